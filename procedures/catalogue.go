@@ -1,0 +1,105 @@
+package procedures
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"regexp"
+	"sort"
+)
+
+// Tool is one tool of the catalogue: what a procedure may call.
+type Tool struct {
+	Name           string         `json:"name"`
+	Description    string         `json:"description"`
+	ReadOnly       bool           `json:"read_only"`
+	ExternalAccess bool           `json:"external_access"`
+	InputSchema    map[string]any `json:"input_schema,omitempty"`
+}
+
+// Catalogue is the current set of tools, by name, with a revision hash that
+// changes whenever any tool does.
+type Catalogue struct {
+	Tools    []Tool `json:"tools"`
+	Revision string `json:"revision"`
+	byName   map[string]*Tool
+}
+
+var toolNamePattern = regexp.MustCompile(`^[A-Za-z_][0-9A-Za-z_]{0,127}$`)
+
+// MaxCatalogueTools is the largest catalogue accepted.
+const MaxCatalogueTools = 10000
+
+// NewCatalogue validates tools and returns them as a catalogue sorted by name.
+// It returns CodeInvalid for an empty or invalid name, a duplicate, a
+// proc__ name (procedures are not catalogue tools) or too many tools.
+func NewCatalogue(tools []Tool) (*Catalogue, error) {
+	if len(tools) > MaxCatalogueTools {
+		return nil, Errorf(CodeInvalid, "catalogue has %d tools, at most %d are allowed", len(tools), MaxCatalogueTools)
+	}
+	sorted := make([]Tool, len(tools))
+	copy(sorted, tools)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
+	c := &Catalogue{Tools: sorted, byName: make(map[string]*Tool, len(sorted))}
+	for i := range sorted {
+		t := &sorted[i]
+		if !toolNamePattern.MatchString(t.Name) {
+			return nil, Errorf(CodeInvalid, "tool name %q is not an identifier of at most 128 characters", t.Name).WithDetails("field", "tools.name")
+		}
+		if IsProcName(t.Name) {
+			return nil, Errorf(CodeInvalid, "tool name %q starts with %q, which is reserved for procedures", t.Name, ProcPrefix).WithDetails("field", "tools.name")
+		}
+		if _, dup := c.byName[t.Name]; dup {
+			return nil, Errorf(CodeInvalid, "tool %q appears twice", t.Name).WithDetails("field", "tools.name")
+		}
+		c.byName[t.Name] = t
+	}
+	c.Revision = catalogueRevision(sorted)
+	return c, nil
+}
+
+func catalogueRevision(sorted []Tool) string {
+	b, err := json.Marshal(sorted)
+	if err != nil {
+		// Tools hold JSON-decoded values only; this cannot fail.
+		panic("procedures: catalogue does not marshal: " + err.Error())
+	}
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// Tool returns the tool named name, if the catalogue has it.
+func (c *Catalogue) Tool(name string) (Tool, bool) {
+	if c == nil {
+		return Tool{}, false
+	}
+	if c.byName == nil {
+		c.index()
+	}
+	t, ok := c.byName[name]
+	if !ok {
+		return Tool{}, false
+	}
+	return *t, true
+}
+
+func (c *Catalogue) index() {
+	c.byName = make(map[string]*Tool, len(c.Tools))
+	for i := range c.Tools {
+		c.byName[c.Tools[i].Name] = &c.Tools[i]
+	}
+}
+
+// ReadOnlyTools returns the names of the catalogue's read-only tools, sorted.
+func (c *Catalogue) ReadOnlyTools() []string {
+	if c == nil {
+		return nil
+	}
+	var names []string
+	for _, t := range c.Tools {
+		if t.ReadOnly {
+			names = append(names, t.Name)
+		}
+	}
+	return names
+}

@@ -1,0 +1,103 @@
+package procedures
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"time"
+)
+
+// DecisionKind is what a decision record decided about.
+type DecisionKind string
+
+// The decision kinds.
+const (
+	KindInvoke  DecisionKind = "invoke"
+	KindGrant   DecisionKind = "grant"
+	KindRevoke  DecisionKind = "revoke"
+	KindPromote DecisionKind = "promote"
+)
+
+// Valid reports whether k is a known kind.
+func (k DecisionKind) Valid() bool {
+	switch k {
+	case KindInvoke, KindGrant, KindRevoke, KindPromote:
+		return true
+	}
+	return false
+}
+
+// Outcome is a decision's result.
+type Outcome string
+
+// The outcomes.
+const (
+	Allowed Outcome = "allowed"
+	Denied  Outcome = "denied"
+)
+
+// Phase is who is watching a replay: nobody (automatic) or a human (interactive).
+type Phase string
+
+// The phases.
+const (
+	PhaseAutomatic   Phase = "automatic"
+	PhaseInteractive Phase = "interactive"
+)
+
+// Valid reports whether p is a known phase.
+func (p Phase) Valid() bool { return p == PhaseAutomatic || p == PhaseInteractive }
+
+// The decision reasons.
+const (
+	ReasonProcedureNotSucceeded = "procedure_not_succeeded"
+	ReasonReadOnly              = "read_only"
+	ReasonStateChangingAuto     = "state_changing_in_automatic_phase"
+	ReasonStateChangingDisabled = "state_changing_disabled"
+	ReasonDurableAutoRun        = "durable_auto_run"
+	ReasonOperatorReviewed      = "operator_reviewed"
+	ReasonReviewRequired        = "review_required"
+	ReasonNotReadOnly           = "not_read_only"
+	ReasonGranted               = "granted"
+	ReasonRevoked               = "revoked"
+	ReasonPromoted              = "promoted"
+	ReasonCodeChanged           = "code_changed"
+	ReasonNestingTooDeep        = "nesting_too_deep"
+	ReasonCycle                 = "cycle"
+)
+
+// Decision is one audit record: who decided what about which code, and why.
+// It never holds argument values, code, tokens or results.
+type Decision struct {
+	ID           string       `json:"id"`
+	Kind         DecisionKind `json:"kind"`
+	Procedure    string       `json:"procedure"`
+	CodeHash     string       `json:"code_hash"`
+	Phase        Phase        `json:"phase,omitempty"`
+	Outcome      Outcome      `json:"outcome"`
+	Reason       string       `json:"reason"`
+	Actor        string       `json:"actor"`
+	AllowedTools []string     `json:"allowed_tools"`
+	At           time.Time    `json:"at"`
+	// Note is an operator's free-text reason for a grant, revoke or promote.
+	Note string `json:"note,omitempty"`
+	// Suggestion says what to do instead of a denied call, when there is something.
+	Suggestion string `json:"suggestion,omitempty"`
+}
+
+// NewDecisionID returns a fresh decision id, "pgd_" followed by a
+// time-ordered, random-suffixed hex string: ids sort by creation time.
+func NewDecisionID(at time.Time) string {
+	var r [8]byte
+	if _, err := rand.Read(r[:]); err != nil {
+		panic(fmt.Sprintf("procedures: crypto/rand failed: %v", err))
+	}
+	return fmt.Sprintf("pgd_%016x%s", uint64(at.UnixNano()), hex.EncodeToString(r[:]))
+}
+
+// DecisionFilter selects audit records. Empty fields match everything.
+type DecisionFilter struct {
+	Procedure string
+	Kind      DecisionKind
+	Limit     int // default 100, max 1000
+}

@@ -1,0 +1,138 @@
+package procedures
+
+import "time"
+
+// Status is the outcome a capture reported for its code.
+type Status string
+
+// The statuses of a captured version.
+const (
+	StatusSucceeded Status = "succeeded"
+	StatusFailed    Status = "failed"
+)
+
+// Valid reports whether s is a known status.
+func (s Status) Valid() bool { return s == StatusSucceeded || s == StatusFailed }
+
+// Warning is an advisory note from the static analysis, with its position.
+type Warning struct {
+	Line    int    `json:"line"`
+	Column  int    `json:"column"`
+	Message string `json:"message"`
+}
+
+// CauseLink is a procedure's edge to a cause it addressed, with the number of
+// distinct usage keys that named that cause.
+type CauseLink struct {
+	Name      string `json:"name"`
+	Frequency int64  `json:"frequency"`
+}
+
+// Grant is a durable auto-run grant as stored: bound to the code hash that was
+// current when it was granted.
+type Grant struct {
+	Enabled   bool      `json:"enabled"`
+	GrantedBy string    `json:"granted_by"`
+	GrantedAt time.Time `json:"granted_at"`
+	Reason    string    `json:"reason"`
+	CodeHash  string    `json:"code_hash"`
+}
+
+// AutoRun is a procedure's auto-run state as the API shows it: the stored
+// grant plus whether it is active now, and why not.
+type AutoRun struct {
+	Enabled        bool       `json:"enabled"`
+	Active         bool       `json:"active"`
+	GrantedBy      *string    `json:"granted_by"`
+	GrantedAt      *time.Time `json:"granted_at"`
+	Reason         *string    `json:"reason"`
+	CodeHash       *string    `json:"code_hash"`
+	InactiveReason *string    `json:"inactive_reason"`
+}
+
+// Procedure is one procedure: a tool-call signature with its current version,
+// counts, causes and grant. The classification fields (ReadOnly,
+// StateChangingTools, UnknownTools, ExternalAccess, Exposed, AutoRun.Active)
+// are derived from the current catalogue by the service, never stored.
+type Procedure struct {
+	Name        string         `json:"name"`
+	Signature   []string       `json:"signature"`
+	Summary     string         `json:"summary"`
+	Description string         `json:"description"`
+	Code        string         `json:"code"`
+	Dialect     string         `json:"dialect"`
+	CodeHash    string         `json:"code_hash"`
+	Parameters  []string       `json:"parameters"`
+	InputSchema map[string]any `json:"input_schema"`
+	Status      Status         `json:"status"`
+	Frequency   int64          `json:"frequency"`
+	UseCount    int64          `json:"use_count"`
+
+	ReadOnly           bool      `json:"read_only"`
+	StateChangingTools []string  `json:"state_changing_tools"`
+	UnknownTools       []string  `json:"unknown_tools"`
+	Opaque             bool      `json:"opaque"`
+	Warnings           []Warning `json:"warnings"`
+	ExternalAccess     bool      `json:"external_access"`
+	Exposed            bool      `json:"exposed"`
+
+	AutoRun AutoRun     `json:"auto_run"`
+	Causes  []CauseLink `json:"causes"`
+
+	CreatedAt  time.Time  `json:"created_at"`
+	UpdatedAt  time.Time  `json:"updated_at"`
+	LastUsedAt *time.Time `json:"last_used_at"`
+
+	// Grant is the stored grant, nil when none was ever set.
+	Grant *Grant `json:"-"`
+}
+
+// ProcRefs returns the nested procedure references in the signature.
+func (p *Procedure) ProcRefs() []string {
+	var refs []string
+	for _, n := range p.Signature {
+		if IsProcName(n) {
+			refs = append(refs, n)
+		}
+	}
+	return refs
+}
+
+// ProcPrefix starts every procedure's tool name.
+const ProcPrefix = "proc__"
+
+// IsProcName reports whether a tool name refers to a procedure.
+func IsProcName(name string) bool {
+	return len(name) > len(ProcPrefix) && name[:len(ProcPrefix)] == ProcPrefix
+}
+
+// Version is one distinct code (by code hash) captured for a procedure.
+type Version struct {
+	CodeHash    string         `json:"code_hash"`
+	Code        string         `json:"-"`
+	Dialect     string         `json:"-"`
+	Parameters  []string       `json:"-"`
+	InputSchema map[string]any `json:"-"`
+	Opaque      bool           `json:"-"`
+	Warnings    []Warning      `json:"-"`
+	Summary     string         `json:"-"`
+	Metadata    map[string]any `json:"-"`
+	CapturedAt  time.Time      `json:"captured_at"`
+	Frequency   int64          `json:"frequency"`
+	Status      Status         `json:"status"`
+	Current     bool           `json:"current"`
+}
+
+// Cause is something procedures addressed, e.g. "input dataset unavailable".
+type Cause struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Procedures  int64  `json:"procedures"`
+	Frequency   int64  `json:"frequency"`
+}
+
+// CauseProcedure is a procedure linked to a cause, with the edge's frequency.
+type CauseProcedure struct {
+	Name      string `json:"name"`
+	Frequency int64  `json:"frequency"`
+}

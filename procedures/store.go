@@ -1,0 +1,167 @@
+package procedures
+
+import (
+	"context"
+	"time"
+)
+
+// Store keeps the procedure graph. Every method is atomic: it either fully
+// happens or changes nothing. Implementations live under graph/ and pass the
+// conformance suite graph/storetest. Every method may also return
+// CodeUnavailable (the backend cannot be reached; nothing was written) and
+// CodeInternal.
+type Store interface {
+	// Capture records one capture in one transaction: it upserts the
+	// procedure by name, the version by code hash, the cause and its edge,
+	// and counts the usage key (see CaptureInput). Returns CodeInvalid for
+	// an input that breaks the rules documented on CaptureInput.
+	Capture(ctx context.Context, in CaptureInput) (CaptureResult, error)
+
+	// RecordUse counts a use of an existing procedure: a capture that was a
+	// single proc__ call, or a successful replay (see UseInput). Returns
+	// CodeNotFound when the procedure (or the named version) does not exist.
+	RecordUse(ctx context.Context, in UseInput) (UseResult, error)
+
+	// Get returns the procedure named name with its current version, causes
+	// and stored grant. Returns CodeNotFound.
+	Get(ctx context.Context, name string) (*Procedure, error)
+
+	// GetMany returns the procedures among names that exist, by name.
+	GetMany(ctx context.Context, names []string) (map[string]*Procedure, error)
+
+	// ReferencedProcedures returns every stored procedure whose name appears
+	// in some procedure's signature (a nested proc__ reference).
+	ReferencedProcedures(ctx context.Context) ([]*Procedure, error)
+
+	// Find returns the page of procedures matching q in the order frequency
+	// desc, last_used_at desc (never used last), name asc, and the total
+	// number matching before Limit and Offset. Returns CodeInvalid for a
+	// negative limit or offset.
+	Find(ctx context.Context, q Query) ([]*Procedure, int, error)
+
+	// Versions returns the versions of a procedure, oldest first, with
+	// Current set on the current one. Returns CodeNotFound.
+	Versions(ctx context.Context, name string) ([]Version, error)
+
+	// Version returns one version of a procedure, with its code. Returns
+	// CodeNotFound for an unknown procedure or code hash.
+	Version(ctx context.Context, name, codeHash string) (*Version, error)
+
+	// Promote makes the version codeHash current and appends d, in one
+	// transaction. Returns CodeNotFound for an unknown procedure or version,
+	// CodeConflict when that version did not succeed.
+	Promote(ctx context.Context, name, codeHash string, d Decision) (*Procedure, error)
+
+	// SetGrant stores g as the procedure's grant (nil revokes it) and appends
+	// d, in one transaction, only if expectHash is still the current code
+	// hash. Returns CodeNotFound, or CodeConflict (with details reason
+	// "code_changed") when the current hash is no longer expectHash.
+	SetGrant(ctx context.Context, name string, g *Grant, expectHash string, d Decision) (*Procedure, error)
+
+	// AppendDecision appends an audit record. Returns CodeInvalid for a
+	// record without id, kind or time.
+	AppendDecision(ctx context.Context, d Decision) error
+
+	// ListDecisions returns audit records matching f, newest first.
+	ListDecisions(ctx context.Context, f DecisionFilter) ([]Decision, error)
+
+	// Catalogue returns the stored tool catalogue; an empty one (with the
+	// revision of no tools) when none was ever put.
+	Catalogue(ctx context.Context) (*Catalogue, error)
+
+	// PutCatalogue replaces the stored catalogue.
+	PutCatalogue(ctx context.Context, c *Catalogue) error
+
+	// Causes returns every cause with its number of procedures and the sum
+	// of its edge frequencies, by name.
+	Causes(ctx context.Context) ([]Cause, error)
+
+	// Cause returns one cause and its procedures (edge frequency desc, then
+	// name). Returns CodeNotFound.
+	Cause(ctx context.Context, name string) (*Cause, []CauseProcedure, error)
+
+	// Ping checks that the backend answers.
+	Ping(ctx context.Context) error
+
+	// Close releases the backend.
+	Close() error
+}
+
+// CaptureInput is one capture, already analysed.
+//
+// Rules the store applies atomically:
+//   - The procedure Name (with Signature) is created when new (Created).
+//   - The version Version.CodeHash is created when new (VersionCreated),
+//     with Version.CapturedAt. The first succeeded version becomes current
+//     and stays current until promoted; while a procedure has no succeeded
+//     version, its first version is current.
+//   - The usage key counts once per procedure and once per version. Counted
+//     is true when this capture added the key to the procedure: only
+//     succeeded captures count toward the procedure's frequency and its
+//     cause edges; a failed capture counts on its version alone.
+//   - Cause, when set, is upserted by name (a description is set when the
+//     cause has none) and linked to the procedure; the edge counts distinct
+//     usage keys, on succeeded captures.
+//   - Summary is kept as the procedure's summary when it has none.
+type CaptureInput struct {
+	Name      string
+	Signature []string
+	Version   Version
+	Cause     *CauseInput
+	UsageKey  string
+	At        time.Time
+}
+
+// CauseInput names a cause in a capture.
+type CauseInput struct {
+	Name        string
+	Description string
+}
+
+// CaptureResult is what a capture did.
+type CaptureResult struct {
+	Procedure      *Procedure
+	Created        bool
+	VersionCreated bool
+	Counted        bool
+}
+
+// UseInput is one use of a stored procedure. The usage key counts once per
+// procedure (frequency) and per version; Cause, when set, links the cause
+// and counts the key on the edge. Replay marks a successful replay: it also
+// increments use_count and sets last_used_at to At.
+type UseInput struct {
+	Name     string
+	CodeHash string // the version used; "" means the current one
+	UsageKey string
+	Cause    string
+	Replay   bool
+	At       time.Time
+}
+
+// UseResult is what a use did.
+type UseResult struct {
+	Procedure *Procedure
+	Counted   bool
+}
+
+// Query selects procedures for Find. Empty fields match everything.
+type Query struct {
+	Causes   []string // linked to any of these causes
+	Tools    []string // signature contains all of these
+	MinTools int      // at least this many distinct tools
+	Status   Status   // current version's status
+
+	// ReadOnly and Exposed filter on the classification: a procedure is
+	// read-only iff its signature is within ReadOnlyNames (the read-only
+	// catalogue tools and read-only procedure names, computed by the service
+	// from the current catalogue), and exposed as IsExposed says with
+	// AllowMutating.
+	ReadOnly      *bool
+	Exposed       *bool
+	ReadOnlyNames []string
+	AllowMutating bool
+
+	Limit  int // 0 means no limit
+	Offset int
+}
