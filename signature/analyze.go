@@ -1,0 +1,222 @@
+package signature
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/procgraph/procgraph/internal/block"
+	"go.starlark.net/resolve"
+	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+)
+
+// MaxCodeBytes is the largest code Analyze accepts (64 KiB); larger code is
+// an *Error with Feature "code_size".
+const MaxCodeBytes = 64 << 10
+
+// toolsName is the predeclared object through which a block calls tools.
+const toolsName = "tools"
+
+// procPrefix starts the name of a procedure used as a tool.
+const procPrefix = "proc__"
+
+// Analysis is the result of analysing a block.
+type Analysis struct {
+	Signature  []string  // sorted, de-duplicated names N of every tools.N on the predeclared tools
+	Name       string    // the proc__ name of Signature (ProcedureName)
+	CodeHash   string    // CodeHash of the code as captured, before any rewrite
+	Parameters []string  // sorted free variables other than tools and Starlark universe built-ins
+	ProcRefs   []string  // the Signature entries that start with "proc__", sorted
+	Opaque     bool      // any use of the predeclared tools other than tools.N
+	Warnings   []Warning // one per opaque use, plus other advisory notes, by position
+	Source     string    // the Starlark block the sandbox runs (code itself for dialect starlark)
+}
+
+// Analyze parses and analyses a block of code written in dialect. Invalid
+// code returns an *Error; so does code whose signature is empty (Feature
+// "empty_signature").
+func Analyze(code string, dialect Dialect) (*Analysis, error) {
+	if dialect != Starlark && dialect != PythonAsync {
+		return nil, &Error{Feature: "dialect", Message: fmt.Sprintf("unknown dialect %q", dialect)}
+	}
+	if len(code) > MaxCodeBytes {
+		return nil, &Error{Feature: "code_size",
+			Message: fmt.Sprintf("code is %d bytes, more than the %d allowed", len(code), MaxCodeBytes)}
+	}
+	if err := checkEncoding(code); err != nil {
+		return nil, err
+	}
+	toks, terr := tokenize(code)
+	if err := checkFeatures(code, toks, dialect); err != nil {
+		return nil, err
+	}
+	if terr != nil {
+		return nil, terr
+	}
+	source, pm := code, (*posMap)(nil)
+	if dialect == PythonAsync {
+		edits, err := rewriteAsync(code, toks)
+		if err != nil {
+			return nil, err
+		}
+		source = applyEdits(code, edits)
+		pm = newPosMap(code, source, edits)
+	}
+	a, err := analyzeSource(source, pm)
+	if err != nil {
+		return nil, err
+	}
+	a.CodeHash = CodeHash(code)
+	if len(a.Signature) == 0 {
+		msg := "the code calls no tool (no tools.NAME): an empty signature is not a procedure"
+		if a.Opaque {
+			msg = "the code calls no tool statically (no tools.NAME, only opaque uses of tools): an empty signature is not a procedure"
+		}
+		return nil, &Error{Feature: "empty_signature", Message: msg}
+	}
+	return a, nil
+}
+
+// checkEncoding rejects code that is not valid UTF-8 or contains NUL bytes.
+func checkEncoding(code string) *Error {
+	for i := 0; i < len(code); {
+		c := code[i]
+		if c == 0 {
+			line, col := lineColOf(code, i)
+			return errorAt(line, col, "encoding", "the code contains a NUL byte")
+		}
+		if c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(code[i:])
+		if r == utf8.RuneError && n == 1 {
+			line, col := lineColOf(code, i)
+			return errorAt(line, col, "encoding", "the code is not valid UTF-8 (byte 0x%02x)", c)
+		}
+		i += n
+	}
+	return nil
+}
+
+// analyzeSource parses, resolves and walks a Starlark block. pm maps
+// positions back to the code as written.
+func analyzeSource(source string, pm *posMap) (*Analysis, error) {
+	f, err := block.Parse("procedure", source)
+	if err != nil {
+		return nil, starlarkError(err, pm)
+	}
+	for _, s := range f.Stmts[0].(*syntax.DefStmt).Body {
+		if l, ok := s.(*syntax.LoadStmt); ok {
+			line, col := pm.origPos(int(l.Load.Line), int(l.Load.Col))
+			return nil, errorAt(line, col, "load", "%s", keywordFeatures["load"][1])
+		}
+	}
+	isPredeclared := func(string) bool { return true }
+	if err := resolve.File(f, isPredeclared, starlark.Universe.Has); err != nil {
+		return nil, starlarkError(err, pm)
+	}
+	a := &Analysis{Source: source, Signature: []string{}, Parameters: []string{}, ProcRefs: []string{}, Warnings: []Warning{}}
+	sig := map[string]bool{}
+	params := map[string]syntax.Position{} // first use of each parameter
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.DotExpr:
+			if isPredeclaredTools(n.X) {
+				sig[n.Name.Name] = true
+				return false
+			}
+		case *syntax.Ident:
+			b, _ := n.Binding.(*resolve.Binding)
+			if b == nil || b.Scope != resolve.Predeclared {
+				return true
+			}
+			if n.Name == toolsName {
+				a.Opaque = true
+				line, col := pm.origPos(int(n.NamePos.Line), int(n.NamePos.Col))
+				a.Warnings = append(a.Warnings, Warning{Line: line, Column: col,
+					Message: fmt.Sprintf("line %d, column %d: opaque use of tools (only tools.NAME is visible to analysis; the call is checked at run time)", line, col)})
+			} else if _, seen := params[n.Name]; !seen && !starlark.Universe.Has(n.Name) {
+				params[n.Name] = n.NamePos
+			}
+		}
+		return true
+	})
+	a.Signature = sortedKeys(sig)
+	for p := range params {
+		a.Parameters = append(a.Parameters, p)
+	}
+	sort.Strings(a.Parameters)
+	for _, s := range a.Signature {
+		if strings.HasPrefix(s, procPrefix) {
+			a.ProcRefs = append(a.ProcRefs, s)
+		}
+	}
+	for _, p := range a.Parameters {
+		if hint, ok := pythonOnlyNames[p]; ok {
+			line, col := pm.origPos(int(params[p].Line), int(params[p].Col))
+			a.Warnings = append(a.Warnings, Warning{Line: line, Column: col, Message: fmt.Sprintf(
+				"line %d, column %d: %s is not a Starlark built-in, so it is treated as a parameter%s", line, col, p, hint)})
+		}
+	}
+	sort.SliceStable(a.Warnings, func(i, j int) bool {
+		wi, wj := a.Warnings[i], a.Warnings[j]
+		return wi.Line < wj.Line || wi.Line == wj.Line && wi.Column < wj.Column
+	})
+	a.Name = ProcedureName(a.Signature)
+	return a, nil
+}
+
+func isPredeclaredTools(e syntax.Expr) bool {
+	id, ok := e.(*syntax.Ident)
+	if !ok || id.Name != toolsName {
+		return false
+	}
+	b, _ := id.Binding.(*resolve.Binding)
+	return b != nil && b.Scope == resolve.Predeclared
+}
+
+// starlarkError converts a parse or resolve error into an *Error.
+func starlarkError(err error, pm *posMap) *Error {
+	var pos syntax.Position
+	var msg string
+	var se syntax.Error
+	var rl resolve.ErrorList
+	switch {
+	case errors.As(err, &se):
+		pos, msg = se.Pos, se.Msg
+	case errors.As(err, &rl):
+		pos, msg = rl[0].Pos, rl[0].Msg
+	default:
+		return &Error{Feature: "syntax", Message: "syntax error: " + err.Error()}
+	}
+	line, col := pm.origPos(int(pos.Line), int(pos.Col))
+	return errorAt(line, col, "syntax", "syntax error: %s", msg)
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// pythonOnlyNames are common Python built-ins and modules absent from
+// Starlark; used as free variables they become parameters, so Analyze notes
+// them in a Warning.
+var pythonOnlyNames = map[string]string{
+	"asyncio":    " (use dialect python-async for asyncio.gather)",
+	"isinstance": " (use type(x) == \"dict\")",
+	"map":        " (use a comprehension)",
+	"filter":     " (use a comprehension)",
+	"json":       " (tool results are already values)",
+	"sum":        "", "round": "", "open": "", "eval": "", "exec": "", "iter": "", "next": "",
+	"divmod": "", "pow": "", "callable": "", "super": "", "__import__": "", "globals": "",
+	"locals": "", "vars": "", "math": "", "os": "", "sys": "",
+	"Exception": "", "ValueError": "", "KeyError": "", "TypeError": "", "RuntimeError": "",
+}

@@ -1,0 +1,228 @@
+package signature
+
+import (
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// edit replaces src[Off:End] with Repl.
+type edit struct {
+	Off, End int
+	Repl     string
+}
+
+// rewriteAsync applies the python-async rewrite (see the package doc) to the
+// tokens of src and returns the edits, sorted by offset.
+func rewriteAsync(src string, toks []token) ([]edit, *Error) {
+	var edits []edit
+	next := func(i int) (int, string) {
+		j := nextTok(toks, i)
+		if j < 0 {
+			return -1, ""
+		}
+		return j, toks[j].text(src)
+	}
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		if t.Kind != tokName {
+			continue
+		}
+		if p := prevTok(toks, i); p >= 0 && isOp(src, toks[p], ".") {
+			continue // an attribute name
+		}
+		switch t.text(src) {
+		case "await":
+			end := t.End
+			for end < len(src) && (src[end] == ' ' || src[end] == '\t') {
+				end++
+			}
+			edits = append(edits, edit{t.Off, end, ""})
+		case "async":
+			j, nt := next(i)
+			if j < 0 || nt != "def" || strings.ContainsAny(src[t.End:toks[j].Off], "\r\n\\#") {
+				return nil, errorAt(t.Line, t.Col, "async", "only async def is supported in dialect python-async (async for and async with are not)")
+			}
+			edits = append(edits, edit{t.Off, toks[j].Off, ""})
+		case "asyncio":
+			e, err := rewriteGather(src, toks, i)
+			if err != nil {
+				return nil, err
+			}
+			edits = append(edits, e...)
+		}
+	}
+	sort.Slice(edits, func(a, b int) bool { return edits[a].Off < edits[b].Off })
+	return edits, nil
+}
+
+// prevTok returns the index of the last non-comment token before i, or -1.
+func prevTok(toks []token, i int) int {
+	for j := i - 1; j >= 0; j-- {
+		if toks[j].Kind != tokComment {
+			return j
+		}
+	}
+	return -1
+}
+
+// rewriteGather rewrites asyncio.gather(...) starting at toks[i] (asyncio).
+func rewriteGather(src string, toks []token, i int) ([]edit, *Error) {
+	t := toks[i]
+	dot := nextTok(toks, i)
+	if dot < 0 || !isOp(src, toks[dot], ".") {
+		return nil, errorAt(t.Line, t.Col, "asyncio", "asyncio is only supported as asyncio.gather(...) in dialect python-async")
+	}
+	name := nextTok(toks, dot)
+	if name < 0 || toks[name].Kind != tokName {
+		return nil, errorAt(t.Line, t.Col, "asyncio", "asyncio is only supported as asyncio.gather(...) in dialect python-async")
+	}
+	if attr := toks[name].text(src); attr != "gather" {
+		return nil, errorAt(t.Line, t.Col, "asyncio."+attr, "asyncio.%s is not supported in dialect python-async (only asyncio.gather)", attr)
+	}
+	lp := nextTok(toks, name)
+	if lp < 0 || !isOp(src, toks[lp], "(") {
+		return nil, errorAt(t.Line, t.Col, "asyncio.gather", "asyncio.gather is only supported when called: asyncio.gather(a, b, ...)")
+	}
+	// Find the matching ')' and inspect the top-level arguments.
+	depth, rp := 0, -1
+	args, starred := 0, -1
+	argStart := true
+	for j := lp + 1; j < len(toks) && rp < 0; j++ {
+		u := toks[j]
+		if u.Kind == tokComment {
+			continue
+		}
+		text := u.text(src)
+		if depth == 0 && argStart {
+			if text != ")" {
+				args++
+			}
+			if text == "*" {
+				starred = j
+			}
+			if text == "**" {
+				return nil, errorAt(u.Line, u.Col, "asyncio.gather keyword", "keyword arguments to asyncio.gather are not supported (calls run in order and a failure fails the procedure)")
+			}
+			if u.Kind == tokName {
+				if k := nextTok(toks, j); k >= 0 && isOp(src, toks[k], "=") {
+					return nil, errorAt(u.Line, u.Col, "asyncio.gather keyword", "keyword argument %s to asyncio.gather is not supported (calls run in order and a failure fails the procedure)", text)
+				}
+			}
+		}
+		argStart = false
+		if u.Kind != tokOp {
+			continue
+		}
+		switch text {
+		case "(", "[", "{":
+			depth++
+		case ")", "]", "}":
+			if depth == 0 {
+				rp = j
+			}
+			depth--
+		case ",":
+			argStart = depth == 0
+		}
+	}
+	if rp < 0 {
+		return nil, errorAt(toks[lp].Line, toks[lp].Col, "syntax", "unclosed ( in asyncio.gather call")
+	}
+	if starred >= 0 {
+		if args != 1 {
+			return nil, errorAt(toks[starred].Line, toks[starred].Col, "asyncio.gather", "asyncio.gather with a starred argument is only supported alone: asyncio.gather(*xs)")
+		}
+		return []edit{{t.Off, toks[starred].End, "list("}}, nil
+	}
+	return []edit{{t.Off, toks[lp].End, "["}, {toks[rp].Off, toks[rp].End, "]"}}, nil
+}
+
+// applyEdits returns src with the sorted, non-overlapping edits applied.
+func applyEdits(src string, edits []edit) string {
+	if len(edits) == 0 {
+		return src
+	}
+	var b strings.Builder
+	b.Grow(len(src))
+	last := 0
+	for _, e := range edits {
+		b.WriteString(src[last:e.Off])
+		b.WriteString(e.Repl)
+		last = e.End
+	}
+	b.WriteString(src[last:])
+	return b.String()
+}
+
+// posMap maps positions in a rewritten source back to the original code.
+type posMap struct {
+	orig, rewritten string
+	edits           []edit
+	newStarts       []int // offset in rewritten of each edit's replacement
+}
+
+func newPosMap(orig, rewritten string, edits []edit) *posMap {
+	m := &posMap{orig: orig, rewritten: rewritten, edits: edits}
+	delta := 0
+	for _, e := range edits {
+		m.newStarts = append(m.newStarts, e.Off+delta)
+		delta += len(e.Repl) - (e.End - e.Off)
+	}
+	return m
+}
+
+// origPos maps a (line, col) of the rewritten source to the original code.
+// A nil map is the identity.
+func (m *posMap) origPos(line, col int) (int, int) {
+	if m == nil || len(m.edits) == 0 || line <= 0 {
+		return line, col
+	}
+	r := offsetOf(m.rewritten, line, col)
+	k := sort.Search(len(m.newStarts), func(i int) bool { return m.newStarts[i] > r }) - 1
+	o := r
+	if k >= 0 {
+		e := m.edits[k]
+		newEnd := m.newStarts[k] + len(e.Repl)
+		if r < newEnd {
+			o = e.Off + min(r-m.newStarts[k], e.End-e.Off)
+		} else {
+			o = e.End + r - newEnd
+		}
+	}
+	return lineColOf(m.orig, min(o, len(m.orig)))
+}
+
+// offsetOf returns the byte offset of 1-based (line, rune col) in s, with
+// line breaks \n, \r\n and \r as in go.starlark.net; past the end of a line
+// it stops at the line break.
+func offsetOf(s string, line, col int) int {
+	off := 0
+	for l := 1; l < line && off < len(s); off++ {
+		if n := lineBreak(s, off); n > 0 {
+			off += n - 1
+			l++
+		}
+	}
+	for c := 1; c < col && off < len(s) && lineBreak(s, off) == 0; c++ {
+		_, n := utf8.DecodeRuneInString(s[off:])
+		off += n
+	}
+	return off
+}
+
+// lineColOf returns the 1-based line and rune column of byte offset off in s.
+func lineColOf(s string, off int) (int, int) {
+	line, start := 1, 0
+	for i := 0; i < off; i++ {
+		if n := lineBreak(s, i); n > 0 {
+			if i+n > off { // inside \r\n
+				break
+			}
+			i += n - 1
+			line++
+			start = i + 1
+		}
+	}
+	return line, utf8.RuneCountInString(s[start:off]) + 1
+}
