@@ -1,0 +1,204 @@
+package procedures
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/procgraph/procgraph/signature"
+)
+
+// Limits on capture input, beyond signature.MaxCodeBytes.
+const (
+	MaxSummaryBytes   = 4 << 10
+	MaxCauseNameBytes = 512
+	MaxCauseDescBytes = 4 << 10
+	MaxKeyBytes       = 512
+)
+
+// CaptureRequest is one capture as a client sends it.
+type CaptureRequest struct {
+	Code           string
+	Dialect        string
+	Summary        string
+	Cause          *CauseInput
+	SessionID      string
+	IdempotencyKey string
+	Status         Status
+	ParamsSchema   map[string]any
+	Metadata       map[string]any
+}
+
+// CaptureOutcome is what a capture did. Use is true when the block was a
+// single proc__X call: Procedure is then X, and the capture counted a use.
+type CaptureOutcome struct {
+	Procedure      *Procedure
+	Created        bool
+	VersionCreated bool
+	Counted        bool
+	Use            bool
+}
+
+// UsageKey returns the key a request counts under: its session id, else its
+// idempotency key, else a fresh one.
+func UsageKey(sessionID, idempotencyKey string) string {
+	switch {
+	case sessionID != "":
+		return "s:" + sessionID
+	case idempotencyKey != "":
+		return "i:" + idempotencyKey
+	}
+	var r [16]byte
+	if _, err := rand.Read(r[:]); err != nil {
+		panic("procedures: crypto/rand failed: " + err.Error())
+	}
+	return "r:" + hex.EncodeToString(r[:])
+}
+
+// Capture analyses code and records it. Returns CodeInvalid for bad fields,
+// CodeTooLarge for code over signature.MaxCodeBytes, CodeInvalidCode (with
+// details line, column, feature) for code that is rejected or has an empty
+// signature, or that is a single proc__X call when X does not exist.
+func (s *Service) Capture(ctx context.Context, req CaptureRequest) (CaptureOutcome, error) {
+	if err := validateCapture(&req); err != nil {
+		return CaptureOutcome{}, err
+	}
+	dialect, err := signature.ParseDialect(req.Dialect)
+	if err != nil {
+		return CaptureOutcome{}, Errorf(CodeInvalid, "dialect %q is not starlark or python-async", req.Dialect).WithDetails("field", "dialect")
+	}
+	a, err := signature.Analyze(req.Code, dialect)
+	if err != nil {
+		return CaptureOutcome{}, codeError(err)
+	}
+	key := UsageKey(req.SessionID, req.IdempotencyKey)
+	if len(a.Signature) == 1 && len(a.ProcRefs) == 1 {
+		return s.captureUse(ctx, a.ProcRefs[0], key, req)
+	}
+	schema, err := InputSchema(a.Parameters, req.ParamsSchema)
+	if err != nil {
+		return CaptureOutcome{}, err
+	}
+	warnings := make([]Warning, len(a.Warnings))
+	for i, w := range a.Warnings {
+		warnings[i] = Warning{Line: w.Line, Column: w.Column, Message: w.Message}
+	}
+	in := CaptureInput{
+		Name:      a.Name,
+		Signature: a.Signature,
+		Version: Version{
+			CodeHash:    a.CodeHash,
+			Code:        req.Code,
+			Dialect:     string(dialect),
+			Parameters:  nonNil(a.Parameters),
+			InputSchema: schema,
+			Opaque:      a.Opaque,
+			Warnings:    warnings,
+			Summary:     req.Summary,
+			Metadata:    req.Metadata,
+			Status:      req.Status,
+			CapturedAt:  s.now(),
+		},
+		Cause:    req.Cause,
+		UsageKey: key,
+		At:       s.now(),
+	}
+	res, err := s.store.Capture(ctx, in)
+	if err != nil {
+		return CaptureOutcome{}, err
+	}
+	v, err := s.newView(ctx, []*Procedure{res.Procedure})
+	if err != nil {
+		return CaptureOutcome{}, err
+	}
+	v.decorate(res.Procedure)
+	return CaptureOutcome{Procedure: res.Procedure, Created: res.Created, VersionCreated: res.VersionCreated, Counted: res.Counted}, nil
+}
+
+func (s *Service) captureUse(ctx context.Context, name, key string, req CaptureRequest) (CaptureOutcome, error) {
+	cause := ""
+	if req.Cause != nil {
+		cause = req.Cause.Name
+	}
+	res, err := s.store.RecordUse(ctx, UseInput{Name: name, UsageKey: key, Cause: cause, At: s.now()})
+	if ErrorCode(err) == CodeNotFound {
+		return CaptureOutcome{}, Errorf(CodeInvalidCode, "the block only calls %s, and no such procedure exists", name).
+			WithDetails("feature", "unknown_procedure").WithDetails("line", 0).WithDetails("column", 0)
+	}
+	if err != nil {
+		return CaptureOutcome{}, err
+	}
+	v, err := s.newView(ctx, []*Procedure{res.Procedure})
+	if err != nil {
+		return CaptureOutcome{}, err
+	}
+	v.decorate(res.Procedure)
+	return CaptureOutcome{Procedure: res.Procedure, Counted: res.Counted, Use: true}, nil
+}
+
+// codeError turns an analysis rejection into CodeInvalidCode (or CodeTooLarge).
+func codeError(err error) error {
+	var se *signature.Error
+	if !errors.As(err, &se) {
+		return err
+	}
+	code := CodeInvalidCode
+	if se.Feature == "code_size" {
+		code = CodeTooLarge
+	}
+	return (&Error{Code: code, Message: se.Message}).
+		WithDetails("line", se.Line).WithDetails("column", se.Column).WithDetails("feature", se.Feature)
+}
+
+func validateCapture(req *CaptureRequest) error {
+	if strings.TrimSpace(req.Code) == "" {
+		return Errorf(CodeInvalid, "code is required").WithDetails("field", "code")
+	}
+	if len(req.Code) > signature.MaxCodeBytes {
+		return Errorf(CodeTooLarge, "code is %d bytes, at most %d are allowed", len(req.Code), signature.MaxCodeBytes).WithDetails("field", "code")
+	}
+	if req.Status == "" {
+		req.Status = StatusSucceeded
+	}
+	if !req.Status.Valid() {
+		return Errorf(CodeInvalid, "status %q is not succeeded or failed", req.Status).WithDetails("field", "status")
+	}
+	checks := []struct {
+		field string
+		value string
+		max   int
+	}{
+		{"summary", req.Summary, MaxSummaryBytes},
+		{"session_id", req.SessionID, MaxKeyBytes},
+		{"Idempotency-Key", req.IdempotencyKey, MaxKeyBytes},
+	}
+	if req.Cause != nil {
+		req.Cause.Name = strings.TrimSpace(req.Cause.Name)
+		if req.Cause.Name == "" {
+			return Errorf(CodeInvalid, "cause.name is required when cause is given").WithDetails("field", "cause.name")
+		}
+		checks = append(checks,
+			struct {
+				field string
+				value string
+				max   int
+			}{"cause.name", req.Cause.Name, MaxCauseNameBytes},
+			struct {
+				field string
+				value string
+				max   int
+			}{"cause.description", req.Cause.Description, MaxCauseDescBytes})
+	}
+	for _, c := range checks {
+		if len(c.value) > c.max {
+			return Errorf(CodeInvalid, "%s is longer than %d bytes", c.field, c.max).WithDetails("field", c.field)
+		}
+		if !utf8.ValidString(c.value) {
+			return Errorf(CodeInvalid, "%s is not valid UTF-8", c.field).WithDetails("field", c.field)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,91 @@
+package procedures
+
+import "context"
+
+// Find limits.
+const (
+	DefaultFindLimit = 25
+	MaxFindLimit     = 500
+)
+
+// FindRequest is find_all_procedures: filters apply before the limit.
+type FindRequest struct {
+	Causes   []string
+	Tools    []string
+	MinTools int
+	Status   Status
+	ReadOnly *bool
+	Exposed  *bool
+	Limit    int // 0 means DefaultFindLimit
+	Offset   int
+}
+
+// Find returns the classified procedures matching r, frequency desc, then
+// last_used_at desc, then name asc, and the total before limit and offset.
+// Returns CodeInvalid for out-of-range fields.
+func (s *Service) Find(ctx context.Context, r FindRequest) ([]*Procedure, int, error) {
+	switch {
+	case r.Limit < 0 || r.Limit > MaxFindLimit:
+		return nil, 0, Errorf(CodeInvalid, "limit must be between 1 and %d", MaxFindLimit).WithDetails("field", "limit")
+	case r.Offset < 0:
+		return nil, 0, Errorf(CodeInvalid, "offset must not be negative").WithDetails("field", "offset")
+	case r.MinTools < 0:
+		return nil, 0, Errorf(CodeInvalid, "min_tools must not be negative").WithDetails("field", "min_tools")
+	case r.Status != "" && !r.Status.Valid():
+		return nil, 0, Errorf(CodeInvalid, "status %q is not succeeded or failed", r.Status).WithDetails("field", "status")
+	}
+	if r.Limit == 0 {
+		r.Limit = DefaultFindLimit
+	}
+	q := Query{
+		Causes: r.Causes, Tools: r.Tools, MinTools: r.MinTools, Status: r.Status,
+		ReadOnly: r.ReadOnly, Exposed: r.Exposed, AllowMutating: s.opts.AllowMutatingAutorun,
+		Limit: r.Limit, Offset: r.Offset,
+	}
+	var v *view
+	if r.ReadOnly != nil || r.Exposed != nil {
+		names, rv, err := s.readOnlyNames(ctx)
+		if err != nil {
+			return nil, 0, err
+		}
+		q.ReadOnlyNames = names
+		v = rv
+	}
+	page, total, err := s.store.Find(ctx, q)
+	if err != nil {
+		return nil, 0, err
+	}
+	if v == nil {
+		if v, err = s.newView(ctx, page); err != nil {
+			return nil, 0, err
+		}
+	} else if err := s.extendView(ctx, v, page); err != nil {
+		return nil, 0, err
+	}
+	for _, p := range page {
+		v.decorate(p)
+	}
+	return page, total, nil
+}
+
+// Exposed returns the procedures offered to planners as proc__ tools, in
+// find order, optionally limited to those linked to any of causes.
+func (s *Service) Exposed(ctx context.Context, causes []string, limit int) ([]*Procedure, error) {
+	exposed := true
+	page, _, err := s.Find(ctx, FindRequest{Causes: causes, Exposed: &exposed, Limit: limit})
+	return page, err
+}
+
+// extendView adds the references of more procedures to v.
+func (s *Service) extendView(ctx context.Context, v *view, more []*Procedure) error {
+	extra, err := s.newView(ctx, more)
+	if err != nil {
+		return err
+	}
+	for name, p := range extra.procs {
+		if _, ok := v.procs[name]; !ok {
+			v.procs[name] = p
+		}
+	}
+	return nil
+}

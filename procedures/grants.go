@@ -1,0 +1,121 @@
+package procedures
+
+import (
+	"context"
+	"strings"
+	"time"
+)
+
+// MaxReasonBytes bounds an operator's reason.
+const MaxReasonBytes = 2 << 10
+
+// AutoRunRequest is set_procedure_auto_run: enable or revoke a durable grant.
+type AutoRunRequest struct {
+	Name    string
+	Enabled bool
+	Reason  string
+	Actor   string
+}
+
+// SetAutoRun grants (bound to the current code hash) or revokes durable
+// auto-run, and audits it with one decision record. Returns CodeNotFound,
+// CodeInvalid, or CodeConflict with details reason "not_read_only" (a
+// state-changing procedure while mutating auto-run is off),
+// "procedure_not_succeeded" or "code_changed" (the code changed while
+// granting); a refusal is audited as a denied decision, which the error's
+// details carry under "decision".
+func (s *Service) SetAutoRun(ctx context.Context, r AutoRunRequest) (*Procedure, Decision, error) {
+	if len(r.Reason) > MaxReasonBytes {
+		return nil, Decision{}, Errorf(CodeInvalid, "reason is longer than %d bytes", MaxReasonBytes).WithDetails("field", "reason")
+	}
+	p, err := s.Get(ctx, r.Name)
+	if err != nil {
+		return nil, Decision{}, err
+	}
+	d := Decision{Kind: KindRevoke, Procedure: p.Name, CodeHash: p.CodeHash, Outcome: Allowed, Reason: ReasonRevoked,
+		Actor: r.Actor, Note: strings.TrimSpace(r.Reason)}
+	var g *Grant
+	if r.Enabled {
+		d.Kind, d.Reason = KindGrant, ReasonGranted
+		refusal := ""
+		switch {
+		case p.Status != StatusSucceeded:
+			refusal = ReasonProcedureNotSucceeded
+		case !p.ReadOnly && !s.opts.AllowMutatingAutorun:
+			refusal = ReasonNotReadOnly
+		}
+		if refusal != "" {
+			return nil, Decision{}, s.refuse(ctx, d, refusal, "auto-run cannot be granted: "+refusalText(refusal))
+		}
+		s.stamp(&d)
+		g = &Grant{Enabled: true, GrantedBy: r.Actor, GrantedAt: d.At, Reason: d.Note, CodeHash: p.CodeHash}
+	}
+	s.stamp(&d)
+	d.AllowedTools = []string{}
+	stored, err := s.store.SetGrant(ctx, p.Name, g, p.CodeHash, d)
+	if ErrorCode(err) == CodeConflict {
+		return nil, Decision{}, s.refuse(ctx, d, ReasonCodeChanged, "the procedure's code changed while granting; look again and retry")
+	}
+	if err != nil {
+		return nil, Decision{}, err
+	}
+	return s.decorated(ctx, stored, d)
+}
+
+// PromoteRequest makes another version current.
+type PromoteRequest struct {
+	Name     string
+	CodeHash string
+	Reason   string
+	Actor    string
+}
+
+// Promote makes a succeeded version current, audited. A grant bound to the
+// previous hash stops being active. Returns CodeNotFound, CodeInvalid, or
+// CodeConflict (reason "procedure_not_succeeded") for a failed version.
+func (s *Service) Promote(ctx context.Context, r PromoteRequest) (*Procedure, Decision, error) {
+	if len(r.Reason) > MaxReasonBytes {
+		return nil, Decision{}, Errorf(CodeInvalid, "reason is longer than %d bytes", MaxReasonBytes).WithDetails("field", "reason")
+	}
+	d := Decision{Kind: KindPromote, Procedure: r.Name, CodeHash: r.CodeHash, Outcome: Allowed, Reason: ReasonPromoted,
+		Actor: r.Actor, Note: strings.TrimSpace(r.Reason), AllowedTools: []string{}}
+	s.stamp(&d)
+	stored, err := s.store.Promote(ctx, r.Name, r.CodeHash, d)
+	if ErrorCode(err) == CodeConflict {
+		return nil, Decision{}, s.refuse(ctx, d, ReasonProcedureNotSucceeded, "only a succeeded version can be promoted")
+	}
+	if err != nil {
+		return nil, Decision{}, err
+	}
+	return s.decorated(ctx, stored, d)
+}
+
+// refuse audits d as denied for reason and returns the conflict to report.
+func (s *Service) refuse(ctx context.Context, d Decision, reason, message string) error {
+	d.ID, d.At = "", time.Time{}
+	d.Outcome, d.Reason = Denied, reason
+	s.stamp(&d)
+	if err := s.store.AppendDecision(ctx, d); err != nil {
+		return err
+	}
+	return Errorf(CodeConflict, "%s", message).WithDetails("reason", reason).WithDetails("decision", d)
+}
+
+func (s *Service) decorated(ctx context.Context, p *Procedure, d Decision) (*Procedure, Decision, error) {
+	v, err := s.newView(ctx, []*Procedure{p})
+	if err != nil {
+		return nil, Decision{}, err
+	}
+	v.decorate(p)
+	return p, d, nil
+}
+
+func refusalText(reason string) string {
+	switch reason {
+	case ReasonNotReadOnly:
+		return "the procedure changes state and mutating auto-run is off"
+	case ReasonProcedureNotSucceeded:
+		return "the procedure's current version did not succeed"
+	}
+	return reason
+}

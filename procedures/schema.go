@@ -1,0 +1,98 @@
+package procedures
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+)
+
+// InputSchema returns the JSON Schema of a procedure's arguments: supplied,
+// when a capture gave one, made to require every parameter; else an object
+// schema with one property per parameter, all required. Returns CodeInvalid
+// for a supplied schema that is not an object schema or does not compile.
+func InputSchema(parameters []string, supplied map[string]any) (map[string]any, error) {
+	if supplied == nil {
+		props := make(map[string]any, len(parameters))
+		for _, p := range parameters {
+			props[p] = map[string]any{}
+		}
+		return map[string]any{
+			"type":                 "object",
+			"properties":           props,
+			"required":             stringsToAny(parameters),
+			"additionalProperties": false,
+		}, nil
+	}
+	schema, err := deepCopyJSON(supplied)
+	if err != nil {
+		return nil, Errorf(CodeInvalid, "params_schema is not JSON: %v", err).WithDetails("field", "params_schema")
+	}
+	if t, ok := schema["type"]; ok && t != "object" {
+		return nil, Errorf(CodeInvalid, "params_schema must have type object").WithDetails("field", "params_schema")
+	}
+	schema["type"] = "object"
+	required := map[string]bool{}
+	if r, ok := schema["required"].([]any); ok {
+		for _, v := range r {
+			if s, ok := v.(string); ok {
+				required[s] = true
+			}
+		}
+	} else if _, present := schema["required"]; present {
+		return nil, Errorf(CodeInvalid, "params_schema.required must be an array of names").WithDetails("field", "params_schema")
+	}
+	for _, p := range parameters {
+		required[p] = true
+	}
+	names := make([]string, 0, len(required))
+	for n := range required {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	schema["required"] = stringsToAny(names)
+	if _, err := CompileSchema(schema); err != nil {
+		return nil, Errorf(CodeInvalid, "params_schema does not compile: %v", err).WithDetails("field", "params_schema")
+	}
+	return schema, nil
+}
+
+// CompileSchema compiles a JSON Schema held as a JSON-like map.
+func CompileSchema(schema map[string]any) (*jsonschema.Schema, error) {
+	b, err := json.Marshal(schema)
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	c.LoadURL = func(url string) (io.ReadCloser, error) {
+		return nil, fmt.Errorf("remote $ref %q is not allowed", url)
+	}
+	if err := c.AddResource("input.json", bytes.NewReader(b)); err != nil {
+		return nil, err
+	}
+	return c.Compile("input.json")
+}
+
+func stringsToAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+func deepCopyJSON(m map[string]any) (map[string]any, error) {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

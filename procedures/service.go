@@ -1,0 +1,126 @@
+package procedures
+
+import (
+	"context"
+	"time"
+)
+
+// Options configure a Service.
+type Options struct {
+	// AllowMutatingAutorun exposes state-changing procedures and lets them be
+	// granted durable auto-run (interactive phase only).
+	AllowMutatingAutorun bool
+	// Now returns the current time; time.Now when nil.
+	Now func() time.Time
+}
+
+// Service applies procgraph's rules on top of a Store: capture, find,
+// auto-run grants, promotion, the catalogue and the audit log. It derives
+// every classification from the current catalogue at read time.
+type Service struct {
+	store Store
+	opts  Options
+}
+
+// NewService returns a Service over store.
+func NewService(store Store, opts Options) *Service {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Service{store: store, opts: opts}
+}
+
+// Store returns the service's store.
+func (s *Service) Store() Store { return s.store }
+
+// AllowMutatingAutorun reports whether mutating auto-run is on.
+func (s *Service) AllowMutatingAutorun() bool { return s.opts.AllowMutatingAutorun }
+
+func (s *Service) now() time.Time { return s.opts.Now().UTC().Truncate(time.Millisecond) }
+
+// Ping checks that the store answers.
+func (s *Service) Ping(ctx context.Context) error { return s.store.Ping(ctx) }
+
+// Catalogue returns the current tool catalogue.
+func (s *Service) Catalogue(ctx context.Context) (*Catalogue, error) { return s.store.Catalogue(ctx) }
+
+// PutCatalogue validates tools and replaces the catalogue with them; every
+// procedure's classification follows at once. Returns CodeInvalid.
+func (s *Service) PutCatalogue(ctx context.Context, tools []Tool) (*Catalogue, error) {
+	c, err := NewCatalogue(tools)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.store.PutCatalogue(ctx, c); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Get returns one procedure, classified. Returns CodeNotFound.
+func (s *Service) Get(ctx context.Context, name string) (*Procedure, error) {
+	p, err := s.store.Get(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.newView(ctx, []*Procedure{p})
+	if err != nil {
+		return nil, err
+	}
+	v.decorate(p)
+	return p, nil
+}
+
+// Versions returns a procedure's versions, oldest first. Returns CodeNotFound.
+func (s *Service) Versions(ctx context.Context, name string) ([]Version, error) {
+	return s.store.Versions(ctx, name)
+}
+
+// Version returns one version with its code. Returns CodeNotFound.
+func (s *Service) Version(ctx context.Context, name, codeHash string) (*Version, error) {
+	return s.store.Version(ctx, name, codeHash)
+}
+
+// Causes returns every cause.
+func (s *Service) Causes(ctx context.Context) ([]Cause, error) { return s.store.Causes(ctx) }
+
+// Cause returns one cause and its procedures. Returns CodeNotFound.
+func (s *Service) Cause(ctx context.Context, name string) (*Cause, []CauseProcedure, error) {
+	return s.store.Cause(ctx, name)
+}
+
+// AppendDecision records an audit record, filling its id and time when unset.
+func (s *Service) AppendDecision(ctx context.Context, d *Decision) error {
+	s.stamp(d)
+	return s.store.AppendDecision(ctx, *d)
+}
+
+// Decisions returns audit records, newest first.
+func (s *Service) Decisions(ctx context.Context, f DecisionFilter) ([]Decision, error) {
+	if f.Limit < 0 {
+		return nil, Errorf(CodeInvalid, "limit must not be negative").WithDetails("field", "limit")
+	}
+	if f.Kind != "" && !f.Kind.Valid() {
+		return nil, Errorf(CodeInvalid, "kind %q is not one of invoke, grant, revoke, promote", f.Kind).WithDetails("field", "kind")
+	}
+	return s.store.ListDecisions(ctx, f)
+}
+
+func (s *Service) stamp(d *Decision) {
+	if d.At.IsZero() {
+		d.At = s.now()
+	}
+	if d.ID == "" {
+		d.ID = NewDecisionID(d.At)
+	}
+	if d.AllowedTools == nil {
+		d.AllowedTools = []string{}
+	}
+}
+
+// RecordReplay counts a successful replay of the version codeHash of name
+// under usageKey, linking cause when set.
+func (s *Service) RecordReplay(ctx context.Context, name, codeHash, usageKey, cause string) error {
+	_, err := s.store.RecordUse(ctx, UseInput{Name: name, CodeHash: codeHash, UsageKey: usageKey, Cause: cause, Replay: true, At: s.now()})
+	return err
+}

@@ -1,0 +1,176 @@
+package procedures
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// view is what classification needs at one moment: the current catalogue
+// and the procedures that nested proc__ references point to.
+type view struct {
+	cat           *Catalogue
+	procs         map[string]*Procedure
+	allowMutating bool
+}
+
+// newView loads the catalogue and, transitively up to MaxNesting levels,
+// every procedure referenced from roots' signatures.
+func (s *Service) newView(ctx context.Context, roots []*Procedure) (*view, error) {
+	cat, err := s.store.Catalogue(ctx)
+	if err != nil {
+		return nil, err
+	}
+	v := &view{cat: cat, procs: map[string]*Procedure{}, allowMutating: s.opts.AllowMutatingAutorun}
+	frontier := roots
+	for depth := 0; depth <= MaxNesting && len(frontier) > 0; depth++ {
+		var want []string
+		seen := map[string]bool{}
+		for _, p := range frontier {
+			for _, ref := range p.ProcRefs() {
+				if _, have := v.procs[ref]; !have && !seen[ref] {
+					seen[ref] = true
+					want = append(want, ref)
+				}
+			}
+		}
+		if len(want) == 0 {
+			break
+		}
+		got, err := s.store.GetMany(ctx, want)
+		if err != nil {
+			return nil, err
+		}
+		frontier = frontier[:0:0]
+		for _, name := range want {
+			if p, ok := got[name]; ok {
+				v.procs[name] = p
+				frontier = append(frontier, p)
+			}
+		}
+	}
+	return v, nil
+}
+
+// classify classifies a signature in this view.
+func (v *view) classify(signature []string) Classification {
+	return Classify(signature, v.cat, v.procs)
+}
+
+// decorate fills p's derived fields: classification, exposure, the state of
+// its grant and its description.
+func (v *view) decorate(p *Procedure) {
+	c := v.classify(p.Signature)
+	p.ReadOnly = c.ReadOnly
+	p.StateChangingTools = nonNil(c.StateChangingTools)
+	p.UnknownTools = nonNil(c.UnknownTools)
+	p.ExternalAccess = c.ExternalAccess
+	p.Exposed = IsExposed(p.Status, p.Opaque, p.Signature, c.ReadOnly, v.allowMutating)
+	p.AutoRun = autoRunState(p, c.ReadOnly, v.allowMutating)
+	p.Description = Describe(p)
+	if p.Warnings == nil {
+		p.Warnings = []Warning{}
+	}
+	if p.Causes == nil {
+		p.Causes = []CauseLink{}
+	}
+	if p.Parameters == nil {
+		p.Parameters = []string{}
+	}
+}
+
+// The reasons a stored grant is not active.
+const (
+	InactiveCodeChanged  = "code_changed"
+	InactiveNotReadOnly  = "not_read_only"
+	InactiveNotSucceeded = "not_succeeded"
+)
+
+// autoRunState derives the API's auto_run object: a grant is active only
+// while its code hash is current, the procedure succeeded, and it is
+// read-only or mutating auto-run is on.
+func autoRunState(p *Procedure, readOnly, allowMutating bool) AutoRun {
+	g := p.Grant
+	if g == nil || !g.Enabled {
+		return AutoRun{}
+	}
+	a := AutoRun{Enabled: true, GrantedBy: ptr(g.GrantedBy), Reason: ptr(g.Reason), CodeHash: ptr(g.CodeHash)}
+	at := g.GrantedAt
+	a.GrantedAt = &at
+	switch {
+	case g.CodeHash != p.CodeHash:
+		a.InactiveReason = ptr(InactiveCodeChanged)
+	case p.Status != StatusSucceeded:
+		a.InactiveReason = ptr(InactiveNotSucceeded)
+	case !readOnly && !allowMutating:
+		a.InactiveReason = ptr(InactiveNotReadOnly)
+	default:
+		a.Active = true
+	}
+	return a
+}
+
+// Describe is the description planners see: the composed tools, the
+// summary and the causes.
+func Describe(p *Procedure) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Composes %s.", joinAnd(p.Signature))
+	if s := strings.TrimSpace(p.Summary); s != "" {
+		b.WriteString(" ")
+		b.WriteString(strings.TrimSuffix(s, "."))
+		b.WriteString(".")
+	}
+	if len(p.Causes) > 0 {
+		names := make([]string, len(p.Causes))
+		for i, c := range p.Causes {
+			names[i] = c.Name
+		}
+		sort.Strings(names)
+		fmt.Fprintf(&b, " Addressed: %s.", strings.Join(names, "; "))
+	}
+	return b.String()
+}
+
+func joinAnd(names []string) string {
+	switch len(names) {
+	case 0:
+		return "no tools"
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func nonNil(ss []string) []string {
+	if ss == nil {
+		return []string{}
+	}
+	return ss
+}
+
+// readOnlyNames returns the names read-only right now: the catalogue's
+// read-only tools and the referenced procedures that classify read-only.
+func (s *Service) readOnlyNames(ctx context.Context) ([]string, *view, error) {
+	refs, err := s.store.ReferencedProcedures(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	v, err := s.newView(ctx, refs)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, p := range refs {
+		v.procs[p.Name] = p
+	}
+	names := v.cat.ReadOnlyTools()
+	for _, p := range refs {
+		if v.classify(p.Signature).ReadOnly {
+			names = append(names, p.Name)
+		}
+	}
+	sort.Strings(names)
+	return names, v, nil
+}
