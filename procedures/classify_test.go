@@ -1,0 +1,228 @@
+package procedures
+
+import (
+	"io"
+	"reflect"
+	"testing"
+)
+
+func mustCatalogue(tb testing.TB, tools ...Tool) *Catalogue {
+	tb.Helper()
+	c, err := NewCatalogue(tools)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
+
+func TestClassify(t *testing.T) {
+	cat := mustCatalogue(t,
+		Tool{Name: "get_jobs", ReadOnly: true, ExternalAccess: true},
+		Tool{Name: "get_logs", ReadOnly: true},
+		Tool{Name: "kill_job", ReadOnly: false, ExternalAccess: true},
+	)
+	procs := map[string]*Procedure{
+		"proc__get_jobs__get_logs": {Name: "proc__get_jobs__get_logs", Signature: []string{"get_jobs", "get_logs"}},
+		"proc__get_jobs__kill_job": {Name: "proc__get_jobs__kill_job", Signature: []string{"get_jobs", "kill_job"}},
+		"proc__a":                  {Name: "proc__a", Signature: []string{"get_logs", "proc__b"}},
+		"proc__b":                  {Name: "proc__b", Signature: []string{"get_logs", "proc__a"}},
+		"proc__d1":                 {Name: "proc__d1", Signature: []string{"proc__d2"}},
+		"proc__d2":                 {Name: "proc__d2", Signature: []string{"proc__d3"}},
+		"proc__d3":                 {Name: "proc__d3", Signature: []string{"proc__d4"}},
+		"proc__d4":                 {Name: "proc__d4", Signature: []string{"proc__d5"}},
+		"proc__d5":                 {Name: "proc__d5", Signature: []string{"get_logs"}},
+		"proc__e2":                 {Name: "proc__e2", Signature: []string{"proc__d3"}},
+	}
+	tests := []struct {
+		name      string
+		signature []string
+		readOnly  bool
+		state     []string
+		unknown   []string
+		external  bool
+		problem   string
+	}{
+		{"all read-only", []string{"get_jobs", "get_logs"}, true, nil, nil, true, ""},
+		{"one state-changing", []string{"get_jobs", "kill_job"}, false, []string{"kill_job"}, nil, true, ""},
+		{"unknown tool fails closed", []string{"get_logs", "mystery"}, false, nil, []string{"mystery"}, false, ""},
+		{"nested read-only", []string{"get_logs", "proc__get_jobs__get_logs"}, true, nil, nil, true, ""},
+		{"nested state-changing", []string{"get_logs", "proc__get_jobs__kill_job"}, false, []string{"proc__get_jobs__kill_job"}, nil, true, ""},
+		{"nested unknown procedure", []string{"get_logs", "proc__nope"}, false, nil, []string{"proc__nope"}, false, ""},
+		{"cycle is not read-only", []string{"proc__a"}, false, []string{"proc__a"}, nil, false, ReasonCycle},
+		{"depth four is fine", []string{"proc__e2"}, true, nil, nil, false, ""},
+		{"depth five is too deep", []string{"proc__d1"}, false, []string{"proc__d1"}, nil, false, ReasonNestingTooDeep},
+		{"empty catalogue", []string{"get_jobs", "get_logs"}, false, nil, nil, false, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := cat
+			if tc.name == "empty catalogue" {
+				c = mustCatalogue(t)
+				tc.unknown = []string{"get_jobs", "get_logs"}
+			}
+			got := Classify(tc.signature, c, procs)
+			if got.ReadOnly != tc.readOnly {
+				t.Errorf("ReadOnly = %v, want %v", got.ReadOnly, tc.readOnly)
+			}
+			if !reflect.DeepEqual(nonNil(got.StateChangingTools), nonNil(tc.state)) {
+				t.Errorf("StateChangingTools = %v, want %v", got.StateChangingTools, tc.state)
+			}
+			if !reflect.DeepEqual(nonNil(got.UnknownTools), nonNil(tc.unknown)) {
+				t.Errorf("UnknownTools = %v, want %v", got.UnknownTools, tc.unknown)
+			}
+			if got.ExternalAccess != tc.external {
+				t.Errorf("ExternalAccess = %v, want %v", got.ExternalAccess, tc.external)
+			}
+			if got.Problem != tc.problem {
+				t.Errorf("Problem = %q, want %q", got.Problem, tc.problem)
+			}
+		})
+	}
+}
+
+func TestIsExposed(t *testing.T) {
+	two := []string{"a", "b"}
+	tests := []struct {
+		name          string
+		status        Status
+		opaque        bool
+		signature     []string
+		readOnly      bool
+		allowMutating bool
+		want          bool
+	}{
+		{"read-only succeeded pair", StatusSucceeded, false, two, true, false, true},
+		{"failed", StatusFailed, false, two, true, false, false},
+		{"opaque", StatusSucceeded, true, two, true, false, false},
+		{"single tool", StatusSucceeded, false, []string{"a"}, true, false, false},
+		{"state-changing, mutating off", StatusSucceeded, false, two, false, false, false},
+		{"state-changing, mutating on", StatusSucceeded, false, two, false, true, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := IsExposed(tc.status, tc.opaque, tc.signature, tc.readOnly, tc.allowMutating); got != tc.want {
+				t.Fatalf("IsExposed = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestNewCatalogue(t *testing.T) {
+	tests := []struct {
+		name  string
+		tools []Tool
+		ok    bool
+	}{
+		{"empty", nil, true},
+		{"two tools", []Tool{{Name: "b"}, {Name: "a", ReadOnly: true}}, true},
+		{"duplicate", []Tool{{Name: "a"}, {Name: "a"}}, false},
+		{"empty name", []Tool{{Name: ""}}, false},
+		{"bad characters", []Tool{{Name: "kill job"}}, false},
+		{"reserved proc__ prefix", []Tool{{Name: "proc__x"}}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := NewCatalogue(tc.tools)
+			if (err == nil) != tc.ok {
+				t.Fatalf("err = %v, want ok=%v", err, tc.ok)
+			}
+			if err != nil && ErrorCode(err) != CodeInvalid {
+				t.Fatalf("code = %s, want invalid_request", ErrorCode(err))
+			}
+			if err == nil && len(c.Tools) > 1 && c.Tools[0].Name > c.Tools[1].Name {
+				t.Fatal("tools are not sorted by name")
+			}
+		})
+	}
+	a := mustCatalogue(t, Tool{Name: "a", ReadOnly: true})
+	b := mustCatalogue(t, Tool{Name: "a", ReadOnly: false})
+	if a.Revision == b.Revision {
+		t.Fatal("a change of read_only must change the revision")
+	}
+	if a2 := mustCatalogue(t, Tool{Name: "a", ReadOnly: true}); a2.Revision != a.Revision {
+		t.Fatal("the same catalogue must have the same revision")
+	}
+}
+
+func TestInputSchema(t *testing.T) {
+	got, err := InputSchema([]string{"task_id"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got["required"], []any{"task_id"}) || got["additionalProperties"] != false {
+		t.Fatalf("generated schema = %v", got)
+	}
+	rich := map[string]any{"type": "object", "properties": map[string]any{"task_id": map[string]any{"type": "integer"}, "n": map[string]any{"type": "integer"}}, "required": []any{"n"}}
+	got, err = InputSchema([]string{"task_id"}, rich)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got["required"], []any{"n", "task_id"}) {
+		t.Fatalf("a supplied schema must come to require every parameter: %v", got["required"])
+	}
+	if _, present := rich["required"].([]any); !present || len(rich["required"].([]any)) != 1 {
+		t.Fatal("InputSchema must not modify the supplied schema")
+	}
+	bad := []struct {
+		name   string
+		schema map[string]any
+	}{
+		{"not an object", map[string]any{"type": "array"}},
+		{"required not a list", map[string]any{"required": "task_id"}},
+		{"does not compile", map[string]any{"properties": map[string]any{"x": map[string]any{"type": 7}}}},
+		{"remote ref", map[string]any{"$ref": "http://example.invalid/schema.json"}},
+	}
+	for _, tc := range bad {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := InputSchema([]string{"task_id"}, tc.schema); ErrorCode(err) != CodeInvalid {
+				t.Fatalf("err = %v, want invalid_request", err)
+			}
+		})
+	}
+}
+
+func TestErrorCode(t *testing.T) {
+	if ErrorCode(nil) != "" {
+		t.Fatal("nil has no code")
+	}
+	if ErrorCode(Errorf(CodeNotFound, "x")) != CodeNotFound {
+		t.Fatal("code lost")
+	}
+	if ErrorCode(io.ErrUnexpectedEOF) != CodeInternal || ErrorMessage(io.ErrUnexpectedEOF) != "internal error" {
+		t.Fatal("a foreign error must be internal and leak nothing")
+	}
+}
+
+func TestAutoRunState(t *testing.T) {
+	grant := &Grant{Enabled: true, GrantedBy: "alice", CodeHash: "h1"}
+	tests := []struct {
+		name     string
+		p        Procedure
+		readOnly bool
+		mutating bool
+		active   bool
+		inactive string
+	}{
+		{"active", Procedure{CodeHash: "h1", Status: StatusSucceeded, Grant: grant}, true, false, true, ""},
+		{"code changed", Procedure{CodeHash: "h2", Status: StatusSucceeded, Grant: grant}, true, false, false, InactiveCodeChanged},
+		{"no longer read-only", Procedure{CodeHash: "h1", Status: StatusSucceeded, Grant: grant}, false, false, false, InactiveNotReadOnly},
+		{"state-changing with mutating on", Procedure{CodeHash: "h1", Status: StatusSucceeded, Grant: grant}, false, true, true, ""},
+		{"not succeeded", Procedure{CodeHash: "h1", Status: StatusFailed, Grant: grant}, true, false, false, InactiveNotSucceeded},
+		{"no grant", Procedure{CodeHash: "h1", Status: StatusSucceeded}, true, false, false, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a := autoRunState(&tc.p, tc.readOnly, tc.mutating)
+			if a.Active != tc.active {
+				t.Fatalf("Active = %v, want %v", a.Active, tc.active)
+			}
+			got := ""
+			if a.InactiveReason != nil {
+				got = *a.InactiveReason
+			}
+			if got != tc.inactive {
+				t.Fatalf("InactiveReason = %q, want %q", got, tc.inactive)
+			}
+		})
+	}
+}
