@@ -1,0 +1,2 @@
+loop = asyncio
+return await tools.get_task(task_id=task_id)

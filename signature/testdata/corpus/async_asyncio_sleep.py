@@ -1,0 +1,2 @@
+await asyncio.sleep(1)
+return await tools.get_task(task_id=task_id)

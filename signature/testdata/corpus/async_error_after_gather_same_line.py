@@ -1,0 +1,1 @@
+x = await asyncio.gather(tools.a(), tools.b()); y = x +

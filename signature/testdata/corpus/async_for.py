@@ -1,0 +1,2 @@
+async for x in tools.stream():
+    pass

@@ -1,0 +1,2 @@
+r = await tools.get_task(task_id=task_id)
+return f"{r}"

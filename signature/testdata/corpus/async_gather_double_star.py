@@ -1,0 +1,2 @@
+r = await asyncio.gather(tools.get_task(task_id=task_id), **opts)
+return r

@@ -1,0 +1,3 @@
+x = await asyncio.gather()
+y = await asyncio.gather(tools.get_task(task_id=task_id),)
+return x + y

@@ -1,0 +1,5 @@
+r = await asyncio.gather(
+    tools.get_task(task_id=task_id),
+    return_exceptions=True,
+)
+return r

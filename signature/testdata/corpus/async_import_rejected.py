@@ -1,0 +1,2 @@
+import asyncio
+return await tools.get_task(task_id=task_id)

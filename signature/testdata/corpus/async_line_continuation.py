@@ -1,0 +1,3 @@
+r = await \
+    tools.get_task(task_id=task_id)
+return r

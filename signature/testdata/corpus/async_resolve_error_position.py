@@ -1,0 +1,2 @@
+x = await asyncio.gather(tools.a(), tools.b())
+continue

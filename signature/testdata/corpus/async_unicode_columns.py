@@ -1,0 +1,1 @@
+é = await asyncio.gather(tools.a(q="ü"), tools.b()); z = é +
