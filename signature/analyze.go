@@ -194,6 +194,9 @@ func starlarkError(err error, pm *posMap) *Error {
 		return &Error{Feature: "syntax", Message: "syntax error: " + err.Error()}
 	}
 	line, col := pm.origPos(int(pos.Line), int(pos.Col))
+	if msg == "excessive nesting" {
+		return errorAt(line, col, "nesting", "expressions nested too deeply")
+	}
 	return errorAt(line, col, "syntax", "syntax error: %s", msg)
 }
 

@@ -33,6 +33,9 @@ func rewriteAsync(src string, toks []token) ([]edit, *Error) {
 		}
 		switch t.text(src) {
 		case "await":
+			if j, nt := next(i); j < 0 || toks[j].Kind == tokNewline || strings.Contains(")]},:=;", nt) {
+				return nil, errorAt(t.Line, t.Col, "syntax", "await must be followed by an expression")
+			}
 			end := t.End
 			for end < len(src) && (src[end] == ' ' || src[end] == '\t') {
 				end++

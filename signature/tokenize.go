@@ -6,8 +6,11 @@ import (
 	"unicode/utf8"
 )
 
-// MaxNesting is the deepest bracket nesting accepted (CPython's limit).
-const MaxNesting = 200
+// MaxNesting is the deepest bracket nesting accepted. The Starlark parser
+// has its own recursion limit, which more than about 75 brackets can reach:
+// the token-level limit rejects such code early with a clear message, and
+// the parser's "excessive nesting" is reported with the same feature.
+const MaxNesting = 64
 
 type tokKind uint8
 
