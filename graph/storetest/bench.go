@@ -1,0 +1,172 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/procgraph/procgraph/procedures"
+)
+
+// BatchCapturer is implemented by stores that can apply many captures in one
+// transaction, with the same rules as Capture. Fill uses it to build large
+// fixtures quickly; without it, Fill calls Capture from a few goroutines.
+type BatchCapturer interface {
+	CaptureBatch(ctx context.Context, ins []procedures.CaptureInput) error
+}
+
+var benchSeq atomic.Int64
+
+// benchKey returns a usage key no other benchmark iteration uses.
+func benchKey() string {
+	return fmt.Sprintf("bench-%d-%d", time.Now().UnixNano(), benchSeq.Add(1))
+}
+
+func benchCaptureInput(i int64) procedures.CaptureInput {
+	sig := []string{fmt.Sprintf("bench_a%02d", i%100), "bench_z"}
+	in := WithCause(In(sig, fmt.Sprintf("h%d", i%3), benchKey(), Base.Add(time.Duration(i)*time.Millisecond)), fmt.Sprintf("cause %d", i%10), "")
+	in.Version.Summary = "benchmark procedure"
+	return in
+}
+
+// BenchCapture measures sequential captures: 100 procedures, 3 versions and
+// 10 causes each, every capture under a fresh usage key.
+func BenchCapture(b *testing.B, s procedures.Store) {
+	b.ReportAllocs()
+	var i int64
+	for b.Loop() {
+		if _, err := s.Capture(context.Background(), benchCaptureInput(i)); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
+// BenchCaptureParallel measures captures from goroutines goroutines at once,
+// like BenchCapture.
+func BenchCaptureParallel(b *testing.B, s procedures.Store, goroutines int) {
+	b.ReportAllocs()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	for g := 0; g < goroutines; g++ {
+		wg.Go(func() {
+			for {
+				i := next.Add(1) - 1
+				if i >= int64(b.N) {
+					return
+				}
+				if _, err := s.Capture(context.Background(), benchCaptureInput(i)); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// fillInput is the capture of fixture procedure i (with key k): signatures of
+// three tools from three vocabularies, so the names are distinct, and the
+// a-tools with an odd number are not read-only.
+func fillInput(i, k int) procedures.CaptureInput {
+	sig := []string{fmt.Sprintf("fa_%03d", i%200), fmt.Sprintf("fb_%03d", (i/200)%200), fmt.Sprintf("fc_%03d", i/40000)}
+	in := In(sig, fmt.Sprintf("h%d", i), fmt.Sprintf("fill-%d-%d", i, k), Base.Add(time.Duration(i)*time.Millisecond))
+	if i%50 == 0 {
+		in = WithCause(in, fmt.Sprintf("cause %d", i%7), "")
+	}
+	return in
+}
+
+// fillReadOnlyNames is the ReadOnlyNames of the fixture Fill builds.
+func fillReadOnlyNames() []string {
+	var names []string
+	for j := 0; j < 200; j++ {
+		if j%2 == 0 {
+			names = append(names, fmt.Sprintf("fa_%03d", j))
+		}
+		names = append(names, fmt.Sprintf("fb_%03d", j), fmt.Sprintf("fc_%03d", j))
+	}
+	return names
+}
+
+// Fill makes s hold at least n procedures, adding fixture procedures (every
+// tenth captured twice, so frequencies differ). It is idempotent.
+func Fill(tb testing.TB, s procedures.Store, n int) {
+	tb.Helper()
+	_, have := MustFind(tb, s, procedures.Query{Limit: 1})
+	if have >= n {
+		return
+	}
+	var ins []procedures.CaptureInput
+	for i := have; i < n; i++ {
+		ins = append(ins, fillInput(i, 0))
+		if i%10 == 0 {
+			ins = append(ins, fillInput(i, 1))
+		}
+	}
+	const batch = 2000
+	if bc, ok := s.(BatchCapturer); ok {
+		for len(ins) > 0 {
+			m := min(batch, len(ins))
+			if err := bc.CaptureBatch(context.Background(), ins[:m]); err != nil {
+				tb.Fatalf("CaptureBatch: %v", err)
+			}
+			ins = ins[m:]
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Go(func() {
+			for {
+				i := next.Add(1) - 1
+				if i >= int64(len(ins)) {
+					return
+				}
+				if _, err := s.Capture(context.Background(), ins[i]); err != nil {
+					tb.Errorf("Capture: %v", err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// BenchFind fills s to n procedures (see Fill) and measures Find pages of 25:
+// unfiltered (top), exposed (a filter on every procedure's summary, so its
+// total is a scan), and by one tool (an index).
+func BenchFind(b *testing.B, s procedures.Store, n int) {
+	start := time.Now()
+	Fill(b, s, n)
+	b.Logf("fill to %d procedures: %v", n, time.Since(start).Round(time.Millisecond))
+	queries := []struct {
+		name string
+		q    procedures.Query
+	}{
+		{"top25", procedures.Query{Limit: 25}},
+		{"top25_page40", procedures.Query{Limit: 25, Offset: 1000}},
+		{"exposed25", procedures.Query{Limit: 25, Exposed: ptr(true), ReadOnlyNames: fillReadOnlyNames()}},
+		{"tool25", procedures.Query{Limit: 25, Tools: []string{"fa_002"}}},
+	}
+	for _, q := range queries {
+		b.Run(q.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				ps, total, err := s.Find(context.Background(), q.q)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if total == 0 || len(ps) == 0 {
+					b.Fatalf("Find(%s) found nothing (total %d)", q.name, total)
+				}
+			}
+		})
+	}
+}
+

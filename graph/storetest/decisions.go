@@ -1,0 +1,137 @@
+package storetest
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/procgraph/procgraph/procedures"
+)
+
+func testDecisions(t *testing.T, newStore NewStore) {
+	t.Run("newest first by time then id", func(t *testing.T) {
+		s := newStore(t)
+		mk := func(id string, at time.Time) procedures.Decision {
+			d := Decision(procedures.KindInvoke, "proc__a", "h", at)
+			d.ID = id
+			return d
+		}
+		in := []procedures.Decision{
+			mk("pgd_b", At(1)), mk("pgd_z", At(0)), mk("pgd_a", At(1)), mk("pgd_c", At(2)), mk("pgd_y", At(1).Add(200*time.Microsecond)),
+		}
+		for _, d := range in {
+			if err := s.AppendDecision(ctx, d); err != nil {
+				t.Fatalf("AppendDecision: %v", err)
+			}
+		}
+		var got []string
+		for _, d := range MustDecisions(t, s, procedures.DecisionFilter{}) {
+			got = append(got, d.ID)
+		}
+		// pgd_y is within the same millisecond as pgd_a and pgd_b.
+		requireEqual(t, "order", got, []string{"pgd_c", "pgd_y", "pgd_b", "pgd_a", "pgd_z"})
+	})
+
+	t.Run("fields round trip", func(t *testing.T) {
+		s := newStore(t)
+		d := procedures.Decision{
+			ID: procedures.NewDecisionID(At(0)), Kind: procedures.KindInvoke, Procedure: "proc__a__b", CodeHash: "h1",
+			Phase: procedures.PhaseInteractive, Outcome: procedures.Denied, Reason: procedures.ReasonReviewRequired,
+			Actor: "agent-7", AllowedTools: []string{"a", "b"}, At: At(0), Note: "note", Suggestion: "ask",
+		}
+		if err := s.AppendDecision(ctx, d); err != nil {
+			t.Fatalf("AppendDecision: %v", err)
+		}
+		ds := MustDecisions(t, s, procedures.DecisionFilter{})
+		if len(ds) != 1 {
+			t.Fatalf("decisions = %+v", ds)
+		}
+		RequireTime(t, "At", ds[0].At, d.At)
+		got := ds[0]
+		got.At, d.At = time.Time{}, time.Time{}
+		requireEqual(t, "decision", got, d)
+	})
+
+	t.Run("filters by procedure and kind", func(t *testing.T) {
+		s := newStore(t)
+		for i, c := range []struct {
+			proc string
+			kind procedures.DecisionKind
+		}{
+			{"proc__a", procedures.KindInvoke}, {"proc__a", procedures.KindGrant}, {"proc__b", procedures.KindInvoke},
+			{"proc__a", procedures.KindInvoke}, {"proc__b", procedures.KindPromote}, {"proc__ab", procedures.KindInvoke},
+		} {
+			if err := s.AppendDecision(ctx, Decision(c.kind, c.proc, "h", At(i))); err != nil {
+				t.Fatalf("AppendDecision: %v", err)
+			}
+		}
+		cases := []struct {
+			f    procedures.DecisionFilter
+			want []string // "proc kind", newest first
+		}{
+			{procedures.DecisionFilter{Procedure: "proc__a"}, []string{"proc__a invoke", "proc__a grant", "proc__a invoke"}},
+			{procedures.DecisionFilter{Kind: procedures.KindInvoke}, []string{"proc__ab invoke", "proc__a invoke", "proc__b invoke", "proc__a invoke"}},
+			{procedures.DecisionFilter{Procedure: "proc__b", Kind: procedures.KindPromote}, []string{"proc__b promote"}},
+			{procedures.DecisionFilter{Procedure: "proc__missing"}, nil},
+			{procedures.DecisionFilter{Limit: 2}, []string{"proc__ab invoke", "proc__b promote"}},
+			{procedures.DecisionFilter{Procedure: "proc__a", Limit: 1}, []string{"proc__a invoke"}},
+		}
+		for _, c := range cases {
+			var got []string
+			for _, d := range MustDecisions(t, s, c.f) {
+				got = append(got, fmt.Sprintf("%s %s", d.Procedure, d.Kind))
+			}
+			requireEqual(t, fmt.Sprintf("%+v", c.f), got, c.want)
+		}
+	})
+
+	t.Run("limit defaults to 100", func(t *testing.T) {
+		s := newStore(t)
+		for i := 0; i < 105; i++ {
+			if err := s.AppendDecision(ctx, Decision(procedures.KindInvoke, "proc__a", "h", At(i))); err != nil {
+				t.Fatalf("AppendDecision: %v", err)
+			}
+		}
+		if ds := MustDecisions(t, s, procedures.DecisionFilter{}); len(ds) != 100 {
+			t.Errorf("default limit returned %d", len(ds))
+		}
+		if ds := MustDecisions(t, s, procedures.DecisionFilter{Limit: 5000}); len(ds) != 105 {
+			t.Errorf("limit 5000 returned %d", len(ds))
+		}
+	})
+
+	t.Run("invalid record is rejected", func(t *testing.T) {
+		s := newStore(t)
+		for name, mutate := range map[string]func(*procedures.Decision){
+			"no id":        func(d *procedures.Decision) { d.ID = "" },
+			"no kind":      func(d *procedures.Decision) { d.Kind = "" },
+			"unknown kind": func(d *procedures.Decision) { d.Kind = "launch" },
+			"no time":      func(d *procedures.Decision) { d.At = time.Time{} },
+		} {
+			d := Decision(procedures.KindInvoke, "proc__a", "h", At(0))
+			mutate(&d)
+			err := s.AppendDecision(ctx, d)
+			if procedures.ErrorCode(err) != procedures.CodeInvalid {
+				t.Errorf("%s: error %v, want %s", name, err, procedures.CodeInvalid)
+			}
+		}
+		_, err := s.ListDecisions(ctx, procedures.DecisionFilter{Limit: -1})
+		RequireCode(t, err, procedures.CodeInvalid)
+		if ds := MustDecisions(t, s, procedures.DecisionFilter{}); len(ds) != 0 {
+			t.Errorf("invalid records were stored: %+v", ds)
+		}
+	})
+
+	t.Run("duplicate id is a conflict", func(t *testing.T) {
+		s := newStore(t)
+		d := Decision(procedures.KindInvoke, "proc__a", "h", At(0))
+		if err := s.AppendDecision(ctx, d); err != nil {
+			t.Fatalf("AppendDecision: %v", err)
+		}
+		d.At = At(1)
+		RequireCode(t, s.AppendDecision(ctx, d), procedures.CodeConflict)
+		if ds := MustDecisions(t, s, procedures.DecisionFilter{}); len(ds) != 1 {
+			t.Errorf("decisions = %+v", ds)
+		}
+	})
+}
