@@ -169,4 +169,3 @@ func BenchFind(b *testing.B, s procedures.Store, n int) {
 		})
 	}
 }
-
