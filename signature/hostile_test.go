@@ -54,6 +54,7 @@ func TestHostileInput(t *testing.T) {
 		{"await before paren", "x = tools.a(await)\n", PythonAsync, "syntax"},
 		{"asyncio at EOF", "x = tools.a()\nasyncio", PythonAsync, "asyncio"},
 		{"asyncio dot at EOF", "x = tools.a()\nasyncio.", PythonAsync, "asyncio"},
+		{"gather mismatched bracket", "x = asyncio.gather(tools.a(), b])\n", PythonAsync, "syntax"},
 		{"gather without call", "x = tools.a()\ny = asyncio.gather", PythonAsync, "asyncio.gather"},
 		{"async at EOF", "x = tools.a()\nasync", PythonAsync, "async"},
 	}

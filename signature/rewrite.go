@@ -122,6 +122,9 @@ func rewriteGather(src string, toks []token, i int) ([]edit, *Error) {
 			depth++
 		case ")", "]", "}":
 			if depth == 0 {
+				if text != ")" {
+					return nil, errorAt(u.Line, u.Col, "syntax", "mismatched %s in asyncio.gather call", text)
+				}
 				rp = j
 			}
 			depth--
