@@ -1,0 +1,44 @@
+package sandbox
+
+import "fmt"
+
+// ErrorCode classifies why a run failed. The values are part of the HTTP API
+// (the replay response's error.code).
+type ErrorCode string
+
+// The error codes of a failed run.
+const (
+	ToolFailed   ErrorCode = "tool_failed"
+	ToolRefused  ErrorCode = "tool_refused"
+	StepLimit    ErrorCode = "step_limit"
+	Timeout      ErrorCode = "timeout"
+	MemoryLimit  ErrorCode = "memory_limit"
+	CallLimit    ErrorCode = "call_limit"
+	RuntimeError ErrorCode = "runtime_error"
+)
+
+// Error is why a run failed. Tool names the tool involved, if any.
+type Error struct {
+	Code    ErrorCode `json:"code"`
+	Message string    `json:"message"`
+	Tool    string    `json:"tool,omitempty"`
+}
+
+// Error returns "code: message".
+func (e *Error) Error() string {
+	return string(e.Code) + ": " + e.Message
+}
+
+func errorf(code ErrorCode, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+func toolErrorf(code ErrorCode, tool, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Tool: tool}
+}
+
+// internalError is the generic message for a recovered panic: it names no
+// internals.
+func internalError() *Error {
+	return errorf(RuntimeError, "internal error in the sandbox")
+}

@@ -1,0 +1,16 @@
+package sandbox_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/procgraph/procgraph/sandbox"
+)
+
+// TestMain makes the test binary a sandbox worker when the pool starts it.
+func TestMain(m *testing.M) {
+	if sandbox.IsWorker() {
+		os.Exit(sandbox.RunWorker())
+	}
+	os.Exit(m.Run())
+}

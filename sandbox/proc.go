@@ -1,0 +1,244 @@
+package sandbox
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// proc is one worker process, seen from the parent. It runs one request at
+// a time.
+type proc struct {
+	cmd     *exec.Cmd
+	pid     int
+	stdin   *os.File
+	out     *frameWriter
+	frames  chan *message // from the reader goroutine
+	dead    chan struct{} // closed when the worker's stdout ends
+	readErr error         // why the reader stopped; set before dead is closed
+	stderr  *tail
+	nextRun uint64
+	idleAt  time.Time
+
+	killedByPool atomic.Bool // the pool killed it (not a crash)
+	killOnce     sync.Once
+	waitOnce sync.Once
+	waitErr  error
+}
+
+// startProc starts a worker, waits for its hello and applies the hard
+// memory limit before the worker is given any code.
+func startProc(cfg *PoolConfig) (*proc, error) {
+	cmd := exec.Command(cfg.Command[0], cfg.Command[1:]...)
+	cmd.Env = append(os.Environ(), cfg.Env...)
+	cmd.Env = append(cmd.Env, WorkerEnv+"=1", memoryEnv+"="+strconv.FormatInt(cfg.MaxMemory, 10))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	p := &proc{cmd: cmd, frames: make(chan *message), dead: make(chan struct{}), stderr: &tail{max: 16 << 10}}
+	cmd.Stderr = p.stderr
+	// Pipes made here (not cmd.StdinPipe) are pollable, so writes can
+	// have deadlines: a hung worker cannot block the parent.
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	cmd.Stdin, cmd.Stdout = inR, outW
+	err = cmd.Start()
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, fmt.Errorf("start sandbox worker: %w", err)
+	}
+	p.pid, p.stdin, p.out = cmd.Process.Pid, inW, &frameWriter{w: inW}
+	stdout := outR
+	go p.readLoop(newFrameReader(stdout), stdout)
+
+	timer := time.NewTimer(cfg.StartTimeout)
+	defer timer.Stop()
+	select {
+	case m := <-p.frames:
+		if m.Hello == nil {
+			p.kill()
+			return nil, errors.New("sandbox worker: no hello")
+		}
+	case <-p.dead:
+		p.wait()
+		return nil, fmt.Errorf("sandbox worker exited at start (%v); is Command a binary that calls sandbox.RunWorker when sandbox.IsWorker()? stderr: %q", p.waitErr, p.stderr.firstLine())
+	case <-timer.C:
+		p.kill()
+		return nil, errors.New("sandbox worker: no hello in time")
+	}
+	if err := limitMemory(p.pid, cfg.MaxMemory); err != nil {
+		p.kill()
+		return nil, err
+	}
+	return p, nil
+}
+
+// addressSpaceHeadroom is added to the worker's idle address space and its
+// MaxMemory to form its RLIMIT_AS; it covers the runtime's reservation
+// granularity (64 MiB heap arenas) and thread stacks.
+const addressSpaceHeadroom = 64 << 20
+
+// limitMemory sets RLIMIT_AS on the idle worker pid to its current virtual
+// size plus maxMemory plus headroom (see the package doc for why).
+func limitMemory(pid int, maxMemory int64) error {
+	vm, err := vmSize(pid)
+	if err != nil {
+		return fmt.Errorf("sandbox worker memory limit: %w", err)
+	}
+	lim := uint64(vm) + uint64(maxMemory) + addressSpaceHeadroom
+	rl := unix.Rlimit{Cur: lim, Max: lim}
+	if err := unix.Prlimit(pid, unix.RLIMIT_AS, &rl, nil); err != nil {
+		return fmt.Errorf("sandbox worker memory limit: prlimit: %w", err)
+	}
+	return nil
+}
+
+// vmSize reads VmSize (bytes) from /proc/pid/status.
+func vmSize(pid int) (int64, error) {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0, err
+	}
+	for line := range strings.Lines(string(data)) {
+		if v, ok := strings.CutPrefix(line, "VmSize:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			if err != nil {
+				return 0, fmt.Errorf("bad VmSize %q", v)
+			}
+			return kb << 10, nil
+		}
+	}
+	return 0, errors.New("no VmSize in /proc status")
+}
+
+func (p *proc) readLoop(fr *frameReader, r io.Closer) {
+	defer r.Close()
+	for {
+		m, err := fr.read()
+		if err != nil {
+			p.readErr = err
+			close(p.dead)
+			return
+		}
+		select {
+		case p.frames <- m:
+		case <-p.dead:
+			return
+		}
+	}
+}
+
+// sendTimeout bounds one frame write to a worker.
+const sendTimeout = 5 * time.Second
+
+func (p *proc) send(m *message) error {
+	_ = p.stdin.SetWriteDeadline(time.Now().Add(sendTimeout))
+	return p.out.write(m)
+}
+
+// terminate kills the worker on the pool's initiative.
+func (p *proc) terminate() {
+	p.killedByPool.Store(true)
+	p.kill()
+}
+
+// exitStatus describes how a reaped worker ended.
+func exitStatus(p *proc) string {
+	var ee *exec.ExitError
+	if errors.As(p.waitErr, &ee) {
+		return ee.ProcessState.String()
+	}
+	if p.waitErr != nil {
+		return p.waitErr.Error()
+	}
+	return "exit status 0"
+}
+
+// kill stops the worker for good (SIGKILL to its process group) and reaps it.
+func (p *proc) kill() {
+	p.killOnce.Do(func() {
+		_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+		_ = p.cmd.Process.Kill()
+		_ = p.stdin.Close()
+	})
+	p.wait()
+}
+
+// wait reaps the worker once its output has ended.
+func (p *proc) wait() {
+	p.waitOnce.Do(func() {
+		<-p.dead
+		p.waitErr = p.cmd.Wait()
+	})
+}
+
+// death says why a worker died by itself during a run.
+func (p *proc) death(maxMemory int64) *Error {
+	p.kill() // reap, and make sure
+	if p.stderr.contains("out of memory") || p.stderr.contains("cannot allocate memory") {
+		return errorf(MemoryLimit, "the run used more than its memory limit of %d MiB", maxMemory>>20)
+	}
+	return errorf(RuntimeError, "the sandbox worker died during the run (%s)", exitStatus(p))
+}
+
+// tail keeps the last max bytes written to it, plus the first line.
+type tail struct {
+	mu    sync.Mutex
+	max   int
+	first []byte
+	buf   []byte
+}
+
+func (t *tail) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.first == nil || !bytes.Contains(t.first, []byte("\n")) {
+		n := min(len(b), 512-len(t.first))
+		t.first = append(t.first, b[:max(n, 0)]...)
+	}
+	t.buf = append(t.buf, b...)
+	if len(t.buf) > t.max {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.max:]...)
+	}
+	return len(b), nil
+}
+
+func (t *tail) contains(s string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return bytes.Contains(t.buf, []byte(s)) || bytes.Contains(t.first, []byte(s))
+}
+
+func (t *tail) firstLine() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	line, _, _ := bytes.Cut(t.first, []byte("\n"))
+	return string(line)
+}
+
+// reset forgets what was written (between runs).
+func (t *tail) reset() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.first, t.buf = nil, t.buf[:0]
+}
