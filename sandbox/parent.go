@@ -116,8 +116,12 @@ func (p *proc) run(ctx context.Context, req *Request, tools ToolCaller, grace ti
 			_ = p.send(&message{CallResult: msg}) // a failure shows as p.dead
 		case <-ctxDone:
 			ctxDone = nil
-			_ = p.send(&message{Cancel: &cancelMsg{Run: id}})
-			hard.Reset(grace)
+			if ctx.Err() != nil {
+				// The caller gave up: tell the worker. At the run's own
+				// deadline the worker stops by itself; hard stays armed.
+				_ = p.send(&message{Cancel: &cancelMsg{Run: id}})
+				hard.Reset(grace)
+			}
 		case <-hard.C:
 			p.terminate()
 			endInflight()

@@ -33,8 +33,8 @@ type proc struct {
 
 	killedByPool atomic.Bool // the pool killed it (not a crash)
 	killOnce     sync.Once
-	waitOnce sync.Once
-	waitErr  error
+	waitOnce     sync.Once
+	waitErr      error
 }
 
 // startProc starts a worker, waits for its hello and applies the hard

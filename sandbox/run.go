@@ -229,4 +229,3 @@ func truncateUTF8(s string, n int) string {
 	}
 	return s[:n]
 }
-

@@ -58,9 +58,9 @@ func RunWorker() int {
 type worker struct {
 	in *frameReader
 
-	mu      sync.Mutex // guards out and cur
-	out     *frameWriter
-	cur     *workerRun
+	mu  sync.Mutex // guards out and cur
+	out *frameWriter
+	cur *workerRun
 }
 
 // workerRun is the run in progress.
