@@ -39,6 +39,18 @@ type Analysis struct {
 // code returns an *Error; so does code whose signature is empty (Feature
 // "empty_signature").
 func Analyze(code string, dialect Dialect) (*Analysis, error) {
+	return analyze(code, dialect, false)
+}
+
+// analyze is Analyze. The token-level feature check only matters when the
+// code is rejected: every feature it names makes the Starlark parser, the
+// resolver or the rewrite fail too (they are reserved words or unknown
+// tokens in Starlark). So by default the code is tokenized only when
+// needed (python-async code that uses await/async/asyncio, or a failure),
+// and on a failure a feature found by the token check takes precedence, as
+// if it had run first. eager runs the check first; tests assert that both
+// give the same result.
+func analyze(code string, dialect Dialect, eager bool) (*Analysis, error) {
 	if dialect != Starlark && dialect != PythonAsync {
 		return nil, &Error{Feature: "dialect", Message: fmt.Sprintf("unknown dialect %q", dialect)}
 	}
@@ -49,25 +61,49 @@ func Analyze(code string, dialect Dialect) (*Analysis, error) {
 	if err := checkEncoding(code); err != nil {
 		return nil, err
 	}
-	toks, terr := tokenize(code)
-	if err := checkFeatures(code, toks, dialect); err != nil {
+	var toks []token
+	var terr *Error
+	tokenized := false
+	tokens := func() {
+		if !tokenized {
+			toks, terr = tokenize(code)
+			tokenized = true
+		}
+	}
+	// fail returns the first Python feature in the code, else the
+	// tokenizer's error, else err.
+	fail := func(err error) (*Analysis, error) {
+		tokens()
+		if f := checkFeatures(code, toks, dialect); f != nil {
+			return nil, f
+		}
+		if terr != nil {
+			return nil, terr
+		}
 		return nil, err
 	}
-	if terr != nil {
-		return nil, terr
+	if eager {
+		tokens()
+		if f := checkFeatures(code, toks, dialect); f != nil || terr != nil {
+			return fail(nil)
+		}
 	}
 	source, pm := code, (*posMap)(nil)
-	if dialect == PythonAsync {
+	if dialect == PythonAsync && (strings.Contains(code, "await") || strings.Contains(code, "async")) {
+		tokens()
+		if terr != nil {
+			return fail(terr)
+		}
 		edits, err := rewriteAsync(code, toks)
 		if err != nil {
-			return nil, err
+			return fail(err)
 		}
 		source = applyEdits(code, edits)
 		pm = newPosMap(code, source, edits)
 	}
 	a, err := analyzeSource(source, pm)
 	if err != nil {
-		return nil, err
+		return fail(err)
 	}
 	a.CodeHash = CodeHash(code)
 	if len(a.Signature) == 0 {

@@ -31,6 +31,7 @@ func FuzzAnalyze(f *testing.F) {
 		if pythonAsync {
 			dialect = PythonAsync
 		}
+		checkEagerAgrees(t, code, dialect)
 		a, err := Analyze(code, dialect)
 		if err != nil {
 			var e *Error

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -86,6 +87,31 @@ func TestGolden(t *testing.T) {
 				t.Errorf("%s: output differs from %s\ngot:\n%s\nwant:\n%s", path, golden, got, want)
 			}
 		})
+	}
+}
+
+// TestEagerFeatureCheck checks that checking Python features before parsing
+// (eager) and only on failure (Analyze's default) agree on every corpus file.
+func TestEagerFeatureCheck(t *testing.T) {
+	for _, path := range corpusFiles(t) {
+		code, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range []Dialect{Starlark, PythonAsync} {
+			t.Run(filepath.Base(path)+"/"+string(d), func(t *testing.T) {
+				checkEagerAgrees(t, string(code), d)
+			})
+		}
+	}
+}
+
+func checkEagerAgrees(t *testing.T, code string, d Dialect) {
+	t.Helper()
+	a1, err1 := analyze(code, d, false)
+	a2, err2 := analyze(code, d, true)
+	if !reflect.DeepEqual(a1, a2) || !reflect.DeepEqual(err1, err2) {
+		t.Fatalf("lazy and eager feature checks differ on %q:\nlazy:  %+v %v\neager: %+v %v", code, a1, err1, a2, err2)
 	}
 }
 

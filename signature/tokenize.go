@@ -6,11 +6,12 @@ import (
 	"unicode/utf8"
 )
 
-// MaxNesting is the deepest bracket nesting accepted. The Starlark parser
-// has its own recursion limit, which more than about 75 brackets can reach:
-// the token-level limit rejects such code early with a clear message, and
-// the parser's "excessive nesting" is reported with the same feature.
-const MaxNesting = 64
+// MaxNesting bounds bracket nesting in the tokenizer, which keeps the
+// python-async rewrite linear on hostile input. The Starlark parser's own
+// recursion limit is lower (about 75 nested brackets; it rejects deeper code
+// as "excessive nesting", reported with the same feature "nesting"), so this
+// limit never decides whether code is accepted.
+const MaxNesting = 100
 
 type tokKind uint8
 
@@ -264,34 +265,38 @@ func (t *tokenizer) number() {
 	t.emit(tokNumber, start, t.line, col, "")
 }
 
-var ops3 = []string{"**=", "//=", ">>=", "<<=", "..."}
-var ops2 = []string{"**", "//", "==", "!=", "<=", ">=", "->", ":=", "+=", "-=", "*=", "/=",
-	"%=", "&=", "|=", "^=", "<<", ">>", "@=", "<>"}
-
+// operator scans an operator or delimiter: the longest of the 3-, 2- and
+// 1-character Python operators, or any other single rune.
 func (t *tokenizer) operator() *Error {
 	rest := t.src[t.pos:]
-	for _, o := range ops3 {
-		if strings.HasPrefix(rest, o) {
-			t.op(3)
-			return nil
-		}
-	}
-	for _, o := range ops2 {
-		if strings.HasPrefix(rest, o) {
-			t.op(2)
-			return nil
-		}
-	}
-	switch rest[0] {
+	c := rest[0]
+	switch c {
 	case '(', '[', '{':
 		t.depth++
 		if t.depth > MaxNesting {
 			return errorAt(t.line, t.colAt(t.pos), "nesting", "brackets nested more than %d deep", MaxNesting)
 		}
+		t.op(1)
+		return nil
 	case ')', ']', '}':
 		if t.depth > 0 {
 			t.depth--
 		}
+		t.op(1)
+		return nil
+	}
+	if len(rest) >= 3 {
+		switch rest[:3] {
+		case "**=", "//=", ">>=", "<<=", "...":
+			t.op(3)
+			return nil
+		}
+	}
+	if len(rest) >= 2 && (rest[1] == '=' && strings.IndexByte("=!<>+-*/%&|^@:", c) >= 0 ||
+		rest[1] == c && strings.IndexByte("*/<>", c) >= 0 ||
+		c == '-' && rest[1] == '>' || c == '<' && rest[1] == '>') {
+		t.op(2)
+		return nil
 	}
 	_, n := utf8.DecodeRuneInString(rest)
 	t.op(n)
