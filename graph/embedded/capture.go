@@ -1,0 +1,438 @@
+package embedded
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/procgraph/procgraph/procedures"
+)
+
+// maxPart bounds every name, hash and usage key: bbolt keys are at most 32 KiB.
+const maxPart = 4096
+
+func invalid(field, format string, args ...any) error {
+	return procedures.Errorf(procedures.CodeInvalid, format, args...).WithDetails("field", field)
+}
+
+// checkPart validates a key part: non-empty, bounded, without a 0 byte.
+func checkPart(field, v string) error {
+	switch {
+	case v == "":
+		return invalid(field, "%s is empty", field)
+	case len(v) > maxPart:
+		return invalid(field, "%s is longer than %d bytes", field, maxPart)
+	case strings.IndexByte(v, 0) >= 0:
+		return invalid(field, "%s contains a NUL byte", field)
+	}
+	return nil
+}
+
+func validateCapture(in *procedures.CaptureInput) error {
+	if err := checkPart("name", in.Name); err != nil {
+		return err
+	}
+	if len(in.Signature) == 0 {
+		return invalid("signature", "signature is empty")
+	}
+	for _, t := range in.Signature {
+		if err := checkPart("signature", t); err != nil {
+			return err
+		}
+	}
+	if err := checkPart("version.code_hash", in.Version.CodeHash); err != nil {
+		return err
+	}
+	if !in.Version.Status.Valid() {
+		return invalid("version.status", "status %q is neither %q nor %q", in.Version.Status, procedures.StatusSucceeded, procedures.StatusFailed)
+	}
+	if in.UsageKey == "" || len(in.UsageKey) > maxPart {
+		return invalid("usage_key", "usage key is empty or longer than %d bytes", maxPart)
+	}
+	if in.At.IsZero() {
+		return invalid("at", "capture time is missing")
+	}
+	if in.Cause != nil {
+		if err := checkPart("cause.name", in.Cause.Name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Capture records one capture in one transaction (see procedures.Store).
+func (s *Store) Capture(ctx context.Context, in procedures.CaptureInput) (procedures.CaptureResult, error) {
+	if err := validateCapture(&in); err != nil {
+		return procedures.CaptureResult{}, err
+	}
+	var res procedures.CaptureResult
+	err := s.update(ctx, func(tx *bolt.Tx) error {
+		var err error
+		if res, err = captureTx(tx, &in); err != nil {
+			return err
+		}
+		res.Procedure, err = loadProcedure(tx, in.Name)
+		return err
+	})
+	if err != nil {
+		return procedures.CaptureResult{}, err
+	}
+	return res, nil
+}
+
+// CaptureBatch applies captures in one transaction, with Capture's rules: all
+// or none. It builds large fixtures and imports quickly.
+func (s *Store) CaptureBatch(ctx context.Context, ins []procedures.CaptureInput) error {
+	for i := range ins {
+		if err := validateCapture(&ins[i]); err != nil {
+			return err
+		}
+	}
+	return s.update(ctx, func(tx *bolt.Tx) error {
+		for i := range ins {
+			if _, err := captureTx(tx, &ins[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func captureTx(tx *bolt.Tx, in *procedures.CaptureInput) (procedures.CaptureResult, error) {
+	var res procedures.CaptureResult
+	at := ms(in.At)
+	rec, err := getProc(tx, in.Name)
+	if err != nil {
+		return res, err
+	}
+	if rec == nil {
+		res.Created = true
+		rec = &procRecord{Name: in.Name, Signature: in.Signature, CreatedAt: at}
+		if err := createProcIndexes(tx, rec); err != nil {
+			return res, err
+		}
+	} else if !slices.Equal(rec.Signature, in.Signature) {
+		return res, procedures.Errorf(procedures.CodeConflict, "procedure %s is stored with signature %v, not %v", in.Name, rec.Signature, in.Signature).
+			WithDetails("reason", "signature_mismatch")
+	}
+
+	ver, err := getVersion(tx, in.Name, in.Version.CodeHash)
+	if err != nil {
+		return res, err
+	}
+	if ver == nil {
+		res.VersionCreated = true
+		v := in.Version
+		if v.CapturedAt.IsZero() {
+			v.CapturedAt = in.At
+		}
+		ver = newVersionRecord(v)
+	} else if in.Version.Status == procedures.StatusSucceeded {
+		ver.Status = procedures.StatusSucceeded // the same code has now succeeded
+	}
+
+	cur := ver
+	switch {
+	case rec.Current == "":
+		rec.Current = ver.CodeHash
+	case rec.Current != ver.CodeHash:
+		if cur, err = getVersion(tx, in.Name, rec.Current); err != nil {
+			return res, err
+		}
+		if cur == nil {
+			return res, procedures.Errorf(procedures.CodeInternal, "embedded store: procedure %s lost its current version %s", in.Name, rec.Current)
+		}
+		if cur.Status != procedures.StatusSucceeded && ver.Status == procedures.StatusSucceeded {
+			rec.Current, cur = ver.CodeHash, ver
+		}
+	}
+
+	if added, err := addKey(tx, bKeysVersion, key(in.Name, ver.CodeHash, in.UsageKey)); err != nil {
+		return res, err
+	} else if added {
+		ver.Frequency++
+	}
+	succeeded := in.Version.Status == procedures.StatusSucceeded
+	if succeeded {
+		added, err := addKey(tx, bKeysProc, key(in.Name, in.UsageKey))
+		if err != nil {
+			return res, err
+		}
+		if added {
+			rec.Frequency++
+			res.Counted = true
+		}
+	}
+	if rec.Summary == "" {
+		rec.Summary = in.Version.Summary
+	}
+	if in.Cause != nil {
+		if err := linkCause(tx, in.Cause.Name, in.Cause.Description, in.Name); err != nil {
+			return res, err
+		}
+		if succeeded {
+			if err := countEdge(tx, in.Cause.Name, in.Name, in.UsageKey); err != nil {
+				return res, err
+			}
+		}
+	}
+	rec.UpdatedAt = at
+	if err := putVersion(tx, in.Name, ver); err != nil {
+		return res, err
+	}
+	return res, putProc(tx, rec, cur)
+}
+
+// createProcIndexes counts a new procedure and indexes its tools and references.
+func createProcIndexes(tx *bolt.Tx, rec *procRecord) error {
+	meta := tx.Bucket(bMeta)
+	if err := meta.Put(metaCount, u64(getU64(meta.Get(metaCount))+1)); err != nil {
+		return err
+	}
+	for _, t := range rec.Signature {
+		if err := tx.Bucket(bToolProcs).Put(key(t, rec.Name), nil); err != nil {
+			return err
+		}
+		if procedures.IsProcName(t) {
+			if err := tx.Bucket(bRefs).Put(key(t, rec.Name), nil); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func validateUse(in *procedures.UseInput) error {
+	if err := checkPart("name", in.Name); err != nil {
+		return err
+	}
+	if in.UsageKey == "" || len(in.UsageKey) > maxPart {
+		return invalid("usage_key", "usage key is empty or longer than %d bytes", maxPart)
+	}
+	if in.At.IsZero() {
+		return invalid("at", "use time is missing")
+	}
+	if in.Cause != "" {
+		if err := checkPart("cause", in.Cause); err != nil {
+			return err
+		}
+	}
+	if len(in.CodeHash) > maxPart || strings.IndexByte(in.CodeHash, 0) >= 0 {
+		return invalid("code_hash", "code hash is malformed")
+	}
+	return nil
+}
+
+// RecordUse counts a use of an existing procedure (see procedures.Store).
+func (s *Store) RecordUse(ctx context.Context, in procedures.UseInput) (procedures.UseResult, error) {
+	if err := validateUse(&in); err != nil {
+		return procedures.UseResult{}, err
+	}
+	var res procedures.UseResult
+	err := s.update(ctx, func(tx *bolt.Tx) error {
+		rec, err := mustProc(tx, in.Name)
+		if err != nil {
+			return err
+		}
+		hash := in.CodeHash
+		if hash == "" {
+			hash = rec.Current
+		}
+		ver, err := getVersion(tx, in.Name, hash)
+		if err != nil {
+			return err
+		}
+		if ver == nil {
+			return procedures.Errorf(procedures.CodeNotFound, "procedure %s has no version %s", in.Name, hash)
+		}
+		if added, err := addKey(tx, bKeysVersion, key(in.Name, hash, in.UsageKey)); err != nil {
+			return err
+		} else if added {
+			ver.Frequency++
+			if err := putVersion(tx, in.Name, ver); err != nil {
+				return err
+			}
+		}
+		if res.Counted, err = addKey(tx, bKeysProc, key(in.Name, in.UsageKey)); err != nil {
+			return err
+		} else if res.Counted {
+			rec.Frequency++
+		}
+		if in.Cause != "" {
+			if err := linkCause(tx, in.Cause, "", in.Name); err != nil {
+				return err
+			}
+			if err := countEdge(tx, in.Cause, in.Name, in.UsageKey); err != nil {
+				return err
+			}
+		}
+		at := ms(in.At)
+		if in.Replay {
+			rec.UseCount++
+			rec.LastUsedAt = &at
+		}
+		rec.UpdatedAt = at
+		cur := ver
+		if hash != rec.Current {
+			if cur, err = getVersion(tx, in.Name, rec.Current); err != nil {
+				return err
+			}
+		}
+		if err := putProc(tx, rec, cur); err != nil {
+			return err
+		}
+		res.Procedure, err = loadProcedure(tx, in.Name)
+		return err
+	})
+	if err != nil {
+		return procedures.UseResult{}, err
+	}
+	return res, nil
+}
+
+// addKey adds k to the usage-key bucket b and reports whether it was new.
+func addKey(tx *bolt.Tx, b []byte, k []byte) (bool, error) {
+	bk := tx.Bucket(b)
+	if bk.Get(k) != nil {
+		return false, nil
+	}
+	return true, bk.Put(k, []byte{})
+}
+
+// linkCause upserts the cause (setting its description when it has none)
+// and its edge to the procedure.
+func linkCause(tx *bolt.Tx, cause, desc, name string) error {
+	c, err := getCause(tx, cause)
+	if err != nil {
+		return err
+	}
+	changed := false
+	if c == nil {
+		c, changed = &causeRecord{}, true
+	}
+	if c.Description == "" && desc != "" {
+		c.Description, changed = desc, true
+	}
+	ek := key(name, cause)
+	if tx.Bucket(bEdgesPC).Get(ek) == nil {
+		c.Procedures++
+		changed = true
+		if err := tx.Bucket(bEdgesPC).Put(ek, u64(0)); err != nil {
+			return err
+		}
+		if err := tx.Bucket(bEdgesCP).Put(key(cause, name), u64(0)); err != nil {
+			return err
+		}
+	}
+	if !changed {
+		return nil
+	}
+	return putCause(tx, cause, c)
+}
+
+// countEdge counts the usage key on the (linked) edge cause → name.
+func countEdge(tx *bolt.Tx, cause, name, usageKey string) error {
+	added, err := addKey(tx, bKeysEdge, key(cause, name, usageKey))
+	if err != nil || !added {
+		return err
+	}
+	pc, cp := key(name, cause), key(cause, name)
+	f := getU64(tx.Bucket(bEdgesPC).Get(pc)) + 1
+	if err := tx.Bucket(bEdgesPC).Put(pc, u64(f)); err != nil {
+		return err
+	}
+	if err := tx.Bucket(bEdgesCP).Put(cp, u64(f)); err != nil {
+		return err
+	}
+	c, err := getCause(tx, cause)
+	if err != nil {
+		return err
+	}
+	c.Frequency++
+	return putCause(tx, cause, c)
+}
+
+// putProc stores rec and moves its rank entry; cur is its current version.
+func putProc(tx *bolt.Tx, rec *procRecord, cur *versionRecord) error {
+	b, err := encode(rec)
+	if err != nil {
+		return err
+	}
+	if err := tx.Bucket(bProcs).Put([]byte(rec.Name), b); err != nil {
+		return err
+	}
+	byName, rank := tx.Bucket(bRankByName), tx.Bucket(bRank)
+	rk := rankKey(rec.Frequency, rec.LastUsedAt, rec.Name)
+	if old := byName.Get([]byte(rec.Name)); old != nil && string(old) != string(rk) {
+		if err := rank.Delete(old); err != nil {
+			return err
+		}
+	}
+	if err := rank.Put(rk, encodeSummary(cur.Status, cur.Opaque, rec.Signature)); err != nil {
+		return err
+	}
+	return byName.Put([]byte(rec.Name), rk)
+}
+
+func getProc(tx *bolt.Tx, name string) (*procRecord, error) {
+	v := tx.Bucket(bProcs).Get([]byte(name))
+	if v == nil {
+		return nil, nil
+	}
+	var r procRecord
+	if err := decode(v, &r, "procedure "+name); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// mustProc is getProc returning CodeNotFound for a missing procedure.
+func mustProc(tx *bolt.Tx, name string) (*procRecord, error) {
+	r, err := getProc(tx, name)
+	if err == nil && r == nil {
+		err = procedures.Errorf(procedures.CodeNotFound, "no procedure %s", name)
+	}
+	return r, err
+}
+
+func getVersion(tx *bolt.Tx, name, hash string) (*versionRecord, error) {
+	v := tx.Bucket(bVersions).Get(key(name, hash))
+	if v == nil {
+		return nil, nil
+	}
+	var r versionRecord
+	if err := decode(v, &r, "version "+name+" "+hash); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+func putVersion(tx *bolt.Tx, name string, r *versionRecord) error {
+	b, err := encode(r)
+	if err != nil {
+		return err
+	}
+	return tx.Bucket(bVersions).Put(key(name, r.CodeHash), b)
+}
+
+func getCause(tx *bolt.Tx, name string) (*causeRecord, error) {
+	v := tx.Bucket(bCauses).Get([]byte(name))
+	if v == nil {
+		return nil, nil
+	}
+	var c causeRecord
+	if err := decode(v, &c, "cause "+name); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+func putCause(tx *bolt.Tx, name string, c *causeRecord) error {
+	b, err := encode(c)
+	if err != nil {
+		return err
+	}
+	return tx.Bucket(bCauses).Put([]byte(name), b)
+}

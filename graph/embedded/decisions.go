@@ -1,0 +1,196 @@
+package embedded
+
+import (
+	"context"
+	"strings"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/procgraph/procgraph/procedures"
+)
+
+// Decision list limits.
+const (
+	defaultDecisionLimit = 100
+	maxDecisionLimit     = 1000
+)
+
+func validateDecision(d *procedures.Decision) error {
+	switch {
+	case d.ID == "" || len(d.ID) > maxPart:
+		return invalid("decision.id", "decision id is empty or longer than %d bytes", maxPart)
+	case !d.Kind.Valid():
+		return invalid("decision.kind", "decision kind %q is unknown", d.Kind)
+	case d.At.IsZero():
+		return invalid("decision.at", "decision time is missing")
+	case len(d.Procedure) > maxPart || strings.IndexByte(d.Procedure, 0) >= 0:
+		return invalid("decision.procedure", "decision procedure name is malformed")
+	}
+	return nil
+}
+
+// appendDecision stores d (validated) in tx. A known id is a CodeConflict.
+func appendDecision(tx *bolt.Tx, d procedures.Decision) error {
+	d.At = norm(d.At)
+	ids := tx.Bucket(bDecisionIDs)
+	if ids.Get([]byte(d.ID)) != nil {
+		return procedures.Errorf(procedures.CodeConflict, "decision %s already exists", d.ID)
+	}
+	b, err := encode(d)
+	if err != nil {
+		return err
+	}
+	dk := decisionKey(d.At, d.ID)
+	if err := tx.Bucket(bDecisions).Put(dk, b); err != nil {
+		return err
+	}
+	if err := ids.Put([]byte(d.ID), dk[:8]); err != nil {
+		return err
+	}
+	if d.Procedure == "" {
+		return nil
+	}
+	return tx.Bucket(bDecByProc).Put(append(prefix(d.Procedure), dk...), nil)
+}
+
+// AppendDecision appends an audit record. Returns CodeInvalid for a record
+// without id, kind or time, CodeConflict for a known id.
+func (s *Store) AppendDecision(ctx context.Context, d procedures.Decision) error {
+	if err := validateDecision(&d); err != nil {
+		return err
+	}
+	return s.update(ctx, func(tx *bolt.Tx) error { return appendDecision(tx, d) })
+}
+
+// ListDecisions returns the records matching f, newest first (by time, then
+// id). The limit defaults to 100 and is at most 1000.
+func (s *Store) ListDecisions(ctx context.Context, f procedures.DecisionFilter) ([]procedures.Decision, error) {
+	if f.Limit < 0 {
+		return nil, invalid("limit", "limit %d is negative", f.Limit)
+	}
+	limit := f.Limit
+	if limit == 0 {
+		limit = defaultDecisionLimit
+	}
+	limit = min(limit, maxDecisionLimit)
+	var out []procedures.Decision
+	err := s.view(ctx, func(tx *bolt.Tx) error {
+		decisions := tx.Bucket(bDecisions)
+		add := func(v []byte) error {
+			var d procedures.Decision
+			if err := decode(v, &d, "decision"); err != nil {
+				return err
+			}
+			if f.Kind == "" || d.Kind == f.Kind {
+				d.At = d.At.UTC()
+				out = append(out, d)
+			}
+			return nil
+		}
+		if f.Procedure == "" {
+			c := decisions.Cursor()
+			for k, v := c.Last(); k != nil && len(out) < limit; k, v = c.Prev() {
+				if err := add(v); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		p := prefix(f.Procedure)
+		c := tx.Bucket(bDecByProc).Cursor()
+		end := append(key(f.Procedure), 1) // the first key after the prefix
+		k, _ := c.Seek(end)
+		if k == nil {
+			k, _ = c.Last()
+		} else {
+			k, _ = c.Prev()
+		}
+		for ; k != nil && strings.HasPrefix(string(k), string(p)) && len(out) < limit; k, _ = c.Prev() {
+			v := decisions.Get(k[len(p):])
+			if v == nil {
+				return procedures.Errorf(procedures.CodeInternal, "embedded store: decision index points at nothing")
+			}
+			if err := add(v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Promote makes the version codeHash current and appends d, in one
+// transaction (see procedures.Store).
+func (s *Store) Promote(ctx context.Context, name, codeHash string, d procedures.Decision) (*procedures.Procedure, error) {
+	if err := validateDecision(&d); err != nil {
+		return nil, err
+	}
+	var out *procedures.Procedure
+	err := s.update(ctx, func(tx *bolt.Tx) error {
+		rec, err := mustProc(tx, name)
+		if err != nil {
+			return err
+		}
+		ver, err := getVersion(tx, name, codeHash)
+		if err != nil {
+			return err
+		}
+		if ver == nil {
+			return procedures.Errorf(procedures.CodeNotFound, "procedure %s has no version %s", name, codeHash)
+		}
+		if ver.Status != procedures.StatusSucceeded {
+			return procedures.Errorf(procedures.CodeConflict, "version %s of %s did not succeed and cannot be promoted", codeHash, name).
+				WithDetails("reason", procedures.ReasonProcedureNotSucceeded)
+		}
+		rec.Current = codeHash
+		if err := putProc(tx, rec, ver); err != nil {
+			return err
+		}
+		if err := appendDecision(tx, d); err != nil {
+			return err
+		}
+		out, err = loadProcedure(tx, name)
+		return err
+	})
+	return out, err
+}
+
+// SetGrant stores g bound to expectHash (nil revokes) and appends d, in one
+// transaction, if expectHash is still current (see procedures.Store).
+func (s *Store) SetGrant(ctx context.Context, name string, g *procedures.Grant, expectHash string, d procedures.Decision) (*procedures.Procedure, error) {
+	if err := validateDecision(&d); err != nil {
+		return nil, err
+	}
+	var out *procedures.Procedure
+	err := s.update(ctx, func(tx *bolt.Tx) error {
+		rec, err := mustProc(tx, name)
+		if err != nil {
+			return err
+		}
+		if rec.Current != expectHash {
+			return procedures.Errorf(procedures.CodeConflict, "the current code of %s is no longer %s", name, expectHash).
+				WithDetails("reason", procedures.ReasonCodeChanged)
+		}
+		grants := tx.Bucket(bGrants)
+		if g == nil {
+			err = grants.Delete([]byte(name))
+		} else {
+			bound := *g
+			bound.CodeHash = expectHash
+			bound.GrantedAt = norm(bound.GrantedAt)
+			var b []byte
+			if b, err = encode(bound); err == nil {
+				err = grants.Put([]byte(name), b)
+			}
+		}
+		if err != nil {
+			return err
+		}
+		if err := appendDecision(tx, d); err != nil {
+			return err
+		}
+		out, err = loadProcedure(tx, name)
+		return err
+	})
+	return out, err
+}

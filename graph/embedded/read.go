@@ -1,0 +1,151 @@
+package embedded
+
+import (
+	"context"
+	"sort"
+	"strings"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/procgraph/procgraph/procedures"
+)
+
+// loadProcedure assembles the procedure named name, with its current
+// version, causes and grant; CodeNotFound when it does not exist.
+func loadProcedure(tx *bolt.Tx, name string) (*procedures.Procedure, error) {
+	rec, err := mustProc(tx, name)
+	if err != nil {
+		return nil, err
+	}
+	cur, err := getVersion(tx, name, rec.Current)
+	if err != nil {
+		return nil, err
+	}
+	var causes []procedures.CauseLink
+	err = scanPrefix(tx.Bucket(bEdgesPC), prefix(name), func(rest, v []byte) error {
+		causes = append(causes, procedures.CauseLink{Name: string(rest), Frequency: int64(getU64(v))})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.SliceStable(causes, func(i, j int) bool { return causes[i].Frequency > causes[j].Frequency })
+	var g *procedures.Grant
+	if v := tx.Bucket(bGrants).Get([]byte(name)); v != nil {
+		g = new(procedures.Grant)
+		if err := decode(v, g, "grant of "+name); err != nil {
+			return nil, err
+		}
+		g.GrantedAt = g.GrantedAt.UTC()
+	}
+	return rec.procedure(cur, causes, g), nil
+}
+
+// Get returns the procedure named name. Returns CodeNotFound.
+func (s *Store) Get(ctx context.Context, name string) (*procedures.Procedure, error) {
+	var p *procedures.Procedure
+	err := s.view(ctx, func(tx *bolt.Tx) (err error) {
+		p, err = loadProcedure(tx, name)
+		return err
+	})
+	return p, err
+}
+
+// GetMany returns the procedures among names that exist, by name.
+func (s *Store) GetMany(ctx context.Context, names []string) (map[string]*procedures.Procedure, error) {
+	out := make(map[string]*procedures.Procedure, len(names))
+	err := s.view(ctx, func(tx *bolt.Tx) error {
+		for _, n := range names {
+			if _, done := out[n]; done || tx.Bucket(bProcs).Get([]byte(n)) == nil {
+				continue
+			}
+			p, err := loadProcedure(tx, n)
+			if err != nil {
+				return err
+			}
+			out[n] = p
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ReferencedProcedures returns the stored procedures that some procedure's
+// signature names, by name.
+func (s *Store) ReferencedProcedures(ctx context.Context) ([]*procedures.Procedure, error) {
+	var out []*procedures.Procedure
+	err := s.view(ctx, func(tx *bolt.Tx) error {
+		last := ""
+		return tx.Bucket(bRefs).ForEach(func(k, _ []byte) error {
+			ref, _, _ := strings.Cut(string(k), "\x00")
+			if ref == last {
+				return nil
+			}
+			last = ref
+			if tx.Bucket(bProcs).Get([]byte(ref)) == nil {
+				return nil
+			}
+			p, err := loadProcedure(tx, ref)
+			if err == nil {
+				out = append(out, p)
+			}
+			return err
+		})
+	})
+	return out, err
+}
+
+// Versions returns the versions of a procedure, oldest first (by capture
+// time, then code hash), with Current set. Returns CodeNotFound.
+func (s *Store) Versions(ctx context.Context, name string) ([]procedures.Version, error) {
+	var out []procedures.Version
+	err := s.view(ctx, func(tx *bolt.Tx) error {
+		rec, err := mustProc(tx, name)
+		if err != nil {
+			return err
+		}
+		return scanPrefix(tx.Bucket(bVersions), prefix(name), func(rest, v []byte) error {
+			var r versionRecord
+			if err := decode(v, &r, "version of "+name); err != nil {
+				return err
+			}
+			out = append(out, r.version(r.CodeHash == rec.Current))
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if !out[i].CapturedAt.Equal(out[j].CapturedAt) {
+			return out[i].CapturedAt.Before(out[j].CapturedAt)
+		}
+		return out[i].CodeHash < out[j].CodeHash
+	})
+	return out, nil
+}
+
+// Version returns one version with its code. Returns CodeNotFound.
+func (s *Store) Version(ctx context.Context, name, codeHash string) (*procedures.Version, error) {
+	var out *procedures.Version
+	err := s.view(ctx, func(tx *bolt.Tx) error {
+		rec, err := mustProc(tx, name)
+		if err != nil {
+			return err
+		}
+		r, err := getVersion(tx, name, codeHash)
+		if err != nil {
+			return err
+		}
+		if r == nil {
+			return procedures.Errorf(procedures.CodeNotFound, "procedure %s has no version %s", name, codeHash)
+		}
+		v := r.version(codeHash == rec.Current)
+		out = &v
+		return nil
+	})
+	return out, err
+}

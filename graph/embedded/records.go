@@ -1,0 +1,152 @@
+package embedded
+
+import (
+	"encoding/binary"
+	"encoding/json"
+
+	"github.com/procgraph/procgraph/procedures"
+)
+
+// procRecord is a procedure as stored, without its versions, causes or grant.
+type procRecord struct {
+	Name        string   `json:"name"`
+	Signature   []string `json:"signature"`
+	Summary     string   `json:"summary,omitempty"`
+	Description string   `json:"description,omitempty"`
+	Current     string   `json:"current"`
+	Frequency   int64    `json:"frequency"`
+	UseCount    int64    `json:"use_count"`
+	CreatedAt   int64    `json:"created_at"`
+	UpdatedAt   int64    `json:"updated_at"`
+	LastUsedAt  *int64   `json:"last_used_at,omitempty"`
+}
+
+// versionRecord is a version as stored.
+type versionRecord struct {
+	CodeHash    string               `json:"code_hash"`
+	Code        string               `json:"code"`
+	Dialect     string               `json:"dialect,omitempty"`
+	Parameters  []string             `json:"parameters,omitempty"`
+	InputSchema map[string]any       `json:"input_schema,omitempty"`
+	Opaque      bool                 `json:"opaque,omitempty"`
+	Warnings    []procedures.Warning `json:"warnings,omitempty"`
+	Summary     string               `json:"summary,omitempty"`
+	Metadata    map[string]any       `json:"metadata,omitempty"`
+	CapturedAt  int64                `json:"captured_at"`
+	Frequency   int64                `json:"frequency"`
+	Status      procedures.Status    `json:"status"`
+}
+
+// causeRecord is a cause as stored, with its maintained counts.
+type causeRecord struct {
+	Description string `json:"description,omitempty"`
+	Procedures  int64  `json:"procedures"`
+	Frequency   int64  `json:"frequency"`
+}
+
+// catalogueRecord is the stored catalogue.
+type catalogueRecord struct {
+	Tools    []procedures.Tool `json:"tools"`
+	Revision string            `json:"revision"`
+}
+
+func newVersionRecord(v procedures.Version) *versionRecord {
+	return &versionRecord{
+		CodeHash: v.CodeHash, Code: v.Code, Dialect: v.Dialect, Parameters: v.Parameters,
+		InputSchema: v.InputSchema, Opaque: v.Opaque, Warnings: v.Warnings, Summary: v.Summary,
+		Metadata: v.Metadata, CapturedAt: ms(v.CapturedAt), Status: v.Status,
+	}
+}
+
+func (r *versionRecord) version(current bool) procedures.Version {
+	return procedures.Version{
+		CodeHash: r.CodeHash, Code: r.Code, Dialect: r.Dialect, Parameters: r.Parameters,
+		InputSchema: r.InputSchema, Opaque: r.Opaque, Warnings: r.Warnings, Summary: r.Summary,
+		Metadata: r.Metadata, CapturedAt: fromMs(r.CapturedAt), Frequency: r.Frequency,
+		Status: r.Status, Current: current,
+	}
+}
+
+// procedure assembles the domain procedure from its stored parts.
+func (r *procRecord) procedure(cur *versionRecord, causes []procedures.CauseLink, g *procedures.Grant) *procedures.Procedure {
+	p := &procedures.Procedure{
+		Name: r.Name, Signature: r.Signature, Summary: r.Summary, Description: r.Description,
+		Frequency: r.Frequency, UseCount: r.UseCount, Causes: causes, Grant: g,
+		CreatedAt: fromMs(r.CreatedAt), UpdatedAt: fromMs(r.UpdatedAt),
+	}
+	if r.LastUsedAt != nil {
+		t := fromMs(*r.LastUsedAt)
+		p.LastUsedAt = &t
+	}
+	if cur != nil {
+		p.Code, p.Dialect, p.CodeHash = cur.Code, cur.Dialect, cur.CodeHash
+		p.Parameters, p.InputSchema, p.Status = cur.Parameters, cur.InputSchema, cur.Status
+		p.Opaque, p.Warnings = cur.Opaque, cur.Warnings
+	}
+	return p
+}
+
+func encode(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, procedures.Errorf(procedures.CodeInvalid, "value does not encode as JSON: %v", err)
+	}
+	return b, nil
+}
+
+func decode(b []byte, v any, what string) error {
+	if err := json.Unmarshal(b, v); err != nil {
+		return procedures.Errorf(procedures.CodeInternal, "embedded store: stored %s is corrupt: %v", what, err)
+	}
+	return nil
+}
+
+// summary is what Find filters on, kept in the rank index: the current
+// version's status and opacity, and the signature.
+type summary struct {
+	succeeded bool
+	opaque    bool
+	sig       [][]byte // aliases the encoded value
+}
+
+func encodeSummary(status procedures.Status, opaque bool, sig []string) []byte {
+	b := make([]byte, 0, 8+16*len(sig))
+	var flags byte
+	if status == procedures.StatusSucceeded {
+		flags |= 1
+	}
+	if opaque {
+		flags |= 2
+	}
+	b = append(b, flags)
+	b = binary.AppendUvarint(b, uint64(len(sig)))
+	for _, s := range sig {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	return b
+}
+
+// decodeSummary decodes b into s, reusing s.sig.
+func decodeSummary(b []byte, s *summary) bool {
+	if len(b) < 2 {
+		return false
+	}
+	s.succeeded, s.opaque = b[0]&1 != 0, b[0]&2 != 0
+	b = b[1:]
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n > uint64(len(b)) {
+		return false
+	}
+	b = b[k:]
+	s.sig = s.sig[:0]
+	for i := uint64(0); i < n; i++ {
+		l, k := binary.Uvarint(b)
+		if k <= 0 || uint64(len(b)-k) < l {
+			return false
+		}
+		s.sig = append(s.sig, b[k:k+int(l)])
+		b = b[k+int(l):]
+	}
+	return true
+}

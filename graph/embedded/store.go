@@ -1,0 +1,223 @@
+// Package embedded is the default procedures.Store: the whole graph in one
+// bbolt file, for one machine. Every write is one bbolt read-write
+// transaction, which bbolt serialises, so counts are exact under concurrency
+// and a crash loses nothing that was acknowledged.
+package embedded
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
+
+	"github.com/procgraph/procgraph/procedures"
+)
+
+// Options configures Open.
+type Options struct {
+	// LockTimeout is how long Open waits for another process that holds the
+	// file; 0 means DefaultLockTimeout.
+	LockTimeout time.Duration
+	// Logger receives the store's logs; the zero value discards them.
+	Logger zerolog.Logger
+	// NoSync skips fsync after each commit: faster, but a crash of the
+	// machine may lose acknowledged writes. For tests and benchmarks only.
+	NoSync bool
+}
+
+// DefaultLockTimeout is how long Open waits for the file lock by default.
+const DefaultLockTimeout = 5 * time.Second
+
+// Store is the embedded procedures.Store. It is safe for concurrent use.
+type Store struct {
+	db     *bolt.DB
+	path   string
+	log    zerolog.Logger
+	closed atomic.Bool
+}
+
+var _ procedures.Store = (*Store)(nil)
+
+// Open opens (creating if needed) the store file at path. It returns
+// CodeUnavailable when the file is locked by another process past the lock
+// timeout, cannot be opened, or is not a valid procgraph store.
+func Open(path string, opts Options) (s *Store, err error) {
+	if path == "" {
+		return nil, procedures.Errorf(procedures.CodeInvalid, "embedded store: no file path")
+	}
+	timeout := opts.LockTimeout
+	if timeout <= 0 {
+		timeout = DefaultLockTimeout
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = procedures.Errorf(procedures.CodeUnavailable, "embedded store %s is corrupt: %v", path, r)
+		}
+	}()
+	db, err := bolt.Open(path, 0o600, &bolt.Options{
+		Timeout:      timeout,
+		NoSync:       opts.NoSync,
+		FreelistType: bolt.FreelistMapType,
+	})
+	if err != nil {
+		return nil, openError(path, timeout, err)
+	}
+	s = &Store{db: db, path: path, log: opts.Logger.With().Str("store", "embedded").Str("path", path).Logger()}
+	if err := s.init(); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	s.log.Debug().Msg("store opened")
+	return s, nil
+}
+
+func openError(path string, timeout time.Duration, err error) error {
+	switch {
+	case errors.Is(err, bolterrors.ErrTimeout):
+		return procedures.Errorf(procedures.CodeUnavailable,
+			"embedded store %s is locked by another process (waited %v): stop it or use another file", path, timeout)
+	case errors.Is(err, bolterrors.ErrInvalid), errors.Is(err, bolterrors.ErrChecksum),
+		errors.Is(err, bolterrors.ErrVersionMismatch), errors.Is(err, bolterrors.ErrInvalidMapping):
+		return procedures.Errorf(procedures.CodeUnavailable,
+			"embedded store %s is not a valid procgraph store file (%v)", path, err)
+	case errors.Is(err, os.ErrPermission):
+		return procedures.Errorf(procedures.CodeUnavailable, "embedded store %s: permission denied", path)
+	default:
+		return procedures.Errorf(procedures.CodeUnavailable, "embedded store %s cannot be opened: %v", path, err)
+	}
+}
+
+// init creates the buckets of a new file and checks the schema of an old one.
+func (s *Store) init() error {
+	return s.mapErr(s.db.Update(func(tx *bolt.Tx) error {
+		meta := tx.Bucket(bMeta)
+		if meta == nil {
+			foreign := false
+			_ = tx.ForEach(func([]byte, *bolt.Bucket) error { foreign = true; return nil })
+			if foreign {
+				return procedures.Errorf(procedures.CodeUnavailable, "embedded store %s is a bbolt file of something else, not a procgraph store", s.path)
+			}
+		} else if v := meta.Get(metaSchema); string(v) != schemaVersion {
+			return procedures.Errorf(procedures.CodeUnavailable, "embedded store %s has schema %q; this procgraph reads schema %q", s.path, v, schemaVersion)
+		}
+		for _, name := range allBuckets {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return err
+			}
+		}
+		return tx.Bucket(bMeta).Put(metaSchema, []byte(schemaVersion))
+	}))
+}
+
+// Close releases the file. A second Close does nothing.
+func (s *Store) Close() error {
+	if s.closed.Swap(true) {
+		return nil
+	}
+	s.log.Debug().Msg("store closed")
+	return s.mapErr(s.db.Close())
+}
+
+// Ping checks that the store is open and its file readable.
+func (s *Store) Ping(ctx context.Context) error {
+	return s.view(ctx, func(tx *bolt.Tx) error {
+		if tx.Bucket(bMeta) == nil {
+			return procedures.Errorf(procedures.CodeUnavailable, "embedded store %s lost its buckets", s.path)
+		}
+		return nil
+	})
+}
+
+// Path returns the file the store keeps.
+func (s *Store) Path() string { return s.path }
+
+func (s *Store) view(ctx context.Context, fn func(tx *bolt.Tx) error) error {
+	return s.run(ctx, s.db.View, fn)
+}
+
+func (s *Store) update(ctx context.Context, fn func(tx *bolt.Tx) error) error {
+	return s.run(ctx, s.db.Update, fn)
+}
+
+// run runs fn in a transaction, mapping errors and panics (bbolt panics on
+// some corrupt pages) into procedures codes.
+func (s *Store) run(ctx context.Context, txf func(func(*bolt.Tx) error) error, fn func(tx *bolt.Tx) error) (err error) {
+	if s.closed.Load() {
+		return procedures.Errorf(procedures.CodeUnavailable, "embedded store is closed")
+	}
+	if err := ctx.Err(); err != nil {
+		return procedures.Errorf(procedures.CodeUnavailable, "request ended before the store was reached: %v", err)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error().Interface("panic", r).Msg("store transaction panicked: the file may be corrupt")
+			err = procedures.Errorf(procedures.CodeInternal, "embedded store %s failed (the file may be corrupt): %v", s.path, r)
+		}
+	}()
+	return s.mapErr(txf(fn))
+}
+
+// mapErr maps bbolt and system errors into procedures codes.
+func (s *Store) mapErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	var pe *procedures.Error
+	if errors.As(err, &pe) {
+		return err
+	}
+	switch {
+	case errors.Is(err, bolterrors.ErrDatabaseNotOpen), errors.Is(err, bolterrors.ErrTxClosed):
+		return procedures.Errorf(procedures.CodeUnavailable, "embedded store is closed")
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, bolterrors.ErrMaxSizeReached):
+		return procedures.Errorf(procedures.CodeUnavailable, "embedded store %s is full: nothing was written", s.path)
+	case errors.Is(err, bolterrors.ErrKeyTooLarge), errors.Is(err, bolterrors.ErrValueTooLarge):
+		return procedures.Errorf(procedures.CodeTooLarge, "a value is too large for the embedded store")
+	}
+	s.log.Error().Err(err).Msg("store error")
+	return procedures.Errorf(procedures.CodeInternal, "embedded store %s: %v", s.path, err)
+}
+
+// Check verifies the file (bbolt's page check) and the store's own
+// invariants: every procedure has a version, a rank entry and is counted.
+func (s *Store) Check(ctx context.Context) error {
+	return s.view(ctx, func(tx *bolt.Tx) error {
+		var errs []error
+		for err := range tx.Check() {
+			errs = append(errs, err)
+		}
+		procs, rank, byName := tx.Bucket(bProcs).Stats().KeyN, tx.Bucket(bRank).Stats().KeyN, tx.Bucket(bRankByName).Stats().KeyN
+		count := int(getU64(tx.Bucket(bMeta).Get(metaCount)))
+		if procs != rank || procs != byName || procs != count {
+			errs = append(errs, fmt.Errorf("index counts differ: %d procedures, %d rank entries, %d by name, count %d", procs, rank, byName, count))
+		}
+		err := tx.Bucket(bProcs).ForEach(func(k, v []byte) error {
+			var r procRecord
+			if err := decode(v, &r, "procedure"); err != nil {
+				return err
+			}
+			if tx.Bucket(bVersions).Get(key(r.Name, r.Current)) == nil {
+				return fmt.Errorf("procedure %s: current version %s missing", r.Name, r.Current)
+			}
+			rk := tx.Bucket(bRankByName).Get(k)
+			if rk == nil || tx.Bucket(bRank).Get(rk) == nil || string(rk) != string(rankKey(r.Frequency, r.LastUsedAt, r.Name)) {
+				return fmt.Errorf("procedure %s: rank entry missing or stale", r.Name)
+			}
+			return nil
+		})
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if len(errs) > 0 {
+			return procedures.Errorf(procedures.CodeInternal, "embedded store %s fails its check: %v", s.path, errors.Join(errs...))
+		}
+		return nil
+	})
+}
