@@ -1,0 +1,110 @@
+// One capture (run by Store.Capture, in one write transaction, followed by
+// procedures_by_name). Rules: procedures.CaptureInput.
+//
+// Usage keys are UsageKey nodes under a uniqueness constraint on id: a key is
+// counted only by the transaction that created its node (MERGE ... ON CREATE
+// marks it), so re-commits never double-count and concurrent captures with
+// the same key count once. The first write (SET p.updated_at) takes the
+// write lock on the Procedure node for the rest of the transaction, which
+// serialises captures of one procedure: every read below sees the committed
+// state of the others and no increment is lost.
+MERGE (p:Procedure {name: $name})
+  ON CREATE SET
+    p.signature = $signature,
+    p.summary = '',
+    p.frequency = 0,
+    p.use_count = 0,
+    p.created_at = $at,
+    p._new = true
+SET p.updated_at = $at
+WITH p, p._new IS NOT NULL AS created
+REMOVE p._new
+SET p.summary = CASE WHEN p.summary = '' THEN $summary ELSE p.summary END
+FOREACH (toolName IN CASE WHEN created THEN $signature ELSE [] END |
+  MERGE (t:Tool {name: toolName})
+  CREATE (p)-[:CALLS]->(t)
+)
+
+// The version, by code hash.
+MERGE (v:ProcedureVersion {id: $versionId})
+  ON CREATE SET
+    v.procedure = $name,
+    v.code_hash = $hash,
+    v.code = $code,
+    v.dialect = $dialect,
+    v.parameters = $parameters,
+    v.input_schema = $inputSchema,
+    v.opaque = $opaque,
+    v.warnings = $warnings,
+    v.summary = $summary,
+    v.metadata = $metadata,
+    v.captured_at = $capturedAt,
+    v.status = $status,
+    v.frequency = 0,
+    v._new = true
+WITH p, created, v, v._new IS NOT NULL AS versionCreated
+REMOVE v._new
+FOREACH (_ IN CASE WHEN versionCreated THEN [1] ELSE [] END |
+  CREATE (p)-[:HAS_VERSION]->(v)
+)
+// A failed version succeeds once a capture of its code succeeds.
+SET v.status = CASE WHEN $succeeded THEN 'succeeded' ELSE v.status END
+
+// The current version: the first succeeded one; until one exists, the first.
+WITH p, created, v, versionCreated
+OPTIONAL MATCH (p)-[cur:CURRENT]->(cv:ProcedureVersion)
+WITH p, created, v, versionCreated, collect(cur) AS curs, collect(cv) AS cvs
+WITH p, created, v, versionCreated, curs,
+     size(cvs) = 0 OR (cvs[0] <> v AND cvs[0].status <> 'succeeded' AND v.status = 'succeeded') AS makeCurrent
+FOREACH (r IN CASE WHEN makeCurrent THEN curs ELSE [] END | DELETE r)
+FOREACH (_ IN CASE WHEN makeCurrent THEN [1] ELSE [] END |
+  CREATE (p)-[:CURRENT]->(v)
+)
+// The procedure mirrors its current version's hash, status and opacity, for Find.
+SET p.code_hash = CASE WHEN makeCurrent THEN v.code_hash ELSE p.code_hash END,
+    p.status = CASE WHEN makeCurrent OR p.code_hash = v.code_hash THEN v.status ELSE p.status END,
+    p.opaque = CASE WHEN makeCurrent THEN v.opaque ELSE p.opaque END
+
+// The usage key, once per version (every capture).
+WITH p, created, v, versionCreated
+MERGE (vk:UsageKey {id: 'v:' + toString(size(v.id)) + ':' + v.id + ':' + $key})
+  ON CREATE SET vk.scope = 'version', vk.key = $key, vk.procedure = $name, vk.code_hash = $hash, vk.at = $at, vk._new = true
+WITH p, created, v, versionCreated, vk, vk._new IS NOT NULL AS versionCounted
+REMOVE vk._new
+SET v.frequency = v.frequency + CASE WHEN versionCounted THEN 1 ELSE 0 END
+
+// Once per procedure (succeeded captures only).
+WITH p, created, versionCreated
+CALL {
+  WITH p
+  UNWIND CASE WHEN $succeeded THEN [$key] ELSE [] END AS k
+  MERGE (pk:UsageKey {id: 'p:' + toString(size($name)) + ':' + $name + ':' + k})
+    ON CREATE SET pk.scope = 'procedure', pk.key = k, pk.procedure = $name, pk.at = $at, pk._new = true
+  WITH pk, pk._new IS NOT NULL AS isNew
+  REMOVE pk._new
+  RETURN sum(CASE WHEN isNew THEN 1 ELSE 0 END) AS counted
+}
+SET p.frequency = p.frequency + counted
+
+// The cause, its edge, and the key once per edge (succeeded captures only).
+WITH p, created, versionCreated, counted
+CALL {
+  WITH p
+  UNWIND CASE WHEN $cause IS NULL THEN [] ELSE [$cause] END AS causeName
+  MERGE (c:Cause {name: causeName})
+    ON CREATE SET c.description = $causeDescription, c.created_at = $at
+  FOREACH (_ IN CASE WHEN c.description = '' AND $causeDescription <> '' THEN [1] ELSE [] END |
+    SET c.description = $causeDescription
+  )
+  MERGE (c)-[e:INVESTIGATED_BY]->(p)
+    ON CREATE SET e.frequency = 0
+  WITH c, e
+  UNWIND CASE WHEN $succeeded THEN [$key] ELSE [] END AS k
+  MERGE (ck:UsageKey {id: 'c:' + toString(size(c.name)) + ':' + c.name + ':' + toString(size($name)) + ':' + $name + ':' + k})
+    ON CREATE SET ck.scope = 'cause', ck.key = k, ck.procedure = $name, ck.cause = c.name, ck.at = $at, ck._new = true
+  WITH e, ck, ck._new IS NOT NULL AS isNew
+  REMOVE ck._new
+  SET e.frequency = e.frequency + CASE WHEN isNew THEN 1 ELSE 0 END
+  RETURN count(*) AS linked
+}
+RETURN created, versionCreated, counted > 0 AS counted;

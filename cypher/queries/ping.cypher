@@ -1,0 +1,2 @@
+// Store.Ping: the database answers a read.
+RETURN 1 AS ok;

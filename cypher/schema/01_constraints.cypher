@@ -1,0 +1,30 @@
+// Uniqueness constraints on every key. Each one also gives its key an index,
+// and makes MERGE on the key safe under concurrency: a second transaction
+// merging the same key waits for the first and then matches its node.
+
+// One Procedure per tool-call signature, keyed by its name.
+CREATE CONSTRAINT procedure_name IF NOT EXISTS
+FOR (p:Procedure) REQUIRE p.name IS UNIQUE;
+
+// One ProcedureVersion per distinct code hash of a procedure: id is
+// procedure name + "|" + code hash.
+CREATE CONSTRAINT procedure_version_id IF NOT EXISTS
+FOR (v:ProcedureVersion) REQUIRE v.id IS UNIQUE;
+
+CREATE CONSTRAINT cause_name IF NOT EXISTS
+FOR (c:Cause) REQUIRE c.name IS UNIQUE;
+
+CREATE CONSTRAINT tool_name IF NOT EXISTS
+FOR (t:Tool) REQUIRE t.name IS UNIQUE;
+
+// A usage key counted once for one owner (procedure, version or cause edge):
+// id is a JSON array [scope, owner..., key].
+CREATE CONSTRAINT usage_key_id IF NOT EXISTS
+FOR (u:UsageKey) REQUIRE u.id IS UNIQUE;
+
+CREATE CONSTRAINT decision_id IF NOT EXISTS
+FOR (d:Decision) REQUIRE d.id IS UNIQUE;
+
+// The single catalogue node (id "current") holds the catalogue revision.
+CREATE CONSTRAINT catalogue_id IF NOT EXISTS
+FOR (c:Catalogue) REQUIRE c.id IS UNIQUE;

@@ -1,0 +1,103 @@
+package neo4jstore
+
+import (
+	"context"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/procgraph/procgraph/procedures"
+)
+
+// The audit log's page sizes.
+const (
+	defaultDecisionLimit = 100
+	maxDecisionLimit     = 1000
+)
+
+// AppendDecision appends an audit record (decision_append.cypher). A record
+// whose id exists is CodeConflict.
+func (s *Store) AppendDecision(ctx context.Context, d procedures.Decision) error {
+	params, err := decisionParams(d)
+	if err != nil {
+		return err
+	}
+	_, err = writeTx(ctx, s, "append decision", func(ctx context.Context, tx neo4j.ManagedTransaction) (struct{}, error) {
+		return struct{}{}, exec(ctx, tx, "decision_append", params)
+	})
+	return err
+}
+
+// decisionParams validates d and returns the parameters of decision_append.cypher.
+func decisionParams(d procedures.Decision) (map[string]any, error) {
+	switch {
+	case d.ID == "":
+		return nil, invalid("id", "a decision needs an id")
+	case !d.Kind.Valid():
+		return nil, invalid("kind", "decision kind %q is not one of invoke, grant, revoke, promote", d.Kind)
+	case d.At.IsZero():
+		return nil, invalid("at", "a decision needs a time")
+	}
+	return map[string]any{
+		"id":           d.ID,
+		"kind":         string(d.Kind),
+		"procedure":    d.Procedure,
+		"codeHash":     d.CodeHash,
+		"phase":        string(d.Phase),
+		"outcome":      string(d.Outcome),
+		"reason":       d.Reason,
+		"actor":        d.Actor,
+		"allowedTools": stringList(d.AllowedTools),
+		"at":           dbTime(d.At),
+		"note":         d.Note,
+		"suggestion":   d.Suggestion,
+	}, nil
+}
+
+// ListDecisions returns audit records matching f, newest first (time, then
+// id). Limit 0 means 100; above 1000 is clamped to 1000.
+func (s *Store) ListDecisions(ctx context.Context, f procedures.DecisionFilter) ([]procedures.Decision, error) {
+	switch {
+	case f.Limit < 0:
+		return nil, invalid("limit", "limit must not be negative")
+	case f.Kind != "" && !f.Kind.Valid():
+		return nil, invalid("kind", "decision kind %q is not one of invoke, grant, revoke, promote", f.Kind)
+	}
+	limit := f.Limit
+	if limit == 0 {
+		limit = defaultDecisionLimit
+	}
+	limit = min(limit, maxDecisionLimit)
+	params := map[string]any{"procedure": nilIfEmpty(f.Procedure), "kind": nilIfEmpty(string(f.Kind)), "limit": limit}
+	return readTx(ctx, s, "list decisions", func(ctx context.Context, tx neo4j.ManagedTransaction) ([]procedures.Decision, error) {
+		recs, err := collect(ctx, tx, "decisions", params)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]procedures.Decision, 0, len(recs))
+		for _, rec := range recs {
+			r := &row{m: asMap(field(rec, "decision"))}
+			d := procedures.Decision{
+				ID:           r.str("id"),
+				Kind:         procedures.DecisionKind(r.str("kind")),
+				Procedure:    r.str("procedure"),
+				CodeHash:     r.str("code_hash"),
+				Phase:        procedures.Phase(r.str("phase")),
+				Outcome:      procedures.Outcome(r.str("outcome")),
+				Reason:       r.str("reason"),
+				Actor:        r.str("actor"),
+				AllowedTools: r.strings("allowed_tools"),
+				At:           r.time("at"),
+				Note:         r.str("note"),
+				Suggestion:   r.str("suggestion"),
+			}
+			if r.err != nil {
+				return nil, r.err
+			}
+			if d.AllowedTools == nil {
+				d.AllowedTools = []string{}
+			}
+			out = append(out, d)
+		}
+		return out, nil
+	})
+}

@@ -1,0 +1,155 @@
+package neo4jstore
+
+import (
+	"context"
+	"strings"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/procgraph/procgraph/procedures"
+)
+
+// Capture records one capture in one write transaction (capture.cypher,
+// then procedures_by_name.cypher to read the result back).
+func (s *Store) Capture(ctx context.Context, in procedures.CaptureInput) (procedures.CaptureResult, error) {
+	params, err := captureParams(in)
+	if err != nil {
+		return procedures.CaptureResult{}, err
+	}
+	return writeTx(ctx, s, "capture", func(ctx context.Context, tx neo4j.ManagedTransaction) (procedures.CaptureResult, error) {
+		recs, err := collect(ctx, tx, "capture", params)
+		if err != nil {
+			return procedures.CaptureResult{}, err
+		}
+		if len(recs) != 1 {
+			return procedures.CaptureResult{}, errRows("capture", len(recs))
+		}
+		res := procedures.CaptureResult{
+			Created:        field(recs[0], "created") == true,
+			VersionCreated: field(recs[0], "versionCreated") == true,
+			Counted:        field(recs[0], "counted") == true,
+		}
+		res.Procedure, err = getInTx(ctx, tx, in.Name)
+		return res, err
+	})
+}
+
+func captureParams(in procedures.CaptureInput) (map[string]any, error) {
+	v := in.Version
+	switch {
+	case in.Name == "":
+		return nil, invalid("name", "a capture needs a procedure name")
+	case len(in.Signature) == 0:
+		return nil, invalid("signature", "a capture needs a non-empty signature")
+	case v.CodeHash == "" || strings.Contains(v.CodeHash, "|"):
+		return nil, invalid("code_hash", "a capture needs a code hash without '|'")
+	case !v.Status.Valid():
+		return nil, invalid("status", "status %q is not succeeded or failed", v.Status)
+	case in.UsageKey == "":
+		return nil, invalid("usage_key", "a capture needs a usage key")
+	case in.At.IsZero():
+		return nil, invalid("at", "a capture needs a time")
+	case in.Cause != nil && strings.TrimSpace(in.Cause.Name) == "":
+		return nil, invalid("cause.name", "a cause needs a name")
+	}
+	schema, err := jsonString(v.InputSchema)
+	if err != nil {
+		return nil, invalid("input_schema", "input schema is not JSON")
+	}
+	meta, err := jsonString(v.Metadata)
+	if err != nil {
+		return nil, invalid("metadata", "metadata is not JSON")
+	}
+	var warnings any
+	if len(v.Warnings) > 0 {
+		if warnings, err = jsonString(v.Warnings); err != nil {
+			return nil, invalid("warnings", "warnings are not JSON")
+		}
+	}
+	capturedAt := v.CapturedAt
+	if capturedAt.IsZero() {
+		capturedAt = in.At
+	}
+	var cause, causeDesc any
+	if in.Cause != nil {
+		cause, causeDesc = in.Cause.Name, in.Cause.Description
+	} else {
+		causeDesc = ""
+	}
+	return map[string]any{
+		"name":             in.Name,
+		"signature":        in.Signature,
+		"at":               dbTime(in.At),
+		"versionId":        versionID(in.Name, v.CodeHash),
+		"hash":             v.CodeHash,
+		"code":             v.Code,
+		"dialect":          v.Dialect,
+		"parameters":       stringList(v.Parameters),
+		"inputSchema":      schema,
+		"opaque":           v.Opaque,
+		"warnings":         warnings,
+		"summary":          v.Summary,
+		"metadata":         meta,
+		"capturedAt":       dbTime(capturedAt),
+		"status":           string(v.Status),
+		"succeeded":        v.Status == procedures.StatusSucceeded,
+		"key":              in.UsageKey,
+		"cause":            cause,
+		"causeDescription": causeDesc,
+	}, nil
+}
+
+// versionID is the key of a ProcedureVersion: unambiguous because code
+// hashes hold no '|'.
+func versionID(name, hash string) string { return name + "|" + hash }
+
+// RecordUse counts a use of an existing procedure in one write transaction
+// (use.cypher, then procedures_by_name.cypher).
+func (s *Store) RecordUse(ctx context.Context, in procedures.UseInput) (procedures.UseResult, error) {
+	switch {
+	case in.Name == "":
+		return procedures.UseResult{}, invalid("name", "a use needs a procedure name")
+	case in.UsageKey == "":
+		return procedures.UseResult{}, invalid("usage_key", "a use needs a usage key")
+	case in.At.IsZero():
+		return procedures.UseResult{}, invalid("at", "a use needs a time")
+	}
+	params := map[string]any{
+		"name":   in.Name,
+		"hash":   nilIfEmpty(in.CodeHash),
+		"key":    in.UsageKey,
+		"cause":  nilIfEmpty(strings.TrimSpace(in.Cause)),
+		"replay": in.Replay,
+		"at":     dbTime(in.At),
+	}
+	return writeTx(ctx, s, "record use", func(ctx context.Context, tx neo4j.ManagedTransaction) (procedures.UseResult, error) {
+		recs, err := collect(ctx, tx, "use", params)
+		if err != nil {
+			return procedures.UseResult{}, err
+		}
+		if len(recs) == 0 {
+			if in.CodeHash != "" {
+				return procedures.UseResult{}, procedures.Errorf(procedures.CodeNotFound, "procedure %q has no version %q", in.Name, in.CodeHash)
+			}
+			return procedures.UseResult{}, notFound(in.Name)
+		}
+		res := procedures.UseResult{Counted: field(recs[0], "counted") == true}
+		res.Procedure, err = getInTx(ctx, tx, in.Name)
+		return res, err
+	})
+}
+
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func invalid(field, format string, args ...any) error {
+	return procedures.Errorf(procedures.CodeInvalid, format, args...).WithDetails("field", field)
+}
+
+func notFound(name string) error {
+	return procedures.Errorf(procedures.CodeNotFound, "no procedure named %q", name)
+}

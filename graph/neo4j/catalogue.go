@@ -1,0 +1,79 @@
+package neo4jstore
+
+import (
+	"context"
+	"time"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/procgraph/procgraph/procedures"
+)
+
+// Catalogue returns the stored catalogue: the tools whose Tool nodes are in
+// the catalogue, by name, and the stored revision; an empty catalogue when
+// none was ever put.
+func (s *Store) Catalogue(ctx context.Context) (*procedures.Catalogue, error) {
+	return readTx(ctx, s, "catalogue", func(ctx context.Context, tx neo4j.ManagedTransaction) (*procedures.Catalogue, error) {
+		recs, err := collect(ctx, tx, "catalogue_get", nil)
+		if err != nil {
+			return nil, err
+		}
+		if len(recs) != 1 {
+			return nil, errRows("catalogue_get", len(recs))
+		}
+		revision, _ := field(recs[0], "revision").(string)
+		list, _ := field(recs[0], "tools").([]any)
+		if revision == "" {
+			return procedures.NewCatalogue(nil)
+		}
+		tools := make([]procedures.Tool, 0, len(list))
+		for _, v := range list {
+			r := &row{m: asMap(v)}
+			t := procedures.Tool{
+				Name:           r.str("name"),
+				Description:    r.str("description"),
+				ReadOnly:       r.bool("read_only"),
+				ExternalAccess: r.bool("external_access"),
+			}
+			r.json("input_schema", &t.InputSchema)
+			if r.err != nil {
+				return nil, r.err
+			}
+			tools = append(tools, t)
+		}
+		return &procedures.Catalogue{Tools: tools, Revision: revision}, nil
+	})
+}
+
+// PutCatalogue replaces the stored catalogue in one write transaction:
+// tools it no longer lists lose their catalogue properties
+// (catalogue_clear.cypher), the others get them (catalogue_put.cypher).
+func (s *Store) PutCatalogue(ctx context.Context, c *procedures.Catalogue) error {
+	if c == nil {
+		return invalid("tools", "a catalogue is required")
+	}
+	names := make([]string, len(c.Tools))
+	tools := make([]map[string]any, len(c.Tools))
+	for i, t := range c.Tools {
+		schema, err := jsonString(t.InputSchema)
+		if err != nil {
+			return invalid("tools.input_schema", "the input schema of tool %q is not JSON", t.Name)
+		}
+		names[i] = t.Name
+		tools[i] = map[string]any{
+			"name":            t.Name,
+			"description":     t.Description,
+			"read_only":       t.ReadOnly,
+			"external_access": t.ExternalAccess,
+			"input_schema":    schema,
+		}
+	}
+	put := map[string]any{"revision": c.Revision, "tools": tools, "at": dbTime(time.Now())}
+	_, err := writeTx(ctx, s, "put catalogue", func(ctx context.Context, tx neo4j.ManagedTransaction) (struct{}, error) {
+		if err := exec(ctx, tx, "catalogue_clear", map[string]any{"names": names}); err != nil {
+			return struct{}{}, err
+		}
+		return struct{}{}, exec(ctx, tx, "catalogue_put", put)
+	})
+	return err
+}

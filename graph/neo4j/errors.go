@@ -1,0 +1,128 @@
+package neo4jstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+	"github.com/rs/zerolog"
+
+	"github.com/procgraph/procgraph/procedures"
+)
+
+// The caller-safe messages of the codes this edge maps backend errors to.
+const (
+	msgUnavailable = "the store can't be reached"
+	msgConflict    = "the request conflicts with the current state of the store"
+	msgInternal    = "internal error"
+)
+
+var errClosed = &backendError{
+	public: procedures.Errorf(procedures.CodeUnavailable, msgUnavailable),
+	op:     "call",
+	cause:  errors.New("the store is closed"),
+}
+
+// backendError is a backend failure mapped to a procedures code. Its public
+// error carries only a caller-safe message; the original error stays in the
+// chain (errors.As, errors.Is and Error()) for logs.
+type backendError struct {
+	public *procedures.Error
+	op     string
+	cause  error
+}
+
+// Error implements error; it includes the backend's message, for logs.
+func (e *backendError) Error() string {
+	return fmt.Sprintf("%s (neo4j %s: %v)", e.public.Error(), e.op, e.cause)
+}
+
+// Unwrap returns the public error first, so that procedures.ErrorCode and
+// procedures.ErrorMessage find it, then the backend's error.
+func (e *backendError) Unwrap() []error { return []error{e.public, e.cause} }
+
+// mapError maps a driver or server error to a procedures code: Unavailable
+// when the server cannot be reached (connectivity, expired sessions, no
+// leader, retries exhausted, deadlines), Conflict for a constraint
+// violation, Internal otherwise. A *procedures.Error (returned by a work
+// function) passes through unchanged.
+func (s *Store) mapError(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var pe *procedures.Error
+	if errors.As(err, &pe) {
+		return err
+	}
+	code := classify(err)
+	var msg string
+	var level zerolog.Level
+	switch code {
+	case procedures.CodeUnavailable:
+		msg, level = msgUnavailable, zerolog.WarnLevel
+	case procedures.CodeConflict:
+		msg, level = msgConflict, zerolog.DebugLevel
+	default:
+		msg, level = msgInternal, zerolog.ErrorLevel
+	}
+	s.log.WithLevel(level).Err(err).Str("op", op).Str("code", string(code)).Msg("neo4j store error")
+	return &backendError{public: procedures.Errorf(code, "%s", msg), op: op, cause: err}
+}
+
+func classify(err error) procedures.Code {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return procedures.CodeUnavailable
+	}
+	var limit *neo4j.TransactionExecutionLimit
+	if errors.As(err, &limit) {
+		// Retries exhausted: the last error says why; transient ones mean
+		// the server could not serve us in time.
+		if n := len(limit.Errors); n > 0 {
+			if c := classify(limit.Errors[n-1]); c != procedures.CodeInternal {
+				return c
+			}
+		}
+		return procedures.CodeUnavailable
+	}
+	var conn *neo4j.ConnectivityError
+	var auth *neo4j.InvalidAuthenticationError
+	var netErr net.Error
+	if errors.As(err, &conn) || errors.As(err, &auth) || errors.As(err, &netErr) {
+		return procedures.CodeUnavailable
+	}
+	var usage *neo4j.UsageError
+	if errors.As(err, &usage) && strings.Contains(usage.Message, "closed driver") {
+		return procedures.CodeUnavailable
+	}
+	var ne *neo4j.Neo4jError
+	if errors.As(err, &ne) {
+		switch {
+		case ne.Code == "Neo.ClientError.Schema.ConstraintValidationFailed":
+			return procedures.CodeConflict
+		case ne.IsRetriable(),
+			strings.HasPrefix(ne.Code, "Neo.ClientError.Security."),
+			ne.Code == "Neo.ClientError.Database.DatabaseNotFound",
+			ne.Code == "Neo.TransientError.General.DatabaseUnavailable":
+			return procedures.CodeUnavailable
+		}
+	}
+	return procedures.CodeInternal
+}
+
+// driverLogger passes the driver's warnings and errors to zerolog.
+type driverLogger struct{ log zerolog.Logger }
+
+func (l driverLogger) Error(name, id string, err error) {
+	l.log.Debug().Err(err).Str("component", name).Str("id", id).Msg("neo4j driver error")
+}
+
+func (l driverLogger) Warnf(name, id, msg string, args ...any) {
+	l.log.Warn().Str("component", name).Str("id", id).Msgf(msg, args...)
+}
+
+func (l driverLogger) Infof(string, string, string, ...any) {}
+
+func (l driverLogger) Debugf(string, string, string, ...any) {}

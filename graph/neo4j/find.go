@@ -1,0 +1,166 @@
+package neo4jstore
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/procgraph/procgraph/procedures"
+)
+
+// Get returns one procedure with its current version, causes and grant.
+func (s *Store) Get(ctx context.Context, name string) (*procedures.Procedure, error) {
+	return readTx(ctx, s, "get", func(ctx context.Context, tx neo4j.ManagedTransaction) (*procedures.Procedure, error) {
+		return getInTx(ctx, tx, name)
+	})
+}
+
+// getInTx reads one procedure inside tx; CodeNotFound when it does not exist.
+func getInTx(ctx context.Context, tx neo4j.ManagedTransaction, name string) (*procedures.Procedure, error) {
+	ps, err := byName(ctx, tx, []string{name})
+	if err != nil {
+		return nil, err
+	}
+	if len(ps) == 0 {
+		return nil, notFound(name)
+	}
+	return ps[0], nil
+}
+
+func byName(ctx context.Context, tx neo4j.ManagedTransaction, names []string) ([]*procedures.Procedure, error) {
+	recs, err := collect(ctx, tx, "procedures_by_name", map[string]any{"names": stringList(names)})
+	if err != nil {
+		return nil, err
+	}
+	return decodeProcedures(recs)
+}
+
+// GetMany returns the procedures among names that exist, by name.
+func (s *Store) GetMany(ctx context.Context, names []string) (map[string]*procedures.Procedure, error) {
+	out := map[string]*procedures.Procedure{}
+	if len(names) == 0 {
+		return out, nil
+	}
+	seen := make(map[string]bool, len(names))
+	unique := make([]string, 0, len(names))
+	for _, n := range names {
+		if !seen[n] {
+			seen[n] = true
+			unique = append(unique, n)
+		}
+	}
+	ps, err := readTx(ctx, s, "get many", func(ctx context.Context, tx neo4j.ManagedTransaction) ([]*procedures.Procedure, error) {
+		return byName(ctx, tx, unique)
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range ps {
+		out[p.Name] = p
+	}
+	return out, nil
+}
+
+// ReferencedProcedures returns the stored procedures that some procedure's
+// signature names, by name.
+func (s *Store) ReferencedProcedures(ctx context.Context) ([]*procedures.Procedure, error) {
+	return readTx(ctx, s, "referenced procedures", func(ctx context.Context, tx neo4j.ManagedTransaction) ([]*procedures.Procedure, error) {
+		recs, err := collect(ctx, tx, "referenced_names", nil)
+		if err != nil {
+			return nil, err
+		}
+		names := make([]string, 0, len(recs))
+		for _, rec := range recs {
+			if n, ok := field(rec, "name").(string); ok {
+				names = append(names, n)
+			}
+		}
+		if len(names) == 0 {
+			return nil, nil
+		}
+		return byName(ctx, tx, names)
+	})
+}
+
+// Find returns one page of the procedures matching q and their total, both
+// read in one read transaction (find_page.cypher and find_count.cypher).
+func (s *Store) Find(ctx context.Context, q procedures.Query) ([]*procedures.Procedure, int, error) {
+	params, err := findParams(q)
+	if err != nil {
+		return nil, 0, err
+	}
+	type page struct {
+		ps    []*procedures.Procedure
+		total int
+	}
+	res, err := readTx(ctx, s, "find", func(ctx context.Context, tx neo4j.ManagedTransaction) (page, error) {
+		recs, err := collect(ctx, tx, "find_page", params)
+		if err != nil {
+			return page{}, err
+		}
+		ps, err := decodeProcedures(recs)
+		if err != nil {
+			return page{}, err
+		}
+		total := len(ps) + q.Offset
+		// The page is the whole rest: its size gives the total unless it
+		// is empty (the offset may be past the end) or limited.
+		if len(ps) == 0 || (q.Limit > 0 && len(ps) == q.Limit) {
+			recs, err = collect(ctx, tx, "find_count", params)
+			if err != nil {
+				return page{}, err
+			}
+			if len(recs) != 1 {
+				return page{}, errRows("find_count", len(recs))
+			}
+			n, _ := field(recs[0], "total").(int64)
+			total = int(n)
+		}
+		return page{ps, total}, nil
+	})
+	return res.ps, res.total, err
+}
+
+// findParams validates q and returns the parameters of find_page.cypher and
+// find_count.cypher.
+func findParams(q procedures.Query) (map[string]any, error) {
+	switch {
+	case q.Limit < 0:
+		return nil, invalid("limit", "limit must not be negative")
+	case q.Offset < 0:
+		return nil, invalid("offset", "offset must not be negative")
+	case q.MinTools < 0:
+		return nil, invalid("min_tools", "min_tools must not be negative")
+	case q.Status != "" && !q.Status.Valid():
+		return nil, invalid("status", "status %q is not succeeded or failed", q.Status)
+	}
+	limit := int64(math.MaxInt64)
+	if q.Limit > 0 {
+		limit = int64(q.Limit)
+	}
+	return map[string]any{
+		"status":        nilIfEmpty(string(q.Status)),
+		"minTools":      q.MinTools,
+		"tools":         stringList(q.Tools),
+		"causes":        stringList(q.Causes),
+		"readOnly":      boolOrNil(q.ReadOnly),
+		"exposed":       boolOrNil(q.Exposed),
+		"readOnlyNames": stringList(q.ReadOnlyNames),
+		"allowMutating": q.AllowMutating,
+		"offset":        q.Offset,
+		"limit":         limit,
+	}, nil
+}
+
+func boolOrNil(b *bool) any {
+	if b == nil {
+		return nil
+	}
+	return *b
+}
+
+func errRows(query string, n int) error {
+	return fmt.Errorf("neo4j store: %s returned %d rows", query, n)
+}

@@ -1,0 +1,86 @@
+package neo4jstore
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/procgraph/procgraph/cypher"
+	"github.com/procgraph/procgraph/procedures"
+)
+
+var big = flag.Bool("neo4j.big", false, "also run the benchmarks on 100k procedures")
+
+// settings returns where the test Neo4j is, or skips the test.
+func settings(tb testing.TB) Config {
+	tb.Helper()
+	cfg := Config{
+		URI:      os.Getenv("NEO4J_URI"),
+		Username: os.Getenv("NEO4J_USERNAME"),
+		Password: os.Getenv("NEO4J_PASSWORD"),
+		Database: os.Getenv("NEO4J_DATABASE"),
+	}
+	if cfg.URI == "" {
+		tb.Skip("no Neo4j: set NEO4J_URI (and NEO4J_USERNAME, NEO4J_PASSWORD), e.g. eval \"$(bash testcontainers/neo4j-server/start)\"")
+	}
+	return cfg
+}
+
+// testdata returns the statements of testdata/<name>.cypher.
+func testdata(tb testing.TB, name string) string {
+	tb.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name+".cypher"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	stmts := cypher.Split(string(b))
+	if len(stmts) != 1 {
+		tb.Fatalf("testdata/%s.cypher holds %d statements, want 1", name, len(stmts))
+	}
+	return stmts[0]
+}
+
+// run runs stmt in an auto-commit transaction of a fresh session on s.
+func run(tb testing.TB, s *Store, stmt string, params map[string]any) []*neo4j.Record {
+	tb.Helper()
+	ctx := context.Background()
+	sess := s.driver.NewSession(ctx, neo4j.SessionConfig{DatabaseName: s.db, BookmarkManager: s.bookmarks})
+	defer sess.Close(ctx)
+	res, err := sess.Run(ctx, stmt, params)
+	if err != nil {
+		tb.Fatalf("%s: %v", stmt, err)
+	}
+	recs, err := res.Collect(ctx)
+	if err != nil {
+		tb.Fatalf("%s: %v", stmt, err)
+	}
+	return recs
+}
+
+// openStore opens a store on the test Neo4j, closed at the end of the test.
+func openStore(tb testing.TB) *Store {
+	tb.Helper()
+	s, err := Open(context.Background(), settings(tb))
+	if err != nil {
+		tb.Fatalf("Open: %v", err)
+	}
+	tb.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+// freshStore empties the test database and opens a store on it. Tests in
+// this package share the server's one database, so they never run in
+// parallel.
+func freshStore(tb testing.TB) *Store {
+	tb.Helper()
+	s := openStore(tb)
+	run(tb, s, testdata(tb, "clean"), nil)
+	return s
+}
+
+// newStore is freshStore as storetest wants it.
+func newStore(t *testing.T) procedures.Store { return freshStore(t) }

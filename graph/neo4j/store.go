@@ -1,0 +1,171 @@
+// Package neo4jstore is the Neo4j implementation of procedures.Store.
+//
+// Every statement it runs is a .cypher file of package cypher, run with
+// parameters in a managed transaction (session.ExecuteRead or ExecuteWrite,
+// which retry transient failures: the work functions here have no effect
+// outside their transaction and rebuild their results on every attempt).
+// Reads run on read sessions, so a cluster routes them to readers; a shared
+// bookmark manager keeps a read after a write of the same process causally
+// consistent.
+//
+// The graph, as an analyst sees it in Neo4j Browser:
+//
+//	(:Cause {name, description})-[:INVESTIGATED_BY {frequency}]->(:Procedure)
+//	(:Procedure {name, signature, summary, frequency, use_count, created_at,
+//	             updated_at, last_used_at, code_hash, status, opaque, grant_*})
+//	(:Procedure)-[:CALLS]->(:Tool {name, in_catalogue, description, read_only,
+//	                               external_access, input_schema})
+//	(:Procedure)-[:HAS_VERSION]->(:ProcedureVersion {id, procedure, code_hash,
+//	             code, dialect, parameters, input_schema, opaque, warnings,
+//	             summary, metadata, captured_at, frequency, status})
+//	(:Procedure)-[:CURRENT]->(:ProcedureVersion)   the current version
+//	(:Decision {id, kind, procedure, code_hash, ...})-[:ABOUT]->(:Procedure)
+//	(:UsageKey {id, scope, key, procedure, ...})    one per counted key
+//	(:Catalogue {id: "current", revision})
+//
+// A Procedure mirrors the code_hash, status and opacity of its current
+// version so that Find filters without a traversal. JSON-like values
+// (input_schema, metadata, warnings) are JSON strings; times are datetimes
+// in UTC at millisecond precision.
+package neo4jstore
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j/config"
+	"github.com/rs/zerolog"
+
+	"github.com/procgraph/procgraph/cypher"
+	"github.com/procgraph/procgraph/procedures"
+)
+
+// Config says where the Neo4j server is.
+type Config struct {
+	URI      string // bolt://host:7687, or neo4j://host:7687 for routing
+	Username string // empty means no authentication
+	Password string
+	Database string // empty means the server's default database
+	// Logger receives the store's diagnostics: the backend errors behind
+	// CodeUnavailable and CodeInternal. The zero Logger discards them.
+	Logger zerolog.Logger
+}
+
+// Store is a procedures.Store on Neo4j. It owns its driver: open one Store
+// per process and share it.
+type Store struct {
+	driver    neo4j.DriverWithContext
+	db        string
+	log       zerolog.Logger
+	bookmarks neo4j.BookmarkManager
+	closed    atomic.Bool
+}
+
+var _ procedures.Store = (*Store)(nil)
+
+// Open connects to the server cfg names, verifies that it answers and
+// applies the schema (idempotently). It returns CodeInvalid for a config
+// without URI and CodeUnavailable when the server cannot be reached.
+func Open(ctx context.Context, cfg Config) (*Store, error) {
+	if cfg.URI == "" {
+		return nil, procedures.Errorf(procedures.CodeInvalid, "neo4j: the URI is required")
+	}
+	auth := neo4j.NoAuth()
+	if cfg.Username != "" {
+		auth = neo4j.BasicAuth(cfg.Username, cfg.Password, "")
+	}
+	driver, err := neo4j.NewDriverWithContext(cfg.URI, auth, func(c *config.Config) {
+		c.MaxTransactionRetryTime = 15 * time.Second
+		c.Log = driverLogger{cfg.Logger}
+	})
+	if err != nil {
+		return nil, procedures.Errorf(procedures.CodeInvalid, "neo4j: invalid URI %q", cfg.URI)
+	}
+	s := &Store{driver: driver, db: cfg.Database, log: cfg.Logger}
+	s.bookmarks = driver.ExecuteQueryBookmarkManager()
+	if err := driver.VerifyConnectivity(ctx); err != nil {
+		_ = driver.Close(ctx)
+		return nil, s.mapError("open", err)
+	}
+	if err := s.applySchema(ctx); err != nil {
+		_ = driver.Close(ctx)
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close releases the driver. Later calls return CodeUnavailable; a second
+// Close does nothing.
+func (s *Store) Close() error {
+	if s.closed.Swap(true) {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return s.mapError("close", s.driver.Close(ctx))
+}
+
+// Ping checks that the database answers a read.
+func (s *Store) Ping(ctx context.Context) error {
+	_, err := readTx(ctx, s, "ping", func(ctx context.Context, tx neo4j.ManagedTransaction) (struct{}, error) {
+		_, err := collect(ctx, tx, "ping", nil)
+		return struct{}{}, err
+	})
+	return err
+}
+
+// work is a transaction function: it may run several times, so it must not
+// have effects outside tx.
+type work[T any] func(ctx context.Context, tx neo4j.ManagedTransaction) (T, error)
+
+// readTx runs w in a read transaction on a read session.
+func readTx[T any](ctx context.Context, s *Store, op string, w work[T]) (T, error) {
+	return inTx(ctx, s, op, neo4j.AccessModeRead, w)
+}
+
+// writeTx runs w in a write transaction.
+func writeTx[T any](ctx context.Context, s *Store, op string, w work[T]) (T, error) {
+	return inTx(ctx, s, op, neo4j.AccessModeWrite, w)
+}
+
+func inTx[T any](ctx context.Context, s *Store, op string, mode neo4j.AccessMode, w work[T]) (T, error) {
+	var zero T
+	if s.closed.Load() {
+		return zero, errClosed
+	}
+	sess := s.driver.NewSession(ctx, neo4j.SessionConfig{AccessMode: mode, DatabaseName: s.db, BookmarkManager: s.bookmarks})
+	defer sess.Close(ctx)
+	fn := func(tx neo4j.ManagedTransaction) (T, error) { return w(ctx, tx) }
+	var v T
+	var err error
+	if mode == neo4j.AccessModeRead {
+		v, err = neo4j.ExecuteRead(ctx, sess, fn)
+	} else {
+		v, err = neo4j.ExecuteWrite(ctx, sess, fn)
+	}
+	if err != nil {
+		return zero, s.mapError(op, err)
+	}
+	return v, nil
+}
+
+// collect runs the stored query name with params and returns its records.
+func collect(ctx context.Context, tx neo4j.ManagedTransaction, name string, params map[string]any) ([]*neo4j.Record, error) {
+	res, err := tx.Run(ctx, cypher.Query(name), params)
+	if err != nil {
+		return nil, err
+	}
+	return res.Collect(ctx)
+}
+
+// exec runs the stored query name with params, discarding its records.
+func exec(ctx context.Context, tx neo4j.ManagedTransaction, name string, params map[string]any) error {
+	res, err := tx.Run(ctx, cypher.Query(name), params)
+	if err != nil {
+		return err
+	}
+	_, err = res.Consume(ctx)
+	return err
+}
