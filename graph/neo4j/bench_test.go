@@ -1,0 +1,75 @@
+package neo4jstore
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/procgraph/procgraph/graph/storetest"
+	"github.com/procgraph/procgraph/procedures"
+)
+
+func BenchmarkCapture(b *testing.B) {
+	s := freshStore(b)
+	b.Run("sequential", func(b *testing.B) { storetest.BenchCapture(b, s) })
+	b.Run("parallel16", func(b *testing.B) { storetest.BenchCaptureParallel(b, s, 16) })
+}
+
+// BenchmarkFind measures Find pages of 25 on 1k and 10k procedures (and
+// 100k with -neo4j.big), filled fast by bulkStore.
+func BenchmarkFind(b *testing.B) {
+	s := bulkStore{freshStore(b), b}
+	sizes := []int{1_000, 10_000}
+	if *big {
+		sizes = append(sizes, 100_000)
+	}
+	for _, n := range sizes {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) { storetest.BenchFind(b, s, n) })
+	}
+}
+
+// BenchmarkFindOverhead compares, in one run, Find (limit 25, no filter) with
+// the same statements and parameters run raw through the driver in one read
+// transaction, records collected but not mapped.
+func BenchmarkFindOverhead(b *testing.B) {
+	s := bulkStore{freshStore(b), b}
+	n := 10_000
+	if *big {
+		n = 100_000
+	}
+	storetest.Fill(b, s, n)
+	q := procedures.Query{Limit: 25}
+	params, err := findParams(q)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	b.Run("store", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if ps, _, err := s.Find(ctx, q); err != nil || len(ps) != 25 {
+				b.Fatalf("Find: %d, %v", len(ps), err)
+			}
+		}
+	})
+	b.Run("raw", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			sess := s.driver.NewSession(ctx, neo4j.SessionConfig{AccessMode: neo4j.AccessModeRead, DatabaseName: s.db, BookmarkManager: s.bookmarks})
+			n, err := neo4j.ExecuteRead(ctx, sess, func(tx neo4j.ManagedTransaction) (int, error) {
+				page, err := collect(ctx, tx, "find_page", params)
+				if err != nil {
+					return 0, err
+				}
+				count, err := collect(ctx, tx, "find_count", params)
+				return len(page) + len(count), err
+			})
+			sess.Close(ctx)
+			if err != nil || n != 26 {
+				b.Fatalf("raw: %d, %v", n, err)
+			}
+		}
+	})
+}
