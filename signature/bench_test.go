@@ -7,6 +7,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/procgraph/procgraph/internal/block"
+	"go.starlark.net/resolve"
+	"go.starlark.net/starlark"
 )
 
 // sharedExamples are the four example procedures of the design, copied into
@@ -76,6 +80,30 @@ func BenchmarkAnalyzeVsCPython(b *testing.B) {
 			goNs := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
 			b.ReportMetric(pyNs, "cpython-ns/op")
 			b.ReportMetric(pyNs/goNs, "x-faster")
+		})
+	}
+}
+
+// BenchmarkParseResolve measures only block.Parse and resolve.File, the part
+// of Analyze spent in go.starlark.net: the floor under BenchmarkAnalyze.
+func BenchmarkParseResolve(b *testing.B) {
+	for _, name := range sharedExamples {
+		code, dialect := loadExample(b, name)
+		a, err := Analyze(code, dialect)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				f, err := block.Parse("procedure", a.Source)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := resolve.File(f, func(string) bool { return true }, starlark.Universe.Has); err != nil {
+					b.Fatal(err)
+				}
+			}
 		})
 	}
 }

@@ -45,22 +45,20 @@ func isNameByte(c byte) bool {
 // Python's notions of line boundary (str.splitlines) and whitespace
 // (str.rstrip).
 func CodeHash(code string) string {
-	h := sha256.New()
-	first := true
+	buf := make([]byte, 0, len(code))
 	for len(code) > 0 {
 		line, rest := pySplitLine(code)
 		code = rest
-		line = pyRstrip(line)
-		if line == "" {
+		if line = pyRstrip(line); line == "" {
 			continue
 		}
-		if !first {
-			h.Write([]byte{'\n'})
+		if len(buf) > 0 {
+			buf = append(buf, '\n')
 		}
-		first = false
-		h.Write([]byte(line))
+		buf = append(buf, line...)
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	sum := sha256.Sum256(buf)
+	return hex.EncodeToString(sum[:])
 }
 
 // pySplitLine returns the first line of s without its line break, and the
