@@ -18,10 +18,11 @@
 //
 // # Rejections
 //
-// Before parsing, the code is tokenized with a Python-compatible tokenizer
-// (strings, including triple-quoted and prefixed ones, comments and line
-// continuations are understood) and common Python features that Starlark lacks
-// are rejected by name with the position of their first token: import/from
+// The code is tokenized with a Python-compatible tokenizer (strings,
+// including triple-quoted and prefixed ones, comments and line continuations
+// are understood), and common Python features that Starlark lacks are
+// rejected by name with the position of their first token, in preference to
+// any later error: import/from
 // ("import"), class, try/except/finally ("try"), raise, with, yield,
 // global/nonlocal ("global"), del, is, as, assert, f-strings ("f-string"),
 // other string prefixes such as u"" ("string prefix"), the walrus operator
@@ -56,7 +57,10 @@
 //     "asyncio.gather"; any other asyncio.X as "asyncio.X" (for example
 //     "asyncio.sleep"); a bare asyncio as "asyncio".
 //
-// Lines are never joined or split by the rewrite; Analysis.Source holds the
+// Lines are never joined or split by the rewrite (a line break between
+// asyncio and its "(" is kept as a backslash continuation), and positions in
+// errors and warnings are mapped back to the code as written. Analysis.Source
+// holds the
 // rewritten block, which is what the sandbox runs. The code hash is always
 // computed on the code as captured, before the rewrite.
 package signature

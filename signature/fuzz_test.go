@@ -74,6 +74,9 @@ func FuzzAnalyze(f *testing.F) {
 		if dialect == Starlark && a.Source != code {
 			t.Fatal("dialect starlark changed the source")
 		}
+		if n, m := countBreaks(code), countBreaks(a.Source); n != m {
+			t.Fatalf("rewrite changed the line count from %d to %d:\n%s", n, m, a.Source)
+		}
 		if a.Opaque != hasOpaqueWarning(a.Warnings) {
 			t.Fatalf("Opaque = %v but warnings %v", a.Opaque, a.Warnings)
 		}
@@ -125,4 +128,16 @@ func hasOpaqueWarning(ws []Warning) bool {
 		}
 	}
 	return false
+}
+
+// countBreaks counts line breaks as go.starlark.net does (\n, \r\n, \r).
+func countBreaks(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if k := lineBreak(s, i); k > 0 {
+			n++
+			i += k - 1
+		}
+	}
+	return n
 }

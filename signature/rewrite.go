@@ -139,9 +139,24 @@ func rewriteGather(src string, toks []token, i int) ([]edit, *Error) {
 		if args != 1 {
 			return nil, errorAt(toks[starred].Line, toks[starred].Col, "asyncio.gather", "asyncio.gather with a starred argument is only supported alone: asyncio.gather(*xs)")
 		}
-		return []edit{{t.Off, toks[starred].End, "list("}}, nil
+		return []edit{{t.Off, toks[starred].End, "list(" + keepBreaks(src[t.Off:toks[starred].End])}}, nil
 	}
-	return []edit{{t.Off, toks[lp].End, "["}, {toks[rp].Off, toks[rp].End, "]"}}, nil
+	return []edit{{t.Off, toks[lp].End, "[" + keepBreaks(src[t.Off:toks[lp].End])}, {toks[rp].Off, toks[rp].End, "]"}}, nil
+}
+
+// keepBreaks returns a line continuation (backslash, line break) for every
+// line break in s, so that replacing s keeps the line count. Comments
+// cannot occur in s (it spans tokens of one call head), nor can strings.
+func keepBreaks(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if n := lineBreak(s, i); n > 0 {
+			b.WriteString("\\")
+			b.WriteString(s[i : i+n])
+			i += n - 1
+		}
+	}
+	return b.String()
 }
 
 // applyEdits returns src with the sorted, non-overlapping edits applied.
