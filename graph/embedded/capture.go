@@ -68,7 +68,7 @@ func (s *Store) Capture(ctx context.Context, in procedures.CaptureInput) (proced
 		return procedures.CaptureResult{}, err
 	}
 	var res procedures.CaptureResult
-	err := s.update(ctx, func(tx *bolt.Tx) error {
+	err := s.write(ctx, func(tx *bolt.Tx) error {
 		var err error
 		if res, err = captureTx(tx, &in); err != nil {
 			return err
@@ -231,7 +231,8 @@ func (s *Store) RecordUse(ctx context.Context, in procedures.UseInput) (procedur
 		return procedures.UseResult{}, err
 	}
 	var res procedures.UseResult
-	err := s.update(ctx, func(tx *bolt.Tx) error {
+	err := s.write(ctx, func(tx *bolt.Tx) error {
+		res = procedures.UseResult{}
 		rec, err := mustProc(tx, in.Name)
 		if err != nil {
 			return err

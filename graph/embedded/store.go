@@ -32,6 +32,9 @@ type Options struct {
 	NoSync bool
 }
 
+// batchDelay is how long a batch of concurrent writers waits for more.
+const batchDelay = time.Millisecond
+
 // DefaultLockTimeout is how long Open waits for the file lock by default.
 const DefaultLockTimeout = 5 * time.Second
 
@@ -41,6 +44,10 @@ type Store struct {
 	path   string
 	log    zerolog.Logger
 	closed atomic.Bool
+	// writers counts Capture and RecordUse calls in flight: while one
+	// commits, the others join a bbolt batch, so concurrent writers share
+	// one transaction and one fsync.
+	writers atomic.Int32
 }
 
 var _ procedures.Store = (*Store)(nil)
@@ -69,6 +76,7 @@ func Open(path string, opts Options) (s *Store, err error) {
 	if err != nil {
 		return nil, openError(path, timeout, err)
 	}
+	db.MaxBatchDelay = batchDelay
 	s = &Store{db: db, path: path, log: opts.Logger.With().Str("store", "embedded").Str("path", path).Logger()}
 	if err := s.init(); err != nil {
 		_ = db.Close()
@@ -143,6 +151,17 @@ func (s *Store) view(ctx context.Context, fn func(tx *bolt.Tx) error) error {
 }
 
 func (s *Store) update(ctx context.Context, fn func(tx *bolt.Tx) error) error {
+	return s.run(ctx, s.db.Update, fn)
+}
+
+// write runs fn in a read-write transaction of its own, or, when another
+// write is in flight, in a batch with other writers. fn may then run more
+// than once: it must set its results afresh on each run.
+func (s *Store) write(ctx context.Context, fn func(tx *bolt.Tx) error) error {
+	defer s.writers.Add(-1)
+	if s.writers.Add(1) > 1 {
+		return s.run(ctx, s.db.Batch, fn)
+	}
 	return s.run(ctx, s.db.Update, fn)
 }
 

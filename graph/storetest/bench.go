@@ -150,7 +150,7 @@ func BenchFind(b *testing.B, s procedures.Store, n int) {
 		q    procedures.Query
 	}{
 		{"top25", procedures.Query{Limit: 25}},
-		{"top25_page40", procedures.Query{Limit: 25, Offset: 1000}},
+		{"top25_offset500", procedures.Query{Limit: 25, Offset: 500}},
 		{"exposed25", procedures.Query{Limit: 25, Exposed: ptr(true), ReadOnlyNames: fillReadOnlyNames()}},
 		{"tool25", procedures.Query{Limit: 25, Tools: []string{"fa_002"}}},
 	}

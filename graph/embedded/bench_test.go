@@ -1,0 +1,37 @@
+package embedded
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	st "github.com/procgraph/procgraph/graph/storetest"
+)
+
+func benchStore(b *testing.B, opts Options) *Store {
+	b.Helper()
+	s, err := Open(filepath.Join(b.TempDir(), "p.db"), opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+// BenchmarkCapture measures captures with fsync on every commit (the
+// default), sequential and from 16 goroutines, and without fsync.
+func BenchmarkCapture(b *testing.B) {
+	b.Run("sequential", func(b *testing.B) { st.BenchCapture(b, benchStore(b, Options{})) })
+	b.Run("parallel16", func(b *testing.B) { st.BenchCaptureParallel(b, benchStore(b, Options{}), 16) })
+	b.Run("sequential_nosync", func(b *testing.B) { st.BenchCapture(b, benchStore(b, Options{NoSync: true})) })
+	b.Run("parallel16_nosync", func(b *testing.B) { st.BenchCaptureParallel(b, benchStore(b, Options{NoSync: true}), 16) })
+}
+
+// BenchmarkFind measures pages of 25 over 1k, 10k and 100k procedures, one
+// store grown between sizes.
+func BenchmarkFind(b *testing.B) {
+	s := benchStore(b, Options{NoSync: true})
+	for _, n := range []int{1_000, 10_000, 100_000} {
+		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) { st.BenchFind(b, s, n) })
+	}
+}
