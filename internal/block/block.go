@@ -29,7 +29,7 @@ func Options() *syntax.FileOptions {
 // numbers in errors point into the code as written. The file is not yet
 // resolved.
 func Parse(filename, src string) (*syntax.File, error) {
-	f, err := Options().Parse(filename, src, syntax.RetainComments)
+	f, err := Options().Parse(filename, src, 0)
 	if err != nil {
 		return nil, err
 	}
