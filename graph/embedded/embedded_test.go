@@ -3,9 +3,11 @@ package embedded
 import (
 	"context"
 	"crypto/rand"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -219,4 +221,37 @@ func TestSignatureMismatchIsConflict(t *testing.T) {
 	in.Signature = []string{"a", "c"}
 	_, err := s.Capture(ctx, in)
 	st.RequireCode(t, err, procedures.CodeConflict)
+}
+
+// TestBatchedWritesKeepErrorsApart races failing and succeeding captures:
+// concurrent writers share bbolt batches, and a failing one must fail alone.
+func TestBatchedWritesKeepErrorsApart(t *testing.T) {
+	s := mustOpen(t, filepath.Join(t.TempDir(), "p.db"))
+	sig := []string{"a", "b"}
+	st.MustCapture(t, s, st.In(sig, "h", "k0", st.At(0)))
+	const n = 32
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Go(func() {
+			in := st.In(sig, "h", fmt.Sprintf("k%d", i+1), st.At(i))
+			if i%2 == 1 {
+				in.Signature = []string{"a", "c"} // same name, other signature: a conflict
+			}
+			_, errs[i] = s.Capture(ctx, in)
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		want := procedures.Code("")
+		if i%2 == 1 {
+			want = procedures.CodeConflict
+		}
+		if got := procedures.ErrorCode(err); got != want {
+			t.Errorf("capture %d: %v, want code %q", i, err, want)
+		}
+	}
+	if p := st.MustGet(t, s, st.NameOf(sig...)); p.Frequency != 1+n/2 {
+		t.Errorf("frequency = %d, want %d", p.Frequency, 1+n/2)
+	}
 }

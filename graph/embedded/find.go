@@ -3,6 +3,7 @@ package embedded
 import (
 	"bytes"
 	"context"
+	"math"
 	"sort"
 
 	bolt "go.etcd.io/bbolt"
@@ -126,10 +127,17 @@ func (s *Store) Find(ctx context.Context, q procedures.Query) ([]*procedures.Pro
 	return out, total, nil
 }
 
-// inPage reports whether the i-th match (from 0) is on q's page.
-func inPage(q *procedures.Query, i int) bool {
-	return i >= q.Offset && (q.Limit == 0 || i < q.Offset+q.Limit)
+// pageEnd is the index after q's page (saturating; no limit: MaxInt).
+func pageEnd(q *procedures.Query) int {
+	end := q.Offset + q.Limit
+	if q.Limit == 0 || end < q.Offset {
+		return math.MaxInt
+	}
+	return end
 }
+
+// inPage reports whether the i-th match (from 0) is on q's page.
+func inPage(q *procedures.Query, i int) bool { return i >= q.Offset && i < pageEnd(q) }
 
 // findRanked walks the rank index in order.
 func findRanked(tx *bolt.Tx, q *procedures.Query) ([]string, int) {
@@ -138,8 +146,8 @@ func findRanked(tx *bolt.Tx, q *procedures.Query) ([]string, int) {
 	var page []string
 	if !m.filters() {
 		total := int(getU64(tx.Bucket(bMeta).Get(metaCount)))
-		i := 0
-		for k, _ := c.First(); k != nil && (q.Limit == 0 || i < q.Offset+q.Limit); k, _ = c.Next() {
+		i, end := 0, pageEnd(q)
+		for k, _ := c.First(); k != nil && i < end; k, _ = c.Next() {
 			if i >= q.Offset {
 				page = append(page, rankName(k))
 			}

@@ -1,0 +1,152 @@
+package embedded
+
+import (
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/procgraph/procgraph/procedures"
+)
+
+// addKey adds k to the usage-key bucket b and reports whether it was new.
+func addKey(tx *bolt.Tx, b []byte, k []byte) (bool, error) {
+	bk := tx.Bucket(b)
+	if bk.Get(k) != nil {
+		return false, nil
+	}
+	return true, bk.Put(k, []byte{})
+}
+
+// linkCause upserts the cause (setting its description when it has none)
+// and its edge to the procedure.
+func linkCause(tx *bolt.Tx, cause, desc, name string) error {
+	c, err := getCause(tx, cause)
+	if err != nil {
+		return err
+	}
+	changed := false
+	if c == nil {
+		c, changed = &causeRecord{}, true
+	}
+	if c.Description == "" && desc != "" {
+		c.Description, changed = desc, true
+	}
+	ek := key(name, cause)
+	if tx.Bucket(bEdgesPC).Get(ek) == nil {
+		c.Procedures++
+		changed = true
+		if err := tx.Bucket(bEdgesPC).Put(ek, u64(0)); err != nil {
+			return err
+		}
+		if err := tx.Bucket(bEdgesCP).Put(key(cause, name), u64(0)); err != nil {
+			return err
+		}
+	}
+	if !changed {
+		return nil
+	}
+	return putCause(tx, cause, c)
+}
+
+// countEdge counts the usage key on the (linked) edge cause → name.
+func countEdge(tx *bolt.Tx, cause, name, usageKey string) error {
+	added, err := addKey(tx, bKeysEdge, key(cause, name, usageKey))
+	if err != nil || !added {
+		return err
+	}
+	pc, cp := key(name, cause), key(cause, name)
+	f := getU64(tx.Bucket(bEdgesPC).Get(pc)) + 1
+	if err := tx.Bucket(bEdgesPC).Put(pc, u64(f)); err != nil {
+		return err
+	}
+	if err := tx.Bucket(bEdgesCP).Put(cp, u64(f)); err != nil {
+		return err
+	}
+	c, err := getCause(tx, cause)
+	if err != nil {
+		return err
+	}
+	c.Frequency++
+	return putCause(tx, cause, c)
+}
+
+// putProc stores rec and moves its rank entry; cur is its current version.
+func putProc(tx *bolt.Tx, rec *procRecord, cur *versionRecord) error {
+	b, err := encode(rec)
+	if err != nil {
+		return err
+	}
+	if err := tx.Bucket(bProcs).Put([]byte(rec.Name), b); err != nil {
+		return err
+	}
+	byName, rank := tx.Bucket(bRankByName), tx.Bucket(bRank)
+	rk := rankKey(rec.Frequency, rec.LastUsedAt, rec.Name)
+	if old := byName.Get([]byte(rec.Name)); old != nil && string(old) != string(rk) {
+		if err := rank.Delete(old); err != nil {
+			return err
+		}
+	}
+	if err := rank.Put(rk, encodeSummary(cur.Status, cur.Opaque, rec.Signature)); err != nil {
+		return err
+	}
+	return byName.Put([]byte(rec.Name), rk)
+}
+
+func getProc(tx *bolt.Tx, name string) (*procRecord, error) {
+	v := tx.Bucket(bProcs).Get([]byte(name))
+	if v == nil {
+		return nil, nil
+	}
+	var r procRecord
+	if err := decode(v, &r, "procedure "+name); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// mustProc is getProc returning CodeNotFound for a missing procedure.
+func mustProc(tx *bolt.Tx, name string) (*procRecord, error) {
+	r, err := getProc(tx, name)
+	if err == nil && r == nil {
+		err = procedures.Errorf(procedures.CodeNotFound, "no procedure %s", name)
+	}
+	return r, err
+}
+
+func getVersion(tx *bolt.Tx, name, hash string) (*versionRecord, error) {
+	v := tx.Bucket(bVersions).Get(key(name, hash))
+	if v == nil {
+		return nil, nil
+	}
+	var r versionRecord
+	if err := decode(v, &r, "version "+name+" "+hash); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+func putVersion(tx *bolt.Tx, name string, r *versionRecord) error {
+	b, err := encode(r)
+	if err != nil {
+		return err
+	}
+	return tx.Bucket(bVersions).Put(key(name, r.CodeHash), b)
+}
+
+func getCause(tx *bolt.Tx, name string) (*causeRecord, error) {
+	v := tx.Bucket(bCauses).Get([]byte(name))
+	if v == nil {
+		return nil, nil
+	}
+	var c causeRecord
+	if err := decode(v, &c, "cause "+name); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+func putCause(tx *bolt.Tx, name string, c *causeRecord) error {
+	b, err := encode(c)
+	if err != nil {
+		return err
+	}
+	return tx.Bucket(bCauses).Put([]byte(name), b)
+}
