@@ -78,7 +78,7 @@ func Open(path string, opts Options) (s *Store, err error) {
 	}
 	db.MaxBatchDelay = batchDelay
 	s = &Store{db: db, path: path, log: opts.Logger.With().Str("store", "embedded").Str("path", path).Logger()}
-	if err := s.init(); err != nil {
+	if err := s.prepare(); err != nil {
 		_ = db.Close()
 		return nil, err
 	}
@@ -102,8 +102,8 @@ func openError(path string, timeout time.Duration, err error) error {
 	}
 }
 
-// init creates the buckets of a new file and checks the schema of an old one.
-func (s *Store) init() error {
+// prepare creates the buckets of a new file and checks the schema of an old one.
+func (s *Store) prepare() error {
 	return s.mapErr(s.db.Update(func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bMeta)
 		if meta == nil {
