@@ -54,7 +54,7 @@ type Store interface {
 
 	// SetGrant stores g as the procedure's grant (nil revokes it) and appends
 	// d, in one transaction, only if expectHash is still the current code
-	// hash. Returns CodeNotFound, or CodeConflict (with details reason
+	// hash; the stored grant's CodeHash is expectHash. Returns CodeNotFound, or CodeConflict (with details reason
 	// "code_changed") when the current hash is no longer expectHash.
 	SetGrant(ctx context.Context, name string, g *Grant, expectHash string, d Decision) (*Procedure, error)
 
@@ -91,6 +91,8 @@ type Store interface {
 //
 // Rules the store applies atomically:
 //   - The procedure Name (with Signature) is created when new (Created).
+//     A stored procedure of that name with another signature (a collision
+//     of truncated names) is CodeConflict, reason "signature_mismatch".
 //   - The version Version.CodeHash is created when new (VersionCreated),
 //     with Version.CapturedAt. The first succeeded version becomes current
 //     and stays current until promoted; while a procedure has no succeeded
