@@ -87,6 +87,9 @@ func (p *proc) run(ctx context.Context, req *Request, tools ToolCaller, grace ti
 				}()
 			case m.Done != nil && m.Done.Run == id:
 				endInflight()
+				// A worker whose heap grew by a quarter of its limit is
+				// replaced, so every run gets about the same headroom.
+				p.grown = m.Done.Mapped > p.mapped0+uint64(maxMemory)/4
 				res := Result{Output: m.Done.Output, Calls: g.calls, Err: m.Done.Error}
 				if res.Err == nil {
 					v, err := decodeJSON(m.Done.Value)

@@ -149,8 +149,9 @@ func (p *Pool) Run(ctx context.Context, req Request, tools ToolCaller) Result {
 	p.busy.Add(-1)
 	if !healthy {
 		p.lost(w, res.Err)
-	} else if oneOff {
+	} else if oneOff || w.grown {
 		p.retire(w)
+		p.replenish()
 	} else {
 		p.putIdle(w)
 	}
@@ -222,6 +223,12 @@ func (p *Pool) lost(w *proc, e *Error) {
 	}
 	p.cfg.Logger.Warn().Int("pid", w.pid).Str("exit", exitStatus(w)).Str("code", string(code)).
 		Bool("killed_by_pool", w.killedByPool.Load()).Msg("sandbox: worker lost")
+	p.replenish()
+}
+
+// replenish starts a worker in the background when fewer than Size are
+// alive.
+func (p *Pool) replenish() {
 	p.mu.Lock()
 	closed := p.closed
 	p.mu.Unlock()

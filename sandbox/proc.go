@@ -29,6 +29,8 @@ type proc struct {
 	readErr error         // why the reader stopped; set before dead is closed
 	stderr  *tail
 	nextRun uint64
+	mapped0 uint64 // memory mapped when idle at start
+	grown   bool   // mapped grew enough that the worker should be replaced
 	idleAt  time.Time
 
 	killedByPool atomic.Bool // the pool killed it (not a crash)
@@ -42,7 +44,10 @@ type proc struct {
 func startProc(cfg *PoolConfig) (*proc, error) {
 	cmd := exec.Command(cfg.Command[0], cfg.Command[1:]...)
 	cmd.Env = append(os.Environ(), cfg.Env...)
-	cmd.Env = append(cmd.Env, WorkerEnv+"=1", memoryEnv+"="+strconv.FormatInt(cfg.MaxMemory, 10))
+	cmd.Env = append(cmd.Env, WorkerEnv+"=1", memoryEnv+"="+strconv.FormatInt(cfg.MaxMemory, 10),
+		// One malloc arena: in a cgo binary glibc otherwise reserves 64 MiB
+		// of address space per thread, which would eat the memory limit.
+		"MALLOC_ARENA_MAX=1")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	p := &proc{cmd: cmd, frames: make(chan *message), dead: make(chan struct{}), stderr: &tail{max: 16 << 10}}
 	cmd.Stderr = p.stderr
@@ -79,6 +84,7 @@ func startProc(cfg *PoolConfig) (*proc, error) {
 			p.kill()
 			return nil, errors.New("sandbox worker: no hello")
 		}
+		p.mapped0 = m.Hello.Mapped
 	case <-p.dead:
 		p.wait()
 		return nil, fmt.Errorf("sandbox worker exited at start (%v); is Command a binary that calls sandbox.RunWorker when sandbox.IsWorker()? stderr: %q", p.waitErr, p.stderr.firstLine())
@@ -95,8 +101,9 @@ func startProc(cfg *PoolConfig) (*proc, error) {
 
 // addressSpaceHeadroom is added to the worker's idle address space and its
 // MaxMemory to form its RLIMIT_AS; it covers the runtime's reservation
-// granularity (64 MiB heap arenas) and thread stacks.
-const addressSpaceHeadroom = 64 << 20
+// granularity (64 MiB heap arenas), its metadata and the stacks of threads
+// started during a run (8 MiB each in a cgo binary).
+const addressSpaceHeadroom = 128 << 20
 
 // limitMemory sets RLIMIT_AS on the idle worker pid to its current virtual
 // size plus maxMemory plus headroom (see the package doc for why).
@@ -105,7 +112,7 @@ func limitMemory(pid int, maxMemory int64) error {
 	if err != nil {
 		return fmt.Errorf("sandbox worker memory limit: %w", err)
 	}
-	lim := uint64(vm) + uint64(maxMemory) + addressSpaceHeadroom
+	lim := uint64(vm) + uint64(maxMemory)*(1+raceShadow) + addressSpaceHeadroom
 	rl := unix.Rlimit{Cur: lim, Max: lim}
 	if err := unix.Prlimit(pid, unix.RLIMIT_AS, &rl, nil); err != nil {
 		return fmt.Errorf("sandbox worker memory limit: prlimit: %w", err)
@@ -195,7 +202,10 @@ func (p *proc) wait() {
 // death says why a worker died by itself during a run.
 func (p *proc) death(maxMemory int64) *Error {
 	p.kill() // reap, and make sure
-	if p.stderr.contains("out of memory") || p.stderr.contains("cannot allocate memory") {
+	if p.stderr.contains("out of memory") || p.stderr.contains("cannot allocate memory") ||
+		// how a -race build says it:
+		p.stderr.contains("address space collisions") || p.stderr.contains("ThreadSanitizer failed to allocate") {
+
 		return errorf(MemoryLimit, "the run used more than its memory limit of %d MiB", maxMemory>>20)
 	}
 	return errorf(RuntimeError, "the sandbox worker died during the run (%s)", exitStatus(p))

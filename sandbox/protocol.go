@@ -37,7 +37,8 @@ type message struct {
 }
 
 type helloMsg struct {
-	PID int `json:"pid"`
+	PID    int    `json:"pid"`
+	Mapped uint64 `json:"mapped"` // memory the Go runtime has mapped, idle
 }
 
 type runMsg struct {
@@ -71,6 +72,7 @@ type doneMsg struct {
 	Value  json.RawMessage `json:"value,omitempty"`
 	Output string          `json:"output,omitempty"`
 	Error  *Error          `json:"error,omitempty"`
+	Mapped uint64          `json:"mapped"` // memory the Go runtime has mapped, after the run
 }
 
 // frameWriter writes frames, reusing its buffer. Not safe for concurrent use.

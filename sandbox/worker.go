@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 	"sync"
 
@@ -78,7 +79,7 @@ func (w *worker) send(m *message) error {
 }
 
 func (w *worker) serve() error {
-	if err := w.send(&message{Hello: &helloMsg{PID: os.Getpid()}}); err != nil {
+	if err := w.send(&message{Hello: &helloMsg{PID: os.Getpid(), Mapped: mapped()}}); err != nil {
 		return err
 	}
 	for {
@@ -131,6 +132,7 @@ func (w *worker) start(m *runMsg) {
 		w.mu.Lock()
 		w.cur = nil
 		w.mu.Unlock()
+		done.Mapped = mapped()
 		if err := w.send(&message{Done: done}); err != nil {
 			os.Exit(1) // the parent is gone
 		}
@@ -205,4 +207,17 @@ func (c *workerCaller) call(name string, args map[string]any) (any, *Error) {
 		c.w.mu.Unlock()
 		return nil, toolErrorf(Timeout, name, "%s during tools.%s", stopReason(c.ctx), name)
 	}
+}
+
+var mappedSample = []metrics.Sample{{Name: "/memory/classes/total:bytes"}}
+
+// mapped returns the memory the Go runtime has mapped. It only grows: Go
+// keeps its heap arenas, which count against the worker's address-space
+// limit.
+func mapped() uint64 {
+	metrics.Read(mappedSample)
+	if mappedSample[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return mappedSample[0].Value.Uint64()
 }
