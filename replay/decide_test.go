@@ -1,0 +1,96 @@
+package replay
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/procgraph/procgraph/procedures"
+)
+
+func TestDecideTable(t *testing.T) {
+	const (
+		auto  = procedures.PhaseAutomatic
+		inter = procedures.PhaseInteractive
+	)
+	cases := []struct {
+		name          string
+		in            DecisionInput
+		outcome       procedures.Outcome
+		reason        string
+		stateChanging bool
+		suggestion    bool
+	}{
+		{"not succeeded, read-only, automatic", DecisionInput{Phase: auto, ReadOnly: true}, procedures.Denied, procedures.ReasonProcedureNotSucceeded, false, false},
+		{"not succeeded beats a grant and a review", DecisionInput{Phase: inter, AllowMutating: true, GrantActive: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, procedures.Denied, procedures.ReasonProcedureNotSucceeded, false, false},
+		{"automatic, read-only", DecisionInput{Phase: auto, Succeeded: true, ReadOnly: true}, procedures.Allowed, procedures.ReasonReadOnly, false, false},
+		{"automatic, state-changing", DecisionInput{Phase: auto, Succeeded: true}, procedures.Denied, procedures.ReasonStateChangingAuto, false, true},
+		{"automatic, state-changing, everything on", DecisionInput{Phase: auto, Succeeded: true, AllowMutating: true, GrantActive: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, procedures.Denied, procedures.ReasonStateChangingAuto, false, true},
+		{"unknown phase is automatic", DecisionInput{Phase: "yolo", Succeeded: true, AllowMutating: true, GrantActive: true}, procedures.Denied, procedures.ReasonStateChangingAuto, false, true},
+		{"interactive, read-only", DecisionInput{Phase: inter, Succeeded: true, ReadOnly: true}, procedures.Allowed, procedures.ReasonReadOnly, false, false},
+		{"interactive, state-changing, mutating off", DecisionInput{Phase: inter, Succeeded: true, GrantActive: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, procedures.Denied, procedures.ReasonStateChangingDisabled, false, false},
+		{"interactive, state-changing, on, active grant", DecisionInput{Phase: inter, Succeeded: true, AllowMutating: true, GrantActive: true}, procedures.Allowed, procedures.ReasonDurableAutoRun, true, false},
+		{"interactive, state-changing, on, reviewed by grant scope", DecisionInput{Phase: inter, Succeeded: true, AllowMutating: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, procedures.Allowed, procedures.ReasonOperatorReviewed, true, false},
+		{"interactive, state-changing, on, reviewed without grant scope", DecisionInput{Phase: inter, Succeeded: true, AllowMutating: true, ReviewedBy: "op"}, procedures.Denied, procedures.ReasonReviewRequired, false, false},
+		{"interactive, state-changing, on, grant scope without reviewer", DecisionInput{Phase: inter, Succeeded: true, AllowMutating: true, ReviewerHasGrantScope: true}, procedures.Denied, procedures.ReasonReviewRequired, false, false},
+		{"interactive, state-changing, on, otherwise", DecisionInput{Phase: inter, Succeeded: true, AllowMutating: true}, procedures.Denied, procedures.ReasonReviewRequired, false, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			v := Decide(c.in)
+			if v.Outcome != c.outcome || v.Reason != c.reason || v.StateChanging != c.stateChanging {
+				t.Fatalf("Decide = %+v, want %s %s stateChanging=%v", v, c.outcome, c.reason, c.stateChanging)
+			}
+			if (v.Suggestion != "") != c.suggestion {
+				t.Fatalf("suggestion = %q, want one: %v", v.Suggestion, c.suggestion)
+			}
+		})
+	}
+}
+
+func TestAllowSet(t *testing.T) {
+	cat, err := procedures.NewCatalogue([]procedures.Tool{
+		{Name: "get_jobs", ReadOnly: true},
+		{Name: "fetch_logs", ReadOnly: true},
+		{Name: "kill_job"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	procs := map[string]*procedures.Procedure{
+		"proc__fetch_logs__get_jobs": {Name: "proc__fetch_logs__get_jobs", Signature: []string{"fetch_logs", "get_jobs"}},
+		"proc__get_jobs__kill_job":   {Name: "proc__get_jobs__kill_job", Signature: []string{"get_jobs", "kill_job"}},
+	}
+	readOnly := Verdict{Outcome: procedures.Allowed, Reason: procedures.ReasonReadOnly}
+	reviewed := Verdict{Outcome: procedures.Allowed, Reason: procedures.ReasonOperatorReviewed, StateChanging: true}
+	denied := Verdict{Outcome: procedures.Denied, Reason: procedures.ReasonReviewRequired}
+	cases := []struct {
+		name string
+		sig  []string
+		v    Verdict
+		want []string
+	}{
+		{"read-only signature", []string{"fetch_logs", "get_jobs"}, readOnly, []string{"fetch_logs", "get_jobs"}},
+		{"state-changing excluded when only read-only allowed", []string{"get_jobs", "kill_job"}, readOnly, []string{"get_jobs"}},
+		{"state-changing included when allowed", []string{"get_jobs", "kill_job"}, reviewed, []string{"get_jobs", "kill_job"}},
+		{"unknown never", []string{"get_jobs", "kill_job", "mystery"}, reviewed, []string{"get_jobs", "kill_job"}},
+		{"unknown never, read-only", []string{"get_jobs", "mystery"}, readOnly, []string{"get_jobs"}},
+		{"nested read-only proc", []string{"get_jobs", "proc__fetch_logs__get_jobs"}, readOnly, []string{"get_jobs", "proc__fetch_logs__get_jobs"}},
+		{"nested state-changing proc excluded", []string{"get_jobs", "proc__get_jobs__kill_job"}, readOnly, []string{"get_jobs"}},
+		{"nested state-changing proc included", []string{"get_jobs", "proc__get_jobs__kill_job"}, reviewed, []string{"get_jobs", "proc__get_jobs__kill_job"}},
+		{"missing proc is unknown", []string{"get_jobs", "proc__nope"}, reviewed, []string{"get_jobs"}},
+		{"denied allows nothing", []string{"fetch_logs", "get_jobs"}, denied, []string{}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := AllowSet(c.sig, procedures.Classify(c.sig, cat, procs), c.v)
+			if !slices.Equal(got, c.want) {
+				t.Fatalf("AllowSet = %v, want %v", got, c.want)
+			}
+			for _, n := range got {
+				if !slices.Contains(c.sig, n) {
+					t.Fatalf("%s is in the allow-set but not in the signature", n)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,156 @@
+package replay
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// HTTP dispatcher defaults.
+const (
+	DefaultHTTPTimeout          = 30 * time.Second
+	DefaultMaxResponseBytes     = 4 << 20
+	maxUpstreamErrorMessageSize = 1 << 10
+)
+
+// HTTPOptions configure NewHTTPDispatcher. Zero fields take defaults.
+type HTTPOptions struct {
+	// Timeout bounds one call, connection to last byte; default 30s.
+	Timeout time.Duration
+	// MaxResponseBytes bounds a response body; default 4 MiB.
+	MaxResponseBytes int64
+	// Client sends the requests; a fresh http.Client when nil. Its own
+	// Timeout, if any, also applies.
+	Client *http.Client
+}
+
+// HTTPDispatcher dispatches tool calls to an upstream tool server (API.md's
+// --upstream-http contract): POST {"tool", "arguments"} as JSON, answered by
+// 200 {"result": …} or 200 {"error": {"message": …}}.
+type HTTPDispatcher struct {
+	url    string
+	opts   HTTPOptions
+	client *http.Client
+}
+
+// NewHTTPDispatcher returns a dispatcher posting to rawURL, which must be an
+// absolute http or https URL.
+func NewHTTPDispatcher(rawURL string, opts HTTPOptions) (*HTTPDispatcher, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("upstream URL %q is not an absolute http(s) URL", rawURL)
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultHTTPTimeout
+	}
+	if opts.MaxResponseBytes <= 0 {
+		opts.MaxResponseBytes = DefaultMaxResponseBytes
+	}
+	c := opts.Client
+	if c == nil {
+		c = &http.Client{}
+	}
+	return &HTTPDispatcher{url: u.String(), opts: opts, client: c}, nil
+}
+
+type upstreamRequest struct {
+	Tool      string         `json:"tool"`
+	Arguments map[string]any `json:"arguments"`
+}
+
+type upstreamResponse struct {
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// Dispatch posts one call and returns its result decoded as JSON (numbers
+// as json.Number, so integers stay exact). Every failure is an error whose
+// message names the tool and the kind of failure, never the response body
+// (except the upstream's own error message, bounded to 1 KiB).
+func (d *HTTPDispatcher) Dispatch(ctx context.Context, tool string, args map[string]any) (any, error) {
+	if args == nil {
+		args = map[string]any{}
+	}
+	body, err := json.Marshal(upstreamRequest{Tool: tool, Arguments: args})
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: arguments do not encode as JSON: %v", tool, err)
+	}
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, d.opts.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: building the upstream request: %v", tool, err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	resp, err := d.client.Do(req)
+	if err != nil {
+		return nil, transportError(parent, ctx, tool, d.opts.Timeout, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		return nil, fmt.Errorf("tool %s: upstream answered HTTP %d", tool, resp.StatusCode)
+	}
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, d.opts.MaxResponseBytes+1))
+	if err != nil {
+		return nil, transportError(parent, ctx, tool, d.opts.Timeout, err)
+	}
+	if int64(len(raw)) > d.opts.MaxResponseBytes {
+		return nil, fmt.Errorf("tool %s: upstream response is larger than %d bytes", tool, d.opts.MaxResponseBytes)
+	}
+	var ur upstreamResponse
+	if err := json.Unmarshal(raw, &ur); err != nil {
+		return nil, fmt.Errorf("tool %s: upstream response is not the expected JSON object", tool)
+	}
+	if ur.Error != nil {
+		return nil, fmt.Errorf("tool %s failed upstream: %s", tool, bounded(ur.Error.Message, maxUpstreamErrorMessageSize))
+	}
+	if ur.Result == nil {
+		return nil, fmt.Errorf("tool %s: upstream response has neither result nor error", tool)
+	}
+	dec := json.NewDecoder(bytes.NewReader(ur.Result))
+	dec.UseNumber()
+	var result any
+	if err := dec.Decode(&result); err != nil {
+		return nil, fmt.Errorf("tool %s: upstream result is not JSON", tool)
+	}
+	return result, nil
+}
+
+// transportError explains a failed round trip without leaking internals.
+// parent is the caller's context, ctx the one bounded by the timeout.
+func transportError(parent, ctx context.Context, tool string, timeout time.Duration, err error) error {
+	switch {
+	case parent.Err() != nil:
+		return fmt.Errorf("tool %s: call abandoned: %w", tool, parent.Err())
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return fmt.Errorf("tool %s: upstream did not answer within %s: %w", tool, timeout, context.DeadlineExceeded)
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) && ue.Timeout() {
+		return fmt.Errorf("tool %s: upstream timed out: %w", tool, context.DeadlineExceeded)
+	}
+	return fmt.Errorf("tool %s: upstream unreachable", tool)
+}
+
+// bounded cuts s to at most n bytes on a rune boundary.
+func bounded(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + "…"
+}

@@ -1,0 +1,11 @@
+// Package replay replays stored procedures: it recomputes whether a procedure
+// is read-only from the current catalogue, takes exactly one recorded
+// decision per invoke (see Decide), derives the runtime allow-set (see
+// AllowSet), runs the procedure's code in a sandbox.Runner whose tool calls
+// go to a Dispatcher, replays nested proc__ calls recursively, and counts
+// successful replays. It also builds the planner's tool descriptors and runs
+// a procedure file without a store (RunFile) for the offline CLI.
+//
+// The security boundary is the allow-set checked at call time: a refused call
+// never reaches the Dispatcher. Static analysis only decides what to show.
+package replay
