@@ -100,7 +100,6 @@ func TestHTTPDispatcherFailures(t *testing.T) {
 
 func TestHTTPDispatcherTimeout(t *testing.T) {
 	release := make(chan struct{})
-	defer close(release)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-release:
@@ -108,6 +107,7 @@ func TestHTTPDispatcherTimeout(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
+	defer close(release) // before srv.Close, which waits for the handler
 	d, err := NewHTTPDispatcher(srv.URL, HTTPOptions{Timeout: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +125,6 @@ func TestHTTPDispatcherTimeout(t *testing.T) {
 func TestHTTPDispatcherContextCancel(t *testing.T) {
 	arrived := make(chan struct{})
 	release := make(chan struct{})
-	defer close(release)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		close(arrived)
 		select {
@@ -134,6 +133,7 @@ func TestHTTPDispatcherContextCancel(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
+	defer close(release) // before srv.Close, which waits for the handler
 	d, err := NewHTTPDispatcher(srv.URL, HTTPOptions{})
 	if err != nil {
 		t.Fatal(err)
