@@ -3,7 +3,6 @@ package neo4jstore
 import (
 	"context"
 	"fmt"
-	"math"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
@@ -136,7 +135,7 @@ func findParams(q procedures.Query) (map[string]any, error) {
 	case q.Status != "" && !q.Status.Valid():
 		return nil, invalid("status", "status %q is not succeeded or failed", q.Status)
 	}
-	limit := int64(math.MaxInt64)
+	limit := int64(noLimit)
 	if q.Limit > 0 {
 		limit = int64(q.Limit)
 	}
@@ -153,6 +152,10 @@ func findParams(q procedures.Query) (map[string]any, error) {
 		"limit":         limit,
 	}, nil
 }
+
+// noLimit is the LIMIT of a query without one: large, and small enough that
+// the server's SKIP + LIMIT does not overflow.
+const noLimit = 1 << 50
 
 func boolOrNil(b *bool) any {
 	if b == nil {
