@@ -1,0 +1,59 @@
+package replay
+
+import (
+	"context"
+
+	"github.com/procgraph/procgraph/procedures"
+)
+
+// ToolDescriptor is one exposed procedure as a planner sees it (API.md's
+// planner view, GET /v1/procedures/tools).
+type ToolDescriptor struct {
+	Name           string         `json:"name"`
+	Description    string         `json:"description"`
+	InputSchema    map[string]any `json:"input_schema"`
+	ReadOnly       bool           `json:"read_only"`
+	ExternalAccess bool           `json:"external_access"`
+	// AutoRun is whether a durable auto-run grant is active now.
+	AutoRun   bool     `json:"auto_run"`
+	Frequency int64    `json:"frequency"`
+	Signature []string `json:"signature"`
+}
+
+// Descriptor returns p's tool descriptor. p must be classified (as the
+// Service returns it): ReadOnly, ExternalAccess, AutoRun.Active and
+// Description are taken from it.
+func Descriptor(p *procedures.Procedure) ToolDescriptor {
+	schema := p.InputSchema
+	if schema == nil {
+		schema, _ = procedures.InputSchema(p.Parameters, nil)
+	}
+	description := p.Description
+	if description == "" {
+		description = procedures.Describe(p)
+	}
+	sig := p.Signature
+	if sig == nil {
+		sig = []string{}
+	}
+	return ToolDescriptor{
+		Name: p.Name, Description: description, InputSchema: schema, ReadOnly: p.ReadOnly,
+		ExternalAccess: p.ExternalAccess, AutoRun: p.AutoRun.Active, Frequency: p.Frequency, Signature: sig,
+	}
+}
+
+// Tools returns the descriptors of the exposed procedures, in find order
+// (frequency desc, last_used_at desc, name asc), optionally only those
+// linked to any of causes. limit 0 means procedures.DefaultFindLimit;
+// a limit out of range is CodeInvalid.
+func (r *Replayer) Tools(ctx context.Context, causes []string, limit int) ([]ToolDescriptor, error) {
+	page, err := r.svc.Exposed(ctx, causes, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ToolDescriptor, 0, len(page))
+	for _, p := range page {
+		out = append(out, Descriptor(p))
+	}
+	return out, nil
+}

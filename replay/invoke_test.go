@@ -1,0 +1,354 @@
+package replay
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/sandbox"
+)
+
+func TestInvokeReadOnlyAutomaticAllowedAndCounted(t *testing.T) {
+	for _, rn := range runners() {
+		t.Run(rn.name, func(t *testing.T) {
+			e := newEnv(t, rn.r, false)
+			p := e.capture(readOnlyCode)
+			res := e.mustSucceed(InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic,
+				Arguments: map[string]any{"task_id": 42}, SessionID: "s-1", Cause: "input dataset unavailable", Actor: "planner"})
+
+			d := res.Decision
+			if d.Outcome != procedures.Allowed || d.Reason != procedures.ReasonReadOnly || d.ID == "" ||
+				!slices.Equal(d.AllowedTools, []string{"fetch_logs", "get_jobs"}) || d.Actor != "planner" || d.CodeHash != p.CodeHash {
+				t.Fatalf("decision %+v", d)
+			}
+			if got := e.disp.tools(); !slices.Equal(got, []string{"get_jobs", "fetch_logs"}) {
+				t.Fatalf("dispatched %v", got)
+			}
+			if len(res.Calls) != 2 || !res.Calls[0].OK || res.Calls[0].Tool != "get_jobs" {
+				t.Fatalf("calls %+v", res.Calls)
+			}
+			m := res.Result.(map[string]any)
+			if m["jobs"].(map[string]any)["args"].(map[string]any)["task_id"] != int64(42) {
+				t.Fatalf("result %#v", res.Result)
+			}
+			ds := e.decisions(p.Name)
+			if len(ds) != 1 || ds[0].ID != d.ID {
+				t.Fatalf("recorded decisions %+v", ds)
+			}
+
+			// Counted: use_count, last_used_at, and the frequency by usage key.
+			after := e.get(p.Name)
+			if after.UseCount != 1 || after.LastUsedAt == nil || after.Frequency != 2 {
+				t.Fatalf("after one replay: use_count %d, last_used_at %v, frequency %d", after.UseCount, after.LastUsedAt, after.Frequency)
+			}
+			if len(after.Causes) != 1 || after.Causes[0].Name != "input dataset unavailable" {
+				t.Fatalf("causes %+v", after.Causes)
+			}
+			// The same session again: one more use, no more frequency.
+			e.mustSucceed(InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 42}, SessionID: "s-1"})
+			if again := e.get(p.Name); again.UseCount != 2 || again.Frequency != 2 {
+				t.Fatalf("same session: use_count %d, frequency %d", again.UseCount, again.Frequency)
+			}
+		})
+	}
+}
+
+func TestInvokeResultJSONShape(t *testing.T) {
+	e := newEnv(t, sandbox.NewInProcess(), false)
+	p := e.capture(readOnlyCode + "\nprint('hello')")
+	res := e.mustSucceed(InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": "t"}})
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	for _, k := range []string{"decision", "status", "result", "output", "calls", "error"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("the 200 body lacks %q: %s", k, b)
+		}
+	}
+	if m["error"] != nil || m["status"] != "succeeded" {
+		t.Errorf("body %s", b)
+	}
+	c := m["calls"].([]any)[0].(map[string]any)
+	if _, ok := c["duration_ms"]; !ok || c["tool"] != "get_jobs" || c["ok"] != true {
+		t.Errorf("call %v", c)
+	}
+}
+
+func TestInvokeStateChangingAutomaticDenied(t *testing.T) {
+	for _, allowMutating := range []bool{false, true} {
+		e := newEnv(t, sandbox.NewInProcess(), allowMutating)
+		p := e.capture(stateChangingCode)
+		if allowMutating {
+			if _, _, err := e.svc.SetAutoRun(context.Background(), procedures.AutoRunRequest{Name: p.Name, Enabled: true, Actor: "op"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, err := e.invoke(InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1},
+			ReviewedBy: "op", ReviewerHasGrantScope: true})
+		d := e.mustDeny(InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}}, procedures.ReasonStateChangingAuto)
+		pe := err.(*procedures.Error)
+		if pe.Details["suggestion"] == nil || d.Suggestion == "" || !strings.Contains(d.Suggestion, "interactive") {
+			t.Fatalf("no suggestion: %+v", pe.Details)
+		}
+		if len(d.AllowedTools) != 0 || d.Phase != procedures.PhaseAutomatic || d.CodeHash != p.CodeHash {
+			t.Fatalf("decision %+v", d)
+		}
+		if ds := e.decisions(p.Name); len(ds) != 2 || ds[0].Outcome != procedures.Denied {
+			t.Fatalf("recorded %+v", ds)
+		}
+		if got := e.disp.tools(); len(got) != 0 {
+			t.Fatalf("the dispatcher saw %v", got)
+		}
+		if e.get(p.Name).UseCount != 0 {
+			t.Fatal("a denied replay was counted")
+		}
+	}
+}
+
+func TestInvokeInteractive(t *testing.T) {
+	ctx := context.Background()
+	t.Run("mutating off", func(t *testing.T) {
+		e := newEnv(t, sandbox.NewInProcess(), false)
+		p := e.capture(stateChangingCode)
+		e.mustDeny(InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1},
+			ReviewedBy: "op", ReviewerHasGrantScope: true}, procedures.ReasonStateChangingDisabled)
+		if len(e.disp.tools()) != 0 {
+			t.Fatal("dispatched")
+		}
+	})
+	t.Run("read-only", func(t *testing.T) {
+		e := newEnv(t, sandbox.NewInProcess(), false)
+		p := e.capture(readOnlyCode)
+		res := e.mustSucceed(InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1}})
+		if res.Decision.Reason != procedures.ReasonReadOnly {
+			t.Fatal(res.Decision)
+		}
+	})
+	for _, rn := range runners() {
+		t.Run("grant/"+rn.name, func(t *testing.T) {
+			e := newEnv(t, rn.r, true)
+			p := e.capture(stateChangingCode)
+			e.mustDeny(InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1}}, procedures.ReasonReviewRequired)
+			if _, _, err := e.svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: p.Name, Enabled: true, Actor: "op", Reason: "safe"}); err != nil {
+				t.Fatal(err)
+			}
+			res := e.mustSucceed(InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1}})
+			if res.Decision.Reason != procedures.ReasonDurableAutoRun || !slices.Equal(res.Decision.AllowedTools, []string{"get_jobs", "kill_job"}) {
+				t.Fatalf("decision %+v", res.Decision)
+			}
+			if !slices.Equal(e.disp.tools(), []string{"get_jobs", "kill_job"}) {
+				t.Fatalf("dispatched %v", e.disp.tools())
+			}
+		})
+	}
+	t.Run("reviewed_by", func(t *testing.T) {
+		e := newEnv(t, sandbox.NewInProcess(), true)
+		p := e.capture(stateChangingCode)
+		e.mustDeny(InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1},
+			ReviewedBy: "alice"}, procedures.ReasonReviewRequired)
+		if len(e.disp.tools()) != 0 {
+			t.Fatal("a review without the grant scope ran")
+		}
+		res := e.mustSucceed(InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1},
+			ReviewedBy: "alice", ReviewerHasGrantScope: true, Actor: "bob"})
+		d := res.Decision
+		if d.Reason != procedures.ReasonOperatorReviewed || d.Actor != "bob" || !strings.Contains(d.Note, "alice") {
+			t.Fatalf("decision %+v", d)
+		}
+		if !e.disp.saw("kill_job") {
+			t.Fatal("kill_job was not dispatched")
+		}
+	})
+}
+
+func TestInvokeInvalidArgumentsNoDecision(t *testing.T) {
+	e := newEnv(t, sandbox.NewInProcess(), false)
+	p := e.capture(readOnlyCode)
+	cases := []struct {
+		name string
+		args map[string]any
+		path string
+	}{
+		{"missing", nil, ""},
+		{"extra", map[string]any{"task_id": 1, "rm": "-rf"}, ""},
+		{"not JSON", map[string]any{"task_id": func() {}}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := e.invoke(InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: c.args})
+			if procedures.ErrorCode(err) != procedures.CodeInvalidArguments {
+				t.Fatalf("err = %v", err)
+			}
+			list, ok := err.(*procedures.Error).Details["errors"].([]ArgumentError)
+			if !ok || len(list) == 0 || list[0].Message == "" {
+				t.Fatalf("details %+v", err.(*procedures.Error).Details)
+			}
+		})
+	}
+	if ds := e.decisions(p.Name); len(ds) != 0 {
+		t.Fatalf("decisions were recorded: %+v", ds)
+	}
+	if len(e.disp.tools()) != 0 {
+		t.Fatal("dispatched")
+	}
+}
+
+func TestInvokeArgumentsAgainstSuppliedSchema(t *testing.T) {
+	e := newEnv(t, sandbox.NewInProcess(), false)
+	out, err := e.svc.Capture(context.Background(), procedures.CaptureRequest{Code: readOnlyCode, ParamsSchema: map[string]any{
+		"type": "object", "properties": map[string]any{"task_id": map[string]any{"type": "integer", "minimum": 1}},
+		"additionalProperties": false,
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := out.Procedure.Name
+	_, err = e.invoke(InvokeRequest{Name: name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": "x"}})
+	list, _ := err.(*procedures.Error).Details["errors"].([]ArgumentError)
+	if procedures.ErrorCode(err) != procedures.CodeInvalidArguments || len(list) != 1 || list[0].Path != "/task_id" {
+		t.Fatalf("err = %v, errors %+v", err, list)
+	}
+	_, err = e.invoke(InvokeRequest{Name: name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 0}})
+	if procedures.ErrorCode(err) != procedures.CodeInvalidArguments {
+		t.Fatalf("minimum: err = %v", err)
+	}
+	res := e.mustSucceed(InvokeRequest{Name: name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 9007199254740993}})
+	got := res.Result.(map[string]any)["jobs"].(map[string]any)["args"].(map[string]any)["task_id"]
+	if got != int64(9007199254740993) {
+		t.Fatalf("a big integer argument arrived as %#v", got)
+	}
+}
+
+func TestInvokeRequestValidation(t *testing.T) {
+	e := newEnv(t, sandbox.NewInProcess(), false)
+	p := e.capture(readOnlyCode)
+	for _, req := range []InvokeRequest{
+		{Name: p.Name},
+		{Name: p.Name, Phase: "later"},
+		{Phase: procedures.PhaseAutomatic},
+		{Name: p.Name, Phase: procedures.PhaseAutomatic, SessionID: strings.Repeat("s", 600)},
+	} {
+		if _, err := e.invoke(req); procedures.ErrorCode(err) != procedures.CodeInvalid {
+			t.Errorf("Invoke(%+v) err = %v, want invalid_request", req.Phase, err)
+		}
+	}
+	if _, err := e.invoke(InvokeRequest{Name: "proc__nope__none", Phase: procedures.PhaseAutomatic}); procedures.ErrorCode(err) != procedures.CodeNotFound {
+		t.Errorf("unknown procedure: %v", err)
+	}
+	if ds := e.decisions(""); len(ds) != 0 {
+		t.Fatalf("decisions recorded: %+v", ds)
+	}
+}
+
+func TestInvokeFailedVersionDenied(t *testing.T) {
+	e := newEnv(t, sandbox.NewInProcess(), false)
+	p := e.captureStatus(readOnlyCode, procedures.StatusFailed)
+	e.mustDeny(InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}}, procedures.ReasonProcedureNotSucceeded)
+	if len(e.disp.tools()) != 0 {
+		t.Fatal("dispatched")
+	}
+}
+
+func TestInvokeFailedRunNotCounted(t *testing.T) {
+	for _, rn := range runners() {
+		t.Run(rn.name, func(t *testing.T) {
+			e := newEnv(t, rn.r, false)
+			e.disp.fail = map[string]string{"fetch_logs": "logs are gone"}
+			p := e.capture(readOnlyCode)
+			res, err := e.invoke(InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}, SessionID: "s-9"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Status != StatusFailed || res.Error == nil || res.Error.Code != sandbox.ToolFailed || res.Error.Tool != "fetch_logs" ||
+				!strings.Contains(res.Error.Message, "logs are gone") || res.Result != nil {
+				t.Fatalf("result %+v, error %+v", res, res.Error)
+			}
+			if after := e.get(p.Name); after.UseCount != 0 || after.LastUsedAt != nil || after.Frequency != 1 {
+				t.Fatalf("a failed run was counted: %+v", after)
+			}
+		})
+	}
+}
+
+// failingDecisions is the real embedded store with AppendDecision failing:
+// fault injection for the fail-closed rule.
+type failingDecisions struct{ procedures.Store }
+
+func (failingDecisions) AppendDecision(context.Context, procedures.Decision) error {
+	return procedures.Errorf(procedures.CodeUnavailable, "the store cannot be reached")
+}
+
+func TestInvokeFailsClosedWhenTheDecisionIsNotRecorded(t *testing.T) {
+	e := newEnv(t, sandbox.NewInProcess(), false)
+	p := e.capture(readOnlyCode)
+	broken := newEnvOn(t, e.store, failingDecisions{e.store}, sandbox.NewInProcess(), false)
+	_, err := broken.invoke(InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}})
+	if procedures.ErrorCode(err) != procedures.CodeUnavailable {
+		t.Fatalf("err = %v", err)
+	}
+	if len(broken.disp.tools()) != 0 {
+		t.Fatal("ran without a recorded decision")
+	}
+}
+
+func TestInvokeCatalogueChangeReclassifies(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, sandbox.NewInProcess(), false)
+	p := e.capture(readOnlyCode)
+	req := InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}}
+	e.mustSucceed(req)
+	tools := slices.Clone(defaultTools)
+	for i := range tools {
+		if tools[i].Name == "fetch_logs" {
+			tools[i].ReadOnly = false
+		}
+	}
+	if _, err := e.svc.PutCatalogue(ctx, tools); err != nil {
+		t.Fatal(err)
+	}
+	before := len(e.disp.tools())
+	e.mustDeny(req, procedures.ReasonStateChangingAuto)
+	if len(e.disp.tools()) != before {
+		t.Fatal("dispatched after the flip")
+	}
+	// A tool that leaves the catalogue is unknown: not read-only either.
+	if _, err := e.svc.PutCatalogue(ctx, []procedures.Tool{{Name: "get_jobs", ReadOnly: true}}); err != nil {
+		t.Fatal(err)
+	}
+	e.mustDeny(req, procedures.ReasonStateChangingAuto)
+}
+
+func TestInvokeGrantInactiveAfterPromote(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, sandbox.NewInProcess(), true)
+	p := e.capture(stateChangingCode)
+	if _, _, err := e.svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: p.Name, Enabled: true, Actor: "op"}); err != nil {
+		t.Fatal(err)
+	}
+	req := InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1}}
+	if res := e.mustSucceed(req); res.Decision.Reason != procedures.ReasonDurableAutoRun {
+		t.Fatal(res.Decision)
+	}
+	v2 := e.capture(stateChangingCode + "\n# second version")
+	if v2.CodeHash != p.CodeHash {
+		t.Fatal("the second capture became current by itself")
+	}
+	vs, _ := e.svc.Versions(ctx, p.Name)
+	if _, _, err := e.svc.Promote(ctx, procedures.PromoteRequest{Name: p.Name, CodeHash: vs[1].CodeHash, Actor: "op"}); err != nil {
+		t.Fatal(err)
+	}
+	n := len(e.disp.tools())
+	d := e.mustDeny(req, procedures.ReasonReviewRequired)
+	if d.CodeHash != vs[1].CodeHash {
+		t.Fatalf("decided on %s, want the promoted %s", d.CodeHash, vs[1].CodeHash)
+	}
+	if len(e.disp.tools()) != n {
+		t.Fatal("dispatched")
+	}
+}

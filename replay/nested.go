@@ -1,0 +1,131 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/sandbox"
+)
+
+// chain is one top-level invoke and the nested replays it led to: the
+// request every nested decision is taken for, the usage key every success
+// counts under, and the path of procedures being run, outermost first.
+//
+// A nested replay is decided like a top-level one with the same phase,
+// actor, reviewer and grant scope: a reviewer who approved the outer run
+// approved the procedures it calls. Its own decision is recorded, its own
+// arguments validated, its own allow-set applied, and its success counted
+// under the same usage key (without the request's cause, which named the
+// outer procedure).
+type chain struct {
+	req      InvokeRequest
+	usageKey string
+	path     []string
+}
+
+// push returns the chain one level deeper, running name.
+func (c *chain) push(name string) *chain {
+	return &chain{req: c.req, usageKey: c.usageKey, path: append(slices.Clip(c.path), name)}
+}
+
+// toolCaller is the ToolCaller of one run: it re-checks the allow-set, sends
+// proc__ calls to a nested replay and every other allowed call to the
+// dispatcher.
+type toolCaller struct {
+	r          *Replayer // nil when there is no store (RunFile): proc__ calls are refused
+	chain      *chain
+	allowed    []string
+	dispatcher Dispatcher
+}
+
+// CallTool performs one call the sandbox admitted.
+func (t *toolCaller) CallTool(ctx context.Context, name string, args map[string]any) (any, error) {
+	// The sandbox's gate already refused names outside the allow-set; this
+	// second check keeps the boundary if a Runner ever gets it wrong.
+	if !slices.Contains(t.allowed, name) {
+		return nil, refused(name, "tools.%s is not in this run's allow-set", name)
+	}
+	if procedures.IsProcName(name) {
+		if t.r == nil {
+			return nil, refused(name, "%s is a procedure, and procedures cannot be called here", name)
+		}
+		return t.r.callNested(ctx, t.chain, name, args)
+	}
+	if t.dispatcher == nil {
+		return nil, &sandbox.Error{Code: sandbox.ToolFailed, Tool: name, Message: "no upstream tool server is configured"}
+	}
+	return t.dispatcher.Dispatch(ctx, name, args)
+}
+
+func refused(tool, format string, args ...any) *sandbox.Error {
+	return &sandbox.Error{Code: sandbox.ToolRefused, Tool: tool, Message: fmt.Sprintf(format, args...)}
+}
+
+// callNested replays the procedure name called from the run at the end of
+// c.path. A cycle or a nesting deeper than procedures.MaxNesting is
+// recorded as a denied decision (reason cycle or nesting_too_deep) and
+// refused; so is a nested replay whose decision denies it. Invalid arguments
+// fail the call with tool_failed (no decision, as for a top-level invoke). A
+// nested run that fails fails the call with the nested error's code.
+func (r *Replayer) callNested(ctx context.Context, c *chain, name string, args map[string]any) (any, error) {
+	level := len(c.path) // the callee's level: the outermost run is level 0
+	if slices.Contains(c.path, name) || level > procedures.MaxNesting {
+		reason, why := procedures.ReasonNestingTooDeep, fmt.Sprintf("procedures nest more than %d deep", procedures.MaxNesting)
+		if slices.Contains(c.path, name) {
+			reason, why = procedures.ReasonCycle, "cycle "+strings.Join(append(slices.Clip(c.path), name), " -> ")
+		}
+		if err := r.recordStructuralDenial(ctx, c, name, reason); err != nil {
+			return nil, &sandbox.Error{Code: sandbox.RuntimeError, Tool: name, Message: name + " could not be decided"}
+		}
+		return nil, refused(name, "%s refused: %s", name, why)
+	}
+	res, err := r.replay(ctx, c, name, args, "")
+	if err != nil {
+		return nil, nestedError(name, err)
+	}
+	if res.Error != nil {
+		e := *res.Error
+		e.Message = name + " failed: " + e.Message
+		e.Tool = name
+		return nil, &e
+	}
+	return res.Result, nil
+}
+
+// recordStructuralDenial records the denial of a nested call refused for
+// its place in the chain, bound to the callee's current code hash.
+func (r *Replayer) recordStructuralDenial(ctx context.Context, c *chain, name, reason string) error {
+	hash := ""
+	if p, err := r.svc.Get(ctx, name); err == nil {
+		hash = p.CodeHash
+	}
+	d := procedures.Decision{Kind: procedures.KindInvoke, Procedure: name, CodeHash: hash, Phase: c.req.Phase,
+		Outcome: procedures.Denied, Reason: reason, Actor: c.req.Actor, AllowedTools: []string{}}
+	return r.record(ctx, &d)
+}
+
+// nestedError turns an error of a nested invoke (before it ran) into the
+// failure of the tool call that asked for it.
+func nestedError(name string, err error) *sandbox.Error {
+	var pe *procedures.Error
+	if !errors.As(err, &pe) {
+		return &sandbox.Error{Code: sandbox.RuntimeError, Tool: name, Message: name + ": internal error"}
+	}
+	switch pe.Code {
+	case procedures.CodeDenied:
+		reason := ""
+		if d, ok := pe.Details["decision"].(procedures.Decision); ok {
+			reason = d.Reason
+		}
+		return refused(name, "%s was denied: %s", name, reason)
+	case procedures.CodeInvalidArguments:
+		return &sandbox.Error{Code: sandbox.ToolFailed, Tool: name, Message: pe.Message}
+	case procedures.CodeNotFound:
+		return &sandbox.Error{Code: sandbox.ToolFailed, Tool: name, Message: "no procedure " + name}
+	}
+	return &sandbox.Error{Code: sandbox.RuntimeError, Tool: name, Message: name + ": " + pe.Message}
+}

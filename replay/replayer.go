@@ -1,0 +1,288 @@
+package replay
+
+import (
+	"context"
+	"slices"
+	"time"
+	"unicode/utf8"
+
+	"github.com/rs/zerolog"
+
+	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/sandbox"
+	"github.com/procgraph/procgraph/signature"
+)
+
+// Options configure a Replayer.
+type Options struct {
+	// Limits bound every run, nested ones included (each nested run has its
+	// own limits, within the time left to the run that called it). With a
+	// sandbox.Pool, MaxMemory should equal the pool's MaxMemory, else every
+	// run gets a one-off worker.
+	Limits sandbox.Limits
+	// Logger receives one event per decision and per run: procedure, code
+	// hash, phase, outcome, reason, actor, status, error code, duration.
+	// Never arguments, code, output or results. Zero value: silent.
+	Logger zerolog.Logger
+	// NestedRunner runs nested proc__ replays; the Replayer's runner when nil.
+	// With a Pool, a nested run takes a second worker while its caller's
+	// worker waits (a chain holds at most MaxNesting+1 workers); if the pool
+	// is at MaxWorkers the nested run waits for a worker within the caller's
+	// deadline and fails with timeout, never deadlocks.
+	NestedRunner sandbox.Runner
+}
+
+// Replayer replays stored procedures: one recorded decision per invoke, a
+// run in the sandbox with the decision's allow-set, nested proc__ replays,
+// and counting of successful replays. It is safe for concurrent use.
+type Replayer struct {
+	svc        *procedures.Service
+	runner     sandbox.Runner
+	nested     sandbox.Runner
+	dispatcher Dispatcher
+	opts       Options
+	log        zerolog.Logger
+	schemas    schemaCache
+	now        func() time.Time
+}
+
+// New returns a Replayer reading and recording through svc, running blocks
+// in runner and sending allowed tool calls to d.
+func New(svc *procedures.Service, runner sandbox.Runner, d Dispatcher, opts Options) *Replayer {
+	nested := opts.NestedRunner
+	if nested == nil {
+		nested = runner
+	}
+	return &Replayer{svc: svc, runner: runner, nested: nested, dispatcher: d, opts: opts, log: opts.Logger, now: time.Now}
+}
+
+// InvokeRequest is one replay request.
+type InvokeRequest struct {
+	Name           string
+	Arguments      map[string]any
+	Phase          procedures.Phase
+	SessionID      string
+	IdempotencyKey string
+	// Cause, when set, links the procedure to the cause on success.
+	Cause string
+	// ReviewedBy names the operator who reviewed this run. It counts only
+	// when ReviewerHasGrantScope: the caller holds the grant scope.
+	ReviewedBy            string
+	ReviewerHasGrantScope bool
+	// Actor is who asks (the audit record's actor); "anonymous" when empty.
+	Actor string
+}
+
+// The statuses of a replay that ran.
+const (
+	StatusSucceeded = "succeeded"
+	StatusFailed    = "failed"
+)
+
+// InvokeResult is a replay that was allowed and ran: API.md's 200 body.
+type InvokeResult struct {
+	Decision procedures.Decision `json:"decision"`
+	Status   string              `json:"status"`
+	Result   any                 `json:"result"`
+	Output   string              `json:"output"`
+	Calls    []sandbox.Call      `json:"calls"`
+	Error    *sandbox.Error      `json:"error"`
+}
+
+// Invoke replays the current version of the procedure req.Name. In order:
+// it validates the request (CodeInvalid), loads the procedure (CodeNotFound),
+// re-analyses the stored code, validates the arguments against the input
+// schema (CodeInvalidArguments with details "errors"; no decision), takes and
+// records exactly one decision (a failure to record it runs nothing), and
+// returns CodeDenied with details "decision" (and "suggestion") when denied.
+// An allowed replay runs and answers an InvokeResult, succeeded or failed; a
+// succeeded one is counted under the request's usage key.
+func (r *Replayer) Invoke(ctx context.Context, req InvokeRequest) (*InvokeResult, error) {
+	if err := validateRequest(&req); err != nil {
+		return nil, err
+	}
+	c := &chain{usageKey: procedures.UsageKey(req.SessionID, req.IdempotencyKey), req: req}
+	res, err := r.replay(ctx, c, req.Name, req.Arguments, req.Cause)
+	return res, err
+}
+
+// validateRequest checks the fields and fills the defaults.
+func validateRequest(req *InvokeRequest) error {
+	if req.Name == "" {
+		return procedures.Errorf(procedures.CodeInvalid, "the procedure name is required").WithDetails("field", "name")
+	}
+	if !req.Phase.Valid() {
+		return procedures.Errorf(procedures.CodeInvalid, "phase %q is not automatic or interactive", req.Phase).WithDetails("field", "phase")
+	}
+	for _, f := range []struct{ field, value string }{
+		{"name", req.Name}, {"session_id", req.SessionID}, {"Idempotency-Key", req.IdempotencyKey},
+		{"cause", req.Cause}, {"reviewed_by", req.ReviewedBy}, {"actor", req.Actor},
+	} {
+		if len(f.value) > procedures.MaxKeyBytes {
+			return procedures.Errorf(procedures.CodeInvalid, "%s is longer than %d bytes", f.field, procedures.MaxKeyBytes).WithDetails("field", f.field)
+		}
+		if !utf8.ValidString(f.value) {
+			return procedures.Errorf(procedures.CodeInvalid, "%s is not valid UTF-8", f.field).WithDetails("field", f.field)
+		}
+	}
+	if req.Actor == "" {
+		req.Actor = "anonymous"
+	}
+	return nil
+}
+
+// prepared is a procedure ready to decide on: classified by the current
+// catalogue, its stored code re-analysed, its arguments validated.
+type prepared struct {
+	p    *procedures.Procedure
+	a    *signature.Analysis
+	succ bool
+	args map[string]any // the parameters only, JSON-normalized
+}
+
+// prepare loads name's current version, re-analyses its code and validates
+// args. Nothing is recorded.
+func (r *Replayer) prepare(ctx context.Context, name string, args map[string]any) (*prepared, error) {
+	p, err := r.svc.Get(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	v, err := r.svc.Version(ctx, name, p.CodeHash)
+	if err != nil {
+		if procedures.ErrorCode(err) == procedures.CodeNotFound {
+			r.log.Error().Str("procedure", name).Str("code_hash", p.CodeHash).Msg("replay: the current version is missing")
+			return nil, procedures.Errorf(procedures.CodeInternal, "the current version of %s cannot be loaded", name)
+		}
+		return nil, err
+	}
+	a, err := analyzeStored(v)
+	if err != nil || a.CodeHash != p.CodeHash || !slices.Equal(a.Signature, p.Signature) {
+		r.log.Error().Err(err).Str("procedure", name).Str("code_hash", p.CodeHash).
+			Msg("replay: the stored code does not analyse to the stored procedure; refusing to run it")
+		return nil, procedures.Errorf(procedures.CodeInternal, "the stored code of %s does not match its procedure; it will not run", name)
+	}
+	schema, err := r.schemas.get(a.CodeHash, a.Parameters, v.InputSchema)
+	if err != nil {
+		r.log.Error().Err(err).Str("procedure", name).Str("code_hash", p.CodeHash).Msg("replay: the stored input schema does not compile")
+		return nil, procedures.Errorf(procedures.CodeInternal, "the input schema of %s does not compile", name)
+	}
+	norm, err := normalizeArguments(args)
+	if err != nil {
+		return nil, err
+	}
+	if err := validateArguments(name, schema, norm); err != nil {
+		return nil, err
+	}
+	bound := make(map[string]any, len(a.Parameters))
+	for _, param := range a.Parameters {
+		bound[param] = plainNumbers(norm[param])
+	}
+	return &prepared{p: p, a: a, succ: v.Status == procedures.StatusSucceeded, args: bound}, nil
+}
+
+// analyzeStored re-runs the static analysis on a stored version's code.
+func analyzeStored(v *procedures.Version) (*signature.Analysis, error) {
+	dialect, err := signature.ParseDialect(v.Dialect)
+	if err != nil {
+		return nil, err
+	}
+	return signature.Analyze(v.Code, dialect)
+}
+
+// decide takes and records the decision on prep for the request of c.
+// The record is appended before anything runs; failing to append it is an
+// error and nothing runs.
+func (r *Replayer) decide(ctx context.Context, c *chain, prep *prepared) (procedures.Decision, Verdict, []string, error) {
+	req := c.req
+	v := Decide(DecisionInput{
+		Phase:                 req.Phase,
+		Succeeded:             prep.succ,
+		ReadOnly:              prep.p.ReadOnly,
+		AllowMutating:         r.svc.AllowMutatingAutorun(),
+		GrantActive:           prep.p.AutoRun.Active,
+		ReviewedBy:            req.ReviewedBy,
+		ReviewerHasGrantScope: req.ReviewerHasGrantScope,
+	})
+	allowed := AllowSet(prep.a.Signature, classificationOf(prep.p), v)
+	d := procedures.Decision{
+		Kind: procedures.KindInvoke, Procedure: prep.p.Name, CodeHash: prep.p.CodeHash, Phase: req.Phase,
+		Outcome: v.Outcome, Reason: v.Reason, Actor: req.Actor, AllowedTools: allowed, Suggestion: v.Suggestion,
+	}
+	if v.Reason == procedures.ReasonOperatorReviewed {
+		d.Note = "reviewed by " + req.ReviewedBy
+	}
+	err := r.record(ctx, &d)
+	return d, v, allowed, err
+}
+
+// record appends d, logging it.
+func (r *Replayer) record(ctx context.Context, d *procedures.Decision) error {
+	if err := r.svc.AppendDecision(ctx, d); err != nil {
+		r.log.Error().Err(err).Str("procedure", d.Procedure).Str("code_hash", d.CodeHash).Str("reason", d.Reason).
+			Msg("replay: the decision could not be recorded; nothing runs")
+		return err
+	}
+	r.log.Info().Str("decision", d.ID).Str("procedure", d.Procedure).Str("code_hash", d.CodeHash).
+		Str("phase", string(d.Phase)).Str("outcome", string(d.Outcome)).Str("reason", d.Reason).
+		Str("actor", d.Actor).Strs("allowed_tools", d.AllowedTools).Msg("replay decision")
+	return nil
+}
+
+// deniedError is the CodeDenied error of a denied decision.
+func deniedError(d procedures.Decision) error {
+	e := procedures.Errorf(procedures.CodeDenied, "the replay of %s was denied: %s", d.Procedure, d.Reason).WithDetails("decision", d)
+	if d.Suggestion != "" {
+		e = e.WithDetails("suggestion", d.Suggestion)
+	}
+	return e
+}
+
+// replay prepares, decides and runs one procedure, top-level or nested.
+func (r *Replayer) replay(ctx context.Context, c *chain, name string, args map[string]any, cause string) (*InvokeResult, error) {
+	prep, err := r.prepare(ctx, name, args)
+	if err != nil {
+		return nil, err
+	}
+	d, _, allowed, err := r.decide(ctx, c, prep)
+	if err != nil {
+		return nil, err
+	}
+	if d.Outcome != procedures.Allowed {
+		return nil, deniedError(d)
+	}
+	runner := r.runner
+	if len(c.path) > 0 {
+		runner = r.nested
+	}
+	tc := &toolCaller{r: r, chain: c.push(name), allowed: allowed, dispatcher: r.dispatcher}
+	start := r.now()
+	res := runner.Run(ctx, sandbox.Request{
+		Filename: name + ".star", Source: prep.a.Source, Args: prep.args, Allowed: allowed, Limits: r.opts.Limits,
+	}, tc)
+	out := resultOf(d, res)
+	ev := r.log.Info()
+	if res.Err != nil {
+		ev = ev.Str("error_code", string(res.Err.Code)).Str("error_tool", res.Err.Tool)
+	}
+	ev.Str("decision", d.ID).Str("procedure", name).Str("code_hash", d.CodeHash).Str("status", out.Status).
+		Int("calls", len(out.Calls)).Dur("duration", r.now().Sub(start)).Int("depth", len(c.path)).Msg("replay run")
+	if out.Status == StatusSucceeded {
+		if err := r.svc.RecordReplay(ctx, name, d.CodeHash, c.usageKey, cause); err != nil {
+			// The replay happened: report it, and say in the log that it was not counted.
+			r.log.Warn().Err(err).Str("procedure", name).Str("code_hash", d.CodeHash).Msg("replay: a successful replay could not be counted")
+		}
+	}
+	return out, nil
+}
+
+// resultOf turns a sandbox result into the API's answer.
+func resultOf(d procedures.Decision, res sandbox.Result) *InvokeResult {
+	out := &InvokeResult{Decision: d, Status: StatusSucceeded, Result: res.Value, Output: res.Output, Calls: res.Calls, Error: res.Err}
+	if out.Calls == nil {
+		out.Calls = []sandbox.Call{}
+	}
+	if res.Err != nil {
+		out.Status, out.Result = StatusFailed, nil
+	}
+	return out
+}

@@ -1,0 +1,112 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/sandbox"
+	"github.com/procgraph/procgraph/signature"
+)
+
+// RunFileRequest is a block to run without a store, for the offline CLI
+// (`procgraph run FILE`).
+type RunFileRequest struct {
+	Code    string
+	Dialect string // "starlark" (default) or "python-async"
+	// Catalogue classifies the block's tools; nil is an empty catalogue,
+	// under which every tool is unknown and nothing may run.
+	Catalogue *procedures.Catalogue
+	// Phase defaults to interactive: the author at a terminal is watching.
+	Phase     procedures.Phase
+	Arguments map[string]any
+	// ParamsSchema optionally refines the input schema (as at capture).
+	ParamsSchema map[string]any
+	// AllowMutating lets state-changing catalogue tools run in the
+	// interactive phase: the author running their own file counts as the
+	// operator who reviewed it (reason operator_reviewed, actor "local").
+	// Off, a state-changing block is denied with state_changing_disabled.
+	AllowMutating bool
+	Limits        sandbox.Limits
+	Runner        sandbox.Runner // required
+	Dispatcher    Dispatcher     // nil: every allowed call fails with tool_failed
+}
+
+// RunFile analyses code, classifies it against the catalogue, decides as for
+// an invoke of a succeeded version without a grant (see
+// RunFileRequest.AllowMutating), and runs it. Nested proc__ references are
+// unknown without a store: they are never in the allow-set. The decision is
+// returned but recorded nowhere. Errors: CodeInvalid (phase, dialect, no
+// runner), CodeInvalidCode or CodeTooLarge (the code), CodeInvalidArguments,
+// CodeDenied with details "decision".
+func RunFile(ctx context.Context, req RunFileRequest) (*InvokeResult, error) {
+	if req.Runner == nil {
+		return nil, procedures.Errorf(procedures.CodeInvalid, "a sandbox runner is required")
+	}
+	if req.Phase == "" {
+		req.Phase = procedures.PhaseInteractive
+	}
+	if !req.Phase.Valid() {
+		return nil, procedures.Errorf(procedures.CodeInvalid, "phase %q is not automatic or interactive", req.Phase).WithDetails("field", "phase")
+	}
+	dialect, err := signature.ParseDialect(req.Dialect)
+	if err != nil {
+		return nil, procedures.Errorf(procedures.CodeInvalid, "dialect %q is not starlark or python-async", req.Dialect).WithDetails("field", "dialect")
+	}
+	a, err := signature.Analyze(req.Code, dialect)
+	if err != nil {
+		return nil, codeError(err)
+	}
+	var cache schemaCache
+	schema, err := cache.get(a.CodeHash, a.Parameters, req.ParamsSchema)
+	if err != nil {
+		return nil, err
+	}
+	args, err := normalizeArguments(req.Arguments)
+	if err != nil {
+		return nil, err
+	}
+	if err := validateArguments(a.Name, schema, args); err != nil {
+		return nil, err
+	}
+	bound := make(map[string]any, len(a.Parameters))
+	for _, p := range a.Parameters {
+		bound[p] = plainNumbers(args[p])
+	}
+	c := procedures.Classify(a.Signature, req.Catalogue, nil)
+	in := DecisionInput{Phase: req.Phase, Succeeded: true, ReadOnly: c.ReadOnly, AllowMutating: req.AllowMutating}
+	if req.AllowMutating {
+		in.ReviewedBy, in.ReviewerHasGrantScope = localActor, true
+	}
+	v := Decide(in)
+	allowed := AllowSet(a.Signature, c, v)
+	at := time.Now().UTC().Truncate(time.Millisecond)
+	d := procedures.Decision{ID: procedures.NewDecisionID(at), Kind: procedures.KindInvoke, Procedure: a.Name,
+		CodeHash: a.CodeHash, Phase: req.Phase, Outcome: v.Outcome, Reason: v.Reason, Actor: localActor,
+		AllowedTools: allowed, At: at, Suggestion: v.Suggestion}
+	if !v.Allowed() {
+		return nil, deniedError(d)
+	}
+	tc := &toolCaller{allowed: allowed, dispatcher: req.Dispatcher}
+	res := req.Runner.Run(ctx, sandbox.Request{Filename: a.Name + ".star", Source: a.Source, Args: bound, Allowed: allowed, Limits: req.Limits}, tc)
+	return resultOf(d, res), nil
+}
+
+// localActor is the actor of RunFile's decisions.
+const localActor = "local"
+
+// codeError turns an analysis rejection into CodeInvalidCode (or
+// CodeTooLarge) with details line, column and feature, as a capture would.
+func codeError(err error) error {
+	var se *signature.Error
+	if !errors.As(err, &se) {
+		return procedures.Errorf(procedures.CodeInvalidCode, "the code cannot be analysed")
+	}
+	code := procedures.CodeInvalidCode
+	if se.Feature == "code_size" {
+		code = procedures.CodeTooLarge
+	}
+	return (&procedures.Error{Code: code, Message: se.Message}).
+		WithDetails("line", se.Line).WithDetails("column", se.Column).WithDetails("feature", se.Feature)
+}

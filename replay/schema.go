@@ -1,0 +1,144 @@
+package replay
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"sort"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/procgraph/procgraph/procedures"
+)
+
+// maxCachedSchemas bounds the compiled-schema cache; it is emptied when full.
+const maxCachedSchemas = 4096
+
+// schemaCache holds compiled input schemas by code hash: a code hash names
+// one version, whose parameters and schema never change.
+type schemaCache struct {
+	mu sync.Mutex
+	m  map[string]*jsonschema.Schema
+}
+
+// get returns the compiled schema of the version codeHash, compiling
+// InputSchema(parameters, supplied) on a miss.
+func (c *schemaCache) get(codeHash string, parameters []string, supplied map[string]any) (*jsonschema.Schema, error) {
+	c.mu.Lock()
+	s, ok := c.m[codeHash]
+	c.mu.Unlock()
+	if ok {
+		return s, nil
+	}
+	schema, err := procedures.InputSchema(parameters, supplied)
+	if err != nil {
+		return nil, err
+	}
+	if s, err = procedures.CompileSchema(schema); err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= maxCachedSchemas {
+		c.m = map[string]*jsonschema.Schema{}
+	}
+	c.m[codeHash] = s
+	c.mu.Unlock()
+	return s, nil
+}
+
+// ArgumentError is one argument that fails the input schema.
+type ArgumentError struct {
+	// Path is the JSON pointer of the failing value ("" is the arguments
+	// object itself, e.g. for a missing property).
+	Path    string `json:"path"`
+	Message string `json:"message"`
+}
+
+// normalizeArguments returns args as JSON would carry them (numbers as
+// json.Number, so integers stay exact), nil as an empty object.
+func normalizeArguments(args map[string]any) (map[string]any, error) {
+	if args == nil {
+		return map[string]any{}, nil
+	}
+	notJSON := func() error {
+		return procedures.Errorf(procedures.CodeInvalidArguments, "arguments are not a JSON object").
+			WithDetails("errors", []ArgumentError{{Path: "", Message: "arguments are not a JSON object"}})
+	}
+	b, err := json.Marshal(args)
+	if err != nil {
+		return nil, notJSON()
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var out map[string]any
+	if err := dec.Decode(&out); err != nil {
+		return nil, notJSON()
+	}
+	return out, nil
+}
+
+// validateArguments checks args (normalized) against schema. A failure is a
+// CodeInvalidArguments error whose details "errors" lists every failing value
+// ([]ArgumentError, sorted by path).
+func validateArguments(name string, schema *jsonschema.Schema, args map[string]any) error {
+	err := schema.Validate(args)
+	if err == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return procedures.Errorf(procedures.CodeInvalidArguments, "arguments of %s cannot be validated", name).
+			WithDetails("errors", []ArgumentError{{Path: "", Message: "arguments cannot be validated"}})
+	}
+	var list []ArgumentError
+	var leaves func(*jsonschema.ValidationError)
+	leaves = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			list = append(list, ArgumentError{Path: e.InstanceLocation, Message: e.Message})
+		}
+		for _, c := range e.Causes {
+			leaves(c)
+		}
+	}
+	leaves(ve)
+	sort.SliceStable(list, func(i, j int) bool { return list[i].Path < list[j].Path })
+	msg := "arguments of " + name + " do not match its input schema"
+	if len(list) > 0 {
+		msg += ": " + describeArgumentError(list[0])
+		if len(list) > 1 {
+			msg += " (and more)"
+		}
+	}
+	return procedures.Errorf(procedures.CodeInvalidArguments, "%s", msg).WithDetails("errors", list)
+}
+
+func describeArgumentError(e ArgumentError) string {
+	if e.Path == "" {
+		return e.Message
+	}
+	return e.Path + ": " + e.Message
+}
+
+// plainNumbers returns x with every json.Number replaced by an int64 when it
+// is an integer that fits, else a float64: the JSON-safe values the sandbox
+// takes. x is changed in place.
+func plainNumbers(x any) any {
+	switch x := x.(type) {
+	case json.Number:
+		if n, err := x.Int64(); err == nil {
+			return n
+		}
+		f, _ := x.Float64()
+		return f
+	case []any:
+		for i, e := range x {
+			x[i] = plainNumbers(e)
+		}
+	case map[string]any:
+		for k, e := range x {
+			x[k] = plainNumbers(e)
+		}
+	}
+	return x
+}
