@@ -12,7 +12,8 @@ import (
 // bulkStore is a Store that storetest.Fill can fill fast: CaptureBatch
 // aggregates the captures in Go and loads them with one UNWIND statement
 // (testdata/bulk_load.cypher). It handles what Fill captures only: new
-// procedures, each with one succeeded version.
+// procedures, each with one succeeded version; captures of procedures that
+// exist already (a batch may split a procedure's captures) go through Capture.
 type bulkStore struct {
 	*Store
 	tb testing.TB
@@ -31,9 +32,19 @@ func (b bulkStore) CaptureBatch(ctx context.Context, ins []procedures.CaptureInp
 		causes map[string]*cause
 		order  []string
 	}
+	existing, err := b.GetMany(ctx, uniqueNames(ins))
+	if err != nil {
+		return err
+	}
 	byName := map[string]*agg{}
 	var names []string
 	for _, in := range ins {
+		if existing[in.Name] != nil {
+			if _, err := b.Capture(ctx, in); err != nil {
+				return err
+			}
+			continue
+		}
 		if in.Version.Status != procedures.StatusSucceeded {
 			return fmt.Errorf("bulk load: %s: only succeeded captures", in.Name)
 		}
@@ -81,6 +92,20 @@ func (b bulkStore) CaptureBatch(ctx context.Context, ins []procedures.CaptureInp
 			"parameters": stringList(v.Parameters), "opaque": v.Opaque, "causes": causes,
 		})
 	}
-	run(b.tb, b.Store, testdata(b.tb, "bulk_load"), map[string]any{"rows": rows})
+	if len(rows) > 0 {
+		run(b.tb, b.Store, testdata(b.tb, "bulk_load"), map[string]any{"rows": rows})
+	}
 	return nil
+}
+
+func uniqueNames(ins []procedures.CaptureInput) []string {
+	var names []string
+	seen := map[string]bool{}
+	for _, in := range ins {
+		if !seen[in.Name] {
+			seen[in.Name] = true
+			names = append(names, in.Name)
+		}
+	}
+	return names
 }

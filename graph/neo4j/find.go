@@ -84,18 +84,25 @@ func (s *Store) ReferencedProcedures(ctx context.Context) ([]*procedures.Procedu
 }
 
 // Find returns one page of the procedures matching q and their total, both
-// read in one read transaction (find_page.cypher and find_count.cypher).
+// read in one read transaction: find_page.cypher then, unless the page
+// shows the total, find_count.cypher. A query without filters uses
+// find_all_page.cypher, which walks the frequency index from the top, and
+// find_all_count.cypher, which reads the count store.
 func (s *Store) Find(ctx context.Context, q procedures.Query) ([]*procedures.Procedure, int, error) {
 	params, err := findParams(q)
 	if err != nil {
 		return nil, 0, err
+	}
+	pageQuery, countQuery := "find_page", "find_count"
+	if unfiltered(q) {
+		pageQuery, countQuery = "find_all_page", "find_all_count"
 	}
 	type page struct {
 		ps    []*procedures.Procedure
 		total int
 	}
 	res, err := readTx(ctx, s, "find", func(ctx context.Context, tx neo4j.ManagedTransaction) (page, error) {
-		recs, err := collect(ctx, tx, "find_page", params)
+		recs, err := collect(ctx, tx, pageQuery, params)
 		if err != nil {
 			return page{}, err
 		}
@@ -104,15 +111,15 @@ func (s *Store) Find(ctx context.Context, q procedures.Query) ([]*procedures.Pro
 			return page{}, err
 		}
 		total := len(ps) + q.Offset
-		// The page is the whole rest: its size gives the total unless it
-		// is empty (the offset may be past the end) or limited.
+		// A page that is neither empty (the offset may be past the end) nor
+		// full ends the order: its size gives the total.
 		if len(ps) == 0 || (q.Limit > 0 && len(ps) == q.Limit) {
-			recs, err = collect(ctx, tx, "find_count", params)
+			recs, err = collect(ctx, tx, countQuery, params)
 			if err != nil {
 				return page{}, err
 			}
 			if len(recs) != 1 {
-				return page{}, errRows("find_count", len(recs))
+				return page{}, errRows(countQuery, len(recs))
 			}
 			n, _ := field(recs[0], "total").(int64)
 			total = int(n)
@@ -120,6 +127,11 @@ func (s *Store) Find(ctx context.Context, q procedures.Query) ([]*procedures.Pro
 		return page{ps, total}, nil
 	})
 	return res.ps, res.total, err
+}
+
+// unfiltered reports whether q selects every procedure.
+func unfiltered(q procedures.Query) bool {
+	return len(q.Causes) == 0 && len(q.Tools) == 0 && q.MinTools == 0 && q.Status == "" && q.ReadOnly == nil && q.Exposed == nil
 }
 
 // findParams validates q and returns the parameters of find_page.cypher and
