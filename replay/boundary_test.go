@@ -1,0 +1,111 @@
+package replay
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/sandbox"
+)
+
+// mustFailWith invokes and requires a failed run with code naming tool.
+func (e *env) mustFailWith(req InvokeRequest, code sandbox.ErrorCode, tool string) *InvokeResult {
+	e.t.Helper()
+	res, err := e.invoke(req)
+	if err != nil {
+		e.t.Fatalf("Invoke(%s): %v", req.Name, err)
+	}
+	if res.Status != StatusFailed || res.Error == nil || res.Error.Code != code || res.Error.Tool != tool {
+		e.t.Fatalf("Invoke(%s): status %s, error %+v; want %s on %s", req.Name, res.Status, res.Error, code, tool)
+	}
+	return res
+}
+
+func TestOpaqueDynamicCallRefused(t *testing.T) {
+	for _, rn := range runners() {
+		t.Run(rn.name, func(t *testing.T) {
+			e := newEnv(t, rn.r, false)
+			// Statically read-only (one tool), dynamically reaching for a
+			// read-only tool outside its signature: still refused.
+			p := e.capture(`jobs = tools.get_jobs(task_id=task_id)
+f = getattr(tools, "fetch_" + "logs")
+return f(task_id=task_id)`)
+			if !p.Opaque || p.Exposed {
+				t.Fatalf("opaque %v, exposed %v", p.Opaque, p.Exposed)
+			}
+			res := e.mustFailWith(InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}},
+				sandbox.ToolRefused, "fetch_logs")
+			if res.Decision.Reason != procedures.ReasonReadOnly || len(res.Decision.AllowedTools) != 1 {
+				t.Fatalf("decision %+v", res.Decision)
+			}
+			if e.disp.saw("fetch_logs") || !e.disp.saw("get_jobs") {
+				t.Fatalf("dispatched %v", e.disp.tools())
+			}
+			if e.get(p.Name).UseCount != 0 {
+				t.Fatal("a refused run was counted")
+			}
+		})
+	}
+}
+
+func TestEscapeFormsRefused(t *testing.T) {
+	// Procedures whose decision allows only read-only tools, reaching for
+	// kill_job through the forms static analysis cannot follow.
+	forms := map[string]string{
+		"alias":   "t = tools\nt.kill_job(job_id=1)",
+		"getattr": `getattr(tools, "kill_" + "job")(job_id=1)`,
+		"passed":  "def f(x):\n    return x.kill_job(job_id=1)\nf(tools)",
+		"dir":     "for n in dir(tools):\n    if n.startswith(\"kill\"):\n        getattr(tools, n)(job_id=1)",
+	}
+	for _, rn := range runners() {
+		for name, form := range forms {
+			t.Run(rn.name+"/"+name, func(t *testing.T) {
+				e := newEnv(t, rn.r, true)
+				p := e.capture("jobs = tools.get_jobs(task_id=task_id)\nlogs = tools.fetch_logs(task_id=task_id)\n" + form + "\nreturn jobs")
+				if !p.ReadOnly {
+					t.Fatalf("%s is not read-only", p.Name)
+				}
+				res, err := e.invoke(InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1},
+					ReviewedBy: "op", ReviewerHasGrantScope: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Decision.Reason != procedures.ReasonReadOnly {
+					t.Fatalf("decision %+v", res.Decision)
+				}
+				if name == "dir" && res.Status == StatusSucceeded {
+					return // dir(tools) may list only the allow-set: nothing to call
+				}
+				if res.Error == nil || res.Error.Code != sandbox.ToolRefused || res.Error.Tool != "kill_job" {
+					t.Fatalf("status %s, error %+v", res.Status, res.Error)
+				}
+				if e.disp.saw("kill_job") {
+					t.Fatal("the dispatcher saw kill_job")
+				}
+			})
+		}
+	}
+}
+
+func TestMethodValueOfExcludedToolRefused(t *testing.T) {
+	// m = tools.kill_job; m(): kill_job is in the signature, so the only way
+	// an allowed decision excludes it is that the catalogue does not know it
+	// (unknown tools are never allowed, even for a reviewed run).
+	for _, rn := range runners() {
+		t.Run(rn.name, func(t *testing.T) {
+			e := newEnv(t, rn.r, true)
+			p := e.capture("jobs = tools.get_jobs(task_id=task_id)\nm = tools.purge_all\nm()\nreturn jobs")
+			if len(p.UnknownTools) != 1 {
+				t.Fatalf("unknown %v", p.UnknownTools)
+			}
+			res := e.mustFailWith(InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1},
+				ReviewedBy: "op", ReviewerHasGrantScope: true}, sandbox.ToolRefused, "purge_all")
+			if res.Decision.Reason != procedures.ReasonOperatorReviewed || strings.Join(res.Decision.AllowedTools, ",") != "get_jobs" {
+				t.Fatalf("decision %+v", res.Decision)
+			}
+			if e.disp.saw("purge_all") {
+				t.Fatal("the dispatcher saw purge_all")
+			}
+		})
+	}
+}

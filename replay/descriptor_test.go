@@ -1,0 +1,88 @@
+package replay
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/sandbox"
+)
+
+func TestTools(t *testing.T) {
+	ctx := context.Background()
+	for _, allowMutating := range []bool{false, true} {
+		e := newEnv(t, sandbox.NewInProcess(), allowMutating)
+		ro := e.capture(readOnlyCode)
+		sc := e.capture(stateChangingCode)
+		e.capture("return tools.get_jobs(task_id=task_id)")                                        // one tool: never exposed
+		e.capture("t = tools\nreturn [tools.get_jobs(), t.fetch_logs()]")                          // opaque: never exposed
+		e.captureStatus("return [tools.get_jobs(), tools.restart_job()]", procedures.StatusFailed) // failed: never exposed
+		if _, _, err := e.svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: ro.Name, Enabled: true, Actor: "op"}); err != nil {
+			t.Fatal(err)
+		}
+		tools, err := e.rp.Tools(ctx, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, d := range tools {
+			names = append(names, d.Name)
+		}
+		want := []string{ro.Name}
+		if allowMutating {
+			want = []string{ro.Name, sc.Name}
+			slices.Sort(want)
+			slices.Sort(names)
+		}
+		if !slices.Equal(names, want) {
+			t.Fatalf("allowMutating %v: exposed %v, want %v", allowMutating, names, want)
+		}
+		var d ToolDescriptor
+		for _, x := range tools {
+			if x.Name == ro.Name {
+				d = x
+			}
+		}
+		if !d.ReadOnly || !d.ExternalAccess || !d.AutoRun || d.Frequency != 1 || !slices.Equal(d.Signature, []string{"fetch_logs", "get_jobs"}) ||
+			d.InputSchema["required"] == nil || d.Description == "" {
+			t.Fatalf("descriptor %+v", d)
+		}
+		b, _ := json.Marshal(d)
+		var m map[string]any
+		_ = json.Unmarshal(b, &m)
+		for _, k := range []string{"name", "description", "input_schema", "read_only", "external_access", "auto_run", "frequency", "signature"} {
+			if _, ok := m[k]; !ok {
+				t.Fatalf("descriptor JSON lacks %q: %s", k, b)
+			}
+		}
+	}
+}
+
+func TestToolsCauseFilterAndLimit(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, sandbox.NewInProcess(), false)
+	a := e.capture(readOnlyCode)
+	if _, err := e.svc.Capture(ctx, procedures.CaptureRequest{Code: "return [tools.get_jobs(), tools.fetch_logs(), tools.get_jobs()]",
+		Cause: &procedures.CauseInput{Name: "disk full"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.Capture(ctx, procedures.CaptureRequest{Code: readOnlyCode, SessionID: "other"}); err != nil {
+		t.Fatal(err)
+	}
+	all, err := e.rp.Tools(ctx, nil, 0)
+	if err != nil || len(all) != 1 || all[0].Name != a.Name || all[0].Frequency != 3 {
+		// One signature: one procedure, counted under three usage keys.
+		t.Fatalf("Tools = %+v, %v", all, err)
+	}
+	if got, err := e.rp.Tools(ctx, []string{"disk full"}, 1); err != nil || len(got) != 1 {
+		t.Fatalf("cause filter: %+v, %v", got, err)
+	}
+	if got, err := e.rp.Tools(ctx, []string{"nothing"}, 0); err != nil || len(got) != 0 {
+		t.Fatalf("unknown cause: %+v, %v", got, err)
+	}
+	if _, err := e.rp.Tools(ctx, nil, -1); procedures.ErrorCode(err) != procedures.CodeInvalid {
+		t.Fatalf("negative limit: %v", err)
+	}
+}

@@ -1,0 +1,133 @@
+package replay
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/sandbox"
+)
+
+func TestRunFile(t *testing.T) {
+	ctx := context.Background()
+	cat, err := procedures.NewCatalogue(defaultTools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := map[string]any{"task_id": 3}
+	for _, rn := range runners() {
+		t.Run(rn.name, func(t *testing.T) {
+			t.Run("read-only", func(t *testing.T) {
+				d := &recorder{}
+				res, err := RunFile(ctx, RunFileRequest{Code: readOnlyCode, Catalogue: cat, Arguments: args, Runner: rn.r, Dispatcher: d})
+				if err != nil || res.Status != StatusSucceeded || res.Decision.Reason != procedures.ReasonReadOnly ||
+					res.Decision.Phase != procedures.PhaseInteractive || res.Decision.ID == "" {
+					t.Fatalf("RunFile = %+v, %v", res, err)
+				}
+				if !slices.Equal(d.tools(), []string{"get_jobs", "fetch_logs"}) {
+					t.Fatalf("dispatched %v", d.tools())
+				}
+			})
+			t.Run("state-changing without AllowMutating", func(t *testing.T) {
+				d := &recorder{}
+				_, err := RunFile(ctx, RunFileRequest{Code: stateChangingCode, Catalogue: cat, Arguments: args, Runner: rn.r, Dispatcher: d})
+				if procedures.ErrorCode(err) != procedures.CodeDenied || len(d.tools()) != 0 {
+					t.Fatalf("err = %v, dispatched %v", err, d.tools())
+				}
+				if dec := err.(*procedures.Error).Details["decision"].(procedures.Decision); dec.Reason != procedures.ReasonStateChangingDisabled {
+					t.Fatalf("decision %+v", dec)
+				}
+			})
+			t.Run("state-changing with AllowMutating", func(t *testing.T) {
+				d := &recorder{}
+				res, err := RunFile(ctx, RunFileRequest{Code: stateChangingCode, Catalogue: cat, Arguments: args, Runner: rn.r, Dispatcher: d, AllowMutating: true})
+				if err != nil || res.Status != StatusSucceeded || res.Decision.Reason != procedures.ReasonOperatorReviewed || !d.saw("kill_job") {
+					t.Fatalf("RunFile = %+v, %v", res, err)
+				}
+			})
+			t.Run("automatic stays read-only", func(t *testing.T) {
+				d := &recorder{}
+				_, err := RunFile(ctx, RunFileRequest{Code: stateChangingCode, Catalogue: cat, Arguments: args, Runner: rn.r, Dispatcher: d,
+					AllowMutating: true, Phase: procedures.PhaseAutomatic})
+				if procedures.ErrorCode(err) != procedures.CodeDenied || len(d.tools()) != 0 {
+					t.Fatalf("err = %v", err)
+				}
+			})
+			t.Run("unknown and proc__ never allowed", func(t *testing.T) {
+				d := &recorder{}
+				res, err := RunFile(ctx, RunFileRequest{Code: "tools.get_jobs()\nreturn tools.proc__fetch_logs__get_jobs(task_id=1)",
+					Catalogue: cat, Runner: rn.r, Dispatcher: d, AllowMutating: true})
+				if err != nil || res.Error == nil || res.Error.Code != sandbox.ToolRefused || res.Error.Tool != "proc__fetch_logs__get_jobs" {
+					t.Fatalf("RunFile = %+v, %v", res, err)
+				}
+				if !slices.Equal(res.Decision.AllowedTools, []string{"get_jobs"}) {
+					t.Fatalf("allowed %v", res.Decision.AllowedTools)
+				}
+			})
+		})
+	}
+	t.Run("python-async", func(t *testing.T) {
+		d := &recorder{}
+		code := "a, b = await asyncio.gather(tools.get_jobs(task_id=task_id), tools.fetch_logs(task_id=task_id))\nreturn [a, b]"
+		res, err := RunFile(ctx, RunFileRequest{Code: code, Dialect: "python-async", Catalogue: cat, Arguments: args, Runner: sandbox.NewInProcess(), Dispatcher: d})
+		if err != nil || res.Status != StatusSucceeded || len(d.tools()) != 2 {
+			t.Fatalf("RunFile = %+v, %v", res, err)
+		}
+	})
+	t.Run("rejections", func(t *testing.T) {
+		in := sandbox.NewInProcess()
+		for _, c := range []struct {
+			req  RunFileRequest
+			code procedures.Code
+		}{
+			{RunFileRequest{Code: readOnlyCode, Catalogue: cat}, procedures.CodeInvalid},
+			{RunFileRequest{Code: readOnlyCode, Catalogue: cat, Runner: in, Phase: "x", Arguments: args}, procedures.CodeInvalid},
+			{RunFileRequest{Code: readOnlyCode, Catalogue: cat, Runner: in, Dialect: "python3", Arguments: args}, procedures.CodeInvalid},
+			{RunFileRequest{Code: "import os", Catalogue: cat, Runner: in}, procedures.CodeInvalidCode},
+			{RunFileRequest{Code: "return 1", Catalogue: cat, Runner: in}, procedures.CodeInvalidCode},
+			{RunFileRequest{Code: readOnlyCode, Catalogue: cat, Runner: in}, procedures.CodeInvalidArguments},
+			{RunFileRequest{Code: readOnlyCode, Runner: in, Arguments: args}, procedures.CodeDenied}, // no catalogue: all unknown
+		} {
+			if _, err := RunFile(ctx, c.req); procedures.ErrorCode(err) != c.code {
+				t.Errorf("RunFile(%.20q) err = %v, want %s", c.req.Code, err, c.code)
+			}
+		}
+	})
+}
+
+func TestInvokeThroughHTTPDispatcher(t *testing.T) {
+	var seen []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req upstreamRequest
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		seen = append(seen, req.Tool)
+		switch req.Tool {
+		case "get_jobs":
+			io.WriteString(w, `{"result": {"jobs": [{"id": 1}]}}`)
+		case "fetch_logs":
+			io.WriteString(w, `{"error": {"message": "log store offline"}}`)
+		}
+	}))
+	defer srv.Close()
+	hd, err := NewHTTPDispatcher(srv.URL, HTTPOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, pool, false)
+	e.rp.dispatcher = hd
+	p := e.capture(readOnlyCode)
+	res := e.mustFailWith(InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}},
+		sandbox.ToolFailed, "fetch_logs")
+	if !strings.Contains(res.Error.Message, "log store offline") || !slices.Equal(seen, []string{"get_jobs", "fetch_logs"}) {
+		t.Fatalf("error %+v, upstream saw %v", res.Error, seen)
+	}
+	if len(res.Calls) != 2 || !res.Calls[0].OK || res.Calls[1].OK {
+		t.Fatalf("calls %+v", res.Calls)
+	}
+}
