@@ -137,6 +137,10 @@ func (p *Pool) Run(ctx context.Context, req Request, tools ToolCaller) Result {
 	defer func() { <-p.slots }()
 
 	w := p.getIdle(oneOff)
+	for w != nil && w.exited() { // died while idle: not this run's fault
+		p.lost(w, nil)
+		w = p.getIdle(false)
+	}
 	if w == nil {
 		var err error
 		if w, err = p.startWorker(cfg); err != nil {
@@ -203,6 +207,7 @@ func (p *Pool) retire(w *proc) {
 		t := time.AfterFunc(p.cfg.Grace, w.kill)
 		w.wait()
 		t.Stop()
+		_ = w.stdout.Close()
 	}()
 	p.live.Add(-1)
 }

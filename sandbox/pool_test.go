@@ -3,7 +3,9 @@ package sandbox_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -60,12 +62,18 @@ func TestHungWorkerKilled(t *testing.T) {
 	defer p.Close()
 	pid := sandbox.IdlePIDs(p)[0]
 	tool := sandbox.ToolCallerFunc(func(ctx context.Context, name string, args map[string]any) (any, error) {
-		return nil, syscall.Kill(pid, syscall.SIGSTOP)
+		if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+			return nil, err
+		}
+		for !stopped(pid) { // the stop is asynchronous
+			time.Sleep(time.Millisecond)
+		}
+		return nil, nil
 	})
 	start := time.Now()
 	res := run(t, p, "tools.x()\nreturn 1", nil, []string{"x"}, sandbox.Limits{Timeout: 300 * time.Millisecond}, tool)
 	if res.Err == nil || res.Err.Code != sandbox.Timeout || !strings.Contains(res.Err.Message, "killed") {
-		t.Fatalf("error = %s", errString(res.Err))
+		t.Fatalf("error = %s; value %v calls %+v", errString(res.Err), res.Value, res.Calls)
 	}
 	if d := time.Since(start); d < 550*time.Millisecond || d > 3*time.Second {
 		t.Errorf("took %v, want about timeout + grace", d)
@@ -122,4 +130,15 @@ func TestBadCommand(t *testing.T) {
 			}
 		})
 	}
+}
+
+// stopped reports whether process pid is stopped (state T).
+func stopped(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(stat)
+	i := strings.LastIndexByte(s, ')')
+	return i > 0 && strings.HasPrefix(s[i+1:], " T")
 }

@@ -2,9 +2,9 @@ package sandbox
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -18,15 +18,16 @@ import (
 )
 
 // proc is one worker process, seen from the parent. It runs one request at
-// a time.
+// a time; the goroutine running it reads the worker's frames itself (no
+// reader goroutine, no hand-offs), with read deadlines for the time limits.
 type proc struct {
 	cmd     *exec.Cmd
 	pid     int
-	stdin   *os.File
+	stdin   *os.File // pollable: writes have deadlines
+	stdout  *os.File // pollable: reads have deadlines
+	in      *frameReader
+	sendMu  sync.Mutex // guards out (the run loop and a cancel may both write)
 	out     *frameWriter
-	frames  chan *message // from the reader goroutine
-	dead    chan struct{} // closed when the worker's stdout ends
-	readErr error         // why the reader stopped; set before dead is closed
 	stderr  *tail
 	nextRun uint64
 	mapped0 uint64 // memory mapped when idle at start
@@ -35,24 +36,29 @@ type proc struct {
 
 	killedByPool atomic.Bool // the pool killed it (not a crash)
 	killOnce     sync.Once
-	waitOnce     sync.Once
-	waitErr      error
+	exit         chan struct{}   // closed when the worker has exited and is reaped
+	life         context.Context // cancelled when the worker has exited
+	waitErr      error           // set before exit is closed
 }
 
 // startProc starts a worker, waits for its hello and applies the hard
 // memory limit before the worker is given any code.
 func startProc(cfg *PoolConfig) (*proc, error) {
 	cmd := exec.Command(cfg.Command[0], cfg.Command[1:]...)
-	cmd.Env = append(os.Environ(), cfg.Env...)
+	cmd.Env = append(os.Environ(),
+		// One P: a run is one Starlark thread; a worker uses one core, and
+		// its goroutines hand off without waking other threads.
+		"GOMAXPROCS=1")
+	cmd.Env = append(cmd.Env, cfg.Env...)
 	cmd.Env = append(cmd.Env, WorkerEnv+"=1", memoryEnv+"="+strconv.FormatInt(cfg.MaxMemory, 10),
 		// One malloc arena: in a cgo binary glibc otherwise reserves 64 MiB
 		// of address space per thread, which would eat the memory limit.
 		"MALLOC_ARENA_MAX=1")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	p := &proc{cmd: cmd, frames: make(chan *message), dead: make(chan struct{}), stderr: &tail{max: 16 << 10}}
+	p := &proc{cmd: cmd, stderr: &tail{max: 16 << 10}}
 	cmd.Stderr = p.stderr
-	// Pipes made here (not cmd.StdinPipe) are pollable, so writes can
-	// have deadlines: a hung worker cannot block the parent.
+	// Pipes made here (not cmd.StdinPipe) are pollable, so reads and
+	// writes can have deadlines: a hung worker cannot block the parent.
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -72,26 +78,32 @@ func startProc(cfg *PoolConfig) (*proc, error) {
 		outR.Close()
 		return nil, fmt.Errorf("start sandbox worker: %w", err)
 	}
-	p.pid, p.stdin, p.out = cmd.Process.Pid, inW, &frameWriter{w: inW}
-	stdout := outR
-	go p.readLoop(newFrameReader(stdout), stdout)
+	p.pid, p.stdin, p.stdout = cmd.Process.Pid, inW, outR
+	p.out, p.in = &frameWriter{w: inW}, newFrameReader(outR)
+	p.exit = make(chan struct{})
+	life, dead := context.WithCancel(context.Background())
+	p.life = life
+	go func() {
+		p.waitErr = cmd.Wait()
+		close(p.exit)
+		dead()
+	}()
 
-	timer := time.NewTimer(cfg.StartTimeout)
-	defer timer.Stop()
-	select {
-	case m := <-p.frames:
-		if m.Hello == nil {
-			p.kill()
-			return nil, errors.New("sandbox worker: no hello")
-		}
-		p.mapped0 = m.Hello.Mapped
-	case <-p.dead:
-		p.wait()
-		return nil, fmt.Errorf("sandbox worker exited at start (%v); is Command a binary that calls sandbox.RunWorker when sandbox.IsWorker()? stderr: %q", p.waitErr, p.stderr.firstLine())
-	case <-timer.C:
+	_ = p.stdout.SetReadDeadline(time.Now().Add(cfg.StartTimeout))
+	m, err := p.in.read()
+	_ = p.stdout.SetReadDeadline(time.Time{})
+	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded):
 		p.kill()
 		return nil, errors.New("sandbox worker: no hello in time")
+	case err != nil:
+		p.kill()
+		return nil, fmt.Errorf("sandbox worker exited at start (%s); is Command a binary that calls sandbox.RunWorker when sandbox.IsWorker()? stderr: %q", exitStatus(p), p.stderr.firstLine())
+	case m.Hello == nil:
+		p.kill()
+		return nil, errors.New("sandbox worker: no hello")
 	}
+	p.mapped0 = m.Hello.Mapped
 	if err := limitMemory(p.pid, cfg.MaxMemory); err != nil {
 		p.kill()
 		return nil, err
@@ -138,29 +150,24 @@ func vmSize(pid int) (int64, error) {
 	return 0, errors.New("no VmSize in /proc status")
 }
 
-func (p *proc) readLoop(fr *frameReader, r io.Closer) {
-	defer r.Close()
-	for {
-		m, err := fr.read()
-		if err != nil {
-			p.readErr = err
-			close(p.dead)
-			return
-		}
-		select {
-		case p.frames <- m:
-		case <-p.dead:
-			return
-		}
-	}
-}
-
 // sendTimeout bounds one frame write to a worker.
 const sendTimeout = 5 * time.Second
 
 func (p *proc) send(m *message) error {
+	p.sendMu.Lock()
+	defer p.sendMu.Unlock()
 	_ = p.stdin.SetWriteDeadline(time.Now().Add(sendTimeout))
 	return p.out.write(m)
+}
+
+// exited reports whether the worker has exited.
+func (p *proc) exited() bool {
+	select {
+	case <-p.exit:
+		return true
+	default:
+		return false
+	}
 }
 
 // terminate kills the worker on the pool's initiative.
@@ -187,17 +194,13 @@ func (p *proc) kill() {
 		_ = syscall.Kill(-p.pid, syscall.SIGKILL)
 		_ = p.cmd.Process.Kill()
 		_ = p.stdin.Close()
+		_ = p.stdout.Close()
 	})
 	p.wait()
 }
 
-// wait reaps the worker once its output has ended.
-func (p *proc) wait() {
-	p.waitOnce.Do(func() {
-		<-p.dead
-		p.waitErr = p.cmd.Wait()
-	})
-}
+// wait waits until the worker has exited and is reaped.
+func (p *proc) wait() { <-p.exit }
 
 // death says why a worker died by itself during a run.
 func (p *proc) death(maxMemory int64) *Error {

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -9,9 +10,12 @@ import (
 )
 
 // The parent and a worker exchange frames over the worker's stdin and
-// stdout: a 4-byte big-endian length, then that many bytes of one JSON
-// message. Values (arguments, tool results, the block's result) travel as raw
-// JSON written by appendJSON, so floats stay floats.
+// stdout: a 4-byte big-endian length, then that many bytes: a kind byte and
+// the message. Calls and their results, the hot path, are binary ('C', 'R':
+// run and call ids as 8-byte big-endian integers, then the tool name or the
+// outcome, then raw JSON); the rest is one JSON message ('J'). Values
+// (arguments, tool results, the block's result) travel as raw JSON written
+// by appendJSON, so floats stay floats.
 //
 //	parent → worker  {"run": runMsg}
 //	worker → parent  {"call": callMsg}         (zero or more, one at a time)
@@ -81,17 +85,57 @@ type frameWriter struct {
 	buf []byte
 }
 
+const (
+	kindJSON   = 'J'
+	kindCall   = 'C'
+	kindResult = 'R'
+)
+
 func (fw *frameWriter) write(m *message) error {
-	data, err := json.Marshal(m)
-	if err != nil {
-		return err
+	b := append(fw.buf[:0], 0, 0, 0, 0)
+	switch {
+	case m.Call != nil:
+		c := m.Call
+		if len(c.Tool) > 0xffff {
+			return fmt.Errorf("tool name of %d bytes", len(c.Tool))
+		}
+		b = append(b, kindCall)
+		b = binary.BigEndian.AppendUint64(b, c.Run)
+		b = binary.BigEndian.AppendUint64(b, c.ID)
+		b = binary.BigEndian.AppendUint16(b, uint16(len(c.Tool)))
+		b = append(b, c.Tool...)
+		b = append(b, c.Args...)
+	case m.CallResult != nil:
+		r := m.CallResult
+		b = append(b, kindResult)
+		b = binary.BigEndian.AppendUint64(b, r.Run)
+		b = binary.BigEndian.AppendUint64(b, r.ID)
+		if r.Error != nil {
+			data, err := json.Marshal(r.Error)
+			if err != nil {
+				return err
+			}
+			b = append(b, 1)
+			b = append(b, data...)
+		} else {
+			b = append(b, 0)
+			b = append(b, r.Value...)
+		}
+	default:
+		data, err := json.Marshal(m)
+		if err != nil {
+			return err
+		}
+		b = append(b, kindJSON)
+		b = append(b, data...)
 	}
-	if len(data) > maxFrame {
-		return fmt.Errorf("frame of %d bytes is over the limit of %d", len(data), maxFrame)
+	n := len(b) - 4
+	if n > maxFrame {
+		return fmt.Errorf("frame of %d bytes is over the limit of %d", n, maxFrame)
 	}
-	fw.buf = binary.BigEndian.AppendUint32(fw.buf[:0], uint32(len(data)))
-	fw.buf = append(fw.buf, data...)
-	_, err = fw.w.Write(fw.buf)
+	binary.BigEndian.PutUint32(b, uint32(n))
+	fw.buf = b
+	_, err := fw.w.Write(b)
 	if cap(fw.buf) > 1<<20 {
 		fw.buf = nil // don't keep a large buffer around
 	}
@@ -124,12 +168,54 @@ func (fr *frameReader) read() (*message, error) {
 	if _, err := io.ReadFull(fr.r, data); err != nil {
 		return nil, err
 	}
-	m := new(message)
-	if err := json.Unmarshal(data, m); err != nil {
-		return nil, fmt.Errorf("bad frame: %v", err)
-	}
+	m, err := decodeFrame(data)
 	if cap(fr.buf) > 1<<20 {
 		fr.buf = nil
 	}
-	return m, nil
+	return m, err
+}
+
+// decodeFrame decodes one frame's payload; raw values are copied out.
+func decodeFrame(data []byte) (*message, error) {
+	bad := fmt.Errorf("bad frame")
+	if len(data) == 0 {
+		return nil, bad
+	}
+	kind, data := data[0], data[1:]
+	switch kind {
+	case kindJSON:
+		m := new(message)
+		if err := json.Unmarshal(data, m); err != nil {
+			return nil, fmt.Errorf("bad frame: %v", err)
+		}
+		return m, nil
+	case kindCall:
+		if len(data) < 18 {
+			return nil, bad
+		}
+		c := &callMsg{Run: binary.BigEndian.Uint64(data), ID: binary.BigEndian.Uint64(data[8:])}
+		n := int(binary.BigEndian.Uint16(data[16:]))
+		data = data[18:]
+		if len(data) < n {
+			return nil, bad
+		}
+		c.Tool, c.Args = string(data[:n]), bytes.Clone(data[n:])
+		return &message{Call: c}, nil
+	case kindResult:
+		if len(data) < 17 {
+			return nil, bad
+		}
+		r := &resultMsg{Run: binary.BigEndian.Uint64(data), ID: binary.BigEndian.Uint64(data[8:])}
+		isErr, data := data[16], data[17:]
+		if isErr == 1 {
+			r.Error = new(Error)
+			if err := json.Unmarshal(data, r.Error); err != nil {
+				return nil, fmt.Errorf("bad frame: %v", err)
+			}
+		} else {
+			r.Value = bytes.Clone(data)
+		}
+		return &message{CallResult: r}, nil
+	}
+	return nil, bad
 }
