@@ -8,4 +8,11 @@
 //
 // The security boundary is the allow-set checked at call time: a refused call
 // never reaches the Dispatcher. Static analysis only decides what to show.
+//
+// Nested proc__ calls run in the same kind of sandbox as their caller (by
+// default the same Runner; see Options.NestedRunner): with a sandbox.Pool a
+// nested replay takes a second worker process rather than running in the
+// server process, keeping the memory isolation. Its wait for a worker is
+// bounded by the caller's deadline, so an exhausted pool fails the nested
+// call with timeout instead of deadlocking.
 package replay

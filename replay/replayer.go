@@ -102,8 +102,7 @@ func (r *Replayer) Invoke(ctx context.Context, req InvokeRequest) (*InvokeResult
 		return nil, err
 	}
 	c := &chain{usageKey: procedures.UsageKey(req.SessionID, req.IdempotencyKey), req: req}
-	res, err := r.replay(ctx, c, req.Name, req.Arguments, req.Cause)
-	return res, err
+	return r.replay(ctx, c, req.Name, req.Arguments, req.Cause)
 }
 
 // validateRequest checks the fields and fills the defaults.
