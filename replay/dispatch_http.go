@@ -16,7 +16,7 @@ import (
 const (
 	DefaultHTTPTimeout          = 30 * time.Second
 	DefaultMaxResponseBytes     = 4 << 20
-	maxUpstreamErrorMessageSize = 1 << 10
+	maxUpstreamErrorMessageSize = 512
 )
 
 // HTTPOptions configure NewHTTPDispatcher. Zero fields take defaults.
@@ -74,7 +74,7 @@ type upstreamResponse struct {
 // Dispatch posts one call and returns its result decoded as JSON (numbers
 // as json.Number, so integers stay exact). Every failure is an error whose
 // message names the tool and the kind of failure, never the response body
-// (except the upstream's own error message, bounded to 1 KiB).
+// (except the upstream's own error message, bounded to 512 bytes).
 func (d *HTTPDispatcher) Dispatch(ctx context.Context, tool string, args map[string]any) (any, error) {
 	if args == nil {
 		args = map[string]any{}

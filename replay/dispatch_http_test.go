@@ -69,8 +69,8 @@ func TestHTTPDispatcherFailures(t *testing.T) {
 			io.WriteString(w, `{"error": {"message": "job 42 not found"}}`)
 		}, "tool get_jobs failed upstream: job 42 not found"},
 		{"long error message is bounded", func(w http.ResponseWriter, r *http.Request) {
-			io.WriteString(w, `{"error": {"message": "`+strings.Repeat("e", 900)+`"}}`)
-		}, "failed upstream: eee"},
+			io.WriteString(w, `{"error": {"message": "`+strings.Repeat("é", 400)+`"}}`)
+		}, "failed upstream: ééé"},
 		{"non-200", func(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusBadGateway)
 			io.WriteString(w, secret)
