@@ -4,20 +4,58 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 )
 
-// Main runs procgraph with args (without the program name) and returns the exit code.
+const usage = `procgraph — a memory of procedures for LLM agents
+
+Service:
+  procgraph serve [flags]                 run the HTTP service (see --help)
+  procgraph token create --name N --scopes S [--tokens-file F]
+
+Offline:
+  procgraph signature [--dialect D] [--tools catalogue.json] FILE|-
+  procgraph run --tools F --upstream-http URL --phase P [--dialect D] [--arg k=v]... FILE
+
+Client (PROCGRAPH_URL, PROCGRAPH_TOKEN):
+  procgraph procedures list|show ...      find_all_procedures, one procedure
+  procgraph capture FILE [--dialect D] [--cause C] [--session S]
+  procgraph autorun grant|revoke NAME --reason R
+  procgraph versions NAME
+  procgraph promote NAME CODE_HASH [--reason R]
+  procgraph invoke NAME --phase P [--arg k=v]...
+  procgraph tools get | tools put FILE
+  procgraph decisions [--procedure P] [--kind K]
+Every client command takes --json.
+`
+
+// Main runs procgraph with args (without the program name) and returns the
+// exit code: 0 on success, 1 on failure, 2 on a usage error.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return mainWithEnv(ctx, args, os.Getenv, stdin, stdout, stderr)
+}
+
+func mainWithEnv(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "usage: procgraph serve | signature | run")
+		fmt.Fprint(stderr, usage)
 		return 2
 	}
 	switch args[0] {
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
 	case "serve":
-		fmt.Fprintln(stderr, "procgraph serve: not yet (the HTTP server lands with issue 4)")
-		return 1
-	default:
-		fmt.Fprintf(stderr, "procgraph: unknown command %q\n", args[0])
-		return 2
+		return cmdServe(ctx, args[1:], getenv, stderr)
+	case "token":
+		return cmdToken(args[1:], getenv, stdout, stderr)
+	case "signature":
+		return cmdSignature(args[1:], stdin, stdout, stderr)
+	case "run":
+		return cmdRun(ctx, args[1:], stdout, stderr)
 	}
+	if cmd, ok := clientCommands()[args[0]]; ok {
+		return cmd(ctx, newClient(getenv), args[1:], stdin, stdout, stderr)
+	}
+	fmt.Fprintf(stderr, "procgraph: unknown command %q\n\n%s", args[0], usage)
+	return 2
 }

@@ -1,0 +1,70 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/procgraph/procgraph/procedures"
+)
+
+func (s *Server) causes(w http.ResponseWriter, r *http.Request) error {
+	cs, err := s.svc.Causes(r.Context())
+	if err != nil {
+		return err
+	}
+	if cs == nil {
+		cs = []procedures.Cause{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"causes": cs})
+	return nil
+}
+
+func (s *Server) cause(w http.ResponseWriter, r *http.Request) error {
+	c, procs, err := s.svc.Cause(r.Context(), chi.URLParam(r, "name"))
+	if err != nil {
+		return err
+	}
+	if procs == nil {
+		procs = []procedures.CauseProcedure{}
+	}
+	writeJSON(w, http.StatusOK, causeBody{Name: c.Name, Description: c.Description, Frequency: c.Frequency,
+		ProcedureCount: c.Procedures, Procedures: procs})
+	return nil
+}
+
+// causeBody is one cause with its procedures and their edge frequencies.
+type causeBody struct {
+	Name           string                      `json:"name"`
+	Description    string                      `json:"description"`
+	Frequency      int64                       `json:"frequency"`
+	ProcedureCount int64                       `json:"procedure_count"`
+	Procedures     []procedures.CauseProcedure `json:"procedures"`
+}
+
+func (s *Server) graph(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	g, err := s.svc.Graph(r.Context(), procedures.GraphQuery{
+		Procedures: q["procedure"], Causes: q["cause"], Tools: q["tool"], Depth: queryInt(r, "depth", 1),
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, g)
+	return nil
+}
+
+func (s *Server) decisions(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	ds, err := s.svc.Decisions(r.Context(), procedures.DecisionFilter{
+		Procedure: q.Get("procedure"), Kind: procedures.DecisionKind(q.Get("kind")), Limit: queryInt(r, "limit", 100),
+	})
+	if err != nil {
+		return err
+	}
+	if ds == nil {
+		ds = []procedures.Decision{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"decisions": ds})
+	return nil
+}

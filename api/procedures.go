@@ -1,0 +1,224 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/replay"
+)
+
+type captureBody struct {
+	Code         string         `json:"code"`
+	Dialect      string         `json:"dialect"`
+	Summary      *string        `json:"summary"`
+	Cause        *causeInput    `json:"cause"`
+	SessionID    *string        `json:"session_id"`
+	Status       string         `json:"status"`
+	ParamsSchema map[string]any `json:"params_schema"`
+	Metadata     map[string]any `json:"metadata"`
+}
+
+type causeInput struct {
+	Name        string  `json:"name"`
+	Description *string `json:"description"`
+}
+
+type captureAnswer struct {
+	Procedure      *procedures.Procedure `json:"procedure"`
+	Created        bool                  `json:"created"`
+	VersionCreated bool                  `json:"version_created"`
+	Counted        bool                  `json:"counted"`
+}
+
+func (s *Server) capture(w http.ResponseWriter, r *http.Request) error {
+	var b captureBody
+	if err := s.decodeBody(r.Body, "CaptureRequest", s.maxBody, &b); err != nil {
+		return err
+	}
+	req := procedures.CaptureRequest{
+		Code: b.Code, Dialect: b.Dialect, Summary: deref(b.Summary), SessionID: deref(b.SessionID),
+		IdempotencyKey: r.Header.Get("Idempotency-Key"), Status: procedures.Status(b.Status),
+		ParamsSchema: b.ParamsSchema, Metadata: b.Metadata,
+	}
+	if b.Cause != nil {
+		req.Cause = &procedures.CauseInput{Name: b.Cause.Name, Description: deref(b.Cause.Description)}
+	}
+	out, err := s.svc.Capture(r.Context(), req)
+	if err != nil {
+		return err
+	}
+	status := http.StatusOK
+	if out.Created {
+		status = http.StatusCreated
+	}
+	writeJSON(w, status, captureAnswer{Procedure: out.Procedure, Created: out.Created, VersionCreated: out.VersionCreated, Counted: out.Counted})
+	return nil
+}
+
+func (s *Server) findProcedures(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	page, total, err := s.svc.Find(r.Context(), procedures.FindRequest{
+		Causes: q["cause"], Tools: q["tool"], MinTools: queryInt(r, "min_tools", 0),
+		Status: procedures.Status(q.Get("status")), ReadOnly: queryBool(r, "read_only"), Exposed: queryBool(r, "exposed"),
+		Limit: queryInt(r, "limit", procedures.DefaultFindLimit), Offset: queryInt(r, "offset", 0),
+	})
+	if err != nil {
+		return err
+	}
+	if page == nil {
+		page = []*procedures.Procedure{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"procedures": page, "total": total})
+	return nil
+}
+
+func (s *Server) plannerTools(w http.ResponseWriter, r *http.Request) error {
+	tools, err := s.replay.Tools(r.Context(), r.URL.Query()["cause"], queryInt(r, "limit", procedures.DefaultFindLimit))
+	if err != nil {
+		return err
+	}
+	if tools == nil {
+		tools = []replay.ToolDescriptor{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"tools": tools})
+	return nil
+}
+
+func (s *Server) getProcedure(w http.ResponseWriter, r *http.Request) error {
+	p, err := s.svc.Get(r.Context(), chi.URLParam(r, "name"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, p)
+	return nil
+}
+
+func (s *Server) versions(w http.ResponseWriter, r *http.Request) error {
+	vs, err := s.svc.Versions(r.Context(), chi.URLParam(r, "name"))
+	if err != nil {
+		return err
+	}
+	if vs == nil {
+		vs = []procedures.Version{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"versions": vs})
+	return nil
+}
+
+type decisionAnswer struct {
+	Procedure *procedures.Procedure `json:"procedure"`
+	Decision  procedures.Decision   `json:"decision"`
+}
+
+type reasonBody struct {
+	Reason *string `json:"reason"`
+}
+
+func (s *Server) promote(w http.ResponseWriter, r *http.Request) error {
+	var b reasonBody
+	if err := s.optionalBody(r, "ReasonBody", &b); err != nil {
+		return err
+	}
+	p, d, err := s.svc.Promote(r.Context(), procedures.PromoteRequest{
+		Name: chi.URLParam(r, "name"), CodeHash: chi.URLParam(r, "code_hash"), Reason: deref(b.Reason), Actor: principalOf(r).Name,
+	})
+	if err != nil {
+		return err
+	}
+	s.metrics.Inc("procgraph_decisions_total", "Decisions by kind, outcome and reason.", "kind", string(d.Kind), "outcome", string(d.Outcome), "reason", d.Reason)
+	writeJSON(w, http.StatusOK, decisionAnswer{Procedure: p, Decision: d})
+	return nil
+}
+
+func (s *Server) grantAutoRun(w http.ResponseWriter, r *http.Request) error {
+	var b struct {
+		Enabled bool    `json:"enabled"`
+		Reason  *string `json:"reason"`
+	}
+	if err := s.decodeBody(r.Body, "AutoRunPut", s.maxBody, &b); err != nil {
+		return err
+	}
+	return s.setAutoRun(w, r, b.Enabled, deref(b.Reason))
+}
+
+func (s *Server) revokeAutoRun(w http.ResponseWriter, r *http.Request) error {
+	var b reasonBody
+	if err := s.optionalBody(r, "ReasonBody", &b); err != nil {
+		return err
+	}
+	return s.setAutoRun(w, r, false, deref(b.Reason))
+}
+
+func (s *Server) setAutoRun(w http.ResponseWriter, r *http.Request, enabled bool, reason string) error {
+	p, d, err := s.svc.SetAutoRun(r.Context(), procedures.AutoRunRequest{
+		Name: chi.URLParam(r, "name"), Enabled: enabled, Reason: reason, Actor: principalOf(r).Name,
+	})
+	if err != nil {
+		if pe, ok := err.(*procedures.Error); ok {
+			if dd, ok := pe.Details["decision"].(procedures.Decision); ok {
+				s.metrics.Inc("procgraph_decisions_total", "Decisions by kind, outcome and reason.", "kind", string(dd.Kind), "outcome", string(dd.Outcome), "reason", dd.Reason)
+			}
+		}
+		return err
+	}
+	s.metrics.Inc("procgraph_decisions_total", "Decisions by kind, outcome and reason.", "kind", string(d.Kind), "outcome", string(d.Outcome), "reason", d.Reason)
+	writeJSON(w, http.StatusOK, decisionAnswer{Procedure: p, Decision: d})
+	return nil
+}
+
+type invokeBody struct {
+	Arguments  map[string]any `json:"arguments"`
+	Phase      string         `json:"phase"`
+	SessionID  *string        `json:"session_id"`
+	Cause      *string        `json:"cause"`
+	ReviewedBy *string        `json:"reviewed_by"`
+}
+
+func (s *Server) invoke(w http.ResponseWriter, r *http.Request) error {
+	var b invokeBody
+	if err := s.decodeBody(r.Body, "InvokeRequest", s.maxBody, &b); err != nil {
+		return err
+	}
+	caller := principalOf(r)
+	res, err := s.replay.Invoke(r.Context(), replay.InvokeRequest{
+		Name: chi.URLParam(r, "name"), Arguments: b.Arguments, Phase: procedures.Phase(b.Phase),
+		SessionID: deref(b.SessionID), IdempotencyKey: r.Header.Get("Idempotency-Key"), Cause: deref(b.Cause),
+		ReviewedBy: deref(b.ReviewedBy), ReviewerHasGrantScope: caller.Has(ScopeGrant), Actor: caller.Name,
+	})
+	if err != nil {
+		if pe, ok := err.(*procedures.Error); ok && pe.Code == procedures.CodeDenied {
+			if d, ok := pe.Details["decision"].(procedures.Decision); ok {
+				s.metrics.Inc("procgraph_decisions_total", "Decisions by kind, outcome and reason.", "kind", "invoke", "outcome", "denied", "reason", d.Reason)
+			}
+		}
+		return err
+	}
+	s.metrics.Inc("procgraph_decisions_total", "Decisions by kind, outcome and reason.", "kind", "invoke", "outcome", "allowed", "reason", res.Decision.Reason)
+	s.metrics.Inc("procgraph_replays_total", "Replays by status and error code.", "status", res.Status, "error", errorCodeOf(res))
+	writeJSON(w, http.StatusOK, res)
+	return nil
+}
+
+// optionalBody decodes a body that may be absent.
+func (s *Server) optionalBody(r *http.Request, schema string, dst any) error {
+	if r.ContentLength == 0 && r.Header.Get("Transfer-Encoding") == "" {
+		return nil
+	}
+	return s.decodeBody(r.Body, schema, s.maxBody, dst)
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+func errorCodeOf(res *replay.InvokeResult) string {
+	if res.Error == nil {
+		return ""
+	}
+	return string(res.Error.Code)
+}

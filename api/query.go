@@ -1,0 +1,138 @@
+package api
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/procgraph/procgraph/procedures"
+)
+
+// queryParam documents and bounds one query parameter.
+type queryParam struct {
+	name       string
+	typ        string // "integer", "boolean" or "string"
+	repeatable bool
+	enum       []string
+	min, max   int
+	doc        string
+}
+
+var (
+	findParams = []queryParam{
+		{name: "limit", typ: "integer", min: 1, max: procedures.MaxFindLimit, doc: "page size (default 25)"},
+		{name: "offset", typ: "integer", min: 0, max: 1 << 30, doc: "page start"},
+		{name: "cause", typ: "string", repeatable: true, doc: "linked to any of these causes"},
+		{name: "tool", typ: "string", repeatable: true, doc: "signature contains all of these tools"},
+		{name: "min_tools", typ: "integer", min: 0, max: 1000, doc: "at least this many distinct tools"},
+		{name: "read_only", typ: "boolean", doc: "recomputed read-only classification"},
+		{name: "exposed", typ: "boolean", doc: "offered to planners as a proc__ tool"},
+		{name: "status", typ: "string", enum: []string{"succeeded", "failed"}, doc: "current version's status"},
+	}
+	plannerParams = []queryParam{
+		{name: "limit", typ: "integer", min: 1, max: procedures.MaxFindLimit, doc: "how many tools (default 25)"},
+		{name: "cause", typ: "string", repeatable: true, doc: "linked to any of these causes"},
+	}
+	graphParams = []queryParam{
+		{name: "procedure", typ: "string", repeatable: true, doc: "start from this procedure"},
+		{name: "cause", typ: "string", repeatable: true, doc: "start from this cause"},
+		{name: "tool", typ: "string", repeatable: true, doc: "start from this tool"},
+		{name: "depth", typ: "integer", min: 1, max: procedures.MaxGraphDepth, doc: "hops from the start (default 1)"},
+	}
+	decisionParams = []queryParam{
+		{name: "procedure", typ: "string", doc: "decisions about this procedure"},
+		{name: "kind", typ: "string", enum: []string{"invoke", "grant", "revoke", "promote"}, doc: "decision kind"},
+		{name: "limit", typ: "integer", min: 1, max: 1000, doc: "how many (default 100)"},
+	}
+)
+
+// maxQueryValue bounds one query value.
+const maxQueryValue = 512
+
+// checkQuery rejects unknown, repeated, oversized and mistyped parameters,
+// naming the offending one.
+func checkQuery(r *http.Request, params []queryParam, allowed map[string]bool) error {
+	values, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return procedures.Errorf(procedures.CodeInvalid, "the query string is malformed").WithDetails("field", "(query)")
+	}
+	for name, vs := range values {
+		if !allowed[name] {
+			return procedures.Errorf(procedures.CodeInvalid, "unknown query parameter %q", name).WithDetails("field", name)
+		}
+		for _, p := range params {
+			if p.name != name {
+				continue
+			}
+			if len(vs) > 1 && !p.repeatable {
+				return procedures.Errorf(procedures.CodeInvalid, "query parameter %q may appear once", name).WithDetails("field", name)
+			}
+			if len(vs) > 50 {
+				return procedures.Errorf(procedures.CodeInvalid, "query parameter %q appears too often", name).WithDetails("field", name)
+			}
+			for _, v := range vs {
+				if err := p.check(v); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (p queryParam) check(v string) error {
+	bad := func(msg string) error {
+		return procedures.Errorf(procedures.CodeInvalid, "query parameter %q %s", p.name, msg).WithDetails("field", p.name)
+	}
+	if len(v) > maxQueryValue || !utf8.ValidString(v) {
+		return bad("is too long or not UTF-8")
+	}
+	switch p.typ {
+	case "integer":
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return bad("must be an integer")
+		}
+		if n < p.min || n > p.max {
+			return bad("must be between " + strconv.Itoa(p.min) + " and " + strconv.Itoa(p.max))
+		}
+	case "boolean":
+		if v != "true" && v != "false" {
+			return bad("must be true or false")
+		}
+	case "string":
+		if v == "" {
+			return bad("must not be empty")
+		}
+		if len(p.enum) > 0 {
+			for _, e := range p.enum {
+				if v == e {
+					return nil
+				}
+			}
+			return bad("is not one of the allowed values")
+		}
+	}
+	return nil
+}
+
+// queryInt returns an integer parameter already checked, or def.
+func queryInt(r *http.Request, name string, def int) int {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return def
+	}
+	n, _ := strconv.Atoi(v)
+	return n
+}
+
+// queryBool returns a boolean parameter already checked, or nil.
+func queryBool(r *http.Request, name string) *bool {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return nil
+	}
+	b := v == "true"
+	return &b
+}

@@ -1,0 +1,189 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/procgraph/procgraph/procedures"
+)
+
+// The request bodies' JSON Schemas. They validate every body before it is
+// decoded, and the OpenAPI document is built from them.
+var requestSchemas = map[string]string{
+	"CaptureRequest": `{
+		"type": "object", "additionalProperties": false, "required": ["code"],
+		"properties": {
+			"code": {"type": "string", "minLength": 1},
+			"dialect": {"type": "string", "enum": ["starlark", "python-async"]},
+			"summary": {"type": ["string", "null"], "maxLength": 4096},
+			"cause": {"type": ["object", "null"], "additionalProperties": false, "required": ["name"],
+				"properties": {"name": {"type": "string", "minLength": 1, "maxLength": 512},
+				               "description": {"type": ["string", "null"], "maxLength": 4096}}},
+			"session_id": {"type": ["string", "null"], "maxLength": 512},
+			"status": {"type": "string", "enum": ["succeeded", "failed"]},
+			"params_schema": {"type": ["object", "null"]},
+			"metadata": {"type": ["object", "null"]}
+		}}`,
+	"ToolsPut": `{
+		"type": "object", "additionalProperties": false, "required": ["tools"],
+		"properties": {"tools": {"type": "array", "maxItems": 10000, "items": {
+			"type": "object", "additionalProperties": false, "required": ["name"],
+			"properties": {
+				"name": {"type": "string", "minLength": 1, "maxLength": 128},
+				"description": {"type": "string", "maxLength": 8192},
+				"read_only": {"type": "boolean"},
+				"external_access": {"type": "boolean"},
+				"input_schema": {"type": "object"}
+			}}}}}`,
+	"AutoRunPut": `{
+		"type": "object", "additionalProperties": false, "required": ["enabled"],
+		"properties": {"enabled": {"type": "boolean"}, "reason": {"type": ["string", "null"], "maxLength": 2048}}}`,
+	"ReasonBody": `{
+		"type": "object", "additionalProperties": false,
+		"properties": {"reason": {"type": ["string", "null"], "maxLength": 2048}}}`,
+	"InvokeRequest": `{
+		"type": "object", "additionalProperties": false, "required": ["phase"],
+		"properties": {
+			"arguments": {"type": ["object", "null"]},
+			"phase": {"type": "string", "enum": ["automatic", "interactive"]},
+			"session_id": {"type": ["string", "null"], "maxLength": 512},
+			"cause": {"type": ["string", "null"], "maxLength": 512},
+			"reviewed_by": {"type": ["string", "null"], "maxLength": 256}
+		}}`,
+}
+
+// schemaSet holds the compiled request schemas.
+type schemaSet map[string]*jsonschema.Schema
+
+func compileRequestSchemas() (schemaSet, error) {
+	out := schemaSet{}
+	for name, text := range requestSchemas {
+		c := jsonschema.NewCompiler()
+		c.Draft = jsonschema.Draft2020
+		if err := c.AddResource(name+".json", strings.NewReader(text)); err != nil {
+			return nil, fmt.Errorf("schema %s: %w", name, err)
+		}
+		s, err := c.Compile(name + ".json")
+		if err != nil {
+			return nil, fmt.Errorf("schema %s: %w", name, err)
+		}
+		out[name] = s
+	}
+	return out, nil
+}
+
+// decodeBody reads a JSON body of at most limit bytes, validates it against
+// the named schema and decodes it into dst. Every failure is an
+// invalid_request naming the field, or payload_too_large.
+func (s *Server) decodeBody(body io.Reader, schema string, limit int64, dst any) error {
+	data, err := io.ReadAll(io.LimitReader(body, limit+1))
+	if err != nil {
+		return procedures.Errorf(procedures.CodeInvalid, "the body could not be read")
+	}
+	if int64(len(data)) > limit {
+		return procedures.Errorf(procedures.CodeTooLarge, "the body is larger than %d bytes", limit)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		return procedures.Errorf(procedures.CodeInvalid, "the body is not valid JSON: %s", jsonProblem(err))
+	}
+	if dec.More() {
+		return procedures.Errorf(procedures.CodeInvalid, "the body holds more than one JSON value")
+	}
+	if err := s.schemas[schema].Validate(doc); err != nil {
+		return schemaError(err)
+	}
+	if err := json.Unmarshal(data, dst); err != nil {
+		return procedures.Errorf(procedures.CodeInvalid, "the body does not match the request: %s", jsonProblem(err))
+	}
+	return nil
+}
+
+// schemaError turns a validation error into invalid_request naming the
+// offending field and listing every problem.
+func schemaError(err error) error {
+	ve, ok := err.(*jsonschema.ValidationError)
+	if !ok {
+		return procedures.Errorf(procedures.CodeInvalid, "the body is invalid")
+	}
+	problems := leafProblems(ve)
+	first := problems[0]
+	e := procedures.Errorf(procedures.CodeInvalid, "%s: %s", first["field"], first["message"])
+	e.WithDetails("field", first["field"])
+	return e.WithDetails("errors", problems)
+}
+
+// leafProblems lists the innermost causes of a validation error as
+// {field, message}, field being a dotted path ("cause.name", "(body)").
+func leafProblems(ve *jsonschema.ValidationError) []map[string]string {
+	var out []map[string]string
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			field := fieldPath(e.InstanceLocation)
+			msg := e.Message
+			if strings.Contains(msg, "additionalProperties") {
+				msg = "unknown field(s): " + strings.TrimPrefix(msg, "additionalProperties ")
+				if names := extraNames(e.Message); len(names) == 1 {
+					field = joinField(field, names[0])
+				}
+			}
+			out = append(out, map[string]string{"field": field, "message": msg})
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	sort.SliceStable(out, func(i, j int) bool { return out[i]["field"] < out[j]["field"] })
+	return out
+}
+
+func fieldPath(loc string) string {
+	p := strings.Trim(strings.ReplaceAll(loc, "/", "."), ".")
+	if p == "" {
+		return "(body)"
+	}
+	return p
+}
+
+func joinField(parent, name string) string {
+	if parent == "(body)" {
+		return name
+	}
+	return parent + "." + name
+}
+
+// extraNames parses the property names out of jsonschema's
+// "additionalProperties 'a', 'b' not allowed".
+func extraNames(msg string) []string {
+	var names []string
+	for _, part := range strings.Split(msg, "'") {
+		if part != "" && !strings.ContainsAny(part, " ,") {
+			names = append(names, part)
+		}
+	}
+	return names
+}
+
+func jsonProblem(err error) string {
+	switch e := err.(type) {
+	case *json.SyntaxError:
+		return fmt.Sprintf("%s at byte %d", e.Error(), e.Offset)
+	case *json.UnmarshalTypeError:
+		return fmt.Sprintf("field %s must be %s", e.Field, e.Type)
+	}
+	if err == io.EOF {
+		return "the body is empty"
+	}
+	return "malformed JSON"
+}

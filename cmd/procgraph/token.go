@@ -1,0 +1,106 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/procgraph/procgraph/api"
+)
+
+// cmdToken implements `procgraph token create`: it prints a new token once
+// and stores only its hash in the tokens file.
+func cmdToken(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	usage := "usage: procgraph token create --name NAME --scopes read,capture,invoke,grant,admin [--tokens-file F]"
+	if len(args) == 0 || args[0] != "create" {
+		fmt.Fprintln(stderr, usage)
+		return 2
+	}
+	fset := flag.NewFlagSet("token create", flag.ContinueOnError)
+	fset.SetOutput(stderr)
+	name := fset.String("name", "", "the token's holder (the audit actor)")
+	scopes := fset.String("scopes", "", "comma-separated scopes")
+	file := fset.String("tokens-file", "", "tokens file (env PROCGRAPH_TOKENS_FILE, default ./procgraph-tokens.json)")
+	if err := fset.Parse(args[1:]); err != nil || fset.NArg() > 0 || *name == "" || *scopes == "" {
+		fmt.Fprintln(stderr, usage)
+		return 2
+	}
+	path := *file
+	if path == "" {
+		path = getenv("PROCGRAPH_TOKENS_FILE")
+	}
+	if path == "" {
+		path = "procgraph-tokens.json"
+	}
+	var list []string
+	for _, s := range strings.Split(*scopes, ",") {
+		s = strings.TrimSpace(s)
+		if _, err := api.ParseScope(s); err != nil {
+			fmt.Fprintf(stderr, "procgraph token create: %v\n", err)
+			return 2
+		}
+		list = append(list, s)
+	}
+	tf := &api.TokensFile{}
+	if existing, err := api.ReadTokensFile(path); err == nil {
+		tf = existing
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(stderr, "procgraph token create: %v\n", err)
+		return 1
+	}
+	var raw [32]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		fmt.Fprintf(stderr, "procgraph token create: %v\n", err)
+		return 1
+	}
+	token := "pgt_" + base64.RawURLEncoding.EncodeToString(raw[:])
+	tf.Tokens = append(tf.Tokens, api.TokenEntry{Name: *name, SHA256: api.HashToken(token), Scopes: list})
+	if err := tf.Validate(); err != nil {
+		fmt.Fprintf(stderr, "procgraph token create: %v\n", err)
+		return 1
+	}
+	if err := writeFileAtomic(path, tf); err != nil {
+		fmt.Fprintf(stderr, "procgraph token create: %v\n", err)
+		return 1
+	}
+	fmt.Fprintln(stdout, token)
+	fmt.Fprintf(stderr, "token for %s (%s) stored as a hash in %s; it is shown only once\n", *name, strings.Join(list, ","), path)
+	return 0
+}
+
+// writeFileAtomic writes v as JSON to path through a temporary file, mode 0600.
+func writeFileAtomic(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tokens-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.Write(append(b, '\n')); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
