@@ -9,8 +9,6 @@ import (
 
 // TestMain makes the test binary a sandbox worker when the pool starts it.
 func TestMain(m *testing.M) {
-	if sandbox.IsWorker() {
-		os.Exit(sandbox.RunWorker())
-	}
+	sandbox.ExitIfWorker()
 	os.Exit(m.Run())
 }

@@ -41,13 +41,17 @@ func (p *proc) run(ctx context.Context, req *Request, tools ToolCaller, grace ti
 	p.stderr.reset()
 	p.nextRun++
 	id := p.nextRun
-	_ = p.stdout.SetReadDeadline(time.Now().Add(lim.Timeout + grace))
+	hard := time.Now().Add(lim.Timeout + grace)
+	_ = p.stdout.SetReadDeadline(hard)
+	_ = p.stdin.SetWriteDeadline(hard)
 	defer p.stdout.SetReadDeadline(time.Time{})
+	defer p.stdin.SetWriteDeadline(time.Time{})
 	// When the caller gives up, tell the worker and give it grace to stop.
 	// At the run's own deadline the worker stops by itself.
 	stop := context.AfterFunc(ctx, func() {
-		_ = p.send(&message{Cancel: &cancelMsg{Run: id}})
 		_ = p.stdout.SetReadDeadline(time.Now().Add(grace))
+		_ = p.stdin.SetWriteDeadline(time.Now().Add(grace))
+		_ = p.send(&message{Cancel: &cancelMsg{Run: id}})
 	})
 	defer stop()
 

@@ -118,7 +118,13 @@ func NewPool(cfg PoolConfig) (*Pool, error) {
 
 // Run runs req in a worker. A worker that crashes, runs out of memory or
 // hangs fails this run only: it is killed and replaced.
+//
+// Limits.MaxMemory zero means PoolConfig.MaxMemory; any other value than
+// PoolConfig.MaxMemory gets a worker of its own, started for this run.
 func (p *Pool) Run(ctx context.Context, req Request, tools ToolCaller) Result {
+	if req.Limits.MaxMemory <= 0 {
+		req.Limits.MaxMemory = p.cfg.MaxMemory
+	}
 	req.Limits = req.Limits.withDefaults()
 	cfg := &p.cfg
 	oneOff := req.Limits.MaxMemory != cfg.MaxMemory

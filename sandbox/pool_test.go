@@ -142,3 +142,41 @@ func stopped(pid int) bool {
 	i := strings.LastIndexByte(s, ')')
 	return i > 0 && strings.HasPrefix(s[i+1:], " T")
 }
+
+// TestMemoryLimitPerRequest: a request whose MaxMemory differs from the
+// pool's gets a worker of its own with that limit.
+func TestMemoryLimitPerRequest(t *testing.T) {
+	p, err := sandbox.NewPool(sandbox.PoolConfig{Size: 1, MaxMemory: 512 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	src := "l = [str(i) + 'x' * 1000 for i in range(n)]\nreturn len(l)"
+	tests := []struct {
+		name   string
+		limit  int64
+		n      int64
+		code   sandbox.ErrorCode // "" for success
+		starts int64             // workers started by this run
+	}{
+		{"pool limit", 0, 300000, "", 0},
+		{"lower limit", 64 << 20, 300000, sandbox.MemoryLimit, 1},
+		{"lower limit, small run", 64 << 20, 1000, "", 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			before := p.Stats().Started
+			res := run(t, p, src, map[string]any{"n": tc.n}, nil, sandbox.Limits{MaxSteps: 1 << 40, MaxMemory: tc.limit}, nil)
+			var code sandbox.ErrorCode
+			if res.Err != nil {
+				code = res.Err.Code
+			}
+			if code != tc.code {
+				t.Fatalf("error = %s, want %q", errString(res.Err), tc.code)
+			}
+			if got := p.Stats().Started - before; got < tc.starts {
+				t.Errorf("started %d workers, want %d", got, tc.starts)
+			}
+		})
+	}
+}

@@ -150,13 +150,12 @@ func vmSize(pid int) (int64, error) {
 	return 0, errors.New("no VmSize in /proc status")
 }
 
-// sendTimeout bounds one frame write to a worker.
-const sendTimeout = 5 * time.Second
-
+// send writes one frame. Writes are bounded by the write deadline the run
+// sets on stdin (its hard deadline): a worker that stops reading cannot
+// block the parent.
 func (p *proc) send(m *message) error {
 	p.sendMu.Lock()
 	defer p.sendMu.Unlock()
-	_ = p.stdin.SetWriteDeadline(time.Now().Add(sendTimeout))
 	return p.out.write(m)
 }
 

@@ -28,6 +28,18 @@ const (
 //	if sandbox.IsWorker() { os.Exit(sandbox.RunWorker()) }
 func IsWorker() bool { return os.Getenv(WorkerEnv) == "1" }
 
+// ExitIfWorker runs the worker and exits if this process is a sandbox
+// worker; otherwise it returns at once. Call it first in main, or in the
+// TestMain of a package whose tests use a Pool (the test binary is then the
+// worker):
+//
+//	func TestMain(m *testing.M) { sandbox.ExitIfWorker(); os.Exit(m.Run()) }
+func ExitIfWorker() {
+	if IsWorker() {
+		os.Exit(RunWorker())
+	}
+}
+
 // RunWorker serves one parent over stdin and stdout until stdin reaches EOF
 // and returns the process exit code. File descriptor 1 is redirected to
 // stderr first, so nothing but frames reaches the parent.
