@@ -72,7 +72,7 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (CaptureOutco
 	}
 	a, err := signature.Analyze(req.Code, dialect)
 	if err != nil {
-		return CaptureOutcome{}, codeError(err)
+		return CaptureOutcome{}, CodeError(err)
 	}
 	key := UsageKey(req.SessionID, req.IdempotencyKey)
 	if len(a.Signature) == 1 && len(a.ProcRefs) == 1 {
@@ -139,11 +139,13 @@ func (s *Service) captureUse(ctx context.Context, name, key string, req CaptureR
 	return CaptureOutcome{Procedure: res.Procedure, Counted: res.Counted, Use: true}, nil
 }
 
-// codeError turns an analysis rejection into CodeInvalidCode (or CodeTooLarge).
-func codeError(err error) error {
+// CodeError turns an analysis rejection (a *signature.Error) into
+// CodeInvalidCode, or CodeTooLarge for oversized code, with details line,
+// column and feature. Any other error becomes CodeInvalidCode without them.
+func CodeError(err error) error {
 	var se *signature.Error
 	if !errors.As(err, &se) {
-		return err
+		return Errorf(CodeInvalidCode, "the code cannot be analysed")
 	}
 	code := CodeInvalidCode
 	if se.Feature == "code_size" {

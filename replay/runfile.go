@@ -2,7 +2,6 @@ package replay
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/procgraph/procgraph/procedures"
@@ -56,7 +55,7 @@ func RunFile(ctx context.Context, req RunFileRequest) (*InvokeResult, error) {
 	}
 	a, err := signature.Analyze(req.Code, dialect)
 	if err != nil {
-		return nil, codeError(err)
+		return nil, procedures.CodeError(err)
 	}
 	var cache schemaCache
 	schema, err := cache.get(a.CodeHash, a.Parameters, req.ParamsSchema)
@@ -96,17 +95,3 @@ func RunFile(ctx context.Context, req RunFileRequest) (*InvokeResult, error) {
 // localActor is the actor of RunFile's decisions.
 const localActor = "local"
 
-// codeError turns an analysis rejection into CodeInvalidCode (or
-// CodeTooLarge) with details line, column and feature, as a capture would.
-func codeError(err error) error {
-	var se *signature.Error
-	if !errors.As(err, &se) {
-		return procedures.Errorf(procedures.CodeInvalidCode, "the code cannot be analysed")
-	}
-	code := procedures.CodeInvalidCode
-	if se.Feature == "code_size" {
-		code = procedures.CodeTooLarge
-	}
-	return (&procedures.Error{Code: code, Message: se.Message}).
-		WithDetails("line", se.Line).WithDetails("column", se.Column).WithDetails("feature", se.Feature)
-}
