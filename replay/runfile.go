@@ -94,4 +94,3 @@ func RunFile(ctx context.Context, req RunFileRequest) (*InvokeResult, error) {
 
 // localActor is the actor of RunFile's decisions.
 const localActor = "local"
-
