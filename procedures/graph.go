@@ -1,0 +1,209 @@
+package procedures
+
+import (
+	"context"
+	"sort"
+)
+
+// Graph bounds.
+const (
+	MaxGraphDepth = 3
+	MaxGraphNodes = 500
+)
+
+// GraphQuery asks for the neighbourhood of some start nodes. With no start,
+// it starts from the most frequent procedures.
+type GraphQuery struct {
+	Procedures []string
+	Causes     []string
+	Tools      []string
+	Depth      int // 1 when zero
+}
+
+// GraphNode is a procedure, cause or tool.
+type GraphNode struct {
+	ID         string         `json:"id"`
+	Kind       string         `json:"kind"`
+	Label      string         `json:"label"`
+	Properties map[string]any `json:"properties"`
+}
+
+// GraphEdge is INVESTIGATED_BY (cause to procedure, with its frequency) or
+// CALLS (procedure to tool).
+type GraphEdge struct {
+	Source    string `json:"source"`
+	Target    string `json:"target"`
+	Kind      string `json:"kind"`
+	Frequency int64  `json:"frequency"`
+}
+
+// Graph is a neighbourhood of the procedure graph. Truncated is set when
+// MaxGraphNodes cut it short.
+type Graph struct {
+	Nodes     []GraphNode `json:"nodes"`
+	Edges     []GraphEdge `json:"edges"`
+	Truncated bool        `json:"truncated"`
+}
+
+type graphBuilder struct {
+	s       *Service
+	nodes   map[string]*GraphNode
+	edges   map[string]GraphEdge
+	order   []string
+	full    bool
+	visited map[string]bool
+}
+
+// Graph returns the neighbourhood of q's start nodes, depth hops out.
+// Returns CodeInvalid for a depth out of range, CodeNotFound when a named
+// start does not exist.
+func (s *Service) Graph(ctx context.Context, q GraphQuery) (*Graph, error) {
+	if q.Depth == 0 {
+		q.Depth = 1
+	}
+	if q.Depth < 1 || q.Depth > MaxGraphDepth {
+		return nil, Errorf(CodeInvalid, "depth must be between 1 and %d", MaxGraphDepth).WithDetails("field", "depth")
+	}
+	b := &graphBuilder{s: s, nodes: map[string]*GraphNode{}, edges: map[string]GraphEdge{}, visited: map[string]bool{}}
+	var frontier []string
+	if len(q.Procedures)+len(q.Causes)+len(q.Tools) == 0 {
+		top, _, err := s.Find(ctx, FindRequest{Limit: DefaultFindLimit})
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range top {
+			frontier = append(frontier, b.procedure(p.Name, p))
+		}
+	}
+	for _, name := range q.Procedures {
+		p, err := s.store.Get(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		frontier = append(frontier, b.procedure(name, p))
+	}
+	for _, name := range q.Causes {
+		if _, _, err := s.store.Cause(ctx, name); err != nil {
+			return nil, err
+		}
+		frontier = append(frontier, b.node("cause", name, nil))
+	}
+	for _, name := range q.Tools {
+		frontier = append(frontier, b.node("tool", name, nil))
+	}
+	for depth := 0; depth < q.Depth && len(frontier) > 0 && !b.full; depth++ {
+		var next []string
+		for _, id := range frontier {
+			if b.visited[id] {
+				continue
+			}
+			b.visited[id] = true
+			more, err := b.expand(ctx, b.nodes[id])
+			if err != nil {
+				return nil, err
+			}
+			next = append(next, more...)
+		}
+		frontier = next
+	}
+	return b.result(), nil
+}
+
+func (b *graphBuilder) expand(ctx context.Context, n *GraphNode) ([]string, error) {
+	var out []string
+	switch n.Kind {
+	case "procedure":
+		p, err := b.s.store.Get(ctx, n.Label)
+		if ErrorCode(err) == CodeNotFound {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range p.Causes {
+			id := b.node("cause", c.Name, nil)
+			b.edge(id, n.ID, "INVESTIGATED_BY", c.Frequency)
+			out = append(out, id)
+		}
+		for _, t := range p.Signature {
+			id := b.node("tool", t, nil)
+			b.edge(n.ID, id, "CALLS", 0)
+			out = append(out, id)
+		}
+	case "cause":
+		_, procs, err := b.s.store.Cause(ctx, n.Label)
+		if err != nil {
+			return nil, err
+		}
+		for _, cp := range procs {
+			id := b.procedure(cp.Name, nil)
+			b.edge(n.ID, id, "INVESTIGATED_BY", cp.Frequency)
+			out = append(out, id)
+		}
+	case "tool":
+		procs, _, err := b.s.store.Find(ctx, Query{Tools: []string{n.Label}, Limit: MaxGraphNodes})
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range procs {
+			id := b.procedure(p.Name, p)
+			b.edge(id, n.ID, "CALLS", 0)
+			out = append(out, id)
+		}
+	}
+	return out, nil
+}
+
+func (b *graphBuilder) procedure(name string, p *Procedure) string {
+	var props map[string]any
+	if p != nil {
+		props = map[string]any{"frequency": p.Frequency, "use_count": p.UseCount, "status": p.Status, "signature": p.Signature}
+	}
+	return b.node("procedure", name, props)
+}
+
+func (b *graphBuilder) node(kind, label string, props map[string]any) string {
+	id := kind + ":" + label
+	if n, ok := b.nodes[id]; ok {
+		if n.Properties == nil || len(n.Properties) == 0 {
+			if props != nil {
+				n.Properties = props
+			}
+		}
+		return id
+	}
+	if len(b.nodes) >= MaxGraphNodes {
+		b.full = true
+		return id
+	}
+	if props == nil {
+		props = map[string]any{}
+	}
+	b.nodes[id] = &GraphNode{ID: id, Kind: kind, Label: label, Properties: props}
+	b.order = append(b.order, id)
+	return id
+}
+
+func (b *graphBuilder) edge(source, target, kind string, freq int64) {
+	if b.nodes[source] == nil || b.nodes[target] == nil {
+		return
+	}
+	b.edges[source+"|"+kind+"|"+target] = GraphEdge{Source: source, Target: target, Kind: kind, Frequency: freq}
+}
+
+func (b *graphBuilder) result() *Graph {
+	g := &Graph{Nodes: make([]GraphNode, 0, len(b.order)), Edges: make([]GraphEdge, 0, len(b.edges)), Truncated: b.full}
+	for _, id := range b.order {
+		g.Nodes = append(g.Nodes, *b.nodes[id])
+	}
+	for _, e := range b.edges {
+		g.Edges = append(g.Edges, e)
+	}
+	sort.Slice(g.Edges, func(i, j int) bool {
+		if g.Edges[i].Source != g.Edges[j].Source {
+			return g.Edges[i].Source < g.Edges[j].Source
+		}
+		return g.Edges[i].Target < g.Edges[j].Target
+	})
+	return g
+}
