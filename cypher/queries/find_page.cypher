@@ -1,7 +1,8 @@
 // One page of Find: the filters (the same as find_count.cypher) apply before
 // SKIP and LIMIT; order is frequency desc, last_used_at desc with never-used
 // last, name asc. Null parameters and empty lists match everything.
-// Read-only means every signature name is in $readOnlyNames; exposure is
+// Read-only means every signature name is a key of $readOnlySet (the
+// read-only names as a map: a hash lookup per name); exposure is
 // procedures.IsExposed on the current version's mirrored status and opacity.
 MATCH (p:Procedure)
 WHERE ($status IS NULL OR p.status = $status)
@@ -9,7 +10,7 @@ WHERE ($status IS NULL OR p.status = $status)
   AND all(t IN $tools WHERE t IN p.signature)
   AND (size($causes) = 0 OR EXISTS { MATCH (c:Cause)-[:INVESTIGATED_BY]->(p) WHERE c.name IN $causes })
 WITH p, CASE WHEN $readOnly IS NULL AND $exposed IS NULL THEN null
-             ELSE all(n IN p.signature WHERE n IN $readOnlyNames) END AS readOnly
+             ELSE all(n IN p.signature WHERE $readOnlySet[n] IS NOT NULL) END AS readOnly
 WHERE ($readOnly IS NULL OR readOnly = $readOnly)
   AND ($exposed IS NULL OR $exposed = (p.status = 'succeeded' AND NOT p.opaque AND size(p.signature) >= 2 AND (readOnly OR $allowMutating)))
 WITH p

@@ -45,6 +45,7 @@ func BenchmarkFindOverhead(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	pageQuery, countQuery := findQueries(q)
 	ctx := context.Background()
 	b.Run("store", func(b *testing.B) {
 		b.ReportAllocs()
@@ -59,11 +60,11 @@ func BenchmarkFindOverhead(b *testing.B) {
 		for b.Loop() {
 			sess := s.driver.NewSession(ctx, neo4j.SessionConfig{AccessMode: neo4j.AccessModeRead, DatabaseName: s.db, BookmarkManager: s.bookmarks})
 			n, err := neo4j.ExecuteRead(ctx, sess, func(tx neo4j.ManagedTransaction) (int, error) {
-				page, err := collect(ctx, tx, "find_page", params)
+				page, err := collect(ctx, tx, pageQuery, params)
 				if err != nil {
 					return 0, err
 				}
-				count, err := collect(ctx, tx, "find_count", params)
+				count, err := collect(ctx, tx, countQuery, params)
 				return len(page) + len(count), err
 			})
 			sess.Close(ctx)

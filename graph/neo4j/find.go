@@ -93,10 +93,7 @@ func (s *Store) Find(ctx context.Context, q procedures.Query) ([]*procedures.Pro
 	if err != nil {
 		return nil, 0, err
 	}
-	pageQuery, countQuery := "find_page", "find_count"
-	if unfiltered(q) {
-		pageQuery, countQuery = "find_all_page", "find_all_count"
-	}
+	pageQuery, countQuery := findQueries(q)
 	type page struct {
 		ps    []*procedures.Procedure
 		total int
@@ -129,9 +126,12 @@ func (s *Store) Find(ctx context.Context, q procedures.Query) ([]*procedures.Pro
 	return res.ps, res.total, err
 }
 
-// unfiltered reports whether q selects every procedure.
-func unfiltered(q procedures.Query) bool {
-	return len(q.Causes) == 0 && len(q.Tools) == 0 && q.MinTools == 0 && q.Status == "" && q.ReadOnly == nil && q.Exposed == nil
+// findQueries returns the page and count queries Find runs for q.
+func findQueries(q procedures.Query) (page, count string) {
+	if len(q.Causes) == 0 && len(q.Tools) == 0 && q.MinTools == 0 && q.Status == "" && q.ReadOnly == nil && q.Exposed == nil {
+		return "find_all_page", "find_all_count"
+	}
+	return "find_page", "find_count"
 }
 
 // findParams validates q and returns the parameters of find_page.cypher and
@@ -151,6 +151,10 @@ func findParams(q procedures.Query) (map[string]any, error) {
 	if q.Limit > 0 {
 		limit = int64(q.Limit)
 	}
+	readOnlySet := make(map[string]any, len(q.ReadOnlyNames))
+	for _, n := range q.ReadOnlyNames {
+		readOnlySet[n] = true
+	}
 	return map[string]any{
 		"status":        nilIfEmpty(string(q.Status)),
 		"minTools":      q.MinTools,
@@ -158,7 +162,7 @@ func findParams(q procedures.Query) (map[string]any, error) {
 		"causes":        stringList(q.Causes),
 		"readOnly":      boolOrNil(q.ReadOnly),
 		"exposed":       boolOrNil(q.Exposed),
-		"readOnlyNames": stringList(q.ReadOnlyNames),
+		"readOnlySet":   readOnlySet,
 		"allowMutating": q.AllowMutating,
 		"offset":        q.Offset,
 		"limit":         limit,
