@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"sync/atomic"
 	"time"
 )
 
@@ -85,14 +86,29 @@ type Decision struct {
 	Suggestion string `json:"suggestion,omitempty"`
 }
 
+// lastIDNanos makes decision ids strictly increasing within a process, so
+// records made in the same millisecond still list in the order they were made.
+var lastIDNanos atomic.Int64
+
 // NewDecisionID returns a fresh decision id, "pgd_" followed by a
-// time-ordered, random-suffixed hex string: ids sort by creation time.
+// time-ordered, random-suffixed hex string: ids sort by creation time, and
+// strictly so within one process.
 func NewDecisionID(at time.Time) string {
+	n := at.UnixNano()
+	for {
+		last := lastIDNanos.Load()
+		if n <= last {
+			n = last + 1
+		}
+		if lastIDNanos.CompareAndSwap(last, n) {
+			break
+		}
+	}
 	var r [8]byte
 	if _, err := rand.Read(r[:]); err != nil {
 		panic(fmt.Sprintf("procedures: crypto/rand failed: %v", err))
 	}
-	return fmt.Sprintf("pgd_%016x%s", uint64(at.UnixNano()), hex.EncodeToString(r[:]))
+	return fmt.Sprintf("pgd_%016x%s", uint64(n), hex.EncodeToString(r[:]))
 }
 
 // DecisionFilter selects audit records. Empty fields match everything.

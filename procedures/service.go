@@ -111,7 +111,7 @@ func (s *Service) stamp(d *Decision) {
 		d.At = s.now()
 	}
 	if d.ID == "" {
-		d.ID = NewDecisionID(d.At)
+		d.ID = NewDecisionID(s.opts.Now())
 	}
 	if d.AllowedTools == nil {
 		d.AllowedTools = []string{}

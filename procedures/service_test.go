@@ -1,0 +1,245 @@
+package procedures_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/procgraph/procgraph/graph/embedded"
+	"github.com/procgraph/procgraph/procedures"
+)
+
+// newService returns a Service over a fresh embedded store with a small
+// catalogue: two read-only tools and one that changes state.
+func newService(t *testing.T, allowMutating bool) *procedures.Service {
+	t.Helper()
+	store, err := embedded.Open(filepath.Join(t.TempDir(), "p.db"), embedded.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	svc := procedures.NewService(store, procedures.Options{AllowMutatingAutorun: allowMutating})
+	if _, err := svc.PutCatalogue(context.Background(), []procedures.Tool{
+		{Name: "get_jobs", ReadOnly: true}, {Name: "get_logs", ReadOnly: true, ExternalAccess: true}, {Name: "kill_job"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return svc
+}
+
+func mustCapture(t *testing.T, svc *procedures.Service, req procedures.CaptureRequest) procedures.CaptureOutcome {
+	t.Helper()
+	out, err := svc.Capture(context.Background(), req)
+	if err != nil {
+		t.Fatalf("capture: %v", err)
+	}
+	return out
+}
+
+const (
+	readOnlyCode = "a = tools.get_jobs(task_id=task_id)\nreturn tools.get_logs(jobs=a)\n"
+	killCode     = "a = tools.get_jobs(task_id=task_id)\ntools.kill_job(panda_id=a)\n"
+)
+
+func TestCaptureRules(t *testing.T) {
+	ctx := context.Background()
+	svc := newService(t, false)
+	first := mustCapture(t, svc, procedures.CaptureRequest{Code: readOnlyCode, SessionID: "s1", Cause: &procedures.CauseInput{Name: "stuck task"}})
+	if !first.Created || !first.VersionCreated || !first.Counted {
+		t.Fatalf("first capture = %+v", first)
+	}
+	p := first.Procedure
+	if p.Name != "proc__get_jobs__get_logs" || !p.ReadOnly || !p.Exposed || !p.ExternalAccess || p.Frequency != 1 {
+		t.Fatalf("procedure = %+v", p)
+	}
+	again := mustCapture(t, svc, procedures.CaptureRequest{Code: readOnlyCode, SessionID: "s1"})
+	if again.Created || again.VersionCreated || again.Counted || again.Procedure.Frequency != 1 {
+		t.Fatalf("re-committing a session must not count: %+v", again)
+	}
+	byKey := mustCapture(t, svc, procedures.CaptureRequest{Code: readOnlyCode, IdempotencyKey: "k1"})
+	byKeyAgain := mustCapture(t, svc, procedures.CaptureRequest{Code: readOnlyCode, IdempotencyKey: "k1"})
+	if !byKey.Counted || byKeyAgain.Counted || byKeyAgain.Procedure.Frequency != 2 {
+		t.Fatalf("idempotency key: %+v then %+v", byKey, byKeyAgain)
+	}
+	fresh := mustCapture(t, svc, procedures.CaptureRequest{Code: readOnlyCode})
+	if !fresh.Counted || fresh.Procedure.Frequency != 3 {
+		t.Fatalf("no key counts a fresh use: %+v", fresh)
+	}
+	use := mustCapture(t, svc, procedures.CaptureRequest{Code: "return tools.proc__get_jobs__get_logs(task_id=1)\n", SessionID: "s9"})
+	if !use.Use || use.Procedure.Name != p.Name || use.Procedure.Frequency != 4 {
+		t.Fatalf("a single proc__ call must count a use of it: %+v", use)
+	}
+	_, err := svc.Capture(ctx, procedures.CaptureRequest{Code: "return tools.proc__nope__none(task_id=1)\n"})
+	if procedures.ErrorCode(err) != procedures.CodeInvalidCode {
+		t.Fatalf("use of an unknown procedure: %v", err)
+	}
+	failed := mustCapture(t, svc, procedures.CaptureRequest{Code: killCode, Status: procedures.StatusFailed, SessionID: "s1"})
+	if failed.Procedure.Status != procedures.StatusFailed || failed.Procedure.Exposed || failed.Procedure.Frequency != 0 {
+		t.Fatalf("a failed capture is knowledge, never exposed nor counted: %+v", failed.Procedure)
+	}
+}
+
+func TestCaptureRejections(t *testing.T) {
+	svc := newService(t, false)
+	tests := []struct {
+		name string
+		req  procedures.CaptureRequest
+		code procedures.Code
+	}{
+		{"empty code", procedures.CaptureRequest{Code: "  "}, procedures.CodeInvalid},
+		{"empty signature", procedures.CaptureRequest{Code: "return 1\n"}, procedures.CodeInvalidCode},
+		{"import", procedures.CaptureRequest{Code: "import os\n"}, procedures.CodeInvalidCode},
+		{"bad dialect", procedures.CaptureRequest{Code: readOnlyCode, Dialect: "ruby"}, procedures.CodeInvalid},
+		{"bad status", procedures.CaptureRequest{Code: readOnlyCode, Status: "maybe"}, procedures.CodeInvalid},
+		{"oversized code", procedures.CaptureRequest{Code: "x = tools.get_jobs()\n#" + string(make([]byte, 70000))}, procedures.CodeTooLarge},
+		{"empty cause name", procedures.CaptureRequest{Code: readOnlyCode, Cause: &procedures.CauseInput{Name: " "}}, procedures.CodeInvalid},
+		{"bad params schema", procedures.CaptureRequest{Code: readOnlyCode, ParamsSchema: map[string]any{"type": "array"}}, procedures.CodeInvalid},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := svc.Capture(context.Background(), tc.req)
+			if got := procedures.ErrorCode(err); got != tc.code {
+				t.Fatalf("code = %q (%v), want %q", got, err, tc.code)
+			}
+		})
+	}
+	if _, total, _ := svc.Find(context.Background(), procedures.FindRequest{}); total != 0 {
+		t.Fatalf("rejected captures must write nothing, found %d", total)
+	}
+}
+
+func TestFindClassifiesAtReadTime(t *testing.T) {
+	ctx := context.Background()
+	svc := newService(t, false)
+	mustCapture(t, svc, procedures.CaptureRequest{Code: readOnlyCode})
+	mustCapture(t, svc, procedures.CaptureRequest{Code: killCode})
+	mustCapture(t, svc, procedures.CaptureRequest{Code: "x = tools.proc__get_jobs__get_logs(task_id=t)\nreturn tools.get_jobs(task_id=x)\n"})
+	yes, no := true, false
+	names := func(r procedures.FindRequest) []string {
+		t.Helper()
+		page, _, err := svc.Find(ctx, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, p := range page {
+			out = append(out, p.Name)
+		}
+		return out
+	}
+	if got := names(procedures.FindRequest{ReadOnly: &yes}); len(got) != 2 {
+		t.Fatalf("read-only (nested read-only counts): %v", got)
+	}
+	if got := names(procedures.FindRequest{ReadOnly: &no}); len(got) != 1 || got[0] != "proc__get_jobs__kill_job" {
+		t.Fatalf("not read-only: %v", got)
+	}
+	// A catalogue change re-classifies at once: get_logs now changes state,
+	// so the nested procedure stops being read-only too.
+	if _, err := svc.PutCatalogue(ctx, []procedures.Tool{{Name: "get_jobs", ReadOnly: true}, {Name: "get_logs"}, {Name: "kill_job"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(procedures.FindRequest{ReadOnly: &yes}); len(got) != 0 {
+		t.Fatalf("after the catalogue change nothing is read-only, got %v", got)
+	}
+	if got := names(procedures.FindRequest{Exposed: &yes}); len(got) != 0 {
+		t.Fatalf("nothing is exposed with mutating auto-run off, got %v", got)
+	}
+	if _, _, err := svc.Find(ctx, procedures.FindRequest{Limit: procedures.MaxFindLimit + 1}); procedures.ErrorCode(err) != procedures.CodeInvalid {
+		t.Fatalf("limit over the maximum: %v", err)
+	}
+}
+
+func TestSetAutoRunAndPromote(t *testing.T) {
+	ctx := context.Background()
+	svc := newService(t, false)
+	ro := mustCapture(t, svc, procedures.CaptureRequest{Code: readOnlyCode}).Procedure
+	kill := mustCapture(t, svc, procedures.CaptureRequest{Code: killCode}).Procedure
+
+	_, _, err := svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: kill.Name, Enabled: true, Actor: "alice"})
+	if procedures.ErrorCode(err) != procedures.CodeConflict {
+		t.Fatalf("granting a state-changing procedure with mutating off: %v", err)
+	}
+	if pe := err.(*procedures.Error); pe.Details["reason"] != procedures.ReasonNotReadOnly {
+		t.Fatalf("reason = %v", pe.Details["reason"])
+	}
+	if _, _, err := svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: "proc__nope", Enabled: true}); procedures.ErrorCode(err) != procedures.CodeNotFound {
+		t.Fatalf("unknown procedure: %v", err)
+	}
+	p, d, err := svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: ro.Name, Enabled: true, Actor: "alice", Reason: "checked"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.AutoRun.Active || *p.AutoRun.CodeHash != ro.CodeHash || d.Kind != procedures.KindGrant || d.Actor != "alice" {
+		t.Fatalf("grant: %+v %+v", p.AutoRun, d)
+	}
+	// A new version, promoted: the grant is bound to the old hash and stops being active.
+	v2 := mustCapture(t, svc, procedures.CaptureRequest{Code: readOnlyCode + "# v2\n"})
+	if !v2.VersionCreated || v2.Procedure.CodeHash != ro.CodeHash {
+		t.Fatalf("the first succeeded version stays current: %+v", v2)
+	}
+	versions, err := svc.Versions(ctx, ro.Name)
+	if err != nil || len(versions) != 2 {
+		t.Fatalf("versions: %v %v", versions, err)
+	}
+	p, _, err = svc.Promote(ctx, procedures.PromoteRequest{Name: ro.Name, CodeHash: versions[1].CodeHash, Actor: "bob"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.AutoRun.Active || p.AutoRun.InactiveReason == nil || *p.AutoRun.InactiveReason != procedures.InactiveCodeChanged {
+		t.Fatalf("after promote the grant must be inactive: %+v", p.AutoRun)
+	}
+	ds, err := svc.Decisions(ctx, procedures.DecisionFilter{Procedure: ro.Name})
+	if err != nil || len(ds) != 2 || ds[0].Kind != procedures.KindPromote || ds[1].Kind != procedures.KindGrant {
+		t.Fatalf("audit: %+v %v", ds, err)
+	}
+	denied, _ := svc.Decisions(ctx, procedures.DecisionFilter{Procedure: kill.Name})
+	if len(denied) != 1 || denied[0].Outcome != procedures.Denied {
+		t.Fatalf("the refused grant must be audited as denied: %+v", denied)
+	}
+	if _, _, err := svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: ro.Name, Enabled: false, Actor: "bob"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := svc.Get(ctx, ro.Name); got.AutoRun.Enabled {
+		t.Fatalf("revoked grant still enabled: %+v", got.AutoRun)
+	}
+}
+
+func TestMutatingAutorunOn(t *testing.T) {
+	ctx := context.Background()
+	svc := newService(t, true)
+	kill := mustCapture(t, svc, procedures.CaptureRequest{Code: killCode}).Procedure
+	if !kill.Exposed || kill.ReadOnly {
+		t.Fatalf("with mutating on a state-changing procedure is exposed, flagged not read-only: %+v", kill)
+	}
+	p, _, err := svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: kill.Name, Enabled: true, Actor: "alice"})
+	if err != nil || !p.AutoRun.Active {
+		t.Fatalf("grant with mutating on: %+v %v", p, err)
+	}
+}
+
+func TestGraph(t *testing.T) {
+	ctx := context.Background()
+	svc := newService(t, false)
+	p := mustCapture(t, svc, procedures.CaptureRequest{Code: readOnlyCode, Cause: &procedures.CauseInput{Name: "stuck task"}}).Procedure
+	g, err := svc.Graph(ctx, procedures.GraphQuery{Procedures: []string{p.Name}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]int{}
+	for _, n := range g.Nodes {
+		kinds[n.Kind]++
+	}
+	if kinds["procedure"] != 1 || kinds["cause"] != 1 || kinds["tool"] != 2 || len(g.Edges) != 3 {
+		t.Fatalf("graph = %+v", g)
+	}
+	g, err = svc.Graph(ctx, procedures.GraphQuery{Tools: []string{"get_jobs"}, Depth: 2})
+	if err != nil || len(g.Nodes) != 4 {
+		t.Fatalf("from a tool, two hops: %+v %v", g, err)
+	}
+	if _, err := svc.Graph(ctx, procedures.GraphQuery{Depth: 9}); procedures.ErrorCode(err) != procedures.CodeInvalid {
+		t.Fatalf("depth out of range: %v", err)
+	}
+	if _, err := svc.Graph(ctx, procedures.GraphQuery{Causes: []string{"nope"}}); procedures.ErrorCode(err) != procedures.CodeNotFound {
+		t.Fatalf("unknown cause: %v", err)
+	}
+}
