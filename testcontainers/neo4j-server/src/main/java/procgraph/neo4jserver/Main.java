@@ -129,7 +129,10 @@ public final class Main {
         db.executeTransactionally("RETURN 1");
 
         writeAtomically(run, "port", Integer.toString(port));
-        writeAtomically(run, "ready", "bolt://127.0.0.1:" + port);
+        // Unique per start: the Go helper reads this file so that `go test`'s
+        // result cache never reuses a result obtained against an earlier server.
+        writeAtomically(run, "ready", "bolt://127.0.0.1:" + port + " pid=" + ProcessHandle.current().pid()
+                + " started=" + java.time.Instant.now());
         log("ready bolt://127.0.0.1:" + port + " in "
                 + Duration.ofNanos(System.nanoTime() - t0).toMillis() + " ms");
 
