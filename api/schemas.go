@@ -135,6 +135,11 @@ func leafProblems(ve *jsonschema.ValidationError) []map[string]string {
 				if names := extraNames(e.Message); len(names) == 1 {
 					field = joinField(field, names[0])
 				}
+			} else if strings.HasPrefix(msg, "missing properties") {
+				msg = "required field(s) missing: " + strings.TrimSpace(strings.TrimPrefix(msg, "missing properties:"))
+				if names := extraNames(e.Message); len(names) == 1 {
+					field = joinField(field, names[0])
+				}
 			}
 			out = append(out, map[string]string{"field": field, "message": msg})
 			return

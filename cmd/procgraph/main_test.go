@@ -1,0 +1,501 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/procgraph/procgraph/sandbox"
+)
+
+// runMainEnv makes the test binary run main() itself: the SIGTERM test
+// starts `serve` as a real subprocess this way.
+const runMainEnv = "PROCGRAPH_TEST_RUN_MAIN"
+
+var soak = flag.Bool("soak", false, "run the long soak and load tests")
+
+// TestMain makes the test binary a sandbox worker when a Pool re-executes
+// it, and procgraph itself when a test starts it as a subprocess.
+func TestMain(m *testing.M) {
+	if sandbox.IsWorker() {
+		os.Exit(sandbox.RunWorker())
+	}
+	if os.Getenv(runMainEnv) == "1" {
+		main()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// catalogueFile is the shared catalogue (a copy lives in examples/).
+func catalogueFile(tb testing.TB) string {
+	tb.Helper()
+	for _, p := range []string{"/work/shared/examples/catalogue.json", "../../examples/catalogue.json"} {
+		if _, err := os.Stat(p); err == nil {
+			abs, _ := filepath.Abs(p)
+			return abs
+		}
+	}
+	tb.Fatal("the shared catalogue is missing")
+	return ""
+}
+
+// ---- the recording upstream -------------------------------------------------
+
+// upCall is one call the upstream saw.
+type upCall struct {
+	Tool string
+	Args map[string]any
+}
+
+// upstream is a recording tool server implementing the upstream-http
+// contract. It answers {"result": {"tool", "args"}} unless told to fail or
+// to block a tool.
+type upstream struct {
+	*httptest.Server
+	mu    sync.Mutex
+	calls []upCall
+	fail  map[string]string
+	delay map[string]time.Duration
+}
+
+func mustUpstream(tb testing.TB) *upstream {
+	tb.Helper()
+	u := &upstream{fail: map[string]string{}, delay: map[string]time.Duration{}}
+	u.Server = httptest.NewServer(http.HandlerFunc(u.handle))
+	tb.Cleanup(u.Close)
+	return u
+}
+
+func (u *upstream) handle(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Tool      string         `json:"tool"`
+		Arguments map[string]any `json:"arguments"`
+	}
+	if r.Method != http.MethodPost || json.NewDecoder(r.Body).Decode(&req) != nil {
+		http.Error(w, "bad request", http.StatusBadRequest)
+		return
+	}
+	u.mu.Lock()
+	u.calls = append(u.calls, upCall{req.Tool, req.Arguments})
+	msg, fail := u.fail[req.Tool]
+	d := u.delay[req.Tool]
+	u.mu.Unlock()
+	if d > 0 {
+		select {
+		case <-time.After(d):
+		case <-r.Context().Done():
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if fail {
+		_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": msg}})
+		return
+	}
+	_ = json.NewEncoder(w).Encode(map[string]any{"result": map[string]any{"tool": req.Tool, "args": req.Arguments,
+		"tasks": []any{map[string]any{"task_id": 101}}}})
+}
+
+// tools returns the tool names called so far, in order.
+func (u *upstream) tools() []string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	out := []string{}
+	for _, c := range u.calls {
+		out = append(out, c.Tool)
+	}
+	return out
+}
+
+func (u *upstream) reset() {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.calls = nil
+}
+
+func (u *upstream) setDelay(tool string, d time.Duration) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.delay[tool] = d
+}
+
+// mustSeeNothing fails when any call reached the upstream since the last reset.
+func (u *upstream) mustSeeNothing(tb testing.TB, what string) {
+	tb.Helper()
+	if got := u.tools(); len(got) != 0 {
+		tb.Fatalf("%s: the upstream saw %v, want nothing", what, got)
+	}
+}
+
+// ---- a live procgraph server run by Main ------------------------------------
+
+// logSink collects Main's stderr and finds the "listening" line.
+type logSink struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	addrc chan string
+}
+
+func (l *logSink) consume(r io.Reader) {
+	br := bufio.NewReader(r)
+	sent := false
+	for {
+		line, err := br.ReadString('\n')
+		if line != "" {
+			l.mu.Lock()
+			l.buf.WriteString(line)
+			l.mu.Unlock()
+			if !sent {
+				var ev struct {
+					Message string `json:"message"`
+					Addr    string `json:"addr"`
+				}
+				if json.Unmarshal([]byte(line), &ev) == nil && ev.Message == "listening" && ev.Addr != "" {
+					l.addrc <- ev.Addr
+					sent = true
+				}
+			}
+		}
+		if err != nil {
+			_, _ = io.Copy(io.Discard, r)
+			return
+		}
+	}
+}
+
+func (l *logSink) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+// server is a procgraph serve started through the real Main in a goroutine.
+type server struct {
+	URL    string
+	Data   string
+	args   []string
+	logs   *logSink
+	cancel context.CancelFunc
+	done   chan int
+	code   int
+	token  string // default bearer token for requests
+	stop   sync.Once
+}
+
+// serverOpts configures mustServe. Zero values give: a fresh data file, the
+// shared catalogue, upstream (when set), no tokens, one sandbox worker.
+type serverOpts struct {
+	Data          string
+	Upstream      *upstream
+	TokensFile    string
+	AllowMutating bool
+	NoCatalogue   bool
+	Extra         []string
+}
+
+func (o serverOpts) args(tb testing.TB) []string {
+	args := []string{"serve", "--addr", "127.0.0.1:0", "--data", o.Data, "--sandbox-workers", "1"}
+	if !o.NoCatalogue {
+		args = append(args, "--tools", catalogueFile(tb))
+	}
+	if o.Upstream != nil {
+		args = append(args, "--upstream-http", o.Upstream.URL)
+	}
+	if o.TokensFile != "" {
+		args = append(args, "--tokens-file", o.TokensFile)
+	}
+	if o.AllowMutating {
+		args = append(args, "--allow-mutating-autorun", "true")
+	}
+	return append(args, o.Extra...)
+}
+
+// startMain runs Main with args and waits for its "listening" line. It
+// returns an error with the exit code and stderr when Main exits first.
+func startMain(tb testing.TB, args []string) (*server, error) {
+	tb.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	s := &server{args: args, logs: &logSink{addrc: make(chan string, 1)}, cancel: cancel, done: make(chan int, 1)}
+	go s.logs.consume(pr)
+	go func() {
+		code := Main(ctx, args, strings.NewReader(""), io.Discard, pw)
+		pw.Close()
+		s.done <- code
+	}()
+	select {
+	case addr := <-s.logs.addrc:
+		s.URL = addr
+	case code := <-s.done:
+		cancel()
+		time.Sleep(10 * time.Millisecond) // let the sink read the last lines
+		return nil, fmt.Errorf("Main exited with %d before listening:\n%s", code, s.logs.String())
+	case <-time.After(30 * time.Second):
+		cancel()
+		return nil, fmt.Errorf("Main did not listen within 30s:\n%s", s.logs.String())
+	}
+	tb.Cleanup(func() { s.Stop(tb) })
+	return s, nil
+}
+
+// mustServe starts a server for opts (a fresh data file unless set).
+func mustServe(tb testing.TB, o serverOpts) *server {
+	tb.Helper()
+	if o.Data == "" {
+		o.Data = filepath.Join(tb.TempDir(), "p.db")
+	}
+	s, err := startMain(tb, o.args(tb))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s.Data = o.Data
+	return s
+}
+
+// Stop cancels Main's context and requires exit code 0.
+func (s *server) Stop(tb testing.TB) {
+	tb.Helper()
+	s.stop.Do(func() {
+		s.cancel()
+		select {
+		case s.code = <-s.done:
+		case <-time.After(40 * time.Second):
+			tb.Errorf("Main did not stop within 40s")
+			return
+		}
+		if s.code != 0 {
+			tb.Errorf("Main exited with %d:\n%s", s.code, s.logs.String())
+		}
+	})
+}
+
+// ---- HTTP helpers -----------------------------------------------------------
+
+// reply is one HTTP answer.
+type reply struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// JSON decodes the body as an object (numbers as float64).
+func (r reply) JSON(tb testing.TB) map[string]any {
+	tb.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(r.Body, &m); err != nil {
+		tb.Fatalf("answer %d is not a JSON object: %v\n%s", r.Status, err, r.Body)
+	}
+	return m
+}
+
+// Into decodes the body into v.
+func (r reply) Into(tb testing.TB, v any) {
+	tb.Helper()
+	if err := json.Unmarshal(r.Body, v); err != nil {
+		tb.Fatalf("answer %d does not decode into %T: %v\n%s", r.Status, v, err, r.Body)
+	}
+}
+
+var httpClient = &http.Client{Timeout: 60 * time.Second}
+
+// req is one request; Body is JSON-encoded unless it is a string or []byte.
+type req struct {
+	Method, Path string
+	Body         any
+	Token        *string // nil: the server's default token
+	Header       map[string]string
+}
+
+func (s *server) send(tb testing.TB, q req) reply {
+	tb.Helper()
+	var rd io.Reader
+	switch b := q.Body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		data, err := json.Marshal(b)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		rd = bytes.NewReader(data)
+	}
+	r, err := http.NewRequest(q.Method, s.URL+q.Path, rd)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if rd != nil {
+		r.Header.Set("Content-Type", "application/json")
+	}
+	tok := s.token
+	if q.Token != nil {
+		tok = *q.Token
+	}
+	if tok != "" {
+		r.Header.Set("Authorization", "Bearer "+tok)
+	}
+	for k, v := range q.Header {
+		if v == "" {
+			r.Header.Del(k)
+		} else {
+			r.Header.Set(k, v)
+		}
+	}
+	resp, err := httpClient.Do(r)
+	if err != nil {
+		tb.Fatalf("%s %s: %v", q.Method, q.Path, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		tb.Fatalf("%s %s: reading the answer: %v", q.Method, q.Path, err)
+	}
+	return reply{Status: resp.StatusCode, Header: resp.Header, Body: body}
+}
+
+func (s *server) get(tb testing.TB, path string) reply {
+	tb.Helper()
+	return s.send(tb, req{Method: "GET", Path: path})
+}
+
+func (s *server) post(tb testing.TB, path string, body any) reply {
+	tb.Helper()
+	return s.send(tb, req{Method: "POST", Path: path, Body: body})
+}
+
+// mustStatus requires status and returns the decoded body.
+func mustStatus(tb testing.TB, r reply, status int) map[string]any {
+	tb.Helper()
+	if r.Status != status {
+		tb.Fatalf("status %d, want %d: %s", r.Status, status, r.Body)
+	}
+	return r.JSON(tb)
+}
+
+// mustError requires the contract's error shape with status and code and
+// returns details.
+func mustError(tb testing.TB, r reply, status int, code string) map[string]any {
+	tb.Helper()
+	if r.Status != status {
+		tb.Fatalf("status %d, want %d (%s): %s", r.Status, status, code, r.Body)
+	}
+	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		tb.Fatalf("error answer has Content-Type %q", ct)
+	}
+	var body map[string]map[string]any
+	if err := json.Unmarshal(r.Body, &body); err != nil || len(body) != 1 || body["error"] == nil {
+		tb.Fatalf("error body is not {\"error\": {...}}: %s", r.Body)
+	}
+	e := body["error"]
+	if len(e) != 3 {
+		tb.Fatalf("error object has keys other than code, message, details: %s", r.Body)
+	}
+	if e["code"] != code {
+		tb.Fatalf("error code %v, want %s: %s", e["code"], code, r.Body)
+	}
+	if msg, ok := e["message"].(string); !ok || msg == "" {
+		tb.Fatalf("error message missing: %s", r.Body)
+	}
+	details, ok := e["details"].(map[string]any)
+	if !ok {
+		tb.Fatalf("error details is not an object: %s", r.Body)
+	}
+	return details
+}
+
+// capture posts a capture body and requires 200 or 201.
+func (s *server) mustCapture(tb testing.TB, body map[string]any, header map[string]string) map[string]any {
+	tb.Helper()
+	r := s.send(tb, req{Method: "POST", Path: "/v1/procedures", Body: body, Header: header})
+	if r.Status != 200 && r.Status != 201 {
+		tb.Fatalf("capture: status %d: %s", r.Status, r.Body)
+	}
+	return r.JSON(tb)
+}
+
+// mustProc returns the captured procedure's name.
+func mustCaptureName(tb testing.TB, s *server, code, session string) string {
+	tb.Helper()
+	out := s.mustCapture(tb, map[string]any{"code": code, "session_id": session}, nil)
+	return out["procedure"].(map[string]any)["name"].(string)
+}
+
+func (s *server) invoke(tb testing.TB, name string, body map[string]any) reply {
+	tb.Helper()
+	return s.post(tb, "/v1/procedures/"+name+"/invoke", body)
+}
+
+// decisions returns /v1/decisions?query.
+func (s *server) decisions(tb testing.TB, query string) []map[string]any {
+	tb.Helper()
+	var out struct {
+		Decisions []map[string]any `json:"decisions"`
+	}
+	r := s.get(tb, "/v1/decisions?"+query)
+	mustStatus(tb, r, 200)
+	r.Into(tb, &out)
+	return out.Decisions
+}
+
+func (s *server) mustHealthy(tb testing.TB) {
+	tb.Helper()
+	r := s.send(tb, req{Method: "GET", Path: "/healthz"})
+	if r.Status != 200 || !strings.Contains(string(r.Body), `"ok"`) {
+		tb.Fatalf("/healthz: %d %s", r.Status, r.Body)
+	}
+}
+
+// The procedures the end-to-end tests capture (catalogue tools).
+const (
+	// readOnlyCode composes two read-only tools; parameter task_id.
+	readOnlyCode = "a = tools.get_task_jobs_summary(task_id=task_id)\nb = tools.get_retry_chain(task_id=task_id)\nreturn {\"a\": a, \"b\": b}"
+	readOnlyName = "proc__get_retry_chain__get_task_jobs_summary"
+	// killCode changes state through kill_job.
+	killCode = "s = tools.get_task_jobs_summary(task_id=task_id)\nreturn tools.kill_job(panda_id=task_id)"
+	killName = "proc__get_task_jobs_summary__kill_job"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+func procOf(tb testing.TB, m map[string]any) map[string]any {
+	tb.Helper()
+	p, ok := m["procedure"].(map[string]any)
+	if !ok {
+		tb.Fatalf("no procedure in %v", m)
+	}
+	return p
+}
+
+func num(v any) int {
+	f, _ := v.(float64)
+	return int(f)
+}
+
+func sortedKeys(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+var _ = errors.New
+var _ = runtime.GOOS
