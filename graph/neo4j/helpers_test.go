@@ -11,23 +11,17 @@ import (
 
 	"github.com/procgraph/procgraph/cypher"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/testcontainers"
 )
 
 var big = flag.Bool("neo4j.big", false, "also run the benchmarks on 100k procedures")
 
-// settings returns where the test Neo4j is, or skips the test.
+// settings returns where the test Neo4j is (testcontainers.Neo4j: NEO4J_URI,
+// else a Docker container), or skips the test with how to get one.
 func settings(tb testing.TB) Config {
 	tb.Helper()
-	cfg := Config{
-		URI:      os.Getenv("NEO4J_URI"),
-		Username: os.Getenv("NEO4J_USERNAME"),
-		Password: os.Getenv("NEO4J_PASSWORD"),
-		Database: os.Getenv("NEO4J_DATABASE"),
-	}
-	if cfg.URI == "" {
-		tb.Skip("no Neo4j: set NEO4J_URI (and NEO4J_USERNAME, NEO4J_PASSWORD), e.g. eval \"$(bash testcontainers/neo4j-server/start)\"")
-	}
-	return cfg
+	n := testcontainers.Neo4j(tb)
+	return Config{URI: n.URI, Username: n.Username, Password: n.Password, Database: n.Database}
 }
 
 // testdata returns the statements of testdata/<name>.cypher.
