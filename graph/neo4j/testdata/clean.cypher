@@ -1,3 +1,7 @@
-// Test only: empties the database, in batches (run in an auto-commit transaction).
+// Test only: empties procgraph's part of the database, in batches (run in an
+// auto-commit transaction). Other packages' test nodes (e.g. the
+// testcontainers probe) are left alone: go test runs packages in parallel
+// against the one shared database.
 MATCH (n)
+WHERE n:Procedure OR n:ProcedureVersion OR n:Cause OR n:Tool OR n:UsageKey OR n:Decision OR n:Catalogue
 CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS;
