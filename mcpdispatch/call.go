@@ -1,0 +1,215 @@
+package mcpdispatch
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rs/zerolog"
+)
+
+// Dispatch calls tool on the upstream with args and returns its result (see
+// the package doc for the mapping). Every failure is an error whose message
+// names the tool and the kind of failure; an upstream tool error carries the
+// tool's text, bounded to 512 bytes.
+func (d *Dispatcher) Dispatch(ctx context.Context, tool string, args map[string]any) (any, error) {
+	if args == nil {
+		args = map[string]any{}
+	}
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, d.opts.CallTimeout)
+	defer cancel()
+	for attempt := 0; ; attempt++ {
+		s, err := d.sessionFor(ctx)
+		if err != nil {
+			if e := d.deadline(parent, ctx, tool); e != nil {
+				return nil, e
+			}
+			if errors.Is(err, ErrClosed) {
+				return nil, fmt.Errorf("tool %s: %w", tool, ErrClosed)
+			}
+			return nil, fmt.Errorf("tool %s: upstream MCP server %s %s", tool, d.target, bounded(err.Error(), maxErrorBytes))
+		}
+		res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+		if err == nil {
+			return d.result(tool, res)
+		}
+		if e := d.deadline(parent, ctx, tool); e != nil {
+			return nil, e
+		}
+		var werr *jsonrpc.Error
+		if errors.As(err, &werr) {
+			// The upstream answered with a protocol error (an unknown tool,
+			// invalid arguments): the session is fine.
+			return nil, fmt.Errorf("tool %s: the upstream MCP server refused the call: %s", tool, bounded(werr.Message, maxErrorBytes))
+		}
+		d.drop(s)
+		if errors.Is(err, mcp.ErrSessionMissing) && attempt == 0 {
+			// The upstream no longer knows the session (it restarted): it
+			// did not run the call, so it is safe to send it once more.
+			d.log.Info().Str("upstream", d.target).Msg("upstream MCP: session unknown upstream; reconnecting")
+			continue
+		}
+		d.log.Warn().Str("upstream", d.target).Str("tool", tool).Str("error", bounded(err.Error(), maxErrorBytes)).
+			Msg("upstream MCP: the session broke during a call")
+		return nil, fmt.Errorf("tool %s: the connection to the upstream MCP server broke during the call (the next call reconnects)", tool)
+	}
+}
+
+// deadline explains a call that ran out of time or was abandoned; nil when
+// neither happened. parent is the caller's context, ctx the bounded one.
+func (d *Dispatcher) deadline(parent, ctx context.Context, tool string) error {
+	switch {
+	case parent.Err() != nil:
+		return fmt.Errorf("tool %s: call abandoned: %w", tool, parent.Err())
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return fmt.Errorf("tool %s: upstream did not answer within %s: %w", tool, d.opts.CallTimeout, context.DeadlineExceeded)
+	}
+	return nil
+}
+
+// result maps a tool result to a value or an error.
+func (d *Dispatcher) result(tool string, res *mcp.CallToolResult) (any, error) {
+	if res == nil {
+		return nil, fmt.Errorf("tool %s: the upstream MCP server returned no result", tool)
+	}
+	if res.IsError {
+		msg := strings.TrimSpace(contentText(res.Content))
+		if msg == "" {
+			msg = "(no message)"
+		}
+		return nil, fmt.Errorf("tool %s failed upstream: %s", tool, bounded(msg, maxErrorBytes))
+	}
+	var v any
+	if res.StructuredContent != nil {
+		v = res.StructuredContent
+	} else {
+		v = contentValue(res.Content)
+	}
+	// Re-encode: bounds the size and turns numbers into json.Number, so
+	// integers stay integers in the sandbox.
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: the upstream result does not encode as JSON", tool)
+	}
+	if int64(len(b)) > d.opts.MaxResultBytes {
+		return nil, fmt.Errorf("tool %s: upstream result is larger than %d bytes", tool, d.opts.MaxResultBytes)
+	}
+	out, ok := decodeJSON(b)
+	if !ok {
+		return nil, fmt.Errorf("tool %s: the upstream result is not JSON", tool)
+	}
+	return out, nil
+}
+
+// contentValue is the value of unstructured content: nothing is None, one
+// text is its JSON value or the string, one other item is its JSON form,
+// several are a list of those.
+func contentValue(cs []mcp.Content) any {
+	switch len(cs) {
+	case 0:
+		return nil
+	case 1:
+		return itemValue(cs[0])
+	}
+	out := make([]any, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, itemValue(c))
+	}
+	return out
+}
+
+func itemValue(c mcp.Content) any {
+	if t, ok := c.(*mcp.TextContent); ok {
+		if v, ok := decodeJSON([]byte(t.Text)); ok {
+			return v
+		}
+		return t.Text
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		return nil
+	}
+	v, _ := decodeJSON(b)
+	return v
+}
+
+// contentText joins the texts of cs (a tool error's message).
+func contentText(cs []mcp.Content) string {
+	var parts []string
+	for _, c := range cs {
+		if t, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, t.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// decodeJSON decodes exactly one JSON value with json.Number numbers.
+func decodeJSON(b []byte) (any, bool) {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return nil, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, false
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, false
+	}
+	return v, true
+}
+
+// bounded cuts s to at most n bytes on a rune boundary.
+func bounded(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// lineLogger logs a command's standard error line by line.
+type lineLogger struct {
+	log zerolog.Logger
+	cmd string
+	mu  sync.Mutex
+	buf []byte
+}
+
+const maxStderrLine = 2 << 10
+
+func (l *lineLogger) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buf = append(l.buf, p...)
+	for {
+		i := bytes.IndexByte(l.buf, '\n')
+		if i < 0 {
+			if len(l.buf) > maxStderrLine {
+				l.emit(l.buf)
+				l.buf = l.buf[:0]
+			}
+			return len(p), nil
+		}
+		l.emit(l.buf[:i])
+		l.buf = l.buf[i+1:]
+	}
+}
+
+func (l *lineLogger) emit(line []byte) {
+	l.log.Info().Str("upstream", l.cmd).Str("stderr", bounded(strings.TrimRight(string(line), "\r"), maxStderrLine)).Msg("upstream MCP command")
+}

@@ -1,0 +1,342 @@
+package mcpdispatch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rs/zerolog"
+)
+
+// Defaults for Options.
+const (
+	DefaultCallTimeout    = 30 * time.Second
+	DefaultConnectTimeout = 10 * time.Second
+	DefaultMinBackoff     = 100 * time.Millisecond
+	DefaultMaxBackoff     = 30 * time.Second
+	DefaultMaxResultBytes = 4 << 20
+	maxErrorBytes         = 512
+)
+
+// Options configure a Dispatcher. Zero fields take defaults.
+type Options struct {
+	// CallTimeout bounds one tool call, a reconnection included; default 30s.
+	CallTimeout time.Duration
+	// ConnectTimeout bounds establishing a session; default 10s.
+	ConnectTimeout time.Duration
+	// MinBackoff and MaxBackoff bound the wait after a failed connection
+	// attempt, doubling per consecutive failure; defaults 100ms and 30s.
+	MinBackoff, MaxBackoff time.Duration
+	// MaxResultBytes bounds a tool result as JSON; default 4 MiB.
+	MaxResultBytes int64
+	// Lazy skips the connection attempt in NewHTTP and NewCommand: the
+	// first call connects. Without it, a failed first connection is an error.
+	Lazy bool
+	// HTTPClient sends NewHTTP's requests; a fresh http.Client when nil.
+	HTTPClient *http.Client
+	// Header is added to every NewHTTP request (e.g. an Authorization
+	// header for the upstream).
+	Header http.Header
+	// Env is NewCommand's environment. When nil, the command gets
+	// procgraph's environment without the variables that start with NEO4J_
+	// or PROCGRAPH_ (store credentials and procgraph's own settings).
+	Env []string
+	// Dir is NewCommand's working directory; procgraph's when empty.
+	Dir string
+	// Stderr receives the command's standard error. When nil, each line is
+	// logged through Logger (bounded to 2 KiB).
+	Stderr io.Writer
+	// Logger receives session events (connected, lost, backing off), never
+	// arguments or results. Zero value: silent.
+	Logger zerolog.Logger
+}
+
+func (o *Options) defaults() {
+	if o.CallTimeout <= 0 {
+		o.CallTimeout = DefaultCallTimeout
+	}
+	if o.ConnectTimeout <= 0 {
+		o.ConnectTimeout = DefaultConnectTimeout
+	}
+	if o.MinBackoff <= 0 {
+		o.MinBackoff = DefaultMinBackoff
+	}
+	if o.MaxBackoff <= 0 {
+		o.MaxBackoff = DefaultMaxBackoff
+	}
+	if o.MaxBackoff < o.MinBackoff {
+		o.MaxBackoff = o.MinBackoff
+	}
+	if o.MaxResultBytes <= 0 {
+		o.MaxResultBytes = DefaultMaxResultBytes
+	}
+}
+
+// ErrClosed is returned by calls on a closed Dispatcher.
+var ErrClosed = errors.New("the upstream MCP dispatcher is closed")
+
+// Dispatcher is a replay.Dispatcher over one upstream MCP server. It is safe
+// for concurrent use; concurrent calls share the session.
+type Dispatcher struct {
+	target    string // what the upstream is, for messages: the URL or the command
+	transport func() mcp.Transport
+	client    *mcp.Client
+	opts      Options
+	log       zerolog.Logger
+
+	mu         sync.Mutex
+	session    *mcp.ClientSession
+	connecting chan struct{} // closed when the connection attempt in flight ends
+	failures   int           // consecutive failed connection attempts
+	retryAt    time.Time     // no attempt before this time
+	closed     bool
+}
+
+// NewHTTP returns a Dispatcher over the streamable HTTP MCP endpoint rawURL,
+// an absolute http or https URL. Unless opts.Lazy, it connects first and
+// returns the error if it cannot.
+func NewHTTP(ctx context.Context, rawURL string, opts Options) (*Dispatcher, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("upstream MCP URL %q is not an absolute http(s) URL", rawURL)
+	}
+	opts.defaults()
+	hc := opts.HTTPClient
+	if hc == nil {
+		hc = &http.Client{}
+	}
+	if len(opts.Header) > 0 {
+		c := *hc
+		c.Transport = headerTransport{base: hc.Transport, header: opts.Header.Clone()}
+		hc = &c
+	}
+	endpoint := u.String()
+	d := newDispatcher(u.Redacted(), opts, func() mcp.Transport {
+		// No standalone SSE stream: procgraph only sends calls and reads
+		// their answers. MaxRetries bounds resuming an answer's stream.
+		return &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc, DisableStandaloneSSE: true, MaxRetries: 2}
+	})
+	return d.start(ctx)
+}
+
+// NewCommand returns a Dispatcher over an MCP server that procgraph runs as
+// argv and talks to over stdio. The process is started when a session is
+// established, restarted when the session breaks (on the next call), and
+// stopped by Close. Unless opts.Lazy, it starts the process first and
+// returns the error if the session cannot be established.
+func NewCommand(ctx context.Context, argv []string, opts Options) (*Dispatcher, error) {
+	if len(argv) == 0 || strings.TrimSpace(argv[0]) == "" {
+		return nil, errors.New("the upstream MCP command is empty")
+	}
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return nil, fmt.Errorf("upstream MCP command %q: %v", argv[0], err)
+	}
+	opts.defaults()
+	env := opts.Env
+	if env == nil {
+		env = childEnv(os.Environ())
+	}
+	var stderr io.Writer = opts.Stderr
+	if stderr == nil {
+		stderr = &lineLogger{log: opts.Logger, cmd: argv[0]}
+	}
+	args := append([]string(nil), argv[1:]...)
+	d := newDispatcher(argv[0], opts, func() mcp.Transport {
+		cmd := exec.Command(path, args...)
+		cmd.Env, cmd.Dir, cmd.Stderr = env, opts.Dir, stderr
+		return &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
+	})
+	return d.start(ctx)
+}
+
+func newDispatcher(target string, opts Options, transport func() mcp.Transport) *Dispatcher {
+	client := mcp.NewClient(&mcp.Implementation{Name: "procgraph", Version: "v1"}, nil)
+	return &Dispatcher{target: target, transport: transport, client: client, opts: opts, log: opts.Logger}
+}
+
+func (d *Dispatcher) start(ctx context.Context) (*Dispatcher, error) {
+	if d.opts.Lazy {
+		return d, nil
+	}
+	if _, err := d.sessionFor(ctx); err != nil {
+		_ = d.Close()
+		return nil, fmt.Errorf("upstream MCP server %s: %v", d.target, err)
+	}
+	return d, nil
+}
+
+// sessionFor returns the live session, establishing one if there is none.
+// Concurrent callers wait for one attempt; while backing off after a
+// failure, it fails at once.
+func (d *Dispatcher) sessionFor(ctx context.Context) (*mcp.ClientSession, error) {
+	for {
+		d.mu.Lock()
+		switch {
+		case d.closed:
+			d.mu.Unlock()
+			return nil, ErrClosed
+		case d.session != nil:
+			s := d.session
+			d.mu.Unlock()
+			return s, nil
+		case d.connecting != nil:
+			wait := d.connecting
+			d.mu.Unlock()
+			select {
+			case <-wait:
+				continue
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		if wait := time.Until(d.retryAt); wait > 0 {
+			d.mu.Unlock()
+			return nil, fmt.Errorf("unavailable after %d failed connection attempts; next attempt in %s", d.failures, wait.Round(time.Millisecond))
+		}
+		done := make(chan struct{})
+		d.connecting = done
+		d.mu.Unlock()
+
+		s, err := d.connect(ctx)
+
+		d.mu.Lock()
+		d.connecting = nil
+		close(done)
+		switch {
+		case err != nil && ctx.Err() != nil:
+			// The caller gave up: not the upstream's failure.
+			d.mu.Unlock()
+			return nil, ctx.Err()
+		case err != nil:
+			d.failures++
+			backoff := d.backoff(d.failures)
+			d.retryAt = time.Now().Add(backoff)
+			d.mu.Unlock()
+			d.log.Warn().Str("upstream", d.target).Int("failures", d.failures).Dur("backoff", backoff).
+				Str("error", bounded(err.Error(), maxErrorBytes)).Msg("upstream MCP: connection failed")
+			return nil, err
+		case d.closed:
+			d.mu.Unlock()
+			_ = s.Close()
+			return nil, ErrClosed
+		}
+		d.failures, d.retryAt, d.session = 0, time.Time{}, s
+		d.mu.Unlock()
+		d.log.Info().Str("upstream", d.target).Str("session", s.ID()).Msg("upstream MCP: connected")
+		go d.watch(s)
+		return s, nil
+	}
+}
+
+// connect establishes a new session within ConnectTimeout.
+func (d *Dispatcher) connect(ctx context.Context) (*mcp.ClientSession, error) {
+	ctx, cancel := context.WithTimeout(ctx, d.opts.ConnectTimeout)
+	defer cancel()
+	s, err := d.client.Connect(ctx, d.transport(), nil)
+	if err != nil {
+		return nil, fmt.Errorf("connecting: %v", err)
+	}
+	return s, nil
+}
+
+// backoff is the wait after n consecutive failures, with ±20% jitter.
+func (d *Dispatcher) backoff(n int) time.Duration {
+	b := d.opts.MinBackoff
+	for i := 1; i < n && b < d.opts.MaxBackoff; i++ {
+		b *= 2
+	}
+	b = min(b, d.opts.MaxBackoff)
+	return time.Duration(float64(b) * (0.8 + 0.4*rand.Float64()))
+}
+
+// watch drops s when it ends (the process exited, the connection closed).
+func (d *Dispatcher) watch(s *mcp.ClientSession) {
+	err := s.Wait()
+	if d.drop(s) {
+		ev := d.log.Warn().Str("upstream", d.target).Str("session", s.ID())
+		if err != nil {
+			ev = ev.Str("error", bounded(err.Error(), maxErrorBytes))
+		}
+		ev.Msg("upstream MCP: session ended; the next call re-establishes it")
+	}
+}
+
+// drop forgets s if it is the current session and closes it (reaping a
+// command's process). It reports whether s was current.
+func (d *Dispatcher) drop(s *mcp.ClientSession) bool {
+	d.mu.Lock()
+	current := d.session == s
+	if current {
+		d.session = nil
+	}
+	d.mu.Unlock()
+	if current {
+		go func() { _ = s.Close() }()
+	}
+	return current
+}
+
+// Close ends the session (stopping a command's process) and makes every
+// later call fail with ErrClosed.
+func (d *Dispatcher) Close() error {
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return nil
+	}
+	d.closed = true
+	s := d.session
+	d.session = nil
+	d.mu.Unlock()
+	if s != nil {
+		return s.Close()
+	}
+	return nil
+}
+
+// Session returns the current session, establishing one if needed (for
+// Import and diagnostics).
+func (d *Dispatcher) Session(ctx context.Context) (*mcp.ClientSession, error) {
+	return d.sessionFor(ctx)
+}
+
+// headerTransport adds fixed headers to every request.
+type headerTransport struct {
+	base   http.RoundTripper
+	header http.Header
+}
+
+func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, vs := range t.header {
+		r.Header[k] = append([]string(nil), vs...)
+	}
+	base := t.base
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	return base.RoundTrip(r)
+}
+
+// childEnv is env without procgraph's own settings and store credentials.
+func childEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "NEO4J_") || strings.HasPrefix(kv, "PROCGRAPH_") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}

@@ -1,0 +1,32 @@
+// Package mcpdispatch sends procgraph's replayed tool calls to an upstream
+// MCP server, and builds a tool catalogue from what that server lists.
+//
+// A Dispatcher (a replay.Dispatcher) keeps one MCP client session to the
+// upstream and reuses it across replays. The upstream is reached over
+// streamable HTTP (NewHTTP) or over stdio (NewCommand: procgraph starts the
+// command and supervises it). A session that breaks — the process exits, the
+// HTTP server restarts and forgets the session — is dropped and
+// re-established on the next call; failed connection attempts back off
+// exponentially (Options.MinBackoff to Options.MaxBackoff), and calls made
+// while backing off fail at once rather than queue. A call is never retried
+// once it may have reached the upstream; the one exception is a call the
+// upstream answered with "session not found" (HTTP 404), which it did not
+// run, and which is sent again once on a fresh session.
+//
+// Every call is bounded by Options.CallTimeout. A tool result with isError
+// becomes an error whose text (bounded to 512 bytes) is the tool's own text;
+// the replay reports it as tool_failed. A successful result is the
+// structuredContent when present; otherwise a single text content that
+// parses as JSON is that JSON value, any other single text is the string,
+// and several contents are a list. Numbers keep integer precision
+// (json.Number), as with replay.HTTPDispatcher.
+//
+// Import lists the upstream's tools (tools/list) as procgraph catalogue
+// entries. MCP tool annotations are hints from the server, so they are
+// trusted only when asked: with trustAnnotations, read_only is the tool's
+// readOnlyHint and external_access its openWorldHint (true when absent, the
+// MCP default); without it every tool is read_only false (state-changing:
+// procedures using it are never run in the automatic phase) and
+// external_access true. Tools whose names procgraph cannot call (not an
+// identifier, or starting with proc__) are skipped and reported.
+package mcpdispatch
