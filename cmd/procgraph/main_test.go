@@ -499,3 +499,5 @@ func sortedKeys(m map[string]any) []string {
 
 var _ = errors.New
 var _ = runtime.GOOS
+
+func timeAfter(seconds int) <-chan time.Time { return time.After(time.Duration(seconds) * time.Second) }
