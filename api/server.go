@@ -179,6 +179,10 @@ func (s *Server) wrap(rt route) http.Handler {
 			return
 		}
 		if rt.body != "" {
+			if err := checkContentType(r); err != nil {
+				s.writeError(rec, r, err)
+				return
+			}
 			r.Body = http.MaxBytesReader(rec, r.Body, s.maxBody+1)
 		}
 		if err := rt.handler(rec, r); err != nil {
