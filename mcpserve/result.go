@@ -1,0 +1,102 @@
+package mcpserve
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/procgraph/procgraph/procedures"
+)
+
+// jsonResult answers v as JSON text and, when v is a JSON object, as
+// structured content too (older MCP clients accept only objects there).
+func jsonResult(v any, meta mcp.Meta) (*mcp.CallToolResult, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("the result does not encode as JSON")
+	}
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}, Meta: meta}
+	if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '{' {
+		res.StructuredContent = json.RawMessage(b)
+	}
+	return res, nil
+}
+
+// toolError answers a procgraph error as a tool error: the text starts with
+// the code (and the reason, for a denial or a conflict), and the structured
+// content is the HTTP API's error body.
+func toolError(err error) *mcp.CallToolResult {
+	code, message := procedures.ErrorCode(err), procedures.ErrorMessage(err)
+	details := map[string]any{}
+	var pe *procedures.Error
+	if errors.As(err, &pe) && pe.Details != nil {
+		details = pe.Details
+	}
+	text := string(code)
+	if reason := reasonOf(details); reason != "" {
+		text += " (" + reason + ")"
+	}
+	text += ": " + message
+	if s, ok := details["suggestion"].(string); ok && s != "" {
+		text += " Suggestion: " + s
+	}
+	if errs, ok := details["errors"]; ok {
+		if b, err := json.Marshal(errs); err == nil {
+			text += " Errors: " + string(b)
+		}
+	}
+	body := map[string]any{"error": map[string]any{"code": code, "message": message, "details": details}}
+	b, merr := json.Marshal(body)
+	if merr != nil {
+		b = []byte(`{"error":{"code":"internal","message":"internal error","details":{}}}`)
+	}
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: json.RawMessage(b)}
+}
+
+// reasonOf is the reason of a denial (its decision's) or of a conflict.
+func reasonOf(details map[string]any) string {
+	if d, ok := details["decision"].(procedures.Decision); ok && d.Reason != "" {
+		return d.Reason
+	}
+	if r, ok := details["reason"].(string); ok {
+		return r
+	}
+	return ""
+}
+
+// decodeArguments decodes a call's arguments: a JSON object or nothing.
+// Numbers stay json.Number, so integers keep their precision.
+func decodeArguments(raw json.RawMessage) (map[string]any, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return map[string]any{}, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var args map[string]any
+	if err := dec.Decode(&args); err != nil || dec.More() {
+		return nil, procedures.Errorf(procedures.CodeInvalid, "the arguments must be a JSON object").WithDetails("field", "arguments")
+	}
+	if args == nil {
+		args = map[string]any{}
+	}
+	return args, nil
+}
+
+// forbidden is the error of a call the token's scopes do not allow.
+func forbidden(scope string) error {
+	return procedures.Errorf(procedures.CodeForbidden, "the token lacks the %s scope", scope).WithDetails("scope", scope)
+}
+
+// oneLine shortens s for a log line.
+func oneLine(s string) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}

@@ -1,0 +1,227 @@
+// Package mcpserve serves procgraph to MCP clients over streamable HTTP:
+// find_all_procedures, set_procedure_auto_run, and every exposed procedure
+// as its proc__ tool. Calling a proc__ tool is an invoke — the same
+// decision, audit record and sandbox as POST /v1/procedures/{name}/invoke —
+// in the phase the Handler was built for.
+//
+// Authentication is the HTTP API's: the same bearer tokens and scopes
+// (read to connect and list, invoke to call a proc__ tool, grant to call
+// set_procedure_auto_run); the token's holder is the audit actor, and an
+// MCP session stays bound to the holder that opened it.
+//
+// The proc__ tools follow the exposed set: Refresh recomputes it and adds,
+// replaces or removes tools, and the SDK sends notifications/tools/list_changed
+// to connected clients. Refresh is cheap when nothing changed (each tool is
+// compared by fingerprint); call it after every change made through the HTTP
+// API and periodically (Run) to see changes made by other instances.
+package mcpserve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rs/zerolog"
+
+	"github.com/procgraph/procgraph/api"
+	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/replay"
+)
+
+// Defaults for Config.
+const (
+	DefaultToolLimit       = procedures.MaxFindLimit
+	DefaultSessionTimeout  = 30 * time.Minute
+	DefaultMaxBody         = 1 << 20
+	DefaultRefreshInterval = 5 * time.Second
+)
+
+// Config wires a Handler.
+type Config struct {
+	Service  *procedures.Service
+	Replayer *replay.Replayer
+	// Phase is the phase of every proc__ call through this handler:
+	// automatic (only read-only procedures run) or interactive.
+	Phase procedures.Phase
+	// Auth checks bearer tokens; nil or empty means no auth (every caller
+	// is "anonymous" with every scope, as in the HTTP API).
+	Auth *api.Authenticator
+	// Metrics, when set, counts decisions and replays as the HTTP API does.
+	Metrics *api.Metrics
+	Logger  zerolog.Logger
+	// ToolLimit bounds the proc__ tools offered (in find order); default 500.
+	ToolLimit int
+	// SessionTimeout closes MCP sessions idle this long; default 30 min.
+	SessionTimeout time.Duration
+	// MaxBody bounds a request body; default 1 MiB.
+	MaxBody int64
+	// OnChange is called after a successful set_procedure_auto_run through
+	// MCP (e.g. to refresh the other MCP handlers); optional.
+	OnChange func()
+}
+
+// Handler is an http.Handler serving procgraph as an MCP server over
+// streamable HTTP. It is safe for concurrent use.
+type Handler struct {
+	cfg    Config
+	server *mcp.Server
+	mcp    http.Handler
+	log    zerolog.Logger
+
+	refreshMu sync.Mutex
+	current   map[string]string // proc__ tool name -> fingerprint
+	refreshed atomic.Bool
+}
+
+// New returns a Handler for cfg. It reads nothing yet: the proc__ tools are
+// loaded by the first Refresh (Run does one at once; otherwise the first
+// request does).
+func New(cfg Config) (*Handler, error) {
+	switch {
+	case cfg.Service == nil || cfg.Replayer == nil:
+		return nil, errors.New("mcpserve: Service and Replayer are required")
+	case !cfg.Phase.Valid():
+		return nil, errors.New("mcpserve: Phase must be automatic or interactive")
+	}
+	if cfg.Auth == nil {
+		cfg.Auth = api.NewAuthenticator(nil)
+	}
+	if cfg.ToolLimit <= 0 || cfg.ToolLimit > procedures.MaxFindLimit {
+		cfg.ToolLimit = DefaultToolLimit
+	}
+	if cfg.SessionTimeout <= 0 {
+		cfg.SessionTimeout = DefaultSessionTimeout
+	}
+	if cfg.MaxBody <= 0 {
+		cfg.MaxBody = DefaultMaxBody
+	}
+	h := &Handler{cfg: cfg, log: cfg.Logger, current: map[string]string{}}
+	instructions := "procgraph: replay reviewed procedures (proc__ tools) in the " + string(cfg.Phase) +
+		" phase; find_all_procedures browses them, set_procedure_auto_run grants or revokes durable auto-run."
+	h.server = mcp.NewServer(&mcp.Implementation{Name: "procgraph", Version: "v1"}, &mcp.ServerOptions{
+		Instructions: instructions,
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+	})
+	if err := h.addFixedTools(); err != nil {
+		return nil, err
+	}
+	var inner http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return h.server }, &mcp.StreamableHTTPOptions{
+		SessionTimeout:      cfg.SessionTimeout,
+		MaxRequestBodyBytes: cfg.MaxBody,
+		// Without tokens procgraph listens on loopback only, where DNS
+		// rebinding is the threat; with tokens, a rebinding page has no
+		// token, and a reverse proxy on loopback must keep working.
+		DisableLocalhostProtection: cfg.Auth.Enabled(),
+	})
+	if cfg.Auth.Enabled() {
+		// Binds each MCP session to the token holder that opened it and
+		// hands the holder and scopes to the tool handlers.
+		inner = auth.RequireBearerToken(tokenInfoFromContext, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(inner)
+	}
+	h.mcp = http.NewCrossOriginProtection().Handler(inner)
+	return h, nil
+}
+
+// ServeHTTP authenticates the request (read scope required) and serves MCP.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p, err := h.cfg.Auth.Authenticate(r)
+	if err != nil {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="procgraph"`)
+		writeError(w, http.StatusUnauthorized, procedures.CodeUnauthorized, procedures.ErrorMessage(err), nil)
+		return
+	}
+	if !p.Has(api.ScopeRead) {
+		writeError(w, http.StatusForbidden, procedures.CodeForbidden, "the token lacks the read scope", map[string]any{"scope": "read"})
+		return
+	}
+	if !h.refreshed.Load() {
+		if _, err := h.Refresh(r.Context()); err != nil {
+			h.log.Warn().Err(err).Msg("mcp: loading the proc__ tools failed; serving without them until the next refresh")
+		}
+	}
+	h.mcp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
+}
+
+type principalKey struct{}
+
+// tokenInfoFromContext is the SDK's token verifier: ServeHTTP has already
+// authenticated the request.
+func tokenInfoFromContext(ctx context.Context, _ string, _ *http.Request) (*auth.TokenInfo, error) {
+	p, ok := ctx.Value(principalKey{}).(api.Principal)
+	if !ok {
+		return nil, auth.ErrInvalidToken
+	}
+	ti := &auth.TokenInfo{UserID: p.Name}
+	for s, ok := range p.Scopes {
+		if ok {
+			ti.Scopes = append(ti.Scopes, string(s))
+		}
+	}
+	return ti, nil
+}
+
+// caller is who makes an MCP request.
+type caller struct {
+	name   string
+	scopes map[api.Scope]bool
+}
+
+func (c caller) has(s api.Scope) bool { return c.scopes[s] }
+
+// callerOf returns the caller of req: the token holder, or anonymous with
+// every scope when auth is off. With auth on and no token info (which the
+// middleware prevents), the caller has no scope.
+func (h *Handler) callerOf(req mcp.Request) caller {
+	if !h.cfg.Auth.Enabled() {
+		all := map[api.Scope]bool{}
+		for _, s := range api.AllScopes {
+			all[s] = true
+		}
+		return caller{name: "anonymous", scopes: all}
+	}
+	extra := req.GetExtra()
+	if extra == nil || extra.TokenInfo == nil || extra.TokenInfo.UserID == "" {
+		return caller{name: "unknown", scopes: map[api.Scope]bool{}}
+	}
+	c := caller{name: extra.TokenInfo.UserID, scopes: map[api.Scope]bool{}}
+	for _, s := range extra.TokenInfo.Scopes {
+		c.scopes[api.Scope(s)] = true
+	}
+	return c
+}
+
+// Run refreshes the proc__ tools at once and then every interval (default
+// 5s) until ctx ends, logging failures.
+func (h *Handler) Run(ctx context.Context, interval time.Duration) {
+	if interval <= 0 {
+		interval = DefaultRefreshInterval
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		if _, err := h.Refresh(ctx); err != nil && ctx.Err() == nil {
+			h.log.Warn().Err(err).Str("phase", string(h.cfg.Phase)).Msg("mcp: refreshing the proc__ tools failed")
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// writeError writes the HTTP API's error body.
+func writeError(w http.ResponseWriter, status int, code procedures.Code, message string, details map[string]any) {
+	if details == nil {
+		details = map[string]any{}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"code": code, "message": message, "details": details}})
+}
