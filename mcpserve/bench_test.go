@@ -1,0 +1,95 @@
+package mcpserve
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/procgraph/procgraph/api"
+	"github.com/procgraph/procgraph/graph/embedded"
+	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/replay"
+	"github.com/procgraph/procgraph/sandbox"
+)
+
+// BenchmarkInvoke compares one proc__ replay through MCP (client CallTool
+// -> mcpserve -> Replayer) with the same invoke over the HTTP API (POST
+// /v1/procedures/{name}/invoke), both on loopback, with the in-process
+// sandbox, in-process tools and the embedded store (no fsync).
+func BenchmarkInvoke(b *testing.B) {
+	ctx := context.Background()
+	st, err := embedded.Open(filepath.Join(b.TempDir(), "bench.db"), embedded.Options{NoSync: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	svc := procedures.NewService(st, procedures.Options{})
+	if _, err := svc.PutCatalogue(ctx, []procedures.Tool{{Name: "get_jobs", ReadOnly: true}, {Name: "fetch_logs", ReadOnly: true}}); err != nil {
+		b.Fatal(err)
+	}
+	out, err := svc.Capture(ctx, procedures.CaptureRequest{Code: readOnlyCode})
+	if err != nil {
+		b.Fatal(err)
+	}
+	name := out.Procedure.Name
+	d := replay.NewFuncDispatcher(map[string]replay.ToolFunc{
+		"get_jobs":   func(context.Context, map[string]any) (any, error) { return map[string]any{"jobs": []any{"a", "b"}}, nil },
+		"fetch_logs": func(context.Context, map[string]any) (any, error) { return "log line", nil },
+	})
+	rp := replay.New(svc, sandbox.NewInProcess(), d, replay.Options{})
+
+	b.Run("mcp", func(b *testing.B) {
+		h, err := New(Config{Service: svc, Replayer: rp, Phase: procedures.PhaseAutomatic})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ts := httptest.NewServer(h)
+		defer ts.Close()
+		s, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v1"}, nil).
+			Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Close()
+		params := &mcp.CallToolParams{Name: name, Arguments: map[string]any{"task_id": 42}}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for b.Loop() {
+			res, err := s.CallTool(ctx, params)
+			if err != nil || res.IsError {
+				b.Fatalf("%v %+v", err, res)
+			}
+		}
+	})
+
+	b.Run("http", func(b *testing.B) {
+		srv, err := api.New(api.Config{Service: svc, Replayer: rp})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ts := httptest.NewServer(srv)
+		defer ts.Close()
+		url := ts.URL + "/v1/procedures/" + name + "/invoke"
+		body := []byte(`{"arguments": {"task_id": 42}, "phase": "automatic", "session_id": "bench"}`)
+		client := &http.Client{}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for b.Loop() {
+			resp, err := client.Post(url, "application/json", bytes.NewReader(body))
+			if err != nil {
+				b.Fatal(err)
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			_ = resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				b.Fatalf("status %d", resp.StatusCode)
+			}
+		}
+	})
+}
