@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -35,13 +36,21 @@ func (d *Dispatcher) Dispatch(ctx context.Context, tool string, args map[string]
 			if errors.Is(err, ErrClosed) {
 				return nil, fmt.Errorf("tool %s: %w", tool, ErrClosed)
 			}
-			return nil, fmt.Errorf("tool %s: upstream MCP server %s %s", tool, d.target, bounded(err.Error(), maxErrorBytes))
+			var bo *backingOff
+			if errors.As(err, &bo) {
+				return nil, fmt.Errorf("tool %s: the upstream MCP server is unavailable; next connection attempt in %s", tool, bo.wait.Round(time.Millisecond))
+			}
+			// The details (addresses, process errors) are in the log, not
+			// in a message a caller sees.
+			return nil, fmt.Errorf("tool %s: the upstream MCP server is unreachable", tool)
 		}
 		res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 		if err == nil {
+			d.timedOut(s, false)
 			return d.result(tool, res)
 		}
 		if e := d.deadline(parent, ctx, tool); e != nil {
+			d.timedOut(s, parent.Err() == nil)
 			return nil, e
 		}
 		var werr *jsonrpc.Error
@@ -60,6 +69,30 @@ func (d *Dispatcher) Dispatch(ctx context.Context, tool string, args map[string]
 		d.log.Warn().Str("upstream", d.target).Str("tool", tool).Str("error", bounded(err.Error(), maxErrorBytes)).
 			Msg("upstream MCP: the session broke during a call")
 		return nil, fmt.Errorf("tool %s: the connection to the upstream MCP server broke during the call (the next call reconnects)", tool)
+	}
+}
+
+// maxTimeouts is how many calls in a row may time out on one session before
+// it is taken for hung and replaced (restarting a command).
+const maxTimeouts = 3
+
+// timedOut counts consecutive call timeouts on s (resetting on an answer)
+// and drops s at maxTimeouts.
+func (d *Dispatcher) timedOut(s *mcp.ClientSession, timedOut bool) {
+	d.mu.Lock()
+	if !timedOut {
+		d.timeouts = 0
+		d.mu.Unlock()
+		return
+	}
+	d.timeouts++
+	hung := d.timeouts >= maxTimeouts && d.session == s
+	if hung {
+		d.timeouts = 0
+	}
+	d.mu.Unlock()
+	if hung && d.drop(s) {
+		d.log.Warn().Str("upstream", d.target).Int("timeouts", maxTimeouts).Msg("upstream MCP: calls keep timing out; replacing the session")
 	}
 }
 

@@ -158,17 +158,17 @@ func TestBackoff(t *testing.T) {
 	}
 	defer d.Close()
 	_, err = d.Dispatch(context.Background(), "greet", nil)
-	if err == nil || !strings.Contains(err.Error(), "connecting") {
+	if err == nil || err.Error() != "tool greet: the upstream MCP server is unreachable" {
 		t.Fatalf("first call: %v", err)
 	}
 	start := time.Now()
 	_, err = d.Dispatch(context.Background(), "greet", nil)
-	if err == nil || !strings.Contains(err.Error(), "next attempt in") || time.Since(start) > 100*time.Millisecond {
+	if err == nil || !strings.Contains(err.Error(), "unavailable; next connection attempt in") || time.Since(start) > 100*time.Millisecond {
 		t.Fatalf("second call: %v after %s", err, time.Since(start))
 	}
 	time.Sleep(400 * time.Millisecond)
 	_, err = d.Dispatch(context.Background(), "greet", nil)
-	if err == nil || !strings.Contains(err.Error(), "connecting") {
+	if err == nil || !strings.Contains(err.Error(), "unreachable") {
 		t.Fatalf("after the backoff: %v", err)
 	}
 }
@@ -185,5 +185,25 @@ func TestClose(t *testing.T) {
 				t.Fatalf("after Close: %v", err)
 			}
 		})
+	}
+}
+
+// TestHungSessionReplaced: after three timeouts in a row the session is
+// replaced; for stdio, the process is restarted.
+func TestHungSessionReplaced(t *testing.T) {
+	u := newUpstream(t, "stdio")
+	d := u.dispatcher(t, Options{CallTimeout: 200 * time.Millisecond})
+	before, err := d.Dispatch(context.Background(), "pid", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range maxTimeouts {
+		if _, err := d.Dispatch(context.Background(), "sleep", map[string]any{"ms": 5000}); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("sleep: %v", err)
+		}
+	}
+	after, err := d.Dispatch(context.Background(), "pid", nil)
+	if err != nil || after == before {
+		t.Fatalf("pid before %v, after %v (%v)", before, after, err)
 	}
 }

@@ -99,6 +99,7 @@ type Dispatcher struct {
 	connecting chan struct{} // closed when the connection attempt in flight ends
 	failures   int           // consecutive failed connection attempts
 	retryAt    time.Time     // no attempt before this time
+	timeouts   int           // consecutive calls that timed out
 	closed     bool
 }
 
@@ -202,7 +203,7 @@ func (d *Dispatcher) sessionFor(ctx context.Context) (*mcp.ClientSession, error)
 		}
 		if wait := time.Until(d.retryAt); wait > 0 {
 			d.mu.Unlock()
-			return nil, fmt.Errorf("unavailable after %d failed connection attempts; next attempt in %s", d.failures, wait.Round(time.Millisecond))
+			return nil, &backingOff{failures: d.failures, wait: wait}
 		}
 		done := make(chan struct{})
 		d.connecting = done
@@ -237,6 +238,16 @@ func (d *Dispatcher) sessionFor(ctx context.Context) (*mcp.ClientSession, error)
 		go d.watch(s)
 		return s, nil
 	}
+}
+
+// backingOff is the error of a call made while waiting to reconnect.
+type backingOff struct {
+	failures int
+	wait     time.Duration
+}
+
+func (e *backingOff) Error() string {
+	return fmt.Sprintf("unavailable after %d failed connection attempts; next attempt in %s", e.failures, e.wait.Round(time.Millisecond))
 }
 
 // connect establishes a new session within ConnectTimeout.

@@ -13,7 +13,8 @@
 // upstream answered with "session not found" (HTTP 404), which it did not
 // run, and which is sent again once on a fresh session.
 //
-// Every call is bounded by Options.CallTimeout. A tool result with isError
+// Every call is bounded by Options.CallTimeout; after three calls in a row
+// time out, the session is taken for hung and replaced. A tool result with isError
 // becomes an error whose text (bounded to 512 bytes) is the tool's own text;
 // the replay reports it as tool_failed. A successful result is the
 // structuredContent when present; otherwise a single text content that

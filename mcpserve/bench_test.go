@@ -39,7 +39,9 @@ func BenchmarkInvoke(b *testing.B) {
 	}
 	name := out.Procedure.Name
 	d := replay.NewFuncDispatcher(map[string]replay.ToolFunc{
-		"get_jobs":   func(context.Context, map[string]any) (any, error) { return map[string]any{"jobs": []any{"a", "b"}}, nil },
+		"get_jobs": func(context.Context, map[string]any) (any, error) {
+			return map[string]any{"jobs": []any{"a", "b"}}, nil
+		},
 		"fetch_logs": func(context.Context, map[string]any) (any, error) { return "log line", nil },
 	})
 	rp := replay.New(svc, sandbox.NewInProcess(), d, replay.Options{})
