@@ -115,10 +115,10 @@ func (m *Metrics) WriteTo(w io.Writer) (int64, error) {
 	for _, r := range routes {
 		h := m.latency[r]
 		for i, bound := range latencyBuckets {
-			fmt.Fprintf(&b, "%s_bucket{route=%q,le=%q} %d\n", hn, r, fmt.Sprint(bound), h.counts[i])
+			fmt.Fprintf(&b, "%s_bucket{route=%s,le=\"%v\"} %d\n", hn, promQuote(r), bound, h.counts[i])
 		}
-		fmt.Fprintf(&b, "%s_bucket{route=%q,le=\"+Inf\"} %d\n", hn, r, h.count)
-		fmt.Fprintf(&b, "%s_sum{route=%q} %g\n%s_count{route=%q} %d\n", hn, r, h.sum, hn, r, h.count)
+		fmt.Fprintf(&b, "%s_bucket{route=%s,le=\"+Inf\"} %d\n", hn, promQuote(r), h.count)
+		fmt.Fprintf(&b, "%s_sum{route=%s} %g\n%s_count{route=%s} %d\n", hn, promQuote(r), h.sum, hn, promQuote(r), h.count)
 	}
 	gauges := append([]func() []GaugeValue(nil), m.gauges...)
 	m.mu.Unlock()
@@ -150,8 +150,16 @@ func renderLabels(pairs []string) string {
 		if i > 0 {
 			b.WriteString(",")
 		}
-		fmt.Fprintf(&b, "%s=%q", pairs[i], pairs[i+1])
+		fmt.Fprintf(&b, "%s=%s", pairs[i], promQuote(pairs[i+1]))
 	}
 	b.WriteString("}")
 	return b.String()
+}
+
+// promQuote quotes a label value as the Prometheus text format wants it:
+// valid UTF-8, with only backslash, double quote and newline escaped (Go's
+// %q would write \t or \xff, which Prometheus rejects).
+func promQuote(v string) string {
+	v = strings.ToValidUTF8(v, "\uFFFD")
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(v) + `"`
 }

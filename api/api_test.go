@@ -1,0 +1,434 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/procgraph/procgraph/procedures"
+)
+
+func mustAuthenticator(tb testing.TB, entries ...TokenEntry) *Authenticator {
+	tb.Helper()
+	f := &TokensFile{Tokens: entries}
+	if err := f.Validate(); err != nil {
+		tb.Fatal(err)
+	}
+	return NewAuthenticator(f)
+}
+
+func TestAuthenticate(t *testing.T) {
+	a := mustAuthenticator(t,
+		TokenEntry{Name: "alice", SHA256: HashToken("tok-alice"), Scopes: []string{"read", "grant"}},
+		TokenEntry{Name: "bob", SHA256: HashToken("tok-bob"), Scopes: []string{"admin"}},
+		TokenEntry{Name: "carol", SHA256: HashToken("tok-carol"), Scopes: []string{"invoke"}},
+	)
+	cases := []struct {
+		name   string
+		header []string // nil: no header
+		want   string   // holder, or "" for unauthorized
+	}{
+		{"first entry", []string{"Bearer tok-alice"}, "alice"},
+		{"middle entry", []string{"Bearer tok-bob"}, "bob"},
+		{"last entry", []string{"Bearer tok-carol"}, "carol"},
+		{"lower-case scheme", []string{"bearer tok-alice"}, "alice"},
+		{"upper-case scheme", []string{"BEARER tok-alice"}, "alice"},
+		{"surrounding spaces in the token", []string{"Bearer  tok-alice "}, "alice"},
+		{"no header", nil, ""},
+		{"empty header", []string{""}, ""},
+		{"scheme only", []string{"Bearer"}, ""},
+		{"scheme and a space", []string{"Bearer "}, ""},
+		{"basic scheme", []string{"Basic tok-alice"}, ""},
+		{"no scheme", []string{"tok-alice"}, ""},
+		{"wrong token", []string{"Bearer tok-dave"}, ""},
+		{"the hash as the token", []string{"Bearer " + HashToken("tok-alice")}, ""},
+		{"a prefix of a token", []string{"Bearer tok-ali"}, ""},
+		{"a token with a suffix", []string{"Bearer tok-alicex"}, ""},
+		{"two tokens", []string{"Bearer tok-alice tok-bob"}, ""},
+		{"second header ignored", []string{"Bearer wrong", "Bearer tok-alice"}, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := httptest.NewRequest("GET", "/v1/tools", nil)
+			for _, h := range tc.header {
+				r.Header.Add("Authorization", h)
+			}
+			p, err := a.Authenticate(r)
+			if tc.want == "" {
+				if procedures.ErrorCode(err) != procedures.CodeUnauthorized || p.Name != "" {
+					t.Fatalf("Authenticate = %+v, %v; want unauthorized", p, err)
+				}
+				return
+			}
+			if err != nil || p.Name != tc.want {
+				t.Fatalf("Authenticate = %+v, %v; want %s", p, err, tc.want)
+			}
+		})
+	}
+	t.Run("scopes", func(t *testing.T) {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.Header.Set("Authorization", "Bearer tok-alice")
+		p, _ := a.Authenticate(r)
+		for _, sc := range AllScopes {
+			if p.Has(sc) != (sc == ScopeRead || sc == ScopeGrant) {
+				t.Errorf("alice Has(%s) = %v", sc, p.Has(sc))
+			}
+		}
+	})
+	t.Run("no tokens: anonymous with every scope", func(t *testing.T) {
+		for _, a := range []*Authenticator{NewAuthenticator(nil), NewAuthenticator(&TokensFile{})} {
+			if a.Enabled() {
+				t.Fatal("enabled without tokens")
+			}
+			r := httptest.NewRequest("GET", "/", nil)
+			r.Header.Set("Authorization", "Bearer anything")
+			p, err := a.Authenticate(r)
+			if err != nil || p.Name != "anonymous" {
+				t.Fatalf("%+v %v", p, err)
+			}
+			for _, sc := range AllScopes {
+				if !p.Has(sc) {
+					t.Fatalf("anonymous lacks %s", sc)
+				}
+			}
+		}
+	})
+	t.Run("every entry is compared", func(t *testing.T) {
+		// The comparison is of fixed-length sha256 sums with
+		// subtle.ConstantTimeCompare, over every entry without an early
+		// return: the time does not depend on which entry (or none) matches.
+		// Here: a thousand entries, the match found at either end.
+		var entries []TokenEntry
+		for i := range 1000 {
+			entries = append(entries, TokenEntry{Name: "h" + strings.Repeat("x", i%5) + string(rune('a'+i%26)) + itoa(i), SHA256: HashToken("t" + itoa(i)), Scopes: []string{"read"}})
+		}
+		big := mustAuthenticator(t, entries...)
+		for _, i := range []int{0, 999} {
+			r := httptest.NewRequest("GET", "/", nil)
+			r.Header.Set("Authorization", "Bearer t"+itoa(i))
+			if p, err := big.Authenticate(r); err != nil || p.Name != entries[i].Name {
+				t.Fatalf("entry %d: %+v %v", i, p, err)
+			}
+		}
+	})
+}
+
+func itoa(i int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + string([]byte(jsonNumber(i)))) }
+
+func jsonNumber(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+func TestTokensFileValidate(t *testing.T) {
+	h := HashToken("x")
+	cases := []struct {
+		name    string
+		entries []TokenEntry
+		want    string // "" valid, else a part of the error
+	}{
+		{"valid", []TokenEntry{{Name: "a.b@c-d_e", SHA256: h, Scopes: []string{"read", "admin"}}}, ""},
+		{"empty file", nil, ""},
+		{"empty name", []TokenEntry{{Name: "", SHA256: h, Scopes: []string{"read"}}}, "name"},
+		{"name with a space", []TokenEntry{{Name: "a b", SHA256: h, Scopes: []string{"read"}}}, "name"},
+		{"name too long", []TokenEntry{{Name: strings.Repeat("a", 65), SHA256: h, Scopes: []string{"read"}}}, "name"},
+		{"upper-case hash", []TokenEntry{{Name: "a", SHA256: strings.ToUpper(h), Scopes: []string{"read"}}}, "sha256"},
+		{"short hash", []TokenEntry{{Name: "a", SHA256: h[:63], Scopes: []string{"read"}}}, "sha256"},
+		{"no scopes", []TokenEntry{{Name: "a", SHA256: h}}, "scopes"},
+		{"unknown scope", []TokenEntry{{Name: "a", SHA256: h, Scopes: []string{"root"}}}, "root"},
+		{"duplicate holder", []TokenEntry{{Name: "a", SHA256: h, Scopes: []string{"read"}}, {Name: "a", SHA256: HashToken("y"), Scopes: []string{"read"}}}, "twice"},
+		{"duplicate hash", []TokenEntry{{Name: "a", SHA256: h, Scopes: []string{"read"}}, {Name: "b", SHA256: h, Scopes: []string{"read"}}}, "twice"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := (&TokensFile{Tokens: tc.entries}).Validate()
+			if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+				t.Fatalf("Validate = %v, want %q", err, tc.want)
+			}
+		})
+	}
+	if _, err := ParseScope("Read"); err == nil {
+		t.Fatal("scopes are case-sensitive")
+	}
+}
+
+func TestCheckQuery(t *testing.T) {
+	allowedOf := func(ps []queryParam) map[string]bool {
+		m := map[string]bool{}
+		for _, p := range ps {
+			m[p.name] = true
+		}
+		return m
+	}
+	cases := []struct {
+		name   string
+		params []queryParam
+		query  string
+		field  string // "" valid
+	}{
+		{"empty", findParams, "", ""},
+		{"every find parameter", findParams, "limit=500&offset=0&cause=a&cause=b&tool=t&min_tools=2&read_only=true&exposed=false&status=failed", ""},
+		{"unknown", findParams, "sort=name", "sort"},
+		{"repeated limit", findParams, "limit=1&limit=1", "limit"},
+		{"limit not an integer", findParams, "limit=1.5", "limit"},
+		{"limit over the max", findParams, "limit=501", "limit"},
+		{"limit under the min", findParams, "limit=0", "limit"},
+		{"limit with a sign", findParams, "limit=%2B5", ""},
+		{"limit overflow", findParams, "limit=99999999999999999999", "limit"},
+		{"empty limit", findParams, "limit=", "limit"},
+		{"boolean", findParams, "read_only=1", "read_only"},
+		{"status", findParams, "status=SUCCEEDED", "status"},
+		{"empty cause", findParams, "cause=", "cause"},
+		{"long value", findParams, "cause=" + strings.Repeat("c", 513), "cause"},
+		{"invalid UTF-8", findParams, "cause=%ff", "cause"},
+		{"51 tools", findParams, strings.TrimSuffix(strings.Repeat("tool=a&", 51), "&"), "tool"},
+		{"malformed escape", findParams, "cause=%zz", "(query)"},
+		{"semicolon", findParams, "limit=1;offset=2", "(query)"},
+		{"decisions kind", decisionParams, "kind=grant&limit=1000", ""},
+		{"decisions limit", decisionParams, "limit=1001", "limit"},
+		{"decisions repeated procedure", decisionParams, "procedure=a&procedure=b", "procedure"},
+		{"graph depth", graphParams, "depth=0", "depth"},
+		{"no parameters at all", nil, "x=1", "x"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := httptest.NewRequest("GET", "/x?"+tc.query, nil)
+			err := checkQuery(r, tc.params, allowedOf(tc.params))
+			if tc.field == "" {
+				if err != nil {
+					t.Fatalf("checkQuery = %v", err)
+				}
+				return
+			}
+			var pe *procedures.Error
+			if !errors.As(err, &pe) || pe.Code != procedures.CodeInvalid || pe.Details["field"] != tc.field {
+				t.Fatalf("checkQuery = %#v, want invalid_request on %s", err, tc.field)
+			}
+		})
+	}
+}
+
+func TestSchemaErrorsNameFields(t *testing.T) {
+	s := mustServer(t)
+	cases := []struct {
+		name, schema, body string
+		code               procedures.Code
+		field              string // details.field; "" none
+		message            string // part of the message
+	}{
+		{"missing code", "CaptureRequest", `{}`, procedures.CodeInvalid, "code", "required"},
+		{"empty code", "CaptureRequest", `{"code": ""}`, procedures.CodeInvalid, "code", ""},
+		{"unknown field", "CaptureRequest", `{"code": "x", "colour": 1}`, procedures.CodeInvalid, "colour", "unknown field"},
+		{"two unknown fields", "CaptureRequest", `{"code": "x", "a": 1, "b": 2}`, procedures.CodeInvalid, "(body)", "unknown field"},
+		{"nested unknown", "CaptureRequest", `{"code": "x", "cause": {"name": "n", "x": 1}}`, procedures.CodeInvalid, "cause.x", ""},
+		{"nested missing", "CaptureRequest", `{"code": "x", "cause": {}}`, procedures.CodeInvalid, "cause.name", ""},
+		{"wrong type", "CaptureRequest", `{"code": ["x"]}`, procedures.CodeInvalid, "code", "string"},
+		{"bad enum", "CaptureRequest", `{"code": "x", "dialect": "python"}`, procedures.CodeInvalid, "dialect", ""},
+		{"too long", "CaptureRequest", `{"code": "x", "summary": "` + strings.Repeat("s", 4097) + `"}`, procedures.CodeInvalid, "summary", ""},
+		{"array item", "ToolsPut", `{"tools": [{"name": "a"}, {"name": 2}]}`, procedures.CodeInvalid, "tools.1.name", ""},
+		{"missing phase", "InvokeRequest", `{"arguments": {}}`, procedures.CodeInvalid, "phase", "phase"},
+		{"arguments not an object", "InvokeRequest", `{"phase": "automatic", "arguments": [1]}`, procedures.CodeInvalid, "arguments", ""},
+		{"enabled missing", "AutoRunPut", `{"reason": "x"}`, procedures.CodeInvalid, "enabled", ""},
+		{"duplicate key", "AutoRunPut", `{"enabled": true, "enabled": false}`, procedures.CodeInvalid, "enabled", "twice"},
+		{"duplicate nested key", "InvokeRequest", `{"phase": "automatic", "arguments": {"a": {"b": 1, "b": 2}}}`, procedures.CodeInvalid, "arguments.a.b", "twice"},
+		{"syntax error", "ReasonBody", `{"reason": }`, procedures.CodeInvalid, "", "byte"},
+		{"empty", "ReasonBody", ``, procedures.CodeInvalid, "", "empty"},
+		{"trailing", "ReasonBody", `{} {}`, procedures.CodeInvalid, "", "more than one"},
+		{"too large", "ReasonBody", `{"reason": "` + strings.Repeat("r", 9000) + `"}`, procedures.CodeTooLarge, "", ""},
+		{"paired surrogates are fine", "CaptureRequest", `{"code": "\ud83d\ude00"}`, "", "", ""},
+		{"escaped backslash before u", "CaptureRequest", `{"code": "\\ud800"}`, "", "", ""},
+		{"lone low surrogate", "CaptureRequest", `{"code": "\udc00"}`, procedures.CodeInvalid, "", "surrogate"},
+		{"high surrogate then text", "CaptureRequest", `{"code": "\ud800abcdef"}`, procedures.CodeInvalid, "", "surrogate"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dst := map[string]any{}
+			err := s.decodeBody(strings.NewReader(tc.body), tc.schema, 8192, &dst)
+			if tc.code == "" {
+				if err != nil {
+					t.Fatalf("decodeBody = %v", err)
+				}
+				return
+			}
+			var pe *procedures.Error
+			if !errors.As(err, &pe) || pe.Code != tc.code {
+				t.Fatalf("decodeBody = %v, want %s", err, tc.code)
+			}
+			if tc.field != "" && pe.Details["field"] != tc.field {
+				t.Fatalf("details.field = %v, want %s (%v)", pe.Details["field"], tc.field, pe)
+			}
+			if tc.field != "" && tc.field != "(body)" && !strings.Contains(pe.Message, tc.field) {
+				t.Fatalf("message %q does not name %s", pe.Message, tc.field)
+			}
+			if !strings.Contains(pe.Message, tc.message) {
+				t.Fatalf("message %q lacks %q", pe.Message, tc.message)
+			}
+		})
+	}
+}
+
+func mustServer(tb testing.TB) *Server {
+	tb.Helper()
+	s, err := New(Config{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+// sampleLine is one sample of the Prometheus text format (label values
+// escape only backslash, double quote and newline).
+var sampleLine = regexp.MustCompile(`^[a-zA-Z_:][a-zA-Z0-9_:]*(\{[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\["\\n])*"(?:,[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\["\\n])*")*\})? [-+]?([0-9.eE+-]+|Inf|NaN)$`)
+
+func TestMetricsTextFormat(t *testing.T) {
+	m := NewMetrics()
+	m.Inc("procgraph_test_total", "A test counter.", "route", "/v1/x", "odd", "quote\" back\\slash\nnewline\ttab é \xff")
+	m.Inc("procgraph_test_total", "A test counter.", "route", "/v1/x", "odd", "quote\" back\\slash\nnewline\ttab é \xff")
+	for _, d := range []time.Duration{100 * time.Microsecond, 3 * time.Millisecond, 2 * time.Second, time.Minute} {
+		m.ObserveRequest("/v1/procedures", "GET", 200, d)
+	}
+	m.AddGauges(func() []GaugeValue {
+		return []GaugeValue{Gauge("procgraph_test_gauge", "A gauge.", 3, "pool", "a"), Gauge("procgraph_test_gauge", "A gauge.", 4, "pool", "b")}
+	})
+	var b strings.Builder
+	if _, err := m.WriteTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	text := b.String()
+	types := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		switch {
+		case strings.HasPrefix(line, "# TYPE "):
+			types[strings.Fields(line)[2]]++
+		case strings.HasPrefix(line, "# HELP "):
+		default:
+			if !sampleLine.MatchString(line) {
+				t.Errorf("not a Prometheus sample line: %q", line)
+			}
+		}
+	}
+	for name, n := range types {
+		if n != 1 {
+			t.Errorf("TYPE of %s appears %d times", name, n)
+		}
+	}
+	for _, want := range []string{
+		`procgraph_test_total{route="/v1/x",odd="quote\" back\\slash\nnewline` + "\ttab é \uFFFD" + `"} 2`,
+		`procgraph_http_requests_total{route="/v1/procedures",method="GET",status="200"} 4`,
+		`procgraph_http_request_duration_seconds_bucket{route="/v1/procedures",le="0.0005"} 1`,
+		`procgraph_http_request_duration_seconds_bucket{route="/v1/procedures",le="0.005"} 2`,
+		`procgraph_http_request_duration_seconds_bucket{route="/v1/procedures",le="30"} 3`,
+		`procgraph_http_request_duration_seconds_bucket{route="/v1/procedures",le="+Inf"} 4`,
+		`procgraph_http_request_duration_seconds_count{route="/v1/procedures"} 4`,
+		"# TYPE procgraph_http_request_duration_seconds histogram",
+		"# TYPE procgraph_test_gauge gauge",
+		`procgraph_test_gauge{pool="b"} 4`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("metrics lack %q:\n%s", want, text)
+		}
+	}
+}
+
+// TestRoutesInOpenAPI walks the chi router and checks that every route and
+// method is in the OpenAPI document, and every documented one is routed.
+func TestRoutesInOpenAPI(t *testing.T) {
+	s := mustServer(t)
+	doc := s.OpenAPI()
+	if doc["openapi"] != "3.1.0" {
+		t.Fatalf("openapi %v", doc["openapi"])
+	}
+	paths := doc["paths"].(map[string]any)
+	routed := map[string]bool{}
+	err := chi.Walk(s.Router(), func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
+		routed[method+" "+route] = true
+		item, ok := paths[route].(map[string]any)
+		if !ok {
+			t.Errorf("%s %s is routed but not in the document", method, route)
+			return nil
+		}
+		if item[strings.ToLower(method)] == nil {
+			t.Errorf("%s %s: the method is not in the document", method, route)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(routed) < 19 {
+		t.Fatalf("only %d routes", len(routed))
+	}
+	ids := map[string]bool{}
+	for path, item := range paths {
+		for method, op := range item.(map[string]any) {
+			if !routed[strings.ToUpper(method)+" "+path] {
+				t.Errorf("%s %s is documented but not routed", method, path)
+			}
+			id := op.(map[string]any)["operationId"].(string)
+			if ids[id] {
+				t.Errorf("operationId %s twice", id)
+			}
+			ids[id] = true
+		}
+	}
+	// The document is JSON, and its $refs resolve.
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas := doc["components"].(map[string]any)["schemas"].(map[string]any)
+	for _, m := range regexp.MustCompile(`"\$ref":"#/components/schemas/([A-Za-z]+)"`).FindAllStringSubmatch(string(b), -1) {
+		if schemas[m[1]] == nil {
+			t.Errorf("$ref %s does not resolve", m[1])
+		}
+	}
+}
+
+// TestUnavailableStore closes the store under a running server: /readyz
+// answers 503 and a request that needs the store 503 unavailable.
+func TestUnavailableStore(t *testing.T) {
+	e := mustEnv(t, envOpts{})
+	c := e.http.Client()
+	if st, _ := e.do(t, c, "GET", "/readyz", nil); st != 200 {
+		t.Fatalf("/readyz %d", st)
+	}
+	_ = e.store.Close()
+	cases := []struct {
+		name, method, path string
+		body               any
+	}{
+		{"find", "GET", "/v1/procedures", nil},
+		{"capture", "POST", "/v1/procedures", map[string]any{"code": readOnlyCode}},
+		{"decisions", "GET", "/v1/decisions", nil},
+		{"tools", "GET", "/v1/tools", nil},
+	}
+	if st, body := e.do(t, c, "GET", "/readyz", nil); st != 503 || !strings.Contains(string(body), "unavailable") {
+		t.Fatalf("/readyz after close: %d %s", st, body)
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			st, body := e.do(t, c, tc.method, tc.path, tc.body)
+			var eb struct {
+				Error struct {
+					Code string `json:"code"`
+				} `json:"error"`
+			}
+			_ = json.Unmarshal(body, &eb)
+			if st != 503 || eb.Error.Code != "unavailable" {
+				t.Fatalf("%d %s", st, body)
+			}
+		})
+	}
+	if st, _ := e.do(t, c, "GET", "/healthz", nil); st != 200 {
+		t.Fatalf("/healthz %d", st)
+	}
+}
+
+var _ = slices.Equal[[]string]
+var _ = context.Background

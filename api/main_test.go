@@ -1,0 +1,98 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/procgraph/procgraph/graph/embedded"
+	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/replay"
+	"github.com/procgraph/procgraph/sandbox"
+)
+
+// TestMain makes the test binary a sandbox worker when a Pool starts it.
+func TestMain(m *testing.M) {
+	sandbox.ExitIfWorker()
+	os.Exit(m.Run())
+}
+
+// testTools is the catalogue of the package's tests and benchmarks.
+var testTools = []procedures.Tool{
+	{Name: "get_jobs", ReadOnly: true, ExternalAccess: true},
+	{Name: "fetch_logs", ReadOnly: true},
+	{Name: "kill_job"},
+}
+
+const readOnlyCode = "jobs = tools.get_jobs(task_id=task_id)\nlogs = tools.fetch_logs(task_id=task_id)\nreturn {\"jobs\": jobs, \"logs\": logs}"
+
+// env is a Server over a real embedded store, with a dispatcher that
+// answers every call.
+type env struct {
+	store *embedded.Store
+	svc   *procedures.Service
+	rp    *replay.Replayer
+	srv   *Server
+	http  *httptest.Server
+}
+
+type envOpts struct {
+	runner sandbox.Runner
+	auth   *Authenticator
+}
+
+// mustEnv builds an env; the runner defaults to in-process.
+func mustEnv(tb testing.TB, o envOpts) *env {
+	tb.Helper()
+	st, err := embedded.Open(filepath.Join(tb.TempDir(), "p.db"), embedded.Options{NoSync: true})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = st.Close() })
+	svc := procedures.NewService(st, procedures.Options{})
+	if _, err := svc.PutCatalogue(context.Background(), testTools); err != nil {
+		tb.Fatal(err)
+	}
+	if o.runner == nil {
+		o.runner = sandbox.NewInProcess()
+	}
+	disp := replay.DispatcherFunc(func(ctx context.Context, tool string, args map[string]any) (any, error) {
+		return map[string]any{"tool": tool, "n": 1}, nil
+	})
+	rp := replay.New(svc, o.runner, disp, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}})
+	srv, err := New(Config{Service: svc, Replayer: rp, Auth: o.auth})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	tb.Cleanup(hs.Close)
+	return &env{store: st, svc: svc, rp: rp, srv: srv, http: hs}
+}
+
+// do sends one request with a JSON body (nil: none) and returns status and body.
+func (e *env) do(tb testing.TB, c *http.Client, method, path string, body any) (int, []byte) {
+	tb.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	r, _ := http.NewRequest(method, e.http.URL+path, rd)
+	if body != nil {
+		r.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.Do(r)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, data
+}
