@@ -166,15 +166,18 @@ func TestListChanged(t *testing.T) {
 	if !strings.Contains(strings.Join(toolNames(t, s), " "), sc.Name) {
 		t.Fatalf("%s not listed after the change", sc.Name)
 	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go e.auto.Run(ctx, time.Hour)
+	time.Sleep(100 * time.Millisecond) // Run's first refresh: nothing new
 	if _, err := e.svc.PutCatalogue(context.Background(), []procedures.Tool{{Name: "get_jobs", ReadOnly: true}}); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go e.auto.Run(ctx, 20*time.Millisecond)
+	e.auto.Changed()
+	e.auto.Changed() // coalesces; never blocks
 	select {
 	case <-changed:
 	case <-time.After(5 * time.Second):
-		t.Fatal("no notification after a catalogue change picked up by Run")
+		t.Fatal("no notification after a catalogue change and Changed")
 	}
 }

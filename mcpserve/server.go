@@ -77,6 +77,7 @@ type Handler struct {
 	refreshMu sync.Mutex
 	current   map[string]string // proc__ tool name -> fingerprint
 	refreshed atomic.Bool
+	kick      chan struct{} // Changed's signal to Run
 }
 
 // New returns a Handler for cfg. It reads nothing yet: the proc__ tools are
@@ -101,7 +102,7 @@ func New(cfg Config) (*Handler, error) {
 	if cfg.MaxBody <= 0 {
 		cfg.MaxBody = DefaultMaxBody
 	}
-	h := &Handler{cfg: cfg, log: cfg.Logger, current: map[string]string{}}
+	h := &Handler{cfg: cfg, log: cfg.Logger, current: map[string]string{}, kick: make(chan struct{}, 1)}
 	instructions := "procgraph: replay reviewed procedures (proc__ tools) in the " + string(cfg.Phase) +
 		" phase; find_all_procedures browses them, set_procedure_auto_run grants or revokes durable auto-run."
 	h.server = mcp.NewServer(&mcp.Implementation{Name: "procgraph", Version: "v1"}, &mcp.ServerOptions{
@@ -196,8 +197,19 @@ func (h *Handler) callerOf(req mcp.Request) caller {
 	return c
 }
 
-// Run refreshes the proc__ tools at once and then every interval (default
-// 5s) until ctx ends, logging failures.
+// Changed tells Run that the exposed set may have changed, so it refreshes
+// now rather than at the next tick. It never blocks, and signals made while
+// a refresh is pending coalesce: call it from hooks (after a capture, a
+// catalogue put, a grant, a revoke, a promote).
+func (h *Handler) Changed() {
+	select {
+	case h.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Run refreshes the proc__ tools at once, then whenever Changed is called
+// and every interval (default 5s), until ctx ends, logging failures.
 func (h *Handler) Run(ctx context.Context, interval time.Duration) {
 	if interval <= 0 {
 		interval = DefaultRefreshInterval
@@ -212,6 +224,7 @@ func (h *Handler) Run(ctx context.Context, interval time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-h.kick:
 		}
 	}
 }
