@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -122,9 +123,7 @@ func TestAuthenticate(t *testing.T) {
 	})
 }
 
-func itoa(i int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + string([]byte(jsonNumber(i)))) }
-
-func jsonNumber(i int) string { b, _ := json.Marshal(i); return string(b) }
+func itoa(i int) string { return strconv.Itoa(i) }
 
 func TestTokensFileValidate(t *testing.T) {
 	h := HashToken("x")

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -16,6 +17,8 @@ import (
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/sandbox"
 )
+
+var timeFormatOnce sync.Once
 
 // shutdownGrace bounds how long in-flight requests may drain on SIGTERM.
 const shutdownGrace = 30 * time.Second
@@ -42,7 +45,9 @@ func newLogger(w io.Writer, level string) zerolog.Logger {
 	if err != nil {
 		lvl = zerolog.InfoLevel
 	}
-	zerolog.TimeFieldFormat = time.RFC3339Nano
+	// A package-wide setting: written once, so that servers started
+	// concurrently in one process (tests) do not race on it.
+	timeFormatOnce.Do(func() { zerolog.TimeFieldFormat = time.RFC3339Nano })
 	return zerolog.New(w).Level(lvl).With().Timestamp().Logger()
 }
 
