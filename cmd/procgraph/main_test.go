@@ -39,13 +39,22 @@ func TestMain(m *testing.M) {
 		main()
 		return
 	}
+	// These tests run the embedded store they configure: a NEO4J_URI or
+	// PROCGRAPH_* setting in the environment (CI exports NEO4J_URI for the
+	// store tests) must not switch them to another backend.
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, "NEO4J_") || strings.HasPrefix(name, "PROCGRAPH_") {
+			os.Unsetenv(name)
+		}
+	}
 	os.Exit(m.Run())
 }
 
 // catalogueFile is the shared catalogue (a copy lives in examples/).
 func catalogueFile(tb testing.TB) string {
 	tb.Helper()
-	for _, p := range []string{"/work/shared/examples/catalogue.json", "../../examples/catalogue.json"} {
+	for _, p := range []string{"../../examples/catalogue.json"} {
 		if _, err := os.Stat(p); err == nil {
 			abs, _ := filepath.Abs(p)
 			return abs
