@@ -49,6 +49,7 @@ func (s *Server) capture(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	s.changed()
 	status := http.StatusOK
 	if out.Created {
 		status = http.StatusCreated
@@ -128,6 +129,7 @@ func (s *Server) promote(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	s.metrics.Inc("procgraph_decisions_total", "Decisions by kind, outcome and reason.", "kind", string(d.Kind), "outcome", string(d.Outcome), "reason", d.Reason)
+	s.changed()
 	writeJSON(w, http.StatusOK, decisionAnswer{Procedure: p, Decision: d})
 	return nil
 }
@@ -164,6 +166,7 @@ func (s *Server) setAutoRun(w http.ResponseWriter, r *http.Request, enabled bool
 		return err
 	}
 	s.metrics.Inc("procgraph_decisions_total", "Decisions by kind, outcome and reason.", "kind", string(d.Kind), "outcome", string(d.Outcome), "reason", d.Reason)
+	s.changed()
 	writeJSON(w, http.StatusOK, decisionAnswer{Procedure: p, Decision: d})
 	return nil
 }

@@ -36,6 +36,9 @@ type Config struct {
 	// OnCatalogueChange is called after a catalogue put (e.g. to notify
 	// MCP clients); optional.
 	OnCatalogueChange func()
+	// OnChange is called after any change that may change the exposed set:
+	// a capture, a grant or revoke, a promote; optional. It must not block.
+	OnChange func()
 }
 
 // Server is procgraph's HTTP API.
@@ -49,6 +52,7 @@ type Server struct {
 	schemas schemaSet
 	router  chi.Router
 	onCat   func()
+	onChg   func()
 }
 
 // New returns a Server for cfg.
@@ -58,7 +62,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{svc: cfg.Service, replay: cfg.Replayer, auth: cfg.Auth, metrics: cfg.Metrics,
-		log: cfg.Logger, maxBody: cfg.MaxBody, schemas: schemas, onCat: cfg.OnCatalogueChange}
+		log: cfg.Logger, maxBody: cfg.MaxBody, schemas: schemas, onCat: cfg.OnCatalogueChange, onChg: cfg.OnChange}
 	if s.auth == nil {
 		s.auth = NewAuthenticator(nil)
 	}
@@ -234,4 +238,11 @@ func validRequestID(id string) bool {
 		}
 	}
 	return true
+}
+
+// changed runs the OnChange hook, if any.
+func (s *Server) changed() {
+	if s.onChg != nil {
+		s.onChg()
+	}
 }

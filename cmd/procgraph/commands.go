@@ -12,6 +12,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/procgraph/procgraph/mcpdispatch"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -311,7 +312,10 @@ func parseArgs(pairs []string) (map[string]any, error) {
 }
 
 func cmdTools(ctx context.Context, c *client, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	usage := "usage: procgraph tools get [--json] | procgraph tools put FILE"
+	usage := "usage: procgraph tools get [--json] | procgraph tools put FILE | procgraph tools import --from-mcp URL|--from-mcp-command CMD [--trust-annotations]"
+	if len(args) > 0 && args[0] == "import" {
+		return cmdToolsImport(ctx, args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || (args[0] != "get" && args[0] != "put") {
 		fmt.Fprintln(stderr, usage)
 		return 2
@@ -386,5 +390,35 @@ func cmdDecisions(ctx context.Context, c *client, args []string, stdin io.Reader
 		}
 		table(w, "AT\tKIND\tPROCEDURE\tOUTCOME\tREASON\tACTOR\tPHASE", rows)
 	})
+	return 0
+}
+
+// cmdToolsImport builds a catalogue from an MCP server's tools/list for an
+// operator to review and put: read_only is taken from the server's
+// readOnlyHint only with --trust-annotations (hints are not a security
+// boundary), else false.
+func cmdToolsImport(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	usage := "usage: procgraph tools import --from-mcp URL|--from-mcp-command \"CMD ARGS\" [--trust-annotations] > catalogue.json"
+	fs := flag.NewFlagSet("tools import", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fromURL := fs.String("from-mcp", "", "streamable HTTP MCP server URL")
+	fromCommand := fs.String("from-mcp-command", "", "MCP server command, spoken to over stdio")
+	trust := fs.Bool("trust-annotations", false, "take read_only from the server's readOnlyHint")
+	if err := fs.Parse(args); err != nil || fs.NArg() > 0 || (*fromURL == "") == (*fromCommand == "") {
+		fmt.Fprintln(stderr, usage)
+		return 2
+	}
+	src := mcpdispatch.Source{URL: *fromURL}
+	if *fromCommand != "" {
+		argv, err := mcpdispatch.SplitCommand(*fromCommand)
+		if err != nil {
+			fmt.Fprintf(stderr, "procgraph tools import: --from-mcp-command: %v\n", err)
+			return 2
+		}
+		src = mcpdispatch.Source{Command: argv}
+	}
+	if err := mcpdispatch.ImportCatalogueJSON(ctx, stdout, stderr, src, *trust); err != nil {
+		return fail(stderr, "tools import", err)
+	}
 	return 0
 }

@@ -8,6 +8,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/procgraph/procgraph/mcpdispatch"
 )
 
 // serveConfig is `procgraph serve`'s configuration: flags, each with an
@@ -22,6 +24,8 @@ type serveConfig struct {
 	Neo4jDatabase        string
 	ToolsFile            string
 	UpstreamHTTP         string
+	UpstreamMCP          string
+	UpstreamMCPCommand   []string
 	TokensFile           string
 	AllowMutatingAutorun bool
 	LogLevel             string
@@ -39,13 +43,15 @@ type setting struct {
 // naming the setting, never silent defaults.
 func parseServeConfig(args []string, getenv func(string) string, stderr io.Writer) (*serveConfig, error) {
 	var c serveConfig
-	var store, allowMutating, workers, inProcess string
+	var store, allowMutating, workers, inProcess, mcpCommand string
 	settings := []setting{
 		{"addr", "PROCGRAPH_ADDR", "127.0.0.1:8474", "listen address", &c.Addr},
 		{"store", "PROCGRAPH_STORE", "", "embedded or neo4j (default neo4j when NEO4J_URI is set, else embedded)", &store},
 		{"data", "PROCGRAPH_DATA", "./procgraph.db", "embedded store file", &c.Data},
 		{"tools", "PROCGRAPH_TOOLS", "", "catalogue file loaded at start; replaces the stored catalogue", &c.ToolsFile},
 		{"upstream-http", "PROCGRAPH_UPSTREAM_HTTP", "", "where replayed tool calls go", &c.UpstreamHTTP},
+		{"upstream-mcp", "PROCGRAPH_UPSTREAM_MCP", "", "streamable HTTP MCP server where replayed tool calls go", &c.UpstreamMCP},
+		{"upstream-mcp-command", "PROCGRAPH_UPSTREAM_MCP_COMMAND", "", "MCP server command (\"CMD ARGS\") started and spoken to over stdio", &mcpCommand},
 		{"tokens-file", "PROCGRAPH_TOKENS_FILE", "", "bearer tokens file (hashes and scopes)", &c.TokensFile},
 		{"allow-mutating-autorun", "PROCGRAPH_ALLOW_MUTATING_AUTORUN", "false", "true or false: expose and grant state-changing procedures (interactive phase only)", &allowMutating},
 		{"log-level", "PROCGRAPH_LOG_LEVEL", "info", "debug, info, warn or error", &c.LogLevel},
@@ -117,6 +123,25 @@ func parseServeConfig(args []string, getenv func(string) string, stderr io.Write
 	}
 	if c.UpstreamHTTP != "" && !(strings.HasPrefix(c.UpstreamHTTP, "http://") || strings.HasPrefix(c.UpstreamHTTP, "https://")) {
 		return nil, fmt.Errorf("--upstream-http / PROCGRAPH_UPSTREAM_HTTP: %q must be an http:// or https:// URL", c.UpstreamHTTP)
+	}
+	if c.UpstreamMCP != "" && !(strings.HasPrefix(c.UpstreamMCP, "http://") || strings.HasPrefix(c.UpstreamMCP, "https://")) {
+		return nil, fmt.Errorf("--upstream-mcp / PROCGRAPH_UPSTREAM_MCP: %q must be an http:// or https:// URL", c.UpstreamMCP)
+	}
+	if mcpCommand != "" {
+		argv, err := mcpdispatch.SplitCommand(mcpCommand)
+		if err != nil {
+			return nil, fmt.Errorf("--upstream-mcp-command / PROCGRAPH_UPSTREAM_MCP_COMMAND: %v", err)
+		}
+		c.UpstreamMCPCommand = argv
+	}
+	upstreams := 0
+	for _, set := range []bool{c.UpstreamHTTP != "", c.UpstreamMCP != "", mcpCommand != ""} {
+		if set {
+			upstreams++
+		}
+	}
+	if upstreams > 1 {
+		return nil, fmt.Errorf("--upstream-http, --upstream-mcp and --upstream-mcp-command are exclusive: set at most one")
 	}
 	return &c, nil
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/procgraph/procgraph/api"
+	"github.com/procgraph/procgraph/mcpdispatch"
+	"github.com/procgraph/procgraph/mcpserve"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/sandbox"
@@ -72,10 +74,11 @@ func serve(ctx context.Context, cfg *serveConfig, log zerolog.Logger) error {
 		}
 		cat = c
 	}
-	dispatcher, err := newDispatcher(cfg)
+	dispatcher, closeDispatcher, err := newDispatcher(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
+	defer closeDispatcher()
 
 	store, err := openStore(ctx, cfg, log)
 	if err != nil {
@@ -105,7 +108,9 @@ func serve(ctx context.Context, cfg *serveConfig, log zerolog.Logger) error {
 		metrics.AddGauges(metricsOf)
 	}
 	rp := replay.New(svc, runner, dispatcher, replay.Options{Logger: log})
-	srv, err := api.New(api.Config{Service: svc, Replayer: rp, Auth: auth, Metrics: metrics, Logger: log})
+	refreshCtx, stopRefresh := context.WithCancel(ctx)
+	defer stopRefresh() // before the store closes
+	handler, err := newHandler(refreshCtx, svc, rp, auth, metrics, log)
 	if err != nil {
 		return err
 	}
@@ -115,7 +120,7 @@ func serve(ctx context.Context, cfg *serveConfig, log zerolog.Logger) error {
 		return fmt.Errorf("--addr %s: %v", cfg.Addr, err)
 	}
 	httpServer := &http.Server{
-		Handler:           srv,
+		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      5 * time.Minute,
@@ -145,18 +150,75 @@ func serve(ctx context.Context, cfg *serveConfig, log zerolog.Logger) error {
 	return nil
 }
 
-// newDispatcher returns where replayed tool calls go.
-func newDispatcher(cfg *serveConfig) (replay.Dispatcher, error) {
-	if cfg.UpstreamHTTP == "" {
-		return replay.DispatcherFunc(func(ctx context.Context, tool string, args map[string]any) (any, error) {
-			return nil, fmt.Errorf("no upstream is configured (set --upstream-http)")
-		}), nil
+// newDispatcher returns where replayed tool calls go, and how to close it.
+func newDispatcher(ctx context.Context, cfg *serveConfig, log zerolog.Logger) (replay.Dispatcher, func() error, error) {
+	nothing := func() error { return nil }
+	switch {
+	case cfg.UpstreamHTTP != "":
+		d, err := replay.NewHTTPDispatcher(cfg.UpstreamHTTP, replay.HTTPOptions{})
+		if err != nil {
+			return nil, nil, fmt.Errorf("--upstream-http / PROCGRAPH_UPSTREAM_HTTP: %v", err)
+		}
+		return d, nothing, nil
+	case cfg.UpstreamMCP != "":
+		d, err := mcpdispatch.NewHTTP(ctx, cfg.UpstreamMCP, mcpdispatch.Options{Logger: log})
+		if err != nil {
+			return nil, nil, fmt.Errorf("--upstream-mcp / PROCGRAPH_UPSTREAM_MCP: %v", err)
+		}
+		return d, d.Close, nil
+	case len(cfg.UpstreamMCPCommand) > 0:
+		d, err := mcpdispatch.NewCommand(ctx, cfg.UpstreamMCPCommand, mcpdispatch.Options{Logger: log})
+		if err != nil {
+			return nil, nil, fmt.Errorf("--upstream-mcp-command / PROCGRAPH_UPSTREAM_MCP_COMMAND: %v", err)
+		}
+		return d, d.Close, nil
 	}
-	d, err := replay.NewHTTPDispatcher(cfg.UpstreamHTTP, replay.HTTPOptions{})
+	return replay.DispatcherFunc(func(ctx context.Context, tool string, args map[string]any) (any, error) {
+		return nil, fmt.Errorf("no upstream is configured (set --upstream-http, --upstream-mcp or --upstream-mcp-command)")
+	}), nothing, nil
+}
+
+// newHandler serves the HTTP API at / and MCP at /mcp (automatic phase:
+// read-only replays only) and /mcp/interactive, refreshed by the API's
+// change hooks and every few seconds (for captures by other instances).
+func newHandler(ctx context.Context, svc *procedures.Service, rp *replay.Replayer, auth *api.Authenticator,
+	metrics *api.Metrics, log zerolog.Logger) (http.Handler, error) {
+	var auto, inter *mcpserve.Handler
+	changed := func() { auto.Changed(); inter.Changed() }
+	mcpConfig := func(phase procedures.Phase) mcpserve.Config {
+		return mcpserve.Config{Service: svc, Replayer: rp, Phase: phase, Auth: auth, Metrics: metrics, Logger: log, OnChange: changed}
+	}
+	var err error
+	if auto, err = mcpserve.New(mcpConfig(procedures.PhaseAutomatic)); err != nil {
+		return nil, err
+	}
+	if inter, err = mcpserve.New(mcpConfig(procedures.PhaseInteractive)); err != nil {
+		return nil, err
+	}
+	go auto.Run(ctx, mcpRefreshInterval)
+	go inter.Run(ctx, mcpRefreshInterval)
+	srv, err := api.New(api.Config{Service: svc, Replayer: rp, Auth: auth, Metrics: metrics, Logger: log,
+		OnCatalogueChange: changed, OnChange: changed})
 	if err != nil {
-		return nil, fmt.Errorf("--upstream-http / PROCGRAPH_UPSTREAM_HTTP: %v", err)
+		return nil, err
 	}
-	return d, nil
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", streaming(auto))
+	mux.Handle("/mcp/interactive", streaming(inter))
+	mux.Handle("/", srv)
+	return mux, nil
+}
+
+// mcpRefreshInterval is how often the MCP tool lists are recomputed.
+const mcpRefreshInterval = 5 * time.Second
+
+// streaming lifts the server's write timeout for MCP's long-lived
+// notification streams.
+func streaming(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
+		h.ServeHTTP(w, r)
+	})
 }
 
 // newRunner returns the sandbox: worker processes by default.
