@@ -13,13 +13,20 @@ import (
 // loadProcedure assembles the procedure named name, with its current
 // version, causes and grant; CodeNotFound when it does not exist.
 func loadProcedure(tx *bolt.Tx, name string) (*procedures.Procedure, error) {
-	rec, err := mustProc(tx, name)
+	raw := tx.Bucket(bProcs).Get([]byte(name))
+	if raw == nil {
+		return nil, procedures.Errorf(procedures.CodeNotFound, "no procedure %s", name)
+	}
+	rec, err := procCache.get(name, raw, "procedure "+name)
 	if err != nil {
 		return nil, err
 	}
-	cur, err := getVersion(tx, name, rec.Current)
-	if err != nil {
-		return nil, err
+	var cur *versionRecord
+	vkey := key(name, rec.Current)
+	if vraw := tx.Bucket(bVersions).Get(vkey); vraw != nil {
+		if cur, err = versionCache.get(string(vkey), vraw, "version "+name+" "+rec.Current); err != nil {
+			return nil, err
+		}
 	}
 	var causes []procedures.CauseLink
 	err = scanPrefix(tx.Bucket(bEdgesPC), prefix(name), func(rest, v []byte) error {
