@@ -79,7 +79,7 @@ func startProc(cfg *PoolConfig) (*proc, error) {
 		return nil, fmt.Errorf("start sandbox worker: %w", err)
 	}
 	p.pid, p.stdin, p.stdout = cmd.Process.Pid, inW, outR
-	p.out, p.in = &frameWriter{w: inW}, newFrameReader(outR)
+	p.out, p.in = &frameWriter{w: inW}, newFrameReader(newSpinReader(outR))
 	p.exit = make(chan struct{})
 	life, dead := context.WithCancel(context.Background())
 	p.life = life

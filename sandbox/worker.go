@@ -63,7 +63,7 @@ func RunWorker() int {
 		return 1
 	}
 	w := &worker{
-		in:  newFrameReader(os.NewFile(0, "sandbox-stdin")),
+		in:  newFrameReader(newSpinReader(os.NewFile(0, "sandbox-stdin"))),
 		out: &frameWriter{w: os.NewFile(uintptr(out), "sandbox-protocol")},
 	}
 	if err := w.serve(); err != nil {
