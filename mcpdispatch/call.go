@@ -14,6 +14,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rs/zerolog"
+
+	"github.com/procgraph/procgraph/internal/text"
 )
 
 // Dispatch calls tool on the upstream with args and returns its result (see
@@ -57,7 +59,7 @@ func (d *Dispatcher) Dispatch(ctx context.Context, tool string, args map[string]
 		if errors.As(err, &werr) {
 			// The upstream answered with a protocol error (an unknown tool,
 			// invalid arguments): the session is fine.
-			return nil, fmt.Errorf("tool %s: the upstream MCP server refused the call: %s", tool, bounded(werr.Message, maxErrorBytes))
+			return nil, fmt.Errorf("tool %s: the upstream MCP server refused the call: %s", tool, text.Bounded(werr.Message, maxErrorBytes))
 		}
 		d.drop(s)
 		if errors.Is(err, mcp.ErrSessionMissing) && attempt == 0 {
@@ -66,7 +68,7 @@ func (d *Dispatcher) Dispatch(ctx context.Context, tool string, args map[string]
 			d.log.Info().Str("upstream", d.target).Msg("upstream MCP: session unknown upstream; reconnecting")
 			continue
 		}
-		d.log.Warn().Str("upstream", d.target).Str("tool", tool).Str("error", bounded(err.Error(), maxErrorBytes)).
+		d.log.Warn().Str("upstream", d.target).Str("tool", tool).Str("error", text.Bounded(err.Error(), maxErrorBytes)).
 			Msg("upstream MCP: the session broke during a call")
 		return nil, fmt.Errorf("tool %s: the connection to the upstream MCP server broke during the call (the next call reconnects)", tool)
 	}
@@ -118,7 +120,7 @@ func (d *Dispatcher) result(tool string, res *mcp.CallToolResult) (any, error) {
 		if msg == "" {
 			msg = "(no message)"
 		}
-		return nil, fmt.Errorf("tool %s failed upstream: %s", tool, bounded(msg, maxErrorBytes))
+		return nil, fmt.Errorf("tool %s failed upstream: %s", tool, text.Bounded(msg, maxErrorBytes))
 	}
 	var v any
 	if res.StructuredContent != nil {
@@ -203,18 +205,6 @@ func decodeJSON(b []byte) (any, bool) {
 	return v, true
 }
 
-// bounded cuts s to at most n bytes on a rune boundary.
-func bounded(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
 // lineLogger logs a command's standard error line by line.
 type lineLogger struct {
 	log zerolog.Logger
@@ -244,5 +234,5 @@ func (l *lineLogger) Write(p []byte) (int, error) {
 }
 
 func (l *lineLogger) emit(line []byte) {
-	l.log.Info().Str("upstream", l.cmd).Str("stderr", bounded(strings.TrimRight(string(line), "\r"), maxStderrLine)).Msg("upstream MCP command")
+	l.log.Info().Str("upstream", l.cmd).Str("stderr", text.Bounded(strings.TrimRight(string(line), "\r"), maxStderrLine)).Msg("upstream MCP command")
 }

@@ -16,6 +16,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rs/zerolog"
+
+	"github.com/procgraph/procgraph/internal/text"
 )
 
 // Defaults for Options.
@@ -225,7 +227,7 @@ func (d *Dispatcher) sessionFor(ctx context.Context) (*mcp.ClientSession, error)
 			d.retryAt = time.Now().Add(backoff)
 			d.mu.Unlock()
 			d.log.Warn().Str("upstream", d.target).Int("failures", d.failures).Dur("backoff", backoff).
-				Str("error", bounded(err.Error(), maxErrorBytes)).Msg("upstream MCP: connection failed")
+				Str("error", text.Bounded(err.Error(), maxErrorBytes)).Msg("upstream MCP: connection failed")
 			return nil, err
 		case d.closed:
 			d.mu.Unlock()
@@ -277,7 +279,7 @@ func (d *Dispatcher) watch(s *mcp.ClientSession) {
 	if d.drop(s) {
 		ev := d.log.Warn().Str("upstream", d.target).Str("session", s.ID())
 		if err != nil {
-			ev = ev.Str("error", bounded(err.Error(), maxErrorBytes))
+			ev = ev.Str("error", text.Bounded(err.Error(), maxErrorBytes))
 		}
 		ev.Msg("upstream MCP: session ended; the next call re-establishes it")
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/procgraph/procgraph/internal/text"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -51,7 +52,7 @@ func (d *Dispatcher) ListTools(ctx context.Context) ([]*mcp.Tool, error) {
 	var tools []*mcp.Tool
 	for t, err := range s.Tools(ctx, nil) {
 		if err != nil {
-			return nil, fmt.Errorf("upstream MCP server %s: listing tools: %v", d.target, bounded(err.Error(), maxErrorBytes))
+			return nil, fmt.Errorf("upstream MCP server %s: listing tools: %v", d.target, text.Bounded(err.Error(), maxErrorBytes))
 		}
 		tools = append(tools, t)
 	}

@@ -110,11 +110,9 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (CaptureOutco
 	if err != nil {
 		return CaptureOutcome{}, err
 	}
-	v, err := s.newView(ctx, []*Procedure{res.Procedure})
-	if err != nil {
+	if err := s.decorate(ctx, res.Procedure); err != nil {
 		return CaptureOutcome{}, err
 	}
-	v.decorate(res.Procedure)
 	return CaptureOutcome{Procedure: res.Procedure, Created: res.Created, VersionCreated: res.VersionCreated, Counted: res.Counted}, nil
 }
 
@@ -131,11 +129,9 @@ func (s *Service) captureUse(ctx context.Context, name, key string, req CaptureR
 	if err != nil {
 		return CaptureOutcome{}, err
 	}
-	v, err := s.newView(ctx, []*Procedure{res.Procedure})
-	if err != nil {
+	if err := s.decorate(ctx, res.Procedure); err != nil {
 		return CaptureOutcome{}, err
 	}
-	v.decorate(res.Procedure)
 	return CaptureOutcome{Procedure: res.Procedure, Counted: res.Counted, Use: true}, nil
 }
 

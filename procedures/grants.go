@@ -102,11 +102,9 @@ func (s *Service) refuse(ctx context.Context, d Decision, reason, message string
 }
 
 func (s *Service) decorated(ctx context.Context, p *Procedure, d Decision) (*Procedure, Decision, error) {
-	v, err := s.newView(ctx, []*Procedure{p})
-	if err != nil {
+	if err := s.decorate(ctx, p); err != nil {
 		return nil, Decision{}, err
 	}
-	v.decorate(p)
 	return p, d, nil
 }
 

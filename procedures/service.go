@@ -63,11 +63,9 @@ func (s *Service) Get(ctx context.Context, name string) (*Procedure, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := s.newView(ctx, []*Procedure{p})
-	if err != nil {
+	if err := s.decorate(ctx, p); err != nil {
 		return nil, err
 	}
-	v.decorate(p)
 	return p, nil
 }
 

@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/procgraph/procgraph/internal/text"
 )
 
 // HTTP dispatcher defaults.
@@ -113,7 +115,7 @@ func (d *HTTPDispatcher) Dispatch(ctx context.Context, tool string, args map[str
 		return nil, fmt.Errorf("tool %s: upstream response is not the expected JSON object", tool)
 	}
 	if ur.Error != nil {
-		return nil, fmt.Errorf("tool %s failed upstream: %s", tool, bounded(ur.Error.Message, maxUpstreamErrorMessageSize))
+		return nil, fmt.Errorf("tool %s failed upstream: %s", tool, text.Bounded(ur.Error.Message, maxUpstreamErrorMessageSize))
 	}
 	if ur.Result == nil {
 		return nil, fmt.Errorf("tool %s: upstream response has neither result nor error", tool)
@@ -141,16 +143,4 @@ func transportError(parent, ctx context.Context, tool string, timeout time.Durat
 		return fmt.Errorf("tool %s: upstream timed out: %w", tool, context.DeadlineExceeded)
 	}
 	return fmt.Errorf("tool %s: upstream unreachable", tool)
-}
-
-// bounded cuts s to at most n bytes on a rune boundary.
-func bounded(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
 }

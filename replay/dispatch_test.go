@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/procgraph/procgraph/internal/text"
 )
 
 func TestFuncDispatchers(t *testing.T) {
@@ -39,11 +41,11 @@ func TestPlainNumbers(t *testing.T) {
 
 func TestBounded(t *testing.T) {
 	s := strings.Repeat("é", 100)
-	got := bounded(s, 51)
+	got := text.Bounded(s, 51)
 	if !utf8.ValidString(got) || len(got) > 51+len("…") || !strings.HasSuffix(got, "…") {
 		t.Fatalf("bounded = %q", got)
 	}
-	if bounded("short", 10) != "short" {
+	if text.Bounded("short", 10) != "short" {
 		t.Fatal("cut a short string")
 	}
 }
