@@ -74,7 +74,7 @@ type Decision struct {
 	Kind         DecisionKind `json:"kind"`
 	Procedure    string       `json:"procedure"`
 	CodeHash     string       `json:"code_hash"`
-	Phase        Phase        `json:"phase,omitempty"`
+	Phase        Phase        `json:"phase"`
 	Outcome      Outcome      `json:"outcome"`
 	Reason       string       `json:"reason"`
 	Actor        string       `json:"actor"`
