@@ -1,8 +1,10 @@
 package embedded
 
 import (
+	"bytes"
 	"context"
 	"sort"
+	"sync"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -11,26 +13,50 @@ import (
 
 // Catalogue returns the stored catalogue, or an empty one.
 func (s *Store) Catalogue(ctx context.Context) (*procedures.Catalogue, error) {
-	var rec *catalogueRecord
-	err := s.view(ctx, func(tx *bolt.Tx) error {
+	var c *procedures.Catalogue
+	err := s.view(ctx, func(tx *bolt.Tx) (err error) {
 		v := tx.Bucket(bCatalogue).Get(catKey)
 		if v == nil {
-			return nil
+			c, err = procedures.NewCatalogue(nil)
+			return err
 		}
-		rec = new(catalogueRecord)
-		return decode(v, rec, "catalogue")
+		c, err = catalogues.get(v)
+		return err
 	})
-	if err != nil {
-		return nil, err
+	return c, err
+}
+
+// catalogueCache keeps the last catalogue decoded, with its stored bytes:
+// every find and classification reads the catalogue, which changes rarely.
+// A Catalogue is not modified after NewCatalogue, so it is shared.
+type catalogueCache struct {
+	mu  sync.Mutex
+	raw []byte
+	cat *procedures.Catalogue
+}
+
+var catalogues catalogueCache
+
+func (cc *catalogueCache) get(raw []byte) (*procedures.Catalogue, error) {
+	cc.mu.Lock()
+	if cc.cat != nil && bytes.Equal(cc.raw, raw) {
+		c := cc.cat
+		cc.mu.Unlock()
+		return c, nil
 	}
-	if rec == nil {
-		return procedures.NewCatalogue(nil)
+	cc.mu.Unlock()
+	rec := new(catalogueRecord)
+	if err := decode(raw, rec, "catalogue"); err != nil {
+		return nil, err
 	}
 	c, err := procedures.NewCatalogue(rec.Tools)
 	if err != nil {
 		return nil, procedures.Errorf(procedures.CodeInternal, "embedded store: stored catalogue is invalid: %v", err)
 	}
 	c.Revision = rec.Revision
+	cc.mu.Lock()
+	cc.raw, cc.cat = bytes.Clone(raw), c
+	cc.mu.Unlock()
 	return c, nil
 }
 
