@@ -45,7 +45,7 @@ type proc struct {
 // memory limit before the worker is given any code.
 func startProc(cfg *PoolConfig) (*proc, error) {
 	cmd := exec.Command(cfg.Command[0], cfg.Command[1:]...)
-	cmd.Env = append(os.Environ(),
+	cmd.Env = append(workerEnviron(),
 		// One P: a run is one Starlark thread; a worker uses one core, and
 		// its goroutines hand off without waking other threads.
 		"GOMAXPROCS=1")
@@ -253,4 +253,21 @@ func (t *tail) reset() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.first, t.buf = nil, t.buf[:0]
+}
+
+// workerEnviron is the part of this process's environment a worker gets:
+// what the Go runtime, the race detector and coverage read, and nothing
+// else. Secrets in the server's environment (NEO4J_PASSWORD, tokens,
+// upstream credentials) never reach the process that runs untrusted code.
+func workerEnviron() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		switch {
+		case name == "PATH", name == "HOME", name == "TMPDIR", name == "LANG", name == "TZ",
+			strings.HasPrefix(name, "GO"), strings.HasPrefix(name, "LC_"):
+			env = append(env, kv)
+		}
+	}
+	return env
 }
