@@ -10,24 +10,28 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// spinWait is how long a protocol read polls its pipe before parking in the
-// runtime's poller. Parking costs a wake-up of the thread on every message:
-// measured here, a pipe round trip between two processes took 35–45 µs when
-// both sides parked and about 2.5 µs when they polled, which is most of a
-// replay's overhead when its tool calls are quick. A run's waits are either
-// that short (the other side answers at once) or long (a slow tool), where
-// 100 µs of polling is noise.
-const spinWait = 100 * time.Microsecond
+// Polling before parking. Parking costs a wake-up of the thread on every
+// message: measured on this VM, a pipe round trip between two processes took
+// 35–45 µs when both sides parked and about 2.5 µs when they polled, which is
+// most of a replay's overhead when its tool calls are quick. But polling
+// takes a core, and when the cores are busy it keeps the other side from
+// running at all. So the budget adapts: a poll that finds its message grows
+// it (up to maxSpin), one that runs out halves it, so a busy machine soon
+// stops polling and an idle one keeps doing it.
+const (
+	maxSpin = 100 * time.Microsecond
+	// spinYieldGap: a gap between two polls longer than this means the
+	// reader yielded to other work, which does not count as polling.
+	spinYieldGap = 10 * time.Microsecond
+)
 
-// spinYieldGap: a gap between two polls longer than this means the reader
-// yielded to other work, which does not count as polling.
-const spinYieldGap = 10 * time.Microsecond
-
-// spinReader reads a pipe, polling it for up to spinWait before parking.
-// Read deadlines set on the file still apply.
+// spinReader reads a pipe, polling it for up to its budget before parking.
+// Read deadlines set on the file still apply. It is used by one goroutine
+// at a time.
 type spinReader struct {
-	f  *os.File
-	rc syscall.RawConn
+	f      *os.File
+	rc     syscall.RawConn
+	budget time.Duration
 }
 
 // newSpinReader returns a reader of f that polls before parking, or f
@@ -37,7 +41,7 @@ func newSpinReader(f *os.File) io.Reader {
 	if err != nil {
 		return f
 	}
-	return &spinReader{f: f, rc: rc}
+	return &spinReader{f: f, rc: rc, budget: maxSpin}
 }
 
 // Read implements io.Reader.
@@ -47,10 +51,8 @@ func (s *spinReader) Read(b []byte) (int, error) {
 	}
 	var n int
 	var rerr error
-	// spun counts the time spent polling, not the time other goroutines ran
-	// when this one yielded: in a worker (GOMAXPROCS=1) the block runs
-	// beside this reader, and the reader should poll once the block waits.
 	var spun time.Duration
+	parked := false
 	last := time.Now()
 	err := s.rc.Read(func(fd uintptr) bool {
 		for {
@@ -66,12 +68,20 @@ func (s *spinReader) Read(b []byte) (int, error) {
 				spun += d
 			}
 			last = now
-			if spun > spinWait {
+			if parked || spun >= s.budget {
+				parked = true
 				return false // park until the pipe is readable
 			}
+			// Let this process's other goroutines run meanwhile: in a
+			// worker (GOMAXPROCS=1) the block runs beside this reader.
 			runtime.Gosched()
 		}
 	})
+	if parked {
+		s.budget /= 2
+	} else {
+		s.budget = min(maxSpin, 2*s.budget+time.Microsecond)
+	}
 	if err != nil {
 		return 0, err
 	}
