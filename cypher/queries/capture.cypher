@@ -85,6 +85,15 @@ CALL {
   RETURN sum(CASE WHEN isNew THEN 1 ELSE 0 END) AS counted
 }
 SET p.frequency = p.frequency + counted
+// The rank key Find orders by (see rank_backfill.cypher), after every change
+// of frequency.
+SET p.rank = right('0000000000000000000' + toString(9223372036854775807 - p.frequency), 19) + '|' +
+    CASE
+      WHEN p.last_used_at IS NULL THEN '2'
+      WHEN p.last_used_at.epochMillis >= 0
+        THEN '0' + right('0000000000000000000' + toString(9223372036854775807 - p.last_used_at.epochMillis), 19)
+      ELSE '1' + right('0000000000000000000' + toString(-1 - p.last_used_at.epochMillis), 19)
+    END + '|' + p.name
 
 // The cause, its edge, and the key once per edge (succeeded captures only).
 WITH p, created, versionCreated, counted

@@ -1,10 +1,11 @@
-// One page of Find without filters: like find.cypher, walking the
-// procedure_frequency index from the highest frequency down, so the server
-// reads the top of the order rather than every procedure.
+// One page of Find without filters: walks the procedure_rank index in
+// ascending order (p.rank is Find's order, see rank_backfill.cypher), so the
+// server reads offset + limit index entries, whatever the number of
+// procedures: the plan has no Sort.
 MATCH (p:Procedure)
-WHERE p.frequency >= 0
+WHERE p.rank >= ''
 WITH p
-ORDER BY p.frequency DESC, p.last_used_at IS NULL, p.last_used_at DESC, p.name
+ORDER BY p.rank
 SKIP $offset
 LIMIT $limit
 RETURN p {

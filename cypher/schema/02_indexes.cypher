@@ -1,6 +1,10 @@
-// Find orders by frequency first.
-CREATE INDEX procedure_frequency IF NOT EXISTS
-FOR (p:Procedure) ON (p.frequency);
+// Find without filters walks the rank key (Find's order as one string, see
+// queries/rank_backfill.cypher) in index order: no sort.
+CREATE RANGE INDEX procedure_rank IF NOT EXISTS
+FOR (p:Procedure) ON (p.rank);
+
+// Replaced by procedure_rank: nothing reads it any more.
+DROP INDEX procedure_frequency IF EXISTS;
 
 CREATE INDEX procedure_status IF NOT EXISTS
 FOR (p:Procedure) ON (p.status);

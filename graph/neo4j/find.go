@@ -86,8 +86,9 @@ func (s *Store) ReferencedProcedures(ctx context.Context) ([]*procedures.Procedu
 // Find returns one page of the procedures matching q and their total, both
 // read in one read transaction: find_page.cypher then, unless the page
 // shows the total, find_count.cypher. A query without filters uses
-// find_all_page.cypher, which walks the frequency index from the top, and
-// find_all_count.cypher, which reads the count store.
+// find_all_page.cypher, which walks the procedure_rank index in order (no
+// sort: its cost grows with offset + limit, not with the number of
+// procedures), and find_all_count.cypher, which reads the count store.
 func (s *Store) Find(ctx context.Context, q procedures.Query) ([]*procedures.Procedure, int, error) {
 	params, err := findParams(q)
 	if err != nil {

@@ -12,7 +12,8 @@
 //
 //	(:Cause {name, description})-[:INVESTIGATED_BY {frequency}]->(:Procedure)
 //	(:Procedure {name, signature, summary, frequency, use_count, created_at,
-//	             updated_at, last_used_at, code_hash, status, opaque, grant_*})
+//	             updated_at, last_used_at, rank, code_hash, status, opaque,
+//	             grant_*})
 //	(:Procedure)-[:CALLS]->(:Tool {name, in_catalogue, description, read_only,
 //	                               external_access, input_schema})
 //	(:Procedure)-[:HAS_VERSION]->(:ProcedureVersion {id, procedure, code_hash,
@@ -24,7 +25,9 @@
 //	(:Catalogue {id: "current", revision})
 //
 // A Procedure mirrors the code_hash, status and opacity of its current
-// version so that Find filters without a traversal. JSON-like values
+// version so that Find filters without a traversal, and keeps rank, Find's
+// order (frequency, last_used_at, name) as one indexed string, so that Find
+// without filters reads its page from the index in order. JSON-like values
 // (input_schema, metadata, warnings) are JSON strings; times are datetimes
 // in UTC at millisecond precision.
 package neo4jstore
