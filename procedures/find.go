@@ -18,6 +18,8 @@ type FindRequest struct {
 	Exposed  *bool
 	Limit    int // 0 means DefaultFindLimit
 	Offset   int
+	// SkipTotal: the total is not needed (Find may return -1 for it).
+	SkipTotal bool
 }
 
 // Find returns the classified procedures matching r, frequency desc, then
@@ -40,7 +42,7 @@ func (s *Service) Find(ctx context.Context, r FindRequest) ([]*Procedure, int, e
 	q := Query{
 		Causes: r.Causes, Tools: r.Tools, MinTools: r.MinTools, Status: r.Status,
 		ReadOnly: r.ReadOnly, Exposed: r.Exposed, AllowMutating: s.opts.AllowMutatingAutorun,
-		Limit: r.Limit, Offset: r.Offset,
+		Limit: r.Limit, Offset: r.Offset, SkipTotal: r.SkipTotal,
 	}
 	var v *view
 	if r.ReadOnly != nil || r.Exposed != nil {
@@ -72,7 +74,7 @@ func (s *Service) Find(ctx context.Context, r FindRequest) ([]*Procedure, int, e
 // find order, optionally limited to those linked to any of causes.
 func (s *Service) Exposed(ctx context.Context, causes []string, limit int) ([]*Procedure, error) {
 	exposed := true
-	page, _, err := s.Find(ctx, FindRequest{Causes: causes, Exposed: &exposed, Limit: limit})
+	page, _, err := s.Find(ctx, FindRequest{Causes: causes, Exposed: &exposed, Limit: limit, SkipTotal: true})
 	return page, err
 }
 

@@ -166,4 +166,8 @@ type Query struct {
 
 	Limit  int // 0 means no limit
 	Offset int
+
+	// SkipTotal says the caller does not need the total: Find may then
+	// return -1 for it and stop scanning once the page is full.
+	SkipTotal bool
 }

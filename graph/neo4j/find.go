@@ -111,6 +111,9 @@ func (s *Store) Find(ctx context.Context, q procedures.Query) ([]*procedures.Pro
 		total := len(ps) + q.Offset
 		// A page that is neither empty (the offset may be past the end) nor
 		// full ends the order: its size gives the total.
+		if q.SkipTotal && q.Limit > 0 && len(ps) == q.Limit {
+			return page{ps, -1}, nil
+		}
 		if len(ps) == 0 || (q.Limit > 0 && len(ps) == q.Limit) {
 			recs, err = collect(ctx, tx, countQuery, params)
 			if err != nil {

@@ -135,23 +135,38 @@ func TestRankBackfillBatches(t *testing.T) {
 	}
 }
 
-// TestFindAllPagePlan checks that Find without filters is index-backed:
-// the plan of find_all_page.cypher walks the procedure_rank index in order,
-// with no Sort, PartialSort, Top or PartialTop, and the index produces only
-// the rows of the page (offset + limit), whatever the number of procedures.
+// TestFindAllPagePlan checks that Find is index-backed: the plans of
+// find_all_page.cypher and find_page.cypher walk the procedure_rank index in
+// order, with no Sort, PartialSort, Top or PartialTop, and without filters
+// the index produces only the rows of the page (offset + limit), whatever
+// the number of procedures; with filters it stops once the page is full.
 func TestFindAllPagePlan(t *testing.T) {
 	s := freshStore(t)
 	ctx := context.Background()
 	storetest.Fill(t, bulkStore{s, t}, 3000)
 	requireRanks(t, s)
-	for _, q := range []procedures.Query{{Limit: 25}, {Limit: 25, Offset: 500}, {}} {
+	all, _ := storetest.MustFind(t, s, procedures.Query{Limit: 1})
+	readOnly := all[0].Signature
+	yes := true
+	cases := []struct {
+		q    procedures.Query
+		page string
+	}{
+		{procedures.Query{Limit: 25}, "find_all_page"},
+		{procedures.Query{Limit: 25, Offset: 500}, "find_all_page"},
+		{procedures.Query{}, "find_all_page"},
+		{procedures.Query{Limit: 25, MinTools: 1, SkipTotal: true}, "find_page"},
+		{procedures.Query{Limit: 25, Exposed: &yes, AllowMutating: true, ReadOnlyNames: readOnly, SkipTotal: true}, "find_page"},
+	}
+	for _, c := range cases {
+		q := c.q
 		params, err := findParams(q)
 		if err != nil {
 			t.Fatal(err)
 		}
 		page, _ := findQueries(q)
-		if page != "find_all_page" {
-			t.Fatalf("Find(%+v) runs %s", q, page)
+		if page != c.page {
+			t.Fatalf("Find(%+v) runs %s, want %s", q, page, c.page)
 		}
 		sess := s.driver.NewSession(ctx, neo4j.SessionConfig{AccessMode: neo4j.AccessModeRead, DatabaseName: s.db, BookmarkManager: s.bookmarks})
 		summary := func(prefix string) neo4j.ResultSummary {

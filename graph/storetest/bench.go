@@ -152,6 +152,7 @@ func BenchFind(b *testing.B, s procedures.Store, n int) {
 		{"top25", procedures.Query{Limit: 25}},
 		{"top25_offset500", procedures.Query{Limit: 25, Offset: 500}},
 		{"exposed25", procedures.Query{Limit: 25, Exposed: ptr(true), ReadOnlyNames: fillReadOnlyNames()}},
+		{"exposed25_no_total", procedures.Query{Limit: 25, Exposed: ptr(true), ReadOnlyNames: fillReadOnlyNames(), SkipTotal: true}},
 		{"tool25", procedures.Query{Limit: 25, Tools: []string{"fa_002"}}},
 	}
 	for _, q := range queries {

@@ -102,6 +102,15 @@ func testFind(t *testing.T, newStore NewStore) {
 				if total != c.total {
 					t.Errorf("total = %d, want %d", total, c.total)
 				}
+				// Without the total, the page is the same; the total is
+				// either -1 or right.
+				q := c.q
+				q.SkipTotal = true
+				ps, total = MustFind(t, s, q)
+				requireEqual(t, "names (skip total)", names(ps), c.want)
+				if total != -1 && total != c.total {
+					t.Errorf("skip total: total = %d, want -1 or %d", total, c.total)
+				}
 			})
 		}
 	})
