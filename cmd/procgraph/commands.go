@@ -253,4 +253,3 @@ func cmdPromote(ctx context.Context, c *client, args []string, stdin io.Reader, 
 	})
 	return 0
 }
-
