@@ -164,6 +164,9 @@ func findRanked(tx *bolt.Tx, q *procedures.Query) ([]string, int) {
 			page = append(page, rankName(k))
 		}
 		total++
+		if q.SkipTotal && total >= pageEnd(q) {
+			return page, -1 // the page is full and nobody wants the total
+		}
 	}
 	return page, total
 }
