@@ -131,7 +131,8 @@ type CaptureResult struct {
 // UseInput is one use of a stored procedure. The usage key counts once per
 // procedure (frequency) and per version; Cause, when set, links the cause
 // and counts the key on the edge. Replay marks a successful replay: it also
-// increments use_count and sets last_used_at to At.
+// increments use_count and sets last_used_at to At unless it is already
+// later (replays may finish out of order).
 type UseInput struct {
 	Name     string
 	CodeHash string // the version used; "" means the current one

@@ -22,7 +22,8 @@ WITH p, pk, pk._new IS NOT NULL AS counted
 REMOVE pk._new
 SET p.frequency = p.frequency + CASE WHEN counted THEN 1 ELSE 0 END,
     p.use_count = p.use_count + CASE WHEN $replay THEN 1 ELSE 0 END,
-    p.last_used_at = CASE WHEN $replay THEN $at ELSE p.last_used_at END
+    // Replays may finish out of order: last_used_at never goes back.
+    p.last_used_at = CASE WHEN $replay AND (p.last_used_at IS NULL OR p.last_used_at < $at) THEN $at ELSE p.last_used_at END
 // The rank key Find orders by (see rank_backfill.cypher), after every change
 // of frequency or last_used_at.
 SET p.rank = right('0000000000000000000' + toString(9223372036854775807 - p.frequency), 19) + '|' +

@@ -272,7 +272,9 @@ func (s *Store) RecordUse(ctx context.Context, in procedures.UseInput) (procedur
 		at := ms(in.At)
 		if in.Replay {
 			rec.UseCount++
-			rec.LastUsedAt = &at
+			if rec.LastUsedAt == nil || *rec.LastUsedAt < at {
+				rec.LastUsedAt = &at // replays may finish out of order
+			}
 		}
 		rec.UpdatedAt = at
 		cur := ver

@@ -54,6 +54,13 @@ func testRecordUse(t *testing.T, newStore NewStore) {
 			t.Fatalf("after second replay with the same key: use count %d frequency %d, want 2 2", p.UseCount, p.Frequency)
 		}
 		RequireTime(t, "LastUsedAt", *MustGet(t, s, name).LastUsedAt, At(9))
+		// A replay that finishes after a later one does not move it back.
+		MustRecordUse(t, s, use(name, "", "k3", true, At(7)))
+		p = MustGet(t, s, name)
+		RequireTime(t, "LastUsedAt after an earlier replay", *p.LastUsedAt, At(9))
+		if p.UseCount != 3 {
+			t.Fatalf("use count %d, want 3", p.UseCount)
+		}
 	})
 
 	t.Run("use without replay counts frequency only", func(t *testing.T) {
