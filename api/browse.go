@@ -56,8 +56,9 @@ func (s *Server) graph(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) decisions(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
+	limit := queryInt(r, "limit", 100)
 	ds, err := s.svc.Decisions(r.Context(), procedures.DecisionFilter{
-		Procedure: q.Get("procedure"), Kind: procedures.DecisionKind(q.Get("kind")), Limit: queryInt(r, "limit", 100),
+		Procedure: q.Get("procedure"), Kind: procedures.DecisionKind(q.Get("kind")), Limit: limit, Before: q.Get("before"),
 	})
 	if err != nil {
 		return err
@@ -65,6 +66,12 @@ func (s *Server) decisions(w http.ResponseWriter, r *http.Request) error {
 	if ds == nil {
 		ds = []procedures.Decision{}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"decisions": ds})
+	// next pages back: pass it as before. It is null when this page was
+	// not full (nothing older matches).
+	var next *string
+	if len(ds) == limit {
+		next = &ds[len(ds)-1].ID
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"decisions": ds, "next": next})
 	return nil
 }

@@ -116,4 +116,7 @@ type DecisionFilter struct {
 	Procedure string
 	Kind      DecisionKind
 	Limit     int // default 100, max 1000
+	// Before, a decision id, pages back: only records older than it (in the
+	// list's order: time, then id) are returned.
+	Before string
 }

@@ -62,7 +62,9 @@ type Store interface {
 	// record without id, kind or time.
 	AppendDecision(ctx context.Context, d Decision) error
 
-	// ListDecisions returns audit records matching f, newest first.
+	// ListDecisions returns audit records matching f, newest first (by time,
+	// then id), from just after f.Before when set. Returns CodeInvalid for a
+	// negative limit or a Before that is no stored decision's id.
 	ListDecisions(ctx context.Context, f DecisionFilter) ([]Decision, error)
 
 	// Catalogue returns the stored tool catalogue; an empty one (with the

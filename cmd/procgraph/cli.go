@@ -25,7 +25,7 @@ Client (PROCGRAPH_URL, PROCGRAPH_TOKEN):
   procgraph promote NAME CODE_HASH [--reason R]
   procgraph invoke NAME --phase P [--arg k=v]...
   procgraph tools get | tools put FILE
-  procgraph decisions [--procedure P] [--kind K]
+  procgraph decisions [--procedure P] [--kind K] [--before ID]
 Every client command takes --json.
 `
 

@@ -127,6 +127,7 @@ func cmdDecisions(ctx context.Context, c *client, args []string, stdin io.Reader
 	proc := fs.String("procedure", "", "decisions about this procedure")
 	kind := fs.String("kind", "", "invoke, grant, revoke or promote")
 	limit := fs.Int("limit", 100, "how many")
+	before := fs.String("before", "", "page back: records older than this decision id (the previous page's next)")
 	if _, err := parseInterleaved(fs, args); err != nil {
 		return 2
 	}
@@ -137,8 +138,12 @@ func cmdDecisions(ctx context.Context, c *client, args []string, stdin io.Reader
 	if *kind != "" {
 		q.Set("kind", *kind)
 	}
+	if *before != "" {
+		q.Set("before", *before)
+	}
 	var out struct {
 		Decisions []procedures.Decision `json:"decisions"`
+		Next      *string               `json:"next"`
 	}
 	if _, err := c.do(ctx, "GET", "/v1/decisions", q, nil, nil, &out); err != nil {
 		return fail(stderr, "decisions", err)
@@ -149,6 +154,9 @@ func cmdDecisions(ctx context.Context, c *client, args []string, stdin io.Reader
 			rows = append(rows, []string{d.At.Format("2006-01-02T15:04:05Z"), string(d.Kind), d.Procedure, string(d.Outcome), d.Reason, d.Actor, string(d.Phase)})
 		}
 		table(w, "AT\tKIND\tPROCEDURE\tOUTCOME\tREASON\tACTOR\tPHASE", rows)
+		if out.Next != nil {
+			fmt.Fprintf(w, "older: procgraph decisions --before %s\n", *out.Next)
+		}
 	})
 	return 0
 }

@@ -301,3 +301,48 @@ func TestRestartKeepsState(t *testing.T) {
 		t.Fatalf("frequency after a replay %v", p["frequency"])
 	}
 }
+
+// TestDecisionsPageBack: the audit log pages back with before and next
+// until every record was seen once; a bad cursor is a 400 naming before.
+func TestDecisionsPageBack(t *testing.T) {
+	up := mustUpstream(t)
+	s := mustServe(t, serverOpts{Upstream: up})
+	name := mustCaptureName(t, s, "a = tools.get_task_jobs_summary(task_id=task_id)\nreturn [a, tools.get_retry_chain(task_id=task_id)]\n", "p1")
+	for i := 0; i < 5; i++ {
+		mustStatus(t, s.invoke(t, name, map[string]any{"arguments": map[string]any{"task_id": i}, "phase": "automatic"}), 200)
+	}
+	all := s.decisions(t, "limit=1000")
+	if len(all) != 5 {
+		t.Fatalf("want 5 decisions, got %d", len(all))
+	}
+	var seen []any
+	path := "/v1/decisions?limit=2"
+	for pages := 0; pages < 10; pages++ {
+		var out struct {
+			Decisions []map[string]any `json:"decisions"`
+			Next      *string          `json:"next"`
+		}
+		r := s.get(t, path)
+		mustStatus(t, r, 200)
+		r.Into(t, &out)
+		for _, d := range out.Decisions {
+			seen = append(seen, d["id"])
+		}
+		if out.Next == nil {
+			break
+		}
+		path = "/v1/decisions?limit=2&before=" + *out.Next
+	}
+	if len(seen) != len(all) {
+		t.Fatalf("paged %d records, want %d: %v", len(seen), len(all), seen)
+	}
+	for i, d := range all {
+		if seen[i] != d["id"] {
+			t.Fatalf("record %d: paged %v, want %v", i, seen[i], d["id"])
+		}
+	}
+	details := mustError(t, s.get(t, "/v1/decisions?before=pgd_nope"), 400, "invalid_request")
+	if details["field"] != "before" {
+		t.Fatalf("details = %v, want field before", details)
+	}
+}

@@ -1,7 +1,9 @@
-// Audit records, newest first; null filters match everything.
+// Audit records, newest first; null filters match everything. $beforeAt and
+// $beforeId (both null, or the time and id of a stored decision) page back.
 MATCH (d:Decision)
 WHERE ($procedure IS NULL OR d.procedure = $procedure)
   AND ($kind IS NULL OR d.kind = $kind)
+  AND ($beforeId IS NULL OR d.at < $beforeAt OR (d.at = $beforeAt AND d.id < $beforeId))
 RETURN d {.id, .kind, .procedure, .code_hash, .phase, .outcome, .reason, .actor,
           .allowed_tools, .at, .note, .suggestion} AS decision
 ORDER BY d.at DESC, d.id DESC

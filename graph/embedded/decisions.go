@@ -76,6 +76,16 @@ func (s *Store) ListDecisions(ctx context.Context, f procedures.DecisionFilter) 
 	var out []procedures.Decision
 	err := s.view(ctx, func(tx *bolt.Tx) error {
 		decisions := tx.Bucket(bDecisions)
+		// from is the key to start strictly before: the cursor's, or past
+		// the end.
+		var from []byte
+		if f.Before != "" {
+			t := tx.Bucket(bDecisionIDs).Get([]byte(f.Before))
+			if t == nil {
+				return invalid("before", "before %q is not a decision id", f.Before)
+			}
+			from = append(append([]byte{}, t...), f.Before...)
+		}
 		add := func(v []byte) error {
 			var d procedures.Decision
 			if err := decode(v, &d, "decision"); err != nil {
@@ -89,7 +99,8 @@ func (s *Store) ListDecisions(ctx context.Context, f procedures.DecisionFilter) 
 		}
 		if f.Procedure == "" {
 			c := decisions.Cursor()
-			for k, v := c.Last(); k != nil && len(out) < limit; k, v = c.Prev() {
+			k, v := seekBefore(c, from)
+			for ; k != nil && len(out) < limit; k, v = c.Prev() {
 				if err := add(v); err != nil {
 					return err
 				}
@@ -99,12 +110,10 @@ func (s *Store) ListDecisions(ctx context.Context, f procedures.DecisionFilter) 
 		p := prefix(f.Procedure)
 		c := tx.Bucket(bDecByProc).Cursor()
 		end := append(key(f.Procedure), 1) // the first key after the prefix
-		k, _ := c.Seek(end)
-		if k == nil {
-			k, _ = c.Last()
-		} else {
-			k, _ = c.Prev()
+		if from != nil {
+			end = append(append([]byte{}, p...), from...)
 		}
+		k, _ := seekBefore(c, end)
 		for ; k != nil && strings.HasPrefix(string(k), string(p)) && len(out) < limit; k, _ = c.Prev() {
 			v := decisions.Get(k[len(p):])
 			if v == nil {
@@ -117,6 +126,18 @@ func (s *Store) ListDecisions(ctx context.Context, f procedures.DecisionFilter) 
 		return nil
 	})
 	return out, err
+}
+
+// seekBefore positions c on the last key before from (the last key when
+// from is nil) and returns it.
+func seekBefore(c *bolt.Cursor, from []byte) ([]byte, []byte) {
+	if from == nil {
+		return c.Last()
+	}
+	if k, _ := c.Seek(from); k == nil {
+		return c.Last()
+	}
+	return c.Prev()
 }
 
 // Promote makes the version codeHash current and appends d, in one

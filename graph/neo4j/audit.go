@@ -67,8 +67,19 @@ func (s *Store) ListDecisions(ctx context.Context, f procedures.DecisionFilter) 
 		limit = defaultDecisionLimit
 	}
 	limit = min(limit, maxDecisionLimit)
-	params := map[string]any{"procedure": nilIfEmpty(f.Procedure), "kind": nilIfEmpty(string(f.Kind)), "limit": limit}
 	return readTx(ctx, s, "list decisions", func(ctx context.Context, tx neo4j.ManagedTransaction) ([]procedures.Decision, error) {
+		params := map[string]any{"procedure": nilIfEmpty(f.Procedure), "kind": nilIfEmpty(string(f.Kind)), "limit": limit,
+			"beforeId": nil, "beforeAt": nil}
+		if f.Before != "" {
+			recs, err := collect(ctx, tx, "decision_at", map[string]any{"id": f.Before})
+			if err != nil {
+				return nil, err
+			}
+			if len(recs) != 1 {
+				return nil, invalid("before", "before %q is not a decision id", f.Before)
+			}
+			params["beforeId"], params["beforeAt"] = f.Before, field(recs[0], "at")
+		}
 		recs, err := collect(ctx, tx, "decisions", params)
 		if err != nil {
 			return nil, err

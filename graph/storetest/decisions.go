@@ -32,6 +32,44 @@ func testDecisions(t *testing.T, newStore NewStore) {
 		requireEqual(t, "order", got, []string{"pgd_c", "pgd_y", "pgd_b", "pgd_a", "pgd_z"})
 	})
 
+	t.Run("pages back with before", func(t *testing.T) {
+		s := newStore(t)
+		// Two procedures, several records in the same millisecond.
+		for i := 0; i < 11; i++ {
+			proc := "proc__a"
+			if i%3 == 0 {
+				proc = "proc__b"
+			}
+			d := Decision(procedures.KindInvoke, proc, "h", At(i/4))
+			if err := s.AppendDecision(ctx, d); err != nil {
+				t.Fatalf("AppendDecision: %v", err)
+			}
+		}
+		for _, proc := range []string{"", "proc__a", "proc__b"} {
+			var want, got []string
+			for _, d := range MustDecisions(t, s, procedures.DecisionFilter{Procedure: proc}) {
+				want = append(want, d.ID)
+			}
+			before := ""
+			for {
+				page := MustDecisions(t, s, procedures.DecisionFilter{Procedure: proc, Limit: 3, Before: before})
+				if len(page) == 0 {
+					break
+				}
+				for _, d := range page {
+					got = append(got, d.ID)
+				}
+				before = page[len(page)-1].ID
+				if len(got) > len(want) {
+					break
+				}
+			}
+			requireEqual(t, "pages of "+proc, got, want)
+		}
+		_, err := s.ListDecisions(ctx, procedures.DecisionFilter{Before: "pgd_nope"})
+		RequireCode(t, err, procedures.CodeInvalid)
+	})
+
 	t.Run("fields round trip", func(t *testing.T) {
 		s := newStore(t)
 		d := procedures.Decision{
