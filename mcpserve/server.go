@@ -112,7 +112,12 @@ func New(cfg Config) (*Handler, error) {
 	if err := h.addFixedTools(); err != nil {
 		return nil, err
 	}
+	// Stream resumption: a client that reconnects with Last-Event-ID gets
+	// the messages it missed (a list_changed among them), up to 4 MiB.
+	events := mcp.NewMemoryEventStore(nil)
+	events.SetMaxBytes(4 << 20)
 	var inner http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return h.server }, &mcp.StreamableHTTPOptions{
+		EventStore:          events,
 		SessionTimeout:      cfg.SessionTimeout,
 		MaxRequestBodyBytes: cfg.MaxBody,
 		// Without tokens procgraph listens on loopback only, where DNS
