@@ -186,3 +186,28 @@ func mustJSON(tb testing.TB, v any) []byte {
 	}
 	return b
 }
+
+// TestBrowserAttacksAreRefused: without tokens, a page reaching the server
+// through DNS rebinding (a foreign Host) or a cross-site form post gets 403
+// and changes nothing.
+func TestBrowserAttacksAreRefused(t *testing.T) {
+	s := mustServe(t, serverOpts{})
+	before := s.get(t, "/v1/tools").JSON(t)["revision"]
+	tests := []struct {
+		name   string
+		header map[string]string
+	}{
+		{"dns rebinding", map[string]string{"Host": "evil.example:8474"}},
+		{"cross-site post", map[string]string{"Sec-Fetch-Site": "cross-site"}},
+		{"foreign origin", map[string]string{"Origin": "http://evil.example"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := s.send(t, req{Method: "PUT", Path: "/v1/tools", Body: map[string]any{"tools": []any{map[string]any{"name": "kill_job", "read_only": true}}}, Header: tc.header})
+			mustError(t, r, 403, "forbidden")
+		})
+	}
+	if after := s.get(t, "/v1/tools").JSON(t)["revision"]; after != before {
+		t.Fatalf("the catalogue changed: %v -> %v", before, after)
+	}
+}

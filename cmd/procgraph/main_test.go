@@ -361,9 +361,12 @@ func (s *server) send(tb testing.TB, q req) reply {
 		r.Header.Set("Authorization", "Bearer "+tok)
 	}
 	for k, v := range q.Header {
-		if v == "" {
+		switch {
+		case k == "Host":
+			r.Host = v
+		case v == "":
 			r.Header.Del(k)
-		} else {
+		default:
 			r.Header.Set(k, v)
 		}
 	}

@@ -206,7 +206,7 @@ func newHandler(ctx context.Context, svc *procedures.Service, rp *replay.Replaye
 	mux.Handle("/mcp", streaming(auto))
 	mux.Handle("/mcp/interactive", streaming(inter))
 	mux.Handle("/", srv)
-	return mux, nil
+	return api.Protect(mux, auth), nil
 }
 
 // mcpRefreshInterval is how often the MCP tool lists are recomputed.

@@ -1,0 +1,50 @@
+package api
+
+import (
+	"net"
+	"net/http"
+	"strings"
+
+	"github.com/procgraph/procgraph/procedures"
+)
+
+// Protect guards h against browsers: it refuses non-safe cross-origin
+// requests (CSRF: a page on another site posting to procgraph), and, when
+// no tokens are configured, any request whose Host is not a loopback name
+// (DNS rebinding: a page whose name resolves to 127.0.0.1 would otherwise
+// reach the tokenless, every-scope server as same-origin). Refusals use
+// the API's error shape with code forbidden.
+func Protect(h http.Handler, auth *Authenticator) http.Handler {
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusForbidden, errorBody{Error: errorDetail{Code: string(procedures.CodeForbidden),
+			Message: "cross-origin requests that change state are refused", Details: map[string]any{"reason": "cross_origin"}}})
+	}))
+	guarded := cop.Handler(h)
+	if auth != nil && auth.Enabled() {
+		return guarded
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !loopbackHost(r.Host) {
+			writeJSON(w, http.StatusForbidden, errorBody{Error: errorDetail{Code: string(procedures.CodeForbidden),
+				Message: "without tokens procgraph answers only requests addressed to a loopback host",
+				Details: map[string]any{"reason": "host_not_loopback"}}})
+			return
+		}
+		guarded.ServeHTTP(w, r)
+	})
+}
+
+// loopbackHost reports whether a Host header names this machine's loopback:
+// localhost, 127.0.0.0/8 or ::1, with or without a port.
+func loopbackHost(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
