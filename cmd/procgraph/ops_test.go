@@ -77,9 +77,10 @@ func TestMetricsAndOpenAPI(t *testing.T) {
 		`procgraph_decisions_total{kind="invoke",outcome="allowed",reason="read_only"} 2`,
 		`procgraph_decisions_total{kind="invoke",outcome="denied",reason="state_changing_in_automatic_phase"} 1`,
 		`procgraph_decisions_total{kind="grant",outcome="denied",reason="not_read_only"} 1`,
-		`procgraph_sandbox_workers_idle `,
-		`procgraph_sandbox_workers_busy 0`,
-		`procgraph_sandbox_workers_started `,
+		`procgraph_sandbox_workers_idle{pool="replay"} `,
+		`procgraph_sandbox_workers_busy{pool="replay"} 0`,
+		`procgraph_sandbox_workers_started{pool="replay"} `,
+		`procgraph_sandbox_workers_idle{pool="nested"} `,
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("/metrics lacks %q", want)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/url"
 	"slices"
 	"strings"
@@ -547,4 +549,33 @@ func TestCatalogueReclassifies(t *testing.T) {
 		}
 	})
 	_ = url.PathEscape
+}
+
+// TestNestedReplaysDoNotStarveTheSandbox: more concurrent invokes of a
+// procedure that calls another than the sandbox has workers for outer runs
+// all succeed: nested calls have their own workers.
+func TestNestedReplaysDoNotStarveTheSandbox(t *testing.T) {
+	up := mustUpstream(t)
+	up.setDelay("get_task_jobs_summary", 200*time.Millisecond)
+	s := mustServe(t, serverOpts{Upstream: up}) // one warm worker: at most 4 outer runs at once
+	inner := mustCaptureName(t, s, "a = tools.get_task_jobs_summary(task_id=task_id)\nreturn [a, tools.get_retry_chain(task_id=task_id)]\n", "n1")
+	outer := mustCaptureName(t, s, "x = tools."+inner+"(task_id=task_id)\nreturn [x, tools.get_task_input_datasets(task_id=task_id)]\n", "n2")
+	const n = 6
+	statuses := make(chan string, n)
+	for i := 0; i < n; i++ {
+		go func() {
+			r := s.invoke(t, outer, map[string]any{"arguments": map[string]any{"task_id": 1}, "phase": "automatic"})
+			var out map[string]any
+			if r.Status != 200 || json.Unmarshal(r.Body, &out) != nil {
+				statuses <- fmt.Sprintf("HTTP %d %s", r.Status, r.Body)
+				return
+			}
+			statuses <- fmt.Sprint(out["status"], " ", out["error"])
+		}()
+	}
+	for i := 0; i < n; i++ {
+		if st := <-statuses; st != "succeeded <nil>" {
+			t.Fatalf("a nested replay failed: %s", st)
+		}
+	}
 }

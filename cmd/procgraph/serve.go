@@ -97,17 +97,15 @@ func serve(ctx context.Context, cfg *serveConfig, log zerolog.Logger) error {
 		log.Info().Int("tools", len(cat.Tools)).Str("revision", cat.Revision).Msg("catalogue loaded")
 	}
 
-	runner, metricsOf, err := newRunner(cfg, log)
+	runners, err := newRunners(cfg, log)
 	if err != nil {
 		return err
 	}
-	defer runner.Close()
+	defer runners.close()
 
 	metrics := api.NewMetrics()
-	if metricsOf != nil {
-		metrics.AddGauges(metricsOf)
-	}
-	rp := replay.New(svc, runner, dispatcher, replay.Options{Logger: log})
+	metrics.AddGauges(runners.gauges)
+	rp := replay.New(svc, runners.outer, dispatcher, replay.Options{Logger: log, NestedRunner: runners.nested})
 	refreshCtx, stopRefresh := context.WithCancel(ctx)
 	defer stopRefresh() // before the store closes
 	handler, err := newHandler(refreshCtx, svc, rp, auth, metrics, log)
@@ -221,24 +219,59 @@ func streaming(h http.Handler) http.Handler {
 	})
 }
 
-// newRunner returns the sandbox: worker processes by default.
-func newRunner(cfg *serveConfig, log zerolog.Logger) (sandbox.Runner, func() []api.GaugeValue, error) {
+// runners are the sandboxes: one for the replays callers ask for, one for
+// the proc__ calls those make. Nested runs have their own pool because an
+// outer run keeps its worker while its nested call runs: on a shared pool,
+// as many concurrent outer runs as workers would leave none for their nested
+// calls. The nested pool holds MaxNesting workers per outer one, so a chain
+// of the deepest nesting always finds one.
+type runners struct {
+	outer, nested sandbox.Runner
+	pools         map[string]*sandbox.Pool
+}
+
+func (r *runners) close() {
+	r.outer.Close()
+	if r.nested != r.outer {
+		r.nested.Close()
+	}
+}
+
+// newRunners starts the sandboxes: worker processes by default.
+func newRunners(cfg *serveConfig, log zerolog.Logger) (*runners, error) {
 	if cfg.InProcessSandbox {
 		log.Warn().Msg("replays run in the server process: no memory limit (tests and benchmarks only)")
-		return sandbox.NewInProcess(), nil, nil
+		in := sandbox.NewInProcess()
+		return &runners{outer: in, nested: in}, nil
 	}
-	pool, err := sandbox.NewPool(sandbox.PoolConfig{Size: cfg.SandboxWorkers, Logger: log})
+	outerMax := 4 * cfg.SandboxWorkers
+	outer, err := sandbox.NewPool(sandbox.PoolConfig{Size: cfg.SandboxWorkers, MaxWorkers: outerMax, Logger: log})
 	if err != nil {
-		return nil, nil, fmt.Errorf("starting sandbox workers: %v", err)
+		return nil, fmt.Errorf("starting sandbox workers: %v", err)
 	}
-	gauges := func() []api.GaugeValue {
-		st := pool.Stats()
-		return []api.GaugeValue{
-			api.Gauge("procgraph_sandbox_workers_idle", "Idle sandbox workers.", float64(st.Idle)),
-			api.Gauge("procgraph_sandbox_workers_busy", "Busy sandbox workers.", float64(st.Busy)),
-			api.Gauge("procgraph_sandbox_workers_started", "Sandbox workers started since start.", float64(st.Started)),
-			api.Gauge("procgraph_sandbox_workers_crashed", "Sandbox workers that crashed or were killed.", float64(st.Crashed)),
+	nested, err := sandbox.NewPool(sandbox.PoolConfig{Size: 1, MaxWorkers: outerMax * procedures.MaxNesting, Logger: log})
+	if err != nil {
+		outer.Close()
+		return nil, fmt.Errorf("starting sandbox workers: %v", err)
+	}
+	return &runners{outer: outer, nested: nested, pools: map[string]*sandbox.Pool{"replay": outer, "nested": nested}}, nil
+}
+
+// gauges reports the pools for /metrics.
+func (r *runners) gauges() []api.GaugeValue {
+	var out []api.GaugeValue
+	for _, name := range []string{"replay", "nested"} {
+		p := r.pools[name]
+		if p == nil {
+			continue
 		}
+		st := p.Stats()
+		out = append(out,
+			api.Gauge("procgraph_sandbox_workers_idle", "Idle sandbox workers.", float64(st.Idle), "pool", name),
+			api.Gauge("procgraph_sandbox_workers_busy", "Busy sandbox workers.", float64(st.Busy), "pool", name),
+			api.Gauge("procgraph_sandbox_workers_started", "Sandbox workers started since start.", float64(st.Started), "pool", name),
+			api.Gauge("procgraph_sandbox_workers_crashed", "Sandbox workers that crashed or were killed.", float64(st.Crashed), "pool", name),
+		)
 	}
-	return pool, gauges, nil
+	return out
 }
