@@ -106,13 +106,16 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (CaptureOutco
 		UsageKey: key,
 		At:       s.now(),
 	}
+	// Classification is loaded before the write (see Service.load).
+	v, err := s.newView(ctx, []*Procedure{{Signature: a.Signature}})
+	if err != nil {
+		return CaptureOutcome{}, err
+	}
 	res, err := s.store.Capture(ctx, in)
 	if err != nil {
 		return CaptureOutcome{}, err
 	}
-	if err := s.decorate(ctx, res.Procedure); err != nil {
-		return CaptureOutcome{}, err
-	}
+	v.decorate(res.Procedure)
 	return CaptureOutcome{Procedure: res.Procedure, Created: res.Created, VersionCreated: res.VersionCreated, Counted: res.Counted}, nil
 }
 
@@ -121,17 +124,25 @@ func (s *Service) captureUse(ctx context.Context, name, key string, req CaptureR
 	if req.Cause != nil {
 		cause = req.Cause.Name
 	}
-	res, err := s.store.RecordUse(ctx, UseInput{Name: name, UsageKey: key, Cause: cause, At: s.now()})
+	p, v, err := s.load(ctx, name)
 	if ErrorCode(err) == CodeNotFound {
-		return CaptureOutcome{}, Errorf(CodeInvalidCode, "the block only calls %s, and no such procedure exists", name).
-			WithDetails("feature", "unknown_procedure").WithDetails("line", 0).WithDetails("column", 0)
+		return CaptureOutcome{}, unknownUse(name)
 	}
 	if err != nil {
 		return CaptureOutcome{}, err
 	}
-	if err := s.decorate(ctx, res.Procedure); err != nil {
+	if req.Status == StatusFailed {
+		// A failed use is knowledge about the run, not a use to count.
+		return CaptureOutcome{Procedure: p, Use: true}, nil
+	}
+	res, err := s.store.RecordUse(ctx, UseInput{Name: name, UsageKey: key, Cause: cause, At: s.now()})
+	if ErrorCode(err) == CodeNotFound {
+		return CaptureOutcome{}, unknownUse(name)
+	}
+	if err != nil {
 		return CaptureOutcome{}, err
 	}
+	v.decorate(res.Procedure)
 	return CaptureOutcome{Procedure: res.Procedure, Counted: res.Counted, Use: true}, nil
 }
 
@@ -199,4 +210,11 @@ func validateCapture(req *CaptureRequest) error {
 		}
 	}
 	return nil
+}
+
+// unknownUse is the answer to a block that only calls a procedure that does
+// not exist.
+func unknownUse(name string) error {
+	return Errorf(CodeInvalidCode, "the block only calls %s, and no such procedure exists", name).
+		WithDetails("feature", "unknown_procedure").WithDetails("line", 0).WithDetails("column", 0)
 }

@@ -28,7 +28,7 @@ func (s *Service) SetAutoRun(ctx context.Context, r AutoRunRequest) (*Procedure,
 	if len(r.Reason) > MaxReasonBytes {
 		return nil, Decision{}, Errorf(CodeInvalid, "reason is longer than %d bytes", MaxReasonBytes).WithDetails("field", "reason")
 	}
-	p, err := s.Get(ctx, r.Name)
+	p, v, err := s.load(ctx, r.Name)
 	if err != nil {
 		return nil, Decision{}, err
 	}
@@ -59,7 +59,8 @@ func (s *Service) SetAutoRun(ctx context.Context, r AutoRunRequest) (*Procedure,
 	if err != nil {
 		return nil, Decision{}, err
 	}
-	return s.decorated(ctx, stored, d)
+	v.decorate(stored)
+	return stored, d, nil
 }
 
 // PromoteRequest makes another version current.
@@ -77,6 +78,10 @@ func (s *Service) Promote(ctx context.Context, r PromoteRequest) (*Procedure, De
 	if len(r.Reason) > MaxReasonBytes {
 		return nil, Decision{}, Errorf(CodeInvalid, "reason is longer than %d bytes", MaxReasonBytes).WithDetails("field", "reason")
 	}
+	_, v, err := s.load(ctx, r.Name)
+	if err != nil {
+		return nil, Decision{}, err
+	}
 	d := Decision{Kind: KindPromote, Procedure: r.Name, CodeHash: r.CodeHash, Outcome: Allowed, Reason: ReasonPromoted,
 		Actor: r.Actor, Note: strings.TrimSpace(r.Reason), AllowedTools: []string{}}
 	s.stamp(&d)
@@ -87,7 +92,8 @@ func (s *Service) Promote(ctx context.Context, r PromoteRequest) (*Procedure, De
 	if err != nil {
 		return nil, Decision{}, err
 	}
-	return s.decorated(ctx, stored, d)
+	v.decorate(stored)
+	return stored, d, nil
 }
 
 // refuse audits d as denied for reason and returns the conflict to report.
@@ -99,13 +105,6 @@ func (s *Service) refuse(ctx context.Context, d Decision, reason, message string
 		return err
 	}
 	return Errorf(CodeConflict, "%s", message).WithDetails("reason", reason).WithDetails("decision", d)
-}
-
-func (s *Service) decorated(ctx context.Context, p *Procedure, d Decision) (*Procedure, Decision, error) {
-	if err := s.decorate(ctx, p); err != nil {
-		return nil, Decision{}, err
-	}
-	return p, d, nil
 }
 
 func refusalText(reason string) string {

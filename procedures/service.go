@@ -59,14 +59,25 @@ func (s *Service) PutCatalogue(ctx context.Context, tools []Tool) (*Catalogue, e
 
 // Get returns one procedure, classified. Returns CodeNotFound.
 func (s *Service) Get(ctx context.Context, name string) (*Procedure, error) {
+	p, _, err := s.load(ctx, name)
+	return p, err
+}
+
+// load returns one procedure, classified, and the view that classified it:
+// writes that follow reuse the view, so once they commit nothing more is
+// read (a failure after a commit would otherwise report a write that
+// happened as one that did not).
+func (s *Service) load(ctx context.Context, name string) (*Procedure, *view, error) {
 	p, err := s.store.Get(ctx, name)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if err := s.decorate(ctx, p); err != nil {
-		return nil, err
+	v, err := s.newView(ctx, []*Procedure{p})
+	if err != nil {
+		return nil, nil, err
 	}
-	return p, nil
+	v.decorate(p)
+	return p, v, nil
 }
 
 // Versions returns a procedure's versions, oldest first. Returns CodeNotFound.

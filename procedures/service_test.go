@@ -69,6 +69,10 @@ func TestCaptureRules(t *testing.T) {
 	if !use.Use || use.Procedure.Name != p.Name || use.Procedure.Frequency != 4 {
 		t.Fatalf("a single proc__ call must count a use of it: %+v", use)
 	}
+	failedUse := mustCapture(t, svc, procedures.CaptureRequest{Code: "return tools.proc__get_jobs__get_logs(task_id=1)\n", SessionID: "s10", Status: procedures.StatusFailed})
+	if !failedUse.Use || failedUse.Counted || failedUse.Procedure.Frequency != 4 {
+		t.Fatalf("a failed use must not count: %+v", failedUse)
+	}
 	_, err := svc.Capture(ctx, procedures.CaptureRequest{Code: "return tools.proc__nope__none(task_id=1)\n"})
 	if procedures.ErrorCode(err) != procedures.CodeInvalidCode {
 		t.Fatalf("use of an unknown procedure: %v", err)
@@ -241,5 +245,48 @@ func TestGraph(t *testing.T) {
 	}
 	if _, err := svc.Graph(ctx, procedures.GraphQuery{Causes: []string{"nope"}}); procedures.ErrorCode(err) != procedures.CodeNotFound {
 		t.Fatalf("unknown cause: %v", err)
+	}
+}
+
+// failAfterWrite is a real store whose reads of the catalogue fail once a
+// write has committed: the state in which a service that read after writing
+// would report a committed write as failed.
+type failAfterWrite struct {
+	procedures.Store
+	wrote bool
+}
+
+func (f *failAfterWrite) Catalogue(ctx context.Context) (*procedures.Catalogue, error) {
+	if f.wrote {
+		return nil, procedures.Errorf(procedures.CodeUnavailable, "the store went away")
+	}
+	return f.Store.Catalogue(ctx)
+}
+
+func (f *failAfterWrite) Capture(ctx context.Context, in procedures.CaptureInput) (procedures.CaptureResult, error) {
+	res, err := f.Store.Capture(ctx, in)
+	f.wrote = err == nil
+	return res, err
+}
+
+func (f *failAfterWrite) SetGrant(ctx context.Context, name string, g *procedures.Grant, hash string, d procedures.Decision) (*procedures.Procedure, error) {
+	p, err := f.Store.SetGrant(ctx, name, g, hash, d)
+	f.wrote = err == nil
+	return p, err
+}
+
+func TestCommittedWritesAreReportedAsDone(t *testing.T) {
+	ctx := context.Background()
+	base := newService(t, false)
+	store := &failAfterWrite{Store: base.Store()}
+	svc := procedures.NewService(store, procedures.Options{})
+	out, err := svc.Capture(ctx, procedures.CaptureRequest{Code: readOnlyCode, SessionID: "s1"})
+	if err != nil || !out.Created || !out.Procedure.ReadOnly {
+		t.Fatalf("a committed capture must be reported, classified: %+v %v", out, err)
+	}
+	store.wrote = false
+	p, _, err := svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: out.Procedure.Name, Enabled: true, Actor: "alice"})
+	if err != nil || !p.AutoRun.Active {
+		t.Fatalf("a committed grant must be reported: %+v %v", p, err)
 	}
 }

@@ -53,17 +53,6 @@ func (s *Service) newView(ctx context.Context, roots []*Procedure) (*view, error
 	return v, nil
 }
 
-// decorate classifies p against the current catalogue and fills its
-// derived fields.
-func (s *Service) decorate(ctx context.Context, p *Procedure) error {
-	v, err := s.newView(ctx, []*Procedure{p})
-	if err != nil {
-		return err
-	}
-	v.decorate(p)
-	return nil
-}
-
 // classify classifies a signature in this view.
 func (v *view) classify(signature []string) Classification {
 	return Classify(signature, v.cat, v.procs)
