@@ -2,6 +2,7 @@ package procedures
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 )
@@ -28,6 +29,23 @@ func (s *Service) SetAutoRun(ctx context.Context, r AutoRunRequest) (*Procedure,
 	if len(r.Reason) > MaxReasonBytes {
 		return nil, Decision{}, Errorf(CodeInvalid, "reason is longer than %d bytes", MaxReasonBytes).WithDetails("field", "reason")
 	}
+	if r.Enabled {
+		return s.setAutoRun(ctx, r, false)
+	}
+	// A revoke binds to nothing: when a promote races it, look again.
+	for attempt := 1; ; attempt++ {
+		p, d, err := s.setAutoRun(ctx, r, attempt < 3)
+		if errors.Is(err, errRetryRevoke) {
+			continue
+		}
+		return p, d, err
+	}
+}
+
+// errRetryRevoke asks SetAutoRun to revoke again with the new current hash.
+var errRetryRevoke = errors.New("the code changed while revoking")
+
+func (s *Service) setAutoRun(ctx context.Context, r AutoRunRequest, mayRetry bool) (*Procedure, Decision, error) {
 	p, v, err := s.load(ctx, r.Name)
 	if err != nil {
 		return nil, Decision{}, err
@@ -53,6 +71,9 @@ func (s *Service) SetAutoRun(ctx context.Context, r AutoRunRequest) (*Procedure,
 	s.stamp(&d)
 	d.AllowedTools = []string{}
 	stored, err := s.store.SetGrant(ctx, p.Name, g, p.CodeHash, d)
+	if ErrorCode(err) == CodeConflict && !r.Enabled && mayRetry {
+		return nil, Decision{}, errRetryRevoke
+	}
 	if ErrorCode(err) == CodeConflict {
 		return nil, Decision{}, s.refuse(ctx, d, ReasonCodeChanged, "the procedure's code changed while granting; look again and retry")
 	}

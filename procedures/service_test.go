@@ -290,3 +290,42 @@ func TestCommittedWritesAreReportedAsDone(t *testing.T) {
 		t.Fatalf("a committed grant must be reported: %+v %v", p, err)
 	}
 }
+
+// promoteDuringRevoke is a real store in which a promote lands between a
+// revoke's read and its write, once.
+type promoteDuringRevoke struct {
+	procedures.Store
+	to   string
+	done bool
+}
+
+func (p *promoteDuringRevoke) SetGrant(ctx context.Context, name string, g *procedures.Grant, hash string, d procedures.Decision) (*procedures.Procedure, error) {
+	if g == nil && !p.done {
+		p.done = true
+		pd := d
+		pd.ID, pd.Kind = procedures.NewDecisionID(d.At), procedures.KindPromote
+		if _, err := p.Store.Promote(ctx, name, p.to, pd); err != nil {
+			return nil, err
+		}
+	}
+	return p.Store.SetGrant(ctx, name, g, hash, d)
+}
+
+func TestRevokeSurvivesARacingPromote(t *testing.T) {
+	ctx := context.Background()
+	base := newService(t, false)
+	p := mustCapture(t, base, procedures.CaptureRequest{Code: readOnlyCode}).Procedure
+	if _, _, err := base.SetAutoRun(ctx, procedures.AutoRunRequest{Name: p.Name, Enabled: true, Actor: "alice"}); err != nil {
+		t.Fatal(err)
+	}
+	v2 := mustCapture(t, base, procedures.CaptureRequest{Code: readOnlyCode + "# v2\n"})
+	versions, _ := base.Versions(ctx, p.Name)
+	svc := procedures.NewService(&promoteDuringRevoke{Store: base.Store(), to: versions[1].CodeHash}, procedures.Options{})
+	got, d, err := svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: p.Name, Enabled: false, Actor: "bob"})
+	if err != nil {
+		t.Fatalf("revoke during a promote: %v", err)
+	}
+	if got.AutoRun.Enabled || d.Kind != procedures.KindRevoke || got.CodeHash == p.CodeHash {
+		t.Fatalf("after the revoke: %+v, decision %+v (v2 %v)", got.AutoRun, d, v2.VersionCreated)
+	}
+}
