@@ -26,11 +26,18 @@ func (f ToolCallerFunc) CallTool(ctx context.Context, name string, args map[stri
 // gate is the parent-side check of every tool call: the allow-set, the
 // call limit, and the dispatch to the ToolCaller. It records every call.
 // It is used from one goroutine at a time.
+//
+// A call that fails (refused, over the limit, or failed in the tool) fails
+// the run: the gate remembers it, refuses every later call, and the run's
+// result is that failure whatever the block reports. A block cannot catch
+// the error (Starlark has no try), so this only matters if the worker does
+// not behave: it does not get to carry on and report success.
 type gate struct {
 	allowed  map[string]bool
 	maxCalls int
 	tools    ToolCaller
 	calls    []Call
+	failed   *Error
 }
 
 func newGate(allowed []string, maxCalls int, tools ToolCaller) *gate {
@@ -46,6 +53,8 @@ func newGate(allowed []string, maxCalls int, tools ToolCaller) *gate {
 func (g *gate) admit(name string) *Error {
 	var e *Error
 	switch {
+	case g.failed != nil:
+		e = toolErrorf(ToolRefused, name, "tools.%s was called after the run failed", name)
 	case !g.allowed[name]:
 		e = toolErrorf(ToolRefused, name, "tools.%s is not in this run's allow-set", name)
 	case len(g.calls) >= g.maxCalls:
@@ -54,7 +63,24 @@ func (g *gate) admit(name string) *Error {
 		return nil
 	}
 	g.calls = append(g.calls, Call{Tool: name})
+	g.fail(e)
 	return e
+}
+
+// fail remembers the run's first failure.
+func (g *gate) fail(e *Error) {
+	if e != nil && g.failed == nil {
+		g.failed = e
+	}
+}
+
+// outcome is the run's error: the gate's first failure wins over what the
+// block reported.
+func (g *gate) outcome(reported *Error) *Error {
+	if g.failed != nil {
+		return g.failed
+	}
+	return reported
 }
 
 // call admits and performs one call with ctx (the run's context).
@@ -65,6 +91,7 @@ func (g *gate) call(ctx context.Context, name string, args map[string]any) (any,
 	start := time.Now()
 	res, e := dispatch(ctx, g.tools, name, args)
 	g.record(name, e == nil, time.Since(start))
+	g.fail(e)
 	return res, e
 }
 

@@ -28,7 +28,11 @@ func (inProcess) Run(ctx context.Context, req Request, tools ToolCaller) Result 
 	defer cancel()
 	g := newGate(req.Allowed, req.Limits.MaxCalls, tools)
 	o := execute(ctx, &req, localCaller{ctx: ctx, g: g})
-	return Result{Value: o.value, Output: o.output, Calls: g.calls, Err: o.err}
+	res := Result{Value: o.value, Output: o.output, Calls: g.calls, Err: g.outcome(o.err)}
+	if res.Err != nil {
+		res.Value = nil
+	}
+	return res
 }
 
 // Close does nothing.

@@ -81,7 +81,7 @@ func (p *proc) run(ctx context.Context, req *Request, tools ToolCaller, grace ti
 			// A worker whose heap grew by a quarter of its limit is
 			// replaced, so every run gets about the same headroom.
 			p.grown = m.Done.Mapped > p.mapped0+uint64(maxMemory)/4
-			res := Result{Output: m.Done.Output, Calls: g.calls, Err: m.Done.Error}
+			res := Result{Output: m.Done.Output, Calls: g.calls, Err: g.outcome(m.Done.Error)}
 			if res.Err == nil {
 				v, err := decodeJSON(m.Done.Value)
 				if err != nil {
@@ -128,6 +128,7 @@ func (p *proc) call(ctx context.Context, g *gate, c *callMsg) bool {
 	}
 	reply.Error = e
 	g.record(c.Tool, e == nil, time.Since(start))
+	g.fail(e)
 	_ = p.send(&message{CallResult: reply})
 	return true
 }
