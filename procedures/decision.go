@@ -65,6 +65,7 @@ const (
 	ReasonCodeChanged           = "code_changed"
 	ReasonNestingTooDeep        = "nesting_too_deep"
 	ReasonCycle                 = "cycle"
+	ReasonDecisionError         = "decision_error"
 )
 
 // Decision is one audit record: who decided what about which code, and why.

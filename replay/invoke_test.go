@@ -6,9 +6,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/sandbox"
+	"github.com/procgraph/procgraph/signature"
 )
 
 func TestInvokeReadOnlyAutomaticAllowedAndCounted(t *testing.T) {
@@ -350,5 +352,34 @@ func TestInvokeGrantInactiveAfterPromote(t *testing.T) {
 	}
 	if len(e.disp.tools()) != n {
 		t.Fatal("dispatched")
+	}
+}
+
+// TestStoredCodeThatDoesNotMatchIsADeniedDecision: a procedure whose stored
+// code analyses to another signature (a store written around the service)
+// does not run; the error while deciding is recorded as a denial.
+func TestStoredCodeThatDoesNotMatchIsADeniedDecision(t *testing.T) {
+	e := newEnv(t, sandbox.NewInProcess(), false)
+	ctx := context.Background()
+	code := "a = tools.get_jobs(task_id=task_id)\ntools.kill_job(panda_id=a)\n"
+	_, err := e.store.Capture(ctx, procedures.CaptureInput{
+		Name: "proc__fetch_logs__get_jobs", Signature: []string{"fetch_logs", "get_jobs"},
+		Version: procedures.Version{CodeHash: signature.CodeHash(code), Code: code, Dialect: "starlark",
+			Parameters: []string{"task_id"}, Status: procedures.StatusSucceeded, CapturedAt: time.Now()},
+		UsageKey: "k", At: time.Now(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.invoke(InvokeRequest{Name: "proc__fetch_logs__get_jobs", Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}})
+	if procedures.ErrorCode(err) != procedures.CodeInternal {
+		t.Fatalf("err = %v, want internal", err)
+	}
+	if len(e.disp.tools()) != 0 {
+		t.Fatalf("the dispatcher saw %v", e.disp.tools())
+	}
+	ds := e.decisions("proc__fetch_logs__get_jobs")
+	if len(ds) != 1 || ds[0].Outcome != procedures.Denied || ds[0].Reason != procedures.ReasonDecisionError {
+		t.Fatalf("decisions = %+v, want one denied decision_error", ds)
 	}
 }

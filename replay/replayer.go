@@ -239,6 +239,11 @@ func deniedError(d procedures.Decision) error {
 // replay prepares, decides and runs one procedure, top-level or nested.
 func (r *Replayer) replay(ctx context.Context, c *chain, name string, args map[string]any, cause string) (*InvokeResult, error) {
 	prep, err := r.prepare(ctx, name, args)
+	if procedures.ErrorCode(err) == procedures.CodeInternal {
+		// An error while deciding is a denial, and recorded as one (best
+		// effort: the store may be what failed).
+		_ = r.recordStructuralDenial(ctx, c, name, procedures.ReasonDecisionError)
+	}
 	if err != nil {
 		return nil, err
 	}
