@@ -14,7 +14,7 @@ type Tool struct {
 	Description    string         `json:"description"`
 	ReadOnly       bool           `json:"read_only"`
 	ExternalAccess bool           `json:"external_access"`
-	InputSchema    map[string]any `json:"input_schema,omitempty"`
+	InputSchema    map[string]any `json:"input_schema"` // {} when the tool has none
 }
 
 // Catalogue is the current set of tools, by name, with a revision hash that
@@ -48,6 +48,9 @@ func NewCatalogue(tools []Tool) (*Catalogue, error) {
 		}
 		if IsProcName(t.Name) {
 			return nil, Errorf(CodeInvalid, "tool name %q starts with %q, which is reserved for procedures", t.Name, ProcPrefix).WithDetails("field", "tools.name")
+		}
+		if t.InputSchema == nil {
+			t.InputSchema = map[string]any{}
 		}
 		if _, dup := c.byName[t.Name]; dup {
 			return nil, Errorf(CodeInvalid, "tool %q appears twice", t.Name).WithDetails("field", "tools.name")

@@ -134,6 +134,9 @@ func TestNewCatalogue(t *testing.T) {
 			}
 		})
 	}
+	if c := mustCatalogue(t, Tool{Name: "a"}); c.Tools[0].InputSchema == nil {
+		t.Fatal("a tool without an input schema must get {} (the contract's object)")
+	}
 	a := mustCatalogue(t, Tool{Name: "a", ReadOnly: true})
 	b := mustCatalogue(t, Tool{Name: "a", ReadOnly: false})
 	if a.Revision == b.Revision {
