@@ -345,3 +345,19 @@ func TestRefuseToStart(t *testing.T) {
 		}
 	})
 }
+
+// TestDefaultTokensFileIsNotIgnored: a token made with the default file
+// turns auth on for a serve started in the same directory.
+func TestDefaultTokensFileIsNotIgnored(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	var stdout, stderr bytes.Buffer
+	if code := Main(context.Background(), []string{"token", "create", "--name", "ops", "--scopes", "read"}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("token create: %d %s", code, stderr.String())
+	}
+	token := strings.TrimSpace(stdout.String())
+	s := mustServe(t, serverOpts{Data: filepath.Join(dir, "p.db")})
+	mustError(t, s.get(t, "/v1/procedures"), 401, "unauthorized")
+	s.token = token
+	mustStatus(t, s.get(t, "/v1/procedures"), 200)
+}

@@ -52,7 +52,7 @@ func parseServeConfig(args []string, getenv func(string) string, stderr io.Write
 		{"upstream-http", "PROCGRAPH_UPSTREAM_HTTP", "", "where replayed tool calls go", &c.UpstreamHTTP},
 		{"upstream-mcp", "PROCGRAPH_UPSTREAM_MCP", "", "streamable HTTP MCP server where replayed tool calls go", &c.UpstreamMCP},
 		{"upstream-mcp-command", "PROCGRAPH_UPSTREAM_MCP_COMMAND", "", "MCP server command (\"CMD ARGS\") started and spoken to over stdio", &mcpCommand},
-		{"tokens-file", "PROCGRAPH_TOKENS_FILE", "", "bearer tokens file (hashes and scopes)", &c.TokensFile},
+		{"tokens-file", "PROCGRAPH_TOKENS_FILE", "", "bearer tokens file (hashes and scopes); default ./procgraph-tokens.json when it exists", &c.TokensFile},
 		{"allow-mutating-autorun", "PROCGRAPH_ALLOW_MUTATING_AUTORUN", "false", "true or false: expose and grant state-changing procedures (interactive phase only)", &allowMutating},
 		{"log-level", "PROCGRAPH_LOG_LEVEL", "info", "debug, info, warn or error", &c.LogLevel},
 		{"sandbox-workers", "PROCGRAPH_SANDBOX_WORKERS", "2", "warm sandbox worker processes", &workers},
@@ -143,8 +143,19 @@ func parseServeConfig(args []string, getenv func(string) string, stderr io.Write
 	if upstreams > 1 {
 		return nil, fmt.Errorf("--upstream-http, --upstream-mcp and --upstream-mcp-command are exclusive: set at most one")
 	}
+	if c.TokensFile == "" {
+		// Fail closed: tokens made with `procgraph token create` and its
+		// default file are not silently ignored.
+		if _, err := os.Stat(defaultTokensFile); err == nil {
+			c.TokensFile = defaultTokensFile
+		}
+	}
 	return &c, nil
 }
+
+// defaultTokensFile is where `token create` stores hashes by default, and
+// what serve reads when it exists and no tokens file is configured.
+const defaultTokensFile = "procgraph-tokens.json"
 
 // strictBool accepts exactly "true" or "false".
 func strictBool(v string) (bool, error) {
@@ -169,5 +180,3 @@ func isLoopback(addr string) bool {
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
 }
-
-var _ = os.Getenv

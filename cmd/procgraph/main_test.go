@@ -54,15 +54,18 @@ func TestMain(m *testing.M) {
 // catalogueFile is the shared catalogue (a copy lives in examples/).
 func catalogueFile(tb testing.TB) string {
 	tb.Helper()
-	for _, p := range []string{"../../examples/catalogue.json"} {
-		if _, err := os.Stat(p); err == nil {
-			abs, _ := filepath.Abs(p)
-			return abs
-		}
+	if _, err := os.Stat(catalogueAbs); err != nil {
+		tb.Fatalf("the shared catalogue is missing: %v", err)
 	}
-	tb.Fatal("the shared catalogue is missing")
-	return ""
+	return catalogueAbs
 }
+
+// catalogueAbs is examples/catalogue.json, resolved before any test changes
+// directory.
+var catalogueAbs = func() string {
+	abs, _ := filepath.Abs("../../examples/catalogue.json")
+	return abs
+}()
 
 // ---- the recording upstream -------------------------------------------------
 

@@ -38,7 +38,7 @@ func cmdToken(args []string, getenv func(string) string, stdout, stderr io.Write
 		path = getenv("PROCGRAPH_TOKENS_FILE")
 	}
 	if path == "" {
-		path = "procgraph-tokens.json"
+		path = defaultTokensFile
 	}
 	var list []string
 	for _, s := range strings.Split(*scopes, ",") {
