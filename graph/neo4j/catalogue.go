@@ -70,6 +70,9 @@ func (s *Store) PutCatalogue(ctx context.Context, c *procedures.Catalogue) error
 	}
 	put := map[string]any{"revision": c.Revision, "tools": tools, "at": dbTime(time.Now())}
 	_, err := writeTx(ctx, s, "put catalogue", func(ctx context.Context, tx neo4j.ManagedTransaction) (struct{}, error) {
+		if err := exec(ctx, tx, "catalogue_lock", map[string]any{"at": put["at"]}); err != nil {
+			return struct{}{}, err
+		}
 		if err := exec(ctx, tx, "catalogue_clear", map[string]any{"names": names}); err != nil {
 			return struct{}{}, err
 		}

@@ -101,6 +101,7 @@ func testConcurrency(t *testing.T, newStore NewStore) {
 	})
 
 	t.Run("grants and promotions stay consistent with captures", func(t *testing.T) { testRacingGrants(t, newStore(t)) })
+	t.Run("concurrent catalogue puts never mix", func(t *testing.T) { testRacingCatalogues(t, newStore(t)) })
 }
 
 // testRacingGrants captures new versions while promoting and granting.
@@ -209,4 +210,50 @@ func testRacingGrants(t *testing.T, s procedures.Store) {
 		t.Errorf("Versions = %d, %v; want %d", len(vs), err, 4*rounds+2)
 	}
 	t.Logf("%d promotions, %d grants, %d grant conflicts", promoted.Load(), granted.Load(), conflicts.Load())
+}
+
+// testRacingCatalogues puts two disjoint catalogues at once, again and
+// again: the stored one is always exactly one of them (a mixture could
+// leave a tool read-only that neither lists).
+func testRacingCatalogues(t *testing.T, s procedures.Store) {
+	mk := func(prefix string) *procedures.Catalogue {
+		var tools []procedures.Tool
+		for i := 0; i < 5; i++ {
+			tools = append(tools, procedures.Tool{Name: fmt.Sprintf("%s%d", prefix, i), ReadOnly: true})
+		}
+		c, err := procedures.NewCatalogue(tools)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	a, b := mk("a"), mk("b")
+	toolNames := func(c *procedures.Catalogue) string {
+		var out string
+		for _, tool := range c.Tools {
+			out += tool.Name + ","
+		}
+		return out
+	}
+	for round := 0; round < 8; round++ {
+		var wg sync.WaitGroup
+		for _, c := range []*procedures.Catalogue{a, b} {
+			wg.Go(func() {
+				if err := s.PutCatalogue(ctx, c); err != nil {
+					t.Errorf("PutCatalogue: %v", err)
+				}
+			})
+		}
+		wg.Wait()
+		got, err := s.Catalogue(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case got.Revision == a.Revision && toolNames(got) == toolNames(a):
+		case got.Revision == b.Revision && toolNames(got) == toolNames(b):
+		default:
+			t.Fatalf("round %d: stored catalogue %s (revision %s) is neither A nor B", round, toolNames(got), got.Revision)
+		}
+	}
 }
