@@ -43,7 +43,7 @@ var requestSchemas = map[string]string{
 				"description": {"type": "string", "maxLength": 8192},
 				"read_only": {"type": "boolean"},
 				"external_access": {"type": "boolean"},
-				"input_schema": {"type": "object"}
+				"input_schema": {"type": ["object", "null"]}
 			}}}}}`,
 	"AutoRunPut": `{
 		"type": "object", "additionalProperties": false, "required": ["enabled"],

@@ -36,6 +36,9 @@ type Config struct {
 	// OnCatalogueChange is called after a catalogue put (e.g. to notify
 	// MCP clients); optional.
 	OnCatalogueChange func()
+	// MCPPaths are the MCP endpoints mounted beside this server (path to a
+	// one-line summary), documented in /openapi.json; optional.
+	MCPPaths map[string]string
 	// OnChange is called after any change that may change the exposed set:
 	// a capture, a grant or revoke, a promote; optional. It must not block.
 	OnChange func()
@@ -43,16 +46,17 @@ type Config struct {
 
 // Server is procgraph's HTTP API.
 type Server struct {
-	svc     *procedures.Service
-	replay  *replay.Replayer
-	auth    *Authenticator
-	metrics *Metrics
-	log     zerolog.Logger
-	maxBody int64
-	schemas schemaSet
-	router  chi.Router
-	onCat   func()
-	onChg   func()
+	svc      *procedures.Service
+	replay   *replay.Replayer
+	auth     *Authenticator
+	metrics  *Metrics
+	log      zerolog.Logger
+	maxBody  int64
+	schemas  schemaSet
+	router   chi.Router
+	onCat    func()
+	onChg    func()
+	mcpPaths map[string]string
 }
 
 // New returns a Server for cfg.
@@ -62,7 +66,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{svc: cfg.Service, replay: cfg.Replayer, auth: cfg.Auth, metrics: cfg.Metrics,
-		log: cfg.Logger, maxBody: cfg.MaxBody, schemas: schemas, onCat: cfg.OnCatalogueChange, onChg: cfg.OnChange}
+		log: cfg.Logger, maxBody: cfg.MaxBody, schemas: schemas, onCat: cfg.OnCatalogueChange, onChg: cfg.OnChange, mcpPaths: cfg.MCPPaths}
 	if s.auth == nil {
 		s.auth = NewAuthenticator(nil)
 	}
@@ -92,6 +96,7 @@ type route struct {
 	handler         func(http.ResponseWriter, *http.Request) error
 	summary         string
 	body            string // request schema name, "" when there is no body
+	response        string // answer schema name (OpenAPI), "" when not JSON
 	query           []queryParam
 }
 
@@ -99,25 +104,25 @@ type route struct {
 // built from it.
 func (s *Server) routeTable() []route {
 	return []route{
-		{method: "GET", pattern: "/healthz", handler: s.healthz, summary: "Process liveness"},
-		{method: "GET", pattern: "/readyz", handler: s.readyz, summary: "Store readiness"},
+		{method: "GET", pattern: "/healthz", handler: s.healthz, summary: "Process liveness", response: "Status"},
+		{method: "GET", pattern: "/readyz", handler: s.readyz, summary: "Store readiness", response: "Status"},
 		{method: "GET", pattern: "/metrics", handler: s.metricsHandler, summary: "Prometheus metrics"},
 		{method: "GET", pattern: "/openapi.json", handler: s.openapi, summary: "This API as OpenAPI 3.1"},
-		{method: "GET", pattern: "/v1/tools", scope: ScopeRead, handler: s.getTools, summary: "The tool catalogue"},
-		{method: "PUT", pattern: "/v1/tools", scope: ScopeAdmin, handler: s.putTools, summary: "Replace the tool catalogue", body: "ToolsPut"},
-		{method: "POST", pattern: "/v1/procedures", scope: ScopeCapture, handler: s.capture, summary: "Capture a procedure", body: "CaptureRequest"},
-		{method: "GET", pattern: "/v1/procedures", scope: ScopeRead, handler: s.findProcedures, summary: "find_all_procedures", query: findParams},
-		{method: "GET", pattern: "/v1/procedures/tools", scope: ScopeRead, handler: s.plannerTools, summary: "Exposed procedures as tool descriptors", query: plannerParams},
-		{method: "GET", pattern: "/v1/procedures/{name}", scope: ScopeRead, handler: s.getProcedure, summary: "One procedure"},
-		{method: "GET", pattern: "/v1/procedures/{name}/versions", scope: ScopeRead, handler: s.versions, summary: "A procedure's versions"},
-		{method: "POST", pattern: "/v1/procedures/{name}/versions/{code_hash}/promote", scope: ScopeGrant, handler: s.promote, summary: "Make a version current", body: "ReasonBody"},
-		{method: "PUT", pattern: "/v1/procedures/{name}/auto-run", scope: ScopeGrant, handler: s.grantAutoRun, summary: "set_procedure_auto_run", body: "AutoRunPut"},
-		{method: "DELETE", pattern: "/v1/procedures/{name}/auto-run", scope: ScopeGrant, handler: s.revokeAutoRun, summary: "Revoke durable auto-run", body: "ReasonBody"},
-		{method: "POST", pattern: "/v1/procedures/{name}/invoke", scope: ScopeInvoke, handler: s.invoke, summary: "Replay a procedure", body: "InvokeRequest"},
-		{method: "GET", pattern: "/v1/causes", scope: ScopeRead, handler: s.causes, summary: "Every cause"},
-		{method: "GET", pattern: "/v1/causes/{name}", scope: ScopeRead, handler: s.cause, summary: "One cause and its procedures"},
-		{method: "GET", pattern: "/v1/graph", scope: ScopeRead, handler: s.graph, summary: "A neighbourhood of the procedure graph", query: graphParams},
-		{method: "GET", pattern: "/v1/decisions", scope: ScopeRead, handler: s.decisions, summary: "The audit log, newest first", query: decisionParams},
+		{method: "GET", pattern: "/v1/tools", scope: ScopeRead, handler: s.getTools, summary: "The tool catalogue", response: "Catalogue"},
+		{method: "PUT", pattern: "/v1/tools", scope: ScopeAdmin, handler: s.putTools, summary: "Replace the tool catalogue", body: "ToolsPut", response: "Catalogue"},
+		{method: "POST", pattern: "/v1/procedures", scope: ScopeCapture, handler: s.capture, summary: "Capture a procedure", body: "CaptureRequest", response: "CaptureAnswer"},
+		{method: "GET", pattern: "/v1/procedures", scope: ScopeRead, handler: s.findProcedures, summary: "find_all_procedures", query: findParams, response: "ProcedureList"},
+		{method: "GET", pattern: "/v1/procedures/tools", scope: ScopeRead, handler: s.plannerTools, summary: "Exposed procedures as tool descriptors", query: plannerParams, response: "PlannerTools"},
+		{method: "GET", pattern: "/v1/procedures/{name}", scope: ScopeRead, handler: s.getProcedure, summary: "One procedure", response: "Procedure"},
+		{method: "GET", pattern: "/v1/procedures/{name}/versions", scope: ScopeRead, handler: s.versions, summary: "A procedure's versions", response: "Versions"},
+		{method: "POST", pattern: "/v1/procedures/{name}/versions/{code_hash}/promote", scope: ScopeGrant, handler: s.promote, summary: "Make a version current", body: "ReasonBody", response: "DecisionAnswer"},
+		{method: "PUT", pattern: "/v1/procedures/{name}/auto-run", scope: ScopeGrant, handler: s.grantAutoRun, summary: "set_procedure_auto_run", body: "AutoRunPut", response: "DecisionAnswer"},
+		{method: "DELETE", pattern: "/v1/procedures/{name}/auto-run", scope: ScopeGrant, handler: s.revokeAutoRun, summary: "Revoke durable auto-run", body: "ReasonBody", response: "DecisionAnswer"},
+		{method: "POST", pattern: "/v1/procedures/{name}/invoke", scope: ScopeInvoke, handler: s.invoke, summary: "Replay a procedure", body: "InvokeRequest", response: "InvokeAnswer"},
+		{method: "GET", pattern: "/v1/causes", scope: ScopeRead, handler: s.causes, summary: "Every cause", response: "Causes"},
+		{method: "GET", pattern: "/v1/causes/{name}", scope: ScopeRead, handler: s.cause, summary: "One cause and its procedures", response: "CauseAnswer"},
+		{method: "GET", pattern: "/v1/graph", scope: ScopeRead, handler: s.graph, summary: "A neighbourhood of the procedure graph", query: graphParams, response: "Graph"},
+		{method: "GET", pattern: "/v1/decisions", scope: ScopeRead, handler: s.decisions, summary: "The audit log, newest first", query: decisionParams, response: "Decisions"},
 	}
 }
 

@@ -196,7 +196,10 @@ func newHandler(ctx context.Context, svc *procedures.Service, rp *replay.Replaye
 	go auto.Run(ctx, mcpRefreshInterval)
 	go inter.Run(ctx, mcpRefreshInterval)
 	srv, err := api.New(api.Config{Service: svc, Replayer: rp, Auth: auth, Metrics: metrics, Logger: log,
-		OnCatalogueChange: changed, OnChange: changed})
+		OnCatalogueChange: changed, OnChange: changed, MCPPaths: map[string]string{
+			"/mcp":             "MCP (streamable HTTP), automatic phase: read-only replays only",
+			"/mcp/interactive": "MCP (streamable HTTP), interactive phase",
+		}})
 	if err != nil {
 		return nil, err
 	}
