@@ -20,6 +20,7 @@ import (
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/sandbox"
+	"github.com/procgraph/procgraph/sandbox/sandboxtest"
 )
 
 // pool is the sandbox shared by the tests: this test binary re-executed as
@@ -27,17 +28,7 @@ import (
 var pool *sandbox.Pool
 
 func TestMain(m *testing.M) {
-	if sandbox.IsWorker() {
-		os.Exit(sandbox.RunWorker())
-	}
-	var err error
-	pool, err = sandbox.NewPool(sandbox.PoolConfig{Size: 1, MaxWorkers: 6})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "mcpdispatch tests: sandbox pool:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	_ = pool.Close()
+	code := sandboxtest.Main(m, sandbox.PoolConfig{Size: 1, MaxWorkers: 6}, &pool)
 	if serverDir != "" {
 		_ = os.RemoveAll(serverDir)
 	}

@@ -2,7 +2,6 @@ package mcpserve
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -19,6 +18,7 @@ import (
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/sandbox"
+	"github.com/procgraph/procgraph/sandbox/sandboxtest"
 )
 
 // pool is the sandbox the tests replay in: this test binary re-executed as
@@ -26,18 +26,7 @@ import (
 var pool *sandbox.Pool
 
 func TestMain(m *testing.M) {
-	if sandbox.IsWorker() {
-		os.Exit(sandbox.RunWorker())
-	}
-	var err error
-	pool, err = sandbox.NewPool(sandbox.PoolConfig{Size: 1, MaxWorkers: 6})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "mcpserve tests: sandbox pool:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	_ = pool.Close()
-	os.Exit(code)
+	os.Exit(sandboxtest.Main(m, sandbox.PoolConfig{Size: 1, MaxWorkers: 6}, &pool))
 }
 
 // recorder is the upstream tool server: it records every call it receives.

@@ -13,6 +13,7 @@ import (
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/sandbox"
+	"github.com/procgraph/procgraph/sandbox/sandboxtest"
 )
 
 // pool is the worker pool shared by the tests: this test binary re-executed
@@ -21,18 +22,7 @@ var pool *sandbox.Pool
 
 // TestMain makes the test binary a sandbox worker when the pool starts it.
 func TestMain(m *testing.M) {
-	if sandbox.IsWorker() {
-		os.Exit(sandbox.RunWorker())
-	}
-	var err error
-	pool, err = sandbox.NewPool(sandbox.PoolConfig{Size: 2, MaxWorkers: 12})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "replay tests: sandbox pool:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	_ = pool.Close()
-	os.Exit(code)
+	os.Exit(sandboxtest.Main(m, sandbox.PoolConfig{Size: 2, MaxWorkers: 12}, &pool))
 }
 
 // runners are the sandbox runners a test table runs under.
