@@ -58,8 +58,10 @@ type Store interface {
 	// "code_changed") when the current hash is no longer expectHash.
 	SetGrant(ctx context.Context, name string, g *Grant, expectHash string, d Decision) (*Procedure, error)
 
-	// AppendDecision appends an audit record. Returns CodeInvalid for a
-	// record without id, kind or time.
+	// AppendDecision appends an audit record. Appending the same record
+	// again changes nothing (writes may be retried); another record under a
+	// known id is CodeConflict. Returns CodeInvalid for a record without id,
+	// kind or time.
 	AppendDecision(ctx context.Context, d Decision) error
 
 	// ListDecisions returns audit records matching f, newest first (by time,

@@ -1,6 +1,7 @@
 package embedded
 
 import (
+	"bytes"
 	"context"
 	"strings"
 
@@ -29,16 +30,21 @@ func validateDecision(d *procedures.Decision) error {
 	return nil
 }
 
-// appendDecision stores d (validated) in tx. A known id is a CodeConflict.
+// appendDecision stores d (validated) in tx. The same record again is a
+// no-op; another record under a known id is a CodeConflict.
 func appendDecision(tx *bolt.Tx, d procedures.Decision) error {
 	d.At = norm(d.At)
 	ids := tx.Bucket(bDecisionIDs)
-	if ids.Get([]byte(d.ID)) != nil {
-		return procedures.Errorf(procedures.CodeConflict, "decision %s already exists", d.ID)
-	}
 	b, err := encode(d)
 	if err != nil {
 		return err
+	}
+	if t := ids.Get([]byte(d.ID)); t != nil {
+		stored := tx.Bucket(bDecisions).Get(append(append([]byte{}, t...), d.ID...))
+		if bytes.Equal(stored, b) {
+			return nil
+		}
+		return procedures.Errorf(procedures.CodeConflict, "decision %s already exists", d.ID)
 	}
 	dk := decisionKey(d.At, d.ID)
 	if err := tx.Bucket(bDecisions).Put(dk, b); err != nil {

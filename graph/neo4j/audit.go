@@ -14,17 +14,36 @@ const (
 	maxDecisionLimit     = 1000
 )
 
-// AppendDecision appends an audit record (decision_append.cypher). A record
-// whose id exists is CodeConflict.
+// AppendDecision appends an audit record (decision_append.cypher). The same
+// record again is a no-op; another record under a known id is CodeConflict.
 func (s *Store) AppendDecision(ctx context.Context, d procedures.Decision) error {
 	params, err := decisionParams(d)
 	if err != nil {
 		return err
 	}
 	_, err = writeTx(ctx, s, "append decision", func(ctx context.Context, tx neo4j.ManagedTransaction) (struct{}, error) {
-		return struct{}{}, exec(ctx, tx, "decision_append", params)
+		return struct{}{}, appendDecision(ctx, tx, params)
 	})
 	return err
+}
+
+// appendDecision runs decision_append.cypher in tx: idempotent for the same
+// record (managed transactions retry), CodeConflict for another record under
+// the same id.
+func appendDecision(ctx context.Context, tx neo4j.ManagedTransaction, params map[string]any) error {
+	recs, err := collect(ctx, tx, "decision_append", params)
+	if err != nil {
+		return err
+	}
+	if len(recs) != 1 {
+		return errRows("decision_append", len(recs))
+	}
+	created, _ := field(recs[0], "created").(bool)
+	same, _ := field(recs[0], "same").(bool)
+	if !created && !same {
+		return procedures.Errorf(procedures.CodeConflict, "decision %s already exists", params["id"])
+	}
+	return nil
 }
 
 // decisionParams validates d and returns the parameters of decision_append.cypher.

@@ -40,7 +40,7 @@ func (s *Store) SetGrant(ctx context.Context, name string, g *procedures.Grant, 
 		if err := exec(ctx, tx, query, params); err != nil {
 			return nil, err
 		}
-		if err := exec(ctx, tx, "decision_append", dp); err != nil {
+		if err := appendDecision(ctx, tx, dp); err != nil {
 			return nil, err
 		}
 		return getInTx(ctx, tx, name)

@@ -76,7 +76,7 @@ func (s *Store) Promote(ctx context.Context, name, codeHash string, d procedures
 		if err := exec(ctx, tx, "promote", params); err != nil {
 			return nil, err
 		}
-		if err := exec(ctx, tx, "decision_append", dp); err != nil {
+		if err := appendDecision(ctx, tx, dp); err != nil {
 			return nil, err
 		}
 		return getInTx(ctx, tx, name)

@@ -166,6 +166,10 @@ func testDecisions(t *testing.T, newStore NewStore) {
 		if err := s.AppendDecision(ctx, d); err != nil {
 			t.Fatalf("AppendDecision: %v", err)
 		}
+		// The same record again (a retried write) changes nothing.
+		if err := s.AppendDecision(ctx, d); err != nil {
+			t.Fatalf("appending the same record again: %v", err)
+		}
 		d.At = At(1)
 		RequireCode(t, s.AppendDecision(ctx, d), procedures.CodeConflict)
 		if ds := MustDecisions(t, s, procedures.DecisionFilter{}); len(ds) != 1 {
