@@ -54,6 +54,11 @@ var responseSchemas = map[string]string{
 		"required": ["code_hash", "captured_at", "frequency", "status", "current"], "properties": {"code_hash": {"type": "string"},
 		"captured_at": {"type": "string", "format": "date-time"}, "frequency": {"type": "integer"},
 		"status": {"type": "string", "enum": ["succeeded", "failed"]}, "current": {"type": "boolean"}}}}}}`,
+	"Version": `{"type": "object", "required": ["code_hash", "code", "dialect", "status", "current", "captured_at", "frequency"], "properties": {
+		"code_hash": {"type": "string"}, "code": {"type": "string"}, "dialect": {"type": "string"},
+		"parameters": {"type": "array", "items": {"type": "string"}}, "input_schema": {"type": "object"}, "summary": {"type": "string"},
+		"opaque": {"type": "boolean"}, "warnings": {"type": "array"}, "status": {"type": "string", "enum": ["succeeded", "failed"]},
+		"frequency": {"type": "integer"}, "captured_at": {"type": "string", "format": "date-time"}, "current": {"type": "boolean"}}}`,
 	"DecisionAnswer": `{"type": "object", "required": ["procedure", "decision"], "properties": {
 		"procedure": {"$ref": "#/components/schemas/Procedure"}, "decision": {"$ref": "#/components/schemas/Decision"}}}`,
 	"InvokeAnswer": `{"type": "object", "required": ["decision", "status", "result", "output", "calls", "error"], "properties": {

@@ -57,6 +57,8 @@ func TestAnswersMatchTheOpenAPISchemas(t *testing.T) {
 		{"GET", "/v1/procedures/tools", nil, "PlannerTools"},
 		{"GET", "/v1/procedures/" + name, nil, "Procedure"},
 		{"GET", "/v1/procedures/" + name + "/versions", nil, "Versions"},
+		{"GET", "/v1/procedures/" + name + "/versions/" + captured.Procedure.CodeHash, nil, "Version"},
+		{"GET", "/v1/procedures/" + name + "/versions/nope", nil, "Error"},
 		{"POST", "/v1/procedures/" + name + "/invoke", map[string]any{"phase": "automatic", "arguments": map[string]any{"task_id": 1}}, "InvokeAnswer"},
 		{"PUT", "/v1/procedures/" + name + "/auto-run", map[string]any{"enabled": true, "reason": "ok"}, "DecisionAnswer"},
 		{"DELETE", "/v1/procedures/" + name + "/auto-run", nil, "DecisionAnswer"},

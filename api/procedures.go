@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 
@@ -105,6 +106,46 @@ func (s *Server) versions(w http.ResponseWriter, r *http.Request) error {
 		vs = []procedures.Version{}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"versions": vs})
+	return nil
+}
+
+// versionBody is one version with its code, for an operator to review
+// before promoting it.
+type versionBody struct {
+	CodeHash    string               `json:"code_hash"`
+	Code        string               `json:"code"`
+	Dialect     string               `json:"dialect"`
+	Parameters  []string             `json:"parameters"`
+	InputSchema map[string]any       `json:"input_schema"`
+	Summary     string               `json:"summary"`
+	Opaque      bool                 `json:"opaque"`
+	Warnings    []procedures.Warning `json:"warnings"`
+	Status      procedures.Status    `json:"status"`
+	Frequency   int64                `json:"frequency"`
+	CapturedAt  time.Time            `json:"captured_at"`
+	Current     bool                 `json:"current"`
+}
+
+func (s *Server) version(w http.ResponseWriter, r *http.Request) error {
+	name, hash := chi.URLParam(r, "name"), chi.URLParam(r, "code_hash")
+	p, err := s.svc.Get(r.Context(), name)
+	if err != nil {
+		return err
+	}
+	v, err := s.svc.Version(r.Context(), name, hash)
+	if err != nil {
+		return err
+	}
+	b := versionBody{CodeHash: v.CodeHash, Code: v.Code, Dialect: v.Dialect, Parameters: v.Parameters, InputSchema: v.InputSchema,
+		Summary: v.Summary, Opaque: v.Opaque, Warnings: v.Warnings, Status: v.Status, Frequency: v.Frequency,
+		CapturedAt: v.CapturedAt, Current: p.CodeHash == v.CodeHash}
+	if b.Parameters == nil {
+		b.Parameters = []string{}
+	}
+	if b.Warnings == nil {
+		b.Warnings = []procedures.Warning{}
+	}
+	writeJSON(w, http.StatusOK, b)
 	return nil
 }
 

@@ -115,6 +115,7 @@ func (s *Server) routeTable() []route {
 		{method: "GET", pattern: "/v1/procedures/tools", scope: ScopeRead, handler: s.plannerTools, summary: "Exposed procedures as tool descriptors", query: plannerParams, response: "PlannerTools"},
 		{method: "GET", pattern: "/v1/procedures/{name}", scope: ScopeRead, handler: s.getProcedure, summary: "One procedure", response: "Procedure"},
 		{method: "GET", pattern: "/v1/procedures/{name}/versions", scope: ScopeRead, handler: s.versions, summary: "A procedure's versions", response: "Versions"},
+		{method: "GET", pattern: "/v1/procedures/{name}/versions/{code_hash}", scope: ScopeRead, handler: s.version, summary: "One version with its code (review before promoting)", response: "Version"},
 		{method: "POST", pattern: "/v1/procedures/{name}/versions/{code_hash}/promote", scope: ScopeGrant, handler: s.promote, summary: "Make a version current", body: "ReasonBody", response: "DecisionAnswer"},
 		{method: "PUT", pattern: "/v1/procedures/{name}/auto-run", scope: ScopeGrant, handler: s.grantAutoRun, summary: "set_procedure_auto_run", body: "AutoRunPut", response: "DecisionAnswer"},
 		{method: "DELETE", pattern: "/v1/procedures/{name}/auto-run", scope: ScopeGrant, handler: s.revokeAutoRun, summary: "Revoke durable auto-run", body: "ReasonBody", response: "DecisionAnswer"},

@@ -21,7 +21,7 @@ Client (PROCGRAPH_URL, PROCGRAPH_TOKEN):
   procgraph procedures list|show ...      find_all_procedures, one procedure
   procgraph capture FILE [--dialect D] [--cause C] [--session S]
   procgraph autorun grant|revoke NAME --reason R
-  procgraph versions NAME
+  procgraph versions NAME [CODE_HASH]     one version's code, to review before promoting
   procgraph promote NAME CODE_HASH [--reason R]
   procgraph invoke NAME --phase P [--arg k=v]...
   procgraph tools get | tools put FILE

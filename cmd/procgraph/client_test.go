@@ -99,6 +99,11 @@ func TestClientCommands(t *testing.T) {
 	if versions.Versions[0].Current {
 		other = versions.Versions[1].CodeHash
 	}
+	var review map[string]any
+	mustRunJSON(t, &review, "versions", readOnlyName, other, "--json")
+	if review["code_hash"] != other || review["current"] != false || review["code"] == "" {
+		t.Fatalf("versions NAME HASH: %v", review)
+	}
 	var dec struct {
 		Procedure map[string]any `json:"procedure"`
 		Decision  map[string]any `json:"decision"`

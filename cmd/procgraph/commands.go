@@ -211,9 +211,20 @@ func cmdAutoRun(ctx context.Context, c *client, args []string, stdin io.Reader, 
 func cmdVersions(ctx context.Context, c *client, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs, asJSON := newFlags("versions", stderr)
 	pos, err := parseInterleaved(fs, args)
-	if err != nil || len(pos) != 1 {
-		fmt.Fprintln(stderr, "usage: procgraph versions NAME [--json]")
+	if err != nil || len(pos) < 1 || len(pos) > 2 {
+		fmt.Fprintln(stderr, "usage: procgraph versions NAME [CODE_HASH] [--json]")
 		return 2
+	}
+	if len(pos) == 2 {
+		var v map[string]any
+		if _, err := c.do(ctx, "GET", "/v1/procedures/"+url.PathEscape(pos[0])+"/versions/"+url.PathEscape(pos[1]), nil, nil, nil, &v); err != nil {
+			return fail(stderr, "versions", err)
+		}
+		output(stdout, *asJSON, v, func(w io.Writer) {
+			fmt.Fprintf(w, "code hash:   %v\nstatus:      %v\ncurrent:     %v\nfrequency:   %v\ncaptured at: %v\ndialect:     %v\n\n%v\n",
+				v["code_hash"], v["status"], v["current"], v["frequency"], v["captured_at"], v["dialect"], v["code"])
+		})
+		return 0
 	}
 	var out struct {
 		Versions []procedures.Version `json:"versions"`
