@@ -57,7 +57,7 @@ func mustEnv(tb testing.TB, o envOpts) *env {
 	}
 	tb.Cleanup(func() { _ = st.Close() })
 	svc := procedures.NewService(st, procedures.Options{})
-	if _, err := svc.PutCatalogue(context.Background(), testTools); err != nil {
+	if _, err := svc.PutCatalogue(context.Background(), testTools, "tester"); err != nil {
 		tb.Fatal(err)
 	}
 	if o.runner == nil {

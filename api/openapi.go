@@ -16,7 +16,7 @@ var responseSchemas = map[string]string{
 		"message": {"type": "string"}, "details": {"type": "object"}}}}}`,
 	"Status": `{"type": "object", "required": ["status"], "properties": {"status": {"type": "string"}}}`,
 	"Decision": `{"type": "object", "required": ["id", "kind", "procedure", "code_hash", "phase", "outcome", "reason", "actor", "allowed_tools", "at"],
-		"properties": {"id": {"type": "string"}, "kind": {"type": "string", "enum": ["invoke", "grant", "revoke", "promote"]},
+		"properties": {"id": {"type": "string"}, "kind": {"type": "string", "enum": ["invoke", "grant", "revoke", "promote", "catalogue"]},
 		"procedure": {"type": "string"}, "code_hash": {"type": "string"}, "phase": {"type": "string"},
 		"outcome": {"type": "string", "enum": ["allowed", "denied"]}, "reason": {"type": "string"}, "actor": {"type": "string"},
 		"allowed_tools": {"type": "array", "items": {"type": "string"}}, "at": {"type": "string", "format": "date-time"},

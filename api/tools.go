@@ -31,7 +31,7 @@ func (s *Server) putTools(w http.ResponseWriter, r *http.Request) error {
 	if err := s.decodeBody(r.Body, "ToolsPut", s.maxBody, &body); err != nil {
 		return err
 	}
-	c, err := s.svc.PutCatalogue(r.Context(), body.Tools)
+	c, err := s.svc.PutCatalogue(r.Context(), body.Tools, principalOf(r).Name)
 	if err != nil {
 		return err
 	}

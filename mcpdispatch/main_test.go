@@ -130,7 +130,7 @@ func newWorld(t *testing.T, d replay.Dispatcher) *world {
 	}
 	t.Cleanup(func() { _ = st.Close() })
 	svc := procedures.NewService(st, procedures.Options{AllowMutatingAutorun: true})
-	if _, err := svc.PutCatalogue(context.Background(), testTools); err != nil {
+	if _, err := svc.PutCatalogue(context.Background(), testTools, "tester"); err != nil {
 		t.Fatal(err)
 	}
 	rp := replay.New(svc, pool, d, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}})

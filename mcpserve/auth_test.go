@@ -170,7 +170,7 @@ func TestListChanged(t *testing.T) {
 	defer cancel()
 	go e.auto.Run(ctx, time.Hour)
 	time.Sleep(100 * time.Millisecond) // Run's first refresh: nothing new
-	if _, err := e.svc.PutCatalogue(context.Background(), []procedures.Tool{{Name: "get_jobs", ReadOnly: true}}); err != nil {
+	if _, err := e.svc.PutCatalogue(context.Background(), []procedures.Tool{{Name: "get_jobs", ReadOnly: true}}, "tester"); err != nil {
 		t.Fatal(err)
 	}
 	e.auto.Changed()

@@ -30,7 +30,7 @@ func BenchmarkInvoke(b *testing.B) {
 	}
 	defer st.Close()
 	svc := procedures.NewService(st, procedures.Options{})
-	if _, err := svc.PutCatalogue(ctx, []procedures.Tool{{Name: "get_jobs", ReadOnly: true}, {Name: "fetch_logs", ReadOnly: true}}); err != nil {
+	if _, err := svc.PutCatalogue(ctx, []procedures.Tool{{Name: "get_jobs", ReadOnly: true}, {Name: "fetch_logs", ReadOnly: true}}, "tester"); err != nil {
 		b.Fatal(err)
 	}
 	out, err := svc.Capture(ctx, procedures.CaptureRequest{Code: readOnlyCode})

@@ -78,7 +78,7 @@ func newEnv(t *testing.T, allowMutating bool) *env {
 	svc := procedures.NewService(st, procedures.Options{AllowMutatingAutorun: allowMutating})
 	if _, err := svc.PutCatalogue(context.Background(), []procedures.Tool{
 		{Name: "get_jobs", ReadOnly: true, ExternalAccess: true}, {Name: "fetch_logs", ReadOnly: true}, {Name: "kill_job"},
-	}); err != nil {
+	}, "tester"); err != nil {
 		t.Fatal(err)
 	}
 	up := &recorder{}

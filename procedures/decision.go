@@ -17,12 +17,15 @@ const (
 	KindGrant   DecisionKind = "grant"
 	KindRevoke  DecisionKind = "revoke"
 	KindPromote DecisionKind = "promote"
+	// KindCatalogue records a catalogue change: it decides what may run
+	// unattended. Its code hash is the new catalogue revision.
+	KindCatalogue DecisionKind = "catalogue"
 )
 
 // Valid reports whether k is a known kind.
 func (k DecisionKind) Valid() bool {
 	switch k {
-	case KindInvoke, KindGrant, KindRevoke, KindPromote:
+	case KindInvoke, KindGrant, KindRevoke, KindPromote, KindCatalogue:
 		return true
 	}
 	return false
@@ -66,6 +69,7 @@ const (
 	ReasonNestingTooDeep        = "nesting_too_deep"
 	ReasonCycle                 = "cycle"
 	ReasonDecisionError         = "decision_error"
+	ReasonCatalogueReplaced     = "catalogue_replaced"
 )
 
 // Decision is one audit record: who decided what about which code, and why.

@@ -2,6 +2,7 @@ package procedures
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
@@ -45,10 +46,23 @@ func (s *Service) Ping(ctx context.Context) error { return s.store.Ping(ctx) }
 func (s *Service) Catalogue(ctx context.Context) (*Catalogue, error) { return s.store.Catalogue(ctx) }
 
 // PutCatalogue validates tools and replaces the catalogue with them; every
-// procedure's classification follows at once. Returns CodeInvalid.
-func (s *Service) PutCatalogue(ctx context.Context, tools []Tool) (*Catalogue, error) {
+// procedure's classification follows at once. A catalogue change decides
+// what may run with nobody watching (read_only), so it is audited like a
+// grant: one decision record (kind catalogue, the new revision as its code
+// hash, actor) is appended before the catalogue is replaced; if it cannot
+// be, nothing changes. Returns CodeInvalid.
+func (s *Service) PutCatalogue(ctx context.Context, tools []Tool, actor string) (*Catalogue, error) {
 	c, err := NewCatalogue(tools)
 	if err != nil {
+		return nil, err
+	}
+	readOnly := len(c.ReadOnlyTools())
+	d := Decision{Kind: KindCatalogue, CodeHash: c.Revision, Outcome: Allowed, Reason: ReasonCatalogueReplaced,
+		Actor: actor, Note: fmt.Sprintf("%d tools, %d read-only", len(c.Tools), readOnly)}
+	if d.Actor == "" {
+		d.Actor = "anonymous"
+	}
+	if err := s.AppendDecision(ctx, &d); err != nil {
 		return nil, err
 	}
 	if err := s.store.PutCatalogue(ctx, c); err != nil {
@@ -110,7 +124,7 @@ func (s *Service) Decisions(ctx context.Context, f DecisionFilter) ([]Decision, 
 		return nil, Errorf(CodeInvalid, "limit must not be negative").WithDetails("field", "limit")
 	}
 	if f.Kind != "" && !f.Kind.Valid() {
-		return nil, Errorf(CodeInvalid, "kind %q is not one of invoke, grant, revoke, promote", f.Kind).WithDetails("field", "kind")
+		return nil, Errorf(CodeInvalid, "kind %q is not one of invoke, grant, revoke, promote, catalogue", f.Kind).WithDetails("field", "kind")
 	}
 	return s.store.ListDecisions(ctx, f)
 }

@@ -21,7 +21,7 @@ func newService(t *testing.T, allowMutating bool) *procedures.Service {
 	svc := procedures.NewService(store, procedures.Options{AllowMutatingAutorun: allowMutating})
 	if _, err := svc.PutCatalogue(context.Background(), []procedures.Tool{
 		{Name: "get_jobs", ReadOnly: true}, {Name: "get_logs", ReadOnly: true, ExternalAccess: true}, {Name: "kill_job"},
-	}); err != nil {
+	}, "tester"); err != nil {
 		t.Fatal(err)
 	}
 	return svc
@@ -139,7 +139,7 @@ func TestFindClassifiesAtReadTime(t *testing.T) {
 	}
 	// A catalogue change re-classifies at once: get_logs now changes state,
 	// so the nested procedure stops being read-only too.
-	if _, err := svc.PutCatalogue(ctx, []procedures.Tool{{Name: "get_jobs", ReadOnly: true}, {Name: "get_logs"}, {Name: "kill_job"}}); err != nil {
+	if _, err := svc.PutCatalogue(ctx, []procedures.Tool{{Name: "get_jobs", ReadOnly: true}, {Name: "get_logs"}, {Name: "kill_job"}}, "tester"); err != nil {
 		t.Fatal(err)
 	}
 	if got := names(procedures.FindRequest{ReadOnly: &yes}); len(got) != 0 {
@@ -327,5 +327,39 @@ func TestRevokeSurvivesARacingPromote(t *testing.T) {
 	}
 	if got.AutoRun.Enabled || d.Kind != procedures.KindRevoke || got.CodeHash == p.CodeHash {
 		t.Fatalf("after the revoke: %+v, decision %+v (v2 %v)", got.AutoRun, d, v2.VersionCreated)
+	}
+}
+
+// failingAudit is a real store whose audit log cannot be written.
+type failingAudit struct{ procedures.Store }
+
+func (failingAudit) AppendDecision(context.Context, procedures.Decision) error {
+	return procedures.Errorf(procedures.CodeUnavailable, "the store went away")
+}
+
+// TestCatalogueChangesAreAudited: a catalogue change decides what runs
+// unattended: it is recorded (kind catalogue, the revision, the actor)
+// before it happens, and does not happen if it cannot be recorded.
+func TestCatalogueChangesAreAudited(t *testing.T) {
+	ctx := context.Background()
+	svc := newService(t, false)
+	c, err := svc.PutCatalogue(ctx, []procedures.Tool{{Name: "get_jobs", ReadOnly: true}, {Name: "kill_job"}}, "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := svc.Decisions(ctx, procedures.DecisionFilter{Kind: procedures.KindCatalogue})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds) != 2 || ds[0].Actor != "alice" || ds[0].CodeHash != c.Revision || ds[0].Reason != procedures.ReasonCatalogueReplaced ||
+		ds[0].Note != "2 tools, 1 read-only" {
+		t.Fatalf("catalogue decisions: %+v", ds)
+	}
+	broken := procedures.NewService(failingAudit{svc.Store()}, procedures.Options{})
+	if _, err := broken.PutCatalogue(ctx, []procedures.Tool{{Name: "kill_job", ReadOnly: true}}, "mallory"); procedures.ErrorCode(err) != procedures.CodeUnavailable {
+		t.Fatalf("err = %v, want unavailable", err)
+	}
+	if now, _ := svc.Catalogue(ctx); now.Revision != c.Revision {
+		t.Fatal("an unaudited catalogue change happened")
 	}
 }

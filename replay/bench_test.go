@@ -58,7 +58,7 @@ func benchInvoke(b *testing.B, runner sandbox.Runner, n int, noSync bool) {
 	}
 	defer st.Close()
 	svc := procedures.NewService(st, procedures.Options{})
-	if _, err := svc.PutCatalogue(ctx, defaultTools); err != nil {
+	if _, err := svc.PutCatalogue(ctx, defaultTools, "tester"); err != nil {
 		b.Fatal(err)
 	}
 	out, err := svc.Capture(ctx, procedures.CaptureRequest{Code: benchCode(n)})

@@ -311,7 +311,7 @@ func TestInvokeCatalogueChangeReclassifies(t *testing.T) {
 			tools[i].ReadOnly = false
 		}
 	}
-	if _, err := e.svc.PutCatalogue(ctx, tools); err != nil {
+	if _, err := e.svc.PutCatalogue(ctx, tools, "tester"); err != nil {
 		t.Fatal(err)
 	}
 	before := len(e.disp.tools())
@@ -320,7 +320,7 @@ func TestInvokeCatalogueChangeReclassifies(t *testing.T) {
 		t.Fatal("dispatched after the flip")
 	}
 	// A tool that leaves the catalogue is unknown: not read-only either.
-	if _, err := e.svc.PutCatalogue(ctx, []procedures.Tool{{Name: "get_jobs", ReadOnly: true}}); err != nil {
+	if _, err := e.svc.PutCatalogue(ctx, []procedures.Tool{{Name: "get_jobs", ReadOnly: true}}, "tester"); err != nil {
 		t.Fatal(err)
 	}
 	e.mustDeny(req, procedures.ReasonStateChangingAuto)

@@ -105,10 +105,12 @@ func newEnv(t *testing.T, runner sandbox.Runner, allowMutating bool) *env {
 // wrapper around it that injects faults).
 func newEnvOn(t *testing.T, st *embedded.Store, store procedures.Store, runner sandbox.Runner, allowMutating bool) *env {
 	t.Helper()
-	svc := procedures.NewService(store, procedures.Options{AllowMutatingAutorun: allowMutating})
-	if _, err := svc.PutCatalogue(context.Background(), defaultTools); err != nil {
+	// The catalogue goes in through the real store: store may be one that
+	// injects faults.
+	if _, err := procedures.NewService(st, procedures.Options{}).PutCatalogue(context.Background(), defaultTools, "tester"); err != nil {
 		t.Fatal(err)
 	}
+	svc := procedures.NewService(store, procedures.Options{AllowMutatingAutorun: allowMutating})
 	disp := &recorder{}
 	rp := New(svc, runner, disp, Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}})
 	return &env{t: t, store: st, svc: svc, rp: rp, disp: disp}

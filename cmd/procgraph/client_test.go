@@ -153,7 +153,9 @@ func TestClientCommands(t *testing.T) {
 	for _, d := range ds.Decisions {
 		kinds = append(kinds, d["kind"].(string))
 	}
-	if !slices.Equal(kinds, []string{"invoke", "revoke", "promote", "grant"}) {
+	// The catalogue records: the one `tools put` made and the one serve
+	// made from --tools at start.
+	if !slices.Equal(kinds, []string{"catalogue", "invoke", "revoke", "promote", "grant", "catalogue"}) {
 		t.Fatalf("decisions: %v", kinds)
 	}
 	mustRunJSON(t, &ds, "decisions", "--kind", "grant", "--procedure", readOnlyName, "--json")

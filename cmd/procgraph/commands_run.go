@@ -125,7 +125,7 @@ func cmdTools(ctx context.Context, c *client, args []string, stdin io.Reader, st
 func cmdDecisions(ctx context.Context, c *client, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs, asJSON := newFlags("decisions", stderr)
 	proc := fs.String("procedure", "", "decisions about this procedure")
-	kind := fs.String("kind", "", "invoke, grant, revoke or promote")
+	kind := fs.String("kind", "", "invoke, grant, revoke, promote or catalogue")
 	limit := fs.Int("limit", 100, "how many")
 	before := fs.String("before", "", "page back: records older than this decision id (the previous page's next)")
 	if _, err := parseInterleaved(fs, args); err != nil {

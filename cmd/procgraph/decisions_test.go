@@ -292,7 +292,9 @@ func TestRestartKeepsState(t *testing.T) {
 	if num(p["frequency"]) != 4 || num(p["use_count"]) != 1 || p["auto_run"].(map[string]any)["active"] != true || p["last_used_at"] == nil {
 		t.Fatalf("after the restart: %v", p)
 	}
-	if ds := again.decisions(t, ""); len(ds) != 3 {
+	// grant, two invokes, and two catalogue changes (serve --tools at the
+	// first start, the PUT): the restart with an unchanged --tools adds none.
+	if ds := again.decisions(t, ""); len(ds) != 5 {
 		t.Fatalf("decisions after the restart: %v", ds)
 	}
 	// Still works: a replay counts on top of the kept state.
@@ -311,12 +313,12 @@ func TestDecisionsPageBack(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		mustStatus(t, s.invoke(t, name, map[string]any{"arguments": map[string]any{"task_id": i}, "phase": "automatic"}), 200)
 	}
-	all := s.decisions(t, "limit=1000")
+	all := s.decisions(t, "limit=1000&kind=invoke")
 	if len(all) != 5 {
 		t.Fatalf("want 5 decisions, got %d", len(all))
 	}
 	var seen []any
-	path := "/v1/decisions?limit=2"
+	path := "/v1/decisions?kind=invoke&limit=2"
 	for pages := 0; pages < 10; pages++ {
 		var out struct {
 			Decisions []map[string]any `json:"decisions"`
@@ -331,7 +333,7 @@ func TestDecisionsPageBack(t *testing.T) {
 		if out.Next == nil {
 			break
 		}
-		path = "/v1/decisions?limit=2&before=" + *out.Next
+		path = "/v1/decisions?kind=invoke&limit=2&before=" + *out.Next
 	}
 	if len(seen) != len(all) {
 		t.Fatalf("paged %d records, want %d: %v", len(seen), len(all), seen)

@@ -435,7 +435,7 @@ func TestVersionsPromoteAutoRun(t *testing.T) {
 				}
 			}
 		}
-		want := []string{"revoke/allowed", "revoke/allowed", "revoke/allowed", "promote/allowed", "promote/allowed", "promote/denied", "grant/allowed"}
+		want := []string{"revoke/allowed", "revoke/allowed", "revoke/allowed", "promote/allowed", "promote/allowed", "promote/denied", "grant/allowed", "catalogue/allowed"}
 		if !slices.Equal(kinds, want) {
 			t.Fatalf("decision kinds %v, want %v", kinds, want)
 		}

@@ -91,7 +91,7 @@ func serve(ctx context.Context, cfg *serveConfig, log zerolog.Logger) error {
 	}()
 	svc := procedures.NewService(store, procedures.Options{AllowMutatingAutorun: cfg.AllowMutatingAutorun})
 	if cat != nil {
-		if err := store.PutCatalogue(ctx, cat); err != nil {
+		if err := loadCatalogue(ctx, svc, cat); err != nil {
 			return fmt.Errorf("loading the catalogue: %v", procedures.ErrorMessage(err))
 		}
 		log.Info().Int("tools", len(cat.Tools)).Str("revision", cat.Revision).Msg("catalogue loaded")
@@ -277,4 +277,19 @@ func (r *runners) gauges() []api.GaugeValue {
 		)
 	}
 	return out
+}
+
+// loadCatalogue replaces the stored catalogue with the --tools file's,
+// audited with the actor "procgraph serve --tools"; an unchanged one is
+// left alone (no audit record on every restart).
+func loadCatalogue(ctx context.Context, svc *procedures.Service, cat *procedures.Catalogue) error {
+	stored, err := svc.Catalogue(ctx)
+	if err != nil {
+		return err
+	}
+	if stored.Revision == cat.Revision {
+		return nil
+	}
+	_, err = svc.PutCatalogue(ctx, cat.Tools, "procgraph serve --tools")
+	return err
 }

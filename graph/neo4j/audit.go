@@ -52,7 +52,7 @@ func decisionParams(d procedures.Decision) (map[string]any, error) {
 	case d.ID == "":
 		return nil, invalid("id", "a decision needs an id")
 	case !d.Kind.Valid():
-		return nil, invalid("kind", "decision kind %q is not one of invoke, grant, revoke, promote", d.Kind)
+		return nil, invalid("kind", "decision kind %q is not one of invoke, grant, revoke, promote, catalogue", d.Kind)
 	case d.At.IsZero():
 		return nil, invalid("at", "a decision needs a time")
 	}
@@ -79,7 +79,7 @@ func (s *Store) ListDecisions(ctx context.Context, f procedures.DecisionFilter) 
 	case f.Limit < 0:
 		return nil, invalid("limit", "limit must not be negative")
 	case f.Kind != "" && !f.Kind.Valid():
-		return nil, invalid("kind", "decision kind %q is not one of invoke, grant, revoke, promote", f.Kind)
+		return nil, invalid("kind", "decision kind %q is not one of invoke, grant, revoke, promote, catalogue", f.Kind)
 	}
 	limit := f.Limit
 	if limit == 0 {
