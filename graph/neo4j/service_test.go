@@ -132,8 +132,10 @@ func TestServiceOverNeo4j(t *testing.T) {
 		t.Fatalf("a full page of decisions must give next: %v", decisions)
 	}
 	older := want(200)(call(t, hs, "GET", "/v1/decisions?limit=100&before="+decisions["next"].(string), nil))["decisions"].([]any)
-	// Newest first: promote, grant | grant (denied), invoke (denied), invoke.
-	if len(older) != 3 || older[0].(map[string]any)["kind"] != "grant" || older[2].(map[string]any)["kind"] != "invoke" {
+	// Newest first: catalogue, promote | grant, grant (denied), invoke
+	// (denied), invoke, catalogue.
+	if len(older) != 5 || older[0].(map[string]any)["kind"] != "grant" || older[3].(map[string]any)["kind"] != "invoke" ||
+		older[4].(map[string]any)["kind"] != "catalogue" {
 		t.Fatalf("older decisions: %v", older)
 	}
 
