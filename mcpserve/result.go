@@ -78,7 +78,7 @@ func decodeArguments(raw json.RawMessage) (map[string]any, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var args map[string]any
-	if err := dec.Decode(&args); err != nil || dec.More() {
+	if err := dec.Decode(&args); err != nil || len(bytes.TrimSpace(raw[dec.InputOffset():])) > 0 {
 		return nil, procedures.Errorf(procedures.CodeInvalid, "the arguments must be a JSON object").WithDetails("field", "arguments")
 	}
 	if args == nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -125,7 +126,8 @@ func decodeJSON(data []byte) (any, error) {
 	if err := dec.Decode(&x); err != nil {
 		return nil, err
 	}
-	if dec.More() {
+	// More would miss a stray closing bracket ("0 ]"): only the end may follow.
+	if _, err := dec.Token(); err != io.EOF {
 		return nil, fmt.Errorf("trailing data after a JSON value")
 	}
 	return numbers(x)
