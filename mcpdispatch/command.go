@@ -60,5 +60,8 @@ func SplitCommand(s string) ([]string, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("the command is empty")
 	}
+	if argv[0] == "" {
+		return nil, errors.New("the command's program name is empty")
+	}
 	return argv, nil
 }
