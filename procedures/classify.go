@@ -91,15 +91,11 @@ func sortedKeys(m map[string]bool) []string {
 	return keys
 }
 
-// DistinctTools is how many distinct names a signature holds (signatures are
-// de-duplicated, so its length).
-func DistinctTools(signature []string) int { return len(signature) }
-
 // IsExposed reports whether a procedure is offered to planners as a proc__
 // tool: succeeded, not opaque, at least two distinct tools, and read-only
 // unless mutating auto-run is on.
 func IsExposed(status Status, opaque bool, signature []string, readOnly, allowMutating bool) bool {
-	return status == StatusSucceeded && !opaque && DistinctTools(signature) >= 2 && (readOnly || allowMutating)
+	return status == StatusSucceeded && !opaque && len(signature) >= 2 /* signatures are de-duplicated */ && (readOnly || allowMutating)
 }
 
 // WithinNames reports whether every signature name is in names: the

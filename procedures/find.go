@@ -61,7 +61,7 @@ func (s *Service) Find(ctx context.Context, r FindRequest) ([]*Procedure, int, e
 		if v, err = s.newView(ctx, page); err != nil {
 			return nil, 0, err
 		}
-	} else if err := s.extendView(ctx, v, page); err != nil {
+	} else if err := s.addRefs(ctx, v, page); err != nil {
 		return nil, 0, err
 	}
 	for _, p := range page {
@@ -76,18 +76,4 @@ func (s *Service) Exposed(ctx context.Context, causes []string, limit int) ([]*P
 	exposed := true
 	page, _, err := s.Find(ctx, FindRequest{Causes: causes, Exposed: &exposed, Limit: limit, SkipTotal: true})
 	return page, err
-}
-
-// extendView adds the references of more procedures to v.
-func (s *Service) extendView(ctx context.Context, v *view, more []*Procedure) error {
-	extra, err := s.newView(ctx, more)
-	if err != nil {
-		return err
-	}
-	for name, p := range extra.procs {
-		if _, ok := v.procs[name]; !ok {
-			v.procs[name] = p
-		}
-	}
-	return nil
 }

@@ -23,6 +23,15 @@ func (s *Service) newView(ctx context.Context, roots []*Procedure) (*view, error
 		return nil, err
 	}
 	v := &view{cat: cat, procs: map[string]*Procedure{}, allowMutating: s.opts.AllowMutatingAutorun}
+	if err := s.addRefs(ctx, v, roots); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// addRefs loads into v, transitively up to MaxNesting levels, the
+// procedures referenced from roots' signatures that v lacks.
+func (s *Service) addRefs(ctx context.Context, v *view, roots []*Procedure) error {
 	frontier := roots
 	for depth := 0; depth <= MaxNesting && len(frontier) > 0; depth++ {
 		var want []string
@@ -40,7 +49,7 @@ func (s *Service) newView(ctx context.Context, roots []*Procedure) (*view, error
 		}
 		got, err := s.store.GetMany(ctx, want)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		frontier = frontier[:0:0]
 		for _, name := range want {
@@ -50,7 +59,7 @@ func (s *Service) newView(ctx context.Context, roots []*Procedure) (*view, error
 			}
 		}
 	}
-	return v, nil
+	return nil
 }
 
 // classify classifies a signature in this view.
