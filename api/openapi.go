@@ -51,7 +51,7 @@ var responseSchemas = map[string]string{
 		"read_only": {"type": "boolean"}, "external_access": {"type": "boolean"}, "auto_run": {"type": "boolean"},
 		"frequency": {"type": "integer"}, "signature": {"type": "array", "items": {"type": "string"}}}}}}}`,
 	"Versions": `{"type": "object", "required": ["versions"], "properties": {"versions": {"type": "array", "items": {"type": "object",
-		"required": ["code_hash", "captured_at", "frequency", "status", "current"], "properties": {"code_hash": {"type": "string"},
+		"additionalProperties": false, "required": ["code_hash", "captured_at", "frequency", "status", "current"], "properties": {"code_hash": {"type": "string"},
 		"captured_at": {"type": "string", "format": "date-time"}, "frequency": {"type": "integer"},
 		"status": {"type": "string", "enum": ["succeeded", "failed"]}, "current": {"type": "boolean"}}}}}}`,
 	"Version": `{"type": "object", "required": ["code_hash", "code", "dialect", "status", "current", "captured_at", "frequency"], "properties": {

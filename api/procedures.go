@@ -2,7 +2,6 @@ package api
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/go-chi/chi/v5"
 
@@ -102,28 +101,12 @@ func (s *Server) versions(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if vs == nil {
-		vs = []procedures.Version{}
+	listed := make([]procedures.Version, len(vs))
+	for i, v := range vs {
+		listed[i] = v.Listed()
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"versions": vs})
+	writeJSON(w, http.StatusOK, map[string]any{"versions": listed})
 	return nil
-}
-
-// versionBody is one version with its code, for an operator to review
-// before promoting it.
-type versionBody struct {
-	CodeHash    string               `json:"code_hash"`
-	Code        string               `json:"code"`
-	Dialect     string               `json:"dialect"`
-	Parameters  []string             `json:"parameters"`
-	InputSchema map[string]any       `json:"input_schema"`
-	Summary     string               `json:"summary"`
-	Opaque      bool                 `json:"opaque"`
-	Warnings    []procedures.Warning `json:"warnings"`
-	Status      procedures.Status    `json:"status"`
-	Frequency   int64                `json:"frequency"`
-	CapturedAt  time.Time            `json:"captured_at"`
-	Current     bool                 `json:"current"`
 }
 
 func (s *Server) version(w http.ResponseWriter, r *http.Request) error {
@@ -136,16 +119,8 @@ func (s *Server) version(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	b := versionBody{CodeHash: v.CodeHash, Code: v.Code, Dialect: v.Dialect, Parameters: v.Parameters, InputSchema: v.InputSchema,
-		Summary: v.Summary, Opaque: v.Opaque, Warnings: v.Warnings, Status: v.Status, Frequency: v.Frequency,
-		CapturedAt: v.CapturedAt, Current: p.CodeHash == v.CodeHash}
-	if b.Parameters == nil {
-		b.Parameters = []string{}
-	}
-	if b.Warnings == nil {
-		b.Warnings = []procedures.Warning{}
-	}
-	writeJSON(w, http.StatusOK, b)
+	v.Current = p.CodeHash == v.CodeHash
+	writeJSON(w, http.StatusOK, v)
 	return nil
 }
 

@@ -107,20 +107,27 @@ func IsProcName(name string) bool {
 }
 
 // Version is one distinct code (by code hash) captured for a procedure.
+// Its JSON is the version with its code; Listed is the entry of a list of
+// versions (API.md's shape, without code).
 type Version struct {
 	CodeHash    string         `json:"code_hash"`
-	Code        string         `json:"-"`
-	Dialect     string         `json:"-"`
-	Parameters  []string       `json:"-"`
-	InputSchema map[string]any `json:"-"`
-	Opaque      bool           `json:"-"`
-	Warnings    []Warning      `json:"-"`
-	Summary     string         `json:"-"`
-	Metadata    map[string]any `json:"-"`
+	Code        string         `json:"code,omitempty"`
+	Dialect     string         `json:"dialect,omitempty"`
+	Parameters  []string       `json:"parameters,omitempty"`
+	InputSchema map[string]any `json:"input_schema,omitempty"`
+	Opaque      bool           `json:"opaque,omitempty"`
+	Warnings    []Warning      `json:"warnings,omitempty"`
+	Summary     string         `json:"summary,omitempty"`
+	Metadata    map[string]any `json:"-"` // the capturing agent's, not shown
 	CapturedAt  time.Time      `json:"captured_at"`
 	Frequency   int64          `json:"frequency"`
 	Status      Status         `json:"status"`
 	Current     bool           `json:"current"`
+}
+
+// Listed returns v as an entry of a list of versions: without its code.
+func (v Version) Listed() Version {
+	return Version{CodeHash: v.CodeHash, CapturedAt: v.CapturedAt, Frequency: v.Frequency, Status: v.Status, Current: v.Current}
 }
 
 // Cause is something procedures addressed, e.g. "input dataset unavailable".
