@@ -1,6 +1,7 @@
 package api
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -8,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/procgraph/procgraph/procedures"
 )
 
 // Metrics is a small Prometheus text-format registry: labelled counters and
@@ -70,6 +73,28 @@ func (m *Metrics) ObserveRequest(route, method string, status int, d time.Durati
 	}
 	h.sum += s
 	h.count++
+}
+
+// CountDecision counts one decision record by kind, outcome and reason.
+func (m *Metrics) CountDecision(d procedures.Decision) {
+	m.Inc("procgraph_decisions_total", "Decisions by kind, outcome and reason.",
+		"kind", string(d.Kind), "outcome", string(d.Outcome), "reason", d.Reason)
+}
+
+// CountRefusal counts the denied decision that err carries in its details
+// (a denied invoke, a refused grant or promote), if any.
+func (m *Metrics) CountRefusal(err error) {
+	var pe *procedures.Error
+	if errors.As(err, &pe) {
+		if d, ok := pe.Details["decision"].(procedures.Decision); ok {
+			m.CountDecision(d)
+		}
+	}
+}
+
+// CountReplay counts one replay that ran, by status and error code.
+func (m *Metrics) CountReplay(status, errorCode string) {
+	m.Inc("procgraph_replays_total", "Replays by status and error code.", "status", status, "error", errorCode)
 }
 
 // AddGauges registers a function read at every scrape.

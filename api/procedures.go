@@ -142,9 +142,10 @@ func (s *Server) promote(w http.ResponseWriter, r *http.Request) error {
 		Name: chi.URLParam(r, "name"), CodeHash: chi.URLParam(r, "code_hash"), Reason: deref(b.Reason), Actor: principalOf(r).Name,
 	})
 	if err != nil {
+		s.metrics.CountRefusal(err)
 		return err
 	}
-	s.metrics.Inc("procgraph_decisions_total", "Decisions by kind, outcome and reason.", "kind", string(d.Kind), "outcome", string(d.Outcome), "reason", d.Reason)
+	s.metrics.CountDecision(d)
 	s.changed()
 	writeJSON(w, http.StatusOK, decisionAnswer{Procedure: p, Decision: d})
 	return nil
@@ -174,14 +175,10 @@ func (s *Server) setAutoRun(w http.ResponseWriter, r *http.Request, enabled bool
 		Name: chi.URLParam(r, "name"), Enabled: enabled, Reason: reason, Actor: principalOf(r).Name,
 	})
 	if err != nil {
-		if pe, ok := err.(*procedures.Error); ok {
-			if dd, ok := pe.Details["decision"].(procedures.Decision); ok {
-				s.metrics.Inc("procgraph_decisions_total", "Decisions by kind, outcome and reason.", "kind", string(dd.Kind), "outcome", string(dd.Outcome), "reason", dd.Reason)
-			}
-		}
+		s.metrics.CountRefusal(err)
 		return err
 	}
-	s.metrics.Inc("procgraph_decisions_total", "Decisions by kind, outcome and reason.", "kind", string(d.Kind), "outcome", string(d.Outcome), "reason", d.Reason)
+	s.metrics.CountDecision(d)
 	s.changed()
 	writeJSON(w, http.StatusOK, decisionAnswer{Procedure: p, Decision: d})
 	return nil
@@ -207,15 +204,11 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request) error {
 		ReviewedBy: deref(b.ReviewedBy), ReviewerHasGrantScope: caller.Has(ScopeGrant), Actor: caller.Name,
 	})
 	if err != nil {
-		if pe, ok := err.(*procedures.Error); ok && pe.Code == procedures.CodeDenied {
-			if d, ok := pe.Details["decision"].(procedures.Decision); ok {
-				s.metrics.Inc("procgraph_decisions_total", "Decisions by kind, outcome and reason.", "kind", "invoke", "outcome", "denied", "reason", d.Reason)
-			}
-		}
+		s.metrics.CountRefusal(err)
 		return err
 	}
-	s.metrics.Inc("procgraph_decisions_total", "Decisions by kind, outcome and reason.", "kind", "invoke", "outcome", "allowed", "reason", res.Decision.Reason)
-	s.metrics.Inc("procgraph_replays_total", "Replays by status and error code.", "status", res.Status, "error", errorCodeOf(res))
+	s.metrics.CountDecision(res.Decision)
+	s.metrics.CountReplay(res.Status, errorCodeOf(res))
 	writeJSON(w, http.StatusOK, res)
 	return nil
 }

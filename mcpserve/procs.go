@@ -144,7 +144,7 @@ func (h *Handler) runResult(res *replay.InvokeResult) (*mcp.CallToolResult, erro
 		code = string(res.Error.Code)
 	}
 	if h.cfg.Metrics != nil {
-		h.cfg.Metrics.Inc("procgraph_replays_total", "Replays by status and error code.", "status", res.Status, "error", code)
+		h.cfg.Metrics.CountReplay(res.Status, code)
 	}
 	meta := mcp.Meta{MetaDecision: res.Decision.ID, MetaStatus: res.Status, MetaCalls: res.Calls}
 	if res.Output != "" {

@@ -158,8 +158,7 @@ func (h *Handler) setAutoRun(ctx context.Context, c caller, args map[string]any)
 // countDecision counts d in the metrics, as the HTTP API does.
 func (h *Handler) countDecision(d procedures.Decision) {
 	if h.cfg.Metrics != nil {
-		h.cfg.Metrics.Inc("procgraph_decisions_total", "Decisions by kind, outcome and reason.",
-			"kind", string(d.Kind), "outcome", string(d.Outcome), "reason", d.Reason)
+		h.cfg.Metrics.CountDecision(d)
 	}
 }
 
