@@ -141,6 +141,12 @@ func (s *Server) promote(w http.ResponseWriter, r *http.Request) error {
 	p, d, err := s.svc.Promote(r.Context(), procedures.PromoteRequest{
 		Name: chi.URLParam(r, "name"), CodeHash: chi.URLParam(r, "code_hash"), Reason: deref(b.Reason), Actor: principalOf(r).Name,
 	})
+	return s.answerDecision(w, p, d, err)
+}
+
+// answerDecision answers a grant, revoke or promote: the procedure and its
+// decision, counted; a refusal is counted too and answered as an error.
+func (s *Server) answerDecision(w http.ResponseWriter, p *procedures.Procedure, d procedures.Decision, err error) error {
 	if err != nil {
 		s.metrics.CountRefusal(err)
 		return err
@@ -174,14 +180,7 @@ func (s *Server) setAutoRun(w http.ResponseWriter, r *http.Request, enabled bool
 	p, d, err := s.svc.SetAutoRun(r.Context(), procedures.AutoRunRequest{
 		Name: chi.URLParam(r, "name"), Enabled: enabled, Reason: reason, Actor: principalOf(r).Name,
 	})
-	if err != nil {
-		s.metrics.CountRefusal(err)
-		return err
-	}
-	s.metrics.CountDecision(d)
-	s.changed()
-	writeJSON(w, http.StatusOK, decisionAnswer{Procedure: p, Decision: d})
-	return nil
+	return s.answerDecision(w, p, d, err)
 }
 
 type invokeBody struct {
