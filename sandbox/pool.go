@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -44,8 +45,10 @@ type PoolStats struct {
 	Busy    int64 // workers running a block
 	Live    int64 // workers alive (idle, busy or starting)
 	Started int64 // workers started since the pool was made
-	Crashed int64 // workers that died during a run (memory limit, crash, external kill)
+	Crashed int64 // workers that died by themselves or were killed from outside, running or idle (memory limit, crash, external kill)
 	Killed  int64 // workers the pool killed (hung past the grace period, protocol violation)
+	// Started, Crashed and Killed only grow; Live = Started − Crashed −
+	// Killed − the workers stopped normally (idle timeout, one-off, Close).
 }
 
 // Pool runs requests in worker processes kept warm. It implements Runner
@@ -170,13 +173,35 @@ func (p *Pool) Run(ctx context.Context, req Request, tools ToolCaller) Result {
 
 func (p *Pool) startWorker(cfg *PoolConfig) (*proc, error) {
 	p.live.Add(1)
-	w, err := startProc(cfg)
+	w, err := startProc(cfg, p.exited)
 	if err != nil {
 		p.live.Add(-1)
 		return nil, err
 	}
 	p.started.Add(1)
 	return w, nil
+}
+
+// exited is called when a worker has exited. A worker that dies while
+// idle (killed from outside, crashed) is taken out of the idle list and
+// accounted for at once, and the warm pool is refilled; a worker that
+// exits in any other state (running, retired, killed) is accounted for by
+// whoever holds it.
+func (p *Pool) exited(w *proc) {
+	p.mu.Lock()
+	i := slices.Index(p.idle, w)
+	if i >= 0 {
+		p.idle = slices.Delete(p.idle, i, i+1)
+	}
+	p.mu.Unlock()
+	if i < 0 {
+		return
+	}
+	w.closeDead()
+	p.live.Add(-1)
+	p.crashed.Add(1)
+	p.cfg.Logger.Warn().Int("pid", w.pid).Str("exit", exitStatus(w)).Msg("sandbox: an idle worker died")
+	p.replenish()
 }
 
 // getIdle pops the most recently used idle worker, or returns nil.

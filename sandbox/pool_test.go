@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -178,5 +179,48 @@ func TestMemoryLimitPerRequest(t *testing.T) {
 				t.Errorf("started %d workers, want %d", got, tc.starts)
 			}
 		})
+	}
+}
+
+// TestIdleWorkersKilled: idle workers killed from outside (SIGKILL) are
+// noticed at once, without a run: they leave the idle list, count as
+// crashed, and the warm pool is refilled with new processes.
+func TestIdleWorkersKilled(t *testing.T) {
+	p, err := sandbox.NewPool(sandbox.PoolConfig{Size: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	old := sandbox.IdlePIDs(p)
+	if len(old) != 2 {
+		t.Fatalf("idle = %v", old)
+	}
+	for _, pid := range old {
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// No run is made: the pool must see the deaths by itself.
+	var s sandbox.PoolStats
+	for range 1000 {
+		s = p.Stats()
+		if s.Crashed == 2 && s.Started == 4 && s.Idle == 2 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if s.Crashed != 2 || s.Started != 4 || s.Idle != 2 || s.Live != 2 || s.Killed != 0 || s.Busy != 0 {
+		t.Fatalf("after killing both idle workers: %+v", s)
+	}
+	for _, pid := range sandbox.IdlePIDs(p) {
+		if slices.Contains(old, pid) {
+			t.Fatalf("killed worker %d still idle", pid)
+		}
+	}
+	if res := run(t, p, "return 7", nil, nil, sandbox.Limits{}, nil); res.Err != nil || res.Value != int64(7) {
+		t.Fatalf("next run: %v %s", res.Value, errString(res.Err))
+	}
+	if s := p.Stats(); s.Started != 4 || s.Crashed != 2 {
+		t.Errorf("the run after refill started or lost workers: %+v", s)
 	}
 }

@@ -43,7 +43,11 @@ type proc struct {
 
 // startProc starts a worker, waits for its hello and applies the hard
 // memory limit before the worker is given any code.
-func startProc(cfg *PoolConfig) (*proc, error) {
+//
+// onExit, when not nil, is called once the worker has exited and is reaped,
+// whatever the reason: the pool learns of a death at once (wait status),
+// not when it next hands the worker a run.
+func startProc(cfg *PoolConfig, onExit func(*proc)) (*proc, error) {
 	cmd := exec.Command(cfg.Command[0], cfg.Command[1:]...)
 	cmd.Env = append(workerEnviron(),
 		// One P: a run is one Starlark thread; a worker uses one core, and
@@ -87,6 +91,9 @@ func startProc(cfg *PoolConfig) (*proc, error) {
 		p.waitErr = cmd.Wait()
 		close(p.exit)
 		dead()
+		if onExit != nil {
+			onExit(p)
+		}
 	}()
 
 	_ = p.stdout.SetReadDeadline(time.Now().Add(cfg.StartTimeout))
@@ -196,6 +203,15 @@ func (p *proc) kill() {
 		_ = p.stdout.Close()
 	})
 	p.wait()
+}
+
+// closeDead closes the pipes of a worker that has exited and been reaped
+// (no signal: its pid may already belong to another process).
+func (p *proc) closeDead() {
+	p.killOnce.Do(func() {
+		_ = p.stdin.Close()
+		_ = p.stdout.Close()
+	})
 }
 
 // wait waits until the worker has exited and is reaped.
