@@ -16,7 +16,7 @@ import (
 func runMain(tb testing.TB, args ...string) (int, string, string) {
 	tb.Helper()
 	var stdout, stderr bytes.Buffer
-	code := Main(context.Background(), args, strings.NewReader(""), &stdout, &stderr)
+	code := runCLI(context.Background(), args, strings.NewReader(""), &stdout, &stderr)
 	return code, stdout.String(), stderr.String()
 }
 
@@ -311,7 +311,7 @@ func TestRefuseToStart(t *testing.T) {
 				args = append(args, "--addr", "127.0.0.1:0")
 			}
 			args = append(args, tc.args...)
-			go func() { done <- Main(ctx, args, nil, &stdout, &stderr) }()
+			go func() { done <- runCLI(ctx, args, nil, &stdout, &stderr) }()
 			var code int
 			select {
 			case code = <-done:
@@ -352,7 +352,7 @@ func TestDefaultTokensFileIsNotIgnored(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
 	var stdout, stderr bytes.Buffer
-	if code := Main(context.Background(), []string{"token", "create", "--name", "ops", "--scopes", "read"}, nil, &stdout, &stderr); code != 0 {
+	if code := runCLI(context.Background(), []string{"token", "create", "--name", "ops", "--scopes", "read"}, nil, &stdout, &stderr); code != 0 {
 		t.Fatalf("token create: %d %s", code, stderr.String())
 	}
 	token := strings.TrimSpace(stdout.String())

@@ -4,8 +4,38 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 )
+
+// runCLI runs procgraph with args (without the program name) and returns
+// the exit code: 0 on success, 1 on failure, 2 on a usage error.
+func runCLI(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "help", "-h", "--help":
+		if len(args) > 1 && args[0] == "help" {
+			// help CMD [SUB] is CMD [SUB] --help.
+			return runCLI(ctx, append(args[1:], "--help"), stdin, stdout, stderr)
+		}
+		fmt.Fprint(stdout, usage)
+		return 0
+	case "serve":
+		return cmdServe(ctx, args[1:], stdout, stderr)
+	case "token":
+		return cmdToken(args[1:], stdout, stderr)
+	case "signature":
+		return cmdSignature(args[1:], stdin, stdout, stderr)
+	case "run":
+		return cmdRun(ctx, args[1:], stdout, stderr)
+	}
+	if cmd, ok := clientCommands()[args[0]]; ok {
+		return cmd(ctx, newClient(), args[1:], stdin, stdout, stderr)
+	}
+	fmt.Fprintf(stderr, "procgraph: unknown command %q\n\n%s", args[0], usage)
+	return 2
+}
 
 const usage = `procgraph — a memory of procedures for LLM agents
 
@@ -28,34 +58,3 @@ Client (PROCGRAPH_URL, PROCGRAPH_TOKEN):
   procgraph decisions [--procedure P] [--kind K] [--before ID]
 Every client command takes --json.
 `
-
-// Main runs procgraph with args (without the program name) and returns the
-// exit code: 0 on success, 1 on failure, 2 on a usage error.
-func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return mainWithEnv(ctx, args, os.Getenv, stdin, stdout, stderr)
-}
-
-func mainWithEnv(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return 2
-	}
-	switch args[0] {
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-		return 0
-	case "serve":
-		return cmdServe(ctx, args[1:], getenv, stderr)
-	case "token":
-		return cmdToken(args[1:], getenv, stdout, stderr)
-	case "signature":
-		return cmdSignature(args[1:], stdin, stdout, stderr)
-	case "run":
-		return cmdRun(ctx, args[1:], stdout, stderr)
-	}
-	if cmd, ok := clientCommands()[args[0]]; ok {
-		return cmd(ctx, newClient(getenv), args[1:], stdin, stdout, stderr)
-	}
-	fmt.Fprintf(stderr, "procgraph: unknown command %q\n\n%s", args[0], usage)
-	return 2
-}

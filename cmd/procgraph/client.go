@@ -22,12 +22,12 @@ type client struct {
 	http  *http.Client
 }
 
-func newClient(getenv func(string) string) *client {
-	base := getenv("PROCGRAPH_URL")
+func newClient() *client {
+	base := os.Getenv("PROCGRAPH_URL")
 	if base == "" {
 		base = "http://127.0.0.1:8474"
 	}
-	return &client{base: strings.TrimRight(base, "/"), token: getenv("PROCGRAPH_TOKEN"), http: &http.Client{Timeout: 2 * time.Minute}}
+	return &client{base: strings.TrimRight(base, "/"), token: os.Getenv("PROCGRAPH_TOKEN"), http: &http.Client{Timeout: 2 * time.Minute}}
 }
 
 // apiError is an error answer from the server.
@@ -149,5 +149,3 @@ func fail(stderr io.Writer, cmd string, err error) int {
 	fmt.Fprintf(stderr, "procgraph %s: %v\n", cmd, err)
 	return 1
 }
-
-var _ = os.Stdout

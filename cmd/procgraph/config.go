@@ -1,22 +1,24 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"os"
-	"strconv"
 	"strings"
 
-	"github.com/procgraph/procgraph/mcpdispatch"
+	"github.com/peterbourgon/ff/v3"
 )
 
 // serveConfig is `procgraph serve`'s configuration: flags, each with an
-// environment twin; a flag wins over its twin.
+// environment twin (PROCGRAPH_ and the flag's name in capitals, - as _); a
+// flag wins over its twin. The NEO4J_* settings are environment only.
 type serveConfig struct {
 	Addr                 string
-	Store                string
+	Store                string // embedded or neo4j, "" until resolved
 	Data                 string
 	Neo4jURI             string
 	Neo4jUsername        string
@@ -33,115 +35,74 @@ type serveConfig struct {
 	InProcessSandbox     bool
 }
 
-// setting is one configurable value.
-type setting struct {
-	flag, env, def, usage string
-	dst                   *string
+// envPrefix prefixes every flag's environment twin.
+const envPrefix = "PROCGRAPH"
+
+// defaultTokensFile is where `token create` stores hashes by default, and
+// what serve reads when it exists and no tokens file is configured.
+const defaultTokensFile = "procgraph-tokens.json"
+
+// serveFlags registers every serve setting on fs, with its default.
+func (c *serveConfig) serveFlags(fs *flag.FlagSet) *settings {
+	s := &settings{fs: fs}
+	s.add(&text{&c.Addr, validHostPort}, "addr", "127.0.0.1:8474", "listen address")
+	s.add(&text{&c.Store, oneOf("embedded", "neo4j")}, "store", "", "embedded or neo4j (default neo4j when NEO4J_URI is set, else embedded)")
+	s.add(&text{&c.Data, nonBlank}, "data", "./procgraph.db", "embedded store file")
+	s.add(&text{&c.ToolsFile, nil}, "tools", "", "catalogue file loaded at start; replaces the stored catalogue")
+	s.add(&text{&c.UpstreamHTTP, httpURL}, "upstream-http", "", "where replayed tool calls go (POST {\"tool\", \"arguments\"})")
+	s.add(&text{&c.UpstreamMCP, httpURL}, "upstream-mcp", "", "streamable HTTP MCP server where replayed tool calls go")
+	s.add((*command)(&c.UpstreamMCPCommand), "upstream-mcp-command", "", "MCP server command (\"CMD ARGS\") started and spoken to over stdio")
+	s.add(&text{&c.TokensFile, nil}, "tokens-file", "", "bearer tokens file (hashes and scopes); default ./"+defaultTokensFile+" when it exists")
+	s.add((*strictBool)(&c.AllowMutatingAutorun), "allow-mutating-autorun", "false", "true or false: expose and grant state-changing procedures (interactive phase only)")
+	s.add(&text{&c.LogLevel, oneOf("debug", "info", "warn", "error")}, "log-level", "info", "debug, info, warn or error")
+	s.add(&count{&c.SandboxWorkers, 1, 64}, "sandbox-workers", "2", "warm sandbox worker processes")
+	s.add((*strictBool)(&c.InProcessSandbox), "sandbox-in-process", "false", "true runs replays in the server process (tests and benchmarks only: no memory limit)")
+	return s
 }
 
-// parseServeConfig reads flags then environment; invalid values are errors
-// naming the setting, never silent defaults.
-func parseServeConfig(args []string, getenv func(string) string, stderr io.Writer) (*serveConfig, error) {
+// parseServeConfig reads flags, then their environment twins, then the
+// NEO4J_* environment. An invalid value is an error naming the setting,
+// never a silent default; flag.ErrHelp asks for the usage.
+func parseServeConfig(args []string) (*serveConfig, error) {
 	var c serveConfig
-	var store, allowMutating, workers, inProcess, mcpCommand string
-	settings := []setting{
-		{"addr", "PROCGRAPH_ADDR", "127.0.0.1:8474", "listen address", &c.Addr},
-		{"store", "PROCGRAPH_STORE", "", "embedded or neo4j (default neo4j when NEO4J_URI is set, else embedded)", &store},
-		{"data", "PROCGRAPH_DATA", "./procgraph.db", "embedded store file", &c.Data},
-		{"tools", "PROCGRAPH_TOOLS", "", "catalogue file loaded at start; replaces the stored catalogue", &c.ToolsFile},
-		{"upstream-http", "PROCGRAPH_UPSTREAM_HTTP", "", "where replayed tool calls go", &c.UpstreamHTTP},
-		{"upstream-mcp", "PROCGRAPH_UPSTREAM_MCP", "", "streamable HTTP MCP server where replayed tool calls go", &c.UpstreamMCP},
-		{"upstream-mcp-command", "PROCGRAPH_UPSTREAM_MCP_COMMAND", "", "MCP server command (\"CMD ARGS\") started and spoken to over stdio", &mcpCommand},
-		{"tokens-file", "PROCGRAPH_TOKENS_FILE", "", "bearer tokens file (hashes and scopes); default ./procgraph-tokens.json when it exists", &c.TokensFile},
-		{"allow-mutating-autorun", "PROCGRAPH_ALLOW_MUTATING_AUTORUN", "false", "true or false: expose and grant state-changing procedures (interactive phase only)", &allowMutating},
-		{"log-level", "PROCGRAPH_LOG_LEVEL", "info", "debug, info, warn or error", &c.LogLevel},
-		{"sandbox-workers", "PROCGRAPH_SANDBOX_WORKERS", "2", "warm sandbox worker processes", &workers},
-		{"sandbox-in-process", "PROCGRAPH_SANDBOX_IN_PROCESS", "false", "true runs replays in the server process (tests and benchmarks only: no memory limit)", &inProcess},
-	}
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	for _, s := range settings {
-		fs.StringVar(s.dst, s.flag, "", fmt.Sprintf("%s (env %s, default %q)", s.usage, s.env, s.def))
-	}
-	if err := fs.Parse(args); err != nil {
+	s := c.serveFlags(newFlagSet("serve"))
+	if err := s.parse(args); err != nil {
 		return nil, err
 	}
-	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("serve takes no arguments, got %q", fs.Args())
+	if s.fs.NArg() > 0 {
+		return nil, fmt.Errorf("serve takes no arguments, got %q", s.fs.Args())
 	}
-	for _, s := range settings {
-		if *s.dst == "" {
-			*s.dst = getenv(s.env)
-		}
-		if *s.dst == "" {
-			*s.dst = s.def
-		}
-	}
-	c.Neo4jURI, c.Neo4jUsername = getenv("NEO4J_URI"), getenv("NEO4J_USERNAME")
-	c.Neo4jPassword, c.Neo4jDatabase = getenv("NEO4J_PASSWORD"), getenv("NEO4J_DATABASE")
-	switch store {
-	case "":
+	c.Neo4jURI, c.Neo4jUsername = os.Getenv("NEO4J_URI"), os.Getenv("NEO4J_USERNAME")
+	c.Neo4jPassword, c.Neo4jDatabase = os.Getenv("NEO4J_PASSWORD"), os.Getenv("NEO4J_DATABASE")
+	return &c, c.resolve()
+}
+
+// resolve checks what spans settings and fills the defaults that depend on
+// others.
+func (c *serveConfig) resolve() error {
+	if c.Store == "" {
 		c.Store = "embedded"
 		if c.Neo4jURI != "" {
 			c.Store = "neo4j"
 		}
-	case "embedded", "neo4j":
-		c.Store = store
-	default:
-		return nil, fmt.Errorf("--store / PROCGRAPH_STORE: %q is not embedded or neo4j", store)
 	}
 	if c.Store == "neo4j" {
 		if c.Neo4jURI == "" {
-			return nil, fmt.Errorf("--store neo4j needs NEO4J_URI")
+			return fmt.Errorf("--store neo4j needs NEO4J_URI")
 		}
-		if !(strings.HasPrefix(c.Neo4jURI, "bolt://") || strings.HasPrefix(c.Neo4jURI, "neo4j://") ||
-			strings.HasPrefix(c.Neo4jURI, "bolt+s://") || strings.HasPrefix(c.Neo4jURI, "neo4j+s://") ||
-			strings.HasPrefix(c.Neo4jURI, "bolt+ssc://") || strings.HasPrefix(c.Neo4jURI, "neo4j+ssc://")) {
-			return nil, fmt.Errorf("NEO4J_URI: %q must start with bolt:// or neo4j:// (or their +s/+ssc forms)", c.Neo4jURI)
+		u, err := url.Parse(c.Neo4jURI)
+		if err != nil || !oneOfSchemes(u.Scheme, "bolt", "neo4j", "bolt+s", "neo4j+s", "bolt+ssc", "neo4j+ssc") {
+			return fmt.Errorf("NEO4J_URI: %q must start with bolt:// or neo4j:// (or their +s/+ssc forms)", c.Neo4jURI)
 		}
-	}
-	var err error
-	if c.AllowMutatingAutorun, err = strictBool(allowMutating); err != nil {
-		return nil, fmt.Errorf("--allow-mutating-autorun / PROCGRAPH_ALLOW_MUTATING_AUTORUN: %v", err)
-	}
-	if c.InProcessSandbox, err = strictBool(inProcess); err != nil {
-		return nil, fmt.Errorf("--sandbox-in-process / PROCGRAPH_SANDBOX_IN_PROCESS: %v", err)
-	}
-	if c.SandboxWorkers, err = strconv.Atoi(workers); err != nil || c.SandboxWorkers < 1 || c.SandboxWorkers > 64 {
-		return nil, fmt.Errorf("--sandbox-workers / PROCGRAPH_SANDBOX_WORKERS: %q must be a whole number from 1 to 64", workers)
-	}
-	switch c.LogLevel {
-	case "debug", "info", "warn", "error":
-	default:
-		return nil, fmt.Errorf("--log-level / PROCGRAPH_LOG_LEVEL: %q is not debug, info, warn or error", c.LogLevel)
-	}
-	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
-		return nil, fmt.Errorf("--addr / PROCGRAPH_ADDR: %q is not host:port: %v", c.Addr, err)
-	}
-	if c.Store == "embedded" && strings.TrimSpace(c.Data) == "" {
-		return nil, fmt.Errorf("--data / PROCGRAPH_DATA must name a file")
-	}
-	if c.UpstreamHTTP != "" && !(strings.HasPrefix(c.UpstreamHTTP, "http://") || strings.HasPrefix(c.UpstreamHTTP, "https://")) {
-		return nil, fmt.Errorf("--upstream-http / PROCGRAPH_UPSTREAM_HTTP: %q must be an http:// or https:// URL", c.UpstreamHTTP)
-	}
-	if c.UpstreamMCP != "" && !(strings.HasPrefix(c.UpstreamMCP, "http://") || strings.HasPrefix(c.UpstreamMCP, "https://")) {
-		return nil, fmt.Errorf("--upstream-mcp / PROCGRAPH_UPSTREAM_MCP: %q must be an http:// or https:// URL", c.UpstreamMCP)
-	}
-	if mcpCommand != "" {
-		argv, err := mcpdispatch.SplitCommand(mcpCommand)
-		if err != nil {
-			return nil, fmt.Errorf("--upstream-mcp-command / PROCGRAPH_UPSTREAM_MCP_COMMAND: %v", err)
-		}
-		c.UpstreamMCPCommand = argv
 	}
 	upstreams := 0
-	for _, set := range []bool{c.UpstreamHTTP != "", c.UpstreamMCP != "", mcpCommand != ""} {
+	for _, set := range []bool{c.UpstreamHTTP != "", c.UpstreamMCP != "", len(c.UpstreamMCPCommand) > 0} {
 		if set {
 			upstreams++
 		}
 	}
 	if upstreams > 1 {
-		return nil, fmt.Errorf("--upstream-http, --upstream-mcp and --upstream-mcp-command are exclusive: set at most one")
+		return fmt.Errorf("--upstream-http, --upstream-mcp and --upstream-mcp-command are exclusive: set at most one")
 	}
 	if c.TokensFile == "" {
 		// Fail closed: tokens made with `procgraph token create` and its
@@ -150,22 +111,16 @@ func parseServeConfig(args []string, getenv func(string) string, stderr io.Write
 			c.TokensFile = defaultTokensFile
 		}
 	}
-	return &c, nil
+	return nil
 }
 
-// defaultTokensFile is where `token create` stores hashes by default, and
-// what serve reads when it exists and no tokens file is configured.
-const defaultTokensFile = "procgraph-tokens.json"
-
-// strictBool accepts exactly "true" or "false".
-func strictBool(v string) (bool, error) {
-	switch v {
-	case "true":
-		return true, nil
-	case "false":
-		return false, nil
+func oneOfSchemes(scheme string, schemes ...string) bool {
+	for _, s := range schemes {
+		if scheme == s {
+			return true
+		}
 	}
-	return false, fmt.Errorf("%q is not true or false", v)
+	return false
 }
 
 // isLoopback reports whether addr's host only listens on loopback.
@@ -179,4 +134,72 @@ func isLoopback(addr string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// ---- settings: flags with environment twins, through ff ---------------------
+
+// settings is a flag set whose flags each have an environment twin. An
+// invalid value, from a flag or its twin, is reported as one error naming
+// both ("--x / PROCGRAPH_X: why").
+type settings struct {
+	fs  *flag.FlagSet
+	bad error // the first invalid value
+}
+
+// newFlagSet is a flag set that prints nothing itself: commands print
+// their usage on flag.ErrHelp and the error otherwise.
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return fs
+}
+
+// envName is the environment twin of a flag, as ff derives it.
+func envName(flagName string) string {
+	return envPrefix + "_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// add registers v under name with its default (set through v, so that an
+// invalid default is a programming error caught by every test).
+func (s *settings) add(v flag.Value, name, def, usage string) {
+	if def != "" {
+		if err := v.Set(def); err != nil {
+			panic(fmt.Sprintf("--%s: default %q: %v", name, def, err))
+		}
+	}
+	usage = fmt.Sprintf("%s (env %s)", usage, envName(name))
+	s.fs.Var(&named{Value: v, name: name, bad: &s.bad}, name, usage)
+}
+
+// parse reads args, then the environment twins of the flags not given.
+func (s *settings) parse(args []string) error {
+	err := ff.Parse(s.fs, args, ff.WithEnvVarPrefix(envPrefix))
+	if errors.Is(err, flag.ErrHelp) {
+		return flag.ErrHelp
+	}
+	if s.bad != nil {
+		return s.bad
+	}
+	if err != nil {
+		// An unknown flag or a missing value: the flag package's words,
+		// without ff's "error parsing commandline arguments" preamble.
+		return errors.Unwrap(err)
+	}
+	return nil
+}
+
+// named records the first invalid value with the setting's two names.
+type named struct {
+	flag.Value
+	name string
+	bad  *error
+}
+
+func (n *named) Set(v string) error {
+	err := n.Value.Set(v)
+	if err != nil && *n.bad == nil {
+		*n.bad = fmt.Errorf("--%s / %s: %v", n.name, envName(n.name), err)
+	}
+	return err
 }

@@ -5,10 +5,21 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
+	"time"
 
+	"github.com/rs/zerolog"
+
+	"github.com/procgraph/procgraph/api"
+	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/sandbox"
 )
 
@@ -17,7 +28,185 @@ func main() {
 		os.Exit(sandbox.RunWorker())
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	code := Main(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	code := runCLI(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
+}
+
+// Main is one `procgraph serve`, as benbjohnson/wtf's cmd/wtfd: NewMain
+// with a configuration, Open to start serving, URL to learn where, Close
+// to drain and stop; Run does all three around a context.
+type Main struct {
+	Config *serveConfig
+	Logger zerolog.Logger
+
+	ln      net.Listener
+	server  *http.Server
+	served  chan error     // Serve's result
+	cancel  func()         // ends what runs in the background
+	closers []func() error // undone in reverse order by Close
+	authOn  bool
+	close   sync.Once
+	err     error
+}
+
+// NewMain returns a Main for cfg that logs to log; nothing runs yet.
+func NewMain(cfg *serveConfig, log zerolog.Logger) *Main {
+	return &Main{Config: cfg, Logger: log}
+}
+
+// Open opens the store, the sandbox and the upstream, listens on
+// Config.Addr and starts serving. On an error what was opened is closed
+// again and nothing listens.
+func (m *Main) Open(ctx context.Context) (err error) {
+	defer func() {
+		if err != nil {
+			_ = m.Close()
+		}
+	}()
+	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	m.cancel = cancel
+	handler, err := m.open(ctx, bg)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", m.Config.Addr)
+	if err != nil {
+		return fmt.Errorf("--addr %s: %v", m.Config.Addr, err)
+	}
+	m.ln = ln
+	m.server = &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      5 * time.Minute,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+	}
+	m.served = make(chan error, 1)
+	go func() { m.served <- m.server.Serve(ln) }()
+	m.Logger.Info().Str("addr", m.URL()).Str("store", m.Config.Store).Bool("auth", m.authOn).
+		Bool("allow_mutating_autorun", m.Config.AllowMutatingAutorun).Msg("listening")
+	return nil
+}
+
+// URL is where Main serves (http://host:port, the port chosen when
+// Config.Addr asked for 0); "" before Open.
+func (m *Main) URL() string {
+	if m.ln == nil {
+		return ""
+	}
+	return "http://" + m.ln.Addr().String()
+}
+
+// Run opens Main, serves until ctx ends or serving fails, then closes it.
+func (m *Main) Run(ctx context.Context) error {
+	if err := m.Open(ctx); err != nil {
+		return err
+	}
+	var err error
+	select {
+	case err = <-m.served:
+		m.served <- err // for Close
+	case <-ctx.Done():
+		m.Logger.Info().Msg("shutting down: draining in-flight requests")
+	}
+	if cerr := m.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Close drains in-flight requests (up to shutdownGrace), then closes the
+// sandbox, the upstream and the store. It is safe to call more than once.
+func (m *Main) Close() error {
+	m.close.Do(func() {
+		if m.server != nil {
+			sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+			if err := m.server.Shutdown(sctx); err != nil {
+				m.Logger.Error().Err(err).Msg("drain incomplete")
+			}
+			cancel()
+			if err := <-m.served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+				m.err = err
+			}
+		}
+		if m.cancel != nil {
+			m.cancel()
+		}
+		for i := len(m.closers) - 1; i >= 0; i-- {
+			if err := m.closers[i](); err != nil && m.err == nil {
+				m.err = err
+			}
+		}
+		if m.server != nil {
+			m.Logger.Info().Msg("stopped")
+		}
+	})
+	return m.err
+}
+
+// onClose adds what Close undoes, in reverse order of adding.
+func (m *Main) onClose(f func() error) { m.closers = append(m.closers, f) }
+
+// open builds the handler: auth, catalogue, upstream, store, service,
+// sandbox, replayer, API and MCP. Startup work is bounded by ctx; what runs
+// until Close lives on bg.
+func (m *Main) open(ctx, bg context.Context) (http.Handler, error) {
+	cfg, log := m.Config, m.Logger
+	auth, err := newAuthenticator(cfg)
+	if err != nil {
+		return nil, err
+	}
+	m.authOn = auth.Enabled()
+	var cat *procedures.Catalogue
+	if cfg.ToolsFile != "" {
+		if cat, err = loadCatalogueFile(cfg.ToolsFile); err != nil {
+			return nil, fmt.Errorf("--tools / PROCGRAPH_TOOLS: %v", err)
+		}
+	}
+	dispatcher, closeDispatcher, err := newDispatcher(ctx, cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	m.onClose(closeDispatcher)
+	store, err := openStore(ctx, cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	m.onClose(store.Close)
+	svc := procedures.NewService(store, procedures.Options{AllowMutatingAutorun: cfg.AllowMutatingAutorun})
+	if cat != nil {
+		if err := loadCatalogue(ctx, svc, cat); err != nil {
+			return nil, fmt.Errorf("loading the catalogue: %v", procedures.ErrorMessage(err))
+		}
+		log.Info().Int("tools", len(cat.Tools)).Str("revision", cat.Revision).Msg("catalogue loaded")
+	}
+	runners, err := newRunners(cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	m.onClose(runners.close)
+	metrics := api.NewMetrics()
+	metrics.AddGauges(runners.gauges)
+	rp := replay.New(svc, runners.outer, dispatcher, replay.Options{Logger: log, NestedRunner: runners.nested})
+	return newHandler(bg, svc, rp, auth, metrics, log)
+}
+
+// newAuthenticator reads the tokens file; without tokens it refuses any
+// address but loopback.
+func newAuthenticator(cfg *serveConfig) (*api.Authenticator, error) {
+	var tokens *api.TokensFile
+	if cfg.TokensFile != "" {
+		t, err := api.ReadTokensFile(cfg.TokensFile)
+		if err != nil {
+			return nil, fmt.Errorf("--tokens-file / PROCGRAPH_TOKENS_FILE: %v", err)
+		}
+		tokens = t
+	}
+	auth := api.NewAuthenticator(tokens)
+	if !auth.Enabled() && !isLoopback(cfg.Addr) {
+		return nil, fmt.Errorf("--addr %s is not a loopback address and no tokens are configured: refusing to serve without auth (set --tokens-file)", cfg.Addr)
+	}
+	return auth, nil
 }

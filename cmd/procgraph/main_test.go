@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -156,38 +155,16 @@ func (u *upstream) mustSeeNothing(tb testing.TB, what string) {
 
 // ---- a live procgraph server run by Main ------------------------------------
 
-// logSink collects Main's stderr and finds the "listening" line.
+// logSink collects a server's log lines.
 type logSink struct {
-	mu    sync.Mutex
-	buf   bytes.Buffer
-	addrc chan string
+	mu  sync.Mutex
+	buf bytes.Buffer
 }
 
-func (l *logSink) consume(r io.Reader) {
-	br := bufio.NewReader(r)
-	sent := false
-	for {
-		line, err := br.ReadString('\n')
-		if line != "" {
-			l.mu.Lock()
-			l.buf.WriteString(line)
-			l.mu.Unlock()
-			if !sent {
-				var ev struct {
-					Message string `json:"message"`
-					Addr    string `json:"addr"`
-				}
-				if json.Unmarshal([]byte(line), &ev) == nil && ev.Message == "listening" && ev.Addr != "" {
-					l.addrc <- ev.Addr
-					sent = true
-				}
-			}
-		}
-		if err != nil {
-			_, _ = io.Copy(io.Discard, r)
-			return
-		}
-	}
+func (l *logSink) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
 }
 
 func (l *logSink) String() string {
@@ -196,17 +173,15 @@ func (l *logSink) String() string {
 	return l.buf.String()
 }
 
-// server is a procgraph serve started through the real Main in a goroutine.
+// server is a procgraph serve: the real Main, configured from serve's
+// arguments as `procgraph serve` is.
 type server struct {
-	URL    string
-	Data   string
-	args   []string
-	logs   *logSink
-	cancel context.CancelFunc
-	done   chan int
-	code   int
-	token  string // default bearer token for requests
-	stop   sync.Once
+	*Main
+	URL   string
+	Data  string
+	args  []string
+	logs  *logSink
+	token string // default bearer token for requests
 }
 
 // serverOpts configures mustServe. Zero values give: a fresh data file, the
@@ -237,30 +212,23 @@ func (o serverOpts) args(tb testing.TB) []string {
 	return append(args, o.Extra...)
 }
 
-// startMain runs Main with args and waits for its "listening" line. It
-// returns an error with the exit code and stderr when Main exits first.
+// startMain opens a Main configured from args ("serve" and its flags; the
+// environment twins apply) and returns it serving; Close runs at cleanup.
 func startMain(tb testing.TB, args []string) (*server, error) {
 	tb.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	s := &server{args: args, logs: &logSink{addrc: make(chan string, 1)}, cancel: cancel, done: make(chan int, 1)}
-	go s.logs.consume(pr)
-	go func() {
-		code := Main(ctx, args, strings.NewReader(""), io.Discard, pw)
-		pw.Close()
-		s.done <- code
-	}()
-	select {
-	case addr := <-s.logs.addrc:
-		s.URL = addr
-	case code := <-s.done:
-		cancel()
-		time.Sleep(10 * time.Millisecond) // let the sink read the last lines
-		return nil, fmt.Errorf("Main exited with %d before listening:\n%s", code, s.logs.String())
-	case <-time.After(30 * time.Second):
-		cancel()
-		return nil, fmt.Errorf("Main did not listen within 30s:\n%s", s.logs.String())
+	if len(args) == 0 || args[0] != "serve" {
+		tb.Fatalf("startMain needs serve's arguments, got %q", args)
 	}
+	cfg, err := parseServeConfig(args[1:])
+	if err != nil {
+		return nil, err
+	}
+	logs := &logSink{}
+	m := NewMain(cfg, newLogger(logs, cfg.LogLevel))
+	if err := m.Open(context.Background()); err != nil {
+		return nil, fmt.Errorf("open: %v\n%s", err, logs.String())
+	}
+	s := &server{Main: m, URL: m.URL(), args: args, logs: logs}
 	tb.Cleanup(func() { s.Stop(tb) })
 	return s, nil
 }
@@ -279,21 +247,12 @@ func mustServe(tb testing.TB, o serverOpts) *server {
 	return s
 }
 
-// Stop cancels Main's context and requires exit code 0.
+// Stop closes Main and requires it to close cleanly.
 func (s *server) Stop(tb testing.TB) {
 	tb.Helper()
-	s.stop.Do(func() {
-		s.cancel()
-		select {
-		case s.code = <-s.done:
-		case <-time.After(40 * time.Second):
-			tb.Errorf("Main did not stop within 40s")
-			return
-		}
-		if s.code != 0 {
-			tb.Errorf("Main exited with %d:\n%s", s.code, s.logs.String())
-		}
-	})
+	if err := s.Close(); err != nil {
+		tb.Errorf("Close: %v\n%s", err, s.logs.String())
+	}
 }
 
 // ---- HTTP helpers -----------------------------------------------------------

@@ -132,7 +132,7 @@ func TestUpstreamMCPCommandThroughMain(t *testing.T) {
 	t.Setenv("MCPTEST_RECORD", record)
 
 	var stdout, stderr bytes.Buffer
-	if code := Main(context.Background(), []string{"tools", "import", "--from-mcp-command", bin, "--trust-annotations"}, nil, &stdout, &stderr); code != 0 {
+	if code := runCLI(context.Background(), []string{"tools", "import", "--from-mcp-command", bin, "--trust-annotations"}, nil, &stdout, &stderr); code != 0 {
 		t.Fatalf("tools import: exit %d: %s", code, stderr.String())
 	}
 	var cat struct {

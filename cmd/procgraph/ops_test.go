@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -132,11 +133,12 @@ func TestSIGTERMDrains(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	sink := &logSink{addrc: make(chan string, 1)}
-	go sink.consume(stderr)
+	// A real process: its address is only in its "listening" line.
+	sink, addrc := &logSink{}, make(chan string, 1)
+	go consumeLog(stderr, sink, addrc)
 	s := &server{logs: sink}
 	select {
-	case s.URL = <-sink.addrc:
+	case s.URL = <-addrc:
 	case <-time.After(30 * time.Second):
 		t.Fatalf("the subprocess did not listen:\n%s", sink.String())
 	}
@@ -203,5 +205,28 @@ func TestSIGTERMDrains(t *testing.T) {
 	_ = json.Unmarshal([]byte(strings.SplitN(logs, "\n", 2)[0]), &ev)
 	if ev["level"] == nil {
 		t.Fatalf("the log is not zerolog JSON: %s", logs)
+	}
+}
+
+// consumeLog copies a subprocess's log to sink and sends the address of
+// its "listening" line to addrc.
+func consumeLog(r io.Reader, sink *logSink, addrc chan<- string) {
+	br := bufio.NewReader(r)
+	sent := false
+	for {
+		line, err := br.ReadString('\n')
+		_, _ = sink.Write([]byte(line))
+		var ev struct {
+			Message string `json:"message"`
+			Addr    string `json:"addr"`
+		}
+		if !sent && json.Unmarshal([]byte(line), &ev) == nil && ev.Message == "listening" && ev.Addr != "" {
+			addrc <- ev.Addr
+			sent = true
+		}
+		if err != nil {
+			_, _ = io.Copy(io.Discard, r)
+			return
+		}
 	}
 }

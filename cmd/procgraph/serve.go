@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"sync"
 	"time"
@@ -27,15 +27,19 @@ const shutdownGrace = 30 * time.Second
 
 // cmdServe runs the HTTP service until ctx ends, then drains in-flight
 // requests and closes the sandbox pool and the store.
-func cmdServe(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) int {
-	cfg, err := parseServeConfig(args, getenv, stderr)
+func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cfg, err := parseServeConfig(args)
+	if errors.Is(err, flag.ErrHelp) {
+		printServeUsage(stdout)
+		return 0
+	}
 	if err != nil {
-		fmt.Fprintf(stderr, "procgraph serve: %v\n", err)
+		fmt.Fprintf(stderr, "procgraph serve: %v\n(procgraph serve --help lists the settings)\n", err)
 		return 2
 	}
-	log := newLogger(stderr, cfg.LogLevel)
-	if err := serve(ctx, cfg, log); err != nil {
-		log.Error().Err(err).Msg("procgraph serve stopped")
+	m := NewMain(cfg, newLogger(stderr, cfg.LogLevel))
+	if err := m.Run(ctx); err != nil {
+		m.Logger.Error().Err(err).Msg("procgraph serve stopped")
 		fmt.Fprintf(stderr, "procgraph serve: %v\n", err)
 		return 1
 	}
@@ -51,101 +55,6 @@ func newLogger(w io.Writer, level string) zerolog.Logger {
 	// concurrently in one process (tests) do not race on it.
 	timeFormatOnce.Do(func() { zerolog.TimeFieldFormat = time.RFC3339Nano })
 	return zerolog.New(w).Level(lvl).With().Timestamp().Logger()
-}
-
-func serve(ctx context.Context, cfg *serveConfig, log zerolog.Logger) error {
-	var tokens *api.TokensFile
-	if cfg.TokensFile != "" {
-		t, err := api.ReadTokensFile(cfg.TokensFile)
-		if err != nil {
-			return fmt.Errorf("--tokens-file / PROCGRAPH_TOKENS_FILE: %v", err)
-		}
-		tokens = t
-	}
-	auth := api.NewAuthenticator(tokens)
-	if !auth.Enabled() && !isLoopback(cfg.Addr) {
-		return fmt.Errorf("--addr %s is not a loopback address and no tokens are configured: refusing to serve without auth (set --tokens-file)", cfg.Addr)
-	}
-	var cat *procedures.Catalogue
-	if cfg.ToolsFile != "" {
-		c, err := loadCatalogueFile(cfg.ToolsFile)
-		if err != nil {
-			return fmt.Errorf("--tools / PROCGRAPH_TOOLS: %v", err)
-		}
-		cat = c
-	}
-	dispatcher, closeDispatcher, err := newDispatcher(ctx, cfg, log)
-	if err != nil {
-		return err
-	}
-	defer closeDispatcher()
-
-	store, err := openStore(ctx, cfg, log)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err := store.Close(); err != nil {
-			log.Error().Err(err).Msg("closing the store")
-		}
-	}()
-	svc := procedures.NewService(store, procedures.Options{AllowMutatingAutorun: cfg.AllowMutatingAutorun})
-	if cat != nil {
-		if err := loadCatalogue(ctx, svc, cat); err != nil {
-			return fmt.Errorf("loading the catalogue: %v", procedures.ErrorMessage(err))
-		}
-		log.Info().Int("tools", len(cat.Tools)).Str("revision", cat.Revision).Msg("catalogue loaded")
-	}
-
-	runners, err := newRunners(cfg, log)
-	if err != nil {
-		return err
-	}
-	defer runners.close()
-
-	metrics := api.NewMetrics()
-	metrics.AddGauges(runners.gauges)
-	rp := replay.New(svc, runners.outer, dispatcher, replay.Options{Logger: log, NestedRunner: runners.nested})
-	refreshCtx, stopRefresh := context.WithCancel(ctx)
-	defer stopRefresh() // before the store closes
-	handler, err := newHandler(refreshCtx, svc, rp, auth, metrics, log)
-	if err != nil {
-		return err
-	}
-
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return fmt.Errorf("--addr %s: %v", cfg.Addr, err)
-	}
-	httpServer := &http.Server{
-		Handler:           handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       60 * time.Second,
-		WriteTimeout:      5 * time.Minute,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-	}
-	log.Info().Str("addr", "http://"+ln.Addr().String()).Str("store", cfg.Store).Bool("auth", auth.Enabled()).
-		Bool("allow_mutating_autorun", cfg.AllowMutatingAutorun).Msg("listening")
-
-	errc := make(chan error, 1)
-	go func() { errc <- httpServer.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	log.Info().Msg("shutting down: draining in-flight requests")
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-	defer cancel()
-	if err := httpServer.Shutdown(sctx); err != nil {
-		log.Error().Err(err).Msg("drain incomplete")
-	}
-	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	log.Info().Msg("stopped")
-	return nil
 }
 
 // newDispatcher returns where replayed tool calls go, and how to close it.
@@ -233,11 +142,12 @@ type runners struct {
 	pools         map[string]*sandbox.Pool
 }
 
-func (r *runners) close() {
-	r.outer.Close()
+func (r *runners) close() error {
+	err := r.outer.Close()
 	if r.nested != r.outer {
-		r.nested.Close()
+		err = errors.Join(err, r.nested.Close())
 	}
+	return err
 }
 
 // newRunners starts the sandboxes: worker processes by default.
@@ -292,4 +202,12 @@ func loadCatalogue(ctx context.Context, svc *procedures.Service, cat *procedures
 	}
 	_, err = svc.PutCatalogue(ctx, cat.Tools, "procgraph serve --tools")
 	return err
+}
+
+// printServeUsage prints serve's settings with their twins and defaults.
+func printServeUsage(w io.Writer) {
+	fmt.Fprint(w, "usage: procgraph serve [flags]\n\nRuns the HTTP API, MCP at /mcp and /mcp/interactive, and the console.\nEach flag has an environment twin; a flag wins over its twin.\n\n")
+	var c serveConfig
+	printFlags(w, c.serveFlags(newFlagSet("serve")).fs)
+	fmt.Fprint(w, "\nNeo4j (environment only): NEO4J_URI, NEO4J_USERNAME, NEO4J_PASSWORD, NEO4J_DATABASE\n")
 }

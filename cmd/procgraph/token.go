@@ -18,7 +18,7 @@ import (
 
 // cmdToken implements `procgraph token create`: it prints a new token once
 // and stores only its hash in the tokens file.
-func cmdToken(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+func cmdToken(args []string, stdout, stderr io.Writer) int {
 	usage := "usage: procgraph token create --name NAME --scopes read,capture,invoke,grant,admin [--tokens-file F]"
 	if len(args) == 0 || args[0] != "create" {
 		fmt.Fprintln(stderr, usage)
@@ -35,7 +35,7 @@ func cmdToken(args []string, getenv func(string) string, stdout, stderr io.Write
 	}
 	path := *file
 	if path == "" {
-		path = getenv("PROCGRAPH_TOKENS_FILE")
+		path = os.Getenv("PROCGRAPH_TOKENS_FILE")
 	}
 	if path == "" {
 		path = defaultTokensFile

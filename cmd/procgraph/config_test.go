@@ -1,0 +1,109 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestServeSettings checks every serve setting from its flag and from its
+// environment twin, that a flag wins over its twin, and the defaults.
+func TestServeSettings(t *testing.T) {
+	cases := []struct {
+		flag, value string
+		want        func(c *serveConfig) any
+		wantValue   any
+	}{
+		{"addr", "127.0.0.1:9999", func(c *serveConfig) any { return c.Addr }, "127.0.0.1:9999"},
+		{"store", "neo4j", func(c *serveConfig) any { return c.Store }, "neo4j"},
+		{"data", "/tmp/x.db", func(c *serveConfig) any { return c.Data }, "/tmp/x.db"},
+		{"tools", "cat.json", func(c *serveConfig) any { return c.ToolsFile }, "cat.json"},
+		{"upstream-http", "http://127.0.0.1:8475", func(c *serveConfig) any { return c.UpstreamHTTP }, "http://127.0.0.1:8475"},
+		{"upstream-mcp", "https://tools.example/mcp", func(c *serveConfig) any { return c.UpstreamMCP }, "https://tools.example/mcp"},
+		{"upstream-mcp-command", `server --name "a b"`, func(c *serveConfig) any { return c.UpstreamMCPCommand }, []string{"server", "--name", "a b"}},
+		{"tokens-file", "t.json", func(c *serveConfig) any { return c.TokensFile }, "t.json"},
+		{"allow-mutating-autorun", "true", func(c *serveConfig) any { return c.AllowMutatingAutorun }, true},
+		{"log-level", "debug", func(c *serveConfig) any { return c.LogLevel }, "debug"},
+		{"sandbox-workers", "7", func(c *serveConfig) any { return c.SandboxWorkers }, 7},
+		{"sandbox-in-process", "true", func(c *serveConfig) any { return c.InProcessSandbox }, true},
+	}
+	t.Setenv("NEO4J_URI", "bolt://127.0.0.1:7687")
+	var seen []string
+	for _, tc := range cases {
+		seen = append(seen, tc.flag)
+		env := "PROCGRAPH_" + strings.ToUpper(strings.ReplaceAll(tc.flag, "-", "_"))
+		t.Run(tc.flag+" flag", func(t *testing.T) {
+			c, err := parseServeConfig([]string{"--" + tc.flag, tc.value})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := tc.want(c); !reflect.DeepEqual(got, tc.wantValue) {
+				t.Fatalf("got %#v, want %#v", got, tc.wantValue)
+			}
+		})
+		t.Run(tc.flag+" env "+env, func(t *testing.T) {
+			t.Setenv(env, tc.value)
+			c, err := parseServeConfig(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := tc.want(c); !reflect.DeepEqual(got, tc.wantValue) {
+				t.Fatalf("got %#v, want %#v", got, tc.wantValue)
+			}
+		})
+	}
+	var registered []string
+	(&serveConfig{}).serveFlags(newFlagSet("serve")).fs.VisitAll(func(f *flag.Flag) { registered = append(registered, f.Name) })
+	if strings.Join(registered, ",") != strings.Join(slices.Sorted(slices.Values(seen)), ",") {
+		t.Fatalf("settings %v, tested %v: every setting needs a case", registered, seen)
+	}
+
+	t.Run("defaults", func(t *testing.T) {
+		t.Setenv("NEO4J_URI", "")
+		c, err := parseServeConfig(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := serveConfig{Addr: "127.0.0.1:8474", Store: "embedded", Data: "./procgraph.db", LogLevel: "info", SandboxWorkers: 2}
+		if !reflect.DeepEqual(*c, want) {
+			t.Fatalf("got %+v, want %+v", *c, want)
+		}
+	})
+	t.Run("a flag wins over its twin", func(t *testing.T) {
+		t.Setenv("PROCGRAPH_SANDBOX_WORKERS", "9")
+		t.Setenv("PROCGRAPH_LOG_LEVEL", "loud") // never read: the flag is given
+		c, err := parseServeConfig([]string{"--sandbox-workers", "3", "--log-level", "warn"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.SandboxWorkers != 3 || c.LogLevel != "warn" {
+			t.Fatalf("got %d %q", c.SandboxWorkers, c.LogLevel)
+		}
+	})
+	t.Run("help", func(t *testing.T) {
+		for _, args := range [][]string{{"--help"}, {"-h"}, {"--addr", "127.0.0.1:1", "--help"}} {
+			if _, err := parseServeConfig(args); !errors.Is(err, flag.ErrHelp) {
+				t.Fatalf("%q: %v, want flag.ErrHelp", args, err)
+			}
+		}
+	})
+}
+
+// TestServeHelp: `serve --help` and `help serve` print serve's usage with
+// every setting and its twin on stdout, and exit 0.
+func TestServeHelp(t *testing.T) {
+	for _, args := range [][]string{{"serve", "--help"}, {"serve", "-h"}, {"help", "serve"}} {
+		code, out, errOut := runMain(t, args...)
+		if code != 0 || errOut != "" {
+			t.Fatalf("%q: exit %d, stderr %q", args, code, errOut)
+		}
+		(&serveConfig{}).serveFlags(newFlagSet("serve")).fs.VisitAll(func(f *flag.Flag) {
+			if !strings.Contains(out, "--"+f.Name+" ") || !strings.Contains(out, envName(f.Name)) {
+				t.Errorf("%q: the usage lacks --%s or %s:\n%s", args, f.Name, envName(f.Name), out)
+			}
+		})
+	}
+}

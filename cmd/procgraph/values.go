@@ -1,0 +1,145 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/procgraph/procgraph/mcpdispatch"
+)
+
+// The typed values of serve's settings: each Set refuses what its setting
+// cannot hold, in words that follow the setting's names.
+
+// text is a string setting with an optional check.
+type text struct {
+	dst   *string
+	check func(string) error
+}
+
+func (t *text) String() string {
+	if t == nil || t.dst == nil {
+		return ""
+	}
+	return *t.dst
+}
+
+func (t *text) Set(v string) error {
+	if t.check != nil {
+		if err := t.check(v); err != nil {
+			return err
+		}
+	}
+	*t.dst = v
+	return nil
+}
+
+// oneOf accepts exactly one of values.
+func oneOf(values ...string) func(string) error {
+	return func(v string) error {
+		for _, ok := range values {
+			if v == ok {
+				return nil
+			}
+		}
+		return fmt.Errorf("%q is not %s", v, orList(values))
+	}
+}
+
+// orList is "a, b or c".
+func orList(values []string) string {
+	if len(values) == 1 {
+		return values[0]
+	}
+	return strings.Join(values[:len(values)-1], ", ") + " or " + values[len(values)-1]
+}
+
+func nonBlank(v string) error {
+	if strings.TrimSpace(v) == "" {
+		return fmt.Errorf("must name a file")
+	}
+	return nil
+}
+
+func validHostPort(v string) error {
+	if _, _, err := net.SplitHostPort(v); err != nil {
+		return fmt.Errorf("%q is not host:port: %v", v, err)
+	}
+	return nil
+}
+
+// httpURL accepts an absolute http:// or https:// URL with a host.
+func httpURL(v string) error {
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q must be an http:// or https:// URL with a host", v)
+	}
+	return nil
+}
+
+// strictBool accepts exactly "true" or "false" (not 1, yes or TRUE). It is
+// not a boolean flag: the value is always given (--x true).
+type strictBool bool
+
+func (b *strictBool) String() string {
+	if b == nil {
+		return "false"
+	}
+	return strconv.FormatBool(bool(*b))
+}
+
+func (b *strictBool) Set(v string) error {
+	switch v {
+	case "true":
+		*b = true
+	case "false":
+		*b = false
+	default:
+		return fmt.Errorf("%q is not true or false", v)
+	}
+	return nil
+}
+
+// count is a whole number within [min, max].
+type count struct {
+	dst      *int
+	min, max int
+}
+
+func (c *count) String() string {
+	if c == nil || c.dst == nil {
+		return ""
+	}
+	return strconv.Itoa(*c.dst)
+}
+
+func (c *count) Set(v string) error {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < c.min || n > c.max {
+		return fmt.Errorf("%q must be a whole number from %d to %d", v, c.min, c.max)
+	}
+	*c.dst = n
+	return nil
+}
+
+// command is a program and its arguments, split as a shell would
+// (mcpdispatch.SplitCommand).
+type command []string
+
+func (c *command) String() string {
+	if c == nil {
+		return ""
+	}
+	return strings.Join(*c, " ")
+}
+
+func (c *command) Set(v string) error {
+	argv, err := mcpdispatch.SplitCommand(v)
+	if err != nil {
+		return err
+	}
+	*c = argv
+	return nil
+}
