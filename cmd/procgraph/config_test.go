@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"flag"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -105,5 +106,33 @@ func TestServeHelp(t *testing.T) {
 				t.Errorf("%q: the usage lacks --%s or %s:\n%s", args, f.Name, envName(f.Name), out)
 			}
 		})
+	}
+}
+
+// TestUnreachableUpstreamHTTPWarns: an --upstream-http nothing listens on
+// starts with a warning naming the setting (it is not refused: see
+// warnUnreachable); a reachable one starts without it.
+func TestUnreachableUpstreamHTTPWarns(t *testing.T) {
+	const warning = "the upstream tool server is unreachable"
+	data := filepath.Join(t.TempDir(), "p.db")
+	s, err := startMain(t, []string{"serve", "--addr", "127.0.0.1:0", "--data", data, "--sandbox-workers", "1",
+		"--upstream-http", "http://127.0.0.1:1/call?secret=x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := s.logs.String()
+	if !strings.Contains(logs, warning) || !strings.Contains(logs, "--upstream-http") || !strings.Contains(logs, `"level":"warn"`) {
+		t.Fatalf("no warning naming --upstream-http:\n%s", logs)
+	}
+	if strings.Contains(logs, "secret") {
+		t.Fatalf("the warning logs the URL's query:\n%s", logs)
+	}
+	s.mustHealthy(t)
+	s.Stop(t)
+
+	up := mustUpstream(t)
+	s = mustServe(t, serverOpts{Upstream: up})
+	if strings.Contains(s.logs.String(), warning) {
+		t.Fatalf("a reachable upstream warned:\n%s", s.logs.String())
 	}
 }

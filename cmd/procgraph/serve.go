@@ -6,7 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
 
@@ -66,6 +68,7 @@ func newDispatcher(ctx context.Context, cfg *serveConfig, log zerolog.Logger) (r
 		if err != nil {
 			return nil, nil, fmt.Errorf("--upstream-http / PROCGRAPH_UPSTREAM_HTTP: %v", err)
 		}
+		warnUnreachable(ctx, cfg.UpstreamHTTP, log)
 		return d, nothing, nil
 	case cfg.UpstreamMCP != "":
 		d, err := mcpdispatch.NewHTTP(ctx, cfg.UpstreamMCP, mcpdispatch.Options{Logger: log})
@@ -206,8 +209,39 @@ func loadCatalogue(ctx context.Context, svc *procedures.Service, cat *procedures
 
 // printServeUsage prints serve's settings with their twins and defaults.
 func printServeUsage(w io.Writer) {
-	fmt.Fprint(w, "usage: procgraph serve [flags]\n\nRuns the HTTP API, MCP at /mcp and /mcp/interactive, and the console.\nEach flag has an environment twin; a flag wins over its twin.\n\n")
+	fmt.Fprint(w, "usage: procgraph serve [flags]\n\nRuns the HTTP API and MCP (/mcp, /mcp/interactive) on one address.\nEach flag has an environment twin; a flag wins over its twin.\n\n")
 	var c serveConfig
 	printFlags(w, c.serveFlags(newFlagSet("serve")).fs)
 	fmt.Fprint(w, "\nNeo4j (environment only): NEO4J_URI, NEO4J_USERNAME, NEO4J_PASSWORD, NEO4J_DATABASE\n")
+}
+
+// upstreamDialTimeout bounds the start-up reachability check of
+// --upstream-http.
+const upstreamDialTimeout = 2 * time.Second
+
+// warnUnreachable logs a warning naming --upstream-http when nothing
+// accepts connections at its host and port. It warns rather than refuses:
+// the HTTP upstream is one stateless POST per tool call with no session to
+// set up (unlike --upstream-mcp, which must open one and so refuses), a
+// tool server may start after procgraph, and while it is down every replay
+// that calls a tool fails closed as tool_failed. A malformed URL is refused
+// when the settings are parsed.
+func warnUnreachable(ctx context.Context, rawURL string, log zerolog.Logger) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return
+	}
+	host := u.Host
+	if u.Port() == "" {
+		host = net.JoinHostPort(u.Hostname(), map[string]string{"http": "80", "https": "443"}[u.Scheme])
+	}
+	dctx, cancel := context.WithTimeout(ctx, upstreamDialTimeout)
+	defer cancel()
+	conn, err := (&net.Dialer{}).DialContext(dctx, "tcp", host)
+	if err != nil {
+		log.Warn().Str("setting", "--upstream-http / PROCGRAPH_UPSTREAM_HTTP").Str("upstream", u.Scheme+"://"+u.Host).Err(err).
+			Msg("the upstream tool server is unreachable: serving anyway; replays that call a tool fail with tool_failed until it answers")
+		return
+	}
+	_ = conn.Close()
 }
