@@ -41,6 +41,8 @@ func statusOf(code procedures.Code) int {
 		return http.StatusUnprocessableEntity
 	case procedures.CodeUnavailable:
 		return http.StatusServiceUnavailable
+	case procedures.CodeBusy:
+		return http.StatusTooManyRequests
 	}
 	return http.StatusInternalServerError
 }
@@ -60,6 +62,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if code == procedures.CodeInternal {
 		body.Error.Message = "internal error"
 		body.Error.Details = map[string]any{}
+	}
+	if n, ok := body.Error.Details[procedures.DetailRetryAfter].(int); ok && code == procedures.CodeBusy {
+		w.Header().Set("Retry-After", strconv.Itoa(n))
 	}
 	writeJSON(w, statusOf(code), body)
 }

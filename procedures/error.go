@@ -22,6 +22,19 @@ const (
 	CodeForbidden        Code = "forbidden"         // credentials lack the scope
 	CodeUnavailable      Code = "unavailable"       // the store cannot be reached; nothing was written
 	CodeInternal         Code = "internal"          // a bug
+	// CodeBusy: admission refused the request and nothing ran; details
+	// carry "reason" (ReasonReplayQueue) and DetailRetryAfter.
+	CodeBusy Code = "busy"
+)
+
+// Busy details.
+const (
+	// ReasonReplayQueue is the reason of a busy refusal in front of the
+	// sandbox workers (API.md's 429 busy).
+	ReasonReplayQueue = "replay_queue"
+	// DetailRetryAfter is the details key of a busy refusal's whole seconds
+	// to wait before trying again (the HTTP Retry-After header).
+	DetailRetryAfter = "retry_after_seconds"
 )
 
 // Error is procgraph's one error type. Message is safe to show to a caller;

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"time"
 	"unicode/utf8"
@@ -30,6 +31,12 @@ type Options struct {
 	// is at MaxWorkers the nested run waits for a worker within the caller's
 	// deadline and fails with timeout, never deadlocks.
 	NestedRunner sandbox.Runner
+	// Admission, when set, admits every top-level invoke before anything
+	// else happens (DESIGN.md "Admission and deadlines"), keyed by the
+	// request's actor (the token holder); a refusal is CodeBusy and
+	// nothing is decided or run. Nested replays are part of their
+	// top-level invoke and are not admitted again.
+	Admission *sandbox.Admission
 }
 
 // Replayer replays stored procedures: one recorded decision per invoke, a
@@ -101,8 +108,41 @@ func (r *Replayer) Invoke(ctx context.Context, req InvokeRequest) (*InvokeResult
 	if err := validateRequest(&req); err != nil {
 		return nil, err
 	}
+	// One absolute deadline, fixed now: the wait for admission and for a
+	// worker, the decision and the run (nested ones included) all count
+	// against it.
+	ctx, cancel := context.WithDeadline(ctx, r.now().Add(r.timeout()))
+	defer cancel()
+	if a := r.opts.Admission; a != nil {
+		release, err := a.Acquire(ctx, req.Actor)
+		if err != nil {
+			return nil, busyError(err)
+		}
+		defer release()
+	}
 	c := &chain{usageKey: procedures.UsageKey(req.SessionID, req.IdempotencyKey), req: req}
 	return r.replay(ctx, c, req.Name, req.Arguments, req.Cause)
+}
+
+// timeout is the time a request has from its arrival to its answer.
+func (r *Replayer) timeout() time.Duration {
+	if t := r.opts.Limits.Timeout; t > 0 {
+		return t
+	}
+	return sandbox.DefaultTimeout
+}
+
+// busyError turns an admission refusal into CodeBusy (details: reason
+// replay_queue, the limit that refused, retry_after_seconds); another
+// error (the caller went away while waiting) is CodeUnavailable.
+func busyError(err error) error {
+	var b *sandbox.Busy
+	if !errors.As(err, &b) {
+		return procedures.Errorf(procedures.CodeUnavailable, "the request ended while waiting for a sandbox worker: nothing ran")
+	}
+	return procedures.Errorf(procedures.CodeBusy, "%s: nothing ran", b.Message).
+		WithDetails("reason", procedures.ReasonReplayQueue).WithDetails("limit", b.Limit).
+		WithDetails(procedures.DetailRetryAfter, b.RetryAfterSeconds())
 }
 
 // validateRequest checks the fields and fills the defaults.
@@ -271,7 +311,9 @@ func (r *Replayer) replay(ctx context.Context, c *chain, name string, args map[s
 	ev.Str("decision", d.ID).Str("procedure", name).Str("code_hash", d.CodeHash).Str("status", out.Status).
 		Int("calls", len(out.Calls)).Dur("duration", r.now().Sub(start)).Int("depth", len(c.path)).Msg("replay run")
 	if out.Status == StatusSucceeded {
-		if err := r.svc.RecordReplay(ctx, name, d.CodeHash, c.usageKey, cause); err != nil {
+		// The replay happened: count it even if the request's deadline or
+		// its caller is gone by now.
+		if err := r.svc.RecordReplay(context.WithoutCancel(ctx), name, d.CodeHash, c.usageKey, cause); err != nil {
 			// The replay happened: report it, and say in the log that it was not counted.
 			r.log.Warn().Err(err).Str("procedure", name).Str("code_hash", d.CodeHash).Msg("replay: a successful replay could not be counted")
 		}

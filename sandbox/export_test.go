@@ -1,5 +1,7 @@
 package sandbox
 
+import "time"
+
 // IdlePIDs returns the pids of the pool's idle workers, for tests.
 func IdlePIDs(p *Pool) []int {
 	p.mu.Lock()
@@ -9,4 +11,12 @@ func IdlePIDs(p *Pool) []int {
 		pids = append(pids, w.pid)
 	}
 	return pids
+}
+
+// SetHold sets the average time a slot is held, for tests of the
+// expected wait.
+func SetHold(a *Admission, d time.Duration) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.hold = d
 }

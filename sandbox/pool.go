@@ -144,6 +144,15 @@ func (p *Pool) Run(ctx context.Context, req Request, tools ToolCaller) Result {
 		return Result{Calls: []Call{}, Err: errorf(Timeout, "the run was cancelled while waiting for a sandbox worker")}
 	}
 	defer func() { <-p.slots }()
+	// The wait for a worker counted against the run's deadline: the run
+	// gets what is left of it.
+	if d, ok := ctx.Deadline(); ok {
+		left := time.Until(d)
+		if left <= 0 {
+			return Result{Calls: []Call{}, Err: errorf(Timeout, "the run's deadline passed before a sandbox worker was free")}
+		}
+		req.Limits.Timeout = min(req.Limits.Timeout, left)
+	}
 
 	w := p.getIdle(oneOff)
 	for w != nil && w.exited() { // died while idle: not this run's fault
