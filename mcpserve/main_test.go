@@ -53,6 +53,7 @@ var tokens = map[string][]string{
 	"reader":   {"read"},
 	"invoker":  {"read", "invoke"},
 	"operator": {"read", "invoke", "grant"},
+	"granter":  {"read", "grant"},
 	"capturer": {"capture"},
 }
 

@@ -2,29 +2,35 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 )
 
-// TestSoak (with -soak) runs concurrent captures, replays, denials and
-// reads against one server for 30 s and checks the counts add up and the
-// server stays healthy.
+// soakRounds is how many operations each of the 8 clients makes in the
+// default (short) run: every kind of operation from every client, several
+// times over.
+const soakRounds = 24
+
+// TestSoak runs concurrent captures, replays, denials and reads against one
+// server and checks the counts add up and the server stays healthy: a short
+// run of a fixed number of rounds per client by default, 30 s with -soak.
 func TestSoak(t *testing.T) {
-	if !*soak {
-		t.Skip("run with -soak")
+	rounds, stop := soakRounds, time.Time{}
+	if *soak {
+		rounds, stop = math.MaxInt, time.Now().Add(30*time.Second)
 	}
 	up := mustUpstream(t)
 	s := mustServe(t, serverOpts{Upstream: up, Extra: []string{"--sandbox-workers", "2"}})
 	mustCaptureName(t, s, readOnlyCode, "seed")
 	mustCaptureName(t, s, killCode, "seed")
 	var captures, replays, denials atomic.Int64
-	stop := time.Now().Add(30 * time.Second)
 	var wg sync.WaitGroup
 	for w := range 8 {
 		wg.Go(func() {
-			for i := 0; time.Now().Before(stop); i++ {
+			for i := 0; i < rounds && (stop.IsZero() || time.Now().Before(stop)); i++ {
 				key := fmt.Sprintf("w%d-%d", w, i)
 				switch i % 4 {
 				case 0:

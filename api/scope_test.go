@@ -1,0 +1,156 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/procgraph/procgraph/procedures"
+)
+
+// scopeCase is one route and the scope API.md ("Auth") gives it: read
+// browses and finds, capture captures, invoke replays, grant sets auto-run
+// and promotes, admin replaces the catalogue; "" is an operations endpoint
+// open without a token.
+type scopeCase struct {
+	method, pattern string // the route as the router knows it
+	scope           string
+	path            string // a concrete request path
+	body            any    // nil: no body
+}
+
+// scopeCases lists every route of the router with its scope and a request
+// that the holder of that scope gets answered with 2xx. It is written from
+// API.md, not from the route table, so a scope changed in the table fails.
+func scopeCases(name, hash string, tools any) []scopeCase {
+	p := "/v1/procedures/" + name
+	return []scopeCase{
+		{"GET", "/healthz", "", "/healthz", nil},
+		{"GET", "/readyz", "", "/readyz", nil},
+		{"GET", "/metrics", "", "/metrics", nil},
+		{"GET", "/openapi.json", "", "/openapi.json", nil},
+		{"GET", "/v1/tools", "read", "/v1/tools", nil},
+		{"PUT", "/v1/tools", "admin", "/v1/tools", map[string]any{"tools": tools}},
+		{"POST", "/v1/procedures", "capture", "/v1/procedures", map[string]any{"code": readOnlyCode, "session_id": "scope"}},
+		{"GET", "/v1/procedures", "read", "/v1/procedures?limit=5", nil},
+		{"GET", "/v1/procedures/tools", "read", "/v1/procedures/tools", nil},
+		{"GET", "/v1/procedures/{name}", "read", p, nil},
+		{"GET", "/v1/procedures/{name}/versions", "read", p + "/versions", nil},
+		{"GET", "/v1/procedures/{name}/versions/{code_hash}", "read", p + "/versions/" + hash, nil},
+		{"POST", "/v1/procedures/{name}/versions/{code_hash}/promote", "grant", p + "/versions/" + hash + "/promote", map[string]any{"reason": "scope test"}},
+		{"PUT", "/v1/procedures/{name}/auto-run", "grant", p + "/auto-run", map[string]any{"enabled": true}},
+		{"DELETE", "/v1/procedures/{name}/auto-run", "grant", p + "/auto-run", map[string]any{"reason": "scope test"}},
+		{"POST", "/v1/procedures/{name}/invoke", "invoke", p + "/invoke", map[string]any{"arguments": map[string]any{"task_id": 1}, "phase": "automatic"}},
+		{"GET", "/v1/causes", "read", "/v1/causes", nil},
+		{"GET", "/v1/causes/{name}", "read", "/v1/causes/scope-cause", nil},
+		{"GET", "/v1/graph", "read", "/v1/graph?procedure=" + name, nil},
+		{"GET", "/v1/decisions", "read", "/v1/decisions", nil},
+	}
+}
+
+// scopeHolders are one token per scope, holder and token named after it.
+var scopeHolders = []string{"read", "capture", "invoke", "grant", "admin"}
+
+func scopeAuthenticator(tb testing.TB) *Authenticator {
+	tb.Helper()
+	f := &TokensFile{}
+	for _, sc := range scopeHolders {
+		f.Tokens = append(f.Tokens, TokenEntry{Name: "holder-" + sc, SHA256: HashToken("tok-" + sc), Scopes: []string{sc}})
+	}
+	if err := f.Validate(); err != nil {
+		tb.Fatal(err)
+	}
+	return NewAuthenticator(f)
+}
+
+// TestRouteScopes: every route answers the holder of its scope, refuses
+// the holder of any other scope with 403 forbidden naming the scope, and
+// refuses a request without a token with 401; the operations endpoints
+// need no token. Every route of the router has a case.
+func TestRouteScopes(t *testing.T) {
+	e := mustEnv(t, envOpts{auth: scopeAuthenticator(t)})
+	ctx := context.Background()
+	out, err := e.svc.Capture(ctx, procedures.CaptureRequest{Code: readOnlyCode, SessionID: "setup", Cause: &procedures.CauseInput{Name: "scope-cause"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	name, hash := out.Procedure.Name, out.Procedure.CodeHash
+	cat, err := e.svc.Catalogue(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := scopeCases(name, hash, cat.Tools)
+
+	listed := map[string]bool{}
+	for _, c := range cases {
+		listed[c.method+" "+c.pattern] = true
+	}
+	if err := chi.Walk(e.srv.Router(), func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
+		if !listed[method+" "+route] {
+			t.Errorf("route %s %s has no scope case: add it to scopeCases with its API.md scope", method, route)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, c := range cases {
+		t.Run(c.method+" "+c.pattern, func(t *testing.T) {
+			if c.scope == "" {
+				if st, body := e.send(t, c, ""); st != http.StatusOK {
+					t.Fatalf("without a token: %d %s", st, body)
+				}
+				return
+			}
+			st, body := e.send(t, c, "")
+			if st != http.StatusUnauthorized || answerCode(body) != "unauthorized" {
+				t.Fatalf("without a token: %d %s", st, body)
+			}
+			for _, holder := range scopeHolders {
+				if holder == c.scope {
+					continue
+				}
+				st, body := e.send(t, c, "tok-"+holder)
+				if st != http.StatusForbidden || answerCode(body) != "forbidden" || !strings.Contains(string(body), `"scope":"`+c.scope+`"`) {
+					t.Fatalf("holder of %s: %d %s; want 403 forbidden naming scope %s", holder, st, body, c.scope)
+				}
+			}
+			if st, body := e.send(t, c, "tok-"+c.scope); st < 200 || st > 299 {
+				t.Fatalf("holder of %s: %d %s", c.scope, st, body)
+			}
+		})
+	}
+}
+
+// send makes c's request with token ("" for none).
+func (e *env) send(tb testing.TB, c scopeCase, token string) (int, []byte) {
+	tb.Helper()
+	client := &http.Client{Transport: bearerTransport(token)}
+	return e.do(tb, client, c.method, c.path, c.body)
+}
+
+// bearerTransport adds a bearer token to every request ("" adds none).
+type bearerTransport string
+
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if b != "" {
+		r = r.Clone(r.Context())
+		r.Header.Set("Authorization", "Bearer "+string(b))
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// answerCode is error.code of an error body, "" when it is not one.
+func answerCode(body []byte) string {
+	var b struct {
+		Error struct {
+			Code string `json:"code"`
+		} `json:"error"`
+	}
+	_ = json.Unmarshal(body, &b)
+	return b.Error.Code
+}
