@@ -34,6 +34,7 @@ package neo4jstore
 
 import (
 	"context"
+	"math/rand/v2"
 	"sync/atomic"
 	"time"
 
@@ -56,6 +57,11 @@ type Config struct {
 	Logger zerolog.Logger
 }
 
+// maxRetryTime bounds how long a transaction that fails transiently (a
+// deadlock, a leader switch) is retried; an outage is never waited on (see
+// breaker).
+const maxRetryTime = 15 * time.Second
+
 // Store is a procedures.Store on Neo4j. It owns its driver: open one Store
 // per process and share it.
 type Store struct {
@@ -64,6 +70,9 @@ type Store struct {
 	log       zerolog.Logger
 	bookmarks neo4j.BookmarkManager
 	closed    atomic.Bool
+	breaker   *breaker
+	// driverConfig is the configuration the driver was built with.
+	driverConfig config.Config
 }
 
 var _ procedures.Store = (*Store)(nil)
@@ -79,14 +88,27 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.Username != "" {
 		auth = neo4j.BasicAuth(cfg.Username, cfg.Password, "")
 	}
+	s := &Store{db: cfg.Database, log: cfg.Logger}
 	driver, err := neo4j.NewDriverWithContext(cfg.URI, auth, func(c *config.Config) {
-		c.MaxTransactionRetryTime = 15 * time.Second
+		// One attempt per driver call: inTx retries transient failures
+		// itself and never waits on an outage.
+		c.MaxTransactionRetryTime = 0
+		c.SocketConnectTimeout = connectTimeout
+		c.ConnectionAcquisitionTimeout = acquireTimeout
 		c.Log = driverLogger{cfg.Logger}
+		s.driverConfig = *c
 	})
 	if err != nil {
 		return nil, procedures.Errorf(procedures.CodeInvalid, "neo4j: invalid URI %q", cfg.URI)
 	}
-	s := &Store{driver: driver, db: cfg.Database, log: cfg.Logger}
+	s.driver = driver
+	s.breaker = newBreaker(driver.VerifyConnectivity)
+	s.breaker.onTrip = func(cause error) {
+		s.log.Warn().Err(cause).Msg("neo4j store: the database is unreachable; answering unavailable at once until a probe succeeds")
+	}
+	s.breaker.onClose = func(down time.Duration) {
+		s.log.Info().Dur("down", down).Msg("neo4j store: the database answers again")
+	}
 	s.bookmarks = driver.ExecuteQueryBookmarkManager()
 	if err := driver.VerifyConnectivity(ctx); err != nil {
 		_ = driver.Close(ctx)
@@ -105,6 +127,7 @@ func (s *Store) Close() error {
 	if s.closed.Swap(true) {
 		return nil
 	}
+	s.breaker.shutdown()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	return s.mapError("close", s.driver.Close(ctx))
@@ -133,25 +156,70 @@ func writeTx[T any](ctx context.Context, s *Store, op string, w work[T]) (T, err
 	return inTx(ctx, s, op, neo4j.AccessModeWrite, w)
 }
 
+// inTx runs w in a transaction of the given mode. While the breaker is open
+// it fails at once. A transient failure (a deadlock, a leader switch) is
+// retried with backoff up to maxRetryTime; an outage is retried at once a
+// couple of times (a pooled connection the server closed is discarded with
+// all its siblings), then opens the breaker and fails. Retrying is safe
+// after a commit whose answer was lost: every work function is idempotent.
 func inTx[T any](ctx context.Context, s *Store, op string, mode neo4j.AccessMode, w work[T]) (T, error) {
 	var zero T
 	if s.closed.Load() {
 		return zero, errClosed
 	}
+	if err := s.breaker.allow(); err != nil {
+		return zero, err
+	}
+	start := time.Now()
+	delay := 5 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		v, err := attemptTx(ctx, s, mode, w)
+		if err == nil {
+			return v, nil
+		}
+		switch {
+		case ctx.Err() != nil:
+		case outage(err):
+			if attempt < 3 {
+				continue
+			}
+			s.breaker.trip(err)
+		case transient(err) && time.Since(start)+delay < maxRetryTime:
+			if sleep(ctx, jitter(delay)) == nil {
+				delay = min(2*delay, time.Second)
+				continue
+			}
+		}
+		return zero, s.mapError(op, err)
+	}
+}
+
+// attemptTx is one attempt of inTx: a session and one managed transaction.
+func attemptTx[T any](ctx context.Context, s *Store, mode neo4j.AccessMode, w work[T]) (T, error) {
 	sess := s.driver.NewSession(ctx, neo4j.SessionConfig{AccessMode: mode, DatabaseName: s.db, BookmarkManager: s.bookmarks})
 	defer sess.Close(ctx)
 	fn := func(tx neo4j.ManagedTransaction) (T, error) { return w(ctx, tx) }
-	var v T
-	var err error
 	if mode == neo4j.AccessModeRead {
-		v, err = neo4j.ExecuteRead(ctx, sess, fn)
-	} else {
-		v, err = neo4j.ExecuteWrite(ctx, sess, fn)
+		return neo4j.ExecuteRead(ctx, sess, fn)
 	}
-	if err != nil {
-		return zero, s.mapError(op, err)
+	return neo4j.ExecuteWrite(ctx, sess, fn)
+}
+
+// jitter returns d ± 20%.
+func jitter(d time.Duration) time.Duration {
+	return d - d/5 + time.Duration(rand.Int64N(int64(d)*2/5+1))
+}
+
+// sleep waits d or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
 	}
-	return v, nil
 }
 
 // collect runs the stored query name with params and returns its records.
