@@ -4,57 +4,131 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 )
+
+// command is one procgraph command: its name ("procedures list"), the line
+// the top-level help shows, and what runs it with the arguments after the
+// name.
+type command struct {
+	name, synopsis string
+	run            func(ctx context.Context, args []string, s stdio) int
+}
+
+// commandGroup is a heading of the top-level help.
+type commandGroup struct {
+	title    string
+	commands []command
+}
+
+// commands is every command, in the order the top-level help lists them.
+func commands() []commandGroup {
+	return []commandGroup{
+		{"Service", []command{
+			{"serve", "run the HTTP API and MCP (serve --help lists the settings)", cmdServe},
+			{"token create", "make a bearer token; only its hash is stored", cmdTokenCreate},
+		}},
+		{"Offline (no server)", []command{
+			{"signature", "a procedure file's signature, name, hash and classification", cmdSignature},
+			{"run", "replay a procedure file through the sandbox against an upstream", cmdRun},
+			{"tools import", "build a catalogue from an MCP server's tools/list", cmdToolsImport},
+		}},
+		{"Client (PROCGRAPH_URL, PROCGRAPH_TOKEN)", []command{
+			{"procedures list", "find_all_procedures: a page of procedures, best first", cmdProceduresList},
+			{"procedures show", "one procedure with its code", cmdProceduresShow},
+			{"capture", "capture a procedure file", cmdCapture},
+			{"versions", "a procedure's versions, or one version's code to review", cmdVersions},
+			{"promote", "make a version current", cmdPromote},
+			{"autorun grant", "let a procedure run unattended (set_procedure_auto_run)", cmdAutoRunGrant},
+			{"autorun revoke", "take durable auto-run back", cmdAutoRunRevoke},
+			{"invoke", "replay a procedure on the server", cmdInvoke},
+			{"tools get", "the tool catalogue", cmdToolsGet},
+			{"tools put", "replace the tool catalogue", cmdToolsPut},
+			{"decisions", "the audit log, newest first", cmdDecisions},
+			{"causes", "every cause, or one with its procedures", cmdCauses},
+			{"graph", "a neighbourhood of the procedure graph", cmdGraph},
+		}},
+	}
+}
 
 // runCLI runs procgraph with args (without the program name) and returns
 // the exit code: 0 on success, 1 on failure, 2 on a usage error.
 func runCLI(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	s := stdio{in: stdin, out: stdout, err: stderr}
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		printUsage(stderr)
 		return 2
 	}
 	switch args[0] {
 	case "help", "-h", "--help":
 		if len(args) > 1 && args[0] == "help" {
 			// help CMD [SUB] is CMD [SUB] --help.
-			return runCLI(ctx, append(args[1:], "--help"), stdin, stdout, stderr)
+			return runCLI(ctx, append(args[1:len(args):len(args)], "--help"), stdin, stdout, stderr)
 		}
-		fmt.Fprint(stdout, usage)
+		printUsage(stdout)
 		return 0
-	case "serve":
-		return cmdServe(ctx, args[1:], stdout, stderr)
-	case "token":
-		return cmdToken(args[1:], stdout, stderr)
-	case "signature":
-		return cmdSignature(args[1:], stdin, stdout, stderr)
-	case "run":
-		return cmdRun(ctx, args[1:], stdout, stderr)
 	}
-	if cmd, ok := clientCommands()[args[0]]; ok {
-		return cmd(ctx, newClient(), args[1:], stdin, stdout, stderr)
+	if len(args) > 1 {
+		if c, ok := findCommand(args[0] + " " + args[1]); ok {
+			return c.run(ctx, args[2:], s)
+		}
 	}
-	fmt.Fprintf(stderr, "procgraph: unknown command %q\n\n%s", args[0], usage)
+	if c, ok := findCommand(args[0]); ok {
+		return c.run(ctx, args[1:], s)
+	}
+	if subs := subcommands(args[0]); len(subs) > 0 {
+		// A group without a known subcommand: list the subcommands.
+		if len(args) > 1 && (args[1] == "--help" || args[1] == "-h") {
+			printCommands(stdout, subs)
+			return 0
+		}
+		if len(args) > 1 {
+			fmt.Fprintf(stderr, "procgraph %s: unknown subcommand %q\n", args[0], args[1])
+		}
+		fmt.Fprint(stderr, "usage:\n")
+		printCommands(stderr, subs)
+		return 2
+	}
+	fmt.Fprintf(stderr, "procgraph: unknown command %q (procgraph help lists them)\n", args[0])
 	return 2
 }
 
-const usage = `procgraph — a memory of procedures for LLM agents
+func findCommand(name string) (command, bool) {
+	for _, g := range commands() {
+		for _, c := range g.commands {
+			if c.name == name {
+				return c, true
+			}
+		}
+	}
+	return command{}, false
+}
 
-Service:
-  procgraph serve [flags]                 run the HTTP service (see --help)
-  procgraph token create --name N --scopes S [--tokens-file F]
+// subcommands are the commands named "group …".
+func subcommands(group string) []command {
+	var out []command
+	for _, g := range commands() {
+		for _, c := range g.commands {
+			if strings.HasPrefix(c.name, group+" ") {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
 
-Offline:
-  procgraph signature [--dialect D] [--tools catalogue.json] FILE|-
-  procgraph run --tools F --upstream-http URL --phase P [--dialect D] [--arg k=v]... FILE
+// printUsage is the top-level help: every command.
+func printUsage(w io.Writer) {
+	fmt.Fprint(w, "procgraph — a memory of procedures for LLM agents\n\nusage: procgraph COMMAND [flags]\n")
+	for _, g := range commands() {
+		fmt.Fprintf(w, "\n%s:\n", g.title)
+		printCommands(w, g.commands)
+	}
+	fmt.Fprint(w, "\nprocgraph help COMMAND (or COMMAND --help) prints a command's flags.\nFor people: tables and key: value; for scripts: --json on every command that answers.\n")
+}
 
-Client (PROCGRAPH_URL, PROCGRAPH_TOKEN):
-  procgraph procedures list|show ...      find_all_procedures, one procedure
-  procgraph capture FILE [--dialect D] [--cause C] [--session S]
-  procgraph autorun grant|revoke NAME --reason R
-  procgraph versions NAME [CODE_HASH]     one version's code, to review before promoting
-  procgraph promote NAME CODE_HASH [--reason R]
-  procgraph invoke NAME --phase P [--arg k=v]...
-  procgraph tools get | tools put FILE
-  procgraph decisions [--procedure P] [--kind K] [--before ID]
-Every client command takes --json.
-`
+func printCommands(w io.Writer, cs []command) {
+	for _, c := range cs {
+		fmt.Fprintf(w, "  procgraph %-18s %s\n", c.name, c.synopsis)
+	}
+}

@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"os"
 	"strings"
+	"text/tabwriter"
 	"time"
 )
 
@@ -30,35 +30,49 @@ func newClient() *client {
 	return &client{base: strings.TrimRight(base, "/"), token: os.Getenv("PROCGRAPH_TOKEN"), http: &http.Client{Timeout: 2 * time.Minute}}
 }
 
-// apiError is an error answer from the server.
+// apiError is an error answer from the server; Body is the answer as sent.
 type apiError struct {
 	Status  int
 	Code    string
 	Message string
 	Details map[string]any
+	Body    []byte
 }
 
+// Error is the first line; detail lines follow, indented, for what a
+// person needs next: the reason, the decision, the server's suggestion,
+// where in the code.
 func (e *apiError) Error() string {
-	msg := fmt.Sprintf("%s (HTTP %d): %s", e.Code, e.Status, e.Message)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (HTTP %d): %s", e.Code, e.Status, e.Message)
 	if r, ok := e.Details["reason"].(string); ok {
-		msg += " [reason: " + r + "]"
+		fmt.Fprintf(&b, "\n  reason: %s", r)
 	}
-	if d, ok := e.Details["decision"].(map[string]any); ok {
-		msg += fmt.Sprintf(" [decision %v: %v]", d["id"], d["reason"])
+	d, _ := e.Details["decision"].(map[string]any)
+	if d != nil {
+		fmt.Fprintf(&b, "\n  decision: %v (%v)", d["id"], d["reason"])
+	}
+	suggestion, _ := e.Details["suggestion"].(string)
+	if s, ok := d["suggestion"].(string); ok && suggestion == "" {
+		suggestion = s
+	}
+	if suggestion != "" {
+		fmt.Fprintf(&b, "\n  suggestion: %s", suggestion)
 	}
 	if l, ok := e.Details["line"]; ok {
-		msg += fmt.Sprintf(" [line %v, column %v, feature %v]", l, e.Details["column"], e.Details["feature"])
+		fmt.Fprintf(&b, "\n  at: line %v, column %v, feature %v", l, e.Details["column"], e.Details["feature"])
 	}
-	return msg
+	return b.String()
 }
 
-// do sends a request and decodes a JSON answer into out.
-func (c *client) do(ctx context.Context, method, path string, query url.Values, body any, headers map[string]string, out any) (int, error) {
+// do sends a request, decodes a JSON answer into out (when not nil) and
+// returns the answer as sent.
+func (c *client) do(ctx context.Context, method, path string, query url.Values, body, out any) ([]byte, error) {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
 		rd = bytes.NewReader(b)
 	}
@@ -68,7 +82,7 @@ func (c *client) do(ctx context.Context, method, path string, query url.Values, 
 	}
 	req, err := http.NewRequestWithContext(ctx, method, u, rd)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -76,17 +90,14 @@ func (c *client) do(ctx context.Context, method, path string, query url.Values, 
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
-	for k, v := range headers {
-		req.Header.Set(k, v)
-	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return 0, fmt.Errorf("cannot reach procgraph at %s: %v", c.base, err)
+		return nil, fmt.Errorf("cannot reach procgraph at %s: %v", c.base, err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
 	if err != nil {
-		return resp.StatusCode, err
+		return nil, err
 	}
 	if resp.StatusCode >= 400 {
 		var eb struct {
@@ -97,55 +108,102 @@ func (c *client) do(ctx context.Context, method, path string, query url.Values, 
 			} `json:"error"`
 		}
 		if json.Unmarshal(data, &eb) != nil || eb.Error.Code == "" {
-			return resp.StatusCode, &apiError{Status: resp.StatusCode, Code: "http_error", Message: strings.TrimSpace(string(data))}
+			return nil, &apiError{Status: resp.StatusCode, Code: "http_error", Message: strings.TrimSpace(string(data))}
 		}
-		return resp.StatusCode, &apiError{Status: resp.StatusCode, Code: eb.Error.Code, Message: eb.Error.Message, Details: eb.Error.Details}
+		return nil, &apiError{Status: resp.StatusCode, Code: eb.Error.Code, Message: eb.Error.Message, Details: eb.Error.Details, Body: data}
 	}
 	if out != nil {
 		if err := json.Unmarshal(data, out); err != nil {
-			return resp.StatusCode, fmt.Errorf("the server's answer is not JSON: %v", err)
+			return nil, fmt.Errorf("the server's answer is not JSON: %v", err)
 		}
 	}
-	return resp.StatusCode, nil
+	return data, nil
 }
 
-// repeated is a flag that may be given many times.
-type repeated []string
-
-func (r *repeated) String() string     { return strings.Join(*r, ",") }
-func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
-
-// parseInterleaved parses flags that may stand before, between or after
-// positional arguments, and returns the positionals.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			return pos, nil
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
+// call runs one request of a client command and prints its answer: with
+// --json the server's JSON as it sent it (indented, keys in the API's
+// order), else human's rendering of out. A failure prints the error on
+// stderr (and, with --json, the server's error answer on stdout) and
+// returns exit code 1.
+func (c *client) call(ctx context.Context, cl *cmdline, s stdio, method, path string, query url.Values, body, out any, human func(w io.Writer)) int {
+	raw, err := c.do(ctx, method, path, query, body, out)
+	if err != nil {
+		return failAnswer(cl, s, err)
 	}
-}
-
-// output prints v as JSON with --json, else through the table printer.
-func output(stdout io.Writer, asJSON bool, v any, table func(io.Writer)) {
-	if asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		_ = enc.Encode(v)
-		return
+	if cl.asJSON() {
+		printRawJSON(s.out, raw)
+		return 0
 	}
-	table(stdout)
+	human(s.out)
+	return 0
 }
 
-// fail prints a client error and returns the exit code: 1 for server
-// answers and transport errors.
+// failAnswer prints a failed command's error; with --json an error answer
+// from the server also goes to stdout as it was sent.
+func failAnswer(cl *cmdline, s stdio, err error) int {
+	if ae, ok := err.(*apiError); ok && cl.asJSON() && ae.Body != nil {
+		printRawJSON(s.out, ae.Body)
+	}
+	return fail(s.err, cl.fs.Name(), err)
+}
+
+// fail prints a command's error and returns exit code 1.
 func fail(stderr io.Writer, cmd string, err error) int {
 	fmt.Fprintf(stderr, "procgraph %s: %v\n", cmd, err)
 	return 1
+}
+
+// printRawJSON indents JSON without reordering its keys.
+func printRawJSON(w io.Writer, raw []byte) {
+	var b bytes.Buffer
+	if json.Indent(&b, raw, "", "  ") != nil {
+		w.Write(raw)
+		return
+	}
+	b.WriteByte('\n')
+	w.Write(b.Bytes())
+}
+
+// printJSON prints v as indented JSON (a struct's fields in their order).
+func printJSON(w io.Writer, v any) {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+// table prints a header and rows, aligned.
+func table(w io.Writer, header string, rows [][]string) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, header)
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	}
+	tw.Flush()
+}
+
+// keyValues prints "key: value" lines, values aligned; pairs alternate
+// key and value.
+func keyValues(w io.Writer, pairs ...string) {
+	tw := tabwriter.NewWriter(w, 0, 4, 1, ' ', 0)
+	for i := 0; i+1 < len(pairs); i += 2 {
+		fmt.Fprintf(tw, "%s:\t%s\n", pairs[i], pairs[i+1])
+	}
+	tw.Flush()
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// compactJSON is v on one line, for a key: value field.
+func compactJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
 }

@@ -221,7 +221,7 @@ func TestClientCommands(t *testing.T) {
 	t.Run("failed replay exits 1 with its JSON", func(t *testing.T) {
 		up.fail["get_retry_chain"] = "down"
 		defer delete(up.fail, "get_retry_chain")
-		code, out, _ := runMain(t, "invoke", readOnlyName, "--phase", "automatic", "--arg", "task_id=1")
+		code, out, _ := runMain(t, "invoke", readOnlyName, "--phase", "automatic", "--arg", "task_id=1", "--json")
 		var res map[string]any
 		if code != 1 || json.Unmarshal([]byte(out), &res) != nil || res["status"] != "failed" {
 			t.Fatalf("exit %d: %s", code, out)
@@ -243,12 +243,12 @@ func TestOffline(t *testing.T) {
 	good := write("good.star", killCode)
 	t.Run("signature", func(t *testing.T) {
 		var out map[string]any
-		mustRunJSON(t, &out, "signature", "--tools", cat, good)
+		mustRunJSON(t, &out, "signature", "--tools", cat, good, "--json")
 		if out["name"] != killName || out["read_only"] != false || !slices.Equal(toStrings(out["state_changing_tools"]), []string{"kill_job"}) ||
 			!slices.Equal(toStrings(out["parameters"]), []string{"task_id"}) || len(out["code_hash"].(string)) != 64 {
 			t.Fatalf("signature: %v", out)
 		}
-		mustRunJSON(t, &out, "signature", good)
+		mustRunJSON(t, &out, "signature", "--json", good)
 		if !slices.Equal(toStrings(out["unknown_tools"]), []string{"get_task_jobs_summary", "kill_job"}) {
 			t.Fatalf("signature without a catalogue: %v", out)
 		}
@@ -284,7 +284,7 @@ func TestOffline(t *testing.T) {
 	t.Run("run read-only", func(t *testing.T) {
 		up.reset()
 		var out map[string]any
-		mustRunJSON(t, &out, "run", "--tools", cat, "--upstream-http", up.URL, "--phase", "automatic", "--arg", "task_id=42", compare)
+		mustRunJSON(t, &out, "run", "--json", "--tools", cat, "--upstream-http", up.URL, "--phase", "automatic", "--arg", "task_id=42", compare)
 		if out["status"] != "succeeded" {
 			t.Fatalf("run: %v", out)
 		}
@@ -306,7 +306,7 @@ func TestOffline(t *testing.T) {
 	t.Run("run escape is refused", func(t *testing.T) {
 		up.reset()
 		esc := write("esc.star", "s = tools.get_task_jobs_summary(task_id=1)\nreturn getattr(tools, \"kill_\" + \"job\")(panda_id=1)")
-		code, out, _ := runMain(t, "run", "--tools", cat, "--upstream-http", up.URL, "--phase", "automatic", esc)
+		code, out, _ := runMain(t, "run", "--tools", cat, "--upstream-http", up.URL, "--phase", "automatic", esc, "--json")
 		var res map[string]any
 		if code != 1 || json.Unmarshal([]byte(out), &res) != nil || res["error"].(map[string]any)["code"] != "tool_refused" {
 			t.Fatalf("exit %d: %s", code, out)

@@ -1,11 +1,11 @@
 package main
 
-// The client commands that act: invoke, the catalogue, the audit log.
+// The client commands that act (invoke, the catalogue) and read the audit
+// log and the graph.
 
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"net/url"
@@ -15,25 +15,29 @@ import (
 
 	"github.com/procgraph/procgraph/mcpdispatch"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/replay"
 )
 
-func cmdInvoke(ctx context.Context, c *client, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs, asJSON := newFlags("invoke", stderr)
-	phase := fs.String("phase", "", "automatic or interactive (required)")
+const argUsage = "k=v argument; v is read as JSON when it parses, else as a string (repeatable)"
+
+func cmdInvoke(ctx context.Context, args []string, s stdio) int {
+	cl := newCmdline("invoke", "invoke NAME --phase automatic|interactive [flags]", "Replay a procedure on the server (POST /v1/procedures/{name}/invoke). Exit 1 when it is refused or fails.", true)
+	phase := cl.fs.String("phase", "", "automatic or interactive (required)")
 	var argv repeated
-	fs.Var(&argv, "arg", "k=v argument; v is read as JSON when it parses, else as a string (repeatable)")
-	session := fs.String("session", "", "session id: the usage key")
-	cause := fs.String("cause", "", "the cause this replay addresses")
-	reviewedBy := fs.String("reviewed-by", "", "the operator who reviewed this call (needs the grant scope)")
-	pos, err := parseInterleaved(fs, args)
-	if err != nil || len(pos) != 1 || *phase == "" {
-		fmt.Fprintln(stderr, "usage: procgraph invoke NAME --phase automatic|interactive [--arg k=v]... [--session S] [--cause C] [--reviewed-by R] [--json]")
-		return 2
+	cl.fs.Var(&argv, "arg", argUsage)
+	session := cl.fs.String("session", "", "session id: the usage key")
+	cause := cl.fs.String("cause", "", "the cause this replay addresses")
+	reviewedBy := cl.fs.String("reviewed-by", "", "the operator who reviewed this call (needs the grant scope)")
+	pos, code, done := cl.parse(args, 1, 1, s)
+	if done {
+		return code
+	}
+	if *phase == "" {
+		return cl.fail(s, "--phase is required")
 	}
 	arguments, err := parseArgs(argv)
 	if err != nil {
-		fmt.Fprintf(stderr, "procgraph invoke: %v\n", err)
-		return 2
+		return cl.fail(s, err.Error())
 	}
 	body := map[string]any{"arguments": arguments, "phase": *phase}
 	for k, v := range map[string]string{"session_id": *session, "cause": *cause, "reviewed_by": *reviewedBy} {
@@ -41,16 +45,47 @@ func cmdInvoke(ctx context.Context, c *client, args []string, stdin io.Reader, s
 			body[k] = v
 		}
 	}
-	var out map[string]any
-	if _, err := c.do(ctx, "POST", "/v1/procedures/"+url.PathEscape(pos[0])+"/invoke", nil, body, nil, &out); err != nil {
-		return fail(stderr, "invoke", err)
+	var out replay.InvokeResult
+	if code := newClient().call(ctx, cl, s, "POST", "/v1/procedures/"+url.PathEscape(pos[0])+"/invoke", nil, body, &out,
+		func(w io.Writer) { printReplay(w, &out) }); code != 0 {
+		return code
 	}
-	output(stdout, true, out, nil)
-	_ = asJSON
-	if out["status"] != "succeeded" {
+	if out.Status != replay.StatusSucceeded {
 		return 1
 	}
 	return 0
+}
+
+// printReplay prints a replay's answer as key: value lines.
+func printReplay(w io.Writer, r *replay.InvokeResult) {
+	d := r.Decision
+	kv := []string{"status", r.Status, "decision", fmt.Sprintf("%s %s (%s)", d.ID, d.Outcome, d.Reason),
+		"procedure", d.Procedure, "code hash", d.CodeHash}
+	if r.Error != nil {
+		e := string(r.Error.Code) + ": " + r.Error.Message
+		if r.Error.Tool != "" {
+			e += " (tool " + r.Error.Tool + ")"
+		}
+		kv = append(kv, "error", e)
+	} else {
+		kv = append(kv, "result", compactJSON(r.Result))
+	}
+	var calls []string
+	for _, c := range r.Calls {
+		ok := "ok"
+		if !c.OK {
+			ok = "failed"
+		}
+		calls = append(calls, fmt.Sprintf("%s %s %dms", c.Tool, ok, c.DurationMS))
+	}
+	kv = append(kv, "calls", strings.Join(calls, ", "))
+	keyValues(w, kv...)
+	if r.Output != "" {
+		fmt.Fprintf(w, "output:\n%s", r.Output)
+		if !strings.HasSuffix(r.Output, "\n") {
+			fmt.Fprintln(w)
+		}
+	}
 }
 
 // parseArgs turns k=v pairs into arguments; v is JSON when it parses.
@@ -71,122 +106,191 @@ func parseArgs(pairs []string) (map[string]any, error) {
 	return out, nil
 }
 
-func cmdTools(ctx context.Context, c *client, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	usage := "usage: procgraph tools get [--json] | procgraph tools put FILE | procgraph tools import --from-mcp URL|--from-mcp-command CMD [--trust-annotations]"
-	if len(args) > 0 && args[0] == "import" {
-		return cmdToolsImport(ctx, args[1:], stdout, stderr)
-	}
-	if len(args) == 0 || (args[0] != "get" && args[0] != "put") {
-		fmt.Fprintln(stderr, usage)
-		return 2
-	}
-	fs, asJSON := newFlags("tools "+args[0], stderr)
-	pos, err := parseInterleaved(fs, args[1:])
-	if err != nil {
-		return 2
-	}
-	var out struct {
-		Tools    []procedures.Tool `json:"tools"`
-		Revision string            `json:"revision"`
-	}
-	if args[0] == "put" {
-		if len(pos) != 1 {
-			fmt.Fprintln(stderr, usage)
-			return 2
-		}
-		b, err := os.ReadFile(pos[0])
-		if err != nil {
-			return fail(stderr, "tools put", err)
-		}
-		var body any
-		if err := json.Unmarshal(b, &body); err != nil {
-			return fail(stderr, "tools put", fmt.Errorf("%s is not JSON: %v", pos[0], err))
-		}
-		if _, err := c.do(ctx, "PUT", "/v1/tools", nil, body, nil, &out); err != nil {
-			return fail(stderr, "tools put", err)
-		}
-		output(stdout, *asJSON, out, func(w io.Writer) { fmt.Fprintf(w, "%d tools, revision %s\n", len(out.Tools), out.Revision) })
-		return 0
-	}
-	if _, err := c.do(ctx, "GET", "/v1/tools", nil, nil, nil, &out); err != nil {
-		return fail(stderr, "tools get", err)
-	}
-	output(stdout, *asJSON, out, func(w io.Writer) {
-		var rows [][]string
-		for _, t := range out.Tools {
-			rows = append(rows, []string{t.Name, yesNo(t.ReadOnly), yesNo(t.ExternalAccess), t.Description})
-		}
-		table(w, "NAME\tREAD-ONLY\tEXTERNAL\tDESCRIPTION", rows)
-		fmt.Fprintf(w, "revision %s\n", out.Revision)
-	})
-	return 0
+// catalogueAnswer is GET and PUT /v1/tools's answer.
+type catalogueAnswer struct {
+	Tools    []procedures.Tool `json:"tools"`
+	Revision string            `json:"revision"`
 }
 
-func cmdDecisions(ctx context.Context, c *client, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs, asJSON := newFlags("decisions", stderr)
-	proc := fs.String("procedure", "", "decisions about this procedure")
-	kind := fs.String("kind", "", "invoke, grant, revoke, promote or catalogue")
-	limit := fs.Int("limit", 100, "how many")
-	before := fs.String("before", "", "page back: records older than this decision id (the previous page's next)")
-	if _, err := parseInterleaved(fs, args); err != nil {
-		return 2
+func (a *catalogueAnswer) print(w io.Writer) {
+	var rows [][]string
+	for _, t := range a.Tools {
+		rows = append(rows, []string{t.Name, yesNo(t.ReadOnly), yesNo(t.ExternalAccess), t.Description})
 	}
-	q := url.Values{"limit": {strconv.Itoa(*limit)}}
-	if *proc != "" {
-		q.Set("procedure", *proc)
+	table(w, "NAME\tREAD-ONLY\tEXTERNAL\tDESCRIPTION", rows)
+	fmt.Fprintf(w, "%d tools, revision %s\n", len(a.Tools), a.Revision)
+}
+
+func cmdToolsGet(ctx context.Context, args []string, s stdio) int {
+	cl := newCmdline("tools get", "tools get [--json]", "The tool catalogue (GET /v1/tools).", true)
+	if _, code, done := cl.parse(args, 0, 0, s); done {
+		return code
 	}
-	if *kind != "" {
-		q.Set("kind", *kind)
+	var out catalogueAnswer
+	return newClient().call(ctx, cl, s, "GET", "/v1/tools", nil, nil, &out, func(w io.Writer) { out.print(w) })
+}
+
+func cmdToolsPut(ctx context.Context, args []string, s stdio) int {
+	cl := newCmdline("tools put", "tools put FILE [--json]", "Replace the tool catalogue with FILE's ({\"tools\": [Tool]}; PUT /v1/tools, admin scope).", true)
+	pos, code, done := cl.parse(args, 1, 1, s)
+	if done {
+		return code
 	}
-	if *before != "" {
-		q.Set("before", *before)
+	b, err := os.ReadFile(pos[0])
+	if err != nil {
+		return fail(s.err, "tools put", err)
 	}
-	var out struct {
-		Decisions []procedures.Decision `json:"decisions"`
-		Next      *string               `json:"next"`
+	var body any
+	if err := json.Unmarshal(b, &body); err != nil {
+		return fail(s.err, "tools put", fmt.Errorf("%s is not JSON: %v", pos[0], err))
 	}
-	if _, err := c.do(ctx, "GET", "/v1/decisions", q, nil, nil, &out); err != nil {
-		return fail(stderr, "decisions", err)
-	}
-	output(stdout, *asJSON, out, func(w io.Writer) {
-		var rows [][]string
-		for _, d := range out.Decisions {
-			rows = append(rows, []string{d.At.Format("2006-01-02T15:04:05Z"), string(d.Kind), d.Procedure, string(d.Outcome), d.Reason, d.Actor, string(d.Phase)})
-		}
-		table(w, "AT\tKIND\tPROCEDURE\tOUTCOME\tREASON\tACTOR\tPHASE", rows)
-		if out.Next != nil {
-			fmt.Fprintf(w, "older: procgraph decisions --before %s\n", *out.Next)
-		}
-	})
-	return 0
+	var out catalogueAnswer
+	return newClient().call(ctx, cl, s, "PUT", "/v1/tools", nil, body, &out, func(w io.Writer) { out.print(w) })
 }
 
 // cmdToolsImport builds a catalogue from an MCP server's tools/list for an
 // operator to review and put: read_only is taken from the server's
 // readOnlyHint only with --trust-annotations (hints are not a security
-// boundary), else false.
-func cmdToolsImport(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	usage := "usage: procgraph tools import --from-mcp URL|--from-mcp-command \"CMD ARGS\" [--trust-annotations] > catalogue.json"
-	fs := flag.NewFlagSet("tools import", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fromURL := fs.String("from-mcp", "", "streamable HTTP MCP server URL")
-	fromCommand := fs.String("from-mcp-command", "", "MCP server command, spoken to over stdio")
-	trust := fs.Bool("trust-annotations", false, "take read_only from the server's readOnlyHint")
-	if err := fs.Parse(args); err != nil || fs.NArg() > 0 || (*fromURL == "") == (*fromCommand == "") {
-		fmt.Fprintln(stderr, usage)
-		return 2
+// boundary), else false. Its output is a catalogue file: JSON always.
+func cmdToolsImport(ctx context.Context, args []string, s stdio) int {
+	cl := newCmdline("tools import", "tools import --from-mcp URL|--from-mcp-command \"CMD ARGS\" [--trust-annotations] > catalogue.json",
+		"Print a catalogue ({\"tools\": [Tool]}) built from an MCP server's tools/list, to review and then put.", false)
+	fromURL := cl.fs.String("from-mcp", "", "streamable HTTP MCP server URL")
+	fromCommand := cl.fs.String("from-mcp-command", "", "MCP server command, spoken to over stdio")
+	trust := cl.fs.Bool("trust-annotations", false, "take read_only from the server's readOnlyHint")
+	if _, code, done := cl.parse(args, 0, 0, s); done {
+		return code
+	}
+	if (*fromURL == "") == (*fromCommand == "") {
+		return cl.fail(s, "give one of --from-mcp and --from-mcp-command")
 	}
 	src := mcpdispatch.Source{URL: *fromURL}
 	if *fromCommand != "" {
 		argv, err := mcpdispatch.SplitCommand(*fromCommand)
 		if err != nil {
-			fmt.Fprintf(stderr, "procgraph tools import: --from-mcp-command: %v\n", err)
-			return 2
+			return cl.fail(s, "--from-mcp-command: "+err.Error())
 		}
 		src = mcpdispatch.Source{Command: argv}
 	}
-	if err := mcpdispatch.ImportCatalogueJSON(ctx, stdout, stderr, src, *trust); err != nil {
-		return fail(stderr, "tools import", err)
+	if err := mcpdispatch.ImportCatalogueJSON(ctx, s.out, s.err, src, *trust); err != nil {
+		return fail(s.err, "tools import", err)
 	}
 	return 0
+}
+
+func cmdDecisions(ctx context.Context, args []string, s stdio) int {
+	cl := newCmdline("decisions", "decisions [flags]", "The audit log, newest first (GET /v1/decisions).", true)
+	proc := cl.fs.String("procedure", "", "decisions about this procedure")
+	kind := cl.fs.String("kind", "", "invoke, grant, revoke, promote or catalogue")
+	limit := cl.fs.Int("limit", 100, "how many")
+	before := cl.fs.String("before", "", "page back: records older than this decision id (the previous page's next)")
+	if _, code, done := cl.parse(args, 0, 0, s); done {
+		return code
+	}
+	q := url.Values{"limit": {strconv.Itoa(*limit)}}
+	for k, v := range map[string]string{"procedure": *proc, "kind": *kind, "before": *before} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	var out struct {
+		Decisions []procedures.Decision `json:"decisions"`
+		Next      *string               `json:"next"`
+	}
+	return newClient().call(ctx, cl, s, "GET", "/v1/decisions", q, nil, &out, func(w io.Writer) {
+		var rows [][]string
+		for _, d := range out.Decisions {
+			rows = append(rows, []string{d.At.Format(timeLayout), d.ID, string(d.Kind), d.Procedure, shortHash(d.CodeHash),
+				string(d.Outcome), d.Reason, d.Actor, string(d.Phase), d.Note})
+		}
+		table(w, "AT\tID\tKIND\tPROCEDURE\tCODE HASH\tOUTCOME\tREASON\tACTOR\tPHASE\tNOTE", rows)
+		if out.Next != nil {
+			fmt.Fprintf(w, "older: procgraph decisions --before %s\n", *out.Next)
+		}
+	})
+}
+
+// shortHash is a code hash's first 12 hex digits (a catalogue revision
+// keeps its sha256: prefix), enough to tell versions apart in a table;
+// --json has the whole.
+func shortHash(h string) string {
+	prefix, rest, ok := strings.Cut(h, ":")
+	if !ok {
+		prefix, rest = "", h
+	} else {
+		prefix += ":"
+	}
+	if len(rest) > 12 {
+		rest = rest[:12]
+	}
+	return prefix + rest
+}
+
+func cmdCauses(ctx context.Context, args []string, s stdio) int {
+	cl := newCmdline("causes", "causes [NAME] [--json]", "Every cause (GET /v1/causes), or one with its procedures and edge frequencies.", true)
+	pos, code, done := cl.parse(args, 0, 1, s)
+	if done {
+		return code
+	}
+	if len(pos) == 1 {
+		var out struct {
+			Name           string                      `json:"name"`
+			Description    string                      `json:"description"`
+			Frequency      int64                       `json:"frequency"`
+			ProcedureCount int64                       `json:"procedure_count"`
+			Procedures     []procedures.CauseProcedure `json:"procedures"`
+		}
+		return newClient().call(ctx, cl, s, "GET", "/v1/causes/"+url.PathEscape(pos[0]), nil, nil, &out, func(w io.Writer) {
+			keyValues(w, "name", out.Name, "description", out.Description, "frequency", strconv.FormatInt(out.Frequency, 10),
+				"procedures", strconv.FormatInt(out.ProcedureCount, 10))
+			var rows [][]string
+			for _, p := range out.Procedures {
+				rows = append(rows, []string{p.Name, strconv.FormatInt(p.Frequency, 10)})
+			}
+			fmt.Fprintln(w)
+			table(w, "PROCEDURE\tFREQUENCY", rows)
+		})
+	}
+	var out struct {
+		Causes []procedures.Cause `json:"causes"`
+	}
+	return newClient().call(ctx, cl, s, "GET", "/v1/causes", nil, nil, &out, func(w io.Writer) {
+		var rows [][]string
+		for _, c := range out.Causes {
+			rows = append(rows, []string{c.Name, strconv.FormatInt(c.Procedures, 10), strconv.FormatInt(c.Frequency, 10), c.Description})
+		}
+		table(w, "NAME\tPROCEDURES\tFREQUENCY\tDESCRIPTION", rows)
+	})
+}
+
+func cmdGraph(ctx context.Context, args []string, s stdio) int {
+	cl := newCmdline("graph", "graph [--procedure P]... [--cause C]... [--tool T]... [--depth N] [--json]", "A neighbourhood of the procedure graph (GET /v1/graph): causes, procedures, tools and their edges.", true)
+	var procs, causes, tools repeated
+	cl.fs.Var(&procs, "procedure", "start from this procedure (repeatable)")
+	cl.fs.Var(&causes, "cause", "start from this cause (repeatable)")
+	cl.fs.Var(&tools, "tool", "start from this tool (repeatable)")
+	depth := cl.fs.Int("depth", 1, "how many edges out")
+	if _, code, done := cl.parse(args, 0, 0, s); done {
+		return code
+	}
+	q := url.Values{"procedure": procs, "cause": causes, "tool": tools, "depth": {strconv.Itoa(*depth)}}
+	var g procedures.Graph
+	return newClient().call(ctx, cl, s, "GET", "/v1/graph", q, nil, &g, func(w io.Writer) {
+		labels := map[string]string{}
+		var rows [][]string
+		for _, n := range g.Nodes {
+			labels[n.ID] = n.Label
+			rows = append(rows, []string{n.Kind, n.Label})
+		}
+		table(w, "KIND\tNODE", rows)
+		rows = nil
+		for _, e := range g.Edges {
+			rows = append(rows, []string{labels[e.Source], e.Kind, labels[e.Target], strconv.FormatInt(e.Frequency, 10)})
+		}
+		fmt.Fprintln(w)
+		table(w, "FROM\tEDGE\tTO\tFREQUENCY", rows)
+		if g.Truncated {
+			fmt.Fprintln(w, "(truncated: narrow the query)")
+		}
+	})
 }

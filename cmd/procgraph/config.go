@@ -51,7 +51,7 @@ func (c *serveConfig) serveFlags(fs *flag.FlagSet) *settings {
 	s.add(&text{&c.ToolsFile, nil}, "tools", "", "catalogue file loaded at start; replaces the stored catalogue")
 	s.add(&text{&c.UpstreamHTTP, httpURL}, "upstream-http", "", "where replayed tool calls go (POST {\"tool\", \"arguments\"})")
 	s.add(&text{&c.UpstreamMCP, httpURL}, "upstream-mcp", "", "streamable HTTP MCP server where replayed tool calls go")
-	s.add((*command)(&c.UpstreamMCPCommand), "upstream-mcp-command", "", "MCP server command (\"CMD ARGS\") started and spoken to over stdio")
+	s.add((*argv)(&c.UpstreamMCPCommand), "upstream-mcp-command", "", "MCP server command (\"CMD ARGS\") started and spoken to over stdio")
 	s.add(&text{&c.TokensFile, nil}, "tokens-file", "", "bearer tokens file (hashes and scopes); default ./"+defaultTokensFile+" when it exists")
 	s.add((*strictBool)(&c.AllowMutatingAutorun), "allow-mutating-autorun", "false", "true or false: expose and grant state-changing procedures (interactive phase only)")
 	s.add(&text{&c.LogLevel, oneOf("debug", "info", "warn", "error")}, "log-level", "info", "debug, info, warn or error")

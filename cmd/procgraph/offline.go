@@ -2,12 +2,13 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/signature"
@@ -17,6 +18,7 @@ import (
 type signatureOutput struct {
 	Signature          []string             `json:"signature"`
 	Name               string               `json:"name"`
+	Dialect            string               `json:"dialect"`
 	CodeHash           string               `json:"code_hash"`
 	Parameters         []string             `json:"parameters"`
 	Opaque             bool                 `json:"opaque"`
@@ -27,54 +29,57 @@ type signatureOutput struct {
 }
 
 // cmdSignature analyses a procedure file offline.
-func cmdSignature(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("signature", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	dialect := fs.String("dialect", "starlark", "starlark or python-async")
-	toolsFile := fs.String("tools", "", "catalogue file ({\"tools\": [...]}) to classify against; without it every tool is unknown")
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		return 2
+func cmdSignature(ctx context.Context, args []string, s stdio) int {
+	cl := newCmdline("signature", "signature [--dialect D] [--tools catalogue.json] FILE|- [--json]",
+		"A procedure file's signature, name, code hash and parameters, classified against a catalogue; no server.", true)
+	dialect := cl.fs.String("dialect", "", dialectUsage)
+	toolsFile := cl.fs.String("tools", "", "catalogue file ({\"tools\": [...]}) to classify against; without it every tool is unknown")
+	pos, code, done := cl.parse(args, 1, 1, s)
+	if done {
+		return code
 	}
-	if len(pos) != 1 {
-		fmt.Fprintln(stderr, "usage: procgraph signature [--dialect D] [--tools catalogue.json] FILE|-")
-		return 2
-	}
-	code, err := readSource(pos[0], stdin)
+	src, err := readSource(pos[0], s.in)
 	if err != nil {
-		fmt.Fprintf(stderr, "procgraph signature: %v\n", err)
-		return 1
+		return fail(s.err, "signature", err)
 	}
 	cat, err := loadCatalogueFile(*toolsFile)
 	if err != nil {
-		fmt.Fprintf(stderr, "procgraph signature: %v\n", err)
-		return 1
+		return fail(s.err, "signature", err)
 	}
-	d, err := signature.ParseDialect(*dialect)
+	d, err := signature.ParseDialect(dialectFor(pos[0], *dialect))
 	if err != nil {
-		fmt.Fprintf(stderr, "procgraph signature: %v\n", err)
-		return 2
+		return cl.fail(s, err.Error())
 	}
-	a, err := signature.Analyze(code, d)
+	a, err := signature.Analyze(src, d)
 	if err != nil {
 		var se *signature.Error
 		if errors.As(err, &se) {
-			fmt.Fprintf(stderr, "%s: %s (feature: %s)\n", pos[0], se.Message, se.Feature)
-		} else {
-			fmt.Fprintf(stderr, "procgraph signature: %v\n", err)
+			fmt.Fprintf(s.err, "%s: %s (feature: %s)\n", pos[0], se.Message, se.Feature)
+			return 1
 		}
-		return 1
+		return fail(s.err, "signature", err)
 	}
 	c := procedures.Classify(a.Signature, cat, nil)
 	out := signatureOutput{
-		Signature: a.Signature, Name: a.Name, CodeHash: a.CodeHash, Parameters: emptyIfNil(a.Parameters),
+		Signature: a.Signature, Name: a.Name, Dialect: string(d), CodeHash: a.CodeHash, Parameters: emptyIfNil(a.Parameters),
 		Opaque: a.Opaque, Warnings: []procedures.Warning{}, ReadOnly: c.ReadOnly,
 		StateChangingTools: emptyIfNil(c.StateChangingTools), UnknownTools: emptyIfNil(c.UnknownTools),
 	}
 	for _, w := range a.Warnings {
 		out.Warnings = append(out.Warnings, procedures.Warning{Line: w.Line, Column: w.Column, Message: w.Message})
 	}
-	return printJSON(stdout, stderr, out)
+	if cl.asJSON() {
+		printJSON(s.out, out)
+		return 0
+	}
+	keyValues(s.out, "name", out.Name, "signature", strings.Join(out.Signature, ", "), "code hash", out.CodeHash,
+		"dialect", string(d), "parameters", strings.Join(out.Parameters, ", "), "opaque", yesNo(out.Opaque),
+		"read-only", yesNo(out.ReadOnly), "state-changing tools", strings.Join(out.StateChangingTools, ", "),
+		"unknown tools", strings.Join(out.UnknownTools, ", "))
+	for _, w := range out.Warnings {
+		fmt.Fprintf(s.out, "warning: line %d, column %d: %s\n", w.Line, w.Column, w.Message)
+	}
+	return 0
 }
 
 // readSource reads a file, or standard input for "-", bounded.
@@ -120,17 +125,6 @@ func loadCatalogueFile(path string) (*procedures.Catalogue, error) {
 		return nil, fmt.Errorf("%s: %s", path, procedures.ErrorMessage(err))
 	}
 	return c, nil
-}
-
-func printJSON(stdout, stderr io.Writer, v any) int {
-	enc := json.NewEncoder(stdout)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		fmt.Fprintf(stderr, "procgraph: %v\n", err)
-		return 1
-	}
-	return 0
 }
 
 func emptyIfNil(s []string) []string {

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/procgraph/procgraph/procedures"
@@ -15,70 +13,85 @@ import (
 // cmdRun replays a procedure file through the real sandbox (a worker
 // process) against an upstream, without a server or store, and prints the
 // outcome: how an author debugs a procedure.
-func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	toolsFile := fs.String("tools", "", "catalogue file (required: without it every tool is unknown and nothing may run)")
-	upstream := fs.String("upstream-http", "", "where tool calls go (required)")
-	phase := fs.String("phase", "", "automatic or interactive (required)")
-	dialect := fs.String("dialect", "", "starlark or python-async (default: python-async for .py files)")
-	allowMutating := fs.Bool("allow-mutating", false, "let state-changing tools run (interactive phase; you count as the reviewer)")
+func cmdRun(ctx context.Context, args []string, s stdio) int {
+	cl := newCmdline("run", "run --tools F --upstream-http URL --phase automatic|interactive [flags] FILE",
+		"Replay a procedure file through the sandbox against an upstream tool server, without a server or store. Exit 1 when it is refused or fails.", true)
+	toolsFile := cl.fs.String("tools", "", "catalogue file (required: without it every tool is unknown and nothing may run)")
+	upstream := cl.fs.String("upstream-http", "", "where tool calls go (required)")
+	phase := cl.fs.String("phase", "", "automatic or interactive (required)")
+	dialect := cl.fs.String("dialect", "", dialectUsage)
+	allowMutating := cl.fs.Bool("allow-mutating", false, "let state-changing tools run (interactive phase; you count as the reviewer)")
 	var argv repeated
-	fs.Var(&argv, "arg", "k=v argument; v is read as JSON when it parses, else as a string (repeatable)")
-	pos, err := parseInterleaved(fs, args)
-	if err != nil || len(pos) != 1 || *toolsFile == "" || *upstream == "" || *phase == "" {
-		fmt.Fprintln(stderr, "usage: procgraph run --tools F --upstream-http URL --phase automatic|interactive [--dialect D] [--allow-mutating] [--arg k=v]... FILE")
-		return 2
+	cl.fs.Var(&argv, "arg", argUsage)
+	pos, code, done := cl.parse(args, 1, 1, s)
+	if done {
+		return code
 	}
-	code, err := readSource(pos[0], nil)
+	if *toolsFile == "" || *upstream == "" || *phase == "" {
+		return cl.fail(s, "--tools, --upstream-http and --phase are required")
+	}
+	src, err := readSource(pos[0], nil)
 	if err != nil {
-		return fail(stderr, "run", err)
+		return fail(s.err, "run", err)
 	}
 	cat, err := loadCatalogueFile(*toolsFile)
 	if err != nil {
-		return fail(stderr, "run", err)
+		return fail(s.err, "run", err)
 	}
 	arguments, err := parseArgs(argv)
 	if err != nil {
-		fmt.Fprintf(stderr, "procgraph run: %v\n", err)
-		return 2
+		return cl.fail(s, err.Error())
 	}
 	d, err := replay.NewHTTPDispatcher(*upstream, replay.HTTPOptions{})
 	if err != nil {
-		return fail(stderr, "run", err)
-	}
-	if *dialect == "" {
-		*dialect = "starlark"
-		if strings.HasSuffix(pos[0], ".py") {
-			*dialect = "python-async"
-		}
+		return fail(s.err, "run", err)
 	}
 	pool, err := sandbox.NewPool(sandbox.PoolConfig{Size: 1})
 	if err != nil {
-		return fail(stderr, "run", err)
+		return fail(s.err, "run", err)
 	}
 	defer pool.Close()
 	res, err := replay.RunFile(ctx, replay.RunFileRequest{
-		Code: code, Dialect: *dialect, Catalogue: cat, Phase: procedures.Phase(*phase), Arguments: arguments,
+		Code: src, Dialect: dialectFor(pos[0], *dialect), Catalogue: cat, Phase: procedures.Phase(*phase), Arguments: arguments,
 		AllowMutating: *allowMutating, Runner: pool, Dispatcher: d,
 	})
 	if err != nil {
-		var msg strings.Builder
-		msg.WriteString(procedures.ErrorMessage(err))
-		if pe, ok := err.(*procedures.Error); ok {
-			if l, ok := pe.Details["line"]; ok {
-				fmt.Fprintf(&msg, " (line %v, column %v, feature %v)", l, pe.Details["column"], pe.Details["feature"])
-			}
-			if dd, ok := pe.Details["decision"].(procedures.Decision); ok {
-				fmt.Fprintf(&msg, " (decision: %s)", dd.Reason)
-			}
-		}
-		fmt.Fprintf(stderr, "procgraph run: %s: %s\n", procedures.ErrorCode(err), msg.String())
+		fmt.Fprintf(s.err, "procgraph run: %s\n", runError(err))
 		return 1
 	}
-	printJSON(stdout, stderr, res)
+	if cl.asJSON() {
+		printJSON(s.out, res)
+	} else {
+		printReplay(s.out, res)
+	}
 	if res.Status != replay.StatusSucceeded {
 		return 1
 	}
 	return 0
+}
+
+// runError is a refused run's message: the code, the message, where in the
+// code, and for a denial its reason and what to do instead.
+func runError(err error) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s", procedures.ErrorCode(err), procedures.ErrorMessage(err))
+	pe, ok := err.(*procedures.Error)
+	if !ok {
+		return b.String()
+	}
+	if l, ok := pe.Details["line"]; ok {
+		fmt.Fprintf(&b, "\n  at: line %v, column %v, feature %v", l, pe.Details["column"], pe.Details["feature"])
+	}
+	d, ok := pe.Details["decision"].(procedures.Decision)
+	if !ok {
+		return b.String()
+	}
+	fmt.Fprintf(&b, "\n  decision: %s", d.Reason)
+	switch {
+	case d.Suggestion != "":
+		fmt.Fprintf(&b, "\n  suggestion: %s", d.Suggestion)
+	case d.Reason == procedures.ReasonStateChangingDisabled:
+		b.WriteString("\n  suggestion: this file changes state; to run it here, review it and add --allow-mutating (you count as the reviewer)")
+	}
+	return b.String()
 }

@@ -29,7 +29,8 @@ const shutdownGrace = 30 * time.Second
 
 // cmdServe runs the HTTP service until ctx ends, then drains in-flight
 // requests and closes the sandbox pool and the store.
-func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func cmdServe(ctx context.Context, args []string, s stdio) int {
+	stdout, stderr := s.out, s.err
 	cfg, err := parseServeConfig(args)
 	if errors.Is(err, flag.ErrHelp) {
 		printServeUsage(stdout)

@@ -1,13 +1,12 @@
 package main
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,23 +15,21 @@ import (
 	"github.com/procgraph/procgraph/api"
 )
 
-// cmdToken implements `procgraph token create`: it prints a new token once
-// and stores only its hash in the tokens file.
-func cmdToken(args []string, stdout, stderr io.Writer) int {
-	usage := "usage: procgraph token create --name NAME --scopes read,capture,invoke,grant,admin [--tokens-file F]"
-	if len(args) == 0 || args[0] != "create" {
-		fmt.Fprintln(stderr, usage)
-		return 2
+// cmdTokenCreate implements `procgraph token create`: it prints a new
+// token once and stores only its hash in the tokens file.
+func cmdTokenCreate(ctx context.Context, args []string, s stdio) int {
+	cl := newCmdline("token create", "token create --name NAME --scopes read,capture,invoke,grant,admin [--tokens-file F]",
+		"Print a new bearer token once; only its sha256 is stored, in a 0600 file.", false)
+	name := cl.fs.String("name", "", "the token's holder (the audit actor; required)")
+	scopes := cl.fs.String("scopes", "", "comma-separated scopes: read, capture, invoke, grant, admin (required)")
+	file := cl.fs.String("tokens-file", "", "tokens file (env PROCGRAPH_TOKENS_FILE, default ./"+defaultTokensFile+")")
+	if _, code, done := cl.parse(args, 0, 0, s); done {
+		return code
 	}
-	fset := flag.NewFlagSet("token create", flag.ContinueOnError)
-	fset.SetOutput(stderr)
-	name := fset.String("name", "", "the token's holder (the audit actor)")
-	scopes := fset.String("scopes", "", "comma-separated scopes")
-	file := fset.String("tokens-file", "", "tokens file (env PROCGRAPH_TOKENS_FILE, default ./procgraph-tokens.json)")
-	if err := fset.Parse(args[1:]); err != nil || fset.NArg() > 0 || *name == "" || *scopes == "" {
-		fmt.Fprintln(stderr, usage)
-		return 2
+	if *name == "" || *scopes == "" {
+		return cl.fail(s, "--name and --scopes are required")
 	}
+	stdout, stderr := s.out, s.err
 	path := *file
 	if path == "" {
 		path = os.Getenv("PROCGRAPH_TOKENS_FILE")
@@ -44,8 +41,7 @@ func cmdToken(args []string, stdout, stderr io.Writer) int {
 	for _, s := range strings.Split(*scopes, ",") {
 		s = strings.TrimSpace(s)
 		if _, err := api.ParseScope(s); err != nil {
-			fmt.Fprintf(stderr, "procgraph token create: %v\n", err)
-			return 2
+			return cl.fail(stdio{err: stderr}, err.Error())
 		}
 		list = append(list, s)
 	}

@@ -1,11 +1,104 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"strings"
 )
+
+// stdio is a command's standard streams.
+type stdio struct {
+	in       io.Reader
+	out, err io.Writer
+}
+
+// cmdline is one command's flags and usage line. Every command parses its
+// arguments through one, so that --help prints that command's own flags on
+// stdout and exits 0, and a usage error prints the error and the usage on
+// stderr and exits 2.
+type cmdline struct {
+	fs    *flag.FlagSet
+	usage string // after "procgraph ": "capture FILE [flags]"
+	about string // what the command does, printed under the usage line
+	json  *bool  // --json, when the command has it
+}
+
+// newCmdline starts a command's flags; withJSON adds --json.
+func newCmdline(name, usage, about string, withJSON bool) *cmdline {
+	c := &cmdline{fs: newFlagSet(name), usage: usage, about: about}
+	if withJSON {
+		c.json = c.fs.Bool("json", false, "print the answer as JSON for scripts (the API's fields, in its order)")
+	}
+	return c
+}
+
+// asJSON reports whether --json was given.
+func (c *cmdline) asJSON() bool { return c.json != nil && *c.json }
+
+// parse parses flags standing before, between or after the positionals and
+// requires between min and max positionals (max < 0: any number). done
+// reports that the command ends here with code.
+func (c *cmdline) parse(args []string, min, max int, s stdio) (pos []string, code int, done bool) {
+	pos, err := parseInterleaved(c.fs, args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		c.printUsage(s.out)
+		return nil, 0, true
+	case err != nil:
+		return nil, c.fail(s, err.Error()), true
+	case len(pos) < min || (max >= 0 && len(pos) > max):
+		return nil, c.fail(s, fmt.Sprintf("wrong number of arguments: %q", pos)), true
+	}
+	return pos, 0, false
+}
+
+// fail prints a usage error with the usage and returns exit code 2.
+func (c *cmdline) fail(s stdio, msg string) int {
+	fmt.Fprintf(s.err, "procgraph %s: %s\nusage: procgraph %s\n(procgraph %s --help lists the flags)\n", c.fs.Name(), msg, c.usage, c.fs.Name())
+	return 2
+}
+
+// printUsage prints the usage line, what the command does and its flags.
+func (c *cmdline) printUsage(w io.Writer) {
+	fmt.Fprintf(w, "usage: procgraph %s\n", c.usage)
+	if c.about != "" {
+		fmt.Fprintf(w, "\n%s\n", c.about)
+	}
+	if hasFlags(c.fs) {
+		fmt.Fprintln(w, "\nflags:")
+		printFlags(w, c.fs)
+	}
+}
+
+func hasFlags(fs *flag.FlagSet) bool {
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	return n > 0
+}
+
+// parseInterleaved parses flags that may stand before, between or after
+// positional arguments, and returns the positionals.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+// repeated is a flag that may be given many times.
+type repeated []string
+
+func (r *repeated) String() string     { return strings.Join(*r, ",") }
+func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
 
 // printFlags lists fs's flags, each with its meaning and default.
 func printFlags(w io.Writer, fs *flag.FlagSet) {
@@ -14,11 +107,10 @@ func printFlags(w io.Writer, fs *flag.FlagSet) {
 		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
 			arg = ""
 		}
-		line := fmt.Sprintf("  --%s%s", f.Name, arg)
 		usage := f.Usage
-		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "[]" && !strings.Contains(usage, "default") {
-			usage += fmt.Sprintf(" (default %q)", f.DefValue)
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && !strings.Contains(usage, "default") {
+			usage += fmt.Sprintf(" (default %s)", f.DefValue)
 		}
-		fmt.Fprintf(w, "%s\n      %s\n", line, usage)
+		fmt.Fprintf(w, "  --%s%s\n      %s\n", f.Name, arg, usage)
 	})
 }

@@ -124,22 +124,22 @@ func (c *count) Set(v string) error {
 	return nil
 }
 
-// command is a program and its arguments, split as a shell would
+// argv is a program and its arguments, split as a shell would
 // (mcpdispatch.SplitCommand).
-type command []string
+type argv []string
 
-func (c *command) String() string {
+func (c *argv) String() string {
 	if c == nil {
 		return ""
 	}
 	return strings.Join(*c, " ")
 }
 
-func (c *command) Set(v string) error {
-	argv, err := mcpdispatch.SplitCommand(v)
+func (c *argv) Set(v string) error {
+	words, err := mcpdispatch.SplitCommand(v)
 	if err != nil {
 		return err
 	}
-	*c = argv
+	*c = words
 	return nil
 }
