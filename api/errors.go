@@ -3,70 +3,33 @@ package api
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strconv"
 	"sync"
 
+	"github.com/procgraph/procgraph/internal/answer"
 	"github.com/procgraph/procgraph/procedures"
 )
 
-// errorBody is the contract's error shape.
-type errorBody struct {
-	Error errorDetail `json:"error"`
-}
-
-type errorDetail struct {
-	Code    string         `json:"code"`
-	Message string         `json:"message"`
-	Details map[string]any `json:"details"`
-}
-
-// statusOf maps an error code to its HTTP status.
-func statusOf(code procedures.Code) int {
-	switch code {
-	case procedures.CodeInvalid:
-		return http.StatusBadRequest
-	case procedures.CodeUnauthorized:
-		return http.StatusUnauthorized
-	case procedures.CodeForbidden, procedures.CodeDenied:
-		return http.StatusForbidden
-	case procedures.CodeNotFound:
-		return http.StatusNotFound
-	case procedures.CodeConflict:
-		return http.StatusConflict
-	case procedures.CodeTooLarge:
-		return http.StatusRequestEntityTooLarge
-	case procedures.CodeInvalidCode, procedures.CodeInvalidArguments:
-		return http.StatusUnprocessableEntity
-	case procedures.CodeUnavailable:
-		return http.StatusServiceUnavailable
-	case procedures.CodeBusy:
-		return http.StatusTooManyRequests
-	}
-	return http.StatusInternalServerError
-}
-
-// writeError answers err in the contract's shape. Internal errors are
-// logged with the request and answered with a message that leaks nothing.
+// writeError answers err in the contract's shape (see answer.Of). Server
+// faults are logged with the request; the caller sees only the public form.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	code := procedures.ErrorCode(err)
-	body := errorBody{Error: errorDetail{Code: string(code), Message: procedures.ErrorMessage(err), Details: map[string]any{}}}
-	var pe *procedures.Error
-	if errors.As(err, &pe) && pe.Details != nil {
-		body.Error.Details = pe.Details
+	a := answer.Of(err)
+	if a.ServerFault() {
+		s.log.Error().Err(err).Str("request_id", requestID(r)).Str("code", string(a.Code)).Msg("request failed")
 	}
-	if code == procedures.CodeInternal || code == procedures.CodeUnavailable {
-		s.log.Error().Err(err).Str("request_id", requestID(r)).Str("code", string(code)).Msg("request failed")
+	if a.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(a.RetryAfter))
 	}
-	if code == procedures.CodeInternal {
-		body.Error.Message = "internal error"
-		body.Error.Details = map[string]any{}
+	writeJSON(w, a.Status, a.Body())
+}
+
+// writeRefusal answers a refusal made here (not by the service) with status.
+func writeRefusal(w http.ResponseWriter, status int, code procedures.Code, message string, details map[string]any) {
+	if details == nil {
+		details = map[string]any{}
 	}
-	if n, ok := body.Error.Details[procedures.DetailRetryAfter].(int); ok && code == procedures.CodeBusy {
-		w.Header().Set("Retry-After", strconv.Itoa(n))
-	}
-	writeJSON(w, statusOf(code), body)
+	writeJSON(w, status, answer.Body{Error: answer.BodyError{Code: code, Message: message, Details: details}})
 }
 
 // writeJSON answers v as JSON with status.

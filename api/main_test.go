@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
@@ -45,7 +46,7 @@ type env struct {
 
 type envOpts struct {
 	runner sandbox.Runner
-	auth   *Authenticator
+	auth   *auth.Authenticator
 }
 
 // mustEnv builds an env; the runner defaults to in-process.

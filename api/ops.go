@@ -24,7 +24,6 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) metricsHandler(w http.ResponseWriter, r *http.Request) error {
-	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-	_, err := s.metrics.WriteTo(w)
-	return err
+	s.promhttp.ServeHTTP(w, r)
+	return nil
 }

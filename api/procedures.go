@@ -5,6 +5,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 )
@@ -200,7 +201,7 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request) error {
 	res, err := s.replay.Invoke(r.Context(), replay.InvokeRequest{
 		Name: chi.URLParam(r, "name"), Arguments: b.Arguments, Phase: procedures.Phase(b.Phase),
 		SessionID: deref(b.SessionID), IdempotencyKey: r.Header.Get("Idempotency-Key"), Cause: deref(b.Cause),
-		ReviewedBy: deref(b.ReviewedBy), ReviewerHasGrantScope: caller.Has(ScopeGrant), Actor: caller.Name,
+		ReviewedBy: deref(b.ReviewedBy), ReviewerHasGrantScope: caller.Has(auth.ScopeGrant), Actor: caller.Name,
 	})
 	if err != nil {
 		s.metrics.CountRefusal(err)

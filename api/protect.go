@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -14,21 +15,20 @@ import (
 // (DNS rebinding: a page whose name resolves to 127.0.0.1 would otherwise
 // reach the tokenless, every-scope server as same-origin). Refusals use
 // the API's error shape with code forbidden.
-func Protect(h http.Handler, auth *Authenticator) http.Handler {
+func Protect(h http.Handler, authn *auth.Authenticator) http.Handler {
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusForbidden, errorBody{Error: errorDetail{Code: string(procedures.CodeForbidden),
-			Message: "cross-origin requests that change state are refused", Details: map[string]any{"reason": "cross_origin"}}})
+		writeRefusal(w, http.StatusForbidden, procedures.CodeForbidden,
+			"cross-origin requests that change state are refused", map[string]any{"reason": "cross_origin"})
 	}))
 	guarded := cop.Handler(h)
-	if auth != nil && auth.Enabled() {
+	if authn.Enabled() {
 		return guarded
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !loopbackHost(r.Host) {
-			writeJSON(w, http.StatusForbidden, errorBody{Error: errorDetail{Code: string(procedures.CodeForbidden),
-				Message: "without tokens procgraph answers only requests addressed to a loopback host",
-				Details: map[string]any{"reason": "host_not_loopback"}}})
+			writeRefusal(w, http.StatusForbidden, procedures.CodeForbidden,
+				"without tokens procgraph answers only requests addressed to a loopback host", map[string]any{"reason": "host_not_loopback"})
 			return
 		}
 		guarded.ServeHTTP(w, r)

@@ -4,14 +4,16 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/procgraph/procgraph/auth"
 )
 
 func TestProtect(t *testing.T) {
 	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
-	tokens := NewAuthenticator(&TokensFile{Tokens: []TokenEntry{{Name: "a", SHA256: HashToken("t"), Scopes: []string{"read"}}}})
+	tokens := auth.NewAuthenticator(&auth.TokensFile{Tokens: []auth.TokenEntry{{Name: "a", SHA256: auth.HashToken("t"), Scopes: []string{"read"}}}})
 	tests := []struct {
 		name    string
-		auth    *Authenticator
+		auth    *auth.Authenticator
 		method  string
 		host    string
 		headers map[string]string

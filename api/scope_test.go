@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -55,16 +56,16 @@ func scopeCases(name, hash string, tools any) []scopeCase {
 // scopeHolders are one token per scope, holder and token named after it.
 var scopeHolders = []string{"read", "capture", "invoke", "grant", "admin"}
 
-func scopeAuthenticator(tb testing.TB) *Authenticator {
+func scopeAuthenticator(tb testing.TB) *auth.Authenticator {
 	tb.Helper()
-	f := &TokensFile{}
+	f := &auth.TokensFile{}
 	for _, sc := range scopeHolders {
-		f.Tokens = append(f.Tokens, TokenEntry{Name: "holder-" + sc, SHA256: HashToken("tok-" + sc), Scopes: []string{sc}})
+		f.Tokens = append(f.Tokens, auth.TokenEntry{Name: "holder-" + sc, SHA256: auth.HashToken("tok-" + sc), Scopes: []string{sc}})
 	}
 	if err := f.Validate(); err != nil {
 		tb.Fatal(err)
 	}
-	return NewAuthenticator(f)
+	return auth.NewAuthenticator(f)
 }
 
 // TestRouteScopes: every route answers the holder of its scope, refuses

@@ -5,16 +5,14 @@
 package api
 
 import (
-	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/rs/zerolog"
 
+	"github.com/procgraph/procgraph/auth"
+	"github.com/procgraph/procgraph/metrics"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 )
@@ -28,8 +26,8 @@ const (
 type Config struct {
 	Service  *procedures.Service
 	Replayer *replay.Replayer
-	Auth     *Authenticator
-	Metrics  *Metrics
+	Auth     *auth.Authenticator
+	Metrics  *metrics.Registry
 	Logger   zerolog.Logger
 	// MaxBody bounds request bodies; DefaultMaxBody when zero.
 	MaxBody int64
@@ -48,8 +46,9 @@ type Config struct {
 type Server struct {
 	svc      *procedures.Service
 	replay   *replay.Replayer
-	auth     *Authenticator
-	metrics  *Metrics
+	auth     *auth.Authenticator
+	metrics  *metrics.Registry
+	promhttp http.Handler
 	log      zerolog.Logger
 	maxBody  int64
 	schemas  schemaSet
@@ -68,11 +67,12 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{svc: cfg.Service, replay: cfg.Replayer, auth: cfg.Auth, metrics: cfg.Metrics,
 		log: cfg.Logger, maxBody: cfg.MaxBody, schemas: schemas, onCat: cfg.OnCatalogueChange, onChg: cfg.OnChange, mcpPaths: cfg.MCPPaths}
 	if s.auth == nil {
-		s.auth = NewAuthenticator(nil)
+		s.auth = auth.NewAuthenticator(nil)
 	}
 	if s.metrics == nil {
-		s.metrics = NewMetrics()
+		s.metrics = metrics.New()
 	}
+	s.promhttp = s.metrics.Handler()
 	if s.maxBody <= 0 {
 		s.maxBody = DefaultMaxBody
 	}
@@ -87,12 +87,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.Se
 func (s *Server) Router() chi.Router { return s.router }
 
 // Metrics returns the server's metrics registry.
-func (s *Server) Metrics() *Metrics { return s.metrics }
+func (s *Server) Metrics() *metrics.Registry { return s.metrics }
 
 // route is one operation of the contract.
 type route struct {
 	method, pattern string
-	scope           Scope // "" for the unauthenticated operations endpoints
+	scope           auth.Scope // "" for the unauthenticated operations endpoints
 	handler         func(http.ResponseWriter, *http.Request) error
 	summary         string
 	body            string // request schema name, "" when there is no body
@@ -108,22 +108,22 @@ func (s *Server) routeTable() []route {
 		{method: "GET", pattern: "/readyz", handler: s.readyz, summary: "Store readiness", response: "Status"},
 		{method: "GET", pattern: "/metrics", handler: s.metricsHandler, summary: "Prometheus metrics"},
 		{method: "GET", pattern: "/openapi.json", handler: s.openapi, summary: "This API as OpenAPI 3.1"},
-		{method: "GET", pattern: "/v1/tools", scope: ScopeRead, handler: s.getTools, summary: "The tool catalogue", response: "Catalogue"},
-		{method: "PUT", pattern: "/v1/tools", scope: ScopeAdmin, handler: s.putTools, summary: "Replace the tool catalogue", body: "ToolsPut", response: "Catalogue"},
-		{method: "POST", pattern: "/v1/procedures", scope: ScopeCapture, handler: s.capture, summary: "Capture a procedure", body: "CaptureRequest", response: "CaptureAnswer"},
-		{method: "GET", pattern: "/v1/procedures", scope: ScopeRead, handler: s.findProcedures, summary: "find_all_procedures", query: findParams, response: "ProcedureList"},
-		{method: "GET", pattern: "/v1/procedures/tools", scope: ScopeRead, handler: s.plannerTools, summary: "Exposed procedures as tool descriptors", query: plannerParams, response: "PlannerTools"},
-		{method: "GET", pattern: "/v1/procedures/{name}", scope: ScopeRead, handler: s.getProcedure, summary: "One procedure", response: "Procedure"},
-		{method: "GET", pattern: "/v1/procedures/{name}/versions", scope: ScopeRead, handler: s.versions, summary: "A procedure's versions", response: "Versions"},
-		{method: "GET", pattern: "/v1/procedures/{name}/versions/{code_hash}", scope: ScopeRead, handler: s.version, summary: "One version with its code (review before promoting)", response: "Version"},
-		{method: "POST", pattern: "/v1/procedures/{name}/versions/{code_hash}/promote", scope: ScopeGrant, handler: s.promote, summary: "Make a version current", body: "ReasonBody", response: "DecisionAnswer"},
-		{method: "PUT", pattern: "/v1/procedures/{name}/auto-run", scope: ScopeGrant, handler: s.grantAutoRun, summary: "set_procedure_auto_run", body: "AutoRunPut", response: "DecisionAnswer"},
-		{method: "DELETE", pattern: "/v1/procedures/{name}/auto-run", scope: ScopeGrant, handler: s.revokeAutoRun, summary: "Revoke durable auto-run", body: "ReasonBody", response: "DecisionAnswer"},
-		{method: "POST", pattern: "/v1/procedures/{name}/invoke", scope: ScopeInvoke, handler: s.invoke, summary: "Replay a procedure", body: "InvokeRequest", response: "InvokeAnswer"},
-		{method: "GET", pattern: "/v1/causes", scope: ScopeRead, handler: s.causes, summary: "Every cause", response: "Causes"},
-		{method: "GET", pattern: "/v1/causes/{name}", scope: ScopeRead, handler: s.cause, summary: "One cause and its procedures", response: "CauseAnswer"},
-		{method: "GET", pattern: "/v1/graph", scope: ScopeRead, handler: s.graph, summary: "A neighbourhood of the procedure graph", query: graphParams, response: "Graph"},
-		{method: "GET", pattern: "/v1/decisions", scope: ScopeRead, handler: s.decisions, summary: "The audit log, newest first", query: decisionParams, response: "Decisions"},
+		{method: "GET", pattern: "/v1/tools", scope: auth.ScopeRead, handler: s.getTools, summary: "The tool catalogue", response: "Catalogue"},
+		{method: "PUT", pattern: "/v1/tools", scope: auth.ScopeAdmin, handler: s.putTools, summary: "Replace the tool catalogue", body: "ToolsPut", response: "Catalogue"},
+		{method: "POST", pattern: "/v1/procedures", scope: auth.ScopeCapture, handler: s.capture, summary: "Capture a procedure", body: "CaptureRequest", response: "CaptureAnswer"},
+		{method: "GET", pattern: "/v1/procedures", scope: auth.ScopeRead, handler: s.findProcedures, summary: "find_all_procedures", query: findParams, response: "ProcedureList"},
+		{method: "GET", pattern: "/v1/procedures/tools", scope: auth.ScopeRead, handler: s.plannerTools, summary: "Exposed procedures as tool descriptors", query: plannerParams, response: "PlannerTools"},
+		{method: "GET", pattern: "/v1/procedures/{name}", scope: auth.ScopeRead, handler: s.getProcedure, summary: "One procedure", response: "Procedure"},
+		{method: "GET", pattern: "/v1/procedures/{name}/versions", scope: auth.ScopeRead, handler: s.versions, summary: "A procedure's versions", response: "Versions"},
+		{method: "GET", pattern: "/v1/procedures/{name}/versions/{code_hash}", scope: auth.ScopeRead, handler: s.version, summary: "One version with its code (review before promoting)", response: "Version"},
+		{method: "POST", pattern: "/v1/procedures/{name}/versions/{code_hash}/promote", scope: auth.ScopeGrant, handler: s.promote, summary: "Make a version current", body: "ReasonBody", response: "DecisionAnswer"},
+		{method: "PUT", pattern: "/v1/procedures/{name}/auto-run", scope: auth.ScopeGrant, handler: s.grantAutoRun, summary: "set_procedure_auto_run", body: "AutoRunPut", response: "DecisionAnswer"},
+		{method: "DELETE", pattern: "/v1/procedures/{name}/auto-run", scope: auth.ScopeGrant, handler: s.revokeAutoRun, summary: "Revoke durable auto-run", body: "ReasonBody", response: "DecisionAnswer"},
+		{method: "POST", pattern: "/v1/procedures/{name}/invoke", scope: auth.ScopeInvoke, handler: s.invoke, summary: "Replay a procedure", body: "InvokeRequest", response: "InvokeAnswer"},
+		{method: "GET", pattern: "/v1/causes", scope: auth.ScopeRead, handler: s.causes, summary: "Every cause", response: "Causes"},
+		{method: "GET", pattern: "/v1/causes/{name}", scope: auth.ScopeRead, handler: s.cause, summary: "One cause and its procedures", response: "CauseAnswer"},
+		{method: "GET", pattern: "/v1/graph", scope: auth.ScopeRead, handler: s.graph, summary: "A neighbourhood of the procedure graph", query: graphParams, response: "Graph"},
+		{method: "GET", pattern: "/v1/decisions", scope: auth.ScopeRead, handler: s.decisions, summary: "The audit log, newest first", query: decisionParams, response: "Decisions"},
 	}
 }
 
@@ -133,117 +133,13 @@ func (s *Server) routes() chi.Router {
 		s.writeError(w, r, procedures.Errorf(procedures.CodeNotFound, "no route for %s %s", r.Method, r.URL.Path))
 	})
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusMethodNotAllowed, errorBody{Error: errorDetail{Code: string(procedures.CodeInvalid),
-			Message: fmt.Sprintf("method %s is not allowed on %s", r.Method, r.URL.Path), Details: map[string]any{}}})
+		writeRefusal(w, http.StatusMethodNotAllowed, procedures.CodeInvalid,
+			fmt.Sprintf("method %s is not allowed on %s", r.Method, r.URL.Path), nil)
 	})
 	for _, rt := range s.routeTable() {
-		r.Method(rt.method, rt.pattern, s.wrap(rt))
+		r.Method(rt.method, rt.pattern, s.chain(rt))
 	}
 	return r
-}
-
-// wrap adds to a handler: request id, recovery, authentication and scope,
-// query-parameter checking, metrics and the request log.
-func (s *Server) wrap(rt route) http.Handler {
-	allowed := map[string]bool{}
-	for _, q := range rt.query {
-		allowed[q.name] = true
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		id := r.Header.Get("X-Request-Id")
-		if !validRequestID(id) {
-			id = newRequestID()
-		}
-		w.Header().Set("X-Request-Id", id)
-		r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id))
-		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
-		defer func() {
-			if v := recover(); v != nil {
-				s.log.Error().Str("request_id", id).Str("route", rt.pattern).Str("panic", fmt.Sprint(v)).Msg("handler panicked")
-				if !rec.wrote {
-					s.writeError(rec, r, fmt.Errorf("panic: %v", v))
-				}
-			}
-			d := time.Since(start)
-			s.metrics.ObserveRequest(rt.pattern, r.Method, rec.status, d)
-			actor := principalOf(r).Name
-			s.log.Info().Str("request_id", id).Str("method", r.Method).Str("route", rt.pattern).
-				Int("status", rec.status).Dur("duration", d).Str("actor", actor).Msg("request")
-		}()
-		if rt.scope != "" {
-			p, err := s.auth.Authenticate(r)
-			if err != nil {
-				rec.Header().Set("WWW-Authenticate", `Bearer realm="procgraph"`)
-				s.writeError(rec, r, err)
-				return
-			}
-			r = r.WithContext(withPrincipal(r.Context(), p))
-			if !p.Has(rt.scope) {
-				s.writeError(rec, r, procedures.Errorf(procedures.CodeForbidden, "the token lacks the %s scope", rt.scope).WithDetails("scope", string(rt.scope)))
-				return
-			}
-		}
-		if err := checkQuery(r, rt.query, allowed); err != nil {
-			s.writeError(rec, r, err)
-			return
-		}
-		if rt.body != "" {
-			if err := checkContentType(r); err != nil {
-				s.writeError(rec, r, err)
-				return
-			}
-			r.Body = http.MaxBytesReader(rec, r.Body, s.maxBody+1)
-		}
-		if err := rt.handler(rec, r); err != nil {
-			s.writeError(rec, r, err)
-		}
-	})
-}
-
-type statusRecorder struct {
-	http.ResponseWriter
-	status int
-	wrote  bool
-}
-
-func (w *statusRecorder) WriteHeader(code int) {
-	if !w.wrote {
-		w.status, w.wrote = code, true
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusRecorder) Write(b []byte) (int, error) {
-	if !w.wrote {
-		w.wrote = true
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-type requestIDKey struct{}
-
-func requestID(r *http.Request) string {
-	id, _ := r.Context().Value(requestIDKey{}).(string)
-	return id
-}
-
-func newRequestID() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return "req_" + hex.EncodeToString(b[:])
-}
-
-func validRequestID(id string) bool {
-	if id == "" || len(id) > 64 {
-		return false
-	}
-	for _, c := range id {
-		if !(c == '-' || c == '_' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
-			return false
-		}
-	}
-	return true
 }
 
 // changed runs the OnChange hook, if any.

@@ -8,7 +8,9 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/procgraph/procgraph/api"
+	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/mcpserve"
+	"github.com/procgraph/procgraph/metrics"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 )
@@ -21,8 +23,8 @@ func Example() {
 		ctx     context.Context
 		svc     *procedures.Service
 		rp      *replay.Replayer
-		authn   *api.Authenticator
-		metrics *api.Metrics
+		authn   *auth.Authenticator
+		metrics *metrics.Registry
 		log     zerolog.Logger
 	)
 	if ctx == nil {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/procgraph/procgraph/api"
+	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
@@ -61,6 +61,8 @@ var tokens = map[string][]string{
 // /mcp/interactive, over a real embedded store and the sandbox pool.
 type env struct {
 	t     *testing.T
+	st    *embedded.Store
+	dir   string // the store's directory
 	svc   *procedures.Service
 	rp    *replay.Replayer
 	up    *recorder
@@ -71,7 +73,8 @@ type env struct {
 
 func newEnv(t *testing.T, allowMutating bool) *env {
 	t.Helper()
-	st, err := embedded.Open(filepath.Join(t.TempDir(), "procgraph.db"), embedded.Options{NoSync: true})
+	dir := t.TempDir()
+	st, err := embedded.Open(filepath.Join(dir, "procgraph.db"), embedded.Options{NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,12 +87,12 @@ func newEnv(t *testing.T, allowMutating bool) *env {
 	}
 	up := &recorder{}
 	rp := replay.New(svc, pool, up, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}})
-	var tf api.TokensFile
+	var tf auth.TokensFile
 	for name, scopes := range tokens {
-		tf.Tokens = append(tf.Tokens, api.TokenEntry{Name: name, SHA256: api.HashToken("tok-" + name), Scopes: scopes})
+		tf.Tokens = append(tf.Tokens, auth.TokenEntry{Name: name, SHA256: auth.HashToken("tok-" + name), Scopes: scopes})
 	}
-	authn := api.NewAuthenticator(&tf)
-	e := &env{t: t, svc: svc, rp: rp, up: up}
+	authn := auth.NewAuthenticator(&tf)
+	e := &env{t: t, st: st, dir: dir, svc: svc, rp: rp, up: up}
 	e.auto = e.handler(procedures.PhaseAutomatic, authn)
 	e.inter = e.handler(procedures.PhaseInteractive, authn)
 	mux := http.NewServeMux()
@@ -101,7 +104,7 @@ func newEnv(t *testing.T, allowMutating bool) *env {
 	return e
 }
 
-func (e *env) handler(phase procedures.Phase, authn *api.Authenticator) *Handler {
+func (e *env) handler(phase procedures.Phase, authn *auth.Authenticator) *Handler {
 	e.t.Helper()
 	h, err := New(Config{Service: e.svc, Replayer: e.rp, Phase: phase, Auth: authn})
 	if err != nil {

@@ -5,13 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"sort"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/procgraph/procgraph/api"
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/replay"
 )
 
@@ -107,12 +105,12 @@ func fingerprint(t *mcp.Tool) string {
 func (h *Handler) invoke(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		c := h.callerOf(req)
-		if !c.has(api.ScopeInvoke) {
-			return toolError(forbidden(string(api.ScopeInvoke))), nil
+		if !c.has(auth.ScopeInvoke) {
+			return h.toolError(auth.Forbidden(auth.ScopeInvoke)), nil
 		}
 		args, err := decodeArguments(req.Params.Arguments)
 		if err != nil {
-			return toolError(err), nil
+			return h.toolError(err), nil
 		}
 		sessionID := ""
 		if req.Session != nil {
@@ -120,16 +118,11 @@ func (h *Handler) invoke(name string) mcp.ToolHandler {
 		}
 		res, err := h.cfg.Replayer.Invoke(ctx, replay.InvokeRequest{
 			Name: name, Arguments: args, Phase: h.cfg.Phase, SessionID: sessionID,
-			ReviewerHasGrantScope: c.has(api.ScopeGrant), Actor: c.name,
+			ReviewerHasGrantScope: c.has(auth.ScopeGrant), Actor: c.name,
 		})
 		if err != nil {
-			var pe *procedures.Error
-			if errors.As(err, &pe) && pe.Code == procedures.CodeDenied {
-				if d, ok := pe.Details["decision"].(procedures.Decision); ok {
-					h.countDecision(d)
-				}
-			}
-			return toolError(err), nil
+			h.countRefusal(err)
+			return h.toolError(err), nil
 		}
 		h.countDecision(res.Decision)
 		return h.runResult(res)

@@ -3,12 +3,12 @@ package mcpserve
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/procgraph/procgraph/internal/answer"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -26,31 +26,29 @@ func jsonResult(v any, meta mcp.Meta) (*mcp.CallToolResult, error) {
 	return res, nil
 }
 
-// toolError answers a procgraph error as a tool error: the text starts with
-// the code (and the reason, for a denial or a conflict), and the structured
-// content is the HTTP API's error body.
-func toolError(err error) *mcp.CallToolResult {
-	code, message := procedures.ErrorCode(err), procedures.ErrorMessage(err)
-	details := map[string]any{}
-	var pe *procedures.Error
-	if errors.As(err, &pe) && pe.Details != nil {
-		details = pe.Details
+// toolError answers err as a tool error (see answer.Of: an internal
+// error's text never reaches the client): the text starts with the code
+// (and the reason, for a denial or a conflict), and the structured content
+// is the HTTP API's error body.
+func (h *Handler) toolError(err error) *mcp.CallToolResult {
+	a := answer.Of(err)
+	if a.ServerFault() {
+		h.log.Error().Err(err).Str("code", string(a.Code)).Msg("mcp: tool call failed")
 	}
-	text := string(code)
-	if reason := reasonOf(details); reason != "" {
+	text := string(a.Code)
+	if reason := reasonOf(err, a.Details); reason != "" {
 		text += " (" + reason + ")"
 	}
-	text += ": " + message
-	if s, ok := details["suggestion"].(string); ok && s != "" {
+	text += ": " + a.Message
+	if s, ok := a.Details["suggestion"].(string); ok && s != "" {
 		text += " Suggestion: " + s
 	}
-	if errs, ok := details["errors"]; ok {
+	if errs, ok := a.Details["errors"]; ok {
 		if b, err := json.Marshal(errs); err == nil {
 			text += " Errors: " + string(b)
 		}
 	}
-	body := map[string]any{"error": map[string]any{"code": code, "message": message, "details": details}}
-	b, merr := json.Marshal(body)
+	b, merr := json.Marshal(a.Body())
 	if merr != nil {
 		b = []byte(`{"error":{"code":"internal","message":"internal error","details":{}}}`)
 	}
@@ -58,8 +56,8 @@ func toolError(err error) *mcp.CallToolResult {
 }
 
 // reasonOf is the reason of a denial (its decision's) or of a conflict.
-func reasonOf(details map[string]any) string {
-	if d, ok := details["decision"].(procedures.Decision); ok && d.Reason != "" {
+func reasonOf(err error, details map[string]any) string {
+	if d, ok := procedures.DecisionOf(err); ok && d.Reason != "" {
 		return d.Reason
 	}
 	if r, ok := details["reason"].(string); ok {
@@ -85,11 +83,6 @@ func decodeArguments(raw json.RawMessage) (map[string]any, error) {
 		args = map[string]any{}
 	}
 	return args, nil
-}
-
-// forbidden is the error of a call the token's scopes do not allow.
-func forbidden(scope string) error {
-	return procedures.Errorf(procedures.CodeForbidden, "the token lacks the %s scope", scope).WithDetails("scope", scope)
 }
 
 // oneLine shortens s for a log line.

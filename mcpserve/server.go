@@ -25,11 +25,13 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/auth"
+	mcpauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rs/zerolog"
 
-	"github.com/procgraph/procgraph/api"
+	"github.com/procgraph/procgraph/auth"
+	"github.com/procgraph/procgraph/internal/answer"
+	"github.com/procgraph/procgraph/metrics"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 )
@@ -51,9 +53,9 @@ type Config struct {
 	Phase procedures.Phase
 	// Auth checks bearer tokens; nil or empty means no auth (every caller
 	// is "anonymous" with every scope, as in the HTTP API).
-	Auth *api.Authenticator
+	Auth *auth.Authenticator
 	// Metrics, when set, counts decisions and replays as the HTTP API does.
-	Metrics *api.Metrics
+	Metrics *metrics.Registry
 	Logger  zerolog.Logger
 	// ToolLimit bounds the proc__ tools offered (in find order); default 500.
 	ToolLimit int
@@ -91,7 +93,7 @@ func New(cfg Config) (*Handler, error) {
 		return nil, errors.New("mcpserve: Phase must be automatic or interactive")
 	}
 	if cfg.Auth == nil {
-		cfg.Auth = api.NewAuthenticator(nil)
+		cfg.Auth = auth.NewAuthenticator(nil)
 	}
 	if cfg.ToolLimit <= 0 || cfg.ToolLimit > procedures.MaxFindLimit {
 		cfg.ToolLimit = DefaultToolLimit
@@ -128,7 +130,7 @@ func New(cfg Config) (*Handler, error) {
 	if cfg.Auth.Enabled() {
 		// Binds each MCP session to the token holder that opened it and
 		// hands the holder and scopes to the tool handlers.
-		inner = auth.RequireBearerToken(tokenInfoFromContext, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(inner)
+		inner = mcpauth.RequireBearerToken(tokenInfoFromContext, &mcpauth.RequireBearerTokenOptions{AllowMissingExpiration: true})(inner)
 	}
 	h.mcp = http.NewCrossOriginProtection().Handler(inner)
 	return h, nil
@@ -139,11 +141,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p, err := h.cfg.Auth.Authenticate(r)
 	if err != nil {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="procgraph"`)
-		writeError(w, http.StatusUnauthorized, procedures.CodeUnauthorized, procedures.ErrorMessage(err), nil)
+		h.writeError(w, err)
 		return
 	}
-	if !p.Has(api.ScopeRead) {
-		writeError(w, http.StatusForbidden, procedures.CodeForbidden, "the token lacks the read scope", map[string]any{"scope": "read"})
+	if !p.Has(auth.ScopeRead) {
+		h.writeError(w, auth.Forbidden(auth.ScopeRead))
 		return
 	}
 	if !h.refreshed.Load() {
@@ -151,19 +153,17 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.log.Warn().Err(err).Msg("mcp: loading the proc__ tools failed; serving without them until the next refresh")
 		}
 	}
-	h.mcp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
+	h.mcp.ServeHTTP(w, r.WithContext(auth.WithPrincipal(r.Context(), p)))
 }
-
-type principalKey struct{}
 
 // tokenInfoFromContext is the SDK's token verifier: ServeHTTP has already
 // authenticated the request.
-func tokenInfoFromContext(ctx context.Context, _ string, _ *http.Request) (*auth.TokenInfo, error) {
-	p, ok := ctx.Value(principalKey{}).(api.Principal)
+func tokenInfoFromContext(ctx context.Context, _ string, _ *http.Request) (*mcpauth.TokenInfo, error) {
+	p, ok := auth.PrincipalFrom(ctx)
 	if !ok {
-		return nil, auth.ErrInvalidToken
+		return nil, mcpauth.ErrInvalidToken
 	}
-	ti := &auth.TokenInfo{UserID: p.Name}
+	ti := &mcpauth.TokenInfo{UserID: p.Name}
 	for s, ok := range p.Scopes {
 		if ok {
 			ti.Scopes = append(ti.Scopes, string(s))
@@ -175,29 +175,26 @@ func tokenInfoFromContext(ctx context.Context, _ string, _ *http.Request) (*auth
 // caller is who makes an MCP request.
 type caller struct {
 	name   string
-	scopes map[api.Scope]bool
+	scopes map[auth.Scope]bool
 }
 
-func (c caller) has(s api.Scope) bool { return c.scopes[s] }
+func (c caller) has(s auth.Scope) bool { return c.scopes[s] }
 
 // callerOf returns the caller of req: the token holder, or anonymous with
 // every scope when auth is off. With auth on and no token info (which the
 // middleware prevents), the caller has no scope.
 func (h *Handler) callerOf(req mcp.Request) caller {
 	if !h.cfg.Auth.Enabled() {
-		all := map[api.Scope]bool{}
-		for _, s := range api.AllScopes {
-			all[s] = true
-		}
-		return caller{name: "anonymous", scopes: all}
+		p := auth.Anonymous()
+		return caller{name: p.Name, scopes: p.Scopes}
 	}
 	extra := req.GetExtra()
 	if extra == nil || extra.TokenInfo == nil || extra.TokenInfo.UserID == "" {
-		return caller{name: "unknown", scopes: map[api.Scope]bool{}}
+		return caller{name: "unknown", scopes: map[auth.Scope]bool{}}
 	}
-	c := caller{name: extra.TokenInfo.UserID, scopes: map[api.Scope]bool{}}
+	c := caller{name: extra.TokenInfo.UserID, scopes: map[auth.Scope]bool{}}
 	for _, s := range extra.TokenInfo.Scopes {
-		c.scopes[api.Scope(s)] = true
+		c.scopes[auth.Scope(s)] = true
 	}
 	return c
 }
@@ -234,12 +231,14 @@ func (h *Handler) Run(ctx context.Context, interval time.Duration) {
 	}
 }
 
-// writeError writes the HTTP API's error body.
-func writeError(w http.ResponseWriter, status int, code procedures.Code, message string, details map[string]any) {
-	if details == nil {
-		details = map[string]any{}
+// writeError answers err at the HTTP level in the API's error shape (see
+// answer.Of); a server fault is logged, never shown.
+func (h *Handler) writeError(w http.ResponseWriter, err error) {
+	a := answer.Of(err)
+	if a.ServerFault() {
+		h.log.Error().Err(err).Str("code", string(a.Code)).Msg("mcp: request failed")
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"code": code, "message": message, "details": details}})
+	w.WriteHeader(a.Status)
+	_ = json.NewEncoder(w).Encode(a.Body())
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
-	"github.com/procgraph/procgraph/api"
+	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -76,34 +76,34 @@ func (h *Handler) addFixedTools() error {
 		Description: "find_all_procedures: captured procedures with their recomputed classification, frequency desc. Filters apply before the limit; the answer has the page and the total.",
 		InputSchema: json.RawMessage(findSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
-	}, h.checked(find, api.ScopeRead, h.find))
+	}, h.checked(find, auth.ScopeRead, h.find))
 	h.server.AddTool(&mcp.Tool{
 		Name:        AutoRunToolName,
 		Description: "set_procedure_auto_run: grant (bound to the current code) or revoke durable auto-run of a procedure, audited with your name and reason. Needs the grant scope.",
 		InputSchema: json.RawMessage(autoRunSchema),
 		Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: new(false), OpenWorldHint: new(false)},
-	}, h.checked(autoRun, api.ScopeGrant, h.setAutoRun))
+	}, h.checked(autoRun, auth.ScopeGrant, h.setAutoRun))
 	return nil
 }
 
 // checked wraps a fixed tool: the caller must hold scope, and the arguments
 // must match schema; any error is a tool error.
-func (h *Handler) checked(schema *jsonschema.Schema, scope api.Scope, f func(context.Context, caller, map[string]any) (*mcp.CallToolResult, error)) mcp.ToolHandler {
+func (h *Handler) checked(schema *jsonschema.Schema, scope auth.Scope, f func(context.Context, caller, map[string]any) (*mcp.CallToolResult, error)) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		c := h.callerOf(req)
 		if !c.has(scope) {
-			return toolError(forbidden(string(scope))), nil
+			return h.toolError(auth.Forbidden(scope)), nil
 		}
 		args, err := decodeArguments(req.Params.Arguments)
 		if err != nil {
-			return toolError(err), nil
+			return h.toolError(err), nil
 		}
 		if err := schema.Validate(args); err != nil {
-			return toolError(procedures.Errorf(procedures.CodeInvalid, "invalid arguments: %s", oneLine(err.Error()))), nil
+			return h.toolError(procedures.Errorf(procedures.CodeInvalid, "invalid arguments: %s", oneLine(err.Error()))), nil
 		}
 		res, err := f(ctx, c, args)
 		if err != nil {
-			return toolError(err), nil
+			return h.toolError(err), nil
 		}
 		return res, nil
 	}
@@ -136,12 +136,8 @@ func (h *Handler) setAutoRun(ctx context.Context, c caller, args map[string]any)
 		return nil, err
 	}
 	p, d, err := h.cfg.Service.SetAutoRun(ctx, procedures.AutoRunRequest{Name: a.Name, Enabled: a.Enabled, Reason: a.Reason, Actor: c.name})
-	if pe, ok := err.(*procedures.Error); ok {
-		if dd, ok := pe.Details["decision"].(procedures.Decision); ok {
-			h.countDecision(dd)
-		}
-	}
 	if err != nil {
+		h.countRefusal(err)
 		return nil, err
 	}
 	h.countDecision(d)
@@ -159,6 +155,13 @@ func (h *Handler) setAutoRun(ctx context.Context, c caller, args map[string]any)
 func (h *Handler) countDecision(d procedures.Decision) {
 	if h.cfg.Metrics != nil {
 		h.cfg.Metrics.CountDecision(d)
+	}
+}
+
+// countRefusal counts the denied decision err carries, if any.
+func (h *Handler) countRefusal(err error) {
+	if h.cfg.Metrics != nil {
+		h.cfg.Metrics.CountRefusal(err)
 	}
 }
 

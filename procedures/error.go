@@ -87,3 +87,21 @@ func ErrorMessage(err error) string {
 	}
 	return "internal error"
 }
+
+// detailDecision is the details key of the decision an error carries.
+const detailDecision = "decision"
+
+// WithDecision returns e carrying d (a denied invoke, a refused grant or
+// promote); DecisionOf reads it back. The API answers it as
+// details.decision.
+func (e *Error) WithDecision(d Decision) *Error { return e.WithDetails(detailDecision, d) }
+
+// DecisionOf returns the decision err carries (see WithDecision), if any.
+func DecisionOf(err error) (Decision, bool) {
+	var e *Error
+	if !errors.As(err, &e) {
+		return Decision{}, false
+	}
+	d, ok := e.Details[detailDecision].(Decision)
+	return d, ok
+}

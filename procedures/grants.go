@@ -125,7 +125,7 @@ func (s *Service) refuse(ctx context.Context, d Decision, reason, message string
 	if err := s.store.AppendDecision(ctx, d); err != nil {
 		return err
 	}
-	return Errorf(CodeConflict, "%s", message).WithDetails("reason", reason).WithDetails("decision", d)
+	return Errorf(CodeConflict, "%s", message).WithDetails("reason", reason).WithDecision(d)
 }
 
 func refusalText(reason string) string {

@@ -2,11 +2,11 @@ package replay
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/procgraph/procgraph/internal/answer"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/sandbox"
 )
@@ -109,23 +109,21 @@ func (r *Replayer) recordStructuralDenial(ctx context.Context, c *chain, name, r
 }
 
 // nestedError turns an error of a nested invoke (before it ran) into the
-// failure of the tool call that asked for it.
+// failure of the tool call that asked for it. The run's result reaches the
+// caller, so only the error's public form (answer.Of) goes into it.
 func nestedError(name string, err error) *sandbox.Error {
-	var pe *procedures.Error
-	if !errors.As(err, &pe) {
-		return &sandbox.Error{Code: sandbox.RuntimeError, Tool: name, Message: name + ": internal error"}
-	}
-	switch pe.Code {
+	a := answer.Of(err)
+	switch a.Code {
 	case procedures.CodeDenied:
 		reason := ""
-		if d, ok := pe.Details["decision"].(procedures.Decision); ok {
+		if d, ok := procedures.DecisionOf(err); ok {
 			reason = d.Reason
 		}
 		return refused(name, "%s was denied: %s", name, reason)
 	case procedures.CodeInvalidArguments:
-		return &sandbox.Error{Code: sandbox.ToolFailed, Tool: name, Message: pe.Message}
+		return &sandbox.Error{Code: sandbox.ToolFailed, Tool: name, Message: a.Message}
 	case procedures.CodeNotFound:
 		return &sandbox.Error{Code: sandbox.ToolFailed, Tool: name, Message: "no procedure " + name}
 	}
-	return &sandbox.Error{Code: sandbox.RuntimeError, Tool: name, Message: name + ": " + pe.Message}
+	return &sandbox.Error{Code: sandbox.RuntimeError, Tool: name, Message: name + ": " + a.Message}
 }

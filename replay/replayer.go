@@ -269,7 +269,7 @@ func (r *Replayer) record(ctx context.Context, d *procedures.Decision) error {
 
 // deniedError is the CodeDenied error of a denied decision.
 func deniedError(d procedures.Decision) error {
-	e := procedures.Errorf(procedures.CodeDenied, "the replay of %s was denied: %s", d.Procedure, d.Reason).WithDetails("decision", d)
+	e := procedures.Errorf(procedures.CodeDenied, "the replay of %s was denied: %s", d.Procedure, d.Reason).WithDecision(d)
 	if d.Suggestion != "" {
 		e = e.WithDetails("suggestion", d.Suggestion)
 	}

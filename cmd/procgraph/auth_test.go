@@ -259,6 +259,9 @@ func TestRefuseToStart(t *testing.T) {
 	badScope := write("badscope.json", `{"tokens": [{"name": "a", "sha256": "`+strings.Repeat("a", 64)+`", "scopes": ["root"]}]}`)
 	badHash := write("badhash.json", `{"tokens": [{"name": "a", "sha256": "abc", "scopes": ["read"]}]}`)
 	extraField := write("extra.json", `{"tokens": [], "admin": true}`)
+	noTokens := write("notokens.json", `{"tokens": []}`)
+	noKey := write("nokey.json", `{}`)
+	emptyFile := write("empty.json", "")
 	badCat := write("badcat.json", `{"tools": [{"name": "a"}, {"name": "a"}]}`)
 	data := filepath.Join(dir, "p.db")
 	base := []string{"serve", "--data", data, "--sandbox-workers", "1"}
@@ -281,6 +284,10 @@ func TestRefuseToStart(t *testing.T) {
 		{"tokens file not JSON", []string{"--tokens-file", notJSON}, nil, []string{"--tokens-file"}},
 		{"tokens file unknown scope", []string{"--tokens-file", badScope}, nil, []string{"--tokens-file", "root"}},
 		{"tokens file bad hash", []string{"--tokens-file", badHash}, nil, []string{"--tokens-file", "sha256"}},
+		{"tokens file with no token", []string{"--tokens-file", noTokens}, nil, []string{"--tokens-file", "no token"}},
+		{"tokens file with no token (env)", nil, map[string]string{"PROCGRAPH_TOKENS_FILE": noTokens}, []string{"PROCGRAPH_TOKENS_FILE", "no token"}},
+		{"tokens file without a tokens list", []string{"--tokens-file", noKey}, nil, []string{"--tokens-file", "no token"}},
+		{"tokens file empty", []string{"--tokens-file", emptyFile}, nil, []string{"--tokens-file", "not a tokens file"}},
 		{"tokens file unknown field", nil, map[string]string{"PROCGRAPH_TOKENS_FILE": extraField}, []string{"PROCGRAPH_TOKENS_FILE"}},
 		{"catalogue invalid", []string{"--tools", badCat}, nil, []string{"--tools"}},
 		{"catalogue missing", []string{"--tools", filepath.Join(dir, "none.json")}, nil, []string{"--tools"}},

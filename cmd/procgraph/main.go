@@ -17,7 +17,8 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/procgraph/procgraph/api"
+	"github.com/procgraph/procgraph/auth"
+	"github.com/procgraph/procgraph/metrics"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/sandbox"
@@ -154,11 +155,11 @@ func (m *Main) onClose(f func() error) { m.closers = append(m.closers, f) }
 // until Close lives on bg.
 func (m *Main) open(ctx, bg context.Context) (http.Handler, error) {
 	cfg, log := m.Config, m.Logger
-	auth, err := newAuthenticator(cfg)
+	authn, err := newAuthenticator(cfg)
 	if err != nil {
 		return nil, err
 	}
-	m.authOn = auth.Enabled()
+	m.authOn = authn.Enabled()
 	var cat *procedures.Catalogue
 	if cfg.ToolsFile != "" {
 		if cat, err = loadCatalogueFile(cfg.ToolsFile); err != nil {
@@ -187,26 +188,27 @@ func (m *Main) open(ctx, bg context.Context) (http.Handler, error) {
 		return nil, err
 	}
 	m.onClose(runners.close)
-	metrics := api.NewMetrics()
-	metrics.AddGauges(runners.gauges)
+	reg := metrics.New()
+	if err := reg.AddPools(runners.stats); err != nil {
+		return nil, err
+	}
 	rp := replay.New(svc, runners.outer, dispatcher, replay.Options{Logger: log, NestedRunner: runners.nested})
-	return newHandler(bg, svc, rp, auth, metrics, log)
+	return newHandler(bg, svc, rp, authn, reg, log)
 }
 
-// newAuthenticator reads the tokens file; without tokens it refuses any
-// address but loopback.
-func newAuthenticator(cfg *serveConfig) (*api.Authenticator, error) {
-	var tokens *api.TokensFile
+// newAuthenticator reads the tokens file, which must hold at least one
+// token; without a tokens file it refuses any address but loopback.
+func newAuthenticator(cfg *serveConfig) (*auth.Authenticator, error) {
+	authn := auth.NewAuthenticator(nil)
 	if cfg.TokensFile != "" {
-		t, err := api.ReadTokensFile(cfg.TokensFile)
+		a, err := auth.LoadTokensFile(cfg.TokensFile)
 		if err != nil {
 			return nil, fmt.Errorf("--tokens-file / PROCGRAPH_TOKENS_FILE: %v", err)
 		}
-		tokens = t
+		authn = a
 	}
-	auth := api.NewAuthenticator(tokens)
-	if !auth.Enabled() && !isLoopback(cfg.Addr) {
+	if !authn.Enabled() && !isLoopback(cfg.Addr) {
 		return nil, fmt.Errorf("--addr %s is not a loopback address and no tokens are configured: refusing to serve without auth (set --tokens-file)", cfg.Addr)
 	}
-	return auth, nil
+	return authn, nil
 }

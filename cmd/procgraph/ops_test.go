@@ -67,14 +67,14 @@ func TestMetricsAndOpenAPI(t *testing.T) {
 		}
 	}
 	for _, want := range []string{
-		`procgraph_http_requests_total{route="/v1/procedures",method="POST",status="201"} 3`,
-		`procgraph_http_requests_total{route="/v1/procedures/{name}/invoke",method="POST",status="200"} 2`,
-		`procgraph_http_requests_total{route="/v1/procedures/{name}/invoke",method="POST",status="403"} 1`,
-		`procgraph_http_requests_total{route="/v1/procedures",method="GET",status="400"} 1`,
+		`procgraph_http_requests_total{method="POST",route="/v1/procedures",status="201"} 3`,
+		`procgraph_http_requests_total{method="POST",route="/v1/procedures/{name}/invoke",status="200"} 2`,
+		`procgraph_http_requests_total{method="POST",route="/v1/procedures/{name}/invoke",status="403"} 1`,
+		`procgraph_http_requests_total{method="GET",route="/v1/procedures",status="400"} 1`,
 		`procgraph_http_request_duration_seconds_bucket{route="/v1/procedures/{name}/invoke",le="+Inf"} 3`,
 		`procgraph_http_request_duration_seconds_count{route="/v1/procedures/{name}/invoke"} 3`,
-		`procgraph_replays_total{status="succeeded",error=""} 1`,
-		`procgraph_replays_total{status="failed",error="tool_failed"} 1`,
+		`procgraph_replays_total{error="",status="succeeded"} 1`,
+		`procgraph_replays_total{error="tool_failed",status="failed"} 1`,
 		`procgraph_decisions_total{kind="invoke",outcome="allowed",reason="read_only"} 2`,
 		`procgraph_decisions_total{kind="invoke",outcome="denied",reason="state_changing_in_automatic_phase"} 1`,
 		`procgraph_decisions_total{kind="grant",outcome="denied",reason="not_read_only"} 1`,
@@ -88,7 +88,9 @@ func TestMetricsAndOpenAPI(t *testing.T) {
 		}
 	}
 	for name, typ := range map[string]string{"procgraph_http_requests_total": "counter", "procgraph_http_request_duration_seconds": "histogram",
-		"procgraph_sandbox_workers_idle": "gauge", "procgraph_decisions_total": "counter", "procgraph_replays_total": "counter"} {
+		"procgraph_sandbox_workers_idle": "gauge", "procgraph_decisions_total": "counter", "procgraph_replays_total": "counter",
+		"procgraph_sandbox_workers_started": "counter", "procgraph_sandbox_workers_crashed": "counter", "procgraph_sandbox_workers_killed": "counter",
+		"go_goroutines": "gauge", "process_resident_memory_bytes": "gauge"} {
 		if typed[name] != typ {
 			t.Errorf("TYPE of %s is %q, want %s", name, typed[name], typ)
 		}

@@ -82,7 +82,7 @@ func runError(err error) string {
 	if l, ok := pe.Details["line"]; ok {
 		fmt.Fprintf(&b, "\n  at: line %v, column %v, feature %v", l, pe.Details["column"], pe.Details["feature"])
 	}
-	d, ok := pe.Details["decision"].(procedures.Decision)
+	d, ok := procedures.DecisionOf(pe)
 	if !ok {
 		return b.String()
 	}

@@ -15,8 +15,10 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/procgraph/procgraph/api"
+	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/mcpdispatch"
 	"github.com/procgraph/procgraph/mcpserve"
+	"github.com/procgraph/procgraph/metrics"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/sandbox"
@@ -92,12 +94,12 @@ func newDispatcher(ctx context.Context, cfg *serveConfig, log zerolog.Logger) (r
 // newHandler serves the HTTP API at / and MCP at /mcp (automatic phase:
 // read-only replays only) and /mcp/interactive, refreshed by the API's
 // change hooks and every few seconds (for captures by other instances).
-func newHandler(ctx context.Context, svc *procedures.Service, rp *replay.Replayer, auth *api.Authenticator,
-	metrics *api.Metrics, log zerolog.Logger) (http.Handler, error) {
+func newHandler(ctx context.Context, svc *procedures.Service, rp *replay.Replayer, authn *auth.Authenticator,
+	reg *metrics.Registry, log zerolog.Logger) (http.Handler, error) {
 	var auto, inter *mcpserve.Handler
 	changed := func() { auto.Changed(); inter.Changed() }
 	mcpConfig := func(phase procedures.Phase) mcpserve.Config {
-		return mcpserve.Config{Service: svc, Replayer: rp, Phase: phase, Auth: auth, Metrics: metrics, Logger: log, OnChange: changed}
+		return mcpserve.Config{Service: svc, Replayer: rp, Phase: phase, Auth: authn, Metrics: reg, Logger: log, OnChange: changed}
 	}
 	var err error
 	if auto, err = mcpserve.New(mcpConfig(procedures.PhaseAutomatic)); err != nil {
@@ -108,7 +110,7 @@ func newHandler(ctx context.Context, svc *procedures.Service, rp *replay.Replaye
 	}
 	go auto.Run(ctx, mcpRefreshInterval)
 	go inter.Run(ctx, mcpRefreshInterval)
-	srv, err := api.New(api.Config{Service: svc, Replayer: rp, Auth: auth, Metrics: metrics, Logger: log,
+	srv, err := api.New(api.Config{Service: svc, Replayer: rp, Auth: authn, Metrics: reg, Logger: log,
 		OnCatalogueChange: changed, OnChange: changed, MCPPaths: map[string]string{
 			"/mcp":             "MCP (streamable HTTP), automatic phase: read-only replays only",
 			"/mcp/interactive": "MCP (streamable HTTP), interactive phase",
@@ -120,7 +122,7 @@ func newHandler(ctx context.Context, svc *procedures.Service, rp *replay.Replaye
 	mux.Handle("/mcp", streaming(auto))
 	mux.Handle("/mcp/interactive", streaming(inter))
 	mux.Handle("/", srv)
-	return api.Protect(mux, auth), nil
+	return api.Protect(mux, authn), nil
 }
 
 // mcpRefreshInterval is how often the MCP tool lists are recomputed.
@@ -174,21 +176,17 @@ func newRunners(cfg *serveConfig, log zerolog.Logger) (*runners, error) {
 	return &runners{outer: outer, nested: nested, pools: map[string]*sandbox.Pool{"replay": outer, "nested": nested}}, nil
 }
 
-// gauges reports the pools for /metrics.
-func (r *runners) gauges() []api.GaugeValue {
-	var out []api.GaugeValue
+// stats reports the pools for /metrics.
+func (r *runners) stats() []metrics.PoolStats {
+	var out []metrics.PoolStats
 	for _, name := range []string{"replay", "nested"} {
 		p := r.pools[name]
 		if p == nil {
 			continue
 		}
 		st := p.Stats()
-		out = append(out,
-			api.Gauge("procgraph_sandbox_workers_idle", "Idle sandbox workers.", float64(st.Idle), "pool", name),
-			api.Gauge("procgraph_sandbox_workers_busy", "Busy sandbox workers.", float64(st.Busy), "pool", name),
-			api.Gauge("procgraph_sandbox_workers_started", "Sandbox workers started since start.", float64(st.Started), "pool", name),
-			api.Gauge("procgraph_sandbox_workers_crashed", "Sandbox workers that crashed or were killed.", float64(st.Crashed), "pool", name),
-		)
+		out = append(out, metrics.PoolStats{Pool: name, Idle: st.Idle, Busy: st.Busy, Live: st.Live,
+			Started: st.Started, Crashed: st.Crashed, Killed: st.Killed})
 	}
 	return out
 }

@@ -12,7 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/procgraph/procgraph/api"
+	"github.com/procgraph/procgraph/auth"
 )
 
 // cmdTokenCreate implements `procgraph token create`: it prints a new
@@ -40,13 +40,13 @@ func cmdTokenCreate(ctx context.Context, args []string, s stdio) int {
 	var list []string
 	for _, s := range strings.Split(*scopes, ",") {
 		s = strings.TrimSpace(s)
-		if _, err := api.ParseScope(s); err != nil {
+		if _, err := auth.ParseScope(s); err != nil {
 			return cl.fail(stdio{err: stderr}, err.Error())
 		}
 		list = append(list, s)
 	}
-	tf := &api.TokensFile{}
-	if existing, err := api.ReadTokensFile(path); err == nil {
+	tf := &auth.TokensFile{}
+	if existing, err := auth.ReadTokensFile(path); err == nil {
 		tf = existing
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		fmt.Fprintf(stderr, "procgraph token create: %v\n", err)
@@ -58,7 +58,7 @@ func cmdTokenCreate(ctx context.Context, args []string, s stdio) int {
 		return 1
 	}
 	token := "pgt_" + base64.RawURLEncoding.EncodeToString(raw[:])
-	tf.Tokens = append(tf.Tokens, api.TokenEntry{Name: *name, SHA256: api.HashToken(token), Scopes: list})
+	tf.Tokens = append(tf.Tokens, auth.TokenEntry{Name: *name, SHA256: auth.HashToken(token), Scopes: list})
 	if err := tf.Validate(); err != nil {
 		fmt.Fprintf(stderr, "procgraph token create: %v\n", err)
 		return 1

@@ -1,0 +1,114 @@
+// Package metrics is procgraph's Prometheus registry (client_golang): HTTP
+// requests and their latency, decisions, replays, sandbox pools, and the Go
+// runtime and process collectors, served by Handler. The HTTP API and the
+// MCP server share one Registry.
+package metrics
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/procgraph/procgraph/procedures"
+)
+
+// The metric names procgraph exports (besides the go_ and process_ ones).
+const (
+	HTTPRequests   = "procgraph_http_requests_total"
+	HTTPDuration   = "procgraph_http_request_duration_seconds"
+	Decisions      = "procgraph_decisions_total"
+	Replays        = "procgraph_replays_total"
+	WorkersIdle    = "procgraph_sandbox_workers_idle"
+	WorkersBusy    = "procgraph_sandbox_workers_busy"
+	WorkersStarted = "procgraph_sandbox_workers_started"
+	WorkersLive    = "procgraph_sandbox_workers_live"
+	WorkersCrashed = "procgraph_sandbox_workers_crashed"
+	WorkersKilled  = "procgraph_sandbox_workers_killed"
+)
+
+// LatencyBuckets are the request-latency histogram's upper bounds, seconds.
+var LatencyBuckets = []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30}
+
+// Registry holds procgraph's metrics. It is safe for concurrent use.
+type Registry struct {
+	reg       *prometheus.Registry
+	requests  *prometheus.CounterVec
+	latency   *prometheus.HistogramVec
+	decisions *prometheus.CounterVec
+	replays   *prometheus.CounterVec
+}
+
+// New returns a registry with procgraph's metrics and the Go runtime and
+// process collectors.
+func New() *Registry {
+	r := &Registry{
+		reg: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: HTTPRequests,
+			Help: "HTTP requests by route, method and status."}, []string{"route", "method", "status"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: HTTPDuration,
+			Help: "HTTP request latency by route.", Buckets: LatencyBuckets}, []string{"route"}),
+		decisions: prometheus.NewCounterVec(prometheus.CounterOpts{Name: Decisions,
+			Help: "Decisions by kind, outcome and reason."}, []string{"kind", "outcome", "reason"}),
+		replays: prometheus.NewCounterVec(prometheus.CounterOpts{Name: Replays,
+			Help: "Replays by status and error code."}, []string{"status", "error"}),
+	}
+	r.reg.MustRegister(r.requests, r.latency, r.decisions, r.replays,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return r
+}
+
+// Handler serves the registry in the Prometheus exposition formats.
+func (r *Registry) Handler() http.Handler {
+	return promhttp.HandlerFor(r.reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
+}
+
+// Gatherer is the registry for tests and custom exposition.
+func (r *Registry) Gatherer() prometheus.Gatherer { return r.reg }
+
+// Register adds collectors (e.g. a package's own metrics) to the registry.
+func (r *Registry) Register(cs ...prometheus.Collector) error {
+	for _, c := range cs {
+		if err := r.reg.Register(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ObserveRequest records one HTTP request on route (the pattern, never the
+// path, so the label set stays bounded).
+func (r *Registry) ObserveRequest(route, method string, status int, d time.Duration) {
+	route, method = label(route), label(method)
+	r.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
+	r.latency.WithLabelValues(route).Observe(d.Seconds())
+}
+
+// CountDecision counts one decision record by kind, outcome and reason.
+func (r *Registry) CountDecision(d procedures.Decision) {
+	r.decisions.WithLabelValues(label(string(d.Kind)), label(string(d.Outcome)), label(d.Reason)).Inc()
+}
+
+// CountRefusal counts the denied decision err carries (a denied invoke, a
+// refused grant or promote), if any.
+func (r *Registry) CountRefusal(err error) {
+	if d, ok := procedures.DecisionOf(err); ok {
+		r.CountDecision(d)
+	}
+}
+
+// CountReplay counts one replay that ran, by status and error code.
+func (r *Registry) CountReplay(status, errorCode string) {
+	r.replays.WithLabelValues(label(status), label(errorCode)).Inc()
+}
+
+// label makes a label value valid: client_golang refuses invalid UTF-8.
+func label(v string) string { return strings.ToValidUTF8(v, "\uFFFD") }
+
+// errNoPools is returned by AddPools when given nothing to read.
+var errNoPools = errors.New("metrics: AddPools needs a stats function")
