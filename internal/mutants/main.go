@@ -1,0 +1,208 @@
+// Command mutants replays procgraph's mutation list (list.go): deliberate
+// bugs, each of which some test must catch. For every mutant it checks that
+// each of its code fragments occurs exactly once, builds a `go build
+// -overlay` that swaps the mutated files in (the working tree is never
+// touched), runs the tests the mutant names, and reports it KILLED (with the
+// tests that failed), SURVIVED, or ERROR (not applied, does not compile, or
+// none of its named tests ran). Before the mutants it runs the same tests
+// unmutated: they must pass, else no verdict means anything.
+//
+//	go run ./internal/mutants            # every mutant
+//	go run ./internal/mutants -run api   # those whose name matches
+//	go run ./internal/mutants -list      # print the list
+//
+// It exits 0 when every mutant was killed, 1 when one survived or could not
+// be judged, 2 on bad usage.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+)
+
+func main() {
+	os.Exit(run(context.Background(), "", mutants, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run replays the mutants of list selected by args in the module at dir
+// ("" for the current directory's) and returns the exit code.
+func run(ctx context.Context, dir string, list []Mutant, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("mutants", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	pattern := fs.String("run", "", "replay only the mutants whose name matches this regular expression")
+	listOnly := fs.Bool("list", false, "print the mutants and exit")
+	baseline := fs.Bool("baseline", true, "first run the named tests unmutated (they must pass)")
+	timeout := fs.Duration("timeout", 5*time.Minute, "go test -timeout for each run")
+	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
+		return 2
+	}
+	sel, err := selectMutants(list, *pattern)
+	if err != nil {
+		fmt.Fprintln(stderr, "mutants:", err)
+		return 2
+	}
+	if *listOnly {
+		for _, m := range sel {
+			fmt.Fprintf(stdout, "%-34s %s\n%-34s tests %s in %s\n", m.Name, m.Why, "", strings.Join(m.Tests, ", "), strings.Join(m.Packages, " "))
+		}
+		return 0
+	}
+	root, module, err := moduleRoot(ctx, dir)
+	if err != nil {
+		fmt.Fprintln(stderr, "mutants:", err)
+		return 2
+	}
+	r := &runner{root: root, module: module, timeout: *timeout, out: stdout}
+	if *baseline && !r.baseline(ctx, sel) {
+		return 1
+	}
+	bad := 0
+	start := time.Now()
+	for _, m := range sel {
+		if status := r.replay(ctx, m); status != statusKilled {
+			bad++
+		}
+	}
+	fmt.Fprintf(stdout, "%d mutants, %d killed, %d survived or not judged, in %s\n", len(sel), len(sel)-bad, bad, time.Since(start).Round(time.Second))
+	if bad > 0 {
+		return 1
+	}
+	return 0
+}
+
+// selectMutants returns the mutants whose name matches pattern, checking
+// the list itself: unique names, at least one edit, package and test each.
+func selectMutants(all []Mutant, pattern string) ([]Mutant, error) {
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, fmt.Errorf("-run: %v", err)
+	}
+	seen := map[string]bool{}
+	var out []Mutant
+	for _, m := range all {
+		if m.Name == "" || seen[m.Name] || len(m.Edits) == 0 || len(m.Packages) == 0 || len(m.Tests) == 0 {
+			return nil, fmt.Errorf("mutant %q: a unique name, edits, packages and tests are required", m.Name)
+		}
+		seen[m.Name] = true
+		if re.MatchString(m.Name) {
+			out = append(out, m)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no mutant matches %q", pattern)
+	}
+	return out, nil
+}
+
+// moduleRoot returns the directory and path of the main module of dir.
+func moduleRoot(ctx context.Context, dir string) (root, path string, err error) {
+	cmd := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}\n{{.Path}}")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		return "", "", fmt.Errorf("go list -m: %v", err)
+	}
+	lines := strings.Fields(string(out))
+	if len(lines) != 2 {
+		return "", "", fmt.Errorf("go list -m answered %q", out)
+	}
+	return lines[0], lines[1], nil
+}
+
+type runner struct {
+	root, module string
+	timeout      time.Duration
+	out          io.Writer
+}
+
+// importPaths turns "./x/y" into the module's import paths.
+func (r *runner) importPaths(pkgs []string) []string {
+	out := make([]string, len(pkgs))
+	for i, p := range pkgs {
+		out[i] = r.module + "/" + strings.TrimPrefix(filepath.ToSlash(filepath.Clean(p)), "./")
+	}
+	return out
+}
+
+func (r *runner) short(s string) string { return strings.ReplaceAll(s, r.module+"/", "") }
+
+// testArgs are the go test flags of a run of tests.
+func (r *runner) testArgs(tests []string) []string {
+	return []string{"-timeout", r.timeout.String(), "-run", "^(" + strings.Join(tests, "|") + ")$"}
+}
+
+// baseline runs every selected mutant's tests unmutated, in one go test:
+// they must pass, and each named test must exist in one of its packages.
+func (r *runner) baseline(ctx context.Context, sel []Mutant) bool {
+	var pkgs, tests []string
+	for _, m := range sel {
+		for _, p := range m.Packages {
+			if !slices.Contains(pkgs, p) {
+				pkgs = append(pkgs, p)
+			}
+		}
+		for _, t := range m.Tests {
+			if !slices.Contains(tests, t) {
+				tests = append(tests, t)
+			}
+		}
+	}
+	start := time.Now()
+	res := goTest(ctx, r.root, r.testArgs(tests), pkgs)
+	ok := res.passed()
+	if !ok {
+		fmt.Fprintf(r.out, "%-8s %-34s the named tests fail without any mutant: %s %s\n", statusError, "(baseline)",
+			r.short(strings.Join(append(res.failed, res.pkgFailed...), ", ")), lastLines(res.buildOutput, 6))
+	}
+	for _, m := range sel {
+		for _, t := range m.Tests {
+			found := false
+			for _, p := range r.importPaths(m.Packages) {
+				found = found || res.ranTests[p+" "+t]
+			}
+			if !found {
+				ok = false
+				fmt.Fprintf(r.out, "%-8s %-34s test %s is in none of %s (renamed? update the mutant)\n", statusError, m.Name, t, strings.Join(m.Packages, " "))
+			}
+		}
+	}
+	if ok {
+		fmt.Fprintf(r.out, "%-8s %-34s %5.1fs  %d tests in %d packages pass unmutated\n", "OK", "(baseline)", time.Since(start).Seconds(), len(tests), len(pkgs))
+	}
+	return ok
+}
+
+// replay applies m through an overlay, runs its tests and prints its verdict.
+func (r *runner) replay(ctx context.Context, m Mutant) string {
+	start := time.Now()
+	status, detail := r.judge(ctx, m)
+	fmt.Fprintf(r.out, "%-8s %-34s %5.1fs  %s\n", status, m.Name, time.Since(start).Seconds(), r.short(detail))
+	return status
+}
+
+func (r *runner) judge(ctx context.Context, m Mutant) (status, detail string) {
+	files, err := apply(r.root, m)
+	if err != nil {
+		return statusError, "not applied: " + err.Error()
+	}
+	dir, err := os.MkdirTemp("", "mutant-")
+	if err != nil {
+		return statusError, err.Error()
+	}
+	defer os.RemoveAll(dir)
+	overlay, err := writeOverlay(dir, files)
+	if err != nil {
+		return statusError, err.Error()
+	}
+	res := goTest(ctx, r.root, append([]string{"-overlay", overlay}, r.testArgs(m.Tests)...), m.Packages)
+	return verdict(res, r.importPaths(m.Packages))
+}

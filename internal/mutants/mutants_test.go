@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// mustModule writes a small module: package calc with Add (tested) and Sub
+// (untested), and returns its directory.
+func mustModule(tb testing.TB) string {
+	tb.Helper()
+	dir := tb.TempDir()
+	files := map[string]string{
+		"go.mod":            "module example.com/m\n\ngo 1.22\n",
+		"calc/calc.go":      "package calc\n\n// Add adds.\nfunc Add(a, b int) int { return a + b }\n\n// Sub subtracts.\nfunc Sub(a, b int) int {\n\treturn a - b\n}\n",
+		"calc/calc_test.go": "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 3) != 5 {\n\t\tt.Fatal(\"Add(2, 3) != 5\")\n\t}\n}\n\n// a + b appears here too: test files are never mutated.\n",
+	}
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func mutant(name, find, replace string, tests ...string) Mutant {
+	return Mutant{Name: name, Edits: []Edit{{Dir: "calc", Find: find, Replace: replace}}, Packages: []string{"./calc"}, Tests: tests}
+}
+
+// TestReplay runs the runner on the small module: each verdict, the exit
+// code, and the working tree left as it was.
+func TestReplay(t *testing.T) {
+	dir := mustModule(t)
+	before, _ := os.ReadFile(filepath.Join(dir, "calc", "calc.go"))
+	cases := []struct {
+		name   string
+		m      Mutant
+		code   int
+		status string
+		detail string
+	}{
+		{"killed", mutant("add-subtracts", "return a + b", "return a - b", "TestAdd"), 0, statusKilled, "by calc TestAdd"},
+		{"survived", mutant("sub-adds", "return a - b", "return a + b", "TestAdd"), 1, statusSurvived, "every named test passed"},
+		{"white space is flexible", mutant("sub-adds-ws", "return   a -\n b", "return a + b", "TestAdd"), 1, statusSurvived, ""},
+		{"fragment missing", mutant("missing", "return a * b", "return 0", "TestAdd"), 1, statusError, "not applied"},
+		{"fragment twice", mutant("twice", "int {", "int { panic(0)", "TestAdd"), 1, statusError, "2 times"},
+		{"does not compile", mutant("broken", "return a + b", "return a +", "TestAdd"), 1, statusError, "does not compile"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := run(context.Background(), dir, []Mutant{tc.m}, []string{"-baseline=false"}, &out, &errOut)
+			line := regexp.MustCompile(`(?m)^(\S+)\s+` + regexp.QuoteMeta(tc.m.Name) + `\s+[0-9.]+s\s+(.*)$`).FindStringSubmatch(out.String())
+			if code != tc.code || line == nil || line[1] != tc.status || !strings.Contains(line[2], tc.detail) {
+				t.Fatalf("exit %d, output:\n%s%s\nwant exit %d, %s with %q", code, out.String(), errOut.String(), tc.code, tc.status, tc.detail)
+			}
+		})
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "calc", "calc.go")); !bytes.Equal(before, after) {
+		t.Fatalf("the working tree changed:\n%s", after)
+	}
+}
+
+// TestBaseline: a named test that does not exist, or that fails unmutated,
+// stops the run before any mutant is judged.
+func TestBaseline(t *testing.T) {
+	dir := mustModule(t)
+	for _, tc := range []struct {
+		name string
+		m    Mutant
+		want string
+	}{
+		{"renamed test", mutant("m", "return a + b", "return a - b", "TestPlus"), "test TestPlus is in none of ./calc"},
+		{"red before mutating", mutant("m", "return a + b", "return a - b", "TestAdd"), "fail without any mutant"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.name == "red before mutating" {
+				p := filepath.Join(dir, "calc", "calc.go")
+				src, _ := os.ReadFile(p)
+				if err := os.WriteFile(p, bytes.Replace(src, []byte("a + b"), []byte("a + b + 1"), 1), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var out, errOut bytes.Buffer
+			code := run(context.Background(), dir, []Mutant{tc.m}, nil, &out, &errOut)
+			if code != 1 || !strings.Contains(out.String(), tc.want) || strings.Contains(out.String(), statusKilled) {
+				t.Fatalf("exit %d, output:\n%s%s\nwant exit 1 with %q and no verdict", code, out.String(), errOut.String(), tc.want)
+			}
+		})
+	}
+}
+
+// TestList checks the repository's mutation list itself: every mutant is
+// well formed and every fragment occurs exactly once in this checkout.
+// (Whether each is killed is `go run ./internal/mutants`.)
+func TestList(t *testing.T) {
+	sel, err := selectMutants(mutants, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, _, err := moduleRoot(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range sel {
+		if _, err := apply(root, m); err != nil {
+			t.Errorf("%s: %v", m.Name, err)
+		}
+	}
+	if _, err := selectMutants(append(mutants, mutants[0]), ""); err == nil {
+		t.Error("a duplicate name was accepted")
+	}
+}
