@@ -1,10 +1,13 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"regexp"
 	"strings"
+
+	"github.com/procgraph/procgraph/auth"
 )
 
 // responseSchemas describe the answers, for the OpenAPI document.
@@ -12,7 +15,7 @@ var responseSchemas = map[string]string{
 	"Error": `{"type": "object", "required": ["error"], "properties": {"error": {"type": "object",
 		"required": ["code", "message", "details"], "properties": {
 		"code": {"type": "string", "enum": ["invalid_request", "unauthorized", "forbidden", "denied", "not_found", "conflict",
-			"payload_too_large", "invalid_code", "invalid_arguments", "unavailable", "internal"]},
+			"payload_too_large", "invalid_code", "invalid_arguments", "unavailable", "busy", "internal"]},
 		"message": {"type": "string"}, "details": {"type": "object"}}}}}`,
 	"Status": `{"type": "object", "required": ["status"], "properties": {"status": {"type": "string"}}}`,
 	"Decision": `{"type": "object", "required": ["id", "kind", "procedure", "code_hash", "phase", "outcome", "reason", "actor", "allowed_tools", "at"],
@@ -85,82 +88,96 @@ var pathParam = regexp.MustCompile(`\{([a-z_]+)\}`)
 
 // OpenAPI returns the API as an OpenAPI 3.1 document built from the route
 // table and the request schemas the server validates with.
-func (s *Server) OpenAPI() map[string]any {
-	components := map[string]any{}
-	for name, text := range requestSchemas {
-		components[name] = mustJSON(text)
-	}
-	for name, text := range responseSchemas {
-		components[name] = mustJSON(text)
-	}
-	paths := map[string]any{}
-	for _, rt := range s.routeTable() {
-		item, _ := paths[rt.pattern].(map[string]any)
-		if item == nil {
-			item = map[string]any{}
-			paths[rt.pattern] = item
-		}
-		ok := map[string]any{"description": "OK", "content": map[string]any{"text/plain": map[string]any{"schema": map[string]any{"type": "string"}}}}
-		if rt.response != "" {
-			ok = jsonResponse("OK", rt.response)
-		}
-		responses := map[string]any{"200": ok, "default": jsonResponse("Error", "Error")}
-		if rt.response == "CaptureAnswer" {
-			responses["201"] = jsonResponse("Created: the procedure is new", rt.response)
-		}
-		op := map[string]any{"summary": rt.summary, "operationId": operationID(rt), "responses": responses}
-		var params []any
-		for _, m := range pathParam.FindAllStringSubmatch(rt.pattern, -1) {
-			params = append(params, map[string]any{"name": m[1], "in": "path", "required": true, "schema": map[string]any{"type": "string"}})
-		}
-		for _, q := range rt.query {
-			schema := map[string]any{"type": q.typ}
-			if len(q.enum) > 0 {
-				schema["enum"] = q.enum
-			}
-			if q.typ == "integer" {
-				schema["minimum"], schema["maximum"] = q.min, q.max
-			}
-			if q.repeatable {
-				schema = map[string]any{"type": "array", "items": schema}
-			}
-			params = append(params, map[string]any{"name": q.name, "in": "query", "description": q.doc, "schema": schema, "explode": true})
-		}
-		if len(params) > 0 {
-			op["parameters"] = params
-		}
-		if rt.method == "POST" && (rt.pattern == "/v1/procedures" || strings.HasSuffix(rt.pattern, "/invoke")) {
-			params = append(params, map[string]any{"name": "Idempotency-Key", "in": "header", "schema": map[string]any{"type": "string", "maxLength": 512},
-				"description": "the usage key when there is no session_id"})
-		}
-		if rt.body != "" {
-			op["requestBody"] = map[string]any{"required": rt.method != "DELETE" && rt.body != "ReasonBody",
-				"content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/" + rt.body}}}}
-		}
-		if rt.scope != "" {
-			op["security"] = []any{map[string]any{"bearer": []any{string(rt.scope)}}}
-		}
-		item[strings.ToLower(rt.method)] = op
-	}
-	for path, summary := range s.mcpPaths {
-		item := map[string]any{}
-		for _, method := range []string{"get", "post", "delete"} {
-			item[method] = map[string]any{"summary": summary + " (JSON-RPC; see the MCP specification)",
-				"operationId": method + strings.NewReplacer("/", "_").Replace(path),
-				"security":    []any{map[string]any{"bearer": []any{"read"}}},
-				"responses":   map[string]any{"200": map[string]any{"description": "MCP messages"}, "default": jsonResponse("Error", "Error")}}
-		}
-		paths[path] = item
-	}
-	return map[string]any{
-		"openapi": "3.1.0",
-		"info":    map[string]any{"title": "procgraph", "version": "1"},
-		"paths":   paths,
-		"components": map[string]any{
-			"schemas":         components,
-			"securitySchemes": map[string]any{"bearer": map[string]any{"type": "http", "scheme": "bearer"}},
+func (s *Server) OpenAPI() *OpenAPIDocument {
+	doc := &OpenAPIDocument{
+		OpenAPI: "3.1.0",
+		Info:    OpenAPIInfo{Title: "procgraph", Version: "1"},
+		Paths:   map[string]PathItem{},
+		Components: OpenAPIComponents{
+			Schemas:         map[string]json.RawMessage{},
+			SecuritySchemes: map[string]SecurityScheme{"bearer": {Type: "http", Scheme: "bearer"}},
 		},
 	}
+	for name, text := range requestSchemas {
+		doc.Components.Schemas[name] = compactJSON(text)
+	}
+	for name, text := range responseSchemas {
+		doc.Components.Schemas[name] = compactJSON(text)
+	}
+	for _, rt := range s.routeTable() {
+		item := doc.Paths[rt.pattern]
+		if item == nil {
+			item = PathItem{}
+			doc.Paths[rt.pattern] = item
+		}
+		item[strings.ToLower(rt.method)] = operation(rt)
+	}
+	for path, summary := range s.mcpPaths {
+		item := PathItem{}
+		for _, method := range []string{"get", "post", "delete"} {
+			item[method] = &Operation{Summary: summary + " (JSON-RPC; see the MCP specification)",
+				OperationID: method + strings.NewReplacer("/", "_").Replace(path),
+				Security:    bearer(string(auth.ScopeRead)),
+				Responses:   map[string]Response{"200": {Description: "MCP messages"}, "default": jsonResponse("Error", "Error")}}
+		}
+		doc.Paths[path] = item
+	}
+	return doc
+}
+
+// operation documents one route.
+func operation(rt route) *Operation {
+	ok := Response{Description: "OK", Content: map[string]MediaType{"text/plain": {Schema: json.RawMessage(`{"type":"string"}`)}}}
+	if rt.response != "" {
+		ok = jsonResponse("OK", rt.response)
+	}
+	op := &Operation{Summary: rt.summary, OperationID: operationID(rt), Parameters: parameters(rt),
+		Responses: map[string]Response{"200": ok, "default": jsonResponse("Error", "Error")}}
+	if rt.response == "CaptureAnswer" {
+		op.Responses["201"] = jsonResponse("Created: the procedure is new", rt.response)
+	}
+	if rt.body != "" {
+		op.RequestBody = &RequestBody{Required: rt.method != "DELETE" && rt.body != "ReasonBody",
+			Content: map[string]MediaType{"application/json": {Schema: schemaRef(rt.body)}}}
+	}
+	if rt.scope != "" {
+		op.Security = bearer(string(rt.scope))
+	}
+	return op
+}
+
+// parameters are a route's path parameters, query parameters and, where
+// API.md accepts it, the Idempotency-Key header.
+func parameters(rt route) []Parameter {
+	var params []Parameter
+	for _, m := range pathParam.FindAllStringSubmatch(rt.pattern, -1) {
+		params = append(params, Parameter{Name: m[1], In: "path", Required: true, Schema: json.RawMessage(`{"type":"string"}`)})
+	}
+	explode := true
+	for _, q := range rt.query {
+		schema := map[string]any{"type": q.typ}
+		if len(q.enum) > 0 {
+			schema["enum"] = q.enum
+		}
+		if q.typ == "integer" {
+			schema["minimum"], schema["maximum"] = q.min, q.max
+		}
+		if q.repeatable {
+			schema = map[string]any{"type": "array", "items": schema}
+		}
+		b, _ := json.Marshal(schema)
+		params = append(params, Parameter{Name: q.name, In: "query", Description: q.doc, Explode: &explode, Schema: b})
+	}
+	if rt.idempotencyKey {
+		params = append(params, Parameter{Name: "Idempotency-Key", In: "header", Description: "the usage key when there is no session_id",
+			Schema: json.RawMessage(`{"type":"string","maxLength":512}`)})
+	}
+	return params
+}
+
+// bearer is a security requirement: a bearer token with scope.
+func bearer(scope string) []map[string][]string {
+	return []map[string][]string{{"bearer": {scope}}}
 }
 
 func (s *Server) openapi(w http.ResponseWriter, r *http.Request) error {
@@ -173,16 +190,22 @@ func operationID(rt route) string {
 	return id
 }
 
-func mustJSON(text string) any {
-	var v any
-	if err := json.Unmarshal([]byte(text), &v); err != nil {
+// compactJSON is a schema text as JSON; it panics on text that is not
+// JSON (the texts are constants, checked by the tests).
+func compactJSON(text string) json.RawMessage {
+	var b bytes.Buffer
+	if err := json.Compact(&b, []byte(text)); err != nil {
 		panic("api: schema does not parse: " + err.Error())
 	}
-	return v
+	return b.Bytes()
+}
+
+// schemaRef refers to a component schema.
+func schemaRef(name string) json.RawMessage {
+	return json.RawMessage(`{"$ref":"#/components/schemas/` + name + `"}`)
 }
 
 // jsonResponse is an OpenAPI response whose body is the named schema.
-func jsonResponse(description, schema string) map[string]any {
-	return map[string]any{"description": description,
-		"content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/" + schema}}}}
+func jsonResponse(description, schema string) Response {
+	return Response{Description: description, Content: map[string]MediaType{"application/json": {Schema: schemaRef(schema)}}}
 }

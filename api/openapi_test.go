@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
@@ -84,5 +86,70 @@ func TestAnswersMatchTheOpenAPISchemas(t *testing.T) {
 				t.Fatalf("the answer does not match %s: %v\n%s", ch.schema, err, body)
 			}
 		})
+	}
+}
+
+// TestOpenAPIDocumentIsValid validates the served /openapi.json against the
+// official OpenAPI 3.1 schema (testdata), and every component schema against
+// the JSON Schema 2020-12 meta-schema (the 3.1 schema leaves Schema Objects
+// to it); and checks the Idempotency-Key header is documented where API.md
+// accepts it.
+func TestOpenAPIDocumentIsValid(t *testing.T) {
+	e := mustEnv(t, envOpts{})
+	status, body := e.do(t, http.DefaultClient, "GET", "/openapi.json", nil)
+	if status != 200 {
+		t.Fatalf("/openapi.json: %d %s", status, body)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join("testdata", "openapi-3.1.schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	comp := jsonschema.NewCompiler()
+	comp.Draft = jsonschema.Draft2020
+	const oas = "https://spec.openapis.org/oas/3.1/schema/2022-10-07"
+	if err := comp.AddResource(oas, bytes.NewReader(raw)); err != nil {
+		t.Fatal(err)
+	}
+	oasSchema, err := comp.Compile(oas)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := oasSchema.Validate(doc); err != nil {
+		t.Fatalf("/openapi.json is not a valid OpenAPI 3.1 document: %#v", err)
+	}
+	meta, err := comp.Compile("https://json-schema.org/draft/2020-12/schema")
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas := doc["components"].(map[string]any)["schemas"].(map[string]any)
+	for name, s := range schemas {
+		if err := meta.Validate(s); err != nil {
+			t.Errorf("components.schemas.%s is not a JSON Schema: %v", name, err)
+		}
+	}
+
+	// The meta-schema must be able to fail: a document with a mistake.
+	bad := map[string]any{"openapi": "3.1.0", "info": map[string]any{"title": "x"}, "paths": map[string]any{}}
+	if err := oasSchema.Validate(bad); err == nil {
+		t.Fatal("a document without info.version validates: the schema checks nothing")
+	}
+
+	paths := doc["paths"].(map[string]any)
+	for _, op := range []struct{ path, method string }{{"/v1/procedures", "post"}, {"/v1/procedures/{name}/invoke", "post"}} {
+		o := paths[op.path].(map[string]any)[op.method].(map[string]any)
+		found := false
+		params, _ := o["parameters"].([]any)
+		for _, p := range params {
+			if pm := p.(map[string]any); pm["name"] == "Idempotency-Key" && pm["in"] == "header" {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s %s does not document the Idempotency-Key header: %v", op.method, op.path, params)
+		}
 	}
 }

@@ -98,6 +98,7 @@ type route struct {
 	body            string // request schema name, "" when there is no body
 	response        string // answer schema name (OpenAPI), "" when not JSON
 	query           []queryParam
+	idempotencyKey  bool // the Idempotency-Key header is the usage key (API.md)
 }
 
 // routes lists every operation; the router and the OpenAPI document are both
@@ -110,7 +111,7 @@ func (s *Server) routeTable() []route {
 		{method: "GET", pattern: "/openapi.json", handler: s.openapi, summary: "This API as OpenAPI 3.1"},
 		{method: "GET", pattern: "/v1/tools", scope: auth.ScopeRead, handler: s.getTools, summary: "The tool catalogue", response: "Catalogue"},
 		{method: "PUT", pattern: "/v1/tools", scope: auth.ScopeAdmin, handler: s.putTools, summary: "Replace the tool catalogue", body: "ToolsPut", response: "Catalogue"},
-		{method: "POST", pattern: "/v1/procedures", scope: auth.ScopeCapture, handler: s.capture, summary: "Capture a procedure", body: "CaptureRequest", response: "CaptureAnswer"},
+		{method: "POST", pattern: "/v1/procedures", scope: auth.ScopeCapture, handler: s.capture, summary: "Capture a procedure", body: "CaptureRequest", response: "CaptureAnswer", idempotencyKey: true},
 		{method: "GET", pattern: "/v1/procedures", scope: auth.ScopeRead, handler: s.findProcedures, summary: "find_all_procedures", query: findParams, response: "ProcedureList"},
 		{method: "GET", pattern: "/v1/procedures/tools", scope: auth.ScopeRead, handler: s.plannerTools, summary: "Exposed procedures as tool descriptors", query: plannerParams, response: "PlannerTools"},
 		{method: "GET", pattern: "/v1/procedures/{name}", scope: auth.ScopeRead, handler: s.getProcedure, summary: "One procedure", response: "Procedure"},
@@ -119,7 +120,7 @@ func (s *Server) routeTable() []route {
 		{method: "POST", pattern: "/v1/procedures/{name}/versions/{code_hash}/promote", scope: auth.ScopeGrant, handler: s.promote, summary: "Make a version current", body: "ReasonBody", response: "DecisionAnswer"},
 		{method: "PUT", pattern: "/v1/procedures/{name}/auto-run", scope: auth.ScopeGrant, handler: s.grantAutoRun, summary: "set_procedure_auto_run", body: "AutoRunPut", response: "DecisionAnswer"},
 		{method: "DELETE", pattern: "/v1/procedures/{name}/auto-run", scope: auth.ScopeGrant, handler: s.revokeAutoRun, summary: "Revoke durable auto-run", body: "ReasonBody", response: "DecisionAnswer"},
-		{method: "POST", pattern: "/v1/procedures/{name}/invoke", scope: auth.ScopeInvoke, handler: s.invoke, summary: "Replay a procedure", body: "InvokeRequest", response: "InvokeAnswer"},
+		{method: "POST", pattern: "/v1/procedures/{name}/invoke", scope: auth.ScopeInvoke, handler: s.invoke, summary: "Replay a procedure", body: "InvokeRequest", response: "InvokeAnswer", idempotencyKey: true},
 		{method: "GET", pattern: "/v1/causes", scope: auth.ScopeRead, handler: s.causes, summary: "Every cause", response: "Causes"},
 		{method: "GET", pattern: "/v1/causes/{name}", scope: auth.ScopeRead, handler: s.cause, summary: "One cause and its procedures", response: "CauseAnswer"},
 		{method: "GET", pattern: "/v1/graph", scope: auth.ScopeRead, handler: s.graph, summary: "A neighbourhood of the procedure graph", query: graphParams, response: "Graph"},
