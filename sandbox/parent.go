@@ -17,8 +17,9 @@ import (
 // plus grace, or grace after the caller's context is done (the worker is
 // then told to cancel). A ToolCaller that ignores its context delays the
 // end of the run until it returns.
-func (p *proc) run(ctx context.Context, req *Request, tools ToolCaller, grace time.Duration, maxMemory int64) (Result, bool) {
+func (p *proc) run(ctx context.Context, req *Request, tools ToolCaller, cfg *PoolConfig) (Result, bool) {
 	lim := req.Limits
+	grace, maxMemory := cfg.Grace, cfg.MaxMemory
 	g := newGate(req.Allowed, lim.MaxCalls, tools)
 	result := func(e *Error) Result { return Result{Calls: g.calls, Err: e} }
 
@@ -59,7 +60,29 @@ func (p *proc) run(ctx context.Context, req *Request, tools ToolCaller, grace ti
 		return result(p.death(maxMemory)), false
 	}
 	for {
-		m, err := p.in.read()
+		// A call's arguments are checked against the per-call bound and
+		// reserved in the budget before they are read: one that does not
+		// fit is skipped unread and fails the run.
+		n, head, err := p.in.peekCall()
+		release := func() {}
+		if err == nil && head != nil {
+			var e *Error
+			if release, e = reserveCall(n, head.Tool, cfg); e != nil {
+				if err = p.in.discard(n); err == nil {
+					if head.Run == id {
+						p.refuseCall(g, head, e)
+					}
+					continue
+				}
+			}
+		}
+		var m *message
+		if err == nil {
+			m, err = p.in.read()
+		}
+		if err != nil {
+			release()
+		}
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			p.terminate()
 			return result(errorf(Timeout, "%s and did not stop in time; its worker was killed", stopReason(runCtx))), false
@@ -71,9 +94,14 @@ func (p *proc) run(ctx context.Context, req *Request, tools ToolCaller, grace ti
 			p.terminate() // a bad frame: the worker is not to be trusted
 			return result(errorf(RuntimeError, "sandbox protocol violation")), false
 		}
+		if m.Call == nil || m.Call.Run != id {
+			release()
+		}
 		switch {
 		case m.Call != nil && m.Call.Run == id:
-			if !p.call(runCtx, g, m.Call) {
+			ok := p.call(runCtx, g, m.Call, cfg)
+			release()
+			if !ok {
 				p.terminate()
 				return result(errorf(RuntimeError, "sandbox protocol violation")), false
 			}
@@ -96,7 +124,7 @@ func (p *proc) run(ctx context.Context, req *Request, tools ToolCaller, grace ti
 
 // call admits and dispatches one call from the worker and sends the answer.
 // It returns false if the request is malformed.
-func (p *proc) call(ctx context.Context, g *gate, c *callMsg) bool {
+func (p *proc) call(ctx context.Context, g *gate, c *callMsg, cfg *PoolConfig) bool {
 	reply := &resultMsg{Run: c.Run, ID: c.ID}
 	if e := g.admit(c.Tool); e != nil {
 		reply.Error = e
@@ -104,6 +132,7 @@ func (p *proc) call(ctx context.Context, g *gate, c *callMsg) bool {
 		return true
 	}
 	x, err := decodeJSON(c.Args)
+	c.Args = nil // decoded: the raw copy can go
 	args, ok := x.(map[string]any)
 	if err != nil || !ok {
 		return false
@@ -115,20 +144,57 @@ func (p *proc) call(ctx context.Context, g *gate, c *callMsg) bool {
 	v, e := dispatch(ctx, g.tools, c.Tool, args)
 	stop()
 	cancel()
+	release := func() {}
 	if e == nil {
 		raw, err := appendJSON(nil, v)
+		v, args = nil, nil
 		switch {
 		case err != nil:
 			e = toolErrorf(ToolFailed, c.Tool, "tools.%s returned a value that is not JSON: %v", c.Tool, err)
-		case len(raw) > maxFrame-1024:
-			e = toolErrorf(ToolFailed, c.Tool, "tools.%s returned %d bytes, over the limit of %d", c.Tool, len(raw), maxFrame-1024)
+		case len(raw) > cfg.MaxCallBytes:
+			e = toolErrorf(ToolFailed, c.Tool, "tools.%s returned %d bytes of JSON, over the per-call limit of %d", c.Tool, len(raw), cfg.MaxCallBytes)
 		default:
-			reply.Value = raw
+			var fits bool
+			if release, fits = cfg.Budget.reserve(int64(resultCopies * len(raw))); fits {
+				reply.Value = raw
+			} else {
+				release = func() {}
+				e = toolErrorf(ToolFailed, c.Tool, "the result of tools.%s (%d bytes) does not fit the server's in-flight memory budget now; try again later", c.Tool, len(raw))
+			}
 		}
 	}
 	reply.Error = e
 	g.record(c.Tool, e == nil, time.Since(start))
 	g.fail(e)
 	_ = p.send(&message{CallResult: reply})
+	release()
 	return true
+}
+
+// reserveCall checks a tool call's frame of n bytes against the per-call
+// bound and reserves it in the budget; it returns the function that gives
+// the reservation back, or the error that fails the call (runtime_error:
+// the procedure asked for too much).
+func reserveCall(n int, tool string, cfg *PoolConfig) (func(), *Error) {
+	if args := n - 19 - len(tool); args > cfg.MaxCallBytes {
+		return nil, toolErrorf(RuntimeError, tool, "the arguments of tools.%s are %d bytes of JSON, over the per-call limit of %d", tool, args, cfg.MaxCallBytes)
+	}
+	release, ok := cfg.Budget.reserve(int64(argsCopies * n))
+	if !ok {
+		return nil, toolErrorf(RuntimeError, tool, "the arguments of tools.%s (%d bytes) do not fit the server's in-flight memory budget now; try again later", tool, n)
+	}
+	return release, nil
+}
+
+// refuseCall answers a call that was not read (see reserveCall) with e:
+// recorded as failed, it fails the run. A call the gate refuses anyway is
+// answered with the gate's refusal.
+func (p *proc) refuseCall(g *gate, c *callMsg, e *Error) {
+	if ge := g.admit(c.Tool); ge != nil {
+		e = ge
+	} else {
+		g.calls = append(g.calls, Call{Tool: c.Tool})
+		g.fail(e)
+	}
+	_ = p.send(&message{CallResult: &resultMsg{Run: c.Run, ID: c.ID, Error: e}})
 }

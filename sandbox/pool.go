@@ -34,6 +34,14 @@ type PoolConfig struct {
 	StartTimeout time.Duration
 	// IdleTimeout: workers above Size idle this long are stopped. Default 30s.
 	IdleTimeout time.Duration
+	// MaxCallBytes bounds one tool call's arguments and its result, as
+	// JSON; default DefaultMaxCallBytes. Larger arguments are never read
+	// by the server (runtime_error); a larger result fails the call
+	// (tool_failed).
+	MaxCallBytes int
+	// Budget, when set, bounds the bytes of tool calls the server holds at
+	// once, shared by every pool given it; nil: only MaxCallBytes bounds.
+	Budget *Budget
 	// Logger receives worker lifecycle events (pid, exit status,
 	// classification; never code, arguments or output). Zero value: silent.
 	Logger zerolog.Logger
@@ -85,6 +93,12 @@ func NewPool(cfg PoolConfig) (*Pool, error) {
 	}
 	if cfg.MaxMemory <= 0 {
 		cfg.MaxMemory = DefaultMaxMemory
+	}
+	if cfg.MaxCallBytes <= 0 || cfg.MaxCallBytes > maxFrame-(64<<10) {
+		cfg.MaxCallBytes = min(max(cfg.MaxCallBytes, 0), maxFrame-(64<<10))
+		if cfg.MaxCallBytes == 0 {
+			cfg.MaxCallBytes = DefaultMaxCallBytes
+		}
 	}
 	if cfg.Grace <= 0 {
 		cfg.Grace = 2 * time.Second
@@ -167,7 +181,7 @@ func (p *Pool) Run(ctx context.Context, req Request, tools ToolCaller) Result {
 		}
 	}
 	p.busy.Add(1)
-	res, healthy := w.run(ctx, &req, tools, cfg.Grace, cfg.MaxMemory)
+	res, healthy := w.run(ctx, &req, tools, cfg)
 	p.busy.Add(-1)
 	if !healthy {
 		p.lost(w, res.Err)

@@ -149,7 +149,7 @@ type frameReader struct {
 }
 
 func newFrameReader(r io.Reader) *frameReader {
-	return &frameReader{r: bufio.NewReaderSize(r, 64<<10)}
+	return &frameReader{r: bufio.NewReaderSize(r, 128<<10)}
 }
 
 func (fr *frameReader) read() (*message, error) {
@@ -173,6 +173,45 @@ func (fr *frameReader) read() (*message, error) {
 		fr.buf = nil
 	}
 	return m, err
+}
+
+// peekCall looks at the next frame without consuming it: its payload
+// length n and, for a tool call, its header (run, id, tool; no
+// arguments). Nothing of the arguments is read, so a call too large for
+// the server's bounds can be skipped (discard) without being held.
+func (fr *frameReader) peekCall() (n int, c *callMsg, err error) {
+	hdr, err := fr.r.Peek(5)
+	if err != nil {
+		return 0, nil, err
+	}
+	n = int(binary.BigEndian.Uint32(hdr))
+	if n > maxFrame {
+		return 0, nil, fmt.Errorf("frame of %d bytes is over the limit of %d", n, maxFrame)
+	}
+	if hdr[4] != kindCall || n < 19 {
+		return n, nil, nil
+	}
+	head, err := fr.r.Peek(4 + 19)
+	if err != nil {
+		return 0, nil, err
+	}
+	c = &callMsg{Run: binary.BigEndian.Uint64(head[5:]), ID: binary.BigEndian.Uint64(head[13:])}
+	tl := int(binary.BigEndian.Uint16(head[21:]))
+	if 19+tl > n || 4+19+tl > fr.r.Size() {
+		return 0, nil, fmt.Errorf("bad frame")
+	}
+	head, err = fr.r.Peek(4 + 19 + tl)
+	if err != nil {
+		return 0, nil, err
+	}
+	c.Tool = string(head[23:])
+	return n, c, nil
+}
+
+// discard skips the next frame, whose payload is n bytes (see peekCall).
+func (fr *frameReader) discard(n int) error {
+	_, err := fr.r.Discard(4 + n)
+	return err
 }
 
 // decodeFrame decodes one frame's payload; raw values are copied out.
