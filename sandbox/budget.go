@@ -20,7 +20,10 @@ const (
 // value and the request the dispatcher encodes; its result as the encoded
 // value and the frame written to the worker.
 const (
-	argsCopies   = 4
+	// ArgsCopies is how many times a call's argument bytes are reserved:
+	// a Budget smaller than ArgsCopies×MaxCallBytes cannot hold the
+	// largest call.
+	ArgsCopies   = 4
 	resultCopies = 2
 )
 

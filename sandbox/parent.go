@@ -179,7 +179,7 @@ func reserveCall(n int, tool string, cfg *PoolConfig) (func(), *Error) {
 	if args := n - 19 - len(tool); args > cfg.MaxCallBytes {
 		return nil, toolErrorf(RuntimeError, tool, "the arguments of tools.%s are %d bytes of JSON, over the per-call limit of %d", tool, args, cfg.MaxCallBytes)
 	}
-	release, ok := cfg.Budget.reserve(int64(argsCopies * n))
+	release, ok := cfg.Budget.reserve(int64(ArgsCopies * n))
 	if !ok {
 		return nil, toolErrorf(RuntimeError, tool, "the arguments of tools.%s (%d bytes) do not fit the server's in-flight memory budget now; try again later", tool, n)
 	}

@@ -9,8 +9,12 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 
+	"github.com/dustin/go-humanize"
 	"github.com/peterbourgon/ff/v3"
+
+	"github.com/procgraph/procgraph/sandbox"
 )
 
 // serveConfig is `procgraph serve`'s configuration: flags, each with an
@@ -33,6 +37,13 @@ type serveConfig struct {
 	LogLevel             string
 	SandboxWorkers       int
 	InProcessSandbox     bool
+	// Admission and memory bounds (DESIGN.md "Admission and deadlines").
+	MaxConcurrentReplays int           // 0 until resolved: 4×SandboxWorkers
+	ReplayQueue          int           // -1 until resolved: 2×MaxConcurrentReplays
+	MaxReplaysPerToken   int           // -1 until resolved (see admissionConfig); 0: no cap
+	ReplayTimeout        time.Duration // each invoke's deadline, from its arrival
+	MaxInflightBytes     int64
+	MaxCallBytes         int64
 }
 
 // envPrefix prefixes every flag's environment twin.
@@ -57,6 +68,13 @@ func (c *serveConfig) serveFlags(fs *flag.FlagSet) *settings {
 	s.add(&text{&c.LogLevel, oneOf("debug", "info", "warn", "error")}, "log-level", "info", "debug, info, warn or error")
 	s.add(&count{&c.SandboxWorkers, 1, 64}, "sandbox-workers", "2", "warm sandbox worker processes")
 	s.add((*strictBool)(&c.InProcessSandbox), "sandbox-in-process", "false", "true runs replays in the server process (tests and benchmarks only: no memory limit)")
+	c.ReplayQueue, c.MaxReplaysPerToken = -1, -1
+	s.add(&count{&c.MaxConcurrentReplays, 1, 1024}, "max-concurrent-replays", "", "replays run at once (sandbox workers busy); default 4×sandbox-workers")
+	s.add(&count{&c.ReplayQueue, 0, 100000}, "replay-queue", "", "replays that may wait for a worker; more are refused with 429 busy; default 2×max-concurrent-replays")
+	s.add(&count{&c.MaxReplaysPerToken, 0, 100000}, "max-replays-per-token", "", "replays one token holder may have running or waiting (0: no cap); default max-concurrent-replays with tokens, no cap without")
+	s.add(&duration{&c.ReplayTimeout, 100 * time.Millisecond, time.Hour}, "replay-timeout", "30s", "each invoke's deadline from its arrival: the wait for a worker counts")
+	s.add(&byteSize{&c.MaxInflightBytes, 16 << 20, 64 << 30}, "max-inflight-bytes", "256MiB", "bytes of tool-call arguments and results the server holds at once, across replays")
+	s.add(&byteSize{&c.MaxCallBytes, 64 << 10, 60 << 20}, "max-call-bytes", "4MiB", "bytes of one tool call's arguments or result, as JSON")
 	return s
 }
 
@@ -103,6 +121,16 @@ func (c *serveConfig) resolve() error {
 	}
 	if upstreams > 1 {
 		return fmt.Errorf("--upstream-http, --upstream-mcp and --upstream-mcp-command are exclusive: set at most one")
+	}
+	if c.MaxConcurrentReplays == 0 {
+		c.MaxConcurrentReplays = 4 * c.SandboxWorkers
+	}
+	if c.ReplayQueue < 0 {
+		c.ReplayQueue = 2 * c.MaxConcurrentReplays
+	}
+	if c.MaxCallBytes*sandbox.ArgsCopies > c.MaxInflightBytes {
+		return fmt.Errorf("--max-call-bytes / PROCGRAPH_MAX_CALL_BYTES (%s) times %d must fit in --max-inflight-bytes / PROCGRAPH_MAX_INFLIGHT_BYTES (%s): no call of the largest size could run",
+			humanize.IBytes(uint64(c.MaxCallBytes)), sandbox.ArgsCopies, humanize.IBytes(uint64(c.MaxInflightBytes)))
 	}
 	if c.TokensFile == "" {
 		// Fail closed: tokens made with `procgraph token create` and its

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestServeSettings checks every serve setting from its flag and from its
@@ -30,6 +31,12 @@ func TestServeSettings(t *testing.T) {
 		{"log-level", "debug", func(c *serveConfig) any { return c.LogLevel }, "debug"},
 		{"sandbox-workers", "7", func(c *serveConfig) any { return c.SandboxWorkers }, 7},
 		{"sandbox-in-process", "true", func(c *serveConfig) any { return c.InProcessSandbox }, true},
+		{"max-concurrent-replays", "5", func(c *serveConfig) any { return c.MaxConcurrentReplays }, 5},
+		{"replay-queue", "0", func(c *serveConfig) any { return c.ReplayQueue }, 0},
+		{"max-replays-per-token", "3", func(c *serveConfig) any { return c.MaxReplaysPerToken }, 3},
+		{"replay-timeout", "1m30s", func(c *serveConfig) any { return c.ReplayTimeout }, 90 * time.Second},
+		{"max-inflight-bytes", "1GiB", func(c *serveConfig) any { return c.MaxInflightBytes }, int64(1 << 30)},
+		{"max-call-bytes", "1048576", func(c *serveConfig) any { return c.MaxCallBytes }, int64(1 << 20)},
 	}
 	t.Setenv("NEO4J_URI", "bolt://127.0.0.1:7687")
 	var seen []string
@@ -68,7 +75,9 @@ func TestServeSettings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := serveConfig{Addr: "127.0.0.1:8474", Store: "embedded", Data: "./procgraph.db", LogLevel: "info", SandboxWorkers: 2}
+		want := serveConfig{Addr: "127.0.0.1:8474", Store: "embedded", Data: "./procgraph.db", LogLevel: "info", SandboxWorkers: 2,
+			MaxConcurrentReplays: 8, ReplayQueue: 16, MaxReplaysPerToken: -1, ReplayTimeout: 30 * time.Second,
+			MaxInflightBytes: 256 << 20, MaxCallBytes: 4 << 20}
 		if !reflect.DeepEqual(*c, want) {
 			t.Fatalf("got %+v, want %+v", *c, want)
 		}

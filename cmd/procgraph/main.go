@@ -192,7 +192,12 @@ func (m *Main) open(ctx, bg context.Context) (http.Handler, error) {
 	if err := reg.AddPools(runners.stats); err != nil {
 		return nil, err
 	}
-	rp := replay.New(svc, runners.outer, dispatcher, replay.Options{Logger: log, NestedRunner: runners.nested})
+	admission := newAdmission(cfg, m.authOn)
+	if err := reg.Register(admissionCollectors(admission, runners.budget)...); err != nil {
+		return nil, err
+	}
+	rp := replay.New(svc, runners.outer, dispatcher, replay.Options{Logger: log, NestedRunner: runners.nested,
+		Admission: admission, Limits: sandbox.Limits{Timeout: cfg.ReplayTimeout}})
 	return newHandler(bg, svc, rp, authn, reg, log)
 }
 

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 
 	"github.com/procgraph/procgraph/api"
@@ -146,6 +147,7 @@ func streaming(h http.Handler) http.Handler {
 type runners struct {
 	outer, nested sandbox.Runner
 	pools         map[string]*sandbox.Pool
+	budget        *sandbox.Budget // nil in process
 }
 
 func (r *runners) close() error {
@@ -163,17 +165,41 @@ func newRunners(cfg *serveConfig, log zerolog.Logger) (*runners, error) {
 		in := sandbox.NewInProcess()
 		return &runners{outer: in, nested: in}, nil
 	}
-	outerMax := 4 * cfg.SandboxWorkers
-	outer, err := sandbox.NewPool(sandbox.PoolConfig{Size: cfg.SandboxWorkers, MaxWorkers: outerMax, Logger: log})
+	// Admission lets MaxConcurrentReplays run at once: the replay pool
+	// has a worker for each, so an admitted replay never waits for one.
+	outerMax := cfg.MaxConcurrentReplays
+	budget := sandbox.NewBudget(cfg.MaxInflightBytes)
+	outer, err := sandbox.NewPool(sandbox.PoolConfig{Size: min(cfg.SandboxWorkers, outerMax), MaxWorkers: outerMax,
+		MaxCallBytes: int(cfg.MaxCallBytes), Budget: budget, Logger: log})
 	if err != nil {
 		return nil, fmt.Errorf("starting sandbox workers: %v", err)
 	}
-	nested, err := sandbox.NewPool(sandbox.PoolConfig{Size: 1, MaxWorkers: outerMax * procedures.MaxNesting, Logger: log})
+	nested, err := sandbox.NewPool(sandbox.PoolConfig{Size: 1, MaxWorkers: outerMax * procedures.MaxNesting,
+		MaxCallBytes: int(cfg.MaxCallBytes), Budget: budget, Logger: log})
 	if err != nil {
 		outer.Close()
 		return nil, fmt.Errorf("starting sandbox workers: %v", err)
 	}
-	return &runners{outer: outer, nested: nested, pools: map[string]*sandbox.Pool{"replay": outer, "nested": nested}}, nil
+	return &runners{outer: outer, nested: nested, budget: budget, pools: map[string]*sandbox.Pool{"replay": outer, "nested": nested}}, nil
+}
+
+// newAdmission is the bounded queue in front of the replay workers. The
+// per-token cap, unless set, is max-concurrent-replays when tokens are
+// configured (one holder can fill the workers but not the queue), and none
+// without tokens (every caller is the one anonymous holder).
+func newAdmission(cfg *serveConfig, authOn bool) *sandbox.Admission {
+	perToken := cfg.MaxReplaysPerToken
+	if perToken < 0 {
+		perToken = 0
+		if authOn {
+			perToken = cfg.MaxConcurrentReplays
+		}
+	}
+	queue := cfg.ReplayQueue
+	if queue == 0 {
+		queue = -1 // none may wait
+	}
+	return sandbox.NewAdmission(sandbox.AdmissionConfig{Slots: cfg.MaxConcurrentReplays, Queue: queue, PerKey: perToken})
 }
 
 // stats reports the pools for /metrics.
@@ -243,4 +269,28 @@ func warnUnreachable(ctx context.Context, rawURL string, log zerolog.Logger) {
 		return
 	}
 	_ = conn.Close()
+}
+
+// admissionCollectors report the replay queue and the in-flight bytes of
+// tool calls for /metrics.
+func admissionCollectors(a *sandbox.Admission, b *sandbox.Budget) []prometheus.Collector {
+	gauge := func(name, help string, f func() float64) prometheus.Collector {
+		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f)
+	}
+	counter := func(name, help string, f func() float64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, f)
+	}
+	cs := []prometheus.Collector{
+		gauge("procgraph_replays_running", "Replays admitted and running.", func() float64 { return float64(a.Stats().Running) }),
+		gauge("procgraph_replays_waiting", "Replays waiting for a sandbox worker.", func() float64 { return float64(a.Stats().Waiting) }),
+		counter("procgraph_replays_admitted_total", "Replays admitted since start.", func() float64 { return float64(a.Stats().Admitted) }),
+		gauge("procgraph_tool_call_bytes_in_flight", "Bytes of tool-call arguments and results reserved in the in-flight budget.", func() float64 { return float64(b.Stats().InUse) }),
+		counter("procgraph_tool_call_budget_refusals_total", "Tool calls refused because they did not fit the in-flight budget.", func() float64 { return float64(b.Stats().Refused) }),
+	}
+	for _, limit := range []string{sandbox.LimitQueue, sandbox.LimitDeadline, sandbox.LimitKey} {
+		cs = append(cs, prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "procgraph_replays_busy_total",
+			Help: "Replays refused with 429 busy, by the limit that refused them.", ConstLabels: prometheus.Labels{"limit": limit}},
+			func() float64 { return float64(a.Stats().Refused[limit]) }))
+	}
+	return cs
 }

@@ -6,6 +6,9 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/dustin/go-humanize"
 
 	"github.com/procgraph/procgraph/mcpdispatch"
 )
@@ -141,5 +144,50 @@ func (c *argv) Set(v string) error {
 		return err
 	}
 	*c = words
+	return nil
+}
+
+// duration is a time.Duration within [min, max] ("30s", "1m30s").
+type duration struct {
+	dst      *time.Duration
+	min, max time.Duration
+}
+
+func (d *duration) String() string {
+	if d == nil || d.dst == nil {
+		return ""
+	}
+	return d.dst.String()
+}
+
+func (d *duration) Set(v string) error {
+	x, err := time.ParseDuration(v)
+	if err != nil || x < d.min || x > d.max {
+		return fmt.Errorf("%q must be a duration from %s to %s (e.g. 30s)", v, d.min, d.max)
+	}
+	*d.dst = x
+	return nil
+}
+
+// byteSize is a number of bytes within [min, max]: a whole number, or
+// with a unit (256MiB, 4 MiB, 1GB).
+type byteSize struct {
+	dst      *int64
+	min, max int64
+}
+
+func (b *byteSize) String() string {
+	if b == nil || b.dst == nil {
+		return ""
+	}
+	return strconv.FormatInt(*b.dst, 10)
+}
+
+func (b *byteSize) Set(v string) error {
+	n, err := humanize.ParseBytes(v)
+	if err != nil || n < uint64(b.min) || n > uint64(b.max) {
+		return fmt.Errorf("%q must be a size from %s to %s (bytes, or with a unit: 256MiB)", v, humanize.IBytes(uint64(b.min)), humanize.IBytes(uint64(b.max)))
+	}
+	*b.dst = int64(n)
 	return nil
 }
