@@ -89,7 +89,8 @@ func analyze(code string, dialect Dialect, eager bool) (*Analysis, error) {
 		}
 	}
 	source, pm := code, (*posMap)(nil)
-	if dialect == PythonAsync && (strings.Contains(code, "await") || strings.Contains(code, "async")) {
+	var escapeWarnings []Warning
+	if dialect == PythonAsync && (strings.Contains(code, "await") || strings.Contains(code, "async") || strings.Contains(code, `\`)) {
 		tokens()
 		if terr != nil {
 			return fail(terr)
@@ -98,12 +99,19 @@ func analyze(code string, dialect Dialect, eager bool) (*Analysis, error) {
 		if err != nil {
 			return fail(err)
 		}
+		var escapes []edit
+		escapes, escapeWarnings = escapeEdits(code, toks)
+		edits = mergeEdits(edits, escapes)
 		source = applyEdits(code, edits)
 		pm = newPosMap(code, source, edits)
 	}
 	a, err := analyzeSource(source, pm)
 	if err != nil {
 		return fail(err)
+	}
+	if len(escapeWarnings) > 0 {
+		a.Warnings = append(a.Warnings, escapeWarnings...)
+		sortWarnings(a.Warnings)
 	}
 	a.CodeHash = CodeHash(code)
 	if len(a.Signature) == 0 {
@@ -198,10 +206,7 @@ func analyzeSource(source string, pm *posMap) (*Analysis, error) {
 				"line %d, column %d: %s is not a Starlark built-in, so it is treated as a parameter%s", line, col, p, hint)})
 		}
 	}
-	sort.SliceStable(a.Warnings, func(i, j int) bool {
-		wi, wj := a.Warnings[i], a.Warnings[j]
-		return wi.Line < wj.Line || wi.Line == wj.Line && wi.Column < wj.Column
-	})
+	sortWarnings(a.Warnings)
 	a.Name = ProcedureName(a.Signature)
 	return a, nil
 }
@@ -258,4 +263,12 @@ var pythonOnlyNames = map[string]string{
 	"divmod": "", "pow": "", "callable": "", "super": "", "__import__": "", "globals": "",
 	"locals": "", "vars": "", "math": "", "os": "", "sys": "",
 	"Exception": "", "ValueError": "", "KeyError": "", "TypeError": "", "RuntimeError": "",
+}
+
+// sortWarnings orders warnings by position.
+func sortWarnings(ws []Warning) {
+	sort.SliceStable(ws, func(i, j int) bool {
+		wi, wj := ws[i], ws[j]
+		return wi.Line < wj.Line || wi.Line == wj.Line && wi.Column < wj.Column
+	})
 }

@@ -30,7 +30,7 @@
 // ... ("ellipsis"), the power operator ** ("power"), load statements ("load"),
 // and in dialect starlark await and async ("await", "async": use dialect
 // python-async). Code that is not valid UTF-8 or contains NUL bytes is
-// rejected as "encoding", brackets nested deeper than MaxNesting as "nesting",
+// rejected as "encoding", brackets nested deeper than MaxBracketDepth as "nesting",
 // code larger than MaxCodeBytes as "code_size". Anything else the Starlark
 // parser or resolver rejects is "syntax", with its position.
 //
@@ -52,6 +52,10 @@
 //     `asyncio . gather (` are replaced by `[` and the matching `)` by `]`, so
 //     the calls run in order, left to right, and the result is a list.
 //   - `asyncio.gather(*xs)` becomes `list(xs)`.
+//   - A backslash that CPython keeps as it is in a non-raw string literal
+//     (an invalid escape such as `"\d+"`) is doubled, so the string has the
+//     value CPython gives it (backslash, d, +), and a Warning names its line
+//     and column, as CPython warns. In dialect starlark it stays an error.
 //   - Keyword arguments to gather (return_exceptions=True, **kw) are rejected as
 //     "asyncio.gather keyword"; a starred argument mixed with others as
 //     "asyncio.gather"; any other asyncio.X as "asyncio.X" (for example

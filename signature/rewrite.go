@@ -159,6 +159,17 @@ func keepBreaks(s string) string {
 	return b.String()
 }
 
+// mergeEdits merges two lists of edits sorted by offset into one.
+func mergeEdits(a, b []edit) []edit {
+	if len(b) == 0 {
+		return a
+	}
+	out := make([]edit, 0, len(a)+len(b))
+	out = append(append(out, a...), b...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Off < out[j].Off })
+	return out
+}
+
 // applyEdits returns src with the sorted, non-overlapping edits applied.
 func applyEdits(src string, edits []edit) string {
 	if len(edits) == 0 {

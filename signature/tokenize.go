@@ -6,12 +6,12 @@ import (
 	"unicode/utf8"
 )
 
-// MaxNesting bounds bracket nesting in the tokenizer, which keeps the
+// MaxBracketDepth bounds bracket nesting in the tokenizer, which keeps the
 // python-async rewrite linear on hostile input. The Starlark parser's own
 // recursion limit is lower (about 75 nested brackets; it rejects deeper code
 // as "excessive nesting", reported with the same feature "nesting"), so this
 // limit never decides whether code is accepted.
-const MaxNesting = 100
+const MaxBracketDepth = 100
 
 type tokKind uint8
 
@@ -40,16 +40,15 @@ func (t token) text(src string) string { return src[t.Off:t.End] }
 // tokenizer splits source into tokens the way Python does, closely enough to
 // know where strings, comments, brackets and logical lines are.
 type tokenizer struct {
-	src      string
-	pos      int
-	line     int
-	lineOff  int // byte offset of the current line's start
-	colOff   int // a byte offset on the current line whose column is known
-	col      int // column of colOff
-	depth    int
-	toks     []token
-	atStmt   bool
-	contLine bool
+	src     string
+	pos     int
+	line    int
+	lineOff int // byte offset of the current line's start
+	colOff  int // a byte offset on the current line whose column is known
+	col     int // column of colOff
+	depth   int
+	toks    []token
+	atStmt  bool
 }
 
 // tokenize returns the tokens of src (comments included, whitespace and
@@ -273,8 +272,8 @@ func (t *tokenizer) operator() *Error {
 	switch c {
 	case '(', '[', '{':
 		t.depth++
-		if t.depth > MaxNesting {
-			return errorAt(t.line, t.colAt(t.pos), "nesting", "brackets nested more than %d deep", MaxNesting)
+		if t.depth > MaxBracketDepth {
+			return errorAt(t.line, t.colAt(t.pos), "nesting", "brackets nested more than %d deep", MaxBracketDepth)
 		}
 		t.op(1)
 		return nil

@@ -1,0 +1,1 @@
+p = "\d\d" + tools.search_logs(x=1) + = 2

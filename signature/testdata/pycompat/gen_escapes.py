@@ -1,0 +1,33 @@
+"""Writes escapes.json: what CPython makes of string literals with escapes
+Python keeps as they are (and some it interprets), for TestEscapesAsCPython.
+Run: python3 gen_escapes.py (any CPython 3.8+)."""
+import json
+import warnings
+
+LITERALS = [
+    r'"\d+"',
+    r"'\w+\.\s*'",
+    r'"\\d"',
+    r'"\\\d"',
+    r'"a\qb"',
+    r'"\8\9"',
+    r'"\é"',
+    r'"""x\[y\]\n"""',
+    r'"\x41\101\u0042\t"',
+    r'"\d\
+e"',
+    r"'\{\}\-\/'",
+    r'"^\s*ERROR\s+\[(\d+)\]$"',
+    r'"\\"',
+    r'"\'\" \a\b\f\v\r"',
+]
+
+out = []
+for lit in LITERALS:
+    with warnings.catch_warnings(record=True) as ws:
+        warnings.simplefilter("always")
+        value = eval(compile(lit, "<literal>", "eval"))
+    out.append({"literal": lit, "value": value, "warnings": len(ws)})
+with open("escapes.json", "w") as f:
+    json.dump(out, f, indent=1, ensure_ascii=False)
+    f.write("\n")
