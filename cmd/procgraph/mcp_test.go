@@ -180,3 +180,33 @@ func TestUpstreamMCPCommandThroughMain(t *testing.T) {
 		t.Fatalf("the upstream MCP server did not record the allowed calls:\n%s", data)
 	}
 }
+
+// TestMCPHidesStateChangingWithoutMutatingAutorun: with mutating auto-run
+// off (the default) a state-changing procedure is not an MCP tool on
+// either endpoint, so calling it is "unknown tool" — not a denial, and
+// nothing is decided or reaches the upstream (README, "MCP both ways").
+func TestMCPHidesStateChangingWithoutMutatingAutorun(t *testing.T) {
+	up := mustUpstream(t)
+	s := mustServe(t, serverOpts{Upstream: up})
+	mutating := mustCaptureName(t, s, "a = tools.get_task_jobs_summary(task_id=task_id)\ntools.retry_task(task_id=task_id)\nreturn a\n", "h1")
+	for _, path := range []string{"/mcp", "/mcp/interactive"} {
+		sess := mustMCPClient(t, s, path, nil)
+		if tools := mcpToolNames(t, sess); tools[mutating] != nil {
+			t.Fatalf("%s lists %s with mutating auto-run off", path, mutating)
+		}
+		res, err := sess.CallTool(context.Background(), &mcp.CallToolParams{Name: mutating, Arguments: map[string]any{"task_id": 7}})
+		text := ""
+		if err != nil {
+			text = err.Error()
+		} else {
+			text = mcpText(res)
+		}
+		if !strings.Contains(strings.ToLower(text), "unknown tool") || strings.Contains(text, "denied") {
+			t.Fatalf("%s: calling a hidden procedure: %v %q", path, err, text)
+		}
+	}
+	up.mustSeeNothing(t, "a hidden procedure")
+	if ds := s.decisions(t, "procedure="+mutating); len(ds) != 0 {
+		t.Fatalf("a call to a hidden procedure was decided: %v", ds)
+	}
+}
