@@ -18,6 +18,8 @@ var responseSchemas = map[string]string{
 			"payload_too_large", "invalid_code", "invalid_arguments", "unavailable", "busy", "internal"]},
 		"message": {"type": "string"}, "details": {"type": "object"}}}}}`,
 	"Status": `{"type": "object", "required": ["status"], "properties": {"status": {"type": "string"}}}`,
+	"Index": `{"type": "object", "required": ["service", "links"], "properties": {"service": {"type": "string"},
+		"links": {"type": "object", "additionalProperties": {"type": "string"}}}}`,
 	"Decision": `{"type": "object", "required": ["id", "kind", "procedure", "code_hash", "phase", "outcome", "reason", "actor", "allowed_tools", "at"],
 		"properties": {"id": {"type": "string"}, "kind": {"type": "string", "enum": ["invoke", "grant", "revoke", "promote", "catalogue"]},
 		"procedure": {"type": "string"}, "code_hash": {"type": "string"}, "phase": {"type": "string"},

@@ -3,8 +3,26 @@ package api
 import (
 	"context"
 	"net/http"
+	"strings"
 	"time"
 )
+
+// index answers GET /: where to go from here (the console when there is
+// one, the API description, health, metrics, the API and MCP), each path
+// with what it is.
+func (s *Server) index(w http.ResponseWriter, r *http.Request) error {
+	links := map[string]string{"/v1/": "the HTTP API (see /openapi.json)"}
+	for _, rt := range s.routeTable() {
+		if rt.method == "GET" && rt.pattern != "/" && !strings.HasPrefix(rt.pattern, "/v1/") {
+			links[rt.pattern] = rt.summary
+		}
+	}
+	for path, what := range s.mcpPaths {
+		links[path] = what
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"service": "procgraph", "links": links})
+	return nil
+}
 
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})

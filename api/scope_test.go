@@ -30,6 +30,7 @@ type scopeCase struct {
 func scopeCases(name, hash string, tools any) []scopeCase {
 	p := "/v1/procedures/" + name
 	return []scopeCase{
+		{"GET", "/", "", "/", nil},
 		{"GET", "/healthz", "", "/healthz", nil},
 		{"GET", "/readyz", "", "/readyz", nil},
 		{"GET", "/metrics", "", "/metrics", nil},

@@ -105,6 +105,7 @@ type route struct {
 // built from it.
 func (s *Server) routeTable() []route {
 	return []route{
+		{method: "GET", pattern: "/", handler: s.index, summary: "Where to start: the endpoints without parameters and MCP", response: "Index"},
 		{method: "GET", pattern: "/healthz", handler: s.healthz, summary: "Process liveness", response: "Status"},
 		{method: "GET", pattern: "/readyz", handler: s.readyz, summary: "Store readiness", response: "Status"},
 		{method: "GET", pattern: "/metrics", handler: s.metricsHandler, summary: "Prometheus metrics"},

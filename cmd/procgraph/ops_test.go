@@ -232,3 +232,27 @@ func consumeLog(r io.Reader, sink *logSink, addrc chan<- string) {
 		}
 	}
 }
+
+// TestIndex: GET / points a newcomer (or a browser) at the API
+// description, health, metrics, the API and MCP, without a token.
+func TestIndex(t *testing.T) {
+	dir := t.TempDir()
+	tokens := filepath.Join(dir, "tokens.json")
+	mustCreateToken(t, tokens, "ops", "read")
+	s := mustServe(t, serverOpts{TokensFile: tokens})
+	out := mustStatus(t, s.get(t, "/"), 200)
+	links, _ := out["links"].(map[string]any)
+	for _, want := range []string{"/openapi.json", "/healthz", "/readyz", "/metrics", "/v1/", "/mcp", "/mcp/interactive"} {
+		if what, ok := links[want].(string); !ok || what == "" {
+			t.Errorf("GET / lacks %s: %v", want, out)
+		}
+	}
+	for path := range links {
+		if path == "/v1/" || strings.HasPrefix(path, "/mcp") {
+			continue
+		}
+		if r := s.get(t, path); r.Status != 200 {
+			t.Errorf("GET %s (linked from /): %d", path, r.Status)
+		}
+	}
+}
