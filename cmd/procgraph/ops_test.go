@@ -137,7 +137,8 @@ func TestSIGTERMDrains(t *testing.T) {
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	// A real process: its address is only in its "listening" line.
 	sink, addrc := &logSink{}, make(chan string, 1)
-	go consumeLog(stderr, sink, addrc)
+	logDone := make(chan struct{})
+	go func() { consumeLog(stderr, sink, addrc); close(logDone) }()
 	s := &server{logs: sink}
 	select {
 	case s.URL = <-addrc:
@@ -178,6 +179,12 @@ func TestSIGTERMDrains(t *testing.T) {
 	out := mustStatus(t, res.r, 200)
 	if out["status"] != "succeeded" {
 		t.Fatalf("the in-flight replay: %v", out)
+	}
+	// Read the log to its end before Wait, which closes the pipe.
+	select {
+	case <-logDone:
+	case <-time.After(40 * time.Second):
+		t.Fatalf("the subprocess did not exit after SIGTERM:\n%s", sink.String())
 	}
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("exit after SIGTERM: %v\n%s", err, sink.String())
