@@ -2,6 +2,10 @@
 // .cypher files embedded at build time: the schema (constraints and indexes,
 // applied idempotently at start) and the parameterised queries. Statements
 // take parameters only; nothing is ever built from strings at run time.
+//
+// A part several queries share lives once in fragments/NAME.cypher; a
+// query line "#include NAME" is replaced by it when the files are loaded
+// (Expand), once, at start.
 package cypher
 
 import (
@@ -13,7 +17,7 @@ import (
 	"strings"
 )
 
-//go:embed schema/*.cypher queries/*.cypher
+//go:embed schema/*.cypher queries/*.cypher fragments/*.cypher
 var files embed.FS
 
 // Schema is the schema statements in order (file name, then position in the
@@ -70,13 +74,35 @@ func mustQueries() map[string]string {
 		if err != nil {
 			panic(err)
 		}
-		stmts := Split(string(b))
+		stmts := Split(Expand(string(b)))
 		if len(stmts) != 1 {
 			panic(fmt.Sprintf("cypher: %s holds %d statements, want 1", n, len(stmts)))
 		}
 		qs[strings.TrimSuffix(path.Base(n), ".cypher")] = stmts[0]
 	}
 	return qs
+}
+
+// includePrefix starts a line that Expand replaces by a fragment.
+const includePrefix = "#include "
+
+// Expand replaces every line "#include NAME" of text (leading spaces
+// allowed) by fragments/NAME.cypher, itself expanded. It panics for an
+// unknown fragment: fragment names are constants of the query files.
+func Expand(text string) string {
+	lines := strings.Split(text, "\n")
+	for i, line := range lines {
+		name, ok := strings.CutPrefix(strings.TrimSpace(line), includePrefix)
+		if !ok {
+			continue
+		}
+		b, err := files.ReadFile("fragments/" + strings.TrimSpace(name) + ".cypher")
+		if err != nil {
+			panic(fmt.Sprintf("cypher: no fragment %q", name))
+		}
+		lines[i] = strings.TrimRight(Expand(string(b)), "\n")
+	}
+	return strings.Join(lines, "\n")
 }
 
 // Split splits a .cypher file into its statements: it drops whole-line //

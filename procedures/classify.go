@@ -11,43 +11,64 @@ type Classification struct {
 	// through nested procedures, within MaxNesting and without a cycle.
 	ReadOnly bool
 	// StateChangingTools lists the known tools (and nested procedures) that
-	// are not read-only, sorted.
+	// are not read-only, sorted. A nested procedure that is not read-only
+	// only because of its place in a chain (Problem) is not listed: it
+	// changes no state.
 	StateChangingTools []string
 	// UnknownTools lists the names neither in the catalogue nor stored as
 	// procedures, sorted.
 	UnknownTools []string
 	// ExternalAccess is true iff any tool, recursively, has external access.
 	ExternalAccess bool
-	// Problem is set when nesting is too deep or cyclic: ReasonNestingTooDeep or ReasonCycle.
+	// Problem is set when nesting is too deep or cyclic: ReasonNestingTooDeep
+	// or ReasonCycle. Such a signature is never read-only, never exposed, and
+	// its replay is denied with Problem as the reason.
 	Problem string
 }
 
 // Classify classifies a signature against the catalogue. Nested proc__
 // references are looked up in procs (the caller prefetches them); a missing
 // one is unknown. Unknown means not read-only: classification fails closed.
+// It is the one implementation of DESIGN.md's read-only rule: stores keep
+// what it computed (see Reclassify) and never derive read-only themselves.
 func Classify(signature []string, cat *Catalogue, procs map[string]*Procedure) Classification {
 	var c Classification
 	state := map[string]bool{}
 	unknown := map[string]bool{}
-	c.ReadOnly = classifyInto(signature, cat, procs, 0, map[string]bool{}, state, unknown, &c)
+	v := classifyInto(signature, cat, procs, 0, map[string]bool{}, state, unknown, &c)
+	c.ReadOnly = v == verdictReadOnly
 	c.StateChangingTools = sortedKeys(state)
 	c.UnknownTools = sortedKeys(unknown)
 	return c
 }
 
+// verdict is the read-only verdict of a (nested) signature.
+type verdict int
+
+const (
+	verdictReadOnly   verdict = iota
+	verdictStructural         // read-only but for a cycle or a nesting too deep
+	verdictNot                // a state-changing or unknown name somewhere
+)
+
 func classifyInto(signature []string, cat *Catalogue, procs map[string]*Procedure, depth int,
-	path, state, unknown map[string]bool, c *Classification) bool {
-	readOnly := true
+	path, state, unknown map[string]bool, c *Classification) verdict {
+	out := verdictReadOnly
+	worse := func(v verdict) {
+		if v > out {
+			out = v
+		}
+	}
 	for _, name := range signature {
 		if !IsProcName(name) {
 			t, ok := cat.Tool(name)
 			switch {
 			case !ok:
 				unknown[name] = true
-				readOnly = false
+				worse(verdictNot)
 			case !t.ReadOnly:
 				state[name] = true
-				readOnly = false
+				worse(verdictNot)
 			}
 			if ok && t.ExternalAccess {
 				c.ExternalAccess = true
@@ -58,28 +79,26 @@ func classifyInto(signature []string, cat *Catalogue, procs map[string]*Procedur
 		switch {
 		case !ok:
 			unknown[name] = true
-			readOnly = false
+			worse(verdictNot)
 		case path[name]:
 			c.Problem = ReasonCycle
-			state[name] = true
-			readOnly = false
+			worse(verdictStructural)
 		case depth+1 > MaxNesting:
 			if c.Problem == "" {
 				c.Problem = ReasonNestingTooDeep
 			}
-			state[name] = true
-			readOnly = false
+			worse(verdictStructural)
 		default:
 			path[name] = true
-			nestedReadOnly := classifyInto(p.Signature, cat, procs, depth+1, path, map[string]bool{}, map[string]bool{}, c)
+			nested := classifyInto(p.Signature, cat, procs, depth+1, path, map[string]bool{}, map[string]bool{}, c)
 			delete(path, name)
-			if !nestedReadOnly {
+			if nested == verdictNot {
 				state[name] = true
-				readOnly = false
 			}
+			worse(nested)
 		}
 	}
-	return readOnly
+	return out
 }
 
 func sortedKeys(m map[string]bool) []string {
@@ -89,22 +108,4 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-// IsExposed reports whether a procedure is offered to planners as a proc__
-// tool: succeeded, not opaque, at least two distinct tools, and read-only
-// unless mutating auto-run is on.
-func IsExposed(status Status, opaque bool, signature []string, readOnly, allowMutating bool) bool {
-	return status == StatusSucceeded && !opaque && len(signature) >= 2 /* signatures are de-duplicated */ && (readOnly || allowMutating)
-}
-
-// WithinNames reports whether every signature name is in names: the
-// read-only test when names is the set of read-only tool and procedure names.
-func WithinNames(signature []string, names map[string]bool) bool {
-	for _, n := range signature {
-		if !names[n] {
-			return false
-		}
-	}
-	return true
 }

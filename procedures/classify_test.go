@@ -32,6 +32,7 @@ func TestClassify(t *testing.T) {
 		"proc__d4":                 {Name: "proc__d4", Signature: []string{"proc__d5"}},
 		"proc__d5":                 {Name: "proc__d5", Signature: []string{"get_logs"}},
 		"proc__e2":                 {Name: "proc__e2", Signature: []string{"proc__d3"}},
+		"proc__w1":                 {Name: "proc__w1", Signature: []string{"proc__get_jobs__kill_job", "proc__d1"}},
 	}
 	tests := []struct {
 		name      string
@@ -48,9 +49,11 @@ func TestClassify(t *testing.T) {
 		{"nested read-only", []string{"get_logs", "proc__get_jobs__get_logs"}, true, nil, nil, true, ""},
 		{"nested state-changing", []string{"get_logs", "proc__get_jobs__kill_job"}, false, []string{"proc__get_jobs__kill_job"}, nil, true, ""},
 		{"nested unknown procedure", []string{"get_logs", "proc__nope"}, false, nil, []string{"proc__nope"}, false, ""},
-		{"cycle is not read-only", []string{"proc__a"}, false, []string{"proc__a"}, nil, false, ReasonCycle},
+		{"cycle is not read-only and changes no state", []string{"proc__a"}, false, nil, nil, false, ReasonCycle},
 		{"depth four is fine", []string{"proc__e2"}, true, nil, nil, false, ""},
-		{"depth five is too deep", []string{"proc__d1"}, false, []string{"proc__d1"}, nil, false, ReasonNestingTooDeep},
+		{"depth five is too deep, not state-changing", []string{"proc__d1"}, false, nil, nil, false, ReasonNestingTooDeep},
+		{"too deep beside a state-changing tool", []string{"kill_job", "proc__d1"}, false, []string{"kill_job"}, nil, true, ReasonNestingTooDeep},
+		{"too deep inside a state-changing chain", []string{"proc__w1"}, false, []string{"proc__w1"}, nil, true, ReasonNestingTooDeep},
 		{"empty catalogue", []string{"get_jobs", "get_logs"}, false, nil, nil, false, ""},
 	}
 	for _, tc := range tests {
@@ -80,28 +83,25 @@ func TestClassify(t *testing.T) {
 	}
 }
 
-func TestIsExposed(t *testing.T) {
-	two := []string{"a", "b"}
+func TestClassExposed(t *testing.T) {
 	tests := []struct {
 		name          string
-		status        Status
-		opaque        bool
-		signature     []string
-		readOnly      bool
+		class         Class
 		allowMutating bool
 		want          bool
 	}{
-		{"read-only succeeded pair", StatusSucceeded, false, two, true, false, true},
-		{"failed", StatusFailed, false, two, true, false, false},
-		{"opaque", StatusSucceeded, true, two, true, false, false},
-		{"single tool", StatusSucceeded, false, []string{"a"}, true, false, false},
-		{"state-changing, mutating off", StatusSucceeded, false, two, false, false, false},
-		{"state-changing, mutating on", StatusSucceeded, false, two, false, true, true},
+		{"read-only succeeded pair", Class{Status: StatusSucceeded, Tools: 2, ReadOnly: true}, false, true},
+		{"failed", Class{Status: StatusFailed, Tools: 2, ReadOnly: true}, false, false},
+		{"opaque", Class{Status: StatusSucceeded, Opaque: true, Tools: 2, ReadOnly: true}, false, false},
+		{"single tool", Class{Status: StatusSucceeded, Tools: 1, ReadOnly: true}, false, false},
+		{"state-changing, mutating off", Class{Status: StatusSucceeded, Tools: 2}, false, false},
+		{"state-changing, mutating on", Class{Status: StatusSucceeded, Tools: 2}, true, true},
+		{"nesting problem, mutating on", Class{Status: StatusSucceeded, Tools: 2, Problem: true}, true, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := IsExposed(tc.status, tc.opaque, tc.signature, tc.readOnly, tc.allowMutating); got != tc.want {
-				t.Fatalf("IsExposed = %v, want %v", got, tc.want)
+			if got := tc.class.Exposed(tc.allowMutating); got != tc.want {
+				t.Fatalf("Exposed = %v, want %v", got, tc.want)
 			}
 		})
 	}

@@ -24,18 +24,10 @@ type FindRequest struct {
 
 // Find returns the classified procedures matching r, frequency desc, then
 // last_used_at desc, then name asc, and the total before limit and offset.
-// Returns CodeInvalid for out-of-range fields.
+// The read-only and exposed filters are decided by the store on the
+// classification it keeps (see Store.Find), the same one Get recomputes.
+// Returns CodeInvalid as Query.Validate does.
 func (s *Service) Find(ctx context.Context, r FindRequest) ([]*Procedure, int, error) {
-	switch {
-	case r.Limit < 0 || r.Limit > MaxFindLimit:
-		return nil, 0, Errorf(CodeInvalid, "limit must be between 1 and %d", MaxFindLimit).WithDetails("field", "limit")
-	case r.Offset < 0:
-		return nil, 0, Errorf(CodeInvalid, "offset must not be negative").WithDetails("field", "offset")
-	case r.MinTools < 0:
-		return nil, 0, Errorf(CodeInvalid, "min_tools must not be negative").WithDetails("field", "min_tools")
-	case r.Status != "" && !r.Status.Valid():
-		return nil, 0, Errorf(CodeInvalid, "status %q is not succeeded or failed", r.Status).WithDetails("field", "status")
-	}
 	if r.Limit == 0 {
 		r.Limit = DefaultFindLimit
 	}
@@ -44,24 +36,15 @@ func (s *Service) Find(ctx context.Context, r FindRequest) ([]*Procedure, int, e
 		ReadOnly: r.ReadOnly, Exposed: r.Exposed, AllowMutating: s.opts.AllowMutatingAutorun,
 		Limit: r.Limit, Offset: r.Offset, SkipTotal: r.SkipTotal,
 	}
-	var v *view
-	if r.ReadOnly != nil || r.Exposed != nil {
-		names, rv, err := s.readOnlyNames(ctx)
-		if err != nil {
-			return nil, 0, err
-		}
-		q.ReadOnlyNames = names
-		v = rv
+	if err := q.Validate(); err != nil {
+		return nil, 0, err
 	}
 	page, total, err := s.store.Find(ctx, q)
 	if err != nil {
 		return nil, 0, err
 	}
-	if v == nil {
-		if v, err = s.newView(ctx, page); err != nil {
-			return nil, 0, err
-		}
-	} else if err := s.addRefs(ctx, v, page); err != nil {
+	v, err := s.newView(ctx, page)
+	if err != nil {
 		return nil, 0, err
 	}
 	for _, p := range page {

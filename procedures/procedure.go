@@ -74,7 +74,10 @@ type Procedure struct {
 	Opaque             bool      `json:"opaque"`
 	Warnings           []Warning `json:"warnings"`
 	ExternalAccess     bool      `json:"external_access"`
-	Exposed            bool      `json:"exposed"`
+	// Problem is the classification's nesting problem (ReasonNestingTooDeep
+	// or ReasonCycle), "" when there is none.
+	Problem string `json:"-"`
+	Exposed bool   `json:"exposed"`
 
 	AutoRun AutoRun     `json:"auto_run"`
 	Causes  []CauseLink `json:"causes"`

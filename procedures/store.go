@@ -35,8 +35,12 @@ type Store interface {
 
 	// Find returns the page of procedures matching q in the order frequency
 	// desc, last_used_at desc (never used last), name asc, and the total
-	// number matching before Limit and Offset. Returns CodeInvalid for a
-	// negative limit or offset.
+	// number matching before Limit and Offset. Summary filters are decided
+	// by q.Match on each procedure's Class, whose classification the store
+	// keeps as Reclassify computed it: on a new procedure (it and its
+	// Affected callers) and on a catalogue change (the Affected callers of
+	// the tools that changed), in the same transaction. Returns CodeInvalid
+	// when q.Validate does.
 	Find(ctx context.Context, q Query) ([]*Procedure, int, error)
 
 	// Versions returns the versions of a procedure, oldest first, with
@@ -159,14 +163,10 @@ type Query struct {
 	MinTools int      // at least this many distinct tools
 	Status   Status   // current version's status
 
-	// ReadOnly and Exposed filter on the classification: a procedure is
-	// read-only iff its signature is within ReadOnlyNames (the read-only
-	// catalogue tools and read-only procedure names, computed by the service
-	// from the current catalogue), and exposed as IsExposed says with
-	// AllowMutating.
+	// ReadOnly and Exposed filter on the procedure's Class: its kept
+	// classification (ReadOnly) and Class.Exposed with AllowMutating.
 	ReadOnly      *bool
 	Exposed       *bool
-	ReadOnlyNames []string
 	AllowMutating bool
 
 	Limit  int // 0 means no limit

@@ -75,7 +75,8 @@ func (v *view) decorate(p *Procedure) {
 	p.StateChangingTools = nonNil(c.StateChangingTools)
 	p.UnknownTools = nonNil(c.UnknownTools)
 	p.ExternalAccess = c.ExternalAccess
-	p.Exposed = IsExposed(p.Status, p.Opaque, p.Signature, c.ReadOnly, v.allowMutating)
+	p.Problem = c.Problem
+	p.Exposed = ClassOf(p.Status, p.Opaque, p.Signature, c).Exposed(v.allowMutating)
 	p.AutoRun = autoRunState(p, c.ReadOnly, v.allowMutating)
 	p.Description = Describe(p)
 	if p.Warnings == nil {
@@ -158,28 +159,4 @@ func nonNil(ss []string) []string {
 		return []string{}
 	}
 	return ss
-}
-
-// readOnlyNames returns the names read-only right now: the catalogue's
-// read-only tools and the referenced procedures that classify read-only.
-func (s *Service) readOnlyNames(ctx context.Context) ([]string, *view, error) {
-	refs, err := s.store.ReferencedProcedures(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	v, err := s.newView(ctx, refs)
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, p := range refs {
-		v.procs[p.Name] = p
-	}
-	names := v.cat.ReadOnlyTools()
-	for _, p := range refs {
-		if v.classify(p.Signature).ReadOnly {
-			names = append(names, p.Name)
-		}
-	}
-	sort.Strings(names)
-	return names, v, nil
 }

@@ -13,6 +13,10 @@ type DecisionInput struct {
 	// ReadOnly is whether the procedure is read-only under the current
 	// catalogue, recomputed from its code (never a stored flag).
 	ReadOnly bool
+	// Problem is the classification's nesting problem (cycle or
+	// nesting_too_deep), "" when none: such a procedure is denied with it
+	// as the reason, whatever the phase.
+	Problem string
 	// AllowMutating is whether mutating auto-run is on.
 	AllowMutating bool
 	// GrantActive is whether a durable auto-run grant is active right now.
@@ -51,6 +55,8 @@ func Decide(in DecisionInput) Verdict {
 	switch {
 	case !in.Succeeded:
 		return deny(procedures.ReasonProcedureNotSucceeded)
+	case in.Problem != "":
+		return deny(in.Problem)
 	case in.ReadOnly:
 		return Verdict{Outcome: procedures.Allowed, Reason: procedures.ReasonReadOnly}
 	case in.Phase != procedures.PhaseInteractive:

@@ -33,6 +33,9 @@ func TestDecideTable(t *testing.T) {
 		{"interactive, state-changing, on, reviewed without grant scope", DecisionInput{Phase: inter, Succeeded: true, AllowMutating: true, ReviewedBy: "op"}, procedures.Denied, procedures.ReasonReviewRequired, false, false},
 		{"interactive, state-changing, on, grant scope without reviewer", DecisionInput{Phase: inter, Succeeded: true, AllowMutating: true, ReviewerHasGrantScope: true}, procedures.Denied, procedures.ReasonReviewRequired, false, false},
 		{"interactive, state-changing, on, otherwise", DecisionInput{Phase: inter, Succeeded: true, AllowMutating: true}, procedures.Denied, procedures.ReasonReviewRequired, false, false},
+		{"nesting too deep, automatic", DecisionInput{Phase: auto, Succeeded: true, Problem: procedures.ReasonNestingTooDeep}, procedures.Denied, procedures.ReasonNestingTooDeep, false, false},
+		{"nesting too deep beats a grant and a review", DecisionInput{Phase: inter, Succeeded: true, Problem: procedures.ReasonNestingTooDeep, AllowMutating: true, GrantActive: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, procedures.Denied, procedures.ReasonNestingTooDeep, false, false},
+		{"cycle, interactive", DecisionInput{Phase: inter, Succeeded: true, Problem: procedures.ReasonCycle, AllowMutating: true, GrantActive: true}, procedures.Denied, procedures.ReasonCycle, false, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

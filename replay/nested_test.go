@@ -146,16 +146,22 @@ func TestNestedDepth(t *testing.T) {
 			if !e.disp.saw("fetch_logs") {
 				t.Fatal("the innermost procedure did not run")
 			}
-			// names[0] nests one level too deep: classification says not
-			// read-only, so the automatic phase runs nothing.
-			e.mustDeny(req(names[0]), procedures.ReasonStateChangingAuto)
-			// A reviewed interactive run reaches the depth check at run time:
-			// the call five levels down is refused and recorded.
+			// names[0] nests one level too deep: its own reason, in both
+			// phases, and nothing runs.
+			before := len(e.disp.tools())
+			e.mustDeny(req(names[0]), procedures.ReasonNestingTooDeep)
 			r := req(names[0])
 			r.Phase, r.ReviewedBy, r.ReviewerHasGrantScope = procedures.PhaseInteractive, "op", true
-			res := e.mustFailWith(r, sandbox.ToolRefused, names[1])
-			if !strings.Contains(res.Error.Message, "nest more than 4") {
-				t.Fatalf("error %+v", res.Error)
+			e.mustDeny(r, procedures.ReasonNestingTooDeep)
+			if len(e.disp.tools()) != before {
+				t.Fatal("a chain too deep reached a tool")
+			}
+			// The run-time check stays as a second line: a call five
+			// levels down is refused and recorded.
+			c := &chain{req: r, usageKey: "k", path: names[:procedures.MaxNesting+1]}
+			_, err := e.rp.callNested(context.Background(), c, names[5], map[string]any{"task_id": 1})
+			if se, ok := err.(*sandbox.Error); !ok || se.Code != sandbox.ToolRefused || !strings.Contains(se.Message, "nest more than 4") {
+				t.Fatalf("err = %v", err)
 			}
 			ds := e.decisions(names[5])
 			if len(ds) == 0 || ds[0].Reason != procedures.ReasonNestingTooDeep || ds[0].Outcome != procedures.Denied {

@@ -237,6 +237,7 @@ func (r *Replayer) decide(ctx context.Context, c *chain, prep *prepared) (proced
 		Phase:                 req.Phase,
 		Succeeded:             prep.succ,
 		ReadOnly:              prep.p.ReadOnly,
+		Problem:               prep.p.Problem,
 		AllowMutating:         r.svc.AllowMutatingAutorun(),
 		GrantActive:           prep.p.AutoRun.Active,
 		ReviewedBy:            req.ReviewedBy,

@@ -74,7 +74,7 @@ func RunFile(ctx context.Context, req RunFileRequest) (*InvokeResult, error) {
 		bound[p] = plainNumbers(args[p])
 	}
 	c := procedures.Classify(a.Signature, req.Catalogue, nil)
-	in := DecisionInput{Phase: req.Phase, Succeeded: true, ReadOnly: c.ReadOnly, AllowMutating: req.AllowMutating}
+	in := DecisionInput{Phase: req.Phase, Succeeded: true, ReadOnly: c.ReadOnly, Problem: c.Problem, AllowMutating: req.AllowMutating}
 	if req.AllowMutating {
 		in.ReviewedBy, in.ReviewerHasGrantScope = localActor, true
 	}

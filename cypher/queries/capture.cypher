@@ -64,6 +64,10 @@ FOREACH (_ IN CASE WHEN makeCurrent THEN [1] ELSE [] END |
 SET p.code_hash = CASE WHEN makeCurrent THEN v.code_hash ELSE p.code_hash END,
     p.status = CASE WHEN makeCurrent OR p.code_hash = v.code_hash THEN v.status ELSE p.status END,
     p.opaque = CASE WHEN makeCurrent THEN v.opaque ELSE p.opaque END
+// The class it is counted in follows (a new procedure is classified, and
+// counted, by Store.Capture after this statement).
+WITH p, created, v, versionCreated
+#include class_sync
 
 // The usage key, once per version (every capture).
 WITH p, created, v, versionCreated
@@ -85,15 +89,9 @@ CALL {
   RETURN sum(CASE WHEN isNew THEN 1 ELSE 0 END) AS counted
 }
 SET p.frequency = p.frequency + counted
-// The rank key Find orders by (see rank_backfill.cypher), after every change
+// The rank key Find orders by (fragments/rank_set.cypher), after every change
 // of frequency.
-SET p.rank = right('0000000000000000000' + toString(9223372036854775807 - p.frequency), 19) + '|' +
-    CASE
-      WHEN p.last_used_at IS NULL THEN '2'
-      WHEN p.last_used_at.epochMillis >= 0
-        THEN '0' + right('0000000000000000000' + toString(9223372036854775807 - p.last_used_at.epochMillis), 19)
-      ELSE '1' + right('0000000000000000000' + toString(-1 - p.last_used_at.epochMillis), 19)
-    END + '|' + p.name
+#include rank_set
 
 // The cause, its edge, and the key once per edge (succeeded captures only).
 WITH p, created, versionCreated, counted

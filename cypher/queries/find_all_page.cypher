@@ -1,5 +1,5 @@
 // One page of Find without filters: walks the procedure_rank index in
-// ascending order (p.rank is Find's order, see rank_backfill.cypher), so the
+// ascending order (p.rank is Find's order, see fragments/rank_set.cypher), so the
 // server reads offset + limit index entries, whatever the number of
 // procedures: the plan has no Sort.
 MATCH (p:Procedure)

@@ -3,19 +3,14 @@
 // last, name asc: the order of p.rank, read from its range index, so the
 // scan stops once the page is full. Null parameters and empty lists match
 // everything.
-// Read-only means every signature name is a key of $readOnlySet (the
-// read-only names as a map: a hash lookup per name); exposure is
-// procedures.IsExposed on the current version's mirrored status and opacity.
+// The summary filters (status, min tools, read-only, exposed) are $classes:
+// the keys of the classes procedures.Query.Match selected in Go
+// (fragments/class_sync.cypher); nothing here derives read-only or exposure.
 MATCH (p:Procedure)
 WHERE p.rank >= ''
-  AND ($status IS NULL OR p.status = $status)
-  AND size(p.signature) >= $minTools
+  AND ($classes IS NULL OR p.class_key IN $classes)
   AND all(t IN $tools WHERE t IN p.signature)
   AND (size($causes) = 0 OR EXISTS { MATCH (c:Cause)-[:INVESTIGATED_BY]->(p) WHERE c.name IN $causes })
-WITH p, CASE WHEN $readOnly IS NULL AND $exposed IS NULL THEN null
-             ELSE all(n IN p.signature WHERE $readOnlySet[n] IS NOT NULL) END AS readOnly
-WHERE ($readOnly IS NULL OR readOnly = $readOnly)
-  AND ($exposed IS NULL OR $exposed = (p.status = 'succeeded' AND NOT p.opaque AND size(p.signature) >= 2 AND (readOnly OR $allowMutating)))
 WITH p
 ORDER BY p.rank
 SKIP $offset

@@ -4,4 +4,7 @@ OPTIONAL MATCH (p)-[cur:CURRENT]->(:ProcedureVersion)
 WITH p, v, collect(cur) AS curs
 FOREACH (r IN curs | DELETE r)
 CREATE (p)-[:CURRENT]->(v)
-SET p.code_hash = v.code_hash, p.status = v.status, p.opaque = v.opaque;
+SET p.code_hash = v.code_hash, p.status = v.status, p.opaque = v.opaque
+WITH p
+#include class_sync
+RETURN p.name AS name;

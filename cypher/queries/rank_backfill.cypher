@@ -4,26 +4,10 @@
 // own transaction. Idempotent; on an up-to-date database it reads the
 // procedures once (about 0.1 s for 100k).
 //
-// p.rank is the key find_all_page.cypher orders by, through the
-// procedure_rank index: its ascending string order is Find's order,
-// frequency desc, last_used_at desc with never used last, name asc. It is
-//   19 digits: 9223372036854775807 - frequency, zero-padded
-//   '|'
-//   last_used_at: '0' + 19 digits of 9223372036854775807 - epoch millis
-//                 (a time since 1970), '1' + 19 digits of -1 - epoch millis
-//                 (a time before), or '2' when never used
-//   '|' name
-// Every statement that sets frequency or last_used_at (capture.cypher,
-// use.cypher) sets rank with this same expression after it.
+// p.rank is defined once, in fragments/rank_set.cypher.
 MATCH (p:Procedure)
 WHERE p.rank IS NULL
 WITH p
 LIMIT $batch
-SET p.rank = right('0000000000000000000' + toString(9223372036854775807 - p.frequency), 19) + '|' +
-    CASE
-      WHEN p.last_used_at IS NULL THEN '2'
-      WHEN p.last_used_at.epochMillis >= 0
-        THEN '0' + right('0000000000000000000' + toString(9223372036854775807 - p.last_used_at.epochMillis), 19)
-      ELSE '1' + right('0000000000000000000' + toString(-1 - p.last_used_at.epochMillis), 19)
-    END + '|' + p.name
+#include rank_set
 RETURN count(p) AS updated;

@@ -24,15 +24,9 @@ SET p.frequency = p.frequency + CASE WHEN counted THEN 1 ELSE 0 END,
     p.use_count = p.use_count + CASE WHEN $replay THEN 1 ELSE 0 END,
     // Replays may finish out of order: last_used_at never goes back.
     p.last_used_at = CASE WHEN $replay AND (p.last_used_at IS NULL OR p.last_used_at < $at) THEN $at ELSE p.last_used_at END
-// The rank key Find orders by (see rank_backfill.cypher), after every change
+// The rank key Find orders by (fragments/rank_set.cypher), after every change
 // of frequency or last_used_at.
-SET p.rank = right('0000000000000000000' + toString(9223372036854775807 - p.frequency), 19) + '|' +
-    CASE
-      WHEN p.last_used_at IS NULL THEN '2'
-      WHEN p.last_used_at.epochMillis >= 0
-        THEN '0' + right('0000000000000000000' + toString(9223372036854775807 - p.last_used_at.epochMillis), 19)
-      ELSE '1' + right('0000000000000000000' + toString(-1 - p.last_used_at.epochMillis), 19)
-    END + '|' + p.name
+#include rank_set
 
 // The cause, its edge, and the key once per edge.
 WITH p, counted

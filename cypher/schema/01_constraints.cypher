@@ -28,3 +28,8 @@ FOR (d:Decision) REQUIRE d.id IS UNIQUE;
 // The single catalogue node (id "current") holds the catalogue revision.
 CREATE CONSTRAINT catalogue_id IF NOT EXISTS
 FOR (c:Catalogue) REQUIRE c.id IS UNIQUE;
+
+// One ProcedureClass per class of procedures (fragments/class_sync.cypher),
+// holding their number.
+CREATE CONSTRAINT procedure_class_key IF NOT EXISTS
+FOR (k:ProcedureClass) REQUIRE k.key IS UNIQUE;

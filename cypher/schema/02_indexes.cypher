@@ -1,5 +1,5 @@
 // Find without filters walks the rank key (Find's order as one string, see
-// queries/rank_backfill.cypher) in index order: no sort.
+// fragments/rank_set.cypher) in index order: no sort.
 CREATE RANGE INDEX procedure_rank IF NOT EXISTS
 FOR (p:Procedure) ON (p.rank);
 

@@ -182,7 +182,17 @@ func captureTx(tx *bolt.Tx, in *procedures.CaptureInput) (procedures.CaptureResu
 	if err := putVersion(tx, in.Name, ver); err != nil {
 		return res, err
 	}
-	return res, putProc(tx, rec, cur)
+	if err := putProc(tx, rec, cur); err != nil {
+		return res, err
+	}
+	if !res.Created {
+		return res, nil // a signature, and so what classifies, never changes
+	}
+	affected, err := procedures.Affected(txClasses{tx}, []string{in.Name})
+	if err != nil {
+		return res, err
+	}
+	return res, reclassify(tx, append([]string{in.Name}, affected...))
 }
 
 // createProcIndexes counts a new procedure and indexes its tools and references.

@@ -15,15 +15,19 @@ import (
 func (s *Store) Catalogue(ctx context.Context) (*procedures.Catalogue, error) {
 	var c *procedures.Catalogue
 	err := s.view(ctx, func(tx *bolt.Tx) (err error) {
-		v := tx.Bucket(bCatalogue).Get(catKey)
-		if v == nil {
-			c, err = procedures.NewCatalogue(nil)
-			return err
-		}
-		c, err = catalogues.get(v)
+		c, err = catalogueIn(tx)
 		return err
 	})
 	return c, err
+}
+
+// catalogueIn reads the stored catalogue in tx, or an empty one.
+func catalogueIn(tx *bolt.Tx) (*procedures.Catalogue, error) {
+	v := tx.Bucket(bCatalogue).Get(catKey)
+	if v == nil {
+		return procedures.NewCatalogue(nil)
+	}
+	return catalogues.get(v)
 }
 
 // catalogueCache keeps the last catalogue decoded, with its stored bytes:
@@ -74,7 +78,20 @@ func (s *Store) PutCatalogue(ctx context.Context, c *procedures.Catalogue) error
 	if err != nil {
 		return err
 	}
-	return s.update(ctx, func(tx *bolt.Tx) error { return tx.Bucket(bCatalogue).Put(catKey, b) })
+	return s.update(ctx, func(tx *bolt.Tx) error {
+		old, err := catalogueIn(tx)
+		if err != nil {
+			return err
+		}
+		if err := tx.Bucket(bCatalogue).Put(catKey, b); err != nil {
+			return err
+		}
+		affected, err := procedures.Affected(txClasses{tx}, procedures.ChangedTools(old, valid))
+		if err != nil {
+			return err
+		}
+		return reclassify(tx, affected)
+	})
 }
 
 // Causes returns every cause with its counts, by name.

@@ -11,91 +11,29 @@ import (
 	"github.com/procgraph/procgraph/procedures"
 )
 
-// matcher evaluates Find's summary filters (status, min tools, read-only,
-// exposed) on a rank entry, without decoding the procedure.
+// matcher evaluates Find's summary filters on a rank entry, without
+// decoding the procedure: procedures.Query.Match on its kept Class.
 type matcher struct {
-	q        *procedures.Query
-	roNames  map[string]bool
-	s        summary
-	sigShape []string // len(sig) names, for procedures.IsExposed
+	q *procedures.Query
+	s summary
 }
 
-func newMatcher(q *procedures.Query) *matcher {
-	m := &matcher{q: q}
-	if q.ReadOnly != nil || q.Exposed != nil {
-		m.roNames = make(map[string]bool, len(q.ReadOnlyNames))
-		for _, n := range q.ReadOnlyNames {
-			m.roNames[n] = true
-		}
-	}
-	return m
-}
+func newMatcher(q *procedures.Query) *matcher { return &matcher{q: q} }
 
 // filters reports whether any summary filter is set.
-func (m *matcher) filters() bool {
-	q := m.q
-	return q.Status != "" || q.MinTools > 0 || q.ReadOnly != nil || q.Exposed != nil
-}
+func (m *matcher) filters() bool { return m.q.Summarised() }
 
 func (m *matcher) match(v []byte) bool {
-	if !decodeSummary(v, &m.s) {
-		return false
-	}
-	q, s := m.q, &m.s
-	status := procedures.StatusFailed
-	if s.succeeded {
-		status = procedures.StatusSucceeded
-	}
-	if q.Status != "" && q.Status != status {
-		return false
-	}
-	if q.MinTools > 0 && len(s.sig) < q.MinTools {
-		return false
-	}
-	if q.ReadOnly == nil && q.Exposed == nil {
-		return true
-	}
-	readOnly := true // procedures.WithinNames, on the encoded names
-	for _, n := range s.sig {
-		if !m.roNames[string(n)] {
-			readOnly = false
-			break
-		}
-	}
-	if q.ReadOnly != nil && *q.ReadOnly != readOnly {
-		return false
-	}
-	if q.Exposed != nil {
-		for len(m.sigShape) < len(s.sig) {
-			m.sigShape = append(m.sigShape, "")
-		}
-		if procedures.IsExposed(status, s.opaque, m.sigShape[:len(s.sig)], readOnly, q.AllowMutating) != *q.Exposed {
-			return false
-		}
-	}
-	return true
-}
-
-func validateQuery(q *procedures.Query) error {
-	switch {
-	case q.Limit < 0:
-		return invalid("limit", "limit %d is negative", q.Limit)
-	case q.Offset < 0:
-		return invalid("offset", "offset %d is negative", q.Offset)
-	case q.MinTools < 0:
-		return invalid("min_tools", "min tools %d is negative", q.MinTools)
-	case q.Status != "" && !q.Status.Valid():
-		return invalid("status", "status %q is neither %q nor %q", q.Status, procedures.StatusSucceeded, procedures.StatusFailed)
-	}
-	return nil
+	return decodeSummary(v, &m.s) && m.q.Match(m.s.class())
 }
 
 // Find returns the page of procedures matching q and the total matching
-// (see procedures.Store). Without filters it walks the first Offset+Limit
-// entries of the rank index; summary filters scan the rank index; cause and
+// (see procedures.Store). Without cause or tool filters it walks the rank
+// index until the page is full (skipping entries the summary filters
+// reject) and sums the maintained class counts for the total; cause and
 // tool filters start from their indexes.
 func (s *Store) Find(ctx context.Context, q procedures.Query) ([]*procedures.Procedure, int, error) {
-	if err := validateQuery(&q); err != nil {
+	if err := q.Validate(); err != nil {
 		return nil, 0, err
 	}
 	var out []*procedures.Procedure
@@ -139,34 +77,37 @@ func pageEnd(q *procedures.Query) int {
 // inPage reports whether the i-th match (from 0) is on q's page.
 func inPage(q *procedures.Query, i int) bool { return i >= q.Offset && i < pageEnd(q) }
 
-// findRanked walks the rank index in order.
+// findRanked walks the rank index in order until q's page is full; the
+// total is the count of procedures or the sum of the matching classes.
 func findRanked(tx *bolt.Tx, q *procedures.Query) ([]string, int) {
 	m := newMatcher(q)
-	c := tx.Bucket(bRank).Cursor()
-	var page []string
-	if !m.filters() {
-		total := int(getU64(tx.Bucket(bMeta).Get(metaCount)))
-		i, end := 0, pageEnd(q)
-		for k, _ := c.First(); k != nil && i < end; k, _ = c.Next() {
-			if i >= q.Offset {
-				page = append(page, rankName(k))
-			}
-			i++
+	filters := m.filters()
+	total := -1
+	if !q.SkipTotal {
+		if filters {
+			total = matchingTotal(tx, q)
+		} else {
+			total = int(getU64(tx.Bucket(bMeta).Get(metaCount)))
 		}
-		return page, total
 	}
-	total := 0
-	for k, v := c.First(); k != nil; k, v = c.Next() {
-		if !m.match(v) {
+	var page []string
+	c := tx.Bucket(bRank).Cursor()
+	i, end := 0, pageEnd(q)
+	if total >= 0 && total < end {
+		end = total // nothing matches past the total: stop there, not at the end of the index
+	}
+	k, v := c.First()
+	for ; k != nil && i < end; k, v = c.Next() {
+		if filters && !m.match(v) {
 			continue
 		}
-		if inPage(q, total) {
+		if i >= q.Offset {
 			page = append(page, rankName(k))
 		}
-		total++
-		if q.SkipTotal && total >= pageEnd(q) {
-			return page, -1 // the page is full and nobody wants the total
-		}
+		i++
+	}
+	if total < 0 && k == nil {
+		total = i // the walk reached the end: it counted every match
 	}
 	return page, total
 }

@@ -30,11 +30,12 @@ var (
 	bRankByName  = []byte("rank_by_name")           // name → rank key
 	bToolProcs   = []byte("tool_procedures")        // tool 0 name → ∅
 	bRefs        = []byte("references")             // referenced name 0 referrer → ∅
+	bClasses     = []byte("classes")                // classKey → procedures of that class (u64)
 )
 
 var allBuckets = [][]byte{
 	bMeta, bProcs, bVersions, bKeysProc, bKeysVersion, bKeysEdge, bCauses, bEdgesPC, bEdgesCP,
-	bGrants, bDecisions, bDecisionIDs, bDecByProc, bCatalogue, bRank, bRankByName, bToolProcs, bRefs,
+	bGrants, bDecisions, bDecisionIDs, bDecByProc, bCatalogue, bRank, bRankByName, bToolProcs, bRefs, bClasses,
 }
 
 var (
@@ -43,8 +44,13 @@ var (
 	catKey     = []byte("current")
 )
 
-// schemaVersion is the layout this package reads and writes.
-const schemaVersion = "1"
+// schemaVersion is the layout this package reads and writes. Schema
+// schemaUnclassified (no kept classification, no class counts) is migrated
+// to it when opened.
+const (
+	schemaVersion      = "2"
+	schemaUnclassified = "1"
+)
 
 // key joins parts with 0 bytes.
 func key(parts ...string) []byte {

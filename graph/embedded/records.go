@@ -19,6 +19,10 @@ type procRecord struct {
 	CreatedAt   int64    `json:"created_at"`
 	UpdatedAt   int64    `json:"updated_at"`
 	LastUsedAt  *int64   `json:"last_used_at,omitempty"`
+	// ReadOnly and Problem are the classification procedures.Reclassify
+	// computed, kept up to date by reclassify (see procedures.Store.Find).
+	ReadOnly bool   `json:"read_only,omitempty"`
+	Problem  string `json:"problem,omitempty"`
 }
 
 // versionRecord is a version as stored.
@@ -101,24 +105,24 @@ func decode(b []byte, v any, what string) error {
 	return nil
 }
 
-// summary is what Find filters on, kept in the rank index: the current
-// version's status and opacity, and the signature.
+// summary is what Find filters on, kept in the rank index: the procedure's
+// class flags (see classFlags) and its signature.
 type summary struct {
-	succeeded bool
-	opaque    bool
-	sig       [][]byte // aliases the encoded value
+	flags byte
+	sig   [][]byte // aliases the encoded value
 }
 
-func encodeSummary(status procedures.Status, opaque bool, sig []string) []byte {
+// class is the summarised procedure's Class.
+func (s *summary) class() procedures.Class { return classFromFlags(s.flags, len(s.sig)) }
+
+// classOf is the Class of a stored procedure with current version cur.
+func classOf(rec *procRecord, cur *versionRecord) procedures.Class {
+	return procedures.Class{Status: cur.Status, Opaque: cur.Opaque, Tools: len(rec.Signature), ReadOnly: rec.ReadOnly, Problem: rec.Problem != ""}
+}
+
+func encodeSummary(c procedures.Class, sig []string) []byte {
 	b := make([]byte, 0, 8+16*len(sig))
-	var flags byte
-	if status == procedures.StatusSucceeded {
-		flags |= 1
-	}
-	if opaque {
-		flags |= 2
-	}
-	b = append(b, flags)
+	b = append(b, classFlags(c))
 	b = binary.AppendUvarint(b, uint64(len(sig)))
 	for _, s := range sig {
 		b = binary.AppendUvarint(b, uint64(len(s)))
@@ -132,7 +136,7 @@ func decodeSummary(b []byte, s *summary) bool {
 	if len(b) < 2 {
 		return false
 	}
-	s.succeeded, s.opaque = b[0]&1 != 0, b[0]&2 != 0
+	s.flags = b[0]
 	b = b[1:]
 	n, k := binary.Uvarint(b)
 	if k <= 0 || n > uint64(len(b)) {

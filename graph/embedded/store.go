@@ -112,11 +112,17 @@ func (s *Store) prepare() error {
 			if foreign {
 				return procedures.Errorf(procedures.CodeUnavailable, "embedded store %s is a bbolt file of something else, not a procgraph store", s.path)
 			}
-		} else if v := meta.Get(metaSchema); string(v) != schemaVersion {
+		} else if v := meta.Get(metaSchema); string(v) != schemaVersion && string(v) != schemaUnclassified {
 			return procedures.Errorf(procedures.CodeUnavailable, "embedded store %s has schema %q; this procgraph reads schema %q", s.path, v, schemaVersion)
 		}
+		migrate := meta != nil && string(meta.Get(metaSchema)) == schemaUnclassified
 		for _, name := range allBuckets {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return err
+			}
+		}
+		if migrate {
+			if err := reclassifyAll(tx); err != nil {
 				return err
 			}
 		}
@@ -205,7 +211,8 @@ func (s *Store) mapErr(err error) error {
 }
 
 // Check verifies the file (bbolt's page check) and the store's own
-// invariants: every procedure has a version, a rank entry and is counted.
+// invariants: every procedure has a version, a rank entry and is counted,
+// and the class counts are the classes of the rank entries.
 func (s *Store) Check(ctx context.Context) error {
 	return s.view(ctx, func(tx *bolt.Tx) error {
 		var errs []error
@@ -216,6 +223,9 @@ func (s *Store) Check(ctx context.Context) error {
 		count := int(getU64(tx.Bucket(bMeta).Get(metaCount)))
 		if procs != rank || procs != byName || procs != count {
 			errs = append(errs, fmt.Errorf("index counts differ: %d procedures, %d rank entries, %d by name, count %d", procs, rank, byName, count))
+		}
+		if err := checkClasses(tx); err != nil {
+			errs = append(errs, err)
 		}
 		err := tx.Bucket(bProcs).ForEach(func(k, v []byte) error {
 			var r procRecord

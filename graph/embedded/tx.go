@@ -68,7 +68,8 @@ func countEdge(tx *bolt.Tx, cause, name, usageKey string) error {
 	return putCause(tx, cause, c)
 }
 
-// putProc stores rec and moves its rank entry; cur is its current version.
+// putProc stores rec, moves its rank entry and its class count; cur is its
+// current version.
 func putProc(tx *bolt.Tx, rec *procRecord, cur *versionRecord) error {
 	b, err := encode(rec)
 	if err != nil {
@@ -79,12 +80,31 @@ func putProc(tx *bolt.Tx, rec *procRecord, cur *versionRecord) error {
 	}
 	byName, rank := tx.Bucket(bRankByName), tx.Bucket(bRank)
 	rk := rankKey(rec.Frequency, rec.LastUsedAt, rec.Name)
-	if old := byName.Get([]byte(rec.Name)); old != nil && string(old) != string(rk) {
-		if err := rank.Delete(old); err != nil {
+	c := classOf(rec, cur)
+	counted := false
+	if old := byName.Get([]byte(rec.Name)); old != nil {
+		var s summary
+		if v := rank.Get(old); v != nil && decodeSummary(v, &s) {
+			if was := s.class(); was != c {
+				if err := countClass(tx, was, -1); err != nil {
+					return err
+				}
+			} else {
+				counted = true
+			}
+		}
+		if string(old) != string(rk) {
+			if err := rank.Delete(old); err != nil {
+				return err
+			}
+		}
+	}
+	if !counted {
+		if err := countClass(tx, c, 1); err != nil {
 			return err
 		}
 	}
-	if err := rank.Put(rk, encodeSummary(cur.Status, cur.Opaque, rec.Signature)); err != nil {
+	if err := rank.Put(rk, encodeSummary(c, rec.Signature)); err != nil {
 		return err
 	}
 	return byName.Put([]byte(rec.Name), rk)

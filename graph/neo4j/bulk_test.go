@@ -95,7 +95,8 @@ func (b bulkStore) CaptureBatch(ctx context.Context, ins []procedures.CaptureInp
 	if len(rows) > 0 {
 		run(b.tb, b.Store, testdata(b.tb, "bulk_load"), map[string]any{"rows": rows})
 	}
-	return nil
+	// Classified as Open classifies a database loaded before classes were kept.
+	return b.backfillClasses(ctx)
 }
 
 func uniqueNames(ins []procedures.CaptureInput) []string {

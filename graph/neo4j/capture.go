@@ -10,7 +10,9 @@ import (
 )
 
 // Capture records one capture in one write transaction (capture.cypher,
-// then procedures_by_name.cypher to read the result back).
+// then procedures_by_name.cypher to read the result back). A new procedure
+// is classified, and the procedures that reach it reclassified, under the
+// catalogue lock (see reclassify).
 func (s *Store) Capture(ctx context.Context, in procedures.CaptureInput) (procedures.CaptureResult, error) {
 	params, err := captureParams(in)
 	if err != nil {
@@ -28,6 +30,18 @@ func (s *Store) Capture(ctx context.Context, in procedures.CaptureInput) (proced
 			Created:        field(recs[0], "created") == true,
 			VersionCreated: field(recs[0], "versionCreated") == true,
 			Counted:        field(recs[0], "counted") == true,
+		}
+		if res.Created {
+			if err := lockCatalogue(ctx, tx); err != nil {
+				return procedures.CaptureResult{}, err
+			}
+			affected, err := procedures.Affected(txClasses{ctx, tx}, []string{in.Name})
+			if err != nil {
+				return procedures.CaptureResult{}, err
+			}
+			if err := reclassify(ctx, tx, append([]string{in.Name}, affected...)); err != nil {
+				return procedures.CaptureResult{}, err
+			}
 		}
 		res.Procedure, err = getInTx(ctx, tx, in.Name)
 		return res, err

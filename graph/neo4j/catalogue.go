@@ -14,40 +14,47 @@ import (
 // none was ever put.
 func (s *Store) Catalogue(ctx context.Context) (*procedures.Catalogue, error) {
 	return readTx(ctx, s, "catalogue", func(ctx context.Context, tx neo4j.ManagedTransaction) (*procedures.Catalogue, error) {
-		recs, err := collect(ctx, tx, "catalogue_get", nil)
-		if err != nil {
-			return nil, err
-		}
-		if len(recs) != 1 {
-			return nil, errRows("catalogue_get", len(recs))
-		}
-		revision, _ := field(recs[0], "revision").(string)
-		list, _ := field(recs[0], "tools").([]any)
-		if revision == "" {
-			return procedures.NewCatalogue(nil)
-		}
-		tools := make([]procedures.Tool, 0, len(list))
-		for _, v := range list {
-			r := &row{m: asMap(v)}
-			t := procedures.Tool{
-				Name:           r.str("name"),
-				Description:    r.str("description"),
-				ReadOnly:       r.bool("read_only"),
-				ExternalAccess: r.bool("external_access"),
-			}
-			r.json("input_schema", &t.InputSchema)
-			if r.err != nil {
-				return nil, r.err
-			}
-			tools = append(tools, t)
-		}
-		return &procedures.Catalogue{Tools: tools, Revision: revision}, nil
+		return catalogueIn(ctx, tx)
 	})
+}
+
+// catalogueIn reads the stored catalogue inside tx.
+func catalogueIn(ctx context.Context, tx neo4j.ManagedTransaction) (*procedures.Catalogue, error) {
+	recs, err := collect(ctx, tx, "catalogue_get", nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) != 1 {
+		return nil, errRows("catalogue_get", len(recs))
+	}
+	revision, _ := field(recs[0], "revision").(string)
+	list, _ := field(recs[0], "tools").([]any)
+	if revision == "" {
+		return procedures.NewCatalogue(nil)
+	}
+	tools := make([]procedures.Tool, 0, len(list))
+	for _, v := range list {
+		r := &row{m: asMap(v)}
+		t := procedures.Tool{
+			Name:           r.str("name"),
+			Description:    r.str("description"),
+			ReadOnly:       r.bool("read_only"),
+			ExternalAccess: r.bool("external_access"),
+		}
+		r.json("input_schema", &t.InputSchema)
+		if r.err != nil {
+			return nil, r.err
+		}
+		tools = append(tools, t)
+	}
+	return &procedures.Catalogue{Tools: tools, Revision: revision}, nil
 }
 
 // PutCatalogue replaces the stored catalogue in one write transaction:
 // tools it no longer lists lose their catalogue properties
-// (catalogue_clear.cypher), the others get them (catalogue_put.cypher).
+// (catalogue_clear.cypher), the others get them (catalogue_put.cypher), and
+// the procedures whose classification depends on a tool that changed are
+// reclassified (procedures.ChangedTools, procedures.Affected).
 func (s *Store) PutCatalogue(ctx context.Context, c *procedures.Catalogue) error {
 	if c == nil {
 		return invalid("tools", "a catalogue is required")
@@ -73,10 +80,21 @@ func (s *Store) PutCatalogue(ctx context.Context, c *procedures.Catalogue) error
 		if err := exec(ctx, tx, "catalogue_lock", map[string]any{"at": put["at"]}); err != nil {
 			return struct{}{}, err
 		}
+		old, err := catalogueIn(ctx, tx)
+		if err != nil {
+			return struct{}{}, err
+		}
 		if err := exec(ctx, tx, "catalogue_clear", map[string]any{"names": names}); err != nil {
 			return struct{}{}, err
 		}
-		return struct{}{}, exec(ctx, tx, "catalogue_put", put)
+		if err := exec(ctx, tx, "catalogue_put", put); err != nil {
+			return struct{}{}, err
+		}
+		affected, err := procedures.Affected(txClasses{ctx, tx}, procedures.ChangedTools(old, c))
+		if err != nil {
+			return struct{}{}, err
+		}
+		return struct{}{}, reclassify(ctx, tx, affected)
 	})
 	return err
 }

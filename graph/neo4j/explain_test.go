@@ -30,7 +30,7 @@ func TestExplain(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, stmt := range cypher.Split(string(b)) {
+		for _, stmt := range cypher.Split(cypher.Expand(string(b))) {
 			stmts[f] = stmt
 		}
 	}

@@ -84,11 +84,14 @@ func (s *Store) ReferencedProcedures(ctx context.Context) ([]*procedures.Procedu
 }
 
 // Find returns one page of the procedures matching q and their total, both
-// read in one read transaction: find_page.cypher then, unless the page
-// shows the total, find_count.cypher. A query without filters uses
-// find_all_page.cypher, which walks the procedure_rank index in order (no
-// sort: its cost grows with offset + limit, not with the number of
-// procedures), and find_all_count.cypher, which reads the count store.
+// read in one read transaction. Summary filters first read the class
+// counts (classes.cypher) and select the matching classes with
+// procedures.Query.Match: the total is then their sum, unless causes or
+// tools also filter (find_count.cypher counts those). The page is
+// find_page.cypher; a query without filters uses find_all_page.cypher,
+// which walks the procedure_rank index in order (no sort: its cost grows
+// with offset + limit, not with the number of procedures), and
+// find_all_count.cypher, which reads the count store.
 func (s *Store) Find(ctx context.Context, q procedures.Query) ([]*procedures.Procedure, int, error) {
 	params, err := findParams(q)
 	if err != nil {
@@ -100,6 +103,19 @@ func (s *Store) Find(ctx context.Context, q procedures.Query) ([]*procedures.Pro
 		total int
 	}
 	res, err := readTx(ctx, s, "find", func(ctx context.Context, tx neo4j.ManagedTransaction) (page, error) {
+		total, known := 0, false
+		if q.Summarised() {
+			counts, err := classCounts(ctx, tx)
+			if err != nil {
+				return page{}, err
+			}
+			keys, n := matchingClasses(&q, counts)
+			if len(keys) == 0 {
+				return page{nil, 0}, nil
+			}
+			params["classes"] = keys
+			total, known = n, len(q.Causes) == 0 && len(q.Tools) == 0
+		}
 		recs, err := collect(ctx, tx, pageQuery, params)
 		if err != nil {
 			return page{}, err
@@ -108,7 +124,10 @@ func (s *Store) Find(ctx context.Context, q procedures.Query) ([]*procedures.Pro
 		if err != nil {
 			return page{}, err
 		}
-		total := len(ps) + q.Offset
+		if known {
+			return page{ps, total}, nil
+		}
+		total = len(ps) + q.Offset
 		// A page that is neither empty (the offset may be past the end) nor
 		// full ends the order: its size gives the total.
 		if q.SkipTotal && q.Limit > 0 && len(ps) == q.Limit {
@@ -132,57 +151,36 @@ func (s *Store) Find(ctx context.Context, q procedures.Query) ([]*procedures.Pro
 
 // findQueries returns the page and count queries Find runs for q.
 func findQueries(q procedures.Query) (page, count string) {
-	if len(q.Causes) == 0 && len(q.Tools) == 0 && q.MinTools == 0 && q.Status == "" && q.ReadOnly == nil && q.Exposed == nil {
+	if len(q.Causes) == 0 && len(q.Tools) == 0 && !q.Summarised() {
 		return "find_all_page", "find_all_count"
 	}
 	return "find_page", "find_count"
 }
 
-// findParams validates q and returns the parameters of find_page.cypher and
-// find_count.cypher.
+// findParams validates q (procedures.Query.Validate) and returns the
+// parameters of find_page.cypher and find_count.cypher; "classes", the
+// keys of the classes the summary filters select, is null (every class)
+// until Find sets it.
 func findParams(q procedures.Query) (map[string]any, error) {
-	switch {
-	case q.Limit < 0:
-		return nil, invalid("limit", "limit must not be negative")
-	case q.Offset < 0:
-		return nil, invalid("offset", "offset must not be negative")
-	case q.MinTools < 0:
-		return nil, invalid("min_tools", "min_tools must not be negative")
-	case q.Status != "" && !q.Status.Valid():
-		return nil, invalid("status", "status %q is not succeeded or failed", q.Status)
+	if err := q.Validate(); err != nil {
+		return nil, err
 	}
 	limit := int64(noLimit)
 	if q.Limit > 0 {
 		limit = int64(q.Limit)
 	}
-	readOnlySet := make(map[string]any, len(q.ReadOnlyNames))
-	for _, n := range q.ReadOnlyNames {
-		readOnlySet[n] = true
-	}
 	return map[string]any{
-		"status":        nilIfEmpty(string(q.Status)),
-		"minTools":      q.MinTools,
-		"tools":         stringList(q.Tools),
-		"causes":        stringList(q.Causes),
-		"readOnly":      boolOrNil(q.ReadOnly),
-		"exposed":       boolOrNil(q.Exposed),
-		"readOnlySet":   readOnlySet,
-		"allowMutating": q.AllowMutating,
-		"offset":        q.Offset,
-		"limit":         limit,
+		"classes": nil,
+		"tools":   stringList(q.Tools),
+		"causes":  stringList(q.Causes),
+		"offset":  q.Offset,
+		"limit":   limit,
 	}, nil
 }
 
 // noLimit is the LIMIT of a query without one: large, and small enough that
 // the server's SKIP + LIMIT does not overflow.
 const noLimit = 1 << 50
-
-func boolOrNil(b *bool) any {
-	if b == nil {
-		return nil
-	}
-	return *b
-}
 
 func errRows(query string, n int) error {
 	return fmt.Errorf("neo4j store: %s returned %d rows", query, n)

@@ -31,7 +31,7 @@ func testdata(tb testing.TB, name string) string {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	stmts := cypher.Split(string(b))
+	stmts := cypher.Split(cypher.Expand(string(b)))
 	if len(stmts) != 1 {
 		tb.Fatalf("testdata/%s.cypher holds %d statements, want 1", name, len(stmts))
 	}

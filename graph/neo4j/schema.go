@@ -13,7 +13,8 @@ import (
 // applySchema creates the constraints and indexes of cypher.Schema that do
 // not exist yet, each in its own transaction (schema and data changes do not
 // mix), waits until the indexes are online, then backfills the rank of
-// procedures that lack it (backfillRank). Several instances starting at once
+// procedures that lack it (backfillRank) and classifies those not yet
+// classified (backfillClasses). Several instances starting at once
 // are fine: a rule another one just created is not an error, and the
 // backfill is idempotent.
 func (s *Store) applySchema(ctx context.Context) error {
@@ -36,7 +37,10 @@ func (s *Store) applySchema(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.backfillRank(ctx)
+	if err := s.backfillRank(ctx); err != nil {
+		return err
+	}
+	return s.backfillClasses(ctx)
 }
 
 // rankBatch is the number of procedures backfillRank updates per transaction.

@@ -81,22 +81,29 @@ func fillInput(i, k int) procedures.CaptureInput {
 	return in
 }
 
-// fillReadOnlyNames is the ReadOnlyNames of the fixture Fill builds.
-func fillReadOnlyNames() []string {
-	var names []string
+// fillCatalogue is the catalogue of the fixture Fill builds: the a-tools
+// with an odd number are not read-only.
+func fillCatalogue() *procedures.Catalogue {
+	var tools []procedures.Tool
 	for j := 0; j < 200; j++ {
-		if j%2 == 0 {
-			names = append(names, fmt.Sprintf("fa_%03d", j))
-		}
-		names = append(names, fmt.Sprintf("fb_%03d", j), fmt.Sprintf("fc_%03d", j))
+		tools = append(tools,
+			procedures.Tool{Name: fmt.Sprintf("fa_%03d", j), ReadOnly: j%2 == 0},
+			procedures.Tool{Name: fmt.Sprintf("fb_%03d", j), ReadOnly: true},
+			procedures.Tool{Name: fmt.Sprintf("fc_%03d", j), ReadOnly: true})
 	}
-	return names
+	c, err := procedures.NewCatalogue(tools)
+	if err != nil {
+		panic(err)
+	}
+	return c
 }
 
 // Fill makes s hold at least n procedures, adding fixture procedures (every
 // tenth captured twice, so frequencies differ). It is idempotent.
 func Fill(tb testing.TB, s procedures.Store, n int) {
 	tb.Helper()
+	// The catalogue first: each procedure is classified as it is created.
+	MustPutCatalogue(tb, s, fillCatalogue())
 	_, have := MustFind(tb, s, procedures.Query{Limit: 1})
 	if have >= n {
 		return
@@ -151,8 +158,8 @@ func BenchFind(b *testing.B, s procedures.Store, n int) {
 	}{
 		{"top25", procedures.Query{Limit: 25}},
 		{"top25_offset500", procedures.Query{Limit: 25, Offset: 500}},
-		{"exposed25", procedures.Query{Limit: 25, Exposed: ptr(true), ReadOnlyNames: fillReadOnlyNames()}},
-		{"exposed25_no_total", procedures.Query{Limit: 25, Exposed: ptr(true), ReadOnlyNames: fillReadOnlyNames(), SkipTotal: true}},
+		{"exposed25", procedures.Query{Limit: 25, Exposed: ptr(true)}},
+		{"exposed25_no_total", procedures.Query{Limit: 25, Exposed: ptr(true), SkipTotal: true}},
 		{"tool25", procedures.Query{Limit: 25, Tools: []string{"fa_002"}}},
 	}
 	for _, q := range queries {

@@ -11,7 +11,26 @@ import (
 // distinct, so the expected order is the order of the fields below.
 type findFixture struct {
 	rw2, ro2, w3, ref, opq, ro1, fail string
-	readOnlyNames                     []string
+}
+
+// findCatalogue marks r1, r2 and r3 read-only and w1 state-changing.
+func findCatalogue(tb testing.TB, w1ReadOnly bool) *procedures.Catalogue {
+	tb.Helper()
+	c, err := procedures.NewCatalogue([]procedures.Tool{
+		{Name: "r1", ReadOnly: true}, {Name: "r2", ReadOnly: true}, {Name: "r3", ReadOnly: true}, {Name: "w1", ReadOnly: w1ReadOnly},
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
+
+// MustPutCatalogue puts c into s.
+func MustPutCatalogue(tb testing.TB, s procedures.Store, c *procedures.Catalogue) {
+	tb.Helper()
+	if err := s.PutCatalogue(ctx, c); err != nil {
+		tb.Fatalf("PutCatalogue: %v", err)
+	}
 }
 
 func buildFindFixture(t *testing.T, s procedures.Store) findFixture {
@@ -45,11 +64,16 @@ func buildFindFixture(t *testing.T, s procedures.Store) findFixture {
 			MustCapture(t, s, in)
 		}
 	}
-	n := func(i int) string { return NameOf(specs[i].sig...) }
-	return findFixture{
-		rw2: n(0), ro2: n(1), w3: n(2), ref: n(3), opq: n(4), ro1: n(5), fail: n(6),
-		readOnlyNames: []string{"r1", "r2", "r3", "proc__r1__r2"},
+	// Without a catalogue every tool is unknown: nothing is read-only.
+	if _, total := MustFind(t, s, procedures.Query{ReadOnly: ptr(true)}); total != 0 {
+		t.Fatalf("read-only without a catalogue: total %d, want 0", total)
 	}
+	if _, total := MustFind(t, s, procedures.Query{ReadOnly: ptr(false)}); total != len(specs) {
+		t.Fatalf("not read-only without a catalogue: total %d, want %d", total, len(specs))
+	}
+	MustPutCatalogue(t, s, findCatalogue(t, false))
+	n := func(i int) string { return NameOf(specs[i].sig...) }
+	return findFixture{rw2: n(0), ro2: n(1), w3: n(2), ref: n(3), opq: n(4), ro1: n(5), fail: n(6)}
 }
 
 func testFind(t *testing.T, newStore NewStore) {
@@ -57,7 +81,6 @@ func testFind(t *testing.T, newStore NewStore) {
 		s := newStore(t)
 		f := buildFindFixture(t, s)
 		all := []string{f.rw2, f.ro2, f.w3, f.ref, f.opq, f.ro1, f.fail}
-		ro := f.readOnlyNames
 		yes, no := ptr(true), ptr(false)
 		cases := []struct {
 			name  string
@@ -78,18 +101,16 @@ func testFind(t *testing.T, newStore NewStore) {
 			{"min tools 3", procedures.Query{MinTools: 3}, []string{f.w3}, 1},
 			{"status succeeded", procedures.Query{Status: procedures.StatusSucceeded}, all[:6], 6},
 			{"status failed", procedures.Query{Status: procedures.StatusFailed}, []string{f.fail}, 1},
-			{"read-only", procedures.Query{ReadOnly: yes, ReadOnlyNames: ro}, []string{f.ro2, f.ref, f.opq, f.ro1, f.fail}, 5},
-			{"not read-only", procedures.Query{ReadOnly: no, ReadOnlyNames: ro}, []string{f.rw2, f.w3}, 2},
-			{"read-only without names", procedures.Query{ReadOnly: yes}, nil, 0},
-			{"not read-only without names", procedures.Query{ReadOnly: no}, all, 7},
-			{"exposed", procedures.Query{Exposed: yes, ReadOnlyNames: ro}, []string{f.ro2, f.ref}, 2},
-			{"exposed allow mutating", procedures.Query{Exposed: yes, ReadOnlyNames: ro, AllowMutating: true}, []string{f.rw2, f.ro2, f.w3, f.ref}, 4},
-			{"not exposed", procedures.Query{Exposed: no, ReadOnlyNames: ro}, []string{f.rw2, f.w3, f.opq, f.ro1, f.fail}, 5},
-			{"not exposed allow mutating", procedures.Query{Exposed: no, ReadOnlyNames: ro, AllowMutating: true}, []string{f.opq, f.ro1, f.fail}, 3},
-			{"combined", procedures.Query{Causes: []string{"c1", "c2"}, Tools: []string{"r2"}, Exposed: yes, ReadOnlyNames: ro}, []string{f.ro2}, 1},
-			{"filter before limit", procedures.Query{Exposed: yes, ReadOnlyNames: ro, Limit: 1}, []string{f.ro2}, 2},
-			{"filter before offset", procedures.Query{Exposed: yes, ReadOnlyNames: ro, AllowMutating: true, Limit: 2, Offset: 1}, []string{f.ro2, f.w3}, 4},
-			{"offset past the end", procedures.Query{Exposed: yes, ReadOnlyNames: ro, Offset: 5}, nil, 2},
+			{"read-only", procedures.Query{ReadOnly: yes}, []string{f.ro2, f.ref, f.opq, f.ro1, f.fail}, 5},
+			{"not read-only", procedures.Query{ReadOnly: no}, []string{f.rw2, f.w3}, 2},
+			{"exposed", procedures.Query{Exposed: yes}, []string{f.ro2, f.ref}, 2},
+			{"exposed allow mutating", procedures.Query{Exposed: yes, AllowMutating: true}, []string{f.rw2, f.ro2, f.w3, f.ref}, 4},
+			{"not exposed", procedures.Query{Exposed: no}, []string{f.rw2, f.w3, f.opq, f.ro1, f.fail}, 5},
+			{"not exposed allow mutating", procedures.Query{Exposed: no, AllowMutating: true}, []string{f.opq, f.ro1, f.fail}, 3},
+			{"combined", procedures.Query{Causes: []string{"c1", "c2"}, Tools: []string{"r2"}, Exposed: yes}, []string{f.ro2}, 1},
+			{"filter before limit", procedures.Query{Exposed: yes, Limit: 1}, []string{f.ro2}, 2},
+			{"filter before offset", procedures.Query{Exposed: yes, AllowMutating: true, Limit: 2, Offset: 1}, []string{f.ro2, f.w3}, 4},
+			{"offset past the end", procedures.Query{Exposed: yes, Offset: 5}, nil, 2},
 			{"causes with limit and offset", procedures.Query{Causes: []string{"c1", "c2"}, Limit: 1, Offset: 1}, []string{f.ro2}, 3},
 			{"tools and status with limit", procedures.Query{Tools: []string{"r1"}, Status: procedures.StatusSucceeded, Limit: 2}, []string{f.rw2, f.ro2}, 3},
 			{"limit and offset", procedures.Query{Limit: 3, Offset: 2}, []string{f.w3, f.ref, f.opq}, 7},
@@ -157,6 +178,8 @@ func testFind(t *testing.T, newStore NewStore) {
 			requireEqual(t, fmt.Sprintf("page at %d", off), names(ps), want[off:min(off+3, len(want))])
 		}
 	})
+
+	testFindAgreesWithGet(t, newStore)
 
 	t.Run("invalid query is rejected", func(t *testing.T) {
 		s := newStore(t)

@@ -8,13 +8,7 @@ CREATE (p:Procedure {
   code_hash: row.hash, status: 'succeeded', opaque: row.opaque
 })
 // The rank key, as capture.cypher sets it (never used).
-SET p.rank = right('0000000000000000000' + toString(9223372036854775807 - p.frequency), 19) + '|' +
-    CASE
-      WHEN p.last_used_at IS NULL THEN '2'
-      WHEN p.last_used_at.epochMillis >= 0
-        THEN '0' + right('0000000000000000000' + toString(9223372036854775807 - p.last_used_at.epochMillis), 19)
-      ELSE '1' + right('0000000000000000000' + toString(-1 - p.last_used_at.epochMillis), 19)
-    END + '|' + p.name
+#include rank_set
 CREATE (v:ProcedureVersion {
   id: row.versionId, procedure: row.name, code_hash: row.hash, code: row.code, dialect: row.dialect,
   parameters: row.parameters, opaque: row.opaque, summary: row.summary, captured_at: row.capturedAt,

@@ -1,0 +1,228 @@
+package embedded
+
+import (
+	"encoding/binary"
+	"fmt"
+	"maps"
+	"slices"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/procgraph/procgraph/procedures"
+)
+
+// Class flags in a summary's first byte and a class key's first byte.
+const (
+	flagSucceeded = 1 << iota
+	flagOpaque
+	flagReadOnly
+	flagProblem
+)
+
+// classFlags encodes c's flags.
+func classFlags(c procedures.Class) byte {
+	var f byte
+	if c.Status == procedures.StatusSucceeded {
+		f |= flagSucceeded
+	}
+	if c.Opaque {
+		f |= flagOpaque
+	}
+	if c.ReadOnly {
+		f |= flagReadOnly
+	}
+	if c.Problem {
+		f |= flagProblem
+	}
+	return f
+}
+
+// classFromFlags decodes flags and a number of tools into a Class.
+func classFromFlags(f byte, tools int) procedures.Class {
+	c := procedures.Class{Status: procedures.StatusFailed, Opaque: f&flagOpaque != 0, Tools: tools,
+		ReadOnly: f&flagReadOnly != 0, Problem: f&flagProblem != 0}
+	if f&flagSucceeded != 0 {
+		c.Status = procedures.StatusSucceeded
+	}
+	return c
+}
+
+// classKey is c's key in the classes bucket: flags, then the number of tools.
+func classKey(c procedures.Class) []byte {
+	return binary.AppendUvarint([]byte{classFlags(c)}, uint64(c.Tools))
+}
+
+func decodeClassKey(k []byte) (procedures.Class, bool) {
+	if len(k) < 2 {
+		return procedures.Class{}, false
+	}
+	n, w := binary.Uvarint(k[1:])
+	if w <= 0 || 1+w != len(k) {
+		return procedures.Class{}, false
+	}
+	return classFromFlags(k[0], int(n)), true
+}
+
+// countClass adds delta to the number of procedures of class c.
+func countClass(tx *bolt.Tx, c procedures.Class, delta int64) error {
+	b, k := tx.Bucket(bClasses), classKey(c)
+	n := int64(getU64(b.Get(k))) + delta
+	switch {
+	case n < 0:
+		return procedures.Errorf(procedures.CodeInternal, "embedded store: class %+v counted below zero", c)
+	case n == 0:
+		return b.Delete(k)
+	}
+	return b.Put(k, u64(uint64(n)))
+}
+
+// matchingTotal is the number of procedures whose class q matches: a sum
+// over the maintained class counts, whatever the number of procedures.
+func matchingTotal(tx *bolt.Tx, q *procedures.Query) int {
+	total := 0
+	_ = tx.Bucket(bClasses).ForEach(func(k, v []byte) error {
+		if c, ok := decodeClassKey(k); ok && q.Match(c) {
+			total += int(getU64(v))
+		}
+		return nil
+	})
+	return total
+}
+
+// txClasses reads what procedures.Reclassify needs inside a transaction.
+type txClasses struct{ tx *bolt.Tx }
+
+func (r txClasses) Catalogue() (*procedures.Catalogue, error) { return catalogueIn(r.tx) }
+
+func (r txClasses) Signatures(names []string) (map[string][]string, error) {
+	out := make(map[string][]string, len(names))
+	for _, n := range names {
+		rec, err := getProc(r.tx, n)
+		if err != nil {
+			return nil, err
+		}
+		if rec != nil {
+			out[n] = rec.Signature
+		}
+	}
+	return out, nil
+}
+
+func (r txClasses) Callers(names []string) ([]string, error) {
+	var out []string
+	for _, n := range names {
+		err := scanPrefix(r.tx.Bucket(bToolProcs), prefix(n), func(rest, _ []byte) error {
+			out = append(out, string(rest))
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// reclassify recomputes and keeps the classification of the procedures
+// among names (procedures.Reclassify), moving their class counts.
+func reclassify(tx *bolt.Tx, names []string) error {
+	cs, err := procedures.Reclassify(txClasses{tx}, names)
+	if err != nil {
+		return err
+	}
+	for _, name := range slices.Sorted(maps.Keys(cs)) {
+		c := cs[name]
+		rec, err := mustProc(tx, name)
+		if err != nil {
+			return err
+		}
+		if rec.ReadOnly == c.ReadOnly && rec.Problem == c.Problem {
+			continue
+		}
+		rec.ReadOnly, rec.Problem = c.ReadOnly, c.Problem
+		cur, err := getVersion(tx, name, rec.Current)
+		if err != nil {
+			return err
+		}
+		if cur == nil {
+			return procedures.Errorf(procedures.CodeInternal, "embedded store: procedure %s lost its current version %s", name, rec.Current)
+		}
+		if err := putProc(tx, rec, cur); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// reclassifyAll recomputes every procedure's classification and rebuilds
+// the class counts: a file written before they were kept.
+func reclassifyAll(tx *bolt.Tx) error {
+	if err := tx.DeleteBucket(bClasses); err != nil && err != bolt.ErrBucketNotFound {
+		return err
+	}
+	if _, err := tx.CreateBucket(bClasses); err != nil {
+		return err
+	}
+	var names []string
+	err := tx.Bucket(bProcs).ForEach(func(k, _ []byte) error {
+		names = append(names, string(k))
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	cs, err := procedures.Reclassify(txClasses{tx}, names)
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		rec, err := mustProc(tx, name)
+		if err != nil {
+			return err
+		}
+		c := cs[name]
+		rec.ReadOnly, rec.Problem = c.ReadOnly, c.Problem
+		cur, err := getVersion(tx, name, rec.Current)
+		if err != nil {
+			return err
+		}
+		if cur == nil {
+			return fmt.Errorf("procedure %s lost its current version %s", name, rec.Current)
+		}
+		// The rank entry is rewritten from scratch: its old summary is
+		// not counted in the rebuilt classes.
+		if rk := tx.Bucket(bRankByName).Get([]byte(name)); rk != nil {
+			if err := tx.Bucket(bRank).Delete(rk); err != nil {
+				return err
+			}
+		}
+		if err := putProc(tx, rec, cur); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkClasses verifies that the class counts are those of the rank entries.
+func checkClasses(tx *bolt.Tx) error {
+	want := map[string]uint64{}
+	var s summary
+	err := tx.Bucket(bRank).ForEach(func(k, v []byte) error {
+		if !decodeSummary(v, &s) {
+			return fmt.Errorf("rank entry %q: summary does not decode", rankName(k))
+		}
+		want[string(classKey(s.class()))]++
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	got := map[string]uint64{}
+	_ = tx.Bucket(bClasses).ForEach(func(k, v []byte) error {
+		got[string(k)] = getU64(v)
+		return nil
+	})
+	if !maps.Equal(got, want) {
+		return fmt.Errorf("class counts %v, rank entries say %v", got, want)
+	}
+	return nil
+}

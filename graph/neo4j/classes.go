@@ -1,0 +1,152 @@
+package neo4jstore
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/procgraph/procgraph/procedures"
+)
+
+// txClasses reads what procedures.Reclassify needs inside a transaction.
+type txClasses struct {
+	ctx context.Context
+	tx  neo4j.ManagedTransaction
+}
+
+func (r txClasses) Catalogue() (*procedures.Catalogue, error) { return catalogueIn(r.ctx, r.tx) }
+
+func (r txClasses) Signatures(names []string) (map[string][]string, error) {
+	recs, err := collect(r.ctx, r.tx, "signatures", map[string]any{"names": stringList(names)})
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]string, len(recs))
+	for _, rec := range recs {
+		rw := &row{m: map[string]any{"name": field(rec, "name"), "signature": field(rec, "signature")}}
+		name, sig := rw.str("name"), rw.strings("signature")
+		if rw.err != nil {
+			return nil, rw.err
+		}
+		out[name] = sig
+	}
+	return out, nil
+}
+
+func (r txClasses) Callers(names []string) ([]string, error) {
+	recs, err := collect(r.ctx, r.tx, "callers", map[string]any{"names": stringList(names)})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(recs))
+	for _, rec := range recs {
+		if n, ok := field(rec, "name").(string); ok {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// reclassify keeps on the procedures among names the classification
+// procedures.Reclassify computes, and their class counts
+// (classify_set.cypher). The caller holds the catalogue lock
+// (catalogue_lock.cypher): new procedures and catalogue changes, the two
+// things a classification depends on, are then applied one at a time.
+func reclassify(ctx context.Context, tx neo4j.ManagedTransaction, names []string) error {
+	cs, err := procedures.Reclassify(txClasses{ctx, tx}, names)
+	if err != nil || len(cs) == 0 {
+		return err
+	}
+	rows := make([]map[string]any, 0, len(cs))
+	for _, name := range slices.Sorted(maps.Keys(cs)) { // one lock order
+		c := cs[name]
+		rows = append(rows, map[string]any{"name": name, "read_only": c.ReadOnly, "problem": c.Problem})
+	}
+	return exec(ctx, tx, "classify_set", map[string]any{"rows": rows})
+}
+
+// lockCatalogue takes the catalogue's write lock for the rest of tx.
+func lockCatalogue(ctx context.Context, tx neo4j.ManagedTransaction) error {
+	return exec(ctx, tx, "catalogue_lock", map[string]any{"at": dbTime(time.Now())})
+}
+
+// classifyBatch is the number of procedures backfillClasses classifies per
+// transaction.
+const classifyBatch = 5_000
+
+// backfillClasses classifies, classifyBatch at a time, the procedures that
+// have no kept classification (unclassified.cypher): a database written
+// before it was kept. On an up-to-date database it costs one scan.
+func (s *Store) backfillClasses(ctx context.Context) error {
+	for {
+		n, err := writeTx(ctx, s, "classify", func(ctx context.Context, tx neo4j.ManagedTransaction) (int, error) {
+			if err := lockCatalogue(ctx, tx); err != nil {
+				return 0, err
+			}
+			recs, err := collect(ctx, tx, "unclassified", map[string]any{"batch": classifyBatch})
+			if err != nil {
+				return 0, err
+			}
+			names := make([]string, 0, len(recs))
+			for _, rec := range recs {
+				if n, ok := field(rec, "name").(string); ok {
+					names = append(names, n)
+				}
+			}
+			return len(names), reclassify(ctx, tx, names)
+		})
+		if err != nil {
+			return err
+		}
+		if n < classifyBatch {
+			return nil
+		}
+	}
+}
+
+// classCounts returns every class with its number of procedures, by the
+// key procedures are counted under (classes.cypher).
+func classCounts(ctx context.Context, tx neo4j.ManagedTransaction) (map[string]classCount, error) {
+	recs, err := collect(ctx, tx, "classes", nil)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]classCount, len(recs))
+	for _, rec := range recs {
+		r := &row{m: rec.AsMap()}
+		c := classCount{class: procedures.Class{
+			Status: procedures.Status(r.str("status")), Opaque: r.bool("opaque"), Tools: int(r.int("tools")),
+			ReadOnly: r.bool("read_only"), Problem: r.bool("problem"),
+		}, n: int(r.int("count"))}
+		key := r.str("key")
+		if r.err != nil {
+			return nil, r.err
+		}
+		out[key] = c
+	}
+	return out, nil
+}
+
+// classCount is one class and its number of procedures.
+type classCount struct {
+	class procedures.Class
+	n     int
+}
+
+// matchingClasses returns the keys of the classes q matches (sorted) and
+// the number of procedures in them.
+func matchingClasses(q *procedures.Query, counts map[string]classCount) ([]string, int) {
+	keys := []string{}
+	total := 0
+	for key, c := range counts {
+		if q.Match(c.class) {
+			keys = append(keys, key)
+			total += c.n
+		}
+	}
+	slices.Sort(keys)
+	return keys, total
+}

@@ -1,0 +1,131 @@
+package procedures
+
+// Class is what Find's summary filters and the exposure rule read of a
+// procedure: its current version's status and opacity, its number of tools
+// and its classification. Stores keep each procedure's Class (the
+// classification part as Reclassify computed it) and count procedures per
+// Class, so that filtered totals are sums over classes, not scans.
+type Class struct {
+	Status   Status
+	Opaque   bool
+	Tools    int  // distinct names in the signature (signatures are de-duplicated)
+	ReadOnly bool // Classification.ReadOnly
+	Problem  bool // Classification.Problem is set (a cycle or a nesting too deep)
+}
+
+// ClassOf is the Class of a procedure with that current status and opacity,
+// signature and classification.
+func ClassOf(status Status, opaque bool, signature []string, c Classification) Class {
+	return Class{Status: status, Opaque: opaque, Tools: len(signature), ReadOnly: c.ReadOnly, Problem: c.Problem != ""}
+}
+
+// Exposed is DESIGN.md's exposure rule, its one implementation: a procedure
+// is offered to planners as a proc__ tool iff it succeeded, is not opaque,
+// composes at least two distinct tools, has no nesting problem, and is
+// read-only unless mutating auto-run is on.
+func (c Class) Exposed(allowMutating bool) bool {
+	return c.Status == StatusSucceeded && !c.Opaque && c.Tools >= 2 && !c.Problem && (c.ReadOnly || allowMutating)
+}
+
+// ClassReader is what Reclassify reads, inside a store's write transaction
+// (so that what it computes is consistent with what the transaction writes).
+type ClassReader interface {
+	// Catalogue returns the stored catalogue.
+	Catalogue() (*Catalogue, error)
+	// Signatures returns the signatures of the stored procedures among names.
+	Signatures(names []string) (map[string][]string, error)
+	// Callers returns the stored procedures whose signature holds any of names.
+	Callers(names []string) ([]string, error)
+}
+
+// Affected returns the stored procedures whose classification may change
+// when names change (procedures created or removed, tools whose catalogue
+// entry changed): every procedure that reaches one of them within the depth
+// Classify looks at, sorted by first discovery. names themselves are not
+// included unless they are reached.
+func Affected(r ClassReader, names []string) ([]string, error) {
+	seen := map[string]bool{}
+	var out []string
+	frontier := names
+	// Classify looks a name up at nesting depths 0..MaxNesting of a
+	// signature: callers up to MaxNesting+1 levels above it.
+	for level := 0; level <= MaxNesting && len(frontier) > 0; level++ {
+		callers, err := r.Callers(frontier)
+		if err != nil {
+			return nil, err
+		}
+		frontier = frontier[:0:0]
+		for _, c := range callers {
+			if !seen[c] {
+				seen[c] = true
+				out = append(out, c)
+				frontier = append(frontier, c)
+			}
+		}
+	}
+	return out, nil
+}
+
+// Reclassify classifies the stored procedures among names with the reader's
+// catalogue and procedures: the classifications a store keeps. It loads the
+// nested procedures Classify needs, level by level.
+func Reclassify(r ClassReader, names []string) (map[string]Classification, error) {
+	out := map[string]Classification{}
+	if len(names) == 0 {
+		return out, nil
+	}
+	cat, err := r.Catalogue()
+	if err != nil {
+		return nil, err
+	}
+	procs := map[string]*Procedure{}
+	want := names
+	for level := 0; level <= MaxNesting+1 && len(want) > 0; level++ {
+		sigs, err := r.Signatures(want)
+		if err != nil {
+			return nil, err
+		}
+		var next []string
+		queued := map[string]bool{}
+		for _, name := range want {
+			sig, ok := sigs[name]
+			if !ok {
+				continue
+			}
+			procs[name] = &Procedure{Name: name, Signature: sig}
+			for _, ref := range sig {
+				if _, have := procs[ref]; IsProcName(ref) && !have && !queued[ref] {
+					queued[ref] = true
+					next = append(next, ref)
+				}
+			}
+		}
+		want = next
+	}
+	for _, name := range names {
+		if p, ok := procs[name]; ok {
+			out[name] = Classify(p.Signature, cat, procs)
+		}
+	}
+	return out, nil
+}
+
+// ChangedTools returns the tools whose part in classification differs
+// between two catalogues (added, removed, or read-only changed), sorted: a
+// catalogue change reclassifies their Affected callers.
+func ChangedTools(old, cur *Catalogue) []string {
+	changed := map[string]bool{}
+	for _, c := range [2]*Catalogue{old, cur} {
+		if c == nil {
+			continue
+		}
+		for _, t := range c.Tools {
+			a, inOld := old.Tool(t.Name)
+			b, inCur := cur.Tool(t.Name)
+			if inOld != inCur || a.ReadOnly != b.ReadOnly {
+				changed[t.Name] = true
+			}
+		}
+	}
+	return sortedKeys(changed)
+}
