@@ -132,7 +132,7 @@ func New(cfg Config) (*Handler, error) {
 		// hands the holder and scopes to the tool handlers.
 		inner = mcpauth.RequireBearerToken(tokenInfoFromContext, &mcpauth.RequireBearerTokenOptions{AllowMissingExpiration: true})(inner)
 	}
-	h.mcp = http.NewCrossOriginProtection().Handler(inner)
+	h.mcp = http.NewCrossOriginProtection().Handler(withUnnamedEmptyEvents(inner))
 	return h, nil
 }
 
