@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -87,7 +88,6 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (CaptureOutco
 		warnings[i] = Warning{Line: w.Line, Column: w.Column, Message: w.Message}
 	}
 	in := CaptureInput{
-		Name:      a.Name,
 		Signature: a.Signature,
 		Version: Version{
 			CodeHash:    a.CodeHash,
@@ -111,12 +111,53 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (CaptureOutco
 	if err != nil {
 		return CaptureOutcome{}, err
 	}
-	res, err := s.store.Capture(ctx, in)
+	res, err := s.captureNamed(ctx, in, v.cat)
 	if err != nil {
 		return CaptureOutcome{}, err
 	}
 	v.decorate(res.Procedure)
 	return CaptureOutcome{Procedure: res.Procedure, Created: res.Created, VersionCreated: res.VersionCreated, Counted: res.Counted}, nil
+}
+
+// captureNamed stores in under the name of its signature (signature.Names,
+// against cat). A procedure keeps the name it was created under: a
+// signature whose name may depend on the catalogue or on the rule's history
+// (any that is not signature.Plain) is first looked up under every name it
+// can have been given — its Bamboo name (a long one created while all its
+// tools were listed, or stored before the rule) and its hashed name. Else
+// the names are tried in order, the next one only when a procedure of
+// another signature holds one (the store writes nothing then).
+func (s *Service) captureNamed(ctx context.Context, in CaptureInput, cat *Catalogue) (CaptureResult, error) {
+	names := signature.Names(in.Signature, cat.Has)
+	if !signature.Plain(in.Signature) {
+		held := []string{signature.ProcedureName(in.Signature), signature.HashedName(in.Signature)}
+		stored, err := s.store.GetMany(ctx, held)
+		if err != nil {
+			return CaptureResult{}, err
+		}
+		for _, name := range held {
+			if p := stored[name]; p != nil && slices.Equal(p.Signature, in.Signature) {
+				names = []string{name}
+				break
+			}
+		}
+	}
+	var err error
+	for _, name := range names {
+		in.Name = name
+		var res CaptureResult
+		if res, err = s.store.Capture(ctx, in); !isSignatureMismatch(err) {
+			return res, err
+		}
+	}
+	return CaptureResult{}, err
+}
+
+// isSignatureMismatch reports whether err is a capture refused because a
+// procedure of another signature holds the name.
+func isSignatureMismatch(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Code == CodeConflict && e.Details["reason"] == ReasonSignatureMismatch
 }
 
 func (s *Service) captureUse(ctx context.Context, name, key string, req CaptureRequest) (CaptureOutcome, error) {

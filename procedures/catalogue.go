@@ -86,6 +86,13 @@ func (c *Catalogue) Tool(name string) (Tool, bool) {
 	return *t, true
 }
 
+// Has reports whether the catalogue lists a tool named name (what
+// signature.Names asks of it).
+func (c *Catalogue) Has(name string) bool {
+	_, ok := c.Tool(name)
+	return ok
+}
+
 func (c *Catalogue) index() {
 	c.byName = make(map[string]*Tool, len(c.Tools))
 	for i := range c.Tools {

@@ -70,6 +70,10 @@ const (
 	ReasonCycle                 = "cycle"
 	ReasonDecisionError         = "decision_error"
 	ReasonCatalogueReplaced     = "catalogue_replaced"
+
+	// ReasonSignatureMismatch is the conflict reason of a capture under a
+	// name that a procedure of another signature holds.
+	ReasonSignatureMismatch = "signature_mismatch"
 )
 
 // Decision is one audit record: who decided what about which code, and why.

@@ -99,8 +99,10 @@ type Store interface {
 //
 // Rules the store applies atomically:
 //   - The procedure Name (with Signature) is created when new (Created).
-//     A stored procedure of that name with another signature (a collision
-//     of truncated names) is CodeConflict, reason "signature_mismatch".
+//     A stored procedure of that name with another signature is
+//     CodeConflict, reason ReasonSignatureMismatch, and nothing is written
+//     (the service then takes the signature's next name, see
+//     signature.Names).
 //   - The version Version.CodeHash is created when new (VersionCreated),
 //     with Version.CapturedAt. The first succeeded version becomes current
 //     and stays current until promoted; while a procedure has no succeeded

@@ -26,7 +26,7 @@ const procPrefix = "proc__"
 // Analysis is the result of analysing a block.
 type Analysis struct {
 	Signature  []string  // sorted, de-duplicated names N of every tools.N on the predeclared tools
-	Name       string    // the proc__ name of Signature (ProcedureName)
+	Name       string    // the proc__ name of Signature (Name)
 	CodeHash   string    // CodeHash of the code as captured, before any rewrite
 	Parameters []string  // sorted free variables other than tools and Starlark universe built-ins
 	ProcRefs   []string  // the Signature entries that start with "proc__", sorted
@@ -207,7 +207,7 @@ func analyzeSource(source string, pm *posMap) (*Analysis, error) {
 		}
 	}
 	sortWarnings(a.Warnings)
-	a.Name = ProcedureName(a.Signature)
+	a.Name = Name(a.Signature)
 	return a, nil
 }
 

@@ -65,7 +65,7 @@ func FuzzAnalyze(f *testing.F) {
 		if contains(a.Parameters, "tools") {
 			t.Fatal("tools is a parameter")
 		}
-		if !validName.MatchString(a.Name) || len(a.Name) > 60 || a.Name != ProcedureName(a.Signature) {
+		if !validName.MatchString(a.Name) || len(a.Name) > 60 || a.Name != Name(a.Signature) {
 			t.Fatalf("bad name %q", a.Name)
 		}
 		if !validHash.MatchString(a.CodeHash) || a.CodeHash != CodeHash(code) {

@@ -148,7 +148,7 @@ func TestSharedExamples(t *testing.T) {
 			if a.Opaque || len(a.Warnings) != 0 {
 				t.Errorf("Opaque = %v, Warnings = %v, want none", a.Opaque, a.Warnings)
 			}
-			if a.CodeHash != CodeHash(string(code)) || a.Name != ProcedureName(c.sig) {
+			if a.CodeHash != CodeHash(string(code)) || a.Name != Name(c.sig) {
 				t.Errorf("CodeHash/Name = %s/%s", a.CodeHash, a.Name)
 			}
 		})

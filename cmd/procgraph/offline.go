@@ -61,7 +61,7 @@ func cmdSignature(ctx context.Context, args []string, s stdio) int {
 	}
 	c := procedures.Classify(a.Signature, cat, nil)
 	out := signatureOutput{
-		Signature: a.Signature, Name: a.Name, Dialect: string(d), CodeHash: a.CodeHash, Parameters: emptyIfNil(a.Parameters),
+		Signature: a.Signature, Name: signature.Names(a.Signature, cat.Has)[0], Dialect: string(d), CodeHash: a.CodeHash, Parameters: emptyIfNil(a.Parameters),
 		Opaque: a.Opaque, Warnings: []procedures.Warning{}, ReadOnly: c.ReadOnly,
 		StateChangingTools: emptyIfNil(c.StateChangingTools), UnknownTools: emptyIfNil(c.UnknownTools),
 	}

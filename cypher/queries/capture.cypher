@@ -16,6 +16,9 @@ MERGE (p:Procedure {name: $name})
     p.use_count = 0,
     p.created_at = $at,
     p._new = true
+// A procedure of another signature under this name: no row, nothing written
+// (Store.Capture answers signature_mismatch and the transaction rolls back).
+WITH p WHERE p.signature = $signature
 SET p.updated_at = $at
 WITH p, p._new IS NOT NULL AS created
 REMOVE p._new

@@ -115,7 +115,7 @@ func captureTx(tx *bolt.Tx, in *procedures.CaptureInput) (procedures.CaptureResu
 		}
 	} else if !slices.Equal(rec.Signature, in.Signature) {
 		return res, procedures.Errorf(procedures.CodeConflict, "procedure %s is stored with signature %v, not %v", in.Name, rec.Signature, in.Signature).
-			WithDetails("reason", "signature_mismatch")
+			WithDetails("reason", procedures.ReasonSignatureMismatch)
 	}
 
 	ver, err := getVersion(tx, in.Name, in.Version.CodeHash)

@@ -23,6 +23,9 @@ func (s *Store) Capture(ctx context.Context, in procedures.CaptureInput) (proced
 		if err != nil {
 			return procedures.CaptureResult{}, err
 		}
+		if len(recs) == 0 {
+			return procedures.CaptureResult{}, signatureMismatch(in)
+		}
 		if len(recs) != 1 {
 			return procedures.CaptureResult{}, errRows("capture", len(recs))
 		}
@@ -162,6 +165,13 @@ func nilIfEmpty(s string) any {
 
 func invalid(field, format string, args ...any) error {
 	return procedures.Errorf(procedures.CodeInvalid, format, args...).WithDetails("field", field)
+}
+
+// signatureMismatch is the answer to a capture under a name that a procedure
+// of another signature holds.
+func signatureMismatch(in procedures.CaptureInput) error {
+	return procedures.Errorf(procedures.CodeConflict, "procedure %s is stored with another signature than %v", in.Name, in.Signature).
+		WithDetails("reason", procedures.ReasonSignatureMismatch)
 }
 
 func notFound(name string) error {

@@ -55,6 +55,7 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) procedures.Store) {
 		{"Causes", testCauses},
 		{"Lifecycle", testLifecycle},
 		{"Concurrency", testConcurrency},
+		{"Naming", testNaming},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) { g.run(t, newStore) })
