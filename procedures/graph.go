@@ -165,7 +165,7 @@ func (b *graphBuilder) procedure(name string, p *Procedure) string {
 func (b *graphBuilder) node(kind, label string, props map[string]any) string {
 	id := kind + ":" + label
 	if n, ok := b.nodes[id]; ok {
-		if n.Properties == nil || len(n.Properties) == 0 {
+		if len(n.Properties) == 0 {
 			if props != nil {
 				n.Properties = props
 			}

@@ -31,9 +31,6 @@ func NewService(store Store, opts Options) *Service {
 	return &Service{store: store, opts: opts}
 }
 
-// Store returns the service's store.
-func (s *Service) Store() Store { return s.store }
-
 // AllowMutatingAutorun reports whether mutating auto-run is on.
 func (s *Service) AllowMutatingAutorun() bool { return s.opts.AllowMutatingAutorun }
 

@@ -13,6 +13,13 @@ import (
 // catalogue: two read-only tools and one that changes state.
 func newService(t *testing.T, allowMutating bool) *procedures.Service {
 	t.Helper()
+	svc, _ := newServiceStore(t, allowMutating)
+	return svc
+}
+
+// newServiceStore is newService with its store, for tests that wrap it.
+func newServiceStore(t *testing.T, allowMutating bool) (*procedures.Service, procedures.Store) {
+	t.Helper()
 	store, err := embedded.Open(filepath.Join(t.TempDir(), "p.db"), embedded.Options{NoSync: true})
 	if err != nil {
 		t.Fatal(err)
@@ -24,7 +31,7 @@ func newService(t *testing.T, allowMutating bool) *procedures.Service {
 	}, "tester"); err != nil {
 		t.Fatal(err)
 	}
-	return svc
+	return svc, store
 }
 
 func mustCapture(t *testing.T, svc *procedures.Service, req procedures.CaptureRequest) procedures.CaptureOutcome {
@@ -277,8 +284,8 @@ func (f *failAfterWrite) SetGrant(ctx context.Context, name string, g *procedure
 
 func TestCommittedWritesAreReportedAsDone(t *testing.T) {
 	ctx := context.Background()
-	base := newService(t, false)
-	store := &failAfterWrite{Store: base.Store()}
+	_, baseStore := newServiceStore(t, false)
+	store := &failAfterWrite{Store: baseStore}
 	svc := procedures.NewService(store, procedures.Options{})
 	out, err := svc.Capture(ctx, procedures.CaptureRequest{Code: readOnlyCode, SessionID: "s1"})
 	if err != nil || !out.Created || !out.Procedure.ReadOnly {
@@ -313,14 +320,14 @@ func (p *promoteDuringRevoke) SetGrant(ctx context.Context, name string, g *proc
 
 func TestRevokeSurvivesARacingPromote(t *testing.T) {
 	ctx := context.Background()
-	base := newService(t, false)
+	base, baseStore := newServiceStore(t, false)
 	p := mustCapture(t, base, procedures.CaptureRequest{Code: readOnlyCode}).Procedure
 	if _, _, err := base.SetAutoRun(ctx, procedures.AutoRunRequest{Name: p.Name, Enabled: true, Actor: "alice"}); err != nil {
 		t.Fatal(err)
 	}
 	v2 := mustCapture(t, base, procedures.CaptureRequest{Code: readOnlyCode + "# v2\n"})
 	versions, _ := base.Versions(ctx, p.Name)
-	svc := procedures.NewService(&promoteDuringRevoke{Store: base.Store(), to: versions[1].CodeHash}, procedures.Options{})
+	svc := procedures.NewService(&promoteDuringRevoke{Store: baseStore, to: versions[1].CodeHash}, procedures.Options{})
 	got, d, err := svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: p.Name, Enabled: false, Actor: "bob"})
 	if err != nil {
 		t.Fatalf("revoke during a promote: %v", err)
@@ -342,7 +349,7 @@ func (failingAudit) AppendDecision(context.Context, procedures.Decision) error {
 // before it happens, and does not happen if it cannot be recorded.
 func TestCatalogueChangesAreAudited(t *testing.T) {
 	ctx := context.Background()
-	svc := newService(t, false)
+	svc, store := newServiceStore(t, false)
 	c, err := svc.PutCatalogue(ctx, []procedures.Tool{{Name: "get_jobs", ReadOnly: true}, {Name: "kill_job"}}, "alice")
 	if err != nil {
 		t.Fatal(err)
@@ -355,7 +362,7 @@ func TestCatalogueChangesAreAudited(t *testing.T) {
 		ds[0].Note != "2 tools, 1 read-only" {
 		t.Fatalf("catalogue decisions: %+v", ds)
 	}
-	broken := procedures.NewService(failingAudit{svc.Store()}, procedures.Options{})
+	broken := procedures.NewService(failingAudit{store}, procedures.Options{})
 	if _, err := broken.PutCatalogue(ctx, []procedures.Tool{{Name: "kill_job", ReadOnly: true}}, "mallory"); procedures.ErrorCode(err) != procedures.CodeUnavailable {
 		t.Fatalf("err = %v, want unavailable", err)
 	}

@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -460,15 +459,6 @@ func procOf(tb testing.TB, m map[string]any) map[string]any {
 func num(v any) int {
 	f, _ := v.(float64)
 	return int(f)
-}
-
-func sortedKeys(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 var _ = errors.New
