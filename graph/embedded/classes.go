@@ -2,11 +2,13 @@ package embedded
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
 
 	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -156,7 +158,7 @@ func reclassify(tx *bolt.Tx, names []string) error {
 // reclassifyAll recomputes every procedure's classification and rebuilds
 // the class counts: a file written before they were kept.
 func reclassifyAll(tx *bolt.Tx) error {
-	if err := tx.DeleteBucket(bClasses); err != nil && err != bolt.ErrBucketNotFound {
+	if err := tx.DeleteBucket(bClasses); err != nil && !errors.Is(err, bolterrors.ErrBucketNotFound) {
 		return err
 	}
 	if _, err := tx.CreateBucket(bClasses); err != nil {
