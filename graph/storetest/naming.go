@@ -83,7 +83,8 @@ func testNaming(t *testing.T, newStore NewStore) {
 	t.Run("colliding Bamboo names get distinct names in either order", func(t *testing.T) {
 		for _, order := range []string{"legit first", "squat first"} {
 			t.Run(order, func(t *testing.T) {
-				svc := namingService(t, newStore(t))
+				store := newStore(t)
+				svc := namingService(t, store)
 				codes := []string{legitCode, squatCode}
 				if order == "squat first" {
 					codes[0], codes[1] = codes[1], codes[0]
@@ -96,13 +97,14 @@ func testNaming(t *testing.T, newStore NewStore) {
 					}
 					got[code] = out.Procedure.Name
 				}
-				requireNames(t, svc, got)
+				requireNames(t, svc, store, got)
 			})
 		}
 	})
 
 	t.Run("colliding captures at once", func(t *testing.T) {
-		svc := namingService(t, newStore(t))
+		store := newStore(t)
+		svc := namingService(t, store)
 		codes := []string{legitCode, squatCode,
 			"return tools.kéll_job()", "return tools.k\u0456ll_job()", "return tools.k_ll_job()", "return tools.kill_job()"}
 		const each = 4
@@ -132,13 +134,13 @@ func testNaming(t *testing.T, newStore NewStore) {
 		for err := range errs {
 			t.Fatal(err)
 		}
-		requireNames(t, svc, got)
+		requireNames(t, svc, store, got)
 		for code, name := range got {
-			if p := MustGet(t, svc.Store(), name); p.Frequency != each {
+			if p := MustGet(t, store, name); p.Frequency != each {
 				t.Errorf("%q: frequency %d, want %d", code, p.Frequency, each)
 			}
 		}
-		if _, total := MustFind(t, svc.Store(), procedures.Query{}); total != len(codes) {
+		if _, total := MustFind(t, store, procedures.Query{}); total != len(codes) {
 			t.Errorf("Find total = %d, want %d procedures", total, len(codes))
 		}
 	})
@@ -260,7 +262,7 @@ func mustServiceCapture(t *testing.T, svc *procedures.Service, code, session str
 // requireNames checks that got (code → name) gives every block a distinct
 // name, the one of signature.Names for its signature against the naming
 // catalogue, and that each stored procedure has its block's signature.
-func requireNames(t *testing.T, svc *procedures.Service, got map[string]string) {
+func requireNames(t *testing.T, svc *procedures.Service, store procedures.Store, got map[string]string) {
 	t.Helper()
 	cat, err := svc.Catalogue(ctx)
 	if err != nil {
@@ -277,6 +279,6 @@ func requireNames(t *testing.T, svc *procedures.Service, got map[string]string) 
 			t.Errorf("%q and %q share the name %s", code, other, name)
 		}
 		seen[name] = code
-		requireEqual(t, name+" signature", MustGet(t, svc.Store(), name).Signature, sig)
+		requireEqual(t, name+" signature", MustGet(t, store, name).Signature, sig)
 	}
 }
