@@ -152,6 +152,10 @@ func (s *Store) Ping(ctx context.Context) error {
 // Path returns the file the store keeps.
 func (s *Store) Path() string { return s.path }
 
+// Synced reports whether every commit is fsynced before it is acknowledged
+// (the store was opened without Options.NoSync).
+func (s *Store) Synced() bool { return !s.db.NoSync }
+
 func (s *Store) view(ctx context.Context, fn func(tx *bolt.Tx) error) error {
 	return s.run(ctx, s.db.View, fn)
 }

@@ -25,8 +25,8 @@ func TestOpenSyncsByDefault(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer s.Close()
-			if s.db.NoSync != tc.noSync {
-				t.Fatalf("the store opened with NoSync %v, want %v", s.db.NoSync, tc.noSync)
+			if s.db.NoSync != tc.noSync || s.Synced() == tc.noSync {
+				t.Fatalf("the store opened with NoSync %v (Synced %v), want NoSync %v", s.db.NoSync, s.Synced(), tc.noSync)
 			}
 		})
 	}

@@ -91,6 +91,13 @@ var mutants = []Mutant{
 		Tests:    []string{"TestOpenSyncsByDefault"},
 	},
 	{
+		Name:     "serve/store-nosync",
+		Why:      "serve opens the embedded store without fsync",
+		Edits:    []Edit{{Dir: "cmd/procgraph", Find: "embedded.Options{Logger: log}", Replace: "embedded.Options{Logger: log, NoSync: true}"}},
+		Packages: []string{"./cmd/procgraph"},
+		Tests:    []string{"TestServeStoreIsSynced"},
+	},
+	{
 		Name:     "api/promote-needs-invoke",
 		Why:      "promote asks for invoke instead of grant",
 		Edits:    []Edit{{Dir: "api", Find: "ScopeGrant, handler: s.promote,", Replace: "ScopeInvoke, handler: s.promote,"}},
