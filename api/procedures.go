@@ -146,13 +146,12 @@ func (s *Server) promote(w http.ResponseWriter, r *http.Request) error {
 }
 
 // answerDecision answers a grant, revoke or promote: the procedure and its
-// decision, counted; a refusal is counted too and answered as an error.
+// decision (recorded and counted by the service's Recorder); a refusal is
+// answered as an error.
 func (s *Server) answerDecision(w http.ResponseWriter, p *procedures.Procedure, d procedures.Decision, err error) error {
 	if err != nil {
-		s.metrics.CountRefusal(err)
 		return err
 	}
-	s.metrics.CountDecision(d)
 	s.changed()
 	writeJSON(w, http.StatusOK, decisionAnswer{Procedure: p, Decision: d})
 	return nil
@@ -204,11 +203,8 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request) error {
 		ReviewedBy: deref(b.ReviewedBy), ReviewerHasGrantScope: caller.Has(auth.ScopeGrant), Actor: caller.Name,
 	})
 	if err != nil {
-		s.metrics.CountRefusal(err)
 		return err
 	}
-	s.metrics.CountDecision(res.Decision)
-	s.metrics.CountReplay(res.Status, errorCodeOf(res))
 	writeJSON(w, http.StatusOK, res)
 	return nil
 }
@@ -226,11 +222,4 @@ func deref(p *string) string {
 		return ""
 	}
 	return *p
-}
-
-func errorCodeOf(res *replay.InvokeResult) string {
-	if res.Error == nil {
-		return ""
-	}
-	return string(res.Error.Code)
 }

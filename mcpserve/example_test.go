@@ -33,7 +33,7 @@ func Example() {
 	var auto, inter *mcpserve.Handler
 	changed := func() { auto.Changed(); inter.Changed() }
 	cfg := func(phase procedures.Phase) mcpserve.Config {
-		return mcpserve.Config{Service: svc, Replayer: rp, Phase: phase, Auth: authn, Metrics: metrics, Logger: log, OnChange: changed}
+		return mcpserve.Config{Service: svc, Replayer: rp, Phase: phase, Auth: authn, Logger: log, OnChange: changed}
 	}
 	auto, err := mcpserve.New(cfg(procedures.PhaseAutomatic))
 	if err != nil {

@@ -121,10 +121,8 @@ func (h *Handler) invoke(name string) mcp.ToolHandler {
 			ReviewerHasGrantScope: c.has(auth.ScopeGrant), Actor: c.name,
 		})
 		if err != nil {
-			h.countRefusal(err)
 			return h.toolError(err), nil
 		}
-		h.countDecision(res.Decision)
 		return h.runResult(res)
 	}
 }
@@ -132,13 +130,7 @@ func (h *Handler) invoke(name string) mcp.ToolHandler {
 // runResult answers a replay that ran: the result on success (see
 // jsonResult), a tool error naming the run's error code on failure.
 func (h *Handler) runResult(res *replay.InvokeResult) (*mcp.CallToolResult, error) {
-	code := ""
-	if res.Error != nil {
-		code = string(res.Error.Code)
-	}
-	if h.cfg.Metrics != nil {
-		h.cfg.Metrics.CountReplay(res.Status, code)
-	}
+	code := res.ErrorCode()
 	meta := mcp.Meta{MetaDecision: res.Decision.ID, MetaStatus: res.Status, MetaCalls: res.Calls}
 	if res.Output != "" {
 		meta[MetaOutput] = res.Output

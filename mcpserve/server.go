@@ -31,7 +31,6 @@ import (
 
 	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/internal/answer"
-	"github.com/procgraph/procgraph/metrics"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 )
@@ -53,10 +52,8 @@ type Config struct {
 	Phase procedures.Phase
 	// Auth checks bearer tokens; nil or empty means no auth (every caller
 	// is "anonymous" with every scope, as in the HTTP API).
-	Auth *auth.Authenticator
-	// Metrics, when set, counts decisions and replays as the HTTP API does.
-	Metrics *metrics.Registry
-	Logger  zerolog.Logger
+	Auth   *auth.Authenticator
+	Logger zerolog.Logger
 	// ToolLimit bounds the proc__ tools offered (in find order); default 500.
 	ToolLimit int
 	// SessionTimeout closes MCP sessions idle this long; default 30 min.

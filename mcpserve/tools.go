@@ -137,10 +137,8 @@ func (h *Handler) setAutoRun(ctx context.Context, c caller, args map[string]any)
 	}
 	p, d, err := h.cfg.Service.SetAutoRun(ctx, procedures.AutoRunRequest{Name: a.Name, Enabled: a.Enabled, Reason: a.Reason, Actor: c.name})
 	if err != nil {
-		h.countRefusal(err)
 		return nil, err
 	}
-	h.countDecision(d)
 	h.log.Info().Str("procedure", p.Name).Str("decision", d.ID).Str("kind", string(d.Kind)).Str("actor", c.name).Msg("mcp: auto-run changed")
 	if _, err := h.Refresh(ctx); err != nil {
 		h.log.Warn().Err(err).Msg("mcp: refreshing after an auto-run change failed")
@@ -149,20 +147,6 @@ func (h *Handler) setAutoRun(ctx context.Context, c caller, args map[string]any)
 		h.cfg.OnChange()
 	}
 	return jsonResult(map[string]any{"procedure": p, "decision": d}, nil)
-}
-
-// countDecision counts d in the metrics, as the HTTP API does.
-func (h *Handler) countDecision(d procedures.Decision) {
-	if h.cfg.Metrics != nil {
-		h.cfg.Metrics.CountDecision(d)
-	}
-}
-
-// countRefusal counts the denied decision err carries, if any.
-func (h *Handler) countRefusal(err error) {
-	if h.cfg.Metrics != nil {
-		h.cfg.Metrics.CountRefusal(err)
-	}
 }
 
 func compile(schema string) (*jsonschema.Schema, error) {

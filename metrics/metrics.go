@@ -89,20 +89,15 @@ func (r *Registry) ObserveRequest(route, method string, status int, d time.Durat
 	r.latency.WithLabelValues(route).Observe(d.Seconds())
 }
 
-// CountDecision counts one decision record by kind, outcome and reason.
+// CountDecision counts one decision record by kind, outcome and reason
+// (procedures.DecisionCounter: the service's Recorder calls it once per
+// stored record).
 func (r *Registry) CountDecision(d procedures.Decision) {
 	r.decisions.WithLabelValues(label(string(d.Kind)), label(string(d.Outcome)), label(d.Reason)).Inc()
 }
 
-// CountRefusal counts the denied decision err carries (a denied invoke, a
-// refused grant or promote), if any.
-func (r *Registry) CountRefusal(err error) {
-	if d, ok := procedures.DecisionOf(err); ok {
-		r.CountDecision(d)
-	}
-}
-
-// CountReplay counts one replay that ran, by status and error code.
+// CountReplay counts one replay that ran, by status and error code
+// (replay.ReplayCounter).
 func (r *Registry) CountReplay(status, errorCode string) {
 	r.replays.WithLabelValues(label(status), label(errorCode)).Inc()
 }

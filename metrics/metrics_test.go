@@ -1,7 +1,6 @@
 package metrics
 
 import (
-	"errors"
 	"io"
 	"net/http/httptest"
 	"regexp"
@@ -106,20 +105,5 @@ func TestTextFormat(t *testing.T) {
 		if types[name] != typ {
 			t.Errorf("TYPE of %s is %q, want %s", name, types[name], typ)
 		}
-	}
-}
-
-func TestCountRefusal(t *testing.T) {
-	m := New()
-	d := procedures.Decision{Kind: procedures.KindGrant, Outcome: procedures.Denied, Reason: "not_read_only"}
-	m.CountRefusal(procedures.Errorf(procedures.CodeConflict, "no").WithDecision(d))
-	m.CountRefusal(procedures.Errorf(procedures.CodeConflict, "no decision"))
-	m.CountRefusal(errors.New("plain"))
-	text, _ := scrape(t, m)
-	if !strings.Contains(text, `procgraph_decisions_total{kind="grant",outcome="denied",reason="not_read_only"} 1`) {
-		t.Fatalf("the refusal is not counted:\n%s", text)
-	}
-	if strings.Count(text, "procgraph_decisions_total{") != 1 {
-		t.Fatalf("errors without a decision were counted:\n%s", text)
 	}
 }

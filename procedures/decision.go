@@ -40,6 +40,9 @@ const (
 	Denied  Outcome = "denied"
 )
 
+// Valid reports whether o is a known outcome.
+func (o Outcome) Valid() bool { return o == Allowed || o == Denied }
+
 // Phase is who is watching a replay: nobody (automatic) or a human (interactive).
 type Phase string
 

@@ -52,7 +52,6 @@ func (s *Service) setAutoRun(ctx context.Context, r AutoRunRequest, mayRetry boo
 	}
 	d := Decision{Kind: KindRevoke, Procedure: p.Name, CodeHash: p.CodeHash, Outcome: Allowed, Reason: ReasonRevoked,
 		Actor: r.Actor, Note: strings.TrimSpace(r.Reason)}
-	var g *Grant
 	if r.Enabled {
 		d.Kind, d.Reason = KindGrant, ReasonGranted
 		refusal := ""
@@ -65,12 +64,17 @@ func (s *Service) setAutoRun(ctx context.Context, r AutoRunRequest, mayRetry boo
 		if refusal != "" {
 			return nil, Decision{}, s.refuse(ctx, d, refusal, "auto-run cannot be granted: "+refusalText(refusal))
 		}
-		s.stamp(&d)
-		g = &Grant{Enabled: true, GrantedBy: r.Actor, GrantedAt: d.At, Reason: d.Note, CodeHash: p.CodeHash}
 	}
-	s.stamp(&d)
-	d.AllowedTools = []string{}
-	stored, err := s.store.SetGrant(ctx, p.Name, g, p.CodeHash, d)
+	var stored *Procedure
+	rec, err := s.rec.RecordWith(d, func(d Decision) error {
+		var g *Grant
+		if r.Enabled {
+			g = &Grant{Enabled: true, GrantedBy: d.Actor, GrantedAt: d.At, Reason: d.Note, CodeHash: p.CodeHash}
+		}
+		var err error
+		stored, err = s.store.SetGrant(ctx, p.Name, g, p.CodeHash, d)
+		return err
+	})
 	if ErrorCode(err) == CodeConflict && !r.Enabled && mayRetry {
 		return nil, Decision{}, errRetryRevoke
 	}
@@ -81,7 +85,7 @@ func (s *Service) setAutoRun(ctx context.Context, r AutoRunRequest, mayRetry boo
 		return nil, Decision{}, err
 	}
 	v.decorate(stored)
-	return stored, d, nil
+	return stored, rec, nil
 }
 
 // PromoteRequest makes another version current.
@@ -103,10 +107,17 @@ func (s *Service) Promote(ctx context.Context, r PromoteRequest) (*Procedure, De
 	if err != nil {
 		return nil, Decision{}, err
 	}
+	if !codeHashShape.MatchString(r.CodeHash) || strings.HasPrefix(r.CodeHash, "sha256:") {
+		return nil, Decision{}, Errorf(CodeNotFound, "procedure %s has no version %s", r.Name, r.CodeHash)
+	}
 	d := Decision{Kind: KindPromote, Procedure: r.Name, CodeHash: r.CodeHash, Outcome: Allowed, Reason: ReasonPromoted,
-		Actor: r.Actor, Note: strings.TrimSpace(r.Reason), AllowedTools: []string{}}
-	s.stamp(&d)
-	stored, err := s.store.Promote(ctx, r.Name, r.CodeHash, d)
+		Actor: r.Actor, Note: strings.TrimSpace(r.Reason)}
+	var stored *Procedure
+	rec, err := s.rec.RecordWith(d, func(d Decision) error {
+		var err error
+		stored, err = s.store.Promote(ctx, r.Name, r.CodeHash, d)
+		return err
+	})
 	if ErrorCode(err) == CodeConflict {
 		return nil, Decision{}, s.refuse(ctx, d, ReasonProcedureNotSucceeded, "only a succeeded version can be promoted")
 	}
@@ -114,15 +125,16 @@ func (s *Service) Promote(ctx context.Context, r PromoteRequest) (*Procedure, De
 		return nil, Decision{}, err
 	}
 	v.decorate(stored)
-	return stored, d, nil
+	return stored, rec, nil
 }
 
-// refuse audits d as denied for reason and returns the conflict to report.
+// refuse records d as denied for reason (a new record) and returns the
+// conflict to report, carrying it.
 func (s *Service) refuse(ctx context.Context, d Decision, reason, message string) error {
 	d.ID, d.At = "", time.Time{}
 	d.Outcome, d.Reason = Denied, reason
-	s.stamp(&d)
-	if err := s.store.AppendDecision(ctx, d); err != nil {
+	d, err := s.rec.Record(ctx, d)
+	if err != nil {
 		return err
 	}
 	return Errorf(CodeConflict, "%s", message).WithDetails("reason", reason).WithDecision(d)

@@ -13,6 +13,9 @@ type Options struct {
 	AllowMutatingAutorun bool
 	// Now returns the current time; time.Now when nil.
 	Now func() time.Time
+	// Counter counts every decision the service's Recorder stores
+	// (metrics.Registry is one); optional.
+	Counter DecisionCounter
 }
 
 // Service applies procgraph's rules on top of a Store: capture, find,
@@ -21,6 +24,7 @@ type Options struct {
 type Service struct {
 	store Store
 	opts  Options
+	rec   *Recorder
 }
 
 // NewService returns a Service over store.
@@ -28,8 +32,13 @@ func NewService(store Store, opts Options) *Service {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Service{store: store, opts: opts}
+	return &Service{store: store, opts: opts, rec: NewRecorder(store, RecorderOptions{Counter: opts.Counter, Now: opts.Now})}
 }
+
+// Recorder returns the recorder of every decision taken over this
+// service's store: the service's own (grants, promotes, the catalogue) and
+// the replays' (replay.Replayer records through it).
+func (s *Service) Recorder() *Recorder { return s.rec }
 
 // AllowMutatingAutorun reports whether mutating auto-run is on.
 func (s *Service) AllowMutatingAutorun() bool { return s.opts.AllowMutatingAutorun }
@@ -56,10 +65,7 @@ func (s *Service) PutCatalogue(ctx context.Context, tools []Tool, actor string) 
 	readOnly := len(c.ReadOnlyTools())
 	d := Decision{Kind: KindCatalogue, CodeHash: c.Revision, Outcome: Allowed, Reason: ReasonCatalogueReplaced,
 		Actor: actor, Note: fmt.Sprintf("%d tools, %d read-only", len(c.Tools), readOnly)}
-	if d.Actor == "" {
-		d.Actor = "anonymous"
-	}
-	if err := s.AppendDecision(ctx, &d); err != nil {
+	if _, err := s.rec.Record(ctx, d); err != nil {
 		return nil, err
 	}
 	if err := s.store.PutCatalogue(ctx, c); err != nil {
@@ -109,12 +115,6 @@ func (s *Service) Cause(ctx context.Context, name string) (*Cause, []CauseProced
 	return s.store.Cause(ctx, name)
 }
 
-// AppendDecision records an audit record, filling its id and time when unset.
-func (s *Service) AppendDecision(ctx context.Context, d *Decision) error {
-	s.stamp(d)
-	return s.store.AppendDecision(ctx, *d)
-}
-
 // Decisions returns audit records, newest first.
 func (s *Service) Decisions(ctx context.Context, f DecisionFilter) ([]Decision, error) {
 	if f.Limit < 0 {
@@ -124,18 +124,6 @@ func (s *Service) Decisions(ctx context.Context, f DecisionFilter) ([]Decision, 
 		return nil, Errorf(CodeInvalid, "kind %q is not one of invoke, grant, revoke, promote, catalogue", f.Kind).WithDetails("field", "kind")
 	}
 	return s.store.ListDecisions(ctx, f)
-}
-
-func (s *Service) stamp(d *Decision) {
-	if d.At.IsZero() {
-		d.At = s.now()
-	}
-	if d.ID == "" {
-		d.ID = NewDecisionID(s.opts.Now())
-	}
-	if d.AllowedTools == nil {
-		d.AllowedTools = []string{}
-	}
 }
 
 // RecordReplay counts a successful replay of the version codeHash of name

@@ -105,7 +105,8 @@ func (r *Replayer) recordStructuralDenial(ctx context.Context, c *chain, name, r
 	}
 	d := procedures.Decision{Kind: procedures.KindInvoke, Procedure: name, CodeHash: hash, Phase: c.req.Phase,
 		Outcome: procedures.Denied, Reason: reason, Actor: c.req.Actor, AllowedTools: []string{}}
-	return r.record(ctx, &d)
+	_, err := r.record(ctx, d)
+	return err
 }
 
 // nestedError turns an error of a nested invoke (before it ran) into the

@@ -37,6 +37,15 @@ type Options struct {
 	// nothing is decided or run. Nested replays are part of their
 	// top-level invoke and are not admitted again.
 	Admission *sandbox.Admission
+	// Counter, when set, counts every replay that ran, nested ones
+	// included, by status and error code (metrics.Registry is one). The
+	// decisions are counted by the service's Recorder.
+	Counter ReplayCounter
+}
+
+// ReplayCounter counts replays that ran. It must not block.
+type ReplayCounter interface {
+	CountReplay(status, errorCode string)
 }
 
 // Replayer replays stored procedures: one recorded decision per invoke, a
@@ -251,21 +260,24 @@ func (r *Replayer) decide(ctx context.Context, c *chain, prep *prepared) (proced
 	if v.Reason == procedures.ReasonOperatorReviewed {
 		d.Note = "reviewed by " + req.ReviewedBy
 	}
-	err := r.record(ctx, &d)
+	d, err := r.record(ctx, d)
 	return d, v, allowed, err
 }
 
-// record appends d, logging it.
-func (r *Replayer) record(ctx context.Context, d *procedures.Decision) error {
-	if err := r.svc.AppendDecision(ctx, d); err != nil {
+// record records d through the service's Recorder (built, checked against
+// the audit rule, stored, counted) and logs it.
+func (r *Replayer) record(ctx context.Context, d procedures.Decision) (procedures.Decision, error) {
+	rec, err := r.svc.Recorder().Record(ctx, d)
+	if err != nil {
 		r.log.Error().Err(err).Str("procedure", d.Procedure).Str("code_hash", d.CodeHash).Str("reason", d.Reason).
 			Msg("replay: the decision could not be recorded; nothing runs")
-		return err
+		return procedures.Decision{}, err
 	}
+	d = rec
 	r.log.Info().Str("decision", d.ID).Str("procedure", d.Procedure).Str("code_hash", d.CodeHash).
 		Str("phase", string(d.Phase)).Str("outcome", string(d.Outcome)).Str("reason", d.Reason).
 		Str("actor", d.Actor).Strs("allowed_tools", d.AllowedTools).Msg("replay decision")
-	return nil
+	return d, nil
 }
 
 // deniedError is the CodeDenied error of a denied decision.
@@ -305,6 +317,9 @@ func (r *Replayer) replay(ctx context.Context, c *chain, name string, args map[s
 		Filename: name + ".star", Source: prep.a.Source, Args: prep.args, Allowed: allowed, Limits: r.opts.Limits,
 	}, tc)
 	out := resultOf(d, res)
+	if r.opts.Counter != nil {
+		r.opts.Counter.CountReplay(out.Status, out.ErrorCode())
+	}
 	ev := r.log.Info()
 	if res.Err != nil {
 		ev = ev.Str("error_code", string(res.Err.Code)).Str("error_tool", res.Err.Tool)
@@ -320,6 +335,14 @@ func (r *Replayer) replay(ctx context.Context, c *chain, name string, args map[s
 		}
 	}
 	return out, nil
+}
+
+// ErrorCode is the code of the run's error, "" when it succeeded.
+func (res *InvokeResult) ErrorCode() string {
+	if res.Error == nil {
+		return ""
+	}
+	return string(res.Error.Code)
 }
 
 // resultOf turns a sandbox result into the API's answer.

@@ -2,7 +2,6 @@ package replay
 
 import (
 	"context"
-	"time"
 
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/sandbox"
@@ -30,13 +29,16 @@ type RunFileRequest struct {
 	Limits        sandbox.Limits
 	Runner        sandbox.Runner // required
 	Dispatcher    Dispatcher     // nil: every allowed call fails with tool_failed
+	// Recorder records the decision; nil is an offline recorder, which
+	// builds and checks it as everywhere and stores it nowhere.
+	Recorder *procedures.Recorder
 }
 
 // RunFile analyses code, classifies it against the catalogue, decides as for
 // an invoke of a succeeded version without a grant (see
 // RunFileRequest.AllowMutating), and runs it. Nested proc__ references are
-// unknown without a store: they are never in the allow-set. The decision is
-// returned but recorded nowhere. Errors: CodeInvalid (phase, dialect, no
+// unknown without a store: they are never in the allow-set. The decision
+// goes through req.Recorder (by default built and checked, stored nowhere). Errors: CodeInvalid (phase, dialect, no
 // runner), CodeInvalidCode or CodeTooLarge (the code), CodeInvalidArguments,
 // CodeDenied with details "decision".
 func RunFile(ctx context.Context, req RunFileRequest) (*InvokeResult, error) {
@@ -80,10 +82,16 @@ func RunFile(ctx context.Context, req RunFileRequest) (*InvokeResult, error) {
 	}
 	v := Decide(in)
 	allowed := AllowSet(a.Signature, c, v)
-	at := time.Now().UTC().Truncate(time.Millisecond)
-	d := procedures.Decision{ID: procedures.NewDecisionID(at), Kind: procedures.KindInvoke, Procedure: a.Name,
+	rec := req.Recorder
+	if rec == nil {
+		rec = procedures.NewRecorder(nil, procedures.RecorderOptions{})
+	}
+	d, err := rec.Record(ctx, procedures.Decision{Kind: procedures.KindInvoke, Procedure: a.Name,
 		CodeHash: a.CodeHash, Phase: req.Phase, Outcome: v.Outcome, Reason: v.Reason, Actor: localActor,
-		AllowedTools: allowed, At: at, Suggestion: v.Suggestion}
+		AllowedTools: allowed, Suggestion: v.Suggestion})
+	if err != nil {
+		return nil, err
+	}
 	if !v.Allowed() {
 		return nil, deniedError(d)
 	}

@@ -176,7 +176,8 @@ func (m *Main) open(ctx, bg context.Context) (http.Handler, error) {
 		return nil, err
 	}
 	m.onClose(store.Close)
-	svc := procedures.NewService(store, procedures.Options{AllowMutatingAutorun: cfg.AllowMutatingAutorun})
+	reg := metrics.New()
+	svc := procedures.NewService(store, procedures.Options{AllowMutatingAutorun: cfg.AllowMutatingAutorun, Counter: reg})
 	if cat != nil {
 		if err := loadCatalogue(ctx, svc, cat); err != nil {
 			return nil, fmt.Errorf("loading the catalogue: %v", procedures.ErrorMessage(err))
@@ -188,7 +189,6 @@ func (m *Main) open(ctx, bg context.Context) (http.Handler, error) {
 		return nil, err
 	}
 	m.onClose(runners.close)
-	reg := metrics.New()
 	if err := reg.AddPools(runners.stats); err != nil {
 		return nil, err
 	}
@@ -197,7 +197,7 @@ func (m *Main) open(ctx, bg context.Context) (http.Handler, error) {
 		return nil, err
 	}
 	rp := replay.New(svc, runners.outer, dispatcher, replay.Options{Logger: log, NestedRunner: runners.nested,
-		Admission: admission, Limits: sandbox.Limits{Timeout: cfg.ReplayTimeout}})
+		Admission: admission, Limits: sandbox.Limits{Timeout: cfg.ReplayTimeout}, Counter: reg})
 	return newHandler(bg, svc, rp, authn, reg, log)
 }
 

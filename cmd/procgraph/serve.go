@@ -100,7 +100,7 @@ func newHandler(ctx context.Context, svc *procedures.Service, rp *replay.Replaye
 	var auto, inter *mcpserve.Handler
 	changed := func() { auto.Changed(); inter.Changed() }
 	mcpConfig := func(phase procedures.Phase) mcpserve.Config {
-		return mcpserve.Config{Service: svc, Replayer: rp, Phase: phase, Auth: authn, Metrics: reg, Logger: log, OnChange: changed}
+		return mcpserve.Config{Service: svc, Replayer: rp, Phase: phase, Auth: authn, Logger: log, OnChange: changed}
 	}
 	var err error
 	if auto, err = mcpserve.New(mcpConfig(procedures.PhaseAutomatic)); err != nil {

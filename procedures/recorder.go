@@ -1,0 +1,104 @@
+package procedures
+
+import (
+	"context"
+	"time"
+)
+
+// DecisionCounter counts decision records, by kind, outcome and reason
+// (metrics.Registry is one). It must not block.
+type DecisionCounter interface {
+	CountDecision(Decision)
+}
+
+// DecisionAppender stores audit records (a Store is one).
+type DecisionAppender interface {
+	// AppendDecision appends an audit record; see Store.AppendDecision.
+	AppendDecision(ctx context.Context, d Decision) error
+}
+
+// RecorderOptions configure a Recorder.
+type RecorderOptions struct {
+	// Counter counts every record once it is stored; optional.
+	Counter DecisionCounter
+	// Now returns the current time; time.Now when nil.
+	Now func() time.Time
+}
+
+// Recorder is the one home of decision records, as OPA's decision logger:
+// every decision procgraph takes — an invoke over HTTP or MCP, a nested
+// proc__ replay, `procgraph run`, a grant, revoke, promote or catalogue
+// change — is built, checked against the audit rule (CheckAudit), stored
+// and counted here, and nowhere else. It is safe for concurrent use.
+type Recorder struct {
+	store   DecisionAppender // nil: records are built and checked, stored nowhere
+	counter DecisionCounter
+	now     func() time.Time
+}
+
+// NewRecorder returns a Recorder appending to store. A nil store makes an
+// offline recorder (`procgraph run`): records are built and checked as
+// everywhere, counted, and stored nowhere.
+func NewRecorder(store DecisionAppender, opts RecorderOptions) *Recorder {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Recorder{store: store, counter: opts.Counter, now: opts.Now}
+}
+
+// Build completes d into a record without storing it: a fresh id and the
+// time (UTC, milliseconds) when unset, an empty allow-set rather than
+// none, actor "anonymous" when none is named; then checks it against the
+// audit rule (CheckAudit). Records a store writes in the same transaction
+// as the change they authorise are built here and committed through
+// RecordWith.
+func (r *Recorder) Build(d Decision) (Decision, error) {
+	if d.At.IsZero() {
+		d.At = r.now().UTC().Truncate(time.Millisecond)
+	}
+	if d.ID == "" {
+		d.ID = NewDecisionID(r.now())
+	}
+	if d.AllowedTools == nil {
+		d.AllowedTools = []string{}
+	}
+	if d.Actor == "" {
+		d.Actor = "anonymous"
+	}
+	if err := CheckAudit(d); err != nil {
+		return Decision{}, err
+	}
+	return d, nil
+}
+
+// Record builds d (Build), appends it to the store and counts it, and
+// returns the record as stored. Nothing is counted when it cannot be
+// stored; a caller must then act as if nothing was decided (run nothing).
+// Returns the codes of Build (CodeInvalid, CodeInternal) and of
+// Store.AppendDecision.
+func (r *Recorder) Record(ctx context.Context, d Decision) (Decision, error) {
+	return r.RecordWith(d, func(d Decision) error {
+		if r.store == nil {
+			return nil
+		}
+		return r.store.AppendDecision(ctx, d)
+	})
+}
+
+// RecordWith builds d (Build), hands it to write — a store call that
+// commits the record together with the change it authorises (a grant, a
+// promote) — and counts it once write succeeded. It returns the record;
+// write's error is returned as it is.
+func (r *Recorder) RecordWith(d Decision, write func(Decision) error) (Decision, error) {
+	d, err := r.Build(d)
+	if err != nil {
+		return Decision{}, err
+	}
+	if err := write(d); err != nil {
+		return Decision{}, err
+	}
+	if r.counter != nil {
+		r.counter.CountDecision(d)
+	}
+	return d, nil
+}

@@ -1,0 +1,113 @@
+package replay
+
+import (
+	"context"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/procgraph/procgraph/graph/embedded"
+	"github.com/procgraph/procgraph/metrics"
+	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/sandbox"
+)
+
+// counts reads a counter family of reg as "label values joined by /" -> count.
+func counts(t *testing.T, reg *metrics.Registry, family string, labels ...string) map[string]float64 {
+	t.Helper()
+	mfs, err := reg.Gatherer().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]float64{}
+	for _, mf := range mfs {
+		if mf.GetName() != family {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			l := map[string]string{}
+			for _, p := range m.GetLabel() {
+				l[p.GetName()] = p.GetValue()
+			}
+			key := ""
+			for i, name := range labels {
+				if i > 0 {
+					key += "/"
+				}
+				key += l[name]
+			}
+			out[key] = m.GetCounter().GetValue()
+		}
+	}
+	return out
+}
+
+// TestEveryDecisionAndRunIsCounted: top-level, nested and structurally
+// refused decisions all go through the service's Recorder, so what is
+// counted is exactly what is stored; every run, nested ones included, is
+// counted by status. `procgraph run` (RunFile) records through a Recorder too.
+func TestEveryDecisionAndRunIsCounted(t *testing.T) {
+	ctx := context.Background()
+	st, err := embedded.Open(filepath.Join(t.TempDir(), "procgraph.db"), embedded.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	reg := metrics.New()
+	svc := procedures.NewService(st, procedures.Options{Counter: reg})
+	if _, err := svc.PutCatalogue(ctx, defaultTools, "tester"); err != nil {
+		t.Fatal(err)
+	}
+	disp := &recorder{}
+	rp := New(svc, sandbox.NewInProcess(), disp, Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}, Counter: reg})
+	e := &env{t: t, store: st, svc: svc, rp: rp, disp: disp}
+
+	inner := e.capture(readOnlyCode)
+	outer := e.capture(callerOf(inner.Name))
+	kill := e.capture(stateChangingCode)
+	e.mustSucceed(InvokeRequest{Name: outer.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 7}})
+	e.mustDeny(InvokeRequest{Name: kill.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 7}}, procedures.ReasonStateChangingAuto)
+	c := &chain{req: InvokeRequest{Phase: procedures.PhaseAutomatic, Actor: "t"}, usageKey: "k", path: []string{"proc__outer", inner.Name}}
+	if _, err := rp.callNested(ctx, c, inner.Name, map[string]any{"task_id": 1}); err == nil {
+		t.Fatal("a cycle ran")
+	}
+
+	ds, err := svc.Decisions(ctx, procedures.DecisionFilter{Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := map[string]float64{}
+	for _, d := range ds {
+		stored[string(d.Kind)+"/"+string(d.Outcome)+"/"+d.Reason]++
+	}
+	counted := counts(t, reg, metrics.Decisions, "kind", "outcome", "reason")
+	if !reflect.DeepEqual(stored, counted) {
+		t.Fatalf("stored %v\ncounted %v", stored, counted)
+	}
+	for k, want := range map[string]float64{"invoke/allowed/read_only": 2, "invoke/denied/state_changing_in_automatic_phase": 1, "invoke/denied/cycle": 1} {
+		if counted[k] != want {
+			t.Errorf("%s counted %v, want %v", k, counted[k], want)
+		}
+	}
+	if got := counts(t, reg, metrics.Replays, "status", "error"); !reflect.DeepEqual(got, map[string]float64{"succeeded/": 2}) {
+		t.Errorf("replays counted %v, want the outer and the nested run", got)
+	}
+
+	cat, err := svc.Catalogue(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	offline := procedures.NewRecorder(nil, procedures.RecorderOptions{Counter: reg})
+	res, err := RunFile(ctx, RunFileRequest{Code: readOnlyCode, Catalogue: cat, Arguments: map[string]any{"task_id": 1},
+		Runner: sandbox.NewInProcess(), Dispatcher: &recorder{}, Recorder: offline})
+	if err != nil || res.Decision.Actor != localActor {
+		t.Fatalf("RunFile = %+v, %v", res, err)
+	}
+	if got := counts(t, reg, metrics.Decisions, "kind", "outcome", "reason")["invoke/allowed/read_only"]; got != 3 {
+		t.Fatalf("RunFile's decision counted: %v, want 3 in all", got)
+	}
+	if after, _ := svc.Decisions(ctx, procedures.DecisionFilter{Limit: 1000}); len(after) != len(ds) {
+		t.Fatal("an offline decision reached the store")
+	}
+}
