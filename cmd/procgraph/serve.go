@@ -68,20 +68,22 @@ func newDispatcher(ctx context.Context, cfg *serveConfig, log zerolog.Logger) (r
 	nothing := func() error { return nil }
 	switch {
 	case cfg.UpstreamHTTP != "":
-		d, err := replay.NewHTTPDispatcher(cfg.UpstreamHTTP, replay.HTTPOptions{})
+		// The response envelope ({"result": …}) around a result of at most
+		// --max-call-bytes.
+		d, err := replay.NewHTTPDispatcher(cfg.UpstreamHTTP, replay.HTTPOptions{MaxResponseBytes: cfg.MaxCallBytes + 64<<10})
 		if err != nil {
 			return nil, nil, fmt.Errorf("--upstream-http / PROCGRAPH_UPSTREAM_HTTP: %v", err)
 		}
 		warnUnreachable(ctx, cfg.UpstreamHTTP, log)
 		return d, nothing, nil
 	case cfg.UpstreamMCP != "":
-		d, err := mcpdispatch.NewHTTP(ctx, cfg.UpstreamMCP, mcpdispatch.Options{Logger: log})
+		d, err := mcpdispatch.NewHTTP(ctx, cfg.UpstreamMCP, mcpdispatch.Options{Logger: log, MaxResultBytes: cfg.MaxCallBytes})
 		if err != nil {
 			return nil, nil, fmt.Errorf("--upstream-mcp / PROCGRAPH_UPSTREAM_MCP: %v", err)
 		}
 		return d, d.Close, nil
 	case len(cfg.UpstreamMCPCommand) > 0:
-		d, err := mcpdispatch.NewCommand(ctx, cfg.UpstreamMCPCommand, mcpdispatch.Options{Logger: log})
+		d, err := mcpdispatch.NewCommand(ctx, cfg.UpstreamMCPCommand, mcpdispatch.Options{Logger: log, MaxResultBytes: cfg.MaxCallBytes})
 		if err != nil {
 			return nil, nil, fmt.Errorf("--upstream-mcp-command / PROCGRAPH_UPSTREAM_MCP_COMMAND: %v", err)
 		}
