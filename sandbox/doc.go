@@ -80,6 +80,36 @@
 // a one-off worker with its own limit. NewInProcess enforces everything but
 // memory.
 //
+// A worker that dies while idle (killed from outside, crashed) is noticed
+// at once through its wait status, not when it is next handed a run: it
+// leaves the idle list, counts as crashed (PoolStats), and the warm pool is
+// refilled. PoolStats' Started, Crashed and Killed only grow.
+//
+// # Memory crossing into the server
+//
+// A tool call's arguments travel from the worker to the server, and its
+// result back; both are bounded per call (PoolConfig.MaxCallBytes) and in
+// total across every run of every pool sharing a Budget. The server looks
+// at a call frame's header before reading it: arguments over the bound,
+// or not fitting the budget, are skipped unread (the worker stays
+// healthy) and fail the run with runtime_error naming the tool; a result
+// over the bound or not fitting fails it with tool_failed. The budget
+// reserves several copies of each call's bytes (ArgsCopies: the frame, the
+// decoded value, the dispatcher's request) for as long as the call is in
+// flight. The block's own result is bounded by Limits.MaxResult. The
+// in-process Runner has neither bound (tests and benchmarks only).
+//
+// # Admission
+//
+// Admission is the bounded queue in front of the workers (DESIGN.md
+// "Admission and deadlines"): Slots requests run at once, Queue may wait in
+// FIFO order, PerKey caps one key (a token holder); a request is refused at
+// once with *Busy when the queue is full, its key at its cap, or the
+// expected wait (from the recent time a slot is held) passes its context's
+// deadline, and a waiting request whose deadline passes is refused the same
+// way. Pool.Run gives a run only what is left of its context's deadline, so
+// the time spent waiting counts against it.
+//
 // A worker's stderr keeps a bounded tail, used only to classify its death;
 // logs (PoolConfig.Logger) carry pids, exit statuses and error codes, never
 // code, arguments or output.
