@@ -102,6 +102,13 @@ func TestAdmissionRefusesAtOnce(t *testing.T) {
 	if got := len(s.decisions(t, "kind=invoke&limit=1000")); got != ok {
 		t.Fatalf("%d invoke decisions for %d admitted replays: refused ones were decided", got, ok)
 	}
+	text := string(s.get(t, "/metrics").Body)
+	if got := metricValue(text, `procgraph_replays_busy_total{limit="queue"}`); got != float64(busy) {
+		t.Errorf("procgraph_replays_busy_total{limit=\"queue\"} = %v, want %d", got, busy)
+	}
+	if got := metricValue(text, "procgraph_replays_running"); got != 0 {
+		t.Errorf("procgraph_replays_running = %v after every replay ended", got)
+	}
 	p := mustStatus(t, s.get(t, "/v1/procedures/"+name), 200)
 	if num(p["use_count"]) != ok {
 		t.Fatalf("use_count %v after %d successful replays", p["use_count"], ok)
