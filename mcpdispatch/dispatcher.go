@@ -39,7 +39,9 @@ type Options struct {
 	// MinBackoff and MaxBackoff bound the wait after a failed connection
 	// attempt, doubling per consecutive failure; defaults 100ms and 30s.
 	MinBackoff, MaxBackoff time.Duration
-	// MaxResultBytes bounds a tool result as JSON; default 4 MiB.
+	// MaxResultBytes bounds a tool result as JSON; default 4 MiB. Over
+	// HTTP, a response body larger than twice that plus 1 MiB is not read
+	// past that size (the call fails).
 	MaxResultBytes int64
 	// Lazy skips the connection attempt in NewHTTP and NewCommand: the
 	// first call connects. Without it, a failed first connection is an error.
@@ -123,6 +125,9 @@ func NewHTTP(ctx context.Context, rawURL string, opts Options) (*Dispatcher, err
 		c.Transport = headerTransport{base: hc.Transport, header: opts.Header.Clone()}
 		hc = &c
 	}
+	c := *hc
+	c.Transport = limitTransport{base: hc.Transport, max: responseLimit(opts.MaxResultBytes)}
+	hc = &c
 	endpoint := u.String()
 	d := newDispatcher(u.Redacted(), opts, func() mcp.Transport {
 		// No standalone SSE stream: procgraph only sends calls and reads

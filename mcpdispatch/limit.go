@@ -1,0 +1,59 @@
+package mcpdispatch
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+)
+
+// responseLimit is the most NewHTTP reads of one HTTP response: a result
+// of MaxResultBytes may come twice (structured content and its JSON text),
+// plus the envelope.
+func responseLimit(maxResult int64) int64 { return 2*maxResult + 1<<20 }
+
+// limitTransport bounds every response body it returns: reading past max
+// bytes fails, so an upstream cannot make procgraph hold an answer of any
+// size before the result bound is checked. (Without a standalone SSE
+// stream, every response answers one request.)
+type limitTransport struct {
+	base http.RoundTripper
+	max  int64
+}
+
+func (t limitTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	base := t.base
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	resp, err := base.RoundTrip(r)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = &limitedBody{rc: resp.Body, left: t.max, max: t.max}
+	return resp, nil
+}
+
+// limitedBody fails once more than max bytes were read.
+type limitedBody struct {
+	rc        io.ReadCloser
+	left, max int64
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		// One byte more tells an answer of exactly max from a longer one.
+		var one [1]byte
+		if n, _ := b.rc.Read(one[:]); n > 0 {
+			return 0, fmt.Errorf("upstream MCP answer is larger than %d bytes", b.max)
+		}
+		return b.rc.Read(p)
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.rc.Read(p)
+	b.left -= int64(n)
+	return n, err
+}
+
+func (b *limitedBody) Close() error { return b.rc.Close() }
