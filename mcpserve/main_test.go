@@ -69,9 +69,17 @@ type env struct {
 	auto  *Handler
 	inter *Handler
 	url   string
+	// configure adjusts each handler's Config; optional.
+	configure func(*Config)
 }
 
 func newEnv(t *testing.T, allowMutating bool) *env {
+	t.Helper()
+	return newEnvWith(t, allowMutating, nil)
+}
+
+// newEnvWith is newEnv with configure applied to both handlers' Config.
+func newEnvWith(t *testing.T, allowMutating bool, configure func(*Config)) *env {
 	t.Helper()
 	dir := t.TempDir()
 	st, err := embedded.Open(filepath.Join(dir, "procgraph.db"), embedded.Options{NoSync: true})
@@ -92,7 +100,7 @@ func newEnv(t *testing.T, allowMutating bool) *env {
 		tf.Tokens = append(tf.Tokens, auth.TokenEntry{Name: name, SHA256: auth.HashToken("tok-" + name), Scopes: scopes})
 	}
 	authn := auth.NewAuthenticator(&tf)
-	e := &env{t: t, st: st, dir: dir, svc: svc, rp: rp, up: up}
+	e := &env{t: t, st: st, dir: dir, svc: svc, rp: rp, up: up, configure: configure}
 	e.auto = e.handler(procedures.PhaseAutomatic, authn)
 	e.inter = e.handler(procedures.PhaseInteractive, authn)
 	mux := http.NewServeMux()
@@ -106,7 +114,11 @@ func newEnv(t *testing.T, allowMutating bool) *env {
 
 func (e *env) handler(phase procedures.Phase, authn *auth.Authenticator) *Handler {
 	e.t.Helper()
-	h, err := New(Config{Service: e.svc, Replayer: e.rp, Phase: phase, Auth: authn})
+	cfg := Config{Service: e.svc, Replayer: e.rp, Phase: phase, Auth: authn}
+	if e.configure != nil {
+		e.configure(&cfg)
+	}
+	h, err := New(cfg)
 	if err != nil {
 		e.t.Fatal(err)
 	}

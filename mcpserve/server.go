@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -63,6 +64,9 @@ type Config struct {
 	// OnChange is called after a successful set_procedure_auto_run through
 	// MCP (e.g. to refresh the other MCP handlers); optional.
 	OnChange func()
+	// Sessions caps the sessions open at once; share one between the
+	// handlers of a server. Default: a private NewSessionLimits(0, 0).
+	Sessions *SessionLimits
 }
 
 // Handler is an http.Handler serving procgraph as an MCP server over
@@ -101,6 +105,9 @@ func New(cfg Config) (*Handler, error) {
 	if cfg.MaxBody <= 0 {
 		cfg.MaxBody = DefaultMaxBody
 	}
+	if cfg.Sessions == nil {
+		cfg.Sessions = NewSessionLimits(0, 0)
+	}
 	h := &Handler{cfg: cfg, log: cfg.Logger, current: map[string]string{}, kick: make(chan struct{}, 1)}
 	instructions := "procgraph: replay reviewed procedures (proc__ tools) in the " + string(cfg.Phase) +
 		" phase; find_all_procedures browses them, set_procedure_auto_run grants or revokes durable auto-run."
@@ -111,6 +118,7 @@ func New(cfg Config) (*Handler, error) {
 	if err := h.addFixedTools(); err != nil {
 		return nil, err
 	}
+	cfg.Sessions.addServer(h.server)
 	// Stream resumption: a client that reconnects with Last-Event-ID gets
 	// the messages it missed (a list_changed among them), up to 4 MiB.
 	events := mcp.NewMemoryEventStore(nil)
@@ -150,7 +158,24 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.log.Warn().Err(err).Msg("mcp: loading the proc__ tools failed; serving without them until the next refresh")
 		}
 	}
-	h.mcp.ServeHTTP(w, r.WithContext(auth.WithPrincipal(r.Context(), p)))
+	r = r.WithContext(auth.WithPrincipal(r.Context(), p))
+	if !opensSession(r) {
+		h.mcp.ServeHTTP(w, r)
+		return
+	}
+	// Without tokens every caller is anonymous: one holder, no per-token cap.
+	holder := ""
+	if h.cfg.Auth.Enabled() {
+		holder = p.Name
+	}
+	if err := h.cfg.Sessions.reserve(holder); err != nil {
+		h.log.Warn().Str("actor", p.Name).Str("phase", string(h.cfg.Phase)).Msg("mcp: a new session was refused at the session cap")
+		h.writeError(w, err)
+		return
+	}
+	rec := &sessionSettler{ResponseWriter: w, settle: func(id string) { h.cfg.Sessions.settle(holder, id) }}
+	defer rec.done()
+	h.mcp.ServeHTTP(rec, r)
 }
 
 // tokenInfoFromContext is the SDK's token verifier: ServeHTTP has already
@@ -234,6 +259,9 @@ func (h *Handler) writeError(w http.ResponseWriter, err error) {
 	a := answer.Of(err)
 	if a.ServerFault() {
 		h.log.Error().Err(err).Str("code", string(a.Code)).Msg("mcp: request failed")
+	}
+	if a.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(a.RetryAfter))
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(a.Status)

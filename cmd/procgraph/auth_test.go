@@ -297,6 +297,8 @@ func TestRefuseToStart(t *testing.T) {
 		{"upstream mcp command unbalanced quote", []string{"--upstream-mcp-command", `server "oops`}, nil, []string{"--upstream-mcp-command"}},
 		{"upstream mcp unreachable", []string{"--upstream-mcp", "http://127.0.0.1:1/mcp"}, nil, []string{"--upstream-mcp"}},
 		{"sandbox workers zero", []string{"--sandbox-workers", "0"}, nil, []string{"--sandbox-workers"}},
+		{"mcp sessions zero", []string{"--mcp-max-sessions", "0"}, nil, []string{"--mcp-max-sessions"}},
+		{"mcp sessions per token not a number (env)", nil, map[string]string{"PROCGRAPH_MCP_MAX_SESSIONS_PER_TOKEN": "many"}, []string{"PROCGRAPH_MCP_MAX_SESSIONS_PER_TOKEN"}},
 		{"max concurrent replays zero", []string{"--max-concurrent-replays", "0"}, nil, []string{"--max-concurrent-replays"}},
 		{"replay queue negative (env)", nil, map[string]string{"PROCGRAPH_REPLAY_QUEUE": "-1"}, []string{"PROCGRAPH_REPLAY_QUEUE"}},
 		{"replays per token not a number", []string{"--max-replays-per-token", "many"}, nil, []string{"--max-replays-per-token"}},

@@ -44,6 +44,9 @@ type serveConfig struct {
 	ReplayTimeout        time.Duration // each invoke's deadline, from its arrival
 	MaxInflightBytes     int64
 	MaxCallBytes         int64
+	// MCP sessions open at once: in total and per token holder.
+	MCPMaxSessions         int
+	MCPMaxSessionsPerToken int
 }
 
 // envPrefix prefixes every flag's environment twin.
@@ -75,6 +78,8 @@ func (c *serveConfig) serveFlags(fs *flag.FlagSet) *settings {
 	s.add(&duration{&c.ReplayTimeout, 100 * time.Millisecond, time.Hour}, "replay-timeout", "30s", "each invoke's deadline from its arrival: the wait for a worker counts")
 	s.add(&byteSize{&c.MaxInflightBytes, 16 << 20, 64 << 30}, "max-inflight-bytes", "256MiB", "bytes of tool-call arguments and results the server holds at once, across replays")
 	s.add(&byteSize{&c.MaxCallBytes, 64 << 10, 60 << 20}, "max-call-bytes", "4MiB", "bytes of one tool call's arguments or result, as JSON")
+	s.add(&count{&c.MCPMaxSessions, 1, 1 << 20}, "mcp-max-sessions", "1024", "MCP sessions open at once (/mcp and /mcp/interactive); a new one past it is refused with 429 busy")
+	s.add(&count{&c.MCPMaxSessionsPerToken, 1, 1 << 20}, "mcp-max-sessions-per-token", "64", "MCP sessions one token holder may have open; a new one past it is refused with 429 busy")
 	return s
 }
 

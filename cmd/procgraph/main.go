@@ -18,6 +18,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/procgraph/procgraph/auth"
+	"github.com/procgraph/procgraph/mcpserve"
 	"github.com/procgraph/procgraph/metrics"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
@@ -198,7 +199,8 @@ func (m *Main) open(ctx, bg context.Context) (http.Handler, error) {
 	}
 	rp := replay.New(svc, runners.outer, dispatcher, replay.Options{Logger: log, NestedRunner: runners.nested,
 		Admission: admission, Limits: sandbox.Limits{Timeout: cfg.ReplayTimeout}, Counter: reg})
-	return newHandler(bg, svc, rp, authn, reg, log)
+	sessions := mcpserve.NewSessionLimits(cfg.MCPMaxSessions, cfg.MCPMaxSessionsPerToken)
+	return newHandler(bg, svc, rp, authn, reg, sessions, log)
 }
 
 // newAuthenticator reads the tokens file, which must hold at least one

@@ -98,11 +98,11 @@ func newDispatcher(ctx context.Context, cfg *serveConfig, log zerolog.Logger) (r
 // read-only replays only) and /mcp/interactive, refreshed by the API's
 // change hooks and every few seconds (for captures by other instances).
 func newHandler(ctx context.Context, svc *procedures.Service, rp *replay.Replayer, authn *auth.Authenticator,
-	reg *metrics.Registry, log zerolog.Logger) (http.Handler, error) {
+	reg *metrics.Registry, sessions *mcpserve.SessionLimits, log zerolog.Logger) (http.Handler, error) {
 	var auto, inter *mcpserve.Handler
 	changed := func() { auto.Changed(); inter.Changed() }
 	mcpConfig := func(phase procedures.Phase) mcpserve.Config {
-		return mcpserve.Config{Service: svc, Replayer: rp, Phase: phase, Auth: authn, Logger: log, OnChange: changed}
+		return mcpserve.Config{Service: svc, Replayer: rp, Phase: phase, Auth: authn, Logger: log, OnChange: changed, Sessions: sessions}
 	}
 	var err error
 	if auto, err = mcpserve.New(mcpConfig(procedures.PhaseAutomatic)); err != nil {
