@@ -45,8 +45,9 @@ type env struct {
 }
 
 type envOpts struct {
-	runner sandbox.Runner
-	auth   *auth.Authenticator
+	runner        sandbox.Runner
+	auth          *auth.Authenticator
+	allowMutating bool // --allow-mutating-autorun
 }
 
 // mustEnv builds an env; the runner defaults to in-process.
@@ -57,7 +58,7 @@ func mustEnv(tb testing.TB, o envOpts) *env {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { _ = st.Close() })
-	svc := procedures.NewService(st, procedures.Options{})
+	svc := procedures.NewService(st, procedures.Options{AllowMutatingAutorun: o.allowMutating})
 	if _, err := svc.PutCatalogue(context.Background(), testTools, "tester"); err != nil {
 		tb.Fatal(err)
 	}

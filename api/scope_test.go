@@ -63,6 +63,7 @@ func scopeAuthenticator(tb testing.TB) *auth.Authenticator {
 	for _, sc := range scopeHolders {
 		f.Tokens = append(f.Tokens, auth.TokenEntry{Name: "holder-" + sc, SHA256: auth.HashToken("tok-" + sc), Scopes: []string{sc}})
 	}
+	f.Tokens = append(f.Tokens, auth.TokenEntry{Name: "operator", SHA256: auth.HashToken("tok-operator"), Scopes: []string{"invoke", "grant"}})
 	if err := f.Validate(); err != nil {
 		tb.Fatal(err)
 	}
@@ -155,4 +156,40 @@ func answerCode(body []byte) string {
 	}
 	_ = json.Unmarshal(body, &b)
 	return b.Error.Code
+}
+
+// TestReviewedByNeedsGrant: reviewed_by approves a state-changing replay
+// only from a caller holding grant; from a caller with invoke alone it
+// counts for nothing (denied, review_required).
+func TestReviewedByNeedsGrant(t *testing.T) {
+	e := mustEnv(t, envOpts{auth: scopeAuthenticator(t), allowMutating: true})
+	out, err := e.svc.Capture(context.Background(), procedures.CaptureRequest{
+		Code: "jobs = tools.get_jobs(task_id=task_id)\nreturn tools.kill_job(task_id=task_id)", SessionID: "setup"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := scopeCase{method: "POST", path: "/v1/procedures/" + out.Procedure.Name + "/invoke",
+		body: map[string]any{"arguments": map[string]any{"task_id": 1}, "phase": "interactive", "reviewed_by": "op"}}
+	for _, tc := range []struct {
+		holder, reason string
+		status         int
+	}{
+		{"invoke", procedures.ReasonReviewRequired, http.StatusForbidden},
+		{"operator", procedures.ReasonOperatorReviewed, http.StatusOK},
+	} {
+		st, body := e.send(t, c, "tok-"+tc.holder)
+		var ans struct {
+			Decision procedures.Decision `json:"decision"`
+			Error    struct {
+				Details struct {
+					Decision procedures.Decision `json:"decision"`
+				} `json:"details"`
+			} `json:"error"`
+		}
+		_ = json.Unmarshal(body, &ans)
+		reason := ans.Decision.Reason + ans.Error.Details.Decision.Reason
+		if st != tc.status || reason != tc.reason {
+			t.Fatalf("reviewed_by from the %s holder: %d, reason %q; want %d %s\n%s", tc.holder, st, reason, tc.status, tc.reason, body)
+		}
+	}
 }

@@ -67,6 +67,13 @@ var mutants = []Mutant{
 		Tests:    []string{"TestRefusedAtCallTime"},
 	},
 	{
+		Name:     "sandbox/worker-gets-environment",
+		Why:      "the workers that run untrusted code get the server's whole environment (store password, tokens file, upstream keys)",
+		Edits:    []Edit{{Dir: "sandbox", Find: "cmd.Env = append(workerEnviron(),", Replace: "cmd.Env = append(os.Environ(),"}},
+		Packages: []string{"./sandbox"},
+		Tests:    []string{"TestWorkerEnvironment"},
+	},
+	{
 		Name: "e2e/allow-set-unchecked",
 		Why:  "no allow-set check at call time (sandbox gate and replay re-check both gone): caught through Main",
 		Edits: []Edit{
@@ -131,6 +138,13 @@ var mutants = []Mutant{
 		Edits:    []Edit{{Dir: "api", Find: "!p.Has(", Replace: "false && !p.Has("}},
 		Packages: []string{"./api"},
 		Tests:    []string{"TestRouteScopes"},
+	},
+	{
+		Name:     "api/reviewer-without-grant",
+		Why:      "reviewed_by from a caller without the grant scope approves a state-changing replay",
+		Edits:    []Edit{{Dir: "api", Find: "ReviewerHasGrantScope: caller.Has(", Replace: "ReviewerHasGrantScope: true || caller.Has("}},
+		Packages: []string{"./api"},
+		Tests:    []string{"TestReviewedByNeedsGrant"},
 	},
 	{
 		Name:     "soak/replay-not-counted-as-use",
