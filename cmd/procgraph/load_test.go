@@ -204,6 +204,21 @@ type sample struct {
 var goroutinesLine = regexp.MustCompile(`(?m)^go_goroutines (\S+)$`)
 
 func (e *loadEnv) sample(t *testing.T, at time.Duration) sample {
+	return e.sampleAfter(t, at, false)
+}
+
+// idleSample samples after the load's keep-alive connections are closed
+// (each holds a server goroutine), so that what is left is the server's own.
+func (e *loadEnv) idleSample(t *testing.T, at time.Duration) sample {
+	return e.sampleAfter(t, at, true)
+}
+
+func (e *loadEnv) sampleAfter(t *testing.T, at time.Duration, idle bool) sample {
+	if idle {
+		loadClient.CloseIdleConnections()
+		httpClient.CloseIdleConnections()
+		time.Sleep(time.Second)
+	}
 	m := goroutinesLine.FindStringSubmatch(string(e.s.get(t, "/metrics").Body))
 	g := -1
 	if m != nil {
@@ -228,7 +243,7 @@ func TestLoadSoak(t *testing.T) {
 	pacer := vegeta.Rate{Freq: *loadRate, Per: time.Second}
 	warm, _ := attack(a, e.targeter(mixed), pacer, 5*time.Second)
 	time.Sleep(2 * time.Second)
-	base := e.sample(t, 0)
+	base := e.idleSample(t, 0)
 
 	var samples []sample
 	stop := make(chan struct{})
@@ -250,7 +265,7 @@ func TestLoadSoak(t *testing.T) {
 	close(stop)
 	wg.Wait()
 	time.Sleep(2 * time.Second)
-	end := e.sample(t, time.Since(start))
+	end := e.idleSample(t, time.Since(start))
 	for _, s := range append(samples, end) {
 		t.Logf("t=%-6v rss %3d MiB goroutines %4d workers %2d", s.at.Round(time.Second), s.rss>>20, s.goroutines, s.workers)
 	}
