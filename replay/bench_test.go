@@ -44,13 +44,27 @@ func BenchmarkInvoke(b *testing.B) {
 					}
 					name += "/fsync"
 				}
-				b.Run(name, func(b *testing.B) { benchInvoke(b, rn.r, n, !sync) })
+				b.Run(name, func(b *testing.B) { benchInvoke(b, rn.r, n, !sync, Options{}) })
 			}
 		}
 	}
 }
 
-func benchInvoke(b *testing.B, runner sandbox.Runner, n int, noSync bool) {
+// BenchmarkInvokeAdmission: the same replay (2 calls) with and without
+// admission in front (one absolute deadline, a slot, the per-key count).
+func BenchmarkInvokeAdmission(b *testing.B) {
+	for _, rn := range []struct {
+		name string
+		r    sandbox.Runner
+	}{{"inprocess", sandbox.NewInProcess()}, {"pool", pool}} {
+		b.Run(rn.name+"/without", func(b *testing.B) { benchInvoke(b, rn.r, 2, true, Options{}) })
+		b.Run(rn.name+"/with", func(b *testing.B) {
+			benchInvoke(b, rn.r, 2, true, Options{Admission: sandbox.NewAdmission(sandbox.AdmissionConfig{Slots: 8, PerKey: 8})})
+		})
+	}
+}
+
+func benchInvoke(b *testing.B, runner sandbox.Runner, n int, noSync bool, opts Options) {
 	ctx := context.Background()
 	st, err := embedded.Open(filepath.Join(b.TempDir(), "bench.db"), embedded.Options{NoSync: noSync})
 	if err != nil {
@@ -71,7 +85,7 @@ func benchInvoke(b *testing.B, runner sandbox.Runner, n int, noSync bool) {
 		},
 		"fetch_logs": func(ctx context.Context, args map[string]any) (any, error) { return "log line", nil },
 	})
-	rp := New(svc, runner, d, Options{})
+	rp := New(svc, runner, d, opts)
 	req := InvokeRequest{Name: out.Procedure.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 42}, SessionID: "bench"}
 	if res, err := rp.Invoke(ctx, req); err != nil || res.Status != StatusSucceeded {
 		b.Fatalf("warm-up: %+v, %v", res, err)
