@@ -75,7 +75,7 @@ func (c *serveConfig) serveFlags(fs *flag.FlagSet) *settings {
 	s.add(&count{&c.MaxConcurrentReplays, 1, 1024}, "max-concurrent-replays", "", "replays run at once (sandbox workers busy); default 4×sandbox-workers")
 	s.add(&count{&c.ReplayQueue, 0, 100000}, "replay-queue", "", "replays that may wait for a worker; more are refused with 429 busy; default 2×max-concurrent-replays")
 	s.add(&count{&c.MaxReplaysPerToken, 0, 100000}, "max-replays-per-token", "", "replays one token holder may have running or waiting (0: no cap); default max-concurrent-replays with tokens, no cap without")
-	s.add(&duration{&c.ReplayTimeout, 100 * time.Millisecond, time.Hour}, "replay-timeout", "30s", "each invoke's deadline from its arrival: the wait for a worker counts")
+	s.add(&duration{&c.ReplayTimeout, 100 * time.Millisecond, 4 * time.Minute}, "replay-timeout", "30s", "each invoke's deadline from its arrival: the wait for a worker counts (at most 4m, under the 5-minute write timeout)")
 	s.add(&byteSize{&c.MaxInflightBytes, 16 << 20, 64 << 30}, "max-inflight-bytes", "256MiB", "bytes of tool-call arguments and results the server holds at once, across replays")
 	s.add(&byteSize{&c.MaxCallBytes, 64 << 10, 60 << 20}, "max-call-bytes", "4MiB", "bytes of one tool call's arguments or result, as JSON")
 	s.add(&count{&c.MCPMaxSessions, 1, 1 << 20}, "mcp-max-sessions", "1024", "MCP sessions open at once (/mcp and /mcp/interactive); a new one past it is refused with 429 busy")
