@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"sync"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rs/zerolog"
 
+	"github.com/procgraph/procgraph/internal/jsonvalue"
 	"github.com/procgraph/procgraph/internal/text"
 )
 
@@ -137,8 +137,8 @@ func (d *Dispatcher) result(tool string, res *mcp.CallToolResult) (any, error) {
 	if int64(len(b)) > d.opts.MaxResultBytes {
 		return nil, fmt.Errorf("tool %s: upstream result is larger than %d bytes", tool, d.opts.MaxResultBytes)
 	}
-	out, ok := decodeJSON(b)
-	if !ok {
+	out, err := jsonvalue.DecodeNumbers(b)
+	if err != nil {
 		return nil, fmt.Errorf("tool %s: the upstream result is not JSON", tool)
 	}
 	return out, nil
@@ -163,7 +163,7 @@ func contentValue(cs []mcp.Content) any {
 
 func itemValue(c mcp.Content) any {
 	if t, ok := c.(*mcp.TextContent); ok {
-		if v, ok := decodeJSON([]byte(t.Text)); ok {
+		if v, err := jsonvalue.DecodeNumbers([]byte(t.Text)); err == nil {
 			return v
 		}
 		return t.Text
@@ -172,7 +172,7 @@ func itemValue(c mcp.Content) any {
 	if err != nil {
 		return nil
 	}
-	v, _ := decodeJSON(b)
+	v, _ := jsonvalue.DecodeNumbers(b)
 	return v
 }
 
@@ -185,24 +185,6 @@ func contentText(cs []mcp.Content) string {
 		}
 	}
 	return strings.Join(parts, "\n")
-}
-
-// decodeJSON decodes exactly one JSON value with json.Number numbers.
-func decodeJSON(b []byte) (any, bool) {
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 {
-		return nil, false
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, false
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, false
-	}
-	return v, true
 }
 
 // lineLogger logs a command's standard error line by line.

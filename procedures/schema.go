@@ -8,6 +8,8 @@ import (
 	"sort"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/procgraph/procgraph/internal/jsonvalue"
 )
 
 // InputSchema returns the JSON Schema of a procedure's arguments: supplied,
@@ -27,7 +29,7 @@ func InputSchema(parameters []string, supplied map[string]any) (map[string]any, 
 			"additionalProperties": false,
 		}, nil
 	}
-	schema, err := deepCopyJSON(supplied)
+	schema, err := jsonvalue.Clone(supplied)
 	if err != nil {
 		return nil, Errorf(CodeInvalid, "params_schema is not JSON: %v", err).WithDetails("field", "params_schema")
 	}
@@ -83,16 +85,4 @@ func stringsToAny(ss []string) []any {
 		out[i] = s
 	}
 	return out
-}
-
-func deepCopyJSON(m map[string]any) (map[string]any, error) {
-	b, err := json.Marshal(m)
-	if err != nil {
-		return nil, err
-	}
-	var out map[string]any
-	if err := json.Unmarshal(b, &out); err != nil {
-		return nil, err
-	}
-	return out, nil
 }

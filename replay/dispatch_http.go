@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/procgraph/procgraph/internal/jsonvalue"
 	"github.com/procgraph/procgraph/internal/text"
 )
 
@@ -120,10 +121,8 @@ func (d *HTTPDispatcher) Dispatch(ctx context.Context, tool string, args map[str
 	if ur.Result == nil {
 		return nil, fmt.Errorf("tool %s: upstream response has neither result nor error", tool)
 	}
-	dec := json.NewDecoder(bytes.NewReader(ur.Result))
-	dec.UseNumber()
-	var result any
-	if err := dec.Decode(&result); err != nil {
+	result, err := jsonvalue.DecodeNumbers(ur.Result)
+	if err != nil {
 		return nil, fmt.Errorf("tool %s: upstream result is not JSON", tool)
 	}
 	return result, nil

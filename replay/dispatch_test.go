@@ -2,8 +2,6 @@ package replay
 
 import (
 	"context"
-	"encoding/json"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -27,15 +25,6 @@ func TestFuncDispatchers(t *testing.T) {
 	f := DispatcherFunc(func(_ context.Context, tool string, _ map[string]any) (any, error) { return tool, nil })
 	if v, _ := f.Dispatch(ctx, "x", nil); v != "x" {
 		t.Fatal(v)
-	}
-}
-
-func TestPlainNumbers(t *testing.T) {
-	in := map[string]any{"i": json.Number("9007199254740993"), "f": json.Number("1.5"), "e": json.Number("1e3"),
-		"l": []any{json.Number("2"), map[string]any{"n": json.Number("-3")}}, "s": "1"}
-	want := map[string]any{"i": int64(9007199254740993), "f": 1.5, "e": 1000.0, "l": []any{int64(2), map[string]any{"n": int64(-3)}}, "s": "1"}
-	if got := plainNumbers(in); !reflect.DeepEqual(got, want) {
-		t.Fatalf("plainNumbers = %#v", got)
 	}
 }
 

@@ -180,6 +180,7 @@ func TestInvokeInvalidArgumentsNoDecision(t *testing.T) {
 		{"missing", nil, ""},
 		{"extra", map[string]any{"task_id": 1, "rm": "-rf"}, ""},
 		{"not JSON", map[string]any{"task_id": func() {}}, ""},
+		{"number out of range", map[string]any{"task_id": json.Number("1e400")}, "/task_id"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -188,7 +189,7 @@ func TestInvokeInvalidArgumentsNoDecision(t *testing.T) {
 				t.Fatalf("err = %v", err)
 			}
 			list, ok := err.(*procedures.Error).Details["errors"].([]ArgumentError)
-			if !ok || len(list) == 0 || list[0].Message == "" {
+			if !ok || len(list) == 0 || list[0].Message == "" || (c.path != "" && list[0].Path != c.path) {
 				t.Fatalf("details %+v", err.(*procedures.Error).Details)
 			}
 		})

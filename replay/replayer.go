@@ -221,9 +221,9 @@ func (r *Replayer) prepare(ctx context.Context, name string, args map[string]any
 	if err := validateArguments(name, schema, norm); err != nil {
 		return nil, err
 	}
-	bound := make(map[string]any, len(a.Parameters))
-	for _, param := range a.Parameters {
-		bound[param] = plainNumbers(norm[param])
+	bound, err := bindArguments(a.Parameters, norm)
+	if err != nil {
+		return nil, err
 	}
 	return &prepared{p: p, a: a, succ: v.Status == procedures.StatusSucceeded, args: bound}, nil
 }

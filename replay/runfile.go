@@ -71,9 +71,9 @@ func RunFile(ctx context.Context, req RunFileRequest) (*InvokeResult, error) {
 	if err := validateArguments(a.Name, schema, args); err != nil {
 		return nil, err
 	}
-	bound := make(map[string]any, len(a.Parameters))
-	for _, p := range a.Parameters {
-		bound[p] = plainNumbers(args[p])
+	bound, err := bindArguments(a.Parameters, args)
+	if err != nil {
+		return nil, err
 	}
 	c := procedures.Classify(a.Signature, req.Catalogue, nil)
 	in := DecisionInput{Phase: req.Phase, Succeeded: true, ReadOnly: c.ReadOnly, Problem: c.Problem, AllowMutating: req.AllowMutating}

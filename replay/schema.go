@@ -1,14 +1,13 @@
 package replay
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"sort"
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
+	"github.com/procgraph/procgraph/internal/jsonvalue"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -65,17 +64,28 @@ func normalizeArguments(args map[string]any) (map[string]any, error) {
 		return procedures.Errorf(procedures.CodeInvalidArguments, "arguments are not a JSON object").
 			WithDetails("errors", []ArgumentError{{Path: "", Message: "arguments are not a JSON object"}})
 	}
-	b, err := json.Marshal(args)
-	if err != nil {
-		return nil, notJSON()
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var out map[string]any
-	if err := dec.Decode(&out); err != nil {
+	x, err := jsonvalue.Numbers(args)
+	out, ok := x.(map[string]any)
+	if err != nil || !ok {
 		return nil, notJSON()
 	}
 	return out, nil
+}
+
+// bindArguments returns the values of params in args (normalized) as the
+// sandbox takes them (jsonvalue.Plain). A number out of float64's range is
+// CodeInvalidArguments.
+func bindArguments(params []string, args map[string]any) (map[string]any, error) {
+	bound := make(map[string]any, len(params))
+	for _, p := range params {
+		v, err := jsonvalue.Plain(args[p])
+		if err != nil {
+			return nil, procedures.Errorf(procedures.CodeInvalidArguments, "argument %s: %v", p, err).
+				WithDetails("errors", []ArgumentError{{Path: "/" + p, Message: err.Error()}})
+		}
+		bound[p] = v
+	}
+	return bound, nil
 }
 
 // validateArguments checks args (normalized) against schema. A failure is a
@@ -118,27 +128,4 @@ func describeArgumentError(e ArgumentError) string {
 		return e.Message
 	}
 	return e.Path + ": " + e.Message
-}
-
-// plainNumbers returns x with every json.Number replaced by an int64 when it
-// is an integer that fits, else a float64: the JSON-safe values the sandbox
-// takes. x is changed in place.
-func plainNumbers(x any) any {
-	switch x := x.(type) {
-	case json.Number:
-		if n, err := x.Int64(); err == nil {
-			return n
-		}
-		f, _ := x.Float64()
-		return f
-	case []any:
-		for i, e := range x {
-			x[i] = plainNumbers(e)
-		}
-	case map[string]any:
-		for k, e := range x {
-			x[k] = plainNumbers(e)
-		}
-	}
-	return x
 }

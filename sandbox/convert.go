@@ -5,11 +5,13 @@ import (
 	"math"
 
 	"go.starlark.net/starlark"
+
+	"github.com/procgraph/procgraph/internal/jsonvalue"
 )
 
 // maxDepth bounds the nesting of converted values; it also stops cycles
 // (a Starlark list may contain itself).
-const maxDepth = 100
+const maxDepth = jsonvalue.MaxDepth
 
 // toJSON converts a Starlark value to a JSON-safe Go value: nil, bool,
 // int64, float64, string, []any or map[string]any. Dicts need string keys;
@@ -82,7 +84,7 @@ func toJSONDepth(v starlark.Value, depth int) (any, error) {
 	}
 }
 
-// fromJSON converts a JSON-safe Go value (see normalize) to a Starlark
+// fromJSON converts a JSON-safe Go value (see jsonvalue.Normalize) to a Starlark
 // value. Objects become dicts with their keys in sorted order, so a replay
 // iterates them deterministically.
 func fromJSON(x any) (starlark.Value, error) {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+
+	"github.com/procgraph/procgraph/internal/jsonvalue"
 )
 
 // frame returns the payload (without the length header) frameWriter writes
@@ -54,7 +56,7 @@ func FuzzDecodeFrame(f *testing.F) {
 }
 
 // FuzzJSON: values and tool results cross the worker boundary as JSON:
-// decodeJSON accepts only what encoding/json accepts, never panics, and
+// jsonvalue.Decode accepts only what encoding/json accepts, never panics, and
 // what it decodes encodes (appendJSON) and decodes back to the same value.
 func FuzzJSON(f *testing.F) {
 	for _, s := range []string{`{"a":[1,2.5,-3e2,"x",true,null]}`, `9223372036854775807`, `9223372036854775808`,
@@ -62,18 +64,18 @@ func FuzzJSON(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		v, err := decodeJSON(data)
+		v, err := jsonvalue.Decode(data)
 		if err != nil {
 			return
 		}
 		if !json.Valid(bytes.TrimSpace(data)) {
-			t.Fatalf("decodeJSON accepted invalid JSON %q", data)
+			t.Fatalf("jsonvalue.Decode accepted invalid JSON %q", data)
 		}
 		out, err := appendJSON(nil, v)
 		if err != nil {
 			return // e.g. a number too large to be kept exactly
 		}
-		back, err := decodeJSON(out)
+		back, err := jsonvalue.Decode(out)
 		if err != nil {
 			t.Fatalf("appendJSON wrote %q, which does not decode: %v", out, err)
 		}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/procgraph/procgraph/internal/jsonvalue"
 )
 
 // ToolCaller performs one allowed tool call on the parent side. It is only
@@ -126,7 +128,7 @@ func dispatch(ctx context.Context, tools ToolCaller, name string, args map[strin
 		}
 		return nil, toolErrorf(ToolFailed, name, "tools.%s failed: %s", name, clip(err.Error()))
 	}
-	x, err = normalize(x)
+	x, err = jsonvalue.Normalize(x)
 	if err != nil {
 		return nil, toolErrorf(ToolFailed, name, "tools.%s returned a value that is not JSON: %v", name, err)
 	}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"time"
+
+	"github.com/procgraph/procgraph/internal/jsonvalue"
 )
 
 // run performs req (limits defaulted) on the worker. It checks every call
@@ -23,7 +25,7 @@ func (p *proc) run(ctx context.Context, req *Request, tools ToolCaller, cfg *Poo
 	g := newGate(req.Allowed, lim.MaxCalls, tools)
 	result := func(e *Error) Result { return Result{Calls: g.calls, Err: e} }
 
-	args, err := normalize(req.Args)
+	args, err := jsonvalue.Normalize(req.Args)
 	if err == nil && args != nil {
 		if _, ok := args.(map[string]any); !ok {
 			return result(errorf(RuntimeError, "arguments are not an object")), true
@@ -111,7 +113,7 @@ func (p *proc) run(ctx context.Context, req *Request, tools ToolCaller, cfg *Poo
 			p.grown = m.Done.Mapped > p.mapped0+uint64(maxMemory)/4
 			res := Result{Output: m.Done.Output, Calls: g.calls, Err: g.outcome(m.Done.Error)}
 			if res.Err == nil {
-				v, err := decodeJSON(m.Done.Value)
+				v, err := jsonvalue.Decode(m.Done.Value)
 				if err != nil {
 					res.Err = errorf(RuntimeError, "the block's result is not JSON: %v", err)
 				}
@@ -131,7 +133,7 @@ func (p *proc) call(ctx context.Context, g *gate, c *callMsg, cfg *PoolConfig) b
 		_ = p.send(&message{CallResult: reply}) // a failure shows at the next read
 		return true
 	}
-	x, err := decodeJSON(c.Args)
+	x, err := jsonvalue.Decode(c.Args)
 	c.Args = nil // decoded: the raw copy can go
 	args, ok := x.(map[string]any)
 	if err != nil || !ok {

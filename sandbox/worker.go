@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/procgraph/procgraph/internal/jsonvalue"
 )
 
 // Environment variables the pool sets for its workers.
@@ -166,7 +168,7 @@ func (w *worker) execute(ctx context.Context, r *workerRun, m *runMsg, lim Limit
 	}()
 	req := &Request{Filename: m.Filename, Source: m.Source, Limits: lim}
 	if len(m.Args) > 0 {
-		args, err := decodeJSON(m.Args)
+		args, err := jsonvalue.Decode(m.Args)
 		if err != nil {
 			done.Error = errorf(RuntimeError, "bad arguments: %v", err)
 			return done
@@ -214,7 +216,7 @@ func (c *workerCaller) call(name string, args map[string]any) (any, *Error) {
 		if res.Error != nil {
 			return nil, res.Error
 		}
-		v, err := decodeJSON(res.Value)
+		v, err := jsonvalue.Decode(res.Value)
 		if err != nil {
 			return nil, toolErrorf(ToolFailed, name, "tools.%s returned a value that is not JSON: %v", name, err)
 		}

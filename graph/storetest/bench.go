@@ -146,8 +146,10 @@ func Fill(tb testing.TB, s procedures.Store, n int) {
 }
 
 // BenchFind fills s to n procedures (see Fill) and measures Find pages of 25:
-// unfiltered (top), exposed (a filter on every procedure's summary, so its
-// total is a scan), and by one tool (an index).
+// unfiltered (top), exposed and read-only (filters on the kept class: the
+// total is a sum of class counts), and by one tool (an index); and the
+// service's Find with exposed=true, as GET /v1/procedures?exposed=true
+// runs it (page, total and classification of the page).
 func BenchFind(b *testing.B, s procedures.Store, n int) {
 	start := time.Now()
 	Fill(b, s, n)
@@ -160,6 +162,7 @@ func BenchFind(b *testing.B, s procedures.Store, n int) {
 		{"top25_offset500", procedures.Query{Limit: 25, Offset: 500}},
 		{"exposed25", procedures.Query{Limit: 25, Exposed: ptr(true)}},
 		{"exposed25_no_total", procedures.Query{Limit: 25, Exposed: ptr(true), SkipTotal: true}},
+		{"not_read_only25", procedures.Query{Limit: 25, ReadOnly: ptr(false)}},
 		{"tool25", procedures.Query{Limit: 25, Tools: []string{"fa_002"}}},
 	}
 	for _, q := range queries {
@@ -176,4 +179,17 @@ func BenchFind(b *testing.B, s procedures.Store, n int) {
 			}
 		})
 	}
+	svc := procedures.NewService(s, procedures.Options{})
+	b.Run("service_exposed25", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			ps, total, err := svc.Find(context.Background(), procedures.FindRequest{Exposed: ptr(true)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if total == 0 || len(ps) != procedures.DefaultFindLimit {
+				b.Fatalf("service Find(exposed) found %d (total %d)", len(ps), total)
+			}
+		}
+	})
 }
