@@ -40,14 +40,14 @@ func randomChains(t *testing.T, s procedures.Store, rng *rand.Rand) []string {
 		slices.Sort(sig)
 		for level := 0; level < depth; level++ {
 			if level > 0 {
-				ref := NameOf(sig...)
-				sig = []string{ref}
+				sig = []string{chainName(c, level-1)}
 				if rng.IntN(3) > 0 {
 					sig = append(sig, tools[rng.IntN(4)])
 				}
 				slices.Sort(sig)
 			}
 			in := In(sig, fmt.Sprintf("h%d", level), fmt.Sprintf("k%d", c), At(c*10+level))
+			in.Name = chainName(c, level) // names joined from signatures could collide
 			switch rng.IntN(8) {
 			case 0:
 				in = Failed(in)
@@ -66,6 +66,9 @@ func randomChains(t *testing.T, s procedures.Store, rng *rand.Rand) []string {
 	}
 	return names
 }
+
+// chainName is the name of the procedure at level of chain c.
+func chainName(c, level int) string { return fmt.Sprintf("%sc%d_l%d", procedures.ProcPrefix, c, level) }
 
 // requireFindAgreesWithGet checks, with mutating auto-run off and on, that
 // Find's read-only and exposed filters (page and total) select exactly the
