@@ -37,6 +37,7 @@ type SessionLimits struct {
 	total, perToken int
 
 	mu      sync.Mutex
+	refused map[string]int64  // limit -> sessions refused since start
 	open    map[string]string // session id -> holder
 	pending map[string]int    // holder -> sessions being opened
 	servers []*mcp.Server     // whose sessions are live
@@ -51,7 +52,7 @@ func NewSessionLimits(total, perToken int) *SessionLimits {
 	if perToken < 1 {
 		perToken = DefaultMaxSessionsPerToken
 	}
-	return &SessionLimits{total: total, perToken: perToken, open: map[string]string{}, pending: map[string]int{}}
+	return &SessionLimits{total: total, perToken: perToken, open: map[string]string{}, pending: map[string]int{}, refused: map[string]int64{}}
 }
 
 func (l *SessionLimits) addServer(s *mcp.Server) {
@@ -79,9 +80,11 @@ func (l *SessionLimits) reserve(holder string) error {
 	}
 	switch {
 	case holder != "" && mine >= l.perToken:
+		l.refused["per_token"]++
 		return refused("per_token", l.perToken,
 			"%s holds %d MCP sessions, the most one token may (--mcp-max-sessions-per-token); close one (DELETE with its Mcp-Session-Id) or wait until an idle one expires", holder, mine)
 	case all >= l.total:
+		l.refused["total"]++
 		return refused("total", l.total,
 			"procgraph holds %d MCP sessions, the most it keeps (--mcp-max-sessions); try again later", all)
 	}
@@ -99,6 +102,27 @@ func (l *SessionLimits) settle(holder, id string) {
 	if id != "" {
 		l.open[id] = holder
 	}
+}
+
+// SessionStats is what /metrics reports of the MCP sessions.
+type SessionStats struct {
+	Open    int              // sessions open (or being opened) now
+	Refused map[string]int64 // sessions refused since start, by limit: per_token, total
+}
+
+// Stats returns the sessions open now and those refused so far.
+func (l *SessionLimits) Stats() SessionStats {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.prune()
+	st := SessionStats{Open: len(l.open), Refused: map[string]int64{}}
+	for _, n := range l.pending {
+		st.Open += n
+	}
+	for k, n := range l.refused {
+		st.Refused[k] = n
+	}
+	return st
 }
 
 // prune forgets the sessions the servers no longer have (closed by the

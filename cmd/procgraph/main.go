@@ -200,6 +200,9 @@ func (m *Main) open(ctx, bg context.Context) (http.Handler, error) {
 	rp := replay.New(svc, runners.outer, dispatcher, replay.Options{Logger: log, NestedRunner: runners.nested,
 		Admission: admission, Limits: sandbox.Limits{Timeout: cfg.ReplayTimeout}, Counter: reg})
 	sessions := mcpserve.NewSessionLimits(cfg.MCPMaxSessions, cfg.MCPMaxSessionsPerToken)
+	if err := reg.Register(sessionCollectors(sessions)...); err != nil {
+		return nil, err
+	}
 	return newHandler(bg, svc, rp, authn, reg, sessions, log)
 }
 

@@ -5,6 +5,8 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -54,11 +56,11 @@ func TestMCPSessionCapsThroughMain(t *testing.T) {
 			if _, err := connect("/mcp", tc.next); err == nil {
 				t.Fatal("a session opened past the cap")
 			}
-			req, _ := http.NewRequest("POST", s.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "application/json, text/event-stream")
-			req.Header.Set("Authorization", "Bearer "+tc.next)
-			resp, err := http.DefaultClient.Do(req)
+			hreq, _ := http.NewRequest("POST", s.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`))
+			hreq.Header.Set("Content-Type", "application/json")
+			hreq.Header.Set("Accept", "application/json, text/event-stream")
+			hreq.Header.Set("Authorization", "Bearer "+tc.next)
+			resp, err := http.DefaultClient.Do(hreq)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -70,6 +72,19 @@ func TestMCPSessionCapsThroughMain(t *testing.T) {
 			}
 			if _, err := first.ListTools(context.Background(), nil); err != nil {
 				t.Fatalf("an open session stopped working: %v", err)
+			}
+			// /metrics: the sessions open, and the refusals by cap (the
+			// SDK client's attempt above, and the raw one).
+			metrics := string(s.send(t, req{Method: "GET", Path: "/metrics"}).Body)
+			if !strings.Contains(metrics, "\nprocgraph_mcp_sessions 2\n") {
+				t.Errorf("/metrics does not count 2 open sessions")
+			}
+			refused := 0
+			if m := regexp.MustCompile(`procgraph_mcp_sessions_refused_total\{limit="` + tc.limit + `"\} (\d+)`).FindStringSubmatch(metrics); m != nil {
+				refused, _ = strconv.Atoi(m[1])
+			}
+			if refused < 2 {
+				t.Errorf("/metrics counts %d refusals at %s, want 2 or more", refused, tc.limit)
 			}
 			if tc.limit == "per_token" {
 				if _, err := connect("/mcp", bob); err != nil {

@@ -296,3 +296,15 @@ func admissionCollectors(a *sandbox.Admission, b *sandbox.Budget) []prometheus.C
 	}
 	return cs
 }
+
+// sessionCollectors report the MCP sessions for /metrics.
+func sessionCollectors(l *mcpserve.SessionLimits) []prometheus.Collector {
+	cs := []prometheus.Collector{prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "procgraph_mcp_sessions",
+		Help: "MCP sessions open (both endpoints)."}, func() float64 { return float64(l.Stats().Open) })}
+	for _, limit := range []string{"per_token", "total"} {
+		cs = append(cs, prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "procgraph_mcp_sessions_refused_total",
+			Help: "New MCP sessions refused with 429 busy, by the cap that refused them.", ConstLabels: prometheus.Labels{"limit": limit}},
+			func() float64 { return float64(l.Stats().Refused[limit]) }))
+	}
+	return cs
+}
