@@ -21,7 +21,7 @@ var responseSchemas = map[string]string{
 	"Index": `{"type": "object", "required": ["service", "links"], "properties": {"service": {"type": "string"},
 		"links": {"type": "object", "additionalProperties": {"type": "string"}}}}`,
 	"Decision": `{"type": "object", "required": ["id", "kind", "procedure", "code_hash", "phase", "outcome", "reason", "actor", "allowed_tools", "at"],
-		"properties": {"id": {"type": "string"}, "kind": {"type": "string", "enum": ["invoke", "grant", "revoke", "promote", "catalogue"]},
+		"properties": {"id": {"type": "string"}, "kind": {"type": "string", "enum": ["invoke", "grant", "revoke", "promote", "catalogue", "retire"]},
 		"procedure": {"type": "string"}, "code_hash": {"type": "string"}, "phase": {"type": "string"},
 		"outcome": {"type": "string", "enum": ["allowed", "denied"]}, "reason": {"type": "string"}, "actor": {"type": "string"},
 		"allowed_tools": {"type": "array", "items": {"type": "string"}}, "at": {"type": "string", "format": "date-time"},
@@ -44,7 +44,9 @@ var responseSchemas = map[string]string{
 			"reason": {"type": ["string", "null"]}, "code_hash": {"type": ["string", "null"]}, "inactive_reason": {"type": ["string", "null"]}}},
 		"causes": {"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string"}, "frequency": {"type": "integer"}}}},
 		"created_at": {"type": "string", "format": "date-time"}, "updated_at": {"type": "string", "format": "date-time"},
-		"last_used_at": {"type": ["string", "null"], "format": "date-time"}}}`,
+		"last_used_at": {"type": ["string", "null"], "format": "date-time"},
+		"retired": {"type": ["object", "null"], "required": ["retired_by", "retired_at", "reason"], "properties": {
+			"retired_by": {"type": "string"}, "retired_at": {"type": "string", "format": "date-time"}, "reason": {"type": "string"}}}}}`,
 	"CaptureAnswer": `{"type": "object", "required": ["procedure", "created", "version_created", "counted"], "properties": {
 		"procedure": {"$ref": "#/components/schemas/Procedure"}, "created": {"type": "boolean"},
 		"version_created": {"type": "boolean"}, "counted": {"type": "boolean"}}}`,

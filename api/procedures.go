@@ -145,9 +145,9 @@ func (s *Server) promote(w http.ResponseWriter, r *http.Request) error {
 	return s.answerDecision(w, p, d, err)
 }
 
-// answerDecision answers a grant, revoke or promote: the procedure and its
-// decision (recorded and counted by the service's Recorder); a refusal is
-// answered as an error.
+// answerDecision answers a grant, revoke, promote or retire: the procedure
+// and its decision (recorded and counted by the service's Recorder); a
+// refusal is answered as an error.
 func (s *Server) answerDecision(w http.ResponseWriter, p *procedures.Procedure, d procedures.Decision, err error) error {
 	if err != nil {
 		return err
@@ -179,6 +179,34 @@ func (s *Server) revokeAutoRun(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) setAutoRun(w http.ResponseWriter, r *http.Request, enabled bool, reason string) error {
 	p, d, err := s.svc.SetAutoRun(r.Context(), procedures.AutoRunRequest{
 		Name: chi.URLParam(r, "name"), Enabled: enabled, Reason: reason, Actor: principalOf(r).Name,
+	})
+	return s.answerDecision(w, p, d, err)
+}
+
+// retire is PUT /v1/procedures/{name}/retirement (admin): the procedure is
+// hidden from planners and refused on invoke, audited as a retire decision.
+func (s *Server) retire(w http.ResponseWriter, r *http.Request) error {
+	var b struct {
+		Reason string `json:"reason"`
+	}
+	if err := s.decodeBody(r.Body, "RetirementPut", s.maxBody, &b); err != nil {
+		return err
+	}
+	return s.setRetired(w, r, true, b.Reason)
+}
+
+// unretire is DELETE /v1/procedures/{name}/retirement (admin).
+func (s *Server) unretire(w http.ResponseWriter, r *http.Request) error {
+	var b reasonBody
+	if err := s.optionalBody(r, "ReasonBody", &b); err != nil {
+		return err
+	}
+	return s.setRetired(w, r, false, deref(b.Reason))
+}
+
+func (s *Server) setRetired(w http.ResponseWriter, r *http.Request, retired bool, reason string) error {
+	p, d, err := s.svc.SetRetired(r.Context(), procedures.RetireRequest{
+		Name: chi.URLParam(r, "name"), Retired: retired, Reason: reason, Actor: principalOf(r).Name,
 	})
 	return s.answerDecision(w, p, d, err)
 }

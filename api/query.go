@@ -42,7 +42,7 @@ var (
 	}
 	decisionParams = []queryParam{
 		{name: "procedure", typ: "string", doc: "decisions about this procedure"},
-		{name: "kind", typ: "string", enum: []string{"invoke", "grant", "revoke", "promote", "catalogue"}, doc: "decision kind"},
+		{name: "kind", typ: "string", enum: procedures.DecisionKindNames(), doc: "decision kind"},
 		{name: "limit", typ: "integer", min: 1, max: 1000, doc: "how many (default 100)"},
 		{name: "before", typ: "string", doc: "page back: records older than this decision id (the previous answer's next)"},
 	}

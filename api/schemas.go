@@ -48,6 +48,9 @@ var requestSchemas = map[string]string{
 	"AutoRunPut": `{
 		"type": "object", "additionalProperties": false, "required": ["enabled"],
 		"properties": {"enabled": {"type": "boolean"}, "reason": {"type": ["string", "null"], "maxLength": 2048}}}`,
+	"RetirementPut": `{
+		"type": "object", "additionalProperties": false, "required": ["reason"],
+		"properties": {"reason": {"type": "string", "minLength": 1, "maxLength": 2048}}}`,
 	"ReasonBody": `{
 		"type": "object", "additionalProperties": false,
 		"properties": {"reason": {"type": ["string", "null"], "maxLength": 2048}}}`,

@@ -15,7 +15,7 @@ import (
 
 // scopeCase is one route and the scope API.md ("Auth") gives it: read
 // browses and finds, capture captures, invoke replays, grant sets auto-run
-// and promotes, admin replaces the catalogue; "" is an operations endpoint
+// and promotes, admin replaces the catalogue and retires procedures; "" is an operations endpoint
 // open without a token.
 type scopeCase struct {
 	method, pattern string // the route as the router knows it
@@ -46,6 +46,8 @@ func scopeCases(name, hash string, tools any) []scopeCase {
 		{"POST", "/v1/procedures/{name}/versions/{code_hash}/promote", "grant", p + "/versions/" + hash + "/promote", map[string]any{"reason": "scope test"}},
 		{"PUT", "/v1/procedures/{name}/auto-run", "grant", p + "/auto-run", map[string]any{"enabled": true}},
 		{"DELETE", "/v1/procedures/{name}/auto-run", "grant", p + "/auto-run", map[string]any{"reason": "scope test"}},
+		{"PUT", "/v1/procedures/{name}/retirement", "admin", p + "/retirement", map[string]any{"reason": "scope test"}},
+		{"DELETE", "/v1/procedures/{name}/retirement", "admin", p + "/retirement", map[string]any{"reason": "scope test"}},
 		{"POST", "/v1/procedures/{name}/invoke", "invoke", p + "/invoke", map[string]any{"arguments": map[string]any{"task_id": 1}, "phase": "automatic"}},
 		{"GET", "/v1/causes", "read", "/v1/causes", nil},
 		{"GET", "/v1/causes/{name}", "read", "/v1/causes/scope-cause", nil},

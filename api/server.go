@@ -121,6 +121,8 @@ func (s *Server) routeTable() []route {
 		{method: "POST", pattern: "/v1/procedures/{name}/versions/{code_hash}/promote", scope: auth.ScopeGrant, handler: s.promote, summary: "Make a version current", body: "ReasonBody", response: "DecisionAnswer"},
 		{method: "PUT", pattern: "/v1/procedures/{name}/auto-run", scope: auth.ScopeGrant, handler: s.grantAutoRun, summary: "set_procedure_auto_run", body: "AutoRunPut", response: "DecisionAnswer"},
 		{method: "DELETE", pattern: "/v1/procedures/{name}/auto-run", scope: auth.ScopeGrant, handler: s.revokeAutoRun, summary: "Revoke durable auto-run", body: "ReasonBody", response: "DecisionAnswer"},
+		{method: "PUT", pattern: "/v1/procedures/{name}/retirement", scope: auth.ScopeAdmin, handler: s.retire, summary: "Retire a procedure: hidden from planners and refused on invoke, kept for analysis", body: "RetirementPut", response: "DecisionAnswer"},
+		{method: "DELETE", pattern: "/v1/procedures/{name}/retirement", scope: auth.ScopeAdmin, handler: s.unretire, summary: "Bring a retired procedure back", body: "ReasonBody", response: "DecisionAnswer"},
 		{method: "POST", pattern: "/v1/procedures/{name}/invoke", scope: auth.ScopeInvoke, handler: s.invoke, summary: "Replay a procedure", body: "InvokeRequest", response: "InvokeAnswer", idempotencyKey: true},
 		{method: "GET", pattern: "/v1/causes", scope: auth.ScopeRead, handler: s.causes, summary: "Every cause", response: "Causes"},
 		{method: "GET", pattern: "/v1/causes/{name}", scope: auth.ScopeRead, handler: s.cause, summary: "One cause and its procedures", response: "CauseAnswer"},

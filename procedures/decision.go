@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"time"
 )
@@ -20,16 +21,26 @@ const (
 	// KindCatalogue records a catalogue change: it decides what may run
 	// unattended. Its code hash is the new catalogue revision.
 	KindCatalogue DecisionKind = "catalogue"
+	// KindRetire records an admin retiring a procedure (reason
+	// ReasonRetired) or bringing it back (ReasonUnretired).
+	KindRetire DecisionKind = "retire"
 )
 
-// Valid reports whether k is a known kind.
-func (k DecisionKind) Valid() bool {
-	switch k {
-	case KindInvoke, KindGrant, KindRevoke, KindPromote, KindCatalogue:
-		return true
+// DecisionKinds is every decision kind.
+var DecisionKinds = []DecisionKind{KindInvoke, KindGrant, KindRevoke, KindPromote, KindCatalogue, KindRetire}
+
+// DecisionKindNames returns DecisionKinds as strings (a query parameter's
+// allowed values).
+func DecisionKindNames() []string {
+	out := make([]string, len(DecisionKinds))
+	for i, k := range DecisionKinds {
+		out[i] = string(k)
 	}
-	return false
+	return out
 }
+
+// Valid reports whether k is a known kind.
+func (k DecisionKind) Valid() bool { return slices.Contains(DecisionKinds, k) }
 
 // Outcome is a decision's result.
 type Outcome string
@@ -73,6 +84,10 @@ const (
 	ReasonCycle                 = "cycle"
 	ReasonDecisionError         = "decision_error"
 	ReasonCatalogueReplaced     = "catalogue_replaced"
+	// ReasonRetired: a retire decision, or an invoke denied because the
+	// procedure is retired.
+	ReasonRetired   = "retired"
+	ReasonUnretired = "unretired"
 
 	// ReasonSignatureMismatch is the conflict reason of a capture under a
 	// name that a procedure of another signature holds.

@@ -11,20 +11,21 @@ type Class struct {
 	Tools    int  // distinct names in the signature (signatures are de-duplicated)
 	ReadOnly bool // Classification.ReadOnly
 	Problem  bool // Classification.Problem is set (a cycle or a nesting too deep)
+	Retired  bool // an admin retired it (Procedure.Retired)
 }
 
 // ClassOf is the Class of a procedure with that current status and opacity,
-// signature and classification.
-func ClassOf(status Status, opaque bool, signature []string, c Classification) Class {
-	return Class{Status: status, Opaque: opaque, Tools: len(signature), ReadOnly: c.ReadOnly, Problem: c.Problem != ""}
+// signature, classification and retirement.
+func ClassOf(status Status, opaque bool, signature []string, c Classification, retired bool) Class {
+	return Class{Status: status, Opaque: opaque, Tools: len(signature), ReadOnly: c.ReadOnly, Problem: c.Problem != "", Retired: retired}
 }
 
 // Exposed is DESIGN.md's exposure rule, its one implementation: a procedure
 // is offered to planners as a proc__ tool iff it succeeded, is not opaque,
-// composes at least two distinct tools, has no nesting problem, and is
-// read-only unless mutating auto-run is on.
+// composes at least two distinct tools, has no nesting problem, is not
+// retired, and is read-only unless mutating auto-run is on.
 func (c Class) Exposed(allowMutating bool) bool {
-	return c.Status == StatusSucceeded && !c.Opaque && c.Tools >= 2 && !c.Problem && (c.ReadOnly || allowMutating)
+	return c.Status == StatusSucceeded && !c.Opaque && c.Tools >= 2 && !c.Problem && !c.Retired && (c.ReadOnly || allowMutating)
 }
 
 // ClassReader is what Reclassify reads, inside a store's write transaction

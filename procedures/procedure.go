@@ -88,6 +88,18 @@ type Procedure struct {
 
 	// Grant is the stored grant, nil when none was ever set.
 	Grant *Grant `json:"-"`
+
+	// Retired is set while an admin has retired the procedure (see
+	// Service.SetRetired): it is then hidden from planners and refused on
+	// invoke, but still listed, with this state, for analysts.
+	Retired *Retirement `json:"retired"`
+}
+
+// Retirement is who retired a procedure, when and why.
+type Retirement struct {
+	RetiredBy string    `json:"retired_by"`
+	RetiredAt time.Time `json:"retired_at"`
+	Reason    string    `json:"reason"`
 }
 
 // ProcRefs returns the nested procedure references in the signature.

@@ -62,6 +62,11 @@ type Store interface {
 	// "code_changed") when the current hash is no longer expectHash.
 	SetGrant(ctx context.Context, name string, g *Grant, expectHash string, d Decision) (*Procedure, error)
 
+	// SetRetired stores r as the procedure's retirement (nil brings it
+	// back) and appends d, in one transaction; the procedure's Class follows
+	// (Class.Retired). Returns CodeNotFound.
+	SetRetired(ctx context.Context, name string, r *Retirement, d Decision) (*Procedure, error)
+
 	// AppendDecision appends an audit record. Appending the same record
 	// again changes nothing (writes may be retried); another record under a
 	// known id is CodeConflict. Returns CodeInvalid for a record without id,

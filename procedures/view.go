@@ -76,7 +76,7 @@ func (v *view) decorate(p *Procedure) {
 	p.UnknownTools = nonNil(c.UnknownTools)
 	p.ExternalAccess = c.ExternalAccess
 	p.Problem = c.Problem
-	p.Exposed = ClassOf(p.Status, p.Opaque, p.Signature, c).Exposed(v.allowMutating)
+	p.Exposed = ClassOf(p.Status, p.Opaque, p.Signature, c, p.Retired != nil).Exposed(v.allowMutating)
 	p.AutoRun = autoRunState(p, c.ReadOnly, v.allowMutating)
 	p.Description = Describe(p)
 	if p.Warnings == nil {

@@ -8,6 +8,9 @@ type DecisionInput struct {
 	// Phase is who is watching: automatic (nobody) or interactive (a human).
 	// Any value other than interactive is treated as automatic (fail closed).
 	Phase procedures.Phase
+	// Retired is whether an admin retired the procedure: denied with reason
+	// retired, whatever else holds.
+	Retired bool
 	// Succeeded is whether the version to run was captured as succeeded.
 	Succeeded bool
 	// ReadOnly is whether the procedure is read-only under the current
@@ -47,12 +50,20 @@ func (v Verdict) Allowed() bool { return v.Outcome == procedures.Allowed }
 // procedure denied in the automatic phase.
 const SuggestInteractive = "this procedure changes state: offer it in the interactive loop, where a human can approve it (phase \"interactive\")"
 
+// SuggestRetired is the suggestion attached to an invoke of a retired
+// procedure.
+const SuggestRetired = "an admin retired this procedure: it is kept for analysis (GET /v1/procedures/{name} says who and why) but no longer runs; use another procedure"
+
 // Decide applies DESIGN.md's "Authorization of a replay" table. It is pure.
 // Argument validation happens before it (a failure is a 422 and no
 // decision), so it has no row for that.
 func Decide(in DecisionInput) Verdict {
 	deny := func(reason string) Verdict { return Verdict{Outcome: procedures.Denied, Reason: reason} }
 	switch {
+	case in.Retired:
+		v := deny(procedures.ReasonRetired)
+		v.Suggestion = SuggestRetired
+		return v
 	case !in.Succeeded:
 		return deny(procedures.ReasonProcedureNotSucceeded)
 	case in.Problem != "":

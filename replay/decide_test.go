@@ -36,6 +36,9 @@ func TestDecideTable(t *testing.T) {
 		{"nesting too deep, automatic", DecisionInput{Phase: auto, Succeeded: true, Problem: procedures.ReasonNestingTooDeep}, procedures.Denied, procedures.ReasonNestingTooDeep, false, false},
 		{"nesting too deep beats a grant and a review", DecisionInput{Phase: inter, Succeeded: true, Problem: procedures.ReasonNestingTooDeep, AllowMutating: true, GrantActive: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, procedures.Denied, procedures.ReasonNestingTooDeep, false, false},
 		{"cycle, interactive", DecisionInput{Phase: inter, Succeeded: true, Problem: procedures.ReasonCycle, AllowMutating: true, GrantActive: true}, procedures.Denied, procedures.ReasonCycle, false, false},
+		{"retired, read-only, automatic", DecisionInput{Phase: auto, Retired: true, Succeeded: true, ReadOnly: true}, procedures.Denied, procedures.ReasonRetired, false, true},
+		{"retired beats everything", DecisionInput{Phase: inter, Retired: true, Succeeded: true, AllowMutating: true, GrantActive: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, procedures.Denied, procedures.ReasonRetired, false, true},
+		{"retired and not succeeded", DecisionInput{Phase: auto, Retired: true, ReadOnly: true}, procedures.Denied, procedures.ReasonRetired, false, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -244,6 +244,7 @@ func (r *Replayer) decide(ctx context.Context, c *chain, prep *prepared) (proced
 	req := c.req
 	v := Decide(DecisionInput{
 		Phase:                 req.Phase,
+		Retired:               prep.p.Retired != nil,
 		Succeeded:             prep.succ,
 		ReadOnly:              prep.p.ReadOnly,
 		Problem:               prep.p.Problem,

@@ -41,6 +41,8 @@ func commands() []commandGroup {
 			{"promote", "make a version current", cmdPromote},
 			{"autorun grant", "let a procedure run unattended (set_procedure_auto_run)", cmdAutoRunGrant},
 			{"autorun revoke", "take durable auto-run back", cmdAutoRunRevoke},
+			{"retire", "hide a procedure from planners and refuse its invokes (admin)", cmdRetire},
+			{"unretire", "bring a retired procedure back (admin)", cmdUnretire},
 			{"invoke", "replay a procedure on the server", cmdInvoke},
 			{"tools get", "the tool catalogue", cmdToolsGet},
 			{"tools put", "replace the tool catalogue", cmdToolsPut},

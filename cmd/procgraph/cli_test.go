@@ -34,6 +34,8 @@ func TestHelp(t *testing.T) {
 		"promote":         {"--reason", "--json"},
 		"autorun grant":   {"--reason", "--json"},
 		"autorun revoke":  {"--reason", "--json"},
+		"retire":          {"--reason", "--json"},
+		"unretire":        {"--reason", "--json"},
 		"invoke":          {"--phase", "--arg", "--session", "--cause", "--reviewed-by", "--json"},
 		"tools get":       {"--json"},
 		"tools put":       {"--json"},

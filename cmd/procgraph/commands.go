@@ -74,6 +74,9 @@ func printProcedure(w io.Writer, p *procedures.Procedure) {
 		kv = append(kv, "unknown tools", strings.Join(p.UnknownTools, ", "))
 	}
 	kv = append(kv, "auto-run", fmt.Sprintf("enabled=%s active=%s", yesNo(p.AutoRun.Enabled), yesNo(p.AutoRun.Active)))
+	if r := p.Retired; r != nil {
+		kv = append(kv, "retired", fmt.Sprintf("by %s at %s: %s", r.RetiredBy, r.RetiredAt.Format(timeLayout), r.Reason))
+	}
 	for _, c := range p.Causes {
 		kv = append(kv, "cause", fmt.Sprintf("%s (%d)", c.Name, c.Frequency))
 	}
@@ -167,7 +170,7 @@ func cmdVersions(ctx context.Context, args []string, s stdio) int {
 	})
 }
 
-// decisionAnswer is the answer of grant, revoke and promote.
+// decisionAnswer is the answer of grant, revoke, promote and retire.
 type decisionAnswer struct {
 	Procedure procedures.Procedure `json:"procedure"`
 	Decision  procedures.Decision  `json:"decision"`
@@ -177,7 +180,8 @@ func (a *decisionAnswer) print(w io.Writer) {
 	d, p := a.Decision, a.Procedure
 	keyValues(w, "procedure", p.Name, "decision", d.ID, "kind", string(d.Kind), "outcome", string(d.Outcome),
 		"reason", d.Reason, "actor", d.Actor, "code hash", d.CodeHash, "note", d.Note, "current code hash", p.CodeHash,
-		"auto-run", fmt.Sprintf("enabled=%s active=%s", yesNo(p.AutoRun.Enabled), yesNo(p.AutoRun.Active)))
+		"auto-run", fmt.Sprintf("enabled=%s active=%s", yesNo(p.AutoRun.Enabled), yesNo(p.AutoRun.Active)),
+		"retired", yesNo(p.Retired != nil), "exposed", yesNo(p.Exposed))
 }
 
 func cmdPromote(ctx context.Context, args []string, s stdio) int {

@@ -19,6 +19,7 @@ const (
 	flagOpaque
 	flagReadOnly
 	flagProblem
+	flagRetired
 )
 
 // classFlags encodes c's flags.
@@ -36,13 +37,16 @@ func classFlags(c procedures.Class) byte {
 	if c.Problem {
 		f |= flagProblem
 	}
+	if c.Retired {
+		f |= flagRetired
+	}
 	return f
 }
 
 // classFromFlags decodes flags and a number of tools into a Class.
 func classFromFlags(f byte, tools int) procedures.Class {
 	c := procedures.Class{Status: procedures.StatusFailed, Opaque: f&flagOpaque != 0, Tools: tools,
-		ReadOnly: f&flagReadOnly != 0, Problem: f&flagProblem != 0}
+		ReadOnly: f&flagReadOnly != 0, Problem: f&flagProblem != 0, Retired: f&flagRetired != 0}
 	if f&flagSucceeded != 0 {
 		c.Status = procedures.StatusSucceeded
 	}

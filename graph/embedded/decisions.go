@@ -182,6 +182,42 @@ func (s *Store) Promote(ctx context.Context, name, codeHash string, d procedures
 	return out, err
 }
 
+// SetRetired stores r as the procedure's retirement (nil brings it back),
+// moving its class, and appends d, in one transaction (see
+// procedures.Store).
+func (s *Store) SetRetired(ctx context.Context, name string, r *procedures.Retirement, d procedures.Decision) (*procedures.Procedure, error) {
+	if err := validateDecision(&d); err != nil {
+		return nil, err
+	}
+	var out *procedures.Procedure
+	err := s.update(ctx, func(tx *bolt.Tx) error {
+		rec, err := mustProc(tx, name)
+		if err != nil {
+			return err
+		}
+		rec.Retired = nil
+		if r != nil {
+			rec.Retired = &retiredRecord{By: r.RetiredBy, At: ms(r.RetiredAt), Reason: r.Reason}
+		}
+		cur, err := getVersion(tx, name, rec.Current)
+		if err != nil {
+			return err
+		}
+		if cur == nil {
+			return procedures.Errorf(procedures.CodeInternal, "embedded store: procedure %s lost its current version %s", name, rec.Current)
+		}
+		if err := putProc(tx, rec, cur); err != nil {
+			return err
+		}
+		if err := appendDecision(tx, d); err != nil {
+			return err
+		}
+		out, err = loadProcedure(tx, name)
+		return err
+	})
+	return out, err
+}
+
 // SetGrant stores g bound to expectHash (nil revokes) and appends d, in one
 // transaction, if expectHash is still current (see procedures.Store).
 func (s *Store) SetGrant(ctx context.Context, name string, g *procedures.Grant, expectHash string, d procedures.Decision) (*procedures.Procedure, error) {

@@ -23,6 +23,15 @@ type procRecord struct {
 	// computed, kept up to date by reclassify (see procedures.Store.Find).
 	ReadOnly bool   `json:"read_only,omitempty"`
 	Problem  string `json:"problem,omitempty"`
+	// Retired is set while the procedure is retired (Store.SetRetired).
+	Retired *retiredRecord `json:"retired,omitempty"`
+}
+
+// retiredRecord is a stored procedures.Retirement.
+type retiredRecord struct {
+	By     string `json:"by"`
+	At     int64  `json:"at"`
+	Reason string `json:"reason,omitempty"`
 }
 
 // versionRecord is a version as stored.
@@ -82,6 +91,9 @@ func (r *procRecord) procedure(cur *versionRecord, causes []procedures.CauseLink
 		t := fromMs(*r.LastUsedAt)
 		p.LastUsedAt = &t
 	}
+	if r.Retired != nil {
+		p.Retired = &procedures.Retirement{RetiredBy: r.Retired.By, RetiredAt: fromMs(r.Retired.At), Reason: r.Retired.Reason}
+	}
 	if cur != nil {
 		p.Code, p.Dialect, p.CodeHash = cur.Code, cur.Dialect, cur.CodeHash
 		p.Parameters, p.InputSchema, p.Status = cur.Parameters, cur.InputSchema, cur.Status
@@ -117,7 +129,8 @@ func (s *summary) class() procedures.Class { return classFromFlags(s.flags, len(
 
 // classOf is the Class of a stored procedure with current version cur.
 func classOf(rec *procRecord, cur *versionRecord) procedures.Class {
-	return procedures.Class{Status: cur.Status, Opaque: cur.Opaque, Tools: len(rec.Signature), ReadOnly: rec.ReadOnly, Problem: rec.Problem != ""}
+	return procedures.Class{Status: cur.Status, Opaque: cur.Opaque, Tools: len(rec.Signature), ReadOnly: rec.ReadOnly,
+		Problem: rec.Problem != "", Retired: rec.Retired != nil}
 }
 
 func encodeSummary(c procedures.Class, sig []string) []byte {

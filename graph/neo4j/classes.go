@@ -119,7 +119,7 @@ func classCounts(ctx context.Context, tx neo4j.ManagedTransaction) (map[string]c
 		r := &row{m: rec.AsMap()}
 		c := classCount{class: procedures.Class{
 			Status: procedures.Status(r.str("status")), Opaque: r.bool("opaque"), Tools: int(r.int("tools")),
-			ReadOnly: r.bool("read_only"), Problem: r.bool("problem"),
+			ReadOnly: r.bool("read_only"), Problem: r.bool("problem"), Retired: r.bool("retired"),
 		}, n: int(r.int("count"))}
 		key := r.str("key")
 		if r.err != nil {

@@ -36,6 +36,9 @@ func decodeProcedure(v any) (*procedures.Procedure, error) {
 			CodeHash:  r.str("grant_code_hash"),
 		}
 	}
+	if r.m["retired_at"] != nil {
+		p.Retired = &procedures.Retirement{RetiredBy: r.str("retired_by"), RetiredAt: r.time("retired_at"), Reason: r.str("retired_reason")}
+	}
 	if v, ok := r.sub("version"); ok {
 		p.CodeHash = v.str("code_hash")
 		p.Code = v.str("code")

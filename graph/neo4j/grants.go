@@ -8,6 +8,33 @@ import (
 	"github.com/procgraph/procgraph/procedures"
 )
 
+// SetRetired stores r as the procedure's retirement (nil brings it back),
+// moving it to its class, and appends d, in one write transaction
+// (retire_set.cypher).
+func (s *Store) SetRetired(ctx context.Context, name string, r *procedures.Retirement, d procedures.Decision) (*procedures.Procedure, error) {
+	dp, err := decisionParams(d)
+	if err != nil {
+		return nil, err
+	}
+	params := map[string]any{"name": name, "at": nil, "by": nil, "reason": nil}
+	if r != nil {
+		params["at"], params["by"], params["reason"] = dbTime(r.RetiredAt), r.RetiredBy, r.Reason
+	}
+	return writeTx(ctx, s, "set retired", func(ctx context.Context, tx neo4j.ManagedTransaction) (*procedures.Procedure, error) {
+		recs, err := collect(ctx, tx, "retire_set", params)
+		if err != nil {
+			return nil, err
+		}
+		if len(recs) == 0 {
+			return nil, notFound(name)
+		}
+		if err := appendDecision(ctx, tx, dp); err != nil {
+			return nil, err
+		}
+		return getInTx(ctx, tx, name)
+	})
+}
+
 // SetGrant stores g as the procedure's grant, bound to expectHash (nil
 // removes it), and appends d, in one write transaction that first locks the
 // procedure and checks that expectHash is still current.

@@ -56,6 +56,7 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) procedures.Store) {
 		{"Lifecycle", testLifecycle},
 		{"Concurrency", testConcurrency},
 		{"Naming", testNaming},
+		{"Retire", testRetire},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) { g.run(t, newStore) })

@@ -1,0 +1,55 @@
+package procedures
+
+import (
+	"context"
+	"strings"
+)
+
+// RetireRequest retires a procedure (Retired) or brings it back.
+type RetireRequest struct {
+	Name    string
+	Retired bool
+	Reason  string
+	Actor   string
+}
+
+// SetRetired retires a procedure or brings it back, audited with one
+// decision of kind retire (reason retired or unretired, the operator's
+// reason as its note). A retired procedure is kept with its versions,
+// counts and grant, and still listed with its state, but it is not exposed
+// (Class.Exposed), so planners, the planner view and MCP do not see it, and
+// an invoke of it is denied with reason retired. Retiring needs a reason.
+// Returns CodeNotFound or CodeInvalid.
+func (s *Service) SetRetired(ctx context.Context, r RetireRequest) (*Procedure, Decision, error) {
+	reason := strings.TrimSpace(r.Reason)
+	switch {
+	case len(r.Reason) > MaxReasonBytes:
+		return nil, Decision{}, Errorf(CodeInvalid, "reason is longer than %d bytes", MaxReasonBytes).WithDetails("field", "reason")
+	case r.Retired && reason == "":
+		return nil, Decision{}, Errorf(CodeInvalid, "retiring a procedure needs a reason").WithDetails("field", "reason")
+	}
+	p, v, err := s.load(ctx, r.Name)
+	if err != nil {
+		return nil, Decision{}, err
+	}
+	d := Decision{Kind: KindRetire, Procedure: p.Name, CodeHash: p.CodeHash, Outcome: Allowed, Reason: ReasonUnretired,
+		Actor: r.Actor, Note: reason}
+	if r.Retired {
+		d.Reason = ReasonRetired
+	}
+	var stored *Procedure
+	rec, err := s.rec.RecordWith(d, func(d Decision) error {
+		var ret *Retirement
+		if r.Retired {
+			ret = &Retirement{RetiredBy: d.Actor, RetiredAt: d.At, Reason: d.Note}
+		}
+		var err error
+		stored, err = s.store.SetRetired(ctx, p.Name, ret, d)
+		return err
+	})
+	if err != nil {
+		return nil, Decision{}, err
+	}
+	v.decorate(stored)
+	return stored, rec, nil
+}

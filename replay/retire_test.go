@@ -1,0 +1,73 @@
+package replay
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/sandbox"
+)
+
+func (e *env) setRetired(name string, retired bool) {
+	e.t.Helper()
+	if _, _, err := e.svc.SetRetired(context.Background(), procedures.RetireRequest{Name: name, Retired: retired, Reason: "superseded", Actor: "admin"}); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// TestInvokeRetiredDenied: a retired procedure is denied with reason retired
+// in every phase, even with a grant and a reviewer, and reaches no tool;
+// brought back, it runs again.
+func TestInvokeRetiredDenied(t *testing.T) {
+	e := newEnv(t, sandbox.NewInProcess(), true)
+	ro := e.capture(readOnlyCode)
+	sc := e.capture(stateChangingCode)
+	if _, _, err := e.svc.SetAutoRun(context.Background(), procedures.AutoRunRequest{Name: sc.Name, Enabled: true, Actor: "op"}); err != nil {
+		t.Fatal(err)
+	}
+	e.setRetired(ro.Name, true)
+	e.setRetired(sc.Name, true)
+	args := map[string]any{"task_id": 1}
+	for _, req := range []InvokeRequest{
+		{Name: ro.Name, Phase: procedures.PhaseAutomatic, Arguments: args},
+		{Name: ro.Name, Phase: procedures.PhaseInteractive, Arguments: args},
+		{Name: sc.Name, Phase: procedures.PhaseInteractive, Arguments: args, ReviewedBy: "op", ReviewerHasGrantScope: true},
+	} {
+		d := e.mustDeny(req, procedures.ReasonRetired)
+		if !strings.Contains(d.Suggestion, "retired") || len(d.AllowedTools) != 0 {
+			t.Fatalf("decision %+v", d)
+		}
+	}
+	if got := e.disp.tools(); len(got) != 0 {
+		t.Fatalf("the dispatcher saw %v", got)
+	}
+	if p := e.get(ro.Name); p.Exposed || p.Retired == nil || p.UseCount != 0 {
+		t.Fatalf("retired procedure: exposed %v, retired %+v, use count %d", p.Exposed, p.Retired, p.UseCount)
+	}
+	e.setRetired(ro.Name, false)
+	e.mustSucceed(InvokeRequest{Name: ro.Name, Phase: procedures.PhaseAutomatic, Arguments: args})
+	if p := e.get(ro.Name); !p.Exposed || p.Retired != nil {
+		t.Fatalf("brought back: exposed %v, retired %+v", p.Exposed, p.Retired)
+	}
+}
+
+// TestNestedRetiredRefused: a procedure that calls a retired one fails on
+// that call (the nested replay is denied as retired) and the retired
+// procedure's tools are never reached.
+func TestNestedRetiredRefused(t *testing.T) {
+	e := newEnv(t, sandbox.NewInProcess(), false)
+	inner := e.capture(readOnlyCode)
+	outer := e.capture(callerOf(inner.Name))
+	e.setRetired(inner.Name, true)
+	res, err := e.invoke(InvokeRequest{Name: outer.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}})
+	if err != nil || res.Status == StatusSucceeded || res.Error == nil || res.Error.Tool != inner.Name {
+		t.Fatalf("Invoke = %+v, %v; want a failed run on %s", res, err, inner.Name)
+	}
+	if got := strings.Join(e.disp.tools(), ","); got != "get_jobs" {
+		t.Fatalf("dispatched %s, want only the outer get_jobs", got)
+	}
+	if ds := e.decisions(inner.Name); len(ds) != 1 || ds[0].Reason != procedures.ReasonRetired {
+		t.Fatalf("inner decisions %+v, want one denied retired", ds)
+	}
+}
