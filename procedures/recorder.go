@@ -27,7 +27,7 @@ type RecorderOptions struct {
 
 // Recorder is the one home of decision records, as OPA's decision logger:
 // every decision procgraph takes — an invoke over HTTP or MCP, a nested
-// proc__ replay, `procgraph run`, a grant, revoke, promote or catalogue
+// proc__ replay, `procgraph run`, a grant, revoke, promote, retire or catalogue
 // change — is built, checked against the audit rule (CheckAudit), stored
 // and counted here, and nowhere else. It is safe for concurrent use.
 type Recorder struct {
