@@ -203,6 +203,28 @@ func (r *runner) judge(ctx context.Context, m Mutant) (status, detail string) {
 	if err != nil {
 		return statusError, err.Error()
 	}
+	if err := r.checkOverlay(ctx, overlay, files); err != nil {
+		return statusError, "not applied: " + err.Error()
+	}
 	res := goTest(ctx, r.root, append([]string{"-overlay", overlay}, r.testArgs(m.Tests)...), m.Packages)
 	return verdict(res, r.importPaths(m.Packages))
+}
+
+// checkOverlay asks the go command which source files it builds, with the
+// overlay, for each mutated file's package: each mutated file must be one
+// of them under the path the overlay replaces (a path spelled differently,
+// through a symbolic link, would be silently ignored).
+func (r *runner) checkOverlay(ctx context.Context, overlay string, files []mutated) error {
+	for _, f := range files {
+		cmd := exec.CommandContext(ctx, "go", "list", "-overlay", overlay, "-f", `{{range .GoFiles}}{{$.Dir}}/{{.}}{{"\n"}}{{end}}`, ".")
+		cmd.Dir = filepath.Dir(f.path)
+		out, err := cmd.Output()
+		if err != nil {
+			return fmt.Errorf("go list in %s: %v", cmd.Dir, err)
+		}
+		if !slices.Contains(strings.Split(string(out), "\n"), filepath.ToSlash(f.path)) {
+			return fmt.Errorf("the go command does not build %s as the overlay names it", f.path)
+		}
+	}
+	return nil
 }

@@ -120,3 +120,30 @@ func TestList(t *testing.T) {
 		t.Error("a duplicate name was accepted")
 	}
 }
+
+// TestCheckOverlay: an overlay naming the file as the go command does is
+// accepted; one naming it another way, which the go command would ignore,
+// is an error rather than a mutant silently not applied.
+func TestCheckOverlay(t *testing.T) {
+	dir := mustModule(t)
+	r := &runner{}
+	for _, tc := range []struct {
+		name string
+		path string
+		ok   bool
+	}{
+		{"as built", filepath.Join(dir, "calc", "calc.go"), true},
+		{"spelled another way", filepath.Join(dir, "calc") + "/../calc/calc.go", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := []mutated{{path: tc.path, content: []byte("package calc\n")}}
+			overlay, err := writeOverlay(t.TempDir(), files)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := r.checkOverlay(context.Background(), overlay, files); (err == nil) != tc.ok {
+				t.Fatalf("checkOverlay = %v, want ok %v", err, tc.ok)
+			}
+		})
+	}
+}
