@@ -258,3 +258,23 @@ func FuzzNames(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkNames: the naming rule per signature, for a plain pair, a long
+// catalogue-only signature and a homoglyph (hashed).
+func BenchmarkNames(b *testing.B) {
+	all := func(string) bool { return true }
+	for _, c := range []struct {
+		name string
+		sig  []string
+	}{
+		{"plain", []string{"get_task_input_datasets", "search_panda_docs"}},
+		{"long", []string{"compare_failed_vs_successful_job_logs", "find_similar_successful_tasks", "get_failed_job_log_summary"}},
+		{"hashed", []string{"k\u0456ll_job"}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				_ = Names(c.sig, all)
+			}
+		})
+	}
+}
