@@ -92,7 +92,7 @@ func TestAdmissionDeadlineCountsWait(t *testing.T) {
 			e := newEnv(t, rn.r, false)
 			p := e.capture(readOnlyCode)
 			adm := sandbox.NewAdmission(sandbox.AdmissionConfig{Slots: 1})
-			const timeout = time.Second
+			const timeout = 2 * time.Second
 			// task_id 1 waits for open; task_id 2 waits for its deadline.
 			d := &gateDispatcher{open: make(chan struct{}), arrived: make(chan string, 10)}
 			long := New(e.svc, rn.r, d, Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}, Admission: adm})

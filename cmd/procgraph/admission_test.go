@@ -45,13 +45,16 @@ func mustBusy(tb testing.TB, r reply, limit string) {
 	}
 }
 
-// TestAdmissionRefusesAtOnce: 16 CPU-heavy invokes at once on a server
+// TestAdmissionRefusesAtOnce: 16 CPU-heavy invokes (after a slow tool call) at once on a server
 // running 2 at a time with a queue of 2. The ones that find the queue full
 // are refused at once with 429 busy and Retry-After; the admitted ones
 // succeed; no answer comes later than the deadline (plus the time to
 // answer); and every refused one was neither decided nor run.
 func TestAdmissionRefusesAtOnce(t *testing.T) {
 	up := mustUpstream(t)
+	// The tool call is slow too, so that all the requests arrive while the
+	// first ones hold their slots, however loaded the machine.
+	up.setDelay("get_task_jobs_summary", time.Second)
 	const timeout = 20 * time.Second
 	s := mustServe(t, serverOpts{Upstream: up, Extra: []string{"--max-concurrent-replays", "2", "--replay-queue", "2",
 		"--replay-timeout", timeout.String()}})
