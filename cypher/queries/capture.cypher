@@ -1,5 +1,7 @@
-// One capture (run by Store.Capture, in one write transaction, followed by
-// procedures_by_name). Rules: procedures.CaptureInput.
+// One capture (Store.Capture), returning the procedure as it now is (the
+// procedure fragment), so nothing is read back in a second round trip
+// unless the procedure is new (Store.Capture then classifies it in the same
+// transaction and reads it again). Rules: procedures.CaptureInput.
 //
 // Usage keys are UsageKey nodes under a uniqueness constraint on id: a key is
 // counted only by the transaction that created its node (MERGE ... ON CREATE
@@ -117,4 +119,6 @@ CALL {
   SET e.frequency = e.frequency + CASE WHEN isNew THEN 1 ELSE 0 END
   RETURN count(*) AS linked
 }
-RETURN created, versionCreated, counted > 0 AS counted;
+RETURN created, versionCreated, counted > 0 AS counted,
+#include procedure
+AS procedure;

@@ -1,5 +1,6 @@
-// One use of a stored procedure (Store.RecordUse, followed by
-// procedures_by_name in the same write transaction). No row when the
+// One use of a stored procedure (Store.RecordUse, the only statement of its
+// write transaction), returning the procedure as it now is (the procedure
+// fragment). No row when the
 // procedure or the version ($hash, or the current one when $hash is null)
 // does not exist: nothing is written then. Counting works as in capture.cypher.
 MATCH (p:Procedure {name: $name})-[:HAS_VERSION]->(v:ProcedureVersion)
@@ -44,4 +45,6 @@ CALL {
   SET e.frequency = e.frequency + CASE WHEN isNew THEN 1 ELSE 0 END
   RETURN count(*) AS linked
 }
-RETURN counted;
+RETURN counted,
+#include procedure
+AS procedure;

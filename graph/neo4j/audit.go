@@ -38,12 +38,7 @@ func appendDecision(ctx context.Context, tx neo4j.ManagedTransaction, params map
 	if len(recs) != 1 {
 		return errRows("decision_append", len(recs))
 	}
-	created, _ := field(recs[0], "created").(bool)
-	same, _ := field(recs[0], "same").(bool)
-	if !created && !same {
-		return procedures.Errorf(procedures.CodeConflict, "decision %s already exists", params["id"])
-	}
-	return nil
+	return appended(recs[0], params)
 }
 
 // decisionParams validates d and returns the parameters of decision_append.cypher.

@@ -9,10 +9,10 @@ import (
 	"github.com/procgraph/procgraph/procedures"
 )
 
-// Capture records one capture in one write transaction (capture.cypher,
-// then procedures_by_name.cypher to read the result back). A new procedure
-// is classified, and the procedures that reach it reclassified, under the
-// catalogue lock (see reclassify).
+// Capture records one capture: capture.cypher, which also returns the
+// procedure as it now is. A new procedure is then classified, and the
+// procedures that reach it reclassified, under the catalogue lock (see
+// reclassify), in the same transaction, and read back.
 func (s *Store) Capture(ctx context.Context, in procedures.CaptureInput) (procedures.CaptureResult, error) {
 	params, err := captureParams(in)
 	if err != nil {
@@ -45,8 +45,10 @@ func (s *Store) Capture(ctx context.Context, in procedures.CaptureInput) (proced
 			if err := reclassify(ctx, tx, append([]string{in.Name}, affected...)); err != nil {
 				return procedures.CaptureResult{}, err
 			}
+			res.Procedure, err = getInTx(ctx, tx, in.Name)
+			return res, err
 		}
-		res.Procedure, err = getInTx(ctx, tx, in.Name)
+		res.Procedure, err = decodeProcedure(field(recs[0], "procedure"))
 		return res, err
 	})
 }
@@ -120,8 +122,8 @@ func captureParams(in procedures.CaptureInput) (map[string]any, error) {
 // hashes hold no '|'.
 func versionID(name, hash string) string { return name + "|" + hash }
 
-// RecordUse counts a use of an existing procedure in one write transaction
-// (use.cypher, then procedures_by_name.cypher).
+// RecordUse counts a use of an existing procedure in one statement
+// (use.cypher), which also returns the procedure as it now is.
 func (s *Store) RecordUse(ctx context.Context, in procedures.UseInput) (procedures.UseResult, error) {
 	switch {
 	case in.Name == "":
@@ -151,7 +153,7 @@ func (s *Store) RecordUse(ctx context.Context, in procedures.UseInput) (procedur
 			return procedures.UseResult{}, notFound(in.Name)
 		}
 		res := procedures.UseResult{Counted: field(recs[0], "counted") == true}
-		res.Procedure, err = getInTx(ctx, tx, in.Name)
+		res.Procedure, err = decodeProcedure(field(recs[0], "procedure"))
 		return res, err
 	})
 }

@@ -9,8 +9,8 @@ import (
 	"github.com/procgraph/procgraph/procedures"
 )
 
-// decodeProcedure reads the procedure map that procedures_by_name.cypher
-// and find_page.cypher return.
+// decodeProcedure reads the procedure map of the procedure fragment
+// (fragments/procedure.cypher) and of find_page.cypher.
 func decodeProcedure(v any) (*procedures.Procedure, error) {
 	m, ok := v.(map[string]any)
 	if !ok {

@@ -36,40 +36,48 @@ func (s *Store) SetRetired(ctx context.Context, name string, r *procedures.Retir
 }
 
 // SetGrant stores g as the procedure's grant, bound to expectHash (nil
-// removes it), and appends d, in one write transaction that first locks the
+// removes it), and appends d, in one statement (grant.cypher) that locks the
 // procedure and checks that expectHash is still current.
 func (s *Store) SetGrant(ctx context.Context, name string, g *procedures.Grant, expectHash string, d procedures.Decision) (*procedures.Procedure, error) {
-	dp, err := decisionParams(d)
+	params, err := decisionParams(d)
 	if err != nil {
 		return nil, err
 	}
-	query, params := "grant_remove", map[string]any{"name": name}
+	params["name"], params["expectHash"], params["grant"] = name, expectHash, nil
 	if g != nil {
-		query = "grant_set"
-		params = map[string]any{
-			"name":      name,
+		params["grant"] = map[string]any{
 			"enabled":   g.Enabled,
 			"grantedBy": g.GrantedBy,
 			"grantedAt": dbTimeOrNil(g.GrantedAt),
 			"reason":    g.Reason,
-			"codeHash":  expectHash,
 		}
 	}
 	return writeTx(ctx, s, "set grant", func(ctx context.Context, tx neo4j.ManagedTransaction) (*procedures.Procedure, error) {
-		current, _, err := lockProcedure(ctx, tx, name, expectHash)
+		recs, err := collect(ctx, tx, "grant", params)
 		if err != nil {
 			return nil, err
 		}
-		if current != expectHash {
+		if len(recs) == 0 {
+			return nil, notFound(name)
+		}
+		if field(recs[0], "ok") != true {
 			return nil, procedures.Errorf(procedures.CodeConflict, "the current code of procedure %q is no longer %q", name, expectHash).
 				WithDetails("reason", procedures.ReasonCodeChanged)
 		}
-		if err := exec(ctx, tx, query, params); err != nil {
+		if err := appended(recs[0], params); err != nil {
 			return nil, err
 		}
-		if err := appendDecision(ctx, tx, dp); err != nil {
-			return nil, err
-		}
-		return getInTx(ctx, tx, name)
+		return decodeProcedure(field(recs[0], "procedure"))
 	})
+}
+
+// appended checks the decision_append fragment's answer in rec: an error
+// (which rolls the transaction back) when another record holds the id.
+func appended(rec *neo4j.Record, params map[string]any) error {
+	created, _ := field(rec, "created").(bool)
+	same, _ := field(rec, "same").(bool)
+	if !created && !same {
+		return procedures.Errorf(procedures.CodeConflict, "decision %s already exists", params["id"])
+	}
+	return nil
 }

@@ -228,7 +228,11 @@ func collect(ctx context.Context, tx neo4j.ManagedTransaction, name string, para
 	if err != nil {
 		return nil, err
 	}
-	return res.Collect(ctx)
+	recs, err := res.Collect(ctx)
+	if err == nil {
+		observe(ctx, name, res)
+	}
+	return recs, err
 }
 
 // exec runs the stored query name with params, discarding its records.
@@ -238,5 +242,33 @@ func exec(ctx context.Context, tx neo4j.ManagedTransaction, name string, params 
 		return err
 	}
 	_, err = res.Consume(ctx)
+	if err == nil {
+		observe(ctx, name, res)
+	}
 	return err
+}
+
+// QueryObserver receives, for each statement a store call runs, the stored
+// query's name and the server's own time for it: until the first record was
+// available, and until the last was consumed (the driver's result summary).
+type QueryObserver func(query string, availableAfter, consumedAfter time.Duration)
+
+type observerKey struct{}
+
+// WithQueryObserver returns ctx that makes the store calls it is passed to
+// report every statement to o (benchmarks compare the server's time with
+// the store call's).
+func WithQueryObserver(ctx context.Context, o QueryObserver) context.Context {
+	return context.WithValue(ctx, observerKey{}, o)
+}
+
+// observe reports a consumed result to ctx's QueryObserver, if any.
+func observe(ctx context.Context, name string, res neo4j.ResultWithContext) {
+	o, _ := ctx.Value(observerKey{}).(QueryObserver)
+	if o == nil {
+		return
+	}
+	if sum, err := res.Consume(ctx); err == nil {
+		o(name, sum.ResultAvailableAfter(), sum.ResultConsumedAfter())
+	}
 }

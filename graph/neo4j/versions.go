@@ -52,20 +52,24 @@ func (s *Store) Version(ctx context.Context, name, codeHash string) (*procedures
 	})
 }
 
-// Promote makes the version codeHash current and appends d, in one write
-// transaction that first locks the procedure (lock_procedure.cypher).
+// Promote makes the version codeHash current and appends d, in one
+// statement (promote.cypher) that locks the procedure first.
 func (s *Store) Promote(ctx context.Context, name, codeHash string, d procedures.Decision) (*procedures.Procedure, error) {
-	dp, err := decisionParams(d)
+	params, err := decisionParams(d)
 	if err != nil {
 		return nil, err
 	}
-	params := map[string]any{"name": name, "hash": codeHash}
+	params["name"], params["hash"] = name, codeHash
 	return writeTx(ctx, s, "promote", func(ctx context.Context, tx neo4j.ManagedTransaction) (*procedures.Procedure, error) {
-		_, status, err := lockProcedure(ctx, tx, name, codeHash)
+		recs, err := collect(ctx, tx, "promote", params)
 		if err != nil {
 			return nil, err
 		}
-		switch status {
+		if len(recs) == 0 {
+			return nil, notFound(name)
+		}
+		status, _ := field(recs[0], "status").(string)
+		switch procedures.Status(status) {
 		case "":
 			return nil, procedures.Errorf(procedures.CodeNotFound, "no version %q of procedure %q", codeHash, name)
 		case procedures.StatusSucceeded:
@@ -73,28 +77,9 @@ func (s *Store) Promote(ctx context.Context, name, codeHash string, d procedures
 			return nil, procedures.Errorf(procedures.CodeConflict, "version %q of procedure %q did not succeed", codeHash, name).
 				WithDetails("reason", procedures.ReasonProcedureNotSucceeded)
 		}
-		if err := exec(ctx, tx, "promote", params); err != nil {
+		if err := appended(recs[0], params); err != nil {
 			return nil, err
 		}
-		if err := appendDecision(ctx, tx, dp); err != nil {
-			return nil, err
-		}
-		return getInTx(ctx, tx, name)
+		return decodeProcedure(field(recs[0], "procedure"))
 	})
-}
-
-// lockProcedure takes the write lock on the procedure name for the rest of
-// tx and returns its current code hash and the status of its version hash
-// ("" when there is no such version). CodeNotFound when name does not exist.
-func lockProcedure(ctx context.Context, tx neo4j.ManagedTransaction, name, hash string) (current string, status procedures.Status, err error) {
-	recs, err := collect(ctx, tx, "lock_procedure", map[string]any{"name": name, "hash": hash})
-	if err != nil {
-		return "", "", err
-	}
-	if len(recs) == 0 {
-		return "", "", notFound(name)
-	}
-	current, _ = field(recs[0], "current").(string)
-	st, _ := field(recs[0], "status").(string)
-	return current, procedures.Status(st), nil
 }
