@@ -26,7 +26,7 @@ import (
 )
 
 var (
-	big  = flag.Bool("bench.big", false, "also run at N = 100k procedures (the fill takes a while on Neo4j)")
+	big   = flag.Bool("bench.big", false, "also run at N = 100k procedures (the fill takes a while on Neo4j)")
 	fsync = flag.Bool("bench.sync", false, "the embedded store fsyncs every commit (its default in production); off by default so the figures are the code's, not the disk's")
 )
 
