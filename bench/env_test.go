@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,6 +24,7 @@ import (
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/sandbox"
+	"github.com/procgraph/procgraph/sandbox/sandboxtest"
 )
 
 var (
@@ -47,37 +49,74 @@ type target struct {
 	have   int    // fixture procedures filled so far
 	fill   func(tb testing.TB, from, to int)
 	driver neo4j.DriverWithContext // Neo4j only: fill and cleanup
+	db     string
 }
 
 // proc is the prefix of every procedure name this run writes.
 func (t *target) proc() string { return procedures.ProcPrefix + t.ns }
 
+// shared holds the targets of this process: every benchmark uses the same
+// stores (and namespace), so each N is filled once; TestMain closes them and
+// deletes the namespace.
+var shared struct {
+	once    sync.Once
+	ts      []*target
+	err     error
+	cleanup []func()
+}
+
+// pool is the warm worker pool of BenchmarkReplay.
+var pool *sandbox.Pool
+
+func TestMain(m *testing.M) {
+	code := sandboxtest.Main(m, sandbox.PoolConfig{Size: 2}, &pool)
+	for i := len(shared.cleanup) - 1; i >= 0; i-- {
+		shared.cleanup[i]()
+	}
+	os.Exit(code)
+}
+
 // targets returns the embedded store and, with NEO4J_URI, the Neo4j one.
 func targets(b *testing.B) []*target {
 	b.Helper()
-	ts := []*target{embeddedTarget(b)}
-	if t := neo4jTarget(b); t != nil {
-		ts = append(ts, t)
+	shared.once.Do(func() {
+		var t *target
+		if t, shared.err = embeddedTarget(); shared.err != nil {
+			return
+		}
+		shared.ts = append(shared.ts, t)
+		if t, shared.err = neo4jTarget(); shared.err == nil && t != nil {
+			shared.ts = append(shared.ts, t)
+		}
+	})
+	if shared.err != nil {
+		b.Fatal(shared.err)
 	}
-	return ts
+	if len(shared.ts) == 1 {
+		b.Log("NEO4J_URI is not set: Neo4j benchmarks are skipped")
+	}
+	return shared.ts
 }
 
-func namespace(tb testing.TB) string {
+func namespace() string {
 	var r [4]byte
 	if _, err := rand.Read(r[:]); err != nil {
-		tb.Fatal(err)
+		panic(err)
 	}
 	return "pgb" + hex.EncodeToString(r[:]) + "_"
 }
 
-func embeddedTarget(b *testing.B) *target {
-	b.Helper()
-	s, err := embedded.Open(filepath.Join(b.TempDir(), "bench.db"), embedded.Options{NoSync: !*fsync})
+func embeddedTarget() (*target, error) {
+	dir, err := os.MkdirTemp("", "procgraph-bench-")
 	if err != nil {
-		b.Fatal(err)
+		return nil, err
 	}
-	b.Cleanup(func() { _ = s.Close() })
-	t := &target{name: "embedded", store: s, ns: namespace(b)}
+	s, err := embedded.Open(filepath.Join(dir, "bench.db"), embedded.Options{NoSync: !*fsync})
+	if err != nil {
+		return nil, err
+	}
+	shared.cleanup = append(shared.cleanup, func() { _ = s.Close(); _ = os.RemoveAll(dir) })
+	t := &target{name: "embedded", store: s, ns: namespace()}
 	t.fill = func(tb testing.TB, from, to int) {
 		for lo := from; lo < to; lo += 2000 {
 			hi := min(lo+2000, to)
@@ -90,38 +129,40 @@ func embeddedTarget(b *testing.B) *target {
 			}
 		}
 	}
-	return t
+	return t, nil
 }
 
-// neo4jTarget opens the Neo4j store at NEO4J_URI (nil without it) and
-// deletes this run's namespace at the end.
-func neo4jTarget(b *testing.B) *target {
-	b.Helper()
+// neo4jTarget opens the Neo4j store at NEO4J_URI (nil without it); its
+// cleanup deletes this run's namespace.
+func neo4jTarget() (*target, error) {
 	uri := os.Getenv("NEO4J_URI")
 	if uri == "" {
-		b.Log("NEO4J_URI is not set: Neo4j benchmarks are skipped")
-		return nil
+		return nil, nil
 	}
 	ctx := context.Background()
 	cfg := neo4jstore.Config{URI: uri, Username: os.Getenv("NEO4J_USERNAME"), Password: os.Getenv("NEO4J_PASSWORD"), Database: os.Getenv("NEO4J_DATABASE")}
 	s, err := neo4jstore.Open(ctx, cfg)
 	if err != nil {
-		b.Fatalf("neo4j: %v", err)
+		return nil, fmt.Errorf("neo4j: %w", err)
 	}
-	b.Cleanup(func() { _ = s.Close() })
 	auth := neo4j.NoAuth()
 	if cfg.Username != "" {
 		auth = neo4j.BasicAuth(cfg.Username, cfg.Password, "")
 	}
 	d, err := neo4j.NewDriverWithContext(uri, auth)
 	if err != nil {
-		b.Fatal(err)
+		_ = s.Close()
+		return nil, err
 	}
-	t := &target{name: "neo4j", store: s, ns: namespace(b), driver: d}
-	b.Cleanup(func() {
+	t := &target{name: "neo4j", store: s, ns: namespace(), driver: d, db: cfg.Database}
+	shared.cleanup = append(shared.cleanup, func() {
 		start := time.Now()
-		t.run(b, cfg.Database, "cleanup", map[string]any{"ns": t.ns, "proc": t.proc()})
-		b.Logf("neo4j: deleted namespace %s in %v", t.ns, time.Since(start).Round(time.Millisecond))
+		if err := t.run("cleanup", map[string]any{"ns": t.ns, "proc": t.proc()}); err != nil {
+			fmt.Fprintf(os.Stderr, "bench: deleting namespace %s: %v\n", t.ns, err)
+		} else {
+			fmt.Fprintf(os.Stderr, "bench: deleted neo4j namespace %s in %v\n", t.ns, time.Since(start).Round(time.Millisecond))
+		}
+		_ = s.Close()
 		_ = d.Close(ctx)
 	})
 	t.fill = func(tb testing.TB, from, to int) {
@@ -138,31 +179,33 @@ func neo4jTarget(b *testing.B) *target {
 				rows = append(rows, map[string]any{"name": in.Name, "signature": in.Signature, "summary": in.Version.Summary,
 					"frequency": freq, "keys": keys, "at": in.At.UTC(), "hash": in.Version.CodeHash, "code": in.Version.Code})
 			}
-			t.run(tb, cfg.Database, "fill", map[string]any{"rows": rows})
+			if err := t.run("fill", map[string]any{"rows": rows}); err != nil {
+				tb.Fatal(err)
+			}
 		}
 	}
-	return t
+	return t, nil
 }
 
 // run runs the statement of testdata/<name>.cypher in an implicit
 // transaction (cleanup commits in batches).
-func (t *target) run(tb testing.TB, db, name string, params map[string]any) {
-	tb.Helper()
+func (t *target) run(name string, params map[string]any) error {
 	text, err := os.ReadFile(filepath.Join("testdata", name+".cypher"))
 	if err != nil {
-		tb.Fatal(err)
+		return err
 	}
 	stmts := cypher.Split(string(text))
 	ctx := context.Background()
-	sess := t.driver.NewSession(ctx, neo4j.SessionConfig{DatabaseName: db})
+	sess := t.driver.NewSession(ctx, neo4j.SessionConfig{DatabaseName: t.db})
 	defer sess.Close(ctx)
 	res, err := sess.Run(ctx, stmts[0], params)
 	if err == nil {
 		_, err = res.Consume(ctx)
 	}
 	if err != nil {
-		tb.Fatalf("%s: %v", name, err)
+		return fmt.Errorf("%s: %w", name, err)
 	}
+	return nil
 }
 
 // fillInput is fixture procedure i: three tools of three vocabularies of

@@ -45,58 +45,53 @@ func twoVersions(b *testing.B, t *target, label string) string {
 // BenchmarkWrite measures the write path through the store at each N:
 // capture of a new and of an existing procedure, grant, revoke, promote.
 // Aim (Neo4j, 2 cores): ≤ 5 ms median each at 1k and 100k.
-func BenchmarkWrite(b *testing.B) {
+func writeStore(b *testing.B, t *target, n int) {
 	ctx := context.Background()
-	for _, t := range targets(b) {
-		for _, n := range sizes() {
-			t.grow(b, n)
-			existing := t.fillInput(n / 2)
-			promoted := twoVersions(b, t, fmt.Sprintf("promote%d", n))
-			granted := twoVersions(b, t, fmt.Sprintf("grant%d", n))
-			prefix := fmt.Sprintf("%s/n=%d/", t.name, n)
-			b.Run(prefix+"capture_new", func(b *testing.B) {
-				loop(b, func(i int) {
-					in := captureInput([]string{fmt.Sprintf("%snew%d_%d", t.ns, n, i), t.ns + "z"}, "h", key(), time.Now())
-					if res, err := t.store.Capture(ctx, in); err != nil || !res.Created {
-						b.Fatalf("%+v %v", res, err)
-					}
-				})
-			})
-			b.Run(prefix+"capture_existing", func(b *testing.B) {
-				loop(b, func(int) {
-					in := existing
-					in.UsageKey, in.At = key(), time.Now()
-					if res, err := t.store.Capture(ctx, in); err != nil || res.Created || !res.Counted {
-						b.Fatalf("%+v %v", res, err)
-					}
-				})
-			})
-			b.Run(prefix+"grant", func(b *testing.B) {
-				loop(b, func(int) {
-					g := &procedures.Grant{Enabled: true, GrantedBy: "bench", GrantedAt: time.Now(), CodeHash: "va"}
-					if _, err := t.store.SetGrant(ctx, granted, g, "va", decision(procedures.KindGrant, granted, "va")); err != nil {
-						b.Fatal(err)
-					}
-				})
-			})
-			b.Run(prefix+"revoke", func(b *testing.B) {
-				loop(b, func(int) {
-					if _, err := t.store.SetGrant(ctx, granted, nil, "va", decision(procedures.KindRevoke, granted, "va")); err != nil {
-						b.Fatal(err)
-					}
-				})
-			})
-			b.Run(prefix+"promote", func(b *testing.B) {
-				hashes := [2]string{"vb", "va"}
-				loop(b, func(i int) {
-					h := hashes[i%2]
-					if p, err := t.store.Promote(ctx, promoted, h, decision(procedures.KindPromote, promoted, h)); err != nil || p.CodeHash != h {
-						b.Fatalf("%v %v", p, err)
-					}
-				})
-			})
-		}
-	}
+	existing := t.fillInput(n / 2)
+	promoted := twoVersions(b, t, fmt.Sprintf("promote%d", n))
+	granted := twoVersions(b, t, fmt.Sprintf("grant%d", n))
+	prefix := fmt.Sprintf("%s/n=%d/store/", t.name, n)
+	b.Run(prefix+"capture_new", func(b *testing.B) {
+		loop(b, func(i int) {
+			in := captureInput([]string{fmt.Sprintf("%snew%d_%d", t.ns, n, i), t.ns + "z"}, "h", key(), time.Now())
+			if res, err := t.store.Capture(ctx, in); err != nil || !res.Created {
+				b.Fatalf("%+v %v", res, err)
+			}
+		})
+	})
+	b.Run(prefix+"capture_existing", func(b *testing.B) {
+		loop(b, func(int) {
+			in := existing
+			in.UsageKey, in.At = key(), time.Now()
+			if res, err := t.store.Capture(ctx, in); err != nil || res.Created || !res.Counted {
+				b.Fatalf("%+v %v", res, err)
+			}
+		})
+	})
+	b.Run(prefix+"grant", func(b *testing.B) {
+		loop(b, func(int) {
+			g := &procedures.Grant{Enabled: true, GrantedBy: "bench", GrantedAt: time.Now(), CodeHash: "va"}
+			if _, err := t.store.SetGrant(ctx, granted, g, "va", decision(procedures.KindGrant, granted, "va")); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run(prefix+"revoke", func(b *testing.B) {
+		loop(b, func(int) {
+			if _, err := t.store.SetGrant(ctx, granted, nil, "va", decision(procedures.KindRevoke, granted, "va")); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run(prefix+"promote", func(b *testing.B) {
+		hashes := [2]string{"vb", "va"}
+		loop(b, func(i int) {
+			h := hashes[i%2]
+			if p, err := t.store.Promote(ctx, promoted, h, decision(procedures.KindPromote, promoted, h)); err != nil || p.CodeHash != h {
+				b.Fatalf("%v %v", p, err)
+			}
+		})
+	})
 }
 
 // loop runs op b.N times (i counting from 0) and reports the median and
@@ -152,141 +147,149 @@ func code(ns, a, b string) string {
 // BenchmarkWriteHTTP measures the same writes over loopback HTTP through
 // the whole API (schema validation, analysis, classification, the store).
 // Aim (Neo4j): ≤ 8 ms; embedded capture ≤ 0.3 ms.
-func BenchmarkWriteHTTP(b *testing.B) {
+func writeHTTP(b *testing.B, t *target, srv *server, n int) {
 	ctx := context.Background()
-	for _, t := range targets(b) {
-		srv := serve(b, t.store, nil)
-		for _, n := range sizes() {
-			t.grow(b, n)
-			prefix := fmt.Sprintf("%s/n=%d/", t.name, n)
-			existing := code(t.ns, fmt.Sprintf("ex%d", n), "z")
-			if st, body := srv.do(b, "POST", "/v1/procedures", map[string]any{"code": existing}); st != 201 {
-				b.Fatalf("%d %s", st, body)
+	prefix := fmt.Sprintf("%s/n=%d/http/", t.name, n)
+	existing := code(t.ns, fmt.Sprintf("ex%d", n), "z")
+	if st, body := srv.do(b, "POST", "/v1/procedures", map[string]any{"code": existing}); st != 201 {
+		b.Fatalf("%d %s", st, body)
+	}
+	// A procedure with two succeeded versions (same tools, other code).
+	var name string
+	var hashes []string
+	for _, c := range []string{code(t.ns, fmt.Sprintf("pr%d", n), "z"), "y = 1\n" + code(t.ns, fmt.Sprintf("pr%d", n), "z")} {
+		out, err := srv.svc.Capture(ctx, procedures.CaptureRequest{Code: c})
+		if err != nil {
+			b.Fatal(err)
+		}
+		name = out.Procedure.Name
+		hashes = append(hashes, out.Procedure.CodeHash)
+		if len(hashes) == 2 {
+			vs, err := srv.svc.Versions(ctx, name)
+			if err != nil || len(vs) != 2 {
+				b.Fatalf("versions %v %v", vs, err)
 			}
-			// A procedure with two succeeded versions (same tools, other code).
-			var name string
-			var hashes []string
-			for _, c := range []string{code(t.ns, fmt.Sprintf("pr%d", n), "z"), "y = 1\n" + code(t.ns, fmt.Sprintf("pr%d", n), "z")} {
-				out, err := srv.svc.Capture(ctx, procedures.CaptureRequest{Code: c})
-				if err != nil {
-					b.Fatal(err)
-				}
-				name = out.Procedure.Name
-				hashes = append(hashes, out.Procedure.CodeHash)
-				if len(hashes) == 2 {
-					vs, err := srv.svc.Versions(ctx, name)
-					if err != nil || len(vs) != 2 {
-						b.Fatalf("versions %v %v", vs, err)
-					}
-					hashes = []string{vs[0].CodeHash, vs[1].CodeHash}
-				}
-			}
-			path := "/v1/procedures/" + url.PathEscape(name)
-			b.Run(prefix+"capture_new", func(b *testing.B) {
-				loop(b, func(i int) {
-					st, body := srv.do(b, "POST", "/v1/procedures", map[string]any{"code": code(t.ns, fmt.Sprintf("hn%d_%d", n, i), "z")})
-					if st != 201 {
-						b.Fatalf("%d %s", st, body)
-					}
-				})
-			})
-			b.Run(prefix+"capture_existing", func(b *testing.B) {
-				loop(b, func(int) {
-					st, body := srv.do(b, "POST", "/v1/procedures", map[string]any{"code": existing, "session_id": key()})
-					if st != 200 {
-						b.Fatalf("%d %s", st, body)
-					}
-				})
-			})
-			b.Run(prefix+"grant", func(b *testing.B) {
-				loop(b, func(int) {
-					if st, body := srv.do(b, "PUT", path+"/auto-run", map[string]any{"enabled": true}); st != 200 {
-						b.Fatalf("%d %s", st, body)
-					}
-				})
-			})
-			b.Run(prefix+"revoke", func(b *testing.B) {
-				loop(b, func(int) {
-					if st, body := srv.do(b, "DELETE", path+"/auto-run", map[string]any{}); st != 200 {
-						b.Fatalf("%d %s", st, body)
-					}
-				})
-			})
-			b.Run(prefix+"promote", func(b *testing.B) {
-				loop(b, func(i int) {
-					h := hashes[1-i%2]
-					if st, body := srv.do(b, "POST", path+"/versions/"+h+"/promote", map[string]any{}); st != 200 {
-						b.Fatalf("%d %s", st, body)
-					}
-				})
-			})
+			hashes = []string{vs[0].CodeHash, vs[1].CodeHash}
 		}
 	}
+	path := "/v1/procedures/" + url.PathEscape(name)
+	b.Run(prefix+"capture_new", func(b *testing.B) {
+		loop(b, func(i int) {
+			st, body := srv.do(b, "POST", "/v1/procedures", map[string]any{"code": code(t.ns, fmt.Sprintf("hn%d_%d", n, i), "z")})
+			if st != 201 {
+				b.Fatalf("%d %s", st, body)
+			}
+		})
+	})
+	b.Run(prefix+"capture_existing", func(b *testing.B) {
+		loop(b, func(int) {
+			st, body := srv.do(b, "POST", "/v1/procedures", map[string]any{"code": existing, "session_id": key()})
+			if st != 200 {
+				b.Fatalf("%d %s", st, body)
+			}
+		})
+	})
+	b.Run(prefix+"grant", func(b *testing.B) {
+		loop(b, func(int) {
+			if st, body := srv.do(b, "PUT", path+"/auto-run", map[string]any{"enabled": true}); st != 200 {
+				b.Fatalf("%d %s", st, body)
+			}
+		})
+	})
+	b.Run(prefix+"revoke", func(b *testing.B) {
+		loop(b, func(int) {
+			if st, body := srv.do(b, "DELETE", path+"/auto-run", map[string]any{}); st != 200 {
+				b.Fatalf("%d %s", st, body)
+			}
+		})
+	})
+	b.Run(prefix+"promote", func(b *testing.B) {
+		loop(b, func(i int) {
+			h := hashes[1-i%2]
+			if st, body := srv.do(b, "POST", path+"/versions/"+h+"/promote", map[string]any{}); st != 200 {
+				b.Fatalf("%d %s", st, body)
+			}
+		})
+	})
 }
 
 // BenchmarkCaptureConcurrent captures one procedure from 16 clients at once,
 // each capture under its own key, through the store and over HTTP, and
 // checks that the frequency grew by exactly the number of captures. Aim
 // (Neo4j): ≥ 300 captures/s.
-func BenchmarkCaptureConcurrent(b *testing.B) {
+func captureConcurrent(b *testing.B, t *target, srv *server, n int) {
 	const clients = 16
 	ctx := context.Background()
-	for _, t := range targets(b) {
-		srv := serve(b, t.store, nil)
-		t.grow(b, sizes()[0])
-		sig := []string{t.ns + "cc", t.ns + "z"}
-		in := captureInput(sig, "h", key(), time.Now())
-		if _, err := t.store.Capture(ctx, in); err != nil {
-			b.Fatal(err)
+	sig := []string{fmt.Sprintf("%scc%d", t.ns, n), t.ns + "z"}
+	in := captureInput(sig, "h", key(), time.Now())
+	if _, err := t.store.Capture(ctx, in); err != nil {
+		b.Fatal(err)
+	}
+	httpCode := code(t.ns, fmt.Sprintf("hcc%d", n), "z")
+	out, err := srv.svc.Capture(ctx, procedures.CaptureRequest{Code: httpCode})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, via := range []string{"store", "http"} {
+		name := in.Name
+		if via == "http" {
+			name = out.Procedure.Name
 		}
-		httpCode := code(t.ns, "hcc", "z")
-		out, err := srv.svc.Capture(ctx, procedures.CaptureRequest{Code: httpCode})
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, via := range []string{"store", "http"} {
-			name := in.Name
-			if via == "http" {
-				name = out.Procedure.Name
+		b.Run(fmt.Sprintf("%s/n=%d/concurrent/%s/clients=%d", t.name, n, via, clients), func(b *testing.B) {
+			before, err := t.store.Get(ctx, name)
+			if err != nil {
+				b.Fatal(err)
 			}
-			b.Run(fmt.Sprintf("%s/%s/clients=%d", t.name, via, clients), func(b *testing.B) {
-				before, err := t.store.Get(ctx, name)
-				if err != nil {
-					b.Fatal(err)
-				}
-				var next atomic.Int64
-				var wg sync.WaitGroup
-				b.ResetTimer()
-				for range clients {
-					wg.Go(func() {
-						for next.Add(1) <= int64(b.N) {
-							if via == "store" {
-								c := in
-								c.UsageKey, c.At = key(), time.Now()
-								if _, err := t.store.Capture(ctx, c); err != nil {
-									b.Error(err)
-									return
-								}
-								continue
-							}
-							if st, body := srv.do(b, "POST", "/v1/procedures", map[string]any{"code": httpCode, "session_id": key()}); st != 200 {
-								b.Errorf("%d %s", st, body)
+			var next atomic.Int64
+			var wg sync.WaitGroup
+			b.ResetTimer()
+			for range clients {
+				wg.Go(func() {
+					for next.Add(1) <= int64(b.N) {
+						if via == "store" {
+							c := in
+							c.UsageKey, c.At = key(), time.Now()
+							if _, err := t.store.Capture(ctx, c); err != nil {
+								b.Error(err)
 								return
 							}
+							continue
 						}
-					})
-				}
-				wg.Wait()
-				b.StopTimer()
-				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "captures/s")
-				after, err := t.store.Get(ctx, name)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if got := after.Frequency - before.Frequency; got != int64(b.N) {
-					b.Fatalf("frequency grew by %d after %d captures under distinct keys", got, b.N)
-				}
-			})
+						if st, body := srv.do(b, "POST", "/v1/procedures", map[string]any{"code": httpCode, "session_id": key()}); st != 200 {
+							b.Errorf("%d %s", st, body)
+							return
+						}
+					}
+				})
+			}
+			wg.Wait()
+			b.StopTimer()
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "captures/s")
+			after, err := t.store.Get(ctx, name)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if got := after.Frequency - before.Frequency; got != int64(b.N) {
+				b.Fatalf("frequency grew by %d after %d captures under distinct keys", got, b.N)
+			}
+		})
+	}
+}
+
+// BenchmarkStores runs every store benchmark on each store at each N in
+// ascending order (the stores only grow): writes through the store, over
+// HTTP and concurrently, Find pages, and the planner view. Select a part
+// with -bench, e.g. 'Stores/neo4j/n=1000/http' or 'Stores/.*/find'.
+func BenchmarkStores(b *testing.B) {
+	for _, n := range sizes() {
+		for _, t := range targets(b) {
+			t.grow(b, n)
+			srv := serve(b, t.store, nil)
+			writeStore(b, t, n)
+			writeHTTP(b, t, srv, n)
+			captureConcurrent(b, t, srv, n)
+			find(b, t, n)
+			plannerView(b, t, srv, n)
 		}
 	}
 }

@@ -1,31 +1,32 @@
 // Sets ($grant, a map) or removes ($grant null) a procedure's durable
-// auto-run grant and appends its decision (Store.SetGrant, the only
-// statement of its write transaction), only while the procedure's current
-// code hash is still $expectHash. The first write (a no-op SET) takes the
+// auto-run grant and appends its decision (Store.SetGrant, alone in its
+// transaction, which commits whatever this returns), only while the
+// procedure's current code hash is still $expectHash and the decision's id
+// is free or holds this decision. The first write (a no-op SET) takes the
 // procedure's write lock, so the check and the change are atomic with
-// respect to captures and promotions. Returns ok (the hash matched: written),
+// respect to captures and promotions. Returns ok (the hash matched),
 // created and same of the decision append (null when not ok) and the
 // procedure as it now is; no row when the procedure does not exist.
 MATCH (p:Procedure {name: $name})
 SET p.updated_at = p.updated_at
 WITH p
 WITH p, p.code_hash = $expectHash AS ok
-FOREACH (_ IN CASE WHEN ok AND $grant IS NOT NULL THEN [1] ELSE [] END |
+OPTIONAL CALL {
+  WITH ok
+  WITH ok WHERE ok
+#include decision_append
+}
+WITH p, ok, created, same, ok AND (created OR same) AS write
+FOREACH (_ IN CASE WHEN write AND $grant IS NOT NULL THEN [1] ELSE [] END |
   SET p.grant_enabled = $grant.enabled,
       p.grant_by = $grant.grantedBy,
       p.grant_at = $grant.grantedAt,
       p.grant_reason = $grant.reason,
       p.grant_code_hash = $expectHash
 )
-FOREACH (_ IN CASE WHEN ok AND $grant IS NULL THEN [1] ELSE [] END |
+FOREACH (_ IN CASE WHEN write AND $grant IS NULL THEN [1] ELSE [] END |
   REMOVE p.grant_enabled, p.grant_by, p.grant_at, p.grant_reason, p.grant_code_hash
 )
-WITH p, ok
-OPTIONAL CALL {
-  WITH ok
-  WITH ok WHERE ok
-#include decision_append
-}
 RETURN ok, created, same,
 #include procedure
 AS procedure;

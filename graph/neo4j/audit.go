@@ -21,22 +21,12 @@ func (s *Store) AppendDecision(ctx context.Context, d procedures.Decision) error
 	if err != nil {
 		return err
 	}
-	_, err = writeTx(ctx, s, "append decision", func(ctx context.Context, tx neo4j.ManagedTransaction) (struct{}, error) {
-		return struct{}{}, appendDecision(ctx, tx, params)
-	})
-	return err
-}
-
-// appendDecision runs decision_append.cypher in tx: idempotent for the same
-// record (managed transactions retry), CodeConflict for another record under
-// the same id.
-func appendDecision(ctx context.Context, tx neo4j.ManagedTransaction, params map[string]any) error {
-	recs, err := collect(ctx, tx, "decision_append", params)
+	recs, err := query(ctx, s, "append decision", neo4j.AccessModeWrite, "decision_append", params)
 	if err != nil {
 		return err
 	}
 	if len(recs) != 1 {
-		return errRows("decision_append", len(recs))
+		return s.mapError("append decision", errRows("decision_append", len(recs)))
 	}
 	return appended(recs[0], params)
 }

@@ -141,21 +141,19 @@ func (s *Store) RecordUse(ctx context.Context, in procedures.UseInput) (procedur
 		"replay": in.Replay,
 		"at":     dbTime(in.At),
 	}
-	return writeTx(ctx, s, "record use", func(ctx context.Context, tx neo4j.ManagedTransaction) (procedures.UseResult, error) {
-		recs, err := collect(ctx, tx, "use", params)
-		if err != nil {
-			return procedures.UseResult{}, err
+	recs, err := query(ctx, s, "record use", neo4j.AccessModeWrite, "use", params)
+	if err != nil {
+		return procedures.UseResult{}, err
+	}
+	if len(recs) == 0 {
+		if in.CodeHash != "" {
+			return procedures.UseResult{}, procedures.Errorf(procedures.CodeNotFound, "procedure %q has no version %q", in.Name, in.CodeHash)
 		}
-		if len(recs) == 0 {
-			if in.CodeHash != "" {
-				return procedures.UseResult{}, procedures.Errorf(procedures.CodeNotFound, "procedure %q has no version %q", in.Name, in.CodeHash)
-			}
-			return procedures.UseResult{}, notFound(in.Name)
-		}
-		res := procedures.UseResult{Counted: field(recs[0], "counted") == true}
-		res.Procedure, err = decodeProcedure(field(recs[0], "procedure"))
-		return res, err
-	})
+		return procedures.UseResult{}, notFound(in.Name)
+	}
+	res := procedures.UseResult{Counted: field(recs[0], "counted") == true}
+	res.Procedure, err = decodeProcedure(field(recs[0], "procedure"))
+	return res, s.mapError("record use", err)
 }
 
 func nilIfEmpty(s string) any {

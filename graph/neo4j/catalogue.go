@@ -13,9 +13,12 @@ import (
 // the catalogue, by name, and the stored revision; an empty catalogue when
 // none was ever put.
 func (s *Store) Catalogue(ctx context.Context) (*procedures.Catalogue, error) {
-	return readTx(ctx, s, "catalogue", func(ctx context.Context, tx neo4j.ManagedTransaction) (*procedures.Catalogue, error) {
-		return catalogueIn(ctx, tx)
-	})
+	recs, err := query(ctx, s, "catalogue", neo4j.AccessModeRead, "catalogue_get", nil)
+	if err != nil {
+		return nil, err
+	}
+	c, err := decodeCatalogue(recs)
+	return c, s.mapError("catalogue", err)
 }
 
 // catalogueIn reads the stored catalogue inside tx.
@@ -24,6 +27,11 @@ func catalogueIn(ctx context.Context, tx neo4j.ManagedTransaction) (*procedures.
 	if err != nil {
 		return nil, err
 	}
+	return decodeCatalogue(recs)
+}
+
+// decodeCatalogue reads the answer of catalogue_get.cypher.
+func decodeCatalogue(recs []*neo4j.Record) (*procedures.Catalogue, error) {
 	if len(recs) != 1 {
 		return nil, errRows("catalogue_get", len(recs))
 	}

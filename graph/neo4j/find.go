@@ -11,9 +11,25 @@ import (
 
 // Get returns one procedure with its current version, causes and grant.
 func (s *Store) Get(ctx context.Context, name string) (*procedures.Procedure, error) {
-	return readTx(ctx, s, "get", func(ctx context.Context, tx neo4j.ManagedTransaction) (*procedures.Procedure, error) {
-		return getInTx(ctx, tx, name)
-	})
+	ps, err := s.readByName(ctx, "get", []string{name})
+	if err != nil {
+		return nil, err
+	}
+	if len(ps) == 0 {
+		return nil, notFound(name)
+	}
+	return ps[0], nil
+}
+
+// readByName reads the procedures among names that exist, in one statement
+// (procedures_by_name.cypher) alone in its transaction.
+func (s *Store) readByName(ctx context.Context, op string, names []string) ([]*procedures.Procedure, error) {
+	recs, err := query(ctx, s, op, neo4j.AccessModeRead, "procedures_by_name", map[string]any{"names": stringList(names)})
+	if err != nil {
+		return nil, err
+	}
+	ps, err := decodeProcedures(recs)
+	return ps, s.mapError(op, err)
 }
 
 // getInTx reads one procedure inside tx; CodeNotFound when it does not exist.
@@ -28,6 +44,7 @@ func getInTx(ctx context.Context, tx neo4j.ManagedTransaction, name string) (*pr
 	return ps[0], nil
 }
 
+// byName reads the procedures among names that exist inside tx.
 func byName(ctx context.Context, tx neo4j.ManagedTransaction, names []string) ([]*procedures.Procedure, error) {
 	recs, err := collect(ctx, tx, "procedures_by_name", map[string]any{"names": stringList(names)})
 	if err != nil {
@@ -50,9 +67,7 @@ func (s *Store) GetMany(ctx context.Context, names []string) (map[string]*proced
 			unique = append(unique, n)
 		}
 	}
-	ps, err := readTx(ctx, s, "get many", func(ctx context.Context, tx neo4j.ManagedTransaction) ([]*procedures.Procedure, error) {
-		return byName(ctx, tx, unique)
-	})
+	ps, err := s.readByName(ctx, "get many", unique)
 	if err != nil {
 		return nil, err
 	}

@@ -37,7 +37,8 @@ func (s *Store) SetRetired(ctx context.Context, name string, r *procedures.Retir
 
 // SetGrant stores g as the procedure's grant, bound to expectHash (nil
 // removes it), and appends d, in one statement (grant.cypher) that locks the
-// procedure and checks that expectHash is still current.
+// procedure, checks that expectHash is still current and that d's id is
+// free (or holds d), and writes only then.
 func (s *Store) SetGrant(ctx context.Context, name string, g *procedures.Grant, expectHash string, d procedures.Decision) (*procedures.Procedure, error) {
 	params, err := decisionParams(d)
 	if err != nil {
@@ -52,27 +53,27 @@ func (s *Store) SetGrant(ctx context.Context, name string, g *procedures.Grant, 
 			"reason":    g.Reason,
 		}
 	}
-	return writeTx(ctx, s, "set grant", func(ctx context.Context, tx neo4j.ManagedTransaction) (*procedures.Procedure, error) {
-		recs, err := collect(ctx, tx, "grant", params)
-		if err != nil {
-			return nil, err
-		}
-		if len(recs) == 0 {
-			return nil, notFound(name)
-		}
-		if field(recs[0], "ok") != true {
-			return nil, procedures.Errorf(procedures.CodeConflict, "the current code of procedure %q is no longer %q", name, expectHash).
-				WithDetails("reason", procedures.ReasonCodeChanged)
-		}
-		if err := appended(recs[0], params); err != nil {
-			return nil, err
-		}
-		return decodeProcedure(field(recs[0], "procedure"))
-	})
+	recs, err := query(ctx, s, "set grant", neo4j.AccessModeWrite, "grant", params)
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) == 0 {
+		return nil, notFound(name)
+	}
+	if field(recs[0], "ok") != true {
+		return nil, procedures.Errorf(procedures.CodeConflict, "the current code of procedure %q is no longer %q", name, expectHash).
+			WithDetails("reason", procedures.ReasonCodeChanged)
+	}
+	if err := appended(recs[0], params); err != nil {
+		return nil, err
+	}
+	p, err := decodeProcedure(field(recs[0], "procedure"))
+	return p, s.mapError("set grant", err)
 }
 
-// appended checks the decision_append fragment's answer in rec: an error
-// (which rolls the transaction back) when another record holds the id.
+// appended checks the decision_append fragment's answer in rec:
+// CodeConflict when another record holds the id (the statement then wrote
+// nothing).
 func appended(rec *neo4j.Record, params map[string]any) error {
 	created, _ := field(rec, "created").(bool)
 	same, _ := field(rec, "same").(bool)

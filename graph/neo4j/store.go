@@ -135,10 +135,7 @@ func (s *Store) Close() error {
 
 // Ping checks that the database answers a read.
 func (s *Store) Ping(ctx context.Context) error {
-	_, err := readTx(ctx, s, "ping", func(ctx context.Context, tx neo4j.ManagedTransaction) (struct{}, error) {
-		_, err := collect(ctx, tx, "ping", nil)
-		return struct{}{}, err
-	})
+	_, err := query(ctx, s, "ping", neo4j.AccessModeRead, "ping", nil)
 	return err
 }
 
@@ -156,31 +153,77 @@ func writeTx[T any](ctx context.Context, s *Store, op string, w work[T]) (T, err
 	return inTx(ctx, s, op, neo4j.AccessModeWrite, w)
 }
 
-// inTx runs w in a transaction of the given mode. While the breaker is open
-// it fails at once. A transient failure (a deadlock, a leader switch) is
+// inTx runs w in a transaction function of the given mode, with retry's
+// breaker and retries.
+func inTx[T any](ctx context.Context, s *Store, op string, mode neo4j.AccessMode, w work[T]) (T, error) {
+	var v T
+	err := retry(ctx, s, op, func() error {
+		sess := s.driver.NewSession(ctx, neo4j.SessionConfig{AccessMode: mode, DatabaseName: s.db, BookmarkManager: s.bookmarks})
+		defer sess.Close(ctx)
+		fn := func(tx neo4j.ManagedTransaction) (T, error) { return w(ctx, tx) }
+		var err error
+		if mode == neo4j.AccessModeRead {
+			v, err = neo4j.ExecuteRead(ctx, sess, fn)
+		} else {
+			v, err = neo4j.ExecuteWrite(ctx, sess, fn)
+		}
+		return err
+	})
+	return v, err
+}
+
+// query runs the stored query name as the only statement of a transaction
+// of the given mode and returns its records, with retry's breaker and
+// retries. It costs one round trip less than inTx (neo4j.ExecuteQuery sends
+// BEGIN with the statement), but the transaction commits whatever the
+// records say: statements run this way decide everything themselves.
+func query(ctx context.Context, s *Store, op string, mode neo4j.AccessMode, name string, params map[string]any) ([]*neo4j.Record, error) {
+	opts := []neo4j.ExecuteQueryConfigurationOption{
+		neo4j.ExecuteQueryWithDatabase(s.db), neo4j.ExecuteQueryWithBookmarkManager(s.bookmarks),
+	}
+	if mode == neo4j.AccessModeRead {
+		opts = append(opts, neo4j.ExecuteQueryWithReadersRouting())
+	}
+	var recs []*neo4j.Record
+	err := retry(ctx, s, op, func() error {
+		res, err := neo4j.ExecuteQuery(ctx, s.driver, cypher.Query(name), params, neo4j.EagerResultTransformer, opts...)
+		if err != nil {
+			return err
+		}
+		recs = res.Records
+		if o, _ := ctx.Value(observerKey{}).(QueryObserver); o != nil && res.Summary != nil {
+			o(name, res.Summary.ResultAvailableAfter(), res.Summary.ResultConsumedAfter())
+		}
+		return nil
+	})
+	return recs, err
+}
+
+// retry runs attempt (one driver call) while the breaker is closed; else it
+// fails at once. A transient failure (a deadlock, a leader switch) is
 // retried with backoff up to maxRetryTime; an outage is retried at once a
 // couple of times (a pooled connection the server closed is discarded with
 // all its siblings), then opens the breaker and fails. Retrying is safe
-// after a commit whose answer was lost: every work function is idempotent.
-func inTx[T any](ctx context.Context, s *Store, op string, mode neo4j.AccessMode, w work[T]) (T, error) {
-	var zero T
+// after a commit whose answer was lost: every statement and work function
+// is idempotent. Errors come back mapped (mapError).
+func retry(ctx context.Context, s *Store, op string, attempt func() error) error {
 	if s.closed.Load() {
-		return zero, errClosed
+		return errClosed
 	}
 	if err := s.breaker.allow(); err != nil {
-		return zero, err
+		return err
 	}
 	start := time.Now()
 	delay := 5 * time.Millisecond
-	for attempt := 1; ; attempt++ {
-		v, err := attemptTx(ctx, s, mode, w)
+	for n := 1; ; n++ {
+		err := attempt()
 		if err == nil {
-			return v, nil
+			return nil
 		}
 		switch {
 		case ctx.Err() != nil:
 		case outage(err):
-			if attempt < 3 {
+			if n < 3 {
 				continue
 			}
 			s.breaker.trip(err)
@@ -190,19 +233,8 @@ func inTx[T any](ctx context.Context, s *Store, op string, mode neo4j.AccessMode
 				continue
 			}
 		}
-		return zero, s.mapError(op, err)
+		return s.mapError(op, err)
 	}
-}
-
-// attemptTx is one attempt of inTx: a session and one managed transaction.
-func attemptTx[T any](ctx context.Context, s *Store, mode neo4j.AccessMode, w work[T]) (T, error) {
-	sess := s.driver.NewSession(ctx, neo4j.SessionConfig{AccessMode: mode, DatabaseName: s.db, BookmarkManager: s.bookmarks})
-	defer sess.Close(ctx)
-	fn := func(tx neo4j.ManagedTransaction) (T, error) { return w(ctx, tx) }
-	if mode == neo4j.AccessModeRead {
-		return neo4j.ExecuteRead(ctx, sess, fn)
-	}
-	return neo4j.ExecuteWrite(ctx, sess, fn)
 }
 
 // jitter returns d ± 20%.

@@ -53,33 +53,33 @@ func (s *Store) Version(ctx context.Context, name, codeHash string) (*procedures
 }
 
 // Promote makes the version codeHash current and appends d, in one
-// statement (promote.cypher) that locks the procedure first.
+// statement (promote.cypher) that locks the procedure, checks the version
+// and d's id, and writes only then.
 func (s *Store) Promote(ctx context.Context, name, codeHash string, d procedures.Decision) (*procedures.Procedure, error) {
 	params, err := decisionParams(d)
 	if err != nil {
 		return nil, err
 	}
 	params["name"], params["hash"] = name, codeHash
-	return writeTx(ctx, s, "promote", func(ctx context.Context, tx neo4j.ManagedTransaction) (*procedures.Procedure, error) {
-		recs, err := collect(ctx, tx, "promote", params)
-		if err != nil {
-			return nil, err
-		}
-		if len(recs) == 0 {
-			return nil, notFound(name)
-		}
-		status, _ := field(recs[0], "status").(string)
-		switch procedures.Status(status) {
-		case "":
-			return nil, procedures.Errorf(procedures.CodeNotFound, "no version %q of procedure %q", codeHash, name)
-		case procedures.StatusSucceeded:
-		default:
-			return nil, procedures.Errorf(procedures.CodeConflict, "version %q of procedure %q did not succeed", codeHash, name).
-				WithDetails("reason", procedures.ReasonProcedureNotSucceeded)
-		}
-		if err := appended(recs[0], params); err != nil {
-			return nil, err
-		}
-		return decodeProcedure(field(recs[0], "procedure"))
-	})
+	recs, err := query(ctx, s, "promote", neo4j.AccessModeWrite, "promote", params)
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) == 0 {
+		return nil, notFound(name)
+	}
+	status, _ := field(recs[0], "status").(string)
+	switch procedures.Status(status) {
+	case "":
+		return nil, procedures.Errorf(procedures.CodeNotFound, "no version %q of procedure %q", codeHash, name)
+	case procedures.StatusSucceeded:
+	default:
+		return nil, procedures.Errorf(procedures.CodeConflict, "version %q of procedure %q did not succeed", codeHash, name).
+			WithDetails("reason", procedures.ReasonProcedureNotSucceeded)
+	}
+	if err := appended(recs[0], params); err != nil {
+		return nil, err
+	}
+	p, err := decodeProcedure(field(recs[0], "procedure"))
+	return p, s.mapError("promote", err)
 }

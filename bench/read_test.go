@@ -1,0 +1,169 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	neo4jstore "github.com/procgraph/procgraph/graph/neo4j"
+	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/replay"
+	"github.com/procgraph/procgraph/sandbox"
+)
+
+// BenchmarkFind measures store.Find pages of 25 at each N: the top page
+// (flat in N: the rank index), a page at offset 500, and the planner's page
+// (exposed, no total). On Neo4j it also reports the server's own time for
+// the same statements (ResultAvailableAfter + ResultConsumedAfter, summed
+// over the statements of each call) and the ratio Find / server (aim ≤ 1.5).
+func find(b *testing.B, t *target, n int) {
+	ctx := context.Background()
+	exposed := true
+	queries := []struct {
+		name string
+		q    procedures.Query
+	}{
+		{"top25", procedures.Query{Limit: 25}},
+		{"top25_offset500", procedures.Query{Limit: 25, Offset: 500}},
+		{"planner25", procedures.Query{Limit: 25, Exposed: &exposed, AllowMutating: true, SkipTotal: true}},
+	}
+	for _, q := range queries {
+		// Warm up: the fill makes the server plan the statements again.
+		for range 5 {
+			if _, _, err := t.store.Find(ctx, q.q); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.Run(fmt.Sprintf("%s/n=%d/find/%s", t.name, n, q.name), func(b *testing.B) {
+			var mu sync.Mutex
+			var server time.Duration
+			fctx := neo4jstore.WithQueryObserver(ctx, func(_ string, available, consumed time.Duration) {
+				mu.Lock()
+				server += available + consumed
+				mu.Unlock()
+			})
+			loop(b, func(int) {
+				if ps, _, err := t.store.Find(fctx, q.q); err != nil || len(ps) != 25 {
+					b.Fatalf("Find: %d, %v", len(ps), err)
+				}
+			})
+			if server > 0 {
+				perOp := server / time.Duration(b.N)
+				b.ReportMetric(float64(perOp.Microseconds())/1000, "server-ms")
+				b.ReportMetric(float64(b.Elapsed())/float64(server), "x-server")
+			}
+		})
+	}
+}
+
+// BenchmarkPlannerView compares in one run the planner view over HTTP
+// (GET /v1/procedures/tools?limit=25: classification, exposure, descriptors,
+// JSON) with the store.Find page it reads (aim: HTTP ≤ 1.3× store.Find).
+func plannerView(b *testing.B, t *target, srv *server, n int) {
+	ctx := context.Background()
+	exposed := true
+	q := procedures.Query{Limit: 25, Exposed: &exposed, AllowMutating: true, SkipTotal: true}
+	perOp := map[string]time.Duration{}
+	for range 5 {
+		if st, body := srv.do(b, "GET", "/v1/procedures/tools?limit=25", nil); st != 200 {
+			b.Fatalf("%d %s", st, body)
+		}
+	}
+	b.Run(fmt.Sprintf("%s/n=%d/planner/store_find", t.name, n), func(b *testing.B) {
+		loop(b, func(int) {
+			if ps, _, err := t.store.Find(ctx, q); err != nil || len(ps) != 25 {
+				b.Fatalf("Find: %d, %v", len(ps), err)
+			}
+		})
+		perOp["find"] = b.Elapsed() / time.Duration(b.N)
+	})
+	b.Run(fmt.Sprintf("%s/n=%d/planner/http", t.name, n), func(b *testing.B) {
+		loop(b, func(int) {
+			if st, body := srv.do(b, "GET", "/v1/procedures/tools?limit=25", nil); st != 200 {
+				b.Fatalf("%d %s", st, body)
+			}
+		})
+		perOp["http"] = b.Elapsed() / time.Duration(b.N)
+		if perOp["find"] > 0 {
+			b.ReportMetric(float64(perOp["http"])/float64(perOp["find"]), "x-find")
+		}
+	})
+}
+
+// BenchmarkListVsHealthz compares in one run GET /v1/procedures (a page of
+// 25 of 10k) with GET /healthz on the same server (aim, embedded: ≤ 3×).
+func BenchmarkListVsHealthz(b *testing.B) {
+	t, err := embeddedTarget()
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := serve(b, t.store, nil)
+	t.grow(b, 10_000)
+	perOp := map[string]time.Duration{}
+	for _, p := range []struct{ name, path string }{{"healthz", "/healthz"}, {"list", "/v1/procedures"}} {
+		for range 5 {
+			srv.do(b, "GET", p.path, nil)
+		}
+		b.Run(t.name+"/"+p.name, func(b *testing.B) {
+			b.ReportAllocs()
+			loop(b, func(int) {
+				if st, body := srv.do(b, "GET", p.path, nil); st != 200 {
+					b.Fatalf("%d %s", st, body)
+				}
+			})
+			perOp[p.name] = b.Elapsed() / time.Duration(b.N)
+			if p.name == "list" && perOp["healthz"] > 0 {
+				b.ReportMetric(float64(perOp["list"])/float64(perOp["healthz"]), "x-healthz")
+			}
+		})
+	}
+}
+
+// BenchmarkReplay measures a library replay end to end (load, classify,
+// decide and audit, run, count) of a read-only procedure making 2 and 10
+// tool calls, in the warm worker pool and in process, on an embedded store
+// of its own (aim: warm < 1 ms).
+func BenchmarkReplay(b *testing.B) {
+	ctx := context.Background()
+	t, err := embeddedTarget()
+	if err != nil {
+		b.Fatal(err)
+	}
+	tools := []procedures.Tool{{Name: t.ns + "get", ReadOnly: true}, {Name: t.ns + "fetch", ReadOnly: true}}
+	for _, runner := range []struct {
+		name string
+		r    sandbox.Runner
+	}{{"pool", pool}, {"inprocess", sandbox.NewInProcess()}} {
+		srv := serve(b, t.store, runner.r)
+		if _, err := srv.svc.PutCatalogue(ctx, tools, "bench"); err != nil {
+			b.Fatal(err)
+		}
+		for _, calls := range []int{2, 10} {
+			var code strings.Builder
+			code.WriteString("out = []\n")
+			for i := range calls {
+				fmt.Fprintf(&code, "out.append(tools.%s(task_id=task_id, i=%d))\n", tools[i%2].Name, i)
+			}
+			code.WriteString("return out")
+			out, err := srv.svc.Capture(ctx, procedures.CaptureRequest{Code: code.String()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			req := replay.InvokeRequest{Name: out.Procedure.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 7}, SessionID: "bench"}
+			if res, err := srv.rp.Invoke(ctx, req); err != nil || res.Status != replay.StatusSucceeded {
+				b.Fatalf("warm-up: %+v %v", res, err)
+			}
+			b.Run(fmt.Sprintf("%s/calls=%d", runner.name, calls), func(b *testing.B) {
+				b.ReportAllocs()
+				loop(b, func(int) {
+					if res, err := srv.rp.Invoke(ctx, req); err != nil || res.Status != replay.StatusSucceeded {
+						b.Fatalf("%+v %v", res, err)
+					}
+				})
+			})
+		}
+	}
+}
