@@ -116,6 +116,24 @@ func testPromote(t *testing.T, newStore NewStore) {
 		noDecisions(t, s)
 	})
 
+	t.Run("a decision id holding another record is a conflict and writes nothing", func(t *testing.T) {
+		s := setup(t)
+		other := Decision(procedures.KindInvoke, name, "h1", At(4))
+		if err := s.AppendDecision(ctx, other); err != nil {
+			t.Fatalf("AppendDecision: %v", err)
+		}
+		d := Decision(procedures.KindPromote, name, "h2", At(5))
+		d.ID = other.ID
+		_, err := s.Promote(ctx, name, "h2", d)
+		RequireCode(t, err, procedures.CodeConflict)
+		if p := MustGet(t, s, name); p.CodeHash != "h1" {
+			t.Errorf("current = %s after a refused promote", p.CodeHash)
+		}
+		if ds := MustDecisions(t, s, procedures.DecisionFilter{Procedure: name}); len(ds) != 1 || ds[0].Kind != procedures.KindInvoke {
+			t.Errorf("decisions = %+v", ds)
+		}
+	})
+
 	t.Run("success switches current and appends the decision", func(t *testing.T) {
 		s := setup(t)
 		d := Decision(procedures.KindPromote, name, "h2", At(5))
@@ -209,6 +227,40 @@ func testSetGrant(t *testing.T, newStore NewStore) {
 		s := setup(t)
 		_, err := s.SetGrant(ctx, "proc__missing", grant(), "h1", Decision(procedures.KindGrant, "proc__missing", "h1", At(3)))
 		RequireCode(t, err, procedures.CodeNotFound)
+	})
+
+	t.Run("a decision id holding another record is a conflict and writes nothing", func(t *testing.T) {
+		s := setup(t)
+		other := Decision(procedures.KindInvoke, name, "h1", At(2))
+		if err := s.AppendDecision(ctx, other); err != nil {
+			t.Fatalf("AppendDecision: %v", err)
+		}
+		d := Decision(procedures.KindGrant, name, "h1", At(3))
+		d.ID = other.ID
+		_, err := s.SetGrant(ctx, name, grant(), "h1", d)
+		RequireCode(t, err, procedures.CodeConflict)
+		if p := MustGet(t, s, name); p.Grant != nil {
+			t.Errorf("grant written: %+v", p.Grant)
+		}
+		if ds := MustDecisions(t, s, procedures.DecisionFilter{Procedure: name}); len(ds) != 1 || ds[0].Kind != procedures.KindInvoke {
+			t.Errorf("decisions = %+v", ds)
+		}
+	})
+
+	t.Run("the same grant again (a retried write) is applied once", func(t *testing.T) {
+		s := setup(t)
+		d := Decision(procedures.KindGrant, name, "h1", At(3))
+		for range 2 {
+			if _, err := s.SetGrant(ctx, name, grant(), "h1", d); err != nil {
+				t.Fatalf("SetGrant: %v", err)
+			}
+		}
+		if p := MustGet(t, s, name); p.Grant == nil || !p.Grant.Enabled {
+			t.Errorf("grant = %+v", p.Grant)
+		}
+		if ds := MustDecisions(t, s, procedures.DecisionFilter{Procedure: name}); len(ds) != 1 || ds[0].ID != d.ID {
+			t.Errorf("decisions = %+v", ds)
+		}
 	})
 
 	t.Run("invalid decision is rejected", func(t *testing.T) {
