@@ -62,13 +62,22 @@ func startOwnServer(t *testing.T) *ownServer {
 	return srv
 }
 
-// run runs the server script name (start or stop).
+// run runs the server script name (start or stop). A start is tried a few
+// times: right after a stop the port may still be held (sockets closing).
 func (s *ownServer) run(t *testing.T, name string) {
 	t.Helper()
-	cmd := execpkg.Command("bash", filepath.Join(s.script, name))
-	cmd.Env = s.env
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("neo4j-server/%s: %v\n%s", name, err, out)
+	for attempt := 1; ; attempt++ {
+		cmd := execpkg.Command("bash", filepath.Join(s.script, name))
+		cmd.Env = s.env
+		out, err := cmd.CombinedOutput()
+		if err == nil {
+			return
+		}
+		if name != "start" || attempt == 5 {
+			t.Fatalf("neo4j-server/%s: %v\n%s", name, err, out)
+		}
+		t.Logf("neo4j-server/start failed (attempt %d), retrying: %v", attempt, err)
+		time.Sleep(3 * time.Second)
 	}
 }
 
