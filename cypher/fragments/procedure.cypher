@@ -1,5 +1,5 @@
 // A Procedure p as the store reads it back (decodeProcedure): its
-// properties, its current version without the code's metadata, its causes
+// properties, its current version without the code's metadata, its causes,
 // its grant and its retirement. Variables it binds are local to its
 // comprehensions. find_page.cypher and find_all_page.cypher return the same.
 p {
