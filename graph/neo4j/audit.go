@@ -116,3 +116,17 @@ func (s *Store) ListDecisions(ctx context.Context, f procedures.DecisionFilter) 
 		return out, nil
 	})
 }
+
+// appendDecision runs decision_append.cypher inside tx (a write that
+// audits itself in its own transaction): CodeConflict, which rolls tx back,
+// for another record under the same id.
+func appendDecision(ctx context.Context, tx neo4j.ManagedTransaction, params map[string]any) error {
+	recs, err := collect(ctx, tx, "decision_append", params)
+	if err != nil {
+		return err
+	}
+	if len(recs) != 1 {
+		return errRows("decision_append", len(recs))
+	}
+	return appended(recs[0], params)
+}
