@@ -197,11 +197,15 @@ func TestLoad(t *testing.T) {
 type sample struct {
 	at         time.Duration
 	rss        int64
+	heap       int64 // go_memstats_heap_inuse_bytes: the Go heap, without the store's mapped file
 	goroutines int
 	workers    int
 }
 
-var goroutinesLine = regexp.MustCompile(`(?m)^go_goroutines (\S+)$`)
+var (
+	goroutinesLine = regexp.MustCompile(`(?m)^go_goroutines (\S+)$`)
+	heapLine       = regexp.MustCompile(`(?m)^go_memstats_heap_inuse_bytes (\S+)$`)
+)
 
 func (e *loadEnv) sample(t *testing.T, at time.Duration) sample {
 	return e.sampleAfter(t, at, false)
@@ -219,13 +223,16 @@ func (e *loadEnv) sampleAfter(t *testing.T, at time.Duration, idle bool) sample 
 		httpClient.CloseIdleConnections()
 		time.Sleep(time.Second)
 	}
-	m := goroutinesLine.FindStringSubmatch(string(e.s.get(t, "/metrics").Body))
-	g := -1
-	if m != nil {
+	text := string(e.s.get(t, "/metrics").Body)
+	value := func(re *regexp.Regexp) int64 {
+		m := re.FindStringSubmatch(text)
+		if m == nil {
+			return -1
+		}
 		f, _ := strconv.ParseFloat(m[1], 64)
-		g = int(f)
+		return int64(f)
 	}
-	return sample{at: at, rss: e.s.rss(t), goroutines: g, workers: len(e.s.workers(t))}
+	return sample{at: at, rss: e.s.rss(t), heap: value(heapLine), goroutines: int(value(goroutinesLine)), workers: len(e.s.workers(t))}
 }
 
 // TestLoadSoak (with -load.soak D) drives mixed captures, finds and invokes
@@ -267,7 +274,7 @@ func TestLoadSoak(t *testing.T) {
 	time.Sleep(2 * time.Second)
 	end := e.idleSample(t, time.Since(start))
 	for _, s := range append(samples, end) {
-		t.Logf("t=%-6v rss %3d MiB goroutines %4d workers %2d", s.at.Round(time.Second), s.rss>>20, s.goroutines, s.workers)
+		t.Logf("t=%-6v rss %3d MiB heap %3d MiB goroutines %4d workers %2d", s.at.Round(time.Second), s.rss>>20, s.heap>>20, s.goroutines, s.workers)
 	}
 	for _, k := range []string{kindInvoke, kindCapture, kindFind} {
 		if m := ta.byKind[k]; m != nil {
@@ -313,11 +320,11 @@ func TestLoadSoak(t *testing.T) {
 	// worker has goroutines of its own in the server) and the load's
 	// connections closed, what is left is what there was after the warm-up.
 	idle := e.idleSample(t, time.Since(start))
-	t.Logf("after the idle timeout: rss %d MiB goroutines %d workers %d", idle.rss>>20, idle.goroutines, idle.workers)
+	t.Logf("after the idle timeout: rss %d MiB heap %d MiB goroutines %d workers %d", idle.rss>>20, idle.heap>>20, idle.goroutines, idle.workers)
 	if idle.goroutines > base.goroutines+8 {
 		t.Errorf("goroutines grew from %d (%d workers) to %d (%d workers)", base.goroutines, base.workers, idle.goroutines, idle.workers)
 	}
 	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "base rss %d MiB goroutines %d; end rss %d MiB goroutines %d", base.rss>>20, base.goroutines, end.rss>>20, end.goroutines)
+	fmt.Fprintf(&buf, "base rss %d MiB heap %d MiB goroutines %d; end rss %d MiB heap %d MiB goroutines %d", base.rss>>20, base.heap>>20, base.goroutines, end.rss>>20, end.heap>>20, end.goroutines)
 	t.Log(buf.String())
 }
