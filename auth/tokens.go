@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 )
@@ -66,17 +67,27 @@ func ReadTokensFile(path string) (*TokensFile, error) {
 	if err != nil {
 		return nil, err
 	}
+	f, err := ParseTokensFile(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	return f, nil
+}
+
+// ParseTokensFile decodes and validates a tokens file's bytes: one JSON
+// object, no unknown field, nothing after it.
+func ParseTokensFile(data []byte) (*TokensFile, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var f TokensFile
 	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("%s is not a tokens file: %v", path, err)
+		return nil, fmt.Errorf("not a tokens file: %v", err)
 	}
-	if dec.More() {
-		return nil, fmt.Errorf("%s is not a tokens file: data after the JSON object", path)
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("not a tokens file: data after the JSON object")
 	}
 	if err := f.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
+		return nil, err
 	}
 	return &f, nil
 }
