@@ -56,7 +56,7 @@ func (d *Dispatcher) Dispatch(ctx context.Context, tool string, args map[string]
 			return nil, e
 		}
 		var werr *jsonrpc.Error
-		if errors.As(err, &werr) {
+		if errors.As(err, &werr) && werr.Code != codeRejectedByTransport {
 			// The upstream answered with a protocol error (an unknown tool,
 			// invalid arguments): the session is fine.
 			return nil, fmt.Errorf("tool %s: the upstream MCP server refused the call: %s", tool, text.Bounded(werr.Message, maxErrorBytes))
@@ -73,6 +73,13 @@ func (d *Dispatcher) Dispatch(ctx context.Context, tool string, args map[string]
 		return nil, fmt.Errorf("tool %s: the connection to the upstream MCP server broke during the call (the next call reconnects)", tool)
 	}
 }
+
+// codeRejectedByTransport is the JSON-RPC code go-sdk's streamable HTTP
+// client gives a call whose request or answer its transport failed to
+// carry (jsonrpc2.ErrRejected, "rejected by transport"): the connection
+// broke, possibly after the upstream received the call. It is a broken
+// call, never an upstream refusal.
+const codeRejectedByTransport = -32005
 
 // maxTimeouts is how many calls in a row may time out on one session before
 // it is taken for hung and replaced (restarting a command).
