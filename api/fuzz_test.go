@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/procgraph/procgraph/internal/strictjson"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -47,8 +48,8 @@ func FuzzDecodeBody(f *testing.F) {
 				if len(body) > limit {
 					t.Fatalf("%s: accepted %d bytes over the limit", schema, len(body))
 				}
-				if strictJSON(body) != nil {
-					t.Fatalf("%s: accepted a body strictJSON rejects: %q", schema, body)
+				if strictjson.Check(body) != nil {
+					t.Fatalf("%s: accepted a body strictjson.Check rejects: %q", schema, body)
 				}
 				continue
 			}

@@ -8,12 +8,12 @@ import (
 	"mime"
 	"net/http"
 	"sort"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
+	"github.com/procgraph/procgraph/internal/strictjson"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -108,7 +108,7 @@ func (s *Server) decodeBody(body io.Reader, schema string, limit int64, dst any)
 	if len(bytes.Trim(data[dec.InputOffset():], " \t\r\n")) > 0 {
 		return procedures.Errorf(procedures.CodeInvalid, "the body holds more than one JSON value")
 	}
-	if err := strictJSON(data); err != nil {
+	if err := strictjson.Check(data); err != nil {
 		return err
 	}
 	if err := s.schemas[schema].Validate(doc); err != nil {
@@ -204,92 +204,6 @@ func jsonProblem(err error) string {
 		return "the body is empty"
 	}
 	return "malformed JSON"
-}
-
-// strictJSON rejects what encoding/json accepts silently but a strict
-// reader must not: duplicate keys (two readers may each pick another value)
-// and escaped lone UTF-16 surrogates (decoded as U+FFFD). data must hold
-// one valid JSON value.
-func strictJSON(data []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := checkKeys(dec, "(body)"); err != nil {
-		return err
-	}
-	for i := 0; i < len(data); i++ {
-		if data[i] != '\\' {
-			continue
-		}
-		i++ // data[i] is the escaped character; the JSON is valid, so it exists
-		if data[i] != 'u' {
-			continue
-		}
-		r := hex4(data[i+1 : i+5])
-		i += 4
-		switch {
-		case r >= 0xD800 && r <= 0xDBFF:
-			if i+6 < len(data) && data[i+1] == '\\' && data[i+2] == 'u' {
-				if lo := hex4(data[i+3 : i+7]); lo >= 0xDC00 && lo <= 0xDFFF {
-					i += 6
-					continue
-				}
-			}
-			return procedures.Errorf(procedures.CodeInvalid, "the body holds an unpaired UTF-16 surrogate escape")
-		case r >= 0xDC00 && r <= 0xDFFF:
-			return procedures.Errorf(procedures.CodeInvalid, "the body holds an unpaired UTF-16 surrogate escape")
-		}
-	}
-	return nil
-}
-
-func hex4(b []byte) rune {
-	n, err := strconv.ParseUint(string(b), 16, 32)
-	if err != nil {
-		return -1
-	}
-	return rune(n)
-}
-
-// checkKeys walks one value and rejects an object with a repeated key,
-// naming it.
-func checkKeys(dec *json.Decoder, path string) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return procedures.Errorf(procedures.CodeInvalid, "the body is not valid JSON: %s", jsonProblem(err))
-	}
-	d, ok := tok.(json.Delim)
-	if !ok {
-		return nil
-	}
-	switch d {
-	case '{':
-		seen := map[string]bool{}
-		for dec.More() {
-			kt, err := dec.Token()
-			if err != nil {
-				return procedures.Errorf(procedures.CodeInvalid, "the body is not valid JSON: %s", jsonProblem(err))
-			}
-			k, _ := kt.(string)
-			field := joinField(path, k)
-			if seen[k] {
-				return procedures.Errorf(procedures.CodeInvalid, "%s: the key appears twice", field).WithDetails("field", field)
-			}
-			seen[k] = true
-			if err := checkKeys(dec, field); err != nil {
-				return err
-			}
-		}
-	case '[':
-		for i := 0; dec.More(); i++ {
-			if err := checkKeys(dec, joinField(path, strconv.Itoa(i))); err != nil {
-				return err
-			}
-		}
-	}
-	if _, err := dec.Token(); err != nil { // the closing delimiter
-		return procedures.Errorf(procedures.CodeInvalid, "the body is not valid JSON: %s", jsonProblem(err))
-	}
-	return nil
 }
 
 // checkContentType requires a request that has a body to declare it as

@@ -248,7 +248,7 @@ func normal(f *TokensFile) []TokenEntry {
 func TestParseTokensFileSeeds(t *testing.T) {
 	want := map[string]string{ // file -> error substring, "" for accepted
 		"valid.json": "", "empty-list.json": "", "no-key.json": "",
-		"trailing-bracket.json": "data after", "unknown-scope.json": "root",
+		"trailing-bracket.json": "data after", "duplicate-key.json": "tokens: the key appears twice", "unknown-scope.json": "root",
 		"nul-name.json": "name", "bom.json": "not a tokens file", "extra-field.json": "unknown field",
 	}
 	for name, sub := range want {

@@ -9,6 +9,9 @@ import (
 	"io"
 	"os"
 	"regexp"
+
+	"github.com/procgraph/procgraph/internal/strictjson"
+	"github.com/procgraph/procgraph/procedures"
 )
 
 // TokenEntry is one token in the tokens file: its holder, the sha256 hex of
@@ -75,7 +78,7 @@ func ReadTokensFile(path string) (*TokensFile, error) {
 }
 
 // ParseTokensFile decodes and validates a tokens file's bytes: one JSON
-// object, no unknown field, nothing after it.
+// object, no unknown field, no repeated key, nothing after it.
 func ParseTokensFile(data []byte) (*TokensFile, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -85,6 +88,9 @@ func ParseTokensFile(data []byte) (*TokensFile, error) {
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, fmt.Errorf("not a tokens file: data after the JSON object")
+	}
+	if err := strictjson.Check(data); err != nil {
+		return nil, fmt.Errorf("not a tokens file: %s", procedures.ErrorMessage(err))
 	}
 	if err := f.Validate(); err != nil {
 		return nil, err
