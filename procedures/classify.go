@@ -20,9 +20,10 @@ type Classification struct {
 	UnknownTools []string
 	// ExternalAccess is true iff any tool, recursively, has external access.
 	ExternalAccess bool
-	// Problem is set when nesting is too deep or cyclic: ReasonNestingTooDeep
-	// or ReasonCycle. Such a signature is never read-only, never exposed, and
-	// its replay is denied with Problem as the reason.
+	// Problem is set when nesting is too deep or cyclic, or a nested
+	// procedure is retired: ReasonNestingTooDeep, ReasonCycle or
+	// ReasonCallsRetired. Such a signature is never read-only, never
+	// exposed, and its replay is denied with Problem as the reason.
 	Problem string
 }
 
@@ -86,6 +87,13 @@ func classifyInto(signature []string, cat *Catalogue, procs map[string]*Procedur
 		case depth+1 > MaxNesting:
 			if c.Problem == "" {
 				c.Problem = ReasonNestingTooDeep
+			}
+			worse(verdictStructural)
+		case p.Retired != nil:
+			// A retired procedure refuses every replay, so a call to it
+			// cannot succeed: the caller is not offered to planners.
+			if c.Problem == "" {
+				c.Problem = ReasonCallsRetired
 			}
 			worse(verdictStructural)
 		default:

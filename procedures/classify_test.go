@@ -33,6 +33,8 @@ func TestClassify(t *testing.T) {
 		"proc__d5":                 {Name: "proc__d5", Signature: []string{"get_logs"}},
 		"proc__e2":                 {Name: "proc__e2", Signature: []string{"proc__d3"}},
 		"proc__w1":                 {Name: "proc__w1", Signature: []string{"proc__get_jobs__kill_job", "proc__d1"}},
+		"proc__r":                  {Name: "proc__r", Signature: []string{"get_jobs"}, Retired: &Retirement{RetiredBy: "admin"}},
+		"proc__calls_r":            {Name: "proc__calls_r", Signature: []string{"get_logs", "proc__r"}},
 	}
 	tests := []struct {
 		name      string
@@ -55,6 +57,9 @@ func TestClassify(t *testing.T) {
 		{"too deep beside a state-changing tool", []string{"kill_job", "proc__d1"}, false, []string{"kill_job"}, nil, true, ReasonNestingTooDeep},
 		{"too deep inside a state-changing chain", []string{"proc__w1"}, false, []string{"proc__w1"}, nil, true, ReasonNestingTooDeep},
 		{"empty catalogue", []string{"get_jobs", "get_logs"}, false, nil, nil, false, ""},
+		{"calls a retired procedure", []string{"get_logs", "proc__r"}, false, nil, nil, false, ReasonCallsRetired},
+		{"calls a caller of a retired procedure", []string{"proc__calls_r"}, false, nil, nil, false, ReasonCallsRetired},
+		{"retired beside a state-changing tool", []string{"kill_job", "proc__r"}, false, []string{"kill_job"}, nil, true, ReasonCallsRetired},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -88,6 +88,9 @@ const (
 	// procedure is retired.
 	ReasonRetired   = "retired"
 	ReasonUnretired = "unretired"
+	// ReasonCallsRetired: an invoke denied because the procedure calls a
+	// retired one (a classification Problem).
+	ReasonCallsRetired = "calls_retired_procedure"
 
 	// ReasonSignatureMismatch is the conflict reason of a capture under a
 	// name that a procedure of another signature holds.

@@ -10,7 +10,7 @@ type Class struct {
 	Opaque   bool
 	Tools    int  // distinct names in the signature (signatures are de-duplicated)
 	ReadOnly bool // Classification.ReadOnly
-	Problem  bool // Classification.Problem is set (a cycle or a nesting too deep)
+	Problem  bool // Classification.Problem is set (a cycle, a nesting too deep, a retired callee)
 	Retired  bool // an admin retired it (Procedure.Retired)
 }
 
@@ -33,10 +33,17 @@ func (c Class) Exposed(allowMutating bool) bool {
 type ClassReader interface {
 	// Catalogue returns the stored catalogue.
 	Catalogue() (*Catalogue, error)
-	// Signatures returns the signatures of the stored procedures among names.
-	Signatures(names []string) (map[string][]string, error)
+	// Procedures returns what classification reads of the stored
+	// procedures among names: signature and retirement.
+	Procedures(names []string) (map[string]Nested, error)
 	// Callers returns the stored procedures whose signature holds any of names.
 	Callers(names []string) ([]string, error)
+}
+
+// Nested is what Reclassify reads of a stored procedure.
+type Nested struct {
+	Signature []string
+	Retired   bool // Procedure.Retired is set: its callers get Problem ReasonCallsRetired
 }
 
 // Affected returns the stored procedures whose classification may change
@@ -82,19 +89,22 @@ func Reclassify(r ClassReader, names []string) (map[string]Classification, error
 	procs := map[string]*Procedure{}
 	want := names
 	for level := 0; level <= MaxNesting+1 && len(want) > 0; level++ {
-		sigs, err := r.Signatures(want)
+		stored, err := r.Procedures(want)
 		if err != nil {
 			return nil, err
 		}
 		var next []string
 		queued := map[string]bool{}
 		for _, name := range want {
-			sig, ok := sigs[name]
+			n, ok := stored[name]
 			if !ok {
 				continue
 			}
-			procs[name] = &Procedure{Name: name, Signature: sig}
-			for _, ref := range sig {
+			procs[name] = &Procedure{Name: name, Signature: n.Signature}
+			if n.Retired {
+				procs[name].Retired = &Retirement{}
+			}
+			for _, ref := range n.Signature {
 				if _, have := procs[ref]; IsProcName(ref) && !have && !queued[ref] {
 					queued[ref] = true
 					next = append(next, ref)

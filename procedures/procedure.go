@@ -74,8 +74,8 @@ type Procedure struct {
 	Opaque             bool      `json:"opaque"`
 	Warnings           []Warning `json:"warnings"`
 	ExternalAccess     bool      `json:"external_access"`
-	// Problem is the classification's nesting problem (ReasonNestingTooDeep
-	// or ReasonCycle), "" when there is none.
+	// Problem is the classification's nesting problem (ReasonNestingTooDeep,
+	// ReasonCycle or ReasonCallsRetired), "" when there is none.
 	Problem string `json:"-"`
 	Exposed bool   `json:"exposed"`
 

@@ -64,7 +64,8 @@ type Store interface {
 
 	// SetRetired stores r as the procedure's retirement (nil brings it
 	// back) and appends d, in one transaction; the procedure's Class follows
-	// (Class.Retired). Returns CodeNotFound.
+	// (Class.Retired), and so do its Affected callers' classifications
+	// (Problem ReasonCallsRetired). Returns CodeNotFound.
 	SetRetired(ctx context.Context, name string, r *Retirement, d Decision) (*Procedure, error)
 
 	// AppendDecision appends an audit record. Appending the same record

@@ -52,22 +52,29 @@ func TestInvokeRetiredDenied(t *testing.T) {
 	}
 }
 
-// TestNestedRetiredRefused: a procedure that calls a retired one fails on
-// that call (the nested replay is denied as retired) and the retired
-// procedure's tools are never reached.
+// TestNestedRetiredRefused: a procedure that calls a retired one is no
+// longer exposed, and its invoke is denied up front with reason
+// calls_retired_procedure, reaching no tool; when the callee comes back,
+// so does the caller.
 func TestNestedRetiredRefused(t *testing.T) {
 	e := newEnv(t, sandbox.NewInProcess(), false)
 	inner := e.capture(readOnlyCode)
 	outer := e.capture(callerOf(inner.Name))
 	e.setRetired(inner.Name, true)
-	res, err := e.invoke(InvokeRequest{Name: outer.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}})
-	if err != nil || res.Status == StatusSucceeded || res.Error == nil || res.Error.Tool != inner.Name {
-		t.Fatalf("Invoke = %+v, %v; want a failed run on %s", res, err, inner.Name)
+	if p := e.get(outer.Name); p.Exposed || p.Retired != nil || len(p.StateChangingTools) != 0 {
+		t.Fatalf("caller of a retired procedure: exposed %v, retired %+v, state-changing %v", p.Exposed, p.Retired, p.StateChangingTools)
 	}
-	if got := strings.Join(e.disp.tools(), ","); got != "get_jobs" {
-		t.Fatalf("dispatched %s, want only the outer get_jobs", got)
+	req := InvokeRequest{Name: outer.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}}
+	e.mustDeny(req, procedures.ReasonCallsRetired)
+	if got := e.disp.tools(); len(got) != 0 {
+		t.Fatalf("dispatched %v", got)
 	}
-	if ds := e.decisions(inner.Name); len(ds) != 1 || ds[0].Reason != procedures.ReasonRetired {
-		t.Fatalf("inner decisions %+v, want one denied retired", ds)
+	e.setRetired(inner.Name, false)
+	if p := e.get(outer.Name); !p.Exposed {
+		t.Fatal("the caller is not exposed again once its callee is back")
+	}
+	e.mustSucceed(req)
+	if got := strings.Join(e.disp.tools(), ","); got != "get_jobs,get_jobs,fetch_logs" {
+		t.Fatalf("dispatched %s", got)
 	}
 }

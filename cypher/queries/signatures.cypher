@@ -1,5 +1,5 @@
-// The signatures of the procedures named in $names that exist (for
-// procedures.Reclassify).
+// The signatures and retirement of the procedures named in $names that
+// exist (for procedures.Reclassify).
 UNWIND $names AS name
 MATCH (p:Procedure {name: name})
-RETURN p.name AS name, p.signature AS signature;
+RETURN p.name AS name, p.signature AS signature, p.retired_at IS NOT NULL AS retired;

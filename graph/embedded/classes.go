@@ -100,15 +100,15 @@ type txClasses struct{ tx *bolt.Tx }
 
 func (r txClasses) Catalogue() (*procedures.Catalogue, error) { return catalogueIn(r.tx) }
 
-func (r txClasses) Signatures(names []string) (map[string][]string, error) {
-	out := make(map[string][]string, len(names))
+func (r txClasses) Procedures(names []string) (map[string]procedures.Nested, error) {
+	out := make(map[string]procedures.Nested, len(names))
 	for _, n := range names {
 		rec, err := getProc(r.tx, n)
 		if err != nil {
 			return nil, err
 		}
 		if rec != nil {
-			out[n] = rec.Signature
+			out[n] = procedures.Nested{Signature: rec.Signature, Retired: rec.Retired != nil}
 		}
 	}
 	return out, nil

@@ -183,8 +183,8 @@ func (s *Store) Promote(ctx context.Context, name, codeHash string, d procedures
 }
 
 // SetRetired stores r as the procedure's retirement (nil brings it back),
-// moving its class, and appends d, in one transaction (see
-// procedures.Store).
+// moving its class, reclassifies its callers, and appends d, in one
+// transaction (see procedures.Store).
 func (s *Store) SetRetired(ctx context.Context, name string, r *procedures.Retirement, d procedures.Decision) (*procedures.Procedure, error) {
 	if err := validateDecision(&d); err != nil {
 		return nil, err
@@ -207,6 +207,14 @@ func (s *Store) SetRetired(ctx context.Context, name string, r *procedures.Retir
 			return procedures.Errorf(procedures.CodeInternal, "embedded store: procedure %s lost its current version %s", name, rec.Current)
 		}
 		if err := putProc(tx, rec, cur); err != nil {
+			return err
+		}
+		// Its callers' classification follows (ReasonCallsRetired).
+		affected, err := procedures.Affected(txClasses{tx}, []string{name})
+		if err != nil {
+			return err
+		}
+		if err := reclassify(tx, affected); err != nil {
 			return err
 		}
 		if err := appendDecision(tx, d); err != nil {

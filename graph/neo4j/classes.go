@@ -19,19 +19,19 @@ type txClasses struct {
 
 func (r txClasses) Catalogue() (*procedures.Catalogue, error) { return catalogueIn(r.ctx, r.tx) }
 
-func (r txClasses) Signatures(names []string) (map[string][]string, error) {
+func (r txClasses) Procedures(names []string) (map[string]procedures.Nested, error) {
 	recs, err := collect(r.ctx, r.tx, "signatures", map[string]any{"names": stringList(names)})
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string][]string, len(recs))
+	out := make(map[string]procedures.Nested, len(recs))
 	for _, rec := range recs {
-		rw := &row{m: map[string]any{"name": field(rec, "name"), "signature": field(rec, "signature")}}
-		name, sig := rw.str("name"), rw.strings("signature")
+		rw := &row{m: map[string]any{"name": field(rec, "name"), "signature": field(rec, "signature"), "retired": field(rec, "retired")}}
+		name, sig, retired := rw.str("name"), rw.strings("signature"), rw.bool("retired")
 		if rw.err != nil {
 			return nil, rw.err
 		}
-		out[name] = sig
+		out[name] = procedures.Nested{Signature: sig, Retired: retired}
 	}
 	return out, nil
 }

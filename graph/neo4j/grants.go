@@ -9,8 +9,8 @@ import (
 )
 
 // SetRetired stores r as the procedure's retirement (nil brings it back),
-// moving it to its class, and appends d, in one write transaction
-// (retire_set.cypher).
+// moving it to its class, reclassifies its callers, and appends d, in one
+// write transaction (retire_set.cypher) holding the catalogue lock.
 func (s *Store) SetRetired(ctx context.Context, name string, r *procedures.Retirement, d procedures.Decision) (*procedures.Procedure, error) {
 	dp, err := decisionParams(d)
 	if err != nil {
@@ -21,12 +21,24 @@ func (s *Store) SetRetired(ctx context.Context, name string, r *procedures.Retir
 		params["at"], params["by"], params["reason"] = dbTime(r.RetiredAt), r.RetiredBy, r.Reason
 	}
 	return writeTx(ctx, s, "set retired", func(ctx context.Context, tx neo4j.ManagedTransaction) (*procedures.Procedure, error) {
+		// Classifications change one transaction at a time (see reclassify).
+		if err := lockCatalogue(ctx, tx); err != nil {
+			return nil, err
+		}
 		recs, err := collect(ctx, tx, "retire_set", params)
 		if err != nil {
 			return nil, err
 		}
 		if len(recs) == 0 {
 			return nil, notFound(name)
+		}
+		// Its callers' classification follows (ReasonCallsRetired).
+		affected, err := procedures.Affected(txClasses{ctx, tx}, []string{name})
+		if err != nil {
+			return nil, err
+		}
+		if err := reclassify(ctx, tx, affected); err != nil {
+			return nil, err
 		}
 		if err := appendDecision(ctx, tx, dp); err != nil {
 			return nil, err

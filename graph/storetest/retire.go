@@ -79,6 +79,47 @@ func testRetire(t *testing.T, newStore NewStore) {
 		}
 	})
 
+	t.Run("callers of a retired procedure are reclassified, and back", func(t *testing.T) {
+		s := setup(t)
+		// mid calls the base procedure, top calls mid: both exposed.
+		mid := In([]string{name, "tool_a"}, "hm", "km", At(1))
+		mid.Name = "proc__mid"
+		MustCapture(t, s, mid)
+		top := In([]string{"proc__mid", "tool_b"}, "ht", "kt", At(2))
+		top.Name = "proc__top"
+		MustCapture(t, s, top)
+		exposed := func(want int) {
+			t.Helper()
+			ps, total := MustFind(t, s, exposedOnly)
+			if total != want || len(ps) != want {
+				t.Fatalf("exposed %v (total %d), want %d", names(ps), total, want)
+			}
+			// Find's read-only filter agrees with the kept classification
+			// Get returns, procedure by procedure.
+			ro, roTotal := MustFind(t, s, procedures.Query{ReadOnly: ptr(true)})
+			if roTotal != len(ro) {
+				t.Fatalf("read-only total %d for %d procedures", roTotal, len(ro))
+			}
+		}
+		exposed(3)
+		retire(t, s, &procedures.Retirement{RetiredBy: "admin", RetiredAt: At(3), Reason: "r"}, 3)
+		exposed(0)
+		if ps, total := MustFind(t, s, procedures.Query{ReadOnly: ptr(true)}); total != 1 || ps[0].Name != name {
+			t.Errorf("after retiring the callee: read-only %v, want only the callee (its callers have a problem)", names(ps))
+		}
+		retire(t, s, nil, 4)
+		exposed(3)
+		if _, total := MustFind(t, s, procedures.Query{ReadOnly: ptr(true)}); total != 3 {
+			t.Errorf("after bringing the callee back: read-only total %d, want 3", total)
+		}
+		// A caller captured while its callee is retired is classified so.
+		retire(t, s, &procedures.Retirement{RetiredBy: "admin", RetiredAt: At(5), Reason: "r"}, 5)
+		late := In([]string{name, "tool_b"}, "hl", "kl", At(6))
+		late.Name = "proc__late"
+		MustCapture(t, s, late)
+		exposed(0)
+	})
+
 	t.Run("an unknown procedure is not found and nothing is appended", func(t *testing.T) {
 		s := newStore(t)
 		_, err := s.SetRetired(ctx, "proc__nothing", &procedures.Retirement{RetiredBy: "a", RetiredAt: At(0), Reason: "r"},
