@@ -3,6 +3,8 @@ package sandbox
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"reflect"
 	"testing"
 
@@ -81,6 +83,49 @@ func FuzzJSON(f *testing.F) {
 		}
 		if !reflect.DeepEqual(back, v) {
 			t.Fatalf("round trip changed %#v into %#v (via %q)", v, back, out)
+		}
+	})
+}
+
+// FuzzPeekCall: the server looks at a frame's header before reading it
+// (to skip arguments it will not hold). For any bytes, peekCall agrees
+// with reading the whole frame: a call header it reports is the call read(), and
+// the length it reports is what discard skips.
+func FuzzPeekCall(f *testing.F) {
+	for _, m := range []*message{
+		{Call: &callMsg{Run: 1, ID: 2, Tool: "get_jobs", Args: json.RawMessage(`{"task_id":1}`)}},
+		{Call: &callMsg{Run: 9, ID: 1, Tool: "", Args: json.RawMessage(`{}`)}},
+		{Done: &doneMsg{Run: 1, Value: json.RawMessage(`1`)}},
+		{CallResult: &resultMsg{Run: 1, ID: 2, Value: json.RawMessage(`[]`)}},
+	} {
+		var buf bytes.Buffer
+		if err := (&frameWriter{w: &buf}).write(m); err != nil {
+			f.Fatal(err)
+		}
+		f.Add(buf.Bytes())
+	}
+	f.Add([]byte{0, 0, 0, 19, kindCall})
+	f.Add([]byte{0, 0, 0, 30, kindCall, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 2, 0xff, 0xff})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		n, head, err := newFrameReader(bytes.NewReader(data)).peekCall()
+		if err != nil {
+			return
+		}
+		m, rerr := newFrameReader(bytes.NewReader(data)).read()
+		if errors.Is(rerr, io.ErrUnexpectedEOF) || errors.Is(rerr, io.EOF) {
+			return // the frame is cut short: the worker is lost either way
+		}
+		if head != nil {
+			if rerr != nil || m.Call == nil || m.Call.Run != head.Run || m.Call.ID != head.ID || m.Call.Tool != head.Tool {
+				t.Fatalf("peeked %+v, read %+v (%v)", head, m, rerr)
+			}
+		}
+		fr := newFrameReader(bytes.NewReader(data))
+		if err := fr.discard(n); err != nil {
+			return // a short frame: read fails the same way
+		}
+		if rest, _ := fr.r.Peek(len(data)); len(rest) != len(data)-4-n {
+			t.Fatalf("discard(%d) left %d of %d bytes", n, len(rest), len(data))
 		}
 	})
 }
