@@ -1,7 +1,7 @@
 // One capture (Store.Capture), returning the procedure as it now is (the
-// procedure fragment), so nothing is read back in a second round trip
-// unless the procedure is new (Store.Capture then classifies it in the same
-// transaction and reads it again). Rules: procedures.CaptureInput.
+// procedure fragment), so nothing is read back in a second round trip (a
+// new procedure is then classified in the same transaction, which changes
+// nothing the fragment returns). Rules: procedures.CaptureInput.
 //
 // Usage keys are UsageKey nodes under a uniqueness constraint on id: a key is
 // counted only by the transaction that created its node (MERGE ... ON CREATE

@@ -12,7 +12,7 @@ import (
 // Capture records one capture: capture.cypher, which also returns the
 // procedure as it now is. A new procedure is then classified, and the
 // procedures that reach it reclassified, under the catalogue lock (see
-// reclassify), in the same transaction, and read back.
+// reclassify), in the same transaction.
 func (s *Store) Capture(ctx context.Context, in procedures.CaptureInput) (procedures.CaptureResult, error) {
 	params, err := captureParams(in)
 	if err != nil {
@@ -45,9 +45,9 @@ func (s *Store) Capture(ctx context.Context, in procedures.CaptureInput) (proced
 			if err := reclassify(ctx, tx, append([]string{in.Name}, affected...)); err != nil {
 				return procedures.CaptureResult{}, err
 			}
-			res.Procedure, err = getInTx(ctx, tx, in.Name)
-			return res, err
 		}
+		// The kept classification is not part of what the statement
+		// returns, so what it returned is the procedure as it now is.
 		res.Procedure, err = decodeProcedure(field(recs[0], "procedure"))
 		return res, err
 	})
