@@ -50,8 +50,9 @@ func (s *Store) Find(ctx context.Context, q procedures.Query) ([]*procedures.Pro
 			return err
 		}
 		out = make([]*procedures.Procedure, 0, len(page))
+		r := newProcReader(tx)
 		for _, name := range page {
-			p, err := loadProcedure(tx, name)
+			p, err := r.load(name)
 			if err != nil {
 				return err
 			}

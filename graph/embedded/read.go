@@ -13,7 +13,23 @@ import (
 // loadProcedure assembles the procedure named name, with its current
 // version, causes and grant; CodeNotFound when it does not exist.
 func loadProcedure(tx *bolt.Tx, name string) (*procedures.Procedure, error) {
-	raw := tx.Bucket(bProcs).Get([]byte(name))
+	return newProcReader(tx).load(name)
+}
+
+// procReader assembles procedures in one transaction, with the buckets it
+// reads opened once: a read transaction of bbolt seeks a bucket again on
+// every Tx.Bucket, which was most of the time of a page of 25.
+type procReader struct {
+	procs, versions, edgesPC, grants *bolt.Bucket
+}
+
+func newProcReader(tx *bolt.Tx) procReader {
+	return procReader{procs: tx.Bucket(bProcs), versions: tx.Bucket(bVersions), edgesPC: tx.Bucket(bEdgesPC), grants: tx.Bucket(bGrants)}
+}
+
+// load is loadProcedure with r's buckets.
+func (r procReader) load(name string) (*procedures.Procedure, error) {
+	raw := r.procs.Get([]byte(name))
 	if raw == nil {
 		return nil, procedures.Errorf(procedures.CodeNotFound, "no procedure %s", name)
 	}
@@ -23,13 +39,13 @@ func loadProcedure(tx *bolt.Tx, name string) (*procedures.Procedure, error) {
 	}
 	var cur *versionRecord
 	vkey := key(name, rec.Current)
-	if vraw := tx.Bucket(bVersions).Get(vkey); vraw != nil {
+	if vraw := r.versions.Get(vkey); vraw != nil {
 		if cur, err = versionCache.get(string(vkey), vraw, "version "+name+" "+rec.Current); err != nil {
 			return nil, err
 		}
 	}
 	var causes []procedures.CauseLink
-	err = scanPrefix(tx.Bucket(bEdgesPC), prefix(name), func(rest, v []byte) error {
+	err = scanPrefix(r.edgesPC, prefix(name), func(rest, v []byte) error {
 		causes = append(causes, procedures.CauseLink{Name: string(rest), Frequency: int64(getU64(v))})
 		return nil
 	})
@@ -38,7 +54,7 @@ func loadProcedure(tx *bolt.Tx, name string) (*procedures.Procedure, error) {
 	}
 	sort.SliceStable(causes, func(i, j int) bool { return causes[i].Frequency > causes[j].Frequency })
 	var g *procedures.Grant
-	if v := tx.Bucket(bGrants).Get([]byte(name)); v != nil {
+	if v := r.grants.Get([]byte(name)); v != nil {
 		g = new(procedures.Grant)
 		if err := decode(v, g, "grant of "+name); err != nil {
 			return nil, err
@@ -62,11 +78,12 @@ func (s *Store) Get(ctx context.Context, name string) (*procedures.Procedure, er
 func (s *Store) GetMany(ctx context.Context, names []string) (map[string]*procedures.Procedure, error) {
 	out := make(map[string]*procedures.Procedure, len(names))
 	err := s.view(ctx, func(tx *bolt.Tx) error {
+		r := newProcReader(tx)
 		for _, n := range names {
-			if _, done := out[n]; done || tx.Bucket(bProcs).Get([]byte(n)) == nil {
+			if _, done := out[n]; done || r.procs.Get([]byte(n)) == nil {
 				continue
 			}
-			p, err := loadProcedure(tx, n)
+			p, err := r.load(n)
 			if err != nil {
 				return err
 			}
@@ -85,6 +102,7 @@ func (s *Store) GetMany(ctx context.Context, names []string) (map[string]*proced
 func (s *Store) ReferencedProcedures(ctx context.Context) ([]*procedures.Procedure, error) {
 	var out []*procedures.Procedure
 	err := s.view(ctx, func(tx *bolt.Tx) error {
+		r := newProcReader(tx)
 		last := ""
 		return tx.Bucket(bRefs).ForEach(func(k, _ []byte) error {
 			ref, _, _ := strings.Cut(string(k), "\x00")
@@ -92,10 +110,10 @@ func (s *Store) ReferencedProcedures(ctx context.Context) ([]*procedures.Procedu
 				return nil
 			}
 			last = ref
-			if tx.Bucket(bProcs).Get([]byte(ref)) == nil {
+			if r.procs.Get([]byte(ref)) == nil {
 				return nil
 			}
-			p, err := loadProcedure(tx, ref)
+			p, err := r.load(ref)
 			if err == nil {
 				out = append(out, p)
 			}
