@@ -94,10 +94,10 @@ func writeStore(b *testing.B, t *target, n int) {
 	})
 }
 
-// loop runs op b.N times (i counting from 0) and reports the median and
-// the 90th percentile of one op as metrics: the aims are medians, and
-// medians shrug off the other load of a shared machine.
-func loop(b *testing.B, op func(i int)) {
+// loop runs op b.N times (i counting from 0), reports the median and the
+// 90th percentile of one op as metrics (the aims are medians, and medians
+// shrug off the other load of a shared machine) and returns the median.
+func loop(b *testing.B, op func(i int)) time.Duration {
 	b.Helper()
 	durs := make([]time.Duration, 0, b.N)
 	i := 0
@@ -107,16 +107,19 @@ func loop(b *testing.B, op func(i int)) {
 		durs = append(durs, time.Since(start))
 		i++
 	}
-	reportQuantiles(b, durs)
+	return reportQuantiles(b, durs)
 }
 
-func reportQuantiles(b *testing.B, durs []time.Duration) {
+// reportQuantiles reports the median and 90th percentile of durs and
+// returns the median.
+func reportQuantiles(b *testing.B, durs []time.Duration) time.Duration {
 	if len(durs) == 0 {
-		return
+		return 0
 	}
 	slices.Sort(durs)
 	b.ReportMetric(float64(durs[len(durs)/2].Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(durs[len(durs)*9/10].Microseconds())/1000, "p90-ms")
+	return durs[len(durs)/2]
 }
 
 // do sends a JSON request and returns the status and body.
