@@ -29,8 +29,12 @@ import (
 
 var (
 	big   = flag.Bool("bench.big", false, "also run at N = 100k procedures (the fill takes a while on Neo4j)")
+	keep  = flag.Bool("bench.keep", false, "on Neo4j, use the namespace "+keptNS+" and keep it after the run (the next run reuses its fill; delete it with testdata/cleanup.cypher)")
 	fsync = flag.Bool("bench.sync", false, "the embedded store fsyncs every commit (its default in production); off by default so the figures are the code's, not the disk's")
 )
+
+// keptNS is the Neo4j namespace of -bench.keep.
+const keptNS = "pgbkeep_"
 
 // sizes are the N the benchmarks run at.
 func sizes() []int {
@@ -155,16 +159,20 @@ func neo4jTarget() (*target, error) {
 		return nil, err
 	}
 	t := &target{name: "neo4j", store: s, ns: namespace(), driver: d, db: cfg.Database}
-	shared.cleanup = append(shared.cleanup, func() {
-		start := time.Now()
-		if err := t.run("cleanup", map[string]any{"ns": t.ns, "proc": t.proc()}); err != nil {
-			fmt.Fprintf(os.Stderr, "bench: deleting namespace %s: %v\n", t.ns, err)
-		} else {
-			fmt.Fprintf(os.Stderr, "bench: deleted neo4j namespace %s in %v\n", t.ns, time.Since(start).Round(time.Millisecond))
+	if *keep {
+		t.ns = keptNS
+		recs, err := t.query("count", map[string]any{"proc": t.proc()})
+		if err != nil {
+			return nil, err
 		}
-		_ = s.Close()
-		_ = d.Close(ctx)
-	})
+		n, _ := recs[0].Get("procedures")
+		have, _ := n.(int64)
+		t.have = int(have)
+		shared.cleanup = append(shared.cleanup, func() { _ = s.Close(); _ = d.Close(ctx) })
+		fmt.Fprintf(os.Stderr, "bench: neo4j namespace %s kept, holding %d procedures\n", t.ns, t.have)
+	} else {
+		shared.cleanup = append(shared.cleanup, t.deleteNamespace(s))
+	}
 	t.fill = func(tb testing.TB, from, to int) {
 		for lo := from; lo < to; lo += 5000 {
 			hi := min(lo+5000, to)
@@ -187,25 +195,52 @@ func neo4jTarget() (*target, error) {
 	return t, nil
 }
 
+// deleteNamespace returns the cleanup that deletes this run's namespace
+// and closes s and the driver.
+func (t *target) deleteNamespace(s *neo4jstore.Store) func() {
+	return func() {
+		start := time.Now()
+		err := t.run("uncount", map[string]any{"proc": t.proc()})
+		if err == nil {
+			err = t.run("cleanup", map[string]any{"ns": t.ns, "proc": t.proc()})
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "bench: deleting namespace %s: %v\n", t.ns, err)
+		} else {
+			fmt.Fprintf(os.Stderr, "bench: deleted neo4j namespace %s in %v\n", t.ns, time.Since(start).Round(time.Millisecond))
+		}
+		_ = s.Close()
+		_ = t.driver.Close(context.Background())
+	}
+}
+
 // run runs the statement of testdata/<name>.cypher in an implicit
 // transaction (cleanup commits in batches).
 func (t *target) run(name string, params map[string]any) error {
+	_, err := t.query(name, params)
+	return err
+}
+
+// query runs the statement of testdata/<name>.cypher in an implicit
+// transaction and returns its records.
+func (t *target) query(name string, params map[string]any) ([]*neo4j.Record, error) {
 	text, err := os.ReadFile(filepath.Join("testdata", name+".cypher"))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	stmts := cypher.Split(string(text))
+	stmts := cypher.Split(cypher.Expand(string(text)))
 	ctx := context.Background()
 	sess := t.driver.NewSession(ctx, neo4j.SessionConfig{DatabaseName: t.db})
 	defer sess.Close(ctx)
 	res, err := sess.Run(ctx, stmts[0], params)
-	if err == nil {
-		_, err = res.Consume(ctx)
-	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return nil
+	recs, err := res.Collect(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return recs, nil
 }
 
 // fillInput is fixture procedure i: three tools of three vocabularies of

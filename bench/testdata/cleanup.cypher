@@ -1,6 +1,7 @@
 // Benchmark only: deletes what one benchmark run wrote, and nothing else:
 // the nodes of its namespace ($ns: tool and cause names start with it,
-// procedure names with 'proc__' + $ns). Run in an implicit transaction.
+// procedure names with 'proc__' + $ns), after uncount.cypher. Run in an
+// implicit transaction.
 CALL {
   MATCH (p:Procedure) WHERE p.name STARTS WITH $proc RETURN p AS n
   UNION
