@@ -58,8 +58,10 @@ type AdmissionStats struct {
 // at once with *Busy when the queue is full, when its key is at its cap,
 // or when the expected wait would pass its deadline (the context's). A
 // request whose deadline passes while it waits is refused the same way:
-// none waits past its deadline. The expected wait is estimated from the
-// recent time requests held their slot. Safe for concurrent use.
+// none waits past its deadline, and one handed a slot with less than half
+// the average hold time left is refused too (it could only time out). The
+// expected wait is estimated from the recent time requests held their slot.
+// Safe for concurrent use.
 type Admission struct {
 	cfg AdmissionConfig
 
@@ -127,7 +129,20 @@ func (a *Admission) Acquire(ctx context.Context, key string) (release func(), er
 
 	select {
 	case <-w.ready:
-		return a.releaser(key), nil
+		// Handed a slot with too little time left to use it (less than
+		// half the average hold): refused like a wait past the deadline,
+		// and the slot goes on to the next.
+		a.mu.Lock()
+		d, ok := ctx.Deadline()
+		if !ok || time.Until(d) >= a.hold/2 {
+			a.mu.Unlock()
+			return a.releaser(key), nil
+		}
+		a.admitted-- // counted when the slot was handed over
+		a.handBack(key)
+		b := a.refuse(LimitDeadline, a.expectedWait(len(a.waiters)), "every sandbox worker stayed busy until too close to this replay's deadline; try again later")
+		a.mu.Unlock()
+		return nil, b
 	case <-ctx.Done():
 	}
 	a.mu.Lock()

@@ -151,3 +151,28 @@ func TestAdmissionDeadlineWhileWaiting(t *testing.T) {
 		t.Fatalf("stats = %+v", s)
 	}
 }
+
+// TestAdmissionTooLateForTheSlot: a waiter handed a slot with less than
+// half the average hold time left is refused (busy, deadline) instead of
+// running only to time out, and the slot goes on to the next waiter.
+func TestAdmissionTooLateForTheSlot(t *testing.T) {
+	a := sandbox.NewAdmission(sandbox.AdmissionConfig{Slots: 1})
+	release := mustAcquire(t, a, context.Background(), "x")
+	short, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	errs := make(chan error, 1)
+	go func() { _, err := a.Acquire(short, "late"); errs <- err }()
+	waitFor(t, a, 1)
+	next := make(chan func(), 1)
+	go func() { next <- mustAcquire(t, a, context.Background(), "next") }()
+	waitFor(t, a, 2)
+	sandbox.SetHold(a, 10*time.Second) // slots turn out to be held ~10 s
+	release()
+	if err := <-errs; busyLimit(err) != sandbox.LimitDeadline {
+		t.Fatalf("late waiter: %v", err)
+	}
+	(<-next)()
+	if s := a.Stats(); s.Running != 0 || s.Waiting != 0 || s.Admitted != 2 || s.Refused[sandbox.LimitDeadline] != 1 {
+		t.Fatalf("stats = %+v", s)
+	}
+}

@@ -162,3 +162,65 @@ func TestAdmissionPerToken(t *testing.T) {
 	// Her slot is free again.
 	mustStatus(t, s.send(t, req{Method: "POST", Path: "/v1/procedures/" + name + "/invoke", Body: body, Token: &alice}), 200)
 }
+
+// TestAdmissionDeadlineThroughMain: one deadline per invoke, fixed at its
+// arrival. With one slot, a 1 s deadline and a tool that takes 3 s, the
+// running replay ends with timeout at its deadline and the waiting ones are
+// refused busy (limit deadline) at theirs: none is answered late. Once the
+// server has seen how long a slot is held, a request whose expected wait
+// passes its deadline is refused at once.
+func TestAdmissionDeadlineThroughMain(t *testing.T) {
+	up := mustUpstream(t)
+	up.setDelay("get_task_jobs_summary", 3*time.Second)
+	const timeout = time.Second
+	s := mustServe(t, serverOpts{Upstream: up, Extra: []string{"--max-concurrent-replays", "1", "--replay-queue", "4",
+		"--replay-timeout", timeout.String()}})
+	name := mustCaptureName(t, s, cpuCode, "setup")
+	body := map[string]any{"arguments": map[string]any{"task_id": 1}, "phase": "automatic"}
+	replies := make([]timedReply, 3)
+	var wg sync.WaitGroup
+	for i := range replies {
+		wg.Go(func() {
+			t0 := time.Now()
+			r := s.invoke(t, name, body)
+			replies[i] = timedReply{r, time.Since(t0)}
+		})
+	}
+	wg.Wait()
+	var timedOut, busy int
+	for _, r := range replies {
+		if r.took > timeout+2*time.Second {
+			t.Errorf("answered after %v, deadline %v: %s", r.took, timeout, r.Body)
+		}
+		switch r.Status {
+		case 200:
+			if e, _ := r.JSON(t)["error"].(map[string]any); e["code"] != "timeout" {
+				t.Fatalf("the admitted replay: %s", r.Body)
+			}
+			timedOut++
+		case 429:
+			mustBusy(t, r.reply, "deadline")
+			busy++
+		default:
+			t.Fatalf("status %d: %s", r.Status, r.Body)
+		}
+	}
+	if timedOut != 1 || busy != 2 {
+		t.Fatalf("%d timed out and %d busy, want 1 and 2", timedOut, busy)
+	}
+
+	// A slot is now known to be held about a second: with it taken, the
+	// next request would wait past its deadline, and is told so at once.
+	held := make(chan reply, 1)
+	go func() { held <- s.invoke(t, name, body) }()
+	for len(up.tools()) < 2 { // the second run holds the slot
+		time.Sleep(5 * time.Millisecond)
+	}
+	t0 := time.Now()
+	r := s.invoke(t, name, body)
+	mustBusy(t, r, "deadline")
+	if took := time.Since(t0); took > timeout/2 {
+		t.Errorf("refused after %v: not at once", took)
+	}
+	<-held
+}
