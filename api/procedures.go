@@ -50,7 +50,6 @@ func (s *Server) capture(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	s.changed()
 	status := http.StatusOK
 	if out.Created {
 		status = http.StatusCreated
@@ -152,7 +151,6 @@ func (s *Server) answerDecision(w http.ResponseWriter, p *procedures.Procedure, 
 	if err != nil {
 		return err
 	}
-	s.changed()
 	writeJSON(w, http.StatusOK, decisionAnswer{Procedure: p, Decision: d})
 	return nil
 }

@@ -31,15 +31,9 @@ type Config struct {
 	Logger   zerolog.Logger
 	// MaxBody bounds request bodies; DefaultMaxBody when zero.
 	MaxBody int64
-	// OnCatalogueChange is called after a catalogue put (e.g. to notify
-	// MCP clients); optional.
-	OnCatalogueChange func()
 	// MCPPaths are the MCP endpoints mounted beside this server (path to a
 	// one-line summary), documented in /openapi.json; optional.
 	MCPPaths map[string]string
-	// OnChange is called after any change that may change the exposed set:
-	// a capture, a grant or revoke, a promote; optional. It must not block.
-	OnChange func()
 }
 
 // Server is procgraph's HTTP API.
@@ -53,8 +47,6 @@ type Server struct {
 	maxBody  int64
 	schemas  schemaSet
 	router   chi.Router
-	onCat    func()
-	onChg    func()
 	mcpPaths map[string]string
 }
 
@@ -65,7 +57,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{svc: cfg.Service, replay: cfg.Replayer, auth: cfg.Auth, metrics: cfg.Metrics,
-		log: cfg.Logger, maxBody: cfg.MaxBody, schemas: schemas, onCat: cfg.OnCatalogueChange, onChg: cfg.OnChange, mcpPaths: cfg.MCPPaths}
+		log: cfg.Logger, maxBody: cfg.MaxBody, schemas: schemas, mcpPaths: cfg.MCPPaths}
 	if s.auth == nil {
 		s.auth = auth.NewAuthenticator(nil)
 	}
@@ -144,11 +136,4 @@ func (s *Server) routes() chi.Router {
 		r.Method(rt.method, rt.pattern, s.chain(rt))
 	}
 	return r
-}
-
-// changed runs the OnChange hook, if any.
-func (s *Server) changed() {
-	if s.onChg != nil {
-		s.onChg()
-	}
 }

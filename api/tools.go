@@ -36,9 +36,6 @@ func (s *Server) putTools(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	s.log.Info().Str("actor", principalOf(r).Name).Int("tools", len(c.Tools)).Str("revision", c.Revision).Msg("catalogue replaced")
-	if s.onCat != nil {
-		s.onCat()
-	}
 	tools := c.Tools
 	if tools == nil {
 		tools = []procedures.Tool{}

@@ -135,7 +135,8 @@ func newTestServer(t *testing.T, h http.Handler) string {
 }
 
 // TestListChanged: a capture followed by Refresh notifies connected
-// clients; a Refresh with nothing changed is a no-op.
+// clients; a Refresh with nothing changed is a no-op; Run refreshes on the
+// service's change feed.
 func TestListChanged(t *testing.T) {
 	e := newEnv(t, true)
 	e.capture(readOnlyCode)
@@ -166,18 +167,27 @@ func TestListChanged(t *testing.T) {
 	if !strings.Contains(strings.Join(toolNames(t, s), " "), sc.Name) {
 		t.Fatalf("%s not listed after the change", sc.Name)
 	}
+	// Run follows the service's change feed: a catalogue put notifies
+	// without anyone calling Refresh, and Run ends with its context.
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go e.auto.Run(ctx, time.Hour)
+	ran := make(chan struct{})
+	go func() { e.auto.Run(ctx); close(ran) }()
 	time.Sleep(100 * time.Millisecond) // Run's first refresh: nothing new
 	if _, err := e.svc.PutCatalogue(context.Background(), []procedures.Tool{{Name: "get_jobs", ReadOnly: true}}, "tester"); err != nil {
 		t.Fatal(err)
 	}
-	e.auto.Changed()
-	e.auto.Changed() // coalesces; never blocks
 	select {
 	case <-changed:
 	case <-time.After(5 * time.Second):
-		t.Fatal("no notification after a catalogue change and Changed")
+		t.Fatal("no notification after a catalogue change")
+	}
+	cancel()
+	select {
+	case <-ran:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run did not end with its context")
+	}
+	if n := e.svc.Changes().Subscribers(); n != 0 {
+		t.Fatalf("Run left %d subscriptions behind", n)
 	}
 }

@@ -3,7 +3,6 @@ package mcpserve_test
 import (
 	"context"
 	"net/http"
-	"time"
 
 	"github.com/rs/zerolog"
 
@@ -16,8 +15,7 @@ import (
 )
 
 // Example shows the wiring in `procgraph serve`: one handler per phase,
-// mounted next to the HTTP API, refreshed by the API's change hooks and
-// periodically.
+// mounted next to the HTTP API, following the service's change feed.
 func Example() {
 	var (
 		ctx     context.Context
@@ -30,22 +28,23 @@ func Example() {
 	if ctx == nil {
 		return // a sketch: the values come from serve
 	}
-	var auto, inter *mcpserve.Handler
-	changed := func() { auto.Changed(); inter.Changed() }
 	cfg := func(phase procedures.Phase) mcpserve.Config {
-		return mcpserve.Config{Service: svc, Replayer: rp, Phase: phase, Auth: authn, Logger: log, OnChange: changed}
+		return mcpserve.Config{Service: svc, Replayer: rp, Phase: phase, Auth: authn, Logger: log}
 	}
 	auto, err := mcpserve.New(cfg(procedures.PhaseAutomatic))
 	if err != nil {
 		panic(err)
 	}
-	inter, err = mcpserve.New(cfg(procedures.PhaseInteractive))
+	inter, err := mcpserve.New(cfg(procedures.PhaseInteractive))
 	if err != nil {
 		panic(err)
 	}
-	go auto.Run(ctx, 5*time.Second)
-	go inter.Run(ctx, 5*time.Second)
-	srv, err := api.New(api.Config{Service: svc, Replayer: rp, Auth: authn, Metrics: metrics, Logger: log, OnCatalogueChange: changed})
+	// Both follow the service's change feed; WatchRemote adds what other
+	// instances change.
+	go auto.Run(ctx)
+	go inter.Run(ctx)
+	go svc.WatchRemote(ctx, procedures.DefaultWatchInterval)
+	srv, err := api.New(api.Config{Service: svc, Replayer: rp, Auth: authn, Metrics: metrics, Logger: log})
 	if err != nil {
 		panic(err)
 	}

@@ -12,8 +12,8 @@
 // The proc__ tools follow the exposed set: Refresh recomputes it and adds,
 // replaces or removes tools, and the SDK sends notifications/tools/list_changed
 // to connected clients. Refresh is cheap when nothing changed (each tool is
-// compared by fingerprint); call it after every change made through the HTTP
-// API and periodically (Run) to see changes made by other instances.
+// compared by fingerprint); Run calls it on every event of the service's
+// change feed.
 package mcpserve
 
 import (
@@ -38,10 +38,9 @@ import (
 
 // Defaults for Config.
 const (
-	DefaultToolLimit       = procedures.MaxFindLimit
-	DefaultSessionTimeout  = 30 * time.Minute
-	DefaultMaxBody         = 1 << 20
-	DefaultRefreshInterval = 5 * time.Second
+	DefaultToolLimit      = procedures.MaxFindLimit
+	DefaultSessionTimeout = 30 * time.Minute
+	DefaultMaxBody        = 1 << 20
 )
 
 // Config wires a Handler.
@@ -61,9 +60,6 @@ type Config struct {
 	SessionTimeout time.Duration
 	// MaxBody bounds a request body; default 1 MiB.
 	MaxBody int64
-	// OnChange is called after a successful set_procedure_auto_run through
-	// MCP (e.g. to refresh the other MCP handlers); optional.
-	OnChange func()
 	// Sessions caps the sessions open at once; share one between the
 	// handlers of a server. Default: a private NewSessionLimits(0, 0).
 	Sessions *SessionLimits
@@ -80,7 +76,6 @@ type Handler struct {
 	refreshMu sync.Mutex
 	current   map[string]string // proc__ tool name -> fingerprint
 	refreshed atomic.Bool
-	kick      chan struct{} // Changed's signal to Run
 }
 
 // New returns a Handler for cfg. It reads nothing yet: the proc__ tools are
@@ -108,7 +103,7 @@ func New(cfg Config) (*Handler, error) {
 	if cfg.Sessions == nil {
 		cfg.Sessions = NewSessionLimits(0, 0)
 	}
-	h := &Handler{cfg: cfg, log: cfg.Logger, current: map[string]string{}, kick: make(chan struct{}, 1)}
+	h := &Handler{cfg: cfg, log: cfg.Logger, current: map[string]string{}}
 	instructions := "procgraph: replay reviewed procedures (proc__ tools) in the " + string(cfg.Phase) +
 		" phase; find_all_procedures browses them, set_procedure_auto_run grants or revokes durable auto-run."
 	h.server = mcp.NewServer(&mcp.Implementation{Name: "procgraph", Version: "v1"}, &mcp.ServerOptions{
@@ -221,34 +216,21 @@ func (h *Handler) callerOf(req mcp.Request) caller {
 	return c
 }
 
-// Changed tells Run that the exposed set may have changed, so it refreshes
-// now rather than at the next tick. It never blocks, and signals made while
-// a refresh is pending coalesce: call it from hooks (after a capture, a
-// catalogue put, a grant, a revoke, a promote).
-func (h *Handler) Changed() {
-	select {
-	case h.kick <- struct{}{}:
-	default:
-	}
-}
-
-// Run refreshes the proc__ tools at once, then whenever Changed is called
-// and every interval (default 5s), until ctx ends, logging failures.
-func (h *Handler) Run(ctx context.Context, interval time.Duration) {
-	if interval <= 0 {
-		interval = DefaultRefreshInterval
-	}
-	t := time.NewTicker(interval)
-	defer t.Stop()
+// Run refreshes the proc__ tools at once, then after every change on the
+// service's change feed (Service.Changes: captures, catalogue puts,
+// grants, revokes, promotes here, and what Service.WatchRemote notices of
+// other instances), until ctx ends or the feed closes. Changes that arrive
+// during a refresh coalesce into the next one; failures are logged. It
+// subscribes before the first refresh, so no change is missed.
+func (h *Handler) Run(ctx context.Context) {
+	sub := h.cfg.Service.Changes().Subscribe(0)
+	defer sub.Close()
 	for {
 		if _, err := h.Refresh(ctx); err != nil && ctx.Err() == nil {
 			h.log.Warn().Err(err).Str("phase", string(h.cfg.Phase)).Msg("mcp: refreshing the proc__ tools failed")
 		}
-		select {
-		case <-ctx.Done():
+		if _, err := sub.Next(ctx); err != nil {
 			return
-		case <-t.C:
-		case <-h.kick:
 		}
 	}
 }

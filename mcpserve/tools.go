@@ -140,11 +140,10 @@ func (h *Handler) setAutoRun(ctx context.Context, c caller, args map[string]any)
 		return nil, err
 	}
 	h.log.Info().Str("procedure", p.Name).Str("decision", d.ID).Str("kind", string(d.Kind)).Str("actor", c.name).Msg("mcp: auto-run changed")
+	// This handler's list is current before it answers; every other
+	// subscriber learns of the change from the service's change feed.
 	if _, err := h.Refresh(ctx); err != nil {
 		h.log.Warn().Err(err).Msg("mcp: refreshing after an auto-run change failed")
-	}
-	if h.cfg.OnChange != nil {
-		h.cfg.OnChange()
 	}
 	return jsonResult(map[string]any{"procedure": p, "decision": d}, nil)
 }

@@ -115,6 +115,7 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (CaptureOutco
 	if err != nil {
 		return CaptureOutcome{}, err
 	}
+	s.feed.Publish(Change{Kind: ChangeCapture, Procedure: res.Procedure.Name, CodeHash: a.CodeHash})
 	v.decorate(res.Procedure)
 	return CaptureOutcome{Procedure: res.Procedure, Created: res.Created, VersionCreated: res.VersionCreated, Counted: res.Counted}, nil
 }
@@ -183,6 +184,7 @@ func (s *Service) captureUse(ctx context.Context, name, key string, req CaptureR
 	if err != nil {
 		return CaptureOutcome{}, err
 	}
+	s.feed.Publish(Change{Kind: ChangeCapture, Procedure: name})
 	v.decorate(res.Procedure)
 	return CaptureOutcome{Procedure: res.Procedure, Counted: res.Counted, Use: true}, nil
 }

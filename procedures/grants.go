@@ -85,6 +85,11 @@ func (s *Service) setAutoRun(ctx context.Context, r AutoRunRequest, mayRetry boo
 		return nil, Decision{}, err
 	}
 	v.decorate(stored)
+	kind := ChangeGrant
+	if !r.Enabled {
+		kind = ChangeRevoke
+	}
+	s.feed.Publish(Change{Kind: kind, Procedure: stored.Name, CodeHash: p.CodeHash, Decision: rec.ID})
 	return stored, rec, nil
 }
 
@@ -125,6 +130,7 @@ func (s *Service) Promote(ctx context.Context, r PromoteRequest) (*Procedure, De
 		return nil, Decision{}, err
 	}
 	v.decorate(stored)
+	s.feed.Publish(Change{Kind: ChangePromote, Procedure: stored.Name, CodeHash: r.CodeHash, Decision: rec.ID})
 	return stored, rec, nil
 }
 

@@ -25,6 +25,7 @@ type Service struct {
 	store Store
 	opts  Options
 	rec   *Recorder
+	feed  *Feed
 }
 
 // NewService returns a Service over store.
@@ -32,8 +33,15 @@ func NewService(store Store, opts Options) *Service {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Service{store: store, opts: opts, rec: NewRecorder(store, RecorderOptions{Counter: opts.Counter, Now: opts.Now})}
+	return &Service{store: store, opts: opts, rec: NewRecorder(store, RecorderOptions{Counter: opts.Counter, Now: opts.Now}),
+		feed: NewFeed()}
 }
+
+// Changes returns the service's change feed: a Change after every write
+// that committed through this service (capture, catalogue, grant, revoke,
+// promote) and, while WatchRemote runs, one when another instance changed
+// what is exposed.
+func (s *Service) Changes() *Feed { return s.feed }
 
 // Recorder returns the recorder of every decision taken over this
 // service's store: the service's own (grants, promotes, the catalogue) and
@@ -65,12 +73,14 @@ func (s *Service) PutCatalogue(ctx context.Context, tools []Tool, actor string) 
 	readOnly := len(c.ReadOnlyTools())
 	d := Decision{Kind: KindCatalogue, CodeHash: c.Revision, Outcome: Allowed, Reason: ReasonCatalogueReplaced,
 		Actor: actor, Note: fmt.Sprintf("%d tools, %d read-only", len(c.Tools), readOnly)}
-	if _, err := s.rec.Record(ctx, d); err != nil {
+	d, err = s.rec.Record(ctx, d)
+	if err != nil {
 		return nil, err
 	}
 	if err := s.store.PutCatalogue(ctx, c); err != nil {
 		return nil, err
 	}
+	s.feed.Publish(Change{Kind: ChangeCatalogue, CodeHash: c.Revision, Decision: d.ID})
 	return c, nil
 }
 

@@ -179,6 +179,7 @@ func (m *Main) open(ctx, bg context.Context) (http.Handler, error) {
 	m.onClose(store.Close)
 	reg := metrics.New()
 	svc := procedures.NewService(store, procedures.Options{AllowMutatingAutorun: cfg.AllowMutatingAutorun, Counter: reg})
+	m.onClose(func() error { svc.Changes().Close(); return nil })
 	if cat != nil {
 		if err := loadCatalogue(ctx, svc, cat); err != nil {
 			return nil, fmt.Errorf("loading the catalogue: %v", procedures.ErrorMessage(err))

@@ -95,26 +95,27 @@ func newDispatcher(ctx context.Context, cfg *serveConfig, log zerolog.Logger) (r
 }
 
 // newHandler serves the HTTP API at / and MCP at /mcp (automatic phase:
-// read-only replays only) and /mcp/interactive, refreshed by the API's
-// change hooks and every few seconds (for captures by other instances).
+// read-only replays only) and /mcp/interactive. The MCP tool lists follow
+// the service's change feed, which also carries what other instances
+// change (Service.WatchRemote, every remoteWatchInterval).
 func newHandler(ctx context.Context, svc *procedures.Service, rp *replay.Replayer, authn *auth.Authenticator,
 	reg *metrics.Registry, sessions *mcpserve.SessionLimits, log zerolog.Logger) (http.Handler, error) {
-	var auto, inter *mcpserve.Handler
-	changed := func() { auto.Changed(); inter.Changed() }
 	mcpConfig := func(phase procedures.Phase) mcpserve.Config {
-		return mcpserve.Config{Service: svc, Replayer: rp, Phase: phase, Auth: authn, Logger: log, OnChange: changed, Sessions: sessions}
+		return mcpserve.Config{Service: svc, Replayer: rp, Phase: phase, Auth: authn, Logger: log, Sessions: sessions}
 	}
-	var err error
-	if auto, err = mcpserve.New(mcpConfig(procedures.PhaseAutomatic)); err != nil {
+	auto, err := mcpserve.New(mcpConfig(procedures.PhaseAutomatic))
+	if err != nil {
 		return nil, err
 	}
-	if inter, err = mcpserve.New(mcpConfig(procedures.PhaseInteractive)); err != nil {
+	inter, err := mcpserve.New(mcpConfig(procedures.PhaseInteractive))
+	if err != nil {
 		return nil, err
 	}
-	go auto.Run(ctx, mcpRefreshInterval)
-	go inter.Run(ctx, mcpRefreshInterval)
+	go auto.Run(ctx)
+	go inter.Run(ctx)
+	go svc.WatchRemote(ctx, remoteWatchInterval)
 	srv, err := api.New(api.Config{Service: svc, Replayer: rp, Auth: authn, Metrics: reg, Logger: log,
-		OnCatalogueChange: changed, OnChange: changed, MCPPaths: map[string]string{
+		MCPPaths: map[string]string{
 			"/mcp":             "MCP (streamable HTTP), automatic phase: read-only replays only",
 			"/mcp/interactive": "MCP (streamable HTTP), interactive phase",
 		}})
@@ -128,8 +129,9 @@ func newHandler(ctx context.Context, svc *procedures.Service, rp *replay.Replaye
 	return api.Protect(mux, authn), nil
 }
 
-// mcpRefreshInterval is how often the MCP tool lists are recomputed.
-const mcpRefreshInterval = 5 * time.Second
+// remoteWatchInterval is how often the store is looked at for changes
+// other instances made.
+const remoteWatchInterval = procedures.DefaultWatchInterval
 
 // streaming lifts the server's write timeout for MCP's long-lived
 // notification streams.
