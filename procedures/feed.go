@@ -17,6 +17,8 @@ const (
 	ChangeGrant     ChangeKind = "grant"     // durable auto-run granted
 	ChangeRevoke    ChangeKind = "revoke"    // durable auto-run revoked
 	ChangePromote   ChangeKind = "promote"   // another version made current
+	ChangeRetire    ChangeKind = "retire"    // a procedure retired: no longer exposed
+	ChangeUnretire  ChangeKind = "unretire"  // a retired procedure brought back
 	// ChangeRemote: another instance changed the store (noticed by
 	// Service.WatchRemote); what changed is not known.
 	ChangeRemote ChangeKind = "remote"

@@ -127,6 +127,21 @@ func TestFeedPublishesEachCommittedChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustTake(t, sub, procedures.Change{Kind: procedures.ChangePromote, Procedure: ro.Name, Decision: d.ID})
+
+	if _, _, err := svc.SetRetired(ctx, procedures.RetireRequest{Name: ro.Name, Retired: true, Actor: "bob"}); err == nil {
+		t.Fatal("a retirement without a reason was accepted")
+	}
+	none()
+	_, d, err = svc.SetRetired(ctx, procedures.RetireRequest{Name: ro.Name, Retired: true, Reason: "superseded", Actor: "bob"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustTake(t, sub, procedures.Change{Kind: procedures.ChangeRetire, Procedure: ro.Name, Decision: d.ID})
+	_, d, err = svc.SetRetired(ctx, procedures.RetireRequest{Name: ro.Name, Actor: "bob"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustTake(t, sub, procedures.Change{Kind: procedures.ChangeUnretire, Procedure: ro.Name, Decision: d.ID})
 }
 
 // gatedGrant is a real store whose SetGrant waits inside the write until

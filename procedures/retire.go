@@ -51,5 +51,10 @@ func (s *Service) SetRetired(ctx context.Context, r RetireRequest) (*Procedure, 
 		return nil, Decision{}, err
 	}
 	v.decorate(stored)
+	kind := ChangeUnretire
+	if r.Retired {
+		kind = ChangeRetire
+	}
+	s.feed.Publish(Change{Kind: kind, Procedure: stored.Name, CodeHash: p.CodeHash, Decision: rec.ID})
 	return stored, rec, nil
 }
