@@ -39,8 +39,8 @@ func NewService(store Store, opts Options) *Service {
 
 // Changes returns the service's change feed: a Change after every write
 // that committed through this service (capture, catalogue, grant, revoke,
-// promote, retire, unretire) and, while WatchRemote runs, one when another instance changed
-// what is exposed.
+// promote, retire, unretire) and, while WatchRemote runs, one when
+// another instance changed what is exposed.
 func (s *Service) Changes() *Feed { return s.feed }
 
 // Recorder returns the recorder of every decision taken over this
