@@ -52,8 +52,10 @@ type AutoRun struct {
 
 // Procedure is one procedure: a tool-call signature with its current version,
 // counts, causes and grant. The classification fields (ReadOnly,
-// StateChangingTools, UnknownTools, ExternalAccess, Exposed, AutoRun.Active)
-// are derived from the current catalogue by the service, never stored.
+// StateChangingTools, UnknownTools, ExternalAccess, Problem, Exposed,
+// AutoRun.Active) are derived from the current catalogue by the service
+// (Classify, Class.Exposed), never read from a stored flag; stores keep
+// Classify's read-only verdict only to filter and count (Store.Find).
 type Procedure struct {
 	Name        string         `json:"name"`
 	Signature   []string       `json:"signature"`

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -65,6 +67,15 @@ func randomChains(t *testing.T, s procedures.Store, rng *rand.Rand) []string {
 		}
 	}
 	return names
+}
+
+func mustCatalogue(tb testing.TB, tools []procedures.Tool) *procedures.Catalogue {
+	tb.Helper()
+	c, err := procedures.NewCatalogue(tools)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
 }
 
 // chainName is the name of the procedure at level of chain c.
@@ -141,6 +152,59 @@ func testFindAgreesWithGet(t *testing.T, newStore NewStore) {
 			}
 			requireFindAgreesWithGet(t, s, names)
 		}
+	})
+
+	t.Run("concurrent new procedures and catalogue changes keep classes exact", func(t *testing.T) {
+		s := newStore(t)
+		svc := procedures.NewService(s, procedures.Options{})
+		if _, err := svc.PutCatalogue(ctx, chainTools(false), "test"); err != nil {
+			t.Fatal(err)
+		}
+		// Chains captured top down from many goroutines (a caller often
+		// before its callee), while the catalogue flips w0 back and forth.
+		var ins []procedures.CaptureInput
+		for c := 0; c < 8; c++ {
+			bottom := []string{"t0", "w0"}[c%2]
+			for level := 5; level >= 0; level-- {
+				sig := []string{"t1", bottom}
+				if level > 0 {
+					sig = []string{chainName(c, level-1), "t2"}
+				}
+				in := In(sig, "h", fmt.Sprintf("k%d", c), At(level))
+				in.Name = chainName(c, level)
+				ins = append(ins, in)
+			}
+		}
+		var wg sync.WaitGroup
+		var next atomic.Int64
+		for g := 0; g < 8; g++ {
+			wg.Go(func() {
+				for {
+					i := int(next.Add(1)) - 1
+					if i >= len(ins) {
+						return
+					}
+					if _, err := s.Capture(ctx, ins[i]); err != nil {
+						t.Errorf("Capture: %v", err)
+						return
+					}
+				}
+			})
+		}
+		wg.Go(func() {
+			for round := 0; round < 6; round++ {
+				if err := s.PutCatalogue(ctx, mustCatalogue(t, chainTools(round%2 == 0))); err != nil {
+					t.Errorf("PutCatalogue: %v", err)
+					return
+				}
+			}
+		})
+		wg.Wait()
+		var all []string
+		for _, in := range ins {
+			all = append(all, in.Name)
+		}
+		requireFindAgreesWithGet(t, s, all)
 	})
 
 	t.Run("a chain deeper than the nesting limit is nesting_too_deep, not state-changing", func(t *testing.T) {
