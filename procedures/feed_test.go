@@ -16,7 +16,7 @@ import (
 )
 
 // openStore opens a fresh embedded store.
-func openStore(t *testing.T) *embedded.Store {
+func openStore(t testing.TB) *embedded.Store {
 	t.Helper()
 	store, err := embedded.Open(filepath.Join(t.TempDir(), "p.db"), embedded.Options{NoSync: true})
 	if err != nil {

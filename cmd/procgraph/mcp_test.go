@@ -96,6 +96,17 @@ func TestMCPServedByMain(t *testing.T) {
 	if ds := s.decisions(t, "procedure="+mutating); len(ds) != 1 || ds[0]["outcome"] != "denied" {
 		t.Fatalf("the MCP denial must be audited once: %v", ds)
 	}
+	// MCP decisions and runs are counted by the one recorder, as HTTP's are.
+	metrics := string(s.send(t, req{Method: "GET", Path: "/metrics"}).Body)
+	for _, want := range []string{
+		`procgraph_decisions_total{kind="invoke",outcome="allowed",reason="read_only"} 1`,
+		`procgraph_decisions_total{kind="invoke",outcome="denied",reason="state_changing_in_automatic_phase"} 1`,
+		`procgraph_replays_total{error="",status="succeeded"} 1`,
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
 
 	// A capture over HTTP changes the exposed set: the MCP client is told.
 	for len(changed) > 0 {
