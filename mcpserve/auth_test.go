@@ -170,6 +170,7 @@ func TestListChanged(t *testing.T) {
 	// Run follows the service's change feed: a catalogue put notifies
 	// without anyone calling Refresh, and Run ends with its context.
 	ctx, cancel := context.WithCancel(context.Background())
+	subscribed := e.svc.Changes().Subscribers()
 	ran := make(chan struct{})
 	go func() { e.auto.Run(ctx); close(ran) }()
 	time.Sleep(100 * time.Millisecond) // Run's first refresh: nothing new
@@ -187,7 +188,29 @@ func TestListChanged(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("Run did not end with its context")
 	}
-	if n := e.svc.Changes().Subscribers(); n != 0 {
-		t.Fatalf("Run left %d subscriptions behind", n)
+	if n := e.svc.Changes().Subscribers(); n != subscribed-1 {
+		t.Fatalf("%d subscriptions after Run ended, want %d: Run leaves the feed", n, subscribed-1)
+	}
+}
+
+// TestToolsFollowCommittedWrites: a write the service answered is in the
+// very next MCP request's tool list, with no Run and no Refresh: the
+// service publishes before it answers, and a request finding changes
+// waiting refreshes first.
+func TestToolsFollowCommittedWrites(t *testing.T) {
+	e := newEnv(t, true)
+	e.capture(readOnlyCode)
+	s := e.connect("/mcp/interactive", "reader", nil)
+	before := len(toolNames(t, s))
+	sc := e.capture(stateChangingCode)
+	names := toolNames(t, s)
+	if len(names) != before+1 || !strings.Contains(strings.Join(names, " "), sc.Name) {
+		t.Fatalf("after a capture: %v (before: %d tools)", names, before)
+	}
+	if _, _, err := e.svc.SetRetired(context.Background(), procedures.RetireRequest{Name: sc.Name, Retired: true, Reason: "gone", Actor: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	if names := toolNames(t, s); strings.Contains(strings.Join(names, " "), sc.Name) {
+		t.Fatalf("after a retirement: %v", names)
 	}
 }

@@ -32,6 +32,26 @@ const (
 func (h *Handler) Refresh(ctx context.Context) (bool, error) {
 	h.refreshMu.Lock()
 	defer h.refreshMu.Unlock()
+	h.changes.Take()
+	return h.refreshLocked(ctx)
+}
+
+// syncTools refreshes before a request when changes are waiting on the
+// feed (or nothing was loaded yet), so a client whose write was answered
+// sees it in its next MCP request: the service publishes before the write
+// answers. A refresh under way (Run's) is waited for. Cheap otherwise.
+func (h *Handler) syncTools(ctx context.Context) error {
+	h.refreshMu.Lock()
+	defer h.refreshMu.Unlock()
+	if h.refreshed.Load() && len(h.changes.Take()) == 0 {
+		return nil
+	}
+	_, err := h.refreshLocked(ctx)
+	return err
+}
+
+// refreshLocked is Refresh with refreshMu held.
+func (h *Handler) refreshLocked(ctx context.Context) (bool, error) {
 	descs, err := h.cfg.Replayer.Tools(ctx, nil, h.cfg.ToolLimit)
 	if err != nil {
 		return false, err

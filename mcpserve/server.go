@@ -76,6 +76,9 @@ type Handler struct {
 	refreshMu sync.Mutex
 	current   map[string]string // proc__ tool name -> fingerprint
 	refreshed atomic.Bool
+	// changes is the service's change feed: Run refreshes on it, and a
+	// request finding changes waiting refreshes first (see syncTools).
+	changes *procedures.Subscription
 }
 
 // New returns a Handler for cfg. It reads nothing yet: the proc__ tools are
@@ -103,7 +106,7 @@ func New(cfg Config) (*Handler, error) {
 	if cfg.Sessions == nil {
 		cfg.Sessions = NewSessionLimits(0, 0)
 	}
-	h := &Handler{cfg: cfg, log: cfg.Logger, current: map[string]string{}}
+	h := &Handler{cfg: cfg, log: cfg.Logger, current: map[string]string{}, changes: cfg.Service.Changes().Subscribe(0)}
 	instructions := "procgraph: replay reviewed procedures (proc__ tools) in the " + string(cfg.Phase) +
 		" phase; find_all_procedures browses them, set_procedure_auto_run grants or revokes durable auto-run."
 	h.server = mcp.NewServer(&mcp.Implementation{Name: "procgraph", Version: "v1"}, &mcp.ServerOptions{
@@ -148,10 +151,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, auth.Forbidden(auth.ScopeRead))
 		return
 	}
-	if !h.refreshed.Load() {
-		if _, err := h.Refresh(r.Context()); err != nil {
-			h.log.Warn().Err(err).Msg("mcp: loading the proc__ tools failed; serving without them until the next refresh")
-		}
+	if err := h.syncTools(r.Context()); err != nil {
+		h.log.Warn().Err(err).Msg("mcp: loading the proc__ tools failed; serving the previous ones until the next refresh")
 	}
 	r = r.WithContext(auth.WithPrincipal(r.Context(), p))
 	if !opensSession(r) {
@@ -218,19 +219,23 @@ func (h *Handler) callerOf(req mcp.Request) caller {
 
 // Run refreshes the proc__ tools at once, then after every change on the
 // service's change feed (Service.Changes: captures, catalogue puts,
-// grants, revokes, promotes here, and what Service.WatchRemote notices of
-// other instances), until ctx ends or the feed closes. Changes that arrive
-// during a refresh coalesce into the next one; failures are logged. It
-// subscribes before the first refresh, so no change is missed.
+// grants, revokes, promotes, retirements here, and what
+// Service.WatchRemote notices of other instances), until ctx ends or the
+// feed closes; then it leaves the feed. Changes that arrive during a
+// refresh coalesce into the next one; failures are logged. The handler
+// subscribed when it was made, so no change is missed.
 func (h *Handler) Run(ctx context.Context) {
-	sub := h.cfg.Service.Changes().Subscribe(0)
-	defer sub.Close()
+	defer h.changes.Close()
 	for {
 		if _, err := h.Refresh(ctx); err != nil && ctx.Err() == nil {
 			h.log.Warn().Err(err).Str("phase", string(h.cfg.Phase)).Msg("mcp: refreshing the proc__ tools failed")
 		}
-		if _, err := sub.Next(ctx); err != nil {
+		select {
+		case <-ctx.Done():
 			return
+		case <-h.changes.Done():
+			return
+		case <-h.changes.Ready():
 		}
 	}
 }
