@@ -119,6 +119,16 @@ CALL {
   SET e.frequency = e.frequency + CASE WHEN isNew THEN 1 ELSE 0 END
   RETURN count(*) AS linked
 }
+// A new procedure is classified next, in this transaction (Store.Capture):
+// take the catalogue's write lock for it now (as catalogue_lock.cypher), and
+// return the procedures that call it (as callers.cypher), so that neither
+// costs a round trip of its own.
+WITH p, created, versionCreated, counted
+FOREACH (_ IN CASE WHEN created THEN [1] ELSE [] END |
+  MERGE (cat:Catalogue {id: 'current'})
+  SET cat.locked_at = $at
+)
 RETURN created, versionCreated, counted > 0 AS counted,
+  CASE WHEN created THEN [(caller:Procedure)-[:CALLS]->(:Tool {name: $name}) | caller.name] ELSE [] END AS callers,
 #include procedure
 AS procedure;

@@ -35,14 +35,18 @@ func (s *Store) Capture(ctx context.Context, in procedures.CaptureInput) (proced
 			Counted:        field(recs[0], "counted") == true,
 		}
 		if res.Created {
-			if err := lockCatalogue(ctx, tx); err != nil {
-				return procedures.CaptureResult{}, err
+			// capture.cypher took the catalogue lock and found the callers.
+			r := newProcedure{txClasses: txClasses{ctx, tx}, name: in.Name, signature: in.Signature}
+			for _, c := range asList(field(recs[0], "callers")) {
+				if n, ok := c.(string); ok {
+					r.callers = append(r.callers, n)
+				}
 			}
-			affected, err := procedures.Affected(txClasses{ctx, tx}, []string{in.Name})
+			affected, err := procedures.Affected(r, []string{in.Name})
 			if err != nil {
 				return procedures.CaptureResult{}, err
 			}
-			if err := reclassify(ctx, tx, append([]string{in.Name}, affected...)); err != nil {
+			if err := reclassifyWith(ctx, tx, r, append([]string{in.Name}, affected...)); err != nil {
 				return procedures.CaptureResult{}, err
 			}
 		}
@@ -176,4 +180,46 @@ func signatureMismatch(in procedures.CaptureInput) error {
 
 func notFound(name string) error {
 	return procedures.Errorf(procedures.CodeNotFound, "no procedure named %q", name)
+}
+
+// newProcedure answers what classifying a procedure just created asks about
+// it from what capture.cypher returned (its callers) and from the capture
+// (its signature; it is not retired), and the rest inside the transaction.
+type newProcedure struct {
+	txClasses
+	name      string
+	signature []string
+	callers   []string
+}
+
+func (r newProcedure) Callers(names []string) ([]string, error) {
+	if len(names) == 1 && names[0] == r.name {
+		return r.callers, nil
+	}
+	return r.txClasses.Callers(names)
+}
+
+func (r newProcedure) Procedures(names []string) (map[string]procedures.Nested, error) {
+	var rest []string
+	for _, n := range names {
+		if n != r.name {
+			rest = append(rest, n)
+		}
+	}
+	out := map[string]procedures.Nested{}
+	if len(rest) > 0 {
+		var err error
+		if out, err = r.txClasses.Procedures(rest); err != nil {
+			return nil, err
+		}
+	}
+	if len(rest) < len(names) {
+		out[r.name] = procedures.Nested{Signature: r.signature}
+	}
+	return out, nil
+}
+
+func asList(v any) []any {
+	l, _ := v.([]any)
+	return l
 }

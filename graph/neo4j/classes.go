@@ -56,7 +56,12 @@ func (r txClasses) Callers(names []string) ([]string, error) {
 // (catalogue_lock.cypher): new procedures and catalogue changes, the two
 // things a classification depends on, are then applied one at a time.
 func reclassify(ctx context.Context, tx neo4j.ManagedTransaction, names []string) error {
-	cs, err := procedures.Reclassify(txClasses{ctx, tx}, names)
+	return reclassifyWith(ctx, tx, txClasses{ctx, tx}, names)
+}
+
+// reclassifyWith is reclassify reading through r.
+func reclassifyWith(ctx context.Context, tx neo4j.ManagedTransaction, r procedures.ClassReader, names []string) error {
+	cs, err := procedures.Reclassify(r, names)
 	if err != nil || len(cs) == 0 {
 		return err
 	}
