@@ -26,6 +26,7 @@ type Service struct {
 	opts  Options
 	rec   *Recorder
 	feed  *Feed
+	flows *flowCache
 }
 
 // NewService returns a Service over store.
@@ -34,7 +35,7 @@ func NewService(store Store, opts Options) *Service {
 		opts.Now = time.Now
 	}
 	return &Service{store: store, opts: opts, rec: NewRecorder(store, RecorderOptions{Counter: opts.Counter, Now: opts.Now}),
-		feed: NewFeed()}
+		feed: NewFeed(), flows: &flowCache{}}
 }
 
 // Changes returns the service's change feed: a Change after every write

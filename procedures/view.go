@@ -3,6 +3,7 @@ package procedures
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -13,6 +14,7 @@ type view struct {
 	cat           *Catalogue
 	procs         map[string]*Procedure
 	allowMutating bool
+	flows         *flowCache
 }
 
 // newView loads the catalogue and, transitively up to MaxNesting levels,
@@ -22,7 +24,7 @@ func (s *Service) newView(ctx context.Context, roots []*Procedure) (*view, error
 	if err != nil {
 		return nil, err
 	}
-	v := &view{cat: cat, procs: map[string]*Procedure{}, allowMutating: s.opts.AllowMutatingAutorun}
+	v := &view{cat: cat, procs: map[string]*Procedure{}, allowMutating: s.opts.AllowMutatingAutorun, flows: s.flows}
 	if err := s.addRefs(ctx, v, roots); err != nil {
 		return nil, err
 	}
@@ -68,7 +70,8 @@ func (v *view) classify(signature []string) Classification {
 }
 
 // decorate fills p's derived fields: classification, exposure, the state of
-// its grant and its description.
+// its grant, its description and its input schema typed from the catalogue
+// (TypedSchema, with its warnings).
 func (v *view) decorate(p *Procedure) {
 	c := v.classify(p.Signature)
 	p.ReadOnly = c.ReadOnly
@@ -79,6 +82,12 @@ func (v *view) decorate(p *Procedure) {
 	p.Exposed = ClassOf(p.Status, p.Opaque, p.Signature, c, p.Retired != nil).Exposed(v.allowMutating)
 	p.AutoRun = autoRunState(p, c.ReadOnly, v.allowMutating)
 	p.Description = Describe(p)
+	schema, typeWarnings := TypedSchema(p.InputSchema, p.Parameters, v.flows.flows(p), v.cat)
+	p.InputSchema = schema
+	if len(typeWarnings) > 0 {
+		// Stored warnings may be shared with a store's cache: never append in place.
+		p.Warnings = append(slices.Clip(p.Warnings), typeWarnings...)
+	}
 	if p.Warnings == nil {
 		p.Warnings = []Warning{}
 	}

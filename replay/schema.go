@@ -14,8 +14,10 @@ import (
 // maxCachedSchemas bounds the compiled-schema cache; it is emptied when full.
 const maxCachedSchemas = 4096
 
-// schemaCache holds compiled input schemas by code hash: a code hash names
-// one version, whose parameters and schema never change.
+// schemaCache holds compiled input schemas by code hash and schema: a code
+// hash names one version, whose parameters never change; its schema is
+// typed from the current catalogue (procedures.TypedSchema), so it is part
+// of the key.
 type schemaCache struct {
 	mu sync.Mutex
 	m  map[string]*jsonschema.Schema
@@ -24,8 +26,9 @@ type schemaCache struct {
 // get returns the compiled schema of the version codeHash, compiling
 // InputSchema(parameters, supplied) on a miss.
 func (c *schemaCache) get(codeHash string, parameters []string, supplied map[string]any) (*jsonschema.Schema, error) {
+	key := codeHash + "\x00" + procedures.SchemaKey(supplied)
 	c.mu.Lock()
-	s, ok := c.m[codeHash]
+	s, ok := c.m[key]
 	c.mu.Unlock()
 	if ok {
 		return s, nil
@@ -41,7 +44,7 @@ func (c *schemaCache) get(codeHash string, parameters []string, supplied map[str
 	if c.m == nil || len(c.m) >= maxCachedSchemas {
 		c.m = map[string]*jsonschema.Schema{}
 	}
-	c.m[codeHash] = s
+	c.m[key] = s
 	c.mu.Unlock()
 	return s, nil
 }

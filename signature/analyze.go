@@ -33,6 +33,10 @@ type Analysis struct {
 	Opaque     bool      // any use of the predeclared tools other than tools.N
 	Warnings   []Warning // one per opaque use, plus other advisory notes, by position
 	Source     string    // the Starlark block the sandbox runs (code itself for dialect starlark)
+	// Flows lists every parameter passed directly as a keyword argument of
+	// a tool call (tools.N(k=param)), sorted by parameter, tool, keyword,
+	// position: where the procedure's typed input schema comes from.
+	Flows []Flow
 }
 
 // Analyze parses and analyses a block of code written in dialect. Invalid
@@ -166,8 +170,11 @@ func analyzeSource(source string, pm *posMap) (*Analysis, error) {
 	a := &Analysis{Source: source, Signature: []string{}, Parameters: []string{}, ProcRefs: []string{}, Warnings: []Warning{}}
 	sig := map[string]bool{}
 	params := map[string]syntax.Position{} // first use of each parameter
+	var calls []*syntax.CallExpr
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
+		case *syntax.CallExpr:
+			calls = append(calls, n)
 		case *syntax.DotExpr:
 			if isPredeclaredTools(n.X) {
 				sig[n.Name.Name] = true
@@ -194,6 +201,12 @@ func analyzeSource(source string, pm *posMap) (*Analysis, error) {
 		a.Parameters = append(a.Parameters, p)
 	}
 	sort.Strings(a.Parameters)
+	isParam := func(name string) bool { _, ok := params[name]; return ok }
+	a.Flows = []Flow{}
+	for _, c := range calls {
+		a.Flows = append(a.Flows, callFlows(c, isParam, pm)...)
+	}
+	sortFlows(a.Flows)
 	for _, s := range a.Signature {
 		if strings.HasPrefix(s, procPrefix) {
 			a.ProcRefs = append(a.ProcRefs, s)

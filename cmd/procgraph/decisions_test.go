@@ -45,6 +45,7 @@ func TestDecisionTable(t *testing.T) {
 		{"version not succeeded", off, failedName, map[string]any{"arguments": map[string]any{"q": "x"}, "phase": "interactive"}, 403, "procedure_not_succeeded", nil},
 		{"version not succeeded (on)", on, failedName, map[string]any{"arguments": map[string]any{"q": "x"}, "phase": "interactive", "reviewed_by": "op"}, 403, "procedure_not_succeeded", nil},
 		{"arguments fail the schema", off, readOnlyName, map[string]any{"arguments": map[string]any{"task": 1}, "phase": "automatic"}, 422, "", nil},
+		{"a string where the catalogue types an integer", off, readOnlyName, map[string]any{"arguments": map[string]any{"task_id": "5"}, "phase": "automatic"}, 422, "", nil},
 		{"arguments fail the schema (state-changing)", on, killName, map[string]any{"arguments": map[string]any{}, "phase": "interactive", "reviewed_by": "op"}, 422, "", nil},
 		{"automatic, read-only", off, readOnlyName, map[string]any{"arguments": task, "phase": "automatic"}, 200, "read_only", []string{"get_task_jobs_summary", "get_retry_chain"}},
 		{"automatic, state-changing", off, killName, map[string]any{"arguments": task, "phase": "automatic"}, 403, "state_changing_in_automatic_phase", nil},
