@@ -144,16 +144,18 @@ func TestAuditNeverLeaks(t *testing.T) {
 	s := mustServe(t, serverOpts{Upstream: up, TokensFile: file, AllowMutating: true})
 	s.token = root
 
-	code := "# " + marker + "\na = tools.get_task_jobs_summary(task_id=task_id)\nb = tools.get_retry_chain(task_id=task_id)\nprint(\"" + marker + "\")\nreturn {\"a\": a, \"m\": \"" + marker + "\"}"
+	code := "# " + marker + "\na = tools.get_task_jobs_summary(task_id=task_id)\nb = tools.get_retry_chain(task_id=task_id)\nprint(\"" + marker + "\")\nreturn {\"a\": a, \"m\": \"" + marker + "\", \"n\": note}"
 	name := mustCaptureName(t, s, code, "sess")
 	mustCaptureName(t, s, killCode, "sess")
 	failing := mustCaptureName(t, s, "a = tools.search_panda_docs(query=q)\nreturn [a, tools.get_retry_chain(task_id=1)]", "sess")
-	out := mustStatus(t, s.invoke(t, name, map[string]any{"arguments": map[string]any{"task_id": marker}, "phase": "automatic"}), 200)
+	// note and q are strings (task_id is typed an integer by the catalogue).
+	noting := mustCaptureName(t, s, "a = tools.search_panda_docs(query=q)\nreturn tools.record_note(text=a)", "sess")
+	out := mustStatus(t, s.invoke(t, name, map[string]any{"arguments": map[string]any{"task_id": 1, "note": marker}, "phase": "automatic"}), 200)
 	if !strings.Contains(string(mustJSON(t, out)), marker) {
 		t.Fatalf("the replay's own answer should carry the result: %v", out)
 	}
 	mustStatus(t, s.invoke(t, failing, map[string]any{"arguments": map[string]any{"q": marker}, "phase": "automatic"}), 200)
-	mustError(t, s.invoke(t, killName, map[string]any{"arguments": map[string]any{"task_id": marker}, "phase": "automatic"}), 403, "denied")
+	mustError(t, s.invoke(t, noting, map[string]any{"arguments": map[string]any{"q": marker}, "phase": "automatic"}), 403, "denied")
 	mustStatus(t, s.invoke(t, killName, map[string]any{"arguments": map[string]any{"task_id": 1}, "phase": "interactive", "reviewed_by": "op"}), 200)
 	mustError(t, s.invoke(t, name, map[string]any{"arguments": map[string]any{"task_id": 1, marker: 1}, "phase": "automatic"}), 422, "invalid_arguments")
 	mustError(t, s.send(t, req{Method: "GET", Path: "/v1/tools", Token: ptr(marker)}), 401, "unauthorized")
