@@ -50,7 +50,7 @@ func (s *Server) graph(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, g)
+	writeGraph(w, q.Get("format"), g)
 	return nil
 }
 

@@ -39,6 +39,7 @@ var (
 		{name: "cause", typ: "string", repeatable: true, doc: "start from this cause"},
 		{name: "tool", typ: "string", repeatable: true, doc: "start from this tool"},
 		{name: "depth", typ: "integer", min: 1, max: procedures.MaxGraphDepth, doc: "hops from the start (default 1)"},
+		{name: "format", typ: "string", enum: []string{graphFormatJSON, graphFormatGraphML, graphFormatDOT}, doc: "json (default), graphml (GraphML 1.0, typed attributes) or dot (Graphviz)"},
 	}
 	decisionParams = []queryParam{
 		{name: "procedure", typ: "string", doc: "decisions about this procedure"},

@@ -80,7 +80,7 @@ func (s *Service) Graph(ctx context.Context, q GraphQuery) (*Graph, error) {
 		if err != nil {
 			return nil, err
 		}
-		frontier = append(frontier, b.procedure(name, p))
+		frontier = append(frontier, b.procedure(p.Name, nil))
 	}
 	for _, name := range q.Causes {
 		if _, _, err := s.store.Cause(ctx, name); err != nil {
@@ -106,7 +106,73 @@ func (s *Service) Graph(ctx context.Context, q GraphQuery) (*Graph, error) {
 		}
 		frontier = next
 	}
+	if err := b.classify(ctx); err != nil {
+		return nil, err
+	}
 	return b.result(), nil
+}
+
+// Node classes (the "class" property of procedure and tool nodes): what an
+// analyst colours the graph by.
+const (
+	ClassReadOnly      = "read_only"
+	ClassStateChanging = "state_changing"
+	ClassUnknown       = "unknown"
+)
+
+// procedureClass is a procedure's class from its classification.
+func procedureClass(p *Procedure) string {
+	switch {
+	case p.ReadOnly:
+		return ClassReadOnly
+	case len(p.UnknownTools) > 0 || p.Opaque:
+		return ClassUnknown
+	default:
+		return ClassStateChanging
+	}
+}
+
+// classify completes the nodes' properties: a procedure not listed by
+// Service.Find is read through Service.Get (its counts and recomputed
+// classification; the store's copy is not classified), every tool gets its
+// class from the catalogue (unknown when the catalogue does not list it).
+func (b *graphBuilder) classify(ctx context.Context) error {
+	cat, err := b.s.store.Catalogue(ctx)
+	if err != nil {
+		return err
+	}
+	for _, id := range b.order {
+		n := b.nodes[id]
+		switch n.Kind {
+		case "procedure":
+			if _, ok := n.Properties["class"]; ok {
+				continue
+			}
+			p, err := b.s.Get(ctx, n.Label)
+			if ErrorCode(err) == CodeNotFound {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			n.Properties = procedureProps(p)
+		case "tool":
+			class := ClassUnknown
+			if t, ok := cat.Tool(n.Label); ok {
+				class = ClassStateChanging
+				if t.ReadOnly {
+					class = ClassReadOnly
+				}
+			}
+			n.Properties["class"] = class
+		}
+	}
+	return nil
+}
+
+func procedureProps(p *Procedure) map[string]any {
+	return map[string]any{"frequency": p.Frequency, "use_count": p.UseCount, "status": p.Status, "signature": p.Signature,
+		"read_only": p.ReadOnly, "class": procedureClass(p)}
 }
 
 func (b *graphBuilder) expand(ctx context.Context, n *GraphNode) ([]string, error) {
@@ -146,7 +212,7 @@ func (b *graphBuilder) expand(ctx context.Context, n *GraphNode) ([]string, erro
 			return nil, err
 		}
 		for _, p := range procs {
-			id := b.procedure(p.Name, p)
+			id := b.procedure(p.Name, nil)
 			b.edge(id, n.ID, "CALLS", 0)
 			out = append(out, id)
 		}
@@ -157,7 +223,7 @@ func (b *graphBuilder) expand(ctx context.Context, n *GraphNode) ([]string, erro
 func (b *graphBuilder) procedure(name string, p *Procedure) string {
 	var props map[string]any
 	if p != nil {
-		props = map[string]any{"frequency": p.Frequency, "use_count": p.UseCount, "status": p.Status, "signature": p.Signature}
+		props = procedureProps(p)
 	}
 	return b.node("procedure", name, props)
 }

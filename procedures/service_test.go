@@ -243,6 +243,15 @@ func TestGraph(t *testing.T) {
 	if kinds["procedure"] != 1 || kinds["cause"] != 1 || kinds["tool"] != 2 || len(g.Edges) != 3 {
 		t.Fatalf("graph = %+v", g)
 	}
+	for _, n := range g.Nodes {
+		if n.Kind != "cause" && n.Properties["class"] != procedures.ClassReadOnly {
+			t.Fatalf("node %s class %v, want read_only (the catalogue's and the procedure's)", n.ID, n.Properties["class"])
+		}
+	}
+	g, err = svc.Graph(ctx, procedures.GraphQuery{Causes: []string{"stuck task"}})
+	if err != nil || len(g.Nodes) != 2 || g.Nodes[1].Properties["frequency"] != p.Frequency {
+		t.Fatalf("a procedure reached from its cause has its counts: %+v %v", g, err)
+	}
 	g, err = svc.Graph(ctx, procedures.GraphQuery{Tools: []string{"get_jobs"}, Depth: 2})
 	if err != nil || len(g.Nodes) != 4 {
 		t.Fatalf("from a tool, two hops: %+v %v", g, err)

@@ -264,16 +264,20 @@ func cmdCauses(ctx context.Context, args []string, s stdio) int {
 }
 
 func cmdGraph(ctx context.Context, args []string, s stdio) int {
-	cl := newCmdline("graph", "graph [--procedure P]... [--cause C]... [--tool T]... [--depth N] [--json]", "A neighbourhood of the procedure graph (GET /v1/graph): causes, procedures, tools and their edges.", true)
+	cl := newCmdline("graph", "graph [--procedure P]... [--cause C]... [--tool T]... [--depth N] [--format json|graphml|dot] [--json]", "A neighbourhood of the procedure graph (GET /v1/graph): causes, procedures, tools and their edges; --format graphml or dot writes the server's export as it sent it.", true)
 	var procs, causes, tools repeated
 	cl.fs.Var(&procs, "procedure", "start from this procedure (repeatable)")
 	cl.fs.Var(&causes, "cause", "start from this cause (repeatable)")
 	cl.fs.Var(&tools, "tool", "start from this tool (repeatable)")
 	depth := cl.fs.Int("depth", 1, "how many edges out")
+	format := cl.fs.String("format", "", "json, graphml (GraphML 1.0) or dot (Graphviz); json is --json")
 	if _, code, done := cl.parse(args, 0, 0, s); done {
 		return code
 	}
 	q := url.Values{"procedure": procs, "cause": causes, "tool": tools, "depth": {strconv.Itoa(*depth)}}
+	if *format != "" {
+		return writeGraphExport(ctx, cl, s, q, *format)
+	}
 	var g procedures.Graph
 	return newClient().call(ctx, cl, s, "GET", "/v1/graph", q, nil, &g, func(w io.Writer) {
 		labels := map[string]string{}
