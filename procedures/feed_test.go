@@ -344,7 +344,7 @@ func TestWatchRemote(t *testing.T) {
 			time.Sleep(time.Millisecond)
 		}
 	}
-	waitReads(3)
+	waitReads(6)
 	mustTake(t, sub) // nothing changed: nothing published
 
 	ro := mustCapture(t, other, procedures.CaptureRequest{Code: readOnlyCode}).Procedure
@@ -363,6 +363,6 @@ func TestWatchRemote(t *testing.T) {
 	if err := here.RecordReplay(ctx, ro.Name, ro.CodeHash, "k", ""); err != nil {
 		t.Fatal(err)
 	}
-	waitReads(3)
+	waitReads(6)
 	mustTake(t, sub) // a replay moves only counters
 }
