@@ -33,6 +33,10 @@ func commands() []commandGroup {
 			{"run", "replay a procedure file through the sandbox against an upstream", cmdRun},
 			{"tools import", "build a catalogue from an MCP server's tools/list", cmdToolsImport},
 		}},
+		{"Store operations (--store, --data; NEO4J_* env)", []command{
+			{"export", "write everything the store holds as a dump (-o FILE)", cmdExport},
+			{"import", "load a dump into an empty store; run again to resume", cmdImport},
+		}},
 		{"Client (PROCGRAPH_URL, PROCGRAPH_TOKEN)", []command{
 			{"procedures list", "find_all_procedures: a page of procedures, best first", cmdProceduresList},
 			{"procedures show", "one procedure with its code", cmdProceduresShow},

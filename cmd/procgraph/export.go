@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"github.com/procgraph/procgraph/procedures"
+)
+
+// procgraphVersion is this build's version, as the Go toolchain stamped it.
+func procgraphVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "devel"
+}
+
+// storeFlags registers --store and --data on cl: which store an offline
+// command opens (NEO4J_* from the environment, as serve reads them).
+func storeFlags(cl *cmdline) func(ctx context.Context) (procedures.DumpStore, string, error) {
+	store := cl.fs.String("store", "", "embedded or neo4j (default neo4j when NEO4J_URI is set, else embedded)")
+	data := cl.fs.String("data", "./procgraph.db", "embedded store file")
+	return func(ctx context.Context) (procedures.DumpStore, string, error) {
+		cfg := &serveConfig{Store: *store, Data: *data, Neo4jURI: os.Getenv("NEO4J_URI"), Neo4jUsername: os.Getenv("NEO4J_USERNAME"),
+			Neo4jPassword: os.Getenv("NEO4J_PASSWORD"), Neo4jDatabase: os.Getenv("NEO4J_DATABASE")}
+		if cfg.Store != "" && cfg.Store != "embedded" && cfg.Store != "neo4j" {
+			return nil, "", fmt.Errorf("--store: %q is not embedded or neo4j", cfg.Store)
+		}
+		if err := cfg.resolve(); err != nil {
+			return nil, "", err
+		}
+		s, err := openStore(ctx, cfg, zerolog.Nop())
+		if err != nil {
+			return nil, "", err
+		}
+		ds, ok := s.(procedures.DumpStore)
+		if !ok {
+			_ = s.Close()
+			return nil, "", fmt.Errorf("the %s store cannot export or import", cfg.Store)
+		}
+		return ds, cfg.Store, nil
+	}
+}
+
+// cmdExport writes a dump of a store.
+func cmdExport(ctx context.Context, args []string, s stdio) int {
+	cl := newCmdline("export", "export [--store embedded|neo4j] [--data FILE] [-o DUMP]",
+		"Write everything the store holds as a line-delimited JSON dump (README \"Export, import, backup\"); stdout without -o.", false)
+	open := storeFlags(cl)
+	out := cl.fs.String("o", "", "the dump file (written whole or not at all); default stdout")
+	if _, code, done := cl.parse(args, 0, 0, s); done {
+		return code
+	}
+	st, source, err := open(ctx)
+	if err != nil {
+		return fail(s.err, "export", err)
+	}
+	defer st.Close()
+	w, commit, err := outputFile(*out, s.out)
+	if err != nil {
+		return fail(s.err, "export", err)
+	}
+	start := time.Now()
+	dw := procedures.NewDumpWriter(w, source, procgraphVersion())
+	err = st.Dump(ctx, dw)
+	if err == nil {
+		err = dw.Close()
+	}
+	if err = commit(err); err != nil {
+		return fail(s.err, "export", err)
+	}
+	if *out != "" {
+		fmt.Fprintf(s.err, "exported the %s store to %s in %v\n", source, *out, time.Since(start).Round(time.Millisecond))
+	}
+	return 0
+}
+
+// outputFile is where a command writes: stdout, or path through a
+// temporary file renamed into place by commit(nil) (removed on an error).
+func outputFile(path string, stdout io.Writer) (io.Writer, func(error) error, error) {
+	if path == "" {
+		return stdout, func(err error) error { return err }, nil
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, func(err error) error {
+		if err == nil {
+			err = f.Sync()
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Rename(f.Name(), path)
+		}
+		if err != nil {
+			_ = os.Remove(f.Name())
+		}
+		return err
+	}, nil
+}
+
+// cmdImport loads a dump into an empty store, or resumes an interrupted
+// import of the same dump.
+func cmdImport(ctx context.Context, args []string, s stdio) int {
+	cl := newCmdline("import", "import DUMP [--store embedded|neo4j] [--data FILE] [--batch N]",
+		"Load a dump into an empty store; run it again after a crash to resume (README \"Export, import, backup\").", false)
+	open := storeFlags(cl)
+	batch := cl.fs.Int("batch", procedures.DefaultImportBatch, "records per store transaction")
+	pos, code, done := cl.parse(args, 1, 1, s)
+	if done {
+		return code
+	}
+	if *batch < 1 {
+		return cl.fail(s, "--batch must be at least 1")
+	}
+	st, target, err := open(ctx)
+	if err != nil {
+		return fail(s.err, "import", err)
+	}
+	defer st.Close()
+	var bar *progressbar.ProgressBar
+	opts := procedures.ImportOptions{BatchSize: *batch}
+	if f, ok := s.err.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		opts.Validated = func(_ procedures.DumpHeaderRecord, t procedures.DumpTrailerRecord) {
+			bar = progressbar.NewOptions64(t.Records, progressbar.OptionSetWriter(s.err), progressbar.OptionSetDescription("importing"),
+				progressbar.OptionShowCount(), progressbar.OptionSetItsString("records"), progressbar.OptionShowIts(),
+				progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
+		}
+		opts.Progress = func(done, _ int64) { _ = bar.Set64(done) }
+	} else {
+		// Not a terminal (a log): a line at each tenth of the dump.
+		next := int64(0)
+		opts.Progress = func(done, total int64) {
+			if total > 0 && done*10/total >= next && done < total {
+				fmt.Fprintf(s.err, "imported %d of %d records\n", done, total)
+				next = done*10/total + 1
+			}
+		}
+	}
+	start := time.Now()
+	sum, err := procedures.Import(ctx, st, func() (io.ReadCloser, error) { return os.Open(pos[0]) }, opts)
+	if bar != nil {
+		_ = bar.Finish()
+	}
+	if err != nil {
+		return fail(s.err, "import", err)
+	}
+	fmt.Fprintf(s.out, "imported %s into the %s store in %v (dump of a %s store, procgraph %s, format %d)\n",
+		pos[0], target, time.Since(start).Round(time.Millisecond), sum.Header.Source, sum.Header.ProcgraphVersion, sum.Header.Format)
+	if sum.Resumed > 0 {
+		fmt.Fprintf(s.out, "resumed after line %d of an interrupted import\n", sum.Resumed)
+	}
+	for _, t := range []procedures.DumpType{procedures.DumpCatalogue, procedures.DumpCause, procedures.DumpProcedure,
+		procedures.DumpVersion, procedures.DumpUsage, procedures.DumpEdge, procedures.DumpDecision} {
+		fmt.Fprintf(s.out, "  %-10s %d applied of %d\n", t, sum.Applied[t], sum.Trailer.Counts[t])
+	}
+	return 0
+}

@@ -1,0 +1,238 @@
+package embedded
+
+import (
+	"context"
+	"encoding/json"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/procgraph/procgraph/procedures"
+)
+
+var _ procedures.DumpStore = (*Store)(nil)
+
+// metaImport keeps the import in progress (procedures.LoadMarker, JSON).
+var metaImport = []byte("import")
+
+// Dump streams the whole store from one read transaction: a consistent
+// snapshot while writers carry on (see procedures.DumpStore).
+func (s *Store) Dump(ctx context.Context, sink procedures.DumpSink) error {
+	return s.view(ctx, func(tx *bolt.Tx) error {
+		counts, err := dumpCounts(tx)
+		if err != nil {
+			return err
+		}
+		if err := sink.Begin(counts); err != nil {
+			return err
+		}
+		cat, err := catalogueIn(tx)
+		if err != nil {
+			return err
+		}
+		if err := sink.Record(procedures.DumpRecord{Type: procedures.DumpCatalogue, Catalogue: cat}); err != nil {
+			return err
+		}
+		err = tx.Bucket(bCauses).ForEach(func(k, v []byte) error {
+			var c causeRecord
+			if err := decode(v, &c, "cause "+string(k)); err != nil {
+				return err
+			}
+			return sink.Record(procedures.DumpRecord{Type: procedures.DumpCause, Cause: &procedures.DumpCauseRecord{Name: string(k), Description: c.Description}})
+		})
+		if err != nil {
+			return err
+		}
+		if err := tx.Bucket(bProcs).ForEach(func(k, v []byte) error { return dumpProcedure(tx, k, v, sink) }); err != nil {
+			return err
+		}
+		return tx.Bucket(bDecisions).ForEach(func(_, v []byte) error {
+			var d procedures.Decision
+			if err := decode(v, &d, "decision"); err != nil {
+				return err
+			}
+			return sink.Record(procedures.DumpRecord{Type: procedures.DumpDecision, Decision: &d})
+		})
+	})
+}
+
+// dumpCounts counts the records a dump of tx holds.
+func dumpCounts(tx *bolt.Tx) (procedures.DumpCounts, error) {
+	n := func(b []byte) int64 { return int64(tx.Bucket(b).Stats().KeyN) }
+	return procedures.DumpCounts{
+		procedures.DumpCatalogue: 1,
+		procedures.DumpCause:     n(bCauses),
+		procedures.DumpProcedure: n(bProcs),
+		procedures.DumpVersion:   n(bVersions),
+		procedures.DumpUsage:     n(bKeysProc) + n(bKeysVersion) + n(bKeysEdge),
+		procedures.DumpEdge:      n(bEdgesPC),
+		procedures.DumpDecision:  n(bDecisions),
+	}, nil
+}
+
+// dumpProcedure emits one procedure group (procedures.DumpType).
+func dumpProcedure(tx *bolt.Tx, k, v []byte, sink procedures.DumpSink) error {
+	name := string(k)
+	var rec procRecord
+	if err := decode(v, &rec, "procedure "+name); err != nil {
+		return err
+	}
+	p := &procedures.DumpProcedureRecord{
+		Name: name, Signature: rec.Signature, Summary: rec.Summary, Current: rec.Current,
+		Frequency: rec.Frequency, UseCount: rec.UseCount, CreatedAt: fromMs(rec.CreatedAt), UpdatedAt: fromMs(rec.UpdatedAt),
+	}
+	if rec.LastUsedAt != nil {
+		t := fromMs(*rec.LastUsedAt)
+		p.LastUsedAt = &t
+	}
+	if rec.Retired != nil {
+		p.Retired = &procedures.Retirement{RetiredBy: rec.Retired.By, RetiredAt: fromMs(rec.Retired.At), Reason: rec.Retired.Reason}
+	}
+	if g := tx.Bucket(bGrants).Get(k); g != nil {
+		p.Grant = new(procedures.Grant)
+		if err := decode(g, p.Grant, "grant of "+name); err != nil {
+			return err
+		}
+	}
+	if err := sink.Record(procedures.DumpRecord{Type: procedures.DumpProcedure, Procedure: p}); err != nil {
+		return err
+	}
+	err := scanPrefix(tx.Bucket(bVersions), prefix(name), func(_, v []byte) error {
+		var r versionRecord
+		if err := decode(v, &r, "version of "+name); err != nil {
+			return err
+		}
+		return sink.Record(procedures.DumpRecord{Type: procedures.DumpVersion, Version: &procedures.DumpVersionRecord{
+			Procedure: name, CodeHash: r.CodeHash, Code: r.Code, Dialect: r.Dialect, Parameters: r.Parameters,
+			InputSchema: r.InputSchema, Opaque: r.Opaque, Warnings: r.Warnings, Summary: r.Summary, Metadata: r.Metadata,
+			CapturedAt: fromMs(r.CapturedAt), Frequency: r.Frequency, Status: r.Status,
+		}})
+	})
+	if err != nil {
+		return err
+	}
+	usage := func(u procedures.DumpUsageRecord) error {
+		return sink.Record(procedures.DumpRecord{Type: procedures.DumpUsage, Usage: &u})
+	}
+	err = scanPrefix(tx.Bucket(bKeysVersion), prefix(name), func(rest, _ []byte) error {
+		hash, key := split2(rest)
+		return usage(procedures.DumpUsageRecord{Scope: procedures.UsageVersion, Procedure: name, CodeHash: hash, Key: key})
+	})
+	if err != nil {
+		return err
+	}
+	err = scanPrefix(tx.Bucket(bKeysProc), prefix(name), func(rest, _ []byte) error {
+		return usage(procedures.DumpUsageRecord{Scope: procedures.UsageProcedure, Procedure: name, Key: string(rest)})
+	})
+	if err != nil {
+		return err
+	}
+	var causes []string
+	err = scanPrefix(tx.Bucket(bEdgesPC), prefix(name), func(rest, v []byte) error {
+		causes = append(causes, string(rest))
+		return sink.Record(procedures.DumpRecord{Type: procedures.DumpEdge, Edge: &procedures.DumpEdgeRecord{
+			Cause: string(rest), Procedure: name, Frequency: int64(getU64(v))}})
+	})
+	if err != nil {
+		return err
+	}
+	for _, c := range causes {
+		err = scanPrefix(tx.Bucket(bKeysEdge), prefix(c, name), func(rest, _ []byte) error {
+			return usage(procedures.DumpUsageRecord{Scope: procedures.UsageEdge, Procedure: name, Cause: c, Key: string(rest)})
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// split2 splits "a 0 b" at its first 0 byte (a usage key, the last part,
+// may hold more).
+func split2(b []byte) (string, string) {
+	for i, c := range b {
+		if c == 0 {
+			return string(b[:i]), string(b[i+1:])
+		}
+	}
+	return string(b), ""
+}
+
+// Empty reports whether the store holds nothing (see procedures.DumpStore).
+func (s *Store) Empty(ctx context.Context) (bool, error) {
+	empty := false
+	err := s.view(ctx, func(tx *bolt.Tx) error {
+		cat, err := catalogueIn(tx)
+		if err != nil {
+			return err
+		}
+		first := func(b []byte) bool { k, _ := tx.Bucket(b).Cursor().First(); return k == nil }
+		empty = len(cat.Tools) == 0 && first(bProcs) && first(bCauses) && first(bDecisions)
+		return nil
+	})
+	return empty, err
+}
+
+// LoadState returns the import in progress (see procedures.DumpStore).
+func (s *Store) LoadState(ctx context.Context) (*procedures.LoadMarker, error) {
+	var m *procedures.LoadMarker
+	err := s.view(ctx, func(tx *bolt.Tx) (err error) {
+		m, err = loadMarker(tx)
+		return err
+	})
+	return m, err
+}
+
+func loadMarker(tx *bolt.Tx) (*procedures.LoadMarker, error) {
+	v := tx.Bucket(bMeta).Get(metaImport)
+	if v == nil {
+		return nil, nil
+	}
+	var m procedures.LoadMarker
+	if err := decode(v, &m, "import marker"); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
+// Load applies dump records and moves the marker, in one transaction (see
+// procedures.DumpStore). Procedures are written without rank entries or
+// classification: FinishLoad builds them.
+func (s *Store) Load(ctx context.Context, m procedures.LoadMarker, recs []procedures.DumpRecord) error {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	return s.update(ctx, func(tx *bolt.Tx) error {
+		old, err := loadMarker(tx)
+		if err != nil {
+			return err
+		}
+		if old != nil && old.DumpID != m.DumpID {
+			return procedures.Errorf(procedures.CodeConflict, "another import (%s) is in progress", old.DumpID)
+		}
+		for _, r := range recs {
+			if err := loadRecord(tx, r); err != nil {
+				return err
+			}
+		}
+		return tx.Bucket(bMeta).Put(metaImport, b)
+	})
+}
+
+// FinishLoad classifies every procedure, builds the rank index and class
+// counts and removes the marker (see procedures.DumpStore).
+func (s *Store) FinishLoad(ctx context.Context, dumpID string) error {
+	return s.update(ctx, func(tx *bolt.Tx) error {
+		m, err := loadMarker(tx)
+		if err != nil {
+			return err
+		}
+		if m == nil || m.DumpID != dumpID {
+			return procedures.Errorf(procedures.CodeConflict, "no import of dump %s in progress", dumpID)
+		}
+		if err := reclassifyAll(tx); err != nil {
+			return err
+		}
+		return tx.Bucket(bMeta).Delete(metaImport)
+	})
+}

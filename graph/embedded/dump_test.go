@@ -1,0 +1,15 @@
+package embedded
+
+import (
+	"testing"
+
+	"github.com/procgraph/procgraph/graph/storetest"
+)
+
+// TestDumpRoundTrip: embedded → dump → embedded. The cross-backend trips
+// are in graph/neo4j (they need a Neo4j).
+func TestDumpRoundTrip(t *testing.T) {
+	storetest.RunDumpRoundTrip(t, newTestStore, newTestStore)
+}
+
+func TestDumpRefusals(t *testing.T) { storetest.RunDumpRefusals(t, newTestStore) }

@@ -1,0 +1,131 @@
+package embedded
+
+import (
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/procgraph/procgraph/procedures"
+)
+
+// loadRecord writes one dump record with the values it holds; writing it
+// again changes nothing.
+func loadRecord(tx *bolt.Tx, r procedures.DumpRecord) error {
+	switch r.Type {
+	case procedures.DumpCatalogue:
+		b, err := encode(catalogueRecord{Tools: r.Catalogue.Tools, Revision: r.Catalogue.Revision})
+		if err != nil {
+			return err
+		}
+		return tx.Bucket(bCatalogue).Put(catKey, b)
+	case procedures.DumpCause:
+		c, err := getCause(tx, r.Cause.Name)
+		if err != nil {
+			return err
+		}
+		if c == nil {
+			c = &causeRecord{}
+		}
+		c.Description = r.Cause.Description
+		return putCause(tx, r.Cause.Name, c)
+	case procedures.DumpProcedure:
+		return loadDumpProcedure(tx, r.Procedure)
+	case procedures.DumpVersion:
+		v := r.Version
+		if err := checkPart("code_hash", v.CodeHash); err != nil {
+			return err
+		}
+		return putVersion(tx, v.Procedure, &versionRecord{
+			CodeHash: v.CodeHash, Code: v.Code, Dialect: v.Dialect, Parameters: v.Parameters, InputSchema: v.InputSchema,
+			Opaque: v.Opaque, Warnings: v.Warnings, Summary: v.Summary, Metadata: v.Metadata,
+			CapturedAt: ms(v.CapturedAt), Frequency: v.Frequency, Status: v.Status,
+		})
+	case procedures.DumpUsage:
+		u := r.Usage
+		var b, k []byte
+		switch u.Scope {
+		case procedures.UsageProcedure:
+			b, k = bKeysProc, key(u.Procedure, u.Key)
+		case procedures.UsageVersion:
+			b, k = bKeysVersion, key(u.Procedure, u.CodeHash, u.Key)
+		default:
+			b, k = bKeysEdge, key(u.Cause, u.Procedure, u.Key)
+		}
+		_, err := addKey(tx, b, k)
+		return err
+	case procedures.DumpEdge:
+		return loadEdge(tx, r.Edge)
+	case procedures.DumpDecision:
+		return appendDecision(tx, *r.Decision)
+	}
+	return procedures.Errorf(procedures.CodeInvalid, "dump record of type %q cannot be loaded", r.Type)
+}
+
+func loadDumpProcedure(tx *bolt.Tx, p *procedures.DumpProcedureRecord) error {
+	for _, part := range append([]string{p.Name, p.Current}, p.Signature...) {
+		if err := checkPart("procedure", part); err != nil {
+			return err
+		}
+	}
+	old, err := getProc(tx, p.Name)
+	if err != nil {
+		return err
+	}
+	rec := &procRecord{
+		Name: p.Name, Signature: p.Signature, Summary: p.Summary, Current: p.Current, Frequency: p.Frequency,
+		UseCount: p.UseCount, CreatedAt: ms(p.CreatedAt), UpdatedAt: ms(p.UpdatedAt),
+	}
+	if p.LastUsedAt != nil {
+		v := ms(*p.LastUsedAt)
+		rec.LastUsedAt = &v
+	}
+	if p.Retired != nil {
+		rec.Retired = &retiredRecord{By: p.Retired.RetiredBy, At: ms(p.Retired.RetiredAt), Reason: p.Retired.Reason}
+	}
+	b, err := encode(rec)
+	if err != nil {
+		return err
+	}
+	if err := tx.Bucket(bProcs).Put([]byte(p.Name), b); err != nil {
+		return err
+	}
+	if old == nil {
+		if err := createProcIndexes(tx, rec); err != nil {
+			return err
+		}
+	}
+	grants := tx.Bucket(bGrants)
+	if p.Grant == nil {
+		return grants.Delete([]byte(p.Name))
+	}
+	g := *p.Grant
+	g.GrantedAt = norm(g.GrantedAt)
+	if b, err = encode(g); err != nil {
+		return err
+	}
+	return grants.Put([]byte(p.Name), b)
+}
+
+// loadEdge sets the edge's frequency and moves its cause's counts by the
+// difference.
+func loadEdge(tx *bolt.Tx, e *procedures.DumpEdgeRecord) error {
+	c, err := getCause(tx, e.Cause)
+	if err != nil {
+		return err
+	}
+	if c == nil {
+		return procedures.Errorf(procedures.CodeInvalid, "edge to cause %s, which is not loaded", e.Cause)
+	}
+	pc := key(e.Procedure, e.Cause)
+	if old := tx.Bucket(bEdgesPC).Get(pc); old == nil {
+		c.Procedures++
+	} else {
+		c.Frequency -= int64(getU64(old))
+	}
+	c.Frequency += e.Frequency
+	if err := tx.Bucket(bEdgesPC).Put(pc, u64(uint64(e.Frequency))); err != nil {
+		return err
+	}
+	if err := tx.Bucket(bEdgesCP).Put(key(e.Cause, e.Procedure), u64(uint64(e.Frequency))); err != nil {
+		return err
+	}
+	return putCause(tx, e.Cause, c)
+}

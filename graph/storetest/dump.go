@@ -1,0 +1,335 @@
+package storetest
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/procgraph/procgraph/procedures"
+)
+
+// FillScenarios makes s hold what the suite's scenarios write, all in one
+// store: a catalogue, captures succeeded and failed with causes (one named
+// only by a failed capture), several versions with a promotion, nested
+// procedures (one calling a retired one), uses and replays, a grant, a
+// revoked grant, a retirement and decisions of every kind.
+func FillScenarios(tb testing.TB, s procedures.Store) {
+	tb.Helper()
+	ctx := context.Background()
+	cat, err := procedures.NewCatalogue([]procedures.Tool{
+		{Name: "get_jobs", ReadOnly: true, Description: "jobs", InputSchema: map[string]any{"type": "object"}},
+		{Name: "get_logs", ReadOnly: true},
+		{Name: "kill_job", ExternalAccess: true},
+		{Name: "fetch_url", ReadOnly: true, ExternalAccess: true},
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	MustPutCatalogue(tb, s, cat)
+	jobs := []string{"get_jobs", "get_logs"}
+	kill := []string{"get_jobs", "kill_job"}
+	MustCapture(tb, s, WithCause(In(jobs, "h1", "k1", At(1)), "slow job", "a job is slow"))
+	MustCapture(tb, s, WithCause(In(jobs, "h1", "k2", At(2)), "slow job", ""))
+	MustCapture(tb, s, WithCause(In(jobs, "h2", "k3", At(3)), "stuck job", "stuck"))
+	MustCapture(tb, s, WithCause(Failed(In(jobs, "h3", "k4", At(4))), "failed only", "named by a failure"))
+	v := In(kill, "hk", "k1", At(5))
+	v.Version.Parameters = []string{"job_id"}
+	v.Version.InputSchema = map[string]any{"type": "object", "properties": map[string]any{"job_id": map[string]any{"type": "string"}}}
+	v.Version.Warnings = []procedures.Warning{{Line: 1, Column: 2, Message: "w"}}
+	v.Version.Metadata = map[string]any{"agent": "a", "n": 1.5}
+	v.Version.Summary = "kill a job"
+	MustCapture(tb, s, WithCause(v, "stuck job", ""))
+	MustCapture(tb, s, Failed(In([]string{"fetch_url"}, "hf", "k5", At(6))))
+	nested := In([]string{NameOf(jobs...), "get_logs"}, "hn", "k6", At(7))
+	MustCapture(tb, s, nested)
+	callsKill := In([]string{NameOf(kill...)}, "hc", "k7", At(8))
+	MustCapture(tb, s, callsKill)
+	for i, key := range []string{"u1", "u2", "u2"} {
+		MustRecordUse(tb, s, procedures.UseInput{Name: NameOf(jobs...), UsageKey: key, Cause: "stuck job", Replay: true, At: At(10 + i)})
+	}
+	MustRecordUse(tb, s, procedures.UseInput{Name: NameOf(kill...), CodeHash: "hk", UsageKey: "u3", At: At(14)})
+
+	name := NameOf(jobs...)
+	if _, err := s.Promote(ctx, name, "h2", Decision(procedures.KindPromote, name, "h2", At(20))); err != nil {
+		tb.Fatalf("Promote: %v", err)
+	}
+	g := &procedures.Grant{Enabled: true, GrantedBy: "alice", GrantedAt: At(21), Reason: "safe"}
+	if _, err := s.SetGrant(ctx, name, g, "h2", Decision(procedures.KindGrant, name, "h2", At(21))); err != nil {
+		tb.Fatalf("SetGrant: %v", err)
+	}
+	nn := NameOf(NameOf(jobs...), "get_logs")
+	if _, err := s.SetGrant(ctx, nn, g, "hn", Decision(procedures.KindGrant, nn, "hn", At(22))); err != nil {
+		tb.Fatalf("SetGrant: %v", err)
+	}
+	if _, err := s.SetGrant(ctx, nn, nil, "hn", Decision(procedures.KindRevoke, nn, "hn", At(23))); err != nil {
+		tb.Fatalf("SetGrant(revoke): %v", err)
+	}
+	kn := NameOf(kill...)
+	r := &procedures.Retirement{RetiredBy: "bob", RetiredAt: At(24), Reason: "replaced"}
+	if _, err := s.SetRetired(ctx, kn, r, Decision(procedures.KindRetire, kn, "hk", At(24))); err != nil {
+		tb.Fatalf("SetRetired: %v", err)
+	}
+	for i := range 7 {
+		d := Decision(procedures.KindInvoke, name, "h2", At(30+i/2))
+		d.Phase, d.AllowedTools, d.Note = procedures.PhaseAutomatic, jobs, "n"
+		if i%3 == 0 {
+			d.Outcome, d.Reason, d.Suggestion, d.AllowedTools = procedures.Denied, procedures.ReasonStateChangingAuto, "ask", nil
+		}
+		if err := s.AppendDecision(ctx, d); err != nil {
+			tb.Fatalf("AppendDecision: %v", err)
+		}
+	}
+	if err := s.AppendDecision(ctx, Decision(procedures.KindCatalogue, "", cat.Revision, At(40))); err != nil {
+		tb.Fatalf("AppendDecision: %v", err)
+	}
+}
+
+// MustDump exports s and returns the dump.
+func MustDump(tb testing.TB, s procedures.Store, source string) []byte {
+	tb.Helper()
+	ds, ok := s.(procedures.DumpStore)
+	if !ok {
+		tb.Fatalf("%T is no procedures.DumpStore", s)
+	}
+	var buf bytes.Buffer
+	w := procedures.NewDumpWriter(&buf, source, "test")
+	if err := ds.Dump(context.Background(), w); err != nil {
+		tb.Fatalf("Dump: %v", err)
+	}
+	if err := w.Close(); err != nil {
+		tb.Fatalf("Dump: %v", err)
+	}
+	return buf.Bytes()
+}
+
+// MustImport imports dump into s.
+func MustImport(tb testing.TB, s procedures.Store, dump []byte, batch int) procedures.ImportSummary {
+	tb.Helper()
+	sum, err := Import(s, dump, batch)
+	if err != nil {
+		tb.Fatalf("Import: %v", err)
+	}
+	return sum
+}
+
+// Import imports dump into s in batches of batch records.
+func Import(s procedures.Store, dump []byte, batch int) (procedures.ImportSummary, error) {
+	open := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(dump)), nil }
+	return procedures.Import(context.Background(), s.(procedures.DumpStore), open, procedures.ImportOptions{BatchSize: batch})
+}
+
+// DumpBody is a dump's lines without its header and trailer (the header
+// names the source store and the time; the trailer's checksum covers it).
+func DumpBody(dump []byte) []string {
+	lines := strings.Split(strings.TrimSuffix(string(dump), "\n"), "\n")
+	return lines[1 : len(lines)-1]
+}
+
+// Reads is every read of s the round trip compares: Find in every filter
+// and page, every procedure with its versions and each version, causes,
+// the catalogue and the audit log in pages, as JSON.
+func Reads(tb testing.TB, s procedures.Store) string {
+	tb.Helper()
+	ctx := context.Background()
+	out := map[string]any{}
+	all, total := MustFind(tb, s, procedures.Query{})
+	out["find"] = []any{all, total}
+	for i, q := range []procedures.Query{
+		{Limit: 2}, {Limit: 2, Offset: 2}, {Limit: 3, Offset: 4}, {Status: procedures.StatusFailed},
+		{Status: procedures.StatusSucceeded}, {ReadOnly: ptr(true)}, {ReadOnly: ptr(false)},
+		{Exposed: ptr(true)}, {Exposed: ptr(false)}, {Exposed: ptr(true), AllowMutating: true},
+		{Tools: []string{"get_jobs"}}, {Causes: []string{"stuck job", "failed only"}}, {MinTools: 2},
+		{Causes: []string{"slow job"}, Limit: 1, Offset: 0},
+	} {
+		ps, n := MustFind(tb, s, q)
+		out["find"+string(rune('a'+i))] = []any{names(ps), n}
+	}
+	for _, p := range all {
+		vs, err := s.Versions(ctx, p.Name)
+		if err != nil {
+			tb.Fatalf("Versions: %v", err)
+		}
+		var full []any
+		for _, v := range vs {
+			full = append(full, MustVersion(tb, s, p.Name, v.CodeHash))
+		}
+		out["p "+p.Name] = []any{MustGet(tb, s, p.Name), vs, full}
+	}
+	causes, err := s.Causes(ctx)
+	if err != nil {
+		tb.Fatalf("Causes: %v", err)
+	}
+	out["causes"] = causes
+	for _, c := range causes {
+		cc, ps := MustCause(tb, s, c.Name)
+		out["cause "+c.Name] = []any{cc, ps}
+	}
+	cat, err := s.Catalogue(ctx)
+	if err != nil {
+		tb.Fatalf("Catalogue: %v", err)
+	}
+	out["catalogue"] = cat
+	for _, f := range []procedures.DecisionFilter{{Limit: 3}, {Kind: procedures.KindInvoke, Limit: 2}, {Procedure: all[0].Name, Limit: 2}} {
+		var pages []any
+		for {
+			ds := MustDecisions(tb, s, f)
+			if len(ds) == 0 {
+				break
+			}
+			pages = append(pages, ds)
+			f.Before = ds[len(ds)-1].ID
+		}
+		out["decisions "+string(f.Kind)+f.Procedure] = pages
+	}
+	b, err := json.MarshalIndent(JSONValue(tb, out), "", " ")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return string(b)
+}
+
+// RunDumpRoundTrip fills a store from from with the scenarios, exports it,
+// imports the dump into a store from to, exports that: the dumps are equal
+// record for record and every read answers the same.
+func RunDumpRoundTrip(t *testing.T, from, to NewStore) {
+	a := from(t)
+	FillScenarios(t, a)
+	d1 := MustDump(t, a, "a")
+	b := to(t)
+	sum := MustImport(t, b, d1, 7)
+	if sum.Applied[procedures.DumpProcedure] != 5 || sum.Resumed != 0 {
+		t.Errorf("import applied %v (resumed %d), want 5 procedures", sum.Applied, sum.Resumed)
+	}
+	if c, ok := b.(interface{ Check(context.Context) error }); ok {
+		if err := c.Check(context.Background()); err != nil {
+			t.Errorf("the imported store fails its check: %v", err)
+		}
+	}
+	d2 := MustDump(t, b, "b")
+	b1, b2 := DumpBody(d1), DumpBody(d2)
+	if len(b1) != len(b2) {
+		t.Errorf("dump of the import has %d records, the original %d", len(b2), len(b1))
+	}
+	for i := range min(len(b1), len(b2)) {
+		if b1[i] != b2[i] {
+			t.Errorf("record %d differs:\n  original %s\n  imported %s", i+1, b1[i], b2[i])
+		}
+	}
+	if ra, rb := Reads(t, a), Reads(t, b); ra != rb {
+		t.Errorf("reads differ after the round trip:\n--- original\n%s\n--- imported\n%s", ra, rb)
+	}
+	if m, err := b.(procedures.DumpStore).LoadState(context.Background()); err != nil || m != nil {
+		t.Errorf("LoadState after the import = %v, %v; want none", m, err)
+	}
+	// A second import is refused: the store is no longer empty.
+	_, err := Import(b, d1, 0)
+	RequireCode(t, err, procedures.CodeConflict)
+}
+
+// Reseal rebuilds a dump from its header and body lines with a trailer that
+// matches them: a dump whose only fault is its order or content.
+func Reseal(tb testing.TB, header string, body []string) []byte {
+	tb.Helper()
+	var buf bytes.Buffer
+	buf.WriteString(header + "\n")
+	counts := procedures.DumpCounts{}
+	for _, l := range body {
+		buf.WriteString(l + "\n")
+		var env struct {
+			Type procedures.DumpType `json:"type"`
+		}
+		_ = json.Unmarshal([]byte(l), &env)
+		counts[env.Type]++
+	}
+	sum := sha256.Sum256(buf.Bytes())
+	tr, err := json.Marshal(map[string]any{"type": "trailer", "data": procedures.DumpTrailerRecord{
+		Records: int64(len(body)), Counts: counts, SHA256: hex.EncodeToString(sum[:])}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	buf.Write(append(tr, '\n'))
+	return buf.Bytes()
+}
+
+// RunDumpRefusals: truncated, reordered, repeated and corrupt dumps are
+// refused naming their line, and leave the target store empty, with no
+// import marker.
+func RunDumpRefusals(t *testing.T, newStore NewStore) {
+	src := newStore(t)
+	FillScenarios(t, src)
+	dump := MustDump(t, src, "src")
+	lines := strings.Split(strings.TrimSuffix(string(dump), "\n"), "\n")
+	header, body := lines[0], lines[1:len(lines)-1]
+	find := func(typ string, n int) int {
+		for i, l := range body {
+			if strings.HasPrefix(l, `{"type":"`+typ+`"`) {
+				if n == 0 {
+					return i
+				}
+				n--
+			}
+		}
+		t.Fatalf("no %s record %d", typ, n)
+		return -1
+	}
+	with := func(edit func(b []string) []string) []byte {
+		return Reseal(t, header, edit(append([]string(nil), body...)))
+	}
+	swap := func(i, j int) func(b []string) []string {
+		return func(b []string) []string { b[i], b[j] = b[j], b[i]; return b }
+	}
+	repeat := func(i int) func(b []string) []string {
+		return func(b []string) []string { return append(b[:i+1], b[i:]...) }
+	}
+	half := len(dump) / 2
+	cases := []struct {
+		name string
+		dump []byte
+		want string
+	}{
+		{"empty file", nil, "line 1"},
+		{"truncated mid-line", dump[:half], "truncated"},
+		{"truncated at a line end", []byte(strings.Join(lines[:len(lines)/2], "\n") + "\n"), "truncated"},
+		{"no trailer", []byte(strings.Join(lines[:len(lines)-1], "\n") + "\n"), "truncated"},
+		{"checksum", []byte(strings.Replace(string(dump), "a job is slow", "a job is SLOW", 1)), "checksum"},
+		{"not JSON", with(func(b []string) []string { b[3] = b[3][:10]; return b }), "line 5"},
+		{"unknown type", with(func(b []string) []string { b[2] = `{"type":"secret","data":{}}`; return b }), "unknown record type"},
+		{"unknown field", with(func(b []string) []string {
+			b[find("procedure", 0)] = strings.Replace(b[find("procedure", 0)], `"name"`, `"nam":1,"name"`, 1)
+			return b
+		}), "unknown field"},
+		{"procedures reordered", with(swap(find("procedure", 0), find("procedure", 1))), "outside its procedure"},
+		{"decisions reordered", with(swap(find("decision", 0), find("decision", 1))), "out of order"},
+		{"causes reordered", with(swap(find("cause", 0), find("cause", 1))), "out of order"},
+		{"usage key repeated", with(repeat(find("usage", 0))), "repeated"},
+		{"decision repeated", with(repeat(find("decision", 2))), "repeated"},
+		{"version repeated", with(repeat(find("version", 0))), "repeated"},
+		{"catalogue repeated", with(repeat(find("catalogue", 0))), "second catalogue"},
+		{"version dropped", with(func(b []string) []string { i := find("version", 0); return append(b[:i], b[i+1:]...) }), "not a version of"},
+		{"cause dropped", with(func(b []string) []string { i := find("cause", 0); return append(b[:i], b[i+1:]...) }), "does not hold"},
+		{"data after the trailer", append(append([]byte(nil), dump...), body[0]+"\n"...), "after the trailer"},
+		{"header twice", with(func(b []string) []string { return append([]string{header}, b...) }), "second header"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := newStore(t)
+			_, err := Import(s, c.dump, 3)
+			e := RequireCode(t, err, procedures.CodeInvalid)
+			if !strings.Contains(e.Error(), "line ") || !strings.Contains(e.Error(), c.want) {
+				t.Errorf("error %q names no line or not %q", e.Error(), c.want)
+			}
+			ds := s.(procedures.DumpStore)
+			if empty, err := ds.Empty(context.Background()); err != nil || !empty {
+				t.Errorf("after a refused import the store is not empty (%v)", err)
+			}
+			if m, err := ds.LoadState(context.Background()); err != nil || m != nil {
+				t.Errorf("after a refused import LoadState = %v, %v", m, err)
+			}
+		})
+	}
+}

@@ -1,0 +1,176 @@
+package procedures
+
+import (
+	"context"
+	"time"
+)
+
+// DumpFormat is the version of the dump format this build writes and reads
+// (README "Export, import, backup").
+const DumpFormat = 1
+
+// DumpType names a dump line's record.
+type DumpType string
+
+// The record types, in the order a dump holds their sections: the header,
+// the catalogue, every cause, every procedure group (the procedure, then
+// its versions, version usage keys, procedure usage keys, cause edges and
+// edge usage keys), every decision, the trailer.
+const (
+	DumpHeader    DumpType = "header"
+	DumpCatalogue DumpType = "catalogue"
+	DumpCause     DumpType = "cause"
+	DumpProcedure DumpType = "procedure"
+	DumpVersion   DumpType = "version"
+	DumpUsage     DumpType = "usage"
+	DumpEdge      DumpType = "edge"
+	DumpDecision  DumpType = "decision"
+	DumpTrailer   DumpType = "trailer"
+)
+
+// The scopes of a usage key: what it was counted on.
+const (
+	UsageProcedure = "procedure"
+	UsageVersion   = "version"
+	UsageEdge      = "edge"
+)
+
+// DumpCounts is a number of records per type.
+type DumpCounts map[DumpType]int64
+
+// DumpHeaderRecord opens a dump.
+type DumpHeaderRecord struct {
+	Format           int    `json:"format"`
+	Source           string `json:"source"`
+	ProcgraphVersion string `json:"procgraph_version"`
+	// Counts are the store's counts when the export began: exact for the
+	// embedded store (one snapshot); for Neo4j while writers are active the
+	// trailer's counts are the ones that hold.
+	Counts    DumpCounts `json:"counts"`
+	CreatedAt time.Time  `json:"created_at"`
+}
+
+// DumpTrailerRecord closes a dump: the records it holds and the SHA-256 of
+// every byte before the trailer line, in hex.
+type DumpTrailerRecord struct {
+	Records int64      `json:"records"`
+	Counts  DumpCounts `json:"counts"`
+	SHA256  string     `json:"sha256"`
+}
+
+// DumpCauseRecord is a cause; its counts follow from the edges.
+type DumpCauseRecord struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+}
+
+// DumpProcedureRecord is a procedure as stored, without its kept
+// classification (recomputed on import): Current is its current version
+// (promotions), Grant its stored grant, Retired its retirement.
+type DumpProcedureRecord struct {
+	Name       string      `json:"name"`
+	Signature  []string    `json:"signature"`
+	Summary    string      `json:"summary"`
+	Current    string      `json:"current"`
+	Frequency  int64       `json:"frequency"`
+	UseCount   int64       `json:"use_count"`
+	CreatedAt  time.Time   `json:"created_at"`
+	UpdatedAt  time.Time   `json:"updated_at"`
+	LastUsedAt *time.Time  `json:"last_used_at"`
+	Grant      *Grant      `json:"grant"`
+	Retired    *Retirement `json:"retired"`
+}
+
+// DumpVersionRecord is one version of the procedure whose group it is in.
+type DumpVersionRecord struct {
+	Procedure   string         `json:"procedure"`
+	CodeHash    string         `json:"code_hash"`
+	Code        string         `json:"code"`
+	Dialect     string         `json:"dialect"`
+	Parameters  []string       `json:"parameters"`
+	InputSchema map[string]any `json:"input_schema"`
+	Opaque      bool           `json:"opaque"`
+	Warnings    []Warning      `json:"warnings"`
+	Summary     string         `json:"summary"`
+	Metadata    map[string]any `json:"metadata"`
+	CapturedAt  time.Time      `json:"captured_at"`
+	Frequency   int64          `json:"frequency"`
+	Status      Status         `json:"status"`
+}
+
+// DumpUsageRecord is one usage key counted on a procedure, one of its
+// versions (CodeHash) or one of its cause edges (Cause).
+type DumpUsageRecord struct {
+	Scope     string `json:"scope"`
+	Procedure string `json:"procedure"`
+	CodeHash  string `json:"code_hash,omitempty"`
+	Cause     string `json:"cause,omitempty"`
+	Key       string `json:"key"`
+}
+
+// DumpEdgeRecord is a cause's edge to a procedure with its frequency.
+type DumpEdgeRecord struct {
+	Cause     string `json:"cause"`
+	Procedure string `json:"procedure"`
+	Frequency int64  `json:"frequency"`
+}
+
+// DumpRecord is one record of a dump body: Type says which field is set.
+type DumpRecord struct {
+	Type      DumpType
+	Catalogue *Catalogue
+	Cause     *DumpCauseRecord
+	Procedure *DumpProcedureRecord
+	Version   *DumpVersionRecord
+	Usage     *DumpUsageRecord
+	Edge      *DumpEdgeRecord
+	Decision  *Decision
+}
+
+// DumpSink receives an export: Begin once with the store's counts, then
+// every record in dump order.
+type DumpSink interface {
+	Begin(counts DumpCounts) error
+	Record(r DumpRecord) error
+}
+
+// LoadMarker is an import in progress, kept in the target store with the
+// records it has applied: the dump (its trailer's SHA-256) and the last line
+// applied.
+type LoadMarker struct {
+	DumpID string `json:"dump_id"`
+	Line   int64  `json:"line"`
+}
+
+// DumpStore is a Store that can enumerate everything it holds and load a
+// dump back (procgraph export / import). Both backends implement it.
+type DumpStore interface {
+	Store
+
+	// Dump calls sink.Begin with the store's counts, then sink.Record with
+	// every record in dump order (README "Export"), streaming: it never
+	// holds the store in memory. The embedded store reads one snapshot;
+	// Neo4j reads pages in read-committed transactions. Returns the sink's
+	// error as is.
+	Dump(ctx context.Context, sink DumpSink) error
+
+	// Empty reports whether the store holds no procedure, cause, decision
+	// or catalogue tool.
+	Empty(ctx context.Context) (bool, error)
+
+	// LoadState returns the import in progress, nil when there is none.
+	LoadState(ctx context.Context) (*LoadMarker, error)
+
+	// Load applies recs (validated dump records, in dump order) and sets
+	// the marker to m, in one transaction. Records set absolute values
+	// (usage keys, counts, timestamps and decision ids as dumped), so
+	// applying one again changes nothing. Returns CodeConflict when another
+	// import (another DumpID) is in progress, CodeInvalid for a record that
+	// refers to something missing.
+	Load(ctx context.Context, m LoadMarker, recs []DumpRecord) error
+
+	// FinishLoad recomputes every procedure's kept classification and
+	// class counts and removes the marker of dumpID. Returns CodeConflict
+	// when the marker is another dump's.
+	FinishLoad(ctx context.Context, dumpID string) error
+}

@@ -1,0 +1,379 @@
+package procedures
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"time"
+)
+
+// MaxDumpLine bounds one line of a dump (a version's code and schemas).
+const MaxDumpLine = 64 << 20
+
+// dumpLine is the envelope of every line: {"type": ..., "data": ...}.
+type dumpLine struct {
+	Type DumpType        `json:"type"`
+	Data json.RawMessage `json:"data"`
+}
+
+// DumpWriter writes a dump: NewDumpWriter, then it is the DumpSink of
+// DumpStore.Dump, then Close writes the trailer.
+type DumpWriter struct {
+	w       *bufio.Writer
+	h       hash.Hash
+	source  string
+	version string
+	records int64
+	counts  DumpCounts
+	began   bool
+}
+
+// NewDumpWriter returns a writer of a dump of the store named source, made
+// by procgraph version version.
+func NewDumpWriter(w io.Writer, source, version string) *DumpWriter {
+	return &DumpWriter{w: bufio.NewWriterSize(w, 256<<10), h: sha256.New(), source: source, version: version, counts: DumpCounts{}}
+}
+
+func (d *DumpWriter) line(t DumpType, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return Errorf(CodeInternal, "dump: %s record does not encode: %v", t, err)
+	}
+	b, err := json.Marshal(dumpLine{Type: t, Data: data})
+	if err != nil {
+		return Errorf(CodeInternal, "dump: %s record does not encode: %v", t, err)
+	}
+	b = append(b, '\n')
+	if t != DumpTrailer {
+		d.h.Write(b)
+	}
+	if _, err := d.w.Write(b); err != nil {
+		return Errorf(CodeUnavailable, "dump: writing: %v", err)
+	}
+	return nil
+}
+
+// Begin writes the header.
+func (d *DumpWriter) Begin(counts DumpCounts) error {
+	d.began = true
+	return d.line(DumpHeader, DumpHeaderRecord{Format: DumpFormat, Source: d.source, ProcgraphVersion: d.version,
+		Counts: counts, CreatedAt: time.Now().UTC().Truncate(time.Millisecond)})
+}
+
+// Record writes one record.
+func (d *DumpWriter) Record(r DumpRecord) error {
+	v, err := r.payload()
+	if err != nil {
+		return err
+	}
+	d.records++
+	d.counts[r.Type]++
+	return d.line(r.Type, v)
+}
+
+// Close writes the trailer and flushes.
+func (d *DumpWriter) Close() error {
+	if !d.began {
+		return Errorf(CodeInternal, "dump: closed before it began")
+	}
+	if err := d.line(DumpTrailer, DumpTrailerRecord{Records: d.records, Counts: d.counts, SHA256: hex.EncodeToString(d.h.Sum(nil))}); err != nil {
+		return err
+	}
+	if err := d.w.Flush(); err != nil {
+		return Errorf(CodeUnavailable, "dump: writing: %v", err)
+	}
+	return nil
+}
+
+// payload is the record's set field, checked against its type.
+func (r DumpRecord) payload() (any, error) {
+	var v any
+	switch r.Type {
+	case DumpCatalogue:
+		if r.Catalogue != nil {
+			v = r.Catalogue
+		}
+	case DumpCause:
+		if r.Cause != nil {
+			v = r.Cause
+		}
+	case DumpProcedure:
+		if r.Procedure != nil {
+			c := *r.Procedure
+			c.CreatedAt, c.UpdatedAt = c.CreatedAt.UTC(), c.UpdatedAt.UTC()
+			if c.LastUsedAt != nil {
+				t := c.LastUsedAt.UTC()
+				c.LastUsedAt = &t
+			}
+			if c.Grant != nil {
+				g := *c.Grant
+				g.GrantedAt = g.GrantedAt.UTC()
+				c.Grant = &g
+			}
+			if c.Retired != nil {
+				rt := *c.Retired
+				rt.RetiredAt = rt.RetiredAt.UTC()
+				c.Retired = &rt
+			}
+			v = &c
+		}
+	case DumpVersion:
+		if r.Version != nil {
+			c := *r.Version
+			c.Parameters, c.Warnings = nilIfEmpty(c.Parameters), nilIfEmpty(c.Warnings)
+			if len(c.InputSchema) == 0 {
+				c.InputSchema = nil
+			}
+			if len(c.Metadata) == 0 {
+				c.Metadata = nil
+			}
+			c.CapturedAt = c.CapturedAt.UTC()
+			v = &c
+		}
+	case DumpUsage:
+		if r.Usage != nil {
+			v = r.Usage
+		}
+	case DumpEdge:
+		if r.Edge != nil {
+			v = r.Edge
+		}
+	case DumpDecision:
+		if r.Decision != nil {
+			c := *r.Decision
+			c.AllowedTools, c.At = nilIfEmpty(c.AllowedTools), c.At.UTC()
+			v = &c
+		}
+	}
+	if v == nil {
+		return nil, Errorf(CodeInternal, "dump: record of type %q without its value", r.Type)
+	}
+	return v, nil
+}
+
+// nilIfEmpty is s, nil when empty: stores answer either for "none", a dump
+// always says null.
+func nilIfEmpty[T any](s []T) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
+}
+
+// DumpReader reads and validates a dump line by line: every error names
+// the line. Next returns io.EOF after a valid trailer; a dump that ends
+// before its trailer, lines out of order, repeated, unknown or corrupt, and
+// a checksum or count that does not match are CodeInvalid.
+type DumpReader struct {
+	r       *bufio.Reader
+	h       hash.Hash
+	line    int64
+	buf     []byte
+	header  *DumpHeaderRecord
+	trailer *DumpTrailerRecord
+	counts  DumpCounts
+	records int64
+	order   dumpOrder
+}
+
+// NewDumpReader returns a reader of the dump r; it reads the header at once.
+func NewDumpReader(r io.Reader) (*DumpReader, error) {
+	d := &DumpReader{r: bufio.NewReaderSize(r, 256<<10), h: sha256.New(), counts: DumpCounts{}, order: dumpOrder{causes: map[string]bool{}}}
+	t, data, err := d.next()
+	if err != nil {
+		return nil, err
+	}
+	if t != DumpHeader {
+		return nil, d.errf("the dump starts with a %q record, not its header", t)
+	}
+	var h DumpHeaderRecord
+	if err := d.decode(data, &h); err != nil {
+		return nil, err
+	}
+	if h.Format != DumpFormat {
+		return nil, d.errf("dump format %d; this procgraph reads format %d", h.Format, DumpFormat)
+	}
+	d.header = &h
+	return d, nil
+}
+
+// Header is the dump's header.
+func (d *DumpReader) Header() DumpHeaderRecord { return *d.header }
+
+// Trailer is the dump's trailer, once Next returned io.EOF.
+func (d *DumpReader) Trailer() *DumpTrailerRecord { return d.trailer }
+
+// Line is the number of the line Next last returned (the header is line 1).
+func (d *DumpReader) Line() int64 { return d.line }
+
+func (d *DumpReader) errf(format string, args ...any) error {
+	return Errorf(CodeInvalid, "dump line %d: %s", d.line, fmt.Sprintf(format, args...)).WithDetails("line", d.line)
+}
+
+// next reads one line and its envelope, hashing it.
+func (d *DumpReader) next() (DumpType, []byte, error) {
+	d.buf = d.buf[:0]
+	for {
+		part, err := d.r.ReadSlice('\n')
+		d.buf = append(d.buf, part...)
+		if len(d.buf) > MaxDumpLine {
+			d.line++
+			return "", nil, d.errf("longer than %d bytes", MaxDumpLine)
+		}
+		if err == nil {
+			break
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if errors.Is(err, io.EOF) {
+			d.line++
+			if len(d.buf) == 0 {
+				return "", nil, d.errf("the dump ends before its trailer (truncated)")
+			}
+			return "", nil, d.errf("the dump ends in the middle of a line (truncated)")
+		}
+		return "", nil, Errorf(CodeUnavailable, "dump: reading line %d: %v", d.line+1, err)
+	}
+	d.line++
+	raw := d.buf[:len(d.buf)-1]
+	var env dumpLine
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&env); err != nil {
+		return "", nil, d.errf("not a dump record: %v", err)
+	}
+	if env.Type != DumpTrailer {
+		d.h.Write(d.buf)
+	}
+	return env.Type, env.Data, nil
+}
+
+func (d *DumpReader) decode(data []byte, v any) error {
+	if len(data) == 0 || string(data) == "null" {
+		return d.errf("record without data")
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return d.errf("corrupt record: %v", err)
+	}
+	return nil
+}
+
+// Next returns the next record, validated and in order; io.EOF after the
+// trailer, once the checksum and counts matched.
+func (d *DumpReader) Next() (DumpRecord, error) {
+	if d.trailer != nil {
+		return DumpRecord{}, io.EOF
+	}
+	t, data, err := d.next()
+	if err != nil {
+		return DumpRecord{}, err
+	}
+	r := DumpRecord{Type: t}
+	switch t {
+	case DumpTrailer:
+		return r, d.finish(data)
+	case DumpCatalogue:
+		var c Catalogue
+		if err = d.decode(data, &c); err == nil {
+			var valid *Catalogue
+			if valid, err = NewCatalogue(c.Tools); err != nil {
+				err = d.errf("invalid catalogue: %v", err)
+			} else if valid.Revision != c.Revision {
+				err = d.errf("catalogue revision %q is not its tools' revision %q", c.Revision, valid.Revision)
+			}
+			r.Catalogue = valid
+		}
+	case DumpCause:
+		r.Cause = &DumpCauseRecord{}
+		err = d.decode(data, r.Cause)
+	case DumpProcedure:
+		r.Procedure = &DumpProcedureRecord{}
+		err = d.decode(data, r.Procedure)
+	case DumpVersion:
+		r.Version = &DumpVersionRecord{}
+		err = d.decode(data, r.Version)
+	case DumpUsage:
+		r.Usage = &DumpUsageRecord{}
+		err = d.decode(data, r.Usage)
+	case DumpEdge:
+		r.Edge = &DumpEdgeRecord{}
+		err = d.decode(data, r.Edge)
+	case DumpDecision:
+		r.Decision = &Decision{}
+		err = d.decode(data, r.Decision)
+	case DumpHeader:
+		err = d.errf("a second header")
+	default:
+		err = d.errf("unknown record type %q", t)
+	}
+	if err != nil {
+		return DumpRecord{}, err
+	}
+	if msg := d.order.check(r); msg != "" {
+		return DumpRecord{}, d.errf("%s", msg)
+	}
+	d.records++
+	d.counts[t]++
+	return r, nil
+}
+
+func (d *DumpReader) finish(data []byte) error {
+	var tr DumpTrailerRecord
+	if err := d.decode(data, &tr); err != nil {
+		return err
+	}
+	if msg := d.order.end(); msg != "" {
+		return d.errf("%s", msg)
+	}
+	if sum := hex.EncodeToString(d.h.Sum(nil)); tr.SHA256 != sum {
+		return d.errf("checksum mismatch: the trailer says %s, the lines before it hash to %s", tr.SHA256, sum)
+	}
+	if tr.Records != d.records || !countsEqual(tr.Counts, d.counts) {
+		return d.errf("the trailer counts %d records %v; the dump holds %d %v", tr.Records, tr.Counts, d.records, d.counts)
+	}
+	if _, err := d.r.ReadByte(); err == nil {
+		d.line++
+		return d.errf("data after the trailer")
+	}
+	d.trailer = &tr
+	return io.EOF
+}
+
+func countsEqual(a, b DumpCounts) bool {
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	for k, v := range b {
+		if a[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// ValidateDump reads the whole dump r and returns its header and trailer,
+// or the first error (naming its line).
+func ValidateDump(r io.Reader) (DumpHeaderRecord, DumpTrailerRecord, error) {
+	d, err := NewDumpReader(r)
+	if err != nil {
+		return DumpHeaderRecord{}, DumpTrailerRecord{}, err
+	}
+	for {
+		if _, err := d.Next(); errors.Is(err, io.EOF) {
+			return d.Header(), *d.trailer, nil
+		} else if err != nil {
+			return DumpHeaderRecord{}, DumpTrailerRecord{}, err
+		}
+	}
+}

@@ -1,0 +1,137 @@
+package procedures
+
+import (
+	"context"
+	"errors"
+	"io"
+)
+
+// ImportOptions configures Import.
+type ImportOptions struct {
+	// BatchSize is the number of records per store transaction; 0 means
+	// DefaultImportBatch.
+	BatchSize int
+	// Progress, when set, is called after each batch with the records
+	// applied so far (skipped ones included) and the dump's total.
+	Progress func(done, total int64)
+	// Validated, when set, is called once the whole dump has been checked,
+	// before anything is written.
+	Validated func(h DumpHeaderRecord, t DumpTrailerRecord)
+}
+
+// DefaultImportBatch is the records per import transaction by default.
+const DefaultImportBatch = 1000
+
+// ImportSummary is what an import did.
+type ImportSummary struct {
+	Header  DumpHeaderRecord
+	Trailer DumpTrailerRecord
+	// Resumed is the last line an earlier, interrupted import of the same
+	// dump had applied (0 for a fresh import).
+	Resumed int64
+	// Applied counts the records this run applied, by type.
+	Applied DumpCounts
+}
+
+// Import loads the dump that open returns into s. It reads the dump twice:
+// first it validates all of it (a truncated, reordered, repeated or corrupt
+// dump is refused, naming the line, before anything is written), then it
+// applies it in batches, each in one transaction with the store's progress
+// marker. The store must be empty, or hold the marker of an earlier import
+// of this same dump (identified by its checksum), which is then resumed
+// after its last applied line. Returns CodeConflict for a store that is not
+// empty or is importing another dump, CodeInvalid for a bad dump.
+func Import(ctx context.Context, s DumpStore, open func() (io.ReadCloser, error), opts ImportOptions) (ImportSummary, error) {
+	var sum ImportSummary
+	batch := opts.BatchSize
+	if batch <= 0 {
+		batch = DefaultImportBatch
+	}
+	f, err := open()
+	if err != nil {
+		return sum, err
+	}
+	sum.Header, sum.Trailer, err = ValidateDump(f)
+	_ = f.Close()
+	if err != nil {
+		return sum, err
+	}
+	if opts.Validated != nil {
+		opts.Validated(sum.Header, sum.Trailer)
+	}
+	id := sum.Trailer.SHA256
+	m, err := s.LoadState(ctx)
+	if err != nil {
+		return sum, err
+	}
+	switch {
+	case m != nil && m.DumpID != id:
+		return sum, Errorf(CodeConflict, "the store holds an unfinished import of another dump (%s); finish that one first", m.DumpID)
+	case m != nil:
+		sum.Resumed = m.Line
+	default:
+		empty, err := s.Empty(ctx)
+		if err != nil {
+			return sum, err
+		}
+		if !empty {
+			return sum, Errorf(CodeConflict, "the target store is not empty: import only into an empty store")
+		}
+	}
+	if f, err = open(); err != nil {
+		return sum, err
+	}
+	defer f.Close()
+	d, err := NewDumpReader(f)
+	if err != nil {
+		return sum, err
+	}
+	sum.Applied = DumpCounts{}
+	var recs []DumpRecord
+	flush := func(line int64) error {
+		if len(recs) == 0 {
+			return nil
+		}
+		if err := s.Load(ctx, LoadMarker{DumpID: id, Line: line}, recs); err != nil {
+			return err
+		}
+		for _, r := range recs {
+			sum.Applied[r.Type]++
+		}
+		recs = recs[:0]
+		if opts.Progress != nil {
+			opts.Progress(line-1, sum.Trailer.Records)
+		}
+		return nil
+	}
+	last := int64(1)
+	for {
+		r, err := d.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return sum, err
+		}
+		last = d.Line()
+		if last <= sum.Resumed {
+			continue
+		}
+		recs = append(recs, r)
+		if len(recs) >= batch {
+			if err := flush(last); err != nil {
+				return sum, err
+			}
+		}
+	}
+	if d.Trailer().SHA256 != id {
+		return sum, Errorf(CodeInvalid, "the dump changed while it was imported")
+	}
+	if err := flush(last); err != nil {
+		return sum, err
+	}
+	if opts.Progress != nil {
+		opts.Progress(sum.Trailer.Records, sum.Trailer.Records)
+	}
+	return sum, s.FinishLoad(ctx, id)
+}
