@@ -2,9 +2,9 @@ package storetest
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"context"
 	"encoding/json"
 	"io"
 	"strings"
