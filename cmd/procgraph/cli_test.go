@@ -42,6 +42,8 @@ func TestHelp(t *testing.T) {
 		"decisions":       {"--procedure", "--kind", "--limit", "--before", "--json"},
 		"causes":          {"--json"},
 		"graph":           {"--procedure", "--cause", "--tool", "--depth", "--json"},
+		"export":          {"--store", "--data", "--o"},
+		"import":          {"--store", "--data", "--batch"},
 	}
 	notOwn := map[string][]string{
 		"procedures show": {"--limit", "--cause", "--offset"},
