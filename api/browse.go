@@ -3,8 +3,6 @@ package api
 import (
 	"net/http"
 
-	"github.com/go-chi/chi/v5"
-
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -21,7 +19,7 @@ func (s *Server) causes(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) cause(w http.ResponseWriter, r *http.Request) error {
-	c, procs, err := s.svc.Cause(r.Context(), chi.URLParam(r, "name"))
+	c, procs, err := s.svc.Cause(r.Context(), urlParam(r, "name"))
 	if err != nil {
 		return err
 	}

@@ -3,8 +3,6 @@ package api
 import (
 	"net/http"
 
-	"github.com/go-chi/chi/v5"
-
 	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
@@ -88,7 +86,7 @@ func (s *Server) plannerTools(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) getProcedure(w http.ResponseWriter, r *http.Request) error {
-	p, err := s.svc.Get(r.Context(), chi.URLParam(r, "name"))
+	p, err := s.svc.Get(r.Context(), urlParam(r, "name"))
 	if err != nil {
 		return err
 	}
@@ -97,7 +95,7 @@ func (s *Server) getProcedure(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) versions(w http.ResponseWriter, r *http.Request) error {
-	vs, err := s.svc.Versions(r.Context(), chi.URLParam(r, "name"))
+	vs, err := s.svc.Versions(r.Context(), urlParam(r, "name"))
 	if err != nil {
 		return err
 	}
@@ -110,7 +108,7 @@ func (s *Server) versions(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) version(w http.ResponseWriter, r *http.Request) error {
-	name, hash := chi.URLParam(r, "name"), chi.URLParam(r, "code_hash")
+	name, hash := urlParam(r, "name"), urlParam(r, "code_hash")
 	p, err := s.svc.Get(r.Context(), name)
 	if err != nil {
 		return err
@@ -139,7 +137,7 @@ func (s *Server) promote(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	p, d, err := s.svc.Promote(r.Context(), procedures.PromoteRequest{
-		Name: chi.URLParam(r, "name"), CodeHash: chi.URLParam(r, "code_hash"), Reason: deref(b.Reason), Actor: principalOf(r).Name,
+		Name: urlParam(r, "name"), CodeHash: urlParam(r, "code_hash"), Reason: deref(b.Reason), Actor: principalOf(r).Name,
 	})
 	return s.answerDecision(w, p, d, err)
 }
@@ -176,7 +174,7 @@ func (s *Server) revokeAutoRun(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) setAutoRun(w http.ResponseWriter, r *http.Request, enabled bool, reason string) error {
 	p, d, err := s.svc.SetAutoRun(r.Context(), procedures.AutoRunRequest{
-		Name: chi.URLParam(r, "name"), Enabled: enabled, Reason: reason, Actor: principalOf(r).Name,
+		Name: urlParam(r, "name"), Enabled: enabled, Reason: reason, Actor: principalOf(r).Name,
 	})
 	return s.answerDecision(w, p, d, err)
 }
@@ -204,7 +202,7 @@ func (s *Server) unretire(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) setRetired(w http.ResponseWriter, r *http.Request, retired bool, reason string) error {
 	p, d, err := s.svc.SetRetired(r.Context(), procedures.RetireRequest{
-		Name: chi.URLParam(r, "name"), Retired: retired, Reason: reason, Actor: principalOf(r).Name,
+		Name: urlParam(r, "name"), Retired: retired, Reason: reason, Actor: principalOf(r).Name,
 	})
 	return s.answerDecision(w, p, d, err)
 }
@@ -224,7 +222,7 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request) error {
 	}
 	caller := principalOf(r)
 	res, err := s.replay.Invoke(r.Context(), replay.InvokeRequest{
-		Name: chi.URLParam(r, "name"), Arguments: b.Arguments, Phase: procedures.Phase(b.Phase),
+		Name: urlParam(r, "name"), Arguments: b.Arguments, Phase: procedures.Phase(b.Phase),
 		SessionID: deref(b.SessionID), IdempotencyKey: r.Header.Get("Idempotency-Key"), Cause: deref(b.Cause),
 		ReviewedBy: deref(b.ReviewedBy), ReviewerHasGrantScope: caller.Has(auth.ScopeGrant), Actor: caller.Name,
 	})

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -127,4 +128,18 @@ print(json.dumps({"nodes": {n: d for n, d in g.nodes(data=True)}, "edges": g.num
 			t.Fatalf("the hostile cause is not a node: %v", got.Nodes)
 		}
 	})
+}
+
+// TestNamesWithSlashes: a cause named with "/" (escaped %2F in the path)
+// is found; chi routes such a path raw and handed the name over escaped.
+func TestNamesWithSlashes(t *testing.T) {
+	s := mustServe(t, serverOpts{})
+	const cause = "a/b <c>"
+	mustCaptureExamples(t, s, cause)
+	var c struct{ Name string }
+	mustStatus(t, s.get(t, "/v1/causes/"+url.PathEscape(cause)), 200)
+	s.get(t, "/v1/causes/"+url.PathEscape(cause)).Into(t, &c)
+	if c.Name != cause {
+		t.Fatalf("cause %q", c.Name)
+	}
 }
