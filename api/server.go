@@ -135,5 +135,6 @@ func (s *Server) routes() chi.Router {
 	for _, rt := range s.routeTable() {
 		r.Method(rt.method, rt.pattern, s.chain(rt))
 	}
+	mountUI(r)
 	return r
 }

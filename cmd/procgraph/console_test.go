@@ -1,0 +1,314 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// xssPayloads try to run window.__xss = 1 from every field the console shows.
+var xssPayloads = []string{
+	`<img src=x onerror="window.__xss=1">`,
+	`</script><script>window.__xss=1</script>`,
+	`javascript:window.__xss=1`,
+	`"><svg onload="window.__xss=1"><a href="javascript:window.__xss=1">x</a>`,
+}
+
+var xssText = strings.Join(xssPayloads, " ")
+
+// consoleFixture is a served Main with the examples captured, a second
+// version of one of them, a hostile procedure and cause, and a catalogue
+// tool with a hostile description.
+type consoleFixture struct {
+	s        *server
+	compare  string // the examples' compare_logs procedure (two versions)
+	hostile  string // a procedure whose every field is hostile
+	examples []string
+}
+
+func mustConsoleFixture(t *testing.T) *consoleFixture {
+	t.Helper()
+	s := mustServe(t, serverOpts{})
+	f := &consoleFixture{s: s}
+	f.examples = mustCaptureExamples(t, s, "input dataset unavailable")
+	code, err := os.ReadFile(filepath.Join(examplesDir, "compare_logs.star"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2 := "# second version: keeps the three most similar tasks\n" + strings.Replace(string(code), "[:3]", "[:5]", 1)
+	out := s.mustCapture(t, map[string]any{"code": v2, "summary": "compare logs, five tasks",
+		"cause": map[string]any{"name": "input dataset unavailable"}}, nil)
+	f.compare = procOf(t, out)["name"].(string)
+
+	hostileCode := "# " + xssText + "\nx = tools.get_task_jobs_summary(task_id=task_id)\nreturn {\"note\": \"" +
+		strings.ReplaceAll(xssText, `"`, `\"`) + "\", \"x\": x}\n"
+	out = s.mustCapture(t, map[string]any{"code": hostileCode, "summary": xssText,
+		"cause": map[string]any{"name": xssText, "description": xssText}}, nil)
+	f.hostile = procOf(t, out)["name"].(string)
+
+	var cat map[string]any
+	s.get(t, "/v1/tools").Into(t, &cat)
+	tools := cat["tools"].([]any)
+	tools = append(tools, map[string]any{"name": "hostile_tool", "description": xssText, "read_only": true})
+	mustStatus(t, s.send(t, req{Method: "PUT", Path: "/v1/tools", Body: map[string]any{"tools": tools}}), 200)
+	return f
+}
+
+// TestConsole drives the console in a real headless Chromium against a real
+// server: every page loads and shows the API's data, the table filters and
+// pages, the procedure page diffs two versions and grants and revokes
+// (the API's answer and the audit change), the graph explorer draws and
+// expands, and hostile text never runs or injects an element.
+func TestConsole(t *testing.T) {
+	tab := mustBrowser(t)
+	f := mustConsoleFixture(t)
+	s := f.s
+
+	t.Run("served with a strict CSP", func(t *testing.T) {
+		r := s.get(t, "/ui/")
+		csp := r.Header.Get("Content-Security-Policy")
+		if r.Status != 200 || !strings.Contains(csp, "default-src 'self'") || !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe") {
+			t.Fatalf("GET /ui/: %d, CSP %q", r.Status, csp)
+		}
+		if strings.Contains(string(r.Body), "<script>") || strings.Contains(string(r.Body), "style=") {
+			t.Fatal("the page has inline script or style")
+		}
+		if r := s.get(t, "/ui/vendor/cytoscape.min.js"); r.Status != 200 || len(r.Body) < 100000 {
+			t.Fatalf("cytoscape: %d, %d bytes", r.Status, len(r.Body))
+		}
+		if r := s.send(t, req{Method: "GET", Path: "/ui/", Header: map[string]string{"Host": "evil.example"}}); r.Status != http.StatusForbidden {
+			t.Fatalf("a non-loopback Host got %d", r.Status)
+		}
+	})
+
+	t.Run("procedures table and filters", func(t *testing.T) {
+		tab.open(t, s.URL, "#/procedures")
+		var all struct{ Total int }
+		s.get(t, "/v1/procedures").Into(t, &all)
+		if n := tab.count(t, "#procedures tbody tr"); n != all.Total || all.Total < len(f.examples)+1 {
+			t.Fatalf("%d rows, API total %d", n, all.Total)
+		}
+		tab.mustClean(t, "procedures")
+		tab.screenshot(t, "procedures")
+		var sc struct{ Total int }
+		s.get(t, "/v1/procedures?read_only=false").Into(t, &sc)
+		tab.run(t, chromedp.SetValue("#f-read_only", "false", chromedp.ByQuery), chromedp.Click("#apply", chromedp.ByQuery))
+		tab.waitJS(t, `location.hash.includes('read_only=false') && document.getElementById('view').dataset.ready === 'true'`)
+		if n := tab.count(t, "#procedures tbody tr"); n != sc.Total || sc.Total == 0 || sc.Total == all.Total {
+			t.Fatalf("read_only=false: %d rows, API total %d (of %d)", n, sc.Total, all.Total)
+		}
+		if got := tab.text(t, "#procedures tbody"); strings.Contains(got, "\tread-only\t") {
+			t.Fatalf("a read-only procedure under read_only=false:\n%s", got)
+		}
+		tab.open(t, s.URL, "#/procedures?limit=25&tool=get_task_jobs_summary")
+		if rows := tab.text(t, "#procedures tbody"); !strings.Contains(rows, f.hostile) || strings.Contains(rows, f.compare) {
+			t.Fatalf("tool filter:\n%s", rows)
+		}
+	})
+
+	t.Run("procedure diff of two versions", func(t *testing.T) {
+		tab.open(t, s.URL, "#/procedure/"+f.compare)
+		if n := tab.count(t, "#versions tbody tr"); n != 2 {
+			t.Fatalf("%d versions shown", n)
+		}
+		tab.run(t, chromedp.Click("#show-diff", chromedp.ByQuery))
+		tab.waitJS(t, `document.querySelectorAll('#diff-out .diff-line').length > 0`)
+		added := tab.text(t, "#diff-out .diff-line.add")
+		if !strings.Contains(added, "second version") {
+			t.Fatalf("the diff's first added line is %q", added)
+		}
+		if n := tab.count(t, "#diff-out .diff-line.del"); n != 1 {
+			t.Fatalf("%d deleted lines, want 1 ([:3])", n)
+		}
+		if n := tab.count(t, "#code .tok-tool"); n < 3 {
+			t.Fatalf("%d highlighted tool calls", n)
+		}
+		tab.mustClean(t, "procedure")
+		tab.screenshot(t, "procedure")
+	})
+
+	t.Run("grant and revoke from the page", func(t *testing.T) {
+		tab.open(t, s.URL, "#/procedure/"+f.compare)
+		autoRun := func() bool {
+			return procOf(t, map[string]any{"procedure": s.get(t, "/v1/procedures/"+f.compare).JSON(t)})["auto_run"].(map[string]any)["enabled"].(bool)
+		}
+		tab.run(t, chromedp.Click("#grant", chromedp.ByQuery))
+		tab.waitJS(t, `document.querySelector('#grant-result .error') !== null`)
+		if autoRun() {
+			t.Fatal("granted without a reason")
+		}
+		tab.run(t, chromedp.SendKeys("#grant-reason", "reviewed the diff", chromedp.ByQuery), chromedp.Click("#grant", chromedp.ByQuery))
+		tab.waitJS(t, `document.querySelector('#revoke') && !document.querySelector('#revoke').disabled`)
+		if !autoRun() {
+			t.Fatal("the page's grant did not reach the API")
+		}
+		if d := s.decisions(t, "procedure="+f.compare+"&kind=grant"); len(d) != 1 || d[0]["actor"] != "anonymous" {
+			t.Fatalf("grant audit: %v", d)
+		}
+		if !strings.Contains(tab.text(t, ".audit"), "grant") {
+			t.Fatal("the page's audit trail lacks the grant")
+		}
+		tab.run(t, chromedp.SendKeys("#grant-reason", "done", chromedp.ByQuery), chromedp.Click("#revoke", chromedp.ByQuery))
+		tab.waitJS(t, `document.querySelector('#grant') && !document.querySelector('#grant').disabled`)
+		if autoRun() {
+			t.Fatal("the page's revoke did not reach the API")
+		}
+		if d := s.decisions(t, "procedure="+f.compare+"&kind=revoke"); len(d) != 1 {
+			t.Fatalf("revoke audit: %v", d)
+		}
+		tab.mustClean(t, "grant")
+	})
+
+	t.Run("graph explorer draws and expands", func(t *testing.T) {
+		tab.open(t, s.URL, "#/graph/tool/get_task_jobs_summary")
+		tab.waitJS(t, `window.procgraphExplorer && window.procgraphExplorer.ready`)
+		var g struct{ Nodes, Edges []map[string]any }
+		s.get(t, "/v1/graph?tool=get_task_jobs_summary").Into(t, &g)
+		var ids []string
+		tab.eval(t, `window.procgraphExplorer.cy.nodes().map((n) => n.id())`, &ids)
+		if len(ids) != len(g.Nodes) {
+			t.Fatalf("cytoscape has %d nodes %v, the API %d", len(ids), ids, len(g.Nodes))
+		}
+		var shot []byte
+		tab.run(t, chromedp.Screenshot("#cy", &shot, chromedp.ByQuery))
+		if ink := inkedPixels(t, shot); ink < 500 {
+			t.Fatalf("the graph canvas is blank (%d inked pixels)", ink)
+		}
+		// Click the hostile procedure where cytoscape drew it.
+		var pos struct{ X, Y float64 }
+		tab.eval(t, `(() => { const n = window.procgraphExplorer.cy.getElementById('procedure:`+f.hostile+`');
+			const r = document.getElementById('cy').getBoundingClientRect(); const p = n.renderedPosition();
+			return {x: r.left + p.x, y: r.top + p.y}; })()`, &pos)
+		tab.run(t, chromedp.MouseClickXY(pos.X, pos.Y))
+		tab.waitJS(t, `window.procgraphExplorer.expanded === 1 && window.procgraphExplorer.ready`)
+		var after int
+		tab.eval(t, `window.procgraphExplorer.cy.nodes().length`, &after)
+		if after <= len(ids) {
+			t.Fatalf("expanding the procedure kept %d nodes (had %d)", after, len(ids))
+		}
+		tab.mustClean(t, "graph")
+		tab.screenshot(t, "graph")
+		tab.open(t, s.URL, "#/graph")
+		tab.waitJS(t, `window.procgraphExplorer.ready`)
+		tab.screenshot(t, "graph-all")
+	})
+
+	t.Run("causes, audit and catalogue", func(t *testing.T) {
+		tab.open(t, s.URL, "#/causes")
+		if n := tab.count(t, "#causes tbody tr"); n != 2 {
+			t.Fatalf("%d causes", n)
+		}
+		tab.mustClean(t, "causes")
+		tab.screenshot(t, "causes")
+		tab.open(t, s.URL, "#/cause/input%20dataset%20unavailable")
+		if n := tab.count(t, "#cause-procedures tbody tr"); n != len(f.examples) {
+			t.Fatalf("%d procedures of the cause, want %d", n, len(f.examples))
+		}
+		tab.screenshot(t, "cause")
+		tab.open(t, s.URL, "#/audit?kind=grant")
+		if got := tab.text(t, ".audit tbody"); !strings.Contains(got, f.compare) || strings.Contains(got, "revoke") {
+			t.Fatalf("audit filtered by kind:\n%s", got)
+		}
+		tab.open(t, s.URL, "#/audit?actor=nobody")
+		if n := tab.count(t, ".audit tbody tr"); n != 0 {
+			t.Fatalf("actor filter kept %d rows", n)
+		}
+		tab.open(t, s.URL, "#/audit")
+		tab.mustClean(t, "audit")
+		tab.screenshot(t, "audit")
+		tab.open(t, s.URL, "#/catalogue")
+		if got := tab.text(t, "#tools tbody"); !strings.Contains(got, "hostile_tool") || !strings.Contains(got, "get_task_jobs_summary") {
+			t.Fatalf("catalogue:\n%s", got)
+		}
+		tab.mustClean(t, "catalogue")
+		tab.screenshot(t, "catalogue")
+	})
+
+	t.Run("hostile text stays text on every page", func(t *testing.T) {
+		for _, tc := range []struct {
+			hash  string
+			shown bool // the page shows the hostile text (the others show names only)
+		}{
+			{"#/procedures", false}, {"#/procedure/" + f.hostile, true}, {"#/causes", true},
+			{"#/cause/" + url.PathEscape(xssText), true}, {"#/graph/procedure/" + f.hostile, false},
+			{"#/audit", false}, {"#/catalogue", true},
+		} {
+			tab.open(t, s.URL, tc.hash)
+			if strings.HasPrefix(tc.hash, "#/graph") {
+				tab.waitJS(t, `window.procgraphExplorer.ready`)
+				var labels []string
+				tab.eval(t, `window.procgraphExplorer.cy.nodes().map((n) => n.data('label'))`, &labels)
+				if !slices.Contains(labels, xssText) {
+					t.Fatalf("the hostile cause is not a node label: %q", labels)
+				}
+			}
+			tab.mustClean(t, tc.hash)
+			var body string
+			tab.eval(t, `document.getElementById('view').innerText`, &body)
+			if tc.shown && !strings.Contains(body, xssPayloads[0]) {
+				t.Fatalf("%s does not show the hostile text as text:\n%s", tc.hash, body)
+			}
+		}
+		tab.open(t, s.URL, "#/procedure/"+f.hostile)
+		tab.screenshot(t, "hostile-procedure")
+		// The cause's link on the causes page leads to it.
+		tab.open(t, s.URL, "#/causes")
+		tab.run(t, chromedp.Evaluate(`[...document.querySelectorAll('#causes a')].find((a) => a.textContent === `+jsString(xssText)+`).click()`, nil))
+		tab.waitJS(t, `document.getElementById('cause-name') && document.getElementById('cause-name').textContent === `+jsString(xssText))
+		tab.mustClean(t, "the hostile cause's page")
+	})
+}
+
+// jsString is s as a JavaScript string literal.
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// TestConsoleToken: on a server with tokens the page's API calls are
+// refused until a token is entered; the token is then kept for the tab
+// (sessionStorage) and the grant actions show only with the grant scope.
+func TestConsoleToken(t *testing.T) {
+	tab := mustBrowser(t)
+	file := filepath.Join(t.TempDir(), "tokens.json")
+	reader := mustCreateToken(t, file, "ana", "read")
+	ops := mustCreateToken(t, file, "ops", "read,capture,grant,admin")
+	s := mustServe(t, serverOpts{TokensFile: file})
+	s.token = ops
+	names := mustCaptureExamples(t, s, "input dataset unavailable")
+
+	tab.open(t, s.URL, "#/procedures")
+	if n := tab.count(t, "#procedures tbody tr"); n != 0 {
+		t.Fatalf("%d rows without a token", n)
+	}
+	if got := tab.text(t, "#view"); !strings.Contains(got, "unauthorized") {
+		t.Fatalf("the page does not say the call was refused:\n%s", got)
+	}
+	tab.waitJS(t, `document.getElementById('token-form') !== null`)
+	tab.screenshot(t, "token-needed")
+	tab.run(t, chromedp.SendKeys("#token", reader, chromedp.ByQuery), chromedp.Click("#token-form button", chromedp.ByQuery))
+	tab.waitJS(t, `document.querySelectorAll('#procedures tbody tr').length > 0`)
+	if n := tab.count(t, "#procedures tbody tr"); n != len(names) {
+		t.Fatalf("%d rows with the token, want %d", n, len(names))
+	}
+	var stored string
+	tab.eval(t, `sessionStorage.getItem('procgraph.token')`, &stored)
+	if stored != reader {
+		t.Fatal("the token is not kept in sessionStorage")
+	}
+	// A read-only token: the grant actions are hidden.
+	tab.open(t, s.URL, "#/procedure/"+names[0])
+	if tab.count(t, "#grant") != 0 || tab.count(t, "#no-grant") != 1 || tab.count(t, ".promote") != 0 {
+		t.Fatal("grant actions shown to a token without the grant scope")
+	}
+	tab.mustClean(t, "token")
+	tab.run(t, chromedp.Click("#forget-token", chromedp.ByQuery))
+	tab.waitJS(t, `sessionStorage.getItem('procgraph.token') === null && document.getElementById('token-form') !== null`)
+}

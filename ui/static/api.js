@@ -1,0 +1,74 @@
+// api.js: calls to procgraph's HTTP API (the console uses nothing else).
+// With tokens configured, the token entered once is kept in this tab's
+// sessionStorage and sent as a bearer token.
+
+const KEY = 'procgraph.token';
+
+export const token = {
+  get: () => sessionStorage.getItem(KEY) || '',
+  set: (t) => sessionStorage.setItem(KEY, t),
+  clear: () => sessionStorage.removeItem(KEY),
+};
+
+// ApiError is an error answer: status, the API's code, message, details.
+export class ApiError extends Error {
+  constructor(status, body, text) {
+    const err = (body && body.error) || {};
+    super(err.message || text || 'HTTP ' + status);
+    this.status = status;
+    this.code = err.code || 'http_' + status;
+    this.details = err.details || {};
+  }
+}
+
+export function queryString(query) {
+  const qs = new URLSearchParams();
+  for (const [k, v] of Object.entries(query || {})) {
+    for (const x of [].concat(v)) if (x !== '' && x !== null && x !== undefined) qs.append(k, String(x));
+  }
+  const s = qs.toString();
+  return s ? '?' + s : '';
+}
+
+// api sends one request; it returns the decoded JSON (or the text with
+// raw) and throws ApiError for an error answer. A 401 also fires
+// procgraph:unauthorized so the page asks for a token.
+export async function api(method, path, opts = {}) {
+  const headers = {};
+  const t = token.get();
+  if (t) headers.Authorization = 'Bearer ' + t;
+  let body;
+  if (opts.body !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    body = JSON.stringify(opts.body);
+  }
+  const resp = await fetch(path + queryString(opts.query), { method, headers, body, credentials: 'omit', cache: 'no-store' });
+  const text = await resp.text();
+  if (resp.ok && opts.raw) return text;
+  let data = null;
+  try { data = text ? JSON.parse(text) : null; } catch (_) { data = null; }
+  if (!resp.ok) {
+    if (resp.status === 401) window.dispatchEvent(new CustomEvent('procgraph:unauthorized'));
+    throw new ApiError(resp.status, data, text);
+  }
+  return data;
+}
+
+export const get = (path, query) => api('GET', path, { query });
+
+const scopeCache = new Map();
+
+// hasScope reports whether this tab's token holds scope (grant or admin),
+// asking the API with a request that changes nothing: a body the route's
+// schema refuses. Without the scope the answer is 403 forbidden (scopes are
+// checked first); with it, 400 invalid_request.
+export async function hasScope(scope) {
+  const k = token.get() + '|' + scope;
+  if (!scopeCache.has(k)) {
+    const probe = scope === 'admin'
+      ? () => api('PUT', '/v1/tools', { body: { probe: true } })
+      : () => api('PUT', '/v1/procedures/' + encodeURIComponent('proc__scope_probe') + '/auto-run', { body: { probe: true } });
+    scopeCache.set(k, probe().then(() => true, (e) => e.status === 400 || e.status === 404));
+  }
+  return scopeCache.get(k);
+}

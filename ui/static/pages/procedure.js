@@ -1,0 +1,117 @@
+// pages/procedure.js: one procedure: what it is, its code and versions (with
+// a diff between any two), its grant with the actions, and its audit trail.
+import { h, link, table, yesNo, badge, when, section, errorBox } from '../dom.js';
+import { api, get, hasScope } from '../api.js';
+import { highlight } from '../highlight.js';
+import { diffView } from '../diff.js';
+
+export async function procedurePage(ctx) {
+  const name = ctx.args[0] || '';
+  const path = '/v1/procedures/' + encodeURIComponent(name);
+  const [p, versions, audit, canGrant] = await Promise.all([
+    get(path), get(path + '/versions'), get('/v1/decisions', { procedure: name, limit: 50 }), hasScope('grant'),
+  ]);
+  const ar = p.auto_run || {};
+  ctx.show(
+    h('h1', { id: 'proc-name' }, p.name),
+    h('p', { class: 'badges' },
+      yesNo(p.read_only, 'read-only', 'state-changing'), ' ', yesNo(p.exposed, 'exposed', 'not exposed'), ' ',
+      ar.active ? badge('auto-run active', 'ok') : ar.enabled ? badge('auto-run granted, inactive', 'warn') : badge('auto-run off', 'off'), ' ',
+      badge(p.status, p.status === 'succeeded' ? 'ok' : 'warn'), p.retired ? badge('retired', 'warn') : null, p.opaque ? badge('opaque', 'warn') : null),
+    section('Summary', h('p', { id: 'summary' }, p.summary || '—'), h('p', { id: 'description', class: 'muted' }, p.description || '')),
+    h('dl', { class: 'facts' },
+      fact('Signature', (p.signature || []).flatMap((t, i) => [i ? ' · ' : '', link(t, 'graph', 'tool', t)])),
+      fact('Frequency', p.frequency), fact('Uses', p.use_count), fact('Dialect', p.dialect),
+      fact('Code hash', h('code', null, p.code_hash)), fact('State-changing tools', (p.state_changing_tools || []).join(', ') || '—'),
+      fact('Unknown tools', (p.unknown_tools || []).join(', ') || '—'), fact('Created', when(p.created_at)),
+      fact('Last used', when(p.last_used_at))),
+    section('Code', h('div', { id: 'code' }, highlight(p.code || ''))),
+    section('Parameters', h('p', { id: 'parameters' }, (p.parameters || []).join(', ') || 'none'),
+      h('pre', { id: 'input-schema', class: 'code' }, JSON.stringify(p.input_schema, null, 2))),
+    section('Causes', table([
+      ['Cause', (c) => link(c.name, 'cause', c.name)], ['Edge frequency', (c) => c.frequency],
+    ], p.causes || [], { id: 'causes', class: 'grid' })),
+    versionsSection(ctx, p, versions.versions || [], canGrant),
+    grantSection(ctx, p, canGrant),
+    section('Audit trail', auditTable(audit.decisions || [])),
+  );
+}
+
+function fact(title, ...value) {
+  return [h('dt', null, title), h('dd', null, ...value)];
+}
+
+function reasonInput(id) {
+  return h('input', { id, placeholder: 'reason (required)', maxlength: 2048 });
+}
+
+// act runs an action that needs a reason, then re-renders the page.
+async function act(ctx, reasonEl, out, call) {
+  const reason = reasonEl.value.trim();
+  if (!reason) {
+    out.replaceChildren(h('p', { class: 'error', role: 'alert' }, 'A reason is required.'));
+    reasonEl.focus();
+    return;
+  }
+  try {
+    await call(reason);
+    await ctx.rerender();
+  } catch (e) {
+    out.replaceChildren(errorBox(e));
+  }
+}
+
+function grantSection(ctx, p, canGrant) {
+  const ar = p.auto_run || {};
+  const state = h('dl', { class: 'facts', id: 'grant-state' },
+    fact('Granted', ar.enabled ? 'yes' : 'no'), fact('Active', ar.active ? 'yes' : 'no'),
+    fact('Granted by', ar.granted_by || '—'), fact('Granted at', when(ar.granted_at)),
+    fact('Reason', ar.reason || '—'), fact('Inactive because', ar.inactive_reason || '—'));
+  if (!canGrant) return section('Auto-run', state, h('p', { class: 'muted', id: 'no-grant' }, 'Granting needs a token with the grant scope.'));
+  const reason = reasonInput('grant-reason');
+  const out = h('div', { id: 'grant-result' });
+  const path = '/v1/procedures/' + encodeURIComponent(p.name) + '/auto-run';
+  return section('Auto-run', state, h('div', { class: 'actions' }, reason,
+    h('button', { type: 'button', id: 'grant', disabled: ar.enabled, onclick: () => act(ctx, reason, out, (r) => api('PUT', path, { body: { enabled: true, reason: r } })) }, 'Grant auto-run'),
+    h('button', { type: 'button', id: 'revoke', disabled: !ar.enabled, onclick: () => act(ctx, reason, out, (r) => api('DELETE', path, { body: { reason: r } })) }, 'Revoke')), out);
+}
+
+function versionsSection(ctx, p, versions, canGrant) {
+  // By default the diff goes from the previous capture to the latest.
+  const byTime = versions.map((v, i) => [v.captured_at, i]).sort();
+  const newest = byTime.length ? byTime[byTime.length - 1][1] : 0;
+  const previous = byTime.length > 1 ? byTime[byTime.length - 2][1] : 0;
+  const pick = (id, sel) => h('select', { id }, versions.map((v, i) => h('option', { value: v.code_hash, selected: i === sel },
+    v.code_hash.slice(0, 12) + ' · ' + when(v.captured_at) + (v.current ? ' (current)' : ''))));
+  const a = pick('diff-a', previous);
+  const b = pick('diff-b', newest);
+  const out = h('div', { id: 'diff-out' });
+  const showDiff = async () => {
+    try {
+      const base = '/v1/procedures/' + encodeURIComponent(p.name) + '/versions/';
+      const [va, vb] = await Promise.all([get(base + encodeURIComponent(a.value)), get(base + encodeURIComponent(b.value))]);
+      out.replaceChildren(h('p', { class: 'muted' }, `${va.code_hash.slice(0, 12)} → ${vb.code_hash.slice(0, 12)}`), diffView(va.code || '', vb.code || ''));
+    } catch (e) {
+      out.replaceChildren(errorBox(e));
+    }
+  };
+  const reason = canGrant ? reasonInput('promote-reason') : null;
+  const promoteOut = h('div', { id: 'promote-result' });
+  const rows = table([
+    ['Code hash', (v) => h('code', null, v.code_hash.slice(0, 16))], ['Captured', (v) => when(v.captured_at)],
+    ['Frequency', (v) => v.frequency], ['Status', (v) => v.status], ['Current', (v) => (v.current ? badge('current', 'ok') : '')],
+    ['', (v) => (!canGrant || v.current ? '' : h('button', { type: 'button', class: 'promote', 'data-hash': v.code_hash,
+      onclick: () => act(ctx, reason, promoteOut, (r) => api('POST', '/v1/procedures/' + encodeURIComponent(p.name) + '/versions/' + encodeURIComponent(v.code_hash) + '/promote', { body: { reason: r } })) }, 'Promote'))],
+  ], versions, { id: 'versions', class: 'grid' });
+  return section('Versions', rows, reason ? h('div', { class: 'actions' }, reason, promoteOut) : null,
+    versions.length > 1 ? h('div', { class: 'actions' }, 'Diff ', a, ' → ', b, h('button', { type: 'button', id: 'show-diff', onclick: showDiff }, 'Show diff')) : h('p', { class: 'muted' }, 'One version.'),
+    out);
+}
+
+export function auditTable(decisions) {
+  return table([
+    ['When', (d) => when(d.at)], ['Kind', (d) => d.kind], ['Procedure', (d) => (d.procedure ? link(d.procedure, 'procedure', d.procedure) : '—')],
+    ['Outcome', (d) => badge(d.outcome, d.outcome === 'allowed' ? 'ok' : 'warn')], ['Reason', (d) => d.reason], ['Actor', (d) => d.actor],
+    ['Phase', (d) => d.phase || ''], ['Code hash', (d) => (d.code_hash ? h('code', null, d.code_hash.slice(0, 12)) : '')],
+  ], decisions, { class: 'grid audit' });
+}

@@ -1,0 +1,45 @@
+// Package ui is procgraph's console (API.md "Console"): static assets
+// embedded in the binary, served by api at /ui/. The pages use the public
+// API only, render every value as text (never HTML) and run under a strict
+// Content-Security-Policy.
+package ui
+
+import (
+	"embed"
+	"io/fs"
+	"net/http"
+)
+
+//go:embed static vendor/cytoscape.min.js vendor/cytoscape.LICENSE
+var assets embed.FS
+
+// ContentSecurityPolicy is the policy every console answer carries: scripts,
+// styles and connections only from procgraph itself, no inline code, no
+// plugins, no framing.
+const ContentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; " +
+	"connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+// Handler serves the console's files; mount it under /ui/ with that prefix
+// stripped. Every answer carries ContentSecurityPolicy and is not cached
+// beyond revalidation.
+func Handler() http.Handler {
+	static, _ := fs.Sub(assets, "static")
+	vendor, _ := fs.Sub(assets, "vendor")
+	mux := http.NewServeMux()
+	mux.Handle("/vendor/", http.StripPrefix("/vendor/", http.FileServerFS(vendor)))
+	mux.Handle("/", http.FileServerFS(static))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", ContentSecurityPolicy)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("Cache-Control", "no-cache")
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, "the console is read with GET", http.StatusMethodNotAllowed)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+}
