@@ -73,7 +73,12 @@ func New(cfg Config) (*Server, error) {
 }
 
 // ServeHTTP implements http.Handler.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if serveUI(w, r) {
+		return
+	}
+	s.router.ServeHTTP(w, r)
+}
 
 // Router returns the chi router (for route listings).
 func (s *Server) Router() chi.Router { return s.router }
@@ -135,6 +140,5 @@ func (s *Server) routes() chi.Router {
 	for _, rt := range s.routeTable() {
 		r.Method(rt.method, rt.pattern, s.chain(rt))
 	}
-	mountUI(r)
 	return r
 }

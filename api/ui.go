@@ -2,19 +2,27 @@ package api
 
 import (
 	"net/http"
-
-	"github.com/go-chi/chi/v5"
+	"strings"
 
 	"github.com/procgraph/procgraph/ui"
 )
 
-// mountUI serves the console (package ui) at /ui/. Its files need no
-// token (the page asks for one and sends it with each API call); the
-// Host/Origin protections wrap it like every route.
-func mountUI(r chi.Router) {
-	h := http.StripPrefix("/ui", ui.Handler())
-	r.Get("/ui", func(w http.ResponseWriter, r *http.Request) {
+// uiHandler serves the console's files with /ui stripped.
+var uiHandler = http.StripPrefix("/ui", ui.Handler())
+
+// serveUI serves the console (package ui) at /ui/ and reports whether r was
+// its. The console is static files, not an operation of the API: it is
+// outside the route table (and so OpenAPI), needs no token (the page asks
+// for one and sends it with each API call), and Protect's Host/Origin
+// guards wrap it like every route.
+func serveUI(w http.ResponseWriter, r *http.Request) bool {
+	switch {
+	case r.URL.Path == "/ui":
 		http.Redirect(w, r, "/ui/", http.StatusMovedPermanently)
-	})
-	r.Handle("/ui/*", h)
+	case strings.HasPrefix(r.URL.Path, "/ui/"):
+		uiHandler.ServeHTTP(w, r)
+	default:
+		return false
+	}
+	return true
 }

@@ -127,7 +127,7 @@ func (b *browserTab) open(tb testing.TB, base, hash string) {
 // waitReady waits for the page's render to finish.
 func (b *browserTab) waitReady(tb testing.TB) {
 	tb.Helper()
-	b.waitJS(tb, `document.getElementById('view') && document.getElementById('view').dataset.ready === 'true'`)
+	b.waitJS(tb, `document.getElementById('view') && document.getElementById('view').dataset.ready === 'true' && document.getElementById('view').dataset.rendered === location.hash`)
 }
 
 // text is the visible text of the first element matching sel.

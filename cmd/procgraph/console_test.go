@@ -100,7 +100,7 @@ func TestConsole(t *testing.T) {
 		var sc struct{ Total int }
 		s.get(t, "/v1/procedures?read_only=false").Into(t, &sc)
 		tab.run(t, chromedp.SetValue("#f-read_only", "false", chromedp.ByQuery), chromedp.Click("#apply", chromedp.ByQuery))
-		tab.waitJS(t, `location.hash.includes('read_only=false') && document.getElementById('view').dataset.ready === 'true'`)
+		tab.waitJS(t, `location.hash.includes('read_only=false') && document.getElementById('view').dataset.rendered === location.hash`)
 		if n := tab.count(t, "#procedures tbody tr"); n != sc.Total || sc.Total == 0 || sc.Total == all.Total {
 			t.Fatalf("read_only=false: %d rows, API total %d (of %d)", n, sc.Total, all.Total)
 		}

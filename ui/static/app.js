@@ -50,7 +50,10 @@ async function render() {
   } catch (e) {
     ctx.show(h('h1', null, 'Error'), errorBox(e));
   }
-  if (seq === current) view.setAttribute('data-ready', 'true');
+  if (seq === current) {
+    view.setAttribute('data-ready', 'true');
+    view.setAttribute('data-rendered', location.hash);
+  }
 }
 
 function renderNav(page) {
