@@ -33,3 +33,7 @@ FOR (c:Catalogue) REQUIRE c.id IS UNIQUE;
 // holding their number.
 CREATE CONSTRAINT procedure_class_key IF NOT EXISTS
 FOR (k:ProcedureClass) REQUIRE k.key IS UNIQUE;
+
+// The one import in progress (id "current"), if any: procgraph import.
+CREATE CONSTRAINT import_marker_id IF NOT EXISTS
+FOR (m:ImportMarker) REQUIRE m.id IS UNIQUE;

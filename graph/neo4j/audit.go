@@ -90,26 +90,9 @@ func (s *Store) ListDecisions(ctx context.Context, f procedures.DecisionFilter) 
 		}
 		out := make([]procedures.Decision, 0, len(recs))
 		for _, rec := range recs {
-			r := &row{m: asMap(field(rec, "decision"))}
-			d := procedures.Decision{
-				ID:           r.str("id"),
-				Kind:         procedures.DecisionKind(r.str("kind")),
-				Procedure:    r.str("procedure"),
-				CodeHash:     r.str("code_hash"),
-				Phase:        procedures.Phase(r.str("phase")),
-				Outcome:      procedures.Outcome(r.str("outcome")),
-				Reason:       r.str("reason"),
-				Actor:        r.str("actor"),
-				AllowedTools: r.strings("allowed_tools"),
-				At:           r.time("at"),
-				Note:         r.str("note"),
-				Suggestion:   r.str("suggestion"),
-			}
-			if r.err != nil {
-				return nil, r.err
-			}
-			if d.AllowedTools == nil {
-				d.AllowedTools = []string{}
+			d, err := decodeDecision(field(rec, "decision"))
+			if err != nil {
+				return nil, err
 			}
 			out = append(out, d)
 		}
@@ -129,4 +112,27 @@ func appendDecision(ctx context.Context, tx neo4j.ManagedTransaction, params map
 		return errRows("decision_append", len(recs))
 	}
 	return appended(recs[0], params)
+}
+
+// decodeDecision reads an audit record map (decisions.cypher's decision).
+func decodeDecision(v any) (procedures.Decision, error) {
+	r := &row{m: asMap(v)}
+	d := procedures.Decision{
+		ID:           r.str("id"),
+		Kind:         procedures.DecisionKind(r.str("kind")),
+		Procedure:    r.str("procedure"),
+		CodeHash:     r.str("code_hash"),
+		Phase:        procedures.Phase(r.str("phase")),
+		Outcome:      procedures.Outcome(r.str("outcome")),
+		Reason:       r.str("reason"),
+		Actor:        r.str("actor"),
+		AllowedTools: r.strings("allowed_tools"),
+		At:           r.time("at"),
+		Note:         r.str("note"),
+		Suggestion:   r.str("suggestion"),
+	}
+	if d.AllowedTools == nil {
+		d.AllowedTools = []string{}
+	}
+	return d, r.err
 }

@@ -67,6 +67,15 @@ func (s *Store) PutCatalogue(ctx context.Context, c *procedures.Catalogue) error
 	if c == nil {
 		return invalid("tools", "a catalogue is required")
 	}
+	at := dbTime(time.Now())
+	_, err := writeTx(ctx, s, "put catalogue", func(ctx context.Context, tx neo4j.ManagedTransaction) (struct{}, error) {
+		return struct{}{}, putCatalogueIn(ctx, tx, c, at)
+	})
+	return err
+}
+
+// putCatalogueIn is PutCatalogue inside tx (also Store.Load's).
+func putCatalogueIn(ctx context.Context, tx neo4j.ManagedTransaction, c *procedures.Catalogue, at time.Time) error {
 	names := make([]string, len(c.Tools))
 	tools := make([]map[string]any, len(c.Tools))
 	for i, t := range c.Tools {
@@ -83,26 +92,22 @@ func (s *Store) PutCatalogue(ctx context.Context, c *procedures.Catalogue) error
 			"input_schema":    schema,
 		}
 	}
-	put := map[string]any{"revision": c.Revision, "tools": tools, "at": dbTime(time.Now())}
-	_, err := writeTx(ctx, s, "put catalogue", func(ctx context.Context, tx neo4j.ManagedTransaction) (struct{}, error) {
-		if err := exec(ctx, tx, "catalogue_lock", map[string]any{"at": put["at"]}); err != nil {
-			return struct{}{}, err
-		}
-		old, err := catalogueIn(ctx, tx)
-		if err != nil {
-			return struct{}{}, err
-		}
-		if err := exec(ctx, tx, "catalogue_clear", map[string]any{"names": names}); err != nil {
-			return struct{}{}, err
-		}
-		if err := exec(ctx, tx, "catalogue_put", put); err != nil {
-			return struct{}{}, err
-		}
-		affected, err := procedures.Affected(txClasses{ctx, tx}, procedures.ChangedTools(old, c))
-		if err != nil {
-			return struct{}{}, err
-		}
-		return struct{}{}, reclassify(ctx, tx, affected)
-	})
-	return err
+	if err := exec(ctx, tx, "catalogue_lock", map[string]any{"at": at}); err != nil {
+		return err
+	}
+	old, err := catalogueIn(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if err := exec(ctx, tx, "catalogue_clear", map[string]any{"names": names}); err != nil {
+		return err
+	}
+	if err := exec(ctx, tx, "catalogue_put", map[string]any{"revision": c.Revision, "tools": tools, "at": at}); err != nil {
+		return err
+	}
+	affected, err := procedures.Affected(txClasses{ctx, tx}, procedures.ChangedTools(old, c))
+	if err != nil {
+		return err
+	}
+	return reclassify(ctx, tx, affected)
 }

@@ -186,7 +186,7 @@ func Reads(tb testing.TB, s procedures.Store) string {
 		}
 		out["decisions "+string(f.Kind)+f.Procedure] = pages
 	}
-	b, err := json.MarshalIndent(JSONValue(tb, out), "", " ")
+	b, err := json.MarshalIndent(deepEmptyToNil(JSONValue(tb, out)), "", " ")
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -332,4 +332,27 @@ func RunDumpRefusals(t *testing.T, newStore NewStore) {
 			}
 		})
 	}
+}
+
+// deepEmptyToNil is v (a decoded JSON value) with every empty list and
+// object, at any depth, null: the suite's "nil and empty are
+// interchangeable".
+func deepEmptyToNil(v any) any {
+	switch x := v.(type) {
+	case []any:
+		if len(x) == 0 {
+			return nil
+		}
+		for i := range x {
+			x[i] = deepEmptyToNil(x[i])
+		}
+	case map[string]any:
+		if len(x) == 0 {
+			return nil
+		}
+		for k := range x {
+			x[k] = deepEmptyToNil(x[k])
+		}
+	}
+	return v
 }

@@ -1,0 +1,19 @@
+// Dumped procedures (Store.Load), with the values dumped: counts, times,
+// grant and retirement (null removes). code_hash names the current version,
+// which load_versions.cypher links; the kept classification is left unset
+// (Store.FinishLoad classifies every procedure).
+UNWIND $rows AS r
+MERGE (p:Procedure {name: r.name})
+SET p.signature = r.signature, p.summary = r.summary, p.frequency = r.frequency, p.use_count = r.use_count,
+    p.created_at = r.created_at, p.updated_at = r.updated_at, p.last_used_at = r.last_used_at,
+    p.grant_enabled = r.grant_enabled, p.grant_by = r.grant_by, p.grant_at = r.grant_at,
+    p.grant_reason = r.grant_reason, p.grant_code_hash = r.grant_code_hash,
+    p.retired_at = r.retired_at, p.retired_by = r.retired_by, p.retired_reason = r.retired_reason,
+    p.code_hash = r.current
+FOREACH (toolName IN r.signature |
+  MERGE (t:Tool {name: toolName})
+  MERGE (p)-[:CALLS]->(t)
+)
+WITH p
+#include rank_set
+RETURN count(p) AS loaded;

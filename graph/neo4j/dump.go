@@ -1,0 +1,223 @@
+package neo4jstore
+
+import (
+	"context"
+	"sort"
+	"time"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/procgraph/procgraph/procedures"
+)
+
+var _ procedures.DumpStore = (*Store)(nil)
+
+// dumpPage is the procedures (or causes, decisions) one Dump read returns.
+const dumpPage = 500
+
+// Dump streams the store in pages, each a managed read transaction (read
+// committed: for an exact copy, stop writers first; see procedures.DumpStore).
+func (s *Store) Dump(ctx context.Context, sink procedures.DumpSink) error {
+	recs, err := query(ctx, s, "dump", neo4j.AccessModeRead, "dump_counts", nil)
+	if err != nil {
+		return err
+	}
+	if len(recs) != 1 {
+		return s.mapError("dump", errRows("dump_counts", len(recs)))
+	}
+	n := func(k string) int64 { v, _ := field(recs[0], k).(int64); return v }
+	err = sink.Begin(procedures.DumpCounts{
+		procedures.DumpCatalogue: 1, procedures.DumpCause: n("causes"), procedures.DumpProcedure: n("procedures"),
+		procedures.DumpVersion: n("versions"), procedures.DumpUsage: n("usage"), procedures.DumpEdge: n("edges"),
+		procedures.DumpDecision: n("decisions"),
+	})
+	if err != nil {
+		return err
+	}
+	cat, err := s.Catalogue(ctx)
+	if err != nil {
+		return err
+	}
+	if err := sink.Record(procedures.DumpRecord{Type: procedures.DumpCatalogue, Catalogue: cat}); err != nil {
+		return err
+	}
+	for after := ""; ; {
+		recs, err := query(ctx, s, "dump", neo4j.AccessModeRead, "dump_causes", map[string]any{"after": after, "limit": dumpPage})
+		if err != nil {
+			return err
+		}
+		for _, rec := range recs {
+			c := &procedures.DumpCauseRecord{}
+			c.Name, _ = field(rec, "name").(string)
+			c.Description, _ = field(rec, "description").(string)
+			if err := sink.Record(procedures.DumpRecord{Type: procedures.DumpCause, Cause: c}); err != nil {
+				return err
+			}
+			after = c.Name
+		}
+		if len(recs) < dumpPage {
+			break
+		}
+	}
+	for after := ""; ; {
+		groups, err := readTx(ctx, s, "dump", func(ctx context.Context, tx neo4j.ManagedTransaction) ([][]procedures.DumpRecord, error) {
+			return dumpProcedures(ctx, tx, after)
+		})
+		if err != nil {
+			return err
+		}
+		for _, g := range groups {
+			for _, r := range g {
+				if err := sink.Record(r); err != nil {
+					return err
+				}
+			}
+			after = g[0].Procedure.Name
+		}
+		if len(groups) < dumpPage {
+			break
+		}
+	}
+	at, id := time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC), ""
+	for {
+		recs, err := query(ctx, s, "dump", neo4j.AccessModeRead, "dump_decisions", map[string]any{"at": at, "id": id, "limit": dumpPage})
+		if err != nil {
+			return err
+		}
+		for _, rec := range recs {
+			d, err := decodeDecision(field(rec, "decision"))
+			if err != nil {
+				return s.mapError("dump", err)
+			}
+			if err := sink.Record(procedures.DumpRecord{Type: procedures.DumpDecision, Decision: &d}); err != nil {
+				return err
+			}
+			at, id = d.At, d.ID
+		}
+		if len(recs) < dumpPage {
+			return nil
+		}
+	}
+}
+
+// dumpProcedures reads the page of procedure groups after after, in dump
+// order (procedures.DumpType).
+func dumpProcedures(ctx context.Context, tx neo4j.ManagedTransaction, after string) ([][]procedures.DumpRecord, error) {
+	recs, err := collect(ctx, tx, "dump_procedures", map[string]any{"after": after, "limit": dumpPage})
+	if err != nil {
+		return nil, err
+	}
+	groups := make([][]procedures.DumpRecord, 0, len(recs))
+	var owners []map[string]any
+	for _, rec := range recs {
+		r := &row{m: asMap(field(rec, "procedure"))}
+		p := &procedures.DumpProcedureRecord{
+			Name: r.str("name"), Signature: r.strings("signature"), Summary: r.str("summary"),
+			Frequency: r.int("frequency"), UseCount: r.int("use_count"), CreatedAt: r.time("created_at"),
+			UpdatedAt: r.time("updated_at"), LastUsedAt: r.timePtr("last_used_at"),
+		}
+		p.Current, _ = r.m["current"].(string)
+		if r.m["grant_enabled"] != nil {
+			p.Grant = &procedures.Grant{Enabled: r.bool("grant_enabled"), GrantedBy: r.str("grant_by"), GrantedAt: r.time("grant_at"),
+				Reason: r.str("grant_reason"), CodeHash: r.str("grant_code_hash")}
+		}
+		if r.m["retired_at"] != nil {
+			p.Retired = &procedures.Retirement{RetiredBy: r.str("retired_by"), RetiredAt: r.time("retired_at"), Reason: r.str("retired_reason")}
+		}
+		g := []procedures.DumpRecord{{Type: procedures.DumpProcedure, Procedure: p}}
+		var versions []procedures.DumpRecord
+		for _, v := range r.list("versions") {
+			dv, err := decodeVersion(v, "")
+			if err != nil {
+				return nil, err
+			}
+			versions = append(versions, procedures.DumpRecord{Type: procedures.DumpVersion, Version: &procedures.DumpVersionRecord{
+				Procedure: p.Name, CodeHash: dv.CodeHash, Code: dv.Code, Dialect: dv.Dialect, Parameters: dv.Parameters,
+				InputSchema: dv.InputSchema, Opaque: dv.Opaque, Warnings: dv.Warnings, Summary: dv.Summary, Metadata: dv.Metadata,
+				CapturedAt: dv.CapturedAt, Frequency: dv.Frequency, Status: dv.Status,
+			}})
+			owners = append(owners, map[string]any{"scope": "version", "procedure": p.Name, "code_hash": dv.CodeHash, "cause": nil})
+		}
+		sort.Slice(versions, func(i, j int) bool { return versions[i].Version.CodeHash < versions[j].Version.CodeHash })
+		g = append(g, versions...)
+		owners = append(owners, map[string]any{"scope": "procedure", "procedure": p.Name, "code_hash": nil, "cause": nil})
+		var edges []procedures.DumpRecord
+		for _, e := range r.list("edges") {
+			er := &row{m: asMap(e)}
+			edges = append(edges, procedures.DumpRecord{Type: procedures.DumpEdge, Edge: &procedures.DumpEdgeRecord{
+				Cause: er.str("cause"), Procedure: p.Name, Frequency: er.int("frequency")}})
+			owners = append(owners, map[string]any{"scope": "cause", "procedure": p.Name, "code_hash": nil, "cause": er.str("cause")})
+			if er.err != nil {
+				return nil, er.err
+			}
+		}
+		sort.Slice(edges, func(i, j int) bool { return edges[i].Edge.Cause < edges[j].Edge.Cause })
+		g = append(g, edges...)
+		if r.err != nil {
+			return nil, r.err
+		}
+		groups = append(groups, g)
+	}
+	if len(owners) == 0 {
+		return groups, nil
+	}
+	keys, err := collect(ctx, tx, "dump_usage", map[string]any{"owners": owners})
+	if err != nil {
+		return nil, err
+	}
+	byProc := map[string][]procedures.DumpRecord{}
+	for _, k := range keys {
+		u := &procedures.DumpUsageRecord{Procedure: field(k, "procedure").(string)}
+		u.Key, _ = field(k, "key").(string)
+		switch field(k, "scope") {
+		case "version":
+			u.Scope, u.CodeHash = procedures.UsageVersion, field(k, "code_hash").(string)
+		case "procedure":
+			u.Scope = procedures.UsageProcedure
+		default:
+			u.Scope, u.Cause = procedures.UsageEdge, field(k, "cause").(string)
+		}
+		byProc[u.Procedure] = append(byProc[u.Procedure], procedures.DumpRecord{Type: procedures.DumpUsage, Usage: u})
+	}
+	for i, g := range groups {
+		groups[i] = placeUsage(g, byProc[g[0].Procedure.Name])
+	}
+	return groups, nil
+}
+
+// placeUsage puts a group's usage keys where dump order wants them: version
+// keys after the versions, procedure keys next, edge keys after the edges,
+// each sorted.
+func placeUsage(g, keys []procedures.DumpRecord) []procedures.DumpRecord {
+	rank := func(u *procedures.DumpUsageRecord) (int, string) {
+		switch u.Scope {
+		case procedures.UsageVersion:
+			return 0, u.CodeHash + "\x00" + u.Key
+		case procedures.UsageProcedure:
+			return 1, u.Key
+		}
+		return 2, u.Cause + "\x00" + u.Key
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		ri, ki := rank(keys[i].Usage)
+		rj, kj := rank(keys[j].Usage)
+		if ri != rj {
+			return ri < rj
+		}
+		return ki < kj
+	})
+	edgeStart := sort.Search(len(keys), func(i int) bool { r, _ := rank(keys[i].Usage); return r == 2 })
+	edgesAt := len(g)
+	for i, r := range g {
+		if r.Type == procedures.DumpEdge {
+			edgesAt = i
+			break
+		}
+	}
+	out := make([]procedures.DumpRecord, 0, len(g)+len(keys))
+	out = append(out, g[:edgesAt]...)
+	out = append(out, keys[:edgeStart]...)
+	out = append(out, g[edgesAt:]...)
+	out = append(out, keys[edgeStart:]...)
+	return out
+}

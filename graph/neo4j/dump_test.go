@@ -1,0 +1,33 @@
+package neo4jstore
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/procgraph/procgraph/graph/embedded"
+	"github.com/procgraph/procgraph/graph/storetest"
+	"github.com/procgraph/procgraph/procedures"
+)
+
+func newEmbedded(t *testing.T) procedures.Store {
+	s, err := embedded.Open(filepath.Join(t.TempDir(), "p.db"), embedded.Options{NoSync: true})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+// TestDumpRoundTrip: the suite's scenarios carried between the two
+// backends both ways: the dumps equal record for record, every read the same.
+func TestDumpRoundTrip(t *testing.T) {
+	settings(t)
+	t.Run("embedded to neo4j", func(t *testing.T) { storetest.RunDumpRoundTrip(t, newEmbedded, newStore) })
+	t.Run("neo4j to embedded", func(t *testing.T) { storetest.RunDumpRoundTrip(t, newStore, newEmbedded) })
+}
+
+// TestDumpRefusals: bad dumps leave the Neo4j store empty, with no marker.
+func TestDumpRefusals(t *testing.T) {
+	settings(t)
+	storetest.RunDumpRefusals(t, newStore)
+}

@@ -1,0 +1,180 @@
+package neo4jstore
+
+import (
+	"context"
+	"time"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/procgraph/procgraph/procedures"
+)
+
+// Empty reports whether the database holds nothing procgraph keeps (see
+// procedures.DumpStore).
+func (s *Store) Empty(ctx context.Context) (bool, error) {
+	recs, err := query(ctx, s, "empty", neo4j.AccessModeRead, "dump_empty", nil)
+	if err != nil {
+		return false, err
+	}
+	if len(recs) != 1 {
+		return false, s.mapError("empty", errRows("dump_empty", len(recs)))
+	}
+	return field(recs[0], "used") == false, nil
+}
+
+// LoadState returns the import in progress (see procedures.DumpStore).
+func (s *Store) LoadState(ctx context.Context) (*procedures.LoadMarker, error) {
+	return readTx(ctx, s, "load state", func(ctx context.Context, tx neo4j.ManagedTransaction) (*procedures.LoadMarker, error) {
+		return loadMarker(ctx, tx)
+	})
+}
+
+func loadMarker(ctx context.Context, tx neo4j.ManagedTransaction) (*procedures.LoadMarker, error) {
+	recs, err := collect(ctx, tx, "load_marker_get", nil)
+	if err != nil || len(recs) == 0 {
+		return nil, err
+	}
+	m := &procedures.LoadMarker{}
+	m.DumpID, _ = field(recs[0], "dumpId").(string)
+	m.Line, _ = field(recs[0], "line").(int64)
+	return m, nil
+}
+
+// Load applies dump records and moves the marker in one write transaction
+// (see procedures.DumpStore): one UNWIND statement per record type, in dump
+// order.
+func (s *Store) Load(ctx context.Context, m procedures.LoadMarker, recs []procedures.DumpRecord) error {
+	var cat *procedures.Catalogue
+	rows := map[procedures.DumpType][]map[string]any{}
+	for _, r := range recs {
+		row, err := loadRow(r)
+		if err != nil {
+			return err
+		}
+		if r.Type == procedures.DumpCatalogue {
+			cat = r.Catalogue
+			continue
+		}
+		rows[r.Type] = append(rows[r.Type], row)
+	}
+	now := dbTime(time.Now())
+	_, err := writeTx(ctx, s, "load", func(ctx context.Context, tx neo4j.ManagedTransaction) (struct{}, error) {
+		if err := exec(ctx, tx, "load_marker_set", map[string]any{"dumpId": m.DumpID, "line": m.Line}); err != nil {
+			return struct{}{}, err
+		}
+		old, err := loadMarker(ctx, tx)
+		if err != nil {
+			return struct{}{}, err
+		}
+		if old == nil || old.DumpID != m.DumpID {
+			return struct{}{}, procedures.Errorf(procedures.CodeConflict, "another import is in progress")
+		}
+		if cat != nil {
+			if err := putCatalogueIn(ctx, tx, cat, now); err != nil {
+				return struct{}{}, err
+			}
+		}
+		for _, t := range []struct {
+			typ  procedures.DumpType
+			stmt string
+		}{
+			{procedures.DumpCause, "load_causes"}, {procedures.DumpProcedure, "load_procedures"},
+			{procedures.DumpVersion, "load_versions"}, {procedures.DumpEdge, "load_edges"},
+			{procedures.DumpUsage, "load_usage"}, {procedures.DumpDecision, "load_decisions"},
+		} {
+			if len(rows[t.typ]) == 0 {
+				continue
+			}
+			if err := exec(ctx, tx, t.stmt, map[string]any{"rows": rows[t.typ], "at": now}); err != nil {
+				return struct{}{}, err
+			}
+		}
+		return struct{}{}, nil
+	})
+	return err
+}
+
+// loadRow is a dump record as its load statement's row.
+func loadRow(r procedures.DumpRecord) (map[string]any, error) {
+	switch r.Type {
+	case procedures.DumpCatalogue:
+		return nil, nil
+	case procedures.DumpCause:
+		return map[string]any{"name": r.Cause.Name, "description": r.Cause.Description}, nil
+	case procedures.DumpProcedure:
+		p := r.Procedure
+		row := map[string]any{"name": p.Name, "signature": p.Signature, "summary": p.Summary, "frequency": p.Frequency,
+			"use_count": p.UseCount, "created_at": dbTime(p.CreatedAt), "updated_at": dbTime(p.UpdatedAt), "last_used_at": nil,
+			"current": p.Current, "grant_enabled": nil, "grant_by": nil, "grant_at": nil, "grant_reason": nil, "grant_code_hash": nil,
+			"retired_at": nil, "retired_by": nil, "retired_reason": nil}
+		if p.LastUsedAt != nil {
+			row["last_used_at"] = dbTime(*p.LastUsedAt)
+		}
+		if g := p.Grant; g != nil {
+			row["grant_enabled"], row["grant_by"], row["grant_at"] = g.Enabled, g.GrantedBy, dbTime(g.GrantedAt)
+			row["grant_reason"], row["grant_code_hash"] = g.Reason, g.CodeHash
+		}
+		if rt := p.Retired; rt != nil {
+			row["retired_at"], row["retired_by"], row["retired_reason"] = dbTime(rt.RetiredAt), rt.RetiredBy, rt.Reason
+		}
+		return row, nil
+	case procedures.DumpVersion:
+		v := r.Version
+		schema, err := jsonString(v.InputSchema)
+		if err != nil {
+			return nil, invalid("input_schema", "input schema is not JSON")
+		}
+		meta, err := jsonString(v.Metadata)
+		if err != nil {
+			return nil, invalid("metadata", "metadata is not JSON")
+		}
+		var warnings any
+		if len(v.Warnings) > 0 {
+			if warnings, err = jsonString(v.Warnings); err != nil {
+				return nil, invalid("warnings", "warnings are not JSON")
+			}
+		}
+		return map[string]any{"procedure": v.Procedure, "id": versionID(v.Procedure, v.CodeHash), "code_hash": v.CodeHash,
+			"code": v.Code, "dialect": v.Dialect, "parameters": stringList(v.Parameters), "input_schema": schema,
+			"opaque": v.Opaque, "warnings": warnings, "summary": v.Summary, "metadata": meta,
+			"captured_at": dbTime(v.CapturedAt), "frequency": v.Frequency, "status": string(v.Status)}, nil
+	case procedures.DumpUsage:
+		u := r.Usage
+		scope := u.Scope
+		if scope == procedures.UsageEdge {
+			scope = "cause"
+		}
+		row := map[string]any{"scope": scope, "procedure": u.Procedure, "key": u.Key, "code_hash": nil, "cause": nil}
+		if u.CodeHash != "" {
+			row["code_hash"] = u.CodeHash
+		}
+		if u.Cause != "" {
+			row["cause"] = u.Cause
+		}
+		return row, nil
+	case procedures.DumpEdge:
+		return map[string]any{"cause": r.Edge.Cause, "procedure": r.Edge.Procedure, "frequency": r.Edge.Frequency}, nil
+	case procedures.DumpDecision:
+		return decisionParams(*r.Decision)
+	}
+	return nil, invalid("type", "dump record of type %q cannot be loaded", r.Type)
+}
+
+// FinishLoad classifies every procedure (the classification the load left
+// unset) and removes the marker (see procedures.DumpStore).
+func (s *Store) FinishLoad(ctx context.Context, dumpID string) error {
+	m, err := s.LoadState(ctx)
+	if err != nil {
+		return err
+	}
+	if m == nil || m.DumpID != dumpID {
+		return procedures.Errorf(procedures.CodeConflict, "no import of dump %s in progress", dumpID)
+	}
+	if err := s.backfillClasses(ctx); err != nil {
+		return err
+	}
+	_, err = writeTx(ctx, s, "finish load", func(ctx context.Context, tx neo4j.ManagedTransaction) (struct{}, error) {
+		return struct{}{}, exec(ctx, tx, "load_marker_clear", nil)
+	})
+	return err
+}
