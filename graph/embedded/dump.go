@@ -219,10 +219,16 @@ func (s *Store) Load(ctx context.Context, m procedures.LoadMarker, recs []proced
 	})
 }
 
+// finishBatch is the number of procedures FinishLoad classifies per
+// transaction: a write transaction holds its dirty pages in memory.
+const finishBatch = 5_000
+
 // FinishLoad classifies every procedure, builds the rank index and class
-// counts and removes the marker (see procedures.DumpStore).
+// counts and removes the marker (see procedures.DumpStore), finishBatch
+// procedures per transaction; the marker stays until the last, so an
+// interrupted finish is done again whole by the resumed import.
 func (s *Store) FinishLoad(ctx context.Context, dumpID string) error {
-	return s.update(ctx, func(tx *bolt.Tx) error {
+	check := func(tx *bolt.Tx) error {
 		m, err := loadMarker(tx)
 		if err != nil {
 			return err
@@ -230,9 +236,81 @@ func (s *Store) FinishLoad(ctx context.Context, dumpID string) error {
 		if m == nil || m.DumpID != dumpID {
 			return procedures.Errorf(procedures.CodeConflict, "no import of dump %s in progress", dumpID)
 		}
-		if err := reclassifyAll(tx); err != nil {
+		return nil
+	}
+	err := s.update(ctx, func(tx *bolt.Tx) error {
+		if err := check(tx); err != nil {
+			return err
+		}
+		if err := tx.DeleteBucket(bClasses); err != nil {
+			return err
+		}
+		_, err := tx.CreateBucket(bClasses)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	for after, more := []byte(nil), true; more; {
+		err := s.update(ctx, func(tx *bolt.Tx) error {
+			var names []string
+			c := tx.Bucket(bProcs).Cursor()
+			k, _ := c.First()
+			if after != nil {
+				if k, _ = c.Seek(after); k != nil && string(k) == string(after) {
+					k, _ = c.Next()
+				}
+			}
+			for ; k != nil && len(names) < finishBatch; k, _ = c.Next() {
+				names = append(names, string(k))
+			}
+			more = len(names) == finishBatch
+			if len(names) > 0 {
+				after = []byte(names[len(names)-1])
+			}
+			return classifyLoaded(tx, names)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return s.update(ctx, func(tx *bolt.Tx) error {
+		if err := check(tx); err != nil {
 			return err
 		}
 		return tx.Bucket(bMeta).Delete(metaImport)
 	})
+}
+
+// classifyLoaded classifies the loaded procedures names, writing their
+// rank entries afresh and counting them in the (rebuilt) class counts.
+func classifyLoaded(tx *bolt.Tx, names []string) error {
+	cs, err := procedures.Reclassify(txClasses{tx}, names)
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		rec, err := mustProc(tx, name)
+		if err != nil {
+			return err
+		}
+		c := cs[name]
+		rec.ReadOnly, rec.Problem = c.ReadOnly, c.Problem
+		cur, err := getVersion(tx, name, rec.Current)
+		if err != nil {
+			return err
+		}
+		if cur == nil {
+			return procedures.Errorf(procedures.CodeInvalid, "procedure %s: its current version %s was not loaded", name, rec.Current)
+		}
+		if rk := tx.Bucket(bRankByName).Get([]byte(name)); rk != nil {
+			if err := tx.Bucket(bRank).Delete(rk); err != nil {
+				return err
+			}
+		}
+		if err := putProc(tx, rec, cur); err != nil {
+			return err
+		}
+	}
+	return nil
 }
