@@ -7,11 +7,12 @@ import (
 	"time"
 )
 
-// index answers GET /: where to go from here (the console when there is
-// one, the API description, health, metrics, the API and MCP), each path
-// with what it is.
+// index answers GET /: where to go from here (the console, the API
+// description, health, metrics, the API and MCP), each path with what it
+// is.
 func (s *Server) index(w http.ResponseWriter, r *http.Request) error {
-	links := map[string]string{"/v1/": "the HTTP API (see /openapi.json)"}
+	links := map[string]string{"/v1/": "the HTTP API (see /openapi.json)",
+		"/ui/": "the console: browse, review and grant in a browser"}
 	for _, rt := range s.routeTable() {
 		if rt.method == "GET" && rt.pattern != "/" && !strings.HasPrefix(rt.pattern, "/v1/") {
 			links[rt.pattern] = rt.summary

@@ -249,7 +249,7 @@ func TestIndex(t *testing.T) {
 	s := mustServe(t, serverOpts{TokensFile: tokens})
 	out := mustStatus(t, s.get(t, "/"), 200)
 	links, _ := out["links"].(map[string]any)
-	for _, want := range []string{"/openapi.json", "/healthz", "/readyz", "/metrics", "/v1/", "/mcp", "/mcp/interactive"} {
+	for _, want := range []string{"/ui/", "/openapi.json", "/healthz", "/readyz", "/metrics", "/v1/", "/mcp", "/mcp/interactive"} {
 		if what, ok := links[want].(string); !ok || what == "" {
 			t.Errorf("GET / lacks %s: %v", want, out)
 		}
