@@ -27,7 +27,8 @@ const (
 )
 
 // DecisionKinds is every decision kind.
-var DecisionKinds = []DecisionKind{KindInvoke, KindGrant, KindRevoke, KindPromote, KindCatalogue, KindRetire}
+var DecisionKinds = []DecisionKind{KindInvoke, KindGrant, KindRevoke, KindPromote, KindCatalogue, KindRetire,
+	KindTurn, KindApproval, KindPolicy}
 
 // DecisionKindNames returns DecisionKinds as strings (a query parameter's
 // allowed values).

@@ -11,6 +11,9 @@ import (
 // CodeUnavailable (the backend cannot be reached; nothing was written) and
 // CodeInternal.
 type Store interface {
+	// TurnStore keeps the turn gate's approvals and session policies.
+	TurnStore
+
 	// Capture records one capture in one transaction: it upserts the
 	// procedure by name, the version by code hash, the cause and its edge,
 	// and counts the usage key (see CaptureInput). Returns CodeInvalid for

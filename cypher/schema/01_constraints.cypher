@@ -37,3 +37,14 @@ FOR (k:ProcedureClass) REQUIRE k.key IS UNIQUE;
 // The one import in progress (id "current"), if any: procgraph import.
 CREATE CONSTRAINT import_marker_id IF NOT EXISTS
 FOR (m:ImportMarker) REQUIRE m.id IS UNIQUE;
+
+// The turn gate: turns awaiting or past review, the one gate node that
+// serialises admission, and session policies (id: session, a 0 char, code hash).
+CREATE CONSTRAINT turn_id IF NOT EXISTS
+FOR (t:Turn) REQUIRE t.id IS UNIQUE;
+
+CREATE CONSTRAINT turn_gate_id IF NOT EXISTS
+FOR (g:TurnGate) REQUIRE g.id IS UNIQUE;
+
+CREATE CONSTRAINT session_policy_id IF NOT EXISTS
+FOR (p:SessionPolicy) REQUIRE p.id IS UNIQUE;

@@ -23,3 +23,10 @@ FOR (d:Decision) ON (d.at);
 
 CREATE INDEX decision_procedure IF NOT EXISTS
 FOR (d:Decision) ON (d.procedure);
+
+// Pending turns (admission counts them) and a session's policies.
+CREATE INDEX turn_status IF NOT EXISTS
+FOR (t:Turn) ON (t.status);
+
+CREATE INDEX session_policy_session IF NOT EXISTS
+FOR (p:SessionPolicy) ON (p.session);

@@ -31,11 +31,15 @@ var (
 	bToolProcs   = []byte("tool_procedures")        // tool 0 name → ∅
 	bRefs        = []byte("references")             // referenced name 0 referrer → ∅
 	bClasses     = []byte("classes")                // classKey → procedures of that class (u64)
+	bTurns       = []byte("turns")                  // turn id → procedures.TurnRecord (JSON)
+	bPending     = []byte("turns_pending")          // turn id → deadline (u64 ms) while pending
+	bPolicies    = []byte("session_policies")       // session 0 code hash → procedures.SessionPolicy (JSON)
 )
 
 var allBuckets = [][]byte{
 	bMeta, bProcs, bVersions, bKeysProc, bKeysVersion, bKeysEdge, bCauses, bEdgesPC, bEdgesCP,
 	bGrants, bDecisions, bDecisionIDs, bDecByProc, bCatalogue, bRank, bRankByName, bToolProcs, bRefs, bClasses,
+	bTurns, bPending, bPolicies,
 }
 
 var (

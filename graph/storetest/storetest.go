@@ -57,6 +57,7 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) procedures.Store) {
 		{"Concurrency", testConcurrency},
 		{"Naming", testNaming},
 		{"Retire", testRetire},
+		{"Turns", testTurns},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) { g.run(t, newStore) })

@@ -1,0 +1,3 @@
+// One stored turn.
+MATCH (t:Turn {id: $id})
+RETURN t.record AS record;

@@ -1,0 +1,271 @@
+package embedded
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/procgraph/procgraph/procedures"
+)
+
+var _ procedures.TurnStore = (*Store)(nil)
+
+// CreateApproval implements procedures.TurnStore: the pending count and the
+// write share one read-write transaction, which bbolt serialises.
+func (s *Store) CreateApproval(ctx context.Context, r procedures.TurnRecord, maxPending int, now time.Time) error {
+	if r.ID == "" || r.SessionID == "" {
+		return procedures.Errorf(procedures.CodeInvalid, "an approval needs an id and a session")
+	}
+	r.Status = procedures.TurnPending
+	return s.update(ctx, func(tx *bolt.Tx) error {
+		if tx.Bucket(bTurns).Get([]byte(r.ID)) != nil {
+			return procedures.Errorf(procedures.CodeConflict, "turn %s exists", r.ID)
+		}
+		pending, next := 0, time.Duration(0)
+		err := tx.Bucket(bPending).ForEach(func(_, v []byte) error {
+			if left := fromMs(int64(getU64(v))).Sub(now); left > 0 {
+				pending++
+				if next == 0 || left < next {
+					next = left
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if pending >= maxPending {
+			return procedures.BusyPending(maxPending, next)
+		}
+		return putTurn(tx, r)
+	})
+}
+
+// putTurn writes r as stored (purged, times normalised) and keeps the
+// pending index.
+func putTurn(tx *bolt.Tx, r procedures.TurnRecord) error {
+	r = r.Purged()
+	r.RequestedAt, r.Deadline = norm(r.RequestedAt), norm(r.Deadline)
+	if r.Resolution != nil {
+		res := *r.Resolution
+		res.At = norm(res.At)
+		r.Resolution = &res
+	}
+	b, err := encode(r)
+	if err != nil {
+		return err
+	}
+	id := []byte(r.ID)
+	if err := tx.Bucket(bTurns).Put(id, b); err != nil {
+		return err
+	}
+	if r.Status == procedures.TurnPending {
+		return tx.Bucket(bPending).Put(id, u64(uint64(ms(r.Deadline))))
+	}
+	return tx.Bucket(bPending).Delete(id)
+}
+
+func getTurn(tx *bolt.Tx, id string) (*procedures.TurnRecord, error) {
+	v := tx.Bucket(bTurns).Get([]byte(id))
+	if v == nil {
+		return nil, procedures.Errorf(procedures.CodeNotFound, "no turn %s", id)
+	}
+	var r procedures.TurnRecord
+	if err := decode(v, &r, "turn"); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// GetApproval implements procedures.TurnStore.
+func (s *Store) GetApproval(ctx context.Context, id string) (*procedures.TurnRecord, error) {
+	var out *procedures.TurnRecord
+	err := s.view(ctx, func(tx *bolt.Tx) error {
+		var err error
+		out, err = getTurn(tx, id)
+		return err
+	})
+	return out, err
+}
+
+// ListApprovals implements procedures.TurnStore. Turn ids are time-ordered,
+// so newest first is the bucket in reverse.
+func (s *Store) ListApprovals(ctx context.Context, f procedures.ApprovalFilter) ([]*procedures.TurnRecord, error) {
+	limit, err := approvalLimit(f)
+	if err != nil {
+		return nil, err
+	}
+	out := []*procedures.TurnRecord{}
+	err = s.view(ctx, func(tx *bolt.Tx) error {
+		out = out[:0]
+		c := tx.Bucket(bTurns).Cursor()
+		k, v := c.Last()
+		if f.Before != "" {
+			k, v = c.Seek([]byte(f.Before))
+			if k == nil {
+				k, v = c.Last()
+			}
+			for k != nil && bytes.Compare(k, []byte(f.Before)) >= 0 {
+				k, v = c.Prev()
+			}
+		}
+		for ; k != nil && len(out) < limit; k, v = c.Prev() {
+			var r procedures.TurnRecord
+			if err := decode(v, &r, "turn"); err != nil {
+				return err
+			}
+			if (f.Status == "" || r.Status == f.Status) && (f.SessionID == "" || r.SessionID == f.SessionID) {
+				out = append(out, &r)
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// approvalLimit checks f and returns its effective limit.
+func approvalLimit(f procedures.ApprovalFilter) (int, error) {
+	switch {
+	case f.Limit < 0:
+		return 0, procedures.Errorf(procedures.CodeInvalid, "limit must not be negative").WithDetails("field", "limit")
+	case f.Status != "" && !f.Status.Valid():
+		return 0, procedures.Errorf(procedures.CodeInvalid, "status %q is not a turn status", f.Status).WithDetails("field", "status")
+	case f.Limit == 0:
+		return procedures.DefaultApprovalLimit, nil
+	}
+	return min(f.Limit, procedures.MaxApprovalLimit), nil
+}
+
+// TransitionTurn implements procedures.TurnStore.
+func (s *Store) TransitionTurn(ctx context.Context, next procedures.TurnRecord, from []procedures.TurnStatus, live bool, now time.Time, ds ...procedures.Decision) (*procedures.TurnRecord, error) {
+	for i := range ds {
+		if err := validateDecision(&ds[i]); err != nil {
+			return nil, err
+		}
+	}
+	var out *procedures.TurnRecord
+	err := s.update(ctx, func(tx *bolt.Tx) error {
+		cur, err := getTurn(tx, next.ID)
+		if err != nil {
+			return err
+		}
+		if err := procedures.CheckTransition(cur, from, live, now); err != nil {
+			return err
+		}
+		if err := putTurn(tx, next); err != nil {
+			return err
+		}
+		for _, d := range ds {
+			if err := appendDecision(tx, d); err != nil {
+				return err
+			}
+		}
+		out, err = getTurn(tx, next.ID)
+		return err
+	})
+	return out, err
+}
+
+// PutPolicy implements procedures.TurnStore.
+func (s *Store) PutPolicy(ctx context.Context, p procedures.SessionPolicy, d procedures.Decision) error {
+	if err := validateDecision(&d); err != nil {
+		return err
+	}
+	p.SetAt = norm(p.SetAt)
+	return s.update(ctx, func(tx *bolt.Tx) error {
+		b, err := encode(policyRecord{SessionPolicy: p, Session: p.SessionID})
+		if err != nil {
+			return err
+		}
+		if err := tx.Bucket(bPolicies).Put(key(p.SessionID, p.CodeHash), b); err != nil {
+			return err
+		}
+		return appendDecision(tx, d)
+	})
+}
+
+// policyRecord is a stored policy: SessionPolicy hides its session from JSON.
+type policyRecord struct {
+	procedures.SessionPolicy
+	Session string `json:"session_id"`
+}
+
+func decodePolicy(v []byte) (procedures.SessionPolicy, error) {
+	var r policyRecord
+	if err := decode(v, &r, "session policy"); err != nil {
+		return procedures.SessionPolicy{}, err
+	}
+	r.SessionPolicy.SessionID = r.Session
+	return r.SessionPolicy, nil
+}
+
+// Policy implements procedures.TurnStore.
+func (s *Store) Policy(ctx context.Context, sessionID, codeHash string) (procedures.SessionPolicy, bool, error) {
+	var (
+		p  procedures.SessionPolicy
+		ok bool
+	)
+	err := s.view(ctx, func(tx *bolt.Tx) error {
+		v := tx.Bucket(bPolicies).Get(key(sessionID, codeHash))
+		if v == nil {
+			return nil
+		}
+		var err error
+		p, err = decodePolicy(v)
+		ok = err == nil
+		return err
+	})
+	return p, ok, err
+}
+
+// Policies implements procedures.TurnStore.
+func (s *Store) Policies(ctx context.Context, sessionID string) ([]procedures.SessionPolicy, error) {
+	out := []procedures.SessionPolicy{}
+	err := s.view(ctx, func(tx *bolt.Tx) error {
+		out = out[:0]
+		return scanPrefix(tx.Bucket(bPolicies), prefix(sessionID), func(_, v []byte) error {
+			p, err := decodePolicy(v)
+			if err == nil {
+				out = append(out, p)
+			}
+			return err
+		})
+	})
+	return out, err
+}
+
+// DeletePolicies implements procedures.TurnStore.
+func (s *Store) DeletePolicies(ctx context.Context, sessionID, hashPrefix string, d procedures.Decision) (int, error) {
+	if err := validateDecision(&d); err != nil {
+		return 0, err
+	}
+	n := 0
+	err := s.update(ctx, func(tx *bolt.Tx) error {
+		b := tx.Bucket(bPolicies)
+		var keys [][]byte
+		err := scanPrefix(b, prefix(sessionID), func(rest, _ []byte) error {
+			if strings.HasPrefix(string(rest), hashPrefix) {
+				keys = append(keys, append(slices.Clone(prefix(sessionID)), rest...))
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if err := procedures.CheckPolicyMatches(hashPrefix, len(keys)); err != nil {
+			return err
+		}
+		for _, k := range keys {
+			if err := b.Delete(k); err != nil {
+				return err
+			}
+		}
+		n = len(keys)
+		return appendDecision(tx, d)
+	})
+	return n, err
+}

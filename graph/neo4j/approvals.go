@@ -1,0 +1,248 @@
+package neo4jstore
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/procgraph/procgraph/procedures"
+)
+
+var _ procedures.TurnStore = (*Store)(nil)
+
+// turnParams returns the parameters that store r (purged, times at
+// millisecond precision): the whole record as JSON, and the fields queries
+// select on.
+func turnParams(r procedures.TurnRecord) (map[string]any, error) {
+	r = r.Purged()
+	r.RequestedAt, r.Deadline = dbTime(r.RequestedAt), dbTime(r.Deadline)
+	if r.Resolution != nil {
+		res := *r.Resolution
+		res.At = dbTime(res.At)
+		r.Resolution = &res
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return nil, procedures.Errorf(procedures.CodeInvalid, "the turn cannot be stored: %v", err)
+	}
+	return map[string]any{"id": r.ID, "session": r.SessionID, "status": string(r.Status),
+		"deadline": r.Deadline.UnixMilli(), "record": string(b)}, nil
+}
+
+func decodeTurn(v any) (*procedures.TurnRecord, error) {
+	s, ok := v.(string)
+	if !ok {
+		return nil, procedures.Errorf(procedures.CodeInternal, "a stored turn is not a record")
+	}
+	var r procedures.TurnRecord
+	if err := json.Unmarshal([]byte(s), &r); err != nil {
+		return nil, procedures.Errorf(procedures.CodeInternal, "a stored turn does not decode: %v", err)
+	}
+	return &r, nil
+}
+
+// CreateApproval implements procedures.TurnStore (turn_create.cypher: the
+// count and the create run under the gate node's lock).
+func (s *Store) CreateApproval(ctx context.Context, r procedures.TurnRecord, maxPending int, now time.Time) error {
+	if r.ID == "" || r.SessionID == "" {
+		return procedures.Errorf(procedures.CodeInvalid, "an approval needs an id and a session")
+	}
+	r.Status = procedures.TurnPending
+	params, err := turnParams(r)
+	if err != nil {
+		return err
+	}
+	params["max"], params["now"] = maxPending, dbTime(now).UnixMilli()
+	recs, err := query(ctx, s, "create approval", neo4j.AccessModeWrite, "turn_create", params)
+	if err != nil {
+		return err
+	}
+	if len(recs) != 1 {
+		return s.mapError("create approval", errRows("turn_create", len(recs)))
+	}
+	if field(recs[0], "exists") == true {
+		return procedures.Errorf(procedures.CodeConflict, "turn %s exists", r.ID)
+	}
+	if pending, _ := field(recs[0], "pending").(int64); pending >= int64(maxPending) {
+		next, _ := field(recs[0], "next").(int64)
+		return procedures.BusyPending(maxPending, time.UnixMilli(next).Sub(now))
+	}
+	return nil
+}
+
+// GetApproval implements procedures.TurnStore.
+func (s *Store) GetApproval(ctx context.Context, id string) (*procedures.TurnRecord, error) {
+	recs, err := query(ctx, s, "get approval", neo4j.AccessModeRead, "turn_get", map[string]any{"id": id})
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) == 0 {
+		return nil, procedures.Errorf(procedures.CodeNotFound, "no turn %s", id)
+	}
+	return decodeTurn(field(recs[0], "record"))
+}
+
+// ListApprovals implements procedures.TurnStore.
+func (s *Store) ListApprovals(ctx context.Context, f procedures.ApprovalFilter) ([]*procedures.TurnRecord, error) {
+	switch {
+	case f.Limit < 0:
+		return nil, invalid("limit", "limit must not be negative")
+	case f.Status != "" && !f.Status.Valid():
+		return nil, invalid("status", "status %q is not a turn status", f.Status)
+	}
+	limit := f.Limit
+	if limit == 0 {
+		limit = procedures.DefaultApprovalLimit
+	}
+	limit = min(limit, procedures.MaxApprovalLimit)
+	recs, err := query(ctx, s, "list approvals", neo4j.AccessModeRead, "turns", map[string]any{
+		"status": nilIfEmpty(string(f.Status)), "session": nilIfEmpty(f.SessionID), "before": nilIfEmpty(f.Before), "limit": limit})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*procedures.TurnRecord, 0, len(recs))
+	for _, rec := range recs {
+		r, err := decodeTurn(field(rec, "record"))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// TransitionTurn implements procedures.TurnStore: one write transaction
+// locks the turn (turn_lock.cypher), checks procedures.CheckTransition,
+// writes the record and appends the decisions.
+func (s *Store) TransitionTurn(ctx context.Context, next procedures.TurnRecord, from []procedures.TurnStatus, live bool, now time.Time, ds ...procedures.Decision) (*procedures.TurnRecord, error) {
+	dps := make([]map[string]any, len(ds))
+	for i, d := range ds {
+		var err error
+		if dps[i], err = decisionParams(d); err != nil {
+			return nil, err
+		}
+	}
+	params, err := turnParams(next)
+	if err != nil {
+		return nil, err
+	}
+	return writeTx(ctx, s, "transition turn", func(ctx context.Context, tx neo4j.ManagedTransaction) (*procedures.TurnRecord, error) {
+		recs, err := collect(ctx, tx, "turn_lock", map[string]any{"id": next.ID})
+		if err != nil {
+			return nil, err
+		}
+		if len(recs) == 0 {
+			return nil, procedures.Errorf(procedures.CodeNotFound, "no turn %s", next.ID)
+		}
+		cur, err := decodeTurn(field(recs[0], "record"))
+		if err != nil {
+			return nil, err
+		}
+		if err := procedures.CheckTransition(cur, from, live, now); err != nil {
+			return nil, err
+		}
+		if err := exec(ctx, tx, "turn_set", params); err != nil {
+			return nil, err
+		}
+		for _, dp := range dps {
+			if err := appendDecision(ctx, tx, dp); err != nil {
+				return nil, err
+			}
+		}
+		return decodeTurn(params["record"])
+	})
+}
+
+// policyID is a policy node's key.
+func policyID(session, codeHash string) string { return session + "\x00" + codeHash }
+
+// policyRecord is a stored policy (SessionPolicy hides its session from JSON).
+type policyRecord struct {
+	procedures.SessionPolicy
+	Session string `json:"session_id"`
+}
+
+func decodePolicy(v any) (procedures.SessionPolicy, error) {
+	s, _ := v.(string)
+	var r policyRecord
+	if err := json.Unmarshal([]byte(s), &r); err != nil {
+		return procedures.SessionPolicy{}, procedures.Errorf(procedures.CodeInternal, "a stored policy does not decode: %v", err)
+	}
+	r.SessionPolicy.SessionID = r.Session
+	return r.SessionPolicy, nil
+}
+
+// PutPolicy implements procedures.TurnStore.
+func (s *Store) PutPolicy(ctx context.Context, p procedures.SessionPolicy, d procedures.Decision) error {
+	dp, err := decisionParams(d)
+	if err != nil {
+		return err
+	}
+	p.SetAt = dbTime(p.SetAt)
+	b, err := json.Marshal(policyRecord{SessionPolicy: p, Session: p.SessionID})
+	if err != nil {
+		return procedures.Errorf(procedures.CodeInvalid, "the policy cannot be stored: %v", err)
+	}
+	_, err = writeTx(ctx, s, "put policy", func(ctx context.Context, tx neo4j.ManagedTransaction) (struct{}, error) {
+		if err := exec(ctx, tx, "policy_put", map[string]any{"id": policyID(p.SessionID, p.CodeHash),
+			"session": p.SessionID, "codeHash": p.CodeHash, "record": string(b)}); err != nil {
+			return struct{}{}, err
+		}
+		return struct{}{}, appendDecision(ctx, tx, dp)
+	})
+	return err
+}
+
+// Policy implements procedures.TurnStore.
+func (s *Store) Policy(ctx context.Context, sessionID, codeHash string) (procedures.SessionPolicy, bool, error) {
+	recs, err := query(ctx, s, "get policy", neo4j.AccessModeRead, "policy_get", map[string]any{"id": policyID(sessionID, codeHash)})
+	if err != nil || len(recs) == 0 {
+		return procedures.SessionPolicy{}, false, err
+	}
+	p, err := decodePolicy(field(recs[0], "record"))
+	return p, err == nil, err
+}
+
+// Policies implements procedures.TurnStore.
+func (s *Store) Policies(ctx context.Context, sessionID string) ([]procedures.SessionPolicy, error) {
+	recs, err := query(ctx, s, "list policies", neo4j.AccessModeRead, "policies", map[string]any{"session": sessionID, "prefix": ""})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]procedures.SessionPolicy, 0, len(recs))
+	for _, rec := range recs {
+		p, err := decodePolicy(field(rec, "record"))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// DeletePolicies implements procedures.TurnStore.
+func (s *Store) DeletePolicies(ctx context.Context, sessionID, prefix string, d procedures.Decision) (int, error) {
+	dp, err := decisionParams(d)
+	if err != nil {
+		return 0, err
+	}
+	return writeTx(ctx, s, "delete policies", func(ctx context.Context, tx neo4j.ManagedTransaction) (int, error) {
+		recs, err := collect(ctx, tx, "policies", map[string]any{"session": sessionID, "prefix": prefix})
+		if err != nil {
+			return 0, err
+		}
+		if err := procedures.CheckPolicyMatches(prefix, len(recs)); err != nil {
+			return 0, err
+		}
+		ids := make([]string, len(recs))
+		for i, rec := range recs {
+			ids[i], _ = field(rec, "id").(string)
+		}
+		if err := exec(ctx, tx, "policies_delete", map[string]any{"ids": ids}); err != nil {
+			return 0, err
+		}
+		return len(ids), appendDecision(ctx, tx, dp)
+	})
+}

@@ -1,0 +1,50 @@
+package neo4jstore
+
+import (
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/procgraph/procgraph/graph/storetest"
+	"github.com/procgraph/procgraph/procedures"
+)
+
+// TestTwoInstancesOneTurn: a turn created on one instance is resolved on
+// the other, and of concurrent runners on both exactly one starts it.
+func TestTwoInstancesOneTurn(t *testing.T) {
+	a := freshStore(t)
+	b := openStore(t)
+	now := time.Now()
+	r := storetest.PendingTurn("s1", now, time.Minute)
+	if err := a.CreateApproval(t.Context(), r, 4, now); err != nil {
+		t.Fatal(err)
+	}
+	approved := r
+	approved.Status = procedures.TurnApproved
+	if _, err := b.TransitionTurn(t.Context(), approved, []procedures.TurnStatus{procedures.TurnPending}, true, now); err != nil {
+		t.Fatalf("resolve on the second instance: %v", err)
+	}
+	got, err := a.GetApproval(t.Context(), r.ID)
+	if err != nil || got.Status != procedures.TurnApproved {
+		t.Fatalf("the first instance sees %+v, %v", got, err)
+	}
+	var runs atomic.Int64
+	var wg sync.WaitGroup
+	for i := range 8 {
+		s := []*Store{a, b}[i%2]
+		wg.Go(func() {
+			next := approved
+			next.Status = procedures.TurnRunning
+			if _, err := s.TransitionTurn(t.Context(), next, []procedures.TurnStatus{procedures.TurnApproved}, true, now); err == nil {
+				runs.Add(1)
+			} else if procedures.ErrorCode(err) != procedures.CodeConflict {
+				t.Errorf("claim: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	if runs.Load() != 1 {
+		t.Fatalf("%d instances started the turn, want exactly 1", runs.Load())
+	}
+}

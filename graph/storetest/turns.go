@@ -1,0 +1,277 @@
+package storetest
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/procgraph/procgraph/procedures"
+)
+
+// hashOf returns a 64-hex code hash made of c.
+func hashOf(c string) string { return strings.Repeat(c, 64)[:64] }
+
+// PendingTurn returns a pending turn record of session created at at, with
+// code and argument values, its deadline d after at.
+func PendingTurn(session string, at time.Time, d time.Duration) procedures.TurnRecord {
+	return procedures.TurnRecord{
+		Turn: procedures.Turn{
+			ID: procedures.NewTurnID(at), SessionID: session, Phase: procedures.PhaseInteractive,
+			CodeHash: hashOf("a"), Signature: []string{"kill_job"}, StateChangingTools: []string{"kill_job"},
+			Status: procedures.TurnPending, RequestedBy: "agent", RequestedAt: at, Deadline: at.Add(d),
+		},
+		Code: "return tools.kill_job(id=id)", Dialect: "starlark", Arguments: map[string]any{"id": "secret-42"},
+	}
+}
+
+// turnStore returns s as a TurnStore, skipping the test when it is none.
+func turnStore(t *testing.T, s procedures.Store) procedures.TurnStore {
+	t.Helper()
+	ts, ok := s.(procedures.TurnStore)
+	if !ok {
+		t.Fatalf("%T does not implement procedures.TurnStore", s)
+	}
+	return ts
+}
+
+// MustCreateApproval creates r and fails the test on error.
+func MustCreateApproval(tb testing.TB, s procedures.TurnStore, r procedures.TurnRecord, max int, now time.Time) {
+	tb.Helper()
+	if err := s.CreateApproval(ctx, r, max, now); err != nil {
+		tb.Fatalf("CreateApproval: %v", err)
+	}
+}
+
+func testTurns(t *testing.T, newStore NewStore) {
+	t.Run("create and get keep code until done", func(t *testing.T) {
+		s := turnStore(t, newStore(t))
+		r := PendingTurn("s1", At(0), time.Minute)
+		MustCreateApproval(t, s, r, 4, At(0))
+		got, err := s.GetApproval(ctx, r.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		requireEqual(t, "status", got.Status, procedures.TurnPending)
+		requireEqual(t, "code", got.Code, r.Code)
+		requireEqual(t, "arguments", JSONValue(t, got.Arguments), JSONValue(t, r.Arguments))
+		RequireTime(t, "deadline", got.Deadline, r.Deadline)
+		_, err = s.GetApproval(ctx, procedures.NewTurnID(At(1)))
+		RequireCode(t, err, procedures.CodeNotFound)
+		RequireCode(t, s.CreateApproval(ctx, r, 4, At(0)), procedures.CodeConflict)
+	})
+
+	t.Run("done turns are purged of code and arguments", func(t *testing.T) {
+		for _, st := range []procedures.TurnStatus{procedures.TurnRejected, procedures.TurnExpired,
+			procedures.TurnCancelled, procedures.TurnSucceeded, procedures.TurnFailed} {
+			s := turnStore(t, newStore(t))
+			r := PendingTurn("s1", At(0), time.Minute)
+			MustCreateApproval(t, s, r, 4, At(0))
+			next := r
+			next.Status = st
+			got, err := s.TransitionTurn(ctx, next, []procedures.TurnStatus{procedures.TurnPending}, false, At(1))
+			if err != nil {
+				t.Fatalf("%s: %v", st, err)
+			}
+			again, _ := s.GetApproval(ctx, r.ID)
+			for _, g := range []*procedures.TurnRecord{got, again} {
+				if g.Code != "" || len(g.Arguments) != 0 || g.Status != st {
+					t.Fatalf("%s: stored code %q, arguments %v, status %s; want them purged", st, g.Code, g.Arguments, g.Status)
+				}
+			}
+		}
+	})
+
+	t.Run("admission is bounded and expired turns free their place", func(t *testing.T) {
+		s := turnStore(t, newStore(t))
+		MustCreateApproval(t, s, PendingTurn("s1", At(0), 10*time.Second), 2, At(0))
+		MustCreateApproval(t, s, PendingTurn("s2", At(1), 60*time.Second), 2, At(1))
+		e := RequireCode(t, s.CreateApproval(ctx, PendingTurn("s3", At(2), time.Minute), 2, At(2)), procedures.CodeBusy)
+		requireEqual(t, "reason", e.Details["reason"], procedures.ReasonPendingApprovals)
+		if secs, _ := e.Details[procedures.DetailRetryAfter].(int); secs < 1 {
+			t.Fatalf("retry after %v, want at least 1 s", e.Details[procedures.DetailRetryAfter])
+		}
+		// At(10) the first is past its deadline: it no longer counts.
+		MustCreateApproval(t, s, PendingTurn("s3", At(10), time.Minute), 2, At(10))
+		list, err := s.ListApprovals(ctx, procedures.ApprovalFilter{Status: procedures.TurnPending})
+		if err != nil {
+			t.Fatal(err)
+		}
+		requireEqual(t, "pending listed", len(list), 3)
+	})
+
+	t.Run("32 concurrent submitters never exceed the bound", func(t *testing.T) {
+		s := turnStore(t, newStore(t))
+		const n, max = 32, 5
+		var ok, busy atomic.Int64
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				err := s.CreateApproval(ctx, PendingTurn(fmt.Sprintf("s%d", i), At(0), time.Minute), max, At(0))
+				switch procedures.ErrorCode(err) {
+				case "":
+					ok.Add(1)
+				case procedures.CodeBusy:
+					busy.Add(1)
+				default:
+					t.Errorf("CreateApproval: %v", err)
+				}
+			})
+		}
+		wg.Wait()
+		requireEqual(t, "created", ok.Load(), int64(max))
+		requireEqual(t, "refused", busy.Load(), int64(n-max))
+		list, _ := s.ListApprovals(ctx, procedures.ApprovalFilter{Status: procedures.TurnPending, Limit: 100})
+		requireEqual(t, "stored", len(list), max)
+	})
+
+	t.Run("a resolution happens once under concurrent resolvers", func(t *testing.T) {
+		s := turnStore(t, newStore(t))
+		r := PendingTurn("s1", At(0), time.Minute)
+		MustCreateApproval(t, s, r, 4, At(0))
+		const n = 16
+		var won atomic.Int64
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				next := r
+				next.Status = procedures.TurnApproved
+				next.Resolution = &procedures.Resolution{Choice: procedures.ChoiceRunOnce, By: fmt.Sprintf("op%d", i), At: At(1), CodeHash: r.CodeHash}
+				d := Decision(procedures.KindApproval, "", r.CodeHash, At(1))
+				_, err := s.TransitionTurn(ctx, next, []procedures.TurnStatus{procedures.TurnPending}, true, At(1), d)
+				switch procedures.ErrorCode(err) {
+				case "":
+					won.Add(1)
+				case procedures.CodeConflict:
+				default:
+					t.Errorf("TransitionTurn: %v", err)
+				}
+			})
+		}
+		wg.Wait()
+		requireEqual(t, "resolutions", won.Load(), int64(1))
+		ds := MustDecisions(t, s.(procedures.Store), procedures.DecisionFilter{Kind: procedures.KindApproval})
+		requireEqual(t, "approval decisions", len(ds), 1)
+	})
+
+	t.Run("a run is claimed once under concurrent runners", func(t *testing.T) {
+		s := turnStore(t, newStore(t))
+		r := PendingTurn("s1", At(0), time.Minute)
+		MustCreateApproval(t, s, r, 4, At(0))
+		approved := r
+		approved.Status = procedures.TurnApproved
+		if _, err := s.TransitionTurn(ctx, approved, []procedures.TurnStatus{procedures.TurnPending}, true, At(1)); err != nil {
+			t.Fatal(err)
+		}
+		var won atomic.Int64
+		var wg sync.WaitGroup
+		for range 16 {
+			wg.Go(func() {
+				next := approved
+				next.Status = procedures.TurnRunning
+				if _, err := s.TransitionTurn(ctx, next, []procedures.TurnStatus{procedures.TurnApproved}, true, At(2)); err == nil {
+					won.Add(1)
+				} else if procedures.ErrorCode(err) != procedures.CodeConflict {
+					t.Errorf("TransitionTurn: %v", err)
+				}
+			})
+		}
+		wg.Wait()
+		requireEqual(t, "runs", won.Load(), int64(1))
+	})
+
+	t.Run("past the deadline nothing resolves or runs", func(t *testing.T) {
+		s := turnStore(t, newStore(t))
+		r := PendingTurn("s1", At(0), 10*time.Second)
+		MustCreateApproval(t, s, r, 4, At(0))
+		next := r
+		next.Status = procedures.TurnApproved
+		_, err := s.TransitionTurn(ctx, next, []procedures.TurnStatus{procedures.TurnPending}, true, At(10))
+		e := RequireCode(t, err, procedures.CodeConflict)
+		requireEqual(t, "reason", e.Details["reason"], procedures.ReasonApprovalExpired)
+		got, _ := s.GetApproval(ctx, r.ID)
+		requireEqual(t, "status", got.Status, procedures.TurnPending)
+		// Expiring is allowed past the deadline (live false).
+		next.Status = procedures.TurnExpired
+		if _, err := s.TransitionTurn(ctx, next, []procedures.TurnStatus{procedures.TurnPending}, false, At(10)); err != nil {
+			t.Fatal(err)
+		}
+		next.Status = procedures.TurnApproved
+		_, err = s.TransitionTurn(ctx, next, []procedures.TurnStatus{procedures.TurnPending}, false, At(10))
+		e = RequireCode(t, err, procedures.CodeConflict)
+		requireEqual(t, "stored status", e.Details["status"], string(procedures.TurnExpired))
+	})
+
+	t.Run("list filters and pages newest first", func(t *testing.T) {
+		s := turnStore(t, newStore(t))
+		var ids []string
+		for i := range 5 {
+			r := PendingTurn([]string{"a", "b"}[i%2], At(i), time.Hour)
+			ids = append(ids, r.ID)
+			MustCreateApproval(t, s, r, 10, At(i))
+		}
+		all, err := s.ListApprovals(ctx, procedures.ApprovalFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		requireEqual(t, "order", turnIDs(all), []string{ids[4], ids[3], ids[2], ids[1], ids[0]})
+		a, _ := s.ListApprovals(ctx, procedures.ApprovalFilter{SessionID: "a"})
+		requireEqual(t, "session a", turnIDs(a), []string{ids[4], ids[2], ids[0]})
+		page, _ := s.ListApprovals(ctx, procedures.ApprovalFilter{Limit: 2, Before: ids[3]})
+		requireEqual(t, "page", turnIDs(page), []string{ids[2], ids[1]})
+		_, err = s.ListApprovals(ctx, procedures.ApprovalFilter{Status: "nope"})
+		RequireCode(t, err, procedures.CodeInvalid)
+	})
+
+	t.Run("policies per session and hash, revoked by prefix or all", func(t *testing.T) {
+		s := turnStore(t, newStore(t))
+		put := func(session, hash string, c procedures.Choice) {
+			t.Helper()
+			p := procedures.SessionPolicy{SessionID: session, CodeHash: hash, Policy: c, SetBy: "op", SetAt: At(1)}
+			if err := s.PutPolicy(ctx, p, Decision(procedures.KindPolicy, "", hash, At(1))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		put("s1", hashOf("a"), procedures.ChoiceAutoRun)
+		put("s1", "ab"+hashOf("c")[2:], procedures.ChoiceAlwaysAsk)
+		put("s1", hashOf("b"), procedures.ChoiceAutoRun)
+		put("s2", hashOf("a"), procedures.ChoiceAlwaysAsk)
+		p, ok, err := s.Policy(ctx, "s1", hashOf("a"))
+		if err != nil || !ok || p.Policy != procedures.ChoiceAutoRun || p.SetBy != "op" {
+			t.Fatalf("Policy = %+v, %v, %v", p, ok, err)
+		}
+		if _, ok, _ := s.Policy(ctx, "s3", hashOf("a")); ok {
+			t.Fatal("a policy of another session applies")
+		}
+		ps, _ := s.Policies(ctx, "s1")
+		requireEqual(t, "s1 policies", len(ps), 3)
+		_, err = s.DeletePolicies(ctx, "s1", "a", Decision(procedures.KindPolicy, "", "", At(2)))
+		e := RequireCode(t, err, procedures.CodeConflict)
+		requireEqual(t, "ambiguous", e.Details["reason"], "ambiguous")
+		_, err = s.DeletePolicies(ctx, "s1", "ffff", Decision(procedures.KindPolicy, "", "", At(2)))
+		e = RequireCode(t, err, procedures.CodeConflict)
+		requireEqual(t, "no match", e.Details["reason"], "no_match")
+		n, err := s.DeletePolicies(ctx, "s1", "bbbbbbbb", Decision(procedures.KindPolicy, "", "", At(2)))
+		if err != nil || n != 1 {
+			t.Fatalf("DeletePolicies(prefix) = %d, %v", n, err)
+		}
+		n, err = s.DeletePolicies(ctx, "s1", "", Decision(procedures.KindPolicy, "", "", At(3)))
+		if err != nil || n != 2 {
+			t.Fatalf("DeletePolicies(all) = %d, %v", n, err)
+		}
+		if _, ok, _ := s.Policy(ctx, "s2", hashOf("a")); !ok {
+			t.Fatal("revoking s1 revoked s2's policy")
+		}
+		requireEqual(t, "policy decisions", len(MustDecisions(t, s.(procedures.Store), procedures.DecisionFilter{Kind: procedures.KindPolicy})), 6)
+	})
+}
+
+func turnIDs(rs []*procedures.TurnRecord) []string {
+	out := []string{}
+	for _, r := range rs {
+		out = append(out, r.ID)
+	}
+	return out
+}

@@ -1,0 +1,212 @@
+package procedures
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+	"slices"
+	"time"
+)
+
+// The decision kinds of the turn gate (DESIGN.md "The turn gate").
+const (
+	// KindTurn is the one decision on a turn: allowed before it runs, or
+	// denied.
+	KindTurn DecisionKind = "turn"
+	// KindApproval is an operator's resolution of a pending turn.
+	KindApproval DecisionKind = "approval"
+	// KindPolicy is a change of a session policy (set or revoked).
+	KindPolicy DecisionKind = "policy"
+)
+
+// The reasons of the turn gate.
+const (
+	ReasonSessionPolicy    = "session_policy"
+	ReasonOperatorApproved = "operator_approved"
+	ReasonOperatorRejected = "operator_rejected"
+	ReasonApprovalExpired  = "approval_expired"
+	// ReasonPendingApprovals is the reason of a busy refusal: the pending
+	// approvals are at their bound.
+	ReasonPendingApprovals = "pending_approvals"
+	// ReasonPolicySet and ReasonPolicyRevoked are the reasons of policy
+	// decisions.
+	ReasonPolicySet     = "policy_set"
+	ReasonPolicyRevoked = "policy_revoked"
+	// ReasonTurnCancelled is the reason of the decision on a turn its
+	// requester cancelled.
+	ReasonTurnCancelled = "turn_cancelled"
+)
+
+// TurnStatus is where a turn is in its life.
+type TurnStatus string
+
+// The turn statuses (API.md "Turn").
+const (
+	TurnPending   TurnStatus = "pending"
+	TurnApproved  TurnStatus = "approved"
+	TurnRejected  TurnStatus = "rejected"
+	TurnExpired   TurnStatus = "expired"
+	TurnCancelled TurnStatus = "cancelled"
+	TurnRunning   TurnStatus = "running"
+	TurnSucceeded TurnStatus = "succeeded"
+	TurnFailed    TurnStatus = "failed"
+	TurnDenied    TurnStatus = "denied"
+)
+
+// TurnStatuses is every turn status.
+var TurnStatuses = []TurnStatus{TurnPending, TurnApproved, TurnRejected, TurnExpired, TurnCancelled,
+	TurnRunning, TurnSucceeded, TurnFailed, TurnDenied}
+
+// Valid reports whether s is a known status.
+func (s TurnStatus) Valid() bool { return slices.Contains(TurnStatuses, s) }
+
+// Done reports whether a turn in status s is over: it will never run (again),
+// and its code and argument values leave the store.
+func (s TurnStatus) Done() bool {
+	switch s {
+	case TurnPending, TurnApproved, TurnRunning:
+		return false
+	}
+	return true
+}
+
+// Choice is an operator's answer to an approval.
+type Choice string
+
+// The choices (DESIGN.md "The turn gate").
+const (
+	ChoiceRunOnce   Choice = "run_once"
+	ChoiceAutoRun   Choice = "auto_run"
+	ChoiceAlwaysAsk Choice = "always_ask"
+	ChoiceReject    Choice = "reject"
+)
+
+// Choices is every choice.
+var Choices = []Choice{ChoiceRunOnce, ChoiceAutoRun, ChoiceAlwaysAsk, ChoiceReject}
+
+// Valid reports whether c is a known choice.
+func (c Choice) Valid() bool { return slices.Contains(Choices, c) }
+
+// Runs reports whether an approval resolved with c lets the turn run.
+func (c Choice) Runs() bool { return c.Valid() && c != ChoiceReject }
+
+// Resolution is how an operator resolved an approval.
+type Resolution struct {
+	Choice Choice    `json:"choice"`
+	By     string    `json:"by"`
+	At     time.Time `json:"at"`
+	Reason string    `json:"reason"`
+	// CodeHash is the hash of the code that runs: the replacement's when the
+	// operator edited the block.
+	CodeHash string `json:"code_hash"`
+}
+
+// Turn is one block an agent asked to run (API.md "Turn"). It holds no code
+// and no argument values.
+type Turn struct {
+	ID                 string      `json:"id"`
+	SessionID          string      `json:"session_id"`
+	Phase              Phase       `json:"phase"`
+	CodeHash           string      `json:"code_hash"`
+	Signature          []string    `json:"signature"`
+	ReadOnly           bool        `json:"read_only"`
+	StateChangingTools []string    `json:"state_changing_tools"`
+	UnknownTools       []string    `json:"unknown_tools"`
+	Opaque             bool        `json:"opaque"`
+	Summary            string      `json:"summary"`
+	Status             TurnStatus  `json:"status"`
+	RequestedBy        string      `json:"requested_by"`
+	RequestedAt        time.Time   `json:"requested_at"`
+	Deadline           time.Time   `json:"deadline"`
+	Resolution         *Resolution `json:"resolution"`
+}
+
+// TurnCapture is a turn's request to be captured once it succeeded.
+type TurnCapture struct {
+	Cause    *CauseInput    `json:"cause,omitempty"`
+	Summary  string         `json:"summary,omitempty"`
+	Metadata map[string]any `json:"metadata,omitempty"`
+}
+
+// TurnRecord is a turn as the store keeps it while an operator may review
+// it: the Turn, its code and argument values (until it is done), and what
+// to capture on success.
+type TurnRecord struct {
+	Turn
+	Code      string         `json:"code"`
+	Dialect   string         `json:"dialect"`
+	Arguments map[string]any `json:"arguments"`
+	Capture   *TurnCapture   `json:"capture,omitempty"`
+}
+
+// Purged returns r as it is stored: a turn that is done keeps neither code
+// nor argument values (DESIGN.md: they leave the store once the turn is
+// done). Stores call it on every write.
+func (r TurnRecord) Purged() TurnRecord {
+	if r.Status.Done() {
+		r.Code, r.Arguments = "", nil
+		if r.Capture != nil {
+			r.Capture = nil
+		}
+	}
+	return r
+}
+
+// Live reports whether the turn's deadline is still ahead at now.
+func (r *TurnRecord) Live(now time.Time) bool { return now.Before(r.Deadline) }
+
+// SessionPolicy is an operator's standing answer for one session and one
+// code hash (whitespace-normalised, as Bamboo's).
+type SessionPolicy struct {
+	SessionID string    `json:"-"`
+	CodeHash  string    `json:"code_hash"`
+	Policy    Choice    `json:"policy"` // ChoiceAutoRun or ChoiceAlwaysAsk
+	Summary   string    `json:"summary"`
+	SetBy     string    `json:"set_by"`
+	SetAt     time.Time `json:"set_at"`
+}
+
+// ApprovalFilter selects approvals for ListApprovals. Empty fields match
+// everything.
+type ApprovalFilter struct {
+	Status    TurnStatus
+	SessionID string
+	Limit     int // default 50, max 500
+	// Before, a turn id, pages back: only turns created before it.
+	Before string
+}
+
+// Approval list bounds.
+const (
+	DefaultApprovalLimit = 50
+	MaxApprovalLimit     = 500
+)
+
+// turnIDShape is a canonical turn id (NewTurnID).
+var turnIDShape = regexp.MustCompile(`^trn_[0-9a-f]{32}$`)
+
+// ValidTurnID reports whether id is a canonical turn id. Anything else (a
+// stale format, other case, padding) names no turn.
+func ValidTurnID(id string) bool { return turnIDShape.MatchString(id) }
+
+// NewTurnID returns a fresh turn id, "trn_" and a time-ordered,
+// random-suffixed hex string (as NewDecisionID).
+func NewTurnID(at time.Time) string {
+	var r [8]byte
+	if _, err := rand.Read(r[:]); err != nil {
+		panic(fmt.Sprintf("procedures: crypto/rand failed: %v", err))
+	}
+	return fmt.Sprintf("trn_%016x%s", uint64(at.UnixNano()), hex.EncodeToString(r[:]))
+}
+
+// BusyPending is the CodeBusy refusal of a new approval beyond the bound.
+func BusyPending(max int, retryAfter time.Duration) *Error {
+	secs := int(retryAfter / time.Second)
+	if secs < 1 {
+		secs = 1
+	}
+	return Errorf(CodeBusy, "%d approvals are already pending: nothing was recorded", max).
+		WithDetails("reason", ReasonPendingApprovals).WithDetails("limit", max).
+		WithDetails(DetailRetryAfter, secs)
+}

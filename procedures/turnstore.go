@@ -1,0 +1,87 @@
+package procedures
+
+import (
+	"context"
+	"slices"
+	"time"
+)
+
+// TurnStore keeps the turn gate's shared state: the turns an operator may
+// review (approvals) and the session policies. Both stores implement it
+// and pass graph/storetest; every method is atomic, and may also return
+// CodeUnavailable and CodeInternal.
+type TurnStore interface {
+	// CreateApproval stores r (status pending) if fewer than maxPending
+	// turns are pending with a deadline after now, checked atomically with
+	// the write: concurrent creators never exceed the bound. The stored
+	// record is r.Purged(). Returns CodeBusy (ReasonPendingApprovals, see
+	// BusyPending) at the bound, with nothing written; CodeConflict when
+	// the id exists; CodeInvalid for a record without id or session.
+	CreateApproval(ctx context.Context, r TurnRecord, maxPending int, now time.Time) error
+
+	// GetApproval returns the stored turn. Returns CodeNotFound.
+	GetApproval(ctx context.Context, id string) (*TurnRecord, error)
+
+	// ListApprovals returns the turns matching f, newest first. Returns
+	// CodeInvalid for a negative limit or an unknown status.
+	ListApprovals(ctx context.Context, f ApprovalFilter) ([]*TurnRecord, error)
+
+	// TransitionTurn replaces the stored turn next.ID by next.Purged() —
+	// and appends the decisions ds in the same transaction — only if its
+	// stored status is one of from and, when live is set, now is before its
+	// stored deadline. This compare-and-set is what makes a resolution
+	// happen at most once and a run start at most once, across instances.
+	// Returns CodeNotFound; CodeConflict with details "reason" ("status",
+	// and "status" the stored one; or ReasonApprovalExpired) when the
+	// condition fails, with nothing written.
+	TransitionTurn(ctx context.Context, next TurnRecord, from []TurnStatus, live bool, now time.Time, ds ...Decision) (*TurnRecord, error)
+
+	// PutPolicy stores p (replacing the session's policy for its code
+	// hash) and appends d, in one transaction.
+	PutPolicy(ctx context.Context, p SessionPolicy, d Decision) error
+
+	// Policy returns the session's policy for codeHash; ok is false when
+	// there is none.
+	Policy(ctx context.Context, sessionID, codeHash string) (p SessionPolicy, ok bool, err error)
+
+	// Policies returns the session's policies, by code hash.
+	Policies(ctx context.Context, sessionID string) ([]SessionPolicy, error)
+
+	// DeletePolicies deletes the session's policies whose code hash starts
+	// with prefix ("" for all of them) and appends d, in one transaction,
+	// returning how many it deleted. With a prefix exactly one policy must
+	// match: none or several is CodeConflict (details "reason" no_match or
+	// ambiguous, "matches") and nothing is written.
+	DeletePolicies(ctx context.Context, sessionID, prefix string, d Decision) (int, error)
+}
+
+// CheckTransition is TransitionTurn's condition, the one home of it for both
+// stores: cur's status is one of from and, when live, now is before its
+// deadline.
+func CheckTransition(cur *TurnRecord, from []TurnStatus, live bool, now time.Time) error {
+	if !slices.Contains(from, cur.Status) {
+		return Errorf(CodeConflict, "turn %s is %s", cur.ID, cur.Status).
+			WithDetails("reason", "status").WithDetails("status", string(cur.Status))
+	}
+	if live && !cur.Live(now) {
+		return Errorf(CodeConflict, "turn %s is past its deadline", cur.ID).
+			WithDetails("reason", ReasonApprovalExpired).WithDetails("status", string(cur.Status))
+	}
+	return nil
+}
+
+// CheckPolicyMatches is DeletePolicies' rule on a prefix, for both stores:
+// a prefix must match exactly one policy ("" matches any number).
+func CheckPolicyMatches(prefix string, matches int) error {
+	switch {
+	case prefix == "":
+		return nil
+	case matches == 0:
+		return Errorf(CodeConflict, "no policy of this session has a code hash starting with %s", prefix).
+			WithDetails("reason", "no_match").WithDetails("matches", 0)
+	case matches > 1:
+		return Errorf(CodeConflict, "%d policies of this session have a code hash starting with %s: give more of it", matches, prefix).
+			WithDetails("reason", "ambiguous").WithDetails("matches", matches)
+	}
+	return nil
+}
