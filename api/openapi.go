@@ -21,7 +21,7 @@ var responseSchemas = map[string]string{
 	"Index": `{"type": "object", "required": ["service", "links"], "properties": {"service": {"type": "string"},
 		"links": {"type": "object", "additionalProperties": {"type": "string"}}}}`,
 	"Decision": `{"type": "object", "required": ["id", "kind", "procedure", "code_hash", "phase", "outcome", "reason", "actor", "allowed_tools", "at"],
-		"properties": {"id": {"type": "string"}, "kind": {"type": "string", "enum": ["invoke", "grant", "revoke", "promote", "catalogue", "retire"]},
+		"properties": {"id": {"type": "string"}, "kind": {"type": "string", "enum": ["invoke", "grant", "revoke", "promote", "catalogue", "retire", "turn", "approval", "policy"]},
 		"procedure": {"type": "string"}, "code_hash": {"type": "string"}, "phase": {"type": "string"},
 		"outcome": {"type": "string", "enum": ["allowed", "denied"]}, "reason": {"type": "string"}, "actor": {"type": "string"},
 		"allowed_tools": {"type": "array", "items": {"type": "string"}}, "at": {"type": "string", "format": "date-time"},

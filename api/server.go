@@ -34,6 +34,8 @@ type Config struct {
 	// MCPPaths are the MCP endpoints mounted beside this server (path to a
 	// one-line summary), documented in /openapi.json; optional.
 	MCPPaths map[string]string
+	// Turns is the turn gate; without it the turn routes answer 503.
+	Turns *replay.Gate
 }
 
 // Server is procgraph's HTTP API.
@@ -48,6 +50,7 @@ type Server struct {
 	schemas  schemaSet
 	router   chi.Router
 	mcpPaths map[string]string
+	turns    *replay.Gate
 }
 
 // New returns a Server for cfg.
@@ -57,7 +60,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{svc: cfg.Service, replay: cfg.Replayer, auth: cfg.Auth, metrics: cfg.Metrics,
-		log: cfg.Logger, maxBody: cfg.MaxBody, schemas: schemas, mcpPaths: cfg.MCPPaths}
+		log: cfg.Logger, maxBody: cfg.MaxBody, schemas: schemas, mcpPaths: cfg.MCPPaths, turns: cfg.Turns}
 	if s.auth == nil {
 		s.auth = auth.NewAuthenticator(nil)
 	}
@@ -101,7 +104,7 @@ type route struct {
 // routes lists every operation; the router and the OpenAPI document are both
 // built from it.
 func (s *Server) routeTable() []route {
-	return []route{
+	return append([]route{
 		{method: "GET", pattern: "/", handler: s.index, summary: "Where to start: the endpoints without parameters and MCP", response: "Index"},
 		{method: "GET", pattern: "/healthz", handler: s.healthz, summary: "Process liveness", response: "Status"},
 		{method: "GET", pattern: "/readyz", handler: s.readyz, summary: "Store readiness", response: "Status"},
@@ -125,7 +128,7 @@ func (s *Server) routeTable() []route {
 		{method: "GET", pattern: "/v1/causes/{name}", scope: auth.ScopeRead, handler: s.cause, summary: "One cause and its procedures", response: "CauseAnswer"},
 		{method: "GET", pattern: "/v1/graph", scope: auth.ScopeRead, handler: s.graph, summary: "A neighbourhood of the procedure graph", query: graphParams, response: "Graph"},
 		{method: "GET", pattern: "/v1/decisions", scope: auth.ScopeRead, handler: s.decisions, summary: "The audit log, newest first", query: decisionParams, response: "Decisions"},
-	}
+	}, s.turnRoutes()...)
 }
 
 func (s *Server) routes() chi.Router {

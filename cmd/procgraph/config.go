@@ -47,6 +47,10 @@ type serveConfig struct {
 	// MCP sessions open at once: in total and per token holder.
 	MCPMaxSessions         int
 	MCPMaxSessionsPerToken int
+	// The turn gate (DESIGN.md "The turn gate"): pending approvals at
+	// once, and each approval's deadline from its turn's arrival.
+	MaxPendingApprovals int
+	ApprovalTimeout     time.Duration
 }
 
 // envPrefix prefixes every flag's environment twin.
@@ -80,6 +84,8 @@ func (c *serveConfig) serveFlags(fs *flag.FlagSet) *settings {
 	s.add(&byteSize{&c.MaxCallBytes, 64 << 10, 60 << 20}, "max-call-bytes", "4MiB", "bytes of one tool call's arguments or result, as JSON")
 	s.add(&count{&c.MCPMaxSessions, 1, 1 << 20}, "mcp-max-sessions", "1024", "MCP sessions open at once (/mcp and /mcp/interactive); a new one past it is refused with 429 busy")
 	s.add(&count{&c.MCPMaxSessionsPerToken, 1, 1 << 20}, "mcp-max-sessions-per-token", "64", "MCP sessions one token holder may have open; a new one past it is refused with 429 busy")
+	s.add(&count{&c.MaxPendingApprovals, 1, 1 << 20}, "max-pending-approvals", "32", "turns awaiting an operator at once; a new one past it is refused with 429 busy")
+	s.add(&duration{&c.ApprovalTimeout, time.Second, 24 * time.Hour}, "approval-timeout", "330s", "each approval's one deadline from its turn's arrival: the wait, the resolution and the run's start (at least 1s)")
 	return s
 }
 

@@ -204,7 +204,8 @@ func (m *Main) open(ctx, bg context.Context) (http.Handler, error) {
 	if err := reg.Register(sessionCollectors(sessions)...); err != nil {
 		return nil, err
 	}
-	return newHandler(bg, svc, rp, authn, reg, sessions, log)
+	gate := replay.NewGate(rp, replay.GateOptions{MaxPending: cfg.MaxPendingApprovals, ApprovalTimeout: cfg.ApprovalTimeout})
+	return newHandler(bg, svc, rp, gate, authn, reg, sessions, log)
 }
 
 // newAuthenticator reads the tokens file, which must hold at least one

@@ -98,7 +98,7 @@ func newDispatcher(ctx context.Context, cfg *serveConfig, log zerolog.Logger) (r
 // read-only replays only) and /mcp/interactive. The MCP tool lists follow
 // the service's change feed, which also carries what other instances
 // change (Service.WatchRemote, every remoteWatchInterval).
-func newHandler(ctx context.Context, svc *procedures.Service, rp *replay.Replayer, authn *auth.Authenticator,
+func newHandler(ctx context.Context, svc *procedures.Service, rp *replay.Replayer, gate *replay.Gate, authn *auth.Authenticator,
 	reg *metrics.Registry, sessions *mcpserve.SessionLimits, log zerolog.Logger) (http.Handler, error) {
 	mcpConfig := func(phase procedures.Phase) mcpserve.Config {
 		return mcpserve.Config{Service: svc, Replayer: rp, Phase: phase, Auth: authn, Logger: log, Sessions: sessions}
@@ -114,7 +114,7 @@ func newHandler(ctx context.Context, svc *procedures.Service, rp *replay.Replaye
 	go auto.Run(ctx)
 	go inter.Run(ctx)
 	go svc.WatchRemote(ctx, remoteWatchInterval)
-	srv, err := api.New(api.Config{Service: svc, Replayer: rp, Auth: authn, Metrics: reg, Logger: log,
+	srv, err := api.New(api.Config{Service: svc, Replayer: rp, Turns: gate, Auth: authn, Metrics: reg, Logger: log,
 		MCPPaths: map[string]string{
 			"/mcp":             "MCP (streamable HTTP), automatic phase: read-only replays only",
 			"/mcp/interactive": "MCP (streamable HTTP), interactive phase",

@@ -1,0 +1,308 @@
+package api
+
+import (
+	"maps"
+	"net/http"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/procgraph/procgraph/auth"
+	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/replay"
+)
+
+// The turn gate's request schemas (API.md "Turns and approvals").
+var turnRequestSchemas = map[string]string{
+	"TurnRequest": `{
+		"type": "object", "additionalProperties": false, "required": ["code", "session_id", "phase"],
+		"properties": {
+			"code": {"type": "string", "minLength": 1},
+			"dialect": {"type": "string", "enum": ["starlark", "python-async"]},
+			"session_id": {"type": "string", "minLength": 1, "maxLength": 512},
+			"phase": {"type": "string", "enum": ["automatic", "interactive"]},
+			"arguments": {"type": ["object", "null"]},
+			"summary": {"type": ["string", "null"], "maxLength": 2048},
+			"wait_s": {"type": "integer", "minimum": 0, "maximum": 60},
+			"capture": {"type": ["object", "null"], "additionalProperties": false, "properties": {
+				"cause": {"type": ["object", "null"], "additionalProperties": false, "required": ["name"],
+					"properties": {"name": {"type": "string", "minLength": 1, "maxLength": 512},
+					               "description": {"type": ["string", "null"], "maxLength": 4096}}},
+				"summary": {"type": ["string", "null"], "maxLength": 4096},
+				"metadata": {"type": ["object", "null"]}}}
+		}}`,
+	"ResolveRequest": `{
+		"type": "object", "additionalProperties": false, "required": ["choice"],
+		"properties": {
+			"choice": {"type": "string", "enum": ["run_once", "auto_run", "always_ask", "reject"]},
+			"reason": {"type": ["string", "null"], "maxLength": 2048},
+			"code": {"type": ["string", "null"], "minLength": 1}
+		}}`,
+}
+
+// The turn gate's answer schemas.
+var turnResponseSchemas = map[string]string{
+	"Turn": `{"type": "object", "required": ["id", "session_id", "phase", "code_hash", "signature", "read_only", "state_changing_tools",
+		"unknown_tools", "opaque", "summary", "status", "requested_by", "requested_at", "deadline", "resolution"], "properties": {
+		"id": {"type": "string"}, "session_id": {"type": "string"}, "phase": {"type": "string"}, "code_hash": {"type": "string"},
+		"signature": {"type": "array", "items": {"type": "string"}}, "read_only": {"type": "boolean"},
+		"state_changing_tools": {"type": "array", "items": {"type": "string"}}, "unknown_tools": {"type": "array", "items": {"type": "string"}},
+		"opaque": {"type": "boolean"}, "summary": {"type": "string"},
+		"status": {"type": "string", "enum": ["pending", "approved", "rejected", "expired", "cancelled", "running", "succeeded", "failed", "denied"]},
+		"requested_by": {"type": "string"}, "requested_at": {"type": "string", "format": "date-time"},
+		"deadline": {"type": "string", "format": "date-time"},
+		"resolution": {"type": ["object", "null"], "properties": {"choice": {"type": "string"}, "by": {"type": "string"},
+			"at": {"type": "string", "format": "date-time"}, "reason": {"type": "string"}, "code_hash": {"type": "string"}}}}}`,
+	"TurnState": `{"type": "object", "required": ["turn"], "properties": {"turn": {"$ref": "#/components/schemas/Turn"}}}`,
+	"TurnAnswer": `{"type": "object", "required": ["turn"], "properties": {"turn": {"$ref": "#/components/schemas/Turn"},
+		"decision": {"$ref": "#/components/schemas/Decision"}, "status": {"type": "string", "enum": ["succeeded", "failed"]},
+		"result": {}, "output": {"type": "string"}, "calls": {"type": "array"}, "error": {"type": ["object", "null"]},
+		"procedure": {"$ref": "#/components/schemas/Procedure"}}}`,
+	"Approval": `{"allOf": [{"$ref": "#/components/schemas/Turn"}, {"type": "object", "required": ["code", "procedures"], "properties": {
+		"code": {"type": "string"}, "arguments": {"type": ["object", "null"]},
+		"procedures": {"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string"},
+			"read_only": {"type": "boolean"}, "auto_run": {"type": "boolean"}}}}}}]}`,
+	"Approvals": `{"type": "object", "required": ["approvals", "next"], "properties": {
+		"approvals": {"type": "array", "items": {"$ref": "#/components/schemas/Approval"}}, "next": {"type": ["string", "null"]}}}`,
+	"ResolveAnswer": `{"type": "object", "required": ["turn", "decision"], "properties": {
+		"turn": {"$ref": "#/components/schemas/Turn"}, "decision": {"$ref": "#/components/schemas/Decision"}}}`,
+	"SessionPolicies": `{"type": "object", "required": ["policies", "grants"], "properties": {
+		"policies": {"type": "array", "items": {"type": "object", "properties": {"code_hash": {"type": "string"},
+			"policy": {"type": "string", "enum": ["auto_run", "always_ask"]}, "summary": {"type": "string"},
+			"set_by": {"type": "string"}, "set_at": {"type": "string", "format": "date-time"}}}},
+		"grants": {"type": "array", "items": {"type": "object", "properties": {"procedure": {"type": "string"},
+			"code_hash": {"type": "string"}, "granted_by": {"type": "string"}, "granted_at": {"type": "string", "format": "date-time"},
+			"active": {"type": "boolean"}}}}}}`,
+	"PoliciesRevoked": `{"type": "object", "required": ["revoked", "decision"], "properties": {
+		"revoked": {"type": "integer"}, "decision": {"$ref": "#/components/schemas/Decision"}}}`,
+}
+
+var (
+	turnWaitParams = []queryParam{
+		{name: "wait_s", typ: "integer", min: 0, max: 60, doc: "wait up to this many seconds while the turn is pending"},
+	}
+	approvalParams = []queryParam{
+		{name: "status", typ: "string", enum: turnStatusNames(), doc: "turn status (e.g. pending)"},
+		{name: "session", typ: "string", doc: "approvals of this session"},
+		{name: "limit", typ: "integer", min: 1, max: procedures.MaxApprovalLimit, doc: "how many (default 50)"},
+		{name: "before", typ: "string", doc: "page back: approvals older than this turn id (the previous answer's next)"},
+	}
+)
+
+func turnStatusNames() []string {
+	out := make([]string, len(procedures.TurnStatuses))
+	for i, s := range procedures.TurnStatuses {
+		out[i] = string(s)
+	}
+	return out
+}
+
+// turnRoutes are the turn gate's operations (part of the route table).
+func (s *Server) turnRoutes() []route {
+	return []route{
+		{method: "POST", pattern: "/v1/turns", scope: auth.ScopeInvoke, handler: s.submitTurn, summary: "Submit a turn: the gate for every block an agent runs", body: "TurnRequest", response: "TurnAnswer"},
+		{method: "GET", pattern: "/v1/turns/{id}", scope: auth.ScopeInvoke, handler: s.getTurn, summary: "One turn (its requester), waiting while pending", query: turnWaitParams, response: "TurnState"},
+		{method: "POST", pattern: "/v1/turns/{id}/run", scope: auth.ScopeInvoke, handler: s.runTurn, summary: "Run an approved turn, once (its requester)", response: "TurnAnswer"},
+		{method: "DELETE", pattern: "/v1/turns/{id}", scope: auth.ScopeInvoke, handler: s.cancelTurn, summary: "Cancel a turn (its requester)", response: "TurnState"},
+		{method: "GET", pattern: "/v1/approvals", scope: auth.ScopeRead, handler: s.listApprovals, summary: "Approvals, newest first", query: approvalParams, response: "Approvals"},
+		{method: "GET", pattern: "/v1/approvals/{id}", scope: auth.ScopeRead, handler: s.getApproval, summary: "One approval", response: "Approval"},
+		{method: "POST", pattern: "/v1/approvals/{id}/resolve", scope: auth.ScopeGrant, handler: s.resolveApproval, summary: "Resolve an approval, once", body: "ResolveRequest", response: "ResolveAnswer"},
+		{method: "GET", pattern: "/v1/sessions/{id}/policies", scope: auth.ScopeRead, handler: s.sessionPolicies, summary: "A session's policies and the durable grants", response: "SessionPolicies"},
+		{method: "DELETE", pattern: "/v1/sessions/{id}/policies", scope: auth.ScopeGrant, handler: s.revokePolicies, summary: "Revoke all of a session's policies", response: "PoliciesRevoked"},
+		{method: "DELETE", pattern: "/v1/sessions/{id}/policies/{prefix}", scope: auth.ScopeGrant, handler: s.revokePolicies, summary: "Revoke the session policy whose code hash starts with prefix", response: "PoliciesRevoked"},
+	}
+}
+
+// gate returns the turn gate, or CodeUnavailable when none is wired: no
+// turn runs without one.
+func (s *Server) gate() (*replay.Gate, error) {
+	if s.turns == nil {
+		return nil, procedures.Errorf(procedures.CodeUnavailable, "the turn gate is not configured on this server")
+	}
+	return s.turns, nil
+}
+
+type turnBody struct {
+	Code      string         `json:"code"`
+	Dialect   string         `json:"dialect"`
+	SessionID string         `json:"session_id"`
+	Phase     string         `json:"phase"`
+	Arguments map[string]any `json:"arguments"`
+	Summary   *string        `json:"summary"`
+	WaitS     int            `json:"wait_s"`
+	Capture   *struct {
+		Cause    *causeInput    `json:"cause"`
+		Summary  *string        `json:"summary"`
+		Metadata map[string]any `json:"metadata"`
+	} `json:"capture"`
+}
+
+func (s *Server) submitTurn(w http.ResponseWriter, r *http.Request) error {
+	g, err := s.gate()
+	if err != nil {
+		return err
+	}
+	var b turnBody
+	if err := s.decodeBody(r.Body, "TurnRequest", s.maxBody, &b); err != nil {
+		return err
+	}
+	req := replay.TurnRequest{Code: b.Code, Dialect: b.Dialect, SessionID: b.SessionID, Phase: procedures.Phase(b.Phase),
+		Arguments: b.Arguments, Summary: deref(b.Summary), Wait: time.Duration(b.WaitS) * time.Second, Actor: principalOf(r).Name}
+	if b.Capture != nil {
+		req.Capture = &procedures.TurnCapture{Summary: deref(b.Capture.Summary), Metadata: b.Capture.Metadata}
+		if c := b.Capture.Cause; c != nil {
+			req.Capture.Cause = &procedures.CauseInput{Name: c.Name, Description: deref(c.Description)}
+		}
+	}
+	ans, err := g.Submit(r.Context(), req)
+	return s.answerTurn(w, ans, err)
+}
+
+// answerTurn writes a turn's answer: 200 when it ran, else 202 pending.
+func (s *Server) answerTurn(w http.ResponseWriter, ans *replay.TurnAnswer, err error) error {
+	if err != nil {
+		return err
+	}
+	status := http.StatusOK
+	if !ans.Ran() {
+		status = http.StatusAccepted
+	}
+	writeJSON(w, status, ans)
+	return nil
+}
+
+func (s *Server) getTurn(w http.ResponseWriter, r *http.Request) error {
+	g, err := s.gate()
+	if err != nil {
+		return err
+	}
+	t, err := g.Get(r.Context(), chi.URLParam(r, "id"), principalOf(r).Name, time.Duration(queryInt(r, "wait_s", 0))*time.Second)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"turn": t})
+	return nil
+}
+
+func (s *Server) runTurn(w http.ResponseWriter, r *http.Request) error {
+	g, err := s.gate()
+	if err != nil {
+		return err
+	}
+	ans, err := g.Run(r.Context(), chi.URLParam(r, "id"), principalOf(r).Name)
+	return s.answerTurn(w, ans, err)
+}
+
+func (s *Server) cancelTurn(w http.ResponseWriter, r *http.Request) error {
+	g, err := s.gate()
+	if err != nil {
+		return err
+	}
+	t, err := g.Cancel(r.Context(), chi.URLParam(r, "id"), principalOf(r).Name)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"turn": t})
+	return nil
+}
+
+func (s *Server) listApprovals(w http.ResponseWriter, r *http.Request) error {
+	g, err := s.gate()
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	f := procedures.ApprovalFilter{Status: procedures.TurnStatus(q.Get("status")), SessionID: q.Get("session"),
+		Limit: queryInt(r, "limit", procedures.DefaultApprovalLimit), Before: q.Get("before")}
+	list, err := g.Approvals(r.Context(), f, principalOf(r).Has(auth.ScopeGrant))
+	if err != nil {
+		return err
+	}
+	var next any
+	if len(list) == f.Limit && len(list) > 0 {
+		next = list[len(list)-1].ID
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"approvals": list, "next": next})
+	return nil
+}
+
+func (s *Server) getApproval(w http.ResponseWriter, r *http.Request) error {
+	g, err := s.gate()
+	if err != nil {
+		return err
+	}
+	a, err := g.Approval(r.Context(), chi.URLParam(r, "id"), principalOf(r).Has(auth.ScopeGrant))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, a)
+	return nil
+}
+
+type resolveBody struct {
+	Choice string  `json:"choice"`
+	Reason *string `json:"reason"`
+	Code   *string `json:"code"`
+}
+
+func (s *Server) resolveApproval(w http.ResponseWriter, r *http.Request) error {
+	g, err := s.gate()
+	if err != nil {
+		return err
+	}
+	var b resolveBody
+	if err := s.decodeBody(r.Body, "ResolveRequest", s.maxBody, &b); err != nil {
+		return err
+	}
+	caller := principalOf(r)
+	t, d, err := g.Resolve(r.Context(), replay.ResolveRequest{ID: chi.URLParam(r, "id"), Choice: procedures.Choice(b.Choice),
+		Reason: deref(b.Reason), Code: b.Code, Actor: caller.Name, HasGrant: caller.Has(auth.ScopeGrant)})
+	if err != nil && t == nil {
+		return err
+	}
+	if err != nil {
+		s.log.Warn().Err(err).Str("turn", t.ID).Msg("approval resolved, but what it remembers could not be stored")
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"turn": t, "decision": d})
+	return nil
+}
+
+type grantView struct {
+	Procedure string     `json:"procedure"`
+	CodeHash  string     `json:"code_hash"`
+	GrantedBy string     `json:"granted_by"`
+	GrantedAt *time.Time `json:"granted_at"`
+	Active    bool       `json:"active"`
+}
+
+func (s *Server) sessionPolicies(w http.ResponseWriter, r *http.Request) error {
+	ps, err := s.svc.Turns().Policies(r.Context(), chi.URLParam(r, "id"))
+	if err != nil {
+		return err
+	}
+	granted, err := s.svc.GrantsList(r.Context())
+	if err != nil {
+		return err
+	}
+	grants := []grantView{}
+	for _, p := range granted {
+		grants = append(grants, grantView{Procedure: p.Name, CodeHash: deref(p.AutoRun.CodeHash), GrantedBy: deref(p.AutoRun.GrantedBy),
+			GrantedAt: p.AutoRun.GrantedAt, Active: p.AutoRun.Active})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"policies": ps, "grants": grants})
+	return nil
+}
+
+func (s *Server) revokePolicies(w http.ResponseWriter, r *http.Request) error {
+	n, d, err := s.svc.RevokePolicies(r.Context(), chi.URLParam(r, "id"), chi.URLParam(r, "prefix"), principalOf(r).Name)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"revoked": n, "decision": d})
+	return nil
+}
+
+func init() {
+	maps.Copy(requestSchemas, turnRequestSchemas)
+	maps.Copy(responseSchemas, turnResponseSchemas)
+}

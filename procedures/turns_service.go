@@ -1,0 +1,85 @@
+package procedures
+
+import (
+	"context"
+	"strings"
+)
+
+// Turns returns the store of the turn gate (approvals, session policies).
+func (s *Service) Turns() TurnStore { return s.store }
+
+// ClassifyBlock classifies a block's signature under the current catalogue
+// and returns the stored procedures its proc__ entries name (classified,
+// with the state of their grants), by name. A missing one is absent.
+func (s *Service) ClassifyBlock(ctx context.Context, signature []string) (Classification, map[string]*Procedure, error) {
+	root := &Procedure{Signature: signature}
+	v, err := s.newView(ctx, []*Procedure{root})
+	if err != nil {
+		return Classification{}, nil, err
+	}
+	refs := map[string]*Procedure{}
+	for _, ref := range root.ProcRefs() {
+		if p, ok := v.procs[ref]; ok {
+			cp := *p
+			v.decorate(&cp)
+			refs[ref] = &cp
+		}
+	}
+	return v.classify(signature), refs, nil
+}
+
+// SetPolicy stores a session's policy for one code hash, audited with one
+// decision of kind policy (reason policy_set, the choice and the
+// operator's reason in its note).
+func (s *Service) SetPolicy(ctx context.Context, p SessionPolicy, reason string) (Decision, error) {
+	p.SetAt = s.now()
+	d := Decision{Kind: KindPolicy, CodeHash: p.CodeHash, Outcome: Allowed, Reason: ReasonPolicySet,
+		Actor: p.SetBy, Note: strings.TrimSpace(string(p.Policy) + ": " + reason), At: p.SetAt}
+	return s.rec.RecordWith(d, func(d Decision) error { return s.store.PutPolicy(ctx, p, d) })
+}
+
+// RevokePolicies deletes a session's policies whose code hash starts with
+// prefix ("" for all), audited with one decision of kind policy. A prefix
+// must be at least 8 hex characters and match exactly one policy
+// (CodeInvalid, CodeConflict).
+func (s *Service) RevokePolicies(ctx context.Context, sessionID, prefix, actor string) (int, Decision, error) {
+	if prefix != "" && (len(prefix) < 8 || len(prefix) > 64 || strings.Trim(prefix, "0123456789abcdef") != "") {
+		return 0, Decision{}, Errorf(CodeInvalid, "a policy prefix is 8 to 64 lowercase hex characters of a code hash").WithDetails("field", "prefix")
+	}
+	d := Decision{Kind: KindPolicy, Outcome: Allowed, Reason: ReasonPolicyRevoked, Actor: actor}
+	if len(prefix) == 64 {
+		d.CodeHash = prefix
+	}
+	n := 0
+	rec, err := s.rec.RecordWith(d, func(d Decision) error {
+		var err error
+		n, err = s.store.DeletePolicies(ctx, sessionID, prefix, d)
+		return err
+	})
+	return n, rec, err
+}
+
+// GrantsList returns every procedure holding a durable auto-run grant,
+// classified (AutoRun says whether it is active).
+func (s *Service) GrantsList(ctx context.Context) ([]*Procedure, error) {
+	all, _, err := s.store.Find(ctx, Query{SkipTotal: true})
+	if err != nil {
+		return nil, err
+	}
+	var granted []*Procedure
+	for _, p := range all {
+		if p.Grant != nil && p.Grant.Enabled {
+			granted = append(granted, p)
+		}
+	}
+	v, err := s.newView(ctx, granted)
+	if err != nil {
+		return nil, err
+	}
+	out := []*Procedure{}
+	for _, p := range granted {
+		v.decorate(p)
+		out = append(out, p)
+	}
+	return out, nil
+}

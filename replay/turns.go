@@ -1,0 +1,487 @@
+package replay
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/sandbox"
+	"github.com/procgraph/procgraph/signature"
+)
+
+// Gate defaults (API.md "Serve settings").
+const (
+	DefaultMaxPendingApprovals = 32
+	DefaultApprovalTimeout     = 330 * time.Second
+	// MaxWait bounds a long poll (wait_s).
+	MaxWait = 60 * time.Second
+	// pollEvery is how often a waiter looks at the store for a resolution
+	// made on another instance.
+	pollEvery = 200 * time.Millisecond
+)
+
+// GateOptions configure a Gate.
+type GateOptions struct {
+	// MaxPending bounds the pending approvals; DefaultMaxPendingApprovals
+	// when 0.
+	MaxPending int
+	// ApprovalTimeout is each approval's one absolute deadline after its
+	// turn arrived; DefaultApprovalTimeout when 0.
+	ApprovalTimeout time.Duration
+}
+
+// Gate is the turn gate (DESIGN.md "The turn gate"): it decides each turn
+// with procedures.DecideTurn, records the decision through the service's
+// Recorder, asks an operator through the store's approvals when the table
+// says so, and runs allowed turns with the Replayer's sandbox, admission
+// and dispatcher. It is safe for concurrent use.
+type Gate struct {
+	r    *Replayer
+	svc  *procedures.Service
+	opts GateOptions
+
+	mu      sync.Mutex
+	waiters map[string][]chan struct{}
+}
+
+// NewGate returns the gate over r's service, sandbox and dispatcher.
+func NewGate(r *Replayer, opts GateOptions) *Gate {
+	if opts.MaxPending <= 0 {
+		opts.MaxPending = DefaultMaxPendingApprovals
+	}
+	if opts.ApprovalTimeout <= 0 {
+		opts.ApprovalTimeout = DefaultApprovalTimeout
+	}
+	return &Gate{r: r, svc: r.svc, opts: opts, waiters: map[string][]chan struct{}{}}
+}
+
+// TurnRequest is one block an agent asks to run.
+type TurnRequest struct {
+	Code      string
+	Dialect   string
+	SessionID string
+	Phase     procedures.Phase
+	Arguments map[string]any
+	Summary   string
+	// Wait is how long to wait for an operator before answering pending
+	// (at most MaxWait).
+	Wait    time.Duration
+	Capture *procedures.TurnCapture
+	// Actor is the requester (the token holder).
+	Actor string
+}
+
+// TurnAnswer is a turn's answer: Result is set when it ran (API.md 200),
+// else the turn is pending (202).
+type TurnAnswer struct {
+	*InvokeResult
+	Turn      procedures.Turn       `json:"turn"`
+	Procedure *procedures.Procedure `json:"procedure,omitempty"`
+}
+
+// Ran reports whether the turn ran (a 200 rather than a 202).
+func (a *TurnAnswer) Ran() bool { return a.InvokeResult != nil }
+
+// block is an analysed, validated and classified turn.
+type block struct {
+	a    *signature.Analysis
+	args map[string]any // bound parameters
+	norm map[string]any // the arguments as validated (stored while pending)
+	c    procedures.Classification
+	refs map[string]*procedures.Procedure
+}
+
+// analyse checks a block as any turn: code (CodeInvalidCode,
+// CodeTooLarge), arguments (CodeInvalidArguments), classification.
+func (g *Gate) analyse(ctx context.Context, code, dialect string, args map[string]any) (*block, error) {
+	d, err := signature.ParseDialect(dialect)
+	if err != nil {
+		return nil, procedures.Errorf(procedures.CodeInvalid, "dialect %q is not starlark or python-async", dialect).WithDetails("field", "dialect")
+	}
+	a, err := signature.Analyze(code, d)
+	if err != nil {
+		return nil, procedures.CodeError(err)
+	}
+	schema, err := g.r.schemas.get(a.CodeHash, a.Parameters, nil)
+	if err != nil {
+		return nil, err
+	}
+	norm, err := normalizeArguments(args)
+	if err != nil {
+		return nil, err
+	}
+	if err := validateArguments(a.Name, schema, norm); err != nil {
+		return nil, err
+	}
+	bound, err := bindArguments(a.Parameters, norm)
+	if err != nil {
+		return nil, err
+	}
+	c, refs, err := g.svc.ClassifyBlock(ctx, a.Signature)
+	if err != nil {
+		return nil, err
+	}
+	return &block{a: a, args: bound, norm: norm, c: c, refs: refs}, nil
+}
+
+// procOnly reports whether every signature entry is a proc__ reference, and
+// whether each has an active grant.
+func (b *block) procOnly() (only, granted bool) {
+	granted = true
+	for _, n := range b.a.Signature {
+		if !procedures.IsProcName(n) {
+			return false, false
+		}
+		if p := b.refs[n]; p == nil || !p.AutoRun.Active {
+			granted = false
+		}
+	}
+	return true, granted
+}
+
+// turnOf describes the block as a Turn.
+func (b *block) turnOf(t procedures.Turn) procedures.Turn {
+	t.CodeHash, t.Signature = b.a.CodeHash, b.a.Signature
+	t.ReadOnly, t.Opaque = b.c.ReadOnly, b.a.Opaque
+	t.StateChangingTools = nonNilStrings(b.c.StateChangingTools)
+	t.UnknownTools = nonNilStrings(b.c.UnknownTools)
+	return t
+}
+
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func validateTurn(req *TurnRequest) error {
+	if !req.Phase.Valid() {
+		return procedures.Errorf(procedures.CodeInvalid, "phase %q is not automatic or interactive", req.Phase).WithDetails("field", "phase")
+	}
+	if req.SessionID == "" {
+		return procedures.Errorf(procedures.CodeInvalid, "session_id is required").WithDetails("field", "session_id")
+	}
+	for _, f := range []struct{ field, value string }{{"session_id", req.SessionID}, {"actor", req.Actor}} {
+		if len(f.value) > procedures.MaxKeyBytes || !utf8.ValidString(f.value) {
+			return procedures.Errorf(procedures.CodeInvalid, "%s must be UTF-8 of at most %d bytes", f.field, procedures.MaxKeyBytes).WithDetails("field", f.field)
+		}
+	}
+	if len(req.Summary) > procedures.MaxReasonBytes || !utf8.ValidString(req.Summary) {
+		return procedures.Errorf(procedures.CodeInvalid, "summary must be UTF-8 of at most %d bytes", procedures.MaxReasonBytes).WithDetails("field", "summary")
+	}
+	if req.Wait < 0 || req.Wait > MaxWait {
+		return procedures.Errorf(procedures.CodeInvalid, "wait_s must be 0 to %d", int(MaxWait/time.Second)).WithDetails("field", "wait_s")
+	}
+	if req.Actor == "" {
+		req.Actor = "anonymous"
+	}
+	return nil
+}
+
+// Submit decides one turn (procedures.DecideTurn) and runs it, denies it,
+// or creates its approval and waits up to req.Wait for an operator. Errors:
+// CodeInvalid, CodeInvalidCode, CodeTooLarge, CodeInvalidArguments (nothing
+// asked or recorded), CodeDenied with the decision, CodeBusy (reason
+// pending_approvals or replay_queue).
+func (g *Gate) Submit(ctx context.Context, req TurnRequest) (*TurnAnswer, error) {
+	if err := validateTurn(&req); err != nil {
+		return nil, err
+	}
+	arrived := g.r.now()
+	b, err := g.analyse(ctx, req.Code, req.Dialect, req.Arguments)
+	if err != nil {
+		return nil, err
+	}
+	in := procedures.TurnInput{Phase: req.Phase, ReadOnly: b.c.ReadOnly, Problem: b.c.Problem}
+	in.ProcOnly, in.GrantsActive = b.procOnly()
+	var policy procedures.SessionPolicy
+	if req.Phase == procedures.PhaseInteractive {
+		p, ok, err := g.svc.Turns().Policy(ctx, req.SessionID, b.a.CodeHash)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			policy, in.Policy = p, p.Policy
+		}
+	}
+	v := procedures.DecideTurn(in)
+	t := b.turnOf(procedures.Turn{
+		ID: procedures.NewTurnID(arrived), SessionID: req.SessionID, Phase: req.Phase, Summary: req.Summary,
+		RequestedBy: req.Actor, RequestedAt: arrived.UTC().Truncate(time.Millisecond),
+	})
+	if !v.Pending {
+		t.Deadline = t.RequestedAt.Add(g.r.timeout())
+		reviewer := ""
+		if v.Reason == procedures.ReasonSessionPolicy {
+			reviewer = policy.SetBy
+		}
+		return g.runNow(ctx, t, b, v, req, reviewer, arrived)
+	}
+	rec := procedures.TurnRecord{Turn: t, Code: req.Code, Dialect: req.Dialect, Arguments: b.norm, Capture: req.Capture}
+	rec.Status = procedures.TurnPending
+	rec.Deadline = t.RequestedAt.Add(g.opts.ApprovalTimeout)
+	if err := g.svc.Turns().CreateApproval(ctx, rec, g.opts.MaxPending, g.r.now()); err != nil {
+		return nil, err
+	}
+	g.r.log.Info().Str("turn", t.ID).Str("code_hash", t.CodeHash).Str("session", t.SessionID).
+		Str("actor", req.Actor).Msg("turn pending: an operator must decide")
+	if req.Wait <= 0 {
+		return &TurnAnswer{Turn: rec.Turn}, nil
+	}
+	cur, err := g.wait(ctx, t.ID, req.Wait)
+	if err != nil {
+		return nil, err
+	}
+	if cur.Status == procedures.TurnApproved {
+		return g.Run(ctx, t.ID, req.Actor)
+	}
+	if cur.Status == procedures.TurnRejected || cur.Status == procedures.TurnExpired {
+		return nil, g.deniedTurn(ctx, cur)
+	}
+	return &TurnAnswer{Turn: cur.Turn}, nil
+}
+
+// runNow records the decision on a turn decided at once and runs it when
+// allowed.
+func (g *Gate) runNow(ctx context.Context, t procedures.Turn, b *block, v procedures.TurnVerdict, req TurnRequest, reviewer string, arrived time.Time) (*TurnAnswer, error) {
+	ctx, cancel := context.WithDeadline(ctx, arrived.Add(g.r.timeout()))
+	defer cancel()
+	if !v.Allowed() {
+		t.Status = procedures.TurnDenied
+		d, err := g.record(ctx, g.turnDecision(t, b, v, []string{}))
+		if err != nil {
+			return nil, err
+		}
+		return nil, turnDenied(d)
+	}
+	if a := g.r.opts.Admission; a != nil {
+		release, err := a.Acquire(ctx, req.Actor)
+		if err != nil {
+			return nil, busyError(err)
+		}
+		defer release()
+	}
+	allowed := AllowSet(b.a.Signature, b.c, Verdict{Outcome: procedures.Allowed, StateChanging: v.StateChanging})
+	d, err := g.record(ctx, g.turnDecision(t, b, v, allowed))
+	if err != nil {
+		return nil, err
+	}
+	return g.execute(ctx, t, b, d, allowed, req.Code, req.Dialect, req.Capture, reviewer)
+}
+
+// turnDecision is the one decision (kind turn) on t.
+func (g *Gate) turnDecision(t procedures.Turn, b *block, v procedures.TurnVerdict, allowed []string) procedures.Decision {
+	return procedures.Decision{Kind: procedures.KindTurn, Procedure: b.a.Name, CodeHash: t.CodeHash, Phase: t.Phase,
+		Outcome: v.Outcome, Reason: v.Reason, Actor: t.RequestedBy, AllowedTools: allowed, Suggestion: v.Suggestion}
+}
+
+// record records d through the service's Recorder.
+func (g *Gate) record(ctx context.Context, d procedures.Decision) (procedures.Decision, error) {
+	return g.r.record(ctx, d)
+}
+
+// turnDenied is the CodeDenied error of a denied turn.
+func turnDenied(d procedures.Decision) error {
+	e := procedures.Errorf(procedures.CodeDenied, "the turn was denied: %s", d.Reason).WithDecision(d)
+	if d.Suggestion != "" {
+		e = e.WithDetails("suggestion", d.Suggestion)
+	}
+	return e
+}
+
+// execute runs an allowed turn in the sandbox and, when it succeeded and
+// asked for it, captures it under the session's usage key.
+func (g *Gate) execute(ctx context.Context, t procedures.Turn, b *block, d procedures.Decision, allowed []string,
+	code, dialect string, capture *procedures.TurnCapture, reviewer string) (*TurnAnswer, error) {
+	c := &chain{usageKey: procedures.UsageKey(t.SessionID, ""), req: InvokeRequest{
+		Name: b.a.Name, Phase: t.Phase, SessionID: t.SessionID, Actor: t.RequestedBy,
+		ReviewedBy: reviewer, ReviewerHasGrantScope: reviewer != "",
+	}}
+	tc := &toolCaller{r: g.r, chain: c.push(b.a.Name), allowed: allowed, dispatcher: g.r.dispatcher}
+	res := g.r.runner.Run(ctx, sandbox.Request{Filename: b.a.Name + ".star", Source: b.a.Source, Args: b.args,
+		Allowed: allowed, Limits: g.r.opts.Limits}, tc)
+	out := resultOf(d, res)
+	if g.r.opts.Counter != nil {
+		g.r.opts.Counter.CountReplay(out.Status, out.ErrorCode())
+	}
+	t.Status = procedures.TurnSucceeded
+	if out.Status != StatusSucceeded {
+		t.Status = procedures.TurnFailed
+	}
+	ans := &TurnAnswer{InvokeResult: out, Turn: t}
+	if capture != nil && t.Status == procedures.TurnSucceeded {
+		cr := procedures.CaptureRequest{Code: code, Dialect: dialect, Summary: capture.Summary, Cause: capture.Cause,
+			SessionID: t.SessionID, Status: procedures.StatusSucceeded, Metadata: capture.Metadata}
+		if cr.Summary == "" {
+			cr.Summary = t.Summary
+		}
+		co, err := g.svc.Capture(context.WithoutCancel(ctx), cr)
+		if err != nil {
+			g.r.log.Warn().Err(err).Str("turn", t.ID).Msg("turn: the succeeded turn could not be captured")
+		} else {
+			ans.Procedure = co.Procedure
+		}
+	}
+	g.r.log.Info().Str("turn", t.ID).Str("decision", d.ID).Str("code_hash", t.CodeHash).Str("status", out.Status).Msg("turn run")
+	return ans, nil
+}
+
+// Get returns the turn id to its requester, waiting up to wait while it is
+// pending. Errors: CodeNotFound (unknown or non-canonical id), CodeForbidden
+// (another actor's turn).
+func (g *Gate) Get(ctx context.Context, id, actor string, wait time.Duration) (*procedures.Turn, error) {
+	cur, err := g.load(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := requester(cur, actor); err != nil {
+		return nil, err
+	}
+	if wait > 0 {
+		if wait > MaxWait {
+			wait = MaxWait
+		}
+		if cur, err = g.wait(ctx, id, wait); err != nil {
+			return nil, err
+		}
+	}
+	return &cur.Turn, nil
+}
+
+// load returns the stored turn id, marking it expired (with its decision)
+// when it is past its deadline without having run.
+func (g *Gate) load(ctx context.Context, id string) (*procedures.TurnRecord, error) {
+	if !procedures.ValidTurnID(id) {
+		return nil, procedures.Errorf(procedures.CodeNotFound, "no turn %q", id)
+	}
+	cur, err := g.svc.Turns().GetApproval(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if (cur.Status == procedures.TurnPending || cur.Status == procedures.TurnApproved) && !cur.Live(g.r.now()) {
+		return g.expire(ctx, cur)
+	}
+	return cur, nil
+}
+
+// expire marks a turn past its deadline expired, with its decision
+// (approval_expired), once; a concurrent change wins.
+func (g *Gate) expire(ctx context.Context, cur *procedures.TurnRecord) (*procedures.TurnRecord, error) {
+	next := *cur
+	next.Status = procedures.TurnExpired
+	v := procedures.ExpiredVerdict()
+	d := procedures.Decision{Kind: procedures.KindTurn, Procedure: signature.Name(cur.Signature), CodeHash: cur.CodeHash,
+		Phase: cur.Phase, Outcome: v.Outcome, Reason: v.Reason, Actor: cur.RequestedBy}
+	out, _, err := g.transition(ctx, next, []procedures.TurnStatus{procedures.TurnPending, procedures.TurnApproved}, false, d)
+	if procedures.ErrorCode(err) == procedures.CodeConflict {
+		return g.svc.Turns().GetApproval(ctx, cur.ID)
+	}
+	if err == nil {
+		g.notify(cur.ID)
+	}
+	return out, err
+}
+
+// transition records ds and applies the transition in one store
+// transaction (each decision built and counted by the Recorder).
+func (g *Gate) transition(ctx context.Context, next procedures.TurnRecord, from []procedures.TurnStatus, live bool, ds ...procedures.Decision) (*procedures.TurnRecord, []procedures.Decision, error) {
+	var out *procedures.TurnRecord
+	var built []procedures.Decision
+	var apply func(i int) error
+	apply = func(i int) error {
+		if i == len(ds) {
+			var err error
+			out, err = g.svc.Turns().TransitionTurn(ctx, next, from, live, g.r.now(), built...)
+			return err
+		}
+		_, err := g.svc.Recorder().RecordWith(ds[i], func(d procedures.Decision) error {
+			built = append(built, d)
+			return apply(i + 1)
+		})
+		return err
+	}
+	if err := apply(0); err != nil {
+		return nil, nil, err
+	}
+	return out, built, nil
+}
+
+func requester(cur *procedures.TurnRecord, actor string) error {
+	if actor == "" {
+		actor = "anonymous"
+	}
+	if cur.RequestedBy != actor {
+		return procedures.Errorf(procedures.CodeForbidden, "only the turn's requester may do this")
+	}
+	return nil
+}
+
+// deniedTurn is the denial of a rejected or expired turn, carrying its
+// decision when it can be found.
+func (g *Gate) deniedTurn(ctx context.Context, cur *procedures.TurnRecord) error {
+	reason := procedures.ReasonOperatorRejected
+	if cur.Status == procedures.TurnExpired {
+		reason = procedures.ReasonApprovalExpired
+	}
+	d := procedures.Decision{Kind: procedures.KindTurn, CodeHash: cur.CodeHash, Phase: cur.Phase, Outcome: procedures.Denied, Reason: reason, Actor: cur.RequestedBy}
+	return procedures.Errorf(procedures.CodeDenied, "the turn was denied: %s", reason).WithDecision(d).WithDetails("turn", cur.Turn)
+}
+
+// wait waits up to d for turn id to leave pending (resolved here or on
+// another instance, cancelled, expired) and returns it as it then is.
+func (g *Gate) wait(ctx context.Context, id string, d time.Duration) (*procedures.TurnRecord, error) {
+	ch := make(chan struct{}, 1)
+	g.mu.Lock()
+	g.waiters[id] = append(g.waiters[id], ch)
+	g.mu.Unlock()
+	defer func() {
+		g.mu.Lock()
+		ws := g.waiters[id]
+		if i := slices.Index(ws, ch); i >= 0 {
+			ws = slices.Delete(ws, i, i+1)
+		}
+		if len(ws) == 0 {
+			delete(g.waiters, id)
+		} else {
+			g.waiters[id] = ws
+		}
+		g.mu.Unlock()
+	}()
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	tick := time.NewTicker(pollEvery)
+	defer tick.Stop()
+	for {
+		cur, err := g.load(ctx, id)
+		if err != nil || cur.Status != procedures.TurnPending {
+			return cur, err
+		}
+		if left := cur.Deadline.Sub(g.r.now()); left < d {
+			timer.Reset(left)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, procedures.Errorf(procedures.CodeUnavailable, "the request ended while waiting for an operator")
+		case <-timer.C:
+			return g.load(ctx, id)
+		case <-ch:
+		case <-tick.C:
+		}
+	}
+}
+
+// notify wakes the waiters of turn id.
+func (g *Gate) notify(id string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, ch := range g.waiters[id] {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+}

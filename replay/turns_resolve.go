@@ -1,0 +1,278 @@
+package replay
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/signature"
+)
+
+// Run runs an approved turn for its requester, once: the claim (approved →
+// running, before the deadline) and the turn's decision (operator_approved)
+// are one store transaction, so two runners — on two instances too —
+// cannot both run it. Errors: CodeNotFound, CodeForbidden (another actor),
+// CodeConflict (not approved, already run, expired), CodeBusy.
+func (g *Gate) Run(ctx context.Context, id, actor string) (*TurnAnswer, error) {
+	arrived := g.r.now()
+	ctx, cancel := context.WithDeadline(ctx, arrived.Add(g.r.timeout()))
+	defer cancel()
+	cur, err := g.load(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := requester(cur, actor); err != nil {
+		return nil, err
+	}
+	if cur.Status != procedures.TurnApproved {
+		return nil, procedures.Errorf(procedures.CodeConflict, "turn %s is %s: only an approved turn runs", id, cur.Status).
+			WithDetails("reason", "status").WithDetails("status", string(cur.Status))
+	}
+	// The stored block is analysed and validated again: what runs is what
+	// the operator approved, classified under the current catalogue.
+	b, err := g.analyse(ctx, cur.Code, cur.Dialect, cur.Arguments)
+	if err != nil || b.a.CodeHash != cur.CodeHash {
+		return nil, procedures.Errorf(procedures.CodeInternal, "the approved block of turn %s no longer analyses as approved; it will not run", id)
+	}
+	if a := g.r.opts.Admission; a != nil {
+		release, err := a.Acquire(ctx, cur.RequestedBy)
+		if err != nil {
+			return nil, busyError(err)
+		}
+		defer release()
+	}
+	if cur.Resolution == nil || !procedures.ResolveVerdict(cur.Resolution.Choice).Allowed() {
+		return nil, procedures.Errorf(procedures.CodeInternal, "turn %s is approved without a resolution that runs it; it will not run", id)
+	}
+	v := procedures.ResolveVerdict(cur.Resolution.Choice)
+	allowed := AllowSet(b.a.Signature, b.c, Verdict{Outcome: v.Outcome, StateChanging: v.StateChanging})
+	next := *cur
+	next.Status = procedures.TurnRunning
+	d := g.turnDecision(cur.Turn, b, v, allowed)
+	_, built, err := g.transition(ctx, next, []procedures.TurnStatus{procedures.TurnApproved}, true, d)
+	if err != nil {
+		return nil, err
+	}
+	d = built[0]
+	ans, err := g.execute(ctx, cur.Turn, b, d, allowed, cur.Code, cur.Dialect, cur.Capture, cur.Resolution.By)
+	done := next
+	done.Status = ans.Turn.Status
+	if _, ferr := g.svc.Turns().TransitionTurn(context.WithoutCancel(ctx), done, []procedures.TurnStatus{procedures.TurnRunning}, false, g.r.now()); ferr != nil {
+		g.r.log.Error().Err(ferr).Str("turn", id).Msg("turn: the finished turn could not be marked done")
+	}
+	g.notify(id)
+	return ans, err
+}
+
+// Cancel cancels its requester's pending or approved turn (a decision
+// turn_cancelled records it). Errors: CodeNotFound, CodeForbidden,
+// CodeConflict (it ran, or is done).
+func (g *Gate) Cancel(ctx context.Context, id, actor string) (*procedures.Turn, error) {
+	cur, err := g.load(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := requester(cur, actor); err != nil {
+		return nil, err
+	}
+	next := *cur
+	next.Status = procedures.TurnCancelled
+	d := procedures.Decision{Kind: procedures.KindTurn, Procedure: signature.Name(cur.Signature), CodeHash: cur.CodeHash,
+		Phase: cur.Phase, Outcome: procedures.Denied, Reason: procedures.ReasonTurnCancelled, Actor: cur.RequestedBy}
+	out, _, err := g.transition(ctx, next, []procedures.TurnStatus{procedures.TurnPending, procedures.TurnApproved}, false, d)
+	if err != nil {
+		return nil, err
+	}
+	g.notify(id)
+	return &out.Turn, nil
+}
+
+// ResolveRequest is an operator's answer to an approval.
+type ResolveRequest struct {
+	ID     string
+	Choice procedures.Choice
+	Reason string
+	// Code, when set, replaces the block: it is analysed like any turn and
+	// is what runs.
+	Code *string
+	// Actor is the operator; HasGrant whether they hold the grant scope
+	// (without it nothing is resolved).
+	Actor    string
+	HasGrant bool
+}
+
+// Resolve resolves a pending approval once (DESIGN.md's choices): the
+// approval decision (and, for reject, the turn's denial) are recorded in the
+// same store transaction as the resolution; auto_run then stores durable
+// grants (a proc__-only block) or the session's policy, always_ask the
+// policy. Errors: CodeForbidden (no grant scope), CodeInvalid (unknown
+// choice, reason too long), CodeNotFound (unknown or non-canonical id),
+// CodeInvalidCode / CodeInvalidArguments (replacement code), CodeConflict
+// (already resolved, cancelled or expired; not_read_only for an auto_run
+// that would grant a state-changing procedure while mutating auto-run is
+// off — the approval stays pending).
+func (g *Gate) Resolve(ctx context.Context, req ResolveRequest) (*procedures.Turn, procedures.Decision, error) {
+	fail := func(err error) (*procedures.Turn, procedures.Decision, error) { return nil, procedures.Decision{}, err }
+	if !req.HasGrant {
+		return fail(procedures.Errorf(procedures.CodeForbidden, "resolving an approval needs the grant scope"))
+	}
+	if !req.Choice.Valid() {
+		return fail(procedures.Errorf(procedures.CodeInvalid, "choice %q is not run_once, auto_run, always_ask or reject", req.Choice).WithDetails("field", "choice"))
+	}
+	if len(req.Reason) > procedures.MaxReasonBytes {
+		return fail(procedures.Errorf(procedures.CodeInvalid, "reason is longer than %d bytes", procedures.MaxReasonBytes).WithDetails("field", "reason"))
+	}
+	if req.Actor == "" {
+		req.Actor = "anonymous"
+	}
+	cur, err := g.load(ctx, req.ID)
+	if err != nil {
+		return fail(err)
+	}
+	if cur.Status != procedures.TurnPending {
+		return fail(procedures.Errorf(procedures.CodeConflict, "turn %s is %s: it can no longer be resolved", cur.ID, cur.Status).
+			WithDetails("reason", "status").WithDetails("status", string(cur.Status)))
+	}
+	next := *cur
+	code, dialect := cur.Code, cur.Dialect
+	if req.Code != nil && req.Choice.Runs() {
+		code = *req.Code
+	}
+	b, err := g.analyse(ctx, code, dialect, cur.Arguments)
+	if err != nil {
+		return fail(err)
+	}
+	next.Turn = b.turnOf(next.Turn)
+	next.Code = code
+	only, _ := b.procOnly()
+	if req.Choice == procedures.ChoiceAutoRun && only {
+		if err := g.checkGrantable(b); err != nil {
+			return fail(err)
+		}
+	}
+	v := procedures.ResolveVerdict(req.Choice)
+	now := g.r.now().UTC().Truncate(time.Millisecond)
+	next.Resolution = &procedures.Resolution{Choice: req.Choice, By: req.Actor, At: now, Reason: strings.TrimSpace(req.Reason), CodeHash: b.a.CodeHash}
+	next.Status = procedures.TurnApproved
+	ds := []procedures.Decision{{Kind: procedures.KindApproval, Procedure: b.a.Name, CodeHash: b.a.CodeHash, Phase: cur.Phase,
+		Outcome: v.Outcome, Reason: v.Reason, Actor: req.Actor, Note: next.Resolution.Reason}}
+	if !v.Allowed() {
+		next.Status = procedures.TurnRejected
+		ds = append(ds, g.turnDecision(next.Turn, b, v, []string{}))
+	}
+	out, built, err := g.transition(ctx, next, []procedures.TurnStatus{procedures.TurnPending}, true, ds...)
+	if err != nil {
+		return fail(err)
+	}
+	g.notify(cur.ID)
+	d := built[0]
+	if err := g.remember(ctx, req, b, only, cur); err != nil {
+		return &out.Turn, d, err
+	}
+	return &out.Turn, d, nil
+}
+
+// checkGrantable refuses an auto_run whose grants the rules of
+// set_procedure_auto_run would refuse.
+func (g *Gate) checkGrantable(b *block) error {
+	for _, n := range b.a.ProcRefs {
+		p := b.refs[n]
+		switch {
+		case p == nil:
+			return procedures.Errorf(procedures.CodeNotFound, "no procedure %s to grant auto-run to", n)
+		case p.Status != procedures.StatusSucceeded:
+			return procedures.Errorf(procedures.CodeConflict, "auto-run cannot be granted to %s: it did not succeed", n).
+				WithDetails("reason", procedures.ReasonProcedureNotSucceeded)
+		case !p.ReadOnly && !g.svc.AllowMutatingAutorun():
+			return procedures.Errorf(procedures.CodeConflict, "auto-run cannot be granted to %s: it changes state and mutating auto-run is off", n).
+				WithDetails("reason", procedures.ReasonNotReadOnly)
+		}
+	}
+	return nil
+}
+
+// remember stores what auto_run and always_ask remember.
+func (g *Gate) remember(ctx context.Context, req ResolveRequest, b *block, procOnly bool, cur *procedures.TurnRecord) error {
+	switch {
+	case req.Choice == procedures.ChoiceAutoRun && procOnly:
+		for _, n := range b.a.ProcRefs {
+			if _, _, err := g.svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: n, Enabled: true, Reason: req.Reason, Actor: req.Actor}); err != nil {
+				return err
+			}
+		}
+	case req.Choice == procedures.ChoiceAutoRun || req.Choice == procedures.ChoiceAlwaysAsk:
+		_, err := g.svc.SetPolicy(ctx, procedures.SessionPolicy{SessionID: cur.SessionID, CodeHash: b.a.CodeHash,
+			Policy: req.Choice, Summary: cur.Summary, SetBy: req.Actor}, req.Reason)
+		return err
+	}
+	return nil
+}
+
+// Approval is an approval as operators review it (API.md "Approval").
+type Approval struct {
+	procedures.Turn
+	Code       string              `json:"code"`
+	Arguments  map[string]any      `json:"arguments"`
+	Procedures []ApprovalProcedure `json:"procedures"`
+}
+
+// ApprovalProcedure is a proc__ an approval's block references.
+type ApprovalProcedure struct {
+	Name     string `json:"name"`
+	ReadOnly bool   `json:"read_only"`
+	AutoRun  bool   `json:"auto_run"`
+}
+
+// Approval returns one approval; argument values only when showArgs (the
+// caller holds grant). Errors: CodeNotFound.
+func (g *Gate) Approval(ctx context.Context, id string, showArgs bool) (*Approval, error) {
+	cur, err := g.load(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return g.approvalOf(ctx, cur, showArgs), nil
+}
+
+// Approvals lists approvals, newest first.
+func (g *Gate) Approvals(ctx context.Context, f procedures.ApprovalFilter, showArgs bool) ([]*Approval, error) {
+	recs, err := g.svc.Turns().ListApprovals(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Approval, 0, len(recs))
+	now := g.r.now()
+	for _, r := range recs {
+		if r.Status == procedures.TurnPending && !r.Live(now) {
+			r.Status = procedures.TurnExpired // shown as it is; stored at the next touch
+			r.Code, r.Arguments = "", nil
+		}
+		out = append(out, g.approvalOf(ctx, r, showArgs))
+	}
+	return out, nil
+}
+
+func (g *Gate) approvalOf(ctx context.Context, r *procedures.TurnRecord, showArgs bool) *Approval {
+	a := &Approval{Turn: r.Turn, Code: r.Code, Procedures: []ApprovalProcedure{}}
+	if showArgs {
+		a.Arguments = r.Arguments
+	}
+	var refs []string
+	for _, n := range r.Signature {
+		if procedures.IsProcName(n) {
+			refs = append(refs, n)
+		}
+	}
+	if len(refs) > 0 {
+		if _, ps, err := g.svc.ClassifyBlock(ctx, r.Signature); err == nil {
+			for _, n := range refs {
+				ap := ApprovalProcedure{Name: n}
+				if p := ps[n]; p != nil {
+					ap.ReadOnly, ap.AutoRun = p.ReadOnly, p.AutoRun.Active
+				}
+				a.Procedures = append(a.Procedures, ap)
+			}
+		}
+	}
+	return a
+}
