@@ -40,6 +40,7 @@ type env struct {
 	store *embedded.Store
 	svc   *procedures.Service
 	rp    *replay.Replayer
+	gate  *replay.Gate
 	srv   *Server
 	http  *httptest.Server
 }
@@ -69,13 +70,14 @@ func mustEnv(tb testing.TB, o envOpts) *env {
 		return map[string]any{"tool": tool, "n": 1}, nil
 	})
 	rp := replay.New(svc, o.runner, disp, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}})
-	srv, err := New(Config{Service: svc, Replayer: rp, Auth: o.auth})
+	gate := replay.NewGate(rp, replay.GateOptions{})
+	srv, err := New(Config{Service: svc, Replayer: rp, Turns: gate, Auth: o.auth})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	hs := httptest.NewServer(srv)
 	tb.Cleanup(hs.Close)
-	return &env{store: st, svc: svc, rp: rp, srv: srv, http: hs}
+	return &env{store: st, svc: svc, rp: rp, gate: gate, srv: srv, http: hs}
 }
 
 // do sends one request with a JSON body (nil: none) and returns status and body.

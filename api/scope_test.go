@@ -88,7 +88,7 @@ func TestRouteScopes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cases := scopeCases(name, hash, cat.Tools)
+	cases := append(scopeCases(name, hash, cat.Tools), turnScopeCases(t, e)...)
 
 	listed := map[string]bool{}
 	for _, c := range cases {

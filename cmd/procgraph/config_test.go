@@ -39,6 +39,8 @@ func TestServeSettings(t *testing.T) {
 		{"max-call-bytes", "1048576", func(c *serveConfig) any { return c.MaxCallBytes }, int64(1 << 20)},
 		{"mcp-max-sessions", "100", func(c *serveConfig) any { return c.MCPMaxSessions }, 100},
 		{"mcp-max-sessions-per-token", "9", func(c *serveConfig) any { return c.MCPMaxSessionsPerToken }, 9},
+		{"max-pending-approvals", "5", func(c *serveConfig) any { return c.MaxPendingApprovals }, 5},
+		{"approval-timeout", "2m", func(c *serveConfig) any { return c.ApprovalTimeout }, 2 * time.Minute},
 	}
 	t.Setenv("NEO4J_URI", "bolt://127.0.0.1:7687")
 	var seen []string
@@ -79,7 +81,8 @@ func TestServeSettings(t *testing.T) {
 		}
 		want := serveConfig{Addr: "127.0.0.1:8474", Store: "embedded", Data: "./procgraph.db", LogLevel: "info", SandboxWorkers: 2,
 			MaxConcurrentReplays: 8, ReplayQueue: 16, MaxReplaysPerToken: -1, ReplayTimeout: 30 * time.Second,
-			MaxInflightBytes: 256 << 20, MaxCallBytes: 4 << 20, MCPMaxSessions: 1024, MCPMaxSessionsPerToken: 64}
+			MaxInflightBytes: 256 << 20, MaxCallBytes: 4 << 20, MCPMaxSessions: 1024, MCPMaxSessionsPerToken: 64,
+			MaxPendingApprovals: 32, ApprovalTimeout: 330 * time.Second}
 		if !reflect.DeepEqual(*c, want) {
 			t.Fatalf("got %+v, want %+v", *c, want)
 		}
