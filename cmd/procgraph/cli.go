@@ -54,6 +54,7 @@ func commands() []commandGroup {
 			{"causes", "every cause, or one with its procedures", cmdCauses},
 			{"graph", "a neighbourhood of the procedure graph", cmdGraph},
 		}},
+		{"Turn gate (PROCGRAPH_URL, PROCGRAPH_TOKEN)", turnCommands()},
 	}
 }
 

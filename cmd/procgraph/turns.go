@@ -1,0 +1,272 @@
+package main
+
+// The client commands of the turn gate: submit a turn, review approvals,
+// and list or revoke session policies.
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/replay"
+)
+
+// turnCommands are the turn gate's client commands (part of the command table).
+func turnCommands() []command {
+	return []command{
+		{"turn", "submit a block as a turn: it runs, is denied, or waits for an operator", cmdTurn},
+		{"approvals list", "approvals, newest first (pending by default)", cmdApprovalsList},
+		{"approvals show", "one approval with its code", cmdApprovalsShow},
+		{"approvals approve", "approve a pending turn: run_once, auto_run or always_ask (grant)", cmdApprovalsApprove},
+		{"approvals reject", "reject a pending turn (grant)", cmdApprovalsReject},
+		{"policies list", "a session's policies and the durable grants", cmdPoliciesList},
+		{"policies revoke", "revoke a session's policy by code-hash prefix, or all (grant)", cmdPoliciesRevoke},
+	}
+}
+
+// turnAnswer is POST /v1/turns' answer (200 ran, 202 pending).
+type turnAnswer struct {
+	replay.InvokeResult
+	Turn      procedures.Turn       `json:"turn"`
+	Procedure *procedures.Procedure `json:"procedure"`
+}
+
+func cmdTurn(ctx context.Context, args []string, s stdio) int {
+	cl := newCmdline("turn", "turn FILE|- --session S --phase automatic|interactive [flags]",
+		"Submit a block as a turn (POST /v1/turns). Exit 0 when it ran and succeeded, 1 when refused or failed, 3 when it awaits an operator.", true)
+	session := cl.fs.String("session", "", "session id (required)")
+	phase := cl.fs.String("phase", "", "automatic or interactive (required)")
+	dialect := cl.fs.String("dialect", "", dialectUsage)
+	var argv repeated
+	cl.fs.Var(&argv, "arg", argUsage)
+	wait := cl.fs.Duration("wait", 0, "wait this long (at most 60s) for an operator before answering pending")
+	summary := cl.fs.String("summary", "", "what the block does, for the operator")
+	causeName := cl.fs.String("capture-cause", "", "capture the block under this cause once it succeeded")
+	pos, code, done := cl.parse(args, 1, 1, s)
+	if done {
+		return code
+	}
+	if *session == "" || *phase == "" {
+		return cl.fail(s, "--session and --phase are required")
+	}
+	if *wait < 0 || *wait > time.Minute {
+		return cl.fail(s, "--wait must be between 0 and 60s")
+	}
+	arguments, err := parseArgs(argv)
+	if err != nil {
+		return cl.fail(s, err.Error())
+	}
+	src, err := readSource(pos[0], s.in)
+	if err != nil {
+		return fail(s.err, "turn", err)
+	}
+	body := map[string]any{"code": src, "dialect": dialectFor(pos[0], *dialect), "session_id": *session, "phase": *phase,
+		"arguments": arguments, "wait_s": int(wait.Round(time.Second) / time.Second)}
+	if *summary != "" {
+		body["summary"] = *summary
+	}
+	if *causeName != "" {
+		body["capture"] = map[string]any{"cause": map[string]any{"name": *causeName}}
+	}
+	var out turnAnswer
+	if code := newClient().call(ctx, cl, s, "POST", "/v1/turns", nil, body, &out, func(w io.Writer) { printTurnAnswer(w, &out) }); code != 0 {
+		return code
+	}
+	switch {
+	case out.Turn.Status == procedures.TurnPending:
+		return 3
+	case out.Status != replay.StatusSucceeded:
+		return 1
+	}
+	return 0
+}
+
+func printTurnAnswer(w io.Writer, a *turnAnswer) {
+	if a.Turn.Status == procedures.TurnPending {
+		keyValues(w, "turn", a.Turn.ID, "status", "pending: an operator must decide",
+			"deadline", a.Turn.Deadline.Format(timeLayout), "approve with", "procgraph approvals approve "+a.Turn.ID+" --choice run_once")
+		return
+	}
+	keyValues(w, "turn", a.Turn.ID)
+	printReplay(w, &a.InvokeResult)
+	if a.Procedure != nil {
+		keyValues(w, "captured as", a.Procedure.Name)
+	}
+}
+
+// approvalView is an approval as the API answers it.
+type approvalView struct {
+	procedures.Turn
+	Code       string                     `json:"code"`
+	Arguments  map[string]any             `json:"arguments"`
+	Procedures []replay.ApprovalProcedure `json:"procedures"`
+}
+
+func cmdApprovalsList(ctx context.Context, args []string, s stdio) int {
+	cl := newCmdline("approvals list", "approvals list [flags]", "Approvals, newest first (GET /v1/approvals).", true)
+	status := cl.fs.String("status", "pending", "turn status; empty for all")
+	session := cl.fs.String("session", "", "only this session's")
+	limit := cl.fs.Int("limit", 50, "how many")
+	if _, code, done := cl.parse(args, 0, 0, s); done {
+		return code
+	}
+	q := url.Values{"limit": {strconv.Itoa(*limit)}}
+	if *status != "" {
+		q.Set("status", *status)
+	}
+	if *session != "" {
+		q.Set("session", *session)
+	}
+	var out struct {
+		Approvals []approvalView `json:"approvals"`
+	}
+	return newClient().call(ctx, cl, s, "GET", "/v1/approvals", q, nil, &out, func(w io.Writer) {
+		var rows [][]string
+		for _, a := range out.Approvals {
+			rows = append(rows, []string{a.ID, a.SessionID, string(a.Status), strings.Join(a.Signature, ","),
+				yesNo(a.ReadOnly), a.RequestedBy, a.Deadline.Format(timeLayout)})
+		}
+		table(w, "ID\tSESSION\tSTATUS\tTOOLS\tREAD-ONLY\tREQUESTED BY\tDEADLINE", rows)
+	})
+}
+
+func cmdApprovalsShow(ctx context.Context, args []string, s stdio) int {
+	cl := newCmdline("approvals show", "approvals show ID [--json]", "One approval with its code (GET /v1/approvals/{id}).", true)
+	pos, code, done := cl.parse(args, 1, 1, s)
+	if done {
+		return code
+	}
+	var a approvalView
+	return newClient().call(ctx, cl, s, "GET", "/v1/approvals/"+url.PathEscape(pos[0]), nil, nil, &a, func(w io.Writer) {
+		kv := []string{"id", a.ID, "session", a.SessionID, "status", string(a.Status), "phase", string(a.Phase),
+			"tools", strings.Join(a.Signature, ", "), "read-only", yesNo(a.ReadOnly), "code hash", a.CodeHash,
+			"requested by", a.RequestedBy, "deadline", a.Deadline.Format(timeLayout)}
+		if len(a.StateChangingTools) > 0 {
+			kv = append(kv, "changes state through", strings.Join(a.StateChangingTools, ", "))
+		}
+		if len(a.UnknownTools) > 0 {
+			kv = append(kv, "unknown tools", strings.Join(a.UnknownTools, ", "))
+		}
+		if a.Summary != "" {
+			kv = append(kv, "summary", a.Summary)
+		}
+		if a.Arguments != nil {
+			kv = append(kv, "arguments", compactJSON(a.Arguments))
+		}
+		if r := a.Resolution; r != nil {
+			kv = append(kv, "resolution", fmt.Sprintf("%s by %s at %s", r.Choice, r.By, r.At.Format(timeLayout)))
+		}
+		keyValues(w, kv...)
+		if a.Code != "" {
+			fmt.Fprintf(w, "\n%s\n", strings.TrimRight(a.Code, "\n"))
+		}
+	})
+}
+
+func cmdApprovalsApprove(ctx context.Context, args []string, s stdio) int {
+	cl := newCmdline("approvals approve", "approvals approve ID --choice run_once|auto_run|always_ask [--reason R] [--code FILE]",
+		"Approve a pending turn (POST /v1/approvals/{id}/resolve). --code replaces the block: the edited code is what runs.", true)
+	choice := cl.fs.String("choice", "", "run_once, auto_run or always_ask (required)")
+	reason := cl.fs.String("reason", "", "why, for the audit log")
+	codeFile := cl.fs.String("code", "", "a file (or -) with the edited block to run instead")
+	pos, code, done := cl.parse(args, 1, 1, s)
+	if done {
+		return code
+	}
+	switch procedures.Choice(*choice) {
+	case procedures.ChoiceRunOnce, procedures.ChoiceAutoRun, procedures.ChoiceAlwaysAsk:
+	default:
+		return cl.fail(s, "--choice must be run_once, auto_run or always_ask (approvals reject rejects)")
+	}
+	body := map[string]any{"choice": *choice}
+	if *reason != "" {
+		body["reason"] = *reason
+	}
+	if *codeFile != "" {
+		src, err := readSource(*codeFile, s.in)
+		if err != nil {
+			return fail(s.err, "approvals approve", err)
+		}
+		body["code"] = src
+	}
+	return resolveCall(ctx, cl, s, pos[0], body)
+}
+
+func cmdApprovalsReject(ctx context.Context, args []string, s stdio) int {
+	cl := newCmdline("approvals reject", "approvals reject ID [--reason R]", "Reject a pending turn (POST /v1/approvals/{id}/resolve): it never runs.", true)
+	reason := cl.fs.String("reason", "", "why, for the audit log")
+	pos, code, done := cl.parse(args, 1, 1, s)
+	if done {
+		return code
+	}
+	body := map[string]any{"choice": "reject"}
+	if *reason != "" {
+		body["reason"] = *reason
+	}
+	return resolveCall(ctx, cl, s, pos[0], body)
+}
+
+func resolveCall(ctx context.Context, cl *cmdline, s stdio, id string, body map[string]any) int {
+	var out struct {
+		Turn     procedures.Turn     `json:"turn"`
+		Decision procedures.Decision `json:"decision"`
+	}
+	return newClient().call(ctx, cl, s, "POST", "/v1/approvals/"+url.PathEscape(id)+"/resolve", nil, body, &out, func(w io.Writer) {
+		keyValues(w, "turn", out.Turn.ID, "status", string(out.Turn.Status),
+			"decision", fmt.Sprintf("%s %s (%s)", out.Decision.ID, out.Decision.Outcome, out.Decision.Reason))
+	})
+}
+
+func cmdPoliciesList(ctx context.Context, args []string, s stdio) int {
+	cl := newCmdline("policies list", "policies list SESSION [--json]", "A session's policies and every durable grant (GET /v1/sessions/{id}/policies).", true)
+	pos, code, done := cl.parse(args, 1, 1, s)
+	if done {
+		return code
+	}
+	var out struct {
+		Policies []procedures.SessionPolicy `json:"policies"`
+		Grants   []struct {
+			Procedure string `json:"procedure"`
+			CodeHash  string `json:"code_hash"`
+			GrantedBy string `json:"granted_by"`
+			Active    bool   `json:"active"`
+		} `json:"grants"`
+	}
+	return newClient().call(ctx, cl, s, "GET", "/v1/sessions/"+url.PathEscape(pos[0])+"/policies", nil, nil, &out, func(w io.Writer) {
+		var rows [][]string
+		for _, p := range out.Policies {
+			rows = append(rows, []string{p.CodeHash[:min(12, len(p.CodeHash))], string(p.Policy), p.SetBy, p.SetAt.Format(timeLayout), p.Summary})
+		}
+		table(w, "CODE HASH\tPOLICY\tSET BY\tSET AT\tSUMMARY", rows)
+		rows = nil
+		for _, g := range out.Grants {
+			rows = append(rows, []string{g.Procedure, g.CodeHash[:min(12, len(g.CodeHash))], g.GrantedBy, yesNo(g.Active)})
+		}
+		fmt.Fprintln(w)
+		table(w, "GRANTED PROCEDURE\tCODE HASH\tGRANTED BY\tACTIVE", rows)
+	})
+}
+
+func cmdPoliciesRevoke(ctx context.Context, args []string, s stdio) int {
+	cl := newCmdline("policies revoke", "policies revoke SESSION PREFIX|all [--json]",
+		"Revoke the session's policy whose code hash starts with PREFIX (8+ hex), or all of them (DELETE /v1/sessions/{id}/policies[/{prefix}]).", true)
+	pos, code, done := cl.parse(args, 2, 2, s)
+	if done {
+		return code
+	}
+	path := "/v1/sessions/" + url.PathEscape(pos[0]) + "/policies"
+	if pos[1] != "all" {
+		path += "/" + url.PathEscape(pos[1])
+	}
+	var out struct {
+		Revoked int `json:"revoked"`
+	}
+	return newClient().call(ctx, cl, s, "DELETE", path, nil, nil, &out, func(w io.Writer) {
+		keyValues(w, "revoked", strconv.Itoa(out.Revoked))
+	})
+}
