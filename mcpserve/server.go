@@ -60,6 +60,9 @@ type Config struct {
 	SessionTimeout time.Duration
 	// MaxBody bounds a request body; default 1 MiB.
 	MaxBody int64
+	// Gate is the turn gate: run_code (and await_approval on the
+	// interactive endpoint) are offered when it is set.
+	Gate *replay.Gate
 	// Sessions caps the sessions open at once; share one between the
 	// handlers of a server. Default: a private NewSessionLimits(0, 0).
 	Sessions *SessionLimits
@@ -114,6 +117,9 @@ func New(cfg Config) (*Handler, error) {
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 	})
 	if err := h.addFixedTools(); err != nil {
+		return nil, err
+	}
+	if err := h.addTurnTools(); err != nil {
 		return nil, err
 	}
 	cfg.Sessions.addServer(h.server)

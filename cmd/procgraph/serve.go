@@ -101,7 +101,7 @@ func newDispatcher(ctx context.Context, cfg *serveConfig, log zerolog.Logger) (r
 func newHandler(ctx context.Context, svc *procedures.Service, rp *replay.Replayer, gate *replay.Gate, authn *auth.Authenticator,
 	reg *metrics.Registry, sessions *mcpserve.SessionLimits, log zerolog.Logger) (http.Handler, error) {
 	mcpConfig := func(phase procedures.Phase) mcpserve.Config {
-		return mcpserve.Config{Service: svc, Replayer: rp, Phase: phase, Auth: authn, Logger: log, Sessions: sessions}
+		return mcpserve.Config{Service: svc, Replayer: rp, Gate: gate, Phase: phase, Auth: authn, Logger: log, Sessions: sessions}
 	}
 	auto, err := mcpserve.New(mcpConfig(procedures.PhaseAutomatic))
 	if err != nil {

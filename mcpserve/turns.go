@@ -1,0 +1,234 @@
+package mcpserve
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/procgraph/procgraph/auth"
+	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/replay"
+)
+
+// The turn gate's tools.
+const (
+	RunCodeToolName       = "run_code"
+	AwaitApprovalToolName = "await_approval"
+)
+
+const runCodeSchema = `{
+  "type": "object",
+  "additionalProperties": false,
+  "required": ["code"],
+  "properties": {
+    "code": {"type": "string", "minLength": 1, "description": "the block to run (Starlark; tools.NAME(...) calls tools)"},
+    "dialect": {"type": "string", "enum": ["starlark", "python-async"]},
+    "session_id": {"type": "string", "minLength": 1, "maxLength": 512, "description": "the agent's session (default: this MCP session)"},
+    "arguments": {"type": "object", "description": "the block's free variables"},
+    "summary": {"type": "string", "maxLength": 2048, "description": "what the block does, for the operator"}
+  }
+}`
+
+const awaitSchema = `{
+  "type": "object",
+  "additionalProperties": false,
+  "required": ["id"],
+  "properties": {
+    "id": {"type": "string", "minLength": 1, "maxLength": 64, "description": "the pending turn's id (trn_…)"},
+    "wait_s": {"type": "integer", "minimum": 0, "maximum": 60, "description": "wait up to this many seconds (default 30)"}
+  }
+}`
+
+// reviewSchema is what an operator answers through elicitation.
+var reviewSchema = json.RawMessage(`{"type": "object", "required": ["choice"], "properties": {
+  "choice": {"type": "string", "enum": ["run_once", "auto_run", "always_ask", "reject"], "description": "run it once, run it and skip review of this code in this session, run it and ask again next time, or reject it"},
+  "reason": {"type": "string", "description": "why, for the audit log"}}}`)
+
+type runCodeArgs struct {
+	Code      string         `json:"code"`
+	Dialect   string         `json:"dialect"`
+	SessionID string         `json:"session_id"`
+	Arguments map[string]any `json:"arguments"`
+	Summary   string         `json:"summary"`
+}
+
+// addTurnTools registers run_code and, on the interactive endpoint,
+// await_approval (when a gate is configured).
+func (h *Handler) addTurnTools() error {
+	if h.cfg.Gate == nil {
+		return nil
+	}
+	rc, err := compile(runCodeSchema)
+	if err != nil {
+		return err
+	}
+	desc := "run_code: run a block of code through procgraph's turn gate. In this automatic endpoint only read-only blocks run; others are denied."
+	if h.cfg.Phase == procedures.PhaseInteractive {
+		desc = "run_code: run a block of code through procgraph's turn gate. New code is reviewed by an operator (asked here when you may review it, else the answer names the pending approval: call await_approval with its id)."
+	}
+	h.server.AddTool(&mcp.Tool{Name: RunCodeToolName, Description: desc, InputSchema: json.RawMessage(runCodeSchema),
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, OpenWorldHint: new(true)}}, h.checkedReq(rc, auth.ScopeInvoke, h.runCode))
+	if h.cfg.Phase != procedures.PhaseInteractive {
+		return nil
+	}
+	aw, err := compile(awaitSchema)
+	if err != nil {
+		return err
+	}
+	h.server.AddTool(&mcp.Tool{Name: AwaitApprovalToolName,
+		Description: "await_approval: wait for an operator's answer to a pending turn; runs it once approved.",
+		InputSchema: json.RawMessage(awaitSchema), Annotations: &mcp.ToolAnnotations{OpenWorldHint: new(true)}},
+		h.checkedReq(aw, auth.ScopeInvoke, h.awaitApproval))
+	return nil
+}
+
+// checkedReq is checked for handlers that need the request itself.
+func (h *Handler) checkedReq(schema *jsonschema.Schema, scope auth.Scope, f func(context.Context, *mcp.CallToolRequest, caller, map[string]any) (*mcp.CallToolResult, error)) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return h.checked(schema, scope, func(ctx context.Context, c caller, args map[string]any) (*mcp.CallToolResult, error) {
+			return f(ctx, req, c, args)
+		})(ctx, req)
+	}
+}
+
+// runCode is run_code: POST /v1/turns in this endpoint's phase. On the
+// interactive endpoint a pending turn is reviewed through elicitation when
+// the client supports it and the caller holds grant (the caller is then
+// the operator, recorded as such); otherwise the answer names the pending
+// approval.
+func (h *Handler) runCode(ctx context.Context, req *mcp.CallToolRequest, c caller, args map[string]any) (*mcp.CallToolResult, error) {
+	var a runCodeArgs
+	if err := remarshal(args, &a); err != nil {
+		return nil, err
+	}
+	if a.SessionID == "" {
+		a.SessionID = "mcp:" + req.Session.ID()
+		if req.Session.ID() == "" {
+			a.SessionID = "mcp:" + c.name
+		}
+	}
+	ans, err := h.cfg.Gate.Submit(ctx, replay.TurnRequest{Code: a.Code, Dialect: a.Dialect, SessionID: a.SessionID,
+		Phase: h.cfg.Phase, Arguments: a.Arguments, Summary: a.Summary, Actor: c.name})
+	if err != nil {
+		return nil, err
+	}
+	if ans.Ran() {
+		return turnResult(ans)
+	}
+	if c.has(auth.ScopeGrant) && canElicit(req) {
+		return h.review(ctx, req, c, ans.Turn.ID)
+	}
+	return pendingResult(ans.Turn)
+}
+
+// canElicit reports whether the client declared elicitation.
+func canElicit(req *mcp.CallToolRequest) bool {
+	p := req.Session.InitializeParams()
+	return p != nil && p.Capabilities != nil && p.Capabilities.Elicitation != nil
+}
+
+// review asks the caller (an operator) to resolve turn id through
+// elicitation: accepted, their choice resolves it (as their approval);
+// declined, it is rejected; cancelled, it stays pending.
+func (h *Handler) review(ctx context.Context, req *mcp.CallToolRequest, c caller, id string) (*mcp.CallToolResult, error) {
+	appr, err := h.cfg.Gate.Approval(ctx, id, true)
+	if err != nil {
+		return nil, err
+	}
+	msg := fmt.Sprintf("Review turn %s: it calls %s", id, strings.Join(appr.Signature, ", "))
+	if len(appr.StateChangingTools) > 0 {
+		msg += " and changes state through " + strings.Join(appr.StateChangingTools, ", ")
+	}
+	if len(appr.UnknownTools) > 0 {
+		msg += "; unknown tools (refused at run time): " + strings.Join(appr.UnknownTools, ", ")
+	}
+	msg += ".\n\n" + appr.Code
+	res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: msg, RequestedSchema: reviewSchema})
+	if err != nil {
+		h.log.Warn().Err(err).Str("turn", id).Msg("mcp: review by elicitation failed; the approval stays pending")
+		return pendingResult(appr.Turn)
+	}
+	var choice procedures.Choice
+	reason := ""
+	switch res.Action {
+	case "accept":
+		ch, _ := res.Content["choice"].(string)
+		reason, _ = res.Content["reason"].(string)
+		choice = procedures.Choice(ch)
+	case "decline":
+		choice, reason = procedures.ChoiceReject, "declined in the MCP client"
+	default:
+		return pendingResult(appr.Turn)
+	}
+	t, _, err := h.cfg.Gate.Resolve(ctx, replay.ResolveRequest{ID: id, Choice: choice, Reason: reason, Actor: c.name, HasGrant: true})
+	if err != nil && t == nil {
+		return nil, err
+	}
+	if t.Status != procedures.TurnApproved {
+		return nil, procedures.Errorf(procedures.CodeDenied, "turn %s was rejected by %s", id, c.name).WithDetails("turn", t)
+	}
+	ans, err := h.cfg.Gate.Run(ctx, id, c.name)
+	if err != nil {
+		return nil, err
+	}
+	return turnResult(ans)
+}
+
+// awaitApproval is await_approval: it waits for the operator, then runs an
+// approved turn.
+func (h *Handler) awaitApproval(ctx context.Context, _ *mcp.CallToolRequest, c caller, args map[string]any) (*mcp.CallToolResult, error) {
+	var a struct {
+		ID    string `json:"id"`
+		WaitS *int   `json:"wait_s"`
+	}
+	if err := remarshal(args, &a); err != nil {
+		return nil, err
+	}
+	wait := 30 * time.Second
+	if a.WaitS != nil {
+		wait = time.Duration(*a.WaitS) * time.Second
+	}
+	t, err := h.cfg.Gate.Get(ctx, a.ID, c.name, wait)
+	if err != nil {
+		return nil, err
+	}
+	switch t.Status {
+	case procedures.TurnApproved:
+		ans, err := h.cfg.Gate.Run(ctx, a.ID, c.name)
+		if err != nil {
+			return nil, err
+		}
+		return turnResult(ans)
+	case procedures.TurnPending:
+		return pendingResult(*t)
+	}
+	return nil, procedures.Errorf(procedures.CodeConflict, "turn %s is %s: it will not run", t.ID, t.Status).
+		WithDetails("reason", "status").WithDetails("status", string(t.Status))
+}
+
+// turnResult answers a turn that ran; a failed run is a tool error with
+// the result as structured content.
+func turnResult(ans *replay.TurnAnswer) (*mcp.CallToolResult, error) {
+	res, err := jsonResult(ans, nil)
+	if err != nil {
+		return nil, err
+	}
+	res.IsError = ans.Status != replay.StatusSucceeded
+	return res, nil
+}
+
+// pendingResult names the pending approval.
+func pendingResult(t procedures.Turn) (*mcp.CallToolResult, error) {
+	res, err := jsonResult(map[string]any{"turn": t, "pending_approval": t.ID,
+		"next": "an operator must approve this block: call await_approval with id " + t.ID}, nil)
+	if err != nil {
+		return nil, err
+	}
+	res.Content = append([]mcp.Content{&mcp.TextContent{Text: "pending approval " + t.ID + ": an operator must approve this block; call await_approval with this id"}}, res.Content...)
+	return res, nil
+}
