@@ -485,3 +485,15 @@ func (g *Gate) notify(id string) {
 		}
 	}
 }
+
+// Waiting returns how many requests are waiting for an operator on this
+// instance (long polls in progress).
+func (g *Gate) Waiting() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n := 0
+	for _, ws := range g.waiters {
+		n += len(ws)
+	}
+	return n
+}

@@ -1,0 +1,93 @@
+package api
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/replay"
+	"github.com/procgraph/procgraph/sandbox"
+)
+
+// BenchmarkTurnVsInvoke measures an automatic read-only turn end to end
+// over HTTP (POST /v1/turns: analysis, classification, decision, run)
+// against an invoke of the same code stored as a procedure, in the real
+// worker pool, in the same run, and logs the ratio (aim: at most 1.2x).
+func BenchmarkTurnVsInvoke(b *testing.B) {
+	pool, err := sandbox.NewPool(sandbox.PoolConfig{Size: 2})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer pool.Close()
+	e := mustEnv(b, envOpts{runner: pool})
+	out, err := e.svc.Capture(context.Background(), procedures.CaptureRequest{Code: readOnlyCode, SessionID: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := benchClient(4)
+	invoke := map[string]any{"arguments": map[string]any{"task_id": 7}, "phase": "automatic", "session_id": "bench"}
+	turn := map[string]any{"code": readOnlyCode, "arguments": map[string]any{"task_id": 7}, "phase": "automatic", "session_id": "bench"}
+	perOp := map[string]time.Duration{}
+	b.Run("invoke", func(b *testing.B) {
+		for b.Loop() {
+			if st, data := e.do(b, c, "POST", "/v1/procedures/"+out.Procedure.Name+"/invoke", invoke); st != 200 {
+				b.Fatalf("%d %s", st, data)
+			}
+		}
+		perOp["invoke"] = b.Elapsed() / time.Duration(b.N)
+	})
+	b.Run("turn", func(b *testing.B) {
+		for b.Loop() {
+			if st, data := e.do(b, c, "POST", "/v1/turns", turn); st != 200 {
+				b.Fatalf("%d %s", st, data)
+			}
+		}
+		perOp["turn"] = b.Elapsed() / time.Duration(b.N)
+	})
+	if perOp["invoke"] > 0 {
+		b.Logf("turn %v, invoke %v: turn/invoke = %.2fx", perOp["turn"], perOp["invoke"], float64(perOp["turn"])/float64(perOp["invoke"]))
+	}
+}
+
+// BenchmarkApprovalRoundTrip measures the gate's own overhead on an
+// approval, excluding the human: submit (pending, stored) → resolve →
+// run, through the library on the embedded store, against the same turn
+// decided at once (automatic, read-only), both in process; the difference
+// is the approval round trip (aim: at most 5 ms).
+func BenchmarkApprovalRoundTrip(b *testing.B) {
+	e := mustEnv(b, envOpts{})
+	ctx := context.Background()
+	req := replay.TurnRequest{Code: readOnlyCode, Arguments: map[string]any{"task_id": 7}, SessionID: "bench", Actor: "agent"}
+	perOp := map[string]time.Duration{}
+	b.Run("direct", func(b *testing.B) {
+		r := req
+		r.Phase = procedures.PhaseAutomatic
+		for b.Loop() {
+			if ans, err := e.gate.Submit(ctx, r); err != nil || !ans.Ran() {
+				b.Fatal(err)
+			}
+		}
+		perOp["direct"] = b.Elapsed() / time.Duration(b.N)
+	})
+	b.Run("approved", func(b *testing.B) {
+		r := req
+		r.Phase = procedures.PhaseInteractive
+		for b.Loop() {
+			ans, err := e.gate.Submit(ctx, r)
+			if err != nil || ans.Ran() {
+				b.Fatal(err)
+			}
+			if _, _, err := e.gate.Resolve(ctx, replay.ResolveRequest{ID: ans.Turn.ID, Choice: procedures.ChoiceRunOnce, Actor: "op", HasGrant: true}); err != nil {
+				b.Fatal(err)
+			}
+			if ran, err := e.gate.Run(ctx, ans.Turn.ID, "agent"); err != nil || ran.Status != replay.StatusSucceeded {
+				b.Fatal(err)
+			}
+		}
+		perOp["approved"] = b.Elapsed() / time.Duration(b.N)
+	})
+	if perOp["direct"] > 0 {
+		b.Logf("approved %v, direct %v: the approval round trip adds %v", perOp["approved"], perOp["direct"], perOp["approved"]-perOp["direct"])
+	}
+}
