@@ -78,7 +78,8 @@ func FuzzDecodeBody(f *testing.F) {
 func TestGoldenBodies(t *testing.T) {
 	s := mustServer(t)
 	valid := map[string]bool{"CaptureRequest.full.json": true, "CaptureRequest.min.json": true, "InvokeRequest.full.json": true,
-		"InvokeRequest.nested.json": true, "AutoRunPut.json": true, "ReasonBody.json": true, "ToolsPut.json": true}
+		"InvokeRequest.nested.json": true, "AutoRunPut.json": true, "ReasonBody.json": true, "ToolsPut.json": true,
+		"TurnRequest.full.json": true, "ResolveRequest.full.json": true}
 	files, _ := filepath.Glob(filepath.Join("testdata", "bodies", "*"))
 	for _, file := range files {
 		base := filepath.Base(file)

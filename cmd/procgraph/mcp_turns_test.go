@@ -106,7 +106,12 @@ func TestMCPRunCodeElicitation(t *testing.T) {
 	up.mustSeeNothing(t, "declined review")
 
 	name := mustCaptureName(t, s, "s = tools.get_task_jobs_summary(task_id=task_id)\ntools.retry_task(task_id=task_id)\nreturn s", "cap")
-	time.Sleep(100 * time.Millisecond)
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if _, ok := mcpToolNames(t, sess)[name]; ok {
+			break
+		}
+	}
+	time.Sleep(300 * time.Millisecond) // the capture's own list_changed has arrived
 	before := changed.Load()
 	answer.Store(&mcp.ElicitResult{Action: "accept", Content: map[string]any{"choice": "auto_run"}})
 	res = callRunCode(t, sess, map[string]any{"code": "return tools." + name + "(task_id=task_id)", "arguments": map[string]any{"task_id": 1}, "session_id": "e"})
