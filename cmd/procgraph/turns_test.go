@@ -352,3 +352,24 @@ func TestTurnCapture(t *testing.T) {
 		t.Fatalf("a rejected turn was captured: %v", list)
 	}
 }
+
+// TestTurnRunDeadline: an approved turn's run has the one deadline of its
+// request (--replay-timeout from the run's arrival): a tool call that
+// outlasts it ends the run as a timeout.
+func TestTurnRunDeadline(t *testing.T) {
+	up := mustUpstream(t)
+	a := mustTurnServer(t, up, "--replay-timeout", "1s")
+	up.setDelay("kill_job", 10*time.Second)
+	id := a.mustPending(t, killTurn("d", 1))
+	mustStatus(t, a.resolve(t, a.op, id, map[string]any{"choice": "run_once"}), 200)
+	start := time.Now()
+	out := mustStatus(t, a.run(t, a.agent, id), 200)
+	e, _ := out["error"].(map[string]any)
+	if out["status"] != "failed" || e["code"] != "timeout" || time.Since(start) > 5*time.Second {
+		t.Fatalf("run past the deadline: %v after %v", out, time.Since(start))
+	}
+	if st := mustStatus(t, a.as(t, a.agent, "GET", "/v1/turns/"+id, nil), 200)["turn"].(map[string]any)["status"]; st != "failed" {
+		t.Fatalf("turn status %v, want failed", st)
+	}
+	mustError(t, a.run(t, a.agent, id), 409, "conflict")
+}
