@@ -244,6 +244,9 @@ func (g *Gate) Approvals(ctx context.Context, f procedures.ApprovalFilter, showA
 	now := g.r.now()
 	for _, r := range recs {
 		if r.Status == procedures.TurnPending && !r.Live(now) {
+			if f.Status == procedures.TurnPending {
+				continue // no longer pending, whether or not it was marked yet
+			}
 			r.Status = procedures.TurnExpired // shown as it is; stored at the next touch
 			r.Code, r.Arguments = "", nil
 		}

@@ -257,6 +257,9 @@ func TestTurnExpiry(t *testing.T) {
 	id2 := a.mustPending(t, killTurn("s", 2))
 	mustStatus(t, a.resolve(t, a.op, id2, map[string]any{"choice": "run_once"}), 200)
 	time.Sleep(1100 * time.Millisecond)
+	if l := mustStatus(t, a.as(t, a.op, "GET", "/v1/approvals?status=pending", nil), 200)["approvals"].([]any); len(l) != 0 {
+		t.Fatalf("expired approvals listed as pending: %v", l)
+	}
 	d := mustError(t, a.resolve(t, a.op, id, map[string]any{"choice": "run_once"}), 409, "conflict")
 	if d["status"] != "expired" {
 		t.Fatalf("details %v, want status expired", d)
