@@ -128,6 +128,8 @@ func (s *Server) routeTable() []route {
 		{method: "GET", pattern: "/v1/causes/{name}", scope: auth.ScopeRead, handler: s.cause, summary: "One cause and its procedures", response: "CauseAnswer"},
 		{method: "GET", pattern: "/v1/graph", scope: auth.ScopeRead, handler: s.graph, summary: "A neighbourhood of the procedure graph", query: graphParams, response: "Graph"},
 		{method: "GET", pattern: "/v1/decisions", scope: auth.ScopeRead, handler: s.decisions, summary: "The audit log, newest first", query: decisionParams, response: "Decisions"},
+		{method: "GET", pattern: "/v1/export", scope: auth.ScopeAdmin, handler: s.export, summary: "Everything the store holds as a line-delimited JSON dump, streamed (procgraph import loads it)"},
+		{method: "GET", pattern: "/v1/backup", scope: auth.ScopeAdmin, handler: s.backup, summary: "A consistent copy of the embedded store's file, taken while serving"},
 	}, s.turnRoutes()...)
 }
 

@@ -147,6 +147,9 @@ type LoadMarker struct {
 type DumpStore interface {
 	Store
 
+	// DumpSource names the backend in a dump's header ("embedded", "neo4j").
+	DumpSource() string
+
 	// Dump calls sink.Begin with the store's counts, then sink.Record with
 	// every record in dump order (README "Export"), streaming: it never
 	// holds the store in memory. The embedded store reads one snapshot;

@@ -36,6 +36,7 @@ func commands() []commandGroup {
 		{"Store operations (--store, --data; NEO4J_* env)", []command{
 			{"export", "write everything the store holds as a dump (-o FILE)", cmdExport},
 			{"import", "load a dump into an empty store; run again to resume", cmdImport},
+			{"restore", "put a backup in place of a stopped server's store file", cmdRestore},
 		}},
 		{"Client (PROCGRAPH_URL, PROCGRAPH_TOKEN)", []command{
 			{"procedures list", "find_all_procedures: a page of procedures, best first", cmdProceduresList},
@@ -48,6 +49,7 @@ func commands() []commandGroup {
 			{"retire", "hide a procedure from planners and refuse its invokes (admin)", cmdRetire},
 			{"unretire", "bring a retired procedure back (admin)", cmdUnretire},
 			{"invoke", "replay a procedure on the server", cmdInvoke},
+			{"backup", "save a consistent copy of the server's embedded store (admin)", cmdBackup},
 			{"tools get", "the tool catalogue", cmdToolsGet},
 			{"tools put", "replace the tool catalogue", cmdToolsPut},
 			{"decisions", "the audit log, newest first", cmdDecisions},

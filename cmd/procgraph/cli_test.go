@@ -51,6 +51,8 @@ func TestHelp(t *testing.T) {
 		"approvals reject":  {"--reason", "--json"},
 		"policies list":     {"--json"},
 		"policies revoke":   {"--json"},
+		"backup":            {"--o"},
+		"restore":           {"--data"},
 	}
 	notOwn := map[string][]string{
 		"procedures show": {"--limit", "--cause", "--offset"},

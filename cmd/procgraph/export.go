@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -15,14 +14,6 @@ import (
 
 	"github.com/procgraph/procgraph/procedures"
 )
-
-// procgraphVersion is this build's version, as the Go toolchain stamped it.
-func procgraphVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "devel"
-}
 
 // storeFlags registers --store and --data on cl: which store an offline
 // command opens (NEO4J_* from the environment, as serve reads them).
@@ -70,7 +61,7 @@ func cmdExport(ctx context.Context, args []string, s stdio) int {
 		return fail(s.err, "export", err)
 	}
 	start := time.Now()
-	dw := procedures.NewDumpWriter(w, source, procgraphVersion())
+	dw := procedures.NewDumpWriter(w, st.DumpSource(), procedures.BuildVersion())
 	err = st.Dump(ctx, dw)
 	if err == nil {
 		err = dw.Close()

@@ -221,3 +221,6 @@ func placeUsage(g, keys []procedures.DumpRecord) []procedures.DumpRecord {
 	out = append(out, keys[edgeStart:]...)
 	return out
 }
+
+// DumpSource names the Neo4j store in a dump's header.
+func (s *Store) DumpSource() string { return "neo4j" }

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/procgraph/procgraph/graph/embedded"
+)
+
+// cmdBackup saves GET /v1/backup: a consistent copy of a running server's
+// embedded store file.
+func cmdBackup(ctx context.Context, args []string, s stdio) int {
+	cl := newCmdline("backup", "backup -o FILE",
+		"Save a consistent copy of the running server's embedded store (GET /v1/backup, admin); restore it with procgraph restore.", false)
+	out := cl.fs.String("o", "", "where the copy goes (written whole or not at all; required)")
+	if _, code, done := cl.parse(args, 0, 0, s); done {
+		return code
+	}
+	if *out == "" {
+		return cl.fail(s, "-o FILE is required")
+	}
+	c := newClient()
+	req, err := http.NewRequestWithContext(ctx, "GET", c.base+"/v1/backup", nil)
+	if err != nil {
+		return fail(s.err, "backup", err)
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	resp, err := (&http.Client{}).Do(req)
+	if err != nil {
+		return fail(s.err, "backup", fmt.Errorf("cannot reach procgraph at %s: %v", c.base, err))
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		var eb struct {
+			Error struct{ Code, Message string } `json:"error"`
+		}
+		_ = json.Unmarshal(data, &eb)
+		return fail(s.err, "backup", fmt.Errorf("%s (HTTP %d): %s", eb.Error.Code, resp.StatusCode, strings.TrimSpace(eb.Error.Message)))
+	}
+	w, commit, err := outputFile(*out, nil)
+	if err != nil {
+		return fail(s.err, "backup", err)
+	}
+	n, err := io.Copy(w, resp.Body)
+	if err == nil && resp.ContentLength >= 0 && n != resp.ContentLength {
+		err = fmt.Errorf("the copy ended after %d of %d bytes", n, resp.ContentLength)
+	}
+	if err = commit(err); err != nil {
+		return fail(s.err, "backup", err)
+	}
+	if err := checkStoreFile(ctx, *out); err != nil {
+		_ = os.Remove(*out)
+		return fail(s.err, "backup", fmt.Errorf("the copy is not a valid store (removed): %v", err))
+	}
+	fmt.Fprintf(s.out, "backed up %d bytes to %s (checked)\n", n, *out)
+	return 0
+}
+
+// checkStoreFile opens the store file at path and runs its check.
+func checkStoreFile(ctx context.Context, path string) error {
+	st, err := embedded.Open(path, embedded.Options{LockTimeout: time.Second})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return st.Check(ctx)
+}
+
+// cmdRestore puts a backup in place of a stopped server's store file.
+func cmdRestore(ctx context.Context, args []string, s stdio) int {
+	cl := newCmdline("restore", "restore BACKUP [--data FILE]",
+		"Replace the embedded store file with a backup (procgraph backup); the server must be stopped.", false)
+	data := cl.fs.String("data", "./procgraph.db", "the embedded store file to replace")
+	pos, code, done := cl.parse(args, 1, 1, s)
+	if done {
+		return code
+	}
+	if err := checkStoreFile(ctx, pos[0]); err != nil {
+		return fail(s.err, "restore", fmt.Errorf("%s is not a valid store backup: %v", pos[0], err))
+	}
+	if _, err := os.Stat(*data); err == nil {
+		// Opening takes the file's lock: a running server holds it.
+		st, err := embedded.Open(*data, embedded.Options{LockTimeout: time.Second})
+		if err != nil {
+			return fail(s.err, "restore", fmt.Errorf("%s is in use or unreadable (stop the server first): %v", *data, err))
+		}
+		_ = st.Close()
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return fail(s.err, "restore", err)
+	}
+	src, err := os.Open(pos[0])
+	if err != nil {
+		return fail(s.err, "restore", err)
+	}
+	defer src.Close()
+	w, commit, err := outputFile(*data, nil)
+	if err != nil {
+		return fail(s.err, "restore", err)
+	}
+	_, err = io.Copy(w, src)
+	if err = commit(err); err != nil {
+		return fail(s.err, "restore", err)
+	}
+	fmt.Fprintf(s.out, "restored %s from %s\n", *data, filepath.Base(pos[0]))
+	return 0
+}

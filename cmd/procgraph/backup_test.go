@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/procgraph/procgraph/graph/storetest"
+)
+
+// TestExportAndBackupOverHTTP: against a real server holding captures,
+// GET /v1/export (admin only) streams a dump that imports into a new store
+// with every record; procgraph backup saves a consistent copy while the
+// server serves, and procgraph restore puts it in place of a stopped
+// store, which then holds the same procedures.
+func TestExportAndBackupOverHTTP(t *testing.T) {
+	dir := t.TempDir()
+	tokens := filepath.Join(dir, "tokens.json")
+	root := mustCreateToken(t, tokens, "root", "read,capture,invoke,grant,admin")
+	reader := mustCreateToken(t, tokens, "reader", "read")
+	s := mustServe(t, serverOpts{TokensFile: tokens})
+	s.token = root
+	name := mustCaptureName(t, s, "jobs = tools.get_jobs()\nreturn jobs", "sess-1")
+	mustCaptureName(t, s, "jobs = tools.get_jobs()\nreturn jobs", "sess-2")
+
+	get := func(path, token string) *http.Response {
+		req, _ := http.NewRequest("GET", s.URL+path, nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	if resp := get("/v1/export", reader); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("GET /v1/export as a reader: %d, want 403", resp.StatusCode)
+	}
+	resp := get("/v1/export", root)
+	dump, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/x-ndjson" {
+		t.Fatalf("GET /v1/export: %d %s, %v", resp.StatusCode, resp.Header.Get("Content-Type"), err)
+	}
+	path := filepath.Join(dir, "dump.jsonl")
+	if err := os.WriteFile(path, dump, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(dir, "imported.db")
+	code, out, errOut := runMain(t, "import", path, "--data", target)
+	if code != 0 || !strings.Contains(out, "procedure  1 applied of 1") || !strings.Contains(out, "usage") {
+		t.Fatalf("import of the served dump: exit %d: %s%s", code, out, errOut)
+	}
+	imported := mustOpenEmbedded(t, target)
+	if p := storetest.MustGet(t, imported, name); p.Frequency != 2 {
+		t.Errorf("imported %s has frequency %d, want 2", name, p.Frequency)
+	}
+	_ = imported.Close()
+
+	t.Setenv("PROCGRAPH_URL", s.URL)
+	t.Setenv("PROCGRAPH_TOKEN", reader)
+	copyPath := filepath.Join(dir, "backup.db")
+	if code, _, errOut := runMain(t, "backup", "-o", copyPath); code != 1 || !strings.Contains(errOut, "403") {
+		t.Errorf("backup as a reader: exit %d: %s", code, errOut)
+	}
+	t.Setenv("PROCGRAPH_TOKEN", root)
+	if code, out, errOut := runMain(t, "backup", "-o", copyPath); code != 0 || !strings.Contains(out, "checked") {
+		t.Fatalf("backup: exit %d: %s%s", code, out, errOut)
+	}
+	// The server holds its file: restore refuses to replace it.
+	if code, _, errOut := runMain(t, "restore", copyPath, "--data", s.Data); code != 1 || !strings.Contains(errOut, "stop the server") {
+		t.Errorf("restore over a served file: exit %d: %s", code, errOut)
+	}
+	restored := filepath.Join(dir, "restored.db")
+	if code, out, errOut := runMain(t, "restore", copyPath, "--data", restored); code != 0 {
+		t.Fatalf("restore: exit %d: %s%s", code, out, errOut)
+	}
+	r := mustOpenEmbedded(t, restored)
+	if p := storetest.MustGet(t, r, name); p.Frequency != 2 {
+		t.Errorf("restored %s has frequency %d, want 2", name, p.Frequency)
+	}
+	if err := r.Check(context.Background()); err != nil {
+		t.Errorf("the restored store fails its check: %v", err)
+	}
+	bad := filepath.Join(dir, "bad.db")
+	_ = os.WriteFile(bad, []byte("not a store"), 0o600)
+	if code, _, errOut := runMain(t, "restore", bad, "--data", restored); code != 1 || !strings.Contains(errOut, "not a valid store") {
+		t.Errorf("restore of a bad file: exit %d: %s", code, errOut)
+	}
+}

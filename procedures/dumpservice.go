@@ -1,0 +1,49 @@
+package procedures
+
+import (
+	"context"
+	"io"
+	"runtime/debug"
+)
+
+// BuildVersion is this build's procgraph version, as the Go toolchain
+// stamped it ("devel" when it did not).
+func BuildVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}
+
+// BackupStore is a store that can write a consistent copy of its file
+// while serving (the embedded store).
+type BackupStore interface {
+	// Backup writes a consistent snapshot of the store's file to w and
+	// returns its size. Returns the writer's error as CodeUnavailable.
+	Backup(ctx context.Context, w io.Writer) (int64, error)
+}
+
+// Export writes a dump of the service's store to w (GET /v1/export).
+// Returns CodeInvalid when the store cannot be exported.
+func (s *Service) Export(ctx context.Context, w io.Writer) error {
+	ds, ok := s.store.(DumpStore)
+	if !ok {
+		return Errorf(CodeInvalid, "this store cannot be exported")
+	}
+	dw := NewDumpWriter(w, ds.DumpSource(), BuildVersion())
+	if err := ds.Dump(ctx, dw); err != nil {
+		return err
+	}
+	return dw.Close()
+}
+
+// Backup writes a consistent copy of the store's file to w (GET
+// /v1/backup). Returns CodeInvalid for a store without one (Neo4j: use its
+// own backup, or export).
+func (s *Service) Backup(ctx context.Context, w io.Writer) (int64, error) {
+	bs, ok := s.store.(BackupStore)
+	if !ok {
+		return 0, Errorf(CodeInvalid, "this store has no file to back up: export it, or use the database's own backup")
+	}
+	return bs.Backup(ctx, w)
+}
