@@ -3,29 +3,40 @@ package procedures
 import (
 	"context"
 	"strings"
+
+	"github.com/procgraph/procgraph/signature"
 )
 
 // Turns returns the store of the turn gate (approvals, session policies).
 func (s *Service) Turns() TurnStore { return s.store }
 
-// ClassifyBlock classifies a block's signature under the current catalogue
-// and returns the stored procedures its proc__ entries name (classified,
-// with the state of their grants), by name. A missing one is absent.
-func (s *Service) ClassifyBlock(ctx context.Context, signature []string) (Classification, map[string]*Procedure, error) {
-	root := &Procedure{Signature: signature}
+// Block is what the current catalogue and store say about a block an agent
+// submits: its classification, the stored procedures its proc__ entries
+// name (classified, with the state of their grants; a missing one is
+// absent), and its input schema typed from the catalogue (TypedSchema).
+type Block struct {
+	Class       Classification
+	Refs        map[string]*Procedure
+	InputSchema map[string]any
+}
+
+// ClassifyBlock classifies an analysed block under the current catalogue.
+func (s *Service) ClassifyBlock(ctx context.Context, a *signature.Analysis) (*Block, error) {
+	root := &Procedure{Signature: a.Signature}
 	v, err := s.newView(ctx, []*Procedure{root})
 	if err != nil {
-		return Classification{}, nil, err
+		return nil, err
 	}
-	refs := map[string]*Procedure{}
+	b := &Block{Class: v.classify(a.Signature), Refs: map[string]*Procedure{}}
 	for _, ref := range root.ProcRefs() {
 		if p, ok := v.procs[ref]; ok {
 			cp := *p
 			v.decorate(&cp)
-			refs[ref] = &cp
+			b.Refs[ref] = &cp
 		}
 	}
-	return v.classify(signature), refs, nil
+	b.InputSchema, _ = TypedSchema(nil, a.Parameters, a.Flows, v.cat)
+	return b, nil
 }
 
 // SetPolicy stores a session's policy for one code hash, audited with one

@@ -95,7 +95,8 @@ type block struct {
 }
 
 // analyse checks a block as any turn: code (CodeInvalidCode,
-// CodeTooLarge), arguments (CodeInvalidArguments), classification.
+// CodeTooLarge), classification, arguments against the input schema typed
+// from the catalogue (CodeInvalidArguments).
 func (g *Gate) analyse(ctx context.Context, code, dialect string, args map[string]any) (*block, error) {
 	d, err := signature.ParseDialect(dialect)
 	if err != nil {
@@ -105,7 +106,16 @@ func (g *Gate) analyse(ctx context.Context, code, dialect string, args map[strin
 	if err != nil {
 		return nil, procedures.CodeError(err)
 	}
-	schema, err := g.r.schemas.get(a.CodeHash, a.Parameters, nil)
+	blk, err := g.svc.ClassifyBlock(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	// The input schema typed from the catalogue, as a procedure's; should it
+	// not compile, the untyped one still guards the call.
+	schema, err := g.r.schemas.get(a.CodeHash, a.Parameters, blk.InputSchema)
+	if err != nil {
+		schema, err = g.r.schemas.get(a.CodeHash, a.Parameters, nil)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -120,10 +130,7 @@ func (g *Gate) analyse(ctx context.Context, code, dialect string, args map[strin
 	if err != nil {
 		return nil, err
 	}
-	c, refs, err := g.svc.ClassifyBlock(ctx, a.Signature)
-	if err != nil {
-		return nil, err
-	}
+	c, refs := blk.Class, blk.Refs
 	return &block{a: a, args: bound, norm: norm, c: c, refs: refs}, nil
 }
 

@@ -32,7 +32,10 @@ func (g *Gate) Run(ctx context.Context, id, actor string) (*TurnAnswer, error) {
 	// The stored block is analysed and validated again: what runs is what
 	// the operator approved, classified under the current catalogue.
 	b, err := g.analyse(ctx, cur.Code, cur.Dialect, cur.Arguments)
-	if err != nil || b.a.CodeHash != cur.CodeHash {
+	if err != nil {
+		return nil, err // e.g. the catalogue changed and the arguments no longer fit: nothing runs
+	}
+	if b.a.CodeHash != cur.CodeHash {
 		return nil, procedures.Errorf(procedures.CodeInternal, "the approved block of turn %s no longer analyses as approved; it will not run", id)
 	}
 	if a := g.r.opts.Admission; a != nil {
@@ -267,10 +270,10 @@ func (g *Gate) approvalOf(ctx context.Context, r *procedures.TurnRecord, showArg
 		}
 	}
 	if len(refs) > 0 {
-		if _, ps, err := g.svc.ClassifyBlock(ctx, r.Signature); err == nil {
+		if blk, err := g.svc.ClassifyBlock(ctx, &signature.Analysis{Signature: r.Signature}); err == nil {
 			for _, n := range refs {
 				ap := ApprovalProcedure{Name: n}
-				if p := ps[n]; p != nil {
+				if p := blk.Refs[n]; p != nil {
 					ap.ReadOnly, ap.AutoRun = p.ReadOnly, p.AutoRun.Active
 				}
 				a.Procedures = append(a.Procedures, ap)

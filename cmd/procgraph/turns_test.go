@@ -98,6 +98,9 @@ func TestTurnBoundary(t *testing.T) {
 	// Bad input: nothing is asked.
 	mustError(t, a.submit(t, map[string]any{"code": "import os", "session_id": "s", "phase": "interactive"}), 422, "invalid_code")
 	mustError(t, a.submit(t, map[string]any{"code": turnKillCode, "session_id": "s", "phase": "interactive"}), 422, "invalid_arguments")
+	// Typed from the catalogue: kill_job's panda_id is an integer.
+	mustError(t, a.submit(t, map[string]any{"code": turnKillCode, "session_id": "s", "phase": "interactive",
+		"arguments": map[string]any{"panda_id": "all"}}), 422, "invalid_arguments")
 	mustError(t, a.submit(t, map[string]any{"code": turnKillCode, "phase": "interactive"}), 400, "invalid_request")
 	pend := mustStatus(t, a.as(t, a.op, "GET", "/v1/approvals?status=pending", nil), 200)
 	if n := len(pend["approvals"].([]any)); n != 0 {
