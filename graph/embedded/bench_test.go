@@ -35,3 +35,10 @@ func BenchmarkFind(b *testing.B) {
 		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) { st.BenchFind(b, s, n) })
 	}
 }
+
+// BenchmarkApprovalRoundTrip measures the store's part of an approval
+// (create, resolve, claim, finish), with fsync (the default) and without.
+func BenchmarkApprovalRoundTrip(b *testing.B) {
+	b.Run("sync", func(b *testing.B) { st.BenchApprovalRoundTrip(b, benchStore(b, Options{})) })
+	b.Run("nosync", func(b *testing.B) { st.BenchApprovalRoundTrip(b, benchStore(b, Options{NoSync: true})) })
+}

@@ -81,3 +81,9 @@ func BenchmarkFindOverhead(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkApprovalRoundTrip measures the store's part of an approval
+// (create under the gate lock, resolve, claim, finish).
+func BenchmarkApprovalRoundTrip(b *testing.B) {
+	storetest.BenchApprovalRoundTrip(b, freshStore(b))
+}

@@ -275,3 +275,32 @@ func turnIDs(rs []*procedures.TurnRecord) []string {
 	}
 	return out
 }
+
+// BenchApprovalRoundTrip measures the store's part of an approval round
+// trip: create (admission), resolve (with its decision), claim the run
+// (with its decision) and finish (purge) — four write transactions.
+func BenchApprovalRoundTrip(b *testing.B, s procedures.Store) {
+	b.ReportAllocs()
+	for b.Loop() {
+		now := time.Now()
+		r := PendingTurn("bench", now, time.Minute)
+		if err := s.CreateApproval(ctx, r, 1<<20, now); err != nil {
+			b.Fatal(err)
+		}
+		for _, step := range []struct {
+			from, to procedures.TurnStatus
+			d        bool
+		}{{procedures.TurnPending, procedures.TurnApproved, true}, {procedures.TurnApproved, procedures.TurnRunning, true},
+			{procedures.TurnRunning, procedures.TurnSucceeded, false}} {
+			next := r
+			next.Status = step.to
+			var ds []procedures.Decision
+			if step.d {
+				ds = append(ds, Decision(procedures.KindApproval, "", r.CodeHash, now))
+			}
+			if _, err := s.TransitionTurn(ctx, next, []procedures.TurnStatus{step.from}, step.to != procedures.TurnSucceeded, now, ds...); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
