@@ -15,7 +15,8 @@ type DumpType string
 // The record types, in the order a dump holds their sections: the header,
 // the catalogue, every cause, every procedure group (the procedure, then
 // its versions, version usage keys, procedure usage keys, cause edges and
-// edge usage keys), every decision, the trailer.
+// edge usage keys), every decision, every approval (turn), every session
+// policy, the trailer.
 const (
 	DumpHeader    DumpType = "header"
 	DumpCatalogue DumpType = "catalogue"
@@ -25,6 +26,8 @@ const (
 	DumpUsage     DumpType = "usage"
 	DumpEdge      DumpType = "edge"
 	DumpDecision  DumpType = "decision"
+	DumpApproval  DumpType = "approval"
+	DumpPolicy    DumpType = "policy"
 	DumpTrailer   DumpType = "trailer"
 )
 
@@ -125,6 +128,18 @@ type DumpRecord struct {
 	Usage     *DumpUsageRecord
 	Edge      *DumpEdgeRecord
 	Decision  *Decision
+	Approval  *TurnRecord
+	Policy    *DumpPolicyRecord
+}
+
+// DumpPolicyRecord is a session policy with its session.
+type DumpPolicyRecord struct {
+	SessionID string    `json:"session_id"`
+	CodeHash  string    `json:"code_hash"`
+	Policy    Choice    `json:"policy"`
+	Summary   string    `json:"summary"`
+	SetBy     string    `json:"set_by"`
+	SetAt     time.Time `json:"set_at"`
 }
 
 // DumpSink receives an export: Begin once with the store's counts, then

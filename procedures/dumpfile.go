@@ -150,6 +150,23 @@ func (r DumpRecord) payload() (any, error) {
 			c.AllowedTools, c.At = nilIfEmpty(c.AllowedTools), c.At.UTC()
 			v = &c
 		}
+	case DumpApproval:
+		if r.Approval != nil {
+			c := *r.Approval
+			c.RequestedAt, c.Deadline = c.RequestedAt.UTC(), c.Deadline.UTC()
+			if c.Resolution != nil {
+				res := *c.Resolution
+				res.At = res.At.UTC()
+				c.Resolution = &res
+			}
+			v = &c
+		}
+	case DumpPolicy:
+		if r.Policy != nil {
+			c := *r.Policy
+			c.SetAt = c.SetAt.UTC()
+			v = &c
+		}
 	}
 	if v == nil {
 		return nil, Errorf(CodeInternal, "dump: record of type %q without its value", r.Type)
@@ -310,6 +327,12 @@ func (d *DumpReader) Next() (DumpRecord, error) {
 	case DumpDecision:
 		r.Decision = &Decision{}
 		err = d.decode(data, r.Decision)
+	case DumpApproval:
+		r.Approval = &TurnRecord{}
+		err = d.decode(data, r.Approval)
+	case DumpPolicy:
+		r.Policy = &DumpPolicyRecord{}
+		err = d.decode(data, r.Policy)
 	case DumpHeader:
 		err = d.errf("a second header")
 	default:

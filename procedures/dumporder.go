@@ -23,6 +23,8 @@ type dumpOrder struct {
 	catalogue bool
 	lastAt    time.Time
 	lastID    string
+	lastTurn  string
+	lastPol   string
 }
 
 // The sections of a dump, and the parts of a procedure group.
@@ -31,6 +33,8 @@ const (
 	secCauses
 	secProcedures
 	secDecisions
+	secApprovals
+	secPolicies
 )
 
 const (
@@ -187,6 +191,31 @@ func (o *dumpOrder) check(r DumpRecord) string {
 			return fmt.Sprintf("decision %s repeated or out of order (after %s)", d.ID, o.lastID)
 		}
 		o.lastAt, o.lastID = d.At, d.ID
+	case DumpApproval:
+		if msg := o.enter(secApprovals, r.Type); msg != "" {
+			return msg
+		}
+		a := r.Approval
+		if a.ID == "" || a.SessionID == "" {
+			return "an approval without id or session"
+		}
+		if o.lastTurn != "" && a.ID <= o.lastTurn {
+			return fmt.Sprintf("approval %s repeated or out of order (after %s)", a.ID, o.lastTurn)
+		}
+		o.lastTurn = a.ID
+	case DumpPolicy:
+		if msg := o.enter(secPolicies, r.Type); msg != "" {
+			return msg
+		}
+		p := r.Policy
+		if p.SessionID == "" || p.CodeHash == "" {
+			return "a session policy without session or code hash"
+		}
+		k := p.SessionID + "\x00" + p.CodeHash
+		if o.lastPol != "" && k <= o.lastPol {
+			return fmt.Sprintf("session policy %s/%s repeated or out of order", p.SessionID, p.CodeHash)
+		}
+		o.lastPol = k
 	}
 	return ""
 }

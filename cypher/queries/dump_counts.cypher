@@ -5,4 +5,6 @@ CALL { MATCH (c:Cause) RETURN count(c) AS causes }
 CALL { MATCH (u:UsageKey) RETURN count(u) AS usage }
 CALL { MATCH (:Cause)-[e:INVESTIGATED_BY]->(:Procedure) RETURN count(e) AS edges }
 CALL { MATCH (d:Decision) RETURN count(d) AS decisions }
-RETURN procedures, versions, causes, usage, edges, decisions;
+CALL { MATCH (t:Turn) RETURN count(t) AS approvals }
+CALL { MATCH (sp:SessionPolicy) RETURN count(sp) AS policies }
+RETURN procedures, versions, causes, usage, edges, decisions, approvals, policies;

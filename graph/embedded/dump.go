@@ -46,12 +46,33 @@ func (s *Store) Dump(ctx context.Context, sink procedures.DumpSink) error {
 		if err := tx.Bucket(bProcs).ForEach(func(k, v []byte) error { return dumpProcedure(tx, k, v, sink) }); err != nil {
 			return err
 		}
-		return tx.Bucket(bDecisions).ForEach(func(_, v []byte) error {
+		err = tx.Bucket(bDecisions).ForEach(func(_, v []byte) error {
 			var d procedures.Decision
 			if err := decode(v, &d, "decision"); err != nil {
 				return err
 			}
 			return sink.Record(procedures.DumpRecord{Type: procedures.DumpDecision, Decision: &d})
+		})
+		if err != nil {
+			return err
+		}
+		err = tx.Bucket(bTurns).ForEach(func(_, v []byte) error {
+			var r procedures.TurnRecord
+			if err := decode(v, &r, "turn"); err != nil {
+				return err
+			}
+			return sink.Record(procedures.DumpRecord{Type: procedures.DumpApproval, Approval: &r})
+		})
+		if err != nil {
+			return err
+		}
+		return tx.Bucket(bPolicies).ForEach(func(_, v []byte) error {
+			p, err := decodePolicy(v)
+			if err != nil {
+				return err
+			}
+			return sink.Record(procedures.DumpRecord{Type: procedures.DumpPolicy, Policy: &procedures.DumpPolicyRecord{
+				SessionID: p.SessionID, CodeHash: p.CodeHash, Policy: p.Policy, Summary: p.Summary, SetBy: p.SetBy, SetAt: p.SetAt}})
 		})
 	})
 }
@@ -67,6 +88,8 @@ func dumpCounts(tx *bolt.Tx) (procedures.DumpCounts, error) {
 		procedures.DumpUsage:     n(bKeysProc) + n(bKeysVersion) + n(bKeysEdge),
 		procedures.DumpEdge:      n(bEdgesPC),
 		procedures.DumpDecision:  n(bDecisions),
+		procedures.DumpApproval:  n(bTurns),
+		procedures.DumpPolicy:    n(bPolicies),
 	}, nil
 }
 
@@ -167,7 +190,7 @@ func (s *Store) Empty(ctx context.Context) (bool, error) {
 			return err
 		}
 		first := func(b []byte) bool { k, _ := tx.Bucket(b).Cursor().First(); return k == nil }
-		empty = len(cat.Tools) == 0 && first(bProcs) && first(bCauses) && first(bDecisions)
+		empty = len(cat.Tools) == 0 && first(bProcs) && first(bCauses) && first(bDecisions) && first(bTurns) && first(bPolicies)
 		return nil
 	})
 	return empty, err

@@ -55,6 +55,16 @@ func loadRecord(tx *bolt.Tx, r procedures.DumpRecord) error {
 		return loadEdge(tx, r.Edge)
 	case procedures.DumpDecision:
 		return appendDecision(tx, *r.Decision)
+	case procedures.DumpApproval:
+		return putTurn(tx, *r.Approval)
+	case procedures.DumpPolicy:
+		p := r.Policy
+		b, err := encode(policyRecord{SessionPolicy: procedures.SessionPolicy{SessionID: p.SessionID, CodeHash: p.CodeHash,
+			Policy: p.Policy, Summary: p.Summary, SetBy: p.SetBy, SetAt: norm(p.SetAt)}, Session: p.SessionID})
+		if err != nil {
+			return err
+		}
+		return tx.Bucket(bPolicies).Put(key(p.SessionID, p.CodeHash), b)
 	}
 	return procedures.Errorf(procedures.CodeInvalid, "dump record of type %q cannot be loaded", r.Type)
 }

@@ -29,7 +29,7 @@ func (s *Store) Dump(ctx context.Context, sink procedures.DumpSink) error {
 	err = sink.Begin(procedures.DumpCounts{
 		procedures.DumpCatalogue: 1, procedures.DumpCause: n("causes"), procedures.DumpProcedure: n("procedures"),
 		procedures.DumpVersion: n("versions"), procedures.DumpUsage: n("usage"), procedures.DumpEdge: n("edges"),
-		procedures.DumpDecision: n("decisions"),
+		procedures.DumpDecision: n("decisions"), procedures.DumpApproval: n("approvals"), procedures.DumpPolicy: n("policies"),
 	})
 	if err != nil {
 		return err
@@ -95,9 +95,45 @@ func (s *Store) Dump(ctx context.Context, sink procedures.DumpSink) error {
 			at, id = d.At, d.ID
 		}
 		if len(recs) < dumpPage {
-			return nil
+			break
 		}
 	}
+	return s.dumpTurns(ctx, sink)
+}
+
+// dumpTurns emits every turn, then every session policy, by id.
+func (s *Store) dumpTurns(ctx context.Context, sink procedures.DumpSink) error {
+	for _, stmt := range []string{"dump_turns", "dump_policies"} {
+		for after := ""; ; {
+			recs, err := query(ctx, s, "dump", neo4j.AccessModeRead, stmt, map[string]any{"after": after, "limit": dumpPage})
+			if err != nil {
+				return err
+			}
+			for _, rec := range recs {
+				r := procedures.DumpRecord{Type: procedures.DumpApproval}
+				if stmt == "dump_turns" {
+					if r.Approval, err = decodeTurn(field(rec, "record")); err != nil {
+						return err
+					}
+				} else {
+					p, err := decodePolicy(field(rec, "record"))
+					if err != nil {
+						return err
+					}
+					r.Type, r.Policy = procedures.DumpPolicy, &procedures.DumpPolicyRecord{SessionID: p.SessionID, CodeHash: p.CodeHash,
+						Policy: p.Policy, Summary: p.Summary, SetBy: p.SetBy, SetAt: p.SetAt}
+				}
+				if err := sink.Record(r); err != nil {
+					return err
+				}
+				after, _ = field(rec, "id").(string)
+			}
+			if len(recs) < dumpPage {
+				break
+			}
+		}
+	}
+	return nil
 }
 
 // dumpProcedures reads the page of procedure groups after after, in dump

@@ -2,6 +2,7 @@ package neo4jstore
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -81,6 +82,7 @@ func (s *Store) Load(ctx context.Context, m procedures.LoadMarker, recs []proced
 			{procedures.DumpCause, "load_causes"}, {procedures.DumpProcedure, "load_procedures"},
 			{procedures.DumpVersion, "load_versions"}, {procedures.DumpEdge, "load_edges"},
 			{procedures.DumpUsage, "load_usage"}, {procedures.DumpDecision, "load_decisions"},
+			{procedures.DumpApproval, "load_turns"}, {procedures.DumpPolicy, "load_policies"},
 		} {
 			if len(rows[t.typ]) == 0 {
 				continue
@@ -156,6 +158,16 @@ func loadRow(r procedures.DumpRecord) (map[string]any, error) {
 		return map[string]any{"cause": r.Edge.Cause, "procedure": r.Edge.Procedure, "frequency": r.Edge.Frequency}, nil
 	case procedures.DumpDecision:
 		return decisionParams(*r.Decision)
+	case procedures.DumpApproval:
+		return turnParams(*r.Approval)
+	case procedures.DumpPolicy:
+		p := r.Policy
+		b, err := json.Marshal(policyRecord{SessionPolicy: procedures.SessionPolicy{SessionID: p.SessionID, CodeHash: p.CodeHash,
+			Policy: p.Policy, Summary: p.Summary, SetBy: p.SetBy, SetAt: dbTime(p.SetAt)}, Session: p.SessionID})
+		if err != nil {
+			return nil, invalid("policy", "the policy cannot be stored: %v", err)
+		}
+		return map[string]any{"id": policyID(p.SessionID, p.CodeHash), "session": p.SessionID, "codeHash": p.CodeHash, "record": string(b)}, nil
 	}
 	return nil, invalid("type", "dump record of type %q cannot be loaded", r.Type)
 }

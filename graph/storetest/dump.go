@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -86,6 +87,35 @@ func FillScenarios(tb testing.TB, s procedures.Store) {
 	}
 	if err := s.AppendDecision(ctx, Decision(procedures.KindCatalogue, "", cat.Revision, At(40))); err != nil {
 		tb.Fatalf("AppendDecision: %v", err)
+	}
+	ts, ok := s.(procedures.TurnStore)
+	if !ok {
+		return
+	}
+	for i, st := range []procedures.TurnStatus{procedures.TurnPending, procedures.TurnRejected, procedures.TurnPending} {
+		r := procedures.TurnRecord{Turn: procedures.Turn{ID: fmt.Sprintf("turn_%d", i), SessionID: "sess-" + fmt.Sprint(i%2),
+			Phase: procedures.PhaseInteractive, CodeHash: "hk", Signature: kill, StateChangingTools: []string{"kill_job"},
+			Summary: "kill", Status: procedures.TurnPending, RequestedBy: "agent", RequestedAt: At(50 + i), Deadline: At(5000 + i)},
+			Code: "tools.kill_job(job_id=job)", Dialect: "starlark", Arguments: map[string]any{"job": "j1"},
+			Capture: &procedures.TurnCapture{Summary: "kill a job"}}
+		if err := ts.CreateApproval(ctx, r, 10, At(50+i)); err != nil {
+			tb.Fatalf("CreateApproval: %v", err)
+		}
+		if st != procedures.TurnPending {
+			next := r
+			next.Status = st
+			next.Resolution = &procedures.Resolution{By: "carol", At: At(60 + i)}
+			if _, err := ts.TransitionTurn(ctx, next, []procedures.TurnStatus{procedures.TurnPending}, true, At(60+i)); err != nil {
+				tb.Fatalf("TransitionTurn: %v", err)
+			}
+		}
+	}
+	for i, hash := range []string{"hk", "h2", "hn"} {
+		p := procedures.SessionPolicy{SessionID: "sess-" + fmt.Sprint(i%2), CodeHash: hash, Policy: procedures.ChoiceAutoRun,
+			Summary: "s", SetBy: "carol", SetAt: At(70 + i)}
+		if err := ts.PutPolicy(ctx, p, Decision(procedures.KindInvoke, "", hash, At(70+i))); err != nil {
+			tb.Fatalf("PutPolicy: %v", err)
+		}
 	}
 }
 
@@ -186,6 +216,27 @@ func Reads(tb testing.TB, s procedures.Store) string {
 		}
 		out["decisions "+string(f.Kind)+f.Procedure] = pages
 	}
+	if ts, ok := s.(procedures.TurnStore); ok {
+		turns, err := ts.ListApprovals(ctx, procedures.ApprovalFilter{Limit: 500})
+		if err != nil {
+			tb.Fatalf("ListApprovals: %v", err)
+		}
+		out["approvals"] = turns
+		for _, t := range turns {
+			one, err := ts.GetApproval(ctx, t.ID)
+			if err != nil {
+				tb.Fatalf("GetApproval: %v", err)
+			}
+			out["approval "+t.ID] = one
+		}
+		for _, sess := range []string{"sess-0", "sess-1"} {
+			ps, err := ts.Policies(ctx, sess)
+			if err != nil {
+				tb.Fatalf("Policies: %v", err)
+			}
+			out["policies "+sess] = ps
+		}
+	}
 	b, err := json.MarshalIndent(deepEmptyToNil(JSONValue(tb, out)), "", " ")
 	if err != nil {
 		tb.Fatal(err)
@@ -204,6 +255,9 @@ func RunDumpRoundTrip(t *testing.T, from, to NewStore) {
 	sum := MustImport(t, b, d1, 7)
 	if sum.Applied[procedures.DumpProcedure] != 5 || sum.Resumed != 0 {
 		t.Errorf("import applied %v (resumed %d), want 5 procedures", sum.Applied, sum.Resumed)
+	}
+	if _, ok := a.(procedures.TurnStore); ok && (sum.Applied[procedures.DumpApproval] != 3 || sum.Applied[procedures.DumpPolicy] != 3) {
+		t.Errorf("import applied %v, want 3 approvals and 3 policies", sum.Applied)
 	}
 	if c, ok := b.(interface{ Check(context.Context) error }); ok {
 		if err := c.Check(context.Background()); err != nil {
