@@ -356,4 +356,5 @@ func (s *Store) Backup(ctx context.Context, w io.Writer) (int64, error) {
 	})
 	return n, err
 }
+
 var _ procedures.BackupStore = (*Store)(nil)
