@@ -246,10 +246,15 @@ func (g *Gate) Submit(ctx context.Context, req TurnRequest) (*TurnAnswer, error)
 	if cur.Status == procedures.TurnApproved {
 		return g.Run(ctx, t.ID, req.Actor)
 	}
-	if cur.Status == procedures.TurnRejected || cur.Status == procedures.TurnExpired {
+	switch cur.Status {
+	case procedures.TurnPending:
+		return &TurnAnswer{Turn: cur.Turn}, nil
+	case procedures.TurnRejected, procedures.TurnExpired:
 		return nil, g.deniedTurn(ctx, cur)
 	}
-	return &TurnAnswer{Turn: cur.Turn}, nil
+	// Cancelled, or already running or run (by its requester elsewhere).
+	return nil, procedures.Errorf(procedures.CodeConflict, "turn %s is %s", cur.ID, cur.Status).
+		WithDetails("reason", "status").WithDetails("status", string(cur.Status)).WithDetails("turn", cur.Turn)
 }
 
 // runNow records the decision on a turn decided at once and runs it when
