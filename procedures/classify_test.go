@@ -102,6 +102,8 @@ func TestClassExposed(t *testing.T) {
 		{"state-changing, mutating off", Class{Status: StatusSucceeded, Tools: 2}, false, false},
 		{"state-changing, mutating on", Class{Status: StatusSucceeded, Tools: 2}, true, true},
 		{"nesting problem, mutating on", Class{Status: StatusSucceeded, Tools: 2, Problem: true}, true, false},
+		{"retired, read-only", Class{Status: StatusSucceeded, Tools: 2, ReadOnly: true, Retired: true}, false, false},
+		{"retired, mutating on", Class{Status: StatusSucceeded, Tools: 2, Retired: true}, true, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -74,12 +74,15 @@ func TestAdmissionRefusals(t *testing.T) {
 				go func() { _, _ = a.Acquire(wctx, k) }()
 				waitFor(t, a, int64(i+1))
 			}
-			rctx := ctx
-			if tc.ttl > 0 {
-				var c context.CancelFunc
-				rctx, c = context.WithTimeout(ctx, tc.ttl)
-				defer c()
+			// Every request has a deadline, so a bound that stopped
+			// refusing makes this case fail (refused at the deadline, or
+			// admitted) instead of waiting for ever.
+			ttl := tc.ttl
+			if ttl == 0 {
+				ttl = 10 * time.Second
 			}
+			rctx, c := context.WithTimeout(ctx, ttl)
+			defer c()
 			start := time.Now()
 			release, err := a.Acquire(rctx, tc.key)
 			if got := busyLimit(err); got != tc.limit || (tc.limit == "" && err != nil) {
