@@ -25,7 +25,14 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	writeJSON(w, a.Status, a.Body())
 }
 
-// writeRefusal answers a refusal made here (not by the service) with status.
+// writeAnswer answers err in the contract's shape (see answer.Of), for
+// refusals made before a request reaches the server's routes (Protect).
+func writeAnswer(w http.ResponseWriter, err error) {
+	a := answer.Of(err)
+	writeJSON(w, a.Status, a.Body())
+}
+
+// writeRefusal answers a refusal whose status no error code maps to (405).
 func writeRefusal(w http.ResponseWriter, status int, code procedures.Code, message string, details map[string]any) {
 	if details == nil {
 		details = map[string]any{}

@@ -18,8 +18,8 @@ import (
 func Protect(h http.Handler, authn *auth.Authenticator) http.Handler {
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeRefusal(w, http.StatusForbidden, procedures.CodeForbidden,
-			"cross-origin requests that change state are refused", map[string]any{"reason": "cross_origin"})
+		writeAnswer(w, procedures.Errorf(procedures.CodeForbidden, "cross-origin requests that change state are refused").
+			WithDetails("reason", "cross_origin"))
 	}))
 	guarded := cop.Handler(h)
 	if authn.Enabled() {
@@ -27,8 +27,8 @@ func Protect(h http.Handler, authn *auth.Authenticator) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !loopbackHost(r.Host) {
-			writeRefusal(w, http.StatusForbidden, procedures.CodeForbidden,
-				"without tokens procgraph answers only requests addressed to a loopback host", map[string]any{"reason": "host_not_loopback"})
+			writeAnswer(w, procedures.Errorf(procedures.CodeForbidden, "without tokens procgraph answers only requests addressed to a loopback host").
+				WithDetails("reason", "host_not_loopback"))
 			return
 		}
 		guarded.ServeHTTP(w, r)

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -47,6 +48,21 @@ func TestProtect(t *testing.T) {
 			}
 			if tc.want == 403 && w.Header().Get("Content-Type") != "application/json" {
 				t.Fatalf("refusal is not in the error shape: %q", w.Body.String())
+			}
+			if tc.want == 403 {
+				var body struct {
+					Error struct {
+						Code    string
+						Details map[string]any
+					}
+				}
+				want := "host_not_loopback"
+				if tc.auth != nil || tc.headers["Sec-Fetch-Site"] == "cross-site" {
+					want = "cross_origin"
+				}
+				if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil || body.Error.Code != "forbidden" || body.Error.Details["reason"] != want {
+					t.Fatalf("refusal %s, want forbidden with reason %s", w.Body.String(), want)
+				}
 			}
 		})
 	}
