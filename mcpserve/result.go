@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/procgraph/procgraph/internal/answer"
+	"github.com/procgraph/procgraph/internal/jsonvalue"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -67,20 +68,17 @@ func reasonOf(err error, details map[string]any) string {
 }
 
 // decodeArguments decodes a call's arguments: a JSON object or nothing.
-// Numbers stay json.Number, so integers keep their precision.
+// Numbers stay json.Number (jsonvalue.DecodeNumbers), so integers keep
+// their precision.
 func decodeArguments(raw json.RawMessage) (map[string]any, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return map[string]any{}, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var args map[string]any
-	if err := dec.Decode(&args); err != nil || len(bytes.TrimSpace(raw[dec.InputOffset():])) > 0 {
+	x, err := jsonvalue.DecodeNumbers(raw)
+	args, ok := x.(map[string]any)
+	if err != nil || !ok {
 		return nil, procedures.Errorf(procedures.CodeInvalid, "the arguments must be a JSON object").WithDetails("field", "arguments")
-	}
-	if args == nil {
-		args = map[string]any{}
 	}
 	return args, nil
 }
