@@ -173,8 +173,8 @@ func (e *env) mustDeny(req InvokeRequest, reason string) procedures.Decision {
 	if procedures.ErrorCode(err) != procedures.CodeDenied {
 		e.t.Fatalf("Invoke(%s) = %+v, %v; want denied", req.Name, res, err)
 	}
-	d := err.(*procedures.Error).Details["decision"].(procedures.Decision)
-	if d.Reason != reason || d.Outcome != procedures.Denied {
+	d, ok := procedures.DecisionOf(err)
+	if !ok || d.Reason != reason || d.Outcome != procedures.Denied {
 		e.t.Fatalf("decision %+v, want denied %s", d, reason)
 	}
 	return d

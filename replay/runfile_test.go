@@ -40,7 +40,7 @@ func TestRunFile(t *testing.T) {
 				if procedures.ErrorCode(err) != procedures.CodeDenied || len(d.tools()) != 0 {
 					t.Fatalf("err = %v, dispatched %v", err, d.tools())
 				}
-				if dec := err.(*procedures.Error).Details["decision"].(procedures.Decision); dec.Reason != procedures.ReasonStateChangingDisabled {
+				if dec, ok := procedures.DecisionOf(err); !ok || dec.Reason != procedures.ReasonStateChangingDisabled {
 					t.Fatalf("decision %+v", dec)
 				}
 			})
