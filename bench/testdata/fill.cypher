@@ -8,8 +8,8 @@ CREATE (p:Procedure {
   frequency: row.frequency, use_count: 0, created_at: row.at, updated_at: row.at,
   code_hash: row.hash, status: 'succeeded', opaque: false
 })
-SET p.rank = right('0000000000000000000' + toString(9223372036854775807 - p.frequency), 19) + '|2|' + p.name,
-    p.read_only = false, p.problem = ''
+SET p.read_only = false, p.problem = ''
+#include rank_set
 CREATE (v:ProcedureVersion {
   id: row.name + '|' + row.hash, procedure: row.name, code_hash: row.hash, code: row.code, dialect: 'starlark',
   parameters: [], opaque: false, summary: row.summary, captured_at: row.at,
