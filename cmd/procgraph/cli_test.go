@@ -146,6 +146,12 @@ func TestCLIForPeople(t *testing.T) {
 		if code != 0 || !strings.Contains(text, "dialect:") || !strings.Contains(text, "python-async") || strings.HasPrefix(text, "{") {
 			t.Fatalf("exit %d: %s %s", code, text, errOut)
 		}
+		// A kept backslash (python-async) is warned about once, at its position.
+		esc := write("escape.py", "p = \"\\d+\"\na = await tools.get_task_jobs_summary(task_id=p)\nreturn a")
+		code, text, errOut = runMain(t, "signature", esc)
+		if code != 0 || strings.Count(text, "line 1, column 6") != 1 || !strings.Contains(text, "warning: line 1, column 6: invalid escape") {
+			t.Fatalf("signature %s: exit %d: %s %s", esc, code, text, errOut)
+		}
 		// --dialect still wins: the same file as Starlark is refused.
 		if code, _, _ := runMain(t, "signature", "--dialect", "starlark", py); code != 1 {
 			t.Fatalf("--dialect starlark on await: exit %d, want 1", code)

@@ -77,7 +77,7 @@ func cmdSignature(ctx context.Context, args []string, s stdio) int {
 		"read-only", yesNo(out.ReadOnly), "state-changing tools", strings.Join(out.StateChangingTools, ", "),
 		"unknown tools", strings.Join(out.UnknownTools, ", "))
 	for _, w := range out.Warnings {
-		fmt.Fprintf(s.out, "warning: line %d, column %d: %s\n", w.Line, w.Column, w.Message)
+		fmt.Fprintf(s.out, "warning: %s\n", w.Message) // the message starts with its position
 	}
 	return 0
 }
