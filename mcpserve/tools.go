@@ -18,11 +18,13 @@ const (
 	AutoRunToolName = "set_procedure_auto_run"
 )
 
-const findSchema = `{
+// findSchema is find_all_procedures' input: the HTTP API's find query
+// parameters (api/query.go), with the page bound of procedures.
+var findSchema = fmt.Sprintf(`{
   "type": "object",
   "additionalProperties": false,
   "properties": {
-    "limit": {"type": "integer", "minimum": 1, "maximum": 500, "description": "page size (default 25)"},
+    "limit": {"type": "integer", "minimum": 1, "maximum": %d, "description": "page size (default %d)"},
     "offset": {"type": "integer", "minimum": 0, "description": "page start"},
     "cause": {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": 512}, "maxItems": 50, "description": "linked to any of these causes"},
     "tool": {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": 512}, "maxItems": 50, "description": "signature contains all of these tools"},
@@ -31,7 +33,7 @@ const findSchema = `{
     "exposed": {"type": "boolean", "description": "offered to planners as a proc__ tool"},
     "status": {"type": "string", "enum": ["succeeded", "failed"], "description": "current version's status"}
   }
-}`
+}`, procedures.MaxFindLimit, procedures.DefaultFindLimit)
 
 const autoRunSchema = `{
   "type": "object",
