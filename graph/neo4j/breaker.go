@@ -68,13 +68,6 @@ func (b *breaker) allow() error {
 	return nil
 }
 
-// isOpen reports whether calls are being refused.
-func (b *breaker) isOpen() bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.open
-}
-
 // trip opens the breaker (when closed) and starts the prober.
 func (b *breaker) trip(cause error) {
 	b.mu.Lock()
