@@ -18,7 +18,8 @@ type PoolConfig struct {
 	// Command starts a worker: a binary that calls RunWorker when IsWorker.
 	// Default: this executable (os.Executable()), no arguments.
 	Command []string
-	// Env is added to the workers' environment (after os.Environ()).
+	// Env is added to the workers' environment, after the few variables
+	// they get from this process (workerEnviron: never its secrets).
 	Env []string
 	// Size is the number of warm workers kept ready. Default 2.
 	Size int
