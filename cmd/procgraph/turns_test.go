@@ -206,6 +206,14 @@ func TestTurnBoundary(t *testing.T) {
 		t.Fatalf("the waiting submit answered %d after %v: %s", waited.Status, time.Since(start), waited.Body)
 	}
 
+	// Audit: one decision per turn that ended (automatic ×2, run ×3,
+	// rejected, cancelled; y is still pending) and per resolution (×4).
+	if n := len(a.decisions(t, "kind=turn&limit=1000")); n != 7 {
+		t.Fatalf("%d turn decisions, want 7", n)
+	}
+	if n := len(a.decisions(t, "kind=approval&limit=1000")); n != 4 {
+		t.Fatalf("%d approval decisions, want 4", n)
+	}
 	// Audit: every turn, approval and policy decision holds no code or
 	// argument values.
 	for _, kind := range []string{"turn", "approval"} {
