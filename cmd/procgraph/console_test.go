@@ -312,3 +312,41 @@ func TestConsoleToken(t *testing.T) {
 	tab.run(t, chromedp.Click("#forget-token", chromedp.ByQuery))
 	tab.waitJS(t, `sessionStorage.getItem('procgraph.token') === null && document.getElementById('token-form') !== null`)
 }
+
+// TestConsoleApprovals: the approvals page shows a pending turn with its
+// code and badges, a turn submitted while the page is open appears without
+// reloading, and an operator's run_once with a reason resolves it through
+// the API (it leaves the queue); hostile summaries and code stay text.
+func TestConsoleApprovals(t *testing.T) {
+	tab := mustBrowser(t)
+	a := mustTurnServer(t, nil)
+	first := a.mustPending(t, killTurn("s-1", 1))
+	tab.open(t, a.URL, "#/approvals")
+	tab.run(t, chromedp.SendKeys("#token", a.op, chromedp.ByQuery), chromedp.Click("#token-form button", chromedp.ByQuery))
+	tab.waitJS(t, `document.querySelectorAll('article.approval').length === 1`)
+	if got := tab.text(t, "article.approval"); !strings.Contains(got, "kill_job") || !strings.Contains(got, "state-changing") || !strings.Contains(got, "expires in") {
+		t.Fatalf("the approval card:\n%s", got)
+	}
+	hostile := killTurn("s-2", 2)
+	hostile["summary"] = xssText
+	hostile["code"] = "# " + xssText + "\n" + turnKillCode
+	second := a.mustPending(t, hostile)
+	tab.waitJS(t, `document.querySelectorAll('article.approval').length === 2`)
+	tab.mustClean(t, "approvals")
+	if got := tab.text(t, "#view"); strings.Contains(got, "null") || strings.Count(got, "expires in") != 2 {
+		t.Fatalf("the approvals page:\n%s", got)
+	}
+	tab.screenshot(t, "approvals")
+	card := `article.approval[data-id="` + first + `"]`
+	tab.run(t, chromedp.SendKeys(card+" .approval-reason", "checked the job id", chromedp.ByQuery),
+		chromedp.Click(card+` button[data-choice="run_once"]`, chromedp.ByQuery))
+	tab.waitJS(t, `document.querySelectorAll('article.approval').length === 1`)
+	var ap map[string]any
+	a.as(t, a.op, "GET", "/v1/approvals/"+first, nil).Into(t, &ap)
+	if ap["status"] != "approved" {
+		t.Fatalf("approval after run_once from the page: %v", ap["status"])
+	}
+	if tab.count(t, `article.approval[data-id="`+second+`"]`) != 1 {
+		t.Fatal("the other approval left the queue")
+	}
+}

@@ -7,6 +7,7 @@ import { graphPage } from './pages/graph.js';
 import { causesPage, causePage } from './pages/causes.js';
 import { auditPage } from './pages/audit.js';
 import { cataloguePage } from './pages/catalogue.js';
+import { approvalsPage } from './pages/approvals.js';
 
 const pages = {
   procedures: proceduresPage,
@@ -16,9 +17,10 @@ const pages = {
   cause: causePage,
   audit: auditPage,
   catalogue: cataloguePage,
+  approvals: approvalsPage,
 };
 
-const nav = [['Procedures', 'procedures'], ['Graph', 'graph'], ['Causes', 'causes'], ['Audit log', 'audit'], ['Catalogue', 'catalogue']];
+const nav = [['Procedures', 'procedures'], ['Graph', 'graph'], ['Causes', 'causes'], ['Approvals', 'approvals'], ['Audit log', 'audit'], ['Catalogue', 'catalogue']];
 
 let current = 0;
 let needToken = false;
@@ -40,7 +42,7 @@ async function render() {
   const ctx = {
     args, query,
     isCurrent: () => seq === current,
-    show: (...nodes) => { if (seq === current) view.replaceChildren(...nodes); },
+    show: (...nodes) => { if (seq === current) view.replaceChildren(...nodes.flat(Infinity).filter((n) => n !== null && n !== undefined && n !== false)); },
     rerender: render,
   };
   view.setAttribute('data-page', page);
