@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"runtime/debug"
+	"time"
 )
 
 // BuildVersion is this build's procgraph version, as the Go toolchain
@@ -46,4 +47,14 @@ func (s *Service) Backup(ctx context.Context, w io.Writer) (int64, error) {
 		return 0, Errorf(CodeInvalid, "this store has no file to back up: export it, or use the database's own backup")
 	}
 	return bs.Backup(ctx, w)
+}
+
+// AuditPruner is a store whose audit log can be pruned (procgraph audit
+// prune, which exports first). Both stores implement it.
+type AuditPruner interface {
+	// PruneDecisions deletes the audit records older than before (At
+	// strictly before it) and returns how many it deleted. It works in
+	// batches: interrupted, it has deleted some of them and may be run
+	// again. Returns CodeInvalid for a zero before.
+	PruneDecisions(ctx context.Context, before time.Time) (int64, error)
 }

@@ -53,6 +53,7 @@ func TestHelp(t *testing.T) {
 		"policies revoke":   {"--json"},
 		"backup":            {"--o"},
 		"restore":           {"--data"},
+		"audit prune":       {"--before", "--o", "--store", "--data"},
 	}
 	notOwn := map[string][]string{
 		"procedures show": {"--limit", "--cause", "--offset"},

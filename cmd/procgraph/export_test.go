@@ -164,3 +164,33 @@ func TestImportResumesAfterSIGKILL(t *testing.T) {
 	}
 	var _ procedures.DumpStore = a
 }
+
+// TestAuditPruneCommand: audit prune exports first (the archive holds every
+// record), then prunes only the older ones; without -o nothing happens.
+func TestAuditPruneCommand(t *testing.T) {
+	dir := t.TempDir()
+	src := mustFilledStoreFile(t, dir, 5)
+	archive := filepath.Join(dir, "archive.pgdump")
+	if code, _, _ := runMain(t, "audit", "prune", "--before", "2025-03-04T03:06:38Z", "--data", src); code != 2 {
+		t.Errorf("audit prune without -o: exit %d, want 2", code)
+	}
+	s := mustOpenEmbedded(t, src)
+	before := len(storetest.MustDecisions(t, s, procedures.DecisionFilter{Limit: 1000}))
+	_ = s.Close()
+	code, out, errOut := runMain(t, "audit", "prune", "--before", "2025-03-04T03:06:38Z", "-o", archive, "--data", src)
+	if code != 0 || !strings.Contains(out, "pruned") {
+		t.Fatalf("audit prune: exit %d: %s%s", code, out, errOut)
+	}
+	s = mustOpenEmbedded(t, src)
+	after := storetest.MustDecisions(t, s, procedures.DecisionFilter{Limit: 1000})
+	if len(after) == 0 || len(after) >= before {
+		t.Errorf("after the prune %d of %d records are left", len(after), before)
+	}
+	restored := filepath.Join(dir, "restored.db")
+	if code, out, errOut := runMain(t, "import", archive, "--data", restored); code != 0 {
+		t.Fatalf("import of the archive: exit %d: %s%s", code, out, errOut)
+	}
+	if got := len(storetest.MustDecisions(t, mustOpenEmbedded(t, restored), procedures.DecisionFilter{Limit: 1000})); got != before {
+		t.Errorf("the archive holds %d records, the store had %d", got, before)
+	}
+}

@@ -13,3 +13,5 @@ func TestDumpRoundTrip(t *testing.T) {
 }
 
 func TestDumpRefusals(t *testing.T) { storetest.RunDumpRefusals(t, newTestStore) }
+
+func TestAuditPrune(t *testing.T) { storetest.RunAuditPrune(t, newTestStore) }

@@ -31,3 +31,9 @@ func TestDumpRefusals(t *testing.T) {
 	settings(t)
 	storetest.RunDumpRefusals(t, newStore)
 }
+
+// TestAuditPrune: the audit log pruned on Neo4j.
+func TestAuditPrune(t *testing.T) {
+	settings(t)
+	storetest.RunAuditPrune(t, newStore)
+}
