@@ -119,6 +119,11 @@ func classCounts(ctx context.Context, tx neo4j.ManagedTransaction) (map[string]c
 	if err != nil {
 		return nil, err
 	}
+	return decodeClassCounts(recs)
+}
+
+// decodeClassCounts decodes the rows of classes.cypher by class key.
+func decodeClassCounts(recs []*neo4j.Record) (map[string]classCount, error) {
 	out := make(map[string]classCount, len(recs))
 	for _, rec := range recs {
 		r := &row{m: rec.AsMap()}

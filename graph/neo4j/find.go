@@ -98,8 +98,9 @@ func (s *Store) ReferencedProcedures(ctx context.Context) ([]*procedures.Procedu
 	})
 }
 
-// Find returns one page of the procedures matching q and their total, both
-// read in one read transaction. Summary filters first read the class
+// Find returns one page of the procedures matching q and their total. A
+// query without cause or tool filters is one statement (findOne); the
+// others are read in one read transaction. Summary filters first read the class
 // counts (classes.cypher) and select the matching classes with
 // procedures.Query.Match: the total is then their sum, unless causes or
 // tools also filter (find_count.cypher counts those). The page is
@@ -111,6 +112,11 @@ func (s *Store) Find(ctx context.Context, q procedures.Query) ([]*procedures.Pro
 	params, err := findParams(q)
 	if err != nil {
 		return nil, 0, err
+	}
+	if len(q.Causes) == 0 && len(q.Tools) == 0 {
+		if ps, total, ok, err := s.findOne(ctx, q, params); ok {
+			return ps, total, err
+		}
 	}
 	pageQuery, countQuery := findQueries(q)
 	type page struct {

@@ -73,6 +73,8 @@ type Store struct {
 	breaker   *breaker
 	// driverConfig is the configuration the driver was built with.
 	driverConfig config.Config
+	// classes are the procedure classes Find has read (findOne).
+	classes classCache
 }
 
 var _ procedures.Store = (*Store)(nil)

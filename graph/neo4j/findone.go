@@ -1,0 +1,122 @@
+package neo4jstore
+
+import (
+	"context"
+	"slices"
+	"sync"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/procgraph/procgraph/procedures"
+)
+
+// classCache holds the classes the store has read (classes.cypher), by
+// key. A class's key is made of its fields (fragments/class_sync.cypher),
+// so a cached class never goes stale; only classes created since it was
+// read can be missing, and find_classes.cypher reports those.
+type classCache struct {
+	mu sync.Mutex
+	m  map[string]procedures.Class
+}
+
+// get returns the cached classes (nil before the first read).
+func (c *classCache) get() map[string]procedures.Class {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m
+}
+
+// set replaces the cached classes.
+func (c *classCache) set(counts map[string]classCount) map[string]procedures.Class {
+	m := make(map[string]procedures.Class, len(counts))
+	for k, cc := range counts {
+		m[k] = cc.class
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m = m
+	return m
+}
+
+// findOne is Find for a query without cause or tool filters: page and total
+// in one statement alone in its transaction (one round trip for BEGIN, the
+// statement and its records, one for COMMIT), instead of a transaction
+// function's BEGIN, class counts, page, count and COMMIT. Without summary
+// filters it is find_all.cypher; with them find_classes.cypher over the
+// cached classes, read again when the statement reports classes the cache
+// does not hold. ok is false when classes kept appearing (the caller then
+// reads in one transaction).
+func (s *Store) findOne(ctx context.Context, q procedures.Query, params map[string]any) (ps []*procedures.Procedure, total int, ok bool, err error) {
+	if !q.Summarised() {
+		recs, err := query(ctx, s, "find", neo4j.AccessModeRead, "find_all", params)
+		if err != nil {
+			return nil, 0, true, err
+		}
+		ps, total, err := s.decodeFound(recs, "find_all")
+		return ps, total, true, err
+	}
+	classes := s.classes.get()
+	for attempt := 0; attempt < 3; attempt++ {
+		if classes == nil || attempt > 0 {
+			recs, err := query(ctx, s, "find", neo4j.AccessModeRead, "classes", nil)
+			if err != nil {
+				return nil, 0, true, err
+			}
+			counts, err := decodeClassCounts(recs)
+			if err != nil {
+				return nil, 0, true, s.mapError("find", err)
+			}
+			classes = s.classes.set(counts)
+		}
+		keys := []string{}
+		for k, c := range classes {
+			if q.Match(c) {
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		if len(keys) == 0 {
+			if attempt > 0 { // just read: no class has a matching procedure
+				return nil, 0, true, nil
+			}
+			continue // (an empty $classes would walk every procedure)
+		}
+		known := make([]string, 0, len(classes))
+		for k := range classes {
+			known = append(known, k)
+		}
+		params["classes"], params["known"] = keys, known
+		recs, err := query(ctx, s, "find", neo4j.AccessModeRead, "find_classes", params)
+		if err != nil {
+			return nil, 0, true, err
+		}
+		if len(recs) != 1 {
+			return nil, 0, true, s.mapError("find", errRows("find_classes", len(recs)))
+		}
+		if unknown, _ := field(recs[0], "unknown").([]any); len(unknown) > 0 {
+			continue
+		}
+		ps, total, err := s.decodeFound(recs, "find_classes")
+		return ps, total, true, err
+	}
+	return nil, 0, false, nil
+}
+
+// decodeFound decodes the one row of find_all or find_classes: total and
+// the page.
+func (s *Store) decodeFound(recs []*neo4j.Record, name string) ([]*procedures.Procedure, int, error) {
+	if len(recs) != 1 {
+		return nil, 0, s.mapError("find", errRows(name, len(recs)))
+	}
+	total, _ := field(recs[0], "total").(int64)
+	list, _ := field(recs[0], "procedures").([]any)
+	ps := make([]*procedures.Procedure, 0, len(list))
+	for _, v := range list {
+		p, err := decodeProcedure(v)
+		if err != nil {
+			return nil, 0, s.mapError("find", err)
+		}
+		ps = append(ps, p)
+	}
+	return ps, int(total), nil
+}
