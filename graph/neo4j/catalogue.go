@@ -2,6 +2,7 @@ package neo4jstore
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -11,14 +12,40 @@ import (
 
 // Catalogue returns the stored catalogue: the tools whose Tool nodes are in
 // the catalogue, by name, and the stored revision; an empty catalogue when
-// none was ever put.
+// none was ever put. The last one decoded is kept with its revision and
+// shared (a Catalogue is not modified after NewCatalogue): the statement
+// (catalogue_since.cypher) sends the tools only when the stored revision
+// differs from it, so a change made by another instance is seen at once.
 func (s *Store) Catalogue(ctx context.Context) (*procedures.Catalogue, error) {
-	recs, err := query(ctx, s, "catalogue", neo4j.AccessModeRead, "catalogue_get", nil)
+	known := s.catalogue.Load()
+	rev := ""
+	if known != nil {
+		rev = known.Revision
+	}
+	recs, err := query(ctx, s, "catalogue", neo4j.AccessModeRead, "catalogue_since", map[string]any{"known": rev})
 	if err != nil {
 		return nil, err
 	}
+	if len(recs) != 1 {
+		return nil, s.mapError("catalogue", errRows("catalogue_since", len(recs)))
+	}
+	if same, _ := field(recs[0], "same").(bool); same && known != nil {
+		return known, nil
+	}
 	c, err := decodeCatalogue(recs)
-	return c, s.mapError("catalogue", err)
+	if err != nil {
+		return nil, s.mapError("catalogue", err)
+	}
+	// Indexed by NewCatalogue, so it can be shared; the stored revision is kept.
+	shared, err := procedures.NewCatalogue(c.Tools)
+	if err != nil {
+		return nil, s.mapError("catalogue", fmt.Errorf("neo4j store: stored catalogue is invalid: %w", err))
+	}
+	shared.Revision = c.Revision
+	if shared.Revision != "" {
+		s.catalogue.Store(shared)
+	}
+	return shared, nil
 }
 
 // catalogueIn reads the stored catalogue inside tx.

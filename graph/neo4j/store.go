@@ -75,6 +75,8 @@ type Store struct {
 	driverConfig config.Config
 	// classes are the procedure classes Find has read (findOne).
 	classes classCache
+	// catalogue is the last catalogue Catalogue decoded (by revision).
+	catalogue atomic.Pointer[procedures.Catalogue]
 }
 
 var _ procedures.Store = (*Store)(nil)
