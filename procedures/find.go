@@ -39,11 +39,26 @@ func (s *Service) Find(ctx context.Context, r FindRequest) ([]*Procedure, int, e
 	if err := q.Validate(); err != nil {
 		return nil, 0, err
 	}
+	// The catalogue is read while the page is: on Neo4j each is a round
+	// trip, and neither depends on the other.
+	type read struct {
+		cat *Catalogue
+		err error
+	}
+	catalogue := make(chan read, 1)
+	go func() {
+		cat, err := s.store.Catalogue(ctx)
+		catalogue <- read{cat, err}
+	}()
 	page, total, err := s.store.Find(ctx, q)
+	c := <-catalogue
 	if err != nil {
 		return nil, 0, err
 	}
-	v, err := s.newView(ctx, page)
+	if c.err != nil {
+		return nil, 0, c.err
+	}
+	v, err := s.viewOf(ctx, c.cat, page)
 	if err != nil {
 		return nil, 0, err
 	}

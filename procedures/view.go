@@ -24,6 +24,11 @@ func (s *Service) newView(ctx context.Context, roots []*Procedure) (*view, error
 	if err != nil {
 		return nil, err
 	}
+	return s.viewOf(ctx, cat, roots)
+}
+
+// viewOf is newView over the catalogue cat, already read.
+func (s *Service) viewOf(ctx context.Context, cat *Catalogue, roots []*Procedure) (*view, error) {
 	v := &view{cat: cat, procs: map[string]*Procedure{}, allowMutating: s.opts.AllowMutatingAutorun, flows: s.flows}
 	if err := s.addRefs(ctx, v, roots); err != nil {
 		return nil, err
