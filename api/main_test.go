@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -9,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -46,9 +48,10 @@ type env struct {
 }
 
 type envOpts struct {
-	runner        sandbox.Runner
-	auth          *auth.Authenticator
-	allowMutating bool // --allow-mutating-autorun
+	runner           sandbox.Runner
+	auth             *auth.Authenticator
+	allowMutating    bool // --allow-mutating-autorun
+	maxChangeStreams int  // Config.MaxChangeStreams
 }
 
 // mustEnv builds an env; the runner defaults to in-process.
@@ -71,7 +74,7 @@ func mustEnv(tb testing.TB, o envOpts) *env {
 	})
 	rp := replay.New(svc, o.runner, disp, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}})
 	gate := replay.NewGate(rp, replay.GateOptions{})
-	srv, err := New(Config{Service: svc, Replayer: rp, Turns: gate, Auth: o.auth})
+	srv, err := New(Config{Service: svc, Replayer: rp, Turns: gate, Auth: o.auth, MaxChangeStreams: o.maxChangeStreams})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -97,6 +100,10 @@ func (e *env) do(tb testing.TB, c *http.Client, method, path string, body any) (
 		tb.Fatal(err)
 	}
 	defer resp.Body.Close()
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		// A stream does not end: its opening block is the answer.
+		return resp.StatusCode, readEvent(tb, bufio.NewReader(resp.Body))
+	}
 	data, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, data
 }

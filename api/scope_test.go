@@ -52,6 +52,7 @@ func scopeCases(name, hash string, tools any) []scopeCase {
 		{"GET", "/v1/causes", "read", "/v1/causes", nil},
 		{"GET", "/v1/causes/{name}", "read", "/v1/causes/scope-cause", nil},
 		{"GET", "/v1/graph", "read", "/v1/graph?procedure=" + name, nil},
+		{"GET", "/v1/changes", "read", "/v1/changes", nil},
 		{"GET", "/v1/decisions", "read", "/v1/decisions", nil},
 		{"GET", "/v1/export", "admin", "/v1/export", nil},
 		{"GET", "/v1/backup", "admin", "/v1/backup", nil},

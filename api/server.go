@@ -7,6 +7,7 @@ package api
 import (
 	"fmt"
 	"net/http"
+	"sync/atomic"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/rs/zerolog"
@@ -36,6 +37,9 @@ type Config struct {
 	MCPPaths map[string]string
 	// Turns is the turn gate; without it the turn routes answer 503.
 	Turns *replay.Gate
+	// MaxChangeStreams bounds the open GET /v1/changes streams;
+	// DefaultMaxChangeStreams when zero.
+	MaxChangeStreams int
 }
 
 // Server is procgraph's HTTP API.
@@ -51,6 +55,9 @@ type Server struct {
 	router   chi.Router
 	mcpPaths map[string]string
 	turns    *replay.Gate
+
+	maxStreams int          // bound on open change streams
+	streams    atomic.Int64 // open change streams
 }
 
 // New returns a Server for cfg.
@@ -60,7 +67,11 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{svc: cfg.Service, replay: cfg.Replayer, auth: cfg.Auth, metrics: cfg.Metrics,
-		log: cfg.Logger, maxBody: cfg.MaxBody, schemas: schemas, mcpPaths: cfg.MCPPaths, turns: cfg.Turns}
+		log: cfg.Logger, maxBody: cfg.MaxBody, schemas: schemas, mcpPaths: cfg.MCPPaths, turns: cfg.Turns,
+		maxStreams: cfg.MaxChangeStreams}
+	if s.maxStreams <= 0 {
+		s.maxStreams = DefaultMaxChangeStreams
+	}
 	if s.auth == nil {
 		s.auth = auth.NewAuthenticator(nil)
 	}
@@ -127,6 +138,7 @@ func (s *Server) routeTable() []route {
 		{method: "GET", pattern: "/v1/causes", scope: auth.ScopeRead, handler: s.causes, summary: "Every cause", response: "Causes"},
 		{method: "GET", pattern: "/v1/causes/{name}", scope: auth.ScopeRead, handler: s.cause, summary: "One cause and its procedures", response: "CauseAnswer"},
 		{method: "GET", pattern: "/v1/graph", scope: auth.ScopeRead, handler: s.graph, summary: "A neighbourhood of the procedure graph", query: graphParams, response: "Graph"},
+		{method: "GET", pattern: "/v1/changes", scope: auth.ScopeRead, handler: s.changes, summary: "The change feed as Server-Sent Events: one change event per committed change (names, never values)"},
 		{method: "GET", pattern: "/v1/decisions", scope: auth.ScopeRead, handler: s.decisions, summary: "The audit log, newest first", query: decisionParams, response: "Decisions"},
 		{method: "GET", pattern: "/v1/export", scope: auth.ScopeAdmin, handler: s.export, summary: "Everything the store holds as a line-delimited JSON dump, streamed (procgraph import loads it)"},
 		{method: "GET", pattern: "/v1/backup", scope: auth.ScopeAdmin, handler: s.backup, summary: "A consistent copy of the embedded store's file, taken while serving"},

@@ -19,6 +19,9 @@ const (
 	ChangePromote   ChangeKind = "promote"   // another version made current
 	ChangeRetire    ChangeKind = "retire"    // a procedure retired: no longer exposed
 	ChangeUnretire  ChangeKind = "unretire"  // a retired procedure brought back
+	// ChangeApproval: a turn began to wait for an operator, or a waiting
+	// turn changed state (resolved, run, expired, cancelled); Turn names it.
+	ChangeApproval ChangeKind = "approval"
 	// ChangeRemote: another instance changed the store (noticed by
 	// Service.WatchRemote); what changed is not known.
 	ChangeRemote ChangeKind = "remote"
@@ -38,8 +41,10 @@ type Change struct {
 	// CodeHash is the version concerned (the catalogue's new revision).
 	CodeHash string `json:"code_hash,omitempty"`
 	// Decision is the id of the decision record that authorised it, if any.
-	Decision string    `json:"decision,omitempty"`
-	At       time.Time `json:"at"`
+	Decision string `json:"decision,omitempty"`
+	// Turn is the turn concerned (ChangeApproval).
+	Turn string    `json:"turn,omitempty"`
+	At   time.Time `json:"at"`
 }
 
 // DefaultFeedBuffer is a subscription's default bound.

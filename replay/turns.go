@@ -234,6 +234,7 @@ func (g *Gate) Submit(ctx context.Context, req TurnRequest) (*TurnAnswer, error)
 	if err := g.svc.Turns().CreateApproval(ctx, rec, g.opts.MaxPending, g.r.now()); err != nil {
 		return nil, err
 	}
+	g.published(rec.Turn)
 	g.r.log.Info().Str("turn", t.ID).Str("code_hash", t.CodeHash).Str("session", t.SessionID).
 		Str("actor", req.Actor).Msg("turn pending: an operator must decide")
 	if req.Wait <= 0 {
@@ -419,7 +420,16 @@ func (g *Gate) transition(ctx context.Context, next procedures.TurnRecord, from 
 	if err := apply(0); err != nil {
 		return nil, nil, err
 	}
+	if out != nil {
+		g.published(out.Turn)
+	}
 	return out, built, nil
+}
+
+// published tells the change feed that stored turn t changed (after the
+// write committed), so the console's approval queue follows without polling.
+func (g *Gate) published(t procedures.Turn) {
+	g.svc.Changes().Publish(procedures.Change{Kind: procedures.ChangeApproval, Turn: t.ID, CodeHash: t.CodeHash})
 }
 
 func requester(cur *procedures.TurnRecord, actor string) error {
