@@ -315,7 +315,8 @@ func TestConsoleToken(t *testing.T) {
 
 // TestConsoleApprovals: the approvals page shows a pending turn with its
 // code and badges, a turn submitted while the page is open appears without
-// reloading, and an operator's run_once with a reason resolves it through
+// reloading — through the change feed (GET /v1/changes): the page's
+// fallback poll (60 s) is slower than the test waits —, and an operator's run_once with a reason resolves it through
 // the API (it leaves the queue); hostile summaries and code stay text.
 func TestConsoleApprovals(t *testing.T) {
 	tab := mustBrowser(t)
@@ -324,6 +325,7 @@ func TestConsoleApprovals(t *testing.T) {
 	tab.open(t, a.URL, "#/approvals")
 	tab.run(t, chromedp.SendKeys("#token", a.op, chromedp.ByQuery), chromedp.Click("#token-form button", chromedp.ByQuery))
 	tab.waitJS(t, `document.querySelectorAll('article.approval').length === 1`)
+	tab.waitJS(t, `document.getElementById('approvals-status').dataset.live === 'true'`)
 	if got := tab.text(t, "article.approval"); !strings.Contains(got, "kill_job") || !strings.Contains(got, "state-changing") || !strings.Contains(got, "expires in") {
 		t.Fatalf("the approval card:\n%s", got)
 	}

@@ -72,3 +72,49 @@ export async function hasScope(scope) {
   }
   return scopeCache.get(k);
 }
+
+// follow streams the change feed (GET /v1/changes, Server-Sent Events)
+// and calls onChange with each change — and with {kind: 'connected'} each
+// time the stream (re)opens, since changes may have been missed meanwhile.
+// The stream is read with fetch, so the bearer token travels as for any
+// call; after a drop it reconnects in 2 s. It returns the function that
+// stops it. A change names what changed, never values: pages reread.
+export function follow(onChange) {
+  const ctl = new AbortController();
+  let stopped = false;
+  const run = async () => {
+    while (!stopped) {
+      try {
+        const headers = {};
+        const t = token.get();
+        if (t) headers.Authorization = 'Bearer ' + t;
+        const resp = await fetch('/v1/changes', { headers, credentials: 'omit', cache: 'no-store', signal: ctl.signal });
+        if (!resp.ok || !resp.body) throw new Error('HTTP ' + resp.status);
+        onChange({ kind: 'connected' });
+        const reader = resp.body.pipeThrough(new TextDecoderStream()).getReader();
+        let buf = '';
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          buf += value;
+          let i;
+          while ((i = buf.indexOf('\n\n')) >= 0) {
+            const block = buf.slice(0, i);
+            buf = buf.slice(i + 2);
+            const data = block.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+            if (!data) continue;
+            let change = null;
+            try { change = JSON.parse(data); } catch (_) { change = null; }
+            if (change) onChange(change);
+          }
+        }
+      } catch (_) {
+        if (stopped) return;
+      }
+      if (!stopped) onChange({ kind: 'disconnected' });
+      if (!stopped) await new Promise((r) => setTimeout(r, 2000));
+    }
+  };
+  run();
+  return () => { stopped = true; ctl.abort(); };
+}

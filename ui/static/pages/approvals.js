@@ -1,13 +1,16 @@
 // pages/approvals.js: the pending approvals (the turn gate): code,
 // signature, read-only badges and a deadline countdown; approve (run once,
 // auto-run, always ask), reject, or edit the code and approve. The queue
-// follows the API without reloading: new approvals appear, resolved ones
-// leave, and what an operator is typing stays.
+// follows the change feed (GET /v1/changes) without reloading: new
+// approvals appear, resolved ones leave, and what an operator is typing
+// stays. A slow poll covers approvals created on another instance.
 import { h, badge, when, errorBox } from '../dom.js';
-import { api, get, hasScope } from '../api.js';
+import { api, get, hasScope, follow } from '../api.js';
 import { highlight } from '../highlight.js';
 
-const POLL_MS = 2000;
+// FALLBACK_MS: the feed names this instance's changes at once; approvals
+// created through another instance are seen by this slower poll.
+const FALLBACK_MS = 60000;
 
 export async function approvalsPage(ctx) {
   const canGrant = await hasScope('grant');
@@ -40,11 +43,15 @@ export async function approvalsPage(ctx) {
   await refresh();
   const tick = () => { for (const c of cards.values()) c.tick(); };
   tick();
-  const timer = setInterval(() => {
-    if (!ctx.isCurrent()) { clearInterval(timer); clearInterval(clock); return; }
-    refresh();
-  }, POLL_MS);
-  const clock = setInterval(() => { if (ctx.isCurrent()) tick(); }, 1000);
+  const stopFeed = follow((c) => {
+    if (!ctx.isCurrent()) return;
+    if (c.kind === 'connected') status.dataset.live = 'true';
+    if (c.kind === 'disconnected') status.dataset.live = 'false';
+    if (['connected', 'approval', 'lost', 'remote'].includes(c.kind)) refresh();
+  });
+  const stop = () => { stopFeed(); clearInterval(timer); clearInterval(clock); };
+  const timer = setInterval(() => { if (ctx.isCurrent()) refresh(); else stop(); }, FALLBACK_MS);
+  const clock = setInterval(() => { if (ctx.isCurrent()) tick(); else stop(); }, 1000);
 }
 
 function approvalCard(a, canGrant, refresh) {
