@@ -59,7 +59,7 @@ func (s *Server) capture(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) findProcedures(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	page, total, err := s.svc.Find(r.Context(), procedures.FindRequest{
-		Causes: q["cause"], Tools: q["tool"], MinTools: queryInt(r, "min_tools", 0),
+		Q: q.Get("q"), Causes: q["cause"], Tools: q["tool"], MinTools: queryInt(r, "min_tools", 0),
 		Status: procedures.Status(q.Get("status")), ReadOnly: queryBool(r, "read_only"), Exposed: queryBool(r, "exposed"),
 		Limit: queryInt(r, "limit", procedures.DefaultFindLimit), Offset: queryInt(r, "offset", 0),
 	})
@@ -74,7 +74,7 @@ func (s *Server) findProcedures(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) plannerTools(w http.ResponseWriter, r *http.Request) error {
-	tools, err := s.replay.Tools(r.Context(), r.URL.Query()["cause"], queryInt(r, "limit", procedures.DefaultFindLimit))
+	tools, err := s.replay.ToolsMatching(r.Context(), r.URL.Query().Get("q"), r.URL.Query()["cause"], queryInt(r, "limit", procedures.DefaultFindLimit))
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,7 @@ type queryParam struct {
 
 var (
 	findParams = []queryParam{
+		{name: "q", typ: "string", doc: "relevance search (at most 512 bytes): only matching procedures, by relevance, each with a score"},
 		{name: "limit", typ: "integer", min: 1, max: procedures.MaxFindLimit, doc: "page size (default 25)"},
 		{name: "offset", typ: "integer", min: 0, max: 1 << 30, doc: "page start"},
 		{name: "cause", typ: "string", repeatable: true, doc: "linked to any of these causes"},
@@ -31,6 +32,7 @@ var (
 		{name: "status", typ: "string", enum: []string{"succeeded", "failed"}, doc: "current version's status"},
 	}
 	plannerParams = []queryParam{
+		{name: "q", typ: "string", doc: "relevance search (at most 512 bytes): only matching tools, by relevance"},
 		{name: "limit", typ: "integer", min: 1, max: procedures.MaxFindLimit, doc: "how many tools (default 25)"},
 		{name: "cause", typ: "string", repeatable: true, doc: "linked to any of these causes"},
 	}

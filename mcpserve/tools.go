@@ -24,6 +24,7 @@ var findSchema = fmt.Sprintf(`{
   "type": "object",
   "additionalProperties": false,
   "properties": {
+    "query": {"type": "string", "minLength": 1, "maxLength": 512, "description": "relevance search over causes, summaries, descriptions, trigger signals and tool names: only matching procedures, most relevant first, each with a score"},
     "limit": {"type": "integer", "minimum": 1, "maximum": %d, "description": "page size (default %d)"},
     "offset": {"type": "integer", "minimum": 0, "description": "page start"},
     "cause": {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": 512}, "maxItems": 50, "description": "linked to any of these causes"},
@@ -47,6 +48,7 @@ const autoRunSchema = `{
 }`
 
 type findArgs struct {
+	Query    string   `json:"query"`
 	Limit    int      `json:"limit"`
 	Offset   int      `json:"offset"`
 	Cause    []string `json:"cause"`
@@ -75,7 +77,7 @@ func (h *Handler) addFixedTools() error {
 	}
 	h.server.AddTool(&mcp.Tool{
 		Name:        FindToolName,
-		Description: "find_all_procedures: captured procedures with their recomputed classification, frequency desc. Filters apply before the limit; the answer has the page and the total.",
+		Description: "find_all_procedures: captured procedures with their recomputed classification, frequency desc (with query: by relevance, each with a score). Filters apply before the limit; the answer has the page and the total.",
 		InputSchema: json.RawMessage(findSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
 	}, h.checked(find, auth.ScopeRead, h.find))
@@ -118,7 +120,7 @@ func (h *Handler) find(ctx context.Context, _ caller, args map[string]any) (*mcp
 		return nil, err
 	}
 	page, total, err := h.cfg.Service.Find(ctx, procedures.FindRequest{
-		Causes: a.Cause, Tools: a.Tool, MinTools: a.MinTools, Status: procedures.Status(a.Status),
+		Q: a.Query, Causes: a.Cause, Tools: a.Tool, MinTools: a.MinTools, Status: procedures.Status(a.Status),
 		ReadOnly: a.ReadOnly, Exposed: a.Exposed, Limit: a.Limit, Offset: a.Offset,
 	})
 	if err != nil {

@@ -10,6 +10,8 @@ const (
 
 // FindRequest is find_all_procedures: filters apply before the limit.
 type FindRequest struct {
+	// Q is a relevance search (API.md's q, SearchTerms): "" for none.
+	Q        string
 	Causes   []string
 	Tools    []string
 	MinTools int
@@ -23,7 +25,8 @@ type FindRequest struct {
 }
 
 // Find returns the classified procedures matching r, frequency desc, then
-// last_used_at desc, then name asc, and the total before limit and offset.
+// last_used_at desc, then name asc (with Q: by relevance, see RankHits),
+// and the total before limit and offset.
 // The read-only and exposed filters are decided by the store on the
 // classification it keeps (see Store.Find), the same one Get recomputes.
 // Returns CodeInvalid as Query.Validate does.
@@ -35,6 +38,13 @@ func (s *Service) Find(ctx context.Context, r FindRequest) ([]*Procedure, int, e
 		Causes: r.Causes, Tools: r.Tools, MinTools: r.MinTools, Status: r.Status,
 		ReadOnly: r.ReadOnly, Exposed: r.Exposed, AllowMutating: s.opts.AllowMutatingAutorun,
 		Limit: r.Limit, Offset: r.Offset, SkipTotal: r.SkipTotal,
+	}
+	if r.Q != "" {
+		terms, err := SearchTerms(r.Q)
+		if err != nil {
+			return nil, 0, err
+		}
+		q.Search = terms
 	}
 	if err := q.Validate(); err != nil {
 		return nil, 0, err
@@ -71,7 +81,12 @@ func (s *Service) Find(ctx context.Context, r FindRequest) ([]*Procedure, int, e
 // Exposed returns the procedures offered to planners as proc__ tools, in
 // find order, optionally limited to those linked to any of causes.
 func (s *Service) Exposed(ctx context.Context, causes []string, limit int) ([]*Procedure, error) {
+	return s.ExposedMatching(ctx, "", causes, limit)
+}
+
+// ExposedMatching is Exposed with a relevance search q ("" for none).
+func (s *Service) ExposedMatching(ctx context.Context, q string, causes []string, limit int) ([]*Procedure, error) {
 	exposed := true
-	page, _, err := s.Find(ctx, FindRequest{Causes: causes, Exposed: &exposed, Limit: limit, SkipTotal: true})
+	page, _, err := s.Find(ctx, FindRequest{Q: q, Causes: causes, Exposed: &exposed, Limit: limit, SkipTotal: true})
 	return page, err
 }

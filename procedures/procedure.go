@@ -83,6 +83,9 @@ type Procedure struct {
 
 	AutoRun AutoRun     `json:"auto_run"`
 	Causes  []CauseLink `json:"causes"`
+	// Score is the relevance of a search's match (RankHits), nil outside
+	// a search.
+	Score *float64 `json:"score,omitempty"`
 
 	CreatedAt  time.Time  `json:"created_at"`
 	UpdatedAt  time.Time  `json:"updated_at"`

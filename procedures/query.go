@@ -10,6 +10,8 @@ func (q *Query) Validate() error {
 		return Errorf(CodeInvalid, "offset must not be negative").WithDetails("field", "offset")
 	case q.MinTools < 0:
 		return Errorf(CodeInvalid, "min_tools must not be negative").WithDetails("field", "min_tools")
+	case !ValidTerms(q.Search):
+		return Errorf(CodeInvalid, "search terms are not words (procedures.SearchTerms)").WithDetails("field", "q")
 	case q.Status != "" && !q.Status.Valid():
 		return Errorf(CodeInvalid, "status %q is not succeeded or failed", q.Status).WithDetails("field", "status")
 	}

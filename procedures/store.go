@@ -42,8 +42,12 @@ type Store interface {
 	// by q.Match on each procedure's Class, whose classification the store
 	// keeps as Reclassify computed it: on a new procedure (it and its
 	// Affected callers) and on a catalogue change (the Affected callers of
-	// the tools that changed), in the same transaction. Returns CodeInvalid
-	// when q.Validate does.
+	// the tools that changed), in the same transaction. With q.Search, only
+	// procedures whose search document (SearchParts of their captures,
+	// indexed in the same write path) matches any term, among the
+	// MaxSearchHits best by text relevance, after the other filters, in
+	// RankHits order with Score set. Returns CodeInvalid when q.Validate
+	// does.
 	Find(ctx context.Context, q Query) ([]*Procedure, int, error)
 
 	// Versions returns the versions of a procedure, oldest first, with
@@ -179,6 +183,11 @@ type Query struct {
 	ReadOnly      *bool
 	Exposed       *bool
 	AllowMutating bool
+
+	// Search is the words of a relevance search (SearchTerms of q): only
+	// procedures whose search document matches any of them, ranked by
+	// RankHits (Procedure.Score set), not in frequency order.
+	Search []string
 
 	Limit  int // 0 means no limit
 	Offset int

@@ -18,6 +18,8 @@ type ToolDescriptor struct {
 	AutoRun   bool     `json:"auto_run"`
 	Frequency int64    `json:"frequency"`
 	Signature []string `json:"signature"`
+	// Score is the relevance of a search's match, absent outside a search.
+	Score *float64 `json:"score,omitempty"`
 }
 
 // Descriptor returns p's tool descriptor. p must be classified (as the
@@ -38,7 +40,7 @@ func Descriptor(p *procedures.Procedure) ToolDescriptor {
 	}
 	return ToolDescriptor{
 		Name: p.Name, Description: description, InputSchema: schema, ReadOnly: p.ReadOnly,
-		ExternalAccess: p.ExternalAccess, AutoRun: p.AutoRun.Active, Frequency: p.Frequency, Signature: sig,
+		ExternalAccess: p.ExternalAccess, AutoRun: p.AutoRun.Active, Frequency: p.Frequency, Signature: sig, Score: p.Score,
 	}
 }
 
@@ -47,7 +49,14 @@ func Descriptor(p *procedures.Procedure) ToolDescriptor {
 // linked to any of causes. limit 0 means procedures.DefaultFindLimit;
 // a limit out of range is CodeInvalid.
 func (r *Replayer) Tools(ctx context.Context, causes []string, limit int) ([]ToolDescriptor, error) {
-	page, err := r.svc.Exposed(ctx, causes, limit)
+	return r.ToolsMatching(ctx, "", causes, limit)
+}
+
+// ToolsMatching is Tools with a relevance search q ("" for none): only the
+// matching procedures, by relevance (procedures.RankHits), each with its
+// score. A bad q is CodeInvalid (procedures.SearchTerms).
+func (r *Replayer) ToolsMatching(ctx context.Context, q string, causes []string, limit int) ([]ToolDescriptor, error) {
+	page, err := r.svc.ExposedMatching(ctx, q, causes, limit)
 	if err != nil {
 		return nil, err
 	}

@@ -68,9 +68,14 @@ func (s *Store) Capture(ctx context.Context, in procedures.CaptureInput) (proced
 		return procedures.CaptureResult{}, err
 	}
 	var res procedures.CaptureResult
+	var docs searchDocs
 	err := s.write(ctx, func(tx *bolt.Tx) error {
 		var err error
+		docs = searchDocs{}
 		if res, err = captureTx(tx, &in); err != nil {
+			return err
+		}
+		if err := searchAdd(tx, &in, &docs); err != nil {
 			return err
 		}
 		res.Procedure, err = loadProcedure(tx, in.Name)
@@ -79,6 +84,7 @@ func (s *Store) Capture(ctx context.Context, in procedures.CaptureInput) (proced
 	if err != nil {
 		return procedures.CaptureResult{}, err
 	}
+	s.indexDocs(&docs)
 	return res, nil
 }
 
@@ -90,14 +96,24 @@ func (s *Store) CaptureBatch(ctx context.Context, ins []procedures.CaptureInput)
 			return err
 		}
 	}
-	return s.update(ctx, func(tx *bolt.Tx) error {
+	var docs searchDocs
+	err := s.update(ctx, func(tx *bolt.Tx) error {
+		docs = searchDocs{}
 		for i := range ins {
 			if _, err := captureTx(tx, &ins[i]); err != nil {
+				return err
+			}
+			if err := searchAdd(tx, &ins[i], &docs); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	s.indexDocs(&docs)
+	return nil
 }
 
 func captureTx(tx *bolt.Tx, in *procedures.CaptureInput) (procedures.CaptureResult, error) {

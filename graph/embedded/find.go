@@ -36,6 +36,9 @@ func (s *Store) Find(ctx context.Context, q procedures.Query) ([]*procedures.Pro
 	if err := q.Validate(); err != nil {
 		return nil, 0, err
 	}
+	if len(q.Search) > 0 {
+		return s.findSearch(ctx, &q)
+	}
 	var out []*procedures.Procedure
 	var total int
 	err := s.view(ctx, func(tx *bolt.Tx) error {

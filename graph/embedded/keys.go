@@ -39,7 +39,7 @@ var (
 var allBuckets = [][]byte{
 	bMeta, bProcs, bVersions, bKeysProc, bKeysVersion, bKeysEdge, bCauses, bEdgesPC, bEdgesCP,
 	bGrants, bDecisions, bDecisionIDs, bDecByProc, bCatalogue, bRank, bRankByName, bToolProcs, bRefs, bClasses,
-	bTurns, bPending, bPolicies,
+	bTurns, bPending, bPolicies, bSearch,
 }
 
 var (

@@ -48,6 +48,8 @@ type Store struct {
 	// commits, the others join a bbolt batch, so concurrent writers share
 	// one transaction and one fsync.
 	writers atomic.Int32
+	// search is the relevance search index (search.go).
+	search *searchIndex
 }
 
 var _ procedures.Store = (*Store)(nil)
@@ -81,6 +83,10 @@ func Open(path string, opts Options) (s *Store, err error) {
 	if err := s.prepare(); err != nil {
 		_ = db.Close()
 		return nil, err
+	}
+	if err := s.openSearch(path + ".search"); err != nil {
+		_ = db.Close()
+		return nil, procedures.Errorf(procedures.CodeUnavailable, "embedded store %s: search index %s.search cannot be opened: %v", path, path, err)
 	}
 	s.log.Debug().Msg("store opened")
 	return s, nil
@@ -136,7 +142,11 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.log.Debug().Msg("store closed")
-	return s.mapErr(s.db.Close())
+	serr := s.closeSearch()
+	if err := s.mapErr(s.db.Close()); err != nil {
+		return err
+	}
+	return serr
 }
 
 // Ping checks that the store is open and its file readable.

@@ -23,6 +23,11 @@ func (s *Store) Capture(ctx context.Context, in procedures.CaptureInput) (proced
 		if err != nil {
 			return procedures.CaptureResult{}, err
 		}
+		if len(recs) == 1 {
+			if err := addSearchParts(ctx, tx, in); err != nil {
+				return procedures.CaptureResult{}, err
+			}
+		}
 		if len(recs) == 0 {
 			return procedures.CaptureResult{}, signatureMismatch(in)
 		}

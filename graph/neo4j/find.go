@@ -113,6 +113,9 @@ func (s *Store) Find(ctx context.Context, q procedures.Query) ([]*procedures.Pro
 	if err != nil {
 		return nil, 0, err
 	}
+	if len(q.Search) > 0 {
+		return s.findSearch(ctx, q, params)
+	}
 	if len(q.Causes) == 0 && len(q.Tools) == 0 {
 		if ps, total, ok, err := s.findOne(ctx, q, params); ok {
 			return ps, total, err

@@ -58,6 +58,7 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) procedures.Store) {
 		{"Naming", testNaming},
 		{"Retire", testRetire},
 		{"Turns", testTurns},
+		{"Search", testSearch},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) { g.run(t, newStore) })

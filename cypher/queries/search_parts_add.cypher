@@ -1,0 +1,12 @@
+// Adds a capture's search parts ($parts: distinct, procedures.SearchParts)
+// that the procedure lacks to p.search_parts, at most $max in all, and sets
+// p.search_text (procedures.SearchDocument: one part a line), which the
+// procedure_search full-text index reads. Nothing is written when nothing
+// is new.
+MATCH (p:Procedure {name: $name})
+WITH p, coalesce(p.search_parts, []) AS old
+WITH p, old, [x IN $parts WHERE NOT x IN old] AS new
+WHERE size(new) > 0 AND size(old) < $max
+WITH p, (old + new)[0..$max] AS parts
+SET p.search_parts = parts,
+    p.search_text = reduce(s = head(parts), x IN tail(parts) | s + '\n' + x);

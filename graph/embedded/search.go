@@ -1,0 +1,301 @@
+package embedded
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"os"
+	"strconv"
+	"sync"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
+	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
+	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
+	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search/query"
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/procgraph/procgraph/procedures"
+)
+
+// The relevance search of the embedded store: a bleve index beside the
+// bbolt file (PATH.search), over each procedure's search document
+// (procedures.SearchDocument of the distinct procedures.SearchParts of its
+// captures). bbolt is the truth: the parts live in the search bucket, and
+// every write that changes them bumps metaSearchGen in the same
+// transaction; after the commit the write indexes the changed documents
+// and records the generation in the index. At Open, an index that is
+// missing, unreadable or of another generation is rebuilt from the bucket,
+// so a crash between the commit and the indexing loses nothing.
+
+var (
+	bSearch       = []byte("search")     // name → search parts (JSON []string)
+	metaSearchGen = []byte("search_gen") // u64, bumped by each write that changes parts
+	searchGenKey  = "procgraph_search_gen"
+)
+
+// searchField is the indexed field of a document.
+const searchField = "text"
+
+// searchIndex is the bleve index and what guards its updates.
+type searchIndex struct {
+	mu  sync.Mutex
+	idx bleve.Index
+	gen uint64 // the generation the index holds
+}
+
+// searchMapping indexes the text field with Unicode word segmentation and
+// lowercasing, no stemming and no stop words (as Neo4j's
+// standard-no-stop-words), scored by BM25.
+func searchMapping() (*mapping.IndexMappingImpl, error) {
+	m := bleve.NewIndexMapping()
+	if err := m.AddCustomAnalyzer("procgraph", map[string]any{
+		"type": custom.Name, "tokenizer": unicode.Name, "token_filters": []string{lowercase.Name},
+	}); err != nil {
+		return nil, err
+	}
+	m.DefaultAnalyzer = "procgraph"
+	m.ScoringModel = "bm25"
+	doc := bleve.NewDocumentStaticMapping()
+	f := bleve.NewTextFieldMapping()
+	f.Analyzer = "procgraph"
+	f.Store = false
+	f.IncludeTermVectors = false
+	doc.AddFieldMappingsAt(searchField, f)
+	m.DefaultMapping = doc
+	return m, nil
+}
+
+// openSearch opens the index at path, rebuilding it from the bucket when it
+// is missing, unreadable or stale.
+func (s *Store) openSearch(path string) error {
+	var gen uint64
+	if err := s.db.View(func(tx *bolt.Tx) error {
+		gen = getU64(tx.Bucket(bMeta).Get(metaSearchGen))
+		return nil
+	}); err != nil {
+		return err
+	}
+	idx, err := bleve.Open(path)
+	if err == nil {
+		v, gerr := idx.GetInternal([]byte(searchGenKey))
+		if have, perr := strconv.ParseUint(string(v), 10, 64); gerr == nil && perr == nil && have == gen {
+			s.search = &searchIndex{idx: idx, gen: gen}
+			return nil
+		}
+		s.log.Warn().Msg("search index is stale: rebuilding it")
+		_ = idx.Close()
+	} else if !errors.Is(err, bleve.ErrorIndexPathDoesNotExist) {
+		s.log.Warn().Err(err).Msg("search index is unreadable: rebuilding it")
+	}
+	if err := os.RemoveAll(path); err != nil {
+		return err
+	}
+	m, err := searchMapping()
+	if err != nil {
+		return err
+	}
+	if idx, err = bleve.New(path, m); err != nil {
+		return err
+	}
+	si := &searchIndex{idx: idx}
+	err = s.db.View(func(tx *bolt.Tx) error {
+		b := si.idx.NewBatch()
+		err := tx.Bucket(bSearch).ForEach(func(k, v []byte) error {
+			var parts []string
+			if err := json.Unmarshal(v, &parts); err != nil {
+				return err
+			}
+			if err := b.Index(string(k), map[string]any{searchField: procedures.SearchDocument(parts)}); err != nil {
+				return err
+			}
+			if b.Size() >= 2000 {
+				if err := si.idx.Batch(b); err != nil {
+					return err
+				}
+				b.Reset()
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		return si.idx.Batch(b)
+	})
+	if err == nil {
+		err = si.setGen(gen)
+	}
+	if err != nil {
+		_ = idx.Close()
+		return err
+	}
+	s.search = si
+	return nil
+}
+
+func (si *searchIndex) setGen(gen uint64) error {
+	if gen < si.gen {
+		return nil
+	}
+	si.gen = gen
+	return si.idx.SetInternal([]byte(searchGenKey), []byte(strconv.FormatUint(gen, 10)))
+}
+
+// searchDocs is what a write transaction changed in the search bucket: the
+// documents to index after it commits, and its generation. A batched
+// transaction may run more than once: it is reset at each run.
+type searchDocs struct {
+	docs map[string]string
+	gen  uint64
+}
+
+// searchAdd merges the search parts of in into its procedure's, inside tx;
+// a change is noted in d.
+func searchAdd(tx *bolt.Tx, in *procedures.CaptureInput, d *searchDocs) error {
+	b, err := tx.CreateBucketIfNotExists(bSearch)
+	if err != nil {
+		return err
+	}
+	var old []string
+	if v := b.Get([]byte(in.Name)); v != nil {
+		if err := json.Unmarshal(v, &old); err != nil {
+			return err
+		}
+	}
+	parts := procedures.MergeSearchParts(old, procedures.SearchParts(*in))
+	if len(parts) == len(old) {
+		return nil
+	}
+	v, err := json.Marshal(parts)
+	if err != nil {
+		return err
+	}
+	if err := b.Put([]byte(in.Name), v); err != nil {
+		return err
+	}
+	meta := tx.Bucket(bMeta)
+	d.gen = getU64(meta.Get(metaSearchGen)) + 1
+	if err := meta.Put(metaSearchGen, binary.BigEndian.AppendUint64(nil, d.gen)); err != nil {
+		return err
+	}
+	if d.docs == nil {
+		d.docs = map[string]string{}
+	}
+	d.docs[in.Name] = procedures.SearchDocument(parts)
+	return nil
+}
+
+// indexDocs indexes what a committed transaction changed. A failure is
+// logged, not returned: the write committed, and the next Open rebuilds
+// the stale index.
+func (s *Store) indexDocs(d *searchDocs) {
+	if len(d.docs) == 0 || s.search == nil {
+		return
+	}
+	si := s.search
+	si.mu.Lock()
+	defer si.mu.Unlock()
+	b := si.idx.NewBatch()
+	for name, doc := range d.docs {
+		if err := b.Index(name, map[string]any{searchField: doc}); err != nil {
+			s.log.Error().Err(err).Msg("search index update failed: it is rebuilt at the next start")
+			return
+		}
+	}
+	if err := si.idx.Batch(b); err != nil {
+		s.log.Error().Err(err).Msg("search index update failed: it is rebuilt at the next start")
+		return
+	}
+	if err := si.setGen(d.gen); err != nil {
+		s.log.Error().Err(err).Msg("search index generation not recorded: it is rebuilt at the next start")
+	}
+}
+
+// closeSearch closes the index.
+func (s *Store) closeSearch() error {
+	if s.search == nil {
+		return nil
+	}
+	return s.search.idx.Close()
+}
+
+// findSearch is Find with q.Search: the MaxSearchHits best matches of the
+// index, filtered by q's other filters and ranked by procedures.RankHits.
+func (s *Store) findSearch(ctx context.Context, q *procedures.Query) ([]*procedures.Procedure, int, error) {
+	if s.search == nil {
+		return nil, 0, procedures.Errorf(procedures.CodeUnavailable, "embedded store: no search index")
+	}
+	terms := make([]query.Query, len(q.Search))
+	for i, t := range q.Search {
+		tq := bleve.NewTermQuery(t)
+		tq.SetField(searchField)
+		terms[i] = tq
+	}
+	req := bleve.NewSearchRequestOptions(bleve.NewDisjunctionQuery(terms...), procedures.MaxSearchHits, 0, false)
+	res, err := s.search.idx.SearchInContext(ctx, req)
+	if err != nil {
+		return nil, 0, procedures.Errorf(procedures.CodeUnavailable, "embedded store: search failed: %v", err)
+	}
+	var out []*procedures.Procedure
+	var total int
+	err = s.view(ctx, func(tx *bolt.Tx) error {
+		m := newMatcher(q)
+		byName, rank := tx.Bucket(bRankByName), tx.Bucket(bRank)
+		causes, tools := tx.Bucket(bEdgesCP), tx.Bucket(bToolProcs)
+		hits := make([]procedures.SearchHit, 0, len(res.Hits))
+		for _, h := range res.Hits {
+			rk := byName.Get([]byte(h.ID))
+			if rk == nil || len(rk) < 16 || m.filters() && !m.match(rank.Get(rk)) {
+				continue
+			}
+			if !hasAnyCause(causes, q.Causes, h.ID) || !hasAllTools(tools, q.Tools, h.ID) {
+				continue
+			}
+			hit := procedures.SearchHit{Name: h.ID, Text: h.Score, Frequency: int64(^binary.BigEndian.Uint64(rk[0:8]))}
+			if lu := ^binary.BigEndian.Uint64(rk[8:16]); lu != 0 {
+				hit.LastUsedAt = int64(lu ^ (1 << 63))
+			}
+			hits = append(hits, hit)
+		}
+		procedures.RankHits(hits)
+		total = len(hits)
+		r := newProcReader(tx)
+		for _, h := range procedures.PageOf(hits, q) {
+			p, err := r.load(h.Name)
+			if err != nil {
+				return err
+			}
+			score := h.Score
+			p.Score = &score
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return out, total, nil
+}
+
+func hasAnyCause(b *bolt.Bucket, causes []string, name string) bool {
+	if len(causes) == 0 {
+		return true
+	}
+	for _, c := range causes {
+		if b.Get(key(c, name)) != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func hasAllTools(b *bolt.Bucket, tools []string, name string) bool {
+	for _, t := range tools {
+		if b.Get(key(t, name)) == nil {
+			return false
+		}
+	}
+	return true
+}

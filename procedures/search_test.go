@@ -1,0 +1,78 @@
+package procedures_test
+
+import (
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/procgraph/procgraph/procedures"
+)
+
+func TestSearchTerms(t *testing.T) {
+	cases := []struct {
+		name string
+		q    string
+		want []string
+		code procedures.Code
+	}{
+		{"words lowercased", "Stuck Task scouts", []string{"stuck", "task", "scouts"}, ""},
+		{"duplicates once", "task TASK task", []string{"task"}, ""},
+		{"tool names split", "get_task_jobs_summary", []string{"get", "task", "jobs", "summary"}, ""},
+		{"lucene syntax dropped", `a AND b || c* "d" title:e~2 [f TO g] \h`, []string{"a", "and", "b", "c", "d", "title", "e", "2", "f", "to", "g", "h"}, ""},
+		{"unicode letters", "Überlauf 記憶", []string{"überlauf", "記憶"}, ""},
+		{"512 bytes", strings.Repeat("ab ", 170) + "ab", []string{"ab"}, ""},
+		{"513 bytes", strings.Repeat("a", 513), nil, procedures.CodeInvalid},
+		{"not UTF-8", "ok \xff", nil, procedures.CodeInvalid},
+		{"no word", `+-&&||!(){}[]^"~*?:\/`, nil, procedures.CodeInvalid},
+		{"empty", "", nil, procedures.CodeInvalid},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := procedures.SearchTerms(c.q)
+			if procedures.ErrorCode(err) != c.code {
+				t.Fatalf("err = %v, want code %q", err, c.code)
+			}
+			if !reflect.DeepEqual(got, c.want) {
+				t.Fatalf("terms = %q, want %q", got, c.want)
+			}
+		})
+	}
+	many := ""
+	for i := 0; i < 40; i++ {
+		many += " w" + strconv.Itoa(i)
+	}
+	if got, _ := procedures.SearchTerms(many); len(got) != procedures.MaxSearchTerms {
+		t.Fatalf("%d terms, want %d", len(got), procedures.MaxSearchTerms)
+	}
+}
+
+// FuzzSearchTerms: whatever q, the terms are valid words (no query syntax
+// survives), bounded, and a q within the limits with a letter or digit has
+// some.
+func FuzzSearchTerms(f *testing.F) {
+	for _, s := range []string{"stuck task", `a AND (b OR c)`, "\xff", "記憶", `*:*`, "title:[a TO z]", strings.Repeat("x", 600)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		terms, err := procedures.SearchTerms(q)
+		if err != nil {
+			if procedures.ErrorCode(err) != procedures.CodeInvalid {
+				t.Fatalf("error code %q", procedures.ErrorCode(err))
+			}
+			return
+		}
+		if len(q) > procedures.MaxSearchBytes || !utf8.ValidString(q) {
+			t.Fatalf("accepted %q", q)
+		}
+		if !procedures.ValidTerms(terms) || len(terms) == 0 {
+			t.Fatalf("terms %q of %q are not valid", terms, q)
+		}
+		for _, term := range terms {
+			if strings.ContainsAny(term, "+-&|!(){}[]^\"~*?:\\/ \t\n") {
+				t.Fatalf("term %q keeps syntax", term)
+			}
+		}
+	})
+}
