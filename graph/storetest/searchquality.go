@@ -1,0 +1,235 @@
+package storetest
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/procgraph/procgraph/procedures"
+)
+
+// The labelled set of the relevance search: PanDA-style incident families
+// (a cause, its description, trigger signals, a summary and the tools its
+// procedures compose) and symptom queries, each labelled with its family.
+// SearchCorpus makes SearchVariants procedures of each family (its tools,
+// then its tools and one of the extra tools; summaries reworded), so a
+// query's relevant procedures are its family's.
+//
+//go:embed testdata/search_labelled.json
+var labelledJSON []byte
+
+// SearchVariants is the number of procedures SearchCorpus makes per family.
+const SearchVariants = 6
+
+type labelled struct {
+	Families []struct {
+		ID          string   `json:"id"`
+		Cause       string   `json:"cause"`
+		Description string   `json:"description"`
+		Signals     []string `json:"signals"`
+		Summary     string   `json:"summary"`
+		Tools       []string `json:"tools"`
+	} `json:"families"`
+	ExtraTools []string `json:"extra_tools"`
+	Verbs      []string `json:"variant_verbs"`
+	Queries    []struct {
+		Q      string `json:"q"`
+		Family string `json:"family"`
+	} `json:"queries"`
+}
+
+// LabelledQuery is one query of the labelled set with its relevant
+// procedures.
+type LabelledQuery struct {
+	Q        string
+	Relevant []string
+}
+
+// SearchCorpus returns the captures of the labelled corpus (families ×
+// SearchVariants, some captured more than once: frequencies 1 to 3) and the
+// labelled queries.
+func SearchCorpus(tb testing.TB) ([]procedures.CaptureInput, []LabelledQuery) {
+	tb.Helper()
+	var l labelled
+	if err := json.Unmarshal(labelledJSON, &l); err != nil {
+		tb.Fatalf("labelled set: %v", err)
+	}
+	var ins []procedures.CaptureInput
+	byFamily := map[string][]string{}
+	for fi, f := range l.Families {
+		for v := 0; v < SearchVariants; v++ {
+			sig := append([]string(nil), f.Tools...)
+			summary := f.Summary
+			if v > 0 {
+				sig = append(sig, l.ExtraTools[(v-1)%len(l.ExtraTools)])
+				summary = l.Verbs[(v-1)%len(l.Verbs)] + ": " + strings.ToLower(f.Summary[:1]) + f.Summary[1:]
+			}
+			sig = sortedUnique(sig)
+			in := In(sig, fmt.Sprintf("q%02d%d", fi, v), fmt.Sprintf("q%02d%d", fi, v), At(fi*SearchVariants+v))
+			in.Version.Summary = summary
+			in = WithCause(in, f.Cause, f.Description)
+			if v%2 == 0 && len(f.Signals) > 0 {
+				sigs := make([]any, len(f.Signals))
+				for i, s := range f.Signals {
+					sigs[i] = s
+				}
+				in.Version.Metadata = map[string]any{"trigger_signals": sigs}
+			}
+			byFamily[f.ID] = append(byFamily[f.ID], in.Name)
+			ins = append(ins, in)
+			for u := 0; u < v%3; u++ {
+				again := in
+				again.UsageKey = fmt.Sprintf("%s-%d", in.UsageKey, u)
+				ins = append(ins, again)
+			}
+		}
+	}
+	qs := make([]LabelledQuery, len(l.Queries))
+	for i, q := range l.Queries {
+		qs[i] = LabelledQuery{Q: q.Q, Relevant: byFamily[q.Family]}
+	}
+	return ins, qs
+}
+
+func sortedUnique(ss []string) []string {
+	m := map[string]bool{}
+	var out []string
+	for _, s := range ss {
+		if !m[s] {
+			m[s] = true
+			out = append(out, s)
+		}
+	}
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j] < out[j-1]; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+// SearchQuality is recall@k and MRR of a store over the labelled queries:
+// recall@k of a query is |relevant ∩ top k| / min(|relevant|, k) (1 when
+// the top k are all relevant), MRR the mean of 1/rank of the first
+// relevant result (0 when none is in the first page of 25).
+func SearchQuality(tb testing.TB, s procedures.Store, qs []LabelledQuery, k int) (recall, mrr float64) {
+	tb.Helper()
+	for _, q := range qs {
+		terms, err := procedures.SearchTerms(q.Q)
+		if err != nil {
+			tb.Fatalf("query %q: %v", q.Q, err)
+		}
+		page, _, err := s.Find(context.Background(), procedures.Query{Search: terms, Limit: 25, SkipTotal: true})
+		if err != nil {
+			tb.Fatalf("query %q: %v", q.Q, err)
+		}
+		rel := map[string]bool{}
+		for _, r := range q.Relevant {
+			rel[r] = true
+		}
+		hit := 0
+		first := 0
+		for i, p := range page {
+			if rel[p.Name] {
+				if i < k {
+					hit++
+				}
+				if first == 0 {
+					first = i + 1
+				}
+			}
+		}
+		recall += float64(hit) / float64(min(len(q.Relevant), k))
+		if first > 0 {
+			mrr += 1 / float64(first)
+		}
+	}
+	n := float64(len(qs))
+	return recall / n, mrr / n
+}
+
+// MustCaptureAll captures ins: in batches when the store has CaptureBatch
+// (the embedded store), else one by one.
+func MustCaptureAll(tb testing.TB, s procedures.Store, ins []procedures.CaptureInput) {
+	tb.Helper()
+	type batcher interface {
+		CaptureBatch(ctx context.Context, ins []procedures.CaptureInput) error
+	}
+	if b, ok := s.(batcher); ok {
+		for i := 0; i < len(ins); i += 1000 {
+			if err := b.CaptureBatch(context.Background(), ins[i:min(i+1000, len(ins))]); err != nil {
+				tb.Fatalf("capture batch: %v", err)
+			}
+		}
+		return
+	}
+	for _, in := range ins {
+		MustCapture(tb, s, in)
+	}
+}
+
+// BenchSearchQuality loads the labelled corpus into s and reports recall@5
+// and MRR (ReportMetric) and the time of one labelled query.
+func BenchSearchQuality(b *testing.B, s procedures.Store) {
+	ins, qs := SearchCorpus(b)
+	MustCaptureAll(b, s, ins)
+	recall, mrr := SearchQuality(b, s, qs, 5)
+	terms := make([][]string, len(qs))
+	for i, q := range qs {
+		terms[i], _ = procedures.SearchTerms(q.Q)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, _, err := s.Find(context.Background(), procedures.Query{Search: terms[i%len(terms)], Limit: 25, SkipTotal: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(recall, "recall@5")
+	b.ReportMetric(mrr, "MRR")
+	b.ReportMetric(float64(len(qs)), "queries")
+}
+
+// ScaleCorpus returns n captures of distinct procedures made from the
+// labelled families (each with a numbered tool of its own), for
+// BenchSearchScale.
+func ScaleCorpus(tb testing.TB, n int) []procedures.CaptureInput {
+	tb.Helper()
+	var l labelled
+	if err := json.Unmarshal(labelledJSON, &l); err != nil {
+		tb.Fatalf("labelled set: %v", err)
+	}
+	rng := rand.New(rand.NewSource(1))
+	ins := make([]procedures.CaptureInput, n)
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range ins {
+		f := l.Families[rng.Intn(len(l.Families))]
+		sig := sortedUnique(append(append([]string(nil), f.Tools...), fmt.Sprintf("tool_%06d", i)))
+		in := In(sig, fmt.Sprintf("s%06d", i), fmt.Sprintf("s%06d", i), at.Add(time.Duration(i)*time.Millisecond))
+		in.Version.Summary = l.Verbs[rng.Intn(len(l.Verbs))] + ": " + f.Summary
+		in = WithCause(in, f.Cause, f.Description)
+		ins[i] = in
+	}
+	return ins
+}
+
+// BenchSearchScale reports the time of a labelled query on s, which holds
+// procedures from ScaleCorpus (loaded by the caller: loading is slow).
+func BenchSearchScale(b *testing.B, s procedures.Store) {
+	_, qs := SearchCorpus(b)
+	terms := make([][]string, len(qs))
+	for i, q := range qs {
+		terms[i], _ = procedures.SearchTerms(q.Q)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, _, err := s.Find(context.Background(), procedures.Query{Search: terms[i%len(terms)], Limit: 25}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
