@@ -29,6 +29,9 @@ type captureAnswer struct {
 	Created        bool                  `json:"created"`
 	VersionCreated bool                  `json:"version_created"`
 	Counted        bool                  `json:"counted"`
+	// Suggestion: an exposed procedure to call instead (reuse before
+	// regenerate), null when none.
+	Suggestion *procedures.Suggestion `json:"suggestion"`
 }
 
 func (s *Server) capture(w http.ResponseWriter, r *http.Request) error {
@@ -52,7 +55,7 @@ func (s *Server) capture(w http.ResponseWriter, r *http.Request) error {
 	if out.Created {
 		status = http.StatusCreated
 	}
-	writeJSON(w, status, captureAnswer{Procedure: out.Procedure, Created: out.Created, VersionCreated: out.VersionCreated, Counted: out.Counted})
+	writeJSON(w, status, captureAnswer{Procedure: out.Procedure, Created: out.Created, VersionCreated: out.VersionCreated, Counted: out.Counted, Suggestion: out.Suggestion})
 	return nil
 }
 

@@ -41,6 +41,10 @@ type CaptureOutcome struct {
 	VersionCreated bool
 	Counted        bool
 	Use            bool
+	// Suggestion names an exposed procedure to call instead of this code
+	// (Suggest), nil when none; a capture that created the procedure is
+	// never told to call itself.
+	Suggestion *Suggestion
 }
 
 // UsageKey returns the key a request counts under: its session id, else its
@@ -117,7 +121,14 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (CaptureOutco
 	}
 	s.feed.Publish(Change{Kind: ChangeCapture, Procedure: res.Procedure.Name, CodeHash: a.CodeHash})
 	v.decorate(res.Procedure)
-	return CaptureOutcome{Procedure: res.Procedure, Created: res.Created, VersionCreated: res.VersionCreated, Counted: res.Counted}, nil
+	except := ""
+	if res.Created {
+		except = res.Procedure.Name
+	}
+	// The capture is recorded: a failure to find advice does not fail it.
+	suggestion, _ := s.Suggest(ctx, a.Signature, except)
+	return CaptureOutcome{Procedure: res.Procedure, Created: res.Created, VersionCreated: res.VersionCreated, Counted: res.Counted,
+		Suggestion: suggestion}, nil
 }
 
 // captureNamed stores in under the name of its signature (signature.Names,

@@ -1,0 +1,67 @@
+package procedures
+
+import (
+	"context"
+	"fmt"
+)
+
+// Suggestion is reuse before regenerate: an exposed procedure that already
+// does what a block of code does, to call as its proc__ tool instead of
+// sending the code again. It is advice only: nothing decided changes.
+type Suggestion struct {
+	// Tool is the proc__ tool to call.
+	Tool string `json:"tool"`
+	// Reason is SuggestSameSignature or SuggestCoveredBy.
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+}
+
+// The reasons of a Suggestion.
+const (
+	// SuggestSameSignature: the exposed procedure composes exactly the
+	// code's tools.
+	SuggestSameSignature = "same_signature"
+	// SuggestCoveredBy: the exposed procedure composes every tool of the
+	// code, and more.
+	SuggestCoveredBy = "covered_by"
+)
+
+// suggestScan is how many exposed procedures holding every tool Suggest
+// looks at (in find order: the most used first).
+const suggestScan = 50
+
+// Suggest is the one rule of reuse before regenerate: the exposed procedure
+// whose signature is exactly signature, else, among the exposed procedures
+// whose signature holds every name of it (the suggestScan most used), the
+// one with the fewest tools (the most used among equals). except is a
+// procedure never suggested (one the code itself just created); nil when
+// none fits.
+func (s *Service) Suggest(ctx context.Context, signature []string, except string) (*Suggestion, error) {
+	if len(signature) == 0 {
+		return nil, nil
+	}
+	exposed := true
+	page, _, err := s.Find(ctx, FindRequest{Tools: signature, Exposed: &exposed, Limit: suggestScan, SkipTotal: true})
+	if err != nil {
+		return nil, err
+	}
+	var best *Procedure
+	for _, p := range page {
+		if p.Name == except || !p.Exposed {
+			continue
+		}
+		if best == nil || len(p.Signature) < len(best.Signature) {
+			best = p
+		}
+	}
+	if best == nil {
+		return nil, nil
+	}
+	if len(best.Signature) == len(signature) {
+		return &Suggestion{Tool: best.Name, Reason: SuggestSameSignature, Message: fmt.Sprintf(
+			"%s is an exposed procedure with exactly these tools: call it as a tool instead of sending this code again", best.Name)}, nil
+	}
+	return &Suggestion{Tool: best.Name, Reason: SuggestCoveredBy, Message: fmt.Sprintf(
+		"%s is an exposed procedure that composes all of these tools (and %d more): call it as a tool instead of sending this code again",
+		best.Name, len(best.Signature)-len(signature))}, nil
+}
