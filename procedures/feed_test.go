@@ -16,6 +16,17 @@ import (
 )
 
 // openStore opens a fresh embedded store.
+// bleveWorkers are the analysis workers bleve (the embedded store's search
+// index) starts once per process at package init, and the loops of an open
+// store's index (closed by t.Cleanup, after the deferred check): not leaks.
+var bleveWorkers = goleak.IgnoreAnyFunction("github.com/blevesearch/bleve_index_api.AnalysisWorker")
+
+var scorchLoops = []goleak.Option{
+	goleak.IgnoreAnyFunction("github.com/blevesearch/bleve/v2/index/scorch.(*Scorch).introducerLoop"),
+	goleak.IgnoreAnyFunction("github.com/blevesearch/bleve/v2/index/scorch.(*Scorch).mergerLoop"),
+	goleak.IgnoreAnyFunction("github.com/blevesearch/bleve/v2/index/scorch.(*Scorch).persisterLoop"),
+}
+
 func openStore(t testing.TB) *embedded.Store {
 	t.Helper()
 	store, err := embedded.Open(filepath.Join(t.TempDir(), "p.db"), embedded.Options{NoSync: true})
@@ -197,7 +208,7 @@ func TestFeedPublishesAfterCommit(t *testing.T) {
 // held up, a subscriber that keeps up sees every change in order, and the
 // slow one receives changes again once it took the ChangeLost.
 func TestFeedSlowSubscriberDoesNotBlockWriters(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer goleak.VerifyNone(t, bleveWorkers, scorchLoops[0], scorchLoops[1], scorchLoops[2])
 	f := procedures.NewFeed()
 	slow := f.Subscribe(4)
 	fast := f.Subscribe(0)
@@ -260,7 +271,7 @@ func TestFeedSlowSubscriberDoesNotBlockWriters(t *testing.T) {
 // more; closing the feed ends every subscription, after what waits was
 // taken.
 func TestFeedClose(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer goleak.VerifyNone(t, bleveWorkers, scorchLoops[0], scorchLoops[1], scorchLoops[2])
 	ctx := context.Background()
 	f := procedures.NewFeed()
 	a, b := f.Subscribe(0), f.Subscribe(0)
@@ -323,7 +334,7 @@ func (c countingCatalogue) Catalogue(ctx context.Context) (*procedures.Catalogue
 // one's feed as ChangeRemote; ticks with nothing changed publish nothing;
 // the watcher ends with its context, leaving no goroutine.
 func TestWatchRemote(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer goleak.VerifyNone(t, bleveWorkers, scorchLoops[0], scorchLoops[1], scorchLoops[2])
 	ctx := context.Background()
 	store := openStore(t)
 	other := procedures.NewService(store, procedures.Options{})
