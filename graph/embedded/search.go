@@ -247,7 +247,7 @@ func (s *Store) findSearch(ctx context.Context, q *procedures.Query) ([]*procedu
 		hits := make([]procedures.SearchHit, 0, len(res.Hits))
 		for _, h := range res.Hits {
 			rk := byName.Get([]byte(h.ID))
-			if rk == nil || len(rk) < 16 || m.filters() && !m.match(rank.Get(rk)) {
+			if len(rk) < 16 || m.filters() && !m.match(rank.Get(rk)) {
 				continue
 			}
 			if !hasAnyCause(causes, q.Causes, h.ID) || !hasAllTools(tools, q.Tools, h.ID) {
