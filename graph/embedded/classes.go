@@ -176,6 +176,14 @@ func reclassifyAll(tx *bolt.Tx) error {
 	if err != nil {
 		return err
 	}
+	return reclassifyNames(tx, names)
+}
+
+// reclassifyNames classifies the procedures names afresh, writing their
+// rank entries anew so that they are counted in the class counts (which
+// the caller has rebuilt or is rebuilding): a file written before the
+// classes were kept, or procedures just loaded from a dump.
+func reclassifyNames(tx *bolt.Tx, names []string) error {
 	cs, err := procedures.Reclassify(txClasses{tx}, names)
 	if err != nil {
 		return err
@@ -192,7 +200,7 @@ func reclassifyAll(tx *bolt.Tx) error {
 			return err
 		}
 		if cur == nil {
-			return fmt.Errorf("procedure %s lost its current version %s", name, rec.Current)
+			return procedures.Errorf(procedures.CodeInvalid, "procedure %s: its current version %s is missing", name, rec.Current)
 		}
 		// The rank entry is rewritten from scratch: its old summary is
 		// not counted in the rebuilt classes.

@@ -292,7 +292,7 @@ func (s *Store) FinishLoad(ctx context.Context, dumpID string) error {
 			if len(names) > 0 {
 				after = []byte(names[len(names)-1])
 			}
-			return classifyLoaded(tx, names)
+			return reclassifyNames(tx, names)
 		})
 		if err != nil {
 			return err
@@ -304,39 +304,6 @@ func (s *Store) FinishLoad(ctx context.Context, dumpID string) error {
 		}
 		return tx.Bucket(bMeta).Delete(metaImport)
 	})
-}
-
-// classifyLoaded classifies the loaded procedures names, writing their
-// rank entries afresh and counting them in the (rebuilt) class counts.
-func classifyLoaded(tx *bolt.Tx, names []string) error {
-	cs, err := procedures.Reclassify(txClasses{tx}, names)
-	if err != nil {
-		return err
-	}
-	for _, name := range names {
-		rec, err := mustProc(tx, name)
-		if err != nil {
-			return err
-		}
-		c := cs[name]
-		rec.ReadOnly, rec.Problem = c.ReadOnly, c.Problem
-		cur, err := getVersion(tx, name, rec.Current)
-		if err != nil {
-			return err
-		}
-		if cur == nil {
-			return procedures.Errorf(procedures.CodeInvalid, "procedure %s: its current version %s was not loaded", name, rec.Current)
-		}
-		if rk := tx.Bucket(bRankByName).Get([]byte(name)); rk != nil {
-			if err := tx.Bucket(bRank).Delete(rk); err != nil {
-				return err
-			}
-		}
-		if err := putProc(tx, rec, cur); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // DumpSource names the embedded store in a dump's header.
