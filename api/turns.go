@@ -57,7 +57,9 @@ var turnResponseSchemas = map[string]string{
 	"TurnAnswer": `{"type": "object", "required": ["turn"], "properties": {"turn": {"$ref": "#/components/schemas/Turn"},
 		"decision": {"$ref": "#/components/schemas/Decision"}, "status": {"type": "string", "enum": ["succeeded", "failed"]},
 		"result": {}, "output": {"type": "string"}, "calls": {"type": "array"}, "error": {"type": ["object", "null"]},
-		"procedure": {"$ref": "#/components/schemas/Procedure"}}}`,
+		"procedure": {"$ref": "#/components/schemas/Procedure"},
+		"suggestion": {"type": "object", "required": ["tool", "reason", "message"], "properties": {"tool": {"type": "string"},
+			"reason": {"type": "string", "enum": ["same_signature", "covered_by"]}, "message": {"type": "string"}}}}}`,
 	"Approval": `{"allOf": [{"$ref": "#/components/schemas/Turn"}, {"type": "object", "required": ["code", "procedures"], "properties": {
 		"code": {"type": "string"}, "arguments": {"type": ["object", "null"]},
 		"procedures": {"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string"},

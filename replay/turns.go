@@ -80,6 +80,9 @@ type TurnAnswer struct {
 	*InvokeResult
 	Turn      procedures.Turn       `json:"turn"`
 	Procedure *procedures.Procedure `json:"procedure,omitempty"`
+	// Suggestion names an exposed procedure to call instead of sending this
+	// code again (reuse before regenerate); advice only, nothing decided changes.
+	Suggestion *procedures.Suggestion `json:"suggestion,omitempty"`
 }
 
 // Ran reports whether the turn ran (a 200 rather than a 202).
@@ -216,6 +219,31 @@ func (g *Gate) Submit(ctx context.Context, req TurnRequest) (*TurnAnswer, error)
 		}
 	}
 	v := procedures.DecideTurn(in)
+	ans, err := g.decideAndRun(ctx, req, b, v, policy, arrived)
+	if ans != nil {
+		ans.Suggestion = g.suggest(ctx, b)
+	}
+	return ans, err
+}
+
+// suggest is reuse before regenerate for a turn (procedures.Service.Suggest):
+// nil for a block that already calls only proc__ tools, or when the store
+// cannot say (advice is never worth failing a turn for).
+func (g *Gate) suggest(ctx context.Context, b *block) *procedures.Suggestion {
+	if procOnly, _ := b.procOnly(); procOnly {
+		return nil
+	}
+	s, err := g.svc.Suggest(ctx, b.a.Signature, "")
+	if err != nil {
+		g.r.log.Warn().Err(err).Msg("turn: no reuse suggestion")
+		return nil
+	}
+	return s
+}
+
+// decideAndRun carries out verdict v on the analysed turn: run it now,
+// deny it, or create its approval (and wait for it when asked).
+func (g *Gate) decideAndRun(ctx context.Context, req TurnRequest, b *block, v procedures.TurnVerdict, policy procedures.SessionPolicy, arrived time.Time) (*TurnAnswer, error) {
 	t := b.turnOf(procedures.Turn{
 		ID: procedures.NewTurnID(arrived), SessionID: req.SessionID, Phase: req.Phase, Summary: req.Summary,
 		RequestedBy: req.Actor, RequestedAt: arrived.UTC().Truncate(time.Millisecond),
