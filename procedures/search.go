@@ -2,6 +2,7 @@ package procedures
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -135,7 +136,7 @@ func MergeSearchParts(old, add []string) []string {
 		if len(out) >= MaxSearchParts {
 			break
 		}
-		if !contains(out, p) {
+		if !slices.Contains(out, p) {
 			out = append(out, p)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -97,10 +98,10 @@ func combineFlows(param string, flows []signature.Flow, cat *Catalogue) (map[str
 		if !ok || len(s) == 0 || hasRef(s) {
 			continue
 		}
-		if d, _ := s["description"].(string); d != "" && !contains(descs, d) {
+		if d, _ := s["description"].(string); d != "" && !slices.Contains(descs, d) {
 			descs = append(descs, d)
 		}
-		if place := t.Name + " as " + f.Keyword; !contains(places, place) {
+		if place := t.Name + " as " + f.Keyword; !slices.Contains(places, place) {
 			places = append(places, place)
 		}
 		s = stripDescription(s)
@@ -202,7 +203,7 @@ func intersectTypes(a, b []string) []string {
 	}
 	out := []string{}
 	add := func(t string) {
-		if !contains(out, t) {
+		if !slices.Contains(out, t) {
 			out = append(out, t)
 		}
 	}
@@ -217,15 +218,6 @@ func intersectTypes(a, b []string) []string {
 		}
 	}
 	return out
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // maxCachedFlows bounds the flow cache; it is emptied when full.
