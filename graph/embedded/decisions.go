@@ -32,6 +32,15 @@ func validateDecision(d *procedures.Decision) error {
 
 // appendDecision stores d (validated) in tx. The same record again is a
 // no-op; another record under a known id is a CodeConflict.
+// appendAndLoad appends d and returns the procedure name as tx now holds
+// it: the common tail of the single-procedure decisions.
+func appendAndLoad(tx *bolt.Tx, d procedures.Decision, name string) (*procedures.Procedure, error) {
+	if err := appendDecision(tx, d); err != nil {
+		return nil, err
+	}
+	return loadProcedure(tx, name)
+}
+
 func appendDecision(tx *bolt.Tx, d procedures.Decision) error {
 	d.At = norm(d.At)
 	ids := tx.Bucket(bDecisionIDs)
@@ -173,10 +182,7 @@ func (s *Store) Promote(ctx context.Context, name, codeHash string, d procedures
 		if err := putProc(tx, rec, ver); err != nil {
 			return err
 		}
-		if err := appendDecision(tx, d); err != nil {
-			return err
-		}
-		out, err = loadProcedure(tx, name)
+		out, err = appendAndLoad(tx, d, name)
 		return err
 	})
 	return out, err
@@ -217,10 +223,7 @@ func (s *Store) SetRetired(ctx context.Context, name string, r *procedures.Retir
 		if err := reclassify(tx, affected); err != nil {
 			return err
 		}
-		if err := appendDecision(tx, d); err != nil {
-			return err
-		}
-		out, err = loadProcedure(tx, name)
+		out, err = appendAndLoad(tx, d, name)
 		return err
 	})
 	return out, err
@@ -257,10 +260,7 @@ func (s *Store) SetGrant(ctx context.Context, name string, g *procedures.Grant, 
 		if err != nil {
 			return err
 		}
-		if err := appendDecision(tx, d); err != nil {
-			return err
-		}
-		out, err = loadProcedure(tx, name)
+		out, err = appendAndLoad(tx, d, name)
 		return err
 	})
 	return out, err
