@@ -248,13 +248,7 @@ func TestAuthMatrix(t *testing.T) {
 // with a non-zero exit code and a message naming the setting.
 func TestRefuseToStart(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, content string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := fileWriter(t, dir)
 	notJSON := write("notjson.json", "{")
 	badScope := write("badscope.json", `{"tokens": [{"name": "a", "sha256": "`+strings.Repeat("a", 64)+`", "scopes": ["root"]}]}`)
 	badHash := write("badhash.json", `{"tokens": [{"name": "a", "sha256": "abc", "scopes": ["read"]}]}`)

@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -122,13 +120,7 @@ func TestHelp(t *testing.T) {
 // order.
 func TestCLIForPeople(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, content string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := fileWriter(t, dir)
 	up := mustUpstream(t)
 	s := mustServe(t, serverOpts{Upstream: up})
 	t.Setenv("PROCGRAPH_URL", s.URL)

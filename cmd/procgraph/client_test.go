@@ -33,13 +33,7 @@ func TestClientCommands(t *testing.T) {
 	s := mustServe(t, serverOpts{Upstream: up, TokensFile: tokens})
 	t.Setenv("PROCGRAPH_URL", s.URL+"/")
 	t.Setenv("PROCGRAPH_TOKEN", root)
-	write := func(name, content string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := fileWriter(t, dir)
 	v1 := write("v1.star", readOnlyCode)
 	v2 := write("v2.star", readOnlyCode+"\n# v2")
 	py := write("async.py", "a = await tools.get_task_jobs_summary(task_id=task_id)\nb, c = await asyncio.gather(tools.get_retry_chain(task_id=task_id), tools.fetch_brokerage_context(task_id=task_id))\nreturn [a, b, c]")
@@ -232,13 +226,7 @@ func TestClientCommands(t *testing.T) {
 // TestOffline checks `signature` and `run` without a server.
 func TestOffline(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, content string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := fileWriter(t, dir)
 	cat := catalogueFile(t)
 	good := write("good.star", killCode)
 	t.Run("signature", func(t *testing.T) {

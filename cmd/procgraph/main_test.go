@@ -58,6 +58,19 @@ func catalogueFile(tb testing.TB) string {
 	return catalogueAbs
 }
 
+// fileWriter returns a function that writes a file named name with
+// content in dir and returns its path.
+func fileWriter(tb testing.TB, dir string) func(name, content string) string {
+	return func(name, content string) string {
+		tb.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			tb.Fatal(err)
+		}
+		return p
+	}
+}
+
 // catalogueAbs is examples/catalogue.json, resolved before any test changes
 // directory.
 var catalogueAbs = func() string {
