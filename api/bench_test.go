@@ -19,6 +19,23 @@ func benchClient(conns int) *http.Client {
 	return &http.Client{Transport: &http.Transport{MaxIdleConns: conns, MaxIdleConnsPerHost: conns}, Timeout: time.Minute}
 }
 
+// benchPoolEnv returns an env whose runner is the real worker pool (closed
+// at cleanup) and the name of readOnlyCode captured as a procedure.
+func benchPoolEnv(b *testing.B) (*env, string) {
+	b.Helper()
+	pool, err := sandbox.NewPool(sandbox.PoolConfig{Size: 2})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { pool.Close() })
+	e := mustEnv(b, envOpts{runner: pool})
+	out, err := e.svc.Capture(context.Background(), procedures.CaptureRequest{Code: readOnlyCode, SessionID: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return e, out.Procedure.Name
+}
+
 // BenchmarkListVsHealthz measures GET /v1/procedures (a page of 25 from 10k
 // procedures in the embedded store) against GET /healthz on the same server
 // over loopback HTTP, and logs the ratio.
@@ -90,17 +107,7 @@ func BenchmarkCaptureHTTP(b *testing.B) {
 // same replay through the library (replay.Replayer.Invoke), both in the
 // real worker pool, in the same run.
 func BenchmarkInvokeHTTP(b *testing.B) {
-	pool, err := sandbox.NewPool(sandbox.PoolConfig{Size: 2})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer pool.Close()
-	e := mustEnv(b, envOpts{runner: pool})
-	out, err := e.svc.Capture(context.Background(), procedures.CaptureRequest{Code: readOnlyCode, SessionID: "bench"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	name := out.Procedure.Name
+	e, name := benchPoolEnv(b)
 	c := benchClient(4)
 	body := map[string]any{"arguments": map[string]any{"task_id": 7}, "phase": "automatic", "session_id": "bench"}
 	perOp := map[string]time.Duration{}

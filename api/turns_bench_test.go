@@ -7,7 +7,6 @@ import (
 
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
-	"github.com/procgraph/procgraph/sandbox"
 )
 
 // BenchmarkTurnVsInvoke measures an automatic read-only turn end to end
@@ -15,23 +14,14 @@ import (
 // against an invoke of the same code stored as a procedure, in the real
 // worker pool, in the same run, and logs the ratio (aim: at most 1.2x).
 func BenchmarkTurnVsInvoke(b *testing.B) {
-	pool, err := sandbox.NewPool(sandbox.PoolConfig{Size: 2})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer pool.Close()
-	e := mustEnv(b, envOpts{runner: pool})
-	out, err := e.svc.Capture(context.Background(), procedures.CaptureRequest{Code: readOnlyCode, SessionID: "bench"})
-	if err != nil {
-		b.Fatal(err)
-	}
+	e, name := benchPoolEnv(b)
 	c := benchClient(4)
 	invoke := map[string]any{"arguments": map[string]any{"task_id": 7}, "phase": "automatic", "session_id": "bench"}
 	turn := map[string]any{"code": readOnlyCode, "arguments": map[string]any{"task_id": 7}, "phase": "automatic", "session_id": "bench"}
 	perOp := map[string]time.Duration{}
 	b.Run("invoke", func(b *testing.B) {
 		for b.Loop() {
-			if st, data := e.do(b, c, "POST", "/v1/procedures/"+out.Procedure.Name+"/invoke", invoke); st != 200 {
+			if st, data := e.do(b, c, "POST", "/v1/procedures/"+name+"/invoke", invoke); st != 200 {
 				b.Fatalf("%d %s", st, data)
 			}
 		}
