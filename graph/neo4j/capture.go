@@ -80,19 +80,9 @@ func captureParams(in procedures.CaptureInput) (map[string]any, error) {
 	case in.Cause != nil && strings.TrimSpace(in.Cause.Name) == "":
 		return nil, invalid("cause.name", "a cause needs a name")
 	}
-	schema, err := jsonString(v.InputSchema)
+	schema, meta, warnings, err := versionJSON(v.InputSchema, v.Metadata, v.Warnings)
 	if err != nil {
-		return nil, invalid("input_schema", "input schema is not JSON")
-	}
-	meta, err := jsonString(v.Metadata)
-	if err != nil {
-		return nil, invalid("metadata", "metadata is not JSON")
-	}
-	var warnings any
-	if len(v.Warnings) > 0 {
-		if warnings, err = jsonString(v.Warnings); err != nil {
-			return nil, invalid("warnings", "warnings are not JSON")
-		}
+		return nil, err
 	}
 	capturedAt := v.CapturedAt
 	if capturedAt.IsZero() {
@@ -227,4 +217,21 @@ func (r newProcedure) Procedures(names []string) (map[string]procedures.Nested, 
 func asList(v any) []any {
 	l, _ := v.([]any)
 	return l
+}
+
+// versionJSON encodes a version's JSON-valued properties as stored: input schema,
+// metadata, and warnings (nil when there are none).
+func versionJSON(inputSchema, metadata map[string]any, ws []procedures.Warning) (schema, meta, warnings any, err error) {
+	if schema, err = jsonString(inputSchema); err != nil {
+		return nil, nil, nil, invalid("input_schema", "input schema is not JSON")
+	}
+	if meta, err = jsonString(metadata); err != nil {
+		return nil, nil, nil, invalid("metadata", "metadata is not JSON")
+	}
+	if len(ws) > 0 {
+		if warnings, err = jsonString(ws); err != nil {
+			return nil, nil, nil, invalid("warnings", "warnings are not JSON")
+		}
+	}
+	return schema, meta, warnings, nil
 }

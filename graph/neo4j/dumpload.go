@@ -122,19 +122,9 @@ func loadRow(r procedures.DumpRecord) (map[string]any, error) {
 		return row, nil
 	case procedures.DumpVersion:
 		v := r.Version
-		schema, err := jsonString(v.InputSchema)
+		schema, meta, warnings, err := versionJSON(v.InputSchema, v.Metadata, v.Warnings)
 		if err != nil {
-			return nil, invalid("input_schema", "input schema is not JSON")
-		}
-		meta, err := jsonString(v.Metadata)
-		if err != nil {
-			return nil, invalid("metadata", "metadata is not JSON")
-		}
-		var warnings any
-		if len(v.Warnings) > 0 {
-			if warnings, err = jsonString(v.Warnings); err != nil {
-				return nil, invalid("warnings", "warnings are not JSON")
-			}
+			return nil, err
 		}
 		return map[string]any{"procedure": v.Procedure, "id": versionID(v.Procedure, v.CodeHash), "code_hash": v.CodeHash,
 			"code": v.Code, "dialect": v.Dialect, "parameters": stringList(v.Parameters), "input_schema": schema,
