@@ -5,9 +5,14 @@ import (
 	"time"
 )
 
-// DumpFormat is the version of the dump format this build writes and reads
-// (README "Export, import, backup").
-const DumpFormat = 1
+// DumpFormat is the version of the dump format this build writes (README
+// "Export, import, backup"). It reads it and DumpFormatV1.
+const DumpFormat = 2
+
+// DumpFormatV1 is the first format: its procedure records have no
+// search_parts, which the reader derives from the record (SearchParts of
+// its signature and summary).
+const DumpFormatV1 = 1
 
 // DumpType names a dump line's record.
 type DumpType string
@@ -69,7 +74,9 @@ type DumpCauseRecord struct {
 
 // DumpProcedureRecord is a procedure as stored, without its kept
 // classification (recomputed on import): Current is its current version
-// (promotions), Grant its stored grant, Retired its retirement.
+// (promotions), Grant its stored grant, Retired its retirement,
+// SearchParts the distinct texts of its search document (MergeSearchParts
+// of every capture's SearchParts, at most MaxSearchParts, in order).
 type DumpProcedureRecord struct {
 	Name       string      `json:"name"`
 	Signature  []string    `json:"signature"`
@@ -82,6 +89,8 @@ type DumpProcedureRecord struct {
 	LastUsedAt *time.Time  `json:"last_used_at"`
 	Grant      *Grant      `json:"grant"`
 	Retired    *Retirement `json:"retired"`
+	// SearchParts is new in format 2.
+	SearchParts []string `json:"search_parts"`
 }
 
 // DumpVersionRecord is one version of the procedure whose group it is in.

@@ -2,11 +2,16 @@ package procedures_test
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,7 +33,8 @@ func validDump(tb testing.TB) []byte {
 		{Type: procedures.DumpCatalogue, Catalogue: cat},
 		{Type: procedures.DumpCause, Cause: &procedures.DumpCauseRecord{Name: "slow", Description: "d"}},
 		{Type: procedures.DumpProcedure, Procedure: &procedures.DumpProcedureRecord{Name: "proc__get_jobs", Signature: []string{"get_jobs"},
-			Current: "h1", Frequency: 1, CreatedAt: at, UpdatedAt: at, Grant: &procedures.Grant{Enabled: true, GrantedAt: at, CodeHash: "h1"}}},
+			Current: "h1", Frequency: 1, CreatedAt: at, UpdatedAt: at, Grant: &procedures.Grant{Enabled: true, GrantedAt: at, CodeHash: "h1"},
+			SearchParts: []string{"get_jobs", "get jobs", "slow"}}},
 		{Type: procedures.DumpVersion, Version: &procedures.DumpVersionRecord{Procedure: "proc__get_jobs", CodeHash: "h1", Code: "x", CapturedAt: at, Frequency: 1, Status: procedures.StatusSucceeded}},
 		{Type: procedures.DumpUsage, Usage: &procedures.DumpUsageRecord{Scope: procedures.UsageVersion, Procedure: "proc__get_jobs", CodeHash: "h1", Key: "k"}},
 		{Type: procedures.DumpUsage, Usage: &procedures.DumpUsageRecord{Scope: procedures.UsageProcedure, Procedure: "proc__get_jobs", Key: "k"}},
@@ -74,6 +80,66 @@ func TestValidDumpReads(t *testing.T) {
 	if err != nil || len(recs) != 9 {
 		t.Fatalf("the valid dump reads as %d records, %v", len(recs), err)
 	}
+}
+
+// TestDumpFormats: a format 1 dump (no search_parts) reads, its procedures'
+// search parts derived from their signature and summary; format 1 with
+// search_parts, an unknown format and bad search parts are refused naming
+// the line.
+func TestDumpFormats(t *testing.T) {
+	reseal := func(dump []byte, from, to string) []byte {
+		lines := strings.Split(strings.TrimSuffix(string(dump), "\n"), "\n")
+		body := strings.Join(lines[:len(lines)-1], "\n") + "\n"
+		body = strings.Replace(body, from, to, 1)
+		var n struct {
+			Data procedures.DumpTrailerRecord `json:"data"`
+		}
+		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &n); err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256([]byte(body))
+		n.Data.SHA256 = hex.EncodeToString(sum[:])
+		tr, _ := json.Marshal(map[string]any{"type": "trailer", "data": n.Data})
+		return []byte(body + string(tr) + "\n")
+	}
+	v2 := validDump(t)
+	if recs, err := readAll(v2); err != nil || !slices.Equal(recs[2].Procedure.SearchParts, []string{"get_jobs", "get jobs", "slow"}) {
+		t.Errorf("format 2 search parts = %v, %v", recs, err)
+	}
+	v1 := reseal(reseal(v2, `"format":2`, `"format":1`), `,"search_parts":["get_jobs","get jobs","slow"]`, "")
+	recs, err := readAll(v1)
+	if err != nil {
+		t.Fatalf("format 1 dump refused: %v", err)
+	}
+	if got := recs[2].Procedure.SearchParts; !slices.Equal(got, []string{"get_jobs", "get jobs"}) {
+		t.Errorf("format 1 procedure's search parts = %q, want its signature's", got)
+	}
+	for _, c := range []struct {
+		name, want string
+		dump       []byte
+	}{
+		{"format 3", "line 1: dump format 3", reseal(v2, `"format":2`, `"format":3`)},
+		{"format 1 with search parts", "line 4: search_parts in a format 1", reseal(v2, `"format":2`, `"format":1`)},
+		{"repeated part", "line 4: procedure proc__get_jobs: search_parts", reseal(v2, `"slow"]`, `"get_jobs"]`)},
+		{"empty part", "line 4: procedure proc__get_jobs: search_parts", reseal(v2, `"slow"]`, `""]`)},
+		{"too many parts", "line 4: procedure proc__get_jobs: search_parts", reseal(v2, `"slow"]`, `"slow"`+manyParts()+`]`)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := readAll(c.dump)
+			if procedures.ErrorCode(err) != procedures.CodeInvalid || !strings.Contains(fmt.Sprint(err), c.want) {
+				t.Errorf("error %v, want CodeInvalid with %q", err, c.want)
+			}
+		})
+	}
+}
+
+// manyParts is MaxSearchParts distinct parts, each after a comma.
+func manyParts() string {
+	var b strings.Builder
+	for i := range procedures.MaxSearchParts {
+		fmt.Fprintf(&b, `,"p%d"`, i)
+	}
+	return b.String()
 }
 
 // FuzzDumpReader: the reader never panics; an error is CodeInvalid or

@@ -121,6 +121,7 @@ func (r DumpRecord) payload() (any, error) {
 				rt.RetiredAt = rt.RetiredAt.UTC()
 				c.Retired = &rt
 			}
+			c.SearchParts = nilIfEmpty(c.SearchParts)
 			v = &c
 		}
 	case DumpVersion:
@@ -174,6 +175,15 @@ func (r DumpRecord) payload() (any, error) {
 	return v, nil
 }
 
+// v1SearchParts is what a format 1 procedure record's search document is
+// taken to be: SearchParts of its signature and summary (format 1 did not
+// carry the parts; its versions' and causes' texts are not recovered).
+func v1SearchParts(p *DumpProcedureRecord) []string {
+	in := CaptureInput{Name: p.Name, Signature: p.Signature}
+	in.Version.Summary = p.Summary
+	return nilIfEmpty(MergeSearchParts(nil, SearchParts(in)))
+}
+
 // nilIfEmpty is s, nil when empty: stores answer either for "none", a dump
 // always says null.
 func nilIfEmpty[T any](s []T) []T {
@@ -213,8 +223,8 @@ func NewDumpReader(r io.Reader) (*DumpReader, error) {
 	if err := d.decode(data, &h); err != nil {
 		return nil, err
 	}
-	if h.Format != DumpFormat {
-		return nil, d.errf("dump format %d; this procgraph reads format %d", h.Format, DumpFormat)
+	if h.Format != DumpFormat && h.Format != DumpFormatV1 {
+		return nil, d.errf("dump format %d; this procgraph reads formats %d and %d", h.Format, DumpFormatV1, DumpFormat)
 	}
 	d.header = &h
 	return d, nil
@@ -315,6 +325,12 @@ func (d *DumpReader) Next() (DumpRecord, error) {
 	case DumpProcedure:
 		r.Procedure = &DumpProcedureRecord{}
 		err = d.decode(data, r.Procedure)
+		if err == nil && d.header.Format == DumpFormatV1 {
+			if r.Procedure.SearchParts != nil {
+				err = d.errf("search_parts in a format %d dump", DumpFormatV1)
+			}
+			r.Procedure.SearchParts = v1SearchParts(r.Procedure)
+		}
 	case DumpVersion:
 		r.Version = &DumpVersionRecord{}
 		err = d.decode(data, r.Version)

@@ -125,6 +125,8 @@ func (o *dumpOrder) check(r DumpRecord) string {
 			return "a procedure without proc__ name, signature or current version"
 		case p.Frequency < 0 || p.UseCount < 0:
 			return "procedure " + p.Name + ": negative count"
+		case !validSearchParts(p.SearchParts):
+			return fmt.Sprintf("procedure %s: search_parts must be at most %d distinct non-empty texts", p.Name, MaxSearchParts)
 		case o.proc != nil && p.Name <= o.proc.Name:
 			return fmt.Sprintf("procedure %s repeated or out of order (after %s)", p.Name, o.proc.Name)
 		}
@@ -218,4 +220,20 @@ func (o *dumpOrder) check(r DumpRecord) string {
 		o.lastPol = k
 	}
 	return ""
+}
+
+// validSearchParts reports whether parts could be a store's search parts:
+// at most MaxSearchParts, distinct, none empty.
+func validSearchParts(parts []string) bool {
+	if len(parts) > MaxSearchParts {
+		return false
+	}
+	seen := make(map[string]bool, len(parts))
+	for _, p := range parts {
+		if p == "" || seen[p] {
+			return false
+		}
+		seen[p] = true
+	}
+	return true
 }

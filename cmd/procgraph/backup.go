@@ -67,8 +67,14 @@ func cmdBackup(ctx context.Context, args []string, s stdio) int {
 	return 0
 }
 
-// checkStoreFile opens the store file at path and runs its check.
+// checkStoreFile opens the store file at path and runs its check. The
+// search index that opening builds beside it (path.search) is removed
+// again when it was not there before: a backup is one file.
 func checkStoreFile(ctx context.Context, path string) error {
+	index := searchIndexOf(path)
+	if _, err := os.Stat(index); errors.Is(err, os.ErrNotExist) {
+		defer os.RemoveAll(index)
+	}
 	st, err := embedded.Open(path, embedded.Options{LockTimeout: time.Second})
 	if err != nil {
 		return err
@@ -76,6 +82,10 @@ func checkStoreFile(ctx context.Context, path string) error {
 	defer st.Close()
 	return st.Check(ctx)
 }
+
+// searchIndexOf is where the embedded store at path keeps its search index,
+// which it rebuilds from the file when it is missing.
+func searchIndexOf(path string) string { return path + ".search" }
 
 // cmdRestore puts a backup in place of a stopped server's store file.
 func cmdRestore(ctx context.Context, args []string, s stdio) int {
@@ -104,6 +114,12 @@ func cmdRestore(ctx context.Context, args []string, s stdio) int {
 		return fail(s.err, "restore", err)
 	}
 	defer src.Close()
+	// The old file's search index describes the old file (its generation
+	// may even match the backup's): remove it first, so the next start
+	// rebuilds it from the restored file.
+	if err := os.RemoveAll(searchIndexOf(*data)); err != nil {
+		return fail(s.err, "restore", err)
+	}
 	w, commit, err := outputFile(*data, nil)
 	if err != nil {
 		return fail(s.err, "restore", err)

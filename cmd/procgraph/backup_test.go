@@ -2,14 +2,19 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/graph/storetest"
+	"github.com/procgraph/procgraph/procedures"
 )
 
 // TestExportAndBackupOverHTTP: against a real server holding captures,
@@ -58,6 +63,9 @@ func TestExportAndBackupOverHTTP(t *testing.T) {
 	if p := storetest.MustGet(t, imported, name); p.Frequency != 2 {
 		t.Errorf("imported %s has frequency %d, want 2", name, p.Frequency)
 	}
+	if got := searchNames(t, imported, "jobs"); !slices.Equal(got, []string{name}) {
+		t.Errorf("q=jobs on the imported store finds %v, want %s", got, name)
+	}
 	_ = imported.Close()
 
 	t.Setenv("PROCGRAPH_URL", s.URL)
@@ -85,9 +93,85 @@ func TestExportAndBackupOverHTTP(t *testing.T) {
 	if err := r.Check(context.Background()); err != nil {
 		t.Errorf("the restored store fails its check: %v", err)
 	}
+	if got := searchNames(t, r, "jobs"); !slices.Equal(got, []string{name}) {
+		t.Errorf("q=jobs on the restored store finds %v, want %s", got, name)
+	}
+	if _, err := os.Stat(copyPath + ".search"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("backup left a search index beside the copy (%v)", err)
+	}
 	bad := filepath.Join(dir, "bad.db")
 	_ = os.WriteFile(bad, []byte("not a store"), 0o600)
 	if code, _, errOut := runMain(t, "restore", bad, "--data", restored); code != 1 || !strings.Contains(errOut, "not a valid store") {
 		t.Errorf("restore of a bad file: exit %d: %s", code, errOut)
+	}
+}
+
+// searchNames is the names q finds in s, sorted.
+func searchNames(t *testing.T, s procedures.Store, q string) []string {
+	t.Helper()
+	terms, err := procedures.SearchTerms(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, _ := storetest.MustFind(t, s, procedures.Query{Search: terms})
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.Name)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestRestoreReplacesTheSearchIndex: restore puts a backup over a store
+// file whose search index is at the same generation (as many search
+// writes) but describes other procedures; after the restore, q finds the
+// backup's procedures and none of the old file's.
+func TestRestoreReplacesTheSearchIndex(t *testing.T) {
+	dir := t.TempDir()
+	fill := func(path, word string) []string {
+		s, err := embedded.Open(path, embedded.Options{NoSync: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		var names []string
+		for i := range 3 {
+			in := storetest.In([]string{fmt.Sprintf("%s_%d", word, i)}, fmt.Sprintf("h%d", i), "k", storetest.At(i))
+			names = append(names, storetest.MustCapture(t, s, in).Procedure.Name)
+		}
+		if got := searchNames(t, s, word); !slices.Equal(got, names) {
+			t.Fatalf("q=%s before the restore finds %v, want %v", word, got, names)
+		}
+		return names
+	}
+	data, other := filepath.Join(dir, "data.db"), filepath.Join(dir, "other.db")
+	fill(data, "alpha")
+	beta := fill(other, "beta")
+	backup := filepath.Join(dir, "backup.db")
+	src, err := embedded.Open(other, embedded.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(backup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := src.Backup(context.Background(), f); err != nil {
+		t.Fatal(err)
+	}
+	_ = f.Close()
+	_ = src.Close()
+	if code, out, errOut := runMain(t, "restore", backup, "--data", data); code != 0 {
+		t.Fatalf("restore: exit %d: %s%s", code, out, errOut)
+	}
+	if _, err := os.Stat(backup + ".search"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("restore left a search index beside the backup (%v)", err)
+	}
+	r := mustOpenEmbedded(t, data)
+	if got := searchNames(t, r, "beta"); !slices.Equal(got, beta) {
+		t.Errorf("after the restore q=beta finds %v, want %v", got, beta)
+	}
+	if got := searchNames(t, r, "alpha"); len(got) != 0 {
+		t.Errorf("after the restore q=alpha finds %v, the old file's procedures", got)
 	}
 }

@@ -1,5 +1,7 @@
 // Dumped procedures (Store.Load), with the values dumped: counts, times,
-// grant and retirement (null removes). code_hash names the current version,
+// grant and retirement (null removes), search parts and the search text
+// (procedures.SearchDocument of them, null without parts) that the
+// procedure_search full-text index reads. code_hash names the current version,
 // which load_versions.cypher links; the kept classification is left unset
 // (Store.FinishLoad classifies every procedure).
 UNWIND $rows AS r
@@ -9,7 +11,7 @@ SET p.signature = r.signature, p.summary = r.summary, p.frequency = r.frequency,
     p.grant_enabled = r.grant_enabled, p.grant_by = r.grant_by, p.grant_at = r.grant_at,
     p.grant_reason = r.grant_reason, p.grant_code_hash = r.grant_code_hash,
     p.retired_at = r.retired_at, p.retired_by = r.retired_by, p.retired_reason = r.retired_reason,
-    p.code_hash = r.current
+    p.code_hash = r.current, p.search_parts = r.search_parts, p.search_text = r.search_text
 FOREACH (toolName IN r.signature |
   MERGE (t:Tool {name: toolName})
   MERGE (p)-[:CALLS]->(t)

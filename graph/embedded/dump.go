@@ -111,6 +111,11 @@ func dumpProcedure(tx *bolt.Tx, k, v []byte, sink procedures.DumpSink) error {
 	if rec.Retired != nil {
 		p.Retired = &procedures.Retirement{RetiredBy: rec.Retired.By, RetiredAt: fromMs(rec.Retired.At), Reason: rec.Retired.Reason}
 	}
+	if v := tx.Bucket(bSearch).Get(k); v != nil {
+		if err := decode(v, &p.SearchParts, "search parts of "+name); err != nil {
+			return err
+		}
+	}
 	if g := tx.Bucket(bGrants).Get(k); g != nil {
 		p.Grant = new(procedures.Grant)
 		if err := decode(g, p.Grant, "grant of "+name); err != nil {
@@ -220,13 +225,17 @@ func loadMarker(tx *bolt.Tx) (*procedures.LoadMarker, error) {
 
 // Load applies dump records and moves the marker, in one transaction (see
 // procedures.DumpStore). Procedures are written without rank entries or
-// classification: FinishLoad builds them.
+// classification: FinishLoad builds them. Their search parts go to the
+// search bucket with the generation bumped, and into the search index
+// after the commit, as a capture's do (search.go).
 func (s *Store) Load(ctx context.Context, m procedures.LoadMarker, recs []procedures.DumpRecord) error {
 	b, err := json.Marshal(m)
 	if err != nil {
 		return err
 	}
-	return s.update(ctx, func(tx *bolt.Tx) error {
+	var docs searchDocs
+	err = s.update(ctx, func(tx *bolt.Tx) error {
+		docs = searchDocs{}
 		old, err := loadMarker(tx)
 		if err != nil {
 			return err
@@ -235,12 +244,17 @@ func (s *Store) Load(ctx context.Context, m procedures.LoadMarker, recs []proced
 			return procedures.Errorf(procedures.CodeConflict, "another import (%s) is in progress", old.DumpID)
 		}
 		for _, r := range recs {
-			if err := loadRecord(tx, r); err != nil {
+			if err := loadRecord(tx, r, &docs); err != nil {
 				return err
 			}
 		}
 		return tx.Bucket(bMeta).Put(metaImport, b)
 	})
+	if err != nil {
+		return err
+	}
+	s.indexDocs(&docs)
+	return nil
 }
 
 // finishBatch is the number of procedures FinishLoad classifies per

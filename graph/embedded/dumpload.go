@@ -1,14 +1,17 @@
 package embedded
 
 import (
+	"slices"
+
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/procgraph/procgraph/procedures"
 )
 
 // loadRecord writes one dump record with the values it holds; writing it
-// again changes nothing.
-func loadRecord(tx *bolt.Tx, r procedures.DumpRecord) error {
+// again changes nothing. A procedure's search document changed is noted in
+// docs.
+func loadRecord(tx *bolt.Tx, r procedures.DumpRecord, docs *searchDocs) error {
 	switch r.Type {
 	case procedures.DumpCatalogue:
 		b, err := encode(catalogueRecord{Tools: r.Catalogue.Tools, Revision: r.Catalogue.Revision})
@@ -27,7 +30,10 @@ func loadRecord(tx *bolt.Tx, r procedures.DumpRecord) error {
 		c.Description = r.Cause.Description
 		return putCause(tx, r.Cause.Name, c)
 	case procedures.DumpProcedure:
-		return loadDumpProcedure(tx, r.Procedure)
+		if err := loadDumpProcedure(tx, r.Procedure); err != nil {
+			return err
+		}
+		return loadSearchParts(tx, r.Procedure, docs)
 	case procedures.DumpVersion:
 		v := r.Version
 		if err := checkPart("code_hash", v.CodeHash); err != nil {
@@ -138,4 +144,23 @@ func loadEdge(tx *bolt.Tx, e *procedures.DumpEdgeRecord) error {
 		return err
 	}
 	return putCause(tx, e.Cause, c)
+}
+
+// loadSearchParts sets the procedure's search parts as dumped; the same
+// parts again write nothing.
+func loadSearchParts(tx *bolt.Tx, p *procedures.DumpProcedureRecord, docs *searchDocs) error {
+	parts := procedures.MergeSearchParts(nil, p.SearchParts)
+	if len(parts) == 0 {
+		return nil
+	}
+	if v := tx.Bucket(bSearch).Get([]byte(p.Name)); v != nil {
+		var old []string
+		if err := decode(v, &old, "search parts of "+p.Name); err != nil {
+			return err
+		}
+		if slices.Equal(old, parts) {
+			return nil
+		}
+	}
+	return putSearchParts(tx, p.Name, parts, docs)
 }

@@ -168,11 +168,17 @@ func searchAdd(tx *bolt.Tx, in *procedures.CaptureInput, d *searchDocs) error {
 	if len(parts) == len(old) {
 		return nil
 	}
+	return putSearchParts(tx, in.Name, parts, d)
+}
+
+// putSearchParts sets name's search parts inside tx, bumps the generation
+// and notes the document in d.
+func putSearchParts(tx *bolt.Tx, name string, parts []string, d *searchDocs) error {
 	v, err := json.Marshal(parts)
 	if err != nil {
 		return err
 	}
-	if err := b.Put([]byte(in.Name), v); err != nil {
+	if err := tx.Bucket(bSearch).Put([]byte(name), v); err != nil {
 		return err
 	}
 	meta := tx.Bucket(bMeta)
@@ -183,7 +189,7 @@ func searchAdd(tx *bolt.Tx, in *procedures.CaptureInput, d *searchDocs) error {
 	if d.docs == nil {
 		d.docs = map[string]string{}
 	}
-	d.docs[in.Name] = procedures.SearchDocument(parts)
+	d.docs[name] = procedures.SearchDocument(parts)
 	return nil
 }
 

@@ -150,7 +150,7 @@ func dumpProcedures(ctx context.Context, tx neo4j.ManagedTransaction, after stri
 		p := &procedures.DumpProcedureRecord{
 			Name: r.str("name"), Signature: r.strings("signature"), Summary: r.str("summary"),
 			Frequency: r.int("frequency"), UseCount: r.int("use_count"), CreatedAt: r.time("created_at"),
-			UpdatedAt: r.time("updated_at"), LastUsedAt: r.timePtr("last_used_at"),
+			UpdatedAt: r.time("updated_at"), LastUsedAt: r.timePtr("last_used_at"), SearchParts: r.strings("search_parts"),
 		}
 		p.Current, _ = r.m["current"].(string)
 		if r.m["grant_enabled"] != nil {

@@ -108,7 +108,10 @@ func loadRow(r procedures.DumpRecord) (map[string]any, error) {
 		row := map[string]any{"name": p.Name, "signature": p.Signature, "summary": p.Summary, "frequency": p.Frequency,
 			"use_count": p.UseCount, "created_at": dbTime(p.CreatedAt), "updated_at": dbTime(p.UpdatedAt), "last_used_at": nil,
 			"current": p.Current, "grant_enabled": nil, "grant_by": nil, "grant_at": nil, "grant_reason": nil, "grant_code_hash": nil,
-			"retired_at": nil, "retired_by": nil, "retired_reason": nil}
+			"retired_at": nil, "retired_by": nil, "retired_reason": nil, "search_parts": nil, "search_text": nil}
+		if parts := procedures.MergeSearchParts(nil, p.SearchParts); len(parts) > 0 {
+			row["search_parts"], row["search_text"] = stringList(parts), procedures.SearchDocument(parts)
+		}
 		if p.LastUsedAt != nil {
 			row["last_used_at"] = dbTime(*p.LastUsedAt)
 		}

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -42,7 +43,7 @@ func FillScenarios(tb testing.TB, s procedures.Store) {
 	v.Version.Parameters = []string{"job_id"}
 	v.Version.InputSchema = map[string]any{"type": "object", "properties": map[string]any{"job_id": map[string]any{"type": "string"}}}
 	v.Version.Warnings = []procedures.Warning{{Line: 1, Column: 2, Message: "w"}}
-	v.Version.Metadata = map[string]any{"agent": "a", "n": 1.5}
+	v.Version.Metadata = map[string]any{"agent": "a", "n": 1.5, "trigger_signals": []any{"pilot heartbeat lost"}}
 	v.Version.Summary = "kill a job"
 	MustCapture(tb, s, WithCause(v, "stuck job", ""))
 	MustCapture(tb, s, Failed(In([]string{"fetch_url"}, "hf", "k5", At(6))))
@@ -178,6 +179,21 @@ func Reads(tb testing.TB, s procedures.Store) string {
 	} {
 		ps, n := MustFind(tb, s, q)
 		out["find"+string(rune('a'+i))] = []any{names(ps), n}
+	}
+	// Relevance search: what each q finds (the engines' text scores
+	// differ between backends; the matches and totals must not).
+	for _, q := range []string{"job", "stuck", "named failure", "kill", "heartbeat", "get logs", "fetch url", "jobs slow", "nothing here"} {
+		terms, err := procedures.SearchTerms(q)
+		if err != nil {
+			tb.Fatalf("SearchTerms(%q): %v", q, err)
+		}
+		for i, f := range []procedures.Query{{}, {Status: procedures.StatusSucceeded}, {Exposed: ptr(true), AllowMutating: true}} {
+			f.Search = terms
+			ps, n := MustFind(tb, s, f)
+			found := names(ps)
+			slices.Sort(found)
+			out[fmt.Sprintf("q %q %d", q, i)] = []any{found, n}
+		}
 	}
 	for _, p := range all {
 		vs, err := s.Versions(ctx, p.Name)
