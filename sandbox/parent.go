@@ -175,15 +175,17 @@ func (p *proc) call(ctx context.Context, g *gate, c *callMsg, cfg *PoolConfig) b
 
 // reserveCall checks a tool call's frame of n bytes against the per-call
 // bound and reserves it in the budget; it returns the function that gives
-// the reservation back, or the error that fails the call (runtime_error:
-// the procedure asked for too much).
+// the reservation back (never nil: a no-op when nothing was reserved, so
+// the run loop may call it on any path, such as the worker dying while the
+// refused frame is skipped), and the error that fails the call
+// (runtime_error: the procedure asked for too much) or nil.
 func reserveCall(n int, tool string, cfg *PoolConfig) (func(), *Error) {
 	if args := n - 19 - len(tool); args > cfg.MaxCallBytes {
-		return nil, toolErrorf(RuntimeError, tool, "the arguments of tools.%s are %d bytes of JSON, over the per-call limit of %d", tool, args, cfg.MaxCallBytes)
+		return func() {}, toolErrorf(RuntimeError, tool, "the arguments of tools.%s are %d bytes of JSON, over the per-call limit of %d", tool, args, cfg.MaxCallBytes)
 	}
 	release, ok := cfg.Budget.reserve(int64(ArgsCopies * n))
 	if !ok {
-		return nil, toolErrorf(RuntimeError, tool, "the arguments of tools.%s (%d bytes) do not fit the server's in-flight memory budget now; try again later", tool, n)
+		return func() {}, toolErrorf(RuntimeError, tool, "the arguments of tools.%s (%d bytes) do not fit the server's in-flight memory budget now; try again later", tool, n)
 	}
 	return release, nil
 }

@@ -203,4 +203,11 @@ var mutants = []Mutant{
 		Packages: []string{"./replay"},
 		Tests:    []string{"TestDecideTable"},
 	},
+	{
+		Name:     "sandbox/nil-release-on-refused-call",
+		Why:      "a call refused unread returns no release function, and a worker dying while its frame is skipped panics the server (review)",
+		Edits:    []Edit{{Dir: "sandbox", Find: `return func() {}, toolErrorf(RuntimeError, tool, "the arguments of tools.%s are`, Replace: `return nil, toolErrorf(RuntimeError, tool, "the arguments of tools.%s are`}},
+		Packages: []string{"./sandbox"},
+		Tests:    []string{"TestWorkerDiesInsideARefusedCall"},
+	},
 }
