@@ -52,3 +52,28 @@ func TestLogsHoldNoArgumentsCodeOrResults(t *testing.T) {
 		}
 	}
 }
+
+// TestLogsHoldNoDynamicToolNames: a tool name built at run time (getattr
+// on tools) is program data — here an argument value — and the run's
+// refusal names it; the log says a dynamic name was refused, never which.
+func TestLogsHoldNoDynamicToolNames(t *testing.T) {
+	for _, rn := range runners() {
+		t.Run(rn.name, func(t *testing.T) {
+			e := newEnv(t, rn.r, false)
+			var buf syncBuffer
+			e.rp = New(e.svc, rn.r, e.disp, Options{Logger: zerolog.New(&buf)})
+			p := e.capture("jobs = tools.get_jobs(task_id=task_id)\nreturn getattr(tools, task_id)()")
+			res, err := e.invoke(InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": "ARG-SECRET"}})
+			if err != nil || res.Error == nil || res.Error.Code != sandbox.ToolRefused || res.Error.Tool != "ARG-SECRET" {
+				t.Fatalf("invoke = %+v, %v; want the dynamic call refused", res, err)
+			}
+			logs := buf.String()
+			if !strings.Contains(logs, "replay run") || !strings.Contains(logs, string(sandbox.ToolRefused)) {
+				t.Fatalf("the log lacks the refused run:\n%s", logs)
+			}
+			if strings.Contains(logs, "ARG-SECRET") {
+				t.Fatalf("the log holds the argument value:\n%s", logs)
+			}
+		})
+	}
+}

@@ -329,7 +329,7 @@ func (r *Replayer) replay(ctx context.Context, c *chain, name string, args map[s
 	}
 	ev := r.log.Info()
 	if res.Err != nil {
-		ev = ev.Str("error_code", string(res.Err.Code)).Str("error_tool", res.Err.Tool)
+		ev = ev.Str("error_code", string(res.Err.Code)).Str("error_tool", loggedTool(res.Err.Tool, prep.a.Signature))
 	}
 	ev.Str("decision", d.ID).Str("procedure", name).Str("code_hash", d.CodeHash).Str("status", out.Status).
 		Int("calls", len(out.Calls)).Dur("duration", r.now().Sub(start)).Int("depth", len(c.path)).Msg("replay run")
@@ -342,6 +342,17 @@ func (r *Replayer) replay(ctx context.Context, c *chain, name string, args map[s
 		}
 	}
 	return out, nil
+}
+
+// loggedTool is how a run's error names its tool in the log: a name of the
+// signature as it is (it is in the decision record too); any other name
+// was built at run time (getattr on tools) from program data — an argument
+// value, say — and is never logged.
+func loggedTool(tool string, signature []string) string {
+	if tool == "" || slices.Contains(signature, tool) {
+		return tool
+	}
+	return "(dynamic)"
 }
 
 // ErrorCode is the code of the run's error, "" when it succeeded.

@@ -210,4 +210,11 @@ var mutants = []Mutant{
 		Packages: []string{"./sandbox"},
 		Tests:    []string{"TestWorkerDiesInsideARefusedCall"},
 	},
+	{
+		Name:     "replay/dynamic-tool-logged",
+		Why:      "the log names a refused tool built at run time, which can be an argument value (review)",
+		Edits:    []Edit{{Dir: "replay", Find: `Str("error_tool", loggedTool(res.Err.Tool, prep.a.Signature))`, Replace: `Str("error_tool", res.Err.Tool)`}},
+		Packages: []string{"./replay"},
+		Tests:    []string{"TestLogsHoldNoDynamicToolNames"},
+	},
 }
