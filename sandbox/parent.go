@@ -50,12 +50,11 @@ func (p *proc) run(ctx context.Context, req *Request, tools ToolCaller, cfg *Poo
 	defer p.stdout.SetReadDeadline(time.Time{})
 	defer p.stdin.SetWriteDeadline(time.Time{})
 	// When the caller gives up, tell the worker and give it grace to stop.
-	// At the run's own deadline the worker stops by itself.
-	stop := context.AfterFunc(ctx, func() {
-		_ = p.stdout.SetReadDeadline(time.Now().Add(grace))
-		_ = p.stdin.SetWriteDeadline(time.Now().Add(grace))
-		_ = p.send(&message{Cancel: &cancelMsg{Run: id}})
-	})
+	// At the run's own deadline the worker stops by itself. A callback
+	// that comes late, once this run is over, does nothing (cancelRun).
+	p.setRunning(id)
+	defer p.setRunning(0)
+	stop := context.AfterFunc(ctx, func() { p.cancelRun(id, grace) })
 	defer stop()
 
 	if err := p.send(&message{Run: &runMsg{ID: id, Filename: req.Filename, Source: req.Source, Args: rawArgs, Limits: lim}}); err != nil {
@@ -122,6 +121,28 @@ func (p *proc) run(ctx context.Context, req *Request, tools ToolCaller, cfg *Poo
 			return res, true
 		}
 	}
+}
+
+// setRunning records which run the worker is running (0: none).
+func (p *proc) setRunning(id uint64) {
+	p.sendMu.Lock()
+	p.running = id
+	p.sendMu.Unlock()
+}
+
+// cancelRun tells the worker to cancel run id, whose caller gave up, and
+// gives it grace to stop (the read and write deadlines). Once run id is
+// over it does nothing: a cancellation that fires as a run ends must not
+// shorten the deadlines of the worker's next run, someone else's.
+func (p *proc) cancelRun(id uint64, grace time.Duration) {
+	p.sendMu.Lock()
+	defer p.sendMu.Unlock()
+	if p.running != id {
+		return
+	}
+	_ = p.stdout.SetReadDeadline(time.Now().Add(grace))
+	_ = p.stdin.SetWriteDeadline(time.Now().Add(grace))
+	_ = p.out.write(&message{Cancel: &cancelMsg{Run: id}})
 }
 
 // call admits and dispatches one call from the worker and sends the answer.

@@ -26,8 +26,9 @@ type proc struct {
 	stdin   *os.File // pollable: writes have deadlines
 	stdout  *os.File // pollable: reads have deadlines
 	in      *frameReader
-	sendMu  sync.Mutex // guards out (the run loop and a cancel may both write)
+	sendMu  sync.Mutex // guards out (the run loop and a cancel may both write) and running
 	out     *frameWriter
+	running uint64 // the run in progress, 0 between runs
 	stderr  *tail
 	nextRun uint64
 	mapped0 uint64 // memory mapped when idle at start

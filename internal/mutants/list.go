@@ -217,4 +217,11 @@ var mutants = []Mutant{
 		Packages: []string{"./replay"},
 		Tests:    []string{"TestLogsHoldNoDynamicToolNames"},
 	},
+	{
+		Name:     "sandbox/late-cancel-hits-next-run",
+		Why:      "a cancellation firing as a run ends cuts the deadlines of the worker's next run, someone else's (review)",
+		Edits:    []Edit{{Dir: "sandbox", Find: "if p.running != id {", Replace: "if false {"}},
+		Packages: []string{"./sandbox"},
+		Tests:    []string{"TestLateCancelSparesTheNextRun"},
+	},
 }
