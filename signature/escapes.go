@@ -7,9 +7,14 @@ import (
 )
 
 // pythonEscapes are the characters that may follow a backslash in a
-// Python str or bytes literal (besides a line break). CPython keeps any
-// other backslash as it is, with a warning; Starlark rejects it.
-const pythonEscapes = "\\'\"abfnrtv01234567xuUN"
+// Python str literal (besides a line break); pythonBytesEscapes those of a
+// bytes literal, where \u, \U and \N are not escapes. CPython keeps any
+// other backslash as it is, with a warning; Starlark rejects it, or (\u
+// and \U in bytes) reads an escape CPython does not.
+const (
+	pythonEscapes      = "\\'\"abfnrtv01234567xuUN"
+	pythonBytesEscapes = "\\'\"abfnrtv01234567x"
+)
 
 // escapeEdits returns, for dialect python-async, the edits that keep each
 // backslash CPython would keep in a non-raw string literal (`"\d+"` is
@@ -22,6 +27,10 @@ func escapeEdits(src string, toks []token) ([]edit, []Warning) {
 	for _, t := range toks {
 		if t.Kind != tokString || strings.ContainsAny(t.Prefix, "rRfF") || !strings.Contains(t.text(src), "\\") {
 			continue
+		}
+		escapes := pythonEscapes
+		if strings.ContainsAny(t.Prefix, "bB") {
+			escapes = pythonBytesEscapes
 		}
 		line, col := t.Line, t.Col
 		for i := t.Off; i < t.End; {
@@ -37,7 +46,7 @@ func escapeEdits(src string, toks []token) ([]edit, []Warning) {
 				continue
 			}
 			next, n := utf8.DecodeRuneInString(src[i+1:])
-			if lineBreak(src, i+1) == 0 && !strings.ContainsRune(pythonEscapes, next) {
+			if lineBreak(src, i+1) == 0 && !strings.ContainsRune(escapes, next) {
 				edits = append(edits, edit{Off: i, End: i, Repl: `\`})
 				warnings = append(warnings, Warning{Line: line, Column: col, Message: fmt.Sprintf(
 					`line %d, column %d: invalid escape sequence '\%c' is kept as a backslash and %c, as CPython does (write \\%c, or a raw string r"...", to say so)`,

@@ -224,4 +224,11 @@ var mutants = []Mutant{
 		Packages: []string{"./sandbox"},
 		Tests:    []string{"TestLateCancelSparesTheNextRun"},
 	},
+	{
+		Name:     "signature/bytes-unicode-escapes",
+		Why:      "python-async gives b\"\\u00e9\" Starlark's value (2 bytes) instead of CPython's (6 bytes, a warning) (review)",
+		Edits:    []Edit{{Dir: "signature", Find: "escapes = pythonBytesEscapes", Replace: "escapes = pythonEscapes"}},
+		Packages: []string{"./signature"},
+		Tests:    []string{"TestEscapesAsCPython"},
+	},
 }
