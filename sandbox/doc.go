@@ -40,7 +40,8 @@
 //
 // MaxSteps (step_limit), Timeout and context cancellation (timeout: the
 // thread is cancelled and the tool call in flight gets a cancelled
-// context), MaxCalls (call_limit), MaxResult (runtime_error naming both
+// context; a run whose context is done before it starts does not start),
+// MaxCalls (call_limit), MaxResult (runtime_error naming both
 // sizes). Print output over MaxOutput is truncated, not an error: the kept
 // part ends on a UTF-8 boundary and is followed by OutputTruncated.
 // Panics are recovered as a generic runtime_error; a panicking ToolCaller

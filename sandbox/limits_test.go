@@ -184,3 +184,24 @@ func TestWorkerKilledExternally(t *testing.T) {
 		t.Errorf("stats = %+v", s)
 	}
 }
+
+// TestCancelledBeforeItStarts: a run whose caller gave up before it began
+// does not run (in process, the thread is cancelled before its first
+// step): it ends with timeout, its print output never produced. A pool used
+// to pick at random between a free worker and the cancelled context, and
+// the worker then ran the block anyway (the cancel reached it before the
+// run, and was dropped): about half of these succeeded.
+func TestCancelledBeforeItStarts(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, m := range modes(t) {
+		t.Run(m.name, func(t *testing.T) {
+			for i := range 20 {
+				res := m.runner.Run(ctx, sandbox.Request{Filename: "t.star", Source: "print('ran')\nreturn 1"}, nil)
+				if res.Err == nil || res.Err.Code != sandbox.Timeout || res.Output != "" {
+					t.Fatalf("run %d: value %v, output %q, error %s; want timeout, nothing run", i, res.Value, res.Output, errString(res.Err))
+				}
+			}
+		})
+	}
+}

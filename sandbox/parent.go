@@ -49,17 +49,18 @@ func (p *proc) run(ctx context.Context, req *Request, tools ToolCaller, cfg *Poo
 	_ = p.stdin.SetWriteDeadline(hard)
 	defer p.stdout.SetReadDeadline(time.Time{})
 	defer p.stdin.SetWriteDeadline(time.Time{})
-	// When the caller gives up, tell the worker and give it grace to stop.
-	// At the run's own deadline the worker stops by itself. A callback
-	// that comes late, once this run is over, does nothing (cancelRun).
 	p.setRunning(id)
 	defer p.setRunning(0)
-	stop := context.AfterFunc(ctx, func() { p.cancelRun(id, grace) })
-	defer stop()
-
 	if err := p.send(&message{Run: &runMsg{ID: id, Filename: req.Filename, Source: req.Source, Args: rawArgs, Limits: lim}}); err != nil {
 		return result(p.death(maxMemory)), false
 	}
+	// When the caller gives up, tell the worker and give it grace to stop.
+	// At the run's own deadline the worker stops by itself. The cancel
+	// goes after the run (a worker drops a cancel of a run it has not
+	// started); a callback that comes late, once this run is over, does
+	// nothing (cancelRun).
+	stop := context.AfterFunc(ctx, func() { p.cancelRun(id, grace) })
+	defer stop()
 	for {
 		// A call's arguments are checked against the per-call bound and
 		// reserved in the budget before they are read: one that does not

@@ -159,6 +159,11 @@ func (p *Pool) Run(ctx context.Context, req Request, tools ToolCaller) Result {
 		return Result{Calls: []Call{}, Err: errorf(Timeout, "the run was cancelled while waiting for a sandbox worker")}
 	}
 	defer func() { <-p.slots }()
+	// A slot and a done context can both be ready (select picks either):
+	// a run whose caller is gone does not start.
+	if ctx.Err() != nil {
+		return Result{Calls: []Call{}, Err: errorf(Timeout, "%s before a sandbox worker took it", stopReason(ctx))}
+	}
 	// The wait for a worker counted against the run's deadline: the run
 	// gets what is left of it.
 	if d, ok := ctx.Deadline(); ok {

@@ -78,6 +78,12 @@ func execute(ctx context.Context, req *Request, c caller) (res outcome) {
 		}
 	}()
 	fail := func(e *Error) outcome { return outcome{output: st.out.String(), err: e} }
+	if ctx.Err() != nil {
+		// The thread's cancellation (below) comes from another goroutine
+		// and could come after the block ran: a run whose context is
+		// done does not start.
+		return fail(errorf(Timeout, "%s before it started", stopReason(ctx)))
+	}
 
 	predeclared, e := bindArgs(req.Args)
 	if e != nil {
