@@ -23,8 +23,10 @@ func frame(tb testing.TB, m *message) []byte {
 }
 
 // FuzzDecodeFrame: a frame comes from a worker, which runs untrusted code:
-// decoding any bytes never panics, and a call frame that decodes writes and
-// decodes back to the same call.
+// decoding any bytes never panics, a JSON frame never decodes to a call or
+// a call result (those are binary frames only, whose header the parent
+// checks before reading), and a call frame that decodes writes and decodes
+// back to the same call.
 func FuzzDecodeFrame(f *testing.F) {
 	for _, m := range []*message{
 		{Call: &callMsg{Run: 1, ID: 2, Tool: "get_jobs", Args: json.RawMessage(`{"task_id":1}`)}},
@@ -39,8 +41,13 @@ func FuzzDecodeFrame(f *testing.F) {
 	f.Add([]byte{})
 	f.Add([]byte{kindCall, 0, 0})
 	f.Add([]byte{kindResult})
+	f.Add([]byte(`J{"call":{"run":1,"id":1,"tool":"echo","args":{"s":"x"}}}`))
+	f.Add([]byte(`J{"call_result":{"run":1,"id":1,"value":1}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := decodeFrame(data)
+		if err == nil && data[0] == kindJSON && (m.Call != nil || m.CallResult != nil) {
+			t.Fatalf("a JSON frame decoded to a call or a result: %q", data)
+		}
 		if err != nil || m == nil || m.Call == nil {
 			return
 		}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/procgraph/procgraph/sandbox"
 )
@@ -22,6 +23,9 @@ const fakeWorkerEnv = "PROCGRAPH_SANDBOX_TEST_FAKE"
 //
 //	truncated-call:N: starts a tool call frame announcing N bytes of
 //	arguments, writes its header and a few bytes, and exits.
+//	json-call:N: asks for a tool call with N bytes of arguments in a JSON
+//	frame (calls travel as binary frames, whose header the parent checks
+//	before reading them), then waits for its end.
 func runFakeWorker(mode string) int {
 	mode, arg, _ := strings.Cut(mode, ":")
 	writeFrame := func(payload []byte, total int) {
@@ -52,6 +56,15 @@ func runFakeWorker(mode string) int {
 			return 2
 		}
 		writeFrame(call, 19+len(tool)+n) // n bytes of arguments announced, a few sent
+		return 0
+	case "json-call":
+		n, err := strconv.Atoi(arg)
+		if err != nil {
+			return 2
+		}
+		call := []byte(`J{"call":{"run":1,"id":1,"tool":"echo","args":{"s":"` + strings.Repeat("x", n) + `"}}}`)
+		writeFrame(call, len(call))
+		_, _ = io.Copy(io.Discard, os.Stdin)
 		return 0
 	}
 	return 2
@@ -105,5 +118,30 @@ func TestWorkerDiesInsideARefusedCall(t *testing.T) {
 				t.Fatalf("budget %+v, want nothing in use and %d refusals", b, tc.refused)
 			}
 		})
+	}
+}
+
+// TestCallInAJSONFrameIsAViolation: a tool call arrives only as a binary
+// frame, whose header the parent checks against the per-call bound and the
+// budget before reading it. A call inside a JSON frame would skip both:
+// it is a protocol violation (the worker is killed), never dispatched.
+func TestCallInAJSONFrameIsAViolation(t *testing.T) {
+	budget := sandbox.NewBudget(64 << 20)
+	p, err := sandbox.NewPool(sandbox.PoolConfig{Size: 1, MaxCallBytes: 1 << 20, Budget: budget,
+		Env: []string{fmt.Sprintf("%s=json-call:%d", fakeWorkerEnv, 2<<20)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	rec := &recorder{}
+	res := run(t, p, "return tools.echo(s='x')", nil, []string{"echo"}, sandbox.Limits{Timeout: 2 * time.Second}, rec)
+	if len(rec.seen()) != 0 {
+		t.Fatalf("a 2 MiB call in a JSON frame reached the tool (per-call bound 1 MiB): %v", rec.seen())
+	}
+	if res.Err == nil || res.Err.Code != sandbox.RuntimeError || !strings.Contains(res.Err.Message, "protocol violation") {
+		t.Fatalf("result error %s, want runtime_error: sandbox protocol violation", errString(res.Err))
+	}
+	if s := p.Stats(); s.Killed != 1 {
+		t.Fatalf("stats %+v, want the worker killed", s)
 	}
 }

@@ -227,6 +227,11 @@ func decodeFrame(data []byte) (*message, error) {
 		if err := json.Unmarshal(data, m); err != nil {
 			return nil, fmt.Errorf("bad frame: %v", err)
 		}
+		if m.Call != nil || m.CallResult != nil {
+			// Calls and results travel as binary frames only: the parent
+			// checks a call's header against its bounds before reading it.
+			return nil, fmt.Errorf("bad frame: a call or a call result in a JSON frame")
+		}
 		return m, nil
 	case kindCall:
 		if len(data) < 18 {

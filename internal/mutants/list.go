@@ -238,4 +238,11 @@ var mutants = []Mutant{
 		Packages: []string{"./sandbox"},
 		Tests:    []string{"TestCancelledBeforeItStarts"},
 	},
+	{
+		Name:     "sandbox/json-frame-call",
+		Why:      "a call in a JSON frame is dispatched without the per-call bound and the budget checked on binary call frames (review)",
+		Edits:    []Edit{{Dir: "sandbox", Find: "if m.Call != nil || m.CallResult != nil {", Replace: "if false {"}},
+		Packages: []string{"./sandbox"},
+		Tests:    []string{"TestCallInAJSONFrameIsAViolation", "FuzzDecodeFrame"},
+	},
 }
