@@ -139,6 +139,10 @@ type DumpRecord struct {
 	Decision  *Decision
 	Approval  *TurnRecord
 	Policy    *DumpPolicyRecord
+	// Group is, for a version, usage key or edge, the procedure record of
+	// the group it is in (set by DumpReader; not written): a merge reads
+	// the dump's current version from it.
+	Group *DumpProcedureRecord `json:"-"`
 }
 
 // DumpPolicyRecord is a session policy with its session.
@@ -164,6 +168,9 @@ type DumpSink interface {
 type LoadMarker struct {
 	DumpID string `json:"dump_id"`
 	Line   int64  `json:"line"`
+	// Merge says the records are merged into what the store held (README
+	// "Merging"), not loaded into an empty store.
+	Merge bool `json:"merge,omitempty"`
 }
 
 // DumpStore is a Store that can enumerate everything it holds and load a
@@ -191,10 +198,20 @@ type DumpStore interface {
 	// Load applies recs (validated dump records, in dump order) and sets
 	// the marker to m, in one transaction. Records set absolute values
 	// (usage keys, counts, timestamps and decision ids as dumped), so
-	// applying one again changes nothing. Returns CodeConflict when another
-	// import (another DumpID) is in progress, CodeInvalid for a record that
-	// refers to something missing.
+	// applying one again changes nothing. With m.Merge they are merged
+	// into what the store holds by the rules of README "Merging" (counts
+	// from the union of usage keys, the store's catalogue, grants,
+	// promotions and retirements kept, ...), each rule as idempotent.
+	// Returns CodeConflict when another import (another DumpID, or the
+	// same one in the other mode) is in progress or a merged procedure is
+	// stored under another signature, CodeInvalid for a record that refers
+	// to something missing.
 	Load(ctx context.Context, m LoadMarker, recs []DumpRecord) error
+
+	// MergeConflict returns the first of procs (in order) that the store
+	// holds under another signature, "" when none: a merge of it would be
+	// refused. It writes nothing.
+	MergeConflict(ctx context.Context, procs []*DumpProcedureRecord) (string, error)
 
 	// FinishLoad recomputes every procedure's kept classification and
 	// class counts and removes the marker of dumpID. Returns CodeConflict

@@ -360,6 +360,10 @@ func (d *DumpReader) Next() (DumpRecord, error) {
 	if msg := d.order.check(r); msg != "" {
 		return DumpRecord{}, d.errf("%s", msg)
 	}
+	switch t {
+	case DumpVersion, DumpUsage, DumpEdge:
+		r.Group = d.order.proc
+	}
 	d.records++
 	d.counts[t]++
 	return r, nil

@@ -17,6 +17,9 @@ type ImportOptions struct {
 	// Validated, when set, is called once the whole dump has been checked,
 	// before anything is written.
 	Validated func(h DumpHeaderRecord, t DumpTrailerRecord)
+	// Merge merges the dump into a store that may hold data (README
+	// "Merging") instead of loading it into an empty one.
+	Merge bool
 }
 
 // DefaultImportBatch is the records per import transaction by default.
@@ -31,6 +34,12 @@ type ImportSummary struct {
 	Resumed int64
 	// Applied counts the records this run applied, by type.
 	Applied DumpCounts
+	// Merged says the dump was merged into the store.
+	Merged bool
+	// CatalogueKept is set when a merge kept the store's catalogue, which
+	// differs from the dump's (revisions TargetRevision, DumpRevision).
+	CatalogueKept                bool
+	TargetRevision, DumpRevision string
 }
 
 // Import loads the dump that open returns into s. It reads the dump twice:
@@ -39,8 +48,12 @@ type ImportSummary struct {
 // applies it in batches, each in one transaction with the store's progress
 // marker. The store must be empty, or hold the marker of an earlier import
 // of this same dump (identified by its checksum), which is then resumed
-// after its last applied line. Returns CodeConflict for a store that is not
-// empty or is importing another dump, CodeInvalid for a bad dump.
+// after its last applied line. With opts.Merge the store may hold data:
+// the dump is merged into it (README "Merging"), after a third read that
+// refuses, before anything is written, a procedure the store holds under
+// another signature. Returns CodeConflict for a store that is not empty
+// (without Merge), is importing another dump or holds a conflicting
+// procedure, CodeInvalid for a bad dump.
 func Import(ctx context.Context, s DumpStore, open func() (io.ReadCloser, error), opts ImportOptions) (ImportSummary, error) {
 	var sum ImportSummary
 	batch := opts.BatchSize
@@ -60,6 +73,7 @@ func Import(ctx context.Context, s DumpStore, open func() (io.ReadCloser, error)
 		opts.Validated(sum.Header, sum.Trailer)
 	}
 	id := sum.Trailer.SHA256
+	sum.Merged = opts.Merge
 	m, err := s.LoadState(ctx)
 	if err != nil {
 		return sum, err
@@ -67,15 +81,22 @@ func Import(ctx context.Context, s DumpStore, open func() (io.ReadCloser, error)
 	switch {
 	case m != nil && m.DumpID != id:
 		return sum, Errorf(CodeConflict, "the store holds an unfinished import of another dump (%s); finish that one first", m.DumpID)
+	case m != nil && m.Merge != opts.Merge:
+		return sum, Errorf(CodeConflict, "the store holds an unfinished %s of this dump: resume it %s --merge", mode(m.Merge), map[bool]string{true: "with", false: "without"}[m.Merge])
 	case m != nil:
 		sum.Resumed = m.Line
-	default:
+	case !opts.Merge:
 		empty, err := s.Empty(ctx)
 		if err != nil {
 			return sum, err
 		}
 		if !empty {
-			return sum, Errorf(CodeConflict, "the target store is not empty: import only into an empty store")
+			return sum, Errorf(CodeConflict, "the target store is not empty: import only into an empty store (or merge into it with --merge)")
+		}
+	}
+	if opts.Merge {
+		if err := checkMerge(ctx, s, open, &sum, batch); err != nil {
+			return sum, err
 		}
 	}
 	if f, err = open(); err != nil {
@@ -92,7 +113,7 @@ func Import(ctx context.Context, s DumpStore, open func() (io.ReadCloser, error)
 		if len(recs) == 0 {
 			return nil
 		}
-		if err := s.Load(ctx, LoadMarker{DumpID: id, Line: line}, recs); err != nil {
+		if err := s.Load(ctx, LoadMarker{DumpID: id, Line: line, Merge: opts.Merge}, recs); err != nil {
 			return err
 		}
 		for _, r := range recs {
@@ -134,4 +155,71 @@ func Import(ctx context.Context, s DumpStore, open func() (io.ReadCloser, error)
 		opts.Progress(sum.Trailer.Records, sum.Trailer.Records)
 	}
 	return sum, s.FinishLoad(ctx, id)
+}
+
+func mode(merge bool) string {
+	if merge {
+		return "merge"
+	}
+	return "import"
+}
+
+// checkMerge reads the dump once more before a merge writes anything: a
+// procedure the store holds under another signature refuses the merge,
+// naming its line; the store's catalogue is compared with the dump's
+// (the store's is kept).
+func checkMerge(ctx context.Context, s DumpStore, open func() (io.ReadCloser, error), sum *ImportSummary, batch int) error {
+	f, err := open()
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	d, err := NewDumpReader(f)
+	if err != nil {
+		return err
+	}
+	target, err := s.Catalogue(ctx)
+	if err != nil {
+		return err
+	}
+	var procs []*DumpProcedureRecord
+	lines := map[string]int64{}
+	check := func() error {
+		if len(procs) == 0 {
+			return nil
+		}
+		name, err := s.MergeConflict(ctx, procs)
+		if err != nil {
+			return err
+		}
+		if name != "" {
+			return Errorf(CodeConflict, "dump line %d: procedure %s is stored with another signature; nothing was merged", lines[name], name).
+				WithDetails("line", lines[name])
+		}
+		procs, lines = procs[:0], map[string]int64{}
+		return nil
+	}
+	for {
+		r, err := d.Next()
+		if errors.Is(err, io.EOF) {
+			return check()
+		}
+		if err != nil {
+			return err
+		}
+		switch r.Type {
+		case DumpCatalogue:
+			if len(target.Tools) > 0 && target.Revision != r.Catalogue.Revision {
+				sum.CatalogueKept, sum.TargetRevision, sum.DumpRevision = true, target.Revision, r.Catalogue.Revision
+			}
+		case DumpProcedure:
+			procs = append(procs, r.Procedure)
+			lines[r.Procedure.Name] = d.Line()
+			if len(procs) >= batch {
+				if err := check(); err != nil {
+					return err
+				}
+			}
+		}
+	}
 }

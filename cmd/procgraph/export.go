@@ -102,13 +102,14 @@ func outputFile(path string, stdout io.Writer) (io.Writer, func(error) error, er
 	}, nil
 }
 
-// cmdImport loads a dump into an empty store, or resumes an interrupted
-// import of the same dump.
+// cmdImport loads a dump into an empty store, or merges it into one that
+// holds data (--merge), or resumes an interrupted import of the same dump.
 func cmdImport(ctx context.Context, args []string, s stdio) int {
-	cl := newCmdline("import", "import DUMP [--store embedded|neo4j] [--data FILE] [--batch N]",
-		"Load a dump into an empty store; run it again after a crash to resume (README \"Export, import, backup\").", false)
+	cl := newCmdline("import", "import DUMP [--merge] [--store embedded|neo4j] [--data FILE] [--batch N]",
+		"Load a dump into an empty store, or merge it into a store that holds data (--merge); run it again after a crash to resume (README \"Export, import, backup\").", false)
 	open := storeFlags(cl)
 	batch := cl.fs.Int("batch", procedures.DefaultImportBatch, "records per store transaction")
+	merge := cl.fs.Bool("merge", false, "merge into a store that may hold data (README \"Merging\"): usage keys make counts exact")
 	pos, code, done := cl.parse(args, 1, 1, s)
 	if done {
 		return code
@@ -122,7 +123,7 @@ func cmdImport(ctx context.Context, args []string, s stdio) int {
 	}
 	defer st.Close()
 	var bar *progressbar.ProgressBar
-	opts := procedures.ImportOptions{BatchSize: *batch}
+	opts := procedures.ImportOptions{BatchSize: *batch, Merge: *merge}
 	if f, ok := s.err.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		opts.Validated = func(_ procedures.DumpHeaderRecord, t procedures.DumpTrailerRecord) {
 			bar = progressbar.NewOptions64(t.Records, progressbar.OptionSetWriter(s.err), progressbar.OptionSetDescription("importing"),
@@ -148,10 +149,18 @@ func cmdImport(ctx context.Context, args []string, s stdio) int {
 	if err != nil {
 		return fail(s.err, "import", err)
 	}
-	fmt.Fprintf(s.out, "imported %s into the %s store in %v (dump of a %s store, procgraph %s, format %d)\n",
-		pos[0], target, time.Since(start).Round(time.Millisecond), sum.Header.Source, sum.Header.ProcgraphVersion, sum.Header.Format)
+	verb := "imported"
+	if sum.Merged {
+		verb = "merged"
+	}
+	fmt.Fprintf(s.out, "%s %s into the %s store in %v (dump of a %s store, procgraph %s, format %d)\n",
+		verb, pos[0], target, time.Since(start).Round(time.Millisecond), sum.Header.Source, sum.Header.ProcgraphVersion, sum.Header.Format)
 	if sum.Resumed > 0 {
 		fmt.Fprintf(s.out, "resumed after line %d of an interrupted import\n", sum.Resumed)
+	}
+	if sum.CatalogueKept {
+		fmt.Fprintf(s.out, "kept the store's catalogue (revision %s); the dump's (revision %s) differs: upload it if it should replace it\n",
+			sum.TargetRevision, sum.DumpRevision)
 	}
 	for _, t := range []procedures.DumpType{procedures.DumpCatalogue, procedures.DumpCause, procedures.DumpProcedure,
 		procedures.DumpVersion, procedures.DumpUsage, procedures.DumpEdge, procedures.DumpDecision} {

@@ -101,12 +101,34 @@ func TestImportResumesAfterSIGKILL(t *testing.T) {
 	if code, _, errOut := runMain(t, "export", "--data", src, "-o", dump); code != 0 {
 		t.Fatalf("export: exit %d: %s", code, errOut)
 	}
+	crashed := filepath.Join(dir, "crashed.db")
+	m := mustKillImport(t, crashed, "import", dump, "--data", crashed, "--batch", "5")
+	if m.Merge {
+		t.Errorf("the marker of an import says merge: %+v", m)
+	}
+	start := time.Now()
+	code, out, errOut := runMain(t, "import", dump, "--data", crashed, "--batch", "500")
+	if code != 0 || !strings.Contains(out, "resumed after line") {
+		t.Fatalf("resume: exit %d: %s%s", code, out, errOut)
+	}
+	t.Logf("resumed after line %d in %v", m.Line, time.Since(start))
+	clean := filepath.Join(dir, "clean.db")
+	if code, out, errOut := runMain(t, "import", dump, "--data", clean); code != 0 {
+		t.Fatalf("clean import: exit %d: %s%s", code, out, errOut)
+	}
+	requireSameFiles(t, crashed, clean)
+}
+
+// mustKillImport runs procgraph with args (an import into the store file
+// path) as a real subprocess, SIGKILLs it at its third progress line and
+// returns the marker it left.
+func mustKillImport(t *testing.T, path string, args ...string) *procedures.LoadMarker {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	crashed := filepath.Join(dir, "crashed.db")
-	cmd := exec.Command(exe, "import", dump, "--data", crashed, "--batch", "5")
+	cmd := exec.Command(exe, args...)
 	cmd.Env = append(os.Environ(), runMainEnv+"=1")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -130,7 +152,7 @@ func TestImportResumesAfterSIGKILL(t *testing.T) {
 	if progressed < 3 {
 		t.Fatalf("the import printed no progress before it ended")
 	}
-	s := mustOpenEmbedded(t, crashed)
+	s := mustOpenEmbedded(t, path)
 	m, err := s.LoadState(context.Background())
 	if err != nil || m == nil || m.Line <= 1 {
 		t.Fatalf("after the kill the marker is %+v (%v); want an import in progress", m, err)
@@ -138,31 +160,90 @@ func TestImportResumesAfterSIGKILL(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
-	code, out, errOut := runMain(t, "import", dump, "--data", crashed, "--batch", "500")
-	if code != 0 || !strings.Contains(out, "resumed after line") {
+	return m
+}
+
+// requireSameFiles fails when the stores at paths a and b differ in a
+// record of their dumps or a read, or a fails its check or holds a marker.
+func requireSameFiles(t *testing.T, a, b string) {
+	t.Helper()
+	sa, sb := mustOpenEmbedded(t, a), mustOpenEmbedded(t, b)
+	if err := sa.Check(context.Background()); err != nil {
+		t.Errorf("%s fails its check: %v", a, err)
+	}
+	da, db := storetest.DumpBody(storetest.MustDump(t, sa, "x")), storetest.DumpBody(storetest.MustDump(t, sb, "x"))
+	if strings.Join(da, "\n") != strings.Join(db, "\n") {
+		t.Errorf("%s differs from %s", a, b)
+	}
+	if ra, rb := storetest.Reads(t, sa), storetest.Reads(t, sb); ra != rb {
+		t.Errorf("reads differ between %s and %s", a, b)
+	}
+	if m, _ := sa.LoadState(context.Background()); m != nil {
+		t.Errorf("marker left in %s: %+v", a, m)
+	}
+}
+
+// TestMergeResumesAfterSIGKILL: a real `procgraph import --merge`, into a
+// store whose history overlaps the dump's (1000 fixture procedures with the
+// same usage keys, and the merge suite's target), is killed mid-merge;
+// resuming without --merge is refused; with it, the store then equals one
+// clean merge, record for record and read for read: nothing counted twice.
+func TestMergeResumesAfterSIGKILL(t *testing.T) {
+	dir := t.TempDir()
+	fill := func(name string, n int, history func(testing.TB, procedures.Store)) string {
+		path := filepath.Join(dir, name)
+		s, err := embedded.Open(path, embedded.Options{NoSync: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		storetest.Fill(t, s, n)
+		history(t, s)
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	src := fill("source.db", 1500, storetest.MergeSource)
+	crashed := fill("crashed.db", 1000, storetest.MergeTarget)
+	clean := filepath.Join(dir, "clean.db")
+	if err := os.WriteFile(clean, mustReadFile(t, crashed), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dump := filepath.Join(dir, "dump.jsonl")
+	if code, _, errOut := runMain(t, "export", "--data", src, "-o", dump); code != 0 {
+		t.Fatalf("export: exit %d: %s", code, errOut)
+	}
+	if code, _, errOut := runMain(t, "import", dump, "--data", clean); code != 1 || !strings.Contains(errOut, "--merge") {
+		t.Errorf("import into a store with data, without --merge: exit %d: %s", code, errOut)
+	}
+	m := mustKillImport(t, crashed, "import", dump, "--merge", "--data", crashed, "--batch", "5")
+	if !m.Merge {
+		t.Errorf("the marker of a merge does not say so: %+v", m)
+	}
+	if code, _, errOut := runMain(t, "import", dump, "--data", crashed); code != 1 || !strings.Contains(errOut, "resume it with --merge") {
+		t.Errorf("resuming a merge without --merge: exit %d: %s", code, errOut)
+	}
+	code, out, errOut := runMain(t, "import", dump, "--merge", "--data", crashed, "--batch", "500")
+	if code != 0 || !strings.Contains(out, "resumed after line") || !strings.Contains(out, "merged ") {
 		t.Fatalf("resume: exit %d: %s%s", code, out, errOut)
 	}
-	t.Logf("resumed after line %d in %v", m.Line, time.Since(start))
-	clean := filepath.Join(dir, "clean.db")
-	if code, out, errOut := runMain(t, "import", dump, "--data", clean); code != 0 {
-		t.Fatalf("clean import: exit %d: %s%s", code, out, errOut)
+	if code, out, errOut := runMain(t, "import", dump, "--merge", "--data", clean); code != 0 {
+		t.Fatalf("clean merge: exit %d: %s%s", code, out, errOut)
 	}
-	a, b := mustOpenEmbedded(t, crashed), mustOpenEmbedded(t, clean)
-	if err := a.Check(context.Background()); err != nil {
-		t.Errorf("the resumed store fails its check: %v", err)
+	// The most frequent procedures have 3 distinct keys (proc__get_logs
+	// k8, u2, u3; proc__get_jobs__get_logs k1, k2, k5, k2 in both
+	// stores); every tenth fixture procedure, captured twice with the same
+	// keys in both stores, has 2, not 4.
+	s := mustOpenEmbedded(t, clean)
+	ps, _ := storetest.MustFind(t, s, procedures.Query{Limit: 3})
+	if len(ps) != 3 || ps[1].Name != storetest.NameOf("get_jobs", "get_logs") || ps[0].Frequency != 3 || ps[1].Frequency != 3 || ps[2].Frequency != 2 {
+		for _, p := range ps {
+			t.Errorf("after the merge: %s has frequency %d", p.Name, p.Frequency)
+		}
+		t.Errorf("want frequencies 3, 3 (%s) and 2", storetest.NameOf("get_jobs", "get_logs"))
 	}
-	da, db := storetest.DumpBody(storetest.MustDump(t, a, "x")), storetest.DumpBody(storetest.MustDump(t, b, "x"))
-	if strings.Join(da, "\n") != strings.Join(db, "\n") {
-		t.Errorf("the resumed import differs from a clean one")
-	}
-	if ra, rb := storetest.Reads(t, a), storetest.Reads(t, b); ra != rb {
-		t.Errorf("reads differ between the resumed and the clean import")
-	}
-	if m, _ := a.LoadState(context.Background()); m != nil {
-		t.Errorf("marker left after the resumed import: %+v", m)
-	}
-	var _ procedures.DumpStore = a
+	_ = s.Close()
+	requireSameFiles(t, crashed, clean)
 }
 
 // TestAuditPruneCommand: audit prune exports first (the archive holds every

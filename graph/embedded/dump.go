@@ -240,11 +240,15 @@ func (s *Store) Load(ctx context.Context, m procedures.LoadMarker, recs []proced
 		if err != nil {
 			return err
 		}
-		if old != nil && old.DumpID != m.DumpID {
+		if old != nil && (old.DumpID != m.DumpID || old.Merge != m.Merge) {
 			return procedures.Errorf(procedures.CodeConflict, "another import (%s) is in progress", old.DumpID)
 		}
+		apply := loadRecord
+		if m.Merge {
+			apply = mergeRecord
+		}
 		for _, r := range recs {
-			if err := loadRecord(tx, r, &docs); err != nil {
+			if err := apply(tx, r, &docs); err != nil {
 				return err
 			}
 		}

@@ -15,3 +15,9 @@ func TestDumpRoundTrip(t *testing.T) {
 func TestDumpRefusals(t *testing.T) { storetest.RunDumpRefusals(t, newTestStore) }
 
 func TestAuditPrune(t *testing.T) { storetest.RunAuditPrune(t, newTestStore) }
+
+// TestDumpMerge: the merge suite on the embedded store (the cross-backend
+// merges are in graph/neo4j).
+func TestDumpMerge(t *testing.T) {
+	storetest.RunDumpMerge(t, newTestStore, newTestStore, newTestStore)
+}

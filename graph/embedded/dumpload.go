@@ -39,22 +39,9 @@ func loadRecord(tx *bolt.Tx, r procedures.DumpRecord, docs *searchDocs) error {
 		if err := checkPart("code_hash", v.CodeHash); err != nil {
 			return err
 		}
-		return putVersion(tx, v.Procedure, &versionRecord{
-			CodeHash: v.CodeHash, Code: v.Code, Dialect: v.Dialect, Parameters: v.Parameters, InputSchema: v.InputSchema,
-			Opaque: v.Opaque, Warnings: v.Warnings, Summary: v.Summary, Metadata: v.Metadata,
-			CapturedAt: ms(v.CapturedAt), Frequency: v.Frequency, Status: v.Status,
-		})
+		return putVersion(tx, v.Procedure, versionFromDump(v))
 	case procedures.DumpUsage:
-		u := r.Usage
-		var b, k []byte
-		switch u.Scope {
-		case procedures.UsageProcedure:
-			b, k = bKeysProc, key(u.Procedure, u.Key)
-		case procedures.UsageVersion:
-			b, k = bKeysVersion, key(u.Procedure, u.CodeHash, u.Key)
-		default:
-			b, k = bKeysEdge, key(u.Cause, u.Procedure, u.Key)
-		}
+		b, k := usageKey(r.Usage)
 		_, err := addKey(tx, b, k)
 		return err
 	case procedures.DumpEdge:
@@ -163,4 +150,24 @@ func loadSearchParts(tx *bolt.Tx, p *procedures.DumpProcedureRecord, docs *searc
 		}
 	}
 	return putSearchParts(tx, p.Name, parts, docs)
+}
+
+// versionFromDump is a dumped version as stored.
+func versionFromDump(v *procedures.DumpVersionRecord) *versionRecord {
+	return &versionRecord{
+		CodeHash: v.CodeHash, Code: v.Code, Dialect: v.Dialect, Parameters: v.Parameters, InputSchema: v.InputSchema,
+		Opaque: v.Opaque, Warnings: v.Warnings, Summary: v.Summary, Metadata: v.Metadata,
+		CapturedAt: ms(v.CapturedAt), Frequency: v.Frequency, Status: v.Status,
+	}
+}
+
+// usageKey is the bucket and key of a dumped usage key.
+func usageKey(u *procedures.DumpUsageRecord) ([]byte, []byte) {
+	switch u.Scope {
+	case procedures.UsageProcedure:
+		return bKeysProc, key(u.Procedure, u.Key)
+	case procedures.UsageVersion:
+		return bKeysVersion, key(u.Procedure, u.CodeHash, u.Key)
+	}
+	return bKeysEdge, key(u.Cause, u.Procedure, u.Key)
 }

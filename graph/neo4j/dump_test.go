@@ -37,3 +37,12 @@ func TestAuditPrune(t *testing.T) {
 	settings(t)
 	storetest.RunAuditPrune(t, newStore)
 }
+
+// TestDumpMerge: the merge suite between the backends: an embedded dump
+// merged into Neo4j and a Neo4j dump merged into an embedded store, each
+// compared with an embedded store that saw both histories.
+func TestDumpMerge(t *testing.T) {
+	settings(t)
+	t.Run("embedded into neo4j", func(t *testing.T) { storetest.RunDumpMerge(t, newEmbedded, newStore, newEmbedded) })
+	t.Run("neo4j into embedded", func(t *testing.T) { storetest.RunDumpMerge(t, newStore, newEmbedded, newEmbedded) })
+}

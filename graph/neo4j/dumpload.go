@@ -38,7 +38,27 @@ func loadMarker(ctx context.Context, tx neo4j.ManagedTransaction) (*procedures.L
 	m := &procedures.LoadMarker{}
 	m.DumpID, _ = field(recs[0], "dumpId").(string)
 	m.Line, _ = field(recs[0], "line").(int64)
+	m.Merge, _ = field(recs[0], "merge").(bool)
 	return m, nil
+}
+
+// loadStatements are the statements that apply each record type, in dump
+// order, loading into an empty store and merging (README "Merging");
+// decisions, turns, policies and causes have one statement for both (a
+// record the store holds is kept, which loading meets only in a resumed
+// batch: the same record).
+var loadStatements = []struct {
+	typ          procedures.DumpType
+	load, merged string
+}{
+	{procedures.DumpCause, "load_causes", "load_causes"},
+	{procedures.DumpProcedure, "load_procedures", "merge_procedures"},
+	{procedures.DumpVersion, "load_versions", "merge_versions"},
+	{procedures.DumpEdge, "load_edges", "merge_edges"},
+	{procedures.DumpUsage, "load_usage", "merge_usage"},
+	{procedures.DumpDecision, "load_decisions", "load_decisions"},
+	{procedures.DumpApproval, "load_turns", "load_turns"},
+	{procedures.DumpPolicy, "load_policies", "load_policies"},
 }
 
 // Load applies dump records and moves the marker in one write transaction
@@ -52,48 +72,91 @@ func (s *Store) Load(ctx context.Context, m procedures.LoadMarker, recs []proced
 		if err != nil {
 			return err
 		}
-		if r.Type == procedures.DumpCatalogue {
+		switch r.Type {
+		case procedures.DumpCatalogue:
 			cat = r.Catalogue
 			continue
+		case procedures.DumpVersion:
+			row["current"] = nil
+			if r.Group != nil {
+				row["current"] = r.Group.Current
+			}
 		}
 		rows[r.Type] = append(rows[r.Type], row)
 	}
 	now := dbTime(time.Now())
 	_, err := writeTx(ctx, s, "load", func(ctx context.Context, tx neo4j.ManagedTransaction) (struct{}, error) {
-		if err := exec(ctx, tx, "load_marker_set", map[string]any{"dumpId": m.DumpID, "line": m.Line}); err != nil {
-			return struct{}{}, err
-		}
-		old, err := loadMarker(ctx, tx)
+		marked, err := collect(ctx, tx, "load_marker_set", map[string]any{"dumpId": m.DumpID, "line": m.Line, "merge": m.Merge})
 		if err != nil {
 			return struct{}{}, err
 		}
-		if old == nil || old.DumpID != m.DumpID {
+		if len(marked) == 0 {
 			return struct{}{}, procedures.Errorf(procedures.CodeConflict, "another import is in progress")
 		}
 		if cat != nil {
-			if err := putCatalogueIn(ctx, tx, cat, now); err != nil {
-				return struct{}{}, err
+			keep := false
+			if m.Merge {
+				have, err := catalogueIn(ctx, tx)
+				if err != nil {
+					return struct{}{}, err
+				}
+				keep = len(have.Tools) > 0 // the store's catalogue is kept
+			}
+			if !keep {
+				if err := putCatalogueIn(ctx, tx, cat, now); err != nil {
+					return struct{}{}, err
+				}
 			}
 		}
-		for _, t := range []struct {
-			typ  procedures.DumpType
-			stmt string
-		}{
-			{procedures.DumpCause, "load_causes"}, {procedures.DumpProcedure, "load_procedures"},
-			{procedures.DumpVersion, "load_versions"}, {procedures.DumpEdge, "load_edges"},
-			{procedures.DumpUsage, "load_usage"}, {procedures.DumpDecision, "load_decisions"},
-			{procedures.DumpApproval, "load_turns"}, {procedures.DumpPolicy, "load_policies"},
-		} {
-			if len(rows[t.typ]) == 0 {
+		for _, t := range loadStatements {
+			n := len(rows[t.typ])
+			if n == 0 {
 				continue
 			}
-			if err := exec(ctx, tx, t.stmt, map[string]any{"rows": rows[t.typ], "at": now}); err != nil {
+			params := map[string]any{"rows": rows[t.typ], "at": now}
+			if !m.Merge {
+				if err := exec(ctx, tx, t.load, params); err != nil {
+					return struct{}{}, err
+				}
+				continue
+			}
+			params["max"] = procedures.MaxSearchParts
+			res, err := collect(ctx, tx, t.merged, params)
+			if err != nil {
 				return struct{}{}, err
+			}
+			if t.typ == procedures.DumpProcedure && (len(res) != 1 || field(res[0], "merged") != int64(n)) {
+				return struct{}{}, procedures.Errorf(procedures.CodeConflict, "a merged procedure is stored with another signature")
 			}
 		}
 		return struct{}{}, nil
 	})
 	return err
+}
+
+// MergeConflict returns the first of procs stored under another signature
+// (see procedures.DumpStore).
+func (s *Store) MergeConflict(ctx context.Context, procs []*procedures.DumpProcedureRecord) (string, error) {
+	rows := make([]map[string]any, len(procs))
+	for i, p := range procs {
+		rows[i] = map[string]any{"name": p.Name, "signature": stringList(p.Signature)}
+	}
+	recs, err := query(ctx, s, "merge check", neo4j.AccessModeRead, "merge_conflicts", map[string]any{"rows": rows})
+	if err != nil {
+		return "", err
+	}
+	bad := map[string]bool{}
+	for _, rec := range recs {
+		if n, ok := field(rec, "name").(string); ok {
+			bad[n] = true
+		}
+	}
+	for _, p := range procs {
+		if bad[p.Name] {
+			return p.Name, nil
+		}
+	}
+	return "", nil
 }
 
 // loadRow is a dump record as its load statement's row.
@@ -175,11 +238,47 @@ func (s *Store) FinishLoad(ctx context.Context, dumpID string) error {
 	if m == nil || m.DumpID != dumpID {
 		return procedures.Errorf(procedures.CodeConflict, "no import of dump %s in progress", dumpID)
 	}
-	if err := s.backfillClasses(ctx); err != nil {
+	if m.Merge {
+		err = s.reclassifyAll(ctx)
+	} else {
+		err = s.backfillClasses(ctx)
+	}
+	if err != nil {
 		return err
 	}
 	_, err = writeTx(ctx, s, "finish load", func(ctx context.Context, tx neo4j.ManagedTransaction) (struct{}, error) {
 		return struct{}{}, exec(ctx, tx, "load_marker_clear", nil)
 	})
 	return err
+}
+
+// reclassifyAll reclassifies every procedure, classifyBatch per
+// transaction, by name: after a merge, procedures the store held may call
+// ones it gained, or see another catalogue.
+func (s *Store) reclassifyAll(ctx context.Context) error {
+	for after := ""; ; {
+		names, err := writeTx(ctx, s, "classify", func(ctx context.Context, tx neo4j.ManagedTransaction) ([]string, error) {
+			if err := lockCatalogue(ctx, tx); err != nil {
+				return nil, err
+			}
+			recs, err := collect(ctx, tx, "procedure_names", map[string]any{"after": after, "limit": classifyBatch})
+			if err != nil {
+				return nil, err
+			}
+			names := make([]string, 0, len(recs))
+			for _, rec := range recs {
+				if n, ok := field(rec, "name").(string); ok {
+					names = append(names, n)
+				}
+			}
+			return names, reclassify(ctx, tx, names)
+		})
+		if err != nil {
+			return err
+		}
+		if len(names) < classifyBatch {
+			return nil
+		}
+		after = names[len(names)-1]
+	}
 }

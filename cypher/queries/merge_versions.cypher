@@ -1,0 +1,40 @@
+// Dumped versions merged into the store (Store.Load with merge, README
+// "Merging"): a version the store lacks is created as dumped but with
+// frequency 0 (merge_usage.cypher counts its keys); one it holds becomes
+// succeeded when the dumped one did and takes the earlier captured_at.
+// r.current is the dump's current version of the procedure: it becomes
+// the current one when the procedure has none yet (created by this
+// merge), or when it succeeded and the procedure's current has not (as a
+// capture of it would make it). The procedure mirrors its current
+// version's hash, status and opacity, and stays counted in its class.
+UNWIND $rows AS r
+MATCH (p:Procedure {name: r.procedure})
+MERGE (v:ProcedureVersion {id: r.id})
+  ON CREATE SET v.procedure = r.procedure, v.code_hash = r.code_hash, v.code = r.code, v.dialect = r.dialect,
+    v.parameters = r.parameters, v.input_schema = r.input_schema, v.opaque = r.opaque, v.warnings = r.warnings,
+    v.summary = r.summary, v.metadata = r.metadata, v.captured_at = r.captured_at, v.frequency = 0,
+    v.status = r.status, v._new = true
+WITH p, r, v, v._new IS NOT NULL AS created
+REMOVE v._new
+FOREACH (_ IN CASE WHEN created THEN [1] ELSE [] END |
+  CREATE (p)-[:HAS_VERSION]->(v)
+)
+SET v.status = CASE WHEN r.status = 'succeeded' THEN 'succeeded' ELSE v.status END,
+    v.captured_at = CASE WHEN r.captured_at < v.captured_at THEN r.captured_at ELSE v.captured_at END
+WITH p, r, v
+OPTIONAL MATCH (p)-[cur:CURRENT]->(cv:ProcedureVersion)
+WITH p, r, v, collect(cur) AS curs, collect(cv) AS cvs
+WITH p, v, curs, size(cvs) > 0 AND cvs[0] = v AS wasCurrent,
+     r.current = v.code_hash AND
+       (size(cvs) = 0 OR (cvs[0] <> v AND cvs[0].status <> 'succeeded' AND v.status = 'succeeded')) AS makeCurrent
+FOREACH (x IN CASE WHEN makeCurrent THEN curs ELSE [] END | DELETE x)
+FOREACH (_ IN CASE WHEN makeCurrent THEN [1] ELSE [] END |
+  CREATE (p)-[:CURRENT]->(v)
+)
+WITH p, v, makeCurrent, makeCurrent OR wasCurrent AS isCurrent
+SET p.code_hash = CASE WHEN makeCurrent THEN v.code_hash ELSE p.code_hash END,
+    p.status = CASE WHEN isCurrent THEN v.status ELSE p.status END,
+    p.opaque = CASE WHEN isCurrent THEN v.opaque ELSE p.opaque END
+WITH p
+#include class_sync
+RETURN count(p) AS merged;

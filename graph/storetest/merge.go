@@ -1,0 +1,325 @@
+package storetest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/procgraph/procgraph/procedures"
+)
+
+// mergeCatalogue is the catalogue both merge scenarios hold.
+func mergeCatalogue(tb testing.TB) *procedures.Catalogue {
+	tb.Helper()
+	cat, err := procedures.NewCatalogue([]procedures.Tool{
+		{Name: "get_jobs", ReadOnly: true}, {Name: "get_logs", ReadOnly: true},
+		{Name: "kill_job", ExternalAccess: true}, {Name: "fetch_url", ReadOnly: true, ExternalAccess: true},
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return cat
+}
+
+// fixedDecision is Decision with the id n: the same operation in two
+// stores writes the same record.
+func fixedDecision(kind procedures.DecisionKind, name, hash string, n int) procedures.Decision {
+	d := Decision(kind, name, hash, At(n))
+	d.ID = fmt.Sprintf("pgd_%032x", n)
+	return d
+}
+
+// mergeTurnAndPolicy stores a pending turn and a session policy of
+// session sess at time n (when s keeps turns).
+func mergeTurnAndPolicy(tb testing.TB, s procedures.Store, sess string, n int) {
+	tb.Helper()
+	ts, ok := s.(procedures.TurnStore)
+	if !ok {
+		return
+	}
+	ctx := context.Background()
+	r := procedures.TurnRecord{Turn: procedures.Turn{ID: "turn_" + sess, SessionID: sess, Phase: procedures.PhaseInteractive,
+		CodeHash: "hx", Signature: []string{"kill_job"}, StateChangingTools: []string{"kill_job"}, Summary: "kill",
+		Status: procedures.TurnPending, RequestedBy: "agent", RequestedAt: At(n), Deadline: At(n + 5000)},
+		Code: "tools.kill_job()", Dialect: "starlark"}
+	if err := ts.CreateApproval(ctx, r, 10, At(n)); err != nil {
+		tb.Fatalf("CreateApproval: %v", err)
+	}
+	p := procedures.SessionPolicy{SessionID: sess, CodeHash: "hx", Policy: procedures.ChoiceAutoRun, Summary: "s", SetBy: "carol", SetAt: At(n + 1)}
+	if err := ts.PutPolicy(ctx, p, fixedDecision(procedures.KindInvoke, "", "hx", n+1)); err != nil {
+		tb.Fatalf("PutPolicy: %v", err)
+	}
+}
+
+// The procedures of the merge scenarios.
+var (
+	mergeJobs   = []string{"get_jobs", "get_logs"}
+	mergeKill   = []string{"get_jobs", "kill_job"}
+	mergeFetch  = []string{"fetch_url"}
+	mergeNested = []string{NameOf("fetch_url")}
+	mergeLogs   = []string{"get_logs"}
+	mergeKillOn = []string{"kill_job"}
+)
+
+// MergeTarget fills s with the history the merge suite merges a dump into
+// (times 1-49): procedures with a failed current version, a use, a grant,
+// a cause without description, a decision, a turn and a policy.
+func MergeTarget(tb testing.TB, s procedures.Store) {
+	tb.Helper()
+	ctx := context.Background()
+	MustPutCatalogue(tb, s, mergeCatalogue(tb))
+	MustCapture(tb, s, WithCause(In(mergeJobs, "h1", "k1", At(1)), "slow job", ""))
+	MustCapture(tb, s, In(mergeJobs, "h1", "k2", At(2)))
+	kill := Failed(In(mergeKill, "hf", "k3", At(3)))
+	kill.Version.Summary = "kill it"
+	MustCapture(tb, s, kill)
+	MustCapture(tb, s, WithCause(In(mergeFetch, "h3", "k4", At(4)), "net", "network"))
+	MustRecordUse(tb, s, procedures.UseInput{Name: NameOf(mergeFetch...), UsageKey: "u1", Replay: true, At: At(5)})
+	g := &procedures.Grant{Enabled: true, GrantedBy: "alice", GrantedAt: At(6), Reason: "safe"}
+	if _, err := s.SetGrant(ctx, NameOf(mergeFetch...), g, "h3", fixedDecision(procedures.KindGrant, NameOf(mergeFetch...), "h3", 6)); err != nil {
+		tb.Fatalf("SetGrant: %v", err)
+	}
+	if err := s.AppendDecision(ctx, fixedDecision(procedures.KindInvoke, NameOf(mergeJobs...), "h1", 7)); err != nil {
+		tb.Fatalf("AppendDecision: %v", err)
+	}
+	mergeTurnAndPolicy(tb, s, "sess-b", 8)
+}
+
+// MergeSource fills s with the history the merge suite exports and merges
+// (times 100 on): a usage key the target counted already, a new version
+// and a summary of a procedure the target holds, a succeeded version of the
+// target's failed one, a procedure calling one only the target holds, new
+// procedures with a grant, uses and a retirement, a cause description the
+// target lacks, decisions, a turn and a policy.
+func MergeSource(tb testing.TB, s procedures.Store) {
+	tb.Helper()
+	ctx := context.Background()
+	MustPutCatalogue(tb, s, mergeCatalogue(tb))
+	MustCapture(tb, s, WithCause(In(mergeJobs, "h1", "k2", At(100)), "slow job", "a job is slow"))
+	jobs := In(mergeJobs, "h1b", "k5", At(101))
+	jobs.Version.Summary = "jobs and logs"
+	MustCapture(tb, s, jobs)
+	MustCapture(tb, s, In(mergeKill, "hs", "k6", At(102)))
+	MustCapture(tb, s, Failed(In(mergeKill, "hf", "k3", At(103))))
+	MustCapture(tb, s, In(mergeNested, "hn", "k7", At(104)))
+	MustCapture(tb, s, WithCause(In(mergeLogs, "h5", "k8", At(105)), "new cause", "fresh"))
+	g := &procedures.Grant{Enabled: true, GrantedBy: "bob", GrantedAt: At(106), Reason: "ok"}
+	if _, err := s.SetGrant(ctx, NameOf(mergeLogs...), g, "h5", fixedDecision(procedures.KindGrant, NameOf(mergeLogs...), "h5", 106)); err != nil {
+		tb.Fatalf("SetGrant: %v", err)
+	}
+	for i, k := range []string{"u2", "u2", "u3"} {
+		MustRecordUse(tb, s, procedures.UseInput{Name: NameOf(mergeLogs...), UsageKey: k, Cause: "new cause", Replay: true, At: At(107 + i)})
+	}
+	MustCapture(tb, s, In(mergeKillOn, "h6", "k9", At(110)))
+	r := &procedures.Retirement{RetiredBy: "bob", RetiredAt: At(111), Reason: "old"}
+	if _, err := s.SetRetired(ctx, NameOf(mergeKillOn...), r, fixedDecision(procedures.KindRetire, NameOf(mergeKillOn...), "h6", 111)); err != nil {
+		tb.Fatalf("SetRetired: %v", err)
+	}
+	if err := s.AppendDecision(ctx, fixedDecision(procedures.KindInvoke, NameOf(mergeJobs...), "h1b", 112)); err != nil {
+		tb.Fatalf("AppendDecision: %v", err)
+	}
+	mergeTurnAndPolicy(tb, s, "sess-a", 113)
+}
+
+// Merge merges dump into s in batches of batch records.
+func Merge(s procedures.Store, dump []byte, batch int) (procedures.ImportSummary, error) {
+	open := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(dump)), nil }
+	return procedures.Import(context.Background(), s.(procedures.DumpStore), open, procedures.ImportOptions{BatchSize: batch, Merge: true})
+}
+
+// MustMerge merges dump into s.
+func MustMerge(tb testing.TB, s procedures.Store, dump []byte, batch int) procedures.ImportSummary {
+	tb.Helper()
+	sum, err := Merge(s, dump, batch)
+	if err != nil {
+		tb.Fatalf("Merge: %v", err)
+	}
+	return sum
+}
+
+// requireSameStore fails when a and b differ in any record of their dumps
+// or any read.
+func requireSameStore(t *testing.T, what string, a, b procedures.Store) {
+	t.Helper()
+	b1, b2 := DumpBody(MustDump(t, a, "a")), DumpBody(MustDump(t, b, "b"))
+	if len(b1) != len(b2) {
+		t.Errorf("%s: dumps hold %d and %d records", what, len(b1), len(b2))
+	}
+	for i := range min(len(b1), len(b2)) {
+		if b1[i] != b2[i] {
+			t.Errorf("%s: record %d differs:\n  want %s\n  got  %s", what, i+1, b1[i], b2[i])
+		}
+	}
+	if ra, rb := Reads(t, a), Reads(t, b); ra != rb {
+		t.Errorf("%s: reads differ:\n--- want\n%s\n--- got\n%s", what, ra, rb)
+	}
+	if c, ok := b.(interface{ Check(context.Context) error }); ok {
+		if err := c.Check(context.Background()); err != nil {
+			t.Errorf("%s: the store fails its check: %v", what, err)
+		}
+	}
+	if m, err := b.(procedures.DumpStore).LoadState(context.Background()); err != nil || m != nil {
+		t.Errorf("%s: LoadState = %v, %v; want none", what, m, err)
+	}
+}
+
+// RunDumpMerge is the merge suite (README "Merging"): a dump of a store
+// from from (MergeSource) merged into a store from to (MergeTarget) equals,
+// record for record and read for read, a store from ref that saw the
+// target's history and then the source's; merging again, or merging a
+// dump whose history the store holds already, changes nothing; merging
+// into an empty store is importing. ref must not share a database with
+// from or to.
+func RunDumpMerge(t *testing.T, from, to, ref NewStore) {
+	t.Run("equals one store that saw both", func(t *testing.T) {
+		want := ref(t)
+		MergeTarget(t, want)
+		MergeSource(t, want)
+		src := from(t)
+		MergeSource(t, src)
+		dump := MustDump(t, src, "src")
+		dst := to(t)
+		MergeTarget(t, dst)
+		own := MustDump(t, dst, "dst")
+		sum := MustMerge(t, dst, dump, 5)
+		if !sum.Merged || sum.CatalogueKept || sum.Applied[procedures.DumpProcedure] != 5 {
+			t.Errorf("merge summary %+v, want 5 procedures merged and the same catalogue", sum)
+		}
+		requireSameStore(t, "after the merge", want, dst)
+		MustMerge(t, dst, dump, 3)
+		requireSameStore(t, "after merging the same dump again", want, dst)
+		MustMerge(t, dst, own, 4)
+		requireSameStore(t, "after merging the target's own earlier dump", want, dst)
+		MustMerge(t, dst, MustDump(t, want, "want"), 1000)
+		requireSameStore(t, "after merging the reference's dump", want, dst)
+	})
+	t.Run("into an empty store is an import", func(t *testing.T) {
+		src := from(t)
+		MergeSource(t, src)
+		dump := MustDump(t, src, "src")
+		dst := to(t)
+		MustMerge(t, dst, dump, 7)
+		if ra, rb := Reads(t, src), Reads(t, dst); ra != rb {
+			t.Errorf("reads differ:\n--- source\n%s\n--- merged into empty\n%s", ra, rb)
+		}
+	})
+	t.Run("the target's state is kept", func(t *testing.T) { testMergeKeeps(t, from, to) })
+	t.Run("refusals", func(t *testing.T) { testMergeRefusals(t, from, to) })
+}
+
+// testMergeKeeps: for a procedure both hold, the target's current version,
+// grant and retirement are kept; so are its catalogue (reported), its
+// turns and policies.
+func testMergeKeeps(t *testing.T, from, to NewStore) {
+	ctx := context.Background()
+	name := NameOf(mergeJobs...)
+	src := from(t)
+	cat, err := procedures.NewCatalogue(append(mergeCatalogue(t).Tools, procedures.Tool{Name: "extra", ReadOnly: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	MustPutCatalogue(t, src, cat)
+	MustCapture(t, src, In(mergeJobs, "h1", "k1", At(100)))
+	MustCapture(t, src, In(mergeJobs, "h2", "k2", At(101)))
+	if _, err := src.Promote(ctx, name, "h2", fixedDecision(procedures.KindPromote, name, "h2", 102)); err != nil {
+		t.Fatalf("Promote: %v", err)
+	}
+	g := &procedures.Grant{Enabled: true, GrantedBy: "mallory", GrantedAt: At(103), Reason: "r"}
+	if _, err := src.SetGrant(ctx, name, g, "h2", fixedDecision(procedures.KindGrant, name, "h2", 103)); err != nil {
+		t.Fatalf("SetGrant: %v", err)
+	}
+	if _, err := src.SetRetired(ctx, name, &procedures.Retirement{RetiredBy: "m", RetiredAt: At(104)}, fixedDecision(procedures.KindRetire, name, "h2", 104)); err != nil {
+		t.Fatalf("SetRetired: %v", err)
+	}
+	mergeTurnAndPolicy(t, src, "sess-b", 200) // same turn id and policy key as the target's, other times
+	dump := MustDump(t, src, "src")
+
+	dst := to(t)
+	MergeTarget(t, dst)
+	sum := MustMerge(t, dst, dump, 3)
+	if !sum.CatalogueKept || sum.TargetRevision != mergeCatalogue(t).Revision || sum.DumpRevision != cat.Revision {
+		t.Errorf("summary %+v: want the target's catalogue reported kept", sum)
+	}
+	if got, _ := dst.Catalogue(ctx); got.Revision != mergeCatalogue(t).Revision {
+		t.Errorf("catalogue after the merge is %s, want the target's", got.Revision)
+	}
+	p := MustGet(t, dst, name)
+	if p.CodeHash != "h1" || p.Grant != nil || p.Retired != nil {
+		t.Errorf("merged %s: current %s, grant %v, retired %v; want the target's h1, none, none", name, p.CodeHash, p.Grant, p.Retired)
+	}
+	if p.Frequency != 2 {
+		t.Errorf("merged %s: frequency %d, want 2 (keys k1, k2)", name, p.Frequency)
+	}
+	if ts, ok := dst.(procedures.TurnStore); ok {
+		turn, err := ts.GetApproval(ctx, "turn_sess-b")
+		if err != nil || !turn.RequestedAt.Equal(Ms(At(8))) {
+			t.Errorf("turn after the merge: %+v, %v; want the target's (requested at %v)", turn, err, At(8))
+		}
+		ps, err := ts.Policies(ctx, "sess-b")
+		if err != nil || len(ps) != 1 || !ps[0].SetAt.Equal(Ms(At(9))) {
+			t.Errorf("policies after the merge: %+v, %v; want the target's", ps, err)
+		}
+	}
+}
+
+// testMergeRefusals: a procedure stored under another signature refuses
+// the merge naming the dump's line; bad dumps are refused naming theirs;
+// either way the target is as it was, with no marker (as it is after
+// merging an empty store's dump, whose catalogue it does not take).
+func testMergeRefusals(t *testing.T, from, to NewStore) {
+	src := from(t)
+	MustPutCatalogue(t, src, mergeCatalogue(t))
+	// Before the clash in dump order: a cause, a procedure, its keys.
+	MustCapture(t, src, WithCause(In([]string{"fetch_url", "get_jobs"}, "ha", "ka", At(140)), "a cause", "d"))
+	clash := In([]string{"get_logs", "kill_job"}, "hc", "kc", At(150))
+	clash.Name = NameOf(mergeJobs...) // the target's name, another signature
+	MustCapture(t, src, clash)
+	MustCapture(t, src, In(mergeLogs, "h5", "k8", At(151)))
+	dump := MustDump(t, src, "src")
+	lines := strings.Split(strings.TrimSuffix(string(dump), "\n"), "\n")
+	clashLine := 0
+	for i, l := range lines {
+		if strings.HasPrefix(l, `{"type":"procedure","data":{"name":"`+clash.Name+`"`) {
+			clashLine = i + 1
+		}
+	}
+	ok := MustDump(t, from(t), "empty")
+	half := len(dump) / 2
+	cases := []struct {
+		name string
+		dump []byte
+		code procedures.Code
+		want string
+	}{
+		{"another signature", dump, procedures.CodeConflict, fmt.Sprintf("line %d: procedure %s is stored with another signature", clashLine, clash.Name)},
+		{"truncated", dump[:half], procedures.CodeInvalid, "truncated"},
+		{"checksum", []byte(strings.Replace(string(dump), `"description":"d"`, `"description":"D"`, 1)), procedures.CodeInvalid, "checksum"},
+		{"not a dump", []byte("{}\n"), procedures.CodeInvalid, "line 1"},
+		{"valid, empty", ok, "", ""},
+	}
+	dst := to(t)
+	MergeTarget(t, dst)
+	before := MustDump(t, dst, "dst")
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Merge(dst, c.dump, 2)
+			if c.code == "" && err != nil {
+				t.Fatalf("Merge: %v", err)
+			}
+			if c.code != "" {
+				if e := RequireCode(t, err, c.code); !strings.Contains(e.Error(), c.want) {
+					t.Errorf("error %q does not say %q", e.Error(), c.want)
+				}
+			}
+			if b1, b2 := DumpBody(before), DumpBody(MustDump(t, dst, "dst")); strings.Join(b1, "\n") != strings.Join(b2, "\n") {
+				t.Errorf("the target changed after a refused merge")
+			}
+			if m, err := dst.(procedures.DumpStore).LoadState(context.Background()); err != nil || m != nil {
+				t.Errorf("after a refused merge LoadState = %v, %v", m, err)
+			}
+		})
+	}
+}
