@@ -70,14 +70,24 @@ func ExportFile(s procedures.Store, dir, source string) (string, error) {
 
 // ImportFile imports the dump at path into s.
 func ImportFile(s procedures.Store, path string) (procedures.ImportSummary, error) {
+	return ImportFileWith(context.Background(), s, path, procedures.ImportOptions{})
+}
+
+// ImportFileWith imports the dump at path into s with opts.
+func ImportFileWith(ctx context.Context, s procedures.Store, path string, opts procedures.ImportOptions) (procedures.ImportSummary, error) {
 	open := func() (io.ReadCloser, error) { return os.Open(path) }
-	return procedures.Import(context.Background(), s.(procedures.DumpStore), open, procedures.ImportOptions{})
+	return procedures.Import(ctx, s.(procedures.DumpStore), open, opts)
 }
 
 // BenchExportImport fills from to n procedures (Fill), then measures once:
 // its export to a file, the import of that file into to, and the export of
 // to; each reports seconds, the peak Go heap (MiB) and the dump's size.
 func BenchExportImport(b *testing.B, from, to procedures.Store, n int) {
+	BenchExportImportWith(context.Background(), b, from, to, n, procedures.ImportOptions{})
+}
+
+// BenchExportImportWith is BenchExportImport importing with ctx and opts.
+func BenchExportImportWith(ctx context.Context, b *testing.B, from, to procedures.Store, n int, opts procedures.ImportOptions) {
 	start := time.Now()
 	Fill(b, from, n)
 	b.Logf("fill to %d procedures: %v", n, time.Since(start).Round(time.Millisecond))
@@ -96,7 +106,7 @@ func BenchExportImport(b *testing.B, from, to procedures.Store, n int) {
 	}
 	for b.Loop() {
 		report("export", func() (err error) { path, err = ExportFile(from, dir, "from"); return err })
-		report("import", func() error { _, err := ImportFile(to, path); return err })
+		report("import", func() error { _, err := ImportFileWith(ctx, to, path, opts); return err })
 		report("export_again", func() (err error) { _, err = ExportFile(to, dir, "to"); return err })
 	}
 }
