@@ -49,8 +49,36 @@ func (s *Service) Find(ctx context.Context, r FindRequest) ([]*Procedure, int, e
 	if err := q.Validate(); err != nil {
 		return nil, 0, err
 	}
-	// The catalogue is read while the page is: on Neo4j each is a round
-	// trip, and neither depends on the other.
+	page, total, cat, err := s.findWithCatalogue(ctx, q)
+	if err != nil {
+		return nil, 0, err
+	}
+	v, err := s.viewOf(ctx, cat, page)
+	if err != nil {
+		return nil, 0, err
+	}
+	for _, p := range page {
+		v.decorate(p)
+	}
+	return page, total, nil
+}
+
+// CatalogueFinder is a Store that reads a Find page together with the
+// current catalogue (in one transaction or statement): Service.Find then
+// makes one read instead of two.
+type CatalogueFinder interface {
+	// FindWithCatalogue is Find(ctx, q) and Catalogue(ctx) read at once.
+	// Returns the codes Find and Catalogue return.
+	FindWithCatalogue(ctx context.Context, q Query) ([]*Procedure, int, *Catalogue, error)
+}
+
+// findWithCatalogue reads q's page and the current catalogue: at once when
+// the store is a CatalogueFinder, else side by side (on Neo4j each is a
+// round trip, and neither depends on the other).
+func (s *Service) findWithCatalogue(ctx context.Context, q Query) ([]*Procedure, int, *Catalogue, error) {
+	if cf, ok := s.store.(CatalogueFinder); ok {
+		return cf.FindWithCatalogue(ctx, q)
+	}
 	type read struct {
 		cat *Catalogue
 		err error
@@ -63,19 +91,12 @@ func (s *Service) Find(ctx context.Context, r FindRequest) ([]*Procedure, int, e
 	page, total, err := s.store.Find(ctx, q)
 	c := <-catalogue
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	if c.err != nil {
-		return nil, 0, c.err
+		return nil, 0, nil, c.err
 	}
-	v, err := s.viewOf(ctx, c.cat, page)
-	if err != nil {
-		return nil, 0, err
-	}
-	for _, p := range page {
-		v.decorate(p)
-	}
-	return page, total, nil
+	return page, total, c.cat, nil
 }
 
 // Exposed returns the procedures offered to planners as proc__ tools, in

@@ -27,6 +27,7 @@ type Service struct {
 	rec   *Recorder
 	feed  *Feed
 	flows *flowCache
+	decor *decorations
 }
 
 // NewService returns a Service over store.
@@ -35,7 +36,7 @@ func NewService(store Store, opts Options) *Service {
 		opts.Now = time.Now
 	}
 	return &Service{store: store, opts: opts, rec: NewRecorder(store, RecorderOptions{Counter: opts.Counter, Now: opts.Now}),
-		feed: NewFeed(), flows: &flowCache{}}
+		feed: NewFeed(), flows: &flowCache{}, decor: &decorations{}}
 }
 
 // Changes returns the service's change feed: a Change after every write

@@ -15,6 +15,7 @@ type view struct {
 	procs         map[string]*Procedure
 	allowMutating bool
 	flows         *flowCache
+	decor         *decorations // nil: nothing cached
 }
 
 // newView loads the catalogue and, transitively up to MaxNesting levels,
@@ -29,7 +30,7 @@ func (s *Service) newView(ctx context.Context, roots []*Procedure) (*view, error
 
 // viewOf is newView over the catalogue cat, already read.
 func (s *Service) viewOf(ctx context.Context, cat *Catalogue, roots []*Procedure) (*view, error) {
-	v := &view{cat: cat, procs: map[string]*Procedure{}, allowMutating: s.opts.AllowMutatingAutorun, flows: s.flows}
+	v := &view{cat: cat, procs: map[string]*Procedure{}, allowMutating: s.opts.AllowMutatingAutorun, flows: s.flows, decor: s.decor}
 	if err := s.addRefs(ctx, v, roots); err != nil {
 		return nil, err
 	}
@@ -76,9 +77,12 @@ func (v *view) classify(signature []string) Classification {
 
 // decorate fills p's derived fields: classification, exposure, the state of
 // its grant, its description and its input schema typed from the catalogue
-// (TypedSchema, with its warnings).
+// (TypedSchema, with its warnings). The catalogue-derived parts come from
+// the service's decoration cache while their inputs are unchanged
+// (decorationOf).
 func (v *view) decorate(p *Procedure) {
-	c := v.classify(p.Signature)
+	d := v.decorationOf(p)
+	c := d.class
 	p.ReadOnly = c.ReadOnly
 	p.StateChangingTools = nonNil(c.StateChangingTools)
 	p.UnknownTools = nonNil(c.UnknownTools)
@@ -86,12 +90,11 @@ func (v *view) decorate(p *Procedure) {
 	p.Problem = c.Problem
 	p.Exposed = ClassOf(p.Status, p.Opaque, p.Signature, c, p.Retired != nil).Exposed(v.allowMutating)
 	p.AutoRun = autoRunState(p, c.ReadOnly, v.allowMutating)
-	p.Description = Describe(p)
-	schema, typeWarnings := TypedSchema(p.InputSchema, p.Parameters, v.flows.flows(p), v.cat)
-	p.InputSchema = schema
-	if len(typeWarnings) > 0 {
+	p.Description = d.description
+	p.InputSchema = d.schema
+	if len(d.typeWarnings) > 0 {
 		// Stored warnings may be shared with a store's cache: never append in place.
-		p.Warnings = append(slices.Clip(p.Warnings), typeWarnings...)
+		p.Warnings = append(slices.Clip(p.Warnings), d.typeWarnings...)
 	}
 	if p.Warnings == nil {
 		p.Warnings = []Warning{}

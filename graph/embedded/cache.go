@@ -2,6 +2,7 @@ package embedded
 
 import (
 	"bytes"
+	"strings"
 	"sync"
 )
 
@@ -27,16 +28,17 @@ func newDecodeCache[T any](maxBytes int) *decodeCache[T] {
 }
 
 // get returns raw (the value stored under k) decoded, from the cache when
-// the same bytes were decoded before.
-func (c *decodeCache[T]) get(k string, raw []byte, what string) (*T, error) {
+// the same bytes were decoded before; kind names the record in an error
+// (with k, its parts joined by spaces).
+func (c *decodeCache[T]) get(k, raw []byte, kind string) (*T, error) {
 	c.mu.Lock()
-	e, ok := c.entries[k]
+	e, ok := c.entries[string(k)]
 	c.mu.Unlock()
 	if ok && bytes.Equal(e.raw, raw) {
 		return e.rec, nil
 	}
 	rec := new(T)
-	if err := decode(raw, rec, what); err != nil {
+	if err := decode(raw, rec, kind+" "+strings.ReplaceAll(string(k), "\x00", " ")); err != nil {
 		return nil, err
 	}
 	if 2*len(raw) > c.maxBytes/64 {
@@ -44,7 +46,7 @@ func (c *decodeCache[T]) get(k string, raw []byte, what string) (*T, error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if old, ok := c.entries[k]; ok {
+	if old, ok := c.entries[string(k)]; ok {
 		c.bytes -= len(old.raw)
 	}
 	for k2, old := range c.entries { // evict arbitrary entries until it fits
@@ -54,7 +56,7 @@ func (c *decodeCache[T]) get(k string, raw []byte, what string) (*T, error) {
 		delete(c.entries, k2)
 		c.bytes -= len(old.raw)
 	}
-	c.entries[k] = cacheEntry[T]{raw: bytes.Clone(raw), rec: rec}
+	c.entries[string(k)] = cacheEntry[T]{raw: bytes.Clone(raw), rec: rec}
 	c.bytes += len(raw)
 	return rec, nil
 }

@@ -25,10 +25,14 @@ func (s *Store) Catalogue(ctx context.Context) (*procedures.Catalogue, error) {
 func catalogueIn(tx *bolt.Tx) (*procedures.Catalogue, error) {
 	v := tx.Bucket(bCatalogue).Get(catKey)
 	if v == nil {
-		return procedures.NewCatalogue(nil)
+		return emptyCatalogue()
 	}
 	return catalogues.get(v)
 }
+
+// emptyCatalogue is the catalogue before one is put, made once (its
+// revision is a hash) and shared as every Catalogue is.
+var emptyCatalogue = sync.OnceValues(func() (*procedures.Catalogue, error) { return procedures.NewCatalogue(nil) })
 
 // catalogueCache keeps the last catalogue decoded, with its stored bytes:
 // every find and classification reads the catalogue, which changes rarely.

@@ -33,16 +33,38 @@ func (m *matcher) match(v []byte) bool {
 // reject) and sums the maintained class counts for the total; cause and
 // tool filters start from their indexes.
 func (s *Store) Find(ctx context.Context, q procedures.Query) ([]*procedures.Procedure, int, error) {
+	ps, total, _, err := s.find(ctx, q, false)
+	return ps, total, err
+}
+
+// FindWithCatalogue is Find and Catalogue in one read transaction (see
+// procedures.CatalogueFinder).
+func (s *Store) FindWithCatalogue(ctx context.Context, q procedures.Query) ([]*procedures.Procedure, int, *procedures.Catalogue, error) {
+	return s.find(ctx, q, true)
+}
+
+// find is Find, with the catalogue read in the same transaction when
+// withCatalogue (a search reads it in a transaction of its own).
+func (s *Store) find(ctx context.Context, q procedures.Query, withCatalogue bool) ([]*procedures.Procedure, int, *procedures.Catalogue, error) {
 	if err := q.Validate(); err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	if len(q.Search) > 0 {
-		return s.findSearch(ctx, &q)
+		ps, total, err := s.findSearch(ctx, &q)
+		if err != nil || !withCatalogue {
+			return ps, total, nil, err
+		}
+		cat, err := s.Catalogue(ctx)
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		return ps, total, cat, nil
 	}
 	var out []*procedures.Procedure
 	var total int
+	var cat *procedures.Catalogue
 	err := s.view(ctx, func(tx *bolt.Tx) error {
-		var page []string
+		var page [][]byte
 		var err error
 		if len(q.Causes) > 0 || len(q.Tools) > 0 {
 			page, total, err = findIndexed(tx, &q)
@@ -55,18 +77,21 @@ func (s *Store) Find(ctx context.Context, q procedures.Query) ([]*procedures.Pro
 		out = make([]*procedures.Procedure, 0, len(page))
 		r := newProcReader(tx)
 		for _, name := range page {
-			p, err := r.load(name)
+			p, err := r.loadKey(name)
 			if err != nil {
 				return err
 			}
 			out = append(out, p)
 		}
-		return nil
+		if withCatalogue {
+			cat, err = catalogueIn(tx)
+		}
+		return err
 	})
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
-	return out, total, nil
+	return out, total, cat, nil
 }
 
 // pageEnd is the index after q's page (saturating; no limit: MaxInt).
@@ -82,8 +107,9 @@ func pageEnd(q *procedures.Query) int {
 func inPage(q *procedures.Query, i int) bool { return i >= q.Offset && i < pageEnd(q) }
 
 // findRanked walks the rank index in order until q's page is full; the
-// total is the count of procedures or the sum of the matching classes.
-func findRanked(tx *bolt.Tx, q *procedures.Query) ([]string, int) {
+// total is the count of procedures or the sum of the matching classes. The
+// page's names are the database's bytes (rankNameBytes), valid for tx.
+func findRanked(tx *bolt.Tx, q *procedures.Query) ([][]byte, int) {
 	m := newMatcher(q)
 	filters := m.filters()
 	total := -1
@@ -94,7 +120,7 @@ func findRanked(tx *bolt.Tx, q *procedures.Query) ([]string, int) {
 			total = int(getU64(tx.Bucket(bMeta).Get(metaCount)))
 		}
 	}
-	var page []string
+	var page [][]byte
 	c := tx.Bucket(bRank).Cursor()
 	i, end := 0, pageEnd(q)
 	if total >= 0 && total < end {
@@ -106,7 +132,7 @@ func findRanked(tx *bolt.Tx, q *procedures.Query) ([]string, int) {
 			continue
 		}
 		if i >= q.Offset {
-			page = append(page, rankName(k))
+			page = append(page, rankNameBytes(k))
 		}
 		i++
 	}
@@ -117,8 +143,9 @@ func findRanked(tx *bolt.Tx, q *procedures.Query) ([]string, int) {
 }
 
 // findIndexed gathers the candidates of the cause and tool filters from
-// their indexes, then filters and orders their rank entries.
-func findIndexed(tx *bolt.Tx, q *procedures.Query) ([]string, int, error) {
+// their indexes, then filters and orders their rank entries (the page as
+// findRanked's).
+func findIndexed(tx *bolt.Tx, q *procedures.Query) ([][]byte, int, error) {
 	var cands map[string]bool
 	if len(q.Causes) > 0 {
 		cands = map[string]bool{}
@@ -161,10 +188,10 @@ func findIndexed(tx *bolt.Tx, q *procedures.Query) ([]string, int, error) {
 		keys = append(keys, rk)
 	}
 	sort.Slice(keys, func(i, j int) bool { return bytes.Compare(keys[i], keys[j]) < 0 })
-	var page []string
+	var page [][]byte
 	for i, k := range keys {
 		if inPage(q, i) {
-			page = append(page, rankName(k))
+			page = append(page, rankNameBytes(k))
 		}
 	}
 	return page, len(keys), nil

@@ -121,7 +121,10 @@ func rankKey(freq int64, lastUsed *int64, name string) []byte {
 }
 
 // rankName is the procedure name in a rank key.
-func rankName(k []byte) string { return string(k[16:]) }
+func rankName(k []byte) string { return string(rankNameBytes(k)) }
+
+// rankNameBytes is rankName without a copy.
+func rankNameBytes(k []byte) []byte { return k[16:] }
 
 // decisionKey orders decisions by time, then id.
 func decisionKey(at time.Time, id string) []byte {

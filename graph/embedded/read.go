@@ -1,6 +1,7 @@
 package embedded
 
 import (
+	"bytes"
 	"context"
 	"sort"
 	"strings"
@@ -17,46 +18,78 @@ func loadProcedure(tx *bolt.Tx, name string) (*procedures.Procedure, error) {
 }
 
 // procReader assembles procedures in one transaction, with the buckets it
-// reads opened once: a read transaction of bbolt seeks a bucket again on
-// every Tx.Bucket, which was most of the time of a page of 25.
+// reads opened once and a cursor on each kept: a read transaction of bbolt
+// seeks a bucket again on every Tx.Bucket, and Bucket.Get allocates a new
+// cursor (and its stack) on every call, which were most of the time and of
+// the allocations of a page of 25.
 type procReader struct {
-	procs, versions, edgesPC, grants *bolt.Bucket
+	procs, versions, edgesPC, grants *bolt.Cursor
+	buf                              []byte // scratch for keys
 }
 
-func newProcReader(tx *bolt.Tx) procReader {
-	return procReader{procs: tx.Bucket(bProcs), versions: tx.Bucket(bVersions), edgesPC: tx.Bucket(bEdgesPC), grants: tx.Bucket(bGrants)}
+func newProcReader(tx *bolt.Tx) *procReader {
+	return &procReader{procs: tx.Bucket(bProcs).Cursor(), versions: tx.Bucket(bVersions).Cursor(),
+		edgesPC: tx.Bucket(bEdgesPC).Cursor(), grants: tx.Bucket(bGrants).Cursor()}
 }
+
+// get is Bucket.Get through the cursor c: the value stored under k, nil
+// when there is none (or k names a nested bucket).
+func get(c *bolt.Cursor, k []byte) []byte {
+	gk, v := c.Seek(k)
+	if !bytes.Equal(gk, k) {
+		return nil
+	}
+	return v
+}
+
+// key returns name, then a 0 byte and each of parts, in r's scratch
+// buffer, valid until the next call.
+func (r *procReader) key(name []byte, parts ...string) []byte {
+	r.buf = append(r.buf[:0], name...)
+	for _, p := range parts {
+		r.buf = append(append(r.buf, 0), p...)
+	}
+	return r.buf
+}
+
+// exists reports whether a procedure named name is stored.
+func (r *procReader) exists(name string) bool { return get(r.procs, []byte(name)) != nil }
 
 // load is loadProcedure with r's buckets.
-func (r procReader) load(name string) (*procedures.Procedure, error) {
-	raw := r.procs.Get([]byte(name))
+func (r *procReader) load(name string) (*procedures.Procedure, error) {
+	return r.loadKey([]byte(name))
+}
+
+// loadKey is load of the name in bytes (which may be the database's own,
+// as rank keys are: they stay valid for the transaction).
+func (r *procReader) loadKey(name []byte) (*procedures.Procedure, error) {
+	raw := get(r.procs, name)
 	if raw == nil {
 		return nil, procedures.Errorf(procedures.CodeNotFound, "no procedure %s", name)
 	}
-	rec, err := procCache.get(name, raw, "procedure "+name)
+	rec, err := procCache.get(name, raw, "procedure")
 	if err != nil {
 		return nil, err
 	}
 	var cur *versionRecord
-	vkey := key(name, rec.Current)
-	if vraw := r.versions.Get(vkey); vraw != nil {
-		if cur, err = versionCache.get(string(vkey), vraw, "version "+name+" "+rec.Current); err != nil {
+	vkey := r.key(name, rec.Current)
+	if vraw := get(r.versions, vkey); vraw != nil {
+		if cur, err = versionCache.get(vkey, vraw, "version"); err != nil {
 			return nil, err
 		}
 	}
 	var causes []procedures.CauseLink
-	err = scanPrefix(r.edgesPC, prefix(name), func(rest, v []byte) error {
-		causes = append(causes, procedures.CauseLink{Name: string(rest), Frequency: int64(getU64(v))})
-		return nil
-	})
-	if err != nil {
-		return nil, err
+	p := r.key(name, "") // name and a 0 byte: every edge of the procedure
+	for k, v := r.edgesPC.Seek(p); k != nil && bytes.HasPrefix(k, p); k, v = r.edgesPC.Next() {
+		causes = append(causes, procedures.CauseLink{Name: string(k[len(p):]), Frequency: int64(getU64(v))})
 	}
-	sort.SliceStable(causes, func(i, j int) bool { return causes[i].Frequency > causes[j].Frequency })
+	if len(causes) > 1 {
+		sort.SliceStable(causes, func(i, j int) bool { return causes[i].Frequency > causes[j].Frequency })
+	}
 	var g *procedures.Grant
-	if v := r.grants.Get([]byte(name)); v != nil {
+	if v := get(r.grants, name); v != nil {
 		g = new(procedures.Grant)
-		if err := decode(v, g, "grant of "+name); err != nil {
+		if err := decode(v, g, "grant of "+rec.Name); err != nil {
 			return nil, err
 		}
 		g.GrantedAt = g.GrantedAt.UTC()
@@ -80,7 +113,7 @@ func (s *Store) GetMany(ctx context.Context, names []string) (map[string]*proced
 	err := s.view(ctx, func(tx *bolt.Tx) error {
 		r := newProcReader(tx)
 		for _, n := range names {
-			if _, done := out[n]; done || r.procs.Get([]byte(n)) == nil {
+			if _, done := out[n]; done || !r.exists(n) {
 				continue
 			}
 			p, err := r.load(n)
@@ -110,7 +143,7 @@ func (s *Store) ReferencedProcedures(ctx context.Context) ([]*procedures.Procedu
 				return nil
 			}
 			last = ref
-			if r.procs.Get([]byte(ref)) == nil {
+			if !r.exists(ref) {
 				return nil
 			}
 			p, err := r.load(ref)

@@ -59,6 +59,7 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) procedures.Store) {
 		{"Retire", testRetire},
 		{"Turns", testTurns},
 		{"Search", testSearch},
+		{"Views", testViews},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) { g.run(t, newStore) })
