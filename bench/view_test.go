@@ -56,7 +56,7 @@ func BenchmarkListParts(b *testing.B) {
 			}
 		})
 	})
-	for _, p := range []struct{ name, path string }{{"healthz", "/healthz"}, {"list", "/v1/procedures"}} {
+	for _, p := range []struct{ name, path string }{{"healthz", "/healthz"}, {"list1", "/v1/procedures?limit=1"}, {"list", "/v1/procedures"}} {
 		b.Run(p.name, func(b *testing.B) {
 			b.ReportAllocs()
 			loop(b, func(int) {

@@ -138,6 +138,13 @@ func (s *server) do(tb testing.TB, method, path string, body any) (int, []byte) 
 		tb.Fatal(err)
 	}
 	defer resp.Body.Close()
+	if n := resp.ContentLength; n > 0 {
+		data := make([]byte, n)
+		if _, err := io.ReadFull(resp.Body, data); err != nil {
+			tb.Fatal(err)
+		}
+		return resp.StatusCode, data
+	}
 	data, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, data
 }
