@@ -69,10 +69,7 @@ func (s *Server) findProcedures(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if page == nil {
-		page = []*procedures.Procedure{}
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"procedures": page, "total": total})
+	writeProcedureList(w, page, total)
 	return nil
 }
 
