@@ -30,7 +30,9 @@ func encodeReference(tb testing.TB, v any) []byte {
 // be escaped, or are not UTF-8.
 var awkward = []string{"", "plain", "a\"b\\c", "line\nbreak\ttab", "<b>&amp;</b>", "\u2028\u2029", "é ü 日本", "\x00\x1f", "bad \xff utf-8", "</script>"}
 
-func randomString(r *rand.Rand) string { return awkward[r.IntN(len(awkward))] + awkward[r.IntN(len(awkward))] }
+func randomString(r *rand.Rand) string {
+	return awkward[r.IntN(len(awkward))] + awkward[r.IntN(len(awkward))]
+}
 
 func randomStrings(r *rand.Rand) []string {
 	switch r.IntN(3) {
