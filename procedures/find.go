@@ -73,22 +73,28 @@ type CatalogueFinder interface {
 }
 
 // findWithCatalogue reads q's page and the current catalogue: at once when
-// the store is a CatalogueFinder, else side by side (on Neo4j each is a
-// round trip, and neither depends on the other).
+// the store is a CatalogueFinder, else FindBeside.
 func (s *Service) findWithCatalogue(ctx context.Context, q Query) ([]*Procedure, int, *Catalogue, error) {
 	if cf, ok := s.store.(CatalogueFinder); ok {
 		return cf.FindWithCatalogue(ctx, q)
 	}
+	return FindBeside(ctx, s.store, q)
+}
+
+// FindBeside reads q's page (store.Find) and the current catalogue
+// (store.Catalogue) side by side: on Neo4j each is a round trip, and
+// neither depends on the other. Returns what they return.
+func FindBeside(ctx context.Context, store Store, q Query) ([]*Procedure, int, *Catalogue, error) {
 	type read struct {
 		cat *Catalogue
 		err error
 	}
 	catalogue := make(chan read, 1)
 	go func() {
-		cat, err := s.store.Catalogue(ctx)
+		cat, err := store.Catalogue(ctx)
 		catalogue <- read{cat, err}
 	}()
-	page, total, err := s.store.Find(ctx, q)
+	page, total, err := store.Find(ctx, q)
 	c := <-catalogue
 	if err != nil {
 		return nil, 0, nil, err

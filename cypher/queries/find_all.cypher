@@ -3,7 +3,9 @@
 // the page walks the procedure_rank index in ascending order (p.rank is
 // Find's order, see fragments/rank_set.cypher), so the server reads
 // offset + limit index entries, whatever the number of procedures: the plan
-// has no Sort. One row, the page in order.
+// has no Sort. One row, the page in order, and the catalogue unless the
+// caller holds it (fragments/catalogue_since.cypher).
+#include catalogue_since
 CALL {
   MATCH (n:Procedure)
   RETURN count(n) AS total
@@ -19,4 +21,4 @@ CALL {
 #include procedure
   ) AS procedures
 }
-RETURN total, procedures;
+RETURN total, procedures, revision, same, tools;

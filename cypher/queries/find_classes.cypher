@@ -5,7 +5,9 @@
 // page walks the procedure_rank index as find_page.cypher does. unknown
 // lists the classes with procedures that are not in $known: when it is not
 // empty the answer may miss some, and the store reads the classes again.
-// Nothing here derives read-only or exposure.
+// Nothing here derives read-only or exposure. The catalogue comes with the
+// page unless the caller holds it (fragments/catalogue_since.cypher).
+#include catalogue_since
 CALL {
   MATCH (k:ProcedureClass)
   WHERE k.count > 0 AND NOT k.key IN $known
@@ -27,4 +29,4 @@ CALL {
 #include procedure
   ) AS procedures
 }
-RETURN unknown, total, procedures;
+RETURN unknown, total, procedures, revision, same, tools;

@@ -18,21 +18,33 @@ import (
 // differs from it, so a change made by another instance is seen at once.
 func (s *Store) Catalogue(ctx context.Context) (*procedures.Catalogue, error) {
 	known := s.catalogue.Load()
-	rev := ""
-	if known != nil {
-		rev = known.Revision
-	}
-	recs, err := query(ctx, s, "catalogue", neo4j.AccessModeRead, "catalogue_since", map[string]any{"known": rev})
+	recs, err := query(ctx, s, "catalogue", neo4j.AccessModeRead, "catalogue_since", map[string]any{"known_catalogue": knownRevision(known)})
 	if err != nil {
 		return nil, err
 	}
 	if len(recs) != 1 {
 		return nil, s.mapError("catalogue", errRows("catalogue_since", len(recs)))
 	}
-	if same, _ := field(recs[0], "same").(bool); same && known != nil {
+	return s.catalogueSince(recs[0], known)
+}
+
+// knownRevision is the revision of the catalogue the store holds ("" for
+// none: every stored revision differs from it).
+func knownRevision(known *procedures.Catalogue) string {
+	if known == nil {
+		return ""
+	}
+	return known.Revision
+}
+
+// catalogueSince is the catalogue of a row of fragments/catalogue_since
+// asked with known's revision: known itself when the row says it is the
+// same, else the row's tools, then kept as the known one.
+func (s *Store) catalogueSince(rec *neo4j.Record, known *procedures.Catalogue) (*procedures.Catalogue, error) {
+	if same, _ := field(rec, "same").(bool); same && known != nil {
 		return known, nil
 	}
-	c, err := decodeCatalogue(recs)
+	c, err := decodeCatalogue([]*neo4j.Record{rec})
 	if err != nil {
 		return nil, s.mapError("catalogue", err)
 	}

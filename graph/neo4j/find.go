@@ -117,7 +117,7 @@ func (s *Store) Find(ctx context.Context, q procedures.Query) ([]*procedures.Pro
 		return s.findSearch(ctx, q, params)
 	}
 	if len(q.Causes) == 0 && len(q.Tools) == 0 {
-		if ps, total, ok, err := s.findOne(ctx, q, params); ok {
+		if ps, total, _, ok, err := s.findOne(ctx, q, params); ok {
 			return ps, total, err
 		}
 	}

@@ -45,26 +45,34 @@ func (c *classCache) set(counts map[string]classCount) map[string]procedures.Cla
 // filters it is find_all.cypher; with them find_classes.cypher over the
 // cached classes, read again when the statement reports classes the cache
 // does not hold. ok is false when classes kept appearing (the caller then
-// reads in one transaction).
-func (s *Store) findOne(ctx context.Context, q procedures.Query, params map[string]any) (ps []*procedures.Procedure, total int, ok bool, err error) {
+// reads in one transaction). The statement also answers the catalogue
+// (fragments/catalogue_since.cypher, asked with params' known_catalogue):
+// row is its row, nil when no statement answered.
+func (s *Store) findOne(ctx context.Context, q procedures.Query, params map[string]any) (ps []*procedures.Procedure, total int, row *neo4j.Record, ok bool, err error) {
+	if _, asked := params["known_catalogue"]; !asked {
+		params["known_catalogue"] = nil // the revision alone
+	}
 	if !q.Summarised() {
 		recs, err := query(ctx, s, "find", neo4j.AccessModeRead, "find_all", params)
 		if err != nil {
-			return nil, 0, true, err
+			return nil, 0, nil, true, err
 		}
 		ps, total, err := s.decodeFound(recs, "find_all")
-		return ps, total, true, err
+		if err != nil {
+			return nil, 0, nil, true, err
+		}
+		return ps, total, recs[0], true, nil
 	}
 	classes := s.classes.get()
 	for attempt := 0; attempt < 3; attempt++ {
 		if classes == nil || attempt > 0 {
 			recs, err := query(ctx, s, "find", neo4j.AccessModeRead, "classes", nil)
 			if err != nil {
-				return nil, 0, true, err
+				return nil, 0, nil, true, err
 			}
 			counts, err := decodeClassCounts(recs)
 			if err != nil {
-				return nil, 0, true, s.mapError("find", err)
+				return nil, 0, nil, true, s.mapError("find", err)
 			}
 			classes = s.classes.set(counts)
 		}
@@ -77,7 +85,7 @@ func (s *Store) findOne(ctx context.Context, q procedures.Query, params map[stri
 		slices.Sort(keys)
 		if len(keys) == 0 {
 			if attempt > 0 { // just read: no class has a matching procedure
-				return nil, 0, true, nil
+				return nil, 0, nil, true, nil
 			}
 			continue // (an empty $classes would walk every procedure)
 		}
@@ -88,18 +96,21 @@ func (s *Store) findOne(ctx context.Context, q procedures.Query, params map[stri
 		params["classes"], params["known"] = keys, known
 		recs, err := query(ctx, s, "find", neo4j.AccessModeRead, "find_classes", params)
 		if err != nil {
-			return nil, 0, true, err
+			return nil, 0, nil, true, err
 		}
 		if len(recs) != 1 {
-			return nil, 0, true, s.mapError("find", errRows("find_classes", len(recs)))
+			return nil, 0, nil, true, s.mapError("find", errRows("find_classes", len(recs)))
 		}
 		if unknown, _ := field(recs[0], "unknown").([]any); len(unknown) > 0 {
 			continue
 		}
 		ps, total, err := s.decodeFound(recs, "find_classes")
-		return ps, total, true, err
+		if err != nil {
+			return nil, 0, nil, true, err
+		}
+		return ps, total, recs[0], true, nil
 	}
-	return nil, 0, false, nil
+	return nil, 0, nil, false, nil
 }
 
 // decodeFound decodes the one row of find_all or find_classes: total and
