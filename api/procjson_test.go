@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"math"
 	"math/rand/v2"
 	"net/http/httptest"
 	"reflect"
@@ -94,7 +95,7 @@ func randomProcedure(r *rand.Rand) *procedures.Procedure {
 		}
 	}
 	if maybe() {
-		p.Score = ptrTo([]float64{0, 1, 0.1 + 0.2, 1e-7, 123456789.125, 1e21, -0.0}[r.IntN(7)])
+		p.Score = ptrTo([]float64{0, 1, 0.1 + 0.2, 1e-7, 123456789.125, 1e21, math.Copysign(0, -1)}[r.IntN(7)])
 	}
 	if maybe() {
 		p.LastUsedAt = ptrTo(randomTime(r))
@@ -125,7 +126,7 @@ func TestProcedureJSON(t *testing.T) {
 		total := r.IntN(100)
 		rec := httptest.NewRecorder()
 		writeProcedureList(rec, page, total)
-		if page == nil || len(page) == 0 {
+		if len(page) == 0 {
 			page = []*procedures.Procedure{}
 		}
 		want := encodeReference(t, map[string]any{"procedures": page, "total": total})
