@@ -4,7 +4,8 @@
 // 16 concurrent clients with the counts checked exactly), the read path
 // (Find's flat top-k, Find against the server's own time for the same
 // statements, the planner view against store.Find, a list page against
-// /healthz) and a warm replay.
+// /healthz) and a warm replay; ListParts and PlannerParts split a list page
+// and the planner view into their parts (store, Service, encoding, HTTP).
 //
 // The embedded store runs in a temporary directory. Neo4j runs when
 // NEO4J_URI (with NEO4J_USERNAME, NEO4J_PASSWORD) is set; everything a run
