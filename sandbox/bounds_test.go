@@ -153,3 +153,29 @@ func TestCallBudget(t *testing.T) {
 		t.Fatal("the refused call reached the tool")
 	}
 }
+
+// TestCallTooLargeToSend: a call the worker cannot put in a frame (a tool
+// name over 65535 bytes, built at run time) fails the run with
+// runtime_error naming the reason; the worker does not exit over it (it
+// used to, as if the parent were gone, costing a worker per such run).
+func TestCallTooLargeToSend(t *testing.T) {
+	p, err := sandbox.NewPool(sandbox.PoolConfig{Size: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	rec := &recorder{}
+	res := run(t, p, `return getattr(tools, "x" * 70000)()`, nil, []string{"echo"}, sandbox.Limits{}, rec)
+	if res.Err == nil || res.Err.Code != sandbox.RuntimeError || !strings.Contains(res.Err.Message, "too large to send") {
+		t.Fatalf("error %.200s, want runtime_error: too large to send", errString(res.Err))
+	}
+	if len(rec.seen()) != 0 {
+		t.Fatalf("the tool saw %v", rec.seen())
+	}
+	if s := p.Stats(); s.Crashed != 0 || s.Killed != 0 || s.Started != 1 {
+		t.Fatalf("stats %+v: the worker was lost", s)
+	}
+	if res := run(t, p, "return tools.echo(x=1)", nil, []string{"echo"}, sandbox.Limits{}, rec); res.Err != nil {
+		t.Fatalf("the next run: %s", errString(res.Err))
+	}
+}

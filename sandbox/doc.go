@@ -97,7 +97,9 @@
 // over the bound or not fitting fails it with tool_failed. The budget
 // reserves several copies of each call's bytes (ArgsCopies: the frame, the
 // decoded value, the dispatcher's request) for as long as the call is in
-// flight. The block's own result is bounded by Limits.MaxResult. The
+// flight. A call the worker cannot frame at all (a tool name over 65535
+// bytes, a frame over 64 MiB) fails the run with runtime_error in the
+// worker. The block's own result is bounded by Limits.MaxResult. The
 // in-process Runner has neither bound (tests and benchmarks only).
 //
 // # Admission

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 )
@@ -79,6 +80,10 @@ type doneMsg struct {
 	Mapped uint64          `json:"mapped"` // memory the Go runtime has mapped, after the run
 }
 
+// errTooLarge is the error of a frame the writer refuses to write (nothing
+// was written): a tool name over 65535 bytes or a frame over maxFrame.
+var errTooLarge = errors.New("too large to send")
+
 // frameWriter writes frames, reusing its buffer. Not safe for concurrent use.
 type frameWriter struct {
 	w   io.Writer
@@ -97,7 +102,7 @@ func (fw *frameWriter) write(m *message) error {
 	case m.Call != nil:
 		c := m.Call
 		if len(c.Tool) > 0xffff {
-			return fmt.Errorf("tool name of %d bytes", len(c.Tool))
+			return fmt.Errorf("%w: a tool name of %d bytes", errTooLarge, len(c.Tool))
 		}
 		b = append(b, kindCall)
 		b = binary.BigEndian.AppendUint64(b, c.Run)
@@ -131,7 +136,7 @@ func (fw *frameWriter) write(m *message) error {
 	}
 	n := len(b) - 4
 	if n > maxFrame {
-		return fmt.Errorf("frame of %d bytes is over the limit of %d", n, maxFrame)
+		return fmt.Errorf("%w: a frame of %d bytes is over the limit of %d", errTooLarge, n, maxFrame)
 	}
 	binary.BigEndian.PutUint32(b, uint32(n))
 	fw.buf = b

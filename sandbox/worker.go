@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"runtime/debug"
@@ -207,7 +208,14 @@ func (c *workerCaller) call(name string, args map[string]any) (any, *Error) {
 	c.w.mu.Lock()
 	c.r.pending = c.next
 	err = c.w.out.write(&message{Call: &callMsg{Run: c.r.id, ID: c.next, Tool: name, Args: raw}})
+	if err != nil {
+		c.r.pending = 0
+	}
 	c.w.mu.Unlock()
+	if errors.Is(err, errTooLarge) {
+		// Nothing was sent: the call fails the run, the worker lives on.
+		return nil, toolErrorf(RuntimeError, name, "tools.%s cannot be called: %v", name, err)
+	}
 	if err != nil {
 		os.Exit(1) // the parent is gone
 	}

@@ -245,4 +245,11 @@ var mutants = []Mutant{
 		Packages: []string{"./sandbox"},
 		Tests:    []string{"TestCallInAJSONFrameIsAViolation", "FuzzDecodeFrame"},
 	},
+	{
+		Name:     "sandbox/worker-exits-on-unsendable-call",
+		Why:      "a call too large to frame makes the worker exit as if the parent were gone: any block can cost a worker (review)",
+		Edits:    []Edit{{Dir: "sandbox", Find: "if errors.Is(err, errTooLarge) {", Replace: "if errors.Is(err, errTooLarge) && false {"}},
+		Packages: []string{"./sandbox"},
+		Tests:    []string{"TestCallTooLargeToSend"},
+	},
 }
