@@ -42,11 +42,13 @@ type limitedBody struct {
 func (b *limitedBody) Read(p []byte) (int, error) {
 	if b.left <= 0 {
 		// One byte more tells an answer of exactly max from a longer one.
+		// Whatever the probe read, nothing past max reaches the caller.
 		var one [1]byte
-		if n, _ := b.rc.Read(one[:]); n > 0 {
+		n, err := b.rc.Read(one[:])
+		if n > 0 {
 			return 0, fmt.Errorf("upstream MCP answer is larger than %d bytes", b.max)
 		}
-		return b.rc.Read(p)
+		return 0, err
 	}
 	if int64(len(p)) > b.left {
 		p = p[:b.left]

@@ -2,6 +2,7 @@ package mcpdispatch
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -68,5 +69,82 @@ func TestHTTPResponseBounded(t *testing.T) {
 	}
 	if m, ok := res.(map[string]any); !ok || m["ok"] != true {
 		t.Fatalf("the next call: %#v", res)
+	}
+}
+
+// scriptedBody answers each Read with the next step of its script, then
+// io.EOF.
+type scriptedBody struct {
+	steps []scriptStep
+}
+
+type scriptStep struct {
+	data string
+	err  error
+}
+
+func (b *scriptedBody) Read(p []byte) (int, error) {
+	if len(b.steps) == 0 {
+		return 0, io.EOF
+	}
+	s := b.steps[0]
+	n := copy(p, s.data)
+	if n < len(s.data) {
+		b.steps[0].data = s.data[n:]
+		return n, nil
+	}
+	b.steps = b.steps[1:]
+	return n, s.err
+}
+
+func (b *scriptedBody) Close() error { return nil }
+
+// TestLimitedBodyProbe: at the bound, limitedBody probes one byte; whatever
+// that probe answers, no byte past the bound reaches the reader, and the
+// probe's own error is the one returned.
+func TestLimitedBodyProbe(t *testing.T) {
+	errBoom := errors.New("connection reset")
+	tests := []struct {
+		name    string
+		steps   []scriptStep
+		want    string
+		wantErr func(error) bool
+	}{
+		{
+			name:    "exactly max then EOF",
+			steps:   []scriptStep{{data: "abcd"}},
+			want:    "abcd",
+			wantErr: func(err error) bool { return err == nil },
+		},
+		{
+			name:    "probe error then more data",
+			steps:   []scriptStep{{data: "abcd"}, {err: errBoom}, {data: "zzzzzzzz"}},
+			want:    "abcd",
+			wantErr: func(err error) bool { return errors.Is(err, errBoom) },
+		},
+		{
+			name:    "probe reads nothing then more data",
+			steps:   []scriptStep{{data: "abcd"}, {}, {data: "zzzzzzzz"}},
+			want:    "abcd",
+			wantErr: func(err error) bool { return err != nil && strings.Contains(err.Error(), "larger than 4 bytes") },
+		},
+		{
+			name:    "one byte past max",
+			steps:   []scriptStep{{data: "abcde"}},
+			want:    "abcd",
+			wantErr: func(err error) bool { return err != nil && strings.Contains(err.Error(), "larger than 4 bytes") },
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := &limitedBody{rc: &scriptedBody{steps: tc.steps}, left: 4, max: 4}
+			got, err := io.ReadAll(b)
+			if string(got) != tc.want {
+				t.Errorf("read %q, want %q", got, tc.want)
+			}
+			if !tc.wantErr(err) {
+				t.Errorf("error %v", err)
+			}
+		})
 	}
 }
