@@ -19,6 +19,13 @@ const (
 // a cap (code busy).
 const ReasonMCPSessions = "mcp_sessions"
 
+// The caps that refuse a new MCP session: its details.limit, and the keys
+// of SessionStats.Refused.
+const (
+	LimitPerToken = "per_token"
+	LimitTotal    = "total"
+)
+
 // sessionRetryAfter is the Retry-After of a refused session, in seconds:
 // slots free when a client closes a session (DELETE) or one stays idle for
 // the session timeout.
@@ -80,12 +87,12 @@ func (l *SessionLimits) reserve(holder string) error {
 	}
 	switch {
 	case holder != "" && mine >= l.perToken:
-		l.refused["per_token"]++
-		return refused("per_token", l.perToken,
+		l.refused[LimitPerToken]++
+		return refused(LimitPerToken, l.perToken,
 			"%s holds %d MCP sessions, the most one token may (--mcp-max-sessions-per-token); close one (DELETE with its Mcp-Session-Id) or wait until an idle one expires", holder, mine)
 	case all >= l.total:
-		l.refused["total"]++
-		return refused("total", l.total,
+		l.refused[LimitTotal]++
+		return refused(LimitTotal, l.total,
 			"procgraph holds %d MCP sessions, the most it keeps (--mcp-max-sessions); try again later", all)
 	}
 	l.pending[holder]++
@@ -107,7 +114,7 @@ func (l *SessionLimits) settle(holder, id string) {
 // SessionStats is what /metrics reports of the MCP sessions.
 type SessionStats struct {
 	Open    int              // sessions open (or being opened) now
-	Refused map[string]int64 // sessions refused since start, by limit: per_token, total
+	Refused map[string]int64 // sessions refused since start, by limit: every Limit… key, 0 included
 }
 
 // Stats returns the sessions open now and those refused so far.
@@ -119,8 +126,8 @@ func (l *SessionLimits) Stats() SessionStats {
 	for _, n := range l.pending {
 		st.Open += n
 	}
-	for k, n := range l.refused {
-		st.Refused[k] = n
+	for _, k := range []string{LimitPerToken, LimitTotal} {
+		st.Refused[k] = l.refused[k]
 	}
 	return st
 }

@@ -30,6 +30,15 @@ const (
 	WorkersLive    = "procgraph_sandbox_workers_live"
 	WorkersCrashed = "procgraph_sandbox_workers_crashed"
 	WorkersKilled  = "procgraph_sandbox_workers_killed"
+
+	ReplaysRunning        = "procgraph_replays_running"
+	ReplaysWaiting        = "procgraph_replays_waiting"
+	ReplaysAdmitted       = "procgraph_replays_admitted_total"
+	ReplaysBusy           = "procgraph_replays_busy_total"
+	ToolCallBytesInFlight = "procgraph_tool_call_bytes_in_flight"
+	ToolCallBudgetRefused = "procgraph_tool_call_budget_refusals_total"
+	MCPSessions           = "procgraph_mcp_sessions"
+	MCPSessionsRefused    = "procgraph_mcp_sessions_refused_total"
 )
 
 // LatencyBuckets are the request-latency histogram's upper bounds, seconds.
@@ -105,5 +114,6 @@ func (r *Registry) CountReplay(status, errorCode string) {
 // label makes a label value valid: client_golang refuses invalid UTF-8.
 func label(v string) string { return strings.ToValidUTF8(v, "\uFFFD") }
 
-// errNoPools is returned by AddPools when given nothing to read.
-var errNoPools = errors.New("metrics: AddPools needs a stats function")
+// errNoStats is returned by AddPools, AddAdmission, AddBudget and
+// AddSessions when given nothing to read.
+var errNoStats = errors.New("metrics: a collector needs a stats function")

@@ -60,6 +60,19 @@ func TestTextFormat(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	if err := m.AddAdmission(func() AdmissionStats {
+		return AdmissionStats{Running: 2, Waiting: 1, Admitted: 9, Refused: map[string]int64{"queue": 3, "deadline": 0, "key": 1}}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.AddBudget(func() BudgetStats { return BudgetStats{InUse: 4096, Refused: 2} }); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.AddSessions(func() SessionStats {
+		return SessionStats{Open: 5, Refused: map[string]int64{"per_token": 0, "total": 7}}
+	}); err != nil {
+		t.Fatal(err)
+	}
 	text, types := scrape(t, m)
 	for _, want := range []string{
 		`procgraph_decisions_total{kind="invoke",outcome="denied",reason="quote\" back\\slash\nnewline` + "\ttab é \uFFFD" + `"} 1`,
@@ -77,6 +90,17 @@ func TestTextFormat(t *testing.T) {
 		`procgraph_sandbox_workers_started{pool="a"} 5`,
 		`procgraph_sandbox_workers_crashed{pool="b"} 2`,
 		`procgraph_sandbox_workers_killed{pool="a"} 1`,
+		"\nprocgraph_replays_running 2\n",
+		"\nprocgraph_replays_waiting 1\n",
+		"\nprocgraph_replays_admitted_total 9\n",
+		`procgraph_replays_busy_total{limit="queue"} 3`,
+		`procgraph_replays_busy_total{limit="deadline"} 0`,
+		`procgraph_replays_busy_total{limit="key"} 1`,
+		"\nprocgraph_tool_call_bytes_in_flight 4096\n",
+		"\nprocgraph_tool_call_budget_refusals_total 2\n",
+		"\nprocgraph_mcp_sessions 5\n",
+		`procgraph_mcp_sessions_refused_total{limit="per_token"} 0`,
+		`procgraph_mcp_sessions_refused_total{limit="total"} 7`,
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("metrics lack %q:\n%s", want, text)
@@ -86,16 +110,24 @@ func TestTextFormat(t *testing.T) {
 	// dashboards and alerts depend on them. Started and crashed are
 	// counters now (they only grow), as they always should have been.
 	for name, typ := range map[string]string{
-		"procgraph_http_requests_total":           "counter",
-		"procgraph_http_request_duration_seconds": "histogram",
-		"procgraph_decisions_total":               "counter",
-		"procgraph_replays_total":                 "counter",
-		"procgraph_sandbox_workers_idle":          "gauge",
-		"procgraph_sandbox_workers_busy":          "gauge",
-		"procgraph_sandbox_workers_started":       "counter",
-		"procgraph_sandbox_workers_crashed":       "counter",
-		"procgraph_sandbox_workers_live":          "gauge",
-		"procgraph_sandbox_workers_killed":        "counter",
+		"procgraph_http_requests_total":             "counter",
+		"procgraph_http_request_duration_seconds":   "histogram",
+		"procgraph_decisions_total":                 "counter",
+		"procgraph_replays_total":                   "counter",
+		"procgraph_sandbox_workers_idle":            "gauge",
+		"procgraph_sandbox_workers_busy":            "gauge",
+		"procgraph_sandbox_workers_started":         "counter",
+		"procgraph_sandbox_workers_crashed":         "counter",
+		"procgraph_sandbox_workers_live":            "gauge",
+		"procgraph_sandbox_workers_killed":          "counter",
+		"procgraph_replays_running":                 "gauge",
+		"procgraph_replays_waiting":                 "gauge",
+		"procgraph_replays_admitted_total":          "counter",
+		"procgraph_replays_busy_total":              "counter",
+		"procgraph_tool_call_bytes_in_flight":       "gauge",
+		"procgraph_tool_call_budget_refusals_total": "counter",
+		"procgraph_mcp_sessions":                    "gauge",
+		"procgraph_mcp_sessions_refused_total":      "counter",
 		// The runtime and process collectors.
 		"go_goroutines":                 "gauge",
 		"go_memstats_heap_alloc_bytes":  "gauge",
@@ -104,6 +136,44 @@ func TestTextFormat(t *testing.T) {
 	} {
 		if types[name] != typ {
 			t.Errorf("TYPE of %s is %q, want %s", name, types[name], typ)
+		}
+	}
+}
+
+// TestOneSnapshotPerScrape: each source's stats are read once per scrape,
+// however many series they feed (each read locks the source and copies its
+// maps), and a source given no stats function is refused.
+func TestOneSnapshotPerScrape(t *testing.T) {
+	m := New()
+	var pools, admission, budget, sessions int
+	add := []error{
+		m.AddPools(func() []PoolStats { pools++; return []PoolStats{{Pool: "replay"}, {Pool: "nested"}} }),
+		m.AddAdmission(func() AdmissionStats {
+			admission++
+			return AdmissionStats{Refused: map[string]int64{"queue": 0, "deadline": 0, "key": 0}}
+		}),
+		m.AddBudget(func() BudgetStats { budget++; return BudgetStats{} }),
+		m.AddSessions(func() SessionStats {
+			sessions++
+			return SessionStats{Refused: map[string]int64{"per_token": 0, "total": 0}}
+		}),
+	}
+	for _, err := range add {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 1; i <= 3; i++ {
+		scrape(t, m)
+		if pools != i || admission != i || budget != i || sessions != i {
+			t.Fatalf("after %d scrapes: stats read pools %d, admission %d, budget %d, sessions %d times", i, pools, admission, budget, sessions)
+		}
+	}
+	for name, err := range map[string]error{
+		"pools": m.AddPools(nil), "admission": m.AddAdmission(nil), "budget": m.AddBudget(nil), "sessions": m.AddSessions(nil),
+	} {
+		if err == nil {
+			t.Errorf("%s: a nil stats function was accepted", name)
 		}
 	}
 }

@@ -11,12 +11,19 @@ type PoolStats struct {
 	Started, Crashed, Killed int64
 }
 
-// AddPools reports sandbox pools: stats is read at every scrape.
+// AddPools reports sandbox pools: stats is read once per scrape.
 func (r *Registry) AddPools(stats func() []PoolStats) error {
-	if stats == nil {
-		return errNoPools
-	}
-	return r.reg.Register(poolCollector{stats: stats})
+	return add(r, stats, func(pools []PoolStats, ch chan<- prometheus.Metric) {
+		for _, s := range pools {
+			pool := label(s.Pool)
+			ch <- prometheus.MustNewConstMetric(idleDesc, prometheus.GaugeValue, float64(s.Idle), pool)
+			ch <- prometheus.MustNewConstMetric(busyDesc, prometheus.GaugeValue, float64(s.Busy), pool)
+			ch <- prometheus.MustNewConstMetric(startedDesc, prometheus.CounterValue, float64(s.Started), pool)
+			ch <- prometheus.MustNewConstMetric(liveDesc, prometheus.GaugeValue, float64(s.Live), pool)
+			ch <- prometheus.MustNewConstMetric(crashedDesc, prometheus.CounterValue, float64(s.Crashed), pool)
+			ch <- prometheus.MustNewConstMetric(killedDesc, prometheus.CounterValue, float64(s.Killed), pool)
+		}
+	}, idleDesc, busyDesc, startedDesc, liveDesc, crashedDesc, killedDesc)
 }
 
 var (
@@ -27,26 +34,3 @@ var (
 	crashedDesc = prometheus.NewDesc(WorkersCrashed, "Sandbox workers that died during a run since start.", []string{"pool"}, nil)
 	killedDesc  = prometheus.NewDesc(WorkersKilled, "Sandbox workers the pool killed since start.", []string{"pool"}, nil)
 )
-
-type poolCollector struct{ stats func() []PoolStats }
-
-func (poolCollector) Describe(ch chan<- *prometheus.Desc) {
-	ch <- idleDesc
-	ch <- busyDesc
-	ch <- startedDesc
-	ch <- liveDesc
-	ch <- crashedDesc
-	ch <- killedDesc
-}
-
-func (c poolCollector) Collect(ch chan<- prometheus.Metric) {
-	for _, s := range c.stats() {
-		pool := label(s.Pool)
-		ch <- prometheus.MustNewConstMetric(idleDesc, prometheus.GaugeValue, float64(s.Idle), pool)
-		ch <- prometheus.MustNewConstMetric(busyDesc, prometheus.GaugeValue, float64(s.Busy), pool)
-		ch <- prometheus.MustNewConstMetric(startedDesc, prometheus.CounterValue, float64(s.Started), pool)
-		ch <- prometheus.MustNewConstMetric(liveDesc, prometheus.GaugeValue, float64(s.Live), pool)
-		ch <- prometheus.MustNewConstMetric(crashedDesc, prometheus.CounterValue, float64(s.Crashed), pool)
-		ch <- prometheus.MustNewConstMetric(killedDesc, prometheus.CounterValue, float64(s.Killed), pool)
-	}
-}

@@ -195,13 +195,13 @@ func (m *Main) open(ctx, bg context.Context) (http.Handler, error) {
 		return nil, err
 	}
 	admission := newAdmission(cfg, m.authOn)
-	if err := reg.Register(admissionCollectors(admission, runners.budget)...); err != nil {
+	if err := errors.Join(reg.AddAdmission(admissionStats(admission)), reg.AddBudget(budgetStats(runners.budget))); err != nil {
 		return nil, err
 	}
 	rp := replay.New(svc, runners.outer, dispatcher, replay.Options{Logger: log, NestedRunner: runners.nested,
 		Admission: admission, Limits: sandbox.Limits{Timeout: cfg.ReplayTimeout}, Counter: reg})
 	sessions := mcpserve.NewSessionLimits(cfg.MCPMaxSessions, cfg.MCPMaxSessionsPerToken)
-	if err := reg.Register(sessionCollectors(sessions)...); err != nil {
+	if err := reg.AddSessions(sessionStats(sessions)); err != nil {
 		return nil, err
 	}
 	gate := replay.NewGate(rp, replay.GateOptions{MaxPending: cfg.MaxPendingApprovals, ApprovalTimeout: cfg.ApprovalTimeout})

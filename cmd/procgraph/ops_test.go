@@ -82,6 +82,17 @@ func TestMetricsAndOpenAPI(t *testing.T) {
 		`procgraph_sandbox_workers_busy{pool="replay"} 0`,
 		`procgraph_sandbox_workers_started{pool="replay"} `,
 		`procgraph_sandbox_workers_idle{pool="nested"} `,
+		"\nprocgraph_replays_running 0\n",
+		"\nprocgraph_replays_waiting 0\n",
+		"\nprocgraph_replays_admitted_total ",
+		`procgraph_replays_busy_total{limit="queue"} 0`,
+		`procgraph_replays_busy_total{limit="deadline"} 0`,
+		`procgraph_replays_busy_total{limit="key"} 0`,
+		"\nprocgraph_tool_call_bytes_in_flight 0\n",
+		"\nprocgraph_tool_call_budget_refusals_total 0\n",
+		"\nprocgraph_mcp_sessions 0\n",
+		`procgraph_mcp_sessions_refused_total{limit="per_token"} 0`,
+		`procgraph_mcp_sessions_refused_total{limit="total"} 0`,
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("/metrics lacks %q", want)
@@ -90,7 +101,11 @@ func TestMetricsAndOpenAPI(t *testing.T) {
 	for name, typ := range map[string]string{"procgraph_http_requests_total": "counter", "procgraph_http_request_duration_seconds": "histogram",
 		"procgraph_sandbox_workers_idle": "gauge", "procgraph_decisions_total": "counter", "procgraph_replays_total": "counter",
 		"procgraph_sandbox_workers_started": "counter", "procgraph_sandbox_workers_crashed": "counter", "procgraph_sandbox_workers_killed": "counter",
-		"go_goroutines": "gauge", "process_resident_memory_bytes": "gauge"} {
+		"procgraph_replays_running": "gauge", "procgraph_replays_waiting": "gauge", "procgraph_replays_admitted_total": "counter",
+		"procgraph_replays_busy_total": "counter", "procgraph_tool_call_bytes_in_flight": "gauge",
+		"procgraph_tool_call_budget_refusals_total": "counter", "procgraph_mcp_sessions": "gauge",
+		"procgraph_mcp_sessions_refused_total": "counter",
+		"go_goroutines":                        "gauge", "process_resident_memory_bytes": "gauge"} {
 		if typed[name] != typ {
 			t.Errorf("TYPE of %s is %q, want %s", name, typed[name], typ)
 		}

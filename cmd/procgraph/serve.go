@@ -12,7 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 
 	"github.com/procgraph/procgraph/api"
@@ -275,38 +274,26 @@ func warnUnreachable(ctx context.Context, rawURL string, log zerolog.Logger) {
 	_ = conn.Close()
 }
 
-// admissionCollectors report the replay queue and the in-flight bytes of
-// tool calls for /metrics.
-func admissionCollectors(a *sandbox.Admission, b *sandbox.Budget) []prometheus.Collector {
-	gauge := func(name, help string, f func() float64) prometheus.Collector {
-		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f)
+// admissionStats is the replay admission queue for /metrics.
+func admissionStats(a *sandbox.Admission) func() metrics.AdmissionStats {
+	return func() metrics.AdmissionStats {
+		st := a.Stats()
+		return metrics.AdmissionStats{Running: st.Running, Waiting: st.Waiting, Admitted: st.Admitted, Refused: st.Refused}
 	}
-	counter := func(name, help string, f func() float64) prometheus.Collector {
-		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, f)
-	}
-	cs := []prometheus.Collector{
-		gauge("procgraph_replays_running", "Replays admitted and running.", func() float64 { return float64(a.Stats().Running) }),
-		gauge("procgraph_replays_waiting", "Replays waiting for a sandbox worker.", func() float64 { return float64(a.Stats().Waiting) }),
-		counter("procgraph_replays_admitted_total", "Replays admitted since start.", func() float64 { return float64(a.Stats().Admitted) }),
-		gauge("procgraph_tool_call_bytes_in_flight", "Bytes of tool-call arguments and results reserved in the in-flight budget.", func() float64 { return float64(b.Stats().InUse) }),
-		counter("procgraph_tool_call_budget_refusals_total", "Tool calls refused because they did not fit the in-flight budget.", func() float64 { return float64(b.Stats().Refused) }),
-	}
-	for _, limit := range []string{sandbox.LimitQueue, sandbox.LimitDeadline, sandbox.LimitKey} {
-		cs = append(cs, prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "procgraph_replays_busy_total",
-			Help: "Replays refused with 429 busy, by the limit that refused them.", ConstLabels: prometheus.Labels{"limit": limit}},
-			func() float64 { return float64(a.Stats().Refused[limit]) }))
-	}
-	return cs
 }
 
-// sessionCollectors report the MCP sessions for /metrics.
-func sessionCollectors(l *mcpserve.SessionLimits) []prometheus.Collector {
-	cs := []prometheus.Collector{prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "procgraph_mcp_sessions",
-		Help: "MCP sessions open (both endpoints)."}, func() float64 { return float64(l.Stats().Open) })}
-	for _, limit := range []string{"per_token", "total"} {
-		cs = append(cs, prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "procgraph_mcp_sessions_refused_total",
-			Help: "New MCP sessions refused with 429 busy, by the cap that refused them.", ConstLabels: prometheus.Labels{"limit": limit}},
-			func() float64 { return float64(l.Stats().Refused[limit]) }))
+// budgetStats is the in-flight budget of tool-call bytes for /metrics.
+func budgetStats(b *sandbox.Budget) func() metrics.BudgetStats {
+	return func() metrics.BudgetStats {
+		st := b.Stats()
+		return metrics.BudgetStats{InUse: st.InUse, Refused: st.Refused}
 	}
-	return cs
+}
+
+// sessionStats is the MCP sessions for /metrics.
+func sessionStats(l *mcpserve.SessionLimits) func() metrics.SessionStats {
+	return func() metrics.SessionStats {
+		st := l.Stats()
+		return metrics.SessionStats{Open: int64(st.Open), Refused: st.Refused}
+	}
 }
