@@ -11,23 +11,16 @@ import (
 
 var _ procedures.AuditPruner = (*Store)(nil)
 
-// pruneBatch is the audit records PruneDecisions deletes per transaction.
-const pruneBatch = 10_000
-
-// PruneDecisions deletes audit records older than before, pruneBatch per
-// transaction (see procedures.AuditPruner).
+// PruneDecisions deletes audit records older than before,
+// procedures.AuditPruneBatch per transaction (see procedures.AuditPruner).
 func (s *Store) PruneDecisions(ctx context.Context, before time.Time) (int64, error) {
-	if before.IsZero() {
-		return 0, invalid("before", "prune needs a time")
-	}
 	limit := decisionKey(before, "")
-	var total int64
-	for {
+	return procedures.PruneInBatches(before, procedures.AuditPruneBatch, func(batch int) (int64, error) {
 		n := 0
 		err := s.update(ctx, func(tx *bolt.Tx) error {
 			n = 0
 			c := tx.Bucket(bDecisions).Cursor()
-			for k, v := c.First(); k != nil && string(k) < string(limit) && n < pruneBatch; k, v = c.First() {
+			for k, v := c.First(); k != nil && string(k) < string(limit) && n < batch; k, v = c.First() {
 				var d procedures.Decision
 				if err := decode(v, &d, "decision"); err != nil {
 					return err
@@ -47,9 +40,6 @@ func (s *Store) PruneDecisions(ctx context.Context, before time.Time) (int64, er
 			}
 			return nil
 		})
-		total += int64(n)
-		if err != nil || n < pruneBatch {
-			return total, err
-		}
-	}
+		return int64(n), err
+	})
 }
