@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -223,4 +224,70 @@ func TestAdmissionDeadlineThroughMain(t *testing.T) {
 		t.Errorf("refused after %v: not at once", took)
 	}
 	<-held
+}
+
+// TestAdmissionRefusesTurns: turns pass the same admission as invokes. With
+// one slot and no queue, while agent2's automatic turn holds the slot (its
+// tool call is slow), agent's automatic turn (POST /v1/turns) and the run of
+// her approved turn (POST /v1/turns/{id}/run) are refused at once with 429
+// busy (replay_queue, limit queue) and Retry-After: neither is decided, no
+// call reaches the upstream, and the approved turn stays approved — its one
+// run is not spent, and it runs once the slot is free.
+func TestAdmissionRefusesTurns(t *testing.T) {
+	up := mustUpstream(t)
+	up.setDelay("get_task_jobs_summary", 3*time.Second)
+	a := mustTurnServer(t, up, "--max-concurrent-replays", "1", "--replay-queue", "0")
+	id := a.mustPending(t, killTurn("s1", 7))
+	mustStatus(t, a.resolve(t, a.op, id, map[string]any{"choice": "run_once"}), 200)
+	agentTurns := func() int {
+		n := 0
+		for _, d := range a.decisions(t, "kind=turn&limit=1000") {
+			if d["actor"] == "agent" {
+				n++
+			}
+		}
+		return n
+	}
+	if n := agentTurns(); n != 0 {
+		t.Fatalf("%d turn decisions by agent before any ran", n)
+	}
+
+	held := make(chan reply, 1)
+	go func() {
+		held <- a.as(t, a.agent2, "POST", "/v1/turns", map[string]any{"code": "return tools.get_task_jobs_summary(task_id=task_id)",
+			"session_id": "holder", "phase": "automatic", "arguments": map[string]any{"task_id": 1}})
+	}()
+	for len(up.tools()) == 0 { // agent2's turn holds the slot
+		time.Sleep(5 * time.Millisecond)
+	}
+	mustBusy(t, a.submit(t, map[string]any{"code": "return tools.get_scout_job_details(task_id=task_id)",
+		"session_id": "s2", "phase": "automatic", "arguments": map[string]any{"task_id": 2}}), "queue")
+	mustBusy(t, a.run(t, a.agent, id), "queue")
+	if got := up.tools(); !slices.Equal(got, []string{"get_task_jobs_summary"}) {
+		t.Fatalf("the upstream saw %v, want only the holder's call", got)
+	}
+	if n := agentTurns(); n != 0 {
+		t.Fatalf("%d turn decisions by agent: a refused turn was decided", n)
+	}
+	turn := mustStatus(t, a.get(t, "/v1/turns/"+id), 200)["turn"].(map[string]any)
+	if turn["status"] != "approved" {
+		t.Fatalf("the approved turn is %v after a refused run", turn["status"])
+	}
+	if got := metricValue(string(a.get(t, "/metrics").Body), `procgraph_replays_busy_total{limit="queue"}`); got != 2 {
+		t.Errorf(`procgraph_replays_busy_total{limit="queue"} = %v, want 2`, got)
+	}
+
+	if out := mustStatus(t, <-held, 200); out["status"] != "succeeded" {
+		t.Fatalf("the holder's turn: %v", out)
+	}
+	up.reset()
+	if out := mustStatus(t, a.run(t, a.agent, id), 200); out["status"] != "succeeded" {
+		t.Fatalf("the approved turn, run with the slot free: %v", out)
+	}
+	if got := up.tools(); !slices.Equal(got, []string{"kill_job"}) {
+		t.Fatalf("the upstream saw %v, want kill_job once", got)
+	}
+	if n := agentTurns(); n != 1 {
+		t.Fatalf("%d turn decisions by agent after one run, want 1", n)
+	}
 }
