@@ -203,6 +203,28 @@ var mutants = []Mutant{
 		Packages: []string{"./replay"},
 		Tests:    []string{"TestDecideTable"},
 	},
+	// Gaps the second read of the diff found (the cleanup session).
+	{
+		Name:     "replay/turn-not-admitted",
+		Why:      "a turn decided at once (POST /v1/turns) runs without passing admission",
+		Edits:    []Edit{{Dir: "replay", Find: "return nil, turnDenied(d) } if a := g.r.opts.Admission; a != nil {", Replace: "return nil, turnDenied(d) }; if a := g.r.opts.Admission; a != nil && false {"}},
+		Packages: []string{"./cmd/procgraph"},
+		Tests:    []string{"TestAdmissionRefusesTurns"},
+	},
+	{
+		Name:     "replay/approved-turn-run-not-admitted",
+		Why:      "the run of an approved turn (POST /v1/turns/{id}/run) passes no admission",
+		Edits:    []Edit{{Dir: "replay", Find: "a != nil { release, err := a.Acquire(ctx, cur.RequestedBy)", Replace: "a != nil && false { release, err := a.Acquire(ctx, cur.RequestedBy)"}},
+		Packages: []string{"./cmd/procgraph"},
+		Tests:    []string{"TestAdmissionRefusesTurns"},
+	},
+	{
+		Name:     "mcpdispatch/read-past-bound-after-probe",
+		Why:      "at the bound, an empty or failed probe lets the next read pass bytes past the upstream answer bound",
+		Edits:    []Edit{{Dir: "mcpdispatch", Find: "} return 0, err } if int64(len(p)) > b.left {", Replace: "}; _ = err; return b.rc.Read(p) }; if int64(len(p)) > b.left {"}},
+		Packages: []string{"./mcpdispatch"},
+		Tests:    []string{"TestLimitedBodyProbe"},
+	},
 	{
 		Name:     "sandbox/nil-release-on-refused-call",
 		Why:      "a call refused unread returns no release function, and a worker dying while its frame is skipped panics the server (review)",
