@@ -19,7 +19,7 @@ import (
 func (s *Server) chain(rt route) http.Handler {
 	var h http.Handler = s.handle(rt.handler)
 	h = s.checkInput(rt, h)
-	h = s.authenticate(rt.scope, h)
+	h = s.authenticate(rt, h)
 	h = s.recoverPanics(rt.pattern, h)
 	h = s.observe(rt.pattern, h)
 	return withRequestID(h)
@@ -108,10 +108,12 @@ func (s *Server) recoverPanics(route string, next http.Handler) http.Handler {
 	})
 }
 
-// authenticate requires a bearer token holding scope; "" (the operations
-// endpoints) requires none.
-func (s *Server) authenticate(scope auth.Scope, next http.Handler) http.Handler {
-	if scope == "" {
+// authenticate requires a bearer token holding the route's scope, or any
+// valid token on an anyToken route; the operations endpoints (scope "")
+// require none.
+func (s *Server) authenticate(rt route, next http.Handler) http.Handler {
+	scope := rt.scope
+	if scope == "" && !rt.anyToken {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -123,7 +125,7 @@ func (s *Server) authenticate(scope auth.Scope, next http.Handler) http.Handler 
 		}
 		infoOf(r).actor = p.Name
 		r = r.WithContext(auth.WithPrincipal(r.Context(), p))
-		if !p.Has(scope) {
+		if scope != "" && !p.Has(scope) {
 			s.writeError(w, r, auth.Forbidden(scope))
 			return
 		}

@@ -20,6 +20,8 @@ var responseSchemas = map[string]string{
 	"Status": `{"type": "object", "required": ["status"], "properties": {"status": {"type": "string"}}}`,
 	"Index": `{"type": "object", "required": ["service", "links"], "properties": {"service": {"type": "string"},
 		"links": {"type": "object", "additionalProperties": {"type": "string"}}}}`,
+	"WhoAmI": `{"type": "object", "additionalProperties": false, "required": ["name", "scopes"], "properties": {"name": {"type": "string"},
+		"scopes": {"type": "array", "uniqueItems": true, "items": {"type": "string", "enum": ["read", "capture", "invoke", "grant", "admin"]}}}}`,
 	"Decision": `{"type": "object", "required": ["id", "kind", "procedure", "code_hash", "phase", "outcome", "reason", "actor", "allowed_tools", "at"],
 		"properties": {"id": {"type": "string"}, "kind": {"type": "string", "enum": ["invoke", "grant", "revoke", "promote", "catalogue", "retire", "turn", "approval", "policy"]},
 		"procedure": {"type": "string"}, "code_hash": {"type": "string"}, "phase": {"type": "string"},
@@ -144,8 +146,11 @@ func operation(rt route) *Operation {
 		op.RequestBody = &RequestBody{Required: rt.method != "DELETE" && rt.body != "ReasonBody",
 			Content: map[string]MediaType{"application/json": {Schema: schemaRef(rt.body)}}}
 	}
-	if rt.scope != "" {
+	switch {
+	case rt.scope != "":
 		op.Security = bearer(string(rt.scope))
+	case rt.anyToken:
+		op.Security = []map[string][]string{{"bearer": {}}}
 	}
 	return op
 }

@@ -53,6 +53,7 @@ func TestAnswersMatchTheOpenAPISchemas(t *testing.T) {
 	}{
 		{"POST", "/v1/procedures", map[string]any{"code": readOnlyCode, "session_id": "s2"}, "CaptureAnswer"},
 		{"GET", "/healthz", nil, "Status"},
+		{"GET", "/v1/whoami", nil, "WhoAmI"},
 		{"GET", "/readyz", nil, "Status"},
 		{"GET", "/v1/tools", nil, "Catalogue"},
 		{"GET", "/v1/procedures", nil, "ProcedureList"},

@@ -16,7 +16,7 @@ import (
 // scopeCase is one route and the scope API.md ("Auth") gives it: read
 // browses and finds, capture captures, invoke replays, grant sets auto-run
 // and promotes, admin replaces the catalogue and retires procedures; "" is an operations endpoint
-// open without a token.
+// open without a token; anyToken is a route any valid token may call.
 type scopeCase struct {
 	method, pattern string // the route as the router knows it
 	scope           string
@@ -35,6 +35,7 @@ func scopeCases(name, hash string, tools any) []scopeCase {
 		{"GET", "/readyz", "", "/readyz", nil},
 		{"GET", "/metrics", "", "/metrics", nil},
 		{"GET", "/openapi.json", "", "/openapi.json", nil},
+		{"GET", "/v1/whoami", anyToken, "/v1/whoami", nil},
 		{"GET", "/v1/tools", "read", "/v1/tools", nil},
 		{"PUT", "/v1/tools", "admin", "/v1/tools", map[string]any{"tools": tools}},
 		{"POST", "/v1/procedures", "capture", "/v1/procedures", map[string]any{"code": readOnlyCode, "session_id": "scope"}},
@@ -58,6 +59,10 @@ func scopeCases(name, hash string, tools any) []scopeCase {
 		{"GET", "/v1/backup", "admin", "/v1/backup", nil},
 	}
 }
+
+// anyToken is the scope case of a route that needs a valid token and no
+// particular scope.
+const anyToken = "any token"
 
 // scopeHolders are one token per scope, holder and token named after it.
 var scopeHolders = []string{"read", "capture", "invoke", "grant", "admin"}
@@ -117,6 +122,17 @@ func TestRouteScopes(t *testing.T) {
 			st, body := e.send(t, c, "")
 			if st != http.StatusUnauthorized || answerCode(body) != "unauthorized" {
 				t.Fatalf("without a token: %d %s", st, body)
+			}
+			if st, body := e.send(t, c, "tok-unknown"); st != http.StatusUnauthorized || answerCode(body) != "unauthorized" {
+				t.Fatalf("with a wrong token: %d %s", st, body)
+			}
+			if c.scope == anyToken {
+				for _, holder := range scopeHolders {
+					if st, body := e.send(t, c, "tok-"+holder); st < 200 || st > 299 {
+						t.Fatalf("holder of %s: %d %s", holder, st, body)
+					}
+				}
+				return
 			}
 			for _, holder := range scopeHolders {
 				if holder == c.scope {

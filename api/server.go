@@ -103,7 +103,8 @@ func (s *Server) Metrics() *metrics.Registry { return s.metrics }
 // route is one operation of the contract.
 type route struct {
 	method, pattern string
-	scope           auth.Scope // "" for the unauthenticated operations endpoints
+	scope           auth.Scope // "" for the unauthenticated operations endpoints (unless anyToken)
+	anyToken        bool       // any valid token, whatever its scopes (scope "")
 	handler         func(http.ResponseWriter, *http.Request) error
 	summary         string
 	body            string // request schema name, "" when there is no body
@@ -121,6 +122,7 @@ func (s *Server) routeTable() []route {
 		{method: "GET", pattern: "/readyz", handler: s.readyz, summary: "Store readiness", response: "Status"},
 		{method: "GET", pattern: "/metrics", handler: s.metricsHandler, summary: "Prometheus metrics"},
 		{method: "GET", pattern: "/openapi.json", handler: s.openapi, summary: "This API as OpenAPI 3.1"},
+		{method: "GET", pattern: "/v1/whoami", anyToken: true, handler: s.whoami, summary: "The holder of this token and its scopes (never the token)", response: "WhoAmI"},
 		{method: "GET", pattern: "/v1/tools", scope: auth.ScopeRead, handler: s.getTools, summary: "The tool catalogue", response: "Catalogue"},
 		{method: "PUT", pattern: "/v1/tools", scope: auth.ScopeAdmin, handler: s.putTools, summary: "Replace the tool catalogue", body: "ToolsPut", response: "Catalogue"},
 		{method: "POST", pattern: "/v1/procedures", scope: auth.ScopeCapture, handler: s.capture, summary: "Capture a procedure", body: "CaptureRequest", response: "CaptureAnswer", idempotencyKey: true},

@@ -303,10 +303,36 @@ func TestConsoleToken(t *testing.T) {
 	if stored != reader {
 		t.Fatal("the token is not kept in sessionStorage")
 	}
-	// A read-only token: the grant actions are hidden.
+	// A read-only token: the grant and admin actions are hidden.
 	tab.open(t, s.URL, "#/procedure/"+names[0])
 	if tab.count(t, "#grant") != 0 || tab.count(t, "#no-grant") != 1 || tab.count(t, ".promote") != 0 {
 		t.Fatal("grant actions shown to a token without the grant scope")
+	}
+	tab.open(t, s.URL, "#/catalogue")
+	if tab.count(t, "#catalogue-json") != 0 || tab.count(t, "#no-admin") != 1 {
+		t.Fatal("the catalogue upload shown to a token without the admin scope")
+	}
+	// A token with grant and admin: the actions show.
+	var ignored any
+	tab.eval(t, `sessionStorage.setItem('procgraph.token', `+jsString(ops)+`)`, &ignored)
+	tab.open(t, s.URL, "#/procedure/"+names[0])
+	if tab.count(t, "#grant") != 1 || tab.count(t, "#no-grant") != 0 {
+		t.Fatal("grant actions hidden from a token with the grant scope")
+	}
+	tab.open(t, s.URL, "#/catalogue")
+	if tab.count(t, "#catalogue-json") != 1 || tab.count(t, "#no-admin") != 0 {
+		t.Fatal("the catalogue upload hidden from a token with the admin scope")
+	}
+	// The scopes came from GET /v1/whoami: the console sent nothing that
+	// could change state (it once probed with invalid PUTs).
+	metrics := string(s.get(t, "/metrics").Body)
+	for _, method := range []string{"PUT", "DELETE"} {
+		if strings.Contains(metrics, `procgraph_http_requests_total{method="`+method+`"`) {
+			t.Errorf("the console sent %s requests", method)
+		}
+	}
+	if metricValue(metrics, `procgraph_http_requests_total{method="GET",route="/v1/whoami",status="200"}`) < 2 {
+		t.Error("the console did not ask GET /v1/whoami for each token")
 	}
 	tab.mustClean(t, "token")
 	tab.run(t, chromedp.Click("#forget-token", chromedp.ByQuery))

@@ -56,21 +56,26 @@ export async function api(method, path, opts = {}) {
 
 export const get = (path, query) => api('GET', path, { query });
 
-const scopeCache = new Map();
+const whoCache = new Map();
 
-// hasScope reports whether this tab's token holds scope (grant or admin),
-// asking the API with a request that changes nothing: a body the route's
-// schema refuses. Without the scope the answer is 403 forbidden (scopes are
-// checked first); with it, 400 invalid_request.
-export async function hasScope(scope) {
-  const k = token.get() + '|' + scope;
-  if (!scopeCache.has(k)) {
-    const probe = scope === 'admin'
-      ? () => api('PUT', '/v1/tools', { body: { probe: true } })
-      : () => api('PUT', '/v1/procedures/' + encodeURIComponent('proc__scope_probe') + '/auto-run', { body: { probe: true } });
-    scopeCache.set(k, probe().then(() => true, (e) => e.status === 400 || e.status === 404));
+// whoami is the holder of this tab's token and its scopes (GET /v1/whoami,
+// read once per token); null when the API cannot say (no valid token).
+export function whoami() {
+  const k = token.get();
+  if (!whoCache.has(k)) {
+    whoCache.set(k, get('/v1/whoami').catch(() => {
+      whoCache.delete(k);
+      return null;
+    }));
   }
-  return scopeCache.get(k);
+  return whoCache.get(k);
+}
+
+// hasScope reports whether this tab's token holds scope (e.g. grant or
+// admin).
+export async function hasScope(scope) {
+  const me = await whoami();
+  return !!me && me.scopes.includes(scope);
 }
 
 // follow streams the change feed (GET /v1/changes, Server-Sent Events)
