@@ -21,6 +21,8 @@ export class ApiError extends Error {
   }
 }
 
+// queryString is query as "?k=v&…" ("" when empty), skipping empty values;
+// arrays repeat their key.
 export function queryString(query) {
   const qs = new URLSearchParams();
   for (const [k, v] of Object.entries(query || {})) {
@@ -34,9 +36,7 @@ export function queryString(query) {
 // raw) and throws ApiError for an error answer. A 401 also fires
 // procgraph:unauthorized so the page asks for a token.
 export async function api(method, path, opts = {}) {
-  const headers = {};
-  const t = token.get();
-  if (t) headers.Authorization = 'Bearer ' + t;
+  const headers = authHeaders();
   let body;
   if (opts.body !== undefined) {
     headers['Content-Type'] = 'application/json';
@@ -52,6 +52,13 @@ export async function api(method, path, opts = {}) {
     throw new ApiError(resp.status, data, text);
   }
   return data;
+}
+
+// authHeaders are the headers that carry this tab's token (none without
+// one).
+function authHeaders() {
+  const t = token.get();
+  return t ? { Authorization: 'Bearer ' + t } : {};
 }
 
 export const get = (path, query) => api('GET', path, { query });
@@ -90,10 +97,7 @@ export function follow(onChange) {
   const run = async () => {
     while (!stopped) {
       try {
-        const headers = {};
-        const t = token.get();
-        if (t) headers.Authorization = 'Bearer ' + t;
-        const resp = await fetch('/v1/changes', { headers, credentials: 'omit', cache: 'no-store', signal: ctl.signal });
+        const resp = await fetch('/v1/changes', { headers: authHeaders(), credentials: 'omit', cache: 'no-store', signal: ctl.signal });
         if (!resp.ok || !resp.body) throw new Error('HTTP ' + resp.status);
         onChange({ kind: 'connected' });
         const reader = resp.body.pipeThrough(new TextDecoderStream()).getReader();

@@ -1,6 +1,7 @@
 // dom.js: the only way the console builds elements. Every value becomes a
 // text node or a property; nothing is ever parsed as HTML, and links only
 // point inside the console (#/...).
+import { queryString } from './api.js';
 
 // h builds an element: props are attributes (class, title, ...), event
 // listeners (onclick, ...) or properties (value, checked, disabled);
@@ -43,14 +44,10 @@ export function route(...parts) {
   return '#/' + parts.map((p) => encodeURIComponent(String(p))).join('/');
 }
 
-// withQuery appends a query (skipping empty values; arrays repeat).
+// withQuery appends a query to a console route (api.js queryString: empty
+// values skipped, arrays repeat).
 export function withQuery(hash, query) {
-  const qs = new URLSearchParams();
-  for (const [k, v] of Object.entries(query || {})) {
-    for (const x of [].concat(v)) if (x !== '' && x !== null && x !== undefined) qs.append(k, String(x));
-  }
-  const s = qs.toString();
-  return s ? hash + '?' + s : hash;
+  return hash + queryString(query);
 }
 
 export function badge(text, kind) {
