@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/procgraph/procgraph/procedures"
@@ -154,34 +155,49 @@ func testViewCachedEqualsFresh(t *testing.T, newStore NewStore) {
 
 	compare := func(step string) {
 		t.Helper()
-		read := func(svc *procedures.Service) []byte {
+		read := func(svc *procedures.Service) ([]byte, error) {
 			page, total, err := svc.Find(ctx, procedures.FindRequest{})
 			if err != nil {
-				t.Fatal(err)
+				return nil, err
 			}
 			planner, err := svc.Exposed(ctx, nil, 25)
 			if err != nil {
-				t.Fatal(err)
+				return nil, err
 			}
 			var got []*procedures.Procedure
 			for _, n := range []string{a, b, nested} {
 				p, err := svc.Get(ctx, n)
 				if err != nil {
-					t.Fatal(err)
+					return nil, err
 				}
 				got = append(got, p)
 			}
-			out, err := json.Marshal(map[string]any{"page": page, "total": total, "planner": planner, "get": got})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return out
+			return json.Marshal(map[string]any{"page": page, "total": total, "planner": planner, "get": got})
 		}
-		read(warm)
-		cached := read(warm)
-		fresh := read(procedures.NewService(s, procedures.Options{}))
-		if string(cached) != string(fresh) {
-			t.Fatalf("%s: the cached read differs from a fresh one:\ncached %s\nfresh  %s", step, cached, fresh)
+		fresh, err := read(procedures.NewService(s, procedures.Options{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Readers at once (the caches are shared), each read twice.
+		var wg sync.WaitGroup
+		cached, errs := make([][]byte, 4), make([]error, 4)
+		for i := range cached {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if _, errs[i] = read(warm); errs[i] == nil {
+					cached[i], errs[i] = read(warm)
+				}
+			}()
+		}
+		wg.Wait()
+		for i, c := range cached {
+			if errs[i] != nil {
+				t.Fatalf("%s: %v", step, errs[i])
+			}
+			if string(c) != string(fresh) {
+				t.Fatalf("%s: the cached read differs from a fresh one:\ncached %s\nfresh  %s", step, c, fresh)
+			}
 		}
 	}
 	compare("captured")
