@@ -1,7 +1,19 @@
 // One capture (Store.Capture), returning the procedure as it now is (the
-// procedure fragment), so nothing is read back in a second round trip (a
-// new procedure is then classified in the same transaction, which changes
-// nothing the fragment returns). Rules: procedures.CaptureInput.
+// procedure fragment), so nothing is read back in a second round trip.
+// Rules: procedures.CaptureInput.
+//
+// A new procedure must be classified in the same transaction. The store
+// computes the classification before the statement (procedures.Reclassify,
+// with the catalogue it holds) and passes it as $class {revision, read_only,
+// problem}; the statement applies it only if it is still right when the
+// procedure is created: under the catalogue's write lock, the stored
+// catalogue is that revision and no stored procedure calls the new one (its
+// callers would need reclassifying too). Otherwise it returns no row and
+// writes nothing but the lock, and the store captures again with $class
+// null: then the statement creates the procedure unclassified, returns its
+// callers, and the store classifies it (and them) in the same transaction
+// (see Store.Capture). The catalogue lock serialises new procedures with
+// catalogue changes, the two things a classification depends on.
 //
 // Usage keys are UsageKey nodes under a uniqueness constraint on id: a key is
 // counted only by the transaction that created its node (MERGE ... ON CREATE
@@ -10,6 +22,17 @@
 // write lock on the Procedure node for the rest of the transaction, which
 // serialises captures of one procedure: every read below sees the committed
 // state of the others and no increment is lost.
+OPTIONAL MATCH (existing:Procedure {name: $name})
+CALL {
+  WITH existing
+  UNWIND CASE WHEN existing IS NULL THEN [1] ELSE [] END AS _
+  MERGE (cat:Catalogue {id: 'current'})
+  SET cat.locked_at = $at
+  RETURN collect(coalesce(cat.revision, '')) AS revisions
+}
+WITH existing IS NOT NULL OR $class IS NULL OR
+     (revisions[0] = $class.revision AND NOT EXISTS { (:Procedure)-[:CALLS]->(:Tool {name: $name}) }) AS go
+WHERE go
 MERGE (p:Procedure {name: $name})
   ON CREATE SET
     p.signature = $signature,
@@ -17,6 +40,8 @@ MERGE (p:Procedure {name: $name})
     p.frequency = 0,
     p.use_count = 0,
     p.created_at = $at,
+    p.read_only = $class.read_only,
+    p.problem = $class.problem,
     p._new = true
 // A procedure of another signature under this name: no row, nothing written
 // (Store.Capture answers signature_mismatch and the transaction rolls back).
@@ -25,6 +50,9 @@ SET p.updated_at = $at
 WITH p, p._new IS NOT NULL AS created
 REMOVE p._new
 SET p.summary = CASE WHEN p.summary = '' THEN $summary ELSE p.summary END
+// The capture's search parts ($parts, at most $max in all).
+WITH p, created
+#include search_parts
 FOREACH (toolName IN CASE WHEN created THEN $signature ELSE [] END |
   MERGE (t:Tool {name: toolName})
   CREATE (p)-[:CALLS]->(t)
@@ -119,16 +147,10 @@ CALL {
   SET e.frequency = e.frequency + CASE WHEN isNew THEN 1 ELSE 0 END
   RETURN count(*) AS linked
 }
-// A new procedure is classified next, in this transaction (Store.Capture):
-// take the catalogue's write lock for it now (as catalogue_lock.cypher), and
-// return the procedures that call it (as callers.cypher), so that neither
-// costs a round trip of its own.
 WITH p, created, versionCreated, counted
-FOREACH (_ IN CASE WHEN created THEN [1] ELSE [] END |
-  MERGE (cat:Catalogue {id: 'current'})
-  SET cat.locked_at = $at
-)
 RETURN created, versionCreated, counted > 0 AS counted,
-  CASE WHEN created THEN [(caller:Procedure)-[:CALLS]->(:Tool {name: $name}) | caller.name] ELSE [] END AS callers,
+  // With $class null, a new procedure is classified next, in this
+  // transaction (Store.Capture), with the procedures that call it.
+  CASE WHEN created AND $class IS NULL THEN [(caller:Procedure)-[:CALLS]->(:Tool {name: $name}) | caller.name] ELSE [] END AS callers,
 #include procedure
 AS procedure;

@@ -1,6 +1,6 @@
 // Relevance search (Find with q): a full-text (Lucene) index over each
 // procedure's search document (p.search_text, the distinct search parts of
-// its captures: queries/search_parts_add.cypher). Words are segmented and
+// its captures: fragments/search_parts.cypher, in capture.cypher). Words are segmented and
 // lowercased, without stemming or stop words, as the embedded store's
 // bleve index does; updates are visible to the next transaction.
 CREATE FULLTEXT INDEX procedure_search IF NOT EXISTS

@@ -2,6 +2,7 @@ package neo4jstore
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -10,23 +11,44 @@ import (
 )
 
 // Capture records one capture: capture.cypher, which also returns the
-// procedure as it now is. A new procedure is then classified, and the
-// procedures that reach it reclassified, under the catalogue lock (see
-// reclassify), in the same transaction.
+// procedure as it now is. A new procedure is classified in the same
+// transaction. When its signature names no procedure, the classification
+// is computed first from the catalogue the store holds (heldClass) and the
+// capture is one statement alone in its transaction (query: two round
+// trips); the statement applies the classification only if the stored
+// catalogue is still that one and nothing calls the new procedure, and
+// returns no row otherwise. Then, and for other signatures, the capture is
+// a transaction function: the statement creates the procedure unclassified
+// and returns its callers, and the procedure and its callers are classified
+// (see reclassify) under the catalogue lock the statement took.
 func (s *Store) Capture(ctx context.Context, in procedures.CaptureInput) (procedures.CaptureResult, error) {
 	params, err := captureParams(in)
 	if err != nil {
 		return procedures.CaptureResult{}, err
 	}
+	if class, ok, err := s.heldClass(ctx, in); err != nil {
+		return procedures.CaptureResult{}, err
+	} else if ok {
+		params["class"] = class
+		recs, err := query(ctx, s, "capture", neo4j.AccessModeWrite, "capture", params)
+		if err != nil {
+			return procedures.CaptureResult{}, err
+		}
+		if len(recs) > 1 {
+			return procedures.CaptureResult{}, s.mapError("capture", errRows("capture", len(recs)))
+		}
+		if len(recs) == 1 {
+			res, err := captureResult(recs[0])
+			return res, s.mapError("capture", err)
+		}
+		// No row: the classification was stale, the new procedure has
+		// callers, or another signature holds the name.
+	}
+	params["class"] = nil
 	return writeTx(ctx, s, "capture", func(ctx context.Context, tx neo4j.ManagedTransaction) (procedures.CaptureResult, error) {
 		recs, err := collect(ctx, tx, "capture", params)
 		if err != nil {
 			return procedures.CaptureResult{}, err
-		}
-		if len(recs) == 1 {
-			if err := addSearchParts(ctx, tx, in); err != nil {
-				return procedures.CaptureResult{}, err
-			}
 		}
 		if len(recs) == 0 {
 			return procedures.CaptureResult{}, signatureMismatch(in)
@@ -34,33 +56,83 @@ func (s *Store) Capture(ctx context.Context, in procedures.CaptureInput) (proced
 		if len(recs) != 1 {
 			return procedures.CaptureResult{}, errRows("capture", len(recs))
 		}
-		res := procedures.CaptureResult{
-			Created:        field(recs[0], "created") == true,
-			VersionCreated: field(recs[0], "versionCreated") == true,
-			Counted:        field(recs[0], "counted") == true,
+		res, err := captureResult(recs[0])
+		if err != nil || !res.Created {
+			return res, err
 		}
-		if res.Created {
-			// capture.cypher took the catalogue lock and found the callers.
-			r := newProcedure{txClasses: txClasses{ctx, tx}, name: in.Name, signature: in.Signature}
-			for _, c := range asList(field(recs[0], "callers")) {
-				if n, ok := c.(string); ok {
-					r.callers = append(r.callers, n)
-				}
+		// capture.cypher took the catalogue lock and found the callers.
+		r := newProcedure{txClasses: txClasses{ctx, tx}, name: in.Name, signature: in.Signature}
+		for _, c := range asList(field(recs[0], "callers")) {
+			if n, ok := c.(string); ok {
+				r.callers = append(r.callers, n)
 			}
-			affected, err := procedures.Affected(r, []string{in.Name})
-			if err != nil {
-				return procedures.CaptureResult{}, err
-			}
-			if err := reclassifyWith(ctx, tx, r, append([]string{in.Name}, affected...)); err != nil {
-				return procedures.CaptureResult{}, err
-			}
+		}
+		affected, err := procedures.Affected(r, []string{in.Name})
+		if err != nil {
+			return procedures.CaptureResult{}, err
 		}
 		// The kept classification is not part of what the statement
-		// returns, so what it returned is the procedure as it now is.
-		res.Procedure, err = decodeProcedure(field(recs[0], "procedure"))
-		return res, err
+		// returned, so that is the procedure as it now is.
+		return res, reclassifyWith(ctx, tx, r, append([]string{in.Name}, affected...))
 	})
 }
+
+// captureResult decodes the row of capture.cypher.
+func captureResult(rec *neo4j.Record) (procedures.CaptureResult, error) {
+	res := procedures.CaptureResult{
+		Created:        field(rec, "created") == true,
+		VersionCreated: field(rec, "versionCreated") == true,
+		Counted:        field(rec, "counted") == true,
+	}
+	var err error
+	res.Procedure, err = decodeProcedure(field(rec, "procedure"))
+	return res, err
+}
+
+// heldClass returns the classification capture.cypher gives the procedure
+// of in if the capture creates it, computed (procedures.Reclassify) with
+// the catalogue the store holds (read when it holds none), as the
+// statement's $class parameter: the catalogue's revision, read_only and
+// problem. ok is false for a signature that names a procedure: its
+// classification depends on stored procedures, read in the transaction.
+func (s *Store) heldClass(ctx context.Context, in procedures.CaptureInput) (class map[string]any, ok bool, err error) {
+	if slices.ContainsFunc(in.Signature, procedures.IsProcName) {
+		return nil, false, nil
+	}
+	cat := s.catalogue.Load()
+	if cat == nil {
+		if cat, err = s.Catalogue(ctx); err != nil {
+			return nil, false, err
+		}
+	}
+	cs, err := procedures.Reclassify(heldClasses{cat: cat, name: in.Name, signature: in.Signature}, []string{in.Name})
+	if err != nil {
+		return nil, false, err
+	}
+	c := cs[in.Name]
+	return map[string]any{"revision": cat.Revision, "read_only": c.ReadOnly, "problem": c.Problem}, true, nil
+}
+
+// heldClasses answers what classifying a new procedure whose signature
+// names no procedure asks: the catalogue the store holds, and its own
+// signature. capture.cypher checks that nothing calls it.
+type heldClasses struct {
+	cat       *procedures.Catalogue
+	name      string
+	signature []string
+}
+
+func (r heldClasses) Catalogue() (*procedures.Catalogue, error) { return r.cat, nil }
+
+func (r heldClasses) Procedures(names []string) (map[string]procedures.Nested, error) {
+	out := map[string]procedures.Nested{}
+	if slices.Contains(names, r.name) {
+		out[r.name] = procedures.Nested{Signature: r.signature}
+	}
+	return out, nil
+}
+
+func (r heldClasses) Callers([]string) ([]string, error) { return nil, nil }
 
 func captureParams(in procedures.CaptureInput) (map[string]any, error) {
 	v := in.Version
@@ -114,6 +186,8 @@ func captureParams(in procedures.CaptureInput) (map[string]any, error) {
 		"key":              in.UsageKey,
 		"cause":            cause,
 		"causeDescription": causeDesc,
+		"parts":            stringList(procedures.MergeSearchParts(nil, procedures.SearchParts(in))),
+		"max":              procedures.MaxSearchParts,
 	}, nil
 }
 

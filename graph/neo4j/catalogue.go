@@ -54,9 +54,7 @@ func (s *Store) catalogueSince(rec *neo4j.Record, known *procedures.Catalogue) (
 		return nil, s.mapError("catalogue", fmt.Errorf("neo4j store: stored catalogue is invalid: %w", err))
 	}
 	shared.Revision = c.Revision
-	if shared.Revision != "" {
-		s.catalogue.Store(shared)
-	}
+	s.catalogue.Store(shared)
 	return shared, nil
 }
 

@@ -10,20 +10,6 @@ import (
 	"github.com/procgraph/procgraph/procedures"
 )
 
-// addSearchParts adds a capture's search parts to its procedure, inside the
-// capture's transaction (search_parts_add.cypher): the procedure_search
-// full-text index follows in the same commit.
-func addSearchParts(ctx context.Context, tx neo4j.ManagedTransaction, in procedures.CaptureInput) error {
-	parts := procedures.MergeSearchParts(nil, procedures.SearchParts(in))
-	if len(parts) == 0 {
-		return nil
-	}
-	_, err := collect(ctx, tx, "search_parts_add", map[string]any{
-		"name": in.Name, "parts": stringList(parts), "max": procedures.MaxSearchParts,
-	})
-	return err
-}
-
 // luceneQuery is the search terms as a Lucene query: the bare words ORed.
 // procedures.ValidTerms (checked by Query.Validate) guarantees they hold
 // letters and digits only, lowercase: no Lucene operator or syntax.

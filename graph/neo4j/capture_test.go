@@ -1,0 +1,82 @@
+package neo4jstore
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/procgraph/procgraph/procedures"
+)
+
+// TestCaptureClassifiesWithTheStoredCatalogue: a new procedure is kept
+// with the classification the STORED catalogue gives, even when the store
+// capturing it holds an older catalogue (another instance put a new one
+// since), and a new procedure that stored procedures already call has them
+// reclassified: the one-statement capture (heldClass) must then not apply
+// the classification it computed in advance.
+func TestCaptureClassifiesWithTheStoredCatalogue(t *testing.T) {
+	ctx := context.Background()
+	other := procedures.NewService(freshStore(t), procedures.Options{})
+	s := openStore(t)
+	at := time.Now()
+	capture := func(key string, sig ...string) {
+		t.Helper()
+		in := procedures.CaptureInput{
+			Name: procedures.ProcPrefix + strings.Join(sig, "__"), Signature: sig,
+			Version:  procedures.Version{CodeHash: "h", Code: "return 1", Dialect: "starlark", Status: procedures.StatusSucceeded},
+			UsageKey: key, At: at,
+		}
+		if _, err := s.Capture(ctx, in); err != nil {
+			t.Fatalf("Capture(%v): %v", sig, err)
+		}
+	}
+	yes, no := true, false
+	find := func(readOnly *bool, want int) {
+		t.Helper()
+		// A third store: its own class cache, nothing held.
+		ps, total, err := openStore(t).Find(ctx, procedures.Query{Limit: 25, ReadOnly: readOnly})
+		if err != nil || total != want || len(ps) != want {
+			t.Fatalf("Find(read_only=%v): %d procedures, total %d, %v; want %d", *readOnly, len(ps), total, err, want)
+		}
+	}
+	put := func(tools ...procedures.Tool) {
+		t.Helper()
+		if _, err := other.PutCatalogue(ctx, tools, "t"); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// s holds the empty catalogue; another instance lists get_jobs as
+	// read-only: a new procedure of get_jobs is read-only.
+	if _, err := s.Catalogue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	put(procedures.Tool{Name: "get_jobs", ReadOnly: true}, procedures.Tool{Name: "kill_job"})
+	capture("k1", "get_jobs")
+	find(&yes, 1)
+	find(&no, 0)
+
+	// s now holds that catalogue; another instance makes kill_job
+	// read-only and get_jobs not.
+	if _, err := s.Catalogue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	put(procedures.Tool{Name: "get_jobs"}, procedures.Tool{Name: "kill_job", ReadOnly: true}, procedures.Tool{Name: "get_logs", ReadOnly: true})
+	capture("k2", "kill_job")
+	find(&yes, 1) // kill_job's
+	find(&no, 1)  // get_jobs's, reclassified by the put
+
+	// A procedure calling one that does not exist yet is not read-only;
+	// once the callee is captured (read-only), so is the caller.
+	if _, err := s.Catalogue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	callee := procedures.ProcPrefix + "get_logs__kill_job"
+	capture("k3", "kill_job", callee)
+	find(&yes, 1)
+	find(&no, 2)
+	capture("k4", "get_logs", "kill_job")
+	find(&yes, 3)
+	find(&no, 1)
+}
