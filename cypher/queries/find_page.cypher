@@ -7,10 +7,8 @@
 // the keys of the classes procedures.Query.Match selected in Go
 // (fragments/class_sync.cypher); nothing here derives read-only or exposure.
 MATCH (p:Procedure)
-WHERE p.rank >= ''
-  AND ($classes IS NULL OR p.class_key IN $classes)
-  AND all(t IN $tools WHERE t IN p.signature)
-  AND (size($causes) = 0 OR EXISTS { MATCH (c:Cause)-[:INVESTIGATED_BY]->(p) WHERE c.name IN $causes })
+WHERE p.rank >= '' AND
+#include find_where
 WITH p
 ORDER BY p.rank
 SKIP $offset

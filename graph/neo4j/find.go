@@ -98,9 +98,9 @@ func (s *Store) ReferencedProcedures(ctx context.Context) ([]*procedures.Procedu
 	})
 }
 
-// Find returns one page of the procedures matching q and their total. A
-// query without cause or tool filters is one statement (findOne); the
-// others are read in one read transaction. Summary filters first read the class
+// Find returns one page of the procedures matching q and their total, in
+// one statement (findOne); only when classes keep appearing under it, in
+// one read transaction, where summary filters first read the class
 // counts (classes.cypher) and select the matching classes with
 // procedures.Query.Match: the total is then their sum, unless causes or
 // tools also filter (find_count.cypher counts those). The page is
@@ -116,10 +116,8 @@ func (s *Store) Find(ctx context.Context, q procedures.Query) ([]*procedures.Pro
 	if len(q.Search) > 0 {
 		return s.findSearch(ctx, q, params)
 	}
-	if len(q.Causes) == 0 && len(q.Tools) == 0 {
-		if ps, total, _, ok, err := s.findOne(ctx, q, params); ok {
-			return ps, total, err
-		}
+	if ps, total, _, ok, err := s.findOne(ctx, q, params); ok {
+		return ps, total, err
 	}
 	pageQuery, countQuery := findQueries(q)
 	type page struct {

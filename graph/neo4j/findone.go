@@ -38,21 +38,23 @@ func (c *classCache) set(counts map[string]classCount) map[string]procedures.Cla
 	return m
 }
 
-// findOne is Find for a query without cause or tool filters: page and total
-// in one statement alone in its transaction (one round trip for BEGIN, the
-// statement and its records, one for COMMIT), instead of a transaction
-// function's BEGIN, class counts, page, count and COMMIT. Without summary
-// filters it is find_all.cypher; with them find_classes.cypher over the
-// cached classes, read again when the statement reports classes the cache
-// does not hold. ok is false when classes kept appearing (the caller then
-// reads in one transaction). The statement also answers the catalogue
-// (fragments/catalogue_since.cypher, asked with params' known_catalogue):
-// row is its row, nil when no statement answered.
+// findOne is Find in one statement alone in its transaction (one round
+// trip for BEGIN, the statement and its records, one for COMMIT), instead
+// of a transaction function's BEGIN, class counts, page, count and COMMIT.
+// Without filters it is find_all.cypher; with summary filters only,
+// find_classes.cypher; with cause or tool filters, find_filtered.cypher.
+// Summary filters select among the cached classes, read again when the
+// statement reports classes the cache does not hold. ok is false when
+// classes kept appearing (the caller then reads in one transaction). The
+// statement also answers the catalogue (fragments/catalogue_since.cypher,
+// asked with params' known_catalogue): row is its row, nil when no
+// statement answered.
 func (s *Store) findOne(ctx context.Context, q procedures.Query, params map[string]any) (ps []*procedures.Procedure, total int, row *neo4j.Record, ok bool, err error) {
 	if _, asked := params["known_catalogue"]; !asked {
 		params["known_catalogue"] = nil // the revision alone
 	}
-	if !q.Summarised() {
+	filtered := len(q.Causes) > 0 || len(q.Tools) > 0
+	if !q.Summarised() && !filtered {
 		recs, err := query(ctx, s, "find", neo4j.AccessModeRead, "find_all", params)
 		if err != nil {
 			return nil, 0, nil, true, err
@@ -63,50 +65,68 @@ func (s *Store) findOne(ctx context.Context, q procedures.Query, params map[stri
 		}
 		return ps, total, recs[0], true, nil
 	}
+	name := "find_classes"
+	if filtered {
+		name = "find_filtered"
+		params["known"], params["skipTotal"] = []string{}, q.SkipTotal
+	}
 	classes := s.classes.get()
 	for attempt := 0; attempt < 3; attempt++ {
-		if classes == nil || attempt > 0 {
-			recs, err := query(ctx, s, "find", neo4j.AccessModeRead, "classes", nil)
-			if err != nil {
-				return nil, 0, nil, true, err
+		if q.Summarised() {
+			if classes == nil || attempt > 0 {
+				recs, err := query(ctx, s, "find", neo4j.AccessModeRead, "classes", nil)
+				if err != nil {
+					return nil, 0, nil, true, err
+				}
+				counts, err := decodeClassCounts(recs)
+				if err != nil {
+					return nil, 0, nil, true, s.mapError("find", err)
+				}
+				classes = s.classes.set(counts)
 			}
-			counts, err := decodeClassCounts(recs)
-			if err != nil {
-				return nil, 0, nil, true, s.mapError("find", err)
+			keys := []string{}
+			for k, c := range classes {
+				if q.Match(c) {
+					keys = append(keys, k)
+				}
 			}
-			classes = s.classes.set(counts)
-		}
-		keys := []string{}
-		for k, c := range classes {
-			if q.Match(c) {
-				keys = append(keys, k)
+			slices.Sort(keys)
+			if len(keys) == 0 {
+				if attempt > 0 { // just read: no class has a matching procedure
+					return nil, 0, nil, true, nil
+				}
+				continue // (an empty $classes would walk every procedure)
 			}
-		}
-		slices.Sort(keys)
-		if len(keys) == 0 {
-			if attempt > 0 { // just read: no class has a matching procedure
-				return nil, 0, nil, true, nil
+			known := make([]string, 0, len(classes))
+			for k := range classes {
+				known = append(known, k)
 			}
-			continue // (an empty $classes would walk every procedure)
+			params["classes"], params["known"] = keys, known
 		}
-		known := make([]string, 0, len(classes))
-		for k := range classes {
-			known = append(known, k)
-		}
-		params["classes"], params["known"] = keys, known
-		recs, err := query(ctx, s, "find", neo4j.AccessModeRead, "find_classes", params)
+		recs, err := query(ctx, s, "find", neo4j.AccessModeRead, name, params)
 		if err != nil {
 			return nil, 0, nil, true, err
 		}
 		if len(recs) != 1 {
-			return nil, 0, nil, true, s.mapError("find", errRows("find_classes", len(recs)))
+			return nil, 0, nil, true, s.mapError("find", errRows(name, len(recs)))
 		}
 		if unknown, _ := field(recs[0], "unknown").([]any); len(unknown) > 0 {
 			continue
 		}
-		ps, total, err := s.decodeFound(recs, "find_classes")
+		ps, total, err := s.decodeFound(recs, name)
 		if err != nil {
 			return nil, 0, nil, true, err
+		}
+		if filtered { // the total is counted, or told by the page
+			switch {
+			case field(recs[0], "isCounted") == true:
+				n, _ := field(recs[0], "counted").(int64)
+				total = int(n)
+			case q.SkipTotal && q.Limit > 0 && len(ps) == q.Limit:
+				total = -1
+			default:
+				total = q.Offset + len(ps)
+			}
 		}
 		return ps, total, recs[0], true, nil
 	}

@@ -7,12 +7,12 @@ import (
 )
 
 // FindWithCatalogue is Find and Catalogue at once (procedures.
-// CatalogueFinder). A query without cause, tool or search filters is one
+// CatalogueFinder). A query without search filters is one
 // statement that also answers the catalogue (findOne: the tools travel only
 // when the stored revision is not the one the store holds); the others read
 // the page and the catalogue side by side (procedures.FindBeside).
 func (s *Store) FindWithCatalogue(ctx context.Context, q procedures.Query) ([]*procedures.Procedure, int, *procedures.Catalogue, error) {
-	if len(q.Search) == 0 && len(q.Causes) == 0 && len(q.Tools) == 0 {
+	if len(q.Search) == 0 {
 		params, err := findParams(q)
 		if err != nil {
 			return nil, 0, nil, err

@@ -1,0 +1,9 @@
+// The filters of Find on a Procedure p (find_page.cypher, find_count.cypher,
+// find_filtered.cypher), one WHERE condition: $classes are the keys of the
+// classes procedures.Query.Match selected in Go (null: every class; see
+// fragments/class_sync.cypher), $tools the tools p must all call, $causes
+// the causes of which one must investigate p (empty lists match
+// everything). Nothing here derives read-only or exposure.
+($classes IS NULL OR p.class_key IN $classes)
+  AND all(t IN $tools WHERE t IN p.signature)
+  AND (size($causes) = 0 OR EXISTS { MATCH (c:Cause)-[:INVESTIGATED_BY]->(p) WHERE c.name IN $causes })
