@@ -14,8 +14,9 @@ import (
 // once. Its values are shared by every procedure decorated from it: they
 // are never modified.
 type decoration struct {
-	// The catalogue the classification and the schema were derived from.
-	cat *Catalogue
+	// The revision of the catalogue the classification and the schema were
+	// derived from (only the revision is held, so that a cache full of old
+	// entries keeps no old catalogue alive).
 	rev string
 	// Inputs.
 	signature  []string
@@ -56,11 +57,11 @@ func (c *decorations) put(name string, d *decoration) {
 	c.m[name] = d
 }
 
-// sameCatalogue reports whether d was derived from cat: the same object,
-// or the same revision (a revision is the hash of the tools, see
-// NewCatalogue; a catalogue built without one only matches itself).
+// sameCatalogue reports whether d was derived from cat: the same revision
+// (a revision is the hash of the tools, see NewCatalogue; a catalogue built
+// without one matches nothing).
 func (d *decoration) sameCatalogue(cat *Catalogue) bool {
-	return d.cat == cat || (cat != nil && cat.Revision != "" && d.rev == cat.Revision)
+	return cat != nil && cat.Revision != "" && d.rev == cat.Revision
 }
 
 // classFits reports whether d's classification is p's in cat. Only
@@ -109,7 +110,7 @@ func (v *view) decorationOf(p *Procedure) *decoration {
 	if classOK && descOK && schemaOK {
 		return old
 	}
-	d := &decoration{cat: v.cat, signature: p.Signature, summary: p.Summary, codeHash: p.CodeHash,
+	d := &decoration{signature: p.Signature, summary: p.Summary, codeHash: p.CodeHash,
 		dialect: p.Dialect, parameters: p.Parameters, stored: p.InputSchema}
 	if v.cat != nil {
 		d.rev = v.cat.Revision
