@@ -3,9 +3,10 @@
 // tools by name (read only when the revision is not $known_catalogue; a null
 // $known_catalogue reads the revision alone). The store keeps the last
 // catalogue it decoded by revision (catalogue_get.cypher reads it whole).
-// Alone in catalogue_since.cypher; beside the page in find_all.cypher and
-// find_classes.cypher, so that a Find and the catalogue it is decorated with
-// are one statement (procedures.CatalogueFinder).
+// Alone in catalogue_since.cypher; beside the page in find_all.cypher,
+// find_classes.cypher and find_filtered.cypher, so that a Find and the
+// catalogue it is decorated with are one statement
+// (procedures.CatalogueFinder).
 CALL {
   OPTIONAL MATCH (c:Catalogue {id: 'current'})
   WITH c.revision AS revision
