@@ -197,8 +197,9 @@ type DumpStore interface {
 
 	// Load applies recs (validated dump records, in dump order) and sets
 	// the marker to m, in one transaction. Records set absolute values
-	// (usage keys, counts, timestamps and decision ids as dumped), so
-	// applying one again changes nothing. With m.Merge they are merged
+	// (usage keys, counts, timestamps and decision ids as dumped). A batch
+	// at or before the marker's line (m.Line not after it) committed with
+	// it already: Load then does nothing. With m.Merge they are merged
 	// into what the store holds by the rules of README "Merging" (counts
 	// from the union of usage keys, the store's catalogue, grants,
 	// promotions and retirements kept, ...), each rule as idempotent.

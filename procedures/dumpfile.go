@@ -239,6 +239,9 @@ func (d *DumpReader) Trailer() *DumpTrailerRecord { return d.trailer }
 // Line is the number of the line Next last returned (the header is line 1).
 func (d *DumpReader) Line() int64 { return d.line }
 
+// LineBytes is the length of the line Next last returned.
+func (d *DumpReader) LineBytes() int { return len(d.buf) }
+
 func (d *DumpReader) errf(format string, args ...any) error {
 	return Errorf(CodeInvalid, "dump line %d: %s", d.line, fmt.Sprintf(format, args...)).WithDetails("line", d.line)
 }

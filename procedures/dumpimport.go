@@ -22,8 +22,14 @@ type ImportOptions struct {
 	Merge bool
 }
 
-// DefaultImportBatch is the records per import transaction by default.
-const DefaultImportBatch = 1000
+// DefaultImportBatch is the records per import transaction by default
+// (into Neo4j 5000 took a third less time than 1000 at 10k procedures).
+const DefaultImportBatch = 5000
+
+// MaxImportBatchBytes bounds the dump bytes of one import transaction: a
+// batch is applied early when its records reach it (large versions), so
+// memory stays flat whatever the dump holds.
+const MaxImportBatchBytes = 32 << 20
 
 // ImportSummary is what an import did.
 type ImportSummary struct {
@@ -125,7 +131,7 @@ func Import(ctx context.Context, s DumpStore, open func() (io.ReadCloser, error)
 		}
 		return nil
 	}
-	last := int64(1)
+	last, bytes := int64(1), 0
 	for {
 		r, err := d.Next()
 		if errors.Is(err, io.EOF) {
@@ -139,10 +145,12 @@ func Import(ctx context.Context, s DumpStore, open func() (io.ReadCloser, error)
 			continue
 		}
 		recs = append(recs, r)
-		if len(recs) >= batch {
+		bytes += d.LineBytes()
+		if len(recs) >= batch || bytes >= MaxImportBatchBytes {
 			if err := flush(last); err != nil {
 				return sum, err
 			}
+			bytes = 0
 		}
 	}
 	if d.Trailer().SHA256 != id {

@@ -1,10 +1,10 @@
-// Dumped usage keys (Store.Load), under the ids capture.cypher gives them.
+// Dumped usage keys (Store.Load into an empty store, each applied once:
+// created), under the ids capture.cypher gives them.
 UNWIND $rows AS r
-WITH r, CASE r.scope
+CREATE (u:UsageKey {id: CASE r.scope
   WHEN 'procedure' THEN 'p:' + toString(size(r.procedure)) + ':' + r.procedure + ':' + r.key
   WHEN 'version' THEN 'v:' + toString(size(r.procedure + '|' + r.code_hash)) + ':' + r.procedure + '|' + r.code_hash + ':' + r.key
   ELSE 'c:' + toString(size(r.cause)) + ':' + r.cause + ':' + toString(size(r.procedure)) + ':' + r.procedure + ':' + r.key
-END AS id
-MERGE (u:UsageKey {id: id})
-  ON CREATE SET u.scope = r.scope, u.key = r.key, u.procedure = r.procedure, u.code_hash = r.code_hash, u.cause = r.cause
+END})
+SET u.scope = r.scope, u.key = r.key, u.procedure = r.procedure, u.code_hash = r.code_hash, u.cause = r.cause
 RETURN count(u) AS loaded;

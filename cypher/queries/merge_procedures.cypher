@@ -6,7 +6,8 @@
 // updated_at and last_used_at, the larger use_count, the dumped summary
 // when it has none, and the dumped search parts it lacks (as
 // search_parts_add.cypher). A procedure stored under another signature
-// gives no row (the caller refuses the batch).
+// gives no row (the caller refuses the batch). The tools exist
+// (load_tools.cypher).
 UNWIND $rows AS r
 MERGE (p:Procedure {name: r.name})
   ON CREATE SET p.signature = r.signature, p.summary = r.summary, p.frequency = 0, p.use_count = r.use_count,
@@ -24,10 +25,13 @@ SET p.created_at = CASE WHEN r.created_at < p.created_at THEN r.created_at ELSE 
     p.last_used_at = CASE WHEN p.last_used_at IS NULL OR r.last_used_at > p.last_used_at THEN r.last_used_at ELSE p.last_used_at END,
     p.use_count = CASE WHEN r.use_count > p.use_count THEN r.use_count ELSE p.use_count END,
     p.summary = CASE WHEN p.summary = '' THEN r.summary ELSE p.summary END
-FOREACH (toolName IN CASE WHEN created THEN r.signature ELSE [] END |
-  MERGE (t:Tool {name: toolName})
-  MERGE (p)-[:CALLS]->(t)
-)
+WITH p, r, created
+CALL {
+  WITH p, r, created
+  UNWIND CASE WHEN created THEN r.signature ELSE [] END AS toolName
+  MATCH (t:Tool {name: toolName})
+  CREATE (p)-[:CALLS]->(t)
+}
 WITH p, r, coalesce(p.search_parts, []) AS old
 WITH p, old, (old + [x IN r.search_parts WHERE NOT x IN old])[0..$max] AS parts
 FOREACH (_ IN CASE WHEN size(parts) > size(old) THEN [1] ELSE [] END |

@@ -243,6 +243,9 @@ func (s *Store) Load(ctx context.Context, m procedures.LoadMarker, recs []proced
 		if old != nil && (old.DumpID != m.DumpID || old.Merge != m.Merge) {
 			return procedures.Errorf(procedures.CodeConflict, "another import (%s) is in progress", old.DumpID)
 		}
+		if old != nil && old.Line >= m.Line {
+			return nil // this batch committed with the marker already
+		}
 		apply := loadRecord
 		if m.Merge {
 			apply = mergeRecord

@@ -63,11 +63,24 @@ var loadStatements = []struct {
 
 // Load applies dump records and moves the marker in one write transaction
 // (see procedures.DumpStore): one UNWIND statement per record type, in dump
-// order.
+// order, after the batch's tools. A batch whose line the marker has
+// reached committed with it already and is not applied again; so loading
+// into an empty store creates what it loads (each record is applied once)
+// rather than merging it.
 func (s *Store) Load(ctx context.Context, m procedures.LoadMarker, recs []procedures.DumpRecord) error {
 	var cat *procedures.Catalogue
+	var tools []string
+	seen := map[string]bool{}
 	rows := map[procedures.DumpType][]map[string]any{}
 	for _, r := range recs {
+		if r.Type == procedures.DumpProcedure {
+			for _, t := range r.Procedure.Signature {
+				if !seen[t] {
+					seen[t] = true
+					tools = append(tools, t)
+				}
+			}
+		}
 		row, err := loadRow(r)
 		if err != nil {
 			return err
@@ -92,6 +105,14 @@ func (s *Store) Load(ctx context.Context, m procedures.LoadMarker, recs []proced
 		}
 		if len(marked) == 0 {
 			return struct{}{}, procedures.Errorf(procedures.CodeConflict, "another import is in progress")
+		}
+		if field(marked[0], "done") == true {
+			return struct{}{}, nil // this batch committed with the marker already
+		}
+		if len(tools) > 0 {
+			if err := exec(ctx, tx, "load_tools", map[string]any{"tools": tools}); err != nil {
+				return struct{}{}, err
+			}
 		}
 		if cat != nil {
 			keep := false

@@ -299,6 +299,42 @@ func RunDumpRoundTrip(t *testing.T, from, to NewStore) {
 	// A second import is refused: the store is no longer empty.
 	_, err := Import(b, d1, 0)
 	RequireCode(t, err, procedures.CodeConflict)
+	testLoadOnce(t, to(t), d1)
+}
+
+// testLoadOnce: a batch at or before the marker's line is not applied
+// again (Load does nothing), so loading creates what it loads once.
+func testLoadOnce(t *testing.T, s procedures.Store, dump []byte) {
+	ctx := context.Background()
+	d, err := procedures.NewDumpReader(bytes.NewReader(dump))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []procedures.DumpRecord
+	for len(recs) == 0 || recs[len(recs)-1].Type != procedures.DumpVersion {
+		r, err := d.Next()
+		if err != nil {
+			t.Fatalf("reading the dump: %v", err)
+		}
+		recs = append(recs, r)
+	}
+	ds := s.(procedures.DumpStore)
+	last := int64(len(recs) + 1)
+	for i, m := range []procedures.LoadMarker{{DumpID: "x", Line: last}, {DumpID: "x", Line: last}, {DumpID: "x", Line: 2}} {
+		if err := ds.Load(ctx, m, recs); err != nil {
+			t.Fatalf("Load %d of the first procedure's records (to line %d): %v", i+1, m.Line, err)
+		}
+	}
+	if m, err := ds.LoadState(ctx); err != nil || m == nil || m.Line != last {
+		t.Errorf("LoadState = %+v, %v; want line %d", m, err, last)
+	}
+	if err := ds.FinishLoad(ctx, "x"); err != nil {
+		t.Fatalf("FinishLoad: %v", err)
+	}
+	p := recs[len(recs)-2].Procedure
+	if got := MustGet(t, s, p.Name); got.Frequency != p.Frequency {
+		t.Errorf("%s loaded thrice has frequency %d, want %d", p.Name, got.Frequency, p.Frequency)
+	}
 }
 
 // Reseal rebuilds a dump from its header and body lines with a trailer that
