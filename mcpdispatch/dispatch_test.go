@@ -189,19 +189,25 @@ func TestClose(t *testing.T) {
 }
 
 // TestHungSessionReplaced: after three timeouts in a row the session is
-// replaced; for stdio, the process is restarted.
+// replaced; for stdio, the process is restarted. Only the calls that must
+// time out get a short CallTimeout; the ones that must answer (pid, the
+// second one from a process started anew) get a minute, so a loaded machine
+// slows the test down but cannot fail it. (Options are read only by the
+// calling goroutine, so changing them between calls is race-free.)
 func TestHungSessionReplaced(t *testing.T) {
 	u := newUpstream(t, "stdio")
-	d := u.dispatcher(t, Options{CallTimeout: 200 * time.Millisecond})
+	d := u.dispatcher(t, Options{CallTimeout: time.Minute})
 	before, err := d.Dispatch(context.Background(), "pid", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	d.opts.CallTimeout = 200 * time.Millisecond
 	for range maxTimeouts {
 		if _, err := d.Dispatch(context.Background(), "sleep", map[string]any{"ms": 5000}); !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("sleep: %v", err)
 		}
 	}
+	d.opts.CallTimeout = time.Minute
 	after, err := d.Dispatch(context.Background(), "pid", nil)
 	if err != nil || after == before {
 		t.Fatalf("pid before %v, after %v (%v)", before, after, err)
