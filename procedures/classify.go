@@ -15,6 +15,11 @@ type Classification struct {
 	// only because of its place in a chain (Problem) is not listed: it
 	// changes no state.
 	StateChangingTools []string
+	// ReadOnlyTools lists the known tools (and nested procedures) that are
+	// read-only, sorted: the positive list a replay's allow-set is drawn
+	// from (replay.AllowSet). A name in none of the three lists (a nested
+	// procedure with a Problem) is neither.
+	ReadOnlyTools []string
 	// UnknownTools lists the names neither in the catalogue nor stored as
 	// procedures, sorted.
 	UnknownTools []string
@@ -36,9 +41,11 @@ func Classify(signature []string, cat *Catalogue, procs map[string]*Procedure) C
 	var c Classification
 	state := map[string]bool{}
 	unknown := map[string]bool{}
-	v := classifyInto(signature, cat, procs, 0, map[string]bool{}, state, unknown, &c)
+	ro := map[string]bool{}
+	v := classifyInto(signature, cat, procs, 0, map[string]bool{}, names{state, unknown, ro}, &c)
 	c.ReadOnly = v == verdictReadOnly
 	c.StateChangingTools = sortedKeys(state)
+	c.ReadOnlyTools = sortedKeys(ro)
 	c.UnknownTools = sortedKeys(unknown)
 	return c
 }
@@ -52,8 +59,12 @@ const (
 	verdictNot                // a state-changing or unknown name somewhere
 )
 
+// names collects a signature's names by kind while it is classified.
+type names struct{ state, unknown, readOnly map[string]bool }
+
 func classifyInto(signature []string, cat *Catalogue, procs map[string]*Procedure, depth int,
-	path, state, unknown map[string]bool, c *Classification) verdict {
+	path map[string]bool, n names, c *Classification) verdict {
+	state, unknown := n.state, n.unknown
 	out := verdictReadOnly
 	worse := func(v verdict) {
 		if v > out {
@@ -70,6 +81,8 @@ func classifyInto(signature []string, cat *Catalogue, procs map[string]*Procedur
 			case !t.ReadOnly:
 				state[name] = true
 				worse(verdictNot)
+			default:
+				n.readOnly[name] = true
 			}
 			if ok && t.ExternalAccess {
 				c.ExternalAccess = true
@@ -98,10 +111,13 @@ func classifyInto(signature []string, cat *Catalogue, procs map[string]*Procedur
 			worse(verdictStructural)
 		default:
 			path[name] = true
-			nested := classifyInto(p.Signature, cat, procs, depth+1, path, map[string]bool{}, map[string]bool{}, c)
+			nested := classifyInto(p.Signature, cat, procs, depth+1, path, names{map[string]bool{}, map[string]bool{}, map[string]bool{}}, c)
 			delete(path, name)
-			if nested == verdictNot {
+			switch nested {
+			case verdictNot:
 				state[name] = true
+			case verdictReadOnly:
+				n.readOnly[name] = true
 			}
 			worse(nested)
 		}

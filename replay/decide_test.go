@@ -100,3 +100,26 @@ func TestAllowSet(t *testing.T) {
 		})
 	}
 }
+
+// TestAllowSetIsAPositiveList: a signature name the classification lists
+// nowhere (an incomplete classification) is never permitted, whatever the
+// verdict.
+func TestAllowSetIsAPositiveList(t *testing.T) {
+	sig := []string{"get_jobs", "ghost", "kill_job", "proc__ghost"}
+	c := procedures.Classification{ReadOnlyTools: []string{"get_jobs"}, StateChangingTools: []string{"kill_job"}}
+	cases := []struct {
+		name string
+		v    Verdict
+		want []string
+	}{
+		{"read-only verdict", Verdict{Outcome: procedures.Allowed, Reason: procedures.ReasonReadOnly}, []string{"get_jobs"}},
+		{"state-changing verdict", Verdict{Outcome: procedures.Allowed, Reason: procedures.ReasonOperatorReviewed, StateChanging: true}, []string{"get_jobs", "kill_job"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := AllowSet(sig, c, tc.v); !slices.Equal(got, tc.want) {
+				t.Fatalf("AllowSet = %v, want %v (ghost and proc__ghost are in no list)", got, tc.want)
+			}
+		})
+	}
+}
