@@ -71,7 +71,8 @@ var turnResponseSchemas = map[string]string{
 	"SessionPolicies": `{"type": "object", "required": ["policies", "grants"], "properties": {
 		"policies": {"type": "array", "items": {"type": "object", "properties": {"code_hash": {"type": "string"},
 			"policy": {"type": "string", "enum": ["auto_run", "always_ask"]}, "summary": {"type": "string"},
-			"set_by": {"type": "string"}, "set_at": {"type": "string", "format": "date-time"}}}},
+			"set_by": {"type": "string"}, "set_at": {"type": "string", "format": "date-time"},
+			"requested_by": {"type": "string", "description": "the requester whose turns the policy decides; empty: nobody's"}}}},
 		"grants": {"type": "array", "items": {"type": "object", "properties": {"procedure": {"type": "string"},
 			"code_hash": {"type": "string"}, "granted_by": {"type": "string"}, "granted_at": {"type": "string", "format": "date-time"},
 			"active": {"type": "boolean"}}}}}}`,

@@ -153,6 +153,10 @@ type DumpPolicyRecord struct {
 	Summary   string    `json:"summary"`
 	SetBy     string    `json:"set_by"`
 	SetAt     time.Time `json:"set_at"`
+	// RequestedBy is the requester the policy is bound to (SessionPolicy);
+	// absent from older dumps, whose policies then bind to nobody and never
+	// auto-run (fail closed).
+	RequestedBy string `json:"requested_by,omitempty"`
 }
 
 // DumpSink receives an export: Begin once with the store's counts, then

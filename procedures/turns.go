@@ -157,7 +157,9 @@ func (r TurnRecord) Purged() TurnRecord {
 func (r *TurnRecord) Live(now time.Time) bool { return now.Before(r.Deadline) }
 
 // SessionPolicy is an operator's standing answer for one session and one
-// code hash (whitespace-normalised, as Bamboo's).
+// code hash (whitespace-normalised, as Bamboo's). It is bound to the
+// requester of the turn whose approval set it: a session belongs to its
+// requester (AppliesTo).
 type SessionPolicy struct {
 	SessionID string    `json:"-"`
 	CodeHash  string    `json:"code_hash"`
@@ -165,6 +167,19 @@ type SessionPolicy struct {
 	Summary   string    `json:"summary"`
 	SetBy     string    `json:"set_by"`
 	SetAt     time.Time `json:"set_at"`
+	// RequestedBy is the requester (token subject) of the turn whose
+	// approval set the policy; "" for a policy stored or dumped before
+	// policies were bound, which applies to nobody.
+	RequestedBy string `json:"requested_by"`
+}
+
+// AppliesTo reports whether p decides the turns of requester: only those of
+// the requester it was set for. A turn another requester submits under the
+// same session id is decided as if there were no policy (reviewed), and a
+// policy bound to nobody applies to no one (fail closed). It is the one
+// home of that rule.
+func (p SessionPolicy) AppliesTo(requester string) bool {
+	return p.RequestedBy != "" && p.RequestedBy == requester
 }
 
 // ApprovalFilter selects approvals for ListApprovals. Empty fields match

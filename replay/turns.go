@@ -214,7 +214,7 @@ func (g *Gate) Submit(ctx context.Context, req TurnRequest) (*TurnAnswer, error)
 		if err != nil {
 			return nil, err
 		}
-		if ok {
+		if ok && p.AppliesTo(req.Actor) {
 			policy, in.Policy = p, p.Policy
 		}
 	}

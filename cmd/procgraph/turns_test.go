@@ -344,6 +344,43 @@ func TestTurnPolicies(t *testing.T) {
 	}
 }
 
+// TestTurnPolicyBoundToRequester: a session policy decides only the turns
+// of the requester whose approved turn set it. Another token holder
+// submitting the same code under that session id is reviewed (nothing
+// reaches the upstream), and the policy keeps applying to its requester.
+func TestTurnPolicyBoundToRequester(t *testing.T) {
+	up := mustUpstream(t)
+	a := mustTurnServer(t, up)
+	id := a.mustPending(t, killTurn("mine", 1))
+	mustStatus(t, a.resolve(t, a.op, id, map[string]any{"choice": "auto_run", "reason": "agent's session"}), 200)
+	mustStatus(t, a.run(t, a.agent, id), 200)
+	up.reset()
+
+	other := mustStatus(t, a.as(t, a.agent2, "POST", "/v1/turns", killTurn("mine", 2)), 202)
+	turn := other["turn"].(map[string]any)
+	if turn["status"] != "pending" || turn["requested_by"] != "agent2" {
+		t.Fatalf("another requester's turn under the session: %v", other)
+	}
+	up.mustSeeNothing(t, "another requester's turn under a policy it did not set")
+	for _, d := range a.decisions(t, "kind=turn") {
+		if d["reason"] == "session_policy" {
+			t.Fatalf("decided by a policy set for another requester: %v", d)
+		}
+	}
+
+	own := mustStatus(t, a.submit(t, killTurn("mine", 3)), 200)
+	if own["decision"].(map[string]any)["reason"] != "session_policy" {
+		t.Fatalf("the requester's own turn: %v", own["decision"])
+	}
+	if got := up.tools(); !slices.Equal(got, []string{"kill_job"}) {
+		t.Fatalf("upstream saw %v, want the requester's one kill_job", got)
+	}
+	ps := mustStatus(t, a.as(t, a.viewer, "GET", "/v1/sessions/mine/policies", nil), 200)["policies"].([]any)
+	if len(ps) != 1 || ps[0].(map[string]any)["requested_by"] != "agent" || ps[0].(map[string]any)["set_by"] != "op" {
+		t.Fatalf("policies %v", ps)
+	}
+}
+
 // TestTurnCapture: a succeeded turn with capture is captured under its
 // session; a rejected one captures nothing.
 func TestTurnCapture(t *testing.T) {

@@ -53,7 +53,7 @@ func loadRecord(tx *bolt.Tx, r procedures.DumpRecord, docs *searchDocs) error {
 	case procedures.DumpPolicy:
 		p := r.Policy
 		b, err := encode(policyRecord{SessionPolicy: procedures.SessionPolicy{SessionID: p.SessionID, CodeHash: p.CodeHash,
-			Policy: p.Policy, Summary: p.Summary, SetBy: p.SetBy, SetAt: norm(p.SetAt)}, Session: p.SessionID})
+			Policy: p.Policy, Summary: p.Summary, SetBy: p.SetBy, SetAt: norm(p.SetAt), RequestedBy: p.RequestedBy}, Session: p.SessionID})
 		if err != nil {
 			return err
 		}

@@ -121,7 +121,7 @@ func (s *Store) dumpTurns(ctx context.Context, sink procedures.DumpSink) error {
 						return err
 					}
 					r.Type, r.Policy = procedures.DumpPolicy, &procedures.DumpPolicyRecord{SessionID: p.SessionID, CodeHash: p.CodeHash,
-						Policy: p.Policy, Summary: p.Summary, SetBy: p.SetBy, SetAt: p.SetAt}
+						Policy: p.Policy, Summary: p.Summary, SetBy: p.SetBy, SetAt: p.SetAt, RequestedBy: p.RequestedBy}
 				}
 				if err := sink.Record(r); err != nil {
 					return err

@@ -240,7 +240,7 @@ func loadRow(r procedures.DumpRecord) (map[string]any, error) {
 	case procedures.DumpPolicy:
 		p := r.Policy
 		b, err := json.Marshal(policyRecord{SessionPolicy: procedures.SessionPolicy{SessionID: p.SessionID, CodeHash: p.CodeHash,
-			Policy: p.Policy, Summary: p.Summary, SetBy: p.SetBy, SetAt: dbTime(p.SetAt)}, Session: p.SessionID})
+			Policy: p.Policy, Summary: p.Summary, SetBy: p.SetBy, SetAt: dbTime(p.SetAt), RequestedBy: p.RequestedBy}, Session: p.SessionID})
 		if err != nil {
 			return nil, invalid("policy", "the policy cannot be stored: %v", err)
 		}

@@ -113,7 +113,10 @@ func FillScenarios(tb testing.TB, s procedures.Store) {
 	}
 	for i, hash := range []string{"hk", "h2", "hn"} {
 		p := procedures.SessionPolicy{SessionID: "sess-" + fmt.Sprint(i%2), CodeHash: hash, Policy: procedures.ChoiceAutoRun,
-			Summary: "s", SetBy: "carol", SetAt: At(70 + i)}
+			Summary: "s", SetBy: "carol", SetAt: At(70 + i), RequestedBy: "agent"}
+		if i == 1 {
+			p.RequestedBy = "" // as stored before policies were bound
+		}
 		if err := ts.PutPolicy(ctx, p, Decision(procedures.KindInvoke, "", hash, At(70+i))); err != nil {
 			tb.Fatalf("PutPolicy: %v", err)
 		}

@@ -48,7 +48,7 @@ func mergeTurnAndPolicy(tb testing.TB, s procedures.Store, sess string, n int) {
 	if err := ts.CreateApproval(ctx, r, 10, At(n)); err != nil {
 		tb.Fatalf("CreateApproval: %v", err)
 	}
-	p := procedures.SessionPolicy{SessionID: sess, CodeHash: "hx", Policy: procedures.ChoiceAutoRun, Summary: "s", SetBy: "carol", SetAt: At(n + 1)}
+	p := procedures.SessionPolicy{SessionID: sess, CodeHash: "hx", Policy: procedures.ChoiceAutoRun, Summary: "s", SetBy: "carol", SetAt: At(n + 1), RequestedBy: "agent"}
 	if err := ts.PutPolicy(ctx, p, fixedDecision(procedures.KindInvoke, "", "hx", n+1)); err != nil {
 		tb.Fatalf("PutPolicy: %v", err)
 	}

@@ -225,6 +225,37 @@ func testTurns(t *testing.T, newStore NewStore) {
 		RequireCode(t, err, procedures.CodeInvalid)
 	})
 
+	t.Run("policies keep the requester they are bound to", func(t *testing.T) {
+		s := turnStore(t, newStore(t))
+		p := procedures.SessionPolicy{SessionID: "s1", CodeHash: hashOf("a"), Policy: procedures.ChoiceAutoRun, Summary: "sum",
+			SetBy: "op", SetAt: At(1), RequestedBy: "agent"}
+		if err := s.PutPolicy(ctx, p, Decision(procedures.KindPolicy, "", p.CodeHash, At(1))); err != nil {
+			t.Fatal(err)
+		}
+		got, ok, err := s.Policy(ctx, "s1", p.CodeHash)
+		if err != nil || !ok {
+			t.Fatalf("Policy = %v, %v", ok, err)
+		}
+		want := p
+		want.SetAt = Ms(p.SetAt)
+		requireEqual(t, "policy", got, want)
+		if !got.AppliesTo("agent") || got.AppliesTo("agent2") {
+			t.Fatalf("stored policy %+v applies to the wrong requesters", got)
+		}
+		ps, _ := s.Policies(ctx, "s1")
+		requireEqual(t, "policies", ps, []procedures.SessionPolicy{want})
+		// An approval for another requester's turn with the same code
+		// replaces the policy, binding it to them.
+		p2 := p
+		p2.RequestedBy, p2.SetAt = "agent2", At(2)
+		if err := s.PutPolicy(ctx, p2, Decision(procedures.KindPolicy, "", p.CodeHash, At(2))); err != nil {
+			t.Fatal(err)
+		}
+		got, _, _ = s.Policy(ctx, "s1", p.CodeHash)
+		p2.SetAt = Ms(p2.SetAt)
+		requireEqual(t, "replaced policy", got, p2)
+	})
+
 	t.Run("policies per session and hash, revoked by prefix or all", func(t *testing.T) {
 		s := turnStore(t, newStore(t))
 		put := func(session, hash string, c procedures.Choice) {
