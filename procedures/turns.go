@@ -145,12 +145,28 @@ type TurnRecord struct {
 // done). Stores call it on every write.
 func (r TurnRecord) Purged() TurnRecord {
 	if r.Status.Done() {
-		r.Code, r.Arguments = "", nil
-		if r.Capture != nil {
-			r.Capture = nil
-		}
+		r.Code, r.Arguments, r.Capture = "", nil, nil
 	}
 	return r
+}
+
+// PurgedAt is Purged for a write at now, which also empties a turn claimed
+// running whose deadline has passed: its run was claimed before the
+// deadline and holds its code in memory, so whether it still runs or its
+// instance died mid-run, the store needs neither code nor argument values
+// any longer (the turn stays running: its outcome is unknown). Stores call
+// it on every transition.
+func (r TurnRecord) PurgedAt(now time.Time) TurnRecord {
+	if r.Status == TurnRunning && !r.Live(now) {
+		r.Code, r.Arguments, r.Capture = "", nil, nil
+	}
+	return r.Purged()
+}
+
+// HoldsValues reports whether r still holds code, argument values or a
+// capture request.
+func (r *TurnRecord) HoldsValues() bool {
+	return r.Code != "" || r.Arguments != nil || r.Capture != nil
 }
 
 // Live reports whether the turn's deadline is still ahead at now.

@@ -26,7 +26,7 @@ type TurnStore interface {
 	// CodeInvalid for a negative limit or an unknown status.
 	ListApprovals(ctx context.Context, f ApprovalFilter) ([]*TurnRecord, error)
 
-	// TransitionTurn replaces the stored turn next.ID by next.Purged() —
+	// TransitionTurn replaces the stored turn next.ID by next.PurgedAt(now) —
 	// and appends the decisions ds in the same transaction — only if its
 	// stored status is one of from and, when live is set, now is before its
 	// stored deadline. This compare-and-set is what makes a resolution

@@ -394,7 +394,8 @@ func (g *Gate) Get(ctx context.Context, id, actor string, wait time.Duration) (*
 }
 
 // load returns the stored turn id, marking it expired (with its decision)
-// when it is past its deadline without having run.
+// when it is past its deadline without having run, and purging it (purge)
+// when it was claimed running and is past its deadline.
 func (g *Gate) load(ctx context.Context, id string) (*procedures.TurnRecord, error) {
 	if !procedures.ValidTurnID(id) {
 		return nil, procedures.Errorf(procedures.CodeNotFound, "no turn %q", id)
@@ -406,7 +407,24 @@ func (g *Gate) load(ctx context.Context, id string) (*procedures.TurnRecord, err
 	if (cur.Status == procedures.TurnPending || cur.Status == procedures.TurnApproved) && !cur.Live(g.r.now()) {
 		return g.expire(ctx, cur)
 	}
-	return cur, nil
+	return g.purge(ctx, cur)
+}
+
+// purge empties a turn claimed running whose deadline has passed but that
+// still holds code or argument values — its instance may have died mid-run
+// and will never mark it done — through the store's transition
+// (procedures.TurnRecord.PurgedAt), like the lazy expiry. Any other turn is
+// returned as it is; a concurrent change wins.
+func (g *Gate) purge(ctx context.Context, cur *procedures.TurnRecord) (*procedures.TurnRecord, error) {
+	now := g.r.now()
+	if cur.Status != procedures.TurnRunning || cur.Live(now) || !cur.HoldsValues() {
+		return cur, nil
+	}
+	out, err := g.svc.Turns().TransitionTurn(ctx, *cur, []procedures.TurnStatus{procedures.TurnRunning}, false, now)
+	if procedures.ErrorCode(err) == procedures.CodeConflict {
+		return g.svc.Turns().GetApproval(ctx, cur.ID)
+	}
+	return out, err
 }
 
 // expire marks a turn past its deadline expired, with its decision

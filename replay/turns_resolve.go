@@ -253,6 +253,10 @@ func (g *Gate) Approvals(ctx context.Context, f procedures.ApprovalFilter, showA
 			r.Status = procedures.TurnExpired // shown as it is; stored at the next touch
 			r.Code, r.Arguments = "", nil
 		}
+		r, err := g.purge(ctx, r)
+		if err != nil {
+			return nil, err
+		}
 		out = append(out, g.approvalOf(ctx, r, showArgs))
 	}
 	return out, nil

@@ -142,6 +142,7 @@ func approvalLimit(f procedures.ApprovalFilter) (int, error) {
 
 // TransitionTurn implements procedures.TurnStore.
 func (s *Store) TransitionTurn(ctx context.Context, next procedures.TurnRecord, from []procedures.TurnStatus, live bool, now time.Time, ds ...procedures.Decision) (*procedures.TurnRecord, error) {
+	next = next.PurgedAt(now)
 	for i := range ds {
 		if err := validateDecision(&ds[i]); err != nil {
 			return nil, err

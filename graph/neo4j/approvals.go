@@ -117,6 +117,7 @@ func (s *Store) ListApprovals(ctx context.Context, f procedures.ApprovalFilter) 
 // locks the turn (turn_lock.cypher), checks procedures.CheckTransition,
 // writes the record and appends the decisions.
 func (s *Store) TransitionTurn(ctx context.Context, next procedures.TurnRecord, from []procedures.TurnStatus, live bool, now time.Time, ds ...procedures.Decision) (*procedures.TurnRecord, error) {
+	next = next.PurgedAt(now)
 	dps := make([]map[string]any, len(ds))
 	for i, d := range ds {
 		var err error

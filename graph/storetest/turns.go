@@ -63,6 +63,46 @@ func testTurns(t *testing.T, newStore NewStore) {
 		RequireCode(t, s.CreateApproval(ctx, r, 4, At(0)), procedures.CodeConflict)
 	})
 
+	t.Run("a running turn past its deadline is purged of code and arguments", func(t *testing.T) {
+		s := turnStore(t, newStore(t))
+		r := PendingTurn("s1", At(0), time.Minute)
+		r.Capture = &procedures.TurnCapture{Summary: "keep me"}
+		MustCreateApproval(t, s, r, 4, At(0))
+		approved := r
+		approved.Status = procedures.TurnApproved
+		running := r
+		running.Status = procedures.TurnRunning
+		for _, step := range []struct {
+			next procedures.TurnRecord
+			from procedures.TurnStatus
+		}{{approved, procedures.TurnPending}, {running, procedures.TurnApproved}} {
+			if _, err := s.TransitionTurn(ctx, step.next, []procedures.TurnStatus{step.from}, true, At(10)); err != nil {
+				t.Fatalf("to %s: %v", step.next.Status, err)
+			}
+		}
+		// Touched before its deadline, the running turn keeps them.
+		got, err := s.TransitionTurn(ctx, running, []procedures.TurnStatus{procedures.TurnRunning}, false, At(59))
+		if err != nil || !got.HoldsValues() || got.Code != r.Code {
+			t.Fatalf("running turn before its deadline: %+v, %v", got, err)
+		}
+		// Its instance died mid-run: once the deadline passed, a touch
+		// empties it; it stays running (its outcome is unknown).
+		got, err = s.TransitionTurn(ctx, running, []procedures.TurnStatus{procedures.TurnRunning}, false, At(61))
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, _ := s.GetApproval(ctx, r.ID)
+		for _, g := range []*procedures.TurnRecord{got, again} {
+			if g.HoldsValues() || g.Status != procedures.TurnRunning {
+				t.Fatalf("running turn past its deadline: status %s, code %q, arguments %v, capture %v", g.Status, g.Code, g.Arguments, g.Capture)
+			}
+		}
+		list, _ := s.ListApprovals(ctx, procedures.ApprovalFilter{})
+		if len(list) != 1 || list[0].HoldsValues() {
+			t.Fatalf("listed: %+v", list)
+		}
+	})
+
 	t.Run("done turns are purged of code and arguments", func(t *testing.T) {
 		for _, st := range []procedures.TurnStatus{procedures.TurnRejected, procedures.TurnExpired,
 			procedures.TurnCancelled, procedures.TurnSucceeded, procedures.TurnFailed} {
