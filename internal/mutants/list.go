@@ -274,4 +274,32 @@ var mutants = []Mutant{
 		Packages: []string{"./sandbox"},
 		Tests:    []string{"TestCallTooLargeToSend"},
 	},
+	{
+		Name:     "replay/policy-for-any-requester",
+		Why:      "a session policy decides another requester's turn under the same session id: it runs unreviewed (review A)",
+		Edits:    []Edit{{Dir: "replay", Find: "if ok && p.AppliesTo(req.Actor) {", Replace: "if ok {"}},
+		Packages: []string{"./cmd/procgraph"},
+		Tests:    []string{"TestTurnPolicyBoundToRequester"},
+	},
+	{
+		Name:     "procedures/unbound-policy-applies",
+		Why:      "a policy stored or dumped without a requester applies to everyone (review A: it must bind to nobody)",
+		Edits:    []Edit{{Dir: "procedures", Find: `return p.RequestedBy != "" && p.RequestedBy == requester`, Replace: `return p.RequestedBy == "" || p.RequestedBy == requester`}},
+		Packages: []string{"./procedures"},
+		Tests:    []string{"TestPolicyAppliesTo"},
+	},
+	{
+		Name:     "replay/allowset-negative",
+		Why:      "AllowSet permits every name not listed state-changing: an incomplete classification fails open (review C)",
+		Edits:    []Edit{{Dir: "replay", Find: "known := slices.Contains(c.ReadOnlyTools, name) ||", Replace: "known := !slices.Contains(c.StateChangingTools, name) ||"}},
+		Packages: []string{"./replay"},
+		Tests:    []string{"TestAllowSetIsAPositiveList"},
+	},
+	{
+		Name:     "procedures/dead-run-keeps-values",
+		Why:      "a turn claimed running whose instance died keeps its code and argument values forever (review D)",
+		Edits:    []Edit{{Dir: "procedures", Find: "if r.Status == TurnRunning && !r.Live(now) {", Replace: "if false {"}},
+		Packages: []string{"./graph/embedded", "./replay"},
+		Tests:    []string{"TestStore", "TestDeadRunIsPurged"},
+	},
 }
