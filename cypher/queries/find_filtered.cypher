@@ -45,9 +45,10 @@ CALL {
   WITH rare, none, expand
   CALL {
     WITH rare, none, expand
-    WITH rare WHERE NOT none AND NOT expand
+    // (The branch not taken seeks past every rank: a filter on it alone
+    // would be applied after the walk.)
     MATCH (p:Procedure)
-    WHERE p.rank >= '' AND
+    WHERE p.rank >= CASE WHEN none OR expand THEN '~' ELSE '' END AND
 #include find_where
     WITH p
     ORDER BY p.rank
@@ -58,7 +59,7 @@ CALL {
     ) AS page
     UNION ALL
     WITH rare, none, expand
-    WITH rare WHERE NOT none AND expand
+    WITH CASE WHEN expand AND NOT none THEN rare END AS rare
     MATCH (rare)<-[:CALLS]-(p:Procedure)
     WHERE
 #include find_where
@@ -78,14 +79,13 @@ CALL {
   WITH rare, none, isCounted
   CALL {
     WITH rare, none, isCounted
-    WITH rare WHERE isCounted AND NOT none AND rare IS NULL
     MATCH (p:Procedure)
-    WHERE
+    WHERE p.rank >= CASE WHEN isCounted AND NOT none AND rare IS NULL THEN '' ELSE '~' END AND
 #include find_where
     RETURN count(p) AS n
     UNION ALL
     WITH rare, isCounted
-    WITH rare WHERE isCounted AND rare IS NOT NULL
+    WITH CASE WHEN isCounted THEN rare END AS rare
     MATCH (rare)<-[:CALLS]-(p:Procedure)
     WHERE
 #include find_where
