@@ -4,6 +4,7 @@ package main
 // and list or revoke session policies.
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -240,9 +241,10 @@ func cmdPoliciesList(ctx context.Context, args []string, s stdio) int {
 	return newClient().call(ctx, cl, s, "GET", "/v1/sessions/"+url.PathEscape(pos[0])+"/policies", nil, nil, &out, func(w io.Writer) {
 		var rows [][]string
 		for _, p := range out.Policies {
-			rows = append(rows, []string{p.CodeHash[:min(12, len(p.CodeHash))], string(p.Policy), p.SetBy, p.SetAt.Format(timeLayout), p.Summary})
+			rows = append(rows, []string{p.CodeHash[:min(12, len(p.CodeHash))], string(p.Policy), cmp.Or(p.RequestedBy, "(nobody)"),
+				p.SetBy, p.SetAt.Format(timeLayout), p.Summary})
 		}
-		table(w, "CODE HASH\tPOLICY\tSET BY\tSET AT\tSUMMARY", rows)
+		table(w, "CODE HASH\tPOLICY\tFOR\tSET BY\tSET AT\tSUMMARY", rows)
 		rows = nil
 		for _, g := range out.Grants {
 			rows = append(rows, []string{g.Procedure, g.CodeHash[:min(12, len(g.CodeHash))], g.GrantedBy, yesNo(g.Active)})

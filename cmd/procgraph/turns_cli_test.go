@@ -85,7 +85,7 @@ func TestTurnCLI(t *testing.T) {
 		t.Fatalf("upstream saw %v", got)
 	}
 	code, out, _ = runMain(t, "policies", "list", "cli")
-	if code != 0 || !strings.Contains(out, "auto_run") {
+	if code != 0 || !strings.Contains(out, "auto_run") || !strings.Contains(out, "FOR") || strings.Contains(out, "(nobody)") {
 		t.Fatalf("policies list: exit %d\n%s", code, out)
 	}
 	if code, _, errOut := runMain(t, "policies", "revoke", "cli", "all"); code != 0 {
