@@ -121,9 +121,9 @@ func (h *Handler) runCode(ctx context.Context, req *mcp.CallToolRequest, c calle
 		return turnResult(ans)
 	}
 	if c.has(auth.ScopeGrant) && canElicit(req) {
-		return h.review(ctx, req, c, ans.Turn.ID)
+		return h.review(ctx, req, c, ans.Turn.ID, ans.Suggestion)
 	}
-	return pendingResult(ans.Turn)
+	return pendingResult(ans.Turn, ans.Suggestion)
 }
 
 // canElicit reports whether the client declared elicitation.
@@ -134,8 +134,9 @@ func canElicit(req *mcp.CallToolRequest) bool {
 
 // review asks the caller (an operator) to resolve turn id through
 // elicitation: accepted, their choice resolves it (as their approval);
-// declined, it is rejected; cancelled, it stays pending.
-func (h *Handler) review(ctx context.Context, req *mcp.CallToolRequest, c caller, id string) (*mcp.CallToolResult, error) {
+// declined, it is rejected; cancelled, it stays pending. sug is the turn's
+// reuse suggestion (Gate.Submit's), which the answer carries either way.
+func (h *Handler) review(ctx context.Context, req *mcp.CallToolRequest, c caller, id string, sug *procedures.Suggestion) (*mcp.CallToolResult, error) {
 	appr, err := h.cfg.Gate.Approval(ctx, id, true)
 	if err != nil {
 		return nil, err
@@ -151,7 +152,7 @@ func (h *Handler) review(ctx context.Context, req *mcp.CallToolRequest, c caller
 	res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: msg, RequestedSchema: reviewSchema})
 	if err != nil {
 		h.log.Warn().Err(err).Str("turn", id).Msg("mcp: review by elicitation failed; the approval stays pending")
-		return pendingResult(appr.Turn)
+		return pendingResult(appr.Turn, sug)
 	}
 	var choice procedures.Choice
 	reason := ""
@@ -163,7 +164,7 @@ func (h *Handler) review(ctx context.Context, req *mcp.CallToolRequest, c caller
 	case "decline":
 		choice, reason = procedures.ChoiceReject, "declined in the MCP client"
 	default:
-		return pendingResult(appr.Turn)
+		return pendingResult(appr.Turn, sug)
 	}
 	t, _, err := h.cfg.Gate.Resolve(ctx, replay.ResolveRequest{ID: id, Choice: choice, Reason: reason, Actor: c.name, HasGrant: true})
 	if err != nil && t == nil {
@@ -176,6 +177,7 @@ func (h *Handler) review(ctx context.Context, req *mcp.CallToolRequest, c caller
 	if err != nil {
 		return nil, err
 	}
+	ans.Suggestion = sug
 	return turnResult(ans)
 }
 
@@ -205,7 +207,7 @@ func (h *Handler) awaitApproval(ctx context.Context, _ *mcp.CallToolRequest, c c
 		}
 		return turnResult(ans)
 	case procedures.TurnPending:
-		return pendingResult(*t)
+		return pendingResult(*t, nil)
 	}
 	return nil, procedures.Errorf(procedures.CodeConflict, "turn %s is %s: it will not run", t.ID, t.Status).
 		WithDetails("reason", "status").WithDetails("status", string(t.Status))
@@ -222,13 +224,20 @@ func turnResult(ans *replay.TurnAnswer) (*mcp.CallToolResult, error) {
 	return res, nil
 }
 
-// pendingResult names the pending approval.
-func pendingResult(t procedures.Turn) (*mcp.CallToolResult, error) {
-	res, err := jsonResult(map[string]any{"turn": t, "pending_approval": t.ID,
-		"next": "an operator must approve this block: call await_approval with id " + t.ID}, nil)
+// pendingResult names the pending approval and, as POST /v1/turns's 202
+// does, the turn's reuse suggestion (nil: none).
+func pendingResult(t procedures.Turn, sug *procedures.Suggestion) (*mcp.CallToolResult, error) {
+	body := map[string]any{"turn": t, "pending_approval": t.ID,
+		"next": "an operator must approve this block: call await_approval with id " + t.ID}
+	text := "pending approval " + t.ID + ": an operator must approve this block; call await_approval with this id"
+	if sug != nil {
+		body["suggestion"] = sug
+		text += ". " + sug.Message
+	}
+	res, err := jsonResult(body, nil)
 	if err != nil {
 		return nil, err
 	}
-	res.Content = append([]mcp.Content{&mcp.TextContent{Text: "pending approval " + t.ID + ": an operator must approve this block; call await_approval with this id"}}, res.Content...)
+	res.Content = append([]mcp.Content{&mcp.TextContent{Text: text}}, res.Content...)
 	return res, nil
 }

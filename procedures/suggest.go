@@ -40,6 +40,9 @@ func (s *Service) Suggest(ctx context.Context, signature []string, except string
 	if len(signature) == 0 {
 		return nil, nil
 	}
+	// Find's exposed filter is the exposure rule (Class.Exposed on the
+	// classification the store keeps, the one p.Exposed is computed from):
+	// every procedure of the page is exposed.
 	exposed := true
 	page, _, err := s.Find(ctx, FindRequest{Tools: signature, Exposed: &exposed, Limit: suggestScan, SkipTotal: true})
 	if err != nil {
@@ -47,7 +50,7 @@ func (s *Service) Suggest(ctx context.Context, signature []string, except string
 	}
 	var best *Procedure
 	for _, p := range page {
-		if p.Name == except || !p.Exposed {
+		if p.Name == except {
 			continue
 		}
 		if best == nil || len(p.Signature) < len(best.Signature) {

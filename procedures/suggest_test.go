@@ -45,4 +45,15 @@ func TestCaptureSuggestsReuse(t *testing.T) {
 	if err != nil || s != nil {
 		t.Fatalf("Suggest except the only one = %+v, %v", s, err)
 	}
+	// A catalogue change that makes get_logs change state leaves it
+	// unexposed (its kept classification follows in the same
+	// transaction): it is no longer suggested, with no recapture.
+	if _, err := svc.PutCatalogue(context.Background(), []procedures.Tool{
+		{Name: "get_jobs", ReadOnly: true}, {Name: "get_logs"}, {Name: "kill_job"},
+	}, "tester"); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := svc.Suggest(context.Background(), []string{"get_jobs", "get_logs"}, ""); err != nil || s != nil {
+		t.Fatalf("Suggest after get_logs changes state = %+v, %v", s, err)
+	}
 }

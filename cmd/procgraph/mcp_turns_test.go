@@ -129,3 +129,83 @@ func TestMCPRunCodeElicitation(t *testing.T) {
 		t.Fatal("no tools/list_changed after the grant")
 	}
 }
+
+// runCodeSuggestion returns the suggestion of a run_code answer's
+// structured content (nil when it has none) and checks the decision-free
+// parts: a suggestion names a tool, a reason and a message.
+func runCodeSuggestion(t *testing.T, res *mcp.CallToolResult) map[string]any {
+	t.Helper()
+	b, _ := json.Marshal(res.StructuredContent)
+	var body struct {
+		Suggestion map[string]any `json:"suggestion"`
+	}
+	if err := json.Unmarshal(b, &body); err != nil {
+		t.Fatalf("run_code structured content %s: %v", b, err)
+	}
+	return body.Suggestion
+}
+
+// TestMCPRunCodeSuggestsReuse: run_code's answer carries the reuse
+// suggestion POST /v1/turns carries — when the turn ran at once (/mcp),
+// when it waits for an operator (/mcp/interactive, no elicitation: the
+// text names the tool too), and when an operator reviewed it in the client
+// and it ran; a block no exposed procedure composes carries none.
+func TestMCPRunCodeSuggestsReuse(t *testing.T) {
+	up := mustUpstream(t)
+	s := mustServe(t, serverOpts{Upstream: up})
+	name := mustCaptureName(t, s, readOnlyCode, "setup")
+	if name != readOnlyName {
+		t.Fatalf("captured %s", name)
+	}
+	want := func(t *testing.T, res *mcp.CallToolResult, reason string) {
+		t.Helper()
+		sug := runCodeSuggestion(t, res)
+		if sug == nil || sug["tool"] != name || sug["reason"] != reason || sug["message"] == "" {
+			t.Fatalf("suggestion %v, want %s (%s): %s", sug, name, reason, mcpText(res))
+		}
+	}
+
+	auto := mustMCPClient(t, s, "/mcp", nil)
+	res := callRunCode(t, auto, map[string]any{"code": "return tools.get_task_jobs_summary(task_id=4)"})
+	if res.IsError || !strings.Contains(mcpText(res), "read_only") {
+		t.Fatalf("read-only run_code on /mcp: %s", mcpText(res))
+	}
+	want(t, res, "covered_by")
+	res = callRunCode(t, auto, map[string]any{"code": "x = tools.get_retry_chain(task_id=2)\ny = tools.get_task_jobs_summary(task_id=2)\nreturn [x, y]"})
+	if res.IsError {
+		t.Fatalf("same tools on /mcp: %s", mcpText(res))
+	}
+	want(t, res, "same_signature")
+
+	up.reset()
+	inter := mustMCPClient(t, s, "/mcp/interactive", nil)
+	res = callRunCode(t, inter, map[string]any{"code": "return tools.get_retry_chain(task_id=5)", "session_id": "p"})
+	var pending struct {
+		PendingApproval string `json:"pending_approval"`
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	if res.IsError || json.Unmarshal(b, &pending) != nil || pending.PendingApproval == "" {
+		t.Fatalf("run_code pending: %s", mcpText(res))
+	}
+	want(t, res, "covered_by")
+	if !strings.Contains(mcpText(res), name) {
+		t.Fatalf("the pending answer's text does not name %s: %s", name, mcpText(res))
+	}
+	up.mustSeeNothing(t, "pending run_code")
+
+	res = callRunCode(t, inter, map[string]any{"code": turnKillCode, "arguments": map[string]any{"panda_id": 1}, "session_id": "p"})
+	if res.IsError || runCodeSuggestion(t, res) != nil {
+		t.Fatalf("a block no exposed procedure composes: %s", mcpText(res))
+	}
+
+	reviewer := mustMCPClient(t, s, "/mcp/interactive", &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"choice": "run_once"}}, nil
+		},
+	})
+	res = callRunCode(t, reviewer, map[string]any{"code": "return tools.get_task_jobs_summary(task_id=6)", "session_id": "r"})
+	if res.IsError || !strings.Contains(mcpText(res), "operator_approved") {
+		t.Fatalf("reviewed run_code: %s", mcpText(res))
+	}
+	want(t, res, "covered_by")
+}
