@@ -228,25 +228,29 @@ func (s *Store) closeSearch() error {
 }
 
 // findSearch is Find with q.Search: the MaxSearchHits best matches of the
-// index, filtered by q's other filters and ranked by procedures.RankHits.
+// index for q's words and the tool terms of the stored catalogue
+// (procedures.SearchTools), filtered by q's other filters and ranked by
+// procedures.RankHits. The catalogue and the page are read in one read
+// transaction.
 func (s *Store) findSearch(ctx context.Context, q *procedures.Query) ([]*procedures.Procedure, int, error) {
 	if s.search == nil {
 		return nil, 0, procedures.Errorf(procedures.CodeUnavailable, "embedded store: no search index")
 	}
-	terms := make([]query.Query, len(q.Search))
-	for i, t := range q.Search {
-		tq := bleve.NewTermQuery(t)
-		tq.SetField(searchField)
-		terms[i] = tq
-	}
-	req := bleve.NewSearchRequestOptions(bleve.NewDisjunctionQuery(terms...), procedures.MaxSearchHits, 0, false)
-	res, err := s.search.idx.SearchInContext(ctx, req)
-	if err != nil {
-		return nil, 0, procedures.Errorf(procedures.CodeUnavailable, "embedded store: search failed: %v", err)
-	}
 	var out []*procedures.Procedure
 	var total int
-	err = s.view(ctx, func(tx *bolt.Tx) error {
+	err := s.view(ctx, func(tx *bolt.Tx) error {
+		cat, err := catalogueIn(tx)
+		if err != nil {
+			return err
+		}
+		req, err := searchRequest(q.Search, procedures.SearchTools(cat, q.Search))
+		if err != nil {
+			return err
+		}
+		res, err := s.search.idx.SearchInContext(ctx, req)
+		if err != nil {
+			return procedures.Errorf(procedures.CodeUnavailable, "embedded store: search failed: %v", err)
+		}
 		m := newMatcher(q)
 		byName, rank := tx.Bucket(bRankByName), tx.Bucket(bRank)
 		causes, tools := tx.Bucket(bEdgesCP), tx.Bucket(bToolProcs)
@@ -283,6 +287,28 @@ func (s *Store) findSearch(ctx context.Context, q *procedures.Query) ([]*procedu
 		return nil, 0, err
 	}
 	return out, total, nil
+}
+
+// searchRequest is the bleve request of a search: a disjunction of q's
+// words and the tool terms, each boosted as procedures.SearchTools says,
+// for the MaxSearchHits best documents.
+func searchRequest(words []string, tools []procedures.SearchTool) (*bleve.SearchRequest, error) {
+	if !procedures.ValidSearchTools(tools) {
+		return nil, procedures.Errorf(procedures.CodeInternal, "embedded store: search tool terms are not identifiers")
+	}
+	terms := make([]query.Query, 0, len(words)+len(tools))
+	for _, t := range words {
+		tq := bleve.NewTermQuery(t)
+		tq.SetField(searchField)
+		terms = append(terms, tq)
+	}
+	for _, t := range tools {
+		tq := bleve.NewTermQuery(t.Term)
+		tq.SetField(searchField)
+		tq.SetBoost(t.Boost)
+		terms = append(terms, tq)
+	}
+	return bleve.NewSearchRequestOptions(bleve.NewDisjunctionQuery(terms...), procedures.MaxSearchHits, 0, false), nil
 }
 
 func hasAnyCause(b *bolt.Bucket, causes []string, name string) bool {

@@ -2,6 +2,7 @@ package neo4jstore
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"time"
 
@@ -10,16 +11,35 @@ import (
 	"github.com/procgraph/procgraph/procedures"
 )
 
-// luceneQuery is the search terms as a Lucene query: the bare words ORed.
-// procedures.ValidTerms (checked by Query.Validate) guarantees they hold
-// letters and digits only, lowercase: no Lucene operator or syntax.
-func luceneQuery(terms []string) string { return strings.Join(terms, " OR ") }
+// luceneQuery is a search as a Lucene query: q's words and the tool terms
+// (procedures.SearchTools), bare and ORed, each tool term with its boost.
+// procedures.ValidTerms (checked by Query.Validate) guarantees the words
+// hold lowercase letters and digits only, ValidSearchTools that the tool
+// terms are lowercase identifiers: no Lucene operator or syntax.
+func luceneQuery(words []string, tools []procedures.SearchTool) (string, error) {
+	if !procedures.ValidSearchTools(tools) {
+		return "", procedures.Errorf(procedures.CodeInternal, "neo4j store: search tool terms are not identifiers")
+	}
+	parts := append([]string(nil), words...)
+	for _, t := range tools {
+		parts = append(parts, t.Term+"^"+strconv.FormatFloat(t.Boost, 'f', -1, 64))
+	}
+	return strings.Join(parts, " OR "), nil
+}
 
 // findSearch is Find with q.Search (see procedures.Store): search.cypher
 // gives the filtered matches, procedures.RankHits orders them, and the page
 // is read by name, in one read transaction.
 func (s *Store) findSearch(ctx context.Context, q procedures.Query, params map[string]any) ([]*procedures.Procedure, int, error) {
-	params["lucene"] = luceneQuery(q.Search)
+	cat, err := s.Catalogue(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	lucene, err := luceneQuery(q.Search, procedures.SearchTools(cat, q.Search))
+	if err != nil {
+		return nil, 0, err
+	}
+	params["lucene"] = lucene
 	params["hits"] = procedures.MaxSearchHits
 	type page struct {
 		ps    []*procedures.Procedure

@@ -37,17 +37,38 @@ type labelled struct {
 	} `json:"families"`
 	ExtraTools []string `json:"extra_tools"`
 	Verbs      []string `json:"variant_verbs"`
-	Queries    []struct {
-		Q      string `json:"q"`
-		Family string `json:"family"`
+	// ToolDescriptions is the catalogue of the corpus: a description for
+	// every tool its procedures compose (SearchCatalogue).
+	ToolDescriptions map[string]string `json:"tool_descriptions"`
+	Queries          []struct {
+		Q               string `json:"q"`
+		Family          string `json:"family"`
+		ToolDescription bool   `json:"tool_description"`
 	} `json:"queries"`
 }
 
 // LabelledQuery is one query of the labelled set with its relevant
-// procedures.
+// procedures. ToolDescription marks a query whose telling words are only
+// in the catalogue descriptions of its family's tools.
 type LabelledQuery struct {
-	Q        string
-	Relevant []string
+	Q               string
+	Relevant        []string
+	ToolDescription bool
+}
+
+// SearchCatalogue returns the catalogue of the labelled corpus: its tools,
+// read-only, with their descriptions.
+func SearchCatalogue(tb testing.TB) *procedures.Catalogue {
+	tb.Helper()
+	var l labelled
+	if err := json.Unmarshal(labelledJSON, &l); err != nil {
+		tb.Fatalf("labelled set: %v", err)
+	}
+	tools := make([]procedures.Tool, 0, len(l.ToolDescriptions))
+	for name, d := range l.ToolDescriptions {
+		tools = append(tools, procedures.Tool{Name: name, Description: d, ReadOnly: true})
+	}
+	return mustCatalogue(tb, tools)
 }
 
 // SearchCorpus returns the captures of the labelled corpus (families ×
@@ -91,7 +112,7 @@ func SearchCorpus(tb testing.TB) ([]procedures.CaptureInput, []LabelledQuery) {
 	}
 	qs := make([]LabelledQuery, len(l.Queries))
 	for i, q := range l.Queries {
-		qs[i] = LabelledQuery{Q: q.Q, Relevant: byFamily[q.Family]}
+		qs[i] = LabelledQuery{Q: q.Q, Relevant: byFamily[q.Family], ToolDescription: q.ToolDescription}
 	}
 	return ins, qs
 }
@@ -173,12 +194,25 @@ func MustCaptureAll(tb testing.TB, s procedures.Store, ins []procedures.CaptureI
 	}
 }
 
-// BenchSearchQuality loads the labelled corpus into s and reports recall@5
-// and MRR (ReportMetric) and the time of one labelled query.
+// BenchSearchQuality loads the labelled corpus and its catalogue into s and
+// reports recall@5 and MRR over every query, recall@5 over the queries
+// found through tool descriptions only (recall@5-desc) and over the others
+// (recall@5-text) (ReportMetric), and the time of one labelled query.
 func BenchSearchQuality(b *testing.B, s procedures.Store) {
 	ins, qs := SearchCorpus(b)
+	MustPutCatalogue(b, s, SearchCatalogue(b))
 	MustCaptureAll(b, s, ins)
 	recall, mrr := SearchQuality(b, s, qs, 5)
+	var desc, text []LabelledQuery
+	for _, q := range qs {
+		if q.ToolDescription {
+			desc = append(desc, q)
+		} else {
+			text = append(text, q)
+		}
+	}
+	recallDesc, _ := SearchQuality(b, s, desc, 5)
+	recallText, _ := SearchQuality(b, s, text, 5)
 	terms := make([][]string, len(qs))
 	for i, q := range qs {
 		terms[i], _ = procedures.SearchTerms(q.Q)
@@ -191,6 +225,8 @@ func BenchSearchQuality(b *testing.B, s procedures.Store) {
 	}
 	b.StopTimer()
 	b.ReportMetric(recall, "recall@5")
+	b.ReportMetric(recallDesc, "recall@5-desc")
+	b.ReportMetric(recallText, "recall@5-text")
 	b.ReportMetric(mrr, "MRR")
 	b.ReportMetric(float64(len(qs)), "queries")
 }

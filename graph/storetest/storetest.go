@@ -60,6 +60,7 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) procedures.Store) {
 		{"Turns", testTurns},
 		{"Search", testSearch},
 		{"Views", testViews},
+		{"SearchCatalogue", testSearchCatalogue},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) { g.run(t, newStore) })
