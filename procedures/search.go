@@ -158,8 +158,9 @@ type SearchHit struct {
 	Score      float64
 }
 
-// frequencyWeight is how much frequency counts in a search's score.
-const frequencyWeight = 0.1
+// SearchFrequencyWeight is how much frequency counts in a search's score
+// (RankHits; a store that ranks in its query language takes it from here).
+const SearchFrequencyWeight = 0.1
 
 // RankHits is the one ranking of a relevance search: each hit's Score is
 // Text × (1 + 0.1 × ln(1 + Frequency)) — text relevance first, a procedure
@@ -169,7 +170,7 @@ const frequencyWeight = 0.1
 func RankHits(hits []SearchHit) {
 	for i := range hits {
 		h := &hits[i]
-		s := h.Text * (1 + frequencyWeight*math.Log1p(float64(max(h.Frequency, 0))))
+		s := h.Text * (1 + SearchFrequencyWeight*math.Log1p(float64(max(h.Frequency, 0))))
 		h.Score = math.Round(s*1e6) / 1e6
 	}
 	sort.Slice(hits, func(i, j int) bool {

@@ -44,10 +44,11 @@ type Store interface {
 	// Affected callers) and on a catalogue change (the Affected callers of
 	// the tools that changed), in the same transaction. With q.Search, only
 	// procedures whose search document (SearchParts of their captures,
-	// indexed in the same write path) matches any term, among the
-	// MaxSearchHits best by text relevance, after the other filters, in
-	// RankHits order with Score set. Returns CodeInvalid when q.Validate
-	// does.
+	// indexed in the same write path) matches any term or a tool term of
+	// the stored catalogue (SearchTools of q.Search, read at query time),
+	// among the MaxSearchHits best by text relevance, after the other
+	// filters, in RankHits order with Score set. Returns CodeInvalid when
+	// q.Validate does.
 	Find(ctx context.Context, q Query) ([]*Procedure, int, error)
 
 	// Versions returns the versions of a procedure, oldest first, with

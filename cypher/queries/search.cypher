@@ -1,11 +1,38 @@
-// The procedures whose search document matches $lucene (OR of bare words,
-// procedures.SearchTerms: no Lucene syntax), at most $hits by text
-// relevance, that pass Find's other filters (as find_page.cypher: $classes
-// selected by procedures.Query.Match in Go, all $tools, any of $causes).
-// Go ranks them (procedures.RankHits) and reads the page.
-CALL db.index.fulltext.queryNodes('procedure_search', $lucene, {limit: $hits})
-YIELD node AS p, score
-WHERE ($classes IS NULL OR p.class_key IN $classes)
-  AND all(t IN $tools WHERE t IN p.signature)
-  AND (size($causes) = 0 OR EXISTS { MATCH (c:Cause)-[:INVESTIGATED_BY]->(p) WHERE c.name IN $causes })
-RETURN p.name AS name, score, p.frequency AS frequency, p.last_used_at AS last_used_at;
+// One page of a relevance search (Find with q) and its total, in one
+// statement (one round trip). The procedures whose search document matches
+// $lucene (q's bare words and the catalogue's tool terms, ORed:
+// procedures.SearchTerms and procedures.SearchTools, no Lucene syntax), at
+// most $hits by text relevance, that pass Find's other filters (as
+// find_page.cypher: $classes selected by procedures.Query.Match in Go, all
+// $tools, any of $causes), are ranked as procedures.RankHits ranks (its
+// weight is $frequency_weight: text × (1 + weight × ln(1 + frequency)) to 6
+// decimals, then frequency, last_used_at (never used last), name); texts
+// are the page's text relevances, from which Go computes each score with
+// RankHits; the page is [$from, $to) of the ranked list (Go clamps offset
+// and limit to $hits: list indexes are 32-bit). revision is the stored catalogue's (null: none), which
+// $lucene's tool terms must come from; unknown lists classes with
+// procedures that are not in $known (null when no summary filter): either
+// differing, the store reads again and retries.
+CALL {
+  OPTIONAL MATCH (c:Catalogue {id: 'current'})
+  RETURN c.revision AS revision
+}
+CALL {
+  MATCH (k:ProcedureClass)
+  WHERE $known IS NOT NULL AND k.count > 0 AND NOT k.key IN $known
+  RETURN collect(k.key) AS unknown
+}
+CALL {
+  CALL db.index.fulltext.queryNodes('procedure_search', $lucene, {limit: $hits})
+  YIELD node AS p, score
+  WHERE ($classes IS NULL OR p.class_key IN $classes)
+    AND all(t IN $tools WHERE t IN p.signature)
+    AND (size($causes) = 0 OR EXISTS { MATCH (c:Cause)-[:INVESTIGATED_BY]->(p) WHERE c.name IN $causes })
+  WITH p, score, round(score * (1 + $frequency_weight * log(1 + p.frequency)), 6) AS ranked
+  ORDER BY ranked DESC, p.frequency DESC, p.last_used_at IS NULL, p.last_used_at DESC, p.name
+  RETURN collect(p) AS hits, collect(score) AS scores
+}
+WITH revision, unknown, size(hits) AS total, hits[$from..$to] AS page, scores[$from..$to] AS texts
+RETURN revision, unknown, total, texts, [p IN page |
+#include procedure
+  ] AS procedures;

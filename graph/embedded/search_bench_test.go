@@ -24,11 +24,13 @@ func BenchmarkSearchQuality(b *testing.B) {
 }
 
 // BenchmarkSearchScale: a labelled query (page of 25, with the total) at
-// 10k and 100k procedures.
+// 1k, 10k and 100k procedures with the labelled catalogue, captured in
+// batches.
 func BenchmarkSearchScale(b *testing.B) {
-	for _, n := range []int{10000, 100000} {
+	for _, n := range []int{1000, 10000, 100000} {
 		b.Run(strconv.Itoa(n), func(b *testing.B) {
 			s := openBench(b)
+			storetest.MustPutCatalogue(b, s, storetest.SearchCatalogue(b))
 			storetest.MustCaptureAll(b, s, storetest.ScaleCorpus(b, n))
 			storetest.BenchSearchScale(b, s)
 		})

@@ -2,9 +2,10 @@ package neo4jstore
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
@@ -27,77 +28,129 @@ func luceneQuery(words []string, tools []procedures.SearchTool) (string, error) 
 	return strings.Join(parts, " OR "), nil
 }
 
+// searchAttempts bounds the reads of a search whose catalogue or classes
+// changed under it (search.cypher reports both).
+const searchAttempts = 3
+
 // findSearch is Find with q.Search (see procedures.Store): search.cypher
-// gives the filtered matches, procedures.RankHits orders them, and the page
-// is read by name, in one read transaction.
+// matches, filters, ranks (as procedures.RankHits) and pages in one
+// statement alone in its transaction — one round trip, with the page's
+// procedures — whatever the number of matches. The tool terms come from
+// the catalogue the store last read and the summary filters' classes from
+// the classes it last read (as findOne); the statement reports the stored
+// catalogue revision and any class it did not know, and a search that used
+// a stale one is read again (the last attempt's answer stands). Go then
+// computes each score with RankHits over the page.
 func (s *Store) findSearch(ctx context.Context, q procedures.Query, params map[string]any) ([]*procedures.Procedure, int, error) {
-	cat, err := s.Catalogue(ctx)
-	if err != nil {
-		return nil, 0, err
+	cat := s.catalogue.Load()
+	var classes map[string]procedures.Class
+	if q.Summarised() {
+		classes = s.classes.get()
 	}
-	lucene, err := luceneQuery(q.Search, procedures.SearchTools(cat, q.Search))
-	if err != nil {
-		return nil, 0, err
-	}
-	params["lucene"] = lucene
 	params["hits"] = procedures.MaxSearchHits
-	type page struct {
-		ps    []*procedures.Procedure
-		total int
+	from, to := min(q.Offset, procedures.MaxSearchHits), procedures.MaxSearchHits
+	if q.Limit > 0 {
+		to = min(from+q.Limit, procedures.MaxSearchHits)
 	}
-	res, err := readTx(ctx, s, "search", func(ctx context.Context, tx neo4j.ManagedTransaction) (page, error) {
+	params["from"], params["to"] = from, to
+	params["frequency_weight"] = procedures.SearchFrequencyWeight
+	params["known"] = nil
+	for attempt := 1; ; attempt++ {
+		last := attempt == searchAttempts
+		if cat == nil || attempt > 1 {
+			var err error
+			if cat, err = s.Catalogue(ctx); err != nil {
+				return nil, 0, err
+			}
+		}
+		lucene, err := luceneQuery(q.Search, procedures.SearchTools(cat, q.Search))
+		if err != nil {
+			return nil, 0, err
+		}
+		params["lucene"] = lucene
 		if q.Summarised() {
-			counts, err := classCounts(ctx, tx)
-			if err != nil {
-				return page{}, err
+			if classes == nil || attempt > 1 {
+				if classes, err = s.readClasses(ctx); err != nil {
+					return nil, 0, err
+				}
 			}
-			keys, _ := matchingClasses(&q, counts)
-			if len(keys) == 0 {
-				return page{nil, 0}, nil
+			keys, known := []string{}, make([]string, 0, len(classes))
+			for k, c := range classes {
+				known = append(known, k)
+				if q.Match(c) {
+					keys = append(keys, k)
+				}
 			}
-			params["classes"] = keys
+			slices.Sort(keys)
+			params["classes"], params["known"] = keys, known
 		}
-		recs, err := collect(ctx, tx, "search", params)
+		recs, err := query(ctx, s, "search", neo4j.AccessModeRead, "search", params)
 		if err != nil {
-			return page{}, err
+			return nil, 0, err
 		}
-		hits := make([]procedures.SearchHit, 0, len(recs))
-		for _, rec := range recs {
-			h := procedures.SearchHit{}
-			h.Name, _ = field(rec, "name").(string)
-			h.Text, _ = field(rec, "score").(float64)
-			h.Frequency, _ = field(rec, "frequency").(int64)
-			if t, ok := field(rec, "last_used_at").(time.Time); ok {
-				h.LastUsedAt = t.UnixMilli()
-			}
-			hits = append(hits, h)
+		if len(recs) != 1 {
+			return nil, 0, s.mapError("search", errRows("search", len(recs)))
 		}
-		procedures.RankHits(hits)
-		want := procedures.PageOf(hits, &q)
-		if len(want) == 0 {
-			return page{nil, len(hits)}, nil
+		rev, _ := field(recs[0], "revision").(string)
+		unknown, _ := field(recs[0], "unknown").([]any)
+		if !last && (len(unknown) > 0 || !sameCatalogue(cat, rev)) {
+			continue
 		}
-		names := make([]string, len(want))
-		for i, h := range want {
-			names[i] = h.Name
+		return s.decodeSearch(recs[0])
+	}
+}
+
+// sameCatalogue reports whether cat is the stored catalogue of revision
+// rev ("" when none was ever put: then the empty catalogue).
+func sameCatalogue(cat *procedures.Catalogue, rev string) bool {
+	if rev == "" {
+		return len(cat.Tools) == 0
+	}
+	return cat.Revision == rev
+}
+
+// readClasses reads every class (classes.cypher) into the store's cache.
+func (s *Store) readClasses(ctx context.Context) (map[string]procedures.Class, error) {
+	recs, err := query(ctx, s, "search", neo4j.AccessModeRead, "classes", nil)
+	if err != nil {
+		return nil, err
+	}
+	counts, err := decodeClassCounts(recs)
+	if err != nil {
+		return nil, s.mapError("search", err)
+	}
+	return s.classes.set(counts), nil
+}
+
+// decodeSearch decodes the row of search.cypher: the page, each with its
+// score (procedures.RankHits over the page's text relevances), and the
+// total.
+func (s *Store) decodeSearch(rec *neo4j.Record) ([]*procedures.Procedure, int, error) {
+	ps, total, err := s.decodeFound([]*neo4j.Record{rec}, "search")
+	if err != nil {
+		return nil, 0, err
+	}
+	texts, _ := field(rec, "texts").([]any)
+	if len(texts) != len(ps) {
+		return nil, 0, s.mapError("search", fmt.Errorf("search: %d text scores for %d procedures", len(texts), len(ps)))
+	}
+	hits := make([]procedures.SearchHit, len(ps))
+	byName := make(map[string]*procedures.Procedure, len(ps))
+	for i, p := range ps {
+		h := procedures.SearchHit{Name: p.Name, Frequency: p.Frequency}
+		h.Text, _ = texts[i].(float64)
+		if p.LastUsedAt != nil {
+			h.LastUsedAt = p.LastUsedAt.UnixMilli()
 		}
-		ps, err := byName(ctx, tx, names)
-		if err != nil {
-			return page{}, err
-		}
-		byN := make(map[string]*procedures.Procedure, len(ps))
-		for _, p := range ps {
-			byN[p.Name] = p
-		}
-		out := make([]*procedures.Procedure, 0, len(want))
-		for _, h := range want {
-			if p := byN[h.Name]; p != nil {
-				score := h.Score
-				p.Score = &score
-				out = append(out, p)
-			}
-		}
-		return page{out, len(hits)}, nil
-	})
-	return res.ps, res.total, err
+		hits[i] = h
+		byName[p.Name] = p
+	}
+	procedures.RankHits(hits)
+	out := make([]*procedures.Procedure, len(hits))
+	for i, h := range hits {
+		score := h.Score
+		out[i] = byName[h.Name]
+		out[i].Score = &score
+	}
+	return out, total, nil
 }

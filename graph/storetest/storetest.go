@@ -61,6 +61,7 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) procedures.Store) {
 		{"Search", testSearch},
 		{"Views", testViews},
 		{"SearchCatalogue", testSearchCatalogue},
+		{"SearchRanking", testSearchRanking},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) { g.run(t, newStore) })
