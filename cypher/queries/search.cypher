@@ -9,14 +9,12 @@
 // decimals, then frequency, last_used_at (never used last), name); texts
 // are the page's text relevances, from which Go computes each score with
 // RankHits; the page is [$from, $to) of the ranked list (Go clamps offset
-// and limit to $hits: list indexes are 32-bit). revision is the stored catalogue's (null: none), which
-// $lucene's tool terms must come from; unknown lists classes with
-// procedures that are not in $known (null when no summary filter): either
-// differing, the store reads again and retries.
-CALL {
-  OPTIONAL MATCH (c:Catalogue {id: 'current'})
-  RETURN c.revision AS revision
-}
+// and limit to $hits: list indexes are 32-bit). revision, same and tools
+// are the stored catalogue unless it is $known_catalogue, the one $lucene's
+// tool terms come from (fragments/catalogue_since.cypher); unknown lists
+// classes with procedures that are not in $known (null when no summary
+// filter): either differing, the store retries with the new ones.
+#include catalogue_since
 CALL {
   MATCH (k:ProcedureClass)
   WHERE $known IS NOT NULL AND k.count > 0 AND NOT k.key IN $known
@@ -32,7 +30,7 @@ CALL {
   ORDER BY ranked DESC, p.frequency DESC, p.last_used_at IS NULL, p.last_used_at DESC, p.name
   RETURN collect(p) AS hits, collect(score) AS scores
 }
-WITH revision, unknown, size(hits) AS total, hits[$from..$to] AS page, scores[$from..$to] AS texts
-RETURN revision, unknown, total, texts, [p IN page |
+WITH revision, same, tools, unknown, size(hits) AS total, hits[$from..$to] AS page, scores[$from..$to] AS texts
+RETURN revision, same, tools, unknown, total, texts, [p IN page |
 #include procedure
   ] AS procedures;

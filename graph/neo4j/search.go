@@ -37,37 +37,38 @@ const searchAttempts = 3
 // statement alone in its transaction — one round trip, with the page's
 // procedures — whatever the number of matches. The tool terms come from
 // the catalogue the store last read and the summary filters' classes from
-// the classes it last read (as findOne); the statement reports the stored
-// catalogue revision and any class it did not know, and a search that used
-// a stale one is read again (the last attempt's answer stands). Go then
+// the classes it last read (as findOne); the statement answers the stored
+// catalogue when it is not that one (fragments/catalogue_since.cypher) and
+// any class it did not know, and a search that used a stale one is run
+// again with the new one (the last attempt's answer stands). Go then
 // computes each score with RankHits over the page.
 func (s *Store) findSearch(ctx context.Context, q procedures.Query, params map[string]any) ([]*procedures.Procedure, int, error) {
 	cat := s.catalogue.Load()
+	if cat == nil {
+		var err error
+		if cat, err = s.Catalogue(ctx); err != nil {
+			return nil, 0, err
+		}
+	}
 	var classes map[string]procedures.Class
 	if q.Summarised() {
 		classes = s.classes.get()
 	}
 	params["hits"] = procedures.MaxSearchHits
+	params["frequency_weight"] = procedures.SearchFrequencyWeight
+	params["known"] = nil
 	from, to := min(q.Offset, procedures.MaxSearchHits), procedures.MaxSearchHits
 	if q.Limit > 0 {
 		to = min(from+q.Limit, procedures.MaxSearchHits)
 	}
 	params["from"], params["to"] = from, to
-	params["frequency_weight"] = procedures.SearchFrequencyWeight
-	params["known"] = nil
 	for attempt := 1; ; attempt++ {
 		last := attempt == searchAttempts
-		if cat == nil || attempt > 1 {
-			var err error
-			if cat, err = s.Catalogue(ctx); err != nil {
-				return nil, 0, err
-			}
-		}
 		lucene, err := luceneQuery(q.Search, procedures.SearchTools(cat, q.Search))
 		if err != nil {
 			return nil, 0, err
 		}
-		params["lucene"] = lucene
+		params["lucene"], params["known_catalogue"] = lucene, knownRevision(cat)
 		if q.Summarised() {
 			if classes == nil || attempt > 1 {
 				if classes, err = s.readClasses(ctx); err != nil {
@@ -92,8 +93,14 @@ func (s *Store) findSearch(ctx context.Context, q procedures.Query, params map[s
 			return nil, 0, s.mapError("search", errRows("search", len(recs)))
 		}
 		rev, _ := field(recs[0], "revision").(string)
+		stale := !sameCatalogue(cat, rev)
+		if stale {
+			if cat, err = s.catalogueSince(recs[0], cat); err != nil {
+				return nil, 0, err
+			}
+		}
 		unknown, _ := field(recs[0], "unknown").([]any)
-		if !last && (len(unknown) > 0 || !sameCatalogue(cat, rev)) {
+		if !last && (stale || len(unknown) > 0) {
 			continue
 		}
 		return s.decodeSearch(recs[0])
