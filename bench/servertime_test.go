@@ -28,11 +28,14 @@ import (
 // until A rolls back, hold ms after B was sent. The hold takes ten values a
 // tenth of a millisecond apart (1.0 to 1.9 ms) in random order. For each,
 // it logs the mean reported server time of B minus the mean hold: with an
-// unbiased mean this excess is the same at every step (B's own time after
-// the lock, a fraction of a millisecond); with truncation it would swing
-// by about a millisecond across the steps (a sawtooth). It also reports the
-// least-squares slope of reported time on hold (1 when unbiased) and the
-// excess without any lock (B alone), to compare.
+// unbiased mean this excess is the same at every step (the server's time
+// from receiving A's rollback to releasing the lock, waking B and finishing
+// it), so the means follow the hold in tenths of a millisecond; with
+// truncation and a steady excess they would form a staircase (a sawtooth
+// excess). It also reports the least-squares slope of reported time on hold
+// (1 when unbiased) and B's mean reported time without any lock. On a
+// loaded machine the true hold overshoots and the excess is noisy: read it
+// on a quiet one.
 func BenchmarkServerClock(b *testing.B) {
 	var t *target
 	for _, x := range targets(b) {
