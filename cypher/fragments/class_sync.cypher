@@ -8,15 +8,13 @@
 // classify_set.cypher); rows pass through unchanged.
 CALL {
   WITH p
-  WITH p, p.status + '|' + CASE WHEN p.opaque THEN 'o' ELSE '-' END + '|' + toString(size(p.signature)) + '|' +
-          CASE WHEN p.read_only THEN 'r' ELSE '-' END + '|' + CASE WHEN p.problem <> '' THEN 'x' ELSE '-' END +
-          CASE WHEN p.retired_at IS NULL THEN '' ELSE '|retired' END AS key
+  WITH p,
+#include class_key
+    AS key
   WHERE p.read_only IS NOT NULL AND (p.class_key IS NULL OR p.class_key <> key)
   OPTIONAL MATCH (old:ProcedureClass {key: p.class_key})
   FOREACH (o IN CASE WHEN old IS NULL THEN [] ELSE [old] END | SET o.count = o.count - 1)
   MERGE (k:ProcedureClass {key: key})
-    ON CREATE SET k.status = p.status, k.opaque = coalesce(p.opaque, false), k.tools = size(p.signature),
-                  k.read_only = p.read_only, k.problem = p.problem <> '', k.retired = p.retired_at IS NOT NULL,
-                  k.count = 0
+#include class_create
   SET k.count = k.count + 1, p.class_key = key
 }

@@ -61,6 +61,13 @@ func reclassify(ctx context.Context, tx neo4j.ManagedTransaction, names []string
 
 // reclassifyWith is reclassify reading through r.
 func reclassifyWith(ctx context.Context, tx neo4j.ManagedTransaction, r procedures.ClassReader, names []string) error {
+	return classifyWith(ctx, tx, r, names, "classify_set")
+}
+
+// classifyWith is reclassifyWith keeping the classifications with stmt
+// (classify_set.cypher, or classify_load.cypher for procedures never
+// classified).
+func classifyWith(ctx context.Context, tx neo4j.ManagedTransaction, r procedures.ClassReader, names []string, stmt string) error {
 	cs, err := procedures.Reclassify(r, names)
 	if err != nil || len(cs) == 0 {
 		return err
@@ -70,7 +77,7 @@ func reclassifyWith(ctx context.Context, tx neo4j.ManagedTransaction, r procedur
 		c := cs[name]
 		rows = append(rows, map[string]any{"name": name, "read_only": c.ReadOnly, "problem": c.Problem})
 	}
-	return exec(ctx, tx, "classify_set", map[string]any{"rows": rows})
+	return exec(ctx, tx, stmt, map[string]any{"rows": rows})
 }
 
 // lockCatalogue takes the catalogue's write lock for the rest of tx.

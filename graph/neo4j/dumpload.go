@@ -260,9 +260,9 @@ func (s *Store) FinishLoad(ctx context.Context, dumpID string) error {
 		return procedures.Errorf(procedures.CodeConflict, "no import of dump %s in progress", dumpID)
 	}
 	if m.Merge {
-		err = s.reclassifyAll(ctx)
+		err = s.reclassifyAll(ctx, "classify_set")
 	} else {
-		err = s.backfillClasses(ctx)
+		err = s.reclassifyAll(ctx, "classify_load")
 	}
 	if err != nil {
 		return err
@@ -274,9 +274,11 @@ func (s *Store) FinishLoad(ctx context.Context, dumpID string) error {
 }
 
 // reclassifyAll reclassifies every procedure, classifyBatch per
-// transaction, by name: after a merge, procedures the store held may call
-// ones it gained, or see another catalogue.
-func (s *Store) reclassifyAll(ctx context.Context) error {
+// transaction, by name, keeping the classifications with stmt: after a
+// merge classify_set.cypher (procedures the store held may call ones it
+// gained, or see another catalogue), after an import into an empty store
+// classify_load.cypher (every procedure is new: counted per class at once).
+func (s *Store) reclassifyAll(ctx context.Context, stmt string) error {
 	for after := ""; ; {
 		names, err := writeTx(ctx, s, "classify", func(ctx context.Context, tx neo4j.ManagedTransaction) ([]string, error) {
 			if err := lockCatalogue(ctx, tx); err != nil {
@@ -292,7 +294,7 @@ func (s *Store) reclassifyAll(ctx context.Context) error {
 					names = append(names, n)
 				}
 			}
-			return names, reclassify(ctx, tx, names)
+			return names, classifyWith(ctx, tx, txClasses{ctx, tx}, names, stmt)
 		})
 		if err != nil {
 			return err

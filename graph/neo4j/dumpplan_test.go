@@ -26,7 +26,7 @@ func TestDumpPlans(t *testing.T) {
 	s := openStore(t)
 	ctx := context.Background()
 	for _, name := range []string{"dump_usage", "load_usage", "load_procedures", "load_versions", "load_edges", "load_decisions", "dump_decisions", "dump_procedures",
-		"merge_conflicts", "merge_procedures", "merge_versions", "merge_edges", "merge_usage", "load_causes", "load_turns", "load_policies", "procedure_names"} {
+		"merge_conflicts", "merge_procedures", "merge_versions", "merge_edges", "merge_usage", "load_causes", "load_turns", "load_policies", "procedure_names", "classify_load"} {
 		t.Run(name, func(t *testing.T) {
 			sess := s.driver.NewSession(ctx, neo4j.SessionConfig{DatabaseName: s.db})
 			defer sess.Close(ctx)
