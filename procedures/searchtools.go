@@ -16,8 +16,9 @@ import (
 // keeps a tool name as written (an identifier) as one lowercase token.
 const (
 	// MaxSearchTools is how many catalogue tools one search adds as tool
-	// terms.
-	MaxSearchTools = 8
+	// terms (each is a posting list as long as its procedures: more cost
+	// more, and a weak match adds noise).
+	MaxSearchTools = 4
 	// SearchToolBoost is what a tool term weighs, per word of q its
 	// description holds, against a word of q itself (1): a procedure found
 	// only through a tool's description ranks below one holding the same
@@ -39,8 +40,9 @@ type SearchTool struct {
 // words, SearchTerms) that is distinctive in c — held by at most a quarter
 // of its descriptions (at least one) — each with boost SearchToolBoost ×
 // the number of such words it holds; at most MaxSearchTools, the most
-// words first, then by name. A word held by many descriptions ("task",
-// "job") says nothing about which tool is meant. Names are not matched:
+// words first, then the rarest (the sum over its words of 1 / the number
+// of descriptions holding it), then by name. A word held by many
+// descriptions ("task", "job") says nothing about which tool is meant. Names are not matched:
 // every procedure's document already holds its tools' names and their
 // words (SearchParts). Nil for a nil or empty catalogue or no match.
 func SearchTools(c *Catalogue, terms []string) []SearchTool {
@@ -49,11 +51,13 @@ func SearchTools(c *Catalogue, terms []string) []SearchTool {
 		return nil
 	}
 	limit := max(1, len(idx.names)/4)
-	count := map[int]int{} // tool index → distinctive words it holds
+	count := map[int]int{}      // tool index → distinctive words it holds
+	rarity := map[int]float64{} // tool index → Σ 1 / descriptions holding each
 	for _, t := range terms {
 		if ts := idx.postings[t]; len(ts) <= limit {
 			for _, i := range ts {
 				count[i]++
+				rarity[i] += 1 / float64(len(ts))
 			}
 		}
 	}
@@ -65,10 +69,14 @@ func SearchTools(c *Catalogue, terms []string) []SearchTool {
 		hits = append(hits, i)
 	}
 	sort.Slice(hits, func(a, b int) bool {
-		if count[hits[a]] != count[hits[b]] {
-			return count[hits[a]] > count[hits[b]]
+		x, y := hits[a], hits[b]
+		switch {
+		case count[x] != count[y]:
+			return count[x] > count[y]
+		case rarity[x] != rarity[y]:
+			return rarity[x] > rarity[y]
 		}
-		return idx.names[hits[a]] < idx.names[hits[b]]
+		return idx.names[x] < idx.names[y]
 	})
 	var out []SearchTool
 	seen := map[string]bool{}

@@ -70,8 +70,17 @@ func TestSearchToolsBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := procedures.SearchTools(cat, []string{"w9", "w0", "w1"})
-	if len(got) != procedures.MaxSearchTools || got[0].Term != "t00" || got[len(got)-1].Term != "t07" {
+	if len(got) != procedures.MaxSearchTools || got[0].Term != "t00" || got[len(got)-1].Term != fmt.Sprintf("t%02d", procedures.MaxSearchTools-1) {
 		t.Fatalf("SearchTools = %+v, want the first %d by name", got, procedures.MaxSearchTools)
+	}
+	// On equal words, the rarer word's tools first: w0 is held by 4
+	// descriptions, the one-off "solo" by one.
+	tools = append(tools, procedures.Tool{Name: "z_last", Description: "solo"})
+	if cat, err = procedures.NewCatalogue(tools); err != nil {
+		t.Fatal(err)
+	}
+	if got := procedures.SearchTools(cat, []string{"w0", "solo"}); len(got) == 0 || got[0].Term != "z_last" {
+		t.Fatalf("SearchTools = %+v, want z_last (the rarest word) first", got)
 	}
 }
 
