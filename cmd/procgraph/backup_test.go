@@ -109,15 +109,7 @@ func TestExportAndBackupOverHTTP(t *testing.T) {
 // searchNames is the names q finds in s, sorted.
 func searchNames(t *testing.T, s procedures.Store, q string) []string {
 	t.Helper()
-	terms, err := procedures.SearchTerms(q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ps, _ := storetest.MustFind(t, s, procedures.Query{Search: terms})
-	var out []string
-	for _, p := range ps {
-		out = append(out, p.Name)
-	}
+	out := storetest.MustSearchNames(t, s, q)
 	slices.Sort(out)
 	return out
 }

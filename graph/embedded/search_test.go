@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/procgraph/procgraph/graph/storetest"
-	"github.com/procgraph/procgraph/procedures"
 )
 
 // TestSearchIndexRebuilt: an index that is missing, stale (from before a
@@ -25,16 +24,7 @@ func TestSearchIndexRebuilt(t *testing.T) {
 	}
 	find := func(s *Store, q string) []string {
 		t.Helper()
-		terms, err := procedures.SearchTerms(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ps, _ := storetest.MustFind(t, s, procedures.Query{Search: terms})
-		var out []string
-		for _, p := range ps {
-			out = append(out, p.Name)
-		}
-		return out
+		return storetest.MustSearchNames(t, s, q)
 	}
 	s := open()
 	a := storetest.WithCause(storetest.In([]string{"tool_a", "tool_b"}, "h1", "k1", storetest.At(1)), "alpha failure", "")

@@ -41,12 +41,7 @@ func (r txClasses) Callers(names []string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]string, 0, len(recs))
-	for _, rec := range recs {
-		if n, ok := field(rec, "name").(string); ok {
-			out = append(out, n)
-		}
-	}
+	out := recordNames(recs)
 	return out, nil
 }
 
@@ -102,12 +97,7 @@ func (s *Store) backfillClasses(ctx context.Context) error {
 			if err != nil {
 				return 0, err
 			}
-			names := make([]string, 0, len(recs))
-			for _, rec := range recs {
-				if n, ok := field(rec, "name").(string); ok {
-					names = append(names, n)
-				}
-			}
+			names := recordNames(recs)
 			return len(names), reclassify(ctx, tx, names)
 		})
 		if err != nil {

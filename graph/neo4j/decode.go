@@ -114,3 +114,15 @@ func field(rec *neo4j.Record, key string) any {
 	v, _ := rec.Get(key)
 	return v
 }
+
+// recordNames returns the string "name" field of each record, in order,
+// skipping records without one.
+func recordNames(recs []*neo4j.Record) []string {
+	out := make([]string, 0, len(recs))
+	for _, rec := range recs {
+		if n, ok := field(rec, "name").(string); ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}

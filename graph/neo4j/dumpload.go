@@ -288,12 +288,7 @@ func (s *Store) reclassifyAll(ctx context.Context, stmt string) error {
 			if err != nil {
 				return nil, err
 			}
-			names := make([]string, 0, len(recs))
-			for _, rec := range recs {
-				if n, ok := field(rec, "name").(string); ok {
-					names = append(names, n)
-				}
-			}
+			names := recordNames(recs)
 			return names, classifyWith(ctx, tx, txClasses{ctx, tx}, names, stmt)
 		})
 		if err != nil {

@@ -85,12 +85,7 @@ func (s *Store) ReferencedProcedures(ctx context.Context) ([]*procedures.Procedu
 		if err != nil {
 			return nil, err
 		}
-		names := make([]string, 0, len(recs))
-		for _, rec := range recs {
-			if n, ok := field(rec, "name").(string); ok {
-				names = append(names, n)
-			}
-		}
+		names := recordNames(recs)
 		if len(names) == 0 {
 			return nil, nil
 		}

@@ -115,6 +115,18 @@ func MustFind(tb testing.TB, s procedures.Store, q procedures.Query) ([]*procedu
 	return ps, total
 }
 
+// MustSearchNames returns the names of the procedures q finds in s (first
+// page, in rank order) and fails the test on error.
+func MustSearchNames(tb testing.TB, s procedures.Store, q string) []string {
+	tb.Helper()
+	terms, err := procedures.SearchTerms(q)
+	if err != nil {
+		tb.Fatalf("SearchTerms(%q): %v", q, err)
+	}
+	ps, _ := MustFind(tb, s, procedures.Query{Search: terms})
+	return names(ps)
+}
+
 // MustVersion returns one version and fails the test on error.
 func MustVersion(tb testing.TB, s procedures.Store, name, hash string) *procedures.Version {
 	tb.Helper()
