@@ -74,32 +74,17 @@ func (s *Store) findOne(ctx context.Context, q procedures.Query, params map[stri
 	for attempt := 0; attempt < 3; attempt++ {
 		if q.Summarised() {
 			if classes == nil || attempt > 0 {
-				recs, err := query(ctx, s, "find", neo4j.AccessModeRead, "classes", nil)
-				if err != nil {
+				var err error
+				if classes, err = s.readClasses(ctx); err != nil {
 					return nil, 0, nil, true, err
 				}
-				counts, err := decodeClassCounts(recs)
-				if err != nil {
-					return nil, 0, nil, true, s.mapError("find", err)
-				}
-				classes = s.classes.set(counts)
 			}
-			keys := []string{}
-			for k, c := range classes {
-				if q.Match(c) {
-					keys = append(keys, k)
-				}
-			}
-			slices.Sort(keys)
+			keys, known := selectClasses(classes, q)
 			if len(keys) == 0 {
 				if attempt > 0 { // just read: no class has a matching procedure
 					return nil, 0, nil, true, nil
 				}
 				continue // (an empty $classes would walk every procedure)
-			}
-			known := make([]string, 0, len(classes))
-			for k := range classes {
-				known = append(known, k)
 			}
 			params["classes"], params["known"] = keys, known
 		}
@@ -150,4 +135,33 @@ func (s *Store) decodeFound(recs []*neo4j.Record, name string) ([]*procedures.Pr
 		ps = append(ps, p)
 	}
 	return ps, int(total), nil
+}
+
+// readClasses reads every class (classes.cypher) into the store's cache.
+func (s *Store) readClasses(ctx context.Context) (map[string]procedures.Class, error) {
+	recs, err := query(ctx, s, "find", neo4j.AccessModeRead, "classes", nil)
+	if err != nil {
+		return nil, err
+	}
+	counts, err := decodeClassCounts(recs)
+	if err != nil {
+		return nil, s.mapError("find", err)
+	}
+	return s.classes.set(counts), nil
+}
+
+// selectClasses returns the keys of the classes q's summary filters select
+// (procedures.Query.Match, the one filter), sorted, and the keys of every
+// class the caller holds: a statement given both reports the classes it
+// met that are not known, so that the caller reads them and asks again.
+func selectClasses(classes map[string]procedures.Class, q procedures.Query) (keys, known []string) {
+	keys, known = []string{}, make([]string, 0, len(classes))
+	for k, c := range classes {
+		known = append(known, k)
+		if q.Match(c) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys, known
 }

@@ -3,7 +3,6 @@ package neo4jstore
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -75,15 +74,7 @@ func (s *Store) findSearch(ctx context.Context, q procedures.Query, params map[s
 					return nil, 0, err
 				}
 			}
-			keys, known := []string{}, make([]string, 0, len(classes))
-			for k, c := range classes {
-				known = append(known, k)
-				if q.Match(c) {
-					keys = append(keys, k)
-				}
-			}
-			slices.Sort(keys)
-			params["classes"], params["known"] = keys, known
+			params["classes"], params["known"] = selectClasses(classes, q)
 		}
 		recs, err := query(ctx, s, "search", neo4j.AccessModeRead, "search", params)
 		if err != nil {
@@ -114,19 +105,6 @@ func sameCatalogue(cat *procedures.Catalogue, rev string) bool {
 		return len(cat.Tools) == 0
 	}
 	return cat.Revision == rev
-}
-
-// readClasses reads every class (classes.cypher) into the store's cache.
-func (s *Store) readClasses(ctx context.Context) (map[string]procedures.Class, error) {
-	recs, err := query(ctx, s, "search", neo4j.AccessModeRead, "classes", nil)
-	if err != nil {
-		return nil, err
-	}
-	counts, err := decodeClassCounts(recs)
-	if err != nil {
-		return nil, s.mapError("search", err)
-	}
-	return s.classes.set(counts), nil
 }
 
 // decodeSearch decodes the row of search.cypher: the page, each with its
