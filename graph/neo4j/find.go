@@ -109,7 +109,8 @@ func (s *Store) Find(ctx context.Context, q procedures.Query) ([]*procedures.Pro
 		return nil, 0, err
 	}
 	if len(q.Search) > 0 {
-		return s.findSearch(ctx, q, params)
+		ps, total, _, err := s.findSearch(ctx, q, params)
+		return ps, total, err
 	}
 	if ps, total, _, ok, err := s.findOne(ctx, q, params); ok {
 		return ps, total, err

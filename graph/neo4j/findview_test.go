@@ -14,15 +14,19 @@ import (
 func TestFindWithCatalogueSeesOtherInstances(t *testing.T) {
 	ctx := context.Background()
 	writer := procedures.NewService(freshStore(t), procedures.Options{})
-	reader := openStore(t)
 	if _, err := writer.Capture(ctx, procedures.CaptureRequest{Code: "return tools.get_jobs(task_id=task_id)\n"}); err != nil {
 		t.Fatal(err)
 	}
 	yes := true
-	queries := map[string]procedures.Query{
+	queries := map[string]procedures.Query{ // each read by its own store: each path meets the other instance's change first
 		"find_all":     {Limit: 25},
 		"find_classes": {Limit: 25, Exposed: &yes, SkipTotal: true},
 		"beside":       {Limit: 25, Tools: []string{"get_jobs"}},
+		"search":       {Limit: 25, Search: []string{"jobs"}},
+	}
+	readers := map[string]*Store{}
+	for name := range queries {
+		readers[name] = openStore(t)
 	}
 	for i, tools := range [][]procedures.Tool{
 		{{Name: "get_jobs", ReadOnly: true}},
@@ -35,7 +39,7 @@ func TestFindWithCatalogueSeesOtherInstances(t *testing.T) {
 		}
 		for name, q := range queries {
 			for read := range 2 { // the second read holds the catalogue already
-				ps, _, cat, err := reader.FindWithCatalogue(ctx, q)
+				ps, _, cat, err := readers[name].FindWithCatalogue(ctx, q)
 				if err != nil {
 					t.Fatalf("catalogue %d, %s: %v", i, name, err)
 				}

@@ -40,13 +40,14 @@ const searchAttempts = 3
 // catalogue when it is not that one (fragments/catalogue_since.cypher) and
 // any class it did not know, and a search that used a stale one is run
 // again with the new one (the last attempt's answer stands). Go then
-// computes each score with RankHits over the page.
-func (s *Store) findSearch(ctx context.Context, q procedures.Query, params map[string]any) ([]*procedures.Procedure, int, error) {
+// computes each score with RankHits over the page. cat is the stored
+// catalogue the answer was computed with.
+func (s *Store) findSearch(ctx context.Context, q procedures.Query, params map[string]any) ([]*procedures.Procedure, int, *procedures.Catalogue, error) {
 	cat := s.catalogue.Load()
 	if cat == nil {
 		var err error
 		if cat, err = s.Catalogue(ctx); err != nil {
-			return nil, 0, err
+			return nil, 0, nil, err
 		}
 	}
 	var classes map[string]procedures.Class
@@ -65,36 +66,37 @@ func (s *Store) findSearch(ctx context.Context, q procedures.Query, params map[s
 		last := attempt == searchAttempts
 		lucene, err := luceneQuery(q.Search, procedures.SearchTools(cat, q.Search))
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, nil, err
 		}
 		params["lucene"], params["known_catalogue"] = lucene, knownRevision(cat)
 		if q.Summarised() {
 			if classes == nil || attempt > 1 {
 				if classes, err = s.readClasses(ctx); err != nil {
-					return nil, 0, err
+					return nil, 0, nil, err
 				}
 			}
 			params["classes"], params["known"] = selectClasses(classes, q)
 		}
 		recs, err := query(ctx, s, "search", neo4j.AccessModeRead, "search", params)
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, nil, err
 		}
 		if len(recs) != 1 {
-			return nil, 0, s.mapError("search", errRows("search", len(recs)))
+			return nil, 0, nil, s.mapError("search", errRows("search", len(recs)))
 		}
 		rev, _ := field(recs[0], "revision").(string)
 		stale := !sameCatalogue(cat, rev)
 		if stale {
 			if cat, err = s.catalogueSince(recs[0], cat); err != nil {
-				return nil, 0, err
+				return nil, 0, nil, err
 			}
 		}
 		unknown, _ := field(recs[0], "unknown").([]any)
 		if !last && (stale || len(unknown) > 0) {
 			continue
 		}
-		return s.decodeSearch(recs[0])
+		ps, total, err := s.decodeSearch(recs[0])
+		return ps, total, cat, err
 	}
 }
 
