@@ -5,8 +5,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/go-chi/chi/v5"
-
 	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
@@ -179,7 +177,7 @@ func (s *Server) getTurn(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	t, err := g.Get(r.Context(), chi.URLParam(r, "id"), principalOf(r).Name, time.Duration(queryInt(r, "wait_s", 0))*time.Second)
+	t, err := g.Get(r.Context(), urlParam(r, "id"), principalOf(r).Name, time.Duration(queryInt(r, "wait_s", 0))*time.Second)
 	if err != nil {
 		return err
 	}
@@ -192,7 +190,7 @@ func (s *Server) runTurn(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ans, err := g.Run(r.Context(), chi.URLParam(r, "id"), principalOf(r).Name)
+	ans, err := g.Run(r.Context(), urlParam(r, "id"), principalOf(r).Name)
 	return s.answerTurn(w, ans, err)
 }
 
@@ -201,7 +199,7 @@ func (s *Server) cancelTurn(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	t, err := g.Cancel(r.Context(), chi.URLParam(r, "id"), principalOf(r).Name)
+	t, err := g.Cancel(r.Context(), urlParam(r, "id"), principalOf(r).Name)
 	if err != nil {
 		return err
 	}
@@ -234,7 +232,7 @@ func (s *Server) getApproval(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	a, err := g.Approval(r.Context(), chi.URLParam(r, "id"), principalOf(r).Has(auth.ScopeGrant))
+	a, err := g.Approval(r.Context(), urlParam(r, "id"), principalOf(r).Has(auth.ScopeGrant))
 	if err != nil {
 		return err
 	}
@@ -258,7 +256,7 @@ func (s *Server) resolveApproval(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	caller := principalOf(r)
-	t, d, err := g.Resolve(r.Context(), replay.ResolveRequest{ID: chi.URLParam(r, "id"), Choice: procedures.Choice(b.Choice),
+	t, d, err := g.Resolve(r.Context(), replay.ResolveRequest{ID: urlParam(r, "id"), Choice: procedures.Choice(b.Choice),
 		Reason: deref(b.Reason), Code: b.Code, Actor: caller.Name, HasGrant: caller.Has(auth.ScopeGrant)})
 	if err != nil && t == nil {
 		return err
@@ -279,7 +277,7 @@ type grantView struct {
 }
 
 func (s *Server) sessionPolicies(w http.ResponseWriter, r *http.Request) error {
-	ps, err := s.svc.Turns().Policies(r.Context(), chi.URLParam(r, "id"))
+	ps, err := s.svc.Turns().Policies(r.Context(), urlParam(r, "id"))
 	if err != nil {
 		return err
 	}
@@ -297,7 +295,7 @@ func (s *Server) sessionPolicies(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) revokePolicies(w http.ResponseWriter, r *http.Request) error {
-	n, d, err := s.svc.RevokePolicies(r.Context(), chi.URLParam(r, "id"), chi.URLParam(r, "prefix"), principalOf(r).Name)
+	n, d, err := s.svc.RevokePolicies(r.Context(), urlParam(r, "id"), urlParam(r, "prefix"), principalOf(r).Name)
 	if err != nil {
 		return err
 	}
