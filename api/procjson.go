@@ -98,21 +98,11 @@ func (c *procJSON) appendProcedure(b []byte, p *procedures.Procedure) ([]byte, e
 	b = appendStrings(append(b, `,"state_changing_tools":`...), p.StateChangingTools)
 	b = appendStrings(append(b, `,"unknown_tools":`...), p.UnknownTools)
 	b = strconv.AppendBool(append(b, `,"opaque":`...), p.Opaque)
-	b = append(b, `,"warnings":`...)
-	if p.Warnings == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i, w := range p.Warnings {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = strconv.AppendInt(append(b, `{"line":`...), int64(w.Line), 10)
-			b = strconv.AppendInt(append(b, `,"column":`...), int64(w.Column), 10)
-			b = append(json.AppendEscape(append(b, `,"message":`...), w.Message, jsonFlags), '}')
-		}
-		b = append(b, ']')
-	}
+	b = appendList(append(b, `,"warnings":`...), p.Warnings, func(b []byte, w procedures.Warning) []byte {
+		b = strconv.AppendInt(append(b, `{"line":`...), int64(w.Line), 10)
+		b = strconv.AppendInt(append(b, `,"column":`...), int64(w.Column), 10)
+		return append(json.AppendEscape(append(b, `,"message":`...), w.Message, jsonFlags), '}')
+	})
 	b = strconv.AppendBool(append(b, `,"external_access":`...), p.ExternalAccess)
 	b = strconv.AppendBool(append(b, `,"exposed":`...), p.Exposed)
 	a := &p.AutoRun
@@ -123,20 +113,10 @@ func (c *procJSON) appendProcedure(b []byte, p *procedures.Procedure) ([]byte, e
 	b = appendStringPtr(append(b, `,"reason":`...), a.Reason)
 	b = appendStringPtr(append(b, `,"code_hash":`...), a.CodeHash)
 	b = appendStringPtr(append(b, `,"inactive_reason":`...), a.InactiveReason)
-	b = append(b, `},"causes":`...)
-	if p.Causes == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i, cl := range p.Causes {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = json.AppendEscape(append(b, `{"name":`...), cl.Name, jsonFlags)
-			b = append(strconv.AppendInt(append(b, `,"frequency":`...), cl.Frequency, 10), '}')
-		}
-		b = append(b, ']')
-	}
+	b = appendList(append(b, `},"causes":`...), p.Causes, func(b []byte, cl procedures.CauseLink) []byte {
+		b = json.AppendEscape(append(b, `{"name":`...), cl.Name, jsonFlags)
+		return append(strconv.AppendInt(append(b, `,"frequency":`...), cl.Frequency, 10), '}')
+	})
 	if p.Score != nil {
 		var err error
 		if b, err = json.Append(append(b, `,"score":`...), *p.Score, jsonFlags); err != nil {
@@ -157,18 +137,23 @@ func (c *procJSON) appendProcedure(b []byte, p *procedures.Procedure) ([]byte, e
 	return append(b, '}'), nil
 }
 
-func appendStrings(b []byte, ss []string) []byte {
-	if ss == nil {
+// appendList appends xs as a JSON array (null when nil), each item by item.
+func appendList[T any](b []byte, xs []T, item func([]byte, T) []byte) []byte {
+	if xs == nil {
 		return append(b, "null"...)
 	}
 	b = append(b, '[')
-	for i, s := range ss {
+	for i, x := range xs {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = json.AppendEscape(b, s, jsonFlags)
+		b = item(b, x)
 	}
 	return append(b, ']')
+}
+
+func appendStrings(b []byte, ss []string) []byte {
+	return appendList(b, ss, func(b []byte, s string) []byte { return json.AppendEscape(b, s, jsonFlags) })
 }
 
 func appendStringPtr(b []byte, s *string) []byte {
