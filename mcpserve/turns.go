@@ -170,6 +170,9 @@ func (h *Handler) review(ctx context.Context, req *mcp.CallToolRequest, c caller
 	if err != nil && t == nil {
 		return nil, err
 	}
+	if err != nil {
+		h.log.Warn().Err(err).Str("turn", id).Msg("mcp: approval resolved, but what it remembers could not be stored")
+	}
 	if t.Status != procedures.TurnApproved {
 		return nil, procedures.Errorf(procedures.CodeDenied, "turn %s was rejected by %s", id, c.name).WithDetails("turn", t)
 	}
