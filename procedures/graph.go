@@ -52,6 +52,9 @@ type graphBuilder struct {
 	order   []string
 	full    bool
 	visited map[string]bool
+	// stored holds the procedures read from the store while building
+	// (unclassified): classify reads none of them again.
+	stored map[string]*Procedure
 }
 
 // Graph returns the neighbourhood of q's start nodes, depth hops out.
@@ -64,7 +67,8 @@ func (s *Service) Graph(ctx context.Context, q GraphQuery) (*Graph, error) {
 	if q.Depth < 1 || q.Depth > MaxGraphDepth {
 		return nil, Errorf(CodeInvalid, "depth must be between 1 and %d", MaxGraphDepth).WithDetails("field", "depth")
 	}
-	b := &graphBuilder{s: s, nodes: map[string]*GraphNode{}, edges: map[string]GraphEdge{}, visited: map[string]bool{}}
+	b := &graphBuilder{s: s, nodes: map[string]*GraphNode{}, edges: map[string]GraphEdge{}, visited: map[string]bool{},
+		stored: map[string]*Procedure{}}
 	var frontier []string
 	if len(q.Procedures)+len(q.Causes)+len(q.Tools) == 0 {
 		top, _, err := s.Find(ctx, FindRequest{Limit: DefaultFindLimit})
@@ -80,6 +84,7 @@ func (s *Service) Graph(ctx context.Context, q GraphQuery) (*Graph, error) {
 		if err != nil {
 			return nil, err
 		}
+		b.stored[p.Name] = p
 		frontier = append(frontier, b.procedure(p.Name, nil))
 	}
 	for _, name := range q.Causes {
@@ -133,14 +138,18 @@ func procedureClass(p *Procedure) string {
 }
 
 // classify completes the nodes' properties: a procedure not listed by
-// Service.Find is read through Service.Get (its counts and recomputed
-// classification; the store's copy is not classified), every tool gets its
-// class from the catalogue (unknown when the catalogue does not list it).
+// Service.Find is classified as Service.Get would (its counts and
+// recomputed classification; the store's copy is not classified), in one
+// view over the catalogue, from the copy read while building (else read
+// now); every tool gets its class from the catalogue (unknown when the
+// catalogue does not list it).
 func (b *graphBuilder) classify(ctx context.Context) error {
 	cat, err := b.s.store.Catalogue(ctx)
 	if err != nil {
 		return err
 	}
+	var procs []*Procedure
+	nodes := map[*Procedure]*GraphNode{}
 	for _, id := range b.order {
 		n := b.nodes[id]
 		switch n.Kind {
@@ -148,14 +157,18 @@ func (b *graphBuilder) classify(ctx context.Context) error {
 			if _, ok := n.Properties["class"]; ok {
 				continue
 			}
-			p, err := b.s.Get(ctx, n.Label)
-			if ErrorCode(err) == CodeNotFound {
-				continue
+			p := b.stored[n.Label]
+			if p == nil {
+				p, err = b.s.store.Get(ctx, n.Label)
+				if ErrorCode(err) == CodeNotFound {
+					continue
+				}
+				if err != nil {
+					return err
+				}
 			}
-			if err != nil {
-				return err
-			}
-			n.Properties = procedureProps(p)
+			procs = append(procs, p)
+			nodes[p] = n
 		case "tool":
 			class := ClassUnknown
 			if t, ok := cat.Tool(n.Label); ok {
@@ -166,6 +179,17 @@ func (b *graphBuilder) classify(ctx context.Context) error {
 			}
 			n.Properties["class"] = class
 		}
+	}
+	if len(procs) == 0 {
+		return nil
+	}
+	v, err := b.s.viewOf(ctx, cat, procs)
+	if err != nil {
+		return err
+	}
+	for _, p := range procs {
+		v.decorate(p)
+		nodes[p].Properties = procedureProps(p)
 	}
 	return nil
 }
@@ -186,6 +210,7 @@ func (b *graphBuilder) expand(ctx context.Context, n *GraphNode) ([]string, erro
 		if err != nil {
 			return nil, err
 		}
+		b.stored[p.Name] = p
 		for _, c := range p.Causes {
 			id := b.node("cause", c.Name, nil)
 			b.edge(id, n.ID, "INVESTIGATED_BY", c.Frequency)
