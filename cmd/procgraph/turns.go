@@ -241,13 +241,13 @@ func cmdPoliciesList(ctx context.Context, args []string, s stdio) int {
 	return newClient().call(ctx, cl, s, "GET", "/v1/sessions/"+url.PathEscape(pos[0])+"/policies", nil, nil, &out, func(w io.Writer) {
 		var rows [][]string
 		for _, p := range out.Policies {
-			rows = append(rows, []string{p.CodeHash[:min(12, len(p.CodeHash))], string(p.Policy), cmp.Or(p.RequestedBy, "(nobody)"),
+			rows = append(rows, []string{shortHash(p.CodeHash), string(p.Policy), cmp.Or(p.RequestedBy, "(nobody)"),
 				p.SetBy, p.SetAt.Format(timeLayout), p.Summary})
 		}
 		table(w, "CODE HASH\tPOLICY\tFOR\tSET BY\tSET AT\tSUMMARY", rows)
 		rows = nil
 		for _, g := range out.Grants {
-			rows = append(rows, []string{g.Procedure, g.CodeHash[:min(12, len(g.CodeHash))], g.GrantedBy, yesNo(g.Active)})
+			rows = append(rows, []string{g.Procedure, shortHash(g.CodeHash), g.GrantedBy, yesNo(g.Active)})
 		}
 		fmt.Fprintln(w)
 		table(w, "GRANTED PROCEDURE\tCODE HASH\tGRANTED BY\tACTIVE", rows)
