@@ -61,18 +61,22 @@ func cmdExport(ctx context.Context, args []string, s stdio) int {
 		return fail(s.err, "export", err)
 	}
 	start := time.Now()
-	dw := procedures.NewDumpWriter(w, st.DumpSource(), procedures.BuildVersion())
-	err = st.Dump(ctx, dw)
-	if err == nil {
-		err = dw.Close()
-	}
-	if err = commit(err); err != nil {
+	if err = commit(writeDump(ctx, st, w)); err != nil {
 		return fail(s.err, "export", err)
 	}
 	if *out != "" {
 		fmt.Fprintf(s.err, "exported the %s store to %s in %v\n", source, *out, time.Since(start).Round(time.Millisecond))
 	}
 	return 0
+}
+
+// writeDump writes a whole dump of st to w.
+func writeDump(ctx context.Context, st procedures.DumpStore, w io.Writer) error {
+	dw := procedures.NewDumpWriter(w, st.DumpSource(), procedures.BuildVersion())
+	if err := st.Dump(ctx, dw); err != nil {
+		return err
+	}
+	return dw.Close()
 }
 
 // outputFile is where a command writes: stdout, or path through a

@@ -42,12 +42,7 @@ func cmdAuditPrune(ctx context.Context, args []string, s stdio) int {
 	if err != nil {
 		return fail(s.err, "audit prune", err)
 	}
-	dw := procedures.NewDumpWriter(w, st.DumpSource(), procedures.BuildVersion())
-	err = st.Dump(ctx, dw)
-	if err == nil {
-		err = dw.Close()
-	}
-	if err = commit(err); err != nil {
+	if err = commit(writeDump(ctx, st, w)); err != nil {
 		return fail(s.err, "audit prune", fmt.Errorf("the export failed, nothing was pruned: %v", err))
 	}
 	n, err := p.PruneDecisions(ctx, cut)
