@@ -293,7 +293,7 @@ func (g *Gate) runNow(ctx context.Context, t procedures.Turn, b *block, v proced
 	defer cancel()
 	if !v.Allowed() {
 		t.Status = procedures.TurnDenied
-		d, err := g.record(ctx, g.turnDecision(t, b, v, []string{}))
+		d, err := g.r.record(ctx, g.turnDecision(t, b, v, []string{}))
 		if err != nil {
 			return nil, err
 		}
@@ -307,7 +307,7 @@ func (g *Gate) runNow(ctx context.Context, t procedures.Turn, b *block, v proced
 		defer release()
 	}
 	allowed := AllowSet(b.a.Signature, b.c, Verdict{Outcome: procedures.Allowed, StateChanging: v.StateChanging})
-	d, err := g.record(ctx, g.turnDecision(t, b, v, allowed))
+	d, err := g.r.record(ctx, g.turnDecision(t, b, v, allowed))
 	if err != nil {
 		return nil, err
 	}
@@ -318,11 +318,6 @@ func (g *Gate) runNow(ctx context.Context, t procedures.Turn, b *block, v proced
 func (g *Gate) turnDecision(t procedures.Turn, b *block, v procedures.TurnVerdict, allowed []string) procedures.Decision {
 	return procedures.Decision{Kind: procedures.KindTurn, Procedure: b.a.Name, CodeHash: t.CodeHash, Phase: t.Phase,
 		Outcome: v.Outcome, Reason: v.Reason, Actor: t.RequestedBy, AllowedTools: allowed, Suggestion: v.Suggestion}
-}
-
-// record records d through the service's Recorder.
-func (g *Gate) record(ctx context.Context, d procedures.Decision) (procedures.Decision, error) {
-	return g.r.record(ctx, d)
 }
 
 // turnDenied is the CodeDenied error of a denied turn.
