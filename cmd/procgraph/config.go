@@ -51,6 +51,8 @@ type serveConfig struct {
 	// once, and each approval's deadline from its turn's arrival.
 	MaxPendingApprovals int
 	ApprovalTimeout     time.Duration
+	AuditRetention      time.Duration // 0: the audit log is kept forever
+	AuditArchiveDir     string
 }
 
 // envPrefix prefixes every flag's environment twin.
@@ -85,6 +87,8 @@ func (c *serveConfig) serveFlags(fs *flag.FlagSet) *settings {
 	s.add(&count{&c.MCPMaxSessions, 1, 1 << 20}, "mcp-max-sessions", "1024", "MCP sessions open at once (/mcp and /mcp/interactive); a new one past it is refused with 429 busy")
 	s.add(&count{&c.MCPMaxSessionsPerToken, 1, 1 << 20}, "mcp-max-sessions-per-token", "64", "MCP sessions one token holder may have open; a new one past it is refused with 429 busy")
 	s.add(&count{&c.MaxPendingApprovals, 1, 1 << 20}, "max-pending-approvals", "32", "turns awaiting an operator at once; a new one past it is refused with 429 busy")
+	s.add(&duration{&c.AuditRetention, 0, 100 * 365 * 24 * time.Hour}, "audit-retention", "0s", "keep audit records this long (0: forever); older ones are pruned after the whole store is archived into --audit-archive-dir")
+	s.add(&text{&c.AuditArchiveDir, nil}, "audit-archive-dir", "", "where --audit-retention writes its archives (full dumps, importable)")
 	s.add(&duration{&c.ApprovalTimeout, time.Second, 24 * time.Hour}, "approval-timeout", "330s", "each approval's one deadline from its turn's arrival: the wait, the resolution and the run's start (at least 1s)")
 	return s
 }
@@ -123,6 +127,9 @@ func (c *serveConfig) resolve() error {
 		if err != nil || !oneOfSchemes(u.Scheme, "bolt", "neo4j", "bolt+s", "neo4j+s", "bolt+ssc", "neo4j+ssc") {
 			return fmt.Errorf("NEO4J_URI: %q must start with bolt:// or neo4j:// (or their +s/+ssc forms)", c.Neo4jURI)
 		}
+	}
+	if c.AuditRetention > 0 && c.AuditArchiveDir == "" {
+		return fmt.Errorf("--audit-retention needs --audit-archive-dir: the store is archived before anything is pruned")
 	}
 	upstreams := 0
 	for _, set := range []bool{c.UpstreamHTTP != "", c.UpstreamMCP != "", len(c.UpstreamMCPCommand) > 0} {

@@ -177,6 +177,11 @@ func (m *Main) open(ctx, bg context.Context) (http.Handler, error) {
 		return nil, err
 	}
 	m.onClose(store.Close)
+	if cfg.AuditRetention > 0 {
+		stopped := make(chan struct{})
+		go func() { defer close(stopped); keepAudit(bg, store, cfg.AuditArchiveDir, cfg.AuditRetention, log) }()
+		m.onClose(func() error { <-stopped; return nil }) // before the store closes (bg is cancelled first)
+	}
 	reg := metrics.New()
 	svc := procedures.NewService(store, procedures.Options{AllowMutatingAutorun: cfg.AllowMutatingAutorun, Counter: reg})
 	m.onClose(func() error { svc.Changes().Close(); return nil })

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/procgraph/procgraph/procedures"
 )
 
 // cmdAuditPrune exports the whole store, then deletes the audit records
@@ -34,20 +33,9 @@ func cmdAuditPrune(ctx context.Context, args []string, s stdio) int {
 		return fail(s.err, "audit prune", err)
 	}
 	defer st.Close()
-	p, ok := st.(procedures.AuditPruner)
-	if !ok {
-		return fail(s.err, "audit prune", fmt.Errorf("this store cannot prune its audit log"))
-	}
-	w, commit, err := outputFile(*out, nil)
+	n, err := exportThenPrune(ctx, st, *out, cut)
 	if err != nil {
 		return fail(s.err, "audit prune", err)
-	}
-	if err = commit(writeDump(ctx, st, w)); err != nil {
-		return fail(s.err, "audit prune", fmt.Errorf("the export failed, nothing was pruned: %v", err))
-	}
-	n, err := p.PruneDecisions(ctx, cut)
-	if err != nil {
-		return fail(s.err, "audit prune", fmt.Errorf("exported to %s; pruning stopped after %d records: %v", *out, n, err))
 	}
 	fmt.Fprintf(s.out, "exported the store to %s, then pruned %d audit records older than %s\n", *out, n, cut.UTC().Format(time.RFC3339))
 	return 0
