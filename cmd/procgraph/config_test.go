@@ -41,8 +41,11 @@ func TestServeSettings(t *testing.T) {
 		{"mcp-max-sessions-per-token", "9", func(c *serveConfig) any { return c.MCPMaxSessionsPerToken }, 9},
 		{"max-pending-approvals", "5", func(c *serveConfig) any { return c.MaxPendingApprovals }, 5},
 		{"approval-timeout", "2m", func(c *serveConfig) any { return c.ApprovalTimeout }, 2 * time.Minute},
+		{"audit-retention", "2160h", func(c *serveConfig) any { return c.AuditRetention }, 2160 * time.Hour},
+		{"audit-archive-dir", "/var/archives", func(c *serveConfig) any { return c.AuditArchiveDir }, "/var/archives"},
 	}
 	t.Setenv("NEO4J_URI", "bolt://127.0.0.1:7687")
+	t.Setenv("PROCGRAPH_AUDIT_ARCHIVE_DIR", "/var/archives") // a retention needs one
 	var seen []string
 	for _, tc := range cases {
 		seen = append(seen, tc.flag)
@@ -75,6 +78,7 @@ func TestServeSettings(t *testing.T) {
 
 	t.Run("defaults", func(t *testing.T) {
 		t.Setenv("NEO4J_URI", "")
+		t.Setenv("PROCGRAPH_AUDIT_ARCHIVE_DIR", "")
 		c, err := parseServeConfig(nil)
 		if err != nil {
 			t.Fatal(err)
