@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"time"
-
 )
 
 // cmdAuditPrune exports the whole store, then deletes the audit records
