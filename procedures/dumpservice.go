@@ -31,8 +31,14 @@ func (s *Service) Export(ctx context.Context, w io.Writer) error {
 	if !ok {
 		return Errorf(CodeInvalid, "this store cannot be exported")
 	}
-	dw := NewDumpWriter(w, ds.DumpSource(), BuildVersion())
-	if err := ds.Dump(ctx, dw); err != nil {
+	return WriteDump(ctx, ds, w)
+}
+
+// WriteDump writes a whole dump of st to w: header, records, trailer.
+// Returns Dump's and the writer's errors.
+func WriteDump(ctx context.Context, st DumpStore, w io.Writer) error {
+	dw := NewDumpWriter(w, st.DumpSource(), BuildVersion())
+	if err := st.Dump(ctx, dw); err != nil {
 		return err
 	}
 	return dw.Close()

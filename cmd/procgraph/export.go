@@ -61,22 +61,13 @@ func cmdExport(ctx context.Context, args []string, s stdio) int {
 		return fail(s.err, "export", err)
 	}
 	start := time.Now()
-	if err = commit(writeDump(ctx, st, w)); err != nil {
+	if err = commit(procedures.WriteDump(ctx, st, w)); err != nil {
 		return fail(s.err, "export", err)
 	}
 	if *out != "" {
 		fmt.Fprintf(s.err, "exported the %s store to %s in %v\n", source, *out, time.Since(start).Round(time.Millisecond))
 	}
 	return 0
-}
-
-// writeDump writes a whole dump of st to w.
-func writeDump(ctx context.Context, st procedures.DumpStore, w io.Writer) error {
-	dw := procedures.NewDumpWriter(w, st.DumpSource(), procedures.BuildVersion())
-	if err := st.Dump(ctx, dw); err != nil {
-		return err
-	}
-	return dw.Close()
 }
 
 // outputFile is where a command writes: stdout, or path through a

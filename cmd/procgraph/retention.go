@@ -24,7 +24,7 @@ func exportThenPrune(ctx context.Context, st procedures.Store, archive string, c
 	if err != nil {
 		return 0, err
 	}
-	if err = commit(writeDump(ctx, ds, w)); err != nil {
+	if err = commit(procedures.WriteDump(ctx, ds, w)); err != nil {
 		return 0, fmt.Errorf("the export failed, nothing was pruned: %v", err)
 	}
 	n, err := p.PruneDecisions(ctx, cut)
