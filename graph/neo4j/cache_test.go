@@ -37,27 +37,20 @@ func TestCachesSeeOtherInstances(t *testing.T) {
 		}
 	}
 
-	yes, no := true, false
-	find := func(readOnly *bool, wantTotal int) {
-		t.Helper()
-		ps, total, err := reader.Find(ctx, procedures.Query{Limit: 25, ReadOnly: readOnly})
-		if err != nil || total != wantTotal || len(ps) != wantTotal {
-			t.Fatalf("Find(read_only=%v): %d procedures, total %d, %v; want %d", *readOnly, len(ps), total, err, wantTotal)
-		}
-	}
+	find := func(readOnly bool, want int) { t.Helper(); requireFound(t, reader, readOnly, want) }
 	capture := func(code string) {
 		t.Helper()
 		if _, err := writer.Capture(ctx, procedures.CaptureRequest{Code: code}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	find(&yes, 0) // no class yet
+	find(true, 0) // no class yet
 	capture("return tools.get_jobs(task_id=task_id)\n")
-	find(&yes, 1)
-	find(&no, 0)
+	find(true, 1)
+	find(false, 0)
 	capture("a = tools.get_jobs(task_id=task_id)\nreturn tools.get_logs(jobs=a)\n") // two tools: a class not read yet
-	find(&yes, 2)
+	find(true, 2)
 	capture("return tools.kill_job(task_id=task_id)\n")
-	find(&no, 1)
-	find(&yes, 2)
+	find(false, 1)
+	find(true, 2)
 }

@@ -31,14 +31,10 @@ func TestCaptureClassifiesWithTheStoredCatalogue(t *testing.T) {
 			t.Fatalf("Capture(%v): %v", sig, err)
 		}
 	}
-	yes, no := true, false
-	find := func(readOnly *bool, want int) {
+	find := func(readOnly bool, want int) {
 		t.Helper()
 		// A third store: its own class cache, nothing held.
-		ps, total, err := openStore(t).Find(ctx, procedures.Query{Limit: 25, ReadOnly: readOnly})
-		if err != nil || total != want || len(ps) != want {
-			t.Fatalf("Find(read_only=%v): %d procedures, total %d, %v; want %d", *readOnly, len(ps), total, err, want)
-		}
+		requireFound(t, openStore(t), readOnly, want)
 	}
 	put := func(tools ...procedures.Tool) {
 		t.Helper()
@@ -54,8 +50,8 @@ func TestCaptureClassifiesWithTheStoredCatalogue(t *testing.T) {
 	}
 	put(procedures.Tool{Name: "get_jobs", ReadOnly: true}, procedures.Tool{Name: "kill_job"})
 	capture("k1", "get_jobs")
-	find(&yes, 1)
-	find(&no, 0)
+	find(true, 1)
+	find(false, 0)
 
 	// s now holds that catalogue; another instance makes kill_job
 	// read-only and get_jobs not.
@@ -64,8 +60,8 @@ func TestCaptureClassifiesWithTheStoredCatalogue(t *testing.T) {
 	}
 	put(procedures.Tool{Name: "get_jobs"}, procedures.Tool{Name: "kill_job", ReadOnly: true}, procedures.Tool{Name: "get_logs", ReadOnly: true})
 	capture("k2", "kill_job")
-	find(&yes, 1) // kill_job's
-	find(&no, 1)  // get_jobs's, reclassified by the put
+	find(true, 1)  // kill_job's
+	find(false, 1) // get_jobs's, reclassified by the put
 
 	// A procedure calling one that does not exist yet is not read-only;
 	// once the callee is captured (read-only), so is the caller.
@@ -74,9 +70,9 @@ func TestCaptureClassifiesWithTheStoredCatalogue(t *testing.T) {
 	}
 	callee := procedures.ProcPrefix + "get_logs__kill_job"
 	capture("k3", "kill_job", callee)
-	find(&yes, 1)
-	find(&no, 2)
+	find(true, 1)
+	find(false, 2)
 	capture("k4", "get_logs", "kill_job")
-	find(&yes, 3)
-	find(&no, 1)
+	find(true, 3)
+	find(false, 1)
 }

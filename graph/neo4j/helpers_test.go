@@ -78,3 +78,13 @@ func freshStore(tb testing.TB) *Store {
 
 // newStore is freshStore as storetest wants it.
 func newStore(t *testing.T) procedures.Store { return freshStore(t) }
+
+// requireFound fails the test unless Find on s, filtered by read_only,
+// returns want procedures with total want.
+func requireFound(t *testing.T, s *Store, readOnly bool, want int) {
+	t.Helper()
+	ps, total, err := s.Find(context.Background(), procedures.Query{Limit: 25, ReadOnly: &readOnly})
+	if err != nil || total != want || len(ps) != want {
+		t.Fatalf("Find(read_only=%v): %d procedures, total %d, %v; want %d", readOnly, len(ps), total, err, want)
+	}
+}
