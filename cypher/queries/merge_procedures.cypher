@@ -5,7 +5,7 @@
 // grant and retirement and takes the earlier created_at, the later
 // updated_at and last_used_at, the larger use_count, the dumped summary
 // when it has none, and the dumped search parts it lacks (as
-// search_parts_add.cypher). A procedure stored under another signature
+// fragments/search_parts.cypher). A procedure stored under another signature
 // gives no row (the caller refuses the batch). The tools exist
 // (load_tools.cypher).
 UNWIND $rows AS r
