@@ -166,11 +166,8 @@ func findIndexed(tx *bolt.Tx, q *procedures.Query) ([][]byte, int, error) {
 			})
 		}
 		for name := range cands {
-			for _, t := range q.Tools {
-				if tools.Get(key(t, name)) == nil {
-					delete(cands, name)
-					break
-				}
+			if !hasAllTools(tools, q.Tools, name) {
+				delete(cands, name)
 			}
 		}
 	}
