@@ -120,6 +120,17 @@ func rankKey(freq int64, lastUsed *int64, name string) []byte {
 	return append(b, name...)
 }
 
+// rankFields decodes the frequency and the last use (nil: never used) of
+// a rank key.
+func rankFields(k []byte) (freq int64, lastUsed *int64) {
+	freq = int64(^binary.BigEndian.Uint64(k[0:8]))
+	if lu := ^binary.BigEndian.Uint64(k[8:16]); lu != 0 {
+		v := int64(lu ^ (1 << 63))
+		lastUsed = &v
+	}
+	return freq, lastUsed
+}
+
 // rankName is the procedure name in a rank key.
 func rankName(k []byte) string { return string(rankNameBytes(k)) }
 

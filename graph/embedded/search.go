@@ -263,9 +263,10 @@ func (s *Store) findSearch(ctx context.Context, q *procedures.Query) ([]*procedu
 			if !hasAnyCause(causes, q.Causes, h.ID) || !hasAllTools(tools, q.Tools, h.ID) {
 				continue
 			}
-			hit := procedures.SearchHit{Name: h.ID, Text: h.Score, Frequency: int64(^binary.BigEndian.Uint64(rk[0:8]))}
-			if lu := ^binary.BigEndian.Uint64(rk[8:16]); lu != 0 {
-				hit.LastUsedAt = int64(lu ^ (1 << 63))
+			freq, lastUsed := rankFields(rk)
+			hit := procedures.SearchHit{Name: h.ID, Text: h.Score, Frequency: freq}
+			if lastUsed != nil {
+				hit.LastUsedAt = *lastUsed
 			}
 			hits = append(hits, hit)
 		}
