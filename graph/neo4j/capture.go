@@ -99,11 +99,9 @@ func (s *Store) heldClass(ctx context.Context, in procedures.CaptureInput) (clas
 	if slices.ContainsFunc(in.Signature, procedures.IsProcName) {
 		return nil, false, nil
 	}
-	cat := s.catalogue.Load()
-	if cat == nil {
-		if cat, err = s.Catalogue(ctx); err != nil {
-			return nil, false, err
-		}
+	cat, err := s.heldCatalogue(ctx)
+	if err != nil {
+		return nil, false, err
 	}
 	cs, err := procedures.Reclassify(heldClasses{cat: cat, name: in.Name, signature: in.Signature}, []string{in.Name})
 	if err != nil {

@@ -28,6 +28,15 @@ func (s *Store) Catalogue(ctx context.Context) (*procedures.Catalogue, error) {
 	return s.catalogueSince(recs[0], known)
 }
 
+// heldCatalogue is the catalogue the store holds, read (Catalogue) when it
+// holds none.
+func (s *Store) heldCatalogue(ctx context.Context) (*procedures.Catalogue, error) {
+	if cat := s.catalogue.Load(); cat != nil {
+		return cat, nil
+	}
+	return s.Catalogue(ctx)
+}
+
 // knownRevision is the revision of the catalogue the store holds ("" for
 // none: every stored revision differs from it).
 func knownRevision(known *procedures.Catalogue) string {

@@ -43,12 +43,9 @@ const searchAttempts = 3
 // computes each score with RankHits over the page. cat is the stored
 // catalogue the answer was computed with.
 func (s *Store) findSearch(ctx context.Context, q procedures.Query, params map[string]any) ([]*procedures.Procedure, int, *procedures.Catalogue, error) {
-	cat := s.catalogue.Load()
-	if cat == nil {
-		var err error
-		if cat, err = s.Catalogue(ctx); err != nil {
-			return nil, 0, nil, err
-		}
+	cat, err := s.heldCatalogue(ctx)
+	if err != nil {
+		return nil, 0, nil, err
 	}
 	var classes map[string]procedures.Class
 	if q.Summarised() {
