@@ -17,8 +17,11 @@ func (s *Store) PruneDecisions(ctx context.Context, before time.Time) (int64, er
 	return procedures.PruneInBatches(before, procedures.AuditPruneBatch, func(batch int) (int64, error) {
 		return writeTx(ctx, s, "prune decisions", func(ctx context.Context, tx neo4j.ManagedTransaction) (int64, error) {
 			recs, err := collect(ctx, tx, "decisions_prune", map[string]any{"before": dbTime(before), "batch": batch})
-			if err != nil || len(recs) != 1 {
+			if err != nil {
 				return 0, err
+			}
+			if len(recs) != 1 {
+				return 0, errRows("decisions_prune", len(recs))
 			}
 			n, _ := field(recs[0], "deleted").(int64)
 			return n, nil
