@@ -59,13 +59,13 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		buf.Reset()
 		buf.WriteString(`{"error":{"code":"internal","message":"internal error","details":{}}}` + "\n")
 	}
-	writeBody(w, status, buf.Bytes())
+	writeBody(w, status, "application/json", buf.Bytes())
 }
 
-// writeBody answers body, JSON, with status.
-func writeBody(w http.ResponseWriter, status int, body []byte) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
+// writeBody answers body, of contentType, with status. (Every answer's
+// X-Content-Type-Options is set by Server.ServeHTTP and Protect.)
+func writeBody(w http.ResponseWriter, status int, contentType string, body []byte) {
+	w.Header().Set("Content-Type", contentType)
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	_, _ = w.Write(body)

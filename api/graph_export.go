@@ -26,19 +26,12 @@ const (
 func writeGraph(w http.ResponseWriter, format string, g *procedures.Graph) {
 	switch format {
 	case graphFormatGraphML:
-		writeBytes(w, "application/graphml+xml; charset=utf-8", GraphML(g))
+		writeBody(w, http.StatusOK, "application/graphml+xml; charset=utf-8", GraphML(g))
 	case graphFormatDOT:
-		writeBytes(w, "text/vnd.graphviz; charset=utf-8", DOT(g))
+		writeBody(w, http.StatusOK, "text/vnd.graphviz; charset=utf-8", DOT(g))
 	default:
 		writeJSON(w, http.StatusOK, g)
 	}
-}
-
-func writeBytes(w http.ResponseWriter, contentType string, b []byte) {
-	w.Header().Set("Content-Type", contentType)
-	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(b)
 }
 
 // graphKey is one typed GraphML attribute.

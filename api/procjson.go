@@ -201,7 +201,7 @@ func writeProcedureList(w http.ResponseWriter, page []*procedures.Procedure, tot
 	}
 	b = strconv.AppendInt(append(b, `],"total":`...), int64(total), 10)
 	b = append(b, "}\n"...)
-	writeBody(w, http.StatusOK, b)
+	writeBody(w, http.StatusOK, "application/json", b)
 	if cap(b) <= 1<<20 {
 		*bp = b
 		listBuffers.Put(bp)

@@ -14,7 +14,8 @@ import (
 // no tokens are configured, any request whose Host is not a loopback name
 // (DNS rebinding: a page whose name resolves to 127.0.0.1 would otherwise
 // reach the tokenless, every-scope server as same-origin). Refusals use
-// the API's error shape with code forbidden.
+// the API's error shape with code forbidden. Every answer, refused or not,
+// carries X-Content-Type-Options: nosniff (noSniff).
 func Protect(h http.Handler, authn *auth.Authenticator) http.Handler {
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -22,11 +23,10 @@ func Protect(h http.Handler, authn *auth.Authenticator) http.Handler {
 			WithDetails("reason", "cross_origin"))
 	}))
 	guarded := cop.Handler(h)
-	if authn.Enabled() {
-		return guarded
-	}
+	tokenless := !authn.Enabled()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !loopbackHost(r.Host) {
+		noSniff(w)
+		if tokenless && !loopbackHost(r.Host) {
 			writeAnswer(w, procedures.Errorf(procedures.CodeForbidden, "without tokens procgraph answers only requests addressed to a loopback host").
 				WithDetails("reason", "host_not_loopback"))
 			return

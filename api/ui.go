@@ -18,6 +18,7 @@ var uiHandler = http.StripPrefix("/ui", ui.Handler())
 func serveUI(w http.ResponseWriter, r *http.Request) bool {
 	switch {
 	case r.URL.Path == "/ui":
+		ui.SetHeaders(w.Header())
 		http.Redirect(w, r, "/ui/", http.StatusMovedPermanently)
 	case strings.HasPrefix(r.URL.Path, "/ui/"):
 		uiHandler.ServeHTTP(w, r)

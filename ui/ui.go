@@ -19,9 +19,20 @@ var assets embed.FS
 const ContentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; " +
 	"connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
+// SetHeaders sets the headers every console answer carries, whoever
+// writes it (Handler, and the server's redirect of /ui to /ui/):
+// ContentSecurityPolicy, no sniffing, no framing, no referrer, and no
+// caching beyond revalidation.
+func SetHeaders(h http.Header) {
+	h.Set("Content-Security-Policy", ContentSecurityPolicy)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cache-Control", "no-cache")
+}
+
 // Handler serves the console's files; mount it under /ui/ with that prefix
-// stripped. Every answer carries ContentSecurityPolicy and is not cached
-// beyond revalidation.
+// stripped. Every answer carries SetHeaders' headers.
 func Handler() http.Handler {
 	static, _ := fs.Sub(assets, "static")
 	vendor, _ := fs.Sub(assets, "vendor")
@@ -29,12 +40,7 @@ func Handler() http.Handler {
 	mux.Handle("/vendor/", http.StripPrefix("/vendor/", http.FileServerFS(vendor)))
 	mux.Handle("/", http.FileServerFS(static))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := w.Header()
-		h.Set("Content-Security-Policy", ContentSecurityPolicy)
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("X-Frame-Options", "DENY")
-		h.Set("Referrer-Policy", "no-referrer")
-		h.Set("Cache-Control", "no-cache")
+		SetHeaders(w.Header())
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
 			http.Error(w, "the console is read with GET", http.StatusMethodNotAllowed)
