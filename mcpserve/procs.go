@@ -32,18 +32,22 @@ const (
 func (h *Handler) Refresh(ctx context.Context) (bool, error) {
 	h.refreshMu.Lock()
 	defer h.refreshMu.Unlock()
-	h.changes.Take()
+	if sub := h.subscribeLocked(); sub != nil {
+		sub.Take()
+	}
 	return h.refreshLocked(ctx)
 }
 
 // syncTools refreshes before a request when changes are waiting on the
 // feed (or nothing was loaded yet), so a client whose write was answered
 // sees it in its next MCP request: the service publishes before the write
-// answers. A refresh under way (Run's) is waited for. Cheap otherwise.
+// answers. A refresh under way (Run's) is waited for. Cheap otherwise. A
+// closed handler refreshes no more.
 func (h *Handler) syncTools(ctx context.Context) error {
 	h.refreshMu.Lock()
 	defer h.refreshMu.Unlock()
-	if h.refreshed.Load() && len(h.changes.Take()) == 0 {
+	sub := h.subscribeLocked()
+	if h.refreshed.Load() && (sub == nil || len(sub.Take()) == 0) {
 		return nil
 	}
 	_, err := h.refreshLocked(ctx)

@@ -13,7 +13,8 @@
 // replaces or removes tools, and the SDK sends notifications/tools/list_changed
 // to connected clients. Refresh is cheap when nothing changed (each tool is
 // compared by fingerprint); Run calls it on every event of the service's
-// change feed.
+// change feed. A Handler subscribes to the feed on first use; Close (which
+// Run calls when it ends) leaves it.
 package mcpserve
 
 import (
@@ -81,12 +82,15 @@ type Handler struct {
 	refreshed atomic.Bool
 	// changes is the service's change feed: Run refreshes on it, and a
 	// request finding changes waiting refreshes first (see syncTools).
+	// It is nil until the handler is first used (subscribe) and after
+	// Close; refreshMu guards it.
 	changes *procedures.Subscription
+	closed  bool // Close was called (refreshMu)
 }
 
-// New returns a Handler for cfg. It reads nothing yet: the proc__ tools are
-// loaded by the first Refresh (Run does one at once; otherwise the first
-// request does).
+// New returns a Handler for cfg. It reads nothing yet and holds nothing: the
+// first Refresh, request or Run subscribes to the change feed and loads the
+// proc__ tools. Run, or Close, leaves the feed again.
 func New(cfg Config) (*Handler, error) {
 	switch {
 	case cfg.Service == nil || cfg.Replayer == nil:
@@ -109,7 +113,7 @@ func New(cfg Config) (*Handler, error) {
 	if cfg.Sessions == nil {
 		cfg.Sessions = NewSessionLimits(0, 0)
 	}
-	h := &Handler{cfg: cfg, log: cfg.Logger, current: map[string]string{}, changes: cfg.Service.Changes().Subscribe(0)}
+	h := &Handler{cfg: cfg, log: cfg.Logger, current: map[string]string{}}
 	instructions := "procgraph: replay reviewed procedures (proc__ tools) in the " + string(cfg.Phase) +
 		" phase; find_all_procedures browses them, set_procedure_auto_run grants or revokes durable auto-run."
 	h.server = mcp.NewServer(&mcp.Implementation{Name: "procgraph", Version: "v1"}, &mcp.ServerOptions{
@@ -226,12 +230,19 @@ func (h *Handler) callerOf(req mcp.Request) caller {
 // Run refreshes the proc__ tools at once, then after every change on the
 // service's change feed (Service.Changes: captures, catalogue puts,
 // grants, revokes, promotes, retirements here, and what
-// Service.WatchRemote notices of other instances), until ctx ends or the
-// feed closes; then it leaves the feed. Changes that arrive during a
-// refresh coalesce into the next one; failures are logged. The handler
-// subscribed when it was made, so no change is missed.
+// Service.WatchRemote notices of other instances), until ctx ends, the
+// feed closes or the handler is closed; then it closes the handler, which
+// leaves the feed. Changes that arrive during a refresh coalesce into the
+// next one; failures are logged. The first refresh follows the
+// subscription, so no change is missed.
 func (h *Handler) Run(ctx context.Context) {
-	defer h.changes.Close()
+	defer h.Close()
+	h.refreshMu.Lock()
+	sub := h.subscribeLocked()
+	h.refreshMu.Unlock()
+	if sub == nil {
+		return
+	}
 	for {
 		if _, err := h.Refresh(ctx); err != nil && ctx.Err() == nil {
 			h.log.Warn().Err(err).Str("phase", string(h.cfg.Phase)).Msg("mcp: refreshing the proc__ tools failed")
@@ -239,11 +250,37 @@ func (h *Handler) Run(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-h.changes.Done():
+		case <-sub.Done():
 			return
-		case <-h.changes.Ready():
+		case <-sub.Ready():
 		}
 	}
+}
+
+// Close leaves the change feed and the shared session limits. A closed
+// handler keeps answering with the tools it last loaded (only an explicit
+// Refresh changes them); Run returns. Close may be called more than once.
+func (h *Handler) Close() {
+	h.refreshMu.Lock()
+	defer h.refreshMu.Unlock()
+	if h.closed {
+		return
+	}
+	h.closed = true
+	if h.changes != nil {
+		h.changes.Close()
+		h.changes = nil
+	}
+	h.cfg.Sessions.removeServer(h.server)
+}
+
+// subscribeLocked subscribes to the change feed on first use and returns
+// the subscription; nil once the handler is closed. refreshMu is held.
+func (h *Handler) subscribeLocked() *procedures.Subscription {
+	if h.changes == nil && !h.closed {
+		h.changes = h.cfg.Service.Changes().Subscribe(0)
+	}
+	return h.changes
 }
 
 // writeError answers err at the HTTP level in the API's error shape (see

@@ -2,6 +2,7 @@ package mcpserve
 
 import (
 	"net/http"
+	"slices"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -66,6 +67,14 @@ func (l *SessionLimits) addServer(s *mcp.Server) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.servers = append(l.servers, s)
+}
+
+// removeServer forgets s (its handler was closed); its sessions no longer
+// count once pruned.
+func (l *SessionLimits) removeServer(s *mcp.Server) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.servers = slices.DeleteFunc(l.servers, func(x *mcp.Server) bool { return x == s })
 }
 
 // reserve takes a slot for a session holder is opening, or refuses it;
