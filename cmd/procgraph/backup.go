@@ -2,14 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/procgraph/procgraph/graph/embedded"
@@ -27,27 +24,11 @@ func cmdBackup(ctx context.Context, args []string, s stdio) int {
 	if *out == "" {
 		return cl.fail(s, "-o FILE is required")
 	}
-	c := newClient()
-	req, err := http.NewRequestWithContext(ctx, "GET", c.base+"/v1/backup", nil)
+	resp, err := newClient().stream(ctx, "/v1/backup")
 	if err != nil {
 		return fail(s.err, "backup", err)
 	}
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
-	}
-	resp, err := (&http.Client{}).Do(req)
-	if err != nil {
-		return fail(s.err, "backup", fmt.Errorf("cannot reach procgraph at %s: %v", c.base, err))
-	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-		var eb struct {
-			Error struct{ Code, Message string } `json:"error"`
-		}
-		_ = json.Unmarshal(data, &eb)
-		return fail(s.err, "backup", fmt.Errorf("%s (HTTP %d): %s", eb.Error.Code, resp.StatusCode, strings.TrimSpace(eb.Error.Message)))
-	}
 	w, commit, err := outputFile(*out, nil)
 	if err != nil {
 		return fail(s.err, "backup", err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -165,5 +166,30 @@ func TestRestoreReplacesTheSearchIndex(t *testing.T) {
 	}
 	if got := searchNames(t, r, "alpha"); len(got) != 0 {
 		t.Errorf("after the restore q=alpha finds %v, the old file's procedures", got)
+	}
+}
+
+// TestBackupThroughFailingProxy: a proxy in front of procgraph that answers
+// a non-JSON 502 makes backup fail with the status and the proxy's text,
+// as every other client command does, and leaves no file.
+func TestBackupThroughFailingProxy(t *testing.T) {
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/backup" || r.Header.Get("Authorization") != "Bearer tok" {
+			t.Errorf("the proxy got %s %s (Authorization %q)", r.Method, r.URL.Path, r.Header.Get("Authorization"))
+		}
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusBadGateway)
+		fmt.Fprint(w, "<html><body>502 Bad Gateway: upstream unreachable</body></html>\n")
+	}))
+	defer proxy.Close()
+	t.Setenv("PROCGRAPH_URL", proxy.URL)
+	t.Setenv("PROCGRAPH_TOKEN", "tok")
+	out := filepath.Join(t.TempDir(), "backup.db")
+	code, stdout, errOut := runMain(t, "backup", "-o", out)
+	if code != 1 || !strings.Contains(errOut, "http_error (HTTP 502)") || !strings.Contains(errOut, "502 Bad Gateway: upstream unreachable") {
+		t.Fatalf("backup through a failing proxy: exit %d\nstdout: %s\nstderr: %s", code, stdout, errOut)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a failed backup left %s (%v)", out, err)
 	}
 }

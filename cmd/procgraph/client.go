@@ -68,6 +68,38 @@ func (e *apiError) Error() string {
 // do sends a request, decodes a JSON answer into out (when not nil) and
 // returns the answer as sent.
 func (c *client) do(ctx context.Context, method, path string, query url.Values, body, out any) ([]byte, error) {
+	resp, err := c.send(ctx, c.http, method, path, query, body)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return nil, err
+	}
+	if out != nil {
+		if err := json.Unmarshal(data, out); err != nil {
+			return nil, fmt.Errorf("the server's answer is not JSON: %v", err)
+		}
+	}
+	return data, nil
+}
+
+// stream sends a GET for an answer of any size (a backup, a dump) and
+// returns the response, whose body the caller reads and closes. Unlike do
+// it has no overall timeout: a large answer takes what it takes, and ctx
+// ends it. Errors are do's.
+func (c *client) stream(ctx context.Context, path string) (*http.Response, error) {
+	hc := *c.http
+	hc.Timeout = 0
+	return c.send(ctx, &hc, "GET", path, nil, nil)
+}
+
+// send sends a request with hc (body JSON-encoded when not nil, the bearer
+// token when set) and returns a successful response; an error answer is
+// read and returned as an *apiError (code http_error, with the text as
+// sent, when it is not the API's JSON error shape, as from a proxy).
+func (c *client) send(ctx context.Context, hc *http.Client, method, path string, query url.Values, body any) (*http.Response, error) {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -90,34 +122,29 @@ func (c *client) do(ctx context.Context, method, path string, query url.Values, 
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
-	resp, err := c.http.Do(req)
+	resp, err := hc.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("cannot reach procgraph at %s: %v", c.base, err)
 	}
+	if resp.StatusCode < 400 {
+		return resp, nil
+	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
 		return nil, err
 	}
-	if resp.StatusCode >= 400 {
-		var eb struct {
-			Error struct {
-				Code    string         `json:"code"`
-				Message string         `json:"message"`
-				Details map[string]any `json:"details"`
-			} `json:"error"`
-		}
-		if json.Unmarshal(data, &eb) != nil || eb.Error.Code == "" {
-			return nil, &apiError{Status: resp.StatusCode, Code: "http_error", Message: strings.TrimSpace(string(data))}
-		}
-		return nil, &apiError{Status: resp.StatusCode, Code: eb.Error.Code, Message: eb.Error.Message, Details: eb.Error.Details, Body: data}
+	var eb struct {
+		Error struct {
+			Code    string         `json:"code"`
+			Message string         `json:"message"`
+			Details map[string]any `json:"details"`
+		} `json:"error"`
 	}
-	if out != nil {
-		if err := json.Unmarshal(data, out); err != nil {
-			return nil, fmt.Errorf("the server's answer is not JSON: %v", err)
-		}
+	if json.Unmarshal(data, &eb) != nil || eb.Error.Code == "" {
+		return nil, &apiError{Status: resp.StatusCode, Code: "http_error", Message: strings.TrimSpace(string(data))}
 	}
-	return data, nil
+	return nil, &apiError{Status: resp.StatusCode, Code: eb.Error.Code, Message: eb.Error.Message, Details: eb.Error.Details, Body: data}
 }
 
 // call runs one request of a client command and prints its answer: with
