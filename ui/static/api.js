@@ -36,13 +36,7 @@ export function queryString(query) {
 // raw) and throws ApiError for an error answer. A 401 also fires
 // procgraph:unauthorized so the page asks for a token.
 export async function api(method, path, opts = {}) {
-  const headers = authHeaders();
-  let body;
-  if (opts.body !== undefined) {
-    headers['Content-Type'] = 'application/json';
-    body = JSON.stringify(opts.body);
-  }
-  const resp = await fetch(path + queryString(opts.query), { method, headers, body, credentials: 'omit', cache: 'no-store' });
+  const resp = await fetch(path + queryString(opts.query), fetchOpts(opts.body, { method }));
   const text = await resp.text();
   if (resp.ok && opts.raw) return text;
   let data = null;
@@ -54,11 +48,19 @@ export async function api(method, path, opts = {}) {
   return data;
 }
 
-// authHeaders are the headers that carry this tab's token (none without
-// one).
-function authHeaders() {
+// fetchOpts are the fetch options of every request (api and follow): this
+// tab's token as a bearer token (none without one), body as JSON when
+// given, no cookies, no cache; extra adds options (method, signal).
+function fetchOpts(body, extra) {
+  const headers = {};
   const t = token.get();
-  return t ? { Authorization: 'Bearer ' + t } : {};
+  if (t) headers.Authorization = 'Bearer ' + t;
+  const opts = { ...extra, headers, credentials: 'omit', cache: 'no-store' };
+  if (body !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    opts.body = JSON.stringify(body);
+  }
+  return opts;
 }
 
 export const get = (path, query) => api('GET', path, { query });
@@ -97,7 +99,7 @@ export function follow(onChange) {
   const run = async () => {
     while (!stopped) {
       try {
-        const resp = await fetch('/v1/changes', { headers: authHeaders(), credentials: 'omit', cache: 'no-store', signal: ctl.signal });
+        const resp = await fetch('/v1/changes', fetchOpts(undefined, { signal: ctl.signal }));
         if (!resp.ok || !resp.body) throw new Error('HTTP ' + resp.status);
         onChange({ kind: 'connected' });
         const reader = resp.body.pipeThrough(new TextDecoderStream()).getReader();
