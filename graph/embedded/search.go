@@ -7,7 +7,6 @@ import (
 	"errors"
 	"os"
 	"strconv"
-	"sync"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
@@ -25,10 +24,12 @@ import (
 // (procedures.SearchDocument of the distinct procedures.SearchParts of its
 // captures). bbolt is the truth: the parts live in the search bucket, and
 // every write that changes them bumps metaSearchGen in the same
-// transaction; after the commit the write indexes the changed documents
-// and records the generation in the index. At Open, an index that is
-// missing, unreadable or of another generation is rebuilt from the bucket,
-// so a crash between the commit and the indexing loses nothing.
+// transaction; after the commit the write hands the changed names to the
+// indexer (indexer.go), which indexes them and records the generation the
+// index holds, and a search waits for what was handed over before it
+// began. At Open, an index that is missing, unreadable or of another
+// generation is rebuilt from the bucket, so a crash between the commit and
+// the indexing loses nothing.
 
 var (
 	bSearch       = []byte("search")     // name → search parts (JSON []string)
@@ -38,13 +39,6 @@ var (
 
 // searchField is the indexed field of a document.
 const searchField = "text"
-
-// searchIndex is the bleve index and what guards its updates.
-type searchIndex struct {
-	mu  sync.Mutex
-	idx bleve.Index
-	gen uint64 // the generation the index holds
-}
 
 // searchMapping indexes the text field with Unicode word segmentation and
 // lowercasing, no stemming and no stop words (as Neo4j's
@@ -69,7 +63,7 @@ func searchMapping() (*mapping.IndexMappingImpl, error) {
 }
 
 // openSearch opens the index at path, rebuilding it from the bucket when it
-// is missing, unreadable or stale.
+// is missing, unreadable or stale, and starts its indexer.
 func (s *Store) openSearch(path string) error {
 	var gen uint64
 	if err := s.db.View(func(tx *bolt.Tx) error {
@@ -82,7 +76,7 @@ func (s *Store) openSearch(path string) error {
 	if err == nil {
 		v, gerr := idx.GetInternal([]byte(searchGenKey))
 		if have, perr := strconv.ParseUint(string(v), 10, 64); gerr == nil && perr == nil && have == gen {
-			s.search = &searchIndex{idx: idx, gen: gen}
+			s.search = newSearchIndex(idx, s.db, s.log, gen)
 			return nil
 		}
 		s.log.Warn().Msg("search index is stale: rebuilding it")
@@ -100,19 +94,14 @@ func (s *Store) openSearch(path string) error {
 	if idx, err = bleve.New(path, m); err != nil {
 		return err
 	}
-	si := &searchIndex{idx: idx}
 	err = s.db.View(func(tx *bolt.Tx) error {
-		b := si.idx.NewBatch()
+		b := idx.NewBatch()
 		err := tx.Bucket(bSearch).ForEach(func(k, v []byte) error {
-			var parts []string
-			if err := json.Unmarshal(v, &parts); err != nil {
+			if err := indexParts(b, string(k), v); err != nil {
 				return err
 			}
-			if err := b.Index(string(k), map[string]any{searchField: procedures.SearchDocument(parts)}); err != nil {
-				return err
-			}
-			if b.Size() >= 2000 {
-				if err := si.idx.Batch(b); err != nil {
+			if b.Size() >= indexBatchSize {
+				if err := idx.Batch(b); err != nil {
 					return err
 				}
 				b.Reset()
@@ -122,33 +111,38 @@ func (s *Store) openSearch(path string) error {
 		if err != nil {
 			return err
 		}
-		return si.idx.Batch(b)
+		b.SetInternal([]byte(searchGenKey), []byte(strconv.FormatUint(gen, 10)))
+		return idx.Batch(b)
 	})
-	if err == nil {
-		err = si.setGen(gen)
-	}
 	if err != nil {
 		_ = idx.Close()
 		return err
 	}
-	s.search = si
+	s.search = newSearchIndex(idx, s.db, s.log, gen)
 	return nil
 }
 
-func (si *searchIndex) setGen(gen uint64) error {
-	if gen < si.gen {
+// indexParts adds to b the document of name whose stored search parts are
+// v, or its deletion when v is nil.
+func indexParts(b *bleve.Batch, name string, v []byte) error {
+	if v == nil {
+		b.Delete(name)
 		return nil
 	}
-	si.gen = gen
-	return si.idx.SetInternal([]byte(searchGenKey), []byte(strconv.FormatUint(gen, 10)))
+	var parts []string
+	if err := decode(v, &parts, "search parts of "+name); err != nil {
+		return err
+	}
+	return b.Index(name, map[string]any{searchField: procedures.SearchDocument(parts)})
 }
 
 // searchDocs is what a write transaction changed in the search bucket: the
-// documents to index after it commits, and its generation. A batched
-// transaction may run more than once: it is reset at each run.
+// names to index after it commits, and the generations it took, (from,
+// to]. A batched transaction may run more than once: it is reset at each
+// run.
 type searchDocs struct {
-	docs map[string]string
-	gen  uint64
+	names    map[string]struct{}
+	from, to uint64
 }
 
 // searchAdd merges the search parts of in into its procedure's, inside tx;
@@ -172,7 +166,7 @@ func searchAdd(tx *bolt.Tx, in *procedures.CaptureInput, d *searchDocs) error {
 }
 
 // putSearchParts sets name's search parts inside tx, bumps the generation
-// and notes the document in d.
+// and notes the name and the generation in d.
 func putSearchParts(tx *bolt.Tx, name string, parts []string, d *searchDocs) error {
 	v, err := json.Marshal(parts)
 	if err != nil {
@@ -182,59 +176,48 @@ func putSearchParts(tx *bolt.Tx, name string, parts []string, d *searchDocs) err
 		return err
 	}
 	meta := tx.Bucket(bMeta)
-	d.gen = getU64(meta.Get(metaSearchGen)) + 1
-	if err := meta.Put(metaSearchGen, binary.BigEndian.AppendUint64(nil, d.gen)); err != nil {
+	prev := getU64(meta.Get(metaSearchGen))
+	if err := meta.Put(metaSearchGen, binary.BigEndian.AppendUint64(nil, prev+1)); err != nil {
 		return err
 	}
-	if d.docs == nil {
-		d.docs = map[string]string{}
+	if d.names == nil {
+		d.names, d.from = map[string]struct{}{}, prev
 	}
-	d.docs[name] = procedures.SearchDocument(parts)
+	d.names[name] = struct{}{}
+	d.to = prev + 1
 	return nil
 }
 
-// indexDocs indexes what a committed transaction changed. A failure is
-// logged, not returned: the write committed, and the next Open rebuilds
-// the stale index.
+// indexDocs hands what a committed transaction changed to the indexer; a
+// search that begins after it returns finds it.
 func (s *Store) indexDocs(d *searchDocs) {
-	if len(d.docs) == 0 || s.search == nil {
-		return
-	}
-	si := s.search
-	si.mu.Lock()
-	defer si.mu.Unlock()
-	b := si.idx.NewBatch()
-	for name, doc := range d.docs {
-		if err := b.Index(name, map[string]any{searchField: doc}); err != nil {
-			s.log.Error().Err(err).Msg("search index update failed: it is rebuilt at the next start")
-			return
-		}
-	}
-	if err := si.idx.Batch(b); err != nil {
-		s.log.Error().Err(err).Msg("search index update failed: it is rebuilt at the next start")
-		return
-	}
-	if err := si.setGen(d.gen); err != nil {
-		s.log.Error().Err(err).Msg("search index generation not recorded: it is rebuilt at the next start")
+	if s.search != nil {
+		s.search.enqueue(d)
 	}
 }
 
-// closeSearch closes the index.
+// closeSearch indexes what is pending, stops the indexer and closes the
+// index.
 func (s *Store) closeSearch() error {
 	if s.search == nil {
 		return nil
 	}
-	return s.search.idx.Close()
+	return s.search.close()
 }
 
 // findSearch is Find with q.Search: the MaxSearchHits best matches of the
 // index for q's words and the tool terms of the stored catalogue
 // (procedures.SearchTools), filtered by q's other filters and ranked by
 // procedures.RankHits. The catalogue and the page are read in one read
-// transaction.
+// transaction, after the indexer has indexed every write that returned
+// before the search began. CodeUnavailable when ctx ends while it waits or
+// the indexer failed (indexer.go).
 func (s *Store) findSearch(ctx context.Context, q *procedures.Query) ([]*procedures.Procedure, int, error) {
 	if s.search == nil {
 		return nil, 0, procedures.Errorf(procedures.CodeUnavailable, "embedded store: no search index")
+	}
+	if err := s.search.wait(ctx); err != nil {
+		return nil, 0, err
 	}
 	var out []*procedures.Procedure
 	var total int
