@@ -164,33 +164,38 @@ func (si *searchIndex) run() {
 }
 
 // apply indexes the current documents of names and records the generation
-// the index then holds (contiguous).
+// the index then holds (contiguous). The documents are read and indexed
+// indexBatchSize at a time, each read in a short read transaction (a long
+// one would hold up a writer that grows the file); every read follows the
+// commits of ranges, so each sees their documents or newer ones. The
+// generation goes in the last batch.
 func (si *searchIndex) apply(names map[string]struct{}, ranges []genRange) error {
 	gen, rest := contiguous(si.gen, append(si.indexed, ranges...))
-	b := si.idx.NewBatch()
-	err := si.db.View(func(tx *bolt.Tx) error {
-		bucket := tx.Bucket(bSearch)
-		for name := range names {
-			if err := indexParts(b, name, bucket.Get([]byte(name))); err != nil {
-				return err
-			}
-			if b.Size() >= indexBatchSize {
-				if err := si.idx.Batch(b); err != nil {
+	all := make([]string, 0, len(names))
+	for name := range names {
+		all = append(all, name)
+	}
+	for lo := 0; lo < len(all); lo += indexBatchSize {
+		chunk := all[lo:min(lo+indexBatchSize, len(all))]
+		b := si.idx.NewBatch()
+		err := si.db.View(func(tx *bolt.Tx) error {
+			bucket := tx.Bucket(bSearch)
+			for _, name := range chunk {
+				if err := indexParts(b, name, bucket.Get([]byte(name))); err != nil {
 					return err
 				}
-				b.Reset()
 			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	if gen != si.gen {
-		b.SetInternal([]byte(searchGenKey), []byte(strconv.FormatUint(gen, 10)))
-	}
-	if err := si.idx.Batch(b); err != nil {
-		return err
+		if last := lo+indexBatchSize >= len(all); last && gen != si.gen {
+			b.SetInternal([]byte(searchGenKey), []byte(strconv.FormatUint(gen, 10)))
+		}
+		if err := si.idx.Batch(b); err != nil {
+			return err
+		}
 	}
 	si.gen, si.indexed = gen, rest
 	return nil
@@ -198,7 +203,10 @@ func (si *searchIndex) apply(names map[string]struct{}, ranges []genRange) error
 
 // contiguous is the generation an index at gen holds once the ranges are
 // indexed too: gen moved up through every range that starts where it
-// stands; the ranges still above a gap are returned.
+// stands; the ranges still above a gap are returned, adjacent ones joined
+// (so a gap that is never filled — a write that committed but could not
+// hand over its documents — costs one range, and a rebuild at the next
+// Open).
 func contiguous(gen uint64, ranges []genRange) (uint64, []genRange) {
 	rs := slices.Clone(ranges)
 	slices.SortFunc(rs, func(a, b genRange) int { return cmp.Compare(a.from, b.from) })
@@ -208,6 +216,8 @@ func contiguous(gen uint64, ranges []genRange) (uint64, []genRange) {
 		case r.to <= gen:
 		case r.from <= gen:
 			gen = r.to
+		case len(rest) > 0 && rest[len(rest)-1].to >= r.from:
+			rest[len(rest)-1].to = max(rest[len(rest)-1].to, r.to)
 		default:
 			rest = append(rest, r)
 		}

@@ -32,6 +32,7 @@ func TestContiguous(t *testing.T) {
 		{"gap filled out of order", 0, []genRange{{2, 5}, {0, 1}, {1, 2}}, 5, nil},
 		{"gap after a run", 3, []genRange{{3, 4}, {6, 9}, {4, 5}}, 5, []genRange{{6, 9}}},
 		{"already held", 7, []genRange{{2, 3}, {7, 8}}, 8, nil},
+		{"ranges above a gap joined", 1, []genRange{{5, 6}, {2, 4}, {4, 5}, {7, 9}}, 1, []genRange{{2, 6}, {7, 9}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -295,5 +296,34 @@ func TestIndexerFailureFailsSearches(t *testing.T) {
 	}
 	if !indexHolds(t, s.search.idx, "mended") {
 		t.Error("the index was not rebuilt at reopen")
+	}
+}
+
+// TestLargeRoundIsIndexed: a round larger than one bleve batch (a batch
+// capture of 4500 new procedures, as an import's) is indexed whole, with
+// the file's generation recorded.
+func TestLargeRoundIsIndexed(t *testing.T) {
+	s := mustOpen(t, filepath.Join(t.TempDir(), "p.db"))
+	const n = 2*indexBatchSize + 500
+	ins := make([]procedures.CaptureInput, n)
+	for i := range ins {
+		ins[i] = st.In([]string{fmt.Sprintf("large%04d_tool", i)}, "h", "k", st.At(i))
+	}
+	if err := s.CaptureBatch(ctx, ins); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.search.wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if count, err := s.search.idx.DocCount(); err != nil || count != n {
+		t.Errorf("the index holds %d documents (%v), want %d", count, err, n)
+	}
+	if g := recordedGen(t, s.search.idx); g != n {
+		t.Errorf("the index records generation %d, want %d", g, n)
+	}
+	for _, i := range []int{0, indexBatchSize, n - 1} {
+		if got := st.MustSearchNames(t, s, fmt.Sprintf("large%04d", i)); !slices.Equal(got, []string{ins[i].Name}) {
+			t.Errorf("large%04d finds %v", i, got)
+		}
 	}
 }
