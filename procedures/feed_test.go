@@ -18,13 +18,15 @@ import (
 // openStore opens a fresh embedded store.
 // bleveWorkers are the analysis workers bleve (the embedded store's search
 // index) starts once per process at package init, and the loops of an open
-// store's index (closed by t.Cleanup, after the deferred check): not leaks.
+// store's index and its indexer (closed by t.Cleanup, after the deferred
+// check): not leaks.
 var bleveWorkers = goleak.IgnoreAnyFunction("github.com/blevesearch/bleve_index_api.AnalysisWorker")
 
 var scorchLoops = []goleak.Option{
 	goleak.IgnoreAnyFunction("github.com/blevesearch/bleve/v2/index/scorch.(*Scorch).introducerLoop"),
 	goleak.IgnoreAnyFunction("github.com/blevesearch/bleve/v2/index/scorch.(*Scorch).mergerLoop"),
 	goleak.IgnoreAnyFunction("github.com/blevesearch/bleve/v2/index/scorch.(*Scorch).persisterLoop"),
+	goleak.IgnoreAnyFunction("github.com/procgraph/procgraph/graph/embedded.(*searchIndex).run"),
 }
 
 func openStore(t testing.TB) *embedded.Store {
@@ -208,7 +210,7 @@ func TestFeedPublishesAfterCommit(t *testing.T) {
 // held up, a subscriber that keeps up sees every change in order, and the
 // slow one receives changes again once it took the ChangeLost.
 func TestFeedSlowSubscriberDoesNotBlockWriters(t *testing.T) {
-	defer goleak.VerifyNone(t, bleveWorkers, scorchLoops[0], scorchLoops[1], scorchLoops[2])
+	defer goleak.VerifyNone(t, append([]goleak.Option{bleveWorkers}, scorchLoops...)...)
 	f := procedures.NewFeed()
 	slow := f.Subscribe(4)
 	fast := f.Subscribe(0)
@@ -271,7 +273,7 @@ func TestFeedSlowSubscriberDoesNotBlockWriters(t *testing.T) {
 // more; closing the feed ends every subscription, after what waits was
 // taken.
 func TestFeedClose(t *testing.T) {
-	defer goleak.VerifyNone(t, bleveWorkers, scorchLoops[0], scorchLoops[1], scorchLoops[2])
+	defer goleak.VerifyNone(t, append([]goleak.Option{bleveWorkers}, scorchLoops...)...)
 	ctx := context.Background()
 	f := procedures.NewFeed()
 	a, b := f.Subscribe(0), f.Subscribe(0)
@@ -334,7 +336,7 @@ func (c countingCatalogue) Catalogue(ctx context.Context) (*procedures.Catalogue
 // one's feed as ChangeRemote; ticks with nothing changed publish nothing;
 // the watcher ends with its context, leaving no goroutine.
 func TestWatchRemote(t *testing.T) {
-	defer goleak.VerifyNone(t, bleveWorkers, scorchLoops[0], scorchLoops[1], scorchLoops[2])
+	defer goleak.VerifyNone(t, append([]goleak.Option{bleveWorkers}, scorchLoops...)...)
 	ctx := context.Background()
 	store := openStore(t)
 	other := procedures.NewService(store, procedures.Options{})
