@@ -302,4 +302,25 @@ var mutants = []Mutant{
 		Packages: []string{"./graph/embedded", "./replay"},
 		Tests:    []string{"TestStore", "TestDeadRunIsPurged"},
 	},
+	{
+		Name:     "embedded/index-generation-ahead",
+		Why:      "the search index records a generation past a commit whose documents were not handed over yet: a crash then leaves an index that misses them and is not rebuilt",
+		Edits:    []Edit{{Dir: "graph/embedded", Find: "case r.from <= gen:", Replace: "case true:"}},
+		Packages: []string{"./graph/embedded"},
+		Tests:    []string{"TestContiguous", "TestLateEnqueueHoldsTheGenerationBack"},
+	},
+	{
+		Name:     "embedded/search-does-not-wait",
+		Why:      "a search does not wait for the indexer: a capture that returned is not found by the next search",
+		Edits:    []Edit{{Dir: "graph/embedded", Find: "for si.done < target && !si.failed {", Replace: "for false && si.done < target {"}},
+		Packages: []string{"./graph/embedded"},
+		Tests:    []string{"TestConcurrentCapturesAreSearchable", "TestLateEnqueueHoldsTheGenerationBack"},
+	},
+	{
+		Name:     "embedded/close-drops-pending",
+		Why:      "Close stops the indexer with documents still pending: they are lost until a rebuild",
+		Edits:    []Edit{{Dir: "graph/embedded", Find: "if len(si.names) == 0 { si.mu.Unlock() return }", Replace: "if len(si.names) == 0 || si.closing { si.mu.Unlock(); return }"}},
+		Packages: []string{"./graph/embedded"},
+		Tests:    []string{"TestCloseIndexesWhatIsPending"},
+	},
 }
