@@ -36,3 +36,29 @@ func BenchmarkSearchScale(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCaptureThenSearch: a capture of a new procedure and, at once, a
+// search for a word of its own that must find it (read your writes: the
+// search waits for the indexer), with fsync on each commit and without.
+func BenchmarkCaptureThenSearch(b *testing.B) {
+	for _, sync := range []bool{true, false} {
+		b.Run(map[bool]string{true: "sync", false: "nosync"}[sync], func(b *testing.B) {
+			s, err := Open(filepath.Join(b.TempDir(), "p.db"), Options{NoSync: !sync})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { _ = s.Close() })
+			i := 0
+			for b.Loop() {
+				word := "word" + strconv.Itoa(i)
+				in := storetest.In([]string{"then" + strconv.Itoa(i) + "_tool"}, "h", "k", storetest.At(i))
+				in.Version.Summary = word
+				storetest.MustCapture(b, s, in)
+				if got := storetest.MustSearchNames(b, s, word); len(got) != 1 || got[0] != in.Name {
+					b.Fatalf("%s finds %v", word, got)
+				}
+				i++
+			}
+		})
+	}
+}
