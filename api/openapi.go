@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/procgraph/procgraph/auth"
+	"github.com/procgraph/procgraph/procedures"
 )
 
 // responseSchemas describe the answers, for the OpenAPI document.
@@ -23,7 +24,7 @@ var responseSchemas = map[string]string{
 	"WhoAmI": `{"type": "object", "additionalProperties": false, "required": ["name", "scopes"], "properties": {"name": {"type": "string"},
 		"scopes": {"type": "array", "uniqueItems": true, "items": {"type": "string", "enum": ["read", "capture", "invoke", "grant", "admin"]}}}}`,
 	"Decision": `{"type": "object", "required": ["id", "kind", "procedure", "code_hash", "phase", "outcome", "reason", "actor", "allowed_tools", "at"],
-		"properties": {"id": {"type": "string"}, "kind": {"type": "string", "enum": ["invoke", "grant", "revoke", "promote", "catalogue", "retire", "turn", "approval", "policy"]},
+		"properties": {"id": {"type": "string"}, "kind": {"type": "string", "enum": ` + jsonList(procedures.DecisionKindNames()) + `},
 		"procedure": {"type": "string"}, "code_hash": {"type": "string"}, "phase": {"type": "string"},
 		"outcome": {"type": "string", "enum": ["allowed", "denied"]}, "reason": {"type": "string"}, "actor": {"type": "string"},
 		"allowed_tools": {"type": "array", "items": {"type": "string"}}, "at": {"type": "string", "format": "date-time"},
@@ -217,4 +218,10 @@ func schemaRef(name string) json.RawMessage {
 // jsonResponse is an OpenAPI response whose body is the named schema.
 func jsonResponse(description, schema string) Response {
 	return Response{Description: description, Content: map[string]MediaType{"application/json": {Schema: schemaRef(schema)}}}
+}
+
+// jsonList is items as a JSON array, for a schema built from Go values.
+func jsonList(items []string) string {
+	b, _ := json.Marshal(items)
+	return string(b)
 }

@@ -24,11 +24,15 @@ const (
 	// KindRetire records an admin retiring a procedure (reason
 	// ReasonRetired) or bringing it back (ReasonUnretired).
 	KindRetire DecisionKind = "retire"
+	// KindStore records an operator loading a whole store offline: an
+	// import or merge of a dump (reason ReasonImported, ReasonMerged) or the
+	// restore of a backup (ReasonRestored). See StoreDecision.
+	KindStore DecisionKind = "store"
 )
 
 // DecisionKinds is every decision kind.
 var DecisionKinds = []DecisionKind{KindInvoke, KindGrant, KindRevoke, KindPromote, KindCatalogue, KindRetire,
-	KindTurn, KindApproval, KindPolicy}
+	KindTurn, KindApproval, KindPolicy, KindStore}
 
 // DecisionKindNames returns DecisionKinds as strings (a query parameter's
 // allowed values).
@@ -92,6 +96,11 @@ const (
 	// ReasonCallsRetired: an invoke denied because the procedure calls a
 	// retired one (a classification Problem).
 	ReasonCallsRetired = "calls_retired_procedure"
+
+	// The reasons of a KindStore record.
+	ReasonImported = "imported"
+	ReasonMerged   = "merged"
+	ReasonRestored = "restored"
 
 	// ReasonSignatureMismatch is the conflict reason of a capture under a
 	// name that a procedure of another signature holds.

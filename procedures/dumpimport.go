@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"maps"
 )
 
 // ImportOptions configures Import.
@@ -20,6 +21,13 @@ type ImportOptions struct {
 	// Merge merges the dump into a store that may hold data (README
 	// "Merging") instead of loading it into an empty one.
 	Merge bool
+	// Audit, when set, builds the import's audit record (StoreDecision:
+	// reason imported or merged, by Actor, ImportNote), which is committed
+	// with the last batch: an import that completes holds it, one that
+	// fails before its last batch does not (a resumed one records it when
+	// it completes). Actor is checked before anything is written.
+	Audit *Recorder
+	Actor string
 }
 
 // DefaultImportBatch is the records per import transaction by default
@@ -100,6 +108,12 @@ func Import(ctx context.Context, s DumpStore, open func() (io.ReadCloser, error)
 			return sum, Errorf(CodeConflict, "the target store is not empty: import only into an empty store (or merge into it with --merge)")
 		}
 	}
+	reason := map[bool]string{false: ReasonImported, true: ReasonMerged}[opts.Merge]
+	if opts.Audit != nil {
+		if _, err := opts.Audit.Build(StoreDecision(reason, opts.Actor, "")); err != nil {
+			return sum, err
+		}
+	}
 	if opts.Merge {
 		if err := checkMerge(ctx, s, open, &sum, batch); err != nil {
 			return sum, err
@@ -115,11 +129,12 @@ func Import(ctx context.Context, s DumpStore, open func() (io.ReadCloser, error)
 	}
 	sum.Applied = DumpCounts{}
 	var recs []DumpRecord
-	flush := func(line int64) error {
-		if len(recs) == 0 {
+	// flush loads recs and extra (the audit record: loaded, not counted).
+	flush := func(line int64, extra ...DumpRecord) error {
+		if len(recs)+len(extra) == 0 {
 			return nil
 		}
-		if err := s.Load(ctx, LoadMarker{DumpID: id, Line: line, Merge: opts.Merge}, recs); err != nil {
+		if err := s.Load(ctx, LoadMarker{DumpID: id, Line: line, Merge: opts.Merge}, append(recs, extra...)); err != nil {
 			return err
 		}
 		for _, r := range recs {
@@ -156,7 +171,18 @@ func Import(ctx context.Context, s DumpStore, open func() (io.ReadCloser, error)
 	if d.Trailer().SHA256 != id {
 		return sum, Errorf(CodeInvalid, "the dump changed while it was imported")
 	}
-	if err := flush(last); err != nil {
+	if opts.Audit == nil {
+		err = flush(last)
+	} else {
+		applied := maps.Clone(sum.Applied)
+		for _, r := range recs {
+			applied[r.Type]++
+		}
+		_, err = opts.Audit.RecordWith(StoreDecision(reason, opts.Actor, ImportNote(sum, applied)), func(rec Decision) error {
+			return flush(last, DumpRecord{Type: DumpDecision, Decision: &rec})
+		})
+	}
+	if err != nil {
 		return sum, err
 	}
 	if opts.Progress != nil {

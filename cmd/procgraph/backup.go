@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/user"
 	"path/filepath"
 	"time"
 
 	"github.com/procgraph/procgraph/graph/embedded"
+	"github.com/procgraph/procgraph/procedures"
 )
 
 // cmdBackup saves GET /v1/backup: a consistent copy of a running server's
@@ -101,14 +103,50 @@ func cmdRestore(ctx context.Context, args []string, s stdio) int {
 	if err := os.RemoveAll(searchIndexOf(*data)); err != nil {
 		return fail(s.err, "restore", err)
 	}
-	w, commit, err := outputFile(*data, nil)
+	var n int64
+	// The restored file holds the audit record of its restore, written
+	// before it is renamed into place: restored with it or not at all.
+	w, commit, err := outputFileThen(*data, nil, func(tmp string) error { return recordRestore(ctx, tmp, n) })
 	if err != nil {
 		return fail(s.err, "restore", err)
 	}
-	_, err = io.Copy(w, src)
+	n, err = io.Copy(w, src)
 	if err = commit(err); err != nil {
 		return fail(s.err, "restore", err)
 	}
 	fmt.Fprintf(s.out, "restored %s from %s\n", *data, filepath.Base(pos[0]))
 	return 0
+}
+
+// recordRestore appends the audit record of a restore of n bytes
+// (procedures.StoreDecision, reason restored) to the store file at path,
+// leaving no search index beside it.
+func recordRestore(ctx context.Context, path string, n int64) error {
+	defer os.RemoveAll(searchIndexOf(path))
+	st, err := embedded.Open(path, embedded.Options{LockTimeout: time.Second})
+	if err != nil {
+		return err
+	}
+	_, err = procedures.NewRecorder(st, procedures.RecorderOptions{}).
+		Record(ctx, procedures.StoreDecision(procedures.ReasonRestored, operator(), procedures.RestoreNote(n)))
+	if cerr := st.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("recording the restore in the audit log: %v", err)
+	}
+	return nil
+}
+
+// operator names who runs an offline command that changes a whole store,
+// for its audit record: the login name and the machine, "user@host".
+func operator() string {
+	name := "unknown"
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		name = u.Username
+	}
+	if h, err := os.Hostname(); err == nil && h != "" {
+		name += "@" + h
+	}
+	return name
 }

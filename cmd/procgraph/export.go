@@ -73,6 +73,13 @@ func cmdExport(ctx context.Context, args []string, s stdio) int {
 // outputFile is where a command writes: stdout, or path through a
 // temporary file renamed into place by commit(nil) (removed on an error).
 func outputFile(path string, stdout io.Writer) (io.Writer, func(error) error, error) {
+	return outputFileThen(path, stdout, nil)
+}
+
+// outputFileThen is outputFile whose commit(nil), when path is set, runs
+// finish on the written temporary file (synced and closed) before renaming
+// it into place; finish's error removes it.
+func outputFileThen(path string, stdout io.Writer, finish func(tmp string) error) (io.Writer, func(error) error, error) {
 	if path == "" {
 		return stdout, func(err error) error { return err }, nil
 	}
@@ -86,6 +93,9 @@ func outputFile(path string, stdout io.Writer) (io.Writer, func(error) error, er
 		}
 		if cerr := f.Close(); err == nil {
 			err = cerr
+		}
+		if err == nil && finish != nil {
+			err = finish(f.Name())
 		}
 		if err == nil {
 			err = os.Rename(f.Name(), path)
@@ -118,7 +128,7 @@ func cmdImport(ctx context.Context, args []string, s stdio) int {
 	}
 	defer st.Close()
 	var bar *progressbar.ProgressBar
-	opts := procedures.ImportOptions{BatchSize: *batch, Merge: *merge}
+	opts := procedures.ImportOptions{BatchSize: *batch, Merge: *merge, Audit: procedures.NewRecorder(st, procedures.RecorderOptions{}), Actor: operator()}
 	if f, ok := s.err.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		opts.Validated = func(_ procedures.DumpHeaderRecord, t procedures.DumpTrailerRecord) {
 			bar = progressbar.NewOptions64(t.Records, progressbar.OptionSetWriter(s.err), progressbar.OptionSetDescription("importing"),

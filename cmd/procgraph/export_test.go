@@ -3,9 +3,11 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -61,9 +63,15 @@ func TestExportImportCommands(t *testing.T) {
 	if code, _, errOut := runMain(t, "export", "--data", target, "-o", d2); code != 0 {
 		t.Fatalf("export: exit %d: %s", code, errOut)
 	}
+	// The imported store is the dump's records and the import's audit record.
+	rec := mustStoreRecord(t, target, procedures.ReasonImported)
+	if !strings.Contains(rec.Note, "procedure 55 of 55") || !strings.Contains(rec.Note, "decision ") {
+		t.Errorf("the import's record: %+v", rec)
+	}
 	b1, b2 := mustReadFile(t, d1), mustReadFile(t, d2)
-	if strings.Join(storetest.DumpBody(b1), "\n") != strings.Join(storetest.DumpBody(b2), "\n") {
-		t.Errorf("the dump of the imported store differs from the original")
+	body2 := slices.DeleteFunc(storetest.DumpBody(b2), func(line string) bool { return strings.Contains(line, `"id":"`+rec.ID+`"`) })
+	if strings.Join(storetest.DumpBody(b1), "\n") != strings.Join(body2, "\n") {
+		t.Errorf("the dump of the imported store, but for the import's record, differs from the original")
 	}
 	if code, _, errOut := runMain(t, "import", d1, "--data", target); code != 1 || !strings.Contains(errOut, "not empty") {
 		t.Errorf("import into a non-empty store: exit %d: %s", code, errOut)
@@ -79,6 +87,40 @@ func TestExportImportCommands(t *testing.T) {
 	if empty, err := mustOpenEmbedded(t, other).Empty(context.Background()); err != nil || !empty {
 		t.Errorf("a refused import left the store non-empty (%v)", err)
 	}
+}
+
+// mustStoreRecord requires the store file at path to hold exactly one audit
+// record of kind store, with reason, made by this operator and naming no
+// procedure, code hash or code, and returns it.
+func mustStoreRecord(t *testing.T, path, reason string) procedures.Decision {
+	t.Helper()
+	s := mustOpenEmbedded(t, path)
+	defer s.Close()
+	ds := storetest.MustDecisions(t, s, procedures.DecisionFilter{Kind: procedures.KindStore})
+	if len(ds) != 1 {
+		t.Fatalf("%s holds %d records of kind store, want 1: %+v", path, len(ds), ds)
+	}
+	d := ds[0]
+	if d.Reason != reason || d.Outcome != procedures.Allowed || d.Actor != operator() || d.Procedure != "" || d.CodeHash != "" ||
+		strings.Contains(d.Note, "tools.") || strings.Contains(d.Note, "proc__") {
+		t.Fatalf("the %s record: %+v (operator %s)", reason, d, operator())
+	}
+	return d
+}
+
+// withoutStoreRecord is text (a dump or the reads of the store at path)
+// with the id, time and note of the store's one store record replaced by
+// placeholders: two stores loaded from the same dump differ only there.
+func withoutStoreRecord(t *testing.T, s procedures.Store, text string) string {
+	t.Helper()
+	ds := storetest.MustDecisions(t, s, procedures.DecisionFilter{Kind: procedures.KindStore})
+	if len(ds) != 1 {
+		t.Errorf("%d records of kind store, want 1", len(ds))
+		return text
+	}
+	at, _ := json.Marshal(ds[0].At)
+	note, _ := json.Marshal(ds[0].Note)
+	return strings.NewReplacer(ds[0].ID, "pgd_STORE", string(at), `"AT"`, string(note), `"NOTE"`).Replace(text)
 }
 
 func mustReadFile(tb testing.TB, path string) []byte {
@@ -171,11 +213,13 @@ func requireSameFiles(t *testing.T, a, b string) {
 	if err := sa.Check(context.Background()); err != nil {
 		t.Errorf("%s fails its check: %v", a, err)
 	}
-	da, db := storetest.DumpBody(storetest.MustDump(t, sa, "x")), storetest.DumpBody(storetest.MustDump(t, sb, "x"))
-	if strings.Join(da, "\n") != strings.Join(db, "\n") {
+	// Each holds its own record of the import (another id, time and note).
+	da := withoutStoreRecord(t, sa, strings.Join(storetest.DumpBody(storetest.MustDump(t, sa, "x")), "\n"))
+	db := withoutStoreRecord(t, sb, strings.Join(storetest.DumpBody(storetest.MustDump(t, sb, "x")), "\n"))
+	if da != db {
 		t.Errorf("%s differs from %s", a, b)
 	}
-	if ra, rb := storetest.Reads(t, sa), storetest.Reads(t, sb); ra != rb {
+	if ra, rb := withoutStoreRecord(t, sa, storetest.Reads(t, sa)), withoutStoreRecord(t, sb, storetest.Reads(t, sb)); ra != rb {
 		t.Errorf("reads differ between %s and %s", a, b)
 	}
 	if m, _ := sa.LoadState(context.Background()); m != nil {
@@ -271,7 +315,7 @@ func TestAuditPruneCommand(t *testing.T) {
 	if code, out, errOut := runMain(t, "import", archive, "--data", restored); code != 0 {
 		t.Fatalf("import of the archive: exit %d: %s%s", code, out, errOut)
 	}
-	if got := len(storetest.MustDecisions(t, mustOpenEmbedded(t, restored), procedures.DecisionFilter{Limit: 1000})); got != before {
-		t.Errorf("the archive holds %d records, the store had %d", got, before)
+	if got := len(storetest.MustDecisions(t, mustOpenEmbedded(t, restored), procedures.DecisionFilter{Limit: 1000})); got != before+1 {
+		t.Errorf("the archive's import holds %d records, want the store's %d and the import's", got, before)
 	}
 }
