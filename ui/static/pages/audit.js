@@ -4,7 +4,8 @@ import { h, route, withQuery, errorBox } from '../dom.js';
 import { get } from '../api.js';
 import { auditTable } from './procedure.js';
 
-const KINDS = ['invoke', 'grant', 'revoke', 'promote', 'retire', 'unretire', 'turn', 'approval', 'policy'];
+// The API's decision kinds (procedures.DecisionKinds; unretire is a reason of retire).
+const KINDS = ['invoke', 'grant', 'revoke', 'promote', 'catalogue', 'retire', 'turn', 'approval', 'policy', 'store'];
 
 export async function auditPage(ctx) {
   const q = ctx.query;
