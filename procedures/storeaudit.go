@@ -5,9 +5,9 @@ import (
 	"strings"
 )
 
-// dumpCountOrder is the order the counts of a dump are named in an audit
-// note (the dump's section order).
-var dumpCountOrder = []DumpType{DumpCatalogue, DumpCause, DumpProcedure, DumpVersion, DumpUsage, DumpEdge,
+// DumpCountTypes are the record types a dump counts, in its section order
+// (how an import's summary and audit note list them).
+var DumpCountTypes = []DumpType{DumpCatalogue, DumpCause, DumpProcedure, DumpVersion, DumpUsage, DumpEdge,
 	DumpDecision, DumpApproval, DumpPolicy}
 
 // StoreDecision is the audit record of an operator loading a whole store
@@ -25,7 +25,7 @@ func StoreDecision(reason, actor, note string) Decision {
 func ImportNote(sum ImportSummary, applied DumpCounts) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "dump sha256 %s, format %d; applied", sum.Trailer.SHA256, sum.Header.Format)
-	for i, t := range dumpCountOrder {
+	for i, t := range DumpCountTypes {
 		if i > 0 {
 			b.WriteByte(',')
 		}

@@ -167,8 +167,7 @@ func cmdImport(ctx context.Context, args []string, s stdio) int {
 		fmt.Fprintf(s.out, "kept the store's catalogue (revision %s); the dump's (revision %s) differs: upload it if it should replace it\n",
 			sum.TargetRevision, sum.DumpRevision)
 	}
-	for _, t := range []procedures.DumpType{procedures.DumpCatalogue, procedures.DumpCause, procedures.DumpProcedure,
-		procedures.DumpVersion, procedures.DumpUsage, procedures.DumpEdge, procedures.DumpDecision} {
+	for _, t := range procedures.DumpCountTypes {
 		fmt.Fprintf(s.out, "  %-10s %d applied of %d\n", t, sum.Applied[t], sum.Trailer.Counts[t])
 	}
 	return 0
