@@ -147,6 +147,17 @@ func (c *client) send(ctx context.Context, hc *http.Client, method, path string,
 	return nil, &apiError{Status: resp.StatusCode, Code: eb.Error.Code, Message: eb.Error.Message, Details: eb.Error.Details, Body: data}
 }
 
+// pathSegment is s as one path segment of a request: escaped (a "/" as
+// %2F), and a "." or ".." as %2E and %2E%2E, which a server or proxy
+// would otherwise remove as a dot segment (a session or cause may be
+// named "..").
+func pathSegment(s string) string {
+	if s == "." || s == ".." {
+		return strings.Repeat("%2E", len(s))
+	}
+	return url.PathEscape(s)
+}
+
 // call runs one request of a client command and prints its answer: with
 // --json the server's JSON as it sent it (indented, keys in the API's
 // order), else human's rendering of out. A failure prints the error on

@@ -320,3 +320,18 @@ func TestOffline(t *testing.T) {
 		}
 	})
 }
+
+// TestCLIDotSegmentNames: a name that is a dot segment ("..", ".") reaches
+// the server as itself: the CLI escapes it (%2E%2E), which a server or
+// proxy would otherwise remove from the path.
+func TestCLIDotSegmentNames(t *testing.T) {
+	s := mustServe(t, serverOpts{})
+	t.Setenv("PROCGRAPH_URL", s.URL)
+	for _, cause := range []string{"..", ".", "a/.."} {
+		s.mustCapture(t, map[string]any{"code": readOnlyCode, "cause": map[string]any{"name": cause}}, nil)
+		code, out, errOut := runMain(t, "causes", cause, "--json")
+		if code != 0 || !strings.Contains(out, `"name": "`+cause+`"`) {
+			t.Errorf("causes %q: exit %d\n%s%s", cause, code, out, errOut)
+		}
+	}
+}

@@ -57,7 +57,7 @@ func cmdProceduresShow(ctx context.Context, args []string, s stdio) int {
 		return code
 	}
 	var p procedures.Procedure
-	return newClient().call(ctx, cl, s, "GET", "/v1/procedures/"+url.PathEscape(pos[0]), nil, nil, &p, func(w io.Writer) {
+	return newClient().call(ctx, cl, s, "GET", "/v1/procedures/"+pathSegment(pos[0]), nil, nil, &p, func(w io.Writer) {
 		printProcedure(w, &p)
 	})
 }
@@ -145,10 +145,10 @@ func cmdVersions(ctx context.Context, args []string, s stdio) int {
 	if done {
 		return code
 	}
-	path := "/v1/procedures/" + url.PathEscape(pos[0]) + "/versions"
+	path := "/v1/procedures/" + pathSegment(pos[0]) + "/versions"
 	if len(pos) == 2 {
 		var v procedures.Version
-		return newClient().call(ctx, cl, s, "GET", path+"/"+url.PathEscape(pos[1]), nil, nil, &v, func(w io.Writer) {
+		return newClient().call(ctx, cl, s, "GET", path+"/"+pathSegment(pos[1]), nil, nil, &v, func(w io.Writer) {
 			keyValues(w, "code hash", v.CodeHash, "status", string(v.Status), "current", yesNo(v.Current),
 				"frequency", strconv.FormatInt(v.Frequency, 10), "captured at", v.CapturedAt.Format(timeLayout), "dialect", v.Dialect)
 			fmt.Fprintf(w, "\n%s\n", v.Code)
@@ -192,7 +192,7 @@ func cmdPromote(ctx context.Context, args []string, s stdio) int {
 		return code
 	}
 	var out decisionAnswer
-	path := "/v1/procedures/" + url.PathEscape(pos[0]) + "/versions/" + url.PathEscape(pos[1]) + "/promote"
+	path := "/v1/procedures/" + pathSegment(pos[0]) + "/versions/" + pathSegment(pos[1]) + "/promote"
 	return newClient().call(ctx, cl, s, "POST", path, nil, map[string]any{"reason": *reason}, &out, func(w io.Writer) { out.print(w) })
 }
 
@@ -212,7 +212,7 @@ func autoRun(ctx context.Context, args []string, s stdio, verb string) int {
 	if done {
 		return code
 	}
-	path := "/v1/procedures/" + url.PathEscape(pos[0]) + "/auto-run"
+	path := "/v1/procedures/" + pathSegment(pos[0]) + "/auto-run"
 	method, body := "PUT", map[string]any{"enabled": true, "reason": *reason}
 	if verb == "revoke" {
 		method, body = "DELETE", map[string]any{"reason": *reason}

@@ -46,7 +46,7 @@ func cmdInvoke(ctx context.Context, args []string, s stdio) int {
 		}
 	}
 	var out replay.InvokeResult
-	if code := newClient().call(ctx, cl, s, "POST", "/v1/procedures/"+url.PathEscape(pos[0])+"/invoke", nil, body, &out,
+	if code := newClient().call(ctx, cl, s, "POST", "/v1/procedures/"+pathSegment(pos[0])+"/invoke", nil, body, &out,
 		func(w io.Writer) { printReplay(w, &out) }); code != 0 {
 		return code
 	}
@@ -240,7 +240,7 @@ func cmdCauses(ctx context.Context, args []string, s stdio) int {
 			ProcedureCount int64                       `json:"procedure_count"`
 			Procedures     []procedures.CauseProcedure `json:"procedures"`
 		}
-		return newClient().call(ctx, cl, s, "GET", "/v1/causes/"+url.PathEscape(pos[0]), nil, nil, &out, func(w io.Writer) {
+		return newClient().call(ctx, cl, s, "GET", "/v1/causes/"+pathSegment(pos[0]), nil, nil, &out, func(w io.Writer) {
 			keyValues(w, "name", out.Name, "description", out.Description, "frequency", strconv.FormatInt(out.Frequency, 10),
 				"procedures", strconv.FormatInt(out.ProcedureCount, 10))
 			var rows [][]string

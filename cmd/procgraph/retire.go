@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"io"
-	"net/url"
 )
 
 func cmdRetire(ctx context.Context, args []string, s stdio) int {
@@ -28,7 +27,7 @@ func retire(ctx context.Context, args []string, s stdio, retired bool) int {
 	if done {
 		return code
 	}
-	path := "/v1/procedures/" + url.PathEscape(pos[0]) + "/retirement"
+	path := "/v1/procedures/" + pathSegment(pos[0]) + "/retirement"
 	method := "DELETE"
 	if retired {
 		method = "PUT"

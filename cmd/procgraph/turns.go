@@ -143,7 +143,7 @@ func cmdApprovalsShow(ctx context.Context, args []string, s stdio) int {
 		return code
 	}
 	var a approvalView
-	return newClient().call(ctx, cl, s, "GET", "/v1/approvals/"+url.PathEscape(pos[0]), nil, nil, &a, func(w io.Writer) {
+	return newClient().call(ctx, cl, s, "GET", "/v1/approvals/"+pathSegment(pos[0]), nil, nil, &a, func(w io.Writer) {
 		kv := []string{"id", a.ID, "session", a.SessionID, "status", string(a.Status), "phase", string(a.Phase),
 			"tools", strings.Join(a.Signature, ", "), "read-only", yesNo(a.ReadOnly), "code hash", a.CodeHash,
 			"requested by", a.RequestedBy, "deadline", a.Deadline.Format(timeLayout)}
@@ -217,7 +217,7 @@ func resolveCall(ctx context.Context, cl *cmdline, s stdio, id string, body map[
 		Turn     procedures.Turn     `json:"turn"`
 		Decision procedures.Decision `json:"decision"`
 	}
-	return newClient().call(ctx, cl, s, "POST", "/v1/approvals/"+url.PathEscape(id)+"/resolve", nil, body, &out, func(w io.Writer) {
+	return newClient().call(ctx, cl, s, "POST", "/v1/approvals/"+pathSegment(id)+"/resolve", nil, body, &out, func(w io.Writer) {
 		keyValues(w, "turn", out.Turn.ID, "status", string(out.Turn.Status),
 			"decision", fmt.Sprintf("%s %s (%s)", out.Decision.ID, out.Decision.Outcome, out.Decision.Reason))
 	})
@@ -238,7 +238,7 @@ func cmdPoliciesList(ctx context.Context, args []string, s stdio) int {
 			Active    bool   `json:"active"`
 		} `json:"grants"`
 	}
-	return newClient().call(ctx, cl, s, "GET", "/v1/sessions/"+url.PathEscape(pos[0])+"/policies", nil, nil, &out, func(w io.Writer) {
+	return newClient().call(ctx, cl, s, "GET", "/v1/sessions/"+pathSegment(pos[0])+"/policies", nil, nil, &out, func(w io.Writer) {
 		var rows [][]string
 		for _, p := range out.Policies {
 			rows = append(rows, []string{shortHash(p.CodeHash), string(p.Policy), cmp.Or(p.RequestedBy, "(nobody)"),
@@ -261,9 +261,9 @@ func cmdPoliciesRevoke(ctx context.Context, args []string, s stdio) int {
 	if done {
 		return code
 	}
-	path := "/v1/sessions/" + url.PathEscape(pos[0]) + "/policies"
+	path := "/v1/sessions/" + pathSegment(pos[0]) + "/policies"
 	if pos[1] != "all" {
-		path += "/" + url.PathEscape(pos[1])
+		path += "/" + pathSegment(pos[1])
 	}
 	var out struct {
 		Revoked int `json:"revoked"`
