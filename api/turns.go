@@ -277,7 +277,7 @@ type grantView struct {
 }
 
 func (s *Server) sessionPolicies(w http.ResponseWriter, r *http.Request) error {
-	ps, err := s.svc.Turns().Policies(r.Context(), urlParam(r, "id"))
+	ps, err := s.svc.SessionPolicies(r.Context(), urlParam(r, "id"))
 	if err != nil {
 		return err
 	}

@@ -52,8 +52,12 @@ func (s *Service) SetPolicy(ctx context.Context, p SessionPolicy, reason string)
 // RevokePolicies deletes a session's policies whose code hash starts with
 // prefix ("" for all), audited with one decision of kind policy. A prefix
 // must be at least 8 hex characters and match exactly one policy
-// (CodeInvalid, CodeConflict).
+// (CodeInvalid, CodeConflict); the session id must pass CheckSessionID
+// (CodeInvalid).
 func (s *Service) RevokePolicies(ctx context.Context, sessionID, prefix, actor string) (int, Decision, error) {
+	if err := CheckSessionID(sessionID); err != nil {
+		return 0, Decision{}, err
+	}
 	if prefix != "" && (len(prefix) < 8 || len(prefix) > 64 || strings.Trim(prefix, "0123456789abcdef") != "") {
 		return 0, Decision{}, Errorf(CodeInvalid, "a policy prefix is 8 to 64 lowercase hex characters of a code hash").WithDetails("field", "prefix")
 	}

@@ -172,13 +172,11 @@ func validateTurn(req *TurnRequest) error {
 	if !req.Phase.Valid() {
 		return procedures.Errorf(procedures.CodeInvalid, "phase %q is not automatic or interactive", req.Phase).WithDetails("field", "phase")
 	}
-	if req.SessionID == "" {
-		return procedures.Errorf(procedures.CodeInvalid, "session_id is required").WithDetails("field", "session_id")
+	if err := procedures.CheckSessionID(req.SessionID); err != nil {
+		return err
 	}
-	for _, f := range []struct{ field, value string }{{"session_id", req.SessionID}, {"actor", req.Actor}} {
-		if len(f.value) > procedures.MaxKeyBytes || !utf8.ValidString(f.value) {
-			return procedures.Errorf(procedures.CodeInvalid, "%s must be UTF-8 of at most %d bytes", f.field, procedures.MaxKeyBytes).WithDetails("field", f.field)
-		}
+	if len(req.Actor) > procedures.MaxKeyBytes || !utf8.ValidString(req.Actor) {
+		return procedures.Errorf(procedures.CodeInvalid, "actor must be UTF-8 of at most %d bytes", procedures.MaxKeyBytes).WithDetails("field", "actor")
 	}
 	if len(req.Summary) > procedures.MaxReasonBytes || !utf8.ValidString(req.Summary) {
 		return procedures.Errorf(procedures.CodeInvalid, "summary must be UTF-8 of at most %d bytes", procedures.MaxReasonBytes).WithDetails("field", "summary")
