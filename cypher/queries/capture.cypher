@@ -50,9 +50,12 @@ SET p.updated_at = $at
 WITH p, p._new IS NOT NULL AS created
 REMOVE p._new
 SET p.summary = CASE WHEN p.summary = '' THEN $summary ELSE p.summary END
-// The capture's search parts ($parts, at most $max in all).
-WITH p, created
+// The capture's search parts ($parts, at most $max in all); searched: whether
+// they changed the search text (Store.Capture then waits for the index before
+// its next search: graph/neo4j/searchfresh.go).
+WITH p, created, size(coalesce(p.search_parts, [])) AS partsBefore
 #include search_parts
+WITH p, created, size(p.search_parts) <> partsBefore AS searched
 FOREACH (toolName IN CASE WHEN created THEN $signature ELSE [] END |
   MERGE (t:Tool {name: toolName})
   CREATE (p)-[:CALLS]->(t)
@@ -75,7 +78,7 @@ MERGE (v:ProcedureVersion {id: $versionId})
     v.status = $status,
     v.frequency = 0,
     v._new = true
-WITH p, created, v, v._new IS NOT NULL AS versionCreated
+WITH p, created, searched, v, v._new IS NOT NULL AS versionCreated
 REMOVE v._new
 FOREACH (_ IN CASE WHEN versionCreated THEN [1] ELSE [] END |
   CREATE (p)-[:HAS_VERSION]->(v)
@@ -84,10 +87,10 @@ FOREACH (_ IN CASE WHEN versionCreated THEN [1] ELSE [] END |
 SET v.status = CASE WHEN $succeeded THEN 'succeeded' ELSE v.status END
 
 // The current version: the first succeeded one; until one exists, the first.
-WITH p, created, v, versionCreated
+WITH p, created, searched, v, versionCreated
 OPTIONAL MATCH (p)-[cur:CURRENT]->(cv:ProcedureVersion)
-WITH p, created, v, versionCreated, collect(cur) AS curs, collect(cv) AS cvs
-WITH p, created, v, versionCreated, curs,
+WITH p, created, searched, v, versionCreated, collect(cur) AS curs, collect(cv) AS cvs
+WITH p, created, searched, v, versionCreated, curs,
      size(cvs) = 0 OR (cvs[0] <> v AND cvs[0].status <> 'succeeded' AND v.status = 'succeeded') AS makeCurrent
 FOREACH (r IN CASE WHEN makeCurrent THEN curs ELSE [] END | DELETE r)
 FOREACH (_ IN CASE WHEN makeCurrent THEN [1] ELSE [] END |
@@ -99,19 +102,19 @@ SET p.code_hash = CASE WHEN makeCurrent THEN v.code_hash ELSE p.code_hash END,
     p.opaque = CASE WHEN makeCurrent THEN v.opaque ELSE p.opaque END
 // The class it is counted in follows (a new procedure is classified, and
 // counted, by Store.Capture after this statement).
-WITH p, created, v, versionCreated
+WITH p, created, searched, v, versionCreated
 #include class_sync
 
 // The usage key, once per version (every capture).
-WITH p, created, v, versionCreated
+WITH p, created, searched, v, versionCreated
 MERGE (vk:UsageKey {id: 'v:' + toString(size(v.id)) + ':' + v.id + ':' + $key})
   ON CREATE SET vk.scope = 'version', vk.key = $key, vk.procedure = $name, vk.code_hash = $hash, vk.at = $at, vk._new = true
-WITH p, created, v, versionCreated, vk, vk._new IS NOT NULL AS versionCounted
+WITH p, created, searched, v, versionCreated, vk, vk._new IS NOT NULL AS versionCounted
 REMOVE vk._new
 SET v.frequency = v.frequency + CASE WHEN versionCounted THEN 1 ELSE 0 END
 
 // Once per procedure (succeeded captures only).
-WITH p, created, versionCreated
+WITH p, created, searched, versionCreated
 CALL {
   WITH p
   UNWIND CASE WHEN $succeeded THEN [$key] ELSE [] END AS k
@@ -127,7 +130,7 @@ SET p.frequency = p.frequency + counted
 #include rank_set
 
 // The cause, its edge, and the key once per edge (succeeded captures only).
-WITH p, created, versionCreated, counted
+WITH p, created, searched, versionCreated, counted
 CALL {
   WITH p
   UNWIND CASE WHEN $cause IS NULL THEN [] ELSE [$cause] END AS causeName
@@ -147,8 +150,8 @@ CALL {
   SET e.frequency = e.frequency + CASE WHEN isNew THEN 1 ELSE 0 END
   RETURN count(*) AS linked
 }
-WITH p, created, versionCreated, counted
-RETURN created, versionCreated, counted > 0 AS counted,
+WITH p, created, searched, versionCreated, counted
+RETURN created, versionCreated, counted > 0 AS counted, searched,
   // With $class null, a new procedure is classified next, in this
   // transaction (Store.Capture), with the procedures that call it.
   CASE WHEN created AND $class IS NULL THEN [(caller:Procedure)-[:CALLS]->(:Tool {name: $name}) | caller.name] ELSE [] END AS callers,

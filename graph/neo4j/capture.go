@@ -21,11 +21,19 @@ import (
 // a transaction function: the statement creates the procedure unclassified
 // and returns its callers, and the procedure and its callers are classified
 // (see reclassify) under the catalogue lock the statement took.
-func (s *Store) Capture(ctx context.Context, in procedures.CaptureInput) (procedures.CaptureResult, error) {
+func (s *Store) Capture(ctx context.Context, in procedures.CaptureInput) (res procedures.CaptureResult, err error) {
 	params, err := captureParams(in)
 	if err != nil {
 		return procedures.CaptureResult{}, err
 	}
+	var searched bool
+	defer func() {
+		// A failure may follow a commit whose answer was lost: then the
+		// next search waits for the index too.
+		if searched || err != nil {
+			s.searchFresh.wrote()
+		}
+	}()
 	if class, ok, err := s.heldClass(ctx, in); err != nil {
 		return procedures.CaptureResult{}, err
 	} else if ok {
@@ -38,6 +46,7 @@ func (s *Store) Capture(ctx context.Context, in procedures.CaptureInput) (proced
 			return procedures.CaptureResult{}, s.mapError("capture", errRows("capture", len(recs)))
 		}
 		if len(recs) == 1 {
+			searched = field(recs[0], "searched") == true
 			res, err := captureResult(recs[0])
 			return res, s.mapError("capture", err)
 		}
@@ -46,6 +55,7 @@ func (s *Store) Capture(ctx context.Context, in procedures.CaptureInput) (proced
 	}
 	params["class"] = nil
 	return writeTx(ctx, s, "capture", func(ctx context.Context, tx neo4j.ManagedTransaction) (procedures.CaptureResult, error) {
+		searched = false
 		recs, err := collect(ctx, tx, "capture", params)
 		if err != nil {
 			return procedures.CaptureResult{}, err
@@ -56,6 +66,7 @@ func (s *Store) Capture(ctx context.Context, in procedures.CaptureInput) (proced
 		if len(recs) != 1 {
 			return procedures.CaptureResult{}, errRows("capture", len(recs))
 		}
+		searched = field(recs[0], "searched") == true
 		res, err := captureResult(recs[0])
 		if err != nil || !res.Created {
 			return res, err

@@ -68,6 +68,9 @@ var loadStatements = []struct {
 // into an empty store creates what it loads (each record is applied once)
 // rather than merging it.
 func (s *Store) Load(ctx context.Context, m procedures.LoadMarker, recs []procedures.DumpRecord) error {
+	// Loaded procedures carry search texts: the next search waits for the
+	// index (searchfresh.go).
+	defer s.searchFresh.wrote()
 	var cat *procedures.Catalogue
 	var tools []string
 	seen := map[string]bool{}

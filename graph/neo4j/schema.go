@@ -14,10 +14,14 @@ import (
 // not exist yet, each in its own transaction (schema and data changes do not
 // mix), waits until the indexes are online, then backfills the rank of
 // procedures that lack it (backfillRank) and classifies those not yet
-// classified (backfillClasses). Several instances starting at once
+// classified (backfillClasses); first, an old search index is dropped to be
+// created again (migrateSearchIndex). Several instances starting at once
 // are fine: a rule another one just created is not an error, and the
 // backfill is idempotent.
 func (s *Store) applySchema(ctx context.Context) error {
+	if err := s.migrateSearchIndex(ctx); err != nil {
+		return err
+	}
 	for _, stmt := range cypher.Schema {
 		_, err := writeTx(ctx, s, "schema", func(ctx context.Context, tx neo4j.ManagedTransaction) (struct{}, error) {
 			res, err := tx.Run(ctx, stmt, nil)
@@ -41,6 +45,27 @@ func (s *Store) applySchema(ctx context.Context) error {
 		return err
 	}
 	return s.backfillClasses(ctx)
+}
+
+// migrateSearchIndex drops the procedure_search index when it is strongly
+// consistent (as created before it became eventually consistent:
+// cypher/schema/03_search.cypher), so that the schema creates it again with
+// its current options; the population that follows is awaited with the
+// other indexes. Two instances migrating at once both end with the new
+// index (the drop and the create are idempotent).
+func (s *Store) migrateSearchIndex(ctx context.Context) error {
+	recs, err := query(ctx, s, "schema", neo4j.AccessModeRead, "search_index_options", nil)
+	if err != nil || len(recs) == 0 {
+		return err
+	}
+	if ec, _ := field(recs[0], "eventuallyConsistent").(bool); ec {
+		return nil
+	}
+	s.log.Info().Msg("neo4j store: rebuilding the search index procedure_search as eventually consistent")
+	_, err = writeTx(ctx, s, "schema", func(ctx context.Context, tx neo4j.ManagedTransaction) (struct{}, error) {
+		return struct{}{}, exec(ctx, tx, "search_index_drop", nil)
+	})
+	return err
 }
 
 // rankBatch is the number of procedures backfillRank updates per transaction.

@@ -31,7 +31,8 @@ func luceneQuery(words []string, tools []procedures.SearchTool) (string, error) 
 // changed under it (search.cypher reports both).
 const searchAttempts = 3
 
-// findSearch is Find with q.Search (see procedures.Store): search.cypher
+// findSearch is Find with q.Search (see procedures.Store), once the index
+// shows this store's own writes (awaitSearch): search.cypher
 // matches, filters, ranks (as procedures.RankHits) and pages in one
 // statement alone in its transaction — one round trip, with the page's
 // procedures — whatever the number of matches. The tool terms come from
@@ -43,6 +44,9 @@ const searchAttempts = 3
 // computes each score with RankHits over the page. cat is the stored
 // catalogue the answer was computed with.
 func (s *Store) findSearch(ctx context.Context, q procedures.Query, params map[string]any) ([]*procedures.Procedure, int, *procedures.Catalogue, error) {
+	if err := s.awaitSearch(ctx); err != nil {
+		return nil, 0, nil, err
+	}
 	cat, err := s.heldCatalogue(ctx)
 	if err != nil {
 		return nil, 0, nil, err

@@ -77,6 +77,8 @@ type Store struct {
 	classes classCache
 	// catalogue is the last catalogue Catalogue decoded (by revision).
 	catalogue atomic.Pointer[procedures.Catalogue]
+	// searchFresh keeps search read-your-writes (searchfresh.go).
+	searchFresh *searchFreshness
 }
 
 var _ procedures.Store = (*Store)(nil)
@@ -92,7 +94,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.Username != "" {
 		auth = neo4j.BasicAuth(cfg.Username, cfg.Password, "")
 	}
-	s := &Store{db: cfg.Database, log: cfg.Logger}
+	s := &Store{db: cfg.Database, log: cfg.Logger, searchFresh: newSearchFreshness()}
 	driver, err := neo4j.NewDriverWithContext(cfg.URI, auth, func(c *config.Config) {
 		// One attempt per driver call: inTx retries transient failures
 		// itself and never waits on an outage.
