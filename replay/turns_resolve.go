@@ -29,6 +29,13 @@ func (g *Gate) Run(ctx context.Context, id, actor string) (*TurnAnswer, error) {
 		return nil, procedures.Errorf(procedures.CodeConflict, "turn %s is %s: only an approved turn runs", id, cur.Status).
 			WithDetails("reason", "status").WithDetails("status", string(cur.Status))
 	}
+	var v procedures.TurnVerdict // denies when there is no resolution
+	if cur.Resolution != nil {
+		v = procedures.ResolveVerdict(cur.Resolution.Choice)
+	}
+	if !v.Allowed() {
+		return nil, procedures.Errorf(procedures.CodeInternal, "turn %s is approved without a resolution that runs it; it will not run", id)
+	}
 	// The stored block is analysed and validated again: what runs is what
 	// the operator approved, classified under the current catalogue.
 	b, err := g.analyse(ctx, cur.Code, cur.Dialect, cur.Arguments)
@@ -38,6 +45,7 @@ func (g *Gate) Run(ctx context.Context, id, actor string) (*TurnAnswer, error) {
 	if b.a.CodeHash != cur.CodeHash {
 		return nil, procedures.Errorf(procedures.CodeInternal, "the approved block of turn %s no longer analyses as approved; it will not run", id)
 	}
+	// Only a turn that passed every check waits for a sandbox slot.
 	if a := g.r.opts.Admission; a != nil {
 		release, err := a.Acquire(ctx, cur.RequestedBy)
 		if err != nil {
@@ -45,10 +53,6 @@ func (g *Gate) Run(ctx context.Context, id, actor string) (*TurnAnswer, error) {
 		}
 		defer release()
 	}
-	if cur.Resolution == nil || !procedures.ResolveVerdict(cur.Resolution.Choice).Allowed() {
-		return nil, procedures.Errorf(procedures.CodeInternal, "turn %s is approved without a resolution that runs it; it will not run", id)
-	}
-	v := procedures.ResolveVerdict(cur.Resolution.Choice)
 	allowed := AllowSet(b.a.Signature, b.c, Verdict{Outcome: v.Outcome, StateChanging: v.StateChanging})
 	next := *cur
 	next.Status = procedures.TurnRunning
