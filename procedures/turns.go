@@ -154,13 +154,25 @@ func (r TurnRecord) Purged() TurnRecord {
 // running whose deadline has passed: its run was claimed before the
 // deadline and holds its code in memory, so whether it still runs or its
 // instance died mid-run, the store needs neither code nor argument values
-// any longer (the turn stays running: its outcome is unknown). Stores call
-// it on every transition.
+// any longer (the turn stays running until its run ends, or until RunLost
+// says no run can still end it). Stores call it on every transition.
 func (r TurnRecord) PurgedAt(now time.Time) TurnRecord {
 	if r.Status == TurnRunning && !r.Live(now) {
 		r.Code, r.Arguments, r.Capture = "", nil, nil
 	}
 	return r.Purged()
+}
+
+// RunLost reports whether r is a turn claimed running whose run can no
+// longer be in progress at now: a run is claimed before the turn's deadline
+// and lasts at most maxRun after its claim (the run timeout, the sandbox's
+// grace to stop it and the write that marks it done), so past deadline +
+// maxRun the instance that claimed it died or lost the store, and the turn
+// will never be marked done by it. It is the one home of that rule: the
+// turn gate ends such a turn as failed (compare-and-set on running, so a
+// run that does finish and the ending cannot both be stored).
+func (r *TurnRecord) RunLost(now time.Time, maxRun time.Duration) bool {
+	return r.Status == TurnRunning && now.After(r.Deadline.Add(maxRun))
 }
 
 // HoldsValues reports whether r still holds code, argument values or a

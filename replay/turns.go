@@ -21,6 +21,13 @@ const (
 	// pollEvery is how often a waiter looks at the store for a resolution
 	// made on another instance.
 	pollEvery = 200 * time.Millisecond
+	// DefaultRunGrace is GateOptions.RunGrace's default: longer than the
+	// longest replay timeout serve accepts (4 min), so an instance never
+	// ends a run another instance with a longer timeout still has in
+	// progress.
+	DefaultRunGrace = 5 * time.Minute
+	// DefaultSweepInterval is how often Sweeper sweeps.
+	DefaultSweepInterval = time.Minute
 )
 
 // GateOptions configure a Gate.
@@ -31,6 +38,12 @@ type GateOptions struct {
 	// ApprovalTimeout is each approval's one absolute deadline after its
 	// turn arrived; DefaultApprovalTimeout when 0.
 	ApprovalTimeout time.Duration
+	// RunGrace is how long past the end of the longest run this instance
+	// could have claimed (the turn's deadline plus the replay timeout) a
+	// turn still running is left to be marked done before the gate ends it
+	// as failed (procedures.TurnRecord.RunLost); DefaultRunGrace when 0.
+	// It must cover the difference between instances' replay timeouts.
+	RunGrace time.Duration
 }
 
 // Gate is the turn gate (DESIGN.md "The turn gate"): it decides each turn
@@ -54,6 +67,9 @@ func NewGate(r *Replayer, opts GateOptions) *Gate {
 	}
 	if opts.ApprovalTimeout <= 0 {
 		opts.ApprovalTimeout = DefaultApprovalTimeout
+	}
+	if opts.RunGrace <= 0 {
+		opts.RunGrace = DefaultRunGrace
 	}
 	return &Gate{r: r, svc: r.svc, opts: opts, waiters: map[string][]chan struct{}{}}
 }
@@ -309,7 +325,9 @@ func (g *Gate) runNow(ctx context.Context, t procedures.Turn, b *block, v proced
 	if err != nil {
 		return nil, err
 	}
-	return g.execute(ctx, t, b, d, allowed, req.Code, req.Dialect, req.Capture, reviewer)
+	ans := g.execute(ctx, t, b, d, allowed, reviewer)
+	g.capture(ctx, ans, req.Code, req.Dialect, req.Capture)
+	return ans, nil
 }
 
 // turnDecision is the one decision (kind turn) on t.
@@ -327,10 +345,8 @@ func turnDenied(d procedures.Decision) error {
 	return e
 }
 
-// execute runs an allowed turn in the sandbox and, when it succeeded and
-// asked for it, captures it under the session's usage key.
-func (g *Gate) execute(ctx context.Context, t procedures.Turn, b *block, d procedures.Decision, allowed []string,
-	code, dialect string, capture *procedures.TurnCapture, reviewer string) (*TurnAnswer, error) {
+// execute runs an allowed turn in the sandbox.
+func (g *Gate) execute(ctx context.Context, t procedures.Turn, b *block, d procedures.Decision, allowed []string, reviewer string) *TurnAnswer {
 	c := &chain{usageKey: procedures.UsageKey(t.SessionID, ""), req: InvokeRequest{
 		Name: b.a.Name, Phase: t.Phase, SessionID: t.SessionID, Actor: t.RequestedBy,
 		ReviewedBy: reviewer, ReviewerHasGrantScope: reviewer != "",
@@ -346,22 +362,29 @@ func (g *Gate) execute(ctx context.Context, t procedures.Turn, b *block, d proce
 	if out.Status != StatusSucceeded {
 		t.Status = procedures.TurnFailed
 	}
-	ans := &TurnAnswer{InvokeResult: out, Turn: t}
-	if capture != nil && t.Status == procedures.TurnSucceeded {
-		cr := procedures.CaptureRequest{Code: code, Dialect: dialect, Summary: capture.Summary, Cause: capture.Cause,
-			SessionID: t.SessionID, Status: procedures.StatusSucceeded, Metadata: capture.Metadata}
-		if cr.Summary == "" {
-			cr.Summary = t.Summary
-		}
-		co, err := g.svc.Capture(context.WithoutCancel(ctx), cr)
-		if err != nil {
-			g.r.log.Warn().Err(err).Str("turn", t.ID).Msg("turn: the succeeded turn could not be captured")
-		} else {
-			ans.Procedure = co.Procedure
-		}
-	}
 	g.r.log.Info().Str("turn", t.ID).Str("decision", d.ID).Str("code_hash", t.CodeHash).Str("status", out.Status).Msg("turn run")
-	return ans, nil
+	return &TurnAnswer{InvokeResult: out, Turn: t}
+}
+
+// capture captures a turn that ran and succeeded, when it asked for it,
+// under the session's usage key (ans.Procedure). A failed capture is
+// logged: the turn ran all the same.
+func (g *Gate) capture(ctx context.Context, ans *TurnAnswer, code, dialect string, capture *procedures.TurnCapture) {
+	t := ans.Turn
+	if capture == nil || t.Status != procedures.TurnSucceeded {
+		return
+	}
+	cr := procedures.CaptureRequest{Code: code, Dialect: dialect, Summary: capture.Summary, Cause: capture.Cause,
+		SessionID: t.SessionID, Status: procedures.StatusSucceeded, Metadata: capture.Metadata}
+	if cr.Summary == "" {
+		cr.Summary = t.Summary
+	}
+	co, err := g.svc.Capture(context.WithoutCancel(ctx), cr)
+	if err != nil {
+		g.r.log.Warn().Err(err).Str("turn", t.ID).Msg("turn: the succeeded turn could not be captured")
+		return
+	}
+	ans.Procedure = co.Procedure
 }
 
 // Get returns the turn id to its requester, waiting up to wait while it is
@@ -386,9 +409,7 @@ func (g *Gate) Get(ctx context.Context, id, actor string, wait time.Duration) (*
 	return &cur.Turn, nil
 }
 
-// load returns the stored turn id, marking it expired (with its decision)
-// when it is past its deadline without having run, and purging it (purge)
-// when it was claimed running and is past its deadline.
+// load returns the stored turn id with its deadlines applied (settle).
 func (g *Gate) load(ctx context.Context, id string) (*procedures.TurnRecord, error) {
 	if !procedures.ValidTurnID(id) {
 		return nil, procedures.Errorf(procedures.CodeNotFound, "no turn %q", id)
@@ -397,45 +418,103 @@ func (g *Gate) load(ctx context.Context, id string) (*procedures.TurnRecord, err
 	if err != nil {
 		return nil, err
 	}
+	cur, _, err = g.settle(ctx, cur)
+	return cur, err
+}
+
+// settle applies a stored turn's deadlines: a turn past its deadline
+// without having run is marked expired (with its decision), a running one
+// is ended when its run is lost and purged when past its deadline
+// (settleRun). It returns the turn as it then is, and whether this call
+// changed it; each change is a compare-and-set, and a concurrent change
+// wins.
+func (g *Gate) settle(ctx context.Context, cur *procedures.TurnRecord) (*procedures.TurnRecord, bool, error) {
 	if (cur.Status == procedures.TurnPending || cur.Status == procedures.TurnApproved) && !cur.Live(g.r.now()) {
 		return g.expire(ctx, cur)
 	}
+	return g.settleRun(ctx, cur)
+}
+
+// settleRun ends a running turn whose run is lost (endLost), else purges it
+// once past its deadline (purge); any other turn is returned as it is.
+func (g *Gate) settleRun(ctx context.Context, cur *procedures.TurnRecord) (*procedures.TurnRecord, bool, error) {
+	if cur.RunLost(g.r.now(), g.maxRun()) {
+		return g.endLost(ctx, cur)
+	}
 	return g.purge(ctx, cur)
+}
+
+// maxRun is the longest a run claimed on this instance can last after its
+// claim, with the grace that covers other instances' longer runs
+// (procedures.TurnRecord.RunLost).
+func (g *Gate) maxRun() time.Duration { return g.r.timeout() + g.opts.RunGrace }
+
+// runLost is the reason logged when the gate ends a lost run.
+const runLost = "run_lost"
+
+// endLost ends a running turn whose run is lost (procedures.TurnRecord.RunLost):
+// it becomes failed and, being done, loses its code and argument values.
+// The transition is a compare-and-set on running, as the run's own mark of
+// done (finish), so exactly one of them is stored: a run marked done first
+// keeps its status, and a run that ends after the ending keeps the ending.
+func (g *Gate) endLost(ctx context.Context, cur *procedures.TurnRecord) (*procedures.TurnRecord, bool, error) {
+	next := *cur
+	next.Status = procedures.TurnFailed
+	out, ok, err := g.compareAndSet(ctx, cur.ID, func() (*procedures.TurnRecord, error) {
+		out, _, err := g.transition(ctx, next, []procedures.TurnStatus{procedures.TurnRunning}, false)
+		return out, err
+	})
+	if ok {
+		g.r.log.Warn().Str("turn", cur.ID).Str("code_hash", cur.CodeHash).Str("reason", runLost).
+			Msg("turn ended as failed: its run was never marked done (its instance died or lost the store)")
+		g.notify(cur.ID)
+	}
+	return out, ok, err
 }
 
 // purge empties a turn claimed running whose deadline has passed but that
 // still holds code or argument values — its instance may have died mid-run
 // and will never mark it done — through the store's transition
 // (procedures.TurnRecord.PurgedAt), like the lazy expiry. Any other turn is
-// returned as it is; a concurrent change wins.
-func (g *Gate) purge(ctx context.Context, cur *procedures.TurnRecord) (*procedures.TurnRecord, error) {
+// returned as it is.
+func (g *Gate) purge(ctx context.Context, cur *procedures.TurnRecord) (*procedures.TurnRecord, bool, error) {
 	now := g.r.now()
 	if cur.Status != procedures.TurnRunning || cur.Live(now) || !cur.HoldsValues() {
-		return cur, nil
+		return cur, false, nil
 	}
-	out, err := g.svc.Turns().TransitionTurn(ctx, *cur, []procedures.TurnStatus{procedures.TurnRunning}, false, now)
-	if procedures.ErrorCode(err) == procedures.CodeConflict {
-		return g.svc.Turns().GetApproval(ctx, cur.ID)
-	}
-	return out, err
+	return g.compareAndSet(ctx, cur.ID, func() (*procedures.TurnRecord, error) {
+		return g.svc.Turns().TransitionTurn(ctx, *cur, []procedures.TurnStatus{procedures.TurnRunning}, false, now)
+	})
 }
 
 // expire marks a turn past its deadline expired, with its decision
-// (approval_expired), once; a concurrent change wins.
-func (g *Gate) expire(ctx context.Context, cur *procedures.TurnRecord) (*procedures.TurnRecord, error) {
+// (approval_expired), once.
+func (g *Gate) expire(ctx context.Context, cur *procedures.TurnRecord) (*procedures.TurnRecord, bool, error) {
 	next := *cur
 	next.Status = procedures.TurnExpired
 	v := procedures.ExpiredVerdict()
 	d := procedures.Decision{Kind: procedures.KindTurn, Procedure: signature.Name(cur.Signature), CodeHash: cur.CodeHash,
 		Phase: cur.Phase, Outcome: v.Outcome, Reason: v.Reason, Actor: cur.RequestedBy}
-	out, _, err := g.transition(ctx, next, []procedures.TurnStatus{procedures.TurnPending, procedures.TurnApproved}, false, d)
-	if procedures.ErrorCode(err) == procedures.CodeConflict {
-		return g.svc.Turns().GetApproval(ctx, cur.ID)
-	}
-	if err == nil {
+	out, ok, err := g.compareAndSet(ctx, cur.ID, func() (*procedures.TurnRecord, error) {
+		out, _, err := g.transition(ctx, next, []procedures.TurnStatus{procedures.TurnPending, procedures.TurnApproved}, false, d)
+		return out, err
+	})
+	if ok {
 		g.notify(cur.ID)
 	}
-	return out, err
+	return out, ok, err
+}
+
+// compareAndSet runs write, a transition of turn id. When its condition no
+// longer holds (CodeConflict: a concurrent change won), it returns the turn
+// as that change left it; ok reports whether write changed it.
+func (g *Gate) compareAndSet(ctx context.Context, id string, write func() (*procedures.TurnRecord, error)) (out *procedures.TurnRecord, ok bool, err error) {
+	out, err = write()
+	if procedures.ErrorCode(err) == procedures.CodeConflict {
+		out, err = g.svc.Turns().GetApproval(ctx, id)
+		return out, false, err
+	}
+	return out, err == nil, err
 }
 
 // transition records ds and applies the transition in one store

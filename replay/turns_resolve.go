@@ -62,14 +62,36 @@ func (g *Gate) Run(ctx context.Context, id, actor string) (*TurnAnswer, error) {
 		return nil, err
 	}
 	d = built[0]
-	ans, err := g.execute(ctx, cur.Turn, b, d, allowed, cur.Code, cur.Dialect, cur.Capture, cur.Resolution.By)
-	done := next
-	done.Status = ans.Turn.Status
-	if _, ferr := g.svc.Turns().TransitionTurn(context.WithoutCancel(ctx), done, []procedures.TurnStatus{procedures.TurnRunning}, false, g.r.now()); ferr != nil {
-		g.r.log.Error().Err(ferr).Str("turn", id).Msg("turn: the finished turn could not be marked done")
-	}
+	ans := g.execute(ctx, cur.Turn, b, d, allowed, cur.Resolution.By)
+	g.finish(ctx, next, ans)
 	g.notify(id)
-	return ans, err
+	return ans, nil
+}
+
+// finish marks the claimed turn running done with its run's status — a
+// compare-and-set on running — and then captures it when asked. When the
+// gate has already ended the run as lost (endLost: its instance took longer
+// than any run may), the ending stays: the answer carries the turn as
+// stored (failed) with what the run did, and nothing is captured. Exactly
+// one of the two is stored.
+func (g *Gate) finish(ctx context.Context, running procedures.TurnRecord, ans *TurnAnswer) {
+	ctx = context.WithoutCancel(ctx)
+	done := running
+	done.Status = ans.Turn.Status
+	_, err := g.svc.Turns().TransitionTurn(ctx, done, []procedures.TurnStatus{procedures.TurnRunning}, false, g.r.now())
+	if procedures.ErrorCode(err) == procedures.CodeConflict {
+		g.r.log.Warn().Str("turn", running.ID).Str("status", string(ans.Turn.Status)).
+			Msg("turn: the run ended after the gate had ended it as lost; the ending stays")
+		ans.Turn.Status = procedures.TurnFailed // what endLost stored
+		if cur, gerr := g.svc.Turns().GetApproval(ctx, running.ID); gerr == nil {
+			ans.Turn = cur.Turn
+		}
+		return
+	}
+	if err != nil {
+		g.r.log.Error().Err(err).Str("turn", running.ID).Msg("turn: the finished turn could not be marked done")
+	}
+	g.capture(ctx, ans, running.Code, running.Dialect, running.Capture)
 }
 
 // Cancel cancels its requester's pending or approved turn (a decision
@@ -257,7 +279,7 @@ func (g *Gate) Approvals(ctx context.Context, f procedures.ApprovalFilter, showA
 			r.Status = procedures.TurnExpired // shown as it is; stored at the next touch
 			r.Code, r.Arguments = "", nil
 		}
-		r, err := g.purge(ctx, r)
+		r, _, err := g.settleRun(ctx, r)
 		if err != nil {
 			return nil, err
 		}

@@ -210,6 +210,9 @@ func (m *Main) open(ctx, bg context.Context) (http.Handler, error) {
 		return nil, err
 	}
 	gate := replay.NewGate(rp, replay.GateOptions{MaxPending: cfg.MaxPendingApprovals, ApprovalTimeout: cfg.ApprovalTimeout})
+	swept := make(chan struct{})
+	go func() { defer close(swept); gate.Sweeper(bg, replay.DefaultSweepInterval) }()
+	m.onClose(func() error { <-swept; return nil }) // before the store closes (bg is cancelled first)
 	return newHandler(bg, svc, rp, gate, authn, reg, sessions, log)
 }
 

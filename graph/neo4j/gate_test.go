@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/graph/storetest"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/sandbox"
@@ -77,5 +78,81 @@ func TestGateAcrossInstances(t *testing.T) {
 	}
 	if ran != 1 || !slices.Equal(calls, []string{"kill_job"}) {
 		t.Fatalf("ran %d times (A: %v, B: %v), upstream saw %v; want exactly once", ran, res.err, errB, calls)
+	}
+}
+
+// TestSweepAcrossInstances: two instances sweep one Neo4j at once, over
+// more turns than one page of the list: runs claimed by an instance that
+// died long ago, and approvals nobody read again. Each lost run is ended
+// once (failed, no code or arguments) and each approval expired once (one
+// approval_expired decision each), whichever instance got there first.
+func TestSweepAcrossInstances(t *testing.T) {
+	ctx := context.Background()
+	gate := func(s *Store) *replay.Gate {
+		svc := procedures.NewService(s, procedures.Options{})
+		return replay.NewGate(replay.New(svc, sandbox.NewInProcess(), replay.DispatcherFunc(func(context.Context, string, map[string]any) (any, error) {
+			t.Error("a sweep dispatched a call")
+			return nil, nil
+		}), replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}}), replay.GateOptions{})
+	}
+	sa := freshStore(t)
+	a, b := gate(sa), gate(openStore(t))
+	at := time.Now().Add(-2 * time.Hour) // deadlines and runs long past
+	const running, pending = procedures.MaxApprovalLimit + 20, 30
+	for i := range running + pending {
+		r := storetest.PendingTurn("s", at.Add(time.Duration(i)*time.Millisecond), replay.DefaultApprovalTimeout)
+		storetest.MustCreateApproval(t, sa, r, running+pending, at)
+		for _, st := range []procedures.TurnStatus{procedures.TurnApproved, procedures.TurnRunning} {
+			if i >= running {
+				break
+			}
+			from := r.Status
+			r.Status = st
+			if _, err := sa.TransitionTurn(ctx, r, []procedures.TurnStatus{from}, true, at); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	counts, errs := make([]int, 2), make([]error, 2)
+	for i, g := range []*replay.Gate{a, b} {
+		wg.Add(1)
+		go func() { defer wg.Done(); counts[i], errs[i] = g.Sweep(ctx) }()
+	}
+	wg.Wait()
+	if errs[0] != nil || errs[1] != nil || counts[0]+counts[1] != running+pending {
+		t.Fatalf("sweeps changed %v (%v), want %d in all", counts, errs, running+pending)
+	}
+	for st, want := range map[procedures.TurnStatus]int{procedures.TurnFailed: running, procedures.TurnExpired: pending} {
+		f := procedures.ApprovalFilter{Status: st, Limit: procedures.MaxApprovalLimit}
+		n := 0
+		for {
+			page, err := sa.ListApprovals(ctx, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range page {
+				if r.HoldsValues() {
+					t.Fatalf("%s turn %s holds code or arguments", st, r.ID)
+				}
+			}
+			n += len(page)
+			if len(page) < f.Limit {
+				break
+			}
+			f.Before = page[len(page)-1].ID
+		}
+		if n != want {
+			t.Fatalf("%d turns %s, want %d", n, st, want)
+		}
+	}
+	ds, err := procedures.NewService(sa, procedures.Options{}).Decisions(ctx, procedures.DecisionFilter{Kind: procedures.KindTurn, Limit: 1000})
+	if err != nil || len(ds) != pending {
+		t.Fatalf("%d turn decisions (%v), want %d approval_expired", len(ds), err, pending)
+	}
+	for _, d := range ds {
+		if d.Reason != procedures.ReasonApprovalExpired {
+			t.Fatalf("decision %s: %s", d.ID, d.Reason)
+		}
 	}
 }

@@ -323,4 +323,18 @@ var mutants = []Mutant{
 		Packages: []string{"./graph/embedded"},
 		Tests:    []string{"TestCloseIndexesWhatIsPending"},
 	},
+	{
+		Name:     "procedures/lost-run-at-deadline",
+		Why:      "a running turn is ended as lost at its deadline, while the run claimed just before it is still in progress",
+		Edits:    []Edit{{Dir: "procedures", Find: "now.After(r.Deadline.Add(maxRun))", Replace: "now.After(r.Deadline)"}},
+		Packages: []string{"./replay"},
+		Tests:    []string{"TestLostRunEndsOnce"},
+	},
+	{
+		Name:     "replay/lost-run-overwritten",
+		Why:      "a run that ends after the gate ended it as lost marks it done over the ending: the turn ends twice",
+		Edits:    []Edit{{Dir: "replay", Find: "TransitionTurn(ctx, done, []procedures.TurnStatus{procedures.TurnRunning}", Replace: "TransitionTurn(ctx, done, []procedures.TurnStatus{procedures.TurnRunning, procedures.TurnFailed}"}},
+		Packages: []string{"./replay"},
+		Tests:    []string{"TestLostRunEndsOnce"},
+	},
 }

@@ -1,0 +1,305 @@
+package replay
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/procgraph/procgraph/graph/storetest"
+	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/sandbox"
+)
+
+// clock is a settable clock for the gate's deadlines.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+
+func (c *clock) Set(t time.Time) { c.mu.Lock(); defer c.mu.Unlock(); c.now = t }
+
+// holdDispatcher answers every call once release is closed, and says when
+// a call arrived: a run that is slow, but alive.
+type holdDispatcher struct {
+	arrived chan string
+	release chan struct{}
+}
+
+func (d *holdDispatcher) Dispatch(_ context.Context, tool string, _ map[string]any) (any, error) {
+	d.arrived <- tool
+	<-d.release
+	return map[string]any{"ok": true}, nil
+}
+
+// sweepWorld is a gate over a real embedded store, on a settable clock,
+// whose upstream holds every call until released.
+type sweepWorld struct {
+	e     *env
+	clock *clock
+	disp  *holdDispatcher
+	g     *Gate
+}
+
+func newSweepWorld(t *testing.T) *sweepWorld {
+	t.Helper()
+	e := newEnv(t, sandbox.NewInProcess(), false)
+	w := &sweepWorld{e: e, clock: &clock{now: time.Now()}, disp: &holdDispatcher{arrived: make(chan string, 4), release: make(chan struct{})}}
+	rp := New(e.svc, sandbox.NewInProcess(), w.disp, Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}})
+	rp.now = w.clock.Now
+	w.g = NewGate(rp, GateOptions{RunGrace: time.Minute})
+	return w
+}
+
+// approved submits the kill turn and approves it (run_once).
+func (w *sweepWorld) approved(t *testing.T, req TurnRequest) *procedures.TurnRecord {
+	t.Helper()
+	id := mustPending(t, w.g, req)
+	if _, _, err := w.g.Resolve(context.Background(), ResolveRequest{ID: id, Choice: procedures.ChoiceRunOnce, Actor: "op", HasGrant: true}); err != nil {
+		t.Fatal(err)
+	}
+	return w.stored(t, id)
+}
+
+func (w *sweepWorld) stored(t *testing.T, id string) *procedures.TurnRecord {
+	t.Helper()
+	r, err := w.e.svc.Turns().GetApproval(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// sweep sweeps and requires it to change want turns.
+func (w *sweepWorld) sweep(t *testing.T, want int) {
+	t.Helper()
+	n, err := w.g.Sweep(context.Background())
+	if err != nil || n != want {
+		t.Fatalf("sweep changed %d turns (%v), want %d", n, err, want)
+	}
+}
+
+// lostAt is the first instant at which a turn claimed running is lost for g.
+func (w *sweepWorld) lostAt(r *procedures.TurnRecord) time.Time {
+	return r.Deadline.Add(w.g.maxRun()).Add(time.Millisecond)
+}
+
+// TestSweepEndsLostRuns: a turn claimed running by an instance that died
+// before marking it done is ended as failed, without code or argument
+// values, once no run can still be in progress (its deadline, the run
+// timeout and the grace) — by the sweeper, or by any read. Before that it
+// stays running (only purged past its deadline); sweeping again changes
+// nothing.
+func TestSweepEndsLostRuns(t *testing.T) {
+	for _, path := range []string{"sweep", "read"} {
+		t.Run(path, func(t *testing.T) {
+			ctx := context.Background()
+			w := newSweepWorld(t)
+			cur := w.approved(t, turnKill(0))
+			// The requester's instance claims the run, then dies.
+			claimed := *cur
+			claimed.Status = procedures.TurnRunning
+			if _, err := w.e.svc.Turns().TransitionTurn(ctx, claimed, []procedures.TurnStatus{procedures.TurnApproved}, true, w.clock.Now()); err != nil {
+				t.Fatal(err)
+			}
+			w.sweep(t, 0)
+			w.clock.Set(w.lostAt(cur).Add(-2 * time.Millisecond))
+			w.sweep(t, 1) // purged, still running
+			if r := w.stored(t, cur.ID); r.Status != procedures.TurnRunning || r.HoldsValues() {
+				t.Fatalf("before its run is lost: %s, holds values %v", r.Status, r.HoldsValues())
+			}
+			w.clock.Set(w.lostAt(cur))
+			switch path {
+			case "sweep":
+				w.sweep(t, 1)
+			case "read":
+				got, err := w.g.Get(ctx, cur.ID, "agent", 0)
+				if err != nil || got.Status != procedures.TurnFailed {
+					t.Fatalf("get: %+v, %v", got, err)
+				}
+			}
+			if r := w.stored(t, cur.ID); r.Status != procedures.TurnFailed || r.HoldsValues() {
+				t.Fatalf("lost run stored as %s, holds values %v", r.Status, r.HoldsValues())
+			}
+			w.sweep(t, 0)
+			select {
+			case c := <-w.disp.arrived:
+				t.Fatalf("the upstream saw %s", c)
+			default:
+			}
+		})
+	}
+}
+
+// TestSweepExpiresUnreadTurns: pending and approved turns past their
+// deadline that nobody reads again are expired by the sweeper, with their
+// approval_expired decision, and lose their code and argument values; live
+// ones are left as they are.
+func TestSweepExpiresUnreadTurns(t *testing.T) {
+	w := newSweepWorld(t)
+	pending := mustPending(t, w.g, turnKill(0))
+	approved := w.approved(t, turnKill(0))
+	live := w.stored(t, pending)
+	w.sweep(t, 0)
+	w.clock.Set(live.Deadline.Add(time.Second))
+	fresh := mustPending(t, w.g, turnKill(0))
+	w.sweep(t, 2)
+	for _, id := range []string{pending, approved.ID} {
+		if r := w.stored(t, id); r.Status != procedures.TurnExpired || r.HoldsValues() {
+			t.Fatalf("%s: %s, holds values %v", id, r.Status, r.HoldsValues())
+		}
+	}
+	if r := w.stored(t, fresh); r.Status != procedures.TurnPending || !r.HoldsValues() {
+		t.Fatalf("the live turn was swept: %s", r.Status)
+	}
+	ds, err := w.e.svc.Decisions(context.Background(), procedures.DecisionFilter{Kind: procedures.KindTurn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	expired := 0
+	for _, d := range ds {
+		if d.Reason == procedures.ReasonApprovalExpired {
+			expired++
+		}
+	}
+	if expired != 2 {
+		t.Fatalf("%d approval_expired decisions, want 2", expired)
+	}
+}
+
+// TestLostRunEndsOnce: a run that is slow but alive and the sweeper race
+// to end the turn; exactly one of them is stored. Within the grace the run
+// wins: the sweeper leaves it and the run marks it done (and captures it).
+// Past it the sweeper wins: the turn stays failed when the run finally
+// ends, the run's answer says so (with what the run did), and nothing is
+// captured.
+func TestLostRunEndsOnce(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		past    time.Duration // how far past the run's loss the sweep looks
+		stored  procedures.TurnStatus
+		capture bool
+	}{
+		{"alive within the grace: the run wins", -time.Second, procedures.TurnSucceeded, true},
+		{"past the grace: the sweeper wins", 0, procedures.TurnFailed, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := context.Background()
+			w := newSweepWorld(t)
+			req := turnKill(0)
+			req.Capture = &procedures.TurnCapture{Summary: "kill a job"}
+			cur := w.approved(t, req)
+			type result struct {
+				ans *TurnAnswer
+				err error
+			}
+			done := make(chan result, 1)
+			go func() { ans, err := w.g.Run(ctx, cur.ID, "agent"); done <- result{ans, err} }()
+			<-w.disp.arrived // claimed, and in its tool call
+			w.clock.Set(w.lostAt(cur).Add(c.past))
+			w.sweep(t, 1) // purged past its deadline, or ended
+			close(w.disp.release)
+			res := <-done
+			if res.err != nil || !res.ans.Ran() || res.ans.Status != StatusSucceeded {
+				t.Fatalf("run: %+v, %v", res.ans, res.err)
+			}
+			if res.ans.Turn.Status != c.stored {
+				t.Fatalf("the run answered turn status %s, want %s", res.ans.Turn.Status, c.stored)
+			}
+			if got := w.stored(t, cur.ID); got.Status != c.stored || got.HoldsValues() {
+				t.Fatalf("stored %s (holds values %v), want %s", got.Status, got.HoldsValues(), c.stored)
+			}
+			if (res.ans.Procedure != nil) != c.capture {
+				t.Fatalf("captured %v, want %v", res.ans.Procedure != nil, c.capture)
+			}
+			w.sweep(t, 0)
+		})
+	}
+}
+
+// TestSweepAcrossInstances: two gates (two instances: each its own
+// service, replayer and gate) sweep one store at once, over more turns than
+// one page of the list. Every lost run is ended once and every unread
+// approval expired once: one approval_expired decision each, whichever
+// instance got there first.
+func TestSweepAcrossInstances(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, sandbox.NewInProcess(), false)
+	gate := func() *Gate {
+		svc := procedures.NewService(e.store, procedures.Options{})
+		return NewGate(New(svc, sandbox.NewInProcess(), e.disp, Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}}), GateOptions{})
+	}
+	a, b := gate(), gate()
+	at := time.Now().Add(-2 * time.Hour) // deadlines and runs long past
+	const running, pending = procedures.MaxApprovalLimit + 20, 30
+	for i := range running + pending {
+		r := storetest.PendingTurn("s", at.Add(time.Duration(i)*time.Millisecond), DefaultApprovalTimeout)
+		if err := e.svc.Turns().CreateApproval(ctx, r, running+pending, at); err != nil {
+			t.Fatal(err)
+		}
+		if i < running {
+			r.Status = procedures.TurnApproved
+			if _, err := e.svc.Turns().TransitionTurn(ctx, r, []procedures.TurnStatus{procedures.TurnPending}, true, at); err != nil {
+				t.Fatal(err)
+			}
+			r.Status = procedures.TurnRunning
+			if _, err := e.svc.Turns().TransitionTurn(ctx, r, []procedures.TurnStatus{procedures.TurnApproved}, true, at); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	counts := make([]int, 2)
+	errs := make([]error, 2)
+	for i, g := range []*Gate{a, b} {
+		wg.Add(1)
+		go func() { defer wg.Done(); counts[i], errs[i] = g.Sweep(ctx) }()
+	}
+	wg.Wait()
+	if errs[0] != nil || errs[1] != nil || counts[0]+counts[1] != running+pending {
+		t.Fatalf("sweeps changed %v (%v), want %d in all", counts, errs, running+pending)
+	}
+	requireSwept(t, e.svc, running, pending)
+}
+
+// requireSwept requires the store of svc to hold running failed turns and
+// pending expired ones, none with code or argument values, and one
+// approval_expired decision per expired turn.
+func requireSwept(t *testing.T, svc *procedures.Service, running, pending int) {
+	t.Helper()
+	ctx := context.Background()
+	for st, want := range map[procedures.TurnStatus]int{procedures.TurnFailed: running, procedures.TurnExpired: pending} {
+		f := procedures.ApprovalFilter{Status: st, Limit: procedures.MaxApprovalLimit}
+		n := 0
+		for {
+			page, err := svc.Turns().ListApprovals(ctx, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range page {
+				if r.HoldsValues() {
+					t.Fatalf("%s turn %s holds code or arguments", st, r.ID)
+				}
+			}
+			n += len(page)
+			if len(page) < f.Limit {
+				break
+			}
+			f.Before = page[len(page)-1].ID
+		}
+		if n != want {
+			t.Fatalf("%d turns %s, want %d", n, st, want)
+		}
+	}
+	ds, err := svc.Decisions(ctx, procedures.DecisionFilter{Kind: procedures.KindTurn, Limit: 1000})
+	if err != nil || len(ds) != pending {
+		t.Fatalf("%d turn decisions (%v), want %d approval_expired", len(ds), err, pending)
+	}
+	for _, d := range ds {
+		if d.Reason != procedures.ReasonApprovalExpired {
+			t.Fatalf("decision %s: %s", d.ID, d.Reason)
+		}
+	}
+}
