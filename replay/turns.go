@@ -18,9 +18,10 @@ const (
 	DefaultApprovalTimeout     = 330 * time.Second
 	// MaxWait bounds a long poll (wait_s).
 	MaxWait = 60 * time.Second
-	// pollEvery is how often a waiter looks at the store for a resolution
-	// made on another instance.
-	pollEvery = 200 * time.Millisecond
+	// pollEvery is how often the gate's poller reads the turns requests wait
+	// on, for a change made on another instance (a change made here wakes
+	// them at once).
+	pollEvery = time.Second
 	// DefaultRunGrace is GateOptions.RunGrace's default: longer than the
 	// longest replay timeout serve accepts (4 min), so an instance never
 	// ends a run another instance with a longer timeout still has in
@@ -58,6 +59,10 @@ type Gate struct {
 
 	mu      sync.Mutex
 	waiters map[string][]chan struct{}
+	// polling is whether the poller runs (it does while anyone waits);
+	// pollEvery is its interval.
+	polling   bool
+	pollEvery time.Duration
 }
 
 // NewGate returns the gate over r's service, sandbox and dispatcher.
@@ -71,7 +76,7 @@ func NewGate(r *Replayer, opts GateOptions) *Gate {
 	if opts.RunGrace <= 0 {
 		opts.RunGrace = DefaultRunGrace
 	}
-	return &Gate{r: r, svc: r.svc, opts: opts, waiters: map[string][]chan struct{}{}}
+	return &Gate{r: r, svc: r.svc, opts: opts, waiters: map[string][]chan struct{}{}, pollEvery: pollEvery}
 }
 
 // TurnRequest is one block an agent asks to run.
@@ -572,29 +577,15 @@ func (g *Gate) deniedTurn(ctx context.Context, cur *procedures.TurnRecord) error
 }
 
 // wait waits up to d for turn id to leave pending (resolved here or on
-// another instance, cancelled, expired) and returns it as it then is.
+// another instance, cancelled, expired) and returns it as it then is. It
+// reads the turn when it starts and when woken: at once by a change made
+// through this gate (notify), or by the gate's poller for a change made
+// elsewhere (poll).
 func (g *Gate) wait(ctx context.Context, id string, d time.Duration) (*procedures.TurnRecord, error) {
-	ch := make(chan struct{}, 1)
-	g.mu.Lock()
-	g.waiters[id] = append(g.waiters[id], ch)
-	g.mu.Unlock()
-	defer func() {
-		g.mu.Lock()
-		ws := g.waiters[id]
-		if i := slices.Index(ws, ch); i >= 0 {
-			ws = slices.Delete(ws, i, i+1)
-		}
-		if len(ws) == 0 {
-			delete(g.waiters, id)
-		} else {
-			g.waiters[id] = ws
-		}
-		g.mu.Unlock()
-	}()
+	ch := g.addWaiter(id)
+	defer g.removeWaiter(id, ch)
 	timer := time.NewTimer(d)
 	defer timer.Stop()
-	tick := time.NewTicker(pollEvery)
-	defer tick.Stop()
 	for {
 		cur, err := g.load(ctx, id)
 		if err != nil || cur.Status != procedures.TurnPending {
@@ -609,9 +600,75 @@ func (g *Gate) wait(ctx context.Context, id string, d time.Duration) (*procedure
 		case <-timer.C:
 			return g.load(ctx, id)
 		case <-ch:
-		case <-tick.C:
 		}
 	}
+}
+
+// addWaiter registers a waiter of turn id, starting the poller if it is
+// not running.
+func (g *Gate) addWaiter(id string) chan struct{} {
+	ch := make(chan struct{}, 1)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.waiters[id] = append(g.waiters[id], ch)
+	if !g.polling {
+		g.polling = true
+		go g.poll()
+	}
+	return ch
+}
+
+func (g *Gate) removeWaiter(id string, ch chan struct{}) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	ws := g.waiters[id]
+	if i := slices.Index(ws, ch); i >= 0 {
+		ws = slices.Delete(ws, i, i+1)
+	}
+	if len(ws) == 0 {
+		delete(g.waiters, id)
+	} else {
+		g.waiters[id] = ws
+	}
+}
+
+// poll is the gate's one poller: every pollEvery, while anyone waits, it
+// reads each turn waited on once — however many requests wait on it — and
+// wakes its waiters when it is no longer pending (pollOnce). It stops when
+// nobody waits.
+func (g *Gate) poll() {
+	t := time.NewTicker(g.pollEvery)
+	defer t.Stop()
+	for range t.C {
+		if !g.pollOnce() {
+			return
+		}
+	}
+}
+
+// pollOnce reads each waited-on turn once and wakes the waiters of those
+// no longer pending (or unreadable: the waiter's own read reports why). It
+// reports false, having marked the poller stopped, when nobody waits.
+func (g *Gate) pollOnce() bool {
+	g.mu.Lock()
+	if len(g.waiters) == 0 {
+		g.polling = false
+		g.mu.Unlock()
+		return false
+	}
+	ids := make([]string, 0, len(g.waiters))
+	for id := range g.waiters {
+		ids = append(ids, id)
+	}
+	g.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), MaxWait)
+	defer cancel()
+	for _, id := range ids {
+		if cur, err := g.svc.Turns().GetApproval(ctx, id); err != nil || cur.Status != procedures.TurnPending {
+			g.notify(id)
+		}
+	}
+	return true
 }
 
 // notify wakes the waiters of turn id.

@@ -1,0 +1,125 @@
+package replay
+
+import (
+	"context"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/procgraph/procgraph/graph/embedded"
+	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/sandbox"
+)
+
+// countedReads is the real embedded store, counting the turn reads.
+type countedReads struct {
+	*embedded.Store
+	gets atomic.Int64
+}
+
+func (c *countedReads) GetApproval(ctx context.Context, id string) (*procedures.TurnRecord, error) {
+	c.gets.Add(1)
+	return c.Store.GetApproval(ctx, id)
+}
+
+// waitFor spins until cond holds (no time limit: the test's own ends it).
+func waitFor(cond func() bool) {
+	for !cond() {
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestWaitReadsOncePerTurn: however many requests wait on a turn, the
+// gate's poller reads it once per round, and the waiters read it only when
+// woken — here by a resolution on another instance (another gate on the
+// same store), which the poller finds.
+func TestWaitReadsOncePerTurn(t *testing.T) {
+	ctx := context.Background()
+	st, err := embedded.Open(filepath.Join(t.TempDir(), "procgraph.db"), embedded.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	cs := &countedReads{Store: st}
+	e := newEnvOn(t, st, cs, sandbox.NewInProcess(), false)
+	g := NewGate(e.rp, GateOptions{})
+	g.pollEvery = time.Hour // rounds are played by hand below
+	other := NewGate(New(procedures.NewService(st, procedures.Options{}), sandbox.NewInProcess(), e.disp, Options{}), GateOptions{})
+	ids := []string{mustPending(t, g, turnKill(0)), mustPending(t, g, turnKill(0))}
+
+	const perTurn = 4
+	base := cs.gets.Load()
+	var wg sync.WaitGroup
+	got := make([]*procedures.Turn, 2*perTurn)
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i], _ = g.Get(ctx, ids[i%2], "agent", 30*time.Second)
+		}()
+	}
+	// Each Get reads the turn, and its wait once more before it sleeps.
+	waitFor(func() bool { return g.Waiting() == len(got) && cs.gets.Load() == base+2*int64(len(got)) })
+	for round := 1; round <= 3; round++ {
+		g.pollOnce()
+		if n := cs.gets.Load() - base - 2*int64(len(got)); n != int64(round*len(ids)) {
+			t.Fatalf("after %d polling rounds, %d more reads; want %d (one per turn per round)", round, n, round*len(ids))
+		}
+	}
+	if _, _, err := other.Resolve(ctx, ResolveRequest{ID: ids[0], Choice: procedures.ChoiceRunOnce, Actor: "op", HasGrant: true}); err != nil {
+		t.Fatal(err)
+	}
+	if g.Waiting() != len(got) {
+		t.Fatal("a resolution on another instance woke a waiter without the poller")
+	}
+	g.pollOnce()
+	waitFor(func() bool { return g.Waiting() == perTurn })
+	if _, err := other.Cancel(ctx, ids[1], "agent"); err != nil {
+		t.Fatal(err)
+	}
+	g.pollOnce()
+	wg.Wait()
+	for i, turn := range got {
+		want := []procedures.TurnStatus{procedures.TurnApproved, procedures.TurnCancelled}[i%2]
+		if turn == nil || turn.Status != want {
+			t.Fatalf("waiter %d saw %+v, want %s", i, turn, want)
+		}
+	}
+	if g.pollOnce() {
+		t.Fatal("the poller goes on with nobody waiting")
+	}
+}
+
+// TestWaitSeesAnotherInstance: an agent's turn waits on one gate; an
+// operator approves it through another gate on the same store (another
+// instance, whose changes cannot wake this one's waiters directly). The
+// poller sees it and the waiting turn runs, once.
+func TestWaitSeesAnotherInstance(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, sandbox.NewInProcess(), false)
+	a := NewGate(e.rp, GateOptions{})
+	b := NewGate(New(procedures.NewService(e.store, procedures.Options{}), sandbox.NewInProcess(), e.disp, Options{}), GateOptions{})
+	type result struct {
+		ans *TurnAnswer
+		err error
+	}
+	done := make(chan result, 1)
+	go func() { ans, err := a.Submit(ctx, turnKill(MaxWait)); done <- result{ans, err} }()
+	waitFor(func() bool { return a.Waiting() == 1 })
+	list, err := b.Approvals(ctx, procedures.ApprovalFilter{Status: procedures.TurnPending}, false)
+	if err != nil || len(list) != 1 {
+		t.Fatalf("approvals on b: %v, %v", list, err)
+	}
+	if _, _, err := b.Resolve(ctx, ResolveRequest{ID: list[0].ID, Choice: procedures.ChoiceRunOnce, Actor: "op", HasGrant: true}); err != nil {
+		t.Fatal(err)
+	}
+	res := <-done
+	if res.err != nil || !res.ans.Ran() || res.ans.Turn.Status != procedures.TurnSucceeded {
+		t.Fatalf("the waiting submit: %+v, %v", res.ans, res.err)
+	}
+	if got := e.disp.tools(); len(got) != 1 || got[0] != "kill_job" {
+		t.Fatalf("the upstream saw %v, want kill_job once", got)
+	}
+}
