@@ -209,13 +209,9 @@ func (r *Replayer) prepare(ctx context.Context, name string, args map[string]any
 			Msg("replay: the stored code does not analyse to the stored procedure; refusing to run it")
 		return nil, procedures.Errorf(procedures.CodeInternal, "the stored code of %s does not match its procedure; it will not run", name)
 	}
-	// p's input schema is the version's, typed from the current catalogue
-	// (procedures.TypedSchema); should the typed one not compile, the
-	// version's own still guards the call.
-	schema, err := r.schemas.get(a.CodeHash, a.Parameters, p.InputSchema)
-	if err != nil {
-		schema, err = r.schemas.get(a.CodeHash, a.Parameters, v.InputSchema)
-	}
+	// p's input schema is the version's, typed from the current catalogue;
+	// the version's own is the fallback.
+	schema, err := r.schemas.getTyped(a.CodeHash, a.Parameters, p.InputSchema, v.InputSchema)
 	if err != nil {
 		r.log.Error().Err(err).Str("procedure", name).Str("code_hash", p.CodeHash).Msg("replay: the stored input schema does not compile")
 		return nil, procedures.Errorf(procedures.CodeInternal, "the input schema of %s does not compile", name)

@@ -49,6 +49,17 @@ func (c *schemaCache) get(codeHash string, parameters []string, supplied map[str
 	return s, nil
 }
 
+// getTyped returns the compiled schema of the version codeHash typed from
+// the catalogue (typed, procedures.TypedSchema) or, should that not
+// compile, the one of fallback, which still guards the call.
+func (c *schemaCache) getTyped(codeHash string, parameters []string, typed, fallback map[string]any) (*jsonschema.Schema, error) {
+	s, err := c.get(codeHash, parameters, typed)
+	if err != nil {
+		s, err = c.get(codeHash, parameters, fallback)
+	}
+	return s, err
+}
+
 // ArgumentError is one argument that fails the input schema.
 type ArgumentError struct {
 	// Path is the JSON pointer of the failing value ("" is the arguments

@@ -134,12 +134,9 @@ func (g *Gate) analyse(ctx context.Context, code, dialect string, args map[strin
 	if err != nil {
 		return nil, err
 	}
-	// The input schema typed from the catalogue, as a procedure's; should it
-	// not compile, the untyped one still guards the call.
-	schema, err := g.r.schemas.get(a.CodeHash, a.Parameters, blk.InputSchema)
-	if err != nil {
-		schema, err = g.r.schemas.get(a.CodeHash, a.Parameters, nil)
-	}
+	// The input schema typed from the catalogue, as a procedure's; the
+	// untyped one is the fallback.
+	schema, err := g.r.schemas.getTyped(a.CodeHash, a.Parameters, blk.InputSchema, nil)
 	if err != nil {
 		return nil, err
 	}
