@@ -138,6 +138,10 @@ type TurnRecord struct {
 	Dialect   string         `json:"dialect"`
 	Arguments map[string]any `json:"arguments"`
 	Capture   *TurnCapture   `json:"capture,omitempty"`
+	// Denial is the turn's decision when it was denied after it was stored
+	// (rejected, expired, cancelled): the audit record, id included, which
+	// the requester's denied answer carries. It holds no values (CheckAudit).
+	Denial *Decision `json:"denial,omitempty"`
 }
 
 // Purged returns r as it is stored: a turn that is done keeps neither code

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -60,4 +61,59 @@ func TestRunChecksItsResolutionBeforeAdmission(t *testing.T) {
 	if got := e.disp.tools(); len(got) != 0 {
 		t.Fatalf("the upstream saw %v", got)
 	}
+}
+
+// TestWaitedDenialCarriesItsRecord: a turn that waited for an operator and
+// was rejected, or expired, answers denied with the decision recorded for
+// it — the audit record itself, id included — as a turn denied at once does
+// (API.md: details.decision holds the record).
+func TestWaitedDenialCarriesItsRecord(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		reason string
+	}{{"rejected", procedures.ReasonOperatorRejected}, {"expired", procedures.ReasonApprovalExpired}} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := context.Background()
+			e := newEnv(t, sandbox.NewInProcess(), false)
+			opts := GateOptions{}
+			if c.name == "expired" {
+				opts.ApprovalTimeout = 50 * time.Millisecond
+			}
+			g := NewGate(e.rp, opts)
+			errs := make(chan error, 1)
+			go func() { _, err := g.Submit(ctx, turnKill(MaxWait)); errs <- err }()
+			if c.name == "rejected" {
+				waitFor(func() bool { return g.Waiting() == 1 })
+				list, err := g.Approvals(ctx, procedures.ApprovalFilter{Status: procedures.TurnPending}, false)
+				if err != nil || len(list) != 1 {
+					t.Fatalf("approvals: %v, %v", list, err)
+				}
+				if _, _, err := g.Resolve(ctx, ResolveRequest{ID: list[0].ID, Choice: procedures.ChoiceReject, Actor: "op", HasGrant: true}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err := <-errs
+			got, ok := procedures.DecisionOf(err)
+			if procedures.ErrorCode(err) != procedures.CodeDenied || !ok {
+				t.Fatalf("submit: %v", err)
+			}
+			ds, err := e.svc.Decisions(ctx, procedures.DecisionFilter{Kind: procedures.KindTurn})
+			if err != nil || len(ds) != 1 {
+				t.Fatalf("turn decisions %+v, %v", ds, err)
+			}
+			if got.ID == "" || JSONOf(t, got) != JSONOf(t, ds[0]) || got.Reason != c.reason {
+				t.Fatalf("denial carries\n%s\nrecorded\n%s", JSONOf(t, got), JSONOf(t, ds[0]))
+			}
+		})
+	}
+}
+
+// JSONOf is v as JSON.
+func JSONOf(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -295,7 +295,7 @@ func (g *Gate) decideAndRun(ctx context.Context, req TurnRequest, b *block, v pr
 	case procedures.TurnPending:
 		return &TurnAnswer{Turn: cur.Turn}, nil
 	case procedures.TurnRejected, procedures.TurnExpired:
-		return nil, g.deniedTurn(ctx, cur)
+		return nil, g.deniedTurn(cur)
 	}
 	// Cancelled, or already running or run (by its requester elsewhere).
 	return nil, procedures.Errorf(procedures.CodeConflict, "turn %s is %s", cur.ID, cur.Status).
@@ -527,6 +527,11 @@ func (g *Gate) transition(ctx context.Context, next procedures.TurnRecord, from 
 	var apply func(i int) error
 	apply = func(i int) error {
 		if i == len(ds) {
+			for _, d := range built {
+				if d.Kind == procedures.KindTurn && d.Outcome == procedures.Denied {
+					next.Denial = &d
+				}
+			}
 			var err error
 			out, err = g.svc.Turns().TransitionTurn(ctx, next, from, live, g.r.now(), built...)
 			return err
@@ -563,14 +568,19 @@ func requester(cur *procedures.TurnRecord, actor string) error {
 }
 
 // deniedTurn is the denial of a rejected or expired turn, carrying its
-// decision when it can be found.
-func (g *Gate) deniedTurn(ctx context.Context, cur *procedures.TurnRecord) error {
-	reason := procedures.ReasonOperatorRejected
+// decision: the audit record the transition kept with the turn
+// (TurnRecord.Denial), or — for a turn denied by a version that did not keep
+// it — the decision rebuilt from the turn, without the record's id and time.
+func (g *Gate) deniedTurn(cur *procedures.TurnRecord) error {
+	d := procedures.Decision{Kind: procedures.KindTurn, Procedure: signature.Name(cur.Signature), CodeHash: cur.CodeHash,
+		Phase: cur.Phase, Outcome: procedures.Denied, Reason: procedures.ReasonOperatorRejected, Actor: cur.RequestedBy, AllowedTools: []string{}}
 	if cur.Status == procedures.TurnExpired {
-		reason = procedures.ReasonApprovalExpired
+		d.Reason = procedures.ReasonApprovalExpired
 	}
-	d := procedures.Decision{Kind: procedures.KindTurn, CodeHash: cur.CodeHash, Phase: cur.Phase, Outcome: procedures.Denied, Reason: reason, Actor: cur.RequestedBy}
-	return procedures.Errorf(procedures.CodeDenied, "the turn was denied: %s", reason).WithDecision(d).WithDetails("turn", cur.Turn)
+	if cur.Denial != nil {
+		d = *cur.Denial
+	}
+	return procedures.Errorf(procedures.CodeDenied, "the turn was denied: %s", d.Reason).WithDecision(d).WithDetails("turn", cur.Turn)
 }
 
 // wait waits up to d for turn id to leave pending (resolved here or on
