@@ -237,16 +237,17 @@ func (g *Gate) Submit(ctx context.Context, req TurnRequest) (*TurnAnswer, error)
 	v := procedures.DecideTurn(in)
 	ans, err := g.decideAndRun(ctx, req, b, v, policy, arrived)
 	if ans != nil {
-		ans.Suggestion = g.suggest(ctx, b)
+		ans.Suggestion = g.suggest(ctx, b, in.ProcOnly)
 	}
 	return ans, err
 }
 
 // suggest is reuse before regenerate for a turn (procedures.Service.Suggest):
-// nil for a block that already calls only proc__ tools, or when the store
-// cannot say (advice is never worth failing a turn for).
-func (g *Gate) suggest(ctx context.Context, b *block) *procedures.Suggestion {
-	if procOnly, _ := b.procOnly(); procOnly {
+// nil for a block that already calls only proc__ tools (procOnly, as
+// block.procOnly says), or when the store cannot say (advice is never worth
+// failing a turn for).
+func (g *Gate) suggest(ctx context.Context, b *block, procOnly bool) *procedures.Suggestion {
+	if procOnly {
 		return nil
 	}
 	s, err := g.svc.Suggest(ctx, b.a.Signature, "")
@@ -288,10 +289,9 @@ func (g *Gate) decideAndRun(ctx context.Context, req TurnRequest, b *block, v pr
 	if err != nil {
 		return nil, err
 	}
-	if cur.Status == procedures.TurnApproved {
-		return g.Run(ctx, t.ID, req.Actor)
-	}
 	switch cur.Status {
+	case procedures.TurnApproved:
+		return g.Run(ctx, t.ID, req.Actor)
 	case procedures.TurnPending:
 		return &TurnAnswer{Turn: cur.Turn}, nil
 	case procedures.TurnRejected, procedures.TurnExpired:

@@ -195,11 +195,7 @@ func (g *Gate) Resolve(ctx context.Context, req ResolveRequest) (*procedures.Tur
 		return fail(err)
 	}
 	g.notify(cur.ID)
-	d := built[0]
-	if err := g.remember(ctx, req, b, only, cur); err != nil {
-		return &out.Turn, d, err
-	}
-	return &out.Turn, d, nil
+	return &out.Turn, built[0], g.remember(ctx, req, b, only, cur)
 }
 
 // checkGrantable refuses an auto_run whose grants the rules of
