@@ -1,7 +1,8 @@
 package signature
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 
 	"go.starlark.net/resolve"
 	"go.starlark.net/syntax"
@@ -53,18 +54,8 @@ func callFlows(call *syntax.CallExpr, isParam func(string) bool, pm *posMap) []F
 
 // sortFlows orders flows by parameter, tool, keyword, then position.
 func sortFlows(fs []Flow) {
-	sort.SliceStable(fs, func(i, j int) bool {
-		a, b := fs[i], fs[j]
-		switch {
-		case a.Parameter != b.Parameter:
-			return a.Parameter < b.Parameter
-		case a.Tool != b.Tool:
-			return a.Tool < b.Tool
-		case a.Keyword != b.Keyword:
-			return a.Keyword < b.Keyword
-		case a.Line != b.Line:
-			return a.Line < b.Line
-		}
-		return a.Column < b.Column
+	slices.SortStableFunc(fs, func(a, b Flow) int {
+		return cmp.Or(cmp.Compare(a.Parameter, b.Parameter), cmp.Compare(a.Tool, b.Tool),
+			cmp.Compare(a.Keyword, b.Keyword), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
 	})
 }
