@@ -55,10 +55,16 @@ func TestMCPRunCode(t *testing.T) {
 	up.mustSeeNothing(t, "pending run_code")
 	mustStatus(t, s.post(t, "/v1/approvals/"+pending.PendingApproval+"/resolve", map[string]any{"choice": "run_once"}), 200)
 	res, err := inter.CallTool(context.Background(), &mcp.CallToolParams{Name: "await_approval", Arguments: map[string]any{"id": pending.PendingApproval, "wait_s": 5}})
-	if err != nil || res.IsError {
-		t.Fatalf("await_approval: %v %s", err, mcpText(res))
+	if err != nil {
+		t.Fatalf("await_approval: %v", err)
 	}
-	res, _ = inter.CallTool(context.Background(), &mcp.CallToolParams{Name: "await_approval", Arguments: map[string]any{"id": pending.PendingApproval}})
+	if res.IsError {
+		t.Fatalf("await_approval: %s", mcpText(res))
+	}
+	res, err = inter.CallTool(context.Background(), &mcp.CallToolParams{Name: "await_approval", Arguments: map[string]any{"id": pending.PendingApproval}})
+	if err != nil {
+		t.Fatalf("second await_approval: %v", err)
+	}
 	if !res.IsError {
 		t.Fatalf("a second await_approval ran the turn again: %s", mcpText(res))
 	}
