@@ -60,6 +60,16 @@ func (a *turnActors) mustPending(t *testing.T, body map[string]any) string {
 	return turn["id"].(string)
 }
 
+// mustAutoRun submits body (pending), has the operator resolve it auto_run
+// with reason, and runs it as the agent; it returns the turn's id.
+func (a *turnActors) mustAutoRun(t *testing.T, body map[string]any, reason string) string {
+	t.Helper()
+	id := a.mustPending(t, body)
+	mustStatus(t, a.resolve(t, a.op, id, map[string]any{"choice": "auto_run", "reason": reason}), 200)
+	mustStatus(t, a.run(t, a.agent, id), 200)
+	return id
+}
+
 func (a *turnActors) resolve(t *testing.T, tok, id string, body map[string]any) reply {
 	t.Helper()
 	return a.as(t, tok, "POST", "/v1/approvals/"+id+"/resolve", body)
@@ -296,9 +306,7 @@ func TestTurnExpiry(t *testing.T) {
 func TestTurnPolicies(t *testing.T) {
 	up := mustUpstream(t)
 	a := mustTurnServer(t, up)
-	id := a.mustPending(t, killTurn("p", 1))
-	mustStatus(t, a.resolve(t, a.op, id, map[string]any{"choice": "auto_run", "reason": "safe here"}), 200)
-	mustStatus(t, a.run(t, a.agent, id), 200)
+	id := a.mustAutoRun(t, killTurn("p", 1), "safe here")
 	hash := mustStatus(t, a.as(t, a.agent, "GET", "/v1/turns/"+id, nil), 200)["turn"].(map[string]any)["code_hash"].(string)
 
 	again := mustStatus(t, a.submit(t, killTurn("p", 2)), 200)
@@ -351,9 +359,7 @@ func TestTurnPolicies(t *testing.T) {
 func TestTurnPolicyBoundToRequester(t *testing.T) {
 	up := mustUpstream(t)
 	a := mustTurnServer(t, up)
-	id := a.mustPending(t, killTurn("mine", 1))
-	mustStatus(t, a.resolve(t, a.op, id, map[string]any{"choice": "auto_run", "reason": "agent's session"}), 200)
-	mustStatus(t, a.run(t, a.agent, id), 200)
+	a.mustAutoRun(t, killTurn("mine", 1), "agent's session")
 	up.reset()
 
 	other := mustStatus(t, a.as(t, a.agent2, "POST", "/v1/turns", killTurn("mine", 2)), 202)
