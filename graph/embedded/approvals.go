@@ -3,6 +3,7 @@ package embedded
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"slices"
 	"strings"
 	"time"
@@ -93,11 +94,22 @@ func (s *Store) GetApproval(ctx context.Context, id string) (*procedures.TurnRec
 }
 
 // ListApprovals implements procedures.TurnStore. Turn ids are time-ordered,
-// so newest first is the bucket in reverse.
+// so newest first is the bucket in reverse. With a status filter, a record
+// whose JSON does not hold the status's key and value verbatim (encode is
+// json.Marshal: no white space, quotes inside strings escaped) cannot
+// match and is skipped undecoded — the sweeper lists the open statuses
+// among every turn ever stored; one that holds them is decoded and checked.
 func (s *Store) ListApprovals(ctx context.Context, f procedures.ApprovalFilter) ([]*procedures.TurnRecord, error) {
 	limit, err := approvalLimit(f)
 	if err != nil {
 		return nil, err
+	}
+	var status []byte
+	if f.Status != "" {
+		if status, err = json.Marshal(map[string]procedures.TurnStatus{"status": f.Status}); err != nil {
+			return nil, err
+		}
+		status = status[1 : len(status)-1] // "status":"…"
 	}
 	out := []*procedures.TurnRecord{}
 	err = s.view(ctx, func(tx *bolt.Tx) error {
@@ -114,6 +126,9 @@ func (s *Store) ListApprovals(ctx context.Context, f procedures.ApprovalFilter) 
 			}
 		}
 		for ; k != nil && len(out) < limit; k, v = c.Prev() {
+			if status != nil && !bytes.Contains(v, status) {
+				continue
+			}
 			var r procedures.TurnRecord
 			if err := decode(v, &r, "turn"); err != nil {
 				return err

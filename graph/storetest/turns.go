@@ -265,6 +265,34 @@ func testTurns(t *testing.T, newStore NewStore) {
 		RequireCode(t, err, procedures.CodeInvalid)
 	})
 
+	t.Run("list by status: the stored status, whatever the record's text holds", func(t *testing.T) {
+		s := turnStore(t, newStore(t))
+		// A pending turn whose capture metadata and summary hold another
+		// status's name, as JSON key and value, and as text.
+		decoy := PendingTurn("s", At(0), time.Hour)
+		decoy.Summary = `"status":"running"`
+		decoy.Capture = &procedures.TurnCapture{Metadata: map[string]any{"status": "running"}}
+		MustCreateApproval(t, s, decoy, 10, At(0))
+		running := PendingTurn("s", At(1), time.Hour)
+		MustCreateApproval(t, s, running, 10, At(1))
+		for _, st := range []procedures.TurnStatus{procedures.TurnApproved, procedures.TurnRunning} {
+			from := running.Status
+			running.Status = st
+			if _, err := s.TransitionTurn(ctx, running, []procedures.TurnStatus{from}, true, At(2)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for st, want := range map[procedures.TurnStatus][]string{
+			procedures.TurnRunning: {running.ID}, procedures.TurnPending: {decoy.ID}, procedures.TurnApproved: {},
+		} {
+			got, err := s.ListApprovals(ctx, procedures.ApprovalFilter{Status: st})
+			if err != nil {
+				t.Fatal(err)
+			}
+			requireEqual(t, string(st), turnIDs(got), want)
+		}
+	})
+
 	t.Run("policies keep the requester they are bound to", func(t *testing.T) {
 		s := turnStore(t, newStore(t))
 		p := procedures.SessionPolicy{SessionID: "s1", CodeHash: hashOf("a"), Policy: procedures.ChoiceAutoRun, Summary: "sum",
