@@ -4,7 +4,7 @@
 //
 // A new procedure must be classified in the same transaction. The store
 // computes the classification before the statement (procedures.Reclassify,
-// with the catalogue it holds) and passes it as $class {revision, read_only,
+// with the catalogue it holds) and passes it as $class {revisions, read_only,
 // problem}; the statement applies it only if it is still right when the
 // procedure is created: under the catalogue's write lock, the stored
 // catalogue is that revision and no stored procedure calls the new one (its
@@ -31,7 +31,7 @@ CALL {
   RETURN collect(coalesce(cat.revision, '')) AS revisions
 }
 WITH existing IS NOT NULL OR $class IS NULL OR
-     (revisions[0] = $class.revision AND NOT EXISTS { (:Procedure)-[:CALLS]->(:Tool {name: $name}) }) AS go
+     (revisions[0] IN $class.revisions AND NOT EXISTS { (:Procedure)-[:CALLS]->(:Tool {name: $name}) }) AS go
 WHERE go
 MERGE (p:Procedure {name: $name})
   ON CREATE SET

@@ -17,7 +17,9 @@ import (
 // capture is one statement alone in its transaction (query: two round
 // trips); the statement applies the classification only if the stored
 // catalogue is still that one and nothing calls the new procedure, and
-// returns no row otherwise. Then, and for other signatures, the capture is
+// returns no row otherwise; then the store reads the stored catalogue and,
+// when another instance changed it, tries once more with it. When it did
+// not, and for other signatures, the capture is
 // a transaction function: the statement creates the procedure unclassified
 // and returns its callers, and the procedure and its callers are classified
 // (see reclassify) under the catalogue lock the statement took.
@@ -34,9 +36,15 @@ func (s *Store) Capture(ctx context.Context, in procedures.CaptureInput) (res pr
 			s.searchFresh.wrote()
 		}
 	}()
-	if class, ok, err := s.heldClass(ctx, in); err != nil {
-		return procedures.CaptureResult{}, err
-	} else if ok {
+	for attempt := 1; attempt <= 2; attempt++ {
+		class, ok, err := s.heldClass(ctx, in)
+		if err != nil {
+			return procedures.CaptureResult{}, err
+		}
+		if !ok {
+			break
+		}
+		held := s.catalogue.Load()
 		params["class"] = class
 		recs, err := query(ctx, s, "capture", neo4j.AccessModeWrite, "capture", params)
 		if err != nil {
@@ -51,7 +59,19 @@ func (s *Store) Capture(ctx context.Context, in procedures.CaptureInput) (res pr
 			return res, s.mapError("capture", err)
 		}
 		// No row: the classification was stale, the new procedure has
-		// callers, or another signature holds the name.
+		// callers, or another signature holds the name. A catalogue
+		// another instance put since is read, so that this capture and
+		// the next ones classify with it; with the same catalogue, the
+		// transaction below answers.
+		if attempt == 1 {
+			cat, err := s.Catalogue(ctx)
+			if err != nil {
+				return procedures.CaptureResult{}, err
+			}
+			if cat == held {
+				break
+			}
+		}
 	}
 	params["class"] = nil
 	return writeTx(ctx, s, "capture", func(ctx context.Context, tx neo4j.ManagedTransaction) (procedures.CaptureResult, error) {
@@ -103,8 +123,8 @@ func captureResult(rec *neo4j.Record) (procedures.CaptureResult, error) {
 // heldClass returns the classification capture.cypher gives the procedure
 // of in if the capture creates it, computed (procedures.Reclassify) with
 // the catalogue the store holds (read when it holds none), as the
-// statement's $class parameter: the catalogue's revision, read_only and
-// problem. ok is false for a signature that names a procedure: its
+// statement's $class parameter: the revisions the catalogue node reads as
+// when it is that catalogue (storedRevisions), read_only and problem. ok is false for a signature that names a procedure: its
 // classification depends on stored procedures, read in the transaction.
 func (s *Store) heldClass(ctx context.Context, in procedures.CaptureInput) (class map[string]any, ok bool, err error) {
 	if slices.ContainsFunc(in.Signature, procedures.IsProcName) {
@@ -119,7 +139,7 @@ func (s *Store) heldClass(ctx context.Context, in procedures.CaptureInput) (clas
 		return nil, false, err
 	}
 	c := cs[in.Name]
-	return map[string]any{"revision": cat.Revision, "read_only": c.ReadOnly, "problem": c.Problem}, true, nil
+	return map[string]any{"revisions": stringList(storedRevisions(cat)), "read_only": c.ReadOnly, "problem": c.Problem}, true, nil
 }
 
 // heldClasses answers what classifying a new procedure whose signature

@@ -2,10 +2,12 @@ package neo4jstore
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/graph/storetest"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -75,4 +77,47 @@ func TestCaptureClassifiesWithTheStoredCatalogue(t *testing.T) {
 	capture("k4", "get_logs", "kill_job")
 	find(true, 3)
 	find(false, 1)
+}
+
+// TestNewCaptureIsOneStatement: a new procedure whose signature names no
+// procedure is captured by capture.cypher alone — when no catalogue was
+// ever put (the stored revision reads ""), and after another instance put
+// one (the first capture reads it and tries again; the next ones do not).
+func TestNewCaptureIsOneStatement(t *testing.T) {
+	s := freshStore(t)
+	other := openStore(t)
+	statements := func(in procedures.CaptureInput) []string {
+		t.Helper()
+		var names []string
+		ctx := WithQueryObserver(context.Background(), func(q string, _, _ time.Duration) { names = append(names, q) })
+		res, err := s.Capture(ctx, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Created {
+			t.Fatalf("%s: not created", in.Name)
+		}
+		return names
+	}
+	want := func(step string, got []string, want ...string) {
+		t.Helper()
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: statements %v, want %v", step, got, want)
+		}
+	}
+	if _, err := s.Catalogue(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want("no catalogue ever put", statements(storetest.In([]string{"one_a"}, "h", "k", storetest.At(1))), "capture")
+	c, err := procedures.NewCatalogue([]procedures.Tool{{Name: "one_b", ReadOnly: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := other.PutCatalogue(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	in := storetest.In([]string{"one_b"}, "h", "k", storetest.At(2))
+	want("after another instance's catalogue", statements(in), "capture", "catalogue_since", "capture")
+	requireFound(t, s, true, 1) // one_b, classified with the new catalogue
+	want("the next one", statements(storetest.In([]string{"one_c"}, "h", "k", storetest.At(3))), "capture")
 }

@@ -3,6 +3,7 @@ package neo4jstore
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -44,6 +45,22 @@ func knownRevision(known *procedures.Catalogue) string {
 		return ""
 	}
 	return known.Revision
+}
+
+// sameCatalogue reports whether cat is the stored catalogue of revision
+// rev (as the catalogue node reads: storedRevisions).
+func sameCatalogue(cat *procedures.Catalogue, rev string) bool {
+	return slices.Contains(storedRevisions(cat), rev)
+}
+
+// storedRevisions are the revisions the catalogue node reads as
+// (coalesce(cat.revision, ”)) when cat is the stored catalogue: its
+// revision, and for the empty catalogue also "" (none was ever put).
+func storedRevisions(cat *procedures.Catalogue) []string {
+	if len(cat.Tools) == 0 {
+		return []string{"", cat.Revision}
+	}
+	return []string{cat.Revision}
 }
 
 // catalogueSince is the catalogue of a row of fragments/catalogue_since

@@ -101,15 +101,6 @@ func (s *Store) findSearch(ctx context.Context, q procedures.Query, params map[s
 	}
 }
 
-// sameCatalogue reports whether cat is the stored catalogue of revision
-// rev ("" when none was ever put: then the empty catalogue).
-func sameCatalogue(cat *procedures.Catalogue, rev string) bool {
-	if rev == "" {
-		return len(cat.Tools) == 0
-	}
-	return cat.Revision == rev
-}
-
 // decodeSearch decodes the row of search.cypher: the page, each with its
 // score (procedures.RankHits over the page's text relevances), and the
 // total.
