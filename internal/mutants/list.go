@@ -337,4 +337,11 @@ var mutants = []Mutant{
 		Packages: []string{"./replay"},
 		Tests:    []string{"TestLostRunEndsOnce"},
 	},
+	{
+		Name:     "replay/waited-denial-without-record",
+		Why:      "a turn denied while it waited answers with a rebuilt decision (no id) instead of its audit record",
+		Edits:    []Edit{{Dir: "replay", Find: "next.Denial = &d", Replace: "_ = d"}},
+		Packages: []string{"./replay"},
+		Tests:    []string{"TestWaitedDenialCarriesItsRecord"},
+	},
 }
