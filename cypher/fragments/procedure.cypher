@@ -1,13 +1,16 @@
-// A Procedure p as the store reads it back (decodeProcedure): its
-// properties, its current version without the code's metadata, its causes,
-// its grant and its retirement. Variables it binds are local to its
-// comprehensions. find_page.cypher and find_all_page.cypher return the same.
-p {
-  .name, .signature, .summary, .frequency, .use_count,
-  .created_at, .updated_at, .last_used_at,
-  .grant_enabled, .grant_by, .grant_at, .grant_reason, .grant_code_hash,
-  .retired_at, .retired_by, .retired_reason,
-  version: head([(p)-[:CURRENT]->(cv:ProcedureVersion) |
-    cv {.code_hash, .code, .dialect, .parameters, .input_schema, .status, .opaque, .warnings}]),
-  causes: [(c:Cause)-[e:INVESTIGATED_BY]->(p) | {name: c.name, frequency: e.frequency}]
-}
+// A Procedure p as the store reads it back (decodeProcedure): a list of its
+// properties, its current version without the code's metadata (a list, or
+// null), its causes (a list of [name, frequency]), its grant and its
+// retirement. Lists, not maps: the driver then builds no map and no key
+// strings per value. The order is the store's procedureFields and
+// versionFields (graph/neo4j/decode.go; TestProcedureFragmentFields checks
+// it). Variables it binds are local to its comprehensions.
+[
+  p.name, p.signature, p.summary, p.frequency, p.use_count,
+  p.created_at, p.updated_at, p.last_used_at,
+  p.grant_enabled, p.grant_by, p.grant_at, p.grant_reason, p.grant_code_hash,
+  p.retired_at, p.retired_by, p.retired_reason,
+  head([(p)-[:CURRENT]->(cv:ProcedureVersion) |
+    [cv.code_hash, cv.code, cv.dialect, cv.parameters, cv.input_schema, cv.status, cv.opaque, cv.warnings]]),
+  [(c:Cause)-[e:INVESTIGATED_BY]->(p) | [c.name, e.frequency]]
+]

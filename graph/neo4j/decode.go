@@ -1,7 +1,6 @@
 package neo4jstore
 
 import (
-	"fmt"
 	"sort"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -9,64 +8,133 @@ import (
 	"github.com/procgraph/procgraph/procedures"
 )
 
-// decodeProcedure reads the procedure map of the procedure fragment
-// (fragments/procedure.cypher) and of find_page.cypher.
+// The fields of a procedure as the procedure fragment
+// (fragments/procedure.cypher) returns them, in its order: the one home of
+// that order on this side (TestProcedureFragmentFields reads the fragment).
+const (
+	pName = iota
+	pSignature
+	pSummary
+	pFrequency
+	pUseCount
+	pCreatedAt
+	pUpdatedAt
+	pLastUsedAt
+	pGrantEnabled
+	pGrantBy
+	pGrantAt
+	pGrantReason
+	pGrantCodeHash
+	pRetiredAt
+	pRetiredBy
+	pRetiredReason
+	pVersion // versionFields, or null
+	pCauses  // a list of causeFields
+)
+
+// procedureFields names the fields of the procedure fragment's list.
+var procedureFields = []string{
+	pName: "name", pSignature: "signature", pSummary: "summary", pFrequency: "frequency",
+	pUseCount: "use_count", pCreatedAt: "created_at", pUpdatedAt: "updated_at",
+	pLastUsedAt: "last_used_at", pGrantEnabled: "grant_enabled", pGrantBy: "grant_by",
+	pGrantAt: "grant_at", pGrantReason: "grant_reason", pGrantCodeHash: "grant_code_hash",
+	pRetiredAt: "retired_at", pRetiredBy: "retired_by", pRetiredReason: "retired_reason",
+	pVersion: "version", pCauses: "causes",
+}
+
+// The fields of the current version's list in the procedure fragment.
+const (
+	vCodeHash = iota
+	vCode
+	vDialect
+	vParameters
+	vInputSchema
+	vStatus
+	vOpaque
+	vWarnings
+)
+
+// versionFields names the fields of the procedure fragment's version list.
+var versionFields = []string{
+	vCodeHash: "code_hash", vCode: "code", vDialect: "dialect", vParameters: "parameters",
+	vInputSchema: "input_schema", vStatus: "status", vOpaque: "opaque", vWarnings: "warnings",
+}
+
+// causeFields names the fields of each cause of the procedure fragment.
+var causeFields = []string{"name", "frequency"}
+
+// decodeProcedure reads a procedure as the procedure fragment
+// (fragments/procedure.cypher) returns it. Anything else is an error (and
+// no procedure), never a panic. The input schema and warnings are decoded
+// through the shared caches (jsonCache): callers must not modify them.
 func decodeProcedure(v any) (*procedures.Procedure, error) {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("neo4j store: procedure is %T, want a map", v)
+	f, err := newFields(v, procedureFields, "procedure")
+	if err != nil {
+		return nil, err
 	}
-	r := &row{m: m}
 	p := &procedures.Procedure{
-		Name:       r.str("name"),
-		Signature:  r.strings("signature"),
-		Summary:    r.str("summary"),
-		Frequency:  r.int("frequency"),
-		UseCount:   r.int("use_count"),
-		CreatedAt:  r.time("created_at"),
-		UpdatedAt:  r.time("updated_at"),
-		LastUsedAt: r.timePtr("last_used_at"),
+		Name:       f.str(pName),
+		Signature:  f.strings(pSignature),
+		Summary:    f.str(pSummary),
+		Frequency:  f.int(pFrequency),
+		UseCount:   f.int(pUseCount),
+		CreatedAt:  f.time(pCreatedAt),
+		UpdatedAt:  f.time(pUpdatedAt),
+		LastUsedAt: f.timePtr(pLastUsedAt),
 	}
-	if _, ok := r.m["grant_enabled"]; ok && r.m["grant_enabled"] != nil {
+	if !f.null(pGrantEnabled) {
 		p.Grant = &procedures.Grant{
-			Enabled:   r.bool("grant_enabled"),
-			GrantedBy: r.str("grant_by"),
-			GrantedAt: r.time("grant_at"),
-			Reason:    r.str("grant_reason"),
-			CodeHash:  r.str("grant_code_hash"),
+			Enabled:   f.bool(pGrantEnabled),
+			GrantedBy: f.str(pGrantBy),
+			GrantedAt: f.time(pGrantAt),
+			Reason:    f.str(pGrantReason),
+			CodeHash:  f.str(pGrantCodeHash),
 		}
 	}
-	if r.m["retired_at"] != nil {
-		p.Retired = &procedures.Retirement{RetiredBy: r.str("retired_by"), RetiredAt: r.time("retired_at"), Reason: r.str("retired_reason")}
+	if !f.null(pRetiredAt) {
+		p.Retired = &procedures.Retirement{RetiredBy: f.str(pRetiredBy), RetiredAt: f.time(pRetiredAt), Reason: f.str(pRetiredReason)}
 	}
-	if v, ok := r.sub("version"); ok {
-		p.CodeHash = v.str("code_hash")
-		p.Code = v.str("code")
-		p.Dialect = v.str("dialect")
-		p.Parameters = v.strings("parameters")
-		v.json("input_schema", &p.InputSchema)
-		p.Status = procedures.Status(v.str("status"))
-		p.Opaque = v.bool("opaque")
-		v.json("warnings", &p.Warnings)
+	if !f.null(pVersion) {
+		v, err := newFields(f.v[pVersion], versionFields, "procedure version")
+		if err != nil {
+			return nil, err
+		}
+		p.CodeHash = v.str(vCodeHash)
+		p.Code = v.str(vCode)
+		p.Dialect = v.str(vDialect)
+		p.Parameters = v.strings(vParameters)
+		jsonShared(v, vInputSchema, schemaCache, &p.InputSchema)
+		p.Status = procedures.Status(v.str(vStatus))
+		p.Opaque = v.bool(vOpaque)
+		jsonShared(v, vWarnings, warningCache, &p.Warnings)
 		if v.err != nil {
 			return nil, v.err
 		}
 	}
-	for _, c := range r.list("causes") {
-		cr := &row{m: asMap(c)}
-		p.Causes = append(p.Causes, procedures.CauseLink{Name: cr.str("name"), Frequency: cr.int("frequency")})
-		if cr.err != nil {
-			return nil, cr.err
+	if causes := f.list(pCauses); len(causes) > 0 {
+		p.Causes = make([]procedures.CauseLink, 0, len(causes))
+		for _, c := range causes {
+			cf, err := newFields(c, causeFields, "procedure cause")
+			if err != nil {
+				return nil, err
+			}
+			p.Causes = append(p.Causes, procedures.CauseLink{Name: cf.str(0), Frequency: cf.int(1)})
+			if cf.err != nil {
+				return nil, cf.err
+			}
 		}
+		sort.Slice(p.Causes, func(i, j int) bool {
+			a, b := p.Causes[i], p.Causes[j]
+			if a.Frequency != b.Frequency {
+				return a.Frequency > b.Frequency
+			}
+			return a.Name < b.Name
+		})
 	}
-	sort.Slice(p.Causes, func(i, j int) bool {
-		a, b := p.Causes[i], p.Causes[j]
-		if a.Frequency != b.Frequency {
-			return a.Frequency > b.Frequency
-		}
-		return a.Name < b.Name
-	})
-	return p, r.err
+	if f.err != nil {
+		return nil, f.err
+	}
+	return p, nil
 }
 
 // decodeVersion reads the version map of versions.cypher and version.cypher.

@@ -3,7 +3,10 @@ package neo4jstore
 import (
 	"encoding/json"
 	"fmt"
+	"sync"
 	"time"
+
+	"github.com/procgraph/procgraph/procedures"
 )
 
 // Values as the store writes and reads them. Times are stored as datetimes
@@ -58,8 +61,39 @@ func (r *row) fail(key string, v any, want string) {
 	}
 }
 
-func (r *row) str(key string) string {
+func (r *row) str(key string) string { return r.strOf(key, r.m[key]) }
+
+func (r *row) int(key string) int64 { return r.intOf(key, r.m[key]) }
+
+func (r *row) bool(key string) bool { return r.boolOf(key, r.m[key]) }
+
+func (r *row) time(key string) time.Time { return r.timeOf(key, r.m[key]) }
+
+func (r *row) timePtr(key string) *time.Time { return r.timePtrOf(key, r.m[key]) }
+
+func (r *row) strings(key string) []string { return r.stringsOf(key, r.m[key]) }
+
+func (r *row) list(key string) []any { return r.listOf(key, r.m[key]) }
+
+// json decodes the JSON string property key into dst; null leaves dst alone.
+func (r *row) json(key string, dst any) { r.jsonOf(key, r.m[key], dst) }
+
+func (r *row) sub(key string) (*row, bool) {
 	switch v := r.m[key].(type) {
+	case nil:
+		return nil, false
+	case map[string]any:
+		return &row{m: v}, true
+	default:
+		r.fail(key, v, "map")
+		return nil, false
+	}
+}
+
+// The conversions of one value v of field key (named in errors).
+
+func (r *row) strOf(key string, v any) string {
+	switch v := v.(type) {
 	case nil:
 		return ""
 	case string:
@@ -70,8 +104,8 @@ func (r *row) str(key string) string {
 	}
 }
 
-func (r *row) int(key string) int64 {
-	switch v := r.m[key].(type) {
+func (r *row) intOf(key string, v any) int64 {
+	switch v := v.(type) {
 	case nil:
 		return 0
 	case int64:
@@ -82,8 +116,8 @@ func (r *row) int(key string) int64 {
 	}
 }
 
-func (r *row) bool(key string) bool {
-	switch v := r.m[key].(type) {
+func (r *row) boolOf(key string, v any) bool {
+	switch v := v.(type) {
 	case nil:
 		return false
 	case bool:
@@ -94,8 +128,8 @@ func (r *row) bool(key string) bool {
 	}
 }
 
-func (r *row) time(key string) time.Time {
-	switch v := r.m[key].(type) {
+func (r *row) timeOf(key string, v any) time.Time {
+	switch v := v.(type) {
 	case nil:
 		return time.Time{}
 	case time.Time:
@@ -106,16 +140,16 @@ func (r *row) time(key string) time.Time {
 	}
 }
 
-func (r *row) timePtr(key string) *time.Time {
-	if r.m[key] == nil {
+func (r *row) timePtrOf(key string, v any) *time.Time {
+	if v == nil {
 		return nil
 	}
-	t := r.time(key)
+	t := r.timeOf(key, v)
 	return &t
 }
 
-func (r *row) strings(key string) []string {
-	switch v := r.m[key].(type) {
+func (r *row) stringsOf(key string, v any) []string {
+	switch v := v.(type) {
 	case nil:
 		return nil
 	case []any:
@@ -135,20 +169,8 @@ func (r *row) strings(key string) []string {
 	}
 }
 
-func (r *row) sub(key string) (*row, bool) {
-	switch v := r.m[key].(type) {
-	case nil:
-		return nil, false
-	case map[string]any:
-		return &row{m: v}, true
-	default:
-		r.fail(key, v, "map")
-		return nil, false
-	}
-}
-
-func (r *row) list(key string) []any {
-	switch v := r.m[key].(type) {
+func (r *row) listOf(key string, v any) []any {
+	switch v := v.(type) {
 	case nil:
 		return nil
 	case []any:
@@ -159,13 +181,115 @@ func (r *row) list(key string) []any {
 	}
 }
 
-// json decodes the JSON string property key into dst; null leaves dst alone.
-func (r *row) json(key string, dst any) {
-	s := r.str(key)
+func (r *row) jsonOf(key string, v any, dst any) {
+	s := r.strOf(key, v)
 	if s == "" {
 		return
 	}
 	if err := json.Unmarshal([]byte(s), dst); err != nil && r.err == nil {
 		r.err = fmt.Errorf("neo4j store: field %s: %w", key, err)
 	}
+}
+
+// fields reads typed fields from a list the server returned: the values of
+// the named fields in the order of names (a fragment returning a list
+// instead of a map: the driver then builds no map and no key strings per
+// value). A list of another length is an error; so is each unexpected type,
+// as for row.
+type fields struct {
+	row
+	v     []any
+	names []string
+}
+
+// newFields reads v, which must be a list of len(names) values; what of
+// says what v is, in errors.
+func newFields(v any, names []string, what string) (*fields, error) {
+	l, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("neo4j store: %s is %T, want a list", what, v)
+	}
+	if len(l) != len(names) {
+		return nil, fmt.Errorf("neo4j store: %s has %d fields, want %d", what, len(l), len(names))
+	}
+	return &fields{v: l, names: names}, nil
+}
+
+func (f *fields) str(i int) string { return f.strOf(f.names[i], f.v[i]) }
+
+func (f *fields) int(i int) int64 { return f.intOf(f.names[i], f.v[i]) }
+
+func (f *fields) bool(i int) bool { return f.boolOf(f.names[i], f.v[i]) }
+
+func (f *fields) time(i int) time.Time { return f.timeOf(f.names[i], f.v[i]) }
+
+func (f *fields) timePtr(i int) *time.Time { return f.timePtrOf(f.names[i], f.v[i]) }
+
+func (f *fields) strings(i int) []string { return f.stringsOf(f.names[i], f.v[i]) }
+
+func (f *fields) list(i int) []any { return f.listOf(f.names[i], f.v[i]) }
+
+func (f *fields) null(i int) bool { return f.v[i] == nil }
+
+// jsonCache keeps values decoded from JSON properties by their JSON text, so
+// that a read decodes a text only the first time it sees it: a version's
+// input schema and warnings are the same text on every read of it, and
+// decoding the schema was a third of decoding a procedure. An entry is
+// found by the whole text, so it is never stale. The values are shared by
+// every read that finds them: callers must not modify them (as the
+// embedded store's shared records; procedures' decoration cache recognises
+// a schema it has seen by the map's identity). Bounded: emptied when full;
+// texts too large to be worth a slot are decoded every time.
+type jsonCache[T any] struct {
+	mu       sync.Mutex
+	m        map[string]T
+	bytes    int
+	maxBytes int
+}
+
+// The caches of decodeProcedure, shared by every store in the process.
+var (
+	schemaCache  = &jsonCache[map[string]any]{maxBytes: 8 << 20}
+	warningCache = &jsonCache[[]procedures.Warning]{maxBytes: 1 << 20}
+)
+
+// decode returns text decoded (json.Unmarshal into a T), from the cache
+// when it was decoded before; key names the field in errors.
+func (c *jsonCache[T]) decode(key, text string) (T, error) {
+	c.mu.Lock()
+	v, ok := c.m[text]
+	c.mu.Unlock()
+	if ok {
+		return v, nil
+	}
+	var out T
+	if err := json.Unmarshal([]byte(text), &out); err != nil {
+		return out, fmt.Errorf("neo4j store: field %s: %w", key, err)
+	}
+	if len(text) > c.maxBytes/64 {
+		return out, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || c.bytes+len(text) > c.maxBytes {
+		c.m, c.bytes = map[string]T{}, 0
+	}
+	c.m[text] = out
+	c.bytes += len(text)
+	return out, nil
+}
+
+// jsonShared decodes the JSON string field i into *dst through c; null
+// leaves *dst alone.
+func jsonShared[T any](f *fields, i int, c *jsonCache[T], dst *T) {
+	s := f.str(i)
+	if s == "" || f.err != nil {
+		return
+	}
+	v, err := c.decode(f.names[i], s)
+	if err != nil {
+		f.err = err
+		return
+	}
+	*dst = v
 }
