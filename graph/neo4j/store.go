@@ -102,6 +102,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		c.SocketConnectTimeout = connectTimeout
 		c.ConnectionAcquisitionTimeout = acquireTimeout
 		c.Log = driverLogger{cfg.Logger}
+		// No usage telemetry: it is one more message (and answer) in the
+		// first round trip of every managed transaction.
+		c.TelemetryDisabled = true
 		s.driverConfig = *c
 	})
 	if err != nil {
