@@ -78,18 +78,6 @@ func (r *row) list(key string) []any { return r.listOf(key, r.m[key]) }
 // json decodes the JSON string property key into dst; null leaves dst alone.
 func (r *row) json(key string, dst any) { r.jsonOf(key, r.m[key], dst) }
 
-func (r *row) sub(key string) (*row, bool) {
-	switch v := r.m[key].(type) {
-	case nil:
-		return nil, false
-	case map[string]any:
-		return &row{m: v}, true
-	default:
-		r.fail(key, v, "map")
-		return nil, false
-	}
-}
-
 // The conversions of one value v of field key (named in errors).
 
 func (r *row) strOf(key string, v any) string {
