@@ -1,8 +1,24 @@
 // Benchmark only, before cleanup.cypher: takes the namespace's procedures
-// out of the class counts (fragments/class_sync.cypher) that Find's totals
-// read, so the database's other procedures keep exact totals.
+// out of the class counts (fragments/class_sync.cypher) and the per-tool
+// class counts (fragments/class_tools.cypher) that Find's totals read, so
+// the database's other procedures keep exact totals.
 MATCH (p:Procedure) WHERE p.name STARTS WITH $proc AND p.class_key IS NOT NULL
-WITH p.class_key AS key, count(*) AS n
-MATCH (k:ProcedureClass {key: key})
-SET k.count = k.count - n
-RETURN sum(n) AS uncounted;
+WITH collect(p) AS ps
+CALL {
+  WITH ps
+  UNWIND ps AS p
+  WITH p.class_key AS key, count(*) AS n
+  MATCH (k:ProcedureClass {key: key})
+  SET k.count = k.count - n
+}
+CALL {
+  WITH ps
+  UNWIND ps AS p
+  WITH p WHERE p.tools_key IS NOT NULL
+  UNWIND p.signature AS tool
+  WITH DISTINCT p, tool
+  WITH tool, p.tools_key AS key, count(*) AS n
+  MATCH (k:ToolClass {tool: tool, key: key})
+  SET k.count = k.count - n
+}
+RETURN size(ps) AS uncounted;

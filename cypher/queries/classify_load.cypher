@@ -1,9 +1,10 @@
 // Keeps the classifications procedures.Reclassify computed ($rows of name,
 // read_only, problem, sorted by name) on loaded procedures that have none
 // yet (Store.FinishLoad after an import) and counts them in their classes,
-// one count update per class rather than per procedure (class_sync does it
-// per procedure). A procedure classified already (a finish done again
-// after a crash) is left alone: nothing is counted twice.
+// and their tools (fragments/class_tools), one count update per class rather
+// than per procedure (class_sync does it per procedure). A procedure
+// classified already (a finish done again after a crash) is left alone:
+// nothing is counted twice.
 UNWIND $rows AS row
 MATCH (p:Procedure {name: row.name})
 WHERE p.class_key IS NULL
@@ -13,8 +14,12 @@ WITH p,
   AS key
 SET p.class_key = key
 WITH key, collect(p) AS ps
-WITH key, size(ps) AS n, ps[0] AS p
-MERGE (k:ProcedureClass {key: key})
+CALL {
+  WITH key, ps
+  WITH key, size(ps) AS n, ps[0] AS p
+  MERGE (k:ProcedureClass {key: key})
 #include class_create
-SET k.count = k.count + n
-RETURN sum(n) AS classified;
+  SET k.count = k.count + n
+}
+#include class_tools
+RETURN sum(size(ps)) AS classified;

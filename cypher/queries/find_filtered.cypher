@@ -14,8 +14,17 @@
 // The filters are counted only when the page cannot tell the total: when
 // it is empty (the offset may be past the end), or full and $skipTotal is
 // false; otherwise the total is $offset + the page's size, and counted is
-// 0. With tools the count tests the rarest tool's callers, else every
-// procedure.
+// 0. The count, by the filters:
+//   - one tool, no cause: read from counters, whatever the number of
+//     procedures: without summary filters the tool's degree (its callers:
+//     one CALLS relationship per procedure and tool of its signature), with
+//     them the sum of the tool's counts in $classes (ToolClass nodes,
+//     fragments/class_tools);
+//   - several tools, or tools and causes: the rarest tool's callers, tested
+//     (a count per tool and class cannot tell how many call all of them);
+//   - causes, no tool: one cause without summary filters is the cause's
+//     degree (one INVESTIGATED_BY per cause and procedure); otherwise the
+//     procedures the causes investigate, tested (cost: their degrees).
 //
 // With summary filters, $classes are taken among $known, the classes the
 // store has read: unknown lists the classes with procedures that are not
@@ -38,7 +47,7 @@ CALL {
   ORDER BY degree
   RETURN collect({tool: t, degree: degree})[0] AS rarest
 }
-WITH unknown, revision, same, tools, rarest.tool AS rare,
+WITH unknown, revision, same, tools, rarest.tool AS rare, rarest.degree AS rareDegree,
      rarest IS NOT NULL AND rarest.tool IS NULL AS none,
      rarest IS NOT NULL AND toFloat(rarest.degree) ^ 2 <= toFloat($offset + $limit) * toFloat(everything) AS expand
 CALL {
@@ -73,23 +82,50 @@ CALL {
   }
   RETURN reduce(ps = [], page IN collect(page) | ps + page) AS procedures
 }
-WITH unknown, revision, same, tools, rare, none, procedures,
+WITH unknown, revision, same, tools, rare, rareDegree, none, procedures,
      size(procedures) = 0 OR (size(procedures) = $limit AND NOT $skipTotal) AS isCounted
 CALL {
-  WITH rare, none, isCounted
+  WITH rare, rareDegree, none, isCounted
   CALL {
-    WITH rare, none, isCounted
-    MATCH (p:Procedure)
-    WHERE p.rank >= CASE WHEN isCounted AND NOT none AND rare IS NULL THEN '' ELSE '~' END AND
-#include find_where
-    RETURN count(p) AS n
+    // One tool, no cause: the counters.
+    WITH rare, rareDegree, isCounted
+    UNWIND CASE WHEN isCounted AND rare IS NOT NULL AND size($tools) = 1 AND size($causes) = 0 THEN [rare] ELSE [] END AS t
+    CALL {
+      WITH t
+      MATCH (k:ToolClass {tool: t.name})
+      WHERE k.key IN coalesce($classes, [])
+      RETURN sum(k.count) AS inClasses
+    }
+    RETURN CASE WHEN $classes IS NULL THEN rareDegree ELSE inClasses END AS n
     UNION ALL
+    // Several tools, or tools and causes: the rarest tool's callers.
     WITH rare, isCounted
-    WITH CASE WHEN isCounted THEN rare END AS rare
+    WITH CASE WHEN isCounted AND (size($tools) > 1 OR size($causes) > 0) THEN rare END AS rare
     MATCH (rare)<-[:CALLS]-(p:Procedure)
     WHERE
 #include find_where
     RETURN count(p) AS n
+    UNION ALL
+    // Causes, no tool.
+    WITH isCounted
+    UNWIND CASE WHEN isCounted AND size($tools) = 0 THEN $causes ELSE [] END AS name
+    MATCH (c:Cause {name: name})
+    WITH collect(c) AS cs
+    CALL {
+      WITH cs
+      WITH cs[0] AS c WHERE size(cs) = 1 AND $classes IS NULL
+      RETURN COUNT { (c)-[:INVESTIGATED_BY]->() } AS n
+      UNION ALL
+      WITH cs
+      WITH cs WHERE size(cs) > 1 OR $classes IS NOT NULL
+      UNWIND cs AS c
+      MATCH (c)-[:INVESTIGATED_BY]->(p:Procedure)
+      WHERE
+#include find_where
+      WITH DISTINCT p
+      RETURN count(p) AS n
+    }
+    RETURN sum(n) AS n
   }
   RETURN sum(n) AS counted
 }

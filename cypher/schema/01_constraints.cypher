@@ -48,3 +48,8 @@ FOR (g:TurnGate) REQUIRE g.id IS UNIQUE;
 
 CREATE CONSTRAINT session_policy_id IF NOT EXISTS
 FOR (p:SessionPolicy) REQUIRE p.id IS UNIQUE;
+
+// One ToolClass per tool and class of procedures calling it
+// (fragments/class_tools.cypher), holding their number.
+CREATE CONSTRAINT tool_class_key IF NOT EXISTS
+FOR (k:ToolClass) REQUIRE (k.tool, k.key) IS UNIQUE;

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
@@ -69,13 +70,33 @@ func decodeClassKey(k []byte) (procedures.Class, bool) {
 	return classFromFlags(k[0], int(n)), true
 }
 
-// countClass adds delta to the number of procedures of class c.
-func countClass(tx *bolt.Tx, c procedures.Class, delta int64) error {
-	b, k := tx.Bucket(bClasses), classKey(c)
+// countClass adds delta to the number of procedures of class c, and to
+// the number of procedures of class c calling each tool of sig (the
+// procedure's signature, each distinct tool once): the counts Find's
+// totals read.
+func countClass(tx *bolt.Tx, c procedures.Class, sig []string, delta int64) error {
+	k := classKey(c)
+	if err := addCount(tx.Bucket(bClasses), k, delta); err != nil {
+		return procedures.Errorf(procedures.CodeInternal, "embedded store: class %+v: %v", c, err)
+	}
+	tools := tx.Bucket(bToolClasses)
+	for i, t := range sig {
+		if slices.Contains(sig[:i], t) {
+			continue
+		}
+		if err := addCount(tools, append(prefix(t), k...), delta); err != nil {
+			return procedures.Errorf(procedures.CodeInternal, "embedded store: tool %s in class %+v: %v", t, c, err)
+		}
+	}
+	return nil
+}
+
+// addCount adds delta to the count under k in b (deleted at zero).
+func addCount(b *bolt.Bucket, k []byte, delta int64) error {
 	n := int64(getU64(b.Get(k))) + delta
 	switch {
 	case n < 0:
-		return procedures.Errorf(procedures.CodeInternal, "embedded store: class %+v counted below zero", c)
+		return errors.New("counted below zero")
 	case n == 0:
 		return b.Delete(k)
 	}
@@ -93,6 +114,78 @@ func matchingTotal(tx *bolt.Tx, q *procedures.Query) int {
 		return nil
 	})
 	return total
+}
+
+// toolTotal returns the number of procedures calling tool (all), and of
+// those whose class q's summary filters match: sums over the maintained
+// per-tool class counts, whatever the number of procedures.
+func toolTotal(tx *bolt.Tx, tool string, q *procedures.Query) (all, matching int) {
+	_ = scanPrefix(tx.Bucket(bToolClasses), prefix(tool), func(k, v []byte) error {
+		n := int(getU64(v))
+		all += n
+		if c, ok := decodeClassKey(k); ok && q.Match(c) {
+			matching += n
+		}
+		return nil
+	})
+	return all, matching
+}
+
+// resetClassCounts empties the class and per-tool class counts: the caller
+// counts every procedure again (reclassifyNames).
+func resetClassCounts(tx *bolt.Tx) error {
+	for _, b := range [][]byte{bClasses, bToolClasses} {
+		if err := tx.DeleteBucket(b); err != nil && !errors.Is(err, bolterrors.ErrBucketNotFound) {
+			return err
+		}
+		if _, err := tx.CreateBucket(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// countToolsAll builds the per-tool class counts from the rank entries: a
+// file written before they were kept (schemaNoToolCounts).
+func countToolsAll(tx *bolt.Tx) error {
+	if err := tx.DeleteBucket(bToolClasses); err != nil && !errors.Is(err, bolterrors.ErrBucketNotFound) {
+		return err
+	}
+	tools, err := tx.CreateBucket(bToolClasses)
+	if err != nil {
+		return err
+	}
+	want, err := toolCountsOfRank(tx)
+	if err != nil {
+		return err
+	}
+	for k, n := range want {
+		if err := tools.Put([]byte(k), u64(n)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// toolCountsOfRank counts the procedures of each tool and class from the
+// rank entries' summaries (their class and signature).
+func toolCountsOfRank(tx *bolt.Tx) (map[string]uint64, error) {
+	want := map[string]uint64{}
+	var s summary
+	err := tx.Bucket(bRank).ForEach(func(k, v []byte) error {
+		if !decodeSummary(v, &s) {
+			return fmt.Errorf("rank entry %q: summary does not decode", rankName(k))
+		}
+		ck := classKey(s.class())
+		for i, t := range s.sig {
+			if slices.ContainsFunc(s.sig[:i], func(u []byte) bool { return string(u) == string(t) }) {
+				continue
+			}
+			want[string(append(append(append([]byte(nil), t...), 0), ck...))]++
+		}
+		return nil
+	})
+	return want, err
 }
 
 // txClasses reads what procedures.Reclassify needs inside a transaction.
@@ -162,10 +255,7 @@ func reclassify(tx *bolt.Tx, names []string) error {
 // reclassifyAll recomputes every procedure's classification and rebuilds
 // the class counts: a file written before they were kept.
 func reclassifyAll(tx *bolt.Tx) error {
-	if err := tx.DeleteBucket(bClasses); err != nil && !errors.Is(err, bolterrors.ErrBucketNotFound) {
-		return err
-	}
-	if _, err := tx.CreateBucket(bClasses); err != nil {
+	if err := resetClassCounts(tx); err != nil {
 		return err
 	}
 	var names []string
@@ -216,7 +306,8 @@ func reclassifyNames(tx *bolt.Tx, names []string) error {
 	return nil
 }
 
-// checkClasses verifies that the class counts are those of the rank entries.
+// checkClasses verifies that the class counts and the per-tool class
+// counts are those of the rank entries.
 func checkClasses(tx *bolt.Tx) error {
 	want := map[string]uint64{}
 	var s summary
@@ -237,6 +328,29 @@ func checkClasses(tx *bolt.Tx) error {
 	})
 	if !maps.Equal(got, want) {
 		return fmt.Errorf("class counts %v, rank entries say %v", got, want)
+	}
+	wantTools, err := toolCountsOfRank(tx)
+	if err != nil {
+		return err
+	}
+	gotTools := map[string]uint64{}
+	_ = tx.Bucket(bToolClasses).ForEach(func(k, v []byte) error {
+		gotTools[string(k)] = getU64(v)
+		return nil
+	})
+	keys := map[string]bool{}
+	for k := range gotTools {
+		keys[k] = true
+	}
+	for k := range wantTools {
+		keys[k] = true
+	}
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
+		if gotTools[k] != wantTools[k] {
+			tool, ck, _ := strings.Cut(k, "\x00")
+			c, _ := decodeClassKey([]byte(ck))
+			return fmt.Errorf("tool %s, class %+v: counted %d, rank entries say %d", tool, c, gotTools[k], wantTools[k])
+		}
 	}
 	return nil
 }

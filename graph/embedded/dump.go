@@ -287,11 +287,7 @@ func (s *Store) FinishLoad(ctx context.Context, dumpID string) error {
 		if err := check(tx); err != nil {
 			return err
 		}
-		if err := tx.DeleteBucket(bClasses); err != nil {
-			return err
-		}
-		_, err := tx.CreateBucket(bClasses)
-		return err
+		return resetClassCounts(tx)
 	})
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"math"
+	"slices"
 	"sort"
 
 	bolt "go.etcd.io/bbolt"
@@ -144,8 +145,19 @@ func findRanked(tx *bolt.Tx, q *procedures.Query) ([][]byte, int) {
 
 // findIndexed gathers the candidates of the cause and tool filters from
 // their indexes, then filters and orders their rank entries (the page as
-// findRanked's).
+// findRanked's); with tools and no causes it may walk the rank index
+// instead (findTools).
 func findIndexed(tx *bolt.Tx, q *procedures.Query) ([][]byte, int, error) {
+	var rare string
+	if len(q.Causes) == 0 && len(q.Tools) > 0 {
+		var walk bool
+		var page [][]byte
+		var total int
+		rare, page, total, walk = findTools(tx, q)
+		if walk {
+			return page, total, nil
+		}
+	}
 	var cands map[string]bool
 	if len(q.Causes) > 0 {
 		cands = map[string]bool{}
@@ -160,7 +172,7 @@ func findIndexed(tx *bolt.Tx, q *procedures.Query) ([][]byte, int, error) {
 		tools := tx.Bucket(bToolProcs)
 		if cands == nil {
 			cands = map[string]bool{}
-			_ = scanPrefix(tools, prefix(q.Tools[0]), func(rest, _ []byte) error {
+			_ = scanPrefix(tools, prefix(rare), func(rest, _ []byte) error {
 				cands[string(rest)] = true
 				return nil
 			})
@@ -192,4 +204,63 @@ func findIndexed(tx *bolt.Tx, q *procedures.Query) ([][]byte, int, error) {
 		}
 	}
 	return page, len(keys), nil
+}
+
+// findTools answers a query with tools and no causes by walking the rank
+// index, testing each entry's summary (class and signature), when that is
+// cheaper than sorting the callers of the rarest tool: when
+// degree^2 > (offset + limit) x all procedures, as find_filtered.cypher
+// chooses. The walk stops once the page is full; the total is then read
+// from the per-tool class counts for one tool (toolTotal), is -1 with
+// SkipTotal, and for several tools is not walked for (a count per tool and
+// class cannot tell how many call all of them): walk is false then, as
+// when the callers are cheaper, and the caller gathers the callers of
+// rare, the rarest tool.
+func findTools(tx *bolt.Tx, q *procedures.Query) (rare string, page [][]byte, total int, walk bool) {
+	degree, matching := -1, 0
+	for _, t := range q.Tools {
+		all, m := toolTotal(tx, t, q)
+		if degree < 0 || all < degree {
+			rare, degree, matching = t, all, m
+		}
+	}
+	single := len(q.Tools) == 1
+	everything := getU64(tx.Bucket(bMeta).Get(metaCount))
+	end := pageEnd(q)
+	if (!single && !q.SkipTotal) || end == math.MaxInt || uint64(degree)*uint64(degree) <= uint64(end)*everything {
+		return rare, nil, 0, false
+	}
+	total = -1
+	if single {
+		total = matching
+		end = min(end, total)
+	}
+	m := newMatcher(q)
+	filters := m.filters()
+	c := tx.Bucket(bRank).Cursor()
+	i := 0
+	k, v := c.First()
+	for ; k != nil && i < end; k, v = c.Next() {
+		if !decodeSummary(v, &m.s) || (filters && !q.Match(m.s.class())) || !sigHasAll(m.s.sig, q.Tools) {
+			continue
+		}
+		if i >= q.Offset {
+			page = append(page, rankNameBytes(k))
+		}
+		i++
+	}
+	if total < 0 && k == nil {
+		total = i // the walk reached the end: it counted every match
+	}
+	return rare, page, total, true
+}
+
+// sigHasAll reports whether the summary's signature holds every tool.
+func sigHasAll(sig [][]byte, tools []string) bool {
+	for _, t := range tools {
+		if !slices.ContainsFunc(sig, func(s []byte) bool { return string(s) == t }) {
+			return false
+		}
+	}
+	return true
 }

@@ -31,6 +31,7 @@ var (
 	bToolProcs   = []byte("tool_procedures")        // tool 0 name → ∅
 	bRefs        = []byte("references")             // referenced name 0 referrer → ∅
 	bClasses     = []byte("classes")                // classKey → procedures of that class (u64)
+	bToolClasses = []byte("tool_classes")           // tool 0 classKey → procedures of that class calling it (u64)
 	bTurns       = []byte("turns")                  // turn id → procedures.TurnRecord (JSON)
 	bPending     = []byte("turns_pending")          // turn id → deadline (u64 ms) while pending
 	bPolicies    = []byte("session_policies")       // session 0 code hash → procedures.SessionPolicy (JSON)
@@ -39,7 +40,7 @@ var (
 var allBuckets = [][]byte{
 	bMeta, bProcs, bVersions, bKeysProc, bKeysVersion, bKeysEdge, bCauses, bEdgesPC, bEdgesCP,
 	bGrants, bDecisions, bDecisionIDs, bDecByProc, bCatalogue, bRank, bRankByName, bToolProcs, bRefs, bClasses,
-	bTurns, bPending, bPolicies, bSearch,
+	bToolClasses, bTurns, bPending, bPolicies, bSearch,
 }
 
 var (
@@ -49,10 +50,12 @@ var (
 )
 
 // schemaVersion is the layout this package reads and writes. Schema
-// schemaUnclassified (no kept classification, no class counts) is migrated
+// schemaUnclassified (no kept classification, no class counts) and
+// schemaNoToolCounts (no per-tool class counts, bToolClasses) are migrated
 // to it when opened.
 const (
-	schemaVersion      = "2"
+	schemaVersion      = "3"
+	schemaNoToolCounts = "2"
 	schemaUnclassified = "1"
 )
 

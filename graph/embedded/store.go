@@ -118,17 +118,25 @@ func (s *Store) prepare() error {
 			if foreign {
 				return procedures.Errorf(procedures.CodeUnavailable, "embedded store %s is a bbolt file of something else, not a procgraph store", s.path)
 			}
-		} else if v := meta.Get(metaSchema); string(v) != schemaVersion && string(v) != schemaUnclassified {
+		} else if v := meta.Get(metaSchema); string(v) != schemaVersion && string(v) != schemaNoToolCounts && string(v) != schemaUnclassified {
 			return procedures.Errorf(procedures.CodeUnavailable, "embedded store %s has schema %q; this procgraph reads schema %q", s.path, v, schemaVersion)
 		}
-		migrate := meta != nil && string(meta.Get(metaSchema)) == schemaUnclassified
+		var from string
+		if meta != nil {
+			from = string(meta.Get(metaSchema))
+		}
 		for _, name := range allBuckets {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return err
 			}
 		}
-		if migrate {
+		switch from {
+		case schemaUnclassified:
 			if err := reclassifyAll(tx); err != nil {
+				return err
+			}
+		case schemaNoToolCounts:
+			if err := countToolsAll(tx); err != nil {
 				return err
 			}
 		}

@@ -86,7 +86,7 @@ func putProc(tx *bolt.Tx, rec *procRecord, cur *versionRecord) error {
 		var s summary
 		if v := rank.Get(old); v != nil && decodeSummary(v, &s) {
 			if was := s.class(); was != c {
-				if err := countClass(tx, was, -1); err != nil {
+				if err := countClass(tx, was, rec.Signature, -1); err != nil {
 					return err
 				}
 			} else {
@@ -100,7 +100,7 @@ func putProc(tx *bolt.Tx, rec *procRecord, cur *versionRecord) error {
 		}
 	}
 	if !counted {
-		if err := countClass(tx, c, 1); err != nil {
+		if err := countClass(tx, c, rec.Signature, 1); err != nil {
 			return err
 		}
 	}

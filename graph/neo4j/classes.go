@@ -109,6 +109,34 @@ func (s *Store) backfillClasses(ctx context.Context) error {
 	}
 }
 
+// toolsBatch is the number of procedures backfillTools counts per
+// transaction (a variable for tests).
+var toolsBatch = 10_000
+
+// backfillTools counts, toolsBatch procedures per transaction
+// (tools_backfill.cypher), the tools of the classified procedures that are
+// not counted in their class (fragments/class_tools.cypher): a database
+// written before the counts were kept. On an up-to-date database it costs
+// one scan.
+func (s *Store) backfillTools(ctx context.Context) error {
+	for {
+		n, err := writeTx(ctx, s, "schema", func(ctx context.Context, tx neo4j.ManagedTransaction) (int64, error) {
+			recs, err := collect(ctx, tx, "tools_backfill", map[string]any{"batch": toolsBatch})
+			if err != nil {
+				return 0, err
+			}
+			if len(recs) != 1 {
+				return 0, errRows("tools_backfill", len(recs))
+			}
+			n, _ := field(recs[0], "updated").(int64)
+			return n, nil
+		})
+		if err != nil || n < int64(toolsBatch) {
+			return err
+		}
+	}
+}
+
 // classCounts returns every class with its number of procedures, by the
 // key procedures are counted under (classes.cypher).
 func classCounts(ctx context.Context, tx neo4j.ManagedTransaction) (map[string]classCount, error) {

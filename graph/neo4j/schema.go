@@ -13,9 +13,11 @@ import (
 // applySchema creates the constraints and indexes of cypher.Schema that do
 // not exist yet, each in its own transaction (schema and data changes do not
 // mix), waits until the indexes are online, then backfills the rank of
-// procedures that lack it (backfillRank) and classifies those not yet
-// classified (backfillClasses); first, an old search index is dropped to be
-// created again (migrateSearchIndex). Several instances starting at once
+// procedures that lack it (backfillRank), classifies those not yet
+// classified (backfillClasses) and counts the tools of those whose tools
+// are not counted in their class (backfillTools); first, an old search
+// index is dropped to be created again (migrateSearchIndex). Several
+// instances starting at once
 // are fine: a rule another one just created is not an error, and the
 // backfill is idempotent.
 func (s *Store) applySchema(ctx context.Context) error {
@@ -44,7 +46,10 @@ func (s *Store) applySchema(ctx context.Context) error {
 	if err := s.backfillRank(ctx); err != nil {
 		return err
 	}
-	return s.backfillClasses(ctx)
+	if err := s.backfillClasses(ctx); err != nil {
+		return err
+	}
+	return s.backfillTools(ctx)
 }
 
 // migrateSearchIndex drops the procedure_search index when it is strongly

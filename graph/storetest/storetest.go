@@ -62,6 +62,7 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) procedures.Store) {
 		{"Views", testViews},
 		{"SearchCatalogue", testSearchCatalogue},
 		{"SearchRanking", testSearchRanking},
+		{"ToolTotals", testToolTotals},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) { g.run(t, newStore) })
