@@ -39,6 +39,9 @@ func find(b *testing.B, t *target, n int) {
 		// A tool every fixture procedure up to 40k calls: the page fills at
 		// once, and the total is counted.
 		{"tool_common25", procedures.Query{Limit: 25, Tools: []string{t.ns + "fc_000"}}},
+		// The same with a summary filter: the total is counted among the
+		// exposed procedures only.
+		{"tool_common_exposed25", procedures.Query{Limit: 25, Tools: []string{t.ns + "fc_000"}, Exposed: &exposed, AllowMutating: true}},
 		// A tool one in 200 fixture procedures call, and a summary filter, as
 		// reuse suggestions ask (at 1k: 5 match, every procedure is read).
 		{"tools_rare_exposed25", procedures.Query{Limit: 25, Tools: []string{t.ns + "fa_007"}, Exposed: &exposed, AllowMutating: true, SkipTotal: true}},
