@@ -17,9 +17,8 @@ import (
 // classified (backfillClasses) and counts the tools of those whose tools
 // are not counted in their class (backfillTools); first, an old search
 // index is dropped to be created again (migrateSearchIndex). Several
-// instances starting at once
-// are fine: a rule another one just created is not an error, and the
-// backfill is idempotent.
+// instances starting at once are fine: a rule another one just created is
+// not an error, and the backfill is idempotent.
 func (s *Store) applySchema(ctx context.Context) error {
 	if err := s.migrateSearchIndex(ctx); err != nil {
 		return err
