@@ -36,6 +36,15 @@ func BenchmarkFind(b *testing.B) {
 	}
 }
 
+// BenchmarkGrantsList measures the service's list of grants (10 granted)
+// over 10k and 100k procedures, one store grown between sizes.
+func BenchmarkGrantsList(b *testing.B) {
+	s := benchStore(b, Options{NoSync: true})
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) { st.BenchGrantsList(b, s, n) })
+	}
+}
+
 // BenchmarkApprovalRoundTrip measures the store's part of an approval
 // (create, resolve, claim, finish), with fsync (the default) and without.
 func BenchmarkApprovalRoundTrip(b *testing.B) {
