@@ -38,6 +38,11 @@ type Grant struct {
 	CodeHash  string    `json:"code_hash"`
 }
 
+// Held reports whether g is a grant its procedure holds: stored and
+// enabled, active or not (see AutoRun). A nil g holds nothing. It is the
+// one rule of what counts as granted (Store.Granted, autoRunState).
+func (g *Grant) Held() bool { return g != nil && g.Enabled }
+
 // AutoRun is a procedure's auto-run state as the API shows it: the stored
 // grant plus whether it is active now, and why not.
 type AutoRun struct {

@@ -51,6 +51,10 @@ type Store interface {
 	// q.Validate does.
 	Find(ctx context.Context, q Query) ([]*Procedure, int, error)
 
+	// Granted returns every procedure whose stored grant is Held, by name,
+	// as Get returns them. It reads those procedures only, not every one.
+	Granted(ctx context.Context) ([]*Procedure, error)
+
 	// Versions returns the versions of a procedure, oldest first, with
 	// Current set on the current one. Returns CodeNotFound.
 	Versions(ctx context.Context, name string) ([]Version, error)

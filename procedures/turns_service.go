@@ -74,18 +74,12 @@ func (s *Service) RevokePolicies(ctx context.Context, sessionID, prefix, actor s
 	return n, rec, err
 }
 
-// GrantsList returns every procedure holding a durable auto-run grant,
-// classified (AutoRun says whether it is active).
+// GrantsList returns every procedure holding a durable auto-run grant
+// (Store.Granted), by name, classified (AutoRun says whether it is active).
 func (s *Service) GrantsList(ctx context.Context) ([]*Procedure, error) {
-	all, _, err := s.store.Find(ctx, Query{SkipTotal: true})
+	granted, err := s.store.Granted(ctx)
 	if err != nil {
 		return nil, err
-	}
-	var granted []*Procedure
-	for _, p := range all {
-		if p.Grant != nil && p.Grant.Enabled {
-			granted = append(granted, p)
-		}
 	}
 	v, err := s.newView(ctx, granted)
 	if err != nil {

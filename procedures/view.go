@@ -119,7 +119,7 @@ const (
 // read-only or mutating auto-run is on.
 func autoRunState(p *Procedure, readOnly, allowMutating bool) AutoRun {
 	g := p.Grant
-	if g == nil || !g.Enabled {
+	if !g.Held() {
 		return AutoRun{}
 	}
 	a := AutoRun{Enabled: true, GrantedBy: ptr(g.GrantedBy), Reason: ptr(g.Reason), CodeHash: ptr(g.CodeHash)}

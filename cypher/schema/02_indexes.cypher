@@ -30,3 +30,7 @@ FOR (t:Turn) ON (t.status);
 
 CREATE INDEX session_policy_session IF NOT EXISTS
 FOR (p:SessionPolicy) ON (p.session);
+
+// Procedures with a stored grant (Store.Granted).
+CREATE INDEX procedure_grant IF NOT EXISTS
+FOR (p:Procedure) ON (p.grant_enabled);

@@ -83,6 +83,27 @@ func (s *Store) SetGrant(ctx context.Context, name string, g *procedures.Grant, 
 	return p, s.mapError("set grant", err)
 }
 
+// Granted returns the procedures whose stored grant is Held, by name:
+// granted.cypher reads the procedures with a grant through the
+// procedure_grant index, and procedures.Grant.Held keeps the held ones.
+func (s *Store) Granted(ctx context.Context) ([]*procedures.Procedure, error) {
+	recs, err := query(ctx, s, "granted", neo4j.AccessModeRead, "granted", nil)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*procedures.Procedure, 0, len(recs))
+	for _, rec := range recs {
+		p, err := decodeProcedure(field(rec, "procedure"))
+		if err != nil {
+			return nil, s.mapError("granted", err)
+		}
+		if p.Grant.Held() {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
 // appended checks the decision_append fragment's answer in rec:
 // CodeConflict when another record holds the id (the statement then wrote
 // nothing).

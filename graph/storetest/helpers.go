@@ -115,6 +115,17 @@ func MustFind(tb testing.TB, s procedures.Store, q procedures.Query) ([]*procedu
 	return ps, total
 }
 
+// MustGranted returns the procedures holding a grant and fails the test on
+// error.
+func MustGranted(tb testing.TB, s procedures.Store) []*procedures.Procedure {
+	tb.Helper()
+	ps, err := s.Granted(context.Background())
+	if err != nil {
+		tb.Fatalf("Granted: %v", err)
+	}
+	return ps
+}
+
 // MustSearchNames returns the names of the procedures q finds in s (first
 // page, in rank order) and fails the test on error.
 func MustSearchNames(tb testing.TB, s procedures.Store, q string) []string {

@@ -50,6 +50,7 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) procedures.Store) {
 		{"Versions", testVersions},
 		{"Promote", testPromote},
 		{"SetGrant", testSetGrant},
+		{"Granted", testGranted},
 		{"Decisions", testDecisions},
 		{"Catalogue", testCatalogue},
 		{"Causes", testCauses},
