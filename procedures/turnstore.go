@@ -16,7 +16,7 @@ type TurnStore interface {
 	// the write: concurrent creators never exceed the bound. The stored
 	// record is r.Purged(). Returns CodeBusy (ReasonPendingApprovals, see
 	// BusyPending) at the bound, with nothing written; CodeConflict when
-	// the id exists; CodeInvalid for a record without id or session.
+	// the id exists; CodeInvalid when CheckApproval refuses r.
 	CreateApproval(ctx context.Context, r TurnRecord, maxPending int, now time.Time) error
 
 	// GetApproval returns the stored turn. Returns CodeNotFound.
@@ -53,6 +53,15 @@ type TurnStore interface {
 	// match: none or several is CodeConflict (details "reason" no_match or
 	// ambiguous, "matches") and nothing is written.
 	DeletePolicies(ctx context.Context, sessionID, prefix string, d Decision) (int, error)
+}
+
+// CheckApproval is CreateApproval's rule on a record, the one home of it
+// for both stores: an approval needs an id and a session (CodeInvalid).
+func CheckApproval(r TurnRecord) error {
+	if r.ID == "" || r.SessionID == "" {
+		return Errorf(CodeInvalid, "an approval needs an id and a session")
+	}
+	return nil
 }
 
 // CheckTransition is TransitionTurn's condition, the one home of it for both

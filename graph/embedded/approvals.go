@@ -18,8 +18,8 @@ var _ procedures.TurnStore = (*Store)(nil)
 // CreateApproval implements procedures.TurnStore: the pending count and the
 // write share one read-write transaction, which bbolt serialises.
 func (s *Store) CreateApproval(ctx context.Context, r procedures.TurnRecord, maxPending int, now time.Time) error {
-	if r.ID == "" || r.SessionID == "" {
-		return procedures.Errorf(procedures.CodeInvalid, "an approval needs an id and a session")
+	if err := procedures.CheckApproval(r); err != nil {
+		return err
 	}
 	r.Status = procedures.TurnPending
 	return s.update(ctx, func(tx *bolt.Tx) error {

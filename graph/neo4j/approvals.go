@@ -46,8 +46,8 @@ func decodeTurn(v any) (*procedures.TurnRecord, error) {
 // CreateApproval implements procedures.TurnStore (turn_create.cypher: the
 // count and the create run under the gate node's lock).
 func (s *Store) CreateApproval(ctx context.Context, r procedures.TurnRecord, maxPending int, now time.Time) error {
-	if r.ID == "" || r.SessionID == "" {
-		return procedures.Errorf(procedures.CodeInvalid, "an approval needs an id and a session")
+	if err := procedures.CheckApproval(r); err != nil {
+		return err
 	}
 	r.Status = procedures.TurnPending
 	params, err := turnParams(r)

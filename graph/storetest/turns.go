@@ -63,6 +63,19 @@ func testTurns(t *testing.T, newStore NewStore) {
 		RequireCode(t, s.CreateApproval(ctx, r, 4, At(0)), procedures.CodeConflict)
 	})
 
+	t.Run("an approval without id or session is invalid and writes nothing", func(t *testing.T) {
+		s := turnStore(t, newStore(t))
+		noID, noSession := PendingTurn("s1", At(0), time.Minute), PendingTurn("", At(1), time.Minute)
+		noID.ID = ""
+		for _, r := range []procedures.TurnRecord{noID, noSession} {
+			RequireCode(t, s.CreateApproval(ctx, r, 4, At(0)), procedures.CodeInvalid)
+		}
+		all, err := s.ListApprovals(ctx, procedures.ApprovalFilter{})
+		if err != nil || len(all) != 0 {
+			t.Fatalf("ListApprovals = %d, %v; want none", len(all), err)
+		}
+	})
+
 	t.Run("a running turn past its deadline is purged of code and arguments", func(t *testing.T) {
 		s := turnStore(t, newStore(t))
 		r := PendingTurn("s1", At(0), time.Minute)
