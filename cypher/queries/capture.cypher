@@ -53,7 +53,7 @@ SET p.summary = CASE WHEN p.summary = '' THEN $summary ELSE p.summary END
 // The capture's search parts ($parts, at most $max in all); searched: whether
 // they changed the search text (Store.Capture then waits for the index before
 // its next search: graph/neo4j/searchfresh.go).
-WITH p, created, size(coalesce(p.search_parts, [])) AS partsBefore
+WITH p, created, size(coalesce(p.search_parts, [])) AS partsBefore, $parts AS add
 #include search_parts
 WITH p, created, size(p.search_parts) <> partsBefore AS searched
 FOREACH (toolName IN CASE WHEN created THEN $signature ELSE [] END |

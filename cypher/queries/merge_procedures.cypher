@@ -4,8 +4,8 @@
 // (Store.FinishLoad classifies); one it holds keeps its current version,
 // grant and retirement and takes the earlier created_at, the later
 // updated_at and last_used_at, the larger use_count, the dumped summary
-// when it has none, and the dumped search parts it lacks (as
-// fragments/search_parts.cypher). A procedure stored under another signature
+// when it has none, and the dumped search parts it lacks
+// (fragments/search_parts.cypher). A procedure stored under another signature
 // gives no row (the caller refuses the batch). The tools exist
 // (load_tools.cypher).
 UNWIND $rows AS r
@@ -32,11 +32,8 @@ CALL {
   MATCH (t:Tool {name: toolName})
   CREATE (p)-[:CALLS]->(t)
 }
-WITH p, r, coalesce(p.search_parts, []) AS old
-WITH p, old, (old + [x IN r.search_parts WHERE NOT x IN old])[0..$max] AS parts
-FOREACH (_ IN CASE WHEN size(parts) > size(old) THEN [1] ELSE [] END |
-  SET p.search_parts = parts, p.search_text = reduce(s = head(parts), x IN tail(parts) | s + '\n' + x)
-)
+WITH p, r.search_parts AS add
+#include search_parts
 WITH p
 #include rank_set
 RETURN count(p) AS merged;
