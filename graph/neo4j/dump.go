@@ -12,8 +12,9 @@ import (
 
 var _ procedures.DumpStore = (*Store)(nil)
 
-// dumpPage is the procedures (or causes, decisions) one Dump read returns.
-const dumpPage = 500
+// dumpPageSize is the procedures (or causes, decisions, turns, policies)
+// one Dump read returns.
+const dumpPageSize = 500
 
 // Dump streams the store in pages, each a managed read transaction (read
 // committed: for an exact copy, stop writers first; see procedures.DumpStore).
@@ -42,7 +43,7 @@ func (s *Store) Dump(ctx context.Context, sink procedures.DumpSink) error {
 		return err
 	}
 	for after := ""; ; {
-		recs, err := query(ctx, s, "dump", neo4j.AccessModeRead, "dump_causes", map[string]any{"after": after, "limit": dumpPage})
+		recs, err := query(ctx, s, "dump", neo4j.AccessModeRead, "dump_causes", map[string]any{"after": after, "limit": s.dumpPage})
 		if err != nil {
 			return err
 		}
@@ -55,13 +56,13 @@ func (s *Store) Dump(ctx context.Context, sink procedures.DumpSink) error {
 			}
 			after = c.Name
 		}
-		if len(recs) < dumpPage {
+		if len(recs) < s.dumpPage {
 			break
 		}
 	}
 	for after := ""; ; {
 		groups, err := readTx(ctx, s, "dump", func(ctx context.Context, tx neo4j.ManagedTransaction) ([][]procedures.DumpRecord, error) {
-			return dumpProcedures(ctx, tx, after)
+			return dumpProcedures(ctx, tx, after, s.dumpPage)
 		})
 		if err != nil {
 			return err
@@ -74,13 +75,13 @@ func (s *Store) Dump(ctx context.Context, sink procedures.DumpSink) error {
 			}
 			after = g[0].Procedure.Name
 		}
-		if len(groups) < dumpPage {
+		if len(groups) < s.dumpPage {
 			break
 		}
 	}
 	at, id := time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC), ""
 	for {
-		recs, err := query(ctx, s, "dump", neo4j.AccessModeRead, "dump_decisions", map[string]any{"at": at, "id": id, "limit": dumpPage})
+		recs, err := query(ctx, s, "dump", neo4j.AccessModeRead, "dump_decisions", map[string]any{"at": at, "id": id, "limit": s.dumpPage})
 		if err != nil {
 			return err
 		}
@@ -94,7 +95,7 @@ func (s *Store) Dump(ctx context.Context, sink procedures.DumpSink) error {
 			}
 			at, id = d.At, d.ID
 		}
-		if len(recs) < dumpPage {
+		if len(recs) < s.dumpPage {
 			break
 		}
 	}
@@ -105,7 +106,7 @@ func (s *Store) Dump(ctx context.Context, sink procedures.DumpSink) error {
 func (s *Store) dumpTurns(ctx context.Context, sink procedures.DumpSink) error {
 	for _, stmt := range []string{"dump_turns", "dump_policies"} {
 		for after := ""; ; {
-			recs, err := query(ctx, s, "dump", neo4j.AccessModeRead, stmt, map[string]any{"after": after, "limit": dumpPage})
+			recs, err := query(ctx, s, "dump", neo4j.AccessModeRead, stmt, map[string]any{"after": after, "limit": s.dumpPage})
 			if err != nil {
 				return err
 			}
@@ -128,7 +129,7 @@ func (s *Store) dumpTurns(ctx context.Context, sink procedures.DumpSink) error {
 				}
 				after, _ = field(rec, "id").(string)
 			}
-			if len(recs) < dumpPage {
+			if len(recs) < s.dumpPage {
 				break
 			}
 		}
@@ -136,10 +137,10 @@ func (s *Store) dumpTurns(ctx context.Context, sink procedures.DumpSink) error {
 	return nil
 }
 
-// dumpProcedures reads the page of procedure groups after after, in dump
+// dumpProcedures reads the page of limit procedure groups after after, in dump
 // order (procedures.DumpType).
-func dumpProcedures(ctx context.Context, tx neo4j.ManagedTransaction, after string) ([][]procedures.DumpRecord, error) {
-	recs, err := collect(ctx, tx, "dump_procedures", map[string]any{"after": after, "limit": dumpPage})
+func dumpProcedures(ctx context.Context, tx neo4j.ManagedTransaction, after string, limit int) ([][]procedures.DumpRecord, error) {
+	recs, err := collect(ctx, tx, "dump_procedures", map[string]any{"after": after, "limit": limit})
 	if err != nil {
 		return nil, err
 	}

@@ -46,3 +46,21 @@ func TestDumpMerge(t *testing.T) {
 	t.Run("embedded into neo4j", func(t *testing.T) { storetest.RunDumpMerge(t, newEmbedded, newStore, newEmbedded) })
 	t.Run("neo4j into embedded", func(t *testing.T) { storetest.RunDumpMerge(t, newStore, newEmbedded, newEmbedded) })
 }
+
+// TestDumpPages: a dump read in pages of two (every kind of record spans
+// several pages, decisions share times) equals the dump read in one page.
+func TestDumpPages(t *testing.T) {
+	s := freshStore(t)
+	storetest.FillScenarios(t, s)
+	want := storetest.DumpBody(storetest.MustDump(t, s, "one page"))
+	s.dumpPage = 2
+	got := storetest.DumpBody(storetest.MustDump(t, s, "pages of two"))
+	if len(got) != len(want) {
+		t.Fatalf("pages of two: %d records, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("record %d:\n  got  %s\n  want %s", i+1, got[i], want[i])
+		}
+	}
+}

@@ -79,6 +79,9 @@ type Store struct {
 	catalogue atomic.Pointer[procedures.Catalogue]
 	// searchFresh keeps search read-your-writes (searchfresh.go).
 	searchFresh *searchFreshness
+	// dumpPage is the records one Dump read returns (dumpPageSize; tests
+	// make it small to page through a small store).
+	dumpPage int
 }
 
 var _ procedures.Store = (*Store)(nil)
@@ -94,7 +97,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.Username != "" {
 		auth = neo4j.BasicAuth(cfg.Username, cfg.Password, "")
 	}
-	s := &Store{db: cfg.Database, log: cfg.Logger, searchFresh: newSearchFreshness()}
+	s := &Store{db: cfg.Database, log: cfg.Logger, searchFresh: newSearchFreshness(), dumpPage: dumpPageSize}
 	driver, err := neo4j.NewDriverWithContext(cfg.URI, auth, func(c *config.Config) {
 		// One attempt per driver call: inTx retries transient failures
 		// itself and never waits on an outage.
