@@ -2,6 +2,7 @@ package neo4jstore
 
 import (
 	"context"
+	"maps"
 	"sort"
 	"time"
 
@@ -42,99 +43,109 @@ func (s *Store) Dump(ctx context.Context, sink procedures.DumpSink) error {
 	if err := sink.Record(procedures.DumpRecord{Type: procedures.DumpCatalogue, Catalogue: cat}); err != nil {
 		return err
 	}
-	for after := ""; ; {
-		recs, err := query(ctx, s, "dump", neo4j.AccessModeRead, "dump_causes", map[string]any{"after": after, "limit": s.dumpPage})
-		if err != nil {
-			return err
-		}
-		for _, rec := range recs {
-			c := &procedures.DumpCauseRecord{}
-			c.Name, _ = field(rec, "name").(string)
-			c.Description, _ = field(rec, "description").(string)
-			if err := sink.Record(procedures.DumpRecord{Type: procedures.DumpCause, Cause: c}); err != nil {
-				return err
-			}
-			after = c.Name
-		}
-		if len(recs) < s.dumpPage {
-			break
-		}
+	causes := map[string]any{"after": ""}
+	err = s.pages(ctx, "dump_causes", causes, func(rec *neo4j.Record) error {
+		c := &procedures.DumpCauseRecord{}
+		c.Name, _ = field(rec, "name").(string)
+		c.Description, _ = field(rec, "description").(string)
+		causes["after"] = c.Name
+		return sink.Record(procedures.DumpRecord{Type: procedures.DumpCause, Cause: c})
+	})
+	if err != nil {
+		return err
 	}
-	for after := ""; ; {
+	after := ""
+	err = s.keyset(func() (int, error) {
 		groups, err := readTx(ctx, s, "dump", func(ctx context.Context, tx neo4j.ManagedTransaction) ([][]procedures.DumpRecord, error) {
 			return dumpProcedures(ctx, tx, after, s.dumpPage)
 		})
 		if err != nil {
-			return err
+			return 0, err
 		}
 		for _, g := range groups {
 			for _, r := range g {
 				if err := sink.Record(r); err != nil {
-					return err
+					return 0, err
 				}
 			}
 			after = g[0].Procedure.Name
 		}
-		if len(groups) < s.dumpPage {
-			break
-		}
+		return len(groups), nil
+	})
+	if err != nil {
+		return err
 	}
-	at, id := time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC), ""
-	for {
-		recs, err := query(ctx, s, "dump", neo4j.AccessModeRead, "dump_decisions", map[string]any{"at": at, "id": id, "limit": s.dumpPage})
+	decisions := map[string]any{"at": time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC), "id": ""}
+	err = s.pages(ctx, "dump_decisions", decisions, func(rec *neo4j.Record) error {
+		d, err := decodeDecision(field(rec, "decision"))
 		if err != nil {
-			return err
+			return s.mapError("dump", err)
 		}
-		for _, rec := range recs {
-			d, err := decodeDecision(field(rec, "decision"))
-			if err != nil {
-				return s.mapError("dump", err)
-			}
-			if err := sink.Record(procedures.DumpRecord{Type: procedures.DumpDecision, Decision: &d}); err != nil {
-				return err
-			}
-			at, id = d.At, d.ID
-		}
-		if len(recs) < s.dumpPage {
-			break
-		}
+		decisions["at"], decisions["id"] = d.At, d.ID
+		return sink.Record(procedures.DumpRecord{Type: procedures.DumpDecision, Decision: &d})
+	})
+	if err != nil {
+		return err
 	}
 	return s.dumpTurns(ctx, sink)
 }
 
 // dumpTurns emits every turn, then every session policy, by id.
 func (s *Store) dumpTurns(ctx context.Context, sink procedures.DumpSink) error {
-	for _, stmt := range []string{"dump_turns", "dump_policies"} {
-		for after := ""; ; {
-			recs, err := query(ctx, s, "dump", neo4j.AccessModeRead, stmt, map[string]any{"after": after, "limit": s.dumpPage})
-			if err != nil {
-				return err
-			}
-			for _, rec := range recs {
-				r := procedures.DumpRecord{Type: procedures.DumpApproval}
-				if stmt == "dump_turns" {
-					if r.Approval, err = decodeTurn(field(rec, "record")); err != nil {
-						return err
-					}
-				} else {
-					p, err := decodePolicy(field(rec, "record"))
-					if err != nil {
-						return err
-					}
-					r.Type, r.Policy = procedures.DumpPolicy, &procedures.DumpPolicyRecord{SessionID: p.SessionID, CodeHash: p.CodeHash,
-						Policy: p.Policy, Summary: p.Summary, SetBy: p.SetBy, SetAt: p.SetAt, RequestedBy: p.RequestedBy}
-				}
-				if err := sink.Record(r); err != nil {
-					return err
-				}
-				after, _ = field(rec, "id").(string)
-			}
-			if len(recs) < s.dumpPage {
-				break
+	turns := map[string]any{"after": ""}
+	err := s.pages(ctx, "dump_turns", turns, func(rec *neo4j.Record) error {
+		t, err := decodeTurn(field(rec, "record"))
+		if err != nil {
+			return err
+		}
+		turns["after"], _ = field(rec, "id").(string)
+		return sink.Record(procedures.DumpRecord{Type: procedures.DumpApproval, Approval: t})
+	})
+	if err != nil {
+		return err
+	}
+	policies := map[string]any{"after": ""}
+	return s.pages(ctx, "dump_policies", policies, func(rec *neo4j.Record) error {
+		p, err := decodePolicy(field(rec, "record"))
+		if err != nil {
+			return err
+		}
+		policies["after"], _ = field(rec, "id").(string)
+		return sink.Record(procedures.DumpRecord{Type: procedures.DumpPolicy, Policy: &procedures.DumpPolicyRecord{SessionID: p.SessionID,
+			CodeHash: p.CodeHash, Policy: p.Policy, Summary: p.Summary, SetBy: p.SetBy, SetAt: p.SetAt, RequestedBy: p.RequestedBy}})
+	})
+}
+
+// pages runs the keyset-paged statement stmt (parameters: the cursor's and
+// $limit) one page after another, calling fn on each record in order; fn
+// moves the cursor past the record it was given (sets cursor's keys).
+func (s *Store) pages(ctx context.Context, stmt string, cursor map[string]any, fn func(*neo4j.Record) error) error {
+	return s.keyset(func() (int, error) {
+		params := maps.Clone(cursor)
+		params["limit"] = s.dumpPage
+		recs, err := query(ctx, s, "dump", neo4j.AccessModeRead, stmt, params)
+		if err != nil {
+			return 0, err
+		}
+		for _, rec := range recs {
+			if err := fn(rec); err != nil {
+				return 0, err
 			}
 		}
+		return len(recs), nil
+	})
+}
+
+// keyset calls page, which reads and emits the page after its cursor and
+// returns how many items it held, until a page is short of s.dumpPage (or
+// fails).
+func (s *Store) keyset(page func() (int, error)) error {
+	for {
+		n, err := page()
+		if err != nil || n < s.dumpPage {
+			return err
+		}
 	}
-	return nil
 }
 
 // dumpProcedures reads the page of limit procedure groups after after, in dump
