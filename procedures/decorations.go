@@ -73,15 +73,8 @@ func (d *decoration) classFits(p *Procedure, cat *Catalogue) bool {
 
 // descriptionFits reports whether d's description is Describe(p).
 func (d *decoration) descriptionFits(p *Procedure) bool {
-	if d.summary != p.Summary || len(d.causes) != len(p.Causes) || !slices.Equal(d.signature, p.Signature) {
-		return false
-	}
-	for i, c := range p.Causes {
-		if d.causes[i] != c.Name {
-			return false
-		}
-	}
-	return true
+	return d.summary == p.Summary && slices.Equal(d.signature, p.Signature) &&
+		slices.EqualFunc(d.causes, p.Causes, func(name string, c CauseLink) bool { return name == c.Name })
 }
 
 // schemaFits reports whether d's typed schema is p's in cat: the same
