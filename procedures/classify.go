@@ -64,7 +64,6 @@ type names struct{ state, unknown, readOnly map[string]bool }
 
 func classifyInto(signature []string, cat *Catalogue, procs map[string]*Procedure, depth int,
 	path map[string]bool, n names, c *Classification) verdict {
-	state, unknown := n.state, n.unknown
 	out := verdictReadOnly
 	worse := func(v verdict) {
 		if v > out {
@@ -76,10 +75,10 @@ func classifyInto(signature []string, cat *Catalogue, procs map[string]*Procedur
 			t, ok := cat.Tool(name)
 			switch {
 			case !ok:
-				unknown[name] = true
+				n.unknown[name] = true
 				worse(verdictNot)
 			case !t.ReadOnly:
-				state[name] = true
+				n.state[name] = true
 				worse(verdictNot)
 			default:
 				n.readOnly[name] = true
@@ -92,7 +91,7 @@ func classifyInto(signature []string, cat *Catalogue, procs map[string]*Procedur
 		p, ok := procs[name]
 		switch {
 		case !ok:
-			unknown[name] = true
+			n.unknown[name] = true
 			worse(verdictNot)
 		case path[name]:
 			c.Problem = ReasonCycle
@@ -115,7 +114,7 @@ func classifyInto(signature []string, cat *Catalogue, procs map[string]*Procedur
 			delete(path, name)
 			switch nested {
 			case verdictNot:
-				state[name] = true
+				n.state[name] = true
 			case verdictReadOnly:
 				n.readOnly[name] = true
 			}
