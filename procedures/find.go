@@ -31,6 +31,12 @@ type FindRequest struct {
 // classification it keeps (see Store.Find), the same one Get recomputes.
 // Returns CodeInvalid as Query.Validate does.
 func (s *Service) Find(ctx context.Context, r FindRequest) ([]*Procedure, int, error) {
+	page, total, _, err := s.find(ctx, r)
+	return page, total, err
+}
+
+// find is Find, also returning the catalogue the page was classified with.
+func (s *Service) find(ctx context.Context, r FindRequest) ([]*Procedure, int, *Catalogue, error) {
 	if r.Limit == 0 {
 		r.Limit = DefaultFindLimit
 	}
@@ -42,25 +48,25 @@ func (s *Service) Find(ctx context.Context, r FindRequest) ([]*Procedure, int, e
 	if r.Q != "" {
 		terms, err := SearchTerms(r.Q)
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, nil, err
 		}
 		q.Search = terms
 	}
 	if err := q.Validate(); err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	page, total, cat, err := s.findWithCatalogue(ctx, q)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	v, err := s.viewOf(ctx, cat, page)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	for _, p := range page {
 		v.decorate(p)
 	}
-	return page, total, nil
+	return page, total, cat, nil
 }
 
 // CatalogueFinder is a Store that reads a Find page together with the

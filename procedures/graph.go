@@ -55,6 +55,9 @@ type graphBuilder struct {
 	// stored holds the procedures read from the store while building
 	// (unclassified): classify reads none of them again.
 	stored map[string]*Procedure
+	// cat is the catalogue Service.Find read for the top procedures (no
+	// start given): classify reads it again only when it is nil.
+	cat *Catalogue
 }
 
 // Graph returns the neighbourhood of q's start nodes, depth hops out.
@@ -71,10 +74,11 @@ func (s *Service) Graph(ctx context.Context, q GraphQuery) (*Graph, error) {
 		stored: map[string]*Procedure{}}
 	var frontier []string
 	if len(q.Procedures)+len(q.Causes)+len(q.Tools) == 0 {
-		top, _, err := s.Find(ctx, FindRequest{Limit: DefaultFindLimit})
+		top, _, cat, err := s.find(ctx, FindRequest{Limit: DefaultFindLimit})
 		if err != nil {
 			return nil, err
 		}
+		b.cat = cat
 		for _, p := range top {
 			frontier = append(frontier, b.procedure(p.Name, p))
 		}
@@ -140,13 +144,16 @@ func procedureClass(p *Procedure) string {
 // classify completes the nodes' properties: a procedure not listed by
 // Service.Find is classified as Service.Get would (its counts and
 // recomputed classification; the store's copy is not classified), in one
-// view over the catalogue, from the copy read while building (else read
-// now); every tool gets its class from the catalogue (unknown when the
+// view over the catalogue (the one Find read, else read now), from the
+// copy read while building (else read now); every tool gets its class from the catalogue (unknown when the
 // catalogue does not list it).
 func (b *graphBuilder) classify(ctx context.Context) error {
-	cat, err := b.s.store.Catalogue(ctx)
-	if err != nil {
-		return err
+	var err error
+	cat := b.cat
+	if cat == nil {
+		if cat, err = b.s.store.Catalogue(ctx); err != nil {
+			return err
+		}
 	}
 	var procs []*Procedure
 	nodes := map[*Procedure]*GraphNode{}

@@ -3,6 +3,7 @@ package procedures_test
 import (
 	"context"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 
 	"github.com/procgraph/procgraph/graph/embedded"
@@ -261,6 +262,29 @@ func TestGraph(t *testing.T) {
 	}
 	if _, err := svc.Graph(ctx, procedures.GraphQuery{Causes: []string{"nope"}}); procedures.ErrorCode(err) != procedures.CodeNotFound {
 		t.Fatalf("unknown cause: %v", err)
+	}
+}
+
+// TestGraphWithoutStartReadsTheCatalogueOnce: the graph of the top
+// procedures classifies its nodes with the catalogue the listing read.
+func TestGraphWithoutStartReadsTheCatalogueOnce(t *testing.T) {
+	ctx := context.Background()
+	svc, store := newServiceStore(t, false)
+	mustCapture(t, svc, procedures.CaptureRequest{Code: readOnlyCode, Cause: &procedures.CauseInput{Name: "stuck task"}})
+	mustCapture(t, svc, procedures.CaptureRequest{Code: killCode})
+	reads := &atomic.Int64{}
+	counted := procedures.NewService(countingCatalogue{Store: store, reads: reads}, procedures.Options{})
+	g, err := counted.Graph(ctx, procedures.GraphQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range g.Nodes {
+		if n.Kind != "cause" && n.Properties["class"] == nil {
+			t.Errorf("node %s has no class", n.ID)
+		}
+	}
+	if n := reads.Load(); n != 1 {
+		t.Fatalf("Graph read the catalogue %d times, want 1", n)
 	}
 }
 
