@@ -10,6 +10,7 @@ import (
 )
 
 func newEmbedded(t *testing.T) procedures.Store {
+	t.Helper()
 	s, err := embedded.Open(filepath.Join(t.TempDir(), "p.db"), embedded.Options{NoSync: true})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
