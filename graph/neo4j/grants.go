@@ -2,6 +2,7 @@ package neo4jstore
 
 import (
 	"context"
+	"slices"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
@@ -91,17 +92,11 @@ func (s *Store) Granted(ctx context.Context) ([]*procedures.Procedure, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*procedures.Procedure, 0, len(recs))
-	for _, rec := range recs {
-		p, err := decodeProcedure(field(rec, "procedure"))
-		if err != nil {
-			return nil, s.mapError("granted", err)
-		}
-		if p.Grant.Held() {
-			out = append(out, p)
-		}
+	ps, err := decodeProcedures(recs)
+	if err != nil {
+		return nil, s.mapError("granted", err)
 	}
-	return out, nil
+	return slices.DeleteFunc(ps, func(p *procedures.Procedure) bool { return !p.Grant.Held() }), nil
 }
 
 // appended checks the decision_append fragment's answer in rec:
