@@ -198,8 +198,11 @@ func (o *dumpOrder) check(r DumpRecord) string {
 			return msg
 		}
 		a := r.Approval
-		if a.ID == "" || a.SessionID == "" {
+		if err := CheckApproval(*a); err != nil {
 			return "an approval without id or session"
+		}
+		if err := CheckSessionID(a.SessionID); err != nil {
+			return fmt.Sprintf("approval %s: %v", a.ID, err)
 		}
 		if o.lastTurn != "" && a.ID <= o.lastTurn {
 			return fmt.Sprintf("approval %s repeated or out of order (after %s)", a.ID, o.lastTurn)
@@ -212,6 +215,9 @@ func (o *dumpOrder) check(r DumpRecord) string {
 		p := r.Policy
 		if p.SessionID == "" || p.CodeHash == "" {
 			return "a session policy without session or code hash"
+		}
+		if err := CheckSessionID(p.SessionID); err != nil {
+			return fmt.Sprintf("session policy %s: %v", p.CodeHash, err)
 		}
 		k := p.SessionID + "\x00" + p.CodeHash
 		if o.lastPol != "" && k <= o.lastPol {

@@ -243,7 +243,10 @@ func (s *Store) Policies(ctx context.Context, sessionID string) ([]procedures.Se
 	out := []procedures.SessionPolicy{}
 	err := s.view(ctx, func(tx *bolt.Tx) error {
 		out = out[:0]
-		return scanPrefix(tx.Bucket(bPolicies), prefix(sessionID), func(_, v []byte) error {
+		return scanPrefix(tx.Bucket(bPolicies), prefix(sessionID), func(rest, v []byte) error {
+			if !ownPolicy(rest) {
+				return nil
+			}
 			p, err := decodePolicy(v)
 			if err == nil {
 				out = append(out, p)
@@ -253,6 +256,12 @@ func (s *Store) Policies(ctx context.Context, sessionID string) ([]procedures.Se
 	})
 	return out, err
 }
+
+// ownPolicy reports whether a policy key found under the prefix of a
+// session id (prefix: the id, NUL) is that session's (rest is its code
+// hash): a key whose rest holds a NUL is a longer id's, stored before
+// procedures.CheckSessionID refused ids with control characters.
+func ownPolicy(rest []byte) bool { return bytes.IndexByte(rest, 0) < 0 }
 
 // DeletePolicies implements procedures.TurnStore.
 func (s *Store) DeletePolicies(ctx context.Context, sessionID, hashPrefix string, d procedures.Decision) (int, error) {
@@ -264,7 +273,7 @@ func (s *Store) DeletePolicies(ctx context.Context, sessionID, hashPrefix string
 		b := tx.Bucket(bPolicies)
 		var keys [][]byte
 		err := scanPrefix(b, prefix(sessionID), func(rest, _ []byte) error {
-			if strings.HasPrefix(string(rest), hashPrefix) {
+			if ownPolicy(rest) && strings.HasPrefix(string(rest), hashPrefix) {
 				keys = append(keys, append(slices.Clone(prefix(sessionID)), rest...))
 			}
 			return nil

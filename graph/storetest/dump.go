@@ -423,6 +423,16 @@ func RunDumpRefusals(t *testing.T, newStore NewStore) {
 		{"cause dropped", with(func(b []string) []string { i := find("cause", 0); return append(b[:i], b[i+1:]...) }), "does not hold"},
 		{"data after the trailer", append(append([]byte(nil), dump...), body[0]+"\n"...), "after the trailer"},
 		{"header twice", with(func(b []string) []string { return append([]string{header}, b...) }), "second header"},
+		{"policy session id with a control character", with(func(b []string) []string {
+			i := find("policy", 0)
+			b[i] = strings.Replace(b[i], `"session_id":"`, `"session_id":"\u0007`, 1)
+			return b
+		}), "session_id"},
+		{"approval session id with a control character", with(func(b []string) []string {
+			i := find("approval", 0)
+			b[i] = strings.Replace(b[i], `"session_id":"`, `"session_id":"\u0000`, 1)
+			return b
+		}), "session_id"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -306,6 +306,30 @@ func testTurns(t *testing.T, newStore NewStore) {
 		}
 	})
 
+	t.Run("a session's policies are its own, whatever longer ids hold", func(t *testing.T) {
+		// "p\x00x" cannot be made since procedures.CheckSessionID, but a
+		// store written before may hold it.
+		s := turnStore(t, newStore(t))
+		for _, id := range []string{"p", "p\x00x", "p\x00"} {
+			p := procedures.SessionPolicy{SessionID: id, CodeHash: hashOf(id), Policy: procedures.ChoiceAutoRun, SetBy: "op", SetAt: At(1)}
+			if err := s.PutPolicy(ctx, p, Decision(procedures.KindPolicy, "", p.CodeHash, At(1))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ps, err := s.Policies(ctx, "p")
+		if err != nil || len(ps) != 1 || ps[0].CodeHash != hashOf("p") {
+			t.Fatalf("Policies(p) = %+v, %v; want p's only", ps, err)
+		}
+		if n, err := s.DeletePolicies(ctx, "p", "", Decision(procedures.KindPolicy, "", "", At(2))); err != nil || n != 1 {
+			t.Fatalf("DeletePolicies(p) = %d, %v; want 1", n, err)
+		}
+		for _, id := range []string{"p\x00x", "p\x00"} {
+			if _, ok, err := s.Policy(ctx, id, hashOf(id)); err != nil || !ok {
+				t.Fatalf("policy of %q after revoking p's: %v, %v", id, ok, err)
+			}
+		}
+	})
+
 	t.Run("policies keep the requester they are bound to", func(t *testing.T) {
 		s := turnStore(t, newStore(t))
 		p := procedures.SessionPolicy{SessionID: "s1", CodeHash: hashOf("a"), Policy: procedures.ChoiceAutoRun, Summary: "sum",
