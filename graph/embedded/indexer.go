@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/rs/zerolog"
@@ -65,8 +66,17 @@ type searchIndex struct {
 	indexed []genRange
 
 	wake    chan struct{} // a pending enqueue or Close
+	urgent  chan struct{} // a search waits, or Close: stop lingering
+	waiting int           // searches waiting (guarded by mu)
 	stopped chan struct{} // closed when the goroutine returns
 }
+
+// indexLinger is how long the indexer lets enqueues gather before a round
+// when no search waits for it: sequential captures then share a batch
+// (its analysis and persistence) instead of paying one each, and take
+// less CPU from the writers. A search that waits ends the linger at once,
+// so read-your-writes costs nothing more.
+const indexLinger = 2 * time.Millisecond
 
 // newSearchIndex starts the indexer of idx, which holds generation gen.
 func newSearchIndex(idx bleve.Index, db *bolt.DB, log zerolog.Logger, gen uint64) *searchIndex {
@@ -75,6 +85,7 @@ func newSearchIndex(idx bleve.Index, db *bolt.DB, log zerolog.Logger, gen uint64
 		names:    map[string]struct{}{},
 		progress: make(chan struct{}),
 		wake:     make(chan struct{}, 1),
+		urgent:   make(chan struct{}, 1),
 		stopped:  make(chan struct{}),
 	}
 	go si.run()
@@ -111,6 +122,11 @@ func (si *searchIndex) enqueue(d *searchDocs) {
 func (si *searchIndex) wait(ctx context.Context) error {
 	si.mu.Lock()
 	target := si.enqueued
+	if si.done < target {
+		si.waiting++
+		defer func() { si.mu.Lock(); si.waiting--; si.mu.Unlock() }()
+		signal(si.urgent)
+	}
 	for si.done < target && !si.failed {
 		ch := si.progress
 		si.mu.Unlock()
@@ -143,6 +159,11 @@ func (si *searchIndex) run() {
 		if len(si.names) == 0 {
 			si.mu.Unlock()
 			return
+		}
+		if !si.closing && si.waiting == 0 {
+			si.mu.Unlock()
+			si.linger()
+			si.mu.Lock()
 		}
 		names, ranges, seq, failed := si.names, si.ranges, si.enqueued, si.failed
 		si.names, si.ranges = map[string]struct{}{}, nil
@@ -225,11 +246,32 @@ func contiguous(gen uint64, ranges []genRange) (uint64, []genRange) {
 	return gen, rest
 }
 
+// linger waits indexLinger, or less when a search waits or Close begins.
+// A stale signal (a search that no longer waits) only ends one linger
+// early.
+func (si *searchIndex) linger() {
+	t := time.NewTimer(indexLinger)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-si.urgent:
+	}
+}
+
+// signal wakes the goroutine listening on ch, if it is not already woken.
+func signal(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
 // close indexes what is pending, stops the indexer and closes the index.
 func (si *searchIndex) close() error {
 	si.mu.Lock()
 	si.closing = true
 	si.mu.Unlock()
+	signal(si.urgent)
 	select {
 	case si.wake <- struct{}{}:
 	default:
