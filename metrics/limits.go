@@ -29,6 +29,14 @@ type SessionStats struct {
 	Refused map[string]int64
 }
 
+// SearchIndexStats is the embedded store's search indexer at a scrape:
+// writes committed and not yet indexed (gauge), and whether an update
+// failed (then searches answer 503 until a restart rebuilds the index).
+type SearchIndexStats struct {
+	Pending int64
+	Failed  bool
+}
+
 var (
 	replaysRunningDesc  = prometheus.NewDesc(ReplaysRunning, "Replays admitted and running.", nil, nil)
 	replaysWaitingDesc  = prometheus.NewDesc(ReplaysWaiting, "Replays waiting for a sandbox worker.", nil, nil)
@@ -38,6 +46,8 @@ var (
 	budgetRefusedDesc   = prometheus.NewDesc(ToolCallBudgetRefused, "Tool calls refused because they did not fit the in-flight budget.", nil, nil)
 	sessionsDesc        = prometheus.NewDesc(MCPSessions, "MCP sessions open (both endpoints).", nil, nil)
 	sessionsRefusedDesc = prometheus.NewDesc(MCPSessionsRefused, "New MCP sessions refused with 429 busy, by the cap that refused them.", []string{"limit"}, nil)
+	indexPendingDesc    = prometheus.NewDesc(SearchIndexPending, "Committed writes the search index has not applied yet (embedded store).", nil, nil)
+	indexFailedDesc     = prometheus.NewDesc(SearchIndexFailed, "1 when a search index update failed: searches answer 503 until a restart rebuilds the index (embedded store).", nil, nil)
 )
 
 // AddAdmission reports the replay admission queue: stats is read once per
@@ -69,6 +79,19 @@ func (r *Registry) AddSessions(stats func() SessionStats) error {
 }
 
 // byLimit sends one counter of desc per limit, in the limits' order.
+// AddSearchIndex reports the embedded store's search indexer: stats is
+// read once per scrape.
+func (r *Registry) AddSearchIndex(stats func() SearchIndexStats) error {
+	return add(r, stats, func(s SearchIndexStats, ch chan<- prometheus.Metric) {
+		failed := 0.0
+		if s.Failed {
+			failed = 1
+		}
+		ch <- prometheus.MustNewConstMetric(indexPendingDesc, prometheus.GaugeValue, float64(s.Pending))
+		ch <- prometheus.MustNewConstMetric(indexFailedDesc, prometheus.GaugeValue, failed)
+	}, indexPendingDesc, indexFailedDesc)
+}
+
 func byLimit(ch chan<- prometheus.Metric, desc *prometheus.Desc, refused map[string]int64) {
 	limits := make([]string, 0, len(refused))
 	for l := range refused {

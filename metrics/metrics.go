@@ -39,6 +39,8 @@ const (
 	ToolCallBudgetRefused = "procgraph_tool_call_budget_refusals_total"
 	MCPSessions           = "procgraph_mcp_sessions"
 	MCPSessionsRefused    = "procgraph_mcp_sessions_refused_total"
+	SearchIndexPending    = "procgraph_search_index_pending"
+	SearchIndexFailed     = "procgraph_search_index_failed"
 )
 
 // LatencyBuckets are the request-latency histogram's upper bounds, seconds.

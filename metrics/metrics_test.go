@@ -73,6 +73,9 @@ func TestTextFormat(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	if err := m.AddSearchIndex(func() SearchIndexStats { return SearchIndexStats{Pending: 3, Failed: true} }); err != nil {
+		t.Fatal(err)
+	}
 	text, types := scrape(t, m)
 	for _, want := range []string{
 		`procgraph_decisions_total{kind="invoke",outcome="denied",reason="quote\" back\\slash\nnewline` + "\ttab é \uFFFD" + `"} 1`,
@@ -101,6 +104,8 @@ func TestTextFormat(t *testing.T) {
 		"\nprocgraph_mcp_sessions 5\n",
 		`procgraph_mcp_sessions_refused_total{limit="per_token"} 0`,
 		`procgraph_mcp_sessions_refused_total{limit="total"} 7`,
+		"\nprocgraph_search_index_pending 3\n",
+		"\nprocgraph_search_index_failed 1\n",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("metrics lack %q:\n%s", want, text)
@@ -128,6 +133,8 @@ func TestTextFormat(t *testing.T) {
 		"procgraph_tool_call_budget_refusals_total": "counter",
 		"procgraph_mcp_sessions":                    "gauge",
 		"procgraph_mcp_sessions_refused_total":      "counter",
+		"procgraph_search_index_pending":            "gauge",
+		"procgraph_search_index_failed":             "gauge",
 		// The runtime and process collectors.
 		"go_goroutines":                 "gauge",
 		"go_memstats_heap_alloc_bytes":  "gauge",

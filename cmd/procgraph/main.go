@@ -209,6 +209,11 @@ func (m *Main) open(ctx, bg context.Context) (http.Handler, error) {
 	if err := reg.AddSessions(sessionStats(sessions)); err != nil {
 		return nil, err
 	}
+	if ix, ok := store.(searchIndexer); ok {
+		if err := reg.AddSearchIndex(searchIndexStats(ix)); err != nil {
+			return nil, err
+		}
+	}
 	gate := replay.NewGate(rp, replay.GateOptions{MaxPending: cfg.MaxPendingApprovals, ApprovalTimeout: cfg.ApprovalTimeout})
 	swept := make(chan struct{})
 	go func() { defer close(swept); gate.Sweeper(bg, replay.DefaultSweepInterval) }()

@@ -93,6 +93,8 @@ func TestMetricsAndOpenAPI(t *testing.T) {
 		"\nprocgraph_mcp_sessions 0\n",
 		`procgraph_mcp_sessions_refused_total{limit="per_token"} 0`,
 		`procgraph_mcp_sessions_refused_total{limit="total"} 0`,
+		"\nprocgraph_search_index_pending ",
+		"\nprocgraph_search_index_failed 0\n",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("/metrics lacks %q", want)
@@ -104,8 +106,8 @@ func TestMetricsAndOpenAPI(t *testing.T) {
 		"procgraph_replays_running": "gauge", "procgraph_replays_waiting": "gauge", "procgraph_replays_admitted_total": "counter",
 		"procgraph_replays_busy_total": "counter", "procgraph_tool_call_bytes_in_flight": "gauge",
 		"procgraph_tool_call_budget_refusals_total": "counter", "procgraph_mcp_sessions": "gauge",
-		"procgraph_mcp_sessions_refused_total": "counter",
-		"go_goroutines":                        "gauge", "process_resident_memory_bytes": "gauge"} {
+		"procgraph_mcp_sessions_refused_total": "counter", "procgraph_search_index_pending": "gauge", "procgraph_search_index_failed": "gauge",
+		"go_goroutines": "gauge", "process_resident_memory_bytes": "gauge"} {
 		if typed[name] != typ {
 			t.Errorf("TYPE of %s is %q, want %s", name, typed[name], typ)
 		}

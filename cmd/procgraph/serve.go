@@ -297,3 +297,17 @@ func sessionStats(l *mcpserve.SessionLimits) func() metrics.SessionStats {
 		return metrics.SessionStats{Open: int64(st.Open), Refused: st.Refused}
 	}
 }
+
+// searchIndexer is a store whose search index is applied after its commits
+// (the embedded store).
+type searchIndexer interface {
+	SearchIndexState() (pending uint64, failed bool)
+}
+
+// searchIndexStats is the store's search indexer for /metrics.
+func searchIndexStats(ix searchIndexer) func() metrics.SearchIndexStats {
+	return func() metrics.SearchIndexStats {
+		pending, failed := ix.SearchIndexState()
+		return metrics.SearchIndexStats{Pending: int64(pending), Failed: failed}
+	}
+}

@@ -145,6 +145,13 @@ func (si *searchIndex) wait(ctx context.Context) error {
 	return nil
 }
 
+// state reports the enqueues not yet indexed and whether an update failed.
+func (si *searchIndex) state() (pending uint64, failed bool) {
+	si.mu.Lock()
+	defer si.mu.Unlock()
+	return si.enqueued - si.done, si.failed
+}
+
 // run is the indexer goroutine: it indexes what is pending, round after
 // round, until Close and nothing is left.
 func (si *searchIndex) run() {

@@ -278,6 +278,9 @@ func TestIndexerFailureFailsSearches(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("search after a failed update still waits")
 	}
+	if _, failed := s.SearchIndexState(); !failed {
+		t.Error("SearchIndexState does not report the failed update")
+	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -196,6 +196,16 @@ func (s *Store) indexDocs(d *searchDocs) {
 	}
 }
 
+// SearchIndexState reports the writes committed and not yet in the search
+// index, and whether an index update failed (searches then answer
+// CodeUnavailable until the next Open rebuilds the index).
+func (s *Store) SearchIndexState() (pending uint64, failed bool) {
+	if s.search == nil {
+		return 0, false
+	}
+	return s.search.state()
+}
+
 // closeSearch indexes what is pending, stops the indexer and closes the
 // index.
 func (s *Store) closeSearch() error {
