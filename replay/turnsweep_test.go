@@ -261,45 +261,5 @@ func TestSweepAcrossInstances(t *testing.T) {
 	if errs[0] != nil || errs[1] != nil || counts[0]+counts[1] != running+pending {
 		t.Fatalf("sweeps changed %v (%v), want %d in all", counts, errs, running+pending)
 	}
-	requireSwept(t, e.svc, running, pending)
-}
-
-// requireSwept requires the store of svc to hold running failed turns and
-// pending expired ones, none with code or argument values, and one
-// approval_expired decision per expired turn.
-func requireSwept(t *testing.T, svc *procedures.Service, running, pending int) {
-	t.Helper()
-	ctx := context.Background()
-	for st, want := range map[procedures.TurnStatus]int{procedures.TurnFailed: running, procedures.TurnExpired: pending} {
-		f := procedures.ApprovalFilter{Status: st, Limit: procedures.MaxApprovalLimit}
-		n := 0
-		for {
-			page, err := svc.Turns().ListApprovals(ctx, f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, r := range page {
-				if r.HoldsValues() {
-					t.Fatalf("%s turn %s holds code or arguments", st, r.ID)
-				}
-			}
-			n += len(page)
-			if len(page) < f.Limit {
-				break
-			}
-			f.Before = page[len(page)-1].ID
-		}
-		if n != want {
-			t.Fatalf("%d turns %s, want %d", n, st, want)
-		}
-	}
-	ds, err := svc.Decisions(ctx, procedures.DecisionFilter{Kind: procedures.KindTurn, Limit: 1000})
-	if err != nil || len(ds) != pending {
-		t.Fatalf("%d turn decisions (%v), want %d approval_expired", len(ds), err, pending)
-	}
-	for _, d := range ds {
-		if d.Reason != procedures.ReasonApprovalExpired {
-			t.Fatalf("decision %s: %s", d.ID, d.Reason)
-		}
-	}
+	storetest.RequireSwept(t, e.svc, running, pending)
 }

@@ -123,36 +123,5 @@ func TestSweepAcrossInstances(t *testing.T) {
 	if errs[0] != nil || errs[1] != nil || counts[0]+counts[1] != running+pending {
 		t.Fatalf("sweeps changed %v (%v), want %d in all", counts, errs, running+pending)
 	}
-	for st, want := range map[procedures.TurnStatus]int{procedures.TurnFailed: running, procedures.TurnExpired: pending} {
-		f := procedures.ApprovalFilter{Status: st, Limit: procedures.MaxApprovalLimit}
-		n := 0
-		for {
-			page, err := sa.ListApprovals(ctx, f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, r := range page {
-				if r.HoldsValues() {
-					t.Fatalf("%s turn %s holds code or arguments", st, r.ID)
-				}
-			}
-			n += len(page)
-			if len(page) < f.Limit {
-				break
-			}
-			f.Before = page[len(page)-1].ID
-		}
-		if n != want {
-			t.Fatalf("%d turns %s, want %d", n, st, want)
-		}
-	}
-	ds, err := procedures.NewService(sa, procedures.Options{}).Decisions(ctx, procedures.DecisionFilter{Kind: procedures.KindTurn, Limit: 1000})
-	if err != nil || len(ds) != pending {
-		t.Fatalf("%d turn decisions (%v), want %d approval_expired", len(ds), err, pending)
-	}
-	for _, d := range ds {
-		if d.Reason != procedures.ReasonApprovalExpired {
-			t.Fatalf("decision %s: %s", d.ID, d.Reason)
-		}
-	}
+	storetest.RequireSwept(t, procedures.NewService(sa, procedures.Options{}), running, pending)
 }

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -35,6 +36,47 @@ func turnStore(t *testing.T, s procedures.Store) procedures.TurnStore {
 		t.Fatalf("%T does not implement procedures.TurnStore", s)
 	}
 	return ts
+}
+
+// RequireSwept requires the store of svc to hold running failed turns and
+// pending expired ones (what a sweep leaves of running turns whose run was
+// lost and of pending turns past their deadline), none with code or
+// argument values, and one approval_expired decision per expired turn.
+func RequireSwept(tb testing.TB, svc *procedures.Service, running, pending int) {
+	tb.Helper()
+	ctx := context.Background()
+	for st, want := range map[procedures.TurnStatus]int{procedures.TurnFailed: running, procedures.TurnExpired: pending} {
+		f := procedures.ApprovalFilter{Status: st, Limit: procedures.MaxApprovalLimit}
+		n := 0
+		for {
+			page, err := svc.Turns().ListApprovals(ctx, f)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			for _, r := range page {
+				if r.HoldsValues() {
+					tb.Fatalf("%s turn %s holds code or arguments", st, r.ID)
+				}
+			}
+			n += len(page)
+			if len(page) < f.Limit {
+				break
+			}
+			f.Before = page[len(page)-1].ID
+		}
+		if n != want {
+			tb.Fatalf("%d turns %s, want %d", n, st, want)
+		}
+	}
+	ds, err := svc.Decisions(ctx, procedures.DecisionFilter{Kind: procedures.KindTurn, Limit: 1000})
+	if err != nil || len(ds) != pending {
+		tb.Fatalf("%d turn decisions (%v), want %d approval_expired", len(ds), err, pending)
+	}
+	for _, d := range ds {
+		if d.Reason != procedures.ReasonApprovalExpired {
+			tb.Fatalf("decision %s: %s", d.ID, d.Reason)
+		}
+	}
 }
 
 // MustCreateApproval creates r and fails the test on error.
