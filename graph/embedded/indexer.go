@@ -65,6 +65,9 @@ type searchIndex struct {
 	gen     uint64
 	indexed []genRange
 
+	// beforeApply, when set (tests only), runs before each round is applied.
+	beforeApply func()
+
 	wake    chan struct{} // a pending enqueue or Close
 	urgent  chan struct{} // a search waits, or Close: stop lingering
 	waiting int           // searches waiting (guarded by mu)
@@ -172,11 +175,14 @@ func (si *searchIndex) run() {
 			si.linger()
 			si.mu.Lock()
 		}
-		names, ranges, seq, failed := si.names, si.ranges, si.enqueued, si.failed
+		names, ranges, seq, failed, hook := si.names, si.ranges, si.enqueued, si.failed, si.beforeApply
 		si.names, si.ranges = map[string]struct{}{}, nil
 		si.mu.Unlock()
 		var err error
 		if !failed {
+			if hook != nil {
+				hook()
+			}
 			err = si.apply(names, ranges)
 		}
 		si.mu.Lock()

@@ -216,7 +216,31 @@ func TestCloseIndexesWhatIsPending(t *testing.T) {
 	}
 	wg.Wait()
 	si := s.search
-	if err := s.Close(); err != nil {
+	// Hold the indexer inside its next round, queue more documents behind
+	// it, and close while it holds them: Close must index them too.
+	held, release := make(chan struct{}), make(chan struct{})
+	si.mu.Lock()
+	si.beforeApply = func() {
+		si.beforeApply = nil
+		close(held)
+		<-release
+	}
+	si.mu.Unlock()
+	st.MustCapture(t, s, st.In([]string{"held_tool"}, "h", "k", st.At(n)))
+	<-held
+	for i := range 5 {
+		st.MustCapture(t, s, st.In([]string{fmt.Sprintf("behind%d_tool", i)}, "h", "k", st.At(n+1+i)))
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close() }()
+	for closing := false; !closing; {
+		si.mu.Lock()
+		closing = si.closing
+		si.mu.Unlock()
+		time.Sleep(time.Millisecond)
+	}
+	close(release)
+	if err := <-closed; err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -236,8 +260,8 @@ func TestCloseIndexesWhatIsPending(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer idx.Close()
-	if count, err := idx.DocCount(); err != nil || count != n {
-		t.Errorf("after Close the index holds %d documents (%v), want %d", count, err, n)
+	if count, err := idx.DocCount(); err != nil || count != n+6 {
+		t.Errorf("after Close the index holds %d documents (%v), want %d", count, err, n+6)
 	}
 	if g := recordedGen(t, idx); g != gen || gen < n {
 		t.Errorf("after Close the index records generation %d, the file %d (want equal, ≥ %d)", g, gen, n)
