@@ -119,22 +119,7 @@ var toolsBatch = 10_000
 // written before the counts were kept. On an up-to-date database it costs
 // one scan.
 func (s *Store) backfillTools(ctx context.Context) error {
-	for {
-		n, err := writeTx(ctx, s, "schema", func(ctx context.Context, tx neo4j.ManagedTransaction) (int64, error) {
-			recs, err := collect(ctx, tx, "tools_backfill", map[string]any{"batch": toolsBatch})
-			if err != nil {
-				return 0, err
-			}
-			if len(recs) != 1 {
-				return 0, errRows("tools_backfill", len(recs))
-			}
-			n, _ := field(recs[0], "updated").(int64)
-			return n, nil
-		})
-		if err != nil || n < int64(toolsBatch) {
-			return err
-		}
-	}
+	return s.backfillBatches(ctx, "tools_backfill", toolsBatch)
 }
 
 // classCounts returns every class with its number of procedures, by the

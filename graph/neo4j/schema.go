@@ -81,19 +81,26 @@ const rankBatch = 10_000
 // finds fewer: a database that is up to date costs one scan of the
 // procedures.
 func (s *Store) backfillRank(ctx context.Context) error {
+	return s.backfillBatches(ctx, "rank_backfill", rankBatch)
+}
+
+// backfillBatches runs the stored backfill stmt (parameter $batch, one row
+// with the number of procedures it updated) in one write transaction per
+// batch, until a batch updates fewer than batch.
+func (s *Store) backfillBatches(ctx context.Context, stmt string, batch int) error {
 	for {
 		n, err := writeTx(ctx, s, "schema", func(ctx context.Context, tx neo4j.ManagedTransaction) (int64, error) {
-			recs, err := collect(ctx, tx, "rank_backfill", map[string]any{"batch": rankBatch})
+			recs, err := collect(ctx, tx, stmt, map[string]any{"batch": batch})
 			if err != nil {
 				return 0, err
 			}
 			if len(recs) != 1 {
-				return 0, errRows("rank_backfill", len(recs))
+				return 0, errRows(stmt, len(recs))
 			}
 			n, _ := field(recs[0], "updated").(int64)
 			return n, nil
 		})
-		if err != nil || n < rankBatch {
+		if err != nil || n < int64(batch) {
 			return err
 		}
 	}
