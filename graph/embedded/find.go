@@ -121,15 +121,32 @@ func findRanked(tx *bolt.Tx, q *procedures.Query) ([][]byte, int) {
 			total = int(getU64(tx.Bucket(bMeta).Get(metaCount)))
 		}
 	}
-	var page [][]byte
-	c := tx.Bucket(bRank).Cursor()
-	i, end := 0, pageEnd(q)
+	end := pageEnd(q)
 	if total >= 0 && total < end {
 		end = total // nothing matches past the total: stop there, not at the end of the index
 	}
+	var keep func([]byte) bool
+	if filters {
+		keep = m.match
+	}
+	page, counted := walkRank(tx, q, end, keep)
+	if total < 0 {
+		total = counted
+	}
+	return page, total
+}
+
+// walkRank walks the rank index in Find's order, taking the entries keep
+// accepts (every one when keep is nil) as matches, until end matches: the
+// names of those on q's page (rankNameBytes), and the number of matches
+// when the walk reached the end of the index, so counted every one (-1
+// when it stopped before).
+func walkRank(tx *bolt.Tx, q *procedures.Query, end int, keep func(v []byte) bool) (page [][]byte, counted int) {
+	c := tx.Bucket(bRank).Cursor()
+	i := 0
 	k, v := c.First()
 	for ; k != nil && i < end; k, v = c.Next() {
-		if filters && !m.match(v) {
+		if keep != nil && !keep(v) {
 			continue
 		}
 		if i >= q.Offset {
@@ -137,10 +154,10 @@ func findRanked(tx *bolt.Tx, q *procedures.Query) ([][]byte, int) {
 		}
 		i++
 	}
-	if total < 0 && k == nil {
-		total = i // the walk reached the end: it counted every match
+	if k != nil {
+		return page, -1
 	}
-	return page, total
+	return page, i
 }
 
 // findIndexed gathers the candidates of the cause and tool filters from
@@ -237,20 +254,11 @@ func findTools(tx *bolt.Tx, q *procedures.Query) (rare string, page [][]byte, to
 	}
 	m := newMatcher(q)
 	filters := m.filters()
-	c := tx.Bucket(bRank).Cursor()
-	i := 0
-	k, v := c.First()
-	for ; k != nil && i < end; k, v = c.Next() {
-		if !decodeSummary(v, &m.s) || (filters && !q.Match(m.s.class())) || !sigHasAll(m.s.sig, q.Tools) {
-			continue
-		}
-		if i >= q.Offset {
-			page = append(page, rankNameBytes(k))
-		}
-		i++
-	}
-	if total < 0 && k == nil {
-		total = i // the walk reached the end: it counted every match
+	page, counted := walkRank(tx, q, end, func(v []byte) bool {
+		return decodeSummary(v, &m.s) && (!filters || q.Match(m.s.class())) && sigHasAll(m.s.sig, q.Tools)
+	})
+	if total < 0 {
+		total = counted
 	}
 	return rare, page, total, true
 }
