@@ -1,7 +1,8 @@
-// Every procedure with a stored grant (Store.Granted, which keeps those
-// whose grant is Held), by name, through the procedure_grant index.
+// The procedures whose stored grant is enabled (Store.Granted, which keeps
+// those whose grant is Held), by name, through the procedure_grant index:
+// revoked grants are not read.
 MATCH (p:Procedure)
-WHERE p.grant_enabled IS NOT NULL
+WHERE p.grant_enabled = true
 WITH p
 ORDER BY p.name
 RETURN
