@@ -199,9 +199,6 @@ func (o *dumpOrder) check(r DumpRecord) string {
 		}
 		a := r.Approval
 		if err := CheckApproval(*a); err != nil {
-			return "an approval without id or session"
-		}
-		if err := CheckSessionID(a.SessionID); err != nil {
 			return fmt.Sprintf("approval %s: %v", a.ID, err)
 		}
 		if o.lastTurn != "" && a.ID <= o.lastTurn {

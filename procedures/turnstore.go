@@ -56,12 +56,13 @@ type TurnStore interface {
 }
 
 // CheckApproval is CreateApproval's rule on a record, the one home of it
-// for both stores: an approval needs an id and a session (CodeInvalid).
+// for both stores: an approval needs an id and a session id CheckSessionID
+// accepts (CodeInvalid).
 func CheckApproval(r TurnRecord) error {
-	if r.ID == "" || r.SessionID == "" {
-		return Errorf(CodeInvalid, "an approval needs an id and a session")
+	if r.ID == "" {
+		return Errorf(CodeInvalid, "an approval needs an id")
 	}
-	return nil
+	return CheckSessionID(r.SessionID)
 }
 
 // CheckTransition is TransitionTurn's condition, the one home of it for both

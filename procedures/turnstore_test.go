@@ -16,6 +16,7 @@ func TestCheckApproval(t *testing.T) {
 		{"no id", "", "s1", procedures.CodeInvalid},
 		{"no session", "t1", "", procedures.CodeInvalid},
 		{"neither", "", "", procedures.CodeInvalid},
+		{"session with a control character", "t1", "s\x001", procedures.CodeInvalid},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := procedures.TurnRecord{Turn: procedures.Turn{ID: tc.id, SessionID: tc.session}}
