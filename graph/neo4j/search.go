@@ -63,6 +63,7 @@ func (s *Store) findSearch(ctx context.Context, q procedures.Query, params map[s
 		to = min(from+q.Limit, procedures.MaxSearchHits)
 	}
 	params["from"], params["to"] = from, to
+	var unknown []any // the classes the last attempt did not know
 	for attempt := 1; ; attempt++ {
 		last := attempt == searchAttempts
 		lucene, err := luceneQuery(q.Search, procedures.SearchTools(cat, q.Search))
@@ -71,7 +72,7 @@ func (s *Store) findSearch(ctx context.Context, q procedures.Query, params map[s
 		}
 		params["lucene"], params["known_catalogue"] = lucene, knownRevision(cat)
 		if q.Summarised() {
-			if classes == nil || attempt > 1 {
+			if classes == nil || len(unknown) > 0 {
 				if classes, err = s.readClasses(ctx); err != nil {
 					return nil, 0, nil, err
 				}
@@ -92,7 +93,7 @@ func (s *Store) findSearch(ctx context.Context, q procedures.Query, params map[s
 				return nil, 0, nil, err
 			}
 		}
-		unknown, _ := field(recs[0], "unknown").([]any)
+		unknown, _ = field(recs[0], "unknown").([]any)
 		if !last && (stale || len(unknown) > 0) {
 			continue
 		}
