@@ -147,8 +147,10 @@ func (s *Server) submitTurn(w http.ResponseWriter, r *http.Request) error {
 	if err := s.decodeBody(r.Body, "TurnRequest", s.maxBody, &b); err != nil {
 		return err
 	}
+	caller := principalOf(r)
 	req := replay.TurnRequest{Code: b.Code, Dialect: b.Dialect, SessionID: b.SessionID, Phase: procedures.Phase(b.Phase),
-		Arguments: b.Arguments, Summary: deref(b.Summary), Wait: time.Duration(b.WaitS) * time.Second, Actor: principalOf(r).Name}
+		Arguments: b.Arguments, Summary: deref(b.Summary), Wait: time.Duration(b.WaitS) * time.Second, Actor: caller.Name,
+		MayCapture: caller.Has(auth.ScopeCapture)}
 	if b.Capture != nil {
 		req.Capture = &procedures.TurnCapture{Summary: deref(b.Capture.Summary), Metadata: b.Capture.Metadata}
 		if c := b.Capture.Cause; c != nil {

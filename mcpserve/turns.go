@@ -113,7 +113,7 @@ func (h *Handler) runCode(ctx context.Context, req *mcp.CallToolRequest, c calle
 		}
 	}
 	ans, err := h.cfg.Gate.Submit(ctx, replay.TurnRequest{Code: a.Code, Dialect: a.Dialect, SessionID: a.SessionID,
-		Phase: h.cfg.Phase, Arguments: a.Arguments, Summary: a.Summary, Actor: c.name})
+		Phase: h.cfg.Phase, Arguments: a.Arguments, Summary: a.Summary, Actor: c.name, MayCapture: c.has(auth.ScopeCapture)})
 	if err != nil {
 		return nil, err
 	}

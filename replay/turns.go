@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/sandbox"
 	"github.com/procgraph/procgraph/signature"
@@ -89,10 +90,15 @@ type TurnRequest struct {
 	Summary   string
 	// Wait is how long to wait for an operator before answering pending
 	// (at most MaxWait).
-	Wait    time.Duration
+	Wait time.Duration
+	// Capture, when set, captures the turn once it ran and succeeded: a
+	// procedure is created, so it needs MayCapture.
 	Capture *procedures.TurnCapture
 	// Actor is the requester (the token holder).
 	Actor string
+	// MayCapture is whether the requester holds the capture scope: without
+	// it a turn asking for Capture is refused (validateTurn).
+	MayCapture bool
 }
 
 // TurnAnswer is a turn's answer: Result is set when it ran (API.md 200),
@@ -186,7 +192,13 @@ func nonNilStrings(s []string) []string {
 	return s
 }
 
+// validateTurn is the check of a turn request before anything about it is
+// decided: the capture scope rule (DESIGN.md "Secure by default": a turn's
+// capture needs capture too, on every transport) first, then its fields.
 func validateTurn(req *TurnRequest) error {
+	if req.Capture != nil && !req.MayCapture {
+		return auth.Forbidden(auth.ScopeCapture)
+	}
 	if !req.Phase.Valid() {
 		return procedures.Errorf(procedures.CodeInvalid, "phase %q is not automatic or interactive", req.Phase).WithDetails("field", "phase")
 	}
@@ -210,7 +222,7 @@ func validateTurn(req *TurnRequest) error {
 
 // Submit decides one turn (procedures.DecideTurn) and runs it, denies it,
 // or creates its approval and waits up to req.Wait for an operator. Errors:
-// CodeInvalid, CodeInvalidCode, CodeTooLarge, CodeInvalidArguments (nothing
+// CodeForbidden (Capture without MayCapture: nothing decided), CodeInvalid, CodeInvalidCode, CodeTooLarge, CodeInvalidArguments (nothing
 // asked or recorded), CodeDenied with the decision, CodeBusy (reason
 // pending_approvals or replay_queue).
 func (g *Gate) Submit(ctx context.Context, req TurnRequest) (*TurnAnswer, error) {

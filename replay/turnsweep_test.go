@@ -189,7 +189,7 @@ func TestLostRunEndsOnce(t *testing.T) {
 			ctx := context.Background()
 			w := newSweepWorld(t)
 			req := turnKill(0)
-			req.Capture = &procedures.TurnCapture{Summary: "kill a job"}
+			req.Capture, req.MayCapture = &procedures.TurnCapture{Summary: "kill a job"}, true
 			cur := w.approved(t, req)
 			type result struct {
 				ans *TurnAnswer
