@@ -18,7 +18,9 @@
 //     when this path is taken; the main module does not depend on it.
 //     PROCGRAPH_NEO4J_DOCKER=0 turns this path off.
 //
-//  3. Otherwise the test is skipped with a message saying how to get one.
+//  3. Otherwise the test is skipped with a message saying how to get one —
+//     except under CI=true, where it fails: CI must never report ok with the
+//     Neo4j suite skipped.
 package testcontainers
 
 import (
@@ -56,7 +58,8 @@ const SkipMessage = "no Neo4j: run `eval \"$(bash testcontainers/neo4j-server/st
 
 // Neo4j returns the settings of a Neo4j server for tb, or skips tb when none
 // is available (see the package doc for where it looks). It fails tb if a
-// Docker engine answers but the container cannot be started.
+// Docker engine answers but the container cannot be started, and instead of
+// skipping when CI is "true".
 func Neo4j(tb testing.TB) Settings {
 	tb.Helper()
 	if s, ok := FromEnv(); ok {
@@ -69,6 +72,9 @@ func Neo4j(tb testing.TB) Settings {
 			tb.Fatalf("testcontainers: Docker engine answers but Neo4j container failed: %v", err)
 		}
 		return s
+	}
+	if os.Getenv("CI") == "true" {
+		tb.Fatalf("testcontainers: CI=true and %s", SkipMessage)
 	}
 	tb.Skip(SkipMessage)
 	return Settings{}

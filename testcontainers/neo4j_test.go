@@ -166,3 +166,65 @@ func TestFromEnv(t *testing.T) {
 		t.Fatal("FromEnv() ok with NEO4J_URI empty")
 	}
 }
+
+// recordingTB is a testing.TB that records whether Neo4j skipped or failed
+// it, instead of ending the test.
+type recordingTB struct {
+	testing.TB
+	skipped, failed string
+}
+
+type stopped struct{}
+
+func (r *recordingTB) Helper() {}
+func (r *recordingTB) Skip(args ...any) {
+	r.skipped = fmt.Sprint(args...)
+	panic(stopped{})
+}
+func (r *recordingTB) Fatalf(format string, args ...any) {
+	r.failed = fmt.Sprintf(format, args...)
+	panic(stopped{})
+}
+
+// neo4jOutcome runs testcontainers.Neo4j on a recording TB.
+func neo4jOutcome(t *testing.T) *recordingTB {
+	r := &recordingTB{TB: t}
+	func() {
+		defer func() {
+			if v := recover(); v != nil {
+				if _, ok := v.(stopped); !ok {
+					panic(v)
+				}
+			}
+		}()
+		testcontainers.Neo4j(r)
+	}()
+	return r
+}
+
+// TestNoNeo4jFailsUnderCI: without a Neo4j, a test skips on a developer's
+// machine but fails under CI=true, so CI never reports ok with the Neo4j
+// suite skipped.
+func TestNoNeo4jFailsUnderCI(t *testing.T) {
+	t.Setenv("NEO4J_URI", "")
+	t.Setenv("PROCGRAPH_NEO4J_DOCKER", "0")
+	cases := []struct {
+		name, ci   string
+		wantFailed bool
+	}{
+		{"developer", "", false},
+		{"ci", "true", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv("CI", c.ci)
+			r := neo4jOutcome(t)
+			if c.wantFailed && (r.failed == "" || r.skipped != "") {
+				t.Fatalf("CI=%q: want a failure, got skipped=%q failed=%q", c.ci, r.skipped, r.failed)
+			}
+			if !c.wantFailed && (r.skipped == "" || r.failed != "") {
+				t.Fatalf("CI=%q: want a skip, got skipped=%q failed=%q", c.ci, r.skipped, r.failed)
+			}
+		})
+	}
+}
