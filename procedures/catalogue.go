@@ -86,6 +86,36 @@ func (c *Catalogue) Tool(name string) (Tool, bool) {
 	return *t, true
 }
 
+// SchemaHash returns the schema hash of the catalogue's tool name, "" when
+// it has none (see the function SchemaHash).
+func (c *Catalogue) SchemaHash(name string) string {
+	t, ok := c.Tool(name)
+	if !ok {
+		return ""
+	}
+	return SchemaHash(t)
+}
+
+// SchemaHash is a tool's contract as authorizations bind to it and drift
+// compares it (DESIGN.md "What an authorization binds to"): "sha256:" and
+// the 64 hex of the canonical JSON (keys sorted, no white space) of its
+// input_schema, output_schema (null: the catalogue has none yet), read_only
+// and external_access. Its description is not part of it.
+func SchemaHash(t Tool) string {
+	in := t.InputSchema
+	if in == nil {
+		in = map[string]any{}
+	}
+	raw, err := json.Marshal(map[string]any{"input_schema": in, "output_schema": nil,
+		"read_only": t.ReadOnly, "external_access": t.ExternalAccess})
+	if err != nil {
+		// Tools hold JSON-decoded values only; this cannot fail.
+		panic("procedures: a tool schema does not marshal: " + err.Error())
+	}
+	sum := sha256.Sum256(raw)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
 // Has reports whether the catalogue lists a tool named name (what
 // signature.Names asks of it).
 func (c *Catalogue) Has(name string) bool {

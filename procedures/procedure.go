@@ -36,6 +36,10 @@ type Grant struct {
 	GrantedAt time.Time `json:"granted_at"`
 	Reason    string    `json:"reason"`
 	CodeHash  string    `json:"code_hash"`
+	// Binding is what was granted (the procedure's current version then);
+	// nil for a grant stored before bindings or imported unbound, which is
+	// never active (InactiveUnbound).
+	Binding *Binding `json:"binding,omitempty"`
 }
 
 // Held reports whether g is a grant its procedure holds: stored and

@@ -142,6 +142,10 @@ type TurnRecord struct {
 	// (rejected, expired, cancelled): the audit record, id included, which
 	// the requester's denied answer carries. It holds no values (CheckAudit).
 	Denial *Decision `json:"denial,omitempty"`
+	// Binding is what was submitted (pending) and then what the operator
+	// approved (approved): an approved turn runs only while the block,
+	// analysed again, still has it (Binding.Check). Nil runs nothing.
+	Binding *Binding `json:"binding,omitempty"`
 }
 
 // Purged returns r as it is stored: a turn that is done keeps neither code
@@ -203,6 +207,10 @@ type SessionPolicy struct {
 	// approval set the policy; "" for a policy stored or dumped before
 	// policies were bound, which applies to nobody.
 	RequestedBy string `json:"requested_by"`
+	// Binding is what the operator approved; nil for a policy stored before
+	// bindings or imported unbound, which applies to no one
+	// (InactiveUnbound).
+	Binding *Binding `json:"binding,omitempty"`
 }
 
 // AppliesTo reports whether p decides the turns of requester: only those of

@@ -22,10 +22,11 @@ FOREACH (_ IN CASE WHEN write AND $grant IS NOT NULL THEN [1] ELSE [] END |
       p.grant_by = $grant.grantedBy,
       p.grant_at = $grant.grantedAt,
       p.grant_reason = $grant.reason,
-      p.grant_code_hash = $expectHash
+      p.grant_code_hash = $expectHash,
+      p.grant_binding = $grant.binding
 )
 FOREACH (_ IN CASE WHEN write AND $grant IS NULL THEN [1] ELSE [] END |
-  REMOVE p.grant_enabled, p.grant_by, p.grant_at, p.grant_reason, p.grant_code_hash
+  REMOVE p.grant_enabled, p.grant_by, p.grant_at, p.grant_reason, p.grant_code_hash, p.grant_binding
 )
 RETURN ok, created, same,
 #include procedure

@@ -13,7 +13,7 @@ MERGE (p:Procedure {name: r.name})
   ON CREATE SET p.signature = r.signature, p.summary = r.summary, p.frequency = 0, p.use_count = r.use_count,
     p.created_at = r.created_at, p.updated_at = r.updated_at, p.last_used_at = r.last_used_at,
     p.grant_enabled = r.grant_enabled, p.grant_by = r.grant_by, p.grant_at = r.grant_at,
-    p.grant_reason = r.grant_reason, p.grant_code_hash = r.grant_code_hash,
+    p.grant_reason = r.grant_reason, p.grant_code_hash = r.grant_code_hash, p.grant_binding = r.grant_binding,
     p.retired_at = r.retired_at, p.retired_by = r.retired_by, p.retired_reason = r.retired_reason,
     p.code_hash = r.current, p._new = true
 WITH p, r, p._new IS NOT NULL AS created

@@ -25,6 +25,7 @@ const (
 	pGrantAt
 	pGrantReason
 	pGrantCodeHash
+	pGrantBinding
 	pRetiredAt
 	pRetiredBy
 	pRetiredReason
@@ -37,7 +38,7 @@ var procedureFields = []string{
 	pName: "name", pSignature: "signature", pSummary: "summary", pFrequency: "frequency",
 	pUseCount: "use_count", pCreatedAt: "created_at", pUpdatedAt: "updated_at",
 	pLastUsedAt: "last_used_at", pGrantEnabled: "grant_enabled", pGrantBy: "grant_by",
-	pGrantAt: "grant_at", pGrantReason: "grant_reason", pGrantCodeHash: "grant_code_hash",
+	pGrantAt: "grant_at", pGrantReason: "grant_reason", pGrantCodeHash: "grant_code_hash", pGrantBinding: "grant_binding",
 	pRetiredAt: "retired_at", pRetiredBy: "retired_by", pRetiredReason: "retired_reason",
 	pVersion: "version", pCauses: "causes",
 }
@@ -89,6 +90,13 @@ func decodeProcedure(v any) (*procedures.Procedure, error) {
 			GrantedAt: f.time(pGrantAt),
 			Reason:    f.str(pGrantReason),
 			CodeHash:  f.str(pGrantCodeHash),
+		}
+		if !f.null(pGrantBinding) {
+			b, err := decodeBinding(f.str(pGrantBinding))
+			if err != nil {
+				return nil, err
+			}
+			p.Grant.Binding = b
 		}
 	}
 	if !f.null(pRetiredAt) {

@@ -168,6 +168,13 @@ func dumpProcedures(ctx context.Context, tx neo4j.ManagedTransaction, after stri
 		if r.m["grant_enabled"] != nil {
 			p.Grant = &procedures.Grant{Enabled: r.bool("grant_enabled"), GrantedBy: r.str("grant_by"), GrantedAt: r.time("grant_at"),
 				Reason: r.str("grant_reason"), CodeHash: r.str("grant_code_hash")}
+			if s, ok := r.m["grant_binding"].(string); ok {
+				b, err := decodeBinding(s)
+				if err != nil {
+					return nil, err
+				}
+				p.Grant.Binding = b
+			}
 		}
 		if r.m["retired_at"] != nil {
 			p.Retired = &procedures.Retirement{RetiredBy: r.str("retired_by"), RetiredAt: r.time("retired_at"), Reason: r.str("retired_reason")}

@@ -192,9 +192,10 @@ func loadRow(r procedures.DumpRecord) (map[string]any, error) {
 		return map[string]any{"name": r.Cause.Name, "description": r.Cause.Description}, nil
 	case procedures.DumpProcedure:
 		p := r.Procedure
+		var err error
 		row := map[string]any{"name": p.Name, "signature": p.Signature, "summary": p.Summary, "frequency": p.Frequency,
 			"use_count": p.UseCount, "created_at": dbTime(p.CreatedAt), "updated_at": dbTime(p.UpdatedAt), "last_used_at": nil,
-			"current": p.Current, "grant_enabled": nil, "grant_by": nil, "grant_at": nil, "grant_reason": nil, "grant_code_hash": nil,
+			"current": p.Current, "grant_enabled": nil, "grant_by": nil, "grant_at": nil, "grant_reason": nil, "grant_code_hash": nil, "grant_binding": nil,
 			"retired_at": nil, "retired_by": nil, "retired_reason": nil, "search_parts": nil, "search_text": nil}
 		if parts := procedures.MergeSearchParts(nil, p.SearchParts); len(parts) > 0 {
 			row["search_parts"], row["search_text"] = stringList(parts), procedures.SearchDocument(parts)
@@ -205,6 +206,9 @@ func loadRow(r procedures.DumpRecord) (map[string]any, error) {
 		if g := p.Grant; g != nil {
 			row["grant_enabled"], row["grant_by"], row["grant_at"] = g.Enabled, g.GrantedBy, dbTime(g.GrantedAt)
 			row["grant_reason"], row["grant_code_hash"] = g.Reason, g.CodeHash
+			if row["grant_binding"], err = encodeBinding(g.Binding); err != nil {
+				return nil, err
+			}
 		}
 		if rt := p.Retired; rt != nil {
 			row["retired_at"], row["retired_by"], row["retired_reason"] = dbTime(rt.RetiredAt), rt.RetiredBy, rt.Reason

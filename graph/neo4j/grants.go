@@ -2,6 +2,7 @@ package neo4jstore
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -64,7 +65,13 @@ func (s *Store) SetGrant(ctx context.Context, name string, g *procedures.Grant, 
 			"grantedBy": g.GrantedBy,
 			"grantedAt": dbTimeOrNil(g.GrantedAt),
 			"reason":    g.Reason,
+			"binding":   nil,
 		}
+		b, err := encodeBinding(g.Binding)
+		if err != nil {
+			return nil, err
+		}
+		params["grant"].(map[string]any)["binding"] = b
 	}
 	recs, err := query(ctx, s, "set grant", neo4j.AccessModeWrite, "grant", params)
 	if err != nil {
@@ -109,4 +116,26 @@ func appended(rec *neo4j.Record, params map[string]any) error {
 		return procedures.Errorf(procedures.CodeConflict, "decision %s already exists", params["id"])
 	}
 	return nil
+}
+
+// encodeBinding is a grant's binding as its grant_binding property: its
+// JSON, or nil (no property) for a grant without one.
+func encodeBinding(b *procedures.Binding) (any, error) {
+	if b == nil {
+		return nil, nil
+	}
+	raw, err := json.Marshal(b)
+	if err != nil {
+		return nil, procedures.Errorf(procedures.CodeInvalid, "the grant's binding cannot be stored: %v", err)
+	}
+	return string(raw), nil
+}
+
+// decodeBinding reads a grant_binding property.
+func decodeBinding(s string) (*procedures.Binding, error) {
+	b := new(procedures.Binding)
+	if err := json.Unmarshal([]byte(s), b); err != nil {
+		return nil, procedures.Errorf(procedures.CodeInternal, "a stored grant binding does not decode: %v", err)
+	}
+	return b, nil
 }

@@ -59,6 +59,7 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) procedures.Store) {
 		{"Naming", testNaming},
 		{"Retire", testRetire},
 		{"Turns", testTurns},
+		{"Bindings", testBindings},
 		{"Search", testSearch},
 		{"Views", testViews},
 		{"SearchCatalogue", testSearchCatalogue},
