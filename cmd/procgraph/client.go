@@ -12,6 +12,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	ptext "github.com/procgraph/procgraph/internal/text"
 )
 
 // client talks to a procgraph server: PROCGRAPH_URL (default
@@ -41,26 +43,29 @@ type apiError struct {
 
 // Error is the first line; detail lines follow, indented, for what a
 // person needs next: the reason, the decision, the server's suggestion,
-// where in the code.
+// where in the code. Every part the server sent is shown visibly
+// (text.VisibleLine): it may quote what an agent wrote, and no part can
+// start a line of its own.
 func (e *apiError) Error() string {
+	v := func(x any) string { return ptext.VisibleLine(fmt.Sprint(x)) }
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s (HTTP %d): %s", e.Code, e.Status, e.Message)
+	fmt.Fprintf(&b, "%s (HTTP %d): %s", v(e.Code), e.Status, v(e.Message))
 	if r, ok := e.Details["reason"].(string); ok {
-		fmt.Fprintf(&b, "\n  reason: %s", r)
+		fmt.Fprintf(&b, "\n  reason: %s", v(r))
 	}
 	d, _ := e.Details["decision"].(map[string]any)
 	if d != nil {
-		fmt.Fprintf(&b, "\n  decision: %v (%v)", d["id"], d["reason"])
+		fmt.Fprintf(&b, "\n  decision: %s (%s)", v(d["id"]), v(d["reason"]))
 	}
 	suggestion, _ := e.Details["suggestion"].(string)
 	if s, ok := d["suggestion"].(string); ok && suggestion == "" {
 		suggestion = s
 	}
 	if suggestion != "" {
-		fmt.Fprintf(&b, "\n  suggestion: %s", suggestion)
+		fmt.Fprintf(&b, "\n  suggestion: %s", v(suggestion))
 	}
 	if l, ok := e.Details["line"]; ok {
-		fmt.Fprintf(&b, "\n  at: line %v, column %v, feature %v", l, e.Details["column"], e.Details["feature"])
+		fmt.Fprintf(&b, "\n  at: line %s, column %s, feature %s", v(l), v(e.Details["column"]), v(e.Details["feature"]))
 	}
 	return b.String()
 }
@@ -185,9 +190,14 @@ func failAnswer(cl *cmdline, s stdio, err error) int {
 	return fail(s.err, cl.fs.Name(), err)
 }
 
-// fail prints a command's error and returns exit code 1.
+// fail prints a command's error, visibly (an *apiError renders its parts
+// itself), and returns exit code 1.
 func fail(stderr io.Writer, cmd string, err error) int {
-	fmt.Fprintf(stderr, "procgraph %s: %v\n", cmd, err)
+	msg := err.Error()
+	if _, ok := err.(*apiError); !ok {
+		msg = ptext.Visible(msg)
+	}
+	fmt.Fprintf(stderr, "procgraph %s: %s\n", cmd, msg)
 	return 1
 }
 
@@ -210,24 +220,39 @@ func printJSON(w io.Writer, v any) {
 	_ = enc.Encode(v)
 }
 
-// table prints a header and rows, aligned.
+// The human renderings below show every value through text.Visible (a
+// cell or a value: text.VisibleLine): values are what agents and tool
+// servers wrote, and a person must read them as they are, not as a
+// terminal would act on them.
+
+// table prints a header and rows, aligned; each cell on its line.
 func table(w io.Writer, header string, rows [][]string) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, header)
 	for _, r := range rows {
-		fmt.Fprintln(tw, strings.Join(r, "\t"))
+		cells := make([]string, len(r))
+		for i, c := range r {
+			cells[i] = ptext.VisibleLine(c)
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
 	tw.Flush()
 }
 
-// keyValues prints "key: value" lines, values aligned; pairs alternate
-// key and value.
+// keyValues prints "key: value" lines, values aligned, each on its line;
+// pairs alternate key and value.
 func keyValues(w io.Writer, pairs ...string) {
 	tw := tabwriter.NewWriter(w, 0, 4, 1, ' ', 0)
 	for i := 0; i+1 < len(pairs); i += 2 {
-		fmt.Fprintf(tw, "%s:\t%s\n", pairs[i], pairs[i+1])
+		fmt.Fprintf(tw, "%s:\t%s\n", pairs[i], ptext.VisibleLine(pairs[i+1]))
 	}
 	tw.Flush()
+}
+
+// block prints text of many lines (code, a run's output) after a blank
+// line, ending in one newline.
+func block(w io.Writer, s string) {
+	fmt.Fprintf(w, "\n%s\n", ptext.Visible(strings.TrimRight(s, "\n")))
 }
 
 func yesNo(b bool) string {

@@ -82,7 +82,7 @@ func printProcedure(w io.Writer, p *procedures.Procedure) {
 	}
 	kv = append(kv, "summary", p.Summary)
 	keyValues(w, kv...)
-	fmt.Fprintf(w, "\n%s\n", p.Code)
+	block(w, p.Code)
 }
 
 // dialectFor is the dialect of a procedure file: the --dialect flag when
@@ -151,7 +151,7 @@ func cmdVersions(ctx context.Context, args []string, s stdio) int {
 		return newClient().call(ctx, cl, s, "GET", path+"/"+pathSegment(pos[1]), nil, nil, &v, func(w io.Writer) {
 			keyValues(w, "code hash", v.CodeHash, "status", string(v.Status), "current", yesNo(v.Current),
 				"frequency", strconv.FormatInt(v.Frequency, 10), "captured at", v.CapturedAt.Format(timeLayout), "dialect", v.Dialect)
-			fmt.Fprintf(w, "\n%s\n", v.Code)
+			block(w, v.Code)
 		})
 	}
 	var out struct {

@@ -81,10 +81,8 @@ func printReplay(w io.Writer, r *replay.InvokeResult) {
 	kv = append(kv, "calls", strings.Join(calls, ", "))
 	keyValues(w, kv...)
 	if r.Output != "" {
-		fmt.Fprintf(w, "output:\n%s", r.Output)
-		if !strings.HasSuffix(r.Output, "\n") {
-			fmt.Fprintln(w)
-		}
+		fmt.Fprint(w, "output:")
+		block(w, r.Output)
 	}
 }
 
@@ -205,7 +203,7 @@ func cmdDecisions(ctx context.Context, args []string, s stdio) int {
 		}
 		table(w, "AT\tID\tKIND\tPROCEDURE\tCODE HASH\tOUTCOME\tREASON\tACTOR\tPHASE\tNOTE", rows)
 		if out.Next != nil {
-			fmt.Fprintf(w, "older: procgraph decisions --before %s\n", *out.Next)
+			keyValues(w, "older", "procgraph decisions --before "+*out.Next)
 		}
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 
+	ptext "github.com/procgraph/procgraph/internal/text"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/signature"
 )
@@ -54,7 +55,7 @@ func cmdSignature(ctx context.Context, args []string, s stdio) int {
 	if err != nil {
 		var se *signature.Error
 		if errors.As(err, &se) {
-			fmt.Fprintf(s.err, "%s: %s (feature: %s)\n", pos[0], se.Message, se.Feature)
+			fmt.Fprintf(s.err, "%s: %s (feature: %s)\n", ptext.VisibleLine(pos[0]), ptext.VisibleLine(se.Message), ptext.VisibleLine(se.Feature))
 			return 1
 		}
 		return fail(s.err, "signature", err)
@@ -77,7 +78,7 @@ func cmdSignature(ctx context.Context, args []string, s stdio) int {
 		"read-only", yesNo(out.ReadOnly), "state-changing tools", strings.Join(out.StateChangingTools, ", "),
 		"unknown tools", strings.Join(out.UnknownTools, ", "))
 	for _, w := range out.Warnings {
-		fmt.Fprintf(s.out, "warning: %s\n", w.Message) // the message starts with its position
+		fmt.Fprintf(s.out, "warning: %s\n", ptext.VisibleLine(w.Message)) // the message starts with its position
 	}
 	return 0
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	ptext "github.com/procgraph/procgraph/internal/text"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/sandbox"
@@ -56,7 +57,7 @@ func cmdRun(ctx context.Context, args []string, s stdio) int {
 		AllowMutating: *allowMutating, Runner: pool, Dispatcher: d,
 	})
 	if err != nil {
-		fmt.Fprintf(s.err, "procgraph run: %s\n", runError(err))
+		fmt.Fprintf(s.err, "procgraph run: %s\n", ptext.Visible(runError(err)))
 		return 1
 	}
 	if cl.asJSON() {

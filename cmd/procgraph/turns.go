@@ -153,6 +153,12 @@ func cmdApprovalsShow(ctx context.Context, args []string, s stdio) int {
 		if len(a.UnknownTools) > 0 {
 			kv = append(kv, "unknown tools", strings.Join(a.UnknownTools, ", "))
 		}
+		if a.Opaque {
+			kv = append(kv, "opaque", "yes: it uses tools other than as tools.NAME(...)")
+		}
+		for _, p := range a.Procedures {
+			kv = append(kv, "calls procedure", fmt.Sprintf("%s (read-only %s, auto-run %s)", p.Name, yesNo(p.ReadOnly), yesNo(p.AutoRun)))
+		}
 		if a.Summary != "" {
 			kv = append(kv, "summary", a.Summary)
 		}
@@ -164,7 +170,7 @@ func cmdApprovalsShow(ctx context.Context, args []string, s stdio) int {
 		}
 		keyValues(w, kv...)
 		if a.Code != "" {
-			fmt.Fprintf(w, "\n%s\n", strings.TrimRight(a.Code, "\n"))
+			block(w, a.Code)
 		}
 	})
 }
