@@ -1,6 +1,7 @@
 package mcpserve
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"github.com/procgraph/procgraph/auth"
+	ptext "github.com/procgraph/procgraph/internal/text"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 )
@@ -141,15 +143,7 @@ func (h *Handler) review(ctx context.Context, req *mcp.CallToolRequest, c caller
 	if err != nil {
 		return nil, err
 	}
-	msg := fmt.Sprintf("Review turn %s: it calls %s", id, strings.Join(appr.Signature, ", "))
-	if len(appr.StateChangingTools) > 0 {
-		msg += " and changes state through " + strings.Join(appr.StateChangingTools, ", ")
-	}
-	if len(appr.UnknownTools) > 0 {
-		msg += "; unknown tools (refused at run time): " + strings.Join(appr.UnknownTools, ", ")
-	}
-	msg += ".\n\n" + appr.Code
-	res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: msg, RequestedSchema: reviewSchema})
+	res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: reviewMessage(appr), RequestedSchema: reviewSchema})
 	if err != nil {
 		h.log.Warn().Err(err).Str("turn", id).Msg("mcp: review by elicitation failed; the approval stays pending")
 		return pendingResult(appr.Turn, sug)
@@ -182,6 +176,39 @@ func (h *Handler) review(ctx context.Context, req *mcp.CallToolRequest, c caller
 	}
 	ans.Suggestion = sug
 	return turnResult(ans)
+}
+
+// reviewMessage is the review an operator reads in the MCP client: the
+// signature, classification and code hash the server computed, then the
+// agent's summary and code. Everything an agent or the catalogue wrote is
+// shown visibly (text.Visible; one-line fields text.VisibleLine), so the
+// message reads as what runs.
+func reviewMessage(a *replay.Approval) string {
+	line := func(xs []string) string { return ptext.VisibleLine(strings.Join(xs, ", ")) }
+	var b strings.Builder
+	fmt.Fprintf(&b, "Review turn %s.\n", ptext.VisibleLine(a.ID))
+	fmt.Fprintf(&b, "Session: %s\nRequested by: %s\n", ptext.VisibleLine(a.SessionID), ptext.VisibleLine(a.RequestedBy))
+	fmt.Fprintf(&b, "Signature: %s\n", cmp.Or(line(a.Signature), "(no tools)"))
+	if a.ReadOnly {
+		b.WriteString("Read-only: yes\n")
+	} else {
+		fmt.Fprintf(&b, "Read-only: no: it changes state through %s\n", cmp.Or(line(a.StateChangingTools), "what the catalogue does not declare read-only"))
+	}
+	if len(a.UnknownTools) > 0 {
+		fmt.Fprintf(&b, "Unknown tools (refused at run time): %s\n", line(a.UnknownTools))
+	}
+	if a.Opaque {
+		b.WriteString("Opaque: yes (it uses tools other than as tools.NAME(...))\n")
+	}
+	for _, p := range a.Procedures {
+		fmt.Fprintf(&b, "Calls procedure: %s (read-only %t, auto-run %t)\n", ptext.VisibleLine(p.Name), p.ReadOnly, p.AutoRun)
+	}
+	fmt.Fprintf(&b, "Code hash: %s\n", ptext.VisibleLine(a.CodeHash))
+	if a.Summary != "" {
+		fmt.Fprintf(&b, "Summary (the agent's): %s\n", ptext.VisibleLine(a.Summary))
+	}
+	b.WriteString("\nCode:\n" + ptext.Visible(a.Code))
+	return b.String()
 }
 
 // awaitApproval is await_approval: it waits for the operator, then runs an
@@ -232,15 +259,15 @@ func turnResult(ans *replay.TurnAnswer) (*mcp.CallToolResult, error) {
 func pendingResult(t procedures.Turn, sug *procedures.Suggestion) (*mcp.CallToolResult, error) {
 	body := map[string]any{"turn": t, "pending_approval": t.ID,
 		"next": "an operator must approve this block: call await_approval with id " + t.ID}
-	text := "pending approval " + t.ID + ": an operator must approve this block; call await_approval with this id"
+	msg := "pending approval " + t.ID + ": an operator must approve this block; call await_approval with this id"
 	if sug != nil {
 		body["suggestion"] = sug
-		text += ". " + sug.Message
+		msg += ". " + sug.Message
 	}
 	res, err := jsonResult(body, nil)
 	if err != nil {
 		return nil, err
 	}
-	res.Content = append([]mcp.Content{&mcp.TextContent{Text: text}}, res.Content...)
+	res.Content = append([]mcp.Content{&mcp.TextContent{Text: ptext.Visible(msg)}}, res.Content...)
 	return res, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	ptext "github.com/procgraph/procgraph/internal/text"
 )
@@ -152,5 +155,51 @@ func TestCLIOutputVisible(t *testing.T) {
 	_, stdout, _ := runMain(t, "procedures", "show", name, "--json")
 	if !strings.Contains(stdout, `\u001b[2K\u001b[G`) {
 		t.Errorf("--json is not the server's JSON:\n%s", stdout)
+	}
+}
+
+// TestMCPReviewVisible: the review an operator reads in an MCP client
+// (the elicitation's message) shows the signature, the classification and
+// the code hash the server computed next to the code, and the agent's
+// code and summary with their escape sequences and bidi controls
+// visible, never raw.
+func TestMCPReviewVisible(t *testing.T) {
+	up := mustUpstream(t)
+	s := mustServe(t, serverOpts{Upstream: up, AllowMutating: true})
+	var message string
+	sess := mustMCPClient(t, s, "/mcp/interactive", &mcp.ClientOptions{
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			message = req.Params.Message
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		},
+	})
+	res := callRunCode(t, sess, map[string]any{"code": hidingCode, "summary": hidingSummary + "\u202e", "session_id": "m\u2066"})
+	if !res.IsError {
+		t.Fatalf("a declined review ran: %s", mcpText(res))
+	}
+	up.mustSeeNothing(t, "a declined review")
+	t.Logf("the review:\n%s", message)
+	if i := strings.IndexFunc(message, ptext.Hidden); i >= 0 {
+		t.Errorf("the review holds %U raw: %q", []rune(message[i:])[0], message)
+	}
+	var ap struct {
+		CodeHash string `json:"code_hash"`
+	}
+	var list struct {
+		Approvals []struct {
+			ID string `json:"id"`
+		} `json:"approvals"`
+	}
+	s.get(t, "/v1/approvals?status=rejected").Into(t, &list)
+	if len(list.Approvals) != 1 {
+		t.Fatalf("approvals: %v", list)
+	}
+	s.get(t, "/v1/approvals/"+list.Approvals[0].ID).Into(t, &ap)
+	for _, want := range []string{`(?m)^Signature: get_task_jobs_summary, kill_job$`, `(?m)^Read-only: no: it changes state through kill_job$`,
+		`(?m)^Code hash: ` + ap.CodeHash + `$`, `(?m)^Session: m\\u2066$`, `(?m)^Summary \(the agent's\): routine read\\u000d\\u001b\[7A.*\\u202e$`,
+		`(?m)^tools\.kill_job\(panda_id=666\)$`, `note = "\\u001b\]0;owned\\u0007\\u001b\[1A`} {
+		if !regexp.MustCompile(want).MatchString(message) {
+			t.Errorf("the review does not match %s", want)
+		}
 	}
 }

@@ -32,5 +32,26 @@ func init() {
 			Packages: []string{"./cmd/procgraph"},
 			Tests:    []string{"TestCLIOutputVisible"},
 		},
+		{
+			Name:     "mcpserve/review-code-raw",
+			Why:      "the MCP review (elicitation) message embeds the agent's code raw: its escape sequences rewrite what the operator reads",
+			Edits:    []Edit{{Dir: "mcpserve", Find: `b.WriteString("\nCode:\n" + ptext.Visible(a.Code))`, Replace: `b.WriteString("\nCode:\n" + a.Code)`}},
+			Packages: []string{"./cmd/procgraph"},
+			Tests:    []string{"TestMCPReviewVisible"},
+		},
+		{
+			Name:     "mcpserve/review-summary-raw",
+			Why:      "the MCP review shows the agent's summary raw",
+			Edits:    []Edit{{Dir: "mcpserve", Find: "ptext.VisibleLine(a.Summary)", Replace: "a.Summary"}},
+			Packages: []string{"./cmd/procgraph"},
+			Tests:    []string{"TestMCPReviewVisible"},
+		},
+		{
+			Name:     "mcpserve/review-wrong-classification",
+			Why:      "the MCP review says read-only for a block that changes state (the classification is not the server's)",
+			Edits:    []Edit{{Dir: "mcpserve", Find: "if a.ReadOnly {", Replace: "if true {"}},
+			Packages: []string{"./cmd/procgraph"},
+			Tests:    []string{"TestMCPReviewVisible"},
+		},
 	}...)
 }
