@@ -25,14 +25,17 @@ const procPrefix = "proc__"
 
 // Analysis is the result of analysing a block.
 type Analysis struct {
-	Signature  []string  // sorted, de-duplicated names N of every tools.N on the predeclared tools
-	Name       string    // the proc__ name of Signature (Name)
-	CodeHash   string    // CodeHash of the code as captured, before any rewrite
-	Parameters []string  // sorted free variables other than tools and Starlark universe built-ins
-	ProcRefs   []string  // the Signature entries that start with "proc__", sorted
-	Opaque     bool      // any use of the predeclared tools other than tools.N
-	Warnings   []Warning // one per opaque use, plus other advisory notes, by position
-	Source     string    // the Starlark block the sandbox runs (code itself for dialect starlark)
+	Signature []string // sorted, de-duplicated names N of every tools.N on the predeclared tools
+	Name      string   // the proc__ name of Signature (Name)
+	CodeHash  string   // CodeHash of the code as captured, before any rewrite
+	// StatementHash is the hash of Source's tokens (StatementHash): two
+	// blocks with one CodeHash and one StatementHash are one program.
+	StatementHash string
+	Parameters    []string  // sorted free variables other than tools and Starlark universe built-ins
+	ProcRefs      []string  // the Signature entries that start with "proc__", sorted
+	Opaque        bool      // any use of the predeclared tools other than tools.N
+	Warnings      []Warning // one per opaque use, plus other advisory notes, by position
+	Source        string    // the Starlark block the sandbox runs (code itself for dialect starlark)
 	// Flows lists every parameter passed directly as a keyword argument of
 	// a tool call (tools.N(k=param)), sorted by parameter, tool, keyword,
 	// position: where the procedure's typed input schema comes from.
@@ -86,8 +89,13 @@ func analyze(code string, dialect Dialect, eager bool) (*Analysis, error) {
 		}
 		return nil, err
 	}
+	// The code's tokens are always needed: where its string literals are
+	// (checkSeparators) and, for dialect starlark, the statement hash.
+	tokens()
+	if err := checkSeparators(code, toks); err != nil {
+		return nil, err
+	}
 	if eager {
-		tokens()
 		if f := checkFeatures(code, toks, dialect); f != nil || terr != nil {
 			return fail(nil)
 		}
@@ -118,6 +126,14 @@ func analyze(code string, dialect Dialect, eager bool) (*Analysis, error) {
 		sortWarnings(a.Warnings)
 	}
 	a.CodeHash = CodeHash(code)
+	if terr != nil {
+		return fail(terr) // Starlark accepted what the tokenizer did not: refuse it
+	}
+	if source == code {
+		a.StatementHash = statementHash(code, toks)
+	} else if a.StatementHash, err = StatementHash(source); err != nil {
+		return fail(err)
+	}
 	if len(a.Signature) == 0 {
 		msg := "the code calls no tool (no tools.NAME): an empty signature is not a procedure"
 		if a.Opaque {

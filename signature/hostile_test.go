@@ -44,7 +44,7 @@ func TestHostileInput(t *testing.T) {
 		{"invalid UTF-8", call + "y = \"\xff\xfe\"\n", Starlark, "encoding"},
 		{"truncated rune", call + "y = \xc3", PythonAsync, "encoding"},
 		{"BOM", "\ufeff" + call, Starlark, "syntax"},
-		{"form feed and vertical tab", call + "\f\vy = 1\n", Starlark, "syntax"},
+		{"form feed and vertical tab", call + "\f\vy = 1\n", Starlark, "line_separator"},
 		{"unterminated triple at EOF", call + "s = '''", PythonAsync, "syntax"},
 		{"backslash at EOF", call + "\\", Starlark, "syntax"},
 		{"lone quote", "'", Starlark, "syntax"},

@@ -28,7 +28,7 @@ func TestPositionsPointIntoOriginal(t *testing.T) {
 		{"warning after gather", "r = await asyncio.gather(tools.a(q=\"ü\"), dir(tools))\n", PythonAsync, "", "tools))", 0},
 		{"warning second line", "x = await tools.a()\ny = await asyncio.gather(x, tools)\n", PythonAsync, "", "tools)", 0},
 		{"crlf", "x = tools.a()\r\ny = x +\r\n", Starlark, "syntax", "+\r", 1},
-		{"cr only async", "x = await tools.a()\ry = await x +\r", PythonAsync, "syntax", "+\r", 1},
+		{"cr only async", "x = await tools.a()\ry = await x +\r", PythonAsync, "line_separator", "\ry", 0},
 		{"tab", "x = tools.a()\nif x:\n\ty = x +\n", Starlark, "syntax", "+\n", 1},
 		{"feature in async", "x = await asyncio.gather(tools.a())\ntry:\n  pass\n", PythonAsync, "try", "try", 0},
 	}
