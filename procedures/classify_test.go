@@ -3,6 +3,7 @@ package procedures
 import (
 	"io"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -204,25 +205,47 @@ func TestErrorCode(t *testing.T) {
 }
 
 func TestAutoRunState(t *testing.T) {
-	grant := &Grant{Enabled: true, GrantedBy: "alice", CodeHash: "h1"}
+	bound := &Binding{CodeHash: "h1", StatementHash: "s1", Signature: []string{"a", "proc__x"}, ReadOnly: true,
+		StateChangingTools: []string{}, Tools: []BoundTool{{Name: "a", SchemaHash: "t1"}},
+		Nested: []BoundNested{{Name: "proc__x", CodeHash: "x1", ReadOnly: true, StateChangingTools: []string{}}}}
+	grant := &Grant{Enabled: true, GrantedBy: "alice", CodeHash: "h1", Binding: bound}
+	unbound := &Grant{Enabled: true, GrantedBy: "alice", CodeHash: "h1"}
+	changed := func(edit func(b *Binding)) *Binding {
+		b := *bound
+		b.Tools, b.Nested = slices.Clone(b.Tools), slices.Clone(b.Nested)
+		edit(&b)
+		return &b
+	}
 	tests := []struct {
 		name     string
 		p        Procedure
+		cur      *Binding
 		readOnly bool
 		mutating bool
 		active   bool
 		inactive string
 	}{
-		{"active", Procedure{CodeHash: "h1", Status: StatusSucceeded, Grant: grant}, true, false, true, ""},
-		{"code changed", Procedure{CodeHash: "h2", Status: StatusSucceeded, Grant: grant}, true, false, false, InactiveCodeChanged},
-		{"no longer read-only", Procedure{CodeHash: "h1", Status: StatusSucceeded, Grant: grant}, false, false, false, InactiveNotReadOnly},
-		{"state-changing with mutating on", Procedure{CodeHash: "h1", Status: StatusSucceeded, Grant: grant}, false, true, true, ""},
-		{"not succeeded", Procedure{CodeHash: "h1", Status: StatusFailed, Grant: grant}, true, false, false, InactiveNotSucceeded},
-		{"no grant", Procedure{CodeHash: "h1", Status: StatusSucceeded}, true, false, false, ""},
+		{"active", Procedure{CodeHash: "h1", Status: StatusSucceeded, Grant: grant}, bound, true, false, true, ""},
+		{"code changed", Procedure{CodeHash: "h2", Status: StatusSucceeded, Grant: grant}, bound, true, false, false, InactiveCodeChanged},
+		{"no longer read-only", Procedure{CodeHash: "h1", Status: StatusSucceeded, Grant: grant}, bound, false, false, false, InactiveNotReadOnly},
+		{"state-changing with mutating on", Procedure{CodeHash: "h1", Status: StatusSucceeded, Grant: grant}, bound, false, true, true, ""},
+		{"not succeeded", Procedure{CodeHash: "h1", Status: StatusFailed, Grant: grant}, bound, true, false, false, InactiveNotSucceeded},
+		{"no grant", Procedure{CodeHash: "h1", Status: StatusSucceeded}, nil, true, false, false, ""},
+		{"unbound", Procedure{CodeHash: "h1", Status: StatusSucceeded, Grant: unbound}, bound, true, false, false, InactiveUnbound},
+		{"another program, one code hash", Procedure{CodeHash: "h1", Status: StatusSucceeded, Grant: grant},
+			changed(func(b *Binding) { b.StatementHash = "s2" }), true, false, false, InactiveCodeChanged},
+		{"reclassified", Procedure{CodeHash: "h1", Status: StatusSucceeded, Grant: grant},
+			changed(func(b *Binding) { b.ReadOnly, b.StateChangingTools = false, []string{"a"} }), false, true, false, InactiveReclassified},
+		{"catalogue drift", Procedure{CodeHash: "h1", Status: StatusSucceeded, Grant: grant},
+			changed(func(b *Binding) { b.Tools[0].SchemaHash = "t2" }), true, false, false, InactiveCatalogueDrift},
+		{"nested changed", Procedure{CodeHash: "h1", Status: StatusSucceeded, Grant: grant},
+			changed(func(b *Binding) { b.Nested[0].CodeHash = "x2" }), true, false, false, InactiveNestedChanged},
+		{"nested absent at review", Procedure{CodeHash: "h1", Status: StatusSucceeded, Grant: &Grant{Enabled: true, CodeHash: "h1",
+			Binding: changed(func(b *Binding) { b.Nested[0].CodeHash = NestedAbsent })}}, bound, true, false, false, InactiveNestedChanged},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			a := autoRunState(&tc.p, tc.readOnly, tc.mutating)
+			a := autoRunState(&tc.p, tc.readOnly, tc.cur, tc.mutating)
 			if a.Active != tc.active {
 				t.Fatalf("Active = %v, want %v", a.Active, tc.active)
 			}

@@ -18,7 +18,8 @@ type AutoRunRequest struct {
 	Actor   string
 }
 
-// SetAutoRun grants (bound to the current code hash) or revokes durable
+// SetAutoRun grants (bound to the current version as it is classified now:
+// Grant.Binding) or revokes durable
 // auto-run, and audits it with one decision record. Returns CodeNotFound,
 // CodeInvalid, or CodeConflict with details reason "not_read_only" (a
 // state-changing procedure while mutating auto-run is off),
@@ -69,7 +70,8 @@ func (s *Service) setAutoRun(ctx context.Context, r AutoRunRequest, mayRetry boo
 	rec, err := s.rec.RecordWith(d, func(d Decision) error {
 		var g *Grant
 		if r.Enabled {
-			g = &Grant{Enabled: true, GrantedBy: d.Actor, GrantedAt: d.At, Reason: d.Note, CodeHash: p.CodeHash}
+			g = &Grant{Enabled: true, GrantedBy: d.Actor, GrantedAt: d.At, Reason: d.Note, CodeHash: p.CodeHash,
+				Binding: v.procBinding(p, v.classify(p.Signature))}
 		}
 		var err error
 		stored, err = s.store.SetGrant(ctx, p.Name, g, p.CodeHash, d)

@@ -18,6 +18,10 @@ type Block struct {
 	Class       Classification
 	Refs        map[string]*Procedure
 	InputSchema map[string]any
+	// Binding is the block as an authorization given now binds to it: its
+	// hashes (the analysis's), classification, tools' schema hashes and
+	// nested procedures. Everything in it was read by ClassifyBlock.
+	Binding *Binding
 }
 
 // ClassifyBlock classifies an analysed block under the current catalogue.
@@ -36,6 +40,7 @@ func (s *Service) ClassifyBlock(ctx context.Context, a *signature.Analysis) (*Bl
 		}
 	}
 	b.InputSchema, _ = TypedSchema(nil, a.Parameters, a.Flows, v.cat)
+	b.Binding = v.bindingOf(a.CodeHash, a.StatementHash, a.Signature, b.Class)
 	return b, nil
 }
 

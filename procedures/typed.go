@@ -223,40 +223,56 @@ func intersectTypes(a, b []string) []string {
 // maxCachedFlows bounds the flow cache; it is emptied when full.
 const maxCachedFlows = 8192
 
-// flowCache holds the keyword flows of analysed code by code hash: a code
-// hash names one code, whose analysis never changes.
+// flowCache holds what decoration needs of analysed code by code hash —
+// its keyword flows and its statement hash — with the code itself: two
+// texts may share a code hash (signature.Analysis.StatementHash), so an
+// entry serves only the very code it was analysed from.
 type flowCache struct {
 	mu sync.Mutex
-	m  map[string][]signature.Flow
+	m  map[string]analysed
+}
+
+// analysed is a flowCache entry.
+type analysed struct {
+	code      string
+	flows     []signature.Flow
+	statement string
 }
 
 // flows returns the keyword flows of p's current code (nil when it has no
 // code or it no longer analyses).
-func (c *flowCache) flows(p *Procedure) []signature.Flow {
+func (c *flowCache) flows(p *Procedure) []signature.Flow { return c.get(p).flows }
+
+// statementHash returns the statement hash of p's current code ("" when it
+// has no code or it no longer analyses: bound to nothing, see Binding.Check).
+func (c *flowCache) statementHash(p *Procedure) string { return c.get(p).statement }
+
+func (c *flowCache) get(p *Procedure) analysed {
 	if p.Code == "" || p.CodeHash == "" {
-		return nil
+		return analysed{}
 	}
 	c.mu.Lock()
-	fs, ok := c.m[p.CodeHash]
+	e, ok := c.m[p.CodeHash]
 	c.mu.Unlock()
-	if ok {
-		return fs
+	if ok && e.code == p.Code {
+		return e
 	}
 	d, err := signature.ParseDialect(p.Dialect)
 	if err != nil {
-		return nil
+		return analysed{}
 	}
 	a, err := signature.Analyze(p.Code, d)
 	if err != nil {
-		return nil
+		return analysed{}
 	}
+	e = analysed{code: p.Code, flows: a.Flows, statement: a.StatementHash}
 	c.mu.Lock()
 	if c.m == nil || len(c.m) >= maxCachedFlows {
-		c.m = map[string][]signature.Flow{}
+		c.m = map[string]analysed{}
 	}
-	c.m[p.CodeHash] = a.Flows
+	c.m[p.CodeHash] = e
 	c.mu.Unlock()
-	return a.Flows
+	return e
 }
 
 // SchemaKey is a stable key of a JSON-like schema (its JSON, keys sorted):

@@ -89,7 +89,11 @@ func (v *view) decorate(p *Procedure) {
 	p.ExternalAccess = c.ExternalAccess
 	p.Problem = c.Problem
 	p.Exposed = ClassOf(p.Status, p.Opaque, p.Signature, c, p.Retired != nil).Exposed(v.allowMutating)
-	p.AutoRun = autoRunState(p, c.ReadOnly, v.allowMutating)
+	var bound *Binding
+	if p.Grant.Held() {
+		bound = v.procBinding(p, c)
+	}
+	p.AutoRun = autoRunState(p, c.ReadOnly, bound, v.allowMutating)
 	p.Description = d.description
 	p.InputSchema = d.schema
 	if len(d.typeWarnings) > 0 {
@@ -114,10 +118,18 @@ const (
 	InactiveNotSucceeded = "not_succeeded"
 )
 
+// procBinding is the binding of p's current version classified as c in v:
+// what a grant given now binds to (Binding).
+func (v *view) procBinding(p *Procedure, c Classification) *Binding {
+	return v.bindingOf(p.CodeHash, v.flows.statementHash(p), p.Signature, c)
+}
+
 // autoRunState derives the API's auto_run object: a grant is active only
-// while its code hash is current, the procedure succeeded, and it is
-// read-only or mutating auto-run is on.
-func autoRunState(p *Procedure, readOnly, allowMutating bool) AutoRun {
+// while its code hash is current, the procedure succeeded, it is read-only
+// or mutating auto-run is on, and what it was granted for is unchanged
+// (Binding.Check against cur, p's binding now: unbound, code_changed,
+// nested_changed, reclassified, catalogue_drift).
+func autoRunState(p *Procedure, readOnly bool, cur *Binding, allowMutating bool) AutoRun {
 	g := p.Grant
 	if !g.Held() {
 		return AutoRun{}
@@ -133,7 +145,11 @@ func autoRunState(p *Procedure, readOnly, allowMutating bool) AutoRun {
 	case !readOnly && !allowMutating:
 		a.InactiveReason = ptr(InactiveNotReadOnly)
 	default:
-		a.Active = true
+		if why := g.Binding.Check(cur); why != "" {
+			a.InactiveReason = ptr(why)
+		} else {
+			a.Active = true
+		}
 	}
 	return a
 }

@@ -21,15 +21,22 @@ import (
 // arguments validated, its own allow-set applied, and its success counted
 // under the same usage key (without the request's cause, which named the
 // outer procedure).
+//
+// bound, when set, is the binding of the authorization the outermost run
+// was allowed by (a session policy, an approved turn, a durable grant: its
+// procedures.Binding.Nested): a nested procedure that is not, right now,
+// the one bound there is refused (nested_changed) before it is decided —
+// what a reviewer approved does not cover a procedure they never saw.
 type chain struct {
 	req      InvokeRequest
 	usageKey string
 	path     []string
+	bound    *procedures.Binding
 }
 
 // push returns the chain one level deeper, running name.
 func (c *chain) push(name string) *chain {
-	return &chain{req: c.req, usageKey: c.usageKey, path: append(slices.Clip(c.path), name)}
+	return &chain{req: c.req, usageKey: c.usageKey, path: append(slices.Clip(c.path), name), bound: c.bound}
 }
 
 // toolCaller is the ToolCaller of one run: it re-checks the allow-set, sends
@@ -127,4 +134,18 @@ func nestedError(name string, err error) *sandbox.Error {
 		return &sandbox.Error{Code: sandbox.ToolFailed, Tool: name, Message: "no procedure " + name}
 	}
 	return &sandbox.Error{Code: sandbox.RuntimeError, Tool: name, Message: name + ": " + a.Message}
+}
+
+// refuseNested records and returns the denial (reason nested_changed) of a
+// nested replay whose procedure is not the one the chain's authorization
+// bound (chain.bound): nothing of it runs.
+func (r *Replayer) refuseNested(ctx context.Context, c *chain, prep *prepared) error {
+	d := procedures.Decision{Kind: procedures.KindInvoke, Procedure: prep.p.Name, CodeHash: prep.p.CodeHash, Phase: c.req.Phase,
+		Outcome: procedures.Denied, Reason: procedures.ReasonNestedChanged, Actor: c.req.Actor, AllowedTools: []string{},
+		Note: bindingNote(c.bound)}
+	d, err := r.record(ctx, d)
+	if err != nil {
+		return err
+	}
+	return deniedError(d)
 }

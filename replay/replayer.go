@@ -260,8 +260,11 @@ func (r *Replayer) decide(ctx context.Context, c *chain, prep *prepared) (proced
 		Kind: procedures.KindInvoke, Procedure: prep.p.Name, CodeHash: prep.p.CodeHash, Phase: req.Phase,
 		Outcome: v.Outcome, Reason: v.Reason, Actor: req.Actor, AllowedTools: allowed, Suggestion: v.Suggestion,
 	}
-	if v.Reason == procedures.ReasonOperatorReviewed {
+	switch v.Reason {
+	case procedures.ReasonOperatorReviewed:
 		d.Note = "reviewed by " + req.ReviewedBy
+	case procedures.ReasonDurableAutoRun:
+		d.Note = bindingNote(prep.p.Grant.Binding)
 	}
 	d, err := r.record(ctx, d)
 	return d, v, allowed, err
@@ -303,12 +306,18 @@ func (r *Replayer) replay(ctx context.Context, c *chain, name string, args map[s
 	if err != nil {
 		return nil, err
 	}
-	d, _, allowed, err := r.decide(ctx, c, prep)
+	if len(c.path) > 0 && c.bound.CheckNested(name, prep.p) != "" {
+		return nil, r.refuseNested(ctx, c, prep)
+	}
+	d, v, allowed, err := r.decide(ctx, c, prep)
 	if err != nil {
 		return nil, err
 	}
 	if d.Outcome != procedures.Allowed {
 		return nil, deniedError(d)
+	}
+	if len(c.path) == 0 && v.Reason == procedures.ReasonDurableAutoRun {
+		c = &chain{req: c.req, usageKey: c.usageKey, bound: prep.p.Grant.Binding}
 	}
 	runner := r.runner
 	if len(c.path) > 0 {

@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -122,6 +123,9 @@ type block struct {
 	norm map[string]any // the arguments as validated (stored while pending)
 	c    procedures.Classification
 	refs map[string]*procedures.Procedure
+	// bind is the block as an authorization binds to it now
+	// (procedures.Block.Binding).
+	bind *procedures.Binding
 }
 
 // analyse checks a block as any turn: code (CodeInvalidCode,
@@ -157,8 +161,7 @@ func (g *Gate) analyse(ctx context.Context, code, dialect string, args map[strin
 	if err != nil {
 		return nil, err
 	}
-	c, refs := blk.Class, blk.Refs
-	return &block{a: a, args: bound, norm: norm, c: c, refs: refs}, nil
+	return &block{a: a, args: bound, norm: norm, c: blk.Class, refs: blk.Refs, bind: blk.Binding}, nil
 }
 
 // procOnly reports whether every signature entry is a proc__ reference, and
@@ -243,7 +246,14 @@ func (g *Gate) Submit(ctx context.Context, req TurnRequest) (*TurnAnswer, error)
 			return nil, err
 		}
 		if ok && p.AppliesTo(req.Actor) {
-			policy, in.Policy = p, p.Policy
+			// A policy applies only to what the operator approved: else the
+			// turn is reviewed again, as if there were none.
+			if why := p.Binding.Check(b.bind); why != "" {
+				g.r.log.Info().Str("code_hash", b.a.CodeHash).Str("session", req.SessionID).Str("inactive_reason", why).
+					Msg("turn: the session's policy is inactive")
+			} else {
+				policy, in.Policy = p, p.Policy
+			}
 		}
 	}
 	v := procedures.DecideTurn(in)
@@ -279,13 +289,16 @@ func (g *Gate) decideAndRun(ctx context.Context, req TurnRequest, b *block, v pr
 	})
 	if !v.Pending {
 		t.Deadline = t.RequestedAt.Add(g.r.timeout())
-		reviewer := ""
-		if v.Reason == procedures.ReasonSessionPolicy {
-			reviewer = policy.SetBy
+		reviewer, note := "", ""
+		switch v.Reason {
+		case procedures.ReasonSessionPolicy:
+			reviewer, note = policy.SetBy, bindingNote(policy.Binding)
+		case procedures.ReasonDurableAutoRun:
+			note = b.grantsNote()
 		}
-		return g.runNow(ctx, t, b, v, req, reviewer, arrived)
+		return g.runNow(ctx, t, b, v, req, reviewer, note, arrived)
 	}
-	rec := procedures.TurnRecord{Turn: t, Code: req.Code, Dialect: req.Dialect, Arguments: b.norm, Capture: req.Capture}
+	rec := procedures.TurnRecord{Turn: t, Code: req.Code, Dialect: req.Dialect, Arguments: b.norm, Capture: req.Capture, Binding: b.bind}
 	rec.Status = procedures.TurnPending
 	rec.Deadline = t.RequestedAt.Add(g.opts.ApprovalTimeout)
 	if err := g.svc.Turns().CreateApproval(ctx, rec, g.opts.MaxPending, g.r.now()); err != nil {
@@ -316,7 +329,7 @@ func (g *Gate) decideAndRun(ctx context.Context, req TurnRequest, b *block, v pr
 
 // runNow records the decision on a turn decided at once and runs it when
 // allowed.
-func (g *Gate) runNow(ctx context.Context, t procedures.Turn, b *block, v procedures.TurnVerdict, req TurnRequest, reviewer string, arrived time.Time) (*TurnAnswer, error) {
+func (g *Gate) runNow(ctx context.Context, t procedures.Turn, b *block, v procedures.TurnVerdict, req TurnRequest, reviewer, note string, arrived time.Time) (*TurnAnswer, error) {
 	ctx, cancel := context.WithDeadline(ctx, arrived.Add(g.r.timeout()))
 	defer cancel()
 	if !v.Allowed() {
@@ -335,13 +348,32 @@ func (g *Gate) runNow(ctx context.Context, t procedures.Turn, b *block, v proced
 		defer release()
 	}
 	allowed := AllowSet(b.a.Signature, b.c, Verdict{Outcome: procedures.Allowed, StateChanging: v.StateChanging})
-	d, err := g.r.record(ctx, g.turnDecision(t, b, v, allowed))
+	d := g.turnDecision(t, b, v, allowed)
+	d.Note = note
+	d, err := g.r.record(ctx, d)
 	if err != nil {
 		return nil, err
 	}
 	ans := g.execute(ctx, t, b, d, allowed, reviewer)
 	g.capture(ctx, ans, req.Code, req.Dialect, req.Capture)
 	return ans, nil
+}
+
+// bindingNote is how a decision names the binding of the authorization
+// that allowed it (procedures.Binding.Hash).
+func bindingNote(b *procedures.Binding) string { return "binding " + b.Hash() }
+
+// grantsNote names the bindings of the grants that allowed a proc__-only
+// block (block.procOnly), by procedure.
+func (b *block) grantsNote() string {
+	var s strings.Builder
+	s.WriteString("grants")
+	for _, n := range b.a.ProcRefs {
+		if p := b.refs[n]; p != nil && p.Grant != nil {
+			s.WriteString(" " + n + " " + p.Grant.Binding.Hash())
+		}
+	}
+	return s.String()
 }
 
 // turnDecision is the one decision (kind turn) on t.
@@ -361,7 +393,7 @@ func turnDenied(d procedures.Decision) error {
 
 // execute runs an allowed turn in the sandbox.
 func (g *Gate) execute(ctx context.Context, t procedures.Turn, b *block, d procedures.Decision, allowed []string, reviewer string) *TurnAnswer {
-	c := &chain{usageKey: procedures.UsageKey(t.SessionID, ""), req: InvokeRequest{
+	c := &chain{usageKey: procedures.UsageKey(t.SessionID, ""), bound: b.bind, req: InvokeRequest{
 		Name: b.a.Name, Phase: t.Phase, SessionID: t.SessionID, Actor: t.RequestedBy,
 		ReviewedBy: reviewer, ReviewerHasGrantScope: reviewer != "",
 	}}

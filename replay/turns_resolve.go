@@ -45,6 +45,11 @@ func (g *Gate) Run(ctx context.Context, id, actor string) (*TurnAnswer, error) {
 	if b.a.CodeHash != cur.CodeHash {
 		return nil, procedures.Errorf(procedures.CodeInternal, "the approved block of turn %s no longer analyses as approved; it will not run", id)
 	}
+	// What the operator approved must still be what runs: else the turn is
+	// denied (the agent submits it again, and it is reviewed again).
+	if why := cur.Binding.Check(b.bind); why != "" {
+		return nil, g.denyApproved(ctx, cur, b, why)
+	}
 	// Only a turn that passed every check waits for a sandbox slot.
 	if a := g.r.opts.Admission; a != nil {
 		release, err := a.Acquire(ctx, cur.RequestedBy)
@@ -57,6 +62,7 @@ func (g *Gate) Run(ctx context.Context, id, actor string) (*TurnAnswer, error) {
 	next := *cur
 	next.Status = procedures.TurnRunning
 	d := g.turnDecision(cur.Turn, b, v, allowed)
+	d.Note = bindingNote(cur.Binding)
 	_, built, err := g.transition(ctx, next, []procedures.TurnStatus{procedures.TurnApproved}, true, d)
 	if err != nil {
 		return nil, err
@@ -66,6 +72,29 @@ func (g *Gate) Run(ctx context.Context, id, actor string) (*TurnAnswer, error) {
 	g.finish(ctx, next, ans)
 	g.notify(id)
 	return ans, nil
+}
+
+// denyApproved denies the approved turn cur, whose binding no longer holds
+// for b (why is procedures.Binding.Check's reason; a nested procedure that
+// changed is denied nested_changed): the denial is recorded with the
+// transition to denied, and nothing runs.
+func (g *Gate) denyApproved(ctx context.Context, cur *procedures.TurnRecord, b *block, why string) error {
+	next := *cur
+	next.Status = procedures.TurnDenied
+	reason := why
+	if why == procedures.InactiveNestedChanged {
+		reason = procedures.ReasonNestedChanged
+	}
+	d := g.turnDecision(cur.Turn, b, procedures.TurnVerdict{Outcome: procedures.Denied, Reason: reason}, []string{})
+	d.Note = bindingNote(cur.Binding)
+	out, _, err := g.transition(ctx, next, []procedures.TurnStatus{procedures.TurnApproved}, true, d)
+	if err != nil {
+		return err
+	}
+	g.notify(cur.ID)
+	g.r.log.Info().Str("turn", cur.ID).Str("code_hash", cur.CodeHash).Str("inactive_reason", why).
+		Msg("turn denied: what the operator approved is no longer what would run")
+	return g.deniedTurn(out)
 }
 
 // finish marks the claimed turn running done with its run's status — a
@@ -174,6 +203,7 @@ func (g *Gate) Resolve(ctx context.Context, req ResolveRequest) (*procedures.Tur
 	}
 	next.Turn = b.turnOf(next.Turn)
 	next.Code = code
+	next.Binding = b.bind
 	only, _ := b.procOnly()
 	if req.Choice == procedures.ChoiceAutoRun && only {
 		if err := g.checkGrantable(b); err != nil {
@@ -228,7 +258,7 @@ func (g *Gate) remember(ctx context.Context, req ResolveRequest, b *block, procO
 		}
 	case req.Choice == procedures.ChoiceAutoRun || req.Choice == procedures.ChoiceAlwaysAsk:
 		_, err := g.svc.SetPolicy(ctx, procedures.SessionPolicy{SessionID: cur.SessionID, CodeHash: b.a.CodeHash,
-			Policy: req.Choice, Summary: cur.Summary, SetBy: req.Actor, RequestedBy: cur.RequestedBy}, req.Reason)
+			Policy: req.Choice, Summary: cur.Summary, SetBy: req.Actor, RequestedBy: cur.RequestedBy, Binding: b.bind}, req.Reason)
 		return err
 	}
 	return nil
