@@ -15,9 +15,12 @@ import (
 // (relative to the module root), becomes Replace. Runs of white space in
 // Find match any run of white space, so gofmt re-aligning a line does not
 // unapply a mutant; a fragment that moved to another file of the package
-// is still found.
+// is still found. Files, when set, is the glob of Dir's files searched
+// instead of "*.go": files a package embeds (the console's "*.js"), which
+// the overlay replaces in the build as it does Go files.
 type Edit struct {
 	Dir     string
+	Files   string
 	Find    string
 	Replace string
 }
@@ -47,9 +50,13 @@ func apply(root string, m Mutant) ([]mutated, error) {
 			return nil, fmt.Errorf("edit %d: empty fragment", i+1)
 		}
 		dir := filepath.Join(root, filepath.FromSlash(e.Dir))
-		names, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		glob := e.Files
+		if glob == "" {
+			glob = "*.go"
+		}
+		names, err := filepath.Glob(filepath.Join(dir, glob))
 		if err != nil || len(names) == 0 {
-			return nil, fmt.Errorf("edit %d: no Go files in %s", i+1, e.Dir)
+			return nil, fmt.Errorf("edit %d: no %s files in %s", i+1, glob, e.Dir)
 		}
 		sort.Strings(names)
 		re := e.pattern()

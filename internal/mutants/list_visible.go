@@ -53,5 +53,33 @@ func init() {
 			Packages: []string{"./cmd/procgraph"},
 			Tests:    []string{"TestMCPReviewVisible"},
 		},
+		{
+			Name:     "ui/text-raw",
+			Why:      "the console inserts text raw (dom.js): an agent's escape sequences and bidi controls reach the DOM in cards, code views and tables",
+			Edits:    []Edit{{Dir: "ui/static", Files: "dom.js", Find: "el.append(c instanceof Node ? c : visible(c));", Replace: "el.append(c instanceof Node ? c : document.createTextNode(String(c)));"}},
+			Packages: []string{"./cmd/procgraph"},
+			Tests:    []string{"TestConsoleVisible"},
+		},
+		{
+			Name:     "ui/graph-label-raw",
+			Why:      "the graph explorer draws a cause's or procedure's name raw on the canvas",
+			Edits:    []Edit{{Dir: "ui/static/pages", Files: "graph.js", Find: "shown: visibleText(n.label, true)", Replace: "shown: n.label"}},
+			Packages: []string{"./cmd/procgraph"},
+			Tests:    []string{"TestConsoleVisible"},
+		},
+		{
+			Name:     "ui/editor-raw",
+			Why:      "the approval card's code editor holds the code raw: what the operator edits is not what the card shows",
+			Edits:    []Edit{{Dir: "ui/static/pages", Files: "approvals.js", Find: "const edited = editableText(code);", Replace: "const edited = code;"}},
+			Packages: []string{"./cmd/procgraph"},
+			Tests:    []string{"TestConsoleVisible"},
+		},
+		{
+			Name:     "ui/card-without-code-hash",
+			Why:      "the approval card does not show the code hash the server computed beside the code",
+			Edits:    []Edit{{Dir: "ui/static/pages", Files: "approvals.js", Find: "h('p', { class: 'muted code-hash' }, 'code hash ' + (a.code_hash || '')),", Replace: ""}},
+			Packages: []string{"./cmd/procgraph"},
+			Tests:    []string{"TestConsoleVisible"},
+		},
 	}...)
 }

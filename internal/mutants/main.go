@@ -213,18 +213,35 @@ func (r *runner) judge(ctx context.Context, m Mutant) (status, detail string) {
 // checkOverlay asks the go command which source files it builds, with the
 // overlay, for each mutated file's package: each mutated file must be one
 // of them under the path the overlay replaces (a path spelled differently,
-// through a symbolic link, would be silently ignored).
+// through a symbolic link, would be silently ignored). A file that is not
+// Go must be embedded by the package of its directory or of one above it.
 func (r *runner) checkOverlay(ctx context.Context, overlay string, files []mutated) error {
 	for _, f := range files {
-		cmd := exec.CommandContext(ctx, "go", "list", "-overlay", overlay, "-f", `{{range .GoFiles}}{{$.Dir}}/{{.}}{{"\n"}}{{end}}`, ".")
-		cmd.Dir = filepath.Dir(f.path)
-		out, err := cmd.Output()
-		if err != nil {
-			return fmt.Errorf("go list in %s: %v", cmd.Dir, err)
+		list := `{{range .GoFiles}}{{$.Dir}}/{{.}}{{"\n"}}{{end}}`
+		dirs := []string{filepath.Dir(f.path)}
+		if !strings.HasSuffix(f.path, ".go") {
+			list = `{{range .EmbedFiles}}{{$.Dir}}/{{.}}{{"\n"}}{{end}}`
+			for d := filepath.Dir(dirs[0]); d != filepath.Dir(d) && strings.HasPrefix(d, r.root); d = filepath.Dir(d) {
+				dirs = append(dirs, d)
+			}
 		}
-		if !slices.Contains(strings.Split(string(out), "\n"), filepath.ToSlash(f.path)) {
+		if !r.builds(ctx, overlay, list, dirs, f.path) {
 			return fmt.Errorf("the go command does not build %s as the overlay names it", f.path)
 		}
 	}
 	return nil
+}
+
+// builds reports whether the package of one of dirs lists path (list is
+// the go list template of the files to look among).
+func (r *runner) builds(ctx context.Context, overlay, list string, dirs []string, path string) bool {
+	for _, dir := range dirs {
+		cmd := exec.CommandContext(ctx, "go", "list", "-overlay", overlay, "-f", list, ".")
+		cmd.Dir = dir
+		out, err := cmd.Output()
+		if err == nil && slices.Contains(strings.Split(string(out), "\n"), filepath.ToSlash(path)) {
+			return true
+		}
+	}
+	return false
 }

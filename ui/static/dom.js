@@ -1,7 +1,63 @@
 // dom.js: the only way the console builds elements. Every value becomes a
 // text node or a property; nothing is ever parsed as HTML, and links only
-// point inside the console (#/...).
+// point inside the console (#/...). Text is shown visibly (visible): a
+// character that could hide or reorder what is shown is never inserted
+// raw.
 import { queryString } from './api.js';
+
+// HIDDEN matches what internal/text's Visible escapes (text.Hidden: the C0
+// controls but newline and tab, DEL, C1, the format characters — bidi
+// controls among them —, U+2028, U+2029 and the fillers that render as
+// nothing), a lone surrogate (the console's form of a byte that is not
+// UTF-8), and, for visibleText only, a backslash followed by "u".
+// HIDDEN_LINE escapes newline and tab too. The shared cases:
+// internal/text/testdata/visible.json (TestConsoleVisible).
+const HIDDEN_CLASS = '[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u2028\\u2029\\u115f\\u1160\\u3164\\uffa0\\p{Cf}]|[\\ud800-\\udfff]';
+const HIDDEN = new RegExp(HIDDEN_CLASS + '|\\\\(?=u)', 'gu');
+const HIDDEN_LINE = new RegExp(HIDDEN_CLASS + '|[\\n\\t]|\\\\(?=u)', 'gu');
+const MARKED = new RegExp(HIDDEN_CLASS, 'gu');
+
+// escapeOf is a character's escape: \u001b, or \u{e0001} above U+FFFF.
+function escapeOf(ch) {
+  const cp = ch.codePointAt(0);
+  return cp > 0xffff ? '\\u{' + cp.toString(16) + '}' : '\\u' + cp.toString(16).padStart(4, '0');
+}
+
+// visibleText is text.Visible's rendering of s as a string, for where no
+// element can mark an escape (a graph label on the canvas, an attribute,
+// an editor): every hidden character as its escape, and a backslash
+// followed by "u" as \u005c, so every \u is an escape. line: newline and
+// tab too (text.VisibleLine).
+export function visibleText(s, line) {
+  return String(s).replace(line ? HIDDEN_LINE : HIDDEN, escapeOf);
+}
+
+// editableText is s for an editor: every hidden character as its escape
+// (as text), backslashes as written.
+export function editableText(s) {
+  return String(s).replace(MARKED, escapeOf);
+}
+
+// visible is s as nodes: text nodes, and each hidden character as a
+// marked <span class="esc"> showing its escape (\u001b), titled with its
+// code point. The mark tells an escape from the same text typed, so a
+// backslash stays as written.
+export function visible(s) {
+  const str = String(s);
+  const out = document.createDocumentFragment();
+  let last = 0;
+  for (const m of str.matchAll(MARKED)) {
+    if (m.index > last) out.append(document.createTextNode(str.slice(last, m.index)));
+    const esc = document.createElement('span');
+    esc.className = 'esc';
+    esc.textContent = escapeOf(m[0]);
+    esc.setAttribute('title', 'hidden character U+' + m[0].codePointAt(0).toString(16).toUpperCase().padStart(4, '0'));
+    out.append(esc);
+    last = m.index + m[0].length;
+  }
+  if (last < str.length) out.append(document.createTextNode(str.slice(last)));
+  return out;
+}
 
 // h builds an element: props are attributes (class, title, ...), event
 // listeners (onclick, ...) or properties (value, checked, disabled);
@@ -14,7 +70,8 @@ export function h(tag, props, ...children) {
     else if (k.startsWith('on') && typeof v === 'function') el.addEventListener(k.slice(2), v);
     else if (k === 'href') el.setAttribute('href', safeHref(v));
     else if (k === 'value' || k === 'checked' || k === 'disabled' || k === 'selected') el[k] = v;
-    else if (/^(id|title|type|name|placeholder|for|colspan|role|min|max|step|maxlength|aria-[a-z]+|data-[a-z-]+|autocomplete|rows|cols|spellcheck)$/.test(k)) el.setAttribute(k, String(v));
+    else if (k === 'title' || k === 'placeholder' || k === 'aria-label') el.setAttribute(k, visibleText(v, true));
+    else if (/^(id|type|name|for|colspan|role|min|max|step|maxlength|aria-[a-z]+|data-[a-z-]+|autocomplete|rows|cols|spellcheck)$/.test(k)) el.setAttribute(k, String(v));
     else throw new Error('dom.h: attribute not allowed: ' + k);
   }
   append(el, children);
@@ -24,7 +81,7 @@ export function h(tag, props, ...children) {
 function append(el, children) {
   for (const c of children.flat(Infinity)) {
     if (c === null || c === undefined || c === false) continue;
-    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    el.append(c instanceof Node ? c : visible(c));
   }
 }
 

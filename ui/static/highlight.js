@@ -1,6 +1,7 @@
 // highlight.js: simple syntax highlighting of Starlark and Python code,
-// built from text nodes inside spans (never HTML).
-import { h } from './dom.js';
+// built from text nodes inside spans (never HTML), hidden characters
+// marked (dom.js visible).
+import { h, visible } from './dom.js';
 
 const KEYWORDS = new Set(('and as assert async await break class continue def del elif else except finally for from global if ' +
   'import in is lambda load nonlocal not or pass raise return try while with yield True False None').split(' '));
@@ -14,7 +15,7 @@ export function highlight(code) {
   let last = 0;
   let prevTools = false;
   for (const m of String(code).matchAll(TOKEN)) {
-    if (m.index > last) out.append(document.createTextNode(code.slice(last, m.index)));
+    if (m.index > last) out.append(visible(code.slice(last, m.index)));
     const [text, comment, str, num, ident] = m;
     let cls = '';
     if (comment) cls = 'tok-comment';
@@ -24,9 +25,9 @@ export function highlight(code) {
     else if (ident && prevTools) cls = 'tok-tool';
     else if (ident === 'tools') cls = 'tok-builtin';
     prevTools = ident === 'tools' && code[m.index + text.length] === '.';
-    out.append(cls ? h('span', { class: cls }, text) : document.createTextNode(text));
+    out.append(cls ? h('span', { class: cls }, text) : visible(text));
     last = m.index + text.length;
   }
-  if (last < code.length) out.append(document.createTextNode(code.slice(last)));
+  if (last < code.length) out.append(visible(code.slice(last)));
   return h('pre', { class: 'code' }, out);
 }

@@ -1,10 +1,12 @@
-// pages/approvals.js: the pending approvals (the turn gate): code,
-// signature, read-only badges and a deadline countdown; approve (run once,
-// auto-run, always ask), reject, or edit the code and approve. The queue
+// pages/approvals.js: the pending approvals (the turn gate): code beside
+// the signature, classification and code hash the server computed,
+// read-only badges and a deadline countdown; approve (run once, auto-run,
+// always ask), reject, or edit the code and approve. The agent's text is
+// shown visibly (dom.js visible): hidden characters are marked escapes. The queue
 // follows the change feed (GET /v1/changes) without reloading: new
 // approvals appear, resolved ones leave, and what an operator is typing
 // stays. A slow poll covers approvals created on another instance.
-import { h, badge, when, errorBox } from '../dom.js';
+import { h, badge, when, errorBox, editableText } from '../dom.js';
 import { api, get, hasScope, follow } from '../api.js';
 import { highlight } from '../highlight.js';
 
@@ -63,13 +65,19 @@ function approvalCard(a, canGrant, refresh) {
   };
   const out = h('div', { class: 'approval-result' });
   const reason = h('input', { class: 'approval-reason', placeholder: 'reason (required)', maxlength: 2048 });
-  const editor = h('textarea', { class: 'approval-code', rows: 8, cols: 80, spellcheck: 'false', value: a.code || '' });
+  // The editor holds the code as the card shows it (dom.js editableText):
+  // a hidden character as its escape (\u001b, as text). What an operator
+  // edits and submits is what they read; unedited, the code runs as the
+  // server holds it.
+  const code = a.code || '';
+  const edited = editableText(code);
+  const editor = h('textarea', { class: 'approval-code', rows: 8, cols: 80, spellcheck: 'false', value: edited });
   editor.hidden = true;
   const resolve = async (choice) => {
     const r = reason.value.trim();
     if (!r) { out.replaceChildren(h('p', { class: 'error', role: 'alert' }, 'A reason is required.')); reason.focus(); return; }
     const body = { choice, reason: r };
-    if (!editor.hidden && choice !== 'reject' && editor.value !== a.code) body.code = editor.value;
+    if (!editor.hidden && choice !== 'reject' && editor.value !== edited) body.code = editor.value;
     try {
       await api('POST', '/v1/approvals/' + encodeURIComponent(a.id) + '/resolve', { body });
       await refresh();
@@ -83,9 +91,11 @@ function approvalCard(a, canGrant, refresh) {
     h('p', { class: 'badges' }, a.read_only ? badge('read-only', 'ok') : badge('state-changing', 'warn'), a.opaque ? badge('opaque', 'warn') : null,
       ' ', countdown),
     h('p', { class: 'muted' }, `session ${a.session_id} · ${a.phase} · requested by ${a.requested_by} at ${when(a.requested_at)}`),
-    h('p', null, 'Signature: ', (a.signature || []).map((t) => badge(t, 'tool')),
+    h('p', { class: 'signature' }, 'Signature: ', (a.signature || []).map((t) => badge(t, 'tool')),
       (a.state_changing_tools || []).length ? h('span', { class: 'muted' }, ' state-changing: ' + a.state_changing_tools.join(', ')) : null),
+    (a.unknown_tools || []).length ? h('p', { class: 'unknown-tools' }, 'Unknown tools (refused at run time): ', a.unknown_tools.map((t) => badge(t, 'warn'))) : null,
     (a.procedures || []).length ? h('p', null, 'Procedures: ', a.procedures.map((p) => badge(p.name + (p.read_only ? ' (read-only)' : ''), 'tool'))) : null,
+    h('p', { class: 'muted code-hash' }, 'code hash ' + (a.code_hash || '')),
     highlight(a.code || ''),
     a.arguments ? h('pre', { class: 'code approval-arguments' }, JSON.stringify(a.arguments, null, 2)) : null,
     canGrant ? [editor, h('div', { class: 'actions' }, reason,

@@ -2,7 +2,7 @@
 // tools from GET /v1/graph; node size by frequency, edge width by edge
 // frequency, colour by read-only / state-changing / unknown; click a node
 // to expand it; filter by cause or tool; pick a layout; export.
-import { h, route, withQuery, download, errorBox } from '../dom.js';
+import { h, route, withQuery, download, errorBox, visibleText } from '../dom.js';
 import { get, api } from '../api.js';
 
 const LAYOUTS = ['auto', 'cose', 'breadthfirst', 'concentric', 'circle', 'grid'];
@@ -73,7 +73,7 @@ function elements(graph) {
   const els = [];
   for (const n of graph.nodes || []) {
     const p = n.properties || {};
-    els.push({ group: 'nodes', data: { id: n.id, label: n.label, kind: n.kind, cls: p.class || (n.kind === 'cause' ? 'cause' : 'unknown'), frequency: Number(p.frequency || 0) } });
+    els.push({ group: 'nodes', data: { id: n.id, label: n.label, shown: visibleText(n.label, true), kind: n.kind, cls: p.class || (n.kind === 'cause' ? 'cause' : 'unknown'), frequency: Number(p.frequency || 0) } });
   }
   for (const e of graph.edges || []) {
     els.push({ group: 'edges', data: { id: e.source + '\u0000' + e.kind + '\u0000' + e.target, source: e.source, target: e.target, kind: e.kind, frequency: Number(e.frequency || 0) } });
@@ -87,11 +87,11 @@ function elements(graph) {
 function style(big) {
   const labels = big ? [
     { selector: 'node', style: { label: '' } },
-    { selector: 'node:selected, node.near', style: { label: 'data(label)' } },
+    { selector: 'node:selected, node.near', style: { label: 'data(shown)' } },
   ] : [];
   return [
     { selector: 'node', style: {
-      label: 'data(label)', 'font-size': 10, 'min-zoomed-font-size': 7, 'text-valign': 'bottom', 'text-margin-y': 3,
+      label: 'data(shown)', 'font-size': 10, 'min-zoomed-font-size': 7, 'text-valign': 'bottom', 'text-margin-y': 3,
       'text-wrap': 'ellipsis', 'text-max-width': 160, color: '#222',
       width: 'mapData(frequency, 0, 20, 18, 60)', height: 'mapData(frequency, 0, 20, 18, 60)', 'background-color': '#868e96' } },
     { selector: 'node[cls = "read_only"]', style: { 'background-color': COLOURS.read_only } },
