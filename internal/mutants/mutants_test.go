@@ -11,14 +11,18 @@ import (
 )
 
 // mustModule writes a small module: package calc with Add (tested) and Sub
-// (untested), and returns its directory.
+// (untested), and package words, which embeds data/word.txt (tested), and
+// returns its directory.
 func mustModule(tb testing.TB) string {
 	tb.Helper()
 	dir := tb.TempDir()
 	files := map[string]string{
-		"go.mod":            "module example.com/m\n\ngo 1.22\n",
-		"calc/calc.go":      "package calc\n\n// Add adds.\nfunc Add(a, b int) int { return a + b }\n\n// Sub subtracts.\nfunc Sub(a, b int) int {\n\treturn a - b\n}\n",
-		"calc/calc_test.go": "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 3) != 5 {\n\t\tt.Fatal(\"Add(2, 3) != 5\")\n\t}\n}\n\n// a + b appears here too: test files are never mutated.\n",
+		"go.mod":              "module example.com/m\n\ngo 1.22\n",
+		"calc/calc.go":        "package calc\n\n// Add adds.\nfunc Add(a, b int) int { return a + b }\n\n// Sub subtracts.\nfunc Sub(a, b int) int {\n\treturn a - b\n}\n",
+		"calc/calc_test.go":   "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 3) != 5 {\n\t\tt.Fatal(\"Add(2, 3) != 5\")\n\t}\n}\n\n// a + b appears here too: test files are never mutated.\n",
+		"words/words.go":      "package words\n\nimport _ \"embed\"\n\n// Word is data/word.txt.\n//\n//go:embed data/word.txt\nvar Word string\n",
+		"words/data/word.txt": "five\n",
+		"words/words_test.go": "package words\n\nimport \"testing\"\n\nfunc TestWord(t *testing.T) {\n\tif Word != \"five\\n\" {\n\t\tt.Fatal(Word)\n\t}\n}\n",
 	}
 	for name, content := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
@@ -54,6 +58,8 @@ func TestReplay(t *testing.T) {
 		{"fragment missing", mutant("missing", "return a * b", "return 0", "TestAdd"), 1, statusError, "not applied"},
 		{"fragment twice", mutant("twice", "int {", "int { panic(0)", "TestAdd"), 1, statusError, "2 times"},
 		{"does not compile", mutant("broken", "return a + b", "return a +", "TestAdd"), 1, statusError, "does not compile"},
+		{"an embedded file", Mutant{Name: "word-six", Edits: []Edit{{Dir: "words/data", Files: "*.txt", Find: "five", Replace: "six"}},
+			Packages: []string{"./words"}, Tests: []string{"TestWord"}}, 0, statusKilled, "by words TestWord"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
