@@ -2,7 +2,9 @@ package auth
 
 import (
 	"bytes"
+	"crypto/rand"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -107,7 +109,7 @@ func LoadTokensFile(path string) (*Authenticator, error) {
 		return nil, err
 	}
 	if len(f.Tokens) == 0 {
-		return nil, fmt.Errorf("%s lists no token: a tokens file must hold at least one (create one with `procgraph token create`), or give none to serve without auth on loopback", path)
+		return nil, fmt.Errorf("%s lists no token: a tokens file must hold at least one (create one with `procgraph token create`), or serve with `--auth off` on loopback", path)
 	}
 	return NewAuthenticator(f), nil
 }
@@ -116,4 +118,14 @@ func LoadTokensFile(path string) (*Authenticator, error) {
 func HashToken(token string) string {
 	sum := sha256.Sum256([]byte(token))
 	return hex.EncodeToString(sum[:])
+}
+
+// NewToken returns a fresh bearer token: "pgt_" and 32 random bytes,
+// base64url.
+func NewToken() (string, error) {
+	var raw [32]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return "", err
+	}
+	return "pgt_" + base64.RawURLEncoding.EncodeToString(raw[:]), nil
 }

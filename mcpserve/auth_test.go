@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -124,6 +125,50 @@ func TestNoAuth(t *testing.T) {
 	}
 	if _, err := New(Config{Service: e.svc, Replayer: e.rp, Phase: "later"}); err == nil {
 		t.Fatal("New accepted an unknown phase")
+	}
+}
+
+// TestNoAuthOffersNoGrant: without tokens an MCP client holds every scope
+// but grant (DESIGN.md "Secure by default"): neither endpoint lists
+// set_procedure_auto_run and a call to it by name grants nothing, and on
+// /mcp/interactive a state-changing proc__ call is not its own reviewer.
+func TestNoAuthOffersNoGrant(t *testing.T) {
+	e := newEnv(t, true)
+	sc := e.capture(stateChangingCode)
+	for _, phase := range []procedures.Phase{procedures.PhaseAutomatic, procedures.PhaseInteractive} {
+		h, err := New(Config{Service: e.svc, Replayer: e.rp, Phase: phase})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := mcp.NewClient(&mcp.Implementation{Name: "anon", Version: "v1"}, nil)
+		s, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: newTestServer(t, h)}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		for tool, err := range s.Tools(context.Background(), nil) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tool.Name == AutoRunToolName {
+				t.Fatalf("%s lists %s without auth", phase, AutoRunToolName)
+			}
+		}
+		if res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: AutoRunToolName,
+			Arguments: map[string]any{"name": sc.Name, "enabled": true, "reason": "me"}}); err == nil && !res.IsError {
+			t.Fatalf("%s: %s called without auth: %s", phase, AutoRunToolName, text(res))
+		}
+		if phase == procedures.PhaseInteractive {
+			if res := call(t, s, sc.Name, map[string]any{"task_id": 1}); !res.IsError || !strings.Contains(text(res), "review_required") {
+				t.Fatalf("an anonymous proc__ call reviewed itself: %s", text(res))
+			}
+		}
+	}
+	if p, _ := e.svc.Get(context.Background(), sc.Name); p.AutoRun.Enabled {
+		t.Fatalf("granted without auth: %+v", p.AutoRun)
+	}
+	if slices.Contains(e.up.seen(), "kill_job") {
+		t.Fatalf("the upstream saw kill_job: %v", e.up.seen())
 	}
 }
 

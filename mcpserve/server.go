@@ -1,5 +1,5 @@
 // Package mcpserve serves procgraph to MCP clients over streamable HTTP:
-// find_all_procedures, set_procedure_auto_run, and every exposed procedure
+// find_all_procedures, set_procedure_auto_run (with auth on), and every exposed procedure
 // as its proc__ tool. Calling a proc__ tool is an invoke — the same
 // decision, audit record and sandbox as POST /v1/procedures/{name}/invoke —
 // in the phase the Handler was built for.
@@ -115,7 +115,11 @@ func New(cfg Config) (*Handler, error) {
 	}
 	h := &Handler{cfg: cfg, log: cfg.Logger, current: map[string]string{}}
 	instructions := "procgraph: replay reviewed procedures (proc__ tools) in the " + string(cfg.Phase) +
-		" phase; find_all_procedures browses them, set_procedure_auto_run grants or revokes durable auto-run."
+		" phase; find_all_procedures browses them"
+	if cfg.Auth.Enabled() {
+		instructions += ", set_procedure_auto_run grants or revokes durable auto-run"
+	}
+	instructions += "."
 	h.server = mcp.NewServer(&mcp.Implementation{Name: "procgraph", Version: "v1"}, &mcp.ServerOptions{
 		Instructions: instructions,
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
@@ -208,12 +212,16 @@ type caller struct {
 
 func (c caller) has(s auth.Scope) bool { return c.scopes[s] }
 
-// callerOf returns the caller of req: the token holder, or anonymous with
-// every scope when auth is off. With auth on and no token info (which the
-// middleware prevents), the caller has no scope.
+// callerOf returns the caller of req: the token holder, or, when auth is
+// off, anonymous with every scope but grant (DESIGN.md "Secure by
+// default": an MCP client is an agent, and an agent must not grant
+// itself, by set_procedure_auto_run, reviewing its own turn by elicitation
+// or being its own reviewer on a proc__ call). With auth on and no token
+// info (which the middleware prevents), the caller has no scope.
 func (h *Handler) callerOf(req mcp.Request) caller {
 	if !h.cfg.Auth.Enabled() {
 		p := auth.Anonymous()
+		delete(p.Scopes, auth.ScopeGrant)
 		return caller{name: p.Name, scopes: p.Scopes}
 	}
 	extra := req.GetExtra()

@@ -65,7 +65,8 @@ type autoRunArgs struct {
 	Reason  string `json:"reason"`
 }
 
-// addFixedTools registers find_all_procedures and set_procedure_auto_run.
+// addFixedTools registers find_all_procedures and, with auth on,
+// set_procedure_auto_run.
 func (h *Handler) addFixedTools() error {
 	find, err := compile(findSchema)
 	if err != nil {
@@ -81,6 +82,9 @@ func (h *Handler) addFixedTools() error {
 		InputSchema: json.RawMessage(findSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
 	}, h.checked(find, auth.ScopeRead, h.find))
+	if !h.cfg.Auth.Enabled() {
+		return nil // without auth no caller holds grant (callerOf): the tool is not offered
+	}
 	h.server.AddTool(&mcp.Tool{
 		Name:        AutoRunToolName,
 		Description: "set_procedure_auto_run: grant (bound to the current code) or revoke durable auto-run of a procedure, audited with your name and reason. Needs the grant scope.",

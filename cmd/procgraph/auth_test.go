@@ -265,8 +265,14 @@ func TestRefuseToStart(t *testing.T) {
 		env  map[string]string
 		want []string
 	}{
-		{"no tokens on a public address", []string{"--addr", "0.0.0.0:0"}, nil, []string{"--addr", "loopback", "tokens"}},
-		{"no tokens on a public address (env)", nil, map[string]string{"PROCGRAPH_ADDR": "0.0.0.0:0"}, []string{"loopback"}},
+		{"auth off on a public address", []string{"--addr", "0.0.0.0:0", "--auth", "off"}, nil, []string{"--addr", "loopback", "--auth off"}},
+		{"auth off on a public address (env)", nil, map[string]string{"PROCGRAPH_ADDR": "0.0.0.0:0", "PROCGRAPH_AUTH": "off"}, []string{"loopback", "PROCGRAPH_AUTH=off"}},
+		{"auth off on a public IPv6 address", []string{"--addr", "[::]:0", "--auth", "off"}, nil, []string{"loopback"}},
+		{"auth unknown", []string{"--auth", "none"}, nil, []string{"--auth", "none"}},
+		{"auth unknown (env)", nil, map[string]string{"PROCGRAPH_AUTH": "false"}, []string{"PROCGRAPH_AUTH", "false"}},
+		{"auth off with a tokens file", []string{"--auth", "off", "--tokens-file", badHash}, nil, []string{"--auth off", "--tokens-file", "exclusive"}},
+		{"neo4j without a tokens file", nil, map[string]string{"NEO4J_URI": "bolt://127.0.0.1:1"}, []string{"--tokens-file", "neo4j"}},
+		{"neo4j with a relative tokens file", []string{"--tokens-file", "tokens.json"}, map[string]string{"NEO4J_URI": "bolt://127.0.0.1:1"}, []string{"--tokens-file", "absolute"}},
 		{"mutating autorun yes (env)", nil, map[string]string{"PROCGRAPH_ALLOW_MUTATING_AUTORUN": "yes"}, []string{"PROCGRAPH_ALLOW_MUTATING_AUTORUN", "yes"}},
 		{"mutating autorun 1 (flag)", []string{"--allow-mutating-autorun", "1"}, nil, []string{"--allow-mutating-autorun"}},
 		{"mutating autorun TRUE (env)", nil, map[string]string{"PROCGRAPH_ALLOW_MUTATING_AUTORUN": "TRUE"}, []string{"PROCGRAPH_ALLOW_MUTATING_AUTORUN"}},
@@ -363,16 +369,19 @@ func TestRefuseToStart(t *testing.T) {
 }
 
 // TestDefaultTokensFileIsNotIgnored: a token made with the default file
-// turns auth on for a serve started in the same directory.
+// (next to the data file) turns auth on for serve with that data file,
+// whatever directory each starts in.
 func TestDefaultTokensFileIsNotIgnored(t *testing.T) {
 	dir := t.TempDir()
-	t.Chdir(dir)
+	data := filepath.Join(dir, "p.db")
+	t.Chdir(t.TempDir())
 	var stdout, stderr bytes.Buffer
-	if code := runCLI(context.Background(), []string{"token", "create", "--name", "ops", "--scopes", "read"}, nil, &stdout, &stderr); code != 0 {
+	if code := runCLI(context.Background(), []string{"token", "create", "--name", "ops", "--scopes", "read", "--data", data}, nil, &stdout, &stderr); code != 0 {
 		t.Fatalf("token create: %d %s", code, stderr.String())
 	}
 	token := strings.TrimSpace(stdout.String())
-	s := mustServe(t, serverOpts{Data: filepath.Join(dir, "p.db")})
+	t.Chdir(t.TempDir())
+	s := mustServe(t, serverOpts{Data: data, DefaultAuth: true})
 	mustError(t, s.get(t, "/v1/procedures"), 401, "unauthorized")
 	s.token = token
 	mustStatus(t, s.get(t, "/v1/procedures"), 200)

@@ -17,11 +17,15 @@ import (
 )
 
 // client talks to a procgraph server: PROCGRAPH_URL (default
-// http://127.0.0.1:8474) with PROCGRAPH_TOKEN as the bearer token.
+// http://127.0.0.1:8474) with PROCGRAPH_TOKEN as the bearer token, else
+// the operator token a serve on this machine registered for that URL
+// (findCredential).
 type client struct {
 	base  string
 	token string
-	http  *http.Client
+	// noToken says why no registered credential was used, for a 401.
+	noToken error
+	http    *http.Client
 }
 
 func newClient() *client {
@@ -29,7 +33,11 @@ func newClient() *client {
 	if base == "" {
 		base = "http://127.0.0.1:8474"
 	}
-	return &client{base: strings.TrimRight(base, "/"), token: os.Getenv("PROCGRAPH_TOKEN"), http: &http.Client{Timeout: 2 * time.Minute}}
+	c := &client{base: strings.TrimRight(base, "/"), token: os.Getenv("PROCGRAPH_TOKEN"), http: &http.Client{Timeout: 2 * time.Minute}}
+	if c.token == "" {
+		c.token, c.noToken = findCredential(c.base)
+	}
+	return c
 }
 
 // apiError is an error answer from the server; Body is the answer as sent.
@@ -39,6 +47,7 @@ type apiError struct {
 	Message string
 	Details map[string]any
 	Body    []byte
+	Hint    string // what the client adds (how to give a token)
 }
 
 // Error is the first line; detail lines follow, indented, for what a
@@ -60,6 +69,9 @@ func (e *apiError) Error() string {
 	suggestion, _ := e.Details["suggestion"].(string)
 	if s, ok := d["suggestion"].(string); ok && suggestion == "" {
 		suggestion = s
+	}
+	if suggestion == "" {
+		suggestion = e.Hint
 	}
 	if suggestion != "" {
 		fmt.Fprintf(&b, "\n  suggestion: %s", v(suggestion))
@@ -149,7 +161,14 @@ func (c *client) send(ctx context.Context, hc *http.Client, method, path string,
 	if json.Unmarshal(data, &eb) != nil || eb.Error.Code == "" {
 		return nil, &apiError{Status: resp.StatusCode, Code: "http_error", Message: strings.TrimSpace(string(data))}
 	}
-	return nil, &apiError{Status: resp.StatusCode, Code: eb.Error.Code, Message: eb.Error.Message, Details: eb.Error.Details, Body: data}
+	ae := &apiError{Status: resp.StatusCode, Code: eb.Error.Code, Message: eb.Error.Message, Details: eb.Error.Details, Body: data}
+	if resp.StatusCode == http.StatusUnauthorized && c.token == "" {
+		ae.Hint = "set PROCGRAPH_TOKEN (serve on this machine keeps the operator token in procgraph-operator.token beside its tokens file)"
+		if c.noToken != nil {
+			ae.Hint = c.noToken.Error() + "; " + ae.Hint
+		}
+	}
+	return nil, ae
 }
 
 // pathSegment is s as one path segment of a request: escaped (a "/" as

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -21,18 +22,24 @@ import (
 // environment twin (PROCGRAPH_ and the flag's name in capitals, - as _); a
 // flag wins over its twin. The NEO4J_* settings are environment only.
 type serveConfig struct {
-	Addr                 string
-	Store                string // embedded or neo4j, "" until resolved
-	Data                 string
-	Neo4jURI             string
-	Neo4jUsername        string
-	Neo4jPassword        string
-	Neo4jDatabase        string
-	ToolsFile            string
-	UpstreamHTTP         string
-	UpstreamMCP          string
-	UpstreamMCPCommand   []string
+	Addr               string
+	Store              string // embedded or neo4j, "" until resolved
+	Data               string
+	Neo4jURI           string
+	Neo4jUsername      string
+	Neo4jPassword      string
+	Neo4jDatabase      string
+	ToolsFile          string
+	UpstreamHTTP       string
+	UpstreamMCP        string
+	UpstreamMCPCommand []string
+	// Auth is "tokens" (the default) or "off" (loopback only: DESIGN.md
+	// "Secure by default"). With tokens, TokensFile is the file in effect,
+	// absolute (see tokensFilePath), and TokensDefault says it is the one
+	// next to the data file, which serve creates when it is missing.
+	Auth                 string
 	TokensFile           string
+	TokensDefault        bool
 	AllowMutatingAutorun bool
 	LogLevel             string
 	SandboxWorkers       int
@@ -58,9 +65,16 @@ type serveConfig struct {
 // envPrefix prefixes every flag's environment twin.
 const envPrefix = "PROCGRAPH"
 
-// defaultTokensFile is where `token create` stores hashes by default, and
-// what serve reads when it exists and no tokens file is configured.
+// defaultTokensFile is the tokens file next to the embedded data file that
+// serve uses (and creates, see ensureTokensFile) when none is configured,
+// and where `token create` stores hashes by default.
 const defaultTokensFile = "procgraph-tokens.json"
+
+// The --auth values.
+const (
+	authTokens = "tokens"
+	authOff    = "off"
+)
 
 // serveFlags registers every serve setting on fs, with its default.
 func (c *serveConfig) serveFlags(fs *flag.FlagSet) *settings {
@@ -72,7 +86,8 @@ func (c *serveConfig) serveFlags(fs *flag.FlagSet) *settings {
 	s.add(&text{&c.UpstreamHTTP, httpURL}, "upstream-http", "", "where replayed tool calls go (POST {\"tool\", \"arguments\"})")
 	s.add(&text{&c.UpstreamMCP, httpURL}, "upstream-mcp", "", "streamable HTTP MCP server where replayed tool calls go")
 	s.add((*argv)(&c.UpstreamMCPCommand), "upstream-mcp-command", "", "MCP server command (\"CMD ARGS\") started and spoken to over stdio")
-	s.add(&text{&c.TokensFile, nil}, "tokens-file", "", "bearer tokens file (hashes and scopes); default ./"+defaultTokensFile+" when it exists")
+	s.add(&text{&c.Auth, oneOf(authTokens, authOff)}, "auth", authTokens, "tokens (bearer tokens, the default) or off (every caller anonymous with every scope but MCP's grant; loopback only)")
+	s.add(&text{&c.TokensFile, nil}, "tokens-file", "", "bearer tokens file (hashes and scopes); a relative path is resolved against the data file's directory; default "+defaultTokensFile+" next to the data file, created at first start (required with --store neo4j)")
 	s.add((*strictBool)(&c.AllowMutatingAutorun), "allow-mutating-autorun", "false", "true or false: expose and grant state-changing procedures (interactive phase only)")
 	s.add(&text{&c.LogLevel, oneOf("debug", "info", "warn", "error")}, "log-level", "info", "debug, info, warn or error")
 	s.add(&count{&c.SandboxWorkers, 1, 64}, "sandbox-workers", "2", "warm sandbox worker processes")
@@ -150,14 +165,58 @@ func (c *serveConfig) resolve() error {
 		return fmt.Errorf("--max-call-bytes / PROCGRAPH_MAX_CALL_BYTES (%s) times %d must fit in --max-inflight-bytes / PROCGRAPH_MAX_INFLIGHT_BYTES (%s): no call of the largest size could run",
 			humanize.IBytes(uint64(c.MaxCallBytes)), sandbox.ArgsCopies, humanize.IBytes(uint64(c.MaxInflightBytes)))
 	}
-	if c.TokensFile == "" {
-		// Fail closed: tokens made with `procgraph token create` and its
-		// default file are not silently ignored.
-		if _, err := os.Stat(defaultTokensFile); err == nil {
-			c.TokensFile = defaultTokensFile
+	return c.resolveAuth()
+}
+
+// resolveAuth checks --auth against --addr and --tokens-file and resolves
+// the tokens file in effect (DESIGN.md "Secure by default").
+func (c *serveConfig) resolveAuth() error {
+	if c.Auth == authOff {
+		if c.TokensFile != "" {
+			return fmt.Errorf("--auth off and --tokens-file / PROCGRAPH_TOKENS_FILE are exclusive: give at most one")
 		}
+		if !isLoopback(c.Addr) {
+			return fmt.Errorf("--addr %s is not a loopback address: refusing to serve with --auth off / PROCGRAPH_AUTH=off (serve with tokens, the default, to listen elsewhere)", c.Addr)
+		}
+		return nil
 	}
+	path, isDefault, err := tokensFilePath(c.TokensFile, c.Store, c.Data)
+	if err != nil {
+		return err
+	}
+	c.TokensFile, c.TokensDefault = path, isDefault
 	return nil
+}
+
+// tokensFilePath is the tokens file in effect for a configured one (given,
+// "" when none) and a store: given, or defaultTokensFile next to the
+// embedded data file when none is given. A relative path is resolved
+// against the data file's directory, never the working directory, so a
+// store finds its tokens whatever directory serve starts in; the Neo4j
+// store has no data file, so its tokens file must be given, as an
+// absolute path. isDefault reports the default file. The path returned is
+// absolute.
+func tokensFilePath(given, store, data string) (path string, isDefault bool, err error) {
+	if store == "neo4j" {
+		switch {
+		case given == "":
+			return "", false, fmt.Errorf("--tokens-file / PROCGRAPH_TOKENS_FILE is required with --store neo4j (create one with `procgraph token create --tokens-file F`), or serve with --auth off on loopback")
+		case !filepath.IsAbs(given):
+			return "", false, fmt.Errorf("--tokens-file / PROCGRAPH_TOKENS_FILE: %q must be an absolute path with --store neo4j (there is no data file to resolve it against)", given)
+		}
+		return filepath.Clean(given), false, nil
+	}
+	dir, err := filepath.Abs(filepath.Dir(data))
+	if err != nil {
+		return "", false, fmt.Errorf("--data / PROCGRAPH_DATA: %v", err)
+	}
+	if given == "" {
+		return filepath.Join(dir, defaultTokensFile), true, nil
+	}
+	if filepath.IsAbs(given) {
+		return filepath.Clean(given), false, nil
+	}
+	return filepath.Join(dir, given), false, nil
 }
 
 func oneOfSchemes(scheme string, schemes ...string) bool {

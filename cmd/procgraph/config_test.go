@@ -26,7 +26,8 @@ func TestServeSettings(t *testing.T) {
 		{"upstream-http", "http://127.0.0.1:8475", func(c *serveConfig) any { return c.UpstreamHTTP }, "http://127.0.0.1:8475"},
 		{"upstream-mcp", "https://tools.example/mcp", func(c *serveConfig) any { return c.UpstreamMCP }, "https://tools.example/mcp"},
 		{"upstream-mcp-command", `server --name "a b"`, func(c *serveConfig) any { return c.UpstreamMCPCommand }, []string{"server", "--name", "a b"}},
-		{"tokens-file", "t.json", func(c *serveConfig) any { return c.TokensFile }, "t.json"},
+		{"tokens-file", "/etc/procgraph/t.json", func(c *serveConfig) any { return c.TokensFile }, "/etc/procgraph/t.json"},
+		{"auth", "off", func(c *serveConfig) any { return c.Auth }, "off"},
 		{"allow-mutating-autorun", "true", func(c *serveConfig) any { return c.AllowMutatingAutorun }, true},
 		{"log-level", "debug", func(c *serveConfig) any { return c.LogLevel }, "debug"},
 		{"sandbox-workers", "7", func(c *serveConfig) any { return c.SandboxWorkers }, 7},
@@ -45,12 +46,20 @@ func TestServeSettings(t *testing.T) {
 		{"audit-archive-dir", "/var/archives", func(c *serveConfig) any { return c.AuditArchiveDir }, "/var/archives"},
 	}
 	t.Setenv("NEO4J_URI", "bolt://127.0.0.1:7687")
-	t.Setenv("PROCGRAPH_AUDIT_ARCHIVE_DIR", "/var/archives") // a retention needs one
+	t.Setenv("PROCGRAPH_AUDIT_ARCHIVE_DIR", "/var/archives")        // a retention needs one
+	t.Setenv("PROCGRAPH_TOKENS_FILE", "/etc/procgraph/tokens.json") // neo4j needs one
+	// noTokensFile clears it for --auth off, which refuses one.
+	noTokensFile := func(t *testing.T, flag string) {
+		if flag == "auth" {
+			t.Setenv("PROCGRAPH_TOKENS_FILE", "")
+		}
+	}
 	var seen []string
 	for _, tc := range cases {
 		seen = append(seen, tc.flag)
 		env := "PROCGRAPH_" + strings.ToUpper(strings.ReplaceAll(tc.flag, "-", "_"))
 		t.Run(tc.flag+" flag", func(t *testing.T) {
+			noTokensFile(t, tc.flag)
 			c, err := parseServeConfig([]string{"--" + tc.flag, tc.value})
 			if err != nil {
 				t.Fatal(err)
@@ -60,6 +69,7 @@ func TestServeSettings(t *testing.T) {
 			}
 		})
 		t.Run(tc.flag+" env "+env, func(t *testing.T) {
+			noTokensFile(t, tc.flag)
 			t.Setenv(env, tc.value)
 			c, err := parseServeConfig(nil)
 			if err != nil {
@@ -79,11 +89,14 @@ func TestServeSettings(t *testing.T) {
 	t.Run("defaults", func(t *testing.T) {
 		t.Setenv("NEO4J_URI", "")
 		t.Setenv("PROCGRAPH_AUDIT_ARCHIVE_DIR", "")
+		t.Setenv("PROCGRAPH_TOKENS_FILE", "")
 		c, err := parseServeConfig(nil)
 		if err != nil {
 			t.Fatal(err)
 		}
+		tokens, _ := filepath.Abs(defaultTokensFile)
 		want := serveConfig{Addr: "127.0.0.1:8474", Store: "embedded", Data: "./procgraph.db", LogLevel: "info", SandboxWorkers: 2,
+			Auth: "tokens", TokensFile: tokens, TokensDefault: true,
 			MaxConcurrentReplays: 8, ReplayQueue: 16, MaxReplaysPerToken: -1, ReplayTimeout: 30 * time.Second,
 			MaxInflightBytes: 256 << 20, MaxCallBytes: 4 << 20, MCPMaxSessions: 1024, MCPMaxSessionsPerToken: 64,
 			MaxPendingApprovals: 32, ApprovalTimeout: 330 * time.Second}

@@ -7,10 +7,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
@@ -41,15 +43,24 @@ func main() {
 type Main struct {
 	Config *serveConfig
 	Logger zerolog.Logger
+	// Terminal is where serve speaks to the person who started it (how to
+	// use the tokens, the auth-off warning), apart from the JSON log;
+	// nil says nothing. A token is written to it only when
+	// TerminalIsTTY: output that is not a terminal may be kept.
+	Terminal      io.Writer
+	TerminalIsTTY bool
 
 	ln      net.Listener
 	server  *http.Server
 	served  chan error     // Serve's result
 	cancel  func()         // ends what runs in the background
 	closers []func() error // undone in reverse order by Close
+	authn   *auth.Authenticator
 	authOn  bool
-	close   sync.Once
-	err     error
+	// tokensCreated: this start created the tokens file (ensureTokensFile).
+	tokensCreated bool
+	close         sync.Once
+	err           error
 }
 
 // NewMain returns a Main for cfg that logs to log; nothing runs yet.
@@ -89,6 +100,7 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	go func() { m.served <- m.server.Serve(ln) }()
 	m.Logger.Info().Str("addr", m.URL()).Str("store", m.Config.Store).Bool("auth", m.authOn).
 		Bool("allow_mutating_autorun", m.Config.AllowMutatingAutorun).Msg("listening")
+	m.announceAuth()
 	return nil
 }
 
@@ -151,16 +163,12 @@ func (m *Main) Close() error {
 // onClose adds what Close undoes, in reverse order of adding.
 func (m *Main) onClose(f func() error) { m.closers = append(m.closers, f) }
 
-// open builds the handler: auth, catalogue, upstream, store, service,
+// open builds the handler: catalogue, upstream, store, auth, service,
 // sandbox, replayer, API and MCP. Startup work is bounded by ctx; what runs
 // until Close lives on bg.
 func (m *Main) open(ctx, bg context.Context) (http.Handler, error) {
 	cfg, log := m.Config, m.Logger
-	authn, err := newAuthenticator(cfg)
-	if err != nil {
-		return nil, err
-	}
-	m.authOn = authn.Enabled()
+	var err error
 	var cat *procedures.Catalogue
 	if cfg.ToolsFile != "" {
 		if cat, err = loadCatalogueFile(cfg.ToolsFile); err != nil {
@@ -177,6 +185,13 @@ func (m *Main) open(ctx, bg context.Context) (http.Handler, error) {
 		return nil, err
 	}
 	m.onClose(store.Close)
+	// After the store opened: a data path that is not a store creates no
+	// tokens file beside it.
+	authn, err := m.newAuthenticator()
+	if err != nil {
+		return nil, err
+	}
+	m.authn, m.authOn = authn, authn.Enabled()
 	if cfg.AuditRetention > 0 {
 		stopped := make(chan struct{})
 		go func() { defer close(stopped); keepAudit(bg, store, cfg.AuditArchiveDir, cfg.AuditRetention, log) }()
@@ -221,19 +236,46 @@ func (m *Main) open(ctx, bg context.Context) (http.Handler, error) {
 	return newHandler(bg, svc, rp, gate, authn, reg, sessions, log)
 }
 
-// newAuthenticator reads the tokens file, which must hold at least one
-// token; without a tokens file it refuses any address but loopback.
-func newAuthenticator(cfg *serveConfig) (*auth.Authenticator, error) {
-	authn := auth.NewAuthenticator(nil)
-	if cfg.TokensFile != "" {
-		a, err := auth.LoadTokensFile(cfg.TokensFile)
+// newAuthenticator returns the authenticator of cfg (DESIGN.md "Secure by
+// default"): none with --auth off (resolve has refused any address but
+// loopback), else the tokens file in effect, created with the first
+// tokens when it is the default one and missing; the file in effect is
+// logged (its path only).
+func (m *Main) newAuthenticator() (*auth.Authenticator, error) {
+	cfg, log := m.Config, m.Logger
+	if cfg.Auth == authOff {
+		log.Warn().Str("setting", "--auth off / PROCGRAPH_AUTH=off").
+			Msg("auth is off: every caller is anonymous with every scope (MCP offers no grant-scoped tool); loopback only")
+		return auth.NewAuthenticator(nil), nil
+	}
+	if cfg.TokensDefault {
+		created, err := ensureTokensFile(cfg.TokensFile)
 		if err != nil {
-			return nil, fmt.Errorf("--tokens-file / PROCGRAPH_TOKENS_FILE: %v", err)
+			return nil, fmt.Errorf("creating the tokens file %s: %v", cfg.TokensFile, err)
 		}
-		authn = a
+		m.tokensCreated = created
 	}
-	if !authn.Enabled() && !isLoopback(cfg.Addr) {
-		return nil, fmt.Errorf("--addr %s is not a loopback address and no tokens are configured: refusing to serve without auth (set --tokens-file)", cfg.Addr)
+	a, err := auth.LoadTokensFile(cfg.TokensFile)
+	if err != nil {
+		return nil, fmt.Errorf("--tokens-file / PROCGRAPH_TOKENS_FILE: %v", err)
 	}
-	return authn, nil
+	log.Info().Str("tokens_file", cfg.TokensFile).Bool("created", m.tokensCreated).Msg("auth: tokens file in effect")
+	if cfg.TokensDefault {
+		m.warnIgnoredTokensFile()
+	}
+	return a, nil
+}
+
+// warnIgnoredTokensFile warns when the working directory holds a tokens
+// file that is not the one in effect: serve once read ./procgraph-tokens.json,
+// and its tokens no longer apply to a store elsewhere.
+func (m *Main) warnIgnoredTokensFile() {
+	cwd, err := filepath.Abs(defaultTokensFile)
+	if err != nil || cwd == m.Config.TokensFile {
+		return
+	}
+	if _, err := os.Stat(cwd); err == nil {
+		m.Logger.Warn().Str("ignored", cwd).Str("tokens_file", m.Config.TokensFile).
+			Msg("auth: a tokens file in the working directory is not used: the tokens file is the one next to the data file (or --tokens-file)")
+	}
 }

@@ -46,7 +46,17 @@ func TestMain(m *testing.M) {
 			os.Unsetenv(name)
 		}
 	}
-	os.Exit(m.Run())
+	// serve registers its operator credential in the user's config
+	// directory (registerCredential) and client commands look there: the
+	// tests' servers and CLI use a directory of their own.
+	config, err := os.MkdirTemp("", "procgraph-config-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CONFIG_HOME", config)
+	code := m.Run()
+	os.RemoveAll(config)
+	os.Exit(code)
 }
 
 // catalogueFile is the shared catalogue (a copy lives in examples/).
@@ -189,19 +199,25 @@ func (l *logSink) String() string {
 // arguments as `procgraph serve` is.
 type server struct {
 	*Main
-	URL   string
-	Data  string
-	args  []string
-	logs  *logSink
-	token string // default bearer token for requests
+	URL  string
+	Data string
+	args []string
+	logs *logSink
+	// terminal is what serve told the person at the terminal (Main.Terminal).
+	terminal *logSink
+	token    string // default bearer token for requests
 }
 
 // serverOpts configures mustServe. Zero values give: a fresh data file, the
-// shared catalogue, upstream (when set), no tokens, one sandbox worker.
+// shared catalogue, upstream (when set), --auth off (no tokens), one
+// sandbox worker.
 type serverOpts struct {
-	Data          string
-	Upstream      *upstream
-	TokensFile    string
+	Data       string
+	Upstream   *upstream
+	TokensFile string
+	// DefaultAuth serves with auth as serve's default has it (tokens, the
+	// file next to the data file) instead of --auth off without TokensFile.
+	DefaultAuth   bool
 	AllowMutating bool
 	NoCatalogue   bool
 	Extra         []string
@@ -215,8 +231,11 @@ func (o serverOpts) args(tb testing.TB) []string {
 	if o.Upstream != nil {
 		args = append(args, "--upstream-http", o.Upstream.URL)
 	}
-	if o.TokensFile != "" {
+	switch {
+	case o.TokensFile != "":
 		args = append(args, "--tokens-file", o.TokensFile)
+	case !o.DefaultAuth:
+		args = append(args, "--auth", "off")
 	}
 	if o.AllowMutating {
 		args = append(args, "--allow-mutating-autorun", "true")
@@ -235,12 +254,13 @@ func startMain(tb testing.TB, args []string) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
-	logs := &logSink{}
+	logs, terminal := &logSink{}, &logSink{}
 	m := NewMain(cfg, newLogger(logs, cfg.LogLevel))
+	m.Terminal = terminal
 	if err := m.Open(context.Background()); err != nil {
 		return nil, fmt.Errorf("open: %v\n%s", err, logs.String())
 	}
-	s := &server{Main: m, URL: m.URL(), args: args, logs: logs}
+	s := &server{Main: m, URL: m.URL(), args: args, logs: logs, terminal: terminal}
 	tb.Cleanup(func() { s.Stop(tb) })
 	return s, nil
 }

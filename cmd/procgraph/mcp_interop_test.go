@@ -129,10 +129,13 @@ func runInterop(t *testing.T, argv []string) {
 	}
 
 	list := next("list")
-	for _, name := range []string{"find_all_procedures", "set_procedure_auto_run", readOnly, mutating} {
+	for _, name := range []string{"find_all_procedures", readOnly, mutating} {
 		if !slices.Contains(list.Tools, name) {
 			t.Errorf("tool %s not listed: %v", name, list.Tools)
 		}
+	}
+	if slices.Contains(list.Tools, "set_procedure_auto_run") {
+		t.Errorf("set_procedure_auto_run listed without auth: %v", list.Tools)
 	}
 	if !list.ReadOnly[readOnly] || list.ReadOnly[mutating] {
 		t.Errorf("readOnlyHint: %v", list.ReadOnly)

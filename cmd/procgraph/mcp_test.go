@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,11 +15,21 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// mustMCPClient connects the SDK's client to path on s.
+// mustMCPClient connects the SDK's client to path on s, with s's default
+// token.
 func mustMCPClient(t *testing.T, s *server, path string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
-	c := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v1"}, opts)
-	sess, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: s.URL + path}, nil)
+	return mustMCPAs(t, s, path, s.token, opts)
+}
+
+// mustMCPAs connects the SDK's client to path on s with token ("" for none).
+func mustMCPAs(t *testing.T, s *server, path, token string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	tr := &mcp.StreamableClientTransport{Endpoint: s.URL + path}
+	if token != "" {
+		tr.HTTPClient = &http.Client{Transport: bearer{token}}
+	}
+	sess, err := mcp.NewClient(&mcp.Implementation{Name: "secure", Version: "v1"}, opts).Connect(context.Background(), tr, nil)
 	if err != nil {
 		t.Fatalf("connect %s: %v", path, err)
 	}
@@ -64,7 +75,7 @@ func TestMCPServedByMain(t *testing.T) {
 		changed <- struct{}{}
 	}})
 	tools := mcpToolNames(t, sess)
-	for _, name := range []string{"find_all_procedures", "set_procedure_auto_run", readOnly, mutating} {
+	for _, name := range []string{"find_all_procedures", readOnly, mutating} {
 		if tools[name] == nil {
 			t.Fatalf("tool %s not listed; got %v", name, tools)
 		}

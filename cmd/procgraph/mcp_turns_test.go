@@ -80,7 +80,7 @@ func TestMCPRunCode(t *testing.T) {
 // its tool list changed.
 func TestMCPRunCodeElicitation(t *testing.T) {
 	up := mustUpstream(t)
-	s := mustServe(t, serverOpts{Upstream: up, AllowMutating: true})
+	s, _ := mustServeFirstTokens(t, serverOpts{Upstream: up, AllowMutating: true})
 	var answer atomic.Value
 	answer.Store(&mcp.ElicitResult{Action: "accept", Content: map[string]any{"choice": "run_once", "reason": "looks right"}})
 	var asked atomic.Int64
@@ -100,7 +100,7 @@ func TestMCPRunCodeElicitation(t *testing.T) {
 		t.Fatalf("accepted review: asked %d, %s", asked.Load(), mcpText(res))
 	}
 	ds := s.decisions(t, "kind=approval")
-	if len(ds) != 1 || ds[0]["actor"] != "anonymous" {
+	if len(ds) != 1 || ds[0]["actor"] != "operator" {
 		t.Fatalf("approval decisions %v", ds)
 	}
 	up.reset()
@@ -158,7 +158,8 @@ func runCodeSuggestion(t *testing.T, res *mcp.CallToolResult) map[string]any {
 // and it ran; a block no exposed procedure composes carries none.
 func TestMCPRunCodeSuggestsReuse(t *testing.T) {
 	up := mustUpstream(t)
-	s := mustServe(t, serverOpts{Upstream: up})
+	s, ft := mustServeFirstTokens(t, serverOpts{Upstream: up})
+	s.token = ft.agent // the reviewer below is the operator
 	name := mustCaptureName(t, s, readOnlyCode, "setup")
 	if name != readOnlyName {
 		t.Fatalf("captured %s", name)
@@ -204,7 +205,7 @@ func TestMCPRunCodeSuggestsReuse(t *testing.T) {
 		t.Fatalf("a block no exposed procedure composes: %s", mcpText(res))
 	}
 
-	reviewer := mustMCPClient(t, s, "/mcp/interactive", &mcp.ClientOptions{
+	reviewer := mustMCPAs(t, s, "/mcp/interactive", ft.operator, &mcp.ClientOptions{
 		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"choice": "run_once"}}, nil
 		},

@@ -9,10 +9,12 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
+	"golang.org/x/term"
 
 	"github.com/procgraph/procgraph/api"
 	"github.com/procgraph/procgraph/auth"
@@ -43,12 +45,19 @@ func cmdServe(ctx context.Context, args []string, s stdio) int {
 		return 2
 	}
 	m := NewMain(cfg, newLogger(stderr, cfg.LogLevel))
+	m.Terminal, m.TerminalIsTTY = stdout, isTerminal(stdout)
 	if err := m.Run(ctx); err != nil {
 		m.Logger.Error().Err(err).Msg("procgraph serve stopped")
 		fmt.Fprintf(stderr, "procgraph serve: %v\n", err)
 		return 1
 	}
 	return 0
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 func newLogger(w io.Writer, level string) zerolog.Logger {

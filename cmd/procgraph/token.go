@@ -1,9 +1,8 @@
 package main
 
 import (
+	"cmp"
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,7 +21,8 @@ func cmdTokenCreate(ctx context.Context, args []string, s stdio) int {
 		"Print a new bearer token once; only its sha256 is stored, in a 0600 file.", false)
 	name := cl.fs.String("name", "", "the token's holder (the audit actor; required)")
 	scopes := cl.fs.String("scopes", "", "comma-separated scopes: read, capture, invoke, grant, admin (required)")
-	file := cl.fs.String("tokens-file", "", "tokens file (env PROCGRAPH_TOKENS_FILE, default ./"+defaultTokensFile+")")
+	file := cl.fs.String("tokens-file", "", "tokens file (env PROCGRAPH_TOKENS_FILE; a relative path is resolved against the data file's directory, as serve does; default "+defaultTokensFile+" next to the data file)")
+	data := cl.fs.String("data", "", "the embedded store file whose tokens these are (env PROCGRAPH_DATA, default ./procgraph.db)")
 	if _, code, done := cl.parse(args, 0, 0, s); done {
 		return code
 	}
@@ -30,12 +30,16 @@ func cmdTokenCreate(ctx context.Context, args []string, s stdio) int {
 		return cl.fail(s, "--name and --scopes are required")
 	}
 	stdout, stderr := s.out, s.err
-	path := *file
-	if path == "" {
-		path = os.Getenv("PROCGRAPH_TOKENS_FILE")
+	given := *file
+	if given == "" {
+		given = os.Getenv("PROCGRAPH_TOKENS_FILE")
 	}
-	if path == "" {
-		path = defaultTokensFile
+	if *data == "" {
+		*data = cmp.Or(os.Getenv("PROCGRAPH_DATA"), "./procgraph.db")
+	}
+	path, _, err := tokensFilePath(given, "embedded", *data)
+	if err != nil {
+		return cl.fail(s, err.Error())
 	}
 	var list []string
 	for _, s := range strings.Split(*scopes, ",") {
@@ -52,12 +56,11 @@ func cmdTokenCreate(ctx context.Context, args []string, s stdio) int {
 		fmt.Fprintf(stderr, "procgraph token create: %v\n", err)
 		return 1
 	}
-	var raw [32]byte
-	if _, err := rand.Read(raw[:]); err != nil {
+	token, err := auth.NewToken()
+	if err != nil {
 		fmt.Fprintf(stderr, "procgraph token create: %v\n", err)
 		return 1
 	}
-	token := "pgt_" + base64.RawURLEncoding.EncodeToString(raw[:])
 	tf.Tokens = append(tf.Tokens, auth.TokenEntry{Name: *name, SHA256: auth.HashToken(token), Scopes: list})
 	if err := tf.Validate(); err != nil {
 		fmt.Fprintf(stderr, "procgraph token create: %v\n", err)

@@ -1,0 +1,349 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/procgraph/procgraph/auth"
+)
+
+// The first tokens (DESIGN.md "Secure by default"): a serve that finds no
+// tokens file next to its data file creates one holding an operator token
+// (every scope) and an agent token (read, capture, invoke), stored hashed.
+// Each token itself is kept in a 0600 file beside the tokens file, named
+// by credentialFile: the operator's so that the CLI on the same machine
+// finds it (see registerCredential and findCredential), the agent's so
+// that an agent can be configured from it at any time (a token printed
+// only once would be lost with the terminal, and printed at every start
+// it would land in whatever keeps serve's output).
+const (
+	operatorHolder = "operator"
+	agentHolder    = "agent"
+)
+
+// agentScopes are the agent token's scopes: everything but grant and admin,
+// so an agent can never approve its own code.
+var agentScopes = []auth.Scope{auth.ScopeRead, auth.ScopeCapture, auth.ScopeInvoke}
+
+// credentialFile is the 0600 file beside tokensFile that keeps holder's
+// token: procgraph-operator.token, procgraph-agent.token.
+func credentialFile(tokensFile, holder string) string {
+	return filepath.Join(filepath.Dir(tokensFile), "procgraph-"+holder+".token")
+}
+
+// ensureTokensFile creates the tokens file at path with the operator and
+// agent tokens when it does not exist, and their credential files; it
+// reports whether it created them. An existing file is left alone (it is
+// loaded and checked as any tokens file). The tokens file is created
+// without replacing one that appears meanwhile (another serve starting on
+// the same store wins, and this one loads its file).
+func ensureTokensFile(path string) (created bool, err error) {
+	if _, err := os.Lstat(path); err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return false, err
+	}
+	tokens := map[string]string{}
+	tf := &auth.TokensFile{}
+	for _, h := range []struct {
+		name   string
+		scopes []auth.Scope
+	}{{operatorHolder, auth.AllScopes}, {agentHolder, agentScopes}} {
+		tok, err := auth.NewToken()
+		if err != nil {
+			return false, err
+		}
+		tokens[h.name] = tok
+		e := auth.TokenEntry{Name: h.name, SHA256: auth.HashToken(tok)}
+		for _, s := range h.scopes {
+			e.Scopes = append(e.Scopes, string(s))
+		}
+		tf.Tokens = append(tf.Tokens, e)
+	}
+	b, err := json.MarshalIndent(tf, "", "  ")
+	if err != nil {
+		return false, err
+	}
+	if err := writeNewFile(path, append(b, '\n')); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return false, nil
+		}
+		return false, err
+	}
+	for holder, tok := range tokens {
+		if err := writeSecretFile(credentialFile(path, holder), []byte(tok+"\n")); err != nil {
+			return true, fmt.Errorf("keeping the %s token: %v", holder, err)
+		}
+	}
+	return true, nil
+}
+
+// writeNewFile writes data to path, mode 0600, through a temporary file
+// linked into place: path appears whole or not at all, and an existing
+// path is never replaced (fs.ErrExist).
+func writeNewFile(path string, data []byte) error {
+	tmp, err := writeTemp(path, data)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp)
+	return os.Link(tmp, path)
+}
+
+// writeSecretFile writes data to path, mode 0600, through a temporary
+// file renamed into place (replacing what was there).
+func writeSecretFile(path string, data []byte) error {
+	tmp, err := writeTemp(path, data)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp)
+	return os.Rename(tmp, path)
+}
+
+// writeTemp writes data to a new 0600 file beside path, synced, and
+// returns its name.
+func writeTemp(path string, data []byte) (string, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), ".procgraph-*")
+	if err != nil {
+		return "", err
+	}
+	err = f.Chmod(0o600)
+	if err == nil {
+		_, err = f.Write(data)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
+}
+
+// readSecretFile reads a token from a credential file, which must be a
+// regular file that only its owner may read or write (as ssh requires of
+// a private key): a token others can read is not used.
+func readSecretFile(path string) (string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	if !st.Mode().IsRegular() {
+		return "", fmt.Errorf("%s is not a regular file", path)
+	}
+	if st.Mode().Perm()&0o077 != 0 {
+		return "", fmt.Errorf("%s is readable by others (mode %v): chmod 600 it", path, st.Mode().Perm())
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	tok := strings.TrimSpace(string(b))
+	if tok == "" {
+		return "", fmt.Errorf("%s is empty", path)
+	}
+	return tok, nil
+}
+
+// ---- the CLI's credential on the same machine -------------------------------
+
+// A serve whose operator credential file exists registers it in the
+// user's config directory, keyed by the address it serves
+// (credentialsDir/HOST_PORT.json holds {"url", "token_file"}: where the
+// token is, never the token), and removes the entry when it stops. A
+// client command given no PROCGRAPH_TOKEN looks its PROCGRAPH_URL up there
+// and sends the token from that file. The config directory is the user's
+// own, so another user's server cannot plant an entry; a stale entry
+// (a serve that crashed) is harmless unless another process takes the
+// port, the same exposure as a PROCGRAPH_TOKEN exported in a shell.
+
+// credentialEntry is one registered server.
+type credentialEntry struct {
+	URL       string `json:"url"`
+	TokenFile string `json:"token_file"`
+}
+
+// credentialsDir is where servers register: $XDG_CONFIG_HOME/procgraph/servers
+// (os.UserConfigDir).
+func credentialsDir() (string, error) {
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "procgraph", "servers"), nil
+}
+
+// credentialKey is the entry name for a server's host and port: loopback
+// names and unspecified addresses (a serve on 0.0.0.0 answers on
+// 127.0.0.1) are one key, 127.0.0.1_PORT.
+func credentialKey(host, port string) string {
+	ip := net.ParseIP(host)
+	if strings.EqualFold(host, "localhost") || (ip != nil && (ip.IsUnspecified() || ip.Equal(net.IPv4(127, 0, 0, 1)))) {
+		host = "127.0.0.1"
+	}
+	return strings.NewReplacer(":", "_", "%", "_").Replace(host) + "_" + port
+}
+
+// registerCredential records tokenFile as the operator credential of the
+// server listening at addr; it returns the function that removes the entry
+// again (when it still names tokenFile).
+func registerCredential(addr, serverURL, tokenFile string) (unregister func() error, err error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := credentialsDir()
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, credentialKey(host, port)+".json")
+	b, err := json.Marshal(credentialEntry{URL: serverURL, TokenFile: tokenFile})
+	if err != nil {
+		return nil, err
+	}
+	if err := writeSecretFile(path, append(b, '\n')); err != nil {
+		return nil, err
+	}
+	return func() error {
+		if e, err := readCredentialEntry(path); err != nil || e.TokenFile != tokenFile {
+			return nil // another serve took the entry over
+		}
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return nil
+	}, nil
+}
+
+func readCredentialEntry(path string) (credentialEntry, error) {
+	var e credentialEntry
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return e, err
+	}
+	if err := json.Unmarshal(b, &e); err != nil {
+		return e, fmt.Errorf("%s: %v", path, err)
+	}
+	return e, nil
+}
+
+// findCredential returns the operator token a serve on this machine
+// registered for base (PROCGRAPH_URL), or "" with the reason when there is
+// none to use (no entry is not an error: the reason is "").
+func findCredential(base string) (token string, why error) {
+	u, err := url.Parse(base)
+	if err != nil || u.Host == "" {
+		return "", nil
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	dir, err := credentialsDir()
+	if err != nil {
+		return "", nil
+	}
+	e, err := readCredentialEntry(filepath.Join(dir, credentialKey(u.Hostname(), port)+".json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	tok, err := readSecretFile(e.TokenFile)
+	if err != nil {
+		return "", fmt.Errorf("the operator credential registered for %s: %v", base, err)
+	}
+	return tok, nil
+}
+
+// ---- what serve tells the person at the terminal ----------------------------
+
+// localURL is where a client on this machine reaches the server: URL with
+// an unspecified listen address (0.0.0.0, ::) as 127.0.0.1.
+func (m *Main) localURL() string {
+	host, port, err := net.SplitHostPort(m.ln.Addr().String())
+	if err != nil {
+		return m.URL()
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
+
+// announceAuth registers the operator credential for the CLI and tells the
+// person at the terminal how to use the tokens, or warns that auth is
+// off. Tokens go to Terminal only, and only when it is a terminal (the
+// console URL carries the operator token in its fragment, which a browser
+// never sends: ui/ takes it and strips it from the address bar); never to
+// the log.
+func (m *Main) announceAuth() {
+	w := m.Terminal
+	if w == nil {
+		w = io.Discard
+	}
+	base := m.localURL()
+	if !m.authOn {
+		fmt.Fprintf(w, "procgraph: WARNING: auth is off (--auth off): every caller on this machine is anonymous with every scope; MCP offers no grant-scoped tool.\n  console: %s/ui/\n", base)
+		return
+	}
+	tokens := m.Config.TokensFile
+	if m.tokensCreated {
+		fmt.Fprintf(w, "procgraph: created %s with two tokens, stored hashed: %s (every scope) and %s (%s)\n",
+			tokens, operatorHolder, agentHolder, joinScopes(agentScopes))
+	} else {
+		fmt.Fprintf(w, "procgraph: auth is on: tokens in %s\n", tokens)
+	}
+	opFile, agentFile := credentialFile(tokens, operatorHolder), credentialFile(tokens, agentHolder)
+	opToken, err := readSecretFile(opFile)
+	if err == nil {
+		if _, cerr := m.authn.Check(opToken); cerr != nil {
+			err = fmt.Errorf("%s holds no token of %s", opFile, tokens)
+		}
+	}
+	switch {
+	case err == nil:
+		unregister, rerr := registerCredential(m.ln.Addr().String(), base, opFile)
+		if rerr != nil {
+			m.Logger.Warn().Err(rerr).Msg("auth: the CLI on this machine will not find the operator token (set PROCGRAPH_TOKEN)")
+			fmt.Fprintf(w, "  CLI:     export PROCGRAPH_URL=%s PROCGRAPH_TOKEN=$(cat %s)\n", base, opFile)
+		} else {
+			m.onClose(unregister)
+			fmt.Fprintf(w, "  CLI:     procgraph commands on this machine use the operator token in %s (PROCGRAPH_TOKEN overrides)\n", opFile)
+		}
+		if m.TerminalIsTTY {
+			fmt.Fprintf(w, "  console: %s/ui/#token=%s\n", base, opToken)
+		} else {
+			fmt.Fprintf(w, "  console: %s/ui/ (enter the operator token from %s once per tab)\n", base, opFile)
+		}
+	case m.Config.TokensDefault || !errors.Is(err, fs.ErrNotExist):
+		fmt.Fprintf(w, "  operator: %v: make a token with `procgraph token create --tokens-file %s`\n", err, tokens)
+	}
+	if _, err := os.Stat(agentFile); err == nil {
+		fmt.Fprintf(w, "  agent:   PROCGRAPH_TOKEN=$(cat %s); MCP at %s/mcp with the header \"Authorization: Bearer <that token>\"\n", agentFile, base)
+	}
+}
+
+// joinScopes is scopes as "read, capture, invoke".
+func joinScopes(scopes []auth.Scope) string {
+	out := make([]string, len(scopes))
+	for i, s := range scopes {
+		out[i] = string(s)
+	}
+	return strings.Join(out, ", ")
+}
