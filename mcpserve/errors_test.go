@@ -14,6 +14,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/procgraph/procgraph/api"
+	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
@@ -76,7 +77,9 @@ func TestInternalErrorsStayInside(t *testing.T) {
 		t.Fatalf("the corrupt store answers %v, want an internal error naming the store", err)
 	}
 	rp := replay.New(svc, pool, &recorder{}, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}})
-	h, err := New(Config{Service: svc, Replayer: rp, Phase: procedures.PhaseInteractive})
+	// A token with grant: without auth set_procedure_auto_run is not offered.
+	authn := auth.NewAuthenticator(&auth.TokensFile{Tokens: []auth.TokenEntry{{Name: "operator", SHA256: auth.HashToken("tok-operator"), Scopes: []string{"read", "grant"}}}})
+	h, err := New(Config{Service: svc, Replayer: rp, Phase: procedures.PhaseInteractive, Auth: authn})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +98,7 @@ func TestInternalErrorsStayInside(t *testing.T) {
 	}
 	t.Run("mcp", func(t *testing.T) {
 		c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v1"}, nil)
-		s, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp"}, nil)
+		s, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", HTTPClient: &http.Client{Transport: bearer{"tok-operator"}}}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
