@@ -4,13 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/procgraph/procgraph/auth"
@@ -100,6 +104,7 @@ func mustNotLogTokens(tb testing.TB, s *server, tokens ...string) {
 // token being the operator's.
 func mustServeFirstTokens(tb testing.TB, o serverOpts) (*server, firstTokens) {
 	tb.Helper()
+	tb.Chdir(tb.TempDir()) // a tokens file resolved against the working directory lands there
 	if o.Data == "" {
 		o.Data = filepath.Join(tb.TempDir(), "p.db")
 	}
@@ -116,6 +121,7 @@ func mustServeFirstTokens(tb testing.TB, o serverOpts) (*server, firstTokens) {
 // capture and invoke only; the file in effect is logged (its path, never
 // a token); a second start keeps it.
 func TestFirstStartCreatesTokens(t *testing.T) {
+	t.Chdir(t.TempDir()) // a tokens file resolved against the working directory lands there
 	data := filepath.Join(t.TempDir(), "p.db")
 	s := mustServe(t, serverOpts{Data: data, DefaultAuth: true})
 	ft := mustFirstTokens(t, data)
@@ -162,6 +168,7 @@ func TestFirstStartCreatesTokens(t *testing.T) {
 // URL with the operator token in its fragment (never sent by a browser);
 // the log never holds it.
 func TestConsoleURLCarriesTheToken(t *testing.T) {
+	t.Chdir(t.TempDir()) // a tokens file resolved against the working directory lands there
 	data := filepath.Join(t.TempDir(), "p.db")
 	cfg, err := parseServeConfig(serverOpts{Data: data, DefaultAuth: true, NoCatalogue: true}.args(t)[1:])
 	if err != nil {
@@ -209,6 +216,7 @@ func cliProcess(t *testing.T, env []string, args ...string) (code int, stdout, s
 // grant; PROCGRAPH_TOKEN wins (the agent's cannot grant); a credential
 // file others may read is not used; once serve stops, nothing is found.
 func TestCLIFindsTheOperatorToken(t *testing.T) {
+	t.Chdir(t.TempDir()) // a tokens file resolved against the working directory lands there
 	data := filepath.Join(t.TempDir(), "p.db")
 	s := mustServe(t, serverOpts{Data: data, DefaultAuth: true})
 	ft := mustFirstTokens(t, data)
@@ -410,4 +418,70 @@ func TestAgentTokenCannotGrant(t *testing.T) {
 	mustNotSelfGrantOverMCP(t, s, up, ft.agent, name)
 	s.token = ft.operator
 	mustStatus(t, s.send(t, req{Method: "PUT", Path: "/v1/procedures/" + name + "/auto-run", Body: map[string]any{"enabled": true, "reason": "reviewed"}}), 200)
+}
+
+// TestConsoleTokenFromURL: the console URL serve prints on a terminal
+// (/ui/#token=…, the operator token in the fragment) opens the console
+// signed in: the token is kept for the tab, the fragment is replaced at
+// once (not in the address bar or the tab's history), and no request the
+// browser sends carries the token but as its bearer header — not in a
+// URL, not in a Referer — so the server never sees it elsewhere.
+func TestConsoleTokenFromURL(t *testing.T) {
+	tab := mustBrowser(t)
+	s, ft := mustServeFirstTokens(t, serverOpts{})
+	names := mustCaptureExamples(t, s, "input dataset unavailable")
+	var mu sync.Mutex
+	var leaks []string
+	bearers := 0 // requests seen with the token as their bearer: the listener listens
+	chromedp.ListenTarget(tab.ctx, func(ev any) {
+		if ev, ok := ev.(*network.EventRequestWillBeSent); ok {
+			for k, v := range ev.Request.Headers {
+				if fmt.Sprint(v) == "Bearer "+ft.operator && strings.EqualFold(k, "Authorization") {
+					mu.Lock()
+					bearers++
+					mu.Unlock()
+					continue
+				}
+				if strings.Contains(fmt.Sprint(v), ft.operator) {
+					mu.Lock()
+					leaks = append(leaks, k+" of "+ev.Request.URL)
+					mu.Unlock()
+				}
+			}
+			if strings.Contains(ev.Request.URL, ft.operator) && ev.Type != network.ResourceTypeDocument {
+				mu.Lock()
+				leaks = append(leaks, "the URL "+ev.Request.URL)
+				mu.Unlock()
+			}
+		}
+	})
+	tab.run(t, chromedp.Navigate(s.URL+"/ui/#token="+ft.operator))
+	tab.waitJS(t, `document.querySelectorAll('#procedures tbody tr').length > 0`)
+	if n := tab.count(t, "#procedures tbody tr"); n != len(names) {
+		t.Fatalf("%d rows, want %d", n, len(names))
+	}
+	var state struct {
+		Href, Stored string
+		Who          string
+	}
+	tab.eval(t, `({href: location.href, stored: sessionStorage.getItem('procgraph.token'), who: document.getElementById('auth').textContent})`, &state)
+	if state.Stored != ft.operator || strings.Contains(state.Href, ft.operator) || !strings.HasSuffix(state.Href, "/ui/#/procedures") {
+		t.Fatalf("after opening the console URL: %+v", state)
+	}
+	tab.open(t, s.URL, "#/procedure/"+names[0])
+	if tab.count(t, "#grant") != 1 {
+		t.Fatal("the operator token's grant actions are not shown")
+	}
+	tab.run(t, chromedp.NavigateBack())
+	tab.eval(t, `location.href`, &state.Href)
+	if strings.Contains(state.Href, ft.operator) {
+		t.Fatalf("the tab's history keeps the token: %s", state.Href)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(leaks) > 0 || bearers == 0 {
+		t.Fatalf("the token left the browser elsewhere than its bearer header (%d bearer requests): %v", bearers, leaks)
+	}
+	mustNotLogTokens(t, s, ft.operator)
+	tab.mustClean(t, "token from the URL")
 }

@@ -1,6 +1,7 @@
 // api.js: calls to procgraph's HTTP API (the console uses nothing else).
-// With tokens configured, the token entered once is kept in this tab's
-// sessionStorage and sent as a bearer token.
+// With tokens configured, the token entered once (or taken from the URL's
+// fragment, see takeTokenFromURL) is kept in this tab's sessionStorage and
+// sent as a bearer token.
 
 const KEY = 'procgraph.token';
 
@@ -9,6 +10,20 @@ export const token = {
   set: (t) => sessionStorage.setItem(KEY, t),
   clear: () => sessionStorage.removeItem(KEY),
 };
+
+// takeTokenFromURL keeps the token of a URL whose fragment is
+// #token=TOKEN (the console URL serve prints: a fragment is never sent to
+// a server, so never logged there, nor in a Referer) for this tab, and
+// replaces the fragment at once so that it stays neither in the address
+// bar nor in the tab's history. Call it before anything renders or fetches.
+export function takeTokenFromURL() {
+  const m = /^#token=([^&?/]+)$/.exec(location.hash);
+  if (!m) return;
+  history.replaceState(null, '', location.pathname + location.search + '#/procedures');
+  let t = '';
+  try { t = decodeURIComponent(m[1]).trim(); } catch (_) { t = ''; }
+  if (t) token.set(t);
+}
 
 // ApiError is an error answer: status, the API's code, message, details.
 export class ApiError extends Error {

@@ -1,6 +1,6 @@
 // app.js: the console's router, navigation and token form.
 import { h, errorBox } from './dom.js';
-import { token } from './api.js';
+import { token, takeTokenFromURL } from './api.js';
 import { proceduresPage } from './pages/procedures.js';
 import { procedurePage } from './pages/procedure.js';
 import { graphPage } from './pages/graph.js';
@@ -83,6 +83,7 @@ function renderAuth() {
   box.replaceChildren(form);
 }
 
+takeTokenFromURL();
 window.addEventListener('procgraph:unauthorized', () => { needToken = true; renderAuth(); });
 window.addEventListener('hashchange', render);
 render();
