@@ -29,7 +29,9 @@ type FindRequest struct {
 // and the total before limit and offset.
 // The read-only and exposed filters are decided by the store on the
 // classification it keeps (see Store.Find), the same one Get recomputes.
-// Returns CodeInvalid as Query.Validate does.
+// Returns CodeInvalid as Query.Validate does, and CodeBusy (reason
+// searches) for a relevance search past Options.MaxConcurrentSearches
+// (HoldSearch).
 func (s *Service) Find(ctx context.Context, r FindRequest) ([]*Procedure, int, error) {
 	page, total, _, err := s.find(ctx, r)
 	return page, total, err
@@ -54,6 +56,13 @@ func (s *Service) find(ctx context.Context, r FindRequest) ([]*Procedure, int, *
 	}
 	if err := q.Validate(); err != nil {
 		return nil, 0, nil, err
+	}
+	if q.Search != nil {
+		release, err := s.HoldSearch(ctx)
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		defer release()
 	}
 	page, total, cat, err := s.findWithCatalogue(ctx, q)
 	if err != nil {

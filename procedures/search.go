@@ -1,10 +1,13 @@
 package procedures
 
 import (
+	"context"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 )
@@ -26,6 +29,50 @@ const (
 	// document keeps (SearchParts); later ones are not added.
 	MaxSearchParts = 64
 )
+
+// Bounded searches: a relevance search holds its hits, their documents and
+// the ranking in memory while it runs, so only so many run at once.
+const (
+	// ReasonSearches is the reason of a busy refusal of a relevance
+	// search: Options.MaxConcurrentSearches of them are running.
+	ReasonSearches = "searches"
+	// searchWait is how long a search past the bound waits for one to end
+	// before it is refused: searches take milliseconds, so a burst just
+	// past the bound is smoothed, while a flood waits no longer than this
+	// (each waiter holds only its request) and is refused.
+	searchWait = 250 * time.Millisecond
+)
+
+// DefaultMaxConcurrentSearches is Options.MaxConcurrentSearches' default:
+// two per core.
+func DefaultMaxConcurrentSearches() int { return 2 * runtime.NumCPU() }
+
+// HoldSearch takes one of the service's Options.MaxConcurrentSearches
+// places for a relevance search, the one bound of them for every caller
+// (GET /v1/procedures?q=, the planner view with q, MCP
+// find_all_procedures with query): it waits up to searchWait for a place,
+// then refuses with CodeBusy (reason searches, Retry-After). A request
+// that ends while waiting is CodeUnavailable. release gives the place
+// back.
+func (s *Service) HoldSearch(ctx context.Context) (release func(), err error) {
+	release = func() { <-s.searches }
+	select {
+	case s.searches <- struct{}{}:
+		return release, nil
+	default:
+	}
+	t := time.NewTimer(searchWait)
+	defer t.Stop()
+	select {
+	case s.searches <- struct{}{}:
+		return release, nil
+	case <-t.C:
+		return nil, Errorf(CodeBusy, "%d searches are running, the most this server runs at once; try again later", cap(s.searches)).
+			WithDetails("reason", ReasonSearches).WithDetails("limit", cap(s.searches)).WithDetails(DetailRetryAfter, 1)
+	case <-ctx.Done():
+		return nil, Errorf(CodeUnavailable, "the request ended while waiting for a search to end")
+	}
+}
 
 // SearchTerms is the sanitiser of q, the one home of what a relevance
 // search looks for: q's words (maximal runs of letters and digits),

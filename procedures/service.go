@@ -16,6 +16,9 @@ type Options struct {
 	// Counter counts every decision the service's Recorder stores
 	// (metrics.Registry is one); optional.
 	Counter DecisionCounter
+	// MaxConcurrentSearches bounds the relevance searches (Find with Q)
+	// running at once; DefaultMaxConcurrentSearches when 0.
+	MaxConcurrentSearches int
 }
 
 // Service applies procgraph's rules on top of a Store: capture, find,
@@ -28,6 +31,8 @@ type Service struct {
 	feed  *Feed
 	flows *flowCache
 	decor *decorations
+	// searches holds a token per relevance search running (HoldSearch).
+	searches chan struct{}
 }
 
 // NewService returns a Service over store.
@@ -35,8 +40,11 @@ func NewService(store Store, opts Options) *Service {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.MaxConcurrentSearches <= 0 {
+		opts.MaxConcurrentSearches = DefaultMaxConcurrentSearches()
+	}
 	return &Service{store: store, opts: opts, rec: NewRecorder(store, RecorderOptions{Counter: opts.Counter, Now: opts.Now}),
-		feed: NewFeed(), flows: &flowCache{}, decor: &decorations{}}
+		feed: NewFeed(), flows: &flowCache{}, decor: &decorations{}, searches: make(chan struct{}, opts.MaxConcurrentSearches)}
 }
 
 // Changes returns the service's change feed: a Change after every write

@@ -29,6 +29,10 @@ const (
 	// ReasonPendingApprovals is the reason of a busy refusal: the pending
 	// approvals are at their bound.
 	ReasonPendingApprovals = "pending_approvals"
+	// ReasonPendingRequester is the reason of a busy refusal: the
+	// requester's own pending approvals are at their bound
+	// (PendingBounds.PerRequester).
+	ReasonPendingRequester = "pending_approvals_requester"
 	// ReasonPolicySet and ReasonPolicyRevoked are the reasons of policy
 	// decisions.
 	ReasonPolicySet     = "policy_set"
@@ -255,13 +259,51 @@ func NewTurnID(at time.Time) string {
 	return fmt.Sprintf("trn_%016x%s", uint64(at.UnixNano()), hex.EncodeToString(r[:]))
 }
 
-// BusyPending is the CodeBusy refusal of a new approval beyond the bound.
-func BusyPending(max int, retryAfter time.Duration) *Error {
-	secs := int(retryAfter / time.Second)
+// PendingBounds are the bounds on pending approvals that CreateApproval
+// checks atomically with the write (DESIGN.md "Bounded admission").
+type PendingBounds struct {
+	// Total is how many turns may be pending at once, of every requester.
+	Total int
+	// PerRequester is how many of them one requester (TurnRecord.RequestedBy,
+	// the token holder) may hold, so that one token cannot fill Total and
+	// starve every other agent; 0 means no bound of its own (Total).
+	PerRequester int
+}
+
+// PendingCount is what a store counted, in the transaction that creates
+// an approval, among the turns pending with a deadline after now: all of
+// them and the new turn's requester's, each with the time until the
+// earliest of their deadlines.
+type PendingCount struct {
+	Total, Requester         int
+	TotalNext, RequesterNext time.Duration
+}
+
+// Admit is CreateApproval's admission rule, the one home of it for both
+// stores: nil when a new approval fits b after c, else the CodeBusy
+// refusal — the requester's own bound first (ReasonPendingRequester) when
+// it is below the total, then the total (ReasonPendingApprovals) — with
+// Retry-After the time until the earliest pending deadline that would free
+// a place.
+func (b PendingBounds) Admit(c PendingCount) error {
+	if b.PerRequester > 0 && b.PerRequester < b.Total && c.Requester >= b.PerRequester {
+		return busyPending(ReasonPendingRequester, b.PerRequester, c.RequesterNext,
+			"%d approvals of this requester are already pending: nothing was recorded")
+	}
+	if c.Total >= b.Total {
+		return busyPending(ReasonPendingApprovals, b.Total, c.TotalNext, "%d approvals are already pending: nothing was recorded")
+	}
+	return nil
+}
+
+// busyPending is the CodeBusy refusal of a new approval beyond the bound
+// named by reason.
+func busyPending(reason string, max int, retryAfter time.Duration, format string) *Error {
+	secs := int((retryAfter + time.Second - 1) / time.Second) // rounded up: a place is free after it
 	if secs < 1 {
 		secs = 1
 	}
-	return Errorf(CodeBusy, "%d approvals are already pending: nothing was recorded", max).
-		WithDetails("reason", ReasonPendingApprovals).WithDetails("limit", max).
+	return Errorf(CodeBusy, format, max).
+		WithDetails("reason", reason).WithDetails("limit", max).
 		WithDetails(DetailRetryAfter, secs)
 }

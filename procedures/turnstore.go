@@ -11,13 +11,16 @@ import (
 // and pass graph/storetest; every method is atomic, and may also return
 // CodeUnavailable and CodeInternal.
 type TurnStore interface {
-	// CreateApproval stores r (status pending) if fewer than maxPending
-	// turns are pending with a deadline after now, checked atomically with
-	// the write: concurrent creators never exceed the bound. The stored
-	// record is r.Purged(). Returns CodeBusy (ReasonPendingApprovals, see
-	// BusyPending) at the bound, with nothing written; CodeConflict when
-	// the id exists; CodeInvalid when CheckApproval refuses r.
-	CreateApproval(ctx context.Context, r TurnRecord, maxPending int, now time.Time) error
+	// CreateApproval stores r (status pending) if bounds admit it
+	// (PendingBounds.Admit) after the turns pending with a deadline after
+	// now — all of them, and those of r.RequestedBy — counted atomically
+	// with the write, in the same transaction or statement: concurrent
+	// creators never exceed either bound. The stored record is
+	// r.Purged(). Returns CodeBusy (ReasonPendingRequester or
+	// ReasonPendingApprovals) at a bound, with nothing written;
+	// CodeConflict when the id exists; CodeInvalid when CheckApproval
+	// refuses r.
+	CreateApproval(ctx context.Context, r TurnRecord, bounds PendingBounds, now time.Time) error
 
 	// GetApproval returns the stored turn. Returns CodeNotFound.
 	GetApproval(ctx context.Context, id string) (*TurnRecord, error)

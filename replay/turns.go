@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -17,9 +18,17 @@ import (
 // Gate defaults (API.md "Serve settings").
 const (
 	DefaultMaxPendingApprovals = 32
-	DefaultApprovalTimeout     = 330 * time.Second
+	// DefaultMaxPendingPerRequester is GateOptions.MaxPendingPerRequester's
+	// default (never above MaxPending).
+	DefaultMaxPendingPerRequester = 8
+	DefaultApprovalTimeout        = 330 * time.Second
 	// MaxWait bounds a long poll (wait_s).
 	MaxWait = 60 * time.Second
+	// DefaultMaxWaiters is GateOptions.MaxWaiters' default.
+	DefaultMaxWaiters = 1024
+	// ReasonWaiters is the reason of a busy refusal of a long poll: this
+	// server holds GateOptions.MaxWaiters of them already.
+	ReasonWaiters = "waiters"
 	// pollEvery is how often the gate's poller reads the turns requests wait
 	// on, for a change made on another instance (a change made here wakes
 	// them at once).
@@ -38,6 +47,13 @@ type GateOptions struct {
 	// MaxPending bounds the pending approvals; DefaultMaxPendingApprovals
 	// when 0.
 	MaxPending int
+	// MaxPendingPerRequester bounds the pending approvals of one requester
+	// (the token holder), so that one token cannot hold every place;
+	// DefaultMaxPendingPerRequester when 0, and at most MaxPending.
+	MaxPendingPerRequester int
+	// MaxWaiters bounds the long polls (a turn's or a Get's wait) this
+	// gate holds at once; DefaultMaxWaiters when 0.
+	MaxWaiters int
 	// ApprovalTimeout is each approval's one absolute deadline after its
 	// turn arrived; DefaultApprovalTimeout when 0.
 	ApprovalTimeout time.Duration
@@ -59,6 +75,8 @@ type Gate struct {
 	svc  *procedures.Service
 	opts GateOptions
 
+	held atomic.Int64 // long polls holding a place (holdWaiter)
+
 	mu      sync.Mutex
 	waiters map[string][]chan struct{}
 	// polling is whether the poller runs (it does while anyone waits);
@@ -71,6 +89,13 @@ type Gate struct {
 func NewGate(r *Replayer, opts GateOptions) *Gate {
 	if opts.MaxPending <= 0 {
 		opts.MaxPending = DefaultMaxPendingApprovals
+	}
+	if opts.MaxPendingPerRequester <= 0 {
+		opts.MaxPendingPerRequester = DefaultMaxPendingPerRequester
+	}
+	opts.MaxPendingPerRequester = min(opts.MaxPendingPerRequester, opts.MaxPending)
+	if opts.MaxWaiters <= 0 {
+		opts.MaxWaiters = DefaultMaxWaiters
 	}
 	if opts.ApprovalTimeout <= 0 {
 		opts.ApprovalTimeout = DefaultApprovalTimeout
@@ -227,7 +252,8 @@ func validateTurn(req *TurnRequest) error {
 // or creates its approval and waits up to req.Wait for an operator. Errors:
 // CodeForbidden (Capture without MayCapture: nothing decided), CodeInvalid, CodeInvalidCode, CodeTooLarge, CodeInvalidArguments (nothing
 // asked or recorded), CodeDenied with the decision, CodeBusy (reason
-// pending_approvals or replay_queue).
+// pending_approvals, pending_approvals_requester, waiters — nothing
+// recorded — or replay_queue).
 func (g *Gate) Submit(ctx context.Context, req TurnRequest) (*TurnAnswer, error) {
 	if err := validateTurn(&req); err != nil {
 		return nil, err
@@ -298,10 +324,20 @@ func (g *Gate) decideAndRun(ctx context.Context, req TurnRequest, b *block, v pr
 		}
 		return g.runNow(ctx, t, b, v, req, reviewer, note, arrived)
 	}
+	release := func() {}
+	if req.Wait > 0 {
+		r, err := g.holdWaiter() // before anything is recorded: refused, nothing is pending
+		if err != nil {
+			return nil, err
+		}
+		release = r
+		defer release()
+	}
 	rec := procedures.TurnRecord{Turn: t, Code: req.Code, Dialect: req.Dialect, Arguments: b.norm, Capture: req.Capture, Binding: b.bind}
 	rec.Status = procedures.TurnPending
 	rec.Deadline = t.RequestedAt.Add(g.opts.ApprovalTimeout)
-	if err := g.svc.Turns().CreateApproval(ctx, rec, g.opts.MaxPending, g.r.now()); err != nil {
+	if err := g.svc.Turns().CreateApproval(ctx, rec,
+		procedures.PendingBounds{Total: g.opts.MaxPending, PerRequester: g.opts.MaxPendingPerRequester}, g.r.now()); err != nil {
 		return nil, err
 	}
 	g.published(rec.Turn)
@@ -311,6 +347,7 @@ func (g *Gate) decideAndRun(ctx context.Context, req TurnRequest, b *block, v pr
 		return &TurnAnswer{Turn: rec.Turn}, nil
 	}
 	cur, err := g.wait(ctx, t.ID, req.Wait)
+	release()
 	if err != nil {
 		return nil, err
 	}
@@ -435,7 +472,7 @@ func (g *Gate) capture(ctx context.Context, ans *TurnAnswer, code, dialect strin
 
 // Get returns the turn id to its requester, waiting up to wait while it is
 // pending. Errors: CodeNotFound (unknown or non-canonical id), CodeForbidden
-// (another actor's turn).
+// (another actor's turn), CodeBusy (reason waiters: holdWaiter).
 func (g *Gate) Get(ctx context.Context, id, actor string, wait time.Duration) (*procedures.Turn, error) {
 	cur, err := g.load(ctx, id)
 	if err != nil {
@@ -444,15 +481,34 @@ func (g *Gate) Get(ctx context.Context, id, actor string, wait time.Duration) (*
 	if err := requester(cur, actor); err != nil {
 		return nil, err
 	}
-	if wait > 0 {
-		if wait > MaxWait {
-			wait = MaxWait
+	if wait > 0 && cur.Status == procedures.TurnPending {
+		release, err := g.holdWaiter()
+		if err != nil {
+			return nil, err
 		}
-		if cur, err = g.wait(ctx, id, wait); err != nil {
+		defer release()
+		if cur, err = g.wait(ctx, id, min(wait, MaxWait)); err != nil {
 			return nil, err
 		}
 	}
 	return &cur.Turn, nil
+}
+
+// holdWaiter takes one of the gate's GateOptions.MaxWaiters places for a
+// long poll, the one bound of them on every transport (POST /v1/turns and
+// GET /v1/turns/{id} with wait_s, MCP await_approval): past it the poll is
+// refused at once with CodeBusy (reason waiters, Retry-After) — a place
+// is not worth waiting for. release gives the place back; calling it
+// again does nothing.
+func (g *Gate) holdWaiter() (release func(), err error) {
+	if g.held.Add(1) > int64(g.opts.MaxWaiters) {
+		g.held.Add(-1)
+		return nil, procedures.Errorf(procedures.CodeBusy,
+			"%d requests are already waiting for an operator, the most this server holds; ask again later or without wait_s", g.opts.MaxWaiters).
+			WithDetails("reason", ReasonWaiters).WithDetails("limit", g.opts.MaxWaiters).WithDetails(procedures.DetailRetryAfter, 1)
+	}
+	var once sync.Once
+	return func() { once.Do(func() { g.held.Add(-1) }) }, nil
 }
 
 // load returns the stored turn id with its deadlines applied (settle).

@@ -236,7 +236,7 @@ func TestSweepAcrossInstances(t *testing.T) {
 	const running, pending = procedures.MaxApprovalLimit + 20, 30
 	for i := range running + pending {
 		r := storetest.PendingTurn("s", at.Add(time.Duration(i)*time.Millisecond), DefaultApprovalTimeout)
-		if err := e.svc.Turns().CreateApproval(ctx, r, running+pending, at); err != nil {
+		if err := e.svc.Turns().CreateApproval(ctx, r, procedures.PendingBounds{Total: running + pending}, at); err != nil {
 			t.Fatal(err)
 		}
 		if i < running {

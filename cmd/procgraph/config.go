@@ -9,12 +9,14 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
 	"github.com/dustin/go-humanize"
 	"github.com/peterbourgon/ff/v3"
 
+	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/sandbox"
 )
 
@@ -55,11 +57,17 @@ type serveConfig struct {
 	MCPMaxSessions         int
 	MCPMaxSessionsPerToken int
 	// The turn gate (DESIGN.md "The turn gate"): pending approvals at
-	// once, and each approval's deadline from its turn's arrival.
-	MaxPendingApprovals int
-	ApprovalTimeout     time.Duration
-	AuditRetention      time.Duration // 0: the audit log is kept forever
-	AuditArchiveDir     string
+	// once (in total and per requester), and each approval's deadline from
+	// its turn's arrival.
+	MaxPendingApprovals    int
+	MaxPendingPerRequester int // 0 until resolved: min(8, MaxPendingApprovals)
+	ApprovalTimeout        time.Duration
+	// Long polls (wait_s, await_approval) held at once, and relevance
+	// searches (q) running at once, by this server.
+	MaxWaiters            int
+	MaxConcurrentSearches int           // 0 until resolved: 2×cores
+	AuditRetention        time.Duration // 0: the audit log is kept forever
+	AuditArchiveDir       string
 }
 
 // envPrefix prefixes every flag's environment twin.
@@ -102,6 +110,9 @@ func (c *serveConfig) serveFlags(fs *flag.FlagSet) *settings {
 	s.add(&count{&c.MCPMaxSessions, 1, 1 << 20}, "mcp-max-sessions", "1024", "MCP sessions open at once (/mcp and /mcp/interactive); a new one past it is refused with 429 busy")
 	s.add(&count{&c.MCPMaxSessionsPerToken, 1, 1 << 20}, "mcp-max-sessions-per-token", "64", "MCP sessions one token holder may have open; a new one past it is refused with 429 busy")
 	s.add(&count{&c.MaxPendingApprovals, 1, 1 << 20}, "max-pending-approvals", "32", "turns awaiting an operator at once; a new one past it is refused with 429 busy")
+	s.add(&count{&c.MaxPendingPerRequester, 1, 1 << 20}, "max-pending-per-requester", "", "pending approvals one requester (token holder) may hold, at most max-pending-approvals; a new one past it is refused with 429 busy; default 8 (or max-pending-approvals when lower)")
+	s.add(&count{&c.MaxWaiters, 1, 1 << 20}, "max-waiters", "1024", "long polls (wait_s, await_approval) held at once; one past it is refused with 429 busy")
+	s.add(&count{&c.MaxConcurrentSearches, 1, 1 << 16}, "max-concurrent-searches", "", "relevance searches (q) running at once; one past it is refused with 429 busy; default 2×cores")
 	s.add(&duration{&c.AuditRetention, 0, 100 * 365 * 24 * time.Hour}, "audit-retention", "0s", "keep audit records this long (0: forever); older ones are pruned after the whole store is archived into --audit-archive-dir")
 	s.add(&text{&c.AuditArchiveDir, nil}, "audit-archive-dir", "", "where --audit-retention writes its archives (full dumps, importable)")
 	s.add(&duration{&c.ApprovalTimeout, time.Second, 24 * time.Hour}, "approval-timeout", "330s", "each approval's one deadline from its turn's arrival: the wait, the resolution and the run's start (at least 1s)")
@@ -154,6 +165,16 @@ func (c *serveConfig) resolve() error {
 	}
 	if upstreams > 1 {
 		return fmt.Errorf("--upstream-http, --upstream-mcp and --upstream-mcp-command are exclusive: set at most one")
+	}
+	switch {
+	case c.MaxPendingPerRequester == 0:
+		c.MaxPendingPerRequester = min(replay.DefaultMaxPendingPerRequester, c.MaxPendingApprovals)
+	case c.MaxPendingPerRequester > c.MaxPendingApprovals:
+		return fmt.Errorf("--max-pending-per-requester / PROCGRAPH_MAX_PENDING_PER_REQUESTER (%d) must not exceed --max-pending-approvals / PROCGRAPH_MAX_PENDING_APPROVALS (%d)",
+			c.MaxPendingPerRequester, c.MaxPendingApprovals)
+	}
+	if c.MaxConcurrentSearches == 0 {
+		c.MaxConcurrentSearches = 2 * runtime.NumCPU()
 	}
 	if c.MaxConcurrentReplays == 0 {
 		c.MaxConcurrentReplays = 4 * c.SandboxWorkers

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -41,6 +42,9 @@ func TestServeSettings(t *testing.T) {
 		{"mcp-max-sessions", "100", func(c *serveConfig) any { return c.MCPMaxSessions }, 100},
 		{"mcp-max-sessions-per-token", "9", func(c *serveConfig) any { return c.MCPMaxSessionsPerToken }, 9},
 		{"max-pending-approvals", "5", func(c *serveConfig) any { return c.MaxPendingApprovals }, 5},
+		{"max-pending-per-requester", "4", func(c *serveConfig) any { return c.MaxPendingPerRequester }, 4},
+		{"max-waiters", "10", func(c *serveConfig) any { return c.MaxWaiters }, 10},
+		{"max-concurrent-searches", "3", func(c *serveConfig) any { return c.MaxConcurrentSearches }, 3},
 		{"approval-timeout", "2m", func(c *serveConfig) any { return c.ApprovalTimeout }, 2 * time.Minute},
 		{"audit-retention", "2160h", func(c *serveConfig) any { return c.AuditRetention }, 2160 * time.Hour},
 		{"audit-archive-dir", "/var/archives", func(c *serveConfig) any { return c.AuditArchiveDir }, "/var/archives"},
@@ -99,9 +103,19 @@ func TestServeSettings(t *testing.T) {
 			Auth: "tokens", TokensFile: tokens, TokensDefault: true,
 			MaxConcurrentReplays: 8, ReplayQueue: 16, MaxReplaysPerToken: -1, ReplayTimeout: 30 * time.Second,
 			MaxInflightBytes: 256 << 20, MaxCallBytes: 4 << 20, MCPMaxSessions: 1024, MCPMaxSessionsPerToken: 64,
-			MaxPendingApprovals: 32, ApprovalTimeout: 330 * time.Second}
+			MaxPendingApprovals: 32, MaxPendingPerRequester: 8, ApprovalTimeout: 330 * time.Second,
+			MaxWaiters: 1024, MaxConcurrentSearches: 2 * runtime.NumCPU()}
 		if !reflect.DeepEqual(*c, want) {
 			t.Fatalf("got %+v, want %+v", *c, want)
+		}
+	})
+	t.Run("the per-requester pending default follows a lower total", func(t *testing.T) {
+		c, err := parseServeConfig([]string{"--max-pending-approvals", "3"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.MaxPendingPerRequester != 3 {
+			t.Fatalf("per requester %d, want 3 (the total)", c.MaxPendingPerRequester)
 		}
 	})
 	t.Run("a flag wins over its twin", func(t *testing.T) {

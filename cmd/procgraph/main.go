@@ -61,6 +61,10 @@ type Main struct {
 	tokensCreated bool
 	close         sync.Once
 	err           error
+	// svc and gate are the service and turn gate being served (tests
+	// reach the admission bounds they hold through them).
+	svc  *procedures.Service
+	gate *replay.Gate
 }
 
 // NewMain returns a Main for cfg that logs to log; nothing runs yet.
@@ -198,7 +202,8 @@ func (m *Main) open(ctx, bg context.Context) (http.Handler, error) {
 		m.onClose(func() error { <-stopped; return nil }) // before the store closes (bg is cancelled first)
 	}
 	reg := metrics.New()
-	svc := procedures.NewService(store, procedures.Options{AllowMutatingAutorun: cfg.AllowMutatingAutorun, Counter: reg})
+	svc := procedures.NewService(store, procedures.Options{AllowMutatingAutorun: cfg.AllowMutatingAutorun, Counter: reg,
+		MaxConcurrentSearches: cfg.MaxConcurrentSearches})
 	m.onClose(func() error { svc.Changes().Close(); return nil })
 	if cat != nil {
 		if err := loadCatalogue(ctx, svc, cat); err != nil {
@@ -229,7 +234,9 @@ func (m *Main) open(ctx, bg context.Context) (http.Handler, error) {
 			return nil, err
 		}
 	}
-	gate := replay.NewGate(rp, replay.GateOptions{MaxPending: cfg.MaxPendingApprovals, ApprovalTimeout: cfg.ApprovalTimeout})
+	gate := replay.NewGate(rp, replay.GateOptions{MaxPending: cfg.MaxPendingApprovals,
+		MaxPendingPerRequester: cfg.MaxPendingPerRequester, MaxWaiters: cfg.MaxWaiters, ApprovalTimeout: cfg.ApprovalTimeout})
+	m.svc, m.gate = svc, gate
 	swept := make(chan struct{})
 	go func() { defer close(swept); gate.Sweeper(bg, replay.DefaultSweepInterval) }()
 	m.onClose(func() error { <-swept; return nil }) // before the store closes (bg is cancelled first)

@@ -3,5 +3,5 @@
 // a resumed batch finds one: the same record).
 UNWIND $rows AS r
 MERGE (t:Turn {id: r.id})
-  ON CREATE SET t.session = r.session, t.status = r.status, t.deadline = r.deadline, t.record = r.record
+  ON CREATE SET t.session = r.session, t.requested_by = r.requestedBy, t.status = r.status, t.deadline = r.deadline, t.record = r.record
 RETURN count(t) AS loaded;

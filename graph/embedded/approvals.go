@@ -15,9 +15,11 @@ import (
 
 var _ procedures.TurnStore = (*Store)(nil)
 
-// CreateApproval implements procedures.TurnStore: the pending count and the
-// write share one read-write transaction, which bbolt serialises.
-func (s *Store) CreateApproval(ctx context.Context, r procedures.TurnRecord, maxPending int, now time.Time) error {
+// CreateApproval implements procedures.TurnStore: the pending counts and
+// the write share one read-write transaction, which bbolt serialises. The
+// pending index holds each pending turn's deadline and requester
+// (pendingEntry), so both counts are one scan of it.
+func (s *Store) CreateApproval(ctx context.Context, r procedures.TurnRecord, bounds procedures.PendingBounds, now time.Time) error {
 	if err := procedures.CheckApproval(r); err != nil {
 		return err
 	}
@@ -26,24 +28,63 @@ func (s *Store) CreateApproval(ctx context.Context, r procedures.TurnRecord, max
 		if tx.Bucket(bTurns).Get([]byte(r.ID)) != nil {
 			return procedures.Errorf(procedures.CodeConflict, "turn %s exists", r.ID)
 		}
-		pending, next := 0, time.Duration(0)
-		err := tx.Bucket(bPending).ForEach(func(_, v []byte) error {
-			if left := fromMs(int64(getU64(v))).Sub(now); left > 0 {
-				pending++
-				if next == 0 || left < next {
-					next = left
-				}
+		var c procedures.PendingCount
+		err := tx.Bucket(bPending).ForEach(func(id, v []byte) error {
+			deadline, by, err := pendingOf(tx, id, v)
+			if err != nil {
+				return err
+			}
+			left := deadline.Sub(now)
+			if left <= 0 {
+				return nil
+			}
+			c.Total++
+			c.TotalNext = earliest(c.TotalNext, left)
+			if by == r.RequestedBy {
+				c.Requester++
+				c.RequesterNext = earliest(c.RequesterNext, left)
 			}
 			return nil
 		})
 		if err != nil {
 			return err
 		}
-		if pending >= maxPending {
-			return procedures.BusyPending(maxPending, next)
+		if err := bounds.Admit(c); err != nil {
+			return err
 		}
 		return putTurn(tx, r)
 	})
+}
+
+func earliest(cur, d time.Duration) time.Duration {
+	if cur == 0 || d < cur {
+		return d
+	}
+	return cur
+}
+
+// pendingEntry is a pending index value: the turn's deadline (u64 ms) and
+// its requester.
+func pendingEntry(r procedures.TurnRecord) []byte {
+	return append(u64(uint64(ms(r.Deadline))), r.RequestedBy...)
+}
+
+// pendingOf reads the pending index entry of turn id: its deadline and
+// requester. An entry a version without the requester wrote (only the
+// deadline) takes the requester from the turn's record.
+func pendingOf(tx *bolt.Tx, id, v []byte) (time.Time, string, error) {
+	if len(v) < 8 {
+		return time.Time{}, "", procedures.Errorf(procedures.CodeInternal, "the pending index entry of turn %s is corrupt", id)
+	}
+	deadline := fromMs(int64(getU64(v[:8])))
+	if len(v) > 8 {
+		return deadline, string(v[8:]), nil
+	}
+	t, err := getTurn(tx, string(id))
+	if err != nil {
+		return time.Time{}, "", err
+	}
+	return deadline, t.RequestedBy, nil
 }
 
 // putTurn writes r as stored (purged, times normalised) and keeps the
@@ -65,7 +106,7 @@ func putTurn(tx *bolt.Tx, r procedures.TurnRecord) error {
 		return err
 	}
 	if r.Status == procedures.TurnPending {
-		return tx.Bucket(bPending).Put(id, u64(uint64(ms(r.Deadline))))
+		return tx.Bucket(bPending).Put(id, pendingEntry(r))
 	}
 	return tx.Bucket(bPending).Delete(id)
 }

@@ -33,7 +33,7 @@ var (
 	bClasses     = []byte("classes")                // classKey → procedures of that class (u64)
 	bToolClasses = []byte("tool_classes")           // tool 0 classKey → procedures of that class calling it (u64)
 	bTurns       = []byte("turns")                  // turn id → procedures.TurnRecord (JSON)
-	bPending     = []byte("turns_pending")          // turn id → deadline (u64 ms) while pending
+	bPending     = []byte("turns_pending")          // turn id → deadline (u64 ms) requester, while pending
 	bPolicies    = []byte("session_policies")       // session 0 code hash → procedures.SessionPolicy (JSON)
 )
 

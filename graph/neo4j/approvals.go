@@ -27,7 +27,7 @@ func turnParams(r procedures.TurnRecord) (map[string]any, error) {
 	if err != nil {
 		return nil, procedures.Errorf(procedures.CodeInvalid, "the turn cannot be stored: %v", err)
 	}
-	return map[string]any{"id": r.ID, "session": r.SessionID, "status": string(r.Status),
+	return map[string]any{"id": r.ID, "session": r.SessionID, "requestedBy": r.RequestedBy, "status": string(r.Status),
 		"deadline": r.Deadline.UnixMilli(), "record": string(b)}, nil
 }
 
@@ -43,9 +43,9 @@ func decodeTurn(v any) (*procedures.TurnRecord, error) {
 	return &r, nil
 }
 
-// CreateApproval implements procedures.TurnStore (turn_create.cypher: the
-// count and the create run under the gate node's lock).
-func (s *Store) CreateApproval(ctx context.Context, r procedures.TurnRecord, maxPending int, now time.Time) error {
+// CreateApproval implements procedures.TurnStore (turn_create.cypher: both
+// counts and the create are one statement, under the gate node's lock).
+func (s *Store) CreateApproval(ctx context.Context, r procedures.TurnRecord, bounds procedures.PendingBounds, now time.Time) error {
 	if err := procedures.CheckApproval(r); err != nil {
 		return err
 	}
@@ -54,7 +54,11 @@ func (s *Store) CreateApproval(ctx context.Context, r procedures.TurnRecord, max
 	if err != nil {
 		return err
 	}
-	params["max"], params["now"] = maxPending, dbTime(now).UnixMilli()
+	perRequester := bounds.PerRequester
+	if perRequester <= 0 {
+		perRequester = bounds.Total
+	}
+	params["max"], params["maxMine"], params["now"] = bounds.Total, perRequester, dbTime(now).UnixMilli()
 	recs, err := query(ctx, s, "create approval", neo4j.AccessModeWrite, "turn_create", params)
 	if err != nil {
 		return err
@@ -65,11 +69,24 @@ func (s *Store) CreateApproval(ctx context.Context, r procedures.TurnRecord, max
 	if field(recs[0], "exists") == true {
 		return procedures.Errorf(procedures.CodeConflict, "turn %s exists", r.ID)
 	}
-	if pending, _ := field(recs[0], "pending").(int64); pending >= int64(maxPending) {
-		next, _ := field(recs[0], "next").(int64)
-		return procedures.BusyPending(maxPending, time.UnixMilli(next).Sub(now))
+	left := func(name string) time.Duration {
+		at, ok := field(recs[0], name).(int64)
+		if !ok {
+			return 0
+		}
+		return time.UnixMilli(at).Sub(now)
 	}
-	return nil
+	c := procedures.PendingCount{TotalNext: left("next"), RequesterNext: left("mineNext")}
+	pending, _ := field(recs[0], "pending").(int64)
+	mine, _ := field(recs[0], "mine").(int64)
+	c.Total, c.Requester = int(pending), int(mine)
+	if field(recs[0], "created") == true {
+		return nil
+	}
+	if err := bounds.Admit(c); err != nil {
+		return err
+	}
+	return procedures.Errorf(procedures.CodeInternal, "turn_create created nothing though the bounds admit it")
 }
 
 // GetApproval implements procedures.TurnStore.

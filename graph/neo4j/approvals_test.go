@@ -17,7 +17,7 @@ func TestTwoInstancesOneTurn(t *testing.T) {
 	b := openStore(t)
 	now := time.Now()
 	r := storetest.PendingTurn("s1", now, time.Minute)
-	if err := a.CreateApproval(t.Context(), r, 4, now); err != nil {
+	if err := a.CreateApproval(t.Context(), r, procedures.PendingBounds{Total: 4}, now); err != nil {
 		t.Fatal(err)
 	}
 	approved := r

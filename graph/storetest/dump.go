@@ -99,7 +99,7 @@ func FillScenarios(tb testing.TB, s procedures.Store) {
 			Summary: "kill", Status: procedures.TurnPending, RequestedBy: "agent", RequestedAt: At(50 + i), Deadline: At(5000 + i)},
 			Code: "tools.kill_job(job_id=job)", Dialect: "starlark", Arguments: map[string]any{"job": "j1"},
 			Capture: &procedures.TurnCapture{Summary: "kill a job"}}
-		if err := ts.CreateApproval(ctx, r, 10, At(50+i)); err != nil {
+		if err := ts.CreateApproval(ctx, r, procedures.PendingBounds{Total: 10}, At(50+i)); err != nil {
 			tb.Fatalf("CreateApproval: %v", err)
 		}
 		if st != procedures.TurnPending {

@@ -45,7 +45,7 @@ func mergeTurnAndPolicy(tb testing.TB, s procedures.Store, sess string, n int) {
 		CodeHash: "hx", Signature: []string{"kill_job"}, StateChangingTools: []string{"kill_job"}, Summary: "kill",
 		Status: procedures.TurnPending, RequestedBy: "agent", RequestedAt: At(n), Deadline: At(n + 5000)},
 		Code: "tools.kill_job()", Dialect: "starlark"}
-	if err := ts.CreateApproval(ctx, r, 10, At(n)); err != nil {
+	if err := ts.CreateApproval(ctx, r, procedures.PendingBounds{Total: 10}, At(n)); err != nil {
 		tb.Fatalf("CreateApproval: %v", err)
 	}
 	p := procedures.SessionPolicy{SessionID: sess, CodeHash: "hx", Policy: procedures.ChoiceAutoRun, Summary: "s", SetBy: "carol", SetAt: At(n + 1), RequestedBy: "agent"}

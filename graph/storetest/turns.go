@@ -82,7 +82,7 @@ func RequireSwept(tb testing.TB, svc *procedures.Service, running, pending int) 
 // MustCreateApproval creates r and fails the test on error.
 func MustCreateApproval(tb testing.TB, s procedures.TurnStore, r procedures.TurnRecord, max int, now time.Time) {
 	tb.Helper()
-	if err := s.CreateApproval(ctx, r, max, now); err != nil {
+	if err := s.CreateApproval(ctx, r, procedures.PendingBounds{Total: max}, now); err != nil {
 		tb.Fatalf("CreateApproval: %v", err)
 	}
 }
@@ -102,7 +102,7 @@ func testTurns(t *testing.T, newStore NewStore) {
 		RequireTime(t, "deadline", got.Deadline, r.Deadline)
 		_, err = s.GetApproval(ctx, procedures.NewTurnID(At(1)))
 		RequireCode(t, err, procedures.CodeNotFound)
-		RequireCode(t, s.CreateApproval(ctx, r, 4, At(0)), procedures.CodeConflict)
+		RequireCode(t, s.CreateApproval(ctx, r, procedures.PendingBounds{Total: 4}, At(0)), procedures.CodeConflict)
 	})
 
 	t.Run("an approval without id or session is invalid and writes nothing", func(t *testing.T) {
@@ -110,7 +110,7 @@ func testTurns(t *testing.T, newStore NewStore) {
 		noID, noSession := PendingTurn("s1", At(0), time.Minute), PendingTurn("", At(1), time.Minute)
 		noID.ID = ""
 		for _, r := range []procedures.TurnRecord{noID, noSession} {
-			RequireCode(t, s.CreateApproval(ctx, r, 4, At(0)), procedures.CodeInvalid)
+			RequireCode(t, s.CreateApproval(ctx, r, procedures.PendingBounds{Total: 4}, At(0)), procedures.CodeInvalid)
 		}
 		all, err := s.ListApprovals(ctx, procedures.ApprovalFilter{})
 		if err != nil || len(all) != 0 {
@@ -183,7 +183,7 @@ func testTurns(t *testing.T, newStore NewStore) {
 		s := turnStore(t, newStore(t))
 		MustCreateApproval(t, s, PendingTurn("s1", At(0), 10*time.Second), 2, At(0))
 		MustCreateApproval(t, s, PendingTurn("s2", At(1), 60*time.Second), 2, At(1))
-		e := RequireCode(t, s.CreateApproval(ctx, PendingTurn("s3", At(2), time.Minute), 2, At(2)), procedures.CodeBusy)
+		e := RequireCode(t, s.CreateApproval(ctx, PendingTurn("s3", At(2), time.Minute), procedures.PendingBounds{Total: 2}, At(2)), procedures.CodeBusy)
 		requireEqual(t, "reason", e.Details["reason"], procedures.ReasonPendingApprovals)
 		if secs, _ := e.Details[procedures.DetailRetryAfter].(int); secs < 1 {
 			t.Fatalf("retry after %v, want at least 1 s", e.Details[procedures.DetailRetryAfter])
@@ -204,7 +204,7 @@ func testTurns(t *testing.T, newStore NewStore) {
 		var wg sync.WaitGroup
 		for i := range n {
 			wg.Go(func() {
-				err := s.CreateApproval(ctx, PendingTurn(fmt.Sprintf("s%d", i), At(0), time.Minute), max, At(0))
+				err := s.CreateApproval(ctx, PendingTurn(fmt.Sprintf("s%d", i), At(0), time.Minute), procedures.PendingBounds{Total: max}, At(0))
 				switch procedures.ErrorCode(err) {
 				case "":
 					ok.Add(1)
@@ -220,6 +220,93 @@ func testTurns(t *testing.T, newStore NewStore) {
 		requireEqual(t, "refused", busy.Load(), int64(n-max))
 		list, _ := s.ListApprovals(ctx, procedures.ApprovalFilter{Status: procedures.TurnPending, Limit: 100})
 		requireEqual(t, "stored", len(list), max)
+	})
+
+	t.Run("one requester's pending approvals are bounded apart from the total", func(t *testing.T) {
+		s := turnStore(t, newStore(t))
+		b := procedures.PendingBounds{Total: 10, PerRequester: 2}
+		by := func(who, session string, at time.Time, d time.Duration) procedures.TurnRecord {
+			r := PendingTurn(session, at, d)
+			r.RequestedBy = who
+			return r
+		}
+		create := func(r procedures.TurnRecord, now time.Time) error { return s.CreateApproval(ctx, r, b, now) }
+		if err := create(by("other", "o1", At(0), 3*time.Second), At(0)); err != nil {
+			t.Fatal(err)
+		}
+		for i, d := range []time.Duration{10 * time.Second, 60 * time.Second} {
+			if err := create(by("agent", fmt.Sprintf("a%d", i), At(i), d), At(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e := RequireCode(t, create(by("agent", "a2", At(2), time.Minute), At(2)), procedures.CodeBusy)
+		requireEqual(t, "reason", e.Details["reason"], procedures.ReasonPendingRequester)
+		requireEqual(t, "limit", e.Details["limit"], 2)
+		// The requester's earliest deadline (At(10)) frees its place, not
+		// the other requester's (At(3)).
+		requireEqual(t, "retry after", e.Details[procedures.DetailRetryAfter], 8)
+		if err := create(by("other", "o2", At(2), time.Minute), At(2)); err != nil {
+			t.Fatalf("another requester was refused: %v", err)
+		}
+		// At(10) the requester's first is past its deadline: a place is free.
+		if err := create(by("agent", "a3", At(10), time.Minute), At(10)); err != nil {
+			t.Fatal(err)
+		}
+		list, err := s.ListApprovals(ctx, procedures.ApprovalFilter{Status: procedures.TurnPending})
+		if err != nil {
+			t.Fatal(err)
+		}
+		requireEqual(t, "pending listed", len(list), 5)
+	})
+
+	t.Run("concurrent creators never exceed either bound", func(t *testing.T) {
+		for _, c := range []struct {
+			name                string
+			bounds              procedures.PendingBounds
+			requesters, each    int
+			wantEach, wantTotal int
+		}{
+			{"the requester's bound binds", procedures.PendingBounds{Total: 100, PerRequester: 3}, 4, 10, 3, 12},
+			{"the total binds", procedures.PendingBounds{Total: 5, PerRequester: 3}, 3, 8, -1, 5},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				s := turnStore(t, newStore(t))
+				var mu sync.Mutex
+				created := map[string]int{}
+				var total, busy atomic.Int64
+				var wg sync.WaitGroup
+				for q := range c.requesters {
+					for i := range c.each {
+						wg.Go(func() {
+							r := PendingTurn(fmt.Sprintf("s%d-%d", q, i), At(0), time.Minute)
+							r.RequestedBy = fmt.Sprintf("agent%d", q)
+							err := s.CreateApproval(ctx, r, c.bounds, At(0))
+							switch procedures.ErrorCode(err) {
+							case "":
+								total.Add(1)
+								mu.Lock()
+								created[r.RequestedBy]++
+								mu.Unlock()
+							case procedures.CodeBusy:
+								busy.Add(1)
+							default:
+								t.Errorf("CreateApproval: %v", err)
+							}
+						})
+					}
+				}
+				wg.Wait()
+				requireEqual(t, "created", total.Load(), int64(c.wantTotal))
+				requireEqual(t, "refused", busy.Load(), int64(c.requesters*c.each-c.wantTotal))
+				for who, n := range created {
+					if n > c.bounds.PerRequester || (c.wantEach >= 0 && n != c.wantEach) {
+						t.Fatalf("%s holds %d pending approvals (bound %d)", who, n, c.bounds.PerRequester)
+					}
+				}
+				list, _ := s.ListApprovals(ctx, procedures.ApprovalFilter{Status: procedures.TurnPending, Limit: 100})
+				requireEqual(t, "stored", len(list), c.wantTotal)
+			})
+		}
 	})
 
 	t.Run("a resolution happens once under concurrent resolvers", func(t *testing.T) {
@@ -462,7 +549,7 @@ func BenchApprovalRoundTrip(b *testing.B, s procedures.Store) {
 	for b.Loop() {
 		now := time.Now()
 		r := PendingTurn("bench", now, time.Minute)
-		if err := s.CreateApproval(ctx, r, 1<<20, now); err != nil {
+		if err := s.CreateApproval(ctx, r, procedures.PendingBounds{Total: 1 << 20}, now); err != nil {
 			b.Fatal(err)
 		}
 		for _, step := range []struct {

@@ -10,5 +10,40 @@ func init() {
 			Packages: []string{"./cmd/procgraph"},
 			Tests:    []string{"TestTurnCaptureNeedsCaptureScope"},
 		},
+		{
+			Name:     "e2e/pending-per-requester-ignored",
+			Why:      "the pending bound is global only: one token fills it and starves every other agent",
+			Edits:    []Edit{{Dir: "procedures", Find: "b.PerRequester > 0 && b.PerRequester < b.Total && c.Requester >= b.PerRequester", Replace: "false"}},
+			Packages: []string{"./cmd/procgraph"},
+			Tests:    []string{"TestTurnPendingPerRequester"},
+		},
+		{
+			Name:     "graph/embedded/pending-requester-uncounted",
+			Why:      "the embedded store counts no turn as the requester's: the per-requester bound never binds",
+			Edits:    []Edit{{Dir: "graph/embedded", Find: "if by == r.RequestedBy {", Replace: "if by == \"\" && by != \"\" {"}},
+			Packages: []string{"./graph/embedded"},
+			Tests:    []string{"TestStore"},
+		},
+		{
+			Name:     "e2e/long-polls-unbounded",
+			Why:      "long polls (wait_s, await_approval) are held without bound: thousands of waiters from one token hold the server's goroutines",
+			Edits:    []Edit{{Dir: "replay", Find: "if g.held.Add(1) > int64(g.opts.MaxWaiters) {", Replace: "if g.held.Add(1) > 1<<40 {"}},
+			Packages: []string{"./cmd/procgraph"},
+			Tests:    []string{"TestLongPollsBounded"},
+		},
+		{
+			Name:     "e2e/turn-wait-takes-no-place",
+			Why:      "a POST /v1/turns with wait_s waits without taking a long poll's place",
+			Edits:    []Edit{{Dir: "replay", Find: "r, err := g.holdWaiter()", Replace: "r, err := func() {}, error(nil)"}},
+			Packages: []string{"./cmd/procgraph"},
+			Tests:    []string{"TestLongPollsBounded"},
+		},
+		{
+			Name:     "e2e/searches-unbounded",
+			Why:      "q searches run without bound: thousands at once take the server's memory",
+			Edits:    []Edit{{Dir: "procedures", Find: "if q.Search != nil {", Replace: "if false {"}},
+			Packages: []string{"./cmd/procgraph"},
+			Tests:    []string{"TestSearchesBounded"},
+		},
 	}...)
 }
