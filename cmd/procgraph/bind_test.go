@@ -23,7 +23,9 @@ func mustBindServer(t *testing.T, up *upstream, mutating bool) *bindActors {
 		agent: mustCreateToken(t, file, "agent", "read,invoke,capture"),
 		op:    mustCreateToken(t, file, "op", "read,grant"),
 	}, admin: mustCreateToken(t, file, "admin", "read,admin")}
-	a.server = mustServe(t, serverOpts{Upstream: up, TokensFile: file, AllowMutating: mutating})
+	// The suites leave many turns of the one agent pending.
+	a.server = mustServe(t, serverOpts{Upstream: up, TokensFile: file, AllowMutating: mutating,
+		Extra: []string{"--max-pending-per-requester", "32"}})
 	a.server.token = a.agent
 	return a
 }

@@ -95,7 +95,7 @@ func TestTurnCaptureNeedsCaptureScope(t *testing.T) {
 // and 4 refusals, 429 busy with reason pending_approvals_requester and
 // Retry-After, nothing recorded as pending for them; another token's turn
 // is still admitted. --max-pending-per-requester above
-// --max-pending-approvals refuses to start (TestServeRefusesBadSettings).
+// --max-pending-approvals refuses to start (TestRefuseToStart).
 func TestTurnPendingPerRequester(t *testing.T) {
 	up := mustUpstream(t)
 	a := mustTurnServer(t, up)
