@@ -48,13 +48,20 @@ type recorder struct {
 	mu    sync.Mutex
 	calls []call
 	fail  map[string]string // tool -> error message
+	// onCall, when set, runs at each call before it is answered (outside
+	// the lock): what changes the world in the middle of a run.
+	onCall func(tool string)
 }
 
 func (d *recorder) Dispatch(ctx context.Context, tool string, args map[string]any) (any, error) {
 	d.mu.Lock()
 	d.calls = append(d.calls, call{tool, args})
 	msg, fail := d.fail[tool]
+	onCall := d.onCall
 	d.mu.Unlock()
+	if onCall != nil {
+		onCall(tool)
+	}
 	if fail {
 		return nil, fmt.Errorf("%s", msg)
 	}

@@ -1,0 +1,55 @@
+package replay
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/sandbox"
+	"github.com/procgraph/procgraph/signature"
+)
+
+// TestNestedChangedMidRun: a run allowed by a durable grant calls a nested
+// procedure whose current version changed after the decision (promoted
+// mid-run, and granted again): the nested call is refused nested_changed
+// and recorded so, though the new version's own grant would allow it —
+// the outer grant covered the version it was bound to, nothing else — and
+// the state-changing tool never reaches the dispatcher.
+func TestNestedChangedMidRun(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, sandbox.NewInProcess(), true)
+	innerCode := "tools.kill_job(job_id=task_id)\nreturn tools.get_jobs(task_id=task_id)"
+	inner := e.capture(innerCode)
+	outer := e.capture(callerOf(inner.Name))
+	for _, name := range []string{inner.Name, outer.Name} {
+		if _, _, err := e.svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: name, Enabled: true, Actor: "op"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var once sync.Once
+	e.disp.onCall = func(tool string) {
+		once.Do(func() {
+			v2 := "# another version\n" + innerCode
+			e.capture(v2)
+			if _, _, err := e.svc.Promote(ctx, procedures.PromoteRequest{Name: inner.Name, CodeHash: signature.CodeHash(v2), Actor: "op"}); err != nil {
+				t.Error(err)
+			}
+			if _, _, err := e.svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: inner.Name, Enabled: true, Actor: "op"}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	res := e.mustFailWith(InvokeRequest{Name: outer.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1}},
+		sandbox.ToolRefused, inner.Name)
+	if res.Decision.Reason != procedures.ReasonDurableAutoRun {
+		t.Fatalf("outer decision %+v", res.Decision)
+	}
+	ds := e.decisions(inner.Name)
+	if len(ds) == 0 || ds[0].Reason != procedures.ReasonNestedChanged || ds[0].Outcome != procedures.Denied {
+		t.Fatalf("inner decisions %+v, want the newest denied nested_changed", ds)
+	}
+	if e.disp.saw("kill_job") {
+		t.Fatal("the dispatcher saw kill_job")
+	}
+}

@@ -1,0 +1,188 @@
+package replay
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/procgraph/procgraph/graph/embedded"
+	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/sandbox"
+)
+
+// countedStore is the real embedded store counting every store call a
+// turn can make (each is one round trip on Neo4j).
+type countedStore struct {
+	*embedded.Store
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (c *countedStore) count(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n[name]++
+}
+
+// calls returns the calls since the last reset, "Name×n" sorted, and resets.
+func (c *countedStore) calls() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for k, v := range c.n {
+		out = append(out, fmt.Sprintf("%s×%d", k, v))
+	}
+	sort.Strings(out)
+	c.n = map[string]int{}
+	return strings.Join(out, " ")
+}
+
+func (c *countedStore) Get(ctx context.Context, name string) (*procedures.Procedure, error) {
+	c.count("Get")
+	return c.Store.Get(ctx, name)
+}
+
+func (c *countedStore) GetMany(ctx context.Context, names []string) (map[string]*procedures.Procedure, error) {
+	c.count("GetMany")
+	return c.Store.GetMany(ctx, names)
+}
+
+func (c *countedStore) Version(ctx context.Context, name, codeHash string) (*procedures.Version, error) {
+	c.count("Version")
+	return c.Store.Version(ctx, name, codeHash)
+}
+
+func (c *countedStore) Catalogue(ctx context.Context) (*procedures.Catalogue, error) {
+	c.count("Catalogue")
+	return c.Store.Catalogue(ctx)
+}
+
+func (c *countedStore) Policy(ctx context.Context, session, codeHash string) (procedures.SessionPolicy, bool, error) {
+	c.count("Policy")
+	return c.Store.Policy(ctx, session, codeHash)
+}
+
+func (c *countedStore) Granted(ctx context.Context) ([]*procedures.Procedure, error) {
+	c.count("Granted")
+	return c.Store.Granted(ctx)
+}
+
+func (c *countedStore) AppendDecision(ctx context.Context, d procedures.Decision) error {
+	c.count("AppendDecision")
+	return c.Store.AppendDecision(ctx, d)
+}
+
+func (c *countedStore) RecordUse(ctx context.Context, in procedures.UseInput) (procedures.UseResult, error) {
+	c.count("RecordUse")
+	return c.Store.RecordUse(ctx, in)
+}
+
+func (c *countedStore) GetApproval(ctx context.Context, id string) (*procedures.TurnRecord, error) {
+	c.count("GetApproval")
+	return c.Store.GetApproval(ctx, id)
+}
+
+func (c *countedStore) TransitionTurn(ctx context.Context, next procedures.TurnRecord, from []procedures.TurnStatus, live bool, now time.Time, ds ...procedures.Decision) (*procedures.TurnRecord, error) {
+	c.count("TransitionTurn")
+	return c.Store.TransitionTurn(ctx, next, from, live, now, ds...)
+}
+
+// bindCostEnv is a gate over a counted embedded store with mutating
+// auto-run on, a read-only procedure inner with a durable grant, and a
+// session policy (auto_run) on a block that calls a tool and inner. It
+// returns the gate, the store, a turn its policy decides and one the grant
+// decides.
+func bindCostEnv(tb testing.TB) (*Gate, *countedStore, TurnRequest, TurnRequest) {
+	ctx := context.Background()
+	st, err := embedded.Open(filepath.Join(tb.TempDir(), "procgraph.db"), embedded.Options{NoSync: true})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = st.Close() })
+	cs := &countedStore{Store: st, n: map[string]int{}}
+	svc := procedures.NewService(cs, procedures.Options{AllowMutatingAutorun: true})
+	if _, err := svc.PutCatalogue(ctx, defaultTools, "tester"); err != nil {
+		tb.Fatal(err)
+	}
+	out, err := svc.Capture(ctx, procedures.CaptureRequest{Code: readOnlyCode, Status: procedures.StatusSucceeded, SessionID: "capture"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	inner := out.Procedure.Name
+	if _, _, err := svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: inner, Enabled: true, Actor: "op"}); err != nil {
+		tb.Fatal(err)
+	}
+	g := NewGate(New(svc, sandbox.NewInProcess(), &recorder{}, Options{}), GateOptions{})
+	policy := TurnRequest{Code: "x = tools.get_jobs(task_id=task_id)\nreturn [x, tools." + inner + "(task_id=task_id)]",
+		SessionID: "s", Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 7}, Actor: "agent"}
+	ans, err := g.Submit(ctx, policy)
+	if err != nil || ans.Turn.Status != procedures.TurnPending {
+		tb.Fatalf("submit: %+v, %v", ans, err)
+	}
+	if _, _, err := g.Resolve(ctx, ResolveRequest{ID: ans.Turn.ID, Choice: procedures.ChoiceAutoRun, Actor: "op", HasGrant: true}); err != nil {
+		tb.Fatal(err)
+	}
+	grant := TurnRequest{Code: "return tools." + inner + "(task_id=task_id)", SessionID: "g", Phase: procedures.PhaseInteractive,
+		Arguments: map[string]any{"task_id": 7}, Actor: "agent"}
+	return g, cs, policy, grant
+}
+
+// TestBindingChecksCostNoStoreCall: a turn decided by a session policy and
+// one decided by a durable grant make exactly the store calls they made
+// before bindings (listed below, run included): the binding checks use
+// only what the decision already read (the catalogue, the procedures
+// ClassifyBlock resolved).
+func TestBindingChecksCostNoStoreCall(t *testing.T) {
+	g, cs, policy, grant := bindCostEnv(t)
+	for _, c := range []struct {
+		name   string
+		req    TurnRequest
+		reason string
+		want   string
+	}{
+		{"policy", policy, procedures.ReasonSessionPolicy, bindCostPolicyCalls},
+		{"grant", grant, procedures.ReasonDurableAutoRun, bindCostGrantCalls},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cs.calls()
+			ans, err := g.Submit(context.Background(), c.req)
+			if err != nil || !ans.Ran() || ans.Decision.Reason != c.reason || ans.Status != StatusSucceeded {
+				t.Fatalf("submit: %+v, %v", ans, err)
+			}
+			if got := cs.calls(); got != c.want {
+				t.Fatalf("store calls %s, want %s", got, c.want)
+			}
+		})
+	}
+}
+
+// The store calls of a turn decided (and run) by a policy and by a grant,
+// as they were before bindings.
+const (
+	bindCostPolicyCalls = "AppendDecision×2 Catalogue×2 GetMany×1 Get×1 Policy×1 RecordUse×1 Version×1"
+	bindCostGrantCalls  = "AppendDecision×2 Catalogue×2 GetMany×1 Get×1 Policy×1 RecordUse×1 Version×1"
+)
+
+// BenchmarkTurnDecidedByBinding measures a turn decided by a session
+// policy and one decided by a durable grant, run included, in process on
+// the embedded store.
+func BenchmarkTurnDecidedByBinding(b *testing.B) {
+	g, _, policy, grant := bindCostEnv(b)
+	for _, c := range []struct {
+		name string
+		req  TurnRequest
+	}{{"policy", policy}, {"grant", grant}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if ans, err := g.Submit(context.Background(), c.req); err != nil || !ans.Ran() {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
