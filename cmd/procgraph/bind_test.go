@@ -273,3 +273,23 @@ func TestBindNestedCapturedLater(t *testing.T) {
 		}
 	}
 }
+
+// TestBindEditedApproval: an approval resolved with replacement code binds
+// the turn to what the operator wrote: it runs, named by the replacement's
+// binding, while the block as submitted never does.
+func TestBindEditedApproval(t *testing.T) {
+	up := mustUpstream(t)
+	a := mustBindServer(t, up, false)
+	id := a.mustPending(t, turnBody("tools.kill_job(panda_id=666)\nreturn tools.get_task_jobs_summary(task_id=1)\n", "starlark", "edit"))
+	edited := "return tools.get_task_jobs_summary(task_id=2)\n"
+	mustStatus(t, a.resolve(t, a.op, id, map[string]any{"choice": "run_once", "code": edited}), 200)
+	up.reset()
+	out := mustStatus(t, a.run(t, a.agent, id), 200)
+	dec := out["decision"].(map[string]any)
+	if dec["reason"] != "operator_approved" || !strings.HasPrefix(fmt.Sprint(dec["note"]), "binding sha256:") {
+		t.Fatalf("decision %v, want operator_approved naming its binding", dec)
+	}
+	if got := up.tools(); !slices.Equal(got, []string{"get_task_jobs_summary"}) {
+		t.Fatalf("the upstream saw %v, want the edited block's one call", got)
+	}
+}

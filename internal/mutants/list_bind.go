@@ -46,9 +46,10 @@ func init() {
 			Tests:    []string{"TestAutoRunState", "TestBindNestedCapturedLater"},
 		},
 		{
-			Name:     "procedures/binding-ignores-classification",
-			Why:      "a catalogue change that makes the block state-changing leaves its policy and grants active (issue 19 item 2a)",
-			Edits:    []Edit{{Dir: "procedures", Find: "case !slices.Equal(b.Signature, cur.Signature) || b.ReadOnly != cur.ReadOnly ||", Replace: "case false && b.ReadOnly != cur.ReadOnly ||"}},
+			Name: "procedures/binding-ignores-classification",
+			Why:  "a catalogue change that makes the block state-changing leaves its policy and grants active (issue 19 item 2a)",
+			Edits: []Edit{{Dir: "procedures", Find: "case !slices.Equal(b.Signature, cur.Signature) || b.ReadOnly != cur.ReadOnly ||\n!slices.Equal(b.StateChangingTools, cur.StateChangingTools):",
+				Replace: "case false:"}},
 			Packages: []string{"./procedures", "./cmd/procgraph"},
 			Tests:    []string{"TestAutoRunState", "TestBindCatalogueChange"},
 		},
@@ -99,7 +100,7 @@ func init() {
 			Why:      "the resolution does not bind the turn to what the operator saw",
 			Edits:    []Edit{{Dir: "replay", Find: "next.Binding = b.bind", Replace: ""}},
 			Packages: []string{"./cmd/procgraph"},
-			Tests:    []string{"TestBindNestedCapturedLater"},
+			Tests:    []string{"TestBindNestedCapturedLater", "TestBindEditedApproval"},
 		},
 		{
 			Name:     "replay/nested-change-mid-run-unchecked",
