@@ -70,10 +70,12 @@ var turnResponseSchemas = map[string]string{
 		"policies": {"type": "array", "items": {"type": "object", "properties": {"code_hash": {"type": "string"},
 			"policy": {"type": "string", "enum": ["auto_run", "always_ask"]}, "summary": {"type": "string"},
 			"set_by": {"type": "string"}, "set_at": {"type": "string", "format": "date-time"},
-			"requested_by": {"type": "string", "description": "the requester whose turns the policy decides; empty: nobody's"}}}},
+			"requested_by": {"type": "string", "description": "the requester whose turns the policy decides; empty: nobody's"},
+			"binding": {"type": "object", "description": "what the operator approved (README: what an approval or a grant binds to); absent: unbound"},
+			"inactive_reason": {"type": ["string", "null"], "description": "why the policy does not apply now: unbound, nested_changed, reclassified, catalogue_drift"}}}},
 		"grants": {"type": "array", "items": {"type": "object", "properties": {"procedure": {"type": "string"},
 			"code_hash": {"type": "string"}, "granted_by": {"type": "string"}, "granted_at": {"type": "string", "format": "date-time"},
-			"active": {"type": "boolean"}}}}}}`,
+			"active": {"type": "boolean"}, "inactive_reason": {"type": ["string", "null"]}}}}}}`,
 	"PoliciesRevoked": `{"type": "object", "required": ["revoked", "decision"], "properties": {
 		"revoked": {"type": "integer"}, "decision": {"$ref": "#/components/schemas/Decision"}}}`,
 }
@@ -276,6 +278,8 @@ type grantView struct {
 	GrantedBy string     `json:"granted_by"`
 	GrantedAt *time.Time `json:"granted_at"`
 	Active    bool       `json:"active"`
+	// InactiveReason is the grant's auto_run.inactive_reason.
+	InactiveReason *string `json:"inactive_reason"`
 }
 
 func (s *Server) sessionPolicies(w http.ResponseWriter, r *http.Request) error {
@@ -290,7 +294,7 @@ func (s *Server) sessionPolicies(w http.ResponseWriter, r *http.Request) error {
 	grants := []grantView{}
 	for _, p := range granted {
 		grants = append(grants, grantView{Procedure: p.Name, CodeHash: deref(p.AutoRun.CodeHash), GrantedBy: deref(p.AutoRun.GrantedBy),
-			GrantedAt: p.AutoRun.GrantedAt, Active: p.AutoRun.Active})
+			GrantedAt: p.AutoRun.GrantedAt, Active: p.AutoRun.Active, InactiveReason: p.AutoRun.InactiveReason})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"policies": ps, "grants": grants})
 	return nil

@@ -188,6 +188,10 @@ func TestBindCatalogueChange(t *testing.T) {
 			if ar := mustStatus(t, a.get(t, "/v1/procedures/"+proc), 200)["auto_run"].(map[string]any); ar["active"] != true {
 				t.Fatalf("the grant is %v before the change", ar)
 			}
+			if ps := mustStatus(t, a.get(t, "/v1/sessions/"+session+"starlark/policies"), 200)["policies"].([]any); len(ps) != 1 ||
+				ps[0].(map[string]any)["inactive_reason"] != nil {
+				t.Fatalf("policies before the change: %v, want one active", ps)
+			}
 			putCatalogue(c.edit)
 			t.Cleanup(func() { putCatalogue(func(map[string]any) {}) }) // the catalogue as it was
 			up.reset()
@@ -195,6 +199,18 @@ func TestBindCatalogueChange(t *testing.T) {
 				out := mustStatus(t, a.submit(t, turnBody(block, d, session+d)), 202)
 				if st := out["turn"].(map[string]any)["status"]; st != "pending" {
 					t.Fatalf("%s: the block after the change is %v, want pending", d, st)
+				}
+			}
+			for _, d := range dialects {
+				pol := mustStatus(t, a.get(t, "/v1/sessions/"+session+d+"/policies"), 200)
+				ps := pol["policies"].([]any)
+				if len(ps) != 1 || ps[0].(map[string]any)["inactive_reason"] != c.reason {
+					t.Fatalf("%s: policies %v, want one inactive, %s", d, ps, c.reason)
+				}
+				for _, g := range pol["grants"].([]any) {
+					if g := g.(map[string]any); g["procedure"] == proc && (g["active"] != false || g["inactive_reason"] != c.reason) {
+						t.Fatalf("grants list: %v, want %s inactive, %s", g, proc, c.reason)
+					}
 				}
 			}
 			ar := mustStatus(t, a.get(t, "/v1/procedures/"+proc), 200)["auto_run"].(map[string]any)

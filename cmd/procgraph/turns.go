@@ -236,28 +236,42 @@ func cmdPoliciesList(ctx context.Context, args []string, s stdio) int {
 		return code
 	}
 	var out struct {
-		Policies []procedures.SessionPolicy `json:"policies"`
+		Policies []procedures.PolicyState `json:"policies"`
 		Grants   []struct {
-			Procedure string `json:"procedure"`
-			CodeHash  string `json:"code_hash"`
-			GrantedBy string `json:"granted_by"`
-			Active    bool   `json:"active"`
+			Procedure      string  `json:"procedure"`
+			CodeHash       string  `json:"code_hash"`
+			GrantedBy      string  `json:"granted_by"`
+			Active         bool    `json:"active"`
+			InactiveReason *string `json:"inactive_reason"`
 		} `json:"grants"`
 	}
 	return newClient().call(ctx, cl, s, "GET", "/v1/sessions/"+pathSegment(pos[0])+"/policies", nil, nil, &out, func(w io.Writer) {
 		var rows [][]string
 		for _, p := range out.Policies {
 			rows = append(rows, []string{shortHash(p.CodeHash), string(p.Policy), cmp.Or(p.RequestedBy, "(nobody)"),
-				p.SetBy, p.SetAt.Format(timeLayout), p.Summary})
+				activeOr(p.InactiveReason), p.SetBy, p.SetAt.Format(timeLayout), p.Summary})
 		}
-		table(w, "CODE HASH\tPOLICY\tFOR\tSET BY\tSET AT\tSUMMARY", rows)
+		table(w, "CODE HASH\tPOLICY\tFOR\tACTIVE\tSET BY\tSET AT\tSUMMARY", rows)
 		rows = nil
 		for _, g := range out.Grants {
-			rows = append(rows, []string{g.Procedure, shortHash(g.CodeHash), g.GrantedBy, yesNo(g.Active)})
+			active := yesNo(g.Active)
+			if !g.Active && g.InactiveReason != nil {
+				active = activeOr(g.InactiveReason)
+			}
+			rows = append(rows, []string{g.Procedure, shortHash(g.CodeHash), g.GrantedBy, active})
 		}
 		fmt.Fprintln(w)
 		table(w, "GRANTED PROCEDURE\tCODE HASH\tGRANTED BY\tACTIVE", rows)
 	})
+}
+
+// activeOr is an ACTIVE cell: "yes", or "no (REASON)" for an
+// authorization inactive for REASON.
+func activeOr(reason *string) string {
+	if reason == nil {
+		return "yes"
+	}
+	return "no (" + *reason + ")"
 }
 
 func cmdPoliciesRevoke(ctx context.Context, args []string, s stdio) int {
