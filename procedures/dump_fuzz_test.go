@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/signature"
 )
 
 // validDump is a small dump written by DumpWriter: a catalogue, a cause, a
@@ -27,20 +28,23 @@ func validDump(tb testing.TB) []byte {
 		tb.Fatal(err)
 	}
 	at := time.Date(2026, 1, 2, 3, 4, 5, 6_000_000, time.UTC)
+	code := "tools.get_jobs()\n"
+	h1 := signature.CodeHash(code)
 	var buf bytes.Buffer
 	w := procedures.NewDumpWriter(&buf, "embedded", "test")
 	recs := []procedures.DumpRecord{
 		{Type: procedures.DumpCatalogue, Catalogue: cat},
 		{Type: procedures.DumpCause, Cause: &procedures.DumpCauseRecord{Name: "slow", Description: "d"}},
 		{Type: procedures.DumpProcedure, Procedure: &procedures.DumpProcedureRecord{Name: "proc__get_jobs", Signature: []string{"get_jobs"},
-			Current: "h1", Frequency: 1, CreatedAt: at, UpdatedAt: at, Grant: &procedures.Grant{Enabled: true, GrantedAt: at, CodeHash: "h1"},
+			Current: h1, Frequency: 1, CreatedAt: at, UpdatedAt: at, Grant: &procedures.Grant{Enabled: true, GrantedAt: at, CodeHash: h1},
 			SearchParts: []string{"get_jobs", "get jobs", "slow"}}},
-		{Type: procedures.DumpVersion, Version: &procedures.DumpVersionRecord{Procedure: "proc__get_jobs", CodeHash: "h1", Code: "x", CapturedAt: at, Frequency: 1, Status: procedures.StatusSucceeded}},
-		{Type: procedures.DumpUsage, Usage: &procedures.DumpUsageRecord{Scope: procedures.UsageVersion, Procedure: "proc__get_jobs", CodeHash: "h1", Key: "k"}},
+		{Type: procedures.DumpVersion, Version: &procedures.DumpVersionRecord{Procedure: "proc__get_jobs", CodeHash: h1, Code: code, CapturedAt: at, Frequency: 1, Status: procedures.StatusSucceeded}},
+		{Type: procedures.DumpUsage, Usage: &procedures.DumpUsageRecord{Scope: procedures.UsageVersion, Procedure: "proc__get_jobs", CodeHash: h1, Key: "k"}},
 		{Type: procedures.DumpUsage, Usage: &procedures.DumpUsageRecord{Scope: procedures.UsageProcedure, Procedure: "proc__get_jobs", Key: "k"}},
 		{Type: procedures.DumpEdge, Edge: &procedures.DumpEdgeRecord{Cause: "slow", Procedure: "proc__get_jobs", Frequency: 1}},
 		{Type: procedures.DumpUsage, Usage: &procedures.DumpUsageRecord{Scope: procedures.UsageEdge, Procedure: "proc__get_jobs", Cause: "slow", Key: "k"}},
-		{Type: procedures.DumpDecision, Decision: &procedures.Decision{ID: "pgd_1", Kind: procedures.KindGrant, At: at}},
+		{Type: procedures.DumpDecision, Decision: &procedures.Decision{ID: procedures.NewDecisionID(at), Kind: procedures.KindGrant,
+			Procedure: "proc__get_jobs", CodeHash: h1, Outcome: procedures.Allowed, Reason: "granted", Actor: "alice", AllowedTools: []string{}, At: at}},
 	}
 	if err := w.Begin(procedures.DumpCounts{}); err != nil {
 		tb.Fatal(err)

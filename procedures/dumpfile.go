@@ -148,7 +148,7 @@ func (r DumpRecord) payload() (any, error) {
 	case DumpDecision:
 		if r.Decision != nil {
 			c := *r.Decision
-			c.AllowedTools, c.At = nilIfEmpty(c.AllowedTools), c.At.UTC()
+			c.At = c.At.UTC() // allowed_tools as stored: [] stays [], null stays null
 			v = &c
 		}
 	case DumpApproval:
@@ -366,6 +366,9 @@ func (d *DumpReader) Next() (DumpRecord, error) {
 	switch t {
 	case DumpVersion, DumpUsage, DumpEdge:
 		r.Group = d.order.proc
+	}
+	if msg := checkContent(r); msg != "" {
+		return DumpRecord{}, d.errf("%s", msg)
 	}
 	d.records++
 	d.counts[t]++

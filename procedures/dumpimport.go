@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"maps"
+	"time"
 )
 
 // ImportOptions configures Import.
@@ -28,6 +29,19 @@ type ImportOptions struct {
 	// it completes). Actor is checked before anything is written.
 	Audit *Recorder
 	Actor string
+	// TrustAuthorizations keeps the dump's session policies and durable
+	// grants as dumped (--trust-authorizations); without it they arrive
+	// inactive (admission). The import's audit then holds a second record,
+	// reason ReasonAuthorizationsTrusted, by Actor (procgraph import always
+	// audits).
+	TrustAuthorizations bool
+	// ApprovalTimeout and MaxPending are the target's approval timeout and
+	// pending bound, which the admitted turns keep to
+	// (DefaultApprovalTimeout, DefaultMaxPendingApprovals when 0); Now is
+	// the import's time (time.Now when nil).
+	ApprovalTimeout time.Duration
+	MaxPending      int
+	Now             func() time.Time
 }
 
 // DefaultImportBatch is the records per import transaction by default
@@ -114,10 +128,19 @@ func Import(ctx context.Context, s DumpStore, open func() (io.ReadCloser, error)
 			return sum, err
 		}
 	}
+	if opts.Audit != nil && opts.TrustAuthorizations {
+		if _, err := opts.Audit.Build(StoreDecision(ReasonAuthorizationsTrusted, opts.Actor, TrustNote)); err != nil {
+			return sum, err
+		}
+	}
 	if opts.Merge {
 		if err := checkMerge(ctx, s, open, &sum, batch); err != nil {
 			return sum, err
 		}
+	}
+	adm, err := newAdmission(ctx, s, opts)
+	if err != nil {
+		return sum, err
 	}
 	if f, err = open(); err != nil {
 		return sum, err
@@ -159,7 +182,7 @@ func Import(ctx context.Context, s DumpStore, open func() (io.ReadCloser, error)
 		if last <= sum.Resumed {
 			continue
 		}
-		recs = append(recs, r)
+		recs = append(recs, adm.admit(r))
 		bytes += d.LineBytes()
 		if len(recs) >= batch || bytes >= MaxImportBatchBytes {
 			if err := flush(last); err != nil {
@@ -179,7 +202,14 @@ func Import(ctx context.Context, s DumpStore, open func() (io.ReadCloser, error)
 			applied[r.Type]++
 		}
 		_, err = opts.Audit.RecordWith(StoreDecision(reason, opts.Actor, ImportNote(sum, applied)), func(rec Decision) error {
-			return flush(last, DumpRecord{Type: DumpDecision, Decision: &rec})
+			done := DumpRecord{Type: DumpDecision, Decision: &rec}
+			if !opts.TrustAuthorizations {
+				return flush(last, done)
+			}
+			_, err := opts.Audit.RecordWith(StoreDecision(ReasonAuthorizationsTrusted, opts.Actor, TrustNote), func(trust Decision) error {
+				return flush(last, done, DumpRecord{Type: DumpDecision, Decision: &trust})
+			})
+			return err
 		})
 	}
 	if err != nil {

@@ -37,6 +37,11 @@ func ImportNote(sum ImportSummary, applied DumpCounts) string {
 	return b.String()
 }
 
+// TrustNote is the note of the audit record (reason
+// ReasonAuthorizationsTrusted) of an import that kept the dump's
+// authorizations: what was kept, never which.
+const TrustNote = "the dump's session policies and durable grants were kept as dumped (--trust-authorizations)"
+
 // RestoreNote is the note of a restore's audit record.
 func RestoreNote(bytes int64) string {
 	return fmt.Sprintf("store file restored from a backup of %d bytes", bytes)

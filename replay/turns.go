@@ -17,11 +17,11 @@ import (
 
 // Gate defaults (API.md "Serve settings").
 const (
-	DefaultMaxPendingApprovals = 32
+	DefaultMaxPendingApprovals = procedures.DefaultMaxPendingApprovals
 	// DefaultMaxPendingPerRequester is GateOptions.MaxPendingPerRequester's
 	// default (never above MaxPending).
-	DefaultMaxPendingPerRequester = 8
-	DefaultApprovalTimeout        = 330 * time.Second
+	DefaultMaxPendingPerRequester = procedures.DefaultMaxPendingPerRequester
+	DefaultApprovalTimeout        = procedures.DefaultApprovalTimeout
 	// MaxWait bounds a long poll (wait_s).
 	MaxWait = 60 * time.Second
 	// DefaultMaxWaiters is GateOptions.MaxWaiters' default.

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -18,8 +20,17 @@ import (
 // storeFlags registers --store and --data on cl: which store an offline
 // command opens (NEO4J_* from the environment, as serve reads them).
 func storeFlags(cl *cmdline) func(ctx context.Context) (procedures.DumpStore, string, error) {
+	open, _ := storeFlagsCreated(cl)
+	return open
+}
+
+// storeFlagsCreated is storeFlags whose second function returns the
+// embedded store file that open created ("" when it existed before, or the
+// store is Neo4j): the file a refused import removes.
+func storeFlagsCreated(cl *cmdline) (func(ctx context.Context) (procedures.DumpStore, string, error), func() string) {
 	store := cl.fs.String("store", "", "embedded or neo4j (default neo4j when NEO4J_URI is set, else embedded)")
 	data := cl.fs.String("data", "./procgraph.db", "embedded store file")
+	var created string
 	return func(ctx context.Context) (procedures.DumpStore, string, error) {
 		cfg := &serveConfig{Store: *store, Data: *data, Neo4jURI: os.Getenv("NEO4J_URI"), Neo4jUsername: os.Getenv("NEO4J_USERNAME"),
 			Neo4jPassword: os.Getenv("NEO4J_PASSWORD"), Neo4jDatabase: os.Getenv("NEO4J_DATABASE")}
@@ -28,6 +39,9 @@ func storeFlags(cl *cmdline) func(ctx context.Context) (procedures.DumpStore, st
 		}
 		if err := cfg.resolve(); err != nil {
 			return nil, "", err
+		}
+		if _, err := os.Stat(cfg.Data); cfg.Store == "embedded" && errors.Is(err, fs.ErrNotExist) {
+			created = cfg.Data
 		}
 		s, err := openStore(ctx, cfg, zerolog.Nop())
 		if err != nil {
@@ -39,7 +53,7 @@ func storeFlags(cl *cmdline) func(ctx context.Context) (procedures.DumpStore, st
 			return nil, "", fmt.Errorf("the %s store cannot export or import", cfg.Store)
 		}
 		return ds, cfg.Store, nil
-	}
+	}, func() string { return created }
 }
 
 // cmdExport writes a dump of a store.
@@ -110,25 +124,34 @@ func outputFileThen(path string, stdout io.Writer, finish func(tmp string) error
 // cmdImport loads a dump into an empty store, or merges it into one that
 // holds data (--merge), or resumes an interrupted import of the same dump.
 func cmdImport(ctx context.Context, args []string, s stdio) int {
-	cl := newCmdline("import", "import DUMP [--merge] [--store embedded|neo4j] [--data FILE] [--batch N]",
+	cl := newCmdline("import", "import DUMP [--merge] [--trust-authorizations] [--store embedded|neo4j] [--data FILE] [--batch N]",
 		"Load a dump into an empty store, or merge it into a store that holds data (--merge); run it again after a crash to resume (README \"Export, import, backup\").", false)
-	open := storeFlags(cl)
+	open, created := storeFlagsCreated(cl)
 	batch := cl.fs.Int("batch", procedures.DefaultImportBatch, "records per store transaction")
 	merge := cl.fs.Bool("merge", false, "merge into a store that may hold data (README \"Merging\"): usage keys make counts exact")
+	trust := cl.fs.Bool("trust-authorizations", false, "keep the dump's session policies and durable grants in force (audited); without it they arrive inactive")
+	timeout := cl.fs.Duration("approval-timeout", procedures.DefaultApprovalTimeout, "the target's --approval-timeout: no imported approval's deadline is later than now + this")
+	maxPending := cl.fs.Int("max-pending-approvals", procedures.DefaultMaxPendingApprovals, "the target's --max-pending-approvals: imported approvals past it arrive expired")
 	pos, code, done := cl.parse(args, 1, 1, s)
 	if done {
 		return code
 	}
-	if *batch < 1 {
-		return cl.fail(s, "--batch must be at least 1")
+	if *batch < 1 || *maxPending < 1 || *timeout < time.Second {
+		return cl.fail(s, "--batch and --max-pending-approvals must be at least 1, --approval-timeout at least 1s")
 	}
 	st, target, err := open(ctx)
 	if err != nil {
 		return fail(s.err, "import", err)
 	}
-	defer st.Close()
+	closed := false
+	defer func() {
+		if !closed {
+			_ = st.Close()
+		}
+	}()
 	var bar *progressbar.ProgressBar
-	opts := procedures.ImportOptions{BatchSize: *batch, Merge: *merge, Audit: procedures.NewRecorder(st, procedures.RecorderOptions{}), Actor: operator()}
+	opts := procedures.ImportOptions{BatchSize: *batch, Merge: *merge, Audit: procedures.NewRecorder(st, procedures.RecorderOptions{}), Actor: operator(),
+		TrustAuthorizations: *trust, ApprovalTimeout: *timeout, MaxPending: *maxPending}
 	if f, ok := s.err.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		opts.Validated = func(_ procedures.DumpHeaderRecord, t procedures.DumpTrailerRecord) {
 			bar = progressbar.NewOptions64(t.Records, progressbar.OptionSetWriter(s.err), progressbar.OptionSetDescription("importing"),
@@ -152,6 +175,14 @@ func cmdImport(ctx context.Context, args []string, s stdio) int {
 		_ = bar.Finish()
 	}
 	if err != nil {
+		if path := created(); path != "" {
+			// The import created this file: a refused or failed import
+			// leaves none behind (a pre-existing store is never removed).
+			closed = true
+			_ = st.Close()
+			_ = os.Remove(path)
+			_ = os.RemoveAll(path + ".search")
+		}
 		return fail(s.err, "import", err)
 	}
 	verb := "imported"
@@ -162,6 +193,11 @@ func cmdImport(ctx context.Context, args []string, s stdio) int {
 		verb, pos[0], target, time.Since(start).Round(time.Millisecond), sum.Header.Source, sum.Header.ProcgraphVersion, sum.Header.Format)
 	if sum.Resumed > 0 {
 		fmt.Fprintf(s.out, "resumed after line %d of an interrupted import\n", sum.Resumed)
+	}
+	if *trust {
+		fmt.Fprintln(s.out, "kept the dump's session policies and durable grants in force (--trust-authorizations; audited)")
+	} else {
+		fmt.Fprintln(s.out, "the dump's session policies and durable grants arrived inactive (pass --trust-authorizations to keep them)")
 	}
 	if sum.CatalogueKept {
 		fmt.Fprintf(s.out, "kept the store's catalogue (revision %s); the dump's (revision %s) differs: upload it if it should replace it\n",

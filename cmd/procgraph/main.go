@@ -189,6 +189,9 @@ func (m *Main) open(ctx, bg context.Context) (http.Handler, error) {
 		return nil, err
 	}
 	m.onClose(store.Close)
+	if err := refuseUnfinishedImport(ctx, store, cfg); err != nil {
+		return nil, err
+	}
 	// After the store opened: a data path that is not a store creates no
 	// tokens file beside it.
 	authn, err := m.newAuthenticator()

@@ -33,3 +33,32 @@ func openStore(ctx context.Context, cfg *serveConfig, log zerolog.Logger) (proce
 	}
 	return nil, fmt.Errorf("unknown store %q", cfg.Store)
 }
+
+// refuseUnfinishedImport refuses a store holding an import's marker
+// (DESIGN.md "A dump is data, not authority"): an import or merge that did
+// not complete left records without their recomputed classifications and
+// rank entries, so serve names the command that resumes it instead of
+// serving it.
+func refuseUnfinishedImport(ctx context.Context, s procedures.Store, cfg *serveConfig) error {
+	ds, ok := s.(procedures.DumpStore)
+	if !ok {
+		return nil
+	}
+	m, err := ds.LoadState(ctx)
+	if err != nil {
+		return fmt.Errorf("reading the store's import marker: %s", procedures.ErrorMessage(err))
+	}
+	if m == nil {
+		return nil
+	}
+	what, flag := "import", ""
+	if m.Merge {
+		what, flag = "merge", " --merge"
+	}
+	where := "--store neo4j"
+	if cfg.Store == "embedded" {
+		where = "--store embedded --data " + cfg.Data
+	}
+	return fmt.Errorf("the store holds an unfinished %s (dump sha256 %s, applied up to line %d): it is not served until that completes; run `procgraph import DUMP%s %s` with that same dump to resume it",
+		what, m.DumpID, m.Line, flag, where)
+}

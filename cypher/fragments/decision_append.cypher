@@ -16,5 +16,6 @@ FOREACH (_ IN CASE WHEN about IS NULL OR NOT created THEN [] ELSE [1] END |
 )
 RETURN created,
   coalesce(d.kind = $kind AND d.procedure = $procedure AND d.code_hash = $codeHash AND d.phase = $phase
-    AND d.outcome = $outcome AND d.reason = $reason AND d.actor = $actor AND d.allowed_tools = $allowedTools
+    AND d.outcome = $outcome AND d.reason = $reason AND d.actor = $actor
+    AND coalesce(d.allowed_tools = $allowedTools, d.allowed_tools IS NULL AND $allowedTools IS NULL)
     AND d.at = $at AND d.note = $note AND d.suggestion = $suggestion, false) AS same

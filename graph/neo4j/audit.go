@@ -50,7 +50,7 @@ func decisionParams(d procedures.Decision) (map[string]any, error) {
 		"outcome":      string(d.Outcome),
 		"reason":       d.Reason,
 		"actor":        d.Actor,
-		"allowedTools": stringList(d.AllowedTools),
+		"allowedTools": d.AllowedTools, // null stays null (no property), [] stays []
 		"at":           dbTime(d.At),
 		"note":         d.Note,
 		"suggestion":   d.Suggestion,
@@ -130,9 +130,6 @@ func decodeDecision(v any) (procedures.Decision, error) {
 		At:           r.time("at"),
 		Note:         r.str("note"),
 		Suggestion:   r.str("suggestion"),
-	}
-	if d.AllowedTools == nil {
-		d.AllowedTools = []string{}
 	}
 	return d, r.err
 }

@@ -74,7 +74,7 @@ func BenchCaptureParallel(b *testing.B, s procedures.Store, goroutines int) {
 // a-tools with an odd number are not read-only.
 func fillInput(i, k int) procedures.CaptureInput {
 	sig := []string{fmt.Sprintf("fa_%03d", i%200), fmt.Sprintf("fb_%03d", (i/200)%200), fmt.Sprintf("fc_%03d", i/40000)}
-	in := In(sig, fmt.Sprintf("h%d", i), fmt.Sprintf("fill-%d-%d", i, k), Base.Add(time.Duration(i)*time.Millisecond))
+	in := Real(sig, fmt.Sprintf("h%d", i), fmt.Sprintf("fill-%d-%d", i, k), Base.Add(time.Duration(i)*time.Millisecond))
 	if i%50 == 0 {
 		in = WithCause(in, fmt.Sprintf("cause %d", i%7), "")
 	}

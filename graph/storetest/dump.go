@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -35,49 +36,51 @@ func FillScenarios(tb testing.TB, s procedures.Store) {
 	MustPutCatalogue(tb, s, cat)
 	jobs := []string{"get_jobs", "get_logs"}
 	kill := []string{"get_jobs", "kill_job"}
-	MustCapture(tb, s, WithCause(In(jobs, "h1", "k1", At(1)), "slow job", "a job is slow"))
-	MustCapture(tb, s, WithCause(In(jobs, "h1", "k2", At(2)), "slow job", ""))
-	MustCapture(tb, s, WithCause(In(jobs, "h2", "k3", At(3)), "stuck job", "stuck"))
-	MustCapture(tb, s, WithCause(Failed(In(jobs, "h3", "k4", At(4))), "failed only", "named by a failure"))
-	v := In(kill, "hk", "k1", At(5))
+	h2, hk := HashOf(jobs, "h2"), HashOf(kill, "hk")
+	MustCapture(tb, s, WithCause(Real(jobs, "h1", "k1", At(1)), "slow job", "a job is slow"))
+	MustCapture(tb, s, WithCause(Real(jobs, "h1", "k2", At(2)), "slow job", ""))
+	MustCapture(tb, s, WithCause(Real(jobs, "h2", "k3", At(3)), "stuck job", "stuck"))
+	MustCapture(tb, s, WithCause(Failed(Real(jobs, "h3", "k4", At(4))), "failed only", "named by a failure"))
+	v := Real(kill, "hk", "k1", At(5))
 	v.Version.Parameters = []string{"job_id"}
 	v.Version.InputSchema = map[string]any{"type": "object", "properties": map[string]any{"job_id": map[string]any{"type": "string"}}}
 	v.Version.Warnings = []procedures.Warning{{Line: 1, Column: 2, Message: "w"}}
 	v.Version.Metadata = map[string]any{"agent": "a", "n": 1.5, "trigger_signals": []any{"pilot heartbeat lost"}}
 	v.Version.Summary = "kill a job"
 	MustCapture(tb, s, WithCause(v, "stuck job", ""))
-	MustCapture(tb, s, Failed(In([]string{"fetch_url"}, "hf", "k5", At(6))))
-	nested := In([]string{NameOf(jobs...), "get_logs"}, "hn", "k6", At(7))
+	MustCapture(tb, s, Failed(Real([]string{"fetch_url"}, "hf", "k5", At(6))))
+	nested := Real([]string{"get_logs", NameOf(jobs...)}, "hn", "k6", At(7))
+	hn := nested.Version.CodeHash
 	MustCapture(tb, s, nested)
-	callsKill := In([]string{NameOf(kill...)}, "hc", "k7", At(8))
+	callsKill := Real([]string{NameOf(kill...)}, "hc", "k7", At(8))
 	MustCapture(tb, s, callsKill)
 	for i, key := range []string{"u1", "u2", "u2"} {
 		MustRecordUse(tb, s, procedures.UseInput{Name: NameOf(jobs...), UsageKey: key, Cause: "stuck job", Replay: true, At: At(10 + i)})
 	}
-	MustRecordUse(tb, s, procedures.UseInput{Name: NameOf(kill...), CodeHash: "hk", UsageKey: "u3", At: At(14)})
+	MustRecordUse(tb, s, procedures.UseInput{Name: NameOf(kill...), CodeHash: hk, UsageKey: "u3", At: At(14)})
 
 	name := NameOf(jobs...)
-	if _, err := s.Promote(ctx, name, "h2", Decision(procedures.KindPromote, name, "h2", At(20))); err != nil {
+	if _, err := s.Promote(ctx, name, h2, Decision(procedures.KindPromote, name, h2, At(20))); err != nil {
 		tb.Fatalf("Promote: %v", err)
 	}
 	g := &procedures.Grant{Enabled: true, GrantedBy: "alice", GrantedAt: At(21), Reason: "safe"}
-	if _, err := s.SetGrant(ctx, name, g, "h2", Decision(procedures.KindGrant, name, "h2", At(21))); err != nil {
+	if _, err := s.SetGrant(ctx, name, g, h2, Decision(procedures.KindGrant, name, h2, At(21))); err != nil {
 		tb.Fatalf("SetGrant: %v", err)
 	}
-	nn := NameOf(NameOf(jobs...), "get_logs")
-	if _, err := s.SetGrant(ctx, nn, g, "hn", Decision(procedures.KindGrant, nn, "hn", At(22))); err != nil {
+	nn := nested.Name
+	if _, err := s.SetGrant(ctx, nn, g, hn, Decision(procedures.KindGrant, nn, hn, At(22))); err != nil {
 		tb.Fatalf("SetGrant: %v", err)
 	}
-	if _, err := s.SetGrant(ctx, nn, nil, "hn", Decision(procedures.KindRevoke, nn, "hn", At(23))); err != nil {
+	if _, err := s.SetGrant(ctx, nn, nil, hn, Decision(procedures.KindRevoke, nn, hn, At(23))); err != nil {
 		tb.Fatalf("SetGrant(revoke): %v", err)
 	}
 	kn := NameOf(kill...)
 	r := &procedures.Retirement{RetiredBy: "bob", RetiredAt: At(24), Reason: "replaced"}
-	if _, err := s.SetRetired(ctx, kn, r, Decision(procedures.KindRetire, kn, "hk", At(24))); err != nil {
+	if _, err := s.SetRetired(ctx, kn, r, Decision(procedures.KindRetire, kn, hk, At(24))); err != nil {
 		tb.Fatalf("SetRetired: %v", err)
 	}
 	for i := range 7 {
-		d := Decision(procedures.KindInvoke, name, "h2", At(30+i/2))
+		d := Decision(procedures.KindInvoke, name, h2, At(30+i/2))
 		d.Phase, d.AllowedTools, d.Note = procedures.PhaseAutomatic, jobs, "n"
 		if i%3 == 0 {
 			d.Outcome, d.Reason, d.Suggestion, d.AllowedTools = procedures.Denied, procedures.ReasonStateChangingAuto, "ask", nil
@@ -86,7 +89,9 @@ func FillScenarios(tb testing.TB, s procedures.Store) {
 			tb.Fatalf("AppendDecision: %v", err)
 		}
 	}
-	if err := s.AppendDecision(ctx, Decision(procedures.KindCatalogue, "", cat.Revision, At(40))); err != nil {
+	cd := Decision(procedures.KindCatalogue, "", cat.Revision, At(40))
+	cd.AllowedTools = []string{} // as the Recorder builds it: [] must stay [], the nil ones above null
+	if err := s.AppendDecision(ctx, cd); err != nil {
 		tb.Fatalf("AppendDecision: %v", err)
 	}
 	ts, ok := s.(procedures.TurnStore)
@@ -95,9 +100,9 @@ func FillScenarios(tb testing.TB, s procedures.Store) {
 	}
 	for i, st := range []procedures.TurnStatus{procedures.TurnPending, procedures.TurnRejected, procedures.TurnPending} {
 		r := procedures.TurnRecord{Turn: procedures.Turn{ID: fmt.Sprintf("turn_%d", i), SessionID: "sess-" + fmt.Sprint(i%2),
-			Phase: procedures.PhaseInteractive, CodeHash: "hk", Signature: kill, StateChangingTools: []string{"kill_job"},
+			Phase: procedures.PhaseInteractive, CodeHash: HashOf(kill, "turn"), Signature: kill, StateChangingTools: []string{"kill_job"},
 			Summary: "kill", Status: procedures.TurnPending, RequestedBy: "agent", RequestedAt: At(50 + i), Deadline: At(5000 + i)},
-			Code: "tools.kill_job(job_id=job)", Dialect: "starlark", Arguments: map[string]any{"job": "j1"},
+			Code: CodeOf(kill, "turn"), Dialect: "starlark", Arguments: map[string]any{"job": "j1"},
 			Capture: &procedures.TurnCapture{Summary: "kill a job"}}
 		if err := ts.CreateApproval(ctx, r, procedures.PendingBounds{Total: 10}, At(50+i)); err != nil {
 			tb.Fatalf("CreateApproval: %v", err)
@@ -111,7 +116,7 @@ func FillScenarios(tb testing.TB, s procedures.Store) {
 			}
 		}
 	}
-	for i, hash := range []string{"hk", "h2", "hn"} {
+	for i, hash := range []string{hk, h2, hn} {
 		p := procedures.SessionPolicy{SessionID: "sess-" + fmt.Sprint(i%2), CodeHash: hash, Policy: procedures.ChoiceAutoRun,
 			Summary: "s", SetBy: "carol", SetAt: At(70 + i), RequestedBy: "agent"}
 		if i == 1 {
@@ -154,7 +159,17 @@ func MustImport(tb testing.TB, s procedures.Store, dump []byte, batch int) proce
 // Import imports dump into s in batches of batch records.
 func Import(s procedures.Store, dump []byte, batch int) (procedures.ImportSummary, error) {
 	open := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(dump)), nil }
-	return procedures.Import(context.Background(), s.(procedures.DumpStore), open, procedures.ImportOptions{BatchSize: batch})
+	return procedures.Import(context.Background(), s.(procedures.DumpStore), open, trusted(procedures.ImportOptions{BatchSize: batch}))
+}
+
+// trusted is opts for the suite's round trips, which compare the moved
+// store with the original: authorizations trusted, the import's time
+// before every fixture's deadline and an approval timeout past them
+// (RunDumpAdmission tests what an import admits otherwise).
+func trusted(opts procedures.ImportOptions) procedures.ImportOptions {
+	opts.TrustAuthorizations, opts.ApprovalTimeout = true, 24*time.Hour
+	opts.Now = func() time.Time { return At(0) }
+	return opts
 }
 
 // DumpBody is a dump's lines without its header and trailer (the header
@@ -296,6 +311,11 @@ func RunDumpRoundTrip(t *testing.T, from, to NewStore) {
 	if ra, rb := Reads(t, a), Reads(t, b); ra != rb {
 		t.Errorf("reads differ after the round trip:\n--- original\n%s\n--- imported\n%s", ra, rb)
 	}
+	// The audit log answers byte for byte the same: allowed_tools [] stays
+	// [] and null stays null (Reads takes them as one).
+	if da, db := decisionsJSON(t, a), decisionsJSON(t, b); da != db {
+		t.Errorf("the audit log differs after the round trip:\n--- original\n%s\n--- imported\n%s", da, db)
+	}
 	if m, err := b.(procedures.DumpStore).LoadState(context.Background()); err != nil || m != nil {
 		t.Errorf("LoadState after the import = %v, %v; want none", m, err)
 	}
@@ -303,6 +323,16 @@ func RunDumpRoundTrip(t *testing.T, from, to NewStore) {
 	_, err := Import(b, d1, 0)
 	RequireCode(t, err, procedures.CodeConflict)
 	testLoadOnce(t, to(t), d1)
+}
+
+// decisionsJSON is s's whole audit log as the API encodes it.
+func decisionsJSON(tb testing.TB, s procedures.Store) string {
+	tb.Helper()
+	b, err := json.Marshal(MustDecisions(tb, s, procedures.DecisionFilter{Limit: 1000}))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return string(b)
 }
 
 // testLoadOnce: a batch at or before the marker's line is not applied

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/signature"
 )
 
 // Base is the time the suite's fixtures start at. It is deliberately not in
@@ -25,6 +26,29 @@ func Ms(t time.Time) time.Time { return t.Truncate(time.Millisecond).UTC() }
 
 // NameOf returns the procedure name the suite uses for a signature.
 func NameOf(sig ...string) string { return procedures.ProcPrefix + strings.Join(sig, "__") }
+
+// CodeOf is the code of the suite's real captures of signature sig (sorted):
+// a comment naming tag, then one call of each tool, so that what it calls is
+// sig and its code hash is its own per tag.
+func CodeOf(sig []string, tag string) string {
+	var b strings.Builder
+	b.WriteString("# " + tag + "\n")
+	for _, t := range sig {
+		b.WriteString("tools." + t + "()\n")
+	}
+	return b.String()
+}
+
+// HashOf is the code hash of CodeOf(sig, tag).
+func HashOf(sig []string, tag string) string { return signature.CodeHash(CodeOf(sig, tag)) }
+
+// Real is In with the code CodeOf(sig, tag) and its real code hash: a
+// capture a dump can carry (import analyses every version's code again).
+func Real(sig []string, tag, key string, at time.Time) procedures.CaptureInput {
+	in := In(sig, HashOf(sig, tag), key, at)
+	in.Version.Code = CodeOf(sig, tag)
+	return in
+}
 
 // In returns a succeeded capture of the procedure with signature sig (named by
 // NameOf), code hash hash, usage key key, at time at.

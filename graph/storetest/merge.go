@@ -42,14 +42,14 @@ func mergeTurnAndPolicy(tb testing.TB, s procedures.Store, sess string, n int) {
 	}
 	ctx := context.Background()
 	r := procedures.TurnRecord{Turn: procedures.Turn{ID: "turn_" + sess, SessionID: sess, Phase: procedures.PhaseInteractive,
-		CodeHash: "hx", Signature: []string{"kill_job"}, StateChangingTools: []string{"kill_job"}, Summary: "kill",
+		CodeHash: HashOf([]string{"kill_job"}, "hx"), Signature: []string{"kill_job"}, StateChangingTools: []string{"kill_job"}, Summary: "kill",
 		Status: procedures.TurnPending, RequestedBy: "agent", RequestedAt: At(n), Deadline: At(n + 5000)},
-		Code: "tools.kill_job()", Dialect: "starlark"}
+		Code: CodeOf([]string{"kill_job"}, "hx"), Dialect: "starlark"}
 	if err := ts.CreateApproval(ctx, r, procedures.PendingBounds{Total: 10}, At(n)); err != nil {
 		tb.Fatalf("CreateApproval: %v", err)
 	}
-	p := procedures.SessionPolicy{SessionID: sess, CodeHash: "hx", Policy: procedures.ChoiceAutoRun, Summary: "s", SetBy: "carol", SetAt: At(n + 1), RequestedBy: "agent"}
-	if err := ts.PutPolicy(ctx, p, fixedDecision(procedures.KindInvoke, "", "hx", n+1)); err != nil {
+	p := procedures.SessionPolicy{SessionID: sess, CodeHash: r.CodeHash, Policy: procedures.ChoiceAutoRun, Summary: "s", SetBy: "carol", SetAt: At(n + 1), RequestedBy: "agent"}
+	if err := ts.PutPolicy(ctx, p, fixedDecision(procedures.KindInvoke, "", r.CodeHash, n+1)); err != nil {
 		tb.Fatalf("PutPolicy: %v", err)
 	}
 }
@@ -71,18 +71,19 @@ func MergeTarget(tb testing.TB, s procedures.Store) {
 	tb.Helper()
 	ctx := context.Background()
 	MustPutCatalogue(tb, s, mergeCatalogue(tb))
-	MustCapture(tb, s, WithCause(In(mergeJobs, "h1", "k1", At(1)), "slow job", ""))
-	MustCapture(tb, s, In(mergeJobs, "h1", "k2", At(2)))
-	kill := Failed(In(mergeKill, "hf", "k3", At(3)))
+	MustCapture(tb, s, WithCause(Real(mergeJobs, "h1", "k1", At(1)), "slow job", ""))
+	MustCapture(tb, s, Real(mergeJobs, "h1", "k2", At(2)))
+	kill := Failed(Real(mergeKill, "hf", "k3", At(3)))
 	kill.Version.Summary = "kill it"
 	MustCapture(tb, s, kill)
-	MustCapture(tb, s, WithCause(In(mergeFetch, "h3", "k4", At(4)), "net", "network"))
+	MustCapture(tb, s, WithCause(Real(mergeFetch, "h3", "k4", At(4)), "net", "network"))
+	h3 := HashOf(mergeFetch, "h3")
 	MustRecordUse(tb, s, procedures.UseInput{Name: NameOf(mergeFetch...), UsageKey: "u1", Replay: true, At: At(5)})
 	g := &procedures.Grant{Enabled: true, GrantedBy: "alice", GrantedAt: At(6), Reason: "safe"}
-	if _, err := s.SetGrant(ctx, NameOf(mergeFetch...), g, "h3", fixedDecision(procedures.KindGrant, NameOf(mergeFetch...), "h3", 6)); err != nil {
+	if _, err := s.SetGrant(ctx, NameOf(mergeFetch...), g, h3, fixedDecision(procedures.KindGrant, NameOf(mergeFetch...), h3, 6)); err != nil {
 		tb.Fatalf("SetGrant: %v", err)
 	}
-	if err := s.AppendDecision(ctx, fixedDecision(procedures.KindInvoke, NameOf(mergeJobs...), "h1", 7)); err != nil {
+	if err := s.AppendDecision(ctx, fixedDecision(procedures.KindInvoke, NameOf(mergeJobs...), HashOf(mergeJobs, "h1"), 7)); err != nil {
 		tb.Fatalf("AppendDecision: %v", err)
 	}
 	mergeTurnAndPolicy(tb, s, "sess-b", 8)
@@ -98,27 +99,28 @@ func MergeSource(tb testing.TB, s procedures.Store) {
 	tb.Helper()
 	ctx := context.Background()
 	MustPutCatalogue(tb, s, mergeCatalogue(tb))
-	MustCapture(tb, s, WithCause(In(mergeJobs, "h1", "k2", At(100)), "slow job", "a job is slow"))
-	jobs := In(mergeJobs, "h1b", "k5", At(101))
+	MustCapture(tb, s, WithCause(Real(mergeJobs, "h1", "k2", At(100)), "slow job", "a job is slow"))
+	jobs := Real(mergeJobs, "h1b", "k5", At(101))
 	jobs.Version.Summary = "jobs and logs"
 	MustCapture(tb, s, jobs)
-	MustCapture(tb, s, In(mergeKill, "hs", "k6", At(102)))
-	MustCapture(tb, s, Failed(In(mergeKill, "hf", "k3", At(103))))
-	MustCapture(tb, s, In(mergeNested, "hn", "k7", At(104)))
-	MustCapture(tb, s, WithCause(In(mergeLogs, "h5", "k8", At(105)), "new cause", "fresh"))
+	MustCapture(tb, s, Real(mergeKill, "hs", "k6", At(102)))
+	MustCapture(tb, s, Failed(Real(mergeKill, "hf", "k3", At(103))))
+	MustCapture(tb, s, Real(mergeNested, "hn", "k7", At(104)))
+	MustCapture(tb, s, WithCause(Real(mergeLogs, "h5", "k8", At(105)), "new cause", "fresh"))
+	h5, h6 := HashOf(mergeLogs, "h5"), HashOf(mergeKillOn, "h6")
 	g := &procedures.Grant{Enabled: true, GrantedBy: "bob", GrantedAt: At(106), Reason: "ok"}
-	if _, err := s.SetGrant(ctx, NameOf(mergeLogs...), g, "h5", fixedDecision(procedures.KindGrant, NameOf(mergeLogs...), "h5", 106)); err != nil {
+	if _, err := s.SetGrant(ctx, NameOf(mergeLogs...), g, h5, fixedDecision(procedures.KindGrant, NameOf(mergeLogs...), h5, 106)); err != nil {
 		tb.Fatalf("SetGrant: %v", err)
 	}
 	for i, k := range []string{"u2", "u2", "u3"} {
 		MustRecordUse(tb, s, procedures.UseInput{Name: NameOf(mergeLogs...), UsageKey: k, Cause: "new cause", Replay: true, At: At(107 + i)})
 	}
-	MustCapture(tb, s, In(mergeKillOn, "h6", "k9", At(110)))
+	MustCapture(tb, s, Real(mergeKillOn, "h6", "k9", At(110)))
 	r := &procedures.Retirement{RetiredBy: "bob", RetiredAt: At(111), Reason: "old"}
-	if _, err := s.SetRetired(ctx, NameOf(mergeKillOn...), r, fixedDecision(procedures.KindRetire, NameOf(mergeKillOn...), "h6", 111)); err != nil {
+	if _, err := s.SetRetired(ctx, NameOf(mergeKillOn...), r, fixedDecision(procedures.KindRetire, NameOf(mergeKillOn...), h6, 111)); err != nil {
 		tb.Fatalf("SetRetired: %v", err)
 	}
-	if err := s.AppendDecision(ctx, fixedDecision(procedures.KindInvoke, NameOf(mergeJobs...), "h1b", 112)); err != nil {
+	if err := s.AppendDecision(ctx, fixedDecision(procedures.KindInvoke, NameOf(mergeJobs...), HashOf(mergeJobs, "h1b"), 112)); err != nil {
 		tb.Fatalf("AppendDecision: %v", err)
 	}
 	mergeTurnAndPolicy(tb, s, "sess-a", 113)
@@ -127,7 +129,7 @@ func MergeSource(tb testing.TB, s procedures.Store) {
 // Merge merges dump into s in batches of batch records.
 func Merge(s procedures.Store, dump []byte, batch int) (procedures.ImportSummary, error) {
 	open := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(dump)), nil }
-	return procedures.Import(context.Background(), s.(procedures.DumpStore), open, procedures.ImportOptions{BatchSize: batch, Merge: true})
+	return procedures.Import(context.Background(), s.(procedures.DumpStore), open, trusted(procedures.ImportOptions{BatchSize: batch, Merge: true}))
 }
 
 // MustMerge merges dump into s.
@@ -222,16 +224,17 @@ func testMergeKeeps(t *testing.T, from, to NewStore) {
 		t.Fatal(err)
 	}
 	MustPutCatalogue(t, src, cat)
-	MustCapture(t, src, In(mergeJobs, "h1", "k1", At(100)))
-	MustCapture(t, src, In(mergeJobs, "h2", "k2", At(101)))
-	if _, err := src.Promote(ctx, name, "h2", fixedDecision(procedures.KindPromote, name, "h2", 102)); err != nil {
+	MustCapture(t, src, Real(mergeJobs, "h1", "k1", At(100)))
+	MustCapture(t, src, Real(mergeJobs, "h2", "k2", At(101)))
+	h1, h2 := HashOf(mergeJobs, "h1"), HashOf(mergeJobs, "h2")
+	if _, err := src.Promote(ctx, name, h2, fixedDecision(procedures.KindPromote, name, h2, 102)); err != nil {
 		t.Fatalf("Promote: %v", err)
 	}
 	g := &procedures.Grant{Enabled: true, GrantedBy: "mallory", GrantedAt: At(103), Reason: "r"}
-	if _, err := src.SetGrant(ctx, name, g, "h2", fixedDecision(procedures.KindGrant, name, "h2", 103)); err != nil {
+	if _, err := src.SetGrant(ctx, name, g, h2, fixedDecision(procedures.KindGrant, name, h2, 103)); err != nil {
 		t.Fatalf("SetGrant: %v", err)
 	}
-	if _, err := src.SetRetired(ctx, name, &procedures.Retirement{RetiredBy: "m", RetiredAt: At(104)}, fixedDecision(procedures.KindRetire, name, "h2", 104)); err != nil {
+	if _, err := src.SetRetired(ctx, name, &procedures.Retirement{RetiredBy: "m", RetiredAt: At(104)}, fixedDecision(procedures.KindRetire, name, h2, 104)); err != nil {
 		t.Fatalf("SetRetired: %v", err)
 	}
 	mergeTurnAndPolicy(t, src, "sess-b", 200) // same turn id and policy key as the target's, other times
@@ -247,8 +250,8 @@ func testMergeKeeps(t *testing.T, from, to NewStore) {
 		t.Errorf("catalogue after the merge is %s, want the target's", got.Revision)
 	}
 	p := MustGet(t, dst, name)
-	if p.CodeHash != "h1" || p.Grant != nil || p.Retired != nil {
-		t.Errorf("merged %s: current %s, grant %v, retired %v; want the target's h1, none, none", name, p.CodeHash, p.Grant, p.Retired)
+	if p.CodeHash != h1 || p.Grant != nil || p.Retired != nil {
+		t.Errorf("merged %s: current %s, grant %v, retired %v; want the target's %s, none, none", name, p.CodeHash, p.Grant, p.Retired, h1)
 	}
 	if p.Frequency != 2 {
 		t.Errorf("merged %s: frequency %d, want 2 (keys k1, k2)", name, p.Frequency)
@@ -273,11 +276,11 @@ func testMergeRefusals(t *testing.T, from, to NewStore) {
 	src := from(t)
 	MustPutCatalogue(t, src, mergeCatalogue(t))
 	// Before the clash in dump order: a cause, a procedure, its keys.
-	MustCapture(t, src, WithCause(In([]string{"fetch_url", "get_jobs"}, "ha", "ka", At(140)), "a cause", "d"))
-	clash := In([]string{"get_logs", "kill_job"}, "hc", "kc", At(150))
+	MustCapture(t, src, WithCause(Real([]string{"fetch_url", "get_jobs"}, "ha", "ka", At(140)), "a cause", "d"))
+	clash := Real([]string{"get_logs", "kill_job"}, "hc", "kc", At(150))
 	clash.Name = NameOf(mergeJobs...) // the target's name, another signature
 	MustCapture(t, src, clash)
-	MustCapture(t, src, In(mergeLogs, "h5", "k8", At(151)))
+	MustCapture(t, src, Real(mergeLogs, "h5", "k8", At(151)))
 	dump := MustDump(t, src, "src")
 	lines := strings.Split(strings.TrimSuffix(string(dump), "\n"), "\n")
 	clashLine := 0

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/signature"
 )
 
 // testToolTotals: Find's totals with tool and cause filters (alone, with
@@ -129,27 +130,29 @@ func CaptureToolTotals(tb testing.TB, s procedures.Store, offset int) {
 		}
 	}
 	for i, sig := range sigs {
-		in := In(sig, fmt.Sprintf("h%d", i%3), fmt.Sprintf("k%d", offset+i), At(offset+i))
+		in := Real(sig, fmt.Sprintf("h%d", i%3), fmt.Sprintf("k%d", offset+i), At(offset+i))
 		switch i % 7 {
 		case 1:
 			in = Failed(in)
 		case 3:
 			in.Version.Opaque = true
+			in.Version.Code += "f = getattr(tools, \"" + sig[0] + "\")\n"
+			in.Version.CodeHash = signature.CodeHash(in.Version.Code)
 		case 4:
 			in = WithCause(in, fmt.Sprintf("cause_%d", i%3), "")
 		case 5:
 			in = WithCause(in, "cause_0", "")
 		}
 		if offset > 0 && i%4 == 0 {
-			in.Version.CodeHash = fmt.Sprintf("h%d_%d", i, offset) // a new version
-			in.Version.Code += "\n# " + in.Version.CodeHash
+			in.Version.Code += fmt.Sprintf("# h%d_%d\n", i, offset) // a new version
+			in.Version.CodeHash = signature.CodeHash(in.Version.Code)
 		}
 		MustCapture(tb, s, in)
 	}
 	// Procedures calling procedures: their class follows the callee's
 	// (catalogue changes, retirement).
 	for i, sig := range [][]string{{NameOf("tool_a", "tool_b"), "tool_c"}, {NameOf("tool_a", "tool_b")}, {NameOf("tool_b", "tool_w"), "tool_a"}} {
-		in := In(sig, "hn", fmt.Sprintf("kn%d", offset+i), At(offset+100+i))
+		in := Real(sig, "hn", fmt.Sprintf("kn%d", offset+i), At(offset+100+i))
 		in.Name = fmt.Sprintf("%snested_%d", procedures.ProcPrefix, i)
 		MustCapture(tb, s, in)
 	}

@@ -1,0 +1,140 @@
+package procedures
+
+import (
+	"context"
+	"slices"
+	"time"
+)
+
+// The turn gate's defaults (API.md "Serve settings"), which an import
+// applies to the approvals it admits unless told the target's settings.
+const (
+	DefaultMaxPendingApprovals    = 32
+	DefaultMaxPendingPerRequester = 8
+	DefaultApprovalTimeout        = 330 * time.Second
+)
+
+// NotTrustedGrantReason is the reason a durable grant holds once an import or merge
+// disabled: the importer did not pass --trust-authorizations.
+const NotTrustedGrantReason = "imported without --trust-authorizations"
+
+// ReasonAuthorizationsTrusted is the reason of the audit record (kind
+// store) of an import or merge that kept the dump's session policies and
+// durable grants (--trust-authorizations).
+const ReasonAuthorizationsTrusted = "authorizations_trusted"
+
+// admission is the one home of DESIGN.md "A dump is data, not authority"
+// for what a record may carry into the target once the dump is valid:
+//   - a turn arrives pending only while its deadline, moved no later than
+//     the import's time + the approval timeout, is ahead and the pending
+//     bound (the target's pending ones counted) has room; a pending one
+//     past its deadline or past the bound arrives expired; an approved one
+//     (never run) arrives expired and a running one failed, so no turn
+//     arrives runnable; a pending one's classification (what an operator
+//     reviews) is recomputed against the catalogue the import keeps, its
+//     nested procedures unknown (not read-only) until its resolution
+//     analyses it again; every turn that is done arrives purged of code and
+//     argument values;
+//   - unless trusted, a session policy arrives bound to nobody (AppliesTo:
+//     it decides no one's turns) and a durable grant disabled, with
+//     NotTrustedGrantReason as its reason.
+type admission struct {
+	now        time.Time
+	timeout    time.Duration
+	maxPending int
+	pending    int // pending turns the target holds or this import admitted
+	trust      bool
+	cat        *Catalogue
+}
+
+// newAdmission counts the target's live pending turns.
+func newAdmission(ctx context.Context, s DumpStore, opts ImportOptions) (*admission, error) {
+	a := &admission{now: time.Now(), timeout: opts.ApprovalTimeout, maxPending: opts.MaxPending, trust: opts.TrustAuthorizations}
+	if opts.Now != nil {
+		a.now = opts.Now()
+	}
+	if a.timeout <= 0 {
+		a.timeout = DefaultApprovalTimeout
+	}
+	if a.maxPending <= 0 {
+		a.maxPending = DefaultMaxPendingApprovals
+	}
+	cat, err := s.Catalogue(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(cat.Tools) > 0 {
+		a.cat = cat // a merge keeps the target's; an import's target has none
+	}
+	ts, ok := s.(TurnStore)
+	if !ok {
+		return a, nil
+	}
+	f := ApprovalFilter{Status: TurnPending, Limit: MaxApprovalLimit}
+	for {
+		page, err := ts.ListApprovals(ctx, f)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range page {
+			if r.Live(a.now) {
+				a.pending++
+			}
+		}
+		if len(page) < f.Limit {
+			return a, nil
+		}
+		f.Before = page[len(page)-1].ID
+	}
+}
+
+// admit returns r as the target may hold it.
+func (a *admission) admit(r DumpRecord) DumpRecord {
+	switch r.Type {
+	case DumpCatalogue:
+		if a.cat == nil {
+			a.cat = r.Catalogue
+		}
+	case DumpProcedure:
+		if p := r.Procedure; p.Grant != nil && p.Grant.Enabled && !a.trust {
+			c, g := *p, *p.Grant
+			g.Enabled, g.Reason = false, NotTrustedGrantReason
+			c.Grant = &g
+			r.Procedure = &c
+		}
+	case DumpApproval:
+		t := *r.Approval
+		switch t.Status {
+		case TurnPending:
+			if lim := a.now.Add(a.timeout); t.Deadline.After(lim) {
+				t.Deadline = lim
+			}
+			if !t.Live(a.now) || a.pending >= a.maxPending {
+				t.Status = TurnExpired
+				break
+			}
+			a.pending++
+			c := Classify(t.Signature, a.cat, nil)
+			t.ReadOnly = c.ReadOnly && c.Problem == ""
+			if !slices.Equal(t.StateChangingTools, c.StateChangingTools) {
+				t.StateChangingTools = nonNil(c.StateChangingTools)
+			}
+			if !slices.Equal(t.UnknownTools, c.UnknownTools) {
+				t.UnknownTools = nonNil(c.UnknownTools)
+			}
+		case TurnApproved:
+			t.Status = TurnExpired
+		case TurnRunning:
+			t.Status = TurnFailed
+		}
+		t = t.Purged()
+		r.Approval = &t
+	case DumpPolicy:
+		if !a.trust {
+			c := *r.Policy
+			c.RequestedBy = ""
+			r.Policy = &c
+		}
+	}
+	return r
+}
