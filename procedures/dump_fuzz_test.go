@@ -91,21 +91,7 @@ func TestValidDumpReads(t *testing.T) {
 // search_parts, an unknown format and bad search parts are refused naming
 // the line.
 func TestDumpFormats(t *testing.T) {
-	reseal := func(dump []byte, from, to string) []byte {
-		lines := strings.Split(strings.TrimSuffix(string(dump), "\n"), "\n")
-		body := strings.Join(lines[:len(lines)-1], "\n") + "\n"
-		body = strings.Replace(body, from, to, 1)
-		var n struct {
-			Data procedures.DumpTrailerRecord `json:"data"`
-		}
-		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &n); err != nil {
-			t.Fatal(err)
-		}
-		sum := sha256.Sum256([]byte(body))
-		n.Data.SHA256 = hex.EncodeToString(sum[:])
-		tr, _ := json.Marshal(map[string]any{"type": "trailer", "data": n.Data})
-		return []byte(body + string(tr) + "\n")
-	}
+	reseal := func(dump []byte, from, to string) []byte { return resealed(t, dump, from, to) }
 	v2 := validDump(t)
 	if recs, err := readAll(v2); err != nil || !slices.Equal(recs[2].Procedure.SearchParts, []string{"get_jobs", "get jobs", "slow"}) {
 		t.Errorf("format 2 search parts = %v, %v", recs, err)
@@ -137,6 +123,64 @@ func TestDumpFormats(t *testing.T) {
 	}
 }
 
+// resealed is dump with the first from replaced by to, its trailer's
+// checksum made to match: a dump whose only fault is that content.
+func resealed(tb testing.TB, dump []byte, from, to string) []byte {
+	tb.Helper()
+	lines := strings.Split(strings.TrimSuffix(string(dump), "\n"), "\n")
+	body := strings.Join(lines[:len(lines)-1], "\n") + "\n"
+	body = strings.Replace(body, from, to, 1)
+	var n struct {
+		Data procedures.DumpTrailerRecord `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &n); err != nil {
+		tb.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte(body))
+	n.Data.SHA256 = hex.EncodeToString(sum[:])
+	tr, _ := json.Marshal(map[string]any{"type": "trailer", "data": n.Data})
+	return []byte(body + string(tr) + "\n")
+}
+
+// hostile is a dump the reader refuses, with what its error says.
+type hostile struct {
+	dump []byte
+	want string
+}
+
+// hostileDumps are dumps crafted to carry authority (issue 19 item 4),
+// each refused by the reader: a version whose code calls kill_job under a
+// read-only signature's hash, an opaque version marked plain, a decision
+// note past the recorder's bound, a decision actor holding a token.
+func hostileDumps(tb testing.TB) map[string]hostile {
+	v := validDump(tb)
+	h1 := signature.CodeHash("tools.get_jobs()\n")
+	// recode is v whose version holds code, under code's own hash.
+	recode := func(code, inJSON string) []byte {
+		return resealed(tb, []byte(strings.ReplaceAll(string(v), h1, signature.CodeHash(code))), `"code":"tools.get_jobs()\n"`, `"code":`+inJSON)
+	}
+	return map[string]hostile{
+		"code calls another tool": {recode("tools.get_jobs()\ntools.kill_job()\n", `"tools.get_jobs()\ntools.kill_job()\n"`), "not its procedure's signature"},
+		"code another hash":       {resealed(tb, v, `"code":"tools.get_jobs()\n"`, `"code":"tools.get_jobs()\ntools.kill_job()\n"`), "its code gives code_hash"},
+		"opaque marked plain":     {recode("tools.get_jobs()\ngetattr(tools, \"get_jobs\")()\n", `"tools.get_jobs()\ngetattr(tools, \"get_jobs\")()\n"`), "opaque true"},
+		"note past the bound":     {resealed(tb, v, `"reason":"granted"`, `"reason":"granted","note":"`+strings.Repeat("n", procedures.MaxNoteBytes+1)+`"`), "note"},
+		"actor holding a token":   {resealed(tb, v, `"actor":"alice"`, `"actor":"pgt_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"`), "token"},
+		"dialect unknown":         {resealed(tb, v, `"dialect":""`, `"dialect":"cobol"`), "unknown dialect"},
+	}
+}
+
+// TestHostileDumpsRefused: each of hostileDumps is refused naming its line.
+func TestHostileDumpsRefused(t *testing.T) {
+	for name, h := range hostileDumps(t) {
+		t.Run(name, func(t *testing.T) {
+			_, err := readAll(h.dump)
+			if procedures.ErrorCode(err) != procedures.CodeInvalid || !strings.Contains(fmt.Sprint(err), "dump line ") || !strings.Contains(fmt.Sprint(err), h.want) {
+				t.Errorf("error %v, want CodeInvalid naming the line and %q", err, h.want)
+			}
+		})
+	}
+}
+
 // manyParts is MaxSearchParts distinct parts, each after a comma.
 func manyParts() string {
 	var b strings.Builder
@@ -151,6 +195,9 @@ func manyParts() string {
 // DumpWriter, reads back as the same records.
 func FuzzDumpReader(f *testing.F) {
 	f.Add(validDump(f))
+	for _, h := range hostileDumps(f) {
+		f.Add(h.dump)
+	}
 	seeds, _ := filepath.Glob(filepath.Join("testdata", "dumps", "*.jsonl"))
 	for _, p := range seeds {
 		b, err := os.ReadFile(p)
@@ -166,6 +213,14 @@ func FuzzDumpReader(f *testing.F) {
 				t.Fatalf("error with code %s: %v", c, err)
 			}
 			return
+		}
+		for _, r := range recs {
+			// An accepted version's code gives its hash (analysed again).
+			if v := r.Version; v != nil {
+				if a, err := signature.Analyze(v.Code, signature.Dialect(v.Dialect)); v.Dialect != "" && (err != nil || a.CodeHash != v.CodeHash) {
+					t.Fatalf("an accepted version's code does not give its hash: %v", err)
+				}
+			}
 		}
 		var buf bytes.Buffer
 		w := procedures.NewDumpWriter(&buf, "x", "x")

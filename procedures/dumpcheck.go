@@ -43,12 +43,12 @@ func checkContent(r DumpRecord) string {
 		}
 		if t.Denial != nil {
 			if err := CheckAudit(*t.Denial); err != nil {
-				return fmt.Sprintf("approval %s: its denial record: %v", t.ID, err)
+				return fmt.Sprintf("approval %s: its denial record: %s", t.ID, ErrorMessage(err))
 			}
 		}
 	case DumpDecision:
 		if err := CheckAudit(*r.Decision); err != nil {
-			return fmt.Sprintf("decision %s: %v", r.Decision.ID, err)
+			return fmt.Sprintf("decision %s: %s", r.Decision.ID, ErrorMessage(err))
 		}
 	}
 	return ""

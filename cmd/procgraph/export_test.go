@@ -156,6 +156,7 @@ func TestImportResumesAfterSIGKILL(t *testing.T) {
 	if m.Merge {
 		t.Errorf("the marker of an import says merge: %+v", m)
 	}
+	mustServeRefuseMarked(t, crashed) // not served with half its records
 	start := time.Now()
 	code, out, errOut := runMain(t, "import", dump, "--data", crashed, "--batch", "500")
 	if code != 0 || !strings.Contains(out, "resumed after line") {

@@ -14,6 +14,8 @@ func TestDumpRoundTrip(t *testing.T) {
 
 func TestDumpRefusals(t *testing.T) { storetest.RunDumpRefusals(t, newTestStore) }
 
+func TestDumpAdmission(t *testing.T) { storetest.RunDumpAdmission(t, newTestStore, newTestStore) }
+
 func TestAuditPrune(t *testing.T) { storetest.RunAuditPrune(t, newTestStore) }
 
 // TestDumpMerge: the merge suite on the embedded store (the cross-backend

@@ -41,6 +41,10 @@ func decisionParams(d procedures.Decision) (map[string]any, error) {
 	case d.At.IsZero():
 		return nil, invalid("at", "a decision needs a time")
 	}
+	var allowed any // null stays null (no property: a nil slice would be sent as []), [] stays []
+	if d.AllowedTools != nil {
+		allowed = d.AllowedTools
+	}
 	return map[string]any{
 		"id":           d.ID,
 		"kind":         string(d.Kind),
@@ -50,7 +54,7 @@ func decisionParams(d procedures.Decision) (map[string]any, error) {
 		"outcome":      string(d.Outcome),
 		"reason":       d.Reason,
 		"actor":        d.Actor,
-		"allowedTools": d.AllowedTools, // null stays null (no property), [] stays []
+		"allowedTools": allowed,
 		"at":           dbTime(d.At),
 		"note":         d.Note,
 		"suggestion":   d.Suggestion,

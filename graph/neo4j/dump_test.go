@@ -27,6 +27,13 @@ func TestDumpRoundTrip(t *testing.T) {
 	t.Run("neo4j to embedded", func(t *testing.T) { storetest.RunDumpRoundTrip(t, newStore, newEmbedded) })
 }
 
+// TestDumpAdmission: what an import admits into Neo4j, both ways.
+func TestDumpAdmission(t *testing.T) {
+	settings(t)
+	t.Run("embedded to neo4j", func(t *testing.T) { storetest.RunDumpAdmission(t, newEmbedded, newStore) })
+	t.Run("neo4j to embedded", func(t *testing.T) { storetest.RunDumpAdmission(t, newStore, newEmbedded) })
+}
+
 // TestDumpRefusals: bad dumps leave the Neo4j store empty, with no marker.
 func TestDumpRefusals(t *testing.T) {
 	settings(t)

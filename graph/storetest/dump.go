@@ -458,6 +458,36 @@ func RunDumpRefusals(t *testing.T, newStore NewStore) {
 			b[i] = strings.Replace(b[i], `"session_id":"`, `"session_id":"\u0007`, 1)
 			return b
 		}), "session_id"},
+		{"version code another hash", with(func(b []string) []string {
+			i := find("version", 1)
+			b[i] = strings.Replace(b[i], `tools.get_logs()`, `tools.kill_job()`, 1)
+			return b
+		}), "its code gives code_hash"},
+		{"version opaque flag", with(func(b []string) []string {
+			i := find("version", 0)
+			b[i] = strings.Replace(b[i], `"opaque":false`, `"opaque":true`, 1)
+			return b
+		}), "opaque"},
+		{"version code of another dialect", with(func(b []string) []string {
+			i := find("version", 0)
+			b[i] = strings.Replace(b[i], `"dialect":"starlark"`, `"dialect":"cobol"`, 1)
+			return b
+		}), "dialect"},
+		{"approval code another hash", with(func(b []string) []string {
+			i := find("approval", 0)
+			b[i] = strings.Replace(b[i], `tools.kill_job()`, `tools.fetch_url()`, 1)
+			return b
+		}), "its code gives code_hash"},
+		{"decision note past the bound", with(func(b []string) []string {
+			i := find("decision", 5)
+			b[i] = strings.Replace(b[i], `"note":"n"`, `"note":"`+strings.Repeat("n", procedures.MaxNoteBytes+1)+`"`, 1)
+			return b
+		}), "note"},
+		{"decision actor holding a token", with(func(b []string) []string {
+			i := find("decision", 0)
+			b[i] = strings.Replace(b[i], `"actor":"tester"`, `"actor":"pgt_AAAAAAAAAAAAAAAAAAAAAAAAAAAA"`, 1)
+			return b
+		}), "token"},
 		{"approval session id with a control character", with(func(b []string) []string {
 			i := find("approval", 0)
 			b[i] = strings.Replace(b[i], `"session_id":"`, `"session_id":"\u0000`, 1)
@@ -504,4 +534,61 @@ func deepEmptyToNil(v any) any {
 		}
 	}
 	return v
+}
+
+// RunDumpAdmission: a dump is data, not authority (DESIGN.md). The
+// scenarios' dump imported without --trust-authorizations at At(0), with
+// an approval timeout of 330 s and a pending bound of 1: the first pending
+// turn arrives pending with its deadline moved to At(330), the second
+// expired (past the bound) and purged of code and arguments, the rejected
+// one as it was; every session policy applies to nobody; the granted
+// procedure's grant arrives disabled. Nothing else differs.
+func RunDumpAdmission(t *testing.T, from, to NewStore) {
+	ctx := context.Background()
+	a := from(t)
+	FillScenarios(t, a)
+	dump := MustDump(t, a, "a")
+	b := to(t)
+	open := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(dump)), nil }
+	if _, err := procedures.Import(ctx, b.(procedures.DumpStore), open, procedures.ImportOptions{BatchSize: 4,
+		Now: func() time.Time { return At(0) }, ApprovalTimeout: 330 * time.Second, MaxPending: 1}); err != nil {
+		t.Fatalf("Import: %v", err)
+	}
+	name := NameOf("get_jobs", "get_logs")
+	if p := MustGet(t, b, name); p.Grant == nil || p.Grant.Enabled || p.Grant.Reason != procedures.NotTrustedGrantReason || p.AutoRun.Enabled {
+		t.Errorf("imported %s: grant %+v, auto-run %+v; want disabled, %q", name, p.Grant, p.AutoRun, procedures.NotTrustedGrantReason)
+	}
+	ts, ok := b.(procedures.TurnStore)
+	if !ok {
+		return
+	}
+	want := map[string]struct {
+		status   procedures.TurnStatus
+		deadline time.Time
+		code     bool
+	}{
+		"turn_0": {procedures.TurnPending, At(330), true},
+		"turn_1": {procedures.TurnRejected, At(5001), false},
+		"turn_2": {procedures.TurnExpired, At(330), false},
+	}
+	for id, w := range want {
+		r, err := ts.GetApproval(ctx, id)
+		if err != nil {
+			t.Fatalf("GetApproval(%s): %v", id, err)
+		}
+		if r.Status != w.status || !r.Deadline.Equal(Ms(w.deadline)) || r.HoldsValues() != w.code {
+			t.Errorf("imported %s: %s, deadline %v, holds values %v; want %s, %v, %v", id, r.Status, r.Deadline, r.HoldsValues(), w.status, Ms(w.deadline), w.code)
+		}
+	}
+	for _, sess := range []string{"sess-0", "sess-1"} {
+		ps, err := ts.Policies(ctx, sess)
+		if err != nil || len(ps) == 0 {
+			t.Fatalf("Policies(%s) = %v, %v", sess, ps, err)
+		}
+		for _, p := range ps {
+			if p.AppliesTo("agent") || p.RequestedBy != "" {
+				t.Errorf("imported policy %s/%s applies to %q, want nobody", sess, p.CodeHash, p.RequestedBy)
+			}
+		}
+	}
 }

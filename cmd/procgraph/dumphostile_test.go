@@ -1,0 +1,250 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/signature"
+)
+
+// hostileDump is a dump crafted to carry authority (issue 19 item 4): an
+// approved and a running turn of agent calling kill_job, 100 pending
+// approvals with deadlines in 2099, a session policy auto-running kill_job
+// for agent's session "s2", and a procedure calling kill_job with a durable
+// grant; edit changes the records before they are written.
+func hostileDump(t *testing.T, path string, edit func(recs []procedures.DumpRecord) []procedures.DumpRecord) (approved, running string) {
+	t.Helper()
+	cat, err := loadCatalogueFile(catalogueFile(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Now().UTC().Add(-time.Hour).Truncate(time.Millisecond)
+	far := time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC)
+	kill := signature.CodeHash(turnKillCode)
+	turn := func(id string, status procedures.TurnStatus, session string) procedures.DumpRecord {
+		r := procedures.TurnRecord{Turn: procedures.Turn{ID: id, SessionID: session, Phase: procedures.PhaseInteractive, CodeHash: kill,
+			Signature: []string{"kill_job"}, ReadOnly: true, StateChangingTools: []string{}, UnknownTools: []string{}, Summary: "read a job",
+			Status: status, RequestedBy: "agent", RequestedAt: at, Deadline: far},
+			Code: turnKillCode, Dialect: "starlark", Arguments: map[string]any{"panda_id": 666}}
+		if status != procedures.TurnPending {
+			r.Resolution = &procedures.Resolution{Choice: procedures.ChoiceRunOnce, By: "op", At: at, CodeHash: kill}
+		}
+		return procedures.DumpRecord{Type: procedures.DumpApproval, Approval: &r}
+	}
+	var ids []string
+	for range 102 {
+		ids = append(ids, procedures.NewTurnID(at))
+	}
+	slices.Sort(ids)
+	approved, running = ids[0], ids[1]
+	pcode := "x = tools.get_task_jobs_summary(task_id=task_id)\ntools.kill_job(panda_id=task_id)\nreturn x"
+	phash := signature.CodeHash(pcode)
+	sig := []string{"get_task_jobs_summary", "kill_job"}
+	name := signature.Name(sig)
+	recs := []procedures.DumpRecord{
+		{Type: procedures.DumpCatalogue, Catalogue: cat},
+		{Type: procedures.DumpProcedure, Procedure: &procedures.DumpProcedureRecord{Name: name, Signature: sig, Current: phash, Frequency: 1,
+			CreatedAt: at, UpdatedAt: at, Grant: &procedures.Grant{Enabled: true, GrantedBy: "op", GrantedAt: at, Reason: "fine", CodeHash: phash}}},
+		{Type: procedures.DumpVersion, Version: &procedures.DumpVersionRecord{Procedure: name, CodeHash: phash, Code: pcode, Dialect: "starlark",
+			Parameters: []string{"task_id"}, CapturedAt: at, Frequency: 1, Status: procedures.StatusSucceeded}},
+		{Type: procedures.DumpDecision, Decision: &procedures.Decision{ID: procedures.NewDecisionID(at), Kind: procedures.KindGrant, Procedure: name,
+			CodeHash: phash, Outcome: procedures.Allowed, Reason: "granted", Actor: "op", AllowedTools: []string{}, At: at}},
+		turn(approved, procedures.TurnApproved, "s1"),
+		turn(running, procedures.TurnRunning, "s1"),
+	}
+	for _, id := range ids[2:] {
+		recs = append(recs, turn(id, procedures.TurnPending, "s3"))
+	}
+	recs = append(recs, procedures.DumpRecord{Type: procedures.DumpPolicy, Policy: &procedures.DumpPolicyRecord{SessionID: "s2", CodeHash: kill,
+		Policy: procedures.ChoiceAutoRun, Summary: "kill", SetBy: "op", SetAt: at, RequestedBy: "agent"}})
+	if edit != nil {
+		recs = edit(recs)
+	}
+	var buf bytes.Buffer
+	w := procedures.NewDumpWriter(&buf, "embedded", "test")
+	if err := w.Begin(procedures.DumpCounts{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if err := w.Record(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return approved, running
+}
+
+// TestHostileDumps: a dump is data, not authority (DESIGN.md). Imported by
+// the real CLI and served by the real server, the crafted dump's approved
+// and running turns cannot run, its policy and grant are inactive, the
+// pending bound and the approval timeout hold; with --trust-authorizations
+// the policy is in force and the import says who trusted it. Dumps whose
+// code does not give its hash or signature, or whose audit record breaks
+// the recorder's bounds, are refused naming the line, leaving no file.
+func TestHostileDumps(t *testing.T) {
+	dir := t.TempDir()
+	dump := filepath.Join(dir, "hostile.jsonl")
+	approved, running := hostileDump(t, dump, nil)
+	data := filepath.Join(dir, "imported.db")
+	if code, out, errOut := runMain(t, "import", dump, "--data", data); code != 0 || !strings.Contains(out, "arrived inactive") {
+		t.Fatalf("import: exit %d: %s%s", code, out, errOut)
+	}
+	up := mustUpstream(t)
+	file := filepath.Join(dir, "tokens.json")
+	a := &turnActors{agent: mustCreateToken(t, file, "agent", "read,invoke,capture"), op: mustCreateToken(t, file, "op", "read,grant")}
+	a.server = mustServe(t, serverOpts{Data: data, Upstream: up, TokensFile: file, AllowMutating: true})
+	a.server.token = a.agent
+
+	t.Run("no imported turn runs", func(t *testing.T) {
+		for _, id := range []string{approved, running} {
+			mustError(t, a.run(t, a.agent, id), 409, "conflict")
+			turn := mustStatus(t, a.as(t, a.agent, "GET", "/v1/turns/"+id, nil), 200)["turn"].(map[string]any)
+			if s := turn["status"]; s != "expired" && s != "failed" {
+				t.Errorf("imported %s turn is %v, want expired or failed", id, s)
+			}
+		}
+		up.mustSeeNothing(t, "running an imported approved turn")
+	})
+	t.Run("the session policy is inactive", func(t *testing.T) {
+		// The pending bound is full of imported turns, so an inactive
+		// policy answers busy; one in force would run the turn at once.
+		mustError(t, a.submit(t, killTurn("s2", 666)), 429, "busy")
+		up.mustSeeNothing(t, "a turn under an imported policy")
+	})
+	t.Run("the pending bound and the approval timeout hold", func(t *testing.T) {
+		r := a.submit(t, killTurn("s4", 1))
+		mustError(t, r, 429, "busy")
+		if n, err := strconv.Atoi(r.Header.Get("Retry-After")); err != nil || n > int(procedures.DefaultApprovalTimeout/time.Second) {
+			t.Errorf("Retry-After %q, want at most the approval timeout", r.Header.Get("Retry-After"))
+		}
+		list := mustStatus(t, a.as(t, a.op, "GET", "/v1/approvals?status=pending&limit=500", nil), 200)
+		pending, _ := list["approvals"].([]any)
+		if len(pending) != procedures.DefaultMaxPendingApprovals {
+			t.Errorf("%d pending approvals after the import, want the bound %d", len(pending), procedures.DefaultMaxPendingApprovals)
+		}
+		limit := time.Now().Add(procedures.DefaultApprovalTimeout)
+		for _, p := range pending {
+			p := p.(map[string]any)
+			d, err := time.Parse(time.RFC3339Nano, p["deadline"].(string))
+			if err != nil || d.After(limit) || p["read_only"] != false {
+				t.Errorf("imported pending approval: deadline %v (%v), read_only %v; want at most now + the timeout, not read-only", p["deadline"], err, p["read_only"])
+			}
+		}
+	})
+	t.Run("the durable grant is inactive", func(t *testing.T) {
+		name := signature.Name([]string{"get_task_jobs_summary", "kill_job"})
+		p := mustStatus(t, a.get(t, "/v1/procedures/"+name), 200)
+		if ar := p["auto_run"].(map[string]any); ar["enabled"] != false || ar["active"] != false {
+			t.Errorf("imported grant: %v, want disabled", ar)
+		}
+		mustError(t, a.invoke(t, name, map[string]any{"arguments": map[string]any{"task_id": 1}, "phase": "automatic"}), 403, "denied")
+		up.mustSeeNothing(t, "an automatic invoke under an imported grant")
+	})
+
+	t.Run("trusted, the policy is in force and audited", func(t *testing.T) {
+		trusted := filepath.Join(dir, "trusted.db")
+		// Only the policy: a turn in its session then runs at once.
+		hostileDump(t, dump, func(recs []procedures.DumpRecord) []procedures.DumpRecord {
+			return slices.DeleteFunc(recs, func(r procedures.DumpRecord) bool { return r.Type == procedures.DumpApproval })
+		})
+		if code, out, errOut := runMain(t, "import", dump, "--data", trusted, "--trust-authorizations"); code != 0 {
+			t.Fatalf("import: exit %d: %s%s", code, out, errOut)
+		}
+		rec := mustStoreRecord(t, trusted, procedures.ReasonAuthorizationsTrusted)
+		if rec.Note != procedures.TrustNote {
+			t.Errorf("the trust record's note %q", rec.Note)
+		}
+		b := &turnActors{agent: a.agent, op: a.op}
+		b.server = mustServe(t, serverOpts{Data: trusted, Upstream: up, TokensFile: file, AllowMutating: true})
+		mustStatus(t, b.submit(t, killTurn("s2", 7)), 200)
+		if got := up.tools(); !slices.Equal(got, []string{"kill_job"}) {
+			t.Errorf("the upstream saw %v under a trusted policy, want kill_job", got)
+		}
+		up.reset()
+	})
+
+	for _, c := range []struct {
+		name string
+		edit func(recs []procedures.DumpRecord) []procedures.DumpRecord
+		want string
+	}{
+		{"a version whose code calls another signature", func(recs []procedures.DumpRecord) []procedures.DumpRecord {
+			v := *recs[2].Version
+			v.Code = "x = tools.get_task_jobs_summary(task_id=task_id)\nreturn x"
+			v.CodeHash = signature.CodeHash(v.Code)
+			p := *recs[1].Procedure
+			p.Current, recs[1].Procedure, recs[2].Version = v.CodeHash, &p, &v
+			return recs
+		}, "dump line 4: version"},
+		{"a version whose code gives another code hash", func(recs []procedures.DumpRecord) []procedures.DumpRecord {
+			v := *recs[2].Version
+			v.Code += "\ntools.kill_job(panda_id=1)"
+			recs[2].Version = &v
+			return recs
+		}, "its code gives code_hash"},
+		{"a turn whose code is not its signature", func(recs []procedures.DumpRecord) []procedures.DumpRecord {
+			t := *recs[6].Approval
+			t.Signature = []string{"get_task_jobs_summary"}
+			recs[6].Approval = &t
+			return recs
+		}, "not its signature"},
+		{"a decision note past the bound", func(recs []procedures.DumpRecord) []procedures.DumpRecord {
+			d := *recs[3].Decision
+			d.Note = strings.Repeat("n", procedures.MaxNoteBytes+1)
+			recs[3].Decision = &d
+			return recs
+		}, "dump line 5: decision"},
+	} {
+		t.Run("refused: "+c.name, func(t *testing.T) {
+			bad := filepath.Join(t.TempDir(), "bad.jsonl")
+			hostileDump(t, bad, c.edit)
+			target := filepath.Join(t.TempDir(), "new.db")
+			code, _, errOut := runMain(t, "import", bad, "--data", target)
+			if code != 1 || !strings.Contains(errOut, c.want) {
+				t.Errorf("import: exit %d: %s; want refused with %q", code, errOut, c.want)
+			}
+			if _, err := os.Stat(target); !os.IsNotExist(err) {
+				t.Errorf("a refused import left %s behind (%v)", target, err)
+			}
+		})
+	}
+}
+
+// TestServeRefusesUnfinishedImport: serve refuses a store holding an
+// import's marker, naming the command that resumes it (the marker of a
+// real import killed mid-way is in TestImportResumesAfterSIGKILL).
+func TestServeRefusesUnfinishedImport(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "marked.db")
+	s := mustOpenEmbedded(t, data)
+	if err := s.Load(context.Background(), procedures.LoadMarker{DumpID: "abc", Line: 9}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	mustServeRefuseMarked(t, data)
+}
+
+// mustServeRefuseMarked requires serve to refuse the store file data,
+// naming `procgraph import`.
+func mustServeRefuseMarked(t *testing.T, data string) {
+	t.Helper()
+	_, err := startMain(t, serverOpts{Data: data, NoCatalogue: true}.args(t))
+	if err == nil || !strings.Contains(err.Error(), "unfinished import") || !strings.Contains(err.Error(), "procgraph import DUMP --store embedded --data "+data) {
+		t.Fatalf("serve of a marked store: %v; want refused naming procgraph import", err)
+	}
+}

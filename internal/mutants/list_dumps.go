@@ -1,0 +1,113 @@
+package main
+
+// The mutants of issue 19 item 4: a dump is data, not authority (DESIGN.md).
+func init() {
+	cmd := []string{"./cmd/procgraph"}
+	mutants = append(mutants, []Mutant{
+		{
+			Name:     "dumps/version-hash-unchecked",
+			Why:      "an imported version's code is not required to give its code_hash (a read-only procedure's hash over code calling kill_job)",
+			Edits:    []Edit{{Dir: "procedures", Find: "if a.CodeHash != hash {", Replace: "if false {"}},
+			Packages: []string{"./procedures", "./graph/embedded"},
+			Tests:    []string{"TestHostileDumpsRefused", "TestDumpRefusals"},
+		},
+		{
+			Name:     "dumps/version-signature-unchecked",
+			Why:      "an imported version's code may call tools its procedure's signature lacks (shown read-only beside code calling kill_job)",
+			Edits:    []Edit{{Dir: "procedures", Find: "case !slices.Equal(a.Signature, r.Group.Signature):", Replace: "case false:"}},
+			Packages: append([]string{"./procedures"}, cmd...),
+			Tests:    []string{"TestHostileDumpsRefused", "TestHostileDumps"},
+		},
+		{
+			Name:     "dumps/version-opaque-unchecked",
+			Why:      "an imported opaque version may say it is not (and be exposed)",
+			Edits:    []Edit{{Dir: "procedures", Find: "case a.Opaque != v.Opaque:", Replace: "case false:"}},
+			Packages: []string{"./procedures", "./graph/embedded"},
+			Tests:    []string{"TestHostileDumpsRefused", "TestDumpRefusals"},
+		},
+		{
+			Name:     "dumps/turn-signature-unchecked",
+			Why:      "an imported pending turn's code may call tools its shown signature lacks",
+			Edits:    []Edit{{Dir: "procedures", Find: "case !slices.Equal(a.Signature, t.Signature):", Replace: "case false:"}},
+			Packages: cmd,
+			Tests:    []string{"TestHostileDumps"},
+		},
+		{
+			Name:     "dumps/decision-bounds-unchecked",
+			Why:      "an imported audit record skips the recorder's bounds (a 60 MB note in every GET /v1/decisions)",
+			Edits:    []Edit{{Dir: "procedures", Find: "if err := CheckAudit(*r.Decision); err != nil {", Replace: "if err := CheckAudit(*r.Decision); false && err != nil {"}},
+			Packages: []string{"./procedures", "./graph/embedded"},
+			Tests:    []string{"TestHostileDumpsRefused", "TestDumpRefusals"},
+		},
+		{
+			Name:     "dumps/approved-turn-runnable",
+			Why:      "an imported approved turn stays approved: its requester runs kill_job nobody on the target approved",
+			Edits:    []Edit{{Dir: "procedures", Find: "case TurnApproved: t.Status = TurnExpired", Replace: "case TurnApproved:"}},
+			Packages: cmd,
+			Tests:    []string{"TestHostileDumps"},
+		},
+		{
+			Name:     "dumps/running-turn-kept",
+			Why:      "an imported running turn stays running (with its code and arguments)",
+			Edits:    []Edit{{Dir: "procedures", Find: "case TurnRunning: t.Status = TurnFailed", Replace: "case TurnRunning:"}},
+			Packages: cmd,
+			Tests:    []string{"TestHostileDumps"},
+		},
+		{
+			Name:     "dumps/deadline-unbounded",
+			Why:      "an imported pending approval keeps its deadline (2099: a Retry-After of 72 years)",
+			Edits:    []Edit{{Dir: "procedures", Find: "t.Deadline.After(lim) {", Replace: "false && t.Deadline.After(lim) {"}},
+			Packages: []string{"./graph/embedded"},
+			Tests:    []string{"TestDumpAdmission"},
+		},
+		{
+			Name:     "dumps/pending-bound-ignored",
+			Why:      "an import admits pending approvals past the pending bound",
+			Edits:    []Edit{{Dir: "procedures", Find: "|| a.pending >= a.maxPending", Replace: ""}},
+			Packages: append([]string{"./graph/embedded"}, cmd...),
+			Tests:    []string{"TestDumpAdmission", "TestHostileDumps"},
+		},
+		{
+			Name:     "dumps/policy-kept-untrusted",
+			Why:      "an imported session policy stays in force without --trust-authorizations",
+			Edits:    []Edit{{Dir: "procedures", Find: `c.RequestedBy = ""`, Replace: "c.RequestedBy = r.Policy.RequestedBy"}},
+			Packages: append([]string{"./graph/embedded"}, cmd...),
+			Tests:    []string{"TestDumpAdmission", "TestHostileDumps"},
+		},
+		{
+			Name:     "dumps/grant-kept-untrusted",
+			Why:      "an imported durable grant stays enabled without --trust-authorizations",
+			Edits:    []Edit{{Dir: "procedures", Find: "g.Enabled, g.Reason = false, NotTrustedGrantReason", Replace: "g.Reason = NotTrustedGrantReason"}},
+			Packages: append([]string{"./graph/embedded"}, cmd...),
+			Tests:    []string{"TestDumpAdmission", "TestHostileDumps"},
+		},
+		{
+			Name:     "dumps/trust-unaudited",
+			Why:      "an import that trusted the dump's authorizations leaves no record saying who trusted them",
+			Edits:    []Edit{{Dir: "procedures", Find: "if !opts.TrustAuthorizations { return flush(last, done) }", Replace: "if true { return flush(last, done) }"}},
+			Packages: cmd,
+			Tests:    []string{"TestHostileDumps"},
+		},
+		{
+			Name:     "dumps/allowed-tools-null",
+			Why:      "export writes allowed_tools [] as null: the moved store answers GET /v1/decisions differently",
+			Edits:    []Edit{{Dir: "procedures", Find: "c.At = c.At.UTC() // allowed_tools", Replace: "c.AllowedTools, c.At = nilIfEmpty(c.AllowedTools), c.At.UTC() //"}},
+			Packages: []string{"./graph/embedded"},
+			Tests:    []string{"TestDumpRoundTrip"},
+		},
+		{
+			Name:     "dumps/serve-marked-store",
+			Why:      "serve serves a store whose import did not complete (no recomputed classifications, a wrong rank index)",
+			Edits:    []Edit{{Dir: "cmd/procgraph", Find: "if err := refuseUnfinishedImport(ctx, store, cfg); err != nil {", Replace: "if err := refuseUnfinishedImport(ctx, store, cfg); false && err != nil {"}},
+			Packages: cmd,
+			Tests:    []string{"TestServeRefusesUnfinishedImport"},
+		},
+		{
+			Name:     "dumps/refused-import-leaves-file",
+			Why:      "a refused import leaves the (empty) store file it created behind",
+			Edits:    []Edit{{Dir: "cmd/procgraph", Find: `if path := created(); path != "" {`, Replace: `if path := created(); false && path != "" {`}},
+			Packages: cmd,
+			Tests:    []string{"TestHostileDumps"},
+		},
+	}...)
+}
