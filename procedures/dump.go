@@ -157,6 +157,22 @@ type DumpPolicyRecord struct {
 	// absent from older dumps, whose policies then bind to nobody and never
 	// auto-run (fail closed).
 	RequestedBy string `json:"requested_by,omitempty"`
+	// Binding is what the operator approved (SessionPolicy.Binding); absent
+	// from older dumps and from policies stored before bindings, which then
+	// apply to nothing.
+	Binding *Binding `json:"binding,omitempty"`
+}
+
+// DumpPolicyOf is p as a dump record.
+func DumpPolicyOf(p SessionPolicy) *DumpPolicyRecord {
+	return &DumpPolicyRecord{SessionID: p.SessionID, CodeHash: p.CodeHash, Policy: p.Policy, Summary: p.Summary, SetBy: p.SetBy,
+		SetAt: p.SetAt, RequestedBy: p.RequestedBy, Binding: p.Binding}
+}
+
+// SessionPolicy is r as a store keeps it.
+func (r *DumpPolicyRecord) SessionPolicy() SessionPolicy {
+	return SessionPolicy{SessionID: r.SessionID, CodeHash: r.CodeHash, Policy: r.Policy, Summary: r.Summary, SetBy: r.SetBy,
+		SetAt: r.SetAt, RequestedBy: r.RequestedBy, Binding: r.Binding}
 }
 
 // DumpSink receives an export: Begin once with the store's counts, then

@@ -14,10 +14,6 @@ const (
 	DefaultApprovalTimeout        = 330 * time.Second
 )
 
-// NotTrustedGrantReason is the reason a durable grant holds once an import or merge
-// disabled: the importer did not pass --trust-authorizations.
-const NotTrustedGrantReason = "imported without --trust-authorizations"
-
 // ReasonAuthorizationsTrusted is the reason of the audit record (kind
 // store) of an import or merge that kept the dump's session policies and
 // durable grants (--trust-authorizations).
@@ -35,9 +31,13 @@ const ReasonAuthorizationsTrusted = "authorizations_trusted"
 //     nested procedures unknown (not read-only) until its resolution
 //     analyses it again; every turn that is done arrives purged of code and
 //     argument values;
-//   - unless trusted, a session policy arrives bound to nobody (AppliesTo:
-//     it decides no one's turns) and a durable grant disabled, with
-//     NotTrustedGrantReason as its reason.
+//   - unless trusted, a session policy and a durable grant arrive without
+//     their Binding, so Binding.Check finds them unbound (InactiveUnbound)
+//     and they authorise nothing until an operator on the target approves
+//     or grants again. Trusted, they keep the dumped binding, which is
+//     checked against the target's state at every decision like any other.
+//     (A pending turn's binding is replaced when it is resolved; no other
+//     turn arrives runnable.)
 type admission struct {
 	now        time.Time
 	timeout    time.Duration
@@ -96,9 +96,9 @@ func (a *admission) admit(r DumpRecord) DumpRecord {
 			a.cat = r.Catalogue
 		}
 	case DumpProcedure:
-		if p := r.Procedure; p.Grant != nil && p.Grant.Enabled && !a.trust {
+		if p := r.Procedure; p.Grant != nil && p.Grant.Binding != nil && !a.trust {
 			c, g := *p, *p.Grant
-			g.Enabled, g.Reason = false, NotTrustedGrantReason
+			g.Binding = nil
 			c.Grant = &g
 			r.Procedure = &c
 		}
@@ -132,7 +132,7 @@ func (a *admission) admit(r DumpRecord) DumpRecord {
 	case DumpPolicy:
 		if !a.trust {
 			c := *r.Policy
-			c.RequestedBy = ""
+			c.Binding = nil
 			r.Policy = &c
 		}
 	}

@@ -105,6 +105,7 @@ func TestHostileDumps(t *testing.T) {
 	up := mustUpstream(t)
 	file := filepath.Join(dir, "tokens.json")
 	a := &turnActors{agent: mustCreateToken(t, file, "agent", "read,invoke,capture"), op: mustCreateToken(t, file, "op", "read,grant")}
+	admin := mustCreateToken(t, file, "admin", "admin")
 	a.server = mustServe(t, serverOpts{Data: data, Upstream: up, TokensFile: file, AllowMutating: true})
 	a.server.token = a.agent
 
@@ -144,37 +145,66 @@ func TestHostileDumps(t *testing.T) {
 			}
 		}
 	})
-	t.Run("the durable grant is inactive", func(t *testing.T) {
+	t.Run("the crafted grant is inactive", func(t *testing.T) {
 		name := signature.Name([]string{"get_task_jobs_summary", "kill_job"})
 		p := mustStatus(t, a.get(t, "/v1/procedures/"+name), 200)
-		if ar := p["auto_run"].(map[string]any); ar["enabled"] != false || ar["active"] != false {
-			t.Errorf("imported grant: %v, want disabled", ar)
+		if ar := p["auto_run"].(map[string]any); ar["active"] != false {
+			t.Errorf("imported grant: %v, want inactive", ar)
 		}
 		mustError(t, a.invoke(t, name, map[string]any{"arguments": map[string]any{"task_id": 1}, "phase": "automatic"}), 403, "denied")
 		up.mustSeeNothing(t, "an automatic invoke under an imported grant")
 	})
 
-	t.Run("trusted, the policy is in force and audited", func(t *testing.T) {
-		trusted := filepath.Join(dir, "trusted.db")
-		// Only the policy: a turn in its session then runs at once.
-		hostileDump(t, dump, func(recs []procedures.DumpRecord) []procedures.DumpRecord {
-			return slices.DeleteFunc(recs, func(r procedures.DumpRecord) bool { return r.Type == procedures.DumpApproval })
+	// A real store's policy and grant, bound by its operator, exported over
+	// HTTP: imported, they are unbound (inactive) unless trusted, and a
+	// trusted import says who trusted them.
+	src := &turnActors{agent: a.agent, op: a.op}
+	src.server = mustServe(t, serverOpts{Upstream: up, TokensFile: file, AllowMutating: true})
+	src.server.token = a.agent
+	src.mustAutoRun(t, killTurn("s5", 1), "fine") // a session policy for agent's s5
+	pcode := "x = tools.get_task_jobs_summary(task_id=task_id)\ntools.kill_job(panda_id=task_id)\nreturn x"
+	granted := mustCaptureName(t, src.server, pcode, "s5")
+	mustStatus(t, src.as(t, a.op, "PUT", "/v1/procedures/"+granted+"/auto-run", map[string]any{"enabled": true}), 200)
+	real := filepath.Join(dir, "real.jsonl")
+	if err := os.WriteFile(real, mustStatusBody(t, src.as(t, admin, "GET", "/v1/export", nil), 200), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	up.reset()
+	for _, trusted := range []bool{false, true} {
+		t.Run("a real policy and grant, trusted "+strconv.FormatBool(trusted), func(t *testing.T) {
+			data := filepath.Join(t.TempDir(), "moved.db")
+			args := []string{"import", real, "--data", data}
+			if trusted {
+				args = append(args, "--trust-authorizations")
+			}
+			if code, out, errOut := runMain(t, args...); code != 0 {
+				t.Fatalf("import: exit %d: %s%s", code, out, errOut)
+			}
+			if trusted {
+				if rec := mustStoreRecord(t, data, procedures.ReasonAuthorizationsTrusted); rec.Note != procedures.TrustNote {
+					t.Errorf("the trust record's note %q", rec.Note)
+				}
+			}
+			b := &turnActors{agent: a.agent, op: a.op}
+			b.server = mustServe(t, serverOpts{Data: data, Upstream: up, TokensFile: file, AllowMutating: true})
+			b.server.token = a.agent
+			ar := mustStatus(t, b.get(t, "/v1/procedures/"+granted), 200)["auto_run"].(map[string]any)
+			if !trusted && (ar["active"] != false || ar["inactive_reason"] != procedures.InactiveUnbound) || trusted && ar["active"] != true {
+				t.Errorf("the moved grant: %v", ar)
+			}
+			r := b.submit(t, killTurn("s5", 2))
+			if !trusted {
+				mustStatus(t, r, 202)
+				up.mustSeeNothing(t, "a turn under an untrusted imported policy")
+				return
+			}
+			mustStatus(t, r, 200)
+			if got := up.tools(); !slices.Equal(got, []string{"kill_job"}) {
+				t.Errorf("the upstream saw %v under a trusted policy, want kill_job", got)
+			}
+			up.reset()
 		})
-		if code, out, errOut := runMain(t, "import", dump, "--data", trusted, "--trust-authorizations"); code != 0 {
-			t.Fatalf("import: exit %d: %s%s", code, out, errOut)
-		}
-		rec := mustStoreRecord(t, trusted, procedures.ReasonAuthorizationsTrusted)
-		if rec.Note != procedures.TrustNote {
-			t.Errorf("the trust record's note %q", rec.Note)
-		}
-		b := &turnActors{agent: a.agent, op: a.op}
-		b.server = mustServe(t, serverOpts{Data: trusted, Upstream: up, TokensFile: file, AllowMutating: true})
-		mustStatus(t, b.submit(t, killTurn("s2", 7)), 200)
-		if got := up.tools(); !slices.Equal(got, []string{"kill_job"}) {
-			t.Errorf("the upstream saw %v under a trusted policy, want kill_job", got)
-		}
-		up.reset()
-	})
+	}
 
 	for _, c := range []struct {
 		name string
@@ -247,4 +277,13 @@ func mustServeRefuseMarked(t *testing.T, data string) {
 	if err == nil || !strings.Contains(err.Error(), "unfinished import") || !strings.Contains(err.Error(), "procgraph import DUMP --store embedded --data "+data) {
 		t.Fatalf("serve of a marked store: %v; want refused naming procgraph import", err)
 	}
+}
+
+// mustStatusBody requires r's status and returns its body as it is.
+func mustStatusBody(tb testing.TB, r reply, status int) []byte {
+	tb.Helper()
+	if r.Status != status {
+		tb.Fatalf("status %d, want %d: %s", r.Status, status, r.Body)
+	}
+	return r.Body
 }

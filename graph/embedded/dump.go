@@ -71,8 +71,7 @@ func (s *Store) Dump(ctx context.Context, sink procedures.DumpSink) error {
 			if err != nil {
 				return err
 			}
-			return sink.Record(procedures.DumpRecord{Type: procedures.DumpPolicy, Policy: &procedures.DumpPolicyRecord{
-				SessionID: p.SessionID, CodeHash: p.CodeHash, Policy: p.Policy, Summary: p.Summary, SetBy: p.SetBy, SetAt: p.SetAt, RequestedBy: p.RequestedBy}})
+			return sink.Record(procedures.DumpRecord{Type: procedures.DumpPolicy, Policy: procedures.DumpPolicyOf(p)})
 		})
 	})
 }

@@ -52,8 +52,9 @@ func loadRecord(tx *bolt.Tx, r procedures.DumpRecord, docs *searchDocs) error {
 		return putTurn(tx, *r.Approval)
 	case procedures.DumpPolicy:
 		p := r.Policy
-		b, err := encode(policyRecord{SessionPolicy: procedures.SessionPolicy{SessionID: p.SessionID, CodeHash: p.CodeHash,
-			Policy: p.Policy, Summary: p.Summary, SetBy: p.SetBy, SetAt: norm(p.SetAt), RequestedBy: p.RequestedBy}, Session: p.SessionID})
+		sp := p.SessionPolicy()
+		sp.SetAt = norm(sp.SetAt)
+		b, err := encode(policyRecord{SessionPolicy: sp, Session: p.SessionID})
 		if err != nil {
 			return err
 		}

@@ -111,8 +111,7 @@ func (s *Store) dumpTurns(ctx context.Context, sink procedures.DumpSink) error {
 			return err
 		}
 		policies["after"], _ = field(rec, "id").(string)
-		return sink.Record(procedures.DumpRecord{Type: procedures.DumpPolicy, Policy: &procedures.DumpPolicyRecord{SessionID: p.SessionID,
-			CodeHash: p.CodeHash, Policy: p.Policy, Summary: p.Summary, SetBy: p.SetBy, SetAt: p.SetAt, RequestedBy: p.RequestedBy}})
+		return sink.Record(procedures.DumpRecord{Type: procedures.DumpPolicy, Policy: procedures.DumpPolicyOf(p)})
 	})
 }
 

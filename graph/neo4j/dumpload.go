@@ -246,8 +246,9 @@ func loadRow(r procedures.DumpRecord) (map[string]any, error) {
 		return turnParams(*r.Approval)
 	case procedures.DumpPolicy:
 		p := r.Policy
-		b, err := json.Marshal(policyRecord{SessionPolicy: procedures.SessionPolicy{SessionID: p.SessionID, CodeHash: p.CodeHash,
-			Policy: p.Policy, Summary: p.Summary, SetBy: p.SetBy, SetAt: dbTime(p.SetAt), RequestedBy: p.RequestedBy}, Session: p.SessionID})
+		sp := p.SessionPolicy()
+		sp.SetAt = dbTime(sp.SetAt)
+		b, err := json.Marshal(policyRecord{SessionPolicy: sp, Session: p.SessionID})
 		if err != nil {
 			return nil, invalid("policy", "the policy cannot be stored: %v", err)
 		}

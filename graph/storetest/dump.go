@@ -63,7 +63,7 @@ func FillScenarios(tb testing.TB, s procedures.Store) {
 	if _, err := s.Promote(ctx, name, h2, Decision(procedures.KindPromote, name, h2, At(20))); err != nil {
 		tb.Fatalf("Promote: %v", err)
 	}
-	g := &procedures.Grant{Enabled: true, GrantedBy: "alice", GrantedAt: At(21), Reason: "safe"}
+	g := &procedures.Grant{Enabled: true, GrantedBy: "alice", GrantedAt: At(21), Reason: "safe", Binding: SampleBinding(h2)}
 	if _, err := s.SetGrant(ctx, name, g, h2, Decision(procedures.KindGrant, name, h2, At(21))); err != nil {
 		tb.Fatalf("SetGrant: %v", err)
 	}
@@ -118,9 +118,9 @@ func FillScenarios(tb testing.TB, s procedures.Store) {
 	}
 	for i, hash := range []string{hk, h2, hn} {
 		p := procedures.SessionPolicy{SessionID: "sess-" + fmt.Sprint(i%2), CodeHash: hash, Policy: procedures.ChoiceAutoRun,
-			Summary: "s", SetBy: "carol", SetAt: At(70 + i), RequestedBy: "agent"}
+			Summary: "s", SetBy: "carol", SetAt: At(70 + i), RequestedBy: "agent", Binding: SampleBinding(hash)}
 		if i == 1 {
-			p.RequestedBy = "" // as stored before policies were bound
+			p.RequestedBy, p.Binding = "", nil // as stored before policies were bound
 		}
 		if err := ts.PutPolicy(ctx, p, Decision(procedures.KindInvoke, "", hash, At(70+i))); err != nil {
 			tb.Fatalf("PutPolicy: %v", err)
@@ -537,12 +537,13 @@ func deepEmptyToNil(v any) any {
 }
 
 // RunDumpAdmission: a dump is data, not authority (DESIGN.md). The
-// scenarios' dump imported without --trust-authorizations at At(0), with
-// an approval timeout of 330 s and a pending bound of 1: the first pending
-// turn arrives pending with its deadline moved to At(330), the second
-// expired (past the bound) and purged of code and arguments, the rejected
-// one as it was; every session policy applies to nobody; the granted
-// procedure's grant arrives disabled. Nothing else differs.
+// scenarios' dump (its grant and policies bound) imported without
+// --trust-authorizations at At(0), with an approval timeout of 330 s and a
+// pending bound of 1: the first pending turn arrives pending with its
+// deadline moved to At(330), the second expired (past the bound) and
+// purged of code and arguments, the rejected one as it was; the grant and
+// every session policy arrive unbound (inactive). Trusted, they keep their
+// bindings.
 func RunDumpAdmission(t *testing.T, from, to NewStore) {
 	ctx := context.Background()
 	a := from(t)
@@ -555,8 +556,16 @@ func RunDumpAdmission(t *testing.T, from, to NewStore) {
 		t.Fatalf("Import: %v", err)
 	}
 	name := NameOf("get_jobs", "get_logs")
-	if p := MustGet(t, b, name); p.Grant == nil || p.Grant.Enabled || p.Grant.Reason != procedures.NotTrustedGrantReason || p.AutoRun.Enabled {
-		t.Errorf("imported %s: grant %+v, auto-run %+v; want disabled, %q", name, p.Grant, p.AutoRun, procedures.NotTrustedGrantReason)
+	if g := MustGet(t, a, name).Grant; g == nil || g.Binding == nil {
+		t.Fatalf("the scenarios' grant of %s is not bound: no test", name)
+	}
+	if g := MustGet(t, b, name).Grant; g == nil || !g.Enabled || g.Binding != nil {
+		t.Errorf("imported %s: grant %+v; want held, unbound", name, g)
+	}
+	trusted := to(t)
+	MustImport(t, trusted, dump, 4)
+	if g := MustGet(t, trusted, name).Grant; g == nil || g.Binding == nil {
+		t.Errorf("imported trusted, %s: grant %+v; want bound", name, g)
 	}
 	ts, ok := b.(procedures.TurnStore)
 	if !ok {
@@ -586,9 +595,13 @@ func RunDumpAdmission(t *testing.T, from, to NewStore) {
 			t.Fatalf("Policies(%s) = %v, %v", sess, ps, err)
 		}
 		for _, p := range ps {
-			if p.AppliesTo("agent") || p.RequestedBy != "" {
-				t.Errorf("imported policy %s/%s applies to %q, want nobody", sess, p.CodeHash, p.RequestedBy)
+			if p.Binding != nil {
+				t.Errorf("imported policy %s/%s is bound, want unbound", sess, p.CodeHash)
 			}
 		}
+	}
+	ps, err := trusted.(procedures.TurnStore).Policies(ctx, "sess-0")
+	if err != nil || len(ps) != 2 || ps[0].Binding == nil || ps[1].Binding == nil {
+		t.Errorf("imported trusted, policies of sess-0: %+v, %v; want both bound", ps, err)
 	}
 }
