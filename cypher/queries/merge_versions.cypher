@@ -24,17 +24,22 @@ SET v.status = CASE WHEN r.status = 'succeeded' THEN 'succeeded' ELSE v.status E
 WITH p, r, v
 OPTIONAL MATCH (p)-[cur:CURRENT]->(cv:ProcedureVersion)
 WITH p, r, v, collect(cur) AS curs, collect(cv) AS cvs
-WITH p, v, curs, size(cvs) > 0 AND cvs[0] = v AS wasCurrent,
+WITH p, v, curs,
      r.current = v.code_hash AND
        (size(cvs) = 0 OR (cvs[0] <> v AND cvs[0].status <> 'succeeded' AND v.status = 'succeeded')) AS makeCurrent
 FOREACH (x IN CASE WHEN makeCurrent THEN curs ELSE [] END | DELETE x)
 FOREACH (_ IN CASE WHEN makeCurrent THEN [1] ELSE [] END |
   CREATE (p)-[:CURRENT]->(v)
 )
-WITH p, v, makeCurrent, makeCurrent OR wasCurrent AS isCurrent
-SET p.code_hash = CASE WHEN makeCurrent THEN v.code_hash ELSE p.code_hash END,
-    p.status = CASE WHEN isCurrent THEN v.status ELSE p.status END,
-    p.opaque = CASE WHEN isCurrent THEN v.opaque ELSE p.opaque END
+SET p.code_hash = CASE WHEN makeCurrent THEN v.code_hash ELSE p.code_hash END
+// The status and opacity follow the current version once every row's
+// CURRENT is set: each clause reads for all rows before the next writes, so
+// a row that read the current version another row of the batch then
+// replaced would set the replaced one's status (it did, when that row came
+// later in code-hash order).
+WITH DISTINCT p
+MATCH (p)-[:CURRENT]->(c:ProcedureVersion)
+SET p.status = c.status, p.opaque = c.opaque
 WITH p
 #include class_sync
 RETURN count(p) AS merged;
