@@ -23,8 +23,9 @@ const ReasonAuthorizationsTrusted = "authorizations_trusted"
 // for what a record may carry into the target once the dump is valid:
 //   - a turn arrives pending only while its deadline, moved no later than
 //     the import's time + the approval timeout, is ahead and the pending
-//     bound (the target's pending ones counted) has room; a pending one
-//     past its deadline or past the bound arrives expired; an approved one
+//     bounds (PendingBounds.Admit, the target's pending ones counted) have
+//     room; a pending one past its deadline or past a bound arrives
+//     expired; an approved one
 //     (never run) arrives expired and a running one failed, so no turn
 //     arrives runnable; a pending one's classification (what an operator
 //     reviews) is recomputed against the catalogue the import keeps, its
@@ -39,25 +40,31 @@ const ReasonAuthorizationsTrusted = "authorizations_trusted"
 //     (A pending turn's binding is replaced when it is resolved; no other
 //     turn arrives runnable.)
 type admission struct {
-	now        time.Time
-	timeout    time.Duration
-	maxPending int
-	pending    int // pending turns the target holds or this import admitted
-	trust      bool
-	cat        *Catalogue
+	now     time.Time
+	timeout time.Duration
+	bounds  PendingBounds
+	// pending and per count the live pending turns the target holds or
+	// this import admitted, all and by requester.
+	pending int
+	per     map[string]int
+	trust   bool
+	cat     *Catalogue
 }
 
 // newAdmission counts the target's live pending turns.
 func newAdmission(ctx context.Context, s DumpStore, opts ImportOptions) (*admission, error) {
-	a := &admission{now: time.Now(), timeout: opts.ApprovalTimeout, maxPending: opts.MaxPending, trust: opts.TrustAuthorizations}
+	a := &admission{now: time.Now(), timeout: opts.ApprovalTimeout, bounds: opts.Pending, per: map[string]int{}, trust: opts.TrustAuthorizations}
 	if opts.Now != nil {
 		a.now = opts.Now()
 	}
 	if a.timeout <= 0 {
 		a.timeout = DefaultApprovalTimeout
 	}
-	if a.maxPending <= 0 {
-		a.maxPending = DefaultMaxPendingApprovals
+	if a.bounds.Total <= 0 {
+		a.bounds.Total = DefaultMaxPendingApprovals
+	}
+	if a.bounds.PerRequester <= 0 {
+		a.bounds.PerRequester = min(DefaultMaxPendingPerRequester, a.bounds.Total)
 	}
 	cat, err := s.Catalogue(ctx)
 	if err != nil {
@@ -79,6 +86,7 @@ func newAdmission(ctx context.Context, s DumpStore, opts ImportOptions) (*admiss
 		for _, r := range page {
 			if r.Live(a.now) {
 				a.pending++
+				a.per[r.RequestedBy]++
 			}
 		}
 		if len(page) < f.Limit {
@@ -109,11 +117,12 @@ func (a *admission) admit(r DumpRecord) DumpRecord {
 			if lim := a.now.Add(a.timeout); t.Deadline.After(lim) {
 				t.Deadline = lim
 			}
-			if !t.Live(a.now) || a.pending >= a.maxPending {
+			if !t.Live(a.now) || a.bounds.Admit(PendingCount{Total: a.pending, Requester: a.per[t.RequestedBy]}) != nil {
 				t.Status = TurnExpired
 				break
 			}
 			a.pending++
+			a.per[t.RequestedBy]++
 			c := Classify(t.Signature, a.cat, nil)
 			t.ReadOnly = c.ReadOnly && c.Problem == ""
 			if !slices.Equal(t.StateChangingTools, c.StateChangingTools) {

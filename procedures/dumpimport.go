@@ -35,12 +35,13 @@ type ImportOptions struct {
 	// reason ReasonAuthorizationsTrusted, by Actor (procgraph import always
 	// audits).
 	TrustAuthorizations bool
-	// ApprovalTimeout and MaxPending are the target's approval timeout and
-	// pending bound, which the admitted turns keep to
-	// (DefaultApprovalTimeout, DefaultMaxPendingApprovals when 0); Now is
-	// the import's time (time.Now when nil).
+	// ApprovalTimeout and Pending are the target's approval timeout and
+	// pending bounds, which the admitted turns keep to
+	// (DefaultApprovalTimeout, DefaultMaxPendingApprovals and
+	// DefaultMaxPendingPerRequester when 0); Now is the import's time
+	// (time.Now when nil).
 	ApprovalTimeout time.Duration
-	MaxPending      int
+	Pending         PendingBounds
 	Now             func() time.Time
 }
 

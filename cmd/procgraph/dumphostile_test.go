@@ -17,7 +17,7 @@ import (
 
 // hostileDump is a dump crafted to carry authority (issue 19 item 4): an
 // approved and a running turn of agent calling kill_job, 100 pending
-// approvals with deadlines in 2099, a session policy auto-running kill_job
+// approvals of five requesters with deadlines in 2099, a session policy auto-running kill_job
 // for agent's session "s2", and a procedure calling kill_job with a durable
 // grant; edit changes the records before they are written.
 func hostileDump(t *testing.T, path string, edit func(recs []procedures.DumpRecord) []procedures.DumpRecord) (approved, running string) {
@@ -29,10 +29,10 @@ func hostileDump(t *testing.T, path string, edit func(recs []procedures.DumpReco
 	at := time.Now().UTC().Add(-time.Hour).Truncate(time.Millisecond)
 	far := time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC)
 	kill := signature.CodeHash(turnKillCode)
-	turn := func(id string, status procedures.TurnStatus, session string) procedures.DumpRecord {
+	turn := func(id string, status procedures.TurnStatus, session, requester string) procedures.DumpRecord {
 		r := procedures.TurnRecord{Turn: procedures.Turn{ID: id, SessionID: session, Phase: procedures.PhaseInteractive, CodeHash: kill,
 			Signature: []string{"kill_job"}, ReadOnly: true, StateChangingTools: []string{}, UnknownTools: []string{}, Summary: "read a job",
-			Status: status, RequestedBy: "agent", RequestedAt: at, Deadline: far},
+			Status: status, RequestedBy: requester, RequestedAt: at, Deadline: far},
 			Code: turnKillCode, Dialect: "starlark", Arguments: map[string]any{"panda_id": 666}}
 		if status != procedures.TurnPending {
 			r.Resolution = &procedures.Resolution{Choice: procedures.ChoiceRunOnce, By: "op", At: at, CodeHash: kill}
@@ -57,11 +57,11 @@ func hostileDump(t *testing.T, path string, edit func(recs []procedures.DumpReco
 			Parameters: []string{"task_id"}, CapturedAt: at, Frequency: 1, Status: procedures.StatusSucceeded}},
 		{Type: procedures.DumpDecision, Decision: &procedures.Decision{ID: procedures.NewDecisionID(at), Kind: procedures.KindGrant, Procedure: name,
 			CodeHash: phash, Outcome: procedures.Allowed, Reason: "granted", Actor: "op", AllowedTools: []string{}, At: at}},
-		turn(approved, procedures.TurnApproved, "s1"),
-		turn(running, procedures.TurnRunning, "s1"),
+		turn(approved, procedures.TurnApproved, "s1", "agent"),
+		turn(running, procedures.TurnRunning, "s1", "agent"),
 	}
-	for _, id := range ids[2:] {
-		recs = append(recs, turn(id, procedures.TurnPending, "s3"))
+	for i, id := range ids[2:] {
+		recs = append(recs, turn(id, procedures.TurnPending, "s3", []string{"agent", "r1", "r2", "r3", "r4"}[i%5]))
 	}
 	recs = append(recs, procedures.DumpRecord{Type: procedures.DumpPolicy, Policy: &procedures.DumpPolicyRecord{SessionID: "s2", CodeHash: kill,
 		Policy: procedures.ChoiceAutoRun, Summary: "kill", SetBy: "op", SetAt: at, RequestedBy: "agent"}})
@@ -136,9 +136,12 @@ func TestHostileDumps(t *testing.T) {
 		if len(pending) != procedures.DefaultMaxPendingApprovals {
 			t.Errorf("%d pending approvals after the import, want the bound %d", len(pending), procedures.DefaultMaxPendingApprovals)
 		}
-		limit := time.Now().Add(procedures.DefaultApprovalTimeout)
+		limit, per := time.Now().Add(procedures.DefaultApprovalTimeout), map[any]int{}
 		for _, p := range pending {
 			p := p.(map[string]any)
+			if per[p["requested_by"]]++; per[p["requested_by"]] > procedures.DefaultMaxPendingPerRequester {
+				t.Errorf("more than %d imported pending approvals of %v", procedures.DefaultMaxPendingPerRequester, p["requested_by"])
+			}
 			d, err := time.Parse(time.RFC3339Nano, p["deadline"].(string))
 			if err != nil || d.After(limit) || p["read_only"] != false {
 				t.Errorf("imported pending approval: deadline %v (%v), read_only %v; want at most now + the timeout, not read-only", p["deadline"], err, p["read_only"])

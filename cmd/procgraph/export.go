@@ -132,12 +132,13 @@ func cmdImport(ctx context.Context, args []string, s stdio) int {
 	trust := cl.fs.Bool("trust-authorizations", false, "keep the dump's session policies and durable grants in force (audited); without it they arrive inactive")
 	timeout := cl.fs.Duration("approval-timeout", procedures.DefaultApprovalTimeout, "the target's --approval-timeout: no imported approval's deadline is later than now + this")
 	maxPending := cl.fs.Int("max-pending-approvals", procedures.DefaultMaxPendingApprovals, "the target's --max-pending-approvals: imported approvals past it arrive expired")
+	perRequester := cl.fs.Int("max-pending-per-requester", 0, "the target's --max-pending-per-requester (default 8, or --max-pending-approvals when lower): one requester's imported approvals past it arrive expired")
 	pos, code, done := cl.parse(args, 1, 1, s)
 	if done {
 		return code
 	}
-	if *batch < 1 || *maxPending < 1 || *timeout < time.Second {
-		return cl.fail(s, "--batch and --max-pending-approvals must be at least 1, --approval-timeout at least 1s")
+	if *batch < 1 || *maxPending < 1 || *perRequester < 0 || *perRequester > *maxPending || *timeout < time.Second {
+		return cl.fail(s, "--batch and --max-pending-approvals must be at least 1, --max-pending-per-requester at most --max-pending-approvals, --approval-timeout at least 1s")
 	}
 	st, target, err := open(ctx)
 	if err != nil {
@@ -151,7 +152,7 @@ func cmdImport(ctx context.Context, args []string, s stdio) int {
 	}()
 	var bar *progressbar.ProgressBar
 	opts := procedures.ImportOptions{BatchSize: *batch, Merge: *merge, Audit: procedures.NewRecorder(st, procedures.RecorderOptions{}), Actor: operator(),
-		TrustAuthorizations: *trust, ApprovalTimeout: *timeout, MaxPending: *maxPending}
+		TrustAuthorizations: *trust, ApprovalTimeout: *timeout, Pending: procedures.PendingBounds{Total: *maxPending, PerRequester: *perRequester}}
 	if f, ok := s.err.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		opts.Validated = func(_ procedures.DumpHeaderRecord, t procedures.DumpTrailerRecord) {
 			bar = progressbar.NewOptions64(t.Records, progressbar.OptionSetWriter(s.err), progressbar.OptionSetDescription("importing"),

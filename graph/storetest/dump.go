@@ -552,7 +552,7 @@ func RunDumpAdmission(t *testing.T, from, to NewStore) {
 	b := to(t)
 	open := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(dump)), nil }
 	if _, err := procedures.Import(ctx, b.(procedures.DumpStore), open, procedures.ImportOptions{BatchSize: 4,
-		Now: func() time.Time { return At(0) }, ApprovalTimeout: 330 * time.Second, MaxPending: 1}); err != nil {
+		Now: func() time.Time { return At(0) }, ApprovalTimeout: 330 * time.Second, Pending: procedures.PendingBounds{Total: 1}}); err != nil {
 		t.Fatalf("Import: %v", err)
 	}
 	name := NameOf("get_jobs", "get_logs")

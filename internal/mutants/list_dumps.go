@@ -63,9 +63,16 @@ func init() {
 		{
 			Name:     "dumps/pending-bound-ignored",
 			Why:      "an import admits pending approvals past the pending bound",
-			Edits:    []Edit{{Dir: "procedures", Find: "|| a.pending >= a.maxPending", Replace: ""}},
+			Edits:    []Edit{{Dir: "procedures", Find: "|| a.bounds.Admit(PendingCount{Total: a.pending, Requester: a.per[t.RequestedBy]}) != nil", Replace: ""}},
 			Packages: append([]string{"./graph/embedded"}, cmd...),
 			Tests:    []string{"TestDumpAdmission", "TestHostileDumps"},
+		},
+		{
+			Name:     "dumps/per-requester-bound-ignored",
+			Why:      "an import lets one requester's pending approvals fill the whole bound (the per-requester bound not counted)",
+			Edits:    []Edit{{Dir: "procedures", Find: "a.per[t.RequestedBy]++", Replace: ""}},
+			Packages: cmd,
+			Tests:    []string{"TestHostileDumps"},
 		},
 		{
 			Name:     "dumps/policy-kept-untrusted",
