@@ -10,7 +10,9 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/procgraph/procgraph/auth"
 )
@@ -168,10 +170,15 @@ func readSecretFile(path string) (string, error) {
 // (a serve that crashed) is harmless unless another process takes the
 // port, the same exposure as a PROCGRAPH_TOKEN exported in a shell.
 
-// credentialEntry is one registered server.
+// credentialEntry is one registered server: where it serves, where its
+// operator token is, and the serve process (a client uses the entry only
+// while that process runs as the client's own user: the entry of a serve
+// that crashed does not hand the token to whatever listens on its port
+// next).
 type credentialEntry struct {
 	URL       string `json:"url"`
 	TokenFile string `json:"token_file"`
+	PID       int    `json:"pid"`
 }
 
 // credentialsDir is where servers register: $XDG_CONFIG_HOME/procgraph/servers
@@ -211,7 +218,7 @@ func registerCredential(addr, serverURL, tokenFile string) (unregister func() er
 		return nil, err
 	}
 	path := filepath.Join(dir, credentialKey(host, port)+".json")
-	b, err := json.Marshal(credentialEntry{URL: serverURL, TokenFile: tokenFile})
+	b, err := json.Marshal(credentialEntry{URL: serverURL, TokenFile: tokenFile, PID: os.Getpid()})
 	if err != nil {
 		return nil, err
 	}
@@ -264,11 +271,31 @@ func findCredential(base string) (token string, why error) {
 	if err != nil {
 		return "", err
 	}
+	if !ownProcess(e.PID) {
+		return "", fmt.Errorf("the serve that registered %s (pid %d) no longer runs", base, e.PID)
+	}
 	tok, err := readSecretFile(e.TokenFile)
 	if err != nil {
 		return "", fmt.Errorf("the operator credential registered for %s: %v", base, err)
 	}
 	return tok, nil
+}
+
+// ownProcess reports whether pid is a running process of this user, by
+// its /proc entry; where there is no /proc, it cannot tell and says yes.
+func ownProcess(pid int) bool {
+	if _, err := os.Stat("/proc/self"); err != nil {
+		return true
+	}
+	if pid <= 0 {
+		return false
+	}
+	st, err := os.Stat("/proc/" + strconv.Itoa(pid))
+	if err != nil {
+		return false
+	}
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	return !ok || int(sys.Uid) == os.Getuid()
 }
 
 // ---- what serve tells the person at the terminal ----------------------------

@@ -256,6 +256,13 @@ func (m *Main) newAuthenticator() (*auth.Authenticator, error) {
 	if cfg.Auth == authOff {
 		log.Warn().Str("setting", "--auth off / PROCGRAPH_AUTH=off").
 			Msg("auth is off: every caller is anonymous with every scope (MCP offers no grant-scoped tool); loopback only")
+		if cfg.Store == "embedded" {
+			if unused, _, err := tokensFilePath("", cfg.Store, cfg.Data); err == nil {
+				if _, err := os.Stat(unused); err == nil {
+					log.Warn().Str("ignored", unused).Msg("auth is off: the tokens file next to the data file is not used")
+				}
+			}
+		}
 		return auth.NewAuthenticator(nil), nil
 	}
 	if cfg.TokensDefault {

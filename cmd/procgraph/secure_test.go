@@ -254,6 +254,24 @@ func TestCLIFindsTheOperatorToken(t *testing.T) {
 	if tok, why := findCredential(s.URL); tok != "" || why != nil {
 		t.Fatalf("a stopped serve's credential is still found: %q %v", tok, why)
 	}
+
+	// The entry of a serve that died without removing it is not used.
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dir, err := credentialsDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	host, port, _ := strings.Cut(strings.TrimPrefix(s.URL, "http://"), ":")
+	entry, _ := json.Marshal(credentialEntry{URL: s.URL, TokenFile: cred, PID: gone.Process.Pid})
+	if err := os.WriteFile(filepath.Join(dir, credentialKey(host, port)+".json"), entry, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if tok, why := findCredential(s.URL); tok != "" || why == nil || !strings.Contains(why.Error(), "no longer runs") {
+		t.Fatalf("a dead serve's entry: %q %v", tok, why)
+	}
 }
 
 // mustDecision is the decision of an autorun grant's JSON answer.
@@ -309,7 +327,8 @@ func TestTokensFileResolvedAgainstTheData(t *testing.T) {
 
 // TestAuthOffIsLoud: --auth off (or PROCGRAPH_AUTH=off) serves without
 // tokens on loopback with a warning in the log and to the person at every
-// start, and creates no tokens file. (Non-loopback refusals:
+// start, names the tokens file next to the data file it does not use, and
+// creates no token. (Non-loopback refusals:
 // TestRefuseToStart.)
 func TestAuthOffIsLoud(t *testing.T) {
 	for _, tc := range []struct {
@@ -325,15 +344,22 @@ func TestAuthOffIsLoud(t *testing.T) {
 				t.Setenv("PROCGRAPH_AUTH", tc.env)
 			}
 			data := filepath.Join(t.TempDir(), "p.db")
+			tokens := filepath.Join(filepath.Dir(data), "procgraph-tokens.json")
+			mustCreateToken(t, tokens, "ops", "read")
 			tc.opts.Data = data
 			s := mustServe(t, tc.opts)
+			if !strings.Contains(s.logs.String(), `"ignored":"`+tokens+`"`) {
+				t.Fatalf("the tokens file next to the data file is ignored without a word:\n%s", s.logs.String())
+			}
 			if !strings.Contains(s.logs.String(), `"setting":"--auth off / PROCGRAPH_AUTH=off"`) || !strings.Contains(s.logs.String(), `"level":"warn"`) ||
 				!strings.Contains(s.terminal.String(), "WARNING: auth is off") {
 				t.Fatalf("no warning:\n%s\n%s", s.logs.String(), s.terminal.String())
 			}
 			mustStatus(t, s.get(t, "/v1/procedures"), 200)
-			if _, err := os.Stat(filepath.Join(filepath.Dir(data), "procgraph-tokens.json")); err == nil {
-				t.Fatal("--auth off created a tokens file")
+			for _, f := range []string{"procgraph-operator.token", "procgraph-agent.token"} {
+				if _, err := os.Stat(filepath.Join(filepath.Dir(data), f)); err == nil {
+					t.Fatalf("--auth off created %s", f)
+				}
 			}
 		})
 	}

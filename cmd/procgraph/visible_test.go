@@ -165,7 +165,8 @@ func TestCLIOutputVisible(t *testing.T) {
 // visible, never raw.
 func TestMCPReviewVisible(t *testing.T) {
 	up := mustUpstream(t)
-	s := mustServe(t, serverOpts{Upstream: up, AllowMutating: true})
+	// The operator's token: only a grant holder reviews in the client.
+	s, _ := mustServeFirstTokens(t, serverOpts{Upstream: up, AllowMutating: true})
 	var message string
 	sess := mustMCPClient(t, s, "/mcp/interactive", &mcp.ClientOptions{
 		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {

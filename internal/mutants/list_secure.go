@@ -54,6 +54,13 @@ func init() {
 			Tests:    []string{"TestCLIFindsTheOperatorToken"},
 		},
 		{
+			Name:     "secure/credential-of-a-dead-serve",
+			Why:      "the CLI sends the operator token registered by a serve that no longer runs (to whatever took its port)",
+			Edits:    []Edit{{Dir: "cmd/procgraph", Find: "if !ownProcess(e.PID) {", Replace: "if false {"}},
+			Packages: []string{"./cmd/procgraph"},
+			Tests:    []string{"TestCLIFindsTheOperatorToken"},
+		},
+		{
 			Name:     "secure/console-token-off-terminal",
 			Why:      "serve writes the console URL with the operator token to output that is not a terminal (a log file, a journal)",
 			Edits:    []Edit{{Dir: "cmd/procgraph", Find: "if m.TerminalIsTTY {", Replace: "if true {"}},
