@@ -1,5 +1,7 @@
 package procedures
 
+import "math"
+
 // Validate checks q's ranges: the one check of a Query, for the service
 // and every store. Returns CodeInvalid naming the field.
 func (q *Query) Validate() error {
@@ -39,4 +41,29 @@ func (q *Query) Match(c Class) bool {
 		return false
 	}
 	return true
+}
+
+// findWalkFactor is how many rank entries per place of the page a
+// tool-filtered Find walks at most (FindWalk).
+const findWalkFactor = 16
+
+// FindWalk is the one bound of a store's walk of its rank index for a
+// page filtered by tools: a store that walks the index in order, testing
+// each procedure, reads at most this many entries (findWalkFactor per place
+// up to the page's end; no limit: unbounded). If the page is not full by
+// then, the matches are sparse (tools that are each common but rarely
+// together, a selective class filter) and the store takes the callers of
+// the rarest tool instead, so a page reads at most FindWalk entries plus
+// that tool's callers, however many procedures there are; when the walk
+// fills the page it is as cheap as before. Without tools there are no
+// callers to take instead: unbounded.
+func (q *Query) FindWalk() int {
+	if q.Limit == 0 || len(q.Tools) == 0 {
+		return math.MaxInt
+	}
+	end := q.Offset + q.Limit
+	if end < q.Offset || end > math.MaxInt/findWalkFactor {
+		return math.MaxInt
+	}
+	return end * findWalkFactor
 }

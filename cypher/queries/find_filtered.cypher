@@ -5,11 +5,15 @@
 // The candidates: with tools, the procedures calling the tool of $tools
 // that the fewest call (its degree, from the count store); without, every
 // procedure. The page either walks the procedure_rank index in order,
-// testing each procedure, until it is full (cost: the procedures walked,
-// about (offset + limit) x all / matching), or takes the rarest tool's
+// testing each procedure, until it is full, or takes the rarest tool's
 // callers, tests them and sorts the matches by rank (cost: its degree):
-// the second when degree^2 <= (offset + limit) x all. A tool no procedure
-// calls (no Tool node) matches nothing.
+// the second when degree^2 <= (offset + limit) x all, or when a walk of
+// $walk entries (procedures.Query.FindWalk: bounded with tools, unbounded
+// without) did not fill the page: matches are then sparser than the
+// degree says (several tools each common but rarely together, a selective
+// class filter). So with tools a page reads at most $walk entries and the
+// rarest tool's callers, whatever the number of procedures. A tool no
+// procedure calls (no Tool node) matches nothing.
 //
 // The filters are counted only when the page cannot tell the total: when
 // it is empty (the offset may be past the end), or full and $skipTotal is
@@ -51,24 +55,34 @@ WITH unknown, revision, same, tools, rarest.tool AS rare, rarest.degree AS rareD
      rarest IS NOT NULL AND rarest.tool IS NULL AS none,
      rarest IS NOT NULL AND toFloat(rarest.degree) ^ 2 <= toFloat($offset + $limit) * toFloat(everything) AS expand
 CALL {
-  WITH rare, none, expand
-  CALL {
-    WITH rare, none, expand
-    // (The branch not taken seeks past every rank: a filter on it alone
-    // would be applied after the walk.)
-    MATCH (p:Procedure)
-    WHERE p.rank >= CASE WHEN none OR expand THEN '~' ELSE '' END AND
+  WITH none, expand
+  // The walk, at most $walk entries (procedures.Query.FindWalk). (Not
+  // taken, it seeks past every rank: a filter on it alone would be applied
+  // after the walk.)
+  MATCH (p:Procedure)
+  WHERE p.rank >= CASE WHEN none OR expand THEN '~' ELSE '' END
+  WITH p
+  ORDER BY p.rank
+  LIMIT $walk
+  WITH p
+  WHERE
 #include find_where
-    WITH p
-    ORDER BY p.rank
-    SKIP $offset
-    LIMIT $limit
-    RETURN collect(
+  WITH p
+  ORDER BY p.rank
+  SKIP $offset
+  LIMIT $limit
+  RETURN collect(
 #include procedure
-    ) AS page
-    UNION ALL
-    WITH rare, none, expand
-    WITH CASE WHEN expand AND NOT none THEN rare END AS rare
+  ) AS walked
+}
+WITH unknown, revision, same, tools, rare, rareDegree, none, expand, walked
+CALL {
+  // The rarest tool's callers: chosen, or the walk ended before its page
+  // was full (the matches are sparser than the tool's callers).
+  WITH rare, none, expand, walked
+  WITH CASE WHEN NOT none AND (expand OR size(walked) < $limit) THEN rare END AS rare
+  CALL {
+    WITH rare
     MATCH (rare)<-[:CALLS]-(p:Procedure)
     WHERE
 #include find_where
@@ -80,8 +94,10 @@ CALL {
 #include procedure
     ) AS page
   }
-  RETURN reduce(ps = [], page IN collect(page) | ps + page) AS procedures
+  RETURN rare IS NOT NULL AS fromCallers, page
 }
+WITH unknown, revision, same, tools, rare, rareDegree, none,
+     CASE WHEN fromCallers THEN page ELSE walked END AS procedures
 WITH unknown, revision, same, tools, rare, rareDegree, none, procedures,
      size(procedures) = 0 OR (size(procedures) = $limit AND NOT $skipTotal) AS isCounted
 CALL {

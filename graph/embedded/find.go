@@ -68,7 +68,7 @@ func (s *Store) find(ctx context.Context, q procedures.Query, withCatalogue bool
 		var page [][]byte
 		var err error
 		if len(q.Causes) > 0 || len(q.Tools) > 0 {
-			page, total, err = findIndexed(tx, &q)
+			page, total, _, err = findIndexed(tx, &q)
 		} else {
 			page, total = findRanked(tx, &q)
 		}
@@ -129,7 +129,7 @@ func findRanked(tx *bolt.Tx, q *procedures.Query) ([][]byte, int) {
 	if filters {
 		keep = m.match
 	}
-	page, counted := walkRank(tx, q, end, keep)
+	page, counted, _ := walkRank(tx, q, end, math.MaxInt, keep)
 	if total < 0 {
 		total = counted
 	}
@@ -137,15 +137,16 @@ func findRanked(tx *bolt.Tx, q *procedures.Query) ([][]byte, int) {
 }
 
 // walkRank walks the rank index in Find's order, taking the entries keep
-// accepts (every one when keep is nil) as matches, until end matches: the
-// names of those on q's page (rankNameBytes), and the number of matches
-// when the walk reached the end of the index, so counted every one (-1
-// when it stopped before).
-func walkRank(tx *bolt.Tx, q *procedures.Query, end int, keep func(v []byte) bool) (page [][]byte, counted int) {
+// accepts (every one when keep is nil) as matches, until end matches or
+// budget entries read: the names of those on q's page (rankNameBytes), the
+// number of matches when the walk reached the end of the index, so counted
+// every one (-1 when it stopped before), and the entries read.
+func walkRank(tx *bolt.Tx, q *procedures.Query, end, budget int, keep func(v []byte) bool) (page [][]byte, counted, read int) {
 	c := tx.Bucket(bRank).Cursor()
 	i := 0
 	k, v := c.First()
-	for ; k != nil && i < end; k, v = c.Next() {
+	for ; k != nil && i < end && read < budget; k, v = c.Next() {
+		read++
 		if keep != nil && !keep(v) {
 			continue
 		}
@@ -155,24 +156,23 @@ func walkRank(tx *bolt.Tx, q *procedures.Query, end int, keep func(v []byte) boo
 		i++
 	}
 	if k != nil {
-		return page, -1
+		return page, -1, read
 	}
-	return page, i
+	return page, i, read
 }
 
 // findIndexed gathers the candidates of the cause and tool filters from
 // their indexes, then filters and orders their rank entries (the page as
 // findRanked's); with tools and no causes it may walk the rank index
-// instead (findTools).
-func findIndexed(tx *bolt.Tx, q *procedures.Query) ([][]byte, int, error) {
+// instead (findTools). read is the number of index entries it read (rank
+// entries walked, callers and causes' procedures, their rank entries).
+func findIndexed(tx *bolt.Tx, q *procedures.Query) (page [][]byte, total, read int, err error) {
 	var rare string
 	if len(q.Causes) == 0 && len(q.Tools) > 0 {
 		var walk bool
-		var page [][]byte
-		var total int
-		rare, page, total, walk = findTools(tx, q)
+		rare, page, total, read, walk = findTools(tx, q)
 		if walk {
-			return page, total, nil
+			return page, total, read, nil
 		}
 	}
 	var cands map[string]bool
@@ -181,6 +181,7 @@ func findIndexed(tx *bolt.Tx, q *procedures.Query) ([][]byte, int, error) {
 		for _, c := range q.Causes {
 			_ = scanPrefix(tx.Bucket(bEdgesCP), prefix(c), func(rest, _ []byte) error {
 				cands[string(rest)] = true
+				read++
 				return nil
 			})
 		}
@@ -191,6 +192,7 @@ func findIndexed(tx *bolt.Tx, q *procedures.Query) ([][]byte, int, error) {
 			cands = map[string]bool{}
 			_ = scanPrefix(tools, prefix(rare), func(rest, _ []byte) error {
 				cands[string(rest)] = true
+				read++
 				return nil
 			})
 		}
@@ -206,34 +208,38 @@ func findIndexed(tx *bolt.Tx, q *procedures.Query) ([][]byte, int, error) {
 	for name := range cands {
 		rk := byName.Get([]byte(name))
 		if rk == nil {
-			return nil, 0, procedures.Errorf(procedures.CodeInternal, "embedded store: procedure %s has no rank entry", name)
+			return nil, 0, read, procedures.Errorf(procedures.CodeInternal, "embedded store: procedure %s has no rank entry", name)
 		}
+		read++
 		if m.filters() && !m.match(rank.Get(rk)) {
 			continue
 		}
 		keys = append(keys, rk)
 	}
 	sort.Slice(keys, func(i, j int) bool { return bytes.Compare(keys[i], keys[j]) < 0 })
-	var page [][]byte
+	page = nil
 	for i, k := range keys {
 		if inPage(q, i) {
 			page = append(page, rankNameBytes(k))
 		}
 	}
-	return page, len(keys), nil
+	return page, len(keys), read, nil
 }
 
 // findTools answers a query with tools and no causes by walking the rank
 // index, testing each entry's summary (class and signature), when that is
 // cheaper than sorting the callers of the rarest tool: when
 // degree^2 > (offset + limit) x all procedures, as find_filtered.cypher
-// chooses. The walk stops once the page is full; the total is then read
-// from the per-tool class counts for one tool (toolTotal), is -1 with
-// SkipTotal, and for several tools is not walked for (a count per tool and
-// class cannot tell how many call all of them): walk is false then, as
-// when the callers are cheaper, and the caller gathers the callers of
-// rare, the rarest tool.
-func findTools(tx *bolt.Tx, q *procedures.Query) (rare string, page [][]byte, total int, walk bool) {
+// chooses. The walk stops once the page is full, or after
+// procedures.Query.FindWalk entries (its matches are sparser than the
+// degree says: several tools each common but rarely together, a selective
+// class filter); the total is then read from the per-tool class counts for
+// one tool (toolTotal), is -1 with SkipTotal, and for several tools is not
+// walked for (a count per tool and class cannot tell how many call all of
+// them): walk is false then, as when the callers are cheaper or the walk
+// read its bound without filling the page, and the caller gathers the
+// callers of rare, the rarest tool. read is the rank entries walked.
+func findTools(tx *bolt.Tx, q *procedures.Query) (rare string, page [][]byte, total, read int, walk bool) {
 	degree, matching := -1, 0
 	for _, t := range q.Tools {
 		all, m := toolTotal(tx, t, q)
@@ -245,7 +251,7 @@ func findTools(tx *bolt.Tx, q *procedures.Query) (rare string, page [][]byte, to
 	everything := getU64(tx.Bucket(bMeta).Get(metaCount))
 	end := pageEnd(q)
 	if (!single && !q.SkipTotal) || end == math.MaxInt || uint64(degree)*uint64(degree) <= uint64(end)*everything {
-		return rare, nil, 0, false
+		return rare, nil, 0, 0, false
 	}
 	total = -1
 	if single {
@@ -254,13 +260,16 @@ func findTools(tx *bolt.Tx, q *procedures.Query) (rare string, page [][]byte, to
 	}
 	m := newMatcher(q)
 	filters := m.filters()
-	page, counted := walkRank(tx, q, end, func(v []byte) bool {
+	page, counted, read := walkRank(tx, q, end, q.FindWalk(), func(v []byte) bool {
 		return decodeSummary(v, &m.s) && (!filters || q.Match(m.s.class())) && sigHasAll(m.s.sig, q.Tools)
 	})
+	if counted < 0 && len(page) < end-q.Offset {
+		return rare, nil, 0, read, false // the bound, before the page was full
+	}
 	if total < 0 {
 		total = counted
 	}
-	return rare, page, total, true
+	return rare, page, total, read, true
 }
 
 // sigHasAll reports whether the summary's signature holds every tool.

@@ -176,7 +176,8 @@ func findQueries(q procedures.Query) (page, count string) {
 }
 
 // findParams validates q (procedures.Query.Validate) and returns the
-// parameters of find_page.cypher and find_count.cypher; "classes", the
+// parameters of find_page.cypher, find_count.cypher and
+// find_filtered.cypher; "classes", the
 // keys of the classes the summary filters select, is null (every class)
 // until Find sets it.
 func findParams(q procedures.Query) (map[string]any, error) {
@@ -187,12 +188,17 @@ func findParams(q procedures.Query) (map[string]any, error) {
 	if q.Limit > 0 {
 		limit = int64(q.Limit)
 	}
+	walk := int64(noLimit)
+	if w := q.FindWalk(); w < noLimit {
+		walk = int64(w)
+	}
 	return map[string]any{
 		"classes": nil,
 		"tools":   stringList(q.Tools),
 		"causes":  stringList(q.Causes),
 		"offset":  q.Offset,
 		"limit":   limit,
+		"walk":    walk, // find_filtered.cypher
 	}, nil
 }
 

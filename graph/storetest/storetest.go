@@ -65,6 +65,7 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) procedures.Store) {
 		{"SearchCatalogue", testSearchCatalogue},
 		{"SearchRanking", testSearchRanking},
 		{"ToolTotals", testToolTotals},
+		{"FindSparseTools", testFindSparseTools},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) { g.run(t, newStore) })

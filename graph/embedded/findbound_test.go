@@ -1,0 +1,55 @@
+package embedded
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/procgraph/procgraph/graph/storetest"
+	"github.com/procgraph/procgraph/procedures"
+)
+
+// TestFindSparseToolsReadsBounded: a tool-filtered page whose tools are each
+// common and rarely together (storetest.SparseFill: the reuse suggestion's
+// query, exposed, a page of 50, no total) reads the same number of index
+// entries at 2,000 procedures as at 6,000 (the walk's bound,
+// procedures.Query.FindWalk, then the rarest tool's callers), where the
+// cost model alone chose to walk the whole rank index at both sizes.
+func TestFindSparseToolsReadsBounded(t *testing.T) {
+	const degree = 600
+	q := procedures.Query{Tools: []string{storetest.SparseA, storetest.SparseB}, Exposed: ptrTo(true), Limit: 50, SkipTotal: true}
+	reads := map[int]int{}
+	for _, n := range []int{2_000, 6_000} {
+		if degree*degree <= (q.Offset+q.Limit)*n {
+			t.Fatalf("n=%d: the cost model does not choose the walk", n)
+		}
+		s, err := Open(filepath.Join(t.TempDir(), "p.db"), Options{NoSync: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = s.Close() })
+		storetest.SparseFill(t, s, n, degree)
+		err = s.view(context.Background(), func(tx *bolt.Tx) error {
+			page, _, read, err := findIndexed(tx, &q)
+			if err != nil {
+				return err
+			}
+			if len(page) != 1 || string(page[0]) != storetest.SparseOnly {
+				t.Fatalf("n=%d: page %q, want [%s]", n, page, storetest.SparseOnly)
+			}
+			reads[n] = read
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := q.FindWalk() + 2*degree; reads[2_000] != reads[6_000] || reads[6_000] > want {
+		t.Fatalf("index entries read: %v; want the same at both sizes, at most %d (the walk's bound and the callers, with their rank entries)", reads, want)
+	}
+	t.Logf("index entries read: %v", reads)
+}
+
+func ptrTo[T any](v T) *T { return &v }
