@@ -36,6 +36,15 @@ func BenchmarkFind(b *testing.B) {
 	}
 }
 
+// BenchmarkSuggest measures the reuse suggestion and a tool-filtered Find
+// over 1k and 100k procedures whose filtered tools are each common and
+// rarely together (storetest.BenchSuggest), a store per size.
+func BenchmarkSuggest(b *testing.B) {
+	for _, n := range []int{1_000, 100_000} {
+		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) { st.BenchSuggest(b, benchStore(b, Options{NoSync: true}), n) })
+	}
+}
+
 // BenchmarkGrantsList measures the service's list of grants (10 granted)
 // over 10k and 100k procedures, one store grown between sizes.
 func BenchmarkGrantsList(b *testing.B) {

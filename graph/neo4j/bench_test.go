@@ -30,6 +30,20 @@ func BenchmarkFind(b *testing.B) {
 	}
 }
 
+// BenchmarkSuggest measures the reuse suggestion and a tool-filtered Find
+// over 1k procedures whose filtered tools are each common and rarely
+// together (storetest.BenchSuggest; and 100k with -neo4j.big), a cleaned
+// database per size, filled fast by bulkStore.
+func BenchmarkSuggest(b *testing.B) {
+	sizes := []int{1_000}
+	if *big {
+		sizes = append(sizes, 100_000)
+	}
+	for _, n := range sizes {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) { storetest.BenchSuggest(b, bulkStore{freshStore(b), b}, n) })
+	}
+}
+
 // BenchmarkGrantsList measures the service's list of grants (10 granted)
 // over 10k procedures (and 100k with -neo4j.big), filled fast by bulkStore.
 func BenchmarkGrantsList(b *testing.B) {

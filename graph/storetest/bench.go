@@ -193,3 +193,35 @@ func BenchFind(b *testing.B, s procedures.Store, n int) {
 		}
 	})
 }
+
+// BenchSuggest fills s with SparseFill's n procedures, its two tools each
+// called by a quarter of them and together by one (the reuse suggestion of
+// a capture whose tools are each common, the case a tool-filtered Find
+// used to walk every procedure for), and measures the service's Suggest
+// for those tools and its tool-filtered Find, the planner's
+// GET /v1/procedures?tool=…&tool=…. s must be empty.
+func BenchSuggest(b *testing.B, s procedures.Store, n int) {
+	start := time.Now()
+	SparseFill(b, s, n, n/4)
+	b.Logf("sparse fill of %d procedures: %v", n, time.Since(start).Round(time.Millisecond))
+	svc := procedures.NewService(s, procedures.Options{})
+	tools := []string{SparseA, SparseB}
+	b.Run("suggest", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			sg, err := svc.Suggest(context.Background(), tools, "")
+			if err != nil || sg == nil || sg.Tool != SparseOnly {
+				b.Fatalf("Suggest = %+v, %v; want %s", sg, err, SparseOnly)
+			}
+		}
+	})
+	b.Run("find_tools", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			ps, total, err := svc.Find(context.Background(), procedures.FindRequest{Tools: tools})
+			if err != nil || len(ps) != 1 || total != 1 {
+				b.Fatalf("Find(tools) = %d, total %d, %v", len(ps), total, err)
+			}
+		}
+	})
+}
