@@ -167,7 +167,10 @@ type ResolveRequest struct {
 // policy. Errors: CodeForbidden (no grant scope), CodeInvalid (unknown
 // choice, reason too long), CodeNotFound (unknown or non-canonical id),
 // CodeInvalidCode / CodeInvalidArguments (replacement code), CodeConflict
-// (already resolved, cancelled or expired; not_read_only for an auto_run
+// (already resolved, cancelled or expired; the block's binding changed
+// since it was submitted — reason nested_changed, reclassified,
+// catalogue_drift, unbound: the approval stays pending, as the block
+// analyses now, to be reviewed again; not_read_only for an auto_run
 // that would grant a state-changing procedure while mutating auto-run is
 // off — the approval stays pending).
 func (g *Gate) Resolve(ctx context.Context, req ResolveRequest) (*procedures.Turn, procedures.Decision, error) {
@@ -201,6 +204,14 @@ func (g *Gate) Resolve(ctx context.Context, req ResolveRequest) (*procedures.Tur
 	if err != nil {
 		return fail(err)
 	}
+	// The operator reviewed the block as it was submitted: if what it
+	// binds to changed since (a nested procedure captured, a catalogue
+	// change), they must look again before it can run.
+	if req.Code == nil && req.Choice.Runs() {
+		if why := cur.Binding.Check(b.bind); why != "" {
+			return fail(g.reviewAgain(ctx, cur, b, why))
+		}
+	}
 	next.Turn = b.turnOf(next.Turn)
 	next.Code = code
 	next.Binding = b.bind
@@ -226,6 +237,23 @@ func (g *Gate) Resolve(ctx context.Context, req ResolveRequest) (*procedures.Tur
 	}
 	g.notify(cur.ID)
 	return &out.Turn, built[0], g.remember(ctx, req, b, only, cur)
+}
+
+// reviewAgain stores pending turn cur as it analyses now (b: its
+// classification and binding) and returns the CodeConflict (details
+// reason why, the turn as now stored) of a resolution that would approve
+// what the operator did not see.
+func (g *Gate) reviewAgain(ctx context.Context, cur *procedures.TurnRecord, b *block, why string) error {
+	next := *cur
+	next.Turn = b.turnOf(next.Turn)
+	next.Binding = b.bind
+	out, _, err := g.transition(ctx, next, []procedures.TurnStatus{procedures.TurnPending}, true)
+	if err != nil {
+		return err
+	}
+	g.notify(cur.ID)
+	return procedures.Errorf(procedures.CodeConflict, "turn %s changed since it was submitted (%s): review it again", cur.ID, why).
+		WithDetails("reason", why).WithDetails("turn", out.Turn)
 }
 
 // checkGrantable refuses an auto_run whose grants the rules of

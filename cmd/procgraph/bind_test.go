@@ -309,3 +309,32 @@ func TestBindEditedApproval(t *testing.T) {
 		t.Fatalf("the upstream saw %v, want the edited block's one call", got)
 	}
 }
+
+// TestBindResolveAfterChange: an approval whose block changed meaning
+// between its submission and its resolution (the proc__ it calls was
+// captured meanwhile) is not resolved: 409 with the reason, the approval
+// stays pending as the block now analyses (the nested procedure listed as
+// state-changing), and only a resolution of that runs it.
+func TestBindResolveAfterChange(t *testing.T) {
+	up := mustUpstream(t)
+	a := mustBindServer(t, up, true)
+	name := "proc__get_task_jobs_summary__kill_job"
+	block := "x = tools.get_retry_chain(task_id=1)\ny = tools." + name + "(task_id=1)\nreturn [x, y]\n"
+	id := a.mustPending(t, turnBody(block, "starlark", "r"))
+	mustCaptureName(t, a.server, "s = tools.get_task_jobs_summary(task_id=task_id)\ntools.kill_job(panda_id=task_id)\nreturn s", "agent-session")
+	up.reset()
+	det := mustError(t, a.resolve(t, a.op, id, map[string]any{"choice": "run_once"}), 409, "conflict")
+	if det["reason"] != "nested_changed" {
+		t.Fatalf("details %v, want reason nested_changed", det)
+	}
+	ap := mustStatus(t, a.as(t, a.op, "GET", "/v1/approvals/"+id, nil), 200)
+	if ap["status"] != "pending" || !slices.Contains(toStrings(ap["state_changing_tools"]), name) {
+		t.Fatalf("approval %v, want pending with %s state-changing", ap, name)
+	}
+	up.mustSeeNothing(t, "the refused resolution")
+	mustStatus(t, a.resolve(t, a.op, id, map[string]any{"choice": "run_once"}), 200)
+	out := mustStatus(t, a.run(t, a.agent, id), 200)
+	if out["status"] != "succeeded" || !slices.Contains(up.tools(), "kill_job") {
+		t.Fatalf("the run approved as it now is: %v (upstream %v)", out, up.tools())
+	}
+}

@@ -103,6 +103,13 @@ func init() {
 			Tests:    []string{"TestBindNestedCapturedLater", "TestBindEditedApproval"},
 		},
 		{
+			Name:     "replay/resolution-of-a-changed-block",
+			Why:      "an approval resolves though its block's binding changed since it was submitted: the operator approves what they did not see",
+			Edits:    []Edit{{Dir: "replay", Find: "return fail(g.reviewAgain(ctx, cur, b, why))", Replace: "_ = why"}},
+			Packages: []string{"./cmd/procgraph"},
+			Tests:    []string{"TestBindResolveAfterChange"},
+		},
+		{
 			Name:     "replay/nested-change-mid-run-unchecked",
 			Why:      "a nested procedure that changed after the decision runs under the outer authorization",
 			Edits:    []Edit{{Dir: "replay", Find: `if len(c.path) > 0 && c.bound.CheckNested(name, prep.p) != "" {`, Replace: "if false {"}},
