@@ -186,25 +186,36 @@ func findIndexed(tx *bolt.Tx, q *procedures.Query) (page [][]byte, total, read i
 			})
 		}
 	}
-	if len(q.Tools) > 0 {
-		tools := tx.Bucket(bToolProcs)
-		if cands == nil {
-			cands = map[string]bool{}
-			_ = scanPrefix(tools, prefix(rare), func(rest, _ []byte) error {
-				cands[string(rest)] = true
-				read++
-				return nil
-			})
+	m := newMatcher(q)
+	byName, rank := tx.Bucket(bRankByName), tx.Bucket(bRank)
+	var keys [][]byte
+	if cands == nil {
+		// Tools alone: the rarest tool's callers (each once), tested on
+		// their rank entries' summaries (class and signature).
+		filters := m.filters()
+		err = scanPrefix(tx.Bucket(bToolProcs), prefix(rare), func(name, _ []byte) error {
+			rk := byName.Get(name)
+			if rk == nil {
+				return procedures.Errorf(procedures.CodeInternal, "embedded store: procedure %s has no rank entry", name)
+			}
+			read += 2
+			if decodeSummary(rank.Get(rk), &m.s) && (!filters || q.Match(m.s.class())) && sigHasAll(m.s.sig, q.Tools) {
+				keys = append(keys, rk)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, 0, read, err
 		}
+	}
+	if len(q.Tools) > 0 && cands != nil {
+		tools := tx.Bucket(bToolProcs)
 		for name := range cands {
 			if !hasAllTools(tools, q.Tools, name) {
 				delete(cands, name)
 			}
 		}
 	}
-	m := newMatcher(q)
-	byName, rank := tx.Bucket(bRankByName), tx.Bucket(bRank)
-	keys := make([][]byte, 0, len(cands))
 	for name := range cands {
 		rk := byName.Get([]byte(name))
 		if rk == nil {
