@@ -263,6 +263,9 @@ func (r *Replayer) decide(ctx context.Context, c *chain, prep *prepared) (proced
 	switch v.Reason {
 	case procedures.ReasonOperatorReviewed:
 		d.Note = "reviewed by " + req.ReviewedBy
+		if c.bound != nil { // a nested call of a run an authorization allowed
+			d.Note += ", " + bindingNote(c.bound)
+		}
 	case procedures.ReasonDurableAutoRun:
 		d.Note = bindingNote(prep.p.Grant.Binding)
 	}

@@ -337,4 +337,9 @@ func TestBindResolveAfterChange(t *testing.T) {
 	if out["status"] != "succeeded" || !slices.Contains(up.tools(), "kill_job") {
 		t.Fatalf("the run approved as it now is: %v (upstream %v)", out, up.tools())
 	}
+	// The nested call's decision names the reviewer and the binding they approved.
+	ds := a.decisions(t, "procedure="+name)
+	if len(ds) == 0 || ds[0]["reason"] != "operator_reviewed" || !strings.Contains(fmt.Sprint(ds[0]["note"]), "reviewed by op, binding sha256:") {
+		t.Fatalf("nested decisions %v, want operator_reviewed naming the reviewer and the binding", ds)
+	}
 }
