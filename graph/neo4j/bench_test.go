@@ -40,7 +40,14 @@ func BenchmarkSuggest(b *testing.B) {
 		sizes = append(sizes, 100_000)
 	}
 	for _, n := range sizes {
-		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) { storetest.BenchSuggest(b, bulkStore{freshStore(b), b}, n) })
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			s := bulkStore{freshStore(b), b}
+			storetest.BenchSuggest(b, s, n)
+			exposed := true
+			q := procedures.Query{Tools: []string{storetest.SparseA, storetest.SparseB}, Exposed: &exposed, Limit: 50, SkipTotal: true}
+			hits, _ := dbHits(b, s.Store, "find_filtered", filteredParams(b, s.Store, q))
+			b.Logf("n=%d: the suggestion's find_filtered: %d db hits", n, hits)
+		})
 	}
 }
 

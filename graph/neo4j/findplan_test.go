@@ -13,7 +13,7 @@ import (
 
 // dbHits runs PROFILE of the stored query name with params and returns the
 // db hits of its whole plan and its one row.
-func dbHits(t *testing.T, s *Store, name string, params map[string]any) (int64, *neo4j.Record) {
+func dbHits(t testing.TB, s *Store, name string, params map[string]any) (int64, *neo4j.Record) {
 	t.Helper()
 	ctx := context.Background()
 	sess := s.driver.NewSession(ctx, neo4j.SessionConfig{DatabaseName: s.db, BookmarkManager: s.bookmarks})

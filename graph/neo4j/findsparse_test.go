@@ -27,17 +27,7 @@ func TestFindSparseToolsPlanBounded(t *testing.T) {
 		run(t, s.Store, testdata(t, "clean"), nil)
 		s.classes.set(nil)
 		storetest.SparseFill(t, s, n, degree)
-		params, err := findParams(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		classes, err := s.readClasses(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		params["classes"], params["known"] = selectClasses(classes, q)
-		params["known_catalogue"], params["skipTotal"] = nil, true
-		h, rec := dbHits(t, s.Store, "find_filtered", params)
+		h, rec := dbHits(t, s.Store, "find_filtered", filteredParams(t, s.Store, q))
 		ps, _ := field(rec, "procedures").([]any)
 		if len(ps) != 1 {
 			t.Fatalf("n=%d: %d procedures, want 1 (%s)", n, len(ps), storetest.SparseOnly)
@@ -51,4 +41,21 @@ func TestFindSparseToolsPlanBounded(t *testing.T) {
 		t.Fatalf("db hits %v: they grow with the number of procedures", hits)
 	}
 	t.Logf("db hits: %v", hits)
+}
+
+// filteredParams returns the parameters findOne gives find_filtered.cypher
+// for q (summary filters: the classes s holds).
+func filteredParams(tb testing.TB, s *Store, q procedures.Query) map[string]any {
+	tb.Helper()
+	params, err := findParams(q)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	classes, err := s.readClasses(context.Background())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	params["classes"], params["known"] = selectClasses(classes, q)
+	params["known_catalogue"], params["skipTotal"] = nil, q.SkipTotal
+	return params
 }
