@@ -191,15 +191,17 @@ func findIndexed(tx *bolt.Tx, q *procedures.Query) (page [][]byte, total, read i
 	var keys [][]byte
 	if cands == nil {
 		// Tools alone: the rarest tool's callers (each once), tested on
-		// their rank entries' summaries (class and signature).
+		// their rank entries' summaries (class and signature), read with
+		// two cursors (a Get makes a cursor each time).
 		filters := m.filters()
+		names, ranks := byName.Cursor(), rank.Cursor()
 		err = scanPrefix(tx.Bucket(bToolProcs), prefix(rare), func(name, _ []byte) error {
-			rk := byName.Get(name)
+			rk := seekGet(names, name)
 			if rk == nil {
 				return procedures.Errorf(procedures.CodeInternal, "embedded store: procedure %s has no rank entry", name)
 			}
 			read += 2
-			if decodeSummary(rank.Get(rk), &m.s) && (!filters || q.Match(m.s.class())) && sigHasAll(m.s.sig, q.Tools) {
+			if decodeSummary(seekGet(ranks, rk), &m.s) && (!filters || q.Match(m.s.class())) && sigHasAll(m.s.sig, q.Tools) {
 				keys = append(keys, rk)
 			}
 			return nil
@@ -291,4 +293,14 @@ func sigHasAll(sig [][]byte, tools []string) bool {
 		}
 	}
 	return true
+}
+
+// seekGet is Bucket.Get on c's bucket: the value under k, nil when there is
+// none.
+func seekGet(c *bolt.Cursor, k []byte) []byte {
+	got, v := c.Seek(k)
+	if !bytes.Equal(got, k) {
+		return nil
+	}
+	return v
 }
