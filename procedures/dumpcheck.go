@@ -11,8 +11,8 @@ import (
 // "A dump is data, not authority"): nothing a dump says about code is
 // taken on trust. A version's code, analysed again in its dialect, must
 // give the version's code hash, its procedure's signature and its opaque
-// flag; a turn that still holds code must give its code hash and
-// signature; every audit record (a decision, a turn's denial) must pass
+// flag; a turn that still holds code must give its code hash, signature
+// and opaque flag; every audit record (a decision, a turn's denial) must pass
 // the recorder's rule (CheckAudit: bounded note, shapes, no token). It
 // returns what differs, "" when the record holds.
 func checkContent(r DumpRecord) string {
@@ -39,6 +39,8 @@ func checkContent(r DumpRecord) string {
 				return msg
 			case !slices.Equal(a.Signature, t.Signature):
 				return fmt.Sprintf("%s: its code calls %v, not its signature %v", what, a.Signature, t.Signature)
+			case a.Opaque != t.Opaque:
+				return fmt.Sprintf("%s: its code is opaque %v, the record says %v", what, a.Opaque, t.Opaque)
 			}
 		}
 		if t.Denial != nil {

@@ -234,6 +234,13 @@ func TestHostileDumps(t *testing.T) {
 			recs[6].Approval = &t
 			return recs
 		}, "not its signature"},
+		{"a turn whose code is opaque, marked plain", func(recs []procedures.DumpRecord) []procedures.DumpRecord {
+			t := *recs[6].Approval
+			t.Code = "getattr(tools, \"kill_job\")(panda_id=1)\n" + t.Code
+			t.CodeHash = signature.CodeHash(t.Code)
+			recs[6].Approval = &t
+			return recs
+		}, "opaque true"},
 		{"a decision note past the bound", func(recs []procedures.DumpRecord) []procedures.DumpRecord {
 			d := *recs[3].Decision
 			d.Note = strings.Repeat("n", procedures.MaxNoteBytes+1)
