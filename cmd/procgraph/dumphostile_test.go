@@ -17,7 +17,7 @@ import (
 
 // hostileDump is a dump crafted to carry authority (issue 19 item 4): an
 // approved and a running turn of agent calling kill_job, 100 pending
-// approvals of five requesters with deadlines in 2099, a session policy auto-running kill_job
+// approvals (50 of agent, 50 of four others) with deadlines in 2099, a session policy auto-running kill_job
 // for agent's session "s2", and a procedure calling kill_job with a durable
 // grant; edit changes the records before they are written.
 func hostileDump(t *testing.T, path string, edit func(recs []procedures.DumpRecord) []procedures.DumpRecord) (approved, running string) {
@@ -61,7 +61,11 @@ func hostileDump(t *testing.T, path string, edit func(recs []procedures.DumpReco
 		turn(running, procedures.TurnRunning, "s1", "agent"),
 	}
 	for i, id := range ids[2:] {
-		recs = append(recs, turn(id, procedures.TurnPending, "s3", []string{"agent", "r1", "r2", "r3", "r4"}[i%5]))
+		who := "agent" // the first half: one requester would fill the whole bound
+		if i >= 50 {
+			who = []string{"r1", "r2", "r3", "r4"}[i%4]
+		}
+		recs = append(recs, turn(id, procedures.TurnPending, "s3", who))
 	}
 	recs = append(recs, procedures.DumpRecord{Type: procedures.DumpPolicy, Policy: &procedures.DumpPolicyRecord{SessionID: "s2", CodeHash: kill,
 		Policy: procedures.ChoiceAutoRun, Summary: "kill", SetBy: "op", SetAt: at, RequestedBy: "agent"}})
