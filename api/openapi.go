@@ -17,7 +17,9 @@ var responseSchemas = map[string]string{
 		"required": ["code", "message", "details"], "properties": {
 		"code": {"type": "string", "enum": ["invalid_request", "unauthorized", "forbidden", "denied", "not_found", "conflict",
 			"payload_too_large", "invalid_code", "invalid_arguments", "unavailable", "busy", "internal"]},
-		"message": {"type": "string"}, "details": {"type": "object"}}}}}`,
+		"message": {"type": "string"}, "details": {"type": "object", "properties": {
+			"reason": {"type": "string", "description": "why; for busy (429, with Retry-After and details.retry_after_seconds): replay_queue, pending_approvals, pending_approvals_requester, waiters, searches, change_streams or mcp_sessions"},
+			"scope": {"type": "string", "description": "for forbidden: the scope the token lacks"}}}}}}}`,
 	"Status": `{"type": "object", "required": ["status"], "properties": {"status": {"type": "string"}}}`,
 	"Index": `{"type": "object", "required": ["service", "links"], "properties": {"service": {"type": "string"},
 		"links": {"type": "object", "additionalProperties": {"type": "string"}}}}`,
@@ -28,7 +30,8 @@ var responseSchemas = map[string]string{
 		"procedure": {"type": "string"}, "code_hash": {"type": "string"}, "phase": {"type": "string"},
 		"outcome": {"type": "string", "enum": ["allowed", "denied"]}, "reason": {"type": "string"}, "actor": {"type": "string"},
 		"allowed_tools": {"type": "array", "items": {"type": "string"}}, "at": {"type": "string", "format": "date-time"},
-		"note": {"type": "string"}, "suggestion": {"type": "string"}}}`,
+		"note": {"type": "string"}, "suggestion": {"type": "string"},
+		"session": {"type": "string", "description": "the agent session decided about (policy decisions)"}}}`,
 	"Tool": `{"type": "object", "required": ["name", "read_only", "external_access"], "properties": {"name": {"type": "string"},
 		"description": {"type": "string"}, "read_only": {"type": "boolean"}, "external_access": {"type": "boolean"}, "input_schema": {"type": "object"}}}`,
 	"Catalogue": `{"type": "object", "required": ["tools", "revision"], "properties": {

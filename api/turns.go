@@ -76,8 +76,10 @@ var turnResponseSchemas = map[string]string{
 		"grants": {"type": "array", "items": {"type": "object", "properties": {"procedure": {"type": "string"},
 			"code_hash": {"type": "string"}, "granted_by": {"type": "string"}, "granted_at": {"type": "string", "format": "date-time"},
 			"active": {"type": "boolean"}, "inactive_reason": {"type": ["string", "null"]}}}}}}`,
-	"PoliciesRevoked": `{"type": "object", "required": ["revoked", "decision"], "properties": {
-		"revoked": {"type": "integer"}, "decision": {"$ref": "#/components/schemas/Decision"}}}`,
+	"PoliciesRevoked": `{"type": "object", "required": ["revoked", "decision", "decisions"], "properties": {
+		"revoked": {"type": "integer"}, "decision": {"$ref": "#/components/schemas/Decision", "description": "the first of decisions"},
+		"decisions": {"type": "array", "items": {"$ref": "#/components/schemas/Decision"},
+			"description": "one policy_revoked record per revoked policy (its code_hash and session); one without a code hash when none was"}}}`,
 }
 
 var (
@@ -301,11 +303,11 @@ func (s *Server) sessionPolicies(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) revokePolicies(w http.ResponseWriter, r *http.Request) error {
-	n, d, err := s.svc.RevokePolicies(r.Context(), urlParam(r, "id"), urlParam(r, "prefix"), principalOf(r).Name)
+	n, ds, err := s.svc.RevokePolicies(r.Context(), urlParam(r, "id"), urlParam(r, "prefix"), principalOf(r).Name)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"revoked": n, "decision": d})
+	writeJSON(w, http.StatusOK, map[string]any{"revoked": n, "decision": ds[0], "decisions": ds})
 	return nil
 }
 

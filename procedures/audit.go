@@ -39,8 +39,9 @@ var (
 //     decision id;
 //   - the procedure and each allowed tool are one name: no white space, no
 //     control character, at most MaxKeyBytes;
-//   - actor and suggestion are one line of bounded text; the note (an
-//     operator's reason, or who reviewed) is bounded UTF-8;
+//   - actor and suggestion are one line of bounded text, the session a
+//     session id (CheckSessionID); the note (an operator's reason, or who
+//     reviewed) is bounded UTF-8;
 //   - no field holds a token.
 //
 // A record whose text holds a token or whose note is too long is
@@ -72,6 +73,9 @@ func CheckAudit(d Decision) error {
 	if len(d.Actor) > MaxKeyBytes || !isLine(d.Actor) {
 		return auditBug("the actor is not one line of at most %d bytes", MaxKeyBytes)
 	}
+	if d.Session != "" && CheckSessionID(d.Session) != nil {
+		return auditBug("the session is not a session id")
+	}
 	if len(d.Suggestion) > MaxSuggestionBytes || !isLine(d.Suggestion) {
 		return auditBug("the suggestion is not one line of at most %d bytes", MaxSuggestionBytes)
 	}
@@ -80,7 +84,7 @@ func CheckAudit(d Decision) error {
 			WithDetails("field", "reason")
 	}
 	for _, f := range []struct{ field, value string }{
-		{"procedure", d.Procedure}, {"actor", d.Actor}, {"reason", d.Note}, {"suggestion", d.Suggestion},
+		{"procedure", d.Procedure}, {"actor", d.Actor}, {"session", d.Session}, {"reason", d.Note}, {"suggestion", d.Suggestion},
 	} {
 		if tokenShape.MatchString(f.value) {
 			return Errorf(CodeInvalid, "the audit record's %s would hold a token, and tokens are never recorded", f.field).

@@ -120,6 +120,10 @@ type Decision struct {
 	Actor        string       `json:"actor"`
 	AllowedTools []string     `json:"allowed_tools"`
 	At           time.Time    `json:"at"`
+	// Session is the agent session the decision is about: the session of
+	// a policy set or revoked (kind policy); empty for a decision about no
+	// session.
+	Session string `json:"session,omitempty"`
 	// Note is an operator's free-text reason for a grant, revoke or promote.
 	Note string `json:"note,omitempty"`
 	// Suggestion says what to do instead of a denied call, when there is something.

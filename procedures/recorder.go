@@ -102,3 +102,32 @@ func (r *Recorder) RecordWith(d Decision, write func(Decision) error) (Decision,
 	}
 	return d, nil
 }
+
+// RecordMany is RecordWith for a write that decides its records inside its
+// own transaction (a revoke records one per policy it finds there): write
+// is handed build, which builds each of the records it decided on (Build)
+// and returns them for write to commit with its change. The records of
+// build's last call are counted once write succeeded, and returned.
+func (r *Recorder) RecordMany(write func(build func([]Decision) ([]Decision, error)) error) ([]Decision, error) {
+	var built []Decision
+	build := func(ds []Decision) ([]Decision, error) {
+		built = make([]Decision, 0, len(ds))
+		for _, d := range ds {
+			b, err := r.Build(d)
+			if err != nil {
+				return nil, err
+			}
+			built = append(built, b)
+		}
+		return built, nil
+	}
+	if err := write(build); err != nil {
+		return nil, err
+	}
+	if r.counter != nil {
+		for _, d := range built {
+			r.counter.CountDecision(d)
+		}
+	}
+	return built, nil
+}

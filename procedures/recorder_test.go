@@ -161,6 +161,9 @@ func TestRecorderEnforcesTheAuditRule(t *testing.T) {
 		{"a bearer credential as the actor", func(d *procedures.Decision) { d.Actor = "Bearer s3cr3t-t0ken" }, procedures.CodeInvalid},
 		{"a token in the suggestion", func(d *procedures.Decision) { d.Suggestion = "retry with " + token }, procedures.CodeInvalid},
 		{"a token as the procedure", func(d *procedures.Decision) { d.Procedure = "proc__" + token }, procedures.CodeInvalid},
+		{"a line break in the session", func(d *procedures.Decision) { d.Session = "s1\nactor: op" }, procedures.CodeInternal},
+		{"a session over the bound", func(d *procedures.Decision) { d.Session = strings.Repeat("s", procedures.MaxKeyBytes+1) }, procedures.CodeInternal},
+		{"a token as the session", func(d *procedures.Decision) { d.Session = "mcp:" + token }, procedures.CodeInvalid},
 		{"a note over the bound", func(d *procedures.Decision) { d.Note = strings.Repeat("x", procedures.MaxNoteBytes+1) }, procedures.CodeInvalid},
 		{"a note that is not UTF-8", func(d *procedures.Decision) { d.Note = "\xff" }, procedures.CodeInvalid},
 	}
@@ -215,7 +218,7 @@ func TestDecisionHoldsNoValues(t *testing.T) {
 	want := map[string]string{
 		"ID": "string", "Kind": "procedures.DecisionKind", "Procedure": "string", "CodeHash": "string",
 		"Phase": "procedures.Phase", "Outcome": "procedures.Outcome", "Reason": "string", "Actor": "string",
-		"AllowedTools": "[]string", "At": "time.Time", "Note": "string", "Suggestion": "string",
+		"AllowedTools": "[]string", "At": "time.Time", "Note": "string", "Suggestion": "string", "Session": "string",
 	}
 	typ := reflect.TypeOf(procedures.Decision{})
 	got := map[string]string{}

@@ -45,38 +45,49 @@ func (s *Service) ClassifyBlock(ctx context.Context, a *signature.Analysis) (*Bl
 }
 
 // SetPolicy stores a session's policy for one code hash, audited with one
-// decision of kind policy (reason policy_set, the choice and the
-// operator's reason in its note).
+// decision of kind policy (reason policy_set; who, the session and the
+// code hash; the choice and the operator's reason in its note).
 func (s *Service) SetPolicy(ctx context.Context, p SessionPolicy, reason string) (Decision, error) {
 	p.SetAt = s.now()
-	d := Decision{Kind: KindPolicy, CodeHash: p.CodeHash, Outcome: Allowed, Reason: ReasonPolicySet,
+	d := Decision{Kind: KindPolicy, CodeHash: p.CodeHash, Session: p.SessionID, Outcome: Allowed, Reason: ReasonPolicySet,
 		Actor: p.SetBy, Note: strings.TrimSpace(string(p.Policy) + ": " + reason), At: p.SetAt}
 	return s.rec.RecordWith(d, func(d Decision) error { return s.store.PutPolicy(ctx, p, d) })
 }
 
 // RevokePolicies deletes a session's policies whose code hash starts with
-// prefix ("" for all), audited with one decision of kind policy. A prefix
+// prefix ("" for all), audited in the same transaction with one decision
+// of kind policy (reason policy_revoked) per revoked policy, each naming
+// who, the session and the policy's code hash — or, when revoking all
+// found none, one record without a code hash, so that the attempt is
+// audited too. It returns how many it revoked and the records. A prefix
 // must be at least 8 hex characters and match exactly one policy
 // (CodeInvalid, CodeConflict); the session id must pass CheckSessionID
 // (CodeInvalid).
-func (s *Service) RevokePolicies(ctx context.Context, sessionID, prefix, actor string) (int, Decision, error) {
+func (s *Service) RevokePolicies(ctx context.Context, sessionID, prefix, actor string) (int, []Decision, error) {
 	if err := CheckSessionID(sessionID); err != nil {
-		return 0, Decision{}, err
+		return 0, nil, err
 	}
 	if prefix != "" && (len(prefix) < 8 || len(prefix) > 64 || strings.Trim(prefix, "0123456789abcdef") != "") {
-		return 0, Decision{}, Errorf(CodeInvalid, "a policy prefix is 8 to 64 lowercase hex characters of a code hash").WithDetails("field", "prefix")
+		return 0, nil, Errorf(CodeInvalid, "a policy prefix is 8 to 64 lowercase hex characters of a code hash").WithDetails("field", "prefix")
 	}
-	d := Decision{Kind: KindPolicy, Outcome: Allowed, Reason: ReasonPolicyRevoked, Actor: actor}
-	if len(prefix) == 64 {
-		d.CodeHash = prefix
-	}
+	base := Decision{Kind: KindPolicy, Session: sessionID, Outcome: Allowed, Reason: ReasonPolicyRevoked, Actor: actor}
 	n := 0
-	rec, err := s.rec.RecordWith(d, func(d Decision) error {
+	recs, err := s.rec.RecordMany(func(build func([]Decision) ([]Decision, error)) error {
 		var err error
-		n, err = s.store.DeletePolicies(ctx, sessionID, prefix, d)
+		n, err = s.store.DeletePolicies(ctx, sessionID, prefix, func(hashes []string) ([]Decision, error) {
+			ds := []Decision{base}
+			if len(hashes) > 0 {
+				ds = make([]Decision, len(hashes))
+				for i, h := range hashes {
+					ds[i] = base
+					ds[i].CodeHash = h
+				}
+			}
+			return build(ds)
+		})
 		return err
 	})
-	return n, rec, err
+	return n, recs, err
 }
 
 // GrantsList returns every procedure holding a durable auto-run grant

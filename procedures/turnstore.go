@@ -51,12 +51,19 @@ type TurnStore interface {
 	Policies(ctx context.Context, sessionID string) ([]SessionPolicy, error)
 
 	// DeletePolicies deletes the session's policies whose code hash starts
-	// with prefix ("" for all of them) and appends d, in one transaction,
-	// returning how many it deleted. With a prefix exactly one policy must
-	// match: none or several is CodeConflict (details "reason" no_match or
-	// ambiguous, "matches") and nothing is written.
-	DeletePolicies(ctx context.Context, sessionID, prefix string, d Decision) (int, error)
+	// with prefix ("" for all of them) and appends the audit records that
+	// records returns for their code hashes (by code hash), in one
+	// transaction, returning how many it deleted. With a prefix exactly
+	// one policy must match: none or several is CodeConflict (details
+	// "reason" no_match or ambiguous, "matches") and nothing is written;
+	// an error of records is returned as it is, with nothing written.
+	DeletePolicies(ctx context.Context, sessionID, prefix string, records PolicyRecords) (int, error)
 }
+
+// PolicyRecords returns the audit records of deleting the policies of
+// codeHashes, found in the deleting transaction (it may be called again
+// when the transaction is retried).
+type PolicyRecords func(codeHashes []string) ([]Decision, error)
 
 // CheckApproval is CreateApproval's rule on a record, the one home of it
 // for both stores: an approval needs an id and a session id CheckSessionID

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -245,4 +247,63 @@ func TestSearchesBounded(t *testing.T) {
 	}
 	mustStatus(t, a.as(t, a.viewer, "GET", "/v1/procedures/tools?q=jobs", nil), 200)
 	releases[1]()
+}
+
+// TestPolicyAuditSaysWhoWhatWhich: every policy decision names who
+// (actor), what (the session) and which code hash. Setting a policy
+// records policy_set with the session; revoking by prefix records one
+// policy_revoked for that policy; revoking all records one per revoked
+// policy, each with its code hash and the session. No record holds a
+// value (code or arguments).
+func TestPolicyAuditSaysWhoWhatWhich(t *testing.T) {
+	up := mustUpstream(t)
+	a := mustTurnServer(t, up)
+	const session = "audit:1"
+	var hashes []string
+	for i, code := range []string{turnKillCode, "x = tools.kill_job(panda_id=panda_id)\nreturn x", "return [tools.kill_job(panda_id=panda_id)]"} {
+		body := map[string]any{"code": code, "session_id": session, "phase": "interactive", "arguments": map[string]any{"panda_id": 900 + i}}
+		id := a.mustAutoRun(t, body, "fine")
+		turn := mustStatus(t, a.as(t, a.agent, "GET", "/v1/turns/"+id, nil), 200)["turn"].(map[string]any)
+		hashes = append(hashes, turn["code_hash"].(string))
+	}
+	policy := func(reason string) []map[string]any {
+		var out []map[string]any
+		for _, d := range a.decisions(t, "kind=policy&limit=100") {
+			if d["reason"] == reason {
+				out = append(out, d)
+			}
+		}
+		return out
+	}
+	requireNames := func(ds []map[string]any, want []string) {
+		t.Helper()
+		var got []string
+		for _, d := range ds {
+			if d["actor"] != "op" || d["session"] != session {
+				t.Fatalf("record %v: want actor op, session %s", d, session)
+			}
+			got = append(got, d["code_hash"].(string))
+			b, _ := json.Marshal(d)
+			if strings.Contains(string(b), "panda_id") || strings.Contains(string(b), "tools.") {
+				t.Fatalf("a policy record holds a value: %s", b)
+			}
+		}
+		slices.Sort(got)
+		want = slices.Sorted(slices.Values(want))
+		if !slices.Equal(got, want) {
+			t.Fatalf("records name %v, want %v", got, want)
+		}
+	}
+	requireNames(policy("policy_set"), hashes)
+
+	out := mustStatus(t, a.as(t, a.op, "DELETE", "/v1/sessions/"+session+"/policies/"+hashes[0][:12], nil), 200)
+	if out["revoked"] != float64(1) {
+		t.Fatalf("revoke by prefix: %v", out)
+	}
+	requireNames(policy("policy_revoked"), hashes[:1])
+	out = mustStatus(t, a.as(t, a.op, "DELETE", "/v1/sessions/"+session+"/policies", nil), 200)
+	if out["revoked"] != float64(2) || len(out["decisions"].([]any)) != 2 {
+		t.Fatalf("revoke all: %v", out)
+	}
+	requireNames(policy("policy_revoked"), hashes)
 }

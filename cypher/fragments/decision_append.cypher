@@ -6,7 +6,7 @@
 MERGE (d:Decision {id: $id})
   ON CREATE SET d.kind = $kind, d.procedure = $procedure, d.code_hash = $codeHash, d.phase = $phase,
     d.outcome = $outcome, d.reason = $reason, d.actor = $actor, d.allowed_tools = $allowedTools,
-    d.at = $at, d.note = $note, d.suggestion = $suggestion, d._new = true
+    d.at = $at, d.note = $note, d.suggestion = $suggestion, d.session = $session, d._new = true
 WITH d, d._new IS NOT NULL AS created
 REMOVE d._new
 WITH d, created
@@ -18,4 +18,4 @@ RETURN created,
   coalesce(d.kind = $kind AND d.procedure = $procedure AND d.code_hash = $codeHash AND d.phase = $phase
     AND d.outcome = $outcome AND d.reason = $reason AND d.actor = $actor
     AND coalesce(d.allowed_tools = $allowedTools, d.allowed_tools IS NULL AND $allowedTools IS NULL)
-    AND d.at = $at AND d.note = $note AND d.suggestion = $suggestion, false) AS same
+    AND d.at = $at AND d.note = $note AND d.suggestion = $suggestion AND coalesce(d.session, "") = $session, false) AS same

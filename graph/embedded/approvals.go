@@ -305,17 +305,16 @@ func (s *Store) Policies(ctx context.Context, sessionID string) ([]procedures.Se
 func ownPolicy(rest []byte) bool { return bytes.IndexByte(rest, 0) < 0 }
 
 // DeletePolicies implements procedures.TurnStore.
-func (s *Store) DeletePolicies(ctx context.Context, sessionID, hashPrefix string, d procedures.Decision) (int, error) {
-	if err := validateDecision(&d); err != nil {
-		return 0, err
-	}
+func (s *Store) DeletePolicies(ctx context.Context, sessionID, hashPrefix string, records procedures.PolicyRecords) (int, error) {
 	n := 0
 	err := s.update(ctx, func(tx *bolt.Tx) error {
 		b := tx.Bucket(bPolicies)
 		var keys [][]byte
+		var hashes []string
 		err := scanPrefix(b, prefix(sessionID), func(rest, _ []byte) error {
 			if ownPolicy(rest) && strings.HasPrefix(string(rest), hashPrefix) {
 				keys = append(keys, append(slices.Clone(prefix(sessionID)), rest...))
+				hashes = append(hashes, string(rest))
 			}
 			return nil
 		})
@@ -325,13 +324,25 @@ func (s *Store) DeletePolicies(ctx context.Context, sessionID, hashPrefix string
 		if err := procedures.CheckPolicyMatches(hashPrefix, len(keys)); err != nil {
 			return err
 		}
+		ds, err := records(hashes)
+		if err != nil {
+			return err
+		}
 		for _, k := range keys {
 			if err := b.Delete(k); err != nil {
 				return err
 			}
 		}
 		n = len(keys)
-		return appendDecision(tx, d)
+		for _, d := range ds {
+			if err := validateDecision(&d); err != nil {
+				return err
+			}
+			if err := appendDecision(tx, d); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	return n, err
 }

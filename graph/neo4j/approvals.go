@@ -241,11 +241,7 @@ func (s *Store) Policies(ctx context.Context, sessionID string) ([]procedures.Se
 }
 
 // DeletePolicies implements procedures.TurnStore.
-func (s *Store) DeletePolicies(ctx context.Context, sessionID, prefix string, d procedures.Decision) (int, error) {
-	dp, err := decisionParams(d)
-	if err != nil {
-		return 0, err
-	}
+func (s *Store) DeletePolicies(ctx context.Context, sessionID, prefix string, records procedures.PolicyRecords) (int, error) {
 	return writeTx(ctx, s, "delete policies", func(ctx context.Context, tx neo4j.ManagedTransaction) (int, error) {
 		recs, err := collect(ctx, tx, "policies", map[string]any{"session": sessionID, "prefix": prefix})
 		if err != nil {
@@ -254,13 +250,31 @@ func (s *Store) DeletePolicies(ctx context.Context, sessionID, prefix string, d 
 		if err := procedures.CheckPolicyMatches(prefix, len(recs)); err != nil {
 			return 0, err
 		}
-		ids := make([]string, len(recs))
+		ids, hashes := make([]string, len(recs)), make([]string, len(recs))
 		for i, rec := range recs {
 			ids[i], _ = field(rec, "id").(string)
+			p, err := decodePolicy(field(rec, "record"))
+			if err != nil {
+				return 0, err
+			}
+			hashes[i] = p.CodeHash
+		}
+		ds, err := records(hashes)
+		if err != nil {
+			return 0, err
 		}
 		if err := exec(ctx, tx, "policies_delete", map[string]any{"ids": ids}); err != nil {
 			return 0, err
 		}
-		return len(ids), appendDecision(ctx, tx, dp)
+		for _, d := range ds {
+			dp, err := decisionParams(d)
+			if err != nil {
+				return 0, err
+			}
+			if err := appendDecision(ctx, tx, dp); err != nil {
+				return 0, err
+			}
+		}
+		return len(ids), nil
 	})
 }

@@ -58,6 +58,7 @@ func decisionParams(d procedures.Decision) (map[string]any, error) {
 		"at":           dbTime(d.At),
 		"note":         d.Note,
 		"suggestion":   d.Suggestion,
+		"session":      d.Session,
 	}, nil
 }
 
@@ -134,6 +135,7 @@ func decodeDecision(v any) (procedures.Decision, error) {
 		At:           r.time("at"),
 		Note:         r.str("note"),
 		Suggestion:   r.str("suggestion"),
+		Session:      r.str("session"),
 	}
 	return d, r.err
 }

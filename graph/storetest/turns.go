@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -76,6 +77,19 @@ func RequireSwept(tb testing.TB, svc *procedures.Service, running, pending int) 
 		if d.Reason != procedures.ReasonApprovalExpired {
 			tb.Fatalf("decision %s: %s", d.ID, d.Reason)
 		}
+	}
+}
+
+// revokeRecords is a PolicyRecords of one record (reason "revoked") per
+// code hash, of session, at at.
+func revokeRecords(session string, at time.Time) procedures.PolicyRecords {
+	return func(hashes []string) ([]procedures.Decision, error) {
+		ds := make([]procedures.Decision, len(hashes))
+		for i, h := range hashes {
+			ds[i] = Decision(procedures.KindPolicy, "", h, at)
+			ds[i].Reason, ds[i].Session = "revoked", session
+		}
+		return ds, nil
 	}
 }
 
@@ -449,7 +463,7 @@ func testTurns(t *testing.T, newStore NewStore) {
 		if err != nil || len(ps) != 1 || ps[0].CodeHash != hashOf("p") {
 			t.Fatalf("Policies(p) = %+v, %v; want p's only", ps, err)
 		}
-		if n, err := s.DeletePolicies(ctx, "p", "", Decision(procedures.KindPolicy, "", "", At(2))); err != nil || n != 1 {
+		if n, err := s.DeletePolicies(ctx, "p", "", revokeRecords("p", At(2))); err != nil || n != 1 {
 			t.Fatalf("DeletePolicies(p) = %d, %v; want 1", n, err)
 		}
 		for _, id := range []string{"p\x00x", "p\x00"} {
@@ -512,24 +526,40 @@ func testTurns(t *testing.T, newStore NewStore) {
 		}
 		ps, _ := s.Policies(ctx, "s1")
 		requireEqual(t, "s1 policies", len(ps), 3)
-		_, err = s.DeletePolicies(ctx, "s1", "a", Decision(procedures.KindPolicy, "", "", At(2)))
+		_, err = s.DeletePolicies(ctx, "s1", "a", revokeRecords("s1", At(2)))
 		e := RequireCode(t, err, procedures.CodeConflict)
 		requireEqual(t, "ambiguous", e.Details["reason"], "ambiguous")
-		_, err = s.DeletePolicies(ctx, "s1", "ffff", Decision(procedures.KindPolicy, "", "", At(2)))
+		_, err = s.DeletePolicies(ctx, "s1", "ffff", revokeRecords("s1", At(2)))
 		e = RequireCode(t, err, procedures.CodeConflict)
 		requireEqual(t, "no match", e.Details["reason"], "no_match")
-		n, err := s.DeletePolicies(ctx, "s1", "bbbbbbbb", Decision(procedures.KindPolicy, "", "", At(2)))
+		refused := procedures.Errorf(procedures.CodeInvalid, "no record")
+		_, err = s.DeletePolicies(ctx, "s1", "", func([]string) ([]procedures.Decision, error) { return nil, refused })
+		RequireCode(t, err, procedures.CodeInvalid)
+		if ps, _ := s.Policies(ctx, "s1"); len(ps) != 3 {
+			t.Fatalf("a revoke whose records were refused deleted policies: %d left", len(ps))
+		}
+		n, err := s.DeletePolicies(ctx, "s1", "bbbbbbbb", revokeRecords("s1", At(2)))
 		if err != nil || n != 1 {
 			t.Fatalf("DeletePolicies(prefix) = %d, %v", n, err)
 		}
-		n, err = s.DeletePolicies(ctx, "s1", "", Decision(procedures.KindPolicy, "", "", At(3)))
+		n, err = s.DeletePolicies(ctx, "s1", "", revokeRecords("s1", At(3)))
 		if err != nil || n != 2 {
 			t.Fatalf("DeletePolicies(all) = %d, %v", n, err)
 		}
 		if _, ok, _ := s.Policy(ctx, "s2", hashOf("a")); !ok {
 			t.Fatal("revoking s1 revoked s2's policy")
 		}
-		requireEqual(t, "policy decisions", len(MustDecisions(t, s.(procedures.Store), procedures.DecisionFilter{Kind: procedures.KindPolicy})), 6)
+		ds := MustDecisions(t, s.(procedures.Store), procedures.DecisionFilter{Kind: procedures.KindPolicy})
+		requireEqual(t, "policy decisions", len(ds), 7)
+		var revoked []string
+		for _, d := range ds {
+			if d.Reason == "revoked" {
+				requireEqual(t, "revoked session", d.Session, "s1")
+				revoked = append(revoked, d.CodeHash)
+			}
+		}
+		slices.Sort(revoked)
+		requireEqual(t, "revoked records", revoked, []string{hashOf("a"), "ab" + hashOf("c")[2:], hashOf("b")})
 	})
 }
 
