@@ -66,5 +66,19 @@ func init() {
 			Packages: []string{"./procedures"},
 			Tests:    []string{"TestRecorderEnforcesTheAuditRule"},
 		},
+		{
+			Name:     "graph/embedded/pending-legacy-entry-nobodys",
+			Why:      "a pending index entry from before the requester was kept counts for nobody: an upgraded store's per-requester bound is loose",
+			Edits:    []Edit{{Dir: "graph/embedded", Find: "return deadline, t.RequestedBy, nil", Replace: `return deadline, t.RequestedBy[:0], nil`}},
+			Packages: []string{"./graph/embedded"},
+			Tests:    []string{"TestPendingEntryWithoutRequester"},
+		},
+		{
+			Name:     "graph/neo4j/pending-requester-bound-dropped",
+			Why:      "turn_create is given the total as the requester's bound: on Neo4j one token fills every place (needs NEO4J_URI)",
+			Edits:    []Edit{{Dir: "graph/neo4j", Find: `params["max"], params["maxMine"], params["now"] = bounds.Total, perRequester,`, Replace: `params["max"], params["maxMine"], params["now"] = bounds.Total, bounds.Total,`}},
+			Packages: []string{"./graph/neo4j"},
+			Tests:    []string{"TestPendingBoundsCostNoStatement"},
+		},
 	}...)
 }
