@@ -244,7 +244,8 @@ func findIndexed(tx *bolt.Tx, q *procedures.Query) (page [][]byte, total, read i
 // cheaper than sorting the callers of the rarest tool: when
 // degree^2 > (offset + limit) x all procedures, as find_filtered.cypher
 // chooses. The walk stops once the page is full, or after
-// procedures.Query.FindWalk entries (its matches are sparser than the
+// procedures.Query.FindWalk entries or walkPerCaller per caller of the
+// rarest tool, whichever is more (its matches are sparser than the
 // degree says: several tools each common but rarely together, a selective
 // class filter); the total is then read from the per-tool class counts for
 // one tool (toolTotal), is -1 with SkipTotal, and for several tools is not
@@ -273,7 +274,8 @@ func findTools(tx *bolt.Tx, q *procedures.Query) (rare string, page [][]byte, to
 	}
 	m := newMatcher(q)
 	filters := m.filters()
-	page, counted, read := walkRank(tx, q, end, q.FindWalk(), func(v []byte) bool {
+	budget := max(q.FindWalk(), walkPerCaller*degree)
+	page, counted, read := walkRank(tx, q, end, budget, func(v []byte) bool {
 		return decodeSummary(v, &m.s) && (!filters || q.Match(m.s.class())) && sigHasAll(m.s.sig, q.Tools)
 	})
 	if counted < 0 && len(page) < end-q.Offset {
@@ -284,6 +286,14 @@ func findTools(tx *bolt.Tx, q *procedures.Query) (rare string, page [][]byte, to
 	}
 	return rare, page, total, read, true
 }
+
+// walkPerCaller is how many rank entries findTools may walk per caller of
+// the rarest tool before it reads the callers instead: a caller costs two
+// seeks (its rank key, then its rank entry), about as much as that many
+// entries walked in order. So a walk that would cost no more than the
+// callers is not cut short, and one that would cost more stops at a bound
+// set by the rarest tool's degree, not by the number of procedures.
+const walkPerCaller = 8
 
 // sigHasAll reports whether the summary's signature holds every tool.
 func sigHasAll(sig [][]byte, tools []string) bool {
