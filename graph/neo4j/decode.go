@@ -1,6 +1,7 @@
 package neo4jstore
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -92,11 +93,13 @@ func decodeProcedure(v any) (*procedures.Procedure, error) {
 			CodeHash:  f.str(pGrantCodeHash),
 		}
 		if !f.null(pGrantBinding) {
-			b, err := decodeBinding(f.str(pGrantBinding))
-			if err != nil {
-				return nil, err
+			if s := f.str(pGrantBinding); f.err == nil {
+				b, err := decodeBinding(s)
+				if err != nil {
+					return nil, fmt.Errorf("neo4j store: field grant_binding: %w", err)
+				}
+				p.Grant.Binding = b
 			}
-			p.Grant.Binding = b
 		}
 	}
 	if !f.null(pRetiredAt) {

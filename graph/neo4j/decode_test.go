@@ -54,7 +54,7 @@ func procedureRow() []any {
 	return []any{
 		"proc__a", []any{"get(task_id)"}, "sum", int64(3), int64(5),
 		at, at, at,
-		true, "ana", at, "ok", "h1",
+		true, "ana", at, "ok", "h1", nil,
 		nil, nil, nil,
 		[]any{"h1", "return 1", "starlark", []any{"task_id"}, `{"type":"object"}`, "validated", false, "[]"},
 		[]any{[]any{"b", int64(1)}, []any{"a", int64(2)}, []any{"c", int64(1)}},
@@ -115,8 +115,8 @@ func TestDecodeProcedureMalformed(t *testing.T) {
 		{"nil", nil, "procedure is <nil>, want a list"},
 		{"a map (the old shape)", map[string]any{"name": "proc__a"}, "want a list"},
 		{"a string", "proc__a", "want a list"},
-		{"too short", procedureRow()[:pCauses], "procedure has 17 fields, want 18"},
-		{"too long", append(procedureRow(), nil), "procedure has 19 fields, want 18"},
+		{"too short", procedureRow()[:pCauses], "procedure has 18 fields, want 19"},
+		{"too long", append(procedureRow(), nil), "procedure has 20 fields, want 19"},
 		{"empty", []any{}, "procedure has 0 fields"},
 		{"name not a string", with(func(r []any) { r[pName] = int64(1) }), "field name is int64, want string"},
 		{"signature not a list", with(func(r []any) { r[pSignature] = "x" }), "field signature is string, want list"},
@@ -125,6 +125,8 @@ func TestDecodeProcedureMalformed(t *testing.T) {
 		{"created_at a string", with(func(r []any) { r[pCreatedAt] = "2026" }), "field created_at is string, want datetime"},
 		{"last_used_at a number", with(func(r []any) { r[pLastUsedAt] = int64(3) }), "field last_used_at is int64, want datetime"},
 		{"grant_enabled a string", with(func(r []any) { r[pGrantEnabled] = "yes" }), "field grant_enabled is string, want boolean"},
+		{"grant_binding not JSON", with(func(r []any) { r[pGrantBinding] = "{" }), "a stored grant binding does not decode"},
+		{"grant_binding a number", with(func(r []any) { r[pGrantBinding] = int64(1) }), "field grant_binding is int64, want string"},
 		{"retired_at a bool", with(func(r []any) { r[pRetiredAt] = true }), "field retired_at is bool, want datetime"},
 		{"version a map", with(func(r []any) { r[pVersion] = map[string]any{} }), "procedure version is map[string]interface {}, want a list"},
 		{"version too short", version(func(v []any) { v[len(v)-1] = nil }), ""}, // (valid: null warnings)
