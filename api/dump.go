@@ -41,8 +41,8 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, contentType, fil
 	panic(http.ErrAbortHandler)
 }
 
-// export is GET /v1/export (admin): the store's dump, streamed (README
-// "Export, import, backup").
+// export is GET /v1/export (admin): the store's dump, streamed
+// (docs/dumps.md).
 func (s *Server) export(w http.ResponseWriter, r *http.Request) error {
 	return s.stream(w, r, "application/x-ndjson", "procgraph.pgdump", func(cw *countingWriter) error {
 		return s.svc.Export(r.Context(), cw)

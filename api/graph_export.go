@@ -15,7 +15,7 @@ import (
 	"github.com/procgraph/procgraph/procedures"
 )
 
-// Graph export formats (API.md "Graph exports").
+// Graph export formats (docs/api.md "Graph exports").
 const (
 	graphFormatJSON    = "json"
 	graphFormatGraphML = "graphml"

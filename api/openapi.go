@@ -160,7 +160,7 @@ func operation(rt route) *Operation {
 }
 
 // parameters are a route's path parameters, query parameters and, where
-// API.md accepts it, the Idempotency-Key header.
+// docs/api.md accepts it, the Idempotency-Key header.
 func parameters(rt route) []Parameter {
 	var params []Parameter
 	for _, m := range pathParam.FindAllStringSubmatch(rt.pattern, -1) {

@@ -93,7 +93,7 @@ func TestAnswersMatchTheOpenAPISchemas(t *testing.T) {
 // TestOpenAPIDocumentIsValid validates the served /openapi.json against the
 // official OpenAPI 3.1 schema (testdata), and every component schema against
 // the JSON Schema 2020-12 meta-schema (the 3.1 schema leaves Schema Objects
-// to it); and checks the Idempotency-Key header is documented where API.md
+// to it); and checks the Idempotency-Key header is documented where docs/api.md
 // accepts it.
 func TestOpenAPIDocumentIsValid(t *testing.T) {
 	e := mustEnv(t, envOpts{})

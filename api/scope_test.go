@@ -13,7 +13,7 @@ import (
 	"github.com/procgraph/procgraph/procedures"
 )
 
-// scopeCase is one route and the scope API.md ("Auth") gives it: read
+// scopeCase is one route and the scope docs/api.md ("Auth") gives it: read
 // browses and finds, capture captures, invoke replays, grant sets auto-run
 // and promotes, admin replaces the catalogue and retires procedures; "" is an operations endpoint
 // open without a token; anyToken is a route any valid token may call.
@@ -26,7 +26,7 @@ type scopeCase struct {
 
 // scopeCases lists every route of the router with its scope and a request
 // that the holder of that scope gets answered with 2xx. It is written from
-// API.md, not from the route table, so a scope changed in the table fails.
+// docs/api.md, not from the route table, so a scope changed in the table fails.
 func scopeCases(name, hash string, tools any) []scopeCase {
 	p := "/v1/procedures/" + name
 	return []scopeCase{
@@ -104,7 +104,7 @@ func TestRouteScopes(t *testing.T) {
 	}
 	if err := chi.Walk(e.srv.Router(), func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
 		if !listed[method+" "+route] {
-			t.Errorf("route %s %s has no scope case: add it to scopeCases with its API.md scope", method, route)
+			t.Errorf("route %s %s has no scope case: add it to scopeCases with its docs/api.md scope", method, route)
 		}
 		return nil
 	}); err != nil {

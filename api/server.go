@@ -1,4 +1,4 @@
-// Package api serves procgraph's HTTP API v1 (see API.md): capture, find,
+// Package api serves procgraph's HTTP API v1 (see docs/api.md): capture, find,
 // the planner view, replay, auto-run grants, the catalogue, causes, the
 // graph and the audit log, with bearer-token scopes, request validation by
 // JSON Schema, Prometheus metrics and an OpenAPI 3.1 document.
@@ -111,7 +111,7 @@ type route struct {
 	body            string // request schema name, "" when there is no body
 	response        string // answer schema name (OpenAPI), "" when not JSON
 	query           []queryParam
-	idempotencyKey  bool // the Idempotency-Key header is the usage key (API.md)
+	idempotencyKey  bool // the Idempotency-Key header is the usage key (docs/api.md)
 }
 
 // routes lists every operation; the router and the OpenAPI document are both

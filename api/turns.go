@@ -10,7 +10,7 @@ import (
 	"github.com/procgraph/procgraph/replay"
 )
 
-// The turn gate's request schemas (API.md "Turns and approvals").
+// The turn gate's request schemas (docs/api.md "Turns and approvals").
 var turnRequestSchemas = map[string]string{
 	"TurnRequest": `{
 		"type": "object", "additionalProperties": false, "required": ["code", "session_id", "phase"],

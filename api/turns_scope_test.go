@@ -8,7 +8,7 @@ import (
 	"github.com/procgraph/procgraph/replay"
 )
 
-// turnScopeCases are the turn gate's routes with their API.md scopes, and
+// turnScopeCases are the turn gate's routes with their docs/api.md scopes, and
 // the turns they need: requester-only routes act on turns of the invoke
 // holder.
 func turnScopeCases(t *testing.T, e *env) []scopeCase {

@@ -129,7 +129,7 @@ func TestNoAuth(t *testing.T) {
 }
 
 // TestNoAuthOffersNoGrant: without tokens an MCP client holds every scope
-// but grant (DESIGN.md "Secure by default"): neither endpoint lists
+// but grant (docs/design.md "Secure by default"): neither endpoint lists
 // set_procedure_auto_run and a call to it by name grants nothing, and on
 // /mcp/interactive a state-changing proc__ call is not its own reviewer.
 func TestNoAuthOffersNoGrant(t *testing.T) {

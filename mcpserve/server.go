@@ -213,7 +213,7 @@ type caller struct {
 func (c caller) has(s auth.Scope) bool { return c.scopes[s] }
 
 // callerOf returns the caller of req: the token holder, or, when auth is
-// off, anonymous with every scope but grant (DESIGN.md "Secure by
+// off, anonymous with every scope but grant (docs/design.md "Secure by
 // default": an MCP client is an agent, and an agent must not grant
 // itself, by set_procedure_auto_run, reviewing its own turn by elicitation
 // or being its own reviewer on a proc__ call). With auth on and no token

@@ -29,7 +29,7 @@ var (
 	tokenShape = regexp.MustCompile(`pgt_[A-Za-z0-9_-]{20,}|(?i:bearer)\s+[A-Za-z0-9._~+/=-]{8,}`)
 )
 
-// CheckAudit enforces DESIGN.md's audit rule on a record: it says who
+// CheckAudit enforces docs/design.md's audit rule on a record: it says who
 // decided what about which code and why, and never holds argument values,
 // code text, tokens or results. Decision has no field for any of those;
 // this check keeps the fields it has to their shapes, so that no value can

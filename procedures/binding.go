@@ -13,7 +13,7 @@ import (
 // policy (SessionPolicy.Binding), an approved turn waiting to run
 // (TurnRecord.Binding): the program (both hashes), its classification, the
 // contracts of its tools and the nested procedures it calls, all as they
-// were then (DESIGN.md "What an authorization binds to"). An authorization
+// were then (docs/design.md "What an authorization binds to"). An authorization
 // applies only while Check finds all of it unchanged. A nil Binding (an
 // authorization stored before bindings, or one an import left unbound) is
 // bound to nothing and applies to nothing.

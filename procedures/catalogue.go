@@ -97,7 +97,7 @@ func (c *Catalogue) SchemaHash(name string) string {
 }
 
 // SchemaHash is a tool's contract as authorizations bind to it and drift
-// compares it (DESIGN.md "What an authorization binds to"): "sha256:" and
+// compares it (docs/design.md "What an authorization binds to"): "sha256:" and
 // the 64 hex of the canonical JSON (keys sorted, no white space) of its
 // input_schema, output_schema (null: the catalogue has none yet), read_only
 // and external_access. Its description is not part of it.

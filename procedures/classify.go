@@ -35,7 +35,7 @@ type Classification struct {
 // Classify classifies a signature against the catalogue. Nested proc__
 // references are looked up in procs (the caller prefetches them); a missing
 // one is unknown. Unknown means not read-only: classification fails closed.
-// It is the one implementation of DESIGN.md's read-only rule: stores keep
+// It is the one implementation of docs/design.md's read-only rule: stores keep
 // what it computed (see Reclassify) and never derive read-only themselves.
 func Classify(signature []string, cat *Catalogue, procs map[string]*Procedure) Classification {
 	var c Classification

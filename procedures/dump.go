@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-// DumpFormat is the version of the dump format this build writes (README
-// "Export, import, backup"). It reads it and DumpFormatV1.
+// DumpFormat is the version of the dump format this build writes (docs/dumps.md
+// "The dump format"). It reads it and DumpFormatV1.
 const DumpFormat = 2
 
 // DumpFormatV1 is the first format: its procedure records have no
@@ -188,7 +188,7 @@ type DumpSink interface {
 type LoadMarker struct {
 	DumpID string `json:"dump_id"`
 	Line   int64  `json:"line"`
-	// Merge says the records are merged into what the store held (README
+	// Merge says the records are merged into what the store held (docs/dumps.md
 	// "Merging"), not loaded into an empty store.
 	Merge bool `json:"merge,omitempty"`
 }
@@ -202,7 +202,7 @@ type DumpStore interface {
 	DumpSource() string
 
 	// Dump calls sink.Begin with the store's counts, then sink.Record with
-	// every record in dump order (README "Export"), streaming: it never
+	// every record in dump order (docs/dumps.md), streaming: it never
 	// holds the store in memory. The embedded store reads one snapshot;
 	// Neo4j reads pages in read-committed transactions. Returns the sink's
 	// error as is.
@@ -220,7 +220,7 @@ type DumpStore interface {
 	// (usage keys, counts, timestamps and decision ids as dumped). A batch
 	// at or before the marker's line (m.Line not after it) committed with
 	// it already: Load then does nothing. With m.Merge they are merged
-	// into what the store holds by the rules of README "Merging" (counts
+	// into what the store holds by the rules of docs/dumps.md "Merging" (counts
 	// from the union of usage keys, the store's catalogue, grants,
 	// promotions and retirements kept, ...), each rule as idempotent.
 	// Returns CodeConflict when another import (another DumpID, or the

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// The turn gate's defaults (API.md "Serve settings"), which an import
+// The turn gate's defaults (docs/api.md "Serve settings"), which an import
 // applies to the approvals it admits unless told the target's settings.
 const (
 	DefaultMaxPendingApprovals    = 32
@@ -19,7 +19,7 @@ const (
 // durable grants (--trust-authorizations).
 const ReasonAuthorizationsTrusted = "authorizations_trusted"
 
-// admission is the one home of DESIGN.md "A dump is data, not authority"
+// admission is the one home of docs/design.md "A dump is data, not authority"
 // for what a record may carry into the target once the dump is valid:
 //   - a turn arrives pending only while its deadline, moved no later than
 //     the import's time + the approval timeout, is ahead and the pending

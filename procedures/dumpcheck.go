@@ -7,7 +7,7 @@ import (
 	"github.com/procgraph/procgraph/signature"
 )
 
-// checkContent is what a dump record must hold beyond its order (DESIGN.md
+// checkContent is what a dump record must hold beyond its order (docs/design.md
 // "A dump is data, not authority"): nothing a dump says about code is
 // taken on trust. A version's code, analysed again in its dialect, must
 // give the version's code hash, its procedure's signature and its opaque

@@ -19,7 +19,7 @@ type ImportOptions struct {
 	// Validated, when set, is called once the whole dump has been checked,
 	// before anything is written.
 	Validated func(h DumpHeaderRecord, t DumpTrailerRecord)
-	// Merge merges the dump into a store that may hold data (README
+	// Merge merges the dump into a store that may hold data (docs/dumps.md
 	// "Merging") instead of loading it into an empty one.
 	Merge bool
 	// Audit, when set, builds the import's audit record (StoreDecision:
@@ -78,7 +78,7 @@ type ImportSummary struct {
 // marker. The store must be empty, or hold the marker of an earlier import
 // of this same dump (identified by its checksum), which is then resumed
 // after its last applied line. With opts.Merge the store may hold data:
-// the dump is merged into it (README "Merging"), after a third read that
+// the dump is merged into it (docs/dumps.md "Merging"), after a third read that
 // refuses, before anything is written, a procedure the store holds under
 // another signature. Returns CodeConflict for a store that is not empty
 // (without Merge), is importing another dump or holds a conflicting

@@ -30,7 +30,7 @@ const (
 // Busy details.
 const (
 	// ReasonReplayQueue is the reason of a busy refusal in front of the
-	// sandbox workers (API.md's 429 busy).
+	// sandbox workers (docs/api.md's 429 busy).
 	ReasonReplayQueue = "replay_queue"
 	// DetailRetryAfter is the details key of a busy refusal's whole seconds
 	// to wait before trying again (the HTTP Retry-After header).

@@ -20,7 +20,7 @@ func ClassOf(status Status, opaque bool, signature []string, c Classification, r
 	return Class{Status: status, Opaque: opaque, Tools: len(signature), ReadOnly: c.ReadOnly, Problem: c.Problem != "", Retired: retired}
 }
 
-// Exposed is DESIGN.md's exposure rule, its one implementation: a procedure
+// Exposed is docs/design.md's exposure rule, its one implementation: a procedure
 // is offered to planners as a proc__ tool iff it succeeded, is not opaque,
 // composes at least two distinct tools, has no nesting problem, is not
 // retired, and is read-only unless mutating auto-run is on.

@@ -10,7 +10,7 @@ const (
 
 // FindRequest is find_all_procedures: filters apply before the limit.
 type FindRequest struct {
-	// Q is a relevance search (API.md's q, SearchTerms): "" for none.
+	// Q is a relevance search (docs/api.md's q, SearchTerms): "" for none.
 	Q        string
 	Causes   []string
 	Tools    []string

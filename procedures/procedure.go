@@ -137,7 +137,7 @@ func IsProcName(name string) bool {
 
 // Version is one distinct code (by code hash) captured for a procedure.
 // Its JSON is the version with its code; Listed is the entry of a list of
-// versions (API.md's shape, without code).
+// versions (docs/api.md's shape, without code).
 type Version struct {
 	CodeHash    string         `json:"code_hash"`
 	Code        string         `json:"code,omitempty"`

@@ -14,7 +14,7 @@ import (
 
 // Relevance search limits.
 const (
-	// MaxSearchBytes is the longest q accepted (API.md).
+	// MaxSearchBytes is the longest q accepted (docs/api.md).
 	MaxSearchBytes = 512
 	// MaxSearchTerms is how many distinct words of q are searched; the
 	// rest are ignored.

@@ -6,7 +6,7 @@ import (
 	"sync"
 )
 
-// Catalogue descriptions in a relevance search (API.md's q covers "the
+// Catalogue descriptions in a relevance search (docs/api.md's q covers "the
 // signature's tool names and descriptions"). A procedure's search document
 // holds its tools' names, never their catalogue descriptions, which change
 // with the catalogue: indexing them would mean reindexing every procedure

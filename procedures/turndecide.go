@@ -37,7 +37,7 @@ func (v TurnVerdict) Allowed() bool { return v.Outcome == Allowed && !v.Pending 
 // automatic phase.
 const SuggestInteractiveTurn = "this block is not read-only: submit it in the interactive phase, where an operator reviews it"
 
-// DecideTurn applies DESIGN.md's turn table to a new turn. It is pure and
+// DecideTurn applies docs/design.md's turn table to a new turn. It is pure and
 // the one home of that table; ResolveVerdict and ExpiredVerdict are its
 // last rows.
 func DecideTurn(in TurnInput) TurnVerdict {

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// The decision kinds of the turn gate (DESIGN.md "The turn gate").
+// The decision kinds of the turn gate (docs/design.md "The turn gate").
 const (
 	// KindTurn is the one decision on a turn: allowed before it runs, or
 	// denied.
@@ -45,7 +45,7 @@ const (
 // TurnStatus is where a turn is in its life.
 type TurnStatus string
 
-// The turn statuses (API.md "Turn").
+// The turn statuses (docs/api.md "Turn").
 const (
 	TurnPending   TurnStatus = "pending"
 	TurnApproved  TurnStatus = "approved"
@@ -78,7 +78,7 @@ func (s TurnStatus) Done() bool {
 // Choice is an operator's answer to an approval.
 type Choice string
 
-// The choices (DESIGN.md "The turn gate").
+// The choices (docs/design.md "The turn gate").
 const (
 	ChoiceRunOnce   Choice = "run_once"
 	ChoiceAutoRun   Choice = "auto_run"
@@ -106,7 +106,7 @@ type Resolution struct {
 	CodeHash string `json:"code_hash"`
 }
 
-// Turn is one block an agent asked to run (API.md "Turn"). It holds no code
+// Turn is one block an agent asked to run (docs/api.md "Turn"). It holds no code
 // and no argument values.
 type Turn struct {
 	ID                 string      `json:"id"`
@@ -153,7 +153,7 @@ type TurnRecord struct {
 }
 
 // Purged returns r as it is stored: a turn that is done keeps neither code
-// nor argument values (DESIGN.md: they leave the store once the turn is
+// nor argument values (docs/design.md: they leave the store once the turn is
 // done). Stores call it on every write.
 func (r TurnRecord) Purged() TurnRecord {
 	if r.Status.Done() {
@@ -260,7 +260,7 @@ func NewTurnID(at time.Time) string {
 }
 
 // PendingBounds are the bounds on pending approvals that CreateApproval
-// checks atomically with the write (DESIGN.md "Bounded admission").
+// checks atomically with the write (docs/design.md "Bounded admission").
 type PendingBounds struct {
 	// Total is how many turns may be pending at once, of every requester.
 	Total int

@@ -13,7 +13,7 @@ import (
 )
 
 // TypedSchema returns a procedure's input schema typed from the catalogue:
-// the one home of DESIGN.md's typed-parameter rule. stored is the version's
+// the one home of docs/design.md's typed-parameter rule. stored is the version's
 // input schema (InputSchema of its parameters and the capture's
 // params_schema); flows are the analysis' keyword flows (signature.Flow).
 //

@@ -83,7 +83,7 @@ func TestTypedSchema(t *testing.T) {
 	}
 }
 
-// TestTypedCompareLogs: the shared example compare_logs (examples/, a copy of shared/examples) passes task_id to
+// TestTypedCompareLogs: the example compare_logs (examples/) passes task_id to
 // three tools that declare it an integer: its schema says so, and follows
 // the current catalogue (a change to the catalogue retypes it).
 func TestTypedCompareLogs(t *testing.T) {

@@ -54,7 +54,7 @@ const SuggestInteractive = "this procedure changes state: offer it in the intera
 // procedure.
 const SuggestRetired = "an admin retired this procedure: it is kept for analysis (GET /v1/procedures/{name} says who and why) but no longer runs; use another procedure"
 
-// Decide applies DESIGN.md's "Authorization of a replay" table. It is pure.
+// Decide applies docs/design.md's "Authorization of a replay" table. It is pure.
 // Argument validation happens before it (a failure is a 422 and no
 // decision), so it has no row for that.
 func Decide(in DecisionInput) Verdict {

@@ -6,7 +6,7 @@ import (
 	"github.com/procgraph/procgraph/procedures"
 )
 
-// ToolDescriptor is one exposed procedure as a planner sees it (API.md's
+// ToolDescriptor is one exposed procedure as a planner sees it (docs/api.md's
 // planner view, GET /v1/procedures/tools).
 type ToolDescriptor struct {
 	Name           string         `json:"name"`

@@ -33,7 +33,7 @@ type HTTPOptions struct {
 	Client *http.Client
 }
 
-// HTTPDispatcher dispatches tool calls to an upstream tool server (API.md's
+// HTTPDispatcher dispatches tool calls to an upstream tool server (docs/api.md's
 // --upstream-http contract): POST {"tool", "arguments"} as JSON, answered by
 // 200 {"result": …} or 200 {"error": {"message": …}}.
 type HTTPDispatcher struct {

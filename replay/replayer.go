@@ -32,7 +32,7 @@ type Options struct {
 	// deadline and fails with timeout, never deadlocks.
 	NestedRunner sandbox.Runner
 	// Admission, when set, admits every top-level invoke before anything
-	// else happens (DESIGN.md "Admission and deadlines"), keyed by the
+	// else happens (docs/design.md "Admission and deadlines"), keyed by the
 	// request's actor (the token holder); a refusal is CodeBusy and
 	// nothing is decided or run. Nested replays are part of their
 	// top-level invoke and are not admitted again.
@@ -95,7 +95,7 @@ const (
 	StatusFailed    = "failed"
 )
 
-// InvokeResult is a replay that was allowed and ran: API.md's 200 body.
+// InvokeResult is a replay that was allowed and ran: docs/api.md's 200 body.
 type InvokeResult struct {
 	Decision procedures.Decision `json:"decision"`
 	Status   string              `json:"status"`

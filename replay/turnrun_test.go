@@ -66,7 +66,7 @@ func TestRunChecksItsResolutionBeforeAdmission(t *testing.T) {
 // TestWaitedDenialCarriesItsRecord: a turn that waited for an operator and
 // was rejected, or expired, answers denied with the decision recorded for
 // it — the audit record itself, id included — as a turn denied at once does
-// (API.md: details.decision holds the record).
+// (docs/api.md: details.decision holds the record).
 func TestWaitedDenialCarriesItsRecord(t *testing.T) {
 	for _, c := range []struct {
 		name   string

@@ -15,7 +15,7 @@ import (
 	"github.com/procgraph/procgraph/signature"
 )
 
-// Gate defaults (API.md "Serve settings").
+// Gate defaults (docs/api.md "Serve settings").
 const (
 	DefaultMaxPendingApprovals = procedures.DefaultMaxPendingApprovals
 	// DefaultMaxPendingPerRequester is GateOptions.MaxPendingPerRequester's
@@ -65,7 +65,7 @@ type GateOptions struct {
 	RunGrace time.Duration
 }
 
-// Gate is the turn gate (DESIGN.md "The turn gate"): it decides each turn
+// Gate is the turn gate (docs/design.md "The turn gate"): it decides each turn
 // with procedures.DecideTurn, records the decision through the service's
 // Recorder, asks an operator through the store's approvals when the table
 // says so, and runs allowed turns with the Replayer's sandbox, admission
@@ -127,7 +127,7 @@ type TurnRequest struct {
 	MayCapture bool
 }
 
-// TurnAnswer is a turn's answer: Result is set when it ran (API.md 200),
+// TurnAnswer is a turn's answer: Result is set when it ran (docs/api.md 200),
 // else the turn is pending (202).
 type TurnAnswer struct {
 	*InvokeResult
@@ -221,7 +221,7 @@ func nonNilStrings(s []string) []string {
 }
 
 // validateTurn is the check of a turn request before anything about it is
-// decided: the capture scope rule (DESIGN.md "Secure by default": a turn's
+// decided: the capture scope rule (docs/design.md "Secure by default": a turn's
 // capture needs capture too, on every transport) first, then its fields.
 func validateTurn(req *TurnRequest) error {
 	if req.Capture != nil && !req.MayCapture {

@@ -160,7 +160,7 @@ type ResolveRequest struct {
 	HasGrant bool
 }
 
-// Resolve resolves a pending approval once (DESIGN.md's choices): the
+// Resolve resolves a pending approval once (docs/design.md's choices): the
 // approval decision (and, for reject, the turn's denial) are recorded in the
 // same store transaction as the resolution; auto_run then stores durable
 // grants (a proc__-only block) or the session's policy, always_ask the
@@ -292,7 +292,7 @@ func (g *Gate) remember(ctx context.Context, req ResolveRequest, b *block, procO
 	return nil
 }
 
-// Approval is an approval as operators review it (API.md "Approval").
+// Approval is an approval as operators review it (docs/api.md "Approval").
 type Approval struct {
 	procedures.Turn
 	Code       string              `json:"code"`

@@ -52,7 +52,7 @@ type AdmissionStats struct {
 	Refused          map[string]int64 // since start, by limit
 }
 
-// Admission is the bounded queue in front of the sandbox workers (DESIGN.md
+// Admission is the bounded queue in front of the sandbox workers (docs/design.md
 // "Admission and deadlines"). A request is admitted at once when a slot is
 // free and nobody waits; otherwise it waits in a FIFO queue, or is refused
 // at once with *Busy when the queue is full, when its key is at its cap,

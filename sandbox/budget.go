@@ -28,7 +28,7 @@ const (
 )
 
 // Budget bounds the memory tool calls hold in the server at once, across
-// every run of every pool that shares it (DESIGN.md "Admission and
+// every run of every pool that shares it (docs/design.md "Admission and
 // deadlines"): a call's arguments are reserved when its frame arrives from
 // the worker, before the server reads them, and held until the call is
 // answered; its result is reserved when the dispatcher returns it. A

@@ -104,7 +104,7 @@
 //
 // # Admission
 //
-// Admission is the bounded queue in front of the workers (DESIGN.md
+// Admission is the bounded queue in front of the workers (docs/design.md
 // "Admission and deadlines"): Slots requests run at once, Queue may wait in
 // FIFO order, PerKey caps one key (a token holder); a request is refused at
 // once with *Busy when the queue is full, its key at its cap, or the

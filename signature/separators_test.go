@@ -7,7 +7,7 @@ import (
 )
 
 // lineSeparators are the characters Python's splitlines ends a line at and
-// Starlark's scanner does not (DESIGN.md "What an authorization binds to").
+// Starlark's scanner does not (docs/design.md "What an authorization binds to").
 var lineSeparators = []struct{ name, sep string }{
 	{"VT", "\v"}, {"FF", "\f"}, {"FS", "\x1c"}, {"GS", "\x1d"}, {"RS", "\x1e"},
 	{"NEL", "\u0085"}, {"LS", "\u2028"}, {"PS", "\u2029"}, {"lone CR", "\r"},

@@ -1,4 +1,4 @@
-// Package ui is procgraph's console (API.md "Console"): static assets
+// Package ui is procgraph's console (docs/api.md "Console"): static assets
 // embedded in the binary, served by api at /ui/. The pages use the public
 // API only, render every value as text (never HTML) and run under a strict
 // Content-Security-Policy.

@@ -240,7 +240,7 @@ func TestOffline(t *testing.T) {
 			t.Fatalf("signature without a catalogue: %v", out)
 		}
 		// A long signature has Bamboo's truncated name only when every tool
-		// is listed (README "Procedure names").
+		// is listed (docs/design.md "Procedure names").
 		long := write("long.star", "a = tools.compare_failed_vs_successful_job_logs(task_id=1)\nreturn [a, tools.find_similar_successful_tasks(task_id=1), tools.get_failed_job_log_summary(task_id=1)]\n")
 		mustRunJSON(t, &out, "signature", "--json", "--tools", cat, long)
 		if out["name"] != "proc__compare_failed_vs_successful_job_logs__find_s_4fb9185c" {

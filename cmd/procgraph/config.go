@@ -35,7 +35,7 @@ type serveConfig struct {
 	UpstreamHTTP       string
 	UpstreamMCP        string
 	UpstreamMCPCommand []string
-	// Auth is "tokens" (the default) or "off" (loopback only: DESIGN.md
+	// Auth is "tokens" (the default) or "off" (loopback only: docs/design.md
 	// "Secure by default"). With tokens, TokensFile is the file in effect,
 	// absolute (see tokensFilePath), and TokensDefault says it is the one
 	// next to the data file, which serve creates when it is missing.
@@ -46,7 +46,7 @@ type serveConfig struct {
 	LogLevel             string
 	SandboxWorkers       int
 	InProcessSandbox     bool
-	// Admission and memory bounds (DESIGN.md "Admission and deadlines").
+	// Admission and memory bounds (docs/design.md "Admission and deadlines").
 	MaxConcurrentReplays int           // 0 until resolved: 4×SandboxWorkers
 	ReplayQueue          int           // -1 until resolved: 2×MaxConcurrentReplays
 	MaxReplaysPerToken   int           // -1 until resolved (see admissionConfig); 0: no cap
@@ -56,7 +56,7 @@ type serveConfig struct {
 	// MCP sessions open at once: in total and per token holder.
 	MCPMaxSessions         int
 	MCPMaxSessionsPerToken int
-	// The turn gate (DESIGN.md "The turn gate"): pending approvals at
+	// The turn gate (docs/design.md "The turn gate"): pending approvals at
 	// once (in total and per requester), and each approval's deadline from
 	// its turn's arrival.
 	MaxPendingApprovals    int
@@ -190,7 +190,7 @@ func (c *serveConfig) resolve() error {
 }
 
 // resolveAuth checks --auth against --addr and --tokens-file and resolves
-// the tokens file in effect (DESIGN.md "Secure by default").
+// the tokens file in effect (docs/design.md "Secure by default").
 func (c *serveConfig) resolveAuth() error {
 	if c.Auth == authOff {
 		if c.TokensFile != "" {

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestErrorContract drives every error code of API.md through real HTTP
+// TestErrorContract drives every error code of docs/api.md through real HTTP
 // (401 and 403 forbidden: TestAuthMatrix) and checks the error shape and
 // the details each code promises.
 func TestErrorContract(t *testing.T) {

@@ -17,7 +17,7 @@ import (
 	"github.com/procgraph/procgraph/auth"
 )
 
-// The first tokens (DESIGN.md "Secure by default"): a serve that finds no
+// The first tokens (docs/design.md "Secure by default"): a serve that finds no
 // tokens file next to its data file creates one holding an operator token
 // (every scope) and an agent token (read, capture, invoke), stored hashed.
 // Each token itself is kept in a 0600 file beside the tokens file, named

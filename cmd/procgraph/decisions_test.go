@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// TestDecisionTable drives every row of DESIGN.md's "Authorization of a
+// TestDecisionTable drives every row of docs/design.md's "Authorization of a
 // replay" table through HTTP, on a server with mutating auto-run off and one
 // with it on, and checks that a denied or rejected replay reaches no tool.
 func TestDecisionTable(t *testing.T) {

@@ -91,7 +91,7 @@ func hostileDump(t *testing.T, path string, edit func(recs []procedures.DumpReco
 	return approved, running
 }
 
-// TestHostileDumps: a dump is data, not authority (DESIGN.md). Imported by
+// TestHostileDumps: a dump is data, not authority (docs/design.md). Imported by
 // the real CLI and served by the real server, the crafted dump's approved
 // and running turns cannot run, its policy and grant are inactive, the
 // pending bound and the approval timeout hold; with --trust-authorizations

@@ -59,7 +59,7 @@ func storeFlagsCreated(cl *cmdline) (func(ctx context.Context) (procedures.DumpS
 // cmdExport writes a dump of a store.
 func cmdExport(ctx context.Context, args []string, s stdio) int {
 	cl := newCmdline("export", "export [--store embedded|neo4j] [--data FILE] [-o DUMP]",
-		"Write everything the store holds as a line-delimited JSON dump (README \"Export, import, backup\"); stdout without -o.", false)
+		"Write everything the store holds as a line-delimited JSON dump (docs/dumps.md); stdout without -o.", false)
 	open := storeFlags(cl)
 	out := cl.fs.String("o", "", "the dump file (written whole or not at all); default stdout")
 	if _, code, done := cl.parse(args, 0, 0, s); done {
@@ -125,10 +125,10 @@ func outputFileThen(path string, stdout io.Writer, finish func(tmp string) error
 // holds data (--merge), or resumes an interrupted import of the same dump.
 func cmdImport(ctx context.Context, args []string, s stdio) int {
 	cl := newCmdline("import", "import DUMP [--merge] [--trust-authorizations] [--store embedded|neo4j] [--data FILE] [--batch N]",
-		"Load a dump into an empty store, or merge it into a store that holds data (--merge); run it again after a crash to resume (README \"Export, import, backup\").", false)
+		"Load a dump into an empty store, or merge it into a store that holds data (--merge); run it again after a crash to resume (docs/dumps.md).", false)
 	open, created := storeFlagsCreated(cl)
 	batch := cl.fs.Int("batch", procedures.DefaultImportBatch, "records per store transaction")
-	merge := cl.fs.Bool("merge", false, "merge into a store that may hold data (README \"Merging\"): usage keys make counts exact")
+	merge := cl.fs.Bool("merge", false, "merge into a store that may hold data (docs/dumps.md \"Merging\"): usage keys make counts exact")
 	trust := cl.fs.Bool("trust-authorizations", false, "keep the dump's session policies and durable grants in force (audited); without it they arrive inactive")
 	timeout := cl.fs.Duration("approval-timeout", procedures.DefaultApprovalTimeout, "the target's --approval-timeout: no imported approval's deadline is later than now + this")
 	maxPending := cl.fs.Int("max-pending-approvals", procedures.DefaultMaxPendingApprovals, "the target's --max-pending-approvals: imported approvals past it arrive expired")

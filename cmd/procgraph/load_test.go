@@ -18,7 +18,7 @@ import (
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 )
 
-// The load harness (see README "Load and soak"): a real server process, a
+// The load harness (see docs/benchmarks.md "Load and soak"): a real server process, a
 // slow upstream, and vegeta driving captures, finds and invokes.
 var (
 	loadFlag  = flag.Bool("load", false, "run TestLoad: the sustained invoke rate, then latency at 50% and 90% of it")

@@ -246,7 +246,7 @@ func (m *Main) open(ctx, bg context.Context) (http.Handler, error) {
 	return newHandler(bg, svc, rp, gate, authn, reg, sessions, log)
 }
 
-// newAuthenticator returns the authenticator of cfg (DESIGN.md "Secure by
+// newAuthenticator returns the authenticator of cfg (docs/design.md "Secure by
 // default"): none with --auth off (resolve has refused any address but
 // loopback), else the tokens file in effect, created with the first
 // tokens when it is the default one and missing; the file in effect is

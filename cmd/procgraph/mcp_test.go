@@ -206,7 +206,7 @@ func TestUpstreamMCPCommandThroughMain(t *testing.T) {
 // TestMCPHidesStateChangingWithoutMutatingAutorun: with mutating auto-run
 // off (the default) a state-changing procedure is not an MCP tool on
 // either endpoint, so calling it is "unknown tool" — not a denial, and
-// nothing is decided or reaches the upstream (README, "MCP both ways").
+// nothing is decided or reaches the upstream (docs/mcp.md).
 func TestMCPHidesStateChangingWithoutMutatingAutorun(t *testing.T) {
 	up := mustUpstream(t)
 	s := mustServe(t, serverOpts{Upstream: up})

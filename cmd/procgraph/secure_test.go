@@ -20,7 +20,7 @@ import (
 	"github.com/procgraph/procgraph/auth"
 )
 
-// Tests of DESIGN.md "Secure by default": serve's first tokens, the CLI
+// Tests of docs/design.md "Secure by default": serve's first tokens, the CLI
 // finding the operator's on the same machine, where the tokens file is,
 // and --auth off.
 

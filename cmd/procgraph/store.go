@@ -35,7 +35,7 @@ func openStore(ctx context.Context, cfg *serveConfig, log zerolog.Logger) (proce
 }
 
 // refuseUnfinishedImport refuses a store holding an import's marker
-// (DESIGN.md "A dump is data, not authority"): an import or merge that did
+// (docs/design.md "A dump is data, not authority"): an import or merge that did
 // not complete left records without their recomputed classifications and
 // rank entries, so serve names the command that resumes it instead of
 // serving it.

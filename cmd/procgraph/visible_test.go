@@ -74,7 +74,7 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 // cursor, erase lines, overwrite with carriage returns and set the
 // window title to hide kill_job. `approvals show` and `approvals list`
 // must leave kill_job in the tools and state lines, read-only "no", the
-// escapes visible as \u001b, and the title alone (DESIGN.md "What the
+// escapes visible as \u001b, and the title alone (docs/design.md "What the
 // operator sees is what runs").
 func TestCLIShowsHiddenCharactersInATerminal(t *testing.T) {
 	a := mustTurnServer(t, nil)

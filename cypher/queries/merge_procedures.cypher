@@ -1,4 +1,4 @@
-// Dumped procedures merged into the store (Store.Load with merge, README
+// Dumped procedures merged into the store (Store.Load with merge, docs/dumps.md
 // "Merging"). A procedure the store lacks is created as dumped but with
 // frequency 0 (merge_usage.cypher counts its keys) and no classification
 // (Store.FinishLoad classifies); one it holds keeps its current version,

@@ -1,4 +1,4 @@
-// Dumped versions merged into the store (Store.Load with merge, README
+// Dumped versions merged into the store (Store.Load with merge, docs/dumps.md
 // "Merging"): a version the store lacks is created as dumped but with
 // frequency 0 (merge_usage.cypher counts its keys); one it holds becomes
 // succeeded when the dumped one did and takes the earlier captured_at.

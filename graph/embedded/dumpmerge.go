@@ -30,7 +30,7 @@ func (s *Store) MergeConflict(ctx context.Context, procs []*procedures.DumpProce
 }
 
 // mergeRecord merges one dump record into what tx holds by the rules of
-// README "Merging"; merging it again changes nothing. A procedure's search
+// docs/dumps.md "Merging"; merging it again changes nothing. A procedure's search
 // document changed is noted in docs.
 func mergeRecord(tx *bolt.Tx, r procedures.DumpRecord, docs *searchDocs) error {
 	switch r.Type {

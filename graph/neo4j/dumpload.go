@@ -43,7 +43,7 @@ func loadMarker(ctx context.Context, tx neo4j.ManagedTransaction) (*procedures.L
 }
 
 // loadStatements are the statements that apply each record type, in dump
-// order, loading into an empty store and merging (README "Merging");
+// order, loading into an empty store and merging (docs/dumps.md "Merging");
 // decisions, turns, policies and causes have one statement for both (a
 // record the store holds is kept, which loading meets only in a resumed
 // batch: the same record).

@@ -536,7 +536,7 @@ func deepEmptyToNil(v any) any {
 	return v
 }
 
-// RunDumpAdmission: a dump is data, not authority (DESIGN.md). The
+// RunDumpAdmission: a dump is data, not authority (docs/design.md). The
 // scenarios' dump (its grant and policies bound) imported without
 // --trust-authorizations at At(0), with an approval timeout of 330 s and a
 // pending bound of 1: the first pending turn arrives pending with its

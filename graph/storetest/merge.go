@@ -168,7 +168,7 @@ func requireSameStore(t *testing.T, what string, a, b procedures.Store) {
 	}
 }
 
-// RunDumpMerge is the merge suite (README "Merging"): a dump of a store
+// RunDumpMerge is the merge suite (docs/dumps.md "Merging"): a dump of a store
 // from from (MergeSource) merged into a store from to (MergeTarget) equals,
 // record for record and read for read, a store from ref that saw the
 // target's history and then the source's; merging again, or merging a

@@ -1,6 +1,6 @@
 package main
 
-// The mutants of issue 19 item 4: a dump is data, not authority (DESIGN.md).
+// The mutants of issue 19 item 4: a dump is data, not authority (docs/design.md).
 func init() {
 	cmd := []string{"./cmd/procgraph"}
 	mutants = append(mutants, []Mutant{

@@ -1,6 +1,6 @@
 package main
 
-// The mutants of DESIGN.md "Secure by default" (issue 19 item 6): serve's
+// The mutants of docs/design.md "Secure by default" (issue 19 item 6): serve's
 // first tokens, where the tokens file is, --auth off and MCP without auth.
 func init() {
 	mutants = append(mutants, []Mutant{

@@ -1,6 +1,6 @@
 package main
 
-// The mutants of issue 19 item 3 (DESIGN.md "What the operator sees is
+// The mutants of issue 19 item 3 (docs/design.md "What the operator sees is
 // what runs"): text an agent or a tool server wrote reaches a person raw.
 func init() {
 	mutants = append(mutants, []Mutant{

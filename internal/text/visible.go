@@ -11,7 +11,7 @@ import (
 // an agent or a tool server could have written) for a person to read:
 // every character that could rewrite a terminal, reorder or hide what is
 // shown, or break a line where none is seen is written as an escape, so
-// that what a person reads is what the text holds (DESIGN.md "What the
+// that what a person reads is what the text holds (docs/design.md "What the
 // operator sees is what runs"). Newline and tab are kept; VisibleLine is
 // the one-line form.
 //
