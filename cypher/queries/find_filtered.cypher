@@ -83,7 +83,8 @@ CALL {
   WITH CASE WHEN NOT none AND (expand OR size(walked) < $limit) THEN rare END AS rare
   CALL {
     WITH rare
-    MATCH (rare)<-[:CALLS]-(p:Procedure)
+    // (Only procedures call tools: no label to test.)
+    MATCH (rare)<-[:CALLS]-(p)
     WHERE
 #include find_where
     WITH p
@@ -117,7 +118,7 @@ CALL {
     // Several tools, or tools and causes: the rarest tool's callers.
     WITH rare, isCounted
     WITH CASE WHEN isCounted AND (size($tools) > 1 OR size($causes) > 0) THEN rare END AS rare
-    MATCH (rare)<-[:CALLS]-(p:Procedure)
+    MATCH (rare)<-[:CALLS]-(p)
     WHERE
 #include find_where
     RETURN count(p) AS n
