@@ -26,8 +26,9 @@ var SparseOnly = NameOf(SparseA, SparseB)
 
 // SparseFill makes s hold the n procedures of a fixture whose tool filter
 // {SparseA, SparseB} is sparse: each tool is common (degree callers), the
-// two together are one procedure (SparseOnly, the least used, so a walk of
-// the rank index meets it last). Find's old cost model chose to walk the
+// two together are one procedure (SparseOnly: every procedure is captured
+// once and never used, so Find's order is by name, and SparseOnly's sorts
+// last: a walk of the rank index meets it last). Find's old cost model chose to walk the
 // rank index for it whenever degree² > (offset + limit) × n, and then read
 // every procedure. Filled with the store's CaptureBatch when it has one.
 // n must exceed 2 × degree.
@@ -51,7 +52,8 @@ func SparseFill(tb testing.TB, s procedures.Store, n, degree int) {
 		case i < 2*degree-1:
 			tool = SparseB
 		}
-		ins = append(ins, In([]string{tool, fmt.Sprintf("sp_own%06d", i)}, "h", fmt.Sprintf("sparse-%d", i), Base.Add(time.Duration(i)*time.Millisecond)))
+		// (Its own tool first: every other name sorts before SparseOnly's.)
+		ins = append(ins, In([]string{fmt.Sprintf("sp_0%06d", i), tool}, "h", fmt.Sprintf("sparse-%d", i), Base.Add(time.Duration(i)*time.Millisecond)))
 	}
 	if bc, ok := s.(BatchCapturer); ok {
 		for len(ins) > 0 {
@@ -72,13 +74,13 @@ func SparseFill(tb testing.TB, s procedures.Store, n, degree int) {
 
 // testFindSparseTools: a tool filter whose tools are each common and
 // rarely together (SparseFill, small: the walk of the rank index is chosen,
-// reads its bound, procedures.Query.FindWalk, without filling the page and
-// takes the rarest tool's callers instead) answers as the callers do, for
+// reads its bound without filling the page and takes the rarest tool's
+// callers instead) answers as the callers do, for
 // every page, with and without its total, and with the exposed filter of
 // a reuse suggestion.
 func testFindSparseTools(t *testing.T, newStore NewStore) {
 	s := newStore(t)
-	const n, degree = 150, 40
+	const n, degree = 400, 40 // embedded: n > walkPerCaller × degree
 	SparseFill(t, s, n, degree)
 	both := []string{SparseA, SparseB}
 	// Old and new cost models: the walk, for every page tried here.

@@ -1,0 +1,27 @@
+package main
+
+func init() {
+	mutants = append(mutants, []Mutant{
+		{
+			Name:     "procedures/find-walk-unbounded",
+			Why:      "a tool-filtered Find walks the whole rank index when the tools are each common and rarely together (issue 24: the reuse suggestion at 100k)",
+			Edits:    []Edit{{Dir: "procedures", Find: "if q.Limit == 0 || len(q.Tools) == 0 {", Replace: "if true {"}},
+			Packages: []string{"./graph/embedded"},
+			Tests:    []string{"TestFindSparseToolsReadsBounded"},
+		},
+		{
+			Name:     "embedded/find-walk-no-fallback",
+			Why:      "a tool-filtered walk that read its bound without filling the page answers that partial page instead of taking the rarest tool's callers",
+			Edits:    []Edit{{Dir: "graph/embedded", Find: "if counted < 0 && len(page) < end-q.Offset {", Replace: "if false {"}},
+			Packages: []string{"./graph/embedded"},
+			Tests:    []string{"TestStore", "TestFindSparseToolsReadsBounded"},
+		},
+		{
+			Name:     "neo4j/find-walk-no-fallback",
+			Why:      "find_filtered.cypher answers the bounded walk's partial page instead of taking the rarest tool's callers",
+			Edits:    []Edit{{Dir: "cypher/queries", Files: "find_filtered.cypher", Find: "(expand OR size(walked) < $limit)", Replace: "expand"}},
+			Packages: []string{"./graph/neo4j"},
+			Tests:    []string{"TestFindSparseToolsPlanBounded", "TestFindToolFilterPlans"},
+		},
+	}...)
+}
