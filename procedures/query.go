@@ -50,7 +50,9 @@ const findWalkFactor = 16
 // FindWalk is the one bound of a store's walk of its rank index for a
 // page filtered by tools: a store that walks the index in order, testing
 // each procedure, reads at most this many entries (findWalkFactor per place
-// up to the page's end; no limit: unbounded). If the page is not full by
+// up to the page's end; no limit: unbounded), or, where a walked entry
+// costs a fraction of a caller read, as many as the rarest tool's callers
+// cost (the embedded store's walkPerCaller). If the page is not full by
 // then, the matches are sparse (tools that are each common but rarely
 // together, a selective class filter) and the store takes the callers of
 // the rarest tool instead, so a page reads at most FindWalk entries plus
