@@ -60,12 +60,7 @@ func newAdmission(ctx context.Context, s DumpStore, opts ImportOptions) (*admiss
 	if a.timeout <= 0 {
 		a.timeout = DefaultApprovalTimeout
 	}
-	if a.bounds.Total <= 0 {
-		a.bounds.Total = DefaultMaxPendingApprovals
-	}
-	if a.bounds.PerRequester <= 0 {
-		a.bounds.PerRequester = min(DefaultMaxPendingPerRequester, a.bounds.Total)
-	}
+	a.bounds = a.bounds.OrDefaults()
 	cat, err := s.Catalogue(ctx)
 	if err != nil {
 		return nil, err

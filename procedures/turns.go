@@ -270,6 +270,20 @@ type PendingBounds struct {
 	PerRequester int
 }
 
+// OrDefaults is b with its defaults applied, the one home of them: Total
+// DefaultMaxPendingApprovals when not positive, PerRequester
+// DefaultMaxPendingPerRequester when not positive, and never above Total.
+func (b PendingBounds) OrDefaults() PendingBounds {
+	if b.Total <= 0 {
+		b.Total = DefaultMaxPendingApprovals
+	}
+	if b.PerRequester <= 0 {
+		b.PerRequester = DefaultMaxPendingPerRequester
+	}
+	b.PerRequester = min(b.PerRequester, b.Total)
+	return b
+}
+
 // PendingCount is what a store counted, in the transaction that creates
 // an approval, among the turns pending with a deadline after now: all of
 // them and the new turn's requester's, each with the time until the

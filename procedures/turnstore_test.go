@@ -27,3 +27,22 @@ func TestCheckApproval(t *testing.T) {
 		})
 	}
 }
+
+func TestPendingBoundsOrDefaults(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		in, want procedures.PendingBounds
+	}{
+		{"zero", procedures.PendingBounds{}, procedures.PendingBounds{Total: procedures.DefaultMaxPendingApprovals, PerRequester: procedures.DefaultMaxPendingPerRequester}},
+		{"total below the default per requester", procedures.PendingBounds{Total: 3}, procedures.PendingBounds{Total: 3, PerRequester: 3}},
+		{"per requester above total", procedures.PendingBounds{Total: 10, PerRequester: 20}, procedures.PendingBounds{Total: 10, PerRequester: 10}},
+		{"both set", procedures.PendingBounds{Total: 40, PerRequester: 5}, procedures.PendingBounds{Total: 40, PerRequester: 5}},
+		{"negative", procedures.PendingBounds{Total: -1, PerRequester: -1}, procedures.PendingBounds{Total: procedures.DefaultMaxPendingApprovals, PerRequester: procedures.DefaultMaxPendingPerRequester}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := c.in.OrDefaults(); got != c.want {
+				t.Fatalf("%+v.OrDefaults() = %+v, want %+v", c.in, got, c.want)
+			}
+		})
+	}
+}

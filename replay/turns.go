@@ -87,13 +87,8 @@ type Gate struct {
 
 // NewGate returns the gate over r's service, sandbox and dispatcher.
 func NewGate(r *Replayer, opts GateOptions) *Gate {
-	if opts.MaxPending <= 0 {
-		opts.MaxPending = DefaultMaxPendingApprovals
-	}
-	if opts.MaxPendingPerRequester <= 0 {
-		opts.MaxPendingPerRequester = DefaultMaxPendingPerRequester
-	}
-	opts.MaxPendingPerRequester = min(opts.MaxPendingPerRequester, opts.MaxPending)
+	pb := procedures.PendingBounds{Total: opts.MaxPending, PerRequester: opts.MaxPendingPerRequester}.OrDefaults()
+	opts.MaxPending, opts.MaxPendingPerRequester = pb.Total, pb.PerRequester
 	if opts.MaxWaiters <= 0 {
 		opts.MaxWaiters = DefaultMaxWaiters
 	}
