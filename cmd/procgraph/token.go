@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/procgraph/procgraph/auth"
@@ -75,31 +74,12 @@ func cmdTokenCreate(ctx context.Context, args []string, s stdio) int {
 	return 0
 }
 
-// writeFileAtomic writes v as JSON to path through a temporary file, mode 0600.
+// writeFileAtomic writes v as JSON to path through a temporary file, mode
+// 0600 (writeSecretFile).
 func writeFileAtomic(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tokens-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return writeSecretFile(path, append(b, '\n'))
 }
