@@ -77,10 +77,13 @@ function grantSection(ctx, p, canGrant) {
 }
 
 function versionsSection(ctx, p, versions, canGrant) {
-  // By default the diff goes from the previous capture to the latest.
-  const byTime = versions.map((v, i) => [v.captured_at, i]).sort();
-  const newest = byTime.length ? byTime[byTime.length - 1][1] : 0;
-  const previous = byTime.length > 1 ? byTime[byTime.length - 2][1] : 0;
+  // By default the diff goes from the previous capture to the latest. Two
+  // captures in one millisecond tie on captured_at: the current one is then
+  // the older (the first succeeded version stays current until a promote).
+  const older = (x, y) => (x.captured_at !== y.captured_at ? (x.captured_at < y.captured_at ? -1 : 1) : Number(!!y.current) - Number(!!x.current));
+  const byTime = versions.map((v, i) => i).sort((i, j) => older(versions[i], versions[j]));
+  const newest = byTime.length ? byTime[byTime.length - 1] : 0;
+  const previous = byTime.length > 1 ? byTime[byTime.length - 2] : 0;
   const pick = (id, sel) => h('select', { id }, versions.map((v, i) => h('option', { value: v.code_hash, selected: i === sel },
     v.code_hash.slice(0, 12) + ' · ' + when(v.captured_at) + (v.current ? ' (current)' : ''))));
   const a = pick('diff-a', previous);
