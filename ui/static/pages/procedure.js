@@ -77,10 +77,12 @@ function grantSection(ctx, p, canGrant) {
 }
 
 function versionsSection(ctx, p, versions, canGrant) {
-  // By default the diff goes from the previous capture to the latest. Two
-  // captures in one millisecond tie on captured_at: the current one is then
-  // the older (the first succeeded version stays current until a promote).
-  const older = (x, y) => (x.captured_at !== y.captured_at ? (x.captured_at < y.captured_at ? -1 : 1) : Number(!!y.current) - Number(!!x.current));
+  // By default the diff goes from the previous capture to the latest.
+  // captured_at is compared as a time (RFC 3339 texts with fractions of
+  // varying length do not sort as text: ".12Z" > ".123Z"); two captures in
+  // one millisecond tie, and the current one is then the older (the first
+  // succeeded version stays current until a promote).
+  const older = (x, y) => Date.parse(x.captured_at) - Date.parse(y.captured_at) || Number(!!y.current) - Number(!!x.current);
   const byTime = versions.map((v, i) => i).sort((i, j) => older(versions[i], versions[j]));
   const newest = byTime.length ? byTime[byTime.length - 1] : 0;
   const previous = byTime.length > 1 ? byTime[byTime.length - 2] : 0;
