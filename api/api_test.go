@@ -12,8 +12,7 @@ import (
 	"testing"
 
 	"github.com/go-chi/chi/v5"
-
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/fault"
 )
 
 func TestCheckQuery(t *testing.T) {
@@ -64,8 +63,8 @@ func TestCheckQuery(t *testing.T) {
 				}
 				return
 			}
-			var pe *procedures.Error
-			if !errors.As(err, &pe) || pe.Code != procedures.CodeInvalid || pe.Details["field"] != tc.field {
+			var pe *fault.Error
+			if !errors.As(err, &pe) || pe.Code != fault.CodeInvalid || pe.Details["field"] != tc.field {
 				t.Fatalf("checkQuery = %#v, want invalid_request on %s", err, tc.field)
 			}
 		})
@@ -76,33 +75,33 @@ func TestSchemaErrorsNameFields(t *testing.T) {
 	s := mustServer(t)
 	cases := []struct {
 		name, schema, body string
-		code               procedures.Code
+		code               fault.Code
 		field              string // details.field; "" none
 		message            string // part of the message
 	}{
-		{"missing code", "CaptureRequest", `{}`, procedures.CodeInvalid, "code", "required"},
-		{"empty code", "CaptureRequest", `{"code": ""}`, procedures.CodeInvalid, "code", ""},
-		{"unknown field", "CaptureRequest", `{"code": "x", "colour": 1}`, procedures.CodeInvalid, "colour", "unknown field"},
-		{"two unknown fields", "CaptureRequest", `{"code": "x", "a": 1, "b": 2}`, procedures.CodeInvalid, "(body)", "unknown field"},
-		{"nested unknown", "CaptureRequest", `{"code": "x", "cause": {"name": "n", "x": 1}}`, procedures.CodeInvalid, "cause.x", ""},
-		{"nested missing", "CaptureRequest", `{"code": "x", "cause": {}}`, procedures.CodeInvalid, "cause.name", ""},
-		{"wrong type", "CaptureRequest", `{"code": ["x"]}`, procedures.CodeInvalid, "code", "string"},
-		{"bad enum", "CaptureRequest", `{"code": "x", "dialect": "python"}`, procedures.CodeInvalid, "dialect", ""},
-		{"too long", "CaptureRequest", `{"code": "x", "summary": "` + strings.Repeat("s", 4097) + `"}`, procedures.CodeInvalid, "summary", ""},
-		{"array item", "ToolsPut", `{"tools": [{"name": "a"}, {"name": 2}]}`, procedures.CodeInvalid, "tools.1.name", ""},
-		{"missing phase", "InvokeRequest", `{"arguments": {}}`, procedures.CodeInvalid, "phase", "phase"},
-		{"arguments not an object", "InvokeRequest", `{"phase": "automatic", "arguments": [1]}`, procedures.CodeInvalid, "arguments", ""},
-		{"enabled missing", "AutoRunPut", `{"reason": "x"}`, procedures.CodeInvalid, "enabled", ""},
-		{"duplicate key", "AutoRunPut", `{"enabled": true, "enabled": false}`, procedures.CodeInvalid, "enabled", "twice"},
-		{"duplicate nested key", "InvokeRequest", `{"phase": "automatic", "arguments": {"a": {"b": 1, "b": 2}}}`, procedures.CodeInvalid, "arguments.a.b", "twice"},
-		{"syntax error", "ReasonBody", `{"reason": }`, procedures.CodeInvalid, "", "byte"},
-		{"empty", "ReasonBody", ``, procedures.CodeInvalid, "", "empty"},
-		{"trailing", "ReasonBody", `{} {}`, procedures.CodeInvalid, "", "more than one"},
-		{"too large", "ReasonBody", `{"reason": "` + strings.Repeat("r", 9000) + `"}`, procedures.CodeTooLarge, "", ""},
+		{"missing code", "CaptureRequest", `{}`, fault.CodeInvalid, "code", "required"},
+		{"empty code", "CaptureRequest", `{"code": ""}`, fault.CodeInvalid, "code", ""},
+		{"unknown field", "CaptureRequest", `{"code": "x", "colour": 1}`, fault.CodeInvalid, "colour", "unknown field"},
+		{"two unknown fields", "CaptureRequest", `{"code": "x", "a": 1, "b": 2}`, fault.CodeInvalid, "(body)", "unknown field"},
+		{"nested unknown", "CaptureRequest", `{"code": "x", "cause": {"name": "n", "x": 1}}`, fault.CodeInvalid, "cause.x", ""},
+		{"nested missing", "CaptureRequest", `{"code": "x", "cause": {}}`, fault.CodeInvalid, "cause.name", ""},
+		{"wrong type", "CaptureRequest", `{"code": ["x"]}`, fault.CodeInvalid, "code", "string"},
+		{"bad enum", "CaptureRequest", `{"code": "x", "dialect": "python"}`, fault.CodeInvalid, "dialect", ""},
+		{"too long", "CaptureRequest", `{"code": "x", "summary": "` + strings.Repeat("s", 4097) + `"}`, fault.CodeInvalid, "summary", ""},
+		{"array item", "ToolsPut", `{"tools": [{"name": "a"}, {"name": 2}]}`, fault.CodeInvalid, "tools.1.name", ""},
+		{"missing phase", "InvokeRequest", `{"arguments": {}}`, fault.CodeInvalid, "phase", "phase"},
+		{"arguments not an object", "InvokeRequest", `{"phase": "automatic", "arguments": [1]}`, fault.CodeInvalid, "arguments", ""},
+		{"enabled missing", "AutoRunPut", `{"reason": "x"}`, fault.CodeInvalid, "enabled", ""},
+		{"duplicate key", "AutoRunPut", `{"enabled": true, "enabled": false}`, fault.CodeInvalid, "enabled", "twice"},
+		{"duplicate nested key", "InvokeRequest", `{"phase": "automatic", "arguments": {"a": {"b": 1, "b": 2}}}`, fault.CodeInvalid, "arguments.a.b", "twice"},
+		{"syntax error", "ReasonBody", `{"reason": }`, fault.CodeInvalid, "", "byte"},
+		{"empty", "ReasonBody", ``, fault.CodeInvalid, "", "empty"},
+		{"trailing", "ReasonBody", `{} {}`, fault.CodeInvalid, "", "more than one"},
+		{"too large", "ReasonBody", `{"reason": "` + strings.Repeat("r", 9000) + `"}`, fault.CodeTooLarge, "", ""},
 		{"paired surrogates are fine", "CaptureRequest", `{"code": "\ud83d\ude00"}`, "", "", ""},
 		{"escaped backslash before u", "CaptureRequest", `{"code": "\\ud800"}`, "", "", ""},
-		{"lone low surrogate", "CaptureRequest", `{"code": "\udc00"}`, procedures.CodeInvalid, "", "surrogate"},
-		{"high surrogate then text", "CaptureRequest", `{"code": "\ud800abcdef"}`, procedures.CodeInvalid, "", "surrogate"},
+		{"lone low surrogate", "CaptureRequest", `{"code": "\udc00"}`, fault.CodeInvalid, "", "surrogate"},
+		{"high surrogate then text", "CaptureRequest", `{"code": "\ud800abcdef"}`, fault.CodeInvalid, "", "surrogate"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -114,7 +113,7 @@ func TestSchemaErrorsNameFields(t *testing.T) {
 				}
 				return
 			}
-			var pe *procedures.Error
+			var pe *fault.Error
 			if !errors.As(err, &pe) || pe.Code != tc.code {
 				t.Fatalf("decodeBody = %v, want %s", err, tc.code)
 			}

@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/fault"
 )
 
 // Change streams.
@@ -31,8 +31,8 @@ const (
 func (s *Server) changes(w http.ResponseWriter, r *http.Request) error {
 	if s.streams.Add(1) > int64(s.maxStreams) {
 		s.streams.Add(-1)
-		return procedures.Errorf(procedures.CodeBusy, "%d change streams are open, the most this server serves; try again later", s.maxStreams).
-			WithDetails("reason", "change_streams").WithDetails(procedures.DetailRetryAfter, 5)
+		return fault.Errorf(fault.CodeBusy, "%d change streams are open, the most this server serves; try again later", s.maxStreams).
+			WithDetails("reason", "change_streams").WithDetails(fault.DetailRetryAfter, 5)
 	}
 	defer s.streams.Add(-1)
 	sub := s.svc.Changes().Subscribe(0)

@@ -8,8 +8,8 @@ import (
 
 	"github.com/segmentio/encoding/json"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/answer"
-	"github.com/procgraph/procgraph/procedures"
 )
 
 // writeError answers err in the contract's shape (see answer.Of). Server
@@ -33,7 +33,7 @@ func writeAnswer(w http.ResponseWriter, err error) {
 }
 
 // writeRefusal answers a refusal whose status no error code maps to (405).
-func writeRefusal(w http.ResponseWriter, status int, code procedures.Code, message string, details map[string]any) {
+func writeRefusal(w http.ResponseWriter, status int, code fault.Code, message string, details map[string]any) {
 	if details == nil {
 		details = map[string]any{}
 	}

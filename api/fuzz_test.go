@@ -9,13 +9,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/strictjson"
-	"github.com/procgraph/procgraph/procedures"
 )
 
 // FuzzDecodeBody feeds arbitrary bytes to the request body decoder against
 // every request schema: it never panics, and it either decodes or returns a
-// *procedures.Error with code invalid_request or payload_too_large. A body
+// *fault.Error with code invalid_request or payload_too_large. A body
 // it accepts is valid UTF-8 JSON with no duplicate keys. Seeded from the
 // golden corpus in testdata/bodies.
 func FuzzDecodeBody(f *testing.F) {
@@ -53,13 +53,13 @@ func FuzzDecodeBody(f *testing.F) {
 				}
 				continue
 			}
-			var pe *procedures.Error
+			var pe *fault.Error
 			if !errors.As(err, &pe) {
-				t.Fatalf("%s: %T %v is not a *procedures.Error", schema, err, err)
+				t.Fatalf("%s: %T %v is not a *fault.Error", schema, err, err)
 			}
 			switch pe.Code {
-			case procedures.CodeInvalid:
-			case procedures.CodeTooLarge:
+			case fault.CodeInvalid:
+			case fault.CodeTooLarge:
 				if len(body) <= limit {
 					t.Fatalf("%s: payload_too_large for %d bytes", schema, len(body))
 				}

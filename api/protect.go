@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/procgraph/procgraph/auth"
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/fault"
 )
 
 // Protect guards h against browsers: it refuses non-safe cross-origin
@@ -19,7 +19,7 @@ import (
 func Protect(h http.Handler, authn *auth.Authenticator) http.Handler {
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeAnswer(w, procedures.Errorf(procedures.CodeForbidden, "cross-origin requests that change state are refused").
+		writeAnswer(w, fault.Errorf(fault.CodeForbidden, "cross-origin requests that change state are refused").
 			WithDetails("reason", "cross_origin"))
 	}))
 	guarded := cop.Handler(h)
@@ -27,7 +27,7 @@ func Protect(h http.Handler, authn *auth.Authenticator) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		noSniff(w)
 		if tokenless && !loopbackHost(r.Host) {
-			writeAnswer(w, procedures.Errorf(procedures.CodeForbidden, "without tokens procgraph answers only requests addressed to a loopback host").
+			writeAnswer(w, fault.Errorf(fault.CodeForbidden, "without tokens procgraph answers only requests addressed to a loopback host").
 				WithDetails("reason", "host_not_loopback"))
 			return
 		}

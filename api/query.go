@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -59,21 +60,21 @@ const maxQueryValue = 512
 func checkQuery(r *http.Request, params []queryParam, allowed map[string]bool) error {
 	values, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
-		return procedures.Errorf(procedures.CodeInvalid, "the query string is malformed").WithDetails("field", "(query)")
+		return fault.Errorf(fault.CodeInvalid, "the query string is malformed").WithDetails("field", "(query)")
 	}
 	for name, vs := range values {
 		if !allowed[name] {
-			return procedures.Errorf(procedures.CodeInvalid, "unknown query parameter %q", name).WithDetails("field", name)
+			return fault.Errorf(fault.CodeInvalid, "unknown query parameter %q", name).WithDetails("field", name)
 		}
 		for _, p := range params {
 			if p.name != name {
 				continue
 			}
 			if len(vs) > 1 && !p.repeatable {
-				return procedures.Errorf(procedures.CodeInvalid, "query parameter %q may appear once", name).WithDetails("field", name)
+				return fault.Errorf(fault.CodeInvalid, "query parameter %q may appear once", name).WithDetails("field", name)
 			}
 			if len(vs) > 50 {
-				return procedures.Errorf(procedures.CodeInvalid, "query parameter %q appears too often", name).WithDetails("field", name)
+				return fault.Errorf(fault.CodeInvalid, "query parameter %q appears too often", name).WithDetails("field", name)
 			}
 			for _, v := range vs {
 				if err := p.check(v); err != nil {
@@ -87,7 +88,7 @@ func checkQuery(r *http.Request, params []queryParam, allowed map[string]bool) e
 
 func (p queryParam) check(v string) error {
 	bad := func(msg string) error {
-		return procedures.Errorf(procedures.CodeInvalid, "query parameter %q %s", p.name, msg).WithDetails("field", p.name)
+		return fault.Errorf(fault.CodeInvalid, "query parameter %q %s", p.name, msg).WithDetails("field", p.name)
 	}
 	if len(v) > maxQueryValue || !utf8.ValidString(v) {
 		return bad("is too long or not UTF-8")

@@ -4,7 +4,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/fault"
 )
 
 // FuzzCheckQuery: any query string against every route's parameters is
@@ -29,8 +29,8 @@ func FuzzCheckQuery(f *testing.F) {
 			if err == nil {
 				continue
 			}
-			pe, ok := err.(*procedures.Error)
-			if !ok || pe.Code != procedures.CodeInvalid || pe.Details["field"] == nil {
+			pe, ok := err.(*fault.Error)
+			if !ok || pe.Code != fault.CodeInvalid || pe.Details["field"] == nil {
 				t.Fatalf("checkQuery(%q) = %v, want invalid_request naming a field", raw, err)
 			}
 		}

@@ -13,8 +13,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/strictjson"
-	"github.com/procgraph/procgraph/procedures"
 )
 
 // The request bodies' JSON Schemas. They validate every body before it is
@@ -91,22 +91,22 @@ func compileRequestSchemas() (schemaSet, error) {
 func (s *Server) decodeBody(body io.Reader, schema string, limit int64, dst any) error {
 	data, err := io.ReadAll(io.LimitReader(body, limit+1))
 	if err != nil {
-		return procedures.Errorf(procedures.CodeInvalid, "the body could not be read")
+		return fault.Errorf(fault.CodeInvalid, "the body could not be read")
 	}
 	if int64(len(data)) > limit {
-		return procedures.Errorf(procedures.CodeTooLarge, "the body is larger than %d bytes", limit)
+		return fault.Errorf(fault.CodeTooLarge, "the body is larger than %d bytes", limit)
 	}
 	if !utf8.Valid(data) {
-		return procedures.Errorf(procedures.CodeInvalid, "the body is not valid UTF-8")
+		return fault.Errorf(fault.CodeInvalid, "the body is not valid UTF-8")
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var doc any
 	if err := dec.Decode(&doc); err != nil {
-		return procedures.Errorf(procedures.CodeInvalid, "the body is not valid JSON: %s", jsonProblem(err))
+		return fault.Errorf(fault.CodeInvalid, "the body is not valid JSON: %s", jsonProblem(err))
 	}
 	if len(bytes.Trim(data[dec.InputOffset():], " \t\r\n")) > 0 {
-		return procedures.Errorf(procedures.CodeInvalid, "the body holds more than one JSON value")
+		return fault.Errorf(fault.CodeInvalid, "the body holds more than one JSON value")
 	}
 	if err := strictjson.Check(data); err != nil {
 		return err
@@ -115,7 +115,7 @@ func (s *Server) decodeBody(body io.Reader, schema string, limit int64, dst any)
 		return schemaError(err)
 	}
 	if err := json.Unmarshal(data, dst); err != nil {
-		return procedures.Errorf(procedures.CodeInvalid, "the body does not match the request: %s", jsonProblem(err))
+		return fault.Errorf(fault.CodeInvalid, "the body does not match the request: %s", jsonProblem(err))
 	}
 	return nil
 }
@@ -125,11 +125,11 @@ func (s *Server) decodeBody(body io.Reader, schema string, limit int64, dst any)
 func schemaError(err error) error {
 	ve, ok := err.(*jsonschema.ValidationError)
 	if !ok {
-		return procedures.Errorf(procedures.CodeInvalid, "the body is invalid")
+		return fault.Errorf(fault.CodeInvalid, "the body is invalid")
 	}
 	problems := leafProblems(ve)
 	first := problems[0]
-	e := procedures.Errorf(procedures.CodeInvalid, "%s: %s", first["field"], first["message"])
+	e := fault.Errorf(fault.CodeInvalid, "%s: %s", first["field"], first["message"])
 	e.WithDetails("field", first["field"])
 	return e.WithDetails("errors", problems)
 }
@@ -215,7 +215,7 @@ func checkContentType(r *http.Request) error {
 	}
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "application/json" {
-		return procedures.Errorf(procedures.CodeInvalid, "Content-Type must be application/json").WithDetails("field", "Content-Type")
+		return fault.Errorf(fault.CodeInvalid, "Content-Type must be application/json").WithDetails("field", "Content-Type")
 	}
 	return nil
 }

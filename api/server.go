@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/procgraph/procgraph/auth"
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/metrics"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
@@ -151,10 +152,10 @@ func (s *Server) routeTable() []route {
 func (s *Server) routes() chi.Router {
 	r := chi.NewRouter()
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
-		s.writeError(w, r, procedures.Errorf(procedures.CodeNotFound, "no route for %s %s", r.Method, r.URL.Path))
+		s.writeError(w, r, fault.Errorf(fault.CodeNotFound, "no route for %s %s", r.Method, r.URL.Path))
 	})
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
-		writeRefusal(w, http.StatusMethodNotAllowed, procedures.CodeInvalid,
+		writeRefusal(w, http.StatusMethodNotAllowed, fault.CodeInvalid,
 			fmt.Sprintf("method %s is not allowed on %s", r.Method, r.URL.Path), nil)
 	})
 	for _, rt := range s.routeTable() {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/auth"
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 )
@@ -122,7 +123,7 @@ func (s *Server) turnRoutes() []route {
 // turn runs without one.
 func (s *Server) gate() (*replay.Gate, error) {
 	if s.turns == nil {
-		return nil, procedures.Errorf(procedures.CodeUnavailable, "the turn gate is not configured on this server")
+		return nil, fault.Errorf(fault.CodeUnavailable, "the turn gate is not configured on this server")
 	}
 	return s.turns, nil
 }

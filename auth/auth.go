@@ -13,7 +13,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/fault"
 )
 
 // Scope is a permission a token carries.
@@ -104,7 +104,7 @@ func (a *Authenticator) Authenticate(r *http.Request) (Principal, error) {
 	h := r.Header.Get("Authorization")
 	scheme, token, ok := strings.Cut(h, " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
-		return Principal{}, procedures.Errorf(procedures.CodeUnauthorized, "a bearer token is required")
+		return Principal{}, fault.Errorf(fault.CodeUnauthorized, "a bearer token is required")
 	}
 	return a.Check(strings.TrimSpace(token))
 }
@@ -120,7 +120,7 @@ func (a *Authenticator) Check(token string) (Principal, error) {
 		}
 	}
 	if found < 0 {
-		return Principal{}, procedures.Errorf(procedures.CodeUnauthorized, "the bearer token is not valid")
+		return Principal{}, fault.Errorf(fault.CodeUnauthorized, "the bearer token is not valid")
 	}
 	return a.entries[found].principal, nil
 }
@@ -128,7 +128,7 @@ func (a *Authenticator) Check(token string) (Principal, error) {
 // Forbidden is the error of a request whose token lacks scope (code
 // forbidden, details.scope).
 func Forbidden(scope Scope) error {
-	return procedures.Errorf(procedures.CodeForbidden, "the token lacks the %s scope", scope).WithDetails("scope", string(scope))
+	return fault.Errorf(fault.CodeForbidden, "the token lacks the %s scope", scope).WithDetails("scope", string(scope))
 }
 
 type principalKey struct{}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/fault"
 )
 
 func mustAuthenticator(tb testing.TB, entries ...TokenEntry) *Authenticator {
@@ -60,7 +60,7 @@ func TestAuthenticate(t *testing.T) {
 			}
 			p, err := a.Authenticate(r)
 			if tc.want == "" {
-				if procedures.ErrorCode(err) != procedures.CodeUnauthorized || p.Name != "" {
+				if fault.ErrorCode(err) != fault.CodeUnauthorized || p.Name != "" {
 					t.Fatalf("Authenticate = %+v, %v; want unauthorized", p, err)
 				}
 				return

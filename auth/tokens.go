@@ -12,8 +12,8 @@ import (
 	"os"
 	"regexp"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/strictjson"
-	"github.com/procgraph/procgraph/procedures"
 )
 
 // TokenEntry is one token in the tokens file: its holder, the sha256 hex of
@@ -92,7 +92,7 @@ func ParseTokensFile(data []byte) (*TokensFile, error) {
 		return nil, fmt.Errorf("not a tokens file: data after the JSON object")
 	}
 	if err := strictjson.Check(data); err != nil {
-		return nil, fmt.Errorf("not a tokens file: %s", procedures.ErrorMessage(err))
+		return nil, fmt.Errorf("not a tokens file: %s", fault.ErrorMessage(err))
 	}
 	if err := f.Validate(); err != nil {
 		return nil, err

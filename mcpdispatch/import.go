@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/text"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -153,7 +154,7 @@ func ImportCatalogueJSON(ctx context.Context, w, warn io.Writer, src Source, tru
 		tools = []procedures.Tool{}
 	}
 	if _, err := procedures.NewCatalogue(tools); err != nil {
-		return fmt.Errorf("the imported catalogue is not valid: %v", procedures.ErrorMessage(err))
+		return fmt.Errorf("the imported catalogue is not valid: %v", fault.ErrorMessage(err))
 	}
 	for _, s := range skipped {
 		if warn != nil {

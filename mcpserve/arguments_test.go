@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/fault"
 )
 
 func TestDecodeArguments(t *testing.T) {
@@ -28,7 +28,7 @@ func TestDecodeArguments(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := decodeArguments(json.RawMessage(tc.raw))
 			if tc.want == nil {
-				if procedures.ErrorCode(err) != procedures.CodeInvalid {
+				if fault.ErrorCode(err) != fault.CodeInvalid {
 					t.Fatalf("decodeArguments(%q) = %v, %v; want invalid_request", tc.raw, got, err)
 				}
 				return

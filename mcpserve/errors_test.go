@@ -15,6 +15,7 @@ import (
 
 	"github.com/procgraph/procgraph/api"
 	"github.com/procgraph/procgraph/auth"
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
@@ -73,7 +74,7 @@ func TestInternalErrorsStayInside(t *testing.T) {
 	st, name := mustCorruptStore(t)
 	svc := procedures.NewService(st, procedures.Options{})
 	// The failure's own text names the stored bytes: the test proves something.
-	if _, _, err := svc.Find(t.Context(), procedures.FindRequest{}); procedures.ErrorCode(err) != procedures.CodeInternal || !strings.Contains(err.Error(), "embedded store") {
+	if _, _, err := svc.Find(t.Context(), procedures.FindRequest{}); fault.ErrorCode(err) != fault.CodeInternal || !strings.Contains(err.Error(), "embedded store") {
 		t.Fatalf("the corrupt store answers %v, want an internal error naming the store", err)
 	}
 	rp := replay.New(svc, pool, &recorder{}, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/answer"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
 	"github.com/procgraph/procgraph/procedures"
@@ -78,7 +79,7 @@ func decodeArguments(raw json.RawMessage) (map[string]any, error) {
 	x, err := jsonvalue.DecodeNumbers(raw)
 	args, ok := x.(map[string]any)
 	if err != nil || !ok {
-		return nil, procedures.Errorf(procedures.CodeInvalid, "the arguments must be a JSON object").WithDetails("field", "arguments")
+		return nil, fault.Errorf(fault.CodeInvalid, "the arguments must be a JSON object").WithDetails("field", "arguments")
 	}
 	return args, nil
 }

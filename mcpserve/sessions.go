@@ -6,8 +6,7 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/fault"
 )
 
 // Defaults for SessionLimits.
@@ -161,9 +160,9 @@ func (l *SessionLimits) prune() {
 }
 
 func refused(limit string, max int, format string, args ...any) error {
-	return procedures.Errorf(procedures.CodeBusy, format, args...).
+	return fault.Errorf(fault.CodeBusy, format, args...).
 		WithDetails("reason", ReasonMCPSessions).WithDetails("limit", limit).WithDetails("max", max).
-		WithDetails(procedures.DetailRetryAfter, sessionRetryAfter)
+		WithDetails(fault.DetailRetryAfter, sessionRetryAfter)
 }
 
 // opensSession reports whether r may open a new session: a POST without an

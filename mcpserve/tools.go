@@ -9,6 +9,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"github.com/procgraph/procgraph/auth"
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -107,7 +108,7 @@ func (h *Handler) checked(schema *jsonschema.Schema, scope auth.Scope, f func(co
 			return h.toolError(err), nil
 		}
 		if err := schema.Validate(args); err != nil {
-			return h.toolError(procedures.Errorf(procedures.CodeInvalid, "invalid arguments: %s", oneLine(err.Error()))), nil
+			return h.toolError(fault.Errorf(fault.CodeInvalid, "invalid arguments: %s", oneLine(err.Error()))), nil
 		}
 		res, err := f(ctx, c, args)
 		if err != nil {
@@ -172,10 +173,10 @@ func compile(schema string) (*jsonschema.Schema, error) {
 func remarshal(args map[string]any, dst any) error {
 	b, err := json.Marshal(args)
 	if err != nil {
-		return procedures.Errorf(procedures.CodeInvalid, "the arguments do not encode as JSON")
+		return fault.Errorf(fault.CodeInvalid, "the arguments do not encode as JSON")
 	}
 	if err := json.Unmarshal(b, dst); err != nil {
-		return procedures.Errorf(procedures.CodeInvalid, "invalid arguments: %s", oneLine(err.Error()))
+		return fault.Errorf(fault.CodeInvalid, "invalid arguments: %s", oneLine(err.Error()))
 	}
 	return nil
 }

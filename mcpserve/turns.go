@@ -12,6 +12,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"github.com/procgraph/procgraph/auth"
+	"github.com/procgraph/procgraph/fault"
 	ptext "github.com/procgraph/procgraph/internal/text"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
@@ -168,7 +169,7 @@ func (h *Handler) review(ctx context.Context, req *mcp.CallToolRequest, c caller
 		h.log.Warn().Err(err).Str("turn", id).Msg("mcp: approval resolved, but what it remembers could not be stored")
 	}
 	if t.Status != procedures.TurnApproved {
-		return nil, procedures.Errorf(procedures.CodeDenied, "turn %s was rejected by %s", id, c.name).WithDetails("turn", t)
+		return nil, fault.Errorf(fault.CodeDenied, "turn %s was rejected by %s", id, c.name).WithDetails("turn", t)
 	}
 	ans, err := h.cfg.Gate.Run(ctx, id, c.name)
 	if err != nil {
@@ -239,7 +240,7 @@ func (h *Handler) awaitApproval(ctx context.Context, _ *mcp.CallToolRequest, c c
 	case procedures.TurnPending:
 		return pendingResult(*t, nil)
 	}
-	return nil, procedures.Errorf(procedures.CodeConflict, "turn %s is %s: it will not run", t.ID, t.Status).
+	return nil, fault.Errorf(fault.CodeConflict, "turn %s is %s: it will not run", t.ID, t.Status).
 		WithDetails("reason", "status").WithDetails("status", string(t.Status))
 }
 

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/procgraph/procgraph/fault"
 )
 
 // Bounds of an audit record's free text.
@@ -45,8 +47,8 @@ var (
 //   - no field holds a token.
 //
 // A record whose text holds a token or whose note is too long is
-// CodeInvalid (that text comes from a caller); any other violation is
-// CodeInternal, since only a bug builds one.
+// fault.CodeInvalid (that text comes from a caller); any other violation is
+// fault.CodeInternal, since only a bug builds one.
 // Either way the record is not stored and nothing it would allow runs.
 func CheckAudit(d Decision) error {
 	switch {
@@ -80,14 +82,14 @@ func CheckAudit(d Decision) error {
 		return auditBug("the suggestion is not one line of at most %d bytes", MaxSuggestionBytes)
 	}
 	if len(d.Note) > MaxNoteBytes || !utf8.ValidString(d.Note) {
-		return Errorf(CodeInvalid, "the audit record's note (the reason) must be UTF-8 of at most %d bytes", MaxNoteBytes).
+		return fault.Errorf(fault.CodeInvalid, "the audit record's note (the reason) must be UTF-8 of at most %d bytes", MaxNoteBytes).
 			WithDetails("field", "reason")
 	}
 	for _, f := range []struct{ field, value string }{
 		{"procedure", d.Procedure}, {"actor", d.Actor}, {"session", d.Session}, {"reason", d.Note}, {"suggestion", d.Suggestion},
 	} {
 		if tokenShape.MatchString(f.value) {
-			return Errorf(CodeInvalid, "the audit record's %s would hold a token, and tokens are never recorded", f.field).
+			return fault.Errorf(fault.CodeInvalid, "the audit record's %s would hold a token, and tokens are never recorded", f.field).
 				WithDetails("field", f.field)
 		}
 	}
@@ -95,7 +97,7 @@ func CheckAudit(d Decision) error {
 }
 
 func auditBug(format string, args ...any) error {
-	return Errorf(CodeInternal, "the decision record breaks the audit rule: "+format, args...)
+	return fault.Errorf(fault.CodeInternal, "the decision record breaks the audit rule: "+format, args...)
 }
 
 // isName reports whether s is one bounded name: valid UTF-8, no white

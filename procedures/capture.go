@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/signature"
 )
 
@@ -63,8 +64,8 @@ func UsageKey(sessionID, idempotencyKey string) string {
 	return "r:" + hex.EncodeToString(r[:])
 }
 
-// Capture analyses code and records it. Returns CodeInvalid for bad fields,
-// CodeTooLarge for code over signature.MaxCodeBytes, CodeInvalidCode (with
+// Capture analyses code and records it. Returns fault.CodeInvalid for bad fields,
+// fault.CodeTooLarge for code over signature.MaxCodeBytes, fault.CodeInvalidCode (with
 // details line, column, feature) for code that is rejected or has an empty
 // signature, or that is a single proc__X call when X does not exist.
 func (s *Service) Capture(ctx context.Context, req CaptureRequest) (CaptureOutcome, error) {
@@ -73,7 +74,7 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (CaptureOutco
 	}
 	dialect, err := signature.ParseDialect(req.Dialect)
 	if err != nil {
-		return CaptureOutcome{}, Errorf(CodeInvalid, "dialect %q is not starlark or python-async", req.Dialect).WithDetails("field", "dialect")
+		return CaptureOutcome{}, fault.Errorf(fault.CodeInvalid, "dialect %q is not starlark or python-async", req.Dialect).WithDetails("field", "dialect")
 	}
 	a, err := signature.Analyze(req.Code, dialect)
 	if err != nil {
@@ -168,8 +169,8 @@ func (s *Service) captureNamed(ctx context.Context, in CaptureInput, cat *Catalo
 // isSignatureMismatch reports whether err is a capture refused because a
 // procedure of another signature holds the name.
 func isSignatureMismatch(err error) bool {
-	var e *Error
-	return errors.As(err, &e) && e.Code == CodeConflict && e.Details["reason"] == ReasonSignatureMismatch
+	var e *fault.Error
+	return errors.As(err, &e) && e.Code == fault.CodeConflict && e.Details["reason"] == ReasonSignatureMismatch
 }
 
 func (s *Service) captureUse(ctx context.Context, name, key string, req CaptureRequest) (CaptureOutcome, error) {
@@ -178,7 +179,7 @@ func (s *Service) captureUse(ctx context.Context, name, key string, req CaptureR
 		cause = req.Cause.Name
 	}
 	p, v, err := s.load(ctx, name)
-	if ErrorCode(err) == CodeNotFound {
+	if fault.ErrorCode(err) == fault.CodeNotFound {
 		return CaptureOutcome{}, unknownUse(name)
 	}
 	if err != nil {
@@ -189,7 +190,7 @@ func (s *Service) captureUse(ctx context.Context, name, key string, req CaptureR
 		return CaptureOutcome{Procedure: p, Use: true}, nil
 	}
 	res, err := s.store.RecordUse(ctx, UseInput{Name: name, UsageKey: key, Cause: cause, At: s.now()})
-	if ErrorCode(err) == CodeNotFound {
+	if fault.ErrorCode(err) == fault.CodeNotFound {
 		return CaptureOutcome{}, unknownUse(name)
 	}
 	if err != nil {
@@ -201,33 +202,33 @@ func (s *Service) captureUse(ctx context.Context, name, key string, req CaptureR
 }
 
 // CodeError turns an analysis rejection (a *signature.Error) into
-// CodeInvalidCode, or CodeTooLarge for oversized code, with details line,
-// column and feature. Any other error becomes CodeInvalidCode without them.
+// fault.CodeInvalidCode, or fault.CodeTooLarge for oversized code, with details line,
+// column and feature. Any other error becomes fault.CodeInvalidCode without them.
 func CodeError(err error) error {
 	var se *signature.Error
 	if !errors.As(err, &se) {
-		return Errorf(CodeInvalidCode, "the code cannot be analysed")
+		return fault.Errorf(fault.CodeInvalidCode, "the code cannot be analysed")
 	}
-	code := CodeInvalidCode
+	code := fault.CodeInvalidCode
 	if se.Feature == "code_size" {
-		code = CodeTooLarge
+		code = fault.CodeTooLarge
 	}
-	return (&Error{Code: code, Message: se.Message}).
+	return (&fault.Error{Code: code, Message: se.Message}).
 		WithDetails("line", se.Line).WithDetails("column", se.Column).WithDetails("feature", se.Feature)
 }
 
 func validateCapture(req *CaptureRequest) error {
 	if strings.TrimSpace(req.Code) == "" {
-		return Errorf(CodeInvalid, "code is required").WithDetails("field", "code")
+		return fault.Errorf(fault.CodeInvalid, "code is required").WithDetails("field", "code")
 	}
 	if len(req.Code) > signature.MaxCodeBytes {
-		return Errorf(CodeTooLarge, "code is %d bytes, at most %d are allowed", len(req.Code), signature.MaxCodeBytes).WithDetails("field", "code")
+		return fault.Errorf(fault.CodeTooLarge, "code is %d bytes, at most %d are allowed", len(req.Code), signature.MaxCodeBytes).WithDetails("field", "code")
 	}
 	if req.Status == "" {
 		req.Status = StatusSucceeded
 	}
 	if !req.Status.Valid() {
-		return Errorf(CodeInvalid, "status %q is not succeeded or failed", req.Status).WithDetails("field", "status")
+		return fault.Errorf(fault.CodeInvalid, "status %q is not succeeded or failed", req.Status).WithDetails("field", "status")
 	}
 	checks := []struct {
 		field string
@@ -241,7 +242,7 @@ func validateCapture(req *CaptureRequest) error {
 	if req.Cause != nil {
 		req.Cause.Name = strings.TrimSpace(req.Cause.Name)
 		if req.Cause.Name == "" {
-			return Errorf(CodeInvalid, "cause.name is required when cause is given").WithDetails("field", "cause.name")
+			return fault.Errorf(fault.CodeInvalid, "cause.name is required when cause is given").WithDetails("field", "cause.name")
 		}
 		checks = append(checks,
 			struct {
@@ -257,10 +258,10 @@ func validateCapture(req *CaptureRequest) error {
 	}
 	for _, c := range checks {
 		if len(c.value) > c.max {
-			return Errorf(CodeInvalid, "%s is longer than %d bytes", c.field, c.max).WithDetails("field", c.field)
+			return fault.Errorf(fault.CodeInvalid, "%s is longer than %d bytes", c.field, c.max).WithDetails("field", c.field)
 		}
 		if !utf8.ValidString(c.value) {
-			return Errorf(CodeInvalid, "%s is not valid UTF-8", c.field).WithDetails("field", c.field)
+			return fault.Errorf(fault.CodeInvalid, "%s is not valid UTF-8", c.field).WithDetails("field", c.field)
 		}
 	}
 	return nil
@@ -269,6 +270,6 @@ func validateCapture(req *CaptureRequest) error {
 // unknownUse is the answer to a block that only calls a procedure that does
 // not exist.
 func unknownUse(name string) error {
-	return Errorf(CodeInvalidCode, "the block only calls %s, and no such procedure exists", name).
+	return fault.Errorf(fault.CodeInvalidCode, "the block only calls %s, and no such procedure exists", name).
 		WithDetails("feature", "unknown_procedure").WithDetails("line", 0).WithDetails("column", 0)
 }

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"regexp"
 	"sort"
+
+	"github.com/procgraph/procgraph/fault"
 )
 
 // Tool is one tool of the catalogue: what a procedure may call.
@@ -31,11 +33,11 @@ var toolNamePattern = regexp.MustCompile(`^[A-Za-z_][0-9A-Za-z_]{0,127}$`)
 const MaxCatalogueTools = 10000
 
 // NewCatalogue validates tools and returns them as a catalogue sorted by name.
-// It returns CodeInvalid for an empty or invalid name, a duplicate, a
+// It returns fault.CodeInvalid for an empty or invalid name, a duplicate, a
 // proc__ name (procedures are not catalogue tools) or too many tools.
 func NewCatalogue(tools []Tool) (*Catalogue, error) {
 	if len(tools) > MaxCatalogueTools {
-		return nil, Errorf(CodeInvalid, "catalogue has %d tools, at most %d are allowed", len(tools), MaxCatalogueTools)
+		return nil, fault.Errorf(fault.CodeInvalid, "catalogue has %d tools, at most %d are allowed", len(tools), MaxCatalogueTools)
 	}
 	sorted := make([]Tool, len(tools))
 	copy(sorted, tools)
@@ -44,16 +46,16 @@ func NewCatalogue(tools []Tool) (*Catalogue, error) {
 	for i := range sorted {
 		t := &sorted[i]
 		if !toolNamePattern.MatchString(t.Name) {
-			return nil, Errorf(CodeInvalid, "tool name %q is not an identifier of at most 128 characters", t.Name).WithDetails("field", "tools.name")
+			return nil, fault.Errorf(fault.CodeInvalid, "tool name %q is not an identifier of at most 128 characters", t.Name).WithDetails("field", "tools.name")
 		}
 		if IsProcName(t.Name) {
-			return nil, Errorf(CodeInvalid, "tool name %q starts with %q, which is reserved for procedures", t.Name, ProcPrefix).WithDetails("field", "tools.name")
+			return nil, fault.Errorf(fault.CodeInvalid, "tool name %q starts with %q, which is reserved for procedures", t.Name, ProcPrefix).WithDetails("field", "tools.name")
 		}
 		if t.InputSchema == nil {
 			t.InputSchema = map[string]any{}
 		}
 		if _, dup := c.byName[t.Name]; dup {
-			return nil, Errorf(CodeInvalid, "tool %q appears twice", t.Name).WithDetails("field", "tools.name")
+			return nil, fault.Errorf(fault.CodeInvalid, "tool %q appears twice", t.Name).WithDetails("field", "tools.name")
 		}
 		c.byName[t.Name] = t
 	}

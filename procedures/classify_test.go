@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/procgraph/procgraph/fault"
 )
 
 func mustCatalogue(tb testing.TB, tools ...Tool) *Catalogue {
@@ -134,8 +136,8 @@ func TestNewCatalogue(t *testing.T) {
 			if (err == nil) != tc.ok {
 				t.Fatalf("err = %v, want ok=%v", err, tc.ok)
 			}
-			if err != nil && ErrorCode(err) != CodeInvalid {
-				t.Fatalf("code = %s, want invalid_request", ErrorCode(err))
+			if err != nil && fault.ErrorCode(err) != fault.CodeInvalid {
+				t.Fatalf("code = %s, want invalid_request", fault.ErrorCode(err))
 			}
 			if err == nil && len(c.Tools) > 1 && c.Tools[0].Name > c.Tools[1].Name {
 				t.Fatal("tools are not sorted by name")
@@ -185,7 +187,7 @@ func TestInputSchema(t *testing.T) {
 	}
 	for _, tc := range bad {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, err := InputSchema([]string{"task_id"}, tc.schema); ErrorCode(err) != CodeInvalid {
+			if _, err := InputSchema([]string{"task_id"}, tc.schema); fault.ErrorCode(err) != fault.CodeInvalid {
 				t.Fatalf("err = %v, want invalid_request", err)
 			}
 		})
@@ -193,13 +195,13 @@ func TestInputSchema(t *testing.T) {
 }
 
 func TestErrorCode(t *testing.T) {
-	if ErrorCode(nil) != "" {
+	if fault.ErrorCode(nil) != "" {
 		t.Fatal("nil has no code")
 	}
-	if ErrorCode(Errorf(CodeNotFound, "x")) != CodeNotFound {
+	if fault.ErrorCode(fault.Errorf(fault.CodeNotFound, "x")) != fault.CodeNotFound {
 		t.Fatal("code lost")
 	}
-	if ErrorCode(io.ErrUnexpectedEOF) != CodeInternal || ErrorMessage(io.ErrUnexpectedEOF) != "internal error" {
+	if fault.ErrorCode(io.ErrUnexpectedEOF) != fault.CodeInternal || fault.ErrorMessage(io.ErrUnexpectedEOF) != "internal error" {
 		t.Fatal("a foreign error must be internal and leak nothing")
 	}
 }

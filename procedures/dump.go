@@ -223,9 +223,9 @@ type DumpStore interface {
 	// into what the store holds by the rules of docs/dumps.md "Merging" (counts
 	// from the union of usage keys, the store's catalogue, grants,
 	// promotions and retirements kept, ...), each rule as idempotent.
-	// Returns CodeConflict when another import (another DumpID, or the
+	// Returns fault.CodeConflict when another import (another DumpID, or the
 	// same one in the other mode) is in progress or a merged procedure is
-	// stored under another signature, CodeInvalid for a record that refers
+	// stored under another signature, fault.CodeInvalid for a record that refers
 	// to something missing.
 	Load(ctx context.Context, m LoadMarker, recs []DumpRecord) error
 
@@ -235,7 +235,7 @@ type DumpStore interface {
 	MergeConflict(ctx context.Context, procs []*DumpProcedureRecord) (string, error)
 
 	// FinishLoad recomputes every procedure's kept classification and
-	// class counts and removes the marker of dumpID. Returns CodeConflict
+	// class counts and removes the marker of dumpID. Returns fault.CodeConflict
 	// when the marker is another dump's.
 	FinishLoad(ctx context.Context, dumpID string) error
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/signature"
 )
@@ -116,7 +117,7 @@ func TestDumpFormats(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := readAll(c.dump)
-			if procedures.ErrorCode(err) != procedures.CodeInvalid || !strings.Contains(fmt.Sprint(err), c.want) {
+			if fault.ErrorCode(err) != fault.CodeInvalid || !strings.Contains(fmt.Sprint(err), c.want) {
 				t.Errorf("error %v, want CodeInvalid with %q", err, c.want)
 			}
 		})
@@ -174,7 +175,7 @@ func TestHostileDumpsRefused(t *testing.T) {
 	for name, h := range hostileDumps(t) {
 		t.Run(name, func(t *testing.T) {
 			_, err := readAll(h.dump)
-			if procedures.ErrorCode(err) != procedures.CodeInvalid || !strings.Contains(fmt.Sprint(err), "dump line ") || !strings.Contains(fmt.Sprint(err), h.want) {
+			if fault.ErrorCode(err) != fault.CodeInvalid || !strings.Contains(fmt.Sprint(err), "dump line ") || !strings.Contains(fmt.Sprint(err), h.want) {
 				t.Errorf("error %v, want CodeInvalid naming the line and %q", err, h.want)
 			}
 		})
@@ -209,7 +210,7 @@ func FuzzDumpReader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, dump []byte) {
 		recs, err := readAll(dump)
 		if err != nil {
-			if c := procedures.ErrorCode(err); c != procedures.CodeInvalid {
+			if c := fault.ErrorCode(err); c != fault.CodeInvalid {
 				t.Fatalf("error with code %s: %v", c, err)
 			}
 			return

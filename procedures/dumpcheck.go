@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/signature"
 )
 
@@ -45,12 +46,12 @@ func checkContent(r DumpRecord) string {
 		}
 		if t.Denial != nil {
 			if err := CheckAudit(*t.Denial); err != nil {
-				return fmt.Sprintf("approval %s: its denial record: %s", t.ID, ErrorMessage(err))
+				return fmt.Sprintf("approval %s: its denial record: %s", t.ID, fault.ErrorMessage(err))
 			}
 		}
 	case DumpDecision:
 		if err := CheckAudit(*r.Decision); err != nil {
-			return fmt.Sprintf("decision %s: %s", r.Decision.ID, ErrorMessage(err))
+			return fmt.Sprintf("decision %s: %s", r.Decision.ID, fault.ErrorMessage(err))
 		}
 	}
 	return ""

@@ -11,6 +11,8 @@ import (
 	"hash"
 	"io"
 	"time"
+
+	"github.com/procgraph/procgraph/fault"
 )
 
 // MaxDumpLine bounds one line of a dump (a version's code and schemas).
@@ -43,18 +45,18 @@ func NewDumpWriter(w io.Writer, source, version string) *DumpWriter {
 func (d *DumpWriter) line(t DumpType, v any) error {
 	data, err := json.Marshal(v)
 	if err != nil {
-		return Errorf(CodeInternal, "dump: %s record does not encode: %v", t, err)
+		return fault.Errorf(fault.CodeInternal, "dump: %s record does not encode: %v", t, err)
 	}
 	b, err := json.Marshal(dumpLine{Type: t, Data: data})
 	if err != nil {
-		return Errorf(CodeInternal, "dump: %s record does not encode: %v", t, err)
+		return fault.Errorf(fault.CodeInternal, "dump: %s record does not encode: %v", t, err)
 	}
 	b = append(b, '\n')
 	if t != DumpTrailer {
 		d.h.Write(b)
 	}
 	if _, err := d.w.Write(b); err != nil {
-		return Errorf(CodeUnavailable, "dump: writing: %v", err)
+		return fault.Errorf(fault.CodeUnavailable, "dump: writing: %v", err)
 	}
 	return nil
 }
@@ -80,13 +82,13 @@ func (d *DumpWriter) Record(r DumpRecord) error {
 // Close writes the trailer and flushes.
 func (d *DumpWriter) Close() error {
 	if !d.began {
-		return Errorf(CodeInternal, "dump: closed before it began")
+		return fault.Errorf(fault.CodeInternal, "dump: closed before it began")
 	}
 	if err := d.line(DumpTrailer, DumpTrailerRecord{Records: d.records, Counts: d.counts, SHA256: hex.EncodeToString(d.h.Sum(nil))}); err != nil {
 		return err
 	}
 	if err := d.w.Flush(); err != nil {
-		return Errorf(CodeUnavailable, "dump: writing: %v", err)
+		return fault.Errorf(fault.CodeUnavailable, "dump: writing: %v", err)
 	}
 	return nil
 }
@@ -170,7 +172,7 @@ func (r DumpRecord) payload() (any, error) {
 		}
 	}
 	if v == nil {
-		return nil, Errorf(CodeInternal, "dump: record of type %q without its value", r.Type)
+		return nil, fault.Errorf(fault.CodeInternal, "dump: record of type %q without its value", r.Type)
 	}
 	return v, nil
 }
@@ -196,7 +198,7 @@ func nilIfEmpty[T any](s []T) []T {
 // DumpReader reads and validates a dump line by line: every error names
 // the line. Next returns io.EOF after a valid trailer; a dump that ends
 // before its trailer, lines out of order, repeated, unknown or corrupt, and
-// a checksum or count that does not match are CodeInvalid.
+// a checksum or count that does not match are fault.CodeInvalid.
 type DumpReader struct {
 	r       *bufio.Reader
 	h       hash.Hash
@@ -243,7 +245,7 @@ func (d *DumpReader) Line() int64 { return d.line }
 func (d *DumpReader) LineBytes() int { return len(d.buf) }
 
 func (d *DumpReader) errf(format string, args ...any) error {
-	return Errorf(CodeInvalid, "dump line %d: %s", d.line, fmt.Sprintf(format, args...)).WithDetails("line", d.line)
+	return fault.Errorf(fault.CodeInvalid, "dump line %d: %s", d.line, fmt.Sprintf(format, args...)).WithDetails("line", d.line)
 }
 
 // next reads one line and its envelope, hashing it.
@@ -269,7 +271,7 @@ func (d *DumpReader) next() (DumpType, []byte, error) {
 			}
 			return "", nil, d.errf("the dump ends in the middle of a line (truncated)")
 		}
-		return "", nil, Errorf(CodeUnavailable, "dump: reading line %d: %v", d.line+1, err)
+		return "", nil, fault.Errorf(fault.CodeUnavailable, "dump: reading line %d: %v", d.line+1, err)
 	}
 	d.line++
 	raw := d.buf[:len(d.buf)-1]

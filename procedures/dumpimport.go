@@ -6,6 +6,8 @@ import (
 	"io"
 	"maps"
 	"time"
+
+	"github.com/procgraph/procgraph/fault"
 )
 
 // ImportOptions configures Import.
@@ -80,9 +82,9 @@ type ImportSummary struct {
 // after its last applied line. With opts.Merge the store may hold data:
 // the dump is merged into it (docs/dumps.md "Merging"), after a third read that
 // refuses, before anything is written, a procedure the store holds under
-// another signature. Returns CodeConflict for a store that is not empty
+// another signature. Returns fault.CodeConflict for a store that is not empty
 // (without Merge), is importing another dump or holds a conflicting
-// procedure, CodeInvalid for a bad dump.
+// procedure, fault.CodeInvalid for a bad dump.
 func Import(ctx context.Context, s DumpStore, open func() (io.ReadCloser, error), opts ImportOptions) (ImportSummary, error) {
 	var sum ImportSummary
 	batch := opts.BatchSize
@@ -109,9 +111,9 @@ func Import(ctx context.Context, s DumpStore, open func() (io.ReadCloser, error)
 	}
 	switch {
 	case m != nil && m.DumpID != id:
-		return sum, Errorf(CodeConflict, "the store holds an unfinished import of another dump (%s); finish that one first", m.DumpID)
+		return sum, fault.Errorf(fault.CodeConflict, "the store holds an unfinished import of another dump (%s); finish that one first", m.DumpID)
 	case m != nil && m.Merge != opts.Merge:
-		return sum, Errorf(CodeConflict, "the store holds an unfinished %s of this dump: resume it %s --merge", mode(m.Merge), map[bool]string{true: "with", false: "without"}[m.Merge])
+		return sum, fault.Errorf(fault.CodeConflict, "the store holds an unfinished %s of this dump: resume it %s --merge", mode(m.Merge), map[bool]string{true: "with", false: "without"}[m.Merge])
 	case m != nil:
 		sum.Resumed = m.Line
 	case !opts.Merge:
@@ -120,7 +122,7 @@ func Import(ctx context.Context, s DumpStore, open func() (io.ReadCloser, error)
 			return sum, err
 		}
 		if !empty {
-			return sum, Errorf(CodeConflict, "the target store is not empty: import only into an empty store (or merge into it with --merge)")
+			return sum, fault.Errorf(fault.CodeConflict, "the target store is not empty: import only into an empty store (or merge into it with --merge)")
 		}
 	}
 	reason := map[bool]string{false: ReasonImported, true: ReasonMerged}[opts.Merge]
@@ -193,7 +195,7 @@ func Import(ctx context.Context, s DumpStore, open func() (io.ReadCloser, error)
 		}
 	}
 	if d.Trailer().SHA256 != id {
-		return sum, Errorf(CodeInvalid, "the dump changed while it was imported")
+		return sum, fault.Errorf(fault.CodeInvalid, "the dump changed while it was imported")
 	}
 	if opts.Audit == nil {
 		err = flush(last)
@@ -258,7 +260,7 @@ func checkMerge(ctx context.Context, s DumpStore, open func() (io.ReadCloser, er
 			return err
 		}
 		if name != "" {
-			return Errorf(CodeConflict, "dump line %d: procedure %s is stored with another signature; nothing was merged", lines[name], name).
+			return fault.Errorf(fault.CodeConflict, "dump line %d: procedure %s is stored with another signature; nothing was merged", lines[name], name).
 				WithDetails("line", lines[name])
 		}
 		procs, lines = procs[:0], map[string]int64{}

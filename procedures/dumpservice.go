@@ -5,6 +5,8 @@ import (
 	"io"
 	"runtime/debug"
 	"time"
+
+	"github.com/procgraph/procgraph/fault"
 )
 
 // BuildVersion is this build's procgraph version, as the Go toolchain
@@ -20,16 +22,16 @@ func BuildVersion() string {
 // while serving (the embedded store).
 type BackupStore interface {
 	// Backup writes a consistent snapshot of the store's file to w and
-	// returns its size. Returns the writer's error as CodeUnavailable.
+	// returns its size. Returns the writer's error as fault.CodeUnavailable.
 	Backup(ctx context.Context, w io.Writer) (int64, error)
 }
 
 // Export writes a dump of the service's store to w (GET /v1/export).
-// Returns CodeInvalid when the store cannot be exported.
+// Returns fault.CodeInvalid when the store cannot be exported.
 func (s *Service) Export(ctx context.Context, w io.Writer) error {
 	ds, ok := s.store.(DumpStore)
 	if !ok {
-		return Errorf(CodeInvalid, "this store cannot be exported")
+		return fault.Errorf(fault.CodeInvalid, "this store cannot be exported")
 	}
 	return WriteDump(ctx, ds, w)
 }
@@ -45,12 +47,12 @@ func WriteDump(ctx context.Context, st DumpStore, w io.Writer) error {
 }
 
 // Backup writes a consistent copy of the store's file to w (GET
-// /v1/backup). Returns CodeInvalid for a store without one (Neo4j: use its
+// /v1/backup). Returns fault.CodeInvalid for a store without one (Neo4j: use its
 // own backup, or export).
 func (s *Service) Backup(ctx context.Context, w io.Writer) (int64, error) {
 	bs, ok := s.store.(BackupStore)
 	if !ok {
-		return 0, Errorf(CodeInvalid, "this store has no file to back up: export it, or use the database's own backup")
+		return 0, fault.Errorf(fault.CodeInvalid, "this store has no file to back up: export it, or use the database's own backup")
 	}
 	return bs.Backup(ctx, w)
 }
@@ -61,6 +63,6 @@ type AuditPruner interface {
 	// PruneDecisions deletes the audit records older than before (At
 	// strictly before it) and returns how many it deleted. It works in
 	// batches: interrupted, it has deleted some of them and may be run
-	// again. Returns CodeInvalid for a zero before.
+	// again. Returns fault.CodeInvalid for a zero before.
 	PruneDecisions(ctx context.Context, before time.Time) (int64, error)
 }

@@ -29,7 +29,7 @@ type FindRequest struct {
 // and the total before limit and offset.
 // The read-only and exposed filters are decided by the store on the
 // classification it keeps (see Store.Find), the same one Get recomputes.
-// Returns CodeInvalid as Query.Validate does, and CodeBusy (reason
+// Returns fault.CodeInvalid as Query.Validate does, and fault.CodeBusy (reason
 // searches) for a relevance search past Options.MaxConcurrentSearches
 // (HoldSearch).
 func (s *Service) Find(ctx context.Context, r FindRequest) ([]*Procedure, int, error) {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"time"
+
+	"github.com/procgraph/procgraph/fault"
 )
 
 // MaxReasonBytes bounds an operator's reason.
@@ -20,15 +22,15 @@ type AutoRunRequest struct {
 
 // SetAutoRun grants (bound to the current version as it is classified now:
 // Grant.Binding) or revokes durable
-// auto-run, and audits it with one decision record. Returns CodeNotFound,
-// CodeInvalid, or CodeConflict with details reason "not_read_only" (a
+// auto-run, and audits it with one decision record. Returns fault.CodeNotFound,
+// fault.CodeInvalid, or fault.CodeConflict with details reason "not_read_only" (a
 // state-changing procedure while mutating auto-run is off),
 // "procedure_not_succeeded" or "code_changed" (the code changed while
 // granting); a refusal is audited as a denied decision, which the error's
 // details carry under "decision".
 func (s *Service) SetAutoRun(ctx context.Context, r AutoRunRequest) (*Procedure, Decision, error) {
 	if len(r.Reason) > MaxReasonBytes {
-		return nil, Decision{}, Errorf(CodeInvalid, "reason is longer than %d bytes", MaxReasonBytes).WithDetails("field", "reason")
+		return nil, Decision{}, fault.Errorf(fault.CodeInvalid, "reason is longer than %d bytes", MaxReasonBytes).WithDetails("field", "reason")
 	}
 	if r.Enabled {
 		return s.setAutoRun(ctx, r, false)
@@ -77,10 +79,10 @@ func (s *Service) setAutoRun(ctx context.Context, r AutoRunRequest, mayRetry boo
 		stored, err = s.store.SetGrant(ctx, p.Name, g, p.CodeHash, d)
 		return err
 	})
-	if ErrorCode(err) == CodeConflict && !r.Enabled && mayRetry {
+	if fault.ErrorCode(err) == fault.CodeConflict && !r.Enabled && mayRetry {
 		return nil, Decision{}, errRetryRevoke
 	}
-	if ErrorCode(err) == CodeConflict {
+	if fault.ErrorCode(err) == fault.CodeConflict {
 		return nil, Decision{}, s.refuse(ctx, d, ReasonCodeChanged, "the procedure's code changed while granting; look again and retry")
 	}
 	if err != nil {
@@ -104,18 +106,18 @@ type PromoteRequest struct {
 }
 
 // Promote makes a succeeded version current, audited. A grant bound to the
-// previous hash stops being active. Returns CodeNotFound, CodeInvalid, or
-// CodeConflict (reason "procedure_not_succeeded") for a failed version.
+// previous hash stops being active. Returns fault.CodeNotFound, fault.CodeInvalid, or
+// fault.CodeConflict (reason "procedure_not_succeeded") for a failed version.
 func (s *Service) Promote(ctx context.Context, r PromoteRequest) (*Procedure, Decision, error) {
 	if len(r.Reason) > MaxReasonBytes {
-		return nil, Decision{}, Errorf(CodeInvalid, "reason is longer than %d bytes", MaxReasonBytes).WithDetails("field", "reason")
+		return nil, Decision{}, fault.Errorf(fault.CodeInvalid, "reason is longer than %d bytes", MaxReasonBytes).WithDetails("field", "reason")
 	}
 	_, v, err := s.load(ctx, r.Name)
 	if err != nil {
 		return nil, Decision{}, err
 	}
 	if !codeHashShape.MatchString(r.CodeHash) || strings.HasPrefix(r.CodeHash, "sha256:") {
-		return nil, Decision{}, Errorf(CodeNotFound, "procedure %s has no version %s", r.Name, r.CodeHash)
+		return nil, Decision{}, fault.Errorf(fault.CodeNotFound, "procedure %s has no version %s", r.Name, r.CodeHash)
 	}
 	d := Decision{Kind: KindPromote, Procedure: r.Name, CodeHash: r.CodeHash, Outcome: Allowed, Reason: ReasonPromoted,
 		Actor: r.Actor, Note: strings.TrimSpace(r.Reason)}
@@ -125,7 +127,7 @@ func (s *Service) Promote(ctx context.Context, r PromoteRequest) (*Procedure, De
 		stored, err = s.store.Promote(ctx, r.Name, r.CodeHash, d)
 		return err
 	})
-	if ErrorCode(err) == CodeConflict {
+	if fault.ErrorCode(err) == fault.CodeConflict {
 		return nil, Decision{}, s.refuse(ctx, d, ReasonProcedureNotSucceeded, "only a succeeded version can be promoted")
 	}
 	if err != nil {
@@ -145,7 +147,7 @@ func (s *Service) refuse(ctx context.Context, d Decision, reason, message string
 	if err != nil {
 		return err
 	}
-	return Errorf(CodeConflict, "%s", message).WithDetails("reason", reason).WithDecision(d)
+	return fault.Errorf(fault.CodeConflict, "%s", message).WithDetails("reason", reason).WithDetails(fault.DetailDecision, d)
 }
 
 func refusalText(reason string) string {

@@ -3,6 +3,8 @@ package procedures
 import (
 	"context"
 	"sort"
+
+	"github.com/procgraph/procgraph/fault"
 )
 
 // Graph bounds.
@@ -61,14 +63,14 @@ type graphBuilder struct {
 }
 
 // Graph returns the neighbourhood of q's start nodes, depth hops out.
-// Returns CodeInvalid for a depth out of range, CodeNotFound when a named
+// Returns fault.CodeInvalid for a depth out of range, fault.CodeNotFound when a named
 // start does not exist.
 func (s *Service) Graph(ctx context.Context, q GraphQuery) (*Graph, error) {
 	if q.Depth == 0 {
 		q.Depth = 1
 	}
 	if q.Depth < 1 || q.Depth > MaxGraphDepth {
-		return nil, Errorf(CodeInvalid, "depth must be between 1 and %d", MaxGraphDepth).WithDetails("field", "depth")
+		return nil, fault.Errorf(fault.CodeInvalid, "depth must be between 1 and %d", MaxGraphDepth).WithDetails("field", "depth")
 	}
 	b := &graphBuilder{s: s, nodes: map[string]*GraphNode{}, edges: map[string]GraphEdge{}, visited: map[string]bool{},
 		stored: map[string]*Procedure{}}
@@ -167,7 +169,7 @@ func (b *graphBuilder) classify(ctx context.Context) error {
 			p := b.stored[n.Label]
 			if p == nil {
 				p, err = b.s.store.Get(ctx, n.Label)
-				if ErrorCode(err) == CodeNotFound {
+				if fault.ErrorCode(err) == fault.CodeNotFound {
 					continue
 				}
 				if err != nil {
@@ -211,7 +213,7 @@ func (b *graphBuilder) expand(ctx context.Context, n *GraphNode) ([]string, erro
 	switch n.Kind {
 	case "procedure":
 		p, err := b.s.store.Get(ctx, n.Label)
-		if ErrorCode(err) == CodeNotFound {
+		if fault.ErrorCode(err) == fault.CodeNotFound {
 			return nil, nil
 		}
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -29,7 +30,7 @@ func TestPruneInBatches(t *testing.T) {
 		{name: "failure after a batch", before: time.Unix(100, 0), records: 10, failAt: 2, wantTotal: 3, wantCalls: 2,
 			wantErr: func(err error) bool { return errors.Is(err, errStore) }},
 		{name: "zero time", records: 10, wantTotal: 0, wantCalls: 0,
-			wantErr: func(err error) bool { return procedures.ErrorCode(err) == procedures.CodeInvalid }},
+			wantErr: func(err error) bool { return fault.ErrorCode(err) == fault.CodeInvalid }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,21 +1,25 @@
 package procedures
 
-import "math"
+import (
+	"math"
+
+	"github.com/procgraph/procgraph/fault"
+)
 
 // Validate checks q's ranges: the one check of a Query, for the service
-// and every store. Returns CodeInvalid naming the field.
+// and every store. Returns fault.CodeInvalid naming the field.
 func (q *Query) Validate() error {
 	switch {
 	case q.Limit < 0 || q.Limit > MaxFindLimit:
-		return Errorf(CodeInvalid, "limit must be between 1 and %d (0: no limit)", MaxFindLimit).WithDetails("field", "limit")
+		return fault.Errorf(fault.CodeInvalid, "limit must be between 1 and %d (0: no limit)", MaxFindLimit).WithDetails("field", "limit")
 	case q.Offset < 0:
-		return Errorf(CodeInvalid, "offset must not be negative").WithDetails("field", "offset")
+		return fault.Errorf(fault.CodeInvalid, "offset must not be negative").WithDetails("field", "offset")
 	case q.MinTools < 0:
-		return Errorf(CodeInvalid, "min_tools must not be negative").WithDetails("field", "min_tools")
+		return fault.Errorf(fault.CodeInvalid, "min_tools must not be negative").WithDetails("field", "min_tools")
 	case !ValidTerms(q.Search):
-		return Errorf(CodeInvalid, "search terms are not words (procedures.SearchTerms)").WithDetails("field", "q")
+		return fault.Errorf(fault.CodeInvalid, "search terms are not words (procedures.SearchTerms)").WithDetails("field", "q")
 	case q.Status != "" && !q.Status.Valid():
-		return Errorf(CodeInvalid, "status %q is not succeeded or failed", q.Status).WithDetails("field", "status")
+		return fault.Errorf(fault.CodeInvalid, "status %q is not succeeded or failed", q.Status).WithDetails("field", "status")
 	}
 	return nil
 }

@@ -74,7 +74,7 @@ func (r *Recorder) Build(d Decision) (Decision, error) {
 // Record builds d (Build), appends it to the store and counts it, and
 // returns the record as stored. Nothing is counted when it cannot be
 // stored; a caller must then act as if nothing was decided (run nothing).
-// Returns the codes of Build (CodeInvalid, CodeInternal) and of
+// Returns the codes of Build (fault.CodeInvalid, fault.CodeInternal) and of
 // Store.AppendDecision.
 func (r *Recorder) Record(ctx context.Context, d Decision) (Decision, error) {
 	return r.RecordWith(d, func(d Decision) error {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/metrics"
 	"github.com/procgraph/procgraph/procedures"
@@ -106,7 +107,7 @@ func TestRecorderBuildsStoresAndCounts(t *testing.T) {
 	}
 
 	broken := procedures.NewRecorder(failingAudit{store}, procedures.RecorderOptions{Counter: reg})
-	if _, err := broken.Record(ctx, validInvoke()); procedures.ErrorCode(err) != procedures.CodeUnavailable {
+	if _, err := broken.Record(ctx, validInvoke()); fault.ErrorCode(err) != fault.CodeUnavailable {
 		t.Fatalf("err = %v, want unavailable", err)
 	}
 	if got := decisionCounts(t, reg)[key] - before[key]; got != 1 {
@@ -136,7 +137,7 @@ func TestRecorderEnforcesTheAuditRule(t *testing.T) {
 	cases := []struct {
 		name   string
 		change func(*procedures.Decision)
-		want   procedures.Code // "" = accepted
+		want   fault.Code // "" = accepted
 	}{
 		{"valid", func(*procedures.Decision) {}, ""},
 		{"catalogue revision, no procedure", func(d *procedures.Decision) {
@@ -144,39 +145,39 @@ func TestRecorderEnforcesTheAuditRule(t *testing.T) {
 		}, ""},
 		{"an actor with spaces", func(d *procedures.Decision) { d.Actor = "procgraph serve --tools" }, ""},
 		{"an operator's note on two lines", func(d *procedures.Decision) { d.Note = "checked with the on-call\nticket 42" }, ""},
-		{"argument value in the procedure", func(d *procedures.Decision) { d.Procedure = `proc__get_jobs {"task_id": 1}` }, procedures.CodeInternal},
-		{"code in the procedure", func(d *procedures.Decision) { d.Procedure = "a = tools.get_jobs()\nreturn a" }, procedures.CodeInternal},
-		{"a result in the reason", func(d *procedures.Decision) { d.Reason = `read_only: {"jobs": [1, 2]}` }, procedures.CodeInternal},
-		{"a value as the code hash", func(d *procedures.Decision) { d.CodeHash = "task-42" }, procedures.CodeInternal},
-		{"an upper-case code hash", func(d *procedures.Decision) { d.CodeHash = strings.ToUpper(hash) }, procedures.CodeInternal},
-		{"an argument as an allowed tool", func(d *procedures.Decision) { d.AllowedTools = []string{"get_jobs", "task_id=42 "} }, procedures.CodeInternal},
-		{"an empty allowed tool", func(d *procedures.Decision) { d.AllowedTools = []string{""} }, procedures.CodeInternal},
-		{"output in the suggestion", func(d *procedures.Decision) { d.Suggestion = "line 1\nline 2" }, procedures.CodeInternal},
-		{"a control character in the actor", func(d *procedures.Decision) { d.Actor = "alice\x00" }, procedures.CodeInternal},
-		{"an unknown kind", func(d *procedures.Decision) { d.Kind = "arguments" }, procedures.CodeInternal},
-		{"an unknown outcome", func(d *procedures.Decision) { d.Outcome = "maybe" }, procedures.CodeInternal},
-		{"an unknown phase", func(d *procedures.Decision) { d.Phase = "nightly" }, procedures.CodeInternal},
-		{"an id that is not a decision id", func(d *procedures.Decision) { d.ID = "pgd_" + token }, procedures.CodeInternal},
-		{"a token in the note", func(d *procedures.Decision) { d.Note = "use " + token + " next time" }, procedures.CodeInvalid},
-		{"a bearer credential as the actor", func(d *procedures.Decision) { d.Actor = "Bearer s3cr3t-t0ken" }, procedures.CodeInvalid},
-		{"a token in the suggestion", func(d *procedures.Decision) { d.Suggestion = "retry with " + token }, procedures.CodeInvalid},
-		{"a token as the procedure", func(d *procedures.Decision) { d.Procedure = "proc__" + token }, procedures.CodeInvalid},
-		{"a line break in the session", func(d *procedures.Decision) { d.Session = "s1\nactor: op" }, procedures.CodeInternal},
-		{"a session over the bound", func(d *procedures.Decision) { d.Session = strings.Repeat("s", procedures.MaxKeyBytes+1) }, procedures.CodeInternal},
-		{"a token as the session", func(d *procedures.Decision) { d.Session = "mcp:" + token }, procedures.CodeInvalid},
-		{"a note over the bound", func(d *procedures.Decision) { d.Note = strings.Repeat("x", procedures.MaxNoteBytes+1) }, procedures.CodeInvalid},
-		{"a note that is not UTF-8", func(d *procedures.Decision) { d.Note = "\xff" }, procedures.CodeInvalid},
+		{"argument value in the procedure", func(d *procedures.Decision) { d.Procedure = `proc__get_jobs {"task_id": 1}` }, fault.CodeInternal},
+		{"code in the procedure", func(d *procedures.Decision) { d.Procedure = "a = tools.get_jobs()\nreturn a" }, fault.CodeInternal},
+		{"a result in the reason", func(d *procedures.Decision) { d.Reason = `read_only: {"jobs": [1, 2]}` }, fault.CodeInternal},
+		{"a value as the code hash", func(d *procedures.Decision) { d.CodeHash = "task-42" }, fault.CodeInternal},
+		{"an upper-case code hash", func(d *procedures.Decision) { d.CodeHash = strings.ToUpper(hash) }, fault.CodeInternal},
+		{"an argument as an allowed tool", func(d *procedures.Decision) { d.AllowedTools = []string{"get_jobs", "task_id=42 "} }, fault.CodeInternal},
+		{"an empty allowed tool", func(d *procedures.Decision) { d.AllowedTools = []string{""} }, fault.CodeInternal},
+		{"output in the suggestion", func(d *procedures.Decision) { d.Suggestion = "line 1\nline 2" }, fault.CodeInternal},
+		{"a control character in the actor", func(d *procedures.Decision) { d.Actor = "alice\x00" }, fault.CodeInternal},
+		{"an unknown kind", func(d *procedures.Decision) { d.Kind = "arguments" }, fault.CodeInternal},
+		{"an unknown outcome", func(d *procedures.Decision) { d.Outcome = "maybe" }, fault.CodeInternal},
+		{"an unknown phase", func(d *procedures.Decision) { d.Phase = "nightly" }, fault.CodeInternal},
+		{"an id that is not a decision id", func(d *procedures.Decision) { d.ID = "pgd_" + token }, fault.CodeInternal},
+		{"a token in the note", func(d *procedures.Decision) { d.Note = "use " + token + " next time" }, fault.CodeInvalid},
+		{"a bearer credential as the actor", func(d *procedures.Decision) { d.Actor = "Bearer s3cr3t-t0ken" }, fault.CodeInvalid},
+		{"a token in the suggestion", func(d *procedures.Decision) { d.Suggestion = "retry with " + token }, fault.CodeInvalid},
+		{"a token as the procedure", func(d *procedures.Decision) { d.Procedure = "proc__" + token }, fault.CodeInvalid},
+		{"a line break in the session", func(d *procedures.Decision) { d.Session = "s1\nactor: op" }, fault.CodeInternal},
+		{"a session over the bound", func(d *procedures.Decision) { d.Session = strings.Repeat("s", procedures.MaxKeyBytes+1) }, fault.CodeInternal},
+		{"a token as the session", func(d *procedures.Decision) { d.Session = "mcp:" + token }, fault.CodeInvalid},
+		{"a note over the bound", func(d *procedures.Decision) { d.Note = strings.Repeat("x", procedures.MaxNoteBytes+1) }, fault.CodeInvalid},
+		{"a note that is not UTF-8", func(d *procedures.Decision) { d.Note = "\xff" }, fault.CodeInvalid},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			d := validInvoke()
 			tc.change(&d)
-			if got := procedures.ErrorCode(procedures.CheckAudit(mustBuildable(t, d))); got != tc.want {
+			if got := fault.ErrorCode(procedures.CheckAudit(mustBuildable(t, d))); got != tc.want {
 				t.Fatalf("CheckAudit: %q, want %q", got, tc.want)
 			}
 			before, stored := decisionCounts(t, reg), storedCounts(t, svc)
 			rec, err := svc.Recorder().Record(ctx, d)
-			if got := procedures.ErrorCode(err); got != tc.want {
+			if got := fault.ErrorCode(err); got != tc.want {
 				t.Fatalf("Record: %v, want %q", err, tc.want)
 			}
 			after, storedAfter := decisionCounts(t, reg), storedCounts(t, svc)
@@ -239,7 +240,7 @@ func TestServiceDecisionsAreCountedOnce(t *testing.T) {
 	ro := mustCapture(t, svc, procedures.CaptureRequest{Code: readOnlyCode}).Procedure
 	kill := mustCapture(t, svc, procedures.CaptureRequest{Code: killCode}).Procedure
 	failed := mustCapture(t, svc, procedures.CaptureRequest{Code: readOnlyCode + "# failed\n", Status: procedures.StatusFailed})
-	if _, _, err := svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: kill.Name, Enabled: true, Actor: "alice"}); procedures.ErrorCode(err) != procedures.CodeConflict {
+	if _, _, err := svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: kill.Name, Enabled: true, Actor: "alice"}); fault.ErrorCode(err) != fault.CodeConflict {
 		t.Fatalf("refused grant: %v", err)
 	}
 	if _, _, err := svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: ro.Name, Enabled: true, Actor: "alice"}); err != nil {
@@ -258,13 +259,13 @@ func TestServiceDecisionsAreCountedOnce(t *testing.T) {
 			failedHash = v.CodeHash
 		}
 	}
-	if _, _, err := svc.Promote(ctx, procedures.PromoteRequest{Name: ro.Name, CodeHash: failedHash, Actor: "bob"}); procedures.ErrorCode(err) != procedures.CodeConflict {
+	if _, _, err := svc.Promote(ctx, procedures.PromoteRequest{Name: ro.Name, CodeHash: failedHash, Actor: "bob"}); fault.ErrorCode(err) != fault.CodeConflict {
 		t.Fatalf("refused promote: %v", err)
 	}
 	if _, _, err := svc.Promote(ctx, procedures.PromoteRequest{Name: ro.Name, CodeHash: ro.CodeHash, Actor: "bob"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := svc.Promote(ctx, procedures.PromoteRequest{Name: ro.Name, CodeHash: "not a hash", Actor: "bob"}); procedures.ErrorCode(err) != procedures.CodeNotFound {
+	if _, _, err := svc.Promote(ctx, procedures.PromoteRequest{Name: ro.Name, CodeHash: "not a hash", Actor: "bob"}); fault.ErrorCode(err) != fault.CodeNotFound {
 		t.Fatalf("promote of a malformed hash: %v, want not_found", err)
 	}
 	stored, counted := storedCounts(t, svc), decisionCounts(t, reg)

@@ -3,6 +3,8 @@ package procedures
 import (
 	"context"
 	"strings"
+
+	"github.com/procgraph/procgraph/fault"
 )
 
 // RetireRequest retires a procedure (Retired) or brings it back.
@@ -19,14 +21,14 @@ type RetireRequest struct {
 // counts and grant, and still listed with its state, but it is not exposed
 // (Class.Exposed), so planners, the planner view and MCP do not see it, and
 // an invoke of it is denied with reason retired. Retiring needs a reason.
-// Returns CodeNotFound or CodeInvalid.
+// Returns fault.CodeNotFound or fault.CodeInvalid.
 func (s *Service) SetRetired(ctx context.Context, r RetireRequest) (*Procedure, Decision, error) {
 	reason := strings.TrimSpace(r.Reason)
 	switch {
 	case len(r.Reason) > MaxReasonBytes:
-		return nil, Decision{}, Errorf(CodeInvalid, "reason is longer than %d bytes", MaxReasonBytes).WithDetails("field", "reason")
+		return nil, Decision{}, fault.Errorf(fault.CodeInvalid, "reason is longer than %d bytes", MaxReasonBytes).WithDetails("field", "reason")
 	case r.Retired && reason == "":
-		return nil, Decision{}, Errorf(CodeInvalid, "retiring a procedure needs a reason").WithDetails("field", "reason")
+		return nil, Decision{}, fault.Errorf(fault.CodeInvalid, "retiring a procedure needs a reason").WithDetails("field", "reason")
 	}
 	p, v, err := s.load(ctx, r.Name)
 	if err != nil {

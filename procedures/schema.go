@@ -9,12 +9,13 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
 )
 
 // InputSchema returns the JSON Schema of a procedure's arguments: supplied,
 // when a capture gave one, made to require every parameter; else an object
-// schema with one property per parameter, all required. Returns CodeInvalid
+// schema with one property per parameter, all required. Returns fault.CodeInvalid
 // for a supplied schema that is not an object schema or does not compile.
 func InputSchema(parameters []string, supplied map[string]any) (map[string]any, error) {
 	if supplied == nil {
@@ -31,10 +32,10 @@ func InputSchema(parameters []string, supplied map[string]any) (map[string]any, 
 	}
 	schema, err := jsonvalue.Clone(supplied)
 	if err != nil {
-		return nil, Errorf(CodeInvalid, "params_schema is not JSON: %v", err).WithDetails("field", "params_schema")
+		return nil, fault.Errorf(fault.CodeInvalid, "params_schema is not JSON: %v", err).WithDetails("field", "params_schema")
 	}
 	if t, ok := schema["type"]; ok && t != "object" {
-		return nil, Errorf(CodeInvalid, "params_schema must have type object").WithDetails("field", "params_schema")
+		return nil, fault.Errorf(fault.CodeInvalid, "params_schema must have type object").WithDetails("field", "params_schema")
 	}
 	schema["type"] = "object"
 	required := map[string]bool{}
@@ -45,7 +46,7 @@ func InputSchema(parameters []string, supplied map[string]any) (map[string]any, 
 			}
 		}
 	} else if _, present := schema["required"]; present {
-		return nil, Errorf(CodeInvalid, "params_schema.required must be an array of names").WithDetails("field", "params_schema")
+		return nil, fault.Errorf(fault.CodeInvalid, "params_schema.required must be an array of names").WithDetails("field", "params_schema")
 	}
 	for _, p := range parameters {
 		required[p] = true
@@ -57,7 +58,7 @@ func InputSchema(parameters []string, supplied map[string]any) (map[string]any, 
 	sort.Strings(names)
 	schema["required"] = stringsToAny(names)
 	if _, err := CompileSchema(schema); err != nil {
-		return nil, Errorf(CodeInvalid, "params_schema does not compile: %v", err).WithDetails("field", "params_schema")
+		return nil, fault.Errorf(fault.CodeInvalid, "params_schema does not compile: %v", err).WithDetails("field", "params_schema")
 	}
 	return schema, nil
 }

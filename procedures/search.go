@@ -10,6 +10,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/procgraph/procgraph/fault"
 )
 
 // Relevance search limits.
@@ -51,8 +53,8 @@ func DefaultMaxConcurrentSearches() int { return 2 * runtime.NumCPU() }
 // places for a relevance search, the one bound of them for every caller
 // (GET /v1/procedures?q=, the planner view with q, MCP
 // find_all_procedures with query): it waits up to searchWait for a place,
-// then refuses with CodeBusy (reason searches, Retry-After). A request
-// that ends while waiting is CodeUnavailable. release gives the place
+// then refuses with fault.CodeBusy (reason searches, Retry-After). A request
+// that ends while waiting is fault.CodeUnavailable. release gives the place
 // back.
 func (s *Service) HoldSearch(ctx context.Context) (release func(), err error) {
 	release = func() { <-s.searches }
@@ -67,10 +69,10 @@ func (s *Service) HoldSearch(ctx context.Context) (release func(), err error) {
 	case s.searches <- struct{}{}:
 		return release, nil
 	case <-t.C:
-		return nil, Errorf(CodeBusy, "%d searches are running, the most this server runs at once; try again later", cap(s.searches)).
-			WithDetails("reason", ReasonSearches).WithDetails("limit", cap(s.searches)).WithDetails(DetailRetryAfter, 1)
+		return nil, fault.Errorf(fault.CodeBusy, "%d searches are running, the most this server runs at once; try again later", cap(s.searches)).
+			WithDetails("reason", ReasonSearches).WithDetails("limit", cap(s.searches)).WithDetails(fault.DetailRetryAfter, 1)
 	case <-ctx.Done():
-		return nil, Errorf(CodeUnavailable, "the request ended while waiting for a search to end")
+		return nil, fault.Errorf(fault.CodeUnavailable, "the request ended while waiting for a search to end")
 	}
 }
 
@@ -79,18 +81,18 @@ func (s *Service) HoldSearch(ctx context.Context) (release func(), err error) {
 // lowercased, distinct, in order, at most MaxSearchTerms, each cut to 64
 // bytes. Nothing else of q survives, so no query syntax of a full-text
 // engine (Lucene's + - && || ! ( ) { } [ ] ^ " ~ * ? : \ /, AND, OR, NOT)
-// reaches one. Returns CodeInvalid (field q) for q over MaxSearchBytes,
+// reaches one. Returns fault.CodeInvalid (field q) for q over MaxSearchBytes,
 // not valid UTF-8, or without any word.
 func SearchTerms(q string) ([]string, error) {
 	switch {
 	case len(q) > MaxSearchBytes:
-		return nil, Errorf(CodeInvalid, "q is %d bytes, at most %d are allowed", len(q), MaxSearchBytes).WithDetails("field", "q")
+		return nil, fault.Errorf(fault.CodeInvalid, "q is %d bytes, at most %d are allowed", len(q), MaxSearchBytes).WithDetails("field", "q")
 	case !utf8.ValidString(q):
-		return nil, Errorf(CodeInvalid, "q is not valid UTF-8").WithDetails("field", "q")
+		return nil, fault.Errorf(fault.CodeInvalid, "q is not valid UTF-8").WithDetails("field", "q")
 	}
 	terms := searchWords(q, MaxSearchTerms)
 	if len(terms) == 0 {
-		return nil, Errorf(CodeInvalid, "q has no word to search for (letters or digits)").WithDetails("field", "q")
+		return nil, fault.Errorf(fault.CodeInvalid, "q has no word to search for (letters or digits)").WithDetails("field", "q")
 	}
 	return terms, nil
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -15,7 +16,7 @@ func TestSearchTerms(t *testing.T) {
 		name string
 		q    string
 		want []string
-		code procedures.Code
+		code fault.Code
 	}{
 		{"words lowercased", "Stuck Task scouts", []string{"stuck", "task", "scouts"}, ""},
 		{"duplicates once", "task TASK task", []string{"task"}, ""},
@@ -23,15 +24,15 @@ func TestSearchTerms(t *testing.T) {
 		{"lucene syntax dropped", `a AND b || c* "d" title:e~2 [f TO g] \h`, []string{"a", "and", "b", "c", "d", "title", "e", "2", "f", "to", "g", "h"}, ""},
 		{"unicode letters", "Überlauf 記憶", []string{"überlauf", "記憶"}, ""},
 		{"512 bytes", strings.Repeat("ab ", 170) + "ab", []string{"ab"}, ""},
-		{"513 bytes", strings.Repeat("a", 513), nil, procedures.CodeInvalid},
-		{"not UTF-8", "ok \xff", nil, procedures.CodeInvalid},
-		{"no word", `+-&&||!(){}[]^"~*?:\/`, nil, procedures.CodeInvalid},
-		{"empty", "", nil, procedures.CodeInvalid},
+		{"513 bytes", strings.Repeat("a", 513), nil, fault.CodeInvalid},
+		{"not UTF-8", "ok \xff", nil, fault.CodeInvalid},
+		{"no word", `+-&&||!(){}[]^"~*?:\/`, nil, fault.CodeInvalid},
+		{"empty", "", nil, fault.CodeInvalid},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			got, err := procedures.SearchTerms(c.q)
-			if procedures.ErrorCode(err) != c.code {
+			if fault.ErrorCode(err) != c.code {
 				t.Fatalf("err = %v, want code %q", err, c.code)
 			}
 			if !reflect.DeepEqual(got, c.want) {
@@ -58,8 +59,8 @@ func FuzzSearchTerms(f *testing.F) {
 	f.Fuzz(func(t *testing.T, q string) {
 		terms, err := procedures.SearchTerms(q)
 		if err != nil {
-			if procedures.ErrorCode(err) != procedures.CodeInvalid {
-				t.Fatalf("error code %q", procedures.ErrorCode(err))
+			if fault.ErrorCode(err) != fault.CodeInvalid {
+				t.Fatalf("error code %q", fault.ErrorCode(err))
 			}
 			return
 		}

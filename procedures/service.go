@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/procgraph/procgraph/fault"
 )
 
 // Options configure a Service.
@@ -74,7 +76,7 @@ func (s *Service) Catalogue(ctx context.Context) (*Catalogue, error) { return s.
 // what may run with nobody watching (read_only), so it is audited like a
 // grant: one decision record (kind catalogue, the new revision as its code
 // hash, actor) is appended before the catalogue is replaced; if it cannot
-// be, nothing changes. Returns CodeInvalid.
+// be, nothing changes. Returns fault.CodeInvalid.
 func (s *Service) PutCatalogue(ctx context.Context, tools []Tool, actor string) (*Catalogue, error) {
 	c, err := NewCatalogue(tools)
 	if err != nil {
@@ -94,7 +96,7 @@ func (s *Service) PutCatalogue(ctx context.Context, tools []Tool, actor string) 
 	return c, nil
 }
 
-// Get returns one procedure, classified. Returns CodeNotFound.
+// Get returns one procedure, classified. Returns fault.CodeNotFound.
 func (s *Service) Get(ctx context.Context, name string) (*Procedure, error) {
 	p, _, err := s.load(ctx, name)
 	return p, err
@@ -117,12 +119,12 @@ func (s *Service) load(ctx context.Context, name string) (*Procedure, *view, err
 	return p, v, nil
 }
 
-// Versions returns a procedure's versions, oldest first. Returns CodeNotFound.
+// Versions returns a procedure's versions, oldest first. Returns fault.CodeNotFound.
 func (s *Service) Versions(ctx context.Context, name string) ([]Version, error) {
 	return s.store.Versions(ctx, name)
 }
 
-// Version returns one version with its code. Returns CodeNotFound.
+// Version returns one version with its code. Returns fault.CodeNotFound.
 func (s *Service) Version(ctx context.Context, name, codeHash string) (*Version, error) {
 	return s.store.Version(ctx, name, codeHash)
 }
@@ -130,7 +132,7 @@ func (s *Service) Version(ctx context.Context, name, codeHash string) (*Version,
 // Causes returns every cause.
 func (s *Service) Causes(ctx context.Context) ([]Cause, error) { return s.store.Causes(ctx) }
 
-// Cause returns one cause and its procedures. Returns CodeNotFound.
+// Cause returns one cause and its procedures. Returns fault.CodeNotFound.
 func (s *Service) Cause(ctx context.Context, name string) (*Cause, []CauseProcedure, error) {
 	return s.store.Cause(ctx, name)
 }
@@ -138,10 +140,10 @@ func (s *Service) Cause(ctx context.Context, name string) (*Cause, []CauseProced
 // Decisions returns audit records, newest first.
 func (s *Service) Decisions(ctx context.Context, f DecisionFilter) ([]Decision, error) {
 	if f.Limit < 0 {
-		return nil, Errorf(CodeInvalid, "limit must not be negative").WithDetails("field", "limit")
+		return nil, fault.Errorf(fault.CodeInvalid, "limit must not be negative").WithDetails("field", "limit")
 	}
 	if f.Kind != "" && !f.Kind.Valid() {
-		return nil, Errorf(CodeInvalid, "kind %q is not one of invoke, grant, revoke, promote, catalogue", f.Kind).WithDetails("field", "kind")
+		return nil, fault.Errorf(fault.CodeInvalid, "kind %q is not one of invoke, grant, revoke, promote, catalogue", f.Kind).WithDetails("field", "kind")
 	}
 	return s.store.ListDecisions(ctx, f)
 }

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -82,7 +83,7 @@ func TestCaptureRules(t *testing.T) {
 		t.Fatalf("a failed use must not count: %+v", failedUse)
 	}
 	_, err := svc.Capture(ctx, procedures.CaptureRequest{Code: "return tools.proc__nope__none(task_id=1)\n"})
-	if procedures.ErrorCode(err) != procedures.CodeInvalidCode {
+	if fault.ErrorCode(err) != fault.CodeInvalidCode {
 		t.Fatalf("use of an unknown procedure: %v", err)
 	}
 	failed := mustCapture(t, svc, procedures.CaptureRequest{Code: killCode, Status: procedures.StatusFailed, SessionID: "s1"})
@@ -96,21 +97,21 @@ func TestCaptureRejections(t *testing.T) {
 	tests := []struct {
 		name string
 		req  procedures.CaptureRequest
-		code procedures.Code
+		code fault.Code
 	}{
-		{"empty code", procedures.CaptureRequest{Code: "  "}, procedures.CodeInvalid},
-		{"empty signature", procedures.CaptureRequest{Code: "return 1\n"}, procedures.CodeInvalidCode},
-		{"import", procedures.CaptureRequest{Code: "import os\n"}, procedures.CodeInvalidCode},
-		{"bad dialect", procedures.CaptureRequest{Code: readOnlyCode, Dialect: "ruby"}, procedures.CodeInvalid},
-		{"bad status", procedures.CaptureRequest{Code: readOnlyCode, Status: "maybe"}, procedures.CodeInvalid},
-		{"oversized code", procedures.CaptureRequest{Code: "x = tools.get_jobs()\n#" + string(make([]byte, 70000))}, procedures.CodeTooLarge},
-		{"empty cause name", procedures.CaptureRequest{Code: readOnlyCode, Cause: &procedures.CauseInput{Name: " "}}, procedures.CodeInvalid},
-		{"bad params schema", procedures.CaptureRequest{Code: readOnlyCode, ParamsSchema: map[string]any{"type": "array"}}, procedures.CodeInvalid},
+		{"empty code", procedures.CaptureRequest{Code: "  "}, fault.CodeInvalid},
+		{"empty signature", procedures.CaptureRequest{Code: "return 1\n"}, fault.CodeInvalidCode},
+		{"import", procedures.CaptureRequest{Code: "import os\n"}, fault.CodeInvalidCode},
+		{"bad dialect", procedures.CaptureRequest{Code: readOnlyCode, Dialect: "ruby"}, fault.CodeInvalid},
+		{"bad status", procedures.CaptureRequest{Code: readOnlyCode, Status: "maybe"}, fault.CodeInvalid},
+		{"oversized code", procedures.CaptureRequest{Code: "x = tools.get_jobs()\n#" + string(make([]byte, 70000))}, fault.CodeTooLarge},
+		{"empty cause name", procedures.CaptureRequest{Code: readOnlyCode, Cause: &procedures.CauseInput{Name: " "}}, fault.CodeInvalid},
+		{"bad params schema", procedures.CaptureRequest{Code: readOnlyCode, ParamsSchema: map[string]any{"type": "array"}}, fault.CodeInvalid},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := svc.Capture(context.Background(), tc.req)
-			if got := procedures.ErrorCode(err); got != tc.code {
+			if got := fault.ErrorCode(err); got != tc.code {
 				t.Fatalf("code = %q (%v), want %q", got, err, tc.code)
 			}
 		})
@@ -156,7 +157,7 @@ func TestFindClassifiesAtReadTime(t *testing.T) {
 	if got := names(procedures.FindRequest{Exposed: &yes}); len(got) != 0 {
 		t.Fatalf("nothing is exposed with mutating auto-run off, got %v", got)
 	}
-	if _, _, err := svc.Find(ctx, procedures.FindRequest{Limit: procedures.MaxFindLimit + 1}); procedures.ErrorCode(err) != procedures.CodeInvalid {
+	if _, _, err := svc.Find(ctx, procedures.FindRequest{Limit: procedures.MaxFindLimit + 1}); fault.ErrorCode(err) != fault.CodeInvalid {
 		t.Fatalf("limit over the maximum: %v", err)
 	}
 }
@@ -168,13 +169,13 @@ func TestSetAutoRunAndPromote(t *testing.T) {
 	kill := mustCapture(t, svc, procedures.CaptureRequest{Code: killCode}).Procedure
 
 	_, _, err := svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: kill.Name, Enabled: true, Actor: "alice"})
-	if procedures.ErrorCode(err) != procedures.CodeConflict {
+	if fault.ErrorCode(err) != fault.CodeConflict {
 		t.Fatalf("granting a state-changing procedure with mutating off: %v", err)
 	}
-	if pe := err.(*procedures.Error); pe.Details["reason"] != procedures.ReasonNotReadOnly {
+	if pe := err.(*fault.Error); pe.Details["reason"] != procedures.ReasonNotReadOnly {
 		t.Fatalf("reason = %v", pe.Details["reason"])
 	}
-	if _, _, err := svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: "proc__nope", Enabled: true}); procedures.ErrorCode(err) != procedures.CodeNotFound {
+	if _, _, err := svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: "proc__nope", Enabled: true}); fault.ErrorCode(err) != fault.CodeNotFound {
 		t.Fatalf("unknown procedure: %v", err)
 	}
 	p, d, err := svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: ro.Name, Enabled: true, Actor: "alice", Reason: "checked"})
@@ -257,10 +258,10 @@ func TestGraph(t *testing.T) {
 	if err != nil || len(g.Nodes) != 4 {
 		t.Fatalf("from a tool, two hops: %+v %v", g, err)
 	}
-	if _, err := svc.Graph(ctx, procedures.GraphQuery{Depth: 9}); procedures.ErrorCode(err) != procedures.CodeInvalid {
+	if _, err := svc.Graph(ctx, procedures.GraphQuery{Depth: 9}); fault.ErrorCode(err) != fault.CodeInvalid {
 		t.Fatalf("depth out of range: %v", err)
 	}
-	if _, err := svc.Graph(ctx, procedures.GraphQuery{Causes: []string{"nope"}}); procedures.ErrorCode(err) != procedures.CodeNotFound {
+	if _, err := svc.Graph(ctx, procedures.GraphQuery{Causes: []string{"nope"}}); fault.ErrorCode(err) != fault.CodeNotFound {
 		t.Fatalf("unknown cause: %v", err)
 	}
 }
@@ -298,7 +299,7 @@ type failAfterWrite struct {
 
 func (f *failAfterWrite) Catalogue(ctx context.Context) (*procedures.Catalogue, error) {
 	if f.wrote {
-		return nil, procedures.Errorf(procedures.CodeUnavailable, "the store went away")
+		return nil, fault.Errorf(fault.CodeUnavailable, "the store went away")
 	}
 	return f.Store.Catalogue(ctx)
 }
@@ -374,7 +375,7 @@ func TestRevokeSurvivesARacingPromote(t *testing.T) {
 type failingAudit struct{ procedures.Store }
 
 func (failingAudit) AppendDecision(context.Context, procedures.Decision) error {
-	return procedures.Errorf(procedures.CodeUnavailable, "the store went away")
+	return fault.Errorf(fault.CodeUnavailable, "the store went away")
 }
 
 // TestCatalogueChangesAreAudited: a catalogue change decides what runs
@@ -396,7 +397,7 @@ func TestCatalogueChangesAreAudited(t *testing.T) {
 		t.Fatalf("catalogue decisions: %+v", ds)
 	}
 	broken := procedures.NewService(failingAudit{store}, procedures.Options{})
-	if _, err := broken.PutCatalogue(ctx, []procedures.Tool{{Name: "kill_job", ReadOnly: true}}, "mallory"); procedures.ErrorCode(err) != procedures.CodeUnavailable {
+	if _, err := broken.PutCatalogue(ctx, []procedures.Tool{{Name: "kill_job", ReadOnly: true}}, "mallory"); fault.ErrorCode(err) != fault.CodeUnavailable {
 		t.Fatalf("err = %v, want unavailable", err)
 	}
 	if now, _ := svc.Catalogue(ctx); now.Revision != c.Revision {

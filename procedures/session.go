@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/procgraph/procgraph/fault"
 )
 
 // CheckSessionID is the rule on a session id, wherever one enters (a turn,
@@ -12,13 +14,13 @@ import (
 // control characters. A session id is a key the stores build others from
 // (a NUL would let one session's id be a prefix of another's keys) and a
 // path segment; nothing else is asked of it ("/" and ".." are as good as
-// any other character). Returns CodeInvalid (field session_id).
+// any other character). Returns fault.CodeInvalid (field session_id).
 func CheckSessionID(id string) error {
 	switch {
 	case id == "":
-		return Errorf(CodeInvalid, "session_id is required").WithDetails("field", "session_id")
+		return fault.Errorf(fault.CodeInvalid, "session_id is required").WithDetails("field", "session_id")
 	case len(id) > MaxKeyBytes || !utf8.ValidString(id) || strings.IndexFunc(id, unicode.IsControl) >= 0:
-		return Errorf(CodeInvalid, "session_id must be UTF-8 of at most %d bytes without control characters", MaxKeyBytes).
+		return fault.Errorf(fault.CodeInvalid, "session_id must be UTF-8 of at most %d bytes without control characters", MaxKeyBytes).
 			WithDetails("field", "session_id")
 	}
 	return nil
@@ -37,7 +39,7 @@ type PolicyState struct {
 
 // SessionPolicies returns the session's policies (GET
 // /v1/sessions/{id}/policies), each with its state now. Returns
-// CodeInvalid for an id CheckSessionID refuses, and the store's codes.
+// fault.CodeInvalid for an id CheckSessionID refuses, and the store's codes.
 func (s *Service) SessionPolicies(ctx context.Context, sessionID string) ([]PolicyState, error) {
 	if err := CheckSessionID(sessionID); err != nil {
 		return nil, err

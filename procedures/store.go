@@ -8,25 +8,25 @@ import (
 // Store keeps the procedure graph. Every method is atomic: it either fully
 // happens or changes nothing. Implementations live under graph/ and pass the
 // conformance suite graph/storetest. Every method may also return
-// CodeUnavailable (the backend cannot be reached; nothing was written) and
-// CodeInternal.
+// fault.CodeUnavailable (the backend cannot be reached; nothing was written) and
+// fault.CodeInternal.
 type Store interface {
 	// TurnStore keeps the turn gate's approvals and session policies.
 	TurnStore
 
 	// Capture records one capture in one transaction: it upserts the
 	// procedure by name, the version by code hash, the cause and its edge,
-	// and counts the usage key (see CaptureInput). Returns CodeInvalid for
+	// and counts the usage key (see CaptureInput). Returns fault.CodeInvalid for
 	// an input that breaks the rules documented on CaptureInput.
 	Capture(ctx context.Context, in CaptureInput) (CaptureResult, error)
 
 	// RecordUse counts a use of an existing procedure: a capture that was a
 	// single proc__ call, or a successful replay (see UseInput). Returns
-	// CodeNotFound when the procedure (or the named version) does not exist.
+	// fault.CodeNotFound when the procedure (or the named version) does not exist.
 	RecordUse(ctx context.Context, in UseInput) (UseResult, error)
 
 	// Get returns the procedure named name with its current version, causes
-	// and stored grant. Returns CodeNotFound.
+	// and stored grant. Returns fault.CodeNotFound.
 	Get(ctx context.Context, name string) (*Procedure, error)
 
 	// GetMany returns the procedures among names that exist, by name.
@@ -47,7 +47,7 @@ type Store interface {
 	// indexed in the same write path) matches any term or a tool term of
 	// the stored catalogue (SearchTools of q.Search, read at query time),
 	// among the MaxSearchHits best by text relevance, after the other
-	// filters, in RankHits order with Score set. Returns CodeInvalid when
+	// filters, in RankHits order with Score set. Returns fault.CodeInvalid when
 	// q.Validate does.
 	Find(ctx context.Context, q Query) ([]*Procedure, int, error)
 
@@ -56,38 +56,38 @@ type Store interface {
 	Granted(ctx context.Context) ([]*Procedure, error)
 
 	// Versions returns the versions of a procedure, oldest first, with
-	// Current set on the current one. Returns CodeNotFound.
+	// Current set on the current one. Returns fault.CodeNotFound.
 	Versions(ctx context.Context, name string) ([]Version, error)
 
 	// Version returns one version of a procedure, with its code. Returns
-	// CodeNotFound for an unknown procedure or code hash.
+	// fault.CodeNotFound for an unknown procedure or code hash.
 	Version(ctx context.Context, name, codeHash string) (*Version, error)
 
 	// Promote makes the version codeHash current and appends d, in one
-	// transaction. Returns CodeNotFound for an unknown procedure or version,
-	// CodeConflict when that version did not succeed.
+	// transaction. Returns fault.CodeNotFound for an unknown procedure or version,
+	// fault.CodeConflict when that version did not succeed.
 	Promote(ctx context.Context, name, codeHash string, d Decision) (*Procedure, error)
 
 	// SetGrant stores g as the procedure's grant (nil revokes it) and appends
 	// d, in one transaction, only if expectHash is still the current code
-	// hash; the stored grant's CodeHash is expectHash. Returns CodeNotFound, or CodeConflict (with details reason
+	// hash; the stored grant's CodeHash is expectHash. Returns fault.CodeNotFound, or fault.CodeConflict (with details reason
 	// "code_changed") when the current hash is no longer expectHash.
 	SetGrant(ctx context.Context, name string, g *Grant, expectHash string, d Decision) (*Procedure, error)
 
 	// SetRetired stores r as the procedure's retirement (nil brings it
 	// back) and appends d, in one transaction; the procedure's Class follows
 	// (Class.Retired), and so do its Affected callers' classifications
-	// (Problem ReasonCallsRetired). Returns CodeNotFound.
+	// (Problem ReasonCallsRetired). Returns fault.CodeNotFound.
 	SetRetired(ctx context.Context, name string, r *Retirement, d Decision) (*Procedure, error)
 
 	// AppendDecision appends an audit record. Appending the same record
 	// again changes nothing (writes may be retried); another record under a
-	// known id is CodeConflict. Returns CodeInvalid for a record without id,
+	// known id is fault.CodeConflict. Returns fault.CodeInvalid for a record without id,
 	// kind or time.
 	AppendDecision(ctx context.Context, d Decision) error
 
 	// ListDecisions returns audit records matching f, newest first (by time,
-	// then id), from just after f.Before when set. Returns CodeInvalid for a
+	// then id), from just after f.Before when set. Returns fault.CodeInvalid for a
 	// negative limit or a Before that is no stored decision's id.
 	ListDecisions(ctx context.Context, f DecisionFilter) ([]Decision, error)
 
@@ -103,7 +103,7 @@ type Store interface {
 	Causes(ctx context.Context) ([]Cause, error)
 
 	// Cause returns one cause and its procedures (edge frequency desc, then
-	// name). Returns CodeNotFound.
+	// name). Returns fault.CodeNotFound.
 	Cause(ctx context.Context, name string) (*Cause, []CauseProcedure, error)
 
 	// Ping checks that the backend answers.
@@ -118,7 +118,7 @@ type Store interface {
 // Rules the store applies atomically:
 //   - The procedure Name (with Signature) is created when new (Created).
 //     A stored procedure of that name with another signature is
-//     CodeConflict, reason ReasonSignatureMismatch, and nothing is written
+//     fault.CodeConflict, reason ReasonSignatureMismatch, and nothing is written
 //     (the service then takes the signature's next name, see
 //     signature.Names).
 //   - The version Version.CodeHash is created when new (VersionCreated),

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"slices"
 	"time"
+
+	"github.com/procgraph/procgraph/fault"
 )
 
 // The decision kinds of the turn gate (docs/design.md "The turn gate").
@@ -294,7 +296,7 @@ type PendingCount struct {
 }
 
 // Admit is CreateApproval's admission rule, the one home of it for both
-// stores: nil when a new approval fits b after c, else the CodeBusy
+// stores: nil when a new approval fits b after c, else the fault.CodeBusy
 // refusal — the requester's own bound first (ReasonPendingRequester) when
 // it is below the total, then the total (ReasonPendingApprovals) — with
 // Retry-After the time until the earliest pending deadline that would free
@@ -310,14 +312,14 @@ func (b PendingBounds) Admit(c PendingCount) error {
 	return nil
 }
 
-// busyPending is the CodeBusy refusal of a new approval beyond the bound
+// busyPending is the fault.CodeBusy refusal of a new approval beyond the bound
 // named by reason.
-func busyPending(reason string, max int, retryAfter time.Duration, format string) *Error {
+func busyPending(reason string, max int, retryAfter time.Duration, format string) *fault.Error {
 	secs := int((retryAfter + time.Second - 1) / time.Second) // rounded up: a place is free after it
 	if secs < 1 {
 		secs = 1
 	}
-	return Errorf(CodeBusy, format, max).
+	return fault.Errorf(fault.CodeBusy, format, max).
 		WithDetails("reason", reason).WithDetails("limit", max).
-		WithDetails(DetailRetryAfter, secs)
+		WithDetails(fault.DetailRetryAfter, secs)
 }

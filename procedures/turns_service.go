@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/signature"
 )
 
@@ -61,14 +62,14 @@ func (s *Service) SetPolicy(ctx context.Context, p SessionPolicy, reason string)
 // found none, one record without a code hash, so that the attempt is
 // audited too. It returns how many it revoked and the records. A prefix
 // must be at least 8 hex characters and match exactly one policy
-// (CodeInvalid, CodeConflict); the session id must pass CheckSessionID
-// (CodeInvalid).
+// (fault.CodeInvalid, fault.CodeConflict); the session id must pass CheckSessionID
+// (fault.CodeInvalid).
 func (s *Service) RevokePolicies(ctx context.Context, sessionID, prefix, actor string) (int, []Decision, error) {
 	if err := CheckSessionID(sessionID); err != nil {
 		return 0, nil, err
 	}
 	if prefix != "" && (len(prefix) < 8 || len(prefix) > 64 || strings.Trim(prefix, "0123456789abcdef") != "") {
-		return 0, nil, Errorf(CodeInvalid, "a policy prefix is 8 to 64 lowercase hex characters of a code hash").WithDetails("field", "prefix")
+		return 0, nil, fault.Errorf(fault.CodeInvalid, "a policy prefix is 8 to 64 lowercase hex characters of a code hash").WithDetails("field", "prefix")
 	}
 	base := Decision{Kind: KindPolicy, Session: sessionID, Outcome: Allowed, Reason: ReasonPolicyRevoked, Actor: actor}
 	n := 0

@@ -4,29 +4,31 @@ import (
 	"context"
 	"slices"
 	"time"
+
+	"github.com/procgraph/procgraph/fault"
 )
 
 // TurnStore keeps the turn gate's shared state: the turns an operator may
 // review (approvals) and the session policies. Both stores implement it
 // and pass graph/storetest; every method is atomic, and may also return
-// CodeUnavailable and CodeInternal.
+// fault.CodeUnavailable and fault.CodeInternal.
 type TurnStore interface {
 	// CreateApproval stores r (status pending) if bounds admit it
 	// (PendingBounds.Admit) after the turns pending with a deadline after
 	// now — all of them, and those of r.RequestedBy — counted atomically
 	// with the write, in the same transaction or statement: concurrent
 	// creators never exceed either bound. The stored record is
-	// r.Purged(). Returns CodeBusy (ReasonPendingRequester or
+	// r.Purged(). Returns fault.CodeBusy (ReasonPendingRequester or
 	// ReasonPendingApprovals) at a bound, with nothing written;
-	// CodeConflict when the id exists; CodeInvalid when CheckApproval
+	// fault.CodeConflict when the id exists; fault.CodeInvalid when CheckApproval
 	// refuses r.
 	CreateApproval(ctx context.Context, r TurnRecord, bounds PendingBounds, now time.Time) error
 
-	// GetApproval returns the stored turn. Returns CodeNotFound.
+	// GetApproval returns the stored turn. Returns fault.CodeNotFound.
 	GetApproval(ctx context.Context, id string) (*TurnRecord, error)
 
 	// ListApprovals returns the turns matching f, newest first. Returns
-	// CodeInvalid for a negative limit or an unknown status.
+	// fault.CodeInvalid for a negative limit or an unknown status.
 	ListApprovals(ctx context.Context, f ApprovalFilter) ([]*TurnRecord, error)
 
 	// TransitionTurn replaces the stored turn next.ID by next.PurgedAt(now) —
@@ -34,7 +36,7 @@ type TurnStore interface {
 	// stored status is one of from and, when live is set, now is before its
 	// stored deadline. This compare-and-set is what makes a resolution
 	// happen at most once and a run start at most once, across instances.
-	// Returns CodeNotFound; CodeConflict with details "reason" ("status",
+	// Returns fault.CodeNotFound; fault.CodeConflict with details "reason" ("status",
 	// and "status" the stored one; or ReasonApprovalExpired) when the
 	// condition fails, with nothing written.
 	TransitionTurn(ctx context.Context, next TurnRecord, from []TurnStatus, live bool, now time.Time, ds ...Decision) (*TurnRecord, error)
@@ -54,7 +56,7 @@ type TurnStore interface {
 	// with prefix ("" for all of them) and appends the audit records that
 	// records returns for their code hashes (by code hash), in one
 	// transaction, returning how many it deleted. With a prefix exactly
-	// one policy must match: none or several is CodeConflict (details
+	// one policy must match: none or several is fault.CodeConflict (details
 	// "reason" no_match or ambiguous, "matches") and nothing is written;
 	// an error of records is returned as it is, with nothing written.
 	DeletePolicies(ctx context.Context, sessionID, prefix string, records PolicyRecords) (int, error)
@@ -67,10 +69,10 @@ type PolicyRecords func(codeHashes []string) ([]Decision, error)
 
 // CheckApproval is CreateApproval's rule on a record, the one home of it
 // for both stores: an approval needs an id and a session id CheckSessionID
-// accepts (CodeInvalid).
+// accepts (fault.CodeInvalid).
 func CheckApproval(r TurnRecord) error {
 	if r.ID == "" {
-		return Errorf(CodeInvalid, "an approval needs an id")
+		return fault.Errorf(fault.CodeInvalid, "an approval needs an id")
 	}
 	return CheckSessionID(r.SessionID)
 }
@@ -80,11 +82,11 @@ func CheckApproval(r TurnRecord) error {
 // deadline.
 func CheckTransition(cur *TurnRecord, from []TurnStatus, live bool, now time.Time) error {
 	if !slices.Contains(from, cur.Status) {
-		return Errorf(CodeConflict, "turn %s is %s", cur.ID, cur.Status).
+		return fault.Errorf(fault.CodeConflict, "turn %s is %s", cur.ID, cur.Status).
 			WithDetails("reason", "status").WithDetails("status", string(cur.Status))
 	}
 	if live && !cur.Live(now) {
-		return Errorf(CodeConflict, "turn %s is past its deadline", cur.ID).
+		return fault.Errorf(fault.CodeConflict, "turn %s is past its deadline", cur.ID).
 			WithDetails("reason", ReasonApprovalExpired).WithDetails("status", string(cur.Status))
 	}
 	return nil
@@ -97,10 +99,10 @@ func CheckPolicyMatches(prefix string, matches int) error {
 	case prefix == "":
 		return nil
 	case matches == 0:
-		return Errorf(CodeConflict, "no policy of this session has a code hash starting with %s", prefix).
+		return fault.Errorf(fault.CodeConflict, "no policy of this session has a code hash starting with %s", prefix).
 			WithDetails("reason", "no_match").WithDetails("matches", 0)
 	case matches > 1:
-		return Errorf(CodeConflict, "%d policies of this session have a code hash starting with %s: give more of it", matches, prefix).
+		return fault.Errorf(fault.CodeConflict, "%d policies of this session have a code hash starting with %s: give more of it", matches, prefix).
 			WithDetails("reason", "ambiguous").WithDetails("matches", matches)
 	}
 	return nil

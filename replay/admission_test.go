@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/sandbox"
 )
@@ -33,11 +34,11 @@ func (d *gateDispatcher) Dispatch(ctx context.Context, tool string, args map[str
 // busyOf returns the details of a CodeBusy error, failing the test otherwise.
 func busyOf(t *testing.T, err error) map[string]any {
 	t.Helper()
-	pe, ok := err.(*procedures.Error)
-	if !ok || pe.Code != procedures.CodeBusy {
+	pe, ok := err.(*fault.Error)
+	if !ok || pe.Code != fault.CodeBusy {
 		t.Fatalf("error = %v, want busy", err)
 	}
-	if pe.Details["reason"] != procedures.ReasonReplayQueue || pe.Details[procedures.DetailRetryAfter].(int) < 1 {
+	if pe.Details["reason"] != fault.ReasonReplayQueue || pe.Details[fault.DetailRetryAfter].(int) < 1 {
 		t.Fatalf("details = %v", pe.Details)
 	}
 	return pe.Details
@@ -64,7 +65,7 @@ func TestAdmissionQueueFull(t *testing.T) {
 			}
 			_, err := rp.Invoke(context.Background(), req)
 			if busyOf(t, err)["limit"] != sandbox.LimitQueue {
-				t.Fatalf("details = %v", err.(*procedures.Error).Details)
+				t.Fatalf("details = %v", err.(*fault.Error).Details)
 			}
 			if n := len(e.decisions(p.Name)); n != 1 {
 				t.Fatalf("%d decisions while one ran: the refused invoke was decided", n)
@@ -106,7 +107,7 @@ func TestAdmissionDeadlineCountsWait(t *testing.T) {
 			start := time.Now()
 			_, err := short.Invoke(context.Background(), req(2))
 			if busyOf(t, err)["limit"] != sandbox.LimitDeadline {
-				t.Fatalf("details = %v", err.(*procedures.Error).Details)
+				t.Fatalf("details = %v", err.(*fault.Error).Details)
 			}
 			if waited := time.Since(start); waited > timeout+timeout/2 {
 				t.Errorf("refused after %v: waited past its deadline of %v", waited, timeout)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/sandbox"
 )
@@ -82,7 +83,7 @@ func TestToolsCauseFilterAndLimit(t *testing.T) {
 	if got, err := e.rp.Tools(ctx, []string{"nothing"}, 0); err != nil || len(got) != 0 {
 		t.Fatalf("unknown cause: %+v, %v", got, err)
 	}
-	if _, err := e.rp.Tools(ctx, nil, -1); procedures.ErrorCode(err) != procedures.CodeInvalid {
+	if _, err := e.rp.Tools(ctx, nil, -1); fault.ErrorCode(err) != fault.CodeInvalid {
 		t.Fatalf("negative limit: %v", err)
 	}
 }

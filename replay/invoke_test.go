@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/sandbox"
 	"github.com/procgraph/procgraph/signature"
@@ -94,7 +95,7 @@ func TestInvokeStateChangingAutomaticDenied(t *testing.T) {
 		_, err := e.invoke(InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1},
 			ReviewedBy: "op", ReviewerHasGrantScope: true})
 		d := e.mustDeny(InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}}, procedures.ReasonStateChangingAuto)
-		pe := err.(*procedures.Error)
+		pe := err.(*fault.Error)
 		if pe.Details["suggestion"] == nil || d.Suggestion == "" || !strings.Contains(d.Suggestion, "interactive") {
 			t.Fatalf("no suggestion: %+v", pe.Details)
 		}
@@ -185,12 +186,12 @@ func TestInvokeInvalidArgumentsNoDecision(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := e.invoke(InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: c.args})
-			if procedures.ErrorCode(err) != procedures.CodeInvalidArguments {
+			if fault.ErrorCode(err) != fault.CodeInvalidArguments {
 				t.Fatalf("err = %v", err)
 			}
-			list, ok := err.(*procedures.Error).Details["errors"].([]ArgumentError)
+			list, ok := err.(*fault.Error).Details["errors"].([]ArgumentError)
 			if !ok || len(list) == 0 || list[0].Message == "" || (c.path != "" && list[0].Path != c.path) {
-				t.Fatalf("details %+v", err.(*procedures.Error).Details)
+				t.Fatalf("details %+v", err.(*fault.Error).Details)
 			}
 		})
 	}
@@ -213,12 +214,12 @@ func TestInvokeArgumentsAgainstSuppliedSchema(t *testing.T) {
 	}
 	name := out.Procedure.Name
 	_, err = e.invoke(InvokeRequest{Name: name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": "x"}})
-	list, _ := err.(*procedures.Error).Details["errors"].([]ArgumentError)
-	if procedures.ErrorCode(err) != procedures.CodeInvalidArguments || len(list) != 1 || list[0].Path != "/task_id" {
+	list, _ := err.(*fault.Error).Details["errors"].([]ArgumentError)
+	if fault.ErrorCode(err) != fault.CodeInvalidArguments || len(list) != 1 || list[0].Path != "/task_id" {
 		t.Fatalf("err = %v, errors %+v", err, list)
 	}
 	_, err = e.invoke(InvokeRequest{Name: name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 0}})
-	if procedures.ErrorCode(err) != procedures.CodeInvalidArguments {
+	if fault.ErrorCode(err) != fault.CodeInvalidArguments {
 		t.Fatalf("minimum: err = %v", err)
 	}
 	res := e.mustSucceed(InvokeRequest{Name: name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 9007199254740993}})
@@ -237,11 +238,11 @@ func TestInvokeRequestValidation(t *testing.T) {
 		{Phase: procedures.PhaseAutomatic},
 		{Name: p.Name, Phase: procedures.PhaseAutomatic, SessionID: strings.Repeat("s", 600)},
 	} {
-		if _, err := e.invoke(req); procedures.ErrorCode(err) != procedures.CodeInvalid {
+		if _, err := e.invoke(req); fault.ErrorCode(err) != fault.CodeInvalid {
 			t.Errorf("Invoke(%+v) err = %v, want invalid_request", req.Phase, err)
 		}
 	}
-	if _, err := e.invoke(InvokeRequest{Name: "proc__nope__none", Phase: procedures.PhaseAutomatic}); procedures.ErrorCode(err) != procedures.CodeNotFound {
+	if _, err := e.invoke(InvokeRequest{Name: "proc__nope__none", Phase: procedures.PhaseAutomatic}); fault.ErrorCode(err) != fault.CodeNotFound {
 		t.Errorf("unknown procedure: %v", err)
 	}
 	if ds := e.decisions(""); len(ds) != 0 {
@@ -284,7 +285,7 @@ func TestInvokeFailedRunNotCounted(t *testing.T) {
 type failingDecisions struct{ procedures.Store }
 
 func (failingDecisions) AppendDecision(context.Context, procedures.Decision) error {
-	return procedures.Errorf(procedures.CodeUnavailable, "the store cannot be reached")
+	return fault.Errorf(fault.CodeUnavailable, "the store cannot be reached")
 }
 
 func TestInvokeFailsClosedWhenTheDecisionIsNotRecorded(t *testing.T) {
@@ -292,7 +293,7 @@ func TestInvokeFailsClosedWhenTheDecisionIsNotRecorded(t *testing.T) {
 	p := e.capture(readOnlyCode)
 	broken := newEnvOn(t, e.store, failingDecisions{e.store}, sandbox.NewInProcess(), false)
 	_, err := broken.invoke(InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}})
-	if procedures.ErrorCode(err) != procedures.CodeUnavailable {
+	if fault.ErrorCode(err) != fault.CodeUnavailable {
 		t.Fatalf("err = %v", err)
 	}
 	if len(broken.disp.tools()) != 0 {
@@ -373,7 +374,7 @@ func TestStoredCodeThatDoesNotMatchIsADeniedDecision(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = e.invoke(InvokeRequest{Name: "proc__fetch_logs__get_jobs", Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}})
-	if procedures.ErrorCode(err) != procedures.CodeInternal {
+	if fault.ErrorCode(err) != fault.CodeInternal {
 		t.Fatalf("err = %v, want internal", err)
 	}
 	if len(e.disp.tools()) != 0 {

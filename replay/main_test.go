@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/sandbox"
@@ -177,7 +178,7 @@ func (e *env) mustSucceed(req InvokeRequest) *InvokeResult {
 func (e *env) mustDeny(req InvokeRequest, reason string) procedures.Decision {
 	e.t.Helper()
 	res, err := e.invoke(req)
-	if procedures.ErrorCode(err) != procedures.CodeDenied {
+	if fault.ErrorCode(err) != fault.CodeDenied {
 		e.t.Fatalf("Invoke(%s) = %+v, %v; want denied", req.Name, res, err)
 	}
 	d, ok := procedures.DecisionOf(err)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/answer"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/sandbox"
@@ -122,15 +123,15 @@ func (r *Replayer) recordStructuralDenial(ctx context.Context, c *chain, name, r
 func nestedError(name string, err error) *sandbox.Error {
 	a := answer.Of(err)
 	switch a.Code {
-	case procedures.CodeDenied:
+	case fault.CodeDenied:
 		reason := ""
 		if d, ok := procedures.DecisionOf(err); ok {
 			reason = d.Reason
 		}
 		return refused(name, "%s was denied: %s", name, reason)
-	case procedures.CodeInvalidArguments:
+	case fault.CodeInvalidArguments:
 		return &sandbox.Error{Code: sandbox.ToolFailed, Tool: name, Message: a.Message}
-	case procedures.CodeNotFound:
+	case fault.CodeNotFound:
 		return &sandbox.Error{Code: sandbox.ToolFailed, Tool: name, Message: "no procedure " + name}
 	}
 	return &sandbox.Error{Code: sandbox.RuntimeError, Tool: name, Message: name + ": " + a.Message}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/sandbox"
 	"github.com/procgraph/procgraph/signature"
@@ -147,30 +148,30 @@ func (r *Replayer) timeout() time.Duration {
 func busyError(err error) error {
 	var b *sandbox.Busy
 	if !errors.As(err, &b) {
-		return procedures.Errorf(procedures.CodeUnavailable, "the request ended while waiting for a sandbox worker: nothing ran")
+		return fault.Errorf(fault.CodeUnavailable, "the request ended while waiting for a sandbox worker: nothing ran")
 	}
-	return procedures.Errorf(procedures.CodeBusy, "%s: nothing ran", b.Message).
-		WithDetails("reason", procedures.ReasonReplayQueue).WithDetails("limit", b.Limit).
-		WithDetails(procedures.DetailRetryAfter, b.RetryAfterSeconds())
+	return fault.Errorf(fault.CodeBusy, "%s: nothing ran", b.Message).
+		WithDetails("reason", fault.ReasonReplayQueue).WithDetails("limit", b.Limit).
+		WithDetails(fault.DetailRetryAfter, b.RetryAfterSeconds())
 }
 
 // validateRequest checks the fields and fills the defaults.
 func validateRequest(req *InvokeRequest) error {
 	if req.Name == "" {
-		return procedures.Errorf(procedures.CodeInvalid, "the procedure name is required").WithDetails("field", "name")
+		return fault.Errorf(fault.CodeInvalid, "the procedure name is required").WithDetails("field", "name")
 	}
 	if !req.Phase.Valid() {
-		return procedures.Errorf(procedures.CodeInvalid, "phase %q is not automatic or interactive", req.Phase).WithDetails("field", "phase")
+		return fault.Errorf(fault.CodeInvalid, "phase %q is not automatic or interactive", req.Phase).WithDetails("field", "phase")
 	}
 	for _, f := range []struct{ field, value string }{
 		{"name", req.Name}, {"session_id", req.SessionID}, {"Idempotency-Key", req.IdempotencyKey},
 		{"cause", req.Cause}, {"reviewed_by", req.ReviewedBy}, {"actor", req.Actor},
 	} {
 		if len(f.value) > procedures.MaxKeyBytes {
-			return procedures.Errorf(procedures.CodeInvalid, "%s is longer than %d bytes", f.field, procedures.MaxKeyBytes).WithDetails("field", f.field)
+			return fault.Errorf(fault.CodeInvalid, "%s is longer than %d bytes", f.field, procedures.MaxKeyBytes).WithDetails("field", f.field)
 		}
 		if !utf8.ValidString(f.value) {
-			return procedures.Errorf(procedures.CodeInvalid, "%s is not valid UTF-8", f.field).WithDetails("field", f.field)
+			return fault.Errorf(fault.CodeInvalid, "%s is not valid UTF-8", f.field).WithDetails("field", f.field)
 		}
 	}
 	if req.Actor == "" {
@@ -197,9 +198,9 @@ func (r *Replayer) prepare(ctx context.Context, name string, args map[string]any
 	}
 	v, err := r.svc.Version(ctx, name, p.CodeHash)
 	if err != nil {
-		if procedures.ErrorCode(err) == procedures.CodeNotFound {
+		if fault.ErrorCode(err) == fault.CodeNotFound {
 			r.log.Error().Str("procedure", name).Str("code_hash", p.CodeHash).Msg("replay: the current version is missing")
-			return nil, procedures.Errorf(procedures.CodeInternal, "the current version of %s cannot be loaded", name)
+			return nil, fault.Errorf(fault.CodeInternal, "the current version of %s cannot be loaded", name)
 		}
 		return nil, err
 	}
@@ -207,14 +208,14 @@ func (r *Replayer) prepare(ctx context.Context, name string, args map[string]any
 	if err != nil || a.CodeHash != p.CodeHash || !slices.Equal(a.Signature, p.Signature) {
 		r.log.Error().Err(err).Str("procedure", name).Str("code_hash", p.CodeHash).
 			Msg("replay: the stored code does not analyse to the stored procedure; refusing to run it")
-		return nil, procedures.Errorf(procedures.CodeInternal, "the stored code of %s does not match its procedure; it will not run", name)
+		return nil, fault.Errorf(fault.CodeInternal, "the stored code of %s does not match its procedure; it will not run", name)
 	}
 	// p's input schema is the version's, typed from the current catalogue;
 	// the version's own is the fallback.
 	schema, err := r.schemas.getTyped(a.CodeHash, a.Parameters, p.InputSchema, v.InputSchema)
 	if err != nil {
 		r.log.Error().Err(err).Str("procedure", name).Str("code_hash", p.CodeHash).Msg("replay: the stored input schema does not compile")
-		return nil, procedures.Errorf(procedures.CodeInternal, "the input schema of %s does not compile", name)
+		return nil, fault.Errorf(fault.CodeInternal, "the input schema of %s does not compile", name)
 	}
 	norm, err := normalizeArguments(args)
 	if err != nil {
@@ -291,7 +292,7 @@ func (r *Replayer) record(ctx context.Context, d procedures.Decision) (procedure
 
 // deniedError is the CodeDenied error of a denied decision.
 func deniedError(d procedures.Decision) error {
-	e := procedures.Errorf(procedures.CodeDenied, "the replay of %s was denied: %s", d.Procedure, d.Reason).WithDecision(d)
+	e := fault.Errorf(fault.CodeDenied, "the replay of %s was denied: %s", d.Procedure, d.Reason).WithDetails(fault.DetailDecision, d)
 	if d.Suggestion != "" {
 		e = e.WithDetails("suggestion", d.Suggestion)
 	}
@@ -301,7 +302,7 @@ func deniedError(d procedures.Decision) error {
 // replay prepares, decides and runs one procedure, top-level or nested.
 func (r *Replayer) replay(ctx context.Context, c *chain, name string, args map[string]any, cause string) (*InvokeResult, error) {
 	prep, err := r.prepare(ctx, name, args)
-	if procedures.ErrorCode(err) == procedures.CodeInternal {
+	if fault.ErrorCode(err) == fault.CodeInternal {
 		// An error while deciding is a denial, and recorded as one (best
 		// effort: the store may be what failed).
 		_ = r.recordStructuralDenial(ctx, c, name, procedures.ReasonDecisionError)

@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/sandbox"
 	"github.com/procgraph/procgraph/signature"
@@ -43,17 +44,17 @@ type RunFileRequest struct {
 // CodeDenied with details "decision".
 func RunFile(ctx context.Context, req RunFileRequest) (*InvokeResult, error) {
 	if req.Runner == nil {
-		return nil, procedures.Errorf(procedures.CodeInvalid, "a sandbox runner is required")
+		return nil, fault.Errorf(fault.CodeInvalid, "a sandbox runner is required")
 	}
 	if req.Phase == "" {
 		req.Phase = procedures.PhaseInteractive
 	}
 	if !req.Phase.Valid() {
-		return nil, procedures.Errorf(procedures.CodeInvalid, "phase %q is not automatic or interactive", req.Phase).WithDetails("field", "phase")
+		return nil, fault.Errorf(fault.CodeInvalid, "phase %q is not automatic or interactive", req.Phase).WithDetails("field", "phase")
 	}
 	dialect, err := signature.ParseDialect(req.Dialect)
 	if err != nil {
-		return nil, procedures.Errorf(procedures.CodeInvalid, "dialect %q is not starlark or python-async", req.Dialect).WithDetails("field", "dialect")
+		return nil, fault.Errorf(fault.CodeInvalid, "dialect %q is not starlark or python-async", req.Dialect).WithDetails("field", "dialect")
 	}
 	a, err := signature.Analyze(req.Code, dialect)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/sandbox"
 )
@@ -37,7 +38,7 @@ func TestRunFile(t *testing.T) {
 			t.Run("state-changing without AllowMutating", func(t *testing.T) {
 				d := &recorder{}
 				_, err := RunFile(ctx, RunFileRequest{Code: stateChangingCode, Catalogue: cat, Arguments: args, Runner: rn.r, Dispatcher: d})
-				if procedures.ErrorCode(err) != procedures.CodeDenied || len(d.tools()) != 0 {
+				if fault.ErrorCode(err) != fault.CodeDenied || len(d.tools()) != 0 {
 					t.Fatalf("err = %v, dispatched %v", err, d.tools())
 				}
 				if dec, ok := procedures.DecisionOf(err); !ok || dec.Reason != procedures.ReasonStateChangingDisabled {
@@ -55,7 +56,7 @@ func TestRunFile(t *testing.T) {
 				d := &recorder{}
 				_, err := RunFile(ctx, RunFileRequest{Code: stateChangingCode, Catalogue: cat, Arguments: args, Runner: rn.r, Dispatcher: d,
 					AllowMutating: true, Phase: procedures.PhaseAutomatic})
-				if procedures.ErrorCode(err) != procedures.CodeDenied || len(d.tools()) != 0 {
+				if fault.ErrorCode(err) != fault.CodeDenied || len(d.tools()) != 0 {
 					t.Fatalf("err = %v", err)
 				}
 			})
@@ -84,17 +85,17 @@ func TestRunFile(t *testing.T) {
 		in := sandbox.NewInProcess()
 		for _, c := range []struct {
 			req  RunFileRequest
-			code procedures.Code
+			code fault.Code
 		}{
-			{RunFileRequest{Code: readOnlyCode, Catalogue: cat}, procedures.CodeInvalid},
-			{RunFileRequest{Code: readOnlyCode, Catalogue: cat, Runner: in, Phase: "x", Arguments: args}, procedures.CodeInvalid},
-			{RunFileRequest{Code: readOnlyCode, Catalogue: cat, Runner: in, Dialect: "python3", Arguments: args}, procedures.CodeInvalid},
-			{RunFileRequest{Code: "import os", Catalogue: cat, Runner: in}, procedures.CodeInvalidCode},
-			{RunFileRequest{Code: "return 1", Catalogue: cat, Runner: in}, procedures.CodeInvalidCode},
-			{RunFileRequest{Code: readOnlyCode, Catalogue: cat, Runner: in}, procedures.CodeInvalidArguments},
-			{RunFileRequest{Code: readOnlyCode, Runner: in, Arguments: args}, procedures.CodeDenied}, // no catalogue: all unknown
+			{RunFileRequest{Code: readOnlyCode, Catalogue: cat}, fault.CodeInvalid},
+			{RunFileRequest{Code: readOnlyCode, Catalogue: cat, Runner: in, Phase: "x", Arguments: args}, fault.CodeInvalid},
+			{RunFileRequest{Code: readOnlyCode, Catalogue: cat, Runner: in, Dialect: "python3", Arguments: args}, fault.CodeInvalid},
+			{RunFileRequest{Code: "import os", Catalogue: cat, Runner: in}, fault.CodeInvalidCode},
+			{RunFileRequest{Code: "return 1", Catalogue: cat, Runner: in}, fault.CodeInvalidCode},
+			{RunFileRequest{Code: readOnlyCode, Catalogue: cat, Runner: in}, fault.CodeInvalidArguments},
+			{RunFileRequest{Code: readOnlyCode, Runner: in, Arguments: args}, fault.CodeDenied}, // no catalogue: all unknown
 		} {
-			if _, err := RunFile(ctx, c.req); procedures.ErrorCode(err) != c.code {
+			if _, err := RunFile(ctx, c.req); fault.ErrorCode(err) != c.code {
 				t.Errorf("RunFile(%.20q) err = %v, want %s", c.req.Code, err, c.code)
 			}
 		}

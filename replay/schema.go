@@ -7,6 +7,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -75,7 +76,7 @@ func normalizeArguments(args map[string]any) (map[string]any, error) {
 		return map[string]any{}, nil
 	}
 	notJSON := func() error {
-		return procedures.Errorf(procedures.CodeInvalidArguments, "arguments are not a JSON object").
+		return fault.Errorf(fault.CodeInvalidArguments, "arguments are not a JSON object").
 			WithDetails("errors", []ArgumentError{{Path: "", Message: "arguments are not a JSON object"}})
 	}
 	x, err := jsonvalue.Numbers(args)
@@ -94,7 +95,7 @@ func bindArguments(params []string, args map[string]any) (map[string]any, error)
 	for _, p := range params {
 		v, err := jsonvalue.Plain(args[p])
 		if err != nil {
-			return nil, procedures.Errorf(procedures.CodeInvalidArguments, "argument %s: %v", p, err).
+			return nil, fault.Errorf(fault.CodeInvalidArguments, "argument %s: %v", p, err).
 				WithDetails("errors", []ArgumentError{{Path: "/" + p, Message: err.Error()}})
 		}
 		bound[p] = v
@@ -112,7 +113,7 @@ func validateArguments(name string, schema *jsonschema.Schema, args map[string]a
 	}
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
-		return procedures.Errorf(procedures.CodeInvalidArguments, "arguments of %s cannot be validated", name).
+		return fault.Errorf(fault.CodeInvalidArguments, "arguments of %s cannot be validated", name).
 			WithDetails("errors", []ArgumentError{{Path: "", Message: "arguments cannot be validated"}})
 	}
 	var list []ArgumentError
@@ -134,7 +135,7 @@ func validateArguments(name string, schema *jsonschema.Schema, args map[string]a
 			msg += " (and more)"
 		}
 	}
-	return procedures.Errorf(procedures.CodeInvalidArguments, "%s", msg).WithDetails("errors", list)
+	return fault.Errorf(fault.CodeInvalidArguments, "%s", msg).WithDetails("errors", list)
 }
 
 func describeArgumentError(e ArgumentError) string {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/sandbox"
 )
@@ -54,7 +55,7 @@ func TestRunChecksItsResolutionBeforeAdmission(t *testing.T) {
 		}
 		_, err = g.Run(ctx, id, "agent")
 		release()
-		if procedures.ErrorCode(err) != procedures.CodeInternal {
+		if fault.ErrorCode(err) != fault.CodeInternal {
 			t.Fatalf("resolution %+v: run = %v, want internal (the integrity check before admission)", res, err)
 		}
 	}
@@ -94,7 +95,7 @@ func TestWaitedDenialCarriesItsRecord(t *testing.T) {
 			}
 			err := <-errs
 			got, ok := procedures.DecisionOf(err)
-			if procedures.ErrorCode(err) != procedures.CodeDenied || !ok {
+			if fault.ErrorCode(err) != fault.CodeDenied || !ok {
 				t.Fatalf("submit: %v", err)
 			}
 			ds, err := e.svc.Decisions(ctx, procedures.DecisionFilter{Kind: procedures.KindTurn})

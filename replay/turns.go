@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/procgraph/procgraph/auth"
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/sandbox"
 	"github.com/procgraph/procgraph/signature"
@@ -154,7 +155,7 @@ type block struct {
 func (g *Gate) analyse(ctx context.Context, code, dialect string, args map[string]any) (*block, error) {
 	d, err := signature.ParseDialect(dialect)
 	if err != nil {
-		return nil, procedures.Errorf(procedures.CodeInvalid, "dialect %q is not starlark or python-async", dialect).WithDetails("field", "dialect")
+		return nil, fault.Errorf(fault.CodeInvalid, "dialect %q is not starlark or python-async", dialect).WithDetails("field", "dialect")
 	}
 	a, err := signature.Analyze(code, d)
 	if err != nil {
@@ -223,19 +224,19 @@ func validateTurn(req *TurnRequest) error {
 		return auth.Forbidden(auth.ScopeCapture)
 	}
 	if !req.Phase.Valid() {
-		return procedures.Errorf(procedures.CodeInvalid, "phase %q is not automatic or interactive", req.Phase).WithDetails("field", "phase")
+		return fault.Errorf(fault.CodeInvalid, "phase %q is not automatic or interactive", req.Phase).WithDetails("field", "phase")
 	}
 	if err := procedures.CheckSessionID(req.SessionID); err != nil {
 		return err
 	}
 	if len(req.Actor) > procedures.MaxKeyBytes || !utf8.ValidString(req.Actor) {
-		return procedures.Errorf(procedures.CodeInvalid, "actor must be UTF-8 of at most %d bytes", procedures.MaxKeyBytes).WithDetails("field", "actor")
+		return fault.Errorf(fault.CodeInvalid, "actor must be UTF-8 of at most %d bytes", procedures.MaxKeyBytes).WithDetails("field", "actor")
 	}
 	if len(req.Summary) > procedures.MaxReasonBytes || !utf8.ValidString(req.Summary) {
-		return procedures.Errorf(procedures.CodeInvalid, "summary must be UTF-8 of at most %d bytes", procedures.MaxReasonBytes).WithDetails("field", "summary")
+		return fault.Errorf(fault.CodeInvalid, "summary must be UTF-8 of at most %d bytes", procedures.MaxReasonBytes).WithDetails("field", "summary")
 	}
 	if req.Wait < 0 || req.Wait > MaxWait {
-		return procedures.Errorf(procedures.CodeInvalid, "wait_s must be 0 to %d", int(MaxWait/time.Second)).WithDetails("field", "wait_s")
+		return fault.Errorf(fault.CodeInvalid, "wait_s must be 0 to %d", int(MaxWait/time.Second)).WithDetails("field", "wait_s")
 	}
 	if req.Actor == "" {
 		req.Actor = "anonymous"
@@ -355,7 +356,7 @@ func (g *Gate) decideAndRun(ctx context.Context, req TurnRequest, b *block, v pr
 		return nil, g.deniedTurn(cur)
 	}
 	// Cancelled, or already running or run (by its requester elsewhere).
-	return nil, procedures.Errorf(procedures.CodeConflict, "turn %s is %s", cur.ID, cur.Status).
+	return nil, fault.Errorf(fault.CodeConflict, "turn %s is %s", cur.ID, cur.Status).
 		WithDetails("reason", "status").WithDetails("status", string(cur.Status)).WithDetails("turn", cur.Turn)
 }
 
@@ -416,7 +417,7 @@ func (g *Gate) turnDecision(t procedures.Turn, b *block, v procedures.TurnVerdic
 
 // turnDenied is the CodeDenied error of a denied turn.
 func turnDenied(d procedures.Decision) error {
-	e := procedures.Errorf(procedures.CodeDenied, "the turn was denied: %s", d.Reason).WithDecision(d)
+	e := fault.Errorf(fault.CodeDenied, "the turn was denied: %s", d.Reason).WithDetails(fault.DetailDecision, d)
 	if d.Suggestion != "" {
 		e = e.WithDetails("suggestion", d.Suggestion)
 	}
@@ -498,9 +499,9 @@ func (g *Gate) Get(ctx context.Context, id, actor string, wait time.Duration) (*
 func (g *Gate) holdWaiter() (release func(), err error) {
 	if g.held.Add(1) > int64(g.opts.MaxWaiters) {
 		g.held.Add(-1)
-		return nil, procedures.Errorf(procedures.CodeBusy,
+		return nil, fault.Errorf(fault.CodeBusy,
 			"%d requests are already waiting for an operator, the most this server holds; ask again later or without wait_s", g.opts.MaxWaiters).
-			WithDetails("reason", ReasonWaiters).WithDetails("limit", g.opts.MaxWaiters).WithDetails(procedures.DetailRetryAfter, 1)
+			WithDetails("reason", ReasonWaiters).WithDetails("limit", g.opts.MaxWaiters).WithDetails(fault.DetailRetryAfter, 1)
 	}
 	var once sync.Once
 	return func() { once.Do(func() { g.held.Add(-1) }) }, nil
@@ -509,7 +510,7 @@ func (g *Gate) holdWaiter() (release func(), err error) {
 // load returns the stored turn id with its deadlines applied (settle).
 func (g *Gate) load(ctx context.Context, id string) (*procedures.TurnRecord, error) {
 	if !procedures.ValidTurnID(id) {
-		return nil, procedures.Errorf(procedures.CodeNotFound, "no turn %q", id)
+		return nil, fault.Errorf(fault.CodeNotFound, "no turn %q", id)
 	}
 	cur, err := g.svc.Turns().GetApproval(ctx, id)
 	if err != nil {
@@ -607,7 +608,7 @@ func (g *Gate) expire(ctx context.Context, cur *procedures.TurnRecord) (*procedu
 // as that change left it; ok reports whether write changed it.
 func (g *Gate) compareAndSet(ctx context.Context, id string, write func() (*procedures.TurnRecord, error)) (out *procedures.TurnRecord, ok bool, err error) {
 	out, err = write()
-	if procedures.ErrorCode(err) == procedures.CodeConflict {
+	if fault.ErrorCode(err) == fault.CodeConflict {
 		out, err = g.svc.Turns().GetApproval(ctx, id)
 		return out, false, err
 	}
@@ -657,7 +658,7 @@ func requester(cur *procedures.TurnRecord, actor string) error {
 		actor = "anonymous"
 	}
 	if cur.RequestedBy != actor {
-		return procedures.Errorf(procedures.CodeForbidden, "only the turn's requester may do this")
+		return fault.Errorf(fault.CodeForbidden, "only the turn's requester may do this")
 	}
 	return nil
 }
@@ -675,7 +676,7 @@ func (g *Gate) deniedTurn(cur *procedures.TurnRecord) error {
 	if cur.Denial != nil {
 		d = *cur.Denial
 	}
-	return procedures.Errorf(procedures.CodeDenied, "the turn was denied: %s", d.Reason).WithDecision(d).WithDetails("turn", cur.Turn)
+	return fault.Errorf(fault.CodeDenied, "the turn was denied: %s", d.Reason).WithDetails(fault.DetailDecision, d).WithDetails("turn", cur.Turn)
 }
 
 // wait waits up to d for turn id to leave pending (resolved here or on
@@ -698,7 +699,7 @@ func (g *Gate) wait(ctx context.Context, id string, d time.Duration) (*procedure
 		}
 		select {
 		case <-ctx.Done():
-			return nil, procedures.Errorf(procedures.CodeUnavailable, "the request ended while waiting for an operator")
+			return nil, fault.Errorf(fault.CodeUnavailable, "the request ended while waiting for an operator")
 		case <-timer.C:
 			return g.load(ctx, id)
 		case <-ch:

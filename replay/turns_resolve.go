@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/signature"
 )
@@ -26,7 +27,7 @@ func (g *Gate) Run(ctx context.Context, id, actor string) (*TurnAnswer, error) {
 		return nil, err
 	}
 	if cur.Status != procedures.TurnApproved {
-		return nil, procedures.Errorf(procedures.CodeConflict, "turn %s is %s: only an approved turn runs", id, cur.Status).
+		return nil, fault.Errorf(fault.CodeConflict, "turn %s is %s: only an approved turn runs", id, cur.Status).
 			WithDetails("reason", "status").WithDetails("status", string(cur.Status))
 	}
 	var v procedures.TurnVerdict // denies when there is no resolution
@@ -34,7 +35,7 @@ func (g *Gate) Run(ctx context.Context, id, actor string) (*TurnAnswer, error) {
 		v = procedures.ResolveVerdict(cur.Resolution.Choice)
 	}
 	if !v.Allowed() {
-		return nil, procedures.Errorf(procedures.CodeInternal, "turn %s is approved without a resolution that runs it; it will not run", id)
+		return nil, fault.Errorf(fault.CodeInternal, "turn %s is approved without a resolution that runs it; it will not run", id)
 	}
 	// The stored block is analysed and validated again: what runs is what
 	// the operator approved, classified under the current catalogue.
@@ -43,7 +44,7 @@ func (g *Gate) Run(ctx context.Context, id, actor string) (*TurnAnswer, error) {
 		return nil, err // e.g. the catalogue changed and the arguments no longer fit: nothing runs
 	}
 	if b.a.CodeHash != cur.CodeHash {
-		return nil, procedures.Errorf(procedures.CodeInternal, "the approved block of turn %s no longer analyses as approved; it will not run", id)
+		return nil, fault.Errorf(fault.CodeInternal, "the approved block of turn %s no longer analyses as approved; it will not run", id)
 	}
 	// What the operator approved must still be what runs: else the turn is
 	// denied (the agent submits it again, and it is reviewed again).
@@ -108,7 +109,7 @@ func (g *Gate) finish(ctx context.Context, running procedures.TurnRecord, ans *T
 	done := running
 	done.Status = ans.Turn.Status
 	_, err := g.svc.Turns().TransitionTurn(ctx, done, []procedures.TurnStatus{procedures.TurnRunning}, false, g.r.now())
-	if procedures.ErrorCode(err) == procedures.CodeConflict {
+	if fault.ErrorCode(err) == fault.CodeConflict {
 		g.r.log.Warn().Str("turn", running.ID).Str("status", string(ans.Turn.Status)).
 			Msg("turn: the run ended after the gate had ended it as lost; the ending stays")
 		ans.Turn.Status = procedures.TurnFailed // what endLost stored
@@ -176,13 +177,13 @@ type ResolveRequest struct {
 func (g *Gate) Resolve(ctx context.Context, req ResolveRequest) (*procedures.Turn, procedures.Decision, error) {
 	fail := func(err error) (*procedures.Turn, procedures.Decision, error) { return nil, procedures.Decision{}, err }
 	if !req.HasGrant {
-		return fail(procedures.Errorf(procedures.CodeForbidden, "resolving an approval needs the grant scope"))
+		return fail(fault.Errorf(fault.CodeForbidden, "resolving an approval needs the grant scope"))
 	}
 	if !req.Choice.Valid() {
-		return fail(procedures.Errorf(procedures.CodeInvalid, "choice %q is not run_once, auto_run, always_ask or reject", req.Choice).WithDetails("field", "choice"))
+		return fail(fault.Errorf(fault.CodeInvalid, "choice %q is not run_once, auto_run, always_ask or reject", req.Choice).WithDetails("field", "choice"))
 	}
 	if len(req.Reason) > procedures.MaxReasonBytes {
-		return fail(procedures.Errorf(procedures.CodeInvalid, "reason is longer than %d bytes", procedures.MaxReasonBytes).WithDetails("field", "reason"))
+		return fail(fault.Errorf(fault.CodeInvalid, "reason is longer than %d bytes", procedures.MaxReasonBytes).WithDetails("field", "reason"))
 	}
 	if req.Actor == "" {
 		req.Actor = "anonymous"
@@ -192,7 +193,7 @@ func (g *Gate) Resolve(ctx context.Context, req ResolveRequest) (*procedures.Tur
 		return fail(err)
 	}
 	if cur.Status != procedures.TurnPending {
-		return fail(procedures.Errorf(procedures.CodeConflict, "turn %s is %s: it can no longer be resolved", cur.ID, cur.Status).
+		return fail(fault.Errorf(fault.CodeConflict, "turn %s is %s: it can no longer be resolved", cur.ID, cur.Status).
 			WithDetails("reason", "status").WithDetails("status", string(cur.Status)))
 	}
 	next := *cur
@@ -252,7 +253,7 @@ func (g *Gate) reviewAgain(ctx context.Context, cur *procedures.TurnRecord, b *b
 		return err
 	}
 	g.notify(cur.ID)
-	return procedures.Errorf(procedures.CodeConflict, "turn %s changed since it was submitted (%s): review it again", cur.ID, why).
+	return fault.Errorf(fault.CodeConflict, "turn %s changed since it was submitted (%s): review it again", cur.ID, why).
 		WithDetails("reason", why).WithDetails("turn", out.Turn)
 }
 
@@ -263,12 +264,12 @@ func (g *Gate) checkGrantable(b *block) error {
 		p := b.refs[n]
 		switch {
 		case p == nil:
-			return procedures.Errorf(procedures.CodeNotFound, "no procedure %s to grant auto-run to", n)
+			return fault.Errorf(fault.CodeNotFound, "no procedure %s to grant auto-run to", n)
 		case p.Status != procedures.StatusSucceeded:
-			return procedures.Errorf(procedures.CodeConflict, "auto-run cannot be granted to %s: it did not succeed", n).
+			return fault.Errorf(fault.CodeConflict, "auto-run cannot be granted to %s: it did not succeed", n).
 				WithDetails("reason", procedures.ReasonProcedureNotSucceeded)
 		case !p.ReadOnly && !g.svc.AllowMutatingAutorun():
-			return procedures.Errorf(procedures.CodeConflict, "auto-run cannot be granted to %s: it changes state and mutating auto-run is off", n).
+			return fault.Errorf(fault.CodeConflict, "auto-run cannot be granted to %s: it changes state and mutating auto-run is off", n).
 				WithDetails("reason", procedures.ReasonNotReadOnly)
 		}
 	}

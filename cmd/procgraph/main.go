@@ -20,6 +20,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/procgraph/procgraph/auth"
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/mcpserve"
 	"github.com/procgraph/procgraph/metrics"
 	"github.com/procgraph/procgraph/procedures"
@@ -210,7 +211,7 @@ func (m *Main) open(ctx, bg context.Context) (http.Handler, error) {
 	m.onClose(func() error { svc.Changes().Close(); return nil })
 	if cat != nil {
 		if err := loadCatalogue(ctx, svc, cat); err != nil {
-			return nil, fmt.Errorf("loading the catalogue: %v", procedures.ErrorMessage(err))
+			return nil, fmt.Errorf("loading the catalogue: %v", fault.ErrorMessage(err))
 		}
 		log.Info().Int("tools", len(cat.Tools)).Str("revision", cat.Revision).Msg("catalogue loaded")
 	}

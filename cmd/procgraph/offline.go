@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/procgraph/procgraph/fault"
 	ptext "github.com/procgraph/procgraph/internal/text"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/signature"
@@ -123,7 +124,7 @@ func loadCatalogueFile(path string) (*procedures.Catalogue, error) {
 	}
 	c, err := procedures.NewCatalogue(f.Tools)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %s", path, procedures.ErrorMessage(err))
+		return nil, fmt.Errorf("%s: %s", path, fault.ErrorMessage(err))
 	}
 	return c, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/procgraph/procgraph/fault"
 	ptext "github.com/procgraph/procgraph/internal/text"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
@@ -75,8 +76,8 @@ func cmdRun(ctx context.Context, args []string, s stdio) int {
 // code, and for a denial its reason and what to do instead.
 func runError(err error) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s", procedures.ErrorCode(err), procedures.ErrorMessage(err))
-	pe, ok := err.(*procedures.Error)
+	fmt.Fprintf(&b, "%s: %s", fault.ErrorCode(err), fault.ErrorMessage(err))
+	pe, ok := err.(*fault.Error)
 	if !ok {
 		return b.String()
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/graph/embedded"
 	neo4jstore "github.com/procgraph/procgraph/graph/neo4j"
 	"github.com/procgraph/procgraph/procedures"
@@ -18,7 +19,7 @@ func openStore(ctx context.Context, cfg *serveConfig, log zerolog.Logger) (proce
 	case "embedded":
 		s, err := embedded.Open(cfg.Data, embedded.Options{Logger: log})
 		if err != nil {
-			return nil, fmt.Errorf("opening the embedded store %s: %s", cfg.Data, procedures.ErrorMessage(err))
+			return nil, fmt.Errorf("opening the embedded store %s: %s", cfg.Data, fault.ErrorMessage(err))
 		}
 		return s, nil
 	case "neo4j":
@@ -27,7 +28,7 @@ func openStore(ctx context.Context, cfg *serveConfig, log zerolog.Logger) (proce
 		s, err := neo4jstore.Open(octx, neo4jstore.Config{URI: cfg.Neo4jURI, Username: cfg.Neo4jUsername,
 			Password: cfg.Neo4jPassword, Database: cfg.Neo4jDatabase, Logger: log})
 		if err != nil {
-			return nil, fmt.Errorf("opening Neo4j at %s: %s", cfg.Neo4jURI, procedures.ErrorMessage(err))
+			return nil, fmt.Errorf("opening Neo4j at %s: %s", cfg.Neo4jURI, fault.ErrorMessage(err))
 		}
 		return s, nil
 	}
@@ -46,7 +47,7 @@ func refuseUnfinishedImport(ctx context.Context, s procedures.Store, cfg *serveC
 	}
 	m, err := ds.LoadState(ctx)
 	if err != nil {
-		return fmt.Errorf("reading the store's import marker: %s", procedures.ErrorMessage(err))
+		return fmt.Errorf("reading the store's import marker: %s", fault.ErrorMessage(err))
 	}
 	if m == nil {
 		return nil

@@ -10,6 +10,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -26,7 +27,7 @@ func (s *Store) CreateApproval(ctx context.Context, r procedures.TurnRecord, bou
 	r.Status = procedures.TurnPending
 	return s.update(ctx, func(tx *bolt.Tx) error {
 		if tx.Bucket(bTurns).Get([]byte(r.ID)) != nil {
-			return procedures.Errorf(procedures.CodeConflict, "turn %s exists", r.ID)
+			return fault.Errorf(fault.CodeConflict, "turn %s exists", r.ID)
 		}
 		var c procedures.PendingCount
 		err := tx.Bucket(bPending).ForEach(func(id, v []byte) error {
@@ -74,7 +75,7 @@ func pendingEntry(r procedures.TurnRecord) []byte {
 // deadline) takes the requester from the turn's record.
 func pendingOf(tx *bolt.Tx, id, v []byte) (time.Time, string, error) {
 	if len(v) < 8 {
-		return time.Time{}, "", procedures.Errorf(procedures.CodeInternal, "the pending index entry of turn %s is corrupt", id)
+		return time.Time{}, "", fault.Errorf(fault.CodeInternal, "the pending index entry of turn %s is corrupt", id)
 	}
 	deadline := fromMs(int64(getU64(v[:8])))
 	if len(v) > 8 {
@@ -114,7 +115,7 @@ func putTurn(tx *bolt.Tx, r procedures.TurnRecord) error {
 func getTurn(tx *bolt.Tx, id string) (*procedures.TurnRecord, error) {
 	v := tx.Bucket(bTurns).Get([]byte(id))
 	if v == nil {
-		return nil, procedures.Errorf(procedures.CodeNotFound, "no turn %s", id)
+		return nil, fault.Errorf(fault.CodeNotFound, "no turn %s", id)
 	}
 	var r procedures.TurnRecord
 	if err := decode(v, &r, "turn"); err != nil {
@@ -187,9 +188,9 @@ func (s *Store) ListApprovals(ctx context.Context, f procedures.ApprovalFilter) 
 func approvalLimit(f procedures.ApprovalFilter) (int, error) {
 	switch {
 	case f.Limit < 0:
-		return 0, procedures.Errorf(procedures.CodeInvalid, "limit must not be negative").WithDetails("field", "limit")
+		return 0, fault.Errorf(fault.CodeInvalid, "limit must not be negative").WithDetails("field", "limit")
 	case f.Status != "" && !f.Status.Valid():
-		return 0, procedures.Errorf(procedures.CodeInvalid, "status %q is not a turn status", f.Status).WithDetails("field", "status")
+		return 0, fault.Errorf(fault.CodeInvalid, "status %q is not a turn status", f.Status).WithDetails("field", "status")
 	case f.Limit == 0:
 		return procedures.DefaultApprovalLimit, nil
 	}

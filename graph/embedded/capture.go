@@ -7,6 +7,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -14,7 +15,7 @@ import (
 const maxPart = 4096
 
 func invalid(field, format string, args ...any) error {
-	return procedures.Errorf(procedures.CodeInvalid, format, args...).WithDetails("field", field)
+	return fault.Errorf(fault.CodeInvalid, format, args...).WithDetails("field", field)
 }
 
 // checkPart validates a key part: non-empty, bounded, without a 0 byte.
@@ -130,7 +131,7 @@ func captureTx(tx *bolt.Tx, in *procedures.CaptureInput) (procedures.CaptureResu
 			return res, err
 		}
 	} else if !slices.Equal(rec.Signature, in.Signature) {
-		return res, procedures.Errorf(procedures.CodeConflict, "procedure %s is stored with signature %v, not %v", in.Name, rec.Signature, in.Signature).
+		return res, fault.Errorf(fault.CodeConflict, "procedure %s is stored with signature %v, not %v", in.Name, rec.Signature, in.Signature).
 			WithDetails("reason", procedures.ReasonSignatureMismatch)
 	}
 
@@ -158,7 +159,7 @@ func captureTx(tx *bolt.Tx, in *procedures.CaptureInput) (procedures.CaptureResu
 			return res, err
 		}
 		if cur == nil {
-			return res, procedures.Errorf(procedures.CodeInternal, "embedded store: procedure %s lost its current version %s", in.Name, rec.Current)
+			return res, fault.Errorf(fault.CodeInternal, "embedded store: procedure %s lost its current version %s", in.Name, rec.Current)
 		}
 		if cur.Status != procedures.StatusSucceeded && ver.Status == procedures.StatusSucceeded {
 			rec.Current, cur = ver.CodeHash, ver
@@ -272,7 +273,7 @@ func (s *Store) RecordUse(ctx context.Context, in procedures.UseInput) (procedur
 			return err
 		}
 		if ver == nil {
-			return procedures.Errorf(procedures.CodeNotFound, "procedure %s has no version %s", in.Name, hash)
+			return fault.Errorf(fault.CodeNotFound, "procedure %s has no version %s", in.Name, hash)
 		}
 		if added, err := addKey(tx, bKeysVersion, key(in.Name, hash, in.UsageKey)); err != nil {
 			return err

@@ -8,6 +8,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -59,7 +60,7 @@ func (cc *catalogueCache) get(raw []byte) (*procedures.Catalogue, error) {
 	}
 	c, err := procedures.NewCatalogue(rec.Tools)
 	if err != nil {
-		return nil, procedures.Errorf(procedures.CodeInternal, "embedded store: stored catalogue is invalid: %v", err)
+		return nil, fault.Errorf(fault.CodeInternal, "embedded store: stored catalogue is invalid: %v", err)
 	}
 	c.Revision = rec.Revision
 	cc.mu.Lock()
@@ -125,7 +126,7 @@ func (s *Store) Cause(ctx context.Context, name string) (*procedures.Cause, []pr
 			return err
 		}
 		if c == nil {
-			return procedures.Errorf(procedures.CodeNotFound, "no cause %q", name)
+			return fault.Errorf(fault.CodeNotFound, "no cause %q", name)
 		}
 		out = &procedures.Cause{Name: name, Description: c.Description, Procedures: c.Procedures, Frequency: c.Frequency}
 		return scanPrefix(tx.Bucket(bEdgesCP), prefix(name), func(rest, v []byte) error {

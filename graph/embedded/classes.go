@@ -11,6 +11,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -77,7 +78,7 @@ func decodeClassKey(k []byte) (procedures.Class, bool) {
 func countClass(tx *bolt.Tx, c procedures.Class, sig []string, delta int64) error {
 	k := classKey(c)
 	if err := addCount(tx.Bucket(bClasses), k, delta); err != nil {
-		return procedures.Errorf(procedures.CodeInternal, "embedded store: class %+v: %v", c, err)
+		return fault.Errorf(fault.CodeInternal, "embedded store: class %+v: %v", c, err)
 	}
 	tools := tx.Bucket(bToolClasses)
 	for i, t := range sig {
@@ -85,7 +86,7 @@ func countClass(tx *bolt.Tx, c procedures.Class, sig []string, delta int64) erro
 			continue
 		}
 		if err := addCount(tools, append(prefix(t), k...), delta); err != nil {
-			return procedures.Errorf(procedures.CodeInternal, "embedded store: tool %s in class %+v: %v", t, c, err)
+			return fault.Errorf(fault.CodeInternal, "embedded store: tool %s in class %+v: %v", t, c, err)
 		}
 	}
 	return nil
@@ -243,7 +244,7 @@ func reclassify(tx *bolt.Tx, names []string) error {
 			return err
 		}
 		if cur == nil {
-			return procedures.Errorf(procedures.CodeInternal, "embedded store: procedure %s lost its current version %s", name, rec.Current)
+			return fault.Errorf(fault.CodeInternal, "embedded store: procedure %s lost its current version %s", name, rec.Current)
 		}
 		if err := putProc(tx, rec, cur); err != nil {
 			return err
@@ -290,7 +291,7 @@ func reclassifyNames(tx *bolt.Tx, names []string) error {
 			return err
 		}
 		if cur == nil {
-			return procedures.Errorf(procedures.CodeInvalid, "procedure %s: its current version %s is missing", name, rec.Current)
+			return fault.Errorf(fault.CodeInvalid, "procedure %s: its current version %s is missing", name, rec.Current)
 		}
 		// The rank entry is rewritten from scratch: its old summary is
 		// not counted in the rebuilt classes.

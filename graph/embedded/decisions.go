@@ -7,6 +7,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -53,7 +54,7 @@ func appendDecision(tx *bolt.Tx, d procedures.Decision) error {
 		if bytes.Equal(stored, b) {
 			return nil
 		}
-		return procedures.Errorf(procedures.CodeConflict, "decision %s already exists", d.ID)
+		return fault.Errorf(fault.CodeConflict, "decision %s already exists", d.ID)
 	}
 	dk := decisionKey(d.At, d.ID)
 	if err := tx.Bucket(bDecisions).Put(dk, b); err != nil {
@@ -132,7 +133,7 @@ func (s *Store) ListDecisions(ctx context.Context, f procedures.DecisionFilter) 
 		for ; k != nil && strings.HasPrefix(string(k), string(p)) && len(out) < limit; k, _ = c.Prev() {
 			v := decisions.Get(k[len(p):])
 			if v == nil {
-				return procedures.Errorf(procedures.CodeInternal, "embedded store: decision index points at nothing")
+				return fault.Errorf(fault.CodeInternal, "embedded store: decision index points at nothing")
 			}
 			if err := add(v); err != nil {
 				return err
@@ -172,10 +173,10 @@ func (s *Store) Promote(ctx context.Context, name, codeHash string, d procedures
 			return err
 		}
 		if ver == nil {
-			return procedures.Errorf(procedures.CodeNotFound, "procedure %s has no version %s", name, codeHash)
+			return fault.Errorf(fault.CodeNotFound, "procedure %s has no version %s", name, codeHash)
 		}
 		if ver.Status != procedures.StatusSucceeded {
-			return procedures.Errorf(procedures.CodeConflict, "version %s of %s did not succeed and cannot be promoted", codeHash, name).
+			return fault.Errorf(fault.CodeConflict, "version %s of %s did not succeed and cannot be promoted", codeHash, name).
 				WithDetails("reason", procedures.ReasonProcedureNotSucceeded)
 		}
 		rec.Current = codeHash
@@ -210,7 +211,7 @@ func (s *Store) SetRetired(ctx context.Context, name string, r *procedures.Retir
 			return err
 		}
 		if cur == nil {
-			return procedures.Errorf(procedures.CodeInternal, "embedded store: procedure %s lost its current version %s", name, rec.Current)
+			return fault.Errorf(fault.CodeInternal, "embedded store: procedure %s lost its current version %s", name, rec.Current)
 		}
 		if err := putProc(tx, rec, cur); err != nil {
 			return err
@@ -242,7 +243,7 @@ func (s *Store) SetGrant(ctx context.Context, name string, g *procedures.Grant, 
 			return err
 		}
 		if rec.Current != expectHash {
-			return procedures.Errorf(procedures.CodeConflict, "the current code of %s is no longer %s", name, expectHash).
+			return fault.Errorf(fault.CodeConflict, "the current code of %s is no longer %s", name, expectHash).
 				WithDetails("reason", procedures.ReasonCodeChanged)
 		}
 		grants := tx.Bucket(bGrants)

@@ -7,6 +7,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -240,7 +241,7 @@ func (s *Store) Load(ctx context.Context, m procedures.LoadMarker, recs []proced
 			return err
 		}
 		if old != nil && (old.DumpID != m.DumpID || old.Merge != m.Merge) {
-			return procedures.Errorf(procedures.CodeConflict, "another import (%s) is in progress", old.DumpID)
+			return fault.Errorf(fault.CodeConflict, "another import (%s) is in progress", old.DumpID)
 		}
 		if old != nil && old.Line >= m.Line {
 			return nil // this batch committed with the marker already
@@ -278,7 +279,7 @@ func (s *Store) FinishLoad(ctx context.Context, dumpID string) error {
 			return err
 		}
 		if m == nil || m.DumpID != dumpID {
-			return procedures.Errorf(procedures.CodeConflict, "no import of dump %s in progress", dumpID)
+			return fault.Errorf(fault.CodeConflict, "no import of dump %s in progress", dumpID)
 		}
 		return nil
 	}
@@ -333,7 +334,7 @@ func (s *Store) Backup(ctx context.Context, w io.Writer) (int64, error) {
 	err := s.view(ctx, func(tx *bolt.Tx) error {
 		var err error
 		if n, err = tx.WriteTo(w); err != nil {
-			return procedures.Errorf(procedures.CodeUnavailable, "backup: writing the copy: %v", err)
+			return fault.Errorf(fault.CodeUnavailable, "backup: writing the copy: %v", err)
 		}
 		return nil
 	})

@@ -5,6 +5,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -60,7 +61,7 @@ func loadRecord(tx *bolt.Tx, r procedures.DumpRecord, docs *searchDocs) error {
 		}
 		return tx.Bucket(bPolicies).Put(key(p.SessionID, p.CodeHash), b)
 	}
-	return procedures.Errorf(procedures.CodeInvalid, "dump record of type %q cannot be loaded", r.Type)
+	return fault.Errorf(fault.CodeInvalid, "dump record of type %q cannot be loaded", r.Type)
 }
 
 func loadDumpProcedure(tx *bolt.Tx, p *procedures.DumpProcedureRecord) error {
@@ -116,7 +117,7 @@ func loadEdge(tx *bolt.Tx, e *procedures.DumpEdgeRecord) error {
 		return err
 	}
 	if c == nil {
-		return procedures.Errorf(procedures.CodeInvalid, "edge to cause %s, which is not loaded", e.Cause)
+		return fault.Errorf(fault.CodeInvalid, "edge to cause %s, which is not loaded", e.Cause)
 	}
 	pc := key(e.Procedure, e.Cause)
 	if old := tx.Bucket(bEdgesPC).Get(pc); old == nil {

@@ -6,6 +6,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -66,7 +67,7 @@ func mergeRecord(tx *bolt.Tx, r procedures.DumpRecord, docs *searchDocs) error {
 		}
 		if c, err := getCause(tx, r.Edge.Cause); err != nil || c == nil {
 			if err == nil {
-				err = procedures.Errorf(procedures.CodeInvalid, "edge to cause %s, which is not loaded", r.Edge.Cause)
+				err = fault.Errorf(fault.CodeInvalid, "edge to cause %s, which is not loaded", r.Edge.Cause)
 			}
 			return err
 		}
@@ -108,7 +109,7 @@ func mergeProcedure(tx *bolt.Tx, p *procedures.DumpProcedureRecord, docs *search
 		return loadSearchParts(tx, p, docs)
 	}
 	if !slices.Equal(old.Signature, p.Signature) {
-		return procedures.Errorf(procedures.CodeConflict, "procedure %s is stored with another signature", p.Name)
+		return fault.Errorf(fault.CodeConflict, "procedure %s is stored with another signature", p.Name)
 	}
 	old.CreatedAt = min(old.CreatedAt, ms(p.CreatedAt))
 	old.UpdatedAt = max(old.UpdatedAt, ms(p.UpdatedAt))
@@ -203,7 +204,7 @@ func mergeUsage(tx *bolt.Tx, u *procedures.DumpUsageRecord) error {
 			return err
 		}
 		if ver == nil {
-			return procedures.Errorf(procedures.CodeInvalid, "usage key of version %s of %s, which is not loaded", u.CodeHash, u.Procedure)
+			return fault.Errorf(fault.CodeInvalid, "usage key of version %s of %s, which is not loaded", u.CodeHash, u.Procedure)
 		}
 		ver.Frequency++
 		return putVersion(tx, u.Procedure, ver)

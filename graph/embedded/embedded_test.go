@@ -13,6 +13,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/procgraph/procgraph/fault"
 	st "github.com/procgraph/procgraph/graph/storetest"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -81,7 +82,7 @@ func TestLockedFileIsUnavailable(t *testing.T) {
 	mustOpen(t, path)
 	start := time.Now()
 	_, err := Open(path, Options{LockTimeout: 100 * time.Millisecond})
-	e := st.RequireCode(t, err, procedures.CodeUnavailable)
+	e := st.RequireCode(t, err, fault.CodeUnavailable)
 	if !strings.Contains(e.Message, "locked by another process") {
 		t.Errorf("message = %q", e.Message)
 	}
@@ -95,7 +96,7 @@ func TestClosedAndCancelled(t *testing.T) {
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
 	_, err := s.Capture(cctx, st.In([]string{"a", "b"}, "h", "k", st.At(0)))
-	st.RequireCode(t, err, procedures.CodeUnavailable)
+	st.RequireCode(t, err, fault.CodeUnavailable)
 	if _, total := st.MustFind(t, s, procedures.Query{}); total != 0 {
 		t.Error("a cancelled capture wrote")
 	}
@@ -139,7 +140,7 @@ func TestMalformedFiles(t *testing.T) {
 			path := filepath.Join(dir, strings.ReplaceAll(name, " ", "_")+".db")
 			make(path)
 			_, err := Open(path, Options{LockTimeout: 100 * time.Millisecond})
-			e := st.RequireCode(t, err, procedures.CodeUnavailable)
+			e := st.RequireCode(t, err, fault.CodeUnavailable)
 			if !strings.Contains(e.Message, path) {
 				t.Errorf("message %q does not name the file", e.Message)
 			}
@@ -184,7 +185,7 @@ func TestCorruptPagesDoNotPanic(t *testing.T) {
 			}
 			s, err := Open(path, Options{LockTimeout: 100 * time.Millisecond})
 			if err != nil {
-				st.RequireCode(t, err, procedures.CodeUnavailable)
+				st.RequireCode(t, err, fault.CodeUnavailable)
 				t.Logf("Open: %.200v", err)
 				return
 			}
@@ -210,7 +211,7 @@ func TestInputsThatDoNotFitKeys(t *testing.T) {
 		st.In([]string{"a", "b"}, strings.Repeat("h", maxPart+1), "k", st.At(0)),
 	} {
 		_, err := s.Capture(ctx, in)
-		st.RequireCode(t, err, procedures.CodeInvalid)
+		st.RequireCode(t, err, fault.CodeInvalid)
 	}
 }
 
@@ -220,7 +221,7 @@ func TestSignatureMismatchIsConflict(t *testing.T) {
 	st.MustCapture(t, s, in)
 	in.Signature = []string{"a", "c"}
 	_, err := s.Capture(ctx, in)
-	st.RequireCode(t, err, procedures.CodeConflict)
+	st.RequireCode(t, err, fault.CodeConflict)
 }
 
 // TestBatchedWritesKeepErrorsApart races failing and succeeding captures:
@@ -243,11 +244,11 @@ func TestBatchedWritesKeepErrorsApart(t *testing.T) {
 	}
 	wg.Wait()
 	for i, err := range errs {
-		want := procedures.Code("")
+		want := fault.Code("")
 		if i%2 == 1 {
-			want = procedures.CodeConflict
+			want = fault.CodeConflict
 		}
-		if got := procedures.ErrorCode(err); got != want {
+		if got := fault.ErrorCode(err); got != want {
 			t.Errorf("capture %d: %v, want code %q", i, err, want)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -198,7 +199,7 @@ func findIndexed(tx *bolt.Tx, q *procedures.Query) (page [][]byte, total, read i
 		err = scanPrefix(tx.Bucket(bToolProcs), prefix(rare), func(name, _ []byte) error {
 			rk := seekGet(names, name)
 			if rk == nil {
-				return procedures.Errorf(procedures.CodeInternal, "embedded store: procedure %s has no rank entry", name)
+				return fault.Errorf(fault.CodeInternal, "embedded store: procedure %s has no rank entry", name)
 			}
 			read += 2
 			if decodeSummary(seekGet(ranks, rk), &m.s) && (!filters || q.Match(m.s.class())) && sigHasAll(m.s.sig, q.Tools) {
@@ -221,7 +222,7 @@ func findIndexed(tx *bolt.Tx, q *procedures.Query) (page [][]byte, total, read i
 	for name := range cands {
 		rk := byName.Get([]byte(name))
 		if rk == nil {
-			return nil, 0, read, procedures.Errorf(procedures.CodeInternal, "embedded store: procedure %s has no rank entry", name)
+			return nil, 0, read, fault.Errorf(fault.CodeInternal, "embedded store: procedure %s has no rank entry", name)
 		}
 		read++
 		if m.filters() && !m.match(rank.Get(rk)) {

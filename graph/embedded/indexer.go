@@ -9,10 +9,9 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/procgraph/procgraph/fault"
 	"github.com/rs/zerolog"
 	bolt "go.etcd.io/bbolt"
-
-	"github.com/procgraph/procgraph/procedures"
 )
 
 // The indexer keeps the bleve index up with the search bucket, off the
@@ -136,14 +135,14 @@ func (si *searchIndex) wait(ctx context.Context) error {
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			return procedures.Errorf(procedures.CodeUnavailable, "request ended while the search index caught up: %v", ctx.Err())
+			return fault.Errorf(fault.CodeUnavailable, "request ended while the search index caught up: %v", ctx.Err())
 		}
 		si.mu.Lock()
 	}
 	failed := si.failed
 	si.mu.Unlock()
 	if failed {
-		return procedures.Errorf(procedures.CodeUnavailable, "embedded store: the search index failed to update; it is rebuilt at the next start")
+		return fault.Errorf(fault.CodeUnavailable, "embedded store: the search index failed to update; it is rebuilt at the next start")
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/procgraph/procgraph/fault"
 	st "github.com/procgraph/procgraph/graph/storetest"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -295,8 +296,8 @@ func TestIndexerFailureFailsSearches(t *testing.T) {
 	}()
 	select {
 	case err := <-done:
-		var pe *procedures.Error
-		if !errors.As(err, &pe) || pe.Code != procedures.CodeUnavailable {
+		var pe *fault.Error
+		if !errors.As(err, &pe) || pe.Code != fault.CodeUnavailable {
 			t.Fatalf("search after a failed update: %v, want CodeUnavailable", err)
 		}
 	case <-time.After(20 * time.Second):

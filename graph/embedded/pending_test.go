@@ -6,6 +6,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/graph/storetest"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -28,7 +29,7 @@ func TestPendingEntryWithoutRequester(t *testing.T) {
 		t.Fatal(err)
 	}
 	next := storetest.PendingTurn("s2", storetest.At(1), time.Minute)
-	e := storetest.RequireCode(t, s.CreateApproval(t.Context(), next, b, storetest.At(1)), procedures.CodeBusy)
+	e := storetest.RequireCode(t, s.CreateApproval(t.Context(), next, b, storetest.At(1)), fault.CodeBusy)
 	if e.Details["reason"] != procedures.ReasonPendingRequester {
 		t.Fatalf("details %v, want reason %s", e.Details, procedures.ReasonPendingRequester)
 	}

@@ -8,6 +8,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -65,7 +66,7 @@ func (r *procReader) load(name string) (*procedures.Procedure, error) {
 func (r *procReader) loadKey(name []byte) (*procedures.Procedure, error) {
 	raw := get(r.procs, name)
 	if raw == nil {
-		return nil, procedures.Errorf(procedures.CodeNotFound, "no procedure %s", name)
+		return nil, fault.Errorf(fault.CodeNotFound, "no procedure %s", name)
 	}
 	rec, err := procCache.get(name, raw, "procedure")
 	if err != nil {
@@ -199,7 +200,7 @@ func (s *Store) Version(ctx context.Context, name, codeHash string) (*procedures
 			return err
 		}
 		if r == nil {
-			return procedures.Errorf(procedures.CodeNotFound, "procedure %s has no version %s", name, codeHash)
+			return fault.Errorf(fault.CodeNotFound, "procedure %s has no version %s", name, codeHash)
 		}
 		v := r.version(codeHash == rec.Current)
 		out = &v

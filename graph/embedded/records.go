@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -105,14 +106,14 @@ func (r *procRecord) procedure(cur *versionRecord, causes []procedures.CauseLink
 func encode(v any) ([]byte, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return nil, procedures.Errorf(procedures.CodeInvalid, "value does not encode as JSON: %v", err)
+		return nil, fault.Errorf(fault.CodeInvalid, "value does not encode as JSON: %v", err)
 	}
 	return b, nil
 }
 
 func decode(b []byte, v any, what string) error {
 	if err := json.Unmarshal(b, v); err != nil {
-		return procedures.Errorf(procedures.CodeInternal, "embedded store: stored %s is corrupt: %v", what, err)
+		return fault.Errorf(fault.CodeInternal, "embedded store: stored %s is corrupt: %v", what, err)
 	}
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search/query"
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -224,7 +225,7 @@ func (s *Store) closeSearch() error {
 // the indexer failed (indexer.go).
 func (s *Store) findSearch(ctx context.Context, q *procedures.Query) ([]*procedures.Procedure, int, error) {
 	if s.search == nil {
-		return nil, 0, procedures.Errorf(procedures.CodeUnavailable, "embedded store: no search index")
+		return nil, 0, fault.Errorf(fault.CodeUnavailable, "embedded store: no search index")
 	}
 	if err := s.search.wait(ctx); err != nil {
 		return nil, 0, err
@@ -242,7 +243,7 @@ func (s *Store) findSearch(ctx context.Context, q *procedures.Query) ([]*procedu
 		}
 		res, err := s.search.idx.SearchInContext(ctx, req)
 		if err != nil {
-			return procedures.Errorf(procedures.CodeUnavailable, "embedded store: search failed: %v", err)
+			return fault.Errorf(fault.CodeUnavailable, "embedded store: search failed: %v", err)
 		}
 		m := newMatcher(q)
 		byName, rank := tx.Bucket(bRankByName), tx.Bucket(bRank)
@@ -288,7 +289,7 @@ func (s *Store) findSearch(ctx context.Context, q *procedures.Query) ([]*procedu
 // for the MaxSearchHits best documents.
 func searchRequest(words []string, tools []procedures.SearchTool) (*bleve.SearchRequest, error) {
 	if !procedures.ValidSearchTools(tools) {
-		return nil, procedures.Errorf(procedures.CodeInternal, "embedded store: search tool terms are not identifiers")
+		return nil, fault.Errorf(fault.CodeInternal, "embedded store: search tool terms are not identifiers")
 	}
 	terms := make([]query.Query, 0, len(words)+len(tools))
 	for _, t := range words {

@@ -17,6 +17,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -59,7 +60,7 @@ var _ procedures.Store = (*Store)(nil)
 // timeout, cannot be opened, or is not a valid procgraph store.
 func Open(path string, opts Options) (s *Store, err error) {
 	if path == "" {
-		return nil, procedures.Errorf(procedures.CodeInvalid, "embedded store: no file path")
+		return nil, fault.Errorf(fault.CodeInvalid, "embedded store: no file path")
 	}
 	timeout := opts.LockTimeout
 	if timeout <= 0 {
@@ -67,7 +68,7 @@ func Open(path string, opts Options) (s *Store, err error) {
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			err = procedures.Errorf(procedures.CodeUnavailable, "embedded store %s is corrupt: %v", path, r)
+			err = fault.Errorf(fault.CodeUnavailable, "embedded store %s is corrupt: %v", path, r)
 		}
 	}()
 	db, err := bolt.Open(path, 0o600, &bolt.Options{
@@ -86,7 +87,7 @@ func Open(path string, opts Options) (s *Store, err error) {
 	}
 	if err := s.openSearch(path + ".search"); err != nil {
 		_ = db.Close()
-		return nil, procedures.Errorf(procedures.CodeUnavailable, "embedded store %s: search index %s.search cannot be opened: %v", path, path, err)
+		return nil, fault.Errorf(fault.CodeUnavailable, "embedded store %s: search index %s.search cannot be opened: %v", path, path, err)
 	}
 	s.log.Debug().Msg("store opened")
 	return s, nil
@@ -95,16 +96,16 @@ func Open(path string, opts Options) (s *Store, err error) {
 func openError(path string, timeout time.Duration, err error) error {
 	switch {
 	case errors.Is(err, bolterrors.ErrTimeout):
-		return procedures.Errorf(procedures.CodeUnavailable,
+		return fault.Errorf(fault.CodeUnavailable,
 			"embedded store %s is locked by another process (waited %v): stop it or use another file", path, timeout)
 	case errors.Is(err, bolterrors.ErrInvalid), errors.Is(err, bolterrors.ErrChecksum),
 		errors.Is(err, bolterrors.ErrVersionMismatch), errors.Is(err, bolterrors.ErrInvalidMapping):
-		return procedures.Errorf(procedures.CodeUnavailable,
+		return fault.Errorf(fault.CodeUnavailable,
 			"embedded store %s is not a valid procgraph store file (%v)", path, err)
 	case errors.Is(err, os.ErrPermission):
-		return procedures.Errorf(procedures.CodeUnavailable, "embedded store %s: permission denied", path)
+		return fault.Errorf(fault.CodeUnavailable, "embedded store %s: permission denied", path)
 	default:
-		return procedures.Errorf(procedures.CodeUnavailable, "embedded store %s cannot be opened: %v", path, err)
+		return fault.Errorf(fault.CodeUnavailable, "embedded store %s cannot be opened: %v", path, err)
 	}
 }
 
@@ -116,10 +117,10 @@ func (s *Store) prepare() error {
 			foreign := false
 			_ = tx.ForEach(func([]byte, *bolt.Bucket) error { foreign = true; return nil })
 			if foreign {
-				return procedures.Errorf(procedures.CodeUnavailable, "embedded store %s is a bbolt file of something else, not a procgraph store", s.path)
+				return fault.Errorf(fault.CodeUnavailable, "embedded store %s is a bbolt file of something else, not a procgraph store", s.path)
 			}
 		} else if v := meta.Get(metaSchema); string(v) != schemaVersion && string(v) != schemaNoToolCounts && string(v) != schemaUnclassified {
-			return procedures.Errorf(procedures.CodeUnavailable, "embedded store %s has schema %q; this procgraph reads schema %q", s.path, v, schemaVersion)
+			return fault.Errorf(fault.CodeUnavailable, "embedded store %s has schema %q; this procgraph reads schema %q", s.path, v, schemaVersion)
 		}
 		var from string
 		if meta != nil {
@@ -161,7 +162,7 @@ func (s *Store) Close() error {
 func (s *Store) Ping(ctx context.Context) error {
 	return s.view(ctx, func(tx *bolt.Tx) error {
 		if tx.Bucket(bMeta) == nil {
-			return procedures.Errorf(procedures.CodeUnavailable, "embedded store %s lost its buckets", s.path)
+			return fault.Errorf(fault.CodeUnavailable, "embedded store %s lost its buckets", s.path)
 		}
 		return nil
 	})
@@ -197,15 +198,15 @@ func (s *Store) write(ctx context.Context, fn func(tx *bolt.Tx) error) error {
 // some corrupt pages) into procedures codes.
 func (s *Store) run(ctx context.Context, txf func(func(*bolt.Tx) error) error, fn func(tx *bolt.Tx) error) (err error) {
 	if s.closed.Load() {
-		return procedures.Errorf(procedures.CodeUnavailable, "embedded store is closed")
+		return fault.Errorf(fault.CodeUnavailable, "embedded store is closed")
 	}
 	if err := ctx.Err(); err != nil {
-		return procedures.Errorf(procedures.CodeUnavailable, "request ended before the store was reached: %v", err)
+		return fault.Errorf(fault.CodeUnavailable, "request ended before the store was reached: %v", err)
 	}
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Error().Interface("panic", r).Msg("store transaction panicked: the file may be corrupt")
-			err = procedures.Errorf(procedures.CodeInternal, "embedded store %s failed (the file may be corrupt): %v", s.path, r)
+			err = fault.Errorf(fault.CodeInternal, "embedded store %s failed (the file may be corrupt): %v", s.path, r)
 		}
 	}()
 	return s.mapErr(txf(fn))
@@ -216,20 +217,20 @@ func (s *Store) mapErr(err error) error {
 	if err == nil {
 		return nil
 	}
-	var pe *procedures.Error
+	var pe *fault.Error
 	if errors.As(err, &pe) {
 		return err
 	}
 	switch {
 	case errors.Is(err, bolterrors.ErrDatabaseNotOpen), errors.Is(err, bolterrors.ErrTxClosed):
-		return procedures.Errorf(procedures.CodeUnavailable, "embedded store is closed")
+		return fault.Errorf(fault.CodeUnavailable, "embedded store is closed")
 	case errors.Is(err, syscall.ENOSPC), errors.Is(err, bolterrors.ErrMaxSizeReached):
-		return procedures.Errorf(procedures.CodeUnavailable, "embedded store %s is full: nothing was written", s.path)
+		return fault.Errorf(fault.CodeUnavailable, "embedded store %s is full: nothing was written", s.path)
 	case errors.Is(err, bolterrors.ErrKeyTooLarge), errors.Is(err, bolterrors.ErrValueTooLarge):
-		return procedures.Errorf(procedures.CodeTooLarge, "a value is too large for the embedded store")
+		return fault.Errorf(fault.CodeTooLarge, "a value is too large for the embedded store")
 	}
 	s.log.Error().Err(err).Msg("store error")
-	return procedures.Errorf(procedures.CodeInternal, "embedded store %s: %v", s.path, err)
+	return fault.Errorf(fault.CodeInternal, "embedded store %s: %v", s.path, err)
 }
 
 // Check verifies the file (bbolt's page check) and the store's own
@@ -267,7 +268,7 @@ func (s *Store) Check(ctx context.Context) error {
 			errs = append(errs, err)
 		}
 		if len(errs) > 0 {
-			return procedures.Errorf(procedures.CodeInternal, "embedded store %s fails its check: %v", s.path, errors.Join(errs...))
+			return fault.Errorf(fault.CodeInternal, "embedded store %s fails its check: %v", s.path, errors.Join(errs...))
 		}
 		return nil
 	})

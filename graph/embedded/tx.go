@@ -1,9 +1,8 @@
 package embedded
 
 import (
+	"github.com/procgraph/procgraph/fault"
 	bolt "go.etcd.io/bbolt"
-
-	"github.com/procgraph/procgraph/procedures"
 )
 
 // addKey adds k to the usage-key bucket b and reports whether it was new.
@@ -126,7 +125,7 @@ func getProc(tx *bolt.Tx, name string) (*procRecord, error) {
 func mustProc(tx *bolt.Tx, name string) (*procRecord, error) {
 	r, err := getProc(tx, name)
 	if err == nil && r == nil {
-		err = procedures.Errorf(procedures.CodeNotFound, "no procedure %s", name)
+		err = fault.Errorf(fault.CodeNotFound, "no procedure %s", name)
 	}
 	return r, err
 }

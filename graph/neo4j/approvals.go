@@ -7,6 +7,7 @@ import (
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -25,7 +26,7 @@ func turnParams(r procedures.TurnRecord) (map[string]any, error) {
 	}
 	b, err := json.Marshal(r)
 	if err != nil {
-		return nil, procedures.Errorf(procedures.CodeInvalid, "the turn cannot be stored: %v", err)
+		return nil, fault.Errorf(fault.CodeInvalid, "the turn cannot be stored: %v", err)
 	}
 	return map[string]any{"id": r.ID, "session": r.SessionID, "requestedBy": r.RequestedBy, "status": string(r.Status),
 		"deadline": r.Deadline.UnixMilli(), "record": string(b)}, nil
@@ -34,11 +35,11 @@ func turnParams(r procedures.TurnRecord) (map[string]any, error) {
 func decodeTurn(v any) (*procedures.TurnRecord, error) {
 	s, ok := v.(string)
 	if !ok {
-		return nil, procedures.Errorf(procedures.CodeInternal, "a stored turn is not a record")
+		return nil, fault.Errorf(fault.CodeInternal, "a stored turn is not a record")
 	}
 	var r procedures.TurnRecord
 	if err := json.Unmarshal([]byte(s), &r); err != nil {
-		return nil, procedures.Errorf(procedures.CodeInternal, "a stored turn does not decode: %v", err)
+		return nil, fault.Errorf(fault.CodeInternal, "a stored turn does not decode: %v", err)
 	}
 	return &r, nil
 }
@@ -67,7 +68,7 @@ func (s *Store) CreateApproval(ctx context.Context, r procedures.TurnRecord, bou
 		return s.mapError("create approval", errRows("turn_create", len(recs)))
 	}
 	if field(recs[0], "exists") == true {
-		return procedures.Errorf(procedures.CodeConflict, "turn %s exists", r.ID)
+		return fault.Errorf(fault.CodeConflict, "turn %s exists", r.ID)
 	}
 	left := func(name string) time.Duration {
 		at, ok := field(recs[0], name).(int64)
@@ -86,7 +87,7 @@ func (s *Store) CreateApproval(ctx context.Context, r procedures.TurnRecord, bou
 	if err := bounds.Admit(c); err != nil {
 		return err
 	}
-	return procedures.Errorf(procedures.CodeInternal, "turn_create created nothing though the bounds admit it")
+	return fault.Errorf(fault.CodeInternal, "turn_create created nothing though the bounds admit it")
 }
 
 // GetApproval implements procedures.TurnStore.
@@ -96,7 +97,7 @@ func (s *Store) GetApproval(ctx context.Context, id string) (*procedures.TurnRec
 		return nil, err
 	}
 	if len(recs) == 0 {
-		return nil, procedures.Errorf(procedures.CodeNotFound, "no turn %s", id)
+		return nil, fault.Errorf(fault.CodeNotFound, "no turn %s", id)
 	}
 	return decodeTurn(field(recs[0], "record"))
 }
@@ -152,7 +153,7 @@ func (s *Store) TransitionTurn(ctx context.Context, next procedures.TurnRecord, 
 			return nil, err
 		}
 		if len(recs) == 0 {
-			return nil, procedures.Errorf(procedures.CodeNotFound, "no turn %s", next.ID)
+			return nil, fault.Errorf(fault.CodeNotFound, "no turn %s", next.ID)
 		}
 		cur, err := decodeTurn(field(recs[0], "record"))
 		if err != nil {
@@ -186,7 +187,7 @@ func decodePolicy(v any) (procedures.SessionPolicy, error) {
 	s, _ := v.(string)
 	var r policyRecord
 	if err := json.Unmarshal([]byte(s), &r); err != nil {
-		return procedures.SessionPolicy{}, procedures.Errorf(procedures.CodeInternal, "a stored policy does not decode: %v", err)
+		return procedures.SessionPolicy{}, fault.Errorf(fault.CodeInternal, "a stored policy does not decode: %v", err)
 	}
 	r.SessionPolicy.SessionID = r.Session
 	return r.SessionPolicy, nil
@@ -201,7 +202,7 @@ func (s *Store) PutPolicy(ctx context.Context, p procedures.SessionPolicy, d pro
 	p.SetAt = dbTime(p.SetAt)
 	b, err := json.Marshal(policyRecord{SessionPolicy: p, Session: p.SessionID})
 	if err != nil {
-		return procedures.Errorf(procedures.CodeInvalid, "the policy cannot be stored: %v", err)
+		return fault.Errorf(fault.CodeInvalid, "the policy cannot be stored: %v", err)
 	}
 	_, err = writeTx(ctx, s, "put policy", func(ctx context.Context, tx neo4j.ManagedTransaction) (struct{}, error) {
 		if err := exec(ctx, tx, "policy_put", map[string]any{"id": policyID(p.SessionID, p.CodeHash),

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/graph/storetest"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -38,7 +39,7 @@ func TestTwoInstancesOneTurn(t *testing.T) {
 			next.Status = procedures.TurnRunning
 			if _, err := s.TransitionTurn(t.Context(), next, []procedures.TurnStatus{procedures.TurnApproved}, true, now); err == nil {
 				runs.Add(1)
-			} else if procedures.ErrorCode(err) != procedures.CodeConflict {
+			} else if fault.ErrorCode(err) != fault.CodeConflict {
 				t.Errorf("claim: %v", err)
 			}
 		})

@@ -9,8 +9,7 @@ import (
 	"time"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
-
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/fault"
 )
 
 // The bounds that keep a call short while the database is down (Open's
@@ -30,7 +29,7 @@ const (
 // errDown answers every call while the breaker is open: the database was
 // found unreachable and has not answered a probe since.
 var errDown = &backendError{
-	public: procedures.Errorf(procedures.CodeUnavailable, msgUnavailable),
+	public: fault.Errorf(fault.CodeUnavailable, msgUnavailable),
 	op:     "call",
 	cause:  errors.New("the database is down (circuit open); probing it in the background"),
 }

@@ -11,8 +11,7 @@ import (
 	"time"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
-
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/fault"
 )
 
 func TestOutageErrors(t *testing.T) {
@@ -33,7 +32,7 @@ func TestOutageErrors(t *testing.T) {
 			&neo4j.ConnectivityError{Inner: io.EOF}, &neo4j.Neo4jError{Code: "Neo.TransientError.Transaction.DeadlockDetected"}}}, false},
 		{"constraint", &neo4j.Neo4jError{Code: "Neo.ClientError.Schema.ConstraintValidationFailed"}, false},
 		{"caller gave up", context.Canceled, false},
-		{"procedures error", procedures.Errorf(procedures.CodeNotFound, "no"), false},
+		{"procedures error", fault.Errorf(fault.CodeNotFound, "no"), false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -69,11 +68,11 @@ func TestBreaker(t *testing.T) {
 	b.trip(errors.New("down"))
 	b.trip(errors.New("down again")) // one prober only
 	err := b.allow()
-	if procedures.ErrorCode(err) != procedures.CodeUnavailable || !errors.Is(err, errDown) {
+	if fault.ErrorCode(err) != fault.CodeUnavailable || !errors.Is(err, errDown) {
 		t.Fatalf("open breaker: %v, want errDown (unavailable)", err)
 	}
-	if procedures.ErrorMessage(err) != msgUnavailable {
-		t.Errorf("public message %q", procedures.ErrorMessage(err))
+	if fault.ErrorMessage(err) != msgUnavailable {
+		t.Errorf("public message %q", fault.ErrorMessage(err))
 	}
 	waitFor(t, "two failed probes", func() bool { return probes.Load() >= 2 })
 	if !b.isOpen() {
@@ -126,7 +125,7 @@ func TestTransientErrors(t *testing.T) {
 			&neo4j.Neo4jError{Code: "Neo.TransientError.Transaction.DeadlockDetected"}}}, true},
 		{"constraint", &neo4j.Neo4jError{Code: "Neo.ClientError.Schema.ConstraintValidationFailed"}, false},
 		{"syntax", &neo4j.Neo4jError{Code: "Neo.ClientError.Statement.SyntaxError"}, false},
-		{"procedures error", procedures.Errorf(procedures.CodeConflict, "no"), false},
+		{"procedures error", fault.Errorf(fault.CodeConflict, "no"), false},
 		{"connection lost", io.EOF, false},
 	}
 	for _, c := range cases {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -249,7 +250,7 @@ func (s *Store) RecordUse(ctx context.Context, in procedures.UseInput) (procedur
 	}
 	if len(recs) == 0 {
 		if in.CodeHash != "" {
-			return procedures.UseResult{}, procedures.Errorf(procedures.CodeNotFound, "procedure %q has no version %q", in.Name, in.CodeHash)
+			return procedures.UseResult{}, fault.Errorf(fault.CodeNotFound, "procedure %q has no version %q", in.Name, in.CodeHash)
 		}
 		return procedures.UseResult{}, notFound(in.Name)
 	}
@@ -266,18 +267,18 @@ func nilIfEmpty(s string) any {
 }
 
 func invalid(field, format string, args ...any) error {
-	return procedures.Errorf(procedures.CodeInvalid, format, args...).WithDetails("field", field)
+	return fault.Errorf(fault.CodeInvalid, format, args...).WithDetails("field", field)
 }
 
 // signatureMismatch is the answer to a capture under a name that a procedure
 // of another signature holds.
 func signatureMismatch(in procedures.CaptureInput) error {
-	return procedures.Errorf(procedures.CodeConflict, "procedure %s is stored with another signature than %v", in.Name, in.Signature).
+	return fault.Errorf(fault.CodeConflict, "procedure %s is stored with another signature than %v", in.Name, in.Signature).
 		WithDetails("reason", procedures.ReasonSignatureMismatch)
 }
 
 func notFound(name string) error {
-	return procedures.Errorf(procedures.CodeNotFound, "no procedure named %q", name)
+	return fault.Errorf(fault.CodeNotFound, "no procedure named %q", name)
 }
 
 // newProcedure answers what classifying a procedure just created asks about

@@ -6,6 +6,7 @@ import (
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -46,7 +47,7 @@ func (s *Store) Cause(ctx context.Context, name string) (*procedures.Cause, []pr
 			return result{}, err
 		}
 		if len(recs) == 0 {
-			return result{}, procedures.Errorf(procedures.CodeNotFound, "no cause named %q", name)
+			return result{}, fault.Errorf(fault.CodeNotFound, "no cause named %q", name)
 		}
 		r := &row{m: recs[0].AsMap()}
 		c := &procedures.Cause{Name: r.str("name"), Description: r.str("description")}

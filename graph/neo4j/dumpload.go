@@ -7,6 +7,7 @@ import (
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -107,7 +108,7 @@ func (s *Store) Load(ctx context.Context, m procedures.LoadMarker, recs []proced
 			return struct{}{}, err
 		}
 		if len(marked) == 0 {
-			return struct{}{}, procedures.Errorf(procedures.CodeConflict, "another import is in progress")
+			return struct{}{}, fault.Errorf(fault.CodeConflict, "another import is in progress")
 		}
 		if field(marked[0], "done") == true {
 			return struct{}{}, nil // this batch committed with the marker already
@@ -150,7 +151,7 @@ func (s *Store) Load(ctx context.Context, m procedures.LoadMarker, recs []proced
 				return struct{}{}, err
 			}
 			if t.typ == procedures.DumpProcedure && (len(res) != 1 || field(res[0], "merged") != int64(n)) {
-				return struct{}{}, procedures.Errorf(procedures.CodeConflict, "a merged procedure is stored with another signature")
+				return struct{}{}, fault.Errorf(fault.CodeConflict, "a merged procedure is stored with another signature")
 			}
 		}
 		return struct{}{}, nil
@@ -265,7 +266,7 @@ func (s *Store) FinishLoad(ctx context.Context, dumpID string) error {
 		return err
 	}
 	if m == nil || m.DumpID != dumpID {
-		return procedures.Errorf(procedures.CodeConflict, "no import of dump %s in progress", dumpID)
+		return fault.Errorf(fault.CodeConflict, "no import of dump %s in progress", dumpID)
 	}
 	if m.Merge {
 		err = s.reclassifyAll(ctx, "classify_set")

@@ -8,9 +8,8 @@ import (
 	"strings"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+	"github.com/procgraph/procgraph/fault"
 	"github.com/rs/zerolog"
-
-	"github.com/procgraph/procgraph/procedures"
 )
 
 // The caller-safe messages of the codes this edge maps backend errors to.
@@ -21,7 +20,7 @@ const (
 )
 
 var errClosed = &backendError{
-	public: procedures.Errorf(procedures.CodeUnavailable, msgUnavailable),
+	public: fault.Errorf(fault.CodeUnavailable, msgUnavailable),
 	op:     "call",
 	cause:  errors.New("the store is closed"),
 }
@@ -30,7 +29,7 @@ var errClosed = &backendError{
 // error carries only a caller-safe message; the original error stays in the
 // chain (errors.As, errors.Is and Error()) for logs.
 type backendError struct {
-	public *procedures.Error
+	public *fault.Error
 	op     string
 	cause  error
 }
@@ -40,20 +39,20 @@ func (e *backendError) Error() string {
 	return fmt.Sprintf("%s (neo4j %s: %v)", e.public.Error(), e.op, e.cause)
 }
 
-// Unwrap returns the public error first, so that procedures.ErrorCode and
-// procedures.ErrorMessage find it, then the backend's error.
+// Unwrap returns the public error first, so that fault.ErrorCode and
+// fault.ErrorMessage find it, then the backend's error.
 func (e *backendError) Unwrap() []error { return []error{e.public, e.cause} }
 
 // mapError maps a driver or server error to a procedures code: Unavailable
 // when the server cannot be reached (connectivity, expired sessions, no
 // leader, retries exhausted, deadlines), Conflict for a constraint
-// violation, Internal otherwise. A *procedures.Error (returned by a work
+// violation, Internal otherwise. A *fault.Error (returned by a work
 // function) passes through unchanged.
 func (s *Store) mapError(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	var pe *procedures.Error
+	var pe *fault.Error
 	if errors.As(err, &pe) {
 		return err
 	}
@@ -61,55 +60,55 @@ func (s *Store) mapError(op string, err error) error {
 	var msg string
 	var level zerolog.Level
 	switch code {
-	case procedures.CodeUnavailable:
+	case fault.CodeUnavailable:
 		msg, level = msgUnavailable, zerolog.WarnLevel
-	case procedures.CodeConflict:
+	case fault.CodeConflict:
 		msg, level = msgConflict, zerolog.DebugLevel
 	default:
 		msg, level = msgInternal, zerolog.ErrorLevel
 	}
 	s.log.WithLevel(level).Err(err).Str("op", op).Str("code", string(code)).Msg("neo4j store error")
-	return &backendError{public: procedures.Errorf(code, "%s", msg), op: op, cause: err}
+	return &backendError{public: fault.Errorf(code, "%s", msg), op: op, cause: err}
 }
 
-func classify(err error) procedures.Code {
+func classify(err error) fault.Code {
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-		return procedures.CodeUnavailable
+		return fault.CodeUnavailable
 	}
 	var limit *neo4j.TransactionExecutionLimit
 	if errors.As(err, &limit) {
 		// Retries exhausted: the last error says why; transient ones mean
 		// the server could not serve us in time.
 		if n := len(limit.Errors); n > 0 {
-			if c := classify(limit.Errors[n-1]); c != procedures.CodeInternal {
+			if c := classify(limit.Errors[n-1]); c != fault.CodeInternal {
 				return c
 			}
 		}
-		return procedures.CodeUnavailable
+		return fault.CodeUnavailable
 	}
 	var conn *neo4j.ConnectivityError
 	var auth *neo4j.InvalidAuthenticationError
 	var netErr net.Error
 	if errors.As(err, &conn) || errors.As(err, &auth) || errors.As(err, &netErr) {
-		return procedures.CodeUnavailable
+		return fault.CodeUnavailable
 	}
 	var usage *neo4j.UsageError
 	if errors.As(err, &usage) && strings.Contains(usage.Message, "closed driver") {
-		return procedures.CodeUnavailable
+		return fault.CodeUnavailable
 	}
 	var ne *neo4j.Neo4jError
 	if errors.As(err, &ne) {
 		switch {
 		case ne.Code == "Neo.ClientError.Schema.ConstraintValidationFailed":
-			return procedures.CodeConflict
+			return fault.CodeConflict
 		case ne.IsRetriable(),
 			strings.HasPrefix(ne.Code, "Neo.ClientError.Security."),
 			ne.Code == "Neo.ClientError.Database.DatabaseNotFound",
 			ne.Code == "Neo.TransientError.General.DatabaseUnavailable":
-			return procedures.CodeUnavailable
+			return fault.CodeUnavailable
 		}
 	}
-	return procedures.CodeInternal
+	return fault.CodeInternal
 }
 
 // driverLogger passes the driver's warnings and errors to zerolog.

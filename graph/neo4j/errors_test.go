@@ -10,8 +10,7 @@ import (
 	"time"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
-
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/fault"
 )
 
 func TestMapError(t *testing.T) {
@@ -20,30 +19,30 @@ func TestMapError(t *testing.T) {
 	cases := []struct {
 		name string
 		err  error
-		code procedures.Code
+		code fault.Code
 	}{
-		{"constraint", &neo4j.Neo4jError{Code: "Neo.ClientError.Schema.ConstraintValidationFailed", Msg: secret}, procedures.CodeConflict},
-		{"syntax", &neo4j.Neo4jError{Code: "Neo.ClientError.Statement.SyntaxError", Msg: secret}, procedures.CodeInternal},
-		{"type", &neo4j.Neo4jError{Code: "Neo.ClientError.Statement.TypeError", Msg: secret}, procedures.CodeInternal},
-		{"deadlock", &neo4j.Neo4jError{Code: "Neo.TransientError.Transaction.DeadlockDetected", Msg: secret}, procedures.CodeUnavailable},
-		{"not a leader", &neo4j.Neo4jError{Code: "Neo.ClientError.Cluster.NotALeader", Msg: secret}, procedures.CodeUnavailable},
-		{"database unavailable", &neo4j.Neo4jError{Code: "Neo.TransientError.General.DatabaseUnavailable", Msg: secret}, procedures.CodeUnavailable},
-		{"unauthorized", &neo4j.Neo4jError{Code: "Neo.ClientError.Security.Unauthorized", Msg: secret}, procedures.CodeUnavailable},
-		{"connectivity", &neo4j.ConnectivityError{Inner: errors.New(secret)}, procedures.CodeUnavailable},
-		{"session expired", &neo4j.ConnectivityError{Inner: io.EOF}, procedures.CodeUnavailable},
+		{"constraint", &neo4j.Neo4jError{Code: "Neo.ClientError.Schema.ConstraintValidationFailed", Msg: secret}, fault.CodeConflict},
+		{"syntax", &neo4j.Neo4jError{Code: "Neo.ClientError.Statement.SyntaxError", Msg: secret}, fault.CodeInternal},
+		{"type", &neo4j.Neo4jError{Code: "Neo.ClientError.Statement.TypeError", Msg: secret}, fault.CodeInternal},
+		{"deadlock", &neo4j.Neo4jError{Code: "Neo.TransientError.Transaction.DeadlockDetected", Msg: secret}, fault.CodeUnavailable},
+		{"not a leader", &neo4j.Neo4jError{Code: "Neo.ClientError.Cluster.NotALeader", Msg: secret}, fault.CodeUnavailable},
+		{"database unavailable", &neo4j.Neo4jError{Code: "Neo.TransientError.General.DatabaseUnavailable", Msg: secret}, fault.CodeUnavailable},
+		{"unauthorized", &neo4j.Neo4jError{Code: "Neo.ClientError.Security.Unauthorized", Msg: secret}, fault.CodeUnavailable},
+		{"connectivity", &neo4j.ConnectivityError{Inner: errors.New(secret)}, fault.CodeUnavailable},
+		{"session expired", &neo4j.ConnectivityError{Inner: io.EOF}, fault.CodeUnavailable},
 		{"retries exhausted", &neo4j.TransactionExecutionLimit{Cause: "timeout", Errors: []error{
-			&neo4j.Neo4jError{Code: "Neo.TransientError.Transaction.DeadlockDetected", Msg: secret}}}, procedures.CodeUnavailable},
-		{"deadline", fmt.Errorf("wrapped: %w", context.DeadlineExceeded), procedures.CodeUnavailable},
-		{"closed driver", &neo4j.UsageError{Message: "Trying to create session on closed driver"}, procedures.CodeUnavailable},
-		{"other", errors.New(secret), procedures.CodeInternal},
+			&neo4j.Neo4jError{Code: "Neo.TransientError.Transaction.DeadlockDetected", Msg: secret}}}, fault.CodeUnavailable},
+		{"deadline", fmt.Errorf("wrapped: %w", context.DeadlineExceeded), fault.CodeUnavailable},
+		{"closed driver", &neo4j.UsageError{Message: "Trying to create session on closed driver"}, fault.CodeUnavailable},
+		{"other", errors.New(secret), fault.CodeInternal},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			err := s.mapError("test", c.err)
-			if got := procedures.ErrorCode(err); got != c.code {
+			if got := fault.ErrorCode(err); got != c.code {
 				t.Fatalf("code = %s, want %s", got, c.code)
 			}
-			if msg := procedures.ErrorMessage(err); strings.Contains(msg, "secret") || strings.Contains(msg, "42") {
+			if msg := fault.ErrorMessage(err); strings.Contains(msg, "secret") || strings.Contains(msg, "42") {
 				t.Errorf("caller-safe message leaks the backend's: %q", msg)
 			}
 			if !errors.Is(err, c.err) {
@@ -52,7 +51,7 @@ func TestMapError(t *testing.T) {
 		})
 	}
 	t.Run("procedures errors pass through", func(t *testing.T) {
-		pe := procedures.Errorf(procedures.CodeNotFound, "no procedure")
+		pe := fault.Errorf(fault.CodeNotFound, "no procedure")
 		if err := s.mapError("test", pe); err != error(pe) {
 			t.Errorf("mapError(%v) = %v", pe, err)
 		}
@@ -63,14 +62,14 @@ func TestOpenUnreachable(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	_, err := Open(ctx, Config{URI: "bolt://127.0.0.1:1", Username: "neo4j", Password: "x"})
-	if code := procedures.ErrorCode(err); code != procedures.CodeUnavailable {
-		t.Fatalf("Open on a closed port: %v (code %s), want %s", err, code, procedures.CodeUnavailable)
+	if code := fault.ErrorCode(err); code != fault.CodeUnavailable {
+		t.Fatalf("Open on a closed port: %v (code %s), want %s", err, code, fault.CodeUnavailable)
 	}
-	if msg := procedures.ErrorMessage(err); msg != msgUnavailable {
+	if msg := fault.ErrorMessage(err); msg != msgUnavailable {
 		t.Errorf("message = %q", msg)
 	}
 	_, err = Open(ctx, Config{})
-	if code := procedures.ErrorCode(err); code != procedures.CodeInvalid {
-		t.Errorf("Open without URI: %v, want %s", err, procedures.CodeInvalid)
+	if code := fault.ErrorCode(err); code != fault.CodeInvalid {
+		t.Errorf("Open without URI: %v, want %s", err, fault.CodeInvalid)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/graph/storetest"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
@@ -73,7 +74,7 @@ func TestGateAcrossInstances(t *testing.T) {
 	}
 	if errB == nil {
 		ran++
-	} else if procedures.ErrorCode(errB) != procedures.CodeConflict {
+	} else if fault.ErrorCode(errB) != fault.CodeConflict {
 		t.Fatalf("run on B: %v", errB)
 	}
 	if ran != 1 || !slices.Equal(calls, []string{"kill_job"}) {

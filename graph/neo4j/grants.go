@@ -7,6 +7,7 @@ import (
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -81,7 +82,7 @@ func (s *Store) SetGrant(ctx context.Context, name string, g *procedures.Grant, 
 		return nil, notFound(name)
 	}
 	if field(recs[0], "ok") != true {
-		return nil, procedures.Errorf(procedures.CodeConflict, "the current code of procedure %q is no longer %q", name, expectHash).
+		return nil, fault.Errorf(fault.CodeConflict, "the current code of procedure %q is no longer %q", name, expectHash).
 			WithDetails("reason", procedures.ReasonCodeChanged)
 	}
 	if err := appended(recs[0], params); err != nil {
@@ -113,7 +114,7 @@ func appended(rec *neo4j.Record, params map[string]any) error {
 	created, _ := field(rec, "created").(bool)
 	same, _ := field(rec, "same").(bool)
 	if !created && !same {
-		return procedures.Errorf(procedures.CodeConflict, "decision %s already exists", params["id"])
+		return fault.Errorf(fault.CodeConflict, "decision %s already exists", params["id"])
 	}
 	return nil
 }
@@ -126,7 +127,7 @@ func encodeBinding(b *procedures.Binding) (any, error) {
 	}
 	raw, err := json.Marshal(b)
 	if err != nil {
-		return nil, procedures.Errorf(procedures.CodeInvalid, "the grant's binding cannot be stored: %v", err)
+		return nil, fault.Errorf(fault.CodeInvalid, "the grant's binding cannot be stored: %v", err)
 	}
 	return string(raw), nil
 }
@@ -135,7 +136,7 @@ func encodeBinding(b *procedures.Binding) (any, error) {
 func decodeBinding(s string) (*procedures.Binding, error) {
 	b := new(procedures.Binding)
 	if err := json.Unmarshal([]byte(s), b); err != nil {
-		return nil, procedures.Errorf(procedures.CodeInternal, "a stored grant binding does not decode: %v", err)
+		return nil, fault.Errorf(fault.CodeInternal, "a stored grant binding does not decode: %v", err)
 	}
 	return b, nil
 }

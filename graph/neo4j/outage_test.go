@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/graph/storetest"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -112,7 +113,7 @@ func TestOutage(t *testing.T) {
 			t.Errorf("the first call after the stop took %v, aim < 2 s", took)
 		}
 	}
-	storetest.RequireCode(t, err, procedures.CodeUnavailable)
+	storetest.RequireCode(t, err, fault.CodeUnavailable)
 	if !s.breaker.isOpen() {
 		t.Fatalf("the breaker is closed after an outage error: %v", err)
 	}
@@ -135,7 +136,7 @@ func TestOutage(t *testing.T) {
 		start := time.Now()
 		err := c.call()
 		took := time.Since(start)
-		storetest.RequireCode(t, err, procedures.CodeUnavailable)
+		storetest.RequireCode(t, err, fault.CodeUnavailable)
 		if !errors.Is(err, errDown) {
 			t.Errorf("%s: %v, want the breaker's answer", c.name, err)
 		}
@@ -179,7 +180,7 @@ func TestOutage(t *testing.T) {
 		// A database that answers Bolt may still be starting its default
 		// database: unavailable until it is.
 		res, err = s.Capture(ctx, in)
-		if procedures.ErrorCode(err) != procedures.CodeUnavailable || time.Now().After(deadline) {
+		if fault.ErrorCode(err) != fault.CodeUnavailable || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(100 * time.Millisecond)

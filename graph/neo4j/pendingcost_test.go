@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/graph/storetest"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -22,14 +23,14 @@ func TestPendingBoundsCostNoStatement(t *testing.T) {
 	b := procedures.PendingBounds{Total: 10, PerRequester: 1}
 	for _, c := range []struct {
 		name string
-		want procedures.Code
-	}{{"admitted", ""}, {"refused for the requester", procedures.CodeBusy}} {
+		want fault.Code
+	}{{"admitted", ""}, {"refused for the requester", fault.CodeBusy}} {
 		t.Run(c.name, func(t *testing.T) {
 			var mu sync.Mutex
 			n := map[string]int{}
 			ctx := WithQueryObserver(context.Background(), func(q string, _, _ time.Duration) { mu.Lock(); n[q]++; mu.Unlock() })
 			err := s.CreateApproval(ctx, storetest.PendingTurn("s", storetest.At(0), time.Minute), b, storetest.At(0))
-			if procedures.ErrorCode(err) != c.want {
+			if fault.ErrorCode(err) != c.want {
 				t.Fatalf("CreateApproval: %v, want %q", err, c.want)
 			}
 			mu.Lock()

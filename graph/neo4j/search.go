@@ -8,6 +8,7 @@ import (
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -18,7 +19,7 @@ import (
 // terms are lowercase identifiers: no Lucene operator or syntax.
 func luceneQuery(words []string, tools []procedures.SearchTool) (string, error) {
 	if !procedures.ValidSearchTools(tools) {
-		return "", procedures.Errorf(procedures.CodeInternal, "neo4j store: search tool terms are not identifiers")
+		return "", fault.Errorf(fault.CodeInternal, "neo4j store: search tool terms are not identifiers")
 	}
 	parts := append([]string(nil), words...)
 	for _, t := range tools {

@@ -43,6 +43,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/procgraph/procgraph/cypher"
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -91,7 +92,7 @@ var _ procedures.Store = (*Store)(nil)
 // without URI and CodeUnavailable when the server cannot be reached.
 func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.URI == "" {
-		return nil, procedures.Errorf(procedures.CodeInvalid, "neo4j: the URI is required")
+		return nil, fault.Errorf(fault.CodeInvalid, "neo4j: the URI is required")
 	}
 	auth := neo4j.NoAuth()
 	if cfg.Username != "" {
@@ -111,7 +112,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		s.driverConfig = *c
 	})
 	if err != nil {
-		return nil, procedures.Errorf(procedures.CodeInvalid, "neo4j: invalid URI %q", cfg.URI)
+		return nil, fault.Errorf(fault.CodeInvalid, "neo4j: invalid URI %q", cfg.URI)
 	}
 	s.driver = driver
 	s.breaker = newBreaker(driver.VerifyConnectivity)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -41,7 +42,7 @@ func (s *Store) Version(ctx context.Context, name, codeHash string) (*procedures
 			return nil, err
 		}
 		if len(recs) == 0 {
-			return nil, procedures.Errorf(procedures.CodeNotFound, "no version %q of procedure %q", codeHash, name)
+			return nil, fault.Errorf(fault.CodeNotFound, "no version %q of procedure %q", codeHash, name)
 		}
 		current, _ := field(recs[0], "current").(string)
 		v, err := decodeVersion(field(recs[0], "version"), current)
@@ -71,10 +72,10 @@ func (s *Store) Promote(ctx context.Context, name, codeHash string, d procedures
 	status, _ := field(recs[0], "status").(string)
 	switch procedures.Status(status) {
 	case "":
-		return nil, procedures.Errorf(procedures.CodeNotFound, "no version %q of procedure %q", codeHash, name)
+		return nil, fault.Errorf(fault.CodeNotFound, "no version %q of procedure %q", codeHash, name)
 	case procedures.StatusSucceeded:
 	default:
-		return nil, procedures.Errorf(procedures.CodeConflict, "version %q of procedure %q did not succeed", codeHash, name).
+		return nil, fault.Errorf(fault.CodeConflict, "version %q of procedure %q did not succeed", codeHash, name).
 			WithDetails("reason", procedures.ReasonProcedureNotSucceeded)
 	}
 	if err := appended(recs[0], params); err != nil {

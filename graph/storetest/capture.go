@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -328,7 +329,7 @@ func testCaptureInvalid(t *testing.T, s procedures.Store) {
 			in := WithCause(In(sigAB, "h1", "k1", At(0)), "c1", "")
 			c.mutate(&in)
 			_, err := s.Capture(ctx, in)
-			RequireCode(t, err, procedures.CodeInvalid)
+			RequireCode(t, err, fault.CodeInvalid)
 		})
 	}
 	if _, total := MustFind(t, s, procedures.Query{}); total != 0 {

@@ -3,6 +3,7 @@ package storetest
 import (
 	"testing"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -68,7 +69,7 @@ func testCatalogue(t *testing.T, newStore NewStore) {
 
 	t.Run("nil catalogue is invalid", func(t *testing.T) {
 		s := newStore(t)
-		RequireCode(t, s.PutCatalogue(ctx, nil), procedures.CodeInvalid)
+		RequireCode(t, s.PutCatalogue(ctx, nil), fault.CodeInvalid)
 	})
 }
 
@@ -122,7 +123,7 @@ func testCauses(t *testing.T, newStore NewStore) {
 	t.Run("unknown cause is not found", func(t *testing.T) {
 		s := newStore(t)
 		_, _, err := s.Cause(ctx, "nope")
-		RequireCode(t, err, procedures.CodeNotFound)
+		RequireCode(t, err, fault.CodeNotFound)
 		if cs, err := s.Causes(ctx); err != nil || len(cs) != 0 {
 			t.Errorf("Causes on an empty store = %v, %v", cs, err)
 		}
@@ -143,11 +144,11 @@ func testLifecycle(t *testing.T, newStore NewStore) {
 		if err := s.Close(); err != nil {
 			t.Fatalf("Close: %v", err)
 		}
-		RequireCode(t, s.Ping(ctx), procedures.CodeUnavailable)
+		RequireCode(t, s.Ping(ctx), fault.CodeUnavailable)
 		_, err := s.Get(ctx, NameOf(sigAB...))
-		RequireCode(t, err, procedures.CodeUnavailable)
+		RequireCode(t, err, fault.CodeUnavailable)
 		_, err = s.Capture(ctx, In(sigAB, "h1", "k2", At(1)))
-		RequireCode(t, err, procedures.CodeUnavailable)
+		RequireCode(t, err, fault.CodeUnavailable)
 		_ = s.Close() // a second Close must not panic
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -136,12 +137,12 @@ func testRacingGrants(t *testing.T, s procedures.Store) {
 					hash = "bad"
 				}
 				_, err := s.Promote(ctx, name, hash, Decision(procedures.KindPromote, name, hash, At(100+i)))
-				switch procedures.ErrorCode(err) {
+				switch fault.ErrorCode(err) {
 				case "":
 					everCurrent.Store(hash, true)
 					promoted.Add(1)
-				case procedures.CodeNotFound: // not captured yet
-				case procedures.CodeConflict:
+				case fault.CodeNotFound: // not captured yet
+				case fault.CodeConflict:
 					if hash != "bad" && idx%3 != 2 {
 						t.Errorf("promote %s: %v", hash, err)
 					}
@@ -161,12 +162,12 @@ func testRacingGrants(t *testing.T, s procedures.Store) {
 				}
 				gr := &procedures.Grant{Enabled: true, GrantedBy: "op", GrantedAt: At(200 + i)}
 				_, err = s.SetGrant(ctx, name, gr, p.CodeHash, Decision(procedures.KindGrant, name, p.CodeHash, At(200+i)))
-				switch procedures.ErrorCode(err) {
+				switch fault.ErrorCode(err) {
 				case "":
 					granted.Add(1)
-				case procedures.CodeConflict:
+				case fault.CodeConflict:
 					conflicts.Add(1)
-					if e := RequireCode(t, err, procedures.CodeConflict); e.Details["reason"] != procedures.ReasonCodeChanged {
+					if e := RequireCode(t, err, fault.CodeConflict); e.Details["reason"] != procedures.ReasonCodeChanged {
 						t.Errorf("conflict details = %v", e.Details)
 					}
 				default:

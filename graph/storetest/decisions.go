@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -67,7 +68,7 @@ func testDecisions(t *testing.T, newStore NewStore) {
 			requireEqual(t, "pages of "+proc, got, want)
 		}
 		_, err := s.ListDecisions(ctx, procedures.DecisionFilter{Before: "pgd_nope"})
-		RequireCode(t, err, procedures.CodeInvalid)
+		RequireCode(t, err, fault.CodeInvalid)
 	})
 
 	t.Run("fields round trip", func(t *testing.T) {
@@ -149,12 +150,12 @@ func testDecisions(t *testing.T, newStore NewStore) {
 			d := Decision(procedures.KindInvoke, "proc__a", "h", At(0))
 			mutate(&d)
 			err := s.AppendDecision(ctx, d)
-			if procedures.ErrorCode(err) != procedures.CodeInvalid {
-				t.Errorf("%s: error %v, want %s", name, err, procedures.CodeInvalid)
+			if fault.ErrorCode(err) != fault.CodeInvalid {
+				t.Errorf("%s: error %v, want %s", name, err, fault.CodeInvalid)
 			}
 		}
 		_, err := s.ListDecisions(ctx, procedures.DecisionFilter{Limit: -1})
-		RequireCode(t, err, procedures.CodeInvalid)
+		RequireCode(t, err, fault.CodeInvalid)
 		if ds := MustDecisions(t, s, procedures.DecisionFilter{}); len(ds) != 0 {
 			t.Errorf("invalid records were stored: %+v", ds)
 		}
@@ -171,7 +172,7 @@ func testDecisions(t *testing.T, newStore NewStore) {
 			t.Fatalf("appending the same record again: %v", err)
 		}
 		d.At = At(1)
-		RequireCode(t, s.AppendDecision(ctx, d), procedures.CodeConflict)
+		RequireCode(t, s.AppendDecision(ctx, d), fault.CodeConflict)
 		if ds := MustDecisions(t, s, procedures.DecisionFilter{}); len(ds) != 1 {
 			t.Errorf("decisions = %+v", ds)
 		}

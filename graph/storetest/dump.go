@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -321,7 +322,7 @@ func RunDumpRoundTrip(t *testing.T, from, to NewStore) {
 	}
 	// A second import is refused: the store is no longer empty.
 	_, err := Import(b, d1, 0)
-	RequireCode(t, err, procedures.CodeConflict)
+	RequireCode(t, err, fault.CodeConflict)
 	testLoadOnce(t, to(t), d1)
 }
 
@@ -498,7 +499,7 @@ func RunDumpRefusals(t *testing.T, newStore NewStore) {
 		t.Run(c.name, func(t *testing.T) {
 			s := newStore(t)
 			_, err := Import(s, c.dump, 3)
-			e := RequireCode(t, err, procedures.CodeInvalid)
+			e := RequireCode(t, err, fault.CodeInvalid)
 			if !strings.Contains(e.Error(), "line ") || !strings.Contains(e.Error(), c.want) {
 				t.Errorf("error %q names no line or not %q", e.Error(), c.want)
 			}

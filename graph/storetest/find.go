@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -185,7 +186,7 @@ func testFind(t *testing.T, newStore NewStore) {
 		s := newStore(t)
 		for _, q := range []procedures.Query{{Limit: -1}, {Offset: -1}, {MinTools: -1}, {Status: "maybe"}} {
 			_, _, err := s.Find(ctx, q)
-			RequireCode(t, err, procedures.CodeInvalid)
+			RequireCode(t, err, fault.CodeInvalid)
 		}
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/signature"
 )
@@ -192,17 +193,17 @@ func MustCause(tb testing.TB, s procedures.Store, name string) (*procedures.Caus
 	return c, ps
 }
 
-// RequireCode fails the test unless err is a *procedures.Error with code.
-func RequireCode(tb testing.TB, err error, code procedures.Code) *procedures.Error {
+// RequireCode fails the test unless err is a *fault.Error with code.
+func RequireCode(tb testing.TB, err error, code fault.Code) *fault.Error {
 	tb.Helper()
 	if err == nil {
 		tb.Fatalf("error = nil, want code %s", code)
 	}
-	var e *procedures.Error
+	var e *fault.Error
 	if !errors.As(err, &e) {
-		tb.Fatalf("error %v (%T) is not a *procedures.Error, want code %s", err, err, code)
+		tb.Fatalf("error %v (%T) is not a *fault.Error, want code %s", err, err, code)
 	}
-	if got := procedures.ErrorCode(err); got != code {
+	if got := fault.ErrorCode(err); got != code {
 		tb.Fatalf("error code = %s (%v), want %s", got, err, code)
 	}
 	return e

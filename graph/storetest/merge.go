@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -294,13 +295,13 @@ func testMergeRefusals(t *testing.T, from, to NewStore) {
 	cases := []struct {
 		name string
 		dump []byte
-		code procedures.Code
+		code fault.Code
 		want string
 	}{
-		{"another signature", dump, procedures.CodeConflict, fmt.Sprintf("line %d: procedure %s is stored with another signature", clashLine, clash.Name)},
-		{"truncated", dump[:half], procedures.CodeInvalid, "truncated"},
-		{"checksum", []byte(strings.Replace(string(dump), `"description":"d"`, `"description":"D"`, 1)), procedures.CodeInvalid, "checksum"},
-		{"not a dump", []byte("{}\n"), procedures.CodeInvalid, "line 1"},
+		{"another signature", dump, fault.CodeConflict, fmt.Sprintf("line %d: procedure %s is stored with another signature", clashLine, clash.Name)},
+		{"truncated", dump[:half], fault.CodeInvalid, "truncated"},
+		{"checksum", []byte(strings.Replace(string(dump), `"description":"d"`, `"description":"D"`, 1)), fault.CodeInvalid, "checksum"},
+		{"not a dump", []byte("{}\n"), fault.CodeInvalid, "line 1"},
 		{"valid, empty", ok, "", ""},
 	}
 	dst := to(t)

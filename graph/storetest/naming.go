@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/signature"
 )
@@ -23,7 +24,7 @@ func testNaming(t *testing.T, newStore NewStore) {
 		in := WithCause(In(sigX, "h2", "k2", At(1)), "c1", "d")
 		in.Name = NameOf(sigAB...)
 		_, err := s.Capture(ctx, in)
-		if e := RequireCode(t, err, procedures.CodeConflict); e.Details["reason"] != procedures.ReasonSignatureMismatch {
+		if e := RequireCode(t, err, fault.CodeConflict); e.Details["reason"] != procedures.ReasonSignatureMismatch {
 			t.Fatalf("details = %v, want reason %s", e.Details, procedures.ReasonSignatureMismatch)
 		}
 		p := MustGet(t, s, NameOf(sigAB...))
@@ -66,7 +67,7 @@ func testNaming(t *testing.T, newStore NewStore) {
 				switch {
 				case err == nil:
 					winner = i
-				case procedures.ErrorCode(err) != procedures.CodeConflict:
+				case fault.ErrorCode(err) != fault.CodeConflict:
 					t.Fatalf("round %d: Capture: %v", r, err)
 				}
 			}

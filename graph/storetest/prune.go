@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -58,5 +59,5 @@ func RunAuditPrune(t *testing.T, newStore NewStore) {
 		t.Errorf("a second prune = %d, %v; want 0", n, err)
 	}
 	_, err = p.PruneDecisions(ctx, time.Time{})
-	RequireCode(t, err, procedures.CodeInvalid)
+	RequireCode(t, err, fault.CodeInvalid)
 }

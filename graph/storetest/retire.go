@@ -5,6 +5,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -122,7 +123,7 @@ func testRetire(t *testing.T, newStore NewStore) {
 		s := newStore(t)
 		_, err := s.SetRetired(ctx, "proc__nothing", &procedures.Retirement{RetiredBy: "a", RetiredAt: At(0), Reason: "r"},
 			Decision(procedures.KindRetire, "proc__nothing", "h", At(0)))
-		RequireCode(t, err, procedures.CodeNotFound)
+		RequireCode(t, err, fault.CodeNotFound)
 		if ds := MustDecisions(t, s, procedures.DecisionFilter{}); len(ds) != 0 {
 			t.Errorf("decisions = %+v, want none", ds)
 		}

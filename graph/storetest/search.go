@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -159,7 +160,7 @@ func testSearch(t *testing.T, newStore NewStore) {
 		s := newStore(t)
 		for _, terms := range [][]string{{"two words"}, {"Upper"}, {"a*"}, {""}, {`x"`}} {
 			_, _, err := s.Find(context.Background(), procedures.Query{Search: terms})
-			RequireCode(t, err, procedures.CodeInvalid)
+			RequireCode(t, err, fault.CodeInvalid)
 		}
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -115,8 +116,8 @@ func testTurns(t *testing.T, newStore NewStore) {
 		requireEqual(t, "arguments", JSONValue(t, got.Arguments), JSONValue(t, r.Arguments))
 		RequireTime(t, "deadline", got.Deadline, r.Deadline)
 		_, err = s.GetApproval(ctx, procedures.NewTurnID(At(1)))
-		RequireCode(t, err, procedures.CodeNotFound)
-		RequireCode(t, s.CreateApproval(ctx, r, procedures.PendingBounds{Total: 4}, At(0)), procedures.CodeConflict)
+		RequireCode(t, err, fault.CodeNotFound)
+		RequireCode(t, s.CreateApproval(ctx, r, procedures.PendingBounds{Total: 4}, At(0)), fault.CodeConflict)
 	})
 
 	t.Run("an approval without id or session is invalid and writes nothing", func(t *testing.T) {
@@ -124,7 +125,7 @@ func testTurns(t *testing.T, newStore NewStore) {
 		noID, noSession := PendingTurn("s1", At(0), time.Minute), PendingTurn("", At(1), time.Minute)
 		noID.ID = ""
 		for _, r := range []procedures.TurnRecord{noID, noSession} {
-			RequireCode(t, s.CreateApproval(ctx, r, procedures.PendingBounds{Total: 4}, At(0)), procedures.CodeInvalid)
+			RequireCode(t, s.CreateApproval(ctx, r, procedures.PendingBounds{Total: 4}, At(0)), fault.CodeInvalid)
 		}
 		all, err := s.ListApprovals(ctx, procedures.ApprovalFilter{})
 		if err != nil || len(all) != 0 {
@@ -197,10 +198,10 @@ func testTurns(t *testing.T, newStore NewStore) {
 		s := turnStore(t, newStore(t))
 		MustCreateApproval(t, s, PendingTurn("s1", At(0), 10*time.Second), 2, At(0))
 		MustCreateApproval(t, s, PendingTurn("s2", At(1), 60*time.Second), 2, At(1))
-		e := RequireCode(t, s.CreateApproval(ctx, PendingTurn("s3", At(2), time.Minute), procedures.PendingBounds{Total: 2}, At(2)), procedures.CodeBusy)
+		e := RequireCode(t, s.CreateApproval(ctx, PendingTurn("s3", At(2), time.Minute), procedures.PendingBounds{Total: 2}, At(2)), fault.CodeBusy)
 		requireEqual(t, "reason", e.Details["reason"], procedures.ReasonPendingApprovals)
-		if secs, _ := e.Details[procedures.DetailRetryAfter].(int); secs < 1 {
-			t.Fatalf("retry after %v, want at least 1 s", e.Details[procedures.DetailRetryAfter])
+		if secs, _ := e.Details[fault.DetailRetryAfter].(int); secs < 1 {
+			t.Fatalf("retry after %v, want at least 1 s", e.Details[fault.DetailRetryAfter])
 		}
 		// At(10) the first is past its deadline: it no longer counts.
 		MustCreateApproval(t, s, PendingTurn("s3", At(10), time.Minute), 2, At(10))
@@ -219,10 +220,10 @@ func testTurns(t *testing.T, newStore NewStore) {
 		for i := range n {
 			wg.Go(func() {
 				err := s.CreateApproval(ctx, PendingTurn(fmt.Sprintf("s%d", i), At(0), time.Minute), procedures.PendingBounds{Total: max}, At(0))
-				switch procedures.ErrorCode(err) {
+				switch fault.ErrorCode(err) {
 				case "":
 					ok.Add(1)
-				case procedures.CodeBusy:
+				case fault.CodeBusy:
 					busy.Add(1)
 				default:
 					t.Errorf("CreateApproval: %v", err)
@@ -253,12 +254,12 @@ func testTurns(t *testing.T, newStore NewStore) {
 				t.Fatal(err)
 			}
 		}
-		e := RequireCode(t, create(by("agent", "a2", At(2), time.Minute), At(2)), procedures.CodeBusy)
+		e := RequireCode(t, create(by("agent", "a2", At(2), time.Minute), At(2)), fault.CodeBusy)
 		requireEqual(t, "reason", e.Details["reason"], procedures.ReasonPendingRequester)
 		requireEqual(t, "limit", e.Details["limit"], 2)
 		// The requester's earliest deadline (At(10)) frees its place, not
 		// the other requester's (At(3)).
-		requireEqual(t, "retry after", e.Details[procedures.DetailRetryAfter], 8)
+		requireEqual(t, "retry after", e.Details[fault.DetailRetryAfter], 8)
 		if err := create(by("other", "o2", At(2), time.Minute), At(2)); err != nil {
 			t.Fatalf("another requester was refused: %v", err)
 		}
@@ -295,13 +296,13 @@ func testTurns(t *testing.T, newStore NewStore) {
 							r := PendingTurn(fmt.Sprintf("s%d-%d", q, i), At(0), time.Minute)
 							r.RequestedBy = fmt.Sprintf("agent%d", q)
 							err := s.CreateApproval(ctx, r, c.bounds, At(0))
-							switch procedures.ErrorCode(err) {
+							switch fault.ErrorCode(err) {
 							case "":
 								total.Add(1)
 								mu.Lock()
 								created[r.RequestedBy]++
 								mu.Unlock()
-							case procedures.CodeBusy:
+							case fault.CodeBusy:
 								busy.Add(1)
 							default:
 								t.Errorf("CreateApproval: %v", err)
@@ -337,10 +338,10 @@ func testTurns(t *testing.T, newStore NewStore) {
 				next.Resolution = &procedures.Resolution{Choice: procedures.ChoiceRunOnce, By: fmt.Sprintf("op%d", i), At: At(1), CodeHash: r.CodeHash}
 				d := Decision(procedures.KindApproval, "", r.CodeHash, At(1))
 				_, err := s.TransitionTurn(ctx, next, []procedures.TurnStatus{procedures.TurnPending}, true, At(1), d)
-				switch procedures.ErrorCode(err) {
+				switch fault.ErrorCode(err) {
 				case "":
 					won.Add(1)
-				case procedures.CodeConflict:
+				case fault.CodeConflict:
 				default:
 					t.Errorf("TransitionTurn: %v", err)
 				}
@@ -369,7 +370,7 @@ func testTurns(t *testing.T, newStore NewStore) {
 				next.Status = procedures.TurnRunning
 				if _, err := s.TransitionTurn(ctx, next, []procedures.TurnStatus{procedures.TurnApproved}, true, At(2)); err == nil {
 					won.Add(1)
-				} else if procedures.ErrorCode(err) != procedures.CodeConflict {
+				} else if fault.ErrorCode(err) != fault.CodeConflict {
 					t.Errorf("TransitionTurn: %v", err)
 				}
 			})
@@ -385,7 +386,7 @@ func testTurns(t *testing.T, newStore NewStore) {
 		next := r
 		next.Status = procedures.TurnApproved
 		_, err := s.TransitionTurn(ctx, next, []procedures.TurnStatus{procedures.TurnPending}, true, At(10))
-		e := RequireCode(t, err, procedures.CodeConflict)
+		e := RequireCode(t, err, fault.CodeConflict)
 		requireEqual(t, "reason", e.Details["reason"], procedures.ReasonApprovalExpired)
 		got, _ := s.GetApproval(ctx, r.ID)
 		requireEqual(t, "status", got.Status, procedures.TurnPending)
@@ -396,7 +397,7 @@ func testTurns(t *testing.T, newStore NewStore) {
 		}
 		next.Status = procedures.TurnApproved
 		_, err = s.TransitionTurn(ctx, next, []procedures.TurnStatus{procedures.TurnPending}, false, At(10))
-		e = RequireCode(t, err, procedures.CodeConflict)
+		e = RequireCode(t, err, fault.CodeConflict)
 		requireEqual(t, "stored status", e.Details["status"], string(procedures.TurnExpired))
 	})
 
@@ -418,7 +419,7 @@ func testTurns(t *testing.T, newStore NewStore) {
 		page, _ := s.ListApprovals(ctx, procedures.ApprovalFilter{Limit: 2, Before: ids[3]})
 		requireEqual(t, "page", turnIDs(page), []string{ids[2], ids[1]})
 		_, err = s.ListApprovals(ctx, procedures.ApprovalFilter{Status: "nope"})
-		RequireCode(t, err, procedures.CodeInvalid)
+		RequireCode(t, err, fault.CodeInvalid)
 	})
 
 	t.Run("list by status: the stored status, whatever the record's text holds", func(t *testing.T) {
@@ -527,14 +528,14 @@ func testTurns(t *testing.T, newStore NewStore) {
 		ps, _ := s.Policies(ctx, "s1")
 		requireEqual(t, "s1 policies", len(ps), 3)
 		_, err = s.DeletePolicies(ctx, "s1", "a", revokeRecords("s1", At(2)))
-		e := RequireCode(t, err, procedures.CodeConflict)
+		e := RequireCode(t, err, fault.CodeConflict)
 		requireEqual(t, "ambiguous", e.Details["reason"], "ambiguous")
 		_, err = s.DeletePolicies(ctx, "s1", "ffff", revokeRecords("s1", At(2)))
-		e = RequireCode(t, err, procedures.CodeConflict)
+		e = RequireCode(t, err, fault.CodeConflict)
 		requireEqual(t, "no match", e.Details["reason"], "no_match")
-		refused := procedures.Errorf(procedures.CodeInvalid, "no record")
+		refused := fault.Errorf(fault.CodeInvalid, "no record")
 		_, err = s.DeletePolicies(ctx, "s1", "", func([]string) ([]procedures.Decision, error) { return nil, refused })
-		RequireCode(t, err, procedures.CodeInvalid)
+		RequireCode(t, err, fault.CodeInvalid)
 		if ps, _ := s.Policies(ctx, "s1"); len(ps) != 3 {
 			t.Fatalf("a revoke whose records were refused deleted policies: %d left", len(ps))
 		}

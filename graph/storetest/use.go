@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -17,10 +18,10 @@ func testRecordUse(t *testing.T, newStore NewStore) {
 	t.Run("unknown procedure or version is not found", func(t *testing.T) {
 		s := newStore(t)
 		_, err := s.RecordUse(ctx, use("proc__missing", "", "k1", true, At(0)))
-		RequireCode(t, err, procedures.CodeNotFound)
+		RequireCode(t, err, fault.CodeNotFound)
 		MustCapture(t, s, In(sigAB, "h1", "k1", At(0)))
 		_, err = s.RecordUse(ctx, use(name, "nope", "k2", true, At(1)))
-		RequireCode(t, err, procedures.CodeNotFound)
+		RequireCode(t, err, fault.CodeNotFound)
 		if p := MustGet(t, s, name); p.Frequency != 1 || p.UseCount != 0 {
 			t.Errorf("failed use changed the procedure: frequency %d use count %d", p.Frequency, p.UseCount)
 		}
@@ -35,7 +36,7 @@ func testRecordUse(t *testing.T, newStore NewStore) {
 			use(name, "", "k2", true, time.Time{}),
 		} {
 			_, err := s.RecordUse(ctx, in)
-			RequireCode(t, err, procedures.CodeInvalid)
+			RequireCode(t, err, fault.CodeInvalid)
 		}
 	})
 
@@ -137,7 +138,7 @@ func testGet(t *testing.T, newStore NewStore) {
 	t.Run("unknown procedure is not found", func(t *testing.T) {
 		s := newStore(t)
 		_, err := s.Get(ctx, "proc__missing")
-		RequireCode(t, err, procedures.CodeNotFound)
+		RequireCode(t, err, fault.CodeNotFound)
 	})
 
 	t.Run("returns current version causes and grant", func(t *testing.T) {

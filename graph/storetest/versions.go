@@ -3,6 +3,7 @@ package storetest
 import (
 	"testing"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -45,7 +46,7 @@ func testVersions(t *testing.T, newStore NewStore) {
 	t.Run("unknown procedure is not found", func(t *testing.T) {
 		s := newStore(t)
 		_, err := s.Versions(ctx, "proc__missing")
-		RequireCode(t, err, procedures.CodeNotFound)
+		RequireCode(t, err, fault.CodeNotFound)
 	})
 
 	t.Run("Version returns the code", func(t *testing.T) {
@@ -66,9 +67,9 @@ func testVersions(t *testing.T, newStore NewStore) {
 		s := newStore(t)
 		MustCapture(t, s, In(sigAB, "h1", "k", At(0)))
 		_, err := s.Version(ctx, "proc__missing", "h1")
-		RequireCode(t, err, procedures.CodeNotFound)
+		RequireCode(t, err, fault.CodeNotFound)
 		_, err = s.Version(ctx, name, "nope")
-		RequireCode(t, err, procedures.CodeNotFound)
+		RequireCode(t, err, fault.CodeNotFound)
 	})
 }
 
@@ -94,16 +95,16 @@ func testPromote(t *testing.T, newStore NewStore) {
 	t.Run("unknown procedure or version is not found", func(t *testing.T) {
 		s := setup(t)
 		_, err := s.Promote(ctx, "proc__missing", "h1", Decision(procedures.KindPromote, "proc__missing", "h1", At(5)))
-		RequireCode(t, err, procedures.CodeNotFound)
+		RequireCode(t, err, fault.CodeNotFound)
 		_, err = s.Promote(ctx, name, "nope", Decision(procedures.KindPromote, name, "nope", At(5)))
-		RequireCode(t, err, procedures.CodeNotFound)
+		RequireCode(t, err, fault.CodeNotFound)
 		noDecisions(t, s)
 	})
 
 	t.Run("failed version is a conflict", func(t *testing.T) {
 		s := setup(t)
 		_, err := s.Promote(ctx, name, "h3", Decision(procedures.KindPromote, name, "h3", At(5)))
-		RequireCode(t, err, procedures.CodeConflict)
+		RequireCode(t, err, fault.CodeConflict)
 		noDecisions(t, s)
 	})
 
@@ -112,7 +113,7 @@ func testPromote(t *testing.T, newStore NewStore) {
 		d := Decision(procedures.KindPromote, name, "h2", At(5))
 		d.ID = ""
 		_, err := s.Promote(ctx, name, "h2", d)
-		RequireCode(t, err, procedures.CodeInvalid)
+		RequireCode(t, err, fault.CodeInvalid)
 		noDecisions(t, s)
 	})
 
@@ -125,7 +126,7 @@ func testPromote(t *testing.T, newStore NewStore) {
 		d := Decision(procedures.KindPromote, name, "h2", At(5))
 		d.ID = other.ID
 		_, err := s.Promote(ctx, name, "h2", d)
-		RequireCode(t, err, procedures.CodeConflict)
+		RequireCode(t, err, fault.CodeConflict)
 		if p := MustGet(t, s, name); p.CodeHash != "h1" {
 			t.Errorf("current = %s after a refused promote", p.CodeHash)
 		}
@@ -193,7 +194,7 @@ func testSetGrant(t *testing.T, newStore NewStore) {
 	t.Run("changed code is a conflict and writes nothing", func(t *testing.T) {
 		s := setup(t)
 		_, err := s.SetGrant(ctx, name, grant(), "h2", Decision(procedures.KindGrant, name, "h2", At(3)))
-		e := RequireCode(t, err, procedures.CodeConflict)
+		e := RequireCode(t, err, fault.CodeConflict)
 		if e.Details["reason"] != procedures.ReasonCodeChanged {
 			t.Errorf("details = %v, want reason %q", e.Details, procedures.ReasonCodeChanged)
 		}
@@ -226,7 +227,7 @@ func testSetGrant(t *testing.T, newStore NewStore) {
 	t.Run("unknown procedure is not found", func(t *testing.T) {
 		s := setup(t)
 		_, err := s.SetGrant(ctx, "proc__missing", grant(), "h1", Decision(procedures.KindGrant, "proc__missing", "h1", At(3)))
-		RequireCode(t, err, procedures.CodeNotFound)
+		RequireCode(t, err, fault.CodeNotFound)
 	})
 
 	t.Run("a decision id holding another record is a conflict and writes nothing", func(t *testing.T) {
@@ -238,7 +239,7 @@ func testSetGrant(t *testing.T, newStore NewStore) {
 		d := Decision(procedures.KindGrant, name, "h1", At(3))
 		d.ID = other.ID
 		_, err := s.SetGrant(ctx, name, grant(), "h1", d)
-		RequireCode(t, err, procedures.CodeConflict)
+		RequireCode(t, err, fault.CodeConflict)
 		if p := MustGet(t, s, name); p.Grant != nil {
 			t.Errorf("grant written: %+v", p.Grant)
 		}
@@ -268,7 +269,7 @@ func testSetGrant(t *testing.T, newStore NewStore) {
 		d := Decision(procedures.KindGrant, name, "h1", At(3))
 		d.Kind = ""
 		_, err := s.SetGrant(ctx, name, grant(), "h1", d)
-		RequireCode(t, err, procedures.CodeInvalid)
+		RequireCode(t, err, fault.CodeInvalid)
 		if p := MustGet(t, s, name); p.Grant != nil {
 			t.Errorf("grant written: %+v", p.Grant)
 		}
@@ -287,6 +288,6 @@ func testSetGrant(t *testing.T, newStore NewStore) {
 			t.Fatalf("after promote: current %s grant %+v", p.CodeHash, p.Grant)
 		}
 		_, err = s.SetGrant(ctx, name, grant(), "h1", Decision(procedures.KindGrant, name, "h1", At(5)))
-		RequireCode(t, err, procedures.CodeConflict)
+		RequireCode(t, err, fault.CodeConflict)
 	})
 }

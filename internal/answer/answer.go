@@ -8,15 +8,15 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/fault"
 )
 
 // Error is the public form of an error.
 type Error struct {
-	Status  int             // HTTP status
-	Code    procedures.Code // the API's error code
-	Message string          // safe to show to the caller
-	Details map[string]any  // safe structured context; never nil
+	Status  int            // HTTP status
+	Code    fault.Code     // the API's error code
+	Message string         // safe to show to the caller
+	Details map[string]any // safe structured context; never nil
 	// RetryAfter is a busy refusal's advice in whole seconds (the HTTP
 	// Retry-After header); 0 for other errors.
 	RetryAfter int
@@ -26,48 +26,48 @@ type Error struct {
 const internalMessage = "internal error"
 
 // Of returns the public form of err (nil for nil). The code and message
-// are those of the first *procedures.Error in err's chain; an error without
+// are those of the first *fault.Error in err's chain; an error without
 // one, or of code internal, is answered "internal error" with no details,
 // whatever its text (a store path, a driver message).
 func Of(err error) *Error {
 	if err == nil {
 		return nil
 	}
-	var pe *procedures.Error
-	if !errors.As(err, &pe) || pe.Code == procedures.CodeInternal {
-		return &Error{Status: http.StatusInternalServerError, Code: procedures.CodeInternal, Message: internalMessage, Details: map[string]any{}}
+	var pe *fault.Error
+	if !errors.As(err, &pe) || pe.Code == fault.CodeInternal {
+		return &Error{Status: http.StatusInternalServerError, Code: fault.CodeInternal, Message: internalMessage, Details: map[string]any{}}
 	}
 	details := pe.Details
 	if details == nil {
 		details = map[string]any{}
 	}
 	a := &Error{Status: Status(pe.Code), Code: pe.Code, Message: pe.Message, Details: details}
-	if n, ok := details[procedures.DetailRetryAfter].(int); ok && pe.Code == procedures.CodeBusy && n > 0 {
+	if n, ok := details[fault.DetailRetryAfter].(int); ok && pe.Code == fault.CodeBusy && n > 0 {
 		a.RetryAfter = n
 	}
 	return a
 }
 
 // Status maps an error code to its HTTP status.
-func Status(code procedures.Code) int {
+func Status(code fault.Code) int {
 	switch code {
-	case procedures.CodeInvalid:
+	case fault.CodeInvalid:
 		return http.StatusBadRequest
-	case procedures.CodeUnauthorized:
+	case fault.CodeUnauthorized:
 		return http.StatusUnauthorized
-	case procedures.CodeForbidden, procedures.CodeDenied:
+	case fault.CodeForbidden, fault.CodeDenied:
 		return http.StatusForbidden
-	case procedures.CodeNotFound:
+	case fault.CodeNotFound:
 		return http.StatusNotFound
-	case procedures.CodeConflict:
+	case fault.CodeConflict:
 		return http.StatusConflict
-	case procedures.CodeTooLarge:
+	case fault.CodeTooLarge:
 		return http.StatusRequestEntityTooLarge
-	case procedures.CodeInvalidCode, procedures.CodeInvalidArguments:
+	case fault.CodeInvalidCode, fault.CodeInvalidArguments:
 		return http.StatusUnprocessableEntity
-	case procedures.CodeUnavailable:
+	case fault.CodeUnavailable:
 		return http.StatusServiceUnavailable
-	case procedures.CodeBusy:
+	case fault.CodeBusy:
 		return http.StatusTooManyRequests
 	}
 	return http.StatusInternalServerError
@@ -77,7 +77,7 @@ func Status(code procedures.Code) int {
 // unavailable): the transport logs the full error, which the caller never
 // sees.
 func (e *Error) ServerFault() bool {
-	return e.Code == procedures.CodeInternal || e.Code == procedures.CodeUnavailable
+	return e.Code == fault.CodeInternal || e.Code == fault.CodeUnavailable
 }
 
 // Body is the contract's error shape: {"error": {code, message, details}}.
@@ -87,9 +87,9 @@ type Body struct {
 
 // BodyError is the inside of Body.
 type BodyError struct {
-	Code    procedures.Code `json:"code"`
-	Message string          `json:"message"`
-	Details map[string]any  `json:"details"`
+	Code    fault.Code     `json:"code"`
+	Message string         `json:"message"`
+	Details map[string]any `json:"details"`
 }
 
 // Body returns e in the contract's error shape.

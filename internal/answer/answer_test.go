@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -15,23 +16,23 @@ func TestOf(t *testing.T) {
 		name    string
 		err     error
 		status  int
-		code    procedures.Code
+		code    fault.Code
 		message string
 		details int
 	}{
-		{"plain error", errors.New("open /secret/path: boom"), 500, procedures.CodeInternal, "internal error", 0},
-		{"internal code", procedures.Errorf(procedures.CodeInternal, "store /secret/path").WithDetails("path", "/secret"), 500, procedures.CodeInternal, "internal error", 0},
-		{"wrapped internal", fmt.Errorf("ctx: %w", procedures.Errorf(procedures.CodeInternal, "/secret")), 500, procedures.CodeInternal, "internal error", 0},
-		{"invalid", procedures.Errorf(procedures.CodeInvalid, "bad field").WithDetails("field", "x"), 400, procedures.CodeInvalid, "bad field", 1},
-		{"wrapped not found", fmt.Errorf("ctx: %w", procedures.Errorf(procedures.CodeNotFound, "no such")), 404, procedures.CodeNotFound, "no such", 0},
-		{"denied with decision", procedures.Errorf(procedures.CodeDenied, "denied").WithDecision(d), 403, procedures.CodeDenied, "denied", 1},
-		{"unavailable", procedures.Errorf(procedures.CodeUnavailable, "down"), 503, procedures.CodeUnavailable, "down", 0},
-		{"unauthorized", procedures.Errorf(procedures.CodeUnauthorized, "token"), http.StatusUnauthorized, procedures.CodeUnauthorized, "token", 0},
-		{"too large", procedures.Errorf(procedures.CodeTooLarge, "big"), 413, procedures.CodeTooLarge, "big", 0},
-		{"invalid code", procedures.Errorf(procedures.CodeInvalidCode, "x"), 422, procedures.CodeInvalidCode, "x", 0},
-		{"conflict", procedures.Errorf(procedures.CodeConflict, "x"), 409, procedures.CodeConflict, "x", 0},
-		{"busy", procedures.Errorf(procedures.CodeBusy, "queue full").WithDetails("reason", "replay_queue").WithDetails(procedures.DetailRetryAfter, 2), 429, procedures.CodeBusy, "queue full", 2},
-		{"unknown code", procedures.Errorf("weird", "x"), 500, "weird", "x", 0},
+		{"plain error", errors.New("open /secret/path: boom"), 500, fault.CodeInternal, "internal error", 0},
+		{"internal code", fault.Errorf(fault.CodeInternal, "store /secret/path").WithDetails("path", "/secret"), 500, fault.CodeInternal, "internal error", 0},
+		{"wrapped internal", fmt.Errorf("ctx: %w", fault.Errorf(fault.CodeInternal, "/secret")), 500, fault.CodeInternal, "internal error", 0},
+		{"invalid", fault.Errorf(fault.CodeInvalid, "bad field").WithDetails("field", "x"), 400, fault.CodeInvalid, "bad field", 1},
+		{"wrapped not found", fmt.Errorf("ctx: %w", fault.Errorf(fault.CodeNotFound, "no such")), 404, fault.CodeNotFound, "no such", 0},
+		{"denied with decision", fault.Errorf(fault.CodeDenied, "denied").WithDetails(fault.DetailDecision, d), 403, fault.CodeDenied, "denied", 1},
+		{"unavailable", fault.Errorf(fault.CodeUnavailable, "down"), 503, fault.CodeUnavailable, "down", 0},
+		{"unauthorized", fault.Errorf(fault.CodeUnauthorized, "token"), http.StatusUnauthorized, fault.CodeUnauthorized, "token", 0},
+		{"too large", fault.Errorf(fault.CodeTooLarge, "big"), 413, fault.CodeTooLarge, "big", 0},
+		{"invalid code", fault.Errorf(fault.CodeInvalidCode, "x"), 422, fault.CodeInvalidCode, "x", 0},
+		{"conflict", fault.Errorf(fault.CodeConflict, "x"), 409, fault.CodeConflict, "x", 0},
+		{"busy", fault.Errorf(fault.CodeBusy, "queue full").WithDetails("reason", "replay_queue").WithDetails(fault.DetailRetryAfter, 2), 429, fault.CodeBusy, "queue full", 2},
+		{"unknown code", fault.Errorf("weird", "x"), 500, "weird", "x", 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -39,7 +40,7 @@ func TestOf(t *testing.T) {
 			if a.Status != tc.status || a.Code != tc.code || a.Message != tc.message || len(a.Details) != tc.details || a.Details == nil {
 				t.Fatalf("Of = %+v, want %d %s %q with %d details", a, tc.status, tc.code, tc.message, tc.details)
 			}
-			if wantRetry := tc.code == procedures.CodeBusy; (a.RetryAfter == 2) != wantRetry {
+			if wantRetry := tc.code == fault.CodeBusy; (a.RetryAfter == 2) != wantRetry {
 				t.Fatalf("RetryAfter = %d", a.RetryAfter)
 			}
 			if b := a.Body(); b.Error.Code != a.Code || b.Error.Message != a.Message {
@@ -50,7 +51,7 @@ func TestOf(t *testing.T) {
 	if Of(nil) != nil {
 		t.Fatal("Of(nil) is not nil")
 	}
-	if got, ok := procedures.DecisionOf(procedures.Errorf(procedures.CodeDenied, "x").WithDecision(d)); !ok || got.Reason != "r" {
+	if got, ok := procedures.DecisionOf(fault.Errorf(fault.CodeDenied, "x").WithDetails(fault.DetailDecision, d)); !ok || got.Reason != "r" {
 		t.Fatalf("DecisionOf = %+v, %v", got, ok)
 	}
 	if _, ok := procedures.DecisionOf(fmt.Errorf("plain")); ok {

@@ -178,7 +178,7 @@ var mutants = []Mutant{
 	{
 		Name:     "answer/internal-text-shown",
 		Why:      "an internal error's text (a store path) reaches HTTP and MCP callers (issue 8 item 8)",
-		Edits:    []Edit{{Dir: "internal/answer", Find: "!errors.As(err, &pe) || pe.Code == procedures.CodeInternal", Replace: "!errors.As(err, &pe)"}},
+		Edits:    []Edit{{Dir: "internal/answer", Find: "!errors.As(err, &pe) || pe.Code == fault.CodeInternal", Replace: "!errors.As(err, &pe)"}},
 		Packages: []string{"./internal/answer", "./mcpserve"},
 		Tests:    []string{"TestOf", "TestInternalErrorsStayInside"},
 	},

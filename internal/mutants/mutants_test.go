@@ -153,3 +153,18 @@ func TestCheckOverlay(t *testing.T) {
 		})
 	}
 }
+
+// TestListApplies checks that every mutant of the project's list still finds
+// each of its fragments exactly once in this tree, without running a test:
+// a refactoring that moves or renames code shows here which mutants it broke.
+func TestListApplies(t *testing.T) {
+	root, _, err := moduleRoot(context.Background(), ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range mutants {
+		if _, err := apply(root, m); err != nil {
+			t.Errorf("mutant %s: %v", m.Name, err)
+		}
+	}
+}

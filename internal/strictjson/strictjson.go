@@ -9,7 +9,7 @@ import (
 	"encoding/json"
 	"strconv"
 
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/fault"
 )
 
 // Check checks data, which must hold one valid JSON value (decode it
@@ -39,9 +39,9 @@ func Check(data []byte) error {
 					continue
 				}
 			}
-			return procedures.Errorf(procedures.CodeInvalid, "the JSON holds an unpaired UTF-16 surrogate escape")
+			return fault.Errorf(fault.CodeInvalid, "the JSON holds an unpaired UTF-16 surrogate escape")
 		case r >= 0xDC00 && r <= 0xDFFF:
-			return procedures.Errorf(procedures.CodeInvalid, "the JSON holds an unpaired UTF-16 surrogate escape")
+			return fault.Errorf(fault.CodeInvalid, "the JSON holds an unpaired UTF-16 surrogate escape")
 		}
 	}
 	return nil
@@ -77,7 +77,7 @@ func checkKeys(dec *json.Decoder, path string) error {
 			k, _ := kt.(string)
 			field := join(path, k)
 			if seen[k] {
-				return procedures.Errorf(procedures.CodeInvalid, "%s: the key appears twice", field).WithDetails("field", field)
+				return fault.Errorf(fault.CodeInvalid, "%s: the key appears twice", field).WithDetails("field", field)
 			}
 			seen[k] = true
 			if err := checkKeys(dec, field); err != nil {
@@ -105,5 +105,5 @@ func join(parent, name string) string {
 }
 
 func invalid(err error) error {
-	return procedures.Errorf(procedures.CodeInvalid, "not valid JSON: %v", err)
+	return fault.Errorf(fault.CodeInvalid, "not valid JSON: %v", err)
 }

@@ -3,7 +3,7 @@ package strictjson
 import (
 	"testing"
 
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/fault"
 )
 
 func TestCheck(t *testing.T) {
@@ -30,11 +30,11 @@ func TestCheck(t *testing.T) {
 			if err == nil {
 				return
 			}
-			if procedures.ErrorCode(err) != procedures.CodeInvalid {
-				t.Fatalf("code %s", procedures.ErrorCode(err))
+			if fault.ErrorCode(err) != fault.CodeInvalid {
+				t.Fatalf("code %s", fault.ErrorCode(err))
 			}
 			if tc.field != "" {
-				if pe := err.(*procedures.Error); pe.Details["field"] != tc.field {
+				if pe := err.(*fault.Error); pe.Details["field"] != tc.field {
 					t.Fatalf("field %v, want %s", pe.Details["field"], tc.field)
 				}
 			}

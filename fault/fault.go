@@ -1,4 +1,8 @@
-package procedures
+// Package fault holds procgraph's one error type: an Error with a Code that
+// every package returns and only the edges translate (api/ and mcpserve/ into
+// statuses, graph/ from backend errors into codes). It is a leaf: it imports
+// nothing of procgraph's, so every package can use it.
+package fault
 
 import (
 	"errors"
@@ -88,20 +92,7 @@ func ErrorMessage(err error) string {
 	return "internal error"
 }
 
-// detailDecision is the details key of the decision an error carries.
-const detailDecision = "decision"
-
-// WithDecision returns e carrying d (a denied invoke, a refused grant or
-// promote); DecisionOf reads it back. The API answers it as
-// details.decision.
-func (e *Error) WithDecision(d Decision) *Error { return e.WithDetails(detailDecision, d) }
-
-// DecisionOf returns the decision err carries (see WithDecision), if any.
-func DecisionOf(err error) (Decision, bool) {
-	var e *Error
-	if !errors.As(err, &e) {
-		return Decision{}, false
-	}
-	d, ok := e.Details[detailDecision].(Decision)
-	return d, ok
-}
+// DetailDecision is the details key of the decision an error carries (a
+// denied invoke, a refused grant or promote); the API answers it as
+// details.decision. procedures.DecisionOf reads it back.
+const DetailDecision = "decision"
