@@ -125,6 +125,20 @@ func (c *Catalogue) Has(name string) bool {
 	return ok
 }
 
+// ToolCount is how many tools c has (0 for a nil c): with ToolText, what
+// search.Tools reads of a catalogue.
+func (c *Catalogue) ToolCount() int {
+	if c == nil {
+		return 0
+	}
+	return len(c.Tools)
+}
+
+// ToolText is the name and description of c's i-th tool.
+func (c *Catalogue) ToolText(i int) (name, description string) {
+	return c.Tools[i].Name, c.Tools[i].Description
+}
+
 func (c *Catalogue) index() {
 	c.byName = make(map[string]*Tool, len(c.Tools))
 	for i := range c.Tools {

@@ -75,8 +75,8 @@ type DumpCauseRecord struct {
 // DumpProcedureRecord is a procedure as stored, without its kept
 // classification (recomputed on import): Current is its current version
 // (promotions), Grant its stored grant, Retired its retirement,
-// SearchParts the distinct texts of its search document (MergeSearchParts
-// of every capture's SearchParts, at most MaxSearchParts, in order).
+// SearchParts the distinct texts of its search document (search.MergeParts
+// of every capture's SearchParts, at most search.MaxParts, in order).
 type DumpProcedureRecord struct {
 	Name       string      `json:"name"`
 	Signature  []string    `json:"signature"`

@@ -17,6 +17,7 @@ import (
 
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/search"
 	"github.com/procgraph/procgraph/signature"
 )
 
@@ -185,7 +186,7 @@ func TestHostileDumpsRefused(t *testing.T) {
 // manyParts is MaxSearchParts distinct parts, each after a comma.
 func manyParts() string {
 	var b strings.Builder
-	for i := range procedures.MaxSearchParts {
+	for i := range search.MaxParts {
 		fmt.Fprintf(&b, `,"p%d"`, i)
 	}
 	return b.String()

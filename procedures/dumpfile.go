@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/search"
 )
 
 // MaxDumpLine bounds one line of a dump (a version's code and schemas).
@@ -183,7 +184,7 @@ func (r DumpRecord) payload() (any, error) {
 func v1SearchParts(p *DumpProcedureRecord) []string {
 	in := CaptureInput{Name: p.Name, Signature: p.Signature}
 	in.Version.Summary = p.Summary
-	return nilIfEmpty(MergeSearchParts(nil, SearchParts(in)))
+	return nilIfEmpty(search.MergeParts(nil, SearchParts(in)))
 }
 
 // nilIfEmpty is s, nil when empty: stores answer either for "none", a dump

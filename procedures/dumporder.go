@@ -3,6 +3,8 @@ package procedures
 import (
 	"fmt"
 	"time"
+
+	"github.com/procgraph/procgraph/search"
 )
 
 // dumpOrder checks that a dump's records come in dump order (DumpType),
@@ -126,7 +128,7 @@ func (o *dumpOrder) check(r DumpRecord) string {
 		case p.Frequency < 0 || p.UseCount < 0:
 			return "procedure " + p.Name + ": negative count"
 		case !validSearchParts(p.SearchParts):
-			return fmt.Sprintf("procedure %s: search_parts must be at most %d distinct non-empty texts", p.Name, MaxSearchParts)
+			return fmt.Sprintf("procedure %s: search_parts must be at most %d distinct non-empty texts", p.Name, search.MaxParts)
 		case o.proc != nil && p.Name <= o.proc.Name:
 			return fmt.Sprintf("procedure %s repeated or out of order (after %s)", p.Name, o.proc.Name)
 		}
@@ -226,9 +228,9 @@ func (o *dumpOrder) check(r DumpRecord) string {
 }
 
 // validSearchParts reports whether parts could be a store's search parts:
-// at most MaxSearchParts, distinct, none empty.
+// at most search.MaxParts, distinct, none empty.
 func validSearchParts(parts []string) bool {
-	if len(parts) > MaxSearchParts {
+	if len(parts) > search.MaxParts {
 		return false
 	}
 	seen := make(map[string]bool, len(parts))

@@ -1,6 +1,10 @@
 package procedures
 
-import "context"
+import (
+	"context"
+
+	"github.com/procgraph/procgraph/search"
+)
 
 // Find limits.
 const (
@@ -10,7 +14,7 @@ const (
 
 // FindRequest is find_all_procedures: filters apply before the limit.
 type FindRequest struct {
-	// Q is a relevance search (docs/api.md's q, SearchTerms): "" for none.
+	// Q is a relevance search (docs/api.md's q, search.Terms): "" for none.
 	Q        string
 	Causes   []string
 	Tools    []string
@@ -25,7 +29,7 @@ type FindRequest struct {
 }
 
 // Find returns the classified procedures matching r, frequency desc, then
-// last_used_at desc, then name asc (with Q: by relevance, see RankHits),
+// last_used_at desc, then name asc (with Q: by relevance, see search.RankHits),
 // and the total before limit and offset.
 // The read-only and exposed filters are decided by the store on the
 // classification it keeps (see Store.Find), the same one Get recomputes.
@@ -48,7 +52,7 @@ func (s *Service) find(ctx context.Context, r FindRequest) ([]*Procedure, int, *
 		Limit: r.Limit, Offset: r.Offset, SkipTotal: r.SkipTotal,
 	}
 	if r.Q != "" {
-		terms, err := SearchTerms(r.Q)
+		terms, err := search.Terms(r.Q)
 		if err != nil {
 			return nil, 0, nil, err
 		}

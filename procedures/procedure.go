@@ -92,7 +92,7 @@ type Procedure struct {
 
 	AutoRun AutoRun     `json:"auto_run"`
 	Causes  []CauseLink `json:"causes"`
-	// Score is the relevance of a search's match (RankHits), nil outside
+	// Score is the relevance of a search's match (search.RankHits), nil outside
 	// a search.
 	Score *float64 `json:"score,omitempty"`
 

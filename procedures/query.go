@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/search"
 )
 
 // Validate checks q's ranges: the one check of a Query, for the service
@@ -16,8 +17,8 @@ func (q *Query) Validate() error {
 		return fault.Errorf(fault.CodeInvalid, "offset must not be negative").WithDetails("field", "offset")
 	case q.MinTools < 0:
 		return fault.Errorf(fault.CodeInvalid, "min_tools must not be negative").WithDetails("field", "min_tools")
-	case !ValidTerms(q.Search):
-		return fault.Errorf(fault.CodeInvalid, "search terms are not words (procedures.SearchTerms)").WithDetails("field", "q")
+	case !search.ValidTerms(q.Search):
+		return fault.Errorf(fault.CodeInvalid, "search terms are not words (search.Terms)").WithDetails("field", "q")
 	case q.Status != "" && !q.Status.Valid():
 		return fault.Errorf(fault.CodeInvalid, "status %q is not succeeded or failed", q.Status).WithDetails("field", "status")
 	}

@@ -45,9 +45,9 @@ type Store interface {
 	// the tools that changed), in the same transaction. With q.Search, only
 	// procedures whose search document (SearchParts of their captures,
 	// indexed in the same write path) matches any term or a tool term of
-	// the stored catalogue (SearchTools of q.Search, read at query time),
-	// among the MaxSearchHits best by text relevance, after the other
-	// filters, in RankHits order with Score set. Returns fault.CodeInvalid when
+	// the stored catalogue (search.Tools of q.Search, read at query time),
+	// among the search.MaxHits best by text relevance, after the other
+	// filters, in search.RankHits order with Score set. Returns fault.CodeInvalid when
 	// q.Validate does.
 	Find(ctx context.Context, q Query) ([]*Procedure, int, error)
 
@@ -189,9 +189,9 @@ type Query struct {
 	Exposed       *bool
 	AllowMutating bool
 
-	// Search is the words of a relevance search (SearchTerms of q): only
+	// Search is the words of a relevance search (search.Terms of q): only
 	// procedures whose search document matches any of them, ranked by
-	// RankHits (Procedure.Score set), not in frequency order.
+	// search.RankHits (Procedure.Score set), not in frequency order.
 	Search []string
 
 	Limit  int // 0 means no limit

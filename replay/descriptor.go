@@ -53,8 +53,8 @@ func (r *Replayer) Tools(ctx context.Context, causes []string, limit int) ([]Too
 }
 
 // ToolsMatching is Tools with a relevance search q ("" for none): only the
-// matching procedures, by relevance (procedures.RankHits), each with its
-// score. A bad q is CodeInvalid (procedures.SearchTerms).
+// matching procedures, by relevance (search.RankHits), each with its
+// score. A bad q is CodeInvalid (search.Terms).
 func (r *Replayer) ToolsMatching(ctx context.Context, q string, causes []string, limit int) ([]ToolDescriptor, error) {
 	page, err := r.svc.ExposedMatching(ctx, q, causes, limit)
 	if err != nil {

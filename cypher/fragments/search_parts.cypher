@@ -1,6 +1,6 @@
 // Adds the search parts of the bound list add (distinct,
 // procedures.SearchParts) that p lacks to p.search_parts, at most $max in
-// all, and sets p.search_text (procedures.SearchDocument: one part a line),
+// all, and sets p.search_text (search.Document: one part a line),
 // which the procedure_search full-text index reads. Nothing is written when
 // nothing is new; rows pass through unchanged. capture.cypher binds add to
 // the capture's $parts, merge_procedures.cypher to a dumped procedure's.

@@ -1,6 +1,6 @@
 // Dumped procedures (Store.Load into an empty store), with the values
 // dumped: counts, times, grant and retirement, search parts and the search
-// text (procedures.SearchDocument of them, null without parts) that the
+// text (search.Document of them, null without parts) that the
 // procedure_search full-text index reads. code_hash names the current
 // version, which load_versions.cypher links; the kept classification is
 // left unset (Store.FinishLoad classifies every procedure). Each record is

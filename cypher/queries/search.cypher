@@ -1,10 +1,10 @@
 // One page of a relevance search (Find with q) and its total, in one
 // statement (one round trip). The procedures whose search document matches
 // $lucene (q's bare words and the catalogue's tool terms, ORed:
-// procedures.SearchTerms and procedures.SearchTools, no Lucene syntax), at
+// search.Terms and search.Tools, no Lucene syntax), at
 // most $hits by text relevance, that pass Find's other filters (as
 // find_page.cypher: $classes selected by procedures.Query.Match in Go, all
-// $tools, any of $causes), are ranked as procedures.RankHits ranks (its
+// $tools, any of $causes), are ranked as search.RankHits ranks (its
 // weight is $frequency_weight: text × (1 + weight × ln(1 + frequency)) to 6
 // decimals, then frequency, last_used_at (never used last), name); texts
 // are the page's text relevances, from which Go computes each score with

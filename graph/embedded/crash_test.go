@@ -16,6 +16,7 @@ import (
 
 	st "github.com/procgraph/procgraph/graph/storetest"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/search"
 )
 
 // crashWriterEnv makes the test binary a crash writer on the file it
@@ -176,7 +177,7 @@ func checkAfterCrash(t *testing.T, path string, acked map[int]bool) {
 		}
 	}
 	for i := range acked {
-		if i >= 50*(procedures.MaxSearchParts-8) {
+		if i >= 50*(search.MaxParts-8) {
 			continue // past the procedure's parts limit: its word may not be kept
 		}
 		in := crashInput(i)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/search"
 )
 
 // loadRecord writes one dump record with the values it holds; writing it
@@ -138,7 +139,7 @@ func loadEdge(tx *bolt.Tx, e *procedures.DumpEdgeRecord) error {
 // loadSearchParts sets the procedure's search parts as dumped; the same
 // parts again write nothing.
 func loadSearchParts(tx *bolt.Tx, p *procedures.DumpProcedureRecord, docs *searchDocs) error {
-	parts := procedures.MergeSearchParts(nil, p.SearchParts)
+	parts := search.MergeParts(nil, p.SearchParts)
 	if len(parts) == 0 {
 		return nil
 	}

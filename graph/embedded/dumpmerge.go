@@ -8,6 +8,7 @@ import (
 
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/search"
 )
 
 // MergeConflict returns the first of procs stored under another signature
@@ -130,7 +131,7 @@ func mergeProcedure(tx *bolt.Tx, p *procedures.DumpProcedureRecord, docs *search
 			return err
 		}
 	}
-	merged := procedures.MergeSearchParts(parts, p.SearchParts)
+	merged := search.MergeParts(parts, p.SearchParts)
 	if len(merged) == len(parts) {
 		return nil
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/procgraph/procgraph/fault"
 	st "github.com/procgraph/procgraph/graph/storetest"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/search"
 )
 
 func TestContiguous(t *testing.T) {
@@ -178,7 +179,7 @@ func TestConcurrentCapturesAreSearchable(t *testing.T) {
 
 // searchOf is the names q finds in s; safe in any goroutine.
 func searchOf(t *testing.T, s *Store, q string) []string {
-	terms, err := procedures.SearchTerms(q)
+	terms, err := search.Terms(q)
 	if err != nil {
 		t.Error(err)
 		return nil

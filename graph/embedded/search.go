@@ -18,11 +18,12 @@ import (
 
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/search"
 )
 
 // The relevance search of the embedded store: a bleve index beside the
 // bbolt file (PATH.search), over each procedure's search document
-// (procedures.SearchDocument of the distinct procedures.SearchParts of its
+// (search.Document of the distinct procedures.SearchParts of its
 // captures). bbolt is the truth: the parts live in the search bucket, and
 // every write that changes them bumps metaSearchGen in the same
 // transaction; after the commit the write hands the changed names to the
@@ -134,7 +135,7 @@ func indexParts(b *bleve.Batch, name string, v []byte) error {
 	if err := decode(v, &parts, "search parts of "+name); err != nil {
 		return err
 	}
-	return b.Index(name, map[string]any{searchField: procedures.SearchDocument(parts)})
+	return b.Index(name, map[string]any{searchField: search.Document(parts)})
 }
 
 // searchDocs is what a write transaction changed in the search bucket: the
@@ -159,7 +160,7 @@ func searchAdd(tx *bolt.Tx, in *procedures.CaptureInput, d *searchDocs) error {
 			return err
 		}
 	}
-	parts := procedures.MergeSearchParts(old, procedures.SearchParts(*in))
+	parts := search.MergeParts(old, procedures.SearchParts(*in))
 	if len(parts) == len(old) {
 		return nil
 	}
@@ -218,8 +219,8 @@ func (s *Store) closeSearch() error {
 
 // findSearch is Find with q.Search: the MaxSearchHits best matches of the
 // index for q's words and the tool terms of the stored catalogue
-// (procedures.SearchTools), filtered by q's other filters and ranked by
-// procedures.RankHits. The catalogue and the page are read in one read
+// (search.Tools), filtered by q's other filters and ranked by
+// search.RankHits. The catalogue and the page are read in one read
 // transaction, after the indexer has indexed every write that returned
 // before the search began. CodeUnavailable when ctx ends while it waits or
 // the indexer failed (indexer.go).
@@ -237,7 +238,7 @@ func (s *Store) findSearch(ctx context.Context, q *procedures.Query) ([]*procedu
 		if err != nil {
 			return err
 		}
-		req, err := searchRequest(q.Search, procedures.SearchTools(cat, q.Search))
+		req, err := searchRequest(q.Search, search.Tools(cat, q.Search))
 		if err != nil {
 			return err
 		}
@@ -248,7 +249,7 @@ func (s *Store) findSearch(ctx context.Context, q *procedures.Query) ([]*procedu
 		m := newMatcher(q)
 		byName, rank := tx.Bucket(bRankByName), tx.Bucket(bRank)
 		causes, tools := tx.Bucket(bEdgesCP), tx.Bucket(bToolProcs)
-		hits := make([]procedures.SearchHit, 0, len(res.Hits))
+		hits := make([]search.Hit, 0, len(res.Hits))
 		for _, h := range res.Hits {
 			rk := byName.Get([]byte(h.ID))
 			if len(rk) < 16 || m.filters() && !m.match(rank.Get(rk)) {
@@ -258,16 +259,16 @@ func (s *Store) findSearch(ctx context.Context, q *procedures.Query) ([]*procedu
 				continue
 			}
 			freq, lastUsed := rankFields(rk)
-			hit := procedures.SearchHit{Name: h.ID, Text: h.Score, Frequency: freq}
+			hit := search.Hit{Name: h.ID, Text: h.Score, Frequency: freq}
 			if lastUsed != nil {
 				hit.LastUsedAt = *lastUsed
 			}
 			hits = append(hits, hit)
 		}
-		procedures.RankHits(hits)
+		search.RankHits(hits)
 		total = len(hits)
 		r := newProcReader(tx)
-		for _, h := range procedures.PageOf(hits, q) {
+		for _, h := range search.Page(hits, q.Offset, q.Limit) {
 			p, err := r.load(h.Name)
 			if err != nil {
 				return err
@@ -285,10 +286,10 @@ func (s *Store) findSearch(ctx context.Context, q *procedures.Query) ([]*procedu
 }
 
 // searchRequest is the bleve request of a search: a disjunction of q's
-// words and the tool terms, each boosted as procedures.SearchTools says,
+// words and the tool terms, each boosted as search.Tools says,
 // for the MaxSearchHits best documents.
-func searchRequest(words []string, tools []procedures.SearchTool) (*bleve.SearchRequest, error) {
-	if !procedures.ValidSearchTools(tools) {
+func searchRequest(words []string, tools []search.Tool) (*bleve.SearchRequest, error) {
+	if !search.ValidTools(tools) {
 		return nil, fault.Errorf(fault.CodeInternal, "embedded store: search tool terms are not identifiers")
 	}
 	terms := make([]query.Query, 0, len(words)+len(tools))
@@ -303,7 +304,7 @@ func searchRequest(words []string, tools []procedures.SearchTool) (*bleve.Search
 		tq.SetBoost(t.Boost)
 		terms = append(terms, tq)
 	}
-	return bleve.NewSearchRequestOptions(bleve.NewDisjunctionQuery(terms...), procedures.MaxSearchHits, 0, false), nil
+	return bleve.NewSearchRequestOptions(bleve.NewDisjunctionQuery(terms...), search.MaxHits, 0, false), nil
 }
 
 func hasAnyCause(b *bolt.Bucket, causes []string, name string) bool {

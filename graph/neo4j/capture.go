@@ -9,6 +9,7 @@ import (
 
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/search"
 )
 
 // Capture records one capture: capture.cypher, which also returns the
@@ -216,8 +217,8 @@ func captureParams(in procedures.CaptureInput) (map[string]any, error) {
 		"key":              in.UsageKey,
 		"cause":            cause,
 		"causeDescription": causeDesc,
-		"parts":            stringList(procedures.MergeSearchParts(nil, procedures.SearchParts(in))),
-		"max":              procedures.MaxSearchParts,
+		"parts":            stringList(search.MergeParts(nil, procedures.SearchParts(in))),
+		"max":              search.MaxParts,
 	}, nil
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/search"
 )
 
 // Empty reports whether the database holds nothing procgraph keeps (see
@@ -145,7 +146,7 @@ func (s *Store) Load(ctx context.Context, m procedures.LoadMarker, recs []proced
 				}
 				continue
 			}
-			params["max"] = procedures.MaxSearchParts
+			params["max"] = search.MaxParts
 			res, err := collect(ctx, tx, t.merged, params)
 			if err != nil {
 				return struct{}{}, err
@@ -198,8 +199,8 @@ func loadRow(r procedures.DumpRecord) (map[string]any, error) {
 			"use_count": p.UseCount, "created_at": dbTime(p.CreatedAt), "updated_at": dbTime(p.UpdatedAt), "last_used_at": nil,
 			"current": p.Current, "grant_enabled": nil, "grant_by": nil, "grant_at": nil, "grant_reason": nil, "grant_code_hash": nil, "grant_binding": nil,
 			"retired_at": nil, "retired_by": nil, "retired_reason": nil, "search_parts": nil, "search_text": nil}
-		if parts := procedures.MergeSearchParts(nil, p.SearchParts); len(parts) > 0 {
-			row["search_parts"], row["search_text"] = stringList(parts), procedures.SearchDocument(parts)
+		if parts := search.MergeParts(nil, p.SearchParts); len(parts) > 0 {
+			row["search_parts"], row["search_text"] = stringList(parts), search.Document(parts)
 		}
 		if p.LastUsedAt != nil {
 			row["last_used_at"] = dbTime(*p.LastUsedAt)

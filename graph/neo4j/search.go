@@ -10,15 +10,16 @@ import (
 
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/search"
 )
 
 // luceneQuery is a search as a Lucene query: q's words and the tool terms
-// (procedures.SearchTools), bare and ORed, each tool term with its boost.
-// procedures.ValidTerms (checked by Query.Validate) guarantees the words
+// (search.Tools), bare and ORed, each tool term with its boost.
+// search.ValidTerms (checked by Query.Validate) guarantees the words
 // hold lowercase letters and digits only, ValidSearchTools that the tool
 // terms are lowercase identifiers: no Lucene operator or syntax.
-func luceneQuery(words []string, tools []procedures.SearchTool) (string, error) {
-	if !procedures.ValidSearchTools(tools) {
+func luceneQuery(words []string, tools []search.Tool) (string, error) {
+	if !search.ValidTools(tools) {
 		return "", fault.Errorf(fault.CodeInternal, "neo4j store: search tool terms are not identifiers")
 	}
 	parts := append([]string(nil), words...)
@@ -34,7 +35,7 @@ const searchAttempts = 3
 
 // findSearch is Find with q.Search (see procedures.Store), once the index
 // shows this store's own writes (awaitSearch): search.cypher
-// matches, filters, ranks (as procedures.RankHits) and pages in one
+// matches, filters, ranks (as search.RankHits) and pages in one
 // statement alone in its transaction — one round trip, with the page's
 // procedures — whatever the number of matches. The tool terms come from
 // the catalogue the store last read and the summary filters' classes from
@@ -56,18 +57,18 @@ func (s *Store) findSearch(ctx context.Context, q procedures.Query, params map[s
 	if q.Summarised() {
 		classes = s.classes.get()
 	}
-	params["hits"] = procedures.MaxSearchHits
-	params["frequency_weight"] = procedures.SearchFrequencyWeight
+	params["hits"] = search.MaxHits
+	params["frequency_weight"] = search.FrequencyWeight
 	params["known"] = nil
-	from, to := min(q.Offset, procedures.MaxSearchHits), procedures.MaxSearchHits
+	from, to := min(q.Offset, search.MaxHits), search.MaxHits
 	if q.Limit > 0 {
-		to = min(from+q.Limit, procedures.MaxSearchHits)
+		to = min(from+q.Limit, search.MaxHits)
 	}
 	params["from"], params["to"] = from, to
 	var unknown []any // the classes the last attempt did not know
 	for attempt := 1; ; attempt++ {
 		last := attempt == searchAttempts
-		lucene, err := luceneQuery(q.Search, procedures.SearchTools(cat, q.Search))
+		lucene, err := luceneQuery(q.Search, search.Tools(cat, q.Search))
 		if err != nil {
 			return nil, 0, nil, err
 		}
@@ -104,7 +105,7 @@ func (s *Store) findSearch(ctx context.Context, q procedures.Query, params map[s
 }
 
 // decodeSearch decodes the row of search.cypher: the page, each with its
-// score (procedures.RankHits over the page's text relevances), and the
+// score (search.RankHits over the page's text relevances), and the
 // total.
 func (s *Store) decodeSearch(rec *neo4j.Record) ([]*procedures.Procedure, int, error) {
 	ps, total, err := s.decodeFound([]*neo4j.Record{rec}, "search")
@@ -115,10 +116,10 @@ func (s *Store) decodeSearch(rec *neo4j.Record) ([]*procedures.Procedure, int, e
 	if len(texts) != len(ps) {
 		return nil, 0, s.mapError("search", fmt.Errorf("search: %d text scores for %d procedures", len(texts), len(ps)))
 	}
-	hits := make([]procedures.SearchHit, len(ps))
+	hits := make([]search.Hit, len(ps))
 	byName := make(map[string]*procedures.Procedure, len(ps))
 	for i, p := range ps {
-		h := procedures.SearchHit{Name: p.Name, Frequency: p.Frequency}
+		h := search.Hit{Name: p.Name, Frequency: p.Frequency}
 		h.Text, _ = texts[i].(float64)
 		if p.LastUsedAt != nil {
 			h.LastUsedAt = p.LastUsedAt.UnixMilli()
@@ -126,7 +127,7 @@ func (s *Store) decodeSearch(rec *neo4j.Record) ([]*procedures.Procedure, int, e
 		hits[i] = h
 		byName[p.Name] = p
 	}
-	procedures.RankHits(hits)
+	search.RankHits(hits)
 	out := make([]*procedures.Procedure, len(hits))
 	for i, h := range hits {
 		score := h.Score

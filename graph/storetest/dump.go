@@ -15,6 +15,7 @@ import (
 
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/search"
 )
 
 // FillScenarios makes s hold what the suite's scenarios write, all in one
@@ -202,7 +203,7 @@ func Reads(tb testing.TB, s procedures.Store) string {
 	// Relevance search: what each q finds (the engines' text scores
 	// differ between backends; the matches and totals must not).
 	for _, q := range []string{"job", "stuck", "named failure", "kill", "heartbeat", "get logs", "fetch url", "jobs slow", "nothing here"} {
-		terms, err := procedures.SearchTerms(q)
+		terms, err := search.Terms(q)
 		if err != nil {
 			tb.Fatalf("SearchTerms(%q): %v", q, err)
 		}

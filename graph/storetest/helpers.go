@@ -11,6 +11,7 @@ import (
 
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/search"
 	"github.com/procgraph/procgraph/signature"
 )
 
@@ -155,7 +156,7 @@ func MustGranted(tb testing.TB, s procedures.Store) []*procedures.Procedure {
 // page, in rank order) and fails the test on error.
 func MustSearchNames(tb testing.TB, s procedures.Store, q string) []string {
 	tb.Helper()
-	terms, err := procedures.SearchTerms(q)
+	terms, err := search.Terms(q)
 	if err != nil {
 		tb.Fatalf("SearchTerms(%q): %v", q, err)
 	}

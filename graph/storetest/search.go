@@ -7,6 +7,7 @@ import (
 
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/search"
 )
 
 // searchCorpus is a small corpus with clear winners: each entry's words
@@ -56,7 +57,7 @@ func searchFixture(t *testing.T, s procedures.Store) {
 
 func searchFind(t *testing.T, s procedures.Store, q string, mod func(*procedures.Query)) ([]*procedures.Procedure, int) {
 	t.Helper()
-	terms, err := procedures.SearchTerms(q)
+	terms, err := search.Terms(q)
 	if err != nil {
 		t.Fatalf("SearchTerms(%q): %v", q, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/search"
 )
 
 // The labelled set of the relevance search: PanDA-style incident families
@@ -143,7 +144,7 @@ func sortedUnique(ss []string) []string {
 func SearchQuality(tb testing.TB, s procedures.Store, qs []LabelledQuery, k int) (recall, mrr float64) {
 	tb.Helper()
 	for _, q := range qs {
-		terms, err := procedures.SearchTerms(q.Q)
+		terms, err := search.Terms(q.Q)
 		if err != nil {
 			tb.Fatalf("query %q: %v", q.Q, err)
 		}
@@ -217,7 +218,7 @@ func BenchSearchQuality(b *testing.B, s procedures.Store) {
 	recallText, _ := SearchQuality(b, s, text, 5)
 	terms := make([][]string, len(qs))
 	for i, q := range qs {
-		terms[i], _ = procedures.SearchTerms(q.Q)
+		terms[i], _ = search.Terms(q.Q)
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -300,7 +301,7 @@ func BenchSearchScale(b *testing.B, s procedures.Store) {
 	_, qs := SearchCorpus(b)
 	terms := make([][]string, len(qs))
 	for i, q := range qs {
-		terms[i], _ = procedures.SearchTerms(q.Q)
+		terms[i], _ = search.Terms(q.Q)
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

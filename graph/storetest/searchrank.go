@@ -6,9 +6,10 @@ import (
 	"testing"
 
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/search"
 )
 
-// testSearchRanking: on equal text, a search is in procedures.RankHits
+// testSearchRanking: on equal text, a search is in search.RankHits
 // order (frequency, then last_used_at, never used last, then name), pages
 // of it are slices of the whole with the same total, past the end a page
 // is empty, and a summary filter sees a class created after the store
@@ -55,7 +56,7 @@ func testSearchRanking(t *testing.T, newStore NewStore) {
 		paged = append(paged, names(page)...)
 	}
 	requireEqual(t, "pages of 2", paged, want)
-	for _, off := range []int{procedures.MaxSearchHits, 1 << 40} {
+	for _, off := range []int{search.MaxHits, 1 << 40} {
 		page, total := searchFind(t, s, "same words", func(q *procedures.Query) { q.Offset, q.Limit = off, 25 })
 		if len(page) != 0 || total != len(want) {
 			t.Fatalf("offset %d: %v, total %d", off, names(page), total)

@@ -7,7 +7,7 @@ import (
 )
 
 // testSearchCatalogue: a relevance search also matches the CURRENT
-// catalogue's tool descriptions (procedures.SearchTools): a procedure
+// catalogue's tool descriptions (search.Tools): a procedure
 // composing a tool whose description holds a word of q is found, below one
 // holding the word in its own text; a word most descriptions hold selects
 // no tool; a catalogue change changes the matches with no recapture.

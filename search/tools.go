@@ -1,4 +1,4 @@
-package procedures
+package search
 
 import (
 	"sort"
@@ -11,41 +11,41 @@ import (
 // holds its tools' names, never their catalogue descriptions, which change
 // with the catalogue: indexing them would mean reindexing every procedure
 // on each catalogue change. Instead, each search matches its words against
-// the CURRENT catalogue's descriptions (SearchTools) and also looks for the
+// the CURRENT catalogue's descriptions (Tools) and also looks for the
 // tools found there in the documents, as tool terms: each store's analyser
 // keeps a tool name as written (an identifier) as one lowercase token.
 const (
-	// MaxSearchTools is how many catalogue tools one search adds as tool
+	// MaxTools is how many catalogue tools one search adds as tool
 	// terms (each is a posting list as long as its procedures: more cost
 	// more, and a weak match adds noise).
-	MaxSearchTools = 4
-	// SearchToolBoost is what a tool term weighs, per word of q its
+	MaxTools = 4
+	// ToolBoost is what a tool term weighs, per word of q its
 	// description holds, against a word of q itself (1): a procedure found
 	// only through a tool's description ranks below one holding the same
 	// words in its own text, other things equal.
-	SearchToolBoost = 0.5
+	ToolBoost = 0.5
 	// maxToolTermBytes bounds a tool term (catalogue names are at most 128).
 	maxToolTermBytes = 128
 )
 
-// SearchTool is a tool term of a relevance search: a catalogue tool's name,
+// Tool is a tool term of a relevance search: a catalogue tool's name,
 // lowercased (the token both stores index for it), and its boost.
-type SearchTool struct {
+type Tool struct {
 	Term  string
 	Boost float64
 }
 
-// SearchTools is the one rule of catalogue descriptions in a relevance
+// Tools is the one rule of catalogue descriptions in a relevance
 // search: the tools of c whose description holds a word of terms (q's
-// words, SearchTerms) that is distinctive in c — held by at most a quarter
-// of its descriptions (at least one) — each with boost SearchToolBoost ×
-// the number of such words it holds; at most MaxSearchTools, the most
+// words, Terms) that is distinctive in c — held by at most a quarter
+// of its descriptions (at least one) — each with boost ToolBoost ×
+// the number of such words it holds; at most MaxTools, the most
 // words first, then the rarest (the sum over its words of 1 / the number
 // of descriptions holding it), then by name. A word held by many
 // descriptions ("task", "job") says nothing about which tool is meant. Names are not matched:
 // every procedure's document already holds its tools' names and their
-// words (SearchParts). Nil for a nil or empty catalogue or no match.
-func SearchTools(c *Catalogue, terms []string) []SearchTool {
+// words (procedures.SearchParts). Nil for a nil or empty catalogue or no match.
+func Tools(c Catalogue, terms []string) []Tool {
 	idx := toolIndexOf(c)
 	if idx == nil || len(idx.names) == 0 {
 		return nil
@@ -78,30 +78,30 @@ func SearchTools(c *Catalogue, terms []string) []SearchTool {
 		}
 		return idx.names[x] < idx.names[y]
 	})
-	var out []SearchTool
+	var out []Tool
 	seen := map[string]bool{}
 	for _, i := range hits {
-		if len(out) == MaxSearchTools {
+		if len(out) == MaxTools {
 			break
 		}
 		if term := idx.names[i]; !seen[term] {
 			seen[term] = true
-			out = append(out, SearchTool{Term: term, Boost: SearchToolBoost * float64(count[i])})
+			out = append(out, Tool{Term: term, Boost: ToolBoost * float64(count[i])})
 		}
 	}
 	return out
 }
 
-// ValidSearchTools reports whether tools are what SearchTools returns: at
-// most MaxSearchTools lowercase identifiers (letters, digits, '_') with a
+// ValidTools reports whether tools are what Tools returns: at
+// most MaxTools lowercase identifiers (letters, digits, '_') with a
 // positive boost. Stores check it (fail closed) before they reach a query
 // language.
-func ValidSearchTools(tools []SearchTool) bool {
-	if len(tools) > MaxSearchTools {
+func ValidTools(tools []Tool) bool {
+	if len(tools) > MaxTools {
 		return false
 	}
 	for _, t := range tools {
-		if t.Term == "" || len(t.Term) > maxToolTermBytes || !(t.Boost > 0) || t.Boost > SearchToolBoost*MaxSearchTerms {
+		if t.Term == "" || len(t.Term) > maxToolTermBytes || !(t.Boost > 0) || t.Boost > ToolBoost*MaxTerms {
 			return false
 		}
 		for _, r := range t.Term {
@@ -120,16 +120,25 @@ type toolIndex struct {
 	postings map[string][]int
 }
 
+// Catalogue is what Tools reads of a tool catalogue (procedures.Catalogue):
+// how many tools it has and each one's name and description, in order. A
+// nil Catalogue, or one of no tools, matches nothing.
+type Catalogue interface {
+	ToolCount() int
+	ToolText(i int) (name, description string)
+}
+
 // toolIndexes keeps the index of the last catalogue searched: stores share
-// one decoded Catalogue while it is unchanged, so the pointer is the key.
+// one decoded catalogue while it is unchanged, so the interface value (its
+// pointer) is the key.
 var toolIndexes struct {
 	mu  sync.Mutex
-	cat *Catalogue
+	cat Catalogue
 	idx *toolIndex
 }
 
-func toolIndexOf(c *Catalogue) *toolIndex {
-	if c == nil {
+func toolIndexOf(c Catalogue) *toolIndex {
+	if c == nil || c.ToolCount() == 0 {
 		return nil
 	}
 	toolIndexes.mu.Lock()
@@ -137,10 +146,12 @@ func toolIndexOf(c *Catalogue) *toolIndex {
 	if toolIndexes.cat == c {
 		return toolIndexes.idx
 	}
-	idx := &toolIndex{names: make([]string, len(c.Tools)), postings: map[string][]int{}}
-	for i, t := range c.Tools {
-		idx.names[i] = strings.ToLower(t.Name)
-		for _, w := range searchWords(t.Description, -1) {
+	n := c.ToolCount()
+	idx := &toolIndex{names: make([]string, n), postings: map[string][]int{}}
+	for i := range n {
+		name, description := c.ToolText(i)
+		idx.names[i] = strings.ToLower(name)
+		for _, w := range searchWords(description, -1) {
 			idx.postings[w] = append(idx.postings[w], i)
 		}
 	}

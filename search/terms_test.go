@@ -1,4 +1,4 @@
-package procedures_test
+package search_test
 
 import (
 	"reflect"
@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/procgraph/procgraph/fault"
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/search"
 )
 
 func TestSearchTerms(t *testing.T) {
@@ -31,7 +31,7 @@ func TestSearchTerms(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := procedures.SearchTerms(c.q)
+			got, err := search.Terms(c.q)
 			if fault.ErrorCode(err) != c.code {
 				t.Fatalf("err = %v, want code %q", err, c.code)
 			}
@@ -44,8 +44,8 @@ func TestSearchTerms(t *testing.T) {
 	for i := 0; i < 40; i++ {
 		many += " w" + strconv.Itoa(i)
 	}
-	if got, _ := procedures.SearchTerms(many); len(got) != procedures.MaxSearchTerms {
-		t.Fatalf("%d terms, want %d", len(got), procedures.MaxSearchTerms)
+	if got, _ := search.Terms(many); len(got) != search.MaxTerms {
+		t.Fatalf("%d terms, want %d", len(got), search.MaxTerms)
 	}
 }
 
@@ -57,17 +57,17 @@ func FuzzSearchTerms(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, q string) {
-		terms, err := procedures.SearchTerms(q)
+		terms, err := search.Terms(q)
 		if err != nil {
 			if fault.ErrorCode(err) != fault.CodeInvalid {
 				t.Fatalf("error code %q", fault.ErrorCode(err))
 			}
 			return
 		}
-		if len(q) > procedures.MaxSearchBytes || !utf8.ValidString(q) {
+		if len(q) > search.MaxBytes || !utf8.ValidString(q) {
 			t.Fatalf("accepted %q", q)
 		}
-		if !procedures.ValidTerms(terms) || len(terms) == 0 {
+		if !search.ValidTerms(terms) || len(terms) == 0 {
 			t.Fatalf("terms %q of %q are not valid", terms, q)
 		}
 		for _, term := range terms {

@@ -1,4 +1,4 @@
-package procedures_test
+package search_test
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/search"
 )
 
 func TestSearchTools(t *testing.T) {
@@ -27,27 +28,27 @@ func TestSearchTools(t *testing.T) {
 	cases := []struct {
 		name  string
 		terms []string
-		want  []procedures.SearchTool
+		want  []search.Tool
 	}{
-		{"one distinctive word, name lowercased", []string{"stdout"}, []procedures.SearchTool{{Term: "get_pilot_log", Boost: 0.5}}},
+		{"one distinctive word, name lowercased", []string{"stdout"}, []search.Tool{{Term: "get_pilot_log", Boost: 0.5}}},
 		{"words a tool holds add up, most first", []string{"rucio", "replicas", "dataset"},
-			[]procedures.SearchTool{{Term: "list_replicas", Boost: 1.5}, {Term: "list_rules", Boost: 1}}},
+			[]search.Tool{{Term: "list_replicas", Boost: 1.5}, {Term: "list_rules", Boost: 1}}},
 		{"a word most descriptions hold selects nothing", []string{"of", "a", "job"}, nil},
 		{"names are not matched", []string{"get", "pilot_log"}, nil},
 		{"no match", []string{"zzz"}, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := procedures.SearchTools(cat, c.terms)
+			got := search.Tools(cat, c.terms)
 			if !reflect.DeepEqual(got, c.want) {
-				t.Fatalf("SearchTools(%q) = %+v, want %+v", c.terms, got, c.want)
+				t.Fatalf("Tools(%q) = %+v, want %+v", c.terms, got, c.want)
 			}
-			if !procedures.ValidSearchTools(got) {
-				t.Fatalf("SearchTools gave invalid tool terms %+v", got)
+			if !search.ValidTools(got) {
+				t.Fatalf("Tools gave invalid tool terms %+v", got)
 			}
 		})
 	}
-	if got := procedures.SearchTools(nil, []string{"stdout"}); got != nil {
+	if got := search.Tools(nil, []string{"stdout"}); got != nil {
 		t.Fatalf("nil catalogue: %+v", got)
 	}
 	// A changed catalogue is a new Catalogue: its own index.
@@ -55,7 +56,7 @@ func TestSearchTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := procedures.SearchTools(moved, []string{"stdout"}); !reflect.DeepEqual(got, []procedures.SearchTool{{Term: "get_job", Boost: 0.5}}) {
+	if got := search.Tools(moved, []string{"stdout"}); !reflect.DeepEqual(got, []search.Tool{{Term: "get_job", Boost: 0.5}}) {
 		t.Fatalf("after a catalogue change: %+v", got)
 	}
 }
@@ -69,9 +70,9 @@ func TestSearchToolsBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := procedures.SearchTools(cat, []string{"w9", "w0", "w1"})
-	if len(got) != procedures.MaxSearchTools || got[0].Term != "t00" || got[len(got)-1].Term != fmt.Sprintf("t%02d", procedures.MaxSearchTools-1) {
-		t.Fatalf("SearchTools = %+v, want the first %d by name", got, procedures.MaxSearchTools)
+	got := search.Tools(cat, []string{"w9", "w0", "w1"})
+	if len(got) != search.MaxTools || got[0].Term != "t00" || got[len(got)-1].Term != fmt.Sprintf("t%02d", search.MaxTools-1) {
+		t.Fatalf("Tools = %+v, want the first %d by name", got, search.MaxTools)
 	}
 	// On equal words, the rarer word's tools first: w0 is held by 4
 	// descriptions, the one-off "solo" by one.
@@ -79,29 +80,29 @@ func TestSearchToolsBounded(t *testing.T) {
 	if cat, err = procedures.NewCatalogue(tools); err != nil {
 		t.Fatal(err)
 	}
-	if got := procedures.SearchTools(cat, []string{"w0", "solo"}); len(got) == 0 || got[0].Term != "z_last" {
-		t.Fatalf("SearchTools = %+v, want z_last (the rarest word) first", got)
+	if got := search.Tools(cat, []string{"w0", "solo"}); len(got) == 0 || got[0].Term != "z_last" {
+		t.Fatalf("Tools = %+v, want z_last (the rarest word) first", got)
 	}
 }
 
 func TestValidSearchTools(t *testing.T) {
 	for _, c := range []struct {
 		name  string
-		tools []procedures.SearchTool
+		tools []search.Tool
 		want  bool
 	}{
 		{"none", nil, true},
-		{"identifier", []procedures.SearchTool{{Term: "get_job_2", Boost: 0.5}}, true},
-		{"upper case", []procedures.SearchTool{{Term: "Get", Boost: 0.5}}, false},
-		{"lucene syntax", []procedures.SearchTool{{Term: "a:b", Boost: 0.5}}, false},
-		{"space", []procedures.SearchTool{{Term: "a b", Boost: 0.5}}, false},
-		{"empty", []procedures.SearchTool{{Term: "", Boost: 0.5}}, false},
-		{"zero boost", []procedures.SearchTool{{Term: "a", Boost: 0}}, false},
-		{"too many", make([]procedures.SearchTool, procedures.MaxSearchTools+1), false},
+		{"identifier", []search.Tool{{Term: "get_job_2", Boost: 0.5}}, true},
+		{"upper case", []search.Tool{{Term: "Get", Boost: 0.5}}, false},
+		{"lucene syntax", []search.Tool{{Term: "a:b", Boost: 0.5}}, false},
+		{"space", []search.Tool{{Term: "a b", Boost: 0.5}}, false},
+		{"empty", []search.Tool{{Term: "", Boost: 0.5}}, false},
+		{"zero boost", []search.Tool{{Term: "a", Boost: 0}}, false},
+		{"too many", make([]search.Tool, search.MaxTools+1), false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if got := procedures.ValidSearchTools(c.tools); got != c.want {
-				t.Fatalf("ValidSearchTools(%+v) = %v, want %v", c.tools, got, c.want)
+			if got := search.ValidTools(c.tools); got != c.want {
+				t.Fatalf("ValidTools(%+v) = %v, want %v", c.tools, got, c.want)
 			}
 		})
 	}
