@@ -6,9 +6,9 @@
 package search
 
 import (
+	"cmp"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -134,32 +134,42 @@ type Hit struct {
 }
 
 // FrequencyWeight is how much frequency counts in a search's score
-// (RankHits; a store that ranks in its query language takes it from here).
+// (Score; the Neo4j store's search.cypher takes it from here).
 const FrequencyWeight = 0.1
 
-// RankHits is the one ranking of a relevance search: each hit's Score is
-// Text × (1 + 0.1 × ln(1 + Frequency)) — text relevance first, a procedure
-// used 10 times scoring 24% above one never used with the same text
-// relevance — rounded to 6 decimals; hits are sorted by Score desc, then
-// frequency desc, last_used_at desc (never used last), name asc.
+// Score is the one score of a relevance search's hit: text × (1 + 0.1 ×
+// ln(1 + frequency)) — text relevance first, a procedure used 10 times
+// scoring 24% above one never used with the same text relevance — rounded
+// to 6 decimals.
+func Score(text float64, frequency int64) float64 {
+	s := text * (1 + FrequencyWeight*math.Log1p(float64(max(frequency, 0))))
+	return math.Round(s*1e6) / 1e6
+}
+
+// Compare is the one order of a relevance search's hits: Score desc, then
+// frequency desc, last_used_at desc (never used last), name asc. A page a
+// store answers is sorted by it (the conformance suite checks both).
+func Compare(a, b Hit) int {
+	switch {
+	case a.Score != b.Score:
+		return cmp.Compare(b.Score, a.Score)
+	case a.Frequency != b.Frequency:
+		return cmp.Compare(b.Frequency, a.Frequency)
+	case a.LastUsedAt != b.LastUsedAt:
+		return cmp.Compare(b.LastUsedAt, a.LastUsedAt)
+	}
+	return strings.Compare(a.Name, b.Name)
+}
+
+// RankHits ranks every hit of a store that gets its full-text engine's
+// matches back (the embedded store): it sets each Score and sorts the hits
+// by Compare. The Neo4j store ranks in search.cypher, with the same Score
+// and order, and answers that page as it is (docs/adr/0016).
 func RankHits(hits []Hit) {
 	for i := range hits {
-		h := &hits[i]
-		s := h.Text * (1 + FrequencyWeight*math.Log1p(float64(max(h.Frequency, 0))))
-		h.Score = math.Round(s*1e6) / 1e6
+		hits[i].Score = Score(hits[i].Text, hits[i].Frequency)
 	}
-	sort.Slice(hits, func(i, j int) bool {
-		a, b := hits[i], hits[j]
-		switch {
-		case a.Score != b.Score:
-			return a.Score > b.Score
-		case a.Frequency != b.Frequency:
-			return a.Frequency > b.Frequency
-		case a.LastUsedAt != b.LastUsedAt:
-			return a.LastUsedAt > b.LastUsedAt
-		}
-		return a.Name < b.Name
-	})
+	slices.SortFunc(hits, Compare)
 }
 
 // Page returns the hits of the page at offset with at most limit hits (0

@@ -4,11 +4,12 @@
 // search.Terms and search.Tools, no Lucene syntax), at
 // most $hits by text relevance, that pass Find's other filters (as
 // find_page.cypher: $classes selected by procedures.Query.Match in Go, all
-// $tools, any of $causes), are ranked as search.RankHits ranks (its
-// weight is $frequency_weight: text × (1 + weight × ln(1 + frequency)) to 6
-// decimals, then frequency, last_used_at (never used last), name); texts
-// are the page's text relevances, from which Go computes each score with
-// RankHits; the page is [$from, $to) of the ranked list (Go clamps offset
+// $tools, any of $causes), are ranked here, the one ranking of a Neo4j
+// search (docs/adr/0016): search.Score (its weight is $frequency_weight:
+// text × (1 + weight × ln(1 + frequency)) to 6 decimals), then
+// search.Compare's order (frequency, last_used_at (never used last), name);
+// scores are the page's scores, which Go answers as they are; the page is
+// [$from, $to) of the ranked list (Go clamps offset
 // and limit to $hits: list indexes are 32-bit). revision, same and tools
 // are the stored catalogue unless it is $known_catalogue, the one $lucene's
 // tool terms come from (fragments/catalogue_since.cypher); unknown lists
@@ -28,9 +29,9 @@ CALL {
     AND (size($causes) = 0 OR EXISTS { MATCH (c:Cause)-[:INVESTIGATED_BY]->(p) WHERE c.name IN $causes })
   WITH p, score, round(score * (1 + $frequency_weight * log(1 + p.frequency)), 6) AS ranked
   ORDER BY ranked DESC, p.frequency DESC, p.last_used_at IS NULL, p.last_used_at DESC, p.name
-  RETURN collect(p) AS hits, collect(score) AS scores
+  RETURN collect(p) AS hits, collect(ranked) AS ranks
 }
-WITH revision, same, tools, unknown, size(hits) AS total, hits[$from..$to] AS page, scores[$from..$to] AS texts
-RETURN revision, same, tools, unknown, total, texts, [p IN page |
+WITH revision, same, tools, unknown, size(hits) AS total, hits[$from..$to] AS page, ranks[$from..$to] AS scores
+RETURN revision, same, tools, unknown, total, scores, [p IN page |
 #include procedure
   ] AS procedures;

@@ -35,15 +35,15 @@ const searchAttempts = 3
 
 // findSearch is Find with q.Search (see procedures.Store), once the index
 // shows this store's own writes (awaitSearch): search.cypher
-// matches, filters, ranks (as search.RankHits) and pages in one
+// matches, filters, ranks (search.Score, search.Compare) and pages in one
 // statement alone in its transaction — one round trip, with the page's
 // procedures — whatever the number of matches. The tool terms come from
 // the catalogue the store last read and the summary filters' classes from
 // the classes it last read (as findOne); the statement answers the stored
 // catalogue when it is not that one (fragments/catalogue_since.cypher) and
 // any class it did not know, and a search that used a stale one is run
-// again with the new one (the last attempt's answer stands). Go then
-// computes each score with RankHits over the page. cat is the stored
+// again with the new one (the last attempt's answer stands). The page is
+// answered as search.cypher ranked it (decodeSearch). cat is the stored
 // catalogue the answer was computed with.
 func (s *Store) findSearch(ctx context.Context, q procedures.Query, params map[string]any) ([]*procedures.Procedure, int, *procedures.Catalogue, error) {
 	if err := s.awaitSearch(ctx); err != nil {
@@ -104,35 +104,25 @@ func (s *Store) findSearch(ctx context.Context, q procedures.Query, params map[s
 	}
 }
 
-// decodeSearch decodes the row of search.cypher: the page, each with its
-// score (search.RankHits over the page's text relevances), and the
-// total.
+// decodeSearch decodes the row of search.cypher: the page, in the order
+// search.cypher ranked it, each with the score it was ranked by, and the
+// total. Go trusts the page: it neither re-scores nor re-sorts it
+// (docs/adr/0016).
 func (s *Store) decodeSearch(rec *neo4j.Record) ([]*procedures.Procedure, int, error) {
 	ps, total, err := s.decodeFound([]*neo4j.Record{rec}, "search")
 	if err != nil {
 		return nil, 0, err
 	}
-	texts, _ := field(rec, "texts").([]any)
-	if len(texts) != len(ps) {
-		return nil, 0, s.mapError("search", fmt.Errorf("search: %d text scores for %d procedures", len(texts), len(ps)))
+	scores, _ := field(rec, "scores").([]any)
+	if len(scores) != len(ps) {
+		return nil, 0, s.mapError("search", fmt.Errorf("search: %d scores for %d procedures", len(scores), len(ps)))
 	}
-	hits := make([]search.Hit, len(ps))
-	byName := make(map[string]*procedures.Procedure, len(ps))
 	for i, p := range ps {
-		h := search.Hit{Name: p.Name, Frequency: p.Frequency}
-		h.Text, _ = texts[i].(float64)
-		if p.LastUsedAt != nil {
-			h.LastUsedAt = p.LastUsedAt.UnixMilli()
+		score, ok := scores[i].(float64)
+		if !ok {
+			return nil, 0, s.mapError("search", fmt.Errorf("search: score %d is %T, not a float", i, scores[i]))
 		}
-		hits[i] = h
-		byName[p.Name] = p
+		p.Score = &score
 	}
-	search.RankHits(hits)
-	out := make([]*procedures.Procedure, len(hits))
-	for i, h := range hits {
-		score := h.Score
-		out[i] = byName[h.Name]
-		out[i].Score = &score
-	}
-	return out, total, nil
+	return ps, total, nil
 }

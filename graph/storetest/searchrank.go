@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 
@@ -9,8 +10,9 @@ import (
 	"github.com/procgraph/procgraph/search"
 )
 
-// testSearchRanking: on equal text, a search is in search.RankHits
-// order (frequency, then last_used_at, never used last, then name), pages
+// testSearchRanking: on equal text, a search is in search.Compare's order
+// (frequency, then last_used_at, never used last, then name) with the
+// scores of search.Score, pages
 // of it are slices of the whole with the same total, past the end a page
 // is empty, and a summary filter sees a class created after the store
 // last read its classes.
@@ -45,6 +47,27 @@ func testSearchRanking(t *testing.T, newStore NewStore) {
 	for i, p := range all {
 		if p.Score == nil || *p.Score <= 0 || i > 0 && *p.Score > *all[i-1].Score {
 			t.Fatalf("scores not set and descending at %s: %v", p.Name, p.Score)
+		}
+	}
+	// The page is in search.Compare's order of the scores it answers, and
+	// each score is search.Score of the one text relevance these equal
+	// texts have (taken from the procedure used once): a store's ranking
+	// in its query language (search.cypher) is search's (docs/adr/0016).
+	hits := make([]search.Hit, len(all))
+	for i, p := range all {
+		hits[i] = search.Hit{Name: p.Name, Score: *p.Score, Frequency: p.Frequency}
+		if p.LastUsedAt != nil {
+			hits[i].LastUsedAt = p.LastUsedAt.UnixMilli()
+		}
+	}
+	if !slices.IsSortedFunc(hits, search.Compare) {
+		t.Fatalf("page not in search.Compare order: %+v", hits)
+	}
+	once := hits[len(hits)-1] // f, used once
+	text := once.Score / (1 + search.FrequencyWeight*math.Log1p(1))
+	for _, h := range hits {
+		if want := search.Score(text, h.Frequency); math.Abs(h.Score-want) > 2e-6 {
+			t.Fatalf("%s (frequency %d): score %v, want search.Score = %v", h.Name, h.Frequency, h.Score, want)
 		}
 	}
 	var paged []string
