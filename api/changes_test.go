@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
-	"github.com/procgraph/procgraph/replay"
 )
 
 // readEvent reads one Server-Sent Events block (up to its blank line).
@@ -98,7 +98,7 @@ func TestChangesStream(t *testing.T) {
 		t.Fatalf("change block %q has no id", block)
 	}
 
-	ans, err := e.gate.Submit(ctx, replay.TurnRequest{Code: readOnlyCode, SessionID: "s", Phase: procedures.PhaseInteractive,
+	ans, err := e.gate.Submit(ctx, gate.TurnRequest{Code: readOnlyCode, SessionID: "s", Phase: procedures.PhaseInteractive,
 		Arguments: map[string]any{"task_id": 7}, Summary: "look", Actor: "anonymous"})
 	if err != nil || ans.Ran() {
 		t.Fatalf("interactive turn: %+v, %v; want pending", ans, err)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/auth"
+	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
@@ -42,7 +43,7 @@ type env struct {
 	store *embedded.Store
 	svc   *procedures.Service
 	rp    *replay.Replayer
-	gate  *replay.Gate
+	gate  *gate.Gate
 	srv   *Server
 	http  *httptest.Server
 }
@@ -73,14 +74,14 @@ func mustEnv(tb testing.TB, o envOpts) *env {
 		return map[string]any{"tool": tool, "n": 1}, nil
 	})
 	rp := replay.New(svc, o.runner, disp, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}})
-	gate := replay.NewGate(rp, replay.GateOptions{})
-	srv, err := New(Config{Service: svc, Replayer: rp, Turns: gate, Auth: o.auth, MaxChangeStreams: o.maxChangeStreams})
+	tg := gate.New(rp, gate.Options{})
+	srv, err := New(Config{Service: svc, Replayer: rp, Turns: tg, Auth: o.auth, MaxChangeStreams: o.maxChangeStreams})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	hs := httptest.NewServer(srv)
 	tb.Cleanup(hs.Close)
-	return &env{store: st, svc: svc, rp: rp, gate: gate, srv: srv, http: hs}
+	return &env{store: st, svc: svc, rp: rp, gate: tg, srv: srv, http: hs}
 }
 
 // do sends one request with a JSON body (nil: none) and returns status and body.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/metrics"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
@@ -37,7 +38,7 @@ type Config struct {
 	// one-line summary), documented in /openapi.json; optional.
 	MCPPaths map[string]string
 	// Turns is the turn gate; without it the turn routes answer 503.
-	Turns *replay.Gate
+	Turns *gate.Gate
 	// MaxChangeStreams bounds the open GET /v1/changes streams;
 	// DefaultMaxChangeStreams when zero.
 	MaxChangeStreams int
@@ -55,7 +56,7 @@ type Server struct {
 	schemas  schemaSet
 	router   chi.Router
 	mcpPaths map[string]string
-	turns    *replay.Gate
+	turns    *gate.Gate
 
 	maxStreams int          // bound on open change streams
 	streams    atomic.Int64 // open change streams

@@ -7,8 +7,8 @@ import (
 
 	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
-	"github.com/procgraph/procgraph/replay"
 )
 
 // The turn gate's request schemas (docs/api.md "Turns and approvals").
@@ -121,7 +121,7 @@ func (s *Server) turnRoutes() []route {
 
 // gate returns the turn gate, or CodeUnavailable when none is wired: no
 // turn runs without one.
-func (s *Server) gate() (*replay.Gate, error) {
+func (s *Server) gate() (*gate.Gate, error) {
 	if s.turns == nil {
 		return nil, fault.Errorf(fault.CodeUnavailable, "the turn gate is not configured on this server")
 	}
@@ -153,7 +153,7 @@ func (s *Server) submitTurn(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	caller := principalOf(r)
-	req := replay.TurnRequest{Code: b.Code, Dialect: b.Dialect, SessionID: b.SessionID, Phase: procedures.Phase(b.Phase),
+	req := gate.TurnRequest{Code: b.Code, Dialect: b.Dialect, SessionID: b.SessionID, Phase: procedures.Phase(b.Phase),
 		Arguments: b.Arguments, Summary: deref(b.Summary), Wait: time.Duration(b.WaitS) * time.Second, Actor: caller.Name,
 		MayCapture: caller.Has(auth.ScopeCapture)}
 	if b.Capture != nil {
@@ -167,7 +167,7 @@ func (s *Server) submitTurn(w http.ResponseWriter, r *http.Request) error {
 }
 
 // answerTurn writes a turn's answer: 200 when it ran, else 202 pending.
-func (s *Server) answerTurn(w http.ResponseWriter, ans *replay.TurnAnswer, err error) error {
+func (s *Server) answerTurn(w http.ResponseWriter, ans *gate.TurnAnswer, err error) error {
 	if err != nil {
 		return err
 	}
@@ -263,7 +263,7 @@ func (s *Server) resolveApproval(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	caller := principalOf(r)
-	t, d, err := g.Resolve(r.Context(), replay.ResolveRequest{ID: urlParam(r, "id"), Choice: procedures.Choice(b.Choice),
+	t, d, err := g.Resolve(r.Context(), gate.ResolveRequest{ID: urlParam(r, "id"), Choice: procedures.Choice(b.Choice),
 		Reason: deref(b.Reason), Code: b.Code, Actor: caller.Name, HasGrant: caller.Has(auth.ScopeGrant)})
 	if err != nil && t == nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 )
@@ -48,7 +49,7 @@ func BenchmarkTurnVsInvoke(b *testing.B) {
 func BenchmarkApprovalRoundTrip(b *testing.B) {
 	e := mustEnv(b, envOpts{})
 	ctx := context.Background()
-	req := replay.TurnRequest{Code: readOnlyCode, Arguments: map[string]any{"task_id": 7}, SessionID: "bench", Actor: "agent"}
+	req := gate.TurnRequest{Code: readOnlyCode, Arguments: map[string]any{"task_id": 7}, SessionID: "bench", Actor: "agent"}
 	perOp := map[string]time.Duration{}
 	b.Run("direct", func(b *testing.B) {
 		r := req
@@ -68,7 +69,7 @@ func BenchmarkApprovalRoundTrip(b *testing.B) {
 			if err != nil || ans.Ran() {
 				b.Fatal(err)
 			}
-			if _, _, err := e.gate.Resolve(ctx, replay.ResolveRequest{ID: ans.Turn.ID, Choice: procedures.ChoiceRunOnce, Actor: "op", HasGrant: true}); err != nil {
+			if _, _, err := e.gate.Resolve(ctx, gate.ResolveRequest{ID: ans.Turn.ID, Choice: procedures.ChoiceRunOnce, Actor: "op", HasGrant: true}); err != nil {
 				b.Fatal(err)
 			}
 			if ran, err := e.gate.Run(ctx, ans.Turn.ID, "agent"); err != nil || ran.Status != replay.StatusSucceeded {

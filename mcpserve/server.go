@@ -32,6 +32,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/procgraph/procgraph/auth"
+	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/internal/answer"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
@@ -63,7 +64,7 @@ type Config struct {
 	MaxBody int64
 	// Gate is the turn gate: run_code (and await_approval on the
 	// interactive endpoint) are offered when it is set.
-	Gate *replay.Gate
+	Gate *gate.Gate
 	// Sessions caps the sessions open at once; share one between the
 	// handlers of a server. Default: a private NewSessionLimits(0, 0).
 	Sessions *SessionLimits

@@ -13,6 +13,7 @@ import (
 
 	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/gate"
 	ptext "github.com/procgraph/procgraph/internal/text"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
@@ -115,7 +116,7 @@ func (h *Handler) runCode(ctx context.Context, req *mcp.CallToolRequest, c calle
 			a.SessionID = "mcp:" + c.name
 		}
 	}
-	ans, err := h.cfg.Gate.Submit(ctx, replay.TurnRequest{Code: a.Code, Dialect: a.Dialect, SessionID: a.SessionID,
+	ans, err := h.cfg.Gate.Submit(ctx, gate.TurnRequest{Code: a.Code, Dialect: a.Dialect, SessionID: a.SessionID,
 		Phase: h.cfg.Phase, Arguments: a.Arguments, Summary: a.Summary, Actor: c.name, MayCapture: c.has(auth.ScopeCapture)})
 	if err != nil {
 		return nil, err
@@ -161,7 +162,7 @@ func (h *Handler) review(ctx context.Context, req *mcp.CallToolRequest, c caller
 	default:
 		return pendingResult(appr.Turn, sug)
 	}
-	t, _, err := h.cfg.Gate.Resolve(ctx, replay.ResolveRequest{ID: id, Choice: choice, Reason: reason, Actor: c.name, HasGrant: true})
+	t, _, err := h.cfg.Gate.Resolve(ctx, gate.ResolveRequest{ID: id, Choice: choice, Reason: reason, Actor: c.name, HasGrant: true})
 	if err != nil && t == nil {
 		return nil, err
 	}
@@ -184,7 +185,7 @@ func (h *Handler) review(ctx context.Context, req *mcp.CallToolRequest, c caller
 // agent's summary and code. Everything an agent or the catalogue wrote is
 // shown visibly (text.Visible; one-line fields text.VisibleLine), so the
 // message reads as what runs.
-func reviewMessage(a *replay.Approval) string {
+func reviewMessage(a *gate.Approval) string {
 	line := func(xs []string) string { return ptext.VisibleLine(strings.Join(xs, ", ")) }
 	var b strings.Builder
 	fmt.Fprintf(&b, "Review turn %s.\n", ptext.VisibleLine(a.ID))
@@ -246,7 +247,7 @@ func (h *Handler) awaitApproval(ctx context.Context, _ *mcp.CallToolRequest, c c
 
 // turnResult answers a turn that ran; a failed run is a tool error with
 // the result as structured content.
-func turnResult(ans *replay.TurnAnswer) (*mcp.CallToolResult, error) {
+func turnResult(ans *gate.TurnAnswer) (*mcp.CallToolResult, error) {
 	res, err := jsonResult(ans, nil)
 	if err != nil {
 		return nil, err

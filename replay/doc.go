@@ -3,8 +3,11 @@
 // decision per invoke (see Decide), derives the runtime allow-set (see
 // AllowSet), runs the procedure's code in a sandbox.Runner whose tool calls
 // go to a Dispatcher, replays nested proc__ calls recursively, and counts
-// successful replays. It also builds the planner's tool descriptors and runs
-// a procedure file without a store (RunFile) for the offline CLI.
+// successful replays. Every block it runs or describes goes through one
+// pipeline (Block: dialect, analysis, classification, typed schema,
+// arguments), for an invoke, a turn of the gate package (PrepareBlock,
+// RunBlock), `procgraph run` (RunFile) and `procgraph signature`
+// (FileBlock). It also builds the planner's tool descriptors.
 //
 // The security boundary is the allow-set checked at call time: a refused call
 // never reaches the Dispatcher. Static analysis only decides what to show.

@@ -143,7 +143,7 @@ func nestedError(name string, err error) *sandbox.Error {
 func (r *Replayer) refuseNested(ctx context.Context, c *chain, prep *prepared) error {
 	d := procedures.Decision{Kind: procedures.KindInvoke, Procedure: prep.p.Name, CodeHash: prep.p.CodeHash, Phase: c.req.Phase,
 		Outcome: procedures.Denied, Reason: procedures.ReasonNestedChanged, Actor: c.req.Actor, AllowedTools: []string{},
-		Note: bindingNote(c.bound)}
+		Note: BindingNote(c.bound)}
 	d, err := r.record(ctx, d)
 	if err != nil {
 		return err

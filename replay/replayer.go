@@ -42,6 +42,8 @@ type Options struct {
 	// included, by status and error code (metrics.Registry is one). The
 	// decisions are counted by the service's Recorder.
 	Counter ReplayCounter
+	// Now is the clock of deadlines and records; time.Now when nil.
+	Now func() time.Time
 }
 
 // ReplayCounter counts replays that ran. It must not block.
@@ -70,7 +72,11 @@ func New(svc *procedures.Service, runner sandbox.Runner, d Dispatcher, opts Opti
 	if nested == nil {
 		nested = runner
 	}
-	return &Replayer{svc: svc, runner: runner, nested: nested, dispatcher: d, opts: opts, log: opts.Logger, now: time.Now}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &Replayer{svc: svc, runner: runner, nested: nested, dispatcher: d, opts: opts, log: opts.Logger, now: now}
 }
 
 // InvokeRequest is one replay request.
@@ -185,12 +191,14 @@ func validateRequest(req *InvokeRequest) error {
 type prepared struct {
 	p    *procedures.Procedure
 	a    *signature.Analysis
+	b    *Block
 	succ bool
 	args map[string]any // the parameters only, JSON-normalized
 }
 
 // prepare loads name's current version, re-analyses its code and validates
-// args. Nothing is recorded.
+// args: the pipeline of Block on a stored version, classified as the
+// service decorated the procedure. Nothing is recorded.
 func (r *Replayer) prepare(ctx context.Context, name string, args map[string]any) (*prepared, error) {
 	p, err := r.svc.Get(ctx, name)
 	if err != nil {
@@ -204,40 +212,25 @@ func (r *Replayer) prepare(ctx context.Context, name string, args map[string]any
 		}
 		return nil, err
 	}
-	a, err := analyzeStored(v)
-	if err != nil || a.CodeHash != p.CodeHash || !slices.Equal(a.Signature, p.Signature) {
+	b, err := analyse(v.Code, v.Dialect)
+	if err != nil || b.Analysis.CodeHash != p.CodeHash || !slices.Equal(b.Analysis.Signature, p.Signature) {
 		r.log.Error().Err(err).Str("procedure", name).Str("code_hash", p.CodeHash).
 			Msg("replay: the stored code does not analyse to the stored procedure; refusing to run it")
 		return nil, fault.Errorf(fault.CodeInternal, "the stored code of %s does not match its procedure; it will not run", name)
 	}
 	// p's input schema is the version's, typed from the current catalogue;
 	// the version's own is the fallback.
+	a := b.Analysis
 	schema, err := r.schemas.getTyped(a.CodeHash, a.Parameters, p.InputSchema, v.InputSchema)
 	if err != nil {
 		r.log.Error().Err(err).Str("procedure", name).Str("code_hash", p.CodeHash).Msg("replay: the stored input schema does not compile")
 		return nil, fault.Errorf(fault.CodeInternal, "the input schema of %s does not compile", name)
 	}
-	norm, err := normalizeArguments(args)
-	if err != nil {
+	b.Name, b.Class = name, classificationOf(p)
+	if err := b.bind(schema, args); err != nil {
 		return nil, err
 	}
-	if err := validateArguments(name, schema, norm); err != nil {
-		return nil, err
-	}
-	bound, err := bindArguments(a.Parameters, norm)
-	if err != nil {
-		return nil, err
-	}
-	return &prepared{p: p, a: a, succ: v.Status == procedures.StatusSucceeded, args: bound}, nil
-}
-
-// analyzeStored re-runs the static analysis on a stored version's code.
-func analyzeStored(v *procedures.Version) (*signature.Analysis, error) {
-	dialect, err := signature.ParseDialect(v.Dialect)
-	if err != nil {
-		return nil, err
-	}
-	return signature.Analyze(v.Code, dialect)
+	return &prepared{p: p, a: a, b: b, succ: v.Status == procedures.StatusSucceeded, args: b.Args}, nil
 }
 
 // decide takes and records the decision on prep for the request of c.
@@ -256,7 +249,7 @@ func (r *Replayer) decide(ctx context.Context, c *chain, prep *prepared) (proced
 		ReviewedBy:            req.ReviewedBy,
 		ReviewerHasGrantScope: req.ReviewerHasGrantScope,
 	})
-	allowed := AllowSet(prep.a.Signature, classificationOf(prep.p), v)
+	allowed := AllowSet(prep.a.Signature, prep.b.Class, v)
 	d := procedures.Decision{
 		Kind: procedures.KindInvoke, Procedure: prep.p.Name, CodeHash: prep.p.CodeHash, Phase: req.Phase,
 		Outcome: v.Outcome, Reason: v.Reason, Actor: req.Actor, AllowedTools: allowed, Suggestion: v.Suggestion,
@@ -265,10 +258,10 @@ func (r *Replayer) decide(ctx context.Context, c *chain, prep *prepared) (proced
 	case procedures.ReasonOperatorReviewed:
 		d.Note = "reviewed by " + req.ReviewedBy
 		if c.bound != nil { // a nested call of a run an authorization allowed
-			d.Note += ", " + bindingNote(c.bound)
+			d.Note += ", " + BindingNote(c.bound)
 		}
 	case procedures.ReasonDurableAutoRun:
-		d.Note = bindingNote(prep.p.Grant.Binding)
+		d.Note = BindingNote(prep.p.Grant.Binding)
 	}
 	d, err := r.record(ctx, d)
 	return d, v, allowed, err

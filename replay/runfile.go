@@ -6,7 +6,6 @@ import (
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/sandbox"
-	"github.com/procgraph/procgraph/signature"
 )
 
 // RunFileRequest is a block to run without a store, for the offline CLI
@@ -35,7 +34,8 @@ type RunFileRequest struct {
 	Recorder *procedures.Recorder
 }
 
-// RunFile analyses code, classifies it against the catalogue, decides as for
+// RunFile prepares code as FileBlock does (the name included) with its
+// arguments (Block), decides as for
 // an invoke of a succeeded version without a grant (see
 // RunFileRequest.AllowMutating), and runs it. Nested proc__ references are
 // unknown without a store: they are never in the allow-set. The decision
@@ -52,31 +52,19 @@ func RunFile(ctx context.Context, req RunFileRequest) (*InvokeResult, error) {
 	if !req.Phase.Valid() {
 		return nil, fault.Errorf(fault.CodeInvalid, "phase %q is not automatic or interactive", req.Phase).WithDetails("field", "phase")
 	}
-	dialect, err := signature.ParseDialect(req.Dialect)
+	b, err := FileBlock(req.Code, req.Dialect, req.Catalogue)
 	if err != nil {
-		return nil, fault.Errorf(fault.CodeInvalid, "dialect %q is not starlark or python-async", req.Dialect).WithDetails("field", "dialect")
-	}
-	a, err := signature.Analyze(req.Code, dialect)
-	if err != nil {
-		return nil, procedures.CodeError(err)
+		return nil, analysisError(err, req.Dialect)
 	}
 	var cache schemaCache
-	schema, err := cache.get(a.CodeHash, a.Parameters, req.ParamsSchema)
+	schema, err := cache.get(b.Analysis.CodeHash, b.Analysis.Parameters, req.ParamsSchema)
 	if err != nil {
 		return nil, err
 	}
-	args, err := normalizeArguments(req.Arguments)
-	if err != nil {
+	if err := b.bind(schema, req.Arguments); err != nil {
 		return nil, err
 	}
-	if err := validateArguments(a.Name, schema, args); err != nil {
-		return nil, err
-	}
-	bound, err := bindArguments(a.Parameters, args)
-	if err != nil {
-		return nil, err
-	}
-	c := procedures.Classify(a.Signature, req.Catalogue, nil)
+	a, c := b.Analysis, b.Class
 	in := DecisionInput{Phase: req.Phase, Succeeded: true, ReadOnly: c.ReadOnly, Problem: c.Problem, AllowMutating: req.AllowMutating}
 	if req.AllowMutating {
 		in.ReviewedBy, in.ReviewerHasGrantScope = localActor, true
@@ -87,7 +75,7 @@ func RunFile(ctx context.Context, req RunFileRequest) (*InvokeResult, error) {
 	if rec == nil {
 		rec = procedures.NewRecorder(nil, procedures.RecorderOptions{})
 	}
-	d, err := rec.Record(ctx, procedures.Decision{Kind: procedures.KindInvoke, Procedure: a.Name,
+	d, err := rec.Record(ctx, procedures.Decision{Kind: procedures.KindInvoke, Procedure: b.Name,
 		CodeHash: a.CodeHash, Phase: req.Phase, Outcome: v.Outcome, Reason: v.Reason, Actor: localActor,
 		AllowedTools: allowed, Suggestion: v.Suggestion})
 	if err != nil {
@@ -97,7 +85,7 @@ func RunFile(ctx context.Context, req RunFileRequest) (*InvokeResult, error) {
 		return nil, deniedError(d)
 	}
 	tc := &toolCaller{allowed: allowed, dispatcher: req.Dispatcher}
-	res := req.Runner.Run(ctx, sandbox.Request{Filename: a.Name + ".star", Source: a.Source, Args: bound, Allowed: allowed, Limits: req.Limits}, tc)
+	res := req.Runner.Run(ctx, sandbox.Request{Filename: b.Name + ".star", Source: a.Source, Args: b.Args, Allowed: allowed, Limits: req.Limits}, tc)
 	return resultOf(d, res), nil
 }
 

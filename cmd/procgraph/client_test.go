@@ -317,6 +317,31 @@ func TestOffline(t *testing.T) {
 	})
 }
 
+// TestRunAndSignatureName: `run` records a file under the name
+// `signature` prints for it, with the same catalogue — a long signature of
+// catalogue tools included (Bamboo's truncated name, not the hashed one):
+// both prepare the block through one pipeline (replay.FileBlock).
+func TestRunAndSignatureName(t *testing.T) {
+	write := fileWriter(t, t.TempDir())
+	cat := catalogueFile(t)
+	up := mustUpstream(t)
+	for _, tc := range []struct{ name, code string }{
+		{"short", "return tools.get_task_jobs_summary(task_id=1)\n"},
+		{"long", "a = tools.compare_failed_vs_successful_job_logs(task_id=1)\nreturn [a, tools.find_similar_successful_tasks(task_id=1), tools.get_failed_job_log_summary(task_id=1)]\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := write(tc.name+".star", tc.code)
+			var sig, run map[string]any
+			mustRunJSON(t, &sig, "signature", "--json", "--tools", cat, file)
+			mustRunJSON(t, &run, "run", "--json", "--tools", cat, "--upstream-http", up.URL, "--phase", "automatic", file)
+			d, _ := run["decision"].(map[string]any)
+			if d == nil || d["procedure"] != sig["name"] {
+				t.Fatalf("run's decision names %v, signature prints %v", d["procedure"], sig["name"])
+			}
+		})
+	}
+}
+
 // TestCLIDotSegmentNames: a name that is a dot segment ("..", ".") reaches
 // the server as itself: the CLI escapes it (%2E%2E), which a server or
 // proxy would otherwise remove from the path.

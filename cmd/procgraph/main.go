@@ -21,6 +21,7 @@ import (
 
 	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/mcpserve"
 	"github.com/procgraph/procgraph/metrics"
 	"github.com/procgraph/procgraph/procedures"
@@ -65,7 +66,7 @@ type Main struct {
 	// svc and gate are the service and turn gate being served (tests
 	// reach the admission bounds they hold through them).
 	svc  *procedures.Service
-	gate *replay.Gate
+	gate *gate.Gate
 }
 
 // NewMain returns a Main for cfg that logs to log; nothing runs yet.
@@ -238,13 +239,13 @@ func (m *Main) open(ctx, bg context.Context) (http.Handler, error) {
 			return nil, err
 		}
 	}
-	gate := replay.NewGate(rp, replay.GateOptions{MaxPending: cfg.MaxPendingApprovals,
+	tg := gate.New(rp, gate.Options{MaxPending: cfg.MaxPendingApprovals,
 		MaxPendingPerRequester: cfg.MaxPendingPerRequester, MaxWaiters: cfg.MaxWaiters, ApprovalTimeout: cfg.ApprovalTimeout})
-	m.svc, m.gate = svc, gate
+	m.svc, m.gate = svc, tg
 	swept := make(chan struct{})
-	go func() { defer close(swept); gate.Sweeper(bg, replay.DefaultSweepInterval) }()
+	go func() { defer close(swept); tg.Sweeper(bg, gate.DefaultSweepInterval) }()
 	m.onClose(func() error { <-swept; return nil }) // before the store closes (bg is cancelled first)
-	return newHandler(bg, svc, rp, gate, authn, reg, sessions, log)
+	return newHandler(bg, svc, rp, tg, authn, reg, sessions, log)
 }
 
 // newAuthenticator returns the authenticator of cfg (docs/design.md "Secure by

@@ -13,6 +13,7 @@ import (
 	"github.com/procgraph/procgraph/fault"
 	ptext "github.com/procgraph/procgraph/internal/text"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/signature"
 )
 
@@ -48,22 +49,21 @@ func cmdSignature(ctx context.Context, args []string, s stdio) int {
 	if err != nil {
 		return fail(s.err, "signature", err)
 	}
-	d, err := signature.ParseDialect(dialectFor(pos[0], *dialect))
-	if err != nil {
-		return cl.fail(s, err.Error())
-	}
-	a, err := signature.Analyze(src, d)
+	b, err := replay.FileBlock(src, dialectFor(pos[0], *dialect), cat)
 	if err != nil {
 		var se *signature.Error
-		if errors.As(err, &se) {
+		switch {
+		case errors.As(err, &se) && se.Feature == "dialect":
+			return cl.fail(s, err.Error())
+		case errors.As(err, &se):
 			fmt.Fprintf(s.err, "%s: %s (feature: %s)\n", ptext.VisibleLine(pos[0]), ptext.VisibleLine(se.Message), ptext.VisibleLine(se.Feature))
 			return 1
 		}
 		return fail(s.err, "signature", err)
 	}
-	c := procedures.Classify(a.Signature, cat, nil)
+	a, c := b.Analysis, b.Class
 	out := signatureOutput{
-		Signature: a.Signature, Name: signature.Names(a.Signature, cat.Has)[0], Dialect: string(d), CodeHash: a.CodeHash, Parameters: emptyIfNil(a.Parameters),
+		Signature: a.Signature, Name: b.Name, Dialect: string(b.Dialect), CodeHash: a.CodeHash, Parameters: emptyIfNil(a.Parameters),
 		Opaque: a.Opaque, Warnings: []procedures.Warning{}, ReadOnly: c.ReadOnly,
 		StateChangingTools: emptyIfNil(c.StateChangingTools), UnknownTools: emptyIfNil(c.UnknownTools),
 	}
@@ -75,7 +75,7 @@ func cmdSignature(ctx context.Context, args []string, s stdio) int {
 		return 0
 	}
 	keyValues(s.out, "name", out.Name, "signature", strings.Join(out.Signature, ", "), "code hash", out.CodeHash,
-		"dialect", string(d), "parameters", strings.Join(out.Parameters, ", "), "opaque", yesNo(out.Opaque),
+		"dialect", out.Dialect, "parameters", strings.Join(out.Parameters, ", "), "opaque", yesNo(out.Opaque),
 		"read-only", yesNo(out.ReadOnly), "state-changing tools", strings.Join(out.StateChangingTools, ", "),
 		"unknown tools", strings.Join(out.UnknownTools, ", "))
 	for _, w := range out.Warnings {

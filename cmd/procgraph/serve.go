@@ -18,6 +18,7 @@ import (
 
 	"github.com/procgraph/procgraph/api"
 	"github.com/procgraph/procgraph/auth"
+	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/mcpdispatch"
 	"github.com/procgraph/procgraph/mcpserve"
 	"github.com/procgraph/procgraph/metrics"
@@ -106,7 +107,7 @@ func newDispatcher(ctx context.Context, cfg *serveConfig, log zerolog.Logger) (r
 // read-only replays only) and /mcp/interactive. The MCP tool lists follow
 // the service's change feed, which also carries what other instances
 // change (Service.WatchRemote, every remoteWatchInterval).
-func newHandler(ctx context.Context, svc *procedures.Service, rp *replay.Replayer, gate *replay.Gate, authn *auth.Authenticator,
+func newHandler(ctx context.Context, svc *procedures.Service, rp *replay.Replayer, gate *gate.Gate, authn *auth.Authenticator,
 	reg *metrics.Registry, sessions *mcpserve.SessionLimits, log zerolog.Logger) (http.Handler, error) {
 	mcpConfig := func(phase procedures.Phase) mcpserve.Config {
 		return mcpserve.Config{Service: svc, Replayer: rp, Gate: gate, Phase: phase, Auth: authn, Logger: log, Sessions: sessions}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 )
@@ -103,9 +104,9 @@ func printTurnAnswer(w io.Writer, a *turnAnswer) {
 // approvalView is an approval as the API answers it.
 type approvalView struct {
 	procedures.Turn
-	Code       string                     `json:"code"`
-	Arguments  map[string]any             `json:"arguments"`
-	Procedures []replay.ApprovalProcedure `json:"procedures"`
+	Code       string                   `json:"code"`
+	Arguments  map[string]any           `json:"arguments"`
+	Procedures []gate.ApprovalProcedure `json:"procedures"`
 }
 
 func cmdApprovalsList(ctx context.Context, args []string, s stdio) int {

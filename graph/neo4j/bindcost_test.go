@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/sandbox"
@@ -36,21 +37,21 @@ func TestBindingChecksCostNoStatement(t *testing.T) {
 		t.Fatal(err)
 	}
 	disp := replay.DispatcherFunc(func(context.Context, string, map[string]any) (any, error) { return map[string]any{}, nil })
-	g := replay.NewGate(replay.New(svc, sandbox.NewInProcess(), disp, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}}), replay.GateOptions{})
-	policy := replay.TurnRequest{Code: "x = tools.get_jobs(task_id=task_id)\nreturn [x, tools." + inner + "(task_id=task_id)]",
+	g := gate.New(replay.New(svc, sandbox.NewInProcess(), disp, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}}), gate.Options{})
+	policy := gate.TurnRequest{Code: "x = tools.get_jobs(task_id=task_id)\nreturn [x, tools." + inner + "(task_id=task_id)]",
 		SessionID: "s", Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 7}, Actor: "agent"}
 	ans, err := g.Submit(ctx, policy)
 	if err != nil || ans.Turn.Status != procedures.TurnPending {
 		t.Fatalf("submit: %+v, %v", ans, err)
 	}
-	if _, _, err := g.Resolve(ctx, replay.ResolveRequest{ID: ans.Turn.ID, Choice: procedures.ChoiceAutoRun, Actor: "op", HasGrant: true}); err != nil {
+	if _, _, err := g.Resolve(ctx, gate.ResolveRequest{ID: ans.Turn.ID, Choice: procedures.ChoiceAutoRun, Actor: "op", HasGrant: true}); err != nil {
 		t.Fatal(err)
 	}
-	grant := replay.TurnRequest{Code: "return tools." + inner + "(task_id=task_id)", SessionID: "g", Phase: procedures.PhaseInteractive,
+	grant := gate.TurnRequest{Code: "return tools." + inner + "(task_id=task_id)", SessionID: "g", Phase: procedures.PhaseInteractive,
 		Arguments: map[string]any{"task_id": 7}, Actor: "agent"}
 	for _, c := range []struct {
 		name   string
-		req    replay.TurnRequest
+		req    gate.TurnRequest
 		reason string
 		want   string
 	}{

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/graph/storetest"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
@@ -27,10 +28,10 @@ func TestGateAcrossInstances(t *testing.T) {
 		calls = append(calls, tool)
 		return map[string]any{"ok": true}, nil
 	})
-	gate := func(s *Store) *replay.Gate {
+	newGate := func(s *Store) *gate.Gate {
 		svc := procedures.NewService(s, procedures.Options{})
 		rp := replay.New(svc, sandbox.NewInProcess(), disp, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}})
-		return replay.NewGate(rp, replay.GateOptions{})
+		return gate.New(rp, gate.Options{})
 	}
 	sa := freshStore(t)
 	ctx := context.Background()
@@ -38,15 +39,15 @@ func TestGateAcrossInstances(t *testing.T) {
 	if _, err := procedures.NewService(sa, procedures.Options{}).PutCatalogue(ctx, cat, "tester"); err != nil {
 		t.Fatal(err)
 	}
-	a, b := gate(sa), gate(openStore(t))
+	a, b := newGate(sa), newGate(openStore(t))
 
 	type result struct {
-		ans *replay.TurnAnswer
+		ans *gate.TurnAnswer
 		err error
 	}
 	done := make(chan result, 1)
 	go func() {
-		ans, err := a.Submit(ctx, replay.TurnRequest{Code: "return tools.kill_job(panda_id=panda_id)", SessionID: "x",
+		ans, err := a.Submit(ctx, gate.TurnRequest{Code: "return tools.kill_job(panda_id=panda_id)", SessionID: "x",
 			Phase: procedures.PhaseInteractive, Arguments: map[string]any{"panda_id": 1}, Wait: 20 * time.Second, Actor: "agent"})
 		done <- result{ans, err}
 	}()
@@ -63,7 +64,7 @@ func TestGateAcrossInstances(t *testing.T) {
 	if id == "" {
 		t.Fatal("instance B never saw the pending turn")
 	}
-	if _, _, err := b.Resolve(ctx, replay.ResolveRequest{ID: id, Choice: procedures.ChoiceRunOnce, Actor: "op", HasGrant: true}); err != nil {
+	if _, _, err := b.Resolve(ctx, gate.ResolveRequest{ID: id, Choice: procedures.ChoiceRunOnce, Actor: "op", HasGrant: true}); err != nil {
 		t.Fatal(err)
 	}
 	_, errB := b.Run(ctx, id, "agent") // races A's waiting submit
@@ -89,19 +90,19 @@ func TestGateAcrossInstances(t *testing.T) {
 // approval_expired decision each), whichever instance got there first.
 func TestSweepAcrossInstances(t *testing.T) {
 	ctx := context.Background()
-	gate := func(s *Store) *replay.Gate {
+	newGate := func(s *Store) *gate.Gate {
 		svc := procedures.NewService(s, procedures.Options{})
-		return replay.NewGate(replay.New(svc, sandbox.NewInProcess(), replay.DispatcherFunc(func(context.Context, string, map[string]any) (any, error) {
+		return gate.New(replay.New(svc, sandbox.NewInProcess(), replay.DispatcherFunc(func(context.Context, string, map[string]any) (any, error) {
 			t.Error("a sweep dispatched a call")
 			return nil, nil
-		}), replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}}), replay.GateOptions{})
+		}), replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}}), gate.Options{})
 	}
 	sa := freshStore(t)
-	a, b := gate(sa), gate(openStore(t))
+	a, b := newGate(sa), newGate(openStore(t))
 	at := time.Now().Add(-2 * time.Hour) // deadlines and runs long past
 	const running, pending = procedures.MaxApprovalLimit + 20, 30
 	for i := range running + pending {
-		r := storetest.PendingTurn("s", at.Add(time.Duration(i)*time.Millisecond), replay.DefaultApprovalTimeout)
+		r := storetest.PendingTurn("s", at.Add(time.Duration(i)*time.Millisecond), gate.DefaultApprovalTimeout)
 		storetest.MustCreateApproval(t, sa, r, running+pending, at)
 		for _, st := range []procedures.TurnStatus{procedures.TurnApproved, procedures.TurnRunning} {
 			if i >= running {
@@ -116,7 +117,7 @@ func TestSweepAcrossInstances(t *testing.T) {
 	}
 	var wg sync.WaitGroup
 	counts, errs := make([]int, 2), make([]error, 2)
-	for i, g := range []*replay.Gate{a, b} {
+	for i, g := range []*gate.Gate{a, b} {
 		wg.Add(1)
 		go func() { defer wg.Done(); counts[i], errs[i] = g.Sweep(ctx) }()
 	}

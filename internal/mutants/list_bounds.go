@@ -6,7 +6,7 @@ func init() {
 		{
 			Name:     "e2e/turn-capture-without-capture-scope",
 			Why:      "a turn's capture is honoured for an invoke-only token: it creates an exposed procedure with planner-visible text",
-			Edits:    []Edit{{Dir: "replay", Find: "if req.Capture != nil && !req.MayCapture {", Replace: "if false {"}},
+			Edits:    []Edit{{Dir: "gate", Find: "if req.Capture != nil && !req.MayCapture {", Replace: "if false {"}},
 			Packages: []string{"./cmd/procgraph"},
 			Tests:    []string{"TestTurnCaptureNeedsCaptureScope"},
 		},
@@ -27,14 +27,14 @@ func init() {
 		{
 			Name:     "e2e/long-polls-unbounded",
 			Why:      "long polls (wait_s, await_approval) are held without bound: thousands of waiters from one token hold the server's goroutines",
-			Edits:    []Edit{{Dir: "replay", Find: "if g.held.Add(1) > int64(g.opts.MaxWaiters) {", Replace: "if g.held.Add(1) > 1<<40 {"}},
+			Edits:    []Edit{{Dir: "gate", Find: "if g.held.Add(1) > int64(g.opts.MaxWaiters) {", Replace: "if g.held.Add(1) > 1<<40 {"}},
 			Packages: []string{"./cmd/procgraph"},
 			Tests:    []string{"TestLongPollsBounded"},
 		},
 		{
 			Name:     "e2e/turn-wait-takes-no-place",
 			Why:      "a POST /v1/turns with wait_s waits without taking a long poll's place",
-			Edits:    []Edit{{Dir: "replay", Find: "r, err := g.holdWaiter()", Replace: "r, err := func() {}, error(nil)"}},
+			Edits:    []Edit{{Dir: "gate", Find: "r, err := g.holdWaiter()", Replace: "r, err := func() {}, error(nil)"}},
 			Packages: []string{"./cmd/procgraph"},
 			Tests:    []string{"TestLongPollsBounded"},
 		},

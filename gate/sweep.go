@@ -1,4 +1,4 @@
-package replay
+package gate
 
 import (
 	"context"
@@ -61,9 +61,9 @@ func (g *Gate) Sweeper(ctx context.Context, interval time.Duration) {
 		n, err := g.Sweep(ctx)
 		switch {
 		case err != nil && ctx.Err() == nil:
-			g.r.log.Warn().Err(err).Int("changed", n).Msg("turn sweep failed; trying again at the next interval")
+			g.r.Logger().Warn().Err(err).Int("changed", n).Msg("turn sweep failed; trying again at the next interval")
 		case n > 0:
-			g.r.log.Info().Int("changed", n).Msg("turn sweep: expired, ended or purged turns past their deadlines")
+			g.r.Logger().Info().Int("changed", n).Msg("turn sweep: expired, ended or purged turns past their deadlines")
 		}
 	}
 }

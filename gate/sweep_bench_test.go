@@ -1,4 +1,4 @@
-package replay
+package gate
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/graph/storetest"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/sandbox"
 )
 
@@ -35,7 +36,7 @@ func BenchmarkSweepEmbedded(b *testing.B) {
 				}
 			}
 			svc := procedures.NewService(st, procedures.Options{})
-			g := NewGate(New(svc, sandbox.NewInProcess(), &recorder{}, Options{}), GateOptions{})
+			g := New(replay.New(svc, sandbox.NewInProcess(), &recorder{}, replay.Options{}), Options{})
 			b.ResetTimer()
 			for b.Loop() {
 				if changed, err := g.Sweep(ctx); err != nil || changed != 0 {

@@ -1,4 +1,4 @@
-package replay
+package gate
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/sandbox"
 )
 
@@ -117,7 +118,7 @@ func bindCostEnv(tb testing.TB) (*Gate, *countedStore, TurnRequest, TurnRequest)
 	if _, _, err := svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: inner, Enabled: true, Actor: "op"}); err != nil {
 		tb.Fatal(err)
 	}
-	g := NewGate(New(svc, sandbox.NewInProcess(), &recorder{}, Options{}), GateOptions{})
+	g := New(replay.New(svc, sandbox.NewInProcess(), &recorder{}, replay.Options{}), Options{})
 	policy := TurnRequest{Code: "x = tools.get_jobs(task_id=task_id)\nreturn [x, tools." + inner + "(task_id=task_id)]",
 		SessionID: "s", Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 7}, Actor: "agent"}
 	ans, err := g.Submit(ctx, policy)
@@ -151,7 +152,7 @@ func TestBindingChecksCostNoStoreCall(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			cs.calls()
 			ans, err := g.Submit(context.Background(), c.req)
-			if err != nil || !ans.Ran() || ans.Decision.Reason != c.reason || ans.Status != StatusSucceeded {
+			if err != nil || !ans.Ran() || ans.Decision.Reason != c.reason || ans.Status != replay.StatusSucceeded {
 				t.Fatalf("submit: %+v, %v", ans, err)
 			}
 			if got := cs.calls(); got != c.want {

@@ -1,4 +1,4 @@
-package replay
+package gate
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/signature"
 )
 
@@ -16,8 +17,8 @@ import (
 // cannot both run it. Errors: CodeNotFound, CodeForbidden (another actor),
 // CodeConflict (not approved, already run, expired), CodeBusy.
 func (g *Gate) Run(ctx context.Context, id, actor string) (*TurnAnswer, error) {
-	arrived := g.r.now()
-	ctx, cancel := context.WithDeadline(ctx, arrived.Add(g.r.timeout()))
+	arrived := g.r.Now()
+	ctx, cancel := context.WithDeadline(ctx, arrived.Add(g.r.Timeout()))
 	defer cancel()
 	cur, err := g.load(ctx, id)
 	if err != nil {
@@ -52,18 +53,16 @@ func (g *Gate) Run(ctx context.Context, id, actor string) (*TurnAnswer, error) {
 		return nil, g.denyApproved(ctx, cur, b, why)
 	}
 	// Only a turn that passed every check waits for a sandbox slot.
-	if a := g.r.opts.Admission; a != nil {
-		release, err := a.Acquire(ctx, cur.RequestedBy)
-		if err != nil {
-			return nil, busyError(err)
-		}
-		defer release()
+	release, err := g.r.Admit(ctx, cur.RequestedBy)
+	if err != nil {
+		return nil, err
 	}
-	allowed := AllowSet(b.a.Signature, b.c, Verdict{Outcome: v.Outcome, StateChanging: v.StateChanging})
+	defer release()
+	allowed := replay.AllowSet(b.a.Signature, b.c, replay.Verdict{Outcome: v.Outcome, StateChanging: v.StateChanging})
 	next := *cur
 	next.Status = procedures.TurnRunning
 	d := g.turnDecision(cur.Turn, b, v, allowed)
-	d.Note = bindingNote(cur.Binding)
+	d.Note = replay.BindingNote(cur.Binding)
 	_, built, err := g.transition(ctx, next, []procedures.TurnStatus{procedures.TurnApproved}, true, d)
 	if err != nil {
 		return nil, err
@@ -87,13 +86,13 @@ func (g *Gate) denyApproved(ctx context.Context, cur *procedures.TurnRecord, b *
 		reason = procedures.ReasonNestedChanged
 	}
 	d := g.turnDecision(cur.Turn, b, procedures.TurnVerdict{Outcome: procedures.Denied, Reason: reason}, []string{})
-	d.Note = bindingNote(cur.Binding)
+	d.Note = replay.BindingNote(cur.Binding)
 	out, _, err := g.transition(ctx, next, []procedures.TurnStatus{procedures.TurnApproved}, true, d)
 	if err != nil {
 		return err
 	}
 	g.notify(cur.ID)
-	g.r.log.Info().Str("turn", cur.ID).Str("code_hash", cur.CodeHash).Str("inactive_reason", why).
+	g.r.Logger().Info().Str("turn", cur.ID).Str("code_hash", cur.CodeHash).Str("inactive_reason", why).
 		Msg("turn denied: what the operator approved is no longer what would run")
 	return g.deniedTurn(out)
 }
@@ -108,9 +107,9 @@ func (g *Gate) finish(ctx context.Context, running procedures.TurnRecord, ans *T
 	ctx = context.WithoutCancel(ctx)
 	done := running
 	done.Status = ans.Turn.Status
-	_, err := g.svc.Turns().TransitionTurn(ctx, done, []procedures.TurnStatus{procedures.TurnRunning}, false, g.r.now())
+	_, err := g.svc.Turns().TransitionTurn(ctx, done, []procedures.TurnStatus{procedures.TurnRunning}, false, g.r.Now())
 	if fault.ErrorCode(err) == fault.CodeConflict {
-		g.r.log.Warn().Str("turn", running.ID).Str("status", string(ans.Turn.Status)).
+		g.r.Logger().Warn().Str("turn", running.ID).Str("status", string(ans.Turn.Status)).
 			Msg("turn: the run ended after the gate had ended it as lost; the ending stays")
 		ans.Turn.Status = procedures.TurnFailed // what endLost stored
 		if cur, gerr := g.svc.Turns().GetApproval(ctx, running.ID); gerr == nil {
@@ -119,7 +118,7 @@ func (g *Gate) finish(ctx context.Context, running procedures.TurnRecord, ans *T
 		return
 	}
 	if err != nil {
-		g.r.log.Error().Err(err).Str("turn", running.ID).Msg("turn: the finished turn could not be marked done")
+		g.r.Logger().Error().Err(err).Str("turn", running.ID).Msg("turn: the finished turn could not be marked done")
 	}
 	g.capture(ctx, ans, running.Code, running.Dialect, running.Capture)
 }
@@ -223,7 +222,7 @@ func (g *Gate) Resolve(ctx context.Context, req ResolveRequest) (*procedures.Tur
 		}
 	}
 	v := procedures.ResolveVerdict(req.Choice)
-	now := g.r.now().UTC().Truncate(time.Millisecond)
+	now := g.r.Now().UTC().Truncate(time.Millisecond)
 	next.Resolution = &procedures.Resolution{Choice: req.Choice, By: req.Actor, At: now, Reason: strings.TrimSpace(req.Reason), CodeHash: b.a.CodeHash}
 	next.Status = procedures.TurnApproved
 	ds := []procedures.Decision{{Kind: procedures.KindApproval, Procedure: b.a.Name, CodeHash: b.a.CodeHash, Phase: cur.Phase,
@@ -325,7 +324,7 @@ func (g *Gate) Approvals(ctx context.Context, f procedures.ApprovalFilter, showA
 		return nil, err
 	}
 	out := make([]*Approval, 0, len(recs))
-	now := g.r.now()
+	now := g.r.Now()
 	for _, r := range recs {
 		if r.Status == procedures.TurnPending && !r.Live(now) {
 			if f.Status == procedures.TurnPending {

@@ -1,4 +1,4 @@
-package replay
+package gate
 
 import (
 	"context"
@@ -21,8 +21,8 @@ func TestDeadRunIsPurged(t *testing.T) {
 			e := newEnv(t, sandbox.NewInProcess(), false)
 			var mu sync.Mutex
 			now := time.Now()
-			e.rp.now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-			g := NewGate(e.rp, GateOptions{})
+			e.withClock(func() time.Time { mu.Lock(); defer mu.Unlock(); return now })
+			g := New(e.rp, Options{})
 			ans, err := g.Submit(ctx, TurnRequest{Code: "return tools.kill_job(panda_id=panda_id)", SessionID: "s",
 				Phase: procedures.PhaseInteractive, Arguments: map[string]any{"panda_id": 7}, Actor: "agent"})
 			if err != nil || ans.Turn.Status != procedures.TurnPending {

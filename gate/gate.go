@@ -1,4 +1,4 @@
-package replay
+package gate
 
 import (
 	"context"
@@ -12,29 +12,29 @@ import (
 	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
-	"github.com/procgraph/procgraph/sandbox"
+	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/signature"
 )
 
 // Gate defaults (docs/api.md "Serve settings").
 const (
 	DefaultMaxPendingApprovals = procedures.DefaultMaxPendingApprovals
-	// DefaultMaxPendingPerRequester is GateOptions.MaxPendingPerRequester's
+	// DefaultMaxPendingPerRequester is Options.MaxPendingPerRequester's
 	// default (never above MaxPending).
 	DefaultMaxPendingPerRequester = procedures.DefaultMaxPendingPerRequester
 	DefaultApprovalTimeout        = procedures.DefaultApprovalTimeout
 	// MaxWait bounds a long poll (wait_s).
 	MaxWait = 60 * time.Second
-	// DefaultMaxWaiters is GateOptions.MaxWaiters' default.
+	// DefaultMaxWaiters is Options.MaxWaiters' default.
 	DefaultMaxWaiters = 1024
 	// ReasonWaiters is the reason of a busy refusal of a long poll: this
-	// server holds GateOptions.MaxWaiters of them already.
+	// server holds Options.MaxWaiters of them already.
 	ReasonWaiters = "waiters"
 	// pollEvery is how often the gate's poller reads the turns requests wait
 	// on, for a change made on another instance (a change made here wakes
 	// them at once).
 	pollEvery = time.Second
-	// DefaultRunGrace is GateOptions.RunGrace's default: longer than the
+	// DefaultRunGrace is Options.RunGrace's default: longer than the
 	// longest replay timeout serve accepts (4 min), so an instance never
 	// ends a run another instance with a longer timeout still has in
 	// progress.
@@ -43,8 +43,8 @@ const (
 	DefaultSweepInterval = time.Minute
 )
 
-// GateOptions configure a Gate.
-type GateOptions struct {
+// Options configure a Gate.
+type Options struct {
 	// MaxPending bounds the pending approvals; DefaultMaxPendingApprovals
 	// when 0.
 	MaxPending int
@@ -72,9 +72,9 @@ type GateOptions struct {
 // says so, and runs allowed turns with the Replayer's sandbox, admission
 // and dispatcher. It is safe for concurrent use.
 type Gate struct {
-	r    *Replayer
+	r    *replay.Replayer
 	svc  *procedures.Service
-	opts GateOptions
+	opts Options
 
 	held atomic.Int64 // long polls holding a place (holdWaiter)
 
@@ -86,8 +86,8 @@ type Gate struct {
 	pollEvery time.Duration
 }
 
-// NewGate returns the gate over r's service, sandbox and dispatcher.
-func NewGate(r *Replayer, opts GateOptions) *Gate {
+// New returns the gate over r's service, sandbox and dispatcher.
+func New(r *replay.Replayer, opts Options) *Gate {
 	pb := procedures.PendingBounds{Total: opts.MaxPending, PerRequester: opts.MaxPendingPerRequester}.OrDefaults()
 	opts.MaxPending, opts.MaxPendingPerRequester = pb.Total, pb.PerRequester
 	if opts.MaxWaiters <= 0 {
@@ -99,7 +99,7 @@ func NewGate(r *Replayer, opts GateOptions) *Gate {
 	if opts.RunGrace <= 0 {
 		opts.RunGrace = DefaultRunGrace
 	}
-	return &Gate{r: r, svc: r.svc, opts: opts, waiters: map[string][]chan struct{}{}, pollEvery: pollEvery}
+	return &Gate{r: r, svc: r.Service(), opts: opts, waiters: map[string][]chan struct{}{}, pollEvery: pollEvery}
 }
 
 // TurnRequest is one block an agent asks to run.
@@ -126,7 +126,7 @@ type TurnRequest struct {
 // TurnAnswer is a turn's answer: Result is set when it ran (docs/api.md 200),
 // else the turn is pending (202).
 type TurnAnswer struct {
-	*InvokeResult
+	*replay.InvokeResult
 	Turn      procedures.Turn       `json:"turn"`
 	Procedure *procedures.Procedure `json:"procedure,omitempty"`
 	// Suggestion names an exposed procedure to call instead of sending this
@@ -137,10 +137,10 @@ type TurnAnswer struct {
 // Ran reports whether the turn ran (a 200 rather than a 202).
 func (a *TurnAnswer) Ran() bool { return a.InvokeResult != nil }
 
-// block is an analysed, validated and classified turn.
+// block is an analysed, validated and classified turn (replay.Block).
 type block struct {
+	rb   *replay.Block
 	a    *signature.Analysis
-	args map[string]any // bound parameters
 	norm map[string]any // the arguments as validated (stored while pending)
 	c    procedures.Classification
 	refs map[string]*procedures.Procedure
@@ -153,36 +153,11 @@ type block struct {
 // CodeTooLarge), classification, arguments against the input schema typed
 // from the catalogue (CodeInvalidArguments).
 func (g *Gate) analyse(ctx context.Context, code, dialect string, args map[string]any) (*block, error) {
-	d, err := signature.ParseDialect(dialect)
-	if err != nil {
-		return nil, fault.Errorf(fault.CodeInvalid, "dialect %q is not starlark or python-async", dialect).WithDetails("field", "dialect")
-	}
-	a, err := signature.Analyze(code, d)
-	if err != nil {
-		return nil, procedures.CodeError(err)
-	}
-	blk, err := g.svc.ClassifyBlock(ctx, a)
+	rb, blk, err := g.r.PrepareBlock(ctx, code, dialect, args)
 	if err != nil {
 		return nil, err
 	}
-	// The input schema typed from the catalogue, as a procedure's; the
-	// untyped one is the fallback.
-	schema, err := g.r.schemas.getTyped(a.CodeHash, a.Parameters, blk.InputSchema, nil)
-	if err != nil {
-		return nil, err
-	}
-	norm, err := normalizeArguments(args)
-	if err != nil {
-		return nil, err
-	}
-	if err := validateArguments(a.Name, schema, norm); err != nil {
-		return nil, err
-	}
-	bound, err := bindArguments(a.Parameters, norm)
-	if err != nil {
-		return nil, err
-	}
-	return &block{a: a, args: bound, norm: norm, c: blk.Class, refs: blk.Refs, bind: blk.Binding}, nil
+	return &block{rb: rb, a: rb.Analysis, norm: rb.Arguments, c: rb.Class, refs: blk.Refs, bind: blk.Binding}, nil
 }
 
 // procOnly reports whether every signature entry is a proc__ reference, and
@@ -254,7 +229,7 @@ func (g *Gate) Submit(ctx context.Context, req TurnRequest) (*TurnAnswer, error)
 	if err := validateTurn(&req); err != nil {
 		return nil, err
 	}
-	arrived := g.r.now()
+	arrived := g.r.Now()
 	b, err := g.analyse(ctx, req.Code, req.Dialect, req.Arguments)
 	if err != nil {
 		return nil, err
@@ -271,7 +246,7 @@ func (g *Gate) Submit(ctx context.Context, req TurnRequest) (*TurnAnswer, error)
 			// A policy applies only to what the operator approved: else the
 			// turn is reviewed again, as if there were none.
 			if why := p.Binding.Check(b.bind); why != "" {
-				g.r.log.Info().Str("code_hash", b.a.CodeHash).Str("session", req.SessionID).Str("inactive_reason", why).
+				g.r.Logger().Info().Str("code_hash", b.a.CodeHash).Str("session", req.SessionID).Str("inactive_reason", why).
 					Msg("turn: the session's policy is inactive")
 			} else {
 				policy, in.Policy = p, p.Policy
@@ -296,7 +271,7 @@ func (g *Gate) suggest(ctx context.Context, b *block, procOnly bool) *procedures
 	}
 	s, err := g.svc.Suggest(ctx, b.a.Signature, "")
 	if err != nil {
-		g.r.log.Warn().Err(err).Msg("turn: no reuse suggestion")
+		g.r.Logger().Warn().Err(err).Msg("turn: no reuse suggestion")
 		return nil
 	}
 	return s
@@ -310,11 +285,11 @@ func (g *Gate) decideAndRun(ctx context.Context, req TurnRequest, b *block, v pr
 		RequestedBy: req.Actor, RequestedAt: arrived.UTC().Truncate(time.Millisecond),
 	})
 	if !v.Pending {
-		t.Deadline = t.RequestedAt.Add(g.r.timeout())
+		t.Deadline = t.RequestedAt.Add(g.r.Timeout())
 		reviewer, note := "", ""
 		switch v.Reason {
 		case procedures.ReasonSessionPolicy:
-			reviewer, note = policy.SetBy, bindingNote(policy.Binding)
+			reviewer, note = policy.SetBy, replay.BindingNote(policy.Binding)
 		case procedures.ReasonDurableAutoRun:
 			note = b.grantsNote()
 		}
@@ -333,11 +308,11 @@ func (g *Gate) decideAndRun(ctx context.Context, req TurnRequest, b *block, v pr
 	rec.Status = procedures.TurnPending
 	rec.Deadline = t.RequestedAt.Add(g.opts.ApprovalTimeout)
 	if err := g.svc.Turns().CreateApproval(ctx, rec,
-		procedures.PendingBounds{Total: g.opts.MaxPending, PerRequester: g.opts.MaxPendingPerRequester}, g.r.now()); err != nil {
+		procedures.PendingBounds{Total: g.opts.MaxPending, PerRequester: g.opts.MaxPendingPerRequester}, g.r.Now()); err != nil {
 		return nil, err
 	}
 	g.published(rec.Turn)
-	g.r.log.Info().Str("turn", t.ID).Str("code_hash", t.CodeHash).Str("session", t.SessionID).
+	g.r.Logger().Info().Str("turn", t.ID).Str("code_hash", t.CodeHash).Str("session", t.SessionID).
 		Str("actor", req.Actor).Msg("turn pending: an operator must decide")
 	if req.Wait <= 0 {
 		return &TurnAnswer{Turn: rec.Turn}, nil
@@ -363,27 +338,25 @@ func (g *Gate) decideAndRun(ctx context.Context, req TurnRequest, b *block, v pr
 // runNow records the decision on a turn decided at once and runs it when
 // allowed.
 func (g *Gate) runNow(ctx context.Context, t procedures.Turn, b *block, v procedures.TurnVerdict, req TurnRequest, reviewer, note string, arrived time.Time) (*TurnAnswer, error) {
-	ctx, cancel := context.WithDeadline(ctx, arrived.Add(g.r.timeout()))
+	ctx, cancel := context.WithDeadline(ctx, arrived.Add(g.r.Timeout()))
 	defer cancel()
 	if !v.Allowed() {
 		t.Status = procedures.TurnDenied
-		d, err := g.r.record(ctx, g.turnDecision(t, b, v, []string{}))
+		d, err := g.r.Record(ctx, g.turnDecision(t, b, v, []string{}))
 		if err != nil {
 			return nil, err
 		}
 		return nil, turnDenied(d)
 	}
-	if a := g.r.opts.Admission; a != nil {
-		release, err := a.Acquire(ctx, req.Actor)
-		if err != nil {
-			return nil, busyError(err)
-		}
-		defer release()
+	release, err := g.r.Admit(ctx, req.Actor)
+	if err != nil {
+		return nil, err
 	}
-	allowed := AllowSet(b.a.Signature, b.c, Verdict{Outcome: procedures.Allowed, StateChanging: v.StateChanging})
+	defer release()
+	allowed := replay.AllowSet(b.a.Signature, b.c, replay.Verdict{Outcome: procedures.Allowed, StateChanging: v.StateChanging})
 	d := g.turnDecision(t, b, v, allowed)
 	d.Note = note
-	d, err := g.r.record(ctx, d)
+	d, err = g.r.Record(ctx, d)
 	if err != nil {
 		return nil, err
 	}
@@ -391,10 +364,6 @@ func (g *Gate) runNow(ctx context.Context, t procedures.Turn, b *block, v proced
 	g.capture(ctx, ans, req.Code, req.Dialect, req.Capture)
 	return ans, nil
 }
-
-// bindingNote is how a decision names the binding of the authorization
-// that allowed it (procedures.Binding.Hash).
-func bindingNote(b *procedures.Binding) string { return "binding " + b.Hash() }
 
 // grantsNote names the bindings of the grants that allowed a proc__-only
 // block (block.procOnly), by procedure.
@@ -426,22 +395,14 @@ func turnDenied(d procedures.Decision) error {
 
 // execute runs an allowed turn in the sandbox.
 func (g *Gate) execute(ctx context.Context, t procedures.Turn, b *block, d procedures.Decision, allowed []string, reviewer string) *TurnAnswer {
-	c := &chain{usageKey: procedures.UsageKey(t.SessionID, ""), bound: b.bind, req: InvokeRequest{
-		Name: b.a.Name, Phase: t.Phase, SessionID: t.SessionID, Actor: t.RequestedBy,
-		ReviewedBy: reviewer, ReviewerHasGrantScope: reviewer != "",
-	}}
-	tc := &toolCaller{r: g.r, chain: c.push(b.a.Name), allowed: allowed, dispatcher: g.r.dispatcher}
-	res := g.r.runner.Run(ctx, sandbox.Request{Filename: b.a.Name + ".star", Source: b.a.Source, Args: b.args,
-		Allowed: allowed, Limits: g.r.opts.Limits}, tc)
-	out := resultOf(d, res)
-	if g.r.opts.Counter != nil {
-		g.r.opts.Counter.CountReplay(out.Status, out.ErrorCode())
-	}
+	out := g.r.RunBlock(ctx, replay.RunRequest{Block: b.rb, Decision: d, Allowed: allowed, UsageKey: procedures.UsageKey(t.SessionID, ""), Bound: b.bind,
+		Request: replay.InvokeRequest{Name: b.a.Name, Phase: t.Phase, SessionID: t.SessionID, Actor: t.RequestedBy,
+			ReviewedBy: reviewer, ReviewerHasGrantScope: reviewer != ""}})
 	t.Status = procedures.TurnSucceeded
-	if out.Status != StatusSucceeded {
+	if out.Status != replay.StatusSucceeded {
 		t.Status = procedures.TurnFailed
 	}
-	g.r.log.Info().Str("turn", t.ID).Str("decision", d.ID).Str("code_hash", t.CodeHash).Str("status", out.Status).Msg("turn run")
+	g.r.Logger().Info().Str("turn", t.ID).Str("decision", d.ID).Str("code_hash", t.CodeHash).Str("status", out.Status).Msg("turn run")
 	return &TurnAnswer{InvokeResult: out, Turn: t}
 }
 
@@ -460,7 +421,7 @@ func (g *Gate) capture(ctx context.Context, ans *TurnAnswer, code, dialect strin
 	}
 	co, err := g.svc.Capture(context.WithoutCancel(ctx), cr)
 	if err != nil {
-		g.r.log.Warn().Err(err).Str("turn", t.ID).Msg("turn: the succeeded turn could not be captured")
+		g.r.Logger().Warn().Err(err).Str("turn", t.ID).Msg("turn: the succeeded turn could not be captured")
 		return
 	}
 	ans.Procedure = co.Procedure
@@ -490,7 +451,7 @@ func (g *Gate) Get(ctx context.Context, id, actor string, wait time.Duration) (*
 	return &cur.Turn, nil
 }
 
-// holdWaiter takes one of the gate's GateOptions.MaxWaiters places for a
+// holdWaiter takes one of the gate's Options.MaxWaiters places for a
 // long poll, the one bound of them on every transport (POST /v1/turns and
 // GET /v1/turns/{id} with wait_s, MCP await_approval): past it the poll is
 // refused at once with CodeBusy (reason waiters, Retry-After) — a place
@@ -527,7 +488,7 @@ func (g *Gate) load(ctx context.Context, id string) (*procedures.TurnRecord, err
 // changed it; each change is a compare-and-set, and a concurrent change
 // wins.
 func (g *Gate) settle(ctx context.Context, cur *procedures.TurnRecord) (*procedures.TurnRecord, bool, error) {
-	if (cur.Status == procedures.TurnPending || cur.Status == procedures.TurnApproved) && !cur.Live(g.r.now()) {
+	if (cur.Status == procedures.TurnPending || cur.Status == procedures.TurnApproved) && !cur.Live(g.r.Now()) {
 		return g.expire(ctx, cur)
 	}
 	return g.settleRun(ctx, cur)
@@ -536,7 +497,7 @@ func (g *Gate) settle(ctx context.Context, cur *procedures.TurnRecord) (*procedu
 // settleRun ends a running turn whose run is lost (endLost), else purges it
 // once past its deadline (purge); any other turn is returned as it is.
 func (g *Gate) settleRun(ctx context.Context, cur *procedures.TurnRecord) (*procedures.TurnRecord, bool, error) {
-	if cur.RunLost(g.r.now(), g.maxRun()) {
+	if cur.RunLost(g.r.Now(), g.maxRun()) {
 		return g.endLost(ctx, cur)
 	}
 	return g.purge(ctx, cur)
@@ -545,7 +506,7 @@ func (g *Gate) settleRun(ctx context.Context, cur *procedures.TurnRecord) (*proc
 // maxRun is the longest a run claimed on this instance can last after its
 // claim, with the grace that covers other instances' longer runs
 // (procedures.TurnRecord.RunLost).
-func (g *Gate) maxRun() time.Duration { return g.r.timeout() + g.opts.RunGrace }
+func (g *Gate) maxRun() time.Duration { return g.r.Timeout() + g.opts.RunGrace }
 
 // runLost is the reason logged when the gate ends a lost run.
 const runLost = "run_lost"
@@ -563,7 +524,7 @@ func (g *Gate) endLost(ctx context.Context, cur *procedures.TurnRecord) (*proced
 		return out, err
 	})
 	if ok {
-		g.r.log.Warn().Str("turn", cur.ID).Str("code_hash", cur.CodeHash).Str("reason", runLost).
+		g.r.Logger().Warn().Str("turn", cur.ID).Str("code_hash", cur.CodeHash).Str("reason", runLost).
 			Msg("turn ended as failed: its run was never marked done (its instance died or lost the store)")
 		g.notify(cur.ID)
 	}
@@ -576,7 +537,7 @@ func (g *Gate) endLost(ctx context.Context, cur *procedures.TurnRecord) (*proced
 // (procedures.TurnRecord.PurgedAt), like the lazy expiry. Any other turn is
 // returned as it is.
 func (g *Gate) purge(ctx context.Context, cur *procedures.TurnRecord) (*procedures.TurnRecord, bool, error) {
-	now := g.r.now()
+	now := g.r.Now()
 	if cur.Status != procedures.TurnRunning || cur.Live(now) || !cur.HoldsValues() {
 		return cur, false, nil
 	}
@@ -629,7 +590,7 @@ func (g *Gate) transition(ctx context.Context, next procedures.TurnRecord, from 
 				}
 			}
 			var err error
-			out, err = g.svc.Turns().TransitionTurn(ctx, next, from, live, g.r.now(), built...)
+			out, err = g.svc.Turns().TransitionTurn(ctx, next, from, live, g.r.Now(), built...)
 			return err
 		}
 		_, err := g.svc.Recorder().RecordWith(ds[i], func(d procedures.Decision) error {
@@ -694,7 +655,7 @@ func (g *Gate) wait(ctx context.Context, id string, d time.Duration) (*procedure
 		if err != nil || cur.Status != procedures.TurnPending {
 			return cur, err
 		}
-		if left := cur.Deadline.Sub(g.r.now()); left < d {
+		if left := cur.Deadline.Sub(g.r.Now()); left < d {
 			timer.Reset(left)
 		}
 		select {

@@ -1,4 +1,4 @@
-package replay
+package gate
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/sandbox"
 )
 
@@ -36,8 +37,8 @@ func TestRunChecksItsResolutionBeforeAdmission(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, sandbox.NewInProcess(), false)
 	adm := sandbox.NewAdmission(sandbox.AdmissionConfig{Slots: 1, Queue: -1})
-	rp := New(e.svc, sandbox.NewInProcess(), e.disp, Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}, Admission: adm})
-	g := NewGate(rp, GateOptions{})
+	rp := replay.New(e.svc, sandbox.NewInProcess(), e.disp, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}, Admission: adm})
+	g := New(rp, Options{})
 	id := mustPending(t, g, turnKill(0))
 	cur, err := e.svc.Turns().GetApproval(ctx, id)
 	if err != nil {
@@ -76,11 +77,11 @@ func TestWaitedDenialCarriesItsRecord(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := context.Background()
 			e := newEnv(t, sandbox.NewInProcess(), false)
-			opts := GateOptions{}
+			opts := Options{}
 			if c.name == "expired" {
 				opts.ApprovalTimeout = 50 * time.Millisecond
 			}
-			g := NewGate(e.rp, opts)
+			g := New(e.rp, opts)
 			errs := make(chan error, 1)
 			go func() { _, err := g.Submit(ctx, turnKill(MaxWait)); errs <- err }()
 			if c.name == "rejected" {

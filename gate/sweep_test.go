@@ -1,4 +1,4 @@
-package replay
+package gate
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/procgraph/procgraph/graph/storetest"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/sandbox"
 )
 
@@ -47,9 +48,8 @@ func newSweepWorld(t *testing.T) *sweepWorld {
 	t.Helper()
 	e := newEnv(t, sandbox.NewInProcess(), false)
 	w := &sweepWorld{e: e, clock: &clock{now: time.Now()}, disp: &holdDispatcher{arrived: make(chan string, 4), release: make(chan struct{})}}
-	rp := New(e.svc, sandbox.NewInProcess(), w.disp, Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}})
-	rp.now = w.clock.Now
-	w.g = NewGate(rp, GateOptions{RunGrace: time.Minute})
+	rp := replay.New(e.svc, sandbox.NewInProcess(), w.disp, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}, Now: w.clock.Now})
+	w.g = New(rp, Options{RunGrace: time.Minute})
 	return w
 }
 
@@ -202,7 +202,7 @@ func TestLostRunEndsOnce(t *testing.T) {
 			w.sweep(t, 1) // purged past its deadline, or ended
 			close(w.disp.release)
 			res := <-done
-			if res.err != nil || !res.ans.Ran() || res.ans.Status != StatusSucceeded {
+			if res.err != nil || !res.ans.Ran() || res.ans.Status != replay.StatusSucceeded {
 				t.Fatalf("run: %+v, %v", res.ans, res.err)
 			}
 			if res.ans.Turn.Status != c.stored {
@@ -229,7 +229,7 @@ func TestSweepAcrossInstances(t *testing.T) {
 	e := newEnv(t, sandbox.NewInProcess(), false)
 	gate := func() *Gate {
 		svc := procedures.NewService(e.store, procedures.Options{})
-		return NewGate(New(svc, sandbox.NewInProcess(), e.disp, Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}}), GateOptions{})
+		return New(replay.New(svc, sandbox.NewInProcess(), e.disp, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}}), Options{})
 	}
 	a, b := gate(), gate()
 	at := time.Now().Add(-2 * time.Hour) // deadlines and runs long past

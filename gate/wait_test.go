@@ -1,4 +1,4 @@
-package replay
+package gate
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/sandbox"
 )
 
@@ -44,9 +45,9 @@ func TestWaitReadsOncePerTurn(t *testing.T) {
 	t.Cleanup(func() { _ = st.Close() })
 	cs := &countedReads{Store: st}
 	e := newEnvOn(t, st, cs, sandbox.NewInProcess(), false)
-	g := NewGate(e.rp, GateOptions{})
+	g := New(e.rp, Options{})
 	g.pollEvery = time.Hour // rounds are played by hand below
-	other := NewGate(New(procedures.NewService(st, procedures.Options{}), sandbox.NewInProcess(), e.disp, Options{}), GateOptions{})
+	other := New(replay.New(procedures.NewService(st, procedures.Options{}), sandbox.NewInProcess(), e.disp, replay.Options{}), Options{})
 	ids := []string{mustPending(t, g, turnKill(0)), mustPending(t, g, turnKill(0))}
 
 	const perTurn = 4
@@ -99,8 +100,8 @@ func TestWaitReadsOncePerTurn(t *testing.T) {
 func TestWaitSeesAnotherInstance(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, sandbox.NewInProcess(), false)
-	a := NewGate(e.rp, GateOptions{})
-	b := NewGate(New(procedures.NewService(e.store, procedures.Options{}), sandbox.NewInProcess(), e.disp, Options{}), GateOptions{})
+	a := New(e.rp, Options{})
+	b := New(replay.New(procedures.NewService(e.store, procedures.Options{}), sandbox.NewInProcess(), e.disp, replay.Options{}), Options{})
 	type result struct {
 		ans *TurnAnswer
 		err error

@@ -1,0 +1,17 @@
+// Package gate is the turn gate (docs/design.md "The turn gate"): every
+// block an agent asks to run (a turn: POST /v1/turns, MCP run_code) is
+// prepared by the replay pipeline (replay.Replayer.PrepareBlock), decided
+// by the decision table, and then run at once with the Replayer's sandbox,
+// admission and dispatcher, denied, or kept pending in the store's
+// approvals until an operator resolves it (Gate.Resolve) and its requester
+// runs it (Gate.Run). Every decision is recorded through the service's
+// Recorder; a resolution and a run each happen at most once, across
+// instances, by compare-and-set in the store (TransitionTurn); Sweeper
+// expires turns past their deadlines and ends runs lost with their
+// instance.
+//
+// Files: gate.go (Submit, the long polls, the deadlines), resolve.go (Run,
+// Resolve, Cancel, the approval queue), sweep.go (Sweeper).
+//
+// gate imports replay and procedures, never a store, api, mcpserve or cmd.
+package gate

@@ -1,0 +1,81 @@
+package replay
+
+import (
+	"context"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/sandbox"
+)
+
+// Service is the procedures service the Replayer reads and records
+// through.
+func (r *Replayer) Service() *procedures.Service { return r.svc }
+
+// Now is the Replayer's clock (Options.Now).
+func (r *Replayer) Now() time.Time { return r.now() }
+
+// Timeout is the time a request has from its arrival to its answer: the
+// run limit's, else sandbox.DefaultTimeout.
+func (r *Replayer) Timeout() time.Duration { return r.timeout() }
+
+// Logger is Options.Logger.
+func (r *Replayer) Logger() *zerolog.Logger { return &r.log }
+
+// Record records d through the service's Recorder (built, checked against
+// the audit rule, stored, counted) and logs it; nothing runs unless it
+// was stored.
+func (r *Replayer) Record(ctx context.Context, d procedures.Decision) (procedures.Decision, error) {
+	return r.record(ctx, d)
+}
+
+// Admit takes an admission slot for actor (Options.Admission; none is
+// taken without one): a refusal is CodeBusy (reason replay_queue) and
+// nothing may run. release gives the slot back.
+func (r *Replayer) Admit(ctx context.Context, actor string) (release func(), err error) {
+	a := r.opts.Admission
+	if a == nil {
+		return func() {}, nil
+	}
+	release, err = a.Acquire(ctx, actor)
+	if err != nil {
+		return nil, busyError(err)
+	}
+	return release, nil
+}
+
+// RunRequest is an allowed block to run outside an invoke (a turn): its
+// recorded decision and allow-set, the request its nested replays are
+// decided for, the usage key their successes count under, and the binding
+// of the authorization that allowed it (nil: none), which nested
+// procedures must still match.
+type RunRequest struct {
+	Block    *Block
+	Decision procedures.Decision
+	Allowed  []string
+	Request  InvokeRequest
+	UsageKey string
+	Bound    *procedures.Binding
+}
+
+// RunBlock runs an allowed block in the sandbox with its allow-set, its
+// tool calls dispatched and its proc__ calls replayed as nested replays,
+// and counts the run (Options.Counter).
+func (r *Replayer) RunBlock(ctx context.Context, req RunRequest) *InvokeResult {
+	b := req.Block
+	c := &chain{usageKey: req.UsageKey, bound: req.Bound, req: req.Request}
+	tc := &toolCaller{r: r, chain: c.push(b.Name), allowed: req.Allowed, dispatcher: r.dispatcher}
+	res := r.runner.Run(ctx, sandbox.Request{Filename: b.Name + ".star", Source: b.Analysis.Source, Args: b.Args,
+		Allowed: req.Allowed, Limits: r.opts.Limits}, tc)
+	out := resultOf(req.Decision, res)
+	if r.opts.Counter != nil {
+		r.opts.Counter.CountReplay(out.Status, out.ErrorCode())
+	}
+	return out
+}
+
+// BindingNote is how a decision names the binding of the authorization
+// that allowed it (procedures.Binding.Hash).
+func BindingNote(b *procedures.Binding) string { return "binding " + b.Hash() }
