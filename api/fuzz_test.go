@@ -34,8 +34,8 @@ func FuzzDecodeBody(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	names := make([]string, 0, len(requestSchemas))
-	for n := range requestSchemas {
+	names := make([]string, 0, len(requestBodies))
+	for n := range requestBodies {
 		names = append(names, n)
 	}
 	sort.Strings(names)
@@ -85,7 +85,7 @@ func TestGoldenBodies(t *testing.T) {
 		base := filepath.Base(file)
 		t.Run(base, func(t *testing.T) {
 			schema, _, _ := strings.Cut(base, ".")
-			if _, ok := requestSchemas[schema]; !ok {
+			if _, ok := requestBodies[schema]; !ok {
 				schema = "CaptureRequest"
 			}
 			b, _ := os.ReadFile(file)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/procgraph/procgraph/auth"
+	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -108,8 +109,8 @@ func (s *Server) OpenAPI() *OpenAPIDocument {
 			SecuritySchemes: map[string]SecurityScheme{"bearer": {Type: "http", Scheme: "bearer"}},
 		},
 	}
-	for name, text := range requestSchemas {
-		doc.Components.Schemas[name] = compactJSON(text)
+	for name, body := range requestBodies {
+		doc.Components.Schemas[name] = requestSchema(body)
 	}
 	for name, text := range responseSchemas {
 		doc.Components.Schemas[name] = compactJSON(text)
@@ -183,7 +184,7 @@ func parameters(rt route) []Parameter {
 	}
 	if rt.idempotencyKey {
 		params = append(params, Parameter{Name: "Idempotency-Key", In: "header", Description: "the usage key when there is no session_id",
-			Schema: json.RawMessage(`{"type":"string","maxLength":512}`)})
+			Schema: fields.IdempotencyKey.Schema(fields.Options{})})
 	}
 	return params
 }

@@ -1,12 +1,14 @@
 package api
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
 	"unicode/utf8"
 
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -22,19 +24,19 @@ type queryParam struct {
 
 var (
 	findParams = []queryParam{
-		{name: "q", typ: "string", doc: "relevance search (at most 512 bytes): only matching procedures, by relevance, each with a score"},
-		{name: "limit", typ: "integer", min: 1, max: procedures.MaxFindLimit, doc: "page size (default 25)"},
-		{name: "offset", typ: "integer", min: 0, max: 1 << 30, doc: "page start"},
+		{name: "q", typ: "string", doc: fmt.Sprintf("relevance search (at most %d bytes): only matching procedures, by relevance, each with a score", fields.MaxSearchBytes)},
+		intParam(fields.Limit, fmt.Sprintf("page size (default %d)", fields.DefaultFindLimit)),
+		intParam(fields.Offset, fields.Offset.Doc),
 		{name: "cause", typ: "string", repeatable: true, doc: "linked to any of these causes"},
 		{name: "tool", typ: "string", repeatable: true, doc: "signature contains all of these tools"},
-		{name: "min_tools", typ: "integer", min: 0, max: 1000, doc: "at least this many distinct tools"},
+		intParam(fields.MinTools, fields.MinTools.Doc),
 		{name: "read_only", typ: "boolean", doc: "recomputed read-only classification"},
 		{name: "exposed", typ: "boolean", doc: "offered to planners as a proc__ tool"},
 		{name: "status", typ: "string", enum: []string{"succeeded", "failed"}, doc: "current version's status"},
 	}
 	plannerParams = []queryParam{
-		{name: "q", typ: "string", doc: "relevance search (at most 512 bytes): only matching tools, by relevance"},
-		{name: "limit", typ: "integer", min: 1, max: procedures.MaxFindLimit, doc: "how many tools (default 25)"},
+		{name: "q", typ: "string", doc: fmt.Sprintf("relevance search (at most %d bytes): only matching tools, by relevance", fields.MaxSearchBytes)},
+		intParam(fields.Limit, fmt.Sprintf("how many tools (default %d)", fields.DefaultFindLimit)),
 		{name: "cause", typ: "string", repeatable: true, doc: "linked to any of these causes"},
 	}
 	graphParams = []queryParam{
@@ -52,8 +54,13 @@ var (
 	}
 )
 
-// maxQueryValue bounds one query value.
-const maxQueryValue = 512
+// intParam is an integer query parameter with f's name and bounds.
+func intParam(f fields.Field, doc string) queryParam {
+	return queryParam{name: f.Name, typ: "integer", min: *f.Min, max: *f.Max, doc: doc}
+}
+
+// maxQueryValue bounds one query value (in bytes, as a key's).
+const maxQueryValue = fields.MaxKeyBytes
 
 // checkQuery rejects unknown, repeated, oversized and mistyped parameters,
 // naming the offending one.
@@ -73,7 +80,7 @@ func checkQuery(r *http.Request, params []queryParam, allowed map[string]bool) e
 			if len(vs) > 1 && !p.repeatable {
 				return fault.Errorf(fault.CodeInvalid, "query parameter %q may appear once", name).WithDetails("field", name)
 			}
-			if len(vs) > 50 {
+			if len(vs) > fields.MaxFilterValues {
 				return fault.Errorf(fault.CodeInvalid, "query parameter %q appears too often", name).WithDetails("field", name)
 			}
 			for _, v := range vs {

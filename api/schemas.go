@@ -14,66 +14,42 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/internal/strictjson"
 )
 
-// The request bodies' JSON Schemas. They validate every body before it is
-// decoded, and the OpenAPI document is built from them.
-var requestSchemas = map[string]string{
-	"CaptureRequest": `{
-		"type": "object", "additionalProperties": false, "required": ["code"],
-		"properties": {
-			"code": {"type": "string", "minLength": 1},
-			"dialect": {"type": "string", "enum": ["starlark", "python-async"]},
-			"summary": {"type": ["string", "null"], "maxLength": 4096},
-			"cause": {"type": ["object", "null"], "additionalProperties": false, "required": ["name"],
-				"properties": {"name": {"type": "string", "minLength": 1, "maxLength": 512},
-				               "description": {"type": ["string", "null"], "maxLength": 4096}}},
-			"session_id": {"type": ["string", "null"], "maxLength": 512},
-			"status": {"type": "string", "enum": ["succeeded", "failed"]},
-			"params_schema": {"type": ["object", "null"]},
-			"metadata": {"type": ["object", "null"]}
-		}}`,
-	"ToolsPut": `{
-		"type": "object", "additionalProperties": false, "required": ["tools"],
-		"properties": {"tools": {"type": "array", "maxItems": 10000, "items": {
-			"type": "object", "additionalProperties": false, "required": ["name"],
-			"properties": {
-				"name": {"type": "string", "minLength": 1, "maxLength": 128},
-				"description": {"type": "string", "maxLength": 8192},
-				"read_only": {"type": "boolean"},
-				"external_access": {"type": "boolean"},
-				"input_schema": {"type": ["object", "null"]}
-			}}}}}`,
-	"AutoRunPut": `{
-		"type": "object", "additionalProperties": false, "required": ["enabled"],
-		"properties": {"enabled": {"type": "boolean"}, "reason": {"type": ["string", "null"], "maxLength": 2048}}}`,
-	"RetirementPut": `{
-		"type": "object", "additionalProperties": false, "required": ["reason"],
-		"properties": {"reason": {"type": "string", "minLength": 1, "maxLength": 2048}}}`,
-	"ReasonBody": `{
-		"type": "object", "additionalProperties": false,
-		"properties": {"reason": {"type": ["string", "null"], "maxLength": 2048}}}`,
-	"InvokeRequest": `{
-		"type": "object", "additionalProperties": false, "required": ["phase"],
-		"properties": {
-			"arguments": {"type": ["object", "null"]},
-			"phase": {"type": "string", "enum": ["automatic", "interactive"]},
-			"session_id": {"type": ["string", "null"], "maxLength": 512},
-			"cause": {"type": ["string", "null"], "maxLength": 512},
-			"reviewed_by": {"type": ["string", "null"], "maxLength": 256}
-		}}`,
+// requestBodies are the request bodies, composed of the declared fields
+// (internal/fields). Their JSON Schemas validate every body before it is
+// decoded, Field.Check then applies the byte bounds, and the OpenAPI
+// document is built from them.
+var requestBodies = map[string]fields.Field{
+	"CaptureRequest": fields.Body(
+		fields.Req(fields.Code), fields.Opt(fields.Dialect), fields.Nullable(fields.Summary),
+		fields.Nullable(fields.Cause), fields.Nullable(fields.SessionID),
+		fields.Opt(fields.Status), fields.Nullable(fields.Field{Name: "params_schema", Type: fields.Object}),
+		fields.Nullable(fields.Metadata)),
+	"ToolsPut":      fields.Body(fields.Req(fields.Field{Name: "tools", Type: fields.Array, Items: &fields.Tool, MaxItems: fields.MaxCatalogueTools})),
+	"AutoRunPut":    fields.Body(fields.Req(fields.Enabled), fields.Nullable(fields.Reason)),
+	"RetirementPut": fields.Body(fields.Req(fields.Reason.NonEmpty())),
+	"ReasonBody":    fields.Body(fields.Nullable(fields.Reason)),
+	"InvokeRequest": fields.Body(
+		fields.Nullable(fields.Arguments), fields.Req(fields.Phase), fields.Nullable(fields.SessionID),
+		fields.Nullable(fields.InvokeCause), fields.Nullable(fields.ReviewedBy)),
 }
+
+// requestSchema is a request body's JSON Schema (without descriptions:
+// the HTTP contract's words are docs/api.md's).
+func requestSchema(body fields.Field) []byte { return body.Schema(fields.Options{}) }
 
 // schemaSet holds the compiled request schemas.
 type schemaSet map[string]*jsonschema.Schema
 
 func compileRequestSchemas() (schemaSet, error) {
 	out := schemaSet{}
-	for name, text := range requestSchemas {
+	for name, body := range requestBodies {
 		c := jsonschema.NewCompiler()
 		c.Draft = jsonschema.Draft2020
-		if err := c.AddResource(name+".json", strings.NewReader(text)); err != nil {
+		if err := c.AddResource(name+".json", bytes.NewReader(requestSchema(body))); err != nil {
 			return nil, fmt.Errorf("schema %s: %w", name, err)
 		}
 		s, err := c.Compile(name + ".json")
@@ -113,6 +89,9 @@ func (s *Server) decodeBody(body io.Reader, schema string, limit int64, dst any)
 	}
 	if err := s.schemas[schema].Validate(doc); err != nil {
 		return schemaError(err)
+	}
+	if err := requestBodies[schema].Check(doc); err != nil {
+		return err
 	}
 	if err := json.Unmarshal(data, dst); err != nil {
 		return fault.Errorf(fault.CodeInvalid, "the body does not match the request: %s", jsonProblem(err))

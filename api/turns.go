@@ -8,35 +8,18 @@ import (
 	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
+	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/procedures"
 )
 
-// The turn gate's request schemas (docs/api.md "Turns and approvals").
-var turnRequestSchemas = map[string]string{
-	"TurnRequest": `{
-		"type": "object", "additionalProperties": false, "required": ["code", "session_id", "phase"],
-		"properties": {
-			"code": {"type": "string", "minLength": 1},
-			"dialect": {"type": "string", "enum": ["starlark", "python-async"]},
-			"session_id": {"type": "string", "minLength": 1, "maxLength": 512},
-			"phase": {"type": "string", "enum": ["automatic", "interactive"]},
-			"arguments": {"type": ["object", "null"]},
-			"summary": {"type": ["string", "null"], "maxLength": 2048},
-			"wait_s": {"type": "integer", "minimum": 0, "maximum": 60},
-			"capture": {"type": ["object", "null"], "additionalProperties": false, "properties": {
-				"cause": {"type": ["object", "null"], "additionalProperties": false, "required": ["name"],
-					"properties": {"name": {"type": "string", "minLength": 1, "maxLength": 512},
-					               "description": {"type": ["string", "null"], "maxLength": 4096}}},
-				"summary": {"type": ["string", "null"], "maxLength": 4096},
-				"metadata": {"type": ["object", "null"]}}}
-		}}`,
-	"ResolveRequest": `{
-		"type": "object", "additionalProperties": false, "required": ["choice"],
-		"properties": {
-			"choice": {"type": "string", "enum": ["run_once", "auto_run", "always_ask", "reject"]},
-			"reason": {"type": ["string", "null"], "maxLength": 2048},
-			"code": {"type": ["string", "null"], "minLength": 1}
-		}}`,
+// The turn gate's request bodies (docs/api.md "Turns and approvals").
+var turnRequestBodies = map[string]fields.Field{
+	"TurnRequest": fields.Body(
+		fields.Req(fields.Code), fields.Opt(fields.Dialect), fields.Req(fields.SessionID.NonEmpty()), fields.Req(fields.Phase),
+		fields.Nullable(fields.Arguments), fields.Nullable(fields.TurnSummary), fields.Opt(fields.WaitS),
+		fields.Nullable(fields.Field{Name: "capture", Type: fields.Object, Props: []fields.Prop{
+			fields.Nullable(fields.Cause), fields.Nullable(fields.Summary), fields.Nullable(fields.Metadata)}})),
+	"ResolveRequest": fields.Body(fields.Req(fields.Choice), fields.Nullable(fields.Reason), fields.Nullable(fields.Code)),
 }
 
 // The turn gate's answer schemas.
@@ -85,7 +68,7 @@ var turnResponseSchemas = map[string]string{
 
 var (
 	turnWaitParams = []queryParam{
-		{name: "wait_s", typ: "integer", min: 0, max: 60, doc: "wait up to this many seconds while the turn is pending"},
+		intParam(fields.WaitS, "wait up to this many seconds while the turn is pending"),
 	}
 	approvalParams = []queryParam{
 		{name: "status", typ: "string", enum: turnStatusNames(), doc: "turn status (e.g. pending)"},
@@ -313,6 +296,6 @@ func (s *Server) revokePolicies(w http.ResponseWriter, r *http.Request) error {
 }
 
 func init() {
-	maps.Copy(requestSchemas, turnRequestSchemas)
+	maps.Copy(requestBodies, turnRequestBodies)
 	maps.Copy(responseSchemas, turnResponseSchemas)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -19,34 +20,37 @@ const (
 	AutoRunToolName = "set_procedure_auto_run"
 )
 
-// findSchema is find_all_procedures' input: the HTTP API's find query
-// parameters (api/query.go), with the page bound of procedures.
-var findSchema = fmt.Sprintf(`{
-  "type": "object",
-  "additionalProperties": false,
-  "properties": {
-    "query": {"type": "string", "minLength": 1, "maxLength": 512, "description": "relevance search over causes, summaries, descriptions, trigger signals and tool names: only matching procedures, most relevant first, each with a score"},
-    "limit": {"type": "integer", "minimum": 1, "maximum": %d, "description": "page size (default %d)"},
-    "offset": {"type": "integer", "minimum": 0, "description": "page start"},
-    "cause": {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": 512}, "maxItems": 50, "description": "linked to any of these causes"},
-    "tool": {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": 512}, "maxItems": 50, "description": "signature contains all of these tools"},
-    "min_tools": {"type": "integer", "minimum": 0, "maximum": 1000, "description": "at least this many distinct tools"},
-    "read_only": {"type": "boolean", "description": "recomputed read-only classification"},
-    "exposed": {"type": "boolean", "description": "offered to planners as a proc__ tool"},
-    "status": {"type": "string", "enum": ["succeeded", "failed"], "description": "current version's status"}
-  }
-}`, procedures.MaxFindLimit, procedures.DefaultFindLimit)
+// findInput is find_all_procedures' input: the HTTP API's find query
+// parameters (api/query.go), from the same declared fields.
+var findInput = fields.Body(
+	fields.Opt(fields.Search.Named("query").Described("relevance search over causes, summaries, descriptions, trigger signals and tool names: only matching procedures, most relevant first, each with a score")),
+	fields.Opt(fields.Limit.Described(fmt.Sprintf("page size (default %d)", fields.DefaultFindLimit))),
+	fields.Opt(fields.Offset),
+	fields.Opt(filterList("cause", "linked to any of these causes")),
+	fields.Opt(filterList("tool", "signature contains all of these tools")),
+	fields.Opt(fields.MinTools),
+	fields.Opt(fields.Field{Name: "read_only", Type: fields.Boolean, Doc: "recomputed read-only classification"}),
+	fields.Opt(fields.Field{Name: "exposed", Type: fields.Boolean, Doc: "offered to planners as a proc__ tool"}),
+	fields.Opt(fields.Status),
+)
 
-const autoRunSchema = `{
-  "type": "object",
-  "additionalProperties": false,
-  "required": ["name", "enabled"],
-  "properties": {
-    "name": {"type": "string", "minLength": 1, "maxLength": 512, "description": "the procedure (proc__…)"},
-    "enabled": {"type": "boolean", "description": "true grants durable auto-run to the current version; false revokes it"},
-    "reason": {"type": "string", "maxLength": 2048, "description": "why, for the audit log"}
-  }
-}`
+// findSchema is findInput's JSON Schema.
+var findSchema = toolSchema(findInput)
+
+// filterList is a find filter naming causes or tools.
+func filterList(name, doc string) fields.Field {
+	return fields.Field{Name: name, Type: fields.Array, Items: &fields.FilterValue, MaxItems: fields.MaxFilterValues, Doc: doc}
+}
+
+// autoRunInput is set_procedure_auto_run's input.
+var autoRunInput = fields.Body(fields.Req(fields.ProcName),
+	fields.Req(fields.Enabled.Described("true grants durable auto-run to the current version; false revokes it")),
+	fields.Opt(fields.Reason))
+
+var autoRunSchema = toolSchema(autoRunInput)
+
+// toolSchema is a tool input's JSON Schema, with the fields' descriptions.
+func toolSchema(in fields.Field) json.RawMessage { return in.Schema(fields.Options{Docs: true}) }
 
 type findArgs struct {
 	Query    string   `json:"query"`
@@ -69,18 +73,18 @@ type autoRunArgs struct {
 // addFixedTools registers find_all_procedures and, with auth on,
 // set_procedure_auto_run.
 func (h *Handler) addFixedTools() error {
-	find, err := compile(findSchema)
+	find, err := compile(findInput)
 	if err != nil {
 		return err
 	}
-	autoRun, err := compile(autoRunSchema)
+	autoRun, err := compile(autoRunInput)
 	if err != nil {
 		return err
 	}
 	h.server.AddTool(&mcp.Tool{
 		Name:        FindToolName,
 		Description: "find_all_procedures: captured procedures with their recomputed classification, frequency desc (with query: by relevance, each with a score). Filters apply before the limit; the answer has the page and the total.",
-		InputSchema: json.RawMessage(findSchema),
+		InputSchema: findSchema,
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
 	}, h.checked(find, auth.ScopeRead, h.find))
 	if !h.cfg.Auth.Enabled() {
@@ -89,7 +93,7 @@ func (h *Handler) addFixedTools() error {
 	h.server.AddTool(&mcp.Tool{
 		Name:        AutoRunToolName,
 		Description: "set_procedure_auto_run: grant (bound to the current code) or revoke durable auto-run of a procedure, audited with your name and reason. Needs the grant scope.",
-		InputSchema: json.RawMessage(autoRunSchema),
+		InputSchema: autoRunSchema,
 		Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: new(false), OpenWorldHint: new(false)},
 	}, h.checked(autoRun, auth.ScopeGrant, h.setAutoRun))
 	return nil
@@ -97,7 +101,7 @@ func (h *Handler) addFixedTools() error {
 
 // checked wraps a fixed tool: the caller must hold scope, and the arguments
 // must match schema; any error is a tool error.
-func (h *Handler) checked(schema *jsonschema.Schema, scope auth.Scope, f func(context.Context, caller, map[string]any) (*mcp.CallToolResult, error)) mcp.ToolHandler {
+func (h *Handler) checked(schema *input, scope auth.Scope, f func(context.Context, caller, map[string]any) (*mcp.CallToolResult, error)) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		c := h.callerOf(req)
 		if !c.has(scope) {
@@ -107,8 +111,11 @@ func (h *Handler) checked(schema *jsonschema.Schema, scope auth.Scope, f func(co
 		if err != nil {
 			return h.toolError(err), nil
 		}
-		if err := schema.Validate(args); err != nil {
+		if err := schema.compiled.Validate(args); err != nil {
 			return h.toolError(fault.Errorf(fault.CodeInvalid, "invalid arguments: %s", oneLine(err.Error()))), nil
+		}
+		if err := schema.body.Check(args); err != nil {
+			return h.toolError(err), nil
 		}
 		res, err := f(ctx, c, args)
 		if err != nil {
@@ -157,16 +164,24 @@ func (h *Handler) setAutoRun(ctx context.Context, c caller, args map[string]any)
 	return jsonResult(map[string]any{"procedure": p, "decision": d}, nil)
 }
 
-func compile(schema string) (*jsonschema.Schema, error) {
+// input is a tool's declared input and its compiled JSON Schema: the
+// schema checks types and bounds as JSON Schema counts them, the body's
+// Check the byte bounds (fields.Field.Check).
+type input struct {
+	body     fields.Field
+	compiled *jsonschema.Schema
+}
+
+func compile(body fields.Field) (*input, error) {
 	var m map[string]any
-	if err := json.Unmarshal([]byte(schema), &m); err != nil {
+	if err := json.Unmarshal(toolSchema(body), &m); err != nil {
 		return nil, fmt.Errorf("mcpserve: tool schema: %v", err)
 	}
 	s, err := procedures.CompileSchema(m)
 	if err != nil {
 		return nil, fmt.Errorf("mcpserve: tool schema: %v", err)
 	}
-	return s, nil
+	return &input{body: body, compiled: s}, nil
 }
 
 // remarshal decodes validated arguments into a struct.

@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
+	"github.com/procgraph/procgraph/internal/fields"
 	ptext "github.com/procgraph/procgraph/internal/text"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
@@ -25,28 +25,19 @@ const (
 	AwaitApprovalToolName = "await_approval"
 )
 
-const runCodeSchema = `{
-  "type": "object",
-  "additionalProperties": false,
-  "required": ["code"],
-  "properties": {
-    "code": {"type": "string", "minLength": 1, "description": "the block to run (Starlark; tools.NAME(...) calls tools)"},
-    "dialect": {"type": "string", "enum": ["starlark", "python-async"]},
-    "session_id": {"type": "string", "minLength": 1, "maxLength": 512, "description": "the agent's session (default: this MCP session)"},
-    "arguments": {"type": "object", "description": "the block's free variables"},
-    "summary": {"type": "string", "maxLength": 2048, "description": "what the block does, for the operator"}
-  }
-}`
+// runCodeInput is run_code's input: POST /v1/turns's fields.
+var runCodeInput = fields.Body(fields.Req(fields.Code), fields.Opt(fields.Dialect),
+	fields.Opt(fields.SessionID.NonEmpty().Described("the agent's session (default: this MCP session)")),
+	fields.Opt(fields.Field{Name: "arguments", Type: fields.Object, Doc: fields.Arguments.Doc}), fields.Opt(fields.TurnSummary))
 
-const awaitSchema = `{
-  "type": "object",
-  "additionalProperties": false,
-  "required": ["id"],
-  "properties": {
-    "id": {"type": "string", "minLength": 1, "maxLength": 64, "description": "the pending turn's id (trn_…)"},
-    "wait_s": {"type": "integer", "minimum": 0, "maximum": 60, "description": "wait up to this many seconds (default 30)"}
-  }
-}`
+// awaitInput is await_approval's input.
+var awaitInput = fields.Body(fields.Req(fields.TurnID),
+	fields.Opt(fields.WaitS.Described("wait up to this many seconds (default 30)")))
+
+var (
+	runCodeSchema = toolSchema(runCodeInput)
+	awaitSchema   = toolSchema(awaitInput)
+)
 
 // reviewSchema is what an operator answers through elicitation.
 var reviewSchema = json.RawMessage(`{"type": "object", "required": ["choice"], "properties": {
@@ -67,7 +58,7 @@ func (h *Handler) addTurnTools() error {
 	if h.cfg.Gate == nil {
 		return nil
 	}
-	rc, err := compile(runCodeSchema)
+	rc, err := compile(runCodeInput)
 	if err != nil {
 		return err
 	}
@@ -75,24 +66,24 @@ func (h *Handler) addTurnTools() error {
 	if h.cfg.Phase == procedures.PhaseInteractive {
 		desc = "run_code: run a block of code through procgraph's turn gate. New code is reviewed by an operator (asked here when you may review it, else the answer names the pending approval: call await_approval with its id)."
 	}
-	h.server.AddTool(&mcp.Tool{Name: RunCodeToolName, Description: desc, InputSchema: json.RawMessage(runCodeSchema),
+	h.server.AddTool(&mcp.Tool{Name: RunCodeToolName, Description: desc, InputSchema: runCodeSchema,
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, OpenWorldHint: new(true)}}, h.checkedReq(rc, auth.ScopeInvoke, h.runCode))
 	if h.cfg.Phase != procedures.PhaseInteractive {
 		return nil
 	}
-	aw, err := compile(awaitSchema)
+	aw, err := compile(awaitInput)
 	if err != nil {
 		return err
 	}
 	h.server.AddTool(&mcp.Tool{Name: AwaitApprovalToolName,
 		Description: "await_approval: wait for an operator's answer to a pending turn; runs it once approved.",
-		InputSchema: json.RawMessage(awaitSchema), Annotations: &mcp.ToolAnnotations{OpenWorldHint: new(true)}},
+		InputSchema: awaitSchema, Annotations: &mcp.ToolAnnotations{OpenWorldHint: new(true)}},
 		h.checkedReq(aw, auth.ScopeInvoke, h.awaitApproval))
 	return nil
 }
 
 // checkedReq is checked for handlers that need the request itself.
-func (h *Handler) checkedReq(schema *jsonschema.Schema, scope auth.Scope, f func(context.Context, *mcp.CallToolRequest, caller, map[string]any) (*mcp.CallToolResult, error)) mcp.ToolHandler {
+func (h *Handler) checkedReq(schema *input, scope auth.Scope, f func(context.Context, *mcp.CallToolRequest, caller, map[string]any) (*mcp.CallToolResult, error)) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return h.checked(schema, scope, func(ctx context.Context, c caller, args map[string]any) (*mcp.CallToolResult, error) {
 			return f(ctx, req, c, args)

@@ -10,15 +10,17 @@ import (
 	"unicode/utf8"
 
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/signature"
 )
 
-// Limits on capture input, beyond signature.MaxCodeBytes.
+// Limits on capture input, beyond signature.MaxCodeBytes: the declared
+// request fields' bounds (internal/fields), in bytes.
 const (
-	MaxSummaryBytes   = 4 << 10
-	MaxCauseNameBytes = 512
-	MaxCauseDescBytes = 4 << 10
-	MaxKeyBytes       = 512
+	MaxSummaryBytes   = fields.MaxSummaryBytes
+	MaxCauseNameBytes = fields.MaxKeyBytes
+	MaxCauseDescBytes = fields.MaxCauseDescBytes
+	MaxKeyBytes       = fields.MaxKeyBytes
 )
 
 // CaptureRequest is one capture as a client sends it.
@@ -236,8 +238,12 @@ func validateCapture(req *CaptureRequest) error {
 		max   int
 	}{
 		{"summary", req.Summary, MaxSummaryBytes},
-		{"session_id", req.SessionID, MaxKeyBytes},
 		{"Idempotency-Key", req.IdempotencyKey, MaxKeyBytes},
+	}
+	if req.SessionID != "" {
+		if err := CheckSessionID(req.SessionID); err != nil {
+			return err
+		}
 	}
 	if req.Cause != nil {
 		req.Cause.Name = strings.TrimSpace(req.Cause.Name)

@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"regexp"
 	"sort"
+	"strconv"
 
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/internal/fields"
 )
 
 // Tool is one tool of the catalogue: what a procedure may call.
@@ -27,10 +29,10 @@ type Catalogue struct {
 	byName   map[string]*Tool
 }
 
-var toolNamePattern = regexp.MustCompile(`^[A-Za-z_][0-9A-Za-z_]{0,127}$`)
+var toolNamePattern = regexp.MustCompile(`^[A-Za-z_][0-9A-Za-z_]{0,` + strconv.Itoa(fields.MaxToolNameBytes-1) + `}$`)
 
 // MaxCatalogueTools is the largest catalogue accepted.
-const MaxCatalogueTools = 10000
+const MaxCatalogueTools = fields.MaxCatalogueTools
 
 // NewCatalogue validates tools and returns them as a catalogue sorted by name.
 // It returns fault.CodeInvalid for an empty or invalid name, a duplicate, a
@@ -46,7 +48,7 @@ func NewCatalogue(tools []Tool) (*Catalogue, error) {
 	for i := range sorted {
 		t := &sorted[i]
 		if !toolNamePattern.MatchString(t.Name) {
-			return nil, fault.Errorf(fault.CodeInvalid, "tool name %q is not an identifier of at most 128 characters", t.Name).WithDetails("field", "tools.name")
+			return nil, fault.Errorf(fault.CodeInvalid, "tool name %q is not an identifier of at most %d characters", t.Name, fields.MaxToolNameBytes).WithDetails("field", "tools.name")
 		}
 		if IsProcName(t.Name) {
 			return nil, fault.Errorf(fault.CodeInvalid, "tool name %q starts with %q, which is reserved for procedures", t.Name, ProcPrefix).WithDetails("field", "tools.name")

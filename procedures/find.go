@@ -3,13 +3,14 @@ package procedures
 import (
 	"context"
 
+	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/search"
 )
 
-// Find limits.
+// Find limits (fields.Limit).
 const (
-	DefaultFindLimit = 25
-	MaxFindLimit     = 500
+	DefaultFindLimit = fields.DefaultFindLimit
+	MaxFindLimit     = fields.MaxFindLimit
 )
 
 // FindRequest is find_all_procedures: filters apply before the limit.

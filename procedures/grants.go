@@ -7,10 +7,11 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/internal/fields"
 )
 
-// MaxReasonBytes bounds an operator's reason.
-const MaxReasonBytes = 2 << 10
+// MaxReasonBytes bounds an operator's reason (fields.Reason).
+const MaxReasonBytes = fields.MaxReasonBytes
 
 // AutoRunRequest is set_procedure_auto_run: enable or revoke a durable grant.
 type AutoRunRequest struct {

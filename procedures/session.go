@@ -2,29 +2,23 @@ package procedures
 
 import (
 	"context"
-	"strings"
-	"unicode"
-	"unicode/utf8"
 
-	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/internal/fields"
 )
 
-// CheckSessionID is the rule on a session id, wherever one enters (a turn,
-// the session-policy routes): 1 to MaxKeyBytes bytes of UTF-8 without
-// control characters. A session id is a key the stores build others from
+// CheckSessionID is the rule on a session id, wherever one enters (a
+// capture, an invoke, a turn, MCP, the session-policy routes; capture and
+// invoke take "" for none): fields.SessionID, 1 to MaxKeyBytes bytes of
+// UTF-8 without control characters (the schemas publish the same rule). A session id is a key the stores build others from
 // (a NUL would let one session's id be a prefix of another's keys) and a
 // path segment; nothing else is asked of it ("/" and ".." are as good as
 // any other character). Returns fault.CodeInvalid (field session_id).
 func CheckSessionID(id string) error {
-	switch {
-	case id == "":
-		return fault.Errorf(fault.CodeInvalid, "session_id is required").WithDetails("field", "session_id")
-	case len(id) > MaxKeyBytes || !utf8.ValidString(id) || strings.IndexFunc(id, unicode.IsControl) >= 0:
-		return fault.Errorf(fault.CodeInvalid, "session_id must be UTF-8 of at most %d bytes without control characters", MaxKeyBytes).
-			WithDetails("field", "session_id")
-	}
-	return nil
+	return sessionID.CheckString(id)
 }
+
+// sessionID is the session id where one is required.
+var sessionID = fields.SessionID.NonEmpty()
 
 // PolicyState is a session policy as GET /v1/sessions/{id}/policies shows
 // it: the stored policy and why it does not apply now (nil when it does).

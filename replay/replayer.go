@@ -169,8 +169,13 @@ func validateRequest(req *InvokeRequest) error {
 	if !req.Phase.Valid() {
 		return fault.Errorf(fault.CodeInvalid, "phase %q is not automatic or interactive", req.Phase).WithDetails("field", "phase")
 	}
+	if req.SessionID != "" {
+		if err := procedures.CheckSessionID(req.SessionID); err != nil {
+			return err
+		}
+	}
 	for _, f := range []struct{ field, value string }{
-		{"name", req.Name}, {"session_id", req.SessionID}, {"Idempotency-Key", req.IdempotencyKey},
+		{"name", req.Name}, {"Idempotency-Key", req.IdempotencyKey},
 		{"cause", req.Cause}, {"reviewed_by", req.ReviewedBy}, {"actor", req.Actor},
 	} {
 		if len(f.value) > procedures.MaxKeyBytes {

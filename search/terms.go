@@ -14,12 +14,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/internal/fields"
 )
 
 // Relevance search limits.
 const (
 	// MaxBytes is the longest q accepted (docs/api.md).
-	MaxBytes = 512
+	MaxBytes = fields.MaxSearchBytes
 	// MaxTerms is how many distinct words of q are searched; the
 	// rest are ignored.
 	MaxTerms = 32

@@ -1,5 +1,5 @@
 // app.js: the console's router, navigation and token form.
-import { h, errorBox, notify } from './dom.js';
+import { h, errorBox } from './dom.js';
 import { token, takeTokenFromURL } from './api.js';
 import { proceduresPage } from './pages/procedures.js';
 import { procedurePage } from './pages/procedure.js';
@@ -68,7 +68,7 @@ function renderAuth() {
   const box = document.getElementById('auth');
   if (token.get()) {
     box.replaceChildren(h('span', { class: 'muted' }, 'token set for this tab '),
-      h('button', { type: 'button', id: 'forget-token', onclick: () => { token.clear(); needToken = true; notify('The token is forgotten in this tab.'); render(); } }, 'Forget'));
+      h('button', { type: 'button', id: 'forget-token', onclick: () => { token.clear(); needToken = true; render(); } }, 'Forget'));
     return;
   }
   if (!needToken) { box.replaceChildren(); return; }
@@ -78,7 +78,6 @@ function renderAuth() {
     if (!input.value) return;
     token.set(input.value.trim());
     needToken = false;
-    notify('Token set for this tab.');
     render();
   } }, h('label', { for: 'token' }, 'This server needs a token: '), input, h('button', { type: 'submit' }, 'Use token'));
   box.replaceChildren(form);

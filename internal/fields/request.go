@@ -1,0 +1,100 @@
+package fields
+
+// The bounds of the request fields, in bytes of UTF-8 for strings. The
+// domain's constants (procedures.MaxKeyBytes, MaxReasonBytes, …) are these.
+const (
+	// MaxKeyBytes bounds a key or a name: a session id, an
+	// Idempotency-Key, a cause's name, a procedure's name, an actor.
+	MaxKeyBytes = 512
+	// MaxReasonBytes bounds an operator's reason and a turn's summary.
+	MaxReasonBytes = 2 << 10
+	// MaxSummaryBytes bounds a captured procedure's summary.
+	MaxSummaryBytes = 4 << 10
+	// MaxCauseDescBytes bounds a cause's description.
+	MaxCauseDescBytes = 4 << 10
+	// MaxToolNameBytes bounds a catalogue tool's name.
+	MaxToolNameBytes = 128
+	// MaxToolDescBytes bounds a catalogue tool's description.
+	MaxToolDescBytes = 8 << 10
+	// MaxCatalogueTools is the largest catalogue accepted.
+	MaxCatalogueTools = 10000
+	// MaxSearchBytes is the longest relevance search (q, query).
+	MaxSearchBytes = 512
+	// MaxFilterValues bounds how many causes or tools one find names.
+	MaxFilterValues = 50
+	// DefaultFindLimit and MaxFindLimit are a find's page size.
+	DefaultFindLimit = 25
+	MaxFindLimit     = 500
+	// MaxOffset bounds a find's page start.
+	MaxOffset = 1 << 30
+	// MaxMinTools bounds a find's min_tools.
+	MaxMinTools = 1000
+	// MaxWaitSeconds bounds wait_s, a turn's wait for the operator.
+	MaxWaitSeconds = 60
+	// MaxTurnIDBytes bounds a turn id (trn_…).
+	MaxTurnIDBytes = 64
+)
+
+// The request fields. A body or a tool input composes them (Body, Opt,
+// Req, Nullable); a field used with other words keeps its bounds
+// (Described) or only adds a lower one (NonEmpty).
+var (
+	// SessionID is the agent session a request belongs to: its usage key
+	// and the key of its policies, a key the stores build others from (a
+	// NUL would let one session's id be a prefix of another's keys) and a
+	// path segment. One rule wherever one enters (procedures.CheckSessionID):
+	// capture, invoke, turns, MCP, the session routes.
+	SessionID = Field{Name: "session_id", Type: String, MaxBytes: MaxKeyBytes, NoControl: true,
+		Doc: "the agent's session"}
+	// IdempotencyKey is the Idempotency-Key header: the usage key when a
+	// request has no session id.
+	IdempotencyKey = Field{Name: "Idempotency-Key", Type: String, MaxBytes: MaxKeyBytes}
+	// Code is a block of code; its bound is signature.MaxCodeBytes, which
+	// the domain answers as payload_too_large (not in the schema).
+	Code    = Field{Name: "code", Type: String, MinBytes: 1, Doc: "the block to run (Starlark; tools.NAME(...) calls tools)"}
+	Dialect = Field{Name: "dialect", Type: String, Enum: []string{"starlark", "python-async"}}
+	Phase   = Field{Name: "phase", Type: String, Enum: []string{"automatic", "interactive"}}
+	Status  = Field{Name: "status", Type: String, Enum: []string{"succeeded", "failed"}, Doc: "current version's status"}
+	// Arguments are a block's free variables, checked against its typed
+	// schema by the domain.
+	Arguments = Field{Name: "arguments", Type: Object, Doc: "the block's free variables"}
+	Metadata  = Field{Name: "metadata", Type: Object}
+	// Summary is a captured procedure's summary.
+	Summary = Field{Name: "summary", Type: String, MaxBytes: MaxSummaryBytes}
+	// TurnSummary is what a turn's block does, for the operator.
+	TurnSummary = Field{Name: "summary", Type: String, MaxBytes: MaxReasonBytes, Doc: "what the block does, for the operator"}
+	// CauseName names a cause (a capture's, an invoke's, a find filter).
+	CauseName = Field{Name: "name", Type: String, MinBytes: 1, MaxBytes: MaxKeyBytes}
+	CauseDesc = Field{Name: "description", Type: String, MaxBytes: MaxCauseDescBytes}
+	// Cause is a capture's cause.
+	Cause = Field{Name: "cause", Type: Object, Props: []Prop{Req(CauseName), Nullable(CauseDesc)}}
+	// InvokeCause is the cause an invoke links on success.
+	InvokeCause = Field{Name: "cause", Type: String, MaxBytes: MaxKeyBytes}
+	// ReviewedBy names the operator who reviewed a run: an actor's name.
+	ReviewedBy = Field{Name: "reviewed_by", Type: String, MaxBytes: MaxKeyBytes}
+	// Reason is an operator's reason, for the audit log.
+	Reason = Field{Name: "reason", Type: String, MaxBytes: MaxReasonBytes, Doc: "why, for the audit log"}
+	// ProcName names a procedure (proc__…).
+	ProcName = Field{Name: "name", Type: String, MinBytes: 1, MaxBytes: MaxKeyBytes, Doc: "the procedure (proc__…)"}
+	Enabled  = Field{Name: "enabled", Type: Boolean}
+	// WaitS is how long a request waits while a turn is pending.
+	WaitS = Field{Name: "wait_s", Type: Integer, Min: Int(0), Max: Int(MaxWaitSeconds)}
+	// TurnID names a turn.
+	TurnID = Field{Name: "id", Type: String, MinBytes: 1, MaxBytes: MaxTurnIDBytes, Doc: "the pending turn's id (trn_…)"}
+	Choice = Field{Name: "choice", Type: String, Enum: []string{"run_once", "auto_run", "always_ask", "reject"}}
+
+	// ToolName, ToolDesc and Tool are a catalogue tool.
+	ToolName = Field{Name: "name", Type: String, MinBytes: 1, MaxBytes: MaxToolNameBytes}
+	ToolDesc = Field{Name: "description", Type: String, MaxBytes: MaxToolDescBytes}
+	Tool     = Field{Type: Object, Props: []Prop{Req(ToolName), Opt(ToolDesc),
+		Opt(Field{Name: "read_only", Type: Boolean}), Opt(Field{Name: "external_access", Type: Boolean}),
+		Nullable(Field{Name: "input_schema", Type: Object})}}
+
+	// The find filters (GET /v1/procedures, find_all_procedures).
+	Search   = Field{Name: "q", Type: String, MinBytes: 1, MaxBytes: MaxSearchBytes}
+	Limit    = Field{Name: "limit", Type: Integer, Min: Int(1), Max: Int(MaxFindLimit)}
+	Offset   = Field{Name: "offset", Type: Integer, Min: Int(0), Max: Int(MaxOffset), Doc: "page start"}
+	MinTools = Field{Name: "min_tools", Type: Integer, Min: Int(0), Max: Int(MaxMinTools), Doc: "at least this many distinct tools"}
+	// FilterValue is one cause or tool a find names.
+	FilterValue = Field{Type: String, MinBytes: 1, MaxBytes: MaxKeyBytes}
+)
