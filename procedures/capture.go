@@ -113,37 +113,55 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (CaptureOutco
 		UsageKey: key,
 		At:       s.now(),
 	}
-	// Classification is loaded before the write (see Service.load).
-	v, err := s.newView(ctx, []*Procedure{{Signature: a.Signature}})
-	if err != nil {
-		return CaptureOutcome{}, err
+	// A plain signature's name does not depend on the catalogue
+	// (signature.Names) and it names no procedure: nothing is read before
+	// the write, and the answer is decorated with the catalogue read with
+	// the reuse suggestion's page (one statement on Neo4j). Any other
+	// signature is named, and its nested procedures read, before the write.
+	var v *view
+	if !signature.Plain(a.Signature) || s.heldCatalogue() == nil {
+		if v, err = s.newView(ctx, []*Procedure{{Signature: a.Signature}}); err != nil {
+			return CaptureOutcome{}, err
+		}
 	}
-	res, err := s.captureNamed(ctx, in, v.cat)
+	res, err := s.captureNamed(ctx, in, v)
 	if err != nil {
 		return CaptureOutcome{}, err
 	}
 	s.feed.Publish(Change{Kind: ChangeCapture, Procedure: res.Procedure.Name, CodeHash: a.CodeHash})
-	v.decorate(res.Procedure)
 	except := ""
 	if res.Created {
 		except = res.Procedure.Name
 	}
-	// The capture is recorded: a failure to find advice does not fail it.
-	suggestion, _ := s.Suggest(ctx, a.Signature, except)
+	// The capture is recorded: a failure to find advice does not fail it,
+	// and the answer is then decorated with the catalogue last read.
+	suggestion, cat, _ := s.suggest(ctx, a.Signature, except)
+	if v == nil {
+		if cat == nil {
+			cat = s.heldCatalogue()
+		}
+		v = s.viewWithout(cat)
+	}
+	v.decorate(res.Procedure)
 	return CaptureOutcome{Procedure: res.Procedure, Created: res.Created, VersionCreated: res.VersionCreated, Counted: res.Counted,
 		Suggestion: suggestion}, nil
 }
 
 // captureNamed stores in under the name of its signature (signature.Names,
-// against cat). A procedure keeps the name it was created under: a
+// against v's catalogue; v is nil for a plain signature, whose name the
+// catalogue does not change). A procedure keeps the name it was created under: a
 // signature whose name may depend on the catalogue or on the rule's history
 // (any that is not signature.Plain) is first looked up under every name it
 // can have been given — its Bamboo name (a long one created while all its
 // tools were listed, or stored before the rule) and its hashed name. Else
 // the names are tried in order, the next one only when a procedure of
 // another signature holds one (the store writes nothing then).
-func (s *Service) captureNamed(ctx context.Context, in CaptureInput, cat *Catalogue) (CaptureResult, error) {
-	names := signature.Names(in.Signature, cat.Has)
+func (s *Service) captureNamed(ctx context.Context, in CaptureInput, v *view) (CaptureResult, error) {
+	var known func(string) bool
+	if v != nil {
+		known = v.cat.Has
+	}
+	names := signature.Names(in.Signature, known)
 	if !signature.Plain(in.Signature) {
 		held := []string{signature.ProcedureName(in.Signature), signature.HashedName(in.Signature)}
 		stored, err := s.store.GetMany(ctx, held)

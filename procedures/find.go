@@ -92,13 +92,27 @@ type CatalogueFinder interface {
 	FindWithCatalogue(ctx context.Context, q Query) ([]*Procedure, int, *Catalogue, error)
 }
 
+// CatalogueGetter is a Store that reads one procedure together with the
+// current catalogue (in one statement): Service.Get, a grant, a promote
+// and a retirement then make one read instead of two.
+type CatalogueGetter interface {
+	// GetWithCatalogue is Get(ctx, name) and Catalogue(ctx) read at once.
+	// Returns the codes Get and Catalogue return.
+	GetWithCatalogue(ctx context.Context, name string) (*Procedure, *Catalogue, error)
+}
+
 // findWithCatalogue reads q's page and the current catalogue: at once when
 // the store is a CatalogueFinder, else FindBeside.
-func (s *Service) findWithCatalogue(ctx context.Context, q Query) ([]*Procedure, int, *Catalogue, error) {
+func (s *Service) findWithCatalogue(ctx context.Context, q Query) (page []*Procedure, total int, cat *Catalogue, err error) {
 	if cf, ok := s.store.(CatalogueFinder); ok {
-		return cf.FindWithCatalogue(ctx, q)
+		page, total, cat, err = cf.FindWithCatalogue(ctx, q)
+	} else {
+		page, total, cat, err = FindBeside(ctx, s.store, q)
 	}
-	return FindBeside(ctx, s.store, q)
+	if err == nil {
+		s.holdCatalogue(cat)
+	}
+	return page, total, cat, err
 }
 
 // FindBeside reads q's page (store.Find) and the current catalogue

@@ -3,6 +3,7 @@ package procedures
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/procgraph/procgraph/fault"
@@ -33,6 +34,8 @@ type Service struct {
 	feed  *Feed
 	flows *flowCache
 	decor *decorations
+	// held is the catalogue read last (heldCatalogue).
+	held atomic.Pointer[Catalogue]
 	// searches holds a token per relevance search running (HoldSearch).
 	searches chan struct{}
 }
@@ -107,6 +110,19 @@ func (s *Service) Get(ctx context.Context, name string) (*Procedure, error) {
 // read (a failure after a commit would otherwise report a write that
 // happened as one that did not).
 func (s *Service) load(ctx context.Context, name string) (*Procedure, *view, error) {
+	if cg, ok := s.store.(CatalogueGetter); ok {
+		p, cat, err := cg.GetWithCatalogue(ctx, name)
+		if err != nil {
+			return nil, nil, err
+		}
+		s.holdCatalogue(cat)
+		v, err := s.viewOf(ctx, cat, []*Procedure{p})
+		if err != nil {
+			return nil, nil, err
+		}
+		v.decorate(p)
+		return p, v, nil
+	}
 	p, err := s.store.Get(ctx, name)
 	if err != nil {
 		return nil, nil, err

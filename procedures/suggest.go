@@ -37,16 +37,28 @@ const suggestScan = 50
 // procedure never suggested (one the code itself just created); nil when
 // none fits.
 func (s *Service) Suggest(ctx context.Context, signature []string, except string) (*Suggestion, error) {
+	sg, _, err := s.suggest(ctx, signature, except)
+	return sg, err
+}
+
+// suggest is Suggest, and the catalogue read with its page (nil when none
+// was read): Capture decorates its answer with it. The page is not
+// decorated: the rule reads names and signatures only.
+func (s *Service) suggest(ctx context.Context, signature []string, except string) (*Suggestion, *Catalogue, error) {
 	if len(signature) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
-	// Find's exposed filter is the exposure rule (Class.Exposed on the
-	// classification the store keeps, the one p.Exposed is computed from):
-	// every procedure of the page is exposed.
+	// The store's exposed filter is the exposure rule (Class.Exposed on
+	// the classification the store keeps, the one p.Exposed is computed
+	// from): every procedure of the page is exposed.
 	exposed := true
-	page, _, err := s.Find(ctx, FindRequest{Tools: signature, Exposed: &exposed, Limit: suggestScan, SkipTotal: true})
+	q := Query{Tools: signature, Exposed: &exposed, AllowMutating: s.opts.AllowMutatingAutorun, Limit: suggestScan, SkipTotal: true}
+	if err := q.Validate(); err != nil {
+		return nil, nil, err
+	}
+	page, _, cat, err := s.findWithCatalogue(ctx, q)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var best *Procedure
 	for _, p := range page {
@@ -58,13 +70,13 @@ func (s *Service) Suggest(ctx context.Context, signature []string, except string
 		}
 	}
 	if best == nil {
-		return nil, nil
+		return nil, cat, nil
 	}
 	if len(best.Signature) == len(signature) {
 		return &Suggestion{Tool: best.Name, Reason: SuggestSameSignature, Message: fmt.Sprintf(
-			"%s is an exposed procedure with exactly these tools: call it as a tool instead of sending this code again", best.Name)}, nil
+			"%s is an exposed procedure with exactly these tools: call it as a tool instead of sending this code again", best.Name)}, cat, nil
 	}
 	return &Suggestion{Tool: best.Name, Reason: SuggestCoveredBy, Message: fmt.Sprintf(
 		"%s is an exposed procedure that composes all of these tools (and %d more): call it as a tool instead of sending this code again",
-		best.Name, len(best.Signature)-len(signature))}, nil
+		best.Name, len(best.Signature)-len(signature))}, cat, nil
 }

@@ -25,12 +25,32 @@ func (s *Service) newView(ctx context.Context, roots []*Procedure) (*view, error
 	if err != nil {
 		return nil, err
 	}
+	s.holdCatalogue(cat)
 	return s.viewOf(ctx, cat, roots)
 }
 
+// viewWithout is a view over the catalogue cat, already read, for
+// procedures that name no procedure.
+func (s *Service) viewWithout(cat *Catalogue) *view {
+	return &view{cat: cat, procs: map[string]*Procedure{}, allowMutating: s.opts.AllowMutatingAutorun, flows: s.flows, decor: s.decor}
+}
+
+// holdCatalogue keeps cat as the catalogue this service read last
+// (heldCatalogue).
+func (s *Service) holdCatalogue(cat *Catalogue) {
+	if cat != nil {
+		s.held.Store(cat)
+	}
+}
+
+// heldCatalogue is the catalogue this service read last, nil before the
+// first read: a capture that read it after its write and could not read it
+// again decorates its answer with it (Capture).
+func (s *Service) heldCatalogue() *Catalogue { return s.held.Load() }
+
 // viewOf is newView over the catalogue cat, already read.
 func (s *Service) viewOf(ctx context.Context, cat *Catalogue, roots []*Procedure) (*view, error) {
-	v := &view{cat: cat, procs: map[string]*Procedure{}, allowMutating: s.opts.AllowMutatingAutorun, flows: s.flows, decor: s.decor}
+	v := s.viewWithout(cat)
 	if err := s.addRefs(ctx, v, roots); err != nil {
 		return nil, err
 	}

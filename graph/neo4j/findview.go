@@ -3,6 +3,8 @@ package neo4jstore
 import (
 	"context"
 
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -41,4 +43,32 @@ func (s *Store) FindWithCatalogue(ctx context.Context, q procedures.Query) ([]*p
 		return ps, total, cat, nil
 	}
 	return procedures.FindBeside(ctx, s, q)
+}
+
+// GetWithCatalogue is Get and Catalogue in one statement
+// (procedure_catalogue.cypher, procedures.CatalogueGetter): the tools are
+// sent only when the stored revision is not the one the store holds.
+// Returns fault.CodeNotFound.
+func (s *Store) GetWithCatalogue(ctx context.Context, name string) (*procedures.Procedure, *procedures.Catalogue, error) {
+	known := s.catalogue.Load()
+	recs, err := query(ctx, s, "get", neo4j.AccessModeRead, "procedure_catalogue", map[string]any{"name": name, "known_catalogue": knownRevision(known)})
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(recs) != 1 {
+		return nil, nil, s.mapError("get", errRows("procedure_catalogue", len(recs)))
+	}
+	found := asList(field(recs[0], "found"))
+	if len(found) == 0 {
+		return nil, nil, notFound(name)
+	}
+	p, err := decodeProcedure(found[0])
+	if err != nil {
+		return nil, nil, s.mapError("get", err)
+	}
+	cat, err := s.catalogueSince(recs[0], known)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, cat, nil
 }

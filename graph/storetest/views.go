@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -20,6 +21,7 @@ func testViews(t *testing.T, newStore NewStore) {
 	t.Run("CatalogueChangeSeenAtOnce", func(t *testing.T) { testViewCatalogueChange(t, newStore) })
 	t.Run("CachedEqualsFresh", func(t *testing.T) { testViewCachedEqualsFresh(t, newStore) })
 	t.Run("FindWithCatalogue", func(t *testing.T) { testFindWithCatalogue(t, newStore) })
+	t.Run("GetWithCatalogue", func(t *testing.T) { testGetWithCatalogue(t, newStore) })
 }
 
 // viewTools is a catalogue in which get_jobs takes task_id typed typ and
@@ -255,6 +257,48 @@ func testFindWithCatalogue(t *testing.T, newStore NewStore) {
 			if cat == nil || cat.Revision != wantCat.Revision || len(cat.Tools) != len(wantCat.Tools) {
 				t.Fatalf("step %d, %+v: catalogue %+v, want revision %s", step, q, cat, wantCat.Revision)
 			}
+		}
+	}
+}
+
+// testGetWithCatalogue checks a store's CatalogueGetter (when it is one)
+// against Get and Catalogue read apart, across catalogue changes, and that
+// a name no procedure has is not_found.
+func testGetWithCatalogue(t *testing.T, newStore NewStore) {
+	ctx := context.Background()
+	s := newStore(t)
+	cg, ok := s.(procedures.CatalogueGetter)
+	if !ok {
+		t.Skip("not a CatalogueGetter")
+	}
+	svc := procedures.NewService(s, procedures.Options{})
+	var procs []string
+	for i, sig := range [][]string{{"get_jobs", "get_logs"}, {"kill_job"}} {
+		procs = append(procs, MustCapture(t, s, In(sig, "h", "k", At(i))).Procedure.Name)
+	}
+	for step, tools := range [][]procedures.Tool{nil, viewTools(true, "integer", true), viewTools(false, "string", false)} {
+		if tools != nil {
+			mustPutCatalogue(t, svc, tools)
+		}
+		for _, name := range procs {
+			p, cat, err := cg.GetWithCatalogue(ctx, name)
+			if err != nil {
+				t.Fatalf("step %d, %s: %v", step, name, err)
+			}
+			want := MustGet(t, s, name)
+			wantCat, err := s.Catalogue(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Name != want.Name || p.CodeHash != want.CodeHash || p.Frequency != want.Frequency || !slices.Equal(p.Signature, want.Signature) {
+				t.Fatalf("step %d: GetWithCatalogue %+v, Get %+v", step, p, want)
+			}
+			if cat == nil || cat.Revision != wantCat.Revision || len(cat.Tools) != len(wantCat.Tools) {
+				t.Fatalf("step %d, %s: catalogue %+v, want revision %s", step, name, cat, wantCat.Revision)
+			}
+		}
+		if _, _, err := cg.GetWithCatalogue(ctx, "proc__nobody__here"); fault.ErrorCode(err) != fault.CodeNotFound {
+			t.Fatalf("step %d: GetWithCatalogue of no procedure: %v, want not_found", step, err)
 		}
 	}
 }
