@@ -28,6 +28,27 @@ func (c Class) Exposed(allowMutating bool) bool {
 	return c.Status == StatusSucceeded && !c.Opaque && c.Tools >= 2 && !c.Problem && !c.Retired && (c.ReadOnly || allowMutating)
 }
 
+// NoneExposedWith reports whether no procedure whose signature holds every
+// name of signature can be exposed under cat: with mutating auto-run off,
+// when one of its tools (not a nested proc__ name) is unknown to cat or
+// state-changing, since every such procedure then holds it and is not
+// read-only (Classify), and Exposed asks read-only. Suggest then reads no
+// page.
+func NoneExposedWith(signature []string, cat *Catalogue, allowMutating bool) bool {
+	if allowMutating || cat == nil {
+		return false
+	}
+	for _, name := range signature {
+		if IsProcName(name) {
+			continue
+		}
+		if t, ok := cat.Tool(name); !ok || !t.ReadOnly {
+			return true
+		}
+	}
+	return false
+}
+
 // ClassReader is what Reclassify reads, inside a store's write transaction
 // (so that what it computes is consistent with what the transaction writes).
 type ClassReader interface {

@@ -48,6 +48,19 @@ func (s *Service) suggest(ctx context.Context, signature []string, except string
 	if len(signature) == 0 {
 		return nil, nil, nil
 	}
+	// A tool that keeps every procedure holding it from being exposed
+	// (NoneExposedWith), as the catalogue read last says and the current
+	// one confirms: no page to read.
+	if NoneExposedWith(signature, s.heldCatalogue(), s.opts.AllowMutatingAutorun) {
+		cat, err := s.store.Catalogue(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		s.holdCatalogue(cat)
+		if NoneExposedWith(signature, cat, s.opts.AllowMutatingAutorun) {
+			return nil, cat, nil
+		}
+	}
 	// The store's exposed filter is the exposure rule (Class.Exposed on
 	// the classification the store keeps, the one p.Exposed is computed
 	// from): every procedure of the page is exposed.

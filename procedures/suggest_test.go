@@ -2,6 +2,7 @@ package procedures_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/procgraph/procgraph/procedures"
@@ -55,5 +56,60 @@ func TestCaptureSuggestsReuse(t *testing.T) {
 	}
 	if s, err := svc.Suggest(context.Background(), []string{"get_jobs", "get_logs"}, ""); err != nil || s != nil {
 		t.Fatalf("Suggest after get_logs changes state = %+v, %v", s, err)
+	}
+}
+
+// TestNoneExposedWithAgreesWithFind: whenever NoneExposedWith says no
+// procedure holding a signature's names can be exposed (so Suggest reads
+// no page), the store's exposed filter finds none either — for every pair
+// and triple of tools, under catalogues that make each tool read-only,
+// state-changing or unknown.
+func TestNoneExposedWithAgreesWithFind(t *testing.T) {
+	svc := newService(t, false)
+	ctx := context.Background()
+	tools := []string{"get_jobs", "get_logs", "kill_job", "x_tool"}
+	for i, c := range []string{
+		"x = tools.get_jobs(task_id=t)\nreturn tools.get_logs(jobs=x)",
+		"x = tools.get_jobs(task_id=t)\nreturn tools.x_tool(jobs=x)",
+		"x = tools.get_logs(task_id=t)\nreturn tools.kill_job(panda_id=x)",
+		"x = tools.get_jobs(task_id=t)\ny = tools.get_logs(jobs=x)\nreturn tools.x_tool(logs=y)",
+	} {
+		mustCapture(t, svc, procedures.CaptureRequest{Code: c, SessionID: fmt.Sprint("s", i)})
+	}
+	var sigs [][]string
+	for i := range tools {
+		for j := i + 1; j < len(tools); j++ {
+			sigs = append(sigs, []string{tools[i], tools[j]})
+			for k := j + 1; k < len(tools); k++ {
+				sigs = append(sigs, []string{tools[i], tools[j], tools[k]})
+			}
+		}
+	}
+	shortcuts := 0
+	for step, cat := range [][]procedures.Tool{
+		{{Name: "get_jobs", ReadOnly: true}, {Name: "get_logs", ReadOnly: true}, {Name: "kill_job"}},
+		{{Name: "get_jobs", ReadOnly: true}, {Name: "get_logs", ReadOnly: true}, {Name: "x_tool", ReadOnly: true}},
+		{{Name: "get_jobs", ReadOnly: true}, {Name: "get_logs"}, {Name: "x_tool", ReadOnly: true}, {Name: "kill_job", ReadOnly: true}},
+	} {
+		c, err := svc.PutCatalogue(ctx, cat, "tester")
+		if err != nil {
+			t.Fatal(err)
+		}
+		exposed := true
+		for _, sig := range sigs {
+			page, _, err := svc.Find(ctx, procedures.FindRequest{Tools: sig, Exposed: &exposed, Limit: 50, SkipTotal: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if procedures.NoneExposedWith(sig, c, false) {
+				shortcuts++
+				if len(page) > 0 {
+					t.Fatalf("step %d, %v: NoneExposedWith, but Find finds %s exposed", step, sig, page[0].Name)
+				}
+			}
+		}
+	}
+	if shortcuts == 0 {
+		t.Fatal("NoneExposedWith never held: the test checks nothing")
 	}
 }
