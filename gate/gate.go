@@ -67,7 +67,7 @@ type Options struct {
 }
 
 // Gate is the turn gate (docs/design.md "The turn gate"): it decides each turn
-// with procedures.DecideTurn, records the decision through the service's
+// with the decision table (procedures.Decide), records the decision through the service's
 // Recorder, asks an operator through the store's approvals when the table
 // says so, and runs allowed turns with the Replayer's sandbox, admission
 // and dispatcher. It is safe for concurrent use.
@@ -219,7 +219,7 @@ func validateTurn(req *TurnRequest) error {
 	return nil
 }
 
-// Submit decides one turn (procedures.DecideTurn) and runs it, denies it,
+// Submit decides one turn (procedures.Decide) and runs it, denies it,
 // or creates its approval and waits up to req.Wait for an operator. Errors:
 // CodeForbidden (Capture without MayCapture: nothing decided), CodeInvalid, CodeInvalidCode, CodeTooLarge, CodeInvalidArguments (nothing
 // asked or recorded), CodeDenied with the decision, CodeBusy (reason
@@ -234,8 +234,9 @@ func (g *Gate) Submit(ctx context.Context, req TurnRequest) (*TurnAnswer, error)
 	if err != nil {
 		return nil, err
 	}
-	in := procedures.TurnInput{Phase: req.Phase, ReadOnly: b.c.ReadOnly, Problem: b.c.Problem}
-	in.ProcOnly, in.GrantsActive = b.procOnly()
+	in := procedures.DecisionInput{Turn: true, Phase: req.Phase, ReadOnly: b.c.ReadOnly, Problem: b.c.Problem}
+	procOnly, granted := b.procOnly()
+	in.GrantActive = procOnly && granted
 	var policy procedures.SessionPolicy
 	if req.Phase == procedures.PhaseInteractive {
 		p, ok, err := g.svc.Turns().Policy(ctx, req.SessionID, b.a.CodeHash)
@@ -249,14 +250,14 @@ func (g *Gate) Submit(ctx context.Context, req TurnRequest) (*TurnAnswer, error)
 				g.r.Logger().Info().Str("code_hash", b.a.CodeHash).Str("session", req.SessionID).Str("inactive_reason", why).
 					Msg("turn: the session's policy is inactive")
 			} else {
-				policy, in.Policy = p, p.Policy
+				policy, in.PolicyAutoRun = p, p.Policy == procedures.ChoiceAutoRun
 			}
 		}
 	}
-	v := procedures.DecideTurn(in)
+	v := procedures.Decide(in)
 	ans, err := g.decideAndRun(ctx, req, b, v, policy, arrived)
 	if ans != nil {
-		ans.Suggestion = g.suggest(ctx, b, in.ProcOnly)
+		ans.Suggestion = g.suggest(ctx, b, procOnly)
 	}
 	return ans, err
 }
@@ -279,7 +280,7 @@ func (g *Gate) suggest(ctx context.Context, b *block, procOnly bool) *procedures
 
 // decideAndRun carries out verdict v on the analysed turn: run it now,
 // deny it, or create its approval (and wait for it when asked).
-func (g *Gate) decideAndRun(ctx context.Context, req TurnRequest, b *block, v procedures.TurnVerdict, policy procedures.SessionPolicy, arrived time.Time) (*TurnAnswer, error) {
+func (g *Gate) decideAndRun(ctx context.Context, req TurnRequest, b *block, v procedures.Verdict, policy procedures.SessionPolicy, arrived time.Time) (*TurnAnswer, error) {
 	t := b.turnOf(procedures.Turn{
 		ID: procedures.NewTurnID(arrived), SessionID: req.SessionID, Phase: req.Phase, Summary: req.Summary,
 		RequestedBy: req.Actor, RequestedAt: arrived.UTC().Truncate(time.Millisecond),
@@ -337,7 +338,7 @@ func (g *Gate) decideAndRun(ctx context.Context, req TurnRequest, b *block, v pr
 
 // runNow records the decision on a turn decided at once and runs it when
 // allowed.
-func (g *Gate) runNow(ctx context.Context, t procedures.Turn, b *block, v procedures.TurnVerdict, req TurnRequest, reviewer, note string, arrived time.Time) (*TurnAnswer, error) {
+func (g *Gate) runNow(ctx context.Context, t procedures.Turn, b *block, v procedures.Verdict, req TurnRequest, reviewer, note string, arrived time.Time) (*TurnAnswer, error) {
 	ctx, cancel := context.WithDeadline(ctx, arrived.Add(g.r.Timeout()))
 	defer cancel()
 	if !v.Allowed() {
@@ -353,7 +354,7 @@ func (g *Gate) runNow(ctx context.Context, t procedures.Turn, b *block, v proced
 		return nil, err
 	}
 	defer release()
-	allowed := replay.AllowSet(b.a.Signature, b.c, replay.Verdict{Outcome: procedures.Allowed, StateChanging: v.StateChanging})
+	allowed := replay.AllowSet(b.a.Signature, b.c, procedures.Verdict{Outcome: procedures.Allowed, StateChanging: v.StateChanging})
 	d := g.turnDecision(t, b, v, allowed)
 	d.Note = note
 	d, err = g.r.Record(ctx, d)
@@ -379,7 +380,7 @@ func (b *block) grantsNote() string {
 }
 
 // turnDecision is the one decision (kind turn) on t.
-func (g *Gate) turnDecision(t procedures.Turn, b *block, v procedures.TurnVerdict, allowed []string) procedures.Decision {
+func (g *Gate) turnDecision(t procedures.Turn, b *block, v procedures.Verdict, allowed []string) procedures.Decision {
 	return procedures.Decision{Kind: procedures.KindTurn, Procedure: b.a.Name, CodeHash: t.CodeHash, Phase: t.Phase,
 		Outcome: v.Outcome, Reason: v.Reason, Actor: t.RequestedBy, AllowedTools: allowed, Suggestion: v.Suggestion}
 }

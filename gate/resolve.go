@@ -31,7 +31,7 @@ func (g *Gate) Run(ctx context.Context, id, actor string) (*TurnAnswer, error) {
 		return nil, fault.Errorf(fault.CodeConflict, "turn %s is %s: only an approved turn runs", id, cur.Status).
 			WithDetails("reason", "status").WithDetails("status", string(cur.Status))
 	}
-	var v procedures.TurnVerdict // denies when there is no resolution
+	var v procedures.Verdict // denies when there is no resolution
 	if cur.Resolution != nil {
 		v = procedures.ResolveVerdict(cur.Resolution.Choice)
 	}
@@ -58,7 +58,7 @@ func (g *Gate) Run(ctx context.Context, id, actor string) (*TurnAnswer, error) {
 		return nil, err
 	}
 	defer release()
-	allowed := replay.AllowSet(b.a.Signature, b.c, replay.Verdict{Outcome: v.Outcome, StateChanging: v.StateChanging})
+	allowed := replay.AllowSet(b.a.Signature, b.c, procedures.Verdict{Outcome: v.Outcome, StateChanging: v.StateChanging})
 	next := *cur
 	next.Status = procedures.TurnRunning
 	d := g.turnDecision(cur.Turn, b, v, allowed)
@@ -85,7 +85,7 @@ func (g *Gate) denyApproved(ctx context.Context, cur *procedures.TurnRecord, b *
 	if why == procedures.InactiveNestedChanged {
 		reason = procedures.ReasonNestedChanged
 	}
-	d := g.turnDecision(cur.Turn, b, procedures.TurnVerdict{Outcome: procedures.Denied, Reason: reason}, []string{})
+	d := g.turnDecision(cur.Turn, b, procedures.Verdict{Outcome: procedures.Denied, Reason: reason}, []string{})
 	d.Note = replay.BindingNote(cur.Binding)
 	out, _, err := g.transition(ctx, next, []procedures.TurnStatus{procedures.TurnApproved}, true, d)
 	if err != nil {
@@ -256,20 +256,19 @@ func (g *Gate) reviewAgain(ctx context.Context, cur *procedures.TurnRecord, b *b
 		WithDetails("reason", why).WithDetails("turn", out.Turn)
 }
 
-// checkGrantable refuses an auto_run whose grants the rules of
-// set_procedure_auto_run would refuse.
+// checkGrantable refuses an auto_run whose grants the rule of
+// set_procedure_auto_run (procedures.Service.Grantable) would refuse.
 func (g *Gate) checkGrantable(b *block) error {
 	for _, n := range b.a.ProcRefs {
 		p := b.refs[n]
-		switch {
-		case p == nil:
+		if p == nil {
 			return fault.Errorf(fault.CodeNotFound, "no procedure %s to grant auto-run to", n)
-		case p.Status != procedures.StatusSucceeded:
-			return fault.Errorf(fault.CodeConflict, "auto-run cannot be granted to %s: it did not succeed", n).
-				WithDetails("reason", procedures.ReasonProcedureNotSucceeded)
-		case !p.ReadOnly && !g.svc.AllowMutatingAutorun():
-			return fault.Errorf(fault.CodeConflict, "auto-run cannot be granted to %s: it changes state and mutating auto-run is off", n).
-				WithDetails("reason", procedures.ReasonNotReadOnly)
+		}
+		switch why := g.svc.Grantable(p); why {
+		case procedures.ReasonProcedureNotSucceeded:
+			return fault.Errorf(fault.CodeConflict, "auto-run cannot be granted to %s: it did not succeed", n).WithDetails("reason", why)
+		case procedures.ReasonNotReadOnly:
+			return fault.Errorf(fault.CodeConflict, "auto-run cannot be granted to %s: it changes state and mutating auto-run is off", n).WithDetails("reason", why)
 		}
 	}
 	return nil

@@ -46,6 +46,21 @@ func (s *Service) SetAutoRun(ctx context.Context, r AutoRunRequest) (*Procedure,
 	}
 }
 
+// Grantable is the rule on what may hold a durable auto-run grant, the
+// one home of it (set_procedure_auto_run, and a turn's auto_run
+// approval): "" when p, classified now, may; else the refusal's reason,
+// ReasonProcedureNotSucceeded (its current version did not succeed) or
+// ReasonNotReadOnly (it changes state and mutating auto-run is off).
+func (s *Service) Grantable(p *Procedure) string {
+	switch {
+	case p.Status != StatusSucceeded:
+		return ReasonProcedureNotSucceeded
+	case !p.ReadOnly && !s.opts.AllowMutatingAutorun:
+		return ReasonNotReadOnly
+	}
+	return ""
+}
+
 // errRetryRevoke asks SetAutoRun to revoke again with the new current hash.
 var errRetryRevoke = errors.New("the code changed while revoking")
 
@@ -58,14 +73,7 @@ func (s *Service) setAutoRun(ctx context.Context, r AutoRunRequest, mayRetry boo
 		Actor: r.Actor, Note: strings.TrimSpace(r.Reason)}
 	if r.Enabled {
 		d.Kind, d.Reason = KindGrant, ReasonGranted
-		refusal := ""
-		switch {
-		case p.Status != StatusSucceeded:
-			refusal = ReasonProcedureNotSucceeded
-		case !p.ReadOnly && !s.opts.AllowMutatingAutorun:
-			refusal = ReasonNotReadOnly
-		}
-		if refusal != "" {
+		if refusal := s.Grantable(p); refusal != "" {
 			return nil, Decision{}, s.refuse(ctx, d, refusal, "auto-run cannot be granted: "+refusalText(refusal))
 		}
 	}

@@ -14,35 +14,35 @@ func TestDecideTable(t *testing.T) {
 	)
 	cases := []struct {
 		name          string
-		in            DecisionInput
+		in            procedures.DecisionInput
 		outcome       procedures.Outcome
 		reason        string
 		stateChanging bool
 		suggestion    bool
 	}{
-		{"not succeeded, read-only, automatic", DecisionInput{Phase: auto, ReadOnly: true}, procedures.Denied, procedures.ReasonProcedureNotSucceeded, false, false},
-		{"not succeeded beats a grant and a review", DecisionInput{Phase: inter, AllowMutating: true, GrantActive: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, procedures.Denied, procedures.ReasonProcedureNotSucceeded, false, false},
-		{"automatic, read-only", DecisionInput{Phase: auto, Succeeded: true, ReadOnly: true}, procedures.Allowed, procedures.ReasonReadOnly, false, false},
-		{"automatic, state-changing", DecisionInput{Phase: auto, Succeeded: true}, procedures.Denied, procedures.ReasonStateChangingAuto, false, true},
-		{"automatic, state-changing, everything on", DecisionInput{Phase: auto, Succeeded: true, AllowMutating: true, GrantActive: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, procedures.Denied, procedures.ReasonStateChangingAuto, false, true},
-		{"unknown phase is automatic", DecisionInput{Phase: "yolo", Succeeded: true, AllowMutating: true, GrantActive: true}, procedures.Denied, procedures.ReasonStateChangingAuto, false, true},
-		{"interactive, read-only", DecisionInput{Phase: inter, Succeeded: true, ReadOnly: true}, procedures.Allowed, procedures.ReasonReadOnly, false, false},
-		{"interactive, state-changing, mutating off", DecisionInput{Phase: inter, Succeeded: true, GrantActive: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, procedures.Denied, procedures.ReasonStateChangingDisabled, false, false},
-		{"interactive, state-changing, on, active grant", DecisionInput{Phase: inter, Succeeded: true, AllowMutating: true, GrantActive: true}, procedures.Allowed, procedures.ReasonDurableAutoRun, true, false},
-		{"interactive, state-changing, on, reviewed by grant scope", DecisionInput{Phase: inter, Succeeded: true, AllowMutating: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, procedures.Allowed, procedures.ReasonOperatorReviewed, true, false},
-		{"interactive, state-changing, on, reviewed without grant scope", DecisionInput{Phase: inter, Succeeded: true, AllowMutating: true, ReviewedBy: "op"}, procedures.Denied, procedures.ReasonReviewRequired, false, false},
-		{"interactive, state-changing, on, grant scope without reviewer", DecisionInput{Phase: inter, Succeeded: true, AllowMutating: true, ReviewerHasGrantScope: true}, procedures.Denied, procedures.ReasonReviewRequired, false, false},
-		{"interactive, state-changing, on, otherwise", DecisionInput{Phase: inter, Succeeded: true, AllowMutating: true}, procedures.Denied, procedures.ReasonReviewRequired, false, false},
-		{"nesting too deep, automatic", DecisionInput{Phase: auto, Succeeded: true, Problem: procedures.ReasonNestingTooDeep}, procedures.Denied, procedures.ReasonNestingTooDeep, false, false},
-		{"nesting too deep beats a grant and a review", DecisionInput{Phase: inter, Succeeded: true, Problem: procedures.ReasonNestingTooDeep, AllowMutating: true, GrantActive: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, procedures.Denied, procedures.ReasonNestingTooDeep, false, false},
-		{"cycle, interactive", DecisionInput{Phase: inter, Succeeded: true, Problem: procedures.ReasonCycle, AllowMutating: true, GrantActive: true}, procedures.Denied, procedures.ReasonCycle, false, false},
-		{"retired, read-only, automatic", DecisionInput{Phase: auto, Retired: true, Succeeded: true, ReadOnly: true}, procedures.Denied, procedures.ReasonRetired, false, true},
-		{"retired beats everything", DecisionInput{Phase: inter, Retired: true, Succeeded: true, AllowMutating: true, GrantActive: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, procedures.Denied, procedures.ReasonRetired, false, true},
-		{"retired and not succeeded", DecisionInput{Phase: auto, Retired: true, ReadOnly: true}, procedures.Denied, procedures.ReasonRetired, false, true},
+		{"not succeeded, read-only, automatic", procedures.DecisionInput{Phase: auto, ReadOnly: true}, procedures.Denied, procedures.ReasonProcedureNotSucceeded, false, false},
+		{"not succeeded beats a grant and a review", procedures.DecisionInput{Phase: inter, AllowMutating: true, GrantActive: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, procedures.Denied, procedures.ReasonProcedureNotSucceeded, false, false},
+		{"automatic, read-only", procedures.DecisionInput{Phase: auto, Succeeded: true, ReadOnly: true}, procedures.Allowed, procedures.ReasonReadOnly, false, false},
+		{"automatic, state-changing", procedures.DecisionInput{Phase: auto, Succeeded: true}, procedures.Denied, procedures.ReasonStateChangingAuto, false, true},
+		{"automatic, state-changing, everything on", procedures.DecisionInput{Phase: auto, Succeeded: true, AllowMutating: true, GrantActive: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, procedures.Denied, procedures.ReasonStateChangingAuto, false, true},
+		{"unknown phase is automatic", procedures.DecisionInput{Phase: "yolo", Succeeded: true, AllowMutating: true, GrantActive: true}, procedures.Denied, procedures.ReasonStateChangingAuto, false, true},
+		{"interactive, read-only", procedures.DecisionInput{Phase: inter, Succeeded: true, ReadOnly: true}, procedures.Allowed, procedures.ReasonReadOnly, false, false},
+		{"interactive, state-changing, mutating off", procedures.DecisionInput{Phase: inter, Succeeded: true, GrantActive: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, procedures.Denied, procedures.ReasonStateChangingDisabled, false, false},
+		{"interactive, state-changing, on, active grant", procedures.DecisionInput{Phase: inter, Succeeded: true, AllowMutating: true, GrantActive: true}, procedures.Allowed, procedures.ReasonDurableAutoRun, true, false},
+		{"interactive, state-changing, on, reviewed by grant scope", procedures.DecisionInput{Phase: inter, Succeeded: true, AllowMutating: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, procedures.Allowed, procedures.ReasonOperatorReviewed, true, false},
+		{"interactive, state-changing, on, reviewed without grant scope", procedures.DecisionInput{Phase: inter, Succeeded: true, AllowMutating: true, ReviewedBy: "op"}, procedures.Denied, procedures.ReasonReviewRequired, false, false},
+		{"interactive, state-changing, on, grant scope without reviewer", procedures.DecisionInput{Phase: inter, Succeeded: true, AllowMutating: true, ReviewerHasGrantScope: true}, procedures.Denied, procedures.ReasonReviewRequired, false, false},
+		{"interactive, state-changing, on, otherwise", procedures.DecisionInput{Phase: inter, Succeeded: true, AllowMutating: true}, procedures.Denied, procedures.ReasonReviewRequired, false, false},
+		{"nesting too deep, automatic", procedures.DecisionInput{Phase: auto, Succeeded: true, Problem: procedures.ReasonNestingTooDeep}, procedures.Denied, procedures.ReasonNestingTooDeep, false, false},
+		{"nesting too deep beats a grant and a review", procedures.DecisionInput{Phase: inter, Succeeded: true, Problem: procedures.ReasonNestingTooDeep, AllowMutating: true, GrantActive: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, procedures.Denied, procedures.ReasonNestingTooDeep, false, false},
+		{"cycle, interactive", procedures.DecisionInput{Phase: inter, Succeeded: true, Problem: procedures.ReasonCycle, AllowMutating: true, GrantActive: true}, procedures.Denied, procedures.ReasonCycle, false, false},
+		{"retired, read-only, automatic", procedures.DecisionInput{Phase: auto, Retired: true, Succeeded: true, ReadOnly: true}, procedures.Denied, procedures.ReasonRetired, false, true},
+		{"retired beats everything", procedures.DecisionInput{Phase: inter, Retired: true, Succeeded: true, AllowMutating: true, GrantActive: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, procedures.Denied, procedures.ReasonRetired, false, true},
+		{"retired and not succeeded", procedures.DecisionInput{Phase: auto, Retired: true, ReadOnly: true}, procedures.Denied, procedures.ReasonRetired, false, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			v := Decide(c.in)
+			v := procedures.Decide(c.in)
 			if v.Outcome != c.outcome || v.Reason != c.reason || v.StateChanging != c.stateChanging {
 				t.Fatalf("Decide = %+v, want %s %s stateChanging=%v", v, c.outcome, c.reason, c.stateChanging)
 			}
@@ -66,13 +66,13 @@ func TestAllowSet(t *testing.T) {
 		"proc__fetch_logs__get_jobs": {Name: "proc__fetch_logs__get_jobs", Signature: []string{"fetch_logs", "get_jobs"}},
 		"proc__get_jobs__kill_job":   {Name: "proc__get_jobs__kill_job", Signature: []string{"get_jobs", "kill_job"}},
 	}
-	readOnly := Verdict{Outcome: procedures.Allowed, Reason: procedures.ReasonReadOnly}
-	reviewed := Verdict{Outcome: procedures.Allowed, Reason: procedures.ReasonOperatorReviewed, StateChanging: true}
-	denied := Verdict{Outcome: procedures.Denied, Reason: procedures.ReasonReviewRequired}
+	readOnly := procedures.Verdict{Outcome: procedures.Allowed, Reason: procedures.ReasonReadOnly}
+	reviewed := procedures.Verdict{Outcome: procedures.Allowed, Reason: procedures.ReasonOperatorReviewed, StateChanging: true}
+	denied := procedures.Verdict{Outcome: procedures.Denied, Reason: procedures.ReasonReviewRequired}
 	cases := []struct {
 		name string
 		sig  []string
-		v    Verdict
+		v    procedures.Verdict
 		want []string
 	}{
 		{"read-only signature", []string{"fetch_logs", "get_jobs"}, readOnly, []string{"fetch_logs", "get_jobs"}},
@@ -109,11 +109,11 @@ func TestAllowSetIsAPositiveList(t *testing.T) {
 	c := procedures.Classification{ReadOnlyTools: []string{"get_jobs"}, StateChangingTools: []string{"kill_job"}}
 	cases := []struct {
 		name string
-		v    Verdict
+		v    procedures.Verdict
 		want []string
 	}{
-		{"read-only verdict", Verdict{Outcome: procedures.Allowed, Reason: procedures.ReasonReadOnly}, []string{"get_jobs"}},
-		{"state-changing verdict", Verdict{Outcome: procedures.Allowed, Reason: procedures.ReasonOperatorReviewed, StateChanging: true}, []string{"get_jobs", "kill_job"}},
+		{"read-only verdict", procedures.Verdict{Outcome: procedures.Allowed, Reason: procedures.ReasonReadOnly}, []string{"get_jobs"}},
+		{"state-changing verdict", procedures.Verdict{Outcome: procedures.Allowed, Reason: procedures.ReasonOperatorReviewed, StateChanging: true}, []string{"get_jobs", "kill_job"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -241,9 +241,9 @@ func (r *Replayer) prepare(ctx context.Context, name string, args map[string]any
 // decide takes and records the decision on prep for the request of c.
 // The record is appended before anything runs; failing to append it is an
 // error and nothing runs.
-func (r *Replayer) decide(ctx context.Context, c *chain, prep *prepared) (procedures.Decision, Verdict, []string, error) {
+func (r *Replayer) decide(ctx context.Context, c *chain, prep *prepared) (procedures.Decision, procedures.Verdict, []string, error) {
 	req := c.req
-	v := Decide(DecisionInput{
+	v := procedures.Decide(procedures.DecisionInput{
 		Phase:                 req.Phase,
 		Retired:               prep.p.Retired != nil,
 		Succeeded:             prep.succ,

@@ -65,11 +65,11 @@ func RunFile(ctx context.Context, req RunFileRequest) (*InvokeResult, error) {
 		return nil, err
 	}
 	a, c := b.Analysis, b.Class
-	in := DecisionInput{Phase: req.Phase, Succeeded: true, ReadOnly: c.ReadOnly, Problem: c.Problem, AllowMutating: req.AllowMutating}
+	in := procedures.DecisionInput{Phase: req.Phase, Succeeded: true, ReadOnly: c.ReadOnly, Problem: c.Problem, AllowMutating: req.AllowMutating}
 	if req.AllowMutating {
 		in.ReviewedBy, in.ReviewerHasGrantScope = localActor, true
 	}
-	v := Decide(in)
+	v := procedures.Decide(in)
 	allowed := AllowSet(a.Signature, c, v)
 	rec := req.Recorder
 	if rec == nil {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/procgraph/procgraph/replay"
+	"github.com/procgraph/procgraph/procedures"
 )
 
 // TestHelp: the top-level help lists every command; each command's --help
@@ -180,7 +180,7 @@ func TestCLIForPeople(t *testing.T) {
 	t.Run("a denial prints the server's suggestion", func(t *testing.T) {
 		up.reset()
 		code, _, errOut := runMain(t, "invoke", killName, "--phase", "automatic", "--arg", "task_id=1")
-		if code != 1 || !strings.Contains(errOut, "suggestion: "+replay.SuggestInteractive) {
+		if code != 1 || !strings.Contains(errOut, "suggestion: "+procedures.SuggestInteractive) {
 			t.Fatalf("exit %d:\n%s", code, errOut)
 		}
 		up.mustSeeNothing(t, "a denied invoke")
@@ -192,7 +192,7 @@ func TestCLIForPeople(t *testing.T) {
 				Details map[string]any `json:"details"`
 			} `json:"error"`
 		}
-		if code != 1 || json.Unmarshal([]byte(out), &body) != nil || body.Error.Code != "denied" || body.Error.Details["suggestion"] != replay.SuggestInteractive {
+		if code != 1 || json.Unmarshal([]byte(out), &body) != nil || body.Error.Code != "denied" || body.Error.Details["suggestion"] != procedures.SuggestInteractive {
 			t.Fatalf("exit %d: %s", code, out)
 		}
 	})
@@ -205,7 +205,7 @@ func TestCLIForPeople(t *testing.T) {
 		}
 		up.mustSeeNothing(t, "a denied run")
 		code, _, errOut = runMain(t, "run", "--tools", cat, "--upstream-http", up.URL, "--phase", "automatic", "--arg", "task_id=1", kill)
-		if code != 1 || !strings.Contains(errOut, "suggestion: "+replay.SuggestInteractive) {
+		if code != 1 || !strings.Contains(errOut, "suggestion: "+procedures.SuggestInteractive) {
 			t.Fatalf("automatic: exit %d:\n%s", code, errOut)
 		}
 		code, out, errOut := runMain(t, "run", "--tools", cat, "--upstream-http", up.URL, "--phase", "interactive", "--allow-mutating", "--arg", "task_id=1", kill)

@@ -197,11 +197,11 @@ var mutants = []Mutant{
 		Tests:    []string{"TestClassExposed"},
 	},
 	{
-		Name:     "replay/problem-not-denied",
+		Name:     "procedures/problem-not-denied",
 		Why:      "Decide lets a procedure nested too deep fall through to the read-only rows (issue 8 item 6)",
-		Edits:    []Edit{{Dir: "replay", Find: "case in.Problem != \"\":", Replace: "case false:"}},
-		Packages: []string{"./replay"},
-		Tests:    []string{"TestDecideTable"},
+		Edits:    []Edit{{Dir: "procedures", Find: "return in.Problem != \"\"", Replace: "return false"}},
+		Packages: []string{"./replay", "./procedures"},
+		Tests:    []string{"TestDecideTable", "TestDecideTurns"},
 	},
 	// Gaps the second read of the diff found (the cleanup session).
 	{

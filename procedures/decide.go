@@ -1,0 +1,151 @@
+package procedures
+
+// DecisionInput is everything the decision on a replay or a turn depends
+// on. It holds no code and no argument values.
+type DecisionInput struct {
+	// Turn: the block is a turn (new code an agent submits, docs/design.md
+	// "The turn gate"), not the replay of a stored procedure.
+	Turn bool
+	// Phase is who is watching: automatic (nobody) or interactive (a human).
+	// Any value other than interactive is treated as automatic (fail closed).
+	Phase Phase
+	// Retired (replays) is whether an admin retired the procedure.
+	Retired bool
+	// Succeeded (replays) is whether the version to run was captured as
+	// succeeded.
+	Succeeded bool
+	// ReadOnly is the classification under the current catalogue,
+	// recomputed from the code (never a stored flag).
+	ReadOnly bool
+	// Problem is the classification's nesting problem (cycle or
+	// nesting_too_deep), "" when none.
+	Problem string
+	// AllowMutating (replays) is whether mutating auto-run is on.
+	AllowMutating bool
+	// GrantActive is, for a replay, whether the procedure's durable
+	// auto-run grant is active right now; for a turn, whether every
+	// signature entry is a proc__ reference with an active grant.
+	GrantActive bool
+	// ReviewedBy (replays) names the operator who reviewed this run, if
+	// any; it counts only when ReviewerHasGrantScope (the caller holds the
+	// grant scope).
+	ReviewedBy            string
+	ReviewerHasGrantScope bool
+	// PolicyAutoRun (turns): the session's policy for the code hash, one
+	// that applies to the requester and whose binding holds, is auto_run.
+	PolicyAutoRun bool
+}
+
+// Verdict is the outcome of Decide, ResolveVerdict and ExpiredVerdict:
+// the one verdict of replays and turns.
+type Verdict struct {
+	// Pending (turns): an operator must decide (reason review_required);
+	// Outcome is then Denied until they do (nothing runs).
+	Pending bool
+	Outcome Outcome
+	Reason  string
+	// StateChanging is whether the verdict lets state-changing tools run.
+	StateChanging bool
+	// Suggestion says what to do instead, for some denials.
+	Suggestion string
+}
+
+// Allowed reports whether the verdict lets the block run now.
+func (v Verdict) Allowed() bool { return v.Outcome == Allowed && !v.Pending }
+
+// The suggestions of denials.
+const (
+	// SuggestInteractive is attached to a state-changing procedure denied
+	// in the automatic phase.
+	SuggestInteractive = "this procedure changes state: offer it in the interactive loop, where a human can approve it (phase \"interactive\")"
+	// SuggestInteractiveTurn is attached to a turn denied in the automatic
+	// phase.
+	SuggestInteractiveTurn = "this block is not read-only: submit it in the interactive phase, where an operator reviews it"
+	// SuggestRetired is attached to an invoke of a retired procedure.
+	SuggestRetired = "an admin retired this procedure: it is kept for analysis (GET /v1/procedures/{name} says who and why) but no longer runs; use another procedure"
+)
+
+// subjects says which blocks a row of the table decides.
+type subjects int
+
+const (
+	replays subjects = 1 << iota
+	turns
+	both = replays | turns
+)
+
+// row is one row of the decision table: for the blocks of its subjects,
+// when holds, then is the verdict.
+type row struct {
+	of   subjects
+	when func(in DecisionInput) bool
+	then func(in DecisionInput) Verdict
+}
+
+func always(DecisionInput) bool { return true }
+
+func deny(reason, suggestion string) func(DecisionInput) Verdict {
+	return func(DecisionInput) Verdict { return Verdict{Outcome: Denied, Reason: reason, Suggestion: suggestion} }
+}
+
+func allow(reason string, stateChanging bool) func(DecisionInput) Verdict {
+	return func(DecisionInput) Verdict {
+		return Verdict{Outcome: Allowed, Reason: reason, StateChanging: stateChanging}
+	}
+}
+
+func automatic(in DecisionInput) bool { return in.Phase != PhaseInteractive }
+
+// table is docs/design.md's "Authorization of a replay" and "The turn
+// gate" tables, in order: the first row that holds for the block decides.
+// It is the one home of both. Argument validation happens before it (a
+// failure is a 422 and no decision), so it has no row for that.
+var table = []row{
+	{replays, func(in DecisionInput) bool { return in.Retired }, deny(ReasonRetired, SuggestRetired)},
+	{replays, func(in DecisionInput) bool { return !in.Succeeded }, deny(ReasonProcedureNotSucceeded, "")},
+	{both, func(in DecisionInput) bool { return in.Problem != "" }, func(in DecisionInput) Verdict { return Verdict{Outcome: Denied, Reason: in.Problem} }},
+	{both, func(in DecisionInput) bool { return automatic(in) && in.ReadOnly }, allow(ReasonReadOnly, false)},
+	// A read-only procedure replays in either phase; new code is always
+	// reviewed in the interactive phase, read-only code too.
+	{replays, func(in DecisionInput) bool { return in.ReadOnly }, allow(ReasonReadOnly, false)},
+	{replays, automatic, deny(ReasonStateChangingAuto, SuggestInteractive)},
+	{turns, automatic, deny(ReasonStateChangingAuto, SuggestInteractiveTurn)},
+	{replays, func(in DecisionInput) bool { return !in.AllowMutating }, deny(ReasonStateChangingDisabled, "")},
+	{both, func(in DecisionInput) bool { return in.GrantActive }, allow(ReasonDurableAutoRun, true)},
+	{replays, func(in DecisionInput) bool { return in.ReviewedBy != "" && in.ReviewerHasGrantScope }, allow(ReasonOperatorReviewed, true)},
+	{turns, func(in DecisionInput) bool { return in.PolicyAutoRun }, allow(ReasonSessionPolicy, true)},
+	{turns, always, func(DecisionInput) Verdict {
+		return Verdict{Pending: true, Outcome: Denied, Reason: ReasonReviewRequired}
+	}},
+	{replays, always, deny(ReasonReviewRequired, "")},
+}
+
+// Decide applies the decision table to a replay or a new turn. It is pure;
+// ResolveVerdict and ExpiredVerdict are a turn's last rows.
+func Decide(in DecisionInput) Verdict {
+	of := replays
+	if in.Turn {
+		of = turns
+	}
+	for _, r := range table {
+		if r.of&of != 0 && r.when(in) {
+			return r.then(in)
+		}
+	}
+	return Verdict{Outcome: Denied, Reason: ReasonDecisionError} // unreachable: each subject's last row always holds
+}
+
+// ResolveVerdict is the turn's verdict once an operator chose c: every
+// choice but reject runs it (state-changing tools included: the operator
+// saw them); reject and anything unknown deny it.
+func ResolveVerdict(c Choice) Verdict {
+	if c.Runs() {
+		return Verdict{Outcome: Allowed, Reason: ReasonOperatorApproved, StateChanging: true}
+	}
+	return Verdict{Outcome: Denied, Reason: ReasonOperatorRejected}
+}
+
+// ExpiredVerdict is the verdict on a turn past its deadline.
+func ExpiredVerdict() Verdict {
+	return Verdict{Outcome: Denied, Reason: ReasonApprovalExpired}
+}
