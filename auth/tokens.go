@@ -86,7 +86,7 @@ func ParseTokensFile(data []byte) (*TokensFile, error) {
 	dec.DisallowUnknownFields()
 	var f TokensFile
 	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("not a tokens file: %v", err)
+		return nil, fmt.Errorf("not a tokens file: %v", strictjson.Locate(data, err))
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, fmt.Errorf("not a tokens file: data after the JSON object")

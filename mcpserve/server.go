@@ -34,6 +34,7 @@ import (
 	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/internal/answer"
+	"github.com/procgraph/procgraph/internal/buildinfo"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 )
@@ -121,7 +122,7 @@ func New(cfg Config) (*Handler, error) {
 		instructions += ", set_procedure_auto_run grants or revokes durable auto-run"
 	}
 	instructions += "."
-	h.server = mcp.NewServer(&mcp.Implementation{Name: "procgraph", Version: "v1"}, &mcp.ServerOptions{
+	h.server = mcp.NewServer(&mcp.Implementation{Name: "procgraph", Version: buildinfo.Version()}, &mcp.ServerOptions{
 		Instructions: instructions,
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 	})

@@ -3,20 +3,11 @@ package procedures
 import (
 	"context"
 	"io"
-	"runtime/debug"
 	"time"
 
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/internal/buildinfo"
 )
-
-// BuildVersion is this build's procgraph version, as the Go toolchain
-// stamped it ("devel" when it did not).
-func BuildVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "devel"
-}
 
 // BackupStore is a store that can write a consistent copy of its file
 // while serving (the embedded store).
@@ -39,7 +30,7 @@ func (s *Service) Export(ctx context.Context, w io.Writer) error {
 // WriteDump writes a whole dump of st to w: header, records, trailer.
 // Returns Dump's and the writer's errors.
 func WriteDump(ctx context.Context, st DumpStore, w io.Writer) error {
-	dw := NewDumpWriter(w, st.DumpSource(), BuildVersion())
+	dw := NewDumpWriter(w, st.DumpSource(), buildinfo.Version())
 	if err := st.Dump(ctx, dw); err != nil {
 		return err
 	}

@@ -26,7 +26,7 @@ func cmdBackup(ctx context.Context, args []string, s stdio) int {
 	if *out == "" {
 		return cl.fail(s, "-o FILE is required")
 	}
-	resp, err := newClient().stream(ctx, "/v1/backup")
+	resp, err := newClient(ctx).stream(ctx, "/v1/backup")
 	if err != nil {
 		return fail(s.err, "backup", err)
 	}

@@ -27,6 +27,8 @@ func commands() []commandGroup {
 		{"Service", []command{
 			{"serve", "run the HTTP API and MCP (serve --help lists the settings)", cmdServe},
 			{"token create", "make a bearer token; only its hash is stored", cmdTokenCreate},
+			{"doctor", "check a setup: store, auth, catalogue, upstream, Neo4j, MCP; exit 1 on a failed check", cmdDoctor},
+			{"version", "this build's release and VCS stamp (also --version)", cmdVersion},
 		}},
 		{"Offline (no server)", []command{
 			{"signature", "a procedure file's signature, name, hash and classification", cmdSignature},
@@ -70,6 +72,8 @@ func runCLI(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return 2
 	}
 	switch args[0] {
+	case "--version", "-version":
+		return cmdVersion(ctx, args[1:], s)
 	case "help", "-h", "--help":
 		if len(args) > 1 && args[0] == "help" {
 			// help CMD [SUB] is CMD [SUB] --help.
@@ -93,14 +97,41 @@ func runCLI(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 			return 0
 		}
 		if len(args) > 1 {
-			fmt.Fprintf(stderr, "procgraph %s: unknown subcommand %q\n", args[0], args[1])
+			var names []string
+			for _, c := range subs {
+				names = append(names, strings.TrimPrefix(c.name, args[0]+" "))
+			}
+			fmt.Fprintf(stderr, "procgraph %s: unknown subcommand %q%s\n", args[0], args[1],
+				didYouMean(args[1], names, func(n string) string { return "procgraph " + args[0] + " " + n }))
 		}
 		fmt.Fprint(stderr, "usage:\n")
 		printCommands(stderr, subs)
 		return 2
 	}
-	fmt.Fprintf(stderr, "procgraph: unknown command %q (procgraph help lists them)\n", args[0])
+	fmt.Fprintf(stderr, "procgraph: unknown command %q%s (procgraph help lists them)\n", args[0], commandSuggestion(args))
 	return 2
+}
+
+// commandSuggestion is the "did you mean" for an unknown command: the
+// closest two-word command to the first two arguments, else the closest
+// command or group to the first.
+func commandSuggestion(args []string) string {
+	names := commandNames()
+	if len(args) > 1 {
+		if c := closest(args[0]+" "+args[1], names); c != "" {
+			return "; did you mean procgraph " + c + "?"
+		}
+	}
+	words := map[string]bool{}
+	var firsts []string
+	for _, n := range names {
+		first, _, _ := strings.Cut(n, " ")
+		if !words[first] {
+			words[first] = true
+			firsts = append(firsts, first)
+		}
+	}
+	return didYouMean(args[0], firsts, func(n string) string { return "procgraph " + n })
 }
 
 func findCommand(name string) (command, bool) {

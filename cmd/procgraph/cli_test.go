@@ -20,12 +20,12 @@ func TestHelp(t *testing.T) {
 	// The flags each command lists, and flags it must not list (another
 	// command's).
 	own := map[string][]string{
-		"serve":             {"--addr", "--store", "--upstream-http", "--tokens-file", "--allow-mutating-autorun"},
+		"serve":             {"--addr", "--store", "--upstream-http", "--tokens-file", "--allow-mutating-autorun", "--log-format"},
 		"token create":      {"--name", "--scopes", "--tokens-file"},
 		"signature":         {"--dialect", "--tools", "--json"},
 		"run":               {"--tools", "--upstream-http", "--phase", "--dialect", "--allow-mutating", "--arg", "--json"},
 		"tools import":      {"--from-mcp", "--from-mcp-command", "--trust-annotations"},
-		"procedures list":   {"--cause", "--tool", "--limit", "--offset", "--read-only", "--exposed", "--status", "--json"},
+		"procedures list":   {"--cause", "--tool", "--limit", "--offset", "--read-only", "--exposed", "--status", "--q", "--json"},
 		"procedures show":   {"--json"},
 		"capture":           {"--dialect", "--cause", "--session", "--summary", "--status", "--json"},
 		"versions":          {"--json"},
@@ -40,7 +40,11 @@ func TestHelp(t *testing.T) {
 		"decisions":         {"--procedure", "--kind", "--limit", "--before", "--json"},
 		"causes":            {"--json"},
 		"graph":             {"--procedure", "--cause", "--tool", "--depth", "--json"},
-		"export":            {"--store", "--data", "--o"},
+		"export":            {"--store", "--data", "--o", "--server"},
+		"doctor":            {"--addr", "--data", "--store", "--tools", "--tokens-file", "--upstream-http", "--json"},
+		"version":           {"--json"},
+		"turn wait":         {"--timeout", "--no-run", "--json"},
+		"turn run":          {"--json"},
 		"import":            {"--store", "--data", "--batch"},
 		"turn":              {"--session", "--phase", "--arg", "--wait", "--capture-cause", "--dialect", "--summary", "--json"},
 		"approvals list":    {"--status", "--session", "--limit", "--json"},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -28,16 +29,44 @@ type client struct {
 	http    *http.Client
 }
 
-func newClient() *client {
-	base := os.Getenv("PROCGRAPH_URL")
-	if base == "" {
-		base = "http://127.0.0.1:8474"
-	}
-	c := &client{base: strings.TrimRight(base, "/"), token: os.Getenv("PROCGRAPH_TOKEN"), http: &http.Client{Timeout: 2 * time.Minute}}
+func newClient(ctx context.Context) *client {
+	return newClientAt(ctx, cmp.Or(getenv(ctx, "PROCGRAPH_URL"), defaultURL))
+}
+
+// newClientAt is newClient for the server at base.
+func newClientAt(ctx context.Context, base string) *client {
+	c := &client{base: strings.TrimRight(base, "/"), token: getenv(ctx, "PROCGRAPH_TOKEN"), http: &http.Client{Timeout: 2 * time.Minute}}
 	if c.token == "" {
 		c.token, c.noToken = findCredential(c.base)
 	}
 	return c
+}
+
+// defaultURL is where the client commands look for a server without
+// PROCGRAPH_URL: serve's default --addr.
+const defaultURL = "http://127.0.0.1:8474"
+
+// envKey carries, in a context, settings that take the place of the
+// environment's (withEnv).
+type envKey struct{}
+
+// withEnv returns ctx whose getenv answers name from env before the
+// process environment: tests run commands against servers of their own
+// without changing the process's environment (t.Setenv would serialize
+// them).
+func withEnv(ctx context.Context, env map[string]string) context.Context {
+	return context.WithValue(ctx, envKey{}, env)
+}
+
+// getenv is the environment variable name, or what withEnv set in its
+// place.
+func getenv(ctx context.Context, name string) string {
+	if env, ok := ctx.Value(envKey{}).(map[string]string); ok {
+		if v, ok := env[name]; ok {
+			return v
+		}
+	}
+	return os.Getenv(name)
 }
 
 // apiError is an error answer from the server; Body is the answer as sent.

@@ -25,10 +25,14 @@ func cmdProceduresList(ctx context.Context, args []string, s stdio) int {
 	readOnly := cl.fs.String("read-only", "", "true or false")
 	exposed := cl.fs.String("exposed", "", "true or false")
 	status := cl.fs.String("status", "", "succeeded or failed")
+	search := cl.fs.String("q", "", "relevance search over cause names and summaries, tool names and descriptions: only matching procedures, best match first")
 	if _, code, done := cl.parse(args, 0, 0, s); done {
 		return code
 	}
 	q := url.Values{"limit": {strconv.Itoa(*limit)}, "offset": {strconv.Itoa(*offset)}}
+	if *search != "" {
+		q.Set("q", *search)
+	}
 	q["cause"], q["tool"] = causes, tools
 	for k, v := range map[string]string{"read_only": *readOnly, "exposed": *exposed, "status": *status} {
 		if v != "" {
@@ -39,7 +43,7 @@ func cmdProceduresList(ctx context.Context, args []string, s stdio) int {
 		Procedures []procedures.Procedure `json:"procedures"`
 		Total      int                    `json:"total"`
 	}
-	return newClient().call(ctx, cl, s, "GET", "/v1/procedures", q, nil, &out, func(w io.Writer) {
+	return newClient(ctx).call(ctx, cl, s, "GET", "/v1/procedures", q, nil, &out, func(w io.Writer) {
 		var rows [][]string
 		for _, p := range out.Procedures {
 			rows = append(rows, []string{p.Name, strconv.FormatInt(p.Frequency, 10), strconv.FormatInt(p.UseCount, 10),
@@ -57,7 +61,7 @@ func cmdProceduresShow(ctx context.Context, args []string, s stdio) int {
 		return code
 	}
 	var p procedures.Procedure
-	return newClient().call(ctx, cl, s, "GET", "/v1/procedures/"+pathSegment(pos[0]), nil, nil, &p, func(w io.Writer) {
+	return newClient(ctx).call(ctx, cl, s, "GET", "/v1/procedures/"+pathSegment(pos[0]), nil, nil, &p, func(w io.Writer) {
 		printProcedure(w, &p)
 	})
 }
@@ -131,7 +135,7 @@ func cmdCapture(ctx context.Context, args []string, s stdio) int {
 		VersionCreated bool                 `json:"version_created"`
 		Counted        bool                 `json:"counted"`
 	}
-	return newClient().call(ctx, cl, s, "POST", "/v1/procedures", nil, body, &out, func(w io.Writer) {
+	return newClient(ctx).call(ctx, cl, s, "POST", "/v1/procedures", nil, body, &out, func(w io.Writer) {
 		p := out.Procedure
 		keyValues(w, "name", p.Name, "created", yesNo(out.Created), "version created", yesNo(out.VersionCreated),
 			"counted", yesNo(out.Counted), "frequency", strconv.FormatInt(p.Frequency, 10), "code hash", p.CodeHash,
@@ -148,7 +152,7 @@ func cmdVersions(ctx context.Context, args []string, s stdio) int {
 	path := "/v1/procedures/" + pathSegment(pos[0]) + "/versions"
 	if len(pos) == 2 {
 		var v procedures.Version
-		return newClient().call(ctx, cl, s, "GET", path+"/"+pathSegment(pos[1]), nil, nil, &v, func(w io.Writer) {
+		return newClient(ctx).call(ctx, cl, s, "GET", path+"/"+pathSegment(pos[1]), nil, nil, &v, func(w io.Writer) {
 			keyValues(w, "code hash", v.CodeHash, "status", string(v.Status), "current", yesNo(v.Current),
 				"frequency", strconv.FormatInt(v.Frequency, 10), "captured at", v.CapturedAt.Format(timeLayout), "dialect", v.Dialect)
 			block(w, v.Code)
@@ -157,7 +161,7 @@ func cmdVersions(ctx context.Context, args []string, s stdio) int {
 	var out struct {
 		Versions []procedures.Version `json:"versions"`
 	}
-	return newClient().call(ctx, cl, s, "GET", path, nil, nil, &out, func(w io.Writer) {
+	return newClient(ctx).call(ctx, cl, s, "GET", path, nil, nil, &out, func(w io.Writer) {
 		var rows [][]string
 		for _, v := range out.Versions {
 			cur := ""
@@ -193,7 +197,7 @@ func cmdPromote(ctx context.Context, args []string, s stdio) int {
 	}
 	var out decisionAnswer
 	path := "/v1/procedures/" + pathSegment(pos[0]) + "/versions/" + pathSegment(pos[1]) + "/promote"
-	return newClient().call(ctx, cl, s, "POST", path, nil, map[string]any{"reason": *reason}, &out, func(w io.Writer) { out.print(w) })
+	return newClient(ctx).call(ctx, cl, s, "POST", path, nil, map[string]any{"reason": *reason}, &out, func(w io.Writer) { out.print(w) })
 }
 
 func cmdAutoRunGrant(ctx context.Context, args []string, s stdio) int {
@@ -218,5 +222,5 @@ func autoRun(ctx context.Context, args []string, s stdio, verb string) int {
 		method, body = "DELETE", map[string]any{"reason": *reason}
 	}
 	var out decisionAnswer
-	return newClient().call(ctx, cl, s, method, path, nil, body, &out, func(w io.Writer) { out.print(w) })
+	return newClient(ctx).call(ctx, cl, s, method, path, nil, body, &out, func(w io.Writer) { out.print(w) })
 }

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/procgraph/procgraph/internal/strictjson"
 	"github.com/procgraph/procgraph/mcpdispatch"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
@@ -46,7 +47,7 @@ func cmdInvoke(ctx context.Context, args []string, s stdio) int {
 		}
 	}
 	var out replay.InvokeResult
-	if code := newClient().call(ctx, cl, s, "POST", "/v1/procedures/"+pathSegment(pos[0])+"/invoke", nil, body, &out,
+	if code := newClient(ctx).call(ctx, cl, s, "POST", "/v1/procedures/"+pathSegment(pos[0])+"/invoke", nil, body, &out,
 		func(w io.Writer) { printReplay(w, &out) }); code != 0 {
 		return code
 	}
@@ -125,7 +126,7 @@ func cmdToolsGet(ctx context.Context, args []string, s stdio) int {
 		return code
 	}
 	var out catalogueAnswer
-	return newClient().call(ctx, cl, s, "GET", "/v1/tools", nil, nil, &out, func(w io.Writer) { out.print(w) })
+	return newClient(ctx).call(ctx, cl, s, "GET", "/v1/tools", nil, nil, &out, func(w io.Writer) { out.print(w) })
 }
 
 func cmdToolsPut(ctx context.Context, args []string, s stdio) int {
@@ -140,10 +141,10 @@ func cmdToolsPut(ctx context.Context, args []string, s stdio) int {
 	}
 	var body any
 	if err := json.Unmarshal(b, &body); err != nil {
-		return fail(s.err, "tools put", fmt.Errorf("%s is not JSON: %v", pos[0], err))
+		return fail(s.err, "tools put", fmt.Errorf("%s is not JSON: %v", pos[0], strictjson.Locate(b, err)))
 	}
 	var out catalogueAnswer
-	return newClient().call(ctx, cl, s, "PUT", "/v1/tools", nil, body, &out, func(w io.Writer) { out.print(w) })
+	return newClient(ctx).call(ctx, cl, s, "PUT", "/v1/tools", nil, body, &out, func(w io.Writer) { out.print(w) })
 }
 
 // cmdToolsImport builds a catalogue from an MCP server's tools/list for an
@@ -195,7 +196,7 @@ func cmdDecisions(ctx context.Context, args []string, s stdio) int {
 		Decisions []procedures.Decision `json:"decisions"`
 		Next      *string               `json:"next"`
 	}
-	return newClient().call(ctx, cl, s, "GET", "/v1/decisions", q, nil, &out, func(w io.Writer) {
+	return newClient(ctx).call(ctx, cl, s, "GET", "/v1/decisions", q, nil, &out, func(w io.Writer) {
 		var rows [][]string
 		for _, d := range out.Decisions {
 			rows = append(rows, []string{d.At.Format(timeLayout), d.ID, string(d.Kind), d.Procedure, shortHash(d.CodeHash),
@@ -238,7 +239,7 @@ func cmdCauses(ctx context.Context, args []string, s stdio) int {
 			ProcedureCount int64                       `json:"procedure_count"`
 			Procedures     []procedures.CauseProcedure `json:"procedures"`
 		}
-		return newClient().call(ctx, cl, s, "GET", "/v1/causes/"+pathSegment(pos[0]), nil, nil, &out, func(w io.Writer) {
+		return newClient(ctx).call(ctx, cl, s, "GET", "/v1/causes/"+pathSegment(pos[0]), nil, nil, &out, func(w io.Writer) {
 			keyValues(w, "name", out.Name, "description", out.Description, "frequency", strconv.FormatInt(out.Frequency, 10),
 				"procedures", strconv.FormatInt(out.ProcedureCount, 10))
 			var rows [][]string
@@ -252,7 +253,7 @@ func cmdCauses(ctx context.Context, args []string, s stdio) int {
 	var out struct {
 		Causes []procedures.Cause `json:"causes"`
 	}
-	return newClient().call(ctx, cl, s, "GET", "/v1/causes", nil, nil, &out, func(w io.Writer) {
+	return newClient(ctx).call(ctx, cl, s, "GET", "/v1/causes", nil, nil, &out, func(w io.Writer) {
 		var rows [][]string
 		for _, c := range out.Causes {
 			rows = append(rows, []string{c.Name, strconv.FormatInt(c.Procedures, 10), strconv.FormatInt(c.Frequency, 10), c.Description})
@@ -277,7 +278,7 @@ func cmdGraph(ctx context.Context, args []string, s stdio) int {
 		return writeGraphExport(ctx, cl, s, q, *format)
 	}
 	var g procedures.Graph
-	return newClient().call(ctx, cl, s, "GET", "/v1/graph", q, nil, &g, func(w io.Writer) {
+	return newClient(ctx).call(ctx, cl, s, "GET", "/v1/graph", q, nil, &g, func(w io.Writer) {
 		labels := map[string]string{}
 		var rows [][]string
 		for _, n := range g.Nodes {

@@ -44,8 +44,11 @@ type serveConfig struct {
 	TokensDefault        bool
 	AllowMutatingAutorun bool
 	LogLevel             string
-	SandboxWorkers       int
-	InProcessSandbox     bool
+	// LogFormat is "text" (zerolog's ConsoleWriter, for people), "json",
+	// or "" until resolved against stderr: text on a terminal, else JSON.
+	LogFormat        string
+	SandboxWorkers   int
+	InProcessSandbox bool
 	// Admission and memory bounds (docs/design.md "Admission and deadlines").
 	MaxConcurrentReplays int           // 0 until resolved: 4×SandboxWorkers
 	ReplayQueue          int           // -1 until resolved: 2×MaxConcurrentReplays
@@ -68,6 +71,10 @@ type serveConfig struct {
 	MaxConcurrentSearches int           // 0 until resolved: 2×cores
 	AuditRetention        time.Duration // 0: the audit log is kept forever
 	AuditArchiveDir       string
+	// lockTimeout is how long opening the embedded store waits for
+	// another process's lock (0: embedded.DefaultLockTimeout); not a
+	// setting: doctor asks once.
+	lockTimeout time.Duration
 }
 
 // envPrefix prefixes every flag's environment twin.
@@ -77,6 +84,12 @@ const envPrefix = "PROCGRAPH"
 // serve uses (and creates, see ensureTokensFile) when none is configured,
 // and where `token create` stores hashes by default.
 const defaultTokensFile = "procgraph-tokens.json"
+
+// The --log-format values.
+const (
+	logText = "text"
+	logJSON = "json"
+)
 
 // The --auth values.
 const (
@@ -98,6 +111,7 @@ func (c *serveConfig) serveFlags(fs *flag.FlagSet) *settings {
 	s.add(&text{&c.TokensFile, nil}, "tokens-file", "", "bearer tokens file (hashes and scopes); a relative path is resolved against the data file's directory; default "+defaultTokensFile+" next to the data file, created at first start (required with --store neo4j)")
 	s.add((*strictBool)(&c.AllowMutatingAutorun), "allow-mutating-autorun", "false", "true or false: expose and grant state-changing procedures (interactive phase only)")
 	s.add(&text{&c.LogLevel, oneOf("debug", "info", "warn", "error")}, "log-level", "info", "debug, info, warn or error")
+	s.add(&text{&c.LogFormat, oneOf(logText, logJSON)}, "log-format", "", "text (one readable line per record) or json (one object per line); default text when stderr is a terminal, else json")
 	s.add(&count{&c.SandboxWorkers, 1, 64}, "sandbox-workers", "2", "warm sandbox worker processes")
 	s.add((*strictBool)(&c.InProcessSandbox), "sandbox-in-process", "false", "true runs replays in the server process (tests and benchmarks only: no memory limit)")
 	c.ReplayQueue, c.MaxReplaysPerToken = -1, -1
@@ -123,6 +137,12 @@ func (c *serveConfig) serveFlags(fs *flag.FlagSet) *settings {
 // NEO4J_* environment. An invalid value is an error naming the setting,
 // never a silent default; flag.ErrHelp asks for the usage.
 func parseServeConfig(args []string) (*serveConfig, error) {
+	return parseServeConfigEnv(args, os.Getenv)
+}
+
+// parseServeConfigEnv is parseServeConfig reading the NEO4J_* settings
+// through getenv.
+func parseServeConfigEnv(args []string, getenv func(string) string) (*serveConfig, error) {
 	var c serveConfig
 	s := c.serveFlags(newFlagSet("serve"))
 	if err := s.parse(args); err != nil {
@@ -131,8 +151,8 @@ func parseServeConfig(args []string) (*serveConfig, error) {
 	if s.fs.NArg() > 0 {
 		return nil, fmt.Errorf("serve takes no arguments, got %q", s.fs.Args())
 	}
-	c.Neo4jURI, c.Neo4jUsername = os.Getenv("NEO4J_URI"), os.Getenv("NEO4J_USERNAME")
-	c.Neo4jPassword, c.Neo4jDatabase = os.Getenv("NEO4J_PASSWORD"), os.Getenv("NEO4J_DATABASE")
+	c.Neo4jURI, c.Neo4jUsername = getenv("NEO4J_URI"), getenv("NEO4J_USERNAME")
+	c.Neo4jPassword, c.Neo4jDatabase = getenv("NEO4J_PASSWORD"), getenv("NEO4J_DATABASE")
 	return &c, c.resolve()
 }
 
@@ -309,8 +329,13 @@ func (s *settings) parse(args []string) error {
 	}
 	if err != nil {
 		// An unknown flag or a missing value: the flag package's words,
-		// without ff's "error parsing commandline arguments" preamble.
-		return errors.Unwrap(err)
+		// without ff's "error parsing commandline arguments" preamble, and
+		// the flag meant when it is a near miss.
+		err = errors.Unwrap(err)
+		if hint := flagSuggestion(s.fs, err); hint != "" {
+			return fmt.Errorf("%w%s", err, hint)
+		}
+		return err
 	}
 	return nil
 }

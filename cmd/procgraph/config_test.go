@@ -31,6 +31,7 @@ func TestServeSettings(t *testing.T) {
 		{"auth", "off", func(c *serveConfig) any { return c.Auth }, "off"},
 		{"allow-mutating-autorun", "true", func(c *serveConfig) any { return c.AllowMutatingAutorun }, true},
 		{"log-level", "debug", func(c *serveConfig) any { return c.LogLevel }, "debug"},
+		{"log-format", "text", func(c *serveConfig) any { return c.LogFormat }, "text"},
 		{"sandbox-workers", "7", func(c *serveConfig) any { return c.SandboxWorkers }, 7},
 		{"sandbox-in-process", "true", func(c *serveConfig) any { return c.InProcessSandbox }, true},
 		{"max-concurrent-replays", "5", func(c *serveConfig) any { return c.MaxConcurrentReplays }, 5},

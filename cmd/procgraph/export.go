@@ -58,14 +58,22 @@ func storeFlagsCreated(cl *cmdline) (func(ctx context.Context) (procedures.DumpS
 
 // cmdExport writes a dump of a store.
 func cmdExport(ctx context.Context, args []string, s stdio) int {
-	cl := newCmdline("export", "export [--store embedded|neo4j] [--data FILE] [-o DUMP]",
-		"Write everything the store holds as a line-delimited JSON dump (docs/dumps.md); stdout without -o.", false)
+	cl := newCmdline("export", "export [--store embedded|neo4j] [--data FILE] [-o DUMP] | export --server [-o DUMP]",
+		"Write everything the store holds as a line-delimited JSON dump (docs/dumps.md); stdout without -o. A store a running serve holds is exported through that server: --server (GET /v1/export, admin; PROCGRAPH_URL, PROCGRAPH_TOKEN).", false)
 	open := storeFlags(cl)
 	out := cl.fs.String("o", "", "the dump file (written whole or not at all); default stdout")
+	server := cl.fs.Bool("server", false, "export through the running server at PROCGRAPH_URL (GET /v1/export, admin scope) instead of opening the store")
 	if _, code, done := cl.parse(args, 0, 0, s); done {
 		return code
 	}
+	if *server {
+		return exportThroughServer(ctx, s, *out)
+	}
 	st, source, err := open(ctx)
+	var locked *storeLockedError
+	if errors.As(err, &locked) {
+		return fail(s.err, "export", fmt.Errorf("%v; while it serves, export through it: procgraph export --server -o DUMP (with PROCGRAPH_URL naming that server; the admin scope)", err))
+	}
 	if err != nil {
 		return fail(s.err, "export", err)
 	}
@@ -80,6 +88,30 @@ func cmdExport(ctx context.Context, args []string, s stdio) int {
 	}
 	if *out != "" {
 		fmt.Fprintf(s.err, "exported the %s store to %s in %v\n", source, *out, time.Since(start).Round(time.Millisecond))
+	}
+	return 0
+}
+
+// exportThroughServer saves GET /v1/export of the server at PROCGRAPH_URL
+// to path (stdout when "").
+func exportThroughServer(ctx context.Context, s stdio, path string) int {
+	c := newClient(ctx)
+	resp, err := c.stream(ctx, "/v1/export")
+	if err != nil {
+		return fail(s.err, "export", err)
+	}
+	defer resp.Body.Close()
+	w, commit, err := outputFile(path, s.out)
+	if err != nil {
+		return fail(s.err, "export", err)
+	}
+	start := time.Now()
+	_, err = io.Copy(w, resp.Body)
+	if err = commit(err); err != nil {
+		return fail(s.err, "export", err)
+	}
+	if path != "" {
+		fmt.Fprintf(s.err, "exported the store of the server at %s to %s in %v\n", c.base, path, time.Since(start).Round(time.Millisecond))
 	}
 	return 0
 }

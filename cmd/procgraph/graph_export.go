@@ -16,7 +16,7 @@ func writeGraphExport(ctx context.Context, cl *cmdline, s stdio, q url.Values, f
 		return 2
 	}
 	q.Set("format", format)
-	raw, err := newClient().do(ctx, "GET", "/v1/graph", q, nil, nil)
+	raw, err := newClient(ctx).do(ctx, "GET", "/v1/graph", q, nil, nil)
 	if err != nil {
 		return failAnswer(cl, s, err)
 	}

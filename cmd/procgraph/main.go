@@ -104,7 +104,7 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	}
 	m.served = make(chan error, 1)
 	go func() { m.served <- m.server.Serve(ln) }()
-	m.Logger.Info().Str("addr", m.URL()).Str("store", m.Config.Store).Bool("auth", m.authOn).
+	m.Logger.Info().Str("addr", m.URL()).Str("console", m.localURL()+"/ui/").Str("store", m.Config.Store).Bool("auth", m.authOn).
 		Bool("allow_mutating_autorun", m.Config.AllowMutatingAutorun).Msg("listening")
 	m.announceAuth()
 	return nil

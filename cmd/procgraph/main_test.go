@@ -27,6 +27,11 @@ const runMainEnv = "PROCGRAPH_TEST_RUN_MAIN"
 
 var soak = flag.Bool("soak", false, "run the long soak and load tests")
 
+// neo4jEnv is the NEO4J_* environment the tests started with (TestMain
+// removes it from the process's): a test that needs a Neo4j server passes
+// it through withEnv (runMainWith).
+var neo4jEnv = map[string]string{}
+
 // TestMain makes the test binary a sandbox worker when a Pool re-executes
 // it, and procgraph itself when a test starts it as a subprocess.
 func TestMain(m *testing.M) {
@@ -41,7 +46,10 @@ func TestMain(m *testing.M) {
 	// PROCGRAPH_* setting in the environment (CI exports NEO4J_URI for the
 	// store tests) must not switch them to another backend.
 	for _, kv := range os.Environ() {
-		name, _, _ := strings.Cut(kv, "=")
+		name, value, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, "NEO4J_") {
+			neo4jEnv[name] = value // for the tests that ask for Neo4j by name
+		}
 		if strings.HasPrefix(name, "NEO4J_") || strings.HasPrefix(name, "PROCGRAPH_") {
 			os.Unsetenv(name)
 		}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/internal/strictjson"
 	ptext "github.com/procgraph/procgraph/internal/text"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
@@ -120,7 +121,7 @@ func loadCatalogueFile(path string) (*procedures.Catalogue, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("%s is not a catalogue ({\"tools\": [...]}): %v", path, err)
+		return nil, fmt.Errorf("%s is not a catalogue ({\"tools\": [...]}): %v", path, strictjson.Locate(b, err))
 	}
 	c, err := procedures.NewCatalogue(f.Tools)
 	if err != nil {

@@ -33,5 +33,5 @@ func retire(ctx context.Context, args []string, s stdio, retired bool) int {
 		method = "PUT"
 	}
 	var out decisionAnswer
-	return newClient().call(ctx, cl, s, method, path, nil, map[string]any{"reason": *reason}, &out, func(w io.Writer) { out.print(w) })
+	return newClient(ctx).call(ctx, cl, s, method, path, nil, map[string]any{"reason": *reason}, &out, func(w io.Writer) { out.print(w) })
 }

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -45,11 +44,23 @@ func cmdServe(ctx context.Context, args []string, s stdio) int {
 		fmt.Fprintf(stderr, "procgraph serve: %v\n(procgraph serve --help lists the settings)\n", err)
 		return 2
 	}
-	m := NewMain(cfg, newLogger(stderr, cfg.LogLevel))
+	format := cfg.LogFormat
+	if format == "" {
+		format = logJSON
+		if isTerminal(stderr) {
+			format = logText
+		}
+	}
+	m := NewMain(cfg, newFormattedLogger(stderr, cfg.LogLevel, format))
 	m.Terminal, m.TerminalIsTTY = stdout, isTerminal(stdout)
 	if err := m.Run(ctx); err != nil {
-		m.Logger.Error().Err(err).Msg("procgraph serve stopped")
-		fmt.Fprintf(stderr, "procgraph serve: %v\n", err)
+		// Once: a person reading text logs gets the plain line, a log
+		// collector reading JSON the record.
+		if format == logText {
+			fmt.Fprintf(stderr, "procgraph serve: %v\n", err)
+		} else {
+			m.Logger.Error().Err(err).Msg("procgraph serve stopped")
+		}
 		return 1
 	}
 	return 0
@@ -61,7 +72,18 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
+// newLogger is a JSON logger at level, writing to w.
 func newLogger(w io.Writer, level string) zerolog.Logger {
+	return newFormattedLogger(w, level, logJSON)
+}
+
+// newFormattedLogger is a logger at level writing to w in format: JSON
+// objects, or (text) zerolog's ConsoleWriter: time, level, message and
+// fields on one line, coloured only when w is a terminal.
+func newFormattedLogger(w io.Writer, level, format string) zerolog.Logger {
+	if format == logText {
+		w = zerolog.ConsoleWriter{Out: w, NoColor: !isTerminal(w), TimeFormat: time.TimeOnly}
+	}
 	lvl, err := zerolog.ParseLevel(level)
 	if err != nil {
 		lvl = zerolog.InfoLevel
@@ -269,19 +291,10 @@ func warnUnreachable(ctx context.Context, rawURL string, log zerolog.Logger) {
 	if err != nil {
 		return
 	}
-	host := u.Host
-	if u.Port() == "" {
-		host = net.JoinHostPort(u.Hostname(), map[string]string{"http": "80", "https": "443"}[u.Scheme])
-	}
-	dctx, cancel := context.WithTimeout(ctx, upstreamDialTimeout)
-	defer cancel()
-	conn, err := (&net.Dialer{}).DialContext(dctx, "tcp", host)
-	if err != nil {
+	if err := dialURL(ctx, rawURL); err != nil {
 		log.Warn().Str("setting", "--upstream-http / PROCGRAPH_UPSTREAM_HTTP").Str("upstream", u.Scheme+"://"+u.Host).Err(err).
 			Msg("the upstream tool server is unreachable: serving anyway; replays that call a tool fail with tool_failed until it answers")
-		return
 	}
-	_ = conn.Close()
 }
 
 // admissionStats is the replay admission queue for /metrics.

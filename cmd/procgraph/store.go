@@ -17,8 +17,11 @@ import (
 func openStore(ctx context.Context, cfg *serveConfig, log zerolog.Logger) (procedures.Store, error) {
 	switch cfg.Store {
 	case "embedded":
-		s, err := embedded.Open(cfg.Data, embedded.Options{Logger: log})
+		s, err := embedded.Open(cfg.Data, embedded.Options{Logger: log, LockTimeout: cfg.lockTimeout})
 		if err != nil {
+			if _, _, locked := lockHolder(cfg.Data); locked {
+				return nil, &storeLockedError{path: cfg.Data, holder: lockHolderText(cfg.Data)}
+			}
 			return nil, fmt.Errorf("opening the embedded store %s: %s", cfg.Data, fault.ErrorMessage(err))
 		}
 		return s, nil
@@ -33,6 +36,16 @@ func openStore(ctx context.Context, cfg *serveConfig, log zerolog.Logger) (proce
 		return s, nil
 	}
 	return nil, fmt.Errorf("unknown store %q", cfg.Store)
+}
+
+// storeLockedError is an embedded store file another process holds (a
+// serve, for as long as it runs).
+type storeLockedError struct {
+	path, holder string
+}
+
+func (e *storeLockedError) Error() string {
+	return fmt.Sprintf("the embedded store %s is in use by %s: one process at a time opens it", e.path, e.holder)
 }
 
 // refuseUnfinishedImport refuses a store holding an import's marker

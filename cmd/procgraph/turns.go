@@ -22,6 +22,8 @@ import (
 func turnCommands() []command {
 	return []command{
 		{"turn", "submit a block as a turn: it runs, is denied, or waits for an operator", cmdTurn},
+		{"turn wait", "wait for an operator's answer to a pending turn, then run it once approved", cmdTurnWait},
+		{"turn run", "run a turn an operator approved (after its submitter stopped waiting)", cmdTurnRun},
 		{"approvals list", "approvals, newest first (pending by default)", cmdApprovalsList},
 		{"approvals show", "one approval with its code", cmdApprovalsShow},
 		{"approvals approve", "approve a pending turn: run_once, auto_run or always_ask (grant)", cmdApprovalsApprove},
@@ -76,16 +78,140 @@ func cmdTurn(ctx context.Context, args []string, s stdio) int {
 		body["capture"] = map[string]any{"cause": map[string]any{"name": *causeName}}
 	}
 	var out turnAnswer
-	if code := newClient().call(ctx, cl, s, "POST", "/v1/turns", nil, body, &out, func(w io.Writer) { printTurnAnswer(w, &out) }); code != 0 {
+	var stop func()
+	if *wait > 0 {
+		stop = startProgress(s.err, fmt.Sprintf("waiting up to %s for an operator to review the turn", wait.Round(time.Second)))
+	}
+	code = newClient(ctx).call(ctx, cl, s, "POST", "/v1/turns", nil, body, &out, func(w io.Writer) {
+		if stop != nil {
+			stop()
+		}
+		printTurnAnswer(w, &out)
+	})
+	if stop != nil {
+		stop()
+	}
+	if code != 0 {
 		return code
 	}
+	return turnExit(&out)
+}
+
+// turnExit is the exit code of a turn's answer: 0 ran and succeeded, 1
+// refused or failed, 3 still pending.
+func turnExit(a *turnAnswer) int {
 	switch {
-	case out.Turn.Status == procedures.TurnPending:
+	case a.Turn.Status == procedures.TurnPending:
 		return 3
-	case out.Status != replay.StatusSucceeded:
+	case a.Status != replay.StatusSucceeded:
 		return 1
 	}
 	return 0
+}
+
+// maxTurnWait is the longest one GET /v1/turns/{id}?wait_s=N holds.
+const maxTurnWait = 60 * time.Second
+
+// cmdTurnWait waits for an operator's answer to a pending turn (GET
+// /v1/turns/{id}?wait_s=N, again until --timeout) and runs it once
+// approved (POST /v1/turns/{id}/run), as MCP's await_approval does.
+func cmdTurnWait(ctx context.Context, args []string, s stdio) int {
+	cl := newCmdline("turn wait", "turn wait ID [--timeout D] [--no-run] [--json]",
+		"Wait for an operator's answer to a pending turn (GET /v1/turns/{id}?wait_s=N), then run it once approved (POST /v1/turns/{id}/run). Exit 0 when it ran and succeeded, 1 when rejected, expired or failed, 3 when still pending at --timeout (or approved, with --no-run).", true)
+	timeout := cl.fs.Duration("timeout", 10*time.Minute, "wait at most this long (0: ask once, without waiting)")
+	noRun := cl.fs.Bool("no-run", false, "only wait: leave an approved turn for procgraph turn run")
+	pos, code, done := cl.parse(args, 1, 1, s)
+	if done {
+		return code
+	}
+	if *timeout < 0 {
+		return cl.fail(s, "--timeout must not be negative")
+	}
+	c, id := newClient(ctx), pos[0]
+	path := "/v1/turns/" + pathSegment(id)
+	var stop func()
+	if *timeout > 0 {
+		stop = startProgress(s.err, "waiting for an operator to review "+id)
+		defer stop()
+	}
+	deadline := time.Now().Add(*timeout)
+	var got struct {
+		Turn procedures.Turn `json:"turn"`
+	}
+	var raw []byte
+	for {
+		wait := min(time.Until(deadline), maxTurnWait).Round(time.Second)
+		var err error
+		raw, err = c.do(ctx, "GET", path, url.Values{"wait_s": {strconv.Itoa(max(0, int(wait/time.Second)))}}, nil, &got)
+		if err != nil {
+			if stop != nil {
+				stop()
+			}
+			return failAnswer(cl, s, err)
+		}
+		if got.Turn.Status != procedures.TurnPending || time.Until(deadline) < time.Second {
+			break
+		}
+	}
+	if stop != nil {
+		stop()
+	}
+	t := got.Turn
+	switch {
+	case t.Status == procedures.TurnApproved && !*noRun:
+		return runTurn(ctx, cl, s, c, id)
+	case t.Status == procedures.TurnPending || t.Status == procedures.TurnApproved:
+		if cl.asJSON() {
+			printRawJSON(s.out, raw)
+		} else {
+			printTurnState(s.out, &t)
+		}
+		return 3
+	}
+	if cl.asJSON() {
+		printRawJSON(s.out, raw)
+	} else {
+		printTurnState(s.out, &t)
+	}
+	if t.Status == procedures.TurnSucceeded {
+		return 0
+	}
+	return 1
+}
+
+// cmdTurnRun runs a turn an operator approved (POST /v1/turns/{id}/run).
+func cmdTurnRun(ctx context.Context, args []string, s stdio) int {
+	cl := newCmdline("turn run", "turn run ID [--json]",
+		"Run a turn an operator approved (POST /v1/turns/{id}/run), once. Exit 0 when it ran and succeeded, 1 when it failed or cannot run (not approved yet, already run, expired).", true)
+	pos, code, done := cl.parse(args, 1, 1, s)
+	if done {
+		return code
+	}
+	return runTurn(ctx, cl, s, newClient(ctx), pos[0])
+}
+
+func runTurn(ctx context.Context, cl *cmdline, s stdio, c *client, id string) int {
+	var out turnAnswer
+	if code := c.call(ctx, cl, s, "POST", "/v1/turns/"+pathSegment(id)+"/run", nil, nil, &out, func(w io.Writer) { printTurnAnswer(w, &out) }); code != 0 {
+		return code
+	}
+	return turnExit(&out)
+}
+
+// printTurnState prints a turn that has not run (yet): its status and
+// what to do next.
+func printTurnState(w io.Writer, t *procedures.Turn) {
+	kv := []string{"turn", t.ID, "status", string(t.Status), "deadline", t.Deadline.Format(timeLayout)}
+	if r := t.Resolution; r != nil {
+		kv = append(kv, "resolution", fmt.Sprintf("%s by %s at %s", r.Choice, r.By, r.At.Format(timeLayout)))
+	}
+	switch t.Status {
+	case procedures.TurnPending:
+		kv = append(kv, "next", "procgraph turn wait "+t.ID+" (an operator approves with procgraph approvals approve "+t.ID+" --choice run_once)")
+	case procedures.TurnApproved:
+		kv = append(kv, "next", "procgraph turn run "+t.ID)
+	}
+	keyValues(w, kv...)
 }
 
 func printTurnAnswer(w io.Writer, a *turnAnswer) {
@@ -127,7 +253,7 @@ func cmdApprovalsList(ctx context.Context, args []string, s stdio) int {
 	var out struct {
 		Approvals []approvalView `json:"approvals"`
 	}
-	return newClient().call(ctx, cl, s, "GET", "/v1/approvals", q, nil, &out, func(w io.Writer) {
+	return newClient(ctx).call(ctx, cl, s, "GET", "/v1/approvals", q, nil, &out, func(w io.Writer) {
 		var rows [][]string
 		for _, a := range out.Approvals {
 			rows = append(rows, []string{a.ID, a.SessionID, string(a.Status), strings.Join(a.Signature, ","),
@@ -144,7 +270,7 @@ func cmdApprovalsShow(ctx context.Context, args []string, s stdio) int {
 		return code
 	}
 	var a approvalView
-	return newClient().call(ctx, cl, s, "GET", "/v1/approvals/"+pathSegment(pos[0]), nil, nil, &a, func(w io.Writer) {
+	return newClient(ctx).call(ctx, cl, s, "GET", "/v1/approvals/"+pathSegment(pos[0]), nil, nil, &a, func(w io.Writer) {
 		kv := []string{"id", a.ID, "session", a.SessionID, "status", string(a.Status), "phase", string(a.Phase),
 			"tools", strings.Join(a.Signature, ", "), "read-only", yesNo(a.ReadOnly), "code hash", a.CodeHash,
 			"requested by", a.RequestedBy, "deadline", a.Deadline.Format(timeLayout)}
@@ -224,7 +350,7 @@ func resolveCall(ctx context.Context, cl *cmdline, s stdio, id string, body map[
 		Turn     procedures.Turn     `json:"turn"`
 		Decision procedures.Decision `json:"decision"`
 	}
-	return newClient().call(ctx, cl, s, "POST", "/v1/approvals/"+pathSegment(id)+"/resolve", nil, body, &out, func(w io.Writer) {
+	return newClient(ctx).call(ctx, cl, s, "POST", "/v1/approvals/"+pathSegment(id)+"/resolve", nil, body, &out, func(w io.Writer) {
 		keyValues(w, "turn", out.Turn.ID, "status", string(out.Turn.Status),
 			"decision", fmt.Sprintf("%s %s (%s)", out.Decision.ID, out.Decision.Outcome, out.Decision.Reason))
 	})
@@ -246,7 +372,7 @@ func cmdPoliciesList(ctx context.Context, args []string, s stdio) int {
 			InactiveReason *string `json:"inactive_reason"`
 		} `json:"grants"`
 	}
-	return newClient().call(ctx, cl, s, "GET", "/v1/sessions/"+pathSegment(pos[0])+"/policies", nil, nil, &out, func(w io.Writer) {
+	return newClient(ctx).call(ctx, cl, s, "GET", "/v1/sessions/"+pathSegment(pos[0])+"/policies", nil, nil, &out, func(w io.Writer) {
 		var rows [][]string
 		for _, p := range out.Policies {
 			rows = append(rows, []string{shortHash(p.CodeHash), string(p.Policy), cmp.Or(p.RequestedBy, "(nobody)"),
@@ -289,7 +415,7 @@ func cmdPoliciesRevoke(ctx context.Context, args []string, s stdio) int {
 	var out struct {
 		Revoked int `json:"revoked"`
 	}
-	return newClient().call(ctx, cl, s, "DELETE", path, nil, nil, &out, func(w io.Writer) {
+	return newClient(ctx).call(ctx, cl, s, "DELETE", path, nil, nil, &out, func(w io.Writer) {
 		keyValues(w, "revoked", strconv.Itoa(out.Revoked))
 	})
 }

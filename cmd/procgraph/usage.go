@@ -47,7 +47,7 @@ func (c *cmdline) parse(args []string, min, max int, s stdio) (pos []string, cod
 		c.printUsage(s.out)
 		return nil, 0, true
 	case err != nil:
-		return nil, c.fail(s, err.Error()), true
+		return nil, c.fail(s, err.Error()+flagSuggestion(c.fs, err)), true
 	case len(pos) < min || (max >= 0 && len(pos) > max):
 		return nil, c.fail(s, fmt.Sprintf("wrong number of arguments: %q", pos)), true
 	}

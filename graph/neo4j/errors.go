@@ -111,6 +111,22 @@ func classify(err error) fault.Code {
 	return fault.CodeInternal
 }
 
+// isAuthFailure reports whether err is the server refusing the
+// credentials (Neo.ClientError.Security.Unauthorized, or the driver's
+// InvalidAuthenticationError).
+func isAuthFailure(err error) bool {
+	var auth *neo4j.InvalidAuthenticationError
+	if errors.As(err, &auth) {
+		return true
+	}
+	var ce *neo4j.ConnectivityError
+	if errors.As(err, &ce) && ce.Inner != nil {
+		err = ce.Inner // it has no Unwrap
+	}
+	var ne *neo4j.Neo4jError
+	return errors.As(err, &ne) && ne.Code == "Neo.ClientError.Security.Unauthorized"
+}
+
 // driverLogger passes the driver's warnings and errors to zerolog.
 type driverLogger struct{ log zerolog.Logger }
 

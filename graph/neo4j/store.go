@@ -125,6 +125,11 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	s.bookmarks = driver.ExecuteQueryBookmarkManager()
 	if err := driver.VerifyConnectivity(ctx); err != nil {
 		_ = driver.Close(ctx)
+		if isAuthFailure(err) {
+			// Reachable, but the credentials are refused: named as such,
+			// not as an outage.
+			return nil, fault.Errorf(fault.CodeUnavailable, "neo4j: authentication failed: the server at %s refused the username and password (NEO4J_USERNAME, NEO4J_PASSWORD)", cfg.URI)
+		}
 		return nil, s.mapError("open", err)
 	}
 	if err := s.applySchema(ctx); err != nil {

@@ -100,7 +100,7 @@ var mutants = []Mutant{
 	{
 		Name:     "serve/store-nosync",
 		Why:      "serve opens the embedded store without fsync",
-		Edits:    []Edit{{Dir: "cmd/procgraph", Find: "embedded.Options{Logger: log}", Replace: "embedded.Options{Logger: log, NoSync: true}"}},
+		Edits:    []Edit{{Dir: "cmd/procgraph", Find: "embedded.Options{Logger: log, LockTimeout: cfg.lockTimeout}", Replace: "embedded.Options{Logger: log, LockTimeout: cfg.lockTimeout, NoSync: true}"}},
 		Packages: []string{"./cmd/procgraph"},
 		Tests:    []string{"TestServeStoreIsSynced"},
 	},

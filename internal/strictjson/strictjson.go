@@ -7,7 +7,10 @@ package strictjson
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/procgraph/procgraph/fault"
 )
@@ -106,4 +109,37 @@ func join(parent, name string) string {
 
 func invalid(err error) error {
 	return fault.Errorf(fault.CodeInvalid, "not valid JSON: %v", err)
+}
+
+// Locate adds where in data a decoding error of encoding/json happened,
+// as "line L, column C: " before its message, for a person to find it in
+// a file (the catalogue, the tokens file): a syntax error at the byte that
+// broke it, a value of the wrong type just after that value. Errors that
+// carry no offset (an unknown field) are returned unchanged.
+func Locate(data []byte, err error) error {
+	var offset int64
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syntax):
+		offset = syntax.Offset - 1 // the byte that broke the syntax
+	case errors.As(err, &typ):
+		offset = typ.Offset
+	default:
+		return err
+	}
+	line, col := LineColumn(data, offset)
+	return fmt.Errorf("line %d, column %d: %w", line, col, err)
+}
+
+// LineColumn is the 1-based line and column (in characters) of the byte
+// at offset in data; an offset past the end is the end.
+func LineColumn(data []byte, offset int64) (line, column int) {
+	offset = min(max(offset, 0), int64(len(data)))
+	before := data[:offset]
+	line = bytes.Count(before, []byte("\n")) + 1
+	if i := bytes.LastIndexByte(before, '\n'); i >= 0 {
+		before = before[i+1:]
+	}
+	return line, utf8.RuneCount(before) + 1
 }

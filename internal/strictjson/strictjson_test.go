@@ -1,6 +1,8 @@
 package strictjson
 
 import (
+	"encoding/json"
+	"errors"
 	"testing"
 
 	"github.com/procgraph/procgraph/fault"
@@ -39,5 +41,42 @@ func TestCheck(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestLocate: a decoding error is prefixed with its line and column; one
+// without an offset is left alone.
+func TestLocate(t *testing.T) {
+	cases := []struct {
+		name, data string
+		into       any
+		want       string // prefix; "" for unchanged
+	}{
+		{"syntax on line 3", "{\n  \"a\": 1,\n  \"b\" 2\n}", &map[string]any{}, "line 3, column 7: "},
+		{"type on line 2", "{\"a\":\n \"x\"}", &struct{ A int }{}, "line 2, column 5: "},
+		{"wide characters count once", "{\"é\": 1 2}", &map[string]any{}, "line 1, column 9: "},
+		{"unexpected end", "{\"a\": ", &map[string]any{}, "line 1, column 6: "},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := json.Unmarshal([]byte(c.data), c.into)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			got := Locate([]byte(c.data), err).Error()
+			if c.want == "" {
+				if got != err.Error() {
+					t.Fatalf("Locate = %q, want %q unchanged", got, err)
+				}
+				return
+			}
+			if got != c.want+err.Error() {
+				t.Fatalf("Locate = %q, want %q", got, c.want+err.Error())
+			}
+		})
+	}
+	plain := errors.New(`json: unknown field "b"`)
+	if got := Locate([]byte(`{"b": 1}`), plain); got != plain {
+		t.Fatalf("Locate of an error without offset = %v, want it unchanged", got)
 	}
 }

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/procgraph/procgraph/graph/embedded"
+)
+
+// mustMatchLines requires each pattern to match a line of out.
+func mustMatchLines(tb testing.TB, out string, patterns ...string) {
+	tb.Helper()
+	for _, p := range patterns {
+		if !regexp.MustCompile(`(?m)` + p).MatchString(out) {
+			tb.Errorf("no line matches %s in:\n%s", p, out)
+		}
+	}
+}
+
+// TestDoctorHealthy: against a healthy served setup every check is ok,
+// the store names the server holding it, and both MCP endpoints answer
+// with this build's version as serverInfo.version.
+func TestDoctorHealthy(t *testing.T) {
+	t.Parallel()
+	up := mustUpstream(t)
+	a := mustTurnServer(t, up)
+	tokens := a.args[slicesIndex(a.args, "--tokens-file")+1]
+	env := map[string]string{"PROCGRAPH_URL": a.URL, "PROCGRAPH_TOKEN": a.op}
+	code, out, errOut := runMainWith(t, env, "doctor", "--data", a.Data, "--tokens-file", tokens, "--tools", catalogueFile(t),
+		"--upstream-http", up.URL)
+	if code != 0 || errOut != "" {
+		t.Fatalf("doctor: exit %d, stderr %q\n%s", code, errOut, out)
+	}
+	mustMatchLines(t, out,
+		`^ok\s+settings\s+store embedded at `,
+		fmt.Sprintf(`^ok\s+store\s+.* is in use by pid %d .*; a procgraph answers at %s$`, os.Getpid(), regexp.QuoteMeta(a.URL)),
+		`^ok\s+auth\s+auth is on: 4 tokens in `,
+		`^ok\s+catalogue\s+.*: \d+ tools, revision sha256:`,
+		`^ok\s+upstream\s+--upstream-http .* accepts connections$`,
+		`^ok\s+server\s+.* answers: healthz and readyz ok; console `,
+		`^ok\s+mcp\s+/mcp \(automatic phase.*\): \d+ tools; procgraph devel, protocol 20`,
+		`^ok\s+mcp\s+/mcp/interactive \(interactive phase.*\): \d+ tools; procgraph devel, protocol 20`)
+	if strings.Contains(out, checkFail) || strings.Contains(out, a.op) {
+		t.Fatalf("doctor failed a check or printed the token:\n%s", out)
+	}
+	code, out, _ = runMainWith(t, env, "doctor", "--data", a.Data, "--tokens-file", tokens, "--json")
+	if code != 0 || !strings.Contains(out, `"ok": true`) || !strings.Contains(out, `"check": "mcp"`) {
+		t.Fatalf("doctor --json: exit %d\n%s", code, out)
+	}
+
+	// The same server without a token: MCP refuses, and doctor says so.
+	code, out, _ = runMainWith(t, map[string]string{"PROCGRAPH_URL": a.URL, "PROCGRAPH_TOKEN": ""}, "doctor", "--data", a.Data, "--tokens-file", tokens)
+	if code != 1 {
+		t.Fatalf("doctor without a token: exit %d\n%s", code, out)
+	}
+	mustMatchLines(t, out, `^FAIL\s+mcp\s+/mcp: .*\(no token: set PROCGRAPH_TOKEN\)$`)
+}
+
+// slicesIndex is the index of v in xs, or -1.
+func slicesIndex(xs []string, v string) int {
+	for i, x := range xs {
+		if x == v {
+			return i
+		}
+	}
+	return -1
+}
+
+// TestDoctorFailures: each failed check exits 1 and says why: a store
+// another process holds with no server answering (named with its pid), an
+// unreachable upstream, a missing catalogue.
+func TestDoctorFailures(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	data := filepath.Join(dir, "p.db")
+	st, err := embedded.Open(data, embedded.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	nobody := map[string]string{"PROCGRAPH_URL": "http://127.0.0.1:1"}
+
+	cases := []struct {
+		name  string
+		args  []string
+		match string
+	}{
+		{"locked store", []string{"--data", data, "--auth", "off"},
+			fmt.Sprintf(`^FAIL\s+store\s+%s is in use by pid %d \(.*\), and no procgraph answers at http://127.0.0.1:1: serve cannot open it`, regexp.QuoteMeta(data), os.Getpid())},
+		{"unreachable upstream", []string{"--data", filepath.Join(dir, "new.db"), "--auth", "off", "--upstream-http", "http://127.0.0.1:1/call"},
+			`^FAIL\s+upstream\s+--upstream-http http://127.0.0.1:1/call is unreachable: .*connection refused`},
+		{"missing catalogue", []string{"--data", filepath.Join(dir, "new.db"), "--auth", "off", "--tools", filepath.Join(dir, "none.json")},
+			`^FAIL\s+catalogue\s+--tools / PROCGRAPH_TOOLS: .*no such file`},
+		{"bad setting", []string{"--data", filepath.Join(dir, "new.db"), "--max-call-bytes", "lots"},
+			`^FAIL\s+settings\s+--max-call-bytes / PROCGRAPH_MAX_CALL_BYTES: `},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errOut := runMainWith(t, nobody, append([]string{"doctor"}, c.args...)...)
+			if code != 1 || !strings.Contains(errOut, "a check failed") {
+				t.Fatalf("exit %d, stderr %q\n%s", code, errOut, out)
+			}
+			mustMatchLines(t, out, c.match)
+		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, "new.db")); err == nil {
+		t.Fatal("doctor created a store file")
+	}
+}
+
+// TestExportOfAServedStore: export of an embedded store a serve holds
+// names the holder and points to exporting through the server, and
+// --server does that.
+func TestExportOfAServedStore(t *testing.T) {
+	t.Parallel()
+	s := mustServe(t, serverOpts{Upstream: mustUpstream(t)})
+	name := mustCaptureName(t, s, readOnlyCode, "x")
+	code, _, errOut := runMainWith(t, nil, "export", "--data", s.Data)
+	if code != 1 || !strings.Contains(errOut, fmt.Sprintf("is in use by pid %d", os.Getpid())) || !strings.Contains(errOut, "procgraph export --server -o DUMP") {
+		t.Fatalf("export of a served store: exit %d, %s", code, errOut)
+	}
+	dump := filepath.Join(t.TempDir(), "d.jsonl")
+	code, _, errOut = runMainWith(t, map[string]string{"PROCGRAPH_URL": s.URL}, "export", "--server", "-o", dump)
+	if code != 0 || !strings.Contains(errOut, "exported the store of the server at "+s.URL) {
+		t.Fatalf("export --server: exit %d, %s", code, errOut)
+	}
+	b, err := os.ReadFile(dump)
+	if err != nil || !strings.Contains(string(b), name) || !strings.Contains(string(b), `"trailer"`) {
+		t.Fatalf("the dump (%v) lacks the procedure or its trailer:\n%.300s", err, b)
+	}
+}
+
+// TestDoctorNeo4jWrongPassword: a wrong Neo4j password is named as an
+// authentication failure, not as an unreachable store. It needs a Neo4j
+// server (NEO4J_URI; CI sets it): skipped locally without one, failed
+// under CI=true.
+func TestDoctorNeo4jWrongPassword(t *testing.T) {
+	t.Parallel()
+	uri := neo4jEnv["NEO4J_URI"]
+	if uri == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI=true and NEO4J_URI is not set (.ci/run starts a Neo4j server)")
+		}
+		t.Skip("NEO4J_URI is not set: no Neo4j server to refuse a password")
+	}
+	env := map[string]string{"NEO4J_URI": uri, "NEO4J_USERNAME": neo4jEnv["NEO4J_USERNAME"],
+		"NEO4J_PASSWORD": neo4jEnv["NEO4J_PASSWORD"] + "-wrong", "PROCGRAPH_URL": "http://127.0.0.1:1"}
+	if env["NEO4J_USERNAME"] == "" {
+		env["NEO4J_USERNAME"] = "neo4j"
+	}
+	code, out, _ := runMainWith(t, env, "doctor", "--store", "neo4j", "--tokens-file", filepath.Join(t.TempDir(), "tokens.json"))
+	if code != 1 {
+		t.Fatalf("doctor with a wrong password: exit %d\n%s", code, out)
+	}
+	mustMatchLines(t, out, `^FAIL\s+neo4j\s+opening Neo4j at .*: neo4j: authentication failed: the server at .* refused the username and password`)
+	if strings.Contains(out, "cannot be reached") || strings.Contains(out, env["NEO4J_PASSWORD"]) {
+		t.Fatalf("doctor named an outage, or printed the password:\n%s", out)
+	}
+}
