@@ -25,8 +25,9 @@ type testEvent struct {
 // testRun is what one `go test` run reported.
 type testRun struct {
 	ran         map[string]int  // package -> top-level tests run
-	ranTests    map[string]bool // "package TestName" of the top-level tests run
+	ranTests    map[string]bool // "package TestName" of the tests run ("package TestName/subtest" of subtests)
 	failed      []string        // "package TestName" of failed top-level tests
+	failedSubs  []string        // "TestName/subtest" of failed subtests
 	pkgFailed   []string        // packages that failed
 	buildFailed bool
 	buildOutput []string
@@ -92,11 +93,15 @@ func parseEvents(rd io.Reader) *testRun {
 			r.buildOutput = append(r.buildOutput, strings.TrimRight(e.Output, "\n"))
 		case e.Action == "build-fail" || e.FailedBuild != "":
 			r.buildFailed = true
-		case e.Action == "run" && topLevel:
-			r.ran[e.Package]++
+		case e.Action == "run":
+			if topLevel {
+				r.ran[e.Package]++
+			}
 			r.ranTests[e.Package+" "+e.Test] = true
 		case e.Action == "fail" && topLevel:
 			r.failed = append(r.failed, e.Package+" "+e.Test)
+		case e.Action == "fail" && e.Test != "":
+			r.failedSubs = append(r.failedSubs, e.Test)
 		case e.Action == "fail" && e.Test == "":
 			if !slices.Contains(r.pkgFailed, e.Package) {
 				r.pkgFailed = append(r.pkgFailed, e.Package)
@@ -113,7 +118,12 @@ func verdict(r *testRun, pkgs []string) (status, detail string) {
 	case r.buildFailed:
 		return statusError, "does not compile: " + lastLines(r.buildOutput, 6)
 	case len(r.failed) > 0:
-		return statusKilled, "by " + strings.Join(r.failed, ", ")
+		detail := "by " + strings.Join(r.failed, ", ")
+		if len(r.failedSubs) > 0 {
+			// The first to fail is the deepest: what a mutant may name.
+			detail += " (" + r.failedSubs[0] + ")"
+		}
+		return statusKilled, detail
 	case len(r.pkgFailed) > 0:
 		// A package failed outside any test: a panic in TestMain, the
 		// test binary's timeout, a crash.

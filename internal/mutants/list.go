@@ -8,7 +8,13 @@ type Mutant struct {
 	Edits []Edit
 	// Packages are the packages whose Tests run ("./dir").
 	Packages []string
-	// Tests are top-level test names; each must exist in one of Packages.
+	// Tests are the tests that must catch it, each in one of Packages: a
+	// top-level test ("TestStore"), run whole, or subtests of one
+	// ("TestStore/Bindings", "TestRefuseToStart/auth_off_on_a_public_address":
+	// each level's name as go test prints it, spaces as _), of which only
+	// those run. Name the subtests that kill the mutant when the whole
+	// test is slow. They run one package at a time, in the order of
+	// Packages, with -failfast, until one fails.
 	Tests []string
 }
 
@@ -300,7 +306,7 @@ var mutants = []Mutant{
 		Why:      "a turn claimed running whose instance died keeps its code and argument values forever (review D)",
 		Edits:    []Edit{{Dir: "procedures", Find: "if r.Status == TurnRunning && !r.Live(now) {", Replace: "if false {"}},
 		Packages: []string{"./graph/embedded", "./gate"},
-		Tests:    []string{"TestStore", "TestDeadRunIsPurged"},
+		Tests:    []string{"TestStore/Turns/a_running_turn_past_its_deadline_is_purged_of_code_and_arguments", "TestDeadRunIsPurged"},
 	},
 	{
 		Name:     "embedded/index-generation-ahead",

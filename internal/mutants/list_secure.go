@@ -30,7 +30,7 @@ func init() {
 			Why:      "--auth off listens on a non-loopback address",
 			Edits:    []Edit{{Dir: "cmd/procgraph", Find: "if !isLoopback(c.Addr) {", Replace: "if false {"}},
 			Packages: []string{"./cmd/procgraph"},
-			Tests:    []string{"TestRefuseToStart"},
+			Tests:    []string{"TestRefuseToStart/auth_off_on_a_public_address", "TestRefuseToStart/auth_off_on_a_public_address_(env)", "TestRefuseToStart/auth_off_on_a_public_IPv6_address"},
 		},
 		{
 			Name:     "secure/tokens-file-mode",

@@ -2,14 +2,16 @@
 // bugs, each of which some test must catch. For every mutant it checks that
 // each of its code fragments occurs exactly once, builds a `go build
 // -overlay` that swaps the mutated files in (the working tree is never
-// touched), runs the tests the mutant names, and reports it KILLED (with the
-// tests that failed), SURVIVED, or ERROR (not applied, does not compile, or
-// none of its named tests ran). Before the mutants it runs the same tests
+// touched), runs the tests the mutant names (whole tests or named subtests;
+// one package at a time with -failfast, stopping at the first failure), and
+// reports it KILLED (with the tests that failed), SURVIVED, or ERROR (not
+// applied, does not compile, or none of its named tests ran). Before the mutants it runs the same tests
 // unmutated: they must pass, else no verdict means anything.
 //
 //	go run ./internal/mutants            # every mutant
 //	go run ./internal/mutants -run api   # those whose name matches
 //	go run ./internal/mutants -list      # print the list
+//	go run ./internal/mutants -jobs 2    # two mutants at a time
 //
 // It exits 0 when every mutant was killed, 1 when one survived or could not
 // be judged, 2 on bad usage.
@@ -26,6 +28,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -41,8 +45,9 @@ func run(ctx context.Context, dir string, list []Mutant, args []string, stdout, 
 	pattern := fs.String("run", "", "replay only the mutants whose name matches this regular expression")
 	listOnly := fs.Bool("list", false, "print the mutants and exit")
 	baseline := fs.Bool("baseline", true, "first run the named tests unmutated (they must pass)")
-	timeout := fs.Duration("timeout", 5*time.Minute, "go test -timeout for each run")
-	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
+	timeout := fs.Duration("timeout", 3*time.Minute, "go test -timeout for each run")
+	jobs := fs.Int("jobs", 1, "replay this many mutants at once")
+	if err := fs.Parse(args); err != nil || fs.NArg() > 0 || *jobs < 1 {
 		return 2
 	}
 	sel, err := selectMutants(list, *pattern)
@@ -65,13 +70,8 @@ func run(ctx context.Context, dir string, list []Mutant, args []string, stdout, 
 	if *baseline && !r.baseline(ctx, sel) {
 		return 1
 	}
-	bad := 0
 	start := time.Now()
-	for _, m := range sel {
-		if status := r.replay(ctx, m); status != statusKilled {
-			bad++
-		}
-	}
+	bad := r.replayAll(ctx, sel, *jobs)
 	fmt.Fprintf(stdout, "%d mutants, %d killed, %d survived or not judged, in %s\n", len(sel), len(sel)-bad, bad, time.Since(start).Round(time.Second))
 	if bad > 0 {
 		return 1
@@ -91,6 +91,9 @@ func selectMutants(all []Mutant, pattern string) ([]Mutant, error) {
 	for _, m := range all {
 		if m.Name == "" || seen[m.Name] || len(m.Edits) == 0 || len(m.Packages) == 0 || len(m.Tests) == 0 {
 			return nil, fmt.Errorf("mutant %q: a unique name, edits, packages and tests are required", m.Name)
+		}
+		if err := validTests(m.Tests); err != nil {
+			return nil, fmt.Errorf("mutant %q: %v", m.Name, err)
 		}
 		seen[m.Name] = true
 		if re.MatchString(m.Name) {
@@ -121,7 +124,33 @@ func moduleRoot(ctx context.Context, dir string) (root, path string, err error) 
 type runner struct {
 	root, module string
 	timeout      time.Duration
+	mu           sync.Mutex // serializes writes to out
 	out          io.Writer
+}
+
+// replayAll replays sel, jobs mutants at a time (each line printed as its
+// mutant is judged), and returns how many were not killed.
+func (r *runner) replayAll(ctx context.Context, sel []Mutant, jobs int) int {
+	var bad atomic.Int32
+	next := make(chan Mutant)
+	var wg sync.WaitGroup
+	for range min(jobs, len(sel)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for m := range next {
+				if r.replay(ctx, m) != statusKilled {
+					bad.Add(1)
+				}
+			}
+		}()
+	}
+	for _, m := range sel {
+		next <- m
+	}
+	close(next)
+	wg.Wait()
+	return int(bad.Load())
 }
 
 // importPaths turns "./x/y" into the module's import paths.
@@ -135,9 +164,92 @@ func (r *runner) importPaths(pkgs []string) []string {
 
 func (r *runner) short(s string) string { return strings.ReplaceAll(s, r.module+"/", "") }
 
-// testArgs are the go test flags of a run of tests.
-func (r *runner) testArgs(tests []string) []string {
-	return []string{"-timeout", r.timeout.String(), "-run", "^(" + strings.Join(tests, "|") + ")$"}
+// runArgs are the go test flags of a run of tests: the timeout, -failfast
+// and the -run pattern.
+func (r *runner) runArgs(pattern string) []string {
+	return []string{"-timeout", r.timeout.String(), "-failfast", "-run", pattern}
+}
+
+// topLevel returns the top-level test of a named test ("TestStore" of
+// "TestStore/Bindings").
+func topLevel(test string) string {
+	top, _, _ := strings.Cut(test, "/")
+	return top
+}
+
+// runPatterns returns the go test -run patterns that run exactly tests: one
+// for the top-level tests named whole, then one per top-level test named
+// by subtests (go test applies each level of a pattern to every test, so a
+// test run whole and one filtered to some subtests cannot share one). Each
+// level is matched exactly. validTests has checked that the subtests of one
+// top-level test are named at one depth.
+func runPatterns(tests []string) []string {
+	var whole []string
+	subs := map[string][][]string{} // top-level test -> its named subtest paths, split
+	var tops []string
+	for _, t := range tests {
+		parts := strings.Split(t, "/")
+		if len(parts) == 1 {
+			if !slices.Contains(whole, t) {
+				whole = append(whole, t)
+			}
+			continue
+		}
+		if _, ok := subs[parts[0]]; !ok {
+			tops = append(tops, parts[0])
+		}
+		subs[parts[0]] = append(subs[parts[0]], parts[1:])
+	}
+	var out []string
+	if len(whole) > 0 {
+		out = append(out, exactly(whole))
+	}
+	for _, top := range tops {
+		if slices.Contains(whole, top) {
+			continue // run whole already
+		}
+		levels := []string{exactly([]string{top})}
+		for i := range subs[top][0] {
+			var names []string
+			for _, path := range subs[top] {
+				if !slices.Contains(names, path[i]) {
+					names = append(names, path[i])
+				}
+			}
+			levels = append(levels, exactly(names))
+		}
+		out = append(out, strings.Join(levels, "/"))
+	}
+	return out
+}
+
+// exactly is the -run element matching exactly one of names.
+func exactly(names []string) string {
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = regexp.QuoteMeta(n)
+	}
+	return "^(" + strings.Join(quoted, "|") + ")$"
+}
+
+// validTests checks a mutant's test names: no empty level, and the
+// subtests named under one top-level test all at one depth.
+func validTests(tests []string) error {
+	depth := map[string]int{}
+	for _, t := range tests {
+		parts := strings.Split(t, "/")
+		if slices.Contains(parts, "") || strings.ContainsAny(t, " \t\n") {
+			return fmt.Errorf("test %q: want TestName or TestName/subtest (spaces written as _)", t)
+		}
+		if len(parts) == 1 {
+			continue
+		}
+		if d, ok := depth[parts[0]]; ok && d != len(parts) {
+			return fmt.Errorf("test %q: the subtests of %s are named at different depths", t, parts[0])
+		}
+		depth[parts[0]] = len(parts)
+	}
+	return nil
 }
 
 // baseline runs every selected mutant's tests unmutated, in one go test:
@@ -151,13 +263,13 @@ func (r *runner) baseline(ctx context.Context, sel []Mutant) bool {
 			}
 		}
 		for _, t := range m.Tests {
-			if !slices.Contains(tests, t) {
-				tests = append(tests, t)
+			if !slices.Contains(tests, topLevel(t)) {
+				tests = append(tests, topLevel(t))
 			}
 		}
 	}
 	start := time.Now()
-	res := goTest(ctx, r.root, r.testArgs(tests), pkgs)
+	res := goTest(ctx, r.root, []string{"-timeout", r.timeout.String(), "-run", exactly(tests)}, pkgs)
 	ok := res.passed()
 	if !ok {
 		fmt.Fprintf(r.out, "%-8s %-34s the named tests fail without any mutant: %s %s\n", statusError, "(baseline)",
@@ -185,6 +297,8 @@ func (r *runner) baseline(ctx context.Context, sel []Mutant) bool {
 func (r *runner) replay(ctx context.Context, m Mutant) string {
 	start := time.Now()
 	status, detail := r.judge(ctx, m)
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	fmt.Fprintf(r.out, "%-8s %-34s %5.1fs  %s\n", status, m.Name, time.Since(start).Seconds(), r.short(detail))
 	return status
 }
@@ -206,8 +320,25 @@ func (r *runner) judge(ctx context.Context, m Mutant) (status, detail string) {
 	if err := r.checkOverlay(ctx, overlay, files); err != nil {
 		return statusError, "not applied: " + err.Error()
 	}
-	res := goTest(ctx, r.root, append([]string{"-overlay", overlay}, r.testArgs(m.Tests)...), m.Packages)
-	return verdict(res, r.importPaths(m.Packages))
+	return r.runTests(ctx, overlay, m)
+}
+
+// runTests runs m's tests with the overlay, one package and one -run
+// pattern at a time in the order the mutant names them, with -failfast,
+// and stops at the first failure: the mutant is killed, and what it would
+// still run could not change that.
+func (r *runner) runTests(ctx context.Context, overlay string, m Mutant) (status, detail string) {
+	ran := &testRun{ran: map[string]int{}}
+	for _, pkg := range r.importPaths(m.Packages) {
+		for _, pattern := range runPatterns(m.Tests) {
+			res := goTest(ctx, r.root, append([]string{"-overlay", overlay}, r.runArgs(pattern)...), []string{pkg})
+			if status, detail := verdict(res, nil); status != statusSurvived {
+				return status, detail
+			}
+			ran.ran[pkg] += res.ran[pkg]
+		}
+	}
+	return verdict(ran, r.importPaths(m.Packages))
 }
 
 // checkOverlay asks the go command which source files it builds, with the

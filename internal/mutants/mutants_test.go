@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -20,6 +21,7 @@ func mustModule(tb testing.TB) string {
 		"go.mod":              "module example.com/m\n\ngo 1.22\n",
 		"calc/calc.go":        "package calc\n\n// Add adds.\nfunc Add(a, b int) int { return a + b }\n\n// Sub subtracts.\nfunc Sub(a, b int) int {\n\treturn a - b\n}\n",
 		"calc/calc_test.go":   "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 3) != 5 {\n\t\tt.Fatal(\"Add(2, 3) != 5\")\n\t}\n}\n\n// a + b appears here too: test files are never mutated.\n",
+		"calc/table_test.go":  "package calc\n\nimport \"testing\"\n\nfunc TestTable(t *testing.T) {\n\tt.Run(\"add two\", func(t *testing.T) {\n\t\tif Add(2, 2) != 4 {\n\t\t\tt.Fatal(\"Add(2, 2) != 4\")\n\t\t}\n\t})\n\tt.Run(\"nothing\", func(t *testing.T) {})\n}\n",
 		"words/words.go":      "package words\n\nimport _ \"embed\"\n\n// Word is data/word.txt.\n//\n//go:embed data/word.txt\nvar Word string\n",
 		"words/data/word.txt": "five\n",
 		"words/words_test.go": "package words\n\nimport \"testing\"\n\nfunc TestWord(t *testing.T) {\n\tif Word != \"five\\n\" {\n\t\tt.Fatal(Word)\n\t}\n}\n",
@@ -58,6 +60,9 @@ func TestReplay(t *testing.T) {
 		{"fragment missing", mutant("missing", "return a * b", "return 0", "TestAdd"), 1, statusError, "not applied"},
 		{"fragment twice", mutant("twice", "int {", "int { panic(0)", "TestAdd"), 1, statusError, "2 times"},
 		{"does not compile", mutant("broken", "return a + b", "return a +", "TestAdd"), 1, statusError, "does not compile"},
+		{"a named subtest", mutant("add-subtracts-sub", "return a + b", "return a - b", "TestTable/add_two"), 0, statusKilled, "by calc TestTable"},
+		{"only the named subtests run", mutant("add-subtracts-other", "return a + b", "return a - b", "TestTable/nothing"), 1, statusSurvived, ""},
+		{"a subtest and a whole test", mutant("add-subtracts-both", "return a + b", "return a - b", "TestTable/nothing", "TestAdd"), 0, statusKilled, "by calc TestAdd"},
 		{"an embedded file", Mutant{Name: "word-six", Edits: []Edit{{Dir: "words/data", Files: "*.txt", Find: "five", Replace: "six"}},
 			Packages: []string{"./words"}, Tests: []string{"TestWord"}}, 0, statusKilled, "by words TestWord"},
 	}
@@ -76,6 +81,31 @@ func TestReplay(t *testing.T) {
 	}
 }
 
+// TestRunPatterns: the -run patterns of a mutant's tests.
+func TestRunPatterns(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		tests []string
+		want  []string
+	}{
+		{"whole tests", []string{"TestA", "TestB"}, []string{"^(TestA|TestB)$"}},
+		{"subtests", []string{"TestStore/Bindings", "TestStore/Turns"}, []string{"^(TestStore)$/^(Bindings|Turns)$"}},
+		{"both", []string{"TestA", "TestStore/Bindings/x.y"}, []string{"^(TestA)$", `^(TestStore)$/^(Bindings)$/^(x\.y)$`}},
+		{"a test named whole and by a subtest", []string{"TestA", "TestA/b"}, []string{"^(TestA)$"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := runPatterns(tc.tests); !slices.Equal(got, tc.want) {
+				t.Fatalf("runPatterns(%q) = %q, want %q", tc.tests, got, tc.want)
+			}
+		})
+	}
+	for _, bad := range [][]string{{"TestA/"}, {"TestA/b c"}, {"TestA/b", "TestA/b/c"}} {
+		if err := validTests(bad); err == nil {
+			t.Errorf("validTests(%q) accepted", bad)
+		}
+	}
+}
+
 // TestBaseline: a named test that does not exist, or that fails unmutated,
 // stops the run before any mutant is judged.
 func TestBaseline(t *testing.T) {
@@ -86,6 +116,7 @@ func TestBaseline(t *testing.T) {
 		want string
 	}{
 		{"renamed test", mutant("m", "return a + b", "return a - b", "TestPlus"), "test TestPlus is in none of ./calc"},
+		{"renamed subtest", mutant("m", "return a + b", "return a - b", "TestTable/add_three"), "test TestTable/add_three is in none of ./calc"},
 		{"red before mutating", mutant("m", "return a + b", "return a - b", "TestAdd"), "fail without any mutant"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
