@@ -52,6 +52,7 @@ func mustBusy(tb testing.TB, r reply, limit string) {
 // succeed; no answer comes later than the deadline (plus the time to
 // answer); and every refused one was neither decided nor run.
 func TestAdmissionRefusesAtOnce(t *testing.T) {
+	t.Parallel()
 	up := mustUpstream(t)
 	// The tool call is slow too, so that all the requests arrive while the
 	// first ones hold their slots, however loaded the machine.
@@ -123,6 +124,7 @@ func TestAdmissionRefusesAtOnce(t *testing.T) {
 // cap of one replay per holder, alice's second invoke (HTTP) and her MCP
 // proc__ call are refused busy while her first one runs; bob's invoke runs.
 func TestAdmissionPerToken(t *testing.T) {
+	t.Parallel()
 	up := mustUpstream(t)
 	up.setDelay("get_task_jobs_summary", 2*time.Second)
 	file := filepath.Join(t.TempDir(), "tokens.json")
@@ -171,6 +173,7 @@ func TestAdmissionPerToken(t *testing.T) {
 // server has seen how long a slot is held, a request whose expected wait
 // passes its deadline is refused at once.
 func TestAdmissionDeadlineThroughMain(t *testing.T) {
+	t.Parallel()
 	up := mustUpstream(t)
 	up.setDelay("get_task_jobs_summary", 3*time.Second)
 	const timeout = time.Second
@@ -234,6 +237,7 @@ func TestAdmissionDeadlineThroughMain(t *testing.T) {
 // call reaches the upstream, and the approved turn stays approved — its one
 // run is not spent, and it runs once the slot is free.
 func TestAdmissionRefusesTurns(t *testing.T) {
+	t.Parallel()
 	up := mustUpstream(t)
 	up.setDelay("get_task_jobs_summary", 3*time.Second)
 	a := mustTurnServer(t, up, "--max-concurrent-replays", "1", "--replay-queue", "0")

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // runMain runs Main to completion and returns its exit code, stdout and stderr.
@@ -37,6 +38,7 @@ func mustCreateToken(tb testing.TB, file, name, scopes string) string {
 // TestTokenCreate checks that a token is printed once and only its hash is
 // stored, in a 0600 file, and the command's errors.
 func TestTokenCreate(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join(t.TempDir(), "tokens.json")
 	alice := mustCreateToken(t, file, "alice", "read,grant")
 	bob := mustCreateToken(t, file, "bob", "admin")
@@ -113,6 +115,7 @@ func TestTokenCreate(t *testing.T) {
 // TestAuthMatrix checks every scope against every route class, missing and
 // wrong tokens, the actor of decisions, and the open operations endpoints.
 func TestAuthMatrix(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "tokens.json")
 	scopes := []string{"read", "capture", "invoke", "grant", "admin"}
@@ -333,7 +336,7 @@ func TestRefuseToStart(t *testing.T) {
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			var stdout, stderr bytes.Buffer
+			var stdout, stderr logSink
 			done := make(chan int, 1)
 			args := append([]string{}, base...)
 			if _, ok := tc.env["PROCGRAPH_ADDR"]; !ok {
@@ -341,10 +344,22 @@ func TestRefuseToStart(t *testing.T) {
 			}
 			args = append(args, tc.args...)
 			go func() { done <- runCLI(ctx, args, nil, &stdout, &stderr) }()
+			// A serve that listens has started anyway: said at once, not
+			// after the 20 s a refusal may take at most.
+			tick := time.NewTicker(50 * time.Millisecond)
+			defer tick.Stop()
 			var code int
-			select {
-			case code = <-done:
-			case <-timeAfter(20):
+		wait:
+			for deadline := timeAfter(20); ; {
+				select {
+				case code = <-done:
+					break wait
+				case <-tick.C:
+					if !strings.Contains(stderr.String(), `"message":"listening"`) {
+						continue
+					}
+				case <-deadline:
+				}
 				cancel()
 				<-done
 				t.Fatalf("started anyway:\n%s", stderr.String())

@@ -120,6 +120,7 @@ func searchNames(t *testing.T, s procedures.Store, q string) []string {
 // writes) but describes other procedures; after the restore, q finds the
 // backup's procedures and none of the old file's.
 func TestRestoreReplacesTheSearchIndex(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	fill := func(path, word string) []string {
 		s, err := embedded.Open(path, embedded.Options{NoSync: true})

@@ -67,6 +67,7 @@ var dialects = []string{"starlark", "python-async"}
 // programs): approving one auto_run leaves the other reviewed. The
 // recording upstream sees no state-changing call.
 func TestBindLineSeparatorTwins(t *testing.T) {
+	t.Parallel()
 	up := mustUpstream(t)
 	a := mustBindServer(t, up, false)
 	seps := []struct{ name, sep string }{
@@ -143,6 +144,7 @@ func TestBindLineSeparatorTwins(t *testing.T) {
 // changes its contract (catalogue_drift): the block is reviewed again, the
 // replay needs a review, and the recording upstream sees nothing.
 func TestBindCatalogueChange(t *testing.T) {
+	t.Parallel()
 	up := mustUpstream(t)
 	a := mustBindServer(t, up, true)
 	cat := mustStatus(t, a.as(t, a.admin, "GET", "/v1/tools", nil), 200)
@@ -247,6 +249,7 @@ func TestBindCatalogueChange(t *testing.T) {
 // approved turn is denied nested_changed (run_once). No decision says
 // operator_reviewed for it, and the upstream never sees kill_job.
 func TestBindNestedCapturedLater(t *testing.T) {
+	t.Parallel()
 	for _, d := range dialects {
 		for _, choice := range []string{"auto_run", "run_once"} {
 			t.Run(d+"/"+choice, func(t *testing.T) {
@@ -294,6 +297,7 @@ func TestBindNestedCapturedLater(t *testing.T) {
 // the turn to what the operator wrote: it runs, named by the replacement's
 // binding, while the block as submitted never does.
 func TestBindEditedApproval(t *testing.T) {
+	t.Parallel()
 	up := mustUpstream(t)
 	a := mustBindServer(t, up, false)
 	id := a.mustPending(t, turnBody("tools.kill_job(panda_id=666)\nreturn tools.get_task_jobs_summary(task_id=1)\n", "starlark", "edit"))
@@ -316,6 +320,7 @@ func TestBindEditedApproval(t *testing.T) {
 // stays pending as the block now analyses (the nested procedure listed as
 // state-changing), and only a resolution of that runs it.
 func TestBindResolveAfterChange(t *testing.T) {
+	t.Parallel()
 	up := mustUpstream(t)
 	a := mustBindServer(t, up, true)
 	name := "proc__get_task_jobs_summary__kill_job"

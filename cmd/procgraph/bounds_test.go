@@ -36,6 +36,7 @@ func mustMCPClientAs(t *testing.T, s *server, path, token string) *mcp.ClientSes
 // or run — in either phase — and the same block without capture runs; a
 // token with capture captures. Over MCP, run_code takes no capture at all.
 func TestTurnCaptureNeedsCaptureScope(t *testing.T) {
+	t.Parallel()
 	up := mustUpstream(t)
 	a := mustTurnServer(t, up)
 	const code = "a = tools.get_task_jobs_summary(task_id=task_id)\nb = tools.get_retry_chain(task_id=task_id)\nreturn [a, b]"
@@ -99,6 +100,7 @@ func TestTurnCaptureNeedsCaptureScope(t *testing.T) {
 // is still admitted. --max-pending-per-requester above
 // --max-pending-approvals refuses to start (TestRefuseToStart).
 func TestTurnPendingPerRequester(t *testing.T) {
+	t.Parallel()
 	up := mustUpstream(t)
 	a := mustTurnServer(t, up)
 	statuses := make([]reply, 12)
@@ -169,6 +171,7 @@ func mustBusyReason(t *testing.T, r reply, reason string) {
 // pending. A GET without wait_s still answers; once the held polls end, a
 // long poll is admitted again.
 func TestLongPollsBounded(t *testing.T) {
+	t.Parallel()
 	up := mustUpstream(t)
 	a := mustTurnServer(t, up, "--max-waiters", "2")
 	first := a.mustPending(t, killTurn("w", 1))
@@ -220,6 +223,7 @@ func TestLongPollsBounded(t *testing.T) {
 // searches) and Retry-After; a listing without q still answers; once a
 // place is free, q searches answer again.
 func TestSearchesBounded(t *testing.T) {
+	t.Parallel()
 	up := mustUpstream(t)
 	a := mustTurnServer(t, up, "--max-concurrent-searches", "2")
 	mustCaptureName(t, a.server, "return tools.get_task_jobs_summary(task_id=task_id)", "s")
@@ -256,6 +260,7 @@ func TestSearchesBounded(t *testing.T) {
 // policy, each with its code hash and the session. No record holds a
 // value (code or arguments).
 func TestPolicyAuditSaysWhoWhatWhich(t *testing.T) {
+	t.Parallel()
 	up := mustUpstream(t)
 	a := mustTurnServer(t, up)
 	const session = "audit:1"

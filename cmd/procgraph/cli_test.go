@@ -13,6 +13,7 @@ import (
 // TestHelp: the top-level help lists every command; each command's --help
 // (and help CMD) prints that command's own flags on stdout and exits 0.
 func TestHelp(t *testing.T) {
+	t.Parallel()
 	code, top, errOut := runMain(t, "help")
 	if code != 0 || errOut != "" {
 		t.Fatalf("help: exit %d, %s", code, errOut)

@@ -224,6 +224,7 @@ func TestClientCommands(t *testing.T) {
 
 // TestOffline checks `signature` and `run` without a server.
 func TestOffline(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := fileWriter(t, dir)
 	cat := catalogueFile(t)

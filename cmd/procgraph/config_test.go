@@ -142,6 +142,7 @@ func TestServeSettings(t *testing.T) {
 // TestServeHelp: `serve --help` and `help serve` print serve's usage with
 // every setting and its twin on stdout, and exit 0.
 func TestServeHelp(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"serve", "--help"}, {"serve", "-h"}, {"help", "serve"}} {
 		code, out, errOut := runMain(t, args...)
 		if code != 0 || errOut != "" {
@@ -159,6 +160,7 @@ func TestServeHelp(t *testing.T) {
 // starts with a warning naming the setting (it is not refused: see
 // warnUnreachable); a reachable one starts without it.
 func TestUnreachableUpstreamHTTPWarns(t *testing.T) {
+	t.Parallel()
 	const warning = "the upstream tool server is unreachable"
 	data := filepath.Join(t.TempDir(), "p.db")
 	s, err := startMain(t, []string{"serve", "--addr", "127.0.0.1:0", "--data", data, "--sandbox-workers", "1",

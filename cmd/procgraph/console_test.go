@@ -67,6 +67,7 @@ func mustConsoleFixture(t *testing.T) *consoleFixture {
 // (the API's answer and the audit change), the graph explorer draws and
 // expands, and hostile text never runs or injects an element.
 func TestConsole(t *testing.T) {
+	t.Parallel()
 	tab := mustBrowser(t)
 	f := mustConsoleFixture(t)
 	s := f.s
@@ -276,6 +277,7 @@ func jsString(s string) string {
 // refused until a token is entered; the token is then kept for the tab
 // (sessionStorage) and the grant actions show only with the grant scope.
 func TestConsoleToken(t *testing.T) {
+	t.Parallel()
 	tab := mustBrowser(t)
 	file := filepath.Join(t.TempDir(), "tokens.json")
 	reader := mustCreateToken(t, file, "ana", "read")
@@ -345,6 +347,7 @@ func TestConsoleToken(t *testing.T) {
 // fallback poll (60 s) is slower than the test waits —, and an operator's run_once with a reason resolves it through
 // the API (it leaves the queue); hostile summaries and code stay text.
 func TestConsoleApprovals(t *testing.T) {
+	t.Parallel()
 	tab := mustBrowser(t)
 	a := mustTurnServer(t, nil)
 	first := a.mustPending(t, killTurn("s-1", 1))

@@ -62,6 +62,7 @@ func (b *browserTab) mustShowVisibly(tb testing.TB, where string, wantEscapes ..
 // audit and graph pages; the approval card shows the server's signature,
 // classification and code hash beside the code.
 func TestConsoleVisible(t *testing.T) {
+	t.Parallel()
 	tab := mustBrowser(t)
 	a := mustTurnServer(t, nil)
 

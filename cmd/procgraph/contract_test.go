@@ -10,6 +10,7 @@ import (
 // (401 and 403 forbidden: TestAuthMatrix) and checks the error shape and
 // the details each code promises.
 func TestErrorContract(t *testing.T) {
+	t.Parallel()
 	up := mustUpstream(t)
 	s := mustServe(t, serverOpts{Upstream: up})
 	mustCaptureName(t, s, readOnlyCode, "setup")

@@ -13,6 +13,7 @@ import (
 // replay" table through HTTP, on a server with mutating auto-run off and one
 // with it on, and checks that a denied or rejected replay reaches no tool.
 func TestDecisionTable(t *testing.T) {
+	t.Parallel()
 	up := mustUpstream(t)
 	off := mustServe(t, serverOpts{Upstream: up})
 	on := mustServe(t, serverOpts{Upstream: up, AllowMutating: true})
@@ -122,6 +123,7 @@ func orEmpty(s []string) []string {
 // static signature (or an unknown one) and checks the replay fails with
 // tool_refused while the upstream never sees the tool.
 func TestEscapeFormsAreRefused(t *testing.T) {
+	t.Parallel()
 	up := mustUpstream(t)
 	s := mustServe(t, serverOpts{Upstream: up, AllowMutating: true})
 	const summary = "s = tools.get_task_jobs_summary(task_id=task_id)\n"
@@ -194,6 +196,7 @@ func TestEscapeFormsAreRefused(t *testing.T) {
 // TestConcurrentCapturesCount sends 48 concurrent captures of one signature
 // under distinct session ids: the frequency is exactly 48.
 func TestConcurrentCapturesCount(t *testing.T) {
+	t.Parallel()
 	s := mustServe(t, serverOpts{Upstream: mustUpstream(t)})
 	const n = 48
 	var wg sync.WaitGroup
@@ -250,6 +253,7 @@ func TestConcurrentCapturesCount(t *testing.T) {
 // TestRestartKeepsState stops Main and starts it again on the same data
 // file (without --tools: the stored catalogue must survive too).
 func TestRestartKeepsState(t *testing.T) {
+	t.Parallel()
 	up := mustUpstream(t)
 	data := filepath.Join(t.TempDir(), "p.db")
 	s := mustServe(t, serverOpts{Upstream: up, Data: data})
@@ -308,6 +312,7 @@ func TestRestartKeepsState(t *testing.T) {
 // TestDecisionsPageBack: the audit log pages back with before and next
 // until every record was seen once; a bad cursor is a 400 naming before.
 func TestDecisionsPageBack(t *testing.T) {
+	t.Parallel()
 	up := mustUpstream(t)
 	s := mustServe(t, serverOpts{Upstream: up})
 	name := mustCaptureName(t, s, "a = tools.get_task_jobs_summary(task_id=task_id)\nreturn [a, tools.get_retry_chain(task_id=task_id)]\n", "p1")

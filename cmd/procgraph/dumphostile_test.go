@@ -99,6 +99,7 @@ func hostileDump(t *testing.T, path string, edit func(recs []procedures.DumpReco
 // code does not give its hash or signature, or whose audit record breaks
 // the recorder's bounds, are refused naming the line, leaving no file.
 func TestHostileDumps(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	dump := filepath.Join(dir, "hostile.jsonl")
 	approved, running := hostileDump(t, dump, nil)
@@ -271,6 +272,7 @@ func TestHostileDumps(t *testing.T) {
 // import's marker, naming the command that resumes it (the marker of a
 // real import killed mid-way is in TestImportResumesAfterSIGKILL).
 func TestServeRefusesUnfinishedImport(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	data := filepath.Join(dir, "marked.db")
 	s := mustOpenEmbedded(t, data)

@@ -49,6 +49,7 @@ func mustOpenEmbedded(tb testing.TB, path string) *embedded.Store {
 // again: the dumps' records are equal; a second import is refused; a
 // truncated dump is refused naming its line, the target left empty.
 func TestExportImportCommands(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	src := mustFilledStoreFile(t, dir, 50)
 	d1, d2 := filepath.Join(dir, "one.jsonl"), filepath.Join(dir, "two.jsonl")
@@ -145,6 +146,7 @@ func mustReadFile(tb testing.TB, path string) []byte {
 // last committed batch, and the store then equals one clean import of the
 // dump, record for record and read for read.
 func TestImportResumesAfterSIGKILL(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	src := mustFilledStoreFile(t, dir, 1500)
 	dump := filepath.Join(dir, "dump.jsonl")
@@ -242,6 +244,7 @@ func requireSameFiles(t *testing.T, a, b string) {
 // resuming without --merge is refused; with it, the store then equals one
 // clean merge, record for record and read for read: nothing counted twice.
 func TestMergeResumesAfterSIGKILL(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	fill := func(name string, n int, history func(testing.TB, procedures.Store)) string {
 		path := filepath.Join(dir, name)
@@ -302,6 +305,7 @@ func TestMergeResumesAfterSIGKILL(t *testing.T) {
 // TestAuditPruneCommand: audit prune exports first (the archive holds every
 // record), then prunes only the older ones; without -o nothing happens.
 func TestAuditPruneCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	src := mustFilledStoreFile(t, dir, 5)
 	archive := filepath.Join(dir, "archive.pgdump")

@@ -9,6 +9,7 @@ import (
 // worker process and the recording upstream, where the gate is all that
 // stands between a call and the upstream.
 func TestGateEndToEnd(t *testing.T) {
+	t.Parallel()
 	up := mustUpstream(t)
 	s := mustServe(t, serverOpts{Upstream: up, AllowMutating: true})
 

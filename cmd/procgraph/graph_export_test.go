@@ -133,6 +133,7 @@ print(json.dumps({"nodes": {n: d for n, d in g.nodes(data=True)}, "edges": g.num
 // TestNamesWithSlashes: a cause named with "/" (escaped %2F in the path)
 // is found; chi routes such a path raw and handed the name over escaped.
 func TestNamesWithSlashes(t *testing.T) {
+	t.Parallel()
 	s := mustServe(t, serverOpts{})
 	const cause = "a/b <c>"
 	mustCaptureExamples(t, s, cause)

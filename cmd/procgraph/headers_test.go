@@ -21,6 +21,7 @@ var consoleHeaders = map[string]string{
 // files, a missing file, a refused method) carries the console's CSP,
 // framing and referrer headers.
 func TestSecurityHeaders(t *testing.T) {
+	t.Parallel()
 	s := mustServe(t, serverOpts{})
 	name := mustCaptureName(t, s, readOnlyCode, "h")
 	cases := []struct {

@@ -17,6 +17,7 @@ import (
 // is answered with a 4xx in the contract's error shape and the server stays
 // up.
 func TestHostileBodies(t *testing.T) {
+	t.Parallel()
 	up := mustUpstream(t)
 	s := mustServe(t, serverOpts{Upstream: up})
 	mustCaptureName(t, s, readOnlyCode, "setup")
@@ -133,6 +134,7 @@ func jsonEscape(s string) string {
 // errors, and checks that neither /v1/decisions nor the server's log output
 // contains it.
 func TestAuditNeverLeaks(t *testing.T) {
+	t.Parallel()
 	var raw [8]byte
 	_, _ = rand.Read(raw[:])
 	marker := "MARKER" + hex.EncodeToString(raw[:])
@@ -193,6 +195,7 @@ func mustJSON(tb testing.TB, v any) []byte {
 // through DNS rebinding (a foreign Host) or a cross-site form post gets 403
 // and changes nothing.
 func TestBrowserAttacksAreRefused(t *testing.T) {
+	t.Parallel()
 	s := mustServe(t, serverOpts{})
 	before := s.get(t, "/v1/tools").JSON(t)["revision"]
 	tests := []struct {

@@ -75,12 +75,14 @@ func typeScriptClient() ([]string, string) {
 }
 
 func TestMCPInteropPython(t *testing.T) {
+	t.Parallel()
 	argv, missing := pythonClient()
 	requireSDK(t, missing)
 	runInterop(t, argv)
 }
 
 func TestMCPInteropTypeScript(t *testing.T) {
+	t.Parallel()
 	argv, missing := typeScriptClient()
 	requireSDK(t, missing)
 	runInterop(t, argv)

@@ -65,6 +65,7 @@ func mcpText(res *mcp.CallToolResult) string {
 // denied state-changing ones on /mcp with nothing reaching the upstream, and
 // is told when the exposed set changes.
 func TestMCPServedByMain(t *testing.T) {
+	t.Parallel()
 	up := mustUpstream(t)
 	s := mustServe(t, serverOpts{Upstream: up, AllowMutating: true})
 	readOnly := mustCaptureName(t, s, "a = tools.get_task_jobs_summary(task_id=task_id)\nb = tools.get_retry_chain(task_id=task_id)\nreturn [a, b]\n", "m1")
@@ -208,6 +209,7 @@ func TestUpstreamMCPCommandThroughMain(t *testing.T) {
 // either endpoint, so calling it is "unknown tool" — not a denial, and
 // nothing is decided or reaches the upstream (docs/mcp.md).
 func TestMCPHidesStateChangingWithoutMutatingAutorun(t *testing.T) {
+	t.Parallel()
 	up := mustUpstream(t)
 	s := mustServe(t, serverOpts{Upstream: up})
 	mutating := mustCaptureName(t, s, "a = tools.get_task_jobs_summary(task_id=task_id)\ntools.retry_task(task_id=task_id)\nreturn a\n", "h1")

@@ -25,6 +25,7 @@ func callRunCode(t *testing.T, sess *mcp.ClientSession, args map[string]any) *mc
 // /mcp/interactive a client that cannot elicit gets the pending approval's
 // id and await_approval runs it once an operator approved it over HTTP.
 func TestMCPRunCode(t *testing.T) {
+	t.Parallel()
 	up := mustUpstream(t)
 	s := mustServe(t, serverOpts{Upstream: up, AllowMutating: true})
 

@@ -23,6 +23,7 @@ var promLine = regexp.MustCompile(`^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{([a-zA-Z_][a-zA
 // the latency histogram, replays by outcome, decisions by reason, sandbox
 // pool gauges, valid text format) and /openapi.json (OpenAPI 3.1).
 func TestMetricsAndOpenAPI(t *testing.T) {
+	t.Parallel()
 	up := mustUpstream(t)
 	up.fail["search_panda_docs"] = "boom"
 	s := mustServe(t, serverOpts{Upstream: up})
@@ -133,6 +134,7 @@ func TestMetricsAndOpenAPI(t *testing.T) {
 // and checks that the replay completes with 200, the process exits 0, and
 // the data file opens again (its lock is released).
 func TestSIGTERMDrains(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts a subprocess")
 	}
@@ -260,6 +262,7 @@ func consumeLog(r io.Reader, sink *logSink, addrc chan<- string) {
 // TestIndex: GET / points a newcomer (or a browser) at the API
 // description, health, metrics, the API and MCP, without a token.
 func TestIndex(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	tokens := filepath.Join(dir, "tokens.json")
 	mustCreateToken(t, tokens, "ops", "read")

@@ -14,6 +14,7 @@ import (
 // counted, and the usage keys: session_id, else Idempotency-Key, else a
 // fresh key per request; and that a single proc__X block counts a use of X.
 func TestCaptureCounting(t *testing.T) {
+	t.Parallel()
 	s := mustServe(t, serverOpts{Upstream: mustUpstream(t)})
 	variant := readOnlyCode + "\n# a second version"
 	steps := []struct {
@@ -115,6 +116,7 @@ func names(list []any) []string {
 // TestFindAndPlannerView checks every filter of find_all_procedures, the
 // total before limit and offset, the order, and the planner view.
 func TestFindAndPlannerView(t *testing.T) {
+	t.Parallel()
 	up := mustUpstream(t)
 	s := mustServe(t, serverOpts{Upstream: up})
 	const (
@@ -315,6 +317,7 @@ func TestFindAndPlannerView(t *testing.T) {
 // failed version), the grant's binding to the code hash, auto-run grant and
 // revoke, and the decisions they leave (newest first, filtered).
 func TestVersionsPromoteAutoRun(t *testing.T) {
+	t.Parallel()
 	up := mustUpstream(t)
 	s := mustServe(t, serverOpts{Upstream: up})
 	v1 := s.mustCapture(t, map[string]any{"code": readOnlyCode, "session_id": "a"}, nil)
@@ -458,6 +461,7 @@ func TestVersionsPromoteAutoRun(t *testing.T) {
 // flipped to read_only false re-classifies its procedures at once: the next
 // automatic invoke is denied and reaches no tool.
 func TestCatalogueReclassifies(t *testing.T) {
+	t.Parallel()
 	up := mustUpstream(t)
 	s := mustServe(t, serverOpts{Upstream: up})
 	mustCaptureName(t, s, readOnlyCode, "a")
@@ -555,6 +559,7 @@ func TestCatalogueReclassifies(t *testing.T) {
 // procedure that calls another than the sandbox has workers for outer runs
 // all succeed: nested calls have their own workers.
 func TestNestedReplaysDoNotStarveTheSandbox(t *testing.T) {
+	t.Parallel()
 	up := mustUpstream(t)
 	up.setDelay("get_task_jobs_summary", 200*time.Millisecond)
 	s := mustServe(t, serverOpts{Upstream: up}) // one warm worker: at most 4 outer runs at once

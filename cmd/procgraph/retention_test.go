@@ -16,6 +16,7 @@ import (
 // the retention; the archive imports with every record. Without the setting
 // nothing is pruned, and a retention without an archive directory is refused.
 func TestAuditRetention(t *testing.T) {
+	t.Parallel()
 	if _, err := parseServeConfig([]string{"--audit-retention", "24h"}); err == nil || !strings.Contains(err.Error(), "--audit-archive-dir") {
 		t.Errorf("retention without an archive directory: %v", err)
 	}

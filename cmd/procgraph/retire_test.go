@@ -75,6 +75,7 @@ func TestRetireCommands(t *testing.T) {
 // TestRetiredHiddenFromMCP: a retired procedure leaves MCP's tools/list and
 // the planner view; calling it is an unknown tool and reaches nothing.
 func TestRetiredHiddenFromMCP(t *testing.T) {
+	t.Parallel()
 	up := mustUpstream(t)
 	s := mustServe(t, serverOpts{Upstream: up})
 	name := mustCaptureName(t, s, readOnlyCode, "m1")

@@ -10,6 +10,7 @@ import (
 // real server: matches only, most relevant first, each with a score; hostile
 // q is a clear 400 or a safe match.
 func TestSearchOverHTTP(t *testing.T) {
+	t.Parallel()
 	s := mustServe(t, serverOpts{Upstream: mustUpstream(t)})
 	oom := s.mustCapture(t, map[string]any{"code": readOnlyCode, "session_id": "a",
 		"cause":    map[string]any{"name": "memory exceeded", "description": "killed by the batch system"},

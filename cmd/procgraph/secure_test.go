@@ -415,6 +415,7 @@ func mustNotSelfGrantOverMCP(t *testing.T, s *server, up *upstream, token, name 
 // path (the quickstart agent that granted itself durable auto-run as
 // anonymous).
 func TestMCPWithoutAuthOffersNoGrant(t *testing.T) {
+	t.Parallel()
 	up := mustUpstream(t)
 	s := mustServe(t, serverOpts{Upstream: up, AllowMutating: true})
 	name := mustCaptureName(t, s, "a = tools.get_task_jobs_summary(task_id=task_id)\ntools.retry_task(task_id=task_id)\nreturn a\n", "m")

@@ -14,6 +14,7 @@ import (
 // turn under a session id with a control character (a NUL would make "p"
 // a key prefix of "p\x00x") is refused.
 func TestSessionPolicyPaths(t *testing.T) {
+	t.Parallel()
 	up := mustUpstream(t)
 	a := mustTurnServer(t, up)
 	// Each session's policy is for its own code (its own hash).

@@ -13,6 +13,7 @@ import (
 // TestServeStoreIsSynced: the embedded store serve opens fsyncs every
 // commit; an acknowledged write must survive a crash of the machine.
 func TestServeStoreIsSynced(t *testing.T) {
+	t.Parallel()
 	cfg := &serveConfig{Store: "embedded", Data: filepath.Join(t.TempDir(), "p.db")}
 	st, err := openStore(context.Background(), cfg, zerolog.Nop())
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 // counts; no value, no code), which the served audit log lists under
 // kind=store; an import refused before it writes anything records nothing.
 func TestStoreLoadsAreAudited(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	src := mustFilledStoreFile(t, dir, 20)
 	dump := filepath.Join(dir, "dump.jsonl")

@@ -5,6 +5,7 @@ import "testing"
 // TestCaptureSuggestionOverHTTP: the capture answer names the exposed
 // procedure to call instead, and is null when there is none.
 func TestCaptureSuggestionOverHTTP(t *testing.T) {
+	t.Parallel()
 	s := mustServe(t, serverOpts{Upstream: mustUpstream(t)})
 	first := s.mustCapture(t, map[string]any{"code": readOnlyCode, "session_id": "a"}, nil)
 	if v, ok := first["suggestion"]; !ok || v != nil {

@@ -84,6 +84,7 @@ func (a *turnActors) run(t *testing.T, tok, id string) reply {
 // operator with grant approved it, and an approved turn runs once, for its
 // requester only.
 func TestTurnBoundary(t *testing.T) {
+	t.Parallel()
 	up := mustUpstream(t)
 	a := mustTurnServer(t, up)
 
@@ -243,6 +244,7 @@ func TestTurnBoundary(t *testing.T) {
 // TestTurnPendingBound: 32 concurrent submitters never get more than
 // --max-pending-approvals pending; the rest are refused 429 busy.
 func TestTurnPendingBound(t *testing.T) {
+	t.Parallel()
 	up := mustUpstream(t)
 	a := mustTurnServer(t, up, "--max-pending-approvals", "3")
 	var mu sync.Mutex
@@ -272,6 +274,7 @@ func TestTurnPendingBound(t *testing.T) {
 // TestTurnExpiry: past its deadline an approval resolves nothing and its
 // turn never runs.
 func TestTurnExpiry(t *testing.T) {
+	t.Parallel()
 	up := mustUpstream(t)
 	a := mustTurnServer(t, up, "--approval-timeout", "1s")
 	id := a.mustPending(t, killTurn("s", 1))
@@ -304,6 +307,7 @@ func TestTurnExpiry(t *testing.T) {
 // revoking by prefix restores review; auto_run on a proc__-only block makes
 // durable grants bound to the current hashes.
 func TestTurnPolicies(t *testing.T) {
+	t.Parallel()
 	up := mustUpstream(t)
 	a := mustTurnServer(t, up)
 	id := a.mustAutoRun(t, killTurn("p", 1), "safe here")
@@ -357,6 +361,7 @@ func TestTurnPolicies(t *testing.T) {
 // submitting the same code under that session id is reviewed (nothing
 // reaches the upstream), and the policy keeps applying to its requester.
 func TestTurnPolicyBoundToRequester(t *testing.T) {
+	t.Parallel()
 	up := mustUpstream(t)
 	a := mustTurnServer(t, up)
 	a.mustAutoRun(t, killTurn("mine", 1), "agent's session")
@@ -390,6 +395,7 @@ func TestTurnPolicyBoundToRequester(t *testing.T) {
 // TestTurnCapture: a succeeded turn with capture is captured under its
 // session; a rejected one captures nothing.
 func TestTurnCapture(t *testing.T) {
+	t.Parallel()
 	up := mustUpstream(t)
 	a := mustTurnServer(t, up)
 	code := "a = tools.get_task_jobs_summary(task_id=task_id)\nb = tools.get_retry_chain(task_id=task_id)\nreturn [a, b]"
@@ -414,6 +420,7 @@ func TestTurnCapture(t *testing.T) {
 // request (--replay-timeout from the run's arrival): a tool call that
 // outlasts it ends the run as a timeout.
 func TestTurnRunDeadline(t *testing.T) {
+	t.Parallel()
 	up := mustUpstream(t)
 	a := mustTurnServer(t, up, "--replay-timeout", "1s")
 	up.setDelay("kill_job", 10*time.Second)

@@ -77,6 +77,7 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 // escapes visible as \u001b, and the title alone (docs/design.md "What the
 // operator sees is what runs").
 func TestCLIShowsHiddenCharactersInATerminal(t *testing.T) {
+	t.Parallel()
 	a := mustTurnServer(t, nil)
 	turn := map[string]any{"code": hidingCode, "summary": hidingSummary, "session_id": "s-\u202eboj_llik", "phase": "interactive"}
 	id := a.mustPending(t, turn)
