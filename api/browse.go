@@ -54,7 +54,7 @@ func (s *Server) graph(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) decisions(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	limit := queryInt(r, "limit", 100)
+	limit := queryInt(r, "limit", procedures.DefaultDecisionLimit)
 	ds, err := s.svc.Decisions(r.Context(), procedures.DecisionFilter{
 		Procedure: q.Get("procedure"), Kind: procedures.DecisionKind(q.Get("kind")), Limit: limit, Before: q.Get("before"),
 	})

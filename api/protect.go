@@ -15,7 +15,8 @@ import (
 // (DNS rebinding: a page whose name resolves to 127.0.0.1 would otherwise
 // reach the tokenless, every-scope server as same-origin). Refusals use
 // the API's error shape with code forbidden. Every answer, refused or not,
-// carries X-Content-Type-Options: nosniff (noSniff).
+// carries X-Content-Type-Options: nosniff (noSniff): Protect is that
+// header's one home, wrapping the routes, the console and MCP alike.
 func Protect(h http.Handler, authn *auth.Authenticator) http.Handler {
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -47,4 +48,13 @@ func loopbackHost(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// noSniff marks an answer X-Content-Type-Options: nosniff, so a browser
+// never reads a body (a stored value, a DOT label, a dump line) as anything
+// but its Content-Type. Protect calls it before anything else, so every
+// answer carries it: routes, errors, refusals, streams, metrics, the
+// console and MCP.
+func noSniff(w http.ResponseWriter) {
+	w.Header().Set("X-Content-Type-Options", "nosniff")
 }

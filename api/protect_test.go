@@ -46,6 +46,9 @@ func TestProtect(t *testing.T) {
 			if w.Code != tc.want {
 				t.Fatalf("status %d, want %d: %s", w.Code, tc.want, w.Body.String())
 			}
+			if got := w.Header().Get("X-Content-Type-Options"); got != "nosniff" {
+				t.Fatalf("X-Content-Type-Options %q, want nosniff on every answer", got)
+			}
 			if tc.want == 403 && w.Header().Get("Content-Type") != "application/json" {
 				t.Fatalf("refusal is not in the error shape: %q", w.Body.String())
 			}

@@ -49,7 +49,7 @@ var (
 	decisionParams = []queryParam{
 		{name: "procedure", typ: "string", doc: "decisions about this procedure"},
 		{name: "kind", typ: "string", enum: procedures.DecisionKindNames(), doc: "decision kind"},
-		{name: "limit", typ: "integer", min: 1, max: 1000, doc: "how many (default 100)"},
+		intParam(fields.DecisionLimit, fmt.Sprintf("how many (default %d)", fields.DefaultDecisionLimit)),
 		{name: "before", typ: "string", doc: "page back: records older than this decision id (the previous answer's next)"},
 	}
 )

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/search"
+	"github.com/procgraph/procgraph/signature"
 )
 
 // TestSchemaBoundsAreTheGoBounds: for every bounded string of every
@@ -84,6 +86,7 @@ func TestSchemaBoundsAreTheGoBounds(t *testing.T) {
 		"MaxFindLimit":      {procedures.MaxFindLimit, *fields.Limit.Max},
 		"MaxCatalogueTools": {procedures.MaxCatalogueTools, fields.MaxCatalogueTools},
 		"MaxWait":           {int(gate.MaxWait / time.Second), *fields.WaitS.Max},
+		"MaxDecisionLimit":  {procedures.MaxDecisionLimit, *fields.DecisionLimit.Max},
 	} {
 		if c[0] != c[1] {
 			t.Errorf("%s: the domain's %d, the schema's %d", name, c[0], c[1])
@@ -175,5 +178,34 @@ func TestOpenAPIAgreesWithTheRouteTable(t *testing.T) {
 	}
 	if served != len(routes) {
 		t.Errorf("the router serves %d routes, the table has %d", served, len(routes))
+	}
+}
+
+// TestEnumsAreTheDomains: each enum a schema publishes lists exactly the
+// values the domain accepts.
+func TestEnumsAreTheDomains(t *testing.T) {
+	strs := func(xs ...string) []string { return xs }
+	choices := make([]string, len(procedures.Choices))
+	for i, c := range procedures.Choices {
+		choices[i] = string(c)
+	}
+	for _, c := range []struct {
+		field  fields.Field
+		domain []string
+		valid  func(string) bool
+	}{
+		{fields.Dialect, strs(string(signature.Starlark), string(signature.PythonAsync)), func(v string) bool { _, err := signature.ParseDialect(v); return err == nil }},
+		{fields.Phase, strs(string(procedures.PhaseAutomatic), string(procedures.PhaseInteractive)), func(v string) bool { return procedures.Phase(v).Valid() }},
+		{fields.Status, strs(string(procedures.StatusSucceeded), string(procedures.StatusFailed)), func(v string) bool { return procedures.Status(v).Valid() }},
+		{fields.Choice, choices, func(v string) bool { return procedures.Choice(v).Valid() }},
+	} {
+		if !slices.Equal(c.field.Enum, c.domain) {
+			t.Errorf("%s: the schema's enum %v, the domain's %v", c.field.Name, c.field.Enum, c.domain)
+		}
+		for _, v := range c.field.Enum {
+			if !c.valid(v) {
+				t.Errorf("%s: the domain refuses %q", c.field.Name, v)
+			}
+		}
 	}
 }

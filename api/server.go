@@ -90,7 +90,6 @@ func New(cfg Config) (*Server, error) {
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	noSniff(w)
 	if serveUI(w, r) {
 		return
 	}

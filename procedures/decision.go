@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync/atomic"
 	"time"
+
+	"github.com/procgraph/procgraph/internal/fields"
 )
 
 // DecisionKind is what a decision record decided about.
@@ -155,11 +157,18 @@ func NewDecisionID(at time.Time) string {
 	return fmt.Sprintf("pgd_%016x%s", uint64(n), hex.EncodeToString(r[:]))
 }
 
+// The audit log's page sizes (fields.DecisionLimit): a store answers
+// DefaultDecisionLimit records for Limit 0 and at most MaxDecisionLimit.
+const (
+	DefaultDecisionLimit = fields.DefaultDecisionLimit
+	MaxDecisionLimit     = fields.MaxDecisionLimit
+)
+
 // DecisionFilter selects audit records. Empty fields match everything.
 type DecisionFilter struct {
 	Procedure string
 	Kind      DecisionKind
-	Limit     int // default 100, max 1000
+	Limit     int // 0: DefaultDecisionLimit; at most MaxDecisionLimit
 	// Before, a decision id, pages back: only records older than it (in the
 	// list's order: time, then id) are returned.
 	Before string

@@ -21,11 +21,11 @@ const ContentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 
 
 // SetHeaders sets the headers every console answer carries, whoever
 // writes it (Handler, and the server's redirect of /ui to /ui/):
-// ContentSecurityPolicy, no sniffing, no framing, no referrer, and no
-// caching beyond revalidation.
+// ContentSecurityPolicy, no framing, no referrer, and no caching beyond
+// revalidation. X-Content-Type-Options: nosniff is set on every answer of
+// the server, the console's included, by api.Protect.
 func SetHeaders(h http.Header) {
 	h.Set("Content-Security-Policy", ContentSecurityPolicy)
-	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Cache-Control", "no-cache")

@@ -7,7 +7,7 @@ import (
 )
 
 // consoleHeaders are the headers every console answer carries besides
-// X-Content-Type-Options (ui.Headers).
+// X-Content-Type-Options (ui.SetHeaders; nosniff is api.Protect's).
 var consoleHeaders = map[string]string{
 	"Content-Security-Policy": "default-src 'self'",
 	"X-Frame-Options":         "DENY",

@@ -11,10 +11,10 @@ import (
 	"github.com/procgraph/procgraph/procedures"
 )
 
-// Decision list limits.
+// Decision list limits: procedures'.
 const (
-	defaultDecisionLimit = 100
-	maxDecisionLimit     = 1000
+	defaultDecisionLimit = procedures.DefaultDecisionLimit
+	maxDecisionLimit     = procedures.MaxDecisionLimit
 )
 
 func validateDecision(d *procedures.Decision) error {

@@ -8,10 +8,10 @@ import (
 	"github.com/procgraph/procgraph/procedures"
 )
 
-// The audit log's page sizes.
+// The audit log's page sizes: procedures'.
 const (
-	defaultDecisionLimit = 100
-	maxDecisionLimit     = 1000
+	defaultDecisionLimit = procedures.DefaultDecisionLimit
+	maxDecisionLimit     = procedures.MaxDecisionLimit
 )
 
 // AppendDecision appends an audit record (decision_append.cypher). The same

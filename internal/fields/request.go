@@ -33,6 +33,10 @@ const (
 	MaxWaitSeconds = 60
 	// MaxTurnIDBytes bounds a turn id (trn_…).
 	MaxTurnIDBytes = 64
+	// DefaultDecisionLimit and MaxDecisionLimit are the audit log's page
+	// size (GET /v1/decisions).
+	DefaultDecisionLimit = 100
+	MaxDecisionLimit     = 1000
 )
 
 // The request fields. A body or a tool input composes them (Body, Opt,
@@ -91,10 +95,12 @@ var (
 		Nullable(Field{Name: "input_schema", Type: Object})}}
 
 	// The find filters (GET /v1/procedures, find_all_procedures).
-	Search   = Field{Name: "q", Type: String, MinBytes: 1, MaxBytes: MaxSearchBytes}
-	Limit    = Field{Name: "limit", Type: Integer, Min: Int(1), Max: Int(MaxFindLimit)}
-	Offset   = Field{Name: "offset", Type: Integer, Min: Int(0), Max: Int(MaxOffset), Doc: "page start"}
-	MinTools = Field{Name: "min_tools", Type: Integer, Min: Int(0), Max: Int(MaxMinTools), Doc: "at least this many distinct tools"}
+	Search = Field{Name: "q", Type: String, MinBytes: 1, MaxBytes: MaxSearchBytes}
+	Limit  = Field{Name: "limit", Type: Integer, Min: Int(1), Max: Int(MaxFindLimit)}
+	Offset = Field{Name: "offset", Type: Integer, Min: Int(0), Max: Int(MaxOffset), Doc: "page start"}
+	// DecisionLimit is the audit log's page size.
+	DecisionLimit = Field{Name: "limit", Type: Integer, Min: Int(1), Max: Int(MaxDecisionLimit)}
+	MinTools      = Field{Name: "min_tools", Type: Integer, Min: Int(0), Max: Int(MaxMinTools), Doc: "at least this many distinct tools"}
 	// FilterValue is one cause or tool a find names.
 	FilterValue = Field{Type: String, MinBytes: 1, MaxBytes: MaxKeyBytes}
 )

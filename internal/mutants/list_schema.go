@@ -47,3 +47,14 @@ func init() {
 		},
 	}...)
 }
+
+// nosniff's one home (issue 22: it was set in three layers).
+func init() {
+	mutants = append(mutants, Mutant{
+		Name:     "api/nosniff-dropped",
+		Why:      "an answer goes out without X-Content-Type-Options: nosniff (api.Protect is its one home)",
+		Edits:    []Edit{{Dir: "api", Files: "protect.go", Find: "\tnoSniff(w)\n", Replace: "\n"}},
+		Packages: []string{"./api"},
+		Tests:    []string{"TestProtect"},
+	})
+}
