@@ -138,6 +138,14 @@ func (b *browserTab) text(tb testing.TB, sel string) string {
 	return s
 }
 
+// value is the value of the first input matching sel.
+func (b *browserTab) value(tb testing.TB, sel string) string {
+	tb.Helper()
+	var s string
+	b.eval(tb, fmt.Sprintf(`(document.querySelector(%q) || {value: ''}).value`, sel), &s)
+	return s
+}
+
 // count is the number of elements matching sel.
 func (b *browserTab) count(tb testing.TB, sel string) int {
 	tb.Helper()

@@ -114,6 +114,40 @@ func TestConsole(t *testing.T) {
 		}
 	})
 
+	t.Run("search box", func(t *testing.T) {
+		var want struct {
+			Procedures []struct{ Name string }
+			Total      int
+		}
+		s.get(t, "/v1/procedures?q=compare+logs").Into(t, &want)
+		var all struct{ Total int }
+		s.get(t, "/v1/procedures").Into(t, &all)
+		if want.Total == 0 || want.Total == all.Total {
+			t.Fatalf("q=compare logs matches %d of %d", want.Total, all.Total)
+		}
+		tab.open(t, s.URL, "#/procedures")
+		tab.run(t, chromedp.SendKeys("#f-q", "compare logs", chromedp.ByQuery), chromedp.Click("#apply", chromedp.ByQuery))
+		tab.waitJS(t, `location.hash.includes('q=compare+logs') && document.getElementById('view').dataset.rendered === location.hash`)
+		var names []string
+		tab.eval(t, `[...document.querySelectorAll('#procedures tbody tr td:first-child')].map((td) => td.textContent)`, &names)
+		if len(names) != want.Total {
+			t.Fatalf("%d rows, the API's q finds %d", len(names), want.Total)
+		}
+		for i, p := range want.Procedures {
+			if names[i] != p.Name {
+				t.Fatalf("row %d is %q, the API ranks %q there", i, names[i], p.Name)
+			}
+		}
+		if got := tab.text(t, "#procedures thead"); !strings.Contains(got, "Score") {
+			t.Fatalf("no score column: %q", got)
+		}
+		if v := tab.value(t, "#f-q"); v != "compare logs" {
+			t.Fatalf("the search box holds %q", v)
+		}
+		tab.mustClean(t, "search")
+		tab.screenshot(t, "procedures-search")
+	})
+
 	t.Run("procedure diff of two versions", func(t *testing.T) {
 		tab.open(t, s.URL, "#/procedure/"+f.compare)
 		if n := tab.count(t, "#versions tbody tr"); n != 2 {
@@ -147,6 +181,9 @@ func TestConsole(t *testing.T) {
 		}
 		tab.run(t, chromedp.SendKeys("#grant-reason", "reviewed the diff", chromedp.ByQuery), chromedp.Click("#grant", chromedp.ByQuery))
 		tab.waitJS(t, `document.querySelector('#revoke') && !document.querySelector('#revoke').disabled`)
+		if got := tab.text(t, "#notice"); !strings.Contains(got, "Auto-run granted for "+f.compare) || !strings.Contains(got, "reviewed the diff") {
+			t.Fatalf("no confirmation of the grant: %q", got)
+		}
 		if !autoRun() {
 			t.Fatal("the page's grant did not reach the API")
 		}
@@ -164,7 +201,44 @@ func TestConsole(t *testing.T) {
 		if d := s.decisions(t, "procedure="+f.compare+"&kind=revoke"); len(d) != 1 {
 			t.Fatalf("revoke audit: %v", d)
 		}
+		if got := tab.text(t, "#notice"); !strings.Contains(got, "Auto-run revoked for "+f.compare) || !strings.Contains(got, "done") {
+			t.Fatalf("no confirmation of the revoke: %q", got)
+		}
 		tab.mustClean(t, "grant")
+	})
+
+	t.Run("promote from the reason's button", func(t *testing.T) {
+		current := func() string {
+			var p struct {
+				CodeHash string `json:"code_hash"`
+			}
+			s.get(t, "/v1/procedures/"+f.compare).Into(t, &p)
+			return p.CodeHash
+		}
+		before := current()
+		tab.open(t, s.URL, "#/procedure/"+f.compare)
+		if tab.count(t, "#promote-reason + #promote-version + #promote") != 1 {
+			t.Fatal("the promote reason has no button beside it")
+		}
+		tab.run(t, chromedp.Click("#promote", chromedp.ByQuery))
+		tab.waitJS(t, `document.querySelector('#promote-result .error') !== null`)
+		if current() != before {
+			t.Fatal("promoted without a reason")
+		}
+		var target string
+		tab.eval(t, `document.getElementById('promote-version').value`, &target)
+		tab.run(t, chromedp.SendKeys("#promote-reason", "the five-task version", chromedp.ByQuery), chromedp.Click("#promote", chromedp.ByQuery))
+		tab.waitJS(t, `document.querySelector('#notice').textContent.includes('promoted')`)
+		if got := current(); got != target || got == before {
+			t.Fatalf("current version %s after promoting %s (was %s)", got, target, before)
+		}
+		tab.waitReady(t)
+		var title string
+		tab.eval(t, `document.querySelector('#versions code.hash').getAttribute('title')`, &title)
+		if len(title) != 64 {
+			t.Fatalf("a truncated code hash's title is %q, want the whole hash", title)
+		}
+		tab.mustClean(t, "promote")
 	})
 
 	t.Run("graph explorer draws and expands", func(t *testing.T) {
@@ -232,6 +306,58 @@ func TestConsole(t *testing.T) {
 		tab.screenshot(t, "catalogue")
 	})
 
+	t.Run("one colour per state on every page", func(t *testing.T) {
+		colours := map[string]map[string]bool{}
+		for _, hash := range []string{"#/procedures", "#/procedure/" + f.compare, "#/procedure/" + f.hostile, "#/catalogue", "#/graph", "#/approvals"} {
+			tab.open(t, s.URL, hash)
+			if hash == "#/graph" {
+				tab.waitJS(t, `window.procgraphExplorer.ready`)
+			}
+			var page struct {
+				Colours map[string][]string
+				Loose   []string
+			}
+			tab.eval(t, stateColoursJS, &page)
+			if len(page.Loose) > 0 {
+				t.Errorf("%s: state badges outside the state classes: %q", hash, page.Loose)
+			}
+			for state, cs := range page.Colours {
+				if colours[state] == nil {
+					colours[state] = map[string]bool{}
+				}
+				for _, c := range cs {
+					colours[state][c] = true
+				}
+			}
+		}
+		seen := map[string]string{}
+		for _, state := range []string{"read_only", "state_changing", "unknown"} {
+			if len(colours[state]) != 1 {
+				t.Fatalf("%s has colours %v across the pages", state, colours[state])
+			}
+			for c := range colours[state] {
+				if other, dup := seen[c]; dup {
+					t.Fatalf("%s and %s share the colour %s", state, other, c)
+				}
+				seen[c] = state
+			}
+		}
+	})
+
+	t.Run("tables never break a word", func(t *testing.T) {
+		tab.run(t, chromedp.EmulateViewport(900, 1000))
+		defer tab.run(t, chromedp.EmulateViewport(1400, 1000))
+		for _, hash := range []string{"#/procedures", "#/procedure/" + f.compare, "#/causes", "#/audit", "#/catalogue", "#/cause/input%20dataset%20unavailable"} {
+			tab.open(t, s.URL, hash)
+			var broken []string
+			tab.eval(t, brokenWordsJS, &broken)
+			if len(broken) > 0 {
+				t.Errorf("%s: words broken across lines: %q", hash, broken)
+			}
+		}
+		tab.screenshot(t, "procedure-narrow")
+	})
+
 	t.Run("hostile text stays text on every page", func(t *testing.T) {
 		for _, tc := range []struct {
 			hash  string
@@ -266,6 +392,54 @@ func TestConsole(t *testing.T) {
 		tab.mustClean(t, "the hostile cause's page")
 	})
 }
+
+// stateColoursJS is, for each state, the colours the page shows it in:
+// its badges' backgrounds, the legend's marks and the graph's nodes; and
+// the badges that name a state without its class.
+const stateColoursJS = `(() => {
+	const out = {};
+	const add = (state, c) => { (out[state] = out[state] || []).push(c); };
+	for (const b of document.querySelectorAll('.badge.state')) add(b.dataset.state, getComputedStyle(b).backgroundColor);
+	for (const l of document.querySelectorAll('.legend-item')) for (const s of ['read_only', 'state_changing', 'unknown']) if (l.classList.contains(s)) add(s, getComputedStyle(l, '::before').backgroundColor);
+	const ex = window.procgraphExplorer;
+	if (location.hash.startsWith('#/graph') && ex && ex.cy) for (const n of ex.cy.nodes('[kind != "cluster"][kind != "cause"]')) {
+		const probe = document.createElement('span');
+		probe.style.color = n.style('background-color');
+		document.body.append(probe);
+		add(n.data('cls'), getComputedStyle(probe).color);
+		probe.remove();
+	}
+	const names = ['read-only', 'state-changing', 'unknown'];
+	const loose = [...document.querySelectorAll('#view .badge:not(.state)')].map((b) => b.textContent).filter((t) => names.includes(t));
+	return { colours: out, loose };
+})()`
+
+// brokenWordsJS lists the words of the page's table cells drawn on more
+// than one line (a text node's word whose range has several client
+// rects), and the truncated code hashes without their whole hash as title.
+// A word is a run of letters, digits and underscores: "Freque/ncy" or a
+// hash in two is a break inside one; a break at punctuation is not.
+const brokenWordsJS = `(() => {
+	const out = [];
+	for (const cell of document.querySelectorAll('#view td, #view th')) {
+		const w = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+		while (w.nextNode()) {
+			const node = w.currentNode;
+			for (const m of node.data.matchAll(/[\p{L}\p{N}_]+/gu)) {
+				const r = document.createRange();
+				r.setStart(node, m.index);
+				r.setEnd(node, m.index + m[0].length);
+				const lines = new Set([...r.getClientRects()].filter((x) => x.width > 0).map((x) => Math.round(x.top)));
+				if (lines.size > 1) out.push(m[0]);
+			}
+		}
+	}
+	for (const c of document.querySelectorAll('#view code.hash')) {
+		const t = c.textContent, full = c.getAttribute('title') || '';
+		if (t !== full && !(t.endsWith('…') && full.startsWith(t.slice(0, -1)))) out.push('hash ' + t + ' titled ' + full);
+	}
+	return out;
+})()`
 
 // jsString is s as a JavaScript string literal.
 func jsString(s string) string {
@@ -369,9 +543,26 @@ func TestConsoleApprovals(t *testing.T) {
 	}
 	tab.screenshot(t, "approvals")
 	card := `article.approval[data-id="` + first + `"]`
+	if got := tab.text(t, card+" .turn-id"); got != first || !strings.HasPrefix(first, "trn_") {
+		t.Fatalf("the card shows turn id %q, want %q", got, first)
+	}
+	if tab.count(t, "#no-history") != 1 {
+		t.Fatal("the history is not empty before any resolution")
+	}
 	tab.run(t, chromedp.SendKeys(card+" .approval-reason", "checked the job id", chromedp.ByQuery),
 		chromedp.Click(card+` button[data-choice="run_once"]`, chromedp.ByQuery))
 	tab.waitJS(t, `document.querySelectorAll('article.approval').length === 1`)
+	if got := tab.text(t, "#notice"); !strings.Contains(got, first) || !strings.Contains(got, "approved to run once") || !strings.Contains(got, "checked the job id") {
+		t.Fatalf("no confirmation of the resolution: %q", got)
+	}
+	tab.waitJS(t, `document.querySelectorAll('#history tbody tr').length === 1`)
+	row := tab.text(t, "#history tbody tr")
+	for _, want := range []string{first, "run_once", "op", "checked the job id", "state-changing"} {
+		if !strings.Contains(row, want) {
+			t.Fatalf("the history row lacks %q:\n%s", want, row)
+		}
+	}
+	tab.screenshot(t, "approvals-history")
 	var ap map[string]any
 	a.as(t, a.op, "GET", "/v1/approvals/"+first, nil).Into(t, &ap)
 	if ap["status"] != "approved" {

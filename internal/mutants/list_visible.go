@@ -63,7 +63,7 @@ func init() {
 		{
 			Name:     "ui/graph-label-raw",
 			Why:      "the graph explorer draws a cause's or procedure's name raw on the canvas",
-			Edits:    []Edit{{Dir: "ui/static/pages", Files: "graph.js", Find: "shown: visibleText(n.label, true)", Replace: "shown: n.label"}},
+			Edits:    []Edit{{Dir: "ui/static/pages", Files: "graph.js", Find: "n.shown = visibleText(n.text, true);", Replace: "n.shown = n.text;"}},
 			Packages: []string{"./cmd/procgraph"},
 			Tests:    []string{"TestConsoleVisible"},
 		},
@@ -77,7 +77,7 @@ func init() {
 		{
 			Name:     "ui/card-without-code-hash",
 			Why:      "the approval card does not show the code hash the server computed beside the code",
-			Edits:    []Edit{{Dir: "ui/static/pages", Files: "approvals.js", Find: "h('p', { class: 'muted code-hash' }, 'code hash ' + (a.code_hash || '')),", Replace: ""}},
+			Edits:    []Edit{{Dir: "ui/static/pages", Files: "approvals.js", Find: "h('p', { class: 'muted code-hash' }, 'code hash ', codeHash(a.code_hash || '')),", Replace: ""}},
 			Packages: []string{"./cmd/procgraph"},
 			Tests:    []string{"TestConsoleVisible"},
 		},

@@ -111,6 +111,57 @@ export function badge(text, kind) {
   return h('span', { class: 'badge ' + (kind || '') }, text);
 }
 
+// STATES are the classifications every page colours the same way: one
+// class per state (state-read_only, …), coloured once in style.css's
+// :root (--state-read_only, …), which the graph explorer reads too
+// (stateColour).
+export const STATES = { read_only: 'read-only', state_changing: 'state-changing', unknown: 'unknown' };
+
+// stateBadge is the badge of a classification: readOnly true, false, or
+// a state name (read_only, state_changing, unknown).
+export function stateBadge(state) {
+  const s = state === true ? 'read_only' : state === false ? 'state_changing' : (state in STATES ? state : 'unknown');
+  return h('span', { class: 'badge state state-' + s, 'data-state': s }, STATES[s]);
+}
+
+// stateColour is a state's colour as style.css defines it.
+export function stateColour(state) {
+  return getComputedStyle(document.documentElement).getPropertyValue('--state-' + state).trim() || '#868e96';
+}
+
+// codeHash shows a code hash truncated to n characters (the whole hash in
+// its title), never broken across lines.
+export function codeHash(hash, n) {
+  const s = String(hash || '');
+  const cut = n && s.length > n;
+  return h('code', { class: 'hash', title: s }, cut ? s.slice(0, n) + '…' : s);
+}
+
+// name shows an identifier (a procedure or tool name) that may break only
+// after its separators ("__", "_", ".", "-"), never inside a word.
+export function name(s) {
+  const out = document.createDocumentFragment();
+  for (const part of String(s).split(/(?<=__|[._-])(?!_)/)) {
+    out.append(visible(part), document.createElement('wbr'));
+  }
+  return out;
+}
+
+// notify shows a confirmation (or, with error, a failure) of an action in
+// the page's notice bar, which outlives a page's re-render.
+export function notify(text, error) {
+  const bar = document.getElementById('notice');
+  if (!bar) return;
+  bar.replaceChildren(h('span', { class: error ? 'notice-text error' : 'notice-text' }, text));
+  bar.dataset.kind = error ? 'error' : 'ok';
+  bar.dataset.seq = String(Number(bar.dataset.seq || 0) + 1);
+  bar.hidden = false;
+  clearTimeout(notify.timer);
+  notify.timer = setTimeout(() => { bar.hidden = true; }, 15000);
+}
+
+// yesNo is a yes/no badge (for flags that are not a classification:
+// those use stateBadge).
 export function yesNo(v, yes, no) {
   return v ? badge(yes || 'yes', 'ok') : badge(no || 'no', 'off');
 }
@@ -122,10 +173,16 @@ export function when(t) {
 }
 
 // table builds a table: columns are [title, cell(row) → node or text].
+// The table sits in a .table-wrap that scrolls when it is too wide.
 export function table(columns, rows, props) {
-  return h('table', props || {},
+  return h('div', { class: 'table-wrap' }, h('table', props || {},
     h('thead', null, h('tr', null, columns.map(([title]) => h('th', null, title)))),
-    h('tbody', null, rows.map((r) => h('tr', null, columns.map(([, cell]) => h('td', null, cell(r)))))));
+    h('tbody', null, rows.map((r) => h('tr', null, columns.map(([, cell]) => h('td', null, cell(r))))))));
+}
+
+// link text of a name: breakable only after its separators (name).
+export function nameLink(text, ...parts) {
+  return h('a', { href: route(...parts) }, name(text));
 }
 
 export function section(title, ...children) {

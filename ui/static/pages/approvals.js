@@ -5,8 +5,11 @@
 // shown visibly (dom.js visible): hidden characters are marked escapes. The queue
 // follows the change feed (GET /v1/changes) without reloading: new
 // approvals appear, resolved ones leave, and what an operator is typing
-// stays. A slow poll covers approvals created on another instance.
-import { h, badge, when, errorBox, editableText } from '../dom.js';
+// stays. A slow poll covers approvals created on another instance. Each
+// card shows its turn's id (trn_…, what the CLI takes); a resolution is
+// confirmed in the notice bar; the history lists the resolved approvals
+// (GET /v1/approvals without a status: choice, who, when, reason).
+import { h, badge, stateBadge, when, errorBox, editableText, notify, table, codeHash, section } from '../dom.js';
 import { api, get, hasScope, follow } from '../api.js';
 import { highlight } from '../highlight.js';
 
@@ -14,21 +17,45 @@ import { highlight } from '../highlight.js';
 // created through another instance are seen by this slower poll.
 const FALLBACK_MS = 60000;
 
+// HISTORY is how many of the latest approvals the history reads.
+const HISTORY = 100;
+
+// historyTable lists resolved approvals: the turn, what was decided (the
+// operator's choice, or the status when no one decided: expired,
+// cancelled), by whom, when and why.
+function historyTable(resolved) {
+  if (!resolved.length) return h('p', { class: 'muted', id: 'no-history' }, 'No resolved approvals yet.');
+  return table([
+    ['Turn', (a) => h('code', { class: 'turn-id' }, a.id)],
+    ['Summary', (a) => a.summary || '—'],
+    ['Class', (a) => stateBadge(a.read_only)],
+    ['Decision', (a) => badge(a.resolution ? a.resolution.choice : a.status, a.resolution && a.resolution.choice !== 'reject' ? 'ok' : 'warn')],
+    ['By', (a) => (a.resolution && a.resolution.by) || '—'],
+    ['At', (a) => when(a.resolution && a.resolution.at)],
+    ['Reason', (a) => (a.resolution && a.resolution.reason) || '—'],
+    ['Status', (a) => a.status],
+    ['Code hash', (a) => codeHash(a.code_hash, 12)],
+  ], resolved, { id: 'history', class: 'grid' });
+}
+
 export async function approvalsPage(ctx) {
   const canGrant = await hasScope('grant');
   const list = h('div', { id: 'approvals' });
   const status = h('p', { id: 'approvals-status', class: 'muted' });
   const cards = new Map();
-  ctx.show(h('h1', null, 'Approvals'), canGrant ? null : h('p', { class: 'muted', id: 'no-grant' }, 'Deciding needs a token with the grant scope.'), status, list);
+  const history = h('div', { id: 'approvals-history' });
+  ctx.show(h('h1', null, 'Approvals'), canGrant ? null : h('p', { class: 'muted', id: 'no-grant' }, 'Deciding needs a token with the grant scope.'), status, list,
+    section('History', h('p', { class: 'muted' }, 'The latest resolved approvals, newest first.'), history));
 
   const refresh = async () => {
-    let answer;
+    let answer, recent;
     try {
-      answer = await get('/v1/approvals', { status: 'pending', limit: 100 });
+      [answer, recent] = await Promise.all([get('/v1/approvals', { status: 'pending', limit: 100 }), get('/v1/approvals', { limit: HISTORY })]);
     } catch (e) {
       status.replaceChildren(errorBox(e));
       return;
     }
+    history.replaceChildren(historyTable((recent.approvals || []).filter((a) => a.status !== 'pending')));
     const pending = answer.approvals || [];
     const ids = new Set(pending.map((a) => a.id));
     for (const [id, card] of cards) if (!ids.has(id)) { card.el.remove(); cards.delete(id); }
@@ -56,6 +83,8 @@ export async function approvalsPage(ctx) {
   const clock = setInterval(() => { if (ctx.isCurrent()) tick(); else stop(); }, 1000);
 }
 
+const CHOICES = { run_once: 'approved to run once', auto_run: 'approved with auto-run', always_ask: 'approved, always ask', reject: 'rejected' };
+
 function approvalCard(a, canGrant, refresh) {
   const countdown = h('span', { class: 'countdown' });
   const deadline = Date.parse(a.deadline);
@@ -79,23 +108,26 @@ function approvalCard(a, canGrant, refresh) {
     const body = { choice, reason: r };
     if (!editor.hidden && choice !== 'reject' && editor.value !== edited) body.code = editor.value;
     try {
-      await api('POST', '/v1/approvals/' + encodeURIComponent(a.id) + '/resolve', { body });
+      const answer = await api('POST', '/v1/approvals/' + encodeURIComponent(a.id) + '/resolve', { body });
+      const st = answer && answer.turn ? answer.turn.status : choice;
+      notify(`${a.id}: ${CHOICES[choice]} (${st}) — reason: ${r}`);
       await refresh();
     } catch (e) {
+      notify(`${a.id}: not resolved: ${e.message}`, true);
       out.replaceChildren(errorBox(e));
     }
   };
   const button = (choice, text) => h('button', { type: 'button', class: 'resolve', 'data-choice': choice, onclick: () => resolve(choice) }, text);
   const el = h('article', { class: 'approval', 'data-id': a.id },
-    h('h3', null, a.summary || '(no summary)'),
-    h('p', { class: 'badges' }, a.read_only ? badge('read-only', 'ok') : badge('state-changing', 'warn'), a.opaque ? badge('opaque', 'warn') : null,
+    h('h3', null, h('code', { class: 'turn-id' }, a.id), ' ', a.summary || '(no summary)'),
+    h('p', { class: 'badges' }, stateBadge(a.read_only), a.opaque ? badge('opaque', 'warn') : null,
       ' ', countdown),
     h('p', { class: 'muted' }, `session ${a.session_id} · ${a.phase} · requested by ${a.requested_by} at ${when(a.requested_at)}`),
     h('p', { class: 'signature' }, 'Signature: ', (a.signature || []).map((t) => badge(t, 'tool')),
       (a.state_changing_tools || []).length ? h('span', { class: 'muted' }, ' state-changing: ' + a.state_changing_tools.join(', ')) : null),
     (a.unknown_tools || []).length ? h('p', { class: 'unknown-tools' }, 'Unknown tools (refused at run time): ', a.unknown_tools.map((t) => badge(t, 'warn'))) : null,
     (a.procedures || []).length ? h('p', null, 'Procedures: ', a.procedures.map((p) => badge(p.name + (p.read_only ? ' (read-only)' : ''), 'tool'))) : null,
-    h('p', { class: 'muted code-hash' }, 'code hash ' + (a.code_hash || '')),
+    h('p', { class: 'muted code-hash' }, 'code hash ', codeHash(a.code_hash || '')),
     highlight(a.code || ''),
     a.arguments ? h('pre', { class: 'code approval-arguments' }, JSON.stringify(a.arguments, null, 2)) : null,
     canGrant ? [editor, h('div', { class: 'actions' }, reason,

@@ -1,6 +1,6 @@
 // pages/catalogue.js: the tools with their flags and the procedures using
 // each; for admin, uploading a new catalogue after a preview.
-import { h, link, route, withQuery, table, yesNo, section, errorBox } from '../dom.js';
+import { h, name, link, nameLink, route, withQuery, table, yesNo, stateBadge, section, errorBox, notify } from '../dom.js';
 import { api, get, hasScope } from '../api.js';
 
 export async function cataloguePage(ctx) {
@@ -10,8 +10,8 @@ export async function cataloguePage(ctx) {
   const uses = new Map(tools.map((t, i) => [t.name, counts[i]]));
   ctx.show(h('h1', null, 'Catalogue'), h('p', { class: 'muted' }, 'Revision ', h('code', null, cat.revision)),
     table([
-      ['Tool', (t) => t.name], ['Description', (t) => t.description || ''],
-      ['Read-only', (t) => yesNo(t.read_only, 'read-only', 'state-changing')], ['External access', (t) => yesNo(t.external_access)],
+      ['Tool', (t) => name(t.name)], ['Description', (t) => t.description || ''],
+      ['Class', (t) => stateBadge(t.read_only)], ['External access', (t) => yesNo(t.external_access)],
       ['Procedures', (t) => h('a', { href: withQuery(route('procedures'), { tool: t.name }) }, String(uses.get(t.name)))],
       ['Graph', (t) => link('graph', 'graph', 'tool', t.name)],
     ], tools, { id: 'tools', class: 'grid' }),
@@ -33,29 +33,31 @@ function uploadSection(ctx, current) {
     const before = new Map(current.map((t) => [t.name, !!t.read_only]));
     const after = new Map(doc.tools.map((t) => [String(t && t.name), !!(t && t.read_only)]));
     const changed = [];
-    for (const [name, ro] of before) if (!after.has(name)) changed.push([name, ro ? 'read-only' : 'state-changing', 'removed (unknown)']);
-    for (const [name, ro] of after) {
-      if (!before.has(name)) changed.push([name, 'unknown', ro ? 'read-only' : 'state-changing']);
-      else if (before.get(name) !== ro) changed.push([name, before.get(name) ? 'read-only' : 'state-changing', ro ? 'read-only' : 'state-changing']);
+    for (const [tool, ro] of before) if (!after.has(tool)) changed.push([tool, ro ? 'read_only' : 'state_changing', 'unknown']);
+    for (const [tool, ro] of after) {
+      if (!before.has(tool)) changed.push([tool, 'unknown', ro ? 'read_only' : 'state_changing']);
+      else if (before.get(tool) !== ro) changed.push([tool, before.get(tool) ? 'read_only' : 'state_changing', ro ? 'read_only' : 'state_changing']);
     }
     const affected = new Map();
-    for (const [name] of changed) {
-      const a = await get('/v1/procedures', { tool: name, limit: 500 }).catch(() => ({ procedures: [] }));
+    for (const [tool] of changed) {
+      const a = await get('/v1/procedures', { tool, limit: 500 }).catch(() => ({ procedures: [] }));
       for (const p of a.procedures) affected.set(p.name, p);
     }
     parsed = doc;
     out.replaceChildren(
       h('h3', null, `${changed.length} tool(s) change; ${affected.size} procedure(s) use them and will be reclassified`),
-      table([['Tool', (c) => c[0]], ['Now', (c) => c[1]], ['After', (c) => c[2]]], changed, { id: 'preview-tools', class: 'grid' }),
-      table([['Procedure', (p) => link(p.name, 'procedure', p.name)], ['Read-only now', (p) => yesNo(p.read_only)]], [...affected.values()], { id: 'preview-procedures', class: 'grid' }),
+      table([['Tool', (c) => c[0]], ['Now', (c) => stateBadge(c[1])], ['After', (c) => (c[2] === 'unknown' && !after.has(c[0]) ? [stateBadge('unknown'), ' removed'] : stateBadge(c[2]))]], changed, { id: 'preview-tools', class: 'grid' }),
+      table([['Procedure', (p) => nameLink(p.name, 'procedure', p.name)], ['Class now', (p) => stateBadge(p.read_only)]], [...affected.values()], { id: 'preview-procedures', class: 'grid' }),
       h('button', { type: 'button', id: 'apply-catalogue', onclick: apply }, 'Apply this catalogue'));
   };
   const apply = async () => {
     if (!parsed) return;
     try {
-      await api('PUT', '/v1/tools', { body: parsed });
+      const r = await api('PUT', '/v1/tools', { body: parsed });
+      notify('Catalogue applied' + (r && r.revision ? ': revision ' + r.revision : '') + '.');
       await ctx.rerender();
     } catch (e) {
+      notify('The catalogue was not applied: ' + e.message, true);
       out.append(errorBox(e));
     }
   };

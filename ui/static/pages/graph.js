@@ -1,34 +1,63 @@
 // pages/graph.js: the graph explorer (cytoscape.js): causes → procedures →
-// tools from GET /v1/graph; node size by frequency, edge width by edge
-// frequency, colour by read-only / state-changing / unknown; click a node
-// to expand it; filter by cause or tool; pick a layout; export.
-import { h, route, withQuery, download, errorBox, visibleText } from '../dom.js';
+// tools from GET /v1/graph. How it reads at a thousand procedures
+// (docs/adr/0022-explorer-aggregation.md):
+//   - aggregation: above AGGREGATE_AT procedures the view groups them into
+//     clusters, by cause (each procedure in its most frequent cause's
+//     cluster) or by tool (a procedure in each of its tools' clusters);
+//     clusters link to the clusters they share most tools (or procedures)
+//     with; a tap expands a cluster into its procedures, another collapses
+//     it;
+//   - focus + context: a selected node's neighbourhood stays, the rest fades;
+//   - labels tell procedures apart by their tools (not the proc__ name), the
+//     prefix every tool shares dropped (named once in the legend), wrapped,
+//     never cut; labels that would overlap a more important one are hidden
+//     (declutter, from cytoscape's label boxes), so none overlap;
+//   - search-to-focus: a name, tool or cause expands its cluster and focuses it;
+//   - the layout is stretched to the canvas's shape.
+// Colours are the states' (style.css :root, dom.js stateColour).
+import { h, route, withQuery, download, errorBox, visibleText, stateColour, stateBadge, nameLink, notify, STATES } from '../dom.js';
 import { get, api } from '../api.js';
 
 const LAYOUTS = ['auto', 'cose', 'breadthfirst', 'concentric', 'circle', 'grid'];
-const COLOURS = { read_only: '#2f9e44', state_changing: '#e03131', unknown: '#f08c00' };
+const GROUPS = ['auto', 'cause', 'tool', 'none'];
+
+// AGGREGATE_AT: with group auto, a graph with more procedures than this is
+// shown in clusters by cause.
+export const AGGREGATE_AT = 60;
+
+// LINKS: each cluster keeps its strongest links to this many clusters.
+const LINKS = 3;
 
 // explorer is the page's state, also reachable from tests and benchmarks
 // as window.procgraphExplorer.
-const explorer = { cy: null, starts: { procedure: [], cause: [], tool: [] }, depth: 1, layout: 'auto', ready: false };
+const explorer = { cy: null, starts: { procedure: [], cause: [], tool: [] }, depth: 1, layout: 'auto', group: 'auto', ready: false, expandedClusters: new Set() };
 window.procgraphExplorer = explorer;
 
 // load draws a graph answer (the shape of GET /v1/graph) in the page's
-// explorer: what the benchmarks use to draw graphs larger than the
-// server's neighbourhood cap.
-explorer.load = (graph) => show(graph, document.getElementById('cy'), explorer.status);
+// explorer: what the benchmarks and the 1k tests use to draw graphs
+// larger than the server's neighbourhood cap.
+explorer.load = (graph) => {
+  explorer.source = 'loaded';
+  return show(graph, document.getElementById('cy'));
+};
 
 export async function graphPage(ctx) {
   const [kind, name] = ctx.args;
   explorer.depth = Number(ctx.query.get('depth') || 1);
   explorer.layout = ctx.query.get('layout') || 'auto';
+  explorer.group = GROUPS.includes(ctx.query.get('group')) ? ctx.query.get('group') : 'auto';
   explorer.starts = { procedure: [], cause: [], tool: [] };
+  explorer.source = 'server';
   if (kind in explorer.starts && name) explorer.starts[kind].push(name);
   const container = h('div', { id: 'cy', class: 'graph' });
   const status = h('p', { id: 'graph-status', class: 'muted' }, 'Loading…');
-  ctx.show(h('h1', null, 'Graph explorer'), controls(kind, name), status, container,
-    h('p', { class: 'legend' }, legend('read-only', 'read_only'), legend('state-changing', 'state_changing'), legend('unknown', 'unknown'),
-      ' · circles are causes, rounded boxes procedures, boxes tools; click a node to expand it'));
+  explorer.status = status;
+  explorer.side = h('aside', { id: 'g-details', class: 'graph-side' }, h('p', { class: 'muted' }, 'Select a node to see it here.'));
+  explorer.legendNote = h('span', { id: 'g-prefix', class: 'muted' });
+  ctx.show(h('h1', null, 'Graph explorer'), controls(kind, name), status, h('div', { class: 'graph-wrap' }, container, explorer.side),
+    h('p', { class: 'legend' }, legend('read-only', 'read_only'), legend('state-changing', 'state_changing'), legend('unknown', 'unknown'), legend('cause', 'cause'),
+      ' · circles are causes, rounded boxes procedures, boxes tools, large circles clusters (their pie: the share of each class); tap a cluster to expand it, a node to focus it ',
+      explorer.legendNote));
   let graph;
   try {
     graph = await get('/v1/graph', query());
@@ -37,7 +66,7 @@ export async function graphPage(ctx) {
     return;
   }
   if (!ctx.isCurrent()) return;
-  show(graph, container, status);
+  show(graph, container);
 }
 
 function legend(text, cls) {
@@ -52,109 +81,472 @@ function controls(kind, name) {
   const cause = h('input', { id: 'g-cause', name: 'cause', placeholder: 'cause', value: kind === 'cause' ? name : '' });
   const tool = h('input', { id: 'g-tool', name: 'tool', placeholder: 'tool', value: kind === 'tool' ? name : '' });
   const depth = h('select', { id: 'g-depth' }, [1, 2, 3].map((d) => h('option', { value: String(d), selected: d === explorer.depth }, 'depth ' + d)));
-  const layout = h('select', { id: 'g-layout', onchange: () => { explorer.layout = layout.value; runLayout(); } },
+  const layout = h('select', { id: 'g-layout', onchange: () => { explorer.layout = layout.value; runLayout(true); } },
     LAYOUTS.map((l) => h('option', { value: l, selected: l === explorer.layout }, l)));
+  const group = h('select', { id: 'g-group', onchange: () => { explorer.group = group.value; explorer.expandedClusters.clear(); rebuild(true); } },
+    GROUPS.map((g) => h('option', { value: g, selected: g === explorer.group }, g === 'none' ? 'no clusters' : g === 'auto' ? 'clusters: auto' : 'clusters by ' + g)));
+  const find = h('input', { id: 'g-find', type: 'search', placeholder: 'find a procedure, tool or cause', 'aria-label': 'find in the graph' });
   const form = h('form', { class: 'filters', id: 'graph-filters', onsubmit: (ev) => {
     ev.preventDefault();
-    const q = { depth: depth.value, layout: layout.value };
+    const q = { depth: depth.value, layout: layout.value, group: group.value === 'auto' ? '' : group.value };
     if (cause.value) location.hash = withQuery(route('graph', 'cause', cause.value), q);
     else if (tool.value) location.hash = withQuery(route('graph', 'tool', tool.value), q);
     else location.hash = withQuery(route('graph'), q);
   } }, h('label', null, 'Cause ', cause), h('label', null, 'Tool ', tool), depth, h('button', { type: 'submit', id: 'g-apply' }, 'Show'),
-  h('label', null, ' Layout ', layout),
+  h('label', null, ' Layout ', layout), group,
   h('span', { class: 'exports' }, 'Export ',
     h('button', { type: 'button', id: 'export-png', onclick: exportPNG }, 'PNG'),
     h('button', { type: 'button', id: 'export-graphml', onclick: () => exportText('graphml') }, 'GraphML'),
     h('button', { type: 'button', id: 'export-dot', onclick: () => exportText('dot') }, 'DOT')));
-  return form;
+  const findForm = h('form', { class: 'filters', id: 'graph-find', onsubmit: (ev) => { ev.preventDefault(); findAndFocus(find.value); } },
+    h('label', null, 'Find ', find), h('button', { type: 'submit', id: 'g-find-go' }, 'Focus'),
+    h('button', { type: 'button', id: 'g-unfocus', onclick: () => { unfocus(); } }, 'Clear focus'));
+  return [form, findForm];
 }
 
-function elements(graph) {
-  const els = [];
+// sharedPrefix is the prefix (ending in "_") every name shares, when it
+// leaves each name something to tell it apart; "" otherwise.
+export function sharedPrefix(names) {
+  if (names.length < 2) return '';
+  let p = names[0];
+  for (const n of names) {
+    while (p && !n.startsWith(p)) p = p.slice(0, -1);
+    if (!p) return '';
+  }
+  p = p.slice(0, p.lastIndexOf('_') + 1);
+  return p.length >= 3 && names.every((n) => n.length > p.length) ? p : '';
+}
+
+// model turns a graph answer into the explorer's model: the nodes by id,
+// the edges, and each procedure's causes (by edge frequency) and tools.
+function model(graph) {
+  const nodes = new Map();
   for (const n of graph.nodes || []) {
     const p = n.properties || {};
-    els.push({ group: 'nodes', data: { id: n.id, label: n.label, shown: visibleText(n.label, true), kind: n.kind, cls: p.class || (n.kind === 'cause' ? 'cause' : 'unknown'), frequency: Number(p.frequency || 0) } });
+    nodes.set(n.id, { id: n.id, kind: n.kind, label: n.label, cls: p.class || (n.kind === 'cause' ? 'cause' : 'unknown'),
+      frequency: Number(p.frequency || 0), signature: Array.isArray(p.signature) ? p.signature.map(String) : null, causes: [], tools: [] });
   }
+  const edges = [];
   for (const e of graph.edges || []) {
-    els.push({ group: 'edges', data: { id: e.source + '\u0000' + e.kind + '\u0000' + e.target, source: e.source, target: e.target, kind: e.kind, frequency: Number(e.frequency || 0) } });
+    if (!nodes.has(e.source) || !nodes.has(e.target)) continue;
+    edges.push({ id: e.source + '\u0000' + e.kind + '\u0000' + e.target, source: e.source, target: e.target, kind: e.kind, frequency: Number(e.frequency || 0) });
+    if (e.kind === 'INVESTIGATED_BY') nodes.get(e.target).causes.push([e.source, Number(e.frequency || 0)]);
+    if (e.kind === 'CALLS') nodes.get(e.source).tools.push(e.target);
   }
+  for (const n of nodes.values()) n.causes.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  const toolNames = [...nodes.values()].filter((n) => n.kind === 'tool').map((n) => n.label);
+  for (const n of nodes.values()) for (const t of n.signature || []) toolNames.push(t);
+  const prefix = sharedPrefix([...new Set(toolNames)]);
+  for (const n of nodes.values()) { n.text = labelOf(n, prefix); n.shown = visibleText(n.text, true); }
+  return { nodes, edges, prefix, truncated: !!graph.truncated };
+}
+
+// labelOf is what tells a node apart: a procedure's tools (its signature,
+// else its name without proc__), each without the prefix all tools share;
+// a tool's name without it; a cause's name.
+function labelOf(n, prefix) {
+  const strip = (t) => (prefix && t.startsWith(prefix) ? t.slice(prefix.length) : t);
+  if (n.kind === 'tool') return strip(n.label);
+  if (n.kind !== 'procedure') return n.label;
+  const tools = n.signature && n.signature.length ? n.signature : String(n.label).replace(/^proc__/, '').split('__');
+  return tools.map(strip).join(' · ');
+}
+
+// grouping is the view's clustering: cause, tool or none.
+function grouping(m) {
+  if (explorer.group !== 'auto') return explorer.group;
+  let procs = 0;
+  for (const n of m.nodes.values()) if (n.kind === 'procedure') procs++;
+  return procs > AGGREGATE_AT ? 'cause' : 'none';
+}
+
+// clusters groups m's procedures: by cause, each procedure in the cluster of
+// its most frequent cause ("no cause" for none); by tool, each in every
+// one of its tools' clusters. Returns [{id, of, anchor, label, members}].
+function clusters(m, by) {
+  const out = new Map();
+  const add = (key, anchor, label, member) => {
+    if (!out.has(key)) out.set(key, { id: 'cluster:' + key, of: by, anchor, label, members: [] });
+    out.get(key).members.push(member);
+  };
+  for (const n of m.nodes.values()) {
+    if (n.kind !== 'procedure') continue;
+    if (by === 'cause') {
+      const c = n.causes.length ? m.nodes.get(n.causes[0][0]) : null;
+      add(c ? c.id : 'none', c ? c.id : null, c ? c.label : '(no cause)', n.id);
+    } else {
+      if (!n.tools.length) add('none', null, '(no tool)', n.id);
+      for (const t of n.tools) add(t, t, m.nodes.get(t).label, n.id);
+    }
+  }
+  return [...out.values()];
+}
+
+// viewElements is what the view draws: with no grouping, the graph; else
+// the clusters (each linked to the LINKS clusters it shares most with),
+// and, for each expanded cluster, its procedures with their edges to what
+// is shown (and, by cause, their tools).
+function viewElements(m, by) {
+  const els = [];
+  const node = (n, extra) => els.push({ group: 'nodes', data: { id: n.id, label: n.label, shown: n.shown, kind: n.kind, cls: n.cls, frequency: n.frequency, ...extra } });
+  if (by === 'none') {
+    for (const n of m.nodes.values()) node(n);
+    for (const e of m.edges) els.push({ group: 'edges', data: { ...e } });
+    explorer.clusterOf = new Map();
+    return els;
+  }
+  const cs = clusters(m, by);
+  const clusterOf = new Map(); // procedure id → its clusters
+  for (const c of cs) for (const p of c.members) { if (!clusterOf.has(p)) clusterOf.set(p, []); clusterOf.get(p).push(c.id); }
+  explorer.clusterOf = clusterOf;
+  explorer.clusters = new Map(cs.map((c) => [c.id, c]));
+  const shown = new Set();
+  for (const c of cs) {
+    const counts = { read_only: 0, state_changing: 0, unknown: 0 };
+    let freq = 0;
+    for (const p of c.members) { const n = m.nodes.get(p); counts[n.cls in counts ? n.cls : 'unknown']++; freq += n.frequency; }
+    const k = c.members.length;
+    const anchor = c.anchor ? m.nodes.get(c.anchor) : null;
+    const base = anchor && by === 'tool' ? anchor.shown : visibleText(c.label, true);
+    els.push({ group: 'nodes', data: { id: c.id, label: c.label, shown: base + ' (' + k + ')', kind: 'cluster', of: by, cls: anchor && by === 'tool' ? anchor.cls : 'cause',
+      count: k, frequency: freq, ro: (100 * counts.read_only) / k, sc: (100 * counts.state_changing) / k, un: (100 * counts.unknown) / k,
+      expanded: explorer.expandedClusters.has(c.id) } });
+    shown.add(c.id);
+  }
+  // Links: between clusters, weighted by the tools (by cause) or the
+  // procedures (by tool) they share; each keeps its LINKS strongest.
+  const weight = new Map();
+  const bump = (a, b) => { if (a === b) return; const key = a < b ? a + '\u0000' + b : b + '\u0000' + a; weight.set(key, (weight.get(key) || 0) + 1); };
+  if (by === 'cause') {
+    const usedBy = new Map(); // tool → clusters
+    for (const c of cs) for (const p of c.members) for (const t of m.nodes.get(p).tools) { if (!usedBy.has(t)) usedBy.set(t, new Set()); usedBy.get(t).add(c.id); }
+    for (const set of usedBy.values()) { const l = [...set]; for (let i = 0; i < l.length; i++) for (let j = i + 1; j < l.length; j++) bump(l[i], l[j]); }
+  } else {
+    for (const list of clusterOf.values()) for (let i = 0; i < list.length; i++) for (let j = i + 1; j < list.length; j++) bump(list[i], list[j]);
+  }
+  const best = new Map();
+  for (const [key, w] of weight) for (const id of key.split('\u0000')) { if (!best.has(id)) best.set(id, []); best.get(id).push([w, key]); }
+  const kept = new Set();
+  for (const list of best.values()) { list.sort((a, b) => b[0] - a[0] || (a[1] < b[1] ? -1 : 1)); for (const [, key] of list.slice(0, LINKS)) kept.add(key); }
+  for (const key of [...kept].sort()) {
+    const [a, b] = key.split('\u0000');
+    els.push({ group: 'edges', data: { id: 'link:' + key, source: a, target: b, kind: 'LINK', frequency: weight.get(key) } });
+  }
+  // Expanded clusters: their procedures, and by cause their tools.
+  for (const c of cs) {
+    if (!explorer.expandedClusters.has(c.id)) continue;
+    for (const p of c.members) {
+      if (!shown.has(p)) { node(m.nodes.get(p), { member: c.id }); shown.add(p); }
+      if (by === 'cause') for (const t of m.nodes.get(p).tools) if (!shown.has(t)) { node(m.nodes.get(t)); shown.add(t); }
+    }
+  }
+  const edgeIds = new Set();
+  for (const [p, list] of clusterOf) {
+    if (!shown.has(p)) continue;
+    for (const cid of list) {
+      const id = 'member:' + cid + '\u0000' + p;
+      if (!edgeIds.has(id)) { edgeIds.add(id); els.push({ group: 'edges', data: { id, source: cid, target: p, kind: 'MEMBER', frequency: 1 } }); }
+    }
+  }
+  for (const e of m.edges) if (e.kind !== 'INVESTIGATED_BY' && shown.has(e.source) && shown.has(e.target)) els.push({ group: 'edges', data: { ...e } });
   return els;
 }
 
-// style is the graph's look. On a big graph labels are drawn only for the
-// selected node and its neighbours (measuring thousands of labels is most
-// of the drawing time).
-function style(big) {
-  const labels = big ? [
-    { selector: 'node', style: { label: '' } },
-    { selector: 'node:selected, node.near', style: { label: 'data(shown)' } },
-  ] : [];
+// style is the graph's look. Labels wrap (never cut); .nolabel hides the
+// labels declutter found overlapping; .faded is the context around a focus.
+function style() {
+  const col = { read_only: stateColour('read_only'), state_changing: stateColour('state_changing'), unknown: stateColour('unknown'), cause: stateColour('cause') };
   return [
     { selector: 'node', style: {
-      label: 'data(shown)', 'font-size': 10, 'min-zoomed-font-size': 7, 'text-valign': 'bottom', 'text-margin-y': 3,
-      'text-wrap': 'ellipsis', 'text-max-width': 160, color: '#222',
-      width: 'mapData(frequency, 0, 20, 18, 60)', height: 'mapData(frequency, 0, 20, 18, 60)', 'background-color': '#868e96' } },
-    { selector: 'node[cls = "read_only"]', style: { 'background-color': COLOURS.read_only } },
-    { selector: 'node[cls = "state_changing"]', style: { 'background-color': COLOURS.state_changing } },
-    { selector: 'node[cls = "unknown"]', style: { 'background-color': COLOURS.unknown } },
-    { selector: 'node[kind = "cause"]', style: { shape: 'ellipse', 'background-color': '#4c6ef5', width: 26, height: 26 } },
+      label: 'data(shown)', 'font-size': 10, 'text-valign': 'bottom', 'text-margin-y': 3,
+      'text-wrap': 'wrap', 'text-max-width': 120, color: '#222', 'text-background-color': '#fff', 'text-background-opacity': 0.7, 'text-background-padding': 1,
+      width: 'mapData(frequency, 0, 20, 16, 40)', height: 'mapData(frequency, 0, 20, 16, 40)', 'background-color': '#868e96' } },
+    { selector: 'node[cls = "read_only"]', style: { 'background-color': col.read_only } },
+    { selector: 'node[cls = "state_changing"]', style: { 'background-color': col.state_changing } },
+    { selector: 'node[cls = "unknown"]', style: { 'background-color': col.unknown } },
+    { selector: 'node[kind = "cause"]', style: { shape: 'ellipse', 'background-color': col.cause, width: 24, height: 24 } },
     { selector: 'node[kind = "procedure"]', style: { shape: 'round-rectangle' } },
-    { selector: 'node[kind = "tool"]', style: { shape: 'rectangle', width: 20, height: 20 } },
+    { selector: 'node[kind = "tool"]', style: { shape: 'rectangle', width: 18, height: 18 } },
+    { selector: 'node[kind = "cluster"]', style: { shape: 'ellipse', width: 'mapData(count, 1, 60, 26, 80)', height: 'mapData(count, 1, 60, 26, 80)',
+      'font-size': 11, 'font-weight': 600, 'border-width': 3, 'border-color': col.cause,
+      'pie-size': '100%', 'pie-1-background-color': col.read_only, 'pie-1-background-size': 'data(ro)',
+      'pie-2-background-color': col.state_changing, 'pie-2-background-size': 'data(sc)',
+      'pie-3-background-color': col.unknown, 'pie-3-background-size': 'data(un)' } },
+    { selector: 'node[kind = "cluster"][of = "tool"][cls = "read_only"]', style: { 'border-color': col.read_only } },
+    { selector: 'node[kind = "cluster"][of = "tool"][cls = "state_changing"]', style: { 'border-color': col.state_changing } },
+    { selector: 'node[kind = "cluster"][of = "tool"][cls = "unknown"]', style: { 'border-color': col.unknown } },
+    { selector: 'node[?expanded]', style: { 'border-style': 'double', 'border-width': 6 } },
     { selector: 'node:selected', style: { 'border-width': 3, 'border-color': '#000' } },
-    { selector: 'edge', style: { width: 'mapData(frequency, 0, 10, 1, 8)', 'line-color': '#adb5bd', 'target-arrow-color': '#adb5bd',
-      'target-arrow-shape': 'triangle', 'curve-style': 'haystack', 'arrow-scale': 0.8 } },
-    { selector: 'edge[kind = "INVESTIGATED_BY"]', style: { 'line-color': '#91a7ff', 'curve-style': big ? 'haystack' : 'bezier' } },
-    ...labels,
+    { selector: 'edge', style: { width: 'mapData(frequency, 0, 10, 1, 6)', 'line-color': '#adb5bd', 'target-arrow-color': '#adb5bd',
+      'target-arrow-shape': 'triangle', 'curve-style': 'haystack', 'arrow-scale': 0.8, opacity: 0.8 } },
+    { selector: 'edge[kind = "INVESTIGATED_BY"]', style: { 'line-color': '#91a7ff' } },
+    { selector: 'edge[kind = "LINK"]', style: { 'line-color': '#ced4da', width: 'mapData(frequency, 1, 20, 1, 6)' } },
+    { selector: 'edge[kind = "MEMBER"]', style: { 'line-color': '#91a7ff', 'line-style': 'dashed', width: 1 } },
+    { selector: '.nolabel', style: { label: '' } },
+    { selector: '.faded', style: { opacity: 0.12, label: '' } },
+    { selector: 'edge.focus', style: { opacity: 1, 'line-color': '#495057' } },
   ];
 }
 
 // show draws graph into container (a new cytoscape instance) and lays it
-// out; explorer.ready is set once the layout is done.
-function show(graph, container, status) {
-  const big = (graph.nodes || []).length > 400;
+// out; explorer.ready is set once the layout (and declutter) is done.
+function show(graph, container) {
   explorer.ready = false;
+  explorer.expandedClusters = new Set();
+  explorer.focus = null;
+  const start = performance.now();
+  explorer.model = model(graph);
   if (explorer.cy) explorer.cy.destroy();
+  explorer.timing = { start, modelled: performance.now() };
+  const by = grouping(explorer.model);
+  explorer.by = by;
+  const els = viewElements(explorer.model, by);
+  const big = els.length > 1500;
   const cy = window.cytoscape({
-    container, elements: elements(graph), style: style(big),
+    container, elements: els, style: style(),
     wheelSensitivity: 0.3, textureOnViewport: big, hideEdgesOnViewport: big, pixelRatio: big ? 1 : 'auto', minZoom: 0.05, maxZoom: 4,
   });
   explorer.cy = cy;
-  explorer.timing = { built: performance.now() };
-  cy.on('tap', 'node', (ev) => expand(ev.target));
-  if (big) {
-    cy.on('select', 'node', (ev) => ev.target.closedNeighborhood('node').addClass('near'));
-    cy.on('unselect', 'node', (ev) => ev.target.closedNeighborhood('node').removeClass('near'));
-  }
-  explorer.status = status;
-  updateStatus(graph.truncated);
-  runLayout();
+  explorer.timing.built = performance.now();
+  cy.on('tap', 'node', (ev) => tapNode(ev.target));
+  cy.on('tap', (ev) => { if (ev.target === cy) unfocus(); });
+  explorer.legendNote.replaceChildren(explorer.model.prefix ? `· tool names shown without the prefix they all share, “${visibleText(explorer.model.prefix, true)}”` : '');
+  updateStatus();
+  return runLayout(true);
 }
 
-function updateStatus(truncated) {
+// rebuild redraws the view of the same model (another grouping, a cluster
+// expanded or collapsed), keeping the positions of what stays.
+function rebuild(fresh) {
   const cy = explorer.cy;
-  explorer.status.replaceChildren(`${cy.nodes().length} nodes, ${cy.edges().length} edges` + (truncated ? ' (truncated by the server: narrow the query)' : ''));
+  if (!cy) return Promise.resolve();
+  const by = grouping(explorer.model);
+  explorer.by = by;
+  const old = new Map(cy.nodes().map((n) => [n.id(), { ...n.position() }]));
+  const els = viewElements(explorer.model, by);
+  cy.batch(() => {
+    cy.elements().remove();
+    for (const el of els) {
+      if (el.group !== 'nodes') continue;
+      const at = old.get(el.data.id) || old.get(el.data.member) || null;
+      if (at) el.position = { x: at.x + (old.has(el.data.id) ? 0 : (Math.random() - 0.5) * 40), y: at.y + (old.has(el.data.id) ? 0 : (Math.random() - 0.5) * 40) };
+    }
+    cy.add(els);
+  });
+  updateStatus();
+  return runLayout(fresh);
 }
 
-function layoutOptions(name, n) {
-  if (name === 'auto') name = n > 300 ? 'concentric' : 'cose';
-  const base = { name, animate: false, fit: true, padding: 20 };
-  if (name === 'cose') return { ...base, numIter: n > 150 ? 300 : 1000, nodeRepulsion: () => 8000, idealEdgeLength: () => 60 };
-  if (name === 'concentric') return { ...base, concentric: (node) => ({ cause: 3, procedure: 2, tool: 1 }[node.data('kind')] || 0), levelWidth: () => 1, minNodeSpacing: 4 };
+function updateStatus() {
+  const cy = explorer.cy;
+  const m = explorer.model;
+  let procs = 0;
+  for (const n of m.nodes.values()) if (n.kind === 'procedure') procs++;
+  const grouped = explorer.by === 'none' ? '' : ` · ${procs} procedures in ${explorer.clusters.size} clusters by ${explorer.by} (${explorer.expandedClusters.size} expanded)`;
+  explorer.status.replaceChildren(`${cy.nodes().length} nodes, ${cy.edges().length} edges shown` + grouped + (m.truncated ? ' (truncated by the server: narrow the query)' : ''));
+}
+
+function layoutOptions(name, n, fresh) {
+  if (name === 'auto') name = n > 400 ? 'concentric' : 'cose';
+  const base = { name, animate: false, fit: true, padding: 30 };
+  if (name === 'cose') {
+    return { ...base, randomize: fresh, nodeDimensionsIncludeLabels: true, numIter: n > 150 ? 600 : 1200, nodeRepulsion: () => 60000,
+      idealEdgeLength: () => 70, edgeElasticity: () => 60, gravity: 0.6, componentSpacing: 60, nodeOverlap: 20 };
+  }
+  if (name === 'concentric') return { ...base, concentric: (node) => ({ cluster: 4, cause: 3, procedure: 2, tool: 1 }[node.data('kind')] || 0), levelWidth: () => 1, minNodeSpacing: 6 };
   if (name === 'breadthfirst') return { ...base, directed: true, spacingFactor: 0.9 };
   return base;
 }
 
-function runLayout() {
+// runLayout lays the view out, stretches it to the canvas's shape, hides
+// the labels that would overlap (declutter) and sets explorer.ready.
+function runLayout(fresh) {
   const cy = explorer.cy;
   if (!cy) return Promise.resolve();
   explorer.ready = false;
-  const layout = cy.layout(layoutOptions(explorer.layout, cy.nodes().length));
-  const done = layout.promiseOn('layoutstop').then(() => { explorer.ready = true; if (explorer.timing) explorer.timing.laidOut = performance.now(); explorer.layouts = (explorer.layouts || 0) + 1; });
+  const layout = cy.layout(layoutOptions(explorer.layout, cy.nodes().length, fresh !== false));
+  const done = layout.promiseOn('layoutstop').then(() => {
+    if (cy !== explorer.cy) return;
+    if (explorer.timing) explorer.timing.layout = performance.now();
+    if (explorer.layout === 'auto' || explorer.layout === 'cose') stretch(cy);
+    declutter();
+    explorer.ready = true;
+    if (explorer.timing) explorer.timing.laidOut = performance.now();
+    explorer.layouts = (explorer.layouts || 0) + 1;
+  });
   layout.run();
   return done;
 }
 
-// expand adds a node's neighbourhood (one hop) to the view.
+// stretch scales the layout's positions so that its bounding box has the
+// canvas's aspect ratio (a force layout comes out round; the canvas is
+// wide), then fits it.
+function stretch(cy) {
+  const nodes = cy.nodes();
+  if (nodes.length < 3) { cy.fit(undefined, 30); return; }
+  const bb = nodes.boundingBox({ includeLabels: false });
+  const w = Math.max(bb.w, 1), h0 = Math.max(bb.h, 1);
+  const target = cy.width() / Math.max(cy.height(), 1);
+  const sx = Math.max(1, (target * h0) / w), sy = Math.max(1, w / (target * h0));
+  const cx = (bb.x1 + bb.x2) / 2, cyy = (bb.y1 + bb.y2) / 2;
+  cy.batch(() => nodes.positions((n) => { const p = n.position(); return { x: cx + (p.x - cx) * sx, y: cyy + (p.y - cyy) * sy }; }));
+  cy.fit(undefined, 30);
+}
+
+// priority orders nodes for their labels: the focus, its neighbourhood,
+// clusters by size, causes, procedures by frequency, tools.
+function priority(n) {
+  const focus = explorer.focus;
+  const rank = { cluster: 4, cause: 3, procedure: 2, tool: 1 }[n.data('kind')] || 0;
+  return (focus && n.id() === focus ? 1e9 : 0) + (n.hasClass('near') ? 1e8 : 0) + rank * 1e6 + Number(n.data('count') || 0) * 1e3 + Number(n.data('frequency') || 0);
+}
+
+// declutter hides the label of every node whose box (node and label, from
+// cytoscape's model) would overlap a more important labelled one, using a
+// grid of cells to compare only neighbours. Faded nodes show no label.
+function declutter() {
+  const cy = explorer.cy;
+  cy.nodes().removeClass('nolabel');
+  const candidates = cy.nodes().filter((n) => !n.hasClass('faded') && n.data('shown')).toArray().sort((a, b) => priority(b) - priority(a));
+  const CELL = 120;
+  const GAP = 2; // model units kept between two labelled boxes
+  const grid = new Map();
+  const hide = [];
+  const cells = (b) => { const out = []; for (let x = Math.floor(b.x1 / CELL); x <= Math.floor(b.x2 / CELL); x++) for (let y = Math.floor(b.y1 / CELL); y <= Math.floor(b.y2 / CELL); y++) out.push(x + ',' + y); return out; };
+  for (const n of candidates) {
+    const r = n.boundingBox({ includeLabels: true });
+    const b = { x1: r.x1 - GAP, y1: r.y1 - GAP, x2: r.x2 + GAP, y2: r.y2 + GAP };
+    const cs = cells(b);
+    let clash = false;
+    for (const c of cs) {
+      for (const o of grid.get(c) || []) if (b.x1 < o.x2 && o.x1 < b.x2 && b.y1 < o.y2 && o.y1 < b.y2) { clash = true; break; }
+      if (clash) break;
+    }
+    if (clash) { hide.push(n); continue; }
+    for (const c of cs) { if (!grid.has(c)) grid.set(c, []); grid.get(c).push(b); }
+  }
+  cy.batch(() => { for (const n of hide) n.addClass('nolabel'); });
+  explorer.hiddenLabels = hide.length;
+}
+
+// tapNode: a cluster expands or collapses; any node takes the focus; in a
+// server view without clusters a procedure, cause or tool also adds its
+// neighbourhood from the server.
+async function tapNode(node) {
+  if (node.data('kind') === 'cluster') {
+    const id = node.id();
+    if (explorer.expandedClusters.has(id)) explorer.expandedClusters.delete(id);
+    else explorer.expandedClusters.add(id);
+    explorer.focus = id;
+    await rebuild(false);
+    focusOn(id);
+    bringIntoView(explorer.cy.getElementById(id));
+    return;
+  }
+  focusOn(node.id());
+  if (explorer.source === 'server' && explorer.by === 'none') await expand(node);
+}
+
+// focusOn selects a node, fades everything outside its neighbourhood and
+// shows it in the side panel.
+function focusOn(id) {
+  const cy = explorer.cy;
+  const node = cy.getElementById(id);
+  if (node.empty()) return;
+  explorer.focus = id;
+  const near = node.closedNeighborhood();
+  cy.batch(() => {
+    cy.elements().removeClass('near focus').addClass('faded');
+    near.removeClass('faded').addClass('near');
+    near.edges().addClass('focus');
+    cy.$(':selected').unselect();
+    node.select();
+  });
+  declutter();
+  details(node);
+}
+
+function unfocus() {
+  const cy = explorer.cy;
+  if (!cy) return;
+  explorer.focus = null;
+  cy.batch(() => { cy.elements().removeClass('faded near focus'); cy.$(':selected').unselect(); });
+  declutter();
+  explorer.side.replaceChildren(h('p', { class: 'muted' }, 'Select a node to see it here.'));
+}
+
+// details shows the focused node in the side panel, as text.
+function details(node) {
+  const kind = node.data('kind');
+  const label = node.data('label');
+  const m = explorer.model;
+  const out = [h('h3', { id: 'g-details-title' }, kind === 'cluster' ? 'Cluster: ' + label : label)];
+  if (kind === 'procedure') {
+    const n = m.nodes.get(node.id());
+    out.push(h('p', null, stateBadge(n.cls)), h('p', null, 'Tools: ', (n.signature || []).join(', ') || '—'), h('p', null, nameLink('open the procedure', 'procedure', label)));
+  } else if (kind === 'tool') {
+    out.push(h('p', null, stateBadge(node.data('cls'))), h('p', null, nameLink('graph of this tool', 'graph', 'tool', label)));
+  } else if (kind === 'cause') {
+    out.push(h('p', null, nameLink('open the cause', 'cause', label)));
+  } else {
+    const c = explorer.clusters.get(node.id());
+    const open = explorer.expandedClusters.has(node.id());
+    out.push(h('p', null, `${c.members.length} procedures, by ${c.of}; `, open ? 'expanded (tap again to collapse)' : 'tap to expand'),
+      h('p', { class: 'badges' }, Object.keys(STATES).map((s) => [stateBadge(s), ' ' + Math.round(node.data({ read_only: 'ro', state_changing: 'sc', unknown: 'un' }[s])) + '% '])),
+      h('ul', { class: 'members' }, c.members.slice(0, 50).map((p) => h('li', null, nameLink(m.nodes.get(p).text, 'procedure', m.nodes.get(p).label)))),
+      c.members.length > 50 ? h('p', { class: 'muted' }, `and ${c.members.length - 50} more`) : null);
+  }
+  explorer.side.replaceChildren(...out.filter(Boolean));
+}
+
+// bringIntoView fits the view to a node's neighbourhood (zoomed in at most
+// 1.5 times).
+function bringIntoView(node) {
+  if (node.empty()) return;
+  const cy = explorer.cy;
+  cy.fit(node.closedNeighborhood(), 60);
+  if (cy.zoom() > 1.5) cy.zoom({ level: 1.5, position: node.position() });
+}
+
+// findAndFocus finds the best match for text among every node of the
+// model (shown or inside a cluster): an exact name first, then a name or
+// shown label starting with it, then one containing it; expands the
+// cluster hiding it, focuses it and brings it into view.
+async function findAndFocus(text) {
+  const q = String(text).trim().toLowerCase();
+  if (!q || !explorer.cy) return;
+  const m = explorer.model;
+  let best = null, score = 0, matches = 0;
+  for (const n of m.nodes.values()) {
+    const label = String(n.label).toLowerCase(), shown = String(n.shown).toLowerCase();
+    const s = label === q ? 4 : label.startsWith(q) || shown.startsWith(q) ? 3 : label.includes(q) || shown.includes(q) ? 2 : 0;
+    if (s) matches++;
+    if (s > score || (s === score && s && best && n.frequency > best.frequency)) { best = n; score = s; }
+  }
+  if (!best) {
+    explorer.status.replaceChildren(h('span', { id: 'g-not-found' }, 'Nothing in the graph matches “', text, '”.'));
+    explorer.found = null;
+    return;
+  }
+  let id = best.id;
+  if (explorer.cy.getElementById(id).empty()) {
+    const cs = (explorer.clusterOf && explorer.clusterOf.get(id)) || [];
+    if (cs.length) {
+      explorer.expandedClusters.add(cs[0]);
+      await rebuild(false);
+    } else {
+      const c = [...(explorer.clusters || new Map()).values()].find((x) => x.anchor === id);
+      if (c) id = c.id;
+    }
+  }
+  focusOn(id);
+  bringIntoView(explorer.cy.getElementById(id));
+  explorer.found = id;
+  updateStatus();
+  notify(`Focused ${best.label}` + (matches > 1 ? ` (best of ${matches} matches)` : ''));
+}
+
+// expand adds a node's neighbourhood (one hop) from the server to the view.
 async function expand(node) {
   const kind = node.data('kind');
   const label = node.data('label');
@@ -166,17 +558,19 @@ async function expand(node) {
     return;
   }
   if (!explorer.starts[kind].includes(label)) explorer.starts[kind].push(label);
-  const cy = explorer.cy;
-  const fresh = elements(graph).filter((el) => cy.getElementById(el.data.id).empty());
-  cy.add(fresh);
+  const m = explorer.model;
+  const more = model({ nodes: [...[...m.nodes.values()].map((n) => ({ id: n.id, kind: n.kind, label: n.label, properties: { class: n.cls, frequency: n.frequency, signature: n.signature } })), ...(graph.nodes || [])],
+    edges: [...m.edges, ...(graph.edges || []).filter((e) => !m.edges.some((x) => x.source === e.source && x.target === e.target && x.kind === e.kind))], truncated: m.truncated || graph.truncated });
+  explorer.model = more;
   explorer.expanded = (explorer.expanded || 0) + 1;
-  updateStatus(graph.truncated);
-  await runLayout();
+  await rebuild(false);
+  focusOn(node.id());
 }
 
 function exportPNG() {
   if (!explorer.cy) return;
   download('procgraph.png', explorer.cy.png({ full: true, output: 'blob', bg: '#ffffff' }));
+  notify('Exported the view as procgraph.png.');
 }
 
 // exportText downloads the server's export of the view's query: its start
@@ -185,8 +579,9 @@ async function exportText(format) {
   try {
     const text = await api('GET', '/v1/graph', { query: query({ format }), raw: true });
     download('procgraph.' + format, text, format === 'dot' ? 'text/vnd.graphviz' : 'application/graphml+xml');
+    notify('Exported the graph as procgraph.' + format + '.');
   } catch (e) {
+    notify('The export failed: ' + e.message, true);
     explorer.status.replaceChildren(errorBox(e));
   }
 }
-

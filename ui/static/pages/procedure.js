@@ -1,6 +1,6 @@
 // pages/procedure.js: one procedure: what it is, its code and versions (with
 // a diff between any two), its grant with the actions, and its audit trail.
-import { h, link, table, yesNo, badge, when, section, errorBox } from '../dom.js';
+import { h, link, nameLink, table, yesNo, stateBadge, badge, when, section, errorBox, notify, codeHash } from '../dom.js';
 import { api, get, hasScope } from '../api.js';
 import { highlight } from '../highlight.js';
 import { diffView } from '../diff.js';
@@ -15,14 +15,14 @@ export async function procedurePage(ctx) {
   ctx.show(
     h('h1', { id: 'proc-name' }, p.name),
     h('p', { class: 'badges' },
-      yesNo(p.read_only, 'read-only', 'state-changing'), ' ', yesNo(p.exposed, 'exposed', 'not exposed'), ' ',
+      stateBadge(p.read_only), ' ', yesNo(p.exposed, 'exposed', 'not exposed'), ' ',
       ar.active ? badge('auto-run active', 'ok') : ar.enabled ? badge('auto-run granted, inactive', 'warn') : badge('auto-run off', 'off'), ' ',
       badge(p.status, p.status === 'succeeded' ? 'ok' : 'warn'), p.retired ? badge('retired', 'warn') : null, p.opaque ? badge('opaque', 'warn') : null),
     section('Summary', h('p', { id: 'summary' }, p.summary || '—'), h('p', { id: 'description', class: 'muted' }, p.description || '')),
     h('dl', { class: 'facts' },
       fact('Signature', (p.signature || []).flatMap((t, i) => [i ? ' · ' : '', link(t, 'graph', 'tool', t)])),
       fact('Frequency', p.frequency), fact('Uses', p.use_count), fact('Dialect', p.dialect),
-      fact('Code hash', h('code', null, p.code_hash)), fact('State-changing tools', (p.state_changing_tools || []).join(', ') || '—'),
+      fact('Code hash', codeHash(p.code_hash, 16)), fact('State-changing tools', (p.state_changing_tools || []).join(', ') || '—'),
       fact('Unknown tools', (p.unknown_tools || []).join(', ') || '—'), fact('Created', when(p.created_at)),
       fact('Last used', when(p.last_used_at))),
     section('Code', h('div', { id: 'code' }, highlight(p.code || ''))),
@@ -45,8 +45,9 @@ function reasonInput(id) {
   return h('input', { id, placeholder: 'reason (required)', maxlength: 2048 });
 }
 
-// act runs an action that needs a reason, then re-renders the page.
-async function act(ctx, reasonEl, out, call) {
+// act runs an action that needs a reason, confirms it (notify: the
+// confirmation outlives the re-render), then re-renders the page.
+async function act(ctx, reasonEl, out, what, call) {
   const reason = reasonEl.value.trim();
   if (!reason) {
     out.replaceChildren(h('p', { class: 'error', role: 'alert' }, 'A reason is required.'));
@@ -55,8 +56,10 @@ async function act(ctx, reasonEl, out, call) {
   }
   try {
     await call(reason);
+    notify(what + ' — reason: ' + reason);
     await ctx.rerender();
   } catch (e) {
+    notify(what + ' failed: ' + e.message, true);
     out.replaceChildren(errorBox(e));
   }
 }
@@ -72,8 +75,8 @@ function grantSection(ctx, p, canGrant) {
   const out = h('div', { id: 'grant-result' });
   const path = '/v1/procedures/' + encodeURIComponent(p.name) + '/auto-run';
   return section('Auto-run', state, h('div', { class: 'actions' }, reason,
-    h('button', { type: 'button', id: 'grant', disabled: ar.enabled, onclick: () => act(ctx, reason, out, (r) => api('PUT', path, { body: { enabled: true, reason: r } })) }, 'Grant auto-run'),
-    h('button', { type: 'button', id: 'revoke', disabled: !ar.enabled, onclick: () => act(ctx, reason, out, (r) => api('DELETE', path, { body: { reason: r } })) }, 'Revoke')), out);
+    h('button', { type: 'button', id: 'grant', disabled: ar.enabled, onclick: () => act(ctx, reason, out, 'Auto-run granted for ' + p.name, (r) => api('PUT', path, { body: { enabled: true, reason: r } })) }, 'Grant auto-run'),
+    h('button', { type: 'button', id: 'revoke', disabled: !ar.enabled, onclick: () => act(ctx, reason, out, 'Auto-run revoked for ' + p.name, (r) => api('DELETE', path, { body: { reason: r } })) }, 'Revoke')), out);
 }
 
 function versionsSection(ctx, p, versions, canGrant) {
@@ -103,20 +106,29 @@ function versionsSection(ctx, p, versions, canGrant) {
   const reason = canGrant ? reasonInput('promote-reason') : null;
   const promoteOut = h('div', { id: 'promote-result' });
   const rows = table([
-    ['Code hash', (v) => h('code', null, v.code_hash.slice(0, 16))], ['Captured', (v) => when(v.captured_at)],
+    ['Code hash', (v) => codeHash(v.code_hash, 16)], ['Captured', (v) => when(v.captured_at)],
     ['Frequency', (v) => v.frequency], ['Status', (v) => v.status], ['Current', (v) => (v.current ? badge('current', 'ok') : '')],
     ['', (v) => (!canGrant || v.current ? '' : h('button', { type: 'button', class: 'promote', 'data-hash': v.code_hash,
-      onclick: () => act(ctx, reason, promoteOut, (r) => api('POST', '/v1/procedures/' + encodeURIComponent(p.name) + '/versions/' + encodeURIComponent(v.code_hash) + '/promote', { body: { reason: r } })) }, 'Promote'))],
+      onclick: () => promote(v.code_hash) }, 'Promote'))],
   ], versions, { id: 'versions', class: 'grid' });
-  return section('Versions', rows, reason ? h('div', { class: 'actions' }, reason, promoteOut) : null,
+  // The reason input has its own button: it promotes the version picked
+  // beside it (the rows' buttons promote their row's).
+  const promote = (hash) => act(ctx, reason, promoteOut, 'Version ' + hash.slice(0, 12) + ' promoted',
+    (r) => api('POST', '/v1/procedures/' + encodeURIComponent(p.name) + '/versions/' + encodeURIComponent(hash) + '/promote', { body: { reason: r } }));
+  const others = versions.filter((v) => !v.current);
+  const target = h('select', { id: 'promote-version', 'aria-label': 'version to promote' },
+    others.map((v) => h('option', { value: v.code_hash }, v.code_hash.slice(0, 12) + '… · ' + when(v.captured_at))));
+  const promoteBar = reason && others.length ? h('div', { class: 'actions' }, reason, target,
+    h('button', { type: 'button', id: 'promote', onclick: () => promote(target.value) }, 'Promote'), promoteOut) : null;
+  return section('Versions', rows, promoteBar,
     versions.length > 1 ? h('div', { class: 'actions' }, 'Diff ', a, ' → ', b, h('button', { type: 'button', id: 'show-diff', onclick: showDiff }, 'Show diff')) : h('p', { class: 'muted' }, 'One version.'),
     out);
 }
 
 export function auditTable(decisions) {
   return table([
-    ['When', (d) => when(d.at)], ['Kind', (d) => d.kind], ['Procedure', (d) => (d.procedure ? link(d.procedure, 'procedure', d.procedure) : '—')],
+    ['When', (d) => when(d.at)], ['Kind', (d) => d.kind], ['Procedure', (d) => (d.procedure ? nameLink(d.procedure, 'procedure', d.procedure) : '—')],
     ['Outcome', (d) => badge(d.outcome, d.outcome === 'allowed' ? 'ok' : 'warn')], ['Reason', (d) => d.reason], ['Actor', (d) => d.actor],
-    ['Phase', (d) => d.phase || ''], ['Code hash', (d) => (d.code_hash ? h('code', null, d.code_hash.slice(0, 12)) : '')],
+    ['Phase', (d) => d.phase || ''], ['Code hash', (d) => (d.code_hash ? codeHash(d.code_hash, 12) : '')],
   ], decisions, { class: 'grid audit' });
 }
