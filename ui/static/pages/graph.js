@@ -41,6 +41,24 @@ explorer.load = (graph) => {
   return show(graph, document.getElementById('cy'));
 };
 
+let cytoscapeLoaded = null;
+
+// loadCytoscape loads the vendored cytoscape.js once, when the explorer
+// first opens (the other pages do not pay for parsing it).
+export function loadCytoscape() {
+  if (window.cytoscape) return Promise.resolve();
+  if (!cytoscapeLoaded) {
+    cytoscapeLoaded = new Promise((resolve, reject) => {
+      const s = document.createElement('script');
+      s.src = 'vendor/cytoscape.min.js';
+      s.onload = () => resolve();
+      s.onerror = () => { cytoscapeLoaded = null; reject(new Error('cytoscape.js did not load')); };
+      document.head.append(s);
+    });
+  }
+  return cytoscapeLoaded;
+}
+
 export async function graphPage(ctx) {
   const [kind, name] = ctx.args;
   explorer.depth = Number(ctx.query.get('depth') || 1);
@@ -60,7 +78,7 @@ export async function graphPage(ctx) {
       explorer.legendNote));
   let graph;
   try {
-    graph = await get('/v1/graph', query());
+    [graph] = await Promise.all([get('/v1/graph', query()), loadCytoscape()]);
   } catch (e) {
     status.replaceChildren(errorBox(e));
     return;
