@@ -91,7 +91,8 @@ WITH p, created, searched, v, versionCreated
 OPTIONAL MATCH (p)-[cur:CURRENT]->(cv:ProcedureVersion)
 WITH p, created, searched, v, versionCreated, collect(cur) AS curs, collect(cv) AS cvs
 WITH p, created, searched, v, versionCreated, curs,
-     size(cvs) = 0 OR (cvs[0] <> v AND cvs[0].status <> 'succeeded' AND v.status = 'succeeded') AS makeCurrent
+#include becomes_current
+     AS makeCurrent
 FOREACH (r IN CASE WHEN makeCurrent THEN curs ELSE [] END | DELETE r)
 FOREACH (_ IN CASE WHEN makeCurrent THEN [1] ELSE [] END |
   CREATE (p)-[:CURRENT]->(v)

@@ -26,7 +26,8 @@ OPTIONAL MATCH (p)-[cur:CURRENT]->(cv:ProcedureVersion)
 WITH p, r, v, collect(cur) AS curs, collect(cv) AS cvs
 WITH p, v, curs,
      r.current = v.code_hash AND
-       (size(cvs) = 0 OR (cvs[0] <> v AND cvs[0].status <> 'succeeded' AND v.status = 'succeeded')) AS makeCurrent
+#include becomes_current
+     AS makeCurrent
 FOREACH (x IN CASE WHEN makeCurrent THEN curs ELSE [] END | DELETE x)
 FOREACH (_ IN CASE WHEN makeCurrent THEN [1] ELSE [] END |
   CREATE (p)-[:CURRENT]->(v)

@@ -151,17 +151,18 @@ func captureTx(tx *bolt.Tx, in *procedures.CaptureInput) (procedures.CaptureResu
 	}
 
 	cur := ver
-	switch {
-	case rec.Current == "":
-		rec.Current = ver.CodeHash
-	case rec.Current != ver.CodeHash:
-		if cur, err = getVersion(tx, in.Name, rec.Current); err != nil {
-			return res, err
+	if rec.Current != ver.CodeHash {
+		var current procedures.Status // "" while the procedure has no current version
+		if rec.Current != "" {
+			if cur, err = getVersion(tx, in.Name, rec.Current); err != nil {
+				return res, err
+			}
+			if cur == nil {
+				return res, fault.Errorf(fault.CodeInternal, "embedded store: procedure %s lost its current version %s", in.Name, rec.Current)
+			}
+			current = cur.Status
 		}
-		if cur == nil {
-			return res, fault.Errorf(fault.CodeInternal, "embedded store: procedure %s lost its current version %s", in.Name, rec.Current)
-		}
-		if cur.Status != procedures.StatusSucceeded && ver.Status == procedures.StatusSucceeded {
+		if procedures.BecomesCurrent(current, ver.Status) {
 			rec.Current, cur = ver.CodeHash, ver
 		}
 	}

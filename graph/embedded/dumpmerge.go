@@ -151,8 +151,9 @@ func putProcRecord(tx *bolt.Tx, rec *procRecord) error {
 // mergeVersion adds a version the store lacks (frequency zero: its usage
 // keys count it) or merges one it holds (succeeded if either succeeded,
 // captured_at the earlier). The dump's current version (group.Current)
-// becomes the procedure's current when it succeeded and the store's
-// current has not, as a capture of it would make it.
+// becomes the procedure's current as a capture of it would make it
+// (procedures.BecomesCurrent: when it succeeded and the store's current
+// has not).
 func mergeVersion(tx *bolt.Tx, v *procedures.DumpVersionRecord, group *procedures.DumpProcedureRecord) error {
 	if err := checkPart("code_hash", v.CodeHash); err != nil {
 		return err
@@ -173,16 +174,25 @@ func mergeVersion(tx *bolt.Tx, v *procedures.DumpVersionRecord, group *procedure
 	if err := putVersion(tx, v.Procedure, ver); err != nil {
 		return err
 	}
-	if group == nil || group.Current != v.CodeHash || ver.Status != procedures.StatusSucceeded {
+	if group == nil || group.Current != v.CodeHash {
 		return nil
 	}
 	rec, err := mustProc(tx, v.Procedure)
 	if err != nil || rec.Current == v.CodeHash {
 		return err
 	}
-	cur, err := getVersion(tx, v.Procedure, rec.Current)
-	if err != nil || cur != nil && cur.Status == procedures.StatusSucceeded {
-		return err
+	var current procedures.Status // "" while the procedure has no current version
+	if rec.Current != "" {
+		cur, err := getVersion(tx, v.Procedure, rec.Current)
+		if err != nil {
+			return err
+		}
+		if cur != nil {
+			current = cur.Status
+		}
+	}
+	if !procedures.BecomesCurrent(current, ver.Status) {
+		return nil
 	}
 	rec.Current = v.CodeHash
 	return putProcRecord(tx, rec)
