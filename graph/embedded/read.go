@@ -68,14 +68,14 @@ func (r *procReader) loadKey(name []byte) (*procedures.Procedure, error) {
 	if raw == nil {
 		return nil, fault.Errorf(fault.CodeNotFound, "no procedure %s", name)
 	}
-	rec, err := procCache.get(name, raw, "procedure")
+	rec, err := procCache.Get(name, raw, "procedure")
 	if err != nil {
 		return nil, err
 	}
 	var cur *versionRecord
 	vkey := r.key(name, rec.Current)
 	if vraw := get(r.versions, vkey); vraw != nil {
-		if cur, err = versionCache.get(vkey, vraw, "version"); err != nil {
+		if cur, err = versionCache.Get(vkey, vraw, "version"); err != nil {
 			return nil, err
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/internal/storewrap"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -168,3 +169,13 @@ func decodeSummary(b []byte, s *summary) bool {
 	}
 	return true
 }
+
+// The read path's caches, shared by every store in the process: entries are
+// validated against the stored bytes, so sharing them is safe.
+var (
+	procCache    = storewrap.NewDecodeCache[procRecord](8<<20, decodeRecord[procRecord])
+	versionCache = storewrap.NewDecodeCache[versionRecord](32<<20, decodeRecord[versionRecord])
+)
+
+// decodeRecord is decode for a cache of T records.
+func decodeRecord[T any](raw []byte, rec *T, what string) error { return decode(raw, rec, what) }

@@ -6,12 +6,11 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/internal/storewrap"
 )
 
 func TestOutageErrors(t *testing.T) {
@@ -46,71 +45,18 @@ func TestOutageErrors(t *testing.T) {
 	}
 }
 
-// TestBreaker trips the breaker, checks that it refuses with unavailable and
-// keeps probing while probes fail, and closes by itself once one succeeds.
-func TestBreaker(t *testing.T) {
-	var up atomic.Bool
-	var probes atomic.Int64
-	b := newBreaker(func(ctx context.Context) error {
-		probes.Add(1)
-		if _, ok := ctx.Deadline(); !ok {
-			t.Error("a probe without a deadline")
-		}
-		if up.Load() {
-			return nil
-		}
-		return errors.New("connection refused")
-	})
-	defer b.shutdown()
-	if err := b.allow(); err != nil {
-		t.Fatalf("a new breaker refuses: %v", err)
-	}
-	b.trip(errors.New("down"))
-	b.trip(errors.New("down again")) // one prober only
-	err := b.allow()
+// TestBreakerAnswersErrDown: the store's breaker (storewrap.Breaker) refuses
+// with errDown while open: unavailable, with the store's public message.
+func TestBreakerAnswersErrDown(t *testing.T) {
+	b := storewrap.NewBreaker(func(context.Context) error { return errors.New("connection refused") }, errDown)
+	defer b.Shutdown()
+	b.Trip(errors.New("down"))
+	err := b.Allow()
 	if fault.ErrorCode(err) != fault.CodeUnavailable || !errors.Is(err, errDown) {
 		t.Fatalf("open breaker: %v, want errDown (unavailable)", err)
 	}
 	if fault.ErrorMessage(err) != msgUnavailable {
 		t.Errorf("public message %q", fault.ErrorMessage(err))
-	}
-	waitFor(t, "two failed probes", func() bool { return probes.Load() >= 2 })
-	if !b.isOpen() {
-		t.Fatal("the breaker closed while probes fail")
-	}
-	up.Store(true)
-	waitFor(t, "the breaker to close", func() bool { return !b.isOpen() })
-	if err := b.allow(); err != nil {
-		t.Fatalf("closed breaker refuses: %v", err)
-	}
-	if b.trips != 1 {
-		t.Errorf("trips = %d, want 1", b.trips)
-	}
-}
-
-// TestBreakerShutdown: after shutdown the prober stops and trip starts none.
-func TestBreakerShutdown(t *testing.T) {
-	var probes atomic.Int64
-	b := newBreaker(func(context.Context) error { probes.Add(1); return errors.New("down") })
-	b.trip(errors.New("down"))
-	waitFor(t, "a probe", func() bool { return probes.Load() >= 1 })
-	b.shutdown()
-	b.shutdown()
-	n := probes.Load()
-	time.Sleep(3 * probeInterval)
-	if got := probes.Load(); got > n+1 {
-		t.Errorf("%d probes after shutdown", got-n)
-	}
-}
-
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited a minute for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 

@@ -68,7 +68,7 @@ var causeFields = []string{"name", "frequency"}
 // decodeProcedure reads a procedure as the procedure fragment
 // (fragments/procedure.cypher) returns it. Anything else is an error (and
 // no procedure), never a panic. The input schema and warnings are decoded
-// through the shared caches (jsonCache): callers must not modify them.
+// through the shared caches (storewrap.JSONCache): callers must not modify them.
 func decodeProcedure(v any) (*procedures.Procedure, error) {
 	f, err := newFields(v, procedureFields, "procedure")
 	if err != nil {

@@ -187,43 +187,6 @@ func TestDecodeProcedureSharesJSON(t *testing.T) {
 	}
 }
 
-// TestJSONCacheBounds: the cache empties itself when full, never keeps a
-// text too large for it or one that failed, and always answers the text's
-// own value.
-func TestJSONCacheBounds(t *testing.T) {
-	c := &jsonCache[map[string]any]{maxBytes: 64 * 40}
-	for i := range 500 {
-		text := `{"n":` + strings.Repeat(" ", i%7) + string(rune('0'+i%10)) + `,"i":"` + strings.Repeat("x", i%30) + `"}`
-		v, err := c.decode("f", text)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var want map[string]any
-		if err := json.Unmarshal([]byte(text), &want); err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(v, want) {
-			t.Fatalf("%s: got %v", text, v)
-		}
-		if c.bytes > c.maxBytes {
-			t.Fatalf("cache holds %d bytes, bound %d", c.bytes, c.maxBytes)
-		}
-	}
-	big := `{"x":"` + strings.Repeat("y", 64) + `"}`
-	if _, err := c.decode("f", big); err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := c.m[big]; ok {
-		t.Fatal("a text above maxBytes/64 was kept")
-	}
-	if _, err := c.decode("f", "{"); err == nil {
-		t.Fatal("want an error")
-	}
-	if _, ok := c.m["{"]; ok {
-		t.Fatal("a text that failed was kept")
-	}
-}
-
 // FuzzDecodeProcedure: any value the driver could hand over (here: JSON,
 // numbers as integers where they are whole) decodes or fails, never
 // panics, and a decoded procedure comes with no error.

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strings"
+	"time"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 	"github.com/procgraph/procgraph/fault"
@@ -141,3 +143,62 @@ func (l driverLogger) Warnf(name, id, msg string, args ...any) {
 func (l driverLogger) Infof(string, string, string, ...any) {}
 
 func (l driverLogger) Debugf(string, string, string, ...any) {}
+
+// The bounds that keep a call short while the database is down (Open's
+// driver configuration; the breaker's are storewrap's).
+const (
+	// connectTimeout bounds one TCP connect to the server.
+	connectTimeout = time.Second
+	// acquireTimeout bounds taking a connection from the driver's pool,
+	// connecting included.
+	acquireTimeout = 2 * time.Second
+)
+
+// errDown answers every call while the breaker is open: the database was
+// found unreachable and has not answered a probe since.
+var errDown = &backendError{
+	public: fault.Errorf(fault.CodeUnavailable, msgUnavailable),
+	op:     "call",
+	cause:  errors.New("the database is down (circuit open); probing it in the background"),
+}
+
+// outage reports whether err says the database cannot be reached at all
+// (no connection, connection lost, database unavailable), as opposed to a
+// busy database (deadlocks, an exhausted pool) or a refused statement. The
+// driver keeps the raw errors of its attempts (io.EOF, net errors) in a
+// TransactionExecutionLimit; the last one decides.
+func outage(err error) bool {
+	err = lastError(err)
+	var conn *neo4j.ConnectivityError
+	var netErr net.Error
+	if errors.As(err, &conn) || errors.As(err, &netErr) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return true
+	}
+	var ne *neo4j.Neo4jError
+	if errors.As(err, &ne) {
+		switch ne.Code {
+		case "Neo.TransientError.General.DatabaseUnavailable",
+			"Neo.ClientError.Database.DatabaseNotFound":
+			return true
+		}
+	}
+	return false
+}
+
+// transient reports whether err is a failure worth retrying on a database
+// that answers: a deadlock, a leader switch, a lock timeout.
+func transient(err error) bool {
+	var ne *neo4j.Neo4jError
+	return errors.As(lastError(err), &ne) && ne.IsRetriable()
+}
+
+// lastError is the error that ended a driver call: for an exhausted retry,
+// the last attempt's.
+func lastError(err error) error {
+	var limit *neo4j.TransactionExecutionLimit
+	if errors.As(err, &limit) && len(limit.Errors) > 0 {
+		return limit.Errors[len(limit.Errors)-1]
+	}
+	return err
+}

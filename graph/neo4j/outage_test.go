@@ -98,7 +98,7 @@ func TestOutage(t *testing.T) {
 	hs := serviceOver(t, s, &seen)
 	in := storetest.In([]string{"outage_a", "outage_b"}, "h1", "k1", storetest.Base)
 	storetest.MustCapture(t, s, in)
-	if s.breaker.isOpen() {
+	if s.breaker.IsOpen() {
 		t.Fatal("the breaker is open while the database is up")
 	}
 
@@ -114,7 +114,7 @@ func TestOutage(t *testing.T) {
 		}
 	}
 	storetest.RequireCode(t, err, fault.CodeUnavailable)
-	if !s.breaker.isOpen() {
+	if !s.breaker.IsOpen() {
 		t.Fatalf("the breaker is closed after an outage error: %v", err)
 	}
 	// Every later call is answered by the breaker, not the driver.
@@ -169,7 +169,7 @@ func TestOutage(t *testing.T) {
 
 	// The breaker's prober finds the database back; nothing restarts the store.
 	deadline := time.Now().Add(2 * time.Minute)
-	for s.breaker.isOpen() {
+	for s.breaker.IsOpen() {
 		if time.Now().After(deadline) {
 			t.Fatal("the breaker is still open two minutes after the database came back")
 		}

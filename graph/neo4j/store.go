@@ -44,6 +44,7 @@ import (
 
 	"github.com/procgraph/procgraph/cypher"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/internal/storewrap"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -71,7 +72,7 @@ type Store struct {
 	log       zerolog.Logger
 	bookmarks neo4j.BookmarkManager
 	closed    atomic.Bool
-	breaker   *breaker
+	breaker   *storewrap.Breaker
 	// driverConfig is the configuration the driver was built with.
 	driverConfig config.Config
 	// classes are the procedure classes Find has read (findOne).
@@ -115,11 +116,11 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		return nil, fault.Errorf(fault.CodeInvalid, "neo4j: invalid URI %q", cfg.URI)
 	}
 	s.driver = driver
-	s.breaker = newBreaker(driver.VerifyConnectivity)
-	s.breaker.onTrip = func(cause error) {
+	s.breaker = storewrap.NewBreaker(driver.VerifyConnectivity, errDown)
+	s.breaker.OnTrip = func(cause error) {
 		s.log.Warn().Err(cause).Msg("neo4j store: the database is unreachable; answering unavailable at once until a probe succeeds")
 	}
-	s.breaker.onClose = func(down time.Duration) {
+	s.breaker.OnClose = func(down time.Duration) {
 		s.log.Info().Dur("down", down).Msg("neo4j store: the database answers again")
 	}
 	s.bookmarks = driver.ExecuteQueryBookmarkManager()
@@ -145,7 +146,7 @@ func (s *Store) Close() error {
 	if s.closed.Swap(true) {
 		return nil
 	}
-	s.breaker.shutdown()
+	s.breaker.Shutdown()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	return s.mapError("close", s.driver.Close(ctx))
@@ -228,7 +229,7 @@ func retry(ctx context.Context, s *Store, op string, attempt func() error) error
 	if s.closed.Load() {
 		return errClosed
 	}
-	if err := s.breaker.allow(); err != nil {
+	if err := s.breaker.Allow(); err != nil {
 		return err
 	}
 	start := time.Now()
@@ -244,7 +245,7 @@ func retry(ctx context.Context, s *Store, op string, attempt func() error) error
 			if n < 3 {
 				continue
 			}
-			s.breaker.trip(err)
+			s.breaker.Trip(err)
 		case transient(err) && time.Since(start)+delay < maxRetryTime:
 			if sleep(ctx, jitter(delay)) == nil {
 				delay = min(2*delay, time.Second)

@@ -3,9 +3,9 @@ package neo4jstore
 import (
 	"encoding/json"
 	"fmt"
-	"sync"
 	"time"
 
+	"github.com/procgraph/procgraph/internal/storewrap"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -219,64 +219,22 @@ func (f *fields) list(i int) []any { return f.listOf(f.names[i], f.v[i]) }
 
 func (f *fields) null(i int) bool { return f.v[i] == nil }
 
-// jsonCache keeps values decoded from JSON properties by their JSON text, so
-// that a read decodes a text only the first time it sees it: a version's
-// input schema and warnings are the same text on every read of it, and
-// decoding the schema was a third of decoding a procedure. An entry is
-// found by the whole text, so it is never stale. The values are shared by
-// every read that finds them: callers must not modify them (as the
-// embedded store's shared records; procedures' decoration cache recognises
-// a schema it has seen by the map's identity). Bounded: emptied when full;
-// texts too large to be worth a slot are decoded every time.
-type jsonCache[T any] struct {
-	mu       sync.Mutex
-	m        map[string]T
-	bytes    int
-	maxBytes int
-}
-
 // The caches of decodeProcedure, shared by every store in the process.
 var (
-	schemaCache  = &jsonCache[map[string]any]{maxBytes: 8 << 20}
-	warningCache = &jsonCache[[]procedures.Warning]{maxBytes: 1 << 20}
+	schemaCache  = storewrap.NewJSONCache[map[string]any](8 << 20)
+	warningCache = storewrap.NewJSONCache[[]procedures.Warning](1 << 20)
 )
-
-// decode returns text decoded (json.Unmarshal into a T), from the cache
-// when it was decoded before; key names the field in errors.
-func (c *jsonCache[T]) decode(key, text string) (T, error) {
-	c.mu.Lock()
-	v, ok := c.m[text]
-	c.mu.Unlock()
-	if ok {
-		return v, nil
-	}
-	var out T
-	if err := json.Unmarshal([]byte(text), &out); err != nil {
-		return out, fmt.Errorf("neo4j store: field %s: %w", key, err)
-	}
-	if len(text) > c.maxBytes/64 {
-		return out, nil
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil || c.bytes+len(text) > c.maxBytes {
-		c.m, c.bytes = map[string]T{}, 0
-	}
-	c.m[text] = out
-	c.bytes += len(text)
-	return out, nil
-}
 
 // jsonShared decodes the JSON string field i into *dst through c; null
 // leaves *dst alone.
-func jsonShared[T any](f *fields, i int, c *jsonCache[T], dst *T) {
+func jsonShared[T any](f *fields, i int, c *storewrap.JSONCache[T], dst *T) {
 	s := f.str(i)
 	if s == "" || f.err != nil {
 		return
 	}
-	v, err := c.decode(f.names[i], s)
+	v, err := c.Decode(s)
 	if err != nil {
-		f.err = err
+		f.err = fmt.Errorf("neo4j store: field %s: %w", f.names[i], err)
 		return
 	}
 	*dst = v
