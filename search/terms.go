@@ -130,7 +130,7 @@ type Hit struct {
 	Name       string
 	Text       float64
 	Frequency  int64
-	LastUsedAt int64 // Unix milliseconds; 0 never used
+	LastUsedAt *int64 // Unix milliseconds; nil never used
 	Score      float64
 }
 
@@ -148,16 +148,22 @@ func Score(text float64, frequency int64) float64 {
 }
 
 // Compare is the one order of a relevance search's hits: Score desc, then
-// frequency desc, last_used_at desc (never used last), name asc. A page a
-// store answers is sorted by it (the conformance suite checks both).
+// Find's order (procedures.CompareFind: frequency desc, last_used_at desc
+// with never used last, name asc; TestCompareTiesAreFinds checks they
+// agree). A page a store answers is sorted by it (the conformance suite
+// checks both stores).
 func Compare(a, b Hit) int {
 	switch {
 	case a.Score != b.Score:
 		return cmp.Compare(b.Score, a.Score)
 	case a.Frequency != b.Frequency:
 		return cmp.Compare(b.Frequency, a.Frequency)
-	case a.LastUsedAt != b.LastUsedAt:
-		return cmp.Compare(b.LastUsedAt, a.LastUsedAt)
+	case a.LastUsedAt == nil && b.LastUsedAt != nil:
+		return 1
+	case a.LastUsedAt != nil && b.LastUsedAt == nil:
+		return -1
+	case a.LastUsedAt != nil && *a.LastUsedAt != *b.LastUsedAt:
+		return cmp.Compare(*b.LastUsedAt, *a.LastUsedAt)
 	}
 	return strings.Compare(a.Name, b.Name)
 }

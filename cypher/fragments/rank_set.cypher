@@ -1,18 +1,5 @@
-// Sets p.rank, the key Find orders by (find_all_page.cypher and
-// find_page.cypher walk the procedure_rank index in ascending order): its
-// string order is Find's order, frequency desc, last_used_at desc with never
-// used last, name asc. It is
-//   19 digits: 9223372036854775807 - frequency, zero-padded
-//   '|'
-//   last_used_at: '0' + 19 digits of 9223372036854775807 - epoch millis
-//                 (a time since 1970), '1' + 19 digits of -1 - epoch millis
-//                 (a time before), or '2' when never used
-//   '|' name
-// Every statement that sets frequency or last_used_at includes this after it.
-SET p.rank = right('0000000000000000000' + toString(9223372036854775807 - p.frequency), 19) + '|' +
-    CASE
-      WHEN p.last_used_at IS NULL THEN '2'
-      WHEN p.last_used_at.epochMillis >= 0
-        THEN '0' + right('0000000000000000000' + toString(9223372036854775807 - p.last_used_at.epochMillis), 19)
-      ELSE '1' + right('0000000000000000000' + toString(-1 - p.last_used_at.epochMillis), 19)
-    END + '|' + p.name
+// Sets p.rank, the key Find orders by (fragments/rank_key.cypher: its
+// string order is procedures.CompareFind). Every statement that sets
+// frequency or last_used_at includes this after it.
+SET p.rank =
+#include rank_key

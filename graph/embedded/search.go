@@ -259,11 +259,7 @@ func (s *Store) findSearch(ctx context.Context, q *procedures.Query) ([]*procedu
 				continue
 			}
 			freq, lastUsed := rankFields(rk)
-			hit := search.Hit{Name: h.ID, Text: h.Score, Frequency: freq}
-			if lastUsed != nil {
-				hit.LastUsedAt = *lastUsed
-			}
-			hits = append(hits, hit)
+			hits = append(hits, search.Hit{Name: h.ID, Text: h.Score, Frequency: freq, LastUsedAt: lastUsed})
 		}
 		search.RankHits(hits)
 		total = len(hits)

@@ -57,7 +57,8 @@ func testSearchRanking(t *testing.T, newStore NewStore) {
 	for i, p := range all {
 		hits[i] = search.Hit{Name: p.Name, Score: *p.Score, Frequency: p.Frequency}
 		if p.LastUsedAt != nil {
-			hits[i].LastUsedAt = p.LastUsedAt.UnixMilli()
+			ms := p.LastUsedAt.UnixMilli()
+			hits[i].LastUsedAt = &ms
 		}
 	}
 	if !slices.IsSortedFunc(hits, search.Compare) {
