@@ -9,5 +9,42 @@ func init() {
 			Packages: []string{"./graph/neo4j"},
 			Tests:    []string{"TestStore"},
 		},
+		{
+			Name:     "procedures/current-any-success",
+			Why:      "BecomesCurrent lets every succeeded version replace the current one: the first succeeded version no longer stays current until promoted",
+			Edits:    []Edit{{Dir: "procedures", Files: "current.go", Find: `current != StatusSucceeded && version == StatusSucceeded`, Replace: `version == StatusSucceeded`}},
+			Packages: []string{"./procedures", "./graph/embedded"},
+			Tests:    []string{"TestBecomesCurrent", "TestStore"},
+		},
+		{
+			Name:     "neo4j/current-fragment-drifts",
+			Why:      "becomes_current.cypher drifts from procedures.BecomesCurrent: a succeeded version replaces a succeeded current one on Neo4j",
+			Edits:    []Edit{{Dir: "cypher/fragments", Files: "becomes_current.cypher", Find: `cvs[0].status <> 'succeeded' AND `, Replace: ``}},
+			Packages: []string{"./graph/neo4j"},
+			Tests:    []string{"TestBecomesCurrentIsGos"},
+		},
+		{
+			Name:     "neo4j/rank-key-never-used-first",
+			Why:      "rank_key.cypher drifts from procedures.CompareFind: never used procedures sort before used ones on Neo4j",
+			Edits:    []Edit{{Dir: "cypher/fragments", Files: "rank_key.cypher", Find: `WHEN p.last_used_at IS NULL THEN '2'`, Replace: `WHEN p.last_used_at IS NULL THEN '/'`}},
+			Packages: []string{"./graph/neo4j"},
+			Tests:    []string{"TestRankKeyIsCompareFind"},
+		},
+		{
+			Name:     "embedded/rank-key-oldest-first",
+			Why:      "the embedded rankKey drifts from procedures.CompareFind: of two procedures used as often, the one used longer ago comes first",
+			Edits:    []Edit{{Dir: "graph/embedded", Files: "keys.go", Find: `b = binary.BigEndian.AppendUint64(b, ^lu)`, Replace: `b = binary.BigEndian.AppendUint64(b, lu)`}},
+			Packages: []string{"./graph/embedded"},
+			Tests:    []string{"TestRankKeyIsCompareFind"},
+		},
+		{
+			Name:     "search/ties-ignore-last-use",
+			Why:      "search.Compare's ties drift from Find's order: last_used_at no longer breaks a tie of score and frequency",
+			Edits:    []Edit{{Dir: "search", Files: "terms.go", Find: `	case a.LastUsedAt != nil && *a.LastUsedAt != *b.LastUsedAt:
+		return cmp.Compare(*b.LastUsedAt, *a.LastUsedAt)
+`, Replace: ``}},
+			Packages: []string{"./search"},
+			Tests:    []string{"TestCompareTiesAreFinds"},
+		},
 	}...)
 }
