@@ -23,7 +23,7 @@ func TestRankKeyIsCompareFind(t *testing.T) {
 		}
 		rows[i] = row
 	}
-	stmt := "UNWIND $rows AS r\nWITH {frequency: r.frequency, name: r.name, last_used_at: CASE WHEN r.lu IS NULL THEN null ELSE datetime({epochMillis: r.lu}) END} AS p\nRETURN r.i AS i,\n" +
+	stmt := "UNWIND $rows AS r\nWITH r.i AS i, {frequency: r.frequency, name: r.name, last_used_at: CASE WHEN r.lu IS NULL THEN null ELSE datetime({epochMillis: r.lu}) END} AS p\nRETURN i,\n" +
 		cypher.Expand("#include rank_key") + " AS rank"
 	recs := run(t, s, stmt, map[string]any{"rows": rows})
 	if len(recs) != len(keys) {

@@ -38,9 +38,9 @@ func init() {
 			Tests:    []string{"TestRankKeyIsCompareFind"},
 		},
 		{
-			Name:     "search/ties-ignore-last-use",
-			Why:      "search.Compare's ties drift from Find's order: last_used_at no longer breaks a tie of score and frequency",
-			Edits:    []Edit{{Dir: "search", Files: "terms.go", Find: `	case a.LastUsedAt != nil && *a.LastUsedAt != *b.LastUsedAt:
+			Name: "search/ties-ignore-last-use",
+			Why:  "search.Compare's ties drift from Find's order: last_used_at no longer breaks a tie of score and frequency",
+			Edits: []Edit{{Dir: "search", Files: "terms.go", Find: `	case a.LastUsedAt != nil && *a.LastUsedAt != *b.LastUsedAt:
 		return cmp.Compare(*b.LastUsedAt, *a.LastUsedAt)
 `, Replace: ``}},
 			Packages: []string{"./search"},
