@@ -182,3 +182,27 @@ func TestJSONErrorsHaveLineAndColumn(t *testing.T) {
 		t.Fatal("doctor created the store file")
 	}
 }
+
+// TestDidYouMeanNames: a procedure or tool name the server does not know
+// is answered with the nearest one it does.
+func TestDidYouMeanNames(t *testing.T) {
+	t.Parallel()
+	s := mustServe(t, serverOpts{Upstream: mustUpstream(t)})
+	name := mustCaptureName(t, s, readOnlyCode, "n")
+	env := map[string]string{"PROCGRAPH_URL": s.URL}
+	typo := name[:len(name)-1] + "x"
+	for _, args := range [][]string{{"procedures", "show", typo}, {"invoke", typo, "--phase", "automatic"}} {
+		code, _, errOut := runMainWith(t, env, args...)
+		if code != 1 || !strings.Contains(errOut, "not_found") || !strings.Contains(errOut, "suggestion: did you mean "+name+"?") {
+			t.Fatalf("%q: exit %d, stderr %s", args, code, errOut)
+		}
+	}
+	code, out, errOut := runMainWith(t, env, "procedures", "list", "--tool", "get_task_jobs_sumary")
+	if code != 0 || !strings.Contains(out, "0 of 0") ||
+		errOut != "procgraph: no tool \"get_task_jobs_sumary\" in the catalogue; did you mean get_task_jobs_summary?\n" {
+		t.Fatalf("procedures list --tool with a typo: exit %d, stdout %s, stderr %q", code, out, errOut)
+	}
+	if code, _, errOut := runMainWith(t, env, "procedures", "show", "zzzzzzzzzzzzzzzz"); code != 1 || strings.Contains(errOut, "did you mean") {
+		t.Fatalf("a name near none: exit %d, stderr %s", code, errOut)
+	}
+}

@@ -26,7 +26,10 @@ type client struct {
 	token string
 	// noToken says why no registered credential was used, for a 401.
 	noToken error
-	http    *http.Client
+	// procedure is the procedure a command names: a not_found answer
+	// suggests the nearest one the server knows (procedureHint).
+	procedure string
+	http      *http.Client
 }
 
 func newClient(ctx context.Context) *client {
@@ -211,6 +214,12 @@ func pathSegment(s string) string {
 	return url.PathEscape(s)
 }
 
+// about returns c for commands that name procedure.
+func (c *client) about(procedure string) *client {
+	c.procedure = procedure
+	return c
+}
+
 // call runs one request of a client command and prints its answer: with
 // --json the server's JSON as it sent it (indented, keys in the API's
 // order), else human's rendering of out. A failure prints the error on
@@ -219,6 +228,9 @@ func pathSegment(s string) string {
 func (c *client) call(ctx context.Context, cl *cmdline, s stdio, method, path string, query url.Values, body, out any, human func(w io.Writer)) int {
 	raw, err := c.do(ctx, method, path, query, body, out)
 	if err != nil {
+		if c.procedure != "" {
+			err = procedureHint(ctx, c, c.procedure, err)
+		}
 		return failAnswer(cl, s, err)
 	}
 	if cl.asJSON() {

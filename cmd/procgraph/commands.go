@@ -43,7 +43,11 @@ func cmdProceduresList(ctx context.Context, args []string, s stdio) int {
 		Procedures []procedures.Procedure `json:"procedures"`
 		Total      int                    `json:"total"`
 	}
-	return newClient(ctx).call(ctx, cl, s, "GET", "/v1/procedures", q, nil, &out, func(w io.Writer) {
+	c := newClient(ctx)
+	return c.call(ctx, cl, s, "GET", "/v1/procedures", q, nil, &out, func(w io.Writer) {
+		if out.Total == 0 {
+			warnUnknownTools(ctx, c, s.err, tools)
+		}
 		var rows [][]string
 		for _, p := range out.Procedures {
 			rows = append(rows, []string{p.Name, strconv.FormatInt(p.Frequency, 10), strconv.FormatInt(p.UseCount, 10),
@@ -61,7 +65,7 @@ func cmdProceduresShow(ctx context.Context, args []string, s stdio) int {
 		return code
 	}
 	var p procedures.Procedure
-	return newClient(ctx).call(ctx, cl, s, "GET", "/v1/procedures/"+pathSegment(pos[0]), nil, nil, &p, func(w io.Writer) {
+	return newClient(ctx).about(pos[0]).call(ctx, cl, s, "GET", "/v1/procedures/"+pathSegment(pos[0]), nil, nil, &p, func(w io.Writer) {
 		printProcedure(w, &p)
 	})
 }

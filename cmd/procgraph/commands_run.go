@@ -47,7 +47,7 @@ func cmdInvoke(ctx context.Context, args []string, s stdio) int {
 		}
 	}
 	var out replay.InvokeResult
-	if code := newClient(ctx).call(ctx, cl, s, "POST", "/v1/procedures/"+pathSegment(pos[0])+"/invoke", nil, body, &out,
+	if code := newClient(ctx).about(pos[0]).call(ctx, cl, s, "POST", "/v1/procedures/"+pathSegment(pos[0])+"/invoke", nil, body, &out,
 		func(w io.Writer) { printReplay(w, &out) }); code != 0 {
 		return code
 	}
