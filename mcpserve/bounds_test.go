@@ -1,9 +1,12 @@
 package mcpserve
 
 import (
+	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/internal/fields"
 )
@@ -35,5 +38,54 @@ func TestToolInputsBoundedInBytes(t *testing.T) {
 	}
 	if got := e.up.seen(); len(got) != 0 {
 		t.Fatalf("upstream called: %v", got)
+	}
+}
+
+// TestToolSchemaBoundsAreTheGoBounds: every bounded string of every fixed
+// tool's input publishes its byte bound as maxLength, and the Go check
+// refuses one two-byte character more, naming the field.
+func TestToolSchemaBoundsAreTheGoBounds(t *testing.T) {
+	checked := 0
+	for name, in := range map[string]fields.Field{FindToolName: findInput, AutoRunToolName: autoRunInput,
+		RunCodeToolName: runCodeInput, AwaitApprovalToolName: awaitInput} {
+		var published map[string]any
+		if err := json.Unmarshal(toolSchema(in), &published); err != nil {
+			t.Fatal(err)
+		}
+		in.Walk(func(path string, f fields.Field) {
+			if f.Type != fields.String || f.MaxBytes == 0 {
+				return
+			}
+			checked++
+			own := published
+			doc := any(strings.Repeat("é", f.MaxBytes/2+1))
+			parts := strings.Split(path, ".")
+			for _, part := range parts {
+				if part == "[]" {
+					own, _ = own["items"].(map[string]any)
+				} else {
+					props, _ := own["properties"].(map[string]any)
+					own, _ = props[part].(map[string]any)
+				}
+			}
+			for i := len(parts) - 1; i >= 0; i-- {
+				if parts[i] == "[]" {
+					doc = []any{doc}
+				} else {
+					doc = map[string]any{parts[i]: doc}
+				}
+			}
+			if own == nil || own["maxLength"] != float64(f.MaxBytes) {
+				t.Errorf("%s %s: schema %v, want maxLength %d", name, path, own, f.MaxBytes)
+			}
+			var fe *fault.Error
+			want := strings.ReplaceAll(path, "[]", "0")
+			if err := in.Check(doc); !errors.As(err, &fe) || fe.Details["field"] != want {
+				t.Errorf("%s %s: Check = %v, want a refusal of %s", name, path, err, want)
+			}
+		})
+	}
+	if checked < 7 {
+		t.Fatalf("only %d bounded strings checked", checked)
 	}
 }
