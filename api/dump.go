@@ -2,6 +2,9 @@ package api
 
 import (
 	"net/http"
+
+	"github.com/procgraph/procgraph/dump"
+	"github.com/procgraph/procgraph/fault"
 )
 
 // countingWriter counts what reached the response, so a failure before the
@@ -45,7 +48,10 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, contentType, fil
 // (docs/dumps.md).
 func (s *Server) export(w http.ResponseWriter, r *http.Request) error {
 	return s.stream(w, r, "application/x-ndjson", "procgraph.pgdump", func(cw *countingWriter) error {
-		return s.svc.Export(r.Context(), cw)
+		if s.dumps == nil {
+			return fault.Errorf(fault.CodeInvalid, "this store cannot be exported")
+		}
+		return dump.Write(r.Context(), s.dumps, cw)
 	})
 }
 

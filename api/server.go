@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/procgraph/procgraph/auth"
+	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/metrics"
@@ -42,6 +43,9 @@ type Config struct {
 	// MaxChangeStreams bounds the open GET /v1/changes streams;
 	// DefaultMaxChangeStreams when zero.
 	MaxChangeStreams int
+	// Dumps is the store GET /v1/export writes a dump of (dump.Write);
+	// without it the route answers invalid: the store cannot be exported.
+	Dumps dump.Store
 }
 
 // Server is procgraph's HTTP API.
@@ -57,6 +61,7 @@ type Server struct {
 	router   chi.Router
 	mcpPaths map[string]string
 	turns    *gate.Gate
+	dumps    dump.Store
 
 	maxStreams int          // bound on open change streams
 	streams    atomic.Int64 // open change streams
@@ -70,7 +75,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{svc: cfg.Service, replay: cfg.Replayer, auth: cfg.Auth, metrics: cfg.Metrics,
 		log: cfg.Logger, maxBody: cfg.MaxBody, schemas: schemas, mcpPaths: cfg.MCPPaths, turns: cfg.Turns,
-		maxStreams: cfg.MaxChangeStreams}
+		dumps: cfg.Dumps, maxStreams: cfg.MaxChangeStreams}
 	if s.maxStreams <= 0 {
 		s.maxStreams = DefaultMaxChangeStreams
 	}

@@ -103,6 +103,10 @@ const (
 	ReasonImported = "imported"
 	ReasonMerged   = "merged"
 	ReasonRestored = "restored"
+	// ReasonAuthorizationsTrusted is the reason of the second record of an
+	// import or merge that kept the dump's session policies and durable
+	// grants (--trust-authorizations).
+	ReasonAuthorizationsTrusted = "authorizations_trusted"
 
 	// ReasonSignatureMismatch is the conflict reason of a capture under a
 	// name that a procedure of another signature holds.

@@ -1,6 +1,7 @@
 package procedures
 
 import (
+	"context"
 	"time"
 
 	"github.com/procgraph/procgraph/fault"
@@ -28,4 +29,14 @@ func PruneInBatches(before time.Time, batch int, deleteBatch func(batch int) (in
 			return total, err
 		}
 	}
+}
+
+// AuditPruner is a store whose audit log can be pruned (procgraph audit
+// prune, which exports first). Both stores implement it.
+type AuditPruner interface {
+	// PruneDecisions deletes the audit records older than before (At
+	// strictly before it) and returns how many it deleted. It works in
+	// batches: interrupted, it has deleted some of them and may be run
+	// again. Returns fault.CodeInvalid for a zero before.
+	PruneDecisions(ctx context.Context, before time.Time) (int64, error)
 }

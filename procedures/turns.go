@@ -261,6 +261,14 @@ func NewTurnID(at time.Time) string {
 	return fmt.Sprintf("trn_%016x%s", uint64(at.UnixNano()), hex.EncodeToString(r[:]))
 }
 
+// The turn gate's defaults (docs/api.md "Serve settings"), which an import
+// applies to the approvals it admits unless told the target's settings.
+const (
+	DefaultMaxPendingApprovals    = 32
+	DefaultMaxPendingPerRequester = 8
+	DefaultApprovalTimeout        = 330 * time.Second
+)
+
 // PendingBounds are the bounds on pending approvals that CreateApproval
 // checks atomically with the write (docs/design.md "Bounded admission").
 type PendingBounds struct {

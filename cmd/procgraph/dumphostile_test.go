@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/signature"
 )
@@ -20,7 +21,7 @@ import (
 // approvals (50 of agent, 50 of four others) with deadlines in 2099, a session policy auto-running kill_job
 // for agent's session "s2", and a procedure calling kill_job with a durable
 // grant; edit changes the records before they are written.
-func hostileDump(t *testing.T, path string, edit func(recs []procedures.DumpRecord) []procedures.DumpRecord) (approved, running string) {
+func hostileDump(t *testing.T, path string, edit func(recs []dump.Record) []dump.Record) (approved, running string) {
 	t.Helper()
 	cat, err := loadCatalogueFile(catalogueFile(t))
 	if err != nil {
@@ -29,7 +30,7 @@ func hostileDump(t *testing.T, path string, edit func(recs []procedures.DumpReco
 	at := time.Now().UTC().Add(-time.Hour).Truncate(time.Millisecond)
 	far := time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC)
 	kill := signature.CodeHash(turnKillCode)
-	turn := func(id string, status procedures.TurnStatus, session, requester string) procedures.DumpRecord {
+	turn := func(id string, status procedures.TurnStatus, session, requester string) dump.Record {
 		r := procedures.TurnRecord{Turn: procedures.Turn{ID: id, SessionID: session, Phase: procedures.PhaseInteractive, CodeHash: kill,
 			Signature: []string{"kill_job"}, ReadOnly: true, StateChangingTools: []string{}, UnknownTools: []string{}, Summary: "read a job",
 			Status: status, RequestedBy: requester, RequestedAt: at, Deadline: far},
@@ -37,7 +38,7 @@ func hostileDump(t *testing.T, path string, edit func(recs []procedures.DumpReco
 		if status != procedures.TurnPending {
 			r.Resolution = &procedures.Resolution{Choice: procedures.ChoiceRunOnce, By: "op", At: at, CodeHash: kill}
 		}
-		return procedures.DumpRecord{Type: procedures.DumpApproval, Approval: &r}
+		return dump.Record{Type: dump.TypeApproval, Approval: &r}
 	}
 	var ids []string
 	for range 102 {
@@ -49,13 +50,13 @@ func hostileDump(t *testing.T, path string, edit func(recs []procedures.DumpReco
 	phash := signature.CodeHash(pcode)
 	sig := []string{"get_task_jobs_summary", "kill_job"}
 	name := signature.Name(sig)
-	recs := []procedures.DumpRecord{
-		{Type: procedures.DumpCatalogue, Catalogue: cat},
-		{Type: procedures.DumpProcedure, Procedure: &procedures.DumpProcedureRecord{Name: name, Signature: sig, Current: phash, Frequency: 1,
+	recs := []dump.Record{
+		{Type: dump.TypeCatalogue, Catalogue: cat},
+		{Type: dump.TypeProcedure, Procedure: &dump.ProcedureRecord{Name: name, Signature: sig, Current: phash, Frequency: 1,
 			CreatedAt: at, UpdatedAt: at, Grant: &procedures.Grant{Enabled: true, GrantedBy: "op", GrantedAt: at, Reason: "fine", CodeHash: phash}}},
-		{Type: procedures.DumpVersion, Version: &procedures.DumpVersionRecord{Procedure: name, CodeHash: phash, Code: pcode, Dialect: "starlark",
+		{Type: dump.TypeVersion, Version: &dump.VersionRecord{Procedure: name, CodeHash: phash, Code: pcode, Dialect: "starlark",
 			Parameters: []string{"task_id"}, CapturedAt: at, Frequency: 1, Status: procedures.StatusSucceeded}},
-		{Type: procedures.DumpDecision, Decision: &procedures.Decision{ID: procedures.NewDecisionID(at), Kind: procedures.KindGrant, Procedure: name,
+		{Type: dump.TypeDecision, Decision: &procedures.Decision{ID: procedures.NewDecisionID(at), Kind: procedures.KindGrant, Procedure: name,
 			CodeHash: phash, Outcome: procedures.Allowed, Reason: "granted", Actor: "op", AllowedTools: []string{}, At: at}},
 		turn(approved, procedures.TurnApproved, "s1", "agent"),
 		turn(running, procedures.TurnRunning, "s1", "agent"),
@@ -67,14 +68,14 @@ func hostileDump(t *testing.T, path string, edit func(recs []procedures.DumpReco
 		}
 		recs = append(recs, turn(id, procedures.TurnPending, "s3", who))
 	}
-	recs = append(recs, procedures.DumpRecord{Type: procedures.DumpPolicy, Policy: &procedures.DumpPolicyRecord{SessionID: "s2", CodeHash: kill,
+	recs = append(recs, dump.Record{Type: dump.TypePolicy, Policy: &dump.PolicyRecord{SessionID: "s2", CodeHash: kill,
 		Policy: procedures.ChoiceAutoRun, Summary: "kill", SetBy: "op", SetAt: at, RequestedBy: "agent"}})
 	if edit != nil {
 		recs = edit(recs)
 	}
 	var buf bytes.Buffer
-	w := procedures.NewDumpWriter(&buf, "embedded", "test")
-	if err := w.Begin(procedures.DumpCounts{}); err != nil {
+	w := dump.NewWriter(&buf, "embedded", "test")
+	if err := w.Begin(dump.Counts{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range recs {
@@ -101,10 +102,10 @@ func hostileDump(t *testing.T, path string, edit func(recs []procedures.DumpReco
 func TestHostileDumps(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	dump := filepath.Join(dir, "hostile.jsonl")
-	approved, running := hostileDump(t, dump, nil)
+	dumpFile := filepath.Join(dir, "hostile.jsonl")
+	approved, running := hostileDump(t, dumpFile, nil)
 	data := filepath.Join(dir, "imported.db")
-	if code, out, errOut := runMain(t, "import", dump, "--data", data); code != 0 || !strings.Contains(out, "arrived inactive") {
+	if code, out, errOut := runMain(t, "import", dumpFile, "--data", data); code != 0 || !strings.Contains(out, "arrived inactive") {
 		t.Fatalf("import: exit %d: %s%s", code, out, errOut)
 	}
 	up := mustUpstream(t)
@@ -189,7 +190,7 @@ func TestHostileDumps(t *testing.T) {
 				t.Fatalf("import: exit %d: %s%s", code, out, errOut)
 			}
 			if trusted {
-				if rec := mustStoreRecord(t, data, procedures.ReasonAuthorizationsTrusted); rec.Note != procedures.TrustNote {
+				if rec := mustStoreRecord(t, data, procedures.ReasonAuthorizationsTrusted); rec.Note != dump.TrustNote {
 					t.Errorf("the trust record's note %q", rec.Note)
 				}
 			}
@@ -216,10 +217,10 @@ func TestHostileDumps(t *testing.T) {
 
 	for _, c := range []struct {
 		name string
-		edit func(recs []procedures.DumpRecord) []procedures.DumpRecord
+		edit func(recs []dump.Record) []dump.Record
 		want string
 	}{
-		{"a version whose code calls another signature", func(recs []procedures.DumpRecord) []procedures.DumpRecord {
+		{"a version whose code calls another signature", func(recs []dump.Record) []dump.Record {
 			v := *recs[2].Version
 			v.Code = "x = tools.get_task_jobs_summary(task_id=task_id)\nreturn x"
 			v.CodeHash = signature.CodeHash(v.Code)
@@ -227,26 +228,26 @@ func TestHostileDumps(t *testing.T) {
 			p.Current, recs[1].Procedure, recs[2].Version = v.CodeHash, &p, &v
 			return recs
 		}, "dump line 4: version"},
-		{"a version whose code gives another code hash", func(recs []procedures.DumpRecord) []procedures.DumpRecord {
+		{"a version whose code gives another code hash", func(recs []dump.Record) []dump.Record {
 			v := *recs[2].Version
 			v.Code += "\ntools.kill_job(panda_id=1)"
 			recs[2].Version = &v
 			return recs
 		}, "its code gives code_hash"},
-		{"a turn whose code is not its signature", func(recs []procedures.DumpRecord) []procedures.DumpRecord {
+		{"a turn whose code is not its signature", func(recs []dump.Record) []dump.Record {
 			t := *recs[6].Approval
 			t.Signature = []string{"get_task_jobs_summary"}
 			recs[6].Approval = &t
 			return recs
 		}, "not its signature"},
-		{"a turn whose code is opaque, marked plain", func(recs []procedures.DumpRecord) []procedures.DumpRecord {
+		{"a turn whose code is opaque, marked plain", func(recs []dump.Record) []dump.Record {
 			t := *recs[6].Approval
 			t.Code = "getattr(tools, \"kill_job\")(panda_id=1)\n" + t.Code
 			t.CodeHash = signature.CodeHash(t.Code)
 			recs[6].Approval = &t
 			return recs
 		}, "opaque true"},
-		{"a decision note past the bound", func(recs []procedures.DumpRecord) []procedures.DumpRecord {
+		{"a decision note past the bound", func(recs []dump.Record) []dump.Record {
 			d := *recs[3].Decision
 			d.Note = strings.Repeat("n", procedures.MaxNoteBytes+1)
 			recs[3].Decision = &d
@@ -276,7 +277,7 @@ func TestServeRefusesUnfinishedImport(t *testing.T) {
 	dir := t.TempDir()
 	data := filepath.Join(dir, "marked.db")
 	s := mustOpenEmbedded(t, data)
-	if err := s.Load(context.Background(), procedures.LoadMarker{DumpID: "abc", Line: 9}, nil); err != nil {
+	if err := s.Load(context.Background(), dump.LoadMarker{DumpID: "abc", Line: 9}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {

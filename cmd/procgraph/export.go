@@ -14,12 +14,13 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
+	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/procedures"
 )
 
 // storeFlags registers --store and --data on cl: which store an offline
 // command opens (NEO4J_* from the environment, as serve reads them).
-func storeFlags(cl *cmdline) func(ctx context.Context) (procedures.DumpStore, string, error) {
+func storeFlags(cl *cmdline) func(ctx context.Context) (dump.Store, string, error) {
 	open, _ := storeFlagsCreated(cl)
 	return open
 }
@@ -27,11 +28,11 @@ func storeFlags(cl *cmdline) func(ctx context.Context) (procedures.DumpStore, st
 // storeFlagsCreated is storeFlags whose second function returns the
 // embedded store file that open created ("" when it existed before, or the
 // store is Neo4j): the file a refused import removes.
-func storeFlagsCreated(cl *cmdline) (func(ctx context.Context) (procedures.DumpStore, string, error), func() string) {
+func storeFlagsCreated(cl *cmdline) (func(ctx context.Context) (dump.Store, string, error), func() string) {
 	store := cl.fs.String("store", "", "embedded or neo4j (default neo4j when NEO4J_URI is set, else embedded)")
 	data := cl.fs.String("data", "./procgraph.db", "embedded store file")
 	var created string
-	return func(ctx context.Context) (procedures.DumpStore, string, error) {
+	return func(ctx context.Context) (dump.Store, string, error) {
 		cfg := &serveConfig{Store: *store, Data: *data, Neo4jURI: os.Getenv("NEO4J_URI"), Neo4jUsername: os.Getenv("NEO4J_USERNAME"),
 			Neo4jPassword: os.Getenv("NEO4J_PASSWORD"), Neo4jDatabase: os.Getenv("NEO4J_DATABASE")}
 		if cfg.Store != "" && cfg.Store != "embedded" && cfg.Store != "neo4j" {
@@ -47,7 +48,7 @@ func storeFlagsCreated(cl *cmdline) (func(ctx context.Context) (procedures.DumpS
 		if err != nil {
 			return nil, "", err
 		}
-		ds, ok := s.(procedures.DumpStore)
+		ds, ok := s.(dump.Store)
 		if !ok {
 			_ = s.Close()
 			return nil, "", fmt.Errorf("the %s store cannot export or import", cfg.Store)
@@ -83,7 +84,7 @@ func cmdExport(ctx context.Context, args []string, s stdio) int {
 		return fail(s.err, "export", err)
 	}
 	start := time.Now()
-	if err = commit(procedures.WriteDump(ctx, st, w)); err != nil {
+	if err = commit(dump.Write(ctx, st, w)); err != nil {
 		return fail(s.err, "export", err)
 	}
 	if *out != "" {
@@ -159,7 +160,7 @@ func cmdImport(ctx context.Context, args []string, s stdio) int {
 	cl := newCmdline("import", "import DUMP [--merge] [--trust-authorizations] [--store embedded|neo4j] [--data FILE] [--batch N]",
 		"Load a dump into an empty store, or merge it into a store that holds data (--merge); run it again after a crash to resume (docs/dumps.md).", false)
 	open, created := storeFlagsCreated(cl)
-	batch := cl.fs.Int("batch", procedures.DefaultImportBatch, "records per store transaction")
+	batch := cl.fs.Int("batch", dump.DefaultImportBatch, "records per store transaction")
 	merge := cl.fs.Bool("merge", false, "merge into a store that may hold data (docs/dumps.md \"Merging\"): usage keys make counts exact")
 	trust := cl.fs.Bool("trust-authorizations", false, "keep the dump's session policies and durable grants in force (audited); without it they arrive inactive")
 	timeout := cl.fs.Duration("approval-timeout", procedures.DefaultApprovalTimeout, "the target's --approval-timeout: no imported approval's deadline is later than now + this")
@@ -183,10 +184,10 @@ func cmdImport(ctx context.Context, args []string, s stdio) int {
 		}
 	}()
 	var bar *progressbar.ProgressBar
-	opts := procedures.ImportOptions{BatchSize: *batch, Merge: *merge, Audit: procedures.NewRecorder(st, procedures.RecorderOptions{}), Actor: operator(),
+	opts := dump.ImportOptions{BatchSize: *batch, Merge: *merge, Audit: procedures.NewRecorder(st, procedures.RecorderOptions{}), Actor: operator(),
 		TrustAuthorizations: *trust, ApprovalTimeout: *timeout, Pending: procedures.PendingBounds{Total: *maxPending, PerRequester: *perRequester}}
 	if f, ok := s.err.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		opts.Validated = func(_ procedures.DumpHeaderRecord, t procedures.DumpTrailerRecord) {
+		opts.Validated = func(_ dump.HeaderRecord, t dump.TrailerRecord) {
 			bar = progressbar.NewOptions64(t.Records, progressbar.OptionSetWriter(s.err), progressbar.OptionSetDescription("importing"),
 				progressbar.OptionShowCount(), progressbar.OptionSetItsString("records"), progressbar.OptionShowIts(),
 				progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
@@ -203,7 +204,7 @@ func cmdImport(ctx context.Context, args []string, s stdio) int {
 		}
 	}
 	start := time.Now()
-	sum, err := procedures.Import(ctx, st, func() (io.ReadCloser, error) { return os.Open(pos[0]) }, opts)
+	sum, err := dump.Import(ctx, st, func() (io.ReadCloser, error) { return os.Open(pos[0]) }, opts)
 	if bar != nil {
 		_ = bar.Finish()
 	}
@@ -236,7 +237,7 @@ func cmdImport(ctx context.Context, args []string, s stdio) int {
 		fmt.Fprintf(s.out, "kept the store's catalogue (revision %s); the dump's (revision %s) differs: upload it if it should replace it\n",
 			sum.TargetRevision, sum.DumpRevision)
 	}
-	for _, t := range procedures.DumpCountTypes {
+	for _, t := range dump.CountTypes {
 		fmt.Fprintf(s.out, "  %-10s %d applied of %d\n", t, sum.Applied[t], sum.Trailer.Counts[t])
 	}
 	return 0

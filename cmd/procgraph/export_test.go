@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/graph/storetest"
 	"github.com/procgraph/procgraph/procedures"
@@ -175,7 +176,7 @@ func TestImportResumesAfterSIGKILL(t *testing.T) {
 // mustKillImport runs procgraph with args (an import into the store file
 // path) as a real subprocess, SIGKILLs it at its third progress line and
 // returns the marker it left.
-func mustKillImport(t *testing.T, path string, args ...string) *procedures.LoadMarker {
+func mustKillImport(t *testing.T, path string, args ...string) *dump.LoadMarker {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {

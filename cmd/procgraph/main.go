@@ -20,6 +20,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/procgraph/procgraph/auth"
+	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/mcpserve"
@@ -245,7 +246,8 @@ func (m *Main) open(ctx, bg context.Context) (http.Handler, error) {
 	swept := make(chan struct{})
 	go func() { defer close(swept); tg.Sweeper(bg, gate.DefaultSweepInterval) }()
 	m.onClose(func() error { <-swept; return nil }) // before the store closes (bg is cancelled first)
-	return newHandler(bg, svc, rp, tg, authn, reg, sessions, log)
+	dumps, _ := store.(dump.Store)
+	return newHandler(bg, svc, rp, tg, dumps, authn, reg, sessions, log)
 }
 
 // newAuthenticator returns the authenticator of cfg (docs/design.md "Secure by

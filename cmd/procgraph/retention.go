@@ -8,6 +8,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -15,7 +16,7 @@ import (
 // deletes the audit records older than cut; when the export fails nothing
 // is pruned. It returns how many records were deleted.
 func exportThenPrune(ctx context.Context, st procedures.Store, archive string, cut time.Time) (int64, error) {
-	ds, ok := st.(procedures.DumpStore)
+	ds, ok := st.(dump.Store)
 	p, ok2 := st.(procedures.AuditPruner)
 	if !ok || !ok2 {
 		return 0, fmt.Errorf("this store cannot export and prune its audit log")
@@ -24,7 +25,7 @@ func exportThenPrune(ctx context.Context, st procedures.Store, archive string, c
 	if err != nil {
 		return 0, err
 	}
-	if err = commit(procedures.WriteDump(ctx, ds, w)); err != nil {
+	if err = commit(dump.Write(ctx, ds, w)); err != nil {
 		return 0, fmt.Errorf("the export failed, nothing was pruned: %v", err)
 	}
 	n, err := p.PruneDecisions(ctx, cut)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/procgraph/procgraph/api"
 	"github.com/procgraph/procgraph/auth"
+	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/mcpdispatch"
 	"github.com/procgraph/procgraph/mcpserve"
@@ -129,7 +130,7 @@ func newDispatcher(ctx context.Context, cfg *serveConfig, log zerolog.Logger) (r
 // read-only replays only) and /mcp/interactive. The MCP tool lists follow
 // the service's change feed, which also carries what other instances
 // change (Service.WatchRemote, every remoteWatchInterval).
-func newHandler(ctx context.Context, svc *procedures.Service, rp *replay.Replayer, gate *gate.Gate, authn *auth.Authenticator,
+func newHandler(ctx context.Context, svc *procedures.Service, rp *replay.Replayer, gate *gate.Gate, dumps dump.Store, authn *auth.Authenticator,
 	reg *metrics.Registry, sessions *mcpserve.SessionLimits, log zerolog.Logger) (http.Handler, error) {
 	mcpConfig := func(phase procedures.Phase) mcpserve.Config {
 		return mcpserve.Config{Service: svc, Replayer: rp, Gate: gate, Phase: phase, Auth: authn, Logger: log, Sessions: sessions}
@@ -145,7 +146,7 @@ func newHandler(ctx context.Context, svc *procedures.Service, rp *replay.Replaye
 	go auto.Run(ctx)
 	go inter.Run(ctx)
 	go svc.WatchRemote(ctx, remoteWatchInterval)
-	srv, err := api.New(api.Config{Service: svc, Replayer: rp, Turns: gate, Auth: authn, Metrics: reg, Logger: log,
+	srv, err := api.New(api.Config{Service: svc, Replayer: rp, Turns: gate, Dumps: dumps, Auth: authn, Metrics: reg, Logger: log,
 		MCPPaths: map[string]string{
 			"/mcp":             "MCP (streamable HTTP), automatic phase: read-only replays only",
 			"/mcp/interactive": "MCP (streamable HTTP), interactive phase",

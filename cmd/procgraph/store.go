@@ -7,6 +7,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/graph/embedded"
 	neo4jstore "github.com/procgraph/procgraph/graph/neo4j"
@@ -54,7 +55,7 @@ func (e *storeLockedError) Error() string {
 // rank entries, so serve names the command that resumes it instead of
 // serving it.
 func refuseUnfinishedImport(ctx context.Context, s procedures.Store, cfg *serveConfig) error {
-	ds, ok := s.(procedures.DumpStore)
+	ds, ok := s.(dump.Store)
 	if !ok {
 		return nil
 	}

@@ -7,18 +7,19 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
 
-var _ procedures.DumpStore = (*Store)(nil)
+var _ dump.Store = (*Store)(nil)
 
-// metaImport keeps the import in progress (procedures.LoadMarker, JSON).
+// metaImport keeps the import in progress (dump.LoadMarker, JSON).
 var metaImport = []byte("import")
 
 // Dump streams the whole store from one read transaction: a consistent
-// snapshot while writers carry on (see procedures.DumpStore).
-func (s *Store) Dump(ctx context.Context, sink procedures.DumpSink) error {
+// snapshot while writers carry on (see dump.Store).
+func (s *Store) Dump(ctx context.Context, sink dump.Sink) error {
 	return s.view(ctx, func(tx *bolt.Tx) error {
 		counts, err := dumpCounts(tx)
 		if err != nil {
@@ -31,7 +32,7 @@ func (s *Store) Dump(ctx context.Context, sink procedures.DumpSink) error {
 		if err != nil {
 			return err
 		}
-		if err := sink.Record(procedures.DumpRecord{Type: procedures.DumpCatalogue, Catalogue: cat}); err != nil {
+		if err := sink.Record(dump.Record{Type: dump.TypeCatalogue, Catalogue: cat}); err != nil {
 			return err
 		}
 		err = tx.Bucket(bCauses).ForEach(func(k, v []byte) error {
@@ -39,7 +40,7 @@ func (s *Store) Dump(ctx context.Context, sink procedures.DumpSink) error {
 			if err := decode(v, &c, "cause "+string(k)); err != nil {
 				return err
 			}
-			return sink.Record(procedures.DumpRecord{Type: procedures.DumpCause, Cause: &procedures.DumpCauseRecord{Name: string(k), Description: c.Description}})
+			return sink.Record(dump.Record{Type: dump.TypeCause, Cause: &dump.CauseRecord{Name: string(k), Description: c.Description}})
 		})
 		if err != nil {
 			return err
@@ -52,7 +53,7 @@ func (s *Store) Dump(ctx context.Context, sink procedures.DumpSink) error {
 			if err := decode(v, &d, "decision"); err != nil {
 				return err
 			}
-			return sink.Record(procedures.DumpRecord{Type: procedures.DumpDecision, Decision: &d})
+			return sink.Record(dump.Record{Type: dump.TypeDecision, Decision: &d})
 		})
 		if err != nil {
 			return err
@@ -62,7 +63,7 @@ func (s *Store) Dump(ctx context.Context, sink procedures.DumpSink) error {
 			if err := decode(v, &r, "turn"); err != nil {
 				return err
 			}
-			return sink.Record(procedures.DumpRecord{Type: procedures.DumpApproval, Approval: &r})
+			return sink.Record(dump.Record{Type: dump.TypeApproval, Approval: &r})
 		})
 		if err != nil {
 			return err
@@ -72,35 +73,35 @@ func (s *Store) Dump(ctx context.Context, sink procedures.DumpSink) error {
 			if err != nil {
 				return err
 			}
-			return sink.Record(procedures.DumpRecord{Type: procedures.DumpPolicy, Policy: procedures.DumpPolicyOf(p)})
+			return sink.Record(dump.Record{Type: dump.TypePolicy, Policy: dump.PolicyOf(p)})
 		})
 	})
 }
 
 // dumpCounts counts the records a dump of tx holds.
-func dumpCounts(tx *bolt.Tx) (procedures.DumpCounts, error) {
+func dumpCounts(tx *bolt.Tx) (dump.Counts, error) {
 	n := func(b []byte) int64 { return int64(tx.Bucket(b).Stats().KeyN) }
-	return procedures.DumpCounts{
-		procedures.DumpCatalogue: 1,
-		procedures.DumpCause:     n(bCauses),
-		procedures.DumpProcedure: n(bProcs),
-		procedures.DumpVersion:   n(bVersions),
-		procedures.DumpUsage:     n(bKeysProc) + n(bKeysVersion) + n(bKeysEdge),
-		procedures.DumpEdge:      n(bEdgesPC),
-		procedures.DumpDecision:  n(bDecisions),
-		procedures.DumpApproval:  n(bTurns),
-		procedures.DumpPolicy:    n(bPolicies),
+	return dump.Counts{
+		dump.TypeCatalogue: 1,
+		dump.TypeCause:     n(bCauses),
+		dump.TypeProcedure: n(bProcs),
+		dump.TypeVersion:   n(bVersions),
+		dump.TypeUsage:     n(bKeysProc) + n(bKeysVersion) + n(bKeysEdge),
+		dump.TypeEdge:      n(bEdgesPC),
+		dump.TypeDecision:  n(bDecisions),
+		dump.TypeApproval:  n(bTurns),
+		dump.TypePolicy:    n(bPolicies),
 	}, nil
 }
 
-// dumpProcedure emits one procedure group (procedures.DumpType).
-func dumpProcedure(tx *bolt.Tx, k, v []byte, sink procedures.DumpSink) error {
+// dumpProcedure emits one procedure group (dump.Type).
+func dumpProcedure(tx *bolt.Tx, k, v []byte, sink dump.Sink) error {
 	name := string(k)
 	var rec procRecord
 	if err := decode(v, &rec, "procedure "+name); err != nil {
 		return err
 	}
-	p := &procedures.DumpProcedureRecord{
+	p := &dump.ProcedureRecord{
 		Name: name, Signature: rec.Signature, Summary: rec.Summary, Current: rec.Current,
 		Frequency: rec.Frequency, UseCount: rec.UseCount, CreatedAt: fromMs(rec.CreatedAt), UpdatedAt: fromMs(rec.UpdatedAt),
 	}
@@ -122,7 +123,7 @@ func dumpProcedure(tx *bolt.Tx, k, v []byte, sink procedures.DumpSink) error {
 			return err
 		}
 	}
-	if err := sink.Record(procedures.DumpRecord{Type: procedures.DumpProcedure, Procedure: p}); err != nil {
+	if err := sink.Record(dump.Record{Type: dump.TypeProcedure, Procedure: p}); err != nil {
 		return err
 	}
 	err := scanPrefix(tx.Bucket(bVersions), prefix(name), func(_, v []byte) error {
@@ -130,7 +131,7 @@ func dumpProcedure(tx *bolt.Tx, k, v []byte, sink procedures.DumpSink) error {
 		if err := decode(v, &r, "version of "+name); err != nil {
 			return err
 		}
-		return sink.Record(procedures.DumpRecord{Type: procedures.DumpVersion, Version: &procedures.DumpVersionRecord{
+		return sink.Record(dump.Record{Type: dump.TypeVersion, Version: &dump.VersionRecord{
 			Procedure: name, CodeHash: r.CodeHash, Code: r.Code, Dialect: r.Dialect, Parameters: r.Parameters,
 			InputSchema: r.InputSchema, Opaque: r.Opaque, Warnings: r.Warnings, Summary: r.Summary, Metadata: r.Metadata,
 			CapturedAt: fromMs(r.CapturedAt), Frequency: r.Frequency, Status: r.Status,
@@ -139,18 +140,18 @@ func dumpProcedure(tx *bolt.Tx, k, v []byte, sink procedures.DumpSink) error {
 	if err != nil {
 		return err
 	}
-	usage := func(u procedures.DumpUsageRecord) error {
-		return sink.Record(procedures.DumpRecord{Type: procedures.DumpUsage, Usage: &u})
+	usage := func(u dump.UsageRecord) error {
+		return sink.Record(dump.Record{Type: dump.TypeUsage, Usage: &u})
 	}
 	err = scanPrefix(tx.Bucket(bKeysVersion), prefix(name), func(rest, _ []byte) error {
 		hash, key := split2(rest)
-		return usage(procedures.DumpUsageRecord{Scope: procedures.UsageVersion, Procedure: name, CodeHash: hash, Key: key})
+		return usage(dump.UsageRecord{Scope: dump.UsageVersion, Procedure: name, CodeHash: hash, Key: key})
 	})
 	if err != nil {
 		return err
 	}
 	err = scanPrefix(tx.Bucket(bKeysProc), prefix(name), func(rest, _ []byte) error {
-		return usage(procedures.DumpUsageRecord{Scope: procedures.UsageProcedure, Procedure: name, Key: string(rest)})
+		return usage(dump.UsageRecord{Scope: dump.UsageProcedure, Procedure: name, Key: string(rest)})
 	})
 	if err != nil {
 		return err
@@ -158,7 +159,7 @@ func dumpProcedure(tx *bolt.Tx, k, v []byte, sink procedures.DumpSink) error {
 	var causes []string
 	err = scanPrefix(tx.Bucket(bEdgesPC), prefix(name), func(rest, v []byte) error {
 		causes = append(causes, string(rest))
-		return sink.Record(procedures.DumpRecord{Type: procedures.DumpEdge, Edge: &procedures.DumpEdgeRecord{
+		return sink.Record(dump.Record{Type: dump.TypeEdge, Edge: &dump.EdgeRecord{
 			Cause: string(rest), Procedure: name, Frequency: int64(getU64(v))}})
 	})
 	if err != nil {
@@ -166,7 +167,7 @@ func dumpProcedure(tx *bolt.Tx, k, v []byte, sink procedures.DumpSink) error {
 	}
 	for _, c := range causes {
 		err = scanPrefix(tx.Bucket(bKeysEdge), prefix(c, name), func(rest, _ []byte) error {
-			return usage(procedures.DumpUsageRecord{Scope: procedures.UsageEdge, Procedure: name, Cause: c, Key: string(rest)})
+			return usage(dump.UsageRecord{Scope: dump.UsageEdge, Procedure: name, Cause: c, Key: string(rest)})
 		})
 		if err != nil {
 			return err
@@ -186,7 +187,7 @@ func split2(b []byte) (string, string) {
 	return string(b), ""
 }
 
-// Empty reports whether the store holds nothing (see procedures.DumpStore).
+// Empty reports whether the store holds nothing (see dump.Store).
 func (s *Store) Empty(ctx context.Context) (bool, error) {
 	empty := false
 	err := s.view(ctx, func(tx *bolt.Tx) error {
@@ -201,9 +202,9 @@ func (s *Store) Empty(ctx context.Context) (bool, error) {
 	return empty, err
 }
 
-// LoadState returns the import in progress (see procedures.DumpStore).
-func (s *Store) LoadState(ctx context.Context) (*procedures.LoadMarker, error) {
-	var m *procedures.LoadMarker
+// LoadState returns the import in progress (see dump.Store).
+func (s *Store) LoadState(ctx context.Context) (*dump.LoadMarker, error) {
+	var m *dump.LoadMarker
 	err := s.view(ctx, func(tx *bolt.Tx) (err error) {
 		m, err = loadMarker(tx)
 		return err
@@ -211,12 +212,12 @@ func (s *Store) LoadState(ctx context.Context) (*procedures.LoadMarker, error) {
 	return m, err
 }
 
-func loadMarker(tx *bolt.Tx) (*procedures.LoadMarker, error) {
+func loadMarker(tx *bolt.Tx) (*dump.LoadMarker, error) {
 	v := tx.Bucket(bMeta).Get(metaImport)
 	if v == nil {
 		return nil, nil
 	}
-	var m procedures.LoadMarker
+	var m dump.LoadMarker
 	if err := decode(v, &m, "import marker"); err != nil {
 		return nil, err
 	}
@@ -224,11 +225,11 @@ func loadMarker(tx *bolt.Tx) (*procedures.LoadMarker, error) {
 }
 
 // Load applies dump records and moves the marker, in one transaction (see
-// procedures.DumpStore). Procedures are written without rank entries or
+// dump.Store). Procedures are written without rank entries or
 // classification: FinishLoad builds them. Their search parts go to the
 // search bucket with the generation bumped, and into the search index
 // after the commit, as a capture's do (search.go).
-func (s *Store) Load(ctx context.Context, m procedures.LoadMarker, recs []procedures.DumpRecord) error {
+func (s *Store) Load(ctx context.Context, m dump.LoadMarker, recs []dump.Record) error {
 	b, err := json.Marshal(m)
 	if err != nil {
 		return err
@@ -269,7 +270,7 @@ func (s *Store) Load(ctx context.Context, m procedures.LoadMarker, recs []proced
 const finishBatch = 5_000
 
 // FinishLoad classifies every procedure, builds the rank index and class
-// counts and removes the marker (see procedures.DumpStore), finishBatch
+// counts and removes the marker (see dump.Store), finishBatch
 // procedures per transaction; the marker stays until the last, so an
 // interrupted finish is done again whole by the resumed import.
 func (s *Store) FinishLoad(ctx context.Context, dumpID string) error {

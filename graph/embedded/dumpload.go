@@ -5,23 +5,23 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/fault"
-	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/search"
 )
 
 // loadRecord writes one dump record with the values it holds; writing it
 // again changes nothing. A procedure's search document changed is noted in
 // docs.
-func loadRecord(tx *bolt.Tx, r procedures.DumpRecord, docs *searchDocs) error {
+func loadRecord(tx *bolt.Tx, r dump.Record, docs *searchDocs) error {
 	switch r.Type {
-	case procedures.DumpCatalogue:
+	case dump.TypeCatalogue:
 		b, err := encode(catalogueRecord{Tools: r.Catalogue.Tools, Revision: r.Catalogue.Revision})
 		if err != nil {
 			return err
 		}
 		return tx.Bucket(bCatalogue).Put(catKey, b)
-	case procedures.DumpCause:
+	case dump.TypeCause:
 		c, err := getCause(tx, r.Cause.Name)
 		if err != nil {
 			return err
@@ -31,28 +31,28 @@ func loadRecord(tx *bolt.Tx, r procedures.DumpRecord, docs *searchDocs) error {
 		}
 		c.Description = r.Cause.Description
 		return putCause(tx, r.Cause.Name, c)
-	case procedures.DumpProcedure:
+	case dump.TypeProcedure:
 		if err := loadDumpProcedure(tx, r.Procedure); err != nil {
 			return err
 		}
 		return loadSearchParts(tx, r.Procedure, docs)
-	case procedures.DumpVersion:
+	case dump.TypeVersion:
 		v := r.Version
 		if err := checkPart("code_hash", v.CodeHash); err != nil {
 			return err
 		}
 		return putVersion(tx, v.Procedure, versionFromDump(v))
-	case procedures.DumpUsage:
+	case dump.TypeUsage:
 		b, k := usageKey(r.Usage)
 		_, err := addKey(tx, b, k)
 		return err
-	case procedures.DumpEdge:
+	case dump.TypeEdge:
 		return loadEdge(tx, r.Edge)
-	case procedures.DumpDecision:
+	case dump.TypeDecision:
 		return appendDecision(tx, *r.Decision)
-	case procedures.DumpApproval:
+	case dump.TypeApproval:
 		return putTurn(tx, *r.Approval)
-	case procedures.DumpPolicy:
+	case dump.TypePolicy:
 		p := r.Policy
 		sp := p.SessionPolicy()
 		sp.SetAt = norm(sp.SetAt)
@@ -65,7 +65,7 @@ func loadRecord(tx *bolt.Tx, r procedures.DumpRecord, docs *searchDocs) error {
 	return fault.Errorf(fault.CodeInvalid, "dump record of type %q cannot be loaded", r.Type)
 }
 
-func loadDumpProcedure(tx *bolt.Tx, p *procedures.DumpProcedureRecord) error {
+func loadDumpProcedure(tx *bolt.Tx, p *dump.ProcedureRecord) error {
 	for _, part := range append([]string{p.Name, p.Current}, p.Signature...) {
 		if err := checkPart("procedure", part); err != nil {
 			return err
@@ -112,7 +112,7 @@ func loadDumpProcedure(tx *bolt.Tx, p *procedures.DumpProcedureRecord) error {
 
 // loadEdge sets the edge's frequency and moves its cause's counts by the
 // difference.
-func loadEdge(tx *bolt.Tx, e *procedures.DumpEdgeRecord) error {
+func loadEdge(tx *bolt.Tx, e *dump.EdgeRecord) error {
 	c, err := getCause(tx, e.Cause)
 	if err != nil {
 		return err
@@ -138,7 +138,7 @@ func loadEdge(tx *bolt.Tx, e *procedures.DumpEdgeRecord) error {
 
 // loadSearchParts sets the procedure's search parts as dumped; the same
 // parts again write nothing.
-func loadSearchParts(tx *bolt.Tx, p *procedures.DumpProcedureRecord, docs *searchDocs) error {
+func loadSearchParts(tx *bolt.Tx, p *dump.ProcedureRecord, docs *searchDocs) error {
 	parts := search.MergeParts(nil, p.SearchParts)
 	if len(parts) == 0 {
 		return nil
@@ -156,7 +156,7 @@ func loadSearchParts(tx *bolt.Tx, p *procedures.DumpProcedureRecord, docs *searc
 }
 
 // versionFromDump is a dumped version as stored.
-func versionFromDump(v *procedures.DumpVersionRecord) *versionRecord {
+func versionFromDump(v *dump.VersionRecord) *versionRecord {
 	return &versionRecord{
 		CodeHash: v.CodeHash, Code: v.Code, Dialect: v.Dialect, Parameters: v.Parameters, InputSchema: v.InputSchema,
 		Opaque: v.Opaque, Warnings: v.Warnings, Summary: v.Summary, Metadata: v.Metadata,
@@ -165,11 +165,11 @@ func versionFromDump(v *procedures.DumpVersionRecord) *versionRecord {
 }
 
 // usageKey is the bucket and key of a dumped usage key.
-func usageKey(u *procedures.DumpUsageRecord) ([]byte, []byte) {
+func usageKey(u *dump.UsageRecord) ([]byte, []byte) {
 	switch u.Scope {
-	case procedures.UsageProcedure:
+	case dump.UsageProcedure:
 		return bKeysProc, key(u.Procedure, u.Key)
-	case procedures.UsageVersion:
+	case dump.UsageVersion:
 		return bKeysVersion, key(u.Procedure, u.CodeHash, u.Key)
 	}
 	return bKeysEdge, key(u.Cause, u.Procedure, u.Key)

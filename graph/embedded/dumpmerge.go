@@ -6,14 +6,15 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/search"
 )
 
 // MergeConflict returns the first of procs stored under another signature
-// (see procedures.DumpStore).
-func (s *Store) MergeConflict(ctx context.Context, procs []*procedures.DumpProcedureRecord) (string, error) {
+// (see dump.Store).
+func (s *Store) MergeConflict(ctx context.Context, procs []*dump.ProcedureRecord) (string, error) {
 	var name string
 	err := s.view(ctx, func(tx *bolt.Tx) error {
 		for _, p := range procs {
@@ -34,15 +35,15 @@ func (s *Store) MergeConflict(ctx context.Context, procs []*procedures.DumpProce
 // mergeRecord merges one dump record into what tx holds by the rules of
 // docs/dumps.md "Merging"; merging it again changes nothing. A procedure's search
 // document changed is noted in docs.
-func mergeRecord(tx *bolt.Tx, r procedures.DumpRecord, docs *searchDocs) error {
+func mergeRecord(tx *bolt.Tx, r dump.Record, docs *searchDocs) error {
 	switch r.Type {
-	case procedures.DumpCatalogue:
+	case dump.TypeCatalogue:
 		cat, err := catalogueIn(tx)
 		if err != nil || len(cat.Tools) > 0 {
 			return err // the store's catalogue is kept
 		}
 		return loadRecord(tx, r, docs)
-	case procedures.DumpCause:
+	case dump.TypeCause:
 		c, err := getCause(tx, r.Cause.Name)
 		if err != nil {
 			return err
@@ -56,13 +57,13 @@ func mergeRecord(tx *bolt.Tx, r procedures.DumpRecord, docs *searchDocs) error {
 			return nil
 		}
 		return putCause(tx, r.Cause.Name, c)
-	case procedures.DumpProcedure:
+	case dump.TypeProcedure:
 		return mergeProcedure(tx, r.Procedure, docs)
-	case procedures.DumpVersion:
+	case dump.TypeVersion:
 		return mergeVersion(tx, r.Version, r.Group)
-	case procedures.DumpUsage:
+	case dump.TypeUsage:
 		return mergeUsage(tx, r.Usage)
-	case procedures.DumpEdge:
+	case dump.TypeEdge:
 		if tx.Bucket(bEdgesPC).Get(key(r.Edge.Procedure, r.Edge.Cause)) != nil {
 			return nil
 		}
@@ -73,17 +74,17 @@ func mergeRecord(tx *bolt.Tx, r procedures.DumpRecord, docs *searchDocs) error {
 			return err
 		}
 		return linkCause(tx, r.Edge.Cause, "", r.Edge.Procedure) // frequency 0: its keys count it
-	case procedures.DumpDecision:
+	case dump.TypeDecision:
 		if tx.Bucket(bDecisionIDs).Get([]byte(r.Decision.ID)) != nil {
 			return nil // the store's record of this id is kept
 		}
 		return appendDecision(tx, *r.Decision)
-	case procedures.DumpApproval:
+	case dump.TypeApproval:
 		if tx.Bucket(bTurns).Get([]byte(r.Approval.ID)) != nil {
 			return nil
 		}
 		return putTurn(tx, *r.Approval)
-	case procedures.DumpPolicy:
+	case dump.TypePolicy:
 		if tx.Bucket(bPolicies).Get(key(r.Policy.SessionID, r.Policy.CodeHash)) != nil {
 			return nil
 		}
@@ -96,7 +97,7 @@ func mergeRecord(tx *bolt.Tx, r procedures.DumpRecord, docs *searchDocs) error {
 // updated_at and last_used_at the later, use_count the larger, the
 // summary kept unless empty, the current version, grant and retirement
 // kept, search parts united.
-func mergeProcedure(tx *bolt.Tx, p *procedures.DumpProcedureRecord, docs *searchDocs) error {
+func mergeProcedure(tx *bolt.Tx, p *dump.ProcedureRecord, docs *searchDocs) error {
 	old, err := getProc(tx, p.Name)
 	if err != nil {
 		return err
@@ -154,7 +155,7 @@ func putProcRecord(tx *bolt.Tx, rec *procRecord) error {
 // becomes the procedure's current as a capture of it would make it
 // (procedures.BecomesCurrent: when it succeeded and the store's current
 // has not).
-func mergeVersion(tx *bolt.Tx, v *procedures.DumpVersionRecord, group *procedures.DumpProcedureRecord) error {
+func mergeVersion(tx *bolt.Tx, v *dump.VersionRecord, group *dump.ProcedureRecord) error {
 	if err := checkPart("code_hash", v.CodeHash); err != nil {
 		return err
 	}
@@ -200,8 +201,8 @@ func mergeVersion(tx *bolt.Tx, v *procedures.DumpVersionRecord, group *procedure
 
 // mergeUsage adds a usage key the store lacks and counts it on its
 // procedure, version or edge; a key the store holds counts nothing.
-func mergeUsage(tx *bolt.Tx, u *procedures.DumpUsageRecord) error {
-	if u.Scope == procedures.UsageEdge {
+func mergeUsage(tx *bolt.Tx, u *dump.UsageRecord) error {
+	if u.Scope == dump.UsageEdge {
 		return countEdge(tx, u.Cause, u.Procedure, u.Key)
 	}
 	b, k := usageKey(u)
@@ -209,7 +210,7 @@ func mergeUsage(tx *bolt.Tx, u *procedures.DumpUsageRecord) error {
 	if err != nil || !added {
 		return err
 	}
-	if u.Scope == procedures.UsageVersion {
+	if u.Scope == dump.UsageVersion {
 		ver, err := getVersion(tx, u.Procedure, u.CodeHash)
 		if err != nil {
 			return err

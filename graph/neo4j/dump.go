@@ -8,18 +8,19 @@ import (
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
+	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/procedures"
 )
 
-var _ procedures.DumpStore = (*Store)(nil)
+var _ dump.Store = (*Store)(nil)
 
 // dumpPageSize is the procedures (or causes, decisions, turns, policies)
 // one Dump read returns.
 const dumpPageSize = 500
 
 // Dump streams the store in pages, each a managed read transaction (read
-// committed: for an exact copy, stop writers first; see procedures.DumpStore).
-func (s *Store) Dump(ctx context.Context, sink procedures.DumpSink) error {
+// committed: for an exact copy, stop writers first; see dump.Store).
+func (s *Store) Dump(ctx context.Context, sink dump.Sink) error {
 	recs, err := query(ctx, s, "dump", neo4j.AccessModeRead, "dump_counts", nil)
 	if err != nil {
 		return err
@@ -28,10 +29,10 @@ func (s *Store) Dump(ctx context.Context, sink procedures.DumpSink) error {
 		return s.mapError("dump", errRows("dump_counts", len(recs)))
 	}
 	n := func(k string) int64 { v, _ := field(recs[0], k).(int64); return v }
-	err = sink.Begin(procedures.DumpCounts{
-		procedures.DumpCatalogue: 1, procedures.DumpCause: n("causes"), procedures.DumpProcedure: n("procedures"),
-		procedures.DumpVersion: n("versions"), procedures.DumpUsage: n("usage"), procedures.DumpEdge: n("edges"),
-		procedures.DumpDecision: n("decisions"), procedures.DumpApproval: n("approvals"), procedures.DumpPolicy: n("policies"),
+	err = sink.Begin(dump.Counts{
+		dump.TypeCatalogue: 1, dump.TypeCause: n("causes"), dump.TypeProcedure: n("procedures"),
+		dump.TypeVersion: n("versions"), dump.TypeUsage: n("usage"), dump.TypeEdge: n("edges"),
+		dump.TypeDecision: n("decisions"), dump.TypeApproval: n("approvals"), dump.TypePolicy: n("policies"),
 	})
 	if err != nil {
 		return err
@@ -40,23 +41,23 @@ func (s *Store) Dump(ctx context.Context, sink procedures.DumpSink) error {
 	if err != nil {
 		return err
 	}
-	if err := sink.Record(procedures.DumpRecord{Type: procedures.DumpCatalogue, Catalogue: cat}); err != nil {
+	if err := sink.Record(dump.Record{Type: dump.TypeCatalogue, Catalogue: cat}); err != nil {
 		return err
 	}
 	causes := map[string]any{"after": ""}
 	err = s.pages(ctx, "dump_causes", causes, func(rec *neo4j.Record) error {
-		c := &procedures.DumpCauseRecord{}
+		c := &dump.CauseRecord{}
 		c.Name, _ = field(rec, "name").(string)
 		c.Description, _ = field(rec, "description").(string)
 		causes["after"] = c.Name
-		return sink.Record(procedures.DumpRecord{Type: procedures.DumpCause, Cause: c})
+		return sink.Record(dump.Record{Type: dump.TypeCause, Cause: c})
 	})
 	if err != nil {
 		return err
 	}
 	after := ""
 	err = s.keyset(func() (int, error) {
-		groups, err := readTx(ctx, s, "dump", func(ctx context.Context, tx neo4j.ManagedTransaction) ([][]procedures.DumpRecord, error) {
+		groups, err := readTx(ctx, s, "dump", func(ctx context.Context, tx neo4j.ManagedTransaction) ([][]dump.Record, error) {
 			return dumpProcedures(ctx, tx, after, s.dumpPage)
 		})
 		if err != nil {
@@ -82,7 +83,7 @@ func (s *Store) Dump(ctx context.Context, sink procedures.DumpSink) error {
 			return s.mapError("dump", err)
 		}
 		decisions["at"], decisions["id"] = d.At, d.ID
-		return sink.Record(procedures.DumpRecord{Type: procedures.DumpDecision, Decision: &d})
+		return sink.Record(dump.Record{Type: dump.TypeDecision, Decision: &d})
 	})
 	if err != nil {
 		return err
@@ -91,7 +92,7 @@ func (s *Store) Dump(ctx context.Context, sink procedures.DumpSink) error {
 }
 
 // dumpTurns emits every turn, then every session policy, by id.
-func (s *Store) dumpTurns(ctx context.Context, sink procedures.DumpSink) error {
+func (s *Store) dumpTurns(ctx context.Context, sink dump.Sink) error {
 	turns := map[string]any{"after": ""}
 	err := s.pages(ctx, "dump_turns", turns, func(rec *neo4j.Record) error {
 		t, err := decodeTurn(field(rec, "record"))
@@ -99,7 +100,7 @@ func (s *Store) dumpTurns(ctx context.Context, sink procedures.DumpSink) error {
 			return err
 		}
 		turns["after"], _ = field(rec, "id").(string)
-		return sink.Record(procedures.DumpRecord{Type: procedures.DumpApproval, Approval: t})
+		return sink.Record(dump.Record{Type: dump.TypeApproval, Approval: t})
 	})
 	if err != nil {
 		return err
@@ -111,7 +112,7 @@ func (s *Store) dumpTurns(ctx context.Context, sink procedures.DumpSink) error {
 			return err
 		}
 		policies["after"], _ = field(rec, "id").(string)
-		return sink.Record(procedures.DumpRecord{Type: procedures.DumpPolicy, Policy: procedures.DumpPolicyOf(p)})
+		return sink.Record(dump.Record{Type: dump.TypePolicy, Policy: dump.PolicyOf(p)})
 	})
 }
 
@@ -148,17 +149,17 @@ func (s *Store) keyset(page func() (int, error)) error {
 }
 
 // dumpProcedures reads the page of limit procedure groups after after, in dump
-// order (procedures.DumpType).
-func dumpProcedures(ctx context.Context, tx neo4j.ManagedTransaction, after string, limit int) ([][]procedures.DumpRecord, error) {
+// order (dump.Type).
+func dumpProcedures(ctx context.Context, tx neo4j.ManagedTransaction, after string, limit int) ([][]dump.Record, error) {
 	recs, err := collect(ctx, tx, "dump_procedures", map[string]any{"after": after, "limit": limit})
 	if err != nil {
 		return nil, err
 	}
-	groups := make([][]procedures.DumpRecord, 0, len(recs))
+	groups := make([][]dump.Record, 0, len(recs))
 	var owners []map[string]any
 	for _, rec := range recs {
 		r := &row{m: asMap(field(rec, "procedure"))}
-		p := &procedures.DumpProcedureRecord{
+		p := &dump.ProcedureRecord{
 			Name: r.str("name"), Signature: r.strings("signature"), Summary: r.str("summary"),
 			Frequency: r.int("frequency"), UseCount: r.int("use_count"), CreatedAt: r.time("created_at"),
 			UpdatedAt: r.time("updated_at"), LastUsedAt: r.timePtr("last_used_at"), SearchParts: r.strings("search_parts"),
@@ -178,14 +179,14 @@ func dumpProcedures(ctx context.Context, tx neo4j.ManagedTransaction, after stri
 		if r.m["retired_at"] != nil {
 			p.Retired = &procedures.Retirement{RetiredBy: r.str("retired_by"), RetiredAt: r.time("retired_at"), Reason: r.str("retired_reason")}
 		}
-		g := []procedures.DumpRecord{{Type: procedures.DumpProcedure, Procedure: p}}
-		var versions []procedures.DumpRecord
+		g := []dump.Record{{Type: dump.TypeProcedure, Procedure: p}}
+		var versions []dump.Record
 		for _, v := range r.list("versions") {
 			dv, err := decodeVersion(v, "")
 			if err != nil {
 				return nil, err
 			}
-			versions = append(versions, procedures.DumpRecord{Type: procedures.DumpVersion, Version: &procedures.DumpVersionRecord{
+			versions = append(versions, dump.Record{Type: dump.TypeVersion, Version: &dump.VersionRecord{
 				Procedure: p.Name, CodeHash: dv.CodeHash, Code: dv.Code, Dialect: dv.Dialect, Parameters: dv.Parameters,
 				InputSchema: dv.InputSchema, Opaque: dv.Opaque, Warnings: dv.Warnings, Summary: dv.Summary, Metadata: dv.Metadata,
 				CapturedAt: dv.CapturedAt, Frequency: dv.Frequency, Status: dv.Status,
@@ -195,10 +196,10 @@ func dumpProcedures(ctx context.Context, tx neo4j.ManagedTransaction, after stri
 		sort.Slice(versions, func(i, j int) bool { return versions[i].Version.CodeHash < versions[j].Version.CodeHash })
 		g = append(g, versions...)
 		owners = append(owners, map[string]any{"scope": "procedure", "procedure": p.Name, "code_hash": nil, "cause": nil})
-		var edges []procedures.DumpRecord
+		var edges []dump.Record
 		for _, e := range r.list("edges") {
 			er := &row{m: asMap(e)}
-			edges = append(edges, procedures.DumpRecord{Type: procedures.DumpEdge, Edge: &procedures.DumpEdgeRecord{
+			edges = append(edges, dump.Record{Type: dump.TypeEdge, Edge: &dump.EdgeRecord{
 				Cause: er.str("cause"), Procedure: p.Name, Frequency: er.int("frequency")}})
 			owners = append(owners, map[string]any{"scope": "cause", "procedure": p.Name, "code_hash": nil, "cause": er.str("cause")})
 			if er.err != nil {
@@ -219,19 +220,19 @@ func dumpProcedures(ctx context.Context, tx neo4j.ManagedTransaction, after stri
 	if err != nil {
 		return nil, err
 	}
-	byProc := map[string][]procedures.DumpRecord{}
+	byProc := map[string][]dump.Record{}
 	for _, k := range keys {
-		u := &procedures.DumpUsageRecord{Procedure: field(k, "procedure").(string)}
+		u := &dump.UsageRecord{Procedure: field(k, "procedure").(string)}
 		u.Key, _ = field(k, "key").(string)
 		switch field(k, "scope") {
 		case "version":
-			u.Scope, u.CodeHash = procedures.UsageVersion, field(k, "code_hash").(string)
+			u.Scope, u.CodeHash = dump.UsageVersion, field(k, "code_hash").(string)
 		case "procedure":
-			u.Scope = procedures.UsageProcedure
+			u.Scope = dump.UsageProcedure
 		default:
-			u.Scope, u.Cause = procedures.UsageEdge, field(k, "cause").(string)
+			u.Scope, u.Cause = dump.UsageEdge, field(k, "cause").(string)
 		}
-		byProc[u.Procedure] = append(byProc[u.Procedure], procedures.DumpRecord{Type: procedures.DumpUsage, Usage: u})
+		byProc[u.Procedure] = append(byProc[u.Procedure], dump.Record{Type: dump.TypeUsage, Usage: u})
 	}
 	for i, g := range groups {
 		groups[i] = placeUsage(g, byProc[g[0].Procedure.Name])
@@ -242,12 +243,12 @@ func dumpProcedures(ctx context.Context, tx neo4j.ManagedTransaction, after stri
 // placeUsage puts a group's usage keys where dump order wants them: version
 // keys after the versions, procedure keys next, edge keys after the edges,
 // each sorted.
-func placeUsage(g, keys []procedures.DumpRecord) []procedures.DumpRecord {
-	rank := func(u *procedures.DumpUsageRecord) (int, string) {
+func placeUsage(g, keys []dump.Record) []dump.Record {
+	rank := func(u *dump.UsageRecord) (int, string) {
 		switch u.Scope {
-		case procedures.UsageVersion:
+		case dump.UsageVersion:
 			return 0, u.CodeHash + "\x00" + u.Key
-		case procedures.UsageProcedure:
+		case dump.UsageProcedure:
 			return 1, u.Key
 		}
 		return 2, u.Cause + "\x00" + u.Key
@@ -263,12 +264,12 @@ func placeUsage(g, keys []procedures.DumpRecord) []procedures.DumpRecord {
 	edgeStart := sort.Search(len(keys), func(i int) bool { r, _ := rank(keys[i].Usage); return r == 2 })
 	edgesAt := len(g)
 	for i, r := range g {
-		if r.Type == procedures.DumpEdge {
+		if r.Type == dump.TypeEdge {
 			edgesAt = i
 			break
 		}
 	}
-	out := make([]procedures.DumpRecord, 0, len(g)+len(keys))
+	out := make([]dump.Record, 0, len(g)+len(keys))
 	out = append(out, g[:edgesAt]...)
 	out = append(out, keys[:edgeStart]...)
 	out = append(out, g[edgesAt:]...)

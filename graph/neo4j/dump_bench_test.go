@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/graph/storetest"
-	"github.com/procgraph/procgraph/procedures"
 )
 
 var (
@@ -57,7 +57,7 @@ func (t *timedFinish) FinishLoad(ctx context.Context, id string) error {
 	return t.Store.FinishLoad(ctx, id)
 }
 
-func (t *timedFinish) Load(ctx context.Context, m procedures.LoadMarker, recs []procedures.DumpRecord) error {
+func (t *timedFinish) Load(ctx context.Context, m dump.LoadMarker, recs []dump.Record) error {
 	start := time.Now()
 	defer func() { t.load += time.Since(start) }()
 	return t.Store.Load(ctx, m, recs)
@@ -83,7 +83,7 @@ func BenchmarkExportImport(b *testing.B) {
 			times := &statementTimes{t: map[string]time.Duration{}, n: map[string]int{}}
 			ctx := WithQueryObserver(context.Background(), times.observe)
 			to := &timedFinish{Store: freshStore(b)}
-			storetest.BenchExportImportWith(ctx, b, from, to, n, procedures.ImportOptions{BatchSize: *dumpBatch})
+			storetest.BenchExportImportWith(ctx, b, from, to, n, dump.ImportOptions{BatchSize: *dumpBatch})
 			b.Logf("import: Load calls %v, FinishLoad %v; server time per statement:", to.load.Round(time.Millisecond), to.took.Round(time.Millisecond))
 			times.log(b)
 		})

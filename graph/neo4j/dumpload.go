@@ -7,13 +7,14 @@ import (
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
+	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/search"
 )
 
 // Empty reports whether the database holds nothing procgraph keeps (see
-// procedures.DumpStore).
+// dump.Store).
 func (s *Store) Empty(ctx context.Context) (bool, error) {
 	recs, err := query(ctx, s, "empty", neo4j.AccessModeRead, "dump_empty", nil)
 	if err != nil {
@@ -25,19 +26,19 @@ func (s *Store) Empty(ctx context.Context) (bool, error) {
 	return field(recs[0], "used") == false, nil
 }
 
-// LoadState returns the import in progress (see procedures.DumpStore).
-func (s *Store) LoadState(ctx context.Context) (*procedures.LoadMarker, error) {
-	return readTx(ctx, s, "load state", func(ctx context.Context, tx neo4j.ManagedTransaction) (*procedures.LoadMarker, error) {
+// LoadState returns the import in progress (see dump.Store).
+func (s *Store) LoadState(ctx context.Context) (*dump.LoadMarker, error) {
+	return readTx(ctx, s, "load state", func(ctx context.Context, tx neo4j.ManagedTransaction) (*dump.LoadMarker, error) {
 		return loadMarker(ctx, tx)
 	})
 }
 
-func loadMarker(ctx context.Context, tx neo4j.ManagedTransaction) (*procedures.LoadMarker, error) {
+func loadMarker(ctx context.Context, tx neo4j.ManagedTransaction) (*dump.LoadMarker, error) {
 	recs, err := collect(ctx, tx, "load_marker_get", nil)
 	if err != nil || len(recs) == 0 {
 		return nil, err
 	}
-	m := &procedures.LoadMarker{}
+	m := &dump.LoadMarker{}
 	m.DumpID, _ = field(recs[0], "dumpId").(string)
 	m.Line, _ = field(recs[0], "line").(int64)
 	m.Merge, _ = field(recs[0], "merge").(bool)
@@ -50,35 +51,35 @@ func loadMarker(ctx context.Context, tx neo4j.ManagedTransaction) (*procedures.L
 // record the store holds is kept, which loading meets only in a resumed
 // batch: the same record).
 var loadStatements = []struct {
-	typ          procedures.DumpType
+	typ          dump.Type
 	load, merged string
 }{
-	{procedures.DumpCause, "load_causes", "load_causes"},
-	{procedures.DumpProcedure, "load_procedures", "merge_procedures"},
-	{procedures.DumpVersion, "load_versions", "merge_versions"},
-	{procedures.DumpEdge, "load_edges", "merge_edges"},
-	{procedures.DumpUsage, "load_usage", "merge_usage"},
-	{procedures.DumpDecision, "load_decisions", "load_decisions"},
-	{procedures.DumpApproval, "load_turns", "load_turns"},
-	{procedures.DumpPolicy, "load_policies", "load_policies"},
+	{dump.TypeCause, "load_causes", "load_causes"},
+	{dump.TypeProcedure, "load_procedures", "merge_procedures"},
+	{dump.TypeVersion, "load_versions", "merge_versions"},
+	{dump.TypeEdge, "load_edges", "merge_edges"},
+	{dump.TypeUsage, "load_usage", "merge_usage"},
+	{dump.TypeDecision, "load_decisions", "load_decisions"},
+	{dump.TypeApproval, "load_turns", "load_turns"},
+	{dump.TypePolicy, "load_policies", "load_policies"},
 }
 
 // Load applies dump records and moves the marker in one write transaction
-// (see procedures.DumpStore): one UNWIND statement per record type, in dump
+// (see dump.Store): one UNWIND statement per record type, in dump
 // order, after the batch's tools. A batch whose line the marker has
 // reached committed with it already and is not applied again; so loading
 // into an empty store creates what it loads (each record is applied once)
 // rather than merging it.
-func (s *Store) Load(ctx context.Context, m procedures.LoadMarker, recs []procedures.DumpRecord) error {
+func (s *Store) Load(ctx context.Context, m dump.LoadMarker, recs []dump.Record) error {
 	// Loaded procedures carry search texts: the next search waits for the
 	// index (searchfresh.go).
 	defer s.searchFresh.wrote()
 	var cat *procedures.Catalogue
 	var tools []string
 	seen := map[string]bool{}
-	rows := map[procedures.DumpType][]map[string]any{}
+	rows := map[dump.Type][]map[string]any{}
 	for _, r := range recs {
-		if r.Type == procedures.DumpProcedure {
+		if r.Type == dump.TypeProcedure {
 			for _, t := range r.Procedure.Signature {
 				if !seen[t] {
 					seen[t] = true
@@ -91,10 +92,10 @@ func (s *Store) Load(ctx context.Context, m procedures.LoadMarker, recs []proced
 			return err
 		}
 		switch r.Type {
-		case procedures.DumpCatalogue:
+		case dump.TypeCatalogue:
 			cat = r.Catalogue
 			continue
-		case procedures.DumpVersion:
+		case dump.TypeVersion:
 			row["current"] = nil
 			if r.Group != nil {
 				row["current"] = r.Group.Current
@@ -151,7 +152,7 @@ func (s *Store) Load(ctx context.Context, m procedures.LoadMarker, recs []proced
 			if err != nil {
 				return struct{}{}, err
 			}
-			if t.typ == procedures.DumpProcedure && (len(res) != 1 || field(res[0], "merged") != int64(n)) {
+			if t.typ == dump.TypeProcedure && (len(res) != 1 || field(res[0], "merged") != int64(n)) {
 				return struct{}{}, fault.Errorf(fault.CodeConflict, "a merged procedure is stored with another signature")
 			}
 		}
@@ -161,8 +162,8 @@ func (s *Store) Load(ctx context.Context, m procedures.LoadMarker, recs []proced
 }
 
 // MergeConflict returns the first of procs stored under another signature
-// (see procedures.DumpStore).
-func (s *Store) MergeConflict(ctx context.Context, procs []*procedures.DumpProcedureRecord) (string, error) {
+// (see dump.Store).
+func (s *Store) MergeConflict(ctx context.Context, procs []*dump.ProcedureRecord) (string, error) {
 	rows := make([]map[string]any, len(procs))
 	for i, p := range procs {
 		rows[i] = map[string]any{"name": p.Name, "signature": stringList(p.Signature)}
@@ -186,13 +187,13 @@ func (s *Store) MergeConflict(ctx context.Context, procs []*procedures.DumpProce
 }
 
 // loadRow is a dump record as its load statement's row.
-func loadRow(r procedures.DumpRecord) (map[string]any, error) {
+func loadRow(r dump.Record) (map[string]any, error) {
 	switch r.Type {
-	case procedures.DumpCatalogue:
+	case dump.TypeCatalogue:
 		return nil, nil
-	case procedures.DumpCause:
+	case dump.TypeCause:
 		return map[string]any{"name": r.Cause.Name, "description": r.Cause.Description}, nil
-	case procedures.DumpProcedure:
+	case dump.TypeProcedure:
 		p := r.Procedure
 		var err error
 		row := map[string]any{"name": p.Name, "signature": p.Signature, "summary": p.Summary, "frequency": p.Frequency,
@@ -216,7 +217,7 @@ func loadRow(r procedures.DumpRecord) (map[string]any, error) {
 			row["retired_at"], row["retired_by"], row["retired_reason"] = dbTime(rt.RetiredAt), rt.RetiredBy, rt.Reason
 		}
 		return row, nil
-	case procedures.DumpVersion:
+	case dump.TypeVersion:
 		v := r.Version
 		schema, meta, warnings, err := versionJSON(v.InputSchema, v.Metadata, v.Warnings)
 		if err != nil {
@@ -226,10 +227,10 @@ func loadRow(r procedures.DumpRecord) (map[string]any, error) {
 			"code": v.Code, "dialect": v.Dialect, "parameters": stringList(v.Parameters), "input_schema": schema,
 			"opaque": v.Opaque, "warnings": warnings, "summary": v.Summary, "metadata": meta,
 			"captured_at": dbTime(v.CapturedAt), "frequency": v.Frequency, "status": string(v.Status)}, nil
-	case procedures.DumpUsage:
+	case dump.TypeUsage:
 		u := r.Usage
 		scope := u.Scope
-		if scope == procedures.UsageEdge {
+		if scope == dump.UsageEdge {
 			scope = "cause"
 		}
 		row := map[string]any{"scope": scope, "procedure": u.Procedure, "key": u.Key, "code_hash": nil, "cause": nil}
@@ -240,13 +241,13 @@ func loadRow(r procedures.DumpRecord) (map[string]any, error) {
 			row["cause"] = u.Cause
 		}
 		return row, nil
-	case procedures.DumpEdge:
+	case dump.TypeEdge:
 		return map[string]any{"cause": r.Edge.Cause, "procedure": r.Edge.Procedure, "frequency": r.Edge.Frequency}, nil
-	case procedures.DumpDecision:
+	case dump.TypeDecision:
 		return decisionParams(*r.Decision)
-	case procedures.DumpApproval:
+	case dump.TypeApproval:
 		return turnParams(*r.Approval)
-	case procedures.DumpPolicy:
+	case dump.TypePolicy:
 		p := r.Policy
 		sp := p.SessionPolicy()
 		sp.SetAt = dbTime(sp.SetAt)
@@ -260,7 +261,7 @@ func loadRow(r procedures.DumpRecord) (map[string]any, error) {
 }
 
 // FinishLoad classifies every procedure (the classification the load left
-// unset) and removes the marker (see procedures.DumpStore).
+// unset) and removes the marker (see dump.Store).
 func (s *Store) FinishLoad(ctx context.Context, dumpID string) error {
 	m, err := s.LoadState(ctx)
 	if err != nil {

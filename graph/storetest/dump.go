@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/search"
@@ -133,12 +134,12 @@ func FillScenarios(tb testing.TB, s procedures.Store) {
 // MustDump exports s and returns the dump.
 func MustDump(tb testing.TB, s procedures.Store, source string) []byte {
 	tb.Helper()
-	ds, ok := s.(procedures.DumpStore)
+	ds, ok := s.(dump.Store)
 	if !ok {
-		tb.Fatalf("%T is no procedures.DumpStore", s)
+		tb.Fatalf("%T is no dump.Store", s)
 	}
 	var buf bytes.Buffer
-	w := procedures.NewDumpWriter(&buf, source, "test")
+	w := dump.NewWriter(&buf, source, "test")
 	if err := ds.Dump(context.Background(), w); err != nil {
 		tb.Fatalf("Dump: %v", err)
 	}
@@ -149,9 +150,9 @@ func MustDump(tb testing.TB, s procedures.Store, source string) []byte {
 }
 
 // MustImport imports dump into s.
-func MustImport(tb testing.TB, s procedures.Store, dump []byte, batch int) procedures.ImportSummary {
+func MustImport(tb testing.TB, s procedures.Store, data []byte, batch int) dump.ImportSummary {
 	tb.Helper()
-	sum, err := Import(s, dump, batch)
+	sum, err := Import(s, data, batch)
 	if err != nil {
 		tb.Fatalf("Import: %v", err)
 	}
@@ -159,16 +160,16 @@ func MustImport(tb testing.TB, s procedures.Store, dump []byte, batch int) proce
 }
 
 // Import imports dump into s in batches of batch records.
-func Import(s procedures.Store, dump []byte, batch int) (procedures.ImportSummary, error) {
-	open := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(dump)), nil }
-	return procedures.Import(context.Background(), s.(procedures.DumpStore), open, trusted(procedures.ImportOptions{BatchSize: batch}))
+func Import(s procedures.Store, data []byte, batch int) (dump.ImportSummary, error) {
+	open := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
+	return dump.Import(context.Background(), s.(dump.Store), open, trusted(dump.ImportOptions{BatchSize: batch}))
 }
 
 // trusted is opts for the suite's round trips, which compare the moved
 // store with the original: authorizations trusted, the import's time
 // before every fixture's deadline and an approval timeout past them
 // (RunDumpAdmission tests what an import admits otherwise).
-func trusted(opts procedures.ImportOptions) procedures.ImportOptions {
+func trusted(opts dump.ImportOptions) dump.ImportOptions {
 	opts.TrustAuthorizations, opts.ApprovalTimeout = true, 24*time.Hour
 	opts.Now = func() time.Time { return At(0) }
 	return opts
@@ -176,8 +177,8 @@ func trusted(opts procedures.ImportOptions) procedures.ImportOptions {
 
 // DumpBody is a dump's lines without its header and trailer (the header
 // names the source store and the time; the trailer's checksum covers it).
-func DumpBody(dump []byte) []string {
-	lines := strings.Split(strings.TrimSuffix(string(dump), "\n"), "\n")
+func DumpBody(data []byte) []string {
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
 	return lines[1 : len(lines)-1]
 }
 
@@ -289,10 +290,10 @@ func RunDumpRoundTrip(t *testing.T, from, to NewStore) {
 	d1 := MustDump(t, a, "a")
 	b := to(t)
 	sum := MustImport(t, b, d1, 7)
-	if sum.Applied[procedures.DumpProcedure] != 5 || sum.Resumed != 0 {
+	if sum.Applied[dump.TypeProcedure] != 5 || sum.Resumed != 0 {
 		t.Errorf("import applied %v (resumed %d), want 5 procedures", sum.Applied, sum.Resumed)
 	}
-	if _, ok := a.(procedures.TurnStore); ok && (sum.Applied[procedures.DumpApproval] != 3 || sum.Applied[procedures.DumpPolicy] != 3) {
+	if _, ok := a.(procedures.TurnStore); ok && (sum.Applied[dump.TypeApproval] != 3 || sum.Applied[dump.TypePolicy] != 3) {
 		t.Errorf("import applied %v, want 3 approvals and 3 policies", sum.Applied)
 	}
 	if c, ok := b.(interface{ Check(context.Context) error }); ok {
@@ -318,7 +319,7 @@ func RunDumpRoundTrip(t *testing.T, from, to NewStore) {
 	if da, db := decisionsJSON(t, a), decisionsJSON(t, b); da != db {
 		t.Errorf("the audit log differs after the round trip:\n--- original\n%s\n--- imported\n%s", da, db)
 	}
-	if m, err := b.(procedures.DumpStore).LoadState(context.Background()); err != nil || m != nil {
+	if m, err := b.(dump.Store).LoadState(context.Background()); err != nil || m != nil {
 		t.Errorf("LoadState after the import = %v, %v; want none", m, err)
 	}
 	// A second import is refused: the store is no longer empty.
@@ -339,23 +340,23 @@ func decisionsJSON(tb testing.TB, s procedures.Store) string {
 
 // testLoadOnce: a batch at or before the marker's line is not applied
 // again (Load does nothing), so loading creates what it loads once.
-func testLoadOnce(t *testing.T, s procedures.Store, dump []byte) {
+func testLoadOnce(t *testing.T, s procedures.Store, data []byte) {
 	ctx := context.Background()
-	d, err := procedures.NewDumpReader(bytes.NewReader(dump))
+	d, err := dump.NewReader(bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var recs []procedures.DumpRecord
-	for len(recs) == 0 || recs[len(recs)-1].Type != procedures.DumpVersion {
+	var recs []dump.Record
+	for len(recs) == 0 || recs[len(recs)-1].Type != dump.TypeVersion {
 		r, err := d.Next()
 		if err != nil {
 			t.Fatalf("reading the dump: %v", err)
 		}
 		recs = append(recs, r)
 	}
-	ds := s.(procedures.DumpStore)
+	ds := s.(dump.Store)
 	last := int64(len(recs) + 1)
-	for i, m := range []procedures.LoadMarker{{DumpID: "x", Line: last}, {DumpID: "x", Line: last}, {DumpID: "x", Line: 2}} {
+	for i, m := range []dump.LoadMarker{{DumpID: "x", Line: last}, {DumpID: "x", Line: last}, {DumpID: "x", Line: 2}} {
 		if err := ds.Load(ctx, m, recs); err != nil {
 			t.Fatalf("Load %d of the first procedure's records (to line %d): %v", i+1, m.Line, err)
 		}
@@ -378,17 +379,17 @@ func Reseal(tb testing.TB, header string, body []string) []byte {
 	tb.Helper()
 	var buf bytes.Buffer
 	buf.WriteString(header + "\n")
-	counts := procedures.DumpCounts{}
+	counts := dump.Counts{}
 	for _, l := range body {
 		buf.WriteString(l + "\n")
 		var env struct {
-			Type procedures.DumpType `json:"type"`
+			Type dump.Type `json:"type"`
 		}
 		_ = json.Unmarshal([]byte(l), &env)
 		counts[env.Type]++
 	}
 	sum := sha256.Sum256(buf.Bytes())
-	tr, err := json.Marshal(map[string]any{"type": "trailer", "data": procedures.DumpTrailerRecord{
+	tr, err := json.Marshal(map[string]any{"type": "trailer", "data": dump.TrailerRecord{
 		Records: int64(len(body)), Counts: counts, SHA256: hex.EncodeToString(sum[:])}})
 	if err != nil {
 		tb.Fatal(err)
@@ -403,8 +404,8 @@ func Reseal(tb testing.TB, header string, body []string) []byte {
 func RunDumpRefusals(t *testing.T, newStore NewStore) {
 	src := newStore(t)
 	FillScenarios(t, src)
-	dump := MustDump(t, src, "src")
-	lines := strings.Split(strings.TrimSuffix(string(dump), "\n"), "\n")
+	data := MustDump(t, src, "src")
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
 	header, body := lines[0], lines[1:len(lines)-1]
 	find := func(typ string, n int) int {
 		for i, l := range body {
@@ -427,17 +428,17 @@ func RunDumpRefusals(t *testing.T, newStore NewStore) {
 	repeat := func(i int) func(b []string) []string {
 		return func(b []string) []string { return append(b[:i+1], b[i:]...) }
 	}
-	half := len(dump) / 2
+	half := len(data) / 2
 	cases := []struct {
 		name string
 		dump []byte
 		want string
 	}{
 		{"empty file", nil, "line 1"},
-		{"truncated mid-line", dump[:half], "truncated"},
+		{"truncated mid-line", data[:half], "truncated"},
 		{"truncated at a line end", []byte(strings.Join(lines[:len(lines)/2], "\n") + "\n"), "truncated"},
 		{"no trailer", []byte(strings.Join(lines[:len(lines)-1], "\n") + "\n"), "truncated"},
-		{"checksum", []byte(strings.Replace(string(dump), "a job is slow", "a job is SLOW", 1)), "checksum"},
+		{"checksum", []byte(strings.Replace(string(data), "a job is slow", "a job is SLOW", 1)), "checksum"},
 		{"not JSON", with(func(b []string) []string { b[3] = b[3][:10]; return b }), "line 5"},
 		{"unknown type", with(func(b []string) []string { b[2] = `{"type":"secret","data":{}}`; return b }), "unknown record type"},
 		{"unknown field", with(func(b []string) []string {
@@ -453,7 +454,7 @@ func RunDumpRefusals(t *testing.T, newStore NewStore) {
 		{"catalogue repeated", with(repeat(find("catalogue", 0))), "second catalogue"},
 		{"version dropped", with(func(b []string) []string { i := find("version", 0); return append(b[:i], b[i+1:]...) }), "not a version of"},
 		{"cause dropped", with(func(b []string) []string { i := find("cause", 0); return append(b[:i], b[i+1:]...) }), "does not hold"},
-		{"data after the trailer", append(append([]byte(nil), dump...), body[0]+"\n"...), "after the trailer"},
+		{"data after the trailer", append(append([]byte(nil), data...), body[0]+"\n"...), "after the trailer"},
 		{"header twice", with(func(b []string) []string { return append([]string{header}, b...) }), "second header"},
 		{"policy session id with a control character", with(func(b []string) []string {
 			i := find("policy", 0)
@@ -504,7 +505,7 @@ func RunDumpRefusals(t *testing.T, newStore NewStore) {
 			if !strings.Contains(e.Error(), "line ") || !strings.Contains(e.Error(), c.want) {
 				t.Errorf("error %q names no line or not %q", e.Error(), c.want)
 			}
-			ds := s.(procedures.DumpStore)
+			ds := s.(dump.Store)
 			if empty, err := ds.Empty(context.Background()); err != nil || !empty {
 				t.Errorf("after a refused import the store is not empty (%v)", err)
 			}
@@ -550,10 +551,10 @@ func RunDumpAdmission(t *testing.T, from, to NewStore) {
 	ctx := context.Background()
 	a := from(t)
 	FillScenarios(t, a)
-	dump := MustDump(t, a, "a")
+	data := MustDump(t, a, "a")
 	b := to(t)
-	open := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(dump)), nil }
-	if _, err := procedures.Import(ctx, b.(procedures.DumpStore), open, procedures.ImportOptions{BatchSize: 4,
+	open := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
+	if _, err := dump.Import(ctx, b.(dump.Store), open, dump.ImportOptions{BatchSize: 4,
 		Now: func() time.Time { return At(0) }, ApprovalTimeout: 330 * time.Second, Pending: procedures.PendingBounds{Total: 1}}); err != nil {
 		t.Fatalf("Import: %v", err)
 	}
@@ -598,7 +599,7 @@ func RunDumpAdmission(t *testing.T, from, to NewStore) {
 		}
 	}
 	trusted := to(t) // (on a shared database, b is gone now)
-	MustImport(t, trusted, dump, 4)
+	MustImport(t, trusted, data, 4)
 	if g := MustGet(t, trusted, name).Grant; g == nil || g.Binding == nil {
 		t.Errorf("imported trusted, %s: grant %+v; want bound", name, g)
 	}

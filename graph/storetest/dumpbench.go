@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -56,8 +57,8 @@ func ExportFile(s procedures.Store, dir, source string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	w := procedures.NewDumpWriter(f, source, "bench")
-	if err := s.(procedures.DumpStore).Dump(context.Background(), w); err != nil {
+	w := dump.NewWriter(f, source, "bench")
+	if err := s.(dump.Store).Dump(context.Background(), w); err != nil {
 		f.Close()
 		return "", err
 	}
@@ -69,25 +70,25 @@ func ExportFile(s procedures.Store, dir, source string) (string, error) {
 }
 
 // ImportFile imports the dump at path into s.
-func ImportFile(s procedures.Store, path string) (procedures.ImportSummary, error) {
-	return ImportFileWith(context.Background(), s, path, procedures.ImportOptions{})
+func ImportFile(s procedures.Store, path string) (dump.ImportSummary, error) {
+	return ImportFileWith(context.Background(), s, path, dump.ImportOptions{})
 }
 
 // ImportFileWith imports the dump at path into s with opts.
-func ImportFileWith(ctx context.Context, s procedures.Store, path string, opts procedures.ImportOptions) (procedures.ImportSummary, error) {
+func ImportFileWith(ctx context.Context, s procedures.Store, path string, opts dump.ImportOptions) (dump.ImportSummary, error) {
 	open := func() (io.ReadCloser, error) { return os.Open(path) }
-	return procedures.Import(ctx, s.(procedures.DumpStore), open, opts)
+	return dump.Import(ctx, s.(dump.Store), open, opts)
 }
 
 // BenchExportImport fills from to n procedures (Fill), then measures once:
 // its export to a file, the import of that file into to, and the export of
 // to; each reports seconds, the peak Go heap (MiB) and the dump's size.
 func BenchExportImport(b *testing.B, from, to procedures.Store, n int) {
-	BenchExportImportWith(context.Background(), b, from, to, n, procedures.ImportOptions{})
+	BenchExportImportWith(context.Background(), b, from, to, n, dump.ImportOptions{})
 }
 
 // BenchExportImportWith is BenchExportImport importing with ctx and opts.
-func BenchExportImportWith(ctx context.Context, b *testing.B, from, to procedures.Store, n int, opts procedures.ImportOptions) {
+func BenchExportImportWith(ctx context.Context, b *testing.B, from, to procedures.Store, n int, opts dump.ImportOptions) {
 	start := time.Now()
 	Fill(b, from, n)
 	b.Logf("fill to %d procedures: %v", n, time.Since(start).Round(time.Millisecond))

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -128,15 +129,15 @@ func MergeSource(tb testing.TB, s procedures.Store) {
 }
 
 // Merge merges dump into s in batches of batch records.
-func Merge(s procedures.Store, dump []byte, batch int) (procedures.ImportSummary, error) {
-	open := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(dump)), nil }
-	return procedures.Import(context.Background(), s.(procedures.DumpStore), open, trusted(procedures.ImportOptions{BatchSize: batch, Merge: true}))
+func Merge(s procedures.Store, data []byte, batch int) (dump.ImportSummary, error) {
+	open := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
+	return dump.Import(context.Background(), s.(dump.Store), open, trusted(dump.ImportOptions{BatchSize: batch, Merge: true}))
 }
 
 // MustMerge merges dump into s.
-func MustMerge(tb testing.TB, s procedures.Store, dump []byte, batch int) procedures.ImportSummary {
+func MustMerge(tb testing.TB, s procedures.Store, data []byte, batch int) dump.ImportSummary {
 	tb.Helper()
-	sum, err := Merge(s, dump, batch)
+	sum, err := Merge(s, data, batch)
 	if err != nil {
 		tb.Fatalf("Merge: %v", err)
 	}
@@ -164,7 +165,7 @@ func requireSameStore(t *testing.T, what string, a, b procedures.Store) {
 			t.Errorf("%s: the store fails its check: %v", what, err)
 		}
 	}
-	if m, err := b.(procedures.DumpStore).LoadState(context.Background()); err != nil || m != nil {
+	if m, err := b.(dump.Store).LoadState(context.Background()); err != nil || m != nil {
 		t.Errorf("%s: LoadState = %v, %v; want none", what, m, err)
 	}
 }
@@ -183,16 +184,16 @@ func RunDumpMerge(t *testing.T, from, to, ref NewStore) {
 		MergeSource(t, want)
 		src := from(t)
 		MergeSource(t, src)
-		dump := MustDump(t, src, "src")
+		data := MustDump(t, src, "src")
 		dst := to(t)
 		MergeTarget(t, dst)
 		own := MustDump(t, dst, "dst")
-		sum := MustMerge(t, dst, dump, 5)
-		if !sum.Merged || sum.CatalogueKept || sum.Applied[procedures.DumpProcedure] != 5 {
+		sum := MustMerge(t, dst, data, 5)
+		if !sum.Merged || sum.CatalogueKept || sum.Applied[dump.TypeProcedure] != 5 {
 			t.Errorf("merge summary %+v, want 5 procedures merged and the same catalogue", sum)
 		}
 		requireSameStore(t, "after the merge", want, dst)
-		MustMerge(t, dst, dump, 3)
+		MustMerge(t, dst, data, 3)
 		requireSameStore(t, "after merging the same dump again", want, dst)
 		MustMerge(t, dst, own, 4)
 		requireSameStore(t, "after merging the target's own earlier dump", want, dst)
@@ -202,9 +203,9 @@ func RunDumpMerge(t *testing.T, from, to, ref NewStore) {
 	t.Run("into an empty store is an import", func(t *testing.T) {
 		src := from(t)
 		MergeSource(t, src)
-		dump := MustDump(t, src, "src")
+		data := MustDump(t, src, "src")
 		dst := to(t)
-		MustMerge(t, dst, dump, 7)
+		MustMerge(t, dst, data, 7)
 		if ra, rb := Reads(t, src), Reads(t, dst); ra != rb {
 			t.Errorf("reads differ:\n--- source\n%s\n--- merged into empty\n%s", ra, rb)
 		}
@@ -239,11 +240,11 @@ func testMergeKeeps(t *testing.T, from, to NewStore) {
 		t.Fatalf("SetRetired: %v", err)
 	}
 	mergeTurnAndPolicy(t, src, "sess-b", 200) // same turn id and policy key as the target's, other times
-	dump := MustDump(t, src, "src")
+	data := MustDump(t, src, "src")
 
 	dst := to(t)
 	MergeTarget(t, dst)
-	sum := MustMerge(t, dst, dump, 3)
+	sum := MustMerge(t, dst, data, 3)
 	if !sum.CatalogueKept || sum.TargetRevision != mergeCatalogue(t).Revision || sum.DumpRevision != cat.Revision {
 		t.Errorf("summary %+v: want the target's catalogue reported kept", sum)
 	}
@@ -282,8 +283,8 @@ func testMergeRefusals(t *testing.T, from, to NewStore) {
 	clash.Name = NameOf(mergeJobs...) // the target's name, another signature
 	MustCapture(t, src, clash)
 	MustCapture(t, src, Real(mergeLogs, "h5", "k8", At(151)))
-	dump := MustDump(t, src, "src")
-	lines := strings.Split(strings.TrimSuffix(string(dump), "\n"), "\n")
+	data := MustDump(t, src, "src")
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
 	clashLine := 0
 	for i, l := range lines {
 		if strings.HasPrefix(l, `{"type":"procedure","data":{"name":"`+clash.Name+`"`) {
@@ -291,16 +292,16 @@ func testMergeRefusals(t *testing.T, from, to NewStore) {
 		}
 	}
 	ok := MustDump(t, from(t), "empty")
-	half := len(dump) / 2
+	half := len(data) / 2
 	cases := []struct {
 		name string
 		dump []byte
 		code fault.Code
 		want string
 	}{
-		{"another signature", dump, fault.CodeConflict, fmt.Sprintf("line %d: procedure %s is stored with another signature", clashLine, clash.Name)},
-		{"truncated", dump[:half], fault.CodeInvalid, "truncated"},
-		{"checksum", []byte(strings.Replace(string(dump), `"description":"d"`, `"description":"D"`, 1)), fault.CodeInvalid, "checksum"},
+		{"another signature", data, fault.CodeConflict, fmt.Sprintf("line %d: procedure %s is stored with another signature", clashLine, clash.Name)},
+		{"truncated", data[:half], fault.CodeInvalid, "truncated"},
+		{"checksum", []byte(strings.Replace(string(data), `"description":"d"`, `"description":"D"`, 1)), fault.CodeInvalid, "checksum"},
 		{"not a dump", []byte("{}\n"), fault.CodeInvalid, "line 1"},
 		{"valid, empty", ok, "", ""},
 	}
@@ -321,7 +322,7 @@ func testMergeRefusals(t *testing.T, from, to NewStore) {
 			if b1, b2 := DumpBody(before), DumpBody(MustDump(t, dst, "dst")); strings.Join(b1, "\n") != strings.Join(b2, "\n") {
 				t.Errorf("the target changed after a refused merge")
 			}
-			if m, err := dst.(procedures.DumpStore).LoadState(context.Background()); err != nil || m != nil {
+			if m, err := dst.(dump.Store).LoadState(context.Background()); err != nil || m != nil {
 				t.Errorf("after a refused merge LoadState = %v, %v", m, err)
 			}
 		})

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/search"
 )
@@ -260,7 +261,7 @@ func ScaleCorpus(tb testing.TB, n int) []procedures.CaptureInput {
 // FillScale fills the empty store to with ScaleCorpus(n) and the labelled
 // catalogue through the dump path: captured in batches into a temporary
 // embedded store (from), exported to a file in dir and imported into to
-// (procedures.Import, batches of 5000 records) — the fast way to fill a
+// (dump.Import, batches of 5000 records) — the fast way to fill a
 // Neo4j store; Capture takes minutes per 10k there.
 func FillScale(tb testing.TB, from, to procedures.Store, dir string, n int) {
 	tb.Helper()
@@ -271,7 +272,7 @@ func FillScale(tb testing.TB, from, to procedures.Store, dir string, n int) {
 		tb.Fatalf("export: %v", err)
 	}
 	open := func() (io.ReadCloser, error) { return os.Open(path) }
-	if _, err := procedures.Import(context.Background(), to.(procedures.DumpStore), open, procedures.ImportOptions{BatchSize: 5000}); err != nil {
+	if _, err := dump.Import(context.Background(), to.(dump.Store), open, dump.ImportOptions{BatchSize: 5000}); err != nil {
 		tb.Fatalf("import: %v", err)
 	}
 }

@@ -1,13 +1,16 @@
-package procedures
+package dump
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"maps"
+	"strings"
 	"time"
 
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/procedures"
 )
 
 // ImportOptions configures Import.
@@ -20,7 +23,7 @@ type ImportOptions struct {
 	Progress func(done, total int64)
 	// Validated, when set, is called once the whole dump has been checked,
 	// before anything is written.
-	Validated func(h DumpHeaderRecord, t DumpTrailerRecord)
+	Validated func(h HeaderRecord, t TrailerRecord)
 	// Merge merges the dump into a store that may hold data (docs/dumps.md
 	// "Merging") instead of loading it into an empty one.
 	Merge bool
@@ -29,7 +32,7 @@ type ImportOptions struct {
 	// with the last batch: an import that completes holds it, one that
 	// fails before its last batch does not (a resumed one records it when
 	// it completes). Actor is checked before anything is written.
-	Audit *Recorder
+	Audit *procedures.Recorder
 	Actor string
 	// TrustAuthorizations keeps the dump's session policies and durable
 	// grants as dumped (--trust-authorizations); without it they arrive
@@ -43,7 +46,7 @@ type ImportOptions struct {
 	// DefaultMaxPendingPerRequester when 0); Now is the import's time
 	// (time.Now when nil).
 	ApprovalTimeout time.Duration
-	Pending         PendingBounds
+	Pending         procedures.PendingBounds
 	Now             func() time.Time
 }
 
@@ -58,13 +61,13 @@ const MaxImportBatchBytes = 32 << 20
 
 // ImportSummary is what an import did.
 type ImportSummary struct {
-	Header  DumpHeaderRecord
-	Trailer DumpTrailerRecord
+	Header  HeaderRecord
+	Trailer TrailerRecord
 	// Resumed is the last line an earlier, interrupted import of the same
 	// dump had applied (0 for a fresh import).
 	Resumed int64
 	// Applied counts the records this run applied, by type.
-	Applied DumpCounts
+	Applied Counts
 	// Merged says the dump was merged into the store.
 	Merged bool
 	// CatalogueKept is set when a merge kept the store's catalogue, which
@@ -85,7 +88,7 @@ type ImportSummary struct {
 // another signature. Returns fault.CodeConflict for a store that is not empty
 // (without Merge), is importing another dump or holds a conflicting
 // procedure, fault.CodeInvalid for a bad dump.
-func Import(ctx context.Context, s DumpStore, open func() (io.ReadCloser, error), opts ImportOptions) (ImportSummary, error) {
+func Import(ctx context.Context, s Store, open func() (io.ReadCloser, error), opts ImportOptions) (ImportSummary, error) {
 	var sum ImportSummary
 	batch := opts.BatchSize
 	if batch <= 0 {
@@ -95,7 +98,7 @@ func Import(ctx context.Context, s DumpStore, open func() (io.ReadCloser, error)
 	if err != nil {
 		return sum, err
 	}
-	sum.Header, sum.Trailer, err = ValidateDump(f)
+	sum.Header, sum.Trailer, err = Validate(f)
 	_ = f.Close()
 	if err != nil {
 		return sum, err
@@ -125,14 +128,14 @@ func Import(ctx context.Context, s DumpStore, open func() (io.ReadCloser, error)
 			return sum, fault.Errorf(fault.CodeConflict, "the target store is not empty: import only into an empty store (or merge into it with --merge)")
 		}
 	}
-	reason := map[bool]string{false: ReasonImported, true: ReasonMerged}[opts.Merge]
+	reason := map[bool]string{false: procedures.ReasonImported, true: procedures.ReasonMerged}[opts.Merge]
 	if opts.Audit != nil {
-		if _, err := opts.Audit.Build(StoreDecision(reason, opts.Actor, "")); err != nil {
+		if _, err := opts.Audit.Build(procedures.StoreDecision(reason, opts.Actor, "")); err != nil {
 			return sum, err
 		}
 	}
 	if opts.Audit != nil && opts.TrustAuthorizations {
-		if _, err := opts.Audit.Build(StoreDecision(ReasonAuthorizationsTrusted, opts.Actor, TrustNote)); err != nil {
+		if _, err := opts.Audit.Build(procedures.StoreDecision(procedures.ReasonAuthorizationsTrusted, opts.Actor, TrustNote)); err != nil {
 			return sum, err
 		}
 	}
@@ -149,14 +152,14 @@ func Import(ctx context.Context, s DumpStore, open func() (io.ReadCloser, error)
 		return sum, err
 	}
 	defer f.Close()
-	d, err := NewDumpReader(f)
+	d, err := NewReader(f)
 	if err != nil {
 		return sum, err
 	}
-	sum.Applied = DumpCounts{}
-	var recs []DumpRecord
+	sum.Applied = Counts{}
+	var recs []Record
 	// flush loads recs and extra (the audit record: loaded, not counted).
-	flush := func(line int64, extra ...DumpRecord) error {
+	flush := func(line int64, extra ...Record) error {
 		if len(recs)+len(extra) == 0 {
 			return nil
 		}
@@ -204,13 +207,13 @@ func Import(ctx context.Context, s DumpStore, open func() (io.ReadCloser, error)
 		for _, r := range recs {
 			applied[r.Type]++
 		}
-		_, err = opts.Audit.RecordWith(StoreDecision(reason, opts.Actor, ImportNote(sum, applied)), func(rec Decision) error {
-			done := DumpRecord{Type: DumpDecision, Decision: &rec}
+		_, err = opts.Audit.RecordWith(procedures.StoreDecision(reason, opts.Actor, ImportNote(sum, applied)), func(rec procedures.Decision) error {
+			done := Record{Type: TypeDecision, Decision: &rec}
 			if !opts.TrustAuthorizations {
 				return flush(last, done)
 			}
-			_, err := opts.Audit.RecordWith(StoreDecision(ReasonAuthorizationsTrusted, opts.Actor, TrustNote), func(trust Decision) error {
-				return flush(last, done, DumpRecord{Type: DumpDecision, Decision: &trust})
+			_, err := opts.Audit.RecordWith(procedures.StoreDecision(procedures.ReasonAuthorizationsTrusted, opts.Actor, TrustNote), func(trust procedures.Decision) error {
+				return flush(last, done, Record{Type: TypeDecision, Decision: &trust})
 			})
 			return err
 		})
@@ -235,13 +238,13 @@ func mode(merge bool) string {
 // procedure the store holds under another signature refuses the merge,
 // naming its line; the store's catalogue is compared with the dump's
 // (the store's is kept).
-func checkMerge(ctx context.Context, s DumpStore, open func() (io.ReadCloser, error), sum *ImportSummary, batch int) error {
+func checkMerge(ctx context.Context, s Store, open func() (io.ReadCloser, error), sum *ImportSummary, batch int) error {
 	f, err := open()
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	d, err := NewDumpReader(f)
+	d, err := NewReader(f)
 	if err != nil {
 		return err
 	}
@@ -249,7 +252,7 @@ func checkMerge(ctx context.Context, s DumpStore, open func() (io.ReadCloser, er
 	if err != nil {
 		return err
 	}
-	var procs []*DumpProcedureRecord
+	var procs []*ProcedureRecord
 	lines := map[string]int64{}
 	check := func() error {
 		if len(procs) == 0 {
@@ -275,11 +278,11 @@ func checkMerge(ctx context.Context, s DumpStore, open func() (io.ReadCloser, er
 			return err
 		}
 		switch r.Type {
-		case DumpCatalogue:
+		case TypeCatalogue:
 			if len(target.Tools) > 0 && target.Revision != r.Catalogue.Revision {
 				sum.CatalogueKept, sum.TargetRevision, sum.DumpRevision = true, target.Revision, r.Catalogue.Revision
 			}
-		case DumpProcedure:
+		case TypeProcedure:
 			procs = append(procs, r.Procedure)
 			lines[r.Procedure.Name] = d.Line()
 			if len(procs) >= batch {
@@ -290,3 +293,26 @@ func checkMerge(ctx context.Context, s DumpStore, open func() (io.ReadCloser, er
 		}
 	}
 }
+
+// ImportNote is the note of an import's or merge's audit record: the
+// dump's checksum and format, what this run applied of what the dump holds,
+// by type, and the line it resumed after.
+func ImportNote(sum ImportSummary, applied Counts) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "dump sha256 %s, format %d; applied", sum.Trailer.SHA256, sum.Header.Format)
+	for i, t := range CountTypes {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, " %s %d of %d", t, applied[t], sum.Trailer.Counts[t])
+	}
+	if sum.Resumed > 0 {
+		fmt.Fprintf(&b, "; resumed after line %d", sum.Resumed)
+	}
+	return b.String()
+}
+
+// TrustNote is the note of the audit record (reason
+// ReasonAuthorizationsTrusted) of an import that kept the dump's
+// authorizations: what was kept, never which.
+const TrustNote = "the dump's session policies and durable grants were kept as dumped (--trust-authorizations)"

@@ -1,4 +1,4 @@
-package procedures
+package dump
 
 import (
 	"bufio"
@@ -13,37 +13,38 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/search"
 )
 
-// MaxDumpLine bounds one line of a dump (a version's code and schemas).
-const MaxDumpLine = 64 << 20
+// MaxLine bounds one line of a dump (a version's code and schemas).
+const MaxLine = 64 << 20
 
 // dumpLine is the envelope of every line: {"type": ..., "data": ...}.
 type dumpLine struct {
-	Type DumpType        `json:"type"`
+	Type Type            `json:"type"`
 	Data json.RawMessage `json:"data"`
 }
 
-// DumpWriter writes a dump: NewDumpWriter, then it is the DumpSink of
-// DumpStore.Dump, then Close writes the trailer.
-type DumpWriter struct {
+// Writer writes a dump: NewWriter, then it is the Sink of
+// Store.Dump, then Close writes the trailer.
+type Writer struct {
 	w       *bufio.Writer
 	h       hash.Hash
 	source  string
 	version string
 	records int64
-	counts  DumpCounts
+	counts  Counts
 	began   bool
 }
 
-// NewDumpWriter returns a writer of a dump of the store named source, made
+// NewWriter returns a writer of a dump of the store named source, made
 // by procgraph version version.
-func NewDumpWriter(w io.Writer, source, version string) *DumpWriter {
-	return &DumpWriter{w: bufio.NewWriterSize(w, 256<<10), h: sha256.New(), source: source, version: version, counts: DumpCounts{}}
+func NewWriter(w io.Writer, source, version string) *Writer {
+	return &Writer{w: bufio.NewWriterSize(w, 256<<10), h: sha256.New(), source: source, version: version, counts: Counts{}}
 }
 
-func (d *DumpWriter) line(t DumpType, v any) error {
+func (d *Writer) line(t Type, v any) error {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return fault.Errorf(fault.CodeInternal, "dump: %s record does not encode: %v", t, err)
@@ -53,7 +54,7 @@ func (d *DumpWriter) line(t DumpType, v any) error {
 		return fault.Errorf(fault.CodeInternal, "dump: %s record does not encode: %v", t, err)
 	}
 	b = append(b, '\n')
-	if t != DumpTrailer {
+	if t != TypeTrailer {
 		d.h.Write(b)
 	}
 	if _, err := d.w.Write(b); err != nil {
@@ -63,14 +64,14 @@ func (d *DumpWriter) line(t DumpType, v any) error {
 }
 
 // Begin writes the header.
-func (d *DumpWriter) Begin(counts DumpCounts) error {
+func (d *Writer) Begin(counts Counts) error {
 	d.began = true
-	return d.line(DumpHeader, DumpHeaderRecord{Format: DumpFormat, Source: d.source, ProcgraphVersion: d.version,
+	return d.line(TypeHeader, HeaderRecord{Format: Format, Source: d.source, ProcgraphVersion: d.version,
 		Counts: counts, CreatedAt: time.Now().UTC().Truncate(time.Millisecond)})
 }
 
 // Record writes one record.
-func (d *DumpWriter) Record(r DumpRecord) error {
+func (d *Writer) Record(r Record) error {
 	v, err := r.payload()
 	if err != nil {
 		return err
@@ -81,11 +82,11 @@ func (d *DumpWriter) Record(r DumpRecord) error {
 }
 
 // Close writes the trailer and flushes.
-func (d *DumpWriter) Close() error {
+func (d *Writer) Close() error {
 	if !d.began {
 		return fault.Errorf(fault.CodeInternal, "dump: closed before it began")
 	}
-	if err := d.line(DumpTrailer, DumpTrailerRecord{Records: d.records, Counts: d.counts, SHA256: hex.EncodeToString(d.h.Sum(nil))}); err != nil {
+	if err := d.line(TypeTrailer, TrailerRecord{Records: d.records, Counts: d.counts, SHA256: hex.EncodeToString(d.h.Sum(nil))}); err != nil {
 		return err
 	}
 	if err := d.w.Flush(); err != nil {
@@ -95,18 +96,18 @@ func (d *DumpWriter) Close() error {
 }
 
 // payload is the record's set field, checked against its type.
-func (r DumpRecord) payload() (any, error) {
+func (r Record) payload() (any, error) {
 	var v any
 	switch r.Type {
-	case DumpCatalogue:
+	case TypeCatalogue:
 		if r.Catalogue != nil {
 			v = r.Catalogue
 		}
-	case DumpCause:
+	case TypeCause:
 		if r.Cause != nil {
 			v = r.Cause
 		}
-	case DumpProcedure:
+	case TypeProcedure:
 		if r.Procedure != nil {
 			c := *r.Procedure
 			c.CreatedAt, c.UpdatedAt = c.CreatedAt.UTC(), c.UpdatedAt.UTC()
@@ -127,7 +128,7 @@ func (r DumpRecord) payload() (any, error) {
 			c.SearchParts = nilIfEmpty(c.SearchParts)
 			v = &c
 		}
-	case DumpVersion:
+	case TypeVersion:
 		if r.Version != nil {
 			c := *r.Version
 			c.Parameters, c.Warnings = nilIfEmpty(c.Parameters), nilIfEmpty(c.Warnings)
@@ -140,21 +141,21 @@ func (r DumpRecord) payload() (any, error) {
 			c.CapturedAt = c.CapturedAt.UTC()
 			v = &c
 		}
-	case DumpUsage:
+	case TypeUsage:
 		if r.Usage != nil {
 			v = r.Usage
 		}
-	case DumpEdge:
+	case TypeEdge:
 		if r.Edge != nil {
 			v = r.Edge
 		}
-	case DumpDecision:
+	case TypeDecision:
 		if r.Decision != nil {
 			c := *r.Decision
 			c.At = c.At.UTC() // allowed_tools as stored: [] stays [], null stays null
 			v = &c
 		}
-	case DumpApproval:
+	case TypeApproval:
 		if r.Approval != nil {
 			c := *r.Approval
 			c.RequestedAt, c.Deadline = c.RequestedAt.UTC(), c.Deadline.UTC()
@@ -165,7 +166,7 @@ func (r DumpRecord) payload() (any, error) {
 			}
 			v = &c
 		}
-	case DumpPolicy:
+	case TypePolicy:
 		if r.Policy != nil {
 			c := *r.Policy
 			c.SetAt = c.SetAt.UTC()
@@ -181,10 +182,10 @@ func (r DumpRecord) payload() (any, error) {
 // v1SearchParts is what a format 1 procedure record's search document is
 // taken to be: SearchParts of its signature and summary (format 1 did not
 // carry the parts; its versions' and causes' texts are not recovered).
-func v1SearchParts(p *DumpProcedureRecord) []string {
-	in := CaptureInput{Name: p.Name, Signature: p.Signature}
+func v1SearchParts(p *ProcedureRecord) []string {
+	in := procedures.CaptureInput{Name: p.Name, Signature: p.Signature}
 	in.Version.Summary = p.Summary
-	return nilIfEmpty(search.MergeParts(nil, SearchParts(in)))
+	return nilIfEmpty(search.MergeParts(nil, procedures.SearchParts(in)))
 }
 
 // nilIfEmpty is s, nil when empty: stores answer either for "none", a dump
@@ -196,68 +197,68 @@ func nilIfEmpty[T any](s []T) []T {
 	return s
 }
 
-// DumpReader reads and validates a dump line by line: every error names
+// Reader reads and validates a dump line by line: every error names
 // the line. Next returns io.EOF after a valid trailer; a dump that ends
 // before its trailer, lines out of order, repeated, unknown or corrupt, and
 // a checksum or count that does not match are fault.CodeInvalid.
-type DumpReader struct {
+type Reader struct {
 	r       *bufio.Reader
 	h       hash.Hash
 	line    int64
 	buf     []byte
-	header  *DumpHeaderRecord
-	trailer *DumpTrailerRecord
-	counts  DumpCounts
+	header  *HeaderRecord
+	trailer *TrailerRecord
+	counts  Counts
 	records int64
 	order   dumpOrder
 }
 
-// NewDumpReader returns a reader of the dump r; it reads the header at once.
-func NewDumpReader(r io.Reader) (*DumpReader, error) {
-	d := &DumpReader{r: bufio.NewReaderSize(r, 256<<10), h: sha256.New(), counts: DumpCounts{}, order: dumpOrder{causes: map[string]bool{}}}
+// NewReader returns a reader of the dump r; it reads the header at once.
+func NewReader(r io.Reader) (*Reader, error) {
+	d := &Reader{r: bufio.NewReaderSize(r, 256<<10), h: sha256.New(), counts: Counts{}, order: dumpOrder{causes: map[string]bool{}}}
 	t, data, err := d.next()
 	if err != nil {
 		return nil, err
 	}
-	if t != DumpHeader {
+	if t != TypeHeader {
 		return nil, d.errf("the dump starts with a %q record, not its header", t)
 	}
-	var h DumpHeaderRecord
+	var h HeaderRecord
 	if err := d.decode(data, &h); err != nil {
 		return nil, err
 	}
-	if h.Format != DumpFormat && h.Format != DumpFormatV1 {
-		return nil, d.errf("dump format %d; this procgraph reads formats %d and %d", h.Format, DumpFormatV1, DumpFormat)
+	if h.Format != Format && h.Format != FormatV1 {
+		return nil, d.errf("dump format %d; this procgraph reads formats %d and %d", h.Format, FormatV1, Format)
 	}
 	d.header = &h
 	return d, nil
 }
 
 // Header is the dump's header.
-func (d *DumpReader) Header() DumpHeaderRecord { return *d.header }
+func (d *Reader) Header() HeaderRecord { return *d.header }
 
 // Trailer is the dump's trailer, once Next returned io.EOF.
-func (d *DumpReader) Trailer() *DumpTrailerRecord { return d.trailer }
+func (d *Reader) Trailer() *TrailerRecord { return d.trailer }
 
 // Line is the number of the line Next last returned (the header is line 1).
-func (d *DumpReader) Line() int64 { return d.line }
+func (d *Reader) Line() int64 { return d.line }
 
 // LineBytes is the length of the line Next last returned.
-func (d *DumpReader) LineBytes() int { return len(d.buf) }
+func (d *Reader) LineBytes() int { return len(d.buf) }
 
-func (d *DumpReader) errf(format string, args ...any) error {
+func (d *Reader) errf(format string, args ...any) error {
 	return fault.Errorf(fault.CodeInvalid, "dump line %d: %s", d.line, fmt.Sprintf(format, args...)).WithDetails("line", d.line)
 }
 
 // next reads one line and its envelope, hashing it.
-func (d *DumpReader) next() (DumpType, []byte, error) {
+func (d *Reader) next() (Type, []byte, error) {
 	d.buf = d.buf[:0]
 	for {
 		part, err := d.r.ReadSlice('\n')
 		d.buf = append(d.buf, part...)
-		if len(d.buf) > MaxDumpLine {
+		if len(d.buf) > MaxLine {
 			d.line++
-			return "", nil, d.errf("longer than %d bytes", MaxDumpLine)
+			return "", nil, d.errf("longer than %d bytes", MaxLine)
 		}
 		if err == nil {
 			break
@@ -282,13 +283,13 @@ func (d *DumpReader) next() (DumpType, []byte, error) {
 	if err := dec.Decode(&env); err != nil {
 		return "", nil, d.errf("not a dump record: %v", err)
 	}
-	if env.Type != DumpTrailer {
+	if env.Type != TypeTrailer {
 		d.h.Write(d.buf)
 	}
 	return env.Type, env.Data, nil
 }
 
-func (d *DumpReader) decode(data []byte, v any) error {
+func (d *Reader) decode(data []byte, v any) error {
 	if len(data) == 0 || string(data) == "null" {
 		return d.errf("record without data")
 	}
@@ -302,84 +303,84 @@ func (d *DumpReader) decode(data []byte, v any) error {
 
 // Next returns the next record, validated and in order; io.EOF after the
 // trailer, once the checksum and counts matched.
-func (d *DumpReader) Next() (DumpRecord, error) {
+func (d *Reader) Next() (Record, error) {
 	if d.trailer != nil {
-		return DumpRecord{}, io.EOF
+		return Record{}, io.EOF
 	}
 	t, data, err := d.next()
 	if err != nil {
-		return DumpRecord{}, err
+		return Record{}, err
 	}
-	r := DumpRecord{Type: t}
+	r := Record{Type: t}
 	switch t {
-	case DumpTrailer:
+	case TypeTrailer:
 		return r, d.finish(data)
-	case DumpCatalogue:
-		var c Catalogue
+	case TypeCatalogue:
+		var c procedures.Catalogue
 		if err = d.decode(data, &c); err == nil {
-			var valid *Catalogue
-			if valid, err = NewCatalogue(c.Tools); err != nil {
+			var valid *procedures.Catalogue
+			if valid, err = procedures.NewCatalogue(c.Tools); err != nil {
 				err = d.errf("invalid catalogue: %v", err)
 			} else if valid.Revision != c.Revision {
 				err = d.errf("catalogue revision %q is not its tools' revision %q", c.Revision, valid.Revision)
 			}
 			r.Catalogue = valid
 		}
-	case DumpCause:
-		r.Cause = &DumpCauseRecord{}
+	case TypeCause:
+		r.Cause = &CauseRecord{}
 		err = d.decode(data, r.Cause)
-	case DumpProcedure:
-		r.Procedure = &DumpProcedureRecord{}
+	case TypeProcedure:
+		r.Procedure = &ProcedureRecord{}
 		err = d.decode(data, r.Procedure)
-		if err == nil && d.header.Format == DumpFormatV1 {
+		if err == nil && d.header.Format == FormatV1 {
 			if r.Procedure.SearchParts != nil {
-				err = d.errf("search_parts in a format %d dump", DumpFormatV1)
+				err = d.errf("search_parts in a format %d dump", FormatV1)
 			}
 			r.Procedure.SearchParts = v1SearchParts(r.Procedure)
 		}
-	case DumpVersion:
-		r.Version = &DumpVersionRecord{}
+	case TypeVersion:
+		r.Version = &VersionRecord{}
 		err = d.decode(data, r.Version)
-	case DumpUsage:
-		r.Usage = &DumpUsageRecord{}
+	case TypeUsage:
+		r.Usage = &UsageRecord{}
 		err = d.decode(data, r.Usage)
-	case DumpEdge:
-		r.Edge = &DumpEdgeRecord{}
+	case TypeEdge:
+		r.Edge = &EdgeRecord{}
 		err = d.decode(data, r.Edge)
-	case DumpDecision:
-		r.Decision = &Decision{}
+	case TypeDecision:
+		r.Decision = &procedures.Decision{}
 		err = d.decode(data, r.Decision)
-	case DumpApproval:
-		r.Approval = &TurnRecord{}
+	case TypeApproval:
+		r.Approval = &procedures.TurnRecord{}
 		err = d.decode(data, r.Approval)
-	case DumpPolicy:
-		r.Policy = &DumpPolicyRecord{}
+	case TypePolicy:
+		r.Policy = &PolicyRecord{}
 		err = d.decode(data, r.Policy)
-	case DumpHeader:
+	case TypeHeader:
 		err = d.errf("a second header")
 	default:
 		err = d.errf("unknown record type %q", t)
 	}
 	if err != nil {
-		return DumpRecord{}, err
+		return Record{}, err
 	}
 	if msg := d.order.check(r); msg != "" {
-		return DumpRecord{}, d.errf("%s", msg)
+		return Record{}, d.errf("%s", msg)
 	}
 	switch t {
-	case DumpVersion, DumpUsage, DumpEdge:
+	case TypeVersion, TypeUsage, TypeEdge:
 		r.Group = d.order.proc
 	}
 	if msg := checkContent(r); msg != "" {
-		return DumpRecord{}, d.errf("%s", msg)
+		return Record{}, d.errf("%s", msg)
 	}
 	d.records++
 	d.counts[t]++
 	return r, nil
 }
 
-func (d *DumpReader) finish(data []byte) error {
-	var tr DumpTrailerRecord
+func (d *Reader) finish(data []byte) error {
+	var tr TrailerRecord
 	if err := d.decode(data, &tr); err != nil {
 		return err
 	}
@@ -400,7 +401,7 @@ func (d *DumpReader) finish(data []byte) error {
 	return io.EOF
 }
 
-func countsEqual(a, b DumpCounts) bool {
+func countsEqual(a, b Counts) bool {
 	for k, v := range a {
 		if b[k] != v {
 			return false
@@ -414,18 +415,18 @@ func countsEqual(a, b DumpCounts) bool {
 	return true
 }
 
-// ValidateDump reads the whole dump r and returns its header and trailer,
+// Validate reads the whole dump r and returns its header and trailer,
 // or the first error (naming its line).
-func ValidateDump(r io.Reader) (DumpHeaderRecord, DumpTrailerRecord, error) {
-	d, err := NewDumpReader(r)
+func Validate(r io.Reader) (HeaderRecord, TrailerRecord, error) {
+	d, err := NewReader(r)
 	if err != nil {
-		return DumpHeaderRecord{}, DumpTrailerRecord{}, err
+		return HeaderRecord{}, TrailerRecord{}, err
 	}
 	for {
 		if _, err := d.Next(); errors.Is(err, io.EOF) {
 			return d.Header(), *d.trailer, nil
 		} else if err != nil {
-			return DumpHeaderRecord{}, DumpTrailerRecord{}, err
+			return HeaderRecord{}, TrailerRecord{}, err
 		}
 	}
 }

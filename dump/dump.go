@@ -1,21 +1,23 @@
-package procedures
+package dump
 
 import (
 	"context"
 	"time"
+
+	"github.com/procgraph/procgraph/procedures"
 )
 
-// DumpFormat is the version of the dump format this build writes (docs/dumps.md
-// "The dump format"). It reads it and DumpFormatV1.
-const DumpFormat = 2
+// Format is the version of the dump format this build writes (docs/dumps.md
+// "The dump format"). It reads it and FormatV1.
+const Format = 2
 
-// DumpFormatV1 is the first format: its procedure records have no
+// FormatV1 is the first format: its procedure records have no
 // search_parts, which the reader derives from the record (SearchParts of
 // its signature and summary).
-const DumpFormatV1 = 1
+const FormatV1 = 1
 
-// DumpType names a dump line's record.
-type DumpType string
+// Type names a dump line's record.
+type Type string
 
 // The record types, in the order a dump holds their sections: the header,
 // the catalogue, every cause, every procedure group (the procedure, then
@@ -23,17 +25,17 @@ type DumpType string
 // edge usage keys), every decision, every approval (turn), every session
 // policy, the trailer.
 const (
-	DumpHeader    DumpType = "header"
-	DumpCatalogue DumpType = "catalogue"
-	DumpCause     DumpType = "cause"
-	DumpProcedure DumpType = "procedure"
-	DumpVersion   DumpType = "version"
-	DumpUsage     DumpType = "usage"
-	DumpEdge      DumpType = "edge"
-	DumpDecision  DumpType = "decision"
-	DumpApproval  DumpType = "approval"
-	DumpPolicy    DumpType = "policy"
-	DumpTrailer   DumpType = "trailer"
+	TypeHeader    Type = "header"
+	TypeCatalogue Type = "catalogue"
+	TypeCause     Type = "cause"
+	TypeProcedure Type = "procedure"
+	TypeVersion   Type = "version"
+	TypeUsage     Type = "usage"
+	TypeEdge      Type = "edge"
+	TypeDecision  Type = "decision"
+	TypeApproval  Type = "approval"
+	TypePolicy    Type = "policy"
+	TypeTrailer   Type = "trailer"
 )
 
 // The scopes of a usage key: what it was counted on.
@@ -43,76 +45,81 @@ const (
 	UsageEdge      = "edge"
 )
 
-// DumpCounts is a number of records per type.
-type DumpCounts map[DumpType]int64
+// Counts is a number of records per type.
+type Counts map[Type]int64
 
-// DumpHeaderRecord opens a dump.
-type DumpHeaderRecord struct {
+// CountTypes are the record types a dump counts, in its section order
+// (how an import's summary and audit note list them).
+var CountTypes = []Type{TypeCatalogue, TypeCause, TypeProcedure, TypeVersion, TypeUsage, TypeEdge,
+	TypeDecision, TypeApproval, TypePolicy}
+
+// HeaderRecord opens a dump.
+type HeaderRecord struct {
 	Format           int    `json:"format"`
 	Source           string `json:"source"`
 	ProcgraphVersion string `json:"procgraph_version"`
 	// Counts are the store's counts when the export began: exact for the
 	// embedded store (one snapshot); for Neo4j while writers are active the
 	// trailer's counts are the ones that hold.
-	Counts    DumpCounts `json:"counts"`
-	CreatedAt time.Time  `json:"created_at"`
+	Counts    Counts    `json:"counts"`
+	CreatedAt time.Time `json:"created_at"`
 }
 
-// DumpTrailerRecord closes a dump: the records it holds and the SHA-256 of
+// TrailerRecord closes a dump: the records it holds and the SHA-256 of
 // every byte before the trailer line, in hex.
-type DumpTrailerRecord struct {
-	Records int64      `json:"records"`
-	Counts  DumpCounts `json:"counts"`
-	SHA256  string     `json:"sha256"`
+type TrailerRecord struct {
+	Records int64  `json:"records"`
+	Counts  Counts `json:"counts"`
+	SHA256  string `json:"sha256"`
 }
 
-// DumpCauseRecord is a cause; its counts follow from the edges.
-type DumpCauseRecord struct {
+// CauseRecord is a cause; its counts follow from the edges.
+type CauseRecord struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
 }
 
-// DumpProcedureRecord is a procedure as stored, without its kept
+// ProcedureRecord is a procedure as stored, without its kept
 // classification (recomputed on import): Current is its current version
 // (promotions), Grant its stored grant, Retired its retirement,
 // SearchParts the distinct texts of its search document (search.MergeParts
 // of every capture's SearchParts, at most search.MaxParts, in order).
-type DumpProcedureRecord struct {
-	Name       string      `json:"name"`
-	Signature  []string    `json:"signature"`
-	Summary    string      `json:"summary"`
-	Current    string      `json:"current"`
-	Frequency  int64       `json:"frequency"`
-	UseCount   int64       `json:"use_count"`
-	CreatedAt  time.Time   `json:"created_at"`
-	UpdatedAt  time.Time   `json:"updated_at"`
-	LastUsedAt *time.Time  `json:"last_used_at"`
-	Grant      *Grant      `json:"grant"`
-	Retired    *Retirement `json:"retired"`
+type ProcedureRecord struct {
+	Name       string                 `json:"name"`
+	Signature  []string               `json:"signature"`
+	Summary    string                 `json:"summary"`
+	Current    string                 `json:"current"`
+	Frequency  int64                  `json:"frequency"`
+	UseCount   int64                  `json:"use_count"`
+	CreatedAt  time.Time              `json:"created_at"`
+	UpdatedAt  time.Time              `json:"updated_at"`
+	LastUsedAt *time.Time             `json:"last_used_at"`
+	Grant      *procedures.Grant      `json:"grant"`
+	Retired    *procedures.Retirement `json:"retired"`
 	// SearchParts is new in format 2.
 	SearchParts []string `json:"search_parts"`
 }
 
-// DumpVersionRecord is one version of the procedure whose group it is in.
-type DumpVersionRecord struct {
-	Procedure   string         `json:"procedure"`
-	CodeHash    string         `json:"code_hash"`
-	Code        string         `json:"code"`
-	Dialect     string         `json:"dialect"`
-	Parameters  []string       `json:"parameters"`
-	InputSchema map[string]any `json:"input_schema"`
-	Opaque      bool           `json:"opaque"`
-	Warnings    []Warning      `json:"warnings"`
-	Summary     string         `json:"summary"`
-	Metadata    map[string]any `json:"metadata"`
-	CapturedAt  time.Time      `json:"captured_at"`
-	Frequency   int64          `json:"frequency"`
-	Status      Status         `json:"status"`
+// VersionRecord is one version of the procedure whose group it is in.
+type VersionRecord struct {
+	Procedure   string               `json:"procedure"`
+	CodeHash    string               `json:"code_hash"`
+	Code        string               `json:"code"`
+	Dialect     string               `json:"dialect"`
+	Parameters  []string             `json:"parameters"`
+	InputSchema map[string]any       `json:"input_schema"`
+	Opaque      bool                 `json:"opaque"`
+	Warnings    []procedures.Warning `json:"warnings"`
+	Summary     string               `json:"summary"`
+	Metadata    map[string]any       `json:"metadata"`
+	CapturedAt  time.Time            `json:"captured_at"`
+	Frequency   int64                `json:"frequency"`
+	Status      procedures.Status    `json:"status"`
 }
 
-// DumpUsageRecord is one usage key counted on a procedure, one of its
+// UsageRecord is one usage key counted on a procedure, one of its
 // versions (CodeHash) or one of its cause edges (Cause).
-type DumpUsageRecord struct {
+type UsageRecord struct {
 	Scope     string `json:"scope"`
 	Procedure string `json:"procedure"`
 	CodeHash  string `json:"code_hash,omitempty"`
@@ -120,39 +127,39 @@ type DumpUsageRecord struct {
 	Key       string `json:"key"`
 }
 
-// DumpEdgeRecord is a cause's edge to a procedure with its frequency.
-type DumpEdgeRecord struct {
+// EdgeRecord is a cause's edge to a procedure with its frequency.
+type EdgeRecord struct {
 	Cause     string `json:"cause"`
 	Procedure string `json:"procedure"`
 	Frequency int64  `json:"frequency"`
 }
 
-// DumpRecord is one record of a dump body: Type says which field is set.
-type DumpRecord struct {
-	Type      DumpType
-	Catalogue *Catalogue
-	Cause     *DumpCauseRecord
-	Procedure *DumpProcedureRecord
-	Version   *DumpVersionRecord
-	Usage     *DumpUsageRecord
-	Edge      *DumpEdgeRecord
-	Decision  *Decision
-	Approval  *TurnRecord
-	Policy    *DumpPolicyRecord
+// Record is one record of a dump body: Type says which field is set.
+type Record struct {
+	Type      Type
+	Catalogue *procedures.Catalogue
+	Cause     *CauseRecord
+	Procedure *ProcedureRecord
+	Version   *VersionRecord
+	Usage     *UsageRecord
+	Edge      *EdgeRecord
+	Decision  *procedures.Decision
+	Approval  *procedures.TurnRecord
+	Policy    *PolicyRecord
 	// Group is, for a version, usage key or edge, the procedure record of
-	// the group it is in (set by DumpReader; not written): a merge reads
+	// the group it is in (set by Reader; not written): a merge reads
 	// the dump's current version from it.
-	Group *DumpProcedureRecord `json:"-"`
+	Group *ProcedureRecord `json:"-"`
 }
 
-// DumpPolicyRecord is a session policy with its session.
-type DumpPolicyRecord struct {
-	SessionID string    `json:"session_id"`
-	CodeHash  string    `json:"code_hash"`
-	Policy    Choice    `json:"policy"`
-	Summary   string    `json:"summary"`
-	SetBy     string    `json:"set_by"`
-	SetAt     time.Time `json:"set_at"`
+// PolicyRecord is a session policy with its session.
+type PolicyRecord struct {
+	SessionID string            `json:"session_id"`
+	CodeHash  string            `json:"code_hash"`
+	Policy    procedures.Choice `json:"policy"`
+	Summary   string            `json:"summary"`
+	SetBy     string            `json:"set_by"`
+	SetAt     time.Time         `json:"set_at"`
 	// RequestedBy is the requester the policy is bound to (SessionPolicy);
 	// absent from older dumps, whose policies then bind to nobody and never
 	// auto-run (fail closed).
@@ -160,26 +167,26 @@ type DumpPolicyRecord struct {
 	// Binding is what the operator approved (SessionPolicy.Binding); absent
 	// from older dumps and from policies stored before bindings, which then
 	// apply to nothing.
-	Binding *Binding `json:"binding,omitempty"`
+	Binding *procedures.Binding `json:"binding,omitempty"`
 }
 
-// DumpPolicyOf is p as a dump record.
-func DumpPolicyOf(p SessionPolicy) *DumpPolicyRecord {
-	return &DumpPolicyRecord{SessionID: p.SessionID, CodeHash: p.CodeHash, Policy: p.Policy, Summary: p.Summary, SetBy: p.SetBy,
+// PolicyOf is p as a dump record.
+func PolicyOf(p procedures.SessionPolicy) *PolicyRecord {
+	return &PolicyRecord{SessionID: p.SessionID, CodeHash: p.CodeHash, Policy: p.Policy, Summary: p.Summary, SetBy: p.SetBy,
 		SetAt: p.SetAt, RequestedBy: p.RequestedBy, Binding: p.Binding}
 }
 
 // SessionPolicy is r as a store keeps it.
-func (r *DumpPolicyRecord) SessionPolicy() SessionPolicy {
-	return SessionPolicy{SessionID: r.SessionID, CodeHash: r.CodeHash, Policy: r.Policy, Summary: r.Summary, SetBy: r.SetBy,
+func (r *PolicyRecord) SessionPolicy() procedures.SessionPolicy {
+	return procedures.SessionPolicy{SessionID: r.SessionID, CodeHash: r.CodeHash, Policy: r.Policy, Summary: r.Summary, SetBy: r.SetBy,
 		SetAt: r.SetAt, RequestedBy: r.RequestedBy, Binding: r.Binding}
 }
 
-// DumpSink receives an export: Begin once with the store's counts, then
+// Sink receives an export: Begin once with the store's counts, then
 // every record in dump order.
-type DumpSink interface {
-	Begin(counts DumpCounts) error
-	Record(r DumpRecord) error
+type Sink interface {
+	Begin(counts Counts) error
+	Record(r Record) error
 }
 
 // LoadMarker is an import in progress, kept in the target store with the
@@ -193,10 +200,10 @@ type LoadMarker struct {
 	Merge bool `json:"merge,omitempty"`
 }
 
-// DumpStore is a Store that can enumerate everything it holds and load a
+// Store is a procedures.Store that can enumerate everything it holds and load a
 // dump back (procgraph export / import). Both backends implement it.
-type DumpStore interface {
-	Store
+type Store interface {
+	procedures.Store
 
 	// DumpSource names the backend in a dump's header ("embedded", "neo4j").
 	DumpSource() string
@@ -206,7 +213,7 @@ type DumpStore interface {
 	// holds the store in memory. The embedded store reads one snapshot;
 	// Neo4j reads pages in read-committed transactions. Returns the sink's
 	// error as is.
-	Dump(ctx context.Context, sink DumpSink) error
+	Dump(ctx context.Context, sink Sink) error
 
 	// Empty reports whether the store holds no procedure, cause, decision
 	// or catalogue tool.
@@ -227,12 +234,12 @@ type DumpStore interface {
 	// same one in the other mode) is in progress or a merged procedure is
 	// stored under another signature, fault.CodeInvalid for a record that refers
 	// to something missing.
-	Load(ctx context.Context, m LoadMarker, recs []DumpRecord) error
+	Load(ctx context.Context, m LoadMarker, recs []Record) error
 
 	// MergeConflict returns the first of procs (in order) that the store
 	// holds under another signature, "" when none: a merge of it would be
 	// refused. It writes nothing.
-	MergeConflict(ctx context.Context, procs []*DumpProcedureRecord) (string, error)
+	MergeConflict(ctx context.Context, procs []*ProcedureRecord) (string, error)
 
 	// FinishLoad recomputes every procedure's kept classification and
 	// class counts and removes the marker of dumpID. Returns fault.CodeConflict

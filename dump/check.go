@@ -1,10 +1,11 @@
-package procedures
+package dump
 
 import (
 	"fmt"
 	"slices"
 
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/signature"
 )
 
@@ -16,9 +17,9 @@ import (
 // and opaque flag; every audit record (a decision, a turn's denial) must pass
 // the recorder's rule (CheckAudit: bounded note, shapes, no token). It
 // returns what differs, "" when the record holds.
-func checkContent(r DumpRecord) string {
+func checkContent(r Record) string {
 	switch r.Type {
-	case DumpVersion:
+	case TypeVersion:
 		v := r.Version
 		what := fmt.Sprintf("version %s of %s", v.CodeHash, v.Procedure)
 		a, msg := analyseDumped(what, v.Code, v.Dialect, v.CodeHash)
@@ -30,7 +31,7 @@ func checkContent(r DumpRecord) string {
 		case a.Opaque != v.Opaque:
 			return fmt.Sprintf("%s: its code is opaque %v, the record says %v", what, a.Opaque, v.Opaque)
 		}
-	case DumpApproval:
+	case TypeApproval:
 		t := r.Approval
 		if t.Code != "" {
 			what := "approval " + t.ID
@@ -45,12 +46,12 @@ func checkContent(r DumpRecord) string {
 			}
 		}
 		if t.Denial != nil {
-			if err := CheckAudit(*t.Denial); err != nil {
+			if err := procedures.CheckAudit(*t.Denial); err != nil {
 				return fmt.Sprintf("approval %s: its denial record: %s", t.ID, fault.ErrorMessage(err))
 			}
 		}
-	case DumpDecision:
-		if err := CheckAudit(*r.Decision); err != nil {
+	case TypeDecision:
+		if err := procedures.CheckAudit(*r.Decision); err != nil {
 			return fmt.Sprintf("decision %s: %s", r.Decision.ID, fault.ErrorMessage(err))
 		}
 	}

@@ -1,23 +1,12 @@
-package procedures
+package dump
 
 import (
 	"context"
 	"slices"
 	"time"
-)
 
-// The turn gate's defaults (docs/api.md "Serve settings"), which an import
-// applies to the approvals it admits unless told the target's settings.
-const (
-	DefaultMaxPendingApprovals    = 32
-	DefaultMaxPendingPerRequester = 8
-	DefaultApprovalTimeout        = 330 * time.Second
+	"github.com/procgraph/procgraph/procedures"
 )
-
-// ReasonAuthorizationsTrusted is the reason of the audit record (kind
-// store) of an import or merge that kept the dump's session policies and
-// durable grants (--trust-authorizations).
-const ReasonAuthorizationsTrusted = "authorizations_trusted"
 
 // admission is the one home of docs/design.md "A dump is data, not authority"
 // for what a record may carry into the target once the dump is valid:
@@ -42,23 +31,23 @@ const ReasonAuthorizationsTrusted = "authorizations_trusted"
 type admission struct {
 	now     time.Time
 	timeout time.Duration
-	bounds  PendingBounds
+	bounds  procedures.PendingBounds
 	// pending and per count the live pending turns the target holds or
 	// this import admitted, all and by requester.
 	pending int
 	per     map[string]int
 	trust   bool
-	cat     *Catalogue
+	cat     *procedures.Catalogue
 }
 
 // newAdmission counts the target's live pending turns.
-func newAdmission(ctx context.Context, s DumpStore, opts ImportOptions) (*admission, error) {
+func newAdmission(ctx context.Context, s Store, opts ImportOptions) (*admission, error) {
 	a := &admission{now: time.Now(), timeout: opts.ApprovalTimeout, bounds: opts.Pending, per: map[string]int{}, trust: opts.TrustAuthorizations}
 	if opts.Now != nil {
 		a.now = opts.Now()
 	}
 	if a.timeout <= 0 {
-		a.timeout = DefaultApprovalTimeout
+		a.timeout = procedures.DefaultApprovalTimeout
 	}
 	a.bounds = a.bounds.OrDefaults()
 	cat, err := s.Catalogue(ctx)
@@ -68,11 +57,11 @@ func newAdmission(ctx context.Context, s DumpStore, opts ImportOptions) (*admiss
 	if len(cat.Tools) > 0 {
 		a.cat = cat // a merge keeps the target's; an import's target has none
 	}
-	ts, ok := s.(TurnStore)
+	ts, ok := s.(procedures.TurnStore)
 	if !ok {
 		return a, nil
 	}
-	f := ApprovalFilter{Status: TurnPending, Limit: MaxApprovalLimit}
+	f := procedures.ApprovalFilter{Status: procedures.TurnPending, Limit: procedures.MaxApprovalLimit}
 	for {
 		page, err := ts.ListApprovals(ctx, f)
 		if err != nil {
@@ -92,33 +81,33 @@ func newAdmission(ctx context.Context, s DumpStore, opts ImportOptions) (*admiss
 }
 
 // admit returns r as the target may hold it.
-func (a *admission) admit(r DumpRecord) DumpRecord {
+func (a *admission) admit(r Record) Record {
 	switch r.Type {
-	case DumpCatalogue:
+	case TypeCatalogue:
 		if a.cat == nil {
 			a.cat = r.Catalogue
 		}
-	case DumpProcedure:
+	case TypeProcedure:
 		if p := r.Procedure; p.Grant != nil && p.Grant.Binding != nil && !a.trust {
 			c, g := *p, *p.Grant
 			g.Binding = nil
 			c.Grant = &g
 			r.Procedure = &c
 		}
-	case DumpApproval:
+	case TypeApproval:
 		t := *r.Approval
 		switch t.Status {
-		case TurnPending:
+		case procedures.TurnPending:
 			if lim := a.now.Add(a.timeout); t.Deadline.After(lim) {
 				t.Deadline = lim
 			}
-			if !t.Live(a.now) || a.bounds.Admit(PendingCount{Total: a.pending, Requester: a.per[t.RequestedBy]}) != nil {
-				t.Status = TurnExpired
+			if !t.Live(a.now) || a.bounds.Admit(procedures.PendingCount{Total: a.pending, Requester: a.per[t.RequestedBy]}) != nil {
+				t.Status = procedures.TurnExpired
 				break
 			}
 			a.pending++
 			a.per[t.RequestedBy]++
-			c := Classify(t.Signature, a.cat, nil)
+			c := procedures.Classify(t.Signature, a.cat, nil)
 			t.ReadOnly = c.ReadOnly && c.Problem == ""
 			if !slices.Equal(t.StateChangingTools, c.StateChangingTools) {
 				t.StateChangingTools = nonNil(c.StateChangingTools)
@@ -126,14 +115,14 @@ func (a *admission) admit(r DumpRecord) DumpRecord {
 			if !slices.Equal(t.UnknownTools, c.UnknownTools) {
 				t.UnknownTools = nonNil(c.UnknownTools)
 			}
-		case TurnApproved:
-			t.Status = TurnExpired
-		case TurnRunning:
-			t.Status = TurnFailed
+		case procedures.TurnApproved:
+			t.Status = procedures.TurnExpired
+		case procedures.TurnRunning:
+			t.Status = procedures.TurnFailed
 		}
 		t = t.Purged()
 		r.Approval = &t
-	case DumpPolicy:
+	case TypePolicy:
 		if !a.trust {
 			c := *r.Policy
 			c.Binding = nil
@@ -141,4 +130,12 @@ func (a *admission) admit(r DumpRecord) DumpRecord {
 		}
 	}
 	return r
+}
+
+// nonNil is ss, an empty list when nil: a turn's tool lists are never null.
+func nonNil(ss []string) []string {
+	if ss == nil {
+		return []string{}
+	}
+	return ss
 }

@@ -1,4 +1,4 @@
-package procedures_test
+package dump_test
 
 import (
 	"bytes"
@@ -15,13 +15,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/search"
 	"github.com/procgraph/procgraph/signature"
 )
 
-// validDump is a small dump written by DumpWriter: a catalogue, a cause, a
+// validDump is a small dump written by Writer: a catalogue, a cause, a
 // procedure group with every part and a decision.
 func validDump(tb testing.TB) []byte {
 	tb.Helper()
@@ -33,22 +34,22 @@ func validDump(tb testing.TB) []byte {
 	code := "tools.get_jobs()\n"
 	h1 := signature.CodeHash(code)
 	var buf bytes.Buffer
-	w := procedures.NewDumpWriter(&buf, "embedded", "test")
-	recs := []procedures.DumpRecord{
-		{Type: procedures.DumpCatalogue, Catalogue: cat},
-		{Type: procedures.DumpCause, Cause: &procedures.DumpCauseRecord{Name: "slow", Description: "d"}},
-		{Type: procedures.DumpProcedure, Procedure: &procedures.DumpProcedureRecord{Name: "proc__get_jobs", Signature: []string{"get_jobs"},
+	w := dump.NewWriter(&buf, "embedded", "test")
+	recs := []dump.Record{
+		{Type: dump.TypeCatalogue, Catalogue: cat},
+		{Type: dump.TypeCause, Cause: &dump.CauseRecord{Name: "slow", Description: "d"}},
+		{Type: dump.TypeProcedure, Procedure: &dump.ProcedureRecord{Name: "proc__get_jobs", Signature: []string{"get_jobs"},
 			Current: h1, Frequency: 1, CreatedAt: at, UpdatedAt: at, Grant: &procedures.Grant{Enabled: true, GrantedAt: at, CodeHash: h1},
 			SearchParts: []string{"get_jobs", "get jobs", "slow"}}},
-		{Type: procedures.DumpVersion, Version: &procedures.DumpVersionRecord{Procedure: "proc__get_jobs", CodeHash: h1, Code: code, CapturedAt: at, Frequency: 1, Status: procedures.StatusSucceeded}},
-		{Type: procedures.DumpUsage, Usage: &procedures.DumpUsageRecord{Scope: procedures.UsageVersion, Procedure: "proc__get_jobs", CodeHash: h1, Key: "k"}},
-		{Type: procedures.DumpUsage, Usage: &procedures.DumpUsageRecord{Scope: procedures.UsageProcedure, Procedure: "proc__get_jobs", Key: "k"}},
-		{Type: procedures.DumpEdge, Edge: &procedures.DumpEdgeRecord{Cause: "slow", Procedure: "proc__get_jobs", Frequency: 1}},
-		{Type: procedures.DumpUsage, Usage: &procedures.DumpUsageRecord{Scope: procedures.UsageEdge, Procedure: "proc__get_jobs", Cause: "slow", Key: "k"}},
-		{Type: procedures.DumpDecision, Decision: &procedures.Decision{ID: procedures.NewDecisionID(at), Kind: procedures.KindGrant,
+		{Type: dump.TypeVersion, Version: &dump.VersionRecord{Procedure: "proc__get_jobs", CodeHash: h1, Code: code, CapturedAt: at, Frequency: 1, Status: procedures.StatusSucceeded}},
+		{Type: dump.TypeUsage, Usage: &dump.UsageRecord{Scope: dump.UsageVersion, Procedure: "proc__get_jobs", CodeHash: h1, Key: "k"}},
+		{Type: dump.TypeUsage, Usage: &dump.UsageRecord{Scope: dump.UsageProcedure, Procedure: "proc__get_jobs", Key: "k"}},
+		{Type: dump.TypeEdge, Edge: &dump.EdgeRecord{Cause: "slow", Procedure: "proc__get_jobs", Frequency: 1}},
+		{Type: dump.TypeUsage, Usage: &dump.UsageRecord{Scope: dump.UsageEdge, Procedure: "proc__get_jobs", Cause: "slow", Key: "k"}},
+		{Type: dump.TypeDecision, Decision: &procedures.Decision{ID: procedures.NewDecisionID(at), Kind: procedures.KindGrant,
 			Procedure: "proc__get_jobs", CodeHash: h1, Outcome: procedures.Allowed, Reason: "granted", Actor: "alice", AllowedTools: []string{}, At: at}},
 	}
-	if err := w.Begin(procedures.DumpCounts{}); err != nil {
+	if err := w.Begin(dump.Counts{}); err != nil {
 		tb.Fatal(err)
 	}
 	for _, r := range recs {
@@ -62,13 +63,13 @@ func validDump(tb testing.TB) []byte {
 	return buf.Bytes()
 }
 
-// readAll reads every record of dump, or the error.
-func readAll(dump []byte) ([]procedures.DumpRecord, error) {
-	d, err := procedures.NewDumpReader(bytes.NewReader(dump))
+// readAll reads every record of the dump data, or the error.
+func readAll(data []byte) ([]dump.Record, error) {
+	d, err := dump.NewReader(bytes.NewReader(data))
 	if err != nil {
 		return nil, err
 	}
-	var out []procedures.DumpRecord
+	var out []dump.Record
 	for {
 		r, err := d.Next()
 		if errors.Is(err, io.EOF) {
@@ -93,7 +94,7 @@ func TestValidDumpReads(t *testing.T) {
 // search_parts, an unknown format and bad search parts are refused naming
 // the line.
 func TestDumpFormats(t *testing.T) {
-	reseal := func(dump []byte, from, to string) []byte { return resealed(t, dump, from, to) }
+	reseal := func(data []byte, from, to string) []byte { return resealed(t, data, from, to) }
 	v2 := validDump(t)
 	if recs, err := readAll(v2); err != nil || !slices.Equal(recs[2].Procedure.SearchParts, []string{"get_jobs", "get jobs", "slow"}) {
 		t.Errorf("format 2 search parts = %v, %v", recs, err)
@@ -125,15 +126,15 @@ func TestDumpFormats(t *testing.T) {
 	}
 }
 
-// resealed is dump with the first from replaced by to, its trailer's
-// checksum made to match: a dump whose only fault is that content.
-func resealed(tb testing.TB, dump []byte, from, to string) []byte {
+// resealed is the dump data with the first from replaced by to, its
+// trailer's checksum made to match: a dump whose only fault is that content.
+func resealed(tb testing.TB, data []byte, from, to string) []byte {
 	tb.Helper()
-	lines := strings.Split(strings.TrimSuffix(string(dump), "\n"), "\n")
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
 	body := strings.Join(lines[:len(lines)-1], "\n") + "\n"
 	body = strings.Replace(body, from, to, 1)
 	var n struct {
-		Data procedures.DumpTrailerRecord `json:"data"`
+		Data dump.TrailerRecord `json:"data"`
 	}
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &n); err != nil {
 		tb.Fatal(err)
@@ -183,7 +184,7 @@ func TestHostileDumpsRefused(t *testing.T) {
 	}
 }
 
-// manyParts is MaxSearchParts distinct parts, each after a comma.
+// manyParts is search.MaxParts distinct parts, each after a comma.
 func manyParts() string {
 	var b strings.Builder
 	for i := range search.MaxParts {
@@ -194,7 +195,7 @@ func manyParts() string {
 
 // FuzzDumpReader: the reader never panics; an error is CodeInvalid or
 // CodeUnavailable naming its line; a dump it accepts, written again by
-// DumpWriter, reads back as the same records.
+// Writer, reads back as the same records.
 func FuzzDumpReader(f *testing.F) {
 	f.Add(validDump(f))
 	for _, h := range hostileDumps(f) {
@@ -208,8 +209,8 @@ func FuzzDumpReader(f *testing.F) {
 		}
 		f.Add(b)
 	}
-	f.Fuzz(func(t *testing.T, dump []byte) {
-		recs, err := readAll(dump)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		recs, err := readAll(data)
 		if err != nil {
 			if c := fault.ErrorCode(err); c != fault.CodeInvalid {
 				t.Fatalf("error with code %s: %v", c, err)
@@ -225,7 +226,7 @@ func FuzzDumpReader(f *testing.F) {
 			}
 		}
 		var buf bytes.Buffer
-		w := procedures.NewDumpWriter(&buf, "x", "x")
+		w := dump.NewWriter(&buf, "x", "x")
 		if err := w.Begin(nil); err != nil {
 			t.Fatal(err)
 		}

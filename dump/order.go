@@ -1,13 +1,14 @@
-package procedures
+package dump
 
 import (
 	"fmt"
 	"time"
 
+	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/search"
 )
 
-// dumpOrder checks that a dump's records come in dump order (DumpType),
+// dumpOrder checks that a dump's records come in dump order (Type),
 // each section strictly increasing in its key, so a reordered or repeated
 // record is refused, and that records refer only to what came before. It
 // holds the cause names and one procedure group's version hashes and edge
@@ -17,7 +18,7 @@ type dumpOrder struct {
 	causes    map[string]bool
 	lastCause string
 	// the open procedure group
-	proc      *DumpProcedureRecord
+	proc      *ProcedureRecord
 	sub       int
 	lastKey   string
 	versions  map[string]bool
@@ -48,7 +49,7 @@ const (
 )
 
 // enter moves to section sec, or says why it cannot.
-func (o *dumpOrder) enter(sec int, what DumpType) string {
+func (o *dumpOrder) enter(sec int, what Type) string {
 	if sec < o.section {
 		return fmt.Sprintf("a %s record after the section it belongs to (out of order)", what)
 	}
@@ -95,9 +96,9 @@ func (o *dumpOrder) part(name string, sub int, k string) string {
 	return ""
 }
 
-func (o *dumpOrder) check(r DumpRecord) string {
+func (o *dumpOrder) check(r Record) string {
 	switch r.Type {
-	case DumpCatalogue:
+	case TypeCatalogue:
 		if o.catalogue {
 			return "a second catalogue record"
 		}
@@ -105,7 +106,7 @@ func (o *dumpOrder) check(r DumpRecord) string {
 			return msg
 		}
 		o.catalogue = true
-	case DumpCause:
+	case TypeCause:
 		if msg := o.enter(secCauses, r.Type); msg != "" {
 			return msg
 		}
@@ -117,13 +118,13 @@ func (o *dumpOrder) check(r DumpRecord) string {
 		}
 		o.lastCause = r.Cause.Name
 		o.causes[r.Cause.Name] = true
-	case DumpProcedure:
+	case TypeProcedure:
 		if msg := o.enter(secProcedures, r.Type); msg != "" {
 			return msg
 		}
 		p := r.Procedure
 		switch {
-		case !IsProcName(p.Name) || len(p.Signature) == 0 || p.Current == "":
+		case !procedures.IsProcName(p.Name) || len(p.Signature) == 0 || p.Current == "":
 			return "a procedure without proc__ name, signature or current version"
 		case p.Frequency < 0 || p.UseCount < 0:
 			return "procedure " + p.Name + ": negative count"
@@ -138,7 +139,7 @@ func (o *dumpOrder) check(r DumpRecord) string {
 		// a group with no version at all is refused by closeGroup.
 		o.proc, o.sub, o.lastKey = p, -1, ""
 		o.versions, o.edges = map[string]bool{}, map[string]bool{}
-	case DumpVersion:
+	case TypeVersion:
 		v := r.Version
 		if o.section != secProcedures {
 			return "a version outside a procedure group"
@@ -150,7 +151,7 @@ func (o *dumpOrder) check(r DumpRecord) string {
 			return msg
 		}
 		o.versions[v.CodeHash] = true
-	case DumpUsage:
+	case TypeUsage:
 		u := r.Usage
 		if o.section != secProcedures {
 			return "a usage key outside a procedure group"
@@ -171,7 +172,7 @@ func (o *dumpOrder) check(r DumpRecord) string {
 		default:
 			return fmt.Sprintf("usage key scope %q unknown", u.Scope)
 		}
-	case DumpEdge:
+	case TypeEdge:
 		e := r.Edge
 		if o.section != secProcedures {
 			return "an edge outside a procedure group"
@@ -183,7 +184,7 @@ func (o *dumpOrder) check(r DumpRecord) string {
 			return msg
 		}
 		o.edges[e.Cause] = true
-	case DumpDecision:
+	case TypeDecision:
 		if msg := o.enter(secDecisions, r.Type); msg != "" {
 			return msg
 		}
@@ -195,19 +196,19 @@ func (o *dumpOrder) check(r DumpRecord) string {
 			return fmt.Sprintf("decision %s repeated or out of order (after %s)", d.ID, o.lastID)
 		}
 		o.lastAt, o.lastID = d.At, d.ID
-	case DumpApproval:
+	case TypeApproval:
 		if msg := o.enter(secApprovals, r.Type); msg != "" {
 			return msg
 		}
 		a := r.Approval
-		if err := CheckApproval(*a); err != nil {
+		if err := procedures.CheckApproval(*a); err != nil {
 			return fmt.Sprintf("approval %s: %v", a.ID, err)
 		}
 		if o.lastTurn != "" && a.ID <= o.lastTurn {
 			return fmt.Sprintf("approval %s repeated or out of order (after %s)", a.ID, o.lastTurn)
 		}
 		o.lastTurn = a.ID
-	case DumpPolicy:
+	case TypePolicy:
 		if msg := o.enter(secPolicies, r.Type); msg != "" {
 			return msg
 		}
@@ -215,7 +216,7 @@ func (o *dumpOrder) check(r DumpRecord) string {
 		if p.SessionID == "" || p.CodeHash == "" {
 			return "a session policy without session or code hash"
 		}
-		if err := CheckSessionID(p.SessionID); err != nil {
+		if err := procedures.CheckSessionID(p.SessionID); err != nil {
 			return fmt.Sprintf("session policy %s: %v", p.CodeHash, err)
 		}
 		k := p.SessionID + "\x00" + p.CodeHash
