@@ -12,6 +12,7 @@
 //	go run ./internal/mutants -run api   # those whose name matches
 //	go run ./internal/mutants -list      # print the list
 //	go run ./internal/mutants -jobs 2    # two mutants at a time
+//	go run ./internal/mutants -pkg neo4j # those with a test package matching
 //
 // It exits 0 when every mutant was killed, 1 when one survived or could not
 // be judged, 2 on bad usage.
@@ -43,6 +44,8 @@ func run(ctx context.Context, dir string, list []Mutant, args []string, stdout, 
 	fs := flag.NewFlagSet("mutants", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	pattern := fs.String("run", "", "replay only the mutants whose name matches this regular expression")
+	pkgs := fs.String("pkg", "", "replay only the mutants with a package (./dir) matching this regular expression")
+	skipPkgs := fs.String("skip-pkg", "", "leave out the mutants with a package (./dir) matching this regular expression")
 	listOnly := fs.Bool("list", false, "print the mutants and exit")
 	baseline := fs.Bool("baseline", true, "first run the named tests unmutated (they must pass)")
 	timeout := fs.Duration("timeout", 3*time.Minute, "go test -timeout for each run")
@@ -51,6 +54,9 @@ func run(ctx context.Context, dir string, list []Mutant, args []string, stdout, 
 		return 2
 	}
 	sel, err := selectMutants(list, *pattern)
+	if err == nil {
+		sel, err = byPackage(sel, *pkgs, *skipPkgs)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "mutants:", err)
 		return 2
@@ -102,6 +108,31 @@ func selectMutants(all []Mutant, pattern string) ([]Mutant, error) {
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("no mutant matches %q", pattern)
+	}
+	return out, nil
+}
+
+// byPackage returns the mutants of sel with a package matching pkgs (any,
+// when empty) and none matching skip (when set): CI replays the mutants
+// that need the one Neo4j database apart from those that do not.
+func byPackage(sel []Mutant, pkgs, skip string) ([]Mutant, error) {
+	keep, err := regexp.Compile(pkgs)
+	if err != nil {
+		return nil, fmt.Errorf("-pkg: %v", err)
+	}
+	drop, err := regexp.Compile(skip)
+	if err != nil {
+		return nil, fmt.Errorf("-skip-pkg: %v", err)
+	}
+	var out []Mutant
+	for _, m := range sel {
+		kept := slices.ContainsFunc(m.Packages, keep.MatchString)
+		if kept && (skip == "" || !slices.ContainsFunc(m.Packages, drop.MatchString)) {
+			out = append(out, m)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no mutant has a package matching -pkg %q and none matching -skip-pkg %q", pkgs, skip)
 	}
 	return out, nil
 }

@@ -106,6 +106,39 @@ func TestRunPatterns(t *testing.T) {
 	}
 }
 
+// TestByPackage: -pkg keeps the mutants with a matching package, -skip-pkg
+// leaves those out; an empty selection replays nothing.
+func TestByPackage(t *testing.T) {
+	list := []Mutant{
+		{Name: "a", Packages: []string{"./calc"}},
+		{Name: "b", Packages: []string{"./graph/neo4j", "./calc"}},
+		{Name: "c", Packages: []string{"./graph/embedded"}},
+	}
+	for _, tc := range []struct {
+		name, pkg, skip string
+		want            []string
+	}{
+		{"all", "", "", []string{"a", "b", "c"}},
+		{"neo4j only", "neo4j", "", []string{"b"}},
+		{"without neo4j", "", "neo4j", []string{"a", "c"}},
+		{"graph without neo4j", "graph", "neo4j", []string{"c"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sel, err := byPackage(list, tc.pkg, tc.skip)
+			var got []string
+			for _, m := range sel {
+				got = append(got, m.Name)
+			}
+			if err != nil || !slices.Equal(got, tc.want) {
+				t.Fatalf("byPackage(%q, %q) = %v, %v; want %v", tc.pkg, tc.skip, got, err, tc.want)
+			}
+		})
+	}
+	if _, err := byPackage(list, "sandbox", ""); err == nil {
+		t.Error("a selection of no mutant was accepted")
+	}
+}
+
 // TestBaseline: a named test that does not exist, or that fails unmutated,
 // stops the run before any mutant is judged.
 func TestBaseline(t *testing.T) {
