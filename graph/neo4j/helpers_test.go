@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -62,16 +63,35 @@ func openStore(tb testing.TB) *Store {
 	if err != nil {
 		tb.Fatalf("Open: %v", err)
 	}
+	schemaApplied.Store(true)
 	tb.Cleanup(func() { _ = s.Close() })
 	return s
 }
 
-// freshStore empties the test database and opens a store on it. Tests in
-// this package share the server's one database, so they never run in
-// parallel.
+// schemaApplied is set once a store of this test binary has applied the
+// schema (Open): the database keeps it, so freshStore's later stores only
+// connect. Applying it (a transaction per constraint and index, the wait
+// for the indexes, the backfills) cost a fifth of the suite's time when
+// every subtest's store did it. Tests of what Open does call openStore or
+// Open.
+var schemaApplied atomic.Bool
+
+// freshStore empties the test database and opens a store on it: Open for
+// the first store of the test binary, a connection to the database whose
+// schema that one applied for the others. Tests in this package share the
+// server's one database, so they never run in parallel.
 func freshStore(tb testing.TB) *Store {
 	tb.Helper()
-	s := openStore(tb)
+	var s *Store
+	if schemaApplied.Load() {
+		var err error
+		if s, err = connect(context.Background(), settings(tb)); err != nil {
+			tb.Fatalf("connect: %v", err)
+		}
+		tb.Cleanup(func() { _ = s.Close() })
+	} else {
+		s = openStore(tb)
+	}
 	run(tb, s, testdata(tb, "clean"), nil)
 	return s
 }

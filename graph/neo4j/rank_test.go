@@ -120,10 +120,12 @@ func TestRank(t *testing.T) {
 	requireOrder("after backfill")
 }
 
-// TestRankBackfillBatches checks that the backfill goes on past one batch.
+// TestRankBackfillBatches checks that the backfill goes on past one batch
+// (of 50 here: the statement is the one of rankBatch).
 func TestRankBackfillBatches(t *testing.T) {
 	s := freshStore(t)
-	n := rankBatch + 5
+	s.rankBatch = 50
+	n := 2*s.rankBatch + 5
 	storetest.Fill(t, bulkStore{s, t}, n)
 	run(t, s, "MATCH (p:Procedure) CALL { WITH p REMOVE p.rank } IN TRANSACTIONS OF 10000 ROWS", nil)
 	if err := s.backfillRank(context.Background()); err != nil {

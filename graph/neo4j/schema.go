@@ -77,11 +77,11 @@ const rankBatch = 10_000
 
 // backfillRank sets the rank (the key find_all_page.cypher orders by) of
 // every procedure that has none (a database written before rank existed),
-// rankBatch procedures per transaction (rank_backfill.cypher), until a batch
+// s.rankBatch procedures per transaction (rank_backfill.cypher), until a batch
 // finds fewer: a database that is up to date costs one scan of the
 // procedures.
 func (s *Store) backfillRank(ctx context.Context) error {
-	return s.backfillBatches(ctx, "rank_backfill", rankBatch)
+	return s.backfillBatches(ctx, "rank_backfill", s.rankBatch)
 }
 
 // backfillBatches runs the stored backfill stmt (parameter $batch, one row

@@ -84,6 +84,9 @@ type Store struct {
 	// dumpPage is the records one Dump read returns (dumpPageSize; tests
 	// make it small to page through a small store).
 	dumpPage int
+	// rankBatch is the procedures one backfillRank transaction updates
+	// (rankBatch; tests make it small to go past one batch fast).
+	rankBatch int
 }
 
 var _ procedures.Store = (*Store)(nil)
@@ -92,6 +95,20 @@ var _ procedures.Store = (*Store)(nil)
 // applies the schema (idempotently). It returns CodeInvalid for a config
 // without URI and CodeUnavailable when the server cannot be reached.
 func Open(ctx context.Context, cfg Config) (*Store, error) {
+	s, err := connect(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.applySchema(ctx); err != nil {
+		_ = s.driver.Close(ctx)
+		return nil, err
+	}
+	return s, nil
+}
+
+// connect is Open without the schema: a store on a database whose schema
+// is known to be applied (the tests' stores after the first).
+func connect(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.URI == "" {
 		return nil, fault.Errorf(fault.CodeInvalid, "neo4j: the URI is required")
 	}
@@ -99,7 +116,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.Username != "" {
 		auth = neo4j.BasicAuth(cfg.Username, cfg.Password, "")
 	}
-	s := &Store{db: cfg.Database, log: cfg.Logger, searchFresh: newSearchFreshness(), dumpPage: dumpPageSize}
+	s := &Store{db: cfg.Database, log: cfg.Logger, searchFresh: newSearchFreshness(), dumpPage: dumpPageSize, rankBatch: rankBatch}
 	driver, err := neo4j.NewDriverWithContext(cfg.URI, auth, func(c *config.Config) {
 		// One attempt per driver call: inTx retries transient failures
 		// itself and never waits on an outage.
@@ -132,10 +149,6 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 			return nil, fault.Errorf(fault.CodeUnavailable, "neo4j: authentication failed: the server at %s refused the username and password (NEO4J_USERNAME, NEO4J_PASSWORD)", cfg.URI)
 		}
 		return nil, s.mapError("open", err)
-	}
-	if err := s.applySchema(ctx); err != nil {
-		_ = driver.Close(ctx)
-		return nil, err
 	}
 	return s, nil
 }
