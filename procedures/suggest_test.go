@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -112,4 +113,58 @@ func TestNoneExposedWithAgreesWithFind(t *testing.T) {
 	if shortcuts == 0 {
 		t.Fatal("NoneExposedWith never held: the test checks nothing")
 	}
+}
+
+// readsFail is a store whose reads after a write fail while fail is set:
+// Find and Catalogue answer unavailable (it is no CatalogueFinder, so the
+// suggestion reads through them).
+type readsFail struct {
+	procedures.Store
+	fail bool
+}
+
+func (s *readsFail) Find(ctx context.Context, q procedures.Query) ([]*procedures.Procedure, int, error) {
+	if s.fail {
+		return nil, 0, fault.Errorf(fault.CodeUnavailable, "reads fail")
+	}
+	return s.Store.Find(ctx, q)
+}
+
+func (s *readsFail) Catalogue(ctx context.Context) (*procedures.Catalogue, error) {
+	if s.fail {
+		return nil, fault.Errorf(fault.CodeUnavailable, "reads fail")
+	}
+	return s.Store.Catalogue(ctx)
+}
+
+// TestCaptureCommittedWhenTheReadAfterFails: a capture reads the catalogue
+// with its suggestion after its write (ADR 0020); when that read fails, the
+// capture, which committed, is not reported as failed: it answers without
+// a suggestion, decorated with the catalogue the service read last.
+func TestCaptureCommittedWhenTheReadAfterFails(t *testing.T) {
+	_, inner := newServiceStore(t, false)
+	store := &readsFail{Store: inner}
+	svc := procedures.NewService(store, procedures.Options{})
+	mustCapture(t, svc, procedures.CaptureRequest{Code: killCode, SessionID: "s1"})
+	store.fail = true
+	out, err := svc.Capture(context.Background(), procedures.CaptureRequest{Code: readOnlyCode, SessionID: "s2"})
+	if err != nil {
+		t.Fatalf("capture after its write: %v", err)
+	}
+	if !out.Created || out.Suggestion != nil || !out.Procedure.ReadOnly || !out.Procedure.Exposed || out.Procedure.Description == "" {
+		t.Fatalf("capture = %+v, procedure %+v", out, out.Procedure)
+	}
+	store.fail = false
+	if p := mustGetProc(t, svc, out.Procedure.Name); p.Frequency != 1 {
+		t.Fatalf("stored frequency %d, want 1", p.Frequency)
+	}
+}
+
+func mustGetProc(t *testing.T, svc *procedures.Service, name string) *procedures.Procedure {
+	t.Helper()
+	p, err := svc.Get(context.Background(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
