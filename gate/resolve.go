@@ -33,7 +33,7 @@ func (g *Gate) Run(ctx context.Context, id, actor string) (*TurnAnswer, error) {
 	}
 	var v procedures.Verdict // denies when there is no resolution
 	if cur.Resolution != nil {
-		v = procedures.ResolveVerdict(cur.Resolution.Choice)
+		v = procedures.ResolveVerdict(cur.Resolution.Choice.Runs())
 	}
 	if !v.Allowed() {
 		return nil, fault.Errorf(fault.CodeInternal, "turn %s is approved without a resolution that runs it; it will not run", id)
@@ -221,7 +221,7 @@ func (g *Gate) Resolve(ctx context.Context, req ResolveRequest) (*procedures.Tur
 			return fail(err)
 		}
 	}
-	v := procedures.ResolveVerdict(req.Choice)
+	v := procedures.ResolveVerdict(req.Choice.Runs())
 	now := g.r.Now().UTC().Truncate(time.Millisecond)
 	next.Resolution = &procedures.Resolution{Choice: req.Choice, By: req.Actor, At: now, Reason: strings.TrimSpace(req.Reason), CodeHash: b.a.CodeHash}
 	next.Status = procedures.TurnApproved

@@ -135,11 +135,11 @@ func Decide(in DecisionInput) Verdict {
 	return Verdict{Outcome: Denied, Reason: ReasonDecisionError} // unreachable: each subject's last row always holds
 }
 
-// ResolveVerdict is the turn's verdict once an operator chose c: every
-// choice but reject runs it (state-changing tools included: the operator
-// saw them); reject and anything unknown deny it.
-func ResolveVerdict(c Choice) Verdict {
-	if c.Runs() {
+// ResolveVerdict is the turn's verdict once an operator resolved it:
+// runs (every choice but reject: the choice's Runs) lets it run,
+// state-changing tools included (the operator saw them); else it is denied.
+func ResolveVerdict(runs bool) Verdict {
+	if runs {
 		return Verdict{Outcome: Allowed, Reason: ReasonOperatorApproved, StateChanging: true}
 	}
 	return Verdict{Outcome: Denied, Reason: ReasonOperatorRejected}

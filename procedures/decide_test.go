@@ -2,7 +2,6 @@ package procedures
 
 import (
 	"testing"
-	"time"
 )
 
 func TestDecideTurns(t *testing.T) {
@@ -38,21 +37,10 @@ func TestDecideTurns(t *testing.T) {
 			}
 		})
 	}
-	for _, c := range Choices {
-		v := ResolveVerdict(c)
-		if v.Allowed() != (c != ChoiceReject) {
-			t.Fatalf("ResolveVerdict(%s) = %+v", c, v)
-		}
+	if v := ResolveVerdict(true); !v.Allowed() || v.Reason != ReasonOperatorApproved || !v.StateChanging {
+		t.Fatalf("ResolveVerdict(true) = %+v", v)
 	}
-	if ResolveVerdict("RUN_ONCE").Allowed() || ResolveVerdict("").Allowed() {
-		t.Fatal("an unknown choice runs")
-	}
-	for _, id := range []string{"", "trn_", "TRN_0123456789abcdef0123456789abcdef", "trn_0123456789ABCDEF0123456789abcdef", " trn_0123456789abcdef0123456789abcdef", "trn_0123456789abcdef0123456789abcdef0"} {
-		if ValidTurnID(id) {
-			t.Fatalf("ValidTurnID(%q)", id)
-		}
-	}
-	if id := NewTurnID(time.Now()); !ValidTurnID(id) {
-		t.Fatalf("NewTurnID = %q is not canonical", id)
+	if v := ResolveVerdict(false); v.Allowed() || v.Reason != ReasonOperatorRejected {
+		t.Fatalf("ResolveVerdict(false) = %+v", v)
 	}
 }

@@ -30,6 +30,13 @@ const (
 	// import or merge of a dump (reason ReasonImported, ReasonMerged) or the
 	// restore of a backup (ReasonRestored). See StoreDecision.
 	KindStore DecisionKind = "store"
+	// KindTurn is the one decision on a turn (docs/design.md "The turn
+	// gate"): allowed before it runs, or denied.
+	KindTurn DecisionKind = "turn"
+	// KindApproval is an operator's resolution of a pending turn.
+	KindApproval DecisionKind = "approval"
+	// KindPolicy is a change of a session policy (set or revoked).
+	KindPolicy DecisionKind = "policy"
 )
 
 // DecisionKinds is every decision kind.
@@ -98,6 +105,19 @@ const (
 	// ReasonCallsRetired: an invoke denied because the procedure calls a
 	// retired one (a classification Problem).
 	ReasonCallsRetired = "calls_retired_procedure"
+
+	// The reasons of the turn gate.
+	ReasonSessionPolicy    = "session_policy"
+	ReasonOperatorApproved = "operator_approved"
+	ReasonOperatorRejected = "operator_rejected"
+	ReasonApprovalExpired  = "approval_expired"
+	// ReasonPolicySet and ReasonPolicyRevoked are the reasons of policy
+	// decisions.
+	ReasonPolicySet     = "policy_set"
+	ReasonPolicyRevoked = "policy_revoked"
+	// ReasonTurnCancelled is the reason of the decision on a turn its
+	// requester cancelled.
+	ReasonTurnCancelled = "turn_cancelled"
 
 	// The reasons of a KindStore record.
 	ReasonImported = "imported"

@@ -1,6 +1,9 @@
 package procedures
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 // TestPolicyAppliesTo: a policy decides only its own requester's turns; one
 // bound to nobody (stored or dumped before policies were bound) decides
@@ -23,5 +26,26 @@ func TestPolicyAppliesTo(t *testing.T) {
 				t.Fatalf("AppliesTo(%q) with RequestedBy %q = %v, want %v", c.requester, c.boundTo, got, c.want)
 			}
 		})
+	}
+}
+
+// TestChoicesAndTurnIDs: every choice but reject runs a turn, an unknown
+// one none; only canonical turn ids are valid, and NewTurnID makes them.
+func TestChoicesAndTurnIDs(t *testing.T) {
+	for _, c := range Choices {
+		if c.Runs() != (c != ChoiceReject) {
+			t.Fatalf("%s.Runs() = %v", c, c.Runs())
+		}
+	}
+	if Choice("RUN_ONCE").Runs() || Choice("").Runs() {
+		t.Fatal("an unknown choice runs")
+	}
+	for _, id := range []string{"", "trn_", "TRN_0123456789abcdef0123456789abcdef", "trn_0123456789ABCDEF0123456789abcdef", " trn_0123456789abcdef0123456789abcdef", "trn_0123456789abcdef0123456789abcdef0"} {
+		if ValidTurnID(id) {
+			t.Fatalf("ValidTurnID(%q)", id)
+		}
+	}
+	if id := NewTurnID(time.Now()); !ValidTurnID(id) {
+		t.Fatalf("NewTurnID = %q is not canonical", id)
 	}
 }

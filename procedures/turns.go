@@ -11,23 +11,8 @@ import (
 	"github.com/procgraph/procgraph/fault"
 )
 
-// The decision kinds of the turn gate (docs/design.md "The turn gate").
+// The reasons of a busy refusal of a new approval.
 const (
-	// KindTurn is the one decision on a turn: allowed before it runs, or
-	// denied.
-	KindTurn DecisionKind = "turn"
-	// KindApproval is an operator's resolution of a pending turn.
-	KindApproval DecisionKind = "approval"
-	// KindPolicy is a change of a session policy (set or revoked).
-	KindPolicy DecisionKind = "policy"
-)
-
-// The reasons of the turn gate.
-const (
-	ReasonSessionPolicy    = "session_policy"
-	ReasonOperatorApproved = "operator_approved"
-	ReasonOperatorRejected = "operator_rejected"
-	ReasonApprovalExpired  = "approval_expired"
 	// ReasonPendingApprovals is the reason of a busy refusal: the pending
 	// approvals are at their bound.
 	ReasonPendingApprovals = "pending_approvals"
@@ -35,13 +20,6 @@ const (
 	// requester's own pending approvals are at their bound
 	// (PendingBounds.PerRequester).
 	ReasonPendingRequester = "pending_approvals_requester"
-	// ReasonPolicySet and ReasonPolicyRevoked are the reasons of policy
-	// decisions.
-	ReasonPolicySet     = "policy_set"
-	ReasonPolicyRevoked = "policy_revoked"
-	// ReasonTurnCancelled is the reason of the decision on a turn its
-	// requester cancelled.
-	ReasonTurnCancelled = "turn_cancelled"
 )
 
 // TurnStatus is where a turn is in its life.
