@@ -269,7 +269,11 @@ type grantView struct {
 }
 
 func (s *Server) sessionPolicies(w http.ResponseWriter, r *http.Request) error {
-	ps, err := s.svc.SessionPolicies(r.Context(), urlParam(r, "id"))
+	g, err := s.gate()
+	if err != nil {
+		return err
+	}
+	ps, err := g.SessionPolicies(r.Context(), urlParam(r, "id"))
 	if err != nil {
 		return err
 	}
@@ -287,7 +291,11 @@ func (s *Server) sessionPolicies(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) revokePolicies(w http.ResponseWriter, r *http.Request) error {
-	n, ds, err := s.svc.RevokePolicies(r.Context(), urlParam(r, "id"), urlParam(r, "prefix"), principalOf(r).Name)
+	g, err := s.gate()
+	if err != nil {
+		return err
+	}
+	n, ds, err := g.RevokePolicies(r.Context(), urlParam(r, "id"), urlParam(r, "prefix"), principalOf(r).Name)
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,8 @@
 // instance.
 //
 // Files: gate.go (Submit, the long polls, the deadlines), resolve.go (Run,
-// Resolve, Cancel, the approval queue), sweep.go (Sweeper).
+// Resolve, Cancel, the approval queue), policies.go (the session policies:
+// set, revoke, their state), sweep.go (Sweeper).
 //
 // gate imports replay and procedures, never a store, api, mcpserve or cmd.
 package gate

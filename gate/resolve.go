@@ -284,7 +284,7 @@ func (g *Gate) remember(ctx context.Context, req ResolveRequest, b *block, procO
 			}
 		}
 	case req.Choice == procedures.ChoiceAutoRun || req.Choice == procedures.ChoiceAlwaysAsk:
-		_, err := g.svc.SetPolicy(ctx, procedures.SessionPolicy{SessionID: cur.SessionID, CodeHash: b.a.CodeHash,
+		_, err := g.SetPolicy(ctx, procedures.SessionPolicy{SessionID: cur.SessionID, CodeHash: b.a.CodeHash,
 			Policy: req.Choice, Summary: cur.Summary, SetBy: req.Actor, RequestedBy: cur.RequestedBy, Binding: b.bind}, req.Reason)
 		return err
 	}

@@ -68,6 +68,10 @@ func (s *Service) AllowMutatingAutorun() bool { return s.opts.AllowMutatingAutor
 
 func (s *Service) now() time.Time { return s.opts.Now().UTC().Truncate(time.Millisecond) }
 
+// Now is the time the service records: Options.Now, in UTC, to the
+// millisecond.
+func (s *Service) Now() time.Time { return s.now() }
+
 // Ping checks that the store answers.
 func (s *Service) Ping(ctx context.Context) error { return s.store.Ping(ctx) }
 

@@ -1,8 +1,6 @@
 package procedures
 
 import (
-	"context"
-
 	"github.com/procgraph/procgraph/internal/fields"
 )
 
@@ -19,49 +17,3 @@ func CheckSessionID(id string) error {
 
 // sessionID is the session id where one is required.
 var sessionID = fields.SessionID.NonEmpty()
-
-// PolicyState is a session policy as GET /v1/sessions/{id}/policies shows
-// it: the stored policy and why it does not apply now (nil when it does).
-type PolicyState struct {
-	SessionPolicy
-	// InactiveReason is Binding.Check's reason against the policy's code
-	// as it is classified now (its program is fixed by its hashes:
-	// unbound, nested_changed, reclassified, catalogue_drift), or unbound
-	// for a policy bound to no requester.
-	InactiveReason *string `json:"inactive_reason"`
-}
-
-// SessionPolicies returns the session's policies (GET
-// /v1/sessions/{id}/policies), each with its state now. Returns
-// fault.CodeInvalid for an id CheckSessionID refuses, and the store's codes.
-func (s *Service) SessionPolicies(ctx context.Context, sessionID string) ([]PolicyState, error) {
-	if err := CheckSessionID(sessionID); err != nil {
-		return nil, err
-	}
-	ps, err := s.store.Policies(ctx, sessionID)
-	if err != nil {
-		return nil, err
-	}
-	roots := []*Procedure{}
-	for _, p := range ps {
-		if p.Binding != nil {
-			roots = append(roots, &Procedure{Signature: p.Binding.Signature})
-		}
-	}
-	v, err := s.newView(ctx, roots)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]PolicyState, len(ps))
-	for i, p := range ps {
-		out[i].SessionPolicy = p
-		why := InactiveUnbound
-		if b := p.Binding; b != nil && p.RequestedBy != "" {
-			why = b.Check(v.bindingOf(b.CodeHash, b.StatementHash, b.Signature, v.classify(b.Signature)))
-		}
-		if why != "" {
-			out[i].InactiveReason = ptr(why)
-		}
-	}
-	return out, nil
-}

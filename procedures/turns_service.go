@@ -2,9 +2,7 @@ package procedures
 
 import (
 	"context"
-	"strings"
 
-	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/signature"
 )
 
@@ -45,50 +43,28 @@ func (s *Service) ClassifyBlock(ctx context.Context, a *signature.Analysis) (*Bl
 	return b, nil
 }
 
-// SetPolicy stores a session's policy for one code hash, audited with one
-// decision of kind policy (reason policy_set; who, the session and the
-// code hash; the choice and the operator's reason in its note).
-func (s *Service) SetPolicy(ctx context.Context, p SessionPolicy, reason string) (Decision, error) {
-	p.SetAt = s.now()
-	d := Decision{Kind: KindPolicy, CodeHash: p.CodeHash, Session: p.SessionID, Outcome: Allowed, Reason: ReasonPolicySet,
-		Actor: p.SetBy, Note: strings.TrimSpace(string(p.Policy) + ": " + reason), At: p.SetAt}
-	return s.rec.RecordWith(d, func(d Decision) error { return s.store.PutPolicy(ctx, p, d) })
-}
-
-// RevokePolicies deletes a session's policies whose code hash starts with
-// prefix ("" for all), audited in the same transaction with one decision
-// of kind policy (reason policy_revoked) per revoked policy, each naming
-// who, the session and the policy's code hash — or, when revoking all
-// found none, one record without a code hash, so that the attempt is
-// audited too. It returns how many it revoked and the records. A prefix
-// must be at least 8 hex characters and match exactly one policy
-// (fault.CodeInvalid, fault.CodeConflict); the session id must pass CheckSessionID
-// (fault.CodeInvalid).
-func (s *Service) RevokePolicies(ctx context.Context, sessionID, prefix, actor string) (int, []Decision, error) {
-	if err := CheckSessionID(sessionID); err != nil {
-		return 0, nil, err
+// BindingsNow returns, for each binding, the binding its program (fixed
+// by its hashes and signature) has now: classified under the current
+// catalogue and store, what Binding.Check compares an authorization
+// against. A nil binding gives nil.
+func (s *Service) BindingsNow(ctx context.Context, bs []*Binding) ([]*Binding, error) {
+	roots := []*Procedure{}
+	for _, b := range bs {
+		if b != nil {
+			roots = append(roots, &Procedure{Signature: b.Signature})
+		}
 	}
-	if prefix != "" && (len(prefix) < 8 || len(prefix) > 64 || strings.Trim(prefix, "0123456789abcdef") != "") {
-		return 0, nil, fault.Errorf(fault.CodeInvalid, "a policy prefix is 8 to 64 lowercase hex characters of a code hash").WithDetails("field", "prefix")
+	v, err := s.newView(ctx, roots)
+	if err != nil {
+		return nil, err
 	}
-	base := Decision{Kind: KindPolicy, Session: sessionID, Outcome: Allowed, Reason: ReasonPolicyRevoked, Actor: actor}
-	n := 0
-	recs, err := s.rec.RecordMany(func(build func([]Decision) ([]Decision, error)) error {
-		var err error
-		n, err = s.store.DeletePolicies(ctx, sessionID, prefix, func(hashes []string) ([]Decision, error) {
-			ds := []Decision{base}
-			if len(hashes) > 0 {
-				ds = make([]Decision, len(hashes))
-				for i, h := range hashes {
-					ds[i] = base
-					ds[i].CodeHash = h
-				}
-			}
-			return build(ds)
-		})
-		return err
-	})
-	return n, recs, err
+	out := make([]*Binding, len(bs))
+	for i, b := range bs {
+		if b != nil {
+			out[i] = v.bindingOf(b.CodeHash, b.StatementHash, b.Signature, v.classify(b.Signature))
+		}
+	}
+	return out, nil
 }
 
 // GrantsList returns every procedure holding a durable auto-run grant

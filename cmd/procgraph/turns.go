@@ -363,7 +363,7 @@ func cmdPoliciesList(ctx context.Context, args []string, s stdio) int {
 		return code
 	}
 	var out struct {
-		Policies []procedures.PolicyState `json:"policies"`
+		Policies []gate.PolicyState `json:"policies"`
 		Grants   []struct {
 			Procedure      string  `json:"procedure"`
 			CodeHash       string  `json:"code_hash"`

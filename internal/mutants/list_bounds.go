@@ -48,14 +48,14 @@ func init() {
 		{
 			Name:     "e2e/policy-set-without-session",
 			Why:      "a policy_set record does not say which session's policy was set",
-			Edits:    []Edit{{Dir: "procedures", Find: "CodeHash: p.CodeHash, Session: p.SessionID,", Replace: "CodeHash: p.CodeHash,"}},
+			Edits:    []Edit{{Dir: "gate", Find: "CodeHash: p.CodeHash, Session: p.SessionID,", Replace: "CodeHash: p.CodeHash,"}},
 			Packages: []string{"./cmd/procgraph"},
 			Tests:    []string{"TestPolicyAuditSaysWhoWhatWhich"},
 		},
 		{
 			Name:     "e2e/policy-revoked-without-hash",
 			Why:      "revoking policies records one record without code hash: the audit cannot say which policies went",
-			Edits:    []Edit{{Dir: "procedures", Find: "if len(hashes) > 0 {", Replace: "if false {"}},
+			Edits:    []Edit{{Dir: "gate", Find: "if len(hashes) > 0 {", Replace: "if false {"}},
 			Packages: []string{"./cmd/procgraph"},
 			Tests:    []string{"TestPolicyAuditSaysWhoWhatWhich"},
 		},

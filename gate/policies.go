@@ -1,0 +1,100 @@
+package gate
+
+import (
+	"context"
+	"strings"
+
+	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/procedures"
+)
+
+// SetPolicy stores a session's policy for one code hash, audited with one
+// decision of kind policy (reason policy_set; who, the session and the
+// code hash; the choice and the operator's reason in its note).
+func (g *Gate) SetPolicy(ctx context.Context, p procedures.SessionPolicy, reason string) (procedures.Decision, error) {
+	p.SetAt = g.svc.Now()
+	d := procedures.Decision{Kind: procedures.KindPolicy, CodeHash: p.CodeHash, Session: p.SessionID, Outcome: procedures.Allowed,
+		Reason: procedures.ReasonPolicySet, Actor: p.SetBy, Note: strings.TrimSpace(string(p.Policy) + ": " + reason), At: p.SetAt}
+	return g.svc.Recorder().RecordWith(d, func(d procedures.Decision) error { return g.svc.Turns().PutPolicy(ctx, p, d) })
+}
+
+// RevokePolicies deletes a session's policies whose code hash starts with
+// prefix ("" for all), audited in the same transaction with one decision
+// of kind policy (reason policy_revoked) per revoked policy, each naming
+// who, the session and the policy's code hash — or, when revoking all
+// found none, one record without a code hash, so that the attempt is
+// audited too. It returns how many it revoked and the records. A prefix
+// must be at least 8 hex characters and match exactly one policy
+// (fault.CodeInvalid, fault.CodeConflict); the session id must pass
+// procedures.CheckSessionID (fault.CodeInvalid).
+func (g *Gate) RevokePolicies(ctx context.Context, sessionID, prefix, actor string) (int, []procedures.Decision, error) {
+	if err := procedures.CheckSessionID(sessionID); err != nil {
+		return 0, nil, err
+	}
+	if prefix != "" && (len(prefix) < 8 || len(prefix) > 64 || strings.Trim(prefix, "0123456789abcdef") != "") {
+		return 0, nil, fault.Errorf(fault.CodeInvalid, "a policy prefix is 8 to 64 lowercase hex characters of a code hash").WithDetails("field", "prefix")
+	}
+	base := procedures.Decision{Kind: procedures.KindPolicy, Session: sessionID, Outcome: procedures.Allowed, Reason: procedures.ReasonPolicyRevoked, Actor: actor}
+	n := 0
+	recs, err := g.svc.Recorder().RecordMany(func(build func([]procedures.Decision) ([]procedures.Decision, error)) error {
+		var err error
+		n, err = g.svc.Turns().DeletePolicies(ctx, sessionID, prefix, func(hashes []string) ([]procedures.Decision, error) {
+			ds := []procedures.Decision{base}
+			if len(hashes) > 0 {
+				ds = make([]procedures.Decision, len(hashes))
+				for i, h := range hashes {
+					ds[i] = base
+					ds[i].CodeHash = h
+				}
+			}
+			return build(ds)
+		})
+		return err
+	})
+	return n, recs, err
+}
+
+// PolicyState is a session policy as GET /v1/sessions/{id}/policies shows
+// it: the stored policy and why it does not apply now (nil when it does).
+type PolicyState struct {
+	procedures.SessionPolicy
+	// InactiveReason is Binding.Check's reason against the policy's code
+	// as it is classified now (its program is fixed by its hashes:
+	// unbound, nested_changed, reclassified, catalogue_drift), or unbound
+	// for a policy bound to no requester.
+	InactiveReason *string `json:"inactive_reason"`
+}
+
+// SessionPolicies returns the session's policies (GET
+// /v1/sessions/{id}/policies), each with its state now. Returns
+// fault.CodeInvalid for an id procedures.CheckSessionID refuses, and the
+// store's codes.
+func (g *Gate) SessionPolicies(ctx context.Context, sessionID string) ([]PolicyState, error) {
+	if err := procedures.CheckSessionID(sessionID); err != nil {
+		return nil, err
+	}
+	ps, err := g.svc.Turns().Policies(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	bound := make([]*procedures.Binding, len(ps))
+	for i, p := range ps {
+		bound[i] = p.Binding
+	}
+	now, err := g.svc.BindingsNow(ctx, bound)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]PolicyState, len(ps))
+	for i, p := range ps {
+		out[i].SessionPolicy = p
+		why := procedures.InactiveUnbound
+		if b := p.Binding; b != nil && p.RequestedBy != "" {
+			why = b.Check(now[i])
+		}
+		if why != "" {
+			out[i].InactiveReason = &why
+		}
+	}
+	return out, nil
+}
