@@ -1,0 +1,61 @@
+// Package layers holds the module's layering rule and its test: every
+// package has a layer, and a package's production imports point only to
+// packages of lower layers. So nothing imports upward, the two stores never
+// import each other, and a new package must be given its place here before
+// it builds green.
+package layers
+
+// Module is the import path every layer below is relative to.
+const Module = "github.com/procgraph/procgraph"
+
+// Layers maps each package of the module to its layer. A package may import
+// (outside its tests) only packages of strictly lower layers.
+var Layers = map[string]int{
+	// leaves: no procgraph imports beyond each other's lower layers
+	"fault":                        0,
+	"internal/block":               0,
+	"internal/jsonvalue":           0,
+	"internal/text":                0,
+	"internal/buildinfo":           0,
+	"internal/storewrap":           0,
+	"cypher":                       0,
+	"ui":                           0,
+	"testcontainers":               0,
+	"examples/upstream":            0,
+	"mcpdispatch/internal/mcptest": 0,
+
+	// checks and the language
+	"internal/fields":     1,
+	"internal/strictjson": 1,
+	"internal/answer":     1,
+	"signature":           1,
+	"sandbox":             1,
+	"sandbox/sandboxtest": 2,
+	"auth":                2,
+	"search":              2,
+
+	// the domain
+	"procedures": 3,
+
+	// on the domain: dumps, metrics, the upstream, replays
+	"dump":        4,
+	"metrics":     4,
+	"mcpdispatch": 4,
+	"replay":      4,
+
+	// the gate and the stores
+	"gate":            5,
+	"graph/embedded":  5,
+	"graph/neo4j":     5,
+	"graph/storetest": 5,
+
+	// the transports
+	"api":      6,
+	"mcpserve": 6,
+
+	// wiring and tools
+	"cmd/procgraph":    7,
+	"bench":            7,
+	"internal/mutants": 7,
+	"internal/layers":  7,
+}
