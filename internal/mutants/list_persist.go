@@ -46,5 +46,19 @@ func init() {
 			Packages: []string{"./search"},
 			Tests:    []string{"TestCompareTiesAreFinds"},
 		},
+		{
+			Name:     "embedded/class-key-drops-retired",
+			Why:      "the embedded class key no longer encodes Retired: retired procedures count in their live class",
+			Edits:    []Edit{{Dir: "graph/embedded", Files: "classes.go", Find: "\t\tf |= flagRetired\n", Replace: ""}},
+			Packages: []string{"./graph/embedded"},
+			Tests:    []string{"TestClassKeyRoundTrips"},
+		},
+		{
+			Name:     "neo4j/class-key-drops-problem",
+			Why:      "class_key.cypher no longer encodes Problem: procedures with a nesting problem share the key of those without",
+			Edits:    []Edit{{Dir: "cypher/fragments", Files: "class_key.cypher", Find: "CASE WHEN p.problem <> '' THEN 'x' ELSE '-' END +", Replace: "'-' +"}},
+			Packages: []string{"./graph/neo4j"},
+			Tests:    []string{"TestClassKeyDistinct"},
+		},
 	}...)
 }
