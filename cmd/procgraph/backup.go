@@ -54,7 +54,7 @@ func cmdBackup(ctx context.Context, args []string, s stdio) int {
 // search index that opening builds beside it (path.search) is removed
 // again when it was not there before: a backup is one file.
 func checkStoreFile(ctx context.Context, path string) error {
-	index := searchIndexOf(path)
+	index := embedded.SearchIndexPath(path)
 	if _, err := os.Stat(index); errors.Is(err, os.ErrNotExist) {
 		defer os.RemoveAll(index)
 	}
@@ -65,10 +65,6 @@ func checkStoreFile(ctx context.Context, path string) error {
 	defer st.Close()
 	return st.Check(ctx)
 }
-
-// searchIndexOf is where the embedded store at path keeps its search index,
-// which it rebuilds from the file when it is missing.
-func searchIndexOf(path string) string { return path + ".search" }
 
 // cmdRestore puts a backup in place of a stopped server's store file.
 func cmdRestore(ctx context.Context, args []string, s stdio) int {
@@ -100,7 +96,7 @@ func cmdRestore(ctx context.Context, args []string, s stdio) int {
 	// The old file's search index describes the old file (its generation
 	// may even match the backup's): remove it first, so the next start
 	// rebuilds it from the restored file.
-	if err := os.RemoveAll(searchIndexOf(*data)); err != nil {
+	if err := os.RemoveAll(embedded.SearchIndexPath(*data)); err != nil {
 		return fail(s.err, "restore", err)
 	}
 	var n int64
@@ -122,7 +118,7 @@ func cmdRestore(ctx context.Context, args []string, s stdio) int {
 // (procedures.StoreDecision, reason restored) to the store file at path,
 // leaving no search index beside it.
 func recordRestore(ctx context.Context, path string, n int64) error {
-	defer os.RemoveAll(searchIndexOf(path))
+	defer os.RemoveAll(embedded.SearchIndexPath(path))
 	st, err := embedded.Open(path, embedded.Options{LockTimeout: time.Second})
 	if err != nil {
 		return err

@@ -20,6 +20,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/procgraph/procgraph/auth"
+	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/internal/buildinfo"
 	ptext "github.com/procgraph/procgraph/internal/text"
 )
@@ -168,7 +169,7 @@ func doctorStore(ctx context.Context, cfg *serveConfig, base string, serverUp bo
 			}
 			return check{name, checkFail, fmt.Sprintf("%s is in use by %s, and no procgraph answers at %s: serve cannot open it until that process stops", cfg.Data, lockHolderText(cfg.Data), base)}
 		}
-		index := searchIndexOf(cfg.Data)
+		index := embedded.SearchIndexPath(cfg.Data)
 		if _, err := os.Stat(index); errors.Is(err, fs.ErrNotExist) {
 			defer os.RemoveAll(index) // opening builds it; doctor leaves what it found
 		}

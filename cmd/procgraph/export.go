@@ -15,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/procgraph/procgraph/dump"
+	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -215,7 +216,7 @@ func cmdImport(ctx context.Context, args []string, s stdio) int {
 			closed = true
 			_ = st.Close()
 			_ = os.Remove(path)
-			_ = os.RemoveAll(path + ".search")
+			_ = os.RemoveAll(embedded.SearchIndexPath(path))
 		}
 		return fail(s.err, "import", err)
 	}

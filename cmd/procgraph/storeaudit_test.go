@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/graph/storetest"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -69,7 +70,7 @@ func TestStoreLoadsAreAudited(t *testing.T) {
 	if code, out, errOut := runMain(t, "restore", backup, "--data", restored); code != 0 {
 		t.Fatalf("restore: exit %d: %s%s", code, out, errOut)
 	}
-	if _, err := os.Stat(searchIndexOf(restored)); err == nil {
+	if _, err := os.Stat(embedded.SearchIndexPath(restored)); err == nil {
 		t.Errorf("restore left a search index beside %s", restored)
 	}
 	st := mustOpenEmbedded(t, restored)

@@ -85,7 +85,7 @@ func Open(path string, opts Options) (s *Store, err error) {
 		_ = db.Close()
 		return nil, err
 	}
-	if err := s.openSearch(path + ".search"); err != nil {
+	if err := s.openSearch(SearchIndexPath(path)); err != nil {
 		_ = db.Close()
 		return nil, fault.Errorf(fault.CodeUnavailable, "embedded store %s: search index %s.search cannot be opened: %v", path, path, err)
 	}
@@ -273,3 +273,9 @@ func (s *Store) Check(ctx context.Context) error {
 		return nil
 	})
 }
+
+// SearchIndexPath is where the store at path keeps its search index
+// (path.search), which Open rebuilds from the file when it is missing: what
+// a restore removes with the file it replaces, and a refused import with
+// the file it created.
+func SearchIndexPath(path string) string { return path + ".search" }
