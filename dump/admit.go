@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/procgraph/procgraph/internal/jsonvalue"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -110,10 +111,10 @@ func (a *admission) admit(r Record) Record {
 			c := procedures.Classify(t.Signature, a.cat, nil)
 			t.ReadOnly = c.ReadOnly && c.Problem == ""
 			if !slices.Equal(t.StateChangingTools, c.StateChangingTools) {
-				t.StateChangingTools = nonNil(c.StateChangingTools)
+				t.StateChangingTools = jsonvalue.List(c.StateChangingTools)
 			}
 			if !slices.Equal(t.UnknownTools, c.UnknownTools) {
-				t.UnknownTools = nonNil(c.UnknownTools)
+				t.UnknownTools = jsonvalue.List(c.UnknownTools)
 			}
 		case procedures.TurnApproved:
 			t.Status = procedures.TurnExpired
@@ -130,12 +131,4 @@ func (a *admission) admit(r Record) Record {
 		}
 	}
 	return r
-}
-
-// nonNil is ss, an empty list when nil: a turn's tool lists are never null.
-func nonNil(ss []string) []string {
-	if ss == nil {
-		return []string{}
-	}
-	return ss
 }

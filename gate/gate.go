@@ -11,6 +11,7 @@ import (
 
 	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/internal/jsonvalue"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/signature"
@@ -179,16 +180,9 @@ func (b *block) procOnly() (only, granted bool) {
 func (b *block) turnOf(t procedures.Turn) procedures.Turn {
 	t.CodeHash, t.Signature = b.a.CodeHash, b.a.Signature
 	t.ReadOnly, t.Opaque = b.c.ReadOnly, b.a.Opaque
-	t.StateChangingTools = nonNilStrings(b.c.StateChangingTools)
-	t.UnknownTools = nonNilStrings(b.c.UnknownTools)
+	t.StateChangingTools = jsonvalue.List(b.c.StateChangingTools)
+	t.UnknownTools = jsonvalue.List(b.c.UnknownTools)
 	return t
-}
-
-func nonNilStrings(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }
 
 // validateTurn is the check of a turn request before anything about it is

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"slices"
 	"sort"
+
+	"github.com/procgraph/procgraph/internal/jsonvalue"
 )
 
 // Binding is what an operator (or the granter) reviewed when a standing
@@ -124,7 +126,7 @@ func boundNested(name string, p *Procedure) BoundNested {
 	if p == nil {
 		return BoundNested{Name: name, CodeHash: NestedAbsent, StateChangingTools: []string{}}
 	}
-	return BoundNested{Name: name, CodeHash: p.CodeHash, ReadOnly: p.ReadOnly, StateChangingTools: nonNil(slices.Clone(p.StateChangingTools))}
+	return BoundNested{Name: name, CodeHash: p.CodeHash, ReadOnly: p.ReadOnly, StateChangingTools: jsonvalue.List(slices.Clone(p.StateChangingTools))}
 }
 
 // Hash names b in decision records ("sha256:" and 64 hex of its JSON), ""
@@ -146,8 +148,8 @@ func (b *Binding) Hash() string {
 // tools and, transitively within MaxNesting, the procedures it calls as v
 // has them (each classified in v).
 func (v *view) bindingOf(codeHash, statementHash string, sig []string, c Classification) *Binding {
-	b := &Binding{CodeHash: codeHash, StatementHash: statementHash, Signature: nonNil(slices.Clone(sig)),
-		ReadOnly: c.ReadOnly, StateChangingTools: nonNil(slices.Clone(c.StateChangingTools)),
+	b := &Binding{CodeHash: codeHash, StatementHash: statementHash, Signature: jsonvalue.List(slices.Clone(sig)),
+		ReadOnly: c.ReadOnly, StateChangingTools: jsonvalue.List(slices.Clone(c.StateChangingTools)),
 		Tools: []BoundTool{}, Nested: []BoundNested{}}
 	for _, n := range sig {
 		if !IsProcName(n) {
@@ -170,7 +172,7 @@ func (v *view) bindingOf(codeHash, statementHash string, sig []string, c Classif
 			}
 			nc := v.classify(p.Signature)
 			b.Nested = append(b.Nested, BoundNested{Name: n, CodeHash: p.CodeHash, ReadOnly: nc.ReadOnly,
-				StateChangingTools: nonNil(slices.Clone(nc.StateChangingTools))})
+				StateChangingTools: jsonvalue.List(slices.Clone(nc.StateChangingTools))})
 			next = append(next, p.Signature...)
 		}
 		frontier = next

@@ -11,6 +11,7 @@ import (
 
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/fields"
+	"github.com/procgraph/procgraph/internal/jsonvalue"
 	"github.com/procgraph/procgraph/signature"
 )
 
@@ -100,7 +101,7 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (CaptureOutco
 			CodeHash:    a.CodeHash,
 			Code:        req.Code,
 			Dialect:     string(dialect),
-			Parameters:  nonNil(a.Parameters),
+			Parameters:  jsonvalue.List(a.Parameters),
 			InputSchema: schema,
 			Opaque:      a.Opaque,
 			Warnings:    warnings,

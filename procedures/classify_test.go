@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/internal/jsonvalue"
 )
 
 func mustCatalogue(tb testing.TB, tools ...Tool) *Catalogue {
@@ -75,10 +76,10 @@ func TestClassify(t *testing.T) {
 			if got.ReadOnly != tc.readOnly {
 				t.Errorf("ReadOnly = %v, want %v", got.ReadOnly, tc.readOnly)
 			}
-			if !reflect.DeepEqual(nonNil(got.StateChangingTools), nonNil(tc.state)) {
+			if !reflect.DeepEqual(jsonvalue.List(got.StateChangingTools), jsonvalue.List(tc.state)) {
 				t.Errorf("StateChangingTools = %v, want %v", got.StateChangingTools, tc.state)
 			}
-			if !reflect.DeepEqual(nonNil(got.UnknownTools), nonNil(tc.unknown)) {
+			if !reflect.DeepEqual(jsonvalue.List(got.UnknownTools), jsonvalue.List(tc.unknown)) {
 				t.Errorf("UnknownTools = %v, want %v", got.UnknownTools, tc.unknown)
 			}
 			if got.ExternalAccess != tc.external {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/procgraph/procgraph/internal/jsonvalue"
 )
 
 // view is what classification needs at one moment: the current catalogue
@@ -104,8 +106,8 @@ func (v *view) decorate(p *Procedure) {
 	d := v.decorationOf(p)
 	c := d.class
 	p.ReadOnly = c.ReadOnly
-	p.StateChangingTools = nonNil(c.StateChangingTools)
-	p.UnknownTools = nonNil(c.UnknownTools)
+	p.StateChangingTools = jsonvalue.List(c.StateChangingTools)
+	p.UnknownTools = jsonvalue.List(c.UnknownTools)
 	p.ExternalAccess = c.ExternalAccess
 	p.Problem = c.Problem
 	p.Exposed = ClassOf(p.Status, p.Opaque, p.Signature, c, p.Retired != nil).Exposed(v.allowMutating)
@@ -206,10 +208,3 @@ func joinAnd(names []string) string {
 }
 
 func ptr[T any](v T) *T { return &v }
-
-func nonNil(ss []string) []string {
-	if ss == nil {
-		return []string{}
-	}
-	return ss
-}

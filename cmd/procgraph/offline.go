@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/internal/jsonvalue"
 	"github.com/procgraph/procgraph/internal/strictjson"
 	ptext "github.com/procgraph/procgraph/internal/text"
 	"github.com/procgraph/procgraph/procedures"
@@ -64,9 +65,9 @@ func cmdSignature(ctx context.Context, args []string, s stdio) int {
 	}
 	a, c := b.Analysis, b.Class
 	out := signatureOutput{
-		Signature: a.Signature, Name: b.Name, Dialect: string(b.Dialect), CodeHash: a.CodeHash, Parameters: emptyIfNil(a.Parameters),
+		Signature: a.Signature, Name: b.Name, Dialect: string(b.Dialect), CodeHash: a.CodeHash, Parameters: jsonvalue.List(a.Parameters),
 		Opaque: a.Opaque, Warnings: []procedures.Warning{}, ReadOnly: c.ReadOnly,
-		StateChangingTools: emptyIfNil(c.StateChangingTools), UnknownTools: emptyIfNil(c.UnknownTools),
+		StateChangingTools: jsonvalue.List(c.StateChangingTools), UnknownTools: jsonvalue.List(c.UnknownTools),
 	}
 	for _, w := range a.Warnings {
 		out.Warnings = append(out.Warnings, procedures.Warning{Line: w.Line, Column: w.Column, Message: w.Message})
@@ -128,11 +129,4 @@ func loadCatalogueFile(path string) (*procedures.Catalogue, error) {
 		return nil, fmt.Errorf("%s: %s", path, fault.ErrorMessage(err))
 	}
 	return c, nil
-}
-
-func emptyIfNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }

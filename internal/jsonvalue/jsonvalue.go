@@ -231,3 +231,12 @@ func normalize(x any, depth int) (any, error) {
 	}
 	return Decode(data)
 }
+
+// List is s, an empty list when s is nil: a list procgraph answers or
+// stores is [] in JSON, never null.
+func List[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
