@@ -1,0 +1,20 @@
+// Package procedures is procgraph's domain core: procedures, versions,
+// causes and the catalogue, the Store and TurnStore interfaces both stores
+// implement (store.go, turnstore.go), and the Service whose methods apply
+// design.md's rules. Where each rule lives:
+//   - capture and names: capture.go; find, views and the graph: find.go,
+//     query.go, view.go, graph.go; the reuse suggestion: suggest.go;
+//   - classification (read-only, nesting problems): classify.go; exposure:
+//     exposure.go; typed parameter schemas: typed.go, schema.go;
+//   - grants, promotions, retirement: grants.go, current.go, retire.go; what
+//     an authorization binds to: binding.go; session policies: session.go;
+//   - the decision table of replays and turns: decide.go; turns and
+//     approvals as stored: turns.go, turns_service.go;
+//   - the audit rule and the Recorder: audit.go, recorder.go, decision.go;
+//   - the change Feed and other instances' changes: feed.go, remote.go.
+//
+// What is not the domain lives beside it: the turn gate in package gate,
+// search text and ranking in package search, the dump format and importer
+// in package dump (which imports procedures; procedures never imports it),
+// the error type in package fault. docs/architecture.md has the whole map.
+package procedures
