@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -103,6 +104,34 @@ func TestProgressLineInATerminal(t *testing.T) {
 		t.Fatalf("the progress line was not cleared:\n%s", screen)
 	}
 	mustMatchLines(t, screen, `^turn:\s+`+id+`$`, `^status:\s+succeeded$`)
+
+	// turn --wait --json: the line is cleared before the JSON is printed,
+	// so none of the JSON is erased.
+	file := filepath.Join(t.TempDir(), "kill.star")
+	if err := os.WriteFile(file, []byte(turnKillCode+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	term = startTerminal(t, []string{runMainEnv + "=1", "PROCGRAPH_URL=" + a.URL, "PROCGRAPH_TOKEN=" + a.agent, "TERM=xterm"},
+		exe, "turn", file, "--session", "tty2", "--phase", "interactive", "--arg", "panda_id=2", "--wait", "60s", "--json")
+	term.waitFor(`waiting up to 1m0s for an operator to review the turn… \d+s`)
+	var pending struct {
+		Approvals []struct{ ID string } `json:"approvals"`
+	}
+	a.send(t, req{Method: "GET", Path: "/v1/approvals?session=tty2", Token: &a.op}).Into(t, &pending)
+	if len(pending.Approvals) != 1 {
+		t.Fatalf("approvals of tty2: %+v", pending)
+	}
+	mustStatus(t, a.resolve(t, a.op, pending.Approvals[0].ID, map[string]any{"choice": "run_once"}), 200)
+	screen = term.waitExit()
+	t.Logf("turn --wait --json after the run:\n%s", screen)
+	text, _, _ := strings.Cut(screen, "Pane is dead")
+	text = strings.TrimSpace(text)
+	var answer struct {
+		Status string `json:"status"`
+	}
+	if strings.Contains(screen, "waiting up to") || json.Unmarshal([]byte(text), &answer) != nil || answer.Status != "succeeded" {
+		t.Fatalf("the terminal does not show the whole JSON answer alone:\n%s", screen)
+	}
 }
 
 // TestTextLogsInATerminal: serve on a terminal logs one readable line per

@@ -82,17 +82,17 @@ func cmdTurn(ctx context.Context, args []string, s stdio) int {
 	if *wait > 0 {
 		stop = startProgress(s.err, fmt.Sprintf("waiting up to %s for an operator to review the turn", wait.Round(time.Second)))
 	}
-	code = newClient(ctx).call(ctx, cl, s, "POST", "/v1/turns", nil, body, &out, func(w io.Writer) {
-		if stop != nil {
-			stop()
-		}
-		printTurnAnswer(w, &out)
-	})
+	raw, err := newClient(ctx).do(ctx, "POST", "/v1/turns", nil, body, &out)
 	if stop != nil {
-		stop()
+		stop() // before anything is printed: the line is cleared where it is
 	}
-	if code != 0 {
-		return code
+	if err != nil {
+		return failAnswer(cl, s, err)
+	}
+	if cl.asJSON() {
+		printRawJSON(s.out, raw)
+	} else {
+		printTurnAnswer(s.out, &out)
 	}
 	return turnExit(&out)
 }
