@@ -126,7 +126,12 @@ func isAuthFailure(err error) bool {
 		err = ce.Inner // it has no Unwrap
 	}
 	var ne *neo4j.Neo4jError
-	return errors.As(err, &ne) && ne.Code == "Neo.ClientError.Security.Unauthorized"
+	if errors.As(err, &ne) {
+		return ne.Code == "Neo.ClientError.Security.Unauthorized"
+	}
+	// The driver combines a failed session's error with its close's into
+	// one text (errorutil.CombineErrors), which keeps the server's code.
+	return strings.Contains(err.Error(), "Neo.ClientError.Security.Unauthorized")
 }
 
 // driverLogger passes the driver's warnings and errors to zerolog.
