@@ -74,7 +74,7 @@ func mustEnv(tb testing.TB, o envOpts) *env {
 		return map[string]any{"tool": tool, "n": 1}, nil
 	})
 	rp := replay.New(svc, o.runner, disp, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}})
-	tg := gate.New(rp, gate.Options{})
+	tg := gate.New(rp, st, gate.Options{})
 	srv, err := New(Config{Service: svc, Replayer: rp, Turns: tg, Dumps: st, Auth: o.auth, MaxChangeStreams: o.maxChangeStreams})
 	if err != nil {
 		tb.Fatal(err)

@@ -185,8 +185,8 @@ func TestOpenAPIAgreesWithTheRouteTable(t *testing.T) {
 // values the domain accepts.
 func TestEnumsAreTheDomains(t *testing.T) {
 	strs := func(xs ...string) []string { return xs }
-	choices := make([]string, len(procedures.Choices))
-	for i, c := range procedures.Choices {
+	choices := make([]string, len(gate.Choices))
+	for i, c := range gate.Choices {
 		choices[i] = string(c)
 	}
 	for _, c := range []struct {
@@ -197,7 +197,7 @@ func TestEnumsAreTheDomains(t *testing.T) {
 		{fields.Dialect, strs(string(signature.Starlark), string(signature.PythonAsync)), func(v string) bool { _, err := signature.ParseDialect(v); return err == nil }},
 		{fields.Phase, strs(string(procedures.PhaseAutomatic), string(procedures.PhaseInteractive)), func(v string) bool { return procedures.Phase(v).Valid() }},
 		{fields.Status, strs(string(procedures.StatusSucceeded), string(procedures.StatusFailed)), func(v string) bool { return procedures.Status(v).Valid() }},
-		{fields.Choice, choices, func(v string) bool { return procedures.Choice(v).Valid() }},
+		{fields.Choice, choices, func(v string) bool { return gate.Choice(v).Valid() }},
 	} {
 		if !slices.Equal(c.field.Enum, c.domain) {
 			t.Errorf("%s: the schema's enum %v, the domain's %v", c.field.Name, c.field.Enum, c.domain)

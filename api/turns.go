@@ -73,14 +73,14 @@ var (
 	approvalParams = []queryParam{
 		{name: "status", typ: "string", enum: turnStatusNames(), doc: "turn status (e.g. pending)"},
 		{name: "session", typ: "string", doc: "approvals of this session"},
-		{name: "limit", typ: "integer", min: 1, max: procedures.MaxApprovalLimit, doc: "how many (default 50)"},
+		{name: "limit", typ: "integer", min: 1, max: gate.MaxApprovalLimit, doc: "how many (default 50)"},
 		{name: "before", typ: "string", doc: "page back: approvals older than this turn id (the previous answer's next)"},
 	}
 )
 
 func turnStatusNames() []string {
-	out := make([]string, len(procedures.TurnStatuses))
-	for i, s := range procedures.TurnStatuses {
+	out := make([]string, len(gate.TurnStatuses))
+	for i, s := range gate.TurnStatuses {
 		out[i] = string(s)
 	}
 	return out
@@ -140,7 +140,7 @@ func (s *Server) submitTurn(w http.ResponseWriter, r *http.Request) error {
 		Arguments: b.Arguments, Summary: deref(b.Summary), Wait: time.Duration(b.WaitS) * time.Second, Actor: caller.Name,
 		MayCapture: caller.Has(auth.ScopeCapture)}
 	if b.Capture != nil {
-		req.Capture = &procedures.TurnCapture{Summary: deref(b.Capture.Summary), Metadata: b.Capture.Metadata}
+		req.Capture = &gate.TurnCapture{Summary: deref(b.Capture.Summary), Metadata: b.Capture.Metadata}
 		if c := b.Capture.Cause; c != nil {
 			req.Capture.Cause = &procedures.CauseInput{Name: c.Name, Description: deref(c.Description)}
 		}
@@ -203,8 +203,8 @@ func (s *Server) listApprovals(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	q := r.URL.Query()
-	f := procedures.ApprovalFilter{Status: procedures.TurnStatus(q.Get("status")), SessionID: q.Get("session"),
-		Limit: queryInt(r, "limit", procedures.DefaultApprovalLimit), Before: q.Get("before")}
+	f := gate.ApprovalFilter{Status: gate.TurnStatus(q.Get("status")), SessionID: q.Get("session"),
+		Limit: queryInt(r, "limit", gate.DefaultApprovalLimit), Before: q.Get("before")}
 	list, err := g.Approvals(r.Context(), f, principalOf(r).Has(auth.ScopeGrant))
 	if err != nil {
 		return err
@@ -246,7 +246,7 @@ func (s *Server) resolveApproval(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	caller := principalOf(r)
-	t, d, err := g.Resolve(r.Context(), gate.ResolveRequest{ID: urlParam(r, "id"), Choice: procedures.Choice(b.Choice),
+	t, d, err := g.Resolve(r.Context(), gate.ResolveRequest{ID: urlParam(r, "id"), Choice: gate.Choice(b.Choice),
 		Reason: deref(b.Reason), Code: b.Code, Actor: caller.Name, HasGrant: caller.Has(auth.ScopeGrant)})
 	if err != nil && t == nil {
 		return err

@@ -69,7 +69,7 @@ func BenchmarkApprovalRoundTrip(b *testing.B) {
 			if err != nil || ans.Ran() {
 				b.Fatal(err)
 			}
-			if _, _, err := e.gate.Resolve(ctx, gate.ResolveRequest{ID: ans.Turn.ID, Choice: procedures.ChoiceRunOnce, Actor: "op", HasGrant: true}); err != nil {
+			if _, _, err := e.gate.Resolve(ctx, gate.ResolveRequest{ID: ans.Turn.ID, Choice: gate.ChoiceRunOnce, Actor: "op", HasGrant: true}); err != nil {
 				b.Fatal(err)
 			}
 			if ran, err := e.gate.Run(ctx, ans.Turn.ID, "agent"); err != nil || ran.Status != replay.StatusSucceeded {

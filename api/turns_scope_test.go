@@ -24,7 +24,7 @@ func turnScopeCases(t *testing.T, e *env) []scopeCase {
 		return ans.Turn.ID
 	}
 	get, toRun, toCancel, toResolve := pending(), pending(), pending(), pending()
-	if _, _, err := e.gate.Resolve(ctx, gate.ResolveRequest{ID: toRun, Choice: procedures.ChoiceAlwaysAsk, Actor: "op", HasGrant: true}); err != nil {
+	if _, _, err := e.gate.Resolve(ctx, gate.ResolveRequest{ID: toRun, Choice: gate.ChoiceAlwaysAsk, Actor: "op", HasGrant: true}); err != nil {
 		t.Fatal(err)
 	}
 	hash := e.mustTurn(t, get).CodeHash
@@ -42,7 +42,7 @@ func turnScopeCases(t *testing.T, e *env) []scopeCase {
 	}
 }
 
-func (e *env) mustTurn(t *testing.T, id string) *procedures.TurnRecord {
+func (e *env) mustTurn(t *testing.T, id string) *gate.TurnRecord {
 	t.Helper()
 	r, err := e.store.GetApproval(context.Background(), id)
 	if err != nil {

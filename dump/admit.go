@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -32,7 +33,7 @@ import (
 type admission struct {
 	now     time.Time
 	timeout time.Duration
-	bounds  procedures.PendingBounds
+	bounds  gate.PendingBounds
 	// pending and per count the live pending turns the target holds or
 	// this import admitted, all and by requester.
 	pending int
@@ -48,7 +49,7 @@ func newAdmission(ctx context.Context, s Store, opts ImportOptions) (*admission,
 		a.now = opts.Now()
 	}
 	if a.timeout <= 0 {
-		a.timeout = procedures.DefaultApprovalTimeout
+		a.timeout = gate.DefaultApprovalTimeout
 	}
 	a.bounds = a.bounds.OrDefaults()
 	cat, err := s.Catalogue(ctx)
@@ -58,11 +59,11 @@ func newAdmission(ctx context.Context, s Store, opts ImportOptions) (*admission,
 	if len(cat.Tools) > 0 {
 		a.cat = cat // a merge keeps the target's; an import's target has none
 	}
-	ts, ok := s.(procedures.TurnStore)
+	ts, ok := s.(gate.TurnStore)
 	if !ok {
 		return a, nil
 	}
-	f := procedures.ApprovalFilter{Status: procedures.TurnPending, Limit: procedures.MaxApprovalLimit}
+	f := gate.ApprovalFilter{Status: gate.TurnPending, Limit: gate.MaxApprovalLimit}
 	for {
 		page, err := ts.ListApprovals(ctx, f)
 		if err != nil {
@@ -98,12 +99,12 @@ func (a *admission) admit(r Record) Record {
 	case TypeApproval:
 		t := *r.Approval
 		switch t.Status {
-		case procedures.TurnPending:
+		case gate.TurnPending:
 			if lim := a.now.Add(a.timeout); t.Deadline.After(lim) {
 				t.Deadline = lim
 			}
-			if !t.Live(a.now) || a.bounds.Admit(procedures.PendingCount{Total: a.pending, Requester: a.per[t.RequestedBy]}) != nil {
-				t.Status = procedures.TurnExpired
+			if !t.Live(a.now) || a.bounds.Admit(gate.PendingCount{Total: a.pending, Requester: a.per[t.RequestedBy]}) != nil {
+				t.Status = gate.TurnExpired
 				break
 			}
 			a.pending++
@@ -116,10 +117,10 @@ func (a *admission) admit(r Record) Record {
 			if !slices.Equal(t.UnknownTools, c.UnknownTools) {
 				t.UnknownTools = jsonvalue.List(c.UnknownTools)
 			}
-		case procedures.TurnApproved:
-			t.Status = procedures.TurnExpired
-		case procedures.TurnRunning:
-			t.Status = procedures.TurnFailed
+		case gate.TurnApproved:
+			t.Status = gate.TurnExpired
+		case gate.TurnRunning:
+			t.Status = gate.TurnFailed
 		}
 		t = t.Purged()
 		r.Approval = &t

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -144,7 +145,7 @@ type Record struct {
 	Usage     *UsageRecord
 	Edge      *EdgeRecord
 	Decision  *procedures.Decision
-	Approval  *procedures.TurnRecord
+	Approval  *gate.TurnRecord
 	Policy    *PolicyRecord
 	// Group is, for a version, usage key or edge, the procedure record of
 	// the group it is in (set by Reader; not written): a merge reads
@@ -154,12 +155,12 @@ type Record struct {
 
 // PolicyRecord is a session policy with its session.
 type PolicyRecord struct {
-	SessionID string            `json:"session_id"`
-	CodeHash  string            `json:"code_hash"`
-	Policy    procedures.Choice `json:"policy"`
-	Summary   string            `json:"summary"`
-	SetBy     string            `json:"set_by"`
-	SetAt     time.Time         `json:"set_at"`
+	SessionID string      `json:"session_id"`
+	CodeHash  string      `json:"code_hash"`
+	Policy    gate.Choice `json:"policy"`
+	Summary   string      `json:"summary"`
+	SetBy     string      `json:"set_by"`
+	SetAt     time.Time   `json:"set_at"`
 	// RequestedBy is the requester the policy is bound to (SessionPolicy);
 	// absent from older dumps, whose policies then bind to nobody and never
 	// auto-run (fail closed).
@@ -171,14 +172,14 @@ type PolicyRecord struct {
 }
 
 // PolicyOf is p as a dump record.
-func PolicyOf(p procedures.SessionPolicy) *PolicyRecord {
+func PolicyOf(p gate.SessionPolicy) *PolicyRecord {
 	return &PolicyRecord{SessionID: p.SessionID, CodeHash: p.CodeHash, Policy: p.Policy, Summary: p.Summary, SetBy: p.SetBy,
 		SetAt: p.SetAt, RequestedBy: p.RequestedBy, Binding: p.Binding}
 }
 
 // SessionPolicy is r as a store keeps it.
-func (r *PolicyRecord) SessionPolicy() procedures.SessionPolicy {
-	return procedures.SessionPolicy{SessionID: r.SessionID, CodeHash: r.CodeHash, Policy: r.Policy, Summary: r.Summary, SetBy: r.SetBy,
+func (r *PolicyRecord) SessionPolicy() gate.SessionPolicy {
+	return gate.SessionPolicy{SessionID: r.SessionID, CodeHash: r.CodeHash, Policy: r.Policy, Summary: r.Summary, SetBy: r.SetBy,
 		SetAt: r.SetAt, RequestedBy: r.RequestedBy, Binding: r.Binding}
 }
 

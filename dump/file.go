@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/search"
 )
@@ -351,7 +352,7 @@ func (d *Reader) Next() (Record, error) {
 		r.Decision = &procedures.Decision{}
 		err = d.decode(data, r.Decision)
 	case TypeApproval:
-		r.Approval = &procedures.TurnRecord{}
+		r.Approval = &gate.TurnRecord{}
 		err = d.decode(data, r.Approval)
 	case TypePolicy:
 		r.Policy = &PolicyRecord{}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -46,7 +47,7 @@ type ImportOptions struct {
 	// DefaultMaxPendingPerRequester when 0); Now is the import's time
 	// (time.Now when nil).
 	ApprovalTimeout time.Duration
-	Pending         procedures.PendingBounds
+	Pending         gate.PendingBounds
 	Now             func() time.Time
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/search"
 )
@@ -201,7 +202,7 @@ func (o *dumpOrder) check(r Record) string {
 			return msg
 		}
 		a := r.Approval
-		if err := procedures.CheckApproval(*a); err != nil {
+		if err := gate.CheckApproval(*a); err != nil {
 			return fmt.Sprintf("approval %s: %v", a.ID, err)
 		}
 		if o.lastTurn != "" && a.ID <= o.lastTurn {

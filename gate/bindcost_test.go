@@ -1,4 +1,4 @@
-package gate
+package gate_test
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/procgraph/procgraph/gate"
 
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/procedures"
@@ -63,7 +65,7 @@ func (c *countedStore) Catalogue(ctx context.Context) (*procedures.Catalogue, er
 	return c.Store.Catalogue(ctx)
 }
 
-func (c *countedStore) Policy(ctx context.Context, session, codeHash string) (procedures.SessionPolicy, bool, error) {
+func (c *countedStore) Policy(ctx context.Context, session, codeHash string) (gate.SessionPolicy, bool, error) {
 	c.count("Policy")
 	return c.Store.Policy(ctx, session, codeHash)
 }
@@ -83,12 +85,12 @@ func (c *countedStore) RecordUse(ctx context.Context, in procedures.UseInput) (p
 	return c.Store.RecordUse(ctx, in)
 }
 
-func (c *countedStore) GetApproval(ctx context.Context, id string) (*procedures.TurnRecord, error) {
+func (c *countedStore) GetApproval(ctx context.Context, id string) (*gate.TurnRecord, error) {
 	c.count("GetApproval")
 	return c.Store.GetApproval(ctx, id)
 }
 
-func (c *countedStore) TransitionTurn(ctx context.Context, next procedures.TurnRecord, from []procedures.TurnStatus, live bool, now time.Time, ds ...procedures.Decision) (*procedures.TurnRecord, error) {
+func (c *countedStore) TransitionTurn(ctx context.Context, next gate.TurnRecord, from []gate.TurnStatus, live bool, now time.Time, ds ...procedures.Decision) (*gate.TurnRecord, error) {
 	c.count("TransitionTurn")
 	return c.Store.TransitionTurn(ctx, next, from, live, now, ds...)
 }
@@ -98,7 +100,7 @@ func (c *countedStore) TransitionTurn(ctx context.Context, next procedures.TurnR
 // session policy (auto_run) on a block that calls a tool and inner. It
 // returns the gate, the store, a turn its policy decides and one the grant
 // decides.
-func bindCostEnv(tb testing.TB) (*Gate, *countedStore, TurnRequest, TurnRequest) {
+func bindCostEnv(tb testing.TB) (*gate.Gate, *countedStore, gate.TurnRequest, gate.TurnRequest) {
 	ctx := context.Background()
 	st, err := embedded.Open(filepath.Join(tb.TempDir(), "procgraph.db"), embedded.Options{NoSync: true})
 	if err != nil {
@@ -118,17 +120,17 @@ func bindCostEnv(tb testing.TB) (*Gate, *countedStore, TurnRequest, TurnRequest)
 	if _, _, err := svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: inner, Enabled: true, Actor: "op"}); err != nil {
 		tb.Fatal(err)
 	}
-	g := New(replay.New(svc, sandbox.NewInProcess(), &recorder{}, replay.Options{}), Options{})
-	policy := TurnRequest{Code: "x = tools.get_jobs(task_id=task_id)\nreturn [x, tools." + inner + "(task_id=task_id)]",
+	g := gate.New(replay.New(svc, sandbox.NewInProcess(), &recorder{}, replay.Options{}), cs, gate.Options{})
+	policy := gate.TurnRequest{Code: "x = tools.get_jobs(task_id=task_id)\nreturn [x, tools." + inner + "(task_id=task_id)]",
 		SessionID: "s", Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 7}, Actor: "agent"}
 	ans, err := g.Submit(ctx, policy)
-	if err != nil || ans.Turn.Status != procedures.TurnPending {
+	if err != nil || ans.Turn.Status != gate.TurnPending {
 		tb.Fatalf("submit: %+v, %v", ans, err)
 	}
-	if _, _, err := g.Resolve(ctx, ResolveRequest{ID: ans.Turn.ID, Choice: procedures.ChoiceAutoRun, Actor: "op", HasGrant: true}); err != nil {
+	if _, _, err := g.Resolve(ctx, gate.ResolveRequest{ID: ans.Turn.ID, Choice: gate.ChoiceAutoRun, Actor: "op", HasGrant: true}); err != nil {
 		tb.Fatal(err)
 	}
-	grant := TurnRequest{Code: "return tools." + inner + "(task_id=task_id)", SessionID: "g", Phase: procedures.PhaseInteractive,
+	grant := gate.TurnRequest{Code: "return tools." + inner + "(task_id=task_id)", SessionID: "g", Phase: procedures.PhaseInteractive,
 		Arguments: map[string]any{"task_id": 7}, Actor: "agent"}
 	return g, cs, policy, grant
 }
@@ -142,7 +144,7 @@ func TestBindingChecksCostNoStoreCall(t *testing.T) {
 	g, cs, policy, grant := bindCostEnv(t)
 	for _, c := range []struct {
 		name   string
-		req    TurnRequest
+		req    gate.TurnRequest
 		reason string
 		want   string
 	}{
@@ -176,7 +178,7 @@ func BenchmarkTurnDecidedByBinding(b *testing.B) {
 	g, _, policy, grant := bindCostEnv(b)
 	for _, c := range []struct {
 		name string
-		req  TurnRequest
+		req  gate.TurnRequest
 	}{{"policy", policy}, {"grant", grant}} {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {

@@ -10,9 +10,14 @@
 // expires turns past their deadlines and ends runs lost with their
 // instance.
 //
-// Files: gate.go (Submit, the long polls, the deadlines), resolve.go (Run,
-// Resolve, Cancel, the approval queue), policies.go (the session policies:
-// set, revoke, their state), sweep.go (Sweeper).
+// Files: turns.go (the turn domain: Turn, TurnRecord, Choice,
+// SessionPolicy, PendingBounds and the pending defaults, turn ids),
+// turnstore.go (TurnStore, which both stores implement, and its rules:
+// CheckApproval, CheckTransition, CheckPolicyMatches), gate.go (Submit, the
+// long polls, the deadlines), resolve.go (Run, Resolve, Cancel, the approval
+// queue), policies.go (the session policies: set, revoke, their state),
+// sweep.go (Sweeper).
 //
-// gate imports replay and procedures, never a store, api, mcpserve or cmd.
+// gate imports replay and procedures, never dump, a store, api, mcpserve or
+// cmd: the stores and dump import gate for the turn types.
 package gate

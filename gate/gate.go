@@ -19,11 +19,6 @@ import (
 
 // Gate defaults (docs/api.md "Serve settings").
 const (
-	DefaultMaxPendingApprovals = procedures.DefaultMaxPendingApprovals
-	// DefaultMaxPendingPerRequester is Options.MaxPendingPerRequester's
-	// default (never above MaxPending).
-	DefaultMaxPendingPerRequester = procedures.DefaultMaxPendingPerRequester
-	DefaultApprovalTimeout        = procedures.DefaultApprovalTimeout
 	// MaxWait bounds a long poll (wait_s).
 	MaxWait = 60 * time.Second
 	// DefaultMaxWaiters is Options.MaxWaiters' default.
@@ -62,7 +57,7 @@ type Options struct {
 	// RunGrace is how long past the end of the longest run this instance
 	// could have claimed (the turn's deadline plus the replay timeout) a
 	// turn still running is left to be marked done before the gate ends it
-	// as failed (procedures.TurnRecord.RunLost); DefaultRunGrace when 0.
+	// as failed (TurnRecord.RunLost); DefaultRunGrace when 0.
 	// It must cover the difference between instances' replay timeouts.
 	RunGrace time.Duration
 }
@@ -73,9 +68,10 @@ type Options struct {
 // says so, and runs allowed turns with the Replayer's sandbox, admission
 // and dispatcher. It is safe for concurrent use.
 type Gate struct {
-	r    *replay.Replayer
-	svc  *procedures.Service
-	opts Options
+	r     *replay.Replayer
+	svc   *procedures.Service
+	turns TurnStore
+	opts  Options
 
 	held atomic.Int64 // long polls holding a place (holdWaiter)
 
@@ -87,9 +83,11 @@ type Gate struct {
 	pollEvery time.Duration
 }
 
-// New returns the gate over r's service, sandbox and dispatcher.
-func New(r *replay.Replayer, opts Options) *Gate {
-	pb := procedures.PendingBounds{Total: opts.MaxPending, PerRequester: opts.MaxPendingPerRequester}.OrDefaults()
+// New returns the gate over r's service, sandbox and dispatcher, keeping
+// its approvals and session policies in turns (the store: both stores
+// implement TurnStore as well as procedures.Store).
+func New(r *replay.Replayer, turns TurnStore, opts Options) *Gate {
+	pb := PendingBounds{Total: opts.MaxPending, PerRequester: opts.MaxPendingPerRequester}.OrDefaults()
 	opts.MaxPending, opts.MaxPendingPerRequester = pb.Total, pb.PerRequester
 	if opts.MaxWaiters <= 0 {
 		opts.MaxWaiters = DefaultMaxWaiters
@@ -100,7 +98,7 @@ func New(r *replay.Replayer, opts Options) *Gate {
 	if opts.RunGrace <= 0 {
 		opts.RunGrace = DefaultRunGrace
 	}
-	return &Gate{r: r, svc: r.Service(), opts: opts, waiters: map[string][]chan struct{}{}, pollEvery: pollEvery}
+	return &Gate{r: r, svc: r.Service(), turns: turns, opts: opts, waiters: map[string][]chan struct{}{}, pollEvery: pollEvery}
 }
 
 // TurnRequest is one block an agent asks to run.
@@ -116,7 +114,7 @@ type TurnRequest struct {
 	Wait time.Duration
 	// Capture, when set, captures the turn once it ran and succeeded: a
 	// procedure is created, so it needs MayCapture.
-	Capture *procedures.TurnCapture
+	Capture *TurnCapture
 	// Actor is the requester (the token holder).
 	Actor string
 	// MayCapture is whether the requester holds the capture scope: without
@@ -128,7 +126,7 @@ type TurnRequest struct {
 // else the turn is pending (202).
 type TurnAnswer struct {
 	*replay.InvokeResult
-	Turn      procedures.Turn       `json:"turn"`
+	Turn      Turn                  `json:"turn"`
 	Procedure *procedures.Procedure `json:"procedure,omitempty"`
 	// Suggestion names an exposed procedure to call instead of sending this
 	// code again (reuse before regenerate); advice only, nothing decided changes.
@@ -177,7 +175,7 @@ func (b *block) procOnly() (only, granted bool) {
 }
 
 // turnOf describes the block as a Turn.
-func (b *block) turnOf(t procedures.Turn) procedures.Turn {
+func (b *block) turnOf(t Turn) Turn {
 	t.CodeHash, t.Signature = b.a.CodeHash, b.a.Signature
 	t.ReadOnly, t.Opaque = b.c.ReadOnly, b.a.Opaque
 	t.StateChangingTools = jsonvalue.List(b.c.StateChangingTools)
@@ -231,9 +229,9 @@ func (g *Gate) Submit(ctx context.Context, req TurnRequest) (*TurnAnswer, error)
 	in := procedures.DecisionInput{Turn: true, Phase: req.Phase, ReadOnly: b.c.ReadOnly, Problem: b.c.Problem}
 	procOnly, granted := b.procOnly()
 	in.GrantActive = procOnly && granted
-	var policy procedures.SessionPolicy
+	var policy SessionPolicy
 	if req.Phase == procedures.PhaseInteractive {
-		p, ok, err := g.svc.Turns().Policy(ctx, req.SessionID, b.a.CodeHash)
+		p, ok, err := g.turns.Policy(ctx, req.SessionID, b.a.CodeHash)
 		if err != nil {
 			return nil, err
 		}
@@ -244,7 +242,7 @@ func (g *Gate) Submit(ctx context.Context, req TurnRequest) (*TurnAnswer, error)
 				g.r.Logger().Info().Str("code_hash", b.a.CodeHash).Str("session", req.SessionID).Str("inactive_reason", why).
 					Msg("turn: the session's policy is inactive")
 			} else {
-				policy, in.PolicyAutoRun = p, p.Policy == procedures.ChoiceAutoRun
+				policy, in.PolicyAutoRun = p, p.Policy == ChoiceAutoRun
 			}
 		}
 	}
@@ -274,9 +272,9 @@ func (g *Gate) suggest(ctx context.Context, b *block, procOnly bool) *procedures
 
 // decideAndRun carries out verdict v on the analysed turn: run it now,
 // deny it, or create its approval (and wait for it when asked).
-func (g *Gate) decideAndRun(ctx context.Context, req TurnRequest, b *block, v procedures.Verdict, policy procedures.SessionPolicy, arrived time.Time) (*TurnAnswer, error) {
-	t := b.turnOf(procedures.Turn{
-		ID: procedures.NewTurnID(arrived), SessionID: req.SessionID, Phase: req.Phase, Summary: req.Summary,
+func (g *Gate) decideAndRun(ctx context.Context, req TurnRequest, b *block, v procedures.Verdict, policy SessionPolicy, arrived time.Time) (*TurnAnswer, error) {
+	t := b.turnOf(Turn{
+		ID: NewTurnID(arrived), SessionID: req.SessionID, Phase: req.Phase, Summary: req.Summary,
 		RequestedBy: req.Actor, RequestedAt: arrived.UTC().Truncate(time.Millisecond),
 	})
 	if !v.Pending {
@@ -299,11 +297,11 @@ func (g *Gate) decideAndRun(ctx context.Context, req TurnRequest, b *block, v pr
 		release = r
 		defer release()
 	}
-	rec := procedures.TurnRecord{Turn: t, Code: req.Code, Dialect: req.Dialect, Arguments: b.norm, Capture: req.Capture, Binding: b.bind}
-	rec.Status = procedures.TurnPending
+	rec := TurnRecord{Turn: t, Code: req.Code, Dialect: req.Dialect, Arguments: b.norm, Capture: req.Capture, Binding: b.bind}
+	rec.Status = TurnPending
 	rec.Deadline = t.RequestedAt.Add(g.opts.ApprovalTimeout)
-	if err := g.svc.Turns().CreateApproval(ctx, rec,
-		procedures.PendingBounds{Total: g.opts.MaxPending, PerRequester: g.opts.MaxPendingPerRequester}, g.r.Now()); err != nil {
+	if err := g.turns.CreateApproval(ctx, rec,
+		PendingBounds{Total: g.opts.MaxPending, PerRequester: g.opts.MaxPendingPerRequester}, g.r.Now()); err != nil {
 		return nil, err
 	}
 	g.published(rec.Turn)
@@ -318,11 +316,11 @@ func (g *Gate) decideAndRun(ctx context.Context, req TurnRequest, b *block, v pr
 		return nil, err
 	}
 	switch cur.Status {
-	case procedures.TurnApproved:
+	case TurnApproved:
 		return g.Run(ctx, t.ID, req.Actor)
-	case procedures.TurnPending:
+	case TurnPending:
 		return &TurnAnswer{Turn: cur.Turn}, nil
-	case procedures.TurnRejected, procedures.TurnExpired:
+	case TurnRejected, TurnExpired:
 		return nil, g.deniedTurn(cur)
 	}
 	// Cancelled, or already running or run (by its requester elsewhere).
@@ -332,11 +330,11 @@ func (g *Gate) decideAndRun(ctx context.Context, req TurnRequest, b *block, v pr
 
 // runNow records the decision on a turn decided at once and runs it when
 // allowed.
-func (g *Gate) runNow(ctx context.Context, t procedures.Turn, b *block, v procedures.Verdict, req TurnRequest, reviewer, note string, arrived time.Time) (*TurnAnswer, error) {
+func (g *Gate) runNow(ctx context.Context, t Turn, b *block, v procedures.Verdict, req TurnRequest, reviewer, note string, arrived time.Time) (*TurnAnswer, error) {
 	ctx, cancel := context.WithDeadline(ctx, arrived.Add(g.r.Timeout()))
 	defer cancel()
 	if !v.Allowed() {
-		t.Status = procedures.TurnDenied
+		t.Status = TurnDenied
 		d, err := g.r.Record(ctx, g.turnDecision(t, b, v, []string{}))
 		if err != nil {
 			return nil, err
@@ -374,7 +372,7 @@ func (b *block) grantsNote() string {
 }
 
 // turnDecision is the one decision (kind turn) on t.
-func (g *Gate) turnDecision(t procedures.Turn, b *block, v procedures.Verdict, allowed []string) procedures.Decision {
+func (g *Gate) turnDecision(t Turn, b *block, v procedures.Verdict, allowed []string) procedures.Decision {
 	return procedures.Decision{Kind: procedures.KindTurn, Procedure: b.a.Name, CodeHash: t.CodeHash, Phase: t.Phase,
 		Outcome: v.Outcome, Reason: v.Reason, Actor: t.RequestedBy, AllowedTools: allowed, Suggestion: v.Suggestion}
 }
@@ -389,13 +387,13 @@ func turnDenied(d procedures.Decision) error {
 }
 
 // execute runs an allowed turn in the sandbox.
-func (g *Gate) execute(ctx context.Context, t procedures.Turn, b *block, d procedures.Decision, allowed []string, reviewer string) *TurnAnswer {
+func (g *Gate) execute(ctx context.Context, t Turn, b *block, d procedures.Decision, allowed []string, reviewer string) *TurnAnswer {
 	out := g.r.RunBlock(ctx, replay.RunRequest{Block: b.rb, Decision: d, Allowed: allowed, UsageKey: procedures.UsageKey(t.SessionID, ""), Bound: b.bind,
 		Request: replay.InvokeRequest{Name: b.a.Name, Phase: t.Phase, SessionID: t.SessionID, Actor: t.RequestedBy,
 			ReviewedBy: reviewer, ReviewerHasGrantScope: reviewer != ""}})
-	t.Status = procedures.TurnSucceeded
+	t.Status = TurnSucceeded
 	if out.Status != replay.StatusSucceeded {
-		t.Status = procedures.TurnFailed
+		t.Status = TurnFailed
 	}
 	g.r.Logger().Info().Str("turn", t.ID).Str("decision", d.ID).Str("code_hash", t.CodeHash).Str("status", out.Status).Msg("turn run")
 	return &TurnAnswer{InvokeResult: out, Turn: t}
@@ -404,9 +402,9 @@ func (g *Gate) execute(ctx context.Context, t procedures.Turn, b *block, d proce
 // capture captures a turn that ran and succeeded, when it asked for it,
 // under the session's usage key (ans.Procedure). A failed capture is
 // logged: the turn ran all the same.
-func (g *Gate) capture(ctx context.Context, ans *TurnAnswer, code, dialect string, capture *procedures.TurnCapture) {
+func (g *Gate) capture(ctx context.Context, ans *TurnAnswer, code, dialect string, capture *TurnCapture) {
 	t := ans.Turn
-	if capture == nil || t.Status != procedures.TurnSucceeded {
+	if capture == nil || t.Status != TurnSucceeded {
 		return
 	}
 	cr := procedures.CaptureRequest{Code: code, Dialect: dialect, Summary: capture.Summary, Cause: capture.Cause,
@@ -425,7 +423,7 @@ func (g *Gate) capture(ctx context.Context, ans *TurnAnswer, code, dialect strin
 // Get returns the turn id to its requester, waiting up to wait while it is
 // pending. Errors: CodeNotFound (unknown or non-canonical id), CodeForbidden
 // (another actor's turn), CodeBusy (reason waiters: holdWaiter).
-func (g *Gate) Get(ctx context.Context, id, actor string, wait time.Duration) (*procedures.Turn, error) {
+func (g *Gate) Get(ctx context.Context, id, actor string, wait time.Duration) (*Turn, error) {
 	cur, err := g.load(ctx, id)
 	if err != nil {
 		return nil, err
@@ -433,7 +431,7 @@ func (g *Gate) Get(ctx context.Context, id, actor string, wait time.Duration) (*
 	if err := requester(cur, actor); err != nil {
 		return nil, err
 	}
-	if wait > 0 && cur.Status == procedures.TurnPending {
+	if wait > 0 && cur.Status == TurnPending {
 		release, err := g.holdWaiter()
 		if err != nil {
 			return nil, err
@@ -464,11 +462,11 @@ func (g *Gate) holdWaiter() (release func(), err error) {
 }
 
 // load returns the stored turn id with its deadlines applied (settle).
-func (g *Gate) load(ctx context.Context, id string) (*procedures.TurnRecord, error) {
-	if !procedures.ValidTurnID(id) {
+func (g *Gate) load(ctx context.Context, id string) (*TurnRecord, error) {
+	if !ValidTurnID(id) {
 		return nil, fault.Errorf(fault.CodeNotFound, "no turn %q", id)
 	}
-	cur, err := g.svc.Turns().GetApproval(ctx, id)
+	cur, err := g.turns.GetApproval(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -482,8 +480,8 @@ func (g *Gate) load(ctx context.Context, id string) (*procedures.TurnRecord, err
 // (settleRun). It returns the turn as it then is, and whether this call
 // changed it; each change is a compare-and-set, and a concurrent change
 // wins.
-func (g *Gate) settle(ctx context.Context, cur *procedures.TurnRecord) (*procedures.TurnRecord, bool, error) {
-	if (cur.Status == procedures.TurnPending || cur.Status == procedures.TurnApproved) && !cur.Live(g.r.Now()) {
+func (g *Gate) settle(ctx context.Context, cur *TurnRecord) (*TurnRecord, bool, error) {
+	if (cur.Status == TurnPending || cur.Status == TurnApproved) && !cur.Live(g.r.Now()) {
 		return g.expire(ctx, cur)
 	}
 	return g.settleRun(ctx, cur)
@@ -491,7 +489,7 @@ func (g *Gate) settle(ctx context.Context, cur *procedures.TurnRecord) (*procedu
 
 // settleRun ends a running turn whose run is lost (endLost), else purges it
 // once past its deadline (purge); any other turn is returned as it is.
-func (g *Gate) settleRun(ctx context.Context, cur *procedures.TurnRecord) (*procedures.TurnRecord, bool, error) {
+func (g *Gate) settleRun(ctx context.Context, cur *TurnRecord) (*TurnRecord, bool, error) {
 	if cur.RunLost(g.r.Now(), g.maxRun()) {
 		return g.endLost(ctx, cur)
 	}
@@ -500,22 +498,22 @@ func (g *Gate) settleRun(ctx context.Context, cur *procedures.TurnRecord) (*proc
 
 // maxRun is the longest a run claimed on this instance can last after its
 // claim, with the grace that covers other instances' longer runs
-// (procedures.TurnRecord.RunLost).
+// (TurnRecord.RunLost).
 func (g *Gate) maxRun() time.Duration { return g.r.Timeout() + g.opts.RunGrace }
 
 // runLost is the reason logged when the gate ends a lost run.
 const runLost = "run_lost"
 
-// endLost ends a running turn whose run is lost (procedures.TurnRecord.RunLost):
+// endLost ends a running turn whose run is lost (TurnRecord.RunLost):
 // it becomes failed and, being done, loses its code and argument values.
 // The transition is a compare-and-set on running, as the run's own mark of
 // done (finish), so exactly one of them is stored: a run marked done first
 // keeps its status, and a run that ends after the ending keeps the ending.
-func (g *Gate) endLost(ctx context.Context, cur *procedures.TurnRecord) (*procedures.TurnRecord, bool, error) {
+func (g *Gate) endLost(ctx context.Context, cur *TurnRecord) (*TurnRecord, bool, error) {
 	next := *cur
-	next.Status = procedures.TurnFailed
-	out, ok, err := g.compareAndSet(ctx, cur.ID, func() (*procedures.TurnRecord, error) {
-		out, _, err := g.transition(ctx, next, []procedures.TurnStatus{procedures.TurnRunning}, false)
+	next.Status = TurnFailed
+	out, ok, err := g.compareAndSet(ctx, cur.ID, func() (*TurnRecord, error) {
+		out, _, err := g.transition(ctx, next, []TurnStatus{TurnRunning}, false)
 		return out, err
 	})
 	if ok {
@@ -529,28 +527,28 @@ func (g *Gate) endLost(ctx context.Context, cur *procedures.TurnRecord) (*proced
 // purge empties a turn claimed running whose deadline has passed but that
 // still holds code or argument values — its instance may have died mid-run
 // and will never mark it done — through the store's transition
-// (procedures.TurnRecord.PurgedAt), like the lazy expiry. Any other turn is
+// (TurnRecord.PurgedAt), like the lazy expiry. Any other turn is
 // returned as it is.
-func (g *Gate) purge(ctx context.Context, cur *procedures.TurnRecord) (*procedures.TurnRecord, bool, error) {
+func (g *Gate) purge(ctx context.Context, cur *TurnRecord) (*TurnRecord, bool, error) {
 	now := g.r.Now()
-	if cur.Status != procedures.TurnRunning || cur.Live(now) || !cur.HoldsValues() {
+	if cur.Status != TurnRunning || cur.Live(now) || !cur.HoldsValues() {
 		return cur, false, nil
 	}
-	return g.compareAndSet(ctx, cur.ID, func() (*procedures.TurnRecord, error) {
-		return g.svc.Turns().TransitionTurn(ctx, *cur, []procedures.TurnStatus{procedures.TurnRunning}, false, now)
+	return g.compareAndSet(ctx, cur.ID, func() (*TurnRecord, error) {
+		return g.turns.TransitionTurn(ctx, *cur, []TurnStatus{TurnRunning}, false, now)
 	})
 }
 
 // expire marks a turn past its deadline expired, with its decision
 // (approval_expired), once.
-func (g *Gate) expire(ctx context.Context, cur *procedures.TurnRecord) (*procedures.TurnRecord, bool, error) {
+func (g *Gate) expire(ctx context.Context, cur *TurnRecord) (*TurnRecord, bool, error) {
 	next := *cur
-	next.Status = procedures.TurnExpired
+	next.Status = TurnExpired
 	v := procedures.ExpiredVerdict()
 	d := procedures.Decision{Kind: procedures.KindTurn, Procedure: signature.Name(cur.Signature), CodeHash: cur.CodeHash,
 		Phase: cur.Phase, Outcome: v.Outcome, Reason: v.Reason, Actor: cur.RequestedBy}
-	out, ok, err := g.compareAndSet(ctx, cur.ID, func() (*procedures.TurnRecord, error) {
-		out, _, err := g.transition(ctx, next, []procedures.TurnStatus{procedures.TurnPending, procedures.TurnApproved}, false, d)
+	out, ok, err := g.compareAndSet(ctx, cur.ID, func() (*TurnRecord, error) {
+		out, _, err := g.transition(ctx, next, []TurnStatus{TurnPending, TurnApproved}, false, d)
 		return out, err
 	})
 	if ok {
@@ -562,10 +560,10 @@ func (g *Gate) expire(ctx context.Context, cur *procedures.TurnRecord) (*procedu
 // compareAndSet runs write, a transition of turn id. When its condition no
 // longer holds (CodeConflict: a concurrent change won), it returns the turn
 // as that change left it; ok reports whether write changed it.
-func (g *Gate) compareAndSet(ctx context.Context, id string, write func() (*procedures.TurnRecord, error)) (out *procedures.TurnRecord, ok bool, err error) {
+func (g *Gate) compareAndSet(ctx context.Context, id string, write func() (*TurnRecord, error)) (out *TurnRecord, ok bool, err error) {
 	out, err = write()
 	if fault.ErrorCode(err) == fault.CodeConflict {
-		out, err = g.svc.Turns().GetApproval(ctx, id)
+		out, err = g.turns.GetApproval(ctx, id)
 		return out, false, err
 	}
 	return out, err == nil, err
@@ -573,8 +571,8 @@ func (g *Gate) compareAndSet(ctx context.Context, id string, write func() (*proc
 
 // transition records ds and applies the transition in one store
 // transaction (each decision built and counted by the Recorder).
-func (g *Gate) transition(ctx context.Context, next procedures.TurnRecord, from []procedures.TurnStatus, live bool, ds ...procedures.Decision) (*procedures.TurnRecord, []procedures.Decision, error) {
-	var out *procedures.TurnRecord
+func (g *Gate) transition(ctx context.Context, next TurnRecord, from []TurnStatus, live bool, ds ...procedures.Decision) (*TurnRecord, []procedures.Decision, error) {
+	var out *TurnRecord
 	var built []procedures.Decision
 	var apply func(i int) error
 	apply = func(i int) error {
@@ -585,7 +583,7 @@ func (g *Gate) transition(ctx context.Context, next procedures.TurnRecord, from 
 				}
 			}
 			var err error
-			out, err = g.svc.Turns().TransitionTurn(ctx, next, from, live, g.r.Now(), built...)
+			out, err = g.turns.TransitionTurn(ctx, next, from, live, g.r.Now(), built...)
 			return err
 		}
 		_, err := g.svc.Recorder().RecordWith(ds[i], func(d procedures.Decision) error {
@@ -605,11 +603,11 @@ func (g *Gate) transition(ctx context.Context, next procedures.TurnRecord, from 
 
 // published tells the change feed that stored turn t changed (after the
 // write committed), so the console's approval queue follows without polling.
-func (g *Gate) published(t procedures.Turn) {
+func (g *Gate) published(t Turn) {
 	g.svc.Changes().Publish(procedures.Change{Kind: procedures.ChangeApproval, Turn: t.ID, CodeHash: t.CodeHash})
 }
 
-func requester(cur *procedures.TurnRecord, actor string) error {
+func requester(cur *TurnRecord, actor string) error {
 	if actor == "" {
 		actor = "anonymous"
 	}
@@ -623,10 +621,10 @@ func requester(cur *procedures.TurnRecord, actor string) error {
 // decision: the audit record the transition kept with the turn
 // (TurnRecord.Denial), or — for a turn denied by a version that did not keep
 // it — the decision rebuilt from the turn, without the record's id and time.
-func (g *Gate) deniedTurn(cur *procedures.TurnRecord) error {
+func (g *Gate) deniedTurn(cur *TurnRecord) error {
 	d := procedures.Decision{Kind: procedures.KindTurn, Procedure: signature.Name(cur.Signature), CodeHash: cur.CodeHash,
 		Phase: cur.Phase, Outcome: procedures.Denied, Reason: procedures.ReasonOperatorRejected, Actor: cur.RequestedBy, AllowedTools: []string{}}
-	if cur.Status == procedures.TurnExpired {
+	if cur.Status == TurnExpired {
 		d.Reason = procedures.ReasonApprovalExpired
 	}
 	if cur.Denial != nil {
@@ -640,14 +638,14 @@ func (g *Gate) deniedTurn(cur *procedures.TurnRecord) error {
 // reads the turn when it starts and when woken: at once by a change made
 // through this gate (notify), or by the gate's poller for a change made
 // elsewhere (poll).
-func (g *Gate) wait(ctx context.Context, id string, d time.Duration) (*procedures.TurnRecord, error) {
+func (g *Gate) wait(ctx context.Context, id string, d time.Duration) (*TurnRecord, error) {
 	ch := g.addWaiter(id)
 	defer g.removeWaiter(id, ch)
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	for {
 		cur, err := g.load(ctx, id)
-		if err != nil || cur.Status != procedures.TurnPending {
+		if err != nil || cur.Status != TurnPending {
 			return cur, err
 		}
 		if left := cur.Deadline.Sub(g.r.Now()); left < d {
@@ -723,7 +721,7 @@ func (g *Gate) pollOnce() bool {
 	ctx, cancel := context.WithTimeout(context.Background(), MaxWait)
 	defer cancel()
 	for _, id := range ids {
-		if cur, err := g.svc.Turns().GetApproval(ctx, id); err != nil || cur.Status != procedures.TurnPending {
+		if cur, err := g.turns.GetApproval(ctx, id); err != nil || cur.Status != TurnPending {
 			g.notify(id)
 		}
 	}

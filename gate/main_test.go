@@ -1,4 +1,4 @@
-package gate
+package gate_test
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/procgraph/procgraph/gate"
 
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/procedures"
@@ -38,6 +40,7 @@ func (d *recorder) Dispatch(ctx context.Context, tool string, args map[string]an
 type env struct {
 	t     *testing.T
 	store *embedded.Store
+	turns gate.TurnStore // store, or the wrapper the service uses
 	svc   *procedures.Service
 	rp    *replay.Replayer
 	disp  *recorder
@@ -71,7 +74,11 @@ func newEnvOn(t *testing.T, st *embedded.Store, store procedures.Store, runner s
 	svc := procedures.NewService(store, procedures.Options{AllowMutatingAutorun: allowMutating})
 	disp := &recorder{}
 	rp := replay.New(svc, runner, disp, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}})
-	return &env{t: t, store: st, svc: svc, rp: rp, disp: disp}
+	turns, ok := store.(gate.TurnStore)
+	if !ok {
+		t.Fatalf("%T keeps no turns", store)
+	}
+	return &env{t: t, store: st, turns: turns, svc: svc, rp: rp, disp: disp}
 }
 
 // withClock is e's replayer again with the clock now.

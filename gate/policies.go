@@ -11,11 +11,11 @@ import (
 // SetPolicy stores a session's policy for one code hash, audited with one
 // decision of kind policy (reason policy_set; who, the session and the
 // code hash; the choice and the operator's reason in its note).
-func (g *Gate) SetPolicy(ctx context.Context, p procedures.SessionPolicy, reason string) (procedures.Decision, error) {
+func (g *Gate) SetPolicy(ctx context.Context, p SessionPolicy, reason string) (procedures.Decision, error) {
 	p.SetAt = g.svc.Now()
 	d := procedures.Decision{Kind: procedures.KindPolicy, CodeHash: p.CodeHash, Session: p.SessionID, Outcome: procedures.Allowed,
 		Reason: procedures.ReasonPolicySet, Actor: p.SetBy, Note: strings.TrimSpace(string(p.Policy) + ": " + reason), At: p.SetAt}
-	return g.svc.Recorder().RecordWith(d, func(d procedures.Decision) error { return g.svc.Turns().PutPolicy(ctx, p, d) })
+	return g.svc.Recorder().RecordWith(d, func(d procedures.Decision) error { return g.turns.PutPolicy(ctx, p, d) })
 }
 
 // RevokePolicies deletes a session's policies whose code hash starts with
@@ -38,7 +38,7 @@ func (g *Gate) RevokePolicies(ctx context.Context, sessionID, prefix, actor stri
 	n := 0
 	recs, err := g.svc.Recorder().RecordMany(func(build func([]procedures.Decision) ([]procedures.Decision, error)) error {
 		var err error
-		n, err = g.svc.Turns().DeletePolicies(ctx, sessionID, prefix, func(hashes []string) ([]procedures.Decision, error) {
+		n, err = g.turns.DeletePolicies(ctx, sessionID, prefix, func(hashes []string) ([]procedures.Decision, error) {
 			ds := []procedures.Decision{base}
 			if len(hashes) > 0 {
 				ds = make([]procedures.Decision, len(hashes))
@@ -57,7 +57,7 @@ func (g *Gate) RevokePolicies(ctx context.Context, sessionID, prefix, actor stri
 // PolicyState is a session policy as GET /v1/sessions/{id}/policies shows
 // it: the stored policy and why it does not apply now (nil when it does).
 type PolicyState struct {
-	procedures.SessionPolicy
+	SessionPolicy
 	// InactiveReason is Binding.Check's reason against the policy's code
 	// as it is classified now (its program is fixed by its hashes:
 	// unbound, nested_changed, reclassified, catalogue_drift), or unbound
@@ -73,7 +73,7 @@ func (g *Gate) SessionPolicies(ctx context.Context, sessionID string) ([]PolicyS
 	if err := procedures.CheckSessionID(sessionID); err != nil {
 		return nil, err
 	}
-	ps, err := g.svc.Turns().Policies(ctx, sessionID)
+	ps, err := g.turns.Policies(ctx, sessionID)
 	if err != nil {
 		return nil, err
 	}

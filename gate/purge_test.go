@@ -1,10 +1,12 @@
-package gate
+package gate_test
 
 import (
 	"context"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/procgraph/procgraph/gate"
 
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/sandbox"
@@ -22,27 +24,27 @@ func TestDeadRunIsPurged(t *testing.T) {
 			var mu sync.Mutex
 			now := time.Now()
 			e.withClock(func() time.Time { mu.Lock(); defer mu.Unlock(); return now })
-			g := New(e.rp, Options{})
-			ans, err := g.Submit(ctx, TurnRequest{Code: "return tools.kill_job(panda_id=panda_id)", SessionID: "s",
+			g := gate.New(e.rp, e.turns, gate.Options{})
+			ans, err := g.Submit(ctx, gate.TurnRequest{Code: "return tools.kill_job(panda_id=panda_id)", SessionID: "s",
 				Phase: procedures.PhaseInteractive, Arguments: map[string]any{"panda_id": 7}, Actor: "agent"})
-			if err != nil || ans.Turn.Status != procedures.TurnPending {
+			if err != nil || ans.Turn.Status != gate.TurnPending {
 				t.Fatalf("submit: %+v, %v", ans, err)
 			}
 			id := ans.Turn.ID
-			if _, _, err := g.Resolve(ctx, ResolveRequest{ID: id, Choice: procedures.ChoiceRunOnce, Actor: "op", HasGrant: true}); err != nil {
+			if _, _, err := g.Resolve(ctx, gate.ResolveRequest{ID: id, Choice: gate.ChoiceRunOnce, Actor: "op", HasGrant: true}); err != nil {
 				t.Fatal(err)
 			}
 			// The requester's instance claims the run, then dies.
-			cur, err := e.svc.Turns().GetApproval(ctx, id)
+			cur, err := e.turns.GetApproval(ctx, id)
 			if err != nil {
 				t.Fatal(err)
 			}
 			claimed := *cur
-			claimed.Status = procedures.TurnRunning
-			if _, err := e.svc.Turns().TransitionTurn(ctx, claimed, []procedures.TurnStatus{procedures.TurnApproved}, true, now); err != nil {
+			claimed.Status = gate.TurnRunning
+			if _, err := e.turns.TransitionTurn(ctx, claimed, []gate.TurnStatus{gate.TurnApproved}, true, now); err != nil {
 				t.Fatal(err)
 			}
-			read := func() *procedures.TurnRecord {
+			read := func() *gate.TurnRecord {
 				t.Helper()
 				switch path {
 				case "approval":
@@ -50,13 +52,13 @@ func TestDeadRunIsPurged(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					return &procedures.TurnRecord{Turn: a.Turn, Code: a.Code, Arguments: a.Arguments}
+					return &gate.TurnRecord{Turn: a.Turn, Code: a.Code, Arguments: a.Arguments}
 				case "approvals":
-					as, err := g.Approvals(ctx, procedures.ApprovalFilter{}, true)
+					as, err := g.Approvals(ctx, gate.ApprovalFilter{}, true)
 					if err != nil || len(as) != 1 {
 						t.Fatalf("approvals: %v, %v", as, err)
 					}
-					return &procedures.TurnRecord{Turn: as[0].Turn, Code: as[0].Code, Arguments: as[0].Arguments}
+					return &gate.TurnRecord{Turn: as[0].Turn, Code: as[0].Code, Arguments: as[0].Arguments}
 				}
 				if _, err := g.Get(ctx, id, "agent", 0); err != nil {
 					t.Fatal(err)
@@ -64,17 +66,17 @@ func TestDeadRunIsPurged(t *testing.T) {
 				return nil
 			}
 			read()
-			if stored, _ := e.svc.Turns().GetApproval(ctx, id); !stored.HoldsValues() {
+			if stored, _ := e.turns.GetApproval(ctx, id); !stored.HoldsValues() {
 				t.Fatal("a running turn before its deadline lost its code")
 			}
 			mu.Lock()
 			now = cur.Deadline.Add(time.Second)
 			mu.Unlock()
-			if r := read(); r != nil && (r.Code != "" || r.Arguments != nil || r.Status != procedures.TurnRunning) {
+			if r := read(); r != nil && (r.Code != "" || r.Arguments != nil || r.Status != gate.TurnRunning) {
 				t.Fatalf("read past the deadline: status %s, code %q, arguments %v", r.Status, r.Code, r.Arguments)
 			}
-			stored, err := e.svc.Turns().GetApproval(ctx, id)
-			if err != nil || stored.HoldsValues() || stored.Status != procedures.TurnRunning {
+			stored, err := e.turns.GetApproval(ctx, id)
+			if err != nil || stored.HoldsValues() || stored.Status != gate.TurnRunning {
 				t.Fatalf("stored past the deadline: %+v, %v", stored, err)
 			}
 			e.disp.mu.Lock()

@@ -27,7 +27,7 @@ func (g *Gate) Run(ctx context.Context, id, actor string) (*TurnAnswer, error) {
 	if err := requester(cur, actor); err != nil {
 		return nil, err
 	}
-	if cur.Status != procedures.TurnApproved {
+	if cur.Status != TurnApproved {
 		return nil, fault.Errorf(fault.CodeConflict, "turn %s is %s: only an approved turn runs", id, cur.Status).
 			WithDetails("reason", "status").WithDetails("status", string(cur.Status))
 	}
@@ -60,10 +60,10 @@ func (g *Gate) Run(ctx context.Context, id, actor string) (*TurnAnswer, error) {
 	defer release()
 	allowed := replay.AllowSet(b.a.Signature, b.c, procedures.Verdict{Outcome: v.Outcome, StateChanging: v.StateChanging})
 	next := *cur
-	next.Status = procedures.TurnRunning
+	next.Status = TurnRunning
 	d := g.turnDecision(cur.Turn, b, v, allowed)
 	d.Note = replay.BindingNote(cur.Binding)
-	_, built, err := g.transition(ctx, next, []procedures.TurnStatus{procedures.TurnApproved}, true, d)
+	_, built, err := g.transition(ctx, next, []TurnStatus{TurnApproved}, true, d)
 	if err != nil {
 		return nil, err
 	}
@@ -78,16 +78,16 @@ func (g *Gate) Run(ctx context.Context, id, actor string) (*TurnAnswer, error) {
 // for b (why is procedures.Binding.Check's reason; a nested procedure that
 // changed is denied nested_changed): the denial is recorded with the
 // transition to denied, and nothing runs.
-func (g *Gate) denyApproved(ctx context.Context, cur *procedures.TurnRecord, b *block, why string) error {
+func (g *Gate) denyApproved(ctx context.Context, cur *TurnRecord, b *block, why string) error {
 	next := *cur
-	next.Status = procedures.TurnDenied
+	next.Status = TurnDenied
 	reason := why
 	if why == procedures.InactiveNestedChanged {
 		reason = procedures.ReasonNestedChanged
 	}
 	d := g.turnDecision(cur.Turn, b, procedures.Verdict{Outcome: procedures.Denied, Reason: reason}, []string{})
 	d.Note = replay.BindingNote(cur.Binding)
-	out, _, err := g.transition(ctx, next, []procedures.TurnStatus{procedures.TurnApproved}, true, d)
+	out, _, err := g.transition(ctx, next, []TurnStatus{TurnApproved}, true, d)
 	if err != nil {
 		return err
 	}
@@ -103,16 +103,16 @@ func (g *Gate) denyApproved(ctx context.Context, cur *procedures.TurnRecord, b *
 // than any run may), the ending stays: the answer carries the turn as
 // stored (failed) with what the run did, and nothing is captured. Exactly
 // one of the two is stored.
-func (g *Gate) finish(ctx context.Context, running procedures.TurnRecord, ans *TurnAnswer) {
+func (g *Gate) finish(ctx context.Context, running TurnRecord, ans *TurnAnswer) {
 	ctx = context.WithoutCancel(ctx)
 	done := running
 	done.Status = ans.Turn.Status
-	_, err := g.svc.Turns().TransitionTurn(ctx, done, []procedures.TurnStatus{procedures.TurnRunning}, false, g.r.Now())
+	_, err := g.turns.TransitionTurn(ctx, done, []TurnStatus{TurnRunning}, false, g.r.Now())
 	if fault.ErrorCode(err) == fault.CodeConflict {
 		g.r.Logger().Warn().Str("turn", running.ID).Str("status", string(ans.Turn.Status)).
 			Msg("turn: the run ended after the gate had ended it as lost; the ending stays")
-		ans.Turn.Status = procedures.TurnFailed // what endLost stored
-		if cur, gerr := g.svc.Turns().GetApproval(ctx, running.ID); gerr == nil {
+		ans.Turn.Status = TurnFailed // what endLost stored
+		if cur, gerr := g.turns.GetApproval(ctx, running.ID); gerr == nil {
 			ans.Turn = cur.Turn
 		}
 		return
@@ -126,7 +126,7 @@ func (g *Gate) finish(ctx context.Context, running procedures.TurnRecord, ans *T
 // Cancel cancels its requester's pending or approved turn (a decision
 // turn_cancelled records it). Errors: CodeNotFound, CodeForbidden,
 // CodeConflict (it ran, or is done).
-func (g *Gate) Cancel(ctx context.Context, id, actor string) (*procedures.Turn, error) {
+func (g *Gate) Cancel(ctx context.Context, id, actor string) (*Turn, error) {
 	cur, err := g.load(ctx, id)
 	if err != nil {
 		return nil, err
@@ -135,10 +135,10 @@ func (g *Gate) Cancel(ctx context.Context, id, actor string) (*procedures.Turn, 
 		return nil, err
 	}
 	next := *cur
-	next.Status = procedures.TurnCancelled
+	next.Status = TurnCancelled
 	d := procedures.Decision{Kind: procedures.KindTurn, Procedure: signature.Name(cur.Signature), CodeHash: cur.CodeHash,
 		Phase: cur.Phase, Outcome: procedures.Denied, Reason: procedures.ReasonTurnCancelled, Actor: cur.RequestedBy}
-	out, _, err := g.transition(ctx, next, []procedures.TurnStatus{procedures.TurnPending, procedures.TurnApproved}, false, d)
+	out, _, err := g.transition(ctx, next, []TurnStatus{TurnPending, TurnApproved}, false, d)
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +149,7 @@ func (g *Gate) Cancel(ctx context.Context, id, actor string) (*procedures.Turn, 
 // ResolveRequest is an operator's answer to an approval.
 type ResolveRequest struct {
 	ID     string
-	Choice procedures.Choice
+	Choice Choice
 	Reason string
 	// Code, when set, replaces the block: it is analysed like any turn and
 	// is what runs.
@@ -173,8 +173,8 @@ type ResolveRequest struct {
 // analyses now, to be reviewed again; not_read_only for an auto_run
 // that would grant a state-changing procedure while mutating auto-run is
 // off — the approval stays pending).
-func (g *Gate) Resolve(ctx context.Context, req ResolveRequest) (*procedures.Turn, procedures.Decision, error) {
-	fail := func(err error) (*procedures.Turn, procedures.Decision, error) { return nil, procedures.Decision{}, err }
+func (g *Gate) Resolve(ctx context.Context, req ResolveRequest) (*Turn, procedures.Decision, error) {
+	fail := func(err error) (*Turn, procedures.Decision, error) { return nil, procedures.Decision{}, err }
 	if !req.HasGrant {
 		return fail(fault.Errorf(fault.CodeForbidden, "resolving an approval needs the grant scope"))
 	}
@@ -191,7 +191,7 @@ func (g *Gate) Resolve(ctx context.Context, req ResolveRequest) (*procedures.Tur
 	if err != nil {
 		return fail(err)
 	}
-	if cur.Status != procedures.TurnPending {
+	if cur.Status != TurnPending {
 		return fail(fault.Errorf(fault.CodeConflict, "turn %s is %s: it can no longer be resolved", cur.ID, cur.Status).
 			WithDetails("reason", "status").WithDetails("status", string(cur.Status)))
 	}
@@ -216,22 +216,22 @@ func (g *Gate) Resolve(ctx context.Context, req ResolveRequest) (*procedures.Tur
 	next.Code = code
 	next.Binding = b.bind
 	only, _ := b.procOnly()
-	if req.Choice == procedures.ChoiceAutoRun && only {
+	if req.Choice == ChoiceAutoRun && only {
 		if err := g.checkGrantable(b); err != nil {
 			return fail(err)
 		}
 	}
 	v := procedures.ResolveVerdict(req.Choice.Runs())
 	now := g.r.Now().UTC().Truncate(time.Millisecond)
-	next.Resolution = &procedures.Resolution{Choice: req.Choice, By: req.Actor, At: now, Reason: strings.TrimSpace(req.Reason), CodeHash: b.a.CodeHash}
-	next.Status = procedures.TurnApproved
+	next.Resolution = &Resolution{Choice: req.Choice, By: req.Actor, At: now, Reason: strings.TrimSpace(req.Reason), CodeHash: b.a.CodeHash}
+	next.Status = TurnApproved
 	ds := []procedures.Decision{{Kind: procedures.KindApproval, Procedure: b.a.Name, CodeHash: b.a.CodeHash, Phase: cur.Phase,
 		Outcome: v.Outcome, Reason: v.Reason, Actor: req.Actor, Note: next.Resolution.Reason}}
 	if !v.Allowed() {
-		next.Status = procedures.TurnRejected
+		next.Status = TurnRejected
 		ds = append(ds, g.turnDecision(next.Turn, b, v, []string{}))
 	}
-	out, built, err := g.transition(ctx, next, []procedures.TurnStatus{procedures.TurnPending}, true, ds...)
+	out, built, err := g.transition(ctx, next, []TurnStatus{TurnPending}, true, ds...)
 	if err != nil {
 		return fail(err)
 	}
@@ -243,11 +243,11 @@ func (g *Gate) Resolve(ctx context.Context, req ResolveRequest) (*procedures.Tur
 // classification and binding) and returns the CodeConflict (details
 // reason why, the turn as now stored) of a resolution that would approve
 // what the operator did not see.
-func (g *Gate) reviewAgain(ctx context.Context, cur *procedures.TurnRecord, b *block, why string) error {
+func (g *Gate) reviewAgain(ctx context.Context, cur *TurnRecord, b *block, why string) error {
 	next := *cur
 	next.Turn = b.turnOf(next.Turn)
 	next.Binding = b.bind
-	out, _, err := g.transition(ctx, next, []procedures.TurnStatus{procedures.TurnPending}, true)
+	out, _, err := g.transition(ctx, next, []TurnStatus{TurnPending}, true)
 	if err != nil {
 		return err
 	}
@@ -275,16 +275,16 @@ func (g *Gate) checkGrantable(b *block) error {
 }
 
 // remember stores what auto_run and always_ask remember.
-func (g *Gate) remember(ctx context.Context, req ResolveRequest, b *block, procOnly bool, cur *procedures.TurnRecord) error {
+func (g *Gate) remember(ctx context.Context, req ResolveRequest, b *block, procOnly bool, cur *TurnRecord) error {
 	switch {
-	case req.Choice == procedures.ChoiceAutoRun && procOnly:
+	case req.Choice == ChoiceAutoRun && procOnly:
 		for _, n := range b.a.ProcRefs {
 			if _, _, err := g.svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: n, Enabled: true, Reason: req.Reason, Actor: req.Actor}); err != nil {
 				return err
 			}
 		}
-	case req.Choice == procedures.ChoiceAutoRun || req.Choice == procedures.ChoiceAlwaysAsk:
-		_, err := g.SetPolicy(ctx, procedures.SessionPolicy{SessionID: cur.SessionID, CodeHash: b.a.CodeHash,
+	case req.Choice == ChoiceAutoRun || req.Choice == ChoiceAlwaysAsk:
+		_, err := g.SetPolicy(ctx, SessionPolicy{SessionID: cur.SessionID, CodeHash: b.a.CodeHash,
 			Policy: req.Choice, Summary: cur.Summary, SetBy: req.Actor, RequestedBy: cur.RequestedBy, Binding: b.bind}, req.Reason)
 		return err
 	}
@@ -293,7 +293,7 @@ func (g *Gate) remember(ctx context.Context, req ResolveRequest, b *block, procO
 
 // Approval is an approval as operators review it (docs/api.md "Approval").
 type Approval struct {
-	procedures.Turn
+	Turn
 	Code       string              `json:"code"`
 	Arguments  map[string]any      `json:"arguments"`
 	Procedures []ApprovalProcedure `json:"procedures"`
@@ -317,19 +317,19 @@ func (g *Gate) Approval(ctx context.Context, id string, showArgs bool) (*Approva
 }
 
 // Approvals lists approvals, newest first.
-func (g *Gate) Approvals(ctx context.Context, f procedures.ApprovalFilter, showArgs bool) ([]*Approval, error) {
-	recs, err := g.svc.Turns().ListApprovals(ctx, f)
+func (g *Gate) Approvals(ctx context.Context, f ApprovalFilter, showArgs bool) ([]*Approval, error) {
+	recs, err := g.turns.ListApprovals(ctx, f)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]*Approval, 0, len(recs))
 	now := g.r.Now()
 	for _, r := range recs {
-		if r.Status == procedures.TurnPending && !r.Live(now) {
-			if f.Status == procedures.TurnPending {
+		if r.Status == TurnPending && !r.Live(now) {
+			if f.Status == TurnPending {
 				continue // no longer pending, whether or not it was marked yet
 			}
-			r.Status = procedures.TurnExpired // shown as it is; stored at the next touch
+			r.Status = TurnExpired // shown as it is; stored at the next touch
 			r.Code, r.Arguments = "", nil
 		}
 		r, _, err := g.settleRun(ctx, r)
@@ -341,7 +341,7 @@ func (g *Gate) Approvals(ctx context.Context, f procedures.ApprovalFilter, showA
 	return out, nil
 }
 
-func (g *Gate) approvalOf(ctx context.Context, r *procedures.TurnRecord, showArgs bool) *Approval {
+func (g *Gate) approvalOf(ctx context.Context, r *TurnRecord, showArgs bool) *Approval {
 	a := &Approval{Turn: r.Turn, Code: r.Code, Procedures: []ApprovalProcedure{}}
 	if showArgs {
 		a.Arguments = r.Arguments

@@ -1,10 +1,12 @@
-package gate
+package gate_test
 
 import (
 	"context"
 	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/procgraph/procgraph/gate"
 
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
@@ -14,16 +16,16 @@ import (
 
 // turnKill is the interactive, state-changing block the gate tests submit:
 // it always needs an operator.
-func turnKill(wait time.Duration) TurnRequest {
-	return TurnRequest{Code: "return tools.kill_job(panda_id=panda_id)", SessionID: "s", Phase: procedures.PhaseInteractive,
+func turnKill(wait time.Duration) gate.TurnRequest {
+	return gate.TurnRequest{Code: "return tools.kill_job(panda_id=panda_id)", SessionID: "s", Phase: procedures.PhaseInteractive,
 		Arguments: map[string]any{"panda_id": 7}, Actor: "agent", Wait: wait}
 }
 
 // mustPending submits req on g and returns its pending turn's id.
-func mustPending(t *testing.T, g *Gate, req TurnRequest) string {
+func mustPending(t *testing.T, g *gate.Gate, req gate.TurnRequest) string {
 	t.Helper()
 	ans, err := g.Submit(context.Background(), req)
-	if err != nil || ans.Turn.Status != procedures.TurnPending {
+	if err != nil || ans.Turn.Status != gate.TurnPending {
 		t.Fatalf("submit: %+v, %v", ans, err)
 	}
 	return ans.Turn.ID
@@ -38,16 +40,16 @@ func TestRunChecksItsResolutionBeforeAdmission(t *testing.T) {
 	e := newEnv(t, sandbox.NewInProcess(), false)
 	adm := sandbox.NewAdmission(sandbox.AdmissionConfig{Slots: 1, Queue: -1})
 	rp := replay.New(e.svc, sandbox.NewInProcess(), e.disp, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}, Admission: adm})
-	g := New(rp, Options{})
+	g := gate.New(rp, e.turns, gate.Options{})
 	id := mustPending(t, g, turnKill(0))
-	cur, err := e.svc.Turns().GetApproval(ctx, id)
+	cur, err := e.turns.GetApproval(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, res := range []*procedures.Resolution{nil, {Choice: procedures.ChoiceReject, By: "op"}} {
+	for _, res := range []*gate.Resolution{nil, {Choice: gate.ChoiceReject, By: "op"}} {
 		bad := *cur
-		bad.Status, bad.Resolution = procedures.TurnApproved, res
-		if _, err := e.svc.Turns().TransitionTurn(ctx, bad, []procedures.TurnStatus{procedures.TurnPending, procedures.TurnApproved}, true, time.Now()); err != nil {
+		bad.Status, bad.Resolution = gate.TurnApproved, res
+		if _, err := e.turns.TransitionTurn(ctx, bad, []gate.TurnStatus{gate.TurnPending, gate.TurnApproved}, true, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 		release, err := adm.Acquire(ctx, "someone else") // the only slot is taken, no queue
@@ -77,20 +79,20 @@ func TestWaitedDenialCarriesItsRecord(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := context.Background()
 			e := newEnv(t, sandbox.NewInProcess(), false)
-			opts := Options{}
+			opts := gate.Options{}
 			if c.name == "expired" {
 				opts.ApprovalTimeout = 50 * time.Millisecond
 			}
-			g := New(e.rp, opts)
+			g := gate.New(e.rp, e.turns, opts)
 			errs := make(chan error, 1)
-			go func() { _, err := g.Submit(ctx, turnKill(MaxWait)); errs <- err }()
+			go func() { _, err := g.Submit(ctx, turnKill(gate.MaxWait)); errs <- err }()
 			if c.name == "rejected" {
 				waitFor(func() bool { return g.Waiting() == 1 })
-				list, err := g.Approvals(ctx, procedures.ApprovalFilter{Status: procedures.TurnPending}, false)
+				list, err := g.Approvals(ctx, gate.ApprovalFilter{Status: gate.TurnPending}, false)
 				if err != nil || len(list) != 1 {
 					t.Fatalf("approvals: %v, %v", list, err)
 				}
-				if _, _, err := g.Resolve(ctx, ResolveRequest{ID: list[0].ID, Choice: procedures.ChoiceReject, Actor: "op", HasGrant: true}); err != nil {
+				if _, _, err := g.Resolve(ctx, gate.ResolveRequest{ID: list[0].ID, Choice: gate.ChoiceReject, Actor: "op", HasGrant: true}); err != nil {
 					t.Fatal(err)
 				}
 			}

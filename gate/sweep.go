@@ -3,12 +3,10 @@ package gate
 import (
 	"context"
 	"time"
-
-	"github.com/procgraph/procgraph/procedures"
 )
 
 // sweptStatuses are the statuses of the turns a deadline can still change.
-var sweptStatuses = []procedures.TurnStatus{procedures.TurnPending, procedures.TurnApproved, procedures.TurnRunning}
+var sweptStatuses = []TurnStatus{TurnPending, TurnApproved, TurnRunning}
 
 // Sweep applies the deadlines of every open turn in the store (settle), as
 // reading each one would: a pending or approved turn past its deadline is
@@ -20,9 +18,9 @@ var sweptStatuses = []procedures.TurnStatus{procedures.TurnPending, procedures.T
 func (g *Gate) Sweep(ctx context.Context) (int, error) {
 	changed := 0
 	for _, st := range sweptStatuses {
-		f := procedures.ApprovalFilter{Status: st, Limit: procedures.MaxApprovalLimit}
+		f := ApprovalFilter{Status: st, Limit: MaxApprovalLimit}
 		for {
-			page, err := g.svc.Turns().ListApprovals(ctx, f)
+			page, err := g.turns.ListApprovals(ctx, f)
 			if err != nil {
 				return changed, err
 			}

@@ -1,4 +1,4 @@
-package gate
+package gate_test
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/procgraph/procgraph/gate"
 
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/graph/storetest"
@@ -28,15 +30,15 @@ func BenchmarkSweepEmbedded(b *testing.B) {
 			defer st.Close()
 			at := time.Now().Add(-time.Hour)
 			for i := range n {
-				r := storetest.PendingTurn("s", at.Add(time.Duration(i)*time.Microsecond), DefaultApprovalTimeout)
+				r := storetest.PendingTurn("s", at.Add(time.Duration(i)*time.Microsecond), gate.DefaultApprovalTimeout)
 				storetest.MustCreateApproval(b, st, r, 1, at)
-				r.Status = procedures.TurnSucceeded
-				if _, err := st.TransitionTurn(ctx, r, []procedures.TurnStatus{procedures.TurnPending}, false, at); err != nil {
+				r.Status = gate.TurnSucceeded
+				if _, err := st.TransitionTurn(ctx, r, []gate.TurnStatus{gate.TurnPending}, false, at); err != nil {
 					b.Fatal(err)
 				}
 			}
 			svc := procedures.NewService(st, procedures.Options{})
-			g := New(replay.New(svc, sandbox.NewInProcess(), &recorder{}, replay.Options{}), Options{})
+			g := gate.New(replay.New(svc, sandbox.NewInProcess(), &recorder{}, replay.Options{}), st, gate.Options{})
 			b.ResetTimer()
 			for b.Loop() {
 				if changed, err := g.Sweep(ctx); err != nil || changed != 0 {

@@ -1,10 +1,12 @@
-package gate
+package gate_test
 
 import (
 	"context"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/procgraph/procgraph/gate"
 
 	"github.com/procgraph/procgraph/graph/storetest"
 	"github.com/procgraph/procgraph/procedures"
@@ -41,7 +43,7 @@ type sweepWorld struct {
 	e     *env
 	clock *clock
 	disp  *holdDispatcher
-	g     *Gate
+	g     *gate.Gate
 }
 
 func newSweepWorld(t *testing.T) *sweepWorld {
@@ -49,23 +51,23 @@ func newSweepWorld(t *testing.T) *sweepWorld {
 	e := newEnv(t, sandbox.NewInProcess(), false)
 	w := &sweepWorld{e: e, clock: &clock{now: time.Now()}, disp: &holdDispatcher{arrived: make(chan string, 4), release: make(chan struct{})}}
 	rp := replay.New(e.svc, sandbox.NewInProcess(), w.disp, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}, Now: w.clock.Now})
-	w.g = New(rp, Options{RunGrace: time.Minute})
+	w.g = gate.New(rp, e.turns, gate.Options{RunGrace: time.Minute})
 	return w
 }
 
 // approved submits the kill turn and approves it (run_once).
-func (w *sweepWorld) approved(t *testing.T, req TurnRequest) *procedures.TurnRecord {
+func (w *sweepWorld) approved(t *testing.T, req gate.TurnRequest) *gate.TurnRecord {
 	t.Helper()
 	id := mustPending(t, w.g, req)
-	if _, _, err := w.g.Resolve(context.Background(), ResolveRequest{ID: id, Choice: procedures.ChoiceRunOnce, Actor: "op", HasGrant: true}); err != nil {
+	if _, _, err := w.g.Resolve(context.Background(), gate.ResolveRequest{ID: id, Choice: gate.ChoiceRunOnce, Actor: "op", HasGrant: true}); err != nil {
 		t.Fatal(err)
 	}
 	return w.stored(t, id)
 }
 
-func (w *sweepWorld) stored(t *testing.T, id string) *procedures.TurnRecord {
+func (w *sweepWorld) stored(t *testing.T, id string) *gate.TurnRecord {
 	t.Helper()
-	r, err := w.e.svc.Turns().GetApproval(context.Background(), id)
+	r, err := w.e.turns.GetApproval(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,8 +84,8 @@ func (w *sweepWorld) sweep(t *testing.T, want int) {
 }
 
 // lostAt is the first instant at which a turn claimed running is lost for g.
-func (w *sweepWorld) lostAt(r *procedures.TurnRecord) time.Time {
-	return r.Deadline.Add(w.g.maxRun()).Add(time.Millisecond)
+func (w *sweepWorld) lostAt(r *gate.TurnRecord) time.Time {
+	return r.Deadline.Add(w.g.MaxRun()).Add(time.Millisecond)
 }
 
 // TestSweepEndsLostRuns: a turn claimed running by an instance that died
@@ -100,14 +102,14 @@ func TestSweepEndsLostRuns(t *testing.T) {
 			cur := w.approved(t, turnKill(0))
 			// The requester's instance claims the run, then dies.
 			claimed := *cur
-			claimed.Status = procedures.TurnRunning
-			if _, err := w.e.svc.Turns().TransitionTurn(ctx, claimed, []procedures.TurnStatus{procedures.TurnApproved}, true, w.clock.Now()); err != nil {
+			claimed.Status = gate.TurnRunning
+			if _, err := w.e.turns.TransitionTurn(ctx, claimed, []gate.TurnStatus{gate.TurnApproved}, true, w.clock.Now()); err != nil {
 				t.Fatal(err)
 			}
 			w.sweep(t, 0)
 			w.clock.Set(w.lostAt(cur).Add(-2 * time.Millisecond))
 			w.sweep(t, 1) // purged, still running
-			if r := w.stored(t, cur.ID); r.Status != procedures.TurnRunning || r.HoldsValues() {
+			if r := w.stored(t, cur.ID); r.Status != gate.TurnRunning || r.HoldsValues() {
 				t.Fatalf("before its run is lost: %s, holds values %v", r.Status, r.HoldsValues())
 			}
 			w.clock.Set(w.lostAt(cur))
@@ -116,11 +118,11 @@ func TestSweepEndsLostRuns(t *testing.T) {
 				w.sweep(t, 1)
 			case "read":
 				got, err := w.g.Get(ctx, cur.ID, "agent", 0)
-				if err != nil || got.Status != procedures.TurnFailed {
+				if err != nil || got.Status != gate.TurnFailed {
 					t.Fatalf("get: %+v, %v", got, err)
 				}
 			}
-			if r := w.stored(t, cur.ID); r.Status != procedures.TurnFailed || r.HoldsValues() {
+			if r := w.stored(t, cur.ID); r.Status != gate.TurnFailed || r.HoldsValues() {
 				t.Fatalf("lost run stored as %s, holds values %v", r.Status, r.HoldsValues())
 			}
 			w.sweep(t, 0)
@@ -147,11 +149,11 @@ func TestSweepExpiresUnreadTurns(t *testing.T) {
 	fresh := mustPending(t, w.g, turnKill(0))
 	w.sweep(t, 2)
 	for _, id := range []string{pending, approved.ID} {
-		if r := w.stored(t, id); r.Status != procedures.TurnExpired || r.HoldsValues() {
+		if r := w.stored(t, id); r.Status != gate.TurnExpired || r.HoldsValues() {
 			t.Fatalf("%s: %s, holds values %v", id, r.Status, r.HoldsValues())
 		}
 	}
-	if r := w.stored(t, fresh); r.Status != procedures.TurnPending || !r.HoldsValues() {
+	if r := w.stored(t, fresh); r.Status != gate.TurnPending || !r.HoldsValues() {
 		t.Fatalf("the live turn was swept: %s", r.Status)
 	}
 	ds, err := w.e.svc.Decisions(context.Background(), procedures.DecisionFilter{Kind: procedures.KindTurn})
@@ -179,20 +181,20 @@ func TestLostRunEndsOnce(t *testing.T) {
 	for _, c := range []struct {
 		name    string
 		past    time.Duration // how far past the run's loss the sweep looks
-		stored  procedures.TurnStatus
+		stored  gate.TurnStatus
 		capture bool
 	}{
-		{"alive within the grace: the run wins", -time.Second, procedures.TurnSucceeded, true},
-		{"past the grace: the sweeper wins", 0, procedures.TurnFailed, false},
+		{"alive within the grace: the run wins", -time.Second, gate.TurnSucceeded, true},
+		{"past the grace: the sweeper wins", 0, gate.TurnFailed, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := context.Background()
 			w := newSweepWorld(t)
 			req := turnKill(0)
-			req.Capture, req.MayCapture = &procedures.TurnCapture{Summary: "kill a job"}, true
+			req.Capture, req.MayCapture = &gate.TurnCapture{Summary: "kill a job"}, true
 			cur := w.approved(t, req)
 			type result struct {
-				ans *TurnAnswer
+				ans *gate.TurnAnswer
 				err error
 			}
 			done := make(chan result, 1)
@@ -227,25 +229,25 @@ func TestLostRunEndsOnce(t *testing.T) {
 func TestSweepAcrossInstances(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, sandbox.NewInProcess(), false)
-	gate := func() *Gate {
+	newGate := func() *gate.Gate {
 		svc := procedures.NewService(e.store, procedures.Options{})
-		return New(replay.New(svc, sandbox.NewInProcess(), e.disp, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}}), Options{})
+		return gate.New(replay.New(svc, sandbox.NewInProcess(), e.disp, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}}), e.store, gate.Options{})
 	}
-	a, b := gate(), gate()
+	a, b := newGate(), newGate()
 	at := time.Now().Add(-2 * time.Hour) // deadlines and runs long past
-	const running, pending = procedures.MaxApprovalLimit + 20, 30
+	const running, pending = gate.MaxApprovalLimit + 20, 30
 	for i := range running + pending {
-		r := storetest.PendingTurn("s", at.Add(time.Duration(i)*time.Millisecond), DefaultApprovalTimeout)
-		if err := e.svc.Turns().CreateApproval(ctx, r, procedures.PendingBounds{Total: running + pending}, at); err != nil {
+		r := storetest.PendingTurn("s", at.Add(time.Duration(i)*time.Millisecond), gate.DefaultApprovalTimeout)
+		if err := e.turns.CreateApproval(ctx, r, gate.PendingBounds{Total: running + pending}, at); err != nil {
 			t.Fatal(err)
 		}
 		if i < running {
-			r.Status = procedures.TurnApproved
-			if _, err := e.svc.Turns().TransitionTurn(ctx, r, []procedures.TurnStatus{procedures.TurnPending}, true, at); err != nil {
+			r.Status = gate.TurnApproved
+			if _, err := e.turns.TransitionTurn(ctx, r, []gate.TurnStatus{gate.TurnPending}, true, at); err != nil {
 				t.Fatal(err)
 			}
-			r.Status = procedures.TurnRunning
-			if _, err := e.svc.Turns().TransitionTurn(ctx, r, []procedures.TurnStatus{procedures.TurnApproved}, true, at); err != nil {
+			r.Status = gate.TurnRunning
+			if _, err := e.turns.TransitionTurn(ctx, r, []gate.TurnStatus{gate.TurnApproved}, true, at); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -253,7 +255,7 @@ func TestSweepAcrossInstances(t *testing.T) {
 	var wg sync.WaitGroup
 	counts := make([]int, 2)
 	errs := make([]error, 2)
-	for i, g := range []*Gate{a, b} {
+	for i, g := range []*gate.Gate{a, b} {
 		wg.Add(1)
 		go func() { defer wg.Done(); counts[i], errs[i] = g.Sweep(ctx) }()
 	}
@@ -261,5 +263,5 @@ func TestSweepAcrossInstances(t *testing.T) {
 	if errs[0] != nil || errs[1] != nil || counts[0]+counts[1] != running+pending {
 		t.Fatalf("sweeps changed %v (%v), want %d in all", counts, errs, running+pending)
 	}
-	storetest.RequireSwept(t, e.svc, running, pending)
+	storetest.RequireSwept(t, e.svc, e.turns, running, pending)
 }

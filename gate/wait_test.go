@@ -1,4 +1,4 @@
-package gate
+package gate_test
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/procgraph/procgraph/gate"
 
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/procedures"
@@ -20,7 +22,7 @@ type countedReads struct {
 	gets atomic.Int64
 }
 
-func (c *countedReads) GetApproval(ctx context.Context, id string) (*procedures.TurnRecord, error) {
+func (c *countedReads) GetApproval(ctx context.Context, id string) (*gate.TurnRecord, error) {
 	c.gets.Add(1)
 	return c.Store.GetApproval(ctx, id)
 }
@@ -45,15 +47,15 @@ func TestWaitReadsOncePerTurn(t *testing.T) {
 	t.Cleanup(func() { _ = st.Close() })
 	cs := &countedReads{Store: st}
 	e := newEnvOn(t, st, cs, sandbox.NewInProcess(), false)
-	g := New(e.rp, Options{})
-	g.pollEvery = time.Hour // rounds are played by hand below
-	other := New(replay.New(procedures.NewService(st, procedures.Options{}), sandbox.NewInProcess(), e.disp, replay.Options{}), Options{})
+	g := gate.New(e.rp, e.turns, gate.Options{})
+	g.SetPollEvery(time.Hour) // rounds are played by hand below
+	other := gate.New(replay.New(procedures.NewService(st, procedures.Options{}), sandbox.NewInProcess(), e.disp, replay.Options{}), st, gate.Options{})
 	ids := []string{mustPending(t, g, turnKill(0)), mustPending(t, g, turnKill(0))}
 
 	const perTurn = 4
 	base := cs.gets.Load()
 	var wg sync.WaitGroup
-	got := make([]*procedures.Turn, 2*perTurn)
+	got := make([]*gate.Turn, 2*perTurn)
 	for i := range got {
 		wg.Add(1)
 		go func() {
@@ -64,31 +66,31 @@ func TestWaitReadsOncePerTurn(t *testing.T) {
 	// Each Get reads the turn, and its wait once more before it sleeps.
 	waitFor(func() bool { return g.Waiting() == len(got) && cs.gets.Load() == base+2*int64(len(got)) })
 	for round := 1; round <= 3; round++ {
-		g.pollOnce()
+		g.PollOnce()
 		if n := cs.gets.Load() - base - 2*int64(len(got)); n != int64(round*len(ids)) {
 			t.Fatalf("after %d polling rounds, %d more reads; want %d (one per turn per round)", round, n, round*len(ids))
 		}
 	}
-	if _, _, err := other.Resolve(ctx, ResolveRequest{ID: ids[0], Choice: procedures.ChoiceRunOnce, Actor: "op", HasGrant: true}); err != nil {
+	if _, _, err := other.Resolve(ctx, gate.ResolveRequest{ID: ids[0], Choice: gate.ChoiceRunOnce, Actor: "op", HasGrant: true}); err != nil {
 		t.Fatal(err)
 	}
 	if g.Waiting() != len(got) {
 		t.Fatal("a resolution on another instance woke a waiter without the poller")
 	}
-	g.pollOnce()
+	g.PollOnce()
 	waitFor(func() bool { return g.Waiting() == perTurn })
 	if _, err := other.Cancel(ctx, ids[1], "agent"); err != nil {
 		t.Fatal(err)
 	}
-	g.pollOnce()
+	g.PollOnce()
 	wg.Wait()
 	for i, turn := range got {
-		want := []procedures.TurnStatus{procedures.TurnApproved, procedures.TurnCancelled}[i%2]
+		want := []gate.TurnStatus{gate.TurnApproved, gate.TurnCancelled}[i%2]
 		if turn == nil || turn.Status != want {
 			t.Fatalf("waiter %d saw %+v, want %s", i, turn, want)
 		}
 	}
-	if g.pollOnce() {
+	if g.PollOnce() {
 		t.Fatal("the poller goes on with nobody waiting")
 	}
 }
@@ -100,24 +102,24 @@ func TestWaitReadsOncePerTurn(t *testing.T) {
 func TestWaitSeesAnotherInstance(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, sandbox.NewInProcess(), false)
-	a := New(e.rp, Options{})
-	b := New(replay.New(procedures.NewService(e.store, procedures.Options{}), sandbox.NewInProcess(), e.disp, replay.Options{}), Options{})
+	a := gate.New(e.rp, e.turns, gate.Options{})
+	b := gate.New(replay.New(procedures.NewService(e.store, procedures.Options{}), sandbox.NewInProcess(), e.disp, replay.Options{}), e.store, gate.Options{})
 	type result struct {
-		ans *TurnAnswer
+		ans *gate.TurnAnswer
 		err error
 	}
 	done := make(chan result, 1)
-	go func() { ans, err := a.Submit(ctx, turnKill(MaxWait)); done <- result{ans, err} }()
+	go func() { ans, err := a.Submit(ctx, turnKill(gate.MaxWait)); done <- result{ans, err} }()
 	waitFor(func() bool { return a.Waiting() == 1 })
-	list, err := b.Approvals(ctx, procedures.ApprovalFilter{Status: procedures.TurnPending}, false)
+	list, err := b.Approvals(ctx, gate.ApprovalFilter{Status: gate.TurnPending}, false)
 	if err != nil || len(list) != 1 {
 		t.Fatalf("approvals on b: %v, %v", list, err)
 	}
-	if _, _, err := b.Resolve(ctx, ResolveRequest{ID: list[0].ID, Choice: procedures.ChoiceRunOnce, Actor: "op", HasGrant: true}); err != nil {
+	if _, _, err := b.Resolve(ctx, gate.ResolveRequest{ID: list[0].ID, Choice: gate.ChoiceRunOnce, Actor: "op", HasGrant: true}); err != nil {
 		t.Fatal(err)
 	}
 	res := <-done
-	if res.err != nil || !res.ans.Ran() || res.ans.Turn.Status != procedures.TurnSucceeded {
+	if res.err != nil || !res.ans.Ran() || res.ans.Turn.Status != gate.TurnSucceeded {
 		t.Fatalf("the waiting submit: %+v, %v", res.ans, res.err)
 	}
 	if got := e.disp.tools(); len(got) != 1 || got[0] != "kill_job" {

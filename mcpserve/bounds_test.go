@@ -8,6 +8,7 @@ import (
 
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
+	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/internal/fields"
 )
 
@@ -16,7 +17,7 @@ import (
 // session_id the one rule refuses, is a tool error invalid_request before
 // anything is looked up or run.
 func TestToolInputsBoundedInBytes(t *testing.T) {
-	e := newEnvWith(t, false, func(c *Config) { c.Gate = gate.New(c.Replayer, gate.Options{}) })
+	e := newEnvWith(t, false, func(c *Config, st *embedded.Store) { c.Gate = gate.New(c.Replayer, st, gate.Options{}) })
 	s := e.connect("/mcp/interactive", "invoker", nil)
 	for _, c := range []struct {
 		name, tool string

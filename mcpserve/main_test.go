@@ -70,7 +70,7 @@ type env struct {
 	inter *Handler
 	url   string
 	// configure adjusts each handler's Config; optional.
-	configure func(*Config)
+	configure func(*Config, *embedded.Store)
 }
 
 func newEnv(t *testing.T, allowMutating bool) *env {
@@ -78,8 +78,9 @@ func newEnv(t *testing.T, allowMutating bool) *env {
 	return newEnvWith(t, allowMutating, nil)
 }
 
-// newEnvWith is newEnv with configure applied to both handlers' Config.
-func newEnvWith(t *testing.T, allowMutating bool, configure func(*Config)) *env {
+// newEnvWith is newEnv with configure applied to both handlers' Config
+// (given the env's store).
+func newEnvWith(t *testing.T, allowMutating bool, configure func(*Config, *embedded.Store)) *env {
 	t.Helper()
 	dir := t.TempDir()
 	st, err := embedded.Open(filepath.Join(dir, "procgraph.db"), embedded.Options{NoSync: true})
@@ -116,7 +117,7 @@ func (e *env) handler(phase procedures.Phase, authn *auth.Authenticator) *Handle
 	e.t.Helper()
 	cfg := Config{Service: e.svc, Replayer: e.rp, Phase: phase, Auth: authn}
 	if e.configure != nil {
-		e.configure(&cfg)
+		e.configure(&cfg, e.st)
 	}
 	h, err := New(cfg)
 	if err != nil {

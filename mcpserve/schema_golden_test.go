@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/procgraph/procgraph/gate"
+	"github.com/procgraph/procgraph/graph/embedded"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite testdata golden files from the current output")
@@ -20,7 +21,7 @@ var updateGolden = flag.Bool("update", false, "rewrite testdata golden files fro
 // Schema's meaning does not depend on their order); every value is pinned.
 // Regenerate with go test ./mcpserve -run TestFixedToolsGolden -update.
 func TestFixedToolsGolden(t *testing.T) {
-	e := newEnvWith(t, false, func(c *Config) { c.Gate = gate.New(c.Replayer, gate.Options{}) })
+	e := newEnvWith(t, false, func(c *Config, st *embedded.Store) { c.Gate = gate.New(c.Replayer, st, gate.Options{}) })
 	got := map[string]any{}
 	for _, path := range []string{"/mcp", "/mcp/interactive"} {
 		s := e.connect(path, "operator", nil)

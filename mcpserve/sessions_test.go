@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/procgraph/procgraph/graph/embedded"
 )
 
 // tryConnect opens an MCP session to path as holder, or returns the error.
@@ -54,7 +55,7 @@ func (e *env) mustRefuseSession(t *testing.T, path, holder, limit string) {
 // the open ones keep working; a closed session frees its slot.
 func TestSessionCaps(t *testing.T) {
 	limits := NewSessionLimits(3, 2)
-	e := newEnvWith(t, false, func(c *Config) { c.Sessions = limits })
+	e := newEnvWith(t, false, func(c *Config, _ *embedded.Store) { c.Sessions = limits })
 	s1, err := e.tryConnect("/mcp", "reader")
 	if err != nil {
 		t.Fatal(err)
@@ -87,7 +88,7 @@ func TestSessionCaps(t *testing.T) {
 // TestSessionCapsFreeIdleSessions: a session idle for the session timeout
 // expires and frees its slot.
 func TestSessionCapsFreeIdleSessions(t *testing.T) {
-	e := newEnvWith(t, false, func(c *Config) {
+	e := newEnvWith(t, false, func(c *Config, _ *embedded.Store) {
 		c.Sessions = NewSessionLimits(1, 1)
 		c.SessionTimeout = 200 * time.Millisecond
 	})

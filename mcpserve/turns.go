@@ -141,15 +141,15 @@ func (h *Handler) review(ctx context.Context, req *mcp.CallToolRequest, c caller
 		h.log.Warn().Err(err).Str("turn", id).Msg("mcp: review by elicitation failed; the approval stays pending")
 		return pendingResult(appr.Turn, sug)
 	}
-	var choice procedures.Choice
+	var choice gate.Choice
 	reason := ""
 	switch res.Action {
 	case "accept":
 		ch, _ := res.Content["choice"].(string)
 		reason, _ = res.Content["reason"].(string)
-		choice = procedures.Choice(ch)
+		choice = gate.Choice(ch)
 	case "decline":
-		choice, reason = procedures.ChoiceReject, "declined in the MCP client"
+		choice, reason = gate.ChoiceReject, "declined in the MCP client"
 	default:
 		return pendingResult(appr.Turn, sug)
 	}
@@ -160,7 +160,7 @@ func (h *Handler) review(ctx context.Context, req *mcp.CallToolRequest, c caller
 	if err != nil {
 		h.log.Warn().Err(err).Str("turn", id).Msg("mcp: approval resolved, but what it remembers could not be stored")
 	}
-	if t.Status != procedures.TurnApproved {
+	if t.Status != gate.TurnApproved {
 		return nil, fault.Errorf(fault.CodeDenied, "turn %s was rejected by %s", id, c.name).WithDetails("turn", t)
 	}
 	ans, err := h.cfg.Gate.Run(ctx, id, c.name)
@@ -223,13 +223,13 @@ func (h *Handler) awaitApproval(ctx context.Context, _ *mcp.CallToolRequest, c c
 		return nil, err
 	}
 	switch t.Status {
-	case procedures.TurnApproved:
+	case gate.TurnApproved:
 		ans, err := h.cfg.Gate.Run(ctx, a.ID, c.name)
 		if err != nil {
 			return nil, err
 		}
 		return turnResult(ans)
-	case procedures.TurnPending:
+	case gate.TurnPending:
 		return pendingResult(*t, nil)
 	}
 	return nil, fault.Errorf(fault.CodeConflict, "turn %s is %s: it will not run", t.ID, t.Status).
@@ -249,7 +249,7 @@ func turnResult(ans *gate.TurnAnswer) (*mcp.CallToolResult, error) {
 
 // pendingResult names the pending approval and, as POST /v1/turns's 202
 // does, the turn's reuse suggestion (nil: none).
-func pendingResult(t procedures.Turn, sug *procedures.Suggestion) (*mcp.CallToolResult, error) {
+func pendingResult(t gate.Turn, sug *procedures.Suggestion) (*mcp.CallToolResult, error) {
 	body := map[string]any{"turn": t, "pending_approval": t.ID,
 		"next": "an operator must approve this block: call await_approval with id " + t.ID}
 	msg := "pending approval " + t.ID + ": an operator must approve this block; call await_approval with this id"

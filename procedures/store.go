@@ -11,8 +11,6 @@ import (
 // fault.CodeUnavailable (the backend cannot be reached; nothing was written) and
 // fault.CodeInternal.
 type Store interface {
-	// TurnStore keeps the turn gate's approvals and session policies.
-	TurnStore
 
 	// Capture records one capture in one transaction: it upserts the
 	// procedure by name, the version by code hash, the cause and its edge,

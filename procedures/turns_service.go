@@ -6,9 +6,6 @@ import (
 	"github.com/procgraph/procgraph/signature"
 )
 
-// Turns returns the store of the turn gate (approvals, session policies).
-func (s *Service) Turns() TurnStore { return s.store }
-
 // Block is what the current catalogue and store say about a block an agent
 // submits: its classification, the stored procedures its proc__ entries
 // name (classified, with the state of their grants; a missing one is

@@ -1,9 +1,11 @@
-package replay
+package replay_test
 
 import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/procgraph/procgraph/replay"
 
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
@@ -54,8 +56,8 @@ func TestAdmissionQueueFull(t *testing.T) {
 			p := e.capture(readOnlyCode)
 			d := &gateDispatcher{open: make(chan struct{}), arrived: make(chan string, 10)}
 			adm := sandbox.NewAdmission(sandbox.AdmissionConfig{Slots: 1, Queue: 1})
-			rp := New(e.svc, rn.r, d, Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}, Admission: adm})
-			req := InvokeRequest{Name: p.Name, Arguments: map[string]any{"task_id": 1}, Phase: procedures.PhaseAutomatic}
+			rp := replay.New(e.svc, rn.r, d, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}, Admission: adm})
+			req := replay.InvokeRequest{Name: p.Name, Arguments: map[string]any{"task_id": 1}, Phase: procedures.PhaseAutomatic}
 			errs := make(chan error, 2)
 			go func() { _, err := rp.Invoke(context.Background(), req); errs <- err }()
 			<-d.arrived // the first holds the slot
@@ -96,10 +98,10 @@ func TestAdmissionDeadlineCountsWait(t *testing.T) {
 			const timeout = 2 * time.Second
 			// task_id 1 waits for open; task_id 2 waits for its deadline.
 			d := &gateDispatcher{open: make(chan struct{}), arrived: make(chan string, 10)}
-			long := New(e.svc, rn.r, d, Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}, Admission: adm})
-			short := New(e.svc, rn.r, d, Options{Limits: sandbox.Limits{Timeout: timeout}, Admission: adm})
-			req := func(id int) InvokeRequest {
-				return InvokeRequest{Name: p.Name, Arguments: map[string]any{"task_id": id}, Phase: procedures.PhaseAutomatic}
+			long := replay.New(e.svc, rn.r, d, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}, Admission: adm})
+			short := replay.New(e.svc, rn.r, d, replay.Options{Limits: sandbox.Limits{Timeout: timeout}, Admission: adm})
+			req := func(id int) replay.InvokeRequest {
+				return replay.InvokeRequest{Name: p.Name, Arguments: map[string]any{"task_id": id}, Phase: procedures.PhaseAutomatic}
 			}
 			held := make(chan error, 1)
 			go func() { _, err := long.Invoke(context.Background(), req(1)); held <- err }()
@@ -122,8 +124,10 @@ func TestAdmissionDeadlineCountsWait(t *testing.T) {
 			// and would refuse at once, as the next test shows.)
 			d = &gateDispatcher{open: make(chan struct{}), arrived: make(chan string, 10)}
 			adm = sandbox.NewAdmission(sandbox.AdmissionConfig{Slots: 1})
-			long.dispatcher, short.dispatcher = d, d
-			long.opts.Admission, short.opts.Admission = adm, adm
+			long.SetDispatcher(d)
+			short.SetDispatcher(d)
+			long.SetAdmission(adm)
+			short.SetAdmission(adm)
 			go func() { _, err := long.Invoke(context.Background(), req(1)); held <- err }()
 			<-d.arrived
 			time.AfterFunc(timeout/2, func() { close(d.open) })

@@ -1,4 +1,4 @@
-package replay
+package replay_test
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/procgraph/procgraph/replay"
 
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/procedures"
@@ -44,7 +46,7 @@ func BenchmarkInvoke(b *testing.B) {
 					}
 					name += "/fsync"
 				}
-				b.Run(name, func(b *testing.B) { benchInvoke(b, rn.r, n, !sync, Options{}) })
+				b.Run(name, func(b *testing.B) { benchInvoke(b, rn.r, n, !sync, replay.Options{}) })
 			}
 		}
 	}
@@ -57,14 +59,14 @@ func BenchmarkInvokeAdmission(b *testing.B) {
 		name string
 		r    sandbox.Runner
 	}{{"inprocess", sandbox.NewInProcess()}, {"pool", pool}} {
-		b.Run(rn.name+"/without", func(b *testing.B) { benchInvoke(b, rn.r, 2, true, Options{}) })
+		b.Run(rn.name+"/without", func(b *testing.B) { benchInvoke(b, rn.r, 2, true, replay.Options{}) })
 		b.Run(rn.name+"/with", func(b *testing.B) {
-			benchInvoke(b, rn.r, 2, true, Options{Admission: sandbox.NewAdmission(sandbox.AdmissionConfig{Slots: 8, PerKey: 8})})
+			benchInvoke(b, rn.r, 2, true, replay.Options{Admission: sandbox.NewAdmission(sandbox.AdmissionConfig{Slots: 8, PerKey: 8})})
 		})
 	}
 }
 
-func benchInvoke(b *testing.B, runner sandbox.Runner, n int, noSync bool, opts Options) {
+func benchInvoke(b *testing.B, runner sandbox.Runner, n int, noSync bool, opts replay.Options) {
 	ctx := context.Background()
 	st, err := embedded.Open(filepath.Join(b.TempDir(), "bench.db"), embedded.Options{NoSync: noSync})
 	if err != nil {
@@ -79,22 +81,22 @@ func benchInvoke(b *testing.B, runner sandbox.Runner, n int, noSync bool, opts O
 	if err != nil {
 		b.Fatal(err)
 	}
-	d := NewFuncDispatcher(map[string]ToolFunc{
+	d := replay.NewFuncDispatcher(map[string]replay.ToolFunc{
 		"get_jobs": func(ctx context.Context, args map[string]any) (any, error) {
 			return map[string]any{"jobs": []any{"a", "b"}}, nil
 		},
 		"fetch_logs": func(ctx context.Context, args map[string]any) (any, error) { return "log line", nil },
 	})
-	rp := New(svc, runner, d, opts)
-	req := InvokeRequest{Name: out.Procedure.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 42}, SessionID: "bench"}
-	if res, err := rp.Invoke(ctx, req); err != nil || res.Status != StatusSucceeded {
+	rp := replay.New(svc, runner, d, opts)
+	req := replay.InvokeRequest{Name: out.Procedure.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 42}, SessionID: "bench"}
+	if res, err := rp.Invoke(ctx, req); err != nil || res.Status != replay.StatusSucceeded {
 		b.Fatalf("warm-up: %+v, %v", res, err)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
 		res, err := rp.Invoke(ctx, req)
-		if err != nil || res.Status != StatusSucceeded {
+		if err != nil || res.Status != replay.StatusSucceeded {
 			b.Fatalf("%+v, %v", res, err)
 		}
 	}

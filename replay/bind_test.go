@@ -1,9 +1,11 @@
-package replay
+package replay_test
 
 import (
 	"context"
 	"sync"
 	"testing"
+
+	"github.com/procgraph/procgraph/replay"
 
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/sandbox"
@@ -40,7 +42,7 @@ func TestNestedChangedMidRun(t *testing.T) {
 			}
 		})
 	}
-	res := e.mustFailWith(InvokeRequest{Name: outer.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1}},
+	res := e.mustFailWith(replay.InvokeRequest{Name: outer.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1}},
 		sandbox.ToolRefused, inner.Name)
 	if res.Decision.Reason != procedures.ReasonDurableAutoRun {
 		t.Fatalf("outer decision %+v", res.Decision)

@@ -1,21 +1,23 @@
-package replay
+package replay_test
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/procgraph/procgraph/replay"
 
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/sandbox"
 )
 
 // mustFailWith invokes and requires a failed run with code naming tool.
-func (e *env) mustFailWith(req InvokeRequest, code sandbox.ErrorCode, tool string) *InvokeResult {
+func (e *env) mustFailWith(req replay.InvokeRequest, code sandbox.ErrorCode, tool string) *replay.InvokeResult {
 	e.t.Helper()
 	res, err := e.invoke(req)
 	if err != nil {
 		e.t.Fatalf("Invoke(%s): %v", req.Name, err)
 	}
-	if res.Status != StatusFailed || res.Error == nil || res.Error.Code != code || res.Error.Tool != tool {
+	if res.Status != replay.StatusFailed || res.Error == nil || res.Error.Code != code || res.Error.Tool != tool {
 		e.t.Fatalf("Invoke(%s): status %s, error %+v; want %s on %s", req.Name, res.Status, res.Error, code, tool)
 	}
 	return res
@@ -33,7 +35,7 @@ return f(task_id=task_id)`)
 			if !p.Opaque || p.Exposed {
 				t.Fatalf("opaque %v, exposed %v", p.Opaque, p.Exposed)
 			}
-			res := e.mustFailWith(InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}},
+			res := e.mustFailWith(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}},
 				sandbox.ToolRefused, "fetch_logs")
 			if res.Decision.Reason != procedures.ReasonReadOnly || len(res.Decision.AllowedTools) != 1 {
 				t.Fatalf("decision %+v", res.Decision)
@@ -65,7 +67,7 @@ func TestEscapeFormsRefused(t *testing.T) {
 				if !p.ReadOnly {
 					t.Fatalf("%s is not read-only", p.Name)
 				}
-				res, err := e.invoke(InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1},
+				res, err := e.invoke(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1},
 					ReviewedBy: "op", ReviewerHasGrantScope: true})
 				if err != nil {
 					t.Fatal(err)
@@ -77,7 +79,7 @@ func TestEscapeFormsRefused(t *testing.T) {
 				case name == "dir":
 					// dir(tools) lists nothing (the allow-set is never
 					// revealed), so the loop calls nothing and the run succeeds.
-					if res.Status != StatusSucceeded {
+					if res.Status != replay.StatusSucceeded {
 						t.Fatalf("status %s, error %+v", res.Status, res.Error)
 					}
 				case res.Error == nil || res.Error.Code != sandbox.ToolRefused || res.Error.Tool != "kill_job":
@@ -102,7 +104,7 @@ func TestMethodValueOfExcludedToolRefused(t *testing.T) {
 			if len(p.UnknownTools) != 1 {
 				t.Fatalf("unknown %v", p.UnknownTools)
 			}
-			res := e.mustFailWith(InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1},
+			res := e.mustFailWith(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1},
 				ReviewedBy: "op", ReviewerHasGrantScope: true}, sandbox.ToolRefused, "purge_all")
 			if res.Decision.Reason != procedures.ReasonOperatorReviewed || strings.Join(res.Decision.AllowedTools, ",") != "get_jobs" {
 				t.Fatalf("decision %+v", res.Decision)

@@ -1,8 +1,10 @@
-package replay
+package replay_test
 
 import (
 	"slices"
 	"testing"
+
+	"github.com/procgraph/procgraph/replay"
 
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -88,7 +90,7 @@ func TestAllowSet(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := AllowSet(c.sig, procedures.Classify(c.sig, cat, procs), c.v)
+			got := replay.AllowSet(c.sig, procedures.Classify(c.sig, cat, procs), c.v)
 			if !slices.Equal(got, c.want) {
 				t.Fatalf("AllowSet = %v, want %v", got, c.want)
 			}
@@ -117,7 +119,7 @@ func TestAllowSetIsAPositiveList(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := AllowSet(sig, c, tc.v); !slices.Equal(got, tc.want) {
+			if got := replay.AllowSet(sig, c, tc.v); !slices.Equal(got, tc.want) {
 				t.Fatalf("AllowSet = %v, want %v (ghost and proc__ghost are in no list)", got, tc.want)
 			}
 		})

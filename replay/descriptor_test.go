@@ -1,10 +1,12 @@
-package replay
+package replay_test
 
 import (
 	"context"
 	"encoding/json"
 	"slices"
 	"testing"
+
+	"github.com/procgraph/procgraph/replay"
 
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
@@ -40,7 +42,7 @@ func TestTools(t *testing.T) {
 		if !slices.Equal(names, want) {
 			t.Fatalf("allowMutating %v: exposed %v, want %v", allowMutating, names, want)
 		}
-		var d ToolDescriptor
+		var d replay.ToolDescriptor
 		for _, x := range tools {
 			if x.Name == ro.Name {
 				d = x

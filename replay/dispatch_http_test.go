@@ -1,4 +1,4 @@
-package replay
+package replay_test
 
 import (
 	"context"
@@ -10,13 +10,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/procgraph/procgraph/replay"
 )
 
-func upstream(t *testing.T, h http.HandlerFunc) *HTTPDispatcher {
+func upstream(t *testing.T, h http.HandlerFunc) *replay.HTTPDispatcher {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	d, err := NewHTTPDispatcher(srv.URL, HTTPOptions{Timeout: 2 * time.Second, MaxResponseBytes: 1 << 10})
+	d, err := replay.NewHTTPDispatcher(srv.URL, replay.HTTPOptions{Timeout: 2 * time.Second, MaxResponseBytes: 1 << 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +26,7 @@ func upstream(t *testing.T, h http.HandlerFunc) *HTTPDispatcher {
 }
 
 func TestHTTPDispatcherSuccess(t *testing.T) {
-	var got upstreamRequest
+	var got replay.UpstreamRequest
 	d := upstream(t, func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.Header.Get("Content-Type") != "application/json" {
 			t.Errorf("method %s, content type %q", r.Method, r.Header.Get("Content-Type"))
@@ -108,7 +110,7 @@ func TestHTTPDispatcherTimeout(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(release) // before srv.Close, which waits for the handler
-	d, err := NewHTTPDispatcher(srv.URL, HTTPOptions{Timeout: 50 * time.Millisecond})
+	d, err := replay.NewHTTPDispatcher(srv.URL, replay.HTTPOptions{Timeout: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +136,7 @@ func TestHTTPDispatcherContextCancel(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(release) // before srv.Close, which waits for the handler
-	d, err := NewHTTPDispatcher(srv.URL, HTTPOptions{})
+	d, err := replay.NewHTTPDispatcher(srv.URL, replay.HTTPOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +152,7 @@ func TestHTTPDispatcherUnreachable(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL
 	srv.Close()
-	d, err := NewHTTPDispatcher(url, HTTPOptions{})
+	d, err := replay.NewHTTPDispatcher(url, replay.HTTPOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +163,7 @@ func TestHTTPDispatcherUnreachable(t *testing.T) {
 
 func TestNewHTTPDispatcherRejectsBadURL(t *testing.T) {
 	for _, u := range []string{"", "localhost:8080", "ftp://x/y", "http://"} {
-		if _, err := NewHTTPDispatcher(u, HTTPOptions{}); err == nil {
+		if _, err := replay.NewHTTPDispatcher(u, replay.HTTPOptions{}); err == nil {
 			t.Errorf("NewHTTPDispatcher(%q) accepted it", u)
 		}
 	}

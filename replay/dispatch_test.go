@@ -1,4 +1,4 @@
-package replay
+package replay_test
 
 import (
 	"context"
@@ -7,12 +7,14 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/procgraph/procgraph/replay"
+
 	"github.com/procgraph/procgraph/internal/text"
 )
 
 func TestFuncDispatchers(t *testing.T) {
 	ctx := context.Background()
-	d := NewFuncDispatcher(map[string]ToolFunc{"b": func(context.Context, map[string]any) (any, error) { return 1, nil }, "a": nil})
+	d := replay.NewFuncDispatcher(map[string]replay.ToolFunc{"b": func(context.Context, map[string]any) (any, error) { return 1, nil }, "a": nil})
 	if !slices.Equal(d.Names(), []string{"a", "b"}) {
 		t.Fatal(d.Names())
 	}
@@ -22,7 +24,7 @@ func TestFuncDispatchers(t *testing.T) {
 	if _, err := d.Dispatch(ctx, "c", nil); err == nil || !strings.Contains(err.Error(), `"c"`) {
 		t.Fatal(err)
 	}
-	f := DispatcherFunc(func(_ context.Context, tool string, _ map[string]any) (any, error) { return tool, nil })
+	f := replay.DispatcherFunc(func(_ context.Context, tool string, _ map[string]any) (any, error) { return tool, nil })
 	if v, _ := f.Dispatch(ctx, "x", nil); v != "x" {
 		t.Fatal(v)
 	}

@@ -1,4 +1,4 @@
-package replay
+package replay_test
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/procgraph/procgraph/replay"
 
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
@@ -19,7 +21,7 @@ func TestInvokeReadOnlyAutomaticAllowedAndCounted(t *testing.T) {
 		t.Run(rn.name, func(t *testing.T) {
 			e := newEnv(t, rn.r, false)
 			p := e.capture(readOnlyCode)
-			res := e.mustSucceed(InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic,
+			res := e.mustSucceed(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic,
 				Arguments: map[string]any{"task_id": 42}, SessionID: "s-1", Cause: "input dataset unavailable", Actor: "planner"})
 
 			d := res.Decision
@@ -51,7 +53,7 @@ func TestInvokeReadOnlyAutomaticAllowedAndCounted(t *testing.T) {
 				t.Fatalf("causes %+v", after.Causes)
 			}
 			// The same session again: one more use, no more frequency.
-			e.mustSucceed(InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 42}, SessionID: "s-1"})
+			e.mustSucceed(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 42}, SessionID: "s-1"})
 			if again := e.get(p.Name); again.UseCount != 2 || again.Frequency != 2 {
 				t.Fatalf("same session: use_count %d, frequency %d", again.UseCount, again.Frequency)
 			}
@@ -62,7 +64,7 @@ func TestInvokeReadOnlyAutomaticAllowedAndCounted(t *testing.T) {
 func TestInvokeResultJSONShape(t *testing.T) {
 	e := newEnv(t, sandbox.NewInProcess(), false)
 	p := e.capture(readOnlyCode + "\nprint('hello')")
-	res := e.mustSucceed(InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": "t"}})
+	res := e.mustSucceed(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": "t"}})
 	b, err := json.Marshal(res)
 	if err != nil {
 		t.Fatal(err)
@@ -92,9 +94,9 @@ func TestInvokeStateChangingAutomaticDenied(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		_, err := e.invoke(InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1},
+		_, err := e.invoke(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1},
 			ReviewedBy: "op", ReviewerHasGrantScope: true})
-		d := e.mustDeny(InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}}, procedures.ReasonStateChangingAuto)
+		d := e.mustDeny(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}}, procedures.ReasonStateChangingAuto)
 		pe := err.(*fault.Error)
 		if pe.Details["suggestion"] == nil || d.Suggestion == "" || !strings.Contains(d.Suggestion, "interactive") {
 			t.Fatalf("no suggestion: %+v", pe.Details)
@@ -119,7 +121,7 @@ func TestInvokeInteractive(t *testing.T) {
 	t.Run("mutating off", func(t *testing.T) {
 		e := newEnv(t, sandbox.NewInProcess(), false)
 		p := e.capture(stateChangingCode)
-		e.mustDeny(InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1},
+		e.mustDeny(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1},
 			ReviewedBy: "op", ReviewerHasGrantScope: true}, procedures.ReasonStateChangingDisabled)
 		if len(e.disp.tools()) != 0 {
 			t.Fatal("dispatched")
@@ -128,7 +130,7 @@ func TestInvokeInteractive(t *testing.T) {
 	t.Run("read-only", func(t *testing.T) {
 		e := newEnv(t, sandbox.NewInProcess(), false)
 		p := e.capture(readOnlyCode)
-		res := e.mustSucceed(InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1}})
+		res := e.mustSucceed(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1}})
 		if res.Decision.Reason != procedures.ReasonReadOnly {
 			t.Fatal(res.Decision)
 		}
@@ -137,11 +139,11 @@ func TestInvokeInteractive(t *testing.T) {
 		t.Run("grant/"+rn.name, func(t *testing.T) {
 			e := newEnv(t, rn.r, true)
 			p := e.capture(stateChangingCode)
-			e.mustDeny(InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1}}, procedures.ReasonReviewRequired)
+			e.mustDeny(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1}}, procedures.ReasonReviewRequired)
 			if _, _, err := e.svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: p.Name, Enabled: true, Actor: "op", Reason: "safe"}); err != nil {
 				t.Fatal(err)
 			}
-			res := e.mustSucceed(InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1}})
+			res := e.mustSucceed(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1}})
 			if res.Decision.Reason != procedures.ReasonDurableAutoRun || !slices.Equal(res.Decision.AllowedTools, []string{"get_jobs", "kill_job"}) {
 				t.Fatalf("decision %+v", res.Decision)
 			}
@@ -153,12 +155,12 @@ func TestInvokeInteractive(t *testing.T) {
 	t.Run("reviewed_by", func(t *testing.T) {
 		e := newEnv(t, sandbox.NewInProcess(), true)
 		p := e.capture(stateChangingCode)
-		e.mustDeny(InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1},
+		e.mustDeny(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1},
 			ReviewedBy: "alice"}, procedures.ReasonReviewRequired)
 		if len(e.disp.tools()) != 0 {
 			t.Fatal("a review without the grant scope ran")
 		}
-		res := e.mustSucceed(InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1},
+		res := e.mustSucceed(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1},
 			ReviewedBy: "alice", ReviewerHasGrantScope: true, Actor: "bob"})
 		d := res.Decision
 		if d.Reason != procedures.ReasonOperatorReviewed || d.Actor != "bob" || !strings.Contains(d.Note, "alice") {
@@ -185,11 +187,11 @@ func TestInvokeInvalidArgumentsNoDecision(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := e.invoke(InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: c.args})
+			_, err := e.invoke(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: c.args})
 			if fault.ErrorCode(err) != fault.CodeInvalidArguments {
 				t.Fatalf("err = %v", err)
 			}
-			list, ok := err.(*fault.Error).Details["errors"].([]ArgumentError)
+			list, ok := err.(*fault.Error).Details["errors"].([]replay.ArgumentError)
 			if !ok || len(list) == 0 || list[0].Message == "" || (c.path != "" && list[0].Path != c.path) {
 				t.Fatalf("details %+v", err.(*fault.Error).Details)
 			}
@@ -213,16 +215,16 @@ func TestInvokeArgumentsAgainstSuppliedSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	name := out.Procedure.Name
-	_, err = e.invoke(InvokeRequest{Name: name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": "x"}})
-	list, _ := err.(*fault.Error).Details["errors"].([]ArgumentError)
+	_, err = e.invoke(replay.InvokeRequest{Name: name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": "x"}})
+	list, _ := err.(*fault.Error).Details["errors"].([]replay.ArgumentError)
 	if fault.ErrorCode(err) != fault.CodeInvalidArguments || len(list) != 1 || list[0].Path != "/task_id" {
 		t.Fatalf("err = %v, errors %+v", err, list)
 	}
-	_, err = e.invoke(InvokeRequest{Name: name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 0}})
+	_, err = e.invoke(replay.InvokeRequest{Name: name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 0}})
 	if fault.ErrorCode(err) != fault.CodeInvalidArguments {
 		t.Fatalf("minimum: err = %v", err)
 	}
-	res := e.mustSucceed(InvokeRequest{Name: name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 9007199254740993}})
+	res := e.mustSucceed(replay.InvokeRequest{Name: name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 9007199254740993}})
 	got := res.Result.(map[string]any)["jobs"].(map[string]any)["args"].(map[string]any)["task_id"]
 	if got != int64(9007199254740993) {
 		t.Fatalf("a big integer argument arrived as %#v", got)
@@ -232,7 +234,7 @@ func TestInvokeArgumentsAgainstSuppliedSchema(t *testing.T) {
 func TestInvokeRequestValidation(t *testing.T) {
 	e := newEnv(t, sandbox.NewInProcess(), false)
 	p := e.capture(readOnlyCode)
-	for _, req := range []InvokeRequest{
+	for _, req := range []replay.InvokeRequest{
 		{Name: p.Name},
 		{Name: p.Name, Phase: "later"},
 		{Phase: procedures.PhaseAutomatic},
@@ -242,7 +244,7 @@ func TestInvokeRequestValidation(t *testing.T) {
 			t.Errorf("Invoke(%+v) err = %v, want invalid_request", req.Phase, err)
 		}
 	}
-	if _, err := e.invoke(InvokeRequest{Name: "proc__nope__none", Phase: procedures.PhaseAutomatic}); fault.ErrorCode(err) != fault.CodeNotFound {
+	if _, err := e.invoke(replay.InvokeRequest{Name: "proc__nope__none", Phase: procedures.PhaseAutomatic}); fault.ErrorCode(err) != fault.CodeNotFound {
 		t.Errorf("unknown procedure: %v", err)
 	}
 	if ds := e.decisions(""); len(ds) != 0 {
@@ -253,7 +255,7 @@ func TestInvokeRequestValidation(t *testing.T) {
 func TestInvokeFailedVersionDenied(t *testing.T) {
 	e := newEnv(t, sandbox.NewInProcess(), false)
 	p := e.captureStatus(readOnlyCode, procedures.StatusFailed)
-	e.mustDeny(InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}}, procedures.ReasonProcedureNotSucceeded)
+	e.mustDeny(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}}, procedures.ReasonProcedureNotSucceeded)
 	if len(e.disp.tools()) != 0 {
 		t.Fatal("dispatched")
 	}
@@ -265,11 +267,11 @@ func TestInvokeFailedRunNotCounted(t *testing.T) {
 			e := newEnv(t, rn.r, false)
 			e.disp.fail = map[string]string{"fetch_logs": "logs are gone"}
 			p := e.capture(readOnlyCode)
-			res, err := e.invoke(InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}, SessionID: "s-9"})
+			res, err := e.invoke(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}, SessionID: "s-9"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Status != StatusFailed || res.Error == nil || res.Error.Code != sandbox.ToolFailed || res.Error.Tool != "fetch_logs" ||
+			if res.Status != replay.StatusFailed || res.Error == nil || res.Error.Code != sandbox.ToolFailed || res.Error.Tool != "fetch_logs" ||
 				!strings.Contains(res.Error.Message, "logs are gone") || res.Result != nil {
 				t.Fatalf("result %+v, error %+v", res, res.Error)
 			}
@@ -292,7 +294,7 @@ func TestInvokeFailsClosedWhenTheDecisionIsNotRecorded(t *testing.T) {
 	e := newEnv(t, sandbox.NewInProcess(), false)
 	p := e.capture(readOnlyCode)
 	broken := newEnvOn(t, e.store, failingDecisions{e.store}, sandbox.NewInProcess(), false)
-	_, err := broken.invoke(InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}})
+	_, err := broken.invoke(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}})
 	if fault.ErrorCode(err) != fault.CodeUnavailable {
 		t.Fatalf("err = %v", err)
 	}
@@ -305,7 +307,7 @@ func TestInvokeCatalogueChangeReclassifies(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, sandbox.NewInProcess(), false)
 	p := e.capture(readOnlyCode)
-	req := InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}}
+	req := replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}}
 	e.mustSucceed(req)
 	tools := slices.Clone(defaultTools)
 	for i := range tools {
@@ -335,7 +337,7 @@ func TestInvokeGrantInactiveAfterPromote(t *testing.T) {
 	if _, _, err := e.svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: p.Name, Enabled: true, Actor: "op"}); err != nil {
 		t.Fatal(err)
 	}
-	req := InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1}}
+	req := replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1}}
 	if res := e.mustSucceed(req); res.Decision.Reason != procedures.ReasonDurableAutoRun {
 		t.Fatal(res.Decision)
 	}
@@ -373,7 +375,7 @@ func TestStoredCodeThatDoesNotMatchIsADeniedDecision(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.invoke(InvokeRequest{Name: "proc__fetch_logs__get_jobs", Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}})
+	_, err = e.invoke(replay.InvokeRequest{Name: "proc__fetch_logs__get_jobs", Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}})
 	if fault.ErrorCode(err) != fault.CodeInternal {
 		t.Fatalf("err = %v, want internal", err)
 	}

@@ -1,4 +1,4 @@
-package replay
+package replay_test
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/procgraph/procgraph/replay"
 
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/graph/embedded"
@@ -87,7 +89,7 @@ type env struct {
 	t     *testing.T
 	store *embedded.Store
 	svc   *procedures.Service
-	rp    *Replayer
+	rp    *replay.Replayer
 	disp  *recorder
 }
 
@@ -120,7 +122,7 @@ func newEnvOn(t *testing.T, st *embedded.Store, store procedures.Store, runner s
 	}
 	svc := procedures.NewService(store, procedures.Options{AllowMutatingAutorun: allowMutating})
 	disp := &recorder{}
-	rp := New(svc, runner, disp, Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}})
+	rp := replay.New(svc, runner, disp, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}})
 	return &env{t: t, store: st, svc: svc, rp: rp, disp: disp}
 }
 
@@ -157,25 +159,25 @@ func (e *env) decisions(name string) []procedures.Decision {
 	return ds
 }
 
-func (e *env) invoke(req InvokeRequest) (*InvokeResult, error) {
+func (e *env) invoke(req replay.InvokeRequest) (*replay.InvokeResult, error) {
 	return e.rp.Invoke(context.Background(), req)
 }
 
 // mustSucceed invokes and requires a succeeded run.
-func (e *env) mustSucceed(req InvokeRequest) *InvokeResult {
+func (e *env) mustSucceed(req replay.InvokeRequest) *replay.InvokeResult {
 	e.t.Helper()
 	res, err := e.invoke(req)
 	if err != nil {
 		e.t.Fatalf("Invoke(%s): %v", req.Name, err)
 	}
-	if res.Status != StatusSucceeded {
+	if res.Status != replay.StatusSucceeded {
 		e.t.Fatalf("Invoke(%s): status %s, error %+v", req.Name, res.Status, res.Error)
 	}
 	return res
 }
 
 // mustDeny invokes and requires a denial with reason; it returns the decision.
-func (e *env) mustDeny(req InvokeRequest, reason string) procedures.Decision {
+func (e *env) mustDeny(req replay.InvokeRequest, reason string) procedures.Decision {
 	e.t.Helper()
 	res, err := e.invoke(req)
 	if fault.ErrorCode(err) != fault.CodeDenied {

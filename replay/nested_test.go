@@ -1,10 +1,12 @@
-package replay
+package replay_test
 
 import (
 	"context"
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/procgraph/procgraph/replay"
 
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/sandbox"
@@ -24,7 +26,7 @@ func TestNestedAllowed(t *testing.T) {
 			if !outer.ReadOnly || !outer.Exposed {
 				t.Fatalf("outer %+v", outer)
 			}
-			res := e.mustSucceed(InvokeRequest{Name: outer.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 7}, SessionID: "s"})
+			res := e.mustSucceed(replay.InvokeRequest{Name: outer.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 7}, SessionID: "s"})
 			if got := strings.Join(e.disp.tools(), ","); got != "get_jobs,get_jobs,fetch_logs" {
 				t.Fatalf("dispatched %s", got)
 			}
@@ -53,7 +55,7 @@ func TestNestedArgumentsValidated(t *testing.T) {
 	e := newEnv(t, sandbox.NewInProcess(), false)
 	inner := e.capture(readOnlyCode)
 	outer := e.capture(fmt.Sprintf("tools.get_jobs(task_id=task_id)\nreturn tools.%s(wrong=1)", inner.Name))
-	res := e.mustFailWith(InvokeRequest{Name: outer.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}},
+	res := e.mustFailWith(replay.InvokeRequest{Name: outer.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}},
 		sandbox.ToolFailed, inner.Name)
 	if !strings.Contains(res.Error.Message, "input schema") {
 		t.Fatalf("message %q", res.Error.Message)
@@ -76,7 +78,7 @@ func TestNestedDenied(t *testing.T) {
 				if _, _, err := e.svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: outer.Name, Enabled: true, Actor: "op"}); err != nil {
 					t.Fatal(err)
 				}
-				res := e.mustFailWith(InvokeRequest{Name: outer.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1}},
+				res := e.mustFailWith(replay.InvokeRequest{Name: outer.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1}},
 					sandbox.ToolRefused, inner.Name)
 				if res.Decision.Reason != procedures.ReasonDurableAutoRun || !strings.Contains(res.Error.Message, procedures.ReasonReviewRequired) {
 					t.Fatalf("decision %+v, error %+v", res.Decision, res.Error)
@@ -94,7 +96,7 @@ func TestNestedDenied(t *testing.T) {
 		e := newEnv(t, sandbox.NewInProcess(), false)
 		inner := e.captureStatus(readOnlyCode, procedures.StatusFailed)
 		outer := e.capture(callerOf(inner.Name))
-		res := e.mustFailWith(InvokeRequest{Name: outer.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}},
+		res := e.mustFailWith(replay.InvokeRequest{Name: outer.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}},
 			sandbox.ToolRefused, inner.Name)
 		if !strings.Contains(res.Error.Message, procedures.ReasonProcedureNotSucceeded) {
 			t.Fatalf("error %+v", res.Error)
@@ -110,8 +112,8 @@ func TestNestedDenied(t *testing.T) {
 		e := newEnv(t, sandbox.NewInProcess(), true)
 		inner := e.capture(stateChangingCode)
 		outer := e.capture(callerOf(inner.Name))
-		e.mustDeny(InvokeRequest{Name: outer.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}}, procedures.ReasonStateChangingAuto)
-		res := e.mustSucceed(InvokeRequest{Name: outer.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1},
+		e.mustDeny(replay.InvokeRequest{Name: outer.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}}, procedures.ReasonStateChangingAuto)
+		res := e.mustSucceed(replay.InvokeRequest{Name: outer.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1},
 			ReviewedBy: "op", ReviewerHasGrantScope: true})
 		if ds := e.decisions(inner.Name); len(ds) != 1 || ds[0].Reason != procedures.ReasonOperatorReviewed {
 			t.Fatalf("inner decisions %+v (outer %+v)", ds, res.Decision)
@@ -138,8 +140,8 @@ func TestNestedDepth(t *testing.T) {
 		t.Run(rn.name, func(t *testing.T) {
 			e := newEnv(t, rn.r, true)
 			names := chainOf(e, procedures.MaxNesting+1) // names[0] .. names[5]
-			req := func(name string) InvokeRequest {
-				return InvokeRequest{Name: name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}}
+			req := func(name string) replay.InvokeRequest {
+				return replay.InvokeRequest{Name: name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}}
 			}
 			// names[1] nests exactly MaxNesting deep: allowed, read-only.
 			e.mustSucceed(req(names[1]))
@@ -158,8 +160,8 @@ func TestNestedDepth(t *testing.T) {
 			}
 			// The run-time check stays as a second line: a call five
 			// levels down is refused and recorded.
-			c := &chain{req: r, usageKey: "k", path: names[:procedures.MaxNesting+1]}
-			_, err := e.rp.callNested(context.Background(), c, names[5], map[string]any{"task_id": 1})
+			c := replay.NewChain(r, "k", names[:procedures.MaxNesting+1])
+			_, err := e.rp.CallNested(context.Background(), c, names[5], map[string]any{"task_id": 1})
 			if se, ok := err.(*sandbox.Error); !ok || se.Code != sandbox.ToolRefused || !strings.Contains(se.Message, "nest more than 4") {
 				t.Fatalf("err = %v", err)
 			}
@@ -176,8 +178,8 @@ func TestNestedCycleRefused(t *testing.T) {
 	// reach itself; the run-time check is tested on the chain directly.
 	e := newEnv(t, sandbox.NewInProcess(), false)
 	p := e.capture(readOnlyCode)
-	c := &chain{req: InvokeRequest{Phase: procedures.PhaseAutomatic, Actor: "t"}, usageKey: "k", path: []string{"proc__outer", p.Name, "proc__mid"}}
-	_, err := e.rp.callNested(context.Background(), c, p.Name, map[string]any{"task_id": 1})
+	c := replay.NewChain(replay.InvokeRequest{Phase: procedures.PhaseAutomatic, Actor: "t"}, "k", []string{"proc__outer", p.Name, "proc__mid"})
+	_, err := e.rp.CallNested(context.Background(), c, p.Name, map[string]any{"task_id": 1})
 	se, ok := err.(*sandbox.Error)
 	if !ok || se.Code != sandbox.ToolRefused || se.Tool != p.Name || !strings.Contains(se.Message, "cycle") {
 		t.Fatalf("err = %v", err)
@@ -201,10 +203,10 @@ func TestNestedPoolExhaustedTimesOut(t *testing.T) {
 	}
 	defer small.Close()
 	e := newEnv(t, small, false)
-	e.rp.opts.Limits.Timeout = 500e6 // 0.5s
+	e.rp.SetTimeout(500e6) // 0.5s
 	inner := e.capture(readOnlyCode)
 	outer := e.capture(callerOf(inner.Name))
-	res := e.mustFailWith(InvokeRequest{Name: outer.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}},
+	res := e.mustFailWith(replay.InvokeRequest{Name: outer.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}},
 		sandbox.Timeout, inner.Name)
 	_ = res
 }

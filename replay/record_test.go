@@ -1,4 +1,4 @@
-package replay
+package replay_test
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/procgraph/procgraph/replay"
 
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/metrics"
@@ -60,16 +62,16 @@ func TestEveryDecisionAndRunIsCounted(t *testing.T) {
 		t.Fatal(err)
 	}
 	disp := &recorder{}
-	rp := New(svc, sandbox.NewInProcess(), disp, Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}, Counter: reg})
+	rp := replay.New(svc, sandbox.NewInProcess(), disp, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}, Counter: reg})
 	e := &env{t: t, store: st, svc: svc, rp: rp, disp: disp}
 
 	inner := e.capture(readOnlyCode)
 	outer := e.capture(callerOf(inner.Name))
 	kill := e.capture(stateChangingCode)
-	e.mustSucceed(InvokeRequest{Name: outer.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 7}})
-	e.mustDeny(InvokeRequest{Name: kill.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 7}}, procedures.ReasonStateChangingAuto)
-	c := &chain{req: InvokeRequest{Phase: procedures.PhaseAutomatic, Actor: "t"}, usageKey: "k", path: []string{"proc__outer", inner.Name}}
-	if _, err := rp.callNested(ctx, c, inner.Name, map[string]any{"task_id": 1}); err == nil {
+	e.mustSucceed(replay.InvokeRequest{Name: outer.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 7}})
+	e.mustDeny(replay.InvokeRequest{Name: kill.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 7}}, procedures.ReasonStateChangingAuto)
+	c := replay.NewChain(replay.InvokeRequest{Phase: procedures.PhaseAutomatic, Actor: "t"}, "k", []string{"proc__outer", inner.Name})
+	if _, err := rp.CallNested(ctx, c, inner.Name, map[string]any{"task_id": 1}); err == nil {
 		t.Fatal("a cycle ran")
 	}
 
@@ -99,9 +101,9 @@ func TestEveryDecisionAndRunIsCounted(t *testing.T) {
 		t.Fatal(err)
 	}
 	offline := procedures.NewRecorder(nil, procedures.RecorderOptions{Counter: reg})
-	res, err := RunFile(ctx, RunFileRequest{Code: readOnlyCode, Catalogue: cat, Arguments: map[string]any{"task_id": 1},
+	res, err := replay.RunFile(ctx, replay.RunFileRequest{Code: readOnlyCode, Catalogue: cat, Arguments: map[string]any{"task_id": 1},
 		Runner: sandbox.NewInProcess(), Dispatcher: &recorder{}, Recorder: offline})
-	if err != nil || res.Decision.Actor != localActor {
+	if err != nil || res.Decision.Actor != replay.LocalActor {
 		t.Fatalf("RunFile = %+v, %v", res, err)
 	}
 	if got := counts(t, reg, metrics.Decisions, "kind", "outcome", "reason")["invoke/allowed/read_only"]; got != 3 {

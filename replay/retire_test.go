@@ -1,9 +1,11 @@
-package replay
+package replay_test
 
 import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/procgraph/procgraph/replay"
 
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/sandbox"
@@ -29,7 +31,7 @@ func TestInvokeRetiredDenied(t *testing.T) {
 	e.setRetired(ro.Name, true)
 	e.setRetired(sc.Name, true)
 	args := map[string]any{"task_id": 1}
-	for _, req := range []InvokeRequest{
+	for _, req := range []replay.InvokeRequest{
 		{Name: ro.Name, Phase: procedures.PhaseAutomatic, Arguments: args},
 		{Name: ro.Name, Phase: procedures.PhaseInteractive, Arguments: args},
 		{Name: sc.Name, Phase: procedures.PhaseInteractive, Arguments: args, ReviewedBy: "op", ReviewerHasGrantScope: true},
@@ -46,7 +48,7 @@ func TestInvokeRetiredDenied(t *testing.T) {
 		t.Fatalf("retired procedure: exposed %v, retired %+v, use count %d", p.Exposed, p.Retired, p.UseCount)
 	}
 	e.setRetired(ro.Name, false)
-	e.mustSucceed(InvokeRequest{Name: ro.Name, Phase: procedures.PhaseAutomatic, Arguments: args})
+	e.mustSucceed(replay.InvokeRequest{Name: ro.Name, Phase: procedures.PhaseAutomatic, Arguments: args})
 	if p := e.get(ro.Name); !p.Exposed || p.Retired != nil {
 		t.Fatalf("brought back: exposed %v, retired %+v", p.Exposed, p.Retired)
 	}
@@ -64,7 +66,7 @@ func TestNestedRetiredRefused(t *testing.T) {
 	if p := e.get(outer.Name); p.Exposed || p.Retired != nil || len(p.StateChangingTools) != 0 {
 		t.Fatalf("caller of a retired procedure: exposed %v, retired %+v, state-changing %v", p.Exposed, p.Retired, p.StateChangingTools)
 	}
-	req := InvokeRequest{Name: outer.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}}
+	req := replay.InvokeRequest{Name: outer.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}}
 	e.mustDeny(req, procedures.ReasonCallsRetired)
 	if got := e.disp.tools(); len(got) != 0 {
 		t.Fatalf("dispatched %v", got)

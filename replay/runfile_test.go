@@ -1,4 +1,4 @@
-package replay
+package replay_test
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/procgraph/procgraph/replay"
 
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
@@ -26,8 +28,8 @@ func TestRunFile(t *testing.T) {
 		t.Run(rn.name, func(t *testing.T) {
 			t.Run("read-only", func(t *testing.T) {
 				d := &recorder{}
-				res, err := RunFile(ctx, RunFileRequest{Code: readOnlyCode, Catalogue: cat, Arguments: args, Runner: rn.r, Dispatcher: d})
-				if err != nil || res.Status != StatusSucceeded || res.Decision.Reason != procedures.ReasonReadOnly ||
+				res, err := replay.RunFile(ctx, replay.RunFileRequest{Code: readOnlyCode, Catalogue: cat, Arguments: args, Runner: rn.r, Dispatcher: d})
+				if err != nil || res.Status != replay.StatusSucceeded || res.Decision.Reason != procedures.ReasonReadOnly ||
 					res.Decision.Phase != procedures.PhaseInteractive || res.Decision.ID == "" {
 					t.Fatalf("RunFile = %+v, %v", res, err)
 				}
@@ -37,7 +39,7 @@ func TestRunFile(t *testing.T) {
 			})
 			t.Run("state-changing without AllowMutating", func(t *testing.T) {
 				d := &recorder{}
-				_, err := RunFile(ctx, RunFileRequest{Code: stateChangingCode, Catalogue: cat, Arguments: args, Runner: rn.r, Dispatcher: d})
+				_, err := replay.RunFile(ctx, replay.RunFileRequest{Code: stateChangingCode, Catalogue: cat, Arguments: args, Runner: rn.r, Dispatcher: d})
 				if fault.ErrorCode(err) != fault.CodeDenied || len(d.tools()) != 0 {
 					t.Fatalf("err = %v, dispatched %v", err, d.tools())
 				}
@@ -47,14 +49,14 @@ func TestRunFile(t *testing.T) {
 			})
 			t.Run("state-changing with AllowMutating", func(t *testing.T) {
 				d := &recorder{}
-				res, err := RunFile(ctx, RunFileRequest{Code: stateChangingCode, Catalogue: cat, Arguments: args, Runner: rn.r, Dispatcher: d, AllowMutating: true})
-				if err != nil || res.Status != StatusSucceeded || res.Decision.Reason != procedures.ReasonOperatorReviewed || !d.saw("kill_job") {
+				res, err := replay.RunFile(ctx, replay.RunFileRequest{Code: stateChangingCode, Catalogue: cat, Arguments: args, Runner: rn.r, Dispatcher: d, AllowMutating: true})
+				if err != nil || res.Status != replay.StatusSucceeded || res.Decision.Reason != procedures.ReasonOperatorReviewed || !d.saw("kill_job") {
 					t.Fatalf("RunFile = %+v, %v", res, err)
 				}
 			})
 			t.Run("automatic stays read-only", func(t *testing.T) {
 				d := &recorder{}
-				_, err := RunFile(ctx, RunFileRequest{Code: stateChangingCode, Catalogue: cat, Arguments: args, Runner: rn.r, Dispatcher: d,
+				_, err := replay.RunFile(ctx, replay.RunFileRequest{Code: stateChangingCode, Catalogue: cat, Arguments: args, Runner: rn.r, Dispatcher: d,
 					AllowMutating: true, Phase: procedures.PhaseAutomatic})
 				if fault.ErrorCode(err) != fault.CodeDenied || len(d.tools()) != 0 {
 					t.Fatalf("err = %v", err)
@@ -62,7 +64,7 @@ func TestRunFile(t *testing.T) {
 			})
 			t.Run("unknown and proc__ never allowed", func(t *testing.T) {
 				d := &recorder{}
-				res, err := RunFile(ctx, RunFileRequest{Code: "tools.get_jobs()\nreturn tools.proc__fetch_logs__get_jobs(task_id=1)",
+				res, err := replay.RunFile(ctx, replay.RunFileRequest{Code: "tools.get_jobs()\nreturn tools.proc__fetch_logs__get_jobs(task_id=1)",
 					Catalogue: cat, Runner: rn.r, Dispatcher: d, AllowMutating: true})
 				if err != nil || res.Error == nil || res.Error.Code != sandbox.ToolRefused || res.Error.Tool != "proc__fetch_logs__get_jobs" {
 					t.Fatalf("RunFile = %+v, %v", res, err)
@@ -76,26 +78,26 @@ func TestRunFile(t *testing.T) {
 	t.Run("python-async", func(t *testing.T) {
 		d := &recorder{}
 		code := "a, b = await asyncio.gather(tools.get_jobs(task_id=task_id), tools.fetch_logs(task_id=task_id))\nreturn [a, b]"
-		res, err := RunFile(ctx, RunFileRequest{Code: code, Dialect: "python-async", Catalogue: cat, Arguments: args, Runner: sandbox.NewInProcess(), Dispatcher: d})
-		if err != nil || res.Status != StatusSucceeded || len(d.tools()) != 2 {
+		res, err := replay.RunFile(ctx, replay.RunFileRequest{Code: code, Dialect: "python-async", Catalogue: cat, Arguments: args, Runner: sandbox.NewInProcess(), Dispatcher: d})
+		if err != nil || res.Status != replay.StatusSucceeded || len(d.tools()) != 2 {
 			t.Fatalf("RunFile = %+v, %v", res, err)
 		}
 	})
 	t.Run("rejections", func(t *testing.T) {
 		in := sandbox.NewInProcess()
 		for _, c := range []struct {
-			req  RunFileRequest
+			req  replay.RunFileRequest
 			code fault.Code
 		}{
-			{RunFileRequest{Code: readOnlyCode, Catalogue: cat}, fault.CodeInvalid},
-			{RunFileRequest{Code: readOnlyCode, Catalogue: cat, Runner: in, Phase: "x", Arguments: args}, fault.CodeInvalid},
-			{RunFileRequest{Code: readOnlyCode, Catalogue: cat, Runner: in, Dialect: "python3", Arguments: args}, fault.CodeInvalid},
-			{RunFileRequest{Code: "import os", Catalogue: cat, Runner: in}, fault.CodeInvalidCode},
-			{RunFileRequest{Code: "return 1", Catalogue: cat, Runner: in}, fault.CodeInvalidCode},
-			{RunFileRequest{Code: readOnlyCode, Catalogue: cat, Runner: in}, fault.CodeInvalidArguments},
-			{RunFileRequest{Code: readOnlyCode, Runner: in, Arguments: args}, fault.CodeDenied}, // no catalogue: all unknown
+			{replay.RunFileRequest{Code: readOnlyCode, Catalogue: cat}, fault.CodeInvalid},
+			{replay.RunFileRequest{Code: readOnlyCode, Catalogue: cat, Runner: in, Phase: "x", Arguments: args}, fault.CodeInvalid},
+			{replay.RunFileRequest{Code: readOnlyCode, Catalogue: cat, Runner: in, Dialect: "python3", Arguments: args}, fault.CodeInvalid},
+			{replay.RunFileRequest{Code: "import os", Catalogue: cat, Runner: in}, fault.CodeInvalidCode},
+			{replay.RunFileRequest{Code: "return 1", Catalogue: cat, Runner: in}, fault.CodeInvalidCode},
+			{replay.RunFileRequest{Code: readOnlyCode, Catalogue: cat, Runner: in}, fault.CodeInvalidArguments},
+			{replay.RunFileRequest{Code: readOnlyCode, Runner: in, Arguments: args}, fault.CodeDenied}, // no catalogue: all unknown
 		} {
-			if _, err := RunFile(ctx, c.req); fault.ErrorCode(err) != c.code {
+			if _, err := replay.RunFile(ctx, c.req); fault.ErrorCode(err) != c.code {
 				t.Errorf("RunFile(%.20q) err = %v, want %s", c.req.Code, err, c.code)
 			}
 		}
@@ -105,7 +107,7 @@ func TestRunFile(t *testing.T) {
 func TestInvokeThroughHTTPDispatcher(t *testing.T) {
 	var seen []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req upstreamRequest
+		var req replay.UpstreamRequest
 		_ = json.NewDecoder(r.Body).Decode(&req)
 		seen = append(seen, req.Tool)
 		switch req.Tool {
@@ -116,14 +118,14 @@ func TestInvokeThroughHTTPDispatcher(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	hd, err := NewHTTPDispatcher(srv.URL, HTTPOptions{})
+	hd, err := replay.NewHTTPDispatcher(srv.URL, replay.HTTPOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	e := newEnv(t, pool, false)
-	e.rp.dispatcher = hd
+	e.rp.SetDispatcher(hd)
 	p := e.capture(readOnlyCode)
-	res := e.mustFailWith(InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}},
+	res := e.mustFailWith(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}},
 		sandbox.ToolFailed, "fetch_logs")
 	if !strings.Contains(res.Error.Message, "log store offline") || !slices.Equal(seen, []string{"get_jobs", "fetch_logs"}) {
 		t.Fatalf("error %+v, upstream saw %v", res.Error, seen)

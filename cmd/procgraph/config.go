@@ -16,7 +16,7 @@ import (
 	"github.com/dustin/go-humanize"
 	"github.com/peterbourgon/ff/v3"
 
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/sandbox"
 )
 
@@ -188,7 +188,7 @@ func (c *serveConfig) resolve() error {
 	}
 	switch {
 	case c.MaxPendingPerRequester == 0:
-		c.MaxPendingPerRequester = procedures.PendingBounds{Total: c.MaxPendingApprovals}.OrDefaults().PerRequester
+		c.MaxPendingPerRequester = gate.PendingBounds{Total: c.MaxPendingApprovals}.OrDefaults().PerRequester
 	case c.MaxPendingPerRequester > c.MaxPendingApprovals:
 		return fmt.Errorf("--max-pending-per-requester / PROCGRAPH_MAX_PENDING_PER_REQUESTER (%d) must not exceed --max-pending-approvals / PROCGRAPH_MAX_PENDING_APPROVALS (%d)",
 			c.MaxPendingPerRequester, c.MaxPendingApprovals)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/dump"
+	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/signature"
 )
@@ -30,19 +31,19 @@ func hostileDump(t *testing.T, path string, edit func(recs []dump.Record) []dump
 	at := time.Now().UTC().Add(-time.Hour).Truncate(time.Millisecond)
 	far := time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC)
 	kill := signature.CodeHash(turnKillCode)
-	turn := func(id string, status procedures.TurnStatus, session, requester string) dump.Record {
-		r := procedures.TurnRecord{Turn: procedures.Turn{ID: id, SessionID: session, Phase: procedures.PhaseInteractive, CodeHash: kill,
+	turn := func(id string, status gate.TurnStatus, session, requester string) dump.Record {
+		r := gate.TurnRecord{Turn: gate.Turn{ID: id, SessionID: session, Phase: procedures.PhaseInteractive, CodeHash: kill,
 			Signature: []string{"kill_job"}, ReadOnly: true, StateChangingTools: []string{}, UnknownTools: []string{}, Summary: "read a job",
 			Status: status, RequestedBy: requester, RequestedAt: at, Deadline: far},
 			Code: turnKillCode, Dialect: "starlark", Arguments: map[string]any{"panda_id": 666}}
-		if status != procedures.TurnPending {
-			r.Resolution = &procedures.Resolution{Choice: procedures.ChoiceRunOnce, By: "op", At: at, CodeHash: kill}
+		if status != gate.TurnPending {
+			r.Resolution = &gate.Resolution{Choice: gate.ChoiceRunOnce, By: "op", At: at, CodeHash: kill}
 		}
 		return dump.Record{Type: dump.TypeApproval, Approval: &r}
 	}
 	var ids []string
 	for range 102 {
-		ids = append(ids, procedures.NewTurnID(at))
+		ids = append(ids, gate.NewTurnID(at))
 	}
 	slices.Sort(ids)
 	approved, running = ids[0], ids[1]
@@ -58,18 +59,18 @@ func hostileDump(t *testing.T, path string, edit func(recs []dump.Record) []dump
 			Parameters: []string{"task_id"}, CapturedAt: at, Frequency: 1, Status: procedures.StatusSucceeded}},
 		{Type: dump.TypeDecision, Decision: &procedures.Decision{ID: procedures.NewDecisionID(at), Kind: procedures.KindGrant, Procedure: name,
 			CodeHash: phash, Outcome: procedures.Allowed, Reason: "granted", Actor: "op", AllowedTools: []string{}, At: at}},
-		turn(approved, procedures.TurnApproved, "s1", "agent"),
-		turn(running, procedures.TurnRunning, "s1", "agent"),
+		turn(approved, gate.TurnApproved, "s1", "agent"),
+		turn(running, gate.TurnRunning, "s1", "agent"),
 	}
 	for i, id := range ids[2:] {
 		who := "agent" // the first half: one requester would fill the whole bound
 		if i >= 50 {
 			who = []string{"r1", "r2", "r3", "r4"}[i%4]
 		}
-		recs = append(recs, turn(id, procedures.TurnPending, "s3", who))
+		recs = append(recs, turn(id, gate.TurnPending, "s3", who))
 	}
 	recs = append(recs, dump.Record{Type: dump.TypePolicy, Policy: &dump.PolicyRecord{SessionID: "s2", CodeHash: kill,
-		Policy: procedures.ChoiceAutoRun, Summary: "kill", SetBy: "op", SetAt: at, RequestedBy: "agent"}})
+		Policy: gate.ChoiceAutoRun, Summary: "kill", SetBy: "op", SetAt: at, RequestedBy: "agent"}})
 	if edit != nil {
 		recs = edit(recs)
 	}
@@ -134,19 +135,19 @@ func TestHostileDumps(t *testing.T) {
 	t.Run("the pending bound and the approval timeout hold", func(t *testing.T) {
 		r := a.submit(t, killTurn("s4", 1))
 		mustError(t, r, 429, "busy")
-		if n, err := strconv.Atoi(r.Header.Get("Retry-After")); err != nil || n > int(procedures.DefaultApprovalTimeout/time.Second) {
+		if n, err := strconv.Atoi(r.Header.Get("Retry-After")); err != nil || n > int(gate.DefaultApprovalTimeout/time.Second) {
 			t.Errorf("Retry-After %q, want at most the approval timeout", r.Header.Get("Retry-After"))
 		}
 		list := mustStatus(t, a.as(t, a.op, "GET", "/v1/approvals?status=pending&limit=500", nil), 200)
 		pending, _ := list["approvals"].([]any)
-		if len(pending) != procedures.DefaultMaxPendingApprovals {
-			t.Errorf("%d pending approvals after the import, want the bound %d", len(pending), procedures.DefaultMaxPendingApprovals)
+		if len(pending) != gate.DefaultMaxPendingApprovals {
+			t.Errorf("%d pending approvals after the import, want the bound %d", len(pending), gate.DefaultMaxPendingApprovals)
 		}
-		limit, per := time.Now().Add(procedures.DefaultApprovalTimeout), map[any]int{}
+		limit, per := time.Now().Add(gate.DefaultApprovalTimeout), map[any]int{}
 		for _, p := range pending {
 			p := p.(map[string]any)
-			if per[p["requested_by"]]++; per[p["requested_by"]] > procedures.DefaultMaxPendingPerRequester {
-				t.Errorf("more than %d imported pending approvals of %v", procedures.DefaultMaxPendingPerRequester, p["requested_by"])
+			if per[p["requested_by"]]++; per[p["requested_by"]] > gate.DefaultMaxPendingPerRequester {
+				t.Errorf("more than %d imported pending approvals of %v", gate.DefaultMaxPendingPerRequester, p["requested_by"])
 			}
 			d, err := time.Parse(time.RFC3339Nano, p["deadline"].(string))
 			if err != nil || d.After(limit) || p["read_only"] != false {

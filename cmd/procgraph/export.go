@@ -15,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/procgraph/procgraph/dump"
+	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -164,8 +165,8 @@ func cmdImport(ctx context.Context, args []string, s stdio) int {
 	batch := cl.fs.Int("batch", dump.DefaultImportBatch, "records per store transaction")
 	merge := cl.fs.Bool("merge", false, "merge into a store that may hold data (docs/dumps.md \"Merging\"): usage keys make counts exact")
 	trust := cl.fs.Bool("trust-authorizations", false, "keep the dump's session policies and durable grants in force (audited); without it they arrive inactive")
-	timeout := cl.fs.Duration("approval-timeout", procedures.DefaultApprovalTimeout, "the target's --approval-timeout: no imported approval's deadline is later than now + this")
-	maxPending := cl.fs.Int("max-pending-approvals", procedures.DefaultMaxPendingApprovals, "the target's --max-pending-approvals: imported approvals past it arrive expired")
+	timeout := cl.fs.Duration("approval-timeout", gate.DefaultApprovalTimeout, "the target's --approval-timeout: no imported approval's deadline is later than now + this")
+	maxPending := cl.fs.Int("max-pending-approvals", gate.DefaultMaxPendingApprovals, "the target's --max-pending-approvals: imported approvals past it arrive expired")
 	perRequester := cl.fs.Int("max-pending-per-requester", 0, "the target's --max-pending-per-requester (default 8, or --max-pending-approvals when lower): one requester's imported approvals past it arrive expired")
 	pos, code, done := cl.parse(args, 1, 1, s)
 	if done {
@@ -186,7 +187,7 @@ func cmdImport(ctx context.Context, args []string, s stdio) int {
 	}()
 	var bar *progressbar.ProgressBar
 	opts := dump.ImportOptions{BatchSize: *batch, Merge: *merge, Audit: procedures.NewRecorder(st, procedures.RecorderOptions{}), Actor: operator(),
-		TrustAuthorizations: *trust, ApprovalTimeout: *timeout, Pending: procedures.PendingBounds{Total: *maxPending, PerRequester: *perRequester}}
+		TrustAuthorizations: *trust, ApprovalTimeout: *timeout, Pending: gate.PendingBounds{Total: *maxPending, PerRequester: *perRequester}}
 	if f, ok := s.err.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		opts.Validated = func(_ dump.HeaderRecord, t dump.TrailerRecord) {
 			bar = progressbar.NewOptions64(t.Records, progressbar.OptionSetWriter(s.err), progressbar.OptionSetDescription("importing"),

@@ -240,7 +240,11 @@ func (m *Main) open(ctx, bg context.Context) (http.Handler, error) {
 			return nil, err
 		}
 	}
-	tg := gate.New(rp, gate.Options{MaxPending: cfg.MaxPendingApprovals,
+	turns, ok := store.(gate.TurnStore)
+	if !ok {
+		return nil, fault.Errorf(fault.CodeInternal, "store %T keeps no turns", store)
+	}
+	tg := gate.New(rp, turns, gate.Options{MaxPending: cfg.MaxPendingApprovals,
 		MaxPendingPerRequester: cfg.MaxPendingPerRequester, MaxWaiters: cfg.MaxWaiters, ApprovalTimeout: cfg.ApprovalTimeout})
 	m.svc, m.gate = svc, tg
 	swept := make(chan struct{})

@@ -36,7 +36,7 @@ func turnCommands() []command {
 // turnAnswer is POST /v1/turns' answer (200 ran, 202 pending).
 type turnAnswer struct {
 	replay.InvokeResult
-	Turn      procedures.Turn       `json:"turn"`
+	Turn      gate.Turn             `json:"turn"`
 	Procedure *procedures.Procedure `json:"procedure"`
 }
 
@@ -101,7 +101,7 @@ func cmdTurn(ctx context.Context, args []string, s stdio) int {
 // refused or failed, 3 still pending.
 func turnExit(a *turnAnswer) int {
 	switch {
-	case a.Turn.Status == procedures.TurnPending:
+	case a.Turn.Status == gate.TurnPending:
 		return 3
 	case a.Status != replay.StatusSucceeded:
 		return 1
@@ -136,7 +136,7 @@ func cmdTurnWait(ctx context.Context, args []string, s stdio) int {
 	}
 	deadline := time.Now().Add(*timeout)
 	var got struct {
-		Turn procedures.Turn `json:"turn"`
+		Turn gate.Turn `json:"turn"`
 	}
 	var raw []byte
 	for {
@@ -149,7 +149,7 @@ func cmdTurnWait(ctx context.Context, args []string, s stdio) int {
 			}
 			return failAnswer(cl, s, err)
 		}
-		if got.Turn.Status != procedures.TurnPending || time.Until(deadline) < time.Second {
+		if got.Turn.Status != gate.TurnPending || time.Until(deadline) < time.Second {
 			break
 		}
 	}
@@ -158,9 +158,9 @@ func cmdTurnWait(ctx context.Context, args []string, s stdio) int {
 	}
 	t := got.Turn
 	switch {
-	case t.Status == procedures.TurnApproved && !*noRun:
+	case t.Status == gate.TurnApproved && !*noRun:
 		return runTurn(ctx, cl, s, c, id)
-	case t.Status == procedures.TurnPending || t.Status == procedures.TurnApproved:
+	case t.Status == gate.TurnPending || t.Status == gate.TurnApproved:
 		if cl.asJSON() {
 			printRawJSON(s.out, raw)
 		} else {
@@ -173,7 +173,7 @@ func cmdTurnWait(ctx context.Context, args []string, s stdio) int {
 	} else {
 		printTurnState(s.out, &t)
 	}
-	if t.Status == procedures.TurnSucceeded {
+	if t.Status == gate.TurnSucceeded {
 		return 0
 	}
 	return 1
@@ -200,22 +200,22 @@ func runTurn(ctx context.Context, cl *cmdline, s stdio, c *client, id string) in
 
 // printTurnState prints a turn that has not run (yet): its status and
 // what to do next.
-func printTurnState(w io.Writer, t *procedures.Turn) {
+func printTurnState(w io.Writer, t *gate.Turn) {
 	kv := []string{"turn", t.ID, "status", string(t.Status), "deadline", t.Deadline.Format(timeLayout)}
 	if r := t.Resolution; r != nil {
 		kv = append(kv, "resolution", fmt.Sprintf("%s by %s at %s", r.Choice, r.By, r.At.Format(timeLayout)))
 	}
 	switch t.Status {
-	case procedures.TurnPending:
+	case gate.TurnPending:
 		kv = append(kv, "next", "procgraph turn wait "+t.ID+" (an operator approves with procgraph approvals approve "+t.ID+" --choice run_once)")
-	case procedures.TurnApproved:
+	case gate.TurnApproved:
 		kv = append(kv, "next", "procgraph turn run "+t.ID)
 	}
 	keyValues(w, kv...)
 }
 
 func printTurnAnswer(w io.Writer, a *turnAnswer) {
-	if a.Turn.Status == procedures.TurnPending {
+	if a.Turn.Status == gate.TurnPending {
 		keyValues(w, "turn", a.Turn.ID, "status", "pending: an operator must decide",
 			"deadline", a.Turn.Deadline.Format(timeLayout), "approve with", "procgraph approvals approve "+a.Turn.ID+" --choice run_once")
 		return
@@ -229,7 +229,7 @@ func printTurnAnswer(w io.Writer, a *turnAnswer) {
 
 // approvalView is an approval as the API answers it.
 type approvalView struct {
-	procedures.Turn
+	gate.Turn
 	Code       string                   `json:"code"`
 	Arguments  map[string]any           `json:"arguments"`
 	Procedures []gate.ApprovalProcedure `json:"procedures"`
@@ -312,8 +312,8 @@ func cmdApprovalsApprove(ctx context.Context, args []string, s stdio) int {
 	if done {
 		return code
 	}
-	switch procedures.Choice(*choice) {
-	case procedures.ChoiceRunOnce, procedures.ChoiceAutoRun, procedures.ChoiceAlwaysAsk:
+	switch gate.Choice(*choice) {
+	case gate.ChoiceRunOnce, gate.ChoiceAutoRun, gate.ChoiceAlwaysAsk:
 	default:
 		return cl.fail(s, "--choice must be run_once, auto_run or always_ask (approvals reject rejects)")
 	}
@@ -347,7 +347,7 @@ func cmdApprovalsReject(ctx context.Context, args []string, s stdio) int {
 
 func resolveCall(ctx context.Context, cl *cmdline, s stdio, id string, body map[string]any) int {
 	var out struct {
-		Turn     procedures.Turn     `json:"turn"`
+		Turn     gate.Turn           `json:"turn"`
 		Decision procedures.Decision `json:"decision"`
 	}
 	return newClient(ctx).call(ctx, cl, s, "POST", "/v1/approvals/"+pathSegment(id)+"/resolve", nil, body, &out, func(w io.Writer) {

@@ -11,25 +11,26 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
 )
 
-var _ procedures.TurnStore = (*Store)(nil)
+var _ gate.TurnStore = (*Store)(nil)
 
-// CreateApproval implements procedures.TurnStore: the pending counts and
+// CreateApproval implements gate.TurnStore: the pending counts and
 // the write share one read-write transaction, which bbolt serialises. The
 // pending index holds each pending turn's deadline and requester
 // (pendingEntry), so both counts are one scan of it.
-func (s *Store) CreateApproval(ctx context.Context, r procedures.TurnRecord, bounds procedures.PendingBounds, now time.Time) error {
-	if err := procedures.CheckApproval(r); err != nil {
+func (s *Store) CreateApproval(ctx context.Context, r gate.TurnRecord, bounds gate.PendingBounds, now time.Time) error {
+	if err := gate.CheckApproval(r); err != nil {
 		return err
 	}
-	r.Status = procedures.TurnPending
+	r.Status = gate.TurnPending
 	return s.update(ctx, func(tx *bolt.Tx) error {
 		if tx.Bucket(bTurns).Get([]byte(r.ID)) != nil {
 			return fault.Errorf(fault.CodeConflict, "turn %s exists", r.ID)
 		}
-		var c procedures.PendingCount
+		var c gate.PendingCount
 		err := tx.Bucket(bPending).ForEach(func(id, v []byte) error {
 			deadline, by, err := pendingOf(tx, id, v)
 			if err != nil {
@@ -66,7 +67,7 @@ func earliest(cur, d time.Duration) time.Duration {
 
 // pendingEntry is a pending index value: the turn's deadline (u64 ms) and
 // its requester.
-func pendingEntry(r procedures.TurnRecord) []byte {
+func pendingEntry(r gate.TurnRecord) []byte {
 	return append(u64(uint64(ms(r.Deadline))), r.RequestedBy...)
 }
 
@@ -90,7 +91,7 @@ func pendingOf(tx *bolt.Tx, id, v []byte) (time.Time, string, error) {
 
 // putTurn writes r as stored (purged, times normalised) and keeps the
 // pending index.
-func putTurn(tx *bolt.Tx, r procedures.TurnRecord) error {
+func putTurn(tx *bolt.Tx, r gate.TurnRecord) error {
 	r = r.Purged()
 	r.RequestedAt, r.Deadline = norm(r.RequestedAt), norm(r.Deadline)
 	if r.Resolution != nil {
@@ -106,27 +107,27 @@ func putTurn(tx *bolt.Tx, r procedures.TurnRecord) error {
 	if err := tx.Bucket(bTurns).Put(id, b); err != nil {
 		return err
 	}
-	if r.Status == procedures.TurnPending {
+	if r.Status == gate.TurnPending {
 		return tx.Bucket(bPending).Put(id, pendingEntry(r))
 	}
 	return tx.Bucket(bPending).Delete(id)
 }
 
-func getTurn(tx *bolt.Tx, id string) (*procedures.TurnRecord, error) {
+func getTurn(tx *bolt.Tx, id string) (*gate.TurnRecord, error) {
 	v := tx.Bucket(bTurns).Get([]byte(id))
 	if v == nil {
 		return nil, fault.Errorf(fault.CodeNotFound, "no turn %s", id)
 	}
-	var r procedures.TurnRecord
+	var r gate.TurnRecord
 	if err := decode(v, &r, "turn"); err != nil {
 		return nil, err
 	}
 	return &r, nil
 }
 
-// GetApproval implements procedures.TurnStore.
-func (s *Store) GetApproval(ctx context.Context, id string) (*procedures.TurnRecord, error) {
-	var out *procedures.TurnRecord
+// GetApproval implements gate.TurnStore.
+func (s *Store) GetApproval(ctx context.Context, id string) (*gate.TurnRecord, error) {
+	var out *gate.TurnRecord
 	err := s.view(ctx, func(tx *bolt.Tx) error {
 		var err error
 		out, err = getTurn(tx, id)
@@ -135,25 +136,25 @@ func (s *Store) GetApproval(ctx context.Context, id string) (*procedures.TurnRec
 	return out, err
 }
 
-// ListApprovals implements procedures.TurnStore. Turn ids are time-ordered,
+// ListApprovals implements gate.TurnStore. Turn ids are time-ordered,
 // so newest first is the bucket in reverse. With a status filter, a record
 // whose JSON does not hold the status's key and value verbatim (encode is
 // json.Marshal: no white space, quotes inside strings escaped) cannot
 // match and is skipped undecoded — the sweeper lists the open statuses
 // among every turn ever stored; one that holds them is decoded and checked.
-func (s *Store) ListApprovals(ctx context.Context, f procedures.ApprovalFilter) ([]*procedures.TurnRecord, error) {
+func (s *Store) ListApprovals(ctx context.Context, f gate.ApprovalFilter) ([]*gate.TurnRecord, error) {
 	limit, err := approvalLimit(f)
 	if err != nil {
 		return nil, err
 	}
 	var status []byte
 	if f.Status != "" {
-		if status, err = json.Marshal(map[string]procedures.TurnStatus{"status": f.Status}); err != nil {
+		if status, err = json.Marshal(map[string]gate.TurnStatus{"status": f.Status}); err != nil {
 			return nil, err
 		}
 		status = status[1 : len(status)-1] // "status":"…"
 	}
-	out := []*procedures.TurnRecord{}
+	out := []*gate.TurnRecord{}
 	err = s.view(ctx, func(tx *bolt.Tx) error {
 		out = out[:0]
 		c := tx.Bucket(bTurns).Cursor()
@@ -171,7 +172,7 @@ func (s *Store) ListApprovals(ctx context.Context, f procedures.ApprovalFilter) 
 			if status != nil && !bytes.Contains(v, status) {
 				continue
 			}
-			var r procedures.TurnRecord
+			var r gate.TurnRecord
 			if err := decode(v, &r, "turn"); err != nil {
 				return err
 			}
@@ -185,33 +186,33 @@ func (s *Store) ListApprovals(ctx context.Context, f procedures.ApprovalFilter) 
 }
 
 // approvalLimit checks f and returns its effective limit.
-func approvalLimit(f procedures.ApprovalFilter) (int, error) {
+func approvalLimit(f gate.ApprovalFilter) (int, error) {
 	switch {
 	case f.Limit < 0:
 		return 0, fault.Errorf(fault.CodeInvalid, "limit must not be negative").WithDetails("field", "limit")
 	case f.Status != "" && !f.Status.Valid():
 		return 0, fault.Errorf(fault.CodeInvalid, "status %q is not a turn status", f.Status).WithDetails("field", "status")
 	case f.Limit == 0:
-		return procedures.DefaultApprovalLimit, nil
+		return gate.DefaultApprovalLimit, nil
 	}
-	return min(f.Limit, procedures.MaxApprovalLimit), nil
+	return min(f.Limit, gate.MaxApprovalLimit), nil
 }
 
-// TransitionTurn implements procedures.TurnStore.
-func (s *Store) TransitionTurn(ctx context.Context, next procedures.TurnRecord, from []procedures.TurnStatus, live bool, now time.Time, ds ...procedures.Decision) (*procedures.TurnRecord, error) {
+// TransitionTurn implements gate.TurnStore.
+func (s *Store) TransitionTurn(ctx context.Context, next gate.TurnRecord, from []gate.TurnStatus, live bool, now time.Time, ds ...procedures.Decision) (*gate.TurnRecord, error) {
 	next = next.PurgedAt(now)
 	for i := range ds {
 		if err := validateDecision(&ds[i]); err != nil {
 			return nil, err
 		}
 	}
-	var out *procedures.TurnRecord
+	var out *gate.TurnRecord
 	err := s.update(ctx, func(tx *bolt.Tx) error {
 		cur, err := getTurn(tx, next.ID)
 		if err != nil {
 			return err
 		}
-		if err := procedures.CheckTransition(cur, from, live, now); err != nil {
+		if err := gate.CheckTransition(cur, from, live, now); err != nil {
 			return err
 		}
 		if err := putTurn(tx, next); err != nil {
@@ -228,8 +229,8 @@ func (s *Store) TransitionTurn(ctx context.Context, next procedures.TurnRecord, 
 	return out, err
 }
 
-// PutPolicy implements procedures.TurnStore.
-func (s *Store) PutPolicy(ctx context.Context, p procedures.SessionPolicy, d procedures.Decision) error {
+// PutPolicy implements gate.TurnStore.
+func (s *Store) PutPolicy(ctx context.Context, p gate.SessionPolicy, d procedures.Decision) error {
 	if err := validateDecision(&d); err != nil {
 		return err
 	}
@@ -248,23 +249,23 @@ func (s *Store) PutPolicy(ctx context.Context, p procedures.SessionPolicy, d pro
 
 // policyRecord is a stored policy: SessionPolicy hides its session from JSON.
 type policyRecord struct {
-	procedures.SessionPolicy
+	gate.SessionPolicy
 	Session string `json:"session_id"`
 }
 
-func decodePolicy(v []byte) (procedures.SessionPolicy, error) {
+func decodePolicy(v []byte) (gate.SessionPolicy, error) {
 	var r policyRecord
 	if err := decode(v, &r, "session policy"); err != nil {
-		return procedures.SessionPolicy{}, err
+		return gate.SessionPolicy{}, err
 	}
 	r.SessionPolicy.SessionID = r.Session
 	return r.SessionPolicy, nil
 }
 
-// Policy implements procedures.TurnStore.
-func (s *Store) Policy(ctx context.Context, sessionID, codeHash string) (procedures.SessionPolicy, bool, error) {
+// Policy implements gate.TurnStore.
+func (s *Store) Policy(ctx context.Context, sessionID, codeHash string) (gate.SessionPolicy, bool, error) {
 	var (
-		p  procedures.SessionPolicy
+		p  gate.SessionPolicy
 		ok bool
 	)
 	err := s.view(ctx, func(tx *bolt.Tx) error {
@@ -280,9 +281,9 @@ func (s *Store) Policy(ctx context.Context, sessionID, codeHash string) (procedu
 	return p, ok, err
 }
 
-// Policies implements procedures.TurnStore.
-func (s *Store) Policies(ctx context.Context, sessionID string) ([]procedures.SessionPolicy, error) {
-	out := []procedures.SessionPolicy{}
+// Policies implements gate.TurnStore.
+func (s *Store) Policies(ctx context.Context, sessionID string) ([]gate.SessionPolicy, error) {
+	out := []gate.SessionPolicy{}
 	err := s.view(ctx, func(tx *bolt.Tx) error {
 		out = out[:0]
 		return scanPrefix(tx.Bucket(bPolicies), prefix(sessionID), func(rest, v []byte) error {
@@ -305,8 +306,8 @@ func (s *Store) Policies(ctx context.Context, sessionID string) ([]procedures.Se
 // procedures.CheckSessionID refused ids with control characters.
 func ownPolicy(rest []byte) bool { return bytes.IndexByte(rest, 0) < 0 }
 
-// DeletePolicies implements procedures.TurnStore.
-func (s *Store) DeletePolicies(ctx context.Context, sessionID, hashPrefix string, records procedures.PolicyRecords) (int, error) {
+// DeletePolicies implements gate.TurnStore.
+func (s *Store) DeletePolicies(ctx context.Context, sessionID, hashPrefix string, records gate.PolicyRecords) (int, error) {
 	n := 0
 	err := s.update(ctx, func(tx *bolt.Tx) error {
 		b := tx.Bucket(bPolicies)
@@ -322,7 +323,7 @@ func (s *Store) DeletePolicies(ctx context.Context, sessionID, hashPrefix string
 		if err != nil {
 			return err
 		}
-		if err := procedures.CheckPolicyMatches(hashPrefix, len(keys)); err != nil {
+		if err := gate.CheckPolicyMatches(hashPrefix, len(keys)); err != nil {
 			return err
 		}
 		ds, err := records(hashes)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -59,7 +60,7 @@ func (s *Store) Dump(ctx context.Context, sink dump.Sink) error {
 			return err
 		}
 		err = tx.Bucket(bTurns).ForEach(func(_, v []byte) error {
-			var r procedures.TurnRecord
+			var r gate.TurnRecord
 			if err := decode(v, &r, "turn"); err != nil {
 				return err
 			}

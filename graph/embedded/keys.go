@@ -32,9 +32,9 @@ var (
 	bRefs        = []byte("references")             // referenced name 0 referrer → ∅
 	bClasses     = []byte("classes")                // classKey → procedures of that class (u64)
 	bToolClasses = []byte("tool_classes")           // tool 0 classKey → procedures of that class calling it (u64)
-	bTurns       = []byte("turns")                  // turn id → procedures.TurnRecord (JSON)
+	bTurns       = []byte("turns")                  // turn id → gate.TurnRecord (JSON)
 	bPending     = []byte("turns_pending")          // turn id → deadline (u64 ms) requester, while pending
-	bPolicies    = []byte("session_policies")       // session 0 code hash → procedures.SessionPolicy (JSON)
+	bPolicies    = []byte("session_policies")       // session 0 code hash → gate.SessionPolicy (JSON)
 )
 
 var allBuckets = [][]byte{

@@ -7,8 +7,8 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/graph/storetest"
-	"github.com/procgraph/procgraph/procedures"
 )
 
 // TestPendingEntryWithoutRequester: a pending index entry written before
@@ -17,7 +17,7 @@ import (
 // older version keeps the per-requester bound exact.
 func TestPendingEntryWithoutRequester(t *testing.T) {
 	s := newTestStore(t).(*Store)
-	b := procedures.PendingBounds{Total: 10, PerRequester: 1}
+	b := gate.PendingBounds{Total: 10, PerRequester: 1}
 	old := storetest.PendingTurn("s1", storetest.At(0), time.Minute)
 	if err := s.CreateApproval(t.Context(), old, b, storetest.At(0)); err != nil {
 		t.Fatal(err)
@@ -30,8 +30,8 @@ func TestPendingEntryWithoutRequester(t *testing.T) {
 	}
 	next := storetest.PendingTurn("s2", storetest.At(1), time.Minute)
 	e := storetest.RequireCode(t, s.CreateApproval(t.Context(), next, b, storetest.At(1)), fault.CodeBusy)
-	if e.Details["reason"] != procedures.ReasonPendingRequester {
-		t.Fatalf("details %v, want reason %s", e.Details, procedures.ReasonPendingRequester)
+	if e.Details["reason"] != gate.ReasonPendingRequester {
+		t.Fatalf("details %v, want reason %s", e.Details, gate.ReasonPendingRequester)
 	}
 	other := storetest.PendingTurn("s3", storetest.At(1), time.Minute)
 	other.RequestedBy = "agent2"

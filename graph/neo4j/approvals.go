@@ -8,15 +8,16 @@ import (
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
 )
 
-var _ procedures.TurnStore = (*Store)(nil)
+var _ gate.TurnStore = (*Store)(nil)
 
 // turnParams returns the parameters that store r (purged, times at
 // millisecond precision): the whole record as JSON, and the fields queries
 // select on.
-func turnParams(r procedures.TurnRecord) (map[string]any, error) {
+func turnParams(r gate.TurnRecord) (map[string]any, error) {
 	r = r.Purged()
 	r.RequestedAt, r.Deadline = dbTime(r.RequestedAt), dbTime(r.Deadline)
 	if r.Resolution != nil {
@@ -32,25 +33,25 @@ func turnParams(r procedures.TurnRecord) (map[string]any, error) {
 		"deadline": r.Deadline.UnixMilli(), "record": string(b)}, nil
 }
 
-func decodeTurn(v any) (*procedures.TurnRecord, error) {
+func decodeTurn(v any) (*gate.TurnRecord, error) {
 	s, ok := v.(string)
 	if !ok {
 		return nil, fault.Errorf(fault.CodeInternal, "a stored turn is not a record")
 	}
-	var r procedures.TurnRecord
+	var r gate.TurnRecord
 	if err := json.Unmarshal([]byte(s), &r); err != nil {
 		return nil, fault.Errorf(fault.CodeInternal, "a stored turn does not decode: %v", err)
 	}
 	return &r, nil
 }
 
-// CreateApproval implements procedures.TurnStore (turn_create.cypher: both
+// CreateApproval implements gate.TurnStore (turn_create.cypher: both
 // counts and the create are one statement, under the gate node's lock).
-func (s *Store) CreateApproval(ctx context.Context, r procedures.TurnRecord, bounds procedures.PendingBounds, now time.Time) error {
-	if err := procedures.CheckApproval(r); err != nil {
+func (s *Store) CreateApproval(ctx context.Context, r gate.TurnRecord, bounds gate.PendingBounds, now time.Time) error {
+	if err := gate.CheckApproval(r); err != nil {
 		return err
 	}
-	r.Status = procedures.TurnPending
+	r.Status = gate.TurnPending
 	params, err := turnParams(r)
 	if err != nil {
 		return err
@@ -77,7 +78,7 @@ func (s *Store) CreateApproval(ctx context.Context, r procedures.TurnRecord, bou
 		}
 		return time.UnixMilli(at).Sub(now)
 	}
-	c := procedures.PendingCount{TotalNext: left("next"), RequesterNext: left("mineNext")}
+	c := gate.PendingCount{TotalNext: left("next"), RequesterNext: left("mineNext")}
 	pending, _ := field(recs[0], "pending").(int64)
 	mine, _ := field(recs[0], "mine").(int64)
 	c.Total, c.Requester = int(pending), int(mine)
@@ -90,8 +91,8 @@ func (s *Store) CreateApproval(ctx context.Context, r procedures.TurnRecord, bou
 	return fault.Errorf(fault.CodeInternal, "turn_create created nothing though the bounds admit it")
 }
 
-// GetApproval implements procedures.TurnStore.
-func (s *Store) GetApproval(ctx context.Context, id string) (*procedures.TurnRecord, error) {
+// GetApproval implements gate.TurnStore.
+func (s *Store) GetApproval(ctx context.Context, id string) (*gate.TurnRecord, error) {
 	recs, err := query(ctx, s, "get approval", neo4j.AccessModeRead, "turn_get", map[string]any{"id": id})
 	if err != nil {
 		return nil, err
@@ -102,8 +103,8 @@ func (s *Store) GetApproval(ctx context.Context, id string) (*procedures.TurnRec
 	return decodeTurn(field(recs[0], "record"))
 }
 
-// ListApprovals implements procedures.TurnStore.
-func (s *Store) ListApprovals(ctx context.Context, f procedures.ApprovalFilter) ([]*procedures.TurnRecord, error) {
+// ListApprovals implements gate.TurnStore.
+func (s *Store) ListApprovals(ctx context.Context, f gate.ApprovalFilter) ([]*gate.TurnRecord, error) {
 	switch {
 	case f.Limit < 0:
 		return nil, invalid("limit", "limit must not be negative")
@@ -112,15 +113,15 @@ func (s *Store) ListApprovals(ctx context.Context, f procedures.ApprovalFilter) 
 	}
 	limit := f.Limit
 	if limit == 0 {
-		limit = procedures.DefaultApprovalLimit
+		limit = gate.DefaultApprovalLimit
 	}
-	limit = min(limit, procedures.MaxApprovalLimit)
+	limit = min(limit, gate.MaxApprovalLimit)
 	recs, err := query(ctx, s, "list approvals", neo4j.AccessModeRead, "turns", map[string]any{
 		"status": nilIfEmpty(string(f.Status)), "session": nilIfEmpty(f.SessionID), "before": nilIfEmpty(f.Before), "limit": limit})
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*procedures.TurnRecord, 0, len(recs))
+	out := make([]*gate.TurnRecord, 0, len(recs))
 	for _, rec := range recs {
 		r, err := decodeTurn(field(rec, "record"))
 		if err != nil {
@@ -131,10 +132,10 @@ func (s *Store) ListApprovals(ctx context.Context, f procedures.ApprovalFilter) 
 	return out, nil
 }
 
-// TransitionTurn implements procedures.TurnStore: one write transaction
-// locks the turn (turn_lock.cypher), checks procedures.CheckTransition,
+// TransitionTurn implements gate.TurnStore: one write transaction
+// locks the turn (turn_lock.cypher), checks gate.CheckTransition,
 // writes the record and appends the decisions.
-func (s *Store) TransitionTurn(ctx context.Context, next procedures.TurnRecord, from []procedures.TurnStatus, live bool, now time.Time, ds ...procedures.Decision) (*procedures.TurnRecord, error) {
+func (s *Store) TransitionTurn(ctx context.Context, next gate.TurnRecord, from []gate.TurnStatus, live bool, now time.Time, ds ...procedures.Decision) (*gate.TurnRecord, error) {
 	next = next.PurgedAt(now)
 	dps := make([]map[string]any, len(ds))
 	for i, d := range ds {
@@ -147,7 +148,7 @@ func (s *Store) TransitionTurn(ctx context.Context, next procedures.TurnRecord, 
 	if err != nil {
 		return nil, err
 	}
-	return writeTx(ctx, s, "transition turn", func(ctx context.Context, tx neo4j.ManagedTransaction) (*procedures.TurnRecord, error) {
+	return writeTx(ctx, s, "transition turn", func(ctx context.Context, tx neo4j.ManagedTransaction) (*gate.TurnRecord, error) {
 		recs, err := collect(ctx, tx, "turn_lock", map[string]any{"id": next.ID})
 		if err != nil {
 			return nil, err
@@ -159,7 +160,7 @@ func (s *Store) TransitionTurn(ctx context.Context, next procedures.TurnRecord, 
 		if err != nil {
 			return nil, err
 		}
-		if err := procedures.CheckTransition(cur, from, live, now); err != nil {
+		if err := gate.CheckTransition(cur, from, live, now); err != nil {
 			return nil, err
 		}
 		if err := exec(ctx, tx, "turn_set", params); err != nil {
@@ -179,22 +180,22 @@ func policyID(session, codeHash string) string { return session + "\x00" + codeH
 
 // policyRecord is a stored policy (SessionPolicy hides its session from JSON).
 type policyRecord struct {
-	procedures.SessionPolicy
+	gate.SessionPolicy
 	Session string `json:"session_id"`
 }
 
-func decodePolicy(v any) (procedures.SessionPolicy, error) {
+func decodePolicy(v any) (gate.SessionPolicy, error) {
 	s, _ := v.(string)
 	var r policyRecord
 	if err := json.Unmarshal([]byte(s), &r); err != nil {
-		return procedures.SessionPolicy{}, fault.Errorf(fault.CodeInternal, "a stored policy does not decode: %v", err)
+		return gate.SessionPolicy{}, fault.Errorf(fault.CodeInternal, "a stored policy does not decode: %v", err)
 	}
 	r.SessionPolicy.SessionID = r.Session
 	return r.SessionPolicy, nil
 }
 
-// PutPolicy implements procedures.TurnStore.
-func (s *Store) PutPolicy(ctx context.Context, p procedures.SessionPolicy, d procedures.Decision) error {
+// PutPolicy implements gate.TurnStore.
+func (s *Store) PutPolicy(ctx context.Context, p gate.SessionPolicy, d procedures.Decision) error {
 	dp, err := decisionParams(d)
 	if err != nil {
 		return err
@@ -214,23 +215,23 @@ func (s *Store) PutPolicy(ctx context.Context, p procedures.SessionPolicy, d pro
 	return err
 }
 
-// Policy implements procedures.TurnStore.
-func (s *Store) Policy(ctx context.Context, sessionID, codeHash string) (procedures.SessionPolicy, bool, error) {
+// Policy implements gate.TurnStore.
+func (s *Store) Policy(ctx context.Context, sessionID, codeHash string) (gate.SessionPolicy, bool, error) {
 	recs, err := query(ctx, s, "get policy", neo4j.AccessModeRead, "policy_get", map[string]any{"id": policyID(sessionID, codeHash)})
 	if err != nil || len(recs) == 0 {
-		return procedures.SessionPolicy{}, false, err
+		return gate.SessionPolicy{}, false, err
 	}
 	p, err := decodePolicy(field(recs[0], "record"))
 	return p, err == nil, err
 }
 
-// Policies implements procedures.TurnStore.
-func (s *Store) Policies(ctx context.Context, sessionID string) ([]procedures.SessionPolicy, error) {
+// Policies implements gate.TurnStore.
+func (s *Store) Policies(ctx context.Context, sessionID string) ([]gate.SessionPolicy, error) {
 	recs, err := query(ctx, s, "list policies", neo4j.AccessModeRead, "policies", map[string]any{"session": sessionID, "prefix": ""})
 	if err != nil {
 		return nil, err
 	}
-	out := make([]procedures.SessionPolicy, 0, len(recs))
+	out := make([]gate.SessionPolicy, 0, len(recs))
 	for _, rec := range recs {
 		p, err := decodePolicy(field(rec, "record"))
 		if err != nil {
@@ -241,14 +242,14 @@ func (s *Store) Policies(ctx context.Context, sessionID string) ([]procedures.Se
 	return out, nil
 }
 
-// DeletePolicies implements procedures.TurnStore.
-func (s *Store) DeletePolicies(ctx context.Context, sessionID, prefix string, records procedures.PolicyRecords) (int, error) {
+// DeletePolicies implements gate.TurnStore.
+func (s *Store) DeletePolicies(ctx context.Context, sessionID, prefix string, records gate.PolicyRecords) (int, error) {
 	return writeTx(ctx, s, "delete policies", func(ctx context.Context, tx neo4j.ManagedTransaction) (int, error) {
 		recs, err := collect(ctx, tx, "policies", map[string]any{"session": sessionID, "prefix": prefix})
 		if err != nil {
 			return 0, err
 		}
-		if err := procedures.CheckPolicyMatches(prefix, len(recs)); err != nil {
+		if err := gate.CheckPolicyMatches(prefix, len(recs)); err != nil {
 			return 0, err
 		}
 		ids, hashes := make([]string, len(recs)), make([]string, len(recs))

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/graph/storetest"
-	"github.com/procgraph/procgraph/procedures"
 )
 
 // TestTwoInstancesOneTurn: a turn created on one instance is resolved on
@@ -18,16 +18,16 @@ func TestTwoInstancesOneTurn(t *testing.T) {
 	b := openStore(t)
 	now := time.Now()
 	r := storetest.PendingTurn("s1", now, time.Minute)
-	if err := a.CreateApproval(t.Context(), r, procedures.PendingBounds{Total: 4}, now); err != nil {
+	if err := a.CreateApproval(t.Context(), r, gate.PendingBounds{Total: 4}, now); err != nil {
 		t.Fatal(err)
 	}
 	approved := r
-	approved.Status = procedures.TurnApproved
-	if _, err := b.TransitionTurn(t.Context(), approved, []procedures.TurnStatus{procedures.TurnPending}, true, now); err != nil {
+	approved.Status = gate.TurnApproved
+	if _, err := b.TransitionTurn(t.Context(), approved, []gate.TurnStatus{gate.TurnPending}, true, now); err != nil {
 		t.Fatalf("resolve on the second instance: %v", err)
 	}
 	got, err := a.GetApproval(t.Context(), r.ID)
-	if err != nil || got.Status != procedures.TurnApproved {
+	if err != nil || got.Status != gate.TurnApproved {
 		t.Fatalf("the first instance sees %+v, %v", got, err)
 	}
 	var runs atomic.Int64
@@ -36,8 +36,8 @@ func TestTwoInstancesOneTurn(t *testing.T) {
 		s := []*Store{a, b}[i%2]
 		wg.Go(func() {
 			next := approved
-			next.Status = procedures.TurnRunning
-			if _, err := s.TransitionTurn(t.Context(), next, []procedures.TurnStatus{procedures.TurnApproved}, true, now); err == nil {
+			next.Status = gate.TurnRunning
+			if _, err := s.TransitionTurn(t.Context(), next, []gate.TurnStatus{gate.TurnApproved}, true, now); err == nil {
 				runs.Add(1)
 			} else if fault.ErrorCode(err) != fault.CodeConflict {
 				t.Errorf("claim: %v", err)

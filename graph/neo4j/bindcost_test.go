@@ -37,14 +37,14 @@ func TestBindingChecksCostNoStatement(t *testing.T) {
 		t.Fatal(err)
 	}
 	disp := replay.DispatcherFunc(func(context.Context, string, map[string]any) (any, error) { return map[string]any{}, nil })
-	g := gate.New(replay.New(svc, sandbox.NewInProcess(), disp, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}}), gate.Options{})
+	g := gate.New(replay.New(svc, sandbox.NewInProcess(), disp, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}}), s, gate.Options{})
 	policy := gate.TurnRequest{Code: "x = tools.get_jobs(task_id=task_id)\nreturn [x, tools." + inner + "(task_id=task_id)]",
 		SessionID: "s", Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 7}, Actor: "agent"}
 	ans, err := g.Submit(ctx, policy)
-	if err != nil || ans.Turn.Status != procedures.TurnPending {
+	if err != nil || ans.Turn.Status != gate.TurnPending {
 		t.Fatalf("submit: %+v, %v", ans, err)
 	}
-	if _, _, err := g.Resolve(ctx, gate.ResolveRequest{ID: ans.Turn.ID, Choice: procedures.ChoiceAutoRun, Actor: "op", HasGrant: true}); err != nil {
+	if _, _, err := g.Resolve(ctx, gate.ResolveRequest{ID: ans.Turn.ID, Choice: gate.ChoiceAutoRun, Actor: "op", HasGrant: true}); err != nil {
 		t.Fatal(err)
 	}
 	grant := gate.TurnRequest{Code: "return tools." + inner + "(task_id=task_id)", SessionID: "g", Phase: procedures.PhaseInteractive,

@@ -31,7 +31,7 @@ func TestGateAcrossInstances(t *testing.T) {
 	newGate := func(s *Store) *gate.Gate {
 		svc := procedures.NewService(s, procedures.Options{})
 		rp := replay.New(svc, sandbox.NewInProcess(), disp, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}})
-		return gate.New(rp, gate.Options{})
+		return gate.New(rp, s, gate.Options{})
 	}
 	sa := freshStore(t)
 	ctx := context.Background()
@@ -53,7 +53,7 @@ func TestGateAcrossInstances(t *testing.T) {
 	}()
 	var id string
 	for deadline := time.Now().Add(10 * time.Second); id == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		list, err := b.Approvals(ctx, procedures.ApprovalFilter{Status: procedures.TurnPending}, true)
+		list, err := b.Approvals(ctx, gate.ApprovalFilter{Status: gate.TurnPending}, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,7 +64,7 @@ func TestGateAcrossInstances(t *testing.T) {
 	if id == "" {
 		t.Fatal("instance B never saw the pending turn")
 	}
-	if _, _, err := b.Resolve(ctx, gate.ResolveRequest{ID: id, Choice: procedures.ChoiceRunOnce, Actor: "op", HasGrant: true}); err != nil {
+	if _, _, err := b.Resolve(ctx, gate.ResolveRequest{ID: id, Choice: gate.ChoiceRunOnce, Actor: "op", HasGrant: true}); err != nil {
 		t.Fatal(err)
 	}
 	_, errB := b.Run(ctx, id, "agent") // races A's waiting submit
@@ -95,22 +95,22 @@ func TestSweepAcrossInstances(t *testing.T) {
 		return gate.New(replay.New(svc, sandbox.NewInProcess(), replay.DispatcherFunc(func(context.Context, string, map[string]any) (any, error) {
 			t.Error("a sweep dispatched a call")
 			return nil, nil
-		}), replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}}), gate.Options{})
+		}), replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}}), s, gate.Options{})
 	}
 	sa := freshStore(t)
 	a, b := newGate(sa), newGate(openStore(t))
 	at := time.Now().Add(-2 * time.Hour) // deadlines and runs long past
-	const running, pending = procedures.MaxApprovalLimit + 20, 30
+	const running, pending = gate.MaxApprovalLimit + 20, 30
 	for i := range running + pending {
 		r := storetest.PendingTurn("s", at.Add(time.Duration(i)*time.Millisecond), gate.DefaultApprovalTimeout)
 		storetest.MustCreateApproval(t, sa, r, running+pending, at)
-		for _, st := range []procedures.TurnStatus{procedures.TurnApproved, procedures.TurnRunning} {
+		for _, st := range []gate.TurnStatus{gate.TurnApproved, gate.TurnRunning} {
 			if i >= running {
 				break
 			}
 			from := r.Status
 			r.Status = st
-			if _, err := sa.TransitionTurn(ctx, r, []procedures.TurnStatus{from}, true, at); err != nil {
+			if _, err := sa.TransitionTurn(ctx, r, []gate.TurnStatus{from}, true, at); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -125,5 +125,5 @@ func TestSweepAcrossInstances(t *testing.T) {
 	if errs[0] != nil || errs[1] != nil || counts[0]+counts[1] != running+pending {
 		t.Fatalf("sweeps changed %v (%v), want %d in all", counts, errs, running+pending)
 	}
-	storetest.RequireSwept(t, procedures.NewService(sa, procedures.Options{}), running, pending)
+	storetest.RequireSwept(t, procedures.NewService(sa, procedures.Options{}), sa, running, pending)
 }

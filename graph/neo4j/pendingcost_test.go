@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/graph/storetest"
-	"github.com/procgraph/procgraph/procedures"
 )
 
 // TestPendingBoundsCostNoStatement: creating an approval checks both
@@ -20,7 +20,7 @@ import (
 // trip to Neo4j.
 func TestPendingBoundsCostNoStatement(t *testing.T) {
 	s := freshStore(t)
-	b := procedures.PendingBounds{Total: 10, PerRequester: 1}
+	b := gate.PendingBounds{Total: 10, PerRequester: 1}
 	for _, c := range []struct {
 		name string
 		want fault.Code

@@ -3,6 +3,7 @@ package storetest
 import (
 	"testing"
 
+	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -51,7 +52,7 @@ func testBindings(t *testing.T, newStore NewStore) {
 
 	t.Run("policy", func(t *testing.T) {
 		s := turnStore(t, newStore(t))
-		p := procedures.SessionPolicy{SessionID: "s1", CodeHash: hashOf("a"), Policy: procedures.ChoiceAutoRun,
+		p := gate.SessionPolicy{SessionID: "s1", CodeHash: hashOf("a"), Policy: gate.ChoiceAutoRun,
 			SetBy: "op", SetAt: At(1), RequestedBy: "agent", Binding: SampleBinding(hashOf("a"))}
 		if err := s.PutPolicy(ctx, p, Decision(procedures.KindPolicy, "", p.CodeHash, At(1))); err != nil {
 			t.Fatal(err)
@@ -79,9 +80,9 @@ func testBindings(t *testing.T, newStore NewStore) {
 		}
 		requireEqual(t, "pending turn binding", got.Binding, r.Binding)
 		next := *got
-		next.Status = procedures.TurnApproved
+		next.Status = gate.TurnApproved
 		next.Binding = SampleBinding(hashOf("b"))
-		if _, err := s.TransitionTurn(ctx, next, []procedures.TurnStatus{procedures.TurnPending}, true, At(1)); err != nil {
+		if _, err := s.TransitionTurn(ctx, next, []gate.TurnStatus{gate.TurnPending}, true, At(1)); err != nil {
 			t.Fatal(err)
 		}
 		got, err = s.GetApproval(ctx, r.ID)

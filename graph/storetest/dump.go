@@ -15,6 +15,7 @@ import (
 
 	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/search"
 )
@@ -97,30 +98,30 @@ func FillScenarios(tb testing.TB, s procedures.Store) {
 	if err := s.AppendDecision(ctx, cd); err != nil {
 		tb.Fatalf("AppendDecision: %v", err)
 	}
-	ts, ok := s.(procedures.TurnStore)
+	ts, ok := s.(gate.TurnStore)
 	if !ok {
 		return
 	}
-	for i, st := range []procedures.TurnStatus{procedures.TurnPending, procedures.TurnRejected, procedures.TurnPending} {
-		r := procedures.TurnRecord{Turn: procedures.Turn{ID: fmt.Sprintf("turn_%d", i), SessionID: "sess-" + fmt.Sprint(i%2),
+	for i, st := range []gate.TurnStatus{gate.TurnPending, gate.TurnRejected, gate.TurnPending} {
+		r := gate.TurnRecord{Turn: gate.Turn{ID: fmt.Sprintf("turn_%d", i), SessionID: "sess-" + fmt.Sprint(i%2),
 			Phase: procedures.PhaseInteractive, CodeHash: HashOf(kill, "turn"), Signature: kill, StateChangingTools: []string{"kill_job"},
-			Summary: "kill", Status: procedures.TurnPending, RequestedBy: "agent", RequestedAt: At(50 + i), Deadline: At(5000 + i)},
+			Summary: "kill", Status: gate.TurnPending, RequestedBy: "agent", RequestedAt: At(50 + i), Deadline: At(5000 + i)},
 			Code: CodeOf(kill, "turn"), Dialect: "starlark", Arguments: map[string]any{"job": "j1"},
-			Capture: &procedures.TurnCapture{Summary: "kill a job"}}
-		if err := ts.CreateApproval(ctx, r, procedures.PendingBounds{Total: 10}, At(50+i)); err != nil {
+			Capture: &gate.TurnCapture{Summary: "kill a job"}}
+		if err := ts.CreateApproval(ctx, r, gate.PendingBounds{Total: 10}, At(50+i)); err != nil {
 			tb.Fatalf("CreateApproval: %v", err)
 		}
-		if st != procedures.TurnPending {
+		if st != gate.TurnPending {
 			next := r
 			next.Status = st
-			next.Resolution = &procedures.Resolution{By: "carol", At: At(60 + i)}
-			if _, err := ts.TransitionTurn(ctx, next, []procedures.TurnStatus{procedures.TurnPending}, true, At(60+i)); err != nil {
+			next.Resolution = &gate.Resolution{By: "carol", At: At(60 + i)}
+			if _, err := ts.TransitionTurn(ctx, next, []gate.TurnStatus{gate.TurnPending}, true, At(60+i)); err != nil {
 				tb.Fatalf("TransitionTurn: %v", err)
 			}
 		}
 	}
 	for i, hash := range []string{hk, h2, hn} {
-		p := procedures.SessionPolicy{SessionID: "sess-" + fmt.Sprint(i%2), CodeHash: hash, Policy: procedures.ChoiceAutoRun,
+		p := gate.SessionPolicy{SessionID: "sess-" + fmt.Sprint(i%2), CodeHash: hash, Policy: gate.ChoiceAutoRun,
 			Summary: "s", SetBy: "carol", SetAt: At(70 + i), RequestedBy: "agent", Binding: SampleBinding(hash)}
 		if i == 1 {
 			p.RequestedBy, p.Binding = "", nil // as stored before policies were bound
@@ -253,8 +254,8 @@ func Reads(tb testing.TB, s procedures.Store) string {
 		}
 		out["decisions "+string(f.Kind)+f.Procedure] = pages
 	}
-	if ts, ok := s.(procedures.TurnStore); ok {
-		turns, err := ts.ListApprovals(ctx, procedures.ApprovalFilter{Limit: 500})
+	if ts, ok := s.(gate.TurnStore); ok {
+		turns, err := ts.ListApprovals(ctx, gate.ApprovalFilter{Limit: 500})
 		if err != nil {
 			tb.Fatalf("ListApprovals: %v", err)
 		}
@@ -293,7 +294,7 @@ func RunDumpRoundTrip(t *testing.T, from, to NewStore) {
 	if sum.Applied[dump.TypeProcedure] != 5 || sum.Resumed != 0 {
 		t.Errorf("import applied %v (resumed %d), want 5 procedures", sum.Applied, sum.Resumed)
 	}
-	if _, ok := a.(procedures.TurnStore); ok && (sum.Applied[dump.TypeApproval] != 3 || sum.Applied[dump.TypePolicy] != 3) {
+	if _, ok := a.(gate.TurnStore); ok && (sum.Applied[dump.TypeApproval] != 3 || sum.Applied[dump.TypePolicy] != 3) {
 		t.Errorf("import applied %v, want 3 approvals and 3 policies", sum.Applied)
 	}
 	if c, ok := b.(interface{ Check(context.Context) error }); ok {
@@ -555,7 +556,7 @@ func RunDumpAdmission(t *testing.T, from, to NewStore) {
 	b := to(t)
 	open := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
 	if _, err := dump.Import(ctx, b.(dump.Store), open, dump.ImportOptions{BatchSize: 4,
-		Now: func() time.Time { return At(0) }, ApprovalTimeout: 330 * time.Second, Pending: procedures.PendingBounds{Total: 1}}); err != nil {
+		Now: func() time.Time { return At(0) }, ApprovalTimeout: 330 * time.Second, Pending: gate.PendingBounds{Total: 1}}); err != nil {
 		t.Fatalf("Import: %v", err)
 	}
 	name := NameOf("get_jobs", "get_logs")
@@ -565,18 +566,18 @@ func RunDumpAdmission(t *testing.T, from, to NewStore) {
 	if g := MustGet(t, b, name).Grant; g == nil || !g.Enabled || g.Binding != nil {
 		t.Errorf("imported %s: grant %+v; want held, unbound", name, g)
 	}
-	ts, ok := b.(procedures.TurnStore)
+	ts, ok := b.(gate.TurnStore)
 	if !ok {
 		return
 	}
 	want := map[string]struct {
-		status   procedures.TurnStatus
+		status   gate.TurnStatus
 		deadline time.Time
 		code     bool
 	}{
-		"turn_0": {procedures.TurnPending, At(330), true},
-		"turn_1": {procedures.TurnRejected, At(5001), false},
-		"turn_2": {procedures.TurnExpired, At(330), false},
+		"turn_0": {gate.TurnPending, At(330), true},
+		"turn_1": {gate.TurnRejected, At(5001), false},
+		"turn_2": {gate.TurnExpired, At(330), false},
 	}
 	for id, w := range want {
 		r, err := ts.GetApproval(ctx, id)
@@ -603,7 +604,7 @@ func RunDumpAdmission(t *testing.T, from, to NewStore) {
 	if g := MustGet(t, trusted, name).Grant; g == nil || g.Binding == nil {
 		t.Errorf("imported trusted, %s: grant %+v; want bound", name, g)
 	}
-	ps, err := trusted.(procedures.TurnStore).Policies(ctx, "sess-0")
+	ps, err := trusted.(gate.TurnStore).Policies(ctx, "sess-0")
 	if err != nil || len(ps) != 2 || ps[0].Binding == nil || ps[1].Binding == nil {
 		t.Errorf("imported trusted, policies of sess-0: %+v, %v; want both bound", ps, err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -38,19 +39,19 @@ func fixedDecision(kind procedures.DecisionKind, name, hash string, n int) proce
 // session sess at time n (when s keeps turns).
 func mergeTurnAndPolicy(tb testing.TB, s procedures.Store, sess string, n int) {
 	tb.Helper()
-	ts, ok := s.(procedures.TurnStore)
+	ts, ok := s.(gate.TurnStore)
 	if !ok {
 		return
 	}
 	ctx := context.Background()
-	r := procedures.TurnRecord{Turn: procedures.Turn{ID: "turn_" + sess, SessionID: sess, Phase: procedures.PhaseInteractive,
+	r := gate.TurnRecord{Turn: gate.Turn{ID: "turn_" + sess, SessionID: sess, Phase: procedures.PhaseInteractive,
 		CodeHash: HashOf([]string{"kill_job"}, "hx"), Signature: []string{"kill_job"}, StateChangingTools: []string{"kill_job"}, Summary: "kill",
-		Status: procedures.TurnPending, RequestedBy: "agent", RequestedAt: At(n), Deadline: At(n + 5000)},
+		Status: gate.TurnPending, RequestedBy: "agent", RequestedAt: At(n), Deadline: At(n + 5000)},
 		Code: CodeOf([]string{"kill_job"}, "hx"), Dialect: "starlark"}
-	if err := ts.CreateApproval(ctx, r, procedures.PendingBounds{Total: 10}, At(n)); err != nil {
+	if err := ts.CreateApproval(ctx, r, gate.PendingBounds{Total: 10}, At(n)); err != nil {
 		tb.Fatalf("CreateApproval: %v", err)
 	}
-	p := procedures.SessionPolicy{SessionID: sess, CodeHash: r.CodeHash, Policy: procedures.ChoiceAutoRun, Summary: "s", SetBy: "carol", SetAt: At(n + 1), RequestedBy: "agent"}
+	p := gate.SessionPolicy{SessionID: sess, CodeHash: r.CodeHash, Policy: gate.ChoiceAutoRun, Summary: "s", SetBy: "carol", SetAt: At(n + 1), RequestedBy: "agent"}
 	if err := ts.PutPolicy(ctx, p, fixedDecision(procedures.KindInvoke, "", r.CodeHash, n+1)); err != nil {
 		tb.Fatalf("PutPolicy: %v", err)
 	}
@@ -258,7 +259,7 @@ func testMergeKeeps(t *testing.T, from, to NewStore) {
 	if p.Frequency != 2 {
 		t.Errorf("merged %s: frequency %d, want 2 (keys k1, k2)", name, p.Frequency)
 	}
-	if ts, ok := dst.(procedures.TurnStore); ok {
+	if ts, ok := dst.(gate.TurnStore); ok {
 		turn, err := ts.GetApproval(ctx, "turn_sess-b")
 		if err != nil || !turn.RequestedAt.Equal(Ms(At(8))) {
 			t.Errorf("turn after the merge: %+v, %v; want the target's (requested at %v)", turn, err, At(8))

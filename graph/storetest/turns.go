@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -19,39 +20,39 @@ func hashOf(c string) string { return strings.Repeat(c, 64)[:64] }
 
 // PendingTurn returns a pending turn record of session created at at, with
 // code and argument values, its deadline d after at.
-func PendingTurn(session string, at time.Time, d time.Duration) procedures.TurnRecord {
-	return procedures.TurnRecord{
-		Turn: procedures.Turn{
-			ID: procedures.NewTurnID(at), SessionID: session, Phase: procedures.PhaseInteractive,
+func PendingTurn(session string, at time.Time, d time.Duration) gate.TurnRecord {
+	return gate.TurnRecord{
+		Turn: gate.Turn{
+			ID: gate.NewTurnID(at), SessionID: session, Phase: procedures.PhaseInteractive,
 			CodeHash: hashOf("a"), Signature: []string{"kill_job"}, StateChangingTools: []string{"kill_job"},
-			Status: procedures.TurnPending, RequestedBy: "agent", RequestedAt: at, Deadline: at.Add(d),
+			Status: gate.TurnPending, RequestedBy: "agent", RequestedAt: at, Deadline: at.Add(d),
 		},
 		Code: "return tools.kill_job(id=id)", Dialect: "starlark", Arguments: map[string]any{"id": "secret-42"},
 	}
 }
 
 // turnStore returns s as a TurnStore, skipping the test when it is none.
-func turnStore(t *testing.T, s procedures.Store) procedures.TurnStore {
+func turnStore(t *testing.T, s procedures.Store) gate.TurnStore {
 	t.Helper()
-	ts, ok := s.(procedures.TurnStore)
+	ts, ok := s.(gate.TurnStore)
 	if !ok {
-		t.Fatalf("%T does not implement procedures.TurnStore", s)
+		t.Fatalf("%T does not implement gate.TurnStore", s)
 	}
 	return ts
 }
 
-// RequireSwept requires the store of svc to hold running failed turns and
+// RequireSwept requires turns, the store of svc, to hold running failed turns and
 // pending expired ones (what a sweep leaves of running turns whose run was
 // lost and of pending turns past their deadline), none with code or
 // argument values, and one approval_expired decision per expired turn.
-func RequireSwept(tb testing.TB, svc *procedures.Service, running, pending int) {
+func RequireSwept(tb testing.TB, svc *procedures.Service, turns gate.TurnStore, running, pending int) {
 	tb.Helper()
 	ctx := context.Background()
-	for st, want := range map[procedures.TurnStatus]int{procedures.TurnFailed: running, procedures.TurnExpired: pending} {
-		f := procedures.ApprovalFilter{Status: st, Limit: procedures.MaxApprovalLimit}
+	for st, want := range map[gate.TurnStatus]int{gate.TurnFailed: running, gate.TurnExpired: pending} {
+		f := gate.ApprovalFilter{Status: st, Limit: gate.MaxApprovalLimit}
 		n := 0
 		for {
-			page, err := svc.Turns().ListApprovals(ctx, f)
+			page, err := turns.ListApprovals(ctx, f)
 			if err != nil {
 				tb.Fatal(err)
 			}
@@ -83,7 +84,7 @@ func RequireSwept(tb testing.TB, svc *procedures.Service, running, pending int) 
 
 // revokeRecords is a PolicyRecords of one record (reason "revoked") per
 // code hash, of session, at at.
-func revokeRecords(session string, at time.Time) procedures.PolicyRecords {
+func revokeRecords(session string, at time.Time) gate.PolicyRecords {
 	return func(hashes []string) ([]procedures.Decision, error) {
 		ds := make([]procedures.Decision, len(hashes))
 		for i, h := range hashes {
@@ -95,9 +96,9 @@ func revokeRecords(session string, at time.Time) procedures.PolicyRecords {
 }
 
 // MustCreateApproval creates r and fails the test on error.
-func MustCreateApproval(tb testing.TB, s procedures.TurnStore, r procedures.TurnRecord, max int, now time.Time) {
+func MustCreateApproval(tb testing.TB, s gate.TurnStore, r gate.TurnRecord, max int, now time.Time) {
 	tb.Helper()
-	if err := s.CreateApproval(ctx, r, procedures.PendingBounds{Total: max}, now); err != nil {
+	if err := s.CreateApproval(ctx, r, gate.PendingBounds{Total: max}, now); err != nil {
 		tb.Fatalf("CreateApproval: %v", err)
 	}
 }
@@ -111,23 +112,23 @@ func testTurns(t *testing.T, newStore NewStore) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		requireEqual(t, "status", got.Status, procedures.TurnPending)
+		requireEqual(t, "status", got.Status, gate.TurnPending)
 		requireEqual(t, "code", got.Code, r.Code)
 		requireEqual(t, "arguments", JSONValue(t, got.Arguments), JSONValue(t, r.Arguments))
 		RequireTime(t, "deadline", got.Deadline, r.Deadline)
-		_, err = s.GetApproval(ctx, procedures.NewTurnID(At(1)))
+		_, err = s.GetApproval(ctx, gate.NewTurnID(At(1)))
 		RequireCode(t, err, fault.CodeNotFound)
-		RequireCode(t, s.CreateApproval(ctx, r, procedures.PendingBounds{Total: 4}, At(0)), fault.CodeConflict)
+		RequireCode(t, s.CreateApproval(ctx, r, gate.PendingBounds{Total: 4}, At(0)), fault.CodeConflict)
 	})
 
 	t.Run("an approval without id or session is invalid and writes nothing", func(t *testing.T) {
 		s := turnStore(t, newStore(t))
 		noID, noSession := PendingTurn("s1", At(0), time.Minute), PendingTurn("", At(1), time.Minute)
 		noID.ID = ""
-		for _, r := range []procedures.TurnRecord{noID, noSession} {
-			RequireCode(t, s.CreateApproval(ctx, r, procedures.PendingBounds{Total: 4}, At(0)), fault.CodeInvalid)
+		for _, r := range []gate.TurnRecord{noID, noSession} {
+			RequireCode(t, s.CreateApproval(ctx, r, gate.PendingBounds{Total: 4}, At(0)), fault.CodeInvalid)
 		}
-		all, err := s.ListApprovals(ctx, procedures.ApprovalFilter{})
+		all, err := s.ListApprovals(ctx, gate.ApprovalFilter{})
 		if err != nil || len(all) != 0 {
 			t.Fatalf("ListApprovals = %d, %v; want none", len(all), err)
 		}
@@ -136,57 +137,57 @@ func testTurns(t *testing.T, newStore NewStore) {
 	t.Run("a running turn past its deadline is purged of code and arguments", func(t *testing.T) {
 		s := turnStore(t, newStore(t))
 		r := PendingTurn("s1", At(0), time.Minute)
-		r.Capture = &procedures.TurnCapture{Summary: "keep me"}
+		r.Capture = &gate.TurnCapture{Summary: "keep me"}
 		MustCreateApproval(t, s, r, 4, At(0))
 		approved := r
-		approved.Status = procedures.TurnApproved
+		approved.Status = gate.TurnApproved
 		running := r
-		running.Status = procedures.TurnRunning
+		running.Status = gate.TurnRunning
 		for _, step := range []struct {
-			next procedures.TurnRecord
-			from procedures.TurnStatus
-		}{{approved, procedures.TurnPending}, {running, procedures.TurnApproved}} {
-			if _, err := s.TransitionTurn(ctx, step.next, []procedures.TurnStatus{step.from}, true, At(10)); err != nil {
+			next gate.TurnRecord
+			from gate.TurnStatus
+		}{{approved, gate.TurnPending}, {running, gate.TurnApproved}} {
+			if _, err := s.TransitionTurn(ctx, step.next, []gate.TurnStatus{step.from}, true, At(10)); err != nil {
 				t.Fatalf("to %s: %v", step.next.Status, err)
 			}
 		}
 		// Touched before its deadline, the running turn keeps them.
-		got, err := s.TransitionTurn(ctx, running, []procedures.TurnStatus{procedures.TurnRunning}, false, At(59))
+		got, err := s.TransitionTurn(ctx, running, []gate.TurnStatus{gate.TurnRunning}, false, At(59))
 		if err != nil || !got.HoldsValues() || got.Code != r.Code {
 			t.Fatalf("running turn before its deadline: %+v, %v", got, err)
 		}
 		// Its instance died mid-run: once the deadline passed, a touch
 		// empties it; it stays running (its outcome is unknown).
-		got, err = s.TransitionTurn(ctx, running, []procedures.TurnStatus{procedures.TurnRunning}, false, At(61))
+		got, err = s.TransitionTurn(ctx, running, []gate.TurnStatus{gate.TurnRunning}, false, At(61))
 		if err != nil {
 			t.Fatal(err)
 		}
 		again, _ := s.GetApproval(ctx, r.ID)
-		for _, g := range []*procedures.TurnRecord{got, again} {
-			if g.HoldsValues() || g.Status != procedures.TurnRunning {
+		for _, g := range []*gate.TurnRecord{got, again} {
+			if g.HoldsValues() || g.Status != gate.TurnRunning {
 				t.Fatalf("running turn past its deadline: status %s, code %q, arguments %v, capture %v", g.Status, g.Code, g.Arguments, g.Capture)
 			}
 		}
-		list, _ := s.ListApprovals(ctx, procedures.ApprovalFilter{})
+		list, _ := s.ListApprovals(ctx, gate.ApprovalFilter{})
 		if len(list) != 1 || list[0].HoldsValues() {
 			t.Fatalf("listed: %+v", list)
 		}
 	})
 
 	t.Run("done turns are purged of code and arguments", func(t *testing.T) {
-		for _, st := range []procedures.TurnStatus{procedures.TurnRejected, procedures.TurnExpired,
-			procedures.TurnCancelled, procedures.TurnSucceeded, procedures.TurnFailed} {
+		for _, st := range []gate.TurnStatus{gate.TurnRejected, gate.TurnExpired,
+			gate.TurnCancelled, gate.TurnSucceeded, gate.TurnFailed} {
 			s := turnStore(t, newStore(t))
 			r := PendingTurn("s1", At(0), time.Minute)
 			MustCreateApproval(t, s, r, 4, At(0))
 			next := r
 			next.Status = st
-			got, err := s.TransitionTurn(ctx, next, []procedures.TurnStatus{procedures.TurnPending}, false, At(1))
+			got, err := s.TransitionTurn(ctx, next, []gate.TurnStatus{gate.TurnPending}, false, At(1))
 			if err != nil {
 				t.Fatalf("%s: %v", st, err)
 			}
 			again, _ := s.GetApproval(ctx, r.ID)
-			for _, g := range []*procedures.TurnRecord{got, again} {
+			for _, g := range []*gate.TurnRecord{got, again} {
 				if g.Code != "" || len(g.Arguments) != 0 || g.Status != st {
 					t.Fatalf("%s: stored code %q, arguments %v, status %s; want them purged", st, g.Code, g.Arguments, g.Status)
 				}
@@ -198,14 +199,14 @@ func testTurns(t *testing.T, newStore NewStore) {
 		s := turnStore(t, newStore(t))
 		MustCreateApproval(t, s, PendingTurn("s1", At(0), 10*time.Second), 2, At(0))
 		MustCreateApproval(t, s, PendingTurn("s2", At(1), 60*time.Second), 2, At(1))
-		e := RequireCode(t, s.CreateApproval(ctx, PendingTurn("s3", At(2), time.Minute), procedures.PendingBounds{Total: 2}, At(2)), fault.CodeBusy)
-		requireEqual(t, "reason", e.Details["reason"], procedures.ReasonPendingApprovals)
+		e := RequireCode(t, s.CreateApproval(ctx, PendingTurn("s3", At(2), time.Minute), gate.PendingBounds{Total: 2}, At(2)), fault.CodeBusy)
+		requireEqual(t, "reason", e.Details["reason"], gate.ReasonPendingApprovals)
 		if secs, _ := e.Details[fault.DetailRetryAfter].(int); secs < 1 {
 			t.Fatalf("retry after %v, want at least 1 s", e.Details[fault.DetailRetryAfter])
 		}
 		// At(10) the first is past its deadline: it no longer counts.
 		MustCreateApproval(t, s, PendingTurn("s3", At(10), time.Minute), 2, At(10))
-		list, err := s.ListApprovals(ctx, procedures.ApprovalFilter{Status: procedures.TurnPending})
+		list, err := s.ListApprovals(ctx, gate.ApprovalFilter{Status: gate.TurnPending})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -219,7 +220,7 @@ func testTurns(t *testing.T, newStore NewStore) {
 		var wg sync.WaitGroup
 		for i := range n {
 			wg.Go(func() {
-				err := s.CreateApproval(ctx, PendingTurn(fmt.Sprintf("s%d", i), At(0), time.Minute), procedures.PendingBounds{Total: max}, At(0))
+				err := s.CreateApproval(ctx, PendingTurn(fmt.Sprintf("s%d", i), At(0), time.Minute), gate.PendingBounds{Total: max}, At(0))
 				switch fault.ErrorCode(err) {
 				case "":
 					ok.Add(1)
@@ -233,19 +234,19 @@ func testTurns(t *testing.T, newStore NewStore) {
 		wg.Wait()
 		requireEqual(t, "created", ok.Load(), int64(max))
 		requireEqual(t, "refused", busy.Load(), int64(n-max))
-		list, _ := s.ListApprovals(ctx, procedures.ApprovalFilter{Status: procedures.TurnPending, Limit: 100})
+		list, _ := s.ListApprovals(ctx, gate.ApprovalFilter{Status: gate.TurnPending, Limit: 100})
 		requireEqual(t, "stored", len(list), max)
 	})
 
 	t.Run("one requester's pending approvals are bounded apart from the total", func(t *testing.T) {
 		s := turnStore(t, newStore(t))
-		b := procedures.PendingBounds{Total: 10, PerRequester: 2}
-		by := func(who, session string, at time.Time, d time.Duration) procedures.TurnRecord {
+		b := gate.PendingBounds{Total: 10, PerRequester: 2}
+		by := func(who, session string, at time.Time, d time.Duration) gate.TurnRecord {
 			r := PendingTurn(session, at, d)
 			r.RequestedBy = who
 			return r
 		}
-		create := func(r procedures.TurnRecord, now time.Time) error { return s.CreateApproval(ctx, r, b, now) }
+		create := func(r gate.TurnRecord, now time.Time) error { return s.CreateApproval(ctx, r, b, now) }
 		if err := create(by("other", "o1", At(0), 3*time.Second), At(0)); err != nil {
 			t.Fatal(err)
 		}
@@ -255,7 +256,7 @@ func testTurns(t *testing.T, newStore NewStore) {
 			}
 		}
 		e := RequireCode(t, create(by("agent", "a2", At(2), time.Minute), At(2)), fault.CodeBusy)
-		requireEqual(t, "reason", e.Details["reason"], procedures.ReasonPendingRequester)
+		requireEqual(t, "reason", e.Details["reason"], gate.ReasonPendingRequester)
 		requireEqual(t, "limit", e.Details["limit"], 2)
 		// The requester's earliest deadline (At(10)) frees its place, not
 		// the other requester's (At(3)).
@@ -267,7 +268,7 @@ func testTurns(t *testing.T, newStore NewStore) {
 		if err := create(by("agent", "a3", At(10), time.Minute), At(10)); err != nil {
 			t.Fatal(err)
 		}
-		list, err := s.ListApprovals(ctx, procedures.ApprovalFilter{Status: procedures.TurnPending})
+		list, err := s.ListApprovals(ctx, gate.ApprovalFilter{Status: gate.TurnPending})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -277,12 +278,12 @@ func testTurns(t *testing.T, newStore NewStore) {
 	t.Run("concurrent creators never exceed either bound", func(t *testing.T) {
 		for _, c := range []struct {
 			name                string
-			bounds              procedures.PendingBounds
+			bounds              gate.PendingBounds
 			requesters, each    int
 			wantEach, wantTotal int
 		}{
-			{"the requester's bound binds", procedures.PendingBounds{Total: 100, PerRequester: 3}, 4, 10, 3, 12},
-			{"the total binds", procedures.PendingBounds{Total: 5, PerRequester: 3}, 3, 8, -1, 5},
+			{"the requester's bound binds", gate.PendingBounds{Total: 100, PerRequester: 3}, 4, 10, 3, 12},
+			{"the total binds", gate.PendingBounds{Total: 5, PerRequester: 3}, 3, 8, -1, 5},
 		} {
 			t.Run(c.name, func(t *testing.T) {
 				s := turnStore(t, newStore(t))
@@ -318,7 +319,7 @@ func testTurns(t *testing.T, newStore NewStore) {
 						t.Fatalf("%s holds %d pending approvals (bound %d)", who, n, c.bounds.PerRequester)
 					}
 				}
-				list, _ := s.ListApprovals(ctx, procedures.ApprovalFilter{Status: procedures.TurnPending, Limit: 100})
+				list, _ := s.ListApprovals(ctx, gate.ApprovalFilter{Status: gate.TurnPending, Limit: 100})
 				requireEqual(t, "stored", len(list), c.wantTotal)
 			})
 		}
@@ -334,10 +335,10 @@ func testTurns(t *testing.T, newStore NewStore) {
 		for i := range n {
 			wg.Go(func() {
 				next := r
-				next.Status = procedures.TurnApproved
-				next.Resolution = &procedures.Resolution{Choice: procedures.ChoiceRunOnce, By: fmt.Sprintf("op%d", i), At: At(1), CodeHash: r.CodeHash}
+				next.Status = gate.TurnApproved
+				next.Resolution = &gate.Resolution{Choice: gate.ChoiceRunOnce, By: fmt.Sprintf("op%d", i), At: At(1), CodeHash: r.CodeHash}
 				d := Decision(procedures.KindApproval, "", r.CodeHash, At(1))
-				_, err := s.TransitionTurn(ctx, next, []procedures.TurnStatus{procedures.TurnPending}, true, At(1), d)
+				_, err := s.TransitionTurn(ctx, next, []gate.TurnStatus{gate.TurnPending}, true, At(1), d)
 				switch fault.ErrorCode(err) {
 				case "":
 					won.Add(1)
@@ -358,8 +359,8 @@ func testTurns(t *testing.T, newStore NewStore) {
 		r := PendingTurn("s1", At(0), time.Minute)
 		MustCreateApproval(t, s, r, 4, At(0))
 		approved := r
-		approved.Status = procedures.TurnApproved
-		if _, err := s.TransitionTurn(ctx, approved, []procedures.TurnStatus{procedures.TurnPending}, true, At(1)); err != nil {
+		approved.Status = gate.TurnApproved
+		if _, err := s.TransitionTurn(ctx, approved, []gate.TurnStatus{gate.TurnPending}, true, At(1)); err != nil {
 			t.Fatal(err)
 		}
 		var won atomic.Int64
@@ -367,8 +368,8 @@ func testTurns(t *testing.T, newStore NewStore) {
 		for range 16 {
 			wg.Go(func() {
 				next := approved
-				next.Status = procedures.TurnRunning
-				if _, err := s.TransitionTurn(ctx, next, []procedures.TurnStatus{procedures.TurnApproved}, true, At(2)); err == nil {
+				next.Status = gate.TurnRunning
+				if _, err := s.TransitionTurn(ctx, next, []gate.TurnStatus{gate.TurnApproved}, true, At(2)); err == nil {
 					won.Add(1)
 				} else if fault.ErrorCode(err) != fault.CodeConflict {
 					t.Errorf("TransitionTurn: %v", err)
@@ -384,21 +385,21 @@ func testTurns(t *testing.T, newStore NewStore) {
 		r := PendingTurn("s1", At(0), 10*time.Second)
 		MustCreateApproval(t, s, r, 4, At(0))
 		next := r
-		next.Status = procedures.TurnApproved
-		_, err := s.TransitionTurn(ctx, next, []procedures.TurnStatus{procedures.TurnPending}, true, At(10))
+		next.Status = gate.TurnApproved
+		_, err := s.TransitionTurn(ctx, next, []gate.TurnStatus{gate.TurnPending}, true, At(10))
 		e := RequireCode(t, err, fault.CodeConflict)
 		requireEqual(t, "reason", e.Details["reason"], procedures.ReasonApprovalExpired)
 		got, _ := s.GetApproval(ctx, r.ID)
-		requireEqual(t, "status", got.Status, procedures.TurnPending)
+		requireEqual(t, "status", got.Status, gate.TurnPending)
 		// Expiring is allowed past the deadline (live false).
-		next.Status = procedures.TurnExpired
-		if _, err := s.TransitionTurn(ctx, next, []procedures.TurnStatus{procedures.TurnPending}, false, At(10)); err != nil {
+		next.Status = gate.TurnExpired
+		if _, err := s.TransitionTurn(ctx, next, []gate.TurnStatus{gate.TurnPending}, false, At(10)); err != nil {
 			t.Fatal(err)
 		}
-		next.Status = procedures.TurnApproved
-		_, err = s.TransitionTurn(ctx, next, []procedures.TurnStatus{procedures.TurnPending}, false, At(10))
+		next.Status = gate.TurnApproved
+		_, err = s.TransitionTurn(ctx, next, []gate.TurnStatus{gate.TurnPending}, false, At(10))
 		e = RequireCode(t, err, fault.CodeConflict)
-		requireEqual(t, "stored status", e.Details["status"], string(procedures.TurnExpired))
+		requireEqual(t, "stored status", e.Details["status"], string(gate.TurnExpired))
 	})
 
 	t.Run("list filters and pages newest first", func(t *testing.T) {
@@ -409,16 +410,16 @@ func testTurns(t *testing.T, newStore NewStore) {
 			ids = append(ids, r.ID)
 			MustCreateApproval(t, s, r, 10, At(i))
 		}
-		all, err := s.ListApprovals(ctx, procedures.ApprovalFilter{})
+		all, err := s.ListApprovals(ctx, gate.ApprovalFilter{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		requireEqual(t, "order", turnIDs(all), []string{ids[4], ids[3], ids[2], ids[1], ids[0]})
-		a, _ := s.ListApprovals(ctx, procedures.ApprovalFilter{SessionID: "a"})
+		a, _ := s.ListApprovals(ctx, gate.ApprovalFilter{SessionID: "a"})
 		requireEqual(t, "session a", turnIDs(a), []string{ids[4], ids[2], ids[0]})
-		page, _ := s.ListApprovals(ctx, procedures.ApprovalFilter{Limit: 2, Before: ids[3]})
+		page, _ := s.ListApprovals(ctx, gate.ApprovalFilter{Limit: 2, Before: ids[3]})
 		requireEqual(t, "page", turnIDs(page), []string{ids[2], ids[1]})
-		_, err = s.ListApprovals(ctx, procedures.ApprovalFilter{Status: "nope"})
+		_, err = s.ListApprovals(ctx, gate.ApprovalFilter{Status: "nope"})
 		RequireCode(t, err, fault.CodeInvalid)
 	})
 
@@ -428,21 +429,21 @@ func testTurns(t *testing.T, newStore NewStore) {
 		// status's name, as JSON key and value, and as text.
 		decoy := PendingTurn("s", At(0), time.Hour)
 		decoy.Summary = `"status":"running"`
-		decoy.Capture = &procedures.TurnCapture{Metadata: map[string]any{"status": "running"}}
+		decoy.Capture = &gate.TurnCapture{Metadata: map[string]any{"status": "running"}}
 		MustCreateApproval(t, s, decoy, 10, At(0))
 		running := PendingTurn("s", At(1), time.Hour)
 		MustCreateApproval(t, s, running, 10, At(1))
-		for _, st := range []procedures.TurnStatus{procedures.TurnApproved, procedures.TurnRunning} {
+		for _, st := range []gate.TurnStatus{gate.TurnApproved, gate.TurnRunning} {
 			from := running.Status
 			running.Status = st
-			if _, err := s.TransitionTurn(ctx, running, []procedures.TurnStatus{from}, true, At(2)); err != nil {
+			if _, err := s.TransitionTurn(ctx, running, []gate.TurnStatus{from}, true, At(2)); err != nil {
 				t.Fatal(err)
 			}
 		}
-		for st, want := range map[procedures.TurnStatus][]string{
-			procedures.TurnRunning: {running.ID}, procedures.TurnPending: {decoy.ID}, procedures.TurnApproved: {},
+		for st, want := range map[gate.TurnStatus][]string{
+			gate.TurnRunning: {running.ID}, gate.TurnPending: {decoy.ID}, gate.TurnApproved: {},
 		} {
-			got, err := s.ListApprovals(ctx, procedures.ApprovalFilter{Status: st})
+			got, err := s.ListApprovals(ctx, gate.ApprovalFilter{Status: st})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -455,7 +456,7 @@ func testTurns(t *testing.T, newStore NewStore) {
 		// store written before may hold it.
 		s := turnStore(t, newStore(t))
 		for _, id := range []string{"p", "p\x00x", "p\x00"} {
-			p := procedures.SessionPolicy{SessionID: id, CodeHash: hashOf(id), Policy: procedures.ChoiceAutoRun, SetBy: "op", SetAt: At(1)}
+			p := gate.SessionPolicy{SessionID: id, CodeHash: hashOf(id), Policy: gate.ChoiceAutoRun, SetBy: "op", SetAt: At(1)}
 			if err := s.PutPolicy(ctx, p, Decision(procedures.KindPolicy, "", p.CodeHash, At(1))); err != nil {
 				t.Fatal(err)
 			}
@@ -476,7 +477,7 @@ func testTurns(t *testing.T, newStore NewStore) {
 
 	t.Run("policies keep the requester they are bound to", func(t *testing.T) {
 		s := turnStore(t, newStore(t))
-		p := procedures.SessionPolicy{SessionID: "s1", CodeHash: hashOf("a"), Policy: procedures.ChoiceAutoRun, Summary: "sum",
+		p := gate.SessionPolicy{SessionID: "s1", CodeHash: hashOf("a"), Policy: gate.ChoiceAutoRun, Summary: "sum",
 			SetBy: "op", SetAt: At(1), RequestedBy: "agent"}
 		if err := s.PutPolicy(ctx, p, Decision(procedures.KindPolicy, "", p.CodeHash, At(1))); err != nil {
 			t.Fatal(err)
@@ -492,7 +493,7 @@ func testTurns(t *testing.T, newStore NewStore) {
 			t.Fatalf("stored policy %+v applies to the wrong requesters", got)
 		}
 		ps, _ := s.Policies(ctx, "s1")
-		requireEqual(t, "policies", ps, []procedures.SessionPolicy{want})
+		requireEqual(t, "policies", ps, []gate.SessionPolicy{want})
 		// An approval for another requester's turn with the same code
 		// replaces the policy, binding it to them.
 		p2 := p
@@ -507,19 +508,19 @@ func testTurns(t *testing.T, newStore NewStore) {
 
 	t.Run("policies per session and hash, revoked by prefix or all", func(t *testing.T) {
 		s := turnStore(t, newStore(t))
-		put := func(session, hash string, c procedures.Choice) {
+		put := func(session, hash string, c gate.Choice) {
 			t.Helper()
-			p := procedures.SessionPolicy{SessionID: session, CodeHash: hash, Policy: c, SetBy: "op", SetAt: At(1)}
+			p := gate.SessionPolicy{SessionID: session, CodeHash: hash, Policy: c, SetBy: "op", SetAt: At(1)}
 			if err := s.PutPolicy(ctx, p, Decision(procedures.KindPolicy, "", hash, At(1))); err != nil {
 				t.Fatal(err)
 			}
 		}
-		put("s1", hashOf("a"), procedures.ChoiceAutoRun)
-		put("s1", "ab"+hashOf("c")[2:], procedures.ChoiceAlwaysAsk)
-		put("s1", hashOf("b"), procedures.ChoiceAutoRun)
-		put("s2", hashOf("a"), procedures.ChoiceAlwaysAsk)
+		put("s1", hashOf("a"), gate.ChoiceAutoRun)
+		put("s1", "ab"+hashOf("c")[2:], gate.ChoiceAlwaysAsk)
+		put("s1", hashOf("b"), gate.ChoiceAutoRun)
+		put("s2", hashOf("a"), gate.ChoiceAlwaysAsk)
 		p, ok, err := s.Policy(ctx, "s1", hashOf("a"))
-		if err != nil || !ok || p.Policy != procedures.ChoiceAutoRun || p.SetBy != "op" {
+		if err != nil || !ok || p.Policy != gate.ChoiceAutoRun || p.SetBy != "op" {
 			t.Fatalf("Policy = %+v, %v, %v", p, ok, err)
 		}
 		if _, ok, _ := s.Policy(ctx, "s3", hashOf("a")); ok {
@@ -564,7 +565,7 @@ func testTurns(t *testing.T, newStore NewStore) {
 	})
 }
 
-func turnIDs(rs []*procedures.TurnRecord) []string {
+func turnIDs(rs []*gate.TurnRecord) []string {
 	out := []string{}
 	for _, r := range rs {
 		out = append(out, r.ID)
@@ -575,26 +576,26 @@ func turnIDs(rs []*procedures.TurnRecord) []string {
 // BenchApprovalRoundTrip measures the store's part of an approval round
 // trip: create (admission), resolve (with its decision), claim the run
 // (with its decision) and finish (purge) — four write transactions.
-func BenchApprovalRoundTrip(b *testing.B, s procedures.Store) {
+func BenchApprovalRoundTrip(b *testing.B, s gate.TurnStore) {
 	b.ReportAllocs()
 	for b.Loop() {
 		now := time.Now()
 		r := PendingTurn("bench", now, time.Minute)
-		if err := s.CreateApproval(ctx, r, procedures.PendingBounds{Total: 1 << 20}, now); err != nil {
+		if err := s.CreateApproval(ctx, r, gate.PendingBounds{Total: 1 << 20}, now); err != nil {
 			b.Fatal(err)
 		}
 		for _, step := range []struct {
-			from, to procedures.TurnStatus
+			from, to gate.TurnStatus
 			d        bool
-		}{{procedures.TurnPending, procedures.TurnApproved, true}, {procedures.TurnApproved, procedures.TurnRunning, true},
-			{procedures.TurnRunning, procedures.TurnSucceeded, false}} {
+		}{{gate.TurnPending, gate.TurnApproved, true}, {gate.TurnApproved, gate.TurnRunning, true},
+			{gate.TurnRunning, gate.TurnSucceeded, false}} {
 			next := r
 			next.Status = step.to
 			var ds []procedures.Decision
 			if step.d {
 				ds = append(ds, Decision(procedures.KindApproval, "", r.CodeHash, now))
 			}
-			if _, err := s.TransitionTurn(ctx, next, []procedures.TurnStatus{step.from}, step.to != procedures.TurnSucceeded, now, ds...); err != nil {
+			if _, err := s.TransitionTurn(ctx, next, []gate.TurnStatus{step.from}, step.to != gate.TurnSucceeded, now, ds...); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -37,25 +37,30 @@ var Layers = map[string]int{
 	// the domain
 	"procedures": 3,
 
-	// on the domain: dumps, metrics, the upstream, replays
-	"dump":        4,
+	// on the domain: metrics, the upstream, replays
 	"metrics":     4,
 	"mcpdispatch": 4,
 	"replay":      4,
 
-	// the gate and the stores
-	"gate":            5,
-	"graph/embedded":  5,
-	"graph/neo4j":     5,
-	"graph/storetest": 5,
+	// the turn gate (its domain types and TurnStore included)
+	"gate": 5,
+
+	// the dump format, which carries turns and session policies
+	"dump": 6,
+
+	// the stores, which keep procedures (procedures.Store) and turns
+	// (gate.TurnStore)
+	"graph/embedded":  7,
+	"graph/neo4j":     7,
+	"graph/storetest": 7,
 
 	// the transports
-	"api":      6,
-	"mcpserve": 6,
+	"api":      8,
+	"mcpserve": 8,
 
 	// wiring and tools
-	"cmd/procgraph":    7,
-	"bench":            7,
-	"internal/mutants": 7,
-	"internal/layers":  7,
+	"cmd/procgraph":    9,
+	"bench":            9,
+	"internal/mutants": 9,
+	"internal/layers":  9,
 }

@@ -13,7 +13,7 @@ func init() {
 		{
 			Name:     "e2e/pending-per-requester-ignored",
 			Why:      "the pending bound is global only: one token fills it and starves every other agent",
-			Edits:    []Edit{{Dir: "procedures", Find: "b.PerRequester > 0 && b.PerRequester < b.Total && c.Requester >= b.PerRequester", Replace: "false"}},
+			Edits:    []Edit{{Dir: "gate", Find: "b.PerRequester > 0 && b.PerRequester < b.Total && c.Requester >= b.PerRequester", Replace: "false"}},
 			Packages: []string{"./cmd/procgraph"},
 			Tests:    []string{"TestTurnPendingPerRequester"},
 		},

@@ -1,4 +1,4 @@
-package procedures
+package gate
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/procedures"
 )
 
 // TurnStore keeps the turn gate's shared state: the turns an operator may
@@ -39,11 +40,11 @@ type TurnStore interface {
 	// Returns fault.CodeNotFound; fault.CodeConflict with details "reason" ("status",
 	// and "status" the stored one; or ReasonApprovalExpired) when the
 	// condition fails, with nothing written.
-	TransitionTurn(ctx context.Context, next TurnRecord, from []TurnStatus, live bool, now time.Time, ds ...Decision) (*TurnRecord, error)
+	TransitionTurn(ctx context.Context, next TurnRecord, from []TurnStatus, live bool, now time.Time, ds ...procedures.Decision) (*TurnRecord, error)
 
 	// PutPolicy stores p (replacing the session's policy for its code
 	// hash) and appends d, in one transaction.
-	PutPolicy(ctx context.Context, p SessionPolicy, d Decision) error
+	PutPolicy(ctx context.Context, p SessionPolicy, d procedures.Decision) error
 
 	// Policy returns the session's policy for codeHash; ok is false when
 	// there is none.
@@ -65,7 +66,7 @@ type TurnStore interface {
 // PolicyRecords returns the audit records of deleting the policies of
 // codeHashes, found in the deleting transaction (it may be called again
 // when the transaction is retried).
-type PolicyRecords func(codeHashes []string) ([]Decision, error)
+type PolicyRecords func(codeHashes []string) ([]procedures.Decision, error)
 
 // CheckApproval is CreateApproval's rule on a record, the one home of it
 // for both stores: an approval needs an id and a session id CheckSessionID
@@ -74,7 +75,7 @@ func CheckApproval(r TurnRecord) error {
 	if r.ID == "" {
 		return fault.Errorf(fault.CodeInvalid, "an approval needs an id")
 	}
-	return CheckSessionID(r.SessionID)
+	return procedures.CheckSessionID(r.SessionID)
 }
 
 // CheckTransition is TransitionTurn's condition, the one home of it for both
@@ -87,7 +88,7 @@ func CheckTransition(cur *TurnRecord, from []TurnStatus, live bool, now time.Tim
 	}
 	if live && !cur.Live(now) {
 		return fault.Errorf(fault.CodeConflict, "turn %s is past its deadline", cur.ID).
-			WithDetails("reason", ReasonApprovalExpired).WithDetails("status", string(cur.Status))
+			WithDetails("reason", procedures.ReasonApprovalExpired).WithDetails("status", string(cur.Status))
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package procedures
+package gate
 
 import (
 	"crypto/rand"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/procedures"
 )
 
 // The reasons of a busy refusal of a new approval.
@@ -89,28 +90,28 @@ type Resolution struct {
 // Turn is one block an agent asked to run (docs/api.md "Turn"). It holds no code
 // and no argument values.
 type Turn struct {
-	ID                 string      `json:"id"`
-	SessionID          string      `json:"session_id"`
-	Phase              Phase       `json:"phase"`
-	CodeHash           string      `json:"code_hash"`
-	Signature          []string    `json:"signature"`
-	ReadOnly           bool        `json:"read_only"`
-	StateChangingTools []string    `json:"state_changing_tools"`
-	UnknownTools       []string    `json:"unknown_tools"`
-	Opaque             bool        `json:"opaque"`
-	Summary            string      `json:"summary"`
-	Status             TurnStatus  `json:"status"`
-	RequestedBy        string      `json:"requested_by"`
-	RequestedAt        time.Time   `json:"requested_at"`
-	Deadline           time.Time   `json:"deadline"`
-	Resolution         *Resolution `json:"resolution"`
+	ID                 string           `json:"id"`
+	SessionID          string           `json:"session_id"`
+	Phase              procedures.Phase `json:"phase"`
+	CodeHash           string           `json:"code_hash"`
+	Signature          []string         `json:"signature"`
+	ReadOnly           bool             `json:"read_only"`
+	StateChangingTools []string         `json:"state_changing_tools"`
+	UnknownTools       []string         `json:"unknown_tools"`
+	Opaque             bool             `json:"opaque"`
+	Summary            string           `json:"summary"`
+	Status             TurnStatus       `json:"status"`
+	RequestedBy        string           `json:"requested_by"`
+	RequestedAt        time.Time        `json:"requested_at"`
+	Deadline           time.Time        `json:"deadline"`
+	Resolution         *Resolution      `json:"resolution"`
 }
 
 // TurnCapture is a turn's request to be captured once it succeeded.
 type TurnCapture struct {
-	Cause    *CauseInput    `json:"cause,omitempty"`
-	Summary  string         `json:"summary,omitempty"`
-	Metadata map[string]any `json:"metadata,omitempty"`
+	Cause    *procedures.CauseInput `json:"cause,omitempty"`
+	Summary  string                 `json:"summary,omitempty"`
+	Metadata map[string]any         `json:"metadata,omitempty"`
 }
 
 // TurnRecord is a turn as the store keeps it while an operator may review
@@ -125,11 +126,11 @@ type TurnRecord struct {
 	// Denial is the turn's decision when it was denied after it was stored
 	// (rejected, expired, cancelled): the audit record, id included, which
 	// the requester's denied answer carries. It holds no values (CheckAudit).
-	Denial *Decision `json:"denial,omitempty"`
+	Denial *procedures.Decision `json:"denial,omitempty"`
 	// Binding is what was submitted (pending) and then what the operator
 	// approved (approved): an approved turn runs only while the block,
 	// analysed again, still has it (Binding.Check). Nil runs nothing.
-	Binding *Binding `json:"binding,omitempty"`
+	Binding *procedures.Binding `json:"binding,omitempty"`
 }
 
 // Purged returns r as it is stored: a turn that is done keeps neither code
@@ -194,7 +195,7 @@ type SessionPolicy struct {
 	// Binding is what the operator approved; nil for a policy stored before
 	// bindings or imported unbound, which applies to no one
 	// (InactiveUnbound).
-	Binding *Binding `json:"binding,omitempty"`
+	Binding *procedures.Binding `json:"binding,omitempty"`
 }
 
 // AppliesTo reports whether p decides the turns of requester: only those of
@@ -242,7 +243,9 @@ func NewTurnID(at time.Time) string {
 // The turn gate's defaults (docs/api.md "Serve settings"), which an import
 // applies to the approvals it admits unless told the target's settings.
 const (
-	DefaultMaxPendingApprovals    = 32
+	DefaultMaxPendingApprovals = 32
+	// DefaultMaxPendingPerRequester is Options.MaxPendingPerRequester's
+	// default (never above MaxPending).
 	DefaultMaxPendingPerRequester = 8
 	DefaultApprovalTimeout        = 330 * time.Second
 )
