@@ -147,11 +147,12 @@ func TestDoctorNeo4jWrongPassword(t *testing.T) {
 		}
 		t.Skip("NEO4J_URI is not set: no Neo4j server to refuse a password")
 	}
-	env := map[string]string{"NEO4J_URI": uri, "NEO4J_USERNAME": neo4jEnv["NEO4J_USERNAME"],
+	// A user the server does not have: refused like a wrong password, and
+	// failed logins never lock the suite's own user out (Neo4j locks a user
+	// after dbms.security.auth_max_failed_attempts) while graph/neo4j's
+	// tests run beside this one.
+	env := map[string]string{"NEO4J_URI": uri, "NEO4J_USERNAME": "procgraph-doctor-nobody",
 		"NEO4J_PASSWORD": neo4jEnv["NEO4J_PASSWORD"] + "-wrong", "PROCGRAPH_URL": "http://127.0.0.1:1"}
-	if env["NEO4J_USERNAME"] == "" {
-		env["NEO4J_USERNAME"] = "neo4j"
-	}
 	code, out, _ := runMainWith(t, env, "doctor", "--store", "neo4j", "--tokens-file", filepath.Join(t.TempDir(), "tokens.json"))
 	if code != 1 {
 		t.Fatalf("doctor with a wrong password: exit %d\n%s", code, out)
