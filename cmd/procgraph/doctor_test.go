@@ -1,7 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -131,6 +136,56 @@ func TestExportOfAServedStore(t *testing.T) {
 	b, err := os.ReadFile(dump)
 	if err != nil || !strings.Contains(string(b), name) || !strings.Contains(string(b), `"trailer"`) {
 		t.Fatalf("the dump (%v) lacks the procedure or its trailer:\n%.300s", err, b)
+	}
+}
+
+// TestExportThroughServerChecksTheDump: export --server reads what arrives
+// back as a dump. An answer cut short at a line's end (a clean HTTP answer,
+// as a proxy or a server dying mid-stream can give) or with a line altered
+// is refused with a non-zero exit, and nothing is left at the path.
+func TestExportThroughServerChecksTheDump(t *testing.T) {
+	t.Parallel()
+	s := mustServe(t, serverOpts{Upstream: mustUpstream(t)})
+	mustCaptureName(t, s, readOnlyCode, "x")
+	whole := mustStatusBody(t, s.get(t, "/v1/export"), 200)
+	lines := strings.SplitAfter(string(whole), "\n")
+	if len(lines) < 3 {
+		t.Fatalf("the export has %d lines", len(lines))
+	}
+	cases := []struct {
+		name string
+		body string
+	}{
+		{"cut after the header", lines[0]},
+		{"cut before the trailer", strings.Join(lines[:len(lines)-2], "")},
+		{"a record altered", strings.Replace(string(whole), `"frequency":1`, `"frequency":9`, 1)},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.body == string(whole) {
+				t.Fatal("the case changes nothing")
+			}
+			proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/x-ndjson")
+				io.WriteString(w, tc.body)
+			}))
+			t.Cleanup(proxy.Close)
+			path := filepath.Join(t.TempDir(), "d.jsonl")
+			code, _, errOut := runMainWith(t, map[string]string{"PROCGRAPH_URL": proxy.URL}, "export", "--server", "-o", path)
+			if code != 1 || !strings.Contains(errOut, "not a whole dump") {
+				t.Fatalf("export --server of a broken answer: exit %d, %s", code, errOut)
+			}
+			if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+				t.Fatalf("a file was left at the path: %v", err)
+			}
+			if entries, _ := os.ReadDir(filepath.Dir(path)); len(entries) != 0 {
+				t.Fatalf("files were left beside it: %v", entries)
+			}
+			code, _, errOut = runMainWith(t, map[string]string{"PROCGRAPH_URL": proxy.URL}, "export", "--server")
+			if code != 1 || !strings.Contains(errOut, "not a whole dump") {
+				t.Fatalf("export --server to stdout of a broken answer: exit %d, %s", code, errOut)
+			}
+		})
 	}
 }
 

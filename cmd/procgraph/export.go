@@ -96,7 +96,10 @@ func cmdExport(ctx context.Context, args []string, s stdio) int {
 }
 
 // exportThroughServer saves GET /v1/export of the server at PROCGRAPH_URL
-// to path (stdout when "").
+// to path (stdout when ""). What arrives is read back as a dump while it is
+// copied (dump.Validate: header, records, trailer and checksum): an answer
+// cut short or altered on the way is refused, and with a path nothing is
+// left at it.
 func exportThroughServer(ctx context.Context, s stdio, path string) int {
 	c := newClient(ctx)
 	resp, err := c.stream(ctx, "/v1/export")
@@ -109,7 +112,21 @@ func exportThroughServer(ctx context.Context, s stdio, path string) int {
 		return fail(s.err, "export", err)
 	}
 	start := time.Now()
-	_, err = io.Copy(w, resp.Body)
+	pr, pw := io.Pipe()
+	checked := make(chan error, 1)
+	go func() {
+		_, _, err := dump.Validate(pr)
+		_, _ = io.Copy(io.Discard, pr) // drain what follows a refusal
+		checked <- err
+	}()
+	_, err = io.Copy(io.MultiWriter(w, pw), resp.Body)
+	pw.CloseWithError(err)
+	if verr := <-checked; err == nil && verr != nil {
+		err = fmt.Errorf("the server's answer is not a whole dump (%w); nothing was saved", verr)
+		if path == "" {
+			err = fmt.Errorf("the server's answer is not a whole dump (%w)", verr)
+		}
+	}
 	if err = commit(err); err != nil {
 		return fail(s.err, "export", err)
 	}
