@@ -4,21 +4,21 @@ import (
 	"testing"
 
 	"github.com/procgraph/procgraph/graph/storetest"
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/internal/findorder"
 	"github.com/procgraph/procgraph/search"
 )
 
 // TestCompareTiesAreFinds: hits of equal score are in Find's order,
-// procedures.CompareFind, on every edge of it.
+// findorder.Compare, on every edge of it.
 func TestCompareTiesAreFinds(t *testing.T) {
 	keys := storetest.FindKeys()
-	hit := func(k procedures.FindKey) search.Hit {
+	hit := func(k findorder.Key) search.Hit {
 		return search.Hit{Name: k.Name, Score: 1.5, Frequency: k.Frequency, LastUsedAt: k.LastUsedAt}
 	}
 	for _, a := range keys {
 		for _, b := range keys {
-			if got, want := sign(search.Compare(hit(a), hit(b))), sign(procedures.CompareFind(a, b)); got != want {
-				t.Fatalf("Compare orders %+v against %+v as %d, CompareFind as %d", a, b, got, want)
+			if got, want := sign(search.Compare(hit(a), hit(b))), sign(findorder.Compare(a, b)); got != want {
+				t.Fatalf("Compare orders %+v against %+v as %d, findorder.Compare as %d", a, b, got, want)
 			}
 		}
 	}

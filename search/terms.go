@@ -15,6 +15,7 @@ import (
 
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/fields"
+	"github.com/procgraph/procgraph/internal/findorder"
 )
 
 // Relevance search limits.
@@ -148,24 +149,19 @@ func Score(text float64, frequency int64) float64 {
 }
 
 // Compare is the one order of a relevance search's hits: Score desc, then
-// Find's order (procedures.CompareFind: frequency desc, last_used_at desc
-// with never used last, name asc; TestCompareTiesAreFinds checks they
-// agree). A page a store answers is sorted by it (the conformance suite
-// checks both stores).
+// Find's order (findorder.Compare: frequency desc, last_used_at desc with
+// never used last, name asc). A page a store answers is sorted by it (the
+// conformance suite checks both stores).
 func Compare(a, b Hit) int {
-	switch {
-	case a.Score != b.Score:
+	if a.Score != b.Score {
 		return cmp.Compare(b.Score, a.Score)
-	case a.Frequency != b.Frequency:
-		return cmp.Compare(b.Frequency, a.Frequency)
-	case a.LastUsedAt == nil && b.LastUsedAt != nil:
-		return 1
-	case a.LastUsedAt != nil && b.LastUsedAt == nil:
-		return -1
-	case a.LastUsedAt != nil && *a.LastUsedAt != *b.LastUsedAt:
-		return cmp.Compare(*b.LastUsedAt, *a.LastUsedAt)
 	}
-	return strings.Compare(a.Name, b.Name)
+	return findorder.Compare(a.findKey(), b.findKey())
+}
+
+// findKey is the hit's key in Find's order.
+func (h Hit) findKey() findorder.Key {
+	return findorder.Key{Frequency: h.Frequency, LastUsedAt: h.LastUsedAt, Name: h.Name}
 }
 
 // RankHits ranks every hit of a store that gets its full-text engine's

@@ -1,7 +1,7 @@
 // The key Find orders by, an expression over p (rank_set stores it as
 // p.rank; find_all_page.cypher and find_page.cypher walk the procedure_rank
 // index in ascending order): its string order is Find's order,
-// procedures.CompareFind (frequency desc, last_used_at desc with never used
+// findorder.Compare (frequency desc, last_used_at desc with never used
 // last, name asc; TestRankKeyIsCompareFind checks it on every edge). It is
 //   19 digits: 9223372036854775807 - frequency, zero-padded
 //   '|'

@@ -5,11 +5,11 @@ import (
 	"testing"
 
 	"github.com/procgraph/procgraph/graph/storetest"
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/internal/findorder"
 )
 
 // TestRankKeyIsCompareFind: the rank index's byte order is Find's order,
-// procedures.CompareFind, on every edge of it, and rankFields decodes what
+// findorder.Compare, on every edge of it, and rankFields decodes what
 // rankKey encoded.
 func TestRankKeyIsCompareFind(t *testing.T) {
 	keys := storetest.FindKeys()
@@ -19,9 +19,9 @@ func TestRankKeyIsCompareFind(t *testing.T) {
 			t.Fatalf("rankFields(rankKey(%+v)) = %d, %v, %q", a, f, lu, rankName(ka))
 		}
 		for _, b := range keys {
-			got, want := bytes.Compare(ka, rankKey(b.Frequency, b.LastUsedAt, b.Name)), procedures.CompareFind(a, b)
+			got, want := bytes.Compare(ka, rankKey(b.Frequency, b.LastUsedAt, b.Name)), findorder.Compare(a, b)
 			if sign(got) != sign(want) {
-				t.Fatalf("rankKey orders %+v against %+v as %d, CompareFind as %d", a, b, got, want)
+				t.Fatalf("rankKey orders %+v against %+v as %d, findorder.Compare as %d", a, b, got, want)
 			}
 		}
 	}

@@ -6,11 +6,11 @@ import (
 
 	"github.com/procgraph/procgraph/cypher"
 	"github.com/procgraph/procgraph/graph/storetest"
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/internal/findorder"
 )
 
 // TestRankKeyIsCompareFind: fragments/rank_key.cypher, the p.rank that
-// rank_set stores and Find walks, sorts as procedures.CompareFind on every
+// rank_set stores and Find walks, sorts as findorder.Compare on every
 // edge of Find's order.
 func TestRankKeyIsCompareFind(t *testing.T) {
 	s := openStore(t)
@@ -36,9 +36,9 @@ func TestRankKeyIsCompareFind(t *testing.T) {
 	}
 	for i, a := range keys {
 		for j, b := range keys {
-			got, want := strings.Compare(ranks[i], ranks[j]), procedures.CompareFind(a, b)
+			got, want := strings.Compare(ranks[i], ranks[j]), findorder.Compare(a, b)
 			if sign(got) != sign(want) {
-				t.Fatalf("rank_key orders %+v (%q) against %+v (%q) as %d, CompareFind as %d", a, ranks[i], b, ranks[j], got, want)
+				t.Fatalf("rank_key orders %+v (%q) against %+v (%q) as %d, findorder.Compare as %d", a, ranks[i], b, ranks[j], got, want)
 			}
 		}
 	}

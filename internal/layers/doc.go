@@ -18,6 +18,7 @@ var Layers = map[string]int{
 	"internal/text":                0,
 	"internal/buildinfo":           0,
 	"internal/storewrap":           0,
+	"internal/findorder":           0,
 	"cypher":                       0,
 	"ui":                           0,
 	"testcontainers":               0,

@@ -25,26 +25,26 @@ func init() {
 		},
 		{
 			Name:     "neo4j/rank-key-never-used-first",
-			Why:      "rank_key.cypher drifts from procedures.CompareFind: never used procedures sort before used ones on Neo4j",
+			Why:      "rank_key.cypher drifts from findorder.Compare: never used procedures sort before used ones on Neo4j",
 			Edits:    []Edit{{Dir: "cypher/fragments", Files: "rank_key.cypher", Find: `WHEN p.last_used_at IS NULL THEN '2'`, Replace: `WHEN p.last_used_at IS NULL THEN '/'`}},
 			Packages: []string{"./graph/neo4j"},
 			Tests:    []string{"TestRankKeyIsCompareFind"},
 		},
 		{
 			Name:     "embedded/rank-key-oldest-first",
-			Why:      "the embedded rankKey drifts from procedures.CompareFind: of two procedures used as often, the one used longer ago comes first",
+			Why:      "the embedded rankKey drifts from findorder.Compare: of two procedures used as often, the one used longer ago comes first",
 			Edits:    []Edit{{Dir: "graph/embedded", Files: "keys.go", Find: `b = binary.BigEndian.AppendUint64(b, ^lu)`, Replace: `b = binary.BigEndian.AppendUint64(b, lu)`}},
 			Packages: []string{"./graph/embedded"},
 			Tests:    []string{"TestRankKeyIsCompareFind"},
 		},
 		{
-			Name: "search/ties-ignore-last-use",
-			Why:  "search.Compare's ties drift from Find's order: last_used_at no longer breaks a tie of score and frequency",
-			Edits: []Edit{{Dir: "search", Files: "terms.go", Find: `	case a.LastUsedAt != nil && *a.LastUsedAt != *b.LastUsedAt:
+			Name: "findorder/last-use-ignored",
+			Why:  "Find's one order drifts: last_used_at no longer breaks a tie of frequency (the stores' rank keys and a search's ties no longer agree with it)",
+			Edits: []Edit{{Dir: "internal/findorder", Find: `	case a.LastUsedAt != nil && *a.LastUsedAt != *b.LastUsedAt:
 		return cmp.Compare(*b.LastUsedAt, *a.LastUsedAt)
 `, Replace: ``}},
-			Packages: []string{"./search"},
-			Tests:    []string{"TestCompareTiesAreFinds"},
+			Packages: []string{"./graph/embedded"},
+			Tests:    []string{"TestRankKeyIsCompareFind"},
 		},
 		{
 			Name:     "embedded/class-key-drops-retired",
