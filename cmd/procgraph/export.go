@@ -122,9 +122,9 @@ func exportThroughServer(ctx context.Context, s stdio, path string) int {
 	_, err = io.Copy(io.MultiWriter(w, pw), resp.Body)
 	pw.CloseWithError(err)
 	if verr := <-checked; err == nil && verr != nil {
-		err = fmt.Errorf("the server's answer is not a whole dump (%w); nothing was saved", verr)
-		if path == "" {
-			err = fmt.Errorf("the server's answer is not a whole dump (%w)", verr)
+		err = fmt.Errorf("the server's answer is not a whole dump (%w)", verr)
+		if path != "" {
+			err = fmt.Errorf("%w; nothing was saved", err)
 		}
 	}
 	if err = commit(err); err != nil {
