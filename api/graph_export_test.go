@@ -3,8 +3,6 @@ package api
 import (
 	"bytes"
 	"encoding/xml"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,10 +10,9 @@ import (
 	"gonum.org/v1/gonum/graph/formats/dot"
 	"gonum.org/v1/gonum/graph/formats/dot/ast"
 
+	"github.com/procgraph/procgraph/internal/golden"
 	"github.com/procgraph/procgraph/procedures"
 )
-
-var updateGolden = flag.Bool("update", false, "rewrite testdata/export golden files from the current output")
 
 // exampleGraph is a small graph with every kind of node and edge.
 func exampleGraph() *procedures.Graph {
@@ -78,22 +75,7 @@ func TestGraphExportGolden(t *testing.T) {
 		{"hostile.dot", DOT(hostileGraph())},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			path := filepath.Join("testdata", "export", tc.name)
-			if *updateGolden {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, tc.got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if !bytes.Equal(tc.got, want) {
-				t.Fatalf("%s differs from the golden file:\n%s", tc.name, tc.got)
-			}
+			golden.Match(t, filepath.Join("testdata", "export", tc.name), tc.got)
 		})
 	}
 }

@@ -1,11 +1,10 @@
 package api
 
 import (
-	"bytes"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/procgraph/procgraph/internal/golden"
 )
 
 // TestOpenAPIGolden: /openapi.json stays as testdata/openapi.golden.json
@@ -17,31 +16,5 @@ func TestOpenAPIGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, err := json.Marshal(srv.OpenAPI())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc any
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		t.Fatal(err)
-	}
-	got, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got = append(got, '\n')
-	path := filepath.Join("testdata", "openapi.golden.json")
-	if *updateGolden {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%s differs from /openapi.json (run with -update and review the diff)", path)
-	}
+	golden.Match(t, filepath.Join("testdata", "openapi.golden.json"), golden.JSON(t, srv.OpenAPI()))
 }

@@ -2,11 +2,6 @@ package gate_test
 
 import (
 	"context"
-	"fmt"
-	"path/filepath"
-	"sort"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,35 +10,17 @@ import (
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
-	"github.com/procgraph/procgraph/sandbox"
+	"github.com/procgraph/procgraph/replay/replaytest"
 )
 
 // countedStore is the real embedded store counting every store call a
 // turn can make (each is one round trip on Neo4j).
 type countedStore struct {
 	*embedded.Store
-	mu sync.Mutex
-	n  map[string]int
+	replaytest.Counter
 }
 
-func (c *countedStore) count(name string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.n[name]++
-}
-
-// calls returns the calls since the last reset, "Name×n" sorted, and resets.
-func (c *countedStore) calls() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var out []string
-	for k, v := range c.n {
-		out = append(out, fmt.Sprintf("%s×%d", k, v))
-	}
-	sort.Strings(out)
-	c.n = map[string]int{}
-	return strings.Join(out, " ")
-}
+func (c *countedStore) count(name string) { c.Add(name) }
 
 func (c *countedStore) Get(ctx context.Context, name string) (*procedures.Procedure, error) {
 	c.count("Get")
@@ -95,43 +72,12 @@ func (c *countedStore) TransitionTurn(ctx context.Context, next gate.TurnRecord,
 	return c.Store.TransitionTurn(ctx, next, from, live, now, ds...)
 }
 
-// bindCostEnv is a gate over a counted embedded store with mutating
-// auto-run on, a read-only procedure inner with a durable grant, and a
-// session policy (auto_run) on a block that calls a tool and inner. It
+// bindCostEnv is replaytest.BindCost over a counted embedded store: it
 // returns the gate, the store, a turn its policy decides and one the grant
 // decides.
 func bindCostEnv(tb testing.TB) (*gate.Gate, *countedStore, gate.TurnRequest, gate.TurnRequest) {
-	ctx := context.Background()
-	st, err := embedded.Open(filepath.Join(tb.TempDir(), "procgraph.db"), embedded.Options{NoSync: true})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { _ = st.Close() })
-	cs := &countedStore{Store: st, n: map[string]int{}}
-	svc := procedures.NewService(cs, procedures.Options{AllowMutatingAutorun: true})
-	if _, err := svc.PutCatalogue(ctx, defaultTools, "tester"); err != nil {
-		tb.Fatal(err)
-	}
-	out, err := svc.Capture(ctx, procedures.CaptureRequest{Code: readOnlyCode, Status: procedures.StatusSucceeded, SessionID: "capture"})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	inner := out.Procedure.Name
-	if _, _, err := svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: inner, Enabled: true, Actor: "op"}); err != nil {
-		tb.Fatal(err)
-	}
-	g := gate.New(replay.New(svc, sandbox.NewInProcess(), &recorder{}, replay.Options{}), cs, gate.Options{})
-	policy := gate.TurnRequest{Code: "x = tools.get_jobs(task_id=task_id)\nreturn [x, tools." + inner + "(task_id=task_id)]",
-		SessionID: "s", Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 7}, Actor: "agent"}
-	ans, err := g.Submit(ctx, policy)
-	if err != nil || ans.Turn.Status != gate.TurnPending {
-		tb.Fatalf("submit: %+v, %v", ans, err)
-	}
-	if _, _, err := g.Resolve(ctx, gate.ResolveRequest{ID: ans.Turn.ID, Choice: gate.ChoiceAutoRun, Actor: "op", HasGrant: true}); err != nil {
-		tb.Fatal(err)
-	}
-	grant := gate.TurnRequest{Code: "return tools." + inner + "(task_id=task_id)", SessionID: "g", Phase: procedures.PhaseInteractive,
-		Arguments: map[string]any{"task_id": 7}, Actor: "agent"}
+	cs := &countedStore{Store: replaytest.OpenStore(tb)}
+	g, policy, grant := replaytest.BindCost(tb, cs, cs)
 	return g, cs, policy, grant
 }
 
@@ -152,12 +98,12 @@ func TestBindingChecksCostNoStoreCall(t *testing.T) {
 		{"grant", grant, procedures.ReasonDurableAutoRun, bindCostGrantCalls},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			cs.calls()
+			cs.Take()
 			ans, err := g.Submit(context.Background(), c.req)
 			if err != nil || !ans.Ran() || ans.Decision.Reason != c.reason || ans.Status != replay.StatusSucceeded {
 				t.Fatalf("submit: %+v, %v", ans, err)
 			}
-			if got := cs.calls(); got != c.want {
+			if got := cs.Take(); got != c.want {
 				t.Fatalf("store calls %s, want %s", got, c.want)
 			}
 		})

@@ -23,8 +23,8 @@ func TestDeadRunIsPurged(t *testing.T) {
 			e := newEnv(t, sandbox.NewInProcess(), false)
 			var mu sync.Mutex
 			now := time.Now()
-			e.withClock(func() time.Time { mu.Lock(); defer mu.Unlock(); return now })
-			g := gate.New(e.rp, e.turns, gate.Options{})
+			e.WithClock(func() time.Time { mu.Lock(); defer mu.Unlock(); return now })
+			g := gate.New(e.Replayer, e.turns, gate.Options{})
 			ans, err := g.Submit(ctx, gate.TurnRequest{Code: "return tools.kill_job(panda_id=panda_id)", SessionID: "s",
 				Phase: procedures.PhaseInteractive, Arguments: map[string]any{"panda_id": 7}, Actor: "agent"})
 			if err != nil || ans.Turn.Status != gate.TurnPending {
@@ -79,10 +79,8 @@ func TestDeadRunIsPurged(t *testing.T) {
 			if err != nil || stored.HoldsValues() || stored.Status != gate.TurnRunning {
 				t.Fatalf("stored past the deadline: %+v, %v", stored, err)
 			}
-			e.disp.mu.Lock()
-			defer e.disp.mu.Unlock()
-			if len(e.disp.calls) != 0 {
-				t.Fatalf("the upstream saw %v", e.disp.calls)
+			if calls := e.Upstream.Calls(); len(calls) != 0 {
+				t.Fatalf("the upstream saw %v", calls)
 			}
 		})
 	}

@@ -39,7 +39,7 @@ func TestRunChecksItsResolutionBeforeAdmission(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, sandbox.NewInProcess(), false)
 	adm := sandbox.NewAdmission(sandbox.AdmissionConfig{Slots: 1, Queue: -1})
-	rp := replay.New(e.svc, sandbox.NewInProcess(), e.disp, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}, Admission: adm})
+	rp := replay.New(e.Service, sandbox.NewInProcess(), e.Upstream, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}, Admission: adm})
 	g := gate.New(rp, e.turns, gate.Options{})
 	id := mustPending(t, g, turnKill(0))
 	cur, err := e.turns.GetApproval(ctx, id)
@@ -62,7 +62,7 @@ func TestRunChecksItsResolutionBeforeAdmission(t *testing.T) {
 			t.Fatalf("resolution %+v: run = %v, want internal (the integrity check before admission)", res, err)
 		}
 	}
-	if got := e.disp.tools(); len(got) != 0 {
+	if got := e.Upstream.Tools(); len(got) != 0 {
 		t.Fatalf("the upstream saw %v", got)
 	}
 }
@@ -83,7 +83,7 @@ func TestWaitedDenialCarriesItsRecord(t *testing.T) {
 			if c.name == "expired" {
 				opts.ApprovalTimeout = 50 * time.Millisecond
 			}
-			g := gate.New(e.rp, e.turns, opts)
+			g := gate.New(e.Replayer, e.turns, opts)
 			errs := make(chan error, 1)
 			go func() { _, err := g.Submit(ctx, turnKill(gate.MaxWait)); errs <- err }()
 			if c.name == "rejected" {
@@ -101,7 +101,7 @@ func TestWaitedDenialCarriesItsRecord(t *testing.T) {
 			if fault.ErrorCode(err) != fault.CodeDenied || !ok {
 				t.Fatalf("submit: %v", err)
 			}
-			ds, err := e.svc.Decisions(ctx, procedures.DecisionFilter{Kind: procedures.KindTurn})
+			ds, err := e.Service.Decisions(ctx, procedures.DecisionFilter{Kind: procedures.KindTurn})
 			if err != nil || len(ds) != 1 {
 				t.Fatalf("turn decisions %+v, %v", ds, err)
 			}

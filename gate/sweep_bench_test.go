@@ -13,6 +13,7 @@ import (
 	"github.com/procgraph/procgraph/graph/storetest"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
+	"github.com/procgraph/procgraph/replay/replaytest"
 	"github.com/procgraph/procgraph/sandbox"
 )
 
@@ -38,7 +39,7 @@ func BenchmarkSweepEmbedded(b *testing.B) {
 				}
 			}
 			svc := procedures.NewService(st, procedures.Options{})
-			g := gate.New(replay.New(svc, sandbox.NewInProcess(), &recorder{}, replay.Options{}), st, gate.Options{})
+			g := gate.New(replay.New(svc, sandbox.NewInProcess(), &replaytest.Recorder{}, replay.Options{}), st, gate.Options{})
 			b.ResetTimer()
 			for b.Loop() {
 				if changed, err := g.Sweep(ctx); err != nil || changed != 0 {

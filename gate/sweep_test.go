@@ -50,7 +50,7 @@ func newSweepWorld(t *testing.T) *sweepWorld {
 	t.Helper()
 	e := newEnv(t, sandbox.NewInProcess(), false)
 	w := &sweepWorld{e: e, clock: &clock{now: time.Now()}, disp: &holdDispatcher{arrived: make(chan string, 4), release: make(chan struct{})}}
-	rp := replay.New(e.svc, sandbox.NewInProcess(), w.disp, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}, Now: w.clock.Now})
+	rp := replay.New(e.Service, sandbox.NewInProcess(), w.disp, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}, Now: w.clock.Now})
 	w.g = gate.New(rp, e.turns, gate.Options{RunGrace: time.Minute})
 	return w
 }
@@ -156,7 +156,7 @@ func TestSweepExpiresUnreadTurns(t *testing.T) {
 	if r := w.stored(t, fresh); r.Status != gate.TurnPending || !r.HoldsValues() {
 		t.Fatalf("the live turn was swept: %s", r.Status)
 	}
-	ds, err := w.e.svc.Decisions(context.Background(), procedures.DecisionFilter{Kind: procedures.KindTurn})
+	ds, err := w.e.Service.Decisions(context.Background(), procedures.DecisionFilter{Kind: procedures.KindTurn})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,8 +230,8 @@ func TestSweepAcrossInstances(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, sandbox.NewInProcess(), false)
 	newGate := func() *gate.Gate {
-		svc := procedures.NewService(e.store, procedures.Options{})
-		return gate.New(replay.New(svc, sandbox.NewInProcess(), e.disp, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}}), e.store, gate.Options{})
+		svc := procedures.NewService(e.Store, procedures.Options{})
+		return gate.New(replay.New(svc, sandbox.NewInProcess(), e.Upstream, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}}), e.Store, gate.Options{})
 	}
 	a, b := newGate(), newGate()
 	at := time.Now().Add(-2 * time.Hour) // deadlines and runs long past
@@ -263,5 +263,5 @@ func TestSweepAcrossInstances(t *testing.T) {
 	if errs[0] != nil || errs[1] != nil || counts[0]+counts[1] != running+pending {
 		t.Fatalf("sweeps changed %v (%v), want %d in all", counts, errs, running+pending)
 	}
-	storetest.RequireSwept(t, e.svc, e.turns, running, pending)
+	storetest.RequireSwept(t, e.Service, e.turns, running, pending)
 }

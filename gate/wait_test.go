@@ -2,7 +2,6 @@ package gate_test
 
 import (
 	"context"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
+	"github.com/procgraph/procgraph/replay/replaytest"
 	"github.com/procgraph/procgraph/sandbox"
 )
 
@@ -40,16 +40,12 @@ func waitFor(cond func() bool) {
 // same store), which the poller finds.
 func TestWaitReadsOncePerTurn(t *testing.T) {
 	ctx := context.Background()
-	st, err := embedded.Open(filepath.Join(t.TempDir(), "procgraph.db"), embedded.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
+	st := replaytest.OpenStore(t)
 	cs := &countedReads{Store: st}
 	e := newEnvOn(t, st, cs, sandbox.NewInProcess(), false)
-	g := gate.New(e.rp, e.turns, gate.Options{})
+	g := gate.New(e.Replayer, e.turns, gate.Options{})
 	g.SetPollEvery(time.Hour) // rounds are played by hand below
-	other := gate.New(replay.New(procedures.NewService(st, procedures.Options{}), sandbox.NewInProcess(), e.disp, replay.Options{}), st, gate.Options{})
+	other := gate.New(replay.New(procedures.NewService(st, procedures.Options{}), sandbox.NewInProcess(), e.Upstream, replay.Options{}), st, gate.Options{})
 	ids := []string{mustPending(t, g, turnKill(0)), mustPending(t, g, turnKill(0))}
 
 	const perTurn = 4
@@ -102,8 +98,8 @@ func TestWaitReadsOncePerTurn(t *testing.T) {
 func TestWaitSeesAnotherInstance(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, sandbox.NewInProcess(), false)
-	a := gate.New(e.rp, e.turns, gate.Options{})
-	b := gate.New(replay.New(procedures.NewService(e.store, procedures.Options{}), sandbox.NewInProcess(), e.disp, replay.Options{}), e.store, gate.Options{})
+	a := gate.New(e.Replayer, e.turns, gate.Options{})
+	b := gate.New(replay.New(procedures.NewService(e.Store, procedures.Options{}), sandbox.NewInProcess(), e.Upstream, replay.Options{}), e.Store, gate.Options{})
 	type result struct {
 		ans *gate.TurnAnswer
 		err error
@@ -122,7 +118,7 @@ func TestWaitSeesAnotherInstance(t *testing.T) {
 	if res.err != nil || !res.ans.Ran() || res.ans.Turn.Status != gate.TurnSucceeded {
 		t.Fatalf("the waiting submit: %+v, %v", res.ans, res.err)
 	}
-	if got := e.disp.tools(); len(got) != 1 || got[0] != "kill_job" {
+	if got := e.Upstream.Tools(); len(got) != 1 || got[0] != "kill_job" {
 		t.Fatalf("the upstream saw %v, want kill_job once", got)
 	}
 }

@@ -1,19 +1,14 @@
 package mcpserve
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/graph/embedded"
+	"github.com/procgraph/procgraph/internal/golden"
 )
-
-var updateGolden = flag.Bool("update", false, "rewrite testdata golden files from the current output")
 
 // TestFixedToolsGolden: the fixed tools as a client lists them (name,
 // description, input schema, annotations) on both endpoints stay as
@@ -35,29 +30,5 @@ func TestFixedToolsGolden(t *testing.T) {
 		}
 		got[path] = tools
 	}
-	b, err := json.MarshalIndent(got, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b = append(b, '\n')
-	mustMatchGolden(t, filepath.Join("testdata", "tools.golden.json"), b)
-}
-
-// mustMatchGolden compares got with the golden file (rewriting it under
-// -update).
-func mustMatchGolden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *updateGolden {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%s differs from the answer (run with -update and review the diff):\n%s", path, got)
-	}
+	golden.Match(t, filepath.Join("testdata", "tools.golden.json"), golden.JSON(t, got))
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/replay/replaytest"
 	"github.com/procgraph/procgraph/sandbox"
 )
 
@@ -53,10 +54,10 @@ func TestAdmissionQueueFull(t *testing.T) {
 	for _, rn := range runners() {
 		t.Run(rn.name, func(t *testing.T) {
 			e := newEnv(t, rn.r, false)
-			p := e.capture(readOnlyCode)
+			p := e.Capture(replaytest.ReadOnlyCode)
 			d := &gateDispatcher{open: make(chan struct{}), arrived: make(chan string, 10)}
 			adm := sandbox.NewAdmission(sandbox.AdmissionConfig{Slots: 1, Queue: 1})
-			rp := replay.New(e.svc, rn.r, d, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}, Admission: adm})
+			rp := replay.New(e.Service, rn.r, d, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}, Admission: adm})
 			req := replay.InvokeRequest{Name: p.Name, Arguments: map[string]any{"task_id": 1}, Phase: procedures.PhaseAutomatic}
 			errs := make(chan error, 2)
 			go func() { _, err := rp.Invoke(context.Background(), req); errs <- err }()
@@ -69,7 +70,7 @@ func TestAdmissionQueueFull(t *testing.T) {
 			if busyOf(t, err)["limit"] != sandbox.LimitQueue {
 				t.Fatalf("details = %v", err.(*fault.Error).Details)
 			}
-			if n := len(e.decisions(p.Name)); n != 1 {
+			if n := len(e.Decisions(p.Name)); n != 1 {
 				t.Fatalf("%d decisions while one ran: the refused invoke was decided", n)
 			}
 			close(d.open)
@@ -78,7 +79,7 @@ func TestAdmissionQueueFull(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if n := len(e.decisions(p.Name)); n != 2 {
+			if n := len(e.Decisions(p.Name)); n != 2 {
 				t.Fatalf("%d decisions, want 2", n)
 			}
 		})
@@ -93,13 +94,13 @@ func TestAdmissionDeadlineCountsWait(t *testing.T) {
 	for _, rn := range runners() {
 		t.Run(rn.name, func(t *testing.T) {
 			e := newEnv(t, rn.r, false)
-			p := e.capture(readOnlyCode)
+			p := e.Capture(replaytest.ReadOnlyCode)
 			adm := sandbox.NewAdmission(sandbox.AdmissionConfig{Slots: 1})
 			const timeout = 2 * time.Second
 			// task_id 1 waits for open; task_id 2 waits for its deadline.
 			d := &gateDispatcher{open: make(chan struct{}), arrived: make(chan string, 10)}
-			long := replay.New(e.svc, rn.r, d, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}, Admission: adm})
-			short := replay.New(e.svc, rn.r, d, replay.Options{Limits: sandbox.Limits{Timeout: timeout}, Admission: adm})
+			long := replay.New(e.Service, rn.r, d, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}, Admission: adm})
+			short := replay.New(e.Service, rn.r, d, replay.Options{Limits: sandbox.Limits{Timeout: timeout}, Admission: adm})
 			req := func(id int) replay.InvokeRequest {
 				return replay.InvokeRequest{Name: p.Name, Arguments: map[string]any{"task_id": id}, Phase: procedures.PhaseAutomatic}
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/replay/replaytest"
 	"github.com/procgraph/procgraph/sandbox"
 )
 
@@ -74,7 +75,7 @@ func benchInvoke(b *testing.B, runner sandbox.Runner, n int, noSync bool, opts r
 	}
 	defer st.Close()
 	svc := procedures.NewService(st, procedures.Options{})
-	if _, err := svc.PutCatalogue(ctx, defaultTools, "tester"); err != nil {
+	if _, err := svc.PutCatalogue(ctx, replaytest.DefaultTools, "tester"); err != nil {
 		b.Fatal(err)
 	}
 	out, err := svc.Capture(ctx, procedures.CaptureRequest{Code: benchCode(n)})

@@ -22,22 +22,22 @@ func TestNestedChangedMidRun(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, sandbox.NewInProcess(), true)
 	innerCode := "tools.kill_job(job_id=task_id)\nreturn tools.get_jobs(task_id=task_id)"
-	inner := e.capture(innerCode)
-	outer := e.capture(callerOf(inner.Name))
+	inner := e.Capture(innerCode)
+	outer := e.Capture(callerOf(inner.Name))
 	for _, name := range []string{inner.Name, outer.Name} {
-		if _, _, err := e.svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: name, Enabled: true, Actor: "op"}); err != nil {
+		if _, _, err := e.Service.SetAutoRun(ctx, procedures.AutoRunRequest{Name: name, Enabled: true, Actor: "op"}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	var once sync.Once
-	e.disp.onCall = func(tool string) {
+	e.Upstream.OnCall = func(tool string) {
 		once.Do(func() {
 			v2 := "# another version\n" + innerCode
-			e.capture(v2)
-			if _, _, err := e.svc.Promote(ctx, procedures.PromoteRequest{Name: inner.Name, CodeHash: signature.CodeHash(v2), Actor: "op"}); err != nil {
+			e.Capture(v2)
+			if _, _, err := e.Service.Promote(ctx, procedures.PromoteRequest{Name: inner.Name, CodeHash: signature.CodeHash(v2), Actor: "op"}); err != nil {
 				t.Error(err)
 			}
-			if _, _, err := e.svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: inner.Name, Enabled: true, Actor: "op"}); err != nil {
+			if _, _, err := e.Service.SetAutoRun(ctx, procedures.AutoRunRequest{Name: inner.Name, Enabled: true, Actor: "op"}); err != nil {
 				t.Error(err)
 			}
 		})
@@ -47,11 +47,11 @@ func TestNestedChangedMidRun(t *testing.T) {
 	if res.Decision.Reason != procedures.ReasonDurableAutoRun {
 		t.Fatalf("outer decision %+v", res.Decision)
 	}
-	ds := e.decisions(inner.Name)
+	ds := e.Decisions(inner.Name)
 	if len(ds) == 0 || ds[0].Reason != procedures.ReasonNestedChanged || ds[0].Outcome != procedures.Denied {
 		t.Fatalf("inner decisions %+v, want the newest denied nested_changed", ds)
 	}
-	if e.disp.saw("kill_job") {
+	if e.Upstream.Saw("kill_job") {
 		t.Fatal("the dispatcher saw kill_job")
 	}
 }

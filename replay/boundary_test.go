@@ -12,13 +12,13 @@ import (
 
 // mustFailWith invokes and requires a failed run with code naming tool.
 func (e *env) mustFailWith(req replay.InvokeRequest, code sandbox.ErrorCode, tool string) *replay.InvokeResult {
-	e.t.Helper()
-	res, err := e.invoke(req)
+	e.T.Helper()
+	res, err := e.Invoke(req)
 	if err != nil {
-		e.t.Fatalf("Invoke(%s): %v", req.Name, err)
+		e.T.Fatalf("Invoke(%s): %v", req.Name, err)
 	}
 	if res.Status != replay.StatusFailed || res.Error == nil || res.Error.Code != code || res.Error.Tool != tool {
-		e.t.Fatalf("Invoke(%s): status %s, error %+v; want %s on %s", req.Name, res.Status, res.Error, code, tool)
+		e.T.Fatalf("Invoke(%s): status %s, error %+v; want %s on %s", req.Name, res.Status, res.Error, code, tool)
 	}
 	return res
 }
@@ -29,7 +29,7 @@ func TestOpaqueDynamicCallRefused(t *testing.T) {
 			e := newEnv(t, rn.r, false)
 			// Statically read-only (one tool), dynamically reaching for a
 			// read-only tool outside its signature: still refused.
-			p := e.capture(`jobs = tools.get_jobs(task_id=task_id)
+			p := e.Capture(`jobs = tools.get_jobs(task_id=task_id)
 f = getattr(tools, "fetch_" + "logs")
 return f(task_id=task_id)`)
 			if !p.Opaque || p.Exposed {
@@ -40,10 +40,10 @@ return f(task_id=task_id)`)
 			if res.Decision.Reason != procedures.ReasonReadOnly || len(res.Decision.AllowedTools) != 1 {
 				t.Fatalf("decision %+v", res.Decision)
 			}
-			if e.disp.saw("fetch_logs") || !e.disp.saw("get_jobs") {
-				t.Fatalf("dispatched %v", e.disp.tools())
+			if e.Upstream.Saw("fetch_logs") || !e.Upstream.Saw("get_jobs") {
+				t.Fatalf("dispatched %v", e.Upstream.Tools())
 			}
-			if e.get(p.Name).UseCount != 0 {
+			if e.Get(p.Name).UseCount != 0 {
 				t.Fatal("a refused run was counted")
 			}
 		})
@@ -63,11 +63,11 @@ func TestEscapeFormsRefused(t *testing.T) {
 		for name, form := range forms {
 			t.Run(rn.name+"/"+name, func(t *testing.T) {
 				e := newEnv(t, rn.r, true)
-				p := e.capture("jobs = tools.get_jobs(task_id=task_id)\nlogs = tools.fetch_logs(task_id=task_id)\n" + form + "\nreturn jobs")
+				p := e.Capture("jobs = tools.get_jobs(task_id=task_id)\nlogs = tools.fetch_logs(task_id=task_id)\n" + form + "\nreturn jobs")
 				if !p.ReadOnly {
 					t.Fatalf("%s is not read-only", p.Name)
 				}
-				res, err := e.invoke(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1},
+				res, err := e.Invoke(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1},
 					ReviewedBy: "op", ReviewerHasGrantScope: true})
 				if err != nil {
 					t.Fatal(err)
@@ -85,7 +85,7 @@ func TestEscapeFormsRefused(t *testing.T) {
 				case res.Error == nil || res.Error.Code != sandbox.ToolRefused || res.Error.Tool != "kill_job":
 					t.Fatalf("status %s, error %+v", res.Status, res.Error)
 				}
-				if e.disp.saw("kill_job") {
+				if e.Upstream.Saw("kill_job") {
 					t.Fatal("the dispatcher saw kill_job")
 				}
 			})
@@ -100,7 +100,7 @@ func TestMethodValueOfExcludedToolRefused(t *testing.T) {
 	for _, rn := range runners() {
 		t.Run(rn.name, func(t *testing.T) {
 			e := newEnv(t, rn.r, true)
-			p := e.capture("jobs = tools.get_jobs(task_id=task_id)\nm = tools.purge_all\nm()\nreturn jobs")
+			p := e.Capture("jobs = tools.get_jobs(task_id=task_id)\nm = tools.purge_all\nm()\nreturn jobs")
 			if len(p.UnknownTools) != 1 {
 				t.Fatalf("unknown %v", p.UnknownTools)
 			}
@@ -109,7 +109,7 @@ func TestMethodValueOfExcludedToolRefused(t *testing.T) {
 			if res.Decision.Reason != procedures.ReasonOperatorReviewed || strings.Join(res.Decision.AllowedTools, ",") != "get_jobs" {
 				t.Fatalf("decision %+v", res.Decision)
 			}
-			if e.disp.saw("purge_all") {
+			if e.Upstream.Saw("purge_all") {
 				t.Fatal("the dispatcher saw purge_all")
 			}
 		})

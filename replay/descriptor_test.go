@@ -10,6 +10,7 @@ import (
 
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/replay/replaytest"
 	"github.com/procgraph/procgraph/sandbox"
 )
 
@@ -17,15 +18,15 @@ func TestTools(t *testing.T) {
 	ctx := context.Background()
 	for _, allowMutating := range []bool{false, true} {
 		e := newEnv(t, sandbox.NewInProcess(), allowMutating)
-		ro := e.capture(readOnlyCode)
-		sc := e.capture(stateChangingCode)
-		e.capture("return tools.get_jobs(task_id=task_id)")                                        // one tool: never exposed
-		e.capture("t = tools\nreturn [tools.get_jobs(), t.fetch_logs()]")                          // opaque: never exposed
-		e.captureStatus("return [tools.get_jobs(), tools.restart_job()]", procedures.StatusFailed) // failed: never exposed
-		if _, _, err := e.svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: ro.Name, Enabled: true, Actor: "op"}); err != nil {
+		ro := e.Capture(replaytest.ReadOnlyCode)
+		sc := e.Capture(replaytest.StateChangingCode)
+		e.Capture("return tools.get_jobs(task_id=task_id)")                                        // one tool: never exposed
+		e.Capture("t = tools\nreturn [tools.get_jobs(), t.fetch_logs()]")                          // opaque: never exposed
+		e.CaptureStatus("return [tools.get_jobs(), tools.restart_job()]", procedures.StatusFailed) // failed: never exposed
+		if _, _, err := e.Service.SetAutoRun(ctx, procedures.AutoRunRequest{Name: ro.Name, Enabled: true, Actor: "op"}); err != nil {
 			t.Fatal(err)
 		}
-		tools, err := e.rp.Tools(ctx, nil, 0)
+		tools, err := e.Replayer.Tools(ctx, nil, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,26 +67,26 @@ func TestTools(t *testing.T) {
 func TestToolsCauseFilterAndLimit(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, sandbox.NewInProcess(), false)
-	a := e.capture(readOnlyCode)
-	if _, err := e.svc.Capture(ctx, procedures.CaptureRequest{Code: "return [tools.get_jobs(), tools.fetch_logs(), tools.get_jobs()]",
+	a := e.Capture(replaytest.ReadOnlyCode)
+	if _, err := e.Service.Capture(ctx, procedures.CaptureRequest{Code: "return [tools.get_jobs(), tools.fetch_logs(), tools.get_jobs()]",
 		Cause: &procedures.CauseInput{Name: "disk full"}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.svc.Capture(ctx, procedures.CaptureRequest{Code: readOnlyCode, SessionID: "other"}); err != nil {
+	if _, err := e.Service.Capture(ctx, procedures.CaptureRequest{Code: replaytest.ReadOnlyCode, SessionID: "other"}); err != nil {
 		t.Fatal(err)
 	}
-	all, err := e.rp.Tools(ctx, nil, 0)
+	all, err := e.Replayer.Tools(ctx, nil, 0)
 	if err != nil || len(all) != 1 || all[0].Name != a.Name || all[0].Frequency != 3 {
 		// One signature: one procedure, counted under three usage keys.
 		t.Fatalf("Tools = %+v, %v", all, err)
 	}
-	if got, err := e.rp.Tools(ctx, []string{"disk full"}, 1); err != nil || len(got) != 1 {
+	if got, err := e.Replayer.Tools(ctx, []string{"disk full"}, 1); err != nil || len(got) != 1 {
 		t.Fatalf("cause filter: %+v, %v", got, err)
 	}
-	if got, err := e.rp.Tools(ctx, []string{"nothing"}, 0); err != nil || len(got) != 0 {
+	if got, err := e.Replayer.Tools(ctx, []string{"nothing"}, 0); err != nil || len(got) != 0 {
 		t.Fatalf("unknown cause: %+v, %v", got, err)
 	}
-	if _, err := e.rp.Tools(ctx, nil, -1); fault.ErrorCode(err) != fault.CodeInvalid {
+	if _, err := e.Replayer.Tools(ctx, nil, -1); fault.ErrorCode(err) != fault.CodeInvalid {
 		t.Fatalf("negative limit: %v", err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/replay/replaytest"
 	"github.com/procgraph/procgraph/sandbox"
 	"github.com/procgraph/procgraph/signature"
 )
@@ -20,8 +21,8 @@ func TestInvokeReadOnlyAutomaticAllowedAndCounted(t *testing.T) {
 	for _, rn := range runners() {
 		t.Run(rn.name, func(t *testing.T) {
 			e := newEnv(t, rn.r, false)
-			p := e.capture(readOnlyCode)
-			res := e.mustSucceed(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic,
+			p := e.Capture(replaytest.ReadOnlyCode)
+			res := e.MustSucceed(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic,
 				Arguments: map[string]any{"task_id": 42}, SessionID: "s-1", Cause: "input dataset unavailable", Actor: "planner"})
 
 			d := res.Decision
@@ -29,7 +30,7 @@ func TestInvokeReadOnlyAutomaticAllowedAndCounted(t *testing.T) {
 				!slices.Equal(d.AllowedTools, []string{"fetch_logs", "get_jobs"}) || d.Actor != "planner" || d.CodeHash != p.CodeHash {
 				t.Fatalf("decision %+v", d)
 			}
-			if got := e.disp.tools(); !slices.Equal(got, []string{"get_jobs", "fetch_logs"}) {
+			if got := e.Upstream.Tools(); !slices.Equal(got, []string{"get_jobs", "fetch_logs"}) {
 				t.Fatalf("dispatched %v", got)
 			}
 			if len(res.Calls) != 2 || !res.Calls[0].OK || res.Calls[0].Tool != "get_jobs" {
@@ -39,13 +40,13 @@ func TestInvokeReadOnlyAutomaticAllowedAndCounted(t *testing.T) {
 			if m["jobs"].(map[string]any)["args"].(map[string]any)["task_id"] != int64(42) {
 				t.Fatalf("result %#v", res.Result)
 			}
-			ds := e.decisions(p.Name)
+			ds := e.Decisions(p.Name)
 			if len(ds) != 1 || ds[0].ID != d.ID {
 				t.Fatalf("recorded decisions %+v", ds)
 			}
 
 			// Counted: use_count, last_used_at, and the frequency by usage key.
-			after := e.get(p.Name)
+			after := e.Get(p.Name)
 			if after.UseCount != 1 || after.LastUsedAt == nil || after.Frequency != 2 {
 				t.Fatalf("after one replay: use_count %d, last_used_at %v, frequency %d", after.UseCount, after.LastUsedAt, after.Frequency)
 			}
@@ -53,8 +54,8 @@ func TestInvokeReadOnlyAutomaticAllowedAndCounted(t *testing.T) {
 				t.Fatalf("causes %+v", after.Causes)
 			}
 			// The same session again: one more use, no more frequency.
-			e.mustSucceed(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 42}, SessionID: "s-1"})
-			if again := e.get(p.Name); again.UseCount != 2 || again.Frequency != 2 {
+			e.MustSucceed(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 42}, SessionID: "s-1"})
+			if again := e.Get(p.Name); again.UseCount != 2 || again.Frequency != 2 {
 				t.Fatalf("same session: use_count %d, frequency %d", again.UseCount, again.Frequency)
 			}
 		})
@@ -63,8 +64,8 @@ func TestInvokeReadOnlyAutomaticAllowedAndCounted(t *testing.T) {
 
 func TestInvokeResultJSONShape(t *testing.T) {
 	e := newEnv(t, sandbox.NewInProcess(), false)
-	p := e.capture(readOnlyCode + "\nprint('hello')")
-	res := e.mustSucceed(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": "t"}})
+	p := e.Capture(replaytest.ReadOnlyCode + "\nprint('hello')")
+	res := e.MustSucceed(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": "t"}})
 	b, err := json.Marshal(res)
 	if err != nil {
 		t.Fatal(err)
@@ -88,15 +89,15 @@ func TestInvokeResultJSONShape(t *testing.T) {
 func TestInvokeStateChangingAutomaticDenied(t *testing.T) {
 	for _, allowMutating := range []bool{false, true} {
 		e := newEnv(t, sandbox.NewInProcess(), allowMutating)
-		p := e.capture(stateChangingCode)
+		p := e.Capture(replaytest.StateChangingCode)
 		if allowMutating {
-			if _, _, err := e.svc.SetAutoRun(context.Background(), procedures.AutoRunRequest{Name: p.Name, Enabled: true, Actor: "op"}); err != nil {
+			if _, _, err := e.Service.SetAutoRun(context.Background(), procedures.AutoRunRequest{Name: p.Name, Enabled: true, Actor: "op"}); err != nil {
 				t.Fatal(err)
 			}
 		}
-		_, err := e.invoke(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1},
+		_, err := e.Invoke(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1},
 			ReviewedBy: "op", ReviewerHasGrantScope: true})
-		d := e.mustDeny(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}}, procedures.ReasonStateChangingAuto)
+		d := e.MustDeny(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}}, procedures.ReasonStateChangingAuto)
 		pe := err.(*fault.Error)
 		if pe.Details["suggestion"] == nil || d.Suggestion == "" || !strings.Contains(d.Suggestion, "interactive") {
 			t.Fatalf("no suggestion: %+v", pe.Details)
@@ -104,13 +105,13 @@ func TestInvokeStateChangingAutomaticDenied(t *testing.T) {
 		if len(d.AllowedTools) != 0 || d.Phase != procedures.PhaseAutomatic || d.CodeHash != p.CodeHash {
 			t.Fatalf("decision %+v", d)
 		}
-		if ds := e.decisions(p.Name); len(ds) != 2 || ds[0].Outcome != procedures.Denied {
+		if ds := e.Decisions(p.Name); len(ds) != 2 || ds[0].Outcome != procedures.Denied {
 			t.Fatalf("recorded %+v", ds)
 		}
-		if got := e.disp.tools(); len(got) != 0 {
+		if got := e.Upstream.Tools(); len(got) != 0 {
 			t.Fatalf("the dispatcher saw %v", got)
 		}
-		if e.get(p.Name).UseCount != 0 {
+		if e.Get(p.Name).UseCount != 0 {
 			t.Fatal("a denied replay was counted")
 		}
 	}
@@ -120,17 +121,17 @@ func TestInvokeInteractive(t *testing.T) {
 	ctx := context.Background()
 	t.Run("mutating off", func(t *testing.T) {
 		e := newEnv(t, sandbox.NewInProcess(), false)
-		p := e.capture(stateChangingCode)
-		e.mustDeny(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1},
+		p := e.Capture(replaytest.StateChangingCode)
+		e.MustDeny(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1},
 			ReviewedBy: "op", ReviewerHasGrantScope: true}, procedures.ReasonStateChangingDisabled)
-		if len(e.disp.tools()) != 0 {
+		if len(e.Upstream.Tools()) != 0 {
 			t.Fatal("dispatched")
 		}
 	})
 	t.Run("read-only", func(t *testing.T) {
 		e := newEnv(t, sandbox.NewInProcess(), false)
-		p := e.capture(readOnlyCode)
-		res := e.mustSucceed(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1}})
+		p := e.Capture(replaytest.ReadOnlyCode)
+		res := e.MustSucceed(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1}})
 		if res.Decision.Reason != procedures.ReasonReadOnly {
 			t.Fatal(res.Decision)
 		}
@@ -138,35 +139,35 @@ func TestInvokeInteractive(t *testing.T) {
 	for _, rn := range runners() {
 		t.Run("grant/"+rn.name, func(t *testing.T) {
 			e := newEnv(t, rn.r, true)
-			p := e.capture(stateChangingCode)
-			e.mustDeny(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1}}, procedures.ReasonReviewRequired)
-			if _, _, err := e.svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: p.Name, Enabled: true, Actor: "op", Reason: "safe"}); err != nil {
+			p := e.Capture(replaytest.StateChangingCode)
+			e.MustDeny(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1}}, procedures.ReasonReviewRequired)
+			if _, _, err := e.Service.SetAutoRun(ctx, procedures.AutoRunRequest{Name: p.Name, Enabled: true, Actor: "op", Reason: "safe"}); err != nil {
 				t.Fatal(err)
 			}
-			res := e.mustSucceed(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1}})
+			res := e.MustSucceed(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1}})
 			if res.Decision.Reason != procedures.ReasonDurableAutoRun || !slices.Equal(res.Decision.AllowedTools, []string{"get_jobs", "kill_job"}) {
 				t.Fatalf("decision %+v", res.Decision)
 			}
-			if !slices.Equal(e.disp.tools(), []string{"get_jobs", "kill_job"}) {
-				t.Fatalf("dispatched %v", e.disp.tools())
+			if !slices.Equal(e.Upstream.Tools(), []string{"get_jobs", "kill_job"}) {
+				t.Fatalf("dispatched %v", e.Upstream.Tools())
 			}
 		})
 	}
 	t.Run("reviewed_by", func(t *testing.T) {
 		e := newEnv(t, sandbox.NewInProcess(), true)
-		p := e.capture(stateChangingCode)
-		e.mustDeny(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1},
+		p := e.Capture(replaytest.StateChangingCode)
+		e.MustDeny(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1},
 			ReviewedBy: "alice"}, procedures.ReasonReviewRequired)
-		if len(e.disp.tools()) != 0 {
+		if len(e.Upstream.Tools()) != 0 {
 			t.Fatal("a review without the grant scope ran")
 		}
-		res := e.mustSucceed(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1},
+		res := e.MustSucceed(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1},
 			ReviewedBy: "alice", ReviewerHasGrantScope: true, Actor: "bob"})
 		d := res.Decision
 		if d.Reason != procedures.ReasonOperatorReviewed || d.Actor != "bob" || !strings.Contains(d.Note, "alice") {
 			t.Fatalf("decision %+v", d)
 		}
-		if !e.disp.saw("kill_job") {
+		if !e.Upstream.Saw("kill_job") {
 			t.Fatal("kill_job was not dispatched")
 		}
 	})
@@ -174,7 +175,7 @@ func TestInvokeInteractive(t *testing.T) {
 
 func TestInvokeInvalidArgumentsNoDecision(t *testing.T) {
 	e := newEnv(t, sandbox.NewInProcess(), false)
-	p := e.capture(readOnlyCode)
+	p := e.Capture(replaytest.ReadOnlyCode)
 	cases := []struct {
 		name string
 		args map[string]any
@@ -187,7 +188,7 @@ func TestInvokeInvalidArgumentsNoDecision(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := e.invoke(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: c.args})
+			_, err := e.Invoke(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: c.args})
 			if fault.ErrorCode(err) != fault.CodeInvalidArguments {
 				t.Fatalf("err = %v", err)
 			}
@@ -197,17 +198,17 @@ func TestInvokeInvalidArgumentsNoDecision(t *testing.T) {
 			}
 		})
 	}
-	if ds := e.decisions(p.Name); len(ds) != 0 {
+	if ds := e.Decisions(p.Name); len(ds) != 0 {
 		t.Fatalf("decisions were recorded: %+v", ds)
 	}
-	if len(e.disp.tools()) != 0 {
+	if len(e.Upstream.Tools()) != 0 {
 		t.Fatal("dispatched")
 	}
 }
 
 func TestInvokeArgumentsAgainstSuppliedSchema(t *testing.T) {
 	e := newEnv(t, sandbox.NewInProcess(), false)
-	out, err := e.svc.Capture(context.Background(), procedures.CaptureRequest{Code: readOnlyCode, ParamsSchema: map[string]any{
+	out, err := e.Service.Capture(context.Background(), procedures.CaptureRequest{Code: replaytest.ReadOnlyCode, ParamsSchema: map[string]any{
 		"type": "object", "properties": map[string]any{"task_id": map[string]any{"type": "integer", "minimum": 1}},
 		"additionalProperties": false,
 	}})
@@ -215,16 +216,16 @@ func TestInvokeArgumentsAgainstSuppliedSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	name := out.Procedure.Name
-	_, err = e.invoke(replay.InvokeRequest{Name: name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": "x"}})
+	_, err = e.Invoke(replay.InvokeRequest{Name: name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": "x"}})
 	list, _ := err.(*fault.Error).Details["errors"].([]replay.ArgumentError)
 	if fault.ErrorCode(err) != fault.CodeInvalidArguments || len(list) != 1 || list[0].Path != "/task_id" {
 		t.Fatalf("err = %v, errors %+v", err, list)
 	}
-	_, err = e.invoke(replay.InvokeRequest{Name: name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 0}})
+	_, err = e.Invoke(replay.InvokeRequest{Name: name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 0}})
 	if fault.ErrorCode(err) != fault.CodeInvalidArguments {
 		t.Fatalf("minimum: err = %v", err)
 	}
-	res := e.mustSucceed(replay.InvokeRequest{Name: name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 9007199254740993}})
+	res := e.MustSucceed(replay.InvokeRequest{Name: name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 9007199254740993}})
 	got := res.Result.(map[string]any)["jobs"].(map[string]any)["args"].(map[string]any)["task_id"]
 	if got != int64(9007199254740993) {
 		t.Fatalf("a big integer argument arrived as %#v", got)
@@ -233,30 +234,30 @@ func TestInvokeArgumentsAgainstSuppliedSchema(t *testing.T) {
 
 func TestInvokeRequestValidation(t *testing.T) {
 	e := newEnv(t, sandbox.NewInProcess(), false)
-	p := e.capture(readOnlyCode)
+	p := e.Capture(replaytest.ReadOnlyCode)
 	for _, req := range []replay.InvokeRequest{
 		{Name: p.Name},
 		{Name: p.Name, Phase: "later"},
 		{Phase: procedures.PhaseAutomatic},
 		{Name: p.Name, Phase: procedures.PhaseAutomatic, SessionID: strings.Repeat("s", 600)},
 	} {
-		if _, err := e.invoke(req); fault.ErrorCode(err) != fault.CodeInvalid {
+		if _, err := e.Invoke(req); fault.ErrorCode(err) != fault.CodeInvalid {
 			t.Errorf("Invoke(%+v) err = %v, want invalid_request", req.Phase, err)
 		}
 	}
-	if _, err := e.invoke(replay.InvokeRequest{Name: "proc__nope__none", Phase: procedures.PhaseAutomatic}); fault.ErrorCode(err) != fault.CodeNotFound {
+	if _, err := e.Invoke(replay.InvokeRequest{Name: "proc__nope__none", Phase: procedures.PhaseAutomatic}); fault.ErrorCode(err) != fault.CodeNotFound {
 		t.Errorf("unknown procedure: %v", err)
 	}
-	if ds := e.decisions(""); len(ds) != 0 {
+	if ds := e.Decisions(""); len(ds) != 0 {
 		t.Fatalf("decisions recorded: %+v", ds)
 	}
 }
 
 func TestInvokeFailedVersionDenied(t *testing.T) {
 	e := newEnv(t, sandbox.NewInProcess(), false)
-	p := e.captureStatus(readOnlyCode, procedures.StatusFailed)
-	e.mustDeny(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}}, procedures.ReasonProcedureNotSucceeded)
-	if len(e.disp.tools()) != 0 {
+	p := e.CaptureStatus(replaytest.ReadOnlyCode, procedures.StatusFailed)
+	e.MustDeny(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}}, procedures.ReasonProcedureNotSucceeded)
+	if len(e.Upstream.Tools()) != 0 {
 		t.Fatal("dispatched")
 	}
 }
@@ -265,9 +266,9 @@ func TestInvokeFailedRunNotCounted(t *testing.T) {
 	for _, rn := range runners() {
 		t.Run(rn.name, func(t *testing.T) {
 			e := newEnv(t, rn.r, false)
-			e.disp.fail = map[string]string{"fetch_logs": "logs are gone"}
-			p := e.capture(readOnlyCode)
-			res, err := e.invoke(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}, SessionID: "s-9"})
+			e.Upstream.Fail = map[string]string{"fetch_logs": "logs are gone"}
+			p := e.Capture(replaytest.ReadOnlyCode)
+			res, err := e.Invoke(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}, SessionID: "s-9"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -275,7 +276,7 @@ func TestInvokeFailedRunNotCounted(t *testing.T) {
 				!strings.Contains(res.Error.Message, "logs are gone") || res.Result != nil {
 				t.Fatalf("result %+v, error %+v", res, res.Error)
 			}
-			if after := e.get(p.Name); after.UseCount != 0 || after.LastUsedAt != nil || after.Frequency != 1 {
+			if after := e.Get(p.Name); after.UseCount != 0 || after.LastUsedAt != nil || after.Frequency != 1 {
 				t.Fatalf("a failed run was counted: %+v", after)
 			}
 		})
@@ -292,13 +293,13 @@ func (failingDecisions) AppendDecision(context.Context, procedures.Decision) err
 
 func TestInvokeFailsClosedWhenTheDecisionIsNotRecorded(t *testing.T) {
 	e := newEnv(t, sandbox.NewInProcess(), false)
-	p := e.capture(readOnlyCode)
-	broken := newEnvOn(t, e.store, failingDecisions{e.store}, sandbox.NewInProcess(), false)
-	_, err := broken.invoke(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}})
+	p := e.Capture(replaytest.ReadOnlyCode)
+	broken := newEnvOn(t, e.Store, failingDecisions{e.Store}, sandbox.NewInProcess(), false)
+	_, err := broken.Invoke(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}})
 	if fault.ErrorCode(err) != fault.CodeUnavailable {
 		t.Fatalf("err = %v", err)
 	}
-	if len(broken.disp.tools()) != 0 {
+	if len(broken.Upstream.Tools()) != 0 {
 		t.Fatal("ran without a recorded decision")
 	}
 }
@@ -306,55 +307,55 @@ func TestInvokeFailsClosedWhenTheDecisionIsNotRecorded(t *testing.T) {
 func TestInvokeCatalogueChangeReclassifies(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, sandbox.NewInProcess(), false)
-	p := e.capture(readOnlyCode)
+	p := e.Capture(replaytest.ReadOnlyCode)
 	req := replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}}
-	e.mustSucceed(req)
-	tools := slices.Clone(defaultTools)
+	e.MustSucceed(req)
+	tools := slices.Clone(replaytest.DefaultTools)
 	for i := range tools {
 		if tools[i].Name == "fetch_logs" {
 			tools[i].ReadOnly = false
 		}
 	}
-	if _, err := e.svc.PutCatalogue(ctx, tools, "tester"); err != nil {
+	if _, err := e.Service.PutCatalogue(ctx, tools, "tester"); err != nil {
 		t.Fatal(err)
 	}
-	before := len(e.disp.tools())
-	e.mustDeny(req, procedures.ReasonStateChangingAuto)
-	if len(e.disp.tools()) != before {
+	before := len(e.Upstream.Tools())
+	e.MustDeny(req, procedures.ReasonStateChangingAuto)
+	if len(e.Upstream.Tools()) != before {
 		t.Fatal("dispatched after the flip")
 	}
 	// A tool that leaves the catalogue is unknown: not read-only either.
-	if _, err := e.svc.PutCatalogue(ctx, []procedures.Tool{{Name: "get_jobs", ReadOnly: true}}, "tester"); err != nil {
+	if _, err := e.Service.PutCatalogue(ctx, []procedures.Tool{{Name: "get_jobs", ReadOnly: true}}, "tester"); err != nil {
 		t.Fatal(err)
 	}
-	e.mustDeny(req, procedures.ReasonStateChangingAuto)
+	e.MustDeny(req, procedures.ReasonStateChangingAuto)
 }
 
 func TestInvokeGrantInactiveAfterPromote(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, sandbox.NewInProcess(), true)
-	p := e.capture(stateChangingCode)
-	if _, _, err := e.svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: p.Name, Enabled: true, Actor: "op"}); err != nil {
+	p := e.Capture(replaytest.StateChangingCode)
+	if _, _, err := e.Service.SetAutoRun(ctx, procedures.AutoRunRequest{Name: p.Name, Enabled: true, Actor: "op"}); err != nil {
 		t.Fatal(err)
 	}
 	req := replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1}}
-	if res := e.mustSucceed(req); res.Decision.Reason != procedures.ReasonDurableAutoRun {
+	if res := e.MustSucceed(req); res.Decision.Reason != procedures.ReasonDurableAutoRun {
 		t.Fatal(res.Decision)
 	}
-	v2 := e.capture(stateChangingCode + "\n# second version")
+	v2 := e.Capture(replaytest.StateChangingCode + "\n# second version")
 	if v2.CodeHash != p.CodeHash {
 		t.Fatal("the second capture became current by itself")
 	}
-	vs, _ := e.svc.Versions(ctx, p.Name)
-	if _, _, err := e.svc.Promote(ctx, procedures.PromoteRequest{Name: p.Name, CodeHash: vs[1].CodeHash, Actor: "op"}); err != nil {
+	vs, _ := e.Service.Versions(ctx, p.Name)
+	if _, _, err := e.Service.Promote(ctx, procedures.PromoteRequest{Name: p.Name, CodeHash: vs[1].CodeHash, Actor: "op"}); err != nil {
 		t.Fatal(err)
 	}
-	n := len(e.disp.tools())
-	d := e.mustDeny(req, procedures.ReasonReviewRequired)
+	n := len(e.Upstream.Tools())
+	d := e.MustDeny(req, procedures.ReasonReviewRequired)
 	if d.CodeHash != vs[1].CodeHash {
 		t.Fatalf("decided on %s, want the promoted %s", d.CodeHash, vs[1].CodeHash)
 	}
-	if len(e.disp.tools()) != n {
+	if len(e.Upstream.Tools()) != n {
 		t.Fatal("dispatched")
 	}
 }
@@ -366,7 +367,7 @@ func TestStoredCodeThatDoesNotMatchIsADeniedDecision(t *testing.T) {
 	e := newEnv(t, sandbox.NewInProcess(), false)
 	ctx := context.Background()
 	code := "a = tools.get_jobs(task_id=task_id)\ntools.kill_job(panda_id=a)\n"
-	_, err := e.store.Capture(ctx, procedures.CaptureInput{
+	_, err := e.Store.Capture(ctx, procedures.CaptureInput{
 		Name: "proc__fetch_logs__get_jobs", Signature: []string{"fetch_logs", "get_jobs"},
 		Version: procedures.Version{CodeHash: signature.CodeHash(code), Code: code, Dialect: "starlark",
 			Parameters: []string{"task_id"}, Status: procedures.StatusSucceeded, CapturedAt: time.Now()},
@@ -375,14 +376,14 @@ func TestStoredCodeThatDoesNotMatchIsADeniedDecision(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.invoke(replay.InvokeRequest{Name: "proc__fetch_logs__get_jobs", Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}})
+	_, err = e.Invoke(replay.InvokeRequest{Name: "proc__fetch_logs__get_jobs", Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}})
 	if fault.ErrorCode(err) != fault.CodeInternal {
 		t.Fatalf("err = %v, want internal", err)
 	}
-	if len(e.disp.tools()) != 0 {
-		t.Fatalf("the dispatcher saw %v", e.disp.tools())
+	if len(e.Upstream.Tools()) != 0 {
+		t.Fatalf("the dispatcher saw %v", e.Upstream.Tools())
 	}
-	ds := e.decisions("proc__fetch_logs__get_jobs")
+	ds := e.Decisions("proc__fetch_logs__get_jobs")
 	if len(ds) != 1 || ds[0].Outcome != procedures.Denied || ds[0].Reason != procedures.ReasonDecisionError {
 		t.Fatalf("decisions = %+v, want one denied decision_error", ds)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/replay/replaytest"
 	"github.com/procgraph/procgraph/sandbox"
 )
 
@@ -36,14 +37,14 @@ func (s *syncBuffer) String() string {
 func TestLogsHoldNoArgumentsCodeOrResults(t *testing.T) {
 	e := newEnv(t, sandbox.NewInProcess(), false)
 	var buf syncBuffer
-	e.rp = replay.New(e.svc, sandbox.NewInProcess(), replay.NewFuncDispatcher(map[string]replay.ToolFunc{
+	e.Replayer = replay.New(e.Service, sandbox.NewInProcess(), replay.NewFuncDispatcher(map[string]replay.ToolFunc{
 		"get_jobs":   func(context.Context, map[string]any) (any, error) { return "RESULT-SECRET", nil },
 		"fetch_logs": func(context.Context, map[string]any) (any, error) { return nil, nil },
 	}), replay.Options{Logger: zerolog.New(&buf)})
-	p := e.capture(readOnlyCode + "\nprint('OUTPUT-SECRET')")
-	e.mustSucceed(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": "ARG-SECRET"}})
-	sc := e.capture(stateChangingCode)
-	e.mustDeny(replay.InvokeRequest{Name: sc.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": "ARG-SECRET"}}, procedures.ReasonStateChangingAuto)
+	p := e.Capture(replaytest.ReadOnlyCode + "\nprint('OUTPUT-SECRET')")
+	e.MustSucceed(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": "ARG-SECRET"}})
+	sc := e.Capture(replaytest.StateChangingCode)
+	e.MustDeny(replay.InvokeRequest{Name: sc.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": "ARG-SECRET"}}, procedures.ReasonStateChangingAuto)
 	logs := buf.String()
 	if !strings.Contains(logs, "replay decision") || !strings.Contains(logs, "replay run") {
 		t.Fatalf("logs lack the decision or the run:\n%s", logs)
@@ -63,9 +64,9 @@ func TestLogsHoldNoDynamicToolNames(t *testing.T) {
 		t.Run(rn.name, func(t *testing.T) {
 			e := newEnv(t, rn.r, false)
 			var buf syncBuffer
-			e.rp = replay.New(e.svc, rn.r, e.disp, replay.Options{Logger: zerolog.New(&buf)})
-			p := e.capture("jobs = tools.get_jobs(task_id=task_id)\nreturn getattr(tools, task_id)()")
-			res, err := e.invoke(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": "ARG-SECRET"}})
+			e.Replayer = replay.New(e.Service, rn.r, e.Upstream, replay.Options{Logger: zerolog.New(&buf)})
+			p := e.Capture("jobs = tools.get_jobs(task_id=task_id)\nreturn getattr(tools, task_id)()")
+			res, err := e.Invoke(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": "ARG-SECRET"}})
 			if err != nil || res.Error == nil || res.Error.Code != sandbox.ToolRefused || res.Error.Tool != "ARG-SECRET" {
 				t.Fatalf("invoke = %+v, %v; want the dynamic call refused", res, err)
 			}

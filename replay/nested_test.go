@@ -9,6 +9,7 @@ import (
 	"github.com/procgraph/procgraph/replay"
 
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/replay/replaytest"
 	"github.com/procgraph/procgraph/sandbox"
 )
 
@@ -21,13 +22,13 @@ func TestNestedAllowed(t *testing.T) {
 	for _, rn := range runners() {
 		t.Run(rn.name, func(t *testing.T) {
 			e := newEnv(t, rn.r, false)
-			inner := e.capture(readOnlyCode)
-			outer := e.capture(callerOf(inner.Name))
+			inner := e.Capture(replaytest.ReadOnlyCode)
+			outer := e.Capture(callerOf(inner.Name))
 			if !outer.ReadOnly || !outer.Exposed {
 				t.Fatalf("outer %+v", outer)
 			}
-			res := e.mustSucceed(replay.InvokeRequest{Name: outer.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 7}, SessionID: "s"})
-			if got := strings.Join(e.disp.tools(), ","); got != "get_jobs,get_jobs,fetch_logs" {
+			res := e.MustSucceed(replay.InvokeRequest{Name: outer.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 7}, SessionID: "s"})
+			if got := strings.Join(e.Upstream.Tools(), ","); got != "get_jobs,get_jobs,fetch_logs" {
 				t.Fatalf("dispatched %s", got)
 			}
 			in := res.Result.(map[string]any)["inner"].(map[string]any)
@@ -39,11 +40,11 @@ func TestNestedAllowed(t *testing.T) {
 			}
 			// Each replay has its own recorded decision and is counted.
 			for _, name := range []string{outer.Name, inner.Name} {
-				ds := e.decisions(name)
+				ds := e.Decisions(name)
 				if len(ds) != 1 || ds[0].Reason != procedures.ReasonReadOnly {
 					t.Fatalf("%s decisions %+v", name, ds)
 				}
-				if e.get(name).UseCount != 1 {
+				if e.Get(name).UseCount != 1 {
 					t.Fatalf("%s not counted", name)
 				}
 			}
@@ -53,14 +54,14 @@ func TestNestedAllowed(t *testing.T) {
 
 func TestNestedArgumentsValidated(t *testing.T) {
 	e := newEnv(t, sandbox.NewInProcess(), false)
-	inner := e.capture(readOnlyCode)
-	outer := e.capture(fmt.Sprintf("tools.get_jobs(task_id=task_id)\nreturn tools.%s(wrong=1)", inner.Name))
+	inner := e.Capture(replaytest.ReadOnlyCode)
+	outer := e.Capture(fmt.Sprintf("tools.get_jobs(task_id=task_id)\nreturn tools.%s(wrong=1)", inner.Name))
 	res := e.mustFailWith(replay.InvokeRequest{Name: outer.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}},
 		sandbox.ToolFailed, inner.Name)
 	if !strings.Contains(res.Error.Message, "input schema") {
 		t.Fatalf("message %q", res.Error.Message)
 	}
-	if len(e.decisions(inner.Name)) != 0 {
+	if len(e.Decisions(inner.Name)) != 0 {
 		t.Fatal("a decision was recorded for invalid nested arguments")
 	}
 }
@@ -73,9 +74,9 @@ func TestNestedDenied(t *testing.T) {
 				// The outer run holds an active grant; the state-changing
 				// procedure it calls has none, and nobody reviewed.
 				e := newEnv(t, rn.r, true)
-				inner := e.capture(stateChangingCode)
-				outer := e.capture(callerOf(inner.Name))
-				if _, _, err := e.svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: outer.Name, Enabled: true, Actor: "op"}); err != nil {
+				inner := e.Capture(replaytest.StateChangingCode)
+				outer := e.Capture(callerOf(inner.Name))
+				if _, _, err := e.Service.SetAutoRun(ctx, procedures.AutoRunRequest{Name: outer.Name, Enabled: true, Actor: "op"}); err != nil {
 					t.Fatal(err)
 				}
 				res := e.mustFailWith(replay.InvokeRequest{Name: outer.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1}},
@@ -83,10 +84,10 @@ func TestNestedDenied(t *testing.T) {
 				if res.Decision.Reason != procedures.ReasonDurableAutoRun || !strings.Contains(res.Error.Message, procedures.ReasonReviewRequired) {
 					t.Fatalf("decision %+v, error %+v", res.Decision, res.Error)
 				}
-				if ds := e.decisions(inner.Name); len(ds) != 1 || ds[0].Reason != procedures.ReasonReviewRequired {
+				if ds := e.Decisions(inner.Name); len(ds) != 1 || ds[0].Reason != procedures.ReasonReviewRequired {
 					t.Fatalf("inner decisions %+v", ds)
 				}
-				if e.disp.saw("kill_job") {
+				if e.Upstream.Saw("kill_job") {
 					t.Fatal("the dispatcher saw kill_job")
 				}
 			})
@@ -94,14 +95,14 @@ func TestNestedDenied(t *testing.T) {
 	})
 	t.Run("not succeeded", func(t *testing.T) {
 		e := newEnv(t, sandbox.NewInProcess(), false)
-		inner := e.captureStatus(readOnlyCode, procedures.StatusFailed)
-		outer := e.capture(callerOf(inner.Name))
+		inner := e.CaptureStatus(replaytest.ReadOnlyCode, procedures.StatusFailed)
+		outer := e.Capture(callerOf(inner.Name))
 		res := e.mustFailWith(replay.InvokeRequest{Name: outer.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}},
 			sandbox.ToolRefused, inner.Name)
 		if !strings.Contains(res.Error.Message, procedures.ReasonProcedureNotSucceeded) {
 			t.Fatalf("error %+v", res.Error)
 		}
-		if e.disp.saw("fetch_logs") {
+		if e.Upstream.Saw("fetch_logs") {
 			t.Fatal("the failed procedure ran")
 		}
 	})
@@ -110,15 +111,15 @@ func TestNestedDenied(t *testing.T) {
 		// state-changing: with a review it may run, but in the automatic
 		// phase nothing runs at all.
 		e := newEnv(t, sandbox.NewInProcess(), true)
-		inner := e.capture(stateChangingCode)
-		outer := e.capture(callerOf(inner.Name))
-		e.mustDeny(replay.InvokeRequest{Name: outer.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}}, procedures.ReasonStateChangingAuto)
-		res := e.mustSucceed(replay.InvokeRequest{Name: outer.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1},
+		inner := e.Capture(replaytest.StateChangingCode)
+		outer := e.Capture(callerOf(inner.Name))
+		e.MustDeny(replay.InvokeRequest{Name: outer.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}}, procedures.ReasonStateChangingAuto)
+		res := e.MustSucceed(replay.InvokeRequest{Name: outer.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1},
 			ReviewedBy: "op", ReviewerHasGrantScope: true})
-		if ds := e.decisions(inner.Name); len(ds) != 1 || ds[0].Reason != procedures.ReasonOperatorReviewed {
+		if ds := e.Decisions(inner.Name); len(ds) != 1 || ds[0].Reason != procedures.ReasonOperatorReviewed {
 			t.Fatalf("inner decisions %+v (outer %+v)", ds, res.Decision)
 		}
-		if !e.disp.saw("kill_job") {
+		if !e.Upstream.Saw("kill_job") {
 			t.Fatal("the reviewed nested run did not reach kill_job")
 		}
 	})
@@ -128,9 +129,9 @@ func TestNestedDenied(t *testing.T) {
 // returns their names outermost first (names[n] calls only tools).
 func chainOf(e *env, n int) []string {
 	names := make([]string, n+1)
-	names[n] = e.capture(readOnlyCode).Name
+	names[n] = e.Capture(replaytest.ReadOnlyCode).Name
 	for i := n - 1; i >= 0; i-- {
-		names[i] = e.capture(callerOf(names[i+1])).Name
+		names[i] = e.Capture(callerOf(names[i+1])).Name
 	}
 	return names
 }
@@ -144,28 +145,28 @@ func TestNestedDepth(t *testing.T) {
 				return replay.InvokeRequest{Name: name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}}
 			}
 			// names[1] nests exactly MaxNesting deep: allowed, read-only.
-			e.mustSucceed(req(names[1]))
-			if !e.disp.saw("fetch_logs") {
+			e.MustSucceed(req(names[1]))
+			if !e.Upstream.Saw("fetch_logs") {
 				t.Fatal("the innermost procedure did not run")
 			}
 			// names[0] nests one level too deep: its own reason, in both
 			// phases, and nothing runs.
-			before := len(e.disp.tools())
-			e.mustDeny(req(names[0]), procedures.ReasonNestingTooDeep)
+			before := len(e.Upstream.Tools())
+			e.MustDeny(req(names[0]), procedures.ReasonNestingTooDeep)
 			r := req(names[0])
 			r.Phase, r.ReviewedBy, r.ReviewerHasGrantScope = procedures.PhaseInteractive, "op", true
-			e.mustDeny(r, procedures.ReasonNestingTooDeep)
-			if len(e.disp.tools()) != before {
+			e.MustDeny(r, procedures.ReasonNestingTooDeep)
+			if len(e.Upstream.Tools()) != before {
 				t.Fatal("a chain too deep reached a tool")
 			}
 			// The run-time check stays as a second line: a call five
 			// levels down is refused and recorded.
 			c := replay.NewChain(r, "k", names[:procedures.MaxNesting+1])
-			_, err := e.rp.CallNested(context.Background(), c, names[5], map[string]any{"task_id": 1})
+			_, err := e.Replayer.CallNested(context.Background(), c, names[5], map[string]any{"task_id": 1})
 			if se, ok := err.(*sandbox.Error); !ok || se.Code != sandbox.ToolRefused || !strings.Contains(se.Message, "nest more than 4") {
 				t.Fatalf("err = %v", err)
 			}
-			ds := e.decisions(names[5])
+			ds := e.Decisions(names[5])
 			if len(ds) == 0 || ds[0].Reason != procedures.ReasonNestingTooDeep || ds[0].Outcome != procedures.Denied {
 				t.Fatalf("innermost decisions %+v", ds)
 			}
@@ -177,18 +178,18 @@ func TestNestedCycleRefused(t *testing.T) {
 	// A name is a function of its signature, so no captured procedure can
 	// reach itself; the run-time check is tested on the chain directly.
 	e := newEnv(t, sandbox.NewInProcess(), false)
-	p := e.capture(readOnlyCode)
+	p := e.Capture(replaytest.ReadOnlyCode)
 	c := replay.NewChain(replay.InvokeRequest{Phase: procedures.PhaseAutomatic, Actor: "t"}, "k", []string{"proc__outer", p.Name, "proc__mid"})
-	_, err := e.rp.CallNested(context.Background(), c, p.Name, map[string]any{"task_id": 1})
+	_, err := e.Replayer.CallNested(context.Background(), c, p.Name, map[string]any{"task_id": 1})
 	se, ok := err.(*sandbox.Error)
 	if !ok || se.Code != sandbox.ToolRefused || se.Tool != p.Name || !strings.Contains(se.Message, "cycle") {
 		t.Fatalf("err = %v", err)
 	}
-	ds := e.decisions(p.Name)
+	ds := e.Decisions(p.Name)
 	if len(ds) != 1 || ds[0].Reason != procedures.ReasonCycle || ds[0].CodeHash != p.CodeHash {
 		t.Fatalf("decisions %+v", ds)
 	}
-	if len(e.disp.tools()) != 0 {
+	if len(e.Upstream.Tools()) != 0 {
 		t.Fatal("dispatched")
 	}
 }
@@ -203,9 +204,9 @@ func TestNestedPoolExhaustedTimesOut(t *testing.T) {
 	}
 	defer small.Close()
 	e := newEnv(t, small, false)
-	e.rp.SetTimeout(500e6) // 0.5s
-	inner := e.capture(readOnlyCode)
-	outer := e.capture(callerOf(inner.Name))
+	e.Replayer.SetTimeout(500e6) // 0.5s
+	inner := e.Capture(replaytest.ReadOnlyCode)
+	outer := e.Capture(callerOf(inner.Name))
 	res := e.mustFailWith(replay.InvokeRequest{Name: outer.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}},
 		sandbox.Timeout, inner.Name)
 	_ = res

@@ -29,7 +29,7 @@ func TestAllowSetRecheckedAfterTheRunner(t *testing.T) {
 	for _, rn := range runners() {
 		t.Run(rn.name, func(t *testing.T) {
 			e := newEnv(t, wideningRunner{Runner: rn.r, extra: []string{"kill_job"}}, true)
-			p := e.capture(`jobs = tools.get_jobs(task_id=task_id)
+			p := e.Capture(`jobs = tools.get_jobs(task_id=task_id)
 getattr(tools, "kill_" + "job")(job_id=task_id)
 return jobs`)
 			if !p.ReadOnly {
@@ -40,10 +40,10 @@ return jobs`)
 			if len(res.Decision.AllowedTools) != 1 || res.Decision.AllowedTools[0] != "get_jobs" {
 				t.Fatalf("decision %+v", res.Decision)
 			}
-			if e.disp.saw("kill_job") || !e.disp.saw("get_jobs") {
-				t.Fatalf("dispatched %v", e.disp.tools())
+			if e.Upstream.Saw("kill_job") || !e.Upstream.Saw("get_jobs") {
+				t.Fatalf("dispatched %v", e.Upstream.Tools())
 			}
-			if e.get(p.Name).UseCount != 0 {
+			if e.Get(p.Name).UseCount != 0 {
 				t.Fatal("a refused run was counted")
 			}
 		})

@@ -2,16 +2,15 @@ package replay_test
 
 import (
 	"context"
-	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
 
 	"github.com/procgraph/procgraph/replay"
 
-	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/metrics"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/replay/replaytest"
 	"github.com/procgraph/procgraph/sandbox"
 )
 
@@ -51,25 +50,21 @@ func counts(t *testing.T, reg *metrics.Registry, family string, labels ...string
 // counted by status. `procgraph run` (RunFile) records through a Recorder too.
 func TestEveryDecisionAndRunIsCounted(t *testing.T) {
 	ctx := context.Background()
-	st, err := embedded.Open(filepath.Join(t.TempDir(), "procgraph.db"), embedded.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
+	st := replaytest.OpenStore(t)
 	reg := metrics.New()
 	svc := procedures.NewService(st, procedures.Options{Counter: reg})
-	if _, err := svc.PutCatalogue(ctx, defaultTools, "tester"); err != nil {
+	if _, err := svc.PutCatalogue(ctx, replaytest.DefaultTools, "tester"); err != nil {
 		t.Fatal(err)
 	}
-	disp := &recorder{}
+	disp := &replaytest.Recorder{}
 	rp := replay.New(svc, sandbox.NewInProcess(), disp, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}, Counter: reg})
-	e := &env{t: t, store: st, svc: svc, rp: rp, disp: disp}
+	e := &env{&replaytest.Env{T: t, Store: st, Service: svc, Replayer: rp, Upstream: disp}}
 
-	inner := e.capture(readOnlyCode)
-	outer := e.capture(callerOf(inner.Name))
-	kill := e.capture(stateChangingCode)
-	e.mustSucceed(replay.InvokeRequest{Name: outer.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 7}})
-	e.mustDeny(replay.InvokeRequest{Name: kill.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 7}}, procedures.ReasonStateChangingAuto)
+	inner := e.Capture(replaytest.ReadOnlyCode)
+	outer := e.Capture(callerOf(inner.Name))
+	kill := e.Capture(replaytest.StateChangingCode)
+	e.MustSucceed(replay.InvokeRequest{Name: outer.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 7}})
+	e.MustDeny(replay.InvokeRequest{Name: kill.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 7}}, procedures.ReasonStateChangingAuto)
 	c := replay.NewChain(replay.InvokeRequest{Phase: procedures.PhaseAutomatic, Actor: "t"}, "k", []string{"proc__outer", inner.Name})
 	if _, err := rp.CallNested(ctx, c, inner.Name, map[string]any{"task_id": 1}); err == nil {
 		t.Fatal("a cycle ran")
@@ -101,8 +96,8 @@ func TestEveryDecisionAndRunIsCounted(t *testing.T) {
 		t.Fatal(err)
 	}
 	offline := procedures.NewRecorder(nil, procedures.RecorderOptions{Counter: reg})
-	res, err := replay.RunFile(ctx, replay.RunFileRequest{Code: readOnlyCode, Catalogue: cat, Arguments: map[string]any{"task_id": 1},
-		Runner: sandbox.NewInProcess(), Dispatcher: &recorder{}, Recorder: offline})
+	res, err := replay.RunFile(ctx, replay.RunFileRequest{Code: replaytest.ReadOnlyCode, Catalogue: cat, Arguments: map[string]any{"task_id": 1},
+		Runner: sandbox.NewInProcess(), Dispatcher: &replaytest.Recorder{}, Recorder: offline})
 	if err != nil || res.Decision.Actor != replay.LocalActor {
 		t.Fatalf("RunFile = %+v, %v", res, err)
 	}

@@ -8,13 +8,14 @@ import (
 	"github.com/procgraph/procgraph/replay"
 
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/replay/replaytest"
 	"github.com/procgraph/procgraph/sandbox"
 )
 
 func (e *env) setRetired(name string, retired bool) {
-	e.t.Helper()
-	if _, _, err := e.svc.SetRetired(context.Background(), procedures.RetireRequest{Name: name, Retired: retired, Reason: "superseded", Actor: "admin"}); err != nil {
-		e.t.Fatal(err)
+	e.T.Helper()
+	if _, _, err := e.Service.SetRetired(context.Background(), procedures.RetireRequest{Name: name, Retired: retired, Reason: "superseded", Actor: "admin"}); err != nil {
+		e.T.Fatal(err)
 	}
 }
 
@@ -23,9 +24,9 @@ func (e *env) setRetired(name string, retired bool) {
 // brought back, it runs again.
 func TestInvokeRetiredDenied(t *testing.T) {
 	e := newEnv(t, sandbox.NewInProcess(), true)
-	ro := e.capture(readOnlyCode)
-	sc := e.capture(stateChangingCode)
-	if _, _, err := e.svc.SetAutoRun(context.Background(), procedures.AutoRunRequest{Name: sc.Name, Enabled: true, Actor: "op"}); err != nil {
+	ro := e.Capture(replaytest.ReadOnlyCode)
+	sc := e.Capture(replaytest.StateChangingCode)
+	if _, _, err := e.Service.SetAutoRun(context.Background(), procedures.AutoRunRequest{Name: sc.Name, Enabled: true, Actor: "op"}); err != nil {
 		t.Fatal(err)
 	}
 	e.setRetired(ro.Name, true)
@@ -36,20 +37,20 @@ func TestInvokeRetiredDenied(t *testing.T) {
 		{Name: ro.Name, Phase: procedures.PhaseInteractive, Arguments: args},
 		{Name: sc.Name, Phase: procedures.PhaseInteractive, Arguments: args, ReviewedBy: "op", ReviewerHasGrantScope: true},
 	} {
-		d := e.mustDeny(req, procedures.ReasonRetired)
+		d := e.MustDeny(req, procedures.ReasonRetired)
 		if !strings.Contains(d.Suggestion, "retired") || len(d.AllowedTools) != 0 {
 			t.Fatalf("decision %+v", d)
 		}
 	}
-	if got := e.disp.tools(); len(got) != 0 {
+	if got := e.Upstream.Tools(); len(got) != 0 {
 		t.Fatalf("the dispatcher saw %v", got)
 	}
-	if p := e.get(ro.Name); p.Exposed || p.Retired == nil || p.UseCount != 0 {
+	if p := e.Get(ro.Name); p.Exposed || p.Retired == nil || p.UseCount != 0 {
 		t.Fatalf("retired procedure: exposed %v, retired %+v, use count %d", p.Exposed, p.Retired, p.UseCount)
 	}
 	e.setRetired(ro.Name, false)
-	e.mustSucceed(replay.InvokeRequest{Name: ro.Name, Phase: procedures.PhaseAutomatic, Arguments: args})
-	if p := e.get(ro.Name); !p.Exposed || p.Retired != nil {
+	e.MustSucceed(replay.InvokeRequest{Name: ro.Name, Phase: procedures.PhaseAutomatic, Arguments: args})
+	if p := e.Get(ro.Name); !p.Exposed || p.Retired != nil {
 		t.Fatalf("brought back: exposed %v, retired %+v", p.Exposed, p.Retired)
 	}
 }
@@ -60,23 +61,23 @@ func TestInvokeRetiredDenied(t *testing.T) {
 // so does the caller.
 func TestNestedRetiredRefused(t *testing.T) {
 	e := newEnv(t, sandbox.NewInProcess(), false)
-	inner := e.capture(readOnlyCode)
-	outer := e.capture(callerOf(inner.Name))
+	inner := e.Capture(replaytest.ReadOnlyCode)
+	outer := e.Capture(callerOf(inner.Name))
 	e.setRetired(inner.Name, true)
-	if p := e.get(outer.Name); p.Exposed || p.Retired != nil || len(p.StateChangingTools) != 0 {
+	if p := e.Get(outer.Name); p.Exposed || p.Retired != nil || len(p.StateChangingTools) != 0 {
 		t.Fatalf("caller of a retired procedure: exposed %v, retired %+v, state-changing %v", p.Exposed, p.Retired, p.StateChangingTools)
 	}
 	req := replay.InvokeRequest{Name: outer.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}}
-	e.mustDeny(req, procedures.ReasonCallsRetired)
-	if got := e.disp.tools(); len(got) != 0 {
+	e.MustDeny(req, procedures.ReasonCallsRetired)
+	if got := e.Upstream.Tools(); len(got) != 0 {
 		t.Fatalf("dispatched %v", got)
 	}
 	e.setRetired(inner.Name, false)
-	if p := e.get(outer.Name); !p.Exposed {
+	if p := e.Get(outer.Name); !p.Exposed {
 		t.Fatal("the caller is not exposed again once its callee is back")
 	}
-	e.mustSucceed(req)
-	if got := strings.Join(e.disp.tools(), ","); got != "get_jobs,get_jobs,fetch_logs" {
+	e.MustSucceed(req)
+	if got := strings.Join(e.Upstream.Tools(), ","); got != "get_jobs,get_jobs,fetch_logs" {
 		t.Fatalf("dispatched %s", got)
 	}
 }

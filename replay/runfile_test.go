@@ -14,12 +14,13 @@ import (
 
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/replay/replaytest"
 	"github.com/procgraph/procgraph/sandbox"
 )
 
 func TestRunFile(t *testing.T) {
 	ctx := context.Background()
-	cat, err := procedures.NewCatalogue(defaultTools)
+	cat, err := procedures.NewCatalogue(replaytest.DefaultTools)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,43 +28,43 @@ func TestRunFile(t *testing.T) {
 	for _, rn := range runners() {
 		t.Run(rn.name, func(t *testing.T) {
 			t.Run("read-only", func(t *testing.T) {
-				d := &recorder{}
-				res, err := replay.RunFile(ctx, replay.RunFileRequest{Code: readOnlyCode, Catalogue: cat, Arguments: args, Runner: rn.r, Dispatcher: d})
+				d := &replaytest.Recorder{}
+				res, err := replay.RunFile(ctx, replay.RunFileRequest{Code: replaytest.ReadOnlyCode, Catalogue: cat, Arguments: args, Runner: rn.r, Dispatcher: d})
 				if err != nil || res.Status != replay.StatusSucceeded || res.Decision.Reason != procedures.ReasonReadOnly ||
 					res.Decision.Phase != procedures.PhaseInteractive || res.Decision.ID == "" {
 					t.Fatalf("RunFile = %+v, %v", res, err)
 				}
-				if !slices.Equal(d.tools(), []string{"get_jobs", "fetch_logs"}) {
-					t.Fatalf("dispatched %v", d.tools())
+				if !slices.Equal(d.Tools(), []string{"get_jobs", "fetch_logs"}) {
+					t.Fatalf("dispatched %v", d.Tools())
 				}
 			})
 			t.Run("state-changing without AllowMutating", func(t *testing.T) {
-				d := &recorder{}
-				_, err := replay.RunFile(ctx, replay.RunFileRequest{Code: stateChangingCode, Catalogue: cat, Arguments: args, Runner: rn.r, Dispatcher: d})
-				if fault.ErrorCode(err) != fault.CodeDenied || len(d.tools()) != 0 {
-					t.Fatalf("err = %v, dispatched %v", err, d.tools())
+				d := &replaytest.Recorder{}
+				_, err := replay.RunFile(ctx, replay.RunFileRequest{Code: replaytest.StateChangingCode, Catalogue: cat, Arguments: args, Runner: rn.r, Dispatcher: d})
+				if fault.ErrorCode(err) != fault.CodeDenied || len(d.Tools()) != 0 {
+					t.Fatalf("err = %v, dispatched %v", err, d.Tools())
 				}
 				if dec, ok := procedures.DecisionOf(err); !ok || dec.Reason != procedures.ReasonStateChangingDisabled {
 					t.Fatalf("decision %+v", dec)
 				}
 			})
 			t.Run("state-changing with AllowMutating", func(t *testing.T) {
-				d := &recorder{}
-				res, err := replay.RunFile(ctx, replay.RunFileRequest{Code: stateChangingCode, Catalogue: cat, Arguments: args, Runner: rn.r, Dispatcher: d, AllowMutating: true})
-				if err != nil || res.Status != replay.StatusSucceeded || res.Decision.Reason != procedures.ReasonOperatorReviewed || !d.saw("kill_job") {
+				d := &replaytest.Recorder{}
+				res, err := replay.RunFile(ctx, replay.RunFileRequest{Code: replaytest.StateChangingCode, Catalogue: cat, Arguments: args, Runner: rn.r, Dispatcher: d, AllowMutating: true})
+				if err != nil || res.Status != replay.StatusSucceeded || res.Decision.Reason != procedures.ReasonOperatorReviewed || !d.Saw("kill_job") {
 					t.Fatalf("RunFile = %+v, %v", res, err)
 				}
 			})
 			t.Run("automatic stays read-only", func(t *testing.T) {
-				d := &recorder{}
-				_, err := replay.RunFile(ctx, replay.RunFileRequest{Code: stateChangingCode, Catalogue: cat, Arguments: args, Runner: rn.r, Dispatcher: d,
+				d := &replaytest.Recorder{}
+				_, err := replay.RunFile(ctx, replay.RunFileRequest{Code: replaytest.StateChangingCode, Catalogue: cat, Arguments: args, Runner: rn.r, Dispatcher: d,
 					AllowMutating: true, Phase: procedures.PhaseAutomatic})
-				if fault.ErrorCode(err) != fault.CodeDenied || len(d.tools()) != 0 {
+				if fault.ErrorCode(err) != fault.CodeDenied || len(d.Tools()) != 0 {
 					t.Fatalf("err = %v", err)
 				}
 			})
 			t.Run("unknown and proc__ never allowed", func(t *testing.T) {
-				d := &recorder{}
+				d := &replaytest.Recorder{}
 				res, err := replay.RunFile(ctx, replay.RunFileRequest{Code: "tools.get_jobs()\nreturn tools.proc__fetch_logs__get_jobs(task_id=1)",
 					Catalogue: cat, Runner: rn.r, Dispatcher: d, AllowMutating: true})
 				if err != nil || res.Error == nil || res.Error.Code != sandbox.ToolRefused || res.Error.Tool != "proc__fetch_logs__get_jobs" {
@@ -76,10 +77,10 @@ func TestRunFile(t *testing.T) {
 		})
 	}
 	t.Run("python-async", func(t *testing.T) {
-		d := &recorder{}
+		d := &replaytest.Recorder{}
 		code := "a, b = await asyncio.gather(tools.get_jobs(task_id=task_id), tools.fetch_logs(task_id=task_id))\nreturn [a, b]"
 		res, err := replay.RunFile(ctx, replay.RunFileRequest{Code: code, Dialect: "python-async", Catalogue: cat, Arguments: args, Runner: sandbox.NewInProcess(), Dispatcher: d})
-		if err != nil || res.Status != replay.StatusSucceeded || len(d.tools()) != 2 {
+		if err != nil || res.Status != replay.StatusSucceeded || len(d.Tools()) != 2 {
 			t.Fatalf("RunFile = %+v, %v", res, err)
 		}
 	})
@@ -89,13 +90,13 @@ func TestRunFile(t *testing.T) {
 			req  replay.RunFileRequest
 			code fault.Code
 		}{
-			{replay.RunFileRequest{Code: readOnlyCode, Catalogue: cat}, fault.CodeInvalid},
-			{replay.RunFileRequest{Code: readOnlyCode, Catalogue: cat, Runner: in, Phase: "x", Arguments: args}, fault.CodeInvalid},
-			{replay.RunFileRequest{Code: readOnlyCode, Catalogue: cat, Runner: in, Dialect: "python3", Arguments: args}, fault.CodeInvalid},
+			{replay.RunFileRequest{Code: replaytest.ReadOnlyCode, Catalogue: cat}, fault.CodeInvalid},
+			{replay.RunFileRequest{Code: replaytest.ReadOnlyCode, Catalogue: cat, Runner: in, Phase: "x", Arguments: args}, fault.CodeInvalid},
+			{replay.RunFileRequest{Code: replaytest.ReadOnlyCode, Catalogue: cat, Runner: in, Dialect: "python3", Arguments: args}, fault.CodeInvalid},
 			{replay.RunFileRequest{Code: "import os", Catalogue: cat, Runner: in}, fault.CodeInvalidCode},
 			{replay.RunFileRequest{Code: "return 1", Catalogue: cat, Runner: in}, fault.CodeInvalidCode},
-			{replay.RunFileRequest{Code: readOnlyCode, Catalogue: cat, Runner: in}, fault.CodeInvalidArguments},
-			{replay.RunFileRequest{Code: readOnlyCode, Runner: in, Arguments: args}, fault.CodeDenied}, // no catalogue: all unknown
+			{replay.RunFileRequest{Code: replaytest.ReadOnlyCode, Catalogue: cat, Runner: in}, fault.CodeInvalidArguments},
+			{replay.RunFileRequest{Code: replaytest.ReadOnlyCode, Runner: in, Arguments: args}, fault.CodeDenied}, // no catalogue: all unknown
 		} {
 			if _, err := replay.RunFile(ctx, c.req); fault.ErrorCode(err) != c.code {
 				t.Errorf("RunFile(%.20q) err = %v, want %s", c.req.Code, err, c.code)
@@ -123,8 +124,8 @@ func TestInvokeThroughHTTPDispatcher(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := newEnv(t, pool, false)
-	e.rp.SetDispatcher(hd)
-	p := e.capture(readOnlyCode)
+	e.Replayer.SetDispatcher(hd)
+	p := e.Capture(replaytest.ReadOnlyCode)
 	res := e.mustFailWith(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}},
 		sandbox.ToolFailed, "fetch_logs")
 	if !strings.Contains(res.Error.Message, "log store offline") || !slices.Equal(seen, []string{"get_jobs", "fetch_logs"}) {

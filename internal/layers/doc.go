@@ -19,6 +19,7 @@ var Layers = map[string]int{
 	"internal/buildinfo":           0,
 	"internal/storewrap":           0,
 	"internal/findorder":           0,
+	"internal/golden":              0,
 	"cypher":                       0,
 	"ui":                           0,
 	"testcontainers":               0,
@@ -55,9 +56,11 @@ var Layers = map[string]int{
 	"graph/neo4j":     7,
 	"graph/storetest": 7,
 
-	// the transports
-	"api":      8,
-	"mcpserve": 8,
+	// the transports; the replay and gate tests' harness (over the
+	// embedded store)
+	"api":               8,
+	"mcpserve":          8,
+	"replay/replaytest": 8,
 
 	// wiring and tools
 	"cmd/procgraph":    9,
