@@ -125,7 +125,8 @@ func fingerprint(t *mcp.Tool) string {
 }
 
 // invoke is the handler of the proc__ tool name: one Replayer.Invoke in the
-// handler's phase, as the token holder, under the MCP session's usage key.
+// handler's phase, as the token holder, under the MCP session's usage key (a stateless request's:
+// "mcp:" and the caller's name).
 func (h *Handler) invoke(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		c := h.callerOf(req)
@@ -136,9 +137,9 @@ func (h *Handler) invoke(name string) mcp.ToolHandler {
 		if err != nil {
 			return h.toolError(err), nil
 		}
-		sessionID := ""
-		if req.Session != nil {
-			sessionID = req.Session.ID()
+		sessionID := mcpSessionID(req)
+		if sessionID == "" {
+			sessionID = "mcp:" + c.name // stateless (see runCode)
 		}
 		res, err := h.cfg.Replayer.Invoke(ctx, replay.InvokeRequest{
 			Name: name, Arguments: args, Phase: h.cfg.Phase, SessionID: sessionID,

@@ -76,8 +76,14 @@ type Config struct {
 type Handler struct {
 	cfg    Config
 	server *mcp.Server
-	mcp    http.Handler
-	log    zerolog.Logger
+	mcp    http.Handler // stateful: sessions, revisions up to 2025-11-25
+	// stateless serves ModernRevision requests (see modern); it shares
+	// server with mcp.
+	stateless http.Handler
+	log       zerolog.Logger
+	// reviews issues and redeems the requestState of in-client reviews
+	// asked by an input-required result.
+	reviews *reviewStates
 
 	refreshMu sync.Mutex
 	current   map[string]string // proc__ tool name -> fingerprint
@@ -115,7 +121,7 @@ func New(cfg Config) (*Handler, error) {
 	if cfg.Sessions == nil {
 		cfg.Sessions = NewSessionLimits(0, 0)
 	}
-	h := &Handler{cfg: cfg, log: cfg.Logger, current: map[string]string{}}
+	h := &Handler{cfg: cfg, log: cfg.Logger, current: map[string]string{}, reviews: newReviewStates()}
 	instructions := "procgraph: replay reviewed procedures (proc__ tools) in the " + string(cfg.Phase) +
 		" phase; find_all_procedures browses them"
 	if cfg.Auth.Enabled() {
@@ -132,6 +138,7 @@ func New(cfg Config) (*Handler, error) {
 	if err := h.addTurnTools(); err != nil {
 		return nil, err
 	}
+	h.server.AddReceivingMiddleware(h.capListens)
 	cfg.Sessions.addServer(h.server)
 	// Stream resumption: a client that reconnects with Last-Event-ID gets
 	// the messages it missed (a list_changed among them), up to 4 MiB.
@@ -146,16 +153,22 @@ func New(cfg Config) (*Handler, error) {
 		// token, and a reverse proxy on loopback must keep working.
 		DisableLocalhostProtection: cfg.Auth.Enabled(),
 	})
+	stateless := h.newStatelessHandler()
 	if cfg.Auth.Enabled() {
 		// Binds each MCP session to the token holder that opened it and
-		// hands the holder and scopes to the tool handlers.
-		inner = mcpauth.RequireBearerToken(tokenInfoFromContext, &mcpauth.RequireBearerTokenOptions{AllowMissingExpiration: true})(inner)
+		// hands the holder and scopes to the tool handlers (on the
+		// stateless handler: to each request's).
+		bearer := mcpauth.RequireBearerToken(tokenInfoFromContext, &mcpauth.RequireBearerTokenOptions{AllowMissingExpiration: true})
+		inner, stateless = bearer(inner), bearer(stateless)
 	}
 	h.mcp = http.NewCrossOriginProtection().Handler(withUnnamedEmptyEvents(inner))
+	h.stateless = http.NewCrossOriginProtection().Handler(withUnnamedEmptyEvents(stateless))
 	return h, nil
 }
 
-// ServeHTTP authenticates the request (read scope required) and serves MCP.
+// ServeHTTP authenticates the request (read scope required) and serves MCP:
+// a request of ModernRevision or later statelessly, any other through the
+// stateful handler's sessions.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p, err := h.cfg.Auth.Authenticate(r)
 	if err != nil {
@@ -171,6 +184,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.log.Warn().Err(err).Msg("mcp: loading the proc__ tools failed; serving the previous ones until the next refresh")
 	}
 	r = r.WithContext(auth.WithPrincipal(r.Context(), p))
+	if modern(r) {
+		h.stateless.ServeHTTP(w, r)
+		return
+	}
 	if !opensSession(r) {
 		h.mcp.ServeHTTP(w, r)
 		return

@@ -13,11 +13,12 @@ import (
 	"github.com/procgraph/procgraph/graph/embedded"
 )
 
-// tryConnect opens an MCP session to path as holder, or returns the error.
+// tryConnect opens an MCP session to path as holder, or returns the error:
+// at 2025-11-25, the last revision with sessions.
 func (e *env) tryConnect(path, holder string) (*mcp.ClientSession, error) {
 	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v1"}, nil)
 	tr := &mcp.StreamableClientTransport{Endpoint: e.url + path, HTTPClient: &http.Client{Transport: bearer{"tok-" + holder}}}
-	s, err := c.Connect(context.Background(), tr, nil)
+	s, err := c.Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: legacyRevision})
 	if err == nil {
 		e.t.Cleanup(func() { _ = s.Close() })
 	}
@@ -134,3 +135,6 @@ func TestSessionLimitsWithoutTokens(t *testing.T) {
 		t.Fatal("the total cap does not hold for a token holder")
 	}
 }
+
+// legacyRevision is the last MCP revision with sessions.
+const legacyRevision = "2025-11-25"

@@ -92,20 +92,26 @@ func (h *Handler) checkedReq(schema *input, scope auth.Scope, f func(context.Con
 }
 
 // runCode is run_code: POST /v1/turns in this endpoint's phase. On the
-// interactive endpoint a pending turn is reviewed through elicitation when
-// the client supports it and the caller holds grant (the caller is then
-// the operator, recorded as such); otherwise the answer names the pending
-// approval.
+// interactive endpoint a pending turn is reviewed in the client when the
+// client supports elicitation and the caller holds grant (the caller is
+// then the operator, recorded as such): by elicitation on a session
+// (2025-11-25 and older), by an input-required result on a ModernRevision
+// request, whose retry (requestState and inputResponses) resumeReview
+// answers. Otherwise the answer names the pending approval.
 func (h *Handler) runCode(ctx context.Context, req *mcp.CallToolRequest, c caller, args map[string]any) (*mcp.CallToolResult, error) {
+	if req.Params.RequestState != "" || req.Params.InputResponses != nil {
+		return h.resumeReview(ctx, req, c, args)
+	}
 	var a runCodeArgs
 	if err := remarshal(args, &a); err != nil {
 		return nil, err
 	}
 	if a.SessionID == "" {
-		a.SessionID = "mcp:" + req.Session.ID()
-		if req.Session.ID() == "" {
-			a.SessionID = "mcp:" + c.name
+		key := mcpSessionID(req)
+		if key == "" {
+			key = c.name
 		}
+		a.SessionID = "mcp:" + key
 	}
 	ans, err := h.cfg.Gate.Submit(ctx, gate.TurnRequest{Code: a.Code, Dialect: a.Dialect, SessionID: a.SessionID,
 		Phase: h.cfg.Phase, Arguments: a.Arguments, Summary: a.Summary, Actor: c.name, MayCapture: c.has(auth.ScopeCapture)})
@@ -116,31 +122,125 @@ func (h *Handler) runCode(ctx context.Context, req *mcp.CallToolRequest, c calle
 		return turnResult(ans)
 	}
 	if c.has(auth.ScopeGrant) && canElicit(req) {
+		if modernRequest(req) {
+			return h.askReview(ctx, c, args, ans.Turn.ID, ans.Suggestion)
+		}
 		return h.review(ctx, req, c, ans.Turn.ID, ans.Suggestion)
 	}
 	return pendingResult(ans.Turn, ans.Suggestion)
 }
 
-// canElicit reports whether the client declared elicitation.
-func canElicit(req *mcp.CallToolRequest) bool {
-	p := req.Session.InitializeParams()
-	return p != nil && p.Capabilities != nil && p.Capabilities.Elicitation != nil
+// mcpSessionID is the MCP session of req, "" on a stateless request. A
+// stateless request's default turn session and usage key are "mcp:" and the
+// caller's name instead: a session_id a stateful client could name too, so
+// a stateless one gains nothing by it (one usage key per holder, a session
+// policy only for the holder who set it).
+func mcpSessionID(req *mcp.CallToolRequest) string {
+	if req.Session == nil {
+		return ""
+	}
+	return req.Session.ID()
 }
 
+// canElicit reports whether the client declared elicitation (on a
+// ModernRevision request, in that request's _meta).
+func canElicit(req *mcp.CallToolRequest) bool {
+	caps := req.ClientCapabilities()
+	return caps != nil && caps.Elicitation != nil
+}
+
+// reviewInput is the key of the review among an input-required result's
+// inputRequests (and the retry's inputResponses).
+const reviewInput = "review"
+
 // review asks the caller (an operator) to resolve turn id through
-// elicitation: accepted, their choice resolves it (as their approval);
-// declined, it is rejected; cancelled, it stays pending. sug is the turn's
-// reuse suggestion (Gate.Submit's), which the answer carries either way.
+// elicitation on its session; see resolveReview. sug is the turn's reuse
+// suggestion (Gate.Submit's), which the answer carries either way.
 func (h *Handler) review(ctx context.Context, req *mcp.CallToolRequest, c caller, id string, sug *procedures.Suggestion) (*mcp.CallToolResult, error) {
 	appr, err := h.cfg.Gate.Approval(ctx, id, true)
 	if err != nil {
 		return nil, err
 	}
-	res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: reviewMessage(appr), RequestedSchema: reviewSchema})
+	res, err := req.Session.Elicit(ctx, reviewParams(appr))
 	if err != nil {
 		h.log.Warn().Err(err).Str("turn", id).Msg("mcp: review by elicitation failed; the approval stays pending")
 		return pendingResult(appr.Turn, sug)
 	}
+	return h.resolveReview(ctx, c, appr.Turn, res, sug)
+}
+
+// reviewParams is the elicitation that asks for the review of a.
+func reviewParams(a *gate.Approval) *mcp.ElicitParams {
+	return &mcp.ElicitParams{Message: reviewMessage(a), RequestedSchema: reviewSchema}
+}
+
+// askReview answers a ModernRevision call whose turn id waits for review
+// with an input-required result: the review as an elicitation, and a
+// requestState binding the turn, the caller, this endpoint, the turn's
+// code hash and the call's arguments until the turn's deadline (and sug,
+// the turn's reuse suggestion, for the final answer).
+func (h *Handler) askReview(ctx context.Context, c caller, args map[string]any, id string, sug *procedures.Suggestion) (*mcp.CallToolResult, error) {
+	appr, err := h.cfg.Gate.Approval(ctx, id, true)
+	if err != nil {
+		return nil, err
+	}
+	digest, err := argsDigest(args)
+	if err != nil {
+		return nil, err
+	}
+	state, err := h.reviews.issue(reviewClaim{Turn: id, Holder: c.name, Phase: string(h.cfg.Phase),
+		CodeHash: appr.CodeHash, Args: digest, Expires: appr.Deadline.UnixMilli(), Suggestion: sug})
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{reviewInput: reviewParams(appr)}, RequestState: state}, nil
+}
+
+// resumeReview answers the retry of a ModernRevision run_code with the
+// review's answer: the requestState must be one askReview issued for this
+// caller, endpoint and arguments, unused and before the turn's deadline
+// (see reviewStates.redeem); the turn must still be the one it named (the
+// same code hash, pending, requested by the caller), and the caller must
+// still hold grant. Then the answer resolves it as the legacy review does.
+// A retry on an older revision is refused: its review is elicitation.
+func (h *Handler) resumeReview(ctx context.Context, req *mcp.CallToolRequest, c caller, args map[string]any) (*mcp.CallToolResult, error) {
+	if !modernRequest(req) {
+		return nil, fault.Errorf(fault.CodeInvalid, "requestState and inputResponses answer a review on MCP %s or later only", ModernRevision).
+			WithDetails("reason", ReasonRequestState).WithDetails("field", "requestState")
+	}
+	if !c.has(auth.ScopeGrant) {
+		return nil, auth.Forbidden(auth.ScopeGrant)
+	}
+	digest, err := argsDigest(args)
+	if err != nil {
+		return nil, err
+	}
+	claim, err := h.reviews.redeem(req.Params.RequestState, c.name, string(h.cfg.Phase), digest)
+	if err != nil {
+		return nil, err
+	}
+	res, ok := req.Params.InputResponses[reviewInput].(*mcp.ElicitResult)
+	if !ok || len(req.Params.InputResponses) != 1 {
+		return nil, fault.Errorf(fault.CodeInvalid, "inputResponses must hold one elicitation result, %q", reviewInput).
+			WithDetails("field", "inputResponses")
+	}
+	appr, err := h.cfg.Gate.Approval(ctx, claim.Turn, true)
+	if err != nil {
+		return nil, err
+	}
+	if appr.CodeHash != claim.CodeHash || appr.RequestedBy != c.name || appr.Status != gate.TurnPending {
+		return nil, fault.Errorf(fault.CodeConflict, "turn %s is %s: this review no longer answers it", appr.ID, appr.Status).
+			WithDetails("reason", "status").WithDetails("status", string(appr.Status))
+	}
+	return h.resolveReview(ctx, c, appr.Turn, res, claim.Suggestion)
+}
+
+// resolveReview resolves turn t with the operator's (c's) answer res:
+// accepted, their choice resolves it (as their approval) and an approved
+// turn runs; declined, it is rejected; cancelled (or anything else), it
+// stays pending.
+func (h *Handler) resolveReview(ctx context.Context, c caller, t gate.Turn, res *mcp.ElicitResult, sug *procedures.Suggestion) (*mcp.CallToolResult, error) {
+	id := t.ID
 	var choice gate.Choice
 	reason := ""
 	switch res.Action {
@@ -151,17 +251,17 @@ func (h *Handler) review(ctx context.Context, req *mcp.CallToolRequest, c caller
 	case "decline":
 		choice, reason = gate.ChoiceReject, "declined in the MCP client"
 	default:
-		return pendingResult(appr.Turn, sug)
+		return pendingResult(t, sug)
 	}
-	t, _, err := h.cfg.Gate.Resolve(ctx, gate.ResolveRequest{ID: id, Choice: choice, Reason: reason, Actor: c.name, HasGrant: true})
-	if err != nil && t == nil {
+	rt, _, err := h.cfg.Gate.Resolve(ctx, gate.ResolveRequest{ID: id, Choice: choice, Reason: reason, Actor: c.name, HasGrant: true})
+	if err != nil && rt == nil {
 		return nil, err
 	}
 	if err != nil {
 		h.log.Warn().Err(err).Str("turn", id).Msg("mcp: approval resolved, but what it remembers could not be stored")
 	}
-	if t.Status != gate.TurnApproved {
-		return nil, fault.Errorf(fault.CodeDenied, "turn %s was rejected by %s", id, c.name).WithDetails("turn", t)
+	if rt.Status != gate.TurnApproved {
+		return nil, fault.Errorf(fault.CodeDenied, "turn %s was rejected by %s", id, c.name).WithDetails("turn", rt)
 	}
 	ans, err := h.cfg.Gate.Run(ctx, id, c.name)
 	if err != nil {

@@ -40,7 +40,7 @@ func TestMCPSessionCapsThroughMain(t *testing.T) {
 			connect := func(path, token string) (*mcp.ClientSession, error) {
 				c := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v1"}, nil)
 				sess, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: s.URL + path,
-					HTTPClient: &http.Client{Transport: bearer{token}}}, nil)
+					HTTPClient: &http.Client{Transport: bearer{token}}}, &mcp.ClientSessionOptions{ProtocolVersion: legacyMCP})
 				if err == nil {
 					t.Cleanup(func() { _ = sess.Close() })
 				}

@@ -22,14 +22,28 @@ func mustMCPClient(t *testing.T, s *server, path string, opts *mcp.ClientOptions
 	return mustMCPAs(t, s, path, s.token, opts)
 }
 
-// mustMCPAs connects the SDK's client to path on s with token ("" for none).
+// mustMCPAs connects the SDK's client to path on s with token ("" for none),
+// at the newest revision both serve (2026-07-28: stateless).
 func mustMCPAs(t *testing.T, s *server, path, token string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	return mustMCPAt(t, s, path, token, opts, "")
+}
+
+// The MCP revisions the tests name: the newest (stateless) and the last
+// with sessions.
+const (
+	modernMCP = "2026-07-28"
+	legacyMCP = "2025-11-25"
+)
+
+// mustMCPAt is mustMCPAs asking for revision ("": the SDK's newest).
+func mustMCPAt(t *testing.T, s *server, path, token string, opts *mcp.ClientOptions, revision string) *mcp.ClientSession {
 	t.Helper()
 	tr := &mcp.StreamableClientTransport{Endpoint: s.URL + path}
 	if token != "" {
 		tr.HTTPClient = &http.Client{Transport: bearer{token}}
 	}
-	sess, err := mcp.NewClient(&mcp.Implementation{Name: "secure", Version: "v1"}, opts).Connect(context.Background(), tr, nil)
+	sess, err := mcp.NewClient(&mcp.Implementation{Name: "secure", Version: "v1"}, opts).Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: revision})
 	if err != nil {
 		t.Fatalf("connect %s: %v", path, err)
 	}

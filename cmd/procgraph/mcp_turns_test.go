@@ -78,15 +78,22 @@ func TestMCPRunCode(t *testing.T) {
 // with grant, reviews the block in the client: accepted it runs (recorded
 // as that holder's approval), declined it is rejected and runs nothing; an
 // auto_run on a proc__-only block creates a grant, and the client is told
-// its tool list changed.
+// its tool list changed. Both ways a client is asked: an input-required
+// result (2026-07-28, stateless) and elicitation on a session (2025-11-25).
 func TestMCPRunCodeElicitation(t *testing.T) {
+	for _, revision := range []string{modernMCP, legacyMCP} {
+		t.Run(revision, func(t *testing.T) { testMCPRunCodeElicitation(t, revision) })
+	}
+}
+
+func testMCPRunCodeElicitation(t *testing.T, revision string) {
 	up := mustUpstream(t)
 	s, _ := mustServeFirstTokens(t, serverOpts{Upstream: up, AllowMutating: true})
 	var answer atomic.Value
 	answer.Store(&mcp.ElicitResult{Action: "accept", Content: map[string]any{"choice": "run_once", "reason": "looks right"}})
 	var asked atomic.Int64
 	var changed atomic.Int64
-	sess := mustMCPClient(t, s, "/mcp/interactive", &mcp.ClientOptions{
+	sess := mustMCPAt(t, s, "/mcp/interactive", s.token, &mcp.ClientOptions{
 		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			asked.Add(1)
 			if !strings.Contains(req.Params.Message, "kill_job") && !strings.Contains(req.Params.Message, "proc__") {
@@ -95,7 +102,10 @@ func TestMCPRunCodeElicitation(t *testing.T) {
 			return answer.Load().(*mcp.ElicitResult), nil
 		},
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed.Add(1) },
-	})
+	}, revision)
+	if got := sess.InitializeResult().ProtocolVersion; got != revision {
+		t.Fatalf("negotiated %s, want %s", got, revision)
+	}
 	res := callRunCode(t, sess, map[string]any{"code": turnKillCode, "arguments": map[string]any{"panda_id": 3}, "session_id": "e"})
 	if res.IsError || !strings.Contains(mcpText(res), "operator_approved") || asked.Load() != 1 {
 		t.Fatalf("accepted review: asked %d, %s", asked.Load(), mcpText(res))

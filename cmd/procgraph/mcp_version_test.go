@@ -9,24 +9,28 @@ import (
 )
 
 // TestMCPServerInfoAndRevision: both endpoints identify with this build's
-// release (serverInfo.version), and a client asking for the 2026-07-28
-// revision (the go-sdk's default) negotiates 2025-11-25: procgraph's MCP
-// sessions are stateful, and the SDK serves 2026-07-28 (and its
-// InputRequiredResult) only on stateless servers, so the in-client review
-// stays elicitation (ADR 0023). When this changes, the review's
-// multi-round-trip path must come with it.
+// release (serverInfo.version) at both revisions they serve: a client
+// asking for 2026-07-28 (the go-sdk's default) gets it, statelessly (no
+// Mcp-Session-Id: server/discover opens nothing), and one asking for
+// 2025-11-25 gets that, with a session (ADR 0028).
 func TestMCPServerInfoAndRevision(t *testing.T) {
 	t.Parallel()
 	s := mustServe(t, serverOpts{Upstream: mustUpstream(t)})
 	for _, path := range []string{"/mcp", "/mcp/interactive"} {
-		t.Run(path, func(t *testing.T) {
-			res := mustMCPClient(t, s, path, &mcp.ClientOptions{}).InitializeResult()
-			if res.ServerInfo == nil || res.ServerInfo.Name != "procgraph" || res.ServerInfo.Version != buildinfo.Version() {
-				t.Fatalf("serverInfo %+v, want procgraph %s", res.ServerInfo, buildinfo.Version())
-			}
-			if res.ProtocolVersion != "2025-11-25" {
-				t.Fatalf("negotiated %s, want 2025-11-25 (see ADR 0023 before serving a newer revision)", res.ProtocolVersion)
-			}
-		})
+		for _, revision := range []string{modernMCP, legacyMCP} {
+			t.Run(path+"@"+revision, func(t *testing.T) {
+				sess := mustMCPAt(t, s, path, s.token, &mcp.ClientOptions{}, revision)
+				res := sess.InitializeResult()
+				if res.ServerInfo == nil || res.ServerInfo.Name != "procgraph" || res.ServerInfo.Version != buildinfo.Version() {
+					t.Fatalf("serverInfo %+v, want procgraph %s", res.ServerInfo, buildinfo.Version())
+				}
+				if res.ProtocolVersion != revision {
+					t.Fatalf("negotiated %s, want %s", res.ProtocolVersion, revision)
+				}
+				if stateless := sess.ID() == ""; stateless != (revision == modernMCP) {
+					t.Fatalf("at %s the session id is %q", revision, sess.ID())
+				}
+			})
+		}
 	}
 }

@@ -1,0 +1,138 @@
+package mcpserve
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/procgraph/procgraph/graph/embedded"
+)
+
+// connectModern connects a 2026-07-28 client (the SDK's default) to path
+// as holder; with a list_changed handler it holds a subscriptions/listen
+// open.
+func (e *env) connectModern(path, holder string, opts *mcp.ClientOptions) (*mcp.ClientSession, error) {
+	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v1"}, opts)
+	tr := &mcp.StreamableClientTransport{Endpoint: e.url + path, HTTPClient: &http.Client{Transport: bearer{"tok-" + holder}}}
+	s, err := c.Connect(context.Background(), tr, nil)
+	if err == nil {
+		e.t.Cleanup(func() { _ = s.Close() })
+	}
+	return s, err
+}
+
+// sendModern posts body to /mcp as holder with the revision header (none
+// for "", else with the revision's Mcp-Method too), and returns the answer; it fails if a session was opened.
+func (e *env) sendModern(t *testing.T, holder, header, body string) string {
+	t.Helper()
+	req, _ := http.NewRequest("POST", e.url+"/mcp", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer tok-"+holder)
+	if header != "" {
+		var m struct{ Method string }
+		_ = json.Unmarshal([]byte(body), &m)
+		req.Header.Set("MCP-Protocol-Version", header)
+		req.Header.Set("Mcp-Method", m.Method)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.Header.Get("Mcp-Session-Id") != "" {
+		t.Fatalf("a session was opened: %s", b)
+	}
+	return string(b)
+}
+
+// listenBody is a 2026-07-28 subscriptions/listen for list_changed.
+const listenBody = `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"notifications":{"toolsListChanged":true}}}`
+
+// mustRefuseListen checks that holder cannot open a listen: the JSON-RPC
+// error busy, its data the API's error with reason mcp_sessions and limit.
+func (e *env) mustRefuseListen(t *testing.T, holder, limit string) {
+	t.Helper()
+	got := e.sendModern(t, holder, ModernRevision, listenBody)
+	if !strings.Contains(got, `"code":-32001`) || !strings.Contains(got, `"reason":"mcp_sessions"`) || !strings.Contains(got, `"limit":"`+limit+`"`) {
+		t.Fatalf("%s listening past the %s cap: %s", holder, limit, got)
+	}
+}
+
+// TestListensCountAsSessions: a stateless client holds a slot of the
+// session caps while its subscriptions/listen is open, beside the stateful
+// sessions; one past a cap is refused (busy, mcp_sessions), a closed one
+// frees its slot, and stateless requests without a listen hold none.
+func TestListensCountAsSessions(t *testing.T) {
+	limits := NewSessionLimits(3, 2)
+	e := newEnvWith(t, false, func(c *Config, _ *embedded.Store) { c.Sessions = limits })
+	listening := &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {}}
+	if _, err := e.tryConnect("/mcp", "reader"); err != nil {
+		t.Fatal(err)
+	}
+	l, err := e.connectModern("/mcp/interactive", "reader", listening)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := l.InitializeResult().ProtocolVersion; got != ModernRevision {
+		t.Fatalf("negotiated %s, want %s", got, ModernRevision)
+	}
+	if st := limits.Stats(); st.Open != 2 {
+		t.Fatalf("%d open, want the session and the listen", st.Open)
+	}
+	e.mustRefuseSession(t, "/mcp", "reader", "per_token")
+	e.mustRefuseListen(t, "reader", "per_token")
+	// Without a listen, a stateless client holds nothing.
+	quiet, err := e.connectModern("/mcp", "reader", nil)
+	if err != nil {
+		t.Fatalf("a stateless client without a listen was refused: %v", err)
+	}
+	if _, err := quiet.ListTools(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.connectModern("/mcp", "invoker", listening); err != nil {
+		t.Fatalf("another holder within the total: %v", err)
+	}
+	waitFor(t, "the third listen", func() bool { return limits.Stats().Open == 3 })
+	e.mustRefuseListen(t, "operator", "total")
+	if refused := limits.Stats().Refused; refused[LimitPerToken] < 2 || refused[LimitTotal] < 1 {
+		t.Fatalf("refusals counted %v", refused)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "a slot after closing a listen", func() bool {
+		_, err := e.tryConnect("/mcp", "reader")
+		return err == nil
+	})
+}
+
+// TestModernRevisionNeedsModernRequests: the revision header alone opens
+// nothing. A 2026-07-28 header on a request without the revision's _meta
+// is refused by the stateless handler (the SDK sees an uninitialised
+// call); the revision's _meta without the header reaches the stateful
+// handler, which refuses it; neither lists a tool.
+func TestModernRevisionNeedsModernRequests(t *testing.T) {
+	e := newEnv(t, false)
+	send := func(header, body string) string { return e.sendModern(t, "reader", header, body) }
+	bare := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+	if got := e.sendModern(t, "reader", ModernRevision, bare); strings.Contains(got, `"tools"`) || !strings.Contains(got, `"error"`) {
+		t.Fatalf("a 2026-07-28 header without _meta: %s", got)
+	}
+	if got := send(ModernRevision, bare); strings.Contains(got, `"tools"`) || !strings.Contains(got, `"error"`) {
+		t.Fatalf("a 2026-07-28 header without _meta: %s", got)
+	}
+	withMeta := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+	if got := send("", withMeta); strings.Contains(got, `"tools"`) || !strings.Contains(got, "is not supported") {
+		t.Fatalf("2026-07-28 _meta without the header: %s", got)
+	}
+	if got := send(ModernRevision, withMeta); !strings.Contains(got, `"find_all_procedures"`) {
+		t.Fatalf("a 2026-07-28 request: %s", got)
+	}
+}
