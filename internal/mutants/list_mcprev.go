@@ -7,9 +7,16 @@ func init() {
 		{
 			Name:     "mcpserve/review-state-mac-unchecked",
 			Why:      "a requestState is taken without its MAC: a client names any turn and resolves it with its own answer",
-			Edits:    []Edit{{Dir: "mcpserve", Find: "|| !hmac.Equal(mac, s.mac(payload))", Replace: ""}},
+			Edits:    []Edit{{Dir: "mcpserve", Find: "|| !hmac.Equal(mac, s.mac(payload))", Replace: "|| !hmac.Equal(mac, mac)"}},
 			Packages: []string{"./mcpserve", "./cmd/procgraph"},
 			Tests:    []string{"TestReviewStateBound", "TestMCPReviewRoundTripBound"},
+		},
+		{
+			Name:     "mcpserve/review-state-mac-unchecked-e2e",
+			Why:      "the same, through the real server and the SDK's client (the unit test aside)",
+			Edits:    []Edit{{Dir: "mcpserve", Find: "|| !hmac.Equal(mac, s.mac(payload))", Replace: "|| !hmac.Equal(mac, mac)"}},
+			Packages: []string{"./cmd/procgraph"},
+			Tests:    []string{"TestMCPReviewRoundTripBound"},
 		},
 		{
 			Name:     "mcpserve/review-state-any-caller",
@@ -45,6 +52,13 @@ func init() {
 			Edits:    []Edit{{Dir: "mcpserve", Find: "if _, done := s.used[c.Nonce]; done {", Replace: "if _, done := s.used[c.Nonce]; done && false {"}},
 			Packages: []string{"./mcpserve", "./cmd/procgraph"},
 			Tests:    []string{"TestReviewStateBound", "TestMCPReviewRoundTripBound"},
+		},
+		{
+			Name:     "mcpserve/review-state-replayable-e2e",
+			Why:      "the same, through the real server and the SDK's client (the unit test aside)",
+			Edits:    []Edit{{Dir: "mcpserve", Find: "if _, done := s.used[c.Nonce]; done {", Replace: "if _, done := s.used[c.Nonce]; done && false {"}},
+			Packages: []string{"./cmd/procgraph"},
+			Tests:    []string{"TestMCPReviewRoundTripBound"},
 		},
 		{
 			Name:     "mcpserve/review-answer-on-a-session",
