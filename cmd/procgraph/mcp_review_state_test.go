@@ -12,8 +12,9 @@ import (
 // TestMCPReviewRoundTripBound: at 2026-07-28 the in-client review is an
 // input-required result whose requestState answers only the turn, caller
 // and call it was asked for, once: an altered state, another reviewer's
-// retry, a retry with other arguments, an answer on a 2025-11-25 session
-// and a replay are refused and run nothing; the genuine answer runs the
+// retry, a retry with other arguments, an answer on a 2025-11-25 session,
+// an approval replaying a cancelled review's state and a replay of an
+// approval are refused and run nothing; the genuine answer runs the
 // block once. The client drives the round trip itself (the SDK's automatic
 // retry is off) to send what a hostile client would.
 func TestMCPReviewRoundTripBound(t *testing.T) {
@@ -69,7 +70,19 @@ func TestMCPReviewRoundTripBound(t *testing.T) {
 	legacy := mustMCPAt(t, s, "/mcp/interactive", alice, &mcp.ClientOptions{}, legacyMCP)
 	refused("an answer on a 2025-11-25 session", call(legacy, args, state, approve), "invalid_request")
 
-	// "a retry without the answer" used the state up: ask again.
+	// A cancelled review leaves the turn pending; its state answered
+	// once, and a replay with an approval is refused all the same.
+	first = call(asAlice, args, "", nil)
+	cancelled := call(asAlice, args, first.RequestState, &mcp.ElicitResult{Action: "cancel"})
+	if cancelled.IsError || !strings.Contains(mcpText(cancelled), "pending approval") {
+		t.Fatalf("a cancelled review: %s", mcpText(cancelled))
+	}
+	replayed := call(asAlice, args, first.RequestState, approve)
+	refused("an approval replaying a cancelled review's state", replayed, "conflict")
+	if !strings.Contains(mcpText(replayed), "used already") {
+		t.Fatalf("the replay was refused for another reason: %s", mcpText(replayed))
+	}
+
 	first = call(asAlice, args, "", nil)
 	state = first.RequestState
 	res := call(asAlice, args, state, approve)
