@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"time"
 )
 
 // testEvent is one line of `go test -json` (cmd/test2json).
@@ -30,8 +31,13 @@ type testRun struct {
 	failedSubs  []string        // "TestName/subtest" of failed subtests
 	pkgFailed   []string        // packages that failed
 	buildFailed bool
+	started     time.Time // when the first test binary started (its "start" event)
 	buildOutput []string
 	exitErr     error
+	// build is the time before the first test binary started (the build,
+	// the link, vet if on), tests the time after; summed over the runs of
+	// a mutant, they say where its time went.
+	build, tests time.Duration
 }
 
 // passed reports whether the run passed: no test, package or build failed.
@@ -61,11 +67,16 @@ func goTest(ctx context.Context, root string, args, pkgs []string) *testRun {
 	if err != nil {
 		return &testRun{exitErr: err}
 	}
+	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return &testRun{exitErr: err}
 	}
 	r := parseEvents(out)
 	r.exitErr = cmd.Wait()
+	r.build, r.tests = time.Since(start), 0
+	if !r.started.IsZero() {
+		r.build, r.tests = r.started.Sub(start), time.Since(r.started)
+	}
 	if s := strings.TrimSpace(stderr.String()); s != "" {
 		// Errors go test reports before any test runs (a package that does
 		// not compile, an unknown flag) arrive here.
@@ -88,6 +99,9 @@ func parseEvents(rd io.Reader) *testRun {
 			continue
 		}
 		topLevel := e.Test != "" && !strings.Contains(e.Test, "/")
+		if e.Action == "start" && r.started.IsZero() {
+			r.started = time.Now()
+		}
 		switch {
 		case e.Action == "build-output":
 			r.buildOutput = append(r.buildOutput, strings.TrimRight(e.Output, "\n"))

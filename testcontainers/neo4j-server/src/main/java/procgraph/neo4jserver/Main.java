@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 
@@ -25,13 +26,14 @@ import org.neo4j.io.ByteUnit;
  * Bolt connector, for procgraph's tests. Started and stopped by the `start` and
  * `stop` scripts beside pom.xml; not meant for anything but tests.
  *
- * <p>Arguments, all required except --port and --pagecache:
+ * <p>Arguments, all required except --port, --pagecache and --setting:
  * <pre>
  *   --home DIR        the DBMS home: databases and transaction logs go here (a temp dir; `stop` deletes it)
  *   --run DIR         where this process writes neo4j.pid, port and ready, and Neo4j writes logs/
  *   --password PW     password set for user neo4j (auth is enabled)
  *   --port N          Bolt port on 127.0.0.1; 0 picks a free one (default 7687)
  *   --pagecache SIZE  page cache in MiB (default 256)
+ *   --setting K=V     a Neo4j setting by its name (repeatable), e.g. dbms.cypher.min_replan_interval=1h
  * </pre>
  *
  * <p>Once Bolt accepts connections and the password is set, it writes the
@@ -47,6 +49,7 @@ public final class Main {
         String password = null;
         int port = 7687;
         long pagecacheMiB = 256;
+        Map<String, String> settings = new HashMap<>();
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             if (i + 1 >= args.length) {
@@ -59,6 +62,13 @@ public final class Main {
                 case "--password" -> password = v;
                 case "--port" -> port = Integer.parseInt(v);
                 case "--pagecache" -> pagecacheMiB = Long.parseLong(v);
+                case "--setting" -> {
+                    int eq = v.indexOf('=');
+                    if (eq <= 0) {
+                        usage("--setting wants NAME=VALUE, got " + v);
+                    }
+                    settings.put(v.substring(0, eq), v.substring(eq + 1));
+                }
                 default -> usage("unknown argument " + a);
             }
         }
@@ -81,8 +91,15 @@ public final class Main {
         }
 
         long t0 = System.nanoTime();
-        log("starting Neo4j " + neo4jVersion() + " home=" + home + " bolt=127.0.0.1:" + port);
+        log("starting Neo4j " + neo4jVersion() + " home=" + home + " bolt=127.0.0.1:" + port + " settings=" + settings);
+        // The --setting values, by name, as a neo4j.conf would hold them (the
+        // builder takes raw names only from a file); the settings below win.
+        StringBuilder conf = new StringBuilder();
+        settings.forEach((k, v) -> conf.append(k).append('=').append(v).append('\n'));
+        Path confFile = home.resolve("procgraph-test.conf");
+        Files.writeString(confFile, conf.toString(), StandardCharsets.UTF_8);
         DatabaseManagementService dbms = new DatabaseManagementServiceBuilder(home)
+                .loadPropertiesFromFile(confFile)
                 .setConfig(BoltConnector.enabled, true)
                 .setConfig(BoltConnector.listen_address, new SocketAddress("127.0.0.1", port))
                 .setConfig(BoltConnector.advertised_address, new SocketAddress("127.0.0.1", port))
@@ -164,7 +181,7 @@ public final class Main {
 
     private static void usage(String why) {
         System.err.println("neo4j-server: " + why);
-        System.err.println("usage: Main --home DIR --run DIR --password PW [--port N] [--pagecache MiB]");
+        System.err.println("usage: Main --home DIR --run DIR --password PW [--port N] [--pagecache MiB] [--setting K=V]...");
         System.exit(2);
     }
 }
