@@ -45,7 +45,7 @@ func requireNoScan(t *testing.T, s *Store, name, stmt string) {
 	ctx := context.Background()
 	sess := s.driver.NewSession(ctx, neo4j.SessionConfig{DatabaseName: s.db})
 	defer sess.Close(ctx)
-	res, err := sess.Run(ctx, "EXPLAIN "+stmt, nil)
+	res, err := sess.Run(ctx, replanned+"EXPLAIN "+stmt, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

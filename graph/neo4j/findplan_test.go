@@ -18,7 +18,7 @@ func dbHits(t testing.TB, s *Store, name string, params map[string]any) (int64, 
 	ctx := context.Background()
 	sess := s.driver.NewSession(ctx, neo4j.SessionConfig{DatabaseName: s.db, BookmarkManager: s.bookmarks})
 	defer sess.Close(ctx)
-	res, err := sess.Run(ctx, "PROFILE "+cypher.Query(name), params)
+	res, err := sess.Run(ctx, replanned+"PROFILE "+cypher.Query(name), params)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}

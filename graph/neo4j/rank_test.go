@@ -177,7 +177,7 @@ func TestFindAllPagePlan(t *testing.T) {
 		}
 		sess := s.driver.NewSession(ctx, neo4j.SessionConfig{AccessMode: neo4j.AccessModeRead, DatabaseName: s.db, BookmarkManager: s.bookmarks})
 		summary := func(prefix string) neo4j.ResultSummary {
-			res, err := sess.Run(ctx, prefix+cypher.Query(page), params)
+			res, err := sess.Run(ctx, replanned+prefix+cypher.Query(page), params)
 			if err != nil {
 				t.Fatal(err)
 			}
