@@ -15,10 +15,7 @@ import (
 	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/fault"
-	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/metrics"
-	"github.com/procgraph/procgraph/procedures"
-	"github.com/procgraph/procgraph/replay"
 )
 
 // Body limits.
@@ -28,8 +25,8 @@ const (
 
 // Config wires a Server.
 type Config struct {
-	Service  *procedures.Service
-	Replayer *replay.Replayer
+	Service  Service  // *procedures.Service, or a test's fake
+	Replayer Replayer // *replay.Replayer, or a test's fake
 	Auth     *auth.Authenticator
 	Metrics  *metrics.Registry
 	Logger   zerolog.Logger
@@ -38,8 +35,9 @@ type Config struct {
 	// MCPPaths are the MCP endpoints mounted beside this server (path to a
 	// one-line summary), documented in /openapi.json; optional.
 	MCPPaths map[string]string
-	// Turns is the turn gate; without it the turn routes answer 503.
-	Turns *gate.Gate
+	// Turns is the turn gate (*gate.Gate); without it (a nil interface)
+	// the turn routes answer 503.
+	Turns TurnGate
 	// MaxChangeStreams bounds the open GET /v1/changes streams;
 	// DefaultMaxChangeStreams when zero.
 	MaxChangeStreams int
@@ -50,8 +48,8 @@ type Config struct {
 
 // Server is procgraph's HTTP API.
 type Server struct {
-	svc      *procedures.Service
-	replay   *replay.Replayer
+	svc      Service
+	replay   Replayer
 	auth     *auth.Authenticator
 	metrics  *metrics.Registry
 	promhttp http.Handler
@@ -60,7 +58,7 @@ type Server struct {
 	schemas  schemaSet
 	router   chi.Router
 	mcpPaths map[string]string
-	turns    *gate.Gate
+	turns    TurnGate
 	dumps    dump.Store
 
 	maxStreams int          // bound on open change streams

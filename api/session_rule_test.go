@@ -96,15 +96,19 @@ func TestSessionIDOneRule(t *testing.T) {
 
 // TestBodiesAreBoundedInBytes: a string within its schema's maxLength in
 // characters but over its byte bound is refused at the edge naming the
-// field, also where no domain check bounds it (a tool's description).
+// field, also where no domain check bounds it (a tool's description):
+// the service is never called.
 func TestBodiesAreBoundedInBytes(t *testing.T) {
-	e := mustEnv(t, envOpts{})
+	e, f := mustFakeEnv(t, nil)
 	over := strings.Repeat("é", fields.MaxToolDescBytes/2+1)
 	status, body := e.do(t, http.DefaultClient, "PUT", "/v1/tools", map[string]any{"tools": []any{
 		map[string]any{"name": "get_jobs"}, map[string]any{"name": "fetch_logs", "description": over}}})
 	if status != 400 || !strings.Contains(string(body), `"field":"tools.1.description"`) ||
 		!strings.Contains(string(body), "longer than 8192 bytes") {
 		t.Fatalf("PUT /v1/tools with a %d-byte description: %d %s", len(over), status, body)
+	}
+	if calls := f.calls(); len(calls) != 0 {
+		t.Fatalf("a refused body reached %v", calls)
 	}
 	atLimit := strings.Repeat("é", fields.MaxToolDescBytes/2)
 	if status, body := e.do(t, http.DefaultClient, "PUT", "/v1/tools", map[string]any{"tools": append(testToolsAny(), map[string]any{"name": "described", "description": atLimit})}); status != 200 {

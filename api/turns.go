@@ -104,7 +104,7 @@ func (s *Server) turnRoutes() []route {
 
 // gate returns the turn gate, or CodeUnavailable when none is wired: no
 // turn runs without one.
-func (s *Server) gate() (*gate.Gate, error) {
+func (s *Server) gate() (TurnGate, error) {
 	if s.turns == nil {
 		return nil, fault.Errorf(fault.CodeUnavailable, "the turn gate is not configured on this server")
 	}

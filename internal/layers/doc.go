@@ -47,8 +47,10 @@ var Layers = map[string]int{
 	// the turn gate (its domain types and TurnStore included)
 	"gate": 5,
 
-	// the dump format, which carries turns and session policies
-	"dump": 6,
+	// the dump format, which carries turns and session policies; the
+	// transports' fake of the service, replayer and gate
+	"dump":                 6,
+	"internal/fakeservice": 6,
 
 	// the stores, which keep procedures (procedures.Store) and turns
 	// (gate.TurnStore)

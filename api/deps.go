@@ -1,0 +1,63 @@
+package api
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/procgraph/procgraph/gate"
+	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/replay"
+)
+
+// Service is what the HTTP API asks of the domain: the methods of
+// *procedures.Service its handlers call, and nothing else, so a test can
+// serve the routes over a fake (internal/fakeservice) and check what the
+// transport does (status codes, bodies, bounds, scopes, JSON errors)
+// without a store. ADR 0027.
+type Service interface {
+	Ping(ctx context.Context) error
+	Catalogue(ctx context.Context) (*procedures.Catalogue, error)
+	PutCatalogue(ctx context.Context, tools []procedures.Tool, actor string) (*procedures.Catalogue, error)
+	Capture(ctx context.Context, req procedures.CaptureRequest) (procedures.CaptureOutcome, error)
+	Find(ctx context.Context, r procedures.FindRequest) ([]*procedures.Procedure, int, error)
+	Get(ctx context.Context, name string) (*procedures.Procedure, error)
+	Versions(ctx context.Context, name string) ([]procedures.Version, error)
+	Version(ctx context.Context, name, codeHash string) (*procedures.Version, error)
+	Promote(ctx context.Context, r procedures.PromoteRequest) (*procedures.Procedure, procedures.Decision, error)
+	SetAutoRun(ctx context.Context, r procedures.AutoRunRequest) (*procedures.Procedure, procedures.Decision, error)
+	SetRetired(ctx context.Context, r procedures.RetireRequest) (*procedures.Procedure, procedures.Decision, error)
+	GrantsList(ctx context.Context) ([]*procedures.Procedure, error)
+	Causes(ctx context.Context) ([]procedures.Cause, error)
+	Cause(ctx context.Context, name string) (*procedures.Cause, []procedures.CauseProcedure, error)
+	Graph(ctx context.Context, q procedures.GraphQuery) (*procedures.Graph, error)
+	Decisions(ctx context.Context, f procedures.DecisionFilter) ([]procedures.Decision, error)
+	Changes() *procedures.Feed
+	Backup(ctx context.Context, w io.Writer) (int64, error)
+}
+
+// Replayer is what the HTTP API asks of replays (*replay.Replayer).
+type Replayer interface {
+	Invoke(ctx context.Context, req replay.InvokeRequest) (*replay.InvokeResult, error)
+	ToolsMatching(ctx context.Context, q string, causes []string, limit int) ([]replay.ToolDescriptor, error)
+}
+
+// TurnGate is what the HTTP API asks of the turn gate (*gate.Gate).
+type TurnGate interface {
+	Submit(ctx context.Context, req gate.TurnRequest) (*gate.TurnAnswer, error)
+	Get(ctx context.Context, id, actor string, wait time.Duration) (*gate.Turn, error)
+	Run(ctx context.Context, id, actor string) (*gate.TurnAnswer, error)
+	Cancel(ctx context.Context, id, actor string) (*gate.Turn, error)
+	Approvals(ctx context.Context, f gate.ApprovalFilter, showArgs bool) ([]*gate.Approval, error)
+	Approval(ctx context.Context, id string, showArgs bool) (*gate.Approval, error)
+	Resolve(ctx context.Context, req gate.ResolveRequest) (*gate.Turn, procedures.Decision, error)
+	SessionPolicies(ctx context.Context, sessionID string) ([]gate.PolicyState, error)
+	RevokePolicies(ctx context.Context, sessionID, prefix, actor string) (int, []procedures.Decision, error)
+}
+
+// The production types implement the interfaces (checked at compile time).
+var (
+	_ Service  = (*procedures.Service)(nil)
+	_ Replayer = (*replay.Replayer)(nil)
+	_ TurnGate = (*gate.Gate)(nil)
+)
