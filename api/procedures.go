@@ -113,7 +113,7 @@ func (s *Server) version(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	v, err := s.svc.Version(r.Context(), name, hash)
+	v, err := s.svc.VersionView(r.Context(), name, hash)
 	if err != nil {
 		return err
 	}

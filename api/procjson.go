@@ -117,6 +117,11 @@ func (c *procJSON) appendProcedure(b []byte, p *procedures.Procedure) ([]byte, e
 		b = json.AppendEscape(append(b, `{"name":`...), cl.Name, jsonFlags)
 		return append(strconv.AppendInt(append(b, `,"frequency":`...), cl.Frequency, 10), '}')
 	})
+	b = strconv.AppendBool(append(b, `,"stale":`...), p.Stale)
+	b = appendList(append(b, `,"drift":`...), p.Drift, func(b []byte, d procedures.Drift) []byte {
+		b = json.AppendEscape(append(b, `{"tool":`...), d.Tool, jsonFlags)
+		return append(json.AppendEscape(append(b, `,"change":`...), d.Change, jsonFlags), '}')
+	})
 	if p.Score != nil {
 		var err error
 		if b, err = json.Append(append(b, `,"score":`...), *p.Score, jsonFlags); err != nil {

@@ -106,6 +106,15 @@ func randomProcedure(r *rand.Rand) *procedures.Procedure {
 	if maybe() {
 		p.Retired = &procedures.Retirement{RetiredBy: randomString(r), RetiredAt: randomTime(r), Reason: randomString(r)}
 	}
+	p.Drift = []procedures.Drift{}
+	if maybe() {
+		p.Stale = true
+		p.Drift = append(p.Drift, procedures.Drift{Tool: randomString(r), Change: randomString(r)})
+	}
+	if maybe() {
+		p.Baseline = &procedures.Baseline{}
+		p.DriftRevision = randomString(r)
+	}
 	return p
 }
 

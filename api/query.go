@@ -54,6 +54,15 @@ var (
 	}
 )
 
+// driftParams page GET /v1/drift.
+var driftParams = []queryParam{
+	{name: "limit", typ: "integer", min: 1, max: procedures.MaxDriftPage, doc: fmt.Sprintf("how many (default %d)", defaultDriftLimit)},
+	intParam(fields.Offset, "page start"),
+}
+
+// defaultDriftLimit is GET /v1/drift's page without a limit.
+const defaultDriftLimit = 100
+
 // intParam is an integer query parameter with f's name and bounds.
 func intParam(f fields.Field, doc string) queryParam {
 	return queryParam{name: f.Name, typ: "integer", min: *f.Min, max: *f.Max, doc: doc}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -45,6 +46,8 @@ func scopeCases(name, hash string, tools any) []scopeCase {
 		{"GET", "/v1/procedures/{name}/versions", "read", p + "/versions", nil},
 		{"GET", "/v1/procedures/{name}/versions/{code_hash}", "read", p + "/versions/" + hash, nil},
 		{"POST", "/v1/procedures/{name}/versions/{code_hash}/promote", "grant", p + "/versions/" + hash + "/promote", map[string]any{"reason": "scope test"}},
+		{"POST", "/v1/procedures/{name}/versions/{code_hash}/accept-drift", "grant", p + "/versions/" + hash + "/accept-drift", map[string]any{"reason": "scope test"}},
+		{"GET", "/v1/drift", "read", "/v1/drift", nil},
 		{"PUT", "/v1/procedures/{name}/auto-run", "grant", p + "/auto-run", map[string]any{"enabled": true}},
 		{"DELETE", "/v1/procedures/{name}/auto-run", "grant", p + "/auto-run", map[string]any{"reason": "scope test"}},
 		{"PUT", "/v1/procedures/{name}/retirement", "admin", p + "/retirement", map[string]any{"reason": "scope test"}},
@@ -94,6 +97,16 @@ func TestRouteScopes(t *testing.T) {
 	name, hash := out.Procedure.Name, out.Procedure.CodeHash
 	cat, err := e.svc.Catalogue(ctx)
 	if err != nil {
+		t.Fatal(err)
+	}
+	// The version is made stale, so that accept-drift has something to accept.
+	tools := slices.Clone(cat.Tools)
+	for i := range tools {
+		if tools[i].Name == "get_jobs" {
+			tools[i].OutputSchema = map[string]any{"type": "object"}
+		}
+	}
+	if cat, err = e.svc.PutCatalogue(ctx, tools, "scope test"); err != nil {
 		t.Fatal(err)
 	}
 	cases := append(scopeCases(name, hash, cat.Tools), turnScopeCases(t, e)...)

@@ -19,6 +19,12 @@ type Tool struct {
 	ReadOnly       bool           `json:"read_only"`
 	ExternalAccess bool           `json:"external_access"`
 	InputSchema    map[string]any `json:"input_schema"` // {} when the tool has none
+	// OutputSchema is the tool's result schema, nil when the catalogue has
+	// none (part of SchemaHash either way).
+	OutputSchema map[string]any `json:"output_schema,omitempty"`
+	// SchemaHash is SchemaHash of the tool, computed by NewCatalogue (a
+	// value given with the tool is ignored); not part of the revision.
+	SchemaHash string `json:"schema_hash,omitempty"`
 }
 
 // Catalogue is the current set of tools, by name, with a revision hash that
@@ -59,6 +65,7 @@ func NewCatalogue(tools []Tool) (*Catalogue, error) {
 		if _, dup := c.byName[t.Name]; dup {
 			return nil, fault.Errorf(fault.CodeInvalid, "tool %q appears twice", t.Name).WithDetails("field", "tools.name")
 		}
+		t.SchemaHash = SchemaHash(*t)
 		c.byName[t.Name] = t
 	}
 	c.Revision = catalogueRevision(sorted)
@@ -66,7 +73,12 @@ func NewCatalogue(tools []Tool) (*Catalogue, error) {
 }
 
 func catalogueRevision(sorted []Tool) string {
-	b, err := json.Marshal(sorted)
+	bare := make([]Tool, len(sorted))
+	for i, t := range sorted {
+		t.SchemaHash = ""
+		bare[i] = t
+	}
+	b, err := json.Marshal(bare)
 	if err != nil {
 		// Tools hold JSON-decoded values only; this cannot fail.
 		panic("procedures: catalogue does not marshal: " + err.Error())
@@ -103,14 +115,14 @@ func (c *Catalogue) SchemaHash(name string) string {
 // SchemaHash is a tool's contract as authorizations bind to it and drift
 // compares it (docs/design.md "What an authorization binds to"): "sha256:" and
 // the 64 hex of the canonical JSON (keys sorted, no white space) of its
-// input_schema, output_schema (null: the catalogue has none yet), read_only
+// input_schema, output_schema (null when the tool has none), read_only
 // and external_access. Its description is not part of it.
 func SchemaHash(t Tool) string {
 	in := t.InputSchema
 	if in == nil {
 		in = map[string]any{}
 	}
-	raw, err := json.Marshal(map[string]any{"input_schema": in, "output_schema": nil,
+	raw, err := json.Marshal(map[string]any{"input_schema": in, "output_schema": t.OutputSchema,
 		"read_only": t.ReadOnly, "external_access": t.ExternalAccess})
 	if err != nil {
 		// Tools hold JSON-decoded values only; this cannot fail.

@@ -37,11 +37,15 @@ const (
 	KindApproval DecisionKind = "approval"
 	// KindPolicy is a change of a session policy (set or revoked).
 	KindPolicy DecisionKind = "policy"
+	// KindDrift is an operator accepting a stale version's drift
+	// (ReasonDriftAccepted): the version takes the current contracts as its
+	// baseline (Service.AcceptDrift).
+	KindDrift DecisionKind = "drift"
 )
 
 // DecisionKinds is every decision kind.
 var DecisionKinds = []DecisionKind{KindInvoke, KindGrant, KindRevoke, KindPromote, KindCatalogue, KindRetire,
-	KindTurn, KindApproval, KindPolicy, KindStore}
+	KindTurn, KindApproval, KindPolicy, KindStore, KindDrift}
 
 // DecisionKindNames returns DecisionKinds as strings (a query parameter's
 // allowed values).
@@ -98,6 +102,7 @@ const (
 	ReasonCycle                 = "cycle"
 	ReasonDecisionError         = "decision_error"
 	ReasonCatalogueReplaced     = "catalogue_replaced"
+	ReasonDriftAccepted         = "drift_accepted"
 	// ReasonRetired: a retire decision, or an invoke denied because the
 	// procedure is retired.
 	ReasonRetired   = "retired"

@@ -19,6 +19,10 @@ const (
 	ChangePromote   ChangeKind = "promote"   // another version made current
 	ChangeRetire    ChangeKind = "retire"    // a procedure retired: no longer exposed
 	ChangeUnretire  ChangeKind = "unretire"  // a retired procedure brought back
+	// ChangeDrift: a version's drift changed without a catalogue change (an
+	// operator accepted it, or a run under the current catalogue cleared it).
+	// A catalogue change (ChangeCatalogue) may make any version stale.
+	ChangeDrift ChangeKind = "drift"
 	// ChangeApproval: a turn began to wait for an operator, or a waiting
 	// turn changed state (resolved, run, expired, cancelled); Turn names it.
 	ChangeApproval ChangeKind = "approval"

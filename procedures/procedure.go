@@ -92,6 +92,15 @@ type Procedure struct {
 
 	AutoRun AutoRun     `json:"auto_run"`
 	Causes  []CauseLink `json:"causes"`
+	// Stale and Drift are the current version's drift under the current
+	// catalogue (DriftOf its Baseline), derived by the service.
+	Stale bool    `json:"stale"`
+	Drift []Drift `json:"drift"`
+	// Baseline is the current version's, as stored (nil: not yet given one).
+	Baseline *Baseline `json:"-"`
+	// DriftRevision is the catalogue revision Stale and Drift were derived
+	// under (Service.ClearDrift takes it).
+	DriftRevision string `json:"-"`
 	// Score is the relevance of a search's match (search.RankHits), nil outside
 	// a search.
 	Score *float64 `json:"score,omitempty"`
@@ -152,11 +161,19 @@ type Version struct {
 	Frequency   int64          `json:"frequency"`
 	Status      Status         `json:"status"`
 	Current     bool           `json:"current"`
+	// Stale and Drift: DriftOf Baseline under the current catalogue, set by
+	// the service (docs/design.md "Drift").
+	Stale bool    `json:"stale"`
+	Drift []Drift `json:"drift"`
+	// Baseline is what the version was last known to work with (nil: a
+	// version stored before drift was kept, not yet given one).
+	Baseline *Baseline `json:"-"`
 }
 
 // Listed returns v as an entry of a list of versions: without its code.
 func (v Version) Listed() Version {
-	return Version{CodeHash: v.CodeHash, CapturedAt: v.CapturedAt, Frequency: v.Frequency, Status: v.Status, Current: v.Current}
+	return Version{CodeHash: v.CodeHash, CapturedAt: v.CapturedAt, Frequency: v.Frequency, Status: v.Status, Current: v.Current,
+		Stale: v.Stale, Drift: v.Drift, Baseline: v.Baseline}
 }
 
 // Cause is something procedures addressed, e.g. "input dataset unavailable".

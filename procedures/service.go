@@ -139,9 +139,21 @@ func (s *Service) load(ctx context.Context, name string) (*Procedure, *view, err
 	return p, v, nil
 }
 
-// Versions returns a procedure's versions, oldest first. Returns fault.CodeNotFound.
+// Versions returns a procedure's versions, oldest first, each with its
+// drift under the current catalogue. Returns fault.CodeNotFound.
 func (s *Service) Versions(ctx context.Context, name string) ([]Version, error) {
-	return s.store.Versions(ctx, name)
+	vs, err := s.store.Versions(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	cat, err := s.store.Catalogue(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for i := range vs {
+		vs[i].SetDrift(cat)
+	}
+	return vs, nil
 }
 
 // Version returns one version with its code. Returns fault.CodeNotFound.

@@ -96,6 +96,20 @@ type Store interface {
 	// PutCatalogue replaces the stored catalogue.
 	PutCatalogue(ctx context.Context, c *Catalogue) error
 
+	// Drifted returns the page [offset, offset+limit) (limit 0: all) of the
+	// stale versions under the stored catalogue — those with a baseline
+	// key (Baseline.Keys) that is not among Catalogue.ContractKeys — current
+	// versions first, then by procedure name and code hash, with how many
+	// there are in all. Versions with no baseline yet are not stale.
+	Drifted(ctx context.Context, limit, offset int) ([]StaleVersion, int, error)
+
+	// Rebaseline gives a version BaselineOf its procedure's signature under
+	// the stored catalogue, in one transaction with in.Decision (see
+	// RebaselineInput), and returns the version as Version does. Returns
+	// fault.CodeNotFound for an unknown procedure or version, fault.CodeConflict
+	// (reason ReasonNotStale) for a decision on a version that is not stale.
+	Rebaseline(ctx context.Context, in RebaselineInput) (*Version, error)
+
 	// Causes returns every cause with its number of procedures and the sum
 	// of its edge frequencies, by name.
 	Causes(ctx context.Context) ([]Cause, error)

@@ -118,6 +118,8 @@ func (v *view) decorate(p *Procedure) {
 	p.AutoRun = autoRunState(p, c.ReadOnly, bound, v.allowMutating)
 	p.Description = d.description
 	p.InputSchema = d.schema
+	p.Drift = DriftOf(p.Baseline, v.cat)
+	p.Stale, p.DriftRevision = len(p.Drift) > 0, v.cat.Revision
 	if len(d.typeWarnings) > 0 {
 		// Stored warnings may be shared with a store's cache: never append in place.
 		p.Warnings = append(slices.Clip(p.Warnings), d.typeWarnings...)

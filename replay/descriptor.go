@@ -18,6 +18,9 @@ type ToolDescriptor struct {
 	AutoRun   bool     `json:"auto_run"`
 	Frequency int64    `json:"frequency"`
 	Signature []string `json:"signature"`
+	// Stale: the catalogue changed a tool since the procedure last worked
+	// (procedures.Procedure.Stale); the description then says what.
+	Stale bool `json:"stale"`
 	// Score is the relevance of a search's match, absent outside a search.
 	Score *float64 `json:"score,omitempty"`
 }
@@ -34,13 +37,16 @@ func Descriptor(p *procedures.Procedure) ToolDescriptor {
 	if description == "" {
 		description = procedures.Describe(p)
 	}
+	if p.Stale {
+		description += " " + procedures.StaleNote(p.Drift)
+	}
 	sig := p.Signature
 	if sig == nil {
 		sig = []string{}
 	}
 	return ToolDescriptor{
 		Name: p.Name, Description: description, InputSchema: schema, ReadOnly: p.ReadOnly,
-		ExternalAccess: p.ExternalAccess, AutoRun: p.AutoRun.Active, Frequency: p.Frequency, Signature: sig, Score: p.Score,
+		ExternalAccess: p.ExternalAccess, AutoRun: p.AutoRun.Active, Frequency: p.Frequency, Signature: sig, Stale: p.Stale, Score: p.Score,
 	}
 }
 

@@ -347,6 +347,13 @@ func (r *Replayer) replay(ctx context.Context, c *chain, name string, args map[s
 			// The replay happened: report it, and say in the log that it was not counted.
 			r.log.Warn().Err(err).Str("procedure", name).Str("code_hash", d.CodeHash).Msg("replay: a successful replay could not be counted")
 		}
+		if prep.p.Stale && d.CodeHash == prep.p.CodeHash {
+			// It worked under the catalogue it was prepared with: its
+			// drift is cleared (docs/design.md "Drift").
+			if err := r.svc.ClearDrift(context.WithoutCancel(ctx), name, d.CodeHash, prep.p.DriftRevision); err != nil {
+				r.log.Warn().Err(err).Str("procedure", name).Str("code_hash", d.CodeHash).Msg("replay: a successful replay could not clear the version's drift")
+			}
+		}
 	}
 	return out, nil
 }

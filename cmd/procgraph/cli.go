@@ -47,6 +47,8 @@ func commands() []commandGroup {
 			{"capture", "capture a procedure file", cmdCapture},
 			{"versions", "a procedure's versions, or one version's code to review", cmdVersions},
 			{"promote", "make a version current", cmdPromote},
+			{"drift", "the stale versions: a tool they call changed since they last worked", cmdDrift},
+			{"accept-drift", "accept a stale version's drift: it takes the current tool contracts (grant)", cmdAcceptDrift},
 			{"autorun grant", "let a procedure run unattended (set_procedure_auto_run)", cmdAutoRunGrant},
 			{"autorun revoke", "take durable auto-run back", cmdAutoRunRevoke},
 			{"retire", "hide a procedure from planners and refuse its invokes (admin)", cmdRetire},

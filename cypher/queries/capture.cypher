@@ -83,6 +83,17 @@ REMOVE v._new
 FOREACH (_ IN CASE WHEN versionCreated THEN [1] ELSE [] END |
   CREATE (p)-[:HAS_VERSION]->(v)
 )
+// A new version's drift baseline: its tools' contracts as the catalogue
+// holds them now (procedures.BaselineOf).
+WITH p, created, searched, v, versionCreated, CASE WHEN versionCreated THEN $baselineTools ELSE [] END AS baselineNames
+WITH p, created, searched, v, versionCreated,
+#include baseline_tools
+  AS bts
+SET v.baseline = CASE WHEN versionCreated THEN
+#include baseline_json
+      ELSE v.baseline END,
+    v.baseline_keys = CASE WHEN versionCreated THEN [t IN bts | t.contract_key] ELSE v.baseline_keys END
+WITH p, created, searched, v, versionCreated
 // A failed version succeeds once a capture of its code succeeds.
 SET v.status = CASE WHEN $succeeded THEN 'succeeded' ELSE v.status END
 

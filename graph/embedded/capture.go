@@ -146,6 +146,13 @@ func captureTx(tx *bolt.Tx, in *procedures.CaptureInput) (procedures.CaptureResu
 			v.CapturedAt = in.At
 		}
 		ver = newVersionRecord(v)
+		if ver.Baseline == nil {
+			cat, err := catalogueIn(tx)
+			if err != nil {
+				return res, err
+			}
+			ver.Baseline = procedures.BaselineOf(in.Signature, cat)
+		}
 	} else if in.Version.Status == procedures.StatusSucceeded {
 		ver.Status = procedures.StatusSucceeded // the same code has now succeeded
 	}

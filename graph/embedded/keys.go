@@ -35,18 +35,22 @@ var (
 	bTurns       = []byte("turns")                  // turn id → gate.TurnRecord (JSON)
 	bPending     = []byte("turns_pending")          // turn id → deadline (u64 ms) requester, while pending
 	bPolicies    = []byte("session_policies")       // session 0 code hash → gate.SessionPolicy (JSON)
+	bBaselines   = []byte("version_baselines")      // name 0 hash → the version's baseline keys, "\n" between (putVersion)
 )
 
 var allBuckets = [][]byte{
 	bMeta, bProcs, bVersions, bKeysProc, bKeysVersion, bKeysEdge, bCauses, bEdgesPC, bEdgesCP,
 	bGrants, bDecisions, bDecisionIDs, bDecByProc, bCatalogue, bRank, bRankByName, bToolProcs, bRefs, bClasses,
-	bToolClasses, bTurns, bPending, bPolicies, bSearch,
+	bToolClasses, bTurns, bPending, bPolicies, bSearch, bBaselines,
 }
 
 var (
 	metaSchema = []byte("schema")
 	metaCount  = []byte("count")
 	catKey     = []byte("current")
+	// metaBaselines is set once every version stored before drift was kept
+	// has its baseline (upgradeBaselines).
+	metaBaselines = []byte("baselines")
 )
 
 // schemaVersion is the layout this package reads and writes. Schema

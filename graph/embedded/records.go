@@ -50,6 +50,9 @@ type versionRecord struct {
 	CapturedAt  int64                `json:"captured_at"`
 	Frequency   int64                `json:"frequency"`
 	Status      procedures.Status    `json:"status"`
+	// Baseline is the version's drift baseline (nil: stored before drift
+	// was kept; upgradeBaselines gives it one).
+	Baseline *procedures.Baseline `json:"baseline,omitempty"`
 }
 
 // causeRecord is a cause as stored, with its maintained counts.
@@ -69,7 +72,7 @@ func newVersionRecord(v procedures.Version) *versionRecord {
 	return &versionRecord{
 		CodeHash: v.CodeHash, Code: v.Code, Dialect: v.Dialect, Parameters: v.Parameters,
 		InputSchema: v.InputSchema, Opaque: v.Opaque, Warnings: v.Warnings, Summary: v.Summary,
-		Metadata: v.Metadata, CapturedAt: ms(v.CapturedAt), Status: v.Status,
+		Metadata: v.Metadata, CapturedAt: ms(v.CapturedAt), Status: v.Status, Baseline: v.Baseline,
 	}
 }
 
@@ -78,7 +81,7 @@ func (r *versionRecord) version(current bool) procedures.Version {
 		CodeHash: r.CodeHash, Code: r.Code, Dialect: r.Dialect, Parameters: r.Parameters,
 		InputSchema: r.InputSchema, Opaque: r.Opaque, Warnings: r.Warnings, Summary: r.Summary,
 		Metadata: r.Metadata, CapturedAt: fromMs(r.CapturedAt), Frequency: r.Frequency,
-		Status: r.Status, Current: current,
+		Status: r.Status, Current: current, Baseline: r.Baseline,
 	}
 }
 
@@ -99,7 +102,7 @@ func (r *procRecord) procedure(cur *versionRecord, causes []procedures.CauseLink
 	if cur != nil {
 		p.Code, p.Dialect, p.CodeHash = cur.Code, cur.Dialect, cur.CodeHash
 		p.Parameters, p.InputSchema, p.Status = cur.Parameters, cur.InputSchema, cur.Status
-		p.Opaque, p.Warnings = cur.Opaque, cur.Warnings
+		p.Opaque, p.Warnings, p.Baseline = cur.Opaque, cur.Warnings, cur.Baseline
 	}
 	return p
 }

@@ -141,7 +141,10 @@ func (s *Store) prepare() error {
 				return err
 			}
 		}
-		return tx.Bucket(bMeta).Put(metaSchema, []byte(schemaVersion))
+		if err := tx.Bucket(bMeta).Put(metaSchema, []byte(schemaVersion)); err != nil {
+			return err
+		}
+		return upgradeBaselines(tx)
 	}))
 }
 

@@ -1,8 +1,11 @@
 package embedded
 
 import (
-	"github.com/procgraph/procgraph/fault"
+	"strings"
+
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/procgraph/procgraph/fault"
 )
 
 // addKey adds k to the usage-key bucket b and reports whether it was new.
@@ -142,12 +145,28 @@ func getVersion(tx *bolt.Tx, name, hash string) (*versionRecord, error) {
 	return &r, nil
 }
 
+// putVersion stores r and its baseline's keys (bBaselines). A version
+// without a baseline (one a dump carried without) is given the stored
+// catalogue's contracts of its procedure's signature, when the procedure
+// is stored.
 func putVersion(tx *bolt.Tx, name string, r *versionRecord) error {
+	if r.Baseline == nil {
+		if err := defaultBaseline(tx, name, r); err != nil {
+			return err
+		}
+	}
 	b, err := encode(r)
 	if err != nil {
 		return err
 	}
-	return tx.Bucket(bVersions).Put(key(name, r.CodeHash), b)
+	k := key(name, r.CodeHash)
+	if err := tx.Bucket(bVersions).Put(k, b); err != nil {
+		return err
+	}
+	if r.Baseline == nil {
+		return tx.Bucket(bBaselines).Delete(k)
+	}
+	return tx.Bucket(bBaselines).Put(k, []byte(strings.Join(r.Baseline.Keys(), "\n")))
 }
 
 func getCause(tx *bolt.Tx, name string) (*causeRecord, error) {

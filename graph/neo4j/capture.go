@@ -200,6 +200,7 @@ func captureParams(in procedures.CaptureInput) (map[string]any, error) {
 	return map[string]any{
 		"name":             in.Name,
 		"signature":        in.Signature,
+		"baselineTools":    baselineTools(in.Signature),
 		"at":               dbTime(in.At),
 		"versionId":        versionID(in.Name, v.CodeHash),
 		"hash":             v.CodeHash,
@@ -339,4 +340,18 @@ func versionJSON(inputSchema, metadata map[string]any, ws []procedures.Warning) 
 		}
 	}
 	return schema, meta, warnings, nil
+}
+
+// baselineTools is the sorted catalogue-tool names of signature (no proc__
+// names): the tools a new version's baseline has contracts for
+// (fragments/baseline_tools.cypher).
+func baselineTools(signature []string) []string {
+	out := make([]string, 0, len(signature))
+	for _, n := range signature {
+		if !procedures.IsProcName(n) {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -2,6 +2,7 @@ package neo4jstore
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -113,6 +114,7 @@ func decodeCatalogue(recs []*neo4j.Record) (*procedures.Catalogue, error) {
 			ExternalAccess: r.bool("external_access"),
 		}
 		r.json("input_schema", &t.InputSchema)
+		r.json("output_schema", &t.OutputSchema)
 		if r.err != nil {
 			return nil, r.err
 		}
@@ -146,6 +148,15 @@ func putCatalogueIn(ctx context.Context, tx neo4j.ManagedTransaction, c *procedu
 		if err != nil {
 			return invalid("tools.input_schema", "the input schema of tool %q is not JSON", t.Name)
 		}
+		out, err := jsonString(t.OutputSchema)
+		if err != nil {
+			return invalid("tools.output_schema", "the output schema of tool %q is not JSON", t.Name)
+		}
+		contract := procedures.ContractOf(t)
+		cj, err := json.Marshal(contract)
+		if err != nil {
+			return invalid("tools", "the contract of tool %q is not JSON", t.Name)
+		}
 		names[i] = t.Name
 		tools[i] = map[string]any{
 			"name":            t.Name,
@@ -153,6 +164,9 @@ func putCatalogueIn(ctx context.Context, tx neo4j.ManagedTransaction, c *procedu
 			"read_only":       t.ReadOnly,
 			"external_access": t.ExternalAccess,
 			"input_schema":    schema,
+			"output_schema":   out,
+			"contract":        string(cj),
+			"contract_key":    contract.Key(),
 		}
 	}
 	if err := exec(ctx, tx, "catalogue_lock", map[string]any{"at": at}); err != nil {

@@ -54,12 +54,14 @@ const (
 	vStatus
 	vOpaque
 	vWarnings
+	vBaseline
 )
 
 // versionFields names the fields of the procedure fragment's version list.
 var versionFields = []string{
 	vCodeHash: "code_hash", vCode: "code", vDialect: "dialect", vParameters: "parameters",
 	vInputSchema: "input_schema", vStatus: "status", vOpaque: "opaque", vWarnings: "warnings",
+	vBaseline: "baseline",
 }
 
 // causeFields names the fields of each cause of the procedure fragment.
@@ -118,6 +120,7 @@ func decodeProcedure(v any) (*procedures.Procedure, error) {
 		p.Status = procedures.Status(v.str(vStatus))
 		p.Opaque = v.bool(vOpaque)
 		jsonShared(v, vWarnings, warningCache, &p.Warnings)
+		jsonShared(v, vBaseline, baselineCache, &p.Baseline)
 		if v.err != nil {
 			return nil, v.err
 		}
@@ -165,6 +168,7 @@ func decodeVersion(v any, current string) (procedures.Version, error) {
 	r.json("input_schema", &out.InputSchema)
 	r.json("metadata", &out.Metadata)
 	r.json("warnings", &out.Warnings)
+	r.json("baseline", &out.Baseline)
 	out.Current = out.CodeHash == current
 	return out, r.err
 }

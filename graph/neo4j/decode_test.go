@@ -56,7 +56,7 @@ func procedureRow() []any {
 		at, at, at,
 		true, "ana", at, "ok", "h1", nil,
 		nil, nil, nil,
-		[]any{"h1", "return 1", "starlark", []any{"task_id"}, `{"type":"object"}`, "validated", false, "[]"},
+		[]any{"h1", "return 1", "starlark", []any{"task_id"}, `{"type":"object"}`, "validated", false, "[]", `{"tools":[]}`},
 		[]any{[]any{"b", int64(1)}, []any{"a", int64(2)}, []any{"c", int64(1)}},
 	}
 }
@@ -73,7 +73,8 @@ func TestDecodeProcedure(t *testing.T) {
 		Grant:    &procedures.Grant{Enabled: true, GrantedBy: "ana", GrantedAt: at, Reason: "ok", CodeHash: "h1"},
 		CodeHash: "h1", Code: "return 1", Dialect: "starlark", Parameters: []string{"task_id"},
 		InputSchema: map[string]any{"type": "object"}, Status: "validated", Warnings: []procedures.Warning{},
-		Causes: []procedures.CauseLink{{Name: "a", Frequency: 2}, {Name: "b", Frequency: 1}, {Name: "c", Frequency: 1}},
+		Causes:   []procedures.CauseLink{{Name: "a", Frequency: 2}, {Name: "b", Frequency: 1}, {Name: "c", Frequency: 1}},
+		Baseline: &procedures.Baseline{Tools: []procedures.ToolContract{}},
 	}
 	if !reflect.DeepEqual(p, want) {
 		t.Fatalf("got  %+v\nwant %+v", p, want)
@@ -130,7 +131,7 @@ func TestDecodeProcedureMalformed(t *testing.T) {
 		{"retired_at a bool", with(func(r []any) { r[pRetiredAt] = true }), "field retired_at is bool, want datetime"},
 		{"version a map", with(func(r []any) { r[pVersion] = map[string]any{} }), "procedure version is map[string]interface {}, want a list"},
 		{"version too short", version(func(v []any) { v[len(v)-1] = nil }), ""}, // (valid: null warnings)
-		{"version short", with(func(r []any) { r[pVersion] = []any{"h1"} }), "procedure version has 1 fields, want 8"},
+		{"version short", with(func(r []any) { r[pVersion] = []any{"h1"} }), "procedure version has 1 fields, want 9"},
 		{"schema not JSON", version(func(v []any) { v[vInputSchema] = "{" }), "field input_schema: unexpected end of JSON input"},
 		{"schema a JSON list", version(func(v []any) { v[vInputSchema] = "[1]" }), "field input_schema: json: cannot unmarshal array"},
 		{"schema a number", version(func(v []any) { v[vInputSchema] = int64(1) }), "field input_schema is int64, want string"},

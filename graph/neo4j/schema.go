@@ -48,7 +48,10 @@ func (s *Store) applySchema(ctx context.Context) error {
 	if err := s.backfillClasses(ctx); err != nil {
 		return err
 	}
-	return s.backfillTools(ctx)
+	if err := s.backfillTools(ctx); err != nil {
+		return err
+	}
+	return s.backfillBaselines(ctx)
 }
 
 // migrateSearchIndex drops the procedure_search index when it is strongly

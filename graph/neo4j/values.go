@@ -223,6 +223,8 @@ func (f *fields) null(i int) bool { return f.v[i] == nil }
 var (
 	schemaCache  = storewrap.NewJSONCache[map[string]any](8 << 20)
 	warningCache = storewrap.NewJSONCache[[]procedures.Warning](1 << 20)
+	// baselineCache: versions' drift baselines (procedures.Baseline).
+	baselineCache = storewrap.NewJSONCache[*procedures.Baseline](4 << 20)
 )
 
 // jsonShared decodes the JSON string field i into *dst through c; null

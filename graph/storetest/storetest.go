@@ -66,6 +66,7 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) procedures.Store) {
 		{"SearchRanking", testSearchRanking},
 		{"ToolTotals", testToolTotals},
 		{"FindSparseTools", testFindSparseTools},
+		{"Drift", testDrift},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) { g.run(t, newStore) })

@@ -152,6 +152,24 @@ func (s *Service) Version(ctx context.Context, name, codeHash string) (*procedur
 	return nil, fault.Errorf(fault.CodeNotFound, "version %s of %q not found", codeHash, name)
 }
 
+// VersionView answers not_found.
+func (s *Service) VersionView(ctx context.Context, name, codeHash string) (*procedures.Version, error) {
+	return s.Version(ctx, name, codeHash)
+}
+
+// Drifted answers no stale version.
+func (s *Service) Drifted(ctx context.Context, limit, offset int) (*procedures.DriftPage, error) {
+	if err := s.record("Drifted"); err != nil {
+		return nil, err
+	}
+	return &procedures.DriftPage{Versions: []procedures.DriftEntry{}}, nil
+}
+
+// AcceptDrift answers the procedure and no decision.
+func (s *Service) AcceptDrift(ctx context.Context, r procedures.AcceptDriftRequest) (*procedures.Procedure, procedures.Decision, error) {
+	return s.change("AcceptDrift", r.Name)
+}
+
 // Promote answers the procedure and no decision.
 func (s *Service) Promote(ctx context.Context, r procedures.PromoteRequest) (*procedures.Procedure, procedures.Decision, error) {
 	return s.change("Promote", r.Name)

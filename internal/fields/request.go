@@ -92,7 +92,8 @@ var (
 	ToolDesc = Field{Name: "description", Type: String, MaxBytes: MaxToolDescBytes}
 	Tool     = Field{Type: Object, Props: []Prop{Req(ToolName), Opt(ToolDesc),
 		Opt(Field{Name: "read_only", Type: Boolean}), Opt(Field{Name: "external_access", Type: Boolean}),
-		Nullable(Field{Name: "input_schema", Type: Object})}}
+		Nullable(Field{Name: "input_schema", Type: Object}), Nullable(Field{Name: "output_schema", Type: Object}),
+		Opt(Field{Name: "schema_hash", Type: String, MaxBytes: 80, Doc: "computed by the server; ignored"})}}
 
 	// The find filters (GET /v1/procedures, find_all_procedures).
 	Search = Field{Name: "q", Type: String, MinBytes: 1, MaxBytes: MaxSearchBytes}

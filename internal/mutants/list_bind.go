@@ -63,7 +63,7 @@ func init() {
 		{
 			Name:     "procedures/schema-hash-without-input-schema",
 			Why:      "the schema hash leaves the input schema out: a changed contract is no drift",
-			Edits:    []Edit{{Dir: "procedures", Find: `"input_schema": in, "output_schema": nil,`, Replace: `"input_schema": nil, "output_schema": nil,`}},
+			Edits:    []Edit{{Dir: "procedures", Find: `"input_schema": in, "output_schema": t.OutputSchema,`, Replace: `"input_schema": nil, "output_schema": t.OutputSchema,`}},
 			Packages: []string{"./procedures", "./cmd/procgraph"},
 			Tests:    []string{"TestSchemaHash", "TestBindCatalogueChange"},
 		},

@@ -8,6 +8,7 @@ import { causesPage, causePage } from './pages/causes.js';
 import { auditPage } from './pages/audit.js';
 import { cataloguePage } from './pages/catalogue.js';
 import { approvalsPage } from './pages/approvals.js';
+import { driftPage } from './pages/drift.js';
 
 const pages = {
   procedures: proceduresPage,
@@ -18,9 +19,10 @@ const pages = {
   audit: auditPage,
   catalogue: cataloguePage,
   approvals: approvalsPage,
+  drift: driftPage,
 };
 
-const nav = [['Procedures', 'procedures'], ['Graph', 'graph'], ['Causes', 'causes'], ['Approvals', 'approvals'], ['Audit log', 'audit'], ['Catalogue', 'catalogue']];
+const nav = [['Procedures', 'procedures'], ['Graph', 'graph'], ['Causes', 'causes'], ['Approvals', 'approvals'], ['Drift', 'drift'], ['Audit log', 'audit'], ['Catalogue', 'catalogue']];
 
 let current = 0;
 let needToken = false;

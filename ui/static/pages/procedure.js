@@ -4,6 +4,7 @@ import { h, link, nameLink, table, yesNo, stateBadge, badge, when, section, erro
 import { api, get, hasScope } from '../api.js';
 import { highlight } from '../highlight.js';
 import { diffView } from '../diff.js';
+import { driftBadges } from './drift.js';
 
 export async function procedurePage(ctx) {
   const name = ctx.args[0] || '';
@@ -17,7 +18,9 @@ export async function procedurePage(ctx) {
     h('p', { class: 'badges' },
       stateBadge(p.read_only), ' ', yesNo(p.exposed, 'exposed', 'not exposed'), ' ',
       ar.active ? badge('auto-run active', 'ok') : ar.enabled ? badge('auto-run granted, inactive', 'warn') : badge('auto-run off', 'off'), ' ',
-      badge(p.status, p.status === 'succeeded' ? 'ok' : 'warn'), p.retired ? badge('retired', 'warn') : null, p.opaque ? badge('opaque', 'warn') : null),
+      badge(p.status, p.status === 'succeeded' ? 'ok' : 'warn'), p.retired ? badge('retired', 'warn') : null, p.opaque ? badge('opaque', 'warn') : null,
+      p.stale ? h('a', { href: '#/drift', id: 'stale-badge' }, badge('stale', 'warn')) : null),
+    p.stale ? h('p', { id: 'drift', class: 'drift' }, 'Since it last worked: ', driftBadges(p.drift)) : null,
     section('Summary', h('p', { id: 'summary' }, p.summary || '—'), h('p', { id: 'description', class: 'muted' }, p.description || '')),
     h('dl', { class: 'facts' },
       fact('Signature', (p.signature || []).flatMap((t, i) => [i ? ' · ' : '', link(t, 'graph', 'tool', t)])),
@@ -107,7 +110,7 @@ function versionsSection(ctx, p, versions, canGrant) {
   const promoteOut = h('div', { id: 'promote-result' });
   const rows = table([
     ['Code hash', (v) => codeHash(v.code_hash, 16)], ['Captured', (v) => when(v.captured_at)],
-    ['Frequency', (v) => v.frequency], ['Status', (v) => v.status], ['Current', (v) => (v.current ? badge('current', 'ok') : '')],
+    ['Frequency', (v) => v.frequency], ['Status', (v) => v.status], ['Current', (v) => (v.current ? badge('current', 'ok') : '')], ['Drift', (v) => (v.stale ? driftBadges(v.drift) : '')],
     ['', (v) => (!canGrant || v.current ? '' : h('button', { type: 'button', class: 'promote', 'data-hash': v.code_hash,
       onclick: () => promote(v.code_hash) }, 'Promote'))],
   ], versions, { id: 'versions', class: 'grid' });

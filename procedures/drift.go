@@ -1,0 +1,261 @@
+package procedures
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"sort"
+	"strings"
+	"time"
+)
+
+// ToolContract is one tool's contract as a version keeps it for drift
+// (docs/design.md "Drift"): its SchemaHash and the parts SchemaHash is made
+// of, each hashed (input_schema, output_schema) or as it was (read_only,
+// external_access), so a later catalogue can say which part changed.
+type ToolContract struct {
+	Tool           string `json:"tool"`
+	SchemaHash     string `json:"schema_hash"`
+	InputHash      string `json:"input_hash"`
+	OutputHash     string `json:"output_hash"`
+	ReadOnly       bool   `json:"read_only"`
+	ExternalAccess bool   `json:"external_access"`
+}
+
+// Key is the contract as one string: the tool's name, a space, its schema
+// hash. A version is stale when one of its baseline's keys is not among the
+// catalogue's (Catalogue.ContractKeys): the stores compare keys, Go names
+// the change (DriftOf).
+func (c ToolContract) Key() string { return c.Tool + " " + c.SchemaHash }
+
+// ContractOf is t's contract.
+func ContractOf(t Tool) ToolContract {
+	return ToolContract{Tool: t.Name, SchemaHash: SchemaHash(t), InputHash: jsonHash(orEmpty(t.InputSchema)),
+		OutputHash: jsonHash(t.OutputSchema), ReadOnly: t.ReadOnly, ExternalAccess: t.ExternalAccess}
+}
+
+func orEmpty(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}
+
+// jsonHash is "sha256:" and the hex of v's canonical JSON (encoding/json
+// sorts map keys and writes no white space); a nil map hashes as null.
+func jsonHash(v map[string]any) string {
+	var raw []byte
+	var err error
+	if v == nil {
+		raw = []byte("null")
+	} else if raw, err = json.Marshal(v); err != nil {
+		// Tools hold JSON-decoded values only; this cannot fail.
+		panic("procedures: a tool schema does not marshal: " + err.Error())
+	}
+	sum := sha256.Sum256(raw)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// Baseline is what a version was last known to work with: the contracts of
+// its signature's catalogue tools, by tool name, as of its capture, its
+// last successful run, or the operator's accept-drift (Store.Rebaseline). A
+// nil *Baseline is a version stored before drift was kept, which the stores
+// give the current contracts once, when they open (never stale meanwhile).
+type Baseline struct {
+	Tools []ToolContract `json:"tools"`
+}
+
+// BaselineOf is the baseline of a version whose procedure has signature,
+// under cat: the contract of every signature tool cat has (proc__ names and
+// unknown tools have none), by name.
+func BaselineOf(signature []string, cat *Catalogue) *Baseline {
+	b := &Baseline{Tools: []ToolContract{}}
+	for _, n := range signature {
+		if t, ok := cat.Tool(n); ok {
+			b.Tools = append(b.Tools, ContractOf(t))
+		}
+	}
+	sort.Slice(b.Tools, func(i, j int) bool { return b.Tools[i].Tool < b.Tools[j].Tool })
+	return b
+}
+
+// Keys is Key of each of b's contracts.
+func (b *Baseline) Keys() []string {
+	if b == nil {
+		return nil
+	}
+	keys := make([]string, len(b.Tools))
+	for i, c := range b.Tools {
+		keys[i] = c.Key()
+	}
+	return keys
+}
+
+// ContractKeys is Key of every tool's contract in c, sorted.
+func (c *Catalogue) ContractKeys() []string {
+	if c == nil {
+		return nil
+	}
+	keys := make([]string, len(c.Tools))
+	for i, t := range c.Tools {
+		keys[i] = ToolContract{Tool: t.Name, SchemaHash: SchemaHash(t)}.Key()
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// The changes a drift entry names.
+const (
+	DriftInputSchema    = "input_schema"
+	DriftOutputSchema   = "output_schema"
+	DriftReadOnly       = "read_only"
+	DriftExternalAccess = "external_access"
+	DriftRemoved        = "removed"
+)
+
+// Drift is one change of one tool since a version's baseline.
+type Drift struct {
+	Tool   string `json:"tool"`
+	Change string `json:"change"`
+}
+
+// DriftOf is what changed in cat since b, by tool then in the order input,
+// output, read_only, external_access (removed alone): empty when nothing
+// did, or b is nil (a version not yet given its baseline). It is the one
+// home of the rule; a version is stale exactly when it is not empty.
+func DriftOf(b *Baseline, cat *Catalogue) []Drift {
+	out := []Drift{}
+	if b == nil {
+		return out
+	}
+	for _, was := range b.Tools {
+		t, ok := cat.Tool(was.Tool)
+		if !ok {
+			out = append(out, Drift{Tool: was.Tool, Change: DriftRemoved})
+			continue
+		}
+		now := ContractOf(t)
+		if now.SchemaHash == was.SchemaHash {
+			continue
+		}
+		n := len(out)
+		if now.InputHash != was.InputHash {
+			out = append(out, Drift{Tool: was.Tool, Change: DriftInputSchema})
+		}
+		if now.OutputHash != was.OutputHash {
+			out = append(out, Drift{Tool: was.Tool, Change: DriftOutputSchema})
+		}
+		if now.ReadOnly != was.ReadOnly {
+			out = append(out, Drift{Tool: was.Tool, Change: DriftReadOnly})
+		}
+		if now.ExternalAccess != was.ExternalAccess {
+			out = append(out, Drift{Tool: was.Tool, Change: DriftExternalAccess})
+		}
+		if len(out) == n {
+			// The hash changed and no part did: a baseline kept by another
+			// hashing; the input schema is what the hash was made of first.
+			out = append(out, Drift{Tool: was.Tool, Change: DriftInputSchema})
+		}
+	}
+	return out
+}
+
+// StaleVersion is one version Store.Drifted found stale: its procedure, code
+// hash, whether it is current, and its baseline (DriftOf names the changes).
+type StaleVersion struct {
+	Procedure string
+	CodeHash  string
+	Current   bool
+	Baseline  *Baseline
+	At        time.Time // when the version was captured
+}
+
+// SortStale orders stale versions as Store.Drifted answers them: current
+// ones first, then by procedure name and code hash.
+func SortStale(vs []StaleVersion) {
+	sort.Slice(vs, func(i, j int) bool {
+		a, b := vs[i], vs[j]
+		if a.Current != b.Current {
+			return a.Current
+		}
+		if a.Procedure != b.Procedure {
+			return a.Procedure < b.Procedure
+		}
+		return a.CodeHash < b.CodeHash
+	})
+}
+
+// PageStale is vs[offset:offset+limit] (limit 0: to the end), empty past
+// the end.
+func PageStale(vs []StaleVersion, limit, offset int) []StaleVersion {
+	if offset >= len(vs) {
+		return []StaleVersion{}
+	}
+	vs = vs[offset:]
+	if limit > 0 && limit < len(vs) {
+		vs = vs[:limit]
+	}
+	return vs
+}
+
+// DriftEntry is one stale version as GET /v1/drift lists it.
+type DriftEntry struct {
+	Procedure    string        `json:"procedure"`
+	CodeHash     string        `json:"code_hash"`
+	Current      bool          `json:"current"`
+	Drift        []Drift       `json:"drift"`
+	Verification *Verification `json:"verification"`
+}
+
+// Verification is the outcome of the last verification of a version
+// against its recordings (docs/api.md); nil until one ran.
+type Verification struct {
+	Status            string    `json:"status"`
+	At                time.Time `json:"at"`
+	CatalogueRevision string    `json:"catalogue_revision"`
+	Recordings        int       `json:"recordings"`
+	Passed            int       `json:"passed"`
+}
+
+// RebaselineInput asks Store.Rebaseline to give a version the stored
+// catalogue's contracts as its baseline.
+type RebaselineInput struct {
+	Name     string
+	CodeHash string
+	// Revision, when set, is the catalogue revision the caller saw the
+	// version work under (a run that succeeded): the baseline changes only
+	// if the stored catalogue is still that revision, else nothing does.
+	Revision string
+	// Decision, when set, is appended in the same transaction (accept-drift),
+	// which then requires the version to be stale: fault.CodeConflict,
+	// details reason ReasonNotStale, otherwise, and nothing is written.
+	Decision *Decision
+}
+
+// ReasonNotStale is the conflict of an accept-drift of a version that is
+// not stale.
+const ReasonNotStale = "not_stale"
+
+// MaxDriftPage bounds GET /v1/drift's limit.
+const MaxDriftPage = 500
+
+// StaleNote is the sentence a stale procedure's planner description (and
+// its MCP proc__ tool's) ends with: which tools changed how since it last
+// worked, so an agent can expect it to fail.
+func StaleNote(drift []Drift) string {
+	var b strings.Builder
+	b.WriteString("Stale: since it last worked, ")
+	for i, d := range drift {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(d.Tool)
+		if d.Change == DriftRemoved {
+			b.WriteString(" was removed")
+		} else {
+			b.WriteString(" changed its " + d.Change)
+		}
+	}
+	b.WriteString(".")
+	return b.String()
+}
