@@ -30,6 +30,8 @@ func TestHelp(t *testing.T) {
 		"procedures show":   {"--json"},
 		"capture":           {"--dialect", "--cause", "--session", "--summary", "--status", "--json"},
 		"versions":          {"--json"},
+		"drift":             {"--limit", "--offset", "--json"},
+		"accept-drift":      {"--reason", "--json"},
 		"promote":           {"--reason", "--json"},
 		"autorun grant":     {"--reason", "--json"},
 		"autorun revoke":    {"--reason", "--json"},
