@@ -135,3 +135,50 @@ func BenchmarkInvokeHTTP(b *testing.B) {
 		b.Logf("http %v, library %v: HTTP adds %v per replay", perOp["http"], perOp["library"], perOp["http"]-perOp["library"])
 	}
 }
+
+// BenchmarkCaptureLiftHTTP measures POST /v1/procedures over loopback HTTP
+// (embedded store, NoSync) with lifting on against "lift": false,
+// interleaved: each iteration one of each, alternating which goes first;
+// same: the same code every time (an existing version both ways); varied:
+// a new task id each time.
+func BenchmarkCaptureLiftHTTP(b *testing.B) {
+	for _, same := range []bool{true, false} {
+		b.Run(map[bool]string{true: "same", false: "varied"}[same], func(b *testing.B) {
+			e := mustEnv(b, envOpts{})
+			if _, err := e.svc.PutCatalogue(context.Background(), storetest.LiftTools, "bench"); err != nil {
+				b.Fatal(err)
+			}
+			c := benchClient(1)
+			var lift, plain time.Duration
+			post := func(i int, on bool) time.Duration {
+				task := 48213
+				if !same {
+					task += i
+				}
+				body := map[string]any{"code": storetest.LiftCode(task), "dialect": "python-async", "session_id": fmt.Sprintf("s-%d-%v", i, on), "lift": on}
+				start := time.Now()
+				if st, data := e.do(b, c, "POST", "/v1/procedures", body); st != 200 && st != 201 {
+					b.Fatalf("%d %s", st, data)
+				}
+				return time.Since(start)
+			}
+			post(-1, true)
+			post(-1, false)
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				if i%2 == 0 {
+					lift += post(i, true)
+					plain += post(i, false)
+				} else {
+					plain += post(i, false)
+					lift += post(i, true)
+				}
+				i++
+			}
+			b.ReportMetric(float64(lift.Nanoseconds())/float64(i), "lift-ns/op")
+			b.ReportMetric(float64(plain.Nanoseconds())/float64(i), "nolift-ns/op")
+			b.ReportMetric(float64(lift)/float64(plain), "lift/nolift")
+		})
+	}
+}

@@ -65,7 +65,13 @@ var responseSchemas = map[string]string{
 			"retired_by": {"type": "string"}, "retired_at": {"type": "string", "format": "date-time"}, "reason": {"type": "string"}}}}}`,
 	"CaptureAnswer": `{"type": "object", "required": ["procedure", "created", "version_created", "counted"], "properties": {
 		"procedure": {"$ref": "#/components/schemas/Procedure"}, "created": {"type": "boolean"},
-		"version_created": {"type": "boolean"}, "counted": {"type": "boolean"}}}`,
+		"version_created": {"type": "boolean"}, "counted": {"type": "boolean"},
+		"lifted": {"type": "array", "items": {"$ref": "#/components/schemas/Lifted"}},
+		"warnings": {"type": "array", "items": {"type": "object", "required": ["line", "column", "message"], "properties": {
+			"line": {"type": "integer"}, "column": {"type": "integer"}, "message": {"type": "string"}}}}}}`,
+	"Lifted": `{"type": "object", "required": ["parameter", "tool", "argument", "line", "column", "example"], "properties": {
+		"parameter": {"type": "string"}, "tool": {"type": "string"}, "argument": {"type": "string"},
+		"line": {"type": "integer"}, "column": {"type": "integer"}, "example": {"type": ["integer", "number", "string", "boolean"]}}}`,
 	"ProcedureList": `{"type": "object", "required": ["procedures", "total"], "properties": {
 		"procedures": {"type": "array", "items": {"$ref": "#/components/schemas/Procedure"}}, "total": {"type": "integer"}}}`,
 	"PlannerTools": `{"type": "object", "required": ["tools"], "properties": {"tools": {"type": "array", "items": {"type": "object",

@@ -17,6 +17,7 @@ type captureBody struct {
 	Status       string         `json:"status"`
 	ParamsSchema map[string]any `json:"params_schema"`
 	Metadata     map[string]any `json:"metadata"`
+	Lift         *bool          `json:"lift"`
 }
 
 type causeInput struct {
@@ -32,6 +33,10 @@ type captureAnswer struct {
 	// Suggestion: an exposed procedure to call instead (reuse before
 	// regenerate), null when none.
 	Suggestion *procedures.Suggestion `json:"suggestion"`
+	// Lifted: the literals lifted into parameters; Warnings: why literals
+	// that could have been were not.
+	Lifted   []procedures.Lifted  `json:"lifted"`
+	Warnings []procedures.Warning `json:"warnings"`
 }
 
 func (s *Server) capture(w http.ResponseWriter, r *http.Request) error {
@@ -42,7 +47,7 @@ func (s *Server) capture(w http.ResponseWriter, r *http.Request) error {
 	req := procedures.CaptureRequest{
 		Code: b.Code, Dialect: b.Dialect, Summary: deref(b.Summary), SessionID: deref(b.SessionID),
 		IdempotencyKey: r.Header.Get("Idempotency-Key"), Status: procedures.Status(b.Status),
-		ParamsSchema: b.ParamsSchema, Metadata: b.Metadata,
+		ParamsSchema: b.ParamsSchema, Metadata: b.Metadata, NoLift: b.Lift != nil && !*b.Lift,
 	}
 	if b.Cause != nil {
 		req.Cause = &procedures.CauseInput{Name: b.Cause.Name, Description: deref(b.Cause.Description)}
@@ -55,7 +60,8 @@ func (s *Server) capture(w http.ResponseWriter, r *http.Request) error {
 	if out.Created {
 		status = http.StatusCreated
 	}
-	writeJSON(w, status, captureAnswer{Procedure: out.Procedure, Created: out.Created, VersionCreated: out.VersionCreated, Counted: out.Counted, Suggestion: out.Suggestion})
+	writeJSON(w, status, captureAnswer{Procedure: out.Procedure, Created: out.Created, VersionCreated: out.VersionCreated, Counted: out.Counted, Suggestion: out.Suggestion,
+		Lifted: out.Lifted, Warnings: out.Warnings})
 	return nil
 }
 

@@ -27,7 +27,7 @@ var requestBodies = map[string]fields.Field{
 		fields.Req(fields.Code), fields.Opt(fields.Dialect), fields.Nullable(fields.Summary),
 		fields.Nullable(fields.Cause), fields.Nullable(fields.SessionID),
 		fields.Opt(fields.Status), fields.Nullable(fields.Field{Name: "params_schema", Type: fields.Object}),
-		fields.Nullable(fields.Metadata)),
+		fields.Nullable(fields.Metadata), fields.Opt(fields.Lift)),
 	"ToolsPut":      fields.Body(fields.Req(fields.Field{Name: "tools", Type: fields.Array, Items: &fields.Tool, MaxItems: fields.MaxCatalogueTools})),
 	"AutoRunPut":    fields.Body(fields.Req(fields.Enabled), fields.Nullable(fields.Reason)),
 	"RetirementPut": fields.Body(fields.Req(fields.Reason.NonEmpty())),

@@ -18,7 +18,7 @@ var turnRequestBodies = map[string]fields.Field{
 		fields.Req(fields.Code), fields.Opt(fields.Dialect), fields.Req(fields.SessionID.NonEmpty()), fields.Req(fields.Phase),
 		fields.Nullable(fields.Arguments), fields.Nullable(fields.TurnSummary), fields.Opt(fields.WaitS),
 		fields.Nullable(fields.Field{Name: "capture", Type: fields.Object, Props: []fields.Prop{
-			fields.Nullable(fields.Cause), fields.Nullable(fields.Summary), fields.Nullable(fields.Metadata)}})),
+			fields.Nullable(fields.Cause), fields.Nullable(fields.Summary), fields.Nullable(fields.Metadata), fields.Opt(fields.Lift)}})),
 	"ResolveRequest": fields.Body(fields.Req(fields.Choice), fields.Nullable(fields.Reason), fields.Nullable(fields.Code)),
 }
 
@@ -40,6 +40,7 @@ var turnResponseSchemas = map[string]string{
 		"decision": {"$ref": "#/components/schemas/Decision"}, "status": {"type": "string", "enum": ["succeeded", "failed"]},
 		"result": {}, "output": {"type": "string"}, "calls": {"type": "array"}, "error": {"type": ["object", "null"]},
 		"procedure": {"$ref": "#/components/schemas/Procedure"},
+		"lifted": {"type": "array", "items": {"$ref": "#/components/schemas/Lifted"}},
 		"suggestion": {"type": "object", "required": ["tool", "reason", "message"], "properties": {"tool": {"type": "string"},
 			"reason": {"type": "string", "enum": ["same_signature", "covered_by"]}, "message": {"type": "string"}}}}}`,
 	"Approval": `{"allOf": [{"$ref": "#/components/schemas/Turn"}, {"type": "object", "required": ["code", "procedures"], "properties": {
@@ -123,6 +124,7 @@ type turnBody struct {
 		Cause    *causeInput    `json:"cause"`
 		Summary  *string        `json:"summary"`
 		Metadata map[string]any `json:"metadata"`
+		Lift     *bool          `json:"lift"`
 	} `json:"capture"`
 }
 
@@ -140,7 +142,8 @@ func (s *Server) submitTurn(w http.ResponseWriter, r *http.Request) error {
 		Arguments: b.Arguments, Summary: deref(b.Summary), Wait: time.Duration(b.WaitS) * time.Second, Actor: caller.Name,
 		MayCapture: caller.Has(auth.ScopeCapture)}
 	if b.Capture != nil {
-		req.Capture = &gate.TurnCapture{Summary: deref(b.Capture.Summary), Metadata: b.Capture.Metadata}
+		req.Capture = &gate.TurnCapture{Summary: deref(b.Capture.Summary), Metadata: b.Capture.Metadata,
+			NoLift: b.Capture.Lift != nil && !*b.Capture.Lift}
 		if c := b.Capture.Cause; c != nil {
 			req.Capture.Cause = &procedures.CauseInput{Name: c.Name, Description: deref(c.Description)}
 		}

@@ -131,6 +131,9 @@ type TurnAnswer struct {
 	// Suggestion names an exposed procedure to call instead of sending this
 	// code again (reuse before regenerate); advice only, nothing decided changes.
 	Suggestion *procedures.Suggestion `json:"suggestion,omitempty"`
+	// Lifted lists what the turn's capture lifted into parameters (the turn
+	// ran the code as reviewed; only its capture is lifted).
+	Lifted []procedures.Lifted `json:"lifted,omitempty"`
 }
 
 // Ran reports whether the turn ran (a 200 rather than a 202).
@@ -408,7 +411,7 @@ func (g *Gate) capture(ctx context.Context, ans *TurnAnswer, code, dialect strin
 		return
 	}
 	cr := procedures.CaptureRequest{Code: code, Dialect: dialect, Summary: capture.Summary, Cause: capture.Cause,
-		SessionID: t.SessionID, Status: procedures.StatusSucceeded, Metadata: capture.Metadata}
+		SessionID: t.SessionID, Status: procedures.StatusSucceeded, Metadata: capture.Metadata, NoLift: capture.NoLift}
 	if cr.Summary == "" {
 		cr.Summary = t.Summary
 	}
@@ -418,6 +421,9 @@ func (g *Gate) capture(ctx context.Context, ans *TurnAnswer, code, dialect strin
 		return
 	}
 	ans.Procedure = co.Procedure
+	if len(co.Lifted) > 0 {
+		ans.Lifted = co.Lifted
+	}
 }
 
 // Get returns the turn id to its requester, waiting up to wait while it is

@@ -112,6 +112,9 @@ type TurnCapture struct {
 	Cause    *procedures.CauseInput `json:"cause,omitempty"`
 	Summary  string                 `json:"summary,omitempty"`
 	Metadata map[string]any         `json:"metadata,omitempty"`
+	// NoLift keeps the captured code as written ("lift": false); the turn
+	// itself always runs the code as reviewed.
+	NoLift bool `json:"no_lift,omitempty"`
 }
 
 // TurnRecord is a turn as the store keeps it while an operator may review

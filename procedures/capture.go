@@ -35,6 +35,9 @@ type CaptureRequest struct {
 	Status         Status
 	ParamsSchema   map[string]any
 	Metadata       map[string]any
+	// NoLift keeps the code as written ("lift": false): no literal is
+	// lifted into a parameter (lift.go).
+	NoLift bool
 }
 
 // CaptureOutcome is what a capture did. Use is true when the block was a
@@ -49,6 +52,11 @@ type CaptureOutcome struct {
 	// (Suggest), nil when none; a capture that created the procedure is
 	// never told to call itself.
 	Suggestion *Suggestion
+	// Lifted lists the literals lifted into parameters (empty when none);
+	// Warnings say why literals that could have been were not. Their
+	// positions are in the code as sent.
+	Lifted   []Lifted
+	Warnings []Warning
 }
 
 // UsageKey returns the key a request counts under: its session id, else its
@@ -79,7 +87,13 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (CaptureOutco
 	if err != nil {
 		return CaptureOutcome{}, fault.Errorf(fault.CodeInvalid, "dialect %q is not starlark or python-async", req.Dialect).WithDetails("field", "dialect")
 	}
-	a, err := signature.Analyze(req.Code, dialect)
+	var a *signature.Analysis
+	var plan *signature.LiftPlan
+	if req.NoLift {
+		a, err = signature.Analyze(req.Code, dialect)
+	} else {
+		a, plan, err = signature.AnalyzeLift(req.Code, dialect)
+	}
 	if err != nil {
 		return CaptureOutcome{}, CodeError(err)
 	}
@@ -87,9 +101,41 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (CaptureOutco
 	if len(a.Signature) == 1 && len(a.ProcRefs) == 1 {
 		return s.captureUse(ctx, a.ProcRefs[0], key, req)
 	}
+	// A plain signature's name does not depend on the catalogue
+	// (signature.Names) and it names no procedure: nothing is read before
+	// the write, and the answer is decorated with the catalogue read with
+	// the reuse suggestion's page (one statement on Neo4j). Any other
+	// signature is named, and its nested procedures read, before the write.
+	// Lifting types literals with the catalogue read last (or read here).
+	var v *view
+	if !signature.Plain(a.Signature) || s.heldCatalogue() == nil {
+		if v, err = s.newView(ctx, []*Procedure{{Signature: a.Signature}}); err != nil {
+			return CaptureOutcome{}, err
+		}
+	}
+	code := req.Code
+	lifted, liftWarnings := []Lifted{}, []Warning{}
+	var examples map[string]any
+	var liftCat *Catalogue
+	if plan != nil {
+		liftCat = s.heldCatalogue()
+		if v != nil {
+			liftCat = v.cat
+		}
+		res := s.lift(plan, liftCat, schemaNames(req.ParamsSchema))
+		for _, w := range res.Warnings {
+			liftWarnings = append(liftWarnings, Warning{Line: w.Line, Column: w.Column, Message: w.Message})
+		}
+		if len(res.Lifted) > 0 {
+			a, code, lifted, examples = res.Analysis, res.Code, res.Lifted, res.Examples
+		}
+	}
 	schema, err := InputSchema(a.Parameters, req.ParamsSchema)
 	if err != nil {
 		return CaptureOutcome{}, err
+	}
+	if len(examples) > 0 {
+		schema = liftedSchema(schema, a, examples, liftCat)
 	}
 	warnings := make([]Warning, len(a.Warnings))
 	for i, w := range a.Warnings {
@@ -99,7 +145,7 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (CaptureOutco
 		Signature: a.Signature,
 		Version: Version{
 			CodeHash:    a.CodeHash,
-			Code:        req.Code,
+			Code:        code,
 			Dialect:     string(dialect),
 			Parameters:  jsonvalue.List(a.Parameters),
 			InputSchema: schema,
@@ -113,17 +159,6 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (CaptureOutco
 		Cause:    req.Cause,
 		UsageKey: key,
 		At:       s.now(),
-	}
-	// A plain signature's name does not depend on the catalogue
-	// (signature.Names) and it names no procedure: nothing is read before
-	// the write, and the answer is decorated with the catalogue read with
-	// the reuse suggestion's page (one statement on Neo4j). Any other
-	// signature is named, and its nested procedures read, before the write.
-	var v *view
-	if !signature.Plain(a.Signature) || s.heldCatalogue() == nil {
-		if v, err = s.newView(ctx, []*Procedure{{Signature: a.Signature}}); err != nil {
-			return CaptureOutcome{}, err
-		}
 	}
 	res, err := s.captureNamed(ctx, in, v)
 	if err != nil {
@@ -145,7 +180,7 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (CaptureOutco
 	}
 	v.decorate(res.Procedure)
 	return CaptureOutcome{Procedure: res.Procedure, Created: res.Created, VersionCreated: res.VersionCreated, Counted: res.Counted,
-		Suggestion: suggestion}, nil
+		Suggestion: suggestion, Lifted: lifted, Warnings: liftWarnings}, nil
 }
 
 // captureNamed stores in under the name of its signature (signature.Names,

@@ -45,6 +45,7 @@ func commands() []commandGroup {
 			{"procedures list", "find_all_procedures: a page of procedures, best first", cmdProceduresList},
 			{"procedures show", "one procedure with its code", cmdProceduresShow},
 			{"capture", "capture a procedure file", cmdCapture},
+			{"lift", "--dry-run: what a re-capture of each current version would lift", cmdLift},
 			{"versions", "a procedure's versions, or one version's code to review", cmdVersions},
 			{"promote", "make a version current", cmdPromote},
 			{"drift", "the stale versions: a tool they call changed since they last worked", cmdDrift},

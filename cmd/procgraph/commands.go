@@ -115,6 +115,7 @@ func cmdCapture(ctx context.Context, args []string, s stdio) int {
 	session := cl.fs.String("session", "", "session id: the usage key")
 	summary := cl.fs.String("summary", "", "what the procedure does")
 	status := cl.fs.String("status", "succeeded", "succeeded or failed")
+	lift := cl.fs.Bool("lift", true, "lift literal tool arguments into parameters (--lift=false keeps the code as written)")
 	pos, code, done := cl.parse(args, 1, 1, s)
 	if done {
 		return code
@@ -124,6 +125,9 @@ func cmdCapture(ctx context.Context, args []string, s stdio) int {
 		return fail(s.err, "capture", err)
 	}
 	body := map[string]any{"code": src, "dialect": dialectFor(pos[0], *dialect), "status": *status}
+	if !*lift {
+		body["lift"] = false
+	}
 	if *cause != "" {
 		body["cause"] = map[string]any{"name": *cause}
 	}
@@ -138,12 +142,15 @@ func cmdCapture(ctx context.Context, args []string, s stdio) int {
 		Created        bool                 `json:"created"`
 		VersionCreated bool                 `json:"version_created"`
 		Counted        bool                 `json:"counted"`
+		Lifted         []procedures.Lifted  `json:"lifted"`
+		Warnings       []procedures.Warning `json:"warnings"`
 	}
 	return newClient(ctx).call(ctx, cl, s, "POST", "/v1/procedures", nil, body, &out, func(w io.Writer) {
 		p := out.Procedure
 		keyValues(w, "name", p.Name, "created", yesNo(out.Created), "version created", yesNo(out.VersionCreated),
 			"counted", yesNo(out.Counted), "frequency", strconv.FormatInt(p.Frequency, 10), "code hash", p.CodeHash,
 			"read-only", yesNo(p.ReadOnly), "exposed", yesNo(p.Exposed))
+		printLifted(w, out.Lifted, out.Warnings)
 	})
 }
 

@@ -60,3 +60,10 @@ func BenchmarkApprovalRoundTrip(b *testing.B) {
 	b.Run("sync", func(b *testing.B) { st.BenchApprovalRoundTrip(b, benchStore(b, Options{})) })
 	b.Run("nosync", func(b *testing.B) { st.BenchApprovalRoundTrip(b, benchStore(b, Options{NoSync: true})) })
 }
+
+// BenchmarkCaptureLift measures a capture through the service with lifting
+// on against "lift": false, interleaved (storetest.BenchCaptureLift).
+func BenchmarkCaptureLift(b *testing.B) {
+	b.Run("same", func(b *testing.B) { st.BenchCaptureLift(b, benchStore(b, Options{NoSync: true}), true) })
+	b.Run("varied", func(b *testing.B) { st.BenchCaptureLift(b, benchStore(b, Options{NoSync: true}), false) })
+}

@@ -121,3 +121,12 @@ func BenchmarkFindOverhead(b *testing.B) {
 func BenchmarkApprovalRoundTrip(b *testing.B) {
 	storetest.BenchApprovalRoundTrip(b, freshStore(b))
 }
+
+// BenchmarkCaptureLift measures a capture through the service with lifting
+// on against "lift": false, interleaved (storetest.BenchCaptureLift): the
+// same code each time (same) and a new task id each time (varied).
+func BenchmarkCaptureLift(b *testing.B) {
+	s := freshStore(b)
+	b.Run("same", func(b *testing.B) { storetest.BenchCaptureLift(b, s, true) })
+	b.Run("varied", func(b *testing.B) { storetest.BenchCaptureLift(b, s, false) })
+}

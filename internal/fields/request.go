@@ -63,6 +63,10 @@ var (
 	// schema by the domain.
 	Arguments = Field{Name: "arguments", Type: Object, Doc: "the block's free variables"}
 	Metadata  = Field{Name: "metadata", Type: Object}
+	// Lift is whether a capture lifts literal tool arguments into
+	// parameters (default true; docs/design.md "Lifting literals into
+	// parameters").
+	Lift = Field{Name: "lift", Type: Boolean, Doc: "lift literal tool arguments into parameters (default true)"}
 	// Summary is a captured procedure's summary.
 	Summary = Field{Name: "summary", Type: String, MaxBytes: MaxSummaryBytes}
 	// TurnSummary is what a turn's block does, for the operator.

@@ -1,0 +1,222 @@
+package procedures
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/procgraph/procgraph/signature"
+)
+
+// LiftExtension is the catalogue property keyword that opts a tool's
+// input property in (true) or out (false) of lifting.
+const LiftExtension = "x-procgraph-lift"
+
+// Lifted is one literal a capture lifted into a parameter
+// (signature.Lifted: parameter, tool, argument, its position in the code
+// as written, the literal as example).
+type Lifted = signature.Lifted
+
+// The lifting rule (docs/design.md "Lifting literals into parameters"):
+// its one home. A site tools.T(k=literal) is lifted when the catalogue has
+// T, T's input_schema declares k, and either k carries
+// "x-procgraph-lift": true (any scalar literal, booleans and enums
+// included) or k's type is integer, number or string, it has no enum or
+// const, no $ref, and no "x-procgraph-lift": false; the literal must be of
+// k's type and satisfy k's schema (so a replay with the example is never
+// refused). The verdict of a (catalogue revision, tool, property) is
+// cached with the property's compiled schema.
+
+// liftProp is the catalogue's verdict on one tool property.
+type liftProp struct {
+	why     string // why nothing passed as it is lifted ("" for no warning)
+	ok      bool
+	optIn   bool
+	types   []string // nil: any
+	schema  *jsonschema.Schema
+	display string // tools.T's k
+}
+
+// liftCache holds liftProp by revision, tool and property; emptied when
+// full.
+type liftCache struct {
+	mu sync.Mutex
+	m  map[[3]string]*liftProp
+}
+
+const maxCachedLiftProps = 4096
+
+func (c *liftCache) get(cat *Catalogue, tool, keyword string) *liftProp {
+	k := [3]string{cat.Revision, tool, keyword}
+	c.mu.Lock()
+	p, ok := c.m[k]
+	c.mu.Unlock()
+	if ok {
+		return p
+	}
+	p = newLiftProp(cat, tool, keyword)
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= maxCachedLiftProps {
+		c.m = map[[3]string]*liftProp{}
+	}
+	c.m[k] = p
+	c.mu.Unlock()
+	return p
+}
+
+func newLiftProp(cat *Catalogue, tool, keyword string) *liftProp {
+	p := &liftProp{display: fmt.Sprintf("tools.%s's %s", tool, keyword)}
+	t, ok := cat.Tool(tool)
+	if !ok {
+		p.why = fmt.Sprintf("the literal passed to tools.%s as %s is not lifted: the catalogue has no tool %s", tool, keyword, tool)
+		return p
+	}
+	props, _ := t.InputSchema["properties"].(map[string]any)
+	s, ok := props[keyword].(map[string]any)
+	if !ok {
+		p.why = fmt.Sprintf("the literal passed as %s is not lifted: the catalogue does not declare %s", keyword, p.display)
+		return p
+	}
+	optIn, set := s[LiftExtension].(bool)
+	switch {
+	case set && !optIn:
+		return p // opted out
+	case hasRef(s):
+		return p
+	}
+	p.optIn, p.types = optIn, typeSet(s)
+	if !optIn {
+		if _, enum := s["enum"]; enum {
+			return p // a choice, not an instance value: only by opting in
+		}
+		if _, c := s["const"]; c {
+			return p
+		}
+		if p.types == nil {
+			p.why = fmt.Sprintf("the literal passed as %s is not lifted: the catalogue does not type %s", keyword, p.display)
+			return p
+		}
+		if !slices.ContainsFunc(p.types, func(t string) bool { return t == "integer" || t == "number" || t == "string" }) {
+			return p // a boolean (or a container): only by opting in
+		}
+	}
+	compiled, err := CompileSchema(s)
+	if err != nil {
+		return p
+	}
+	p.schema, p.ok = compiled, true
+	return p
+}
+
+// jsonType is a literal's JSON Schema type.
+func jsonType(v any) string {
+	switch v.(type) {
+	case int64:
+		return "integer"
+	case float64:
+		return "number"
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	}
+	return ""
+}
+
+// verdict is the lifting rule for one site under cat. Each reason is told
+// once per capture (seen).
+func (p *liftProp) verdict(site signature.LiftSite, seen map[string]bool) signature.Verdict {
+	once := func(why string) signature.Verdict {
+		if why == "" || seen[why] {
+			return signature.Verdict{}
+		}
+		seen[why] = true
+		return signature.Verdict{Why: why}
+	}
+	if !p.ok {
+		return once(p.why)
+	}
+	t := jsonType(site.Value)
+	if t == "boolean" && !p.optIn {
+		return signature.Verdict{} // booleans only by opting in
+	}
+	if p.types != nil && !slices.Contains(p.types, t) && !(t == "integer" && slices.Contains(p.types, "number")) {
+		return once(fmt.Sprintf("the literal passed as %s is not lifted: it is a JSON %s and %s is %v", site.Keyword, t, p.display, p.types))
+	}
+	if p.schema.Validate(site.Value) != nil {
+		return once(fmt.Sprintf("the literal passed as %s is not lifted: it does not satisfy %s's schema", site.Keyword, p.display))
+	}
+	return signature.Verdict{OK: true}
+}
+
+// lift applies the lifting rule under cat to plan. taken are names the
+// parameters must not take (the capture's params_schema properties).
+func (s *Service) lift(plan *signature.LiftPlan, cat *Catalogue, taken []string) *signature.LiftResult {
+	seen := map[string]bool{}
+	return plan.Apply(func(site signature.LiftSite) signature.Verdict {
+		if cat == nil {
+			return signature.Verdict{}
+		}
+		return s.lifts.get(cat, site.Tool, site.Keyword).verdict(site, seen)
+	}, taken)
+}
+
+// liftedSchema is a version's stored input schema with its lifted
+// parameters typed: each takes the schema TypedSchema gives it from the
+// tools it is passed to, with the literal as its example ("examples"),
+// stored with the version so that it is required and typed like every
+// other parameter. schema is not modified.
+func liftedSchema(schema map[string]any, a *signature.Analysis, examples map[string]any, cat *Catalogue) map[string]any {
+	typed, _ := TypedSchema(schema, a.Parameters, a.Flows, cat)
+	tprops, _ := typed["properties"].(map[string]any)
+	props, _ := schema["properties"].(map[string]any)
+	out := make(map[string]any, len(schema))
+	for k, v := range schema {
+		out[k] = v
+	}
+	np := make(map[string]any, len(props))
+	for k, v := range props {
+		np[k] = v
+	}
+	for p, ex := range examples {
+		t, _ := tprops[p].(map[string]any)
+		q := make(map[string]any, len(t)+1)
+		for k, v := range t {
+			if k != LiftExtension {
+				q[k] = v
+			}
+		}
+		q["examples"] = []any{ex}
+		np[p] = q
+	}
+	out["properties"] = np
+	return out
+}
+
+// schemaNames are the property names of a capture's params_schema.
+func schemaNames(schema map[string]any) []string {
+	props, _ := schema["properties"].(map[string]any)
+	out := make([]string, 0, len(props))
+	for k := range props {
+		out = append(out, k)
+	}
+	return out
+}
+
+// LiftPreview is what a capture of code would lift under cat, without
+// capturing it: `procgraph lift --dry-run` (stored versions are never
+// rewritten). Errors are the analysis'.
+func LiftPreview(code, dialect string, cat *Catalogue) (*signature.LiftResult, error) {
+	d, err := signature.ParseDialect(dialect)
+	if err != nil {
+		return nil, err
+	}
+	_, plan, err := signature.AnalyzeLift(code, d)
+	if err != nil {
+		return nil, err
+	}
+	s := &Service{lifts: &liftCache{}}
+	return s.lift(plan, cat, nil), nil
+}

@@ -1,0 +1,705 @@
+package signature
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/procgraph/procgraph/internal/block"
+	"go.starlark.net/resolve"
+	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+)
+
+// Lifting literals into parameters (docs/design.md "Lifting literals into
+// parameters"): the rewrite half, on the analysed code. AnalyzeLift finds
+// every literal scalar keyword argument of a tool call, tools.T(k=42), and
+// every top-level binding of a literal used only as such arguments
+// (tid = 42 ... tools.T(k=tid)); whether one is lifted is the caller's
+// (the catalogue's) decision, LiftPlan.Apply's accept. The rewrite then
+// works on the tokens of the code as written, in both dialects: a literal's
+// token is replaced by the parameter's name, a lifted binding's statement is
+// blanked (its line stays), so strings and comments are never touched and
+// lines never move. The lifted code is analysed again: it must have the
+// same signature and opacity, and take every lifted name as a parameter,
+// or nothing is lifted.
+
+// MaxLiftInteger bounds a lifted integer's magnitude: 2^53, the integers a
+// JSON example carries exactly to every client.
+const MaxLiftInteger = 1 << 53
+
+// LiftSite is one literal argument of a tool call that lifting could turn
+// into a parameter.
+type LiftSite struct {
+	Tool    string // the tool called, tools.Tool(...)
+	Keyword string // the keyword the literal is passed as
+	// Value is the literal's value: int64, float64 (never integral), string
+	// or bool.
+	Value any
+	// Binding is the top-level name the literal is bound to when the call
+	// passes a name (tid = 42 ... tools.T(k=tid)), "" for a literal written
+	// in the call.
+	Binding string
+	// Line and Column are the literal's position in the code as written
+	// (for a binding, its literal's).
+	Line, Column int
+	// CallLine and CallColumn are the keyword argument's position.
+	CallLine, CallColumn int
+}
+
+// Lifted is one literal lifted into a parameter.
+type Lifted struct {
+	Parameter string `json:"parameter"`
+	Tool      string `json:"tool"`
+	Argument  string `json:"argument"`
+	Line      int    `json:"line"`
+	Column    int    `json:"column"`
+	Example   any    `json:"example"`
+}
+
+// LiftResult is what LiftPlan.Apply made of the code.
+type LiftResult struct {
+	// Code is the lifted code (the code as written when nothing was lifted).
+	Code string
+	// Analysis is Code's analysis (the plan's own when nothing was lifted).
+	Analysis *Analysis
+	// Lifted lists every literal lifted, by position.
+	Lifted []Lifted
+	// Examples are the lifted parameters' example values, by parameter.
+	Examples map[string]any
+	// Warnings say why literals that could have been lifted were not.
+	Warnings []Warning
+}
+
+// LiftPlan is the analysed code's lifting candidates (AnalyzeLift).
+type LiftPlan struct {
+	code    string
+	dialect Dialect
+	a       *Analysis
+	Sites   []LiftSite
+	// spans are the sites' literals in the code as written; parallel to
+	// Sites (empty for a binding's use).
+	spans []span
+	// bindings are the candidate top-level bindings, by name.
+	bindings map[string]*liftBinding
+	// others are the keys (valueKey) of the literals written outside a
+	// tool call's keyword arguments (and not a candidate binding's).
+	others map[string]bool
+	// taken are the names the block already uses.
+	taken map[string]bool
+	// splats are the tool calls with ** arguments.
+	splats []Warning
+}
+
+// span is a byte range of the code as written.
+type span struct{ off, end int }
+
+// liftBinding is a candidate top-level binding: name = literal.
+type liftBinding struct {
+	name  string
+	value any
+	stmt  span // name = literal, blanked when lifted
+	line  int  // the literal's position
+	col   int
+	uses  []int // indexes of its sites
+	valid bool  // every use is a site after the assignment
+}
+
+// AnalyzeLift is Analyze, and the lifting plan of the same analysis.
+func AnalyzeLift(code string, dialect Dialect) (*Analysis, *LiftPlan, error) {
+	a, err := Analyze(code, dialect)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := newLiftPlan(code, dialect, a)
+	if err != nil {
+		return a, nil, err
+	}
+	return a, p, nil
+}
+
+// newLiftPlan parses a's source again and collects the candidates.
+func newLiftPlan(code string, dialect Dialect, a *Analysis) (*LiftPlan, error) {
+	f, err := parseResolved(a.Source)
+	if err != nil {
+		return nil, err
+	}
+	var pm *posMap
+	toks, terr := tokenize(code)
+	if terr != nil {
+		return nil, terr
+	}
+	if a.Source != code {
+		edits, err := rewriteAsync(code, toks)
+		if err != nil {
+			return nil, err
+		}
+		escapes, _ := escapeEdits(code, toks)
+		edits = mergeEdits(edits, escapes)
+		pm = newPosMap(code, a.Source, edits)
+	}
+	p := &LiftPlan{code: code, dialect: dialect, a: a, bindings: map[string]*liftBinding{},
+		others: map[string]bool{}, taken: map[string]bool{}}
+	c := &collector{p: p, pm: pm, toks: toks, at: map[[2]int]int{}}
+	for i, t := range toks {
+		c.at[[2]int{t.Line, t.Col}] = i
+	}
+	body := f.Stmts[0].(*syntax.DefStmt).Body
+	c.candidateBindings(body)
+	syntax.Walk(f, c.visit)
+	for _, b := range p.bindings {
+		b.valid = b.valid && len(b.uses) > 0 && len(b.uses) == c.refs[b.name]
+	}
+	return p, nil
+}
+
+// parseResolved parses and resolves a block's Starlark source.
+func parseResolved(source string) (*syntax.File, error) {
+	f, err := block.Parse("procedure", source)
+	if err != nil {
+		return nil, err
+	}
+	if err := resolve.File(f, func(string) bool { return true }, starlark.Universe.Has); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// collector walks the resolved syntax tree for LiftPlan.
+type collector struct {
+	p    *LiftPlan
+	pm   *posMap
+	toks []token
+	at   map[[2]int]int // token index by (line, column) in the code as written
+	// bindingOf maps a candidate binding's resolve.Binding to it; refs counts
+	// every reference to a candidate (its assignment aside).
+	bindingOf map[*resolve.Binding]*liftBinding
+	refs      map[string]int
+	lhs       map[*syntax.Ident]bool // the candidates' assigned names
+	rhs       map[syntax.Expr]bool   // the candidates' literals
+}
+
+// tokenAt returns the index of the token of the code as written at a
+// position of the analysed source, or -1.
+func (c *collector) tokenAt(pos syntax.Position) int {
+	line, col := c.pm.origPos(int(pos.Line), int(pos.Col))
+	if i, ok := c.at[[2]int{line, col}]; ok {
+		return i
+	}
+	return -1
+}
+
+// literalSpan returns the span of a literal's tokens in the code as
+// written (a number, a string without prefix or raw, True/False, a minus
+// and a number), ok false when they are not what e is.
+func (c *collector) literalSpan(e syntax.Expr) (span, bool) {
+	var start syntax.Position
+	switch e := e.(type) {
+	case *syntax.Literal:
+		start = e.TokenPos
+	case *syntax.UnaryExpr:
+		start = e.OpPos
+	case *syntax.Ident:
+		start = e.NamePos
+	default:
+		return span{}, false
+	}
+	i := c.tokenAt(start)
+	if i < 0 {
+		return span{}, false
+	}
+	src, t := c.p.code, c.toks[i]
+	switch e := e.(type) {
+	case *syntax.Literal:
+		if e.Token == syntax.STRING && t.Kind == tokString && (t.Prefix == "" || t.Prefix == "r" || t.Prefix == "R") ||
+			(e.Token == syntax.INT || e.Token == syntax.FLOAT) && t.Kind == tokNumber {
+			return span{t.Off, t.End}, true
+		}
+	case *syntax.UnaryExpr:
+		j := nextTok(c.toks, i)
+		if isOp(src, t, "-") && j >= 0 && c.toks[j].Kind == tokNumber && !strings.ContainsAny(src[t.End:c.toks[j].Off], "\\\r\n") {
+			return span{t.Off, c.toks[j].End}, true
+		}
+	case *syntax.Ident:
+		if t.Kind == tokName && t.text(src) == e.Name {
+			return span{t.Off, t.End}, true
+		}
+	}
+	return span{}, false
+}
+
+// literalValue is a liftable literal's value: an int64 of magnitude at
+// most MaxLiftInteger, a finite non-integral float64, a string of valid
+// UTF-8, or True/False; ok false for anything else.
+func literalValue(e syntax.Expr) (any, bool) {
+	switch e := e.(type) {
+	case *syntax.Literal:
+		if e.Token == syntax.BYTES {
+			return nil, false
+		}
+		return scalar(e.Value, false)
+	case *syntax.UnaryExpr:
+		if l, ok := e.X.(*syntax.Literal); ok && e.Op == syntax.MINUS && (l.Token == syntax.INT || l.Token == syntax.FLOAT) {
+			return scalar(l.Value, true)
+		}
+	case *syntax.Ident:
+		if isBuiltinBool(e) {
+			return e.Name == "True", true
+		}
+	}
+	return nil, false
+}
+
+// isBuiltinBool reports whether id is the built-in True or False (every
+// free name resolves as predeclared in the analysis).
+func isBuiltinBool(id *syntax.Ident) bool {
+	b, _ := id.Binding.(*resolve.Binding)
+	return b != nil && (b.Scope == resolve.Predeclared || b.Scope == resolve.Universal) && (id.Name == "True" || id.Name == "False")
+}
+
+func scalar(v any, negate bool) (any, bool) {
+	switch v := v.(type) {
+	case int64:
+		if negate {
+			v = -v
+		}
+		if v < -MaxLiftInteger || v > MaxLiftInteger {
+			return nil, false
+		}
+		return v, true
+	case float64:
+		if negate {
+			v = -v
+		}
+		if math.IsInf(v, 0) || math.IsNaN(v) || v == math.Trunc(v) {
+			return nil, false // an integral float would reach a client as an integer
+		}
+		return v, true
+	case string:
+		if negate || !utf8.ValidString(v) {
+			return nil, false
+		}
+		return v, true
+	}
+	return nil, false
+}
+
+// valueKey is a value's identity for "equal literals": numbers by value
+// (Starlark's 1 == 1.0), strings and booleans by kind and value.
+func valueKey(v any) string {
+	switch v := v.(type) {
+	case int64:
+		return "n" + strconv.FormatInt(v, 10)
+	case float64:
+		if v == math.Trunc(v) && math.Abs(v) < 1<<62 {
+			return "n" + strconv.FormatInt(int64(v), 10)
+		}
+		return "f" + strconv.FormatFloat(v, 'g', -1, 64)
+	case string:
+		return "s" + v
+	case bool:
+		return "b" + strconv.FormatBool(v)
+	}
+	return ""
+}
+
+// candidateBindings records the block's top-level statements name =
+// literal as candidate bindings.
+func (c *collector) candidateBindings(body []syntax.Stmt) {
+	c.bindingOf, c.refs = map[*resolve.Binding]*liftBinding{}, map[string]int{}
+	c.lhs, c.rhs = map[*syntax.Ident]bool{}, map[syntax.Expr]bool{}
+	seen := map[*resolve.Binding]bool{}
+	for _, s := range body {
+		as, ok := s.(*syntax.AssignStmt)
+		if !ok || as.Op != syntax.EQ {
+			continue
+		}
+		id, ok := as.LHS.(*syntax.Ident)
+		if !ok {
+			continue
+		}
+		b, _ := id.Binding.(*resolve.Binding)
+		if b == nil {
+			continue
+		}
+		if seen[b] {
+			if lb := c.bindingOf[b]; lb != nil {
+				lb.valid = false // assigned twice
+			}
+			continue
+		}
+		seen[b] = true
+		v, ok := literalValue(as.RHS)
+		if !ok || b.Scope != resolve.Local || reservedName(id.Name) {
+			continue
+		}
+		i := c.tokenAt(id.NamePos)
+		lit, ok := c.literalSpan(as.RHS)
+		if i < 0 || !ok || !c.toks[i].StmtStart {
+			continue
+		}
+		// name = literal alone on its logical line: nothing but a comment follows.
+		eq := nextTok(c.toks, i)
+		if eq < 0 || !isOp(c.p.code, c.toks[eq], "=") {
+			continue
+		}
+		if n := nextTokAfter(c.toks, lit.end); n >= 0 && c.toks[n].Kind != tokNewline {
+			continue
+		}
+		line, col := c.pm.origPos(int(exprStart(as.RHS).Line), int(exprStart(as.RHS).Col))
+		lb := &liftBinding{name: id.Name, value: v, stmt: span{c.toks[i].Off, lit.end}, line: line, col: col, valid: true}
+		c.p.bindings[id.Name] = lb
+		c.bindingOf[b] = lb
+		c.lhs[id] = true
+		c.rhs[as.RHS] = true
+	}
+}
+
+// nextTokAfter returns the index of the first non-comment token starting
+// at or after byte offset off, or -1.
+func nextTokAfter(toks []token, off int) int {
+	for i, t := range toks {
+		if t.Off >= off && t.Kind != tokComment {
+			return i
+		}
+	}
+	return -1
+}
+
+func exprStart(e syntax.Expr) syntax.Position {
+	start, _ := e.Span()
+	return start
+}
+
+// visit is the walk's function: tool calls' keyword arguments become
+// sites, other literals are recorded as others, names as taken.
+func (c *collector) visit(n syntax.Node) bool {
+	switch n := n.(type) {
+	case *syntax.CallExpr:
+		dot, ok := n.Fn.(*syntax.DotExpr)
+		if !ok || !isPredeclaredTools(dot.X) {
+			return true
+		}
+		for _, arg := range n.Args {
+			c.toolArg(dot.Name.Name, arg)
+		}
+		return false
+	case *syntax.Ident:
+		c.name(n)
+	case *syntax.DotExpr:
+		syntax.Walk(n.X, c.visit)
+		return false // the attribute's name is no variable
+	case *syntax.UnaryExpr, *syntax.Literal:
+		if c.rhs[n.(syntax.Expr)] {
+			return false
+		}
+		if k, ok := literalKey(n.(syntax.Expr)); ok {
+			c.p.others[k] = true
+			return false
+		}
+	}
+	return true
+}
+
+// literalKey is the valueKey of any number or string literal (a negative
+// number's too), ok false for other expressions.
+func literalKey(e syntax.Expr) (string, bool) {
+	neg := false
+	if u, ok := e.(*syntax.UnaryExpr); ok && u.Op == syntax.MINUS {
+		neg, e = true, u.X
+	}
+	l, ok := e.(*syntax.Literal)
+	if !ok || neg && l.Token != syntax.INT && l.Token != syntax.FLOAT {
+		return "", false
+	}
+	switch v := l.Value.(type) {
+	case int64:
+		if neg {
+			v = -v
+		}
+		return valueKey(v), true
+	case float64:
+		if neg {
+			v = -v
+		}
+		return valueKey(v), true
+	case string:
+		return valueKey(v), true
+	}
+	return "n" + l.Raw, true // a big integer
+}
+
+// name records an identifier: a name the block uses, a reference to a
+// candidate binding.
+func (c *collector) name(id *syntax.Ident) {
+	b, _ := id.Binding.(*resolve.Binding)
+	if b == nil {
+		return
+	}
+	c.p.taken[id.Name] = true
+	if isBuiltinBool(id) {
+		c.p.others[valueKey(id.Name == "True")] = true
+		return
+	}
+	if lb := c.bindingOf[b]; lb != nil && !c.lhs[id] {
+		c.refs[lb.name]++
+		if b.Scope != resolve.Local {
+			lb.valid = false // shared with a nested function
+		}
+	}
+}
+
+// toolArg handles one argument of a call tools.tool(...).
+func (c *collector) toolArg(tool string, arg syntax.Expr) {
+	if u, ok := arg.(*syntax.UnaryExpr); ok && u.Op == syntax.STARSTAR {
+		line, col := c.pm.origPos(int(u.OpPos.Line), int(u.OpPos.Col))
+		c.p.splats = append(c.p.splats, Warning{Line: line, Column: col, Message: fmt.Sprintf(
+			"line %d, column %d: the arguments of tools.%s splatted from a dict (**) are not lifted (pass them as keywords to make them parameters)", line, col, tool)})
+		syntax.Walk(arg, c.visit)
+		return
+	}
+	kw, ok := arg.(*syntax.BinaryExpr)
+	if !ok || kw.Op != syntax.EQ {
+		syntax.Walk(arg, c.visit)
+		return
+	}
+	key, ok := kw.X.(*syntax.Ident)
+	if !ok {
+		syntax.Walk(arg, c.visit)
+		return
+	}
+	kline, kcol := c.pm.origPos(int(key.NamePos.Line), int(key.NamePos.Col))
+	if id, ok := kw.Y.(*syntax.Ident); ok {
+		if b, _ := id.Binding.(*resolve.Binding); b != nil {
+			if lb := c.bindingOf[b]; lb != nil {
+				c.name(id)
+				i := c.tokenAt(id.NamePos)
+				if i < 0 || c.toks[i].Off < lb.stmt.end {
+					lb.valid = false // used before it is bound
+				}
+				lb.uses = append(lb.uses, len(c.p.Sites))
+				c.p.add(LiftSite{Tool: tool, Keyword: key.Name, Value: lb.value, Binding: lb.name,
+					Line: lb.line, Column: lb.col, CallLine: kline, CallColumn: kcol}, span{})
+				return
+			}
+		}
+	}
+	v, ok := literalValue(kw.Y)
+	if !ok {
+		syntax.Walk(kw.Y, c.visit)
+		return
+	}
+	sp, ok := c.literalSpan(kw.Y)
+	if !ok {
+		c.p.others[valueKey(v)] = true // a literal the rewrite cannot place
+		return
+	}
+	start := exprStart(kw.Y)
+	line, col := c.pm.origPos(int(start.Line), int(start.Col))
+	c.p.add(LiftSite{Tool: tool, Keyword: key.Name, Value: v, Line: line, Column: col, CallLine: kline, CallColumn: kcol}, sp)
+}
+
+func (p *LiftPlan) add(s LiftSite, sp span) {
+	p.Sites = append(p.Sites, s)
+	p.spans = append(p.spans, sp)
+}
+
+// reservedName reports whether name may not become a parameter: a
+// keyword of Starlark or Python, a Starlark built-in, a Python-only name
+// the analysis warns about, tools or asyncio.
+func reservedName(name string) bool {
+	if starlark.Universe.Has(name) || name == toolsName || name == "asyncio" || name == "__block__" {
+		return true
+	}
+	if _, ok := keywordFeatures[name]; ok {
+		return true
+	}
+	if _, ok := pythonOnlyNames[name]; ok {
+		return true
+	}
+	switch name {
+	case "and", "break", "continue", "def", "elif", "else", "for", "if", "in", "lambda", "not", "or",
+		"pass", "return", "while", "await", "async", "assert", "None", "True", "False", "print", "match", "case", "type":
+		return true
+	}
+	return false
+}
+
+// Verdict is the caller's answer for one site: whether it may be lifted,
+// and, when not, why (a warning names it when Why is not "").
+type Verdict struct {
+	OK  bool
+	Why string
+}
+
+// Apply lifts the sites accept approves. taken are further names the
+// parameters must not take (a capture's params_schema properties). A
+// direct literal is lifted only when accepted and its value is written
+// nowhere else outside tool arguments; a binding only when every use is
+// accepted. Equal accepted literals passed as one keyword are one
+// parameter named after it (KEYWORD_2, _3 … when the name is taken). The
+// lifted code's analysis must keep the signature and opacity and take
+// every lifted name as a parameter; if it does not, nothing is lifted
+// (a warning says so).
+func (p *LiftPlan) Apply(accept func(LiftSite) Verdict, taken []string) *LiftResult {
+	none := &LiftResult{Code: p.code, Analysis: p.a, Lifted: []Lifted{}, Examples: map[string]any{}, Warnings: []Warning{}}
+	res := &LiftResult{Lifted: []Lifted{}, Examples: map[string]any{}, Warnings: slices.Clone(p.splats)}
+	if len(p.Sites) == 0 {
+		none.Warnings = res.Warnings
+		return none
+	}
+	verdicts := make([]Verdict, len(p.Sites))
+	for i, s := range p.Sites {
+		verdicts[i] = accept(s)
+	}
+	warn := func(s LiftSite, format string, args ...any) {
+		res.Warnings = append(res.Warnings, Warning{Line: s.Line, Column: s.Column, Message: fmt.Sprintf("line %d, column %d: ", s.Line, s.Column) + fmt.Sprintf(format, args...)})
+	}
+	others := p.others
+	liftedBinding := map[string]bool{}
+	for name, b := range p.bindings {
+		ok := b.valid
+		for _, i := range b.uses {
+			ok = ok && verdicts[i].OK
+		}
+		if ok {
+			liftedBinding[name] = true
+			continue
+		}
+		if others[valueKey(b.value)] == false {
+			others = cloneSet(others)
+			others[valueKey(b.value)] = true
+		}
+	}
+	names := map[string]bool{}
+	for n := range p.taken {
+		names[n] = true
+	}
+	for _, n := range taken {
+		names[n] = true
+	}
+	type group struct {
+		param string
+		value any
+	}
+	groups := map[[2]string]*group{}
+	var edits []edit
+	reported := map[string]bool{}
+	for i, s := range p.Sites {
+		v := verdicts[i]
+		if s.Binding != "" {
+			b := p.bindings[s.Binding]
+			switch {
+			case liftedBinding[s.Binding]:
+				res.Lifted = append(res.Lifted, Lifted{Parameter: s.Binding, Tool: s.Tool, Argument: s.Keyword, Line: s.Line, Column: s.Column, Example: s.Value})
+				res.Examples[s.Binding] = s.Value
+			case v.OK && !b.valid && !reported[s.Binding]:
+				reported[s.Binding] = true
+				warn(s, "%s is not lifted into a parameter: it is used outside tool arguments, bound more than once or after its use", s.Binding)
+			case !v.OK && v.Why != "":
+				warn(s, "%s", v.Why)
+			}
+			continue
+		}
+		if !v.OK {
+			if v.Why != "" {
+				warn(s, "%s", v.Why)
+			}
+			continue
+		}
+		if others[valueKey(s.Value)] {
+			warn(s, "the literal passed to tools.%s as %s is not lifted: the same value is also written outside tool arguments", s.Tool, s.Keyword)
+			continue
+		}
+		k := [2]string{s.Keyword, valueKey(s.Value)}
+		g := groups[k]
+		if g == nil {
+			g = &group{param: freeName(s.Keyword, names), value: s.Value}
+			names[g.param] = true
+			groups[k] = g
+		}
+		sp := p.spans[i]
+		edits = append(edits, edit{sp.off, sp.end, g.param + lineBreaks(p.code[sp.off:sp.end])})
+		res.Lifted = append(res.Lifted, Lifted{Parameter: g.param, Tool: s.Tool, Argument: s.Keyword, Line: s.Line, Column: s.Column, Example: s.Value})
+		res.Examples[g.param] = s.Value
+	}
+	for name := range liftedBinding {
+		b := p.bindings[name]
+		edits = append(edits, edit{b.stmt.off, b.stmt.end, lineBreaks(p.code[b.stmt.off:b.stmt.end])})
+	}
+	sortWarnings(res.Warnings)
+	if len(edits) == 0 {
+		none.Warnings = res.Warnings
+		return none
+	}
+	slices.SortFunc(edits, func(a, b edit) int { return cmp.Compare(a.Off, b.Off) })
+	slices.SortStableFunc(res.Lifted, func(a, b Lifted) int {
+		return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column), cmp.Compare(a.Tool, b.Tool), cmp.Compare(a.Argument, b.Argument))
+	})
+	res.Code = applyEdits(p.code, edits)
+	a, err := Analyze(res.Code, p.dialect)
+	if msg := p.checkLifted(a, err, res.Examples); msg != "" {
+		none.Warnings = append(res.Warnings, Warning{Message: "nothing was lifted: " + msg})
+		return none
+	}
+	res.Analysis = a
+	return res
+}
+
+// checkLifted is the lifted code's check: it analyses, with the same
+// signature and opacity, and takes every lifted name as a parameter.
+func (p *LiftPlan) checkLifted(a *Analysis, err error, examples map[string]any) string {
+	if err != nil {
+		return "the lifted code does not analyse (" + err.Error() + ")"
+	}
+	if !slices.Equal(a.Signature, p.a.Signature) || a.Opaque != p.a.Opaque {
+		return "the lifted code's signature differs"
+	}
+	for name := range examples {
+		if _, found := slices.BinarySearch(a.Parameters, name); !found {
+			return "the lifted code does not take " + name + " as a parameter"
+		}
+	}
+	return ""
+}
+
+// lineBreaks returns the line breaks in s, so that text replacing s keeps
+// the lines where they were: a literal spanning lines (a triple-quoted
+// string) is in a call's brackets or is a blanked binding's, where line
+// breaks are free.
+func lineBreaks(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if n := lineBreak(s, i); n > 0 {
+			b.WriteString(s[i : i+n])
+			i += n - 1
+		}
+	}
+	return b.String()
+}
+
+// freeName is base, or base_2, base_3 … the first not in names (nor
+// reserved).
+func freeName(base string, names map[string]bool) string {
+	if !names[base] && !reservedName(base) {
+		return base
+	}
+	for i := 2; ; i++ {
+		n := base + "_" + strconv.Itoa(i)
+		if !names[n] && !reservedName(n) {
+			return n
+		}
+	}
+}
+
+func cloneSet(m map[string]bool) map[string]bool {
+	out := make(map[string]bool, len(m)+1)
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
