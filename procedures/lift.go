@@ -169,7 +169,11 @@ func (s *Service) lift(plan *signature.LiftPlan, cat *Catalogue, taken []string)
 // stored with the version so that it is required and typed like every
 // other parameter. schema is not modified.
 func liftedSchema(schema map[string]any, a *signature.Analysis, examples map[string]any, cat *Catalogue) map[string]any {
-	typed, _ := TypedSchema(schema, a.Parameters, a.Flows, cat)
+	only := make(map[string]any, len(examples))
+	for p := range examples {
+		only[p] = map[string]any{}
+	}
+	typed, _ := TypedSchema(map[string]any{"properties": only}, a.Parameters, a.Flows, cat)
 	tprops, _ := typed["properties"].(map[string]any)
 	props, _ := schema["properties"].(map[string]any)
 	out := make(map[string]any, len(schema))

@@ -35,7 +35,8 @@ func liftSeeds(f *testing.F) {
 
 // FuzzLift: lifting every literal it can (the most a catalogue could
 // accept) keeps the signature, the name and the opacity, never fails to
-// apply, and the lifted code run in the sandbox with the examples as its
+// apply, its analysis is the lifted code's (Analyze of it, field for
+// field: lifting does not parse the code again), and the lifted code run in the sandbox with the examples as its
 // arguments makes the same tool calls, with the same arguments, as the code
 // as written (a recording dispatcher answers both alike), and ends alike.
 func FuzzLift(f *testing.F) {
@@ -56,6 +57,9 @@ func FuzzLift(f *testing.F) {
 			}
 		}
 		b := res.Analysis
+		if again, err := signature.Analyze(res.Code, d); err != nil || !reflect.DeepEqual(again, b) {
+			t.Fatalf("the lifted analysis is not the lifted code's (%v):\n%s\n%+v\n%+v", err, res.Code, b, again)
+		}
 		if !reflect.DeepEqual(a.Signature, b.Signature) || a.Name != b.Name || a.Opaque != b.Opaque {
 			t.Fatalf("lifting changed the analysis: %v %s -> %v %s", a.Signature, a.Name, b.Signature, b.Name)
 		}

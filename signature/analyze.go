@@ -46,7 +46,16 @@ type Analysis struct {
 // code returns an *Error; so does code whose signature is empty (Feature
 // "empty_signature").
 func Analyze(code string, dialect Dialect) (*Analysis, error) {
-	return analyze(code, dialect, false)
+	return analyze(code, dialect, false, nil)
+}
+
+// analysed is what an analysis worked on, kept for lifting (AnalyzeLift):
+// the code's tokens, the resolved syntax tree of the source and the map
+// of the source's positions to the code's.
+type analysed struct {
+	toks []token
+	file *syntax.File
+	pm   *posMap
 }
 
 // analyze is Analyze. The token-level feature check only matters when the
@@ -57,7 +66,7 @@ func Analyze(code string, dialect Dialect) (*Analysis, error) {
 // and on a failure a feature found by the token check takes precedence, as
 // if it had run first. eager runs the check first; tests assert that both
 // give the same result.
-func analyze(code string, dialect Dialect, eager bool) (*Analysis, error) {
+func analyze(code string, dialect Dialect, eager bool, keep *analysed) (*Analysis, error) {
 	if dialect != Starlark && dialect != PythonAsync {
 		return nil, &Error{Feature: "dialect", Message: fmt.Sprintf("unknown dialect %q", dialect)}
 	}
@@ -117,9 +126,12 @@ func analyze(code string, dialect Dialect, eager bool) (*Analysis, error) {
 		source = applyEdits(code, edits)
 		pm = newPosMap(code, source, edits)
 	}
-	a, err := analyzeSource(source, pm)
+	a, file, err := analyzeSource(source, pm)
 	if err != nil {
 		return fail(err)
+	}
+	if keep != nil {
+		keep.toks, keep.file, keep.pm = toks, file, pm
 	}
 	if len(escapeWarnings) > 0 {
 		a.Warnings = append(a.Warnings, escapeWarnings...)
@@ -166,22 +178,22 @@ func checkEncoding(code string) *Error {
 	return nil
 }
 
-// analyzeSource parses, resolves and walks a Starlark block. pm maps
-// positions back to the code as written.
-func analyzeSource(source string, pm *posMap) (*Analysis, error) {
+// analyzeSource parses, resolves and walks a Starlark block, and returns
+// the resolved file too. pm maps positions back to the code as written.
+func analyzeSource(source string, pm *posMap) (*Analysis, *syntax.File, error) {
 	f, err := block.Parse("procedure", source)
 	if err != nil {
-		return nil, starlarkError(err, pm)
+		return nil, nil, starlarkError(err, pm)
 	}
 	for _, s := range f.Stmts[0].(*syntax.DefStmt).Body {
 		if l, ok := s.(*syntax.LoadStmt); ok {
 			line, col := pm.origPos(int(l.Load.Line), int(l.Load.Col))
-			return nil, errorAt(line, col, "load", "%s", keywordFeatures["load"][1])
+			return nil, nil, errorAt(line, col, "load", "%s", keywordFeatures["load"][1])
 		}
 	}
 	isPredeclared := func(string) bool { return true }
 	if err := resolve.File(f, isPredeclared, starlark.Universe.Has); err != nil {
-		return nil, starlarkError(err, pm)
+		return nil, nil, starlarkError(err, pm)
 	}
 	a := &Analysis{Source: source, Signature: []string{}, Parameters: []string{}, ProcRefs: []string{}, Warnings: []Warning{}}
 	sig := map[string]bool{}
@@ -237,7 +249,7 @@ func analyzeSource(source string, pm *posMap) (*Analysis, error) {
 	}
 	sortWarnings(a.Warnings)
 	a.Name = Name(a.Signature)
-	return a, nil
+	return a, f, nil
 }
 
 func isPredeclaredTools(e syntax.Expr) bool {

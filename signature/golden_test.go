@@ -108,8 +108,8 @@ func TestEagerFeatureCheck(t *testing.T) {
 
 func checkEagerAgrees(t *testing.T, code string, d Dialect) {
 	t.Helper()
-	a1, err1 := analyze(code, d, false)
-	a2, err2 := analyze(code, d, true)
+	a1, err1 := analyze(code, d, false, nil)
+	a2, err2 := analyze(code, d, true, nil)
 	if !reflect.DeepEqual(a1, a2) || !reflect.DeepEqual(err1, err2) {
 		t.Fatalf("lazy and eager feature checks differ on %q:\nlazy:  %+v %v\neager: %+v %v", code, a1, err1, a2, err2)
 	}

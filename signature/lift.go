@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/procgraph/procgraph/internal/block"
 	"go.starlark.net/resolve"
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
@@ -81,9 +81,13 @@ type LiftPlan struct {
 	dialect Dialect
 	a       *Analysis
 	Sites   []LiftSite
-	// spans are the sites' literals in the code as written; parallel to
-	// Sites (empty for a binding's use).
-	spans []span
+	// spans are the sites' literals in the code as written, srcSpans in
+	// the analysed source (python-async); parallel to Sites (empty for a
+	// binding's use).
+	spans, srcSpans []span
+	// srcLines are the analysed source's line offsets when it is not the
+	// code (python-async), else nil.
+	srcLines []int
 	// bindings are the candidate top-level bindings, by name.
 	bindings map[string]*liftBinding
 	// others are the keys (valueKey) of the literals written outside a
@@ -103,70 +107,73 @@ type liftBinding struct {
 	name  string
 	value any
 	stmt  span // name = literal, blanked when lifted
+	src   span // the same statement in the analysed source
 	line  int  // the literal's position
 	col   int
 	uses  []int // indexes of its sites
 	valid bool  // every use is a site after the assignment
 }
 
-// AnalyzeLift is Analyze, and the lifting plan of the same analysis.
+// AnalyzeLift is Analyze, and the lifting plan of the same analysis (its
+// tokens and syntax tree: the code is analysed once).
 func AnalyzeLift(code string, dialect Dialect) (*Analysis, *LiftPlan, error) {
-	a, err := Analyze(code, dialect)
+	var keep analysed
+	a, err := analyze(code, dialect, false, &keep)
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := newLiftPlan(code, dialect, a)
-	if err != nil {
-		return a, nil, err
-	}
-	return a, p, nil
+	return a, newLiftPlan(code, dialect, a, &keep), nil
 }
 
-// newLiftPlan parses a's source again and collects the candidates.
-func newLiftPlan(code string, dialect Dialect, a *Analysis) (*LiftPlan, error) {
-	f, err := parseResolved(a.Source)
-	if err != nil {
-		return nil, err
-	}
-	var pm *posMap
-	toks, terr := tokenize(code)
-	if terr != nil {
-		return nil, terr
-	}
-	if a.Source != code {
-		edits, err := rewriteAsync(code, toks)
-		if err != nil {
-			return nil, err
-		}
-		escapes, _ := escapeEdits(code, toks)
-		edits = mergeEdits(edits, escapes)
-		pm = newPosMap(code, a.Source, edits)
-	}
+// newLiftPlan collects the candidates of an analysis.
+func newLiftPlan(code string, dialect Dialect, a *Analysis, k *analysed) *LiftPlan {
 	p := &LiftPlan{code: code, dialect: dialect, a: a, bindings: map[string]*liftBinding{},
 		others: map[string]bool{}, taken: map[string]bool{}}
-	c := &collector{p: p, pm: pm, toks: toks, at: map[[2]int]int{}}
-	for i, t := range toks {
-		c.at[[2]int{t.Line, t.Col}] = i
+	c := &collector{p: p, pm: k.pm, toks: k.toks}
+	if a.Source != code {
+		p.srcLines = lineStarts(a.Source)
 	}
-	body := f.Stmts[0].(*syntax.DefStmt).Body
+	body := k.file.Stmts[0].(*syntax.DefStmt).Body
 	c.candidateBindings(body)
-	syntax.Walk(f, c.visit)
+	syntax.Walk(k.file, c.visit)
 	for _, b := range p.bindings {
 		b.valid = b.valid && len(b.uses) > 0 && len(b.uses) == c.refs[b.name]
 	}
-	return p, nil
+	return p
 }
 
-// parseResolved parses and resolves a block's Starlark source.
-func parseResolved(source string) (*syntax.File, error) {
-	f, err := block.Parse("procedure", source)
-	if err != nil {
-		return nil, err
+// lineStarts returns the byte offset of each line of s (line breaks as
+// go.starlark.net counts them).
+func lineStarts(s string) []int {
+	out := []int{0}
+	for i := 0; i < len(s); i++ {
+		if n := lineBreak(s, i); n > 0 {
+			i += n - 1
+			out = append(out, i+1)
+		}
 	}
-	if err := resolve.File(f, func(string) bool { return true }, starlark.Universe.Has); err != nil {
-		return nil, err
+	return out
+}
+
+// srcOffset is the byte offset in the analysed source of a syntax
+// position (nil srcLines: the source is the code).
+func (p *LiftPlan) srcOffset(pos syntax.Position) int {
+	src := p.a.Source
+	off := p.srcLines[int(pos.Line)-1]
+	for c := 1; c < int(pos.Col) && off < len(src); c++ {
+		_, n := utf8.DecodeRuneInString(src[off:])
+		off += n
 	}
-	return f, nil
+	return off
+}
+
+// srcSpan is the span of e in the analysed source.
+func (p *LiftPlan) srcSpan(start syntax.Position, e syntax.Expr) span {
+	if p.srcLines == nil {
+		return span{}
+	}
+	_, end := e.Span()
+	return span{p.srcOffset(start), p.srcOffset(end)}
 }
 
 // collector walks the resolved syntax tree for LiftPlan.
@@ -174,7 +181,6 @@ type collector struct {
 	p    *LiftPlan
 	pm   *posMap
 	toks []token
-	at   map[[2]int]int // token index by (line, column) in the code as written
 	// bindingOf maps a candidate binding's resolve.Binding to it; refs counts
 	// every reference to a candidate (its assignment aside).
 	bindingOf map[*resolve.Binding]*liftBinding
@@ -187,7 +193,11 @@ type collector struct {
 // position of the analysed source, or -1.
 func (c *collector) tokenAt(pos syntax.Position) int {
 	line, col := c.pm.origPos(int(pos.Line), int(pos.Col))
-	if i, ok := c.at[[2]int{line, col}]; ok {
+	i := sort.Search(len(c.toks), func(i int) bool {
+		t := c.toks[i]
+		return t.Line > line || t.Line == line && t.Col >= col
+	})
+	if i < len(c.toks) && c.toks[i].Line == line && c.toks[i].Col == col {
 		return i
 	}
 	return -1
@@ -351,7 +361,8 @@ func (c *collector) candidateBindings(body []syntax.Stmt) {
 			continue
 		}
 		line, col := c.pm.origPos(int(exprStart(as.RHS).Line), int(exprStart(as.RHS).Col))
-		lb := &liftBinding{name: id.Name, value: v, stmt: span{c.toks[i].Off, lit.end}, line: line, col: col, valid: true}
+		lb := &liftBinding{name: id.Name, value: v, stmt: span{c.toks[i].Off, lit.end}, src: c.p.srcSpan(id.NamePos, as.RHS),
+			line: line, col: col, valid: true}
 		c.p.bindings[id.Name] = lb
 		c.bindingOf[b] = lb
 		c.lhs[id] = true
@@ -483,7 +494,7 @@ func (c *collector) toolArg(tool string, arg syntax.Expr) {
 				}
 				lb.uses = append(lb.uses, len(c.p.Sites))
 				c.p.add(LiftSite{Tool: tool, Keyword: key.Name, Value: lb.value, Binding: lb.name,
-					Line: lb.line, Column: lb.col, CallLine: kline, CallColumn: kcol}, span{})
+					Line: lb.line, Column: lb.col, CallLine: kline, CallColumn: kcol}, span{}, span{})
 				return
 			}
 		}
@@ -500,12 +511,13 @@ func (c *collector) toolArg(tool string, arg syntax.Expr) {
 	}
 	start := exprStart(kw.Y)
 	line, col := c.pm.origPos(int(start.Line), int(start.Col))
-	c.p.add(LiftSite{Tool: tool, Keyword: key.Name, Value: v, Line: line, Column: col, CallLine: kline, CallColumn: kcol}, sp)
+	c.p.add(LiftSite{Tool: tool, Keyword: key.Name, Value: v, Line: line, Column: col, CallLine: kline, CallColumn: kcol}, sp, c.p.srcSpan(start, kw.Y))
 }
 
-func (p *LiftPlan) add(s LiftSite, sp span) {
+func (p *LiftPlan) add(s LiftSite, sp, src span) {
 	p.Sites = append(p.Sites, s)
 	p.spans = append(p.spans, sp)
+	p.srcSpans = append(p.srcSpans, src)
 }
 
 // reservedName reports whether name may not become a parameter: a
@@ -570,7 +582,7 @@ func (p *LiftPlan) Apply(accept func(LiftSite) Verdict, taken []string) *LiftRes
 			liftedBinding[name] = true
 			continue
 		}
-		if others[valueKey(b.value)] == false {
+		if !others[valueKey(b.value)] {
 			others = cloneSet(others)
 			others[valueKey(b.value)] = true
 		}
@@ -587,7 +599,8 @@ func (p *LiftPlan) Apply(accept func(LiftSite) Verdict, taken []string) *LiftRes
 		value any
 	}
 	groups := map[[2]string]*group{}
-	var edits []edit
+	var edits, srcEdits []edit
+	var flows []Flow // the lifted parameters' flows, positions in the code as written
 	reported := map[string]bool{}
 	for i, s := range p.Sites {
 		v := verdicts[i]
@@ -597,6 +610,7 @@ func (p *LiftPlan) Apply(accept func(LiftSite) Verdict, taken []string) *LiftRes
 			case liftedBinding[s.Binding]:
 				res.Lifted = append(res.Lifted, Lifted{Parameter: s.Binding, Tool: s.Tool, Argument: s.Keyword, Line: s.Line, Column: s.Column, Example: s.Value})
 				res.Examples[s.Binding] = s.Value
+				flows = append(flows, Flow{Parameter: s.Binding, Tool: s.Tool, Keyword: s.Keyword, Line: s.CallLine, Column: s.CallColumn})
 			case v.OK && !b.valid && !reported[s.Binding]:
 				reported[s.Binding] = true
 				warn(s, "%s is not lifted into a parameter: it is used outside tool arguments, bound more than once or after its use", s.Binding)
@@ -624,12 +638,19 @@ func (p *LiftPlan) Apply(accept func(LiftSite) Verdict, taken []string) *LiftRes
 		}
 		sp := p.spans[i]
 		edits = append(edits, edit{sp.off, sp.end, g.param + lineBreaks(p.code[sp.off:sp.end])})
+		if src := p.srcSpans[i]; p.srcLines != nil {
+			srcEdits = append(srcEdits, edit{src.off, src.end, g.param + lineBreaks(p.a.Source[src.off:src.end])})
+		}
+		flows = append(flows, Flow{Parameter: g.param, Tool: s.Tool, Keyword: s.Keyword, Line: s.CallLine, Column: s.CallColumn})
 		res.Lifted = append(res.Lifted, Lifted{Parameter: g.param, Tool: s.Tool, Argument: s.Keyword, Line: s.Line, Column: s.Column, Example: s.Value})
 		res.Examples[g.param] = s.Value
 	}
 	for name := range liftedBinding {
 		b := p.bindings[name]
 		edits = append(edits, edit{b.stmt.off, b.stmt.end, lineBreaks(p.code[b.stmt.off:b.stmt.end])})
+		if p.srcLines != nil {
+			srcEdits = append(srcEdits, edit{b.src.off, b.src.end, lineBreaks(p.a.Source[b.src.off:b.src.end])})
+		}
 	}
 	sortWarnings(res.Warnings)
 	if len(edits) == 0 {
@@ -640,14 +661,92 @@ func (p *LiftPlan) Apply(accept func(LiftSite) Verdict, taken []string) *LiftRes
 	slices.SortStableFunc(res.Lifted, func(a, b Lifted) int {
 		return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column), cmp.Compare(a.Tool, b.Tool), cmp.Compare(a.Argument, b.Argument))
 	})
+	slices.SortFunc(srcEdits, func(a, b edit) int { return cmp.Compare(a.Off, b.Off) })
 	res.Code = applyEdits(p.code, edits)
-	a, err := Analyze(res.Code, p.dialect)
+	a, err := p.liftedAnalysis(res.Code, edits, srcEdits, flows, res.Examples)
 	if msg := p.checkLifted(a, err, res.Examples); msg != "" {
 		none.Warnings = append(res.Warnings, Warning{Message: "nothing was lifted: " + msg})
 		return none
 	}
 	res.Analysis = a
 	return res
+}
+
+// liftedAnalysis is the analysis of the lifted code, code, made from the
+// plan's own (the code is not parsed again): what Analyze(code) gives, as
+// FuzzLift checks. edits made code of the code as written (srcEdits the
+// lifted source of the analysed one, python-async); flows are the lifted
+// parameters' flows (positions in the code as written).
+func (p *LiftPlan) liftedAnalysis(code string, edits, srcEdits []edit, flows []Flow, examples map[string]any) (*Analysis, error) {
+	old := p.a
+	source := code
+	if p.srcLines != nil {
+		source = applyEdits(old.Source, srcEdits)
+	}
+	toks, err := tokenize(source)
+	if err != nil {
+		return nil, err
+	}
+	a := &Analysis{Signature: old.Signature, Name: old.Name, CodeHash: CodeHash(code), StatementHash: statementHash(source, toks),
+		ProcRefs: old.ProcRefs, Opaque: old.Opaque, Source: source, Warnings: []Warning{}}
+	params := slices.Clone(old.Parameters)
+	for name := range examples {
+		if _, found := slices.BinarySearch(params, name); !found {
+			params = append(params, name)
+		}
+	}
+	slices.Sort(params)
+	a.Parameters = params
+	sh := shifter{orig: p.code, code: code, edits: edits}
+	for _, w := range old.Warnings {
+		if w.Line > 0 {
+			off := offsetOf(p.code, w.Line, w.Column)
+			if sh.inside(off) {
+				continue // about text lifting removed (an escape in a lifted string)
+			}
+			line, col := sh.pos(off)
+			w = Warning{Line: line, Column: col, Message: strings.Replace(w.Message,
+				fmt.Sprintf("line %d, column %d", w.Line, w.Column), fmt.Sprintf("line %d, column %d", line, col), 1)}
+		}
+		a.Warnings = append(a.Warnings, w)
+	}
+	sortWarnings(a.Warnings)
+	a.Flows = make([]Flow, 0, len(old.Flows)+len(flows))
+	for _, f := range append(slices.Clone(old.Flows), flows...) {
+		f.Line, f.Column = sh.pos(offsetOf(p.code, f.Line, f.Column))
+		a.Flows = append(a.Flows, f)
+	}
+	sortFlows(a.Flows)
+	return a, nil
+}
+
+// shifter maps offsets of the code as written to positions of the code
+// edits made of it.
+type shifter struct {
+	orig, code string
+	edits      []edit
+}
+
+// inside reports whether off is within an edit's replaced text.
+func (s shifter) inside(off int) bool {
+	for _, e := range s.edits {
+		if off >= e.Off && off < e.End {
+			return true
+		}
+	}
+	return false
+}
+
+// pos is the 1-based line and rune column in code of offset off of orig.
+func (s shifter) pos(off int) (int, int) {
+	delta := 0
+	for _, e := range s.edits {
+		if e.End > off {
+			break
+		}
+		delta += len(e.Repl) - (e.End - e.Off)
+	}
+	return lineColOf(s.code, off+delta)
 }
 
 // checkLifted is the lifted code's check: it analyses, with the same

@@ -18,6 +18,9 @@ func liftOf(t *testing.T, code string, d Dialect, accept func(LiftSite) Verdict)
 	if strings.Count(r.Code, "\n") != strings.Count(code, "\n") {
 		t.Fatalf("lines moved:\n%s\n---\n%s", code, r.Code)
 	}
+	if want, err := Analyze(r.Code, d); err != nil || !reflect.DeepEqual(r.Analysis, want) {
+		t.Fatalf("the lifted analysis is not Analyze's (%v):\n%+v\n%+v", err, r.Analysis, want)
+	}
 	return r
 }
 

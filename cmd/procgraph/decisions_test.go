@@ -43,8 +43,8 @@ func TestDecisionTable(t *testing.T) {
 		reason  string // the decision's reason; "" for 422
 		reached []string
 	}{
-		{"version not succeeded", off, failedName, map[string]any{"arguments": map[string]any{"q": "x"}, "phase": "interactive"}, 403, "procedure_not_succeeded", nil},
-		{"version not succeeded (on)", on, failedName, map[string]any{"arguments": map[string]any{"q": "x"}, "phase": "interactive", "reviewed_by": "op"}, 403, "procedure_not_succeeded", nil},
+		{"version not succeeded", off, failedName, map[string]any{"arguments": map[string]any{"q": "x", "task_id": 1}, "phase": "interactive"}, 403, "procedure_not_succeeded", nil},
+		{"version not succeeded (on)", on, failedName, map[string]any{"arguments": map[string]any{"q": "x", "task_id": 1}, "phase": "interactive", "reviewed_by": "op"}, 403, "procedure_not_succeeded", nil},
 		{"arguments fail the schema", off, readOnlyName, map[string]any{"arguments": map[string]any{"task": 1}, "phase": "automatic"}, 422, "", nil},
 		{"a string where the catalogue types an integer", off, readOnlyName, map[string]any{"arguments": map[string]any{"task_id": "5"}, "phase": "automatic"}, 422, "", nil},
 		{"arguments fail the schema (state-changing)", on, killName, map[string]any{"arguments": map[string]any{}, "phase": "interactive", "reviewed_by": "op"}, 422, "", nil},

@@ -156,7 +156,7 @@ func TestAuditNeverLeaks(t *testing.T) {
 	if !strings.Contains(string(mustJSON(t, out)), marker) {
 		t.Fatalf("the replay's own answer should carry the result: %v", out)
 	}
-	mustStatus(t, s.invoke(t, failing, map[string]any{"arguments": map[string]any{"q": marker}, "phase": "automatic"}), 200)
+	mustStatus(t, s.invoke(t, failing, map[string]any{"arguments": map[string]any{"q": marker, "task_id": 1}, "phase": "automatic"}), 200)
 	mustError(t, s.invoke(t, noting, map[string]any{"arguments": map[string]any{"q": marker}, "phase": "automatic"}), 403, "denied")
 	mustStatus(t, s.invoke(t, killName, map[string]any{"arguments": map[string]any{"task_id": 1}, "phase": "interactive", "reviewed_by": "op"}), 200)
 	mustError(t, s.invoke(t, name, map[string]any{"arguments": map[string]any{"task_id": 1, marker: 1}, "phase": "automatic"}), 422, "invalid_arguments")

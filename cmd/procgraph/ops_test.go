@@ -31,7 +31,7 @@ func TestMetricsAndOpenAPI(t *testing.T) {
 	mustCaptureName(t, s, killCode, "a")
 	failing := mustCaptureName(t, s, "a = tools.search_panda_docs(query=q)\nreturn [a, tools.get_retry_chain(task_id=1)]", "a")
 	mustStatus(t, s.invoke(t, readOnlyName, map[string]any{"arguments": map[string]any{"task_id": 1}, "phase": "automatic"}), 200)
-	mustStatus(t, s.invoke(t, failing, map[string]any{"arguments": map[string]any{"q": "x"}, "phase": "automatic"}), 200)
+	mustStatus(t, s.invoke(t, failing, map[string]any{"arguments": map[string]any{"q": "x", "task_id": 1}, "phase": "automatic"}), 200)
 	mustError(t, s.invoke(t, killName, map[string]any{"arguments": map[string]any{"task_id": 1}, "phase": "automatic"}), 403, "denied")
 	mustError(t, s.send(t, req{Method: "PUT", Path: "/v1/procedures/" + killName + "/auto-run", Body: map[string]any{"enabled": true}}), 409, "conflict")
 	mustError(t, s.get(t, "/v1/procedures?limit=x"), 400, "invalid_request")
