@@ -86,8 +86,8 @@ func (s *Service) AcceptDrift(ctx context.Context, r AcceptDriftRequest) (*Proce
 	if err != nil {
 		return nil, Decision{}, err
 	}
-	if !codeHashShape.MatchString(r.CodeHash) || strings.HasPrefix(r.CodeHash, "sha256:") {
-		return nil, Decision{}, fault.Errorf(fault.CodeNotFound, "procedure %s has no version %s", r.Name, r.CodeHash)
+	if err := checkVersionHash(r.Name, r.CodeHash); err != nil {
+		return nil, Decision{}, err
 	}
 	d := Decision{Kind: KindDrift, Procedure: p.Name, CodeHash: r.CodeHash, Outcome: Allowed, Reason: ReasonDriftAccepted,
 		Actor: r.Actor, Note: strings.TrimSpace(r.Reason)}

@@ -125,8 +125,8 @@ func (s *Service) Promote(ctx context.Context, r PromoteRequest) (*Procedure, De
 	if err != nil {
 		return nil, Decision{}, err
 	}
-	if !codeHashShape.MatchString(r.CodeHash) || strings.HasPrefix(r.CodeHash, "sha256:") {
-		return nil, Decision{}, fault.Errorf(fault.CodeNotFound, "procedure %s has no version %s", r.Name, r.CodeHash)
+	if err := checkVersionHash(r.Name, r.CodeHash); err != nil {
+		return nil, Decision{}, err
 	}
 	d := Decision{Kind: KindPromote, Procedure: r.Name, CodeHash: r.CodeHash, Outcome: Allowed, Reason: ReasonPromoted,
 		Actor: r.Actor, Note: strings.TrimSpace(r.Reason)}
@@ -167,4 +167,14 @@ func refusalText(reason string) string {
 		return "the procedure's current version did not succeed"
 	}
 	return reason
+}
+
+// checkVersionHash refuses, as not found, a code hash that cannot name a
+// version (the wrong shape, or the "sha256:" form the API never gives):
+// what promote and accept-drift answer before they write.
+func checkVersionHash(name, codeHash string) error {
+	if !codeHashShape.MatchString(codeHash) || strings.HasPrefix(codeHash, "sha256:") {
+		return fault.Errorf(fault.CodeNotFound, "procedure %s has no version %s", name, codeHash)
+	}
+	return nil
 }
