@@ -114,10 +114,17 @@ func TestProgressLineInATerminal(t *testing.T) {
 	term = startTerminal(t, []string{runMainEnv + "=1", "PROCGRAPH_URL=" + a.URL, "PROCGRAPH_TOKEN=" + a.agent, "TERM=xterm"},
 		exe, "turn", file, "--session", "tty2", "--phase", "interactive", "--arg", "panda_id=2", "--wait", "60s", "--json")
 	term.waitFor(`waiting up to 1m0s for an operator to review the turn… \d+s`)
+	// The progress line starts before the request is sent: the approval
+	// exists once the server has the turn, which may be a moment later.
 	var pending struct {
 		Approvals []struct{ ID string } `json:"approvals"`
 	}
-	a.send(t, req{Method: "GET", Path: "/v1/approvals?session=tty2", Token: &a.op}).Into(t, &pending)
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		a.send(t, req{Method: "GET", Path: "/v1/approvals?session=tty2", Token: &a.op}).Into(t, &pending)
+		if len(pending.Approvals) > 0 || time.Now().After(deadline) {
+			break
+		}
+	}
 	if len(pending.Approvals) != 1 {
 		t.Fatalf("approvals of tty2: %+v", pending)
 	}
