@@ -92,7 +92,7 @@ func mustBrowser(tb testing.TB) *browserTab {
 // run runs actions with a deadline.
 func (b *browserTab) run(tb testing.TB, actions ...chromedp.Action) {
 	tb.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	ctx, cancel := context.WithTimeout(b.ctx, 90*time.Second) // a deadline against hangs, not a timing check: a loaded CI machine is slow
 	defer cancel()
 	if err := chromedp.Run(ctx, actions...); err != nil {
 		tb.Fatalf("browser: %v\npage errors: %v", err, b.pageErrors())
@@ -114,7 +114,7 @@ func (b *browserTab) eval(tb testing.TB, expr string, out any) {
 // waitJS waits until a JavaScript expression is true.
 func (b *browserTab) waitJS(tb testing.TB, expr string) {
 	tb.Helper()
-	b.run(tb, chromedp.Poll(expr, nil, chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(20*time.Second)))
+	b.run(tb, chromedp.Poll(expr, nil, chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(60*time.Second)))
 }
 
 // open loads a console page (hash is "#/...") and waits until it rendered.
