@@ -165,19 +165,7 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (CaptureOutco
 		return CaptureOutcome{}, err
 	}
 	s.feed.Publish(Change{Kind: ChangeCapture, Procedure: res.Procedure.Name, CodeHash: a.CodeHash})
-	except := ""
-	if res.Created {
-		except = res.Procedure.Name
-	}
-	// The capture is recorded: a failure to find advice does not fail it,
-	// and the answer is then decorated with the catalogue last read.
-	suggestion, cat, _ := s.suggest(ctx, a.Signature, except)
-	if v == nil {
-		if cat == nil {
-			cat = s.heldCatalogue()
-		}
-		v = s.viewWithout(cat)
-	}
+	suggestion, v := s.captureSuggestion(ctx, res, v)
 	v.decorate(res.Procedure)
 	return CaptureOutcome{Procedure: res.Procedure, Created: res.Created, VersionCreated: res.VersionCreated, Counted: res.Counted,
 		Suggestion: suggestion, Lifted: lifted, Warnings: liftWarnings}, nil
@@ -192,6 +180,39 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (CaptureOutco
 // tools were listed, or stored before the rule) and its hashed name. Else
 // the names are tried in order, the next one only when a procedure of
 // another signature holds one (the store writes nothing then).
+// captureSuggestion is the Suggestion of a capture that stored res, and the
+// view its answer is decorated with (v when the capture read one). A
+// procedure is the only one of its signature, so a capture of one that
+// already existed and is exposed is Suggest's exact match: itself, found
+// with no page read (the page of the most used could miss it). Otherwise
+// Suggest, except the procedure the capture created; the capture is
+// recorded, so a failure to find advice does not fail it, and the answer
+// is then decorated with the catalogue last read.
+func (s *Service) captureSuggestion(ctx context.Context, res CaptureResult, v *view) (*Suggestion, *view) {
+	if !res.Created {
+		probe := v
+		if probe == nil {
+			probe = s.viewWithout(s.heldCatalogue())
+		}
+		probe.decorate(res.Procedure)
+		if res.Procedure.Exposed {
+			return sameSignature(res.Procedure.Name), probe
+		}
+	}
+	except := ""
+	if res.Created {
+		except = res.Procedure.Name
+	}
+	suggestion, cat, _ := s.suggest(ctx, res.Procedure.Signature, except)
+	if v == nil {
+		if cat == nil {
+			cat = s.heldCatalogue()
+		}
+		v = s.viewWithout(cat)
+	}
+	return suggestion, v
+}
+
 func (s *Service) captureNamed(ctx context.Context, in CaptureInput, v *view) (CaptureResult, error) {
 	var known func(string) bool
 	if v != nil {

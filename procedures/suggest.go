@@ -86,10 +86,16 @@ func (s *Service) suggest(ctx context.Context, signature []string, except string
 		return nil, cat, nil
 	}
 	if len(best.Signature) == len(signature) {
-		return &Suggestion{Tool: best.Name, Reason: SuggestSameSignature, Message: fmt.Sprintf(
-			"%s is an exposed procedure with exactly these tools: call it as a tool instead of sending this code again", best.Name)}, cat, nil
+		return sameSignature(best.Name), cat, nil
 	}
 	return &Suggestion{Tool: best.Name, Reason: SuggestCoveredBy, Message: fmt.Sprintf(
 		"%s is an exposed procedure that composes all of these tools (and %d more): call it as a tool instead of sending this code again",
 		best.Name, len(best.Signature)-len(signature))}, cat, nil
+}
+
+// sameSignature is the Suggestion of the exposed procedure name, whose
+// signature is exactly the code's.
+func sameSignature(name string) *Suggestion {
+	return &Suggestion{Tool: name, Reason: SuggestSameSignature, Message: fmt.Sprintf(
+		"%s is an exposed procedure with exactly these tools: call it as a tool instead of sending this code again", name)}
 }

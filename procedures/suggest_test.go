@@ -168,3 +168,33 @@ func mustGetProc(t *testing.T, svc *procedures.Service, name string) *procedures
 	}
 	return p
 }
+
+// TestCaptureSuggestsItselfBeyondThePage: a capture of an exposed procedure
+// that already existed suggests that procedure (the exact match), even when
+// more than a page of more used exposed procedures also hold its tools.
+func TestCaptureSuggestsItselfBeyondThePage(t *testing.T) {
+	svc := newService(t, false)
+	ctx := context.Background()
+	tools := []procedures.Tool{{Name: "get_jobs", ReadOnly: true}, {Name: "get_logs", ReadOnly: true}}
+	const more = 51 // one more than a page
+	for i := range more {
+		tools = append(tools, procedures.Tool{Name: fmt.Sprintf("extra_%02d", i), ReadOnly: true})
+	}
+	if _, err := svc.PutCatalogue(ctx, tools, "tester"); err != nil {
+		t.Fatal(err)
+	}
+	own := mustCapture(t, svc, procedures.CaptureRequest{Code: readOnlyCode, SessionID: "own-1"})
+	for i := range more {
+		code := fmt.Sprintf("a = tools.get_jobs(task_id=task_id)\nb = tools.extra_%02d(x=a)\nreturn tools.get_logs(jobs=b)\n", i)
+		for u := range 3 {
+			mustCapture(t, svc, procedures.CaptureRequest{Code: code, SessionID: fmt.Sprintf("more-%d-%d", i, u)})
+		}
+	}
+	again := mustCapture(t, svc, procedures.CaptureRequest{Code: readOnlyCode, SessionID: "own-2"})
+	if again.Created || !again.Procedure.Exposed {
+		t.Fatalf("the second capture: created %v, exposed %v", again.Created, again.Procedure.Exposed)
+	}
+	if s := again.Suggestion; s == nil || s.Tool != own.Procedure.Name || s.Reason != procedures.SuggestSameSignature {
+		t.Fatalf("suggestion %+v, want %s (%s)", s, own.Procedure.Name, procedures.SuggestSameSignature)
+	}
+}

@@ -23,5 +23,12 @@ func init() {
 			Packages: []string{"./graph/neo4j"},
 			Tests:    []string{"TestFindSparseToolsPlanBounded", "TestFindToolFilterPlans"},
 		},
+		{
+			Name:     "procedures/capture-suggests-from-the-page",
+			Why:      "a capture of an existing exposed procedure looks for its exact match in the page of the most used, which can miss it",
+			Edits:    []Edit{{Dir: "procedures", Files: "capture.go", Find: "if res.Procedure.Exposed {", Replace: "if false && res.Procedure.Exposed {"}},
+			Packages: []string{"./procedures"},
+			Tests:    []string{"TestCaptureSuggestsItselfBeyondThePage"},
+		},
 	}...)
 }
