@@ -136,3 +136,62 @@ func TestModernRevisionNeedsModernRequests(t *testing.T) {
 		t.Fatalf("a 2026-07-28 request: %s", got)
 	}
 }
+
+// TestStatelessUsageKeyIsTheHolder: a stateless proc__ call's usage key is
+// "mcp:" and the token holder's name, one key per holder: two calls by one
+// holder add one to the procedure's frequency, a call by another holder one
+// more, and a stateful session's call one more again.
+func TestStatelessUsageKeyIsTheHolder(t *testing.T) {
+	e := newEnv(t, false)
+	ro := e.capture(readOnlyCode)
+	frequency := func() int64 {
+		t.Helper()
+		p, err := e.svc.Get(context.Background(), ro.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.Frequency
+	}
+	before := frequency()
+	invoke := func(s *mcp.ClientSession) {
+		t.Helper()
+		if res := call(t, s, ro.Name, map[string]any{"task_id": 42}); res.IsError {
+			t.Fatalf("the call failed: %s", text(res))
+		}
+	}
+	steps := []struct {
+		name string
+		open func() *mcp.ClientSession
+		want int64
+	}{
+		{"a stateless holder's first call", func() *mcp.ClientSession { return e.mustConnectModern(t, "invoker") }, before + 1},
+		{"the same holder again, on a new connection", func() *mcp.ClientSession { return e.mustConnectModern(t, "invoker") }, before + 1},
+		{"another stateless holder", func() *mcp.ClientSession { return e.mustConnectModern(t, "operator") }, before + 2},
+		{"a stateful session of the first holder", func() *mcp.ClientSession {
+			s, err := e.tryConnect("/mcp", "invoker")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}, before + 3},
+	}
+	for _, st := range steps {
+		invoke(st.open())
+		if got := frequency(); got != st.want {
+			t.Fatalf("%s: frequency %d, want %d", st.name, got, st.want)
+		}
+	}
+}
+
+// mustConnectModern is connectModern to /mcp, failing the test on an error.
+func (e *env) mustConnectModern(t *testing.T, holder string) *mcp.ClientSession {
+	t.Helper()
+	s, err := e.connectModern("/mcp", holder, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.InitializeResult().ProtocolVersion; got != ModernRevision {
+		t.Fatalf("negotiated %s, want %s", got, ModernRevision)
+	}
+	return s
+}

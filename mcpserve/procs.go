@@ -137,10 +137,7 @@ func (h *Handler) invoke(name string) mcp.ToolHandler {
 		if err != nil {
 			return h.toolError(err), nil
 		}
-		sessionID := mcpSessionID(req)
-		if sessionID == "" {
-			sessionID = "mcp:" + c.name // stateless (see runCode)
-		}
+		sessionID := usageKey(req, c)
 		res, err := h.cfg.Replayer.Invoke(ctx, replay.InvokeRequest{
 			Name: name, Arguments: args, Phase: h.cfg.Phase, SessionID: sessionID,
 			ReviewerHasGrantScope: c.has(auth.ScopeGrant), Actor: c.name,

@@ -130,6 +130,15 @@ func (h *Handler) runCode(ctx context.Context, req *mcp.CallToolRequest, c calle
 	return pendingResult(ans.Turn, ans.Suggestion)
 }
 
+// usageKey is the usage key of a proc__ call: the MCP session's id, or on a
+// stateless request "mcp:" and the caller's name (see mcpSessionID).
+func usageKey(req *mcp.CallToolRequest, c caller) string {
+	if id := mcpSessionID(req); id != "" {
+		return id
+	}
+	return "mcp:" + c.name
+}
+
 // mcpSessionID is the MCP session of req, "" on a stateless request. A
 // stateless request's default turn session and usage key are "mcp:" and the
 // caller's name instead: a session_id a stateful client could name too, so

@@ -81,5 +81,12 @@ func init() {
 			Packages: []string{"./mcpserve", "./cmd/procgraph"},
 			Tests:    []string{"TestListensCountAsSessions", "TestMCPServerInfoAndRevision"},
 		},
+		{
+			Name:     "mcpserve/stateless-usage-key-shared",
+			Why:      "every stateless proc__ call counts under one usage key, whoever holds the token",
+			Edits:    []Edit{{Dir: "mcpserve", Files: "turns.go", Find: `return "mcp:" + c.name`, Replace: `return "mcp:"`}},
+			Packages: []string{"./mcpserve"},
+			Tests:    []string{"TestStatelessUsageKeyIsTheHolder"},
+		},
 	}...)
 }
