@@ -208,15 +208,19 @@ func (r *runner) runArgs(pattern string) []string {
 }
 
 // runPatterns returns the go test -run patterns that run exactly tests: one
-// for the top-level tests named whole, then one per top-level test named
-// by subtests (go test applies each level of a pattern to every test, so a
-// test run whole and one filtered to some subtests cannot share one). Each
-// level is matched exactly. validTests has checked that the subtests of one
-// top-level test are named at one depth.
+// for the top-level tests named whole, then one per top-level test and
+// depth of the subtests named (go test applies each level of a pattern to
+// every test, so a test run whole and one filtered to some subtests cannot
+// share one, nor can subtests named at two depths: the baseline joins the
+// tests of several mutants). Each level is matched exactly.
 func runPatterns(tests []string) []string {
+	type group struct {
+		top   string
+		depth int
+	}
 	var whole []string
-	subs := map[string][][]string{} // top-level test -> its named subtest paths, split
-	var tops []string
+	subs := map[group][][]string{} // a top-level test and depth -> its named subtest paths, split
+	var groups []group
 	for _, t := range tests {
 		parts := strings.Split(t, "/")
 		if len(parts) == 1 {
@@ -225,23 +229,24 @@ func runPatterns(tests []string) []string {
 			}
 			continue
 		}
-		if _, ok := subs[parts[0]]; !ok {
-			tops = append(tops, parts[0])
+		g := group{parts[0], len(parts)}
+		if _, ok := subs[g]; !ok {
+			groups = append(groups, g)
 		}
-		subs[parts[0]] = append(subs[parts[0]], parts[1:])
+		subs[g] = append(subs[g], parts[1:])
 	}
 	var out []string
 	if len(whole) > 0 {
 		out = append(out, exactly(whole))
 	}
-	for _, top := range tops {
-		if slices.Contains(whole, top) {
+	for _, g := range groups {
+		if slices.Contains(whole, g.top) {
 			continue // run whole already
 		}
-		levels := []string{exactly([]string{top})}
-		for i := range subs[top][0] {
+		levels := []string{exactly([]string{g.top})}
+		for i := range g.depth - 1 {
 			var names []string
-			for _, path := range subs[top] {
+			for _, path := range subs[g] {
 				if !slices.Contains(names, path[i]) {
 					names = append(names, path[i])
 				}

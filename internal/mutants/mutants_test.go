@@ -92,6 +92,8 @@ func TestRunPatterns(t *testing.T) {
 		{"subtests", []string{"TestStore/Bindings", "TestStore/Turns"}, []string{"^(TestStore)$/^(Bindings|Turns)$"}},
 		{"both", []string{"TestA", "TestStore/Bindings/x.y"}, []string{"^(TestA)$", `^(TestStore)$/^(Bindings)$/^(x\.y)$`}},
 		{"a test named whole and by a subtest", []string{"TestA", "TestA/b"}, []string{"^(TestA)$"}},
+		{"subtests of one test at two depths (two mutants' tests, as the baseline joins them)", []string{"TestStore/Bindings", "TestStore/Turns/pending", "TestStore/Drift"},
+			[]string{"^(TestStore)$/^(Bindings|Drift)$", "^(TestStore)$/^(Turns)$/^(pending)$"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := runPatterns(tc.tests); !slices.Equal(got, tc.want) {
