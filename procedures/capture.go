@@ -171,15 +171,6 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (CaptureOutco
 		Suggestion: suggestion, Lifted: lifted, Warnings: liftWarnings}, nil
 }
 
-// captureNamed stores in under the name of its signature (signature.Names,
-// against v's catalogue; v is nil for a plain signature, whose name the
-// catalogue does not change). A procedure keeps the name it was created under: a
-// signature whose name may depend on the catalogue or on the rule's history
-// (any that is not signature.Plain) is first looked up under every name it
-// can have been given — its Bamboo name (a long one created while all its
-// tools were listed, or stored before the rule) and its hashed name. Else
-// the names are tried in order, the next one only when a procedure of
-// another signature holds one (the store writes nothing then).
 // captureSuggestion is the Suggestion of a capture that stored res, and the
 // view its answer is decorated with (v when the capture read one). A
 // procedure is the only one of its signature, so a capture of one that
@@ -213,6 +204,15 @@ func (s *Service) captureSuggestion(ctx context.Context, res CaptureResult, v *v
 	return suggestion, v
 }
 
+// captureNamed stores in under the name of its signature (signature.Names,
+// against v's catalogue; v is nil for a plain signature, whose name the
+// catalogue does not change). A procedure keeps the name it was created under: a
+// signature whose name may depend on the catalogue or on the rule's history
+// (any that is not signature.Plain) is first looked up under every name it
+// can have been given — its Bamboo name (a long one created while all its
+// tools were listed, or stored before the rule) and its hashed name. Else
+// the names are tried in order, the next one only when a procedure of
+// another signature holds one (the store writes nothing then).
 func (s *Service) captureNamed(ctx context.Context, in CaptureInput, v *view) (CaptureResult, error) {
 	var known func(string) bool
 	if v != nil {
