@@ -119,12 +119,10 @@ func TestProgressLineInATerminal(t *testing.T) {
 	var pending struct {
 		Approvals []struct{ ID string } `json:"approvals"`
 	}
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	mustEventually(t, "the turn's approval", func() bool {
 		a.send(t, req{Method: "GET", Path: "/v1/approvals?session=tty2", Token: &a.op}).Into(t, &pending)
-		if len(pending.Approvals) > 0 || time.Now().After(deadline) {
-			break
-		}
-	}
+		return len(pending.Approvals) > 0
+	})
 	if len(pending.Approvals) != 1 {
 		t.Fatalf("approvals of tty2: %+v", pending)
 	}
