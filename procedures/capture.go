@@ -165,21 +165,21 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (CaptureOutco
 		return CaptureOutcome{}, err
 	}
 	s.feed.Publish(Change{Kind: ChangeCapture, Procedure: res.Procedure.Name, CodeHash: a.CodeHash})
-	suggestion, v := s.captureSuggestion(ctx, res, v)
-	v.decorate(res.Procedure)
+	suggestion := s.captureSuggestion(ctx, res, v)
 	return CaptureOutcome{Procedure: res.Procedure, Created: res.Created, VersionCreated: res.VersionCreated, Counted: res.Counted,
 		Suggestion: suggestion, Lifted: lifted, Warnings: liftWarnings}, nil
 }
 
-// captureSuggestion is the Suggestion of a capture that stored res, and the
-// view its answer is decorated with (v when the capture read one). A
-// procedure is the only one of its signature, so a capture of one that
+// captureSuggestion is the Suggestion of a capture that stored res, and
+// decorates res.Procedure for the answer (with v when the capture read one).
+// A procedure is the only one of its signature, so a capture of one that
 // already existed and is exposed is Suggest's exact match: itself, found
 // with no page read (the page of the most used could miss it). Otherwise
 // Suggest, except the procedure the capture created; the capture is
 // recorded, so a failure to find advice does not fail it, and the answer
 // is then decorated with the catalogue last read.
-func (s *Service) captureSuggestion(ctx context.Context, res CaptureResult, v *view) (*Suggestion, *view) {
+func (s *Service) captureSuggestion(ctx context.Context, res CaptureResult, v *view) *Suggestion {
+	var decoratedWith *Catalogue
 	if !res.Created {
 		probe := v
 		if probe == nil {
@@ -187,8 +187,9 @@ func (s *Service) captureSuggestion(ctx context.Context, res CaptureResult, v *v
 		}
 		probe.decorate(res.Procedure)
 		if res.Procedure.Exposed {
-			return sameSignature(res.Procedure.Name), probe
+			return sameSignature(res.Procedure.Name)
 		}
+		decoratedWith = probe.cat
 	}
 	except := ""
 	if res.Created {
@@ -201,7 +202,10 @@ func (s *Service) captureSuggestion(ctx context.Context, res CaptureResult, v *v
 		}
 		v = s.viewWithout(cat)
 	}
-	return suggestion, v
+	if decoratedWith == nil || v.cat != decoratedWith {
+		v.decorate(res.Procedure)
+	}
+	return suggestion
 }
 
 // captureNamed stores in under the name of its signature (signature.Names,
