@@ -107,11 +107,10 @@ func (h *Handler) runCode(ctx context.Context, req *mcp.CallToolRequest, c calle
 		return nil, err
 	}
 	if a.SessionID == "" {
-		key := mcpSessionID(req)
-		if key == "" {
-			key = c.name
+		a.SessionID = usageKey(req, c) // stateless: "mcp:" and the caller's name
+		if id := mcpSessionID(req); id != "" {
+			a.SessionID = "mcp:" + id
 		}
-		a.SessionID = "mcp:" + key
 	}
 	ans, err := h.cfg.Gate.Submit(ctx, gate.TurnRequest{Code: a.Code, Dialect: a.Dialect, SessionID: a.SessionID,
 		Phase: h.cfg.Phase, Arguments: a.Arguments, Summary: a.Summary, Actor: c.name, MayCapture: c.has(auth.ScopeCapture)})
