@@ -122,8 +122,11 @@ func (c *procJSON) appendProcedure(b []byte, p *procedures.Procedure) ([]byte, e
 		b = json.AppendEscape(append(b, `{"tool":`...), d.Tool, jsonFlags)
 		return append(json.AppendEscape(append(b, `,"change":`...), d.Change, jsonFlags), '}')
 	})
+	b, err := json.Append(append(b, `,"health":`...), p.Health, jsonFlags)
+	if err != nil {
+		return b, err
+	}
 	if p.Score != nil {
-		var err error
 		if b, err = json.Append(append(b, `,"score":`...), *p.Score, jsonFlags); err != nil {
 			return b, err
 		}

@@ -115,6 +115,15 @@ func randomProcedure(r *rand.Rand) *procedures.Procedure {
 		p.Baseline = &procedures.Baseline{}
 		p.DriftRevision = randomString(r)
 	}
+	if maybe() {
+		for range r.IntN(4) + 1 {
+			class := ""
+			if maybe() {
+				class = procedures.FailureClasses[r.IntN(len(procedures.FailureClasses))]
+			}
+			p.Health = p.Health.Add(procedures.Run{Failure: class, Duration: time.Duration(r.IntN(40000)) * time.Millisecond, At: randomTime(r)})
+		}
+	}
 	return p
 }
 

@@ -96,6 +96,8 @@ type Procedure struct {
 	// catalogue (DriftOf its Baseline), derived by the service.
 	Stale bool    `json:"stale"`
 	Drift []Drift `json:"drift"`
+	// Health is the current version's.
+	Health Health `json:"health"`
 	// Baseline is the current version's, as stored (nil: not yet given one).
 	Baseline *Baseline `json:"-"`
 	// DriftRevision is the catalogue revision Stale and Drift were derived
@@ -165,6 +167,8 @@ type Version struct {
 	// the service (docs/design.md "Drift").
 	Stale bool    `json:"stale"`
 	Drift []Drift `json:"drift"`
+	// Health is how the version's runs went.
+	Health Health `json:"health"`
 	// Baseline is what the version was last known to work with (nil: a
 	// version stored before drift was kept, not yet given one).
 	Baseline *Baseline `json:"-"`
@@ -173,7 +177,7 @@ type Version struct {
 // Listed returns v as an entry of a list of versions: without its code.
 func (v Version) Listed() Version {
 	return Version{CodeHash: v.CodeHash, CapturedAt: v.CapturedAt, Frequency: v.Frequency, Status: v.Status, Current: v.Current,
-		Stale: v.Stale, Drift: v.Drift, Baseline: v.Baseline}
+		Stale: v.Stale, Drift: v.Drift, Health: v.Health, Baseline: v.Baseline}
 }
 
 // Cause is something procedures addressed, e.g. "input dataset unavailable".

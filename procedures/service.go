@@ -184,6 +184,23 @@ func (s *Service) Decisions(ctx context.Context, f DecisionFilter) ([]Decision, 
 // RecordReplay counts a successful replay of the version codeHash of name
 // under usageKey, linking cause when set.
 func (s *Service) RecordReplay(ctx context.Context, name, codeHash, usageKey, cause string) error {
-	_, err := s.store.RecordUse(ctx, UseInput{Name: name, CodeHash: codeHash, UsageKey: usageKey, Cause: cause, Replay: true, At: s.now()})
+	return s.RecordRun(ctx, name, codeHash, usageKey, cause, nil)
+}
+
+// RecordRun counts a finished run of the version codeHash of name in its
+// health (run; nil counts none): a successful one is also a replay under
+// usageKey, linking cause when set; a failed one counts in the health
+// only (UseInput).
+func (s *Service) RecordRun(ctx context.Context, name, codeHash, usageKey, cause string, run *Run) error {
+	in := UseInput{Name: name, CodeHash: codeHash, UsageKey: usageKey, Cause: cause, Replay: true, At: s.now()}
+	if run != nil {
+		r := *run
+		r.At = in.At
+		in.Run = &r
+		if r.Failure != "" {
+			in.Replay, in.Cause = false, ""
+		}
+	}
+	_, err := s.store.RecordUse(ctx, in)
 	return err
 }

@@ -172,7 +172,10 @@ type CaptureResult struct {
 // procedure (frequency) and per version; Cause, when set, links the cause
 // and counts the key on the edge. Replay marks a successful replay: it also
 // increments use_count and sets last_used_at to At unless it is already
-// later (replays may finish out of order).
+// later (replays may finish out of order). Run, when set, is a finished
+// run of the version: it adds to the version's Health (Run.Delta) in the
+// same transaction. A failed run (Run.Failure set, Replay false) counts in
+// the health only: no usage key, cause, use_count or last_used_at.
 type UseInput struct {
 	Name     string
 	CodeHash string // the version used; "" means the current one
@@ -180,7 +183,12 @@ type UseInput struct {
 	Cause    string
 	Replay   bool
 	At       time.Time
+	Run      *Run
 }
+
+// FailedRun reports whether in is a failed run (it counts in the health
+// only).
+func (in UseInput) FailedRun() bool { return in.Run != nil && in.Run.Failure != "" }
 
 // UseResult is what a use did.
 type UseResult struct {

@@ -340,13 +340,16 @@ func (r *Replayer) replay(ctx context.Context, c *chain, name string, args map[s
 	}
 	ev.Str("decision", d.ID).Str("procedure", name).Str("code_hash", d.CodeHash).Str("status", out.Status).
 		Int("calls", len(out.Calls)).Dur("duration", r.now().Sub(start)).Int("depth", len(c.path)).Msg("replay run")
+	// The run happened: count it in the version's health (and a success
+	// as a replay) even if the request's deadline or its caller is gone by
+	// now.
+	run := &procedures.Run{Failure: FailureClass(res.Err), Duration: r.now().Sub(start)}
+	if err := r.svc.RecordRun(context.WithoutCancel(ctx), name, d.CodeHash, c.usageKey, cause, run); err != nil {
+		// The run happened: report it, and say in the log that it was not counted.
+		r.log.Warn().Err(err).Str("procedure", name).Str("code_hash", d.CodeHash).Str("status", out.Status).
+			Msg("replay: a run could not be counted")
+	}
 	if out.Status == StatusSucceeded {
-		// The replay happened: count it even if the request's deadline or
-		// its caller is gone by now.
-		if err := r.svc.RecordReplay(context.WithoutCancel(ctx), name, d.CodeHash, c.usageKey, cause); err != nil {
-			// The replay happened: report it, and say in the log that it was not counted.
-			r.log.Warn().Err(err).Str("procedure", name).Str("code_hash", d.CodeHash).Msg("replay: a successful replay could not be counted")
-		}
 		if prep.p.Stale && d.CodeHash == prep.p.CodeHash {
 			// It worked under the catalogue it was prepared with: its
 			// drift is cleared (docs/design.md "Drift").

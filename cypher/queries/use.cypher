@@ -14,6 +14,12 @@ MERGE (vk:UsageKey {id: 'v:' + toString(size(v.id)) + ':' + v.id + ':' + $key})
 WITH p, v, vk, vk._new IS NOT NULL AS versionCounted
 REMOVE vk._new
 SET v.frequency = v.frequency + CASE WHEN versionCounted THEN 1 ELSE 0 END
+// The run, when there is one ($health is its procedures.HealthDelta, or
+// null): counted in the version's health.
+FOREACH (_ IN CASE WHEN $health IS NULL THEN [] ELSE [1] END |
+  SET v.health =
+#include health_add
+)
 
 // Once per procedure; a replay also counts a use.
 WITH p

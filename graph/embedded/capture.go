@@ -257,6 +257,14 @@ func validateUse(in *procedures.UseInput) error {
 	if len(in.CodeHash) > maxPart || strings.IndexByte(in.CodeHash, 0) >= 0 {
 		return invalid("code_hash", "code hash is malformed")
 	}
+	if in.Run != nil {
+		if _, ok := in.Run.Delta(); !ok {
+			return invalid("run", "run failure class %q is not one of %v", in.Run.Failure, procedures.FailureClasses)
+		}
+		if in.FailedRun() && in.Replay {
+			return invalid("run", "a failed run is not a replay")
+		}
+	}
 	return nil
 }
 
@@ -283,10 +291,25 @@ func (s *Store) RecordUse(ctx context.Context, in procedures.UseInput) (procedur
 		if ver == nil {
 			return fault.Errorf(fault.CodeNotFound, "procedure %s has no version %s", in.Name, hash)
 		}
+		if in.Run != nil {
+			d, _ := in.Run.Delta() // validateUse checked it
+			ver.Health = d.Apply(ver.Health)
+			if in.FailedRun() {
+				if err := putVersion(tx, in.Name, ver); err != nil {
+					return err
+				}
+				res.Procedure, err = loadProcedure(tx, in.Name)
+				return err
+			}
+		}
+		versionChanged := in.Run != nil
 		if added, err := addKey(tx, bKeysVersion, key(in.Name, hash, in.UsageKey)); err != nil {
 			return err
 		} else if added {
 			ver.Frequency++
+			versionChanged = true
+		}
+		if versionChanged {
 			if err := putVersion(tx, in.Name, ver); err != nil {
 				return err
 			}

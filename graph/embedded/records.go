@@ -53,6 +53,8 @@ type versionRecord struct {
 	// Baseline is the version's drift baseline (nil: stored before drift
 	// was kept; upgradeBaselines gives it one).
 	Baseline *procedures.Baseline `json:"baseline,omitempty"`
+	// Health is the version's health vector (procedures.HealthDelta).
+	Health []int64 `json:"health,omitempty"`
 }
 
 // causeRecord is a cause as stored, with its maintained counts.
@@ -81,7 +83,7 @@ func (r *versionRecord) version(current bool) procedures.Version {
 		CodeHash: r.CodeHash, Code: r.Code, Dialect: r.Dialect, Parameters: r.Parameters,
 		InputSchema: r.InputSchema, Opaque: r.Opaque, Warnings: r.Warnings, Summary: r.Summary,
 		Metadata: r.Metadata, CapturedAt: fromMs(r.CapturedAt), Frequency: r.Frequency,
-		Status: r.Status, Current: current, Baseline: r.Baseline,
+		Status: r.Status, Current: current, Baseline: r.Baseline, Health: procedures.HealthOf(r.Health),
 	}
 }
 
@@ -103,6 +105,7 @@ func (r *procRecord) procedure(cur *versionRecord, causes []procedures.CauseLink
 		p.Code, p.Dialect, p.CodeHash = cur.Code, cur.Dialect, cur.CodeHash
 		p.Parameters, p.InputSchema, p.Status = cur.Parameters, cur.InputSchema, cur.Status
 		p.Opaque, p.Warnings, p.Baseline = cur.Opaque, cur.Warnings, cur.Baseline
+		p.Health = procedures.HealthOf(cur.Health)
 	}
 	return p
 }

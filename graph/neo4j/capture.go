@@ -228,8 +228,17 @@ func captureParams(in procedures.CaptureInput) (map[string]any, error) {
 func versionID(name, hash string) string { return name + "|" + hash }
 
 // RecordUse counts a use of an existing procedure in one statement
-// (use.cypher), which also returns the procedure as it now is.
+// (use.cypher; a failed run's, use_failed.cypher), which also returns the
+// procedure as it now is.
 func (s *Store) RecordUse(ctx context.Context, in procedures.UseInput) (procedures.UseResult, error) {
+	var health any
+	if in.Run != nil {
+		d, ok := in.Run.Delta()
+		if !ok {
+			return procedures.UseResult{}, invalid("run", "run failure class %q is not one of %v", in.Run.Failure, procedures.FailureClasses)
+		}
+		health = map[string]any{"keep": d.Keep, "add": d.Add, "floor": d.Floor}
+	}
 	switch {
 	case in.Name == "":
 		return procedures.UseResult{}, invalid("name", "a use needs a procedure name")
@@ -237,16 +246,21 @@ func (s *Store) RecordUse(ctx context.Context, in procedures.UseInput) (procedur
 		return procedures.UseResult{}, invalid("usage_key", "a use needs a usage key")
 	case in.At.IsZero():
 		return procedures.UseResult{}, invalid("at", "a use needs a time")
+	case in.FailedRun() && in.Replay:
+		return procedures.UseResult{}, invalid("run", "a failed run is not a replay")
 	}
 	params := map[string]any{
 		"name":   in.Name,
 		"hash":   nilIfEmpty(in.CodeHash),
-		"key":    in.UsageKey,
-		"cause":  nilIfEmpty(strings.TrimSpace(in.Cause)),
-		"replay": in.Replay,
-		"at":     dbTime(in.At),
+		"health": health,
 	}
-	recs, err := query(ctx, s, "record use", neo4j.AccessModeWrite, "use", params)
+	statement := "use_failed"
+	if !in.FailedRun() {
+		statement = "use"
+		params["key"], params["replay"], params["at"] = in.UsageKey, in.Replay, dbTime(in.At)
+		params["cause"] = nilIfEmpty(strings.TrimSpace(in.Cause))
+	}
+	recs, err := query(ctx, s, "record use", neo4j.AccessModeWrite, statement, params)
 	if err != nil {
 		return procedures.UseResult{}, err
 	}

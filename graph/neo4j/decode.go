@@ -55,13 +55,14 @@ const (
 	vOpaque
 	vWarnings
 	vBaseline
+	vHealth
 )
 
 // versionFields names the fields of the procedure fragment's version list.
 var versionFields = []string{
 	vCodeHash: "code_hash", vCode: "code", vDialect: "dialect", vParameters: "parameters",
 	vInputSchema: "input_schema", vStatus: "status", vOpaque: "opaque", vWarnings: "warnings",
-	vBaseline: "baseline",
+	vBaseline: "baseline", vHealth: "health",
 }
 
 // causeFields names the fields of each cause of the procedure fragment.
@@ -121,6 +122,7 @@ func decodeProcedure(v any) (*procedures.Procedure, error) {
 		p.Opaque = v.bool(vOpaque)
 		jsonShared(v, vWarnings, warningCache, &p.Warnings)
 		jsonShared(v, vBaseline, baselineCache, &p.Baseline)
+		p.Health = procedures.HealthOf(v.ints(vHealth))
 		if v.err != nil {
 			return nil, v.err
 		}
@@ -169,6 +171,7 @@ func decodeVersion(v any, current string) (procedures.Version, error) {
 	r.json("metadata", &out.Metadata)
 	r.json("warnings", &out.Warnings)
 	r.json("baseline", &out.Baseline)
+	out.Health = procedures.HealthOf(r.ints("health"))
 	out.Current = out.CodeHash == current
 	return out, r.err
 }

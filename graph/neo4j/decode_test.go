@@ -56,7 +56,7 @@ func procedureRow() []any {
 		at, at, at,
 		true, "ana", at, "ok", "h1", nil,
 		nil, nil, nil,
-		[]any{"h1", "return 1", "starlark", []any{"task_id"}, `{"type":"object"}`, "validated", false, "[]", `{"tools":[]}`},
+		[]any{"h1", "return 1", "starlark", []any{"task_id"}, `{"type":"object"}`, "validated", false, "[]", `{"tools":[]}`, []any{int64(2), int64(1)}},
 		[]any{[]any{"b", int64(1)}, []any{"a", int64(2)}, []any{"c", int64(1)}},
 	}
 }
@@ -75,6 +75,7 @@ func TestDecodeProcedure(t *testing.T) {
 		InputSchema: map[string]any{"type": "object"}, Status: "validated", Warnings: []procedures.Warning{},
 		Causes:   []procedures.CauseLink{{Name: "a", Frequency: 2}, {Name: "b", Frequency: 1}, {Name: "c", Frequency: 1}},
 		Baseline: &procedures.Baseline{Tools: []procedures.ToolContract{}},
+		Health:   procedures.HealthOf([]int64{2, 1}),
 	}
 	if !reflect.DeepEqual(p, want) {
 		t.Fatalf("got  %+v\nwant %+v", p, want)
@@ -131,7 +132,7 @@ func TestDecodeProcedureMalformed(t *testing.T) {
 		{"retired_at a bool", with(func(r []any) { r[pRetiredAt] = true }), "field retired_at is bool, want datetime"},
 		{"version a map", with(func(r []any) { r[pVersion] = map[string]any{} }), "procedure version is map[string]interface {}, want a list"},
 		{"version too short", version(func(v []any) { v[len(v)-1] = nil }), ""}, // (valid: null warnings)
-		{"version short", with(func(r []any) { r[pVersion] = []any{"h1"} }), "procedure version has 1 fields, want 9"},
+		{"version short", with(func(r []any) { r[pVersion] = []any{"h1"} }), "procedure version has 1 fields, want 10"},
 		{"schema not JSON", version(func(v []any) { v[vInputSchema] = "{" }), "field input_schema: unexpected end of JSON input"},
 		{"schema a JSON list", version(func(v []any) { v[vInputSchema] = "[1]" }), "field input_schema: json: cannot unmarshal array"},
 		{"schema a number", version(func(v []any) { v[vInputSchema] = int64(1) }), "field input_schema is int64, want string"},
@@ -139,6 +140,8 @@ func TestDecodeProcedureMalformed(t *testing.T) {
 		{"warnings of strings", version(func(v []any) { v[vWarnings] = `["x"]` }), "field warnings: json: cannot unmarshal string"},
 		{"opaque a string", version(func(v []any) { v[vOpaque] = "no" }), "field opaque is string, want boolean"},
 		{"parameters a map", version(func(v []any) { v[vParameters] = map[string]any{} }), "field parameters is map[string]interface {}, want list"},
+		{"health a string", version(func(v []any) { v[vHealth] = "[1]" }), "field health is string, want list"},
+		{"health of floats", version(func(v []any) { v[vHealth] = []any{1.5} }), "field health is float64, want list of integers"},
 		{"causes a string", with(func(r []any) { r[pCauses] = "a" }), "field causes is string, want list"},
 		{"cause a map", with(func(r []any) { r[pCauses] = []any{map[string]any{"name": "a"}} }), "procedure cause is map[string]interface {}, want a list"},
 		{"cause short", with(func(r []any) { r[pCauses] = []any{[]any{"a"}} }), "procedure cause has 1 fields, want 2"},

@@ -75,6 +75,8 @@ func (r *row) strings(key string) []string { return r.stringsOf(key, r.m[key]) }
 
 func (r *row) list(key string) []any { return r.listOf(key, r.m[key]) }
 
+func (r *row) ints(key string) []int64 { return r.intsOf(key, r.m[key]) }
+
 // json decodes the JSON string property key into dst; null leaves dst alone.
 func (r *row) json(key string, dst any) { r.jsonOf(key, r.m[key], dst) }
 
@@ -157,6 +159,27 @@ func (r *row) stringsOf(key string, v any) []string {
 	}
 }
 
+func (r *row) intsOf(key string, v any) []int64 {
+	switch v := v.(type) {
+	case nil:
+		return nil
+	case []any:
+		out := make([]int64, len(v))
+		for i, x := range v {
+			n, ok := x.(int64)
+			if !ok {
+				r.fail(key, x, "list of integers")
+				return nil
+			}
+			out[i] = n
+		}
+		return out
+	default:
+		r.fail(key, v, "list")
+		return nil
+	}
+}
+
 func (r *row) listOf(key string, v any) []any {
 	switch v := v.(type) {
 	case nil:
@@ -216,6 +239,8 @@ func (f *fields) timePtr(i int) *time.Time { return f.timePtrOf(f.names[i], f.v[
 func (f *fields) strings(i int) []string { return f.stringsOf(f.names[i], f.v[i]) }
 
 func (f *fields) list(i int) []any { return f.listOf(f.names[i], f.v[i]) }
+
+func (f *fields) ints(i int) []int64 { return f.intsOf(f.names[i], f.v[i]) }
 
 func (f *fields) null(i int) bool { return f.v[i] == nil }
 

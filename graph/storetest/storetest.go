@@ -67,6 +67,7 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) procedures.Store) {
 		{"ToolTotals", testToolTotals},
 		{"FindSparseTools", testFindSparseTools},
 		{"Drift", testDrift},
+		{"Health", testHealth},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) { g.run(t, newStore) })

@@ -1,0 +1,15 @@
+// A failed run of a stored version (Store.RecordUse with a failed Run, the
+// only statement of its write transaction): it counts in the version's
+// health only, returning the procedure as it now is (the procedure
+// fragment). No row when the procedure or the version ($hash, or the
+// current one when $hash is null) does not exist: nothing is written then.
+// Like use.cypher it locks the procedure first (its updated_at), so runs of
+// one procedure add to its health one after another.
+MATCH (p:Procedure {name: $name})-[:HAS_VERSION]->(v:ProcedureVersion)
+WHERE v.code_hash = coalesce($hash, p.code_hash)
+SET p.updated_at = p.updated_at
+SET v.health =
+#include health_add
+RETURN
+#include procedure
+AS procedure;
