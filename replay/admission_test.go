@@ -96,7 +96,9 @@ func TestAdmissionDeadlineCountsWait(t *testing.T) {
 			e := newEnv(t, rn.r, false)
 			p := e.Capture(replaytest.ReadOnlyCode)
 			adm := sandbox.NewAdmission(sandbox.AdmissionConfig{Slots: 1})
-			const timeout = 2 * time.Second
+			// Seconds, not less: under -race on a loaded machine the held
+			// run takes a while to give its slot back once opened.
+			const timeout = 4 * time.Second
 			// task_id 1 waits for open; task_id 2 waits for its deadline.
 			d := &gateDispatcher{open: make(chan struct{}), arrived: make(chan string, 10)}
 			long := replay.New(e.Service, rn.r, d, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}, Admission: adm})
