@@ -9,8 +9,12 @@ import (
 )
 
 // Format is the version of the dump format this build writes (docs/dumps.md
-// "The dump format"). It reads it and FormatV1.
-const Format = 2
+// "The dump format"). It reads it, FormatV2 and FormatV1.
+const Format = 3
+
+// FormatV2 is the format before versions carried their health: its
+// version records have none.
+const FormatV2 = 2
 
 // FormatV1 is the first format: its procedure records have no
 // search_parts, which the reader derives from the record (SearchParts of
@@ -116,6 +120,8 @@ type VersionRecord struct {
 	CapturedAt  time.Time            `json:"captured_at"`
 	Frequency   int64                `json:"frequency"`
 	Status      procedures.Status    `json:"status"`
+	// Health is new in format 3 (nil: the version never ran).
+	Health *HealthRecord `json:"health,omitempty"`
 }
 
 // UsageRecord is one usage key counted on a procedure, one of its

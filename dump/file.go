@@ -228,8 +228,8 @@ func NewReader(r io.Reader) (*Reader, error) {
 	if err := d.decode(data, &h); err != nil {
 		return nil, err
 	}
-	if h.Format != Format && h.Format != FormatV1 {
-		return nil, d.errf("dump format %d; this procgraph reads formats %d and %d", h.Format, FormatV1, Format)
+	if h.Format != Format && h.Format != FormatV2 && h.Format != FormatV1 {
+		return nil, d.errf("dump format %d; this procgraph reads formats %d to %d", h.Format, FormatV1, Format)
 	}
 	d.header = &h
 	return d, nil
@@ -342,6 +342,13 @@ func (d *Reader) Next() (Record, error) {
 	case TypeVersion:
 		r.Version = &VersionRecord{}
 		err = d.decode(data, r.Version)
+		if h := r.Version.Health; err == nil && h != nil {
+			if d.header.Format < Format {
+				err = d.errf("health in a format %d dump", d.header.Format)
+			} else if why := h.check(); why != "" {
+				err = d.errf("version %s of %s: invalid health: %s", r.Version.CodeHash, r.Version.Procedure, why)
+			}
+		}
 	case TypeUsage:
 		r.Usage = &UsageRecord{}
 		err = d.decode(data, r.Usage)

@@ -22,6 +22,23 @@ import (
 	"github.com/procgraph/procgraph/signature"
 )
 
+// validHealth is the health of validDump's version: a success, then a
+// tool error.
+func validHealth() *dump.HealthRecord {
+	at := time.Date(2026, 1, 2, 3, 4, 6, 0, time.UTC)
+	h := procedures.Health{}.Add(procedures.Run{Duration: 3 * time.Millisecond, At: at})
+	return dump.HealthRecordOf(h.Add(procedures.Run{Failure: procedures.FailureToolError, Duration: time.Second, At: at.Add(time.Second)}))
+}
+
+// healthJSON is how validDump's version line carries its health.
+func healthJSON(tb testing.TB) string {
+	b, err := json.Marshal(validHealth())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return `,"health":` + string(b)
+}
+
 // validDump is a small dump written by Writer: a catalogue, a cause, a
 // procedure group with every part and a decision.
 func validDump(tb testing.TB) []byte {
@@ -41,7 +58,8 @@ func validDump(tb testing.TB) []byte {
 		{Type: dump.TypeProcedure, Procedure: &dump.ProcedureRecord{Name: "proc__get_jobs", Signature: []string{"get_jobs"},
 			Current: h1, Frequency: 1, CreatedAt: at, UpdatedAt: at, Grant: &procedures.Grant{Enabled: true, GrantedAt: at, CodeHash: h1},
 			SearchParts: []string{"get_jobs", "get jobs", "slow"}}},
-		{Type: dump.TypeVersion, Version: &dump.VersionRecord{Procedure: "proc__get_jobs", CodeHash: h1, Code: code, CapturedAt: at, Frequency: 1, Status: procedures.StatusSucceeded}},
+		{Type: dump.TypeVersion, Version: &dump.VersionRecord{Procedure: "proc__get_jobs", CodeHash: h1, Code: code, CapturedAt: at, Frequency: 1, Status: procedures.StatusSucceeded,
+			Health: validHealth()}},
 		{Type: dump.TypeUsage, Usage: &dump.UsageRecord{Scope: dump.UsageVersion, Procedure: "proc__get_jobs", CodeHash: h1, Key: "k"}},
 		{Type: dump.TypeUsage, Usage: &dump.UsageRecord{Scope: dump.UsageProcedure, Procedure: "proc__get_jobs", Key: "k"}},
 		{Type: dump.TypeEdge, Edge: &dump.EdgeRecord{Cause: "slow", Procedure: "proc__get_jobs", Frequency: 1}},
@@ -89,18 +107,27 @@ func TestValidDumpReads(t *testing.T) {
 	}
 }
 
-// TestDumpFormats: a format 1 dump (no search_parts) reads, its procedures'
-// search parts derived from their signature and summary; format 1 with
-// search_parts, an unknown format and bad search parts are refused naming
-// the line.
+// TestDumpFormats: a format 2 dump (no health) and a format 1 dump (no
+// search_parts either) read, format 1's search parts derived from their
+// signature and summary; format 1 with search_parts, format 2 with
+// health, an unknown format, bad search parts and a health that no runs
+// could add up to are refused naming the line.
 func TestDumpFormats(t *testing.T) {
 	reseal := func(data []byte, from, to string) []byte { return resealed(t, data, from, to) }
-	v2 := validDump(t)
-	if recs, err := readAll(v2); err != nil || !slices.Equal(recs[2].Procedure.SearchParts, []string{"get_jobs", "get jobs", "slow"}) {
-		t.Errorf("format 2 search parts = %v, %v", recs, err)
+	v3 := validDump(t)
+	recs, err := readAll(v3)
+	if err != nil || !slices.Equal(recs[2].Procedure.SearchParts, []string{"get_jobs", "get jobs", "slow"}) {
+		t.Fatalf("format 3 search parts = %v, %v", recs, err)
+	}
+	if h := recs[3].Version.Health.Health(); h.Runs != 2 || h.Failures[procedures.FailureToolError] != 1 || h.Percentile(0.5) == nil {
+		t.Errorf("format 3 health = %+v", h)
+	}
+	v2 := reseal(reseal(v3, `"format":3`, `"format":2`), healthJSON(t), "")
+	if recs, err := readAll(v2); err != nil || recs[3].Version.Health != nil {
+		t.Fatalf("format 2 dump: %v, %v; want it read, its version without health", recs, err)
 	}
 	v1 := reseal(reseal(v2, `"format":2`, `"format":1`), `,"search_parts":["get_jobs","get jobs","slow"]`, "")
-	recs, err := readAll(v1)
+	recs, err = readAll(v1)
 	if err != nil {
 		t.Fatalf("format 1 dump refused: %v", err)
 	}
@@ -111,8 +138,16 @@ func TestDumpFormats(t *testing.T) {
 		name, want string
 		dump       []byte
 	}{
-		{"format 3", "line 1: dump format 3", reseal(v2, `"format":2`, `"format":3`)},
+		{"format 4", "line 1: dump format 4", reseal(v2, `"format":2`, `"format":4`)},
 		{"format 1 with search parts", "line 4: search_parts in a format 1", reseal(v2, `"format":2`, `"format":1`)},
+		{"format 2 with health", "line 5: health in a format 2", reseal(v3, `"format":3`, `"format":2`)},
+		{"health runs not its parts", "line 5: version", reseal(v3, `"runs":2`, `"runs":3`)},
+		{"health of no run", "line 5: version", reseal(v3, healthJSON(t), `,"health":{"runs":0,"succeeded":0,"failed":0,"failures":{},"duration_buckets":[],"last_success_at":null,"last_failure_at":null,"last_failure_class":"","consecutive_failures":0}`)},
+		{"health unknown class", "line 5: version", reseal(v3, `"failures":{"tool_error":1}`, `"failures":{"cosmic_ray":1}`)},
+		{"health negative bucket", "line 5: version", reseal(v3, `"duration_buckets":[0,0,1,0,0,0,0,0,0,1,`, `"duration_buckets":[0,0,3,0,0,0,0,0,0,-1,`)},
+		{"health short buckets", "line 5: version", reseal(v3, `"duration_buckets":[0,0,1,0,0,0,0,0,0,1,`, `"duration_buckets":[1,1,`)},
+		{"health consecutive past failed", "line 5: version", reseal(v3, `"consecutive_failures":1`, `"consecutive_failures":2`)},
+		{"health last class counts none", "line 5: version", reseal(v3, `"last_failure_class":"tool_error"`, `"last_failure_class":"timeout"`)},
 		{"repeated part", "line 4: procedure proc__get_jobs: search_parts", reseal(v2, `"slow"]`, `"get_jobs"]`)},
 		{"empty part", "line 4: procedure proc__get_jobs: search_parts", reseal(v2, `"slow"]`, `""]`)},
 		{"too many parts", "line 4: procedure proc__get_jobs: search_parts", reseal(v2, `"slow"]`, `"slow"`+manyParts()+`]`)},

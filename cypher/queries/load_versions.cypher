@@ -8,7 +8,7 @@ CREATE (v:ProcedureVersion {id: r.id})
 SET v.procedure = r.procedure, v.code_hash = r.code_hash, v.code = r.code, v.dialect = r.dialect,
     v.parameters = r.parameters, v.input_schema = r.input_schema, v.opaque = r.opaque, v.warnings = r.warnings,
     v.summary = r.summary, v.metadata = r.metadata, v.captured_at = r.captured_at, v.frequency = r.frequency,
-    v.status = r.status
+    v.status = r.status, v.health = r.health
 CREATE (p)-[:HAS_VERSION]->(v)
 FOREACH (_ IN CASE WHEN r.current = r.code_hash THEN [1] ELSE [] END |
   CREATE (p)-[:CURRENT]->(v)

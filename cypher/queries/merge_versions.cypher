@@ -1,7 +1,8 @@
 // Dumped versions merged into the store (Store.Load with merge, docs/dumps.md
 // "Merging"): a version the store lacks is created as dumped but with
 // frequency 0 (merge_usage.cypher counts its keys); one it holds becomes
-// succeeded when the dumped one did and takes the earlier captured_at.
+// succeeded when the dumped one did, takes the earlier captured_at and the
+// health of more runs.
 // r.current is the dump's current version of the procedure: it becomes
 // the current one when the procedure has none yet (created by this
 // merge), or when it succeeded and the procedure's current has not (as a
@@ -13,13 +14,16 @@ MERGE (v:ProcedureVersion {id: r.id})
   ON CREATE SET v.procedure = r.procedure, v.code_hash = r.code_hash, v.code = r.code, v.dialect = r.dialect,
     v.parameters = r.parameters, v.input_schema = r.input_schema, v.opaque = r.opaque, v.warnings = r.warnings,
     v.summary = r.summary, v.metadata = r.metadata, v.captured_at = r.captured_at, v.frequency = 0,
-    v.status = r.status, v._new = true
+    v.status = r.status, v.health = r.health, v._new = true
 WITH p, r, v, v._new IS NOT NULL AS created
 REMOVE v._new
 FOREACH (_ IN CASE WHEN created THEN [1] ELSE [] END |
   CREATE (p)-[:HAS_VERSION]->(v)
 )
 SET v.status = CASE WHEN r.status = 'succeeded' THEN 'succeeded' ELSE v.status END,
+    // dump.MergeHealth: the health of more runs (runs is its first element),
+    // the store's on a tie.
+    v.health = CASE WHEN coalesce(r.health[0], 0) > coalesce(v.health[0], 0) THEN r.health ELSE v.health END,
     v.captured_at = CASE WHEN r.captured_at < v.captured_at THEN r.captured_at ELSE v.captured_at END
 WITH p, r, v
 OPTIONAL MATCH (p)-[cur:CURRENT]->(cv:ProcedureVersion)

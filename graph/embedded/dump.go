@@ -136,6 +136,7 @@ func dumpProcedure(tx *bolt.Tx, k, v []byte, sink dump.Sink) error {
 			Procedure: name, CodeHash: r.CodeHash, Code: r.Code, Dialect: r.Dialect, Parameters: r.Parameters,
 			InputSchema: r.InputSchema, Opaque: r.Opaque, Warnings: r.Warnings, Summary: r.Summary, Metadata: r.Metadata,
 			CapturedAt: fromMs(r.CapturedAt), Frequency: r.Frequency, Status: r.Status,
+			Health: dump.HealthRecordOf(procedures.HealthOf(r.Health)),
 		}})
 	})
 	if err != nil {

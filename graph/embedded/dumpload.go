@@ -7,6 +7,7 @@ import (
 
 	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/search"
 )
 
@@ -160,8 +161,16 @@ func versionFromDump(v *dump.VersionRecord) *versionRecord {
 	return &versionRecord{
 		CodeHash: v.CodeHash, Code: v.Code, Dialect: v.Dialect, Parameters: v.Parameters, InputSchema: v.InputSchema,
 		Opaque: v.Opaque, Warnings: v.Warnings, Summary: v.Summary, Metadata: v.Metadata,
-		CapturedAt: ms(v.CapturedAt), Frequency: v.Frequency, Status: v.Status,
+		CapturedAt: ms(v.CapturedAt), Frequency: v.Frequency, Status: v.Status, Health: healthVector(v.Health.Health()),
 	}
+}
+
+// healthVector is h as a version record keeps it: nil when it never ran.
+func healthVector(h procedures.Health) []int64 {
+	if h.Runs == 0 {
+		return nil
+	}
+	return h.Vector()
 }
 
 // usageKey is the bucket and key of a dumped usage key.

@@ -171,6 +171,7 @@ func mergeVersion(tx *bolt.Tx, v *dump.VersionRecord, group *dump.ProcedureRecor
 			ver.Status = procedures.StatusSucceeded
 		}
 		ver.CapturedAt = min(ver.CapturedAt, ms(v.CapturedAt))
+		ver.Health = healthVector(dump.MergeHealth(procedures.HealthOf(ver.Health), v.Health.Health()))
 	}
 	if err := putVersion(tx, v.Procedure, ver); err != nil {
 		return err

@@ -190,6 +190,7 @@ func dumpProcedures(ctx context.Context, tx neo4j.ManagedTransaction, after stri
 				Procedure: p.Name, CodeHash: dv.CodeHash, Code: dv.Code, Dialect: dv.Dialect, Parameters: dv.Parameters,
 				InputSchema: dv.InputSchema, Opaque: dv.Opaque, Warnings: dv.Warnings, Summary: dv.Summary, Metadata: dv.Metadata,
 				CapturedAt: dv.CapturedAt, Frequency: dv.Frequency, Status: dv.Status,
+				Health: dump.HealthRecordOf(dv.Health),
 			}})
 			owners = append(owners, map[string]any{"scope": "version", "procedure": p.Name, "code_hash": dv.CodeHash, "cause": nil})
 		}

@@ -226,7 +226,8 @@ func loadRow(r dump.Record) (map[string]any, error) {
 		return map[string]any{"procedure": v.Procedure, "id": versionID(v.Procedure, v.CodeHash), "code_hash": v.CodeHash,
 			"code": v.Code, "dialect": v.Dialect, "parameters": stringList(v.Parameters), "input_schema": schema,
 			"opaque": v.Opaque, "warnings": warnings, "summary": v.Summary, "metadata": meta,
-			"captured_at": dbTime(v.CapturedAt), "frequency": v.Frequency, "status": string(v.Status)}, nil
+			"captured_at": dbTime(v.CapturedAt), "frequency": v.Frequency, "status": string(v.Status),
+			"health": healthVector(v.Health.Health())}, nil
 	case dump.TypeUsage:
 		u := r.Usage
 		scope := u.Scope
@@ -310,4 +311,12 @@ func (s *Store) reclassifyAll(ctx context.Context, stmt string) error {
 		}
 		after = names[len(names)-1]
 	}
+}
+
+// healthVector is h as a version node keeps it: null when it never ran.
+func healthVector(h procedures.Health) any {
+	if h.Runs == 0 {
+		return nil
+	}
+	return h.Vector()
 }

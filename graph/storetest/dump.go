@@ -59,9 +59,12 @@ func FillScenarios(tb testing.TB, s procedures.Store) {
 	callsKill := Real([]string{NameOf(kill...)}, "hc", "k7", At(8))
 	MustCapture(tb, s, callsKill)
 	for i, key := range []string{"u1", "u2", "u2"} {
-		MustRecordUse(tb, s, procedures.UseInput{Name: NameOf(jobs...), UsageKey: key, Cause: "stuck job", Replay: true, At: At(10 + i)})
+		MustRecordUse(tb, s, procedures.UseInput{Name: NameOf(jobs...), UsageKey: key, Cause: "stuck job", Replay: true, At: At(10 + i),
+			Run: &procedures.Run{Duration: time.Duration(1+40*i) * time.Millisecond, At: At(10 + i)}})
 	}
 	MustRecordUse(tb, s, procedures.UseInput{Name: NameOf(kill...), CodeHash: hk, UsageKey: "u3", At: At(14)})
+	MustRecordUse(tb, s, procedures.UseInput{Name: NameOf(kill...), CodeHash: hk, UsageKey: "u4", At: At(15),
+		Run: &procedures.Run{Failure: procedures.FailureTimeout, Duration: 20 * time.Second, At: At(15)}})
 
 	name := NameOf(jobs...)
 	if _, err := s.Promote(ctx, name, h2, Decision(procedures.KindPromote, name, h2, At(20))); err != nil {

@@ -32,5 +32,33 @@ func init() {
 			Packages: []string{"./graph/neo4j"},
 			Tests:    []string{"TestHealthAddIsGos"},
 		},
+		{
+			Name:     "dump/health-unchecked",
+			Why:      "a dump's health is taken as written: a crafted dump shows a failing version as always succeeding (runs that do not add up)",
+			Edits:    []Edit{{Dir: "dump", Find: "} else if why := h.check(); why != \"\" {", Replace: "} else if why := \"\"; why != \"\" {"}},
+			Packages: []string{"./dump"},
+			Tests:    []string{"TestDumpFormats"},
+		},
+		{
+			Name:     "embedded/merge-keeps-store-health",
+			Why:      "a merge keeps the store's health even when the dump's version ran more: the runs of the other history are lost",
+			Edits:    []Edit{{Dir: "graph/embedded", Find: "ver.Health = healthVector(dump.MergeHealth(procedures.HealthOf(ver.Health), v.Health.Health()))", Replace: "_ = dump.MergeHealth"}},
+			Packages: []string{"./graph/embedded"},
+			Tests:    []string{"TestDumpMerge/the_target's_state_is_kept"},
+		},
+		{
+			Name:     "neo4j/merge-keeps-store-health",
+			Why:      "merge_versions.cypher keeps the store's health even when the dump's version ran more",
+			Edits:    []Edit{{Dir: "cypher/queries", Files: "merge_versions.cypher", Find: "v.health = CASE WHEN coalesce(r.health[0], 0) > coalesce(v.health[0], 0) THEN r.health ELSE v.health END,", Replace: "v.health = v.health,"}},
+			Packages: []string{"./graph/neo4j"},
+			Tests:    []string{"TestDumpMerge"},
+		},
+		{
+			Name:     "neo4j/dump-drops-health",
+			Why:      "a Neo4j dump leaves out its versions' health: a restore forgets which versions fail",
+			Edits:    []Edit{{Dir: "graph/neo4j", Find: "\t\t\t\tHealth: dump.HealthRecordOf(dv.Health),\n", Replace: "\n"}},
+			Packages: []string{"./graph/neo4j"},
+			Tests:    []string{"TestDumpRoundTrip"},
+		},
 	}...)
 }

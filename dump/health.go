@@ -1,0 +1,110 @@
+package dump
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/procgraph/procgraph/procedures"
+)
+
+// HealthRecord is a version's health as a dump carries it (new in format
+// 3; absent when the version never ran): the counts, the failures by
+// class, the duration histogram's buckets (procedures.HealthBounds, then
+// the runs above them) and the last success and failure.
+type HealthRecord struct {
+	Runs                int64            `json:"runs"`
+	Succeeded           int64            `json:"succeeded"`
+	Failed              int64            `json:"failed"`
+	Failures            map[string]int64 `json:"failures"`
+	DurationBuckets     []int64          `json:"duration_buckets"`
+	LastSuccessAt       *time.Time       `json:"last_success_at"`
+	LastFailureAt       *time.Time       `json:"last_failure_at"`
+	LastFailureClass    string           `json:"last_failure_class"`
+	ConsecutiveFailures int64            `json:"consecutive_failures"`
+}
+
+// HealthRecordOf is h as a dump carries it, nil when the version never ran.
+func HealthRecordOf(h procedures.Health) *HealthRecord {
+	if h.Runs == 0 {
+		return nil
+	}
+	return &HealthRecord{Runs: h.Runs, Succeeded: h.Succeeded, Failed: h.Failed, Failures: h.Failures,
+		DurationBuckets: h.Buckets, LastSuccessAt: h.LastSuccessAt, LastFailureAt: h.LastFailureAt,
+		LastFailureClass: h.LastFailureClass, ConsecutiveFailures: h.ConsecutiveFailures}
+}
+
+// Health is the health r holds (none for nil).
+func (r *HealthRecord) Health() procedures.Health {
+	if r == nil {
+		return procedures.HealthOf(nil)
+	}
+	return procedures.Health{Runs: r.Runs, Succeeded: r.Succeeded, Failed: r.Failed, Failures: r.Failures,
+		Buckets: r.DurationBuckets, LastSuccessAt: r.LastSuccessAt, LastFailureAt: r.LastFailureAt,
+		LastFailureClass: r.LastFailureClass, ConsecutiveFailures: r.ConsecutiveFailures}
+}
+
+// check returns why r cannot be a health that runs added up to, "" when it
+// can: no negative count, runs the sum of successes and failures and of
+// the buckets, failures by known class summing to the failed runs, a
+// last failure's class exactly when there was a failure.
+func (r *HealthRecord) check() string {
+	if r.Runs < 1 || r.Succeeded < 0 || r.Failed < 0 || r.ConsecutiveFailures < 0 {
+		return "a count is negative, or runs is 0 (a version that never ran has no health)"
+	}
+	if r.Succeeded+r.Failed != r.Runs {
+		return fmt.Sprintf("succeeded %d + failed %d is not runs %d", r.Succeeded, r.Failed, r.Runs)
+	}
+	if r.ConsecutiveFailures > r.Failed {
+		return fmt.Sprintf("consecutive failures %d are more than the failed runs %d", r.ConsecutiveFailures, r.Failed)
+	}
+	var failed int64
+	for class, n := range r.Failures {
+		if !slices.Contains(procedures.FailureClasses, class) || n < 1 {
+			return fmt.Sprintf("failure class %q with %d runs (classes: %v, each at least 1)", class, n, procedures.FailureClasses)
+		}
+		failed += n
+	}
+	if failed != r.Failed {
+		return fmt.Sprintf("failures by class sum to %d, not failed %d", failed, r.Failed)
+	}
+	if len(r.DurationBuckets) != len(procedures.HealthBounds)+1 {
+		return fmt.Sprintf("%d duration buckets, want %d", len(r.DurationBuckets), len(procedures.HealthBounds)+1)
+	}
+	var inBuckets int64
+	for _, n := range r.DurationBuckets {
+		if n < 0 {
+			return "a duration bucket is negative"
+		}
+		inBuckets += n
+	}
+	if inBuckets != r.Runs {
+		return fmt.Sprintf("duration buckets sum to %d, not runs %d", inBuckets, r.Runs)
+	}
+	if (r.Failed > 0) != (r.LastFailureClass != "") || (r.Failed > 0) != (r.LastFailureAt != nil) {
+		return "a last failure (class and time) must be given exactly when a run failed"
+	}
+	if (r.Succeeded > 0) != (r.LastSuccessAt != nil) {
+		return "a last success time must be given exactly when a run succeeded"
+	}
+	if r.LastFailureClass != "" && r.Failures[r.LastFailureClass] == 0 {
+		return fmt.Sprintf("the last failure's class %q counts no failure", r.LastFailureClass)
+	}
+	for _, t := range []*time.Time{r.LastSuccessAt, r.LastFailureAt} {
+		if t != nil && t.UnixMilli() <= 0 {
+			return "a last success or failure is at or before 1970"
+		}
+	}
+	return ""
+}
+
+// MergeHealth is the health a merge keeps of a version both sides hold:
+// the one of more runs (runs are counted without a key, so two histories
+// cannot be matched: a merge undercounts rather than count a run twice,
+// as it does use_count), the store's on a tie.
+func MergeHealth(store, dumped procedures.Health) procedures.Health {
+	if dumped.Runs > store.Runs {
+		return dumped
+	}
+	return store
+}
