@@ -111,10 +111,12 @@ func TestBindingChecksCostNoStoreCall(t *testing.T) {
 }
 
 // The store calls of a turn decided (and run) by a policy and by a grant,
-// as they were before bindings.
+// as they were before bindings, and one RecordUse since health: the
+// turn's run counted in the health of a stored version of its code (none
+// here: nothing is written).
 const (
-	bindCostPolicyCalls = "AppendDecision×2 Catalogue×2 GetMany×1 Get×1 Policy×1 RecordUse×1 Version×1"
-	bindCostGrantCalls  = "AppendDecision×2 Catalogue×2 GetMany×1 Get×1 Policy×1 RecordUse×1 Version×1"
+	bindCostPolicyCalls = "AppendDecision×2 Catalogue×2 GetMany×1 Get×1 Policy×1 RecordUse×2 Version×1"
+	bindCostGrantCalls  = "AppendDecision×2 Catalogue×2 GetMany×1 Get×1 Policy×1 RecordUse×2 Version×1"
 )
 
 // BenchmarkTurnDecidedByBinding measures a turn decided by a session

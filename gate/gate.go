@@ -391,12 +391,19 @@ func turnDenied(d procedures.Decision) error {
 
 // execute runs an allowed turn in the sandbox.
 func (g *Gate) execute(ctx context.Context, t Turn, b *block, d procedures.Decision, allowed []string, reviewer string) *TurnAnswer {
+	started := g.r.Now()
 	out := g.r.RunBlock(ctx, replay.RunRequest{Block: b.rb, Decision: d, Allowed: allowed, UsageKey: procedures.UsageKey(t.SessionID, ""), Bound: b.bind,
 		Request: replay.InvokeRequest{Name: b.a.Name, Phase: t.Phase, SessionID: t.SessionID, Actor: t.RequestedBy,
 			ReviewedBy: reviewer, ReviewerHasGrantScope: reviewer != ""}})
 	t.Status = TurnSucceeded
 	if out.Status != replay.StatusSucceeded {
 		t.Status = TurnFailed
+	}
+	// A turn whose code is a stored version's is a run of that version:
+	// its health counts it (docs/design.md "Health of each version").
+	run := procedures.Run{Failure: replay.FailureClass(out.Error), Duration: g.r.Now().Sub(started)}
+	if err := g.svc.RecordBlockRun(context.WithoutCancel(ctx), b.a.Name, t.CodeHash, procedures.UsageKey(t.SessionID, ""), run); err != nil {
+		g.r.Logger().Warn().Err(err).Str("turn", t.ID).Msg("turn: the run could not be counted in its version's health")
 	}
 	g.r.Logger().Info().Str("turn", t.ID).Str("decision", d.ID).Str("code_hash", t.CodeHash).Str("status", out.Status).Msg("turn run")
 	return &TurnAnswer{InvokeResult: out, Turn: t}

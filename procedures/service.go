@@ -204,3 +204,16 @@ func (s *Service) RecordRun(ctx context.Context, name, codeHash, usageKey, cause
 	_, err := s.store.RecordUse(ctx, in)
 	return err
 }
+
+// RecordBlockRun counts a run of a block that is not a replay (a turn) in
+// the health of the stored version whose code it ran, the version
+// codeHash of the procedure name, when there is one; nothing when there is
+// none.
+func (s *Service) RecordBlockRun(ctx context.Context, name, codeHash, usageKey string, run Run) error {
+	run.At = s.now()
+	_, err := s.store.RecordUse(ctx, UseInput{Name: name, CodeHash: codeHash, UsageKey: usageKey, At: run.At, Run: &run})
+	if fault.ErrorCode(err) == fault.CodeNotFound {
+		return nil
+	}
+	return err
+}

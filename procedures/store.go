@@ -174,8 +174,9 @@ type CaptureResult struct {
 // increments use_count and sets last_used_at to At unless it is already
 // later (replays may finish out of order). Run, when set, is a finished
 // run of the version: it adds to the version's Health (Run.Delta) in the
-// same transaction. A failed run (Run.Failure set, Replay false) counts in
-// the health only: no usage key, cause, use_count or last_used_at.
+// same transaction. A run that is not a replay (a failed one, or a turn's
+// run of a stored version's code) counts in the health only: no usage
+// key, cause, use_count or last_used_at. A failed run is never a replay.
 type UseInput struct {
 	Name     string
 	CodeHash string // the version used; "" means the current one
@@ -186,9 +187,13 @@ type UseInput struct {
 	Run      *Run
 }
 
-// FailedRun reports whether in is a failed run (it counts in the health
-// only).
-func (in UseInput) FailedRun() bool { return in.Run != nil && in.Run.Failure != "" }
+// HealthOnly reports whether in counts in the version's health only: a
+// run that is not a replay.
+func (in UseInput) HealthOnly() bool { return in.Run != nil && !in.Replay }
+
+// FailedReplay reports whether in is a failed run marked a replay (which
+// the stores refuse).
+func (in UseInput) FailedReplay() bool { return in.Run != nil && in.Run.Failure != "" && in.Replay }
 
 // UseResult is what a use did.
 type UseResult struct {

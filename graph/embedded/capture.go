@@ -261,7 +261,7 @@ func validateUse(in *procedures.UseInput) error {
 		if _, ok := in.Run.Delta(); !ok {
 			return invalid("run", "run failure class %q is not one of %v", in.Run.Failure, procedures.FailureClasses)
 		}
-		if in.FailedRun() && in.Replay {
+		if in.FailedReplay() {
 			return invalid("run", "a failed run is not a replay")
 		}
 	}
@@ -294,7 +294,7 @@ func (s *Store) RecordUse(ctx context.Context, in procedures.UseInput) (procedur
 		if in.Run != nil {
 			d, _ := in.Run.Delta() // validateUse checked it
 			ver.Health = d.Apply(ver.Health)
-			if in.FailedRun() {
+			if in.HealthOnly() {
 				if err := putVersion(tx, in.Name, ver); err != nil {
 					return err
 				}

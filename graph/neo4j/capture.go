@@ -228,7 +228,8 @@ func captureParams(in procedures.CaptureInput) (map[string]any, error) {
 func versionID(name, hash string) string { return name + "|" + hash }
 
 // RecordUse counts a use of an existing procedure in one statement
-// (use.cypher; a failed run's, use_failed.cypher), which also returns the
+// (use.cypher; a run that counts in the health only, use_health.cypher),
+// which also returns the
 // procedure as it now is.
 func (s *Store) RecordUse(ctx context.Context, in procedures.UseInput) (procedures.UseResult, error) {
 	var health any
@@ -246,7 +247,7 @@ func (s *Store) RecordUse(ctx context.Context, in procedures.UseInput) (procedur
 		return procedures.UseResult{}, invalid("usage_key", "a use needs a usage key")
 	case in.At.IsZero():
 		return procedures.UseResult{}, invalid("at", "a use needs a time")
-	case in.FailedRun() && in.Replay:
+	case in.FailedReplay():
 		return procedures.UseResult{}, invalid("run", "a failed run is not a replay")
 	}
 	params := map[string]any{
@@ -254,8 +255,8 @@ func (s *Store) RecordUse(ctx context.Context, in procedures.UseInput) (procedur
 		"hash":   nilIfEmpty(in.CodeHash),
 		"health": health,
 	}
-	statement := "use_failed"
-	if !in.FailedRun() {
+	statement := "use_health"
+	if !in.HealthOnly() {
 		statement = "use"
 		params["key"], params["replay"], params["at"] = in.UsageKey, in.Replay, dbTime(in.At)
 		params["cause"] = nilIfEmpty(strings.TrimSpace(in.Cause))

@@ -10,7 +10,7 @@ import (
 )
 
 // TestHealthAddIsGos: fragments/health_add.cypher, which use.cypher and
-// use_failed.cypher include, computes procedures.HealthDelta.Apply on
+// use_health.cypher include, computes procedures.HealthDelta.Apply on
 // runs of every kind: a success, a failure of each class, durations in
 // the first, a middle and the last bucket, on no health, a short one and
 // a full one.

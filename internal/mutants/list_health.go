@@ -21,7 +21,7 @@ func init() {
 		{
 			Name:     "embedded/failed-run-counts-as-use",
 			Why:      "a failed run counts its usage key: frequency, the rank planners see, grows with failures",
-			Edits:    []Edit{{Dir: "graph/embedded", Find: "\t\t\tif in.FailedRun() {\n\t\t\t\tif err := putVersion(tx, in.Name, ver); err != nil {", Replace: "\t\t\tif false {\n\t\t\t\tif err := putVersion(tx, in.Name, ver); err != nil {"}},
+			Edits:    []Edit{{Dir: "graph/embedded", Find: "\t\t\tif in.HealthOnly() {\n\t\t\t\tif err := putVersion(tx, in.Name, ver); err != nil {", Replace: "\t\t\tif false {\n\t\t\t\tif err := putVersion(tx, in.Name, ver); err != nil {"}},
 			Packages: []string{"./graph/embedded"},
 			Tests:    []string{"TestStore/Health/runs_count_on_the_version"},
 		},
@@ -59,6 +59,13 @@ func init() {
 			Edits:    []Edit{{Dir: "graph/neo4j", Find: "\t\t\t\tHealth: dump.HealthRecordOf(dv.Health),\n", Replace: "\n"}},
 			Packages: []string{"./graph/neo4j"},
 			Tests:    []string{"TestDumpRoundTrip"},
+		},
+		{
+			Name:     "gate/turn-runs-uncounted",
+			Why:      "a turn that runs a stored version's code is not a run of it: the version's health misses the agents' own runs of it",
+			Edits:    []Edit{{Dir: "gate", Find: "if err := g.svc.RecordBlockRun(context.WithoutCancel(ctx), b.a.Name, t.CodeHash,", Replace: "if err := g.svc.RecordBlockRun(context.WithoutCancel(ctx), b.a.Name, \"\","}},
+			Packages: []string{"./gate"},
+			Tests:    []string{"TestTurnsCountInTheirVersionsHealth"},
 		},
 	}...)
 }

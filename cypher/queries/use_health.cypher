@@ -1,5 +1,6 @@
-// A failed run of a stored version (Store.RecordUse with a failed Run, the
-// only statement of its write transaction): it counts in the version's
+// A run of a stored version that is not a replay (Store.RecordUse with
+// UseInput.HealthOnly: a failed run, a turn's run of the version's code;
+// the only statement of its write transaction): it counts in the version's
 // health only, returning the procedure as it now is (the procedure
 // fragment). No row when the procedure or the version ($hash, or the
 // current one when $hash is null) does not exist: nothing is written then.
