@@ -15,13 +15,15 @@ import (
 
 // Meta keys procgraph sets on proc__ tools and their results.
 const (
-	MetaAutoRun   = "procgraph/auto_run"   // tool: a durable auto-run grant is active
-	MetaSignature = "procgraph/signature"  // tool: the composed tools
-	MetaDecision  = "procgraph/decision"   // result: the invoke decision's id
-	MetaOutput    = "procgraph/output"     // result: printed output, when any
-	MetaCalls     = "procgraph/calls"      // result: the tool calls made
-	MetaStatus    = "procgraph/status"     // result: succeeded or failed
-	MetaErrorCode = "procgraph/error_code" // result: a failed run's error code
+	MetaAutoRun   = "procgraph/auto_run"     // tool: a durable auto-run grant is active
+	MetaSignature = "procgraph/signature"    // tool: the composed tools
+	MetaRuns      = "procgraph/runs"         // tool: the current version's runs
+	MetaSuccess   = "procgraph/success_rate" // tool: their success rate (null before the first)
+	MetaDecision  = "procgraph/decision"     // result: the invoke decision's id
+	MetaOutput    = "procgraph/output"       // result: printed output, when any
+	MetaCalls     = "procgraph/calls"        // result: the tool calls made
+	MetaStatus    = "procgraph/status"       // result: succeeded or failed
+	MetaErrorCode = "procgraph/error_code"   // result: a failed run's error code
 )
 
 // Refresh recomputes the exposed procedures (Replayer.Tools, up to
@@ -109,7 +111,7 @@ func procTool(d replay.ToolDescriptor) (*mcp.Tool, bool) {
 	}
 	return &mcp.Tool{
 		Name: d.Name, Description: d.Description, InputSchema: d.InputSchema, Annotations: ann,
-		Meta: mcp.Meta{MetaAutoRun: d.AutoRun, MetaSignature: d.Signature},
+		Meta: mcp.Meta{MetaAutoRun: d.AutoRun, MetaSignature: d.Signature, MetaRuns: d.Runs, MetaSuccess: d.SuccessRate},
 	}, true
 }
 

@@ -2,6 +2,7 @@ package procedures
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 )
 
@@ -201,6 +202,20 @@ func (h Health) Add(r Run) Health {
 		return h
 	}
 	return HealthOf(d.Apply(h.Vector()))
+}
+
+// Note is how a planner's description of a procedure states h: "" before
+// its first run, else its runs, how many succeeded and, while its last
+// runs failed, how many and why the last one did.
+func (h Health) Note() string {
+	if h.Runs == 0 {
+		return ""
+	}
+	s := fmt.Sprintf("Record: %d of %d runs succeeded.", h.Succeeded, h.Runs)
+	if h.ConsecutiveFailures > 0 {
+		s += fmt.Sprintf(" The last %d failed (the last: %s).", h.ConsecutiveFailures, h.LastFailureClass)
+	}
+	return s
 }
 
 // SuccessRate is Succeeded/Runs, nil before the first run.

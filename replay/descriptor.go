@@ -21,6 +21,11 @@ type ToolDescriptor struct {
 	// Stale: the catalogue changed a tool since the procedure last worked
 	// (procedures.Procedure.Stale); the description then says what.
 	Stale bool `json:"stale"`
+	// SuccessRate and Runs are the current version's record (its Health;
+	// the success rate null before the first run); the description states
+	// it too (procedures.Health.Note).
+	SuccessRate *float64 `json:"success_rate"`
+	Runs        int64    `json:"runs"`
 	// Score is the relevance of a search's match, absent outside a search.
 	Score *float64 `json:"score,omitempty"`
 }
@@ -40,6 +45,9 @@ func Descriptor(p *procedures.Procedure) ToolDescriptor {
 	if p.Stale {
 		description += " " + procedures.StaleNote(p.Drift)
 	}
+	if note := p.Health.Note(); note != "" {
+		description += " " + note
+	}
 	sig := p.Signature
 	if sig == nil {
 		sig = []string{}
@@ -47,6 +55,7 @@ func Descriptor(p *procedures.Procedure) ToolDescriptor {
 	return ToolDescriptor{
 		Name: p.Name, Description: description, InputSchema: schema, ReadOnly: p.ReadOnly,
 		ExternalAccess: p.ExternalAccess, AutoRun: p.AutoRun.Active, Frequency: p.Frequency, Signature: sig, Stale: p.Stale, Score: p.Score,
+		SuccessRate: p.Health.SuccessRate(), Runs: p.Health.Runs,
 	}
 }
 

@@ -1,6 +1,8 @@
 package replay_test
 
 import (
+	"context"
+	"strings"
 	"testing"
 
 	"github.com/procgraph/procgraph/procedures"
@@ -33,6 +35,16 @@ func TestRunsCountInHealth(t *testing.T) {
 	}
 	if got.UseCount != 1 || got.Frequency != 2 {
 		t.Fatalf("use count %d, frequency %d; want 1, 2 (failed runs are not uses)", got.UseCount, got.Frequency)
+	}
+	// The planner view carries the record, in its fields and its words.
+	tools, err := e.Replayer.Tools(context.Background(), nil, 0)
+	if err != nil || len(tools) != 1 {
+		t.Fatalf("Tools = %+v, %v", tools, err)
+	}
+	d := tools[0]
+	const note = "Record: 1 of 3 runs succeeded. The last 2 failed (the last: tool_error)."
+	if d.Runs != 3 || d.SuccessRate == nil || *d.SuccessRate != 1.0/3 || !strings.HasSuffix(d.Description, " "+note) {
+		t.Fatalf("descriptor: runs %d, success rate %v, description %q; want 3, 1/3, ending %q", d.Runs, d.SuccessRate, d.Description, note)
 	}
 	denied := e.Capture(replaytest.StateChangingCode)
 	e.MustDeny(replay.InvokeRequest{Name: denied.Name, Phase: procedures.PhaseAutomatic,

@@ -5,6 +5,7 @@ import { api, get, hasScope } from '../api.js';
 import { highlight } from '../highlight.js';
 import { diffView } from '../diff.js';
 import { driftBadges } from './drift.js';
+import { successRate, failureBadges, durations } from './health.js';
 
 export async function procedurePage(ctx) {
   const name = ctx.args[0] || '';
@@ -24,7 +25,9 @@ export async function procedurePage(ctx) {
     section('Summary', h('p', { id: 'summary' }, p.summary || '—'), h('p', { id: 'description', class: 'muted' }, p.description || '')),
     h('dl', { class: 'facts' },
       fact('Signature', (p.signature || []).flatMap((t, i) => [i ? ' · ' : '', link(t, 'graph', 'tool', t)])),
-      fact('Frequency', p.frequency), fact('Uses', p.use_count), fact('Dialect', p.dialect),
+      fact('Frequency', p.frequency), fact('Uses', p.use_count),
+      fact('Health', h('span', { id: 'health' }, successRate(p.health), ' ', failureBadges(p.health), durations(p.health))),
+      fact('Dialect', p.dialect),
       fact('Code hash', codeHash(p.code_hash, 16)), fact('State-changing tools', (p.state_changing_tools || []).join(', ') || '—'),
       fact('Unknown tools', (p.unknown_tools || []).join(', ') || '—'), fact('Created', when(p.created_at)),
       fact('Last used', when(p.last_used_at))),
@@ -111,6 +114,7 @@ function versionsSection(ctx, p, versions, canGrant) {
   const rows = table([
     ['Code hash', (v) => codeHash(v.code_hash, 16)], ['Captured', (v) => when(v.captured_at)],
     ['Frequency', (v) => v.frequency], ['Status', (v) => v.status], ['Current', (v) => (v.current ? badge('current', 'ok') : '')], ['Drift', (v) => (v.stale ? driftBadges(v.drift) : '')],
+    ['Health', (v) => [successRate(v.health), ' ', failureBadges(v.health)]],
     ['', (v) => (!canGrant || v.current ? '' : h('button', { type: 'button', class: 'promote', 'data-hash': v.code_hash,
       onclick: () => promote(v.code_hash) }, 'Promote'))],
   ], versions, { id: 'versions', class: 'grid' });

@@ -2,6 +2,7 @@
 // (the API's q: relevance order, each row's score), filters and paging.
 import { h, nameLink, route, withQuery, table, yesNo, stateBadge, badge, when, errorBox } from '../dom.js';
 import { get } from '../api.js';
+import { successRate } from './health.js';
 
 const LIMITS = ['25', '50', '100', '500'];
 
@@ -36,6 +37,7 @@ export async function proceduresPage(ctx) {
     ['Signature tools', (p) => (p.signature || []).map((t) => badge(t, 'tool'))],
     ['Frequency', (p) => p.frequency],
     ['Uses', (p) => p.use_count],
+    ['Success', (p) => successRate(p.health)],
     ['Class', (p) => [stateBadge(p.read_only), p.stale ? [' ', badge('stale', 'warn')] : null]],
     ['Exposed', (p) => yesNo(p.exposed)],
     ['Auto-run', (p) => p.auto_run && p.auto_run.active ? badge('active', 'ok') : p.auto_run && p.auto_run.enabled ? badge('granted, inactive', 'warn') : badge('off', 'off')],

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestConsoleHealth: in a real headless Chromium, a procedure's runs show
+// on the procedures table (its success rate over its runs) and on its page
+// (the rate, the failing streak, the failures by class and the durations,
+// and each version's record).
+func TestConsoleHealth(t *testing.T) {
+	t.Parallel()
+	tab := mustBrowser(t)
+	up := mustUpstream(t)
+	s := mustServe(t, serverOpts{Upstream: up})
+	s.mustCapture(t, map[string]any{"code": readOnlyCode, "session_id": "h"}, nil)
+	invoke := func() {
+		mustStatus(t, s.invoke(t, readOnlyName, map[string]any{"arguments": map[string]any{"task_id": 1}, "phase": "automatic"}), 200)
+	}
+	invoke()
+	up.mu.Lock()
+	up.fail["get_retry_chain"] = "down"
+	up.mu.Unlock()
+	invoke()
+
+	tab.open(t, s.URL, "#/procedures")
+	if got := tab.text(t, "#procedures"); !strings.Contains(got, "50% of 2 runs") {
+		t.Fatalf("the procedures table shows no record:\n%s", got)
+	}
+	tab.open(t, s.URL, "#/procedure/"+readOnlyName)
+	got := tab.text(t, "#health")
+	for _, want := range []string{"50% of 2 runs", "last 1 failed", "tool_error ×1", "p50 ≤"} {
+		if !strings.Contains(got, want) {
+			t.Fatalf("the procedure's health %q lacks %q", got, want)
+		}
+	}
+	if v := tab.text(t, "#versions"); !strings.Contains(v, "50% of 2 runs") {
+		t.Fatalf("the versions table shows no record:\n%s", v)
+	}
+	tab.mustClean(t, "health")
+	tab.screenshot(t, "health-procedure")
+}
