@@ -3,6 +3,9 @@ package procedures
 import (
 	"context"
 	"fmt"
+	"slices"
+
+	"github.com/procgraph/procgraph/signature"
 )
 
 // Suggestion is reuse before regenerate: an exposed procedure that already
@@ -82,15 +85,56 @@ func (s *Service) suggest(ctx context.Context, signature []string, except string
 			best = p
 		}
 	}
+	if best != nil && len(best.Signature) == len(signature) {
+		return sameSignature(best.Name), cat, nil
+	}
+	if len(page) >= suggestScan {
+		// A full page may have left out the exact one, less used than
+		// suggestScan procedures holding more: look it up by its names.
+		exact, err := s.exactExposed(ctx, signature, except, cat)
+		if err != nil {
+			return nil, nil, err
+		}
+		if exact != "" {
+			return sameSignature(exact), cat, nil
+		}
+	}
 	if best == nil {
 		return nil, cat, nil
-	}
-	if len(best.Signature) == len(signature) {
-		return sameSignature(best.Name), cat, nil
 	}
 	return &Suggestion{Tool: best.Name, Reason: SuggestCoveredBy, Message: fmt.Sprintf(
 		"%s is an exposed procedure that composes all of these tools (and %d more): call it as a tool instead of sending this code again",
 		best.Name, len(best.Signature)-len(signature))}, cat, nil
+}
+
+// exactExposed is the name of the exposed procedure whose signature is
+// exactly sig (not except), "" when there is none: it looks up
+// the names a procedure of that signature can be stored under (those
+// captureNamed tries) in one read.
+func (s *Service) exactExposed(ctx context.Context, sig []string, except string, cat *Catalogue) (string, error) {
+	var known func(string) bool
+	if cat != nil {
+		known = cat.Has
+	}
+	names := append(signature.Names(sig, known), signature.ProcedureName(sig), signature.HashedName(sig))
+	slices.Sort(names)
+	names = slices.Compact(names)
+	stored, err := s.store.GetMany(ctx, names)
+	if err != nil {
+		return "", err
+	}
+	v := s.viewWithout(cat)
+	for _, name := range names {
+		p := stored[name]
+		if p == nil || name == except || !slices.Equal(p.Signature, sig) {
+			continue
+		}
+		v.decorate(p)
+		if p.Exposed {
+			return name, nil
+		}
+	}
+	return "", nil
 }
 
 // sameSignature is the Suggestion of the exposed procedure name, whose

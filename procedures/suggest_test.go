@@ -3,6 +3,7 @@ package procedures_test
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"testing"
 
 	"github.com/procgraph/procgraph/fault"
@@ -173,6 +174,43 @@ func mustGetProc(t *testing.T, svc *procedures.Service, name string) *procedures
 // that already existed suggests that procedure (the exact match), even when
 // more than a page of more used exposed procedures also hold its tools.
 func TestCaptureSuggestsItselfBeyondThePage(t *testing.T) {
+	_, inner := newServiceStore(t, false)
+	store := &pageReads{Store: inner}
+	svc := procedures.NewService(store, procedures.Options{})
+	ctx := context.Background()
+	tools := []procedures.Tool{{Name: "get_jobs", ReadOnly: true}, {Name: "get_logs", ReadOnly: true}}
+	const more = 51 // one more than a page
+	for i := range more {
+		tools = append(tools, procedures.Tool{Name: fmt.Sprintf("extra_%02d", i), ReadOnly: true})
+	}
+	if _, err := svc.PutCatalogue(ctx, tools, "tester"); err != nil {
+		t.Fatal(err)
+	}
+	own := mustCapture(t, svc, procedures.CaptureRequest{Code: readOnlyCode, SessionID: "own-1"})
+	for i := range more {
+		code := fmt.Sprintf("a = tools.get_jobs(task_id=task_id)\nb = tools.extra_%02d(x=a)\nreturn tools.get_logs(jobs=b)\n", i)
+		for u := range 3 {
+			mustCapture(t, svc, procedures.CaptureRequest{Code: code, SessionID: fmt.Sprintf("more-%d-%d", i, u)})
+		}
+	}
+	store.finds.Store(0)
+	again := mustCapture(t, svc, procedures.CaptureRequest{Code: readOnlyCode, SessionID: "own-2"})
+	if n := store.finds.Load(); n != 0 {
+		t.Errorf("the capture of an exposed procedure read %d pages or name lookups for its suggestion, want none (it suggests itself)", n)
+	}
+	if again.Created || !again.Procedure.Exposed {
+		t.Fatalf("the second capture: created %v, exposed %v", again.Created, again.Procedure.Exposed)
+	}
+	if s := again.Suggestion; s == nil || s.Tool != own.Procedure.Name || s.Reason != procedures.SuggestSameSignature {
+		t.Fatalf("suggestion %+v, want %s (%s)", s, own.Procedure.Name, procedures.SuggestSameSignature)
+	}
+}
+
+// TestSuggestFindsTheExactBeyondThePage: a block (a turn's) whose exact
+// signature is an exposed procedure is told to call it even when more than
+// a page of exposed procedures holding its tools and more are used more
+// (the page of the most used left it out).
+func TestSuggestFindsTheExactBeyondThePage(t *testing.T) {
 	svc := newService(t, false)
 	ctx := context.Background()
 	tools := []procedures.Tool{{Name: "get_jobs", ReadOnly: true}, {Name: "get_logs", ReadOnly: true}}
@@ -190,11 +228,28 @@ func TestCaptureSuggestsItselfBeyondThePage(t *testing.T) {
 			mustCapture(t, svc, procedures.CaptureRequest{Code: code, SessionID: fmt.Sprintf("more-%d-%d", i, u)})
 		}
 	}
-	again := mustCapture(t, svc, procedures.CaptureRequest{Code: readOnlyCode, SessionID: "own-2"})
-	if again.Created || !again.Procedure.Exposed {
-		t.Fatalf("the second capture: created %v, exposed %v", again.Created, again.Procedure.Exposed)
+	s, err := svc.Suggest(ctx, own.Procedure.Signature, "")
+	if err != nil || s == nil || s.Tool != own.Procedure.Name || s.Reason != procedures.SuggestSameSignature {
+		t.Fatalf("Suggest = %+v, %v; want %s (%s)", s, err, own.Procedure.Name, procedures.SuggestSameSignature)
 	}
-	if s := again.Suggestion; s == nil || s.Tool != own.Procedure.Name || s.Reason != procedures.SuggestSameSignature {
-		t.Fatalf("suggestion %+v, want %s (%s)", s, own.Procedure.Name, procedures.SuggestSameSignature)
+	if s, err := svc.Suggest(ctx, own.Procedure.Signature, own.Procedure.Name); err != nil || s == nil || s.Reason != procedures.SuggestCoveredBy {
+		t.Fatalf("Suggest except the exact one = %+v, %v; want one that covers it", s, err)
 	}
+}
+
+// pageReads counts the reads a suggestion can make (Find's pages,
+// GetMany's name lookups).
+type pageReads struct {
+	procedures.Store
+	finds atomic.Int64
+}
+
+func (s *pageReads) Find(ctx context.Context, q procedures.Query) ([]*procedures.Procedure, int, error) {
+	s.finds.Add(1)
+	return s.Store.Find(ctx, q)
+}
+
+func (s *pageReads) GetMany(ctx context.Context, names []string) (map[string]*procedures.Procedure, error) {
+	s.finds.Add(1)
+	return s.Store.GetMany(ctx, names)
 }

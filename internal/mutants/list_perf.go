@@ -30,5 +30,12 @@ func init() {
 			Packages: []string{"./procedures"},
 			Tests:    []string{"TestCaptureSuggestsItselfBeyondThePage"},
 		},
+		{
+			Name:     "procedures/suggest-exact-from-the-page",
+			Why:      "a block's reuse suggestion looks for its exact match in the page of the most used only: past 50 procedures holding its tools and more, a turn is told of a broader one instead",
+			Edits:    []Edit{{Dir: "procedures", Files: "suggest.go", Find: "if len(page) >= suggestScan {", Replace: "if false {"}},
+			Packages: []string{"./procedures"},
+			Tests:    []string{"TestSuggestFindsTheExactBeyondThePage"},
+		},
 	}...)
 }
