@@ -177,22 +177,7 @@ func TestCaptureSuggestsItselfBeyondThePage(t *testing.T) {
 	_, inner := newServiceStore(t, false)
 	store := &pageReads{Store: inner}
 	svc := procedures.NewService(store, procedures.Options{})
-	ctx := context.Background()
-	tools := []procedures.Tool{{Name: "get_jobs", ReadOnly: true}, {Name: "get_logs", ReadOnly: true}}
-	const more = 51 // one more than a page
-	for i := range more {
-		tools = append(tools, procedures.Tool{Name: fmt.Sprintf("extra_%02d", i), ReadOnly: true})
-	}
-	if _, err := svc.PutCatalogue(ctx, tools, "tester"); err != nil {
-		t.Fatal(err)
-	}
-	own := mustCapture(t, svc, procedures.CaptureRequest{Code: readOnlyCode, SessionID: "own-1"})
-	for i := range more {
-		code := fmt.Sprintf("a = tools.get_jobs(task_id=task_id)\nb = tools.extra_%02d(x=a)\nreturn tools.get_logs(jobs=b)\n", i)
-		for u := range 3 {
-			mustCapture(t, svc, procedures.CaptureRequest{Code: code, SessionID: fmt.Sprintf("more-%d-%d", i, u)})
-		}
-	}
+	own := mustBeyondThePage(t, svc)
 	store.finds.Store(0)
 	again := mustCapture(t, svc, procedures.CaptureRequest{Code: readOnlyCode, SessionID: "own-2"})
 	if n := store.finds.Load(); n != 0 {
@@ -213,21 +198,7 @@ func TestCaptureSuggestsItselfBeyondThePage(t *testing.T) {
 func TestSuggestFindsTheExactBeyondThePage(t *testing.T) {
 	svc := newService(t, false)
 	ctx := context.Background()
-	tools := []procedures.Tool{{Name: "get_jobs", ReadOnly: true}, {Name: "get_logs", ReadOnly: true}}
-	const more = 51 // one more than a page
-	for i := range more {
-		tools = append(tools, procedures.Tool{Name: fmt.Sprintf("extra_%02d", i), ReadOnly: true})
-	}
-	if _, err := svc.PutCatalogue(ctx, tools, "tester"); err != nil {
-		t.Fatal(err)
-	}
-	own := mustCapture(t, svc, procedures.CaptureRequest{Code: readOnlyCode, SessionID: "own-1"})
-	for i := range more {
-		code := fmt.Sprintf("a = tools.get_jobs(task_id=task_id)\nb = tools.extra_%02d(x=a)\nreturn tools.get_logs(jobs=b)\n", i)
-		for u := range 3 {
-			mustCapture(t, svc, procedures.CaptureRequest{Code: code, SessionID: fmt.Sprintf("more-%d-%d", i, u)})
-		}
-	}
+	own := mustBeyondThePage(t, svc)
 	s, err := svc.Suggest(ctx, own.Procedure.Signature, "")
 	if err != nil || s == nil || s.Tool != own.Procedure.Name || s.Reason != procedures.SuggestSameSignature {
 		t.Fatalf("Suggest = %+v, %v; want %s (%s)", s, err, own.Procedure.Name, procedures.SuggestSameSignature)
@@ -252,4 +223,27 @@ func (s *pageReads) Find(ctx context.Context, q procedures.Query) ([]*procedures
 func (s *pageReads) GetMany(ctx context.Context, names []string) (map[string]*procedures.Procedure, error) {
 	s.finds.Add(1)
 	return s.Store.GetMany(ctx, names)
+}
+
+// mustBeyondThePage fills svc with readOnlyCode's exposed procedure (the
+// capture it returns) and, more used, one more than a page of exposed
+// procedures composing its tools and one more.
+func mustBeyondThePage(t *testing.T, svc *procedures.Service) procedures.CaptureOutcome {
+	t.Helper()
+	tools := []procedures.Tool{{Name: "get_jobs", ReadOnly: true}, {Name: "get_logs", ReadOnly: true}}
+	const more = 51 // one more than a page
+	for i := range more {
+		tools = append(tools, procedures.Tool{Name: fmt.Sprintf("extra_%02d", i), ReadOnly: true})
+	}
+	if _, err := svc.PutCatalogue(context.Background(), tools, "tester"); err != nil {
+		t.Fatal(err)
+	}
+	own := mustCapture(t, svc, procedures.CaptureRequest{Code: readOnlyCode, SessionID: "own-1"})
+	for i := range more {
+		code := fmt.Sprintf("a = tools.get_jobs(task_id=task_id)\nb = tools.extra_%02d(x=a)\nreturn tools.get_logs(jobs=b)\n", i)
+		for u := range 3 {
+			mustCapture(t, svc, procedures.CaptureRequest{Code: code, SessionID: fmt.Sprintf("more-%d-%d", i, u)})
+		}
+	}
+	return own
 }
