@@ -373,7 +373,7 @@ func TestWatchRemote(t *testing.T) {
 	if cs, err := sub.Next(tctx); err != nil || cs[0].Kind != procedures.ChangeRemote {
 		t.Fatalf("after another instance's grant: %+v %v", cs, err)
 	}
-	if err := here.RecordReplay(ctx, ro.Name, ro.CodeHash, "k", ""); err != nil {
+	if err := here.RecordRun(ctx, ro.Name, ro.CodeHash, "k", "", nil); err != nil {
 		t.Fatal(err)
 	}
 	waitReads(6)

@@ -140,8 +140,12 @@ func bucketOf(d time.Duration) int {
 }
 
 // HealthOf returns the health a vector holds (a nil or short vector reads
-// as zeros).
+// as zeros; nil, a version that never ran, is the zero Health and
+// allocates nothing: most procedures a page decodes never ran).
 func HealthOf(v []int64) Health {
+	if len(v) == 0 {
+		return Health{}
+	}
 	at := func(i int) int64 {
 		if i < len(v) {
 			return v[i]

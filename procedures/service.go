@@ -181,12 +181,6 @@ func (s *Service) Decisions(ctx context.Context, f DecisionFilter) ([]Decision, 
 	return s.store.ListDecisions(ctx, f)
 }
 
-// RecordReplay counts a successful replay of the version codeHash of name
-// under usageKey, linking cause when set.
-func (s *Service) RecordReplay(ctx context.Context, name, codeHash, usageKey, cause string) error {
-	return s.RecordRun(ctx, name, codeHash, usageKey, cause, nil)
-}
-
 // RecordRun counts a finished run of the version codeHash of name in its
 // health (run; nil counts none): a successful one is also a replay under
 // usageKey, linking cause when set; a failed one counts in the health
