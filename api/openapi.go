@@ -69,6 +69,7 @@ var responseSchemas = map[string]string{
 			"reason": {"type": ["string", "null"]}, "code_hash": {"type": ["string", "null"]}, "inactive_reason": {"type": ["string", "null"]}}},
 		"causes": {"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string"}, "frequency": {"type": "integer"}}}},
 		"stale": {"type": "boolean"}, "drift": {"$ref": "#/components/schemas/Drift"}, "health": {"$ref": "#/components/schemas/Health"},
+		"demoted": {"type": "boolean", "description": "the current version failed --demote-after runs in a row: not exposed, its grant inactive (unhealthy), still invokable interactively; a success or a promote lifts it"},
 		"created_at": {"type": "string", "format": "date-time"}, "updated_at": {"type": "string", "format": "date-time"},
 		"last_used_at": {"type": ["string", "null"], "format": "date-time"},
 		"retired": {"type": ["object", "null"], "required": ["retired_by", "retired_at", "reason"], "properties": {

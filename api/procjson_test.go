@@ -106,6 +106,7 @@ func randomProcedure(r *rand.Rand) *procedures.Procedure {
 	if maybe() {
 		p.Retired = &procedures.Retirement{RetiredBy: randomString(r), RetiredAt: randomTime(r), Reason: randomString(r)}
 	}
+	p.Demoted = maybe()
 	p.Drift = []procedures.Drift{}
 	if maybe() {
 		p.Stale = true

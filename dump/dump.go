@@ -101,6 +101,9 @@ type ProcedureRecord struct {
 	LastUsedAt *time.Time             `json:"last_used_at"`
 	Grant      *procedures.Grant      `json:"grant"`
 	Retired    *procedures.Retirement `json:"retired"`
+	// Demoted is whether the procedure is demoted (procedures.DemotedAfter);
+	// absent (false) in dumps written before demotion.
+	Demoted bool `json:"demoted,omitempty"`
 	// SearchParts is new in format 2.
 	SearchParts []string `json:"search_parts"`
 }

@@ -108,6 +108,8 @@ func TestClassExposed(t *testing.T) {
 		{"nesting problem, mutating on", Class{Status: StatusSucceeded, Tools: 2, Problem: true}, true, false},
 		{"retired, read-only", Class{Status: StatusSucceeded, Tools: 2, ReadOnly: true, Retired: true}, false, false},
 		{"retired, mutating on", Class{Status: StatusSucceeded, Tools: 2, Retired: true}, true, false},
+		{"demoted, read-only", Class{Status: StatusSucceeded, Tools: 2, ReadOnly: true, Demoted: true}, false, false},
+		{"demoted, mutating on", Class{Status: StatusSucceeded, Tools: 2, Demoted: true}, true, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -11,6 +11,9 @@ type DecisionInput struct {
 	Phase Phase
 	// Retired (replays) is whether an admin retired the procedure.
 	Retired bool
+	// Demoted (replays) is whether the procedure is demoted
+	// (Procedure.Demoted).
+	Demoted bool
 	// Succeeded (replays) is whether the version to run was captured as
 	// succeeded.
 	Succeeded bool
@@ -61,6 +64,9 @@ const (
 	// SuggestInteractiveTurn is attached to a turn denied in the automatic
 	// phase.
 	SuggestInteractiveTurn = "this block is not read-only: submit it in the interactive phase, where an operator reviews it"
+	// SuggestDemoted is attached to an automatic invoke of a demoted
+	// procedure.
+	SuggestDemoted = "this procedure's current version failed its last runs, so it no longer runs unattended: run it in the interactive phase, or use another procedure"
 	// SuggestRetired is attached to an invoke of a retired procedure.
 	SuggestRetired = "an admin retired this procedure: it is kept for analysis (GET /v1/procedures/{name} says who and why) but no longer runs; use another procedure"
 )
@@ -104,6 +110,8 @@ var table = []row{
 	{replays, func(in DecisionInput) bool { return in.Retired }, deny(ReasonRetired, SuggestRetired)},
 	{replays, func(in DecisionInput) bool { return !in.Succeeded }, deny(ReasonProcedureNotSucceeded, "")},
 	{both, func(in DecisionInput) bool { return in.Problem != "" }, func(in DecisionInput) Verdict { return Verdict{Outcome: Denied, Reason: in.Problem} }},
+	// A demoted procedure still runs where a human watches.
+	{replays, func(in DecisionInput) bool { return in.Demoted && automatic(in) }, deny(ReasonDemoted, SuggestDemoted)},
 	{both, func(in DecisionInput) bool { return automatic(in) && in.ReadOnly }, allow(ReasonReadOnly, false)},
 	// A read-only procedure replays in either phase; new code is always
 	// reviewed in the interactive phase, read-only code too.

@@ -41,11 +41,20 @@ const (
 	// (ReasonDriftAccepted): the version takes the current contracts as its
 	// baseline (Service.AcceptDrift).
 	KindDrift DecisionKind = "drift"
+	// KindHealth records a procedure's demotion (ReasonDemoted: its current
+	// version failed --demote-after times in a row) or its lifting
+	// (ReasonHealthRestored: a run succeeded), by procgraph itself
+	// (ActorProcgraph).
+	KindHealth DecisionKind = "health"
 )
+
+// ActorProcgraph is the actor of the decisions procgraph takes itself
+// (KindHealth).
+const ActorProcgraph = "procgraph"
 
 // DecisionKinds is every decision kind.
 var DecisionKinds = []DecisionKind{KindInvoke, KindGrant, KindRevoke, KindPromote, KindCatalogue, KindRetire,
-	KindTurn, KindApproval, KindPolicy, KindStore, KindDrift}
+	KindTurn, KindApproval, KindPolicy, KindStore, KindDrift, KindHealth}
 
 // DecisionKindNames returns DecisionKinds as strings (a query parameter's
 // allowed values).
@@ -110,6 +119,11 @@ const (
 	// ReasonCallsRetired: an invoke denied because the procedure calls a
 	// retired one (a classification Problem).
 	ReasonCallsRetired = "calls_retired_procedure"
+	// ReasonDemoted: a health decision demoting a procedure, or an
+	// automatic invoke denied because the procedure is demoted.
+	ReasonDemoted = "demoted"
+	// ReasonHealthRestored: a health decision lifting a demotion.
+	ReasonHealthRestored = "health_restored"
 
 	// The reasons of the turn gate.
 	ReasonSessionPolicy    = "session_policy"

@@ -12,20 +12,21 @@ type Class struct {
 	ReadOnly bool // Classification.ReadOnly
 	Problem  bool // Classification.Problem is set (a cycle, a nesting too deep, a retired callee)
 	Retired  bool // an admin retired it (Procedure.Retired)
+	Demoted  bool // its current version's failures demoted it (Procedure.Demoted)
 }
 
 // ClassOf is the Class of a procedure with that current status and opacity,
-// signature, classification and retirement.
-func ClassOf(status Status, opaque bool, signature []string, c Classification, retired bool) Class {
-	return Class{Status: status, Opaque: opaque, Tools: len(signature), ReadOnly: c.ReadOnly, Problem: c.Problem != "", Retired: retired}
+// signature, classification, retirement and demotion.
+func ClassOf(status Status, opaque bool, signature []string, c Classification, retired, demoted bool) Class {
+	return Class{Status: status, Opaque: opaque, Tools: len(signature), ReadOnly: c.ReadOnly, Problem: c.Problem != "", Retired: retired, Demoted: demoted}
 }
 
 // Exposed is docs/design.md's exposure rule, its one implementation: a procedure
 // is offered to planners as a proc__ tool iff it succeeded, is not opaque,
 // composes at least two distinct tools, has no nesting problem, is not
-// retired, and is read-only unless mutating auto-run is on.
+// retired or demoted, and is read-only unless mutating auto-run is on.
 func (c Class) Exposed(allowMutating bool) bool {
-	return c.Status == StatusSucceeded && !c.Opaque && c.Tools >= 2 && !c.Problem && !c.Retired && (c.ReadOnly || allowMutating)
+	return c.Status == StatusSucceeded && !c.Opaque && c.Tools >= 2 && !c.Problem && !c.Retired && !c.Demoted && (c.ReadOnly || allowMutating)
 }
 
 // NoneExposedWith reports whether no procedure whose signature holds every

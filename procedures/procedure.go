@@ -98,6 +98,11 @@ type Procedure struct {
 	Drift []Drift `json:"drift"`
 	// Health is the current version's.
 	Health Health `json:"health"`
+	// Demoted is whether the current version's failures demoted the
+	// procedure (DemotedAfter): it is then not exposed and its grant is
+	// inactive (InactiveUnhealthy), but it can still be invoked
+	// interactively.
+	Demoted bool `json:"demoted"`
 	// Baseline is the current version's, as stored (nil: not yet given one).
 	Baseline *Baseline `json:"-"`
 	// DriftRevision is the catalogue revision Stale and Drift were derived

@@ -22,6 +22,10 @@ type Options struct {
 	// MaxConcurrentSearches bounds the relevance searches (Find with Q)
 	// running at once; DefaultMaxConcurrentSearches when 0.
 	MaxConcurrentSearches int
+	// DemoteAfter is the number of consecutive failures of a procedure's
+	// current version that demote it (DemotedAfter); 0 never demotes.
+	// --demote-after; cmd/procgraph sets DefaultDemoteAfter.
+	DemoteAfter int
 }
 
 // Service applies procgraph's rules on top of a Store: capture, find,
@@ -195,8 +199,7 @@ func (s *Service) RecordRun(ctx context.Context, name, codeHash, usageKey, cause
 			in.Replay, in.Cause = false, ""
 		}
 	}
-	_, err := s.store.RecordUse(ctx, in)
-	return err
+	return s.recordRun(ctx, in)
 }
 
 // RecordBlockRun counts a run of a block that is not a replay (a turn) in
@@ -205,9 +208,33 @@ func (s *Service) RecordRun(ctx context.Context, name, codeHash, usageKey, cause
 // none.
 func (s *Service) RecordBlockRun(ctx context.Context, name, codeHash, usageKey string, run Run) error {
 	run.At = s.now()
-	_, err := s.store.RecordUse(ctx, UseInput{Name: name, CodeHash: codeHash, UsageKey: usageKey, At: run.At, Run: &run})
+	err := s.recordRun(ctx, UseInput{Name: name, CodeHash: codeHash, UsageKey: usageKey, At: run.At, Run: &run})
 	if fault.ErrorCode(err) == fault.CodeNotFound {
 		return nil
 	}
+	return err
+}
+
+// recordRun stores the run of in under the service's DemoteAfter and,
+// when it demoted the procedure or lifted its demotion, records a health
+// decision and publishes the change (ChangeDemote, ChangeRestore). The
+// record is appended after the run's write: a failure to append it is
+// returned, the demotion stays.
+func (s *Service) recordRun(ctx context.Context, in UseInput) error {
+	in.DemoteAfter = s.opts.DemoteAfter
+	res, err := s.store.RecordUse(ctx, in)
+	if err != nil || res.Demotion == DemotionNone || res.Procedure == nil {
+		return err
+	}
+	p := res.Procedure
+	d := Decision{Kind: KindHealth, Procedure: p.Name, CodeHash: p.CodeHash, Outcome: Allowed, Actor: ActorProcgraph,
+		Reason: ReasonHealthRestored, Note: "a run of the current version succeeded"}
+	kind := ChangeRestore
+	if res.Demotion == DemotionDemoted {
+		d.Reason, kind = ReasonDemoted, ChangeDemote
+		d.Note = fmt.Sprintf("the current version failed %d times in a row (the last: %s)", p.Health.ConsecutiveFailures, p.Health.LastFailureClass)
+	}
+	rec, err := s.rec.Record(ctx, d)
+	s.feed.Publish(Change{Kind: kind, Procedure: p.Name, CodeHash: p.CodeHash, Decision: rec.ID})
 	return err
 }

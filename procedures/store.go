@@ -185,6 +185,9 @@ type UseInput struct {
 	Replay   bool
 	At       time.Time
 	Run      *Run
+	// DemoteAfter is the number of consecutive failures of the current
+	// version that demote the procedure (DemotedAfter; 0: never).
+	DemoteAfter int
 }
 
 // HealthOnly reports whether in counts in the version's health only: a
@@ -199,6 +202,8 @@ func (in UseInput) FailedReplay() bool { return in.Run != nil && in.Run.Failure 
 type UseResult struct {
 	Procedure *Procedure
 	Counted   bool
+	// Demotion is what the run did to the procedure's demotion.
+	Demotion Demotion
 }
 
 // Query selects procedures for Find. Empty fields match everything.

@@ -110,7 +110,7 @@ func (v *view) decorate(p *Procedure) {
 	p.UnknownTools = jsonvalue.List(c.UnknownTools)
 	p.ExternalAccess = c.ExternalAccess
 	p.Problem = c.Problem
-	p.Exposed = ClassOf(p.Status, p.Opaque, p.Signature, c, p.Retired != nil).Exposed(v.allowMutating)
+	p.Exposed = ClassOf(p.Status, p.Opaque, p.Signature, c, p.Retired != nil, p.Demoted).Exposed(v.allowMutating)
 	var bound *Binding
 	if p.Grant.Held() {
 		bound = v.procBinding(p, c)
@@ -140,6 +140,8 @@ const (
 	InactiveCodeChanged  = "code_changed"
 	InactiveNotReadOnly  = "not_read_only"
 	InactiveNotSucceeded = "not_succeeded"
+	// InactiveUnhealthy: the procedure is demoted (Procedure.Demoted).
+	InactiveUnhealthy = "unhealthy"
 )
 
 // procBinding is the binding of p's current version classified as c in v:
@@ -149,7 +151,8 @@ func (v *view) procBinding(p *Procedure, c Classification) *Binding {
 }
 
 // autoRunState derives the API's auto_run object: a grant is active only
-// while its code hash is current, the procedure succeeded, it is read-only
+// while its code hash is current, the procedure succeeded and is not
+// demoted (unhealthy), it is read-only
 // or mutating auto-run is on, and what it was granted for is unchanged
 // (Binding.Check against cur, p's binding now: unbound, code_changed,
 // nested_changed, reclassified, catalogue_drift).
@@ -166,6 +169,8 @@ func autoRunState(p *Procedure, readOnly bool, cur *Binding, allowMutating bool)
 		a.InactiveReason = ptr(InactiveCodeChanged)
 	case p.Status != StatusSucceeded:
 		a.InactiveReason = ptr(InactiveNotSucceeded)
+	case p.Demoted:
+		a.InactiveReason = ptr(InactiveUnhealthy)
 	case !readOnly && !allowMutating:
 		a.InactiveReason = ptr(InactiveNotReadOnly)
 	default:

@@ -41,6 +41,11 @@ func TestDecideTable(t *testing.T) {
 		{"retired, read-only, automatic", procedures.DecisionInput{Phase: auto, Retired: true, Succeeded: true, ReadOnly: true}, procedures.Denied, procedures.ReasonRetired, false, true},
 		{"retired beats everything", procedures.DecisionInput{Phase: inter, Retired: true, Succeeded: true, AllowMutating: true, GrantActive: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, procedures.Denied, procedures.ReasonRetired, false, true},
 		{"retired and not succeeded", procedures.DecisionInput{Phase: auto, Retired: true, ReadOnly: true}, procedures.Denied, procedures.ReasonRetired, false, true},
+		{"demoted, read-only, automatic", procedures.DecisionInput{Phase: auto, Demoted: true, Succeeded: true, ReadOnly: true}, procedures.Denied, procedures.ReasonDemoted, false, true},
+		{"demoted, unknown phase is automatic", procedures.DecisionInput{Phase: "x", Demoted: true, Succeeded: true, ReadOnly: true}, procedures.Denied, procedures.ReasonDemoted, false, true},
+		{"demoted, read-only, interactive still runs", procedures.DecisionInput{Phase: inter, Demoted: true, Succeeded: true, ReadOnly: true}, procedures.Allowed, procedures.ReasonReadOnly, false, false},
+		{"demoted, state-changing, interactive, reviewed", procedures.DecisionInput{Phase: inter, Demoted: true, Succeeded: true, AllowMutating: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, procedures.Allowed, procedures.ReasonOperatorReviewed, true, false},
+		{"demoted, retired wins", procedures.DecisionInput{Phase: auto, Retired: true, Demoted: true, Succeeded: true, ReadOnly: true}, procedures.Denied, procedures.ReasonRetired, false, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

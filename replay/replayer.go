@@ -246,6 +246,7 @@ func (r *Replayer) decide(ctx context.Context, c *chain, prep *prepared) (proced
 	v := procedures.Decide(procedures.DecisionInput{
 		Phase:                 req.Phase,
 		Retired:               prep.p.Retired != nil,
+		Demoted:               prep.p.Demoted,
 		Succeeded:             prep.succ,
 		ReadOnly:              prep.p.ReadOnly,
 		Problem:               prep.p.Problem,

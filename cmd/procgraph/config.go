@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/peterbourgon/ff/v3"
 
 	"github.com/procgraph/procgraph/gate"
+	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/sandbox"
 )
 
@@ -43,7 +45,10 @@ type serveConfig struct {
 	TokensFile           string
 	TokensDefault        bool
 	AllowMutatingAutorun bool
-	LogLevel             string
+	// DemoteAfter is the consecutive failures of a current version that
+	// demote its procedure (0: never).
+	DemoteAfter int
+	LogLevel    string
 	// LogFormat is "text" (zerolog's ConsoleWriter, for people), "json",
 	// or "" until resolved against stderr: text on a terminal, else JSON.
 	LogFormat        string
@@ -110,6 +115,7 @@ func (c *serveConfig) serveFlags(fs *flag.FlagSet) *settings {
 	s.add(&text{&c.Auth, oneOf(authTokens, authOff)}, "auth", authTokens, "tokens (bearer tokens, the default) or off (every caller anonymous with every scope but MCP's grant; loopback only)")
 	s.add(&text{&c.TokensFile, nil}, "tokens-file", "", "bearer tokens file (hashes and scopes); a relative path is resolved against the data file's directory; default "+defaultTokensFile+" next to the data file, created at first start (required with --store neo4j)")
 	s.add((*strictBool)(&c.AllowMutatingAutorun), "allow-mutating-autorun", "false", "true or false: expose and grant state-changing procedures (interactive phase only)")
+	s.add(&count{&c.DemoteAfter, 0, procedures.MaxDemoteAfter}, "demote-after", strconv.Itoa(procedures.DefaultDemoteAfter), "consecutive failures of a procedure's current version that demote it: not exposed, its grant inactive (unhealthy), still invokable interactively; 0 never demotes")
 	s.add(&text{&c.LogLevel, oneOf("debug", "info", "warn", "error")}, "log-level", "info", "debug, info, warn or error")
 	s.add(&text{&c.LogFormat, oneOf(logText, logJSON)}, "log-format", "", "text (one readable line per record) or json (one object per line); default text when stderr is a terminal, else json")
 	s.add(&count{&c.SandboxWorkers, 1, 64}, "sandbox-workers", "2", "warm sandbox worker processes")

@@ -30,6 +30,7 @@ func TestServeSettings(t *testing.T) {
 		{"tokens-file", "/etc/procgraph/t.json", func(c *serveConfig) any { return c.TokensFile }, "/etc/procgraph/t.json"},
 		{"auth", "off", func(c *serveConfig) any { return c.Auth }, "off"},
 		{"allow-mutating-autorun", "true", func(c *serveConfig) any { return c.AllowMutatingAutorun }, true},
+		{"demote-after", "0", func(c *serveConfig) any { return c.DemoteAfter }, 0},
 		{"log-level", "debug", func(c *serveConfig) any { return c.LogLevel }, "debug"},
 		{"log-format", "text", func(c *serveConfig) any { return c.LogFormat }, "text"},
 		{"sandbox-workers", "7", func(c *serveConfig) any { return c.SandboxWorkers }, 7},
@@ -105,7 +106,7 @@ func TestServeSettings(t *testing.T) {
 			MaxConcurrentReplays: 8, ReplayQueue: 16, MaxReplaysPerToken: -1, ReplayTimeout: 30 * time.Second,
 			MaxInflightBytes: 256 << 20, MaxCallBytes: 4 << 20, MCPMaxSessions: 1024, MCPMaxSessionsPerToken: 64,
 			MaxPendingApprovals: 32, MaxPendingPerRequester: 8, ApprovalTimeout: 330 * time.Second,
-			MaxWaiters: 1024, MaxConcurrentSearches: 2 * runtime.NumCPU()}
+			MaxWaiters: 1024, MaxConcurrentSearches: 2 * runtime.NumCPU(), DemoteAfter: 3}
 		if !reflect.DeepEqual(*c, want) {
 			t.Fatalf("got %+v, want %+v", *c, want)
 		}

@@ -8,7 +8,7 @@ import (
 // TestConsoleHealth: in a real headless Chromium, a procedure's runs show
 // on the procedures table (its success rate over its runs) and on its page
 // (the rate, the failing streak, the failures by class and the durations,
-// and each version's record).
+// and each version's record), and a demoted procedure is badged on both.
 func TestConsoleHealth(t *testing.T) {
 	t.Parallel()
 	tab := mustBrowser(t)
@@ -40,4 +40,18 @@ func TestConsoleHealth(t *testing.T) {
 	}
 	tab.mustClean(t, "health")
 	tab.screenshot(t, "health-procedure")
+
+	// Two more failures make three in a row: the procedure is demoted
+	// (--demote-after's default), and both pages say so.
+	invoke()
+	invoke()
+	tab.open(t, s.URL, "#/procedures")
+	if got := tab.text(t, "#procedures"); !strings.Contains(got, "25% of 4 runs") || !strings.Contains(got, "demoted") {
+		t.Fatalf("the procedures table does not show the demotion:\n%s", got)
+	}
+	tab.open(t, s.URL, "#/procedure/"+readOnlyName)
+	if got := tab.text(t, "#health"); !strings.Contains(got, "demoted") || !strings.Contains(got, "last 3 failed") {
+		t.Fatalf("the procedure's health %q does not show the demotion", got)
+	}
+	tab.mustClean(t, "demoted")
 }

@@ -209,7 +209,7 @@ func (m *Main) open(ctx, bg context.Context) (http.Handler, error) {
 	}
 	reg := metrics.New()
 	svc := procedures.NewService(store, procedures.Options{AllowMutatingAutorun: cfg.AllowMutatingAutorun, Counter: reg,
-		MaxConcurrentSearches: cfg.MaxConcurrentSearches})
+		MaxConcurrentSearches: cfg.MaxConcurrentSearches, DemoteAfter: cfg.DemoteAfter})
 	m.onClose(func() error { svc.Changes().Close(); return nil })
 	if cat != nil {
 		if err := loadCatalogue(ctx, svc, cat); err != nil {

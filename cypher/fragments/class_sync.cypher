@@ -1,12 +1,13 @@
 // Keeps p counted in its class (procedures.Class: status, opacity, number of
-// tools, kept read-only and problem, retired): when the class of p differs from the
+// tools, kept read-only and problem, retired, demoted): when the class of p differs from the
 // one it is counted in (p.class_key), moves it from that ProcedureClass
 // node to the right one, and its tools with it (fragments/class_tools).
 // Find filters on p.class_key and sums the counts of the matching classes
 // for its totals. A procedure not yet classified (read_only null) is in no
 // class. Included after every statement that changes what the class is
 // made of (capture.cypher, promote.cypher, classify_set.cypher,
-// retire_set.cypher, merge_versions.cypher); rows pass through unchanged.
+// retire_set.cypher, merge_versions.cypher, use.cypher,
+// use_health.cypher); rows pass through unchanged.
 CALL {
   WITH p
   WITH p,

@@ -111,7 +111,9 @@ FOREACH (_ IN CASE WHEN makeCurrent THEN [1] ELSE [] END |
 // The procedure mirrors its current version's hash, status and opacity, for Find.
 SET p.code_hash = CASE WHEN makeCurrent THEN v.code_hash ELSE p.code_hash END,
     p.status = CASE WHEN makeCurrent OR p.code_hash = v.code_hash THEN v.status ELSE p.status END,
-    p.opaque = CASE WHEN makeCurrent THEN v.opaque ELSE p.opaque END
+    p.opaque = CASE WHEN makeCurrent THEN v.opaque ELSE p.opaque END,
+    // A new current version starts undemoted.
+    p.demoted = CASE WHEN makeCurrent THEN false ELSE p.demoted END
 // The class it is counted in follows (a new procedure is classified, and
 // counted, by Store.Capture after this statement).
 WITH p, created, searched, v, versionCreated

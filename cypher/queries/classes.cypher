@@ -3,4 +3,4 @@
 MATCH (k:ProcedureClass)
 WHERE k.count > 0
 RETURN k.key AS key, k.status AS status, k.opaque AS opaque, k.tools AS tools,
-       k.read_only AS read_only, k.problem AS problem, coalesce(k.retired, false) AS retired, k.count AS count;
+       k.read_only AS read_only, k.problem AS problem, coalesce(k.retired, false) AS retired, coalesce(k.demoted, false) AS demoted, k.count AS count;

@@ -9,7 +9,7 @@ RETURN p {
   .name, .signature, .summary, .frequency, .use_count,
   .created_at, .updated_at, .last_used_at,
   .grant_enabled, .grant_by, .grant_at, .grant_reason, .grant_code_hash, .grant_binding,
-  .retired_at, .retired_by, .retired_reason, .search_parts,
+  .retired_at, .retired_by, .retired_reason, .demoted, .search_parts,
   current: head([(p)-[:CURRENT]->(cv:ProcedureVersion) | cv.code_hash]),
   versions: [(p)-[:HAS_VERSION]->(v:ProcedureVersion) |
     v {.code_hash, .code, .dialect, .parameters, .input_schema, .opaque, .warnings, .summary, .metadata,

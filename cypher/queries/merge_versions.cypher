@@ -6,7 +6,8 @@
 // r.current is the dump's current version of the procedure: it becomes
 // the current one when the procedure has none yet (created by this
 // merge), or when it succeeded and the procedure's current has not (as a
-// capture of it would make it). The procedure mirrors its current
+// capture of it would make it), with r.demoted, the dump's demotion of
+// the procedure. The procedure mirrors its current
 // version's hash, status and opacity, and stays counted in its class.
 UNWIND $rows AS r
 MATCH (p:Procedure {name: r.procedure})
@@ -28,7 +29,7 @@ SET v.status = CASE WHEN r.status = 'succeeded' THEN 'succeeded' ELSE v.status E
 WITH p, r, v
 OPTIONAL MATCH (p)-[cur:CURRENT]->(cv:ProcedureVersion)
 WITH p, r, v, collect(cur) AS curs, collect(cv) AS cvs
-WITH p, v, curs,
+WITH p, v, curs, r.demoted AS demoted,
      r.current = v.code_hash AND
 #include becomes_current
      AS makeCurrent
@@ -36,7 +37,9 @@ FOREACH (x IN CASE WHEN makeCurrent THEN curs ELSE [] END | DELETE x)
 FOREACH (_ IN CASE WHEN makeCurrent THEN [1] ELSE [] END |
   CREATE (p)-[:CURRENT]->(v)
 )
-SET p.code_hash = CASE WHEN makeCurrent THEN v.code_hash ELSE p.code_hash END
+SET p.code_hash = CASE WHEN makeCurrent THEN v.code_hash ELSE p.code_hash END,
+    // The dump's current version comes with the dump's demotion.
+    p.demoted = CASE WHEN makeCurrent THEN coalesce(demoted, false) ELSE p.demoted END
 // The status and opacity follow the current version once every row's
 // CURRENT is set: each clause reads for all rows before the next writes, so
 // a row that read the current version another row of the batch then

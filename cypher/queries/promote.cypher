@@ -22,7 +22,7 @@ WITH p, v, status, ok, created, same, write, collect(cur) AS curs
 FOREACH (r IN CASE WHEN write THEN curs ELSE [] END | DELETE r)
 FOREACH (_ IN CASE WHEN write THEN [1] ELSE [] END |
   CREATE (p)-[:CURRENT]->(v)
-  SET p.code_hash = v.code_hash, p.status = v.status, p.opaque = v.opaque
+  SET p.code_hash = v.code_hash, p.status = v.status, p.opaque = v.opaque, p.demoted = false
 )
 // The class it is counted in follows.
 WITH p, status, ok, created, same

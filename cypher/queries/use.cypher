@@ -20,12 +20,16 @@ FOREACH (_ IN CASE WHEN $health IS NULL THEN [] ELSE [1] END |
   SET v.health =
 #include health_add
 )
+// A success of the current version lifts a demotion; the class follows.
+WITH p, v
+#include demotion
+#include class_sync
 
 // Once per procedure; a replay also counts a use.
-WITH p
+WITH p, wasDemoted
 MERGE (pk:UsageKey {id: 'p:' + toString(size(p.name)) + ':' + p.name + ':' + $key})
   ON CREATE SET pk.scope = 'procedure', pk.key = $key, pk.procedure = p.name, pk.at = $at, pk._new = true
-WITH p, pk, pk._new IS NOT NULL AS counted
+WITH p, wasDemoted, pk, pk._new IS NOT NULL AS counted
 REMOVE pk._new
 SET p.frequency = p.frequency + CASE WHEN counted THEN 1 ELSE 0 END,
     p.use_count = p.use_count + CASE WHEN $replay THEN 1 ELSE 0 END,
@@ -36,7 +40,7 @@ SET p.frequency = p.frequency + CASE WHEN counted THEN 1 ELSE 0 END,
 #include rank_set
 
 // The cause, its edge, and the key once per edge.
-WITH p, counted
+WITH p, counted, wasDemoted
 CALL {
   WITH p
   UNWIND CASE WHEN $cause IS NULL THEN [] ELSE [$cause] END AS causeName
@@ -51,6 +55,6 @@ CALL {
   SET e.frequency = e.frequency + CASE WHEN isNew THEN 1 ELSE 0 END
   RETURN count(*) AS linked
 }
-RETURN counted,
+RETURN counted, wasDemoted,
 #include procedure
 AS procedure;

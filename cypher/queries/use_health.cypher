@@ -11,6 +11,11 @@ WHERE v.code_hash = coalesce($hash, p.code_hash)
 SET p.updated_at = p.updated_at
 SET v.health =
 #include health_add
-RETURN
+// A failure of the current version may demote the procedure, a success
+// lift its demotion; the class follows.
+WITH p, v
+#include demotion
+#include class_sync
+RETURN wasDemoted,
 #include procedure
 AS procedure;

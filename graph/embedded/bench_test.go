@@ -67,3 +67,11 @@ func BenchmarkCaptureLift(b *testing.B) {
 	b.Run("same", func(b *testing.B) { st.BenchCaptureLift(b, benchStore(b, Options{NoSync: true}), true) })
 	b.Run("varied", func(b *testing.B) { st.BenchCaptureLift(b, benchStore(b, Options{NoSync: true}), false) })
 }
+
+// BenchmarkRecordRun measures what health and demotion add to a replay's
+// write: its use with the run against the same use without one,
+// interleaved (storetest.BenchRecordRun), with and without fsync.
+func BenchmarkRecordRun(b *testing.B) {
+	b.Run("sync", func(b *testing.B) { st.BenchRecordRun(b, benchStore(b, Options{})) })
+	b.Run("nosync", func(b *testing.B) { st.BenchRecordRun(b, benchStore(b, Options{NoSync: true})) })
+}

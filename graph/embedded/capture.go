@@ -170,7 +170,7 @@ func captureTx(tx *bolt.Tx, in *procedures.CaptureInput) (procedures.CaptureResu
 			current = cur.Status
 		}
 		if procedures.BecomesCurrent(current, ver.Status) {
-			rec.Current, cur = ver.CodeHash, ver
+			rec.Current, cur, rec.Demoted = ver.CodeHash, ver, false
 		}
 	}
 
@@ -265,6 +265,9 @@ func validateUse(in *procedures.UseInput) error {
 			return invalid("run", "a failed run is not a replay")
 		}
 	}
+	if err := procedures.CheckDemoteAfter(in.DemoteAfter); err != nil {
+		return invalid("demote_after", "%v", err)
+	}
 	return nil
 }
 
@@ -294,9 +297,18 @@ func (s *Store) RecordUse(ctx context.Context, in procedures.UseInput) (procedur
 		if in.Run != nil {
 			d, _ := in.Run.Delta() // validateUse checked it
 			ver.Health = d.Apply(ver.Health)
+			was := rec.Demoted
+			rec.Demoted = procedures.DemotedAfter(was, hash == rec.Current, in.Run.Failure != "",
+				procedures.HealthOf(ver.Health).ConsecutiveFailures, in.DemoteAfter)
+			res.Demotion = procedures.DemotionOf(was, rec.Demoted)
 			if in.HealthOnly() {
 				if err := putVersion(tx, in.Name, ver); err != nil {
 					return err
+				}
+				if res.Demotion != procedures.DemotionNone {
+					if err := putProc(tx, rec, ver); err != nil {
+						return err
+					}
 				}
 				res.Procedure, err = loadProcedure(tx, in.Name)
 				return err

@@ -22,6 +22,7 @@ const (
 	flagReadOnly
 	flagProblem
 	flagRetired
+	flagDemoted
 )
 
 // classFlags encodes c's flags.
@@ -42,13 +43,16 @@ func classFlags(c procedures.Class) byte {
 	if c.Retired {
 		f |= flagRetired
 	}
+	if c.Demoted {
+		f |= flagDemoted
+	}
 	return f
 }
 
 // classFromFlags decodes flags and a number of tools into a Class.
 func classFromFlags(f byte, tools int) procedures.Class {
 	c := procedures.Class{Status: procedures.StatusFailed, Opaque: f&flagOpaque != 0, Tools: tools,
-		ReadOnly: f&flagReadOnly != 0, Problem: f&flagProblem != 0, Retired: f&flagRetired != 0}
+		ReadOnly: f&flagReadOnly != 0, Problem: f&flagProblem != 0, Retired: f&flagRetired != 0, Demoted: f&flagDemoted != 0}
 	if f&flagSucceeded != 0 {
 		c.Status = procedures.StatusSucceeded
 	}

@@ -179,7 +179,7 @@ func (s *Store) Promote(ctx context.Context, name, codeHash string, d procedures
 			return fault.Errorf(fault.CodeConflict, "version %s of %s did not succeed and cannot be promoted", codeHash, name).
 				WithDetails("reason", procedures.ReasonProcedureNotSucceeded)
 		}
-		rec.Current = codeHash
+		rec.Current, rec.Demoted = codeHash, false // a promote lifts a demotion
 		if err := putProc(tx, rec, ver); err != nil {
 			return err
 		}

@@ -105,6 +105,7 @@ func dumpProcedure(tx *bolt.Tx, k, v []byte, sink dump.Sink) error {
 	p := &dump.ProcedureRecord{
 		Name: name, Signature: rec.Signature, Summary: rec.Summary, Current: rec.Current,
 		Frequency: rec.Frequency, UseCount: rec.UseCount, CreatedAt: fromMs(rec.CreatedAt), UpdatedAt: fromMs(rec.UpdatedAt),
+		Demoted: rec.Demoted,
 	}
 	if rec.LastUsedAt != nil {
 		t := fromMs(*rec.LastUsedAt)

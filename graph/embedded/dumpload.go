@@ -78,7 +78,7 @@ func loadDumpProcedure(tx *bolt.Tx, p *dump.ProcedureRecord) error {
 	}
 	rec := &procRecord{
 		Name: p.Name, Signature: p.Signature, Summary: p.Summary, Current: p.Current, Frequency: p.Frequency,
-		UseCount: p.UseCount, CreatedAt: ms(p.CreatedAt), UpdatedAt: ms(p.UpdatedAt),
+		UseCount: p.UseCount, CreatedAt: ms(p.CreatedAt), UpdatedAt: ms(p.UpdatedAt), Demoted: p.Demoted,
 	}
 	if p.LastUsedAt != nil {
 		v := ms(*p.LastUsedAt)

@@ -196,7 +196,7 @@ func mergeVersion(tx *bolt.Tx, v *dump.VersionRecord, group *dump.ProcedureRecor
 	if !procedures.BecomesCurrent(current, ver.Status) {
 		return nil
 	}
-	rec.Current = v.CodeHash
+	rec.Current, rec.Demoted = v.CodeHash, group.Demoted
 	return putProcRecord(tx, rec)
 }
 

@@ -27,6 +27,8 @@ type procRecord struct {
 	Problem  string `json:"problem,omitempty"`
 	// Retired is set while the procedure is retired (Store.SetRetired).
 	Retired *retiredRecord `json:"retired,omitempty"`
+	// Demoted is set while the procedure is demoted (procedures.DemotedAfter).
+	Demoted bool `json:"demoted,omitempty"`
 }
 
 // retiredRecord is a stored procedures.Retirement.
@@ -91,7 +93,7 @@ func (r *versionRecord) version(current bool) procedures.Version {
 func (r *procRecord) procedure(cur *versionRecord, causes []procedures.CauseLink, g *procedures.Grant) *procedures.Procedure {
 	p := &procedures.Procedure{
 		Name: r.Name, Signature: r.Signature, Summary: r.Summary, Description: r.Description,
-		Frequency: r.Frequency, UseCount: r.UseCount, Causes: causes, Grant: g,
+		Frequency: r.Frequency, UseCount: r.UseCount, Causes: causes, Grant: g, Demoted: r.Demoted,
 		CreatedAt: fromMs(r.CreatedAt), UpdatedAt: fromMs(r.UpdatedAt),
 	}
 	if r.LastUsedAt != nil {
@@ -138,7 +140,7 @@ func (s *summary) class() procedures.Class { return classFromFlags(s.flags, len(
 // classOf is the Class of a stored procedure with current version cur.
 func classOf(rec *procRecord, cur *versionRecord) procedures.Class {
 	return procedures.Class{Status: cur.Status, Opaque: cur.Opaque, Tools: len(rec.Signature), ReadOnly: rec.ReadOnly,
-		Problem: rec.Problem != "", Retired: rec.Retired != nil}
+		Problem: rec.Problem != "", Retired: rec.Retired != nil, Demoted: rec.Demoted}
 }
 
 func encodeSummary(c procedures.Class, sig []string) []byte {

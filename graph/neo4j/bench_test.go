@@ -130,3 +130,8 @@ func BenchmarkCaptureLift(b *testing.B) {
 	b.Run("same", func(b *testing.B) { storetest.BenchCaptureLift(b, s, true) })
 	b.Run("varied", func(b *testing.B) { storetest.BenchCaptureLift(b, s, false) })
 }
+
+// BenchmarkRecordRun measures what health and demotion add to a replay's
+// write: its use with the run against the same use without one,
+// interleaved (storetest.BenchRecordRun).
+func BenchmarkRecordRun(b *testing.B) { storetest.BenchRecordRun(b, freshStore(b)) }

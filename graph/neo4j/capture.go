@@ -250,10 +250,14 @@ func (s *Store) RecordUse(ctx context.Context, in procedures.UseInput) (procedur
 	case in.FailedReplay():
 		return procedures.UseResult{}, invalid("run", "a failed run is not a replay")
 	}
+	if err := procedures.CheckDemoteAfter(in.DemoteAfter); err != nil {
+		return procedures.UseResult{}, invalid("demote_after", "%v", err)
+	}
 	params := map[string]any{
 		"name":   in.Name,
 		"hash":   nilIfEmpty(in.CodeHash),
 		"health": health,
+		"demote": procedures.DemoteParams(in),
 	}
 	statement := "use_health"
 	if !in.HealthOnly() {
@@ -272,8 +276,11 @@ func (s *Store) RecordUse(ctx context.Context, in procedures.UseInput) (procedur
 		return procedures.UseResult{}, notFound(in.Name)
 	}
 	res := procedures.UseResult{Counted: field(recs[0], "counted") == true}
-	res.Procedure, err = decodeProcedure(field(recs[0], "procedure"))
-	return res, s.mapError("record use", err)
+	if res.Procedure, err = decodeProcedure(field(recs[0], "procedure")); err != nil {
+		return procedures.UseResult{}, s.mapError("record use", err)
+	}
+	res.Demotion = procedures.DemotionOf(field(recs[0], "wasDemoted") == true, res.Procedure.Demoted)
+	return res, nil
 }
 
 func nilIfEmpty(s string) any {

@@ -139,7 +139,7 @@ func decodeClassCounts(recs []*neo4j.Record) (map[string]classCount, error) {
 		r := &row{m: rec.AsMap()}
 		c := classCount{class: procedures.Class{
 			Status: procedures.Status(r.str("status")), Opaque: r.bool("opaque"), Tools: int(r.int("tools")),
-			ReadOnly: r.bool("read_only"), Problem: r.bool("problem"), Retired: r.bool("retired"),
+			ReadOnly: r.bool("read_only"), Problem: r.bool("problem"), Retired: r.bool("retired"), Demoted: r.bool("demoted"),
 		}, n: int(r.int("count"))}
 		key := r.str("key")
 		if r.err != nil {

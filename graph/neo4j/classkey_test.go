@@ -26,9 +26,9 @@ func TestClassKeyDistinct(t *testing.T) {
 			problem = "cycle"
 		}
 		rows[i] = map[string]any{"i": i, "status": string(c.Status), "opaque": c.Opaque, "signature": sig,
-			"read_only": c.ReadOnly, "problem": problem, "retired": c.Retired}
+			"read_only": c.ReadOnly, "problem": problem, "retired": c.Retired, "demoted": c.Demoted}
 	}
-	stmt := "UNWIND $rows AS r\nWITH r.i AS i, {status: r.status, opaque: r.opaque, signature: r.signature, read_only: r.read_only, problem: r.problem, retired_at: CASE WHEN r.retired THEN datetime() ELSE null END} AS p\nRETURN i,\n" +
+	stmt := "UNWIND $rows AS r\nWITH r.i AS i, {status: r.status, opaque: r.opaque, signature: r.signature, read_only: r.read_only, problem: r.problem, retired_at: CASE WHEN r.retired THEN datetime() ELSE null END, demoted: r.demoted} AS p\nRETURN i,\n" +
 		cypher.Expand("#include class_key") + " AS key"
 	recs := run(t, s, stmt, map[string]any{"rows": rows})
 	if len(recs) != len(classes) {

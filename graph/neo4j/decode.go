@@ -30,6 +30,7 @@ const (
 	pRetiredAt
 	pRetiredBy
 	pRetiredReason
+	pDemoted
 	pVersion // versionFields, or null
 	pCauses  // a list of causeFields
 )
@@ -40,7 +41,7 @@ var procedureFields = []string{
 	pUseCount: "use_count", pCreatedAt: "created_at", pUpdatedAt: "updated_at",
 	pLastUsedAt: "last_used_at", pGrantEnabled: "grant_enabled", pGrantBy: "grant_by",
 	pGrantAt: "grant_at", pGrantReason: "grant_reason", pGrantCodeHash: "grant_code_hash", pGrantBinding: "grant_binding",
-	pRetiredAt: "retired_at", pRetiredBy: "retired_by", pRetiredReason: "retired_reason",
+	pRetiredAt: "retired_at", pRetiredBy: "retired_by", pRetiredReason: "retired_reason", pDemoted: "demoted",
 	pVersion: "version", pCauses: "causes",
 }
 
@@ -108,6 +109,7 @@ func decodeProcedure(v any) (*procedures.Procedure, error) {
 	if !f.null(pRetiredAt) {
 		p.Retired = &procedures.Retirement{RetiredBy: f.str(pRetiredBy), RetiredAt: f.time(pRetiredAt), Reason: f.str(pRetiredReason)}
 	}
+	p.Demoted = !f.null(pDemoted) && f.bool(pDemoted)
 	if !f.null(pVersion) {
 		v, err := newFields(f.v[pVersion], versionFields, "procedure version")
 		if err != nil {

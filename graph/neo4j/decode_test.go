@@ -55,7 +55,7 @@ func procedureRow() []any {
 		"proc__a", []any{"get(task_id)"}, "sum", int64(3), int64(5),
 		at, at, at,
 		true, "ana", at, "ok", "h1", nil,
-		nil, nil, nil,
+		nil, nil, nil, true,
 		[]any{"h1", "return 1", "starlark", []any{"task_id"}, `{"type":"object"}`, "validated", false, "[]", `{"tools":[]}`, []any{int64(2), int64(1)}},
 		[]any{[]any{"b", int64(1)}, []any{"a", int64(2)}, []any{"c", int64(1)}},
 	}
@@ -76,6 +76,7 @@ func TestDecodeProcedure(t *testing.T) {
 		Causes:   []procedures.CauseLink{{Name: "a", Frequency: 2}, {Name: "b", Frequency: 1}, {Name: "c", Frequency: 1}},
 		Baseline: &procedures.Baseline{Tools: []procedures.ToolContract{}},
 		Health:   procedures.HealthOf([]int64{2, 1}),
+		Demoted:  true,
 	}
 	if !reflect.DeepEqual(p, want) {
 		t.Fatalf("got  %+v\nwant %+v", p, want)
@@ -83,12 +84,12 @@ func TestDecodeProcedure(t *testing.T) {
 	// Nothing optional: no version, grant, retirement, causes.
 	r := procedureRow()
 	r[pVersion], r[pCauses], r[pGrantEnabled], r[pLastUsedAt] = nil, []any{}, nil, nil
-	r[pRetiredAt], r[pRetiredBy] = at, "bo"
+	r[pRetiredAt], r[pRetiredBy], r[pDemoted] = at, "bo", nil
 	p, err = decodeProcedure(r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Grant != nil || p.LastUsedAt != nil || p.Causes != nil || p.CodeHash != "" || p.InputSchema != nil ||
+	if p.Grant != nil || p.LastUsedAt != nil || p.Causes != nil || p.CodeHash != "" || p.InputSchema != nil || p.Demoted ||
 		p.Retired == nil || p.Retired.RetiredBy != "bo" || !p.Retired.RetiredAt.Equal(at) {
 		t.Fatalf("got %+v", p)
 	}
@@ -117,8 +118,8 @@ func TestDecodeProcedureMalformed(t *testing.T) {
 		{"nil", nil, "procedure is <nil>, want a list"},
 		{"a map (the old shape)", map[string]any{"name": "proc__a"}, "want a list"},
 		{"a string", "proc__a", "want a list"},
-		{"too short", procedureRow()[:pCauses], "procedure has 18 fields, want 19"},
-		{"too long", append(procedureRow(), nil), "procedure has 20 fields, want 19"},
+		{"too short", procedureRow()[:pCauses], "procedure has 19 fields, want 20"},
+		{"too long", append(procedureRow(), nil), "procedure has 21 fields, want 20"},
 		{"empty", []any{}, "procedure has 0 fields"},
 		{"name not a string", with(func(r []any) { r[pName] = int64(1) }), "field name is int64, want string"},
 		{"signature not a list", with(func(r []any) { r[pSignature] = "x" }), "field signature is string, want list"},
@@ -130,6 +131,7 @@ func TestDecodeProcedureMalformed(t *testing.T) {
 		{"grant_binding not JSON", with(func(r []any) { r[pGrantBinding] = "{" }), "a stored grant binding does not decode"},
 		{"grant_binding a number", with(func(r []any) { r[pGrantBinding] = int64(1) }), "field grant_binding is int64, want string"},
 		{"retired_at a bool", with(func(r []any) { r[pRetiredAt] = true }), "field retired_at is bool, want datetime"},
+		{"demoted a string", with(func(r []any) { r[pDemoted] = "yes" }), "field demoted is string, want boolean"},
 		{"version a map", with(func(r []any) { r[pVersion] = map[string]any{} }), "procedure version is map[string]interface {}, want a list"},
 		{"version too short", version(func(v []any) { v[len(v)-1] = nil }), ""}, // (valid: null warnings)
 		{"version short", with(func(r []any) { r[pVersion] = []any{"h1"} }), "procedure version has 1 fields, want 10"},

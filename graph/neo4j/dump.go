@@ -165,6 +165,7 @@ func dumpProcedures(ctx context.Context, tx neo4j.ManagedTransaction, after stri
 			UpdatedAt: r.time("updated_at"), LastUsedAt: r.timePtr("last_used_at"), SearchParts: r.strings("search_parts"),
 		}
 		p.Current, _ = r.m["current"].(string)
+		p.Demoted = r.m["demoted"] == true
 		if r.m["grant_enabled"] != nil {
 			p.Grant = &procedures.Grant{Enabled: r.bool("grant_enabled"), GrantedBy: r.str("grant_by"), GrantedAt: r.time("grant_at"),
 				Reason: r.str("grant_reason"), CodeHash: r.str("grant_code_hash")}

@@ -96,9 +96,9 @@ func (s *Store) Load(ctx context.Context, m dump.LoadMarker, recs []dump.Record)
 			cat = r.Catalogue
 			continue
 		case dump.TypeVersion:
-			row["current"] = nil
+			row["current"], row["demoted"] = nil, false
 			if r.Group != nil {
-				row["current"] = r.Group.Current
+				row["current"], row["demoted"] = r.Group.Current, r.Group.Demoted
 			}
 		}
 		rows[r.Type] = append(rows[r.Type], row)
@@ -199,7 +199,8 @@ func loadRow(r dump.Record) (map[string]any, error) {
 		row := map[string]any{"name": p.Name, "signature": p.Signature, "summary": p.Summary, "frequency": p.Frequency,
 			"use_count": p.UseCount, "created_at": dbTime(p.CreatedAt), "updated_at": dbTime(p.UpdatedAt), "last_used_at": nil,
 			"current": p.Current, "grant_enabled": nil, "grant_by": nil, "grant_at": nil, "grant_reason": nil, "grant_code_hash": nil, "grant_binding": nil,
-			"retired_at": nil, "retired_by": nil, "retired_reason": nil, "search_parts": nil, "search_text": nil}
+			"retired_at": nil, "retired_by": nil, "retired_reason": nil, "search_parts": nil, "search_text": nil,
+			"demoted": p.Demoted}
 		if parts := search.MergeParts(nil, p.SearchParts); len(parts) > 0 {
 			row["search_parts"], row["search_text"] = stringList(parts), search.Document(parts)
 		}

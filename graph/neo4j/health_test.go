@@ -1,6 +1,7 @@
 package neo4jstore
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -55,4 +56,51 @@ func TestHealthAddIsGos(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestDemotionIsGos: fragments/demotion.cypher, which use.cypher and
+// use_health.cypher include, decides as procedures.DemotedAfter on every
+// case: demoted before or not (or never set), a run of the current
+// version or another, a success or a failure, consecutive failures below,
+// at and above the setting, the setting 0 and 3, and no run at all.
+func TestDemotionIsGos(t *testing.T) {
+	s := openStore(t)
+	stmt := "CREATE (p:DemotionCase {code_hash: 'cur', demoted: $was})\n" +
+		"WITH p, {code_hash: $hash, health: $health} AS v\n" + cypher.Expand("#include demotion") +
+		"\nWITH p, wasDemoted, p.demoted AS now DELETE p RETURN wasDemoted, now"
+	for _, was := range []any{nil, false, true} {
+		for _, current := range []bool{true, false} {
+			for _, failed := range []bool{true, false} {
+				for _, consecutive := range []int64{0, 2, 3, 5} {
+					for _, after := range []int{0, 3} {
+						name := fmt.Sprintf("was=%v/current=%v/failed=%v/consecutive=%d/after=%d", was, current, failed, consecutive, after)
+						t.Run(name, func(t *testing.T) {
+							in := procedures.UseInput{DemoteAfter: after, Run: &procedures.Run{}}
+							if failed {
+								in.Run.Failure = procedures.FailureToolError
+							}
+							h := procedures.Health{ConsecutiveFailures: consecutive}
+							hash := "cur"
+							if !current {
+								hash = "other"
+							}
+							recs := run(t, s, stmt, map[string]any{"was": was, "hash": hash, "health": h.Vector(),
+								"demote": procedures.DemoteParams(in)})
+							wasDemoted := was == true
+							want := procedures.DemotedAfter(wasDemoted, current, failed, consecutive, after)
+							if got := recs[0].Values[1]; got != want || recs[0].Values[0] != wasDemoted {
+								t.Fatalf("demotion.cypher: was %v, now %v; DemotedAfter = %v", recs[0].Values[0], got, want)
+							}
+						})
+					}
+				}
+			}
+		}
+	}
+	t.Run("no run", func(t *testing.T) {
+		recs := run(t, s, stmt, map[string]any{"was": true, "hash": "cur", "health": nil, "demote": nil})
+		if recs[0].Values[1] != true {
+			t.Fatalf("no run: now %v, want it unchanged (true)", recs[0].Values[1])
+		}
+	})
 }

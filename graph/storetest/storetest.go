@@ -68,6 +68,7 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) procedures.Store) {
 		{"FindSparseTools", testFindSparseTools},
 		{"Drift", testDrift},
 		{"Health", testHealth},
+		{"Demotion", testDemotion},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) { g.run(t, newStore) })

@@ -187,7 +187,7 @@ func RequireToolTotals(t *testing.T, s procedures.Store, step string) {
 			t.Fatalf("%s: Get(%s): %v", step, p.Name, err)
 		}
 		c := procedures.ClassOf(p.Status, p.Opaque, p.Signature,
-			procedures.Classification{ReadOnly: g.ReadOnly, Problem: g.Problem}, p.Retired != nil)
+			procedures.Classification{ReadOnly: g.ReadOnly, Problem: g.Problem}, p.Retired != nil, p.Demoted)
 		r := row{name: p.Name, sig: p.Signature, class: c}
 		for _, l := range p.Causes {
 			r.causes = append(r.causes, l.Name)

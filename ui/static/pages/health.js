@@ -2,12 +2,14 @@
 // rate over its runs, and its failures by class.
 import { h, badge } from '../dom.js';
 
-// successRate is "N% of R runs" ("never run" before the first).
-export function successRate(health) {
-  if (!health || !health.runs) return h('span', { class: 'muted health' }, 'never run');
+// successRate is "N% of R runs" ("never run" before the first), with a
+// demoted badge while the procedure is demoted.
+export function successRate(health, demoted) {
+  const flag = demoted ? [' ', h('span', { class: 'badge warn demoted', title: 'its current version failed its last runs: not offered to planners, its grant inactive; a success or a promote lifts it' }, 'demoted')] : [];
+  if (!health || !health.runs) return h('span', { class: 'muted health' }, 'never run', ...flag);
   const pct = Math.round(100 * health.success_rate);
   const kind = health.consecutive_failures > 0 ? 'warn' : 'ok';
-  return h('span', { class: 'health' }, badge(`${pct}% of ${health.runs} run${health.runs === 1 ? '' : 's'}`, kind));
+  return h('span', { class: 'health' }, badge(`${pct}% of ${health.runs} run${health.runs === 1 ? '' : 's'}`, kind), ...flag);
 }
 
 // failureBadges shows the failures by class ("tool_error ×3"), the last

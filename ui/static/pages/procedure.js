@@ -26,7 +26,7 @@ export async function procedurePage(ctx) {
     h('dl', { class: 'facts' },
       fact('Signature', (p.signature || []).flatMap((t, i) => [i ? ' · ' : '', link(t, 'graph', 'tool', t)])),
       fact('Frequency', p.frequency), fact('Uses', p.use_count),
-      fact('Health', h('span', { id: 'health' }, successRate(p.health), ' ', failureBadges(p.health), durations(p.health))),
+      fact('Health', h('span', { id: 'health' }, successRate(p.health, p.demoted), ' ', failureBadges(p.health), durations(p.health))),
       fact('Dialect', p.dialect),
       fact('Code hash', codeHash(p.code_hash, 16)), fact('State-changing tools', (p.state_changing_tools || []).join(', ') || '—'),
       fact('Unknown tools', (p.unknown_tools || []).join(', ') || '—'), fact('Created', when(p.created_at)),

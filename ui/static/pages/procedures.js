@@ -37,7 +37,7 @@ export async function proceduresPage(ctx) {
     ['Signature tools', (p) => (p.signature || []).map((t) => badge(t, 'tool'))],
     ['Frequency', (p) => p.frequency],
     ['Uses', (p) => p.use_count],
-    ['Success', (p) => successRate(p.health)],
+    ['Success', (p) => successRate(p.health, p.demoted)],
     ['Class', (p) => [stateBadge(p.read_only), p.stale ? [' ', badge('stale', 'warn')] : null]],
     ['Exposed', (p) => yesNo(p.exposed)],
     ['Auto-run', (p) => p.auto_run && p.auto_run.active ? badge('active', 'ok') : p.auto_run && p.auto_run.enabled ? badge('granted, inactive', 'warn') : badge('off', 'off')],
