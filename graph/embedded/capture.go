@@ -301,10 +301,10 @@ func (s *Store) RecordUse(ctx context.Context, in procedures.UseInput) (procedur
 			rec.Demoted = procedures.DemotedAfter(was, hash == rec.Current, in.Run.Failure != "",
 				procedures.HealthOf(ver.Health).ConsecutiveFailures, in.DemoteAfter)
 			res.Demotion = procedures.DemotionOf(was, rec.Demoted)
+			if err := putHealth(tx, key(in.Name, hash), ver.Health); err != nil {
+				return err
+			}
 			if in.HealthOnly() {
-				if err := putVersion(tx, in.Name, ver); err != nil {
-					return err
-				}
 				if res.Demotion != procedures.DemotionNone {
 					if err := putProc(tx, rec, ver); err != nil {
 						return err
@@ -314,7 +314,7 @@ func (s *Store) RecordUse(ctx context.Context, in procedures.UseInput) (procedur
 				return err
 			}
 		}
-		versionChanged := in.Run != nil
+		versionChanged := false
 		if added, err := addKey(tx, bKeysVersion, key(in.Name, hash, in.UsageKey)); err != nil {
 			return err
 		} else if added {

@@ -133,6 +133,11 @@ func dumpProcedure(tx *bolt.Tx, k, v []byte, sink dump.Sink) error {
 		if err := decode(v, &r, "version of "+name); err != nil {
 			return err
 		}
+		h, err := versionHealth(tx, key(name, r.CodeHash), &r)
+		if err != nil {
+			return err
+		}
+		r.Health = h
 		return sink.Record(dump.Record{Type: dump.TypeVersion, Version: &dump.VersionRecord{
 			Procedure: name, CodeHash: r.CodeHash, Code: r.Code, Dialect: r.Dialect, Parameters: r.Parameters,
 			InputSchema: r.InputSchema, Opaque: r.Opaque, Warnings: r.Warnings, Summary: r.Summary, Metadata: r.Metadata,

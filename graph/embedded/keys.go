@@ -36,12 +36,13 @@ var (
 	bPending     = []byte("turns_pending")          // turn id → deadline (u64 ms) requester, while pending
 	bPolicies    = []byte("session_policies")       // session 0 code hash → gate.SessionPolicy (JSON)
 	bBaselines   = []byte("version_baselines")      // name 0 hash → the version's baseline keys, "\n" between (putVersion)
+	bHealth      = []byte("version_health")         // name 0 hash → the version's health vector, varints (health.go)
 )
 
 var allBuckets = [][]byte{
 	bMeta, bProcs, bVersions, bKeysProc, bKeysVersion, bKeysEdge, bCauses, bEdgesPC, bEdgesCP,
 	bGrants, bDecisions, bDecisionIDs, bDecByProc, bCatalogue, bRank, bRankByName, bToolProcs, bRefs, bClasses,
-	bToolClasses, bTurns, bPending, bPolicies, bSearch, bBaselines,
+	bToolClasses, bTurns, bPending, bPolicies, bSearch, bBaselines, bHealth,
 }
 
 var (

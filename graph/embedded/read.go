@@ -24,13 +24,13 @@ func loadProcedure(tx *bolt.Tx, name string) (*procedures.Procedure, error) {
 // cursor (and its stack) on every call, which were most of the time and of
 // the allocations of a page of 25.
 type procReader struct {
-	procs, versions, edgesPC, grants *bolt.Cursor
-	buf                              []byte // scratch for keys
+	procs, versions, health, edgesPC, grants *bolt.Cursor
+	buf                                      []byte // scratch for keys
 }
 
 func newProcReader(tx *bolt.Tx) *procReader {
 	return &procReader{procs: tx.Bucket(bProcs).Cursor(), versions: tx.Bucket(bVersions).Cursor(),
-		edgesPC: tx.Bucket(bEdgesPC).Cursor(), grants: tx.Bucket(bGrants).Cursor()}
+		health: tx.Bucket(bHealth).Cursor(), edgesPC: tx.Bucket(bEdgesPC).Cursor(), grants: tx.Bucket(bGrants).Cursor()}
 }
 
 // get is Bucket.Get through the cursor c: the value stored under k, nil
@@ -73,9 +73,13 @@ func (r *procReader) loadKey(name []byte) (*procedures.Procedure, error) {
 		return nil, err
 	}
 	var cur *versionRecord
+	var health []int64
 	vkey := r.key(name, rec.Current)
 	if vraw := get(r.versions, vkey); vraw != nil {
 		if cur, err = versionCache.Get(vkey, vraw, "version"); err != nil {
+			return nil, err
+		}
+		if health, err = healthOf(get(r.health, vkey), cur.Health, vkey); err != nil {
 			return nil, err
 		}
 	}
@@ -95,7 +99,7 @@ func (r *procReader) loadKey(name []byte) (*procedures.Procedure, error) {
 		}
 		g.GrantedAt = g.GrantedAt.UTC()
 	}
-	return rec.procedure(cur, causes, g), nil
+	return rec.procedure(cur, health, causes, g), nil
 }
 
 // Get returns the procedure named name. Returns CodeNotFound.
@@ -169,6 +173,9 @@ func (s *Store) Versions(ctx context.Context, name string) ([]procedures.Version
 		return scanPrefix(tx.Bucket(bVersions), prefix(name), func(rest, v []byte) error {
 			var r versionRecord
 			if err := decode(v, &r, "version of "+name); err != nil {
+				return err
+			}
+			if r.Health, err = versionHealth(tx, key(name, r.CodeHash), &r); err != nil {
 				return err
 			}
 			out = append(out, r.version(r.CodeHash == rec.Current))

@@ -55,7 +55,9 @@ type versionRecord struct {
 	// Baseline is the version's drift baseline (nil: stored before drift
 	// was kept; upgradeBaselines gives it one).
 	Baseline *procedures.Baseline `json:"baseline,omitempty"`
-	// Health is the version's health vector (procedures.HealthDelta).
+	// Health is the version's health vector (procedures.HealthDelta), kept
+	// in bHealth (health.go): getVersion fills it, putVersion stores it
+	// there; only a record written before carries it.
 	Health []int64 `json:"health,omitempty"`
 }
 
@@ -90,7 +92,8 @@ func (r *versionRecord) version(current bool) procedures.Version {
 }
 
 // procedure assembles the domain procedure from its stored parts.
-func (r *procRecord) procedure(cur *versionRecord, causes []procedures.CauseLink, g *procedures.Grant) *procedures.Procedure {
+// health is cur's health vector (healthOf).
+func (r *procRecord) procedure(cur *versionRecord, health []int64, causes []procedures.CauseLink, g *procedures.Grant) *procedures.Procedure {
 	p := &procedures.Procedure{
 		Name: r.Name, Signature: r.Signature, Summary: r.Summary, Description: r.Description,
 		Frequency: r.Frequency, UseCount: r.UseCount, Causes: causes, Grant: g, Demoted: r.Demoted,
@@ -107,7 +110,7 @@ func (r *procRecord) procedure(cur *versionRecord, causes []procedures.CauseLink
 		p.Code, p.Dialect, p.CodeHash = cur.Code, cur.Dialect, cur.CodeHash
 		p.Parameters, p.InputSchema, p.Status = cur.Parameters, cur.InputSchema, cur.Status
 		p.Opaque, p.Warnings, p.Baseline = cur.Opaque, cur.Warnings, cur.Baseline
-		p.Health = procedures.HealthOf(cur.Health)
+		p.Health = procedures.HealthOf(health)
 	}
 	return p
 }

@@ -142,10 +142,16 @@ func getVersion(tx *bolt.Tx, name, hash string) (*versionRecord, error) {
 	if err := decode(v, &r, "version "+name+" "+hash); err != nil {
 		return nil, err
 	}
+	h, err := versionHealth(tx, key(name, hash), &r)
+	if err != nil {
+		return nil, err
+	}
+	r.Health = h
 	return &r, nil
 }
 
-// putVersion stores r and its baseline's keys (bBaselines). A version
+// putVersion stores r, its baseline's keys (bBaselines) and its health
+// (bHealth; the record itself carries none). A version
 // without a baseline (one a dump carried without) is given the stored
 // catalogue's contracts of its procedure's signature, when the procedure
 // is stored.
@@ -155,12 +161,17 @@ func putVersion(tx *bolt.Tx, name string, r *versionRecord) error {
 			return err
 		}
 	}
-	b, err := encode(r)
+	rec := *r
+	rec.Health = nil
+	b, err := encode(&rec)
 	if err != nil {
 		return err
 	}
 	k := key(name, r.CodeHash)
 	if err := tx.Bucket(bVersions).Put(k, b); err != nil {
+		return err
+	}
+	if err := putHealth(tx, k, r.Health); err != nil {
 		return err
 	}
 	if r.Baseline == nil {

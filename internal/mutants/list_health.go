@@ -21,7 +21,7 @@ func init() {
 		{
 			Name:     "embedded/failed-run-counts-as-use",
 			Why:      "a failed run counts its usage key: frequency, the rank planners see, grows with failures",
-			Edits:    []Edit{{Dir: "graph/embedded", Find: "\t\t\tif in.HealthOnly() {\n\t\t\t\tif err := putVersion(tx, in.Name, ver); err != nil {", Replace: "\t\t\tif false {\n\t\t\t\tif err := putVersion(tx, in.Name, ver); err != nil {"}},
+			Edits:    []Edit{{Dir: "graph/embedded", Find: "\t\t\tif in.HealthOnly() {\n\t\t\t\tif res.Demotion", Replace: "\t\t\tif false {\n\t\t\t\tif res.Demotion"}},
 			Packages: []string{"./graph/embedded"},
 			Tests:    []string{"TestStore/Health/runs_count_on_the_version"},
 		},
