@@ -139,6 +139,7 @@ func captureTx(tx *bolt.Tx, in *procedures.CaptureInput) (procedures.CaptureResu
 	if err != nil {
 		return res, err
 	}
+	versionChanged := ver == nil // an existing version is rewritten only when it changed
 	if ver == nil {
 		res.VersionCreated = true
 		v := in.Version
@@ -153,8 +154,9 @@ func captureTx(tx *bolt.Tx, in *procedures.CaptureInput) (procedures.CaptureResu
 			}
 			ver.Baseline = procedures.BaselineOf(in.Signature, cat)
 		}
-	} else if in.Version.Status == procedures.StatusSucceeded {
+	} else if in.Version.Status == procedures.StatusSucceeded && ver.Status != procedures.StatusSucceeded {
 		ver.Status = procedures.StatusSucceeded // the same code has now succeeded
+		versionChanged = true
 	}
 
 	cur := ver
@@ -178,6 +180,7 @@ func captureTx(tx *bolt.Tx, in *procedures.CaptureInput) (procedures.CaptureResu
 		return res, err
 	} else if added {
 		ver.Frequency++
+		versionChanged = true
 	}
 	succeeded := in.Version.Status == procedures.StatusSucceeded
 	if succeeded {
@@ -204,8 +207,10 @@ func captureTx(tx *bolt.Tx, in *procedures.CaptureInput) (procedures.CaptureResu
 		}
 	}
 	rec.UpdatedAt = at
-	if err := putVersion(tx, in.Name, ver); err != nil {
-		return res, err
+	if versionChanged {
+		if err := putVersion(tx, in.Name, ver); err != nil {
+			return res, err
+		}
 	}
 	if err := putProc(tx, rec, cur); err != nil {
 		return res, err
