@@ -30,6 +30,8 @@ type Service interface {
 	AcceptDrift(ctx context.Context, r procedures.AcceptDriftRequest) (*procedures.Procedure, procedures.Decision, error)
 	SetAutoRun(ctx context.Context, r procedures.AutoRunRequest) (*procedures.Procedure, procedures.Decision, error)
 	SetRetired(ctx context.Context, r procedures.RetireRequest) (*procedures.Procedure, procedures.Decision, error)
+	Recordings(ctx context.Context, name string) ([]procedures.Recording, error)
+	PurgeRecordings(ctx context.Context, name, actor, reason string) (procedures.Decision, int, error)
 	GrantsList(ctx context.Context) ([]*procedures.Procedure, error)
 	Causes(ctx context.Context) ([]procedures.Cause, error)
 	Cause(ctx context.Context, name string) (*procedures.Cause, []procedures.CauseProcedure, error)

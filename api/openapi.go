@@ -104,6 +104,15 @@ var responseSchemas = map[string]string{
 		"opaque": {"type": "boolean"}, "warnings": {"type": "array"}, "status": {"type": "string", "enum": ["succeeded", "failed"]},
 		"frequency": {"type": "integer"}, "captured_at": {"type": "string", "format": "date-time"}, "current": {"type": "boolean"},
 		"stale": {"type": "boolean"}, "drift": {"$ref": "#/components/schemas/Drift"}, "health": {"$ref": "#/components/schemas/Health"}}}`,
+	"Recordings": `{"type": "object", "required": ["recordings"], "properties": {"recordings": {"type": "array", "items": {"type": "object",
+		"required": ["id", "procedure", "code_hash", "recorded_at", "arguments", "calls", "result_hash", "bytes"], "properties": {
+		"id": {"type": "string"}, "procedure": {"type": "string"}, "code_hash": {"type": "string"},
+		"recorded_at": {"type": "string", "format": "date-time"}, "arguments": {"type": "object"},
+		"calls": {"type": "array", "items": {"type": "object", "required": ["tool", "arguments"], "properties": {
+			"tool": {"type": "string"}, "arguments": {"type": "object"}, "response": {}, "error": {"type": "string"}}}},
+		"result_hash": {"type": "string"}, "bytes": {"type": "integer"}}}}}}`,
+	"RecordingsPurged": `{"type": "object", "required": ["decision", "deleted"], "properties": {
+		"decision": {"$ref": "#/components/schemas/Decision"}, "deleted": {"type": "integer"}}}`,
 	"DecisionAnswer": `{"type": "object", "required": ["procedure", "decision"], "properties": {
 		"procedure": {"$ref": "#/components/schemas/Procedure"}, "decision": {"$ref": "#/components/schemas/Decision"}}}`,
 	"InvokeAnswer": `{"type": "object", "required": ["decision", "status", "result", "output", "calls", "error"], "properties": {

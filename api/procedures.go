@@ -253,3 +253,29 @@ func deref(p *string) string {
 	}
 	return *p
 }
+
+// recordings is GET /v1/procedures/{name}/recordings (grant): they hold
+// tool output.
+func (s *Server) recordings(w http.ResponseWriter, r *http.Request) error {
+	rs, err := s.svc.Recordings(r.Context(), urlParam(r, "name"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"recordings": rs})
+	return nil
+}
+
+// purgeRecordings is DELETE /v1/procedures/{name}/recordings (grant),
+// audited as a recordings decision.
+func (s *Server) purgeRecordings(w http.ResponseWriter, r *http.Request) error {
+	var b reasonBody
+	if err := s.optionalBody(r, "ReasonBody", &b); err != nil {
+		return err
+	}
+	d, n, err := s.svc.PurgeRecordings(r.Context(), urlParam(r, "name"), principalOf(r).Name, deref(b.Reason))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"decision": d, "deleted": n})
+	return nil
+}

@@ -41,6 +41,8 @@ const (
 	MCPSessionsRefused    = "procgraph_mcp_sessions_refused_total"
 	SearchIndexPending    = "procgraph_search_index_pending"
 	SearchIndexFailed     = "procgraph_search_index_failed"
+	Recordings            = "procgraph_recordings_total"
+	RecordingBytes        = "procgraph_recording_bytes_total"
 )
 
 // LatencyBuckets are the request-latency histogram's upper bounds, seconds.
@@ -53,6 +55,10 @@ type Registry struct {
 	latency   *prometheus.HistogramVec
 	decisions *prometheus.CounterVec
 	replays   *prometheus.CounterVec
+	// recordings counts successful runs' recordings by outcome; recBytes
+	// the bytes of those kept.
+	recordings *prometheus.CounterVec
+	recBytes   prometheus.Counter
 }
 
 // New returns a registry with procgraph's metrics and the Go runtime and
@@ -68,8 +74,12 @@ func New() *Registry {
 			Help: "Decisions by kind, outcome and reason."}, []string{"kind", "outcome", "reason"}),
 		replays: prometheus.NewCounterVec(prometheus.CounterOpts{Name: Replays,
 			Help: "Replays by status and error code."}, []string{"status", "error"}),
+		recordings: prometheus.NewCounterVec(prometheus.CounterOpts{Name: Recordings,
+			Help: "Recordings of successful runs by outcome: kept, too_large (over 256 KiB: not kept), unencodable."}, []string{"outcome"}),
+		recBytes: prometheus.NewCounter(prometheus.CounterOpts{Name: RecordingBytes,
+			Help: "Bytes of the recordings kept (as JSON)."}),
 	}
-	r.reg.MustRegister(r.requests, r.latency, r.decisions, r.replays,
+	r.reg.MustRegister(r.requests, r.latency, r.decisions, r.replays, r.recordings, r.recBytes,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return r
 }
@@ -119,3 +129,12 @@ func label(v string) string { return strings.ToValidUTF8(v, "\uFFFD") }
 // errNoStats is returned by AddPools, AddAdmission, AddBudget and
 // AddSessions when given nothing to read.
 var errNoStats = errors.New("metrics: a collector needs a stats function")
+
+// CountRecording counts one run's recording by outcome and, when kept,
+// its bytes (replay.RecordingCounter).
+func (r *Registry) CountRecording(outcome string, bytes int) {
+	r.recordings.WithLabelValues(label(outcome)).Inc()
+	if bytes > 0 {
+		r.recBytes.Add(float64(bytes))
+	}
+}

@@ -46,6 +46,9 @@ const (
 	// (ReasonHealthRestored: a run succeeded), by procgraph itself
 	// (ActorProcgraph).
 	KindHealth DecisionKind = "health"
+	// KindRecordings records an operator purging a procedure's recordings
+	// (ReasonRecordingsPurged).
+	KindRecordings DecisionKind = "recordings"
 )
 
 // ActorProcgraph is the actor of the decisions procgraph takes itself
@@ -54,7 +57,7 @@ const ActorProcgraph = "procgraph"
 
 // DecisionKinds is every decision kind.
 var DecisionKinds = []DecisionKind{KindInvoke, KindGrant, KindRevoke, KindPromote, KindCatalogue, KindRetire,
-	KindTurn, KindApproval, KindPolicy, KindStore, KindDrift, KindHealth}
+	KindTurn, KindApproval, KindPolicy, KindStore, KindDrift, KindHealth, KindRecordings}
 
 // DecisionKindNames returns DecisionKinds as strings (a query parameter's
 // allowed values).
@@ -124,6 +127,8 @@ const (
 	ReasonDemoted = "demoted"
 	// ReasonHealthRestored: a health decision lifting a demotion.
 	ReasonHealthRestored = "health_restored"
+	// ReasonRecordingsPurged: a recordings decision.
+	ReasonRecordingsPurged = "recordings_purged"
 
 	// The reasons of the turn gate.
 	ReasonSessionPolicy    = "session_policy"

@@ -190,6 +190,20 @@ func (s *Service) Decisions(ctx context.Context, f DecisionFilter) ([]Decision, 
 // usageKey, linking cause when set; a failed one counts in the health
 // only (UseInput).
 func (s *Service) RecordRun(ctx context.Context, name, codeHash, usageKey, cause string, run *Run) error {
+	return s.RecordRunWith(ctx, name, codeHash, usageKey, cause, run, Kept{})
+}
+
+// Kept is what a successful run keeps besides its count: its recording
+// (nil: none), PerVersion of them per version (DefaultRecordingsPerVersion
+// when 0).
+type Kept struct {
+	Recording  *Recording
+	PerVersion int
+}
+
+// RecordRunWith is RecordRun keeping what k holds with a successful run,
+// in the same write.
+func (s *Service) RecordRunWith(ctx context.Context, name, codeHash, usageKey, cause string, run *Run, k Kept) error {
 	in := UseInput{Name: name, CodeHash: codeHash, UsageKey: usageKey, Cause: cause, Replay: true, At: s.now()}
 	if run != nil {
 		r := *run
@@ -197,6 +211,12 @@ func (s *Service) RecordRun(ctx context.Context, name, codeHash, usageKey, cause
 		in.Run = &r
 		if r.Failure != "" {
 			in.Replay, in.Cause = false, ""
+		}
+	}
+	if k.Recording != nil && in.Replay {
+		in.Recording, in.KeepRecordings = k.Recording, k.PerVersion
+		if in.KeepRecordings == 0 {
+			in.KeepRecordings = DefaultRecordingsPerVersion
 		}
 	}
 	return s.recordRun(ctx, in)

@@ -23,6 +23,17 @@ type Store interface {
 	// fault.CodeNotFound when the procedure (or the named version) does not exist.
 	RecordUse(ctx context.Context, in UseInput) (UseResult, error)
 
+	// Recordings returns the recordings of the procedure name, newest
+	// first (recorded_at, then id). Returns fault.CodeNotFound for an
+	// unknown procedure.
+	Recordings(ctx context.Context, name string) ([]Recording, error)
+
+	// DeleteRecordings deletes the recordings of the procedure name (every
+	// procedure's when name is "") and appends d when it is not nil, in one
+	// transaction, returning how many it deleted. Returns
+	// fault.CodeNotFound for an unknown procedure.
+	DeleteRecordings(ctx context.Context, name string, d *Decision) (int, error)
+
 	// Get returns the procedure named name with its current version, causes
 	// and stored grant. Returns fault.CodeNotFound.
 	Get(ctx context.Context, name string) (*Procedure, error)
@@ -188,6 +199,13 @@ type UseInput struct {
 	// DemoteAfter is the number of consecutive failures of the current
 	// version that demote the procedure (DemotedAfter; 0: never).
 	DemoteAfter int
+	// Recording is the run's recording (NewRecording), kept with a
+	// successful replay in the same transaction: it replaces the version's
+	// recording of the same id unless its content is the same, and the
+	// version keeps its KeepRecordings (1 to MaxRecordingsPerVersion)
+	// newest. nil keeps none.
+	Recording      *Recording
+	KeepRecordings int
 }
 
 // HealthOnly reports whether in counts in the version's health only: a

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/procgraph/procgraph/replay"
 
@@ -53,6 +54,33 @@ func BenchmarkInvoke(b *testing.B) {
 	}
 }
 
+// benchProcedure is a service over a fresh embedded store holding a
+// read-only procedure making n tool calls (its name), and a dispatcher
+// answering them in process.
+func benchProcedure(b *testing.B, n int, noSync bool) (*procedures.Service, string, replay.Dispatcher) {
+	ctx := context.Background()
+	st, err := embedded.Open(filepath.Join(b.TempDir(), "bench.db"), embedded.Options{NoSync: noSync})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	svc := procedures.NewService(st, procedures.Options{})
+	if _, err := svc.PutCatalogue(ctx, replaytest.DefaultTools, "tester"); err != nil {
+		b.Fatal(err)
+	}
+	out, err := svc.Capture(ctx, procedures.CaptureRequest{Code: benchCode(n)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	d := replay.NewFuncDispatcher(map[string]replay.ToolFunc{
+		"get_jobs": func(ctx context.Context, args map[string]any) (any, error) {
+			return map[string]any{"jobs": []any{"a", "b"}}, nil
+		},
+		"fetch_logs": func(ctx context.Context, args map[string]any) (any, error) { return "log line", nil },
+	})
+	return svc, out.Procedure.Name, d
+}
+
 // BenchmarkInvokeAdmission: the same replay (2 calls) with and without
 // admission in front (one absolute deadline, a slot, the per-key count).
 func BenchmarkInvokeAdmission(b *testing.B) {
@@ -69,27 +97,9 @@ func BenchmarkInvokeAdmission(b *testing.B) {
 
 func benchInvoke(b *testing.B, runner sandbox.Runner, n int, noSync bool, opts replay.Options) {
 	ctx := context.Background()
-	st, err := embedded.Open(filepath.Join(b.TempDir(), "bench.db"), embedded.Options{NoSync: noSync})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	svc := procedures.NewService(st, procedures.Options{})
-	if _, err := svc.PutCatalogue(ctx, replaytest.DefaultTools, "tester"); err != nil {
-		b.Fatal(err)
-	}
-	out, err := svc.Capture(ctx, procedures.CaptureRequest{Code: benchCode(n)})
-	if err != nil {
-		b.Fatal(err)
-	}
-	d := replay.NewFuncDispatcher(map[string]replay.ToolFunc{
-		"get_jobs": func(ctx context.Context, args map[string]any) (any, error) {
-			return map[string]any{"jobs": []any{"a", "b"}}, nil
-		},
-		"fetch_logs": func(ctx context.Context, args map[string]any) (any, error) { return "log line", nil },
-	})
+	svc, name, d := benchProcedure(b, n, noSync)
 	rp := replay.New(svc, runner, d, opts)
-	req := replay.InvokeRequest{Name: out.Procedure.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 42}, SessionID: "bench"}
+	req := replay.InvokeRequest{Name: name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 42}, SessionID: "bench"}
 	if res, err := rp.Invoke(ctx, req); err != nil || res.Status != replay.StatusSucceeded {
 		b.Fatalf("warm-up: %+v, %v", res, err)
 	}
@@ -100,5 +110,48 @@ func benchInvoke(b *testing.B, runner sandbox.Runner, n int, noSync bool, opts r
 		if err != nil || res.Status != replay.StatusSucceeded {
 			b.Fatalf("%+v, %v", res, err)
 		}
+	}
+}
+
+// BenchmarkInvokeRecording measures what a recording adds to a warm
+// replay: the same procedure invoked by a replayer keeping recordings and
+// by one keeping none, over one store, interleaved (each iteration one of
+// each, alternating which goes first), reporting rec-ns/op, norec-ns/op
+// and their ratio. The same arguments each time: the recording is built
+// and compared, and rewritten only when its content changed (never here).
+func BenchmarkInvokeRecording(b *testing.B) {
+	for _, n := range []int{2, 10} {
+		b.Run(fmt.Sprintf("calls=%d", n), func(b *testing.B) {
+			ctx := context.Background()
+			svc, name, d := benchProcedure(b, n, true)
+			on := replay.New(svc, sandbox.NewInProcess(), d, replay.Options{RecordResponses: true})
+			off := replay.New(svc, sandbox.NewInProcess(), d, replay.Options{})
+			req := replay.InvokeRequest{Name: name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 42}, SessionID: "bench"}
+			invoke := func(rp *replay.Replayer) time.Duration {
+				start := time.Now()
+				if res, err := rp.Invoke(ctx, req); err != nil || res.Status != replay.StatusSucceeded {
+					b.Fatalf("%+v, %v", res, err)
+				}
+				return time.Since(start)
+			}
+			invoke(on)
+			invoke(off)
+			var rec, norec time.Duration
+			i := 0
+			b.ReportAllocs()
+			for b.Loop() {
+				if i%2 == 0 {
+					rec += invoke(on)
+					norec += invoke(off)
+				} else {
+					norec += invoke(off)
+					rec += invoke(on)
+				}
+				i++
+			}
+			b.ReportMetric(float64(rec.Nanoseconds())/float64(i), "rec-ns/op")
+			b.ReportMetric(float64(norec.Nanoseconds())/float64(i), "norec-ns/op")
+			b.ReportMetric(float64(rec)/float64(norec), "rec/norec")
+		})
 	}
 }

@@ -48,10 +48,27 @@ type toolCaller struct {
 	chain      *chain
 	allowed    []string
 	dispatcher Dispatcher
+	// recorded, when not nil, receives every call the run made and its
+	// answer, in order (the run's recording).
+	recorded []procedures.RecordedCall
 }
 
-// CallTool performs one call the sandbox admitted.
+// CallTool performs one call the sandbox admitted, recording it when the
+// run is recorded.
 func (t *toolCaller) CallTool(ctx context.Context, name string, args map[string]any) (any, error) {
+	out, err := t.callTool(ctx, name, args)
+	if t.recorded != nil {
+		c := procedures.RecordedCall{Tool: name, Arguments: args, Response: out}
+		if err != nil {
+			c.Response, c.Error = nil, err.Error()
+		}
+		t.recorded = append(t.recorded, c)
+	}
+	return out, err
+}
+
+// callTool is CallTool without the recording.
+func (t *toolCaller) callTool(ctx context.Context, name string, args map[string]any) (any, error) {
 	// The sandbox's gate already refused names outside the allow-set; this
 	// second check keeps the boundary if a Runner ever gets it wrong.
 	if !slices.Contains(t.allowed, name) {

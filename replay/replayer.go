@@ -44,6 +44,20 @@ type Options struct {
 	Counter ReplayCounter
 	// Now is the clock of deadlines and records; time.Now when nil.
 	Now func() time.Time
+	// RecordResponses keeps a recording of every successful run of a
+	// stored version (docs/design.md "Verification against recorded tool
+	// responses"), RecordingsPerVersion (1 to
+	// procedures.MaxRecordingsPerVersion; the default when 0) per version,
+	// in the write that counts the run.
+	RecordResponses      bool
+	RecordingsPerVersion int
+}
+
+// RecordingCounter, when the Counter is one too, counts the recordings of
+// successful runs by outcome (kept, too_large, unencodable) and the bytes
+// of those kept. It must not block.
+type RecordingCounter interface {
+	CountRecording(outcome string, bytes int)
 }
 
 // ReplayCounter counts replays that ran. It must not block.
@@ -327,6 +341,9 @@ func (r *Replayer) replay(ctx context.Context, c *chain, name string, args map[s
 		runner = r.nested
 	}
 	tc := &toolCaller{r: r, chain: c.push(name), allowed: allowed, dispatcher: r.dispatcher}
+	if r.opts.RecordResponses {
+		tc.recorded = []procedures.RecordedCall{}
+	}
 	start := r.now()
 	res := runner.Run(ctx, sandbox.Request{
 		Filename: name + ".star", Source: prep.a.Source, Args: prep.args, Allowed: allowed, Limits: r.opts.Limits,
@@ -345,7 +362,12 @@ func (r *Replayer) replay(ctx context.Context, c *chain, name string, args map[s
 	// as a replay) even if the request's deadline or its caller is gone by
 	// now.
 	run := &procedures.Run{Failure: FailureClass(res.Err), Duration: r.now().Sub(start)}
-	if err := r.svc.RecordRun(context.WithoutCancel(ctx), name, d.CodeHash, c.usageKey, cause, run); err != nil {
+	var recording *procedures.Recording
+	if tc.recorded != nil && res.Err == nil {
+		recording = r.recording(name, d.CodeHash, prep.args, tc, res.Value)
+	}
+	if err := r.svc.RecordRunWith(context.WithoutCancel(ctx), name, d.CodeHash, c.usageKey, cause, run,
+		procedures.Kept{Recording: recording, PerVersion: r.opts.RecordingsPerVersion}); err != nil {
 		// The run happened: report it, and say in the log that it was not counted.
 		r.log.Warn().Err(err).Str("procedure", name).Str("code_hash", d.CodeHash).Str("status", out.Status).
 			Msg("replay: a run could not be counted")
@@ -391,4 +413,29 @@ func resultOf(d procedures.Decision, res sandbox.Result) *InvokeResult {
 		out.Status, out.Result = StatusFailed, nil
 	}
 	return out
+}
+
+// recording is the recording of a successful run of the version codeHash
+// of name with args, whose tool calls tc recorded and whose result was
+// value; nil when it is not kept (too large, or not JSON), counted either
+// way.
+func (r *Replayer) recording(name, codeHash string, args map[string]any, tc *toolCaller, value any) *procedures.Recording {
+	counter, _ := r.opts.Counter.(RecordingCounter)
+	rec, err := procedures.NewRecording(name, codeHash, args, tc.recorded, value, r.now())
+	if err != nil {
+		outcome := "unencodable"
+		var fe *fault.Error
+		if errors.As(err, &fe) && fe.Details["reason"] == "recording_too_large" {
+			outcome = "too_large"
+		}
+		if counter != nil {
+			counter.CountRecording(outcome, 0)
+		}
+		r.log.Info().Str("procedure", name).Str("code_hash", codeHash).Str("recording", outcome).Msg("replay: a run's recording is not kept")
+		return nil
+	}
+	if counter != nil {
+		counter.CountRecording("kept", rec.Bytes)
+	}
+	return rec
 }

@@ -48,7 +48,11 @@ type serveConfig struct {
 	// DemoteAfter is the consecutive failures of a current version that
 	// demote its procedure (0: never).
 	DemoteAfter int
-	LogLevel    string
+	// RecordResponses keeps recordings of successful runs,
+	// RecordingsPerVersion of them per version.
+	RecordResponses      bool
+	RecordingsPerVersion int
+	LogLevel             string
 	// LogFormat is "text" (zerolog's ConsoleWriter, for people), "json",
 	// or "" until resolved against stderr: text on a terminal, else JSON.
 	LogFormat        string
@@ -116,6 +120,8 @@ func (c *serveConfig) serveFlags(fs *flag.FlagSet) *settings {
 	s.add(&text{&c.TokensFile, nil}, "tokens-file", "", "bearer tokens file (hashes and scopes); a relative path is resolved against the data file's directory; default "+defaultTokensFile+" next to the data file, created at first start (required with --store neo4j)")
 	s.add((*strictBool)(&c.AllowMutatingAutorun), "allow-mutating-autorun", "false", "true or false: expose and grant state-changing procedures (interactive phase only)")
 	s.add(&count{&c.DemoteAfter, 0, procedures.MaxDemoteAfter}, "demote-after", strconv.Itoa(procedures.DefaultDemoteAfter), "consecutive failures of a procedure's current version that demote it: not exposed, its grant inactive (unhealthy), still invokable interactively; 0 never demotes")
+	s.add((*strictBool)(&c.RecordResponses), "record-responses", "true", "true or false: keep recordings of successful runs (their tool calls and answers) for verification; false deletes the stored ones at start")
+	s.add(&count{&c.RecordingsPerVersion, 1, procedures.MaxRecordingsPerVersion}, "recordings-per-version", strconv.Itoa(procedures.DefaultRecordingsPerVersion), "recordings kept per version, one per distinct argument set, the newest")
 	s.add(&text{&c.LogLevel, oneOf("debug", "info", "warn", "error")}, "log-level", "info", "debug, info, warn or error")
 	s.add(&text{&c.LogFormat, oneOf(logText, logJSON)}, "log-format", "", "text (one readable line per record) or json (one object per line); default text when stderr is a terminal, else json")
 	s.add(&count{&c.SandboxWorkers, 1, 64}, "sandbox-workers", "2", "warm sandbox worker processes")

@@ -31,6 +31,8 @@ func TestServeSettings(t *testing.T) {
 		{"auth", "off", func(c *serveConfig) any { return c.Auth }, "off"},
 		{"allow-mutating-autorun", "true", func(c *serveConfig) any { return c.AllowMutatingAutorun }, true},
 		{"demote-after", "0", func(c *serveConfig) any { return c.DemoteAfter }, 0},
+		{"record-responses", "false", func(c *serveConfig) any { return c.RecordResponses }, false},
+		{"recordings-per-version", "7", func(c *serveConfig) any { return c.RecordingsPerVersion }, 7},
 		{"log-level", "debug", func(c *serveConfig) any { return c.LogLevel }, "debug"},
 		{"log-format", "text", func(c *serveConfig) any { return c.LogFormat }, "text"},
 		{"sandbox-workers", "7", func(c *serveConfig) any { return c.SandboxWorkers }, 7},
@@ -106,7 +108,7 @@ func TestServeSettings(t *testing.T) {
 			MaxConcurrentReplays: 8, ReplayQueue: 16, MaxReplaysPerToken: -1, ReplayTimeout: 30 * time.Second,
 			MaxInflightBytes: 256 << 20, MaxCallBytes: 4 << 20, MCPMaxSessions: 1024, MCPMaxSessionsPerToken: 64,
 			MaxPendingApprovals: 32, MaxPendingPerRequester: 8, ApprovalTimeout: 330 * time.Second,
-			MaxWaiters: 1024, MaxConcurrentSearches: 2 * runtime.NumCPU(), DemoteAfter: 3}
+			MaxWaiters: 1024, MaxConcurrentSearches: 2 * runtime.NumCPU(), DemoteAfter: 3, RecordResponses: true, RecordingsPerVersion: 3}
 		if !reflect.DeepEqual(*c, want) {
 			t.Fatalf("got %+v, want %+v", *c, want)
 		}

@@ -229,8 +229,16 @@ func (m *Main) open(ctx, bg context.Context) (http.Handler, error) {
 	if err := errors.Join(reg.AddAdmission(admissionStats(admission)), reg.AddBudget(budgetStats(runners.budget))); err != nil {
 		return nil, err
 	}
+	if !cfg.RecordResponses {
+		n, err := svc.ForgetRecordings(ctx)
+		if err != nil {
+			return nil, err
+		}
+		log.Info().Int("deleted", n).Msg("--record-responses false: the stored recordings are deleted, and no run records")
+	}
 	rp := replay.New(svc, runners.outer, dispatcher, replay.Options{Logger: log, NestedRunner: runners.nested,
-		Admission: admission, Limits: sandbox.Limits{Timeout: cfg.ReplayTimeout}, Counter: reg})
+		Admission: admission, Limits: sandbox.Limits{Timeout: cfg.ReplayTimeout}, Counter: reg,
+		RecordResponses: cfg.RecordResponses, RecordingsPerVersion: cfg.RecordingsPerVersion})
 	sessions := mcpserve.NewSessionLimits(cfg.MCPMaxSessions, cfg.MCPMaxSessionsPerToken)
 	if err := reg.AddSessions(sessionStats(sessions)); err != nil {
 		return nil, err

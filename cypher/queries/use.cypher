@@ -24,6 +24,8 @@ FOREACH (_ IN CASE WHEN $health IS NULL THEN [] ELSE [1] END |
 WITH p, v
 #include demotion
 #include class_sync
+// The replay's recording, when it keeps one.
+#include recording_put
 
 // Once per procedure; a replay also counts a use.
 WITH p, wasDemoted

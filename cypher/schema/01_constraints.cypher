@@ -53,3 +53,7 @@ FOR (p:SessionPolicy) REQUIRE p.id IS UNIQUE;
 // (fragments/class_tools.cypher), holding their number.
 CREATE CONSTRAINT tool_class_key IF NOT EXISTS
 FOR (k:ToolClass) REQUIRE (k.tool, k.key) IS UNIQUE;
+
+// One Recording per version and argument set (procedures.RecordingID).
+CREATE CONSTRAINT recording_id IF NOT EXISTS
+FOR (r:Recording) REQUIRE r.id IS UNIQUE;

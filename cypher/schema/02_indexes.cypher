@@ -34,3 +34,8 @@ FOR (p:SessionPolicy) ON (p.session);
 // Procedures with a stored grant (Store.Granted).
 CREATE INDEX procedure_grant IF NOT EXISTS
 FOR (p:Procedure) ON (p.grant_enabled);
+
+// The recordings of a version, and of a procedure (Store.Recordings,
+// fragments/recording_put.cypher).
+CREATE INDEX recording_version IF NOT EXISTS
+FOR (r:Recording) ON (r.procedure, r.code_hash);

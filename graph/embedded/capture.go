@@ -273,6 +273,9 @@ func validateUse(in *procedures.UseInput) error {
 	if err := procedures.CheckDemoteAfter(in.DemoteAfter); err != nil {
 		return invalid("demote_after", "%v", err)
 	}
+	if err := in.CheckRecording(); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -316,6 +319,11 @@ func (s *Store) RecordUse(ctx context.Context, in procedures.UseInput) (procedur
 					}
 				}
 				res.Procedure, err = loadProcedure(tx, in.Name)
+				return err
+			}
+		}
+		if in.Recording != nil {
+			if err := putRecording(tx, in.Name, hash, in.Recording, in.KeepRecordings); err != nil {
 				return err
 			}
 		}

@@ -37,12 +37,13 @@ var (
 	bPolicies    = []byte("session_policies")       // session 0 code hash → gate.SessionPolicy (JSON)
 	bBaselines   = []byte("version_baselines")      // name 0 hash → the version's baseline keys, "\n" between (putVersion)
 	bHealth      = []byte("version_health")         // name 0 hash → the version's health vector, varints (health.go)
+	bRecordings  = []byte("recordings")             // name 0 hash 0 id → recorded_at (u64 ms) body (recordings.go)
 )
 
 var allBuckets = [][]byte{
 	bMeta, bProcs, bVersions, bKeysProc, bKeysVersion, bKeysEdge, bCauses, bEdgesPC, bEdgesCP,
 	bGrants, bDecisions, bDecisionIDs, bDecByProc, bCatalogue, bRank, bRankByName, bToolProcs, bRefs, bClasses,
-	bToolClasses, bTurns, bPending, bPolicies, bSearch, bBaselines, bHealth,
+	bToolClasses, bTurns, bPending, bPolicies, bSearch, bBaselines, bHealth, bRecordings,
 }
 
 var (

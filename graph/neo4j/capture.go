@@ -253,6 +253,13 @@ func (s *Store) RecordUse(ctx context.Context, in procedures.UseInput) (procedur
 	if err := procedures.CheckDemoteAfter(in.DemoteAfter); err != nil {
 		return procedures.UseResult{}, invalid("demote_after", "%v", err)
 	}
+	if err := in.CheckRecording(); err != nil {
+		return procedures.UseResult{}, err
+	}
+	recording, err := recordingParams(in)
+	if err != nil {
+		return procedures.UseResult{}, err
+	}
 	params := map[string]any{
 		"name":   in.Name,
 		"hash":   nilIfEmpty(in.CodeHash),
@@ -264,6 +271,7 @@ func (s *Store) RecordUse(ctx context.Context, in procedures.UseInput) (procedur
 		statement = "use"
 		params["key"], params["replay"], params["at"] = in.UsageKey, in.Replay, dbTime(in.At)
 		params["cause"] = nilIfEmpty(strings.TrimSpace(in.Cause))
+		params["recording"] = recording
 	}
 	recs, err := query(ctx, s, "record use", neo4j.AccessModeWrite, statement, params)
 	if err != nil {

@@ -20,18 +20,7 @@ import (
 func testDemotion(t *testing.T, newStore NewStore) {
 	name := NameOf(sigAB...)
 	exposedOnly := procedures.Query{Exposed: ptr(true)}
-	setup := func(t *testing.T) procedures.Store {
-		s := newStore(t)
-		cat, err := procedures.NewCatalogue([]procedures.Tool{{Name: "tool_a", ReadOnly: true}, {Name: "tool_b", ReadOnly: true}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.PutCatalogue(ctx, cat); err != nil {
-			t.Fatal(err)
-		}
-		MustCapture(t, s, In(sigAB, "h1", "k1", At(0)))
-		return s
-	}
+	setup := func(t *testing.T) procedures.Store { return mustExposedPair(t, newStore) }
 	fail := func(t *testing.T, s procedures.Store, hash string, after, n int) procedures.UseResult {
 		t.Helper()
 		in := run(name, hash, fmt.Sprintf("f%d", n), procedures.FailureToolError, time.Millisecond, At(10+n))
@@ -189,4 +178,21 @@ func testDemotion(t *testing.T, newStore NewStore) {
 		}
 		exposed(t, s, 0, "demoted by concurrent runners")
 	})
+}
+
+// mustExposedPair is a new store whose catalogue has tool_a and tool_b,
+// both read-only, holding one procedure calling them (version h1): one
+// that is exposed.
+func mustExposedPair(t *testing.T, newStore NewStore) procedures.Store {
+	t.Helper()
+	s := newStore(t)
+	cat, err := procedures.NewCatalogue([]procedures.Tool{{Name: "tool_a", ReadOnly: true}, {Name: "tool_b", ReadOnly: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutCatalogue(ctx, cat); err != nil {
+		t.Fatal(err)
+	}
+	MustCapture(t, s, In(sigAB, "h1", "k1", At(0)))
+	return s
 }

@@ -17,15 +17,7 @@ func testRetire(t *testing.T, newStore NewStore) {
 	name := NameOf(sigAB...)
 	exposedOnly := procedures.Query{Exposed: ptr(true)}
 	setup := func(t *testing.T) procedures.Store {
-		s := newStore(t)
-		cat, err := procedures.NewCatalogue([]procedures.Tool{{Name: "tool_a", ReadOnly: true}, {Name: "tool_b", ReadOnly: true}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.PutCatalogue(ctx, cat); err != nil {
-			t.Fatal(err)
-		}
-		MustCapture(t, s, In(sigAB, "h1", "k1", At(0)))
+		s := mustExposedPair(t, newStore)
 		if ps, total := MustFind(t, s, exposedOnly); total != 1 || len(ps) != 1 {
 			t.Fatalf("before retiring: exposed %d (total %d), want 1", len(ps), total)
 		}

@@ -69,6 +69,7 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) procedures.Store) {
 		{"Drift", testDrift},
 		{"Health", testHealth},
 		{"Demotion", testDemotion},
+		{"Recordings", testRecordings},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) { g.run(t, newStore) })

@@ -333,3 +333,20 @@ func (g *Gate) SessionPolicies(ctx context.Context, sessionID string) ([]gate.Po
 func (g *Gate) RevokePolicies(ctx context.Context, sessionID, prefix, actor string) (int, []procedures.Decision, error) {
 	return 0, nil, g.record("RevokePolicies")
 }
+
+// Recordings answers none for a procedure the fake holds.
+func (s *Service) Recordings(ctx context.Context, name string) ([]procedures.Recording, error) {
+	if err := s.record("Recordings"); err != nil {
+		return nil, err
+	}
+	if _, err := s.procedure(name); err != nil {
+		return nil, err
+	}
+	return []procedures.Recording{}, nil
+}
+
+// PurgeRecordings deletes nothing.
+func (s *Service) PurgeRecordings(ctx context.Context, name, actor, reason string) (procedures.Decision, int, error) {
+	_, d, err := s.change("PurgeRecordings", name)
+	return d, 0, err
+}

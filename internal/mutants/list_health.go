@@ -7,7 +7,7 @@ func init() {
 		{
 			Name:     "replay/failed-runs-uncounted",
 			Why:      "only successful replays reach the store: a version that fails every time shows a perfect record",
-			Edits:    []Edit{{Dir: "replay", Find: "if err := r.svc.RecordRun(", Replace: "if out.Status != StatusSucceeded {\n\t} else if err := r.svc.RecordRun("}},
+			Edits:    []Edit{{Dir: "replay", Find: "if err := r.svc.RecordRunWith(", Replace: "if out.Status != StatusSucceeded {\n\t} else if err := r.svc.RecordRunWith("}},
 			Packages: []string{"./replay"},
 			Tests:    []string{"TestRunsCountInHealth"},
 		},

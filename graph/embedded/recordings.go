@@ -1,0 +1,160 @@
+package embedded
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"slices"
+	"strings"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/procedures"
+)
+
+// A recording is kept in bRecordings under name 0 hash 0 id: its time
+// (u64 ms), its content hash (hex, 64 bytes), then its body
+// (procedures.EncodeRecordingBody).
+
+// recHead is the length of a stored recording's time and content hash.
+const recHead = 8 + 64
+
+// putRecording keeps r as a recording of the version hash of name: it
+// replaces the one of the same id unless its content is the same, then
+// the version keeps its keep newest.
+func putRecording(tx *bolt.Tx, name, hash string, r *procedures.Recording, keep int) error {
+	if r.CodeHash != hash {
+		return invalid("recording", "the recording is of version %q, not %q", r.CodeHash, hash)
+	}
+	b := tx.Bucket(bRecordings)
+	k := key(name, hash, r.ID)
+	if len(r.ContentHash) != 64 {
+		return invalid("recording", "the recording's content hash is malformed")
+	}
+	if old := b.Get(k); len(old) >= recHead && string(old[8:recHead]) == r.ContentHash {
+		return nil // the same content: nothing to rewrite
+	}
+	body, err := procedures.EncodeRecordingBody(r)
+	if err != nil {
+		return invalid("recording", "%v", err)
+	}
+	v := make([]byte, 0, recHead+len(body))
+	v = append(append(append(v, u64(uint64(ms(r.RecordedAt)))...), r.ContentHash...), body...)
+	if err := b.Put(k, v); err != nil {
+		return err
+	}
+	type entry struct {
+		k  []byte
+		at uint64
+	}
+	var all []entry
+	p := key(name, hash, "")
+	c := b.Cursor()
+	for ck, v := c.Seek(p); ck != nil && bytes.HasPrefix(ck, p); ck, v = c.Next() {
+		all = append(all, entry{append([]byte(nil), ck...), getU64(v[:min(8, len(v))])})
+	}
+	if len(all) <= keep {
+		return nil
+	}
+	slices.SortFunc(all, func(a, b entry) int { // newest first: recorded_at, then id
+		if a.at != b.at {
+			return -cmpU64(a.at, b.at)
+		}
+		return -bytes.Compare(a.k, b.k)
+	})
+	for _, e := range all[keep:] {
+		if err := b.Delete(e.k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func cmpU64(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Recordings returns the procedure's recordings (see procedures.Store).
+func (s *Store) Recordings(ctx context.Context, name string) ([]procedures.Recording, error) {
+	if err := checkPart("name", name); err != nil {
+		return nil, err
+	}
+	out := []procedures.Recording{}
+	err := s.view(ctx, func(tx *bolt.Tx) error {
+		if _, err := mustProc(tx, name); err != nil {
+			return err
+		}
+		out = out[:0]
+		return scanPrefix(tx.Bucket(bRecordings), prefix(name), func(rest, v []byte) error {
+			parts := strings.SplitN(string(rest), "\x00", 2)
+			if len(parts) != 2 || len(v) < recHead {
+				return fault.Errorf(fault.CodeInternal, "embedded store: a stored recording of %s is corrupt", name)
+			}
+			r := procedures.Recording{ID: parts[1], Procedure: name, CodeHash: parts[0], RecordedAt: fromMs(int64(binary.BigEndian.Uint64(v[:8])))}
+			if err := procedures.DecodeRecordingBody(v[recHead:], &r); err != nil {
+				return fault.Errorf(fault.CodeInternal, "embedded store: recording %s of %s: %v", r.ID, name, err)
+			}
+			out = append(out, r)
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(out, func(a, b procedures.Recording) int {
+		if c := b.RecordedAt.Compare(a.RecordedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(b.ID, a.ID)
+	})
+	return out, nil
+}
+
+// DeleteRecordings deletes recordings (see procedures.Store).
+func (s *Store) DeleteRecordings(ctx context.Context, name string, d *procedures.Decision) (int, error) {
+	if name != "" {
+		if err := checkPart("name", name); err != nil {
+			return 0, err
+		}
+	}
+	if d != nil {
+		if err := validateDecision(d); err != nil {
+			return 0, err
+		}
+	}
+	n := 0
+	err := s.update(ctx, func(tx *bolt.Tx) error {
+		n = 0
+		p := []byte(nil)
+		if name != "" {
+			if _, err := mustProc(tx, name); err != nil {
+				return err
+			}
+			p = prefix(name)
+		}
+		b := tx.Bucket(bRecordings)
+		var keys [][]byte
+		c := b.Cursor()
+		for k, _ := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, _ = c.Next() {
+			keys = append(keys, append([]byte(nil), k...))
+		}
+		for _, k := range keys {
+			if err := b.Delete(k); err != nil {
+				return err
+			}
+		}
+		n = len(keys)
+		if d != nil {
+			return appendDecision(tx, *d)
+		}
+		return nil
+	})
+	return n, err
+}

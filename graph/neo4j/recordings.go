@@ -1,0 +1,77 @@
+package neo4jstore
+
+import (
+	"context"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/procedures"
+)
+
+// recordingParams is in's recording as fragments/recording_put.cypher
+// reads it (nil without one).
+func recordingParams(in procedures.UseInput) (any, error) {
+	r := in.Recording
+	if r == nil {
+		return nil, nil
+	}
+	body, err := procedures.EncodeRecordingBody(r)
+	if err != nil {
+		return nil, invalid("recording", "%v", err)
+	}
+	return map[string]any{"id": r.ID, "recorded_at": dbTime(r.RecordedAt), "content_hash": r.ContentHash,
+		"bytes": int64(r.Bytes), "body": string(body), "keep": int64(in.KeepRecordings)}, nil
+}
+
+// Recordings returns the procedure's recordings (see procedures.Store).
+func (s *Store) Recordings(ctx context.Context, name string) ([]procedures.Recording, error) {
+	recs, err := query(ctx, s, "recordings", neo4j.AccessModeRead, "recordings", map[string]any{"name": name})
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) == 0 || field(recs[0], "exists") != true {
+		return nil, notFound(name)
+	}
+	out := []procedures.Recording{}
+	for _, v := range asList(field(recs[0], "recordings")) {
+		rw := &row{m: asMap(v)}
+		r := procedures.Recording{ID: rw.str("id"), Procedure: name, CodeHash: rw.str("code_hash"), RecordedAt: rw.time("recorded_at")}
+		body := rw.str("body")
+		if rw.err != nil {
+			return nil, s.mapError("recordings", rw.err)
+		}
+		if err := procedures.DecodeRecordingBody([]byte(body), &r); err != nil {
+			return nil, fault.Errorf(fault.CodeInternal, "neo4j store: recording %s of %s: %v", r.ID, name, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// DeleteRecordings deletes recordings (see procedures.Store).
+func (s *Store) DeleteRecordings(ctx context.Context, name string, d *procedures.Decision) (int, error) {
+	var dp map[string]any
+	if d != nil {
+		var err error
+		if dp, err = decisionParams(*d); err != nil {
+			return 0, err
+		}
+	}
+	return writeTx(ctx, s, "delete recordings", func(ctx context.Context, tx neo4j.ManagedTransaction) (int, error) {
+		recs, err := collect(ctx, tx, "recordings_delete", map[string]any{"name": nilIfEmpty(name)})
+		if err != nil {
+			return 0, err
+		}
+		if len(recs) == 0 || field(recs[0], "exists") != true {
+			return 0, notFound(name)
+		}
+		n, _ := field(recs[0], "deleted").(int64)
+		if dp != nil {
+			if err := appendDecision(ctx, tx, dp); err != nil {
+				return 0, err
+			}
+		}
+		return int(n), nil
+	})
+}

@@ -1,0 +1,173 @@
+package storetest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/procedures"
+)
+
+// MustRecording is procedures.NewRecording of a run of name's version hash
+// with task id task, whose tool answered answer, at at.
+func MustRecording(tb testing.TB, name, hash string, task int, answer string, at time.Time) *procedures.Recording {
+	tb.Helper()
+	calls := []procedures.RecordedCall{{Tool: "tool_a", Arguments: map[string]any{"task_id": task}, Response: map[string]any{"answer": answer}}}
+	r, err := procedures.NewRecording(name, hash, map[string]any{"task_id": task}, calls, answer, at)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return r
+}
+
+// testRecordings: a successful replay keeps its recording in its use's
+// transaction (docs/design.md "Verification against recorded tool
+// responses"): one per version and argument set, replaced by a run that
+// recorded something else, untouched by one that recorded the same, the
+// version's newest kept; bad recordings are refused and change nothing;
+// recordings are deleted per procedure or all at once, with their
+// decision.
+func testRecordings(t *testing.T, newStore NewStore) {
+	name := NameOf(sigAB...)
+	replay := func(r *procedures.Recording, keep int) procedures.UseInput {
+		return procedures.UseInput{Name: name, CodeHash: r.CodeHash, UsageKey: "k", Replay: true, At: r.RecordedAt,
+			Run: &procedures.Run{Duration: time.Millisecond, At: r.RecordedAt}, Recording: r, KeepRecordings: keep}
+	}
+	setup := func(t *testing.T) procedures.Store {
+		s := newStore(t)
+		MustCapture(t, s, In(sigAB, "h1", "k1", At(0)))
+		return s
+	}
+
+	t.Run("kept, replaced, bounded", func(t *testing.T) {
+		s := setup(t)
+		if rs, err := s.Recordings(ctx, name); err != nil || len(rs) != 0 {
+			t.Fatalf("Recordings before any = %v, %v; want none", rs, err)
+		}
+		first := MustRecording(t, name, "h1", 1, "a", At(1))
+		MustRecordUse(t, s, replay(first, 3))
+		rs, err := s.Recordings(ctx, name)
+		if err != nil || len(rs) != 1 {
+			t.Fatalf("Recordings = %v, %v; want one", rs, err)
+		}
+		got := rs[0]
+		if got.ID != first.ID || got.CodeHash != "h1" || got.Procedure != name || got.ResultHash != first.ResultHash ||
+			got.ContentHash != first.ContentHash || got.Bytes != first.Bytes || len(got.Calls) != 1 || got.Calls[0].Tool != "tool_a" {
+			t.Fatalf("recording read back as %+v, want %+v", got, first)
+		}
+		requireEqual(t, "arguments", JSONValue(t, got.Arguments), JSONValue(t, first.Arguments))
+		requireEqual(t, "calls", JSONValue(t, got.Calls), JSONValue(t, first.Calls))
+		RequireTime(t, "recorded_at", got.RecordedAt, At(1))
+
+		MustRecordUse(t, s, replay(MustRecording(t, name, "h1", 1, "a", At(2)), 3))
+		if rs := mustRecordings(t, s, name); len(rs) != 1 || !rs[0].RecordedAt.Equal(Ms(At(1))) {
+			t.Errorf("the same content again rewrote the recording: %+v", rs)
+		}
+		changed := MustRecording(t, name, "h1", 1, "b", At(3))
+		MustRecordUse(t, s, replay(changed, 3))
+		if rs := mustRecordings(t, s, name); len(rs) != 1 || rs[0].ContentHash != changed.ContentHash || !rs[0].RecordedAt.Equal(Ms(At(3))) {
+			t.Errorf("a run that recorded something else for the same arguments: %+v, want it replaced", rs)
+		}
+		for task := 2; task <= 4; task++ {
+			MustRecordUse(t, s, replay(MustRecording(t, name, "h1", task, "a", At(3+task)), 3))
+		}
+		rs = mustRecordings(t, s, name)
+		if len(rs) != 3 {
+			t.Fatalf("%d recordings kept, want the 3 newest", len(rs))
+		}
+		for i, task := range []int{4, 3, 2} {
+			if rs[i].Arguments["task_id"] != float64(task) && rs[i].Arguments["task_id"] != int64(task) {
+				t.Errorf("recording %d is of task %v, want %d (newest first)", i, rs[i].Arguments["task_id"], task)
+			}
+		}
+	})
+
+	t.Run("per version", func(t *testing.T) {
+		s := setup(t)
+		MustCapture(t, s, In(sigAB, "h2", "k2", At(1)))
+		MustRecordUse(t, s, replay(MustRecording(t, name, "h1", 1, "a", At(2)), 1))
+		MustRecordUse(t, s, replay(MustRecording(t, name, "h2", 1, "a", At(3)), 1))
+		rs := mustRecordings(t, s, name)
+		if len(rs) != 2 || rs[0].CodeHash != "h2" || rs[1].CodeHash != "h1" {
+			t.Fatalf("recordings = %+v; want one per version, h2's first", rs)
+		}
+	})
+
+	t.Run("bad recordings are refused and change nothing", func(t *testing.T) {
+		s := setup(t)
+		good := MustRecording(t, name, "h1", 1, "a", At(1))
+		for _, tc := range []struct {
+			name string
+			edit func(in *procedures.UseInput)
+		}{
+			{"with a failed run", func(in *procedures.UseInput) {
+				in.Replay, in.Run = false, &procedures.Run{Failure: procedures.FailureToolError, At: At(1)}
+			}},
+			{"no version named", func(in *procedures.UseInput) { in.CodeHash = "" }},
+			{"another version", func(in *procedures.UseInput) { in.CodeHash = "h2" }},
+			{"another procedure", func(in *procedures.UseInput) { r := *good; r.Procedure = "proc__x"; in.Recording = &r }},
+			{"too large", func(in *procedures.UseInput) {
+				r := *good
+				r.Bytes = procedures.MaxRecordingBytes + 1
+				in.Recording = &r
+			}},
+			{"no id", func(in *procedures.UseInput) { r := *good; r.ID = ""; in.Recording = &r }},
+			{"keep 0", func(in *procedures.UseInput) { in.KeepRecordings = 0 }},
+			{"keep too many", func(in *procedures.UseInput) { in.KeepRecordings = procedures.MaxRecordingsPerVersion + 1 }},
+		} {
+			in := replay(good, 3)
+			tc.edit(&in)
+			_, err := s.RecordUse(ctx, in)
+			RequireCode(t, err, fault.CodeInvalid)
+		}
+		if rs := mustRecordings(t, s, name); len(rs) != 0 {
+			t.Errorf("refused recordings were kept: %+v", rs)
+		}
+		if p := MustGet(t, s, name); p.Health.Runs != 0 || p.UseCount != 0 {
+			t.Errorf("refused uses counted: %d runs, use count %d", p.Health.Runs, p.UseCount)
+		}
+		_, err := s.Recordings(ctx, "proc__missing")
+		RequireCode(t, err, fault.CodeNotFound)
+	})
+
+	t.Run("deleted per procedure and all at once", func(t *testing.T) {
+		s := setup(t)
+		other := NameOf("tool_c", "tool_d")
+		MustCapture(t, s, In([]string{"tool_c", "tool_d"}, "h9", "k1", At(0)))
+		MustRecordUse(t, s, replay(MustRecording(t, name, "h1", 1, "a", At(1)), 3))
+		MustRecordUse(t, s, replay(MustRecording(t, name, "h1", 2, "a", At(2)), 3))
+		r := MustRecording(t, other, "h9", 1, "a", At(3))
+		in := replay(r, 3)
+		in.Name = other
+		MustRecordUse(t, s, in)
+		d := Decision(procedures.KindRecordings, name, "", At(4))
+		d.Reason = procedures.ReasonRecordingsPurged
+		n, err := s.DeleteRecordings(ctx, name, &d)
+		if err != nil || n != 2 {
+			t.Fatalf("DeleteRecordings(%s) = %d, %v; want 2", name, n, err)
+		}
+		if rs := mustRecordings(t, s, name); len(rs) != 0 {
+			t.Errorf("left %+v", rs)
+		}
+		if ds := MustDecisions(t, s, procedures.DecisionFilter{Procedure: name, Kind: procedures.KindRecordings}); len(ds) != 1 {
+			t.Errorf("purge decisions = %+v, want one", ds)
+		}
+		if rs := mustRecordings(t, s, other); len(rs) != 1 {
+			t.Errorf("%s lost its recording to another's purge: %+v", other, rs)
+		}
+		if n, err := s.DeleteRecordings(ctx, "", nil); err != nil || n != 1 {
+			t.Errorf("DeleteRecordings(all) = %d, %v; want 1", n, err)
+		}
+		_, err = s.DeleteRecordings(ctx, "proc__missing", nil)
+		RequireCode(t, err, fault.CodeNotFound)
+	})
+}
+
+func mustRecordings(tb testing.TB, s procedures.Store, name string) []procedures.Recording {
+	tb.Helper()
+	rs, err := s.Recordings(ctx, name)
+	if err != nil {
+		tb.Fatalf("Recordings(%s): %v", name, err)
+	}
+	return rs
+}

@@ -1,0 +1,177 @@
+package procedures
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/procgraph/procgraph/fault"
+)
+
+// The bounds of recordings (docs/design.md "Verification against recorded
+// tool responses").
+const (
+	// MaxRecordingBytes bounds one recording as JSON: a larger one is not
+	// kept (never truncated).
+	MaxRecordingBytes = 256 << 10
+	// DefaultRecordingsPerVersion is --recordings-per-version's default.
+	DefaultRecordingsPerVersion = 3
+	// MaxRecordingsPerVersion bounds --recordings-per-version.
+	MaxRecordingsPerVersion = 20
+)
+
+// RecordedCall is one tool call of a recording: what the run sent and
+// what it got back (a response, or the tool's error message).
+type RecordedCall struct {
+	Tool      string         `json:"tool"`
+	Arguments map[string]any `json:"arguments"`
+	Response  any            `json:"response,omitempty"`
+	Error     string         `json:"error,omitempty"`
+}
+
+// Recording is one successful run of a version kept for verification: the
+// invoke's arguments, its tool calls in order with their answers, and a
+// hash of its result. It holds tool output: only the grant scope reads it,
+// and no audit record or log line carries it.
+type Recording struct {
+	// ID names the recording: one per version and argument set (RecordingID).
+	ID         string         `json:"id"`
+	Procedure  string         `json:"procedure"`
+	CodeHash   string         `json:"code_hash"`
+	RecordedAt time.Time      `json:"recorded_at"`
+	Arguments  map[string]any `json:"arguments"`
+	Calls      []RecordedCall `json:"calls"`
+	ResultHash string         `json:"result_hash"`
+	// ContentHash is a hash of Arguments, Calls and ResultHash: a run that
+	// recorded the same again rewrites nothing.
+	ContentHash string `json:"-"`
+	// Bytes is the recording's size as JSON.
+	Bytes int `json:"bytes"`
+	// body is EncodeRecordingBody's bytes, made once by NewRecording.
+	body []byte
+}
+
+// NewRecording builds the recording of a successful run of the version
+// codeHash of name called with args, at at: its id, hashes and size. It
+// reports fault.CodeInvalid when the recording is larger than
+// MaxRecordingBytes (it is then not kept) or does not encode as JSON.
+func NewRecording(name, codeHash string, args map[string]any, calls []RecordedCall, result any, at time.Time) (*Recording, error) {
+	if args == nil {
+		args = map[string]any{}
+	}
+	if calls == nil {
+		calls = []RecordedCall{}
+	}
+	resultJSON, err := json.Marshal(result)
+	if err != nil {
+		return nil, fault.Errorf(fault.CodeInvalid, "the run's result does not encode as JSON: %v", err)
+	}
+	argsJSON, err := json.Marshal(args)
+	if err != nil {
+		return nil, fault.Errorf(fault.CodeInvalid, "the run's arguments do not encode as JSON: %v", err)
+	}
+	r := &Recording{ID: RecordingID(codeHash, argsJSON), Procedure: name, CodeHash: codeHash, RecordedAt: at.UTC(),
+		Arguments: args, Calls: calls, ResultHash: hashHex(resultJSON)}
+	callsJSON, err := json.Marshal(calls)
+	if err != nil {
+		return nil, fault.Errorf(fault.CodeInvalid, "the run's tool calls do not encode as JSON: %v", err)
+	}
+	// recordingBody's encoding, from the parts already encoded.
+	body := make([]byte, 0, len(argsJSON)+len(callsJSON)+120)
+	body = append(append(append(body, `{"arguments":`...), argsJSON...), `,"calls":`...)
+	body = append(append(append(append(body, callsJSON...), `,"result_hash":"`...), r.ResultHash...), `"}`...)
+	if len(body) > MaxRecordingBytes {
+		return nil, fault.Errorf(fault.CodeInvalid, "the recording is %d bytes, more than %d: not kept", len(body), MaxRecordingBytes).
+			WithDetails("reason", "recording_too_large")
+	}
+	r.ContentHash, r.Bytes, r.body = hashHex(body), len(body), body
+	return r, nil
+}
+
+// recordingBody is what a store keeps of a recording besides its names and
+// time (EncodeRecordingBody).
+type recordingBody struct {
+	Arguments  map[string]any `json:"arguments"`
+	Calls      []RecordedCall `json:"calls"`
+	ResultHash string         `json:"result_hash"`
+}
+
+// EncodeRecordingBody is r's arguments, calls and result hash as JSON: what
+// a store keeps besides its id, names and time.
+func EncodeRecordingBody(r *Recording) ([]byte, error) {
+	if r.body != nil {
+		return r.body, nil
+	}
+	return json.Marshal(recordingBody{Arguments: r.Arguments, Calls: r.Calls, ResultHash: r.ResultHash})
+}
+
+// DecodeRecordingBody fills r from EncodeRecordingBody's bytes.
+func DecodeRecordingBody(b []byte, r *Recording) error {
+	var body recordingBody
+	if err := json.Unmarshal(b, &body); err != nil {
+		return fmt.Errorf("a stored recording does not decode: %v", err)
+	}
+	r.Arguments, r.Calls, r.ResultHash = body.Arguments, body.Calls, body.ResultHash
+	if r.Calls == nil {
+		r.Calls = []RecordedCall{}
+	}
+	r.ContentHash, r.Bytes = hashHex(b), len(b)
+	return nil
+}
+
+// RecordingID is the id of the recording of the version codeHash run with
+// the arguments argsJSON (their JSON encoding, keys sorted): one per
+// version and argument set.
+func RecordingID(codeHash string, argsJSON []byte) string {
+	h := sha256.New()
+	h.Write([]byte(codeHash))
+	h.Write([]byte{0})
+	h.Write(argsJSON)
+	return "rec_" + hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+func hashHex(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// CheckRecordingsPerVersion checks a --recordings-per-version setting.
+func CheckRecordingsPerVersion(n int) error {
+	if n < 1 || n > MaxRecordingsPerVersion {
+		return fmt.Errorf("recordings-per-version must be 1 to %d, not %d", MaxRecordingsPerVersion, n)
+	}
+	return nil
+}
+
+// CheckRecording checks the recording of in, the rules every store applies
+// (docs/design.md "Verification against recorded tool responses"): kept
+// only with a successful replay, of the procedure used, of at most
+// MaxRecordingBytes, of the version the use names, with KeepRecordings in
+// bounds.
+func (in UseInput) CheckRecording() error {
+	r := in.Recording
+	if r == nil {
+		return nil
+	}
+	bad := func(format string, args ...any) error {
+		return fault.Errorf(fault.CodeInvalid, format, args...).WithDetails("field", "recording")
+	}
+	switch {
+	case in.HealthOnly() || !in.Replay:
+		return bad("a recording is kept only with a successful replay")
+	case r.Procedure != in.Name:
+		return bad("the recording is of %q, not %q", r.Procedure, in.Name)
+	case in.CodeHash == "" || r.CodeHash != in.CodeHash:
+		return bad("the recording is of version %q; the use names %q (a recording needs the version named)", r.CodeHash, in.CodeHash)
+	case r.ID == "" || r.ContentHash == "" || r.RecordedAt.IsZero():
+		return bad("the recording has no id, content hash or time (NewRecording makes them)")
+	case r.Bytes > MaxRecordingBytes:
+		return bad("the recording is %d bytes, more than %d", r.Bytes, MaxRecordingBytes)
+	}
+	if err := CheckRecordingsPerVersion(in.KeepRecordings); err != nil {
+		return bad("%v", err)
+	}
+	return nil
+}

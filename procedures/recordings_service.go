@@ -1,0 +1,54 @@
+package procedures
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/procgraph/procgraph/fault"
+)
+
+// Recordings returns the recordings of the procedure name, newest first.
+// They hold tool output: the API asks the grant scope. Returns
+// fault.CodeNotFound.
+func (s *Service) Recordings(ctx context.Context, name string) ([]Recording, error) {
+	return s.store.Recordings(ctx, name)
+}
+
+// PurgeRecordings deletes the recordings of the procedure name, audited
+// with one decision of kind recordings (reason recordings_purged, the
+// operator's reason and the number deleted as its note) in the same
+// transaction. Returns the decision and how many were deleted;
+// fault.CodeNotFound or fault.CodeInvalid.
+func (s *Service) PurgeRecordings(ctx context.Context, name, actor, reason string) (Decision, int, error) {
+	if len(reason) > MaxReasonBytes {
+		return Decision{}, 0, fault.Errorf(fault.CodeInvalid, "reason is longer than %d bytes", MaxReasonBytes).WithDetails("field", "reason")
+	}
+	p, err := s.store.Get(ctx, name)
+	if err != nil {
+		return Decision{}, 0, err
+	}
+	d := Decision{Kind: KindRecordings, Procedure: p.Name, CodeHash: p.CodeHash, Outcome: Allowed, Reason: ReasonRecordingsPurged,
+		Actor: actor, Note: strings.TrimSpace(reason)}
+	n := 0
+	rec, err := s.rec.RecordWith(d, func(d Decision) error {
+		var err error
+		n, err = s.store.DeleteRecordings(ctx, p.Name, &d)
+		return err
+	})
+	if err != nil {
+		return Decision{}, 0, err
+	}
+	return rec, n, nil
+}
+
+// ForgetRecordings deletes every recording (--record-responses false at
+// start), returning how many; nothing is audited (no operator decided it
+// on a procedure: the start's log line says it).
+func (s *Service) ForgetRecordings(ctx context.Context) (int, error) {
+	n, err := s.store.DeleteRecordings(ctx, "", nil)
+	if err != nil {
+		return 0, fmt.Errorf("deleting the recordings: %w", err)
+	}
+	return n, nil
+}
