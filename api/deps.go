@@ -45,6 +45,7 @@ type Service interface {
 type Replayer interface {
 	Invoke(ctx context.Context, req replay.InvokeRequest) (*replay.InvokeResult, error)
 	ToolsMatching(ctx context.Context, q string, causes []string, limit int) ([]replay.ToolDescriptor, error)
+	Verify(ctx context.Context, name, codeHash, actor string) (*replay.VerifyAnswer, error)
 }
 
 // TurnGate is what the HTTP API asks of the turn gate (*gate.Gate).

@@ -111,6 +111,16 @@ var responseSchemas = map[string]string{
 		"calls": {"type": "array", "items": {"type": "object", "required": ["tool", "arguments"], "properties": {
 			"tool": {"type": "string"}, "arguments": {"type": "object"}, "response": {}, "error": {"type": "string"}}}},
 		"result_hash": {"type": "string"}, "bytes": {"type": "integer"}}}}}}`,
+	"VerifyAnswer": `{"type": "object", "required": ["procedure", "code_hash", "verification", "results"], "properties": {
+		"procedure": {"type": "string"}, "code_hash": {"type": "string"},
+		"verification": {"type": "object", "required": ["status", "at", "catalogue_revision", "recordings", "passed"], "properties": {
+			"status": {"type": "string", "enum": ["passed", "failed", "none"]}, "at": {"type": "string", "format": "date-time"},
+			"catalogue_revision": {"type": "string"}, "recordings": {"type": "integer"}, "passed": {"type": "integer"}}},
+		"results": {"type": "array", "items": {"type": "object", "required": ["recording", "outcome"], "properties": {
+			"recording": {"type": "string"},
+			"outcome": {"type": "string", "enum": ["passed", "changed_result", "diverged", "invalid_call", "failed"]},
+			"call": {"type": "integer", "description": "the call (from 0) that diverged or was invalid"},
+			"detail": {"type": "string"}}}}}}`,
 	"RecordingsPurged": `{"type": "object", "required": ["decision", "deleted"], "properties": {
 		"decision": {"$ref": "#/components/schemas/Decision"}, "deleted": {"type": "integer"}}}`,
 	"DecisionAnswer": `{"type": "object", "required": ["procedure", "decision"], "properties": {

@@ -279,3 +279,20 @@ func (s *Server) purgeRecordings(w http.ResponseWriter, r *http.Request) error {
 	writeJSON(w, http.StatusOK, map[string]any{"decision": d, "deleted": n})
 	return nil
 }
+
+// verify is POST /v1/procedures/{name}/verify (invoke): a version
+// replayed against its recordings, calling no tool.
+func (s *Server) verify(w http.ResponseWriter, r *http.Request) error {
+	var b struct {
+		Version *string `json:"version"`
+	}
+	if err := s.optionalBody(r, "VerifyRequest", &b); err != nil {
+		return err
+	}
+	ans, err := s.replay.Verify(r.Context(), urlParam(r, "name"), deref(b.Version), principalOf(r).Name)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, ans)
+	return nil
+}

@@ -32,6 +32,7 @@ var requestBodies = map[string]fields.Field{
 	"AutoRunPut":    fields.Body(fields.Req(fields.Enabled), fields.Nullable(fields.Reason)),
 	"RetirementPut": fields.Body(fields.Req(fields.Reason.NonEmpty())),
 	"ReasonBody":    fields.Body(fields.Nullable(fields.Reason)),
+	"VerifyRequest": fields.Body(fields.Nullable(fields.VersionHash)),
 	"InvokeRequest": fields.Body(
 		fields.Nullable(fields.Arguments), fields.Req(fields.Phase), fields.Nullable(fields.SessionID),
 		fields.Nullable(fields.InvokeCause), fields.Nullable(fields.ReviewedBy)),

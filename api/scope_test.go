@@ -50,6 +50,7 @@ func scopeCases(name, hash string, tools any) []scopeCase {
 		{"GET", "/v1/drift", "read", "/v1/drift", nil},
 		{"PUT", "/v1/procedures/{name}/auto-run", "grant", p + "/auto-run", map[string]any{"enabled": true}},
 		{"DELETE", "/v1/procedures/{name}/auto-run", "grant", p + "/auto-run", map[string]any{"reason": "scope test"}},
+		{"POST", "/v1/procedures/{name}/verify", "invoke", p + "/verify", map[string]any{}},
 		{"GET", "/v1/procedures/{name}/recordings", "grant", p + "/recordings", nil},
 		{"DELETE", "/v1/procedures/{name}/recordings", "grant", p + "/recordings", map[string]any{"reason": "scope test"}},
 		{"PUT", "/v1/procedures/{name}/retirement", "admin", p + "/retirement", map[string]any{"reason": "scope test"}},

@@ -141,6 +141,7 @@ func (s *Server) routeTable() []route {
 		{method: "GET", pattern: "/v1/drift", scope: auth.ScopeRead, handler: s.drift, summary: "Stale versions: their tools changed since they last worked, current ones first", query: driftParams, response: "DriftList"},
 		{method: "PUT", pattern: "/v1/procedures/{name}/auto-run", scope: auth.ScopeGrant, handler: s.grantAutoRun, summary: "set_procedure_auto_run", body: "AutoRunPut", response: "DecisionAnswer"},
 		{method: "DELETE", pattern: "/v1/procedures/{name}/auto-run", scope: auth.ScopeGrant, handler: s.revokeAutoRun, summary: "Revoke durable auto-run", body: "ReasonBody", response: "DecisionAnswer"},
+		{method: "POST", pattern: "/v1/procedures/{name}/verify", scope: auth.ScopeInvoke, handler: s.verify, summary: "Verify a version against its recordings, calling no tool", body: "VerifyRequest", response: "VerifyAnswer"},
 		{method: "GET", pattern: "/v1/procedures/{name}/recordings", scope: auth.ScopeGrant, handler: s.recordings, summary: "The procedure's recordings (tool calls with their answers: grant scope)", response: "Recordings"},
 		{method: "DELETE", pattern: "/v1/procedures/{name}/recordings", scope: auth.ScopeGrant, handler: s.purgeRecordings, summary: "Purge the procedure's recordings, audited", body: "ReasonBody", response: "RecordingsPurged"},
 		{method: "PUT", pattern: "/v1/procedures/{name}/retirement", scope: auth.ScopeAdmin, handler: s.retire, summary: "Retire a procedure: hidden from planners and refused on invoke, kept for analysis", body: "RetirementPut", response: "DecisionAnswer"},

@@ -50,6 +50,7 @@ func commands() []commandGroup {
 			{"promote", "make a version current", cmdPromote},
 			{"drift", "the stale versions: a tool they call changed since they last worked", cmdDrift},
 			{"accept-drift", "accept a stale version's drift: it takes the current tool contracts (grant)", cmdAcceptDrift},
+			{"verify", "replay versions against their recordings, calling no tool; exit 1 when one fails", cmdVerify},
 			{"autorun grant", "let a procedure run unattended (set_procedure_auto_run)", cmdAutoRunGrant},
 			{"autorun revoke", "take durable auto-run back", cmdAutoRunRevoke},
 			{"retire", "hide a procedure from planners and refuse its invokes (admin)", cmdRetire},

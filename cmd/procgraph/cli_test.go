@@ -33,6 +33,7 @@ func TestHelp(t *testing.T) {
 		"versions":          {"--json"},
 		"drift":             {"--limit", "--offset", "--json"},
 		"accept-drift":      {"--reason", "--json"},
+		"verify":            {"--version", "--all", "--json"},
 		"promote":           {"--reason", "--json"},
 		"autorun grant":     {"--reason", "--json"},
 		"autorun revoke":    {"--reason", "--json"},

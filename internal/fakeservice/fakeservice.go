@@ -350,3 +350,11 @@ func (s *Service) PurgeRecordings(ctx context.Context, name, actor, reason strin
 	_, d, err := s.change("PurgeRecordings", name)
 	return d, 0, err
 }
+
+// Verify answers a verification with no recording.
+func (r *Replayer) Verify(ctx context.Context, name, codeHash, actor string) (*replay.VerifyAnswer, error) {
+	if err := r.record("Verify"); err != nil {
+		return nil, err
+	}
+	return &replay.VerifyAnswer{Procedure: name, CodeHash: codeHash, Verification: replay.Verification{Status: "none"}, Results: []replay.VerifyResult{}}, nil
+}

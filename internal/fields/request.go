@@ -85,6 +85,8 @@ var (
 	// ProcName names a procedure (proc__…).
 	ProcName = Field{Name: "name", Type: String, MinBytes: 1, MaxBytes: MaxKeyBytes, Doc: "the procedure (proc__…)"}
 	Enabled  = Field{Name: "enabled", Type: Boolean}
+	// VersionHash names a version by its code hash (a verification's).
+	VersionHash = Field{Name: "version", Type: String, MinBytes: 1, MaxBytes: MaxKeyBytes, Doc: "the version's code hash (default: the current one)"}
 	// WaitS is how long a request waits while a turn is pending.
 	WaitS = Field{Name: "wait_s", Type: Integer, Min: Int(0), Max: Int(MaxWaitSeconds)}
 	// TurnID names a turn.

@@ -48,3 +48,37 @@ func init() {
 		},
 	}...)
 }
+
+// The mutants of verification against recordings.
+func init() {
+	mutants = append(mutants, []Mutant{
+		{
+			Name:     "replay/verify-ignores-arguments",
+			Why:      "a verification answers a call whose arguments differ from the recording's: a changed procedure passes on answers meant for other arguments",
+			Edits:    []Edit{{Dir: "replay", Files: "verify.go", Find: "\tif !sameJSON(args, want.Arguments) {\n", Replace: "\tif false {\n"}},
+			Packages: []string{"./replay"},
+			Tests:    []string{"TestVerifyAgainstRecordings"},
+		},
+		{
+			Name:     "replay/verify-ignores-result",
+			Why:      "a verification does not compare the result: a procedure computing something else from the same answers passes",
+			Edits:    []Edit{{Dir: "replay", Files: "verify.go", Find: "\t\tcase got.ResultHash != rec.ResultHash:\n", Replace: "\t\tcase got == nil:\n"}},
+			Packages: []string{"./replay"},
+			Tests:    []string{"TestVerifyAgainstRecordings"},
+		},
+		{
+			Name:     "replay/verify-ignores-schema",
+			Why:      "a verification does not check calls against the tools' current input schemas: a tool server's breaking change passes",
+			Edits:    []Edit{{Dir: "replay", Files: "verify.go", Find: "\tif why := c.invalid(name, args); why != \"\" {\n", Replace: "\tif why := c.invalid(name, args); false && why != \"\" {\n"}},
+			Packages: []string{"./replay"},
+			Tests:    []string{"TestVerifyAgainstRecordings"},
+		},
+		{
+			Name:     "replay/verify-ignores-missing-calls",
+			Why:      "a run that makes fewer calls than its recording passes",
+			Edits:    []Edit{{Dir: "replay", Files: "verify.go", Find: "\tcase vc.n < len(rec.Calls):\n", Replace: "\tcase false:\n"}},
+			Packages: []string{"./replay"},
+			Tests:    []string{"TestVerifyAgainstRecordings"},
+		},
+	}...)
+}

@@ -1,0 +1,263 @@
+package replay
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/internal/jsonvalue"
+	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/sandbox"
+)
+
+// The outcomes of verifying a version against one recording (docs/design.md
+// "Verification against recorded tool responses").
+const (
+	VerifyPassed        = "passed"
+	VerifyChangedResult = "changed_result"
+	VerifyDiverged      = "diverged"
+	VerifyInvalidCall   = "invalid_call"
+	VerifyFailed        = "failed"
+)
+
+// VerifyResult is the outcome of one recording: Call (from 0) names the
+// call that diverged or was invalid; Detail says why, never a value.
+type VerifyResult struct {
+	Recording string `json:"recording"`
+	Outcome   string `json:"outcome"`
+	Call      *int   `json:"call,omitempty"`
+	Detail    string `json:"detail,omitempty"`
+}
+
+// Verification is the summary of one verification of a version: passed
+// when every recording passed, failed when one did not, none without a
+// recording.
+type Verification struct {
+	Status            string    `json:"status"`
+	At                time.Time `json:"at"`
+	CatalogueRevision string    `json:"catalogue_revision"`
+	Recordings        int       `json:"recordings"`
+	Passed            int       `json:"passed"`
+}
+
+// VerifyAnswer is a verification and its results, in the recordings' order
+// (newest first).
+type VerifyAnswer struct {
+	Procedure    string         `json:"procedure"`
+	CodeHash     string         `json:"code_hash"`
+	Verification Verification   `json:"verification"`
+	Results      []VerifyResult `json:"results"`
+}
+
+// Verify replays the version codeHash of the procedure name ("" its
+// current one) in the sandbox against each of its recordings, with no
+// upstream call: the n-th tool call must be the recorded n-th (tool and
+// JSON-equal arguments) and gets the recorded answer, its arguments must
+// satisfy the tool's input schema in the current catalogue, and the result
+// must hash as recorded. It is admitted as an invoke by actor (one slot
+// for the whole verification). A verification that passes under the
+// current catalogue clears the version's drift. Returns fault.CodeNotFound
+// for an unknown procedure or version.
+func (r *Replayer) Verify(ctx context.Context, name, codeHash, actor string) (*VerifyAnswer, error) {
+	p, err := r.svc.Get(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	if codeHash == "" {
+		codeHash = p.CodeHash
+	}
+	v, err := r.svc.VersionView(ctx, name, codeHash)
+	if err != nil {
+		return nil, err
+	}
+	all, err := r.svc.Recordings(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	cat, err := r.svc.Catalogue(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ans := &VerifyAnswer{Procedure: name, CodeHash: codeHash, Results: []VerifyResult{},
+		Verification: Verification{Status: "none", At: r.now().UTC(), CatalogueRevision: cat.Revision}}
+	var recs []procedures.Recording
+	for _, rec := range all {
+		if rec.CodeHash == codeHash {
+			recs = append(recs, rec)
+		}
+	}
+	if len(recs) == 0 {
+		return ans, nil
+	}
+	ctx, cancel := context.WithDeadline(ctx, r.now().Add(r.timeout()))
+	defer cancel()
+	if a := r.opts.Admission; a != nil {
+		release, err := a.Acquire(ctx, actor)
+		if err != nil {
+			return nil, busyError(err)
+		}
+		defer release()
+	}
+	b, aerr := analyse(v.Code, v.Dialect)
+	if aerr == nil && b.Analysis.CodeHash != codeHash {
+		aerr = fmt.Errorf("the stored code analyses to another code hash")
+	}
+	schemas := map[string]*jsonschema.Schema{}
+	for _, rec := range recs {
+		res := VerifyResult{Recording: rec.ID}
+		if aerr != nil {
+			res.Outcome, res.Detail = VerifyFailed, "the stored code does not analyse: "+fault.ErrorMessage(aerr)
+		} else {
+			res = r.verifyOne(ctx, b, v, rec, cat, schemas)
+		}
+		ans.Results = append(ans.Results, res)
+		if res.Outcome == VerifyPassed {
+			ans.Verification.Passed++
+		}
+	}
+	ans.Verification.Recordings = len(recs)
+	ans.Verification.Status = "failed"
+	if ans.Verification.Passed == len(recs) {
+		ans.Verification.Status = "passed"
+		if v.Stale {
+			if err := r.svc.ClearDrift(context.WithoutCancel(ctx), name, codeHash, cat.Revision); err != nil {
+				r.log.Warn().Err(err).Str("procedure", name).Str("code_hash", codeHash).Msg("verify: a passed verification could not clear the version's drift")
+			}
+		}
+	}
+	r.log.Info().Str("procedure", name).Str("code_hash", codeHash).Str("status", ans.Verification.Status).
+		Int("recordings", len(recs)).Int("passed", ans.Verification.Passed).Msg("verify")
+	return ans, nil
+}
+
+// verifyOne runs b (the version v) against rec.
+func (r *Replayer) verifyOne(ctx context.Context, b *Block, v *procedures.Version, rec procedures.Recording,
+	cat *procedures.Catalogue, schemas map[string]*jsonschema.Schema) VerifyResult {
+	out := VerifyResult{Recording: rec.ID}
+	schema, err := r.schemas.get(v.CodeHash, b.Analysis.Parameters, v.InputSchema)
+	if err != nil {
+		out.Outcome, out.Detail = VerifyFailed, "the version's input schema does not compile"
+		return out
+	}
+	blk := *b
+	if err := blk.bind(schema, rec.Arguments); err != nil {
+		out.Outcome, out.Detail = VerifyInvalidCall, "the recorded arguments no longer match the version's input schema: "+fault.ErrorMessage(err)
+		return out
+	}
+	vc := &verifyCaller{rec: rec, cat: cat, schemas: schemas}
+	res := r.runner.Run(ctx, sandbox.Request{Filename: rec.Procedure + ".star", Source: b.Analysis.Source, Args: blk.Args,
+		Allowed: b.Analysis.Signature, Limits: r.opts.Limits}, vc)
+	switch {
+	case vc.outcome != "":
+		out.Outcome, out.Call, out.Detail = vc.outcome, &vc.at, vc.detail
+	case res.Err != nil:
+		out.Outcome, out.Detail = VerifyFailed, FailureClass(res.Err)
+	case vc.n < len(rec.Calls):
+		n := vc.n
+		out.Outcome, out.Call, out.Detail = VerifyDiverged, &n, fmt.Sprintf("the run made %d calls, the recording %d", vc.n, len(rec.Calls))
+	default:
+		got, err := procedures.NewRecording(rec.Procedure, rec.CodeHash, nil, nil, res.Value, r.now())
+		switch {
+		case err != nil:
+			out.Outcome, out.Detail = VerifyFailed, "the result does not encode as JSON"
+		case got.ResultHash != rec.ResultHash:
+			out.Outcome, out.Detail = VerifyChangedResult, "the result differs from the recorded one"
+		default:
+			out.Outcome = VerifyPassed
+		}
+	}
+	return out
+}
+
+// verifyCaller answers a verification's tool calls from its recording and
+// notes the first call that diverges from it or fails the tool's current
+// input schema (its outcome, the call's index and why); it never calls
+// anything.
+type verifyCaller struct {
+	rec     procedures.Recording
+	cat     *procedures.Catalogue
+	schemas map[string]*jsonschema.Schema
+	n       int // calls answered
+	outcome string
+	at      int
+	detail  string
+}
+
+// CallTool answers the n-th call with the n-th recorded answer.
+func (c *verifyCaller) CallTool(_ context.Context, name string, args map[string]any) (any, error) {
+	stop := func(outcome, format string, a ...any) (any, error) {
+		c.outcome, c.at, c.detail = outcome, c.n, fmt.Sprintf(format, a...)
+		return nil, &sandbox.Error{Code: sandbox.ToolRefused, Tool: name, Message: "verification: " + c.detail}
+	}
+	if c.outcome != "" {
+		return nil, &sandbox.Error{Code: sandbox.ToolRefused, Tool: name, Message: "verification: " + c.detail}
+	}
+	if c.n >= len(c.rec.Calls) {
+		return stop(VerifyDiverged, "call %d (tools.%s) is not in the recording, which has %d", c.n, name, len(c.rec.Calls))
+	}
+	want := c.rec.Calls[c.n]
+	if want.Tool != name {
+		return stop(VerifyDiverged, "call %d is tools.%s, the recording's tools.%s", c.n, name, want.Tool)
+	}
+	if !sameJSON(args, want.Arguments) {
+		return stop(VerifyDiverged, "call %d (tools.%s) has other arguments than the recording's", c.n, name)
+	}
+	if why := c.invalid(name, args); why != "" {
+		return stop(VerifyInvalidCall, "call %d (tools.%s): %s", c.n, name, why)
+	}
+	c.n++
+	if want.Error != "" {
+		return nil, &sandbox.Error{Code: sandbox.ToolFailed, Tool: name, Message: want.Error}
+	}
+	return jsonvalue.Numbers(want.Response)
+}
+
+// invalid is why args fail the current input schema of tool ("" when they
+// satisfy it, or the catalogue does not have the tool: a proc__ call, or a
+// tool whose removal drift already reports).
+func (c *verifyCaller) invalid(tool string, args map[string]any) string {
+	if procedures.IsProcName(tool) {
+		return ""
+	}
+	t, ok := c.cat.Tool(tool)
+	if !ok || len(t.InputSchema) == 0 {
+		return ""
+	}
+	s, seen := c.schemas[tool]
+	if !seen {
+		var err error
+		if s, err = procedures.CompileSchema(t.InputSchema); err != nil {
+			s = nil
+		}
+		c.schemas[tool] = s
+	}
+	if s == nil {
+		return "its input schema in the catalogue does not compile"
+	}
+	norm, err := jsonvalue.Numbers(args)
+	if err != nil {
+		return "its arguments are not JSON"
+	}
+	if err := validateArguments(tool, s, norm.(map[string]any)); err != nil {
+		return fault.ErrorMessage(err)
+	}
+	return ""
+}
+
+// sameJSON reports whether a and b encode to the same JSON (keys sorted,
+// numbers as written: 1 and 1.0 are the same).
+func sameJSON(a, b map[string]any) bool {
+	na, err1 := jsonvalue.Numbers(a)
+	nb, err2 := jsonvalue.Numbers(b)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	ja, err1 := json.Marshal(na)
+	jb, err2 := json.Marshal(nb)
+	return err1 == nil && err2 == nil && slices.Equal(ja, jb)
+}

@@ -1,0 +1,117 @@
+package replay_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/replay"
+	"github.com/procgraph/procgraph/replay/replaytest"
+	"github.com/procgraph/procgraph/sandbox"
+)
+
+// TestVerifyAgainstRecordings: a version replays against each of its
+// recordings with no upstream call; a recording the run follows passes,
+// and every way of leaving it is named: another result (changed_result),
+// another tool, other arguments, a call the recording lacks or one it has
+// that the run does not make (diverged, with the call), arguments the
+// tool's current schema refuses (invalid_call), a recorded tool error the
+// code does not survive (failed); a version without recordings is none.
+func TestVerifyAgainstRecordings(t *testing.T) {
+	ctx := context.Background()
+	e := replaytest.New(t, sandbox.NewInProcess(), false)
+	rp := replay.New(e.Service, sandbox.NewInProcess(), e.Upstream, replay.Options{RecordResponses: true, Limits: sandbox.Limits{Timeout: 20 * time.Second}})
+	p := e.Capture(replaytest.ReadOnlyCode)
+	if ans, err := rp.Verify(ctx, p.Name, "", "op"); err != nil || ans.Verification.Status != "none" || len(ans.Results) != 0 {
+		t.Fatalf("Verify without recordings = %+v, %v; want none", ans, err)
+	}
+	req := replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 42}, SessionID: "s"}
+	if res, err := rp.Invoke(ctx, req); err != nil || res.Status != replay.StatusSucceeded {
+		t.Fatalf("Invoke = %+v, %v", res, err)
+	}
+	recs, err := e.Service.Recordings(ctx, p.Name)
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("Recordings = %+v, %v; want one", recs, err)
+	}
+	rec := recs[0]
+	upstreamCalls := len(e.Upstream.Calls())
+	verify := func(t *testing.T) replay.VerifyResult {
+		t.Helper()
+		ans, err := rp.Verify(ctx, p.Name, p.CodeHash, "op")
+		if err != nil || len(ans.Results) != 1 || ans.Verification.Recordings != 1 {
+			t.Fatalf("Verify = %+v, %v", ans, err)
+		}
+		if got := ans.Results[0].Outcome == replay.VerifyPassed; got != (ans.Verification.Status == "passed") || got != (ans.Verification.Passed == 1) {
+			t.Fatalf("summary %+v disagrees with the result %+v", ans.Verification, ans.Results[0])
+		}
+		return ans.Results[0]
+	}
+	put := func(t *testing.T, calls []procedures.RecordedCall, result any) {
+		t.Helper()
+		r, err := procedures.NewRecording(p.Name, p.CodeHash, rec.Arguments, calls, result, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.Store.RecordUse(ctx, procedures.UseInput{Name: p.Name, CodeHash: p.CodeHash, UsageKey: "s", Replay: true,
+			At: time.Now(), Recording: r, KeepRecordings: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	result := map[string]any{"jobs": rec.Calls[0].Response, "logs": rec.Calls[1].Response}
+	call := func(i int) *int { return &i }
+	with := func(edit func(cs []procedures.RecordedCall) []procedures.RecordedCall) []procedures.RecordedCall {
+		cs := append([]procedures.RecordedCall(nil), rec.Calls...)
+		return edit(cs)
+	}
+
+	t.Run("as recorded", func(t *testing.T) {
+		if r := verify(t); r.Outcome != replay.VerifyPassed || r.Recording != rec.ID {
+			t.Fatalf("the recording as it was kept: %+v, want passed", r)
+		}
+	})
+	for _, tc := range []struct {
+		name    string
+		calls   []procedures.RecordedCall
+		result  any
+		outcome string
+		call    *int
+	}{
+		{"another result", rec.Calls, "something else", replay.VerifyChangedResult, nil},
+		{"another tool", with(func(cs []procedures.RecordedCall) []procedures.RecordedCall { cs[0], cs[1] = cs[1], cs[0]; return cs }), result, replay.VerifyDiverged, call(0)},
+		{"other arguments", with(func(cs []procedures.RecordedCall) []procedures.RecordedCall {
+			cs[1] = procedures.RecordedCall{Tool: cs[1].Tool, Arguments: map[string]any{"task_id": 43}, Response: cs[1].Response}
+			return cs
+		}), result, replay.VerifyDiverged, call(1)},
+		{"a call the recording lacks", with(func(cs []procedures.RecordedCall) []procedures.RecordedCall { return cs[:1] }), result, replay.VerifyDiverged, call(1)},
+		{"a call the run does not make", with(func(cs []procedures.RecordedCall) []procedures.RecordedCall { return append(cs, cs[1]) }), result, replay.VerifyDiverged, call(2)},
+		{"a recorded tool error", with(func(cs []procedures.RecordedCall) []procedures.RecordedCall {
+			cs[0] = procedures.RecordedCall{Tool: cs[0].Tool, Arguments: cs[0].Arguments, Error: "upstream down"}
+			return cs
+		}), result, replay.VerifyFailed, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			put(t, tc.calls, tc.result)
+			r := verify(t)
+			if r.Outcome != tc.outcome || (tc.call == nil) != (r.Call == nil) || (tc.call != nil && *r.Call != *tc.call) {
+				t.Fatalf("%+v, want %s at %v", r, tc.outcome, tc.call)
+			}
+		})
+	}
+
+	t.Run("arguments the current schema refuses", func(t *testing.T) {
+		put(t, rec.Calls, result)
+		tools := append([]procedures.Tool(nil), replaytest.DefaultTools...)
+		tools[1].InputSchema = map[string]any{"type": "object", "properties": map[string]any{"task_id": map[string]any{"type": "string"}}}
+		if _, err := e.Service.PutCatalogue(ctx, tools, "tester"); err != nil {
+			t.Fatal(err)
+		}
+		r := verify(t)
+		if r.Outcome != replay.VerifyInvalidCall || r.Call == nil || *r.Call != 1 {
+			t.Fatalf("%+v, want invalid_call at call 1 (fetch_logs now takes a string)", r)
+		}
+	})
+	if n := len(e.Upstream.Calls()); n != upstreamCalls {
+		t.Fatalf("verifications reached the upstream: %d calls after the invoke's %d", n, upstreamCalls)
+	}
+}
