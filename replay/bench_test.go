@@ -155,3 +155,41 @@ func BenchmarkInvokeRecording(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkVerify measures verifying a version against one recording
+// against a warm live replay of it, interleaved (each iteration one of
+// each), in process on one store: verify-ns/op, invoke-ns/op and their
+// ratio (aim: at most 2).
+func BenchmarkVerify(b *testing.B) {
+	for _, n := range []int{2, 10} {
+		b.Run(fmt.Sprintf("calls=%d", n), func(b *testing.B) {
+			ctx := context.Background()
+			svc, name, d := benchProcedure(b, n, true)
+			rp := replay.New(svc, sandbox.NewInProcess(), d, replay.Options{RecordResponses: true})
+			req := replay.InvokeRequest{Name: name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 42}, SessionID: "bench"}
+			if res, err := rp.Invoke(ctx, req); err != nil || res.Status != replay.StatusSucceeded {
+				b.Fatalf("%+v, %v", res, err)
+			}
+			var verify, invoke time.Duration
+			i := 0
+			b.ReportAllocs()
+			for b.Loop() {
+				start := time.Now()
+				ans, err := rp.Verify(ctx, name, "", "bench")
+				if err != nil || ans.Verification.Status != "passed" {
+					b.Fatalf("%+v, %v", ans, err)
+				}
+				verify += time.Since(start)
+				start = time.Now()
+				if res, err := rp.Invoke(ctx, req); err != nil || res.Status != replay.StatusSucceeded {
+					b.Fatalf("%+v, %v", res, err)
+				}
+				invoke += time.Since(start)
+				i++
+			}
+			b.ReportMetric(float64(verify.Nanoseconds())/float64(i), "verify-ns/op")
+			b.ReportMetric(float64(invoke.Nanoseconds())/float64(i), "invoke-ns/op")
+			b.ReportMetric(float64(verify)/float64(invoke), "verify/invoke")
+		})
+	}
+}
