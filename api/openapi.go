@@ -70,6 +70,7 @@ var responseSchemas = map[string]string{
 		"causes": {"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string"}, "frequency": {"type": "integer"}}}},
 		"stale": {"type": "boolean"}, "drift": {"$ref": "#/components/schemas/Drift"}, "health": {"$ref": "#/components/schemas/Health"},
 		"demoted": {"type": "boolean", "description": "the current version failed --demote-after runs in a row: not exposed, its grant inactive (unhealthy), still invokable interactively; a success or a promote lifts it"},
+		"verification": {"$ref": "#/components/schemas/Verification"},
 		"created_at": {"type": "string", "format": "date-time"}, "updated_at": {"type": "string", "format": "date-time"},
 		"last_used_at": {"type": ["string", "null"], "format": "date-time"},
 		"retired": {"type": ["object", "null"], "required": ["retired_by", "retired_at", "reason"], "properties": {
@@ -97,13 +98,15 @@ var responseSchemas = map[string]string{
 		"additionalProperties": false, "required": ["code_hash", "captured_at", "frequency", "status", "current"], "properties": {"code_hash": {"type": "string"},
 		"captured_at": {"type": "string", "format": "date-time"}, "frequency": {"type": "integer"},
 		"status": {"type": "string", "enum": ["succeeded", "failed"]}, "current": {"type": "boolean"},
-		"stale": {"type": "boolean"}, "drift": {"$ref": "#/components/schemas/Drift"}, "health": {"$ref": "#/components/schemas/Health"}}}}}}`,
+		"stale": {"type": "boolean"}, "drift": {"$ref": "#/components/schemas/Drift"}, "health": {"$ref": "#/components/schemas/Health"},
+		"verification": {"$ref": "#/components/schemas/Verification"}}}}}}`,
 	"Version": `{"type": "object", "required": ["code_hash", "code", "dialect", "status", "current", "captured_at", "frequency"], "properties": {
 		"code_hash": {"type": "string"}, "code": {"type": "string"}, "dialect": {"type": "string"},
 		"parameters": {"type": "array", "items": {"type": "string"}}, "input_schema": {"type": "object"}, "summary": {"type": "string"},
 		"opaque": {"type": "boolean"}, "warnings": {"type": "array"}, "status": {"type": "string", "enum": ["succeeded", "failed"]},
 		"frequency": {"type": "integer"}, "captured_at": {"type": "string", "format": "date-time"}, "current": {"type": "boolean"},
-		"stale": {"type": "boolean"}, "drift": {"$ref": "#/components/schemas/Drift"}, "health": {"$ref": "#/components/schemas/Health"}}}`,
+		"stale": {"type": "boolean"}, "drift": {"$ref": "#/components/schemas/Drift"}, "health": {"$ref": "#/components/schemas/Health"},
+		"verification": {"$ref": "#/components/schemas/Verification"}}}`,
 	"Recordings": `{"type": "object", "required": ["recordings"], "properties": {"recordings": {"type": "array", "items": {"type": "object",
 		"required": ["id", "procedure", "code_hash", "recorded_at", "arguments", "calls", "result_hash", "bytes"], "properties": {
 		"id": {"type": "string"}, "procedure": {"type": "string"}, "code_hash": {"type": "string"},
@@ -113,14 +116,15 @@ var responseSchemas = map[string]string{
 		"result_hash": {"type": "string"}, "bytes": {"type": "integer"}}}}}}`,
 	"VerifyAnswer": `{"type": "object", "required": ["procedure", "code_hash", "verification", "results"], "properties": {
 		"procedure": {"type": "string"}, "code_hash": {"type": "string"},
-		"verification": {"type": "object", "required": ["status", "at", "catalogue_revision", "recordings", "passed"], "properties": {
-			"status": {"type": "string", "enum": ["passed", "failed", "none"]}, "at": {"type": "string", "format": "date-time"},
-			"catalogue_revision": {"type": "string"}, "recordings": {"type": "integer"}, "passed": {"type": "integer"}}},
+		"verification": {"$ref": "#/components/schemas/Verification"},
 		"results": {"type": "array", "items": {"type": "object", "required": ["recording", "outcome"], "properties": {
 			"recording": {"type": "string"},
 			"outcome": {"type": "string", "enum": ["passed", "changed_result", "diverged", "invalid_call", "failed"]},
 			"call": {"type": "integer", "description": "the call (from 0) that diverged or was invalid"},
 			"detail": {"type": "string"}}}}}}`,
+	"Verification": `{"type": ["object", "null"], "required": ["status", "at", "catalogue_revision", "recordings", "passed"], "properties": {
+		"status": {"type": "string", "enum": ["passed", "failed", "none"]}, "at": {"type": "string", "format": "date-time"},
+		"catalogue_revision": {"type": "string"}, "recordings": {"type": "integer"}, "passed": {"type": "integer"}}}`,
 	"RecordingsPurged": `{"type": "object", "required": ["decision", "deleted"], "properties": {
 		"decision": {"$ref": "#/components/schemas/Decision"}, "deleted": {"type": "integer"}}}`,
 	"DecisionAnswer": `{"type": "object", "required": ["procedure", "decision"], "properties": {

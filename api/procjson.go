@@ -126,6 +126,9 @@ func (c *procJSON) appendProcedure(b []byte, p *procedures.Procedure) ([]byte, e
 	if err != nil {
 		return b, err
 	}
+	if b, err = json.Append(append(b, `,"verification":`...), p.Verification, jsonFlags); err != nil {
+		return b, err
+	}
 	b = strconv.AppendBool(append(b, `,"demoted":`...), p.Demoted)
 	if p.Score != nil {
 		if b, err = json.Append(append(b, `,"score":`...), *p.Score, jsonFlags); err != nil {

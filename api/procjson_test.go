@@ -107,6 +107,9 @@ func randomProcedure(r *rand.Rand) *procedures.Procedure {
 		p.Retired = &procedures.Retirement{RetiredBy: randomString(r), RetiredAt: randomTime(r), Reason: randomString(r)}
 	}
 	p.Demoted = maybe()
+	if maybe() {
+		p.Verification = &procedures.Verification{Status: "failed", At: randomTime(r), CatalogueRevision: randomString(r), Recordings: 3, Passed: 1}
+	}
 	p.Drift = []procedures.Drift{}
 	if maybe() {
 		p.Stale = true

@@ -208,7 +208,9 @@ type DriftEntry struct {
 }
 
 // Verification is the outcome of the last verification of a version
-// against its recordings (docs/api.md); nil until one ran.
+// against its recordings (replay.Verify; docs/api.md): passed when every
+// recording passed, failed when one did not, none without a recording.
+// A version keeps its last one (Store.SetVerification); nil until one ran.
 type Verification struct {
 	Status            string    `json:"status"`
 	At                time.Time `json:"at"`

@@ -98,6 +98,8 @@ type Procedure struct {
 	Drift []Drift `json:"drift"`
 	// Health is the current version's.
 	Health Health `json:"health"`
+	// Verification is the current version's last verification (nil: never).
+	Verification *Verification `json:"verification"`
 	// Demoted is whether the current version's failures demoted the
 	// procedure (DemotedAfter): it is then not exposed and its grant is
 	// inactive (InactiveUnhealthy), but it can still be invoked
@@ -174,6 +176,9 @@ type Version struct {
 	Drift []Drift `json:"drift"`
 	// Health is how the version's runs went.
 	Health Health `json:"health"`
+	// Verification is its last verification against its recordings (nil:
+	// never verified).
+	Verification *Verification `json:"verification"`
 	// Baseline is what the version was last known to work with (nil: a
 	// version stored before drift was kept, not yet given one).
 	Baseline *Baseline `json:"-"`
@@ -182,7 +187,7 @@ type Version struct {
 // Listed returns v as an entry of a list of versions: without its code.
 func (v Version) Listed() Version {
 	return Version{CodeHash: v.CodeHash, CapturedAt: v.CapturedAt, Frequency: v.Frequency, Status: v.Status, Current: v.Current,
-		Stale: v.Stale, Drift: v.Drift, Health: v.Health, Baseline: v.Baseline}
+		Stale: v.Stale, Drift: v.Drift, Health: v.Health, Verification: v.Verification, Baseline: v.Baseline}
 }
 
 // Cause is something procedures addressed, e.g. "input dataset unavailable".

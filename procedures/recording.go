@@ -137,6 +137,28 @@ func hashHex(b []byte) string {
 	return hex.EncodeToString(s[:])
 }
 
+// The verification statuses.
+const (
+	VerificationPassed = "passed"
+	VerificationFailed = "failed"
+	VerificationNone   = "none"
+)
+
+// Check reports why v cannot be kept ("" when it can).
+func (v Verification) Check() string {
+	switch {
+	case v.Status != VerificationPassed && v.Status != VerificationFailed && v.Status != VerificationNone:
+		return fmt.Sprintf("status %q is not passed, failed or none", v.Status)
+	case v.At.IsZero():
+		return "it has no time"
+	case v.Recordings < 0 || v.Passed < 0 || v.Passed > v.Recordings:
+		return fmt.Sprintf("%d of %d recordings passed", v.Passed, v.Recordings)
+	case len(v.CatalogueRevision) > 200:
+		return "its catalogue revision is too long"
+	}
+	return ""
+}
+
 // CheckRecordingsPerVersion checks a --recordings-per-version setting.
 func CheckRecordingsPerVersion(n int) error {
 	if n < 1 || n > MaxRecordingsPerVersion {

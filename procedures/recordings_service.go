@@ -52,3 +52,12 @@ func (s *Service) ForgetRecordings(ctx context.Context) (int, error) {
 	}
 	return n, nil
 }
+
+// SetVerification keeps v as the last verification of the version
+// codeHash of name.
+func (s *Service) SetVerification(ctx context.Context, name, codeHash string, v Verification) error {
+	if why := v.Check(); why != "" {
+		return fault.Errorf(fault.CodeInvalid, "a verification is not kept: %s", why)
+	}
+	return s.store.SetVerification(ctx, name, codeHash, v)
+}

@@ -34,6 +34,12 @@ type Store interface {
 	// fault.CodeNotFound for an unknown procedure.
 	DeleteRecordings(ctx context.Context, name string, d *Decision) (int, error)
 
+	// SetVerification keeps v as the last verification of the version
+	// codeHash of name, in one write (a verification cut short keeps the
+	// previous one). Returns fault.CodeNotFound, or fault.CodeInvalid for
+	// a v that fails Verification.Check.
+	SetVerification(ctx context.Context, name, codeHash string, v Verification) error
+
 	// Get returns the procedure named name with its current version, causes
 	// and stored grant. Returns fault.CodeNotFound.
 	Get(ctx context.Context, name string) (*Procedure, error)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
@@ -34,16 +33,9 @@ type VerifyResult struct {
 	Detail    string `json:"detail,omitempty"`
 }
 
-// Verification is the summary of one verification of a version: passed
-// when every recording passed, failed when one did not, none without a
-// recording.
-type Verification struct {
-	Status            string    `json:"status"`
-	At                time.Time `json:"at"`
-	CatalogueRevision string    `json:"catalogue_revision"`
-	Recordings        int       `json:"recordings"`
-	Passed            int       `json:"passed"`
-}
+// Verification is procedures.Verification (the summary kept on the
+// version).
+type Verification = procedures.Verification
 
 // VerifyAnswer is a verification and its results, in the recordings' order
 // (newest first).
@@ -129,6 +121,9 @@ func (r *Replayer) Verify(ctx context.Context, name, codeHash, actor string) (*V
 				r.log.Warn().Err(err).Str("procedure", name).Str("code_hash", codeHash).Msg("verify: a passed verification could not clear the version's drift")
 			}
 		}
+	}
+	if err := r.svc.SetVerification(context.WithoutCancel(ctx), name, codeHash, ans.Verification); err != nil {
+		r.log.Warn().Err(err).Str("procedure", name).Str("code_hash", codeHash).Msg("verify: the verification could not be kept")
 	}
 	r.log.Info().Str("procedure", name).Str("code_hash", codeHash).Str("status", ans.Verification.Status).
 		Int("recordings", len(recs)).Int("passed", ans.Verification.Passed).Msg("verify")

@@ -69,6 +69,9 @@ func TestVerifyAgainstRecordings(t *testing.T) {
 		if r := verify(t); r.Outcome != replay.VerifyPassed || r.Recording != rec.ID {
 			t.Fatalf("the recording as it was kept: %+v, want passed", r)
 		}
+		if v := e.Get(p.Name).Verification; v == nil || v.Status != "passed" || v.Recordings != 1 || v.Passed != 1 {
+			t.Fatalf("the version keeps %+v, want the passed verification", v)
+		}
 	})
 	for _, tc := range []struct {
 		name    string
@@ -95,6 +98,9 @@ func TestVerifyAgainstRecordings(t *testing.T) {
 			r := verify(t)
 			if r.Outcome != tc.outcome || (tc.call == nil) != (r.Call == nil) || (tc.call != nil && *r.Call != *tc.call) {
 				t.Fatalf("%+v, want %s at %v", r, tc.outcome, tc.call)
+			}
+			if v := e.Get(p.Name).Verification; v == nil || v.Status != "failed" || v.Passed != 0 {
+				t.Fatalf("the version keeps %+v, want the failed verification", v)
 			}
 		})
 	}

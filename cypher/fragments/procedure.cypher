@@ -11,6 +11,6 @@
   p.grant_enabled, p.grant_by, p.grant_at, p.grant_reason, p.grant_code_hash, p.grant_binding,
   p.retired_at, p.retired_by, p.retired_reason, p.demoted,
   head([(p)-[:CURRENT]->(cv:ProcedureVersion) |
-    [cv.code_hash, cv.code, cv.dialect, cv.parameters, cv.input_schema, cv.status, cv.opaque, cv.warnings, cv.baseline, cv.health]]),
+    [cv.code_hash, cv.code, cv.dialect, cv.parameters, cv.input_schema, cv.status, cv.opaque, cv.warnings, cv.baseline, cv.health, cv.verification]]),
   [(c:Cause)-[e:INVESTIGATED_BY]->(p) | [c.name, e.frequency]]
 ]

@@ -2,4 +2,4 @@
 MATCH (p:Procedure {name: $name})-[:HAS_VERSION]->(v:ProcedureVersion {code_hash: $hash})
 RETURN p.code_hash AS current,
        v {.code_hash, .code, .dialect, .parameters, .input_schema, .opaque, .warnings,
-          .summary, .metadata, .captured_at, .frequency, .status, .baseline, .health} AS version;
+          .summary, .metadata, .captured_at, .frequency, .status, .baseline, .health, .verification} AS version;

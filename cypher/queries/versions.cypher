@@ -6,4 +6,4 @@ WITH p, v
 ORDER BY v.captured_at, v.code_hash
 RETURN p.code_hash AS current,
        collect(v {.code_hash, .code, .dialect, .parameters, .input_schema, .opaque, .warnings,
-                  .summary, .metadata, .captured_at, .frequency, .status, .baseline, .health}) AS versions;
+                  .summary, .metadata, .captured_at, .frequency, .status, .baseline, .health, .verification}) AS versions;

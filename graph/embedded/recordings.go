@@ -158,3 +158,29 @@ func (s *Store) DeleteRecordings(ctx context.Context, name string, d *procedures
 	})
 	return n, err
 }
+
+// SetVerification keeps a version's last verification (see
+// procedures.Store).
+func (s *Store) SetVerification(ctx context.Context, name, codeHash string, v procedures.Verification) error {
+	if err := checkPart("name", name); err != nil {
+		return err
+	}
+	if why := v.Check(); why != "" {
+		return invalid("verification", "%s", why)
+	}
+	v.At = fromMs(ms(v.At))
+	return s.update(ctx, func(tx *bolt.Tx) error {
+		if _, err := mustProc(tx, name); err != nil {
+			return err
+		}
+		ver, err := getVersion(tx, name, codeHash)
+		if err != nil {
+			return err
+		}
+		if ver == nil {
+			return fault.Errorf(fault.CodeNotFound, "procedure %s has no version %s", name, codeHash)
+		}
+		ver.Verification = &v
+		return putVersion(tx, name, ver)
+	})
+}

@@ -59,6 +59,8 @@ type versionRecord struct {
 	// in bHealth (health.go): getVersion fills it, putVersion stores it
 	// there; only a record written before carries it.
 	Health []int64 `json:"health,omitempty"`
+	// Verification is the version's last verification (Store.SetVerification).
+	Verification *procedures.Verification `json:"verification,omitempty"`
 }
 
 // causeRecord is a cause as stored, with its maintained counts.
@@ -87,7 +89,7 @@ func (r *versionRecord) version(current bool) procedures.Version {
 		CodeHash: r.CodeHash, Code: r.Code, Dialect: r.Dialect, Parameters: r.Parameters,
 		InputSchema: r.InputSchema, Opaque: r.Opaque, Warnings: r.Warnings, Summary: r.Summary,
 		Metadata: r.Metadata, CapturedAt: fromMs(r.CapturedAt), Frequency: r.Frequency,
-		Status: r.Status, Current: current, Baseline: r.Baseline, Health: procedures.HealthOf(r.Health),
+		Status: r.Status, Current: current, Baseline: r.Baseline, Health: procedures.HealthOf(r.Health), Verification: r.Verification,
 	}
 }
 
@@ -110,7 +112,7 @@ func (r *procRecord) procedure(cur *versionRecord, health []int64, causes []proc
 		p.Code, p.Dialect, p.CodeHash = cur.Code, cur.Dialect, cur.CodeHash
 		p.Parameters, p.InputSchema, p.Status = cur.Parameters, cur.InputSchema, cur.Status
 		p.Opaque, p.Warnings, p.Baseline = cur.Opaque, cur.Warnings, cur.Baseline
-		p.Health = procedures.HealthOf(health)
+		p.Health, p.Verification = procedures.HealthOf(health), cur.Verification
 	}
 	return p
 }

@@ -1,6 +1,7 @@
 package neo4jstore
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 
@@ -57,13 +58,14 @@ const (
 	vWarnings
 	vBaseline
 	vHealth
+	vVerification
 )
 
 // versionFields names the fields of the procedure fragment's version list.
 var versionFields = []string{
 	vCodeHash: "code_hash", vCode: "code", vDialect: "dialect", vParameters: "parameters",
 	vInputSchema: "input_schema", vStatus: "status", vOpaque: "opaque", vWarnings: "warnings",
-	vBaseline: "baseline", vHealth: "health",
+	vBaseline: "baseline", vHealth: "health", vVerification: "verification",
 }
 
 // causeFields names the fields of each cause of the procedure fragment.
@@ -125,6 +127,14 @@ func decodeProcedure(v any) (*procedures.Procedure, error) {
 		jsonShared(v, vWarnings, warningCache, &p.Warnings)
 		jsonShared(v, vBaseline, baselineCache, &p.Baseline)
 		p.Health = procedures.HealthOf(v.ints(vHealth))
+		if !v.null(vVerification) {
+			if s := v.str(vVerification); v.err == nil {
+				p.Verification = new(procedures.Verification)
+				if err := json.Unmarshal([]byte(s), p.Verification); err != nil {
+					return nil, fmt.Errorf("neo4j store: field verification: %w", err)
+				}
+			}
+		}
 		if v.err != nil {
 			return nil, v.err
 		}
@@ -174,6 +184,7 @@ func decodeVersion(v any, current string) (procedures.Version, error) {
 	r.json("warnings", &out.Warnings)
 	r.json("baseline", &out.Baseline)
 	out.Health = procedures.HealthOf(r.ints("health"))
+	r.json("verification", &out.Verification)
 	out.Current = out.CodeHash == current
 	return out, r.err
 }

@@ -56,7 +56,7 @@ func procedureRow() []any {
 		at, at, at,
 		true, "ana", at, "ok", "h1", nil,
 		nil, nil, nil, true,
-		[]any{"h1", "return 1", "starlark", []any{"task_id"}, `{"type":"object"}`, "validated", false, "[]", `{"tools":[]}`, []any{int64(2), int64(1)}},
+		[]any{"h1", "return 1", "starlark", []any{"task_id"}, `{"type":"object"}`, "validated", false, "[]", `{"tools":[]}`, []any{int64(2), int64(1)}, `{"status":"passed","at":"2026-11-30T10:00:00Z","catalogue_revision":"r1","recordings":1,"passed":1}`},
 		[]any{[]any{"b", int64(1)}, []any{"a", int64(2)}, []any{"c", int64(1)}},
 	}
 }
@@ -73,10 +73,11 @@ func TestDecodeProcedure(t *testing.T) {
 		Grant:    &procedures.Grant{Enabled: true, GrantedBy: "ana", GrantedAt: at, Reason: "ok", CodeHash: "h1"},
 		CodeHash: "h1", Code: "return 1", Dialect: "starlark", Parameters: []string{"task_id"},
 		InputSchema: map[string]any{"type": "object"}, Status: "validated", Warnings: []procedures.Warning{},
-		Causes:   []procedures.CauseLink{{Name: "a", Frequency: 2}, {Name: "b", Frequency: 1}, {Name: "c", Frequency: 1}},
-		Baseline: &procedures.Baseline{Tools: []procedures.ToolContract{}},
-		Health:   procedures.HealthOf([]int64{2, 1}),
-		Demoted:  true,
+		Causes:       []procedures.CauseLink{{Name: "a", Frequency: 2}, {Name: "b", Frequency: 1}, {Name: "c", Frequency: 1}},
+		Baseline:     &procedures.Baseline{Tools: []procedures.ToolContract{}},
+		Health:       procedures.HealthOf([]int64{2, 1}),
+		Demoted:      true,
+		Verification: &procedures.Verification{Status: "passed", At: at, CatalogueRevision: "r1", Recordings: 1, Passed: 1},
 	}
 	if !reflect.DeepEqual(p, want) {
 		t.Fatalf("got  %+v\nwant %+v", p, want)
@@ -134,7 +135,9 @@ func TestDecodeProcedureMalformed(t *testing.T) {
 		{"demoted a string", with(func(r []any) { r[pDemoted] = "yes" }), "field demoted is string, want boolean"},
 		{"version a map", with(func(r []any) { r[pVersion] = map[string]any{} }), "procedure version is map[string]interface {}, want a list"},
 		{"version too short", version(func(v []any) { v[len(v)-1] = nil }), ""}, // (valid: null warnings)
-		{"version short", with(func(r []any) { r[pVersion] = []any{"h1"} }), "procedure version has 1 fields, want 10"},
+		{"version short", with(func(r []any) { r[pVersion] = []any{"h1"} }), "procedure version has 1 fields, want 11"},
+		{"verification not JSON", version(func(v []any) { v[vVerification] = "{" }), "field verification"},
+		{"verification a number", version(func(v []any) { v[vVerification] = int64(1) }), "field verification is int64, want string"},
 		{"schema not JSON", version(func(v []any) { v[vInputSchema] = "{" }), "field input_schema: unexpected end of JSON input"},
 		{"schema a JSON list", version(func(v []any) { v[vInputSchema] = "[1]" }), "field input_schema: json: cannot unmarshal array"},
 		{"schema a number", version(func(v []any) { v[vInputSchema] = int64(1) }), "field input_schema is int64, want string"},

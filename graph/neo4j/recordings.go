@@ -2,6 +2,8 @@ package neo4jstore
 
 import (
 	"context"
+	"encoding/json"
+	"time"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
@@ -74,4 +76,26 @@ func (s *Store) DeleteRecordings(ctx context.Context, name string, d *procedures
 		}
 		return int(n), nil
 	})
+}
+
+// SetVerification keeps a version's last verification (see
+// procedures.Store).
+func (s *Store) SetVerification(ctx context.Context, name, codeHash string, v procedures.Verification) error {
+	if why := v.Check(); why != "" {
+		return invalid("verification", "%s", why)
+	}
+	v.At = v.At.UTC().Truncate(time.Millisecond)
+	b, err := json.Marshal(v)
+	if err != nil {
+		return invalid("verification", "%v", err)
+	}
+	recs, err := query(ctx, s, "set verification", neo4j.AccessModeWrite, "version_verification",
+		map[string]any{"name": name, "hash": codeHash, "verification": string(b)})
+	if err != nil {
+		return err
+	}
+	if len(recs) == 0 {
+		return fault.Errorf(fault.CodeNotFound, "procedure %q has no version %q", name, codeHash)
+	}
+	return nil
 }

@@ -130,6 +130,45 @@ func testRecordings(t *testing.T, newStore NewStore) {
 		RequireCode(t, err, fault.CodeNotFound)
 	})
 
+	t.Run("a version keeps its last verification", func(t *testing.T) {
+		s := setup(t)
+		MustCapture(t, s, In(sigAB, "h2", "k2", At(1)))
+		if p := MustGet(t, s, name); p.Verification != nil {
+			t.Fatalf("a never verified version: %+v", p.Verification)
+		}
+		v := procedures.Verification{Status: procedures.VerificationFailed, At: At(5), CatalogueRevision: "r1", Recordings: 3, Passed: 2}
+		if err := s.SetVerification(ctx, name, "h1", v); err != nil {
+			t.Fatal(err)
+		}
+		v2 := procedures.Verification{Status: procedures.VerificationPassed, At: At(6), CatalogueRevision: "r2", Recordings: 1, Passed: 1}
+		if err := s.SetVerification(ctx, name, "h2", v2); err != nil {
+			t.Fatal(err)
+		}
+		got := MustGet(t, s, name).Verification
+		if got == nil || got.Status != v.Status || got.Passed != 2 || got.Recordings != 3 || got.CatalogueRevision != "r1" {
+			t.Fatalf("the current version's verification = %+v, want %+v", got, v)
+		}
+		RequireTime(t, "verification at", got.At, At(5))
+		if h2 := MustVersion(t, s, name, "h2").Verification; h2 == nil || h2.Status != procedures.VerificationPassed {
+			t.Errorf("h2's verification = %+v, want passed", h2)
+		}
+		vs, err := s.Versions(ctx, name)
+		if err != nil || len(vs) != 2 || vs[0].Verification == nil || vs[1].Verification == nil {
+			t.Fatalf("Versions = %+v, %v; want both verified", vs, err)
+		}
+		RequireCode(t, s.SetVerification(ctx, name, "nope", v), fault.CodeNotFound)
+		RequireCode(t, s.SetVerification(ctx, "proc__missing", "h1", v), fault.CodeNotFound)
+		bad := v
+		bad.Passed = 4
+		RequireCode(t, s.SetVerification(ctx, name, "h1", bad), fault.CodeInvalid)
+		bad = v
+		bad.Status = "maybe"
+		RequireCode(t, s.SetVerification(ctx, name, "h1", bad), fault.CodeInvalid)
+		if got := MustGet(t, s, name).Verification; got.Passed != 2 {
+			t.Errorf("a refused verification replaced the kept one: %+v", got)
+		}
+	})
+
 	t.Run("deleted per procedure and all at once", func(t *testing.T) {
 		s := setup(t)
 		other := NameOf("tool_c", "tool_d")

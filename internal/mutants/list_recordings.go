@@ -82,3 +82,14 @@ func init() {
 		},
 	}...)
 }
+
+// The mutant of a kept verification.
+func init() {
+	mutants = append(mutants, Mutant{
+		Name:     "replay/verification-not-kept",
+		Why:      "a verification is answered but not kept: the version shows no verification, and a failing one is forgotten",
+		Edits:    []Edit{{Dir: "replay", Files: "verify.go", Find: "\tif err := r.svc.SetVerification(context.WithoutCancel(ctx), name, codeHash, ans.Verification); err != nil {\n", Replace: "\tif err := error(nil); err != nil {\n"}},
+		Packages: []string{"./replay"},
+		Tests:    []string{"TestVerifyAgainstRecordings"},
+	})
+}
