@@ -258,6 +258,9 @@ func (m *Main) open(ctx, bg context.Context) (http.Handler, error) {
 	swept := make(chan struct{})
 	go func() { defer close(swept); tg.Sweeper(bg, gate.DefaultSweepInterval) }()
 	m.onClose(func() error { <-swept; return nil }) // before the store closes (bg is cancelled first)
+	verified := make(chan struct{})
+	go func() { defer close(verified); rp.WatchCatalogue(bg) }() // stale versions verified after each catalogue change
+	m.onClose(func() error { <-verified; return nil })
 	dumps, _ := store.(dump.Store)
 	return newHandler(bg, svc, rp, tg, dumps, authn, reg, sessions, log)
 }

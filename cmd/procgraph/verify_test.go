@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestVerifyCommand: procgraph verify replays a version against its
@@ -63,4 +64,58 @@ func TestVerifyCommand(t *testing.T) {
 	if code, _, errOut := runMain(t, "verify", "proc__nope"); code != 1 || !strings.Contains(errOut, "404") {
 		t.Fatalf("verify of an unknown procedure: exit %d, %s", code, errOut)
 	}
+}
+
+// TestStaleVersionsVerifiedInTheBackground: after a catalogue change, the
+// versions it made stale are verified against their recordings in the
+// background: one that still passes is stale no more; one the change
+// breaks stays stale, its failed verification kept.
+func TestStaleVersionsVerifiedInTheBackground(t *testing.T) {
+	t.Parallel()
+	up := mustUpstream(t)
+	s := mustServe(t, serverOpts{Upstream: up})
+	name := mustCaptureName(t, s, readOnlyCode, "b1")
+	mustStatus(t, s.invoke(t, name, map[string]any{"arguments": map[string]any{"task_id": 7}, "phase": "automatic"}), 200)
+	up.reset()
+	change := func(schema map[string]any, key string) {
+		var cat struct{ Tools []map[string]any }
+		s.get(t, "/v1/tools").Into(t, &cat)
+		for _, tool := range cat.Tools {
+			if tool["name"] == "get_retry_chain" {
+				tool[key] = schema
+			}
+		}
+		mustStatus(t, s.send(t, req{Method: "PUT", Path: "/v1/tools", Body: map[string]any{"tools": cat.Tools}}), 200)
+	}
+	waitFor := func(what string, ok func(p map[string]any) bool) map[string]any {
+		t.Helper()
+		deadline := time.Now().Add(15 * time.Second)
+		for {
+			p := mustStatus(t, s.get(t, "/v1/procedures/"+name), 200)
+			if ok(p) {
+				return p
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: the procedure is still %v", what, p)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	status := func(p map[string]any) any {
+		v, _ := p["verification"].(map[string]any)
+		return v["status"]
+	}
+	// An output schema: drift, but the recorded calls still pass.
+	change(map[string]any{"type": "object"}, "output_schema")
+	p := waitFor("a change the recording survives", func(p map[string]any) bool { return status(p) != nil })
+	if status(p) != "passed" || p["stale"] != false {
+		t.Fatalf("after a passing background verification: verification %v, stale %v; want passed, not stale", p["verification"], p["stale"])
+	}
+	// An input schema the recorded arguments fail.
+	change(map[string]any{"type": "object", "properties": map[string]any{"task_id": map[string]any{"type": "string"}}}, "input_schema")
+	p = waitFor("a breaking change", func(p map[string]any) bool { return status(p) == "failed" })
+	if p["stale"] != true {
+		t.Fatalf("a version its change broke is not stale: %v", p)
+	}
+	up.mustSeeNothing(t, "background verifications")
 }

@@ -93,3 +93,14 @@ func init() {
 		Tests:    []string{"TestVerifyAgainstRecordings"},
 	})
 }
+
+// The mutant of background verification.
+func init() {
+	mutants = append(mutants, Mutant{
+		Name:     "cmd/stale-never-verified",
+		Why:      "nothing verifies stale versions after a catalogue change: a tool server's breaking change is found by the next agent that hits it",
+		Edits:    []Edit{{Dir: "cmd/procgraph", Files: "main.go", Find: "go func() { defer close(verified); rp.WatchCatalogue(bg) }()", Replace: "go func() { defer close(verified) }()"}},
+		Packages: []string{"./cmd/procgraph"},
+		Tests:    []string{"TestStaleVersionsVerifiedInTheBackground"},
+	})
+}

@@ -1,0 +1,76 @@
+package replay
+
+import (
+	"context"
+
+	"github.com/procgraph/procgraph/procedures"
+)
+
+// ActorBackground is the actor background verifications are admitted as.
+const ActorBackground = "procgraph:verify"
+
+// VerifyStale verifies every stale version against its recordings, one at
+// a time (one sandbox slot at most, admitted as ActorBackground like any
+// invoke), and returns how many it verified; versions without a recording
+// are skipped. A version that passes under the current catalogue is
+// stale no more (Verify).
+func (r *Replayer) VerifyStale(ctx context.Context) (int, error) {
+	type version struct{ name, hash string }
+	var stale []version
+	for offset := 0; ; offset += procedures.MaxDriftPage {
+		page, err := r.svc.Drifted(ctx, procedures.MaxDriftPage, offset)
+		if err != nil {
+			return 0, err
+		}
+		for _, v := range page.Versions {
+			stale = append(stale, version{v.Procedure, v.CodeHash})
+		}
+		if len(page.Versions) < procedures.MaxDriftPage {
+			break
+		}
+	}
+	n := 0
+	for _, v := range stale {
+		if ctx.Err() != nil {
+			return n, ctx.Err()
+		}
+		ans, err := r.Verify(ctx, v.name, v.hash, ActorBackground)
+		if err != nil {
+			r.log.Warn().Err(err).Str("procedure", v.name).Str("code_hash", v.hash).Msg("verify: a background verification failed to run")
+			continue
+		}
+		if ans.Verification.Status != procedures.VerificationNone {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// WatchCatalogue runs VerifyStale after every catalogue change the
+// service's feed publishes (changes during a pass lead to one more pass),
+// until ctx ends.
+func (r *Replayer) WatchCatalogue(ctx context.Context) {
+	sub := r.svc.Changes().Subscribe(procedures.DefaultFeedBuffer)
+	defer sub.Close()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-sub.Done():
+			return
+		case <-sub.Ready():
+		}
+		changed := false
+		for _, c := range sub.Take() {
+			changed = changed || c.Kind == procedures.ChangeCatalogue || c.Kind == procedures.ChangeLost
+		}
+		if !changed {
+			continue
+		}
+		n, err := r.VerifyStale(ctx)
+		if err != nil && ctx.Err() == nil {
+			r.log.Warn().Err(err).Msg("verify: the background verification of stale versions stopped")
+		}
+		r.log.Info().Int("verified", n).Msg("verify: stale versions verified after a catalogue change")
+	}
+}
