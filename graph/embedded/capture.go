@@ -295,12 +295,9 @@ func (s *Store) RecordUse(ctx context.Context, in procedures.UseInput) (procedur
 		if hash == "" {
 			hash = rec.Current
 		}
-		ver, err := getVersion(tx, in.Name, hash)
+		ver, err := mustVersion(tx, in.Name, hash)
 		if err != nil {
 			return err
-		}
-		if ver == nil {
-			return fault.Errorf(fault.CodeNotFound, "procedure %s has no version %s", in.Name, hash)
 		}
 		if in.Run != nil {
 			d, _ := in.Run.Delta() // validateUse checked it

@@ -168,12 +168,9 @@ func (s *Store) Promote(ctx context.Context, name, codeHash string, d procedures
 		if err != nil {
 			return err
 		}
-		ver, err := getVersion(tx, name, codeHash)
+		ver, err := mustVersion(tx, name, codeHash)
 		if err != nil {
 			return err
-		}
-		if ver == nil {
-			return fault.Errorf(fault.CodeNotFound, "procedure %s has no version %s", name, codeHash)
 		}
 		if ver.Status != procedures.StatusSucceeded {
 			return fault.Errorf(fault.CodeConflict, "version %s of %s did not succeed and cannot be promoted", codeHash, name).

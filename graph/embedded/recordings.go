@@ -173,12 +173,9 @@ func (s *Store) SetVerification(ctx context.Context, name, codeHash string, v pr
 		if _, err := mustProc(tx, name); err != nil {
 			return err
 		}
-		ver, err := getVersion(tx, name, codeHash)
+		ver, err := mustVersion(tx, name, codeHash)
 		if err != nil {
 			return err
-		}
-		if ver == nil {
-			return fault.Errorf(fault.CodeNotFound, "procedure %s has no version %s", name, codeHash)
 		}
 		ver.Verification = &v
 		return putVersion(tx, name, ver)

@@ -150,6 +150,15 @@ func getVersion(tx *bolt.Tx, name, hash string) (*versionRecord, error) {
 	return &r, nil
 }
 
+// mustVersion is getVersion, fault.CodeNotFound when there is none.
+func mustVersion(tx *bolt.Tx, name, hash string) (*versionRecord, error) {
+	r, err := getVersion(tx, name, hash)
+	if err == nil && r == nil {
+		err = fault.Errorf(fault.CodeNotFound, "procedure %s has no version %s", name, hash)
+	}
+	return r, err
+}
+
 // putVersion stores r, its baseline's keys (bBaselines) and its health
 // (bHealth; the record itself carries none). A version
 // without a baseline (one a dump carried without) is given the stored
