@@ -12,7 +12,13 @@ import (
 // They hold tool output: the API asks the grant scope. Returns
 // fault.CodeNotFound.
 func (s *Service) Recordings(ctx context.Context, name string) ([]Recording, error) {
-	return s.store.Recordings(ctx, name)
+	return s.store.Recordings(ctx, name, "")
+}
+
+// VersionRecordings returns the recordings of the version codeHash of the
+// procedure name, newest first. Returns fault.CodeNotFound.
+func (s *Service) VersionRecordings(ctx context.Context, name, codeHash string) ([]Recording, error) {
+	return s.store.Recordings(ctx, name, codeHash)
 }
 
 // PurgeRecordings deletes the recordings of the procedure name, audited

@@ -23,10 +23,11 @@ type Store interface {
 	// fault.CodeNotFound when the procedure (or the named version) does not exist.
 	RecordUse(ctx context.Context, in UseInput) (UseResult, error)
 
-	// Recordings returns the recordings of the procedure name, newest
-	// first (recorded_at, then id). Returns fault.CodeNotFound for an
-	// unknown procedure.
-	Recordings(ctx context.Context, name string) ([]Recording, error)
+	// Recordings returns the recordings of the version codeHash of the
+	// procedure name (of all its versions when codeHash is ""), newest
+	// first (recorded_at, then id), whatever the number of other versions'.
+	// Returns fault.CodeNotFound for an unknown procedure.
+	Recordings(ctx context.Context, name, codeHash string) ([]Recording, error)
 
 	// DeleteRecordings deletes the recordings of the procedure name (every
 	// procedure's when name is "") and appends d when it is not nil, in one

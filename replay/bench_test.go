@@ -14,6 +14,7 @@ import (
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay/replaytest"
 	"github.com/procgraph/procgraph/sandbox"
+	"github.com/procgraph/procgraph/signature"
 )
 
 // benchCode returns a read-only procedure making n tool calls.
@@ -192,4 +193,87 @@ func BenchmarkVerify(b *testing.B) {
 			b.ReportMetric(float64(verify)/float64(invoke), "verify/invoke")
 		})
 	}
+}
+
+// BenchmarkVerifyAll measures verifying every one of n versions against
+// its 3 recordings (what procgraph verify --all does, without HTTP), in
+// process on an embedded store: one op is the whole pass; it reports
+// per-recording-ms. Run with -benchtime 1x.
+func BenchmarkVerifyAll(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		b.Run(fmt.Sprintf("versions=%d", n), func(b *testing.B) {
+			ctx := context.Background()
+			st, err := embedded.Open(filepath.Join(b.TempDir(), "bench.db"), embedded.Options{NoSync: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer st.Close()
+			svc := procedures.NewService(st, procedures.Options{})
+			if _, err := svc.PutCatalogue(ctx, replaytest.DefaultTools, "tester"); err != nil {
+				b.Fatal(err)
+			}
+			up := &replaytest.Recorder{}
+			rp := replay.New(svc, sandbox.NewInProcess(), up, replay.Options{RecordResponses: true})
+			first, err := svc.Capture(ctx, procedures.CaptureRequest{Code: replaytest.ReadOnlyCode})
+			if err != nil {
+				b.Fatal(err)
+			}
+			name := first.Procedure.Name
+			if res, err := rp.Invoke(ctx, replay.InvokeRequest{Name: name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 42}, SessionID: "s"}); err != nil || res.Status != replay.StatusSucceeded {
+				b.Fatalf("%+v, %v", res, err)
+			}
+			recs, err := svc.Recordings(ctx, name)
+			if err != nil || len(recs) != 1 {
+				b.Fatalf("%v, %v", recs, err)
+			}
+			rec := recs[0]
+			var hashes []string
+			for i := range n {
+				out, err := svc.Capture(ctx, procedures.CaptureRequest{Code: fmt.Sprintf("%s\n# version %d", replaytest.ReadOnlyCode, i)})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if !out.VersionCreated {
+					b.Fatal("no new version")
+				}
+				hash := versionHash(fmt.Sprintf("%s\n# version %d", replaytest.ReadOnlyCode, i))
+				hashes = append(hashes, hash)
+				for task := range 3 {
+					calls := make([]procedures.RecordedCall, len(rec.Calls))
+					for j, c := range rec.Calls {
+						calls[j] = procedures.RecordedCall{Tool: c.Tool, Arguments: map[string]any{"task_id": 42 + task}, Response: c.Response}
+					}
+					r, err := procedures.NewRecording(name, hash, map[string]any{"task_id": 42 + task}, calls,
+						map[string]any{"jobs": rec.Calls[0].Response, "logs": rec.Calls[1].Response}, time.Now())
+					if err != nil {
+						b.Fatal(err)
+					}
+					if _, err := st.RecordUse(ctx, procedures.UseInput{Name: name, CodeHash: hash, UsageKey: fmt.Sprintf("k%d", task), Replay: true,
+						At: time.Now(), Recording: r, KeepRecordings: 3}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ResetTimer()
+			start := time.Now()
+			for b.Loop() {
+				for _, h := range hashes {
+					ans, err := rp.Verify(ctx, name, h, "bench")
+					if err != nil || ans.Verification.Status != "passed" || ans.Verification.Recordings != 3 {
+						b.Fatalf("%s: %+v, %v", h, ans, err)
+					}
+				}
+			}
+			b.ReportMetric(float64(time.Since(start).Milliseconds())/float64(b.N*n*3), "per-recording-ms")
+		})
+	}
+}
+
+// versionHash is the code hash a capture of code stores.
+func versionHash(code string) string {
+	a, err := signature.Analyze(code, signature.Starlark)
+	if err != nil {
+		panic(err)
+	}
+	return a.CodeHash
 }

@@ -67,7 +67,7 @@ func (r *Replayer) Verify(ctx context.Context, name, codeHash, actor string) (*V
 	if err != nil {
 		return nil, err
 	}
-	all, err := r.svc.Recordings(ctx, name)
+	recs, err := r.svc.VersionRecordings(ctx, name, codeHash)
 	if err != nil {
 		return nil, err
 	}
@@ -77,12 +77,6 @@ func (r *Replayer) Verify(ctx context.Context, name, codeHash, actor string) (*V
 	}
 	ans := &VerifyAnswer{Procedure: name, CodeHash: codeHash, Results: []VerifyResult{},
 		Verification: Verification{Status: "none", At: r.now().UTC(), CatalogueRevision: cat.Revision}}
-	var recs []procedures.Recording
-	for _, rec := range all {
-		if rec.CodeHash == codeHash {
-			recs = append(recs, rec)
-		}
-	}
 	if len(recs) == 0 {
 		return ans, nil
 	}

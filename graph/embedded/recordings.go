@@ -82,9 +82,13 @@ func cmpU64(a, b uint64) int {
 }
 
 // Recordings returns the procedure's recordings (see procedures.Store).
-func (s *Store) Recordings(ctx context.Context, name string) ([]procedures.Recording, error) {
+func (s *Store) Recordings(ctx context.Context, name, codeHash string) ([]procedures.Recording, error) {
 	if err := checkPart("name", name); err != nil {
 		return nil, err
+	}
+	p := prefix(name)
+	if codeHash != "" {
+		p = prefix(name, codeHash)
 	}
 	out := []procedures.Recording{}
 	err := s.view(ctx, func(tx *bolt.Tx) error {
@@ -92,7 +96,10 @@ func (s *Store) Recordings(ctx context.Context, name string) ([]procedures.Recor
 			return err
 		}
 		out = out[:0]
-		return scanPrefix(tx.Bucket(bRecordings), prefix(name), func(rest, v []byte) error {
+		return scanPrefix(tx.Bucket(bRecordings), p, func(rest, v []byte) error {
+			if codeHash != "" {
+				rest = append([]byte(codeHash+"\x00"), rest...)
+			}
 			parts := strings.SplitN(string(rest), "\x00", 2)
 			if len(parts) != 2 || len(v) < recHead {
 				return fault.Errorf(fault.CodeInternal, "embedded store: a stored recording of %s is corrupt", name)

@@ -27,8 +27,8 @@ func recordingParams(in procedures.UseInput) (any, error) {
 }
 
 // Recordings returns the procedure's recordings (see procedures.Store).
-func (s *Store) Recordings(ctx context.Context, name string) ([]procedures.Recording, error) {
-	recs, err := query(ctx, s, "recordings", neo4j.AccessModeRead, "recordings", map[string]any{"name": name})
+func (s *Store) Recordings(ctx context.Context, name, codeHash string) ([]procedures.Recording, error) {
+	recs, err := query(ctx, s, "recordings", neo4j.AccessModeRead, "recordings", map[string]any{"name": name, "hash": nilIfEmpty(codeHash)})
 	if err != nil {
 		return nil, err
 	}

@@ -41,12 +41,12 @@ func testRecordings(t *testing.T, newStore NewStore) {
 
 	t.Run("kept, replaced, bounded", func(t *testing.T) {
 		s := setup(t)
-		if rs, err := s.Recordings(ctx, name); err != nil || len(rs) != 0 {
+		if rs, err := s.Recordings(ctx, name, ""); err != nil || len(rs) != 0 {
 			t.Fatalf("Recordings before any = %v, %v; want none", rs, err)
 		}
 		first := MustRecording(t, name, "h1", 1, "a", At(1))
 		MustRecordUse(t, s, replay(first, 3))
-		rs, err := s.Recordings(ctx, name)
+		rs, err := s.Recordings(ctx, name, "")
 		if err != nil || len(rs) != 1 {
 			t.Fatalf("Recordings = %v, %v; want one", rs, err)
 		}
@@ -91,6 +91,14 @@ func testRecordings(t *testing.T, newStore NewStore) {
 		if len(rs) != 2 || rs[0].CodeHash != "h2" || rs[1].CodeHash != "h1" {
 			t.Fatalf("recordings = %+v; want one per version, h2's first", rs)
 		}
+		for _, h := range []string{"h1", "h2"} {
+			if rs, err := s.Recordings(ctx, name, h); err != nil || len(rs) != 1 || rs[0].CodeHash != h {
+				t.Errorf("Recordings(%s) = %+v, %v; want its own only", h, rs, err)
+			}
+		}
+		if rs, err := s.Recordings(ctx, name, "h3"); err != nil || len(rs) != 0 {
+			t.Errorf("Recordings of a version without any = %+v, %v", rs, err)
+		}
 	})
 
 	t.Run("bad recordings are refused and change nothing", func(t *testing.T) {
@@ -126,7 +134,7 @@ func testRecordings(t *testing.T, newStore NewStore) {
 		if p := MustGet(t, s, name); p.Health.Runs != 0 || p.UseCount != 0 {
 			t.Errorf("refused uses counted: %d runs, use count %d", p.Health.Runs, p.UseCount)
 		}
-		_, err := s.Recordings(ctx, "proc__missing")
+		_, err := s.Recordings(ctx, "proc__missing", "")
 		RequireCode(t, err, fault.CodeNotFound)
 	})
 
@@ -204,7 +212,7 @@ func testRecordings(t *testing.T, newStore NewStore) {
 
 func mustRecordings(tb testing.TB, s procedures.Store, name string) []procedures.Recording {
 	tb.Helper()
-	rs, err := s.Recordings(ctx, name)
+	rs, err := s.Recordings(ctx, name, "")
 	if err != nil {
 		tb.Fatalf("Recordings(%s): %v", name, err)
 	}
