@@ -31,6 +31,7 @@ type Service interface {
 	SetAutoRun(ctx context.Context, r procedures.AutoRunRequest) (*procedures.Procedure, procedures.Decision, error)
 	SetRetired(ctx context.Context, r procedures.RetireRequest) (*procedures.Procedure, procedures.Decision, error)
 	Recordings(ctx context.Context, name string) ([]procedures.Recording, error)
+	VersionRecordings(ctx context.Context, name, codeHash string) ([]procedures.Recording, error)
 	PurgeRecordings(ctx context.Context, name, actor, reason string) (procedures.Decision, int, error)
 	GrantsList(ctx context.Context) ([]*procedures.Procedure, error)
 	Causes(ctx context.Context) ([]procedures.Cause, error)

@@ -257,7 +257,13 @@ func deref(p *string) string {
 // recordings is GET /v1/procedures/{name}/recordings (grant): they hold
 // tool output.
 func (s *Server) recordings(w http.ResponseWriter, r *http.Request) error {
-	rs, err := s.svc.Recordings(r.Context(), urlParam(r, "name"))
+	var rs []procedures.Recording
+	var err error
+	if v := r.URL.Query().Get("version"); v != "" {
+		rs, err = s.svc.VersionRecordings(r.Context(), urlParam(r, "name"), v)
+	} else {
+		rs, err = s.svc.Recordings(r.Context(), urlParam(r, "name"))
+	}
 	if err != nil {
 		return err
 	}

@@ -34,6 +34,9 @@ var (
 		{name: "exposed", typ: "boolean", doc: "offered to planners as a proc__ tool"},
 		{name: "status", typ: "string", enum: []string{"succeeded", "failed"}, doc: "current version's status"},
 	}
+	recordingParams = []queryParam{
+		{name: "version", typ: "string", doc: "only this version's (its code hash)"},
+	}
 	plannerParams = []queryParam{
 		{name: "q", typ: "string", doc: fmt.Sprintf("relevance search (at most %d bytes): only matching tools, by relevance", fields.MaxSearchBytes)},
 		intParam(fields.Limit, fmt.Sprintf("how many tools (default %d)", fields.DefaultFindLimit)),

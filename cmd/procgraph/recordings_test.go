@@ -43,6 +43,19 @@ func TestRecordingsKeptAndPurged(t *testing.T) {
 	if len(got.Recordings) != 2 {
 		t.Fatalf("%d recordings, want 2 (one per argument set)", len(got.Recordings))
 	}
+	var one struct{ Recordings []map[string]any }
+	r1 := s.get(t, "/v1/procedures/"+name+"/recordings?version="+got.Recordings[0].CodeHash)
+	mustStatus(t, r1, 200)
+	r1.Into(t, &one)
+	if len(one.Recordings) != 2 {
+		t.Fatalf("?version= of the one version: %d recordings, want 2", len(one.Recordings))
+	}
+	r1 = s.get(t, "/v1/procedures/"+name+"/recordings?version=nope")
+	mustStatus(t, r1, 200)
+	r1.Into(t, &one)
+	if len(one.Recordings) != 0 {
+		t.Fatalf("?version= of no version: %d recordings", len(one.Recordings))
+	}
 	newest := got.Recordings[0]
 	if newest.Arguments["task_id"] != 2.0 || len(newest.Calls) != 2 || newest.ResultHash == "" {
 		t.Fatalf("the newest recording = %+v; want task 2's, with its two calls", newest)
