@@ -3,6 +3,7 @@ package sandbox_test
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -112,8 +113,11 @@ func TestAdmissionFIFO(t *testing.T) {
 	a := sandbox.NewAdmission(sandbox.AdmissionConfig{Slots: 1, Queue: 3})
 	release := mustAcquire(t, a, context.Background(), "x")
 	order := make(chan string, 3)
+	var done sync.WaitGroup
 	for i, k := range []string{"first", "second", "third"} {
+		done.Add(1)
 		go func() {
+			defer done.Done()
 			r := mustAcquire(t, a, context.Background(), k)
 			order <- k
 			r()
@@ -126,6 +130,7 @@ func TestAdmissionFIFO(t *testing.T) {
 			t.Fatalf("admitted %s, want %s", got, want)
 		}
 	}
+	done.Wait() // the last one has released its slot
 	if s := a.Stats(); s.Running != 0 || s.Waiting != 0 || s.Admitted != 4 {
 		t.Fatalf("stats = %+v", s)
 	}
