@@ -56,11 +56,11 @@ type VerifyAnswer struct {
 // current catalogue clears the version's drift. Returns fault.CodeNotFound
 // for an unknown procedure or version.
 func (r *Replayer) Verify(ctx context.Context, name, codeHash, actor string) (*VerifyAnswer, error) {
-	p, err := r.svc.Get(ctx, name)
-	if err != nil {
-		return nil, err
-	}
 	if codeHash == "" {
+		p, err := r.svc.Get(ctx, name)
+		if err != nil {
+			return nil, err
+		}
 		codeHash = p.CodeHash
 	}
 	v, err := r.svc.VersionView(ctx, name, codeHash)
