@@ -91,7 +91,7 @@ func (r *Replayer) Verify(ctx context.Context, name, codeHash, actor string) (*V
 	}
 	b, aerr := analyse(v.Code, v.Dialect)
 	if aerr == nil && b.Analysis.CodeHash != codeHash {
-		aerr = fmt.Errorf("the stored code analyses to another code hash")
+		aerr = fault.Errorf(fault.CodeInvalid, "the stored code analyses to another code hash")
 	}
 	schemas := map[string]*jsonschema.Schema{}
 	for _, rec := range recs {

@@ -2,6 +2,8 @@ package replay_test
 
 import (
 	"context"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -105,6 +107,41 @@ func TestVerifyAgainstRecordings(t *testing.T) {
 		})
 	}
 
+	t.Run("stored code that no longer analyses", func(t *testing.T) {
+		// Versions written by an older procgraph (or carried by a dump) whose
+		// code today's analysis refuses, or analyses to another code hash:
+		// each recording is failed, saying so, and nothing runs.
+		for i, tc := range []struct{ name, code, detail string }{
+			{"refused characters", p.Code + "\v\n", "the stored code does not analyse: "},
+			{"another code hash", p.Code + "\n# changed after it was hashed\n", "the stored code does not analyse: the stored code analyses to another code hash"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				hash := strings.Repeat(strconv.Itoa(i+1), len(p.CodeHash))
+				if _, err := e.Store.Capture(ctx, procedures.CaptureInput{Name: p.Name, Signature: p.Signature, UsageKey: "old-" + tc.name, At: time.Now(),
+					Version: procedures.Version{CodeHash: hash, Code: tc.code, Dialect: p.Dialect, Status: procedures.StatusSucceeded}}); err != nil {
+					t.Fatal(err)
+				}
+				r, err := procedures.NewRecording(p.Name, hash, rec.Arguments, rec.Calls, result, time.Now())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := e.Store.RecordUse(ctx, procedures.UseInput{Name: p.Name, CodeHash: hash, UsageKey: "s", Replay: true,
+					At: time.Now(), Recording: r, KeepRecordings: 1}); err != nil {
+					t.Fatal(err)
+				}
+				ans, err := rp.Verify(ctx, p.Name, hash, "op")
+				if err != nil || len(ans.Results) != 1 {
+					t.Fatalf("Verify = %+v, %v; want one result", ans, err)
+				}
+				if res := ans.Results[0]; res.Outcome != replay.VerifyFailed || !strings.HasPrefix(res.Detail, tc.detail) {
+					t.Fatalf("%+v, want failed with %q", res, tc.detail)
+				}
+				if ans.Verification.Status != "failed" {
+					t.Fatalf("summary %+v, want failed", ans.Verification)
+				}
+			})
+		}
+	})
 	t.Run("arguments the current schema refuses", func(t *testing.T) {
 		put(t, rec.Calls, result)
 		tools := append([]procedures.Tool(nil), replaytest.DefaultTools...)
