@@ -161,13 +161,15 @@ func DriftOf(b *Baseline, cat *Catalogue) []Drift {
 }
 
 // StaleVersion is one version Store.Drifted found stale: its procedure, code
-// hash, whether it is current, and its baseline (DriftOf names the changes).
+// hash, whether it is current, its baseline (DriftOf names the changes) and
+// its last verification (nil: never verified).
 type StaleVersion struct {
-	Procedure string
-	CodeHash  string
-	Current   bool
-	Baseline  *Baseline
-	At        time.Time // when the version was captured
+	Procedure    string
+	CodeHash     string
+	Current      bool
+	Baseline     *Baseline
+	At           time.Time // when the version was captured
+	Verification *Verification
 }
 
 // SortStale orders stale versions as Store.Drifted answers them: current

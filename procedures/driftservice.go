@@ -57,7 +57,7 @@ func (s *Service) Drifted(ctx context.Context, limit, offset int) (*DriftPage, e
 	out := &DriftPage{Versions: make([]DriftEntry, 0, len(vs)), Total: total}
 	for _, v := range vs {
 		out.Versions = append(out.Versions, DriftEntry{Procedure: v.Procedure, CodeHash: v.CodeHash, Current: v.Current,
-			Drift: DriftOf(v.Baseline, cat)})
+			Drift: DriftOf(v.Baseline, cat), Verification: v.Verification})
 	}
 	return out, nil
 }

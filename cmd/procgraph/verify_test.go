@@ -117,5 +117,15 @@ func TestStaleVersionsVerifiedInTheBackground(t *testing.T) {
 	if p["stale"] != true {
 		t.Fatalf("a version its change broke is not stale: %v", p)
 	}
+	var drift struct {
+		Versions []struct {
+			Procedure    string
+			Verification map[string]any
+		}
+	}
+	s.get(t, "/v1/drift").Into(t, &drift)
+	if len(drift.Versions) != 1 || drift.Versions[0].Procedure != name || drift.Versions[0].Verification["status"] != "failed" {
+		t.Fatalf("GET /v1/drift = %+v, want the version with its failed verification", drift)
+	}
 	up.mustSeeNothing(t, "background verifications")
 }

@@ -111,7 +111,7 @@ func (s *Store) Drifted(ctx context.Context, limit, offset int) ([]procedures.St
 				return err
 			}
 			if r != nil {
-				out[i].Baseline, out[i].At = r.Baseline, fromMs(r.CapturedAt)
+				out[i].Baseline, out[i].At, out[i].Verification = r.Baseline, fromMs(r.CapturedAt), r.Verification
 			}
 		}
 		return nil

@@ -1,7 +1,6 @@
 package neo4jstore
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 
@@ -127,14 +126,7 @@ func decodeProcedure(v any) (*procedures.Procedure, error) {
 		jsonShared(v, vWarnings, warningCache, &p.Warnings)
 		jsonShared(v, vBaseline, baselineCache, &p.Baseline)
 		p.Health = procedures.HealthOf(v.ints(vHealth))
-		if !v.null(vVerification) {
-			if s := v.str(vVerification); v.err == nil {
-				p.Verification = new(procedures.Verification)
-				if err := json.Unmarshal([]byte(s), p.Verification); err != nil {
-					return nil, fmt.Errorf("neo4j store: field verification: %w", err)
-				}
-			}
-		}
+		v.json(vVerification, &p.Verification)
 		if v.err != nil {
 			return nil, v.err
 		}

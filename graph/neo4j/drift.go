@@ -70,12 +70,13 @@ func (s *Store) Drifted(ctx context.Context, limit, offset int) ([]procedures.St
 	page, _ := field(recs[0], "page").([]any)
 	out := make([]procedures.StaleVersion, 0, len(page))
 	for _, v := range page {
-		f, err := newFields(v, []string{"procedure", "code_hash", "current", "baseline", "captured_at"}, "stale version")
+		f, err := newFields(v, []string{"procedure", "code_hash", "current", "baseline", "captured_at", "verification"}, "stale version")
 		if err != nil {
 			return nil, 0, s.mapError("drifted", err)
 		}
 		sv := procedures.StaleVersion{Procedure: f.str(0), CodeHash: f.str(1), Current: f.bool(2), At: f.time(4)}
 		jsonShared(f, 3, baselineCache, &sv.Baseline)
+		f.json(5, &sv.Verification)
 		if f.err != nil {
 			return nil, 0, s.mapError("drifted", f.err)
 		}

@@ -244,6 +244,13 @@ func (f *fields) ints(i int) []int64 { return f.intsOf(f.names[i], f.v[i]) }
 
 func (f *fields) null(i int) bool { return f.v[i] == nil }
 
+// json decodes the JSON string field i into dst; null leaves dst alone.
+func (f *fields) json(i int, dst any) {
+	if !f.null(i) {
+		f.jsonOf(f.names[i], f.v[i], dst)
+	}
+}
+
 // The caches of decodeProcedure, shared by every store in the process.
 var (
 	schemaCache  = storewrap.NewJSONCache[map[string]any](8 << 20)

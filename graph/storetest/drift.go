@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"testing"
+	"time"
 
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
@@ -98,6 +99,18 @@ func testDrift(t *testing.T, newStore NewStore) {
 		requireEqual(t, "drift", procedures.DriftOf(got[0].Baseline, cat), []procedures.Drift{
 			{Tool: "tool_a", Change: procedures.DriftInputSchema}, {Tool: "tool_b", Change: procedures.DriftReadOnly}})
 		requireEqual(t, "procedure drift", procedures.DriftOf(MustGet(t, s, name).Baseline, cat), procedures.DriftOf(got[0].Baseline, cat))
+		if got[0].Verification != nil {
+			t.Fatalf("a version never verified is listed with %+v", got[0].Verification)
+		}
+		ver := procedures.Verification{Status: "failed", At: At(5).UTC().Truncate(time.Millisecond), CatalogueRevision: cat.Revision, Recordings: 2, Passed: 1}
+		if err := s.SetVerification(ctx, name, "h1", ver); err != nil {
+			t.Fatal(err)
+		}
+		got, _ = mustDrifted(t, s, 0, 0)
+		if len(got) != 1 || got[0].Verification == nil {
+			t.Fatalf("Drifted after a verification = %+v", got)
+		}
+		requireEqual(t, "listed verification", *got[0].Verification, ver)
 	})
 
 	t.Run("a removed tool and an output schema", func(t *testing.T) {
