@@ -2,6 +2,7 @@ package gate
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -356,8 +357,9 @@ func (g *Gate) runNow(ctx context.Context, t Turn, b *block, v procedures.Verdic
 	if err != nil {
 		return nil, err
 	}
-	ans := g.execute(ctx, t, b, d, allowed, reviewer)
-	g.capture(ctx, ans, req.Code, req.Dialect, req.Capture)
+	ans, ran := g.execute(ctx, t, b, d, allowed, reviewer)
+	captured := g.capture(ctx, ans, req.Code, req.Dialect, req.Capture)
+	g.count(ctx, ans, b, ran, captured)
 	return ans, nil
 }
 
@@ -389,33 +391,37 @@ func turnDenied(d procedures.Decision) error {
 	return e
 }
 
+// ranBlock is what execute saw of a turn's run: the run, for a version's
+// health, and its tool calls as answered when it succeeded and recordings
+// are kept (replay.Replayer.RunBlock).
+type ranBlock struct {
+	run   procedures.Run
+	calls []procedures.RecordedCall
+}
+
 // execute runs an allowed turn in the sandbox.
-func (g *Gate) execute(ctx context.Context, t Turn, b *block, d procedures.Decision, allowed []string, reviewer string) *TurnAnswer {
+func (g *Gate) execute(ctx context.Context, t Turn, b *block, d procedures.Decision, allowed []string, reviewer string) (*TurnAnswer, ranBlock) {
 	started := g.r.Now()
-	out := g.r.RunBlock(ctx, replay.RunRequest{Block: b.rb, Decision: d, Allowed: allowed, UsageKey: procedures.UsageKey(t.SessionID, ""), Bound: b.bind,
+	out, calls := g.r.RunBlock(ctx, replay.RunRequest{Block: b.rb, Decision: d, Allowed: allowed, UsageKey: procedures.UsageKey(t.SessionID, ""), Bound: b.bind,
 		Request: replay.InvokeRequest{Name: b.a.Name, Phase: t.Phase, SessionID: t.SessionID, Actor: t.RequestedBy,
 			ReviewedBy: reviewer, ReviewerHasGrantScope: reviewer != ""}})
 	t.Status = TurnSucceeded
 	if out.Status != replay.StatusSucceeded {
 		t.Status = TurnFailed
 	}
-	// A turn whose code is a stored version's is a run of that version:
-	// its health counts it (docs/design.md "Health of each version").
-	run := procedures.Run{Failure: replay.FailureClass(out.Error), Duration: g.r.Now().Sub(started)}
-	if err := g.svc.RecordBlockRun(context.WithoutCancel(ctx), b.a.Name, t.CodeHash, procedures.UsageKey(t.SessionID, ""), run); err != nil {
-		g.r.Logger().Warn().Err(err).Str("turn", t.ID).Msg("turn: the run could not be counted in its version's health")
-	}
 	g.r.Logger().Info().Str("turn", t.ID).Str("decision", d.ID).Str("code_hash", t.CodeHash).Str("status", out.Status).Msg("turn run")
-	return &TurnAnswer{InvokeResult: out, Turn: t}
+	run := procedures.Run{Failure: replay.FailureClass(out.Error), Duration: g.r.Now().Sub(started)}
+	return &TurnAnswer{InvokeResult: out, Turn: t}, ranBlock{run: run, calls: calls}
 }
 
 // capture captures a turn that ran and succeeded, when it asked for it,
-// under the session's usage key (ans.Procedure). A failed capture is
-// logged: the turn ran all the same.
-func (g *Gate) capture(ctx context.Context, ans *TurnAnswer, code, dialect string, capture *TurnCapture) {
+// under the session's usage key (ans.Procedure), and returns the code hash
+// of the version it stored ("" when none: not asked, a use of a proc__
+// call, or a failed capture, which is logged: the turn ran all the same).
+func (g *Gate) capture(ctx context.Context, ans *TurnAnswer, code, dialect string, capture *TurnCapture) string {
 	t := ans.Turn
 	if capture == nil || t.Status != TurnSucceeded {
-		return
+		return ""
 	}
 	cr := procedures.CaptureRequest{Code: code, Dialect: dialect, Summary: capture.Summary, Cause: capture.Cause,
 		SessionID: t.SessionID, Status: procedures.StatusSucceeded, Metadata: capture.Metadata, NoLift: capture.NoLift}
@@ -425,11 +431,42 @@ func (g *Gate) capture(ctx context.Context, ans *TurnAnswer, code, dialect strin
 	co, err := g.svc.Capture(context.WithoutCancel(ctx), cr)
 	if err != nil {
 		g.r.Logger().Warn().Err(err).Str("turn", t.ID).Msg("turn: the succeeded turn could not be captured")
-		return
+		return ""
 	}
 	ans.Procedure = co.Procedure
 	if len(co.Lifted) > 0 {
 		ans.Lifted = co.Lifted
+	}
+	return co.CodeHash
+}
+
+// count counts a turn's run in the health of the stored version whose code
+// it ran (docs/design.md "Health of each version"): the version its capture
+// stored (captured), else its own code's, when one is stored. A successful
+// run keeps its recording there ("Verification against recorded tool
+// responses"): the turn's arguments, and the examples of what the capture
+// lifted, with which the stored version makes the same calls.
+func (g *Gate) count(ctx context.Context, ans *TurnAnswer, b *block, ran ranBlock, captured string) {
+	t := ans.Turn
+	hash, args := t.CodeHash, b.norm
+	if captured != "" && len(ans.Lifted) > 0 {
+		args = maps.Clone(args)
+		if args == nil {
+			args = map[string]any{}
+		}
+		for _, l := range ans.Lifted {
+			args[l.Parameter] = l.Example
+		}
+	}
+	if captured != "" {
+		hash = captured
+	}
+	var kept procedures.Kept
+	if ran.run.Failure == "" {
+		kept = g.r.Kept(b.a.Name, hash, args, ran.calls, ans.Result)
+	}
+	if err := g.svc.RecordBlockRun(context.WithoutCancel(ctx), b.a.Name, hash, procedures.UsageKey(t.SessionID, ""), ran.run, kept); err != nil {
+		g.r.Logger().Warn().Err(err).Str("turn", t.ID).Msg("turn: the run could not be counted in its version's health")
 	}
 }
 

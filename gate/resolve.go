@@ -68,8 +68,8 @@ func (g *Gate) Run(ctx context.Context, id, actor string) (*TurnAnswer, error) {
 		return nil, err
 	}
 	d = built[0]
-	ans := g.execute(ctx, cur.Turn, b, d, allowed, cur.Resolution.By)
-	g.finish(ctx, next, ans)
+	ans, ran := g.execute(ctx, cur.Turn, b, d, allowed, cur.Resolution.By)
+	g.finish(ctx, next, ans, b, ran)
 	g.notify(id)
 	return ans, nil
 }
@@ -98,12 +98,12 @@ func (g *Gate) denyApproved(ctx context.Context, cur *TurnRecord, b *block, why 
 }
 
 // finish marks the claimed turn running done with its run's status — a
-// compare-and-set on running — and then captures it when asked. When the
-// gate has already ended the run as lost (endLost: its instance took longer
-// than any run may), the ending stays: the answer carries the turn as
-// stored (failed) with what the run did, and nothing is captured. Exactly
-// one of the two is stored.
-func (g *Gate) finish(ctx context.Context, running TurnRecord, ans *TurnAnswer) {
+// compare-and-set on running — and then captures it when asked, and counts
+// the run (count). When the gate has already ended the run as lost
+// (endLost: its instance took longer than any run may), the ending stays:
+// the answer carries the turn as stored (failed) with what the run did,
+// and nothing is captured. Exactly one of the two is stored.
+func (g *Gate) finish(ctx context.Context, running TurnRecord, ans *TurnAnswer, b *block, ran ranBlock) {
 	ctx = context.WithoutCancel(ctx)
 	done := running
 	done.Status = ans.Turn.Status
@@ -115,12 +115,13 @@ func (g *Gate) finish(ctx context.Context, running TurnRecord, ans *TurnAnswer) 
 		if cur, gerr := g.turns.GetApproval(ctx, running.ID); gerr == nil {
 			ans.Turn = cur.Turn
 		}
+		g.count(ctx, ans, b, ran, "")
 		return
 	}
 	if err != nil {
 		g.r.Logger().Error().Err(err).Str("turn", running.ID).Msg("turn: the finished turn could not be marked done")
 	}
-	g.capture(ctx, ans, running.Code, running.Dialect, running.Capture)
+	g.count(ctx, ans, b, ran, g.capture(ctx, ans, running.Code, running.Dialect, running.Capture))
 }
 
 // Cancel cancels its requester's pending or approved turn (a decision

@@ -43,7 +43,10 @@ type CaptureRequest struct {
 // CaptureOutcome is what a capture did. Use is true when the block was a
 // single proc__X call: Procedure is then X, and the capture counted a use.
 type CaptureOutcome struct {
-	Procedure      *Procedure
+	Procedure *Procedure
+	// CodeHash is the version the code was stored as (lifted, when
+	// something was); "" for a use.
+	CodeHash       string
 	Created        bool
 	VersionCreated bool
 	Counted        bool
@@ -166,7 +169,7 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (CaptureOutco
 	}
 	s.feed.Publish(Change{Kind: ChangeCapture, Procedure: res.Procedure.Name, CodeHash: a.CodeHash})
 	suggestion := s.captureSuggestion(ctx, res, v)
-	return CaptureOutcome{Procedure: res.Procedure, Created: res.Created, VersionCreated: res.VersionCreated, Counted: res.Counted,
+	return CaptureOutcome{Procedure: res.Procedure, CodeHash: a.CodeHash, Created: res.Created, VersionCreated: res.VersionCreated, Counted: res.Counted,
 		Suggestion: suggestion, Lifted: lifted, Warnings: liftWarnings}, nil
 }
 

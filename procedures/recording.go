@@ -169,7 +169,8 @@ func CheckRecordingsPerVersion(n int) error {
 
 // CheckRecording checks the recording of in, the rules every store applies
 // (docs/design.md "Verification against recorded tool responses"): kept
-// only with a successful replay, of the procedure used, of at most
+// only with a successful run (a replay, or a turn's run that counts in the
+// health only), of the procedure used, of at most
 // MaxRecordingBytes, of the version the use names, with KeepRecordings in
 // bounds.
 func (in UseInput) CheckRecording() error {
@@ -181,8 +182,8 @@ func (in UseInput) CheckRecording() error {
 		return fault.Errorf(fault.CodeInvalid, format, args...).WithDetails("field", "recording")
 	}
 	switch {
-	case in.HealthOnly() || !in.Replay:
-		return bad("a recording is kept only with a successful replay")
+	case in.Run == nil && !in.Replay, in.Run != nil && in.Run.Failure != "":
+		return bad("a recording is kept only with a successful run")
 	case r.Procedure != in.Name:
 		return bad("the recording is of %q, not %q", r.Procedure, in.Name)
 	case in.CodeHash == "" || r.CodeHash != in.CodeHash:

@@ -213,22 +213,34 @@ func (s *Service) RecordRunWith(ctx context.Context, name, codeHash, usageKey, c
 			in.Replay, in.Cause = false, ""
 		}
 	}
-	if k.Recording != nil && in.Replay {
-		in.Recording, in.KeepRecordings = k.Recording, k.PerVersion
-		if in.KeepRecordings == 0 {
-			in.KeepRecordings = DefaultRecordingsPerVersion
-		}
+	if in.Replay {
+		k.keep(&in)
 	}
 	return s.recordRun(ctx, in)
 }
 
+// keep puts k's recording, if any, into in.
+func (k Kept) keep(in *UseInput) {
+	if k.Recording == nil {
+		return
+	}
+	in.Recording, in.KeepRecordings = k.Recording, k.PerVersion
+	if in.KeepRecordings == 0 {
+		in.KeepRecordings = DefaultRecordingsPerVersion
+	}
+}
+
 // RecordBlockRun counts a run of a block that is not a replay (a turn) in
 // the health of the stored version whose code it ran, the version
-// codeHash of the procedure name, when there is one; nothing when there is
-// none.
-func (s *Service) RecordBlockRun(ctx context.Context, name, codeHash, usageKey string, run Run) error {
+// codeHash of the procedure name, when there is one, keeping what k holds
+// when it succeeded; nothing when there is none.
+func (s *Service) RecordBlockRun(ctx context.Context, name, codeHash, usageKey string, run Run, k Kept) error {
 	run.At = s.now()
-	err := s.recordRun(ctx, UseInput{Name: name, CodeHash: codeHash, UsageKey: usageKey, At: run.At, Run: &run})
+	in := UseInput{Name: name, CodeHash: codeHash, UsageKey: usageKey, At: run.At, Run: &run}
+	if run.Failure == "" {
+		k.keep(&in)
+	}
+	err := s.recordRun(ctx, in)
 	if fault.ErrorCode(err) == fault.CodeNotFound {
 		return nil
 	}

@@ -364,7 +364,7 @@ func (r *Replayer) replay(ctx context.Context, c *chain, name string, args map[s
 	run := &procedures.Run{Failure: FailureClass(res.Err), Duration: r.now().Sub(start)}
 	var recording *procedures.Recording
 	if tc.recorded != nil && res.Err == nil {
-		recording = r.recording(name, d.CodeHash, prep.args, tc, res.Value)
+		recording = r.recording(name, d.CodeHash, prep.args, tc.recorded, res.Value)
 	}
 	if err := r.svc.RecordRunWith(context.WithoutCancel(ctx), name, d.CodeHash, c.usageKey, cause, run,
 		procedures.Kept{Recording: recording, PerVersion: r.opts.RecordingsPerVersion}); err != nil {
@@ -416,12 +416,12 @@ func resultOf(d procedures.Decision, res sandbox.Result) *InvokeResult {
 }
 
 // recording is the recording of a successful run of the version codeHash
-// of name with args, whose tool calls tc recorded and whose result was
+// of name with args, whose tool calls were calls and whose result was
 // value; nil when it is not kept (too large, or not JSON), counted either
 // way.
-func (r *Replayer) recording(name, codeHash string, args map[string]any, tc *toolCaller, value any) *procedures.Recording {
+func (r *Replayer) recording(name, codeHash string, args map[string]any, calls []procedures.RecordedCall, value any) *procedures.Recording {
 	counter, _ := r.opts.Counter.(RecordingCounter)
-	rec, err := procedures.NewRecording(name, codeHash, args, tc.recorded, value, r.now())
+	rec, err := procedures.NewRecording(name, codeHash, args, calls, value, r.now())
 	if err != nil {
 		outcome := "unencodable"
 		var fe *fault.Error

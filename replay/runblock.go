@@ -62,18 +62,38 @@ type RunRequest struct {
 
 // RunBlock runs an allowed block in the sandbox with its allow-set, its
 // tool calls dispatched and its proc__ calls replayed as nested replays,
-// and counts the run (Options.Counter).
-func (r *Replayer) RunBlock(ctx context.Context, req RunRequest) *InvokeResult {
+// and counts the run (Options.Counter). With Options.RecordResponses, a
+// run that succeeded also returns its tool calls as they were answered
+// (what a recording keeps: Recording); nil otherwise.
+func (r *Replayer) RunBlock(ctx context.Context, req RunRequest) (*InvokeResult, []procedures.RecordedCall) {
 	b := req.Block
 	c := &chain{usageKey: req.UsageKey, bound: req.Bound, req: req.Request}
 	tc := &toolCaller{r: r, chain: c.push(b.Name), allowed: req.Allowed, dispatcher: r.dispatcher}
+	if r.opts.RecordResponses {
+		tc.recorded = []procedures.RecordedCall{}
+	}
 	res := r.runner.Run(ctx, sandbox.Request{Filename: b.Name + ".star", Source: b.Analysis.Source, Args: b.Args,
 		Allowed: req.Allowed, Limits: r.opts.Limits}, tc)
 	out := resultOf(req.Decision, res)
 	if r.opts.Counter != nil {
 		r.opts.Counter.CountReplay(out.Status, out.ErrorCode())
 	}
-	return out
+	if res.Err != nil {
+		return out, nil
+	}
+	return out, tc.recorded
+}
+
+// Kept is what a successful run of the version codeHash of name with args,
+// whose tool calls were calls and whose result was value, keeps
+// (procedures.Kept): its recording, unless it is not kept (too large, or
+// not JSON: counted either way), or calls is nil.
+func (r *Replayer) Kept(name, codeHash string, args map[string]any, calls []procedures.RecordedCall, value any) procedures.Kept {
+	k := procedures.Kept{PerVersion: r.opts.RecordingsPerVersion}
+	if calls != nil {
+		k.Recording = r.recording(name, codeHash, args, calls, value)
+	}
+	return k
 }
 
 // BindingNote is how a decision names the binding of the authorization

@@ -1,7 +1,8 @@
 // A run of a stored version that is not a replay (Store.RecordUse with
 // UseInput.HealthOnly: a failed run, a turn's run of the version's code;
 // the only statement of its write transaction): it counts in the version's
-// health only, returning the procedure as it now is (the procedure
+// health only (and keeps its recording, when a successful one keeps one),
+// returning the procedure as it now is (the procedure
 // fragment). No row when the procedure or the version ($hash, or the
 // current one when $hash is null) does not exist: nothing is written then.
 // Like use.cypher it locks the procedure first (its updated_at), so runs of
@@ -16,6 +17,8 @@ SET v.health =
 WITH p, v
 #include demotion
 #include class_sync
+// The run's recording, when it keeps one (a turn's successful run).
+#include recording_put
 RETURN wasDemoted,
 #include procedure
 AS procedure;

@@ -299,6 +299,11 @@ func (s *Store) RecordUse(ctx context.Context, in procedures.UseInput) (procedur
 		if err != nil {
 			return err
 		}
+		if in.Recording != nil {
+			if err := putRecording(tx, in.Name, hash, in.Recording, in.KeepRecordings); err != nil {
+				return err
+			}
+		}
 		if in.Run != nil {
 			d, _ := in.Run.Delta() // validateUse checked it
 			ver.Health = d.Apply(ver.Health)
@@ -316,11 +321,6 @@ func (s *Store) RecordUse(ctx context.Context, in procedures.UseInput) (procedur
 					}
 				}
 				res.Procedure, err = loadProcedure(tx, in.Name)
-				return err
-			}
-		}
-		if in.Recording != nil {
-			if err := putRecording(tx, in.Name, hash, in.Recording, in.KeepRecordings); err != nil {
 				return err
 			}
 		}

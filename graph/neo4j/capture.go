@@ -261,17 +261,17 @@ func (s *Store) RecordUse(ctx context.Context, in procedures.UseInput) (procedur
 		return procedures.UseResult{}, err
 	}
 	params := map[string]any{
-		"name":   in.Name,
-		"hash":   nilIfEmpty(in.CodeHash),
-		"health": health,
-		"demote": procedures.DemoteParams(in),
+		"name":      in.Name,
+		"hash":      nilIfEmpty(in.CodeHash),
+		"health":    health,
+		"demote":    procedures.DemoteParams(in),
+		"recording": recording,
 	}
 	statement := "use_health"
 	if !in.HealthOnly() {
 		statement = "use"
 		params["key"], params["replay"], params["at"] = in.UsageKey, in.Replay, dbTime(in.At)
 		params["cause"] = nilIfEmpty(strings.TrimSpace(in.Cause))
-		params["recording"] = recording
 	}
 	recs, err := query(ctx, s, "record use", neo4j.AccessModeWrite, statement, params)
 	if err != nil {

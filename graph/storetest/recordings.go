@@ -20,8 +20,8 @@ func MustRecording(tb testing.TB, name, hash string, task int, answer string, at
 	return r
 }
 
-// testRecordings: a successful replay keeps its recording in its use's
-// transaction (docs/design.md "Verification against recorded tool
+// testRecordings: a successful run (a replay, or a turn's run that counts
+// in the health only) keeps its recording in its use's transaction (docs/design.md "Verification against recorded tool
 // responses"): one per version and argument set, replaced by a run that
 // recorded something else, untouched by one that recorded the same, the
 // version's newest kept; bad recordings are refused and change nothing;
@@ -82,6 +82,22 @@ func testRecordings(t *testing.T, newStore NewStore) {
 		}
 	})
 
+	t.Run("a successful run that is not a replay", func(t *testing.T) {
+		// A turn's run of a version's code counts in its health only, and
+		// keeps its recording in the same write.
+		s := setup(t)
+		r := MustRecording(t, name, "h1", 1, "a", At(1))
+		in := replay(r, 3)
+		in.Replay = false
+		MustRecordUse(t, s, in)
+		if rs := mustRecordings(t, s, name); len(rs) != 1 || rs[0].ID != r.ID {
+			t.Fatalf("recordings = %+v; want the run's", rs)
+		}
+		if p := MustGet(t, s, name); p.Health.Runs != 1 || p.UseCount != 0 {
+			t.Errorf("the run counted %d runs, use count %d; want 1 run and no use", p.Health.Runs, p.UseCount)
+		}
+	})
+
 	t.Run("per version", func(t *testing.T) {
 		s := setup(t)
 		MustCapture(t, s, In(sigAB, "h2", "k2", At(1)))
@@ -111,6 +127,7 @@ func testRecordings(t *testing.T, newStore NewStore) {
 			{"with a failed run", func(in *procedures.UseInput) {
 				in.Replay, in.Run = false, &procedures.Run{Failure: procedures.FailureToolError, At: At(1)}
 			}},
+			{"with no run", func(in *procedures.UseInput) { in.Replay, in.Run = false, nil }},
 			{"no version named", func(in *procedures.UseInput) { in.CodeHash = "" }},
 			{"another version", func(in *procedures.UseInput) { in.CodeHash = "h2" }},
 			{"another procedure", func(in *procedures.UseInput) { r := *good; r.Procedure = "proc__x"; in.Recording = &r }},

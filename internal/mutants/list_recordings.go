@@ -35,7 +35,7 @@ func init() {
 		{
 			Name:     "procedures/recording-with-a-failure",
 			Why:      "the stores take a recording with a failed run",
-			Edits:    []Edit{{Dir: "procedures", Files: "recording.go", Find: "\tcase in.HealthOnly() || !in.Replay:\n", Replace: "\tcase false:\n"}},
+			Edits:    []Edit{{Dir: "procedures", Files: "recording.go", Find: "\tcase in.Run == nil && !in.Replay, in.Run != nil && in.Run.Failure != \"\":\n", Replace: "\tcase in.Run == nil && !in.Replay:\n"}},
 			Packages: []string{"./graph/embedded"},
 			Tests:    []string{"TestStore/Recordings/bad_recordings_are_refused_and_change_nothing"},
 		},
@@ -103,4 +103,31 @@ func init() {
 		Packages: []string{"./cmd/procgraph"},
 		Tests:    []string{"TestStaleVersionsVerifiedInTheBackground"},
 	})
+}
+
+// The mutants of turns' recordings.
+func init() {
+	mutants = append(mutants, []Mutant{
+		{
+			Name:     "gate/turn-recording-without-lifted-arguments",
+			Why:      "a captured turn's recording leaves out the literals its capture lifted: its version cannot replay it, and verification fails a version that works",
+			Edits:    []Edit{{Dir: "gate", Files: "gate.go", Find: "\t\t\targs[l.Parameter] = l.Example\n", Replace: "\t\t\t_ = l\n"}},
+			Packages: []string{"./gate"},
+			Tests:    []string{"TestTurnsKeepRecordings"},
+		},
+		{
+			Name:     "gate/turn-run-counted-on-its-own-code",
+			Why:      "a captured turn's run is counted on the code as written, not the version it was stored as: a lifted version never gets the turn's run or recording",
+			Edits:    []Edit{{Dir: "gate", Files: "gate.go", Find: "\tif captured != \"\" {\n\t\thash = captured\n", Replace: "\tif false {\n\t\thash = captured\n"}},
+			Packages: []string{"./gate"},
+			Tests:    []string{"TestTurnsKeepRecordings"},
+		},
+		{
+			Name:     "neo4j/turn-recording-dropped",
+			Why:      "Neo4j keeps no recording with a run that counts in the health only: turns never leave a recording to verify against",
+			Edits:    []Edit{{Dir: "cypher/queries", Files: "use_health.cypher", Find: "#include recording_put\n", Replace: "\n"}},
+			Packages: []string{"./graph/neo4j"},
+			Tests:    []string{"TestStore/Recordings"},
+		},
+	}...)
 }
