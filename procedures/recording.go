@@ -64,16 +64,16 @@ func NewRecording(name, codeHash string, args map[string]any, calls []RecordedCa
 	if calls == nil {
 		calls = []RecordedCall{}
 	}
-	resultJSON, err := json.Marshal(result)
+	resultHash, err := ResultHash(result)
 	if err != nil {
-		return nil, fault.Errorf(fault.CodeInvalid, "the run's result does not encode as JSON: %v", err)
+		return nil, err
 	}
 	argsJSON, err := json.Marshal(args)
 	if err != nil {
 		return nil, fault.Errorf(fault.CodeInvalid, "the run's arguments do not encode as JSON: %v", err)
 	}
 	r := &Recording{ID: RecordingID(codeHash, argsJSON), Procedure: name, CodeHash: codeHash, RecordedAt: at.UTC(),
-		Arguments: args, Calls: calls, ResultHash: hashHex(resultJSON)}
+		Arguments: args, Calls: calls, ResultHash: resultHash}
 	callsJSON, err := json.Marshal(calls)
 	if err != nil {
 		return nil, fault.Errorf(fault.CodeInvalid, "the run's tool calls do not encode as JSON: %v", err)
@@ -88,6 +88,17 @@ func NewRecording(name, codeHash string, args map[string]any, calls []RecordedCa
 	}
 	r.ContentHash, r.Bytes, r.body = hashHex(body), len(body), body
 	return r, nil
+}
+
+// ResultHash is the hash a recording keeps of a run's result (the SHA-256
+// of its JSON, hex): a verification compares it with its own run's.
+// Returns fault.CodeInvalid when result does not encode as JSON.
+func ResultHash(result any) (string, error) {
+	b, err := json.Marshal(result)
+	if err != nil {
+		return "", fault.Errorf(fault.CodeInvalid, "the run's result does not encode as JSON: %v", err)
+	}
+	return hashHex(b), nil
 }
 
 // recordingBody is what a store keeps of a recording besides its names and
