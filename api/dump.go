@@ -3,6 +3,7 @@ package api
 import (
 	"net/http"
 
+	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/fault"
 )
@@ -45,13 +46,23 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, contentType, fil
 }
 
 // export is GET /v1/export (admin): the store's dump, streamed
-// (docs/dumps.md).
+// (docs/dumps.md); with with_recordings=true the recordings too, which
+// hold tool output and are read only with the grant scope, so that
+// needs grant as well.
 func (s *Server) export(w http.ResponseWriter, r *http.Request) error {
+	opts := dump.DumpOptions{}
+	if b := queryBool(r, "with_recordings"); b != nil && *b {
+		if !principalOf(r).Has(auth.ScopeGrant) {
+			return fault.Errorf(fault.CodeForbidden, "the token lacks the grant scope, which an export with recordings (tool output) needs too").
+				WithDetails("scope", string(auth.ScopeGrant))
+		}
+		opts.Recordings = true
+	}
 	return s.stream(w, r, "application/x-ndjson", "procgraph.pgdump", func(cw *countingWriter) error {
 		if s.dumps == nil {
 			return fault.Errorf(fault.CodeInvalid, "this store cannot be exported")
 		}
-		return dump.Write(r.Context(), s.dumps, cw)
+		return dump.Write(r.Context(), s.dumps, cw, opts)
 	})
 }
 

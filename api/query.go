@@ -58,6 +58,11 @@ var (
 )
 
 // driftParams page GET /v1/drift.
+// exportParams are GET /v1/export's.
+var exportParams = []queryParam{
+	{name: "with_recordings", typ: "boolean", doc: "also the versions' recordings (tool output: the grant scope too; procgraph export --with-recordings)"},
+}
+
 var driftParams = []queryParam{
 	{name: "limit", typ: "integer", min: 1, max: procedures.MaxDriftPage, doc: fmt.Sprintf("how many (default %d)", defaultDriftLimit)},
 	intParam(fields.Offset, "page start"),

@@ -230,3 +230,44 @@ func TestReviewedByNeedsGrant(t *testing.T) {
 		}
 	}
 }
+
+// TestExportWithRecordingsScope: GET /v1/export?with_recordings=true
+// carries tool output, so it needs the grant scope besides admin: an
+// admin-only token is refused 403 naming grant (nothing streamed), a token
+// with both gets the dump; without the parameter (or false) admin alone
+// exports, as before.
+func TestExportWithRecordingsScope(t *testing.T) {
+	a := &auth.TokensFile{Tokens: []auth.TokenEntry{
+		{Name: "admin", SHA256: auth.HashToken("tok-admin"), Scopes: []string{"admin"}},
+		{Name: "both", SHA256: auth.HashToken("tok-both"), Scopes: []string{"admin", "grant"}},
+		{Name: "grant", SHA256: auth.HashToken("tok-grant"), Scopes: []string{"grant"}},
+	}}
+	if err := a.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	e := mustEnv(t, envOpts{auth: auth.NewAuthenticator(a)})
+	for _, c := range []struct {
+		token, path string
+		status      int
+		scope       string
+	}{
+		{"tok-admin", "/v1/export?with_recordings=true", http.StatusForbidden, "grant"},
+		{"tok-grant", "/v1/export?with_recordings=true", http.StatusForbidden, "admin"},
+		{"tok-both", "/v1/export?with_recordings=true", http.StatusOK, ""},
+		{"tok-admin", "/v1/export", http.StatusOK, ""},
+		{"tok-admin", "/v1/export?with_recordings=false", http.StatusOK, ""},
+		{"tok-both", "/v1/export?with_recordings=maybe", http.StatusBadRequest, ""},
+	} {
+		st, body := e.send(t, scopeCase{method: "GET", path: c.path}, c.token)
+		if st != c.status {
+			t.Errorf("%s with %s: %d %s; want %d", c.path, c.token, st, body, c.status)
+			continue
+		}
+		switch {
+		case c.scope != "" && (answerCode(body) != "forbidden" || !strings.Contains(string(body), `"scope":"`+c.scope+`"`)):
+			t.Errorf("%s with %s: %s; want forbidden naming scope %s", c.path, c.token, body, c.scope)
+		case st == http.StatusOK && !strings.Contains(string(body), `"type":"trailer"`):
+			t.Errorf("%s with %s: no whole dump:\n%.300s", c.path, c.token, body)
+		}
+	}
+}

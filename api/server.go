@@ -152,7 +152,7 @@ func (s *Server) routeTable() []route {
 		{method: "GET", pattern: "/v1/graph", scope: auth.ScopeRead, handler: s.graph, summary: "A neighbourhood of the procedure graph", query: graphParams, response: "Graph"},
 		{method: "GET", pattern: "/v1/changes", scope: auth.ScopeRead, handler: s.changes, summary: "The change feed as Server-Sent Events: one change event per committed change (names, never values)"},
 		{method: "GET", pattern: "/v1/decisions", scope: auth.ScopeRead, handler: s.decisions, summary: "The audit log, newest first", query: decisionParams, response: "Decisions"},
-		{method: "GET", pattern: "/v1/export", scope: auth.ScopeAdmin, handler: s.export, summary: "Everything the store holds as a line-delimited JSON dump, streamed (procgraph import loads it)"},
+		{method: "GET", pattern: "/v1/export", scope: auth.ScopeAdmin, handler: s.export, summary: "Everything the store holds as a line-delimited JSON dump, streamed (procgraph import loads it); with_recordings=true adds the recordings and needs the grant scope too", query: exportParams},
 		{method: "GET", pattern: "/v1/backup", scope: auth.ScopeAdmin, handler: s.backup, summary: "A consistent copy of the embedded store's file, taken while serving"},
 	}, s.turnRoutes()...)
 }

@@ -30,6 +30,8 @@ import (
 //     checked against the target's state at every decision like any other.
 //     (A pending turn's binding is replaced when it is resolved; no other
 //     turn arrives runnable.)
+//   - a recording arrives with the target's bound (Record.Keep): its
+//     version keeps the newest.
 type admission struct {
 	now     time.Time
 	timeout time.Duration
@@ -40,11 +42,14 @@ type admission struct {
 	per     map[string]int
 	trust   bool
 	cat     *procedures.Catalogue
+	// keep is the recordings a version keeps (ImportOptions.RecordingsPerVersion).
+	keep int
 }
 
 // newAdmission counts the target's live pending turns.
 func newAdmission(ctx context.Context, s Store, opts ImportOptions) (*admission, error) {
-	a := &admission{now: time.Now(), timeout: opts.ApprovalTimeout, bounds: opts.Pending, per: map[string]int{}, trust: opts.TrustAuthorizations}
+	a := &admission{now: time.Now(), timeout: opts.ApprovalTimeout, bounds: opts.Pending, per: map[string]int{}, trust: opts.TrustAuthorizations,
+		keep: opts.RecordingsPerVersion}
 	if opts.Now != nil {
 		a.now = opts.Now()
 	}
@@ -124,6 +129,8 @@ func (a *admission) admit(r Record) Record {
 		}
 		t = t.Purged()
 		r.Approval = &t
+	case TypeRecording:
+		r.Keep = a.keep
 	case TypePolicy:
 		if !a.trust {
 			c := *r.Policy

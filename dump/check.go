@@ -13,7 +13,10 @@ import (
 // "A dump is data, not authority"): nothing a dump says about code is
 // taken on trust. A version's code, analysed again in its dialect, must
 // give the version's code hash, its procedure's signature and its opaque
-// flag; a turn that still holds code must give its code hash, signature
+// flag, and its baseline (when it carries one) must be one BaselineOf
+// could make for that signature; a recording must be one NewRecording
+// could make (procedures.RecordingFromBody: id, content hash, bounds); a
+// turn that still holds code must give its code hash, signature
 // and opaque flag; every audit record (a decision, a turn's denial) must pass
 // the recorder's rule (CheckAudit: bounded note, shapes, no token). It
 // returns what differs, "" when the record holds.
@@ -30,6 +33,15 @@ func checkContent(r Record) string {
 			return fmt.Sprintf("%s: its code calls %v, not its procedure's signature %v", what, a.Signature, r.Group.Signature)
 		case a.Opaque != v.Opaque:
 			return fmt.Sprintf("%s: its code is opaque %v, the record says %v", what, a.Opaque, v.Opaque)
+		}
+		if v.Baseline != nil {
+			if why := v.Baseline.Check(r.Group.Signature); why != "" {
+				return fmt.Sprintf("%s: invalid baseline: %s", what, why)
+			}
+		}
+	case TypeRecording:
+		if _, err := r.Recording.Recording(); err != nil {
+			return fmt.Sprintf("version %s of %s: %s", r.Recording.CodeHash, r.Recording.Procedure, fault.ErrorMessage(err))
 		}
 	case TypeApproval:
 		t := r.Approval

@@ -2,8 +2,10 @@ package dump
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -28,7 +30,8 @@ type Type string
 // the catalogue, every cause, every procedure group (the procedure, then
 // its versions, version usage keys, procedure usage keys, cause edges and
 // edge usage keys), every decision, every approval (turn), every session
-// policy, the trailer.
+// policy, the trailer. A procedure group ends with its versions'
+// recordings when the dump was written with them (DumpOptions.Recordings).
 const (
 	TypeHeader    Type = "header"
 	TypeCatalogue Type = "catalogue"
@@ -40,6 +43,7 @@ const (
 	TypeDecision  Type = "decision"
 	TypeApproval  Type = "approval"
 	TypePolicy    Type = "policy"
+	TypeRecording Type = "recording"
 	TypeTrailer   Type = "trailer"
 )
 
@@ -56,7 +60,7 @@ type Counts map[Type]int64
 // CountTypes are the record types a dump counts, in its section order
 // (how an import's summary and audit note list them).
 var CountTypes = []Type{TypeCatalogue, TypeCause, TypeProcedure, TypeVersion, TypeUsage, TypeEdge,
-	TypeDecision, TypeApproval, TypePolicy}
+	TypeRecording, TypeDecision, TypeApproval, TypePolicy}
 
 // HeaderRecord opens a dump.
 type HeaderRecord struct {
@@ -125,6 +129,57 @@ type VersionRecord struct {
 	Status      procedures.Status    `json:"status"`
 	// Health is new in format 3 (nil: the version never ran).
 	Health *HealthRecord `json:"health,omitempty"`
+	// Baseline is the version's drift baseline (procedures.Baseline),
+	// optional within format 3: absent (nil) in dumps written before
+	// dumps carried it, and then the importing store gives the version its
+	// current contracts, as it does a version stored before drift was kept.
+	Baseline *procedures.Baseline `json:"baseline,omitempty"`
+}
+
+// RecordingRecord is one recording of a version of the procedure whose
+// group it is in (only in a dump written with DumpOptions.Recordings):
+// its names, time and content hash, and its body as the store keeps it
+// (procedures.EncodeRecordingBody's JSON, checked on reading with
+// procedures.RecordingFromBody).
+type RecordingRecord struct {
+	Procedure   string          `json:"procedure"`
+	CodeHash    string          `json:"code_hash"`
+	ID          string          `json:"id"`
+	RecordedAt  time.Time       `json:"recorded_at"`
+	ContentHash string          `json:"content_hash"`
+	Body        json.RawMessage `json:"body"`
+}
+
+// RecordingRecordOf is r as a dump carries it.
+func RecordingRecordOf(r *procedures.Recording) (*RecordingRecord, error) {
+	body, err := procedures.EncodeRecordingBody(r)
+	if err != nil {
+		return nil, err
+	}
+	return &RecordingRecord{Procedure: r.Procedure, CodeHash: r.CodeHash, ID: r.ID, RecordedAt: r.RecordedAt,
+		ContentHash: r.ContentHash, Body: body}, nil
+}
+
+// Recording is the recording r holds, checked (procedures.RecordingFromBody,
+// and the content hash must be its body's).
+func (r *RecordingRecord) Recording() (*procedures.Recording, error) {
+	rec, err := procedures.RecordingFromBody(r.Procedure, r.CodeHash, r.ID, r.RecordedAt, r.Body)
+	if err != nil {
+		return nil, err
+	}
+	if rec.ContentHash != r.ContentHash {
+		return nil, fault.Errorf(fault.CodeInvalid, "recording %s: its content hash %q is not its body's %s", r.ID, r.ContentHash, rec.ContentHash)
+	}
+	return rec, nil
+}
+
+// DumpOptions says what a dump holds besides the store's knowledge.
+type DumpOptions struct {
+	// Recordings adds every version's recordings (procgraph export
+	// --with-recordings): they hold tool output, so without it a dump
+	// carries none (docs/design.md "Verification against recorded tool
+	// responses").
+	Recordings bool
 }
 
 // UsageRecord is one usage key counted on a procedure, one of its
@@ -156,6 +211,11 @@ type Record struct {
 	Decision  *procedures.Decision
 	Approval  *gate.TurnRecord
 	Policy    *PolicyRecord
+	Recording *RecordingRecord
+	// Keep is, for a recording, the number of recordings its version keeps
+	// in the target, the newest (ImportOptions.RecordingsPerVersion; set by
+	// Import; not written).
+	Keep int `json:"-"`
 	// Group is, for a version, usage key or edge, the procedure record of
 	// the group it is in (set by Reader; not written): a merge reads
 	// the dump's current version from it.
@@ -221,9 +281,9 @@ type Store interface {
 	// Dump calls sink.Begin with the store's counts, then sink.Record with
 	// every record in dump order (docs/dumps.md), streaming: it never
 	// holds the store in memory. The embedded store reads one snapshot;
-	// Neo4j reads pages in read-committed transactions. Returns the sink's
-	// error as is.
-	Dump(ctx context.Context, sink Sink) error
+	// Neo4j reads pages in read-committed transactions. Recordings are
+	// dumped only with opts.Recordings. Returns the sink's error as is.
+	Dump(ctx context.Context, sink Sink, opts DumpOptions) error
 
 	// Empty reports whether the store holds no procedure, cause, decision
 	// or catalogue tool.

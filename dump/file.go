@@ -140,6 +140,15 @@ func (r Record) payload() (any, error) {
 				c.Metadata = nil
 			}
 			c.CapturedAt = c.CapturedAt.UTC()
+			if c.Baseline != nil && c.Baseline.Tools == nil {
+				c.Baseline = &procedures.Baseline{Tools: []procedures.ToolContract{}}
+			}
+			v = &c
+		}
+	case TypeRecording:
+		if r.Recording != nil {
+			c := *r.Recording
+			c.RecordedAt = c.RecordedAt.UTC()
 			v = &c
 		}
 	case TypeUsage:
@@ -349,6 +358,15 @@ func (d *Reader) Next() (Record, error) {
 				err = d.errf("version %s of %s: invalid health: %s", r.Version.CodeHash, r.Version.Procedure, why)
 			}
 		}
+		if err == nil && r.Version.Baseline != nil && d.header.Format < Format {
+			err = d.errf("a baseline in a format %d dump", d.header.Format)
+		}
+	case TypeRecording:
+		r.Recording = &RecordingRecord{}
+		err = d.decode(data, r.Recording)
+		if err == nil && d.header.Format < Format {
+			err = d.errf("a recording in a format %d dump", d.header.Format)
+		}
 	case TypeUsage:
 		r.Usage = &UsageRecord{}
 		err = d.decode(data, r.Usage)
@@ -376,7 +394,7 @@ func (d *Reader) Next() (Record, error) {
 		return Record{}, d.errf("%s", msg)
 	}
 	switch t {
-	case TypeVersion, TypeUsage, TypeEdge:
+	case TypeVersion, TypeUsage, TypeEdge, TypeRecording:
 		r.Group = d.order.proc
 	}
 	if msg := checkContent(r); msg != "" {

@@ -236,6 +236,10 @@ func FuzzDumpReader(f *testing.F) {
 	for _, h := range hostileDumps(f) {
 		f.Add(h.dump)
 	}
+	f.Add(keptDump(f))
+	for _, h := range keptHostile(f) {
+		f.Add(h.dump)
+	}
 	seeds, _ := filepath.Glob(filepath.Join("testdata", "dumps", "*.jsonl"))
 	for _, p := range seeds {
 		b, err := os.ReadFile(p)

@@ -49,6 +49,10 @@ type ImportOptions struct {
 	ApprovalTimeout time.Duration
 	Pending         gate.PendingBounds
 	Now             func() time.Time
+	// RecordingsPerVersion is the target's --recordings-per-version: the
+	// recordings each version keeps once the dump's are added, the newest
+	// (procedures.DefaultRecordingsPerVersion when 0).
+	RecordingsPerVersion int
 }
 
 // DefaultImportBatch is the records per import transaction by default
@@ -94,6 +98,12 @@ func Import(ctx context.Context, s Store, open func() (io.ReadCloser, error), op
 	batch := opts.BatchSize
 	if batch <= 0 {
 		batch = DefaultImportBatch
+	}
+	if opts.RecordingsPerVersion == 0 {
+		opts.RecordingsPerVersion = procedures.DefaultRecordingsPerVersion
+	}
+	if err := procedures.CheckRecordingsPerVersion(opts.RecordingsPerVersion); err != nil {
+		return sum, fault.Errorf(fault.CodeInvalid, "%v", err)
 	}
 	f, err := open()
 	if err != nil {

@@ -19,11 +19,13 @@ type dumpOrder struct {
 	causes    map[string]bool
 	lastCause string
 	// the open procedure group
-	proc      *ProcedureRecord
-	sub       int
-	lastKey   string
-	versions  map[string]bool
-	edges     map[string]bool
+	proc     *ProcedureRecord
+	sub      int
+	lastKey  string
+	versions map[string]bool
+	edges    map[string]bool
+	// recorded counts the group's recordings by version.
+	recorded  map[string]int
 	catalogue bool
 	lastAt    time.Time
 	lastID    string
@@ -47,6 +49,7 @@ const (
 	subProcedureKey
 	subEdge
 	subEdgeKey
+	subRecording
 )
 
 // enter moves to section sec, or says why it cannot.
@@ -139,7 +142,7 @@ func (o *dumpOrder) check(r Record) string {
 		}
 		// a group with no version at all is refused by closeGroup.
 		o.proc, o.sub, o.lastKey = p, -1, ""
-		o.versions, o.edges = map[string]bool{}, map[string]bool{}
+		o.versions, o.edges, o.recorded = map[string]bool{}, map[string]bool{}, map[string]int{}
 	case TypeVersion:
 		v := r.Version
 		if o.section != secProcedures {
@@ -185,6 +188,18 @@ func (o *dumpOrder) check(r Record) string {
 			return msg
 		}
 		o.edges[e.Cause] = true
+	case TypeRecording:
+		rec := r.Recording
+		if o.section != secProcedures {
+			return "a recording outside a procedure group"
+		}
+		if !o.versions[rec.CodeHash] {
+			return fmt.Sprintf("a recording of version %q, not a version of %s", rec.CodeHash, rec.Procedure)
+		}
+		if o.recorded[rec.CodeHash]++; o.recorded[rec.CodeHash] > procedures.MaxRecordingsPerVersion {
+			return fmt.Sprintf("version %s of %s: more than %d recordings (no store keeps more)", rec.CodeHash, rec.Procedure, procedures.MaxRecordingsPerVersion)
+		}
+		return o.part(rec.Procedure, subRecording, rec.CodeHash+"\x00"+rec.ID)
 	case TypeDecision:
 		if msg := o.enter(secDecisions, r.Type); msg != "" {
 			return msg

@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -77,6 +79,48 @@ func BaselineOf(signature []string, cat *Catalogue) *Baseline {
 	}
 	sort.Slice(b.Tools, func(i, j int) bool { return b.Tools[i].Tool < b.Tools[j].Tool })
 	return b
+}
+
+// Check returns why b cannot be the baseline of a version whose procedure
+// has signature ("" when it can): what BaselineOf makes, one contract per
+// tool, sorted by name, each a catalogue tool of the signature (no proc__
+// name), its hashes "sha256:" and 64 lowercase hex. A dump's baselines are
+// checked with it (docs/dumps.md).
+func (b *Baseline) Check(signature []string) string {
+	for i, c := range b.Tools {
+		switch {
+		case IsProcName(c.Tool) || !slices.Contains(signature, c.Tool):
+			return fmt.Sprintf("tool %q is not a catalogue tool of the signature %v", c.Tool, signature)
+		case i > 0 && c.Tool <= b.Tools[i-1].Tool:
+			return fmt.Sprintf("tool %q repeated or out of order (after %q)", c.Tool, b.Tools[i-1].Tool)
+		}
+		for _, h := range []string{c.SchemaHash, c.InputHash, c.OutputHash} {
+			if !isSHA256(h) {
+				return fmt.Sprintf("tool %s: hash %q is not sha256: and 64 lowercase hex", c.Tool, h)
+			}
+		}
+	}
+	return ""
+}
+
+// isSHA256 reports whether h is "sha256:" and 64 lowercase hex (jsonHash,
+// SchemaHash).
+func isSHA256(h string) bool {
+	hexPart, ok := strings.CutPrefix(h, "sha256:")
+	return ok && isLowerHex(hexPart, 64)
+}
+
+// isLowerHex reports whether s is n lowercase hex digits.
+func isLowerHex(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	for _, c := range s {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // Keys is Key of each of b's contracts.

@@ -1,11 +1,13 @@
 package procedures
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"github.com/procgraph/procgraph/fault"
 )
@@ -130,6 +132,66 @@ func DecodeRecordingBody(b []byte, r *Recording) error {
 	}
 	r.ContentHash, r.Bytes = hashHex(b), len(b)
 	return nil
+}
+
+// RecordingFromBody is the recording id of the version codeHash of name,
+// recorded at at, whose body is b (EncodeRecordingBody's bytes, as a store
+// keeps them and a dump carries them; docs/dumps.md), checked as
+// NewRecording makes one, nothing taken on trust: at most
+// MaxRecordingBytes of UTF-8 JSON as encoding/json writes it, holding exactly the arguments (an
+// object), the calls (each naming its tool) and a result hash (64 hex),
+// the id RecordingID of the version and those arguments, a time after
+// 1970. EncodeRecordingBody of it is b, its content hash the hash of b.
+// Errors are fault.CodeInvalid, saying what is wrong.
+func RecordingFromBody(name, codeHash, id string, at time.Time, b []byte) (*Recording, error) {
+	bad := func(format string, args ...any) error {
+		return fault.Errorf(fault.CodeInvalid, "recording %s: "+format, append([]any{id}, args...)...).WithDetails("field", "recording")
+	}
+	switch {
+	case len(b) > MaxRecordingBytes:
+		return nil, bad("its body is %d bytes, more than %d", len(b), MaxRecordingBytes)
+	case !utf8.Valid(b):
+		return nil, bad("its body is not UTF-8")
+	case at.UnixMilli() <= 0:
+		return nil, bad("recorded at or before 1970")
+	}
+	var raw struct {
+		Arguments  json.RawMessage `json:"arguments"`
+		Calls      []RecordedCall  `json:"calls"`
+		ResultHash *string         `json:"result_hash"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&raw); err != nil {
+		return nil, bad("its body is not a recording: %v", err)
+	}
+	if dec.More() {
+		return nil, bad("its body holds more than one JSON value")
+	}
+	if enc, err := json.Marshal(json.RawMessage(b)); err != nil || !bytes.Equal(enc, b) {
+		return nil, bad("its body is not JSON as procgraph writes it (compact, HTML characters escaped)")
+	}
+	var args map[string]any
+	if err := json.Unmarshal(raw.Arguments, &args); err != nil || args == nil {
+		return nil, bad("its arguments are not an object")
+	}
+	if raw.ResultHash == nil || !isLowerHex(*raw.ResultHash, 64) {
+		return nil, bad("its result hash is not 64 lowercase hex")
+	}
+	for i, c := range raw.Calls {
+		if c.Tool == "" {
+			return nil, bad("call %d names no tool", i+1)
+		}
+	}
+	if want := RecordingID(codeHash, raw.Arguments); id != want {
+		return nil, bad("its id is not the id of its version and arguments (%s)", want)
+	}
+	r := &Recording{ID: id, Procedure: name, CodeHash: codeHash, RecordedAt: at.UTC()}
+	if err := DecodeRecordingBody(b, r); err != nil {
+		return nil, bad("%v", err)
+	}
+	r.body = b
+	return r, nil
 }
 
 // RecordingID is the id of the recording of the version codeHash run with

@@ -55,3 +55,94 @@ func TestNewRecording(t *testing.T) {
 		t.Errorf("a result that is not JSON: %v", err)
 	}
 }
+
+// TestRecordingFromBody: what NewRecording made reads back from its body
+// as it was (same id, hashes, size, and EncodeRecordingBody gives the
+// same bytes); a body that is not one NewRecording could make, or under
+// another id or time, is refused.
+func TestRecordingFromBody(t *testing.T) {
+	at := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+	calls := []RecordedCall{{Tool: "get", Arguments: map[string]any{"q": "<&>"}, Response: map[string]any{"x": "é"}}, {Tool: "put", Error: "boom"}}
+	r, err := NewRecording("proc__get__put", "h1", map[string]any{"task_id": 1.5}, calls, []any{"<ok>"}, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := EncodeRecordingBody(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := RecordingFromBody(r.Procedure, r.CodeHash, r.ID, r.RecordedAt, body)
+	if err != nil {
+		t.Fatalf("RecordingFromBody: %v", err)
+	}
+	if got.ID != r.ID || got.ContentHash != r.ContentHash || got.Bytes != r.Bytes || got.ResultHash != r.ResultHash || len(got.Calls) != 2 {
+		t.Errorf("read back %+v, want %+v", got, r)
+	}
+	if again, _ := EncodeRecordingBody(got); string(again) != string(body) {
+		t.Errorf("EncodeRecordingBody of the recording read back:\n%s\nwant\n%s", again, body)
+	}
+	b := string(body)
+	for name, c := range map[string]struct {
+		id   string
+		at   time.Time
+		body string
+		want string
+	}{
+		"another id":       {"rec_00", at, b, "its id"},
+		"another version":  {RecordingID("h2", []byte(`{"task_id":1.5}`)), at, b, "its id"},
+		"no time":          {r.ID, time.Time{}, b, "1970"},
+		"not JSON":         {r.ID, at, b[:len(b)-1], "not a recording"},
+		"two values":       {r.ID, at, b + b, "more than one"},
+		"extra field":      {r.ID, at, strings.Replace(b, `{"arguments"`, `{"x":1,"arguments"`, 1), "unknown field"},
+		"spaced":           {r.ID, at, strings.Replace(b, `,"calls"`, `, "calls"`, 1), "compact"},
+		"arguments null":   {RecordingID("h1", []byte("null")), at, strings.Replace(b, `{"task_id":1.5}`, `null`, 1), "not an object"},
+		"no result hash":   {r.ID, at, b[:strings.Index(b, `,"result_hash"`)] + "}", "result hash"},
+		"a call no tool":   {r.ID, at, strings.Replace(b, `"tool":"put"`, `"tool":""`, 1), "names no tool"},
+		"not UTF-8":        {r.ID, at, strings.Replace(b, "é", "\xff", 1), "UTF-8"},
+		"over the bound":   {r.ID, at, strings.Replace(b, "boom", strings.Repeat("b", MaxRecordingBytes), 1), "more than"},
+		"unknown call key": {r.ID, at, strings.Replace(b, `"tool":"put"`, `"tool":"put","secret":1`, 1), "unknown field"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := RecordingFromBody(r.Procedure, r.CodeHash, c.id, c.at, []byte(c.body))
+			if fault.ErrorCode(err) != fault.CodeInvalid || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %v, want invalid saying %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestBaselineCheck: what BaselineOf makes passes; a contract of a tool
+// outside the signature, of a procedure, repeated or out of order, or
+// with a malformed hash does not.
+func TestBaselineCheck(t *testing.T) {
+	cat, err := NewCatalogue([]Tool{{Name: "a", ReadOnly: true}, {Name: "b"}, {Name: "c"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig := []string{"b", "proc__x", "a", "zz"}
+	good := BaselineOf(sig, cat)
+	if why := good.Check(sig); why != "" || len(good.Tools) != 2 {
+		t.Fatalf("BaselineOf's %+v: %q", good, why)
+	}
+	if why := (&Baseline{}).Check(sig); why != "" {
+		t.Errorf("an empty baseline: %q", why)
+	}
+	edit := func(f func(b *Baseline)) *Baseline {
+		c := &Baseline{Tools: append([]ToolContract(nil), good.Tools...)}
+		f(c)
+		return c
+	}
+	for name, b := range map[string]*Baseline{
+		"outside the signature": edit(func(b *Baseline) { b.Tools[1].Tool = "c" }),
+		"a procedure":           edit(func(b *Baseline) { b.Tools[1].Tool = "proc__x" }),
+		"out of order":          edit(func(b *Baseline) { b.Tools[0], b.Tools[1] = b.Tools[1], b.Tools[0] }),
+		"repeated":              edit(func(b *Baseline) { b.Tools[1] = b.Tools[0] }),
+		"schema hash":           edit(func(b *Baseline) { b.Tools[0].SchemaHash = "sha256:" + strings.Repeat("A", 64) }),
+		"input hash":            edit(func(b *Baseline) { b.Tools[0].InputHash = "x" }),
+		"output hash":           edit(func(b *Baseline) { b.Tools[0].OutputHash = "sha256:" + strings.Repeat("0", 63) + "\n" }),
+	} {
+		if why := b.Check(sig); why == "" {
+			t.Errorf("%s: %+v passes", name, b)
+		}
+	}
+}

@@ -61,16 +61,18 @@ func storeFlagsCreated(cl *cmdline) (func(ctx context.Context) (dump.Store, stri
 
 // cmdExport writes a dump of a store.
 func cmdExport(ctx context.Context, args []string, s stdio) int {
-	cl := newCmdline("export", "export [--store embedded|neo4j] [--data FILE] [-o DUMP] | export --server [-o DUMP]",
-		"Write everything the store holds as a line-delimited JSON dump (docs/dumps.md); stdout without -o. A store a running serve holds is exported through that server: --server (GET /v1/export, admin; PROCGRAPH_URL, PROCGRAPH_TOKEN).", false)
+	cl := newCmdline("export", "export [--with-recordings] [--store embedded|neo4j] [--data FILE] [-o DUMP] | export --server [--with-recordings] [-o DUMP]",
+		"Write everything the store holds as a line-delimited JSON dump (docs/dumps.md); stdout without -o. Recordings (tool output) are left out unless --with-recordings. A store a running serve holds is exported through that server: --server (GET /v1/export, admin; PROCGRAPH_URL, PROCGRAPH_TOKEN).", false)
 	open := storeFlags(cl)
 	out := cl.fs.String("o", "", "the dump file (written whole or not at all); default stdout")
 	server := cl.fs.Bool("server", false, "export through the running server at PROCGRAPH_URL (GET /v1/export, admin scope) instead of opening the store")
+	withRecordings := cl.fs.Bool("with-recordings", false, "also export the versions' recordings (tool calls with their answers: tool output; through --server the grant scope too)")
 	if _, code, done := cl.parse(args, 0, 0, s); done {
 		return code
 	}
+	opts := dump.DumpOptions{Recordings: *withRecordings}
 	if *server {
-		return exportThroughServer(ctx, s, *out)
+		return exportThroughServer(ctx, s, *out, opts)
 	}
 	st, source, err := open(ctx)
 	var locked *storeLockedError
@@ -86,7 +88,7 @@ func cmdExport(ctx context.Context, args []string, s stdio) int {
 		return fail(s.err, "export", err)
 	}
 	start := time.Now()
-	if err = commit(dump.Write(ctx, st, w)); err != nil {
+	if err = commit(dump.Write(ctx, st, w, opts)); err != nil {
 		return fail(s.err, "export", err)
 	}
 	if *out != "" {
@@ -96,13 +98,17 @@ func cmdExport(ctx context.Context, args []string, s stdio) int {
 }
 
 // exportThroughServer saves GET /v1/export of the server at PROCGRAPH_URL
-// to path (stdout when ""). What arrives is read back as a dump while it is
+// (?with_recordings=true with opts.Recordings) to path (stdout when ""). What arrives is read back as a dump while it is
 // copied (dump.Validate: header, records, trailer and checksum): an answer
 // cut short or altered on the way is refused, and with a path nothing is
 // left at it.
-func exportThroughServer(ctx context.Context, s stdio, path string) int {
+func exportThroughServer(ctx context.Context, s stdio, path string, opts dump.DumpOptions) int {
 	c := newClient(ctx)
-	resp, err := c.stream(ctx, "/v1/export")
+	route := "/v1/export"
+	if opts.Recordings {
+		route += "?with_recordings=true"
+	}
+	resp, err := c.stream(ctx, route)
 	if err != nil {
 		return fail(s.err, "export", err)
 	}
@@ -176,7 +182,7 @@ func outputFileThen(path string, stdout io.Writer, finish func(tmp string) error
 // cmdImport loads a dump into an empty store, or merges it into one that
 // holds data (--merge), or resumes an interrupted import of the same dump.
 func cmdImport(ctx context.Context, args []string, s stdio) int {
-	cl := newCmdline("import", "import DUMP [--merge] [--trust-authorizations] [--store embedded|neo4j] [--data FILE] [--batch N]",
+	cl := newCmdline("import", "import DUMP [--merge] [--trust-authorizations] [--recordings-per-version N] [--store embedded|neo4j] [--data FILE] [--batch N]",
 		"Load a dump into an empty store, or merge it into a store that holds data (--merge); run it again after a crash to resume (docs/dumps.md).", false)
 	open, created := storeFlagsCreated(cl)
 	batch := cl.fs.Int("batch", dump.DefaultImportBatch, "records per store transaction")
@@ -185,12 +191,16 @@ func cmdImport(ctx context.Context, args []string, s stdio) int {
 	timeout := cl.fs.Duration("approval-timeout", gate.DefaultApprovalTimeout, "the target's --approval-timeout: no imported approval's deadline is later than now + this")
 	maxPending := cl.fs.Int("max-pending-approvals", gate.DefaultMaxPendingApprovals, "the target's --max-pending-approvals: imported approvals past it arrive expired")
 	perRequester := cl.fs.Int("max-pending-per-requester", 0, "the target's --max-pending-per-requester (default 8, or --max-pending-approvals when lower): one requester's imported approvals past it arrive expired")
+	keep := cl.fs.Int("recordings-per-version", procedures.DefaultRecordingsPerVersion, fmt.Sprintf("the target's --recordings-per-version (1-%d): each version keeps its newest of its own and the dump's recordings", procedures.MaxRecordingsPerVersion))
 	pos, code, done := cl.parse(args, 1, 1, s)
 	if done {
 		return code
 	}
 	if *batch < 1 || *maxPending < 1 || *perRequester < 0 || *perRequester > *maxPending || *timeout < time.Second {
 		return cl.fail(s, "--batch and --max-pending-approvals must be at least 1, --max-pending-per-requester at most --max-pending-approvals, --approval-timeout at least 1s")
+	}
+	if err := procedures.CheckRecordingsPerVersion(*keep); err != nil {
+		return cl.fail(s, "--"+err.Error())
 	}
 	st, target, err := open(ctx)
 	if err != nil {
@@ -204,7 +214,8 @@ func cmdImport(ctx context.Context, args []string, s stdio) int {
 	}()
 	var bar *progressbar.ProgressBar
 	opts := dump.ImportOptions{BatchSize: *batch, Merge: *merge, Audit: procedures.NewRecorder(st, procedures.RecorderOptions{}), Actor: operator(),
-		TrustAuthorizations: *trust, ApprovalTimeout: *timeout, Pending: gate.PendingBounds{Total: *maxPending, PerRequester: *perRequester}}
+		TrustAuthorizations: *trust, ApprovalTimeout: *timeout, Pending: gate.PendingBounds{Total: *maxPending, PerRequester: *perRequester},
+		RecordingsPerVersion: *keep}
 	if f, ok := s.err.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		opts.Validated = func(_ dump.HeaderRecord, t dump.TrailerRecord) {
 			bar = progressbar.NewOptions64(t.Records, progressbar.OptionSetWriter(s.err), progressbar.OptionSetDescription("importing"),

@@ -25,7 +25,7 @@ func exportThenPrune(ctx context.Context, st procedures.Store, archive string, c
 	if err != nil {
 		return 0, err
 	}
-	if err = commit(dump.Write(ctx, ds, w)); err != nil {
+	if err = commit(dump.Write(ctx, ds, w, dump.DumpOptions{})); err != nil {
 		return 0, fmt.Errorf("the export failed, nothing was pruned: %v", err)
 	}
 	n, err := p.PruneDecisions(ctx, cut)

@@ -7,4 +7,5 @@ CALL { MATCH (:Cause)-[e:INVESTIGATED_BY]->(:Procedure) RETURN count(e) AS edges
 CALL { MATCH (d:Decision) RETURN count(d) AS decisions }
 CALL { MATCH (t:Turn) RETURN count(t) AS approvals }
 CALL { MATCH (sp:SessionPolicy) RETURN count(sp) AS policies }
-RETURN procedures, versions, causes, usage, edges, decisions, approvals, policies;
+CALL { MATCH (r:Recording) RETURN count(r) AS recordings }
+RETURN procedures, versions, causes, usage, edges, decisions, approvals, policies, recordings;

@@ -13,6 +13,6 @@ RETURN p {
   current: head([(p)-[:CURRENT]->(cv:ProcedureVersion) | cv.code_hash]),
   versions: [(p)-[:HAS_VERSION]->(v:ProcedureVersion) |
     v {.code_hash, .code, .dialect, .parameters, .input_schema, .opaque, .warnings, .summary, .metadata,
-       .captured_at, .frequency, .status, .health}],
+       .captured_at, .frequency, .status, .health, .baseline}],
   edges: [(c:Cause)-[e:INVESTIGATED_BY]->(p) | {cause: c.name, frequency: e.frequency}]
 } AS procedure;

@@ -2,7 +2,8 @@
 // "Merging"): a version the store lacks is created as dumped but with
 // frequency 0 (merge_usage.cypher counts its keys); one it holds becomes
 // succeeded when the dumped one did, takes the earlier captured_at and the
-// health of more runs.
+// health of more runs, and keeps its baseline (the dump's only when it has
+// none).
 // r.current is the dump's current version of the procedure: it becomes
 // the current one when the procedure has none yet (created by this
 // merge), or when it succeeded and the procedure's current has not (as a
@@ -25,7 +26,9 @@ SET v.status = CASE WHEN r.status = 'succeeded' THEN 'succeeded' ELSE v.status E
     // dump.MergeHealth: the health of more runs (runs is its first element),
     // the store's on a tie.
     v.health = CASE WHEN coalesce(r.health[0], 0) > coalesce(v.health[0], 0) THEN r.health ELSE v.health END,
-    v.captured_at = CASE WHEN r.captured_at < v.captured_at THEN r.captured_at ELSE v.captured_at END
+    v.captured_at = CASE WHEN r.captured_at < v.captured_at THEN r.captured_at ELSE v.captured_at END,
+    v.baseline_keys = CASE WHEN v.baseline IS NULL THEN r.baseline_keys ELSE v.baseline_keys END,
+    v.baseline = coalesce(v.baseline, r.baseline)
 WITH p, r, v
 OPTIONAL MATCH (p)-[cur:CURRENT]->(cv:ProcedureVersion)
 WITH p, r, v, collect(cur) AS curs, collect(cv) AS cvs

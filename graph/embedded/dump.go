@@ -1,6 +1,7 @@
 package embedded
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -20,9 +21,9 @@ var metaImport = []byte("import")
 
 // Dump streams the whole store from one read transaction: a consistent
 // snapshot while writers carry on (see dump.Store).
-func (s *Store) Dump(ctx context.Context, sink dump.Sink) error {
+func (s *Store) Dump(ctx context.Context, sink dump.Sink, opts dump.DumpOptions) error {
 	return s.view(ctx, func(tx *bolt.Tx) error {
-		counts, err := dumpCounts(tx)
+		counts, err := dumpCounts(tx, opts)
 		if err != nil {
 			return err
 		}
@@ -46,7 +47,7 @@ func (s *Store) Dump(ctx context.Context, sink dump.Sink) error {
 		if err != nil {
 			return err
 		}
-		if err := tx.Bucket(bProcs).ForEach(func(k, v []byte) error { return dumpProcedure(tx, k, v, sink) }); err != nil {
+		if err := tx.Bucket(bProcs).ForEach(func(k, v []byte) error { return dumpProcedure(tx, k, v, sink, opts) }); err != nil {
 			return err
 		}
 		err = tx.Bucket(bDecisions).ForEach(func(_, v []byte) error {
@@ -80,9 +81,9 @@ func (s *Store) Dump(ctx context.Context, sink dump.Sink) error {
 }
 
 // dumpCounts counts the records a dump of tx holds.
-func dumpCounts(tx *bolt.Tx) (dump.Counts, error) {
+func dumpCounts(tx *bolt.Tx, opts dump.DumpOptions) (dump.Counts, error) {
 	n := func(b []byte) int64 { return int64(tx.Bucket(b).Stats().KeyN) }
-	return dump.Counts{
+	c := dump.Counts{
 		dump.TypeCatalogue: 1,
 		dump.TypeCause:     n(bCauses),
 		dump.TypeProcedure: n(bProcs),
@@ -92,11 +93,16 @@ func dumpCounts(tx *bolt.Tx) (dump.Counts, error) {
 		dump.TypeDecision:  n(bDecisions),
 		dump.TypeApproval:  n(bTurns),
 		dump.TypePolicy:    n(bPolicies),
-	}, nil
+	}
+	if opts.Recordings {
+		c[dump.TypeRecording] = n(bRecordings)
+	}
+	return c, nil
 }
 
-// dumpProcedure emits one procedure group (dump.Type).
-func dumpProcedure(tx *bolt.Tx, k, v []byte, sink dump.Sink) error {
+// dumpProcedure emits one procedure group (dump.Type), with its
+// versions' recordings when opts.Recordings.
+func dumpProcedure(tx *bolt.Tx, k, v []byte, sink dump.Sink, opts dump.DumpOptions) error {
 	name := string(k)
 	var rec procRecord
 	if err := decode(v, &rec, "procedure "+name); err != nil {
@@ -142,7 +148,7 @@ func dumpProcedure(tx *bolt.Tx, k, v []byte, sink dump.Sink) error {
 			Procedure: name, CodeHash: r.CodeHash, Code: r.Code, Dialect: r.Dialect, Parameters: r.Parameters,
 			InputSchema: r.InputSchema, Opaque: r.Opaque, Warnings: r.Warnings, Summary: r.Summary, Metadata: r.Metadata,
 			CapturedAt: fromMs(r.CapturedAt), Frequency: r.Frequency, Status: r.Status,
-			Health: dump.HealthRecordOf(procedures.HealthOf(r.Health)),
+			Health: dump.HealthRecordOf(procedures.HealthOf(r.Health)), Baseline: r.Baseline,
 		}})
 	})
 	if err != nil {
@@ -181,7 +187,18 @@ func dumpProcedure(tx *bolt.Tx, k, v []byte, sink dump.Sink) error {
 			return err
 		}
 	}
-	return nil
+	if !opts.Recordings {
+		return nil
+	}
+	return scanPrefix(tx.Bucket(bRecordings), prefix(name), func(rest, v []byte) error {
+		hash, id := split2(rest)
+		if len(v) < recHead || tx.Bucket(bVersions).Get(key(name, hash)) == nil {
+			return fault.Errorf(fault.CodeInternal, "embedded store: a stored recording of %s is corrupt", name)
+		}
+		return sink.Record(dump.Record{Type: dump.TypeRecording, Recording: &dump.RecordingRecord{
+			Procedure: name, CodeHash: hash, ID: id, RecordedAt: fromMs(int64(getU64(v[:8]))),
+			ContentHash: string(v[8:recHead]), Body: bytes.Clone(v[recHead:])}})
+	})
 }
 
 // split2 splits "a 0 b" at its first 0 byte (a usage key, the last part,

@@ -23,3 +23,14 @@ func TestAuditPrune(t *testing.T) { storetest.RunAuditPrune(t, newTestStore) }
 func TestDumpMerge(t *testing.T) {
 	storetest.RunDumpMerge(t, newTestStore, newTestStore, newTestStore)
 }
+
+// TestDumpBaselines, TestDumpRecordings, TestDumpRecordingRefusals: the
+// suite's baseline and recording dumps on the embedded store (the
+// cross-backend ones are in graph/neo4j).
+func TestDumpBaselines(t *testing.T) { storetest.RunDumpBaselines(t, newTestStore, newTestStore) }
+
+func TestDumpRecordings(t *testing.T) { storetest.RunDumpRecordings(t, newTestStore, newTestStore) }
+
+func TestDumpRecordingRefusals(t *testing.T) {
+	storetest.RunDumpRecordingRefusals(t, newTestStore, newTestStore)
+}

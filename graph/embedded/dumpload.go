@@ -53,6 +53,8 @@ func loadRecord(tx *bolt.Tx, r dump.Record, docs *searchDocs) error {
 		return appendDecision(tx, *r.Decision)
 	case dump.TypeApproval:
 		return putTurn(tx, *r.Approval)
+	case dump.TypeRecording:
+		return loadRecording(tx, r.Recording, r.Keep)
 	case dump.TypePolicy:
 		p := r.Policy
 		sp := p.SessionPolicy()
@@ -156,12 +158,14 @@ func loadSearchParts(tx *bolt.Tx, p *dump.ProcedureRecord, docs *searchDocs) err
 	return putSearchParts(tx, p.Name, parts, docs)
 }
 
-// versionFromDump is a dumped version as stored.
+// versionFromDump is a dumped version as stored (without a baseline,
+// putVersion gives it the stored catalogue's contracts).
 func versionFromDump(v *dump.VersionRecord) *versionRecord {
 	return &versionRecord{
 		CodeHash: v.CodeHash, Code: v.Code, Dialect: v.Dialect, Parameters: v.Parameters, InputSchema: v.InputSchema,
 		Opaque: v.Opaque, Warnings: v.Warnings, Summary: v.Summary, Metadata: v.Metadata,
 		CapturedAt: ms(v.CapturedAt), Frequency: v.Frequency, Status: v.Status, Health: healthVector(v.Health.Health()),
+		Baseline: v.Baseline,
 	}
 }
 

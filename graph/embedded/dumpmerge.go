@@ -151,7 +151,8 @@ func putProcRecord(tx *bolt.Tx, rec *procRecord) error {
 
 // mergeVersion adds a version the store lacks (frequency zero: its usage
 // keys count it) or merges one it holds (succeeded if either succeeded,
-// captured_at the earlier). The dump's current version (group.Current)
+// captured_at the earlier, its baseline kept: the dump's only when it has
+// none). The dump's current version (group.Current)
 // becomes the procedure's current as a capture of it would make it
 // (procedures.BecomesCurrent: when it succeeded and the store's current
 // has not).
@@ -171,6 +172,9 @@ func mergeVersion(tx *bolt.Tx, v *dump.VersionRecord, group *dump.ProcedureRecor
 			ver.Status = procedures.StatusSucceeded
 		}
 		ver.CapturedAt = min(ver.CapturedAt, ms(v.CapturedAt))
+		if ver.Baseline == nil {
+			ver.Baseline = v.Baseline // the store's baseline is kept when it has one
+		}
 		ver.Health = healthVector(dump.MergeHealth(procedures.HealthOf(ver.Health), v.Health.Health()))
 	}
 	if err := putVersion(tx, v.Procedure, ver); err != nil {

@@ -9,6 +9,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -44,6 +45,37 @@ func putRecording(tx *bolt.Tx, name, hash string, r *procedures.Recording, keep 
 	if err := b.Put(k, v); err != nil {
 		return err
 	}
+	return keepNewest(tx, name, hash, keep)
+}
+
+// loadRecording adds a dumped recording its version lacks (one of the same
+// id is kept as the store holds it: docs/dumps.md "Merging"), then the
+// version keeps its keep newest.
+func loadRecording(tx *bolt.Tx, d *dump.RecordingRecord, keep int) error {
+	r, err := d.Recording()
+	if err != nil {
+		return err
+	}
+	if err := checkPart("recording", r.ID); err != nil {
+		return err
+	}
+	if ver, err := getVersion(tx, r.Procedure, r.CodeHash); err != nil || ver == nil {
+		if err == nil {
+			err = invalid("recording", "recording %s of version %s of %s, which is not loaded", r.ID, r.CodeHash, r.Procedure)
+		}
+		return err
+	}
+	k := key(r.Procedure, r.CodeHash, r.ID)
+	if tx.Bucket(bRecordings).Get(k) != nil {
+		return nil
+	}
+	return putRecording(tx, r.Procedure, r.CodeHash, r, keep)
+}
+
+// keepNewest deletes the recordings of the version hash of name past its
+// keep newest (recorded_at, then id).
+func keepNewest(tx *bolt.Tx, name, hash string, keep int) error {
+	b := tx.Bucket(bRecordings)
 	type entry struct {
 		k  []byte
 		at uint64

@@ -19,8 +19,9 @@ var _ dump.Store = (*Store)(nil)
 const dumpPageSize = 500
 
 // Dump streams the store in pages, each a managed read transaction (read
-// committed: for an exact copy, stop writers first; see dump.Store).
-func (s *Store) Dump(ctx context.Context, sink dump.Sink) error {
+// committed: for an exact copy, stop writers first; see dump.Store), with
+// the recordings when opts.Recordings (dumpRecordings).
+func (s *Store) Dump(ctx context.Context, sink dump.Sink, opts dump.DumpOptions) error {
 	recs, err := query(ctx, s, "dump", neo4j.AccessModeRead, "dump_counts", nil)
 	if err != nil {
 		return err
@@ -29,12 +30,15 @@ func (s *Store) Dump(ctx context.Context, sink dump.Sink) error {
 		return s.mapError("dump", errRows("dump_counts", len(recs)))
 	}
 	n := func(k string) int64 { v, _ := field(recs[0], k).(int64); return v }
-	err = sink.Begin(dump.Counts{
+	counts := dump.Counts{
 		dump.TypeCatalogue: 1, dump.TypeCause: n("causes"), dump.TypeProcedure: n("procedures"),
 		dump.TypeVersion: n("versions"), dump.TypeUsage: n("usage"), dump.TypeEdge: n("edges"),
 		dump.TypeDecision: n("decisions"), dump.TypeApproval: n("approvals"), dump.TypePolicy: n("policies"),
-	})
-	if err != nil {
+	}
+	if opts.Recordings {
+		counts[dump.TypeRecording] = n("recordings")
+	}
+	if err = sink.Begin(counts); err != nil {
 		return err
 	}
 	cat, err := s.Catalogue(ctx)
@@ -63,9 +67,20 @@ func (s *Store) Dump(ctx context.Context, sink dump.Sink) error {
 		if err != nil {
 			return 0, err
 		}
+		var recorded *recordingIndex
+		if opts.Recordings && len(groups) > 0 {
+			if recorded, err = s.recordingIndex(ctx, groups); err != nil {
+				return 0, err
+			}
+		}
 		for _, g := range groups {
 			for _, r := range g {
 				if err := sink.Record(r); err != nil {
+					return 0, err
+				}
+			}
+			if recorded != nil {
+				if err := s.dumpRecordings(ctx, recorded.of[g[0].Procedure.Name], sink); err != nil {
 					return 0, err
 				}
 			}
@@ -191,7 +206,7 @@ func dumpProcedures(ctx context.Context, tx neo4j.ManagedTransaction, after stri
 				Procedure: p.Name, CodeHash: dv.CodeHash, Code: dv.Code, Dialect: dv.Dialect, Parameters: dv.Parameters,
 				InputSchema: dv.InputSchema, Opaque: dv.Opaque, Warnings: dv.Warnings, Summary: dv.Summary, Metadata: dv.Metadata,
 				CapturedAt: dv.CapturedAt, Frequency: dv.Frequency, Status: dv.Status,
-				Health: dump.HealthRecordOf(dv.Health),
+				Health: dump.HealthRecordOf(dv.Health), Baseline: dv.Baseline,
 			}})
 			owners = append(owners, map[string]any{"scope": "version", "procedure": p.Name, "code_hash": dv.CodeHash, "cause": nil})
 		}
@@ -281,3 +296,99 @@ func placeUsage(g, keys []dump.Record) []dump.Record {
 
 // DumpSource names the Neo4j store in a dump's header.
 func (s *Store) DumpSource() string { return "neo4j" }
+
+// recordingIndex is the recordings of a page of procedure groups, by
+// procedure: each one's version, id and size, in dump order.
+type recordingIndex struct {
+	of map[string][]recordingEntry
+}
+
+type recordingEntry struct {
+	procedure, codeHash, id string
+	bytes                   int64
+}
+
+// maxRecordingBatchBytes bounds the recording bodies one dump read holds
+// (dump_recording_bodies.cypher), maxRecordingBatch their number.
+const (
+	maxRecordingBatchBytes = 8 << 20
+	maxRecordingBatch      = 500
+)
+
+// recordingIndex lists the recordings of groups' versions
+// (dump_recordings.cypher): a recording of a version the group does not
+// hold (captured after the group was read) is left out, so the dump holds
+// no recording of a version it lacks.
+func (s *Store) recordingIndex(ctx context.Context, groups [][]dump.Record) (*recordingIndex, error) {
+	names := make([]string, len(groups))
+	versions := map[string]bool{}
+	for i, g := range groups {
+		names[i] = g[0].Procedure.Name
+		for _, r := range g {
+			if r.Type == dump.TypeVersion {
+				versions[r.Version.Procedure+"\x00"+r.Version.CodeHash] = true
+			}
+		}
+	}
+	recs, err := query(ctx, s, "dump", neo4j.AccessModeRead, "dump_recordings", map[string]any{"names": names})
+	if err != nil {
+		return nil, err
+	}
+	idx := &recordingIndex{of: map[string][]recordingEntry{}}
+	for _, rec := range recs {
+		r := &row{m: map[string]any{"procedure": field(rec, "procedure"), "code_hash": field(rec, "code_hash"),
+			"id": field(rec, "id"), "bytes": field(rec, "bytes")}}
+		e := recordingEntry{procedure: r.str("procedure"), codeHash: r.str("code_hash"), id: r.str("id"), bytes: r.int("bytes")}
+		if r.err != nil {
+			return nil, s.mapError("dump", r.err)
+		}
+		if versions[e.procedure+"\x00"+e.codeHash] {
+			idx.of[e.procedure] = append(idx.of[e.procedure], e)
+		}
+	}
+	return idx, nil
+}
+
+// dumpRecordings emits the recordings entries lists, reading their bodies
+// in batches of at most maxRecordingBatchBytes (dump_recording_bodies.cypher);
+// one deleted since it was listed is left out.
+func (s *Store) dumpRecordings(ctx context.Context, entries []recordingEntry, sink dump.Sink) error {
+	for len(entries) > 0 {
+		n, size := 0, int64(0)
+		for n < len(entries) && n < maxRecordingBatch && (n == 0 || size+entries[n].bytes <= maxRecordingBatchBytes) {
+			size += entries[n].bytes
+			n++
+		}
+		batch := entries[:n]
+		entries = entries[n:]
+		ids := make([]string, len(batch))
+		for i, e := range batch {
+			ids[i] = e.id
+		}
+		recs, err := query(ctx, s, "dump", neo4j.AccessModeRead, "dump_recording_bodies", map[string]any{"ids": ids})
+		if err != nil {
+			return err
+		}
+		byID := make(map[string]*neo4j.Record, len(recs))
+		for _, rec := range recs {
+			id, _ := field(rec, "id").(string)
+			byID[id] = rec
+		}
+		for _, e := range batch {
+			rec, ok := byID[e.id]
+			if !ok {
+				continue
+			}
+			r := &row{m: map[string]any{"recorded_at": field(rec, "recorded_at"), "content_hash": field(rec, "content_hash"), "body": field(rec, "body")}}
+			d := &dump.RecordingRecord{Procedure: e.procedure, CodeHash: e.codeHash, ID: e.id, RecordedAt: r.time("recorded_at"),
+				ContentHash: r.str("content_hash"), Body: []byte(r.str("body"))}
+			if r.err != nil {
+				return s.mapError("dump", r.err)
+			}
+			if err := sink.Record(dump.Record{Type: dump.TypeRecording, Recording: d}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -72,3 +72,25 @@ func TestDumpPages(t *testing.T) {
 		}
 	}
 }
+
+// TestDumpBaselines: versions keep their drift baselines between the
+// backends, both ways (a stale version stays stale), and merged.
+func TestDumpBaselines(t *testing.T) {
+	settings(t)
+	t.Run("embedded to neo4j", func(t *testing.T) { storetest.RunDumpBaselines(t, newEmbedded, newStore) })
+	t.Run("neo4j to embedded", func(t *testing.T) { storetest.RunDumpBaselines(t, newStore, newEmbedded) })
+}
+
+// TestDumpRecordings: recordings between the backends, both ways: left
+// out unless asked, kept within the target's bound, merged by id.
+func TestDumpRecordings(t *testing.T) {
+	settings(t)
+	t.Run("embedded to neo4j", func(t *testing.T) { storetest.RunDumpRecordings(t, newEmbedded, newStore) })
+	t.Run("neo4j to embedded", func(t *testing.T) { storetest.RunDumpRecordings(t, newStore, newEmbedded) })
+}
+
+// TestDumpRecordingRefusals: bad recordings leave the Neo4j store empty.
+func TestDumpRecordingRefusals(t *testing.T) {
+	settings(t)
+	storetest.RunDumpRecordingRefusals(t, newEmbedded, newStore)
+}

@@ -59,6 +59,7 @@ var loadStatements = []struct {
 	{dump.TypeVersion, "load_versions", "merge_versions"},
 	{dump.TypeEdge, "load_edges", "merge_edges"},
 	{dump.TypeUsage, "load_usage", "merge_usage"},
+	{dump.TypeRecording, "load_recordings", "load_recordings"},
 	{dump.TypeDecision, "load_decisions", "load_decisions"},
 	{dump.TypeApproval, "load_turns", "load_turns"},
 	{dump.TypePolicy, "load_policies", "load_policies"},
@@ -141,6 +142,16 @@ func (s *Store) Load(ctx context.Context, m dump.LoadMarker, recs []dump.Record)
 				continue
 			}
 			params := map[string]any{"rows": rows[t.typ], "at": now}
+			if t.typ == dump.TypeRecording {
+				res, err := collect(ctx, tx, t.load, params)
+				if err != nil {
+					return struct{}{}, err
+				}
+				if len(res) != 1 || len(asList(field(res[0], "missing"))) > 0 {
+					return struct{}{}, invalid("recording", "a recording of a version that is not loaded")
+				}
+				continue
+			}
 			if !m.Merge {
 				if err := exec(ctx, tx, t.load, params); err != nil {
 					return struct{}{}, err
@@ -224,11 +235,30 @@ func loadRow(r dump.Record) (map[string]any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return map[string]any{"procedure": v.Procedure, "id": versionID(v.Procedure, v.CodeHash), "code_hash": v.CodeHash,
+		var baseline, keys any // null: backfillBaselines gives it one
+		if v.Baseline != nil {
+			b, err := json.Marshal(v.Baseline)
+			if err != nil {
+				return nil, invalid("baseline", "the baseline cannot be stored: %v", err)
+			}
+			baseline, keys = string(b), stringList(v.Baseline.Keys())
+		}
+		return map[string]any{"baseline": baseline, "baseline_keys": keys, "procedure": v.Procedure, "id": versionID(v.Procedure, v.CodeHash), "code_hash": v.CodeHash,
 			"code": v.Code, "dialect": v.Dialect, "parameters": stringList(v.Parameters), "input_schema": schema,
 			"opaque": v.Opaque, "warnings": warnings, "summary": v.Summary, "metadata": meta,
 			"captured_at": dbTime(v.CapturedAt), "frequency": v.Frequency, "status": string(v.Status),
 			"health": healthVector(v.Health.Health())}, nil
+	case dump.TypeRecording:
+		rec, err := r.Recording.Recording()
+		if err != nil {
+			return nil, err
+		}
+		body, err := procedures.EncodeRecordingBody(rec)
+		if err != nil {
+			return nil, invalid("recording", "%v", err)
+		}
+		return map[string]any{"procedure": rec.Procedure, "code_hash": rec.CodeHash, "id": rec.ID, "recorded_at": dbTime(rec.RecordedAt),
+			"content_hash": rec.ContentHash, "bytes": int64(rec.Bytes), "body": string(body), "keep": int64(r.Keep)}, nil
 	case dump.TypeUsage:
 		u := r.Usage
 		scope := u.Scope

@@ -135,8 +135,14 @@ func FillScenarios(tb testing.TB, s procedures.Store) {
 	}
 }
 
-// MustDump exports s and returns the dump.
+// MustDump exports s (without recordings) and returns the dump.
 func MustDump(tb testing.TB, s procedures.Store, source string) []byte {
+	tb.Helper()
+	return MustDumpWith(tb, s, source, dump.DumpOptions{})
+}
+
+// MustDumpWith exports s with opts and returns the dump.
+func MustDumpWith(tb testing.TB, s procedures.Store, source string, opts dump.DumpOptions) []byte {
 	tb.Helper()
 	ds, ok := s.(dump.Store)
 	if !ok {
@@ -144,7 +150,7 @@ func MustDump(tb testing.TB, s procedures.Store, source string) []byte {
 	}
 	var buf bytes.Buffer
 	w := dump.NewWriter(&buf, source, "test")
-	if err := ds.Dump(context.Background(), w); err != nil {
+	if err := ds.Dump(context.Background(), w, opts); err != nil {
 		tb.Fatalf("Dump: %v", err)
 	}
 	if err := w.Close(); err != nil {

@@ -58,7 +58,7 @@ func ExportFile(s procedures.Store, dir, source string) (string, error) {
 		return "", err
 	}
 	w := dump.NewWriter(f, source, "bench")
-	if err := s.(dump.Store).Dump(context.Background(), w); err != nil {
+	if err := s.(dump.Store).Dump(context.Background(), w, dump.DumpOptions{}); err != nil {
 		f.Close()
 		return "", err
 	}
