@@ -107,7 +107,7 @@ var responseSchemas = map[string]string{
 		"frequency": {"type": "integer"}, "captured_at": {"type": "string", "format": "date-time"}, "current": {"type": "boolean"},
 		"stale": {"type": "boolean"}, "drift": {"$ref": "#/components/schemas/Drift"}, "health": {"$ref": "#/components/schemas/Health"},
 		"verification": {"$ref": "#/components/schemas/Verification"}}}`,
-	"Recordings": `{"type": "object", "required": ["recordings"], "properties": {"recordings": {"type": "array", "items": {"type": "object",
+	"Recordings": `{"type": "object", "required": ["recordings", "total"], "properties": {"total": {"type": "integer"}, "recordings": {"type": "array", "items": {"type": "object",
 		"required": ["id", "procedure", "code_hash", "recorded_at", "arguments", "calls", "result_hash", "bytes"], "properties": {
 		"id": {"type": "string"}, "procedure": {"type": "string"}, "code_hash": {"type": "string"},
 		"recorded_at": {"type": "string", "format": "date-time"}, "arguments": {"type": "object"},

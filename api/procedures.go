@@ -254,20 +254,15 @@ func deref(p *string) string {
 	return *p
 }
 
-// recordings is GET /v1/procedures/{name}/recordings (grant): they hold
-// tool output.
+// recordings is GET /v1/procedures/{name}/recordings (grant): a page of
+// them; they hold tool output.
 func (s *Server) recordings(w http.ResponseWriter, r *http.Request) error {
-	var rs []procedures.Recording
-	var err error
-	if v := r.URL.Query().Get("version"); v != "" {
-		rs, err = s.svc.VersionRecordings(r.Context(), urlParam(r, "name"), v)
-	} else {
-		rs, err = s.svc.Recordings(r.Context(), urlParam(r, "name"))
-	}
+	rs, total, err := s.svc.Recordings(r.Context(), urlParam(r, "name"), r.URL.Query().Get("version"),
+		queryInt(r, "limit", procedures.DefaultRecordingsPage), queryInt(r, "offset", 0))
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"recordings": rs})
+	writeJSON(w, http.StatusOK, map[string]any{"recordings": rs, "total": total})
 	return nil
 }
 

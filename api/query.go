@@ -36,6 +36,8 @@ var (
 	}
 	recordingParams = []queryParam{
 		{name: "version", typ: "string", doc: "only this version's (its code hash)"},
+		{name: "limit", typ: "integer", min: 1, max: procedures.MaxRecordingsPage, doc: fmt.Sprintf("how many (default %d)", procedures.DefaultRecordingsPage)},
+		intParam(fields.Offset, "page start"),
 	}
 	plannerParams = []queryParam{
 		{name: "q", typ: "string", doc: fmt.Sprintf("relevance search (at most %d bytes): only matching tools, by relevance", fields.MaxSearchBytes)},
@@ -57,12 +59,12 @@ var (
 	}
 )
 
-// driftParams page GET /v1/drift.
 // exportParams are GET /v1/export's.
 var exportParams = []queryParam{
 	{name: "with_recordings", typ: "boolean", doc: "also the versions' recordings (tool output: the grant scope too; procgraph export --with-recordings)"},
 }
 
+// driftParams page GET /v1/drift.
 var driftParams = []queryParam{
 	{name: "limit", typ: "integer", min: 1, max: procedures.MaxDriftPage, doc: fmt.Sprintf("how many (default %d)", defaultDriftLimit)},
 	intParam(fields.Offset, "page start"),

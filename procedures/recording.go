@@ -18,6 +18,10 @@ const (
 	// MaxRecordingBytes bounds one recording as JSON: a larger one is not
 	// kept (never truncated).
 	MaxRecordingBytes = 256 << 10
+	// MaxRecordingsPage bounds a page of GET …/recordings (its limit);
+	// DefaultRecordingsPage is its page without one.
+	MaxRecordingsPage     = 100
+	DefaultRecordingsPage = 20
 	// DefaultRecordingsPerVersion is --recordings-per-version's default.
 	DefaultRecordingsPerVersion = 3
 	// MaxRecordingsPerVersion bounds --recordings-per-version.

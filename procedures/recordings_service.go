@@ -8,17 +8,26 @@ import (
 	"github.com/procgraph/procgraph/fault"
 )
 
-// Recordings returns the recordings of the procedure name, newest first.
-// They hold tool output: the API asks the grant scope. Returns
-// fault.CodeNotFound.
-func (s *Service) Recordings(ctx context.Context, name string) ([]Recording, error) {
-	return s.store.Recordings(ctx, name, "")
+// Recordings returns the page [offset, offset+limit) of the recordings of
+// the procedure name (of its version codeHash, when not ""), newest first,
+// and how many there are. They hold tool output: the API asks the grant
+// scope. Returns fault.CodeNotFound, fault.CodeInvalid for a limit outside
+// 1 to MaxRecordingsPage or a negative offset.
+func (s *Service) Recordings(ctx context.Context, name, codeHash string, limit, offset int) ([]Recording, int, error) {
+	if limit < 1 || limit > MaxRecordingsPage {
+		return nil, 0, fault.Errorf(fault.CodeInvalid, "limit must be between 1 and %d", MaxRecordingsPage).WithDetails("field", "limit")
+	}
+	if offset < 0 {
+		return nil, 0, fault.Errorf(fault.CodeInvalid, "offset must not be negative").WithDetails("field", "offset")
+	}
+	return s.store.Recordings(ctx, name, codeHash, limit, offset)
 }
 
 // VersionRecordings returns the recordings of the version codeHash of the
 // procedure name, newest first. Returns fault.CodeNotFound.
 func (s *Service) VersionRecordings(ctx context.Context, name, codeHash string) ([]Recording, error) {
-	return s.store.Recordings(ctx, name, codeHash)
+	rs, _, err := s.store.Recordings(ctx, name, codeHash, 0, 0)
+	return rs, err
 }
 
 // PurgeRecordings deletes the recordings of the procedure name, audited

@@ -23,11 +23,14 @@ type Store interface {
 	// fault.CodeNotFound when the procedure (or the named version) does not exist.
 	RecordUse(ctx context.Context, in UseInput) (UseResult, error)
 
-	// Recordings returns the recordings of the version codeHash of the
-	// procedure name (of all its versions when codeHash is ""), newest
-	// first (recorded_at, then id), whatever the number of other versions'.
-	// Returns fault.CodeNotFound for an unknown procedure.
-	Recordings(ctx context.Context, name, codeHash string) ([]Recording, error)
+	// Recordings returns the page [offset, offset+limit) (limit 0: to the
+	// end) of the recordings of the version codeHash of the procedure name
+	// (of all its versions when codeHash is ""), newest first (recorded_at,
+	// then id), whatever the number of other versions', and how many there
+	// are: only the page's bodies are read. Returns fault.CodeNotFound for
+	// an unknown procedure, fault.CodeInvalid for a negative limit or
+	// offset.
+	Recordings(ctx context.Context, name, codeHash string, limit, offset int) ([]Recording, int, error)
 
 	// DeleteRecordings deletes the recordings of the procedure name (every
 	// procedure's when name is "") and appends d when it is not nil, in one

@@ -222,7 +222,7 @@ func BenchmarkVerifyAll(b *testing.B) {
 			if res, err := rp.Invoke(ctx, replay.InvokeRequest{Name: name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 42}, SessionID: "s"}); err != nil || res.Status != replay.StatusSucceeded {
 				b.Fatalf("%+v, %v", res, err)
 			}
-			recs, err := svc.Recordings(ctx, name)
+			recs, _, err := svc.Recordings(ctx, name, "", procedures.MaxRecordingsPage, 0)
 			if err != nil || len(recs) != 1 {
 				b.Fatalf("%v, %v", recs, err)
 			}

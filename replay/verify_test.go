@@ -32,7 +32,7 @@ func TestVerifyAgainstRecordings(t *testing.T) {
 	if res, err := rp.Invoke(ctx, req); err != nil || res.Status != replay.StatusSucceeded {
 		t.Fatalf("Invoke = %+v, %v", res, err)
 	}
-	recs, err := e.Service.Recordings(ctx, p.Name)
+	recs, _, err := e.Service.Recordings(ctx, p.Name, "", procedures.MaxRecordingsPage, 0)
 	if err != nil || len(recs) != 1 {
 		t.Fatalf("Recordings = %+v, %v; want one", recs, err)
 	}

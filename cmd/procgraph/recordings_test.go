@@ -50,6 +50,17 @@ func TestRecordingsKeptAndPurged(t *testing.T) {
 	if len(one.Recordings) != 2 {
 		t.Fatalf("?version= of the one version: %d recordings, want 2", len(one.Recordings))
 	}
+	var page struct {
+		Recordings []struct{ ID string }
+		Total      int
+	}
+	s.get(t, "/v1/procedures/"+name+"/recordings?limit=1&offset=1").Into(t, &page)
+	if page.Total != 2 || len(page.Recordings) != 1 || page.Recordings[0].ID != got.Recordings[1].ID {
+		t.Fatalf("?limit=1&offset=1 = %+v; want the second of 2", page)
+	}
+	for _, q := range []string{"limit=0", "limit=101", "offset=-1", "limit=x"} {
+		mustStatus(t, s.get(t, "/v1/procedures/"+name+"/recordings?"+q), 400)
+	}
 	r1 = s.get(t, "/v1/procedures/"+name+"/recordings?version=nope")
 	mustStatus(t, r1, 200)
 	r1.Into(t, &one)

@@ -113,47 +113,72 @@ func cmpU64(a, b uint64) int {
 	return 0
 }
 
-// Recordings returns the procedure's recordings (see procedures.Store).
-func (s *Store) Recordings(ctx context.Context, name, codeHash string) ([]procedures.Recording, error) {
+// Recordings returns a page of the procedure's recordings (see
+// procedures.Store): it orders the keys of the procedure's (or the
+// version's) recordings by the time each value starts with, and decodes
+// only the page's bodies.
+func (s *Store) Recordings(ctx context.Context, name, codeHash string, limit, offset int) ([]procedures.Recording, int, error) {
 	if err := checkPart("name", name); err != nil {
-		return nil, err
+		return nil, 0, err
+	}
+	if limit < 0 || offset < 0 {
+		return nil, 0, fault.Errorf(fault.CodeInvalid, "limit and offset must not be negative")
 	}
 	p := prefix(name)
 	if codeHash != "" {
 		p = prefix(name, codeHash)
 	}
+	type stored struct {
+		hash, id string
+		at       uint64
+		v        []byte
+	}
 	out := []procedures.Recording{}
+	total := 0
 	err := s.view(ctx, func(tx *bolt.Tx) error {
 		if _, err := mustProc(tx, name); err != nil {
 			return err
 		}
-		out = out[:0]
-		return scanPrefix(tx.Bucket(bRecordings), p, func(rest, v []byte) error {
+		var all []stored
+		err := scanPrefix(tx.Bucket(bRecordings), p, func(rest, v []byte) error {
 			if codeHash != "" {
 				rest = append([]byte(codeHash+"\x00"), rest...)
 			}
-			parts := strings.SplitN(string(rest), "\x00", 2)
-			if len(parts) != 2 || len(v) < recHead {
+			hash, id, ok := strings.Cut(string(rest), "\x00")
+			if !ok || len(v) < recHead {
 				return fault.Errorf(fault.CodeInternal, "embedded store: a stored recording of %s is corrupt", name)
 			}
-			r := procedures.Recording{ID: parts[1], Procedure: name, CodeHash: parts[0], RecordedAt: fromMs(int64(binary.BigEndian.Uint64(v[:8])))}
-			if err := procedures.DecodeRecordingBody(v[recHead:], &r); err != nil {
+			all = append(all, stored{hash: hash, id: id, at: binary.BigEndian.Uint64(v[:8]), v: v})
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		slices.SortStableFunc(all, func(a, b stored) int {
+			if c := cmpU64(b.at, a.at); c != 0 {
+				return c
+			}
+			return strings.Compare(b.id, a.id)
+		})
+		total = len(all)
+		all = all[min(offset, len(all)):]
+		if limit > 0 && limit < len(all) {
+			all = all[:limit]
+		}
+		out = out[:0]
+		for _, st := range all {
+			r := procedures.Recording{ID: st.id, Procedure: name, CodeHash: st.hash, RecordedAt: fromMs(int64(st.at))}
+			if err := procedures.DecodeRecordingBody(st.v[recHead:], &r); err != nil {
 				return fault.Errorf(fault.CodeInternal, "embedded store: recording %s of %s: %v", r.ID, name, err)
 			}
 			out = append(out, r)
-			return nil
-		})
+		}
+		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	slices.SortStableFunc(out, func(a, b procedures.Recording) int {
-		if c := b.RecordedAt.Compare(a.RecordedAt); c != 0 {
-			return c
-		}
-		return strings.Compare(b.ID, a.ID)
-	})
-	return out, nil
+	return out, total, nil
 }
 
 // DeleteRecordings deletes recordings (see procedures.Store).

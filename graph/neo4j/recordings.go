@@ -26,29 +26,39 @@ func recordingParams(in procedures.UseInput) (any, error) {
 		"bytes": int64(r.Bytes), "body": string(body), "keep": int64(in.KeepRecordings)}, nil
 }
 
-// Recordings returns the procedure's recordings (see procedures.Store).
-func (s *Store) Recordings(ctx context.Context, name, codeHash string) ([]procedures.Recording, error) {
-	recs, err := query(ctx, s, "recordings", neo4j.AccessModeRead, "recordings", map[string]any{"name": name, "hash": nilIfEmpty(codeHash)})
+// Recordings returns a page of the procedure's recordings (see
+// procedures.Store).
+func (s *Store) Recordings(ctx context.Context, name, codeHash string, limit, offset int) ([]procedures.Recording, int, error) {
+	if limit < 0 || offset < 0 {
+		return nil, 0, invalid("limit", "limit and offset must not be negative")
+	}
+	var lim any
+	if limit > 0 {
+		lim = limit
+	}
+	recs, err := query(ctx, s, "recordings", neo4j.AccessModeRead, "recordings",
+		map[string]any{"name": name, "hash": nilIfEmpty(codeHash), "limit": lim, "offset": offset})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if len(recs) == 0 || field(recs[0], "exists") != true {
-		return nil, notFound(name)
+		return nil, 0, notFound(name)
 	}
+	total, _ := field(recs[0], "total").(int64)
 	out := []procedures.Recording{}
 	for _, v := range asList(field(recs[0], "recordings")) {
 		rw := &row{m: asMap(v)}
 		r := procedures.Recording{ID: rw.str("id"), Procedure: name, CodeHash: rw.str("code_hash"), RecordedAt: rw.time("recorded_at")}
 		body := rw.str("body")
 		if rw.err != nil {
-			return nil, s.mapError("recordings", rw.err)
+			return nil, 0, s.mapError("recordings", rw.err)
 		}
 		if err := procedures.DecodeRecordingBody([]byte(body), &r); err != nil {
-			return nil, fault.Errorf(fault.CodeInternal, "neo4j store: recording %s of %s: %v", r.ID, name, err)
+			return nil, 0, fault.Errorf(fault.CodeInternal, "neo4j store: recording %s of %s: %v", r.ID, name, err)
 		}
 		out = append(out, r)
 	}
-	return out, nil
+	return out, int(total), nil
 }
 
 // DeleteRecordings deletes recordings (see procedures.Store).

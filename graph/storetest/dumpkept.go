@@ -174,7 +174,7 @@ func recordRun(tb testing.TB, s procedures.Store, r *procedures.Recording, n, ke
 // recordingsOf is keptName's recordings as JSON (newest first).
 func recordingsOf(tb testing.TB, s procedures.Store) []any {
 	tb.Helper()
-	rs, err := s.Recordings(ctx, keptName, "")
+	rs, _, err := s.Recordings(ctx, keptName, "", 0, 0)
 	if err != nil {
 		tb.Fatalf("Recordings: %v", err)
 	}
@@ -189,7 +189,7 @@ func recordingsOf(tb testing.TB, s procedures.Store) []any {
 // newest first.
 func tasksOf(tb testing.TB, s procedures.Store) []string {
 	tb.Helper()
-	rs, err := s.Recordings(ctx, keptName, "")
+	rs, _, err := s.Recordings(ctx, keptName, "", 0, 0)
 	if err != nil {
 		tb.Fatalf("Recordings: %v", err)
 	}

@@ -41,12 +41,12 @@ func testRecordings(t *testing.T, newStore NewStore) {
 
 	t.Run("kept, replaced, bounded", func(t *testing.T) {
 		s := setup(t)
-		if rs, err := s.Recordings(ctx, name, ""); err != nil || len(rs) != 0 {
+		if rs, _, err := s.Recordings(ctx, name, "", 0, 0); err != nil || len(rs) != 0 {
 			t.Fatalf("Recordings before any = %v, %v; want none", rs, err)
 		}
 		first := MustRecording(t, name, "h1", 1, "a", At(1))
 		MustRecordUse(t, s, replay(first, 3))
-		rs, err := s.Recordings(ctx, name, "")
+		rs, _, err := s.Recordings(ctx, name, "", 0, 0)
 		if err != nil || len(rs) != 1 {
 			t.Fatalf("Recordings = %v, %v; want one", rs, err)
 		}
@@ -108,12 +108,59 @@ func testRecordings(t *testing.T, newStore NewStore) {
 			t.Fatalf("recordings = %+v; want one per version, h2's first", rs)
 		}
 		for _, h := range []string{"h1", "h2"} {
-			if rs, err := s.Recordings(ctx, name, h); err != nil || len(rs) != 1 || rs[0].CodeHash != h {
+			if rs, _, err := s.Recordings(ctx, name, h, 0, 0); err != nil || len(rs) != 1 || rs[0].CodeHash != h {
 				t.Errorf("Recordings(%s) = %+v, %v; want its own only", h, rs, err)
 			}
 		}
-		if rs, err := s.Recordings(ctx, name, "h3"); err != nil || len(rs) != 0 {
+		if rs, _, err := s.Recordings(ctx, name, "h3", 0, 0); err != nil || len(rs) != 0 {
 			t.Errorf("Recordings of a version without any = %+v, %v", rs, err)
+		}
+	})
+
+	t.Run("pages", func(t *testing.T) {
+		s := setup(t)
+		MustCapture(t, s, In(sigAB, "h2", "k2", At(1)))
+		var ids []string // newest first
+		for i, h := range []string{"h1", "h2", "h1", "h2"} {
+			r := MustRecording(t, name, h, i+1, "a", At(2+i))
+			MustRecordUse(t, s, replay(r, 3))
+			ids = append([]string{r.ID}, ids...)
+		}
+		page := func(hash string, limit, offset int) ([]string, int) {
+			t.Helper()
+			rs, total, err := s.Recordings(ctx, name, hash, limit, offset)
+			if err != nil {
+				t.Fatalf("Recordings(%q, %d, %d): %v", hash, limit, offset, err)
+			}
+			out := []string{}
+			for _, r := range rs {
+				out = append(out, r.ID)
+			}
+			return out, total
+		}
+		for _, tc := range []struct {
+			name          string
+			hash          string
+			limit, offset int
+			want          []string
+			total         int
+		}{
+			{"all", "", 0, 0, ids, 4},
+			{"the first", "", 1, 0, ids[:1], 4},
+			{"the middle", "", 2, 1, ids[1:3], 4},
+			{"past the end", "", 2, 4, []string{}, 4},
+			{"one version", "h1", 0, 0, []string{ids[1], ids[3]}, 2},
+			{"one version's second", "h1", 1, 1, []string{ids[3]}, 2},
+		} {
+			got, total := page(tc.hash, tc.limit, tc.offset)
+			requireEqual(t, tc.name, got, tc.want)
+			if total != tc.total {
+				t.Errorf("%s: total %d, want %d", tc.name, total, tc.total)
+			}
+		}
+		for _, lo := range [][2]int{{-1, 0}, {0, -1}} {
+			_, _, err := s.Recordings(ctx, name, "", lo[0], lo[1])
+			RequireCode(t, err, fault.CodeInvalid)
 		}
 	})
 
@@ -151,7 +198,7 @@ func testRecordings(t *testing.T, newStore NewStore) {
 		if p := MustGet(t, s, name); p.Health.Runs != 0 || p.UseCount != 0 {
 			t.Errorf("refused uses counted: %d runs, use count %d", p.Health.Runs, p.UseCount)
 		}
-		_, err := s.Recordings(ctx, "proc__missing", "")
+		_, _, err := s.Recordings(ctx, "proc__missing", "", 0, 0)
 		RequireCode(t, err, fault.CodeNotFound)
 	})
 
@@ -229,7 +276,7 @@ func testRecordings(t *testing.T, newStore NewStore) {
 
 func mustRecordings(tb testing.TB, s procedures.Store, name string) []procedures.Recording {
 	tb.Helper()
-	rs, err := s.Recordings(ctx, name, "")
+	rs, _, err := s.Recordings(ctx, name, "", 0, 0)
 	if err != nil {
 		tb.Fatalf("Recordings(%s): %v", name, err)
 	}

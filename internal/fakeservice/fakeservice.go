@@ -335,19 +335,14 @@ func (g *Gate) RevokePolicies(ctx context.Context, sessionID, prefix, actor stri
 }
 
 // Recordings answers none for a procedure the fake holds.
-func (s *Service) Recordings(ctx context.Context, name string) ([]procedures.Recording, error) {
+func (s *Service) Recordings(ctx context.Context, name, codeHash string, limit, offset int) ([]procedures.Recording, int, error) {
 	if err := s.record("Recordings"); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if _, err := s.procedure(name); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return []procedures.Recording{}, nil
-}
-
-// VersionRecordings answers none for a procedure the fake holds.
-func (s *Service) VersionRecordings(ctx context.Context, name, codeHash string) ([]procedures.Recording, error) {
-	return s.Recordings(ctx, name)
+	return []procedures.Recording{}, 0, nil
 }
 
 // PurgeRecordings deletes nothing.

@@ -131,3 +131,23 @@ func init() {
 		},
 	}...)
 }
+
+// The mutants of a page of recordings.
+func init() {
+	mutants = append(mutants, []Mutant{
+		{
+			Name:     "embedded/recordings-page-ignores-offset",
+			Why:      "every page of recordings starts at the newest: a client paging through them never sees the older ones",
+			Edits:    []Edit{{Dir: "graph/embedded", Files: "recordings.go", Find: "\t\tall = all[min(offset, len(all)):]\n", Replace: "\t\tall = all[min(0*offset, len(all)):]\n"}},
+			Packages: []string{"./graph/embedded"},
+			Tests:    []string{"TestStore/Recordings/pages"},
+		},
+		{
+			Name:     "neo4j/recordings-page-unbounded",
+			Why:      "Neo4j reads every recording of the procedure whatever the page: a page of 20 costs up to versions × 20 × 256 KiB",
+			Edits:    []Edit{{Dir: "cypher/queries", Files: "recordings.cypher", Find: "  SKIP $offset LIMIT coalesce($limit, 2147483647)\n", Replace: "\n"}},
+			Packages: []string{"./graph/neo4j"},
+			Tests:    []string{"TestStore/Recordings/pages"},
+		},
+	}...)
+}
