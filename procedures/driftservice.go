@@ -62,6 +62,14 @@ func (s *Service) Drifted(ctx context.Context, limit, offset int) (*DriftPage, e
 	return out, nil
 }
 
+// StaleVersions returns every stale version under the current catalogue,
+// current ones first, in one read (Store.Drifted without a page): the
+// background verifier's list.
+func (s *Service) StaleVersions(ctx context.Context) ([]StaleVersion, error) {
+	vs, _, err := s.store.Drifted(ctx, 0, 0)
+	return vs, err
+}
+
 // AcceptDriftRequest is an operator accepting a stale version's drift.
 type AcceptDriftRequest struct {
 	Name     string

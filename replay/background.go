@@ -15,28 +15,18 @@ const ActorBackground = "procgraph:verify"
 // are skipped. A version that passes under the current catalogue is
 // stale no more (Verify).
 func (r *Replayer) VerifyStale(ctx context.Context) (int, error) {
-	type version struct{ name, hash string }
-	var stale []version
-	for offset := 0; ; offset += procedures.MaxDriftPage {
-		page, err := r.svc.Drifted(ctx, procedures.MaxDriftPage, offset)
-		if err != nil {
-			return 0, err
-		}
-		for _, v := range page.Versions {
-			stale = append(stale, version{v.Procedure, v.CodeHash})
-		}
-		if len(page.Versions) < procedures.MaxDriftPage {
-			break
-		}
+	stale, err := r.svc.StaleVersions(ctx)
+	if err != nil {
+		return 0, err
 	}
 	n := 0
 	for _, v := range stale {
 		if ctx.Err() != nil {
 			return n, ctx.Err()
 		}
-		ans, err := r.Verify(ctx, v.name, v.hash, ActorBackground)
+		ans, err := r.Verify(ctx, v.Procedure, v.CodeHash, ActorBackground)
 		if err != nil {
-			r.log.Warn().Err(err).Str("procedure", v.name).Str("code_hash", v.hash).Msg("verify: a background verification failed to run")
+			r.log.Warn().Err(err).Str("procedure", v.Procedure).Str("code_hash", v.CodeHash).Msg("verify: a background verification failed to run")
 			continue
 		}
 		if ans.Verification.Status != procedures.VerificationNone {

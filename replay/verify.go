@@ -53,8 +53,10 @@ type VerifyAnswer struct {
 // satisfy the tool's input schema in the current catalogue, and the result
 // must hash as recorded. It is admitted as an invoke by actor (one slot
 // for the whole verification). A verification that passes under the
-// current catalogue clears the version's drift. Returns fault.CodeNotFound
-// for an unknown procedure or version.
+// current catalogue clears the version's drift. A verification its caller
+// cuts short (ctx done) stores nothing: the version keeps its last one.
+// Returns fault.CodeNotFound for an unknown procedure or version,
+// fault.CodeUnavailable when cut short.
 func (r *Replayer) Verify(ctx context.Context, name, codeHash, actor string) (*VerifyAnswer, error) {
 	if codeHash == "" {
 		p, err := r.svc.Get(ctx, name)
@@ -80,6 +82,7 @@ func (r *Replayer) Verify(ctx context.Context, name, codeHash, actor string) (*V
 	if len(recs) == 0 {
 		return ans, nil
 	}
+	caller := ctx
 	ctx, cancel := context.WithDeadline(ctx, r.now().Add(r.timeout()))
 	defer cancel()
 	if a := r.opts.Admission; a != nil {
@@ -105,6 +108,11 @@ func (r *Replayer) Verify(ctx context.Context, name, codeHash, actor string) (*V
 		if res.Outcome == VerifyPassed {
 			ans.Verification.Passed++
 		}
+	}
+	if err := caller.Err(); err != nil {
+		// Cut short by its caller (gone, or shut down): its runs did not
+		// finish, and the version keeps the verification it had.
+		return nil, fault.Errorf(fault.CodeUnavailable, "the verification of %s was cut short: %v", name, err)
 	}
 	ans.Verification.Recordings = len(recs)
 	ans.Verification.Status = "failed"

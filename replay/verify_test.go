@@ -75,6 +75,19 @@ func TestVerifyAgainstRecordings(t *testing.T) {
 			t.Fatalf("the version keeps %+v, want the passed verification", v)
 		}
 	})
+	t.Run("cut short", func(t *testing.T) {
+		// A verification its caller gives up on stores nothing: the version
+		// keeps the passed one.
+		cut, cancel := context.WithCancel(ctx)
+		cutRP := replay.New(e.Service, cancelling{sandbox.NewInProcess(), cancel}, e.Upstream,
+			replay.Options{RecordResponses: true, Limits: sandbox.Limits{Timeout: 20 * time.Second}})
+		if ans, err := cutRP.Verify(cut, p.Name, p.CodeHash, "op"); err == nil {
+			t.Fatalf("Verify with its caller gone = %+v, want an error", ans)
+		}
+		if v := e.Get(p.Name).Verification; v == nil || v.Status != "passed" {
+			t.Fatalf("the version keeps %+v, want the passed verification", v)
+		}
+	})
 	for _, tc := range []struct {
 		name    string
 		calls   []procedures.RecordedCall
@@ -157,4 +170,15 @@ func TestVerifyAgainstRecordings(t *testing.T) {
 	if n := len(e.Upstream.Calls()); n != upstreamCalls {
 		t.Fatalf("verifications reached the upstream: %d calls after the invoke's %d", n, upstreamCalls)
 	}
+}
+
+// cancelling is a sandbox runner whose caller gives up as each run starts.
+type cancelling struct {
+	sandbox.Runner
+	cancel func()
+}
+
+func (c cancelling) Run(ctx context.Context, req sandbox.Request, tools sandbox.ToolCaller) sandbox.Result {
+	c.cancel()
+	return c.Runner.Run(ctx, req, tools)
 }

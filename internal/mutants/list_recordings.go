@@ -151,3 +151,14 @@ func init() {
 		},
 	}...)
 }
+
+// The mutant of a verification cut short.
+func init() {
+	mutants = append(mutants, Mutant{
+		Name:     "replay/verify-cut-short-stored",
+		Why:      "a verification whose caller gave up is stored as failed (its runs were cancelled): the version loses the verification it had",
+		Edits:    []Edit{{Dir: "replay", Files: "verify.go", Find: "\tif err := caller.Err(); err != nil {\n", Replace: "\tif err := caller.Err(); false && err != nil {\n"}},
+		Packages: []string{"./replay"},
+		Tests:    []string{"TestVerifyAgainstRecordings"},
+	})
+}
