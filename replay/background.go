@@ -10,8 +10,10 @@ import (
 const ActorBackground = "procgraph:verify"
 
 // VerifyStale verifies every stale version against its recordings, one at
-// a time (one sandbox slot at most, admitted as ActorBackground like any
-// invoke), and returns how many it verified; versions without a recording
+// a time, as ActorBackground, each in a sandbox slot admission can spare
+// (sandbox.Admission.TryAcquireSpare: no replay waiting, another slot
+// free), so it never makes a live replay wait behind it in the queue; it
+// returns how many it verified; versions without a recording
 // are skipped. A version that passes under the current catalogue is
 // stale no more (Verify).
 func (r *Replayer) VerifyStale(ctx context.Context) (int, error) {
@@ -24,7 +26,7 @@ func (r *Replayer) VerifyStale(ctx context.Context) (int, error) {
 		if ctx.Err() != nil {
 			return n, ctx.Err()
 		}
-		ans, err := r.Verify(ctx, v.Procedure, v.CodeHash, ActorBackground)
+		ans, err := r.verify(ctx, v.Procedure, v.CodeHash, ActorBackground, true)
 		if err != nil {
 			r.log.Warn().Err(err).Str("procedure", v.Procedure).Str("code_hash", v.CodeHash).Msg("verify: a background verification failed to run")
 			continue

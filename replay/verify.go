@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
@@ -58,6 +59,17 @@ type VerifyAnswer struct {
 // Returns fault.CodeNotFound for an unknown procedure or version,
 // fault.CodeUnavailable when cut short.
 func (r *Replayer) Verify(ctx context.Context, name, codeHash, actor string) (*VerifyAnswer, error) {
+	return r.verify(ctx, name, codeHash, actor, false)
+}
+
+// spareRetry is how often a background verification looks for a spare
+// sandbox slot (sandbox.Admission.TryAcquireSpare).
+const spareRetry = 50 * time.Millisecond
+
+// verify is Verify; a background one (spare) runs only in a spare sandbox
+// slot, waiting for one as long as ctx lasts, and never queues ahead of a
+// live replay.
+func (r *Replayer) verify(ctx context.Context, name, codeHash, actor string, spare bool) (*VerifyAnswer, error) {
 	if codeHash == "" {
 		p, err := r.svc.Get(ctx, name)
 		if err != nil {
@@ -83,9 +95,16 @@ func (r *Replayer) Verify(ctx context.Context, name, codeHash, actor string) (*V
 		return ans, nil
 	}
 	caller := ctx
+	if a := r.opts.Admission; a != nil && spare {
+		release, err := spareSlot(ctx, a, actor)
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+	}
 	ctx, cancel := context.WithDeadline(ctx, r.now().Add(r.timeout()))
 	defer cancel()
-	if a := r.opts.Admission; a != nil {
+	if a := r.opts.Admission; a != nil && !spare {
 		release, err := a.Acquire(ctx, actor)
 		if err != nil {
 			return nil, busyError(err)
@@ -130,6 +149,23 @@ func (r *Replayer) Verify(ctx context.Context, name, codeHash, actor string) (*V
 	r.log.Info().Str("procedure", name).Str("code_hash", codeHash).Str("status", ans.Verification.Status).
 		Int("recordings", len(recs)).Int("passed", ans.Verification.Passed).Msg("verify")
 	return ans, nil
+}
+
+// spareSlot waits, as long as ctx lasts, for a sandbox slot a can spare
+// (sandbox.Admission.TryAcquireSpare), polling every spareRetry.
+func spareSlot(ctx context.Context, a *sandbox.Admission, actor string) (release func(), err error) {
+	t := time.NewTicker(spareRetry)
+	defer t.Stop()
+	for {
+		if release, ok := a.TryAcquireSpare(actor); ok {
+			return release, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fault.Errorf(fault.CodeUnavailable, "no sandbox slot was spare before the verification was given up: %v", ctx.Err())
+		case <-t.C:
+		}
+	}
 }
 
 // verifyOne runs b (the version v) against rec.

@@ -182,3 +182,66 @@ func (c cancelling) Run(ctx context.Context, req sandbox.Request, tools sandbox.
 	c.cancel()
 	return c.Runner.Run(ctx, req, tools)
 }
+
+// TestBackgroundVerificationTakesASpareSlot: the verification of stale
+// versions never queues ahead of a live replay: while every slot is
+// held it waits outside the queue, a live request arriving meanwhile gets
+// the slot first, and it runs once a slot is spare.
+func TestBackgroundVerificationTakesASpareSlot(t *testing.T) {
+	ctx := context.Background()
+	e := replaytest.New(t, sandbox.NewInProcess(), false)
+	adm := sandbox.NewAdmission(sandbox.AdmissionConfig{Slots: 1, Queue: 4})
+	rp := replay.New(e.Service, sandbox.NewInProcess(), e.Upstream, replay.Options{RecordResponses: true, Admission: adm,
+		Limits: sandbox.Limits{Timeout: 20 * time.Second}})
+	p := e.Capture(replaytest.ReadOnlyCode)
+	if res, err := rp.Invoke(ctx, replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic,
+		Arguments: map[string]any{"task_id": 42}, SessionID: "s"}); err != nil || res.Status != replay.StatusSucceeded {
+		t.Fatalf("Invoke = %+v, %v", res, err)
+	}
+	tools := append([]procedures.Tool(nil), replaytest.DefaultTools...)
+	tools[0].OutputSchema = map[string]any{"type": "object"}
+	if _, err := e.Service.PutCatalogue(ctx, tools, "tester"); err != nil {
+		t.Fatal(err)
+	}
+	live, err := adm.Acquire(ctx, "live")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan int, 1)
+	go func() {
+		n, err := rp.VerifyStale(ctx)
+		if err != nil {
+			t.Errorf("VerifyStale: %v", err)
+		}
+		done <- n
+	}()
+	time.Sleep(200 * time.Millisecond) // a few of its polls
+	if s := adm.Stats(); s.Waiting != 0 {
+		t.Fatalf("the background verification queued for the held slot: %+v", s)
+	}
+	second := make(chan func(), 1)
+	go func() {
+		r, err := adm.Acquire(ctx, "live2")
+		if err != nil {
+			t.Errorf("the second live request: %v", err)
+		}
+		second <- r
+	}()
+	for adm.Stats().Waiting != 1 {
+		time.Sleep(time.Millisecond)
+	}
+	live()
+	release := <-second // handed the slot, ahead of the background
+	select {
+	case n := <-done:
+		t.Fatalf("the background verification ran (%d) while a live request held the only slot", n)
+	case <-time.After(100 * time.Millisecond):
+	}
+	release()
+	if n := <-done; n != 1 {
+		t.Fatalf("VerifyStale verified %d versions, want 1", n)
+	}
+	if v := e.Get(p.Name).Verification; v == nil || v.Status != "passed" {
+		t.Fatalf("the stale version's verification: %+v, want passed", v)
+	}
+}

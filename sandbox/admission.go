@@ -165,6 +165,24 @@ func (a *Admission) Acquire(ctx context.Context, key string) (release func(), er
 	return nil, ctx.Err()
 }
 
+// TryAcquireSpare admits one request of key only when that makes no other
+// request wait: no request is waiting, and another slot stays free (with
+// a single slot, when it is free). It never waits or queues, and a refusal
+// is not counted: ok is false and the caller tries again later. It is how
+// background work (the verification of stale versions) runs beside live
+// replays without ever being ahead of one in the queue.
+func (a *Admission) TryAcquireSpare(key string) (release func(), ok bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	spare := a.running+1 < a.cfg.Slots || (a.cfg.Slots == 1 && a.running == 0)
+	if !spare || len(a.waiters) > 0 || (a.cfg.PerKey > 0 && a.perKey[key] >= a.cfg.PerKey) {
+		return nil, false
+	}
+	a.running++
+	a.admit(key)
+	return a.releaser(key), true
+}
+
 // admit counts a request of key admitted. a.mu is held.
 func (a *Admission) admit(key string) {
 	a.admitted++

@@ -184,3 +184,59 @@ func TestAdmissionTooLateForTheSlot(t *testing.T) {
 		t.Fatalf("stats = %+v", s)
 	}
 }
+
+// TestAdmissionSpare: background work takes a slot only when no request
+// waits and another slot stays free (the only one, when there is one);
+// it never waits or queues, and gives its slot back like any.
+func TestAdmissionSpare(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		slots   int
+		held    int  // live requests holding a slot
+		waiting bool // and one more waiting
+		want    bool
+	}{
+		{"one slot, free", 1, 0, false, true},
+		{"one slot, held", 1, 1, false, false},
+		{"two slots, both free", 2, 0, false, true},
+		{"two slots, one held: the other stays free", 2, 1, false, false},
+		{"four slots, two held", 4, 2, false, true},
+		{"four slots, three held", 4, 3, false, false},
+		{"a request waits", 1, 1, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := sandbox.NewAdmission(sandbox.AdmissionConfig{Slots: tc.slots, Queue: 2})
+			var releases []func()
+			for range tc.held {
+				releases = append(releases, mustAcquire(t, a, context.Background(), "live"))
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if tc.waiting {
+				go func() { _, _ = a.Acquire(ctx, "waiter") }()
+				waitFor(t, a, 1)
+			}
+			release, ok := a.TryAcquireSpare("background")
+			if ok != tc.want {
+				t.Fatalf("TryAcquireSpare = %v, want %v (stats %+v)", ok, tc.want, a.Stats())
+			}
+			if ok {
+				if s := a.Stats(); s.Running != int64(tc.held+1) {
+					t.Fatalf("running %d with the spare slot taken, want %d", s.Running, tc.held+1)
+				}
+				release()
+			}
+			cancel()
+			for _, r := range releases {
+				r()
+			}
+			deadline := time.Now().Add(5 * time.Second)
+			for s := a.Stats(); s.Running != 0 || s.Waiting != 0; s = a.Stats() {
+				if time.Now().After(deadline) {
+					t.Fatalf("left behind: %+v", s)
+				}
+				time.Sleep(time.Millisecond)
+			}
+		})
+	}
+}

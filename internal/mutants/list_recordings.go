@@ -162,3 +162,14 @@ func init() {
 		Tests:    []string{"TestVerifyAgainstRecordings"},
 	})
 }
+
+// The mutant of the background verifier's slot.
+func init() {
+	mutants = append(mutants, Mutant{
+		Name:     "replay/background-verify-queues",
+		Why:      "the background verification queues for a sandbox slot like a live replay: after a catalogue change, live replays wait behind it",
+		Edits:    []Edit{{Dir: "replay", Files: "background.go", Find: "r.verify(ctx, v.Procedure, v.CodeHash, ActorBackground, true)", Replace: "r.verify(ctx, v.Procedure, v.CodeHash, ActorBackground, false)"}},
+		Packages: []string{"./replay"},
+		Tests:    []string{"TestBackgroundVerificationTakesASpareSlot"},
+	})
+}
