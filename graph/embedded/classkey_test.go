@@ -22,3 +22,13 @@ func TestClassKeyRoundTrips(t *testing.T) {
 		seen[string(k)] = true
 	}
 }
+
+// classBit is the bit of the Class field name in a class key's flags byte.
+func classBit(name string) byte {
+	for i, b := range classBits {
+		if b.Name == name {
+			return 1 << i
+		}
+	}
+	panic("no class bit " + name)
+}
