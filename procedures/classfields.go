@@ -1,5 +1,7 @@
 package procedures
 
+//go:generate go run ../internal/gen/classcypher -cypher ../cypher
+
 // ClassField is one field of Class as both stores encode it; ClassFields
 // lists them. Exactly one of Status, Flag and Count is set: it returns the
 // field's address in a Class, so that a store reads and writes the field

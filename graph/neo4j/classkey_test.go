@@ -2,6 +2,8 @@ package neo4jstore
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/procgraph/procgraph/cypher"
@@ -68,6 +70,38 @@ func TestClassKeyDistinct(t *testing.T) {
 	}
 }
 
+// goClassKey is c's key as procedures.ClassFields defines Neo4j's class
+// key, written in Go: what the generated fragments/class_key.cypher must
+// compute (TestClassKeyIsGos).
+func goClassKey(c procedures.Class) string {
+	var parts []string
+	for _, f := range procedures.ClassFields {
+		switch {
+		case f.Status != nil:
+			parts = append(parts, string(*f.Status(&c)))
+		case f.Count != nil:
+			parts = append(parts, strconv.Itoa(*f.Count(&c)))
+		case *f.Flag(&c):
+			parts = append(parts, f.Token)
+		case !f.Appended:
+			parts = append(parts, "-")
+		}
+	}
+	return strings.Join(parts, "|")
+}
+
+// TestClassKeyIsGos: fragments/class_key.cypher keys every
+// procedures.Class (storetest.Classes) as goClassKey does.
+func TestClassKeyIsGos(t *testing.T) {
+	s := openStore(t)
+	classes := storetest.Classes()
+	for i, key := range cypherClassKeys(t, s, classes) {
+		if want := goClassKey(classes[i]); key != want {
+			t.Fatalf("class_key.cypher of %+v = %q, procedures.ClassFields gives %q", classes[i], key, want)
+		}
+	}
+}
+
 // classKeyGolden pins the ProcedureClass key of a few classes as stored
 // databases hold them (p.class_key, ProcedureClass.key): a key that
 // changed would orphan every stored class count. Literal, not regenerated.
@@ -81,6 +115,16 @@ var classKeyGolden = []struct {
 	{procedures.Class{Status: procedures.StatusSucceeded, Tools: 3, Problem: true, Retired: true}, "succeeded|-|3|-|x|retired"},
 	{procedures.Class{Status: procedures.StatusSucceeded, Tools: 12, ReadOnly: true, Demoted: true}, "succeeded|-|12|r|-|demoted"},
 	{procedures.Class{Status: procedures.StatusSucceeded, Opaque: true, Tools: 5, ReadOnly: true, Problem: true, Retired: true, Demoted: true}, "succeeded|o|5|r|x|retired|demoted"},
+}
+
+// TestGoClassKeyGolden: procedures.ClassFields keys the pinned classes as
+// stored databases hold them (goClassKey; no server needed).
+func TestGoClassKeyGolden(t *testing.T) {
+	for _, g := range classKeyGolden {
+		if got := goClassKey(g.class); got != g.key {
+			t.Errorf("goClassKey(%+v) = %q, stored databases hold %q", g.class, got, g.key)
+		}
+	}
 }
 
 // TestClassKeyGolden: fragments/class_key.cypher keys the pinned classes

@@ -66,9 +66,30 @@ func init() {
 		{
 			Name:     "neo4j/class-key-drops-problem",
 			Why:      "class_key.cypher no longer encodes Problem: procedures with a nesting problem share the key of those without",
-			Edits:    []Edit{{Dir: "cypher/fragments", Files: "class_key.cypher", Find: "CASE WHEN p.problem <> '' THEN 'x' ELSE '-' END +", Replace: "'-' +"}},
+			Edits:    []Edit{{Dir: "cypher/fragments", Files: "class_key.cypher", Find: "+ '|' + CASE WHEN p.problem <> '' THEN 'x' ELSE '-' END", Replace: "+ '|-'"}},
 			Packages: []string{"./graph/neo4j"},
 			Tests:    []string{"TestClassKeyDistinct"},
+		},
+		{
+			Name:     "neo4j/class-node-drops-demoted",
+			Why:      "class_create.cypher no longer sets demoted on a new ProcedureClass node: its class reads back undemoted, and Find's exposed filter counts demoted procedures",
+			Edits:    []Edit{{Dir: "cypher/fragments", Files: "class_create.cypher", Find: "k.demoted = coalesce(p.demoted, false),", Replace: ""}},
+			Packages: []string{"./graph/neo4j"},
+			Tests:    []string{"TestClassNodeRoundTrips"},
+		},
+		{
+			Name:     "neo4j/class-decode-drops-retired",
+			Why:      "the Neo4j store decodes every class read back as not retired: retired procedures count in Find's exposed totals",
+			Edits:    []Edit{{Dir: "graph/neo4j", Files: "classes.go", Find: "*f.Flag(&c) = r.bool(f.Property)", Replace: `*f.Flag(&c) = r.bool(f.Property) && f.Name != "Retired"`}},
+			Packages: []string{"./graph/neo4j"},
+			Tests:    []string{"TestClassNodeRoundTrips"},
+		},
+		{
+			Name:     "procedures/class-fields-not-generated",
+			Why:      "procedures.ClassFields changes Problem's key token and the Cypher is not generated again: Neo4j would key classes unlike the one definition (and unlike its stored keys)",
+			Edits:    []Edit{{Dir: "procedures", Files: "classfields.go", Find: `Token: "x"`, Replace: `Token: "p"`}},
+			Packages: []string{"./internal/gen/classcypher"},
+			Tests:    []string{"TestWrittenFilesAreCurrent"},
 		},
 	}...)
 }
