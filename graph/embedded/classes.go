@@ -46,6 +46,7 @@ func embeddedClassFields(fields []procedures.ClassField) (bits, counts []procedu
 	return bits, counts
 }
 
+// classesOfFlags decodes every flags byte by classBits.
 func classesOfFlags() (out [256]procedures.Class) {
 	for f := range out {
 		for i, b := range classBits {
