@@ -6,6 +6,11 @@
 // A part several queries share lives once in fragments/NAME.cypher; a
 // query line "#include NAME" is replaced by it when the files are loaded
 // (Expand), once, at start.
+//
+// A file whose first line says "Code generated" is written by a generator
+// and is not edited by hand: the class files (fragments/class_key.cypher,
+// fragments/class_create.cypher, queries/classes.cypher) come from
+// procedures.ClassFields by go generate ./procedures (docs/adr/0034).
 package cypher
 
 import (

@@ -15,64 +15,93 @@ import (
 	"github.com/procgraph/procgraph/procedures"
 )
 
-// Class flags in a summary's first byte and a class key's first byte.
-const (
-	flagSucceeded = 1 << iota
-	flagOpaque
-	flagReadOnly
-	flagProblem
-	flagRetired
-	flagDemoted
-)
+// classBits are the fields of procedures.ClassFields that the embedded
+// class key (and a rank summary) holds as bits of its first byte, the first
+// the lowest: the Status (set: StatusSucceeded) and the flags. classCounts
+// are the others, the counts, each a uvarint after that byte in the key.
+var classBits, classCounts = embeddedClassFields(procedures.ClassFields)
 
-// classFlags encodes c's flags.
+// classOfFlags is the Class of each value of the flags byte, its counts
+// zero: decoding a flags byte is one look-up.
+var classOfFlags = classesOfFlags()
+
+// embeddedClassFields splits fields into classBits and classCounts. It
+// panics when the flags do not fit in a byte, or when the counts are not
+// the number of tools alone: a rank summary holds no count but the
+// signature, whose length it is (summary.class).
+func embeddedClassFields(fields []procedures.ClassField) (bits, counts []procedures.ClassField) {
+	for _, f := range fields {
+		if f.Count != nil {
+			counts = append(counts, f)
+		} else {
+			bits = append(bits, f)
+		}
+	}
+	if len(bits) > 8 {
+		panic(fmt.Sprintf("embedded store: %d class flags do not fit in the class key's flags byte", len(bits)))
+	}
+	if len(counts) != 1 || counts[0].Name != "Tools" {
+		panic("embedded store: a rank summary counts only the tools of its signature; encode the new class count in it")
+	}
+	return bits, counts
+}
+
+// classesOfFlags decodes every flags byte by classBits.
+func classesOfFlags() (out [256]procedures.Class) {
+	for f := range out {
+		for i, b := range classBits {
+			set := f&(1<<i) != 0
+			switch {
+			case b.Status == nil:
+				*b.Flag(&out[f]) = set
+			case set:
+				*b.Status(&out[f]) = procedures.StatusSucceeded
+			default:
+				*b.Status(&out[f]) = procedures.StatusFailed
+			}
+		}
+	}
+	return out
+}
+
+// classFlags encodes c's Status and flags (classBits).
 func classFlags(c procedures.Class) byte {
 	var f byte
-	if c.Status == procedures.StatusSucceeded {
-		f |= flagSucceeded
-	}
-	if c.Opaque {
-		f |= flagOpaque
-	}
-	if c.ReadOnly {
-		f |= flagReadOnly
-	}
-	if c.Problem {
-		f |= flagProblem
-	}
-	if c.Retired {
-		f |= flagRetired
-	}
-	if c.Demoted {
-		f |= flagDemoted
+	for i, b := range classBits {
+		if b.Status == nil && *b.Flag(&c) || b.Status != nil && *b.Status(&c) == procedures.StatusSucceeded {
+			f |= 1 << i
+		}
 	}
 	return f
 }
 
-// classFromFlags decodes flags and a number of tools into a Class.
-func classFromFlags(f byte, tools int) procedures.Class {
-	c := procedures.Class{Status: procedures.StatusFailed, Opaque: f&flagOpaque != 0, Tools: tools,
-		ReadOnly: f&flagReadOnly != 0, Problem: f&flagProblem != 0, Retired: f&flagRetired != 0, Demoted: f&flagDemoted != 0}
-	if f&flagSucceeded != 0 {
-		c.Status = procedures.StatusSucceeded
-	}
-	return c
-}
-
-// classKey is c's key in the classes bucket: flags, then the number of tools.
+// classKey is c's key in the classes bucket: flags, then the counts.
 func classKey(c procedures.Class) []byte {
-	return binary.AppendUvarint([]byte{classFlags(c)}, uint64(c.Tools))
+	k := []byte{classFlags(c)}
+	for _, n := range classCounts {
+		k = binary.AppendUvarint(k, uint64(*n.Count(&c)))
+	}
+	return k
 }
 
 func decodeClassKey(k []byte) (procedures.Class, bool) {
-	if len(k) < 2 {
+	if len(k) < 1+len(classCounts) {
 		return procedures.Class{}, false
 	}
-	n, w := binary.Uvarint(k[1:])
-	if w <= 0 || 1+w != len(k) {
+	c := classOfFlags[k[0]]
+	rest := k[1:]
+	for _, n := range classCounts {
+		v, w := binary.Uvarint(rest)
+		if w <= 0 {
+			return procedures.Class{}, false
+		}
+		*n.Count(&c) = int(v)
+		rest = rest[w:]
+	}
+	if len(rest) != 0 {
 		return procedures.Class{}, false
 	}
-	return classFromFlags(k[0], int(n)), true
+	return c, true
 }
 
 // countClass adds delta to the number of procedures of class c, and to

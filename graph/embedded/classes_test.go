@@ -40,7 +40,7 @@ func TestOpenClassifiesAnUnclassifiedFile(t *testing.T) {
 		c := tx.Bucket(bRank).Cursor()
 		for k, v := c.First(); k != nil; k, v = c.Next() {
 			old := append([]byte(nil), v...)
-			old[0] &^= flagReadOnly | flagProblem
+			old[0] &^= classBit("ReadOnly") | classBit("Problem")
 			if err := tx.Bucket(bRank).Put(k, old); err != nil {
 				return err
 			}

@@ -133,14 +133,19 @@ func decode(b []byte, v any, what string) error {
 }
 
 // summary is what Find filters on, kept in the rank index: the procedure's
-// class flags (see classFlags) and its signature.
+// class flags (classFlags) and its signature.
 type summary struct {
 	flags byte
 	sig   [][]byte // aliases the encoded value
 }
 
-// class is the summarised procedure's Class.
-func (s *summary) class() procedures.Class { return classFromFlags(s.flags, len(s.sig)) }
+// class is the summarised procedure's Class: its flags' class, whose one
+// count (embeddedClassFields) is the number of tools of its signature.
+func (s *summary) class() procedures.Class {
+	c := classOfFlags[s.flags]
+	c.Tools = len(s.sig)
+	return c
+}
 
 // classOf is the Class of a stored procedure with current version cur.
 func classOf(rec *procRecord, cur *versionRecord) procedures.Class {

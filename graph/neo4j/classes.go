@@ -137,10 +137,7 @@ func decodeClassCounts(recs []*neo4j.Record) (map[string]classCount, error) {
 	out := make(map[string]classCount, len(recs))
 	for _, rec := range recs {
 		r := &row{m: rec.AsMap()}
-		c := classCount{class: procedures.Class{
-			Status: procedures.Status(r.str("status")), Opaque: r.bool("opaque"), Tools: int(r.int("tools")),
-			ReadOnly: r.bool("read_only"), Problem: r.bool("problem"), Retired: r.bool("retired"), Demoted: r.bool("demoted"),
-		}, n: int(r.int("count"))}
+		c := classCount{class: r.class(), n: int(r.int("count"))}
 		key := r.str("key")
 		if r.err != nil {
 			return nil, r.err
@@ -148,6 +145,23 @@ func decodeClassCounts(recs []*neo4j.Record) (map[string]classCount, error) {
 		out[key] = c
 	}
 	return out, nil
+}
+
+// class decodes the class whose parts are r's columns named by their
+// properties (procedures.ClassFields, as classes.cypher returns them).
+func (r *row) class() procedures.Class {
+	var c procedures.Class
+	for _, f := range procedures.ClassFields {
+		switch {
+		case f.Status != nil:
+			*f.Status(&c) = procedures.Status(r.str(f.Property))
+		case f.Flag != nil:
+			*f.Flag(&c) = r.bool(f.Property)
+		default:
+			*f.Count(&c) = int(r.int(f.Property))
+		}
+	}
+	return c
 }
 
 // classCount is one class and its number of procedures.

@@ -65,8 +65,9 @@ var Layers = map[string]int{
 	"replay/replaytest": 8,
 
 	// wiring and tools
-	"cmd/procgraph":    9,
-	"bench":            9,
-	"internal/mutants": 9,
-	"internal/layers":  9,
+	"cmd/procgraph":            9,
+	"bench":                    9,
+	"internal/mutants":         9,
+	"internal/gen/classcypher": 9,
+	"internal/layers":          9,
 }
