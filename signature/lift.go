@@ -75,14 +75,17 @@ type LiftResult struct {
 	Warnings []Warning
 }
 
-// LiftPlan is the analysed code's lifting candidates (AnalyzeLift).
+// LiftPlan is the analysed code's lifting candidates (AnalyzeLift),
+// collected on first use (Sites, Apply).
 type LiftPlan struct {
 	code    string
 	dialect Dialect
 	a       *Analysis
-	Sites   []LiftSite
+	// k is what the analysis worked on, until the candidates are collected.
+	k     *analysed
+	sites []LiftSite
 	// spans are the sites' literals in the code as written, srcSpans in
-	// the analysed source (python-async); parallel to Sites (empty for a
+	// the analysed source (python-async); parallel to sites (empty for a
 	// binding's use).
 	spans, srcSpans []span
 	// srcLines are the analysed source's line offsets when it is not the
@@ -115,23 +118,36 @@ type liftBinding struct {
 }
 
 // AnalyzeLift is Analyze, and the lifting plan of the same analysis (its
-// tokens and syntax tree: the code is analysed once).
+// tokens and syntax tree: the code is analysed once). The candidates are
+// collected when the plan is first used, so a plan left unused costs
+// nothing beyond the analysis.
 func AnalyzeLift(code string, dialect Dialect) (*Analysis, *LiftPlan, error) {
-	var keep analysed
-	a, err := analyze(code, dialect, false, &keep)
+	keep := &analysed{}
+	a, err := analyze(code, dialect, false, keep)
 	if err != nil {
 		return nil, nil, err
 	}
-	return a, newLiftPlan(code, dialect, a, &keep), nil
+	return a, &LiftPlan{code: code, dialect: dialect, a: a, k: keep}, nil
 }
 
-// newLiftPlan collects the candidates of an analysis.
-func newLiftPlan(code string, dialect Dialect, a *Analysis, k *analysed) *LiftPlan {
-	p := &LiftPlan{code: code, dialect: dialect, a: a, bindings: map[string]*liftBinding{},
-		others: map[string]bool{}, taken: map[string]bool{}}
+// Sites are the plan's candidates: every literal argument of a tool call
+// that lifting could turn into a parameter, in the order of the code.
+func (p *LiftPlan) Sites() []LiftSite {
+	p.collect()
+	return p.sites
+}
+
+// collect collects the candidates of the plan's analysis, once.
+func (p *LiftPlan) collect() {
+	k := p.k
+	if k == nil {
+		return
+	}
+	p.k = nil
+	p.bindings, p.others, p.taken = map[string]*liftBinding{}, map[string]bool{}, map[string]bool{}
 	c := &collector{p: p, pm: k.pm, toks: k.toks}
-	if a.Source != code {
-		p.srcLines = lineStarts(a.Source)
+	if p.a.Source != p.code {
+		p.srcLines = k.pm.rewrittenLines().starts // the source is pm's rewritten code
 	}
 	body := k.file.Stmts[0].(*syntax.DefStmt).Body
 	c.candidateBindings(body)
@@ -139,20 +155,6 @@ func newLiftPlan(code string, dialect Dialect, a *Analysis, k *analysed) *LiftPl
 	for _, b := range p.bindings {
 		b.valid = b.valid && len(b.uses) > 0 && len(b.uses) == c.refs[b.name]
 	}
-	return p
-}
-
-// lineStarts returns the byte offset of each line of s (line breaks as
-// go.starlark.net counts them).
-func lineStarts(s string) []int {
-	out := []int{0}
-	for i := 0; i < len(s); i++ {
-		if n := lineBreak(s, i); n > 0 {
-			i += n - 1
-			out = append(out, i+1)
-		}
-	}
-	return out
 }
 
 // srcOffset is the byte offset in the analysed source of a syntax
@@ -492,7 +494,7 @@ func (c *collector) toolArg(tool string, arg syntax.Expr) {
 				if i < 0 || c.toks[i].Off < lb.stmt.end {
 					lb.valid = false // used before it is bound
 				}
-				lb.uses = append(lb.uses, len(c.p.Sites))
+				lb.uses = append(lb.uses, len(c.p.sites))
 				c.p.add(LiftSite{Tool: tool, Keyword: key.Name, Value: lb.value, Binding: lb.name,
 					Line: lb.line, Column: lb.col, CallLine: kline, CallColumn: kcol}, span{}, span{})
 				return
@@ -515,7 +517,7 @@ func (c *collector) toolArg(tool string, arg syntax.Expr) {
 }
 
 func (p *LiftPlan) add(s LiftSite, sp, src span) {
-	p.Sites = append(p.Sites, s)
+	p.sites = append(p.sites, s)
 	p.spans = append(p.spans, sp)
 	p.srcSpans = append(p.srcSpans, src)
 }
@@ -558,14 +560,15 @@ type Verdict struct {
 // every lifted name as a parameter; if it does not, nothing is lifted
 // (a warning says so).
 func (p *LiftPlan) Apply(accept func(LiftSite) Verdict, taken []string) *LiftResult {
+	p.collect()
 	none := &LiftResult{Code: p.code, Analysis: p.a, Lifted: []Lifted{}, Examples: map[string]any{}, Warnings: []Warning{}}
 	res := &LiftResult{Lifted: []Lifted{}, Examples: map[string]any{}, Warnings: slices.Clone(p.splats)}
-	if len(p.Sites) == 0 {
+	if len(p.sites) == 0 {
 		none.Warnings = res.Warnings
 		return none
 	}
-	verdicts := make([]Verdict, len(p.Sites))
-	for i, s := range p.Sites {
+	verdicts := make([]Verdict, len(p.sites))
+	for i, s := range p.sites {
 		verdicts[i] = accept(s)
 	}
 	warn := func(s LiftSite, format string, args ...any) {
@@ -602,7 +605,7 @@ func (p *LiftPlan) Apply(accept func(LiftSite) Verdict, taken []string) *LiftRes
 	var edits, srcEdits []edit
 	var flows []Flow // the lifted parameters' flows, positions in the code as written
 	reported := map[string]bool{}
-	for i, s := range p.Sites {
+	for i, s := range p.sites {
 		v := verdicts[i]
 		if s.Binding != "" {
 			b := p.bindings[s.Binding]
@@ -697,10 +700,11 @@ func (p *LiftPlan) liftedAnalysis(code string, edits, srcEdits []edit, flows []F
 	}
 	slices.Sort(params)
 	a.Parameters = params
-	sh := shifter{orig: p.code, code: code, edits: edits}
+	orig := newLineIndex(p.code)
+	sh := shifter{code: newLineIndex(code), edits: edits}
 	for _, w := range old.Warnings {
 		if w.Line > 0 {
-			off := offsetOf(p.code, w.Line, w.Column)
+			off := orig.offset(w.Line, w.Column)
 			if sh.inside(off) {
 				continue // about text lifting removed (an escape in a lifted string)
 			}
@@ -713,7 +717,7 @@ func (p *LiftPlan) liftedAnalysis(code string, edits, srcEdits []edit, flows []F
 	sortWarnings(a.Warnings)
 	a.Flows = make([]Flow, 0, len(old.Flows)+len(flows))
 	for _, f := range append(slices.Clone(old.Flows), flows...) {
-		f.Line, f.Column = sh.pos(offsetOf(p.code, f.Line, f.Column))
+		f.Line, f.Column = sh.pos(orig.offset(f.Line, f.Column))
 		a.Flows = append(a.Flows, f)
 	}
 	sortFlows(a.Flows)
@@ -721,10 +725,10 @@ func (p *LiftPlan) liftedAnalysis(code string, edits, srcEdits []edit, flows []F
 }
 
 // shifter maps offsets of the code as written to positions of the code
-// edits made of it.
+// edits made of it (code, indexed).
 type shifter struct {
-	orig, code string
-	edits      []edit
+	code  *lineIndex
+	edits []edit
 }
 
 // inside reports whether off is within an edit's replaced text.
@@ -746,7 +750,7 @@ func (s shifter) pos(off int) (int, int) {
 		}
 		delta += len(e.Repl) - (e.End - e.Off)
 	}
-	return lineColOf(s.code, off+delta)
+	return s.code.lineCol(off + delta)
 }
 
 // checkLifted is the lifted code's check: it analyses, with the same

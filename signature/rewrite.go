@@ -192,6 +192,8 @@ type posMap struct {
 	orig, rewritten string
 	edits           []edit
 	newStarts       []int // offset in rewritten of each edit's replacement
+	// origLines and newLines index orig and rewritten, made on first use.
+	origLines, newLines *lineIndex
 }
 
 func newPosMap(orig, rewritten string, edits []edit) *posMap {
@@ -210,7 +212,7 @@ func (m *posMap) origPos(line, col int) (int, int) {
 	if m == nil || len(m.edits) == 0 || line <= 0 {
 		return line, col
 	}
-	r := offsetOf(m.rewritten, line, col)
+	r := m.rewrittenLines().offset(line, col)
 	k := sort.Search(len(m.newStarts), func(i int) bool { return m.newStarts[i] > r }) - 1
 	o := r
 	if k >= 0 {
@@ -222,7 +224,63 @@ func (m *posMap) origPos(line, col int) (int, int) {
 			o = e.End + r - newEnd
 		}
 	}
-	return lineColOf(m.orig, min(o, len(m.orig)))
+	if m.origLines == nil {
+		m.origLines = newLineIndex(m.orig)
+	}
+	return m.origLines.lineCol(min(o, len(m.orig)))
+}
+
+// rewrittenLines is the index of the rewritten source.
+func (m *posMap) rewrittenLines() *lineIndex {
+	if m.newLines == nil {
+		m.newLines = newLineIndex(m.rewritten)
+	}
+	return m.newLines
+}
+
+// lineIndex is a string's line starts (lineStarts): offsetOf and lineColOf
+// without scanning the string from its start.
+type lineIndex struct {
+	s      string
+	starts []int
+}
+
+func newLineIndex(s string) *lineIndex { return &lineIndex{s: s, starts: lineStarts(s)} }
+
+// offset is offsetOf(li.s, line, col).
+func (li *lineIndex) offset(line, col int) int {
+	s, off := li.s, 0
+	switch {
+	case line <= 1:
+	case line-1 < len(li.starts):
+		off = li.starts[line-1]
+	default:
+		off = len(s)
+	}
+	for c := 1; c < col && off < len(s) && lineBreak(s, off) == 0; c++ {
+		_, n := utf8.DecodeRuneInString(s[off:])
+		off += n
+	}
+	return off
+}
+
+// lineCol is lineColOf(li.s, off).
+func (li *lineIndex) lineCol(off int) (int, int) {
+	k := sort.SearchInts(li.starts, off+1) - 1 // the last line starting at or before off
+	return k + 1, utf8.RuneCountInString(li.s[li.starts[k]:off]) + 1
+}
+
+// lineStarts returns the byte offset of each line of s (line breaks as
+// go.starlark.net counts them).
+func lineStarts(s string) []int {
+	out := make([]int, 1, strings.Count(s, "\n")+2)
+	for i := 0; i < len(s); i++ {
+		if n := lineBreak(s, i); n > 0 {
+			i += n - 1
+			out = append(out, i+1)
+		}
+	}
+	return out
 }
 
 // offsetOf returns the byte offset of 1-based (line, rune col) in s, with
