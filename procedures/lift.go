@@ -31,12 +31,15 @@ type Lifted = signature.Lifted
 
 // liftProp is the catalogue's verdict on one tool property.
 type liftProp struct {
-	why     string // why nothing passed as it is lifted ("" for no warning)
-	ok      bool
-	optIn   bool
-	types   []string // nil: any
-	schema  *jsonschema.Schema
-	display string // tools.T's k
+	why    string // why nothing passed as it is lifted ("" for no warning)
+	ok     bool
+	optIn  bool
+	types  []string // nil: any
+	schema *jsonschema.Schema
+	// typeOnly: the schema says nothing but its type (annotationsOnly), so
+	// a literal of one of types satisfies it: it is not validated.
+	typeOnly bool
+	display  string // tools.T's k
 }
 
 // liftCache holds liftProp by revision, tool and property; emptied when
@@ -106,8 +109,34 @@ func newLiftProp(cat *Catalogue, tool, keyword string) *liftProp {
 	if err != nil {
 		return p
 	}
-	p.schema, p.ok = compiled, true
+	p.schema, p.ok, p.typeOnly = compiled, true, annotationsOnly(s)
 	return p
+}
+
+// annotationsOnly reports whether a property schema constrains a value by
+// its type alone: besides "type" (a name or a list of names) it has only
+// annotations, which never refuse a value.
+func annotationsOnly(s map[string]any) bool {
+	for k, v := range s {
+		switch k {
+		case "type":
+			switch t := v.(type) {
+			case string:
+			case []any:
+				for _, e := range t {
+					if _, ok := e.(string); !ok {
+						return false
+					}
+				}
+			default:
+				return false
+			}
+		case "description", "title", "examples", "default", "$comment", "deprecated", "readOnly", "writeOnly", LiftExtension:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // jsonType is a literal's JSON Schema type.
@@ -145,7 +174,7 @@ func (p *liftProp) verdict(site signature.LiftSite, seen map[string]bool) signat
 	if p.types != nil && !slices.Contains(p.types, t) && !(t == "integer" && slices.Contains(p.types, "number")) {
 		return once(fmt.Sprintf("the literal passed as %s is not lifted: it is a JSON %s and %s is %v", site.Keyword, t, p.display, p.types))
 	}
-	if p.schema.Validate(site.Value) != nil {
+	if !p.typeOnly && p.schema.Validate(site.Value) != nil {
 		return once(fmt.Sprintf("the literal passed as %s is not lifted: it does not satisfy %s's schema", site.Keyword, p.display))
 	}
 	return signature.Verdict{OK: true}

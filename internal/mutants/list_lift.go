@@ -44,7 +44,15 @@ func init() {
 		{
 			Name:     "procedures/lift-unvalidated",
 			Why:      "a literal that its property's schema refuses is lifted, so a replay with the example would be refused",
-			Edits:    []Edit{{Dir: "procedures", Files: "lift.go", Find: "if p.schema.Validate(site.Value) != nil {", Replace: "if false {"}},
+			Edits:    []Edit{{Dir: "procedures", Files: "lift.go", Find: "p.schema.Validate(site.Value) != nil {", Replace: "false {"}},
+			Packages: []string{"./procedures"},
+			Tests:    []string{"TestCaptureLifts"},
+		},
+		{
+			Name: "procedures/lift-type-only-bounds",
+			Why:  "a property schema with bounds (maxLength, minimum) is taken for a bare type, so its literals are not validated",
+			Edits: []Edit{{Dir: "procedures", Files: "lift.go", Find: `case "description", "title", "examples", "default",`,
+				Replace: `case "maxLength", "minimum", "description", "title", "examples", "default",`}},
 			Packages: []string{"./procedures"},
 			Tests:    []string{"TestCaptureLifts"},
 		},
@@ -54,6 +62,13 @@ func init() {
 			Edits:    []Edit{{Dir: "procedures", Files: "lift.go", Find: `out["properties"] = np`, Replace: `out["properties"] = np; out["required"] = []any{}`}},
 			Packages: []string{"./procedures", "./api"},
 			Tests:    []string{"TestCaptureLifts", "TestCaptureLiftsOverHTTP"},
+		},
+		{
+			Name:     "procedures/tool-props-any-catalogue",
+			Why:      "a tool property's schema kept for typing parameters is served under another catalogue revision, so a lifted parameter is typed as an old catalogue said",
+			Edits:    []Edit{{Dir: "procedures", Files: "typed.go", Find: "k := [3]string{cat.Revision, tool, keyword}", Replace: `k := [3]string{"", tool, keyword}`}},
+			Packages: []string{"./procedures"},
+			Tests:    []string{"TestTypedSchemaFollowsTheCatalogue", "TestLiftFollowsTheCatalogue"},
 		},
 		{
 			Name:     "api/lift-false-ignored",
