@@ -2,6 +2,7 @@ package procedures
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 
@@ -190,6 +191,105 @@ func (s *Service) lift(plan *signature.LiftPlan, cat *Catalogue, taken []string)
 		}
 		return s.lifts.get(cat, site.Tool, site.Keyword).verdict(site, seen)
 	}, taken)
+}
+
+// liftOutcome is what lifting made of a capture's code: the lifted code,
+// its analysis, what was lifted and the version's input schema with the
+// lifted parameters typed (analysis and schema nil when nothing was), and
+// why literals were not lifted.
+type liftOutcome struct {
+	code     string
+	analysis *signature.Analysis
+	lifted   []Lifted
+	schema   map[string]any
+	warnings []signature.Warning
+}
+
+// liftCapture lifts plan, req's code analysed in dialect, under cat (see
+// lift) and types the lifted parameters (InputSchema of the lifted
+// analysis and req's params_schema, liftedSchema). The outcome of a
+// capture without params_schema is kept (liftMemos) by its code as sent,
+// dialect and catalogue revision, which are all it depends on: the same
+// code captured again under the same catalogue is not lifted again.
+func (s *Service) liftCapture(req *CaptureRequest, dialect signature.Dialect, plan *signature.LiftPlan, cat *Catalogue) (*liftOutcome, error) {
+	memo := s.memos != nil && req.ParamsSchema == nil && cat != nil && cat.Revision != "" && len(req.Code) <= maxLiftMemoCode
+	var key liftMemoKey
+	if memo {
+		key = liftMemoKey{req.Code, string(dialect), cat.Revision}
+		if kept := s.memos.get(key); kept != nil {
+			return kept.clone(), nil
+		}
+	}
+	res := s.lift(plan, cat, schemaNames(req.ParamsSchema))
+	l := &liftOutcome{code: res.Code, warnings: res.Warnings, lifted: []Lifted{}}
+	if len(res.Lifted) > 0 {
+		schema, err := InputSchema(res.Analysis.Parameters, req.ParamsSchema)
+		if err != nil {
+			return nil, err
+		}
+		l.analysis, l.lifted, l.schema = res.Analysis, res.Lifted, liftedSchema(schema, res.Analysis, res.Examples, cat)
+	}
+	if !memo {
+		return l, nil
+	}
+	s.memos.put(key, l)
+	return l.clone(), nil
+}
+
+// clone is l with everything a capture passes on copied, so that a kept
+// outcome is never shared with a capture's version or answer (the lifted
+// parameters' own schemas are shared: nothing modifies them).
+func (l *liftOutcome) clone() *liftOutcome {
+	c := *l
+	c.lifted = slices.Clone(l.lifted)
+	c.warnings = slices.Clone(l.warnings)
+	if l.analysis != nil {
+		a := *l.analysis
+		a.Signature, a.Parameters, a.ProcRefs = slices.Clone(a.Signature), slices.Clone(a.Parameters), slices.Clone(a.ProcRefs)
+		a.Warnings, a.Flows = slices.Clone(a.Warnings), slices.Clone(a.Flows)
+		c.analysis = &a
+	}
+	if l.schema != nil {
+		c.schema = maps.Clone(l.schema)
+		if props, ok := l.schema["properties"].(map[string]any); ok {
+			c.schema["properties"] = maps.Clone(props)
+		}
+		if req, ok := l.schema["required"].([]any); ok {
+			c.schema["required"] = slices.Clone(req)
+		}
+	}
+	return &c
+}
+
+// liftMemoKey is what a capture's lifting depends on (liftCapture).
+type liftMemoKey struct{ code, dialect, revision string }
+
+// Bounds of liftMemos: the outcomes kept (emptied when full), the largest
+// code kept.
+const (
+	maxLiftMemos    = 256
+	maxLiftMemoCode = 16 << 10
+)
+
+// liftMemos keeps liftCapture's outcomes by liftMemoKey.
+type liftMemos struct {
+	mu sync.Mutex
+	m  map[liftMemoKey]*liftOutcome
+}
+
+func (c *liftMemos) get(k liftMemoKey) *liftOutcome {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[k]
+}
+
+func (c *liftMemos) put(k liftMemoKey, l *liftOutcome) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= maxLiftMemos {
+		c.m = map[liftMemoKey]*liftOutcome{}
+	}
+	c.m[k] = l
 }
 
 // liftedSchema is a version's stored input schema with its lifted

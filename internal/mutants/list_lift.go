@@ -64,6 +64,27 @@ func init() {
 			Tests:    []string{"TestCaptureLifts", "TestCaptureLiftsOverHTTP"},
 		},
 		{
+			Name:     "procedures/lift-memo-any-catalogue",
+			Why:      "the lifting kept for a code is served under another catalogue revision, so the same code is lifted as an old catalogue said",
+			Edits:    []Edit{{Dir: "procedures", Files: "lift.go", Find: "liftMemoKey{req.Code, string(dialect), cat.Revision}", Replace: `liftMemoKey{req.Code, string(dialect), ""}`}},
+			Packages: []string{"./procedures"},
+			Tests:    []string{"TestLiftFollowsTheCatalogue"},
+		},
+		{
+			Name:     "procedures/lift-memo-shared",
+			Why:      "the lifting kept for a code is handed out as it is, so what one capture's caller changes in its answer is the next capture's",
+			Edits:    []Edit{{Dir: "procedures", Files: "lift.go", Find: "return kept.clone(), nil", Replace: "return kept, nil"}},
+			Packages: []string{"./procedures"},
+			Tests:    []string{"TestLiftFollowsTheCatalogue"},
+		},
+		{
+			Name:     "procedures/lift-memo-kept-shared",
+			Why:      "the first capture of a code is handed the lifting that is kept for it, so what its caller changes is the next capture's",
+			Edits:    []Edit{{Dir: "procedures", Files: "lift.go", Find: "return l.clone(), nil", Replace: "return l, nil"}},
+			Packages: []string{"./procedures"},
+			Tests:    []string{"TestLiftFollowsTheCatalogue"},
+		},
+		{
 			Name:     "procedures/tool-props-any-catalogue",
 			Why:      "a tool property's schema kept for typing parameters is served under another catalogue revision, so a lifted parameter is typed as an old catalogue said",
 			Edits:    []Edit{{Dir: "procedures", Files: "typed.go", Find: "k := [3]string{cat.Revision, tool, keyword}", Replace: `k := [3]string{"", tool, keyword}`}},
