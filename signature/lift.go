@@ -84,6 +84,11 @@ type LiftPlan struct {
 	// k is what the analysis worked on, until the candidates are collected.
 	k     *analysed
 	sites []LiftSite
+	// srcToks are the analysed source's tokens.
+	srcToks []token
+	// retokenized: the last Apply tokenized its lifted source (liftedTokens
+	// could not make its tokens); for tests.
+	retokenized bool
 	// spans are the sites' literals in the code as written, srcSpans in
 	// the analysed source (python-async); parallel to sites (empty for a
 	// binding's use).
@@ -143,7 +148,7 @@ func (p *LiftPlan) collect() {
 	if k == nil {
 		return
 	}
-	p.k = nil
+	p.k, p.srcToks = nil, k.srcToks
 	p.bindings, p.others, p.taken = map[string]*liftBinding{}, map[string]bool{}, map[string]bool{}
 	c := &collector{p: p, pm: k.pm, toks: k.toks}
 	if p.a.Source != p.code {
@@ -682,13 +687,16 @@ func (p *LiftPlan) Apply(accept func(LiftSite) Verdict, taken []string) *LiftRes
 // parameters' flows (positions in the code as written).
 func (p *LiftPlan) liftedAnalysis(code string, edits, srcEdits []edit, flows []Flow, examples map[string]any) (*Analysis, error) {
 	old := p.a
-	source := code
+	source, sourceEdits := code, edits
 	if p.srcLines != nil {
-		source = applyEdits(old.Source, srcEdits)
+		source, sourceEdits = applyEdits(old.Source, srcEdits), srcEdits
 	}
-	toks, err := tokenize(source)
-	if err != nil {
-		return nil, err
+	toks, ok := liftedTokens(p.srcToks, sourceEdits)
+	if p.retokenized = !ok; !ok {
+		var err *Error
+		if toks, err = tokenize(source); err != nil {
+			return nil, err
+		}
 	}
 	a := &Analysis{Signature: old.Signature, Name: old.Name, CodeHash: CodeHash(code), StatementHash: statementHash(source, toks),
 		ProcRefs: old.ProcRefs, Opaque: old.Opaque, Source: source, Warnings: []Warning{}}
@@ -722,6 +730,55 @@ func (p *LiftPlan) liftedAnalysis(code string, edits, srcEdits []edit, flows []F
 	}
 	sortFlows(a.Flows)
 	return a, nil
+}
+
+// liftedTokens are the tokens of the source edits made of the one toks
+// are of, as statementHash reads them (kind, place, statement start), made
+// from toks: edits are lifting's (sorted), each either a literal's tokens
+// replaced by a name (and the literal's line breaks) or a top-level
+// binding's statement blanked (its line breaks only), the end of its
+// logical line going with it. ok is false for an edit that is not on
+// whole tokens so (the source is then tokenized).
+func liftedTokens(toks []token, edits []edit) ([]token, bool) {
+	out := make([]token, 0, len(toks))
+	delta, next := 0, 0
+	blanked := false // a blanked statement's logical line has not ended yet
+	for i := 0; i < len(toks); {
+		t := toks[i]
+		if next < len(edits) && t.End > edits[next].Off {
+			e := edits[next]
+			j := i
+			for j < len(toks) && toks[j].Off < e.End {
+				j++
+			}
+			if t.Off != e.Off || toks[j-1].End != e.End || toks[j-1].Kind == tokNewline || blanked {
+				return nil, false
+			}
+			if name := strings.TrimRight(e.Repl, "\r\n"); name != "" {
+				out = append(out, token{Kind: tokName, Off: e.Off + delta, End: e.Off + delta + len(name), StmtStart: t.StmtStart})
+			} else if t.StmtStart {
+				blanked = true
+			} else {
+				return nil, false
+			}
+			delta += len(e.Repl) - (e.End - e.Off)
+			next++
+			i = j
+			continue
+		}
+		switch {
+		case blanked && t.Kind == tokNewline:
+			blanked = false
+			i++
+			continue
+		case blanked && t.Kind != tokComment:
+			return nil, false
+		}
+		t.Off, t.End = t.Off+delta, t.End+delta
+		out = append(out, t)
+		i++
+	}
+	return out, next == len(edits)
 }
 
 // shifter maps offsets of the code as written to positions of the code

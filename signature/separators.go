@@ -95,12 +95,12 @@ func StatementHash(source string) (string, error) {
 const tokIndent tokKind = 100
 
 func statementHash(src string, toks []token) string {
-	h := sha256.New()
-	var n [binary.MaxVarintLen64]byte
+	// What is hashed is written out first, and hashed at once.
+	buf := make([]byte, 0, len(src)+3*len(toks)+8)
 	write := func(kind tokKind, text string) {
-		h.Write([]byte{byte(kind)})
-		h.Write(n[:binary.PutUvarint(n[:], uint64(len(text)))])
-		h.Write([]byte(text))
+		buf = append(buf, byte(kind))
+		buf = binary.AppendUvarint(buf, uint64(len(text)))
+		buf = append(buf, text...)
 	}
 	ended := true // the last token written ends a logical line
 	for _, t := range toks {
@@ -122,5 +122,6 @@ func statementHash(src string, toks []token) string {
 	if !ended { // code without a final line break
 		write(tokNewline, "")
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	sum := sha256.Sum256(buf)
+	return hex.EncodeToString(sum[:])
 }
