@@ -93,9 +93,9 @@ type LiftPlan struct {
 	// the analysed source (python-async); parallel to sites (empty for a
 	// binding's use).
 	spans, srcSpans []span
-	// srcLines are the analysed source's line offsets when it is not the
-	// code (python-async), else nil.
-	srcLines []int
+	// srcLines index the analysed source when it is not the code
+	// (python-async), else nil.
+	srcLines *lineIndex
 	// bindings are the candidate top-level bindings, by name.
 	bindings map[string]*liftBinding
 	// others are the keys (valueKey) of the literals written outside a
@@ -152,7 +152,7 @@ func (p *LiftPlan) collect() {
 	p.bindings, p.others, p.taken = map[string]*liftBinding{}, map[string]bool{}, map[string]bool{}
 	c := &collector{p: p, pm: k.pm, toks: k.toks}
 	if p.a.Source != p.code {
-		p.srcLines = k.pm.rewrittenLines().starts // the source is pm's rewritten code
+		p.srcLines = k.pm.rewrittenLines() // the source is pm's rewritten code
 	}
 	body := k.file.Stmts[0].(*syntax.DefStmt).Body
 	c.candidateBindings(body)
@@ -166,7 +166,10 @@ func (p *LiftPlan) collect() {
 // position (nil srcLines: the source is the code).
 func (p *LiftPlan) srcOffset(pos syntax.Position) int {
 	src := p.a.Source
-	off := p.srcLines[int(pos.Line)-1]
+	off := p.srcLines.starts[int(pos.Line)-1]
+	if p.srcLines.ascii {
+		return min(off+max(int(pos.Col)-1, 0), len(src))
+	}
 	for c := 1; c < int(pos.Col) && off < len(src); c++ {
 		_, n := utf8.DecodeRuneInString(src[off:])
 		off += n
@@ -522,6 +525,9 @@ func (c *collector) toolArg(tool string, arg syntax.Expr) {
 }
 
 func (p *LiftPlan) add(s LiftSite, sp, src span) {
+	if p.sites == nil {
+		p.sites, p.spans, p.srcSpans = make([]LiftSite, 0, 8), make([]span, 0, 8), make([]span, 0, 8)
+	}
 	p.sites = append(p.sites, s)
 	p.spans = append(p.spans, sp)
 	p.srcSpans = append(p.srcSpans, src)

@@ -238,14 +238,27 @@ func (m *posMap) rewrittenLines() *lineIndex {
 	return m.newLines
 }
 
-// lineIndex is a string's line starts (lineStarts): offsetOf and lineColOf
-// without scanning the string from its start.
+// lineIndex is a string's line starts (line breaks as go.starlark.net
+// counts them): offsetOf and lineColOf without scanning the string from
+// its start.
 type lineIndex struct {
 	s      string
-	starts []int
+	starts []int // the byte offset of each line
+	ascii  bool  // s is ASCII: a column is a byte
 }
 
-func newLineIndex(s string) *lineIndex { return &lineIndex{s: s, starts: lineStarts(s)} }
+func newLineIndex(s string) *lineIndex {
+	li := &lineIndex{s: s, starts: make([]int, 1, strings.Count(s, "\n")+2), ascii: true}
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			li.ascii = false
+		} else if n := lineBreak(s, i); n > 0 {
+			i += n - 1
+			li.starts = append(li.starts, i+1)
+		}
+	}
+	return li
+}
 
 // offset is offsetOf(li.s, line, col).
 func (li *lineIndex) offset(line, col int) int {
@@ -255,7 +268,16 @@ func (li *lineIndex) offset(line, col int) int {
 	case line-1 < len(li.starts):
 		off = li.starts[line-1]
 	default:
-		off = len(s)
+		return len(s)
+	}
+	if li.ascii {
+		end := len(s) // where the line's break starts
+		if line = max(line, 1); line < len(li.starts) {
+			if end = li.starts[line] - 1; end-1 >= off && s[end-1:end+1] == "\r\n" {
+				end--
+			}
+		}
+		return min(off+max(col-1, 0), end)
 	}
 	for c := 1; c < col && off < len(s) && lineBreak(s, off) == 0; c++ {
 		_, n := utf8.DecodeRuneInString(s[off:])
@@ -267,20 +289,10 @@ func (li *lineIndex) offset(line, col int) int {
 // lineCol is lineColOf(li.s, off).
 func (li *lineIndex) lineCol(off int) (int, int) {
 	k := sort.SearchInts(li.starts, off+1) - 1 // the last line starting at or before off
-	return k + 1, utf8.RuneCountInString(li.s[li.starts[k]:off]) + 1
-}
-
-// lineStarts returns the byte offset of each line of s (line breaks as
-// go.starlark.net counts them).
-func lineStarts(s string) []int {
-	out := make([]int, 1, strings.Count(s, "\n")+2)
-	for i := 0; i < len(s); i++ {
-		if n := lineBreak(s, i); n > 0 {
-			i += n - 1
-			out = append(out, i+1)
-		}
+	if li.ascii {
+		return k + 1, off - li.starts[k] + 1
 	}
-	return out
+	return k + 1, utf8.RuneCountInString(li.s[li.starts[k]:off]) + 1
 }
 
 // offsetOf returns the byte offset of 1-based (line, rune col) in s, with
