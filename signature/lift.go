@@ -572,12 +572,14 @@ type Verdict struct {
 // (a warning says so).
 func (p *LiftPlan) Apply(accept func(LiftSite) Verdict, taken []string) *LiftResult {
 	p.collect()
-	none := &LiftResult{Code: p.code, Analysis: p.a, Lifted: []Lifted{}, Examples: map[string]any{}, Warnings: []Warning{}}
-	res := &LiftResult{Lifted: []Lifted{}, Examples: map[string]any{}, Warnings: slices.Clone(p.splats)}
-	if len(p.sites) == 0 {
-		none.Warnings = res.Warnings
-		return none
+	// none is the result when nothing is lifted, with warnings.
+	none := func(warnings []Warning) *LiftResult {
+		return &LiftResult{Code: p.code, Analysis: p.a, Lifted: []Lifted{}, Examples: map[string]any{}, Warnings: warnings}
 	}
+	if len(p.sites) == 0 {
+		return none(slices.Clone(p.splats))
+	}
+	res := &LiftResult{Lifted: make([]Lifted, 0, len(p.sites)), Examples: map[string]any{}, Warnings: slices.Clone(p.splats)}
 	verdicts := make([]Verdict, len(p.sites))
 	for i, s := range p.sites {
 		verdicts[i] = accept(s)
@@ -613,8 +615,12 @@ func (p *LiftPlan) Apply(accept func(LiftSite) Verdict, taken []string) *LiftRes
 		value any
 	}
 	groups := map[[2]string]*group{}
-	var edits, srcEdits []edit
-	var flows []Flow // the lifted parameters' flows, positions in the code as written
+	edits := make([]edit, 0, len(p.sites)+len(p.bindings))
+	var srcEdits []edit
+	if p.srcLines != nil {
+		srcEdits = make([]edit, 0, cap(edits))
+	}
+	flows := make([]Flow, 0, len(p.sites)) // the lifted parameters' flows, positions in the code as written
 	reported := map[string]bool{}
 	for i, s := range p.sites {
 		v := verdicts[i]
@@ -668,8 +674,7 @@ func (p *LiftPlan) Apply(accept func(LiftSite) Verdict, taken []string) *LiftRes
 	}
 	sortWarnings(res.Warnings)
 	if len(edits) == 0 {
-		none.Warnings = res.Warnings
-		return none
+		return none(res.Warnings)
 	}
 	slices.SortFunc(edits, func(a, b edit) int { return cmp.Compare(a.Off, b.Off) })
 	slices.SortStableFunc(res.Lifted, func(a, b Lifted) int {
@@ -679,8 +684,7 @@ func (p *LiftPlan) Apply(accept func(LiftSite) Verdict, taken []string) *LiftRes
 	res.Code = applyEdits(p.code, edits)
 	a, err := p.liftedAnalysis(res.Code, edits, srcEdits, flows, res.Examples)
 	if msg := p.checkLifted(a, err, res.Examples); msg != "" {
-		none.Warnings = append(res.Warnings, Warning{Message: "nothing was lifted: " + msg})
-		return none
+		return none(append(res.Warnings, Warning{Message: "nothing was lifted: " + msg}))
 	}
 	res.Analysis = a
 	return res
@@ -706,7 +710,8 @@ func (p *LiftPlan) liftedAnalysis(code string, edits, srcEdits []edit, flows []F
 	}
 	a := &Analysis{Signature: old.Signature, Name: old.Name, CodeHash: CodeHash(code), StatementHash: statementHash(source, toks),
 		ProcRefs: old.ProcRefs, Opaque: old.Opaque, Source: source, Warnings: []Warning{}}
-	params := slices.Clone(old.Parameters)
+	params := make([]string, len(old.Parameters), len(old.Parameters)+len(examples))
+	copy(params, old.Parameters)
 	for name := range examples {
 		if _, found := slices.BinarySearch(params, name); !found {
 			params = append(params, name)
@@ -730,9 +735,11 @@ func (p *LiftPlan) liftedAnalysis(code string, edits, srcEdits []edit, flows []F
 	}
 	sortWarnings(a.Warnings)
 	a.Flows = make([]Flow, 0, len(old.Flows)+len(flows))
-	for _, f := range append(slices.Clone(old.Flows), flows...) {
-		f.Line, f.Column = sh.pos(orig.offset(f.Line, f.Column))
-		a.Flows = append(a.Flows, f)
+	for _, fs := range [2][]Flow{old.Flows, flows} {
+		for _, f := range fs {
+			f.Line, f.Column = sh.pos(orig.offset(f.Line, f.Column))
+			a.Flows = append(a.Flows, f)
+		}
 	}
 	sortFlows(a.Flows)
 	return a, nil
