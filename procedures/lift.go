@@ -298,12 +298,6 @@ func (c *liftMemos) put(k liftMemoKey, l *liftOutcome) {
 // stored with the version so that it is required and typed like every
 // other parameter. schema is not modified.
 func liftedSchema(schema map[string]any, a *signature.Analysis, examples map[string]any, cat *Catalogue) map[string]any {
-	only := make(map[string]any, len(examples))
-	for p := range examples {
-		only[p] = map[string]any{}
-	}
-	typed, _ := TypedSchema(map[string]any{"properties": only}, a.Parameters, a.Flows, cat)
-	tprops, _ := typed["properties"].(map[string]any)
 	props, _ := schema["properties"].(map[string]any)
 	out := make(map[string]any, len(schema))
 	for k, v := range schema {
@@ -313,8 +307,19 @@ func liftedSchema(schema map[string]any, a *signature.Analysis, examples map[str
 	for k, v := range props {
 		np[k] = v
 	}
+	var flows []signature.Flow
 	for p, ex := range examples {
-		t, _ := tprops[p].(map[string]any)
+		// TypedSchema's rule for one untyped parameter.
+		flows = flows[:0]
+		for _, f := range a.Flows {
+			if f.Parameter == p {
+				flows = append(flows, f)
+			}
+		}
+		var t map[string]any
+		if len(flows) > 0 && cat != nil {
+			t, _ = combineFlows(p, flows, cat)
+		}
 		q := make(map[string]any, len(t)+1)
 		for k, v := range t {
 			if k != LiftExtension {
