@@ -84,8 +84,10 @@ type LiftPlan struct {
 	// k is what the analysis worked on, until the candidates are collected.
 	k     *analysed
 	sites []LiftSite
-	// srcToks are the analysed source's tokens.
+	// srcToks are the analysed source's tokens; lines indexes the code
+	// (made on first use).
 	srcToks []token
+	lines   *lineIndex
 	// retokenized: the last Apply tokenized its lifted source (liftedTokens
 	// could not make its tokens); for tests.
 	retokenized bool
@@ -149,6 +151,9 @@ func (p *LiftPlan) collect() {
 		return
 	}
 	p.k, p.srcToks = nil, k.srcToks
+	if k.pm != nil {
+		p.lines = k.pm.origIndex() // pm's original is the code
+	}
 	p.bindings, p.others, p.taken = map[string]*liftBinding{}, map[string]bool{}, map[string]bool{}
 	c := &collector{p: p, pm: k.pm, toks: k.toks}
 	if p.a.Source != p.code {
@@ -719,7 +724,10 @@ func (p *LiftPlan) liftedAnalysis(code string, edits, srcEdits []edit, flows []F
 	}
 	slices.Sort(params)
 	a.Parameters = params
-	orig := newLineIndex(p.code)
+	if p.lines == nil {
+		p.lines = newLineIndex(p.code)
+	}
+	orig := p.lines
 	sh := shifter{code: newLineIndex(code), edits: edits}
 	for _, w := range old.Warnings {
 		if w.Line > 0 {

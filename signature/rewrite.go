@@ -224,10 +224,15 @@ func (m *posMap) origPos(line, col int) (int, int) {
 			o = e.End + r - newEnd
 		}
 	}
+	return m.origIndex().lineCol(min(o, len(m.orig)))
+}
+
+// origIndex is the index of the original code.
+func (m *posMap) origIndex() *lineIndex {
 	if m.origLines == nil {
 		m.origLines = newLineIndex(m.orig)
 	}
-	return m.origLines.lineCol(min(o, len(m.orig)))
+	return m.origLines
 }
 
 // rewrittenLines is the index of the rewritten source.
@@ -249,12 +254,27 @@ type lineIndex struct {
 
 func newLineIndex(s string) *lineIndex {
 	li := &lineIndex{s: s, starts: make([]int, 1, strings.Count(s, "\n")+2), ascii: true}
+	if strings.IndexByte(s, '\r') < 0 {
+		for i := 0; ; {
+			j := strings.IndexByte(s[i:], '\n')
+			if j < 0 {
+				break
+			}
+			i += j + 1
+			li.starts = append(li.starts, i)
+		}
+	} else {
+		for i := 0; i < len(s); i++ {
+			if n := lineBreak(s, i); n > 0 {
+				i += n - 1
+				li.starts = append(li.starts, i+1)
+			}
+		}
+	}
 	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
 			li.ascii = false
-		} else if n := lineBreak(s, i); n > 0 {
-			i += n - 1
-			li.starts = append(li.starts, i+1)
+			break
 		}
 	}
 	return li
