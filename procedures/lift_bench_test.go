@@ -44,7 +44,7 @@ func BenchmarkLiftWork(b *testing.B) {
 		var err error
 		if lift {
 			var plan *signature.LiftPlan
-			if a, plan, err = signature.AnalyzeLift(code, signature.PythonAsync); err != nil {
+			if _, plan, err = signature.AnalyzeLift(code, signature.PythonAsync); err != nil {
 				b.Fatal(err)
 			}
 			res := s.lift(plan, cat, nil)
