@@ -35,6 +35,14 @@ func init() {
 			Tests:    []string{"FuzzLift"},
 		},
 		{
+			Name: "signature/lift-statement-hash-stale",
+			Why:  "the lifted analysis' statement hash is made with the literal's token kind where the name now is, so it is not the lifted code's (a grant's binding would not match it)",
+			Edits: []Edit{{Dir: "signature", Files: "lift.go", Find: "out = append(out, token{Kind: tokName, Off: e.Off + delta",
+				Replace: "out = append(out, token{Kind: t.Kind, Off: e.Off + delta"}},
+			Packages: []string{"./signature"},
+			Tests:    []string{"TestLiftRewrite"},
+		},
+		{
 			Name:     "procedures/lift-enum",
 			Why:      "a literal passed to an enum property is lifted without the catalogue opting it in",
 			Edits:    []Edit{{Dir: "procedures", Files: "lift.go", Find: `if _, enum := s["enum"]; enum {`, Replace: `if _, enum := s["enum"]; false && enum {`}},
