@@ -706,14 +706,17 @@ func (p *LiftPlan) liftedAnalysis(code string, edits, srcEdits []edit, flows []F
 	if p.srcLines != nil {
 		source, sourceEdits = applyEdits(old.Source, srcEdits), srcEdits
 	}
-	toks, ok := liftedTokens(p.srcToks, sourceEdits)
-	if p.retokenized = !ok; !ok {
-		var err *Error
-		if toks, err = tokenize(source); err != nil {
+	var statement string
+	if p.retokenized = !liftedTokens(p.srcToks, sourceEdits, func(token) bool { return true }); p.retokenized {
+		toks, err := tokenize(source)
+		if err != nil {
 			return nil, err
 		}
+		statement = statementHash(source, toks)
+	} else {
+		statement = statementHashOf(source, len(p.srcToks), func(yield func(token) bool) { liftedTokens(p.srcToks, sourceEdits, yield) })
 	}
-	a := &Analysis{Signature: old.Signature, Name: old.Name, CodeHash: CodeHash(code), StatementHash: statementHash(source, toks),
+	a := &Analysis{Signature: old.Signature, Name: old.Name, CodeHash: CodeHash(code), StatementHash: statement,
 		ProcRefs: old.ProcRefs, Opaque: old.Opaque, Source: source, Warnings: []Warning{}}
 	params := make([]string, len(old.Parameters), len(old.Parameters)+len(examples))
 	copy(params, old.Parameters)
@@ -753,15 +756,14 @@ func (p *LiftPlan) liftedAnalysis(code string, edits, srcEdits []edit, flows []F
 	return a, nil
 }
 
-// liftedTokens are the tokens of the source edits made of the one toks
+// liftedTokens yields the tokens of the source edits made of the one toks
 // are of, as statementHash reads them (kind, place, statement start), made
 // from toks: edits are lifting's (sorted), each either a literal's tokens
 // replaced by a name (and the literal's line breaks) or a top-level
 // binding's statement blanked (its line breaks only), the end of its
-// logical line going with it. ok is false for an edit that is not on
-// whole tokens so (the source is then tokenized).
-func liftedTokens(toks []token, edits []edit) ([]token, bool) {
-	out := make([]token, 0, len(toks))
+// logical line going with it. It reports false for an edit that is not on
+// whole tokens so (the source is then tokenized), or when yield does.
+func liftedTokens(toks []token, edits []edit, yield func(token) bool) bool {
 	delta, next := 0, 0
 	blanked := false // a blanked statement's logical line has not ended yet
 	for i := 0; i < len(toks); {
@@ -773,14 +775,16 @@ func liftedTokens(toks []token, edits []edit) ([]token, bool) {
 				j++
 			}
 			if t.Off != e.Off || toks[j-1].End != e.End || toks[j-1].Kind == tokNewline || blanked {
-				return nil, false
+				return false
 			}
 			if name := strings.TrimRight(e.Repl, "\r\n"); name != "" {
-				out = append(out, token{Kind: tokName, Off: e.Off + delta, End: e.Off + delta + len(name), StmtStart: t.StmtStart})
+				if !yield(token{Kind: tokName, Off: e.Off + delta, End: e.Off + delta + len(name), StmtStart: t.StmtStart}) {
+					return false
+				}
 			} else if t.StmtStart {
 				blanked = true
 			} else {
-				return nil, false
+				return false
 			}
 			delta += len(e.Repl) - (e.End - e.Off)
 			next++
@@ -793,13 +797,15 @@ func liftedTokens(toks []token, edits []edit) ([]token, bool) {
 			i++
 			continue
 		case blanked && t.Kind != tokComment:
-			return nil, false
+			return false
 		}
 		t.Off, t.End = t.Off+delta, t.End+delta
-		out = append(out, t)
+		if !yield(t) {
+			return false
+		}
 		i++
 	}
-	return out, next == len(edits)
+	return next == len(edits)
 }
 
 // shifter maps offsets of the code as written to positions of the code

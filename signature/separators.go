@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"iter"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -95,15 +97,21 @@ func StatementHash(source string) (string, error) {
 const tokIndent tokKind = 100
 
 func statementHash(src string, toks []token) string {
+	return statementHashOf(src, len(toks), slices.Values(toks))
+}
+
+// statementHashOf is statementHash of the tokens of src that toks yields
+// (about n).
+func statementHashOf(src string, n int, toks iter.Seq[token]) string {
 	// What is hashed is written out first, and hashed at once.
-	buf := make([]byte, 0, len(src)+3*len(toks)+8)
+	buf := make([]byte, 0, len(src)+3*n+8)
 	write := func(kind tokKind, text string) {
 		buf = append(buf, byte(kind))
 		buf = binary.AppendUvarint(buf, uint64(len(text)))
 		buf = append(buf, text...)
 	}
 	ended := true // the last token written ends a logical line
-	for _, t := range toks {
+	for t := range toks {
 		switch t.Kind {
 		case tokComment:
 			continue

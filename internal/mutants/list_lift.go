@@ -37,8 +37,8 @@ func init() {
 		{
 			Name: "signature/lift-statement-hash-stale",
 			Why:  "the lifted analysis' statement hash is made with the literal's token kind where the name now is, so it is not the lifted code's (a grant's binding would not match it)",
-			Edits: []Edit{{Dir: "signature", Files: "lift.go", Find: "out = append(out, token{Kind: tokName, Off: e.Off + delta",
-				Replace: "out = append(out, token{Kind: t.Kind, Off: e.Off + delta"}},
+			Edits: []Edit{{Dir: "signature", Files: "lift.go", Find: "yield(token{Kind: tokName, Off: e.Off + delta",
+				Replace: "yield(token{Kind: t.Kind, Off: e.Off + delta"}},
 			Packages: []string{"./signature"},
 			Tests:    []string{"TestLiftRewrite"},
 		},
