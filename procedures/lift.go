@@ -2,6 +2,7 @@ package procedures
 
 import (
 	"fmt"
+	"hash/maphash"
 	"maps"
 	"slices"
 	"sync"
@@ -209,14 +210,17 @@ type liftOutcome struct {
 // lift) and types the lifted parameters (InputSchema of the lifted
 // analysis and req's params_schema, liftedSchema). The outcome of a
 // capture without params_schema is kept (liftMemos) by its code as sent,
-// dialect and catalogue revision, which are all it depends on: the same
-// code captured again under the same catalogue is not lifted again.
+// dialect and catalogue revision, which are all it depends on, from the
+// second capture of that key on: the same code captured again under the
+// same catalogue is not lifted again, and code seen once (new values)
+// costs no outcome kept.
 func (s *Service) liftCapture(req *CaptureRequest, dialect signature.Dialect, plan *signature.LiftPlan, cat *Catalogue) (*liftOutcome, error) {
 	memo := s.memos != nil && req.ParamsSchema == nil && cat != nil && cat.Revision != "" && len(req.Code) <= maxLiftMemoCode
 	var key liftMemoKey
 	if memo {
 		key = liftMemoKey{req.Code, string(dialect), cat.Revision}
-		if kept := s.memos.get(key); kept != nil {
+		var kept *liftOutcome
+		if kept, memo = s.memos.get(key); kept != nil {
 			return kept.clone(), nil
 		}
 	}
@@ -264,23 +268,43 @@ func (l *liftOutcome) clone() *liftOutcome {
 // liftMemoKey is what a capture's lifting depends on (liftCapture).
 type liftMemoKey struct{ code, dialect, revision string }
 
-// Bounds of liftMemos: the outcomes kept (emptied when full), the largest
-// code kept.
+// Bounds of liftMemos: the outcomes kept and the keys seen once (each
+// emptied when full), the largest code kept.
 const (
 	maxLiftMemos    = 256
+	maxLiftMemoSeen = 4096
 	maxLiftMemoCode = 16 << 10
 )
 
-// liftMemos keeps liftCapture's outcomes by liftMemoKey.
+// liftMemos keeps liftCapture's outcomes by liftMemoKey, for keys seen
+// before.
 type liftMemos struct {
-	mu sync.Mutex
-	m  map[liftMemoKey]*liftOutcome
+	mu   sync.Mutex
+	m    map[liftMemoKey]*liftOutcome
+	seed maphash.Seed
+	seen map[uint64]bool // the keys seen, by hash
 }
 
-func (c *liftMemos) get(k liftMemoKey) *liftOutcome {
+// get returns the outcome kept for k, else whether k was seen before (its
+// outcome is to be kept: put), noting that it has been.
+func (c *liftMemos) get(k liftMemoKey) (*liftOutcome, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.m[k]
+	if l := c.m[k]; l != nil {
+		return l, true
+	}
+	if c.seen == nil {
+		c.seed, c.seen = maphash.MakeSeed(), map[uint64]bool{}
+	}
+	h := maphash.Comparable(c.seed, k)
+	if c.seen[h] {
+		return nil, true
+	}
+	if len(c.seen) >= maxLiftMemoSeen {
+		clear(c.seen)
+	}
+	c.seen[h] = true
+	return nil, false
 }
 
 func (c *liftMemos) put(k liftMemoKey, l *liftOutcome) {

@@ -195,9 +195,15 @@ func TestLiftFollowsTheCatalogue(t *testing.T) {
 	if lifted(again) != "task_id status" || again.VersionCreated || again.Procedure.Code != first.Procedure.Code {
 		t.Fatalf("the same code again: lifted %q, version created %v, code %q", lifted(again), again.VersionCreated, again.Procedure.Code)
 	}
+	// The outcome is kept from the second capture on, and served from the third.
 	again.Lifted[1].Parameter = "changed"
-	if third := mustCapture(t, svc, procedures.CaptureRequest{Code: code, SessionID: "s2"}); lifted(third) != "task_id status" {
+	third := mustCapture(t, svc, procedures.CaptureRequest{Code: code, SessionID: "s2"})
+	if lifted(third) != "task_id status" {
 		t.Fatalf("a third time: lifted %q", lifted(third))
+	}
+	third.Lifted[0].Parameter = "changed"
+	if fourth := mustCapture(t, svc, procedures.CaptureRequest{Code: code, SessionID: "s2"}); lifted(fourth) != "task_id status" {
+		t.Fatalf("a fourth time: lifted %q", lifted(fourth))
 	}
 	recapture := func(tools []procedures.Tool, session string) procedures.CaptureOutcome {
 		t.Helper()
