@@ -118,27 +118,27 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (CaptureOutco
 	}
 	code := req.Code
 	lifted, liftWarnings := []Lifted{}, []Warning{}
-	var examples map[string]any
-	var liftCat *Catalogue
+	var schema map[string]any
 	if plan != nil {
-		liftCat = s.heldCatalogue()
+		liftCat := s.heldCatalogue()
 		if v != nil {
 			liftCat = v.cat
 		}
-		res := s.lift(plan, liftCat, schemaNames(req.ParamsSchema))
-		for _, w := range res.Warnings {
+		l, err := s.liftCapture(&req, dialect, plan, liftCat)
+		if err != nil {
+			return CaptureOutcome{}, err
+		}
+		for _, w := range l.warnings {
 			liftWarnings = append(liftWarnings, Warning{Line: w.Line, Column: w.Column, Message: w.Message})
 		}
-		if len(res.Lifted) > 0 {
-			a, code, lifted, examples = res.Analysis, res.Code, res.Lifted, res.Examples
+		if len(l.lifted) > 0 {
+			a, code, lifted, schema = l.analysis, l.code, l.lifted, l.schema
 		}
 	}
-	schema, err := InputSchema(a.Parameters, req.ParamsSchema)
-	if err != nil {
-		return CaptureOutcome{}, err
-	}
-	if len(examples) > 0 {
-		schema = liftedSchema(schema, a, examples, liftCat)
+	if schema == nil {
+		if schema, err = InputSchema(a.Parameters, req.ParamsSchema); err != nil {
+			return CaptureOutcome{}, err
+		}
 	}
 	warnings := make([]Warning, len(a.Warnings))
 	for i, w := range a.Warnings {

@@ -2,6 +2,8 @@ package procedures
 
 import (
 	"fmt"
+	"hash/maphash"
+	"maps"
 	"slices"
 	"sync"
 
@@ -31,12 +33,15 @@ type Lifted = signature.Lifted
 
 // liftProp is the catalogue's verdict on one tool property.
 type liftProp struct {
-	why     string // why nothing passed as it is lifted ("" for no warning)
-	ok      bool
-	optIn   bool
-	types   []string // nil: any
-	schema  *jsonschema.Schema
-	display string // tools.T's k
+	why    string // why nothing passed as it is lifted ("" for no warning)
+	ok     bool
+	optIn  bool
+	types  []string // nil: any
+	schema *jsonschema.Schema
+	// typeOnly: the schema says nothing but its type (annotationsOnly), so
+	// a literal of one of types satisfies it: it is not validated.
+	typeOnly bool
+	display  string // tools.T's k
 }
 
 // liftCache holds liftProp by revision, tool and property; emptied when
@@ -106,8 +111,34 @@ func newLiftProp(cat *Catalogue, tool, keyword string) *liftProp {
 	if err != nil {
 		return p
 	}
-	p.schema, p.ok = compiled, true
+	p.schema, p.ok, p.typeOnly = compiled, true, annotationsOnly(s)
 	return p
+}
+
+// annotationsOnly reports whether a property schema constrains a value by
+// its type alone: besides "type" (a name or a list of names) it has only
+// annotations, which never refuse a value.
+func annotationsOnly(s map[string]any) bool {
+	for k, v := range s {
+		switch k {
+		case "type":
+			switch t := v.(type) {
+			case string:
+			case []any:
+				for _, e := range t {
+					if _, ok := e.(string); !ok {
+						return false
+					}
+				}
+			default:
+				return false
+			}
+		case "description", "title", "examples", "default", "$comment", "deprecated", "readOnly", "writeOnly", LiftExtension:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // jsonType is a literal's JSON Schema type.
@@ -145,7 +176,7 @@ func (p *liftProp) verdict(site signature.LiftSite, seen map[string]bool) signat
 	if p.types != nil && !slices.Contains(p.types, t) && !(t == "integer" && slices.Contains(p.types, "number")) {
 		return once(fmt.Sprintf("the literal passed as %s is not lifted: it is a JSON %s and %s is %v", site.Keyword, t, p.display, p.types))
 	}
-	if p.schema.Validate(site.Value) != nil {
+	if !p.typeOnly && p.schema.Validate(site.Value) != nil {
 		return once(fmt.Sprintf("the literal passed as %s is not lifted: it does not satisfy %s's schema", site.Keyword, p.display))
 	}
 	return signature.Verdict{OK: true}
@@ -163,18 +194,134 @@ func (s *Service) lift(plan *signature.LiftPlan, cat *Catalogue, taken []string)
 	}, taken)
 }
 
+// liftOutcome is what lifting made of a capture's code: the lifted code,
+// its analysis, what was lifted and the version's input schema with the
+// lifted parameters typed (analysis and schema nil when nothing was), and
+// why literals were not lifted.
+type liftOutcome struct {
+	code     string
+	analysis *signature.Analysis
+	lifted   []Lifted
+	schema   map[string]any
+	warnings []signature.Warning
+}
+
+// liftCapture lifts plan, req's code analysed in dialect, under cat (see
+// lift) and types the lifted parameters (InputSchema of the lifted
+// analysis and req's params_schema, liftedSchema). The outcome of a
+// capture without params_schema is kept (liftMemos) by its code as sent,
+// dialect and catalogue revision, which are all it depends on, from the
+// second capture of that key on: the same code captured again under the
+// same catalogue is not lifted again, and code seen once (new values)
+// costs no outcome kept.
+func (s *Service) liftCapture(req *CaptureRequest, dialect signature.Dialect, plan *signature.LiftPlan, cat *Catalogue) (*liftOutcome, error) {
+	memo := s.memos != nil && req.ParamsSchema == nil && cat != nil && cat.Revision != "" && len(req.Code) <= maxLiftMemoCode
+	var key liftMemoKey
+	if memo {
+		key = liftMemoKey{req.Code, string(dialect), cat.Revision}
+		var kept *liftOutcome
+		if kept, memo = s.memos.get(key); kept != nil {
+			return kept.clone(), nil
+		}
+	}
+	res := s.lift(plan, cat, schemaNames(req.ParamsSchema))
+	l := &liftOutcome{code: res.Code, warnings: res.Warnings, lifted: []Lifted{}}
+	if len(res.Lifted) > 0 {
+		schema, err := InputSchema(res.Analysis.Parameters, req.ParamsSchema)
+		if err != nil {
+			return nil, err
+		}
+		l.analysis, l.lifted, l.schema = res.Analysis, res.Lifted, liftedSchema(schema, res.Analysis, res.Examples, cat)
+	}
+	if !memo {
+		return l, nil
+	}
+	s.memos.put(key, l)
+	return l.clone(), nil
+}
+
+// clone is l with everything a capture passes on copied, so that a kept
+// outcome is never shared with a capture's version or answer (the lifted
+// parameters' own schemas are shared: nothing modifies them).
+func (l *liftOutcome) clone() *liftOutcome {
+	c := *l
+	c.lifted = slices.Clone(l.lifted)
+	c.warnings = slices.Clone(l.warnings)
+	if l.analysis != nil {
+		a := *l.analysis
+		a.Signature, a.Parameters, a.ProcRefs = slices.Clone(a.Signature), slices.Clone(a.Parameters), slices.Clone(a.ProcRefs)
+		a.Warnings, a.Flows = slices.Clone(a.Warnings), slices.Clone(a.Flows)
+		c.analysis = &a
+	}
+	if l.schema != nil {
+		c.schema = maps.Clone(l.schema)
+		if props, ok := l.schema["properties"].(map[string]any); ok {
+			c.schema["properties"] = maps.Clone(props)
+		}
+		if req, ok := l.schema["required"].([]any); ok {
+			c.schema["required"] = slices.Clone(req)
+		}
+	}
+	return &c
+}
+
+// liftMemoKey is what a capture's lifting depends on (liftCapture).
+type liftMemoKey struct{ code, dialect, revision string }
+
+// Bounds of liftMemos: the outcomes kept and the keys seen once (each
+// emptied when full), the largest code kept.
+const (
+	maxLiftMemos    = 256
+	maxLiftMemoSeen = 4096
+	maxLiftMemoCode = 16 << 10
+)
+
+// liftMemos keeps liftCapture's outcomes by liftMemoKey, for keys seen
+// before.
+type liftMemos struct {
+	mu   sync.Mutex
+	m    map[liftMemoKey]*liftOutcome
+	seed maphash.Seed
+	seen map[uint64]bool // the keys seen, by hash
+}
+
+// get returns the outcome kept for k, else whether k was seen before (its
+// outcome is to be kept: put), noting that it has been.
+func (c *liftMemos) get(k liftMemoKey) (*liftOutcome, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if l := c.m[k]; l != nil {
+		return l, true
+	}
+	if c.seen == nil {
+		c.seed, c.seen = maphash.MakeSeed(), map[uint64]bool{}
+	}
+	h := maphash.Comparable(c.seed, k)
+	if c.seen[h] {
+		return nil, true
+	}
+	if len(c.seen) >= maxLiftMemoSeen {
+		clear(c.seen)
+	}
+	c.seen[h] = true
+	return nil, false
+}
+
+func (c *liftMemos) put(k liftMemoKey, l *liftOutcome) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= maxLiftMemos {
+		c.m = map[liftMemoKey]*liftOutcome{}
+	}
+	c.m[k] = l
+}
+
 // liftedSchema is a version's stored input schema with its lifted
 // parameters typed: each takes the schema TypedSchema gives it from the
 // tools it is passed to, with the literal as its example ("examples"),
 // stored with the version so that it is required and typed like every
 // other parameter. schema is not modified.
 func liftedSchema(schema map[string]any, a *signature.Analysis, examples map[string]any, cat *Catalogue) map[string]any {
-	only := make(map[string]any, len(examples))
-	for p := range examples {
-		only[p] = map[string]any{}
-	}
-	typed, _ := TypedSchema(map[string]any{"properties": only}, a.Parameters, a.Flows, cat)
-	tprops, _ := typed["properties"].(map[string]any)
 	props, _ := schema["properties"].(map[string]any)
 	out := make(map[string]any, len(schema))
 	for k, v := range schema {
@@ -184,8 +331,19 @@ func liftedSchema(schema map[string]any, a *signature.Analysis, examples map[str
 	for k, v := range props {
 		np[k] = v
 	}
+	var flows []signature.Flow
 	for p, ex := range examples {
-		t, _ := tprops[p].(map[string]any)
+		// TypedSchema's rule for one untyped parameter.
+		flows = flows[:0]
+		for _, f := range a.Flows {
+			if f.Parameter == p {
+				flows = append(flows, f)
+			}
+		}
+		var t map[string]any
+		if len(flows) > 0 && cat != nil {
+			t, _ = combineFlows(p, flows, cat)
+		}
 		q := make(map[string]any, len(t)+1)
 		for k, v := range t {
 			if k != LiftExtension {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -168,3 +169,77 @@ func TestLiftParamsSchemaNamesAreTaken(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestLiftFollowsTheCatalogue: the same code captured again is lifted as
+// the catalogue it is captured under says (the outcome kept for the code
+// is the catalogue revision's, and the tools' property schemas typing the
+// lifted parameters too), and what one capture answered is not what the
+// next one is given.
+func TestLiftFollowsTheCatalogue(t *testing.T) {
+	svc := newLiftService(t)
+	ctx := context.Background()
+	code := "return tools.get_jobs(task_id=42, status=\"failed\")\n"
+	lifted := func(out procedures.CaptureOutcome) string {
+		var got []string
+		for _, l := range out.Lifted {
+			got = append(got, l.Parameter)
+		}
+		return strings.Join(got, " ")
+	}
+	first := mustCapture(t, svc, procedures.CaptureRequest{Code: code, SessionID: "s1"})
+	if lifted(first) != "task_id status" {
+		t.Fatalf("lifted %q", lifted(first))
+	}
+	first.Lifted[0].Parameter = "changed"
+	again := mustCapture(t, svc, procedures.CaptureRequest{Code: code, SessionID: "s2"})
+	if lifted(again) != "task_id status" || again.VersionCreated || again.Procedure.Code != first.Procedure.Code {
+		t.Fatalf("the same code again: lifted %q, version created %v, code %q", lifted(again), again.VersionCreated, again.Procedure.Code)
+	}
+	// The outcome is kept from the second capture on, and served from the third.
+	again.Lifted[1].Parameter = "changed"
+	third := mustCapture(t, svc, procedures.CaptureRequest{Code: code, SessionID: "s2"})
+	if lifted(third) != "task_id status" {
+		t.Fatalf("a third time: lifted %q", lifted(third))
+	}
+	third.Lifted[0].Parameter = "changed"
+	if fourth := mustCapture(t, svc, procedures.CaptureRequest{Code: code, SessionID: "s2"}); lifted(fourth) != "task_id status" {
+		t.Fatalf("a fourth time: lifted %q", lifted(fourth))
+	}
+	recapture := func(tools []procedures.Tool, session string) procedures.CaptureOutcome {
+		t.Helper()
+		if _, err := svc.PutCatalogue(ctx, tools, "tester"); err != nil {
+			t.Fatal(err)
+		}
+		// A capture reads the catalogue after its write: the next one lifts with it.
+		mustCapture(t, svc, procedures.CaptureRequest{Code: "return tools.kill_job(panda_id=p)\n", SessionID: session})
+		return mustCapture(t, svc, procedures.CaptureRequest{Code: code, SessionID: session})
+	}
+	changed := slices.Clone(liftTools)
+	changed[1] = procedures.Tool{Name: "get_jobs", ReadOnly: true, InputSchema: obj(map[string]any{
+		"task_id": map[string]any{"type": "integer", "x-procgraph-lift": false},
+		"status":  map[string]any{"type": "string", "maxLength": 3},
+	})}
+	out := recapture(changed, "s3")
+	if len(out.Lifted) != 0 || !out.VersionCreated {
+		t.Fatalf("under a catalogue that opts task_id out and bounds status: lifted %q, version created %v", lifted(out), out.VersionCreated)
+	}
+	if _, err := svc.Version(ctx, out.Procedure.Name, signature.CodeHash(code)); err != nil {
+		t.Fatalf("the code is not stored as written: %v", err)
+	}
+	changed[1].InputSchema = obj(map[string]any{
+		"task_id": map[string]any{"type": "integer", "x-procgraph-lift": false},
+		"status":  map[string]any{"type": "string", "description": "the jobs' status"},
+	})
+	out = recapture(changed, "s4")
+	if lifted(out) != "status" || !out.VersionCreated {
+		t.Fatalf("lifted %q, version created %v", lifted(out), out.VersionCreated)
+	}
+	v, err := svc.Version(ctx, out.Procedure.Name, signature.CodeHash("return tools.get_jobs(task_id=42, status=status)\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, _ := v.InputSchema["properties"].(map[string]any)["status"].(map[string]any)
+	if status["description"] != "the jobs' status" {
+		t.Fatalf("status is typed from another catalogue: %v", status)
+	}
+}

@@ -39,6 +39,7 @@ type Service struct {
 	flows *flowCache
 	decor *decorations
 	lifts *liftCache
+	memos *liftMemos
 	// held is the catalogue read last (heldCatalogue).
 	held atomic.Pointer[Catalogue]
 	// searches holds a token per relevance search running (HoldSearch).
@@ -54,7 +55,7 @@ func NewService(store Store, opts Options) *Service {
 		opts.MaxConcurrentSearches = DefaultMaxConcurrentSearches()
 	}
 	return &Service{store: store, opts: opts, rec: NewRecorder(store, RecorderOptions{Counter: opts.Counter, Now: opts.Now}),
-		feed: NewFeed(), flows: &flowCache{}, decor: &decorations{}, lifts: &liftCache{}, searches: make(chan struct{}, opts.MaxConcurrentSearches)}
+		feed: NewFeed(), flows: &flowCache{}, decor: &decorations{}, lifts: &liftCache{}, memos: &liftMemos{}, searches: make(chan struct{}, opts.MaxConcurrentSearches)}
 }
 
 // Changes returns the service's change feed: a Change after every write

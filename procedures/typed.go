@@ -89,22 +89,17 @@ func combineFlows(param string, flows []signature.Flow, cat *Catalogue) (map[str
 	var at []signature.Flow      // the first flow of each
 	var descs, places []string
 	for _, f := range flows {
-		t, ok := cat.Tool(f.Tool)
-		if !ok {
+		tp := toolProps.get(cat, f.Tool, f.Keyword)
+		if !tp.ok {
 			continue
 		}
-		props, _ := t.InputSchema["properties"].(map[string]any)
-		s, ok := props[f.Keyword].(map[string]any)
-		if !ok || len(s) == 0 || hasRef(s) {
-			continue
-		}
-		if d, _ := s["description"].(string); d != "" && !slices.Contains(descs, d) {
+		if d := tp.desc; d != "" && !slices.Contains(descs, d) {
 			descs = append(descs, d)
 		}
-		if place := t.Name + " as " + f.Keyword; !slices.Contains(places, place) {
-			places = append(places, place)
+		if !slices.Contains(places, tp.place) {
+			places = append(places, tp.place)
 		}
-		s = stripDescription(s)
+		s := tp.schema
 		dup := false
 		for _, g := range schemas {
 			if reflect.DeepEqual(g, s) {
@@ -156,6 +151,68 @@ func combineFlows(param string, flows []signature.Flow, cat *Catalogue) (map[str
 		}
 	}
 	return out, nil
+}
+
+// toolProp is what combineFlows takes of a tool's input property: its
+// schema without its description (never modified: shared by every schema
+// typed from it), its description and "TOOL as KEYWORD"; ok is false when
+// the catalogue lacks the tool or the property, or the property is empty
+// or refers elsewhere (hasRef).
+type toolProp struct {
+	schema map[string]any
+	desc   string
+	place  string
+	ok     bool
+}
+
+func newToolProp(cat *Catalogue, tool, keyword string) *toolProp {
+	t, ok := cat.Tool(tool)
+	if !ok {
+		return &toolProp{}
+	}
+	props, _ := t.InputSchema["properties"].(map[string]any)
+	s, ok := props[keyword].(map[string]any)
+	if !ok || len(s) == 0 || hasRef(s) {
+		return &toolProp{}
+	}
+	d, _ := s["description"].(string)
+	return &toolProp{schema: stripDescription(s), desc: d, place: t.Name + " as " + keyword, ok: true}
+}
+
+// maxCachedToolProps bounds toolProps; it is emptied when full.
+const maxCachedToolProps = 4096
+
+// toolPropCache holds toolProp by catalogue revision, tool and property:
+// a revision is the hash of the tools (NewCatalogue), so an entry is
+// never another catalogue's. A catalogue without a revision is not cached.
+type toolPropCache struct {
+	mu sync.Mutex
+	m  map[[3]string]*toolProp
+}
+
+// toolProps is the process' toolPropCache: TypedSchema is a function of
+// the catalogue, used by every service.
+var toolProps toolPropCache
+
+func (c *toolPropCache) get(cat *Catalogue, tool, keyword string) *toolProp {
+	if cat == nil || cat.Revision == "" {
+		return newToolProp(cat, tool, keyword)
+	}
+	k := [3]string{cat.Revision, tool, keyword}
+	c.mu.Lock()
+	p, ok := c.m[k]
+	c.mu.Unlock()
+	if ok {
+		return p
+	}
+	p = newToolProp(cat, tool, keyword)
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= maxCachedToolProps {
+		c.m = map[[3]string]*toolProp{}
+	}
+	c.m[k] = p
+	c.mu.Unlock()
+	return p
 }
 
 // hasRef reports whether a tool's property schema refers elsewhere ($ref,

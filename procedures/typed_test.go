@@ -156,3 +156,27 @@ func mustCatalogue(t *testing.T, tools []procedures.Tool) *procedures.Catalogue 
 	}
 	return c
 }
+
+// TestTypedSchemaFollowsTheCatalogue: a parameter is typed from the
+// catalogue it is typed under, not from one that held the same tool
+// before (the tools' property schemas are kept by catalogue revision).
+func TestTypedSchemaFollowsTheCatalogue(t *testing.T) {
+	flows := []signature.Flow{{Parameter: "t", Tool: "a", Keyword: "task_id", Line: 1, Column: 1}}
+	for _, want := range []map[string]any{
+		{"type": "integer", "description": "PanDA task id"},
+		{"type": "string", "description": "PanDA task name"},
+		{"type": "integer", "minimum": 1, "description": "Passed to a as task_id."},
+	} {
+		prop := map[string]any{}
+		for k, v := range want {
+			if v != "Passed to a as task_id." {
+				prop[k] = v
+			}
+		}
+		cat := mustCatalogue(t, []procedures.Tool{{Name: "a", InputSchema: obj(map[string]any{"task_id": prop})}})
+		got, _ := procedures.TypedSchema(nil, []string{"t"}, flows, cat)
+		if p := got["properties"].(map[string]any)["t"]; !reflect.DeepEqual(p, want) {
+			t.Fatalf("under %s: t is %v, want %v", cat.Revision, p, want)
+		}
+	}
+}

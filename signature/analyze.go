@@ -50,12 +50,13 @@ func Analyze(code string, dialect Dialect) (*Analysis, error) {
 }
 
 // analysed is what an analysis worked on, kept for lifting (AnalyzeLift):
-// the code's tokens, the resolved syntax tree of the source and the map
-// of the source's positions to the code's.
+// the code's tokens, the source's (the same when the source is the code),
+// the resolved syntax tree of the source and the map of the source's
+// positions to the code's.
 type analysed struct {
-	toks []token
-	file *syntax.File
-	pm   *posMap
+	toks, srcToks []token
+	file          *syntax.File
+	pm            *posMap
 }
 
 // analyze is Analyze. The token-level feature check only matters when the
@@ -131,7 +132,7 @@ func analyze(code string, dialect Dialect, eager bool, keep *analysed) (*Analysi
 		return fail(err)
 	}
 	if keep != nil {
-		keep.toks, keep.file, keep.pm = toks, file, pm
+		keep.toks, keep.srcToks, keep.file, keep.pm = toks, toks, file, pm
 	}
 	if len(escapeWarnings) > 0 {
 		a.Warnings = append(a.Warnings, escapeWarnings...)
@@ -143,8 +144,15 @@ func analyze(code string, dialect Dialect, eager bool, keep *analysed) (*Analysi
 	}
 	if source == code {
 		a.StatementHash = statementHash(code, toks)
-	} else if a.StatementHash, err = StatementHash(source); err != nil {
-		return fail(err)
+	} else {
+		srcToks, err := tokenize(source)
+		if err != nil {
+			return fail(err)
+		}
+		a.StatementHash = statementHash(source, srcToks)
+		if keep != nil {
+			keep.srcToks = srcToks
+		}
 	}
 	if len(a.Signature) == 0 {
 		msg := "the code calls no tool (no tools.NAME): an empty signature is not a procedure"

@@ -75,19 +75,29 @@ type LiftResult struct {
 	Warnings []Warning
 }
 
-// LiftPlan is the analysed code's lifting candidates (AnalyzeLift).
+// LiftPlan is the analysed code's lifting candidates (AnalyzeLift),
+// collected on first use (Sites, Apply).
 type LiftPlan struct {
 	code    string
 	dialect Dialect
 	a       *Analysis
-	Sites   []LiftSite
+	// k is what the analysis worked on, until the candidates are collected.
+	k     *analysed
+	sites []LiftSite
+	// srcToks are the analysed source's tokens; lines indexes the code
+	// (made on first use).
+	srcToks []token
+	lines   *lineIndex
+	// retokenized: the last Apply tokenized its lifted source (liftedTokens
+	// could not make its tokens); for tests.
+	retokenized bool
 	// spans are the sites' literals in the code as written, srcSpans in
-	// the analysed source (python-async); parallel to Sites (empty for a
+	// the analysed source (python-async); parallel to sites (empty for a
 	// binding's use).
 	spans, srcSpans []span
-	// srcLines are the analysed source's line offsets when it is not the
-	// code (python-async), else nil.
-	srcLines []int
+	// srcLines index the analysed source when it is not the code
+	// (python-async), else nil.
+	srcLines *lineIndex
 	// bindings are the candidate top-level bindings, by name.
 	bindings map[string]*liftBinding
 	// others are the keys (valueKey) of the literals written outside a
@@ -115,23 +125,39 @@ type liftBinding struct {
 }
 
 // AnalyzeLift is Analyze, and the lifting plan of the same analysis (its
-// tokens and syntax tree: the code is analysed once).
+// tokens and syntax tree: the code is analysed once). The candidates are
+// collected when the plan is first used, so a plan left unused costs
+// nothing beyond the analysis.
 func AnalyzeLift(code string, dialect Dialect) (*Analysis, *LiftPlan, error) {
-	var keep analysed
-	a, err := analyze(code, dialect, false, &keep)
+	keep := &analysed{}
+	a, err := analyze(code, dialect, false, keep)
 	if err != nil {
 		return nil, nil, err
 	}
-	return a, newLiftPlan(code, dialect, a, &keep), nil
+	return a, &LiftPlan{code: code, dialect: dialect, a: a, k: keep}, nil
 }
 
-// newLiftPlan collects the candidates of an analysis.
-func newLiftPlan(code string, dialect Dialect, a *Analysis, k *analysed) *LiftPlan {
-	p := &LiftPlan{code: code, dialect: dialect, a: a, bindings: map[string]*liftBinding{},
-		others: map[string]bool{}, taken: map[string]bool{}}
+// Sites are the plan's candidates: every literal argument of a tool call
+// that lifting could turn into a parameter, in the order of the code.
+func (p *LiftPlan) Sites() []LiftSite {
+	p.collect()
+	return p.sites
+}
+
+// collect collects the candidates of the plan's analysis, once.
+func (p *LiftPlan) collect() {
+	k := p.k
+	if k == nil {
+		return
+	}
+	p.k, p.srcToks = nil, k.srcToks
+	if k.pm != nil {
+		p.lines = k.pm.origIndex() // pm's original is the code
+	}
+	p.bindings, p.others, p.taken = map[string]*liftBinding{}, map[string]bool{}, map[string]bool{}
 	c := &collector{p: p, pm: k.pm, toks: k.toks}
-	if a.Source != code {
-		p.srcLines = lineStarts(a.Source)
+	if p.a.Source != p.code {
+		p.srcLines = k.pm.rewrittenLines() // the source is pm's rewritten code
 	}
 	body := k.file.Stmts[0].(*syntax.DefStmt).Body
 	c.candidateBindings(body)
@@ -139,27 +165,16 @@ func newLiftPlan(code string, dialect Dialect, a *Analysis, k *analysed) *LiftPl
 	for _, b := range p.bindings {
 		b.valid = b.valid && len(b.uses) > 0 && len(b.uses) == c.refs[b.name]
 	}
-	return p
-}
-
-// lineStarts returns the byte offset of each line of s (line breaks as
-// go.starlark.net counts them).
-func lineStarts(s string) []int {
-	out := []int{0}
-	for i := 0; i < len(s); i++ {
-		if n := lineBreak(s, i); n > 0 {
-			i += n - 1
-			out = append(out, i+1)
-		}
-	}
-	return out
 }
 
 // srcOffset is the byte offset in the analysed source of a syntax
 // position (nil srcLines: the source is the code).
 func (p *LiftPlan) srcOffset(pos syntax.Position) int {
 	src := p.a.Source
-	off := p.srcLines[int(pos.Line)-1]
+	off := p.srcLines.starts[int(pos.Line)-1]
+	if p.srcLines.ascii {
+		return min(off+max(int(pos.Col)-1, 0), len(src))
+	}
 	for c := 1; c < int(pos.Col) && off < len(src); c++ {
 		_, n := utf8.DecodeRuneInString(src[off:])
 		off += n
@@ -492,7 +507,7 @@ func (c *collector) toolArg(tool string, arg syntax.Expr) {
 				if i < 0 || c.toks[i].Off < lb.stmt.end {
 					lb.valid = false // used before it is bound
 				}
-				lb.uses = append(lb.uses, len(c.p.Sites))
+				lb.uses = append(lb.uses, len(c.p.sites))
 				c.p.add(LiftSite{Tool: tool, Keyword: key.Name, Value: lb.value, Binding: lb.name,
 					Line: lb.line, Column: lb.col, CallLine: kline, CallColumn: kcol}, span{}, span{})
 				return
@@ -515,7 +530,10 @@ func (c *collector) toolArg(tool string, arg syntax.Expr) {
 }
 
 func (p *LiftPlan) add(s LiftSite, sp, src span) {
-	p.Sites = append(p.Sites, s)
+	if p.sites == nil {
+		p.sites, p.spans, p.srcSpans = make([]LiftSite, 0, 8), make([]span, 0, 8), make([]span, 0, 8)
+	}
+	p.sites = append(p.sites, s)
 	p.spans = append(p.spans, sp)
 	p.srcSpans = append(p.srcSpans, src)
 }
@@ -558,14 +576,17 @@ type Verdict struct {
 // every lifted name as a parameter; if it does not, nothing is lifted
 // (a warning says so).
 func (p *LiftPlan) Apply(accept func(LiftSite) Verdict, taken []string) *LiftResult {
-	none := &LiftResult{Code: p.code, Analysis: p.a, Lifted: []Lifted{}, Examples: map[string]any{}, Warnings: []Warning{}}
-	res := &LiftResult{Lifted: []Lifted{}, Examples: map[string]any{}, Warnings: slices.Clone(p.splats)}
-	if len(p.Sites) == 0 {
-		none.Warnings = res.Warnings
-		return none
+	p.collect()
+	// none is the result when nothing is lifted, with warnings.
+	none := func(warnings []Warning) *LiftResult {
+		return &LiftResult{Code: p.code, Analysis: p.a, Lifted: []Lifted{}, Examples: map[string]any{}, Warnings: warnings}
 	}
-	verdicts := make([]Verdict, len(p.Sites))
-	for i, s := range p.Sites {
+	if len(p.sites) == 0 {
+		return none(slices.Clone(p.splats))
+	}
+	res := &LiftResult{Lifted: make([]Lifted, 0, len(p.sites)), Examples: map[string]any{}, Warnings: slices.Clone(p.splats)}
+	verdicts := make([]Verdict, len(p.sites))
+	for i, s := range p.sites {
 		verdicts[i] = accept(s)
 	}
 	warn := func(s LiftSite, format string, args ...any) {
@@ -599,10 +620,14 @@ func (p *LiftPlan) Apply(accept func(LiftSite) Verdict, taken []string) *LiftRes
 		value any
 	}
 	groups := map[[2]string]*group{}
-	var edits, srcEdits []edit
-	var flows []Flow // the lifted parameters' flows, positions in the code as written
+	edits := make([]edit, 0, len(p.sites)+len(p.bindings))
+	var srcEdits []edit
+	if p.srcLines != nil {
+		srcEdits = make([]edit, 0, cap(edits))
+	}
+	flows := make([]Flow, 0, len(p.sites)) // the lifted parameters' flows, positions in the code as written
 	reported := map[string]bool{}
-	for i, s := range p.Sites {
+	for i, s := range p.sites {
 		v := verdicts[i]
 		if s.Binding != "" {
 			b := p.bindings[s.Binding]
@@ -654,8 +679,7 @@ func (p *LiftPlan) Apply(accept func(LiftSite) Verdict, taken []string) *LiftRes
 	}
 	sortWarnings(res.Warnings)
 	if len(edits) == 0 {
-		none.Warnings = res.Warnings
-		return none
+		return none(res.Warnings)
 	}
 	slices.SortFunc(edits, func(a, b edit) int { return cmp.Compare(a.Off, b.Off) })
 	slices.SortStableFunc(res.Lifted, func(a, b Lifted) int {
@@ -665,8 +689,7 @@ func (p *LiftPlan) Apply(accept func(LiftSite) Verdict, taken []string) *LiftRes
 	res.Code = applyEdits(p.code, edits)
 	a, err := p.liftedAnalysis(res.Code, edits, srcEdits, flows, res.Examples)
 	if msg := p.checkLifted(a, err, res.Examples); msg != "" {
-		none.Warnings = append(res.Warnings, Warning{Message: "nothing was lifted: " + msg})
-		return none
+		return none(append(res.Warnings, Warning{Message: "nothing was lifted: " + msg}))
 	}
 	res.Analysis = a
 	return res
@@ -679,17 +702,24 @@ func (p *LiftPlan) Apply(accept func(LiftSite) Verdict, taken []string) *LiftRes
 // parameters' flows (positions in the code as written).
 func (p *LiftPlan) liftedAnalysis(code string, edits, srcEdits []edit, flows []Flow, examples map[string]any) (*Analysis, error) {
 	old := p.a
-	source := code
+	source, sourceEdits := code, edits
 	if p.srcLines != nil {
-		source = applyEdits(old.Source, srcEdits)
+		source, sourceEdits = applyEdits(old.Source, srcEdits), srcEdits
 	}
-	toks, err := tokenize(source)
-	if err != nil {
-		return nil, err
+	var statement string
+	if p.retokenized = !liftedTokens(p.srcToks, sourceEdits, func(token) bool { return true }); p.retokenized {
+		toks, err := tokenize(source)
+		if err != nil {
+			return nil, err
+		}
+		statement = statementHash(source, toks)
+	} else {
+		statement = statementHashOf(source, len(p.srcToks), func(yield func(token) bool) { liftedTokens(p.srcToks, sourceEdits, yield) })
 	}
-	a := &Analysis{Signature: old.Signature, Name: old.Name, CodeHash: CodeHash(code), StatementHash: statementHash(source, toks),
+	a := &Analysis{Signature: old.Signature, Name: old.Name, CodeHash: CodeHash(code), StatementHash: statement,
 		ProcRefs: old.ProcRefs, Opaque: old.Opaque, Source: source, Warnings: []Warning{}}
-	params := slices.Clone(old.Parameters)
+	params := make([]string, len(old.Parameters), len(old.Parameters)+len(examples))
+	copy(params, old.Parameters)
 	for name := range examples {
 		if _, found := slices.BinarySearch(params, name); !found {
 			params = append(params, name)
@@ -697,10 +727,14 @@ func (p *LiftPlan) liftedAnalysis(code string, edits, srcEdits []edit, flows []F
 	}
 	slices.Sort(params)
 	a.Parameters = params
-	sh := shifter{orig: p.code, code: code, edits: edits}
+	if p.lines == nil {
+		p.lines = newLineIndex(p.code)
+	}
+	orig := p.lines
+	sh := shifter{code: newLineIndex(code), edits: edits}
 	for _, w := range old.Warnings {
 		if w.Line > 0 {
-			off := offsetOf(p.code, w.Line, w.Column)
+			off := orig.offset(w.Line, w.Column)
 			if sh.inside(off) {
 				continue // about text lifting removed (an escape in a lifted string)
 			}
@@ -712,19 +746,73 @@ func (p *LiftPlan) liftedAnalysis(code string, edits, srcEdits []edit, flows []F
 	}
 	sortWarnings(a.Warnings)
 	a.Flows = make([]Flow, 0, len(old.Flows)+len(flows))
-	for _, f := range append(slices.Clone(old.Flows), flows...) {
-		f.Line, f.Column = sh.pos(offsetOf(p.code, f.Line, f.Column))
-		a.Flows = append(a.Flows, f)
+	for _, fs := range [2][]Flow{old.Flows, flows} {
+		for _, f := range fs {
+			f.Line, f.Column = sh.pos(orig.offset(f.Line, f.Column))
+			a.Flows = append(a.Flows, f)
+		}
 	}
 	sortFlows(a.Flows)
 	return a, nil
 }
 
+// liftedTokens yields the tokens of the source edits made of the one toks
+// are of, as statementHash reads them (kind, place, statement start), made
+// from toks: edits are lifting's (sorted), each either a literal's tokens
+// replaced by a name (and the literal's line breaks) or a top-level
+// binding's statement blanked (its line breaks only), the end of its
+// logical line going with it. It reports false for an edit that is not on
+// whole tokens so (the source is then tokenized), or when yield does.
+func liftedTokens(toks []token, edits []edit, yield func(token) bool) bool {
+	delta, next := 0, 0
+	blanked := false // a blanked statement's logical line has not ended yet
+	for i := 0; i < len(toks); {
+		t := toks[i]
+		if next < len(edits) && t.End > edits[next].Off {
+			e := edits[next]
+			j := i
+			for j < len(toks) && toks[j].Off < e.End {
+				j++
+			}
+			if t.Off != e.Off || toks[j-1].End != e.End || toks[j-1].Kind == tokNewline || blanked {
+				return false
+			}
+			if name := strings.TrimRight(e.Repl, "\r\n"); name != "" {
+				if !yield(token{Kind: tokName, Off: e.Off + delta, End: e.Off + delta + len(name), StmtStart: t.StmtStart}) {
+					return false
+				}
+			} else if t.StmtStart {
+				blanked = true
+			} else {
+				return false
+			}
+			delta += len(e.Repl) - (e.End - e.Off)
+			next++
+			i = j
+			continue
+		}
+		switch {
+		case blanked && t.Kind == tokNewline:
+			blanked = false
+			i++
+			continue
+		case blanked && t.Kind != tokComment:
+			return false
+		}
+		t.Off, t.End = t.Off+delta, t.End+delta
+		if !yield(t) {
+			return false
+		}
+		i++
+	}
+	return next == len(edits)
+}
+
 // shifter maps offsets of the code as written to positions of the code
-// edits made of it.
+// edits made of it (code, indexed).
 type shifter struct {
-	orig, code string
-	edits      []edit
+	code  *lineIndex
+	edits []edit
 }
 
 // inside reports whether off is within an edit's replaced text.
@@ -746,7 +834,7 @@ func (s shifter) pos(off int) (int, int) {
 		}
 		delta += len(e.Repl) - (e.End - e.Off)
 	}
-	return lineColOf(s.code, off+delta)
+	return s.code.lineCol(off + delta)
 }
 
 // checkLifted is the lifted code's check: it analyses, with the same

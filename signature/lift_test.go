@@ -15,6 +15,9 @@ func liftOf(t *testing.T, code string, d Dialect, accept func(LiftSite) Verdict)
 		t.Fatalf("AnalyzeLift: %v", err)
 	}
 	r := p.Apply(accept, nil)
+	if p.retokenized {
+		t.Errorf("the lifted source was tokenized again:\n%s", r.Code)
+	}
 	if strings.Count(r.Code, "\n") != strings.Count(code, "\n") {
 		t.Fatalf("lines moved:\n%s\n---\n%s", code, r.Code)
 	}

@@ -192,6 +192,8 @@ type posMap struct {
 	orig, rewritten string
 	edits           []edit
 	newStarts       []int // offset in rewritten of each edit's replacement
+	// origLines and newLines index orig and rewritten, made on first use.
+	origLines, newLines *lineIndex
 }
 
 func newPosMap(orig, rewritten string, edits []edit) *posMap {
@@ -210,7 +212,7 @@ func (m *posMap) origPos(line, col int) (int, int) {
 	if m == nil || len(m.edits) == 0 || line <= 0 {
 		return line, col
 	}
-	r := offsetOf(m.rewritten, line, col)
+	r := m.rewrittenLines().offset(line, col)
 	k := sort.Search(len(m.newStarts), func(i int) bool { return m.newStarts[i] > r }) - 1
 	o := r
 	if k >= 0 {
@@ -222,7 +224,95 @@ func (m *posMap) origPos(line, col int) (int, int) {
 			o = e.End + r - newEnd
 		}
 	}
-	return lineColOf(m.orig, min(o, len(m.orig)))
+	return m.origIndex().lineCol(min(o, len(m.orig)))
+}
+
+// origIndex is the index of the original code.
+func (m *posMap) origIndex() *lineIndex {
+	if m.origLines == nil {
+		m.origLines = newLineIndex(m.orig)
+	}
+	return m.origLines
+}
+
+// rewrittenLines is the index of the rewritten source.
+func (m *posMap) rewrittenLines() *lineIndex {
+	if m.newLines == nil {
+		m.newLines = newLineIndex(m.rewritten)
+	}
+	return m.newLines
+}
+
+// lineIndex is a string's line starts (line breaks as go.starlark.net
+// counts them): offsetOf and lineColOf without scanning the string from
+// its start.
+type lineIndex struct {
+	s      string
+	starts []int // the byte offset of each line
+	ascii  bool  // s is ASCII: a column is a byte
+}
+
+func newLineIndex(s string) *lineIndex {
+	li := &lineIndex{s: s, starts: make([]int, 1, strings.Count(s, "\n")+2), ascii: true}
+	if strings.IndexByte(s, '\r') < 0 {
+		for i := 0; ; {
+			j := strings.IndexByte(s[i:], '\n')
+			if j < 0 {
+				break
+			}
+			i += j + 1
+			li.starts = append(li.starts, i)
+		}
+	} else {
+		for i := 0; i < len(s); i++ {
+			if n := lineBreak(s, i); n > 0 {
+				i += n - 1
+				li.starts = append(li.starts, i+1)
+			}
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			li.ascii = false
+			break
+		}
+	}
+	return li
+}
+
+// offset is offsetOf(li.s, line, col).
+func (li *lineIndex) offset(line, col int) int {
+	s, off := li.s, 0
+	switch {
+	case line <= 1:
+	case line-1 < len(li.starts):
+		off = li.starts[line-1]
+	default:
+		return len(s)
+	}
+	if li.ascii {
+		end := len(s) // where the line's break starts
+		if line = max(line, 1); line < len(li.starts) {
+			if end = li.starts[line] - 1; end-1 >= off && s[end-1:end+1] == "\r\n" {
+				end--
+			}
+		}
+		return min(off+max(col-1, 0), end)
+	}
+	for c := 1; c < col && off < len(s) && lineBreak(s, off) == 0; c++ {
+		_, n := utf8.DecodeRuneInString(s[off:])
+		off += n
+	}
+	return off
+}
+
+// lineCol is lineColOf(li.s, off).
+func (li *lineIndex) lineCol(off int) (int, int) {
+	k := sort.SearchInts(li.starts, off+1) - 1 // the last line starting at or before off
+	if li.ascii {
+		return k + 1, off - li.starts[k] + 1
+	}
+	return k + 1, utf8.RuneCountInString(li.s[li.starts[k]:off]) + 1
 }
 
 // offsetOf returns the byte offset of 1-based (line, rune col) in s, with

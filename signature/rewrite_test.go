@@ -86,3 +86,24 @@ func TestLineColOf(t *testing.T) {
 		})
 	}
 }
+
+// TestLineIndex: lineIndex gives offsetOf and lineColOf's answers at every
+// position, line breaks \n, \r\n and \r and multi-byte runes included.
+func TestLineIndex(t *testing.T) {
+	for _, s := range []string{"", "a", "\n", "ab\ncd", "ab\r\ncd\r\n", "x\ry\r\rz", "é=1\n  ü(\"ß\")\r\n\n€", "\r\n\r\n", "a\n\r\nb\r"} {
+		li := newLineIndex(s)
+		for off := 0; off <= len(s); off++ {
+			wl, wc := lineColOf(s, off)
+			if l, c := li.lineCol(off); l != wl || c != wc {
+				t.Errorf("%q: lineCol(%d) = %d:%d, lineColOf %d:%d", s, off, l, c, wl, wc)
+			}
+		}
+		for line := -1; line <= strings.Count(s, "\n")+strings.Count(s, "\r")+2; line++ {
+			for col := -1; col <= len(s)+2; col++ {
+				if got, want := li.offset(line, col), offsetOf(s, line, col); got != want {
+					t.Errorf("%q: offset(%d, %d) = %d, offsetOf %d", s, line, col, got, want)
+				}
+			}
+		}
+	}
+}

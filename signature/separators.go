@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"iter"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -95,15 +97,21 @@ func StatementHash(source string) (string, error) {
 const tokIndent tokKind = 100
 
 func statementHash(src string, toks []token) string {
-	h := sha256.New()
-	var n [binary.MaxVarintLen64]byte
+	return statementHashOf(src, len(toks), slices.Values(toks))
+}
+
+// statementHashOf is statementHash of the tokens of src that toks yields
+// (about n).
+func statementHashOf(src string, n int, toks iter.Seq[token]) string {
+	// What is hashed is written out first, and hashed at once.
+	buf := make([]byte, 0, len(src)+3*n+8)
 	write := func(kind tokKind, text string) {
-		h.Write([]byte{byte(kind)})
-		h.Write(n[:binary.PutUvarint(n[:], uint64(len(text)))])
-		h.Write([]byte(text))
+		buf = append(buf, byte(kind))
+		buf = binary.AppendUvarint(buf, uint64(len(text)))
+		buf = append(buf, text...)
 	}
 	ended := true // the last token written ends a logical line
-	for _, t := range toks {
+	for t := range toks {
 		switch t.Kind {
 		case tokComment:
 			continue
@@ -122,5 +130,6 @@ func statementHash(src string, toks []token) string {
 	if !ended { // code without a final line break
 		write(tokNewline, "")
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	sum := sha256.Sum256(buf)
+	return hex.EncodeToString(sum[:])
 }
