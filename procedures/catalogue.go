@@ -93,7 +93,15 @@ func (c *Catalogue) Tool(name string) (Tool, bool) {
 		return Tool{}, false
 	}
 	if c.byName == nil {
-		c.index()
+		// A catalogue not made by NewCatalogue or StoredCatalogue (a
+		// literal): looked through, not indexed in place, since a
+		// catalogue is shared between goroutines.
+		for _, t := range c.Tools {
+			if t.Name == name {
+				return t, true
+			}
+		}
+		return Tool{}, false
 	}
 	t, ok := c.byName[name]
 	if !ok {
@@ -151,6 +159,14 @@ func (c *Catalogue) ToolCount() int {
 // ToolText is the name and description of c's i-th tool.
 func (c *Catalogue) ToolText(i int) (name, description string) {
 	return c.Tools[i].Name, c.Tools[i].Description
+}
+
+// StoredCatalogue is the catalogue a store read back: tools as
+// NewCatalogue made them (sorted, valid) under revision, indexed.
+func StoredCatalogue(tools []Tool, revision string) *Catalogue {
+	c := &Catalogue{Tools: tools, Revision: revision}
+	c.index()
+	return c
 }
 
 func (c *Catalogue) index() {

@@ -120,7 +120,7 @@ func decodeCatalogue(recs []*neo4j.Record) (*procedures.Catalogue, error) {
 		}
 		tools = append(tools, t)
 	}
-	return &procedures.Catalogue{Tools: tools, Revision: revision}, nil
+	return procedures.StoredCatalogue(tools, revision), nil
 }
 
 // PutCatalogue replaces the stored catalogue in one write transaction:
