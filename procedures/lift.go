@@ -44,32 +44,11 @@ type liftProp struct {
 	display  string // tools.T's k
 }
 
-// liftCache holds liftProp by revision, tool and property; emptied when
-// full.
-type liftCache struct {
-	mu sync.Mutex
-	m  map[[3]string]*liftProp
-}
+// liftCache holds liftProp by catalogue revision, tool and property.
+type liftCache = propCache[liftProp]
 
-const maxCachedLiftProps = 4096
-
-func (c *liftCache) get(cat *Catalogue, tool, keyword string) *liftProp {
-	k := [3]string{cat.Revision, tool, keyword}
-	c.mu.Lock()
-	p, ok := c.m[k]
-	c.mu.Unlock()
-	if ok {
-		return p
-	}
-	p = newLiftProp(cat, tool, keyword)
-	c.mu.Lock()
-	if c.m == nil || len(c.m) >= maxCachedLiftProps {
-		c.m = map[[3]string]*liftProp{}
-	}
-	c.m[k] = p
-	c.mu.Unlock()
-	return p
-}
+// newLiftCache is an empty liftCache.
+func newLiftCache() *liftCache { return &liftCache{make: newLiftProp} }
 
 func newLiftProp(cat *Catalogue, tool, keyword string) *liftProp {
 	p := &liftProp{display: fmt.Sprintf("tools.%s's %s", tool, keyword)}
@@ -379,6 +358,6 @@ func LiftPreview(code, dialect string, cat *Catalogue) (*signature.LiftResult, e
 	if err != nil {
 		return nil, err
 	}
-	s := &Service{lifts: &liftCache{}}
+	s := &Service{lifts: newLiftCache()}
 	return s.lift(plan, cat, nil), nil
 }

@@ -36,7 +36,7 @@ func BenchmarkLiftWork(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := &Service{lifts: &liftCache{}}
+	s := &Service{lifts: newLiftCache()}
 	work := func(code string, lift bool) time.Duration {
 		start := time.Now()
 		var a *signature.Analysis

@@ -179,41 +179,10 @@ func newToolProp(cat *Catalogue, tool, keyword string) *toolProp {
 	return &toolProp{schema: stripDescription(s), desc: d, place: t.Name + " as " + keyword, ok: true}
 }
 
-// maxCachedToolProps bounds toolProps; it is emptied when full.
-const maxCachedToolProps = 4096
-
-// toolPropCache holds toolProp by catalogue revision, tool and property:
-// a revision is the hash of the tools (NewCatalogue), so an entry is
-// never another catalogue's. A catalogue without a revision is not cached.
-type toolPropCache struct {
-	mu sync.Mutex
-	m  map[[3]string]*toolProp
-}
-
-// toolProps is the process' toolPropCache: TypedSchema is a function of
-// the catalogue, used by every service.
-var toolProps toolPropCache
-
-func (c *toolPropCache) get(cat *Catalogue, tool, keyword string) *toolProp {
-	if cat == nil || cat.Revision == "" {
-		return newToolProp(cat, tool, keyword)
-	}
-	k := [3]string{cat.Revision, tool, keyword}
-	c.mu.Lock()
-	p, ok := c.m[k]
-	c.mu.Unlock()
-	if ok {
-		return p
-	}
-	p = newToolProp(cat, tool, keyword)
-	c.mu.Lock()
-	if c.m == nil || len(c.m) >= maxCachedToolProps {
-		c.m = map[[3]string]*toolProp{}
-	}
-	c.m[k] = p
-	c.mu.Unlock()
-	return p
-}
+// toolProps holds toolProp by catalogue revision, tool and property: the
+// process' one, as TypedSchema is a function of the catalogue, used by
+// every service.
+var toolProps = propCache[toolProp]{make: newToolProp}
 
 // hasRef reports whether a tool's property schema refers elsewhere ($ref,
 // $dynamicRef): moved into a procedure's schema it would not resolve, so it

@@ -93,9 +93,9 @@ func init() {
 			Tests:    []string{"TestLiftFollowsTheCatalogue"},
 		},
 		{
-			Name:     "procedures/tool-props-any-catalogue",
-			Why:      "a tool property's schema kept for typing parameters is served under another catalogue revision, so a lifted parameter is typed as an old catalogue said",
-			Edits:    []Edit{{Dir: "procedures", Files: "typed.go", Find: "k := [3]string{cat.Revision, tool, keyword}", Replace: `k := [3]string{"", tool, keyword}`}},
+			Name:     "procedures/prop-cache-any-catalogue",
+			Why:      "what is kept of a tool property (its schema for typing parameters, its lifting verdict) is served under another catalogue revision, so a literal is lifted and typed as an old catalogue said",
+			Edits:    []Edit{{Dir: "procedures", Files: "propcache.go", Find: "k := [3]string{cat.Revision, tool, keyword}", Replace: `k := [3]string{"", tool, keyword}`}},
 			Packages: []string{"./procedures"},
 			Tests:    []string{"TestTypedSchemaFollowsTheCatalogue", "TestLiftFollowsTheCatalogue"},
 		},
