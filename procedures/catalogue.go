@@ -117,6 +117,16 @@ func (c *Catalogue) SchemaHash(name string) string {
 	if !ok {
 		return ""
 	}
+	return c.hashOf(t)
+}
+
+// hashOf is SchemaHash(t) for a tool of c: computed when c was made
+// (NewCatalogue, StoredCatalogue: Tool.SchemaHash), now for a catalogue
+// made otherwise, whose tools' SchemaHash is not trusted.
+func (c *Catalogue) hashOf(t Tool) string {
+	if c.byName != nil && t.SchemaHash != "" {
+		return t.SchemaHash
+	}
 	return SchemaHash(t)
 }
 
@@ -162,9 +172,13 @@ func (c *Catalogue) ToolText(i int) (name, description string) {
 }
 
 // StoredCatalogue is the catalogue a store read back: tools as
-// NewCatalogue made them (sorted, valid) under revision, indexed.
+// NewCatalogue made them (sorted, valid) under revision, indexed, their
+// schema hashes computed again.
 func StoredCatalogue(tools []Tool, revision string) *Catalogue {
 	c := &Catalogue{Tools: tools, Revision: revision}
+	for i := range c.Tools {
+		c.Tools[i].SchemaHash = SchemaHash(c.Tools[i])
+	}
 	c.index()
 	return c
 }

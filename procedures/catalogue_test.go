@@ -1,6 +1,8 @@
 package procedures
 
 import (
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -36,5 +38,59 @@ func TestCatalogueToolIsSafeToShare(t *testing.T) {
 			}
 			wg.Wait()
 		})
+	}
+}
+
+// TestSchemaHashIsComputed: a catalogue made by NewCatalogue or
+// StoredCatalogue answers the hash it computed; one made otherwise (a
+// literal, whose tools' SchemaHash nobody checked) is hashed again, so a
+// schema_hash a tool carries in is never taken for its contract.
+func TestSchemaHashIsComputed(t *testing.T) {
+	tool := Tool{Name: "a", ReadOnly: true, InputSchema: map[string]any{"type": "object"}}
+	want := SchemaHash(tool)
+	forged := tool
+	forged.SchemaHash = "sha256:" + strings.Repeat("0", 64)
+	made, err := NewCatalogue([]Tool{forged})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		cat  *Catalogue
+	}{
+		{"NewCatalogue", made},
+		{"StoredCatalogue", StoredCatalogue([]Tool{forged}, made.Revision)},
+		{"a literal", &Catalogue{Tools: []Tool{forged}, Revision: made.Revision}},
+	} {
+		if got := tc.cat.SchemaHash("a"); got != want {
+			t.Errorf("%s: SchemaHash = %s, want %s", tc.name, got, want)
+		}
+		if got := tc.cat.ContractKeys(); len(got) != 1 || got[0] != "a "+want {
+			t.Errorf("%s: ContractKeys = %v", tc.name, got)
+		}
+		if d := DriftOf(BaselineOf([]string{"a"}, made), tc.cat); len(d) != 0 {
+			t.Errorf("%s: DriftOf its own baseline = %v", tc.name, d)
+		}
+	}
+}
+
+// BenchmarkDriftOf: a version's drift under the catalogue it works with,
+// as every decorated procedure computes it.
+func BenchmarkDriftOf(b *testing.B) {
+	var tools []Tool
+	for i := range 14 {
+		tools = append(tools, Tool{Name: fmt.Sprintf("tool_%02d", i), ReadOnly: true,
+			InputSchema: map[string]any{"type": "object", "properties": map[string]any{"task_id": map[string]any{"type": "integer"}}}})
+	}
+	cat, err := NewCatalogue(tools)
+	if err != nil {
+		b.Fatal(err)
+	}
+	base := BaselineOf([]string{"tool_01", "tool_05", "tool_09"}, cat)
+	b.ReportAllocs()
+	for b.Loop() {
+		if len(DriftOf(base, cat)) != 0 {
+			b.Fatal("drift")
+		}
 	}
 }

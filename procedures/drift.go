@@ -142,7 +142,7 @@ func (c *Catalogue) ContractKeys() []string {
 	}
 	keys := make([]string, len(c.Tools))
 	for i, t := range c.Tools {
-		keys[i] = ToolContract{Tool: t.Name, SchemaHash: SchemaHash(t)}.Key()
+		keys[i] = ToolContract{Tool: t.Name, SchemaHash: c.hashOf(t)}.Key()
 	}
 	sort.Strings(keys)
 	return keys
@@ -178,10 +178,10 @@ func DriftOf(b *Baseline, cat *Catalogue) []Drift {
 			out = append(out, Drift{Tool: was.Tool, Change: DriftRemoved})
 			continue
 		}
-		now := ContractOf(t)
-		if now.SchemaHash == was.SchemaHash {
+		if cat.hashOf(t) == was.SchemaHash {
 			continue
 		}
+		now := ContractOf(t)
 		n := len(out)
 		if now.InputHash != was.InputHash {
 			out = append(out, Drift{Tool: was.Tool, Change: DriftInputSchema})

@@ -75,3 +75,14 @@ func init() {
 		},
 	}...)
 }
+
+// The mutant of the schema hashes a catalogue answers.
+func init() {
+	mutants = append(mutants, Mutant{
+		Name:     "procedures/schema-hash-carried-in-trusted",
+		Why:      "a catalogue nobody hashed answers the schema_hash its tools carry in: authorizations and drift compare a hash the tool's contract may not have",
+		Edits:    []Edit{{Dir: "procedures", Files: "catalogue.go", Find: "\tif c.byName != nil && t.SchemaHash != \"\" {\n", Replace: "\tif t.SchemaHash != \"\" {\n"}},
+		Packages: []string{"./procedures"},
+		Tests:    []string{"TestSchemaHashIsComputed"},
+	})
+}
