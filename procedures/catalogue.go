@@ -33,6 +33,8 @@ type Catalogue struct {
 	Tools    []Tool `json:"tools"`
 	Revision string `json:"revision"`
 	byName   map[string]*Tool
+	// contracts is ContractOf each tool, by name: made with byName.
+	contracts map[string]ToolContract
 }
 
 var toolNamePattern = regexp.MustCompile(`^[A-Za-z_][0-9A-Za-z_]{0,` + strconv.Itoa(fields.MaxToolNameBytes-1) + `}$`)
@@ -69,6 +71,7 @@ func NewCatalogue(tools []Tool) (*Catalogue, error) {
 		c.byName[t.Name] = t
 	}
 	c.Revision = catalogueRevision(sorted)
+	c.contractsOf()
 	return c, nil
 }
 
@@ -180,7 +183,25 @@ func StoredCatalogue(tools []Tool, revision string) *Catalogue {
 		c.Tools[i].SchemaHash = SchemaHash(c.Tools[i])
 	}
 	c.index()
+	c.contractsOf()
 	return c
+}
+
+// contractsOf computes ContractOf each of c's tools (their SchemaHash set).
+func (c *Catalogue) contractsOf() {
+	c.contracts = make(map[string]ToolContract, len(c.Tools))
+	for _, t := range c.Tools {
+		c.contracts[t.Name] = contractWith(t, t.SchemaHash)
+	}
+}
+
+// contractOf is ContractOf(t) for a tool of c: computed when c was made,
+// now for a catalogue made otherwise.
+func (c *Catalogue) contractOf(t Tool) ToolContract {
+	if k, ok := c.contracts[t.Name]; ok {
+		return k
+	}
+	return ContractOf(t)
 }
 
 func (c *Catalogue) index() {

@@ -71,6 +71,9 @@ func TestSchemaHashIsComputed(t *testing.T) {
 		if d := DriftOf(BaselineOf([]string{"a"}, made), tc.cat); len(d) != 0 {
 			t.Errorf("%s: DriftOf its own baseline = %v", tc.name, d)
 		}
+		if b := BaselineOf([]string{"a", "proc__x"}, tc.cat); len(b.Tools) != 1 || b.Tools[0] != ContractOf(tool) {
+			t.Errorf("%s: BaselineOf = %+v, want the tool's contract %+v", tc.name, b, ContractOf(tool))
+		}
 	}
 }
 
@@ -91,6 +94,26 @@ func BenchmarkDriftOf(b *testing.B) {
 	for b.Loop() {
 		if len(DriftOf(base, cat)) != 0 {
 			b.Fatal("drift")
+		}
+	}
+}
+
+// BenchmarkBaselineOf: the baseline a new version is captured with.
+func BenchmarkBaselineOf(b *testing.B) {
+	var tools []Tool
+	for i := range 14 {
+		tools = append(tools, Tool{Name: fmt.Sprintf("tool_%02d", i), ReadOnly: true,
+			InputSchema: map[string]any{"type": "object", "properties": map[string]any{"task_id": map[string]any{"type": "integer"}}}})
+	}
+	cat, err := NewCatalogue(tools)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sig := []string{"tool_01", "tool_05", "tool_09"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if len(BaselineOf(sig, cat).Tools) != 3 {
+			b.Fatal("baseline")
 		}
 	}
 }

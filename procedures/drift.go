@@ -31,8 +31,11 @@ type ToolContract struct {
 func (c ToolContract) Key() string { return c.Tool + " " + c.SchemaHash }
 
 // ContractOf is t's contract.
-func ContractOf(t Tool) ToolContract {
-	return ToolContract{Tool: t.Name, SchemaHash: SchemaHash(t), InputHash: jsonHash(orEmpty(t.InputSchema)),
+func ContractOf(t Tool) ToolContract { return contractWith(t, SchemaHash(t)) }
+
+// contractWith is t's contract, its SchemaHash being hash.
+func contractWith(t Tool, hash string) ToolContract {
+	return ToolContract{Tool: t.Name, SchemaHash: hash, InputHash: jsonHash(orEmpty(t.InputSchema)),
 		OutputHash: jsonHash(t.OutputSchema), ReadOnly: t.ReadOnly, ExternalAccess: t.ExternalAccess}
 }
 
@@ -74,7 +77,7 @@ func BaselineOf(signature []string, cat *Catalogue) *Baseline {
 	b := &Baseline{Tools: []ToolContract{}}
 	for _, n := range signature {
 		if t, ok := cat.Tool(n); ok {
-			b.Tools = append(b.Tools, ContractOf(t))
+			b.Tools = append(b.Tools, cat.contractOf(t))
 		}
 	}
 	sort.Slice(b.Tools, func(i, j int) bool { return b.Tools[i].Tool < b.Tools[j].Tool })
@@ -181,7 +184,7 @@ func DriftOf(b *Baseline, cat *Catalogue) []Drift {
 		if cat.hashOf(t) == was.SchemaHash {
 			continue
 		}
-		now := ContractOf(t)
+		now := cat.contractOf(t)
 		n := len(out)
 		if now.InputHash != was.InputHash {
 			out = append(out, Drift{Tool: was.Tool, Change: DriftInputSchema})
