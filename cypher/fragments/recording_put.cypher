@@ -3,7 +3,7 @@
 // nothing) as a recording of p's version v: it replaces the recording of
 // the same id unless its content is the same, then v keeps its keep newest
 // (recorded_at, then id). A unit subquery: rows pass through unchanged.
-// use.cypher names it, with p and v bound.
+// use.cypher and use_health.cypher name it, with p and v bound.
 CALL {
   WITH p, v
   WITH p, v WHERE $recording IS NOT NULL
@@ -13,9 +13,6 @@ CALL {
   WHERE NOT same
   SET r.recorded_at = $recording.recorded_at, r.content_hash = $recording.content_hash,
       r.bytes = $recording.bytes, r.body = $recording.body
-  WITH p, v
-  MATCH (o:Recording {procedure: p.name, code_hash: v.code_hash})
-  WITH o ORDER BY o.recorded_at DESC, o.id DESC
-  WITH collect(o) AS kept
-  FOREACH (x IN kept[$recording.keep..] | DELETE x)
+  WITH p.name AS procedure, v.code_hash AS code_hash, $recording.keep AS keep
+#include recordings_keep
 }

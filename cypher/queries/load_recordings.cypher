@@ -1,8 +1,7 @@
 // Dumped recordings (Store.Load, into an empty store and merging alike;
 // docs/dumps.md "Merging"): one the store lacks (by id) is added to its
 // version, one it holds is kept as it is; then each version the batch
-// added to keeps its r.keep newest (recorded_at, then id), as
-// fragments/recording_put.cypher does. A row whose version is not stored
+// added to keeps its r.keep newest (fragments/recordings_keep.cypher). A row whose version is not stored
 // adds nothing and is counted in missing (Store.Load refuses the batch).
 UNWIND $rows AS r
 OPTIONAL MATCH (:Procedure {name: r.procedure})-[:HAS_VERSION]->(v:ProcedureVersion {code_hash: r.code_hash})
@@ -18,10 +17,7 @@ CALL {
   WITH DISTINCT r.procedure AS procedure, r.code_hash AS code_hash, r.keep AS keep
   CALL {
     WITH procedure, code_hash, keep
-    MATCH (o:Recording {procedure: procedure, code_hash: code_hash})
-    WITH keep, o ORDER BY o.recorded_at DESC, o.id DESC
-    WITH keep, collect(o) AS kept
-    FOREACH (x IN kept[keep..] | DELETE x)
+#include recordings_keep
   }
 }
 RETURN missing;

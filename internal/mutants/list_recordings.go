@@ -27,8 +27,8 @@ func init() {
 		},
 		{
 			Name:     "neo4j/recordings-unbounded",
-			Why:      "recording_put.cypher keeps every recording of a version",
-			Edits:    []Edit{{Dir: "cypher/fragments", Files: "recording_put.cypher", Find: "FOREACH (x IN kept[$recording.keep..] | DELETE x)", Replace: "FOREACH (x IN [] | DELETE x)"}},
+			Why:      "recordings_keep.cypher keeps every recording of a version",
+			Edits:    []Edit{{Dir: "cypher/fragments", Files: "recordings_keep.cypher", Find: "FOREACH (x IN kept[keep..] | DELETE x)", Replace: "FOREACH (x IN [] | DELETE x)"}},
 			Packages: []string{"./graph/neo4j"},
 			Tests:    []string{"TestStore/Recordings/kept,_replaced,_bounded"},
 		},
