@@ -98,32 +98,12 @@ func (b *Baseline) Check(signature []string) string {
 			return fmt.Sprintf("tool %q repeated or out of order (after %q)", c.Tool, b.Tools[i-1].Tool)
 		}
 		for _, h := range []string{c.SchemaHash, c.InputHash, c.OutputHash} {
-			if !isSHA256(h) {
+			if !schemaHashShape.MatchString(h) {
 				return fmt.Sprintf("tool %s: hash %q is not sha256: and 64 lowercase hex", c.Tool, h)
 			}
 		}
 	}
 	return ""
-}
-
-// isSHA256 reports whether h is "sha256:" and 64 lowercase hex (jsonHash,
-// SchemaHash).
-func isSHA256(h string) bool {
-	hexPart, ok := strings.CutPrefix(h, "sha256:")
-	return ok && isLowerHex(hexPart, 64)
-}
-
-// isLowerHex reports whether s is n lowercase hex digits.
-func isLowerHex(s string, n int) bool {
-	if len(s) != n {
-		return false
-	}
-	for _, c := range s {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // Keys is Key of each of b's contracts.

@@ -179,7 +179,7 @@ func RecordingFromBody(name, codeHash, id string, at time.Time, b []byte) (*Reco
 	if err := json.Unmarshal(raw.Arguments, &args); err != nil || args == nil {
 		return nil, bad("its arguments are not an object")
 	}
-	if raw.ResultHash == nil || !isLowerHex(*raw.ResultHash, 64) {
+	if raw.ResultHash == nil || !hexHashShape.MatchString(*raw.ResultHash) {
 		return nil, bad("its result hash is not 64 lowercase hex")
 	}
 	for i, c := range raw.Calls {
