@@ -362,12 +362,11 @@ func (r *Replayer) replay(ctx context.Context, c *chain, name string, args map[s
 	// as a replay) even if the request's deadline or its caller is gone by
 	// now.
 	run := &procedures.Run{Failure: FailureClass(res.Err), Duration: r.now().Sub(start)}
-	var recording *procedures.Recording
-	if tc.recorded != nil && res.Err == nil {
-		recording = r.recording(name, d.CodeHash, prep.args, tc.recorded, res.Value)
+	var kept procedures.Kept
+	if res.Err == nil {
+		kept = r.Kept(name, d.CodeHash, prep.args, tc.recorded, res.Value)
 	}
-	if err := r.svc.RecordRunWith(context.WithoutCancel(ctx), name, d.CodeHash, c.usageKey, cause, run,
-		procedures.Kept{Recording: recording, PerVersion: r.opts.RecordingsPerVersion}); err != nil {
+	if err := r.svc.RecordRunWith(context.WithoutCancel(ctx), name, d.CodeHash, c.usageKey, cause, run, kept); err != nil {
 		// The run happened: report it, and say in the log that it was not counted.
 		r.log.Warn().Err(err).Str("procedure", name).Str("code_hash", d.CodeHash).Str("status", out.Status).
 			Msg("replay: a run could not be counted")

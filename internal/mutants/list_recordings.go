@@ -7,7 +7,7 @@ func init() {
 		{
 			Name:     "replay/failed-runs-recorded",
 			Why:      "a failed run keeps a recording: verification would hold a broken run up as what the procedure does",
-			Edits:    []Edit{{Dir: "replay", Files: "replayer.go", Find: "if tc.recorded != nil && res.Err == nil {", Replace: "if tc.recorded != nil {"}},
+			Edits:    []Edit{{Dir: "replay", Files: "replayer.go", Find: "\tif res.Err == nil {\n\t\tkept = r.Kept(", Replace: "\tif true {\n\t\tkept = r.Kept("}},
 			Packages: []string{"./cmd/procgraph"},
 			Tests:    []string{"TestRecordingsKeptAndPurged"},
 		},
