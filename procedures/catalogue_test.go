@@ -80,15 +80,7 @@ func TestSchemaHashIsComputed(t *testing.T) {
 // BenchmarkDriftOf: a version's drift under the catalogue it works with,
 // as every decorated procedure computes it.
 func BenchmarkDriftOf(b *testing.B) {
-	var tools []Tool
-	for i := range 14 {
-		tools = append(tools, Tool{Name: fmt.Sprintf("tool_%02d", i), ReadOnly: true,
-			InputSchema: map[string]any{"type": "object", "properties": map[string]any{"task_id": map[string]any{"type": "integer"}}}})
-	}
-	cat, err := NewCatalogue(tools)
-	if err != nil {
-		b.Fatal(err)
-	}
+	cat := benchCatalogue(b)
 	base := BaselineOf([]string{"tool_01", "tool_05", "tool_09"}, cat)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -100,6 +92,20 @@ func BenchmarkDriftOf(b *testing.B) {
 
 // BenchmarkBaselineOf: the baseline a new version is captured with.
 func BenchmarkBaselineOf(b *testing.B) {
+	cat := benchCatalogue(b)
+	sig := []string{"tool_01", "tool_05", "tool_09"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if len(BaselineOf(sig, cat).Tools) != 3 {
+			b.Fatal("baseline")
+		}
+	}
+}
+
+// benchCatalogue is a catalogue of 14 read-only tools, tool_00 to tool_13,
+// each taking an integer task_id.
+func benchCatalogue(b *testing.B) *Catalogue {
+	b.Helper()
 	var tools []Tool
 	for i := range 14 {
 		tools = append(tools, Tool{Name: fmt.Sprintf("tool_%02d", i), ReadOnly: true,
@@ -109,11 +115,5 @@ func BenchmarkBaselineOf(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	sig := []string{"tool_01", "tool_05", "tool_09"}
-	b.ReportAllocs()
-	for b.Loop() {
-		if len(BaselineOf(sig, cat).Tools) != 3 {
-			b.Fatal("baseline")
-		}
-	}
+	return cat
 }
