@@ -449,17 +449,17 @@ func (g *Gate) capture(ctx context.Context, ans *TurnAnswer, code, dialect strin
 func (g *Gate) count(ctx context.Context, ans *TurnAnswer, b *block, ran ranBlock, captured string) {
 	t := ans.Turn
 	hash, args := t.CodeHash, b.norm
-	if captured != "" && len(ans.Lifted) > 0 {
-		args = maps.Clone(args)
-		if args == nil {
-			args = map[string]any{}
-		}
-		for _, l := range ans.Lifted {
-			args[l.Parameter] = l.Example
-		}
-	}
 	if captured != "" {
 		hash = captured
+		if len(ans.Lifted) > 0 {
+			args = maps.Clone(args)
+			if args == nil {
+				args = map[string]any{}
+			}
+			for _, l := range ans.Lifted {
+				args[l.Parameter] = l.Example
+			}
+		}
 	}
 	var kept procedures.Kept
 	if ran.run.Failure == "" {

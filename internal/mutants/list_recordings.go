@@ -111,7 +111,7 @@ func init() {
 		{
 			Name:     "gate/turn-recording-without-lifted-arguments",
 			Why:      "a captured turn's recording leaves out the literals its capture lifted: its version cannot replay it, and verification fails a version that works",
-			Edits:    []Edit{{Dir: "gate", Files: "gate.go", Find: "\t\t\targs[l.Parameter] = l.Example\n", Replace: "\t\t\t_ = l\n"}},
+			Edits:    []Edit{{Dir: "gate", Files: "gate.go", Find: "\t\t\t\targs[l.Parameter] = l.Example\n", Replace: "\t\t\t\t_ = l\n"}},
 			Packages: []string{"./gate"},
 			Tests:    []string{"TestTurnsKeepRecordings"},
 		},
