@@ -74,7 +74,7 @@ func Open(path string, opts Options) (s *Store, err error) {
 	db, err := bolt.Open(path, 0o600, &bolt.Options{
 		Timeout:      timeout,
 		NoSync:       opts.NoSync,
-		FreelistType: bolt.FreelistMapType,
+		FreelistType: bolt.FreelistArrayType,
 	})
 	if err != nil {
 		return nil, openError(path, timeout, err)
