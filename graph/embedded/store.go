@@ -72,8 +72,8 @@ func Open(path string, opts Options) (s *Store, err error) {
 		}
 	}()
 	db, err := bolt.Open(path, 0o600, &bolt.Options{
-		Timeout:      timeout,
-		NoSync:       opts.NoSync,
+		Timeout: timeout,
+		NoSync:  opts.NoSync,
 		// The array freelist is kept sorted; the hash-map one sorts every
 		// free page id at each commit, which grew a write's cost with the
 		// file (docs/benchmarks.md, BenchmarkRequestGrowth). The type is
