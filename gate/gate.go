@@ -135,6 +135,9 @@ type TurnAnswer struct {
 	// Lifted lists what the turn's capture lifted into parameters (the turn
 	// ran the code as reviewed; only its capture is lifted).
 	Lifted []procedures.Lifted `json:"lifted,omitempty"`
+	// suggested: Suggestion is the turn's capture's advice
+	// (procedures.CaptureOutcome.Advice), no second Suggest needed.
+	suggested bool
 }
 
 // Ran reports whether the turn ran (a 200 rather than a 202).
@@ -252,7 +255,7 @@ func (g *Gate) Submit(ctx context.Context, req TurnRequest) (*TurnAnswer, error)
 	}
 	v := procedures.Decide(in)
 	ans, err := g.decideAndRun(ctx, req, b, v, policy, arrived)
-	if ans != nil {
+	if ans != nil && !ans.suggested {
 		ans.Suggestion = g.suggest(ctx, b, procOnly)
 	}
 	return ans, err
@@ -434,6 +437,7 @@ func (g *Gate) capture(ctx context.Context, ans *TurnAnswer, code, dialect strin
 		return ""
 	}
 	ans.Procedure = co.Procedure
+	ans.Suggestion, ans.suggested = co.Advice(), true
 	if len(co.Lifted) > 0 {
 		ans.Lifted = co.Lifted
 	}

@@ -194,11 +194,9 @@ func (s *Service) captureSuggestion(ctx context.Context, res CaptureResult, v *v
 		}
 		decoratedWith = probe.cat
 	}
-	except := ""
-	if res.Created {
-		except = res.Procedure.Name
-	}
-	suggestion, cat, _ := s.suggest(ctx, res.Procedure.Signature, except)
+	// (Not exposed, or just created: never its own suggestion, and the
+	// only procedure of its signature, so there is no exact match to seek.)
+	suggestion, cat, _ := s.suggest(ctx, res.Procedure.Signature, res.Procedure.Name)
 	if v == nil {
 		if cat == nil {
 			cat = s.heldCatalogue()

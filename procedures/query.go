@@ -21,6 +21,8 @@ func (q *Query) Validate() error {
 		return fault.Errorf(fault.CodeInvalid, "search terms are not words (search.Terms)").WithDetails("field", "q")
 	case q.Status != "" && !q.Status.Valid():
 		return fault.Errorf(fault.CodeInvalid, "status %q is not succeeded or failed", q.Status).WithDetails("field", "status")
+	case q.Bounded && (len(q.Tools) == 0 || q.Limit == 0 || !q.SkipTotal || len(q.Causes) > 0 || len(q.Search) > 0):
+		return fault.Errorf(fault.CodeInvalid, "a bounded find needs tools, a limit and no total, and takes no causes or search").WithDetails("field", "bounded")
 	}
 	return nil
 }
@@ -73,4 +75,12 @@ func (q *Query) FindWalk() int {
 		return math.MaxInt
 	}
 	return end * findWalkFactor
+}
+
+// BoundedCallers is the most callers of its rarest tool a Bounded page
+// reads instead of walking the rank index: a caller costs two index reads
+// (its rank key, then its rank entry) where a walked entry costs one, so
+// either way a Bounded page reads at most FindWalk entries.
+func (q *Query) BoundedCallers() int {
+	return q.FindWalk() / 2
 }

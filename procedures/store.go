@@ -258,4 +258,14 @@ type Query struct {
 	// SkipTotal says the caller does not need the total: Find may then
 	// return -1 for it and stop scanning once the page is full.
 	SkipTotal bool
+
+	// Bounded asks for a page read within a bound that does not grow with
+	// the store, for advice (Suggest): a store reads at most FindWalk
+	// entries (BoundedCallers), the rarest tool's callers when there are
+	// few enough, else the walk of the rank index alone, and answers the
+	// matches it read. So the page may leave out matches less used than
+	// the FindWalk most used procedures; Find's total is -1 then, and the
+	// number of matches when it read the callers (every match). It needs
+	// tools, a limit and SkipTotal, and no causes (Validate).
+	Bounded bool
 }

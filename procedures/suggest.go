@@ -35,10 +35,11 @@ const suggestScan = 50
 
 // Suggest is the one rule of reuse before regenerate: the exposed procedure
 // whose signature is exactly signature, else, among the exposed procedures
-// whose signature holds every name of it (the suggestScan most used), the
+// whose signature holds every name of it (the suggestScan most used that a
+// Bounded find reaches: a read that does not grow with the store), the
 // one with the fewest tools (the most used among equals). except is a
-// procedure never suggested (one the code itself just created); nil when
-// none fits.
+// procedure never suggested (the procedure of that signature, which a
+// capture just stored); nil when none fits.
 func (s *Service) Suggest(ctx context.Context, signature []string, except string) (*Suggestion, error) {
 	sg, _, err := s.suggest(ctx, signature, except)
 	return sg, err
@@ -68,11 +69,11 @@ func (s *Service) suggest(ctx context.Context, signature []string, except string
 	// the classification the store keeps, the one p.Exposed is computed
 	// from): every procedure of the page is exposed.
 	exposed := true
-	q := Query{Tools: signature, Exposed: &exposed, AllowMutating: s.opts.AllowMutatingAutorun, Limit: suggestScan, SkipTotal: true}
+	q := Query{Tools: signature, Exposed: &exposed, AllowMutating: s.opts.AllowMutatingAutorun, Limit: suggestScan, SkipTotal: true, Bounded: true}
 	if err := q.Validate(); err != nil {
 		return nil, nil, err
 	}
-	page, _, cat, err := s.findWithCatalogue(ctx, q)
+	page, total, cat, err := s.findWithCatalogue(ctx, q)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -88,9 +89,12 @@ func (s *Service) suggest(ctx context.Context, signature []string, except string
 	if best != nil && len(best.Signature) == len(signature) {
 		return sameSignature(best.Name), cat, nil
 	}
-	if len(page) >= suggestScan {
-		// A full page may have left out the exact one, less used than
-		// suggestScan procedures holding more: look it up by its names.
+	if except == "" && (total < 0 || len(page) >= suggestScan) {
+		// The page may have left out the exact one (less used than
+		// suggestScan procedures holding more, or than those the bounded
+		// read reached: total -1): look it up by its names. (A procedure
+		// is the only one of its signature: with except, there is none to
+		// look up.)
 		exact, err := s.exactExposed(ctx, signature, except, cat)
 		if err != nil {
 			return nil, nil, err
@@ -135,6 +139,18 @@ func (s *Service) exactExposed(ctx context.Context, sig []string, except string,
 		}
 	}
 	return "", nil
+}
+
+// Advice is Suggest's answer for the code o captured, with the procedure
+// it stored included: that procedure when it is exposed (o.Suggestion never
+// names a procedure the capture created), else o.Suggestion, which is
+// Suggest except that procedure, the only one of its signature. So a caller
+// that captured (a turn) needs no second Suggest.
+func (o *CaptureOutcome) Advice() *Suggestion {
+	if o.Procedure != nil && o.Procedure.Exposed && !o.Use {
+		return sameSignature(o.Procedure.Name)
+	}
+	return o.Suggestion
 }
 
 // sameSignature is the Suggestion of the exposed procedure name, whose

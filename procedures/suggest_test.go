@@ -247,3 +247,35 @@ func mustBeyondThePage(t *testing.T, svc *procedures.Service) procedures.Capture
 	}
 	return own
 }
+
+// TestSuggestReadsABoundedPage: the reuse suggestion, a capture's and a
+// block's, asks the store for a Bounded page, a read that does not grow
+// with the store (procedures.Query.Bounded).
+func TestSuggestReadsABoundedPage(t *testing.T) {
+	_, inner := newServiceStore(t, false)
+	store := &toolFinds{Store: inner}
+	svc := procedures.NewService(store, procedures.Options{})
+	out := mustCapture(t, svc, procedures.CaptureRequest{Code: readOnlyCode, SessionID: "s1"})
+	if _, err := svc.Suggest(context.Background(), out.Procedure.Signature, ""); err != nil {
+		t.Fatal(err)
+	}
+	if store.all == 0 || store.bounded != store.all {
+		t.Fatalf("%d of %d tool-filtered pages bounded, want every one (and at least one)", store.bounded, store.all)
+	}
+}
+
+// toolFinds counts the tool-filtered Find pages read, and the Bounded ones.
+type toolFinds struct {
+	procedures.Store
+	all, bounded int
+}
+
+func (s *toolFinds) Find(ctx context.Context, q procedures.Query) ([]*procedures.Procedure, int, error) {
+	if len(q.Tools) > 0 {
+		s.all++
+		if q.Bounded {
+			s.bounded++
+		}
+	}
+	return s.Store.Find(ctx, q)
+}

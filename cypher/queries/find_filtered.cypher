@@ -12,8 +12,11 @@
 // without) did not fill the page: matches are then sparser than the
 // degree says (several tools each common but rarely together, a selective
 // class filter). So with tools a page reads at most $walk entries and the
-// rarest tool's callers, whatever the number of procedures. A tool no
-// procedure calls (no Tool node) matches nothing.
+// rarest tool's callers, whatever the number of procedures. A $bounded
+// page (procedures.Query.Bounded, advice) takes the callers only when
+// there are at most $boundedCallers, and otherwise the walk alone, never
+// both, and counts nothing: at most $walk entries, whatever the number of
+// procedures. A tool no procedure calls (no Tool node) matches nothing.
 //
 // The filters are counted only when the page cannot tell the total: when
 // it is empty (the offset may be past the end), or full and $skipTotal is
@@ -53,7 +56,8 @@ CALL {
 }
 WITH unknown, revision, same, tools, rarest.tool AS rare, rarest.degree AS rareDegree,
      rarest IS NOT NULL AND rarest.tool IS NULL AS none,
-     rarest IS NOT NULL AND toFloat(rarest.degree) ^ 2 <= toFloat($offset + $limit) * toFloat(everything) AS expand
+     rarest IS NOT NULL AND CASE WHEN $bounded THEN rarest.degree <= $boundedCallers
+       ELSE toFloat(rarest.degree) ^ 2 <= toFloat($offset + $limit) * toFloat(everything) END AS expand
 CALL {
   WITH none, expand
   // The walk, at most $walk entries (procedures.Query.FindWalk). (Not
@@ -80,7 +84,7 @@ CALL {
   // The rarest tool's callers: chosen, or the walk ended before its page
   // was full (the matches are sparser than the tool's callers).
   WITH rare, none, expand, walked
-  WITH CASE WHEN NOT none AND (expand OR size(walked) < $limit) THEN rare END AS rare
+  WITH CASE WHEN NOT none AND (expand OR (size(walked) < $limit AND NOT $bounded)) THEN rare END AS rare
   CALL {
     WITH rare
     // (Only procedures call tools: no label to test.)
@@ -97,10 +101,10 @@ CALL {
   }
   RETURN rare IS NOT NULL AS fromCallers, page
 }
-WITH unknown, revision, same, tools, rare, rareDegree, none,
+WITH unknown, revision, same, tools, rare, rareDegree, none, fromCallers,
      CASE WHEN fromCallers THEN page ELSE walked END AS procedures
-WITH unknown, revision, same, tools, rare, rareDegree, none, procedures,
-     size(procedures) = 0 OR (size(procedures) = $limit AND NOT $skipTotal) AS isCounted
+WITH unknown, revision, same, tools, rare, rareDegree, none, fromCallers, procedures,
+     NOT $bounded AND (size(procedures) = 0 OR (size(procedures) = $limit AND NOT $skipTotal)) AS isCounted
 CALL {
   WITH rare, rareDegree, none, isCounted
   CALL {
@@ -146,4 +150,4 @@ CALL {
   }
   RETURN sum(n) AS counted
 }
-RETURN unknown, procedures, isCounted, counted, revision, same, tools;
+RETURN unknown, procedures, isCounted, counted, fromCallers, revision, same, tools;

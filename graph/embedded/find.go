@@ -253,7 +253,9 @@ func findIndexed(tx *bolt.Tx, q *procedures.Query) (page [][]byte, total, read i
 // walked for (a count per tool and class cannot tell how many call all of
 // them): walk is false then, as when the callers are cheaper or the walk
 // read its bound without filling the page, and the caller gathers the
-// callers of rare, the rarest tool. read is the rank entries walked.
+// callers of rare, the rarest tool. read is the rank entries walked. A
+// Bounded q takes the callers when they are at most q.BoundedCallers, and
+// otherwise the walk of at most q.FindWalk entries alone.
 func findTools(tx *bolt.Tx, q *procedures.Query) (rare string, page [][]byte, total, read int, walk bool) {
 	degree, matching := -1, 0
 	for _, t := range q.Tools {
@@ -262,9 +264,16 @@ func findTools(tx *bolt.Tx, q *procedures.Query) (rare string, page [][]byte, to
 			rare, degree, matching = t, all, m
 		}
 	}
+	end := pageEnd(q)
+	if q.Bounded {
+		if degree <= q.BoundedCallers() {
+			return rare, nil, 0, 0, false // few callers: all of them, exact
+		}
+		page, _, read := walkRank(tx, q, end, q.FindWalk(), toolsMatch(q))
+		return rare, page, -1, read, true // the walk's matches, whether or not it filled the page
+	}
 	single := len(q.Tools) == 1
 	everything := getU64(tx.Bucket(bMeta).Get(metaCount))
-	end := pageEnd(q)
 	if (!single && !q.SkipTotal) || end == math.MaxInt || uint64(degree)*uint64(degree) <= uint64(end)*everything {
 		return rare, nil, 0, 0, false
 	}
@@ -273,12 +282,8 @@ func findTools(tx *bolt.Tx, q *procedures.Query) (rare string, page [][]byte, to
 		total = matching
 		end = min(end, total)
 	}
-	m := newMatcher(q)
-	filters := m.filters()
 	budget := max(q.FindWalk(), walkPerCaller*degree)
-	page, counted, read := walkRank(tx, q, end, budget, func(v []byte) bool {
-		return decodeSummary(v, &m.s) && (!filters || q.Match(m.s.class())) && sigHasAll(m.s.sig, q.Tools)
-	})
+	page, counted, read := walkRank(tx, q, end, budget, toolsMatch(q))
 	if counted < 0 && len(page) < end-q.Offset {
 		return rare, nil, 0, read, false // the bound, before the page was full
 	}
@@ -286,6 +291,16 @@ func findTools(tx *bolt.Tx, q *procedures.Query) (rare string, page [][]byte, to
 		total = counted
 	}
 	return rare, page, total, read, true
+}
+
+// toolsMatch is the test of findTools' walk on a rank entry: its summary's
+// class passes q's filters and its signature holds every tool of q.
+func toolsMatch(q *procedures.Query) func(v []byte) bool {
+	m := newMatcher(q)
+	filters := m.filters()
+	return func(v []byte) bool {
+		return decodeSummary(v, &m.s) && (!filters || q.Match(m.s.class())) && sigHasAll(m.s.sig, q.Tools)
+	}
 }
 
 // walkPerCaller is how many rank entries findTools may walk per caller of

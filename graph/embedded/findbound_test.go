@@ -3,6 +3,7 @@ package embedded
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
@@ -50,6 +51,55 @@ func TestFindSparseToolsReadsBounded(t *testing.T) {
 		t.Fatalf("index entries read: %v; want the same at both sizes, at most %d (the walk's bound and the callers, with their rank entries)", reads, want)
 	}
 	t.Logf("index entries read: %v", reads)
+}
+
+// TestFindBoundedReadsAtMostFindWalk: a Bounded page (the reuse
+// suggestion's) reads at most FindWalk index entries whatever the degree of
+// its tools, which grows with the store here (storetest.SparseFill, each
+// tool called by a quarter of the procedures): the walk alone, however
+// sparse its matches. With tools few enough procedures call, it reads their
+// callers and is exact.
+func TestFindBoundedReadsAtMostFindWalk(t *testing.T) {
+	q := procedures.Query{Tools: []string{storetest.SparseA, storetest.SparseB}, Exposed: ptrTo(true), Limit: 50, SkipTotal: true, Bounded: true}
+	for _, tc := range []struct {
+		name      string
+		n, degree int
+		want      []string // the page; nil: whatever the walk met (none here: SparseOnly sorts last)
+	}{
+		{"common tools, 4k", 4_000, 1_000, nil},
+		{"common tools, 12k", 12_000, 3_000, nil},
+		{"rare tools", 4_000, q.BoundedCallers() - 1, []string{storetest.SparseOnly}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := Open(filepath.Join(t.TempDir(), "p.db"), Options{NoSync: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = s.Close() })
+			storetest.SparseFill(t, s, tc.n, tc.degree)
+			err = s.view(context.Background(), func(tx *bolt.Tx) error {
+				page, _, read, err := findIndexed(tx, &q)
+				if err != nil {
+					return err
+				}
+				var got []string
+				for _, k := range page {
+					got = append(got, string(k))
+				}
+				if !slices.Equal(got, tc.want) {
+					t.Fatalf("page %q, want %q", got, tc.want)
+				}
+				if read > q.FindWalk() {
+					t.Fatalf("read %d index entries, more than FindWalk (%d)", read, q.FindWalk())
+				}
+				t.Logf("n=%d degree=%d: %d index entries read", tc.n, tc.degree, read)
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
 }
 
 func ptrTo[T any](v T) *T { return &v }

@@ -193,12 +193,14 @@ func findParams(q procedures.Query) (map[string]any, error) {
 		walk = int64(w)
 	}
 	return map[string]any{
-		"classes": nil,
-		"tools":   stringList(q.Tools),
-		"causes":  stringList(q.Causes),
-		"offset":  q.Offset,
-		"limit":   limit,
-		"walk":    walk, // find_filtered.cypher
+		"classes":        nil,
+		"tools":          stringList(q.Tools),
+		"causes":         stringList(q.Causes),
+		"offset":         q.Offset,
+		"limit":          limit,
+		"walk":           walk, // find_filtered.cypher, with bounded and boundedCallers
+		"bounded":        q.Bounded,
+		"boundedCallers": int64(q.BoundedCallers()),
 	}, nil
 }
 

@@ -59,3 +59,36 @@ func filteredParams(tb testing.TB, s *Store, q procedures.Query) map[string]any 
 	params["known_catalogue"], params["skipTotal"] = nil, q.SkipTotal
 	return params
 }
+
+// TestFindBoundedPlanBounded: find_filtered.cypher for a Bounded page (the
+// reuse suggestion's: exposed, a page of 50, no total) costs the same db
+// hits at 2,000 procedures as at 6,000 although its tools' callers triple
+// (storetest.SparseFill, each tool called by a quarter of the
+// procedures): the walk of at most FindWalk entries alone, where the exact
+// page reads the rarest tool's callers after it.
+func TestFindBoundedPlanBounded(t *testing.T) {
+	exposed := true
+	q := procedures.Query{Tools: []string{storetest.SparseA, storetest.SparseB}, Exposed: &exposed, Limit: 50, SkipTotal: true, Bounded: true}
+	exact := q
+	exact.Bounded = false
+	hits, exactHits := map[int]int64{}, map[int]int64{}
+	s := bulkStore{freshStore(t), t}
+	for _, n := range []int{2_000, 6_000} {
+		run(t, s.Store, testdata(t, "clean"), nil)
+		s.classes.set(nil)
+		storetest.SparseFill(t, s, n, n/4)
+		h, rec := dbHits(t, s.Store, "find_filtered", filteredParams(t, s.Store, q))
+		if ps, _ := field(rec, "procedures").([]any); len(ps) != 0 {
+			t.Fatalf("n=%d: %d procedures, want none (%s sorts last, past the walk)", n, len(ps), storetest.SparseOnly)
+		}
+		hits[n] = h
+		exactHits[n], _ = dbHits(t, s.Store, "find_filtered", filteredParams(t, s.Store, exact))
+	}
+	if d := hits[6_000] - hits[2_000]; d > 200 || d < -200 {
+		t.Fatalf("db hits %v: they grow with the number of procedures (the exact page: %v)", hits, exactHits)
+	}
+	if exactHits[6_000]-exactHits[2_000] < 1_000 {
+		t.Fatalf("the exact page's db hits %v do not grow with the callers: the fixture does not show the bound", exactHits)
+	}
+	t.Logf("db hits: bounded %v, exact %v", hits, exactHits)
+}

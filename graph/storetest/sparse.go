@@ -115,6 +115,22 @@ func testFindSparseTools(t *testing.T, newStore NewStore) {
 			}
 		})
 	}
+	// Bounded (the suggestion's page): the callers when there are few
+	// enough (exact, with the total), else the walk of FindWalk entries
+	// alone, which does not meet SparseOnly (it sorts last): total -1.
+	for _, tc := range []struct {
+		limit, total int
+		want         []string
+	}{{50, 1, []string{SparseOnly}}, {1, -1, nil}} {
+		q := procedures.Query{Tools: both, Exposed: exposed, Limit: tc.limit, SkipTotal: true, Bounded: true}
+		ps, total, err := s.Find(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := names(ps); !slices.Equal(got, tc.want) || total != tc.total {
+			t.Fatalf("Find(%+v) = %v, total %d; want %v, total %d", q, got, total, tc.want, tc.total)
+		}
+	}
 	svc := procedures.NewService(s, procedures.Options{})
 	sg, err := svc.Suggest(context.Background(), both, "")
 	if err != nil || sg == nil || sg.Tool != SparseOnly || sg.Reason != procedures.SuggestSameSignature {

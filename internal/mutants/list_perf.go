@@ -19,7 +19,7 @@ func init() {
 		{
 			Name:     "neo4j/find-walk-no-fallback",
 			Why:      "find_filtered.cypher answers the bounded walk's partial page instead of taking the rarest tool's callers",
-			Edits:    []Edit{{Dir: "cypher/queries", Files: "find_filtered.cypher", Find: "(expand OR size(walked) < $limit)", Replace: "expand"}},
+			Edits:    []Edit{{Dir: "cypher/queries", Files: "find_filtered.cypher", Find: "(expand OR (size(walked) < $limit AND NOT $bounded))", Replace: "expand"}},
 			Packages: []string{"./graph/neo4j"},
 			Tests:    []string{"TestFindSparseToolsPlanBounded", "TestFindToolFilterPlans"},
 		},
@@ -33,9 +33,30 @@ func init() {
 		{
 			Name:     "procedures/suggest-exact-from-the-page",
 			Why:      "a block's reuse suggestion looks for its exact match in the page of the most used only: past 50 procedures holding its tools and more, a turn is told of a broader one instead",
-			Edits:    []Edit{{Dir: "procedures", Files: "suggest.go", Find: "if len(page) >= suggestScan {", Replace: "if false {"}},
+			Edits:    []Edit{{Dir: "procedures", Files: "suggest.go", Find: "if except == \"\" && (total < 0 || len(page) >= suggestScan) {", Replace: "if except == \"\" && total < -1 {"}},
 			Packages: []string{"./procedures"},
 			Tests:    []string{"TestSuggestFindsTheExactBeyondThePage"},
+		},
+		{
+			Name:     "procedures/suggest-unbounded",
+			Why:      "the reuse suggestion asks for an exact page, whose read grows with the callers of its tools (issue 24: 199 ms at 100k on Neo4j)",
+			Edits:    []Edit{{Dir: "procedures", Files: "suggest.go", Find: "SkipTotal: true, Bounded: true}", Replace: "SkipTotal: true}"}},
+			Packages: []string{"./procedures"},
+			Tests:    []string{"TestSuggestReadsABoundedPage"},
+		},
+		{
+			Name:     "embedded/bounded-falls-back",
+			Why:      "a Bounded page whose walk did not fill it takes the rarest tool's callers after all: a read that grows with the store",
+			Edits:    []Edit{{Dir: "graph/embedded", Files: "find.go", Find: "return rare, page, -1, read, true // the walk's matches", Replace: "return rare, page[:0:0], 0, read, false // the walk's matches"}},
+			Packages: []string{"./graph/embedded"},
+			Tests:    []string{"TestFindBoundedReadsAtMostFindWalk", "TestStore"},
+		},
+		{
+			Name:     "neo4j/bounded-falls-back",
+			Why:      "find_filtered.cypher takes the rarest tool's callers after a Bounded page's walk: db hits that grow with the store",
+			Edits:    []Edit{{Dir: "cypher/queries", Files: "find_filtered.cypher", Find: "(size(walked) < $limit AND NOT $bounded)", Replace: "size(walked) < $limit"}},
+			Packages: []string{"./graph/neo4j"},
+			Tests:    []string{"TestFindBoundedPlanBounded"},
 		},
 	}...)
 }
