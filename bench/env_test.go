@@ -18,6 +18,7 @@ import (
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
 	"github.com/procgraph/procgraph/api"
+	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/cypher"
 	"github.com/procgraph/procgraph/graph/embedded"
 	neo4jstore "github.com/procgraph/procgraph/graph/neo4j"
@@ -301,7 +302,11 @@ func serve(b *testing.B, s procedures.Store, runner sandbox.Runner) *server {
 		return map[string]any{"ok": true}, nil
 	})
 	rp := replay.New(svc, runner, disp, replay.Options{})
-	srv, err := api.New(api.Config{Service: svc, Replayer: rp})
+	cfg := api.Config{Service: svc, Replayer: rp}
+	if ts, ok := s.(gate.TurnStore); ok {
+		cfg.Turns = gate.New(rp, ts, gate.Options{})
+	}
+	srv, err := api.New(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}

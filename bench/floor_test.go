@@ -100,6 +100,20 @@ func writePath(b *testing.B, t *target, n int) {
 		b.Fatal(err)
 	}
 	grantPath := "/v1/procedures/" + url.PathEscape(out.Procedure.Name) + "/auto-run"
+	// A read-only procedure, granted auto-run, to invoke and to send as a
+	// turn (automatic phase: it runs at once).
+	if _, err := srv.svc.PutCatalogue(ctx, []procedures.Tool{{Name: t.ns + "get", ReadOnly: true}, {Name: t.ns + "fetch", ReadOnly: true}}, "bench"); err != nil {
+		b.Fatal(err)
+	}
+	readOnly := fmt.Sprintf("x = tools.%sget(task_id=task_id)\nreturn tools.%sfetch(x=x)", t.ns, t.ns)
+	ro, err := srv.svc.Capture(ctx, procedures.CaptureRequest{Code: readOnly})
+	if err != nil {
+		b.Fatal(err)
+	}
+	roPath := "/v1/procedures/" + url.PathEscape(ro.Procedure.Name)
+	if st, body := srv.do(b, "PUT", roPath+"/auto-run", map[string]any{"enabled": true}); st != 200 {
+		b.Fatalf("%d %s", st, body)
+	}
 	round := runID + fmt.Sprint(seq.Add(1))
 	ops := []*pathOp{
 		{name: "store/capture_existing", floor: "floor/write", run: func(int) {
@@ -138,6 +152,16 @@ func writePath(b *testing.B, t *target, n int) {
 		}},
 		{name: "http/grant", floor: "floor/write", run: func(int) {
 			if st, body := srv.do(b, "PUT", grantPath, map[string]any{"enabled": true}); st != 200 {
+				b.Fatalf("%d %s", st, body)
+			}
+		}},
+		{name: "http/invoke", floor: "floor/write", run: func(int) {
+			if st, body := srv.do(b, "POST", roPath+"/invoke", map[string]any{"phase": "automatic", "arguments": map[string]any{"task_id": 7}, "session_id": key()}); st != 200 {
+				b.Fatalf("%d %s", st, body)
+			}
+		}},
+		{name: "http/turn", floor: "floor/write", run: func(int) {
+			if st, body := srv.do(b, "POST", "/v1/turns", map[string]any{"code": readOnly, "phase": "automatic", "arguments": map[string]any{"task_id": 7}, "session_id": key()}); st != 200 {
 				b.Fatalf("%d %s", st, body)
 			}
 		}},
