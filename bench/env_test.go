@@ -18,8 +18,8 @@ import (
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
 	"github.com/procgraph/procgraph/api"
-	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/cypher"
+	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/graph/embedded"
 	neo4jstore "github.com/procgraph/procgraph/graph/neo4j"
 	"github.com/procgraph/procgraph/procedures"
