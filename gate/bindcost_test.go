@@ -115,8 +115,8 @@ func TestBindingChecksCostNoStoreCall(t *testing.T) {
 // turn's run counted in the health of a stored version of its code (none
 // here: nothing is written).
 const (
-	bindCostPolicyCalls = "AppendDecision×2 Catalogue×2 GetMany×1 Get×1 Policy×1 RecordUse×2 Version×1"
-	bindCostGrantCalls  = "AppendDecision×2 Catalogue×2 GetMany×1 Get×1 Policy×1 RecordUse×2 Version×1"
+	bindCostPolicyCalls = "AppendDecision×2 Catalogue×2 GetMany×1 Get×1 Policy×1 RecordUse×2"
+	bindCostGrantCalls  = "AppendDecision×2 Catalogue×2 GetMany×1 Get×1 Policy×1 RecordUse×2"
 )
 
 // BenchmarkTurnDecidedByBinding measures a turn decided by a session

@@ -219,28 +219,29 @@ type prepared struct {
 // args: the pipeline of Block on a stored version, classified as the
 // service decorated the procedure. Nothing is recorded.
 func (r *Replayer) prepare(ctx context.Context, name string, args map[string]any) (*prepared, error) {
+	// p carries its current version (code, dialect, status, input schema)
+	// from the same read: the code that runs is the code whose hash is
+	// checked below.
 	p, err := r.svc.Get(ctx, name)
 	if err != nil {
 		return nil, err
 	}
-	v, err := r.svc.Version(ctx, name, p.CodeHash)
-	if err != nil {
-		if fault.ErrorCode(err) == fault.CodeNotFound {
-			r.log.Error().Str("procedure", name).Str("code_hash", p.CodeHash).Msg("replay: the current version is missing")
-			return nil, fault.Errorf(fault.CodeInternal, "the current version of %s cannot be loaded", name)
-		}
-		return nil, err
-	}
-	b, err := analyse(v.Code, v.Dialect)
+	b, err := analyse(p.Code, p.Dialect)
 	if err != nil || b.Analysis.CodeHash != p.CodeHash || !slices.Equal(b.Analysis.Signature, p.Signature) {
 		r.log.Error().Err(err).Str("procedure", name).Str("code_hash", p.CodeHash).
 			Msg("replay: the stored code does not analyse to the stored procedure; refusing to run it")
 		return nil, fault.Errorf(fault.CodeInternal, "the stored code of %s does not match its procedure; it will not run", name)
 	}
 	// p's input schema is the version's, typed from the current catalogue;
-	// the version's own is the fallback.
+	// the version's own, read only then, is the fallback.
 	a := b.Analysis
-	schema, err := r.schemas.getTyped(a.CodeHash, a.Parameters, p.InputSchema, v.InputSchema)
+	schema, err := r.schemas.getTyped(a.CodeHash, a.Parameters, p.InputSchema, func() (map[string]any, error) {
+		v, err := r.svc.Version(ctx, name, p.CodeHash)
+		if err != nil {
+			return nil, err
+		}
+		return v.InputSchema, nil
+	})
 	if err != nil {
 		r.log.Error().Err(err).Str("procedure", name).Str("code_hash", p.CodeHash).Msg("replay: the stored input schema does not compile")
 		return nil, fault.Errorf(fault.CodeInternal, "the input schema of %s does not compile", name)
@@ -249,7 +250,7 @@ func (r *Replayer) prepare(ctx context.Context, name string, args map[string]any
 	if err := b.bind(schema, args); err != nil {
 		return nil, err
 	}
-	return &prepared{p: p, a: a, b: b, succ: v.Status == procedures.StatusSucceeded, args: b.Args}, nil
+	return &prepared{p: p, a: a, b: b, succ: p.Status == procedures.StatusSucceeded, args: b.Args}, nil
 }
 
 // decide takes and records the decision on prep for the request of c.

@@ -52,11 +52,15 @@ func (c *schemaCache) get(codeHash string, parameters []string, supplied map[str
 
 // getTyped returns the compiled schema of the version codeHash typed from
 // the catalogue (typed, procedures.TypedSchema) or, should that not
-// compile, the one of fallback, which still guards the call.
-func (c *schemaCache) getTyped(codeHash string, parameters []string, typed, fallback map[string]any) (*jsonschema.Schema, error) {
+// compile, the one fallback reads (the version's own, which still guards
+// the call; nil: none).
+func (c *schemaCache) getTyped(codeHash string, parameters []string, typed map[string]any, fallback func() (map[string]any, error)) (*jsonschema.Schema, error) {
 	s, err := c.get(codeHash, parameters, typed)
-	if err != nil {
-		s, err = c.get(codeHash, parameters, fallback)
+	if err != nil && fallback != nil {
+		var base map[string]any
+		if base, err = fallback(); err == nil {
+			s, err = c.get(codeHash, parameters, base)
+		}
 	}
 	return s, err
 }
