@@ -262,8 +262,8 @@ func testRacingCatalogues(t *testing.T, s procedures.Store) {
 
 // testRacingNew captures new procedures of one class, all calling one
 // tool, from 16 goroutines at once, some of them failed (another class)
-// and promoted to succeeded while others are captured: every total Find
-// reads from counts is then exact (RequireToolTotals).
+// and made succeeded (a succeeded capture) while others are captured:
+// every total Find reads from counts is then exact.
 func testRacingNew(t *testing.T, s procedures.Store) {
 	const clients, each = 16, 4
 	var wg sync.WaitGroup
@@ -289,6 +289,14 @@ func testRacingNew(t *testing.T, s procedures.Store) {
 	wg.Wait()
 	if _, total := MustFind(t, s, procedures.Query{Tools: []string{"tool_z"}}); total != clients*each {
 		t.Errorf("Find(tool_z) total = %d, want %d", total, clients*each)
+	}
+	// By status, from the class counts (a page of one: not counted from
+	// the page): the promoted ones left the failed class.
+	failed := clients / 2
+	for status, want := range map[procedures.Status]int{procedures.StatusSucceeded: clients*each - failed, procedures.StatusFailed: failed} {
+		if _, total := MustFind(t, s, procedures.Query{Status: status, Limit: 1}); total != want {
+			t.Errorf("Find(status %s) total = %d, want %d", status, total, want)
+		}
 	}
 	RequireToolTotals(t, s, "after 16 clients")
 }

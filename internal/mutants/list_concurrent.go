@@ -60,5 +60,19 @@ func init() {
 			Packages: []string{"./graph/neo4j"},
 			Tests:    []string{"TestNewProceduresSpreadOverShards", "TestStore/ToolTotals"},
 		},
+		{
+			Name:     "neo4j/class-move-keeps-old-shard",
+			Why:      "class_sync.cypher no longer takes a procedure out of its old class's shard when it moves: a promoted or newly succeeded procedure counts in two classes",
+			Edits:    []Edit{{Dir: "cypher/fragments", Files: "class_sync.cypher", Find: "SET o.count = o.count - 1", Replace: "SET o.count = o.count"}},
+			Packages: []string{"./graph/neo4j"},
+			Tests:    []string{"TestStore/Concurrency", "TestClassCountsBeforeShards"},
+		},
+		{
+			Name:     "neo4j/tool-move-keeps-old-shard",
+			Why:      "class_tools.cypher no longer takes a procedure's tools out of its old class's shard when it moves: one-tool totals with summary filters count it twice",
+			Edits:    []Edit{{Dir: "cypher/fragments", Files: "class_tools.cypher", Find: "SET o.count = o.count - n", Replace: "SET o.count = o.count"}},
+			Packages: []string{"./graph/neo4j"},
+			Tests:    []string{"TestStore/Concurrency", "TestClassCountsBeforeShards"},
+		},
 	}...)
 }
