@@ -27,8 +27,7 @@ import (
 // (see reclassify) under the catalogue lock the statement took. The first
 // takes one stripe of that lock only (catalogueStripe), so new procedures
 // whose signatures name no procedure do not wait for each other; the
-// second takes all of
-// it (docs/adr/0036).
+// second takes all of it (docs/adr/0036).
 func (s *Store) Capture(ctx context.Context, in procedures.CaptureInput) (res procedures.CaptureResult, err error) {
 	params, err := captureParams(in)
 	if err != nil {
