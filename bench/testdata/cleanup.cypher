@@ -16,5 +16,7 @@ CALL {
   MATCH (c:Cause) WHERE c.name STARTS WITH $ns RETURN c AS n
   UNION
   MATCH (k:ToolClass) WHERE k.tool STARTS WITH $ns RETURN k AS n
+  UNION
+  MATCH (k:ToolClassShard) WHERE k.tool STARTS WITH $ns RETURN k AS n
 }
 CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS;

@@ -13,7 +13,14 @@
 // null: then the statement creates the procedure unclassified, returns its
 // callers, and the store classifies it (and them) in the same transaction
 // (see Store.Capture). The catalogue lock serialises new procedures with
-// catalogue changes, the two things a classification depends on.
+// catalogue changes, the two things a classification depends on: the
+// catalogue's writers (catalogue_lock.cypher) take the Catalogue node and
+// every one of its $stripes CatalogueStripe nodes, and so does a new
+// procedure captured with $class null; one with $class, whose
+// classification depends on the stored catalogue and its own signature
+// only, takes stripe $stripe alone (Store.Capture: from its name), so new
+// procedures wait for the catalogue's writers, and they for them, but not
+// for each other (docs/adr/0036).
 //
 // Usage keys are UsageKey nodes under a uniqueness constraint on id: a key is
 // counted only by the transaction that created its node (MERGE ... ON CREATE
@@ -26,8 +33,20 @@ OPTIONAL MATCH (existing:Procedure {name: $name})
 CALL {
   WITH existing
   UNWIND CASE WHEN existing IS NULL THEN [1] ELSE [] END AS _
-  MERGE (cat:Catalogue {id: 'current'})
-  SET cat.locked_at = $at
+  CALL {
+    UNWIND CASE WHEN $class IS NULL THEN [1] ELSE [] END AS _
+    MERGE (cat:Catalogue {id: 'current'})
+    SET cat.locked_at = $at
+  }
+  CALL {
+    UNWIND CASE WHEN $class IS NULL THEN range(0, $stripes - 1) ELSE [$stripe] END AS i
+    MERGE (s:CatalogueStripe {id: i})
+    SET s.locked_at = $at
+    RETURN count(s) AS locked
+  }
+  // Read once the locks are held (locked: after them).
+  OPTIONAL MATCH (cat:Catalogue {id: 'current'})
+  WHERE locked > 0
   RETURN collect(coalesce(cat.revision, '')) AS revisions
 }
 WITH existing IS NOT NULL OR $class IS NULL OR
@@ -42,6 +61,8 @@ MERGE (p:Procedure {name: $name})
     p.created_at = $at,
     p.read_only = $class.read_only,
     p.problem = $class.problem,
+    // Its class counts' shard (fragments/class_sync): its catalogue stripe.
+    p.shard = $stripe,
     p._new = true
 // A procedure of another signature under this name: no row, nothing written
 // (Store.Capture answers signature_mismatch and the transaction rolls back).

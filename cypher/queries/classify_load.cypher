@@ -2,7 +2,8 @@
 // read_only, problem, sorted by name) on loaded procedures that have none
 // yet (Store.FinishLoad after an import) and counts them in their classes,
 // and their tools (fragments/class_tools), one count update per class rather
-// than per procedure (class_sync does it per procedure). A procedure
+// than per procedure (class_sync does it per procedure), in shard 0
+// (fragments/class_count: a loaded procedure has no p.shard). A procedure
 // classified already (a finish done again after a crash) is left alone:
 // nothing is counted twice.
 UNWIND $rows AS row
@@ -19,7 +20,9 @@ CALL {
   WITH key, size(ps) AS n, ps[0] AS p
   MERGE (k:ProcedureClass {key: key})
 #include class_create
-  SET k.count = k.count + n
+  MERGE (s:ClassShard {key: key, shard: 0})
+    ON CREATE SET s.count = 0
+  SET s.count = s.count + n
 }
 #include class_tools
 RETURN sum(size(ps)) AS classified;

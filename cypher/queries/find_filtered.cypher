@@ -25,8 +25,8 @@
 //   - one tool, no cause: read from counters, whatever the number of
 //     procedures: without summary filters the tool's degree (its callers:
 //     one CALLS relationship per procedure and tool of its signature), with
-//     them the sum of the tool's counts in $classes (ToolClass nodes,
-//     fragments/class_tools);
+//     them the sum of the tool's counts in $classes (ToolClassShard and
+//     ToolClass nodes, fragments/class_tools);
 //   - several tools, or tools and causes: the rarest tool's callers, tested
 //     (a count per tool and class cannot tell how many call all of them);
 //   - causes, no tool: one cause without summary filters is the cause's
@@ -40,7 +40,11 @@
 #include catalogue_since
 CALL {
   MATCH (k:ProcedureClass)
-  WHERE $classes IS NOT NULL AND k.count > 0 AND NOT k.key IN $known
+  WHERE $classes IS NOT NULL AND NOT k.key IN $known
+  WITH k,
+#include class_count
+    AS n
+  WHERE n > 0
   RETURN collect(k.key) AS unknown
 }
 CALL {
@@ -112,10 +116,20 @@ CALL {
     WITH rare, rareDegree, isCounted
     UNWIND CASE WHEN isCounted AND rare IS NOT NULL AND size($tools) = 1 AND size($causes) = 0 THEN [rare] ELSE [] END AS t
     CALL {
+      // Its shards, and the counts of a version before them.
       WITH t
-      MATCH (k:ToolClass {tool: t.name})
-      WHERE k.key IN coalesce($classes, [])
-      RETURN sum(k.count) AS inClasses
+      CALL {
+        WITH t
+        MATCH (k:ToolClassShard {tool: t.name})
+        WHERE k.key IN coalesce($classes, []) AND k.shard IS NOT NULL
+        RETURN k.count AS n
+        UNION ALL
+        WITH t
+        MATCH (k:ToolClass {tool: t.name})
+        WHERE k.key IN coalesce($classes, [])
+        RETURN k.count AS n
+      }
+      RETURN sum(n) AS inClasses
     }
     RETURN CASE WHEN $classes IS NULL THEN rareDegree ELSE inClasses END AS n
     UNION ALL

@@ -18,7 +18,11 @@
 #include catalogue_since
 CALL {
   MATCH (k:ProcedureClass)
-  WHERE $known IS NOT NULL AND k.count > 0 AND NOT k.key IN $known
+  WHERE $known IS NOT NULL AND NOT k.key IN $known
+  WITH k,
+#include class_count
+    AS n
+  WHERE n > 0
   RETURN collect(k.key) AS unknown
 }
 CALL {

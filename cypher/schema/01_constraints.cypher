@@ -30,9 +30,18 @@ CREATE CONSTRAINT catalogue_id IF NOT EXISTS
 FOR (c:Catalogue) REQUIRE c.id IS UNIQUE;
 
 // One ProcedureClass per class of procedures (fragments/class_sync.cypher),
-// holding their number.
+// holding its parts (and their number, as a version before the shards kept
+// it).
 CREATE CONSTRAINT procedure_class_key IF NOT EXISTS
 FOR (k:ProcedureClass) REQUIRE k.key IS UNIQUE;
+
+// The shards of a class's number (fragments/class_count.cypher).
+CREATE CONSTRAINT class_shard_key IF NOT EXISTS
+FOR (s:ClassShard) REQUIRE (s.key, s.shard) IS UNIQUE;
+
+// The stripes of the catalogue's write lock (catalogue_lock.cypher).
+CREATE CONSTRAINT catalogue_stripe_id IF NOT EXISTS
+FOR (s:CatalogueStripe) REQUIRE s.id IS UNIQUE;
 
 // The one import in progress (id "current"), if any: procgraph import.
 CREATE CONSTRAINT import_marker_id IF NOT EXISTS
@@ -53,6 +62,10 @@ FOR (p:SessionPolicy) REQUIRE p.id IS UNIQUE;
 // (fragments/class_tools.cypher), holding their number.
 CREATE CONSTRAINT tool_class_key IF NOT EXISTS
 FOR (k:ToolClass) REQUIRE (k.tool, k.key) IS UNIQUE;
+
+// The shards of a ToolClass's number (fragments/class_tools.cypher).
+CREATE CONSTRAINT tool_class_shard_key IF NOT EXISTS
+FOR (s:ToolClassShard) REQUIRE (s.tool, s.key, s.shard) IS UNIQUE;
 
 // One Recording per version and argument set (procedures.RecordingID).
 CREATE CONSTRAINT recording_id IF NOT EXISTS

@@ -24,7 +24,10 @@ import (
 // not, and for other signatures, the capture is
 // a transaction function: the statement creates the procedure unclassified
 // and returns its callers, and the procedure and its callers are classified
-// (see reclassify) under the catalogue lock the statement took.
+// (see reclassify) under the catalogue lock the statement took. The first
+// takes one stripe of that lock only (catalogueStripe), so new procedures
+// whose signatures name no procedure do not wait for each other; the
+// second takes all of it (docs/adr/0036).
 func (s *Store) Capture(ctx context.Context, in procedures.CaptureInput) (res procedures.CaptureResult, err error) {
 	params, err := captureParams(in)
 	if err != nil {
@@ -220,6 +223,8 @@ func captureParams(in procedures.CaptureInput) (map[string]any, error) {
 		"causeDescription": causeDesc,
 		"parts":            stringList(search.MergeParts(nil, procedures.SearchParts(in))),
 		"max":              search.MaxParts,
+		"stripe":           catalogueStripe(in.Name),
+		"stripes":          catalogueStripes,
 	}, nil
 }
 

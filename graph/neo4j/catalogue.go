@@ -169,7 +169,7 @@ func putCatalogueIn(ctx context.Context, tx neo4j.ManagedTransaction, c *procedu
 			"contract_key":    contract.Key(),
 		}
 	}
-	if err := exec(ctx, tx, "catalogue_lock", map[string]any{"at": at}); err != nil {
+	if err := lockCatalogueAt(ctx, tx, at); err != nil {
 		return err
 	}
 	old, err := catalogueIn(ctx, tx)

@@ -48,8 +48,9 @@ func (r txClasses) Callers(names []string) ([]string, error) {
 // reclassify keeps on the procedures among names the classification
 // procedures.Reclassify computes, and their class counts
 // (classify_set.cypher). The caller holds the catalogue lock
-// (catalogue_lock.cypher): new procedures and catalogue changes, the two
-// things a classification depends on, are then applied one at a time.
+// (catalogue_lock.cypher, every stripe): new procedures and catalogue
+// changes, the two things a classification depends on, are then applied
+// one at a time.
 func reclassify(ctx context.Context, tx neo4j.ManagedTransaction, names []string) error {
 	return reclassifyWith(ctx, tx, txClasses{ctx, tx}, names)
 }
@@ -77,7 +78,13 @@ func classifyWith(ctx context.Context, tx neo4j.ManagedTransaction, r procedures
 
 // lockCatalogue takes the catalogue's write lock for the rest of tx.
 func lockCatalogue(ctx context.Context, tx neo4j.ManagedTransaction) error {
-	return exec(ctx, tx, "catalogue_lock", map[string]any{"at": dbTime(time.Now())})
+	return lockCatalogueAt(ctx, tx, dbTime(time.Now()))
+}
+
+// lockCatalogueAt takes the catalogue's write lock for the rest of tx
+// (catalogue_lock.cypher: the Catalogue node and every stripe), at at.
+func lockCatalogueAt(ctx context.Context, tx neo4j.ManagedTransaction, at time.Time) error {
+	return exec(ctx, tx, "catalogue_lock", map[string]any{"at": at, "stripes": catalogueStripes})
 }
 
 // classifyBatch is the number of procedures backfillClasses classifies per

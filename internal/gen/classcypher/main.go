@@ -113,10 +113,10 @@ func classCreate(fields []procedures.ClassField, parts string) string {
 func classes(fields []procedures.ClassField) string {
 	var b strings.Builder
 	b.WriteString(header)
-	b.WriteString(comment("Every class of procedures with its number (fragments/class_sync.cypher): few, whatever the number of procedures. " +
+	b.WriteString(comment("Every class of procedures with its number (fragments/class_sync.cypher, summed by fragments/class_count): few, whatever the number of procedures. " +
 		"Its parts are columns named by their properties (procedures.ClassFields), which graph/neo4j's decodeClassCounts reads; " +
 		"an appended flag is false on a node made before it."))
-	b.WriteString("MATCH (k:ProcedureClass)\nWHERE k.count > 0\nRETURN k.key AS key,\n")
+	b.WriteString("MATCH (k:ProcedureClass)\nWITH k,\n#include class_count\n  AS n\nWHERE n > 0\nRETURN k.key AS key,\n")
 	for _, f := range fields {
 		col := "k." + f.Property
 		if f.Appended {
@@ -124,7 +124,7 @@ func classes(fields []procedures.ClassField) string {
 		}
 		b.WriteString("       " + col + " AS " + f.Property + ",\n")
 	}
-	b.WriteString("       k.count AS count;\n")
+	b.WriteString("       n AS count;\n")
 	return b.String()
 }
 
