@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -27,6 +28,10 @@ const (
 	cpuFill  = 1000
 	cpuBatch = 25
 )
+
+// serverPerf, when set, records the server process with `perf record -g`
+// into that file while the requests run (perf report -i FILE).
+var serverPerf = flag.String("bench.perf", "", "BenchmarkServerCPU: record the server with perf into this file")
 
 // cpuIdle is how long the server's CPU must stay (nearly) still for it to
 // count as idle, and cpuIdleSlack the CPU it may take meanwhile (the Go
@@ -81,6 +86,10 @@ func BenchmarkServerCPU(b *testing.B) {
 				b.Fatalf("%d %s", st, body)
 			}
 		}},
+	}
+	if *serverPerf != "" {
+		stop := srv.perf(b, *serverPerf)
+		defer stop()
 	}
 	var table strings.Builder
 	fmt.Fprintf(&table, "%-17s %9s %12s %12s %9s\n", "request", "requests", "cpu µs/req", "ticks µs/req", "wall ms")
@@ -173,6 +182,22 @@ func startServerProcess(b *testing.B) *cpuServer {
 	}
 	s.url = strings.TrimSuffix(s.url, "/")
 	return s
+}
+
+// perf starts `perf record -g` on the server into out and returns what
+// stops it (SIGINT: perf writes its file and exits).
+func (s *cpuServer) perf(b *testing.B, out string) func() {
+	b.Helper()
+	cmd := exec.Command("perf", "record", "-g", "-o", out, "-p", strconv.Itoa(s.pid))
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatalf("perf: %v", err)
+	}
+	time.Sleep(500 * time.Millisecond) // perf attaches
+	return func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		_ = cmd.Wait()
+	}
 }
 
 // cpuCode is a block calling catalogue tools cpu_a_<a> and cpu_b_<b>.

@@ -1,0 +1,51 @@
+package main
+
+// The mutants of issue 24's MCP refresh (ADR 0035): tools compared field
+// by field, Run's refreshes spaced, one read of the list per change
+// shared by the handlers.
+func init() {
+	mutants = append(mutants, []Mutant{
+		{
+			Name:     "mcpserve/same-tool-skips-a-field",
+			Why:      "a tool whose icons changed is taken for the one offered: the client keeps the old one",
+			Edits:    []Edit{{Dir: "mcpserve", Files: "refresh.go", Find: "&& reflect.DeepEqual(a.Icons, b.Icons)", Replace: ""}},
+			Packages: []string{"./mcpserve"},
+			Tests:    []string{"TestSameToolIsDeepEqual"},
+		},
+		{
+			Name:     "mcpserve/same-tool-never",
+			Why:      "every refresh replaces every tool: each change notifies every client and rebuilds 500 tools",
+			Edits:    []Edit{{Dir: "mcpserve", Files: "refresh.go", Find: "ok && sameTool(old, t) {", Replace: "ok && false && sameTool(old, t) {"}},
+			Packages: []string{"./mcpserve"},
+			Tests:    []string{"TestListChanged"},
+		},
+		{
+			Name:     "mcpserve/run-not-spaced",
+			Why:      "Run rereads the list after every change of a burst (the CPU of issue 24)",
+			Edits:    []Edit{{Dir: "mcpserve", Files: "refresh.go", Find: "if wait <= 0 {", Replace: "if true {"}},
+			Packages: []string{"./mcpserve"},
+			Tests:    []string{"TestRunSpacesRefreshes"},
+		},
+		{
+			Name:     "mcpserve/run-takes-changes-before-waiting",
+			Why:      "Run takes the waiting changes before its spacing: a request in the meantime finds none and answers the stale list",
+			Edits:    []Edit{{Dir: "mcpserve", Files: "refresh.go", Find: "		if !h.spaced(ctx, sub) {", Replace: "		sub.Take()\n		if !h.spaced(ctx, sub) {"}},
+			Packages: []string{"./mcpserve"},
+			Tests:    []string{"TestRequestRefreshesWhileRunWaits"},
+		},
+		{
+			Name:     "mcpserve/exposed-not-shared",
+			Why:      "each handler reads the exposed list on each change: two reads of up to 500 procedures where one does",
+			Edits:    []Edit{{Dir: "mcpserve", Files: "refresh.go", Find: "if !force && e.read && e.limit == limit && e.seq >= seq {", Replace: "if false {"}},
+			Packages: []string{"./mcpserve"},
+			Tests:    []string{"TestHandlersShareOneRead"},
+		},
+		{
+			Name:     "mcpserve/exposed-stale",
+			Why:      "the shared read is served after a change it does not hold: a client does not see its write",
+			Edits:    []Edit{{Dir: "mcpserve", Files: "refresh.go", Find: "e.limit == limit && e.seq >= seq {", Replace: "e.limit == limit {"}},
+			Packages: []string{"./mcpserve"},
+			Tests:    []string{"TestHandlersShareOneRead", "TestToolsFollowCommittedWrites"},
+		},
+	}...)
+}
