@@ -49,3 +49,24 @@ func init() {
 		},
 	}...)
 }
+
+// The embedded indexer's linger (50 ms, issue 24): a waiting search and
+// Close end it at once.
+func init() {
+	mutants = append(mutants, []Mutant{
+		{
+			Name:     "embedded/search-waits-out-the-linger",
+			Why:      "a search right after a capture waits for the indexer's linger to run out (50 ms per read-your-writes search)",
+			Edits:    []Edit{{Dir: "graph/embedded", Files: "indexer.go", Find: "		si.waiting++\n		defer func() { si.mu.Lock(); si.waiting--; si.mu.Unlock() }()\n		signal(si.urgent)", Replace: "		si.waiting++\n		defer func() { si.mu.Lock(); si.waiting--; si.mu.Unlock() }()"}},
+			Packages: []string{"./graph/embedded"},
+			Tests:    []string{"TestWaitersEndTheLinger"},
+		},
+		{
+			Name:     "embedded/close-waits-out-the-linger",
+			Why:      "Close waits for the indexer's linger to run out",
+			Edits:    []Edit{{Dir: "graph/embedded", Files: "indexer.go", Find: "	si.closing = true\n	si.mu.Unlock()\n	signal(si.urgent)", Replace: "	si.closing = true\n	si.mu.Unlock()"}},
+			Packages: []string{"./graph/embedded"},
+			Tests:    []string{"TestWaitersEndTheLinger"},
+		},
+	}...)
+}
