@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/graph/embedded"
+	"github.com/procgraph/procgraph/mcpserve"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -48,9 +49,12 @@ const (
 // procedures.Service before the server starts, so the fill costs the
 // benchmark nothing), with auth off. For capture of an existing
 // procedure, capture of a new one and a grant, each iteration sends
-// cpuBatch requests from this process one after the other, then waits
-// until the server is idle (its CPU still for cpuIdle), and reads the
-// server's CPU: the sum over its threads of /proc/<pid>/task/*/schedstat
+// cpuBatch requests from this process one after the other; after the
+// last the benchmark waits until the server is idle (its CPU still for
+// cpuIdle). The _alone variants send one request per iteration, each
+// measured from an idle server to an idle server RefreshSpacing later (a
+// write that shares nothing it leaves behind with the next). The CPU is
+// the server's: the sum over its threads of /proc/<pid>/task/*/schedstat
 // (nanoseconds), with /proc/<pid>/stat utime+stime (clock ticks) beside
 // it. So the figure holds the work a request leaves behind (the MCP
 // tools' refresh, the search indexer), which in-process figures miss. It
@@ -63,17 +67,27 @@ func BenchmarkServerCPU(b *testing.B) {
 	type op struct {
 		name string
 		run  func(b *testing.B, i int)
+		// alone: one request per iteration, then the server goes idle
+		// (after mcpserve.RefreshSpacing), so nothing it leaves behind is
+		// shared with the next: a write that comes alone.
+		alone bool
 	}
 	existing := cpuCode(0, 0)
 	var newSeq int
 	grantName := srv.capture(b, existing, "")
+	captureExisting := func(b *testing.B, _ int) {
+		if st, body := srv.do(b, "POST", "/v1/procedures", map[string]any{"code": existing, "session_id": key()}); st != 200 {
+			b.Fatalf("%d %s", st, body)
+		}
+	}
+	grant := func(b *testing.B, _ int) {
+		if st, body := srv.do(b, "PUT", "/v1/procedures/"+url.PathEscape(grantName)+"/auto-run", map[string]any{"enabled": true}); st != 200 {
+			b.Fatalf("%d %s", st, body)
+		}
+	}
 	ops := []op{
-		{"capture_existing", func(b *testing.B, _ int) {
-			if st, body := srv.do(b, "POST", "/v1/procedures", map[string]any{"code": existing, "session_id": key()}); st != 200 {
-				b.Fatalf("%d %s", st, body)
-			}
-		}},
-		{"capture_new", func(b *testing.B, _ int) {
+		{name: "capture_existing", run: captureExisting},
+		{name: "capture_new", run: func(b *testing.B, _ int) {
 			// New pairs of catalogue tools: the fill took b_000 to b_004.
 			newSeq++
 			c := cpuCode(newSeq%200, 5+newSeq/200)
@@ -81,37 +95,57 @@ func BenchmarkServerCPU(b *testing.B) {
 				b.Fatalf("%d %s", st, body)
 			}
 		}},
-		{"grant", func(b *testing.B, _ int) {
-			if st, body := srv.do(b, "PUT", "/v1/procedures/"+url.PathEscape(grantName)+"/auto-run", map[string]any{"enabled": true}); st != 200 {
-				b.Fatalf("%d %s", st, body)
-			}
-		}},
+		{name: "grant", run: grant},
+		{name: "capture_existing_alone", run: captureExisting, alone: true},
+		{name: "grant_alone", run: grant, alone: true},
 	}
 	if *serverPerf != "" {
 		stop := srv.perf(b, *serverPerf)
 		defer stop()
 	}
 	var table strings.Builder
-	fmt.Fprintf(&table, "%-17s %9s %12s %12s %9s\n", "request", "requests", "cpu µs/req", "ticks µs/req", "wall ms")
+	fmt.Fprintf(&table, "%-23s %9s %12s %12s %9s\n", "request", "requests", "cpu µs/req", "ticks µs/req", "wall ms")
 	for _, o := range ops {
 		b.Run(o.name, func(b *testing.B) {
-			srv.waitIdle(b)
-			before, ticksBefore := srv.cpu(b), srv.ticks(b)
-			start := time.Now()
+			var cpu, ticks int64
+			var wall time.Duration
 			reqs := 0
+			// begin and end bound a measurement between two idle points
+			// of the server, adding up its CPU and the requests' time.
+			var before, ticksBefore int64
+			var start time.Time
+			begin := func() { before, ticksBefore, start = srv.waitIdle(b), srv.ticks(b), time.Now() }
+			end := func() {
+				wall += time.Since(start)
+				if o.alone {
+					time.Sleep(mcpserve.RefreshSpacing)
+				}
+				cpu += srv.waitIdle(b) - before
+				ticks += srv.ticks(b) - ticksBefore
+			}
+			if !o.alone {
+				begin()
+			}
 			for b.Loop() {
+				if o.alone {
+					begin()
+					o.run(b, reqs)
+					reqs++
+					end()
+					continue
+				}
 				for range cpuBatch {
 					o.run(b, reqs)
 					reqs++
 				}
 			}
-			wall := time.Since(start)
-			after := srv.waitIdle(b)
-			ticksAfter := srv.ticks(b)
-			per := float64(after-before) / float64(reqs) / 1e3
-			perTicks := float64(ticksAfter-ticksBefore) / float64(reqs) / 1e3
+			if !o.alone {
+				end()
+			}
+			per := float64(cpu) / float64(reqs) / 1e3
+			perTicks := float64(ticks) / float64(reqs) / 1e3
 			b.ReportMetric(per, "cpu-us/req")
-			fmt.Fprintf(&table, "%-17s %9d %12.0f %12.0f %9.2f\n", o.name, reqs, per, perTicks, float64(wall.Microseconds())/1e3/float64(reqs))
+			fmt.Fprintf(&table, "%-23s %9d %12.0f %12.0f %9.2f\n", o.name, reqs, per, perTicks, float64(wall.Microseconds())/1e3/float64(reqs))
 		})
 	}
 	b.Logf("server process CPU per request (embedded, %d procedures, fsync on), load average %.2f:\n%s", cpuFill, loadAverage(), table.String())

@@ -20,43 +20,68 @@ import (
 // waiting still refreshes before it is answered (see syncTools).
 const RefreshSpacing = 500 * time.Millisecond
 
-// Exposed is the list of exposed procedures the handlers' proc__ tools
-// are made from, read at most once per change of the service's feed and
-// shared by the Handlers given it (/mcp and /mcp/interactive offer the
-// same list: the phase changes what runs, not what is listed). It is safe
-// for concurrent use.
+// Exposed is the exposed procedures as proc__ tools, read at most once
+// per change of the service's feed and shared by the Handlers given it
+// (/mcp and /mcp/interactive offer the same tools: the phase changes what
+// runs, not what is listed). Each read builds the tools once for all of
+// them and keeps the previous read's *mcp.Tool where nothing a client
+// sees changed, so a handler tells an unchanged tool by its pointer. It
+// is safe for concurrent use.
 type Exposed struct {
-	mu    sync.Mutex
-	read  bool
-	seq   uint64 // the feed's Seq before the read began: it holds every change up to seq
-	limit int
-	descs []replay.ToolDescriptor
+	mu   sync.Mutex
+	last *exposedRead // nil before the first read
 	// reads counts the reads of the store (tests).
 	reads atomic.Int64
+}
+
+// exposedRead is one read of the exposed procedures.
+type exposedRead struct {
+	seq   uint64 // the feed's Seq before the read began: it holds every change up to seq
+	limit int
+	tools []*mcp.Tool // in find order
+	// invalid names the procedures whose input schema is not an object
+	// schema (the SDK requires one): not offered.
+	invalid []string
+	byName  map[string]*mcp.Tool
 }
 
 // NewExposed returns an Exposed that has read nothing yet.
 func NewExposed() *Exposed { return &Exposed{} }
 
-// list returns the exposed procedures' descriptors (Replayer.Tools up to
-// limit) as read after every change the feed had published when list
-// was called: the last read when it began after them (and had the same
+// list returns the exposed procedures' tools (Replayer.Tools up to limit)
+// as read after every change the feed had published when list was
+// called: the last read when it began after them (and had the same
 // limit), a new read otherwise, or always when force is set. A failed
 // read keeps the last one.
-func (e *Exposed) list(ctx context.Context, rp *replay.Replayer, feed *procedures.Feed, limit int, force bool) ([]replay.ToolDescriptor, error) {
+func (e *Exposed) list(ctx context.Context, rp *replay.Replayer, feed *procedures.Feed, limit int, force bool) (*exposedRead, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	seq := feed.Seq()
-	if !force && e.read && e.limit == limit && e.seq >= seq {
-		return e.descs, nil
+	if !force && e.last != nil && e.last.limit == limit && e.last.seq >= seq {
+		return e.last, nil
 	}
 	descs, err := rp.Tools(ctx, nil, limit)
 	e.reads.Add(1)
 	if err != nil {
 		return nil, err
 	}
-	e.read, e.seq, e.limit, e.descs = true, seq, limit, descs
-	return descs, nil
+	r := &exposedRead{seq: seq, limit: limit, tools: make([]*mcp.Tool, 0, len(descs)), byName: make(map[string]*mcp.Tool, len(descs))}
+	for _, d := range descs {
+		t, ok := procTool(d)
+		if !ok {
+			r.invalid = append(r.invalid, d.Name)
+			continue
+		}
+		if e.last != nil {
+			if old := e.last.byName[t.Name]; old != nil && sameTool(old, t) {
+				t = old
+			}
+		}
+		r.tools = append(r.tools, t)
+		r.byName[t.Name] = t
+	}
+	e.last = r
+	return r, nil
 }
 
 // Refresh recomputes the exposed procedures (Replayer.Tools, up to
@@ -95,19 +120,19 @@ func (h *Handler) syncTools(ctx context.Context) error {
 // even when the shared read is current.
 func (h *Handler) refreshLocked(ctx context.Context, force bool) (bool, error) {
 	h.lastRefresh = time.Now()
-	descs, err := h.cfg.Exposed.list(ctx, h.cfg.Replayer, h.cfg.Service.Changes(), h.cfg.ToolLimit, force)
+	read, err := h.cfg.Exposed.list(ctx, h.cfg.Replayer, h.cfg.Service.Changes(), h.cfg.ToolLimit, force)
 	if err != nil {
 		return false, err
 	}
-	next := make(map[string]*mcp.Tool, len(descs))
+	for _, name := range read.invalid {
+		h.log.Error().Str("procedure", name).Msg("mcp: the procedure's input schema is not an object schema; not offered")
+	}
+	next := make(map[string]*mcp.Tool, len(read.tools))
 	var add []*mcp.Tool
-	for _, d := range descs {
-		t, ok := procTool(d)
-		if !ok {
-			h.log.Error().Str("procedure", d.Name).Msg("mcp: the procedure's input schema is not an object schema; not offered")
-			continue
-		}
-		if old, ok := h.current[t.Name]; ok && sameTool(old, t) {
+	for _, t := range read.tools {
+		// The shared read keeps an unchanged tool's pointer; a handler
+		// that missed a read compares.
+		if old, ok := h.current[t.Name]; ok && (old == t || sameTool(old, t)) {
 			next[t.Name] = old
 			continue
 		}

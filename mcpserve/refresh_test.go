@@ -240,3 +240,30 @@ func TestHandlersShareOneRead(t *testing.T) {
 		t.Fatalf("%d reads after a request with no change, want still 1", n)
 	}
 }
+
+// TestSharedReadKeepsUnchangedTools: a read keeps the previous read's
+// tool where nothing a client sees changed (the handlers then tell it by
+// its pointer) and builds a new one where something did (here a grant).
+func TestSharedReadKeepsUnchangedTools(t *testing.T) {
+	e := newEnv(t, true)
+	code := e.roTools(3)
+	a, b := e.capture(code(1)), e.capture(code(2))
+	ctx := context.Background()
+	first, err := e.exposed.list(ctx, e.rp, e.svc.Changes(), DefaultToolLimit, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := e.svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: b.Name, Enabled: true, Reason: "test", Actor: "tester"}); err != nil {
+		t.Fatal(err)
+	}
+	second, err := e.exposed.list(ctx, e.rp, e.svc.Changes(), DefaultToolLimit, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.byName[a.Name] == nil || second.byName[a.Name] != first.byName[a.Name] {
+		t.Fatalf("the unchanged tool %s is not the previous read's", a.Name)
+	}
+	if got := second.byName[b.Name]; got == first.byName[b.Name] || got.Meta[MetaAutoRun] != true {
+		t.Fatalf("the granted tool %s is the previous read's (auto_run %v)", b.Name, got.Meta[MetaAutoRun])
+	}
+}

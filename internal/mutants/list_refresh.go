@@ -15,9 +15,16 @@ func init() {
 		{
 			Name:     "mcpserve/same-tool-never",
 			Why:      "every refresh replaces every tool: each change notifies every client and rebuilds 500 tools",
-			Edits:    []Edit{{Dir: "mcpserve", Files: "refresh.go", Find: "ok && sameTool(old, t) {", Replace: "ok && false && sameTool(old, t) {"}},
+			Edits:    []Edit{{Dir: "mcpserve", Files: "refresh.go", Find: "ok && (old == t || sameTool(old, t)) {", Replace: "ok && false {"}},
 			Packages: []string{"./mcpserve"},
 			Tests:    []string{"TestListChanged"},
+		},
+		{
+			Name:     "mcpserve/exposed-keeps-a-changed-tool",
+			Why:      "the shared read takes the previous read's tools for a changed one: the clients keep the old tool",
+			Edits:    []Edit{{Dir: "mcpserve", Files: "refresh.go", Find: "old != nil && sameTool(old, t) {", Replace: "old != nil {"}},
+			Packages: []string{"./mcpserve"},
+			Tests:    []string{"TestSharedReadKeepsUnchangedTools"},
 		},
 		{
 			Name:     "mcpserve/run-not-spaced",
@@ -36,14 +43,14 @@ func init() {
 		{
 			Name:     "mcpserve/exposed-not-shared",
 			Why:      "each handler reads the exposed list on each change: two reads of up to 500 procedures where one does",
-			Edits:    []Edit{{Dir: "mcpserve", Files: "refresh.go", Find: "if !force && e.read && e.limit == limit && e.seq >= seq {", Replace: "if false {"}},
+			Edits:    []Edit{{Dir: "mcpserve", Files: "refresh.go", Find: "if !force && e.last != nil && e.last.limit == limit && e.last.seq >= seq {", Replace: "if false {"}},
 			Packages: []string{"./mcpserve"},
 			Tests:    []string{"TestHandlersShareOneRead"},
 		},
 		{
 			Name:     "mcpserve/exposed-stale",
 			Why:      "the shared read is served after a change it does not hold: a client does not see its write",
-			Edits:    []Edit{{Dir: "mcpserve", Files: "refresh.go", Find: "e.limit == limit && e.seq >= seq {", Replace: "e.limit == limit {"}},
+			Edits:    []Edit{{Dir: "mcpserve", Files: "refresh.go", Find: "e.last.limit == limit && e.last.seq >= seq {", Replace: "e.last.limit == limit {"}},
 			Packages: []string{"./mcpserve"},
 			Tests:    []string{"TestHandlersShareOneRead", "TestToolsFollowCommittedWrites"},
 		},
