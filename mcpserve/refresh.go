@@ -3,6 +3,7 @@ package mcpserve
 import (
 	"context"
 	"reflect"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -169,8 +170,65 @@ func (h *Handler) refreshLocked(ctx context.Context, force bool) (bool, error) {
 func sameTool(a, b *mcp.Tool) bool {
 	return a.Name == b.Name && a.Title == b.Title && a.Description == b.Description &&
 		reflect.DeepEqual(a.Annotations, b.Annotations) && reflect.DeepEqual(a.Icons, b.Icons) &&
-		reflect.DeepEqual(a.Meta, b.Meta) &&
-		reflect.DeepEqual(a.InputSchema, b.InputSchema) && reflect.DeepEqual(a.OutputSchema, b.OutputSchema)
+		sameMap(a.Meta, b.Meta) && sameValue(a.InputSchema, b.InputSchema) && sameValue(a.OutputSchema, b.OutputSchema)
+}
+
+// sameValue is reflect.DeepEqual(a, b), without reflection for what a
+// tool's schemas and _meta hold (JSON values, []string, int64, *float64;
+// TestSameValueIsDeepEqual): anything else goes to reflect.DeepEqual.
+func sameValue(a, b any) bool {
+	switch x := a.(type) {
+	case nil:
+		return b == nil
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	case float64:
+		y, ok := b.(float64)
+		return ok && x == y
+	case int64:
+		y, ok := b.(int64)
+		return ok && x == y
+	case *float64:
+		y, ok := b.(*float64)
+		return ok && (x == y || x != nil && y != nil && *x == *y)
+	case []string:
+		y, ok := b.([]string)
+		return ok && (x == nil) == (y == nil) && slices.Equal(x, y)
+	case []any:
+		y, ok := b.([]any)
+		if !ok || (x == nil) != (y == nil) || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !sameValue(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		return ok && sameMap(x, y)
+	default:
+		return reflect.DeepEqual(a, b)
+	}
+}
+
+// sameMap is reflect.DeepEqual(a, b) for two maps of values (sameValue).
+func sameMap(a, b map[string]any) bool {
+	if (a == nil) != (b == nil) || len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		w, ok := b[k]
+		if !ok || !sameValue(v, w) {
+			return false
+		}
+	}
+	return true
 }
 
 // Run refreshes the proc__ tools at once, then after changes on the

@@ -3,6 +3,7 @@ package mcpserve
 import (
 	"context"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"testing"
@@ -265,5 +266,54 @@ func TestSharedReadKeepsUnchangedTools(t *testing.T) {
 	}
 	if got := second.byName[b.Name]; got == first.byName[b.Name] || got.Meta[MetaAutoRun] != true {
 		t.Fatalf("the granted tool %s is the previous read's (auto_run %v)", b.Name, got.Meta[MetaAutoRun])
+	}
+}
+
+// TestSameValueIsDeepEqual: sameValue answers as reflect.DeepEqual on
+// the values a tool's schemas and _meta hold, and on others.
+func TestSameValueIsDeepEqual(t *testing.T) {
+	half, half2, nan := 0.5, 0.5, math.NaN()
+	type other struct{ A int }
+	cases := []struct {
+		name string
+		a, b any
+	}{
+		{"nils", nil, nil},
+		{"nil and a value", nil, "x"},
+		{"strings", "a", "a"},
+		{"other strings", "a", "b"},
+		{"bools", true, false},
+		{"floats", 1.0, 1.0},
+		{"float and int64", 1.0, int64(1)},
+		{"NaN", nan, nan},
+		{"int64s", int64(3), int64(3)},
+		{"pointers to equal floats", &half, &half2},
+		{"a pointer and nil pointer", &half, (*float64)(nil)},
+		{"nil pointers", (*float64)(nil), (*float64)(nil)},
+		{"the same pointer to NaN", &nan, &nan},
+		{"string slices", []string{"a", "b"}, []string{"a", "b"}},
+		{"string slices apart", []string{"a", "b"}, []string{"b", "a"}},
+		{"nil and empty string slices", []string(nil), []string{}},
+		{"string slice and any slice", []string{"a"}, []any{"a"}},
+		{"any slices", []any{"a", 1.0}, []any{"a", 1.0}},
+		{"any slices of other lengths", []any{"a"}, []any{"a", "b"}},
+		{"nil and empty any slices", []any(nil), []any{}},
+		{"maps", map[string]any{"type": "object", "required": []any{"x"}}, map[string]any{"type": "object", "required": []any{"x"}}},
+		{"maps apart deep down", map[string]any{"p": map[string]any{"x": 1.0}}, map[string]any{"p": map[string]any{"x": 2.0}}},
+		{"maps of other keys", map[string]any{"a": nil}, map[string]any{"b": nil}},
+		{"a map with a nil value and an empty one", map[string]any{"a": nil}, map[string]any{}},
+		{"nil and empty maps", map[string]any(nil), map[string]any{}},
+		{"a map and mcp.Meta", map[string]any{}, mcp.Meta{}},
+		{"other types", other{1}, other{1}},
+		{"other types apart", other{1}, other{2}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, ab := range [][2]any{{tc.a, tc.b}, {tc.b, tc.a}} {
+				if got, want := sameValue(ab[0], ab[1]), reflect.DeepEqual(ab[0], ab[1]); got != want {
+					t.Fatalf("sameValue(%#v, %#v) = %v, reflect.DeepEqual %v", ab[0], ab[1], got, want)
+				}
+			}
+		})
 	}
 }

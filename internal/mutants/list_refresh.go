@@ -13,6 +13,20 @@ func init() {
 			Tests:    []string{"TestSameToolIsDeepEqual"},
 		},
 		{
+			Name:     "mcpserve/same-map-nil-is-empty",
+			Why:      "a schema's null object is taken for an empty one: a client keeps a tool whose JSON changed",
+			Edits:    []Edit{{Dir: "mcpserve", Files: "refresh.go", Find: "	if (a == nil) != (b == nil) || len(a) != len(b) {", Replace: "	if len(a) != len(b) {"}},
+			Packages: []string{"./mcpserve"},
+			Tests:    []string{"TestSameValueIsDeepEqual"},
+		},
+		{
+			Name:     "mcpserve/same-value-pointer-shallow",
+			Why:      "two reads' success rates are compared by pointer: every refresh replaces every tool with a rate",
+			Edits:    []Edit{{Dir: "mcpserve", Files: "refresh.go", Find: "ok && (x == y || x != nil && y != nil && *x == *y)", Replace: "ok && x == y"}},
+			Packages: []string{"./mcpserve"},
+			Tests:    []string{"TestSameValueIsDeepEqual"},
+		},
+		{
 			Name:     "mcpserve/same-tool-never",
 			Why:      "every refresh replaces every tool: each change notifies every client and rebuilds 500 tools",
 			Edits:    []Edit{{Dir: "mcpserve", Files: "refresh.go", Find: "ok && (old == t || sameTool(old, t)) {", Replace: "ok && false {"}},
