@@ -100,8 +100,8 @@ func (h *Handler) Refresh(ctx context.Context) (bool, error) {
 	return h.refreshLocked(ctx, true)
 }
 
-// syncTools refreshes when changes are waiting on the feed (or nothing was
-// loaded yet), so a client whose write was answered sees it in its next
+// syncTools refreshes when changes that may change the tools are waiting
+// on the feed (or nothing was loaded yet), so a client whose write was answered sees it in its next
 // MCP request: the service publishes before the write answers. A refresh
 // under way (Run's) is waited for. The list is read once per change for
 // every handler sharing Config.Exposed. Cheap otherwise. A closed handler
@@ -110,11 +110,18 @@ func (h *Handler) syncTools(ctx context.Context) error {
 	h.refreshMu.Lock()
 	defer h.refreshMu.Unlock()
 	sub := h.subscribeLocked()
-	if h.refreshed.Load() && (sub == nil || len(sub.Take()) == 0) {
+	if h.refreshed.Load() && (sub == nil || !changesTools(sub.Take())) {
 		return nil
 	}
 	_, err := h.refreshLocked(ctx, false)
 	return err
+}
+
+// changesTools reports whether any of cs may change the proc__ tools:
+// every kind but ChangeApproval (a turn's wait for an operator, which no
+// tool shows).
+func changesTools(cs []procedures.Change) bool {
+	return slices.ContainsFunc(cs, func(c procedures.Change) bool { return c.Kind != procedures.ChangeApproval })
 }
 
 // refreshLocked is Refresh with refreshMu held; force reads the list

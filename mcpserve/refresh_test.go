@@ -317,3 +317,24 @@ func TestSameValueIsDeepEqual(t *testing.T) {
 		})
 	}
 }
+
+// TestApprovalsDoNotRefresh: a turn's wait for an operator (ChangeApproval)
+// changes no proc__ tool: a request that finds only such changes waiting
+// does not reread the list; one that finds another change with them does.
+func TestApprovalsDoNotRefresh(t *testing.T) {
+	e := newEnv(t, true)
+	code := e.roTools(3)
+	s := e.connect("/mcp", "reader", nil)
+	toolNames(t, s)
+	reads := e.exposed.reads.Load()
+	e.svc.Changes().Publish(procedures.Change{Kind: procedures.ChangeApproval, Turn: "t1"})
+	toolNames(t, s)
+	if n := e.exposed.reads.Load() - reads; n != 0 {
+		t.Fatalf("%d reads of the list after an approval change, want 0", n)
+	}
+	e.svc.Changes().Publish(procedures.Change{Kind: procedures.ChangeApproval, Turn: "t2"})
+	p := e.capture(code(1))
+	if names := toolNames(t, s); !slices.Contains(names, p.Name) {
+		t.Fatalf("a capture behind an approval change is not listed: %v", names)
+	}
+}
