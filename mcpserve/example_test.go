@@ -28,8 +28,11 @@ func Example() {
 	if ctx == nil {
 		return // a sketch: the values come from serve
 	}
+	// The two endpoints share their sessions' caps and their read of the
+	// exposed procedures.
+	sessions, exposed := mcpserve.NewSessionLimits(0, 0), mcpserve.NewExposed()
 	cfg := func(phase procedures.Phase) mcpserve.Config {
-		return mcpserve.Config{Service: svc, Replayer: rp, Phase: phase, Auth: authn, Logger: log}
+		return mcpserve.Config{Service: svc, Replayer: rp, Phase: phase, Auth: authn, Logger: log, Sessions: sessions, Exposed: exposed}
 	}
 	auto, err := mcpserve.New(cfg(procedures.PhaseAutomatic))
 	if err != nil {

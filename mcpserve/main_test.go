@@ -69,6 +69,9 @@ type env struct {
 	auto  *Handler
 	inter *Handler
 	url   string
+	// exposed is the handlers' shared read of the exposed procedures, as
+	// serve shares one.
+	exposed *Exposed
 	// configure adjusts each handler's Config; optional.
 	configure func(*Config, *embedded.Store)
 }
@@ -101,7 +104,7 @@ func newEnvWith(t *testing.T, allowMutating bool, configure func(*Config, *embed
 		tf.Tokens = append(tf.Tokens, auth.TokenEntry{Name: name, SHA256: auth.HashToken("tok-" + name), Scopes: scopes})
 	}
 	authn := auth.NewAuthenticator(&tf)
-	e := &env{t: t, st: st, dir: dir, svc: svc, rp: rp, up: up, configure: configure}
+	e := &env{t: t, st: st, dir: dir, svc: svc, rp: rp, up: up, configure: configure, exposed: NewExposed()}
 	e.auto = e.handler(procedures.PhaseAutomatic, authn)
 	e.inter = e.handler(procedures.PhaseInteractive, authn)
 	mux := http.NewServeMux()
@@ -115,7 +118,7 @@ func newEnvWith(t *testing.T, allowMutating bool, configure func(*Config, *embed
 
 func (e *env) handler(phase procedures.Phase, authn *auth.Authenticator) *Handler {
 	e.t.Helper()
-	cfg := Config{Service: e.svc, Replayer: e.rp, Phase: phase, Auth: authn}
+	cfg := Config{Service: e.svc, Replayer: e.rp, Phase: phase, Auth: authn, Exposed: e.exposed}
 	if e.configure != nil {
 		e.configure(&cfg, e.st)
 	}

@@ -11,10 +11,13 @@
 //
 // The proc__ tools follow the exposed set: Refresh recomputes it and adds,
 // replaces or removes tools, and the SDK sends notifications/tools/list_changed
-// to connected clients. Refresh is cheap when nothing changed (each tool is
-// compared by fingerprint); Run calls it on every event of the service's
-// change feed. A Handler subscribes to the feed on first use; Close (which
-// Run calls when it ends) leaves it.
+// to connected clients. Run follows the service's change feed, refreshing
+// at most once per RefreshSpacing, and a request that finds changes
+// waiting refreshes before it is answered; the handlers of a server share
+// one read of the list per change (Exposed), and each tool is compared
+// field by field, so a refresh that changes nothing costs the read. A
+// Handler subscribes to the feed on first use; Close (which Run calls
+// when it ends) leaves it.
 package mcpserve
 
 import (
@@ -69,6 +72,10 @@ type Config struct {
 	// Sessions caps the sessions open at once; share one between the
 	// handlers of a server. Default: a private NewSessionLimits(0, 0).
 	Sessions *SessionLimits
+	// Exposed is the list of exposed procedures the proc__ tools are made
+	// of, read once per change; share one between the handlers of a
+	// server. Default: a private NewExposed().
+	Exposed *Exposed
 }
 
 // Handler is an http.Handler serving procgraph as an MCP server over
@@ -86,8 +93,14 @@ type Handler struct {
 	reviews *reviewStates
 
 	refreshMu sync.Mutex
-	current   map[string]string // proc__ tool name -> fingerprint
+	current   map[string]*mcp.Tool // proc__ tool name -> the tool offered
 	refreshed atomic.Bool
+	// lastRefresh is when the last refresh began (refreshMu); Run's next
+	// one waits until spacing (RefreshSpacing) has passed since, with
+	// after (time.After; tests replace both).
+	lastRefresh time.Time
+	spacing     time.Duration
+	after       func(time.Duration) <-chan time.Time
 	// changes is the service's change feed: Run refreshes on it, and a
 	// request finding changes waiting refreshes first (see syncTools).
 	// It is nil until the handler is first used (subscribe) and after
@@ -121,7 +134,11 @@ func New(cfg Config) (*Handler, error) {
 	if cfg.Sessions == nil {
 		cfg.Sessions = NewSessionLimits(0, 0)
 	}
-	h := &Handler{cfg: cfg, log: cfg.Logger, current: map[string]string{}, reviews: newReviewStates()}
+	if cfg.Exposed == nil {
+		cfg.Exposed = NewExposed()
+	}
+	h := &Handler{cfg: cfg, log: cfg.Logger, current: map[string]*mcp.Tool{}, reviews: newReviewStates(),
+		spacing: RefreshSpacing, after: time.After}
 	instructions := "procgraph: replay reviewed procedures (proc__ tools) in the " + string(cfg.Phase) +
 		" phase; find_all_procedures browses them"
 	if cfg.Auth.Enabled() {
@@ -252,36 +269,6 @@ func (h *Handler) callerOf(req mcp.Request) caller {
 		c.scopes[auth.Scope(s)] = true
 	}
 	return c
-}
-
-// Run refreshes the proc__ tools at once, then after every change on the
-// service's change feed (Service.Changes: captures, catalogue puts,
-// grants, revokes, promotes, retirements here, and what
-// Service.WatchRemote notices of other instances), until ctx ends, the
-// feed closes or the handler is closed; then it closes the handler, which
-// leaves the feed. Changes that arrive during a refresh coalesce into the
-// next one; failures are logged. The first refresh follows the
-// subscription, so no change is missed.
-func (h *Handler) Run(ctx context.Context) {
-	defer h.Close()
-	h.refreshMu.Lock()
-	sub := h.subscribeLocked()
-	h.refreshMu.Unlock()
-	if sub == nil {
-		return
-	}
-	for {
-		if _, err := h.Refresh(ctx); err != nil && ctx.Err() == nil {
-			h.log.Warn().Err(err).Str("phase", string(h.cfg.Phase)).Msg("mcp: refreshing the proc__ tools failed")
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-sub.Done():
-			return
-		case <-sub.Ready():
-		}
-	}
 }
 
 // Close leaves the change feed and the shared session limits. A closed

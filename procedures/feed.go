@@ -114,6 +114,14 @@ func (f *Feed) Subscribe(buffer int) *Subscription {
 	return s
 }
 
+// Seq returns the Seq of the last change published (0 before the first):
+// a read that begins after Seq returned n sees every change up to n.
+func (f *Feed) Seq() uint64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.seq
+}
+
 // Subscribers returns how many subscriptions are open.
 func (f *Feed) Subscribers() int {
 	f.mu.Lock()

@@ -379,3 +379,24 @@ func TestWatchRemote(t *testing.T) {
 	waitReads(6)
 	mustTake(t, sub) // a replay moves only counters
 }
+
+// TestFeedSeq: Seq is the Seq of the last change published, 0 before the
+// first; a publish on a closed feed leaves it.
+func TestFeedSeq(t *testing.T) {
+	f := procedures.NewFeed()
+	sub := f.Subscribe(0)
+	if f.Seq() != 0 {
+		t.Fatalf("Seq before a publish: %d", f.Seq())
+	}
+	f.Publish(procedures.Change{Kind: procedures.ChangeCatalogue})
+	f.Publish(procedures.Change{Kind: procedures.ChangeCatalogue})
+	got := sub.Take()
+	if len(got) != 2 || f.Seq() != got[1].Seq {
+		t.Fatalf("Seq %d after %+v", f.Seq(), got)
+	}
+	f.Close()
+	f.Publish(procedures.Change{Kind: procedures.ChangeCatalogue})
+	if f.Seq() != got[1].Seq {
+		t.Fatalf("Seq %d after a publish on a closed feed, want %d", f.Seq(), got[1].Seq)
+	}
+}

@@ -132,8 +132,9 @@ func newDispatcher(ctx context.Context, cfg *serveConfig, log zerolog.Logger) (r
 // change (Service.WatchRemote, every remoteWatchInterval).
 func newHandler(ctx context.Context, svc *procedures.Service, rp *replay.Replayer, gate *gate.Gate, dumps dump.Store, authn *auth.Authenticator,
 	reg *metrics.Registry, sessions *mcpserve.SessionLimits, log zerolog.Logger) (http.Handler, error) {
+	exposed := mcpserve.NewExposed() // both endpoints list the same procedures: one read per change
 	mcpConfig := func(phase procedures.Phase) mcpserve.Config {
-		return mcpserve.Config{Service: svc, Replayer: rp, Gate: gate, Phase: phase, Auth: authn, Logger: log, Sessions: sessions}
+		return mcpserve.Config{Service: svc, Replayer: rp, Gate: gate, Phase: phase, Auth: authn, Logger: log, Sessions: sessions, Exposed: exposed}
 	}
 	auto, err := mcpserve.New(mcpConfig(procedures.PhaseAutomatic))
 	if err != nil {

@@ -66,6 +66,10 @@ type searchIndex struct {
 
 	// beforeApply, when set (tests only), runs before each round is applied.
 	beforeApply func()
+	// lingerFor is the linger (indexLinger; tests set another, under mu),
+	// and beforeLinger, when set (tests only), runs as one begins.
+	lingerFor    time.Duration
+	beforeLinger func()
 
 	wake    chan struct{} // a pending enqueue or Close
 	urgent  chan struct{} // a search waits, or Close: stop lingering
@@ -75,15 +79,18 @@ type searchIndex struct {
 
 // indexLinger is how long the indexer lets enqueues gather before a round
 // when no search waits for it: sequential captures then share a batch
-// (its analysis and persistence) instead of paying one each, and take
-// less CPU from the writers. A search that waits ends the linger at once,
-// so read-your-writes costs nothing more.
-const indexLinger = 2 * time.Millisecond
+// (its analysis, persistence and the merges of the segments it makes)
+// instead of paying one each, and take less CPU from the writers. A
+// search that waits ends the linger at once, so read-your-writes costs
+// nothing more. 50 ms (it was 2 ms) halves the server's CPU per new
+// capture in a run of them (docs/benchmarks.md, "CPU per request, the
+// server process").
+const indexLinger = 50 * time.Millisecond
 
 // newSearchIndex starts the indexer of idx, which holds generation gen.
 func newSearchIndex(idx bleve.Index, db *bolt.DB, log zerolog.Logger, gen uint64) *searchIndex {
 	si := &searchIndex{
-		idx: idx, db: db, log: log, gen: gen,
+		idx: idx, db: db, log: log, gen: gen, lingerFor: indexLinger,
 		names:    map[string]struct{}{},
 		progress: make(chan struct{}),
 		wake:     make(chan struct{}, 1),
@@ -170,8 +177,12 @@ func (si *searchIndex) run() {
 			return
 		}
 		if !si.closing && si.waiting == 0 {
+			d, hook := si.lingerFor, si.beforeLinger
 			si.mu.Unlock()
-			si.linger()
+			if hook != nil {
+				hook()
+			}
+			si.linger(d)
 			si.mu.Lock()
 		}
 		names, ranges, seq, failed, hook := si.names, si.ranges, si.enqueued, si.failed, si.beforeApply
@@ -258,11 +269,10 @@ func contiguous(gen uint64, ranges []genRange) (uint64, []genRange) {
 	return gen, rest
 }
 
-// linger waits indexLinger, or less when a search waits or Close begins.
-// A stale signal (a search that no longer waits) only ends one linger
-// early.
-func (si *searchIndex) linger() {
-	t := time.NewTimer(indexLinger)
+// linger waits d, or less when a search waits or Close begins. A stale
+// signal (a search that no longer waits) only ends one linger early.
+func (si *searchIndex) linger(d time.Duration) {
+	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:

@@ -356,3 +356,51 @@ func TestLargeRoundIsIndexed(t *testing.T) {
 		}
 	}
 }
+
+// TestWaitersEndTheLinger: with a linger that would outlast the test, a
+// search right after a capture still finds it (the waiting search ends
+// the linger), and Close right after another capture returns with it
+// indexed.
+func TestWaitersEndTheLinger(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "p.db")
+	s, err := Open(path, Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lingering := make(chan struct{}, 2)
+	s.search.mu.Lock()
+	s.search.lingerFor = time.Hour
+	s.search.beforeLinger = func() { lingering <- struct{}{} }
+	s.search.mu.Unlock()
+	in := st.In([]string{"linger_tool", "other_tool"}, "h", "k", st.At(0))
+	in.Version.Summary = "lingerword"
+	st.MustCapture(t, s, in)
+	<-lingering
+	tctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	terms, _ := search.Terms("lingerword")
+	ps, _, err := s.Find(tctx, procedures.Query{Search: terms})
+	if err != nil || len(ps) != 1 || ps[0].Name != in.Name {
+		t.Fatalf("a search right after a capture, the indexer lingering: %v, %v", ps, err)
+	}
+	st.MustCapture(t, s, st.In([]string{"linger2_tool", "other_tool"}, "h", "k", st.At(1)))
+	<-lingering
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Close waited out the linger")
+	}
+	idx, err := bleve.Open(path + ".search")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idx.Close()
+	if count, err := idx.DocCount(); err != nil || count != 2 {
+		t.Errorf("after Close the index holds %d documents (%v), want 2", count, err)
+	}
+}
