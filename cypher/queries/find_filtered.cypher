@@ -164,4 +164,5 @@ CALL {
   }
   RETURN sum(n) AS counted
 }
-RETURN unknown, procedures, isCounted, counted, fromCallers, revision, same, tools;
+// (complete: the page met every match, the callers read or none to read.)
+RETURN unknown, procedures, isCounted, counted, fromCallers OR none AS complete, revision, same, tools;

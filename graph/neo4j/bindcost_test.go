@@ -29,8 +29,8 @@ func TestBindingChecksCostNoStatement(t *testing.T) {
 		// catalogue (procedures.CatalogueGetter, ADR 0020); use_health
 		// counts the turn's run in the health of a stored version of its
 		// code (none here: it writes nothing).
-		{"policy", policy, procedures.ReasonSessionPolicy, "catalogue_since×1 decision_append×2 find_filtered×1 policy_get×1 procedure_catalogue×1 procedures_by_name×1 use_health×1 use×1 version×1"},
-		{"grant", grant, procedures.ReasonDurableAutoRun, "catalogue_since×1 decision_append×2 policy_get×1 procedure_catalogue×1 procedures_by_name×1 use_health×1 use×1 version×1"},
+		{"policy", policy, procedures.ReasonSessionPolicy, "catalogue_since×1 decision_append×2 find_filtered×1 policy_get×1 procedure_catalogue×1 procedures_by_name×1 use_health×1 use×1"},
+		{"grant", grant, procedures.ReasonDurableAutoRun, "catalogue_since×1 decision_append×2 policy_get×1 procedure_catalogue×1 procedures_by_name×1 use_health×1 use×1"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var n replaytest.Counter

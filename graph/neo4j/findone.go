@@ -108,7 +108,7 @@ func (s *Store) findOne(ctx context.Context, q procedures.Query, params map[stri
 				n, _ := field(recs[0], "counted").(int64)
 				total = int(n)
 			case q.SkipTotal && q.Limit > 0 && len(ps) == q.Limit,
-				q.Bounded && field(recs[0], "fromCallers") != true: // the walk alone: not every match met
+				q.Bounded && field(recs[0], "complete") != true: // the walk alone: not every match met
 				total = -1
 			default:
 				total = q.Offset + len(ps)

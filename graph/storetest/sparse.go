@@ -118,11 +118,13 @@ func testFindSparseTools(t *testing.T, newStore NewStore) {
 	// Bounded (the suggestion's page): the callers when there are few
 	// enough (exact, with the total), else the walk of FindWalk entries
 	// alone, which does not meet SparseOnly (it sorts last): total -1.
+	// A tool no procedure calls: nothing to read, so every match met (total 0).
 	for _, tc := range []struct {
+		tools        []string
 		limit, total int
 		want         []string
-	}{{50, 1, []string{SparseOnly}}, {1, -1, nil}} {
-		q := procedures.Query{Tools: both, Exposed: exposed, Limit: tc.limit, SkipTotal: true, Bounded: true}
+	}{{both, 50, 1, []string{SparseOnly}}, {both, 1, -1, nil}, {[]string{SparseA, "sp_none"}, 1, 0, nil}} {
+		q := procedures.Query{Tools: tc.tools, Exposed: exposed, Limit: tc.limit, SkipTotal: true, Bounded: true}
 		ps, total, err := s.Find(context.Background(), q)
 		if err != nil {
 			t.Fatal(err)
