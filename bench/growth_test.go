@@ -3,21 +3,17 @@ package bench
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"path/filepath"
 	"runtime/metrics"
 	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 
 	"github.com/procgraph/procgraph/api"
 	"github.com/procgraph/procgraph/gate"
@@ -254,118 +250,24 @@ func heapAllocs() uint64 {
 	return s[0].Value.Uint64()
 }
 
-// compacted closes st, rewrites its file (copyBolt) and opens it again:
-// the fill's large transactions leave thousands of free pages (at 100k
-// about 8–10k), whose list every later commit copies and writes, and a
-// store grown one capture at a time holds few; -bench.compact=false
+// compacted closes st, compacts its file (embedded.Compact) and opens it
+// again: the fill's large transactions leave thousands of free pages (at
+// 100k about 7–10k), whose list every later commit copies and writes, and
+// a store grown one capture at a time holds few; -bench.compact=false
 // measures the store as the fill left it.
 func compacted(b *testing.B, st *embedded.Store, path string) *embedded.Store {
 	b.Helper()
 	if err := st.Close(); err != nil {
 		b.Fatal(err)
 	}
-	src, err := bolt.Open(path, 0o600, nil)
+	res, err := embedded.Compact(context.Background(), path, time.Second)
 	if err != nil {
-		b.Fatal(err)
-	}
-	dst, err := bolt.Open(path+".compact", 0o600, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := copyBolt(dst, src); err != nil {
-		b.Fatal(err)
-	}
-	free := src.Stats().FreePageN
-	if err := errors.Join(src.Close(), dst.Close(), os.Rename(path+".compact", path)); err != nil {
 		b.Fatal(err)
 	}
 	st, err = embedded.Open(path, embedded.Options{NoSync: !*fsync})
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Logf("embedded: compacted (%d free pages before)", free)
+	b.Logf("embedded: compacted (%d free pages before)", res.FreePagesBefore)
 	return st
-}
-
-// copyFill is how full copyBolt leaves the pages it writes: about what
-// random inserts leave in a B+tree (bbolt.Compact fills them, so every
-// later insert would split one).
-const copyFill = 0.7
-
-// copyBolt copies every bucket of src into dst (empty), nested buckets
-// and sequences included, its pages copyFill full, in transactions of at
-// most 50,000 keys.
-func copyBolt(dst, src *bolt.DB) error {
-	return src.View(func(stx *bolt.Tx) error {
-		var path [][]byte
-		var buf []func(*bolt.Tx) error
-		flush := func() error {
-			if len(buf) == 0 {
-				return nil
-			}
-			err := dst.Update(func(dtx *bolt.Tx) error {
-				for _, f := range buf {
-					if err := f(dtx); err != nil {
-						return err
-					}
-				}
-				return nil
-			})
-			buf = buf[:0]
-			return err
-		}
-		bucketAt := func(dtx *bolt.Tx, p [][]byte) (*bolt.Bucket, error) {
-			b, err := dtx.CreateBucketIfNotExists(p[0])
-			for _, name := range p[1:] {
-				if err != nil {
-					return nil, err
-				}
-				b, err = b.CreateBucketIfNotExists(name)
-			}
-			if err == nil {
-				b.FillPercent = copyFill
-			}
-			return b, err
-		}
-		var walk func(sb *bolt.Bucket) error
-		walk = func(sb *bolt.Bucket) error {
-			p := slices.Clone(path)
-			seq := sb.Sequence()
-			buf = append(buf, func(dtx *bolt.Tx) error {
-				b, err := bucketAt(dtx, p)
-				if err != nil {
-					return err
-				}
-				return b.SetSequence(seq)
-			})
-			return sb.ForEach(func(k, v []byte) error {
-				if v == nil {
-					path = append(path, slices.Clone(k))
-					err := walk(sb.Bucket(k))
-					path = path[:len(path)-1]
-					return err
-				}
-				k, v = slices.Clone(k), slices.Clone(v)
-				buf = append(buf, func(dtx *bolt.Tx) error {
-					b, err := bucketAt(dtx, p)
-					if err != nil {
-						return err
-					}
-					return b.Put(k, v)
-				})
-				if len(buf) >= 50_000 {
-					return flush()
-				}
-				return nil
-			})
-		}
-		err := stx.ForEach(func(name []byte, b *bolt.Bucket) error {
-			path = [][]byte{slices.Clone(name)}
-			return walk(b)
-		})
-		if err != nil {
-			return err
-		}
-		return flush()
-	})
 }

@@ -194,3 +194,38 @@ func TestBackupThroughFailingProxy(t *testing.T) {
 		t.Fatalf("a failed backup left %s (%v)", out, err)
 	}
 }
+
+// TestCompactCommand: procgraph compact rewrites a stopped server's store
+// file, which then serves the same procedures (its search index too), and
+// refuses a file a running server holds, leaving it as it was.
+func TestCompactCommand(t *testing.T) {
+	t.Parallel()
+	data := filepath.Join(t.TempDir(), "data.db")
+	s, err := embedded.Open(data, embedded.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for i := range 3 {
+		in := storetest.In([]string{fmt.Sprintf("gamma_%d", i)}, fmt.Sprintf("h%d", i), "k", storetest.At(i))
+		names = append(names, storetest.MustCapture(t, s, in).Procedure.Name)
+	}
+	code, out, errOut := runMain(t, "compact", "--data", data)
+	if code == 0 || !strings.Contains(errOut, "locked by another process") || !strings.Contains(errOut, "stop the server first") {
+		t.Fatalf("compact of a store in use: exit %d: %s%s", code, out, errOut)
+	}
+	if got := searchNames(t, s, "gamma"); !slices.Equal(got, names) {
+		t.Fatalf("after the refused compact q=gamma finds %v, want %v", got, names)
+	}
+	_ = s.Close()
+	code, out, errOut = runMain(t, "compact", "--data", data)
+	if code != 0 || !strings.Contains(out, "compacted "+data) {
+		t.Fatalf("compact: exit %d: %s%s", code, out, errOut)
+	}
+	if got := searchNames(t, mustOpenEmbedded(t, data), "gamma"); !slices.Equal(got, names) {
+		t.Errorf("after compacting q=gamma finds %v, want %v", got, names)
+	}
+	if code, _, errOut := runMain(t, "compact", "--data", filepath.Join(t.TempDir(), "none.db")); code == 0 || !strings.Contains(errOut, "does not exist") {
+		t.Errorf("compact of a missing file: exit %d: %s", code, errOut)
+	}
+}

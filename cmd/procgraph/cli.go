@@ -39,6 +39,7 @@ func commands() []commandGroup {
 			{"export", "write everything the store holds as a dump (-o FILE)", cmdExport},
 			{"import", "load a dump into an empty store; run again to resume", cmdImport},
 			{"restore", "put a backup in place of a stopped server's store file", cmdRestore},
+			{"compact", "rewrite a stopped server's store file without its free pages", cmdCompact},
 			{"audit prune", "export the store, then delete audit records older than a date", cmdAuditPrune},
 		}},
 		{"Client (PROCGRAPH_URL, PROCGRAPH_TOKEN)", []command{

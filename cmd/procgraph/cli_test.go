@@ -60,6 +60,7 @@ func TestHelp(t *testing.T) {
 		"policies revoke":   {"--json"},
 		"backup":            {"--o"},
 		"restore":           {"--data"},
+		"compact":           {"--data"},
 		"audit prune":       {"--before", "--o", "--store", "--data"},
 	}
 	notOwn := map[string][]string{

@@ -58,5 +58,19 @@ func init() {
 			Packages: []string{"./graph/neo4j"},
 			Tests:    []string{"TestFindBoundedPlanBounded"},
 		},
+		{
+			Name:     "embedded/compact-copies-any-bbolt-file",
+			Why:      "procgraph compact rewrites a bbolt file that is not a procgraph store instead of refusing it",
+			Edits:    []Edit{{Dir: "graph/embedded", Files: "compact.go", Find: "if err := checkSchema(src, path); err != nil {", Replace: "if err := checkSchema(src, path); false && err != nil {"}},
+			Packages: []string{"./graph/embedded"},
+			Tests:    []string{"TestCompactRefusesWhatItCannotCopy"},
+		},
+		{
+			Name:     "embedded/compact-drops-sequences",
+			Why:      "a compacted store loses its buckets' sequences (the next id a bucket hands out)",
+			Edits:    []Edit{{Dir: "graph/embedded", Files: "compact.go", Find: "return b.SetSequence(seq)", Replace: "return b.SetSequence(seq * 0)"}},
+			Packages: []string{"./graph/embedded"},
+			Tests:    []string{"TestCompactKeepsEveryRecord"},
+		},
 	}...)
 }

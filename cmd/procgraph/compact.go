@@ -1,0 +1,30 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/dustin/go-humanize"
+
+	"github.com/procgraph/procgraph/graph/embedded"
+)
+
+// cmdCompact rewrites a stopped server's embedded store file without its
+// free pages (embedded.Compact): after an import or a prune, which leave
+// thousands, every later commit copies and writes their list.
+func cmdCompact(ctx context.Context, args []string, s stdio) int {
+	cl := newCmdline("compact", "compact [--data FILE]",
+		"Rewrite the embedded store file without the free pages a large import or prune left (every commit copies their list); the server must be stopped. The file is replaced whole or not at all.", false)
+	data := cl.fs.String("data", "./procgraph.db", "the embedded store file to compact")
+	if _, code, done := cl.parse(args, 0, 0, s); done {
+		return code
+	}
+	res, err := embedded.Compact(ctx, *data, time.Second)
+	if err != nil {
+		return fail(s.err, "compact", fmt.Errorf("%v (stop the server first if it holds the file)", err))
+	}
+	fmt.Fprintf(s.out, "compacted %s: %s -> %s (%d free pages dropped)\n", *data,
+		humanize.IBytes(uint64(res.BytesBefore)), humanize.IBytes(uint64(res.BytesAfter)), res.FreePagesBefore)
+	return 0
+}
