@@ -11,8 +11,10 @@ import (
 )
 
 // cmdCompact rewrites a stopped server's embedded store file without its
-// free pages (embedded.Compact): after an import or a prune, which leave
-// thousands, every later commit copies and writes their list.
+// free pages (embedded.Compact): a large transaction (a prune, a long
+// life of large batches) leaves thousands, whose list every later commit
+// copies and writes. An import into the embedded store compacts it at
+// its end (cmdImport).
 func cmdCompact(ctx context.Context, args []string, s stdio) int {
 	cl := newCmdline("compact", "compact [--data FILE]",
 		"Rewrite the embedded store file without the free pages a large import or prune left (every commit copies their list); the server must be stopped. The file is replaced whole or not at all.", false)
@@ -24,7 +26,12 @@ func cmdCompact(ctx context.Context, args []string, s stdio) int {
 	if err != nil {
 		return fail(s.err, "compact", fmt.Errorf("%v (stop the server first if it holds the file)", err))
 	}
-	fmt.Fprintf(s.out, "compacted %s: %s -> %s (%d free pages dropped)\n", *data,
-		humanize.IBytes(uint64(res.BytesBefore)), humanize.IBytes(uint64(res.BytesAfter)), res.FreePagesBefore)
+	printCompacted(s, *data, res)
 	return 0
+}
+
+// printCompacted says what compacting path did.
+func printCompacted(s stdio, path string, res embedded.Compacted) {
+	fmt.Fprintf(s.out, "compacted %s: %s -> %s (%d free pages dropped)\n", path,
+		humanize.IBytes(uint64(res.BytesBefore)), humanize.IBytes(uint64(res.BytesAfter)), res.FreePagesBefore)
 }

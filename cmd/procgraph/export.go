@@ -270,5 +270,20 @@ func cmdImport(ctx context.Context, args []string, s stdio) int {
 	for _, t := range dump.CountTypes {
 		fmt.Fprintf(s.out, "  %-10s %d applied of %d\n", t, sum.Applied[t], sum.Trailer.Counts[t])
 	}
+	if es, ok := st.(*embedded.Store); ok {
+		// The import's batches leave their free pages in the file, which
+		// every later commit would pay for: compact it (the import holds
+		// the file; a failure leaves it imported, uncompacted).
+		closed = true
+		if err := st.Close(); err != nil {
+			return fail(s.err, "import", err)
+		}
+		res, err := embedded.Compact(ctx, es.Path(), time.Second)
+		if err != nil {
+			fmt.Fprintf(s.err, "import: the store is imported but could not be compacted (run procgraph compact): %v\n", err)
+			return 0
+		}
+		printCompacted(s, es.Path(), res)
+	}
 	return 0
 }
