@@ -29,7 +29,7 @@ func TestCompactKeepsEveryRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	storetest.SparseFill(t, s, 6_000, 1_000)
+	storetest.SparseFill(t, s, 4_000, 500)
 	terms, err := search.Terms(storetest.SparseB)
 	if err != nil {
 		t.Fatal(err)

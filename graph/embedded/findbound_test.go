@@ -60,15 +60,17 @@ func TestFindSparseToolsReadsBounded(t *testing.T) {
 // sparse its matches. With tools few enough procedures call, it reads their
 // callers and is exact.
 func TestFindBoundedReadsAtMostFindWalk(t *testing.T) {
-	q := procedures.Query{Tools: []string{storetest.SparseA, storetest.SparseB}, Exposed: ptrTo(true), Limit: 50, SkipTotal: true, Bounded: true}
+	// A page of 5: FindWalk 80, BoundedCallers 40 (the suggestion's page
+	// of 50 reads ten times as many; a small page keeps the fill small).
+	q := procedures.Query{Tools: []string{storetest.SparseA, storetest.SparseB}, Exposed: ptrTo(true), Limit: 5, SkipTotal: true, Bounded: true}
 	for _, tc := range []struct {
 		name      string
 		n, degree int
 		want      []string // the page; nil: whatever the walk met (none here: SparseOnly sorts last)
 	}{
-		{"common tools, 4k", 4_000, 1_000, nil},
-		{"common tools, 12k", 12_000, 3_000, nil},
-		{"rare tools", 4_000, q.BoundedCallers() - 1, []string{storetest.SparseOnly}},
+		{"common tools, 600", 600, 150, nil},
+		{"common tools, 1800", 1_800, 450, nil},
+		{"rare tools", 600, q.BoundedCallers() - 1, []string{storetest.SparseOnly}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := Open(filepath.Join(t.TempDir(), "p.db"), Options{NoSync: true})
