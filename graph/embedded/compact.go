@@ -62,7 +62,7 @@ func Compact(ctx context.Context, path string, lockTimeout time.Duration) (Compa
 	out := Compacted{BytesBefore: info.Size(), FreePagesBefore: src.Stats().FreePageN}
 	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".compact")
 	_ = os.Remove(tmp) // a copy an interrupted run left
-	dst, err := bolt.Open(tmp, info.Mode().Perm(), &bolt.Options{Timeout: lockTimeout, FreelistType: bolt.FreelistArrayType})
+	dst, err := bolt.Open(tmp, info.Mode().Perm(), boltOptions(lockTimeout, false))
 	if err != nil {
 		return Compacted{}, fault.Errorf(fault.CodeUnavailable, "embedded store %s: the copy %s cannot be made: %v", path, tmp, err)
 	}
@@ -99,7 +99,7 @@ func openForCompact(path string, timeout time.Duration) (db *bolt.DB, err error)
 			err = fault.Errorf(fault.CodeUnavailable, "embedded store %s is corrupt: %v", path, r)
 		}
 	}()
-	db, err = bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout, FreelistType: bolt.FreelistArrayType})
+	db, err = bolt.Open(path, 0o600, boltOptions(timeout, false))
 	if err != nil {
 		return nil, openError(path, timeout, err)
 	}

@@ -71,15 +71,7 @@ func Open(path string, opts Options) (s *Store, err error) {
 			err = fault.Errorf(fault.CodeUnavailable, "embedded store %s is corrupt: %v", path, r)
 		}
 	}()
-	db, err := bolt.Open(path, 0o600, &bolt.Options{
-		Timeout: timeout,
-		NoSync:  opts.NoSync,
-		// The array freelist is kept sorted; the hash-map one sorts every
-		// free page id at each commit, which grew a write's cost with the
-		// file (docs/benchmarks.md, BenchmarkRequestGrowth). The type is
-		// in memory only: the file's freelist page is the same.
-		FreelistType: bolt.FreelistArrayType,
-	})
+	db, err := bolt.Open(path, 0o600, boltOptions(timeout, opts.NoSync))
 	if err != nil {
 		return nil, openError(path, timeout, err)
 	}
@@ -95,6 +87,20 @@ func Open(path string, opts Options) (s *Store, err error) {
 	}
 	s.log.Debug().Msg("store opened")
 	return s, nil
+}
+
+// boltOptions are the bbolt options of every file the store opens (Open,
+// Compact): its lock's timeout and whether commits skip fsync.
+func boltOptions(timeout time.Duration, noSync bool) *bolt.Options {
+	return &bolt.Options{
+		Timeout: timeout,
+		NoSync:  noSync,
+		// The array freelist is kept sorted; the hash-map one sorts every
+		// free page id at each commit, which grew a write's cost with the
+		// file (docs/benchmarks.md, BenchmarkRequestGrowth). The type is
+		// in memory only: the file's freelist page is the same.
+		FreelistType: bolt.FreelistArrayType,
+	}
 }
 
 func openError(path string, timeout time.Duration, err error) error {

@@ -99,7 +99,7 @@ var mutants = []Mutant{
 	{
 		Name:     "embedded/nosync-forced",
 		Why:      "the embedded store opens without fsync whatever it is asked",
-		Edits:    []Edit{{Dir: "graph/embedded", Find: "NoSync: opts.NoSync,", Replace: "NoSync: true,"}},
+		Edits:    []Edit{{Dir: "graph/embedded", Files: "store.go", Find: "NoSync:  noSync,", Replace: "NoSync:  true,"}},
 		Packages: []string{"./graph/embedded"},
 		Tests:    []string{"TestOpenSyncsByDefault"},
 	},
