@@ -13,6 +13,9 @@
 //	go run ./internal/mutants -list      # print the list
 //	go run ./internal/mutants -jobs 2    # two mutants at a time
 //	go run ./internal/mutants -pkg neo4j # those with a test package matching
+//	go run ./internal/mutants -since HEAD~20 -rotate 7
+//	                                     # those a change since HEAD~20 may
+//	                                     # affect, and today's seventh of the rest
 //
 // It exits 0 when every mutant was killed, 1 when one survived or could not
 // be judged, 2 on bad usage.
@@ -52,7 +55,10 @@ func run(ctx context.Context, dir string, list []Mutant, args []string, stdout, 
 	baseline := fs.Bool("baseline", true, "first run the named tests unmutated (they must pass)")
 	timeout := fs.Duration("timeout", 5*time.Minute, "go test -timeout for each run")
 	jobs := fs.Int("jobs", 1, "replay this many mutants at once")
-	if err := fs.Parse(args); err != nil || fs.NArg() > 0 || *jobs < 1 {
+	since := fs.String("since", "", "replay only the mutants that the change since this commit may affect (it edits or tests a directory the change touches, or a list file the change touches declares it)")
+	rotate := fs.Int("rotate", 0, "with -since, also replay the share of the others that falls on -day (a hash of the name modulo this number)")
+	day := fs.Int("day", int(time.Now().Unix()/86400), "the day whose share -rotate replays (default today, in days since 1970)")
+	if err := fs.Parse(args); err != nil || fs.NArg() > 0 || *jobs < 1 || *rotate < 0 || (*rotate > 0 && *since == "") {
 		return 2
 	}
 	sel, err := selectMutants(list, *pattern)
@@ -63,16 +69,33 @@ func run(ctx context.Context, dir string, list []Mutant, args []string, stdout, 
 		fmt.Fprintln(stderr, "mutants:", err)
 		return 2
 	}
+	root, module, err := moduleRoot(ctx, dir)
+	if err != nil {
+		fmt.Fprintln(stderr, "mutants:", err)
+		return 2
+	}
+	if *since != "" {
+		changed, err := affected(ctx, root, *since, sel)
+		if err != nil {
+			fmt.Fprintln(stderr, "mutants:", err)
+			return 2
+		}
+		var rotated []Mutant
+		if *rotate > 0 {
+			rotated = share(sel, *day, *rotate)
+		}
+		fmt.Fprintf(stdout, "%d of %d mutants: %d that the change since %s may affect, %d in share %d of %d\n",
+			len(union(sel, changed, rotated)), len(sel), len(changed), *since, len(rotated), *day%max(*rotate, 1), *rotate)
+		sel = union(sel, changed, rotated)
+	}
 	if *listOnly {
 		for _, m := range sel {
 			fmt.Fprintf(stdout, "%-34s %s\n%-34s tests %s in %s\n", m.Name, m.Why, "", strings.Join(m.Tests, ", "), strings.Join(m.Packages, " "))
 		}
 		return 0
 	}
-	root, module, err := moduleRoot(ctx, dir)
-	if err != nil {
-		fmt.Fprintln(stderr, "mutants:", err)
-		return 2
+	if len(sel) == 0 {
+		return 0
 	}
 	r := &runner{root: root, module: module, timeout: *timeout, out: stdout}
 	if *baseline && !r.baseline(ctx, sel) {

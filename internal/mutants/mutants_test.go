@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -231,6 +232,83 @@ func TestListApplies(t *testing.T) {
 	for _, m := range mutants {
 		if _, err := apply(root, m); err != nil {
 			t.Errorf("mutant %s: %v", m.Name, err)
+		}
+	}
+}
+
+// mustGit runs git in dir with a fixed identity.
+func mustGit(tb testing.TB, dir string, args ...string) {
+	tb.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		tb.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+// TestSince selects, with -since, the mutants of the directories a change
+// touches and those its list files declare, and nothing for a change to a
+// test alone.
+func TestSince(t *testing.T) {
+	word := Mutant{Name: "word-six", Edits: []Edit{{Dir: "words/data", Files: "*.txt", Find: "five", Replace: "six"}},
+		Packages: []string{"./words"}, Tests: []string{"TestWord"}}
+	list := []Mutant{mutant("add-subtracts", "return a + b", "return a - b", "TestAdd"), word}
+	cases := []struct {
+		name  string
+		files map[string]string
+		want  []string
+	}{
+		{"nothing changed", nil, nil},
+		{"a test changed", map[string]string{"words/words_test.go": "package words\n"}, nil},
+		{"a package changed", map[string]string{"calc/calc.go": "package calc\n\n// Add adds.\nfunc Add(a, b int) int { return b + a + 0 }\n\n// Sub subtracts.\nfunc Sub(a, b int) int {\n\treturn a - b\n}\n"}, []string{"add-subtracts"}},
+		{"an embedded file added", map[string]string{"words/data/other.txt": "x\n"}, []string{"word-six"}},
+		{"a list file declares it", map[string]string{"internal/mutants/list_w.go": "package main\n\nvar _ = []Mutant{{Name: \"word-six\"}}\n"}, []string{"word-six"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := mustModule(t)
+			mustGit(t, dir, "init", "-q")
+			mustGit(t, dir, "add", ".")
+			mustGit(t, dir, "commit", "-q", "-m", "base")
+			for name, content := range tc.files {
+				p := filepath.Join(dir, filepath.FromSlash(name))
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var out, errOut bytes.Buffer
+			if code := run(context.Background(), dir, list, []string{"-since", "HEAD", "-list"}, &out, &errOut); code != 0 {
+				t.Fatalf("exit %d: %s%s", code, out.String(), errOut.String())
+			}
+			var got []string
+			for _, m := range list {
+				if regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(m.Name) + `\s`).MatchString(out.String()) {
+					got = append(got, m.Name)
+				}
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("selected %v, want %v:\n%s", got, tc.want, out.String())
+			}
+		})
+	}
+}
+
+// TestShareCoversEveryMutant puts each mutant in exactly one of the n
+// days' shares.
+func TestShareCoversEveryMutant(t *testing.T) {
+	const n = 7
+	seen := map[string]int{}
+	for day := 100; day < 100+n; day++ {
+		for _, m := range share(mutants, day, n) {
+			seen[m.Name]++
+		}
+	}
+	for _, m := range mutants {
+		if seen[m.Name] != 1 {
+			t.Fatalf("mutant %s is in %d shares of %d days, want 1", m.Name, seen[m.Name], n)
 		}
 	}
 }
