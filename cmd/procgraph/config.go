@@ -171,20 +171,8 @@ func parseServeConfigEnv(args []string, getenv func(string) string) (*serveConfi
 // resolve checks what spans settings and fills the defaults that depend on
 // others.
 func (c *serveConfig) resolve() error {
-	if c.Store == "" {
-		c.Store = "embedded"
-		if c.Neo4jURI != "" {
-			c.Store = "neo4j"
-		}
-	}
-	if c.Store == "neo4j" {
-		if c.Neo4jURI == "" {
-			return fmt.Errorf("--store neo4j needs NEO4J_URI")
-		}
-		u, err := url.Parse(c.Neo4jURI)
-		if err != nil || !oneOfSchemes(u.Scheme, "bolt", "neo4j", "bolt+s", "neo4j+s", "bolt+ssc", "neo4j+ssc") {
-			return fmt.Errorf("NEO4J_URI: %q must start with bolt:// or neo4j:// (or their +s/+ssc forms)", c.Neo4jURI)
-		}
+	if err := c.resolveStore(); err != nil {
+		return err
 	}
 	if c.AuditRetention > 0 && c.AuditArchiveDir == "" {
 		return fmt.Errorf("--audit-retention needs --audit-archive-dir: the store is archived before anything is pruned")
@@ -219,6 +207,28 @@ func (c *serveConfig) resolve() error {
 			humanize.IBytes(uint64(c.MaxCallBytes)), sandbox.ArgsCopies, humanize.IBytes(uint64(c.MaxInflightBytes)))
 	}
 	return c.resolveAuth()
+}
+
+// resolveStore resolves and checks which store the configuration names
+// (embedded unless NEO4J_URI is set): all that an offline command, which
+// serves nothing and so needs no tokens, resolves.
+func (c *serveConfig) resolveStore() error {
+	if c.Store == "" {
+		c.Store = "embedded"
+		if c.Neo4jURI != "" {
+			c.Store = "neo4j"
+		}
+	}
+	if c.Store == "neo4j" {
+		if c.Neo4jURI == "" {
+			return fmt.Errorf("--store neo4j needs NEO4J_URI")
+		}
+		u, err := url.Parse(c.Neo4jURI)
+		if err != nil || !oneOfSchemes(u.Scheme, "bolt", "neo4j", "bolt+s", "neo4j+s", "bolt+ssc", "neo4j+ssc") {
+			return fmt.Errorf("NEO4J_URI: %q must start with bolt:// or neo4j:// (or their +s/+ssc forms)", c.Neo4jURI)
+		}
+	}
+	return nil
 }
 
 // resolveAuth checks --auth against --addr and --tokens-file and resolves

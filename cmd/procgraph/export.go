@@ -40,7 +40,7 @@ func storeFlagsCreated(cl *cmdline) (func(ctx context.Context) (dump.Store, stri
 		if cfg.Store != "" && cfg.Store != "embedded" && cfg.Store != "neo4j" {
 			return nil, "", fmt.Errorf("--store: %q is not embedded or neo4j", cfg.Store)
 		}
-		if err := cfg.resolve(); err != nil {
+		if err := cfg.resolveStore(); err != nil {
 			return nil, "", err
 		}
 		if _, err := os.Stat(cfg.Data); cfg.Store == "embedded" && errors.Is(err, fs.ErrNotExist) {
