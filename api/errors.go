@@ -63,7 +63,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 // writeBody answers body, of contentType, with status. (Every answer's
-// X-Content-Type-Options is set by Server.ServeHTTP and Protect.)
+// X-Content-Type-Options is set by Protect.)
 func writeBody(w http.ResponseWriter, status int, contentType string, body []byte) {
 	w.Header().Set("Content-Type", contentType)
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))

@@ -1,6 +1,6 @@
 // Package procedures is procgraph's domain core: procedures, versions,
-// causes and the catalogue, the Store and TurnStore interfaces both stores
-// implement (store.go, turnstore.go), and the Service whose methods apply
+// causes and the catalogue, the Store interface both stores implement
+// (store.go), and the Service whose methods apply
 // design.md's rules. Where each rule lives:
 //   - capture and names: capture.go; find, views and the graph: find.go,
 //     query.go, view.go, graph.go; the reuse suggestion: suggest.go;
@@ -8,8 +8,9 @@
 //     exposure.go; typed parameter schemas: typed.go, schema.go;
 //   - grants, promotions, retirement: grants.go, current.go, retire.go; what
 //     an authorization binds to: binding.go; session policies: session.go;
-//   - the decision table of replays and turns: decide.go; turns and
-//     approvals as stored: turns.go, turns_service.go;
+//   - the decision table of replays and turns: decide.go; the service's
+//     side of turns and approvals: turns_service.go (the turn domain and
+//     its TurnStore are package gate's);
 //   - the audit rule and the Recorder: audit.go, recorder.go, decision.go;
 //   - the change Feed and other instances' changes: feed.go, remote.go.
 //
