@@ -4,11 +4,10 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
+	"io"
 	"net"
-	"os"
-	execpkg "os/exec"
-	"path/filepath"
+	"net/url"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,76 +19,114 @@ import (
 var outageTiming = flag.Bool("neo4j.outage-timing", false,
 	"TestOutage also measures every call while Neo4j is down and fails one that takes 2 s or more")
 
-// ownServer is a Neo4j server of this test alone (testcontainers/neo4j-server
-// with its own state directory and port), so that it can be stopped.
-type ownServer struct {
-	script string // testcontainers/neo4j-server
-	env    []string
-	uri    string
+// cutProxy forwards the TCP connections made to its own port to the test
+// Neo4j. cut closes its listener and every connection through it: to a
+// client, the database is gone (connections reset, new ones refused), as
+// when its server stops; mend listens again on the same port, as a
+// restarted server does. (A dedicated server stopped and started again
+// cost the suite two JVM starts and a cold planner, about a minute of the
+// machine's CPU.)
+type cutProxy struct {
+	target, addr string
+	mu           sync.Mutex
+	ln           net.Listener
+	conns        map[net.Conn]bool
 }
 
-// startOwnServer starts a dedicated Neo4j, stopped at the end of the test.
-// It skips without NEO4J_URI (store tests are off), Java, or a built
-// launcher (testcontainers/neo4j-server/start builds it).
-func startOwnServer(t *testing.T) *ownServer {
+// newCutProxy starts a proxy to the test Neo4j (skipping as settings does
+// without one), cut for good at the end of the test.
+func newCutProxy(t *testing.T) (*cutProxy, Config) {
 	t.Helper()
-	if os.Getenv("NEO4J_URI") == "" {
-		t.Skip("NEO4J_URI is not set: store tests against Neo4j are off")
+	cfg := settings(t)
+	u, err := url.Parse(cfg.URI)
+	if err != nil || u.Host == "" {
+		t.Fatalf("NEO4J_URI %q: %v", cfg.URI, err)
 	}
-	script, err := filepath.Abs("../../testcontainers/neo4j-server")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := execpkg.LookPath("java"); err != nil {
-		t.Skip("no java: cannot run a dedicated Neo4j")
-	}
-	if m, _ := filepath.Glob(filepath.Join(script, "target/dependency/neo4j-kernel-*.jar")); len(m) == 0 {
-		t.Skip("the Neo4j launcher is not built (run testcontainers/neo4j-server/start once)")
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	_ = l.Close()
-	srv := &ownServer{
-		script: script,
-		env: append(os.Environ(), "NEO4J_RUN_DIR="+t.TempDir(), fmt.Sprintf("NEO4J_BOLT_PORT=%d", port),
-			"NEO4J_PAGECACHE_MB=32", "NEO4J_SERVER_JAVA_OPTS=-Xms64m -Xmx384m -XX:TieredStopAtLevel=1"),
-		uri: fmt.Sprintf("bolt://127.0.0.1:%d", port),
-	}
-	t.Cleanup(func() { srv.run(t, "stop") })
-	srv.run(t, "start")
-	return srv
+	p := &cutProxy{target: u.Host, addr: "127.0.0.1:0", conns: map[net.Conn]bool{}}
+	p.mend(t)
+	t.Cleanup(p.cut)
+	cfg.URI = "bolt://" + p.addr
+	return p, cfg
 }
 
-// run runs the server script name (start or stop). A start is tried a few
-// times: right after a stop the port may still be held (sockets closing).
-func (s *ownServer) run(t *testing.T, name string) {
+// mend listens on the proxy's address (its first call picks the port).
+func (p *cutProxy) mend(t *testing.T) {
 	t.Helper()
-	for attempt := 1; ; attempt++ {
-		cmd := execpkg.Command("bash", filepath.Join(s.script, name))
-		cmd.Env = s.env
-		out, err := cmd.CombinedOutput()
-		if err == nil {
-			return
+	var ln net.Listener
+	var err error
+	for attempt := 0; attempt < 50; attempt++ {
+		if ln, err = net.Listen("tcp", p.addr); err == nil {
+			break
 		}
-		if name != "start" || attempt == 5 {
-			t.Fatalf("neo4j-server/%s: %v\n%s", name, err, out)
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatalf("the proxy cannot listen on %s again: %v", p.addr, err)
+	}
+	p.mu.Lock()
+	p.ln, p.addr = ln, ln.Addr().String()
+	p.mu.Unlock()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go p.forward(c)
 		}
-		t.Logf("neo4j-server/start failed (attempt %d), retrying: %v", attempt, err)
-		time.Sleep(3 * time.Second)
+	}()
+}
+
+// forward copies c to a new connection to the target and back until either
+// side ends or the proxy is cut.
+func (p *cutProxy) forward(c net.Conn) {
+	up, err := net.Dial("tcp", p.target)
+	if err != nil {
+		_ = c.Close()
+		return
+	}
+	p.mu.Lock()
+	if p.ln == nil { // cut while dialling
+		p.mu.Unlock()
+		_, _ = c.Close(), up.Close()
+		return
+	}
+	p.conns[c], p.conns[up] = true, true
+	p.mu.Unlock()
+	done := make(chan struct{}, 2)
+	go func() { _, _ = io.Copy(up, c); done <- struct{}{} }()
+	go func() { _, _ = io.Copy(c, up); done <- struct{}{} }()
+	<-done
+	p.mu.Lock()
+	delete(p.conns, c)
+	delete(p.conns, up)
+	p.mu.Unlock()
+	_, _ = c.Close(), up.Close()
+}
+
+// cut closes the listener and every connection through the proxy.
+func (p *cutProxy) cut() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ln != nil {
+		_ = p.ln.Close()
+		p.ln = nil
+	}
+	for c := range p.conns {
+		_ = c.Close()
+		delete(p.conns, c)
 	}
 }
 
-// TestOutage stops the database under a running store and HTTP API: calls
-// answer unavailable (503) and, once the breaker is open, without reaching
-// the driver; after a restart on the same address the store answers again by
-// itself. With -neo4j.outage-timing every call while down is timed (aim: < 2 s).
+// TestOutage cuts the database away from a running store and HTTP API
+// (cutProxy): calls answer unavailable (503) and, once the breaker is open,
+// without reaching the driver; once it is back on the same address the
+// store answers again by itself. With -neo4j.outage-timing every call while down is timed (aim: < 2 s).
 func TestOutage(t *testing.T) {
-	srv := startOwnServer(t)
+	freshStore(t) // an empty database, the schema applied
+	proxy, cfg := newCutProxy(t)
 	ctx := context.Background()
-	s, err := Open(ctx, Config{URI: srv.uri, Username: "neo4j", Password: "procgraph-test"})
+	s, err := Open(ctx, cfg)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -102,7 +139,7 @@ func TestOutage(t *testing.T) {
 		t.Fatal("the breaker is open while the database is up")
 	}
 
-	srv.run(t, "stop")
+	proxy.cut()
 
 	// The first call finds the database gone: unavailable, breaker open.
 	start := time.Now()
@@ -165,7 +202,7 @@ func TestOutage(t *testing.T) {
 		}
 	}
 
-	srv.run(t, "start")
+	proxy.mend(t)
 
 	// The breaker's prober finds the database back; nothing restarts the store.
 	deadline := time.Now().Add(2 * time.Minute)
@@ -177,8 +214,8 @@ func TestOutage(t *testing.T) {
 	}
 	var res procedures.CaptureResult
 	for {
-		// A database that answers Bolt may still be starting its default
-		// database: unavailable until it is.
+		// A connection the cut reset may still sit in the driver's pool:
+		// unavailable until the driver has replaced it.
 		res, err = s.Capture(ctx, in)
 		if fault.ErrorCode(err) != fault.CodeUnavailable || time.Now().After(deadline) {
 			break
