@@ -45,8 +45,8 @@ func procTool(d replay.ToolDescriptor) (*mcp.Tool, bool) {
 func (h *Handler) invoke(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		c := h.callerOf(req)
-		if !c.has(auth.ScopeInvoke) {
-			return h.toolError(auth.Forbidden(auth.ScopeInvoke)), nil
+		if err := c.mayCall(name); err != nil {
+			return h.toolError(err), nil
 		}
 		args, err := decodeArguments(req.Params.Arguments)
 		if err != nil {

@@ -155,7 +155,7 @@ func New(cfg Config) (*Handler, error) {
 	if err := h.addTurnTools(); err != nil {
 		return nil, err
 	}
-	h.server.AddReceivingMiddleware(h.capListens)
+	h.server.AddReceivingMiddleware(h.capListens, h.listCallable)
 	cfg.Sessions.addServer(h.server)
 	// Stream resumption: a client that reconnects with Last-Event-ID gets
 	// the messages it missed (a list_changed among them), up to 4 MiB.
