@@ -11,5 +11,12 @@ func init() {
 			Packages: []string{"./mcpserve", "./cmd/procgraph"},
 			Tests:    []string{"TestAuth", "TestMCPListsOnlyWhatTheCallerMayCall"},
 		},
+		{
+			Name:     "fields/idempotency-key-controls",
+			Why:      "the Idempotency-Key header, a usage key the stores build keys from, takes a tab or a C1 control (only its length was checked)",
+			Edits:    []Edit{{Dir: "internal/fields", Find: `IdempotencyKey = Field{Name: "Idempotency-Key", Type: String, MaxBytes: MaxKeyBytes, NoControl: true}`, Replace: `IdempotencyKey = Field{Name: "Idempotency-Key", Type: String, MaxBytes: MaxKeyBytes}`}},
+			Packages: []string{"./cmd/procgraph"},
+			Tests:    []string{"TestIdempotencyKeyOneRule"},
+		},
 	}...)
 }
