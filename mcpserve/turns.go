@@ -345,13 +345,22 @@ func (h *Handler) awaitApproval(ctx context.Context, _ *mcp.CallToolRequest, c c
 }
 
 // turnResult answers a turn that ran; a failed run is a tool error with
-// the result as structured content.
+// the result as structured content, and as JSON text whose hidden
+// characters are JSON escapes (text.VisibleJSON: the same value, shown
+// visibly; its message quotes the upstream).
 func turnResult(ans *gate.TurnAnswer) (*mcp.CallToolResult, error) {
 	res, err := jsonResult(ans, nil)
 	if err != nil {
 		return nil, err
 	}
 	res.IsError = ans.Status != replay.StatusSucceeded
+	if res.IsError {
+		for _, c := range res.Content {
+			if t, ok := c.(*mcp.TextContent); ok {
+				t.Text = string(ptext.VisibleJSON([]byte(t.Text)))
+			}
+		}
+	}
 	return res, nil
 }
 

@@ -18,5 +18,12 @@ func init() {
 			Packages: []string{"./cmd/procgraph"},
 			Tests:    []string{"TestIdempotencyKeyOneRule"},
 		},
+		{
+			Name:     "mcpserve/tool-error-text-raw",
+			Why:      "an MCP tool error's text quotes an upstream's failure raw: its ESC, CR and bidi characters rewrite what a person reads in the client",
+			Edits:    []Edit{{Dir: "mcpserve", Find: "func errorText(s string) string { return ptext.VisibleLine(s) }", Replace: "func errorText(s string) string { return s + ptext.VisibleLine(\"\") }"}},
+			Packages: []string{"./cmd/procgraph"},
+			Tests:    []string{"TestMCPToolErrorTextVisible"},
+		},
 	}...)
 }
