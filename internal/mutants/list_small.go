@@ -25,5 +25,12 @@ func init() {
 			Packages: []string{"./cmd/procgraph"},
 			Tests:    []string{"TestMCPToolErrorTextVisible"},
 		},
+		{
+			Name:     "gate/turn-decision-without-session",
+			Why:      "a turn's and an approval's audit records no longer say which agent session they were about",
+			Edits:    []Edit{{Dir: "gate", Find: "Phase: t.Phase, Actor: t.RequestedBy, Session: t.SessionID}", Replace: "Phase: t.Phase, Actor: t.RequestedBy}"}},
+			Packages: []string{"./cmd/procgraph"},
+			Tests:    []string{"TestTurnDecisionsCarrySession"},
+		},
 	}...)
 }
