@@ -379,10 +379,21 @@ func (b *block) grantsNote() string {
 	return s.String()
 }
 
+// auditOf is the audit record of a decision about turn t before its
+// outcome: kind turn, t's procedure name, code hash and phase, its
+// requester as the actor, and the agent session it belongs to — every
+// record about a turn names its session, as a policy's does. The caller
+// sets the outcome and reason (an approval also its kind and operator).
+func auditOf(t Turn) procedures.Decision {
+	return procedures.Decision{Kind: procedures.KindTurn, Procedure: signature.Name(t.Signature), CodeHash: t.CodeHash,
+		Phase: t.Phase, Actor: t.RequestedBy, Session: t.SessionID}
+}
+
 // turnDecision is the one decision (kind turn) on t.
 func (g *Gate) turnDecision(t Turn, b *block, v procedures.Verdict, allowed []string) procedures.Decision {
-	return procedures.Decision{Kind: procedures.KindTurn, Procedure: b.a.Name, CodeHash: t.CodeHash, Phase: t.Phase,
-		Outcome: v.Outcome, Reason: v.Reason, Actor: t.RequestedBy, AllowedTools: allowed, Suggestion: v.Suggestion}
+	d := auditOf(t)
+	d.Procedure, d.Outcome, d.Reason, d.AllowedTools, d.Suggestion = b.a.Name, v.Outcome, v.Reason, allowed, v.Suggestion
+	return d
 }
 
 // turnDenied is the CodeDenied error of a denied turn.
@@ -599,8 +610,8 @@ func (g *Gate) expire(ctx context.Context, cur *TurnRecord) (*TurnRecord, bool, 
 	next := *cur
 	next.Status = TurnExpired
 	v := procedures.ExpiredVerdict()
-	d := procedures.Decision{Kind: procedures.KindTurn, Procedure: signature.Name(cur.Signature), CodeHash: cur.CodeHash,
-		Phase: cur.Phase, Outcome: v.Outcome, Reason: v.Reason, Actor: cur.RequestedBy}
+	d := auditOf(cur.Turn)
+	d.Outcome, d.Reason = v.Outcome, v.Reason
 	out, ok, err := g.compareAndSet(ctx, cur.ID, func() (*TurnRecord, error) {
 		out, _, err := g.transition(ctx, next, []TurnStatus{TurnPending, TurnApproved}, false, d)
 		return out, err
@@ -676,8 +687,8 @@ func requester(cur *TurnRecord, actor string) error {
 // (TurnRecord.Denial), or — for a turn denied by a version that did not keep
 // it — the decision rebuilt from the turn, without the record's id and time.
 func (g *Gate) deniedTurn(cur *TurnRecord) error {
-	d := procedures.Decision{Kind: procedures.KindTurn, Procedure: signature.Name(cur.Signature), CodeHash: cur.CodeHash,
-		Phase: cur.Phase, Outcome: procedures.Denied, Reason: procedures.ReasonOperatorRejected, Actor: cur.RequestedBy, AllowedTools: []string{}}
+	d := auditOf(cur.Turn)
+	d.Outcome, d.Reason, d.AllowedTools = procedures.Denied, procedures.ReasonOperatorRejected, []string{}
 	if cur.Status == TurnExpired {
 		d.Reason = procedures.ReasonApprovalExpired
 	}

@@ -137,8 +137,8 @@ func (g *Gate) Cancel(ctx context.Context, id, actor string) (*Turn, error) {
 	}
 	next := *cur
 	next.Status = TurnCancelled
-	d := procedures.Decision{Kind: procedures.KindTurn, Procedure: signature.Name(cur.Signature), CodeHash: cur.CodeHash,
-		Phase: cur.Phase, Outcome: procedures.Denied, Reason: procedures.ReasonTurnCancelled, Actor: cur.RequestedBy}
+	d := auditOf(cur.Turn)
+	d.Outcome, d.Reason = procedures.Denied, procedures.ReasonTurnCancelled
 	out, _, err := g.transition(ctx, next, []TurnStatus{TurnPending, TurnApproved}, false, d)
 	if err != nil {
 		return nil, err
@@ -226,8 +226,10 @@ func (g *Gate) Resolve(ctx context.Context, req ResolveRequest) (*Turn, procedur
 	now := g.r.Now().UTC().Truncate(time.Millisecond)
 	next.Resolution = &Resolution{Choice: req.Choice, By: req.Actor, At: now, Reason: strings.TrimSpace(req.Reason), CodeHash: b.a.CodeHash}
 	next.Status = TurnApproved
-	ds := []procedures.Decision{{Kind: procedures.KindApproval, Procedure: b.a.Name, CodeHash: b.a.CodeHash, Phase: cur.Phase,
-		Outcome: v.Outcome, Reason: v.Reason, Actor: req.Actor, Note: next.Resolution.Reason}}
+	approval := auditOf(next.Turn)
+	approval.Kind, approval.Procedure, approval.CodeHash, approval.Phase = procedures.KindApproval, b.a.Name, b.a.CodeHash, cur.Phase
+	approval.Outcome, approval.Reason, approval.Actor, approval.Note = v.Outcome, v.Reason, req.Actor, next.Resolution.Reason
+	ds := []procedures.Decision{approval}
 	if !v.Allowed() {
 		next.Status = TurnRejected
 		ds = append(ds, g.turnDecision(next.Turn, b, v, []string{}))

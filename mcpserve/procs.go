@@ -45,8 +45,8 @@ func procTool(d replay.ToolDescriptor) (*mcp.Tool, bool) {
 func (h *Handler) invoke(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		c := h.callerOf(req)
-		if !c.has(auth.ScopeInvoke) {
-			return h.toolError(auth.Forbidden(auth.ScopeInvoke)), nil
+		if err := c.mayCall(name); err != nil {
+			return h.toolError(err), nil
 		}
 		args, err := decodeArguments(req.Params.Arguments)
 		if err != nil {
@@ -65,7 +65,8 @@ func (h *Handler) invoke(name string) mcp.ToolHandler {
 }
 
 // runResult answers a replay that ran: the result on success (see
-// jsonResult), a tool error naming the run's error code on failure.
+// jsonResult), a tool error naming the run's error code on failure (its
+// text shown as errorText shows it: the message quotes the upstream).
 func (h *Handler) runResult(res *replay.InvokeResult) (*mcp.CallToolResult, error) {
 	code := res.ErrorCode()
 	meta := mcp.Meta{MetaDecision: res.Decision.ID, MetaStatus: res.Status, MetaCalls: res.Calls}
@@ -87,5 +88,5 @@ func (h *Handler) runResult(res *replay.InvokeResult) (*mcp.CallToolResult, erro
 	if err != nil {
 		return nil, err
 	}
-	return &mcp.CallToolResult{IsError: true, Meta: meta, Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: json.RawMessage(b)}, nil
+	return &mcp.CallToolResult{IsError: true, Meta: meta, Content: []mcp.Content{&mcp.TextContent{Text: errorText(text)}}, StructuredContent: json.RawMessage(b)}, nil
 }

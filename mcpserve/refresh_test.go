@@ -204,7 +204,7 @@ func TestRequestRefreshesWhileRunWaits(t *testing.T) {
 	e := newEnv(t, true)
 	code := e.roTools(3)
 	waits, _ := runSpaced(t, e.auto)
-	s := e.connect("/mcp", "reader", nil)
+	s := e.connect("/mcp", "operator", nil)
 	before := toolNames(t, s)
 	p := e.capture(code(1))
 	<-waits // Run saw the change and waits
@@ -223,7 +223,7 @@ func TestRequestRefreshesWhileRunWaits(t *testing.T) {
 func TestHandlersShareOneRead(t *testing.T) {
 	e := newEnv(t, true)
 	code := e.roTools(3)
-	auto, inter := e.connect("/mcp", "reader", nil), e.connect("/mcp/interactive", "reader", nil)
+	auto, inter := e.connect("/mcp", "operator", nil), e.connect("/mcp/interactive", "operator", nil)
 	toolNames(t, auto)
 	toolNames(t, inter)
 	reads := e.exposed.reads.Load()
@@ -324,7 +324,7 @@ func TestSameValueIsDeepEqual(t *testing.T) {
 func TestApprovalsDoNotRefresh(t *testing.T) {
 	e := newEnv(t, true)
 	code := e.roTools(3)
-	s := e.connect("/mcp", "reader", nil)
+	s := e.connect("/mcp", "operator", nil)
 	toolNames(t, s)
 	reads := e.exposed.reads.Load()
 	e.svc.Changes().Publish(procedures.Change{Kind: procedures.ChangeApproval, Turn: "t1"})

@@ -11,6 +11,7 @@ import (
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/answer"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
+	ptext "github.com/procgraph/procgraph/internal/text"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -30,8 +31,8 @@ func jsonResult(v any, meta mcp.Meta) (*mcp.CallToolResult, error) {
 
 // toolError answers err as a tool error (see answer.Of: an internal
 // error's text never reaches the client): the text starts with the code
-// (and the reason, for a denial or a conflict), and the structured content
-// is the HTTP API's error body.
+// (and the reason, for a denial or a conflict), shown as errorText shows
+// it, and the structured content is the HTTP API's error body.
 func (h *Handler) toolError(err error) *mcp.CallToolResult {
 	a := answer.Of(err)
 	if a.ServerFault() {
@@ -54,8 +55,16 @@ func (h *Handler) toolError(err error) *mcp.CallToolResult {
 	if merr != nil {
 		b = []byte(`{"error":{"code":"internal","message":"internal error","details":{}}}`)
 	}
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: json.RawMessage(b)}
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: errorText(text)}}, StructuredContent: json.RawMessage(b)}
 }
+
+// errorText is a tool error's text as the client shows it to a person:
+// one line, each character that could rewrite a terminal, reorder the text
+// or start a line of its own escaped (text.VisibleLine), as the CLI shows
+// an error; it may quote what an upstream tool or an agent wrote
+// (docs/design.md "What the operator sees is what runs"). The structured
+// content keeps the server's bytes.
+func errorText(s string) string { return ptext.VisibleLine(s) }
 
 // reasonOf is the reason of a denial (its decision's) or of a conflict.
 func reasonOf(err error, details map[string]any) string {

@@ -20,7 +20,7 @@ func TestListTools(t *testing.T) {
 	ro, sc := e.capture(readOnlyCode), e.capture(stateChangingCode)
 	opaque := e.capture(escapeCode)
 	e.capture(`return tools.get_jobs(task_id=task_id)`)
-	s := e.connect("/mcp", "reader", nil)
+	s := e.connect("/mcp", "operator", nil)
 	tools := map[string]*mcp.Tool{}
 	for tool, err := range s.Tools(context.Background(), nil) {
 		if err != nil {

@@ -6,7 +6,8 @@
 //
 // Authentication is the HTTP API's: the same bearer tokens and scopes
 // (read to connect and list, invoke to call a proc__ tool, grant to call
-// set_procedure_auto_run); the token's holder is the audit actor, and an
+// set_procedure_auto_run: scopeOf), and tools/list offers a caller only the
+// tools its token may call; the token's holder is the audit actor, and an
 // MCP session stays bound to the holder that opened it.
 //
 // The proc__ tools follow the exposed set: Refresh recomputes it and adds,
@@ -142,7 +143,7 @@ func New(cfg Config) (*Handler, error) {
 	instructions := "procgraph: replay reviewed procedures (proc__ tools) in the " + string(cfg.Phase) +
 		" phase; find_all_procedures browses them"
 	if cfg.Auth.Enabled() {
-		instructions += ", set_procedure_auto_run grants or revokes durable auto-run"
+		instructions += ", set_procedure_auto_run (offered to tokens with the grant scope) grants or revokes durable auto-run"
 	}
 	instructions += "."
 	h.server = mcp.NewServer(&mcp.Implementation{Name: "procgraph", Version: buildinfo.Version()}, &mcp.ServerOptions{
@@ -155,7 +156,7 @@ func New(cfg Config) (*Handler, error) {
 	if err := h.addTurnTools(); err != nil {
 		return nil, err
 	}
-	h.server.AddReceivingMiddleware(h.capListens)
+	h.server.AddReceivingMiddleware(h.capListens, h.listCallable)
 	cfg.Sessions.addServer(h.server)
 	// Stream resumption: a client that reconnects with Last-Event-ID gets
 	// the messages it missed (a list_changed among them), up to 4 MiB.

@@ -8,7 +8,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
-	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/procedures"
@@ -86,7 +85,7 @@ func (h *Handler) addFixedTools() error {
 		Description: "find_all_procedures: captured procedures with their recomputed classification, frequency desc (with query: by relevance, each with a score). Filters apply before the limit; the answer has the page and the total.",
 		InputSchema: findSchema,
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
-	}, h.checked(find, auth.ScopeRead, h.find))
+	}, h.checked(find, h.find))
 	if !h.cfg.Auth.Enabled() {
 		return nil // without auth no caller holds grant (callerOf): the tool is not offered
 	}
@@ -95,17 +94,18 @@ func (h *Handler) addFixedTools() error {
 		Description: "set_procedure_auto_run: grant (bound to the current code) or revoke durable auto-run of a procedure, audited with your name and reason. Needs the grant scope.",
 		InputSchema: autoRunSchema,
 		Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: new(false), OpenWorldHint: new(false)},
-	}, h.checked(autoRun, auth.ScopeGrant, h.setAutoRun))
+	}, h.checked(autoRun, h.setAutoRun))
 	return nil
 }
 
-// checked wraps a fixed tool: the caller must hold scope, and the arguments
-// must match schema; any error is a tool error.
-func (h *Handler) checked(schema *input, scope auth.Scope, f func(context.Context, caller, map[string]any) (*mcp.CallToolResult, error)) mcp.ToolHandler {
+// checked wraps a fixed tool: the caller must hold the tool's scope
+// (mayCall), and the arguments must match schema; any error is a tool
+// error.
+func (h *Handler) checked(schema *input, f func(context.Context, caller, map[string]any) (*mcp.CallToolResult, error)) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		c := h.callerOf(req)
-		if !c.has(scope) {
-			return h.toolError(auth.Forbidden(scope)), nil
+		if err := c.mayCall(req.Params.Name); err != nil {
+			return h.toolError(err), nil
 		}
 		args, err := decodeArguments(req.Params.Arguments)
 		if err != nil {

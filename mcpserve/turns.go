@@ -67,7 +67,7 @@ func (h *Handler) addTurnTools() error {
 		desc = "run_code: run a block of code through procgraph's turn gate. New code is reviewed by an operator (asked here when you may review it, else the answer names the pending approval: call await_approval with its id)."
 	}
 	h.server.AddTool(&mcp.Tool{Name: RunCodeToolName, Description: desc, InputSchema: runCodeSchema,
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, OpenWorldHint: new(true)}}, h.checkedReq(rc, auth.ScopeInvoke, h.runCode))
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, OpenWorldHint: new(true)}}, h.checkedReq(rc, h.runCode))
 	if h.cfg.Phase != procedures.PhaseInteractive {
 		return nil
 	}
@@ -78,14 +78,14 @@ func (h *Handler) addTurnTools() error {
 	h.server.AddTool(&mcp.Tool{Name: AwaitApprovalToolName,
 		Description: "await_approval: wait for an operator's answer to a pending turn; runs it once approved.",
 		InputSchema: awaitSchema, Annotations: &mcp.ToolAnnotations{OpenWorldHint: new(true)}},
-		h.checkedReq(aw, auth.ScopeInvoke, h.awaitApproval))
+		h.checkedReq(aw, h.awaitApproval))
 	return nil
 }
 
 // checkedReq is checked for handlers that need the request itself.
-func (h *Handler) checkedReq(schema *input, scope auth.Scope, f func(context.Context, *mcp.CallToolRequest, caller, map[string]any) (*mcp.CallToolResult, error)) mcp.ToolHandler {
+func (h *Handler) checkedReq(schema *input, f func(context.Context, *mcp.CallToolRequest, caller, map[string]any) (*mcp.CallToolResult, error)) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return h.checked(schema, scope, func(ctx context.Context, c caller, args map[string]any) (*mcp.CallToolResult, error) {
+		return h.checked(schema, func(ctx context.Context, c caller, args map[string]any) (*mcp.CallToolResult, error) {
 			return f(ctx, req, c, args)
 		})(ctx, req)
 	}
@@ -345,13 +345,22 @@ func (h *Handler) awaitApproval(ctx context.Context, _ *mcp.CallToolRequest, c c
 }
 
 // turnResult answers a turn that ran; a failed run is a tool error with
-// the result as structured content.
+// the result as structured content, and as JSON text whose hidden
+// characters are JSON escapes (text.VisibleJSON: the same value, shown
+// visibly; its message quotes the upstream).
 func turnResult(ans *gate.TurnAnswer) (*mcp.CallToolResult, error) {
 	res, err := jsonResult(ans, nil)
 	if err != nil {
 		return nil, err
 	}
 	res.IsError = ans.Status != replay.StatusSucceeded
+	if res.IsError {
+		for _, c := range res.Content {
+			if t, ok := c.(*mcp.TextContent); ok {
+				t.Text = string(ptext.VisibleJSON([]byte(t.Text)))
+			}
+		}
+	}
 	return res, nil
 }
 

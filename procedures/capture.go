@@ -318,12 +318,14 @@ func validateCapture(req *CaptureRequest) error {
 		max   int
 	}{
 		{"summary", req.Summary, MaxSummaryBytes},
-		{"Idempotency-Key", req.IdempotencyKey, MaxKeyBytes},
 	}
 	if req.SessionID != "" {
 		if err := CheckSessionID(req.SessionID); err != nil {
 			return err
 		}
+	}
+	if err := CheckIdempotencyKey(req.IdempotencyKey); err != nil {
+		return err
 	}
 	if req.Cause != nil {
 		req.Cause.Name = strings.TrimSpace(req.Cause.Name)

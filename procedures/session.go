@@ -17,3 +17,12 @@ func CheckSessionID(id string) error {
 
 // sessionID is the session id where one is required.
 var sessionID = fields.SessionID.NonEmpty()
+
+// CheckIdempotencyKey is the rule on an Idempotency-Key header (capture and
+// invoke; "" for none): fields.IdempotencyKey, at most MaxKeyBytes bytes of
+// UTF-8 without control characters, as a session id. It is the usage key of
+// a request without a session id, a key the stores build others from.
+// Returns fault.CodeInvalid (field Idempotency-Key).
+func CheckIdempotencyKey(key string) error {
+	return fields.IdempotencyKey.CheckString(key)
+}

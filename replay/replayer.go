@@ -188,8 +188,11 @@ func validateRequest(req *InvokeRequest) error {
 			return err
 		}
 	}
+	if err := procedures.CheckIdempotencyKey(req.IdempotencyKey); err != nil {
+		return err
+	}
 	for _, f := range []struct{ field, value string }{
-		{"name", req.Name}, {"Idempotency-Key", req.IdempotencyKey},
+		{"name", req.Name},
 		{"cause", req.Cause}, {"reviewed_by", req.ReviewedBy}, {"actor", req.Actor},
 	} {
 		if len(f.value) > procedures.MaxKeyBytes {

@@ -51,8 +51,10 @@ var (
 	SessionID = Field{Name: "session_id", Type: String, MaxBytes: MaxKeyBytes, NoControl: true,
 		Doc: "the agent's session"}
 	// IdempotencyKey is the Idempotency-Key header: the usage key when a
-	// request has no session id.
-	IdempotencyKey = Field{Name: "Idempotency-Key", Type: String, MaxBytes: MaxKeyBytes}
+	// request has no session id, a key the stores build others from as
+	// they do from a session id, under the same rule (no control
+	// characters: Go's server passes a tab and C1 controls in a header).
+	IdempotencyKey = Field{Name: "Idempotency-Key", Type: String, MaxBytes: MaxKeyBytes, NoControl: true}
 	// Code is a block of code; its bound is signature.MaxCodeBytes, which
 	// the domain answers as payload_too_large (not in the schema).
 	Code    = Field{Name: "code", Type: String, MinBytes: 1, Doc: "the block to run (Starlark; tools.NAME(...) calls tools)"}

@@ -26,7 +26,7 @@ var mutants = []Mutant{
 	{
 		Name:     "mcpserve/auto-run-needs-invoke",
 		Why:      "set_procedure_auto_run asks for the invoke scope instead of grant",
-		Edits:    []Edit{{Dir: "mcpserve", Find: "ScopeGrant, h.setAutoRun", Replace: "ScopeInvoke, h.setAutoRun"}},
+		Edits:    []Edit{{Dir: "mcpserve", Find: "AutoRunToolName: auth.ScopeGrant,", Replace: "AutoRunToolName: auth.ScopeInvoke,"}},
 		Packages: []string{"./mcpserve"},
 		Tests:    []string{"TestAutoRunNeedsGrant"},
 	},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -104,4 +105,45 @@ func escaped(s string, i int, r rune, n int, line bool) bool {
 		return line
 	}
 	return Hidden(r)
+}
+
+// VisibleJSON is JSON text b (valid UTF-8, as encoding/json writes it)
+// for a person to read: every character Visible would escape — which
+// encoding/json leaves raw in a string (DEL, C1 controls, bidirectional
+// and other format characters) — is written as a JSON \u escape (a
+// surrogate pair above U+FFFF). The text is the same JSON value; only how
+// it shows changes. A raw newline or tab (white space between tokens) is
+// kept, and b is returned as it is when nothing is hidden.
+func VisibleJSON(b []byte) []byte {
+	i := 0
+	for i < len(b) {
+		if c := b[i]; c < 0x7f && (c >= 0x20 || c == '\n' || c == '\t') {
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		if Hidden(r) {
+			break
+		}
+		i += n
+	}
+	if i == len(b) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+16)
+	out = append(out, b[:i]...)
+	for i < len(b) {
+		r, n := utf8.DecodeRune(b[i:])
+		switch {
+		case !Hidden(r):
+			out = append(out, b[i:i+n]...)
+		case r > 0xffff:
+			hi, lo := utf16.EncodeRune(r)
+			out = fmt.Appendf(out, `\u%04x\u%04x`, hi, lo)
+		default:
+			out = fmt.Appendf(out, `\u%04x`, r)
+		}
+		i += n
+	}
+	return out
 }

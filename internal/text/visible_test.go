@@ -133,3 +133,30 @@ func unvisible(v string) (string, error) {
 		b.WriteRune(rune(n))
 	}
 }
+
+// TestVisibleJSON: JSON text of every case of testdata/visible.json (and
+// of a character past U+FFFF) shows no hidden character and is the same
+// JSON value.
+func TestVisibleJSON(t *testing.T) {
+	cases := append(MustVisibleCases(t), visibleCase{Name: "tag character", In: "a\U000E0041b"}, visibleCase{Name: "DEL and C1", In: "\x7f\u0085\u009b"})
+	for _, tc := range cases {
+		t.Run(tc.Name, func(t *testing.T) {
+			in := map[string]any{"message": tc.In, "list": []any{tc.In, 1}}
+			b, err := json.Marshal(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := VisibleJSON(b)
+			if i := strings.IndexFunc(string(got), Hidden); i >= 0 {
+				t.Fatalf("VisibleJSON(%s) = %s shows %q raw", b, got, []rune(string(got[i:]))[0])
+			}
+			var back map[string]any
+			if err := json.Unmarshal(got, &back); err != nil || fmt.Sprint(back) != fmt.Sprint(in) {
+				t.Fatalf("VisibleJSON(%s) = %s is not the same value (%v): %v", b, got, err, back)
+			}
+		})
+	}
+	if b := []byte(`{"a":"plain é"}`); &VisibleJSON(b)[0] != &b[0] {
+		t.Fatal("a JSON text with nothing hidden is copied")
+	}
+}
