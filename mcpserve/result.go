@@ -15,18 +15,94 @@ import (
 	"github.com/procgraph/procgraph/procedures"
 )
 
-// jsonResult answers v as JSON text and, when v is a JSON object, as
-// structured content too (older MCP clients accept only objects there).
+// Result sizes: what one answer may carry. The official SDKs read a
+// streamable HTTP answer as server-sent events and refuse an event over
+// 1 MiB (the Python SDK: "Server-sent event exceeded the 1048576 byte
+// limit"), so a result is sent once in full and the whole message stays
+// under MaxMessage (docs/mcp.md "Results").
+const (
+	// MaxMessage bounds the JSON of a result's content, structured
+	// content and _meta together: 1 MiB less room for the JSON-RPC
+	// envelope and the event's framing.
+	MaxMessage = 1<<20 - 32<<10
+	// InlineText is the size up to which an object result's JSON is also
+	// its text content; above it the text is a one-line summary and the
+	// object is in the structured content alone.
+	InlineText = 16 << 10
+)
+
+// jsonResult answers v as JSON: an object as structured content, with its
+// JSON as the text too when it is small (InlineText) and a summary when it
+// is not; anything else as JSON text alone (older MCP clients accept only
+// objects as structured content). A result whose message would pass
+// MaxMessage is a tool error of class result_too_large (resultTooLarge).
 func jsonResult(v any, meta mcp.Meta) (*mcp.CallToolResult, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("the result does not encode as JSON")
 	}
-	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}, Meta: meta}
-	if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '{' {
-		res.StructuredContent = json.RawMessage(b)
+	metaSize := 0
+	if len(meta) > 0 {
+		m, err := json.Marshal(meta)
+		if err != nil {
+			return nil, fmt.Errorf("the result's _meta does not encode as JSON")
+		}
+		metaSize = len(m)
 	}
+	res := &mcp.CallToolResult{Meta: meta}
+	text, structured := string(b), 0
+	if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '{' {
+		res.StructuredContent, structured = json.RawMessage(b), len(b)
+		if len(b) > InlineText {
+			text = summary(t)
+		}
+	}
+	// The text travels as a JSON string: its escaped size is what counts.
+	sent := metaSize + structured
+	if quoted, err := json.Marshal(text); err == nil {
+		sent += len(quoted)
+	}
+	if sent > MaxMessage {
+		return resultTooLarge(sent), nil
+	}
+	res.Content = []mcp.Content{&mcp.TextContent{Text: text}}
 	return res, nil
+}
+
+// summary is the text of a large object result: its size and first keys,
+// pointing at the structured content that holds it.
+func summary(object []byte) string {
+	var keys []string
+	dec := json.NewDecoder(bytes.NewReader(object))
+	if tok, err := dec.Token(); err == nil && tok == json.Delim('{') {
+		for dec.More() && len(keys) < 8 {
+			k, err := dec.Token()
+			ks, ok := k.(string)
+			if err != nil || !ok {
+				break
+			}
+			keys = append(keys, ptext.VisibleLine(ks))
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				break
+			}
+		}
+	}
+	more := ""
+	if dec.More() {
+		more = ", …"
+	}
+	return fmt.Sprintf("The result is a JSON object of %d bytes (keys: %s%s), sent once as this tool result's structured content.",
+		len(object), strings.Join(keys, ", "), more)
+}
+
+// resultTooLarge is the tool error of a result whose message would be
+// sent bytes, over MaxMessage.
+func resultTooLarge(sent int) *mcp.CallToolResult {
+	msg := fmt.Sprintf("the result would make an MCP message of %d bytes, over the %d that one message may carry", sent, MaxMessage)
+	b, _ := json.Marshal(map[string]any{"error": map[string]any{"code": "result_too_large", "message": msg, "details": map[string]any{"bytes": sent, "limit": MaxMessage}}})
+	return &mcp.CallToolResult{IsError: true, Meta: mcp.Meta{MetaErrorCode: "result_too_large"},
+		Content: []mcp.Content{&mcp.TextContent{Text: "result_too_large: " + msg}}, StructuredContent: json.RawMessage(b)}
 }
 
 // toolError answers err as a tool error (see answer.Of: an internal

@@ -176,3 +176,41 @@ func runInterop(t *testing.T, argv []string) {
 		t.Errorf("the client's output has a warning:\n%s", printed.String())
 	}
 }
+
+// TestMCPInteropLargeResult: a 600 KB result (under the sandbox's bound)
+// reaches the official Python SDK whole, once, as structured content with
+// a short text beside it; sent twice it made a server-sent event over the
+// SDK's 1 MiB limit and the call failed.
+func TestMCPInteropLargeResult(t *testing.T) {
+	t.Parallel()
+	argv, missing := pythonClient()
+	requireSDK(t, missing)
+	up := mustUpstream(t)
+	s := mustServe(t, serverOpts{Upstream: up})
+	name := mustCaptureName(t, s, "a = tools.get_task_jobs_summary(task_id=task_id)\nb = tools.get_retry_chain(task_id=task_id)\nreturn {\"a\": a, \"b\": b, \"pad\": \"x\" * 600000}\n", "large")
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], "large.py", s.URL+"/mcp", name)
+	cmd.Dir = interopDir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("the client failed: %v\nstdout:\n%s\nstderr:\n%s", err, out, stderr.String())
+	}
+	var got struct {
+		IsError         bool   `json:"is_error"`
+		StructuredBytes int    `json:"structured_bytes"`
+		TextLen         int    `json:"text_len"`
+		Text            string `json:"text"`
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("the client printed %q: %v", out, err)
+	}
+	if got.IsError || got.StructuredBytes < 600000 || got.TextLen > 1000 || !strings.Contains(got.Text, "structured content") {
+		t.Fatalf("the SDK read: %+v", got)
+	}
+	if e := strings.TrimSpace(stderr.String()); e != "" {
+		t.Errorf("the client wrote to stderr:\n%s", e)
+	}
+}
