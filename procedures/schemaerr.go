@@ -83,8 +83,16 @@ func ViolationOf(e *jsonschema.ValidationError) SchemaViolation {
 	if v.KeywordLocation != "" {
 		v.Message += " (" + v.KeywordLocation + ")"
 	}
+	if namesOnly[v.Keyword] {
+		v.Message += ": " + e.Message
+	}
 	return v
 }
+
+// namesOnly are the keywords whose validator message names only what the
+// schema declares and JSON types ("expected string, but got number";
+// "missing properties: 'task_id'"), never a value: it is passed on.
+var namesOnly = map[string]bool{"type": true, "required": true}
 
 // keywordOf is the keyword a keyword location ends in: its last segment,
 // or the keyword before a property name and index (dependentRequired/a/0);
