@@ -87,6 +87,8 @@ func RunFile(ctx context.Context, req RunFileRequest) (*InvokeResult, error) {
 	tc := &toolCaller{allowed: allowed, dispatcher: req.Dispatcher}
 	res := req.Runner.Run(ctx, sandbox.Request{Filename: b.Name + ".star", Source: a.Source, Args: b.Args, Allowed: allowed, Limits: req.Limits,
 		Check: checkArgsIn(b.Catalogue)}, tc)
+	// The run happened: a result its recorder cannot store does not undo it.
+	d, _ = rec.SetResult(ctx, d, FailureClass(res.Err))
 	return resultOf(d, res), nil
 }
 
