@@ -10,8 +10,8 @@ func init() {
 			Name:     "sandbox/call-time-schema-check-skipped",
 			Why:      "a tool call's arguments are not checked against the tool's input_schema: a literal over the schema's maximum reaches the upstream",
 			Edits:    []Edit{{Dir: "sandbox", Find: "if g.check == nil {", Replace: "if true {"}},
-			Packages: []string{"./replay", "./gate"},
-			Tests:    []string{"TestToolArgumentsCheckedAtCallTime", "TestTurnToolArgumentsCheckedAtCallTime"},
+			Packages: []string{"./replay", "./gate", "./cmd/procgraph"},
+			Tests:    []string{"TestToolArgumentsCheckedAtCallTime", "TestTurnToolArgumentsCheckedAtCallTime", "TestToolArgumentsCheckedAtCallTimeEndToEnd"},
 		},
 		{
 			Name:     "replay/invalid-arguments-counted-in-health",
