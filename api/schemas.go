@@ -16,6 +16,7 @@ import (
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/internal/strictjson"
+	"github.com/procgraph/procgraph/procedures"
 )
 
 // requestBodies are the request bodies, composed of the declared fields
@@ -121,15 +122,18 @@ func leafProblems(ve *jsonschema.ValidationError) []map[string]string {
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) == 0 {
+			// The body's own field names are told; a value never is
+			// (procedures.ViolationOf).
 			field := fieldPath(e.InstanceLocation)
-			msg := e.Message
-			if strings.Contains(msg, "additionalProperties") {
-				msg = "unknown field(s): " + strings.TrimPrefix(msg, "additionalProperties ")
+			v := procedures.ViolationOf(e)
+			msg := v.Message
+			if v.Keyword == "additionalProperties" {
+				msg = "unknown field(s): " + strings.TrimPrefix(e.Message, "additionalProperties ")
 				if names := extraNames(e.Message); len(names) == 1 {
 					field = joinField(field, names[0])
 				}
-			} else if strings.HasPrefix(msg, "missing properties") {
-				msg = "required field(s) missing: " + strings.TrimSpace(strings.TrimPrefix(msg, "missing properties:"))
+			} else if v.Keyword == "required" {
+				msg = "required field(s) missing: " + strings.TrimSpace(strings.TrimPrefix(e.Message, "missing properties:"))
 				if names := extraNames(e.Message); len(names) == 1 {
 					field = joinField(field, names[0])
 				}

@@ -112,7 +112,8 @@ func (h *Handler) checked(schema *input, f func(context.Context, caller, map[str
 			return h.toolError(err), nil
 		}
 		if err := schema.compiled.Validate(args); err != nil {
-			return h.toolError(fault.Errorf(fault.CodeInvalid, "invalid arguments: %s", oneLine(err.Error()))), nil
+			vs := procedures.SchemaViolations(err)
+			return h.toolError(fault.Errorf(fault.CodeInvalid, "invalid arguments: %s", procedures.SchemaMessage(vs)).WithDetails("errors", vs)), nil
 		}
 		if err := schema.body.Check(args); err != nil {
 			return h.toolError(err), nil

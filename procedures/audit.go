@@ -2,6 +2,7 @@ package procedures
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -40,7 +41,8 @@ var (
 // code text, tokens or results. Decision has no field for any of those;
 // this check keeps the fields it has to their shapes, so that no value can
 // travel in one:
-//   - kind, outcome and phase are known values; reason is a snake_case word;
+//   - kind, outcome, phase and a run's result are known values; reason is
+//     a snake_case word;
 //   - the code hash is a hex sha256 (or a catalogue revision), the id a
 //     decision id;
 //   - the procedure and each allowed tool are one name: no white space, no
@@ -70,6 +72,8 @@ func CheckAudit(d Decision) error {
 		return auditBug("the id is not a decision id")
 	case d.Procedure != "" && !isName(d.Procedure):
 		return auditBug("the procedure is not a name")
+	case d.Result != "" && !slices.Contains(RunResults, d.Result):
+		return auditBug("result %q is not a run's result", d.Result)
 	}
 	for _, t := range d.AllowedTools {
 		if !isName(t) {

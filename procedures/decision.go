@@ -178,6 +178,11 @@ type Decision struct {
 	Note string `json:"note,omitempty"`
 	// Suggestion says what to do instead of a denied call, when there is something.
 	Suggestion string `json:"suggestion,omitempty"`
+	// Result is what happened to the run an allowed invoke or turn
+	// decided (RunResults: succeeded, or the class it failed under), set
+	// once the run ended (Recorder.SetResult); empty while it runs, for a
+	// run that never ended, and for every other decision.
+	Result string `json:"result,omitempty"`
 }
 
 // lastIDNanos makes decision ids strictly increasing within a process, so

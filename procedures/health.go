@@ -35,9 +35,38 @@ const (
 	FailureInternal       = "internal"
 )
 
-// FailureClasses are the classes a failed run is counted under.
+// FailureClasses are the classes a failed run is counted under in its
+// version's health.
 var FailureClasses = []string{FailureToolError, FailureToolRefused, FailureTimeout, FailureStepLimit,
 	FailureMemoryLimit, FailureResultTooLarge, FailureInternal}
+
+// FailureInvalidArguments is the class of a run that failed because a tool
+// call's arguments broke the tool's input_schema, refused before the call
+// (docs/design.md "Health of each version"). Its caller chose them, so it
+// is not the procedure's failure: it is not counted in the health and
+// demotes nothing (CountsInHealth), and is not one of FailureClasses.
+const FailureInvalidArguments = "invalid_arguments"
+
+// ResultSucceeded is the result of a run that succeeded (Decision.Result).
+const ResultSucceeded = "succeeded"
+
+// RunResults are the results a run's decision records (Decision.Result):
+// succeeded, or the class the run failed under.
+var RunResults = append([]string{ResultSucceeded, FailureInvalidArguments}, FailureClasses...)
+
+// CountsInHealth reports whether a run that failed under class (""
+// succeeded) counts in its version's health and demotion: every class but
+// FailureInvalidArguments, which its caller chose.
+func CountsInHealth(class string) bool { return class != FailureInvalidArguments }
+
+// ResultOf is the result a run that failed under class ("": succeeded)
+// records on its decision.
+func ResultOf(class string) string {
+	if class == "" {
+		return ResultSucceeded
+	}
+	return class
+}
 
 // HealthBounds are the upper bounds, in ms, of the duration histogram's
 // buckets; one more bucket holds the runs above the last.

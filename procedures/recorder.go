@@ -85,6 +85,30 @@ func (r *Recorder) Record(ctx context.Context, d Decision) (Decision, error) {
 	})
 }
 
+// DecisionResulter records the result of the run a decision allowed (a
+// Store is one).
+type DecisionResulter interface {
+	// SetDecisionResult; see Store.SetDecisionResult.
+	SetDecisionResult(ctx context.Context, id, result string) error
+}
+
+// SetResult records what happened to the run the decision d allowed:
+// succeeded, or the class it failed under (ResultOf of the run's failure
+// class), so that the audit answers what happened, not only what was
+// allowed. Like every record it holds no value: the result is one of
+// RunResults, checked here. An offline recorder, or a store that keeps no
+// results, stores nothing. It returns d with Result set.
+func (r *Recorder) SetResult(ctx context.Context, d Decision, failure string) (Decision, error) {
+	d.Result = ResultOf(failure)
+	if err := CheckAudit(d); err != nil {
+		return d, err
+	}
+	if s, ok := r.store.(DecisionResulter); ok {
+		return d, s.SetDecisionResult(ctx, d.ID, d.Result)
+	}
+	return d, nil
+}
+
 // RecordWith builds d (Build), hands it to write — a store call that
 // commits the record together with the change it authorises (a grant, a
 // promote) — and counts it once write succeeded. It returns the record;

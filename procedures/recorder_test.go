@@ -167,6 +167,9 @@ func TestRecorderEnforcesTheAuditRule(t *testing.T) {
 		{"a token as the session", func(d *procedures.Decision) { d.Session = "mcp:" + token }, fault.CodeInvalid},
 		{"a note over the bound", func(d *procedures.Decision) { d.Note = strings.Repeat("x", procedures.MaxNoteBytes+1) }, fault.CodeInvalid},
 		{"a note that is not UTF-8", func(d *procedures.Decision) { d.Note = "\xff" }, fault.CodeInvalid},
+		{"a value as the result", func(d *procedures.Decision) { d.Result = "task_id=99999" }, fault.CodeInternal},
+		{"an unknown result", func(d *procedures.Decision) { d.Result = "partly" }, fault.CodeInternal},
+		{"a run's result", func(d *procedures.Decision) { d.Result = procedures.FailureInvalidArguments }, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -220,6 +223,7 @@ func TestDecisionHoldsNoValues(t *testing.T) {
 		"ID": "string", "Kind": "procedures.DecisionKind", "Procedure": "string", "CodeHash": "string",
 		"Phase": "procedures.Phase", "Outcome": "procedures.Outcome", "Reason": "string", "Actor": "string",
 		"AllowedTools": "[]string", "At": "time.Time", "Note": "string", "Suggestion": "string", "Session": "string",
+		"Result": "string",
 	}
 	typ := reflect.TypeOf(procedures.Decision{})
 	got := map[string]string{}

@@ -115,6 +115,18 @@ func (s *Service) Get(ctx context.Context, name string) (*Procedure, error) {
 	return p, err
 }
 
+// GetForRun returns one procedure, classified, and the catalogue that
+// classified it: the one its run's tool calls are checked against
+// (docs/design.md: arguments are checked against the tool's input_schema
+// at call time). Returns fault.CodeNotFound.
+func (s *Service) GetForRun(ctx context.Context, name string) (*Procedure, *Catalogue, error) {
+	p, v, err := s.load(ctx, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, v.cat, nil
+}
+
 // load returns one procedure, classified, and the view that classified it:
 // writes that follow reuse the view, so once they commit nothing more is
 // read (a failure after a commit would otherwise report a write that
@@ -203,8 +215,12 @@ type Kept struct {
 }
 
 // RecordRunWith is RecordRun keeping what k holds with a successful run,
-// in the same write.
+// in the same write. A run that failed under a class that does not count
+// in the health (CountsInHealth) counts nothing at all.
 func (s *Service) RecordRunWith(ctx context.Context, name, codeHash, usageKey, cause string, run *Run, k Kept) error {
+	if run != nil && !CountsInHealth(run.Failure) {
+		return nil
+	}
 	in := UseInput{Name: name, CodeHash: codeHash, UsageKey: usageKey, Cause: cause, Replay: true, At: s.now()}
 	if run != nil {
 		r := *run
@@ -234,8 +250,12 @@ func (k Kept) keep(in *UseInput) {
 // RecordBlockRun counts a run of a block that is not a replay (a turn) in
 // the health of the stored version whose code it ran, the version
 // codeHash of the procedure name, when there is one, keeping what k holds
-// when it succeeded; nothing when there is none.
+// when it succeeded; nothing when there is none, or when the run failed
+// under a class that does not count in the health (CountsInHealth).
 func (s *Service) RecordBlockRun(ctx context.Context, name, codeHash, usageKey string, run Run, k Kept) error {
+	if !CountsInHealth(run.Failure) {
+		return nil
+	}
 	run.At = s.now()
 	in := UseInput{Name: name, CodeHash: codeHash, UsageKey: usageKey, At: run.At, Run: &run}
 	if run.Failure == "" {

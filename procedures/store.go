@@ -105,6 +105,14 @@ type Store interface {
 	// kind or time.
 	AppendDecision(ctx context.Context, d Decision) error
 
+	// SetDecisionResult records result (RunResults) as the result of the
+	// run the decision id allowed (Decision.Result), beside the record.
+	// Setting the same result again changes nothing (writes may be
+	// retried); another result than the one set is fault.CodeConflict.
+	// Returns fault.CodeNotFound for an unknown id (a record pruned
+	// meanwhile), fault.CodeInvalid for a result that is not one.
+	SetDecisionResult(ctx context.Context, id, result string) error
+
 	// ListDecisions returns audit records matching f, newest first (by time,
 	// then id), from just after f.Before when set. Returns fault.CodeInvalid for a
 	// negative limit or a Before that is no stored decision's id.

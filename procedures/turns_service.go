@@ -18,6 +18,9 @@ type Block struct {
 	// hashes (the analysis's), classification, tools' schema hashes and
 	// nested procedures. Everything in it was read by ClassifyBlock.
 	Binding *Binding
+	// Catalogue is the catalogue the block was classified with: its tool
+	// calls' arguments are checked against it at call time.
+	Catalogue *Catalogue
 }
 
 // ClassifyBlock classifies an analysed block under the current catalogue.
@@ -27,7 +30,7 @@ func (s *Service) ClassifyBlock(ctx context.Context, a *signature.Analysis) (*Bl
 	if err != nil {
 		return nil, err
 	}
-	b := &Block{Class: v.classify(a.Signature), Refs: map[string]*Procedure{}}
+	b := &Block{Class: v.classify(a.Signature), Refs: map[string]*Procedure{}, Catalogue: v.cat}
 	for _, ref := range root.ProcRefs() {
 		if p, ok := v.procs[ref]; ok {
 			cp := *p

@@ -31,6 +31,10 @@ type Block struct {
 	// Arguments are the arguments as validated (JSON-normalised); Args the
 	// block's parameters bound from them.
 	Arguments, Args map[string]any
+	// Catalogue is the catalogue the block was classified with: its tool
+	// calls' arguments are checked against their input_schema in it at
+	// call time (argsCheck).
+	Catalogue *procedures.Catalogue
 }
 
 // analyse is the pipeline's first step: the dialect, then the static
@@ -70,7 +74,7 @@ func FileBlock(code, dialect string, cat *procedures.Catalogue) (*Block, error) 
 		return nil, err
 	}
 	sig := b.Analysis.Signature
-	b.Name, b.Class = signature.Names(sig, cat.Has)[0], procedures.Classify(sig, cat, nil)
+	b.Name, b.Class, b.Catalogue = signature.Names(sig, cat.Has)[0], procedures.Classify(sig, cat, nil), cat
 	return b, nil
 }
 
@@ -91,7 +95,7 @@ func (r *Replayer) PrepareBlock(ctx context.Context, code, dialect string, args 
 	if err != nil {
 		return nil, nil, err
 	}
-	b.Class = blk.Class
+	b.Class, b.Catalogue = blk.Class, blk.Catalogue
 	schema, err := r.schemas.getTyped(a.CodeHash, a.Parameters, blk.InputSchema, nil)
 	if err != nil {
 		return nil, nil, err

@@ -5,10 +5,12 @@ import (
 	"github.com/procgraph/procgraph/sandbox"
 )
 
-// FailureClass is the health class (procedures.FailureClasses) a run that
-// failed with err counts under, "" when it succeeded (err nil). A call or
-// step budget spent is step_limit; a program's own error, or the
-// sandbox's, is internal.
+// FailureClass is the class a run that failed with err failed under, ""
+// when it succeeded (err nil): one of procedures.FailureClasses, which the
+// health counts, or procedures.FailureInvalidArguments (a tool call's
+// arguments refused at call time), which it does not. A call or step
+// budget spent is step_limit; a program's own error, or the sandbox's, is
+// internal.
 func FailureClass(err *sandbox.Error) string {
 	if err == nil {
 		return ""
@@ -18,6 +20,8 @@ func FailureClass(err *sandbox.Error) string {
 		return procedures.FailureToolError
 	case sandbox.ToolRefused:
 		return procedures.FailureToolRefused
+	case sandbox.InvalidArguments:
+		return procedures.FailureInvalidArguments
 	case sandbox.Timeout:
 		return procedures.FailureTimeout
 	case sandbox.StepLimit, sandbox.CallLimit:

@@ -225,7 +225,7 @@ func (r *Replayer) prepare(ctx context.Context, name string, args map[string]any
 	// p carries its current version (code, dialect, status, input schema)
 	// from the same read: the code that runs is the code whose hash is
 	// checked below.
-	p, err := r.svc.Get(ctx, name)
+	p, cat, err := r.svc.GetForRun(ctx, name)
 	if err != nil {
 		return nil, err
 	}
@@ -249,7 +249,7 @@ func (r *Replayer) prepare(ctx context.Context, name string, args map[string]any
 		r.log.Error().Err(err).Str("procedure", name).Str("code_hash", p.CodeHash).Msg("replay: the stored input schema does not compile")
 		return nil, fault.Errorf(fault.CodeInternal, "the input schema of %s does not compile", name)
 	}
-	b.Name, b.Class = name, classificationOf(p)
+	b.Name, b.Class, b.Catalogue = name, classificationOf(p), cat
 	if err := b.bind(schema, args); err != nil {
 		return nil, err
 	}
@@ -307,6 +307,20 @@ func (r *Replayer) record(ctx context.Context, d procedures.Decision) (procedure
 	return d, nil
 }
 
+// recordResult records on d what happened to the run it allowed
+// (procedures.Recorder.SetResult: succeeded, or the class it failed under
+// with err), even if the request's deadline or its caller is gone by now,
+// and returns d with its result. A result that cannot be stored is logged:
+// the run happened all the same.
+func (r *Replayer) recordResult(ctx context.Context, d procedures.Decision, err *sandbox.Error) procedures.Decision {
+	d, rerr := r.svc.Recorder().SetResult(context.WithoutCancel(ctx), d, FailureClass(err))
+	if rerr != nil {
+		r.log.Warn().Err(rerr).Str("decision", d.ID).Str("procedure", d.Procedure).Str("result", d.Result).
+			Msg("replay: the run's result could not be recorded on its decision")
+	}
+	return d
+}
+
 // deniedError is the CodeDenied error of a denied decision.
 func deniedError(d procedures.Decision) error {
 	e := fault.Errorf(fault.CodeDenied, "the replay of %s was denied: %s", d.Procedure, d.Reason).WithDetails(fault.DetailDecision, d)
@@ -351,11 +365,13 @@ func (r *Replayer) replay(ctx context.Context, c *chain, name string, args map[s
 	start := r.now()
 	res := runner.Run(ctx, sandbox.Request{
 		Filename: name + ".star", Source: prep.a.Source, Args: prep.args, Allowed: allowed, Limits: r.opts.Limits,
+		Check: checkArgsIn(prep.b.Catalogue),
 	}, tc)
 	out := resultOf(d, res)
 	if r.opts.Counter != nil {
 		r.opts.Counter.CountReplay(out.Status, out.ErrorCode())
 	}
+	out.Decision = r.recordResult(ctx, d, res.Err)
 	ev := r.log.Info()
 	if res.Err != nil {
 		ev = ev.Str("error_code", string(res.Err.Code)).Str("error_tool", loggedTool(res.Err.Tool, prep.a.Signature))

@@ -73,11 +73,12 @@ func (r *Replayer) RunBlock(ctx context.Context, req RunRequest) (*InvokeResult,
 		tc.recorded = []procedures.RecordedCall{}
 	}
 	res := r.runner.Run(ctx, sandbox.Request{Filename: b.Name + ".star", Source: b.Analysis.Source, Args: b.Args,
-		Allowed: req.Allowed, Limits: r.opts.Limits}, tc)
+		Allowed: req.Allowed, Limits: r.opts.Limits, Check: checkArgsIn(b.Catalogue)}, tc)
 	out := resultOf(req.Decision, res)
 	if r.opts.Counter != nil {
 		r.opts.Counter.CountReplay(out.Status, out.ErrorCode())
 	}
+	out.Decision = r.recordResult(ctx, req.Decision, res.Err)
 	if res.Err != nil {
 		return out, nil
 	}

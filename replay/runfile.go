@@ -85,7 +85,10 @@ func RunFile(ctx context.Context, req RunFileRequest) (*InvokeResult, error) {
 		return nil, deniedError(d)
 	}
 	tc := &toolCaller{allowed: allowed, dispatcher: req.Dispatcher}
-	res := req.Runner.Run(ctx, sandbox.Request{Filename: b.Name + ".star", Source: a.Source, Args: b.Args, Allowed: allowed, Limits: req.Limits}, tc)
+	res := req.Runner.Run(ctx, sandbox.Request{Filename: b.Name + ".star", Source: a.Source, Args: b.Args, Allowed: allowed, Limits: req.Limits,
+		Check: checkArgsIn(b.Catalogue)}, tc)
+	// The run happened: a result its recorder cannot store does not undo it.
+	d, _ = rec.SetResult(ctx, d, FailureClass(res.Err))
 	return resultOf(d, res), nil
 }
 

@@ -1,8 +1,6 @@
 package replay
 
 import (
-	"errors"
-	"sort"
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
@@ -65,13 +63,9 @@ func (c *schemaCache) getTyped(codeHash string, parameters []string, typed map[s
 	return s, err
 }
 
-// ArgumentError is one argument that fails the input schema.
-type ArgumentError struct {
-	// Path is the JSON pointer of the failing value ("" is the arguments
-	// object itself, e.g. for a missing property).
-	Path    string `json:"path"`
-	Message string `json:"message"`
-}
+// ArgumentError is one argument that fails the input schema, told
+// without its value (procedures.SchemaViolation).
+type ArgumentError = procedures.SchemaViolation
 
 // normalizeArguments returns args as JSON would carry them (numbers as
 // json.Number, so integers stay exact), nil as an empty object.
@@ -81,7 +75,7 @@ func normalizeArguments(args map[string]any) (map[string]any, error) {
 	}
 	notJSON := func() error {
 		return fault.Errorf(fault.CodeInvalidArguments, "arguments are not a JSON object").
-			WithDetails("errors", []ArgumentError{{Path: "", Message: "arguments are not a JSON object"}})
+			WithDetails("errors", []ArgumentError{{Path: "", Keyword: "type", Message: "arguments are not a JSON object"}})
 	}
 	x, err := jsonvalue.Numbers(args)
 	out, ok := x.(map[string]any)
@@ -99,8 +93,8 @@ func bindArguments(params []string, args map[string]any) (map[string]any, error)
 	for _, p := range params {
 		v, err := jsonvalue.Plain(args[p])
 		if err != nil {
-			return nil, fault.Errorf(fault.CodeInvalidArguments, "argument %s: %v", p, err).
-				WithDetails("errors", []ArgumentError{{Path: "/" + p, Message: err.Error()}})
+			return nil, fault.Errorf(fault.CodeInvalidArguments, "argument %s is a number out of range", p).
+				WithDetails("errors", []ArgumentError{{Path: "/" + p, Keyword: "type", Message: "a number out of range"}})
 		}
 		bound[p] = v
 	}
@@ -109,42 +103,14 @@ func bindArguments(params []string, args map[string]any) (map[string]any, error)
 
 // validateArguments checks args (normalized) against schema. A failure is a
 // CodeInvalidArguments error whose details "errors" lists every failing value
-// ([]ArgumentError, sorted by path).
+// ([]ArgumentError, sorted by path); neither it nor the message quotes a
+// value (procedures.SchemaViolations).
 func validateArguments(name string, schema *jsonschema.Schema, args map[string]any) error {
 	err := schema.Validate(args)
 	if err == nil {
 		return nil
 	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return fault.Errorf(fault.CodeInvalidArguments, "arguments of %s cannot be validated", name).
-			WithDetails("errors", []ArgumentError{{Path: "", Message: "arguments cannot be validated"}})
-	}
-	var list []ArgumentError
-	var leaves func(*jsonschema.ValidationError)
-	leaves = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			list = append(list, ArgumentError{Path: e.InstanceLocation, Message: e.Message})
-		}
-		for _, c := range e.Causes {
-			leaves(c)
-		}
-	}
-	leaves(ve)
-	sort.SliceStable(list, func(i, j int) bool { return list[i].Path < list[j].Path })
-	msg := "arguments of " + name + " do not match its input schema"
-	if len(list) > 0 {
-		msg += ": " + describeArgumentError(list[0])
-		if len(list) > 1 {
-			msg += " (and more)"
-		}
-	}
-	return fault.Errorf(fault.CodeInvalidArguments, "%s", msg).WithDetails("errors", list)
-}
-
-func describeArgumentError(e ArgumentError) string {
-	if e.Path == "" {
-		return e.Message
-	}
-	return e.Path + ": " + e.Message
+	list := procedures.SchemaViolations(err)
+	return fault.Errorf(fault.CodeInvalidArguments, "arguments of %s do not match its input schema: %s", name, procedures.SchemaMessage(list)).
+		WithDetails("errors", list)
 }

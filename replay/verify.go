@@ -7,8 +7,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v5"
-
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
 	"github.com/procgraph/procgraph/procedures"
@@ -115,13 +113,12 @@ func (r *Replayer) verify(ctx context.Context, name, codeHash, actor string, spa
 	if aerr == nil && b.Analysis.CodeHash != codeHash {
 		aerr = fault.Errorf(fault.CodeInvalid, "the stored code analyses to another code hash")
 	}
-	schemas := map[string]*jsonschema.Schema{}
 	for _, rec := range recs {
 		res := VerifyResult{Recording: rec.ID}
 		if aerr != nil {
 			res.Outcome, res.Detail = VerifyFailed, "the stored code does not analyse: "+fault.ErrorMessage(aerr)
 		} else {
-			res = r.verifyOne(ctx, b, v, rec, cat, schemas)
+			res = r.verifyOne(ctx, b, v, rec, cat)
 		}
 		ans.Results = append(ans.Results, res)
 		if res.Outcome == VerifyPassed {
@@ -170,7 +167,7 @@ func spareSlot(ctx context.Context, a *sandbox.Admission, actor string) (release
 
 // verifyOne runs b (the version v) against rec.
 func (r *Replayer) verifyOne(ctx context.Context, b *Block, v *procedures.Version, rec procedures.Recording,
-	cat *procedures.Catalogue, schemas map[string]*jsonschema.Schema) VerifyResult {
+	cat *procedures.Catalogue) VerifyResult {
 	out := VerifyResult{Recording: rec.ID}
 	schema, err := r.schemas.get(v.CodeHash, b.Analysis.Parameters, v.InputSchema)
 	if err != nil {
@@ -182,7 +179,7 @@ func (r *Replayer) verifyOne(ctx context.Context, b *Block, v *procedures.Versio
 		out.Outcome, out.Detail = VerifyInvalidCall, "the recorded arguments no longer match the version's input schema: "+fault.ErrorMessage(err)
 		return out
 	}
-	vc := &verifyCaller{rec: rec, cat: cat, schemas: schemas}
+	vc := &verifyCaller{rec: rec, cat: cat}
 	res := r.runner.Run(ctx, sandbox.Request{Filename: rec.Procedure + ".star", Source: b.Analysis.Source, Args: blk.Args,
 		Allowed: b.Analysis.Signature, Limits: r.opts.Limits}, vc)
 	switch {
@@ -214,7 +211,6 @@ func (r *Replayer) verifyOne(ctx context.Context, b *Block, v *procedures.Versio
 type verifyCaller struct {
 	rec     procedures.Recording
 	cat     *procedures.Catalogue
-	schemas map[string]*jsonschema.Schema
 	n       int // calls answered
 	outcome string
 	at      int
@@ -257,27 +253,19 @@ func (c *verifyCaller) invalid(tool string, args map[string]any) string {
 	if procedures.IsProcName(tool) {
 		return ""
 	}
-	t, ok := c.cat.Tool(tool)
-	if !ok || len(t.InputSchema) == 0 {
+	s, known, err := procedures.ToolInputSchema(c.cat, tool)
+	switch {
+	case !known || (s == nil && err == nil):
 		return ""
-	}
-	s, seen := c.schemas[tool]
-	if !seen {
-		var err error
-		if s, err = procedures.CompileSchema(t.InputSchema); err != nil {
-			s = nil
-		}
-		c.schemas[tool] = s
-	}
-	if s == nil {
+	case err != nil:
 		return "its input schema in the catalogue does not compile"
 	}
 	norm, err := jsonvalue.Numbers(args)
 	if err != nil {
 		return "its arguments are not JSON"
 	}
-	if err := validateArguments(tool, s, norm.(map[string]any)); err != nil {
-		return fault.ErrorMessage(err)
+	if err := s.Validate(norm); err != nil {
+		return "its arguments break its input_schema: " + procedures.SchemaMessage(procedures.SchemaViolations(err))
 	}
 	return ""
 }

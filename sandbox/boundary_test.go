@@ -46,7 +46,7 @@ func TestGateFailureIsFinal(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			seen = nil
-			g := newGate([]string{"get_jobs", "broken"}, 10, tools)
+			g := newGate([]string{"get_jobs", "broken"}, 10, tools, nil)
 			if _, e := g.call(context.Background(), tc.first, nil); e == nil || e.Code != tc.code {
 				t.Fatalf("first call: %v", e)
 			}

@@ -18,7 +18,9 @@
 // reveals nothing (dir(tools) is empty). Calling it goes to the gate, which
 // lives in the parent process: a name outside the allow-set fails the run
 // with tool_refused and never reaches the ToolCaller; more than MaxCalls
-// calls fail it with call_limit. Aliases, getattr, lambdas, passing tools
+// calls fail it with call_limit; arguments the request's Check refuses
+// (the tool's input_schema) fail it with invalid_arguments, and the call
+// never reaches the ToolCaller either. Aliases, getattr, lambdas, passing tools
 // around: all end at the same gate. Calls take keyword arguments only. A
 // failed call ends the run (Starlark has no try). Every call is recorded in
 // Result.Calls, refused ones as not ok.

@@ -15,6 +15,10 @@ const (
 	MemoryLimit  ErrorCode = "memory_limit"
 	CallLimit    ErrorCode = "call_limit"
 	RuntimeError ErrorCode = "runtime_error"
+	// InvalidArguments: a tool call's arguments broke the check the run
+	// was given (Request.Check: the tool's input_schema), and the call
+	// never reached the ToolCaller.
+	InvalidArguments ErrorCode = "invalid_arguments"
 )
 
 // Error is why a run failed. Tool names the tool involved, if any.

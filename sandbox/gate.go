@@ -38,12 +38,13 @@ type gate struct {
 	allowed  map[string]bool
 	maxCalls int
 	tools    ToolCaller
+	check    ArgsChecker // nil: arguments are not checked
 	calls    []Call
 	failed   *Error
 }
 
-func newGate(allowed []string, maxCalls int, tools ToolCaller) *gate {
-	g := &gate{allowed: make(map[string]bool, len(allowed)), maxCalls: maxCalls, tools: tools, calls: []Call{}}
+func newGate(allowed []string, maxCalls int, tools ToolCaller, check ArgsChecker) *gate {
+	g := &gate{allowed: make(map[string]bool, len(allowed)), maxCalls: maxCalls, tools: tools, check: check, calls: []Call{}}
 	for _, name := range allowed {
 		g.allowed[name] = true
 	}
@@ -69,6 +70,31 @@ func (g *gate) admit(name string) *Error {
 	return e
 }
 
+// checkArgs is the call-time check of an admitted call's arguments
+// (Request.Check), beside the allow-set: a refused call is recorded as
+// failed, fails the run and never reaches the ToolCaller.
+func (g *gate) checkArgs(name string, args map[string]any) *Error {
+	if g.check == nil {
+		return nil
+	}
+	e := func() (e *Error) {
+		defer func() {
+			if p := recover(); p != nil {
+				e = toolErrorf(RuntimeError, name, "the arguments of tools.%s could not be checked", name)
+			}
+		}()
+		return g.check.CheckArgs(name, args)
+	}()
+	if e == nil {
+		return nil
+	}
+	c := *e
+	c.Tool = name
+	g.record(name, false, 0)
+	g.fail(&c)
+	return &c
+}
+
 // fail remembers the run's first failure.
 func (g *gate) fail(e *Error) {
 	if e != nil && g.failed == nil {
@@ -88,6 +114,9 @@ func (g *gate) outcome(reported *Error) *Error {
 // call admits and performs one call with ctx (the run's context).
 func (g *gate) call(ctx context.Context, name string, args map[string]any) (any, *Error) {
 	if e := g.admit(name); e != nil {
+		return nil, e
+	}
+	if e := g.checkArgs(name, args); e != nil {
 		return nil, e
 	}
 	start := time.Now()

@@ -26,7 +26,7 @@ func (inProcess) Run(ctx context.Context, req Request, tools ToolCaller) Result 
 	req.Limits = req.Limits.withDefaults()
 	ctx, cancel := context.WithTimeout(ctx, req.Limits.Timeout)
 	defer cancel()
-	g := newGate(req.Allowed, req.Limits.MaxCalls, tools)
+	g := newGate(req.Allowed, req.Limits.MaxCalls, tools, req.Check)
 	o := execute(ctx, &req, localCaller{ctx: ctx, g: g})
 	res := Result{Value: o.value, Output: o.output, Calls: g.calls, Err: g.outcome(o.err)}
 	if res.Err != nil {

@@ -22,7 +22,7 @@ import (
 func (p *proc) run(ctx context.Context, req *Request, tools ToolCaller, cfg *PoolConfig) (Result, bool) {
 	lim := req.Limits
 	grace, maxMemory := cfg.Grace, cfg.MaxMemory
-	g := newGate(req.Allowed, lim.MaxCalls, tools)
+	g := newGate(req.Allowed, lim.MaxCalls, tools, req.Check)
 	result := func(e *Error) Result { return Result{Calls: g.calls, Err: e} }
 
 	args, err := jsonvalue.Normalize(req.Args)
@@ -160,6 +160,11 @@ func (p *proc) call(ctx context.Context, g *gate, c *callMsg, cfg *PoolConfig) b
 	args, ok := x.(map[string]any)
 	if err != nil || !ok {
 		return false
+	}
+	if e := g.checkArgs(c.Tool, args); e != nil {
+		reply.Error = e
+		_ = p.send(&message{CallResult: reply})
+		return true
 	}
 	// The call also ends if the worker dies meanwhile.
 	ctx, cancel := context.WithCancel(ctx)

@@ -35,6 +35,18 @@ type Request struct {
 	Args     map[string]any // bound as predeclared globals (the block's parameters), JSON-safe
 	Allowed  []string       // the allow-set: tool names the block may call
 	Limits   Limits
+	// Check, when set, checks each admitted call's arguments before it is
+	// dispatched (the tool's input_schema): one it refuses is recorded as
+	// failed, never reaches the ToolCaller, and fails the run.
+	Check ArgsChecker
+}
+
+// ArgsChecker checks a tool call's arguments (JSON-safe) at call time, in
+// the parent, after the allow-set and before the ToolCaller. A non-nil
+// *Error refuses the call (its code kept: InvalidArguments for arguments
+// that break the tool's schema); its message must not quote a value.
+type ArgsChecker interface {
+	CheckArgs(tool string, args map[string]any) *Error
 }
 
 // Runner runs requests. Implementations are safe for concurrent use.

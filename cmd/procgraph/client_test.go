@@ -328,7 +328,7 @@ func TestRunAndSignatureName(t *testing.T) {
 	up := mustUpstream(t)
 	for _, tc := range []struct{ name, code string }{
 		{"short", "return tools.get_task_jobs_summary(task_id=1)\n"},
-		{"long", "a = tools.compare_failed_vs_successful_job_logs(task_id=1)\nreturn [a, tools.find_similar_successful_tasks(task_id=1), tools.get_failed_job_log_summary(task_id=1)]\n"},
+		{"long", "a = tools.compare_failed_vs_successful_job_logs(failed_task_id=1)\nreturn [a, tools.find_similar_successful_tasks(task_id=1), tools.get_failed_job_log_summary(task_id=1)]\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			file := write(tc.name+".star", tc.code)

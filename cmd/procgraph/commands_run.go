@@ -200,9 +200,9 @@ func cmdDecisions(ctx context.Context, args []string, s stdio) int {
 		var rows [][]string
 		for _, d := range out.Decisions {
 			rows = append(rows, []string{d.At.Format(timeLayout), d.ID, string(d.Kind), d.Procedure, shortHash(d.CodeHash),
-				string(d.Outcome), d.Reason, d.Actor, string(d.Phase), d.Note})
+				string(d.Outcome), d.Result, d.Reason, d.Actor, string(d.Phase), d.Note})
 		}
-		table(w, "AT\tID\tKIND\tPROCEDURE\tCODE HASH\tOUTCOME\tREASON\tACTOR\tPHASE\tNOTE", rows)
+		table(w, "AT\tID\tKIND\tPROCEDURE\tCODE HASH\tOUTCOME\tRESULT\tREASON\tACTOR\tPHASE\tNOTE", rows)
 		if out.Next != nil {
 			keyValues(w, "older", "procgraph decisions --before "+*out.Next)
 		}

@@ -6,7 +6,7 @@
 MERGE (d:Decision {id: $id})
   ON CREATE SET d.kind = $kind, d.procedure = $procedure, d.code_hash = $codeHash, d.phase = $phase,
     d.outcome = $outcome, d.reason = $reason, d.actor = $actor, d.allowed_tools = $allowedTools,
-    d.at = $at, d.note = $note, d.suggestion = $suggestion, d.session = $session, d._new = true
+    d.at = $at, d.note = $note, d.suggestion = $suggestion, d.session = $session, d.result = $result, d._new = true
 WITH d, d._new IS NOT NULL AS created
 REMOVE d._new
 WITH d, created

@@ -5,6 +5,6 @@ WHERE ($procedure IS NULL OR d.procedure = $procedure)
   AND ($kind IS NULL OR d.kind = $kind)
   AND ($beforeId IS NULL OR d.at < $beforeAt OR (d.at = $beforeAt AND d.id < $beforeId))
 RETURN d {.id, .kind, .procedure, .code_hash, .phase, .outcome, .reason, .actor,
-          .allowed_tools, .at, .note, .suggestion, .session} AS decision
+          .allowed_tools, .at, .note, .suggestion, .session, .result} AS decision
 ORDER BY d.at DESC, d.id DESC
 LIMIT $limit;

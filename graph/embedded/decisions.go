@@ -3,6 +3,7 @@ package embedded
 import (
 	"bytes"
 	"context"
+	"slices"
 	"strings"
 
 	bolt "go.etcd.io/bbolt"
@@ -76,6 +77,42 @@ func (s *Store) AppendDecision(ctx context.Context, d procedures.Decision) error
 		return err
 	}
 	return s.update(ctx, func(tx *bolt.Tx) error { return appendDecision(tx, d) })
+}
+
+// SetDecisionResult records result as the result of the run the decision
+// id allowed, in its record (see procedures.Store).
+func (s *Store) SetDecisionResult(ctx context.Context, id, result string) error {
+	if !slices.Contains(procedures.RunResults, result) {
+		return invalid("result", "result %q is not a run's result", result)
+	}
+	return s.write(ctx, func(tx *bolt.Tx) error {
+		t := tx.Bucket(bDecisionIDs).Get([]byte(id))
+		if t == nil {
+			return fault.Errorf(fault.CodeNotFound, "no decision %s", id)
+		}
+		dk := append(append([]byte{}, t...), id...)
+		v := tx.Bucket(bDecisions).Get(dk)
+		if v == nil {
+			return fault.Errorf(fault.CodeInternal, "embedded store: decision id %s points at nothing", id)
+		}
+		var d procedures.Decision
+		if err := decode(v, &d, "decision"); err != nil {
+			return err
+		}
+		switch d.Result {
+		case result:
+			return nil
+		case "":
+		default:
+			return fault.Errorf(fault.CodeConflict, "decision %s already has the result %s", id, d.Result)
+		}
+		d.Result = result
+		b, err := encode(d)
+		if err != nil {
+			return err
+		}
+		return tx.Bucket(bDecisions).Put(dk, b)
+	})
 }
 
 // ListDecisions returns the records matching f, newest first (by time, then

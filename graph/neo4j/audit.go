@@ -2,9 +2,11 @@ package neo4jstore
 
 import (
 	"context"
+	"slices"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
+	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -59,7 +61,34 @@ func decisionParams(d procedures.Decision) (map[string]any, error) {
 		"note":         d.Note,
 		"suggestion":   d.Suggestion,
 		"session":      d.Session,
+		"result":       nilIfEmpty(d.Result),
 	}, nil
+}
+
+// SetDecisionResult records result as the result of the run the decision
+// id allowed (decision_result.cypher; see procedures.Store).
+func (s *Store) SetDecisionResult(ctx context.Context, id, result string) error {
+	if !slices.Contains(procedures.RunResults, result) {
+		return invalid("result", "result %q is not a run's result", result)
+	}
+	recs, err := query(ctx, s, "set decision result", neo4j.AccessModeWrite, "decision_result", map[string]any{"id": id, "result": result})
+	if err != nil {
+		return err
+	}
+	if len(recs) != 1 {
+		return s.mapError("set decision result", errRows("decision_result", len(recs)))
+	}
+	r := &row{m: recs[0].AsMap()}
+	found, got := r.bool("found"), r.str("result")
+	switch {
+	case r.err != nil:
+		return s.mapError("set decision result", r.err)
+	case !found:
+		return fault.Errorf(fault.CodeNotFound, "no decision %s", id)
+	case got != result:
+		return fault.Errorf(fault.CodeConflict, "decision %s already has the result %s", id, got)
+	}
+	return nil
 }
 
 // ListDecisions returns audit records matching f, newest first (time, then
@@ -136,6 +165,7 @@ func decodeDecision(v any) (procedures.Decision, error) {
 		Note:         r.str("note"),
 		Suggestion:   r.str("suggestion"),
 		Session:      r.str("session"),
+		Result:       r.str("result"),
 	}
 	return d, r.err
 }

@@ -91,6 +91,43 @@ func testDecisions(t *testing.T, newStore NewStore) {
 		requireEqual(t, "decision", got, d)
 	})
 
+	t.Run("the run's result beside the record", func(t *testing.T) {
+		// An allowed decision gets the result of the run it allowed once
+		// (again the same is a retry; another one a conflict), listed
+		// with the record; an unknown id is not found, a value no result.
+		s := newStore(t)
+		d := Decision(procedures.KindInvoke, "proc__a", "h", At(0))
+		other := Decision(procedures.KindTurn, "proc__a", "h", At(1))
+		for _, x := range []procedures.Decision{d, other} {
+			if err := s.AppendDecision(ctx, x); err != nil {
+				t.Fatalf("AppendDecision: %v", err)
+			}
+		}
+		for range 2 {
+			if err := s.SetDecisionResult(ctx, d.ID, procedures.FailureInvalidArguments); err != nil {
+				t.Fatalf("SetDecisionResult: %v", err)
+			}
+		}
+		RequireCode(t, s.SetDecisionResult(ctx, d.ID, procedures.ResultSucceeded), fault.CodeConflict)
+		RequireCode(t, s.SetDecisionResult(ctx, procedures.NewDecisionID(At(2)), procedures.ResultSucceeded), fault.CodeNotFound)
+		RequireCode(t, s.SetDecisionResult(ctx, other.ID, "task_id=99999"), fault.CodeInvalid)
+		got := map[string]string{}
+		for _, x := range MustDecisions(t, s, procedures.DecisionFilter{}) {
+			got[x.ID] = x.Result
+		}
+		requireEqual(t, "results", got, map[string]string{d.ID: procedures.FailureInvalidArguments, other.ID: ""})
+		// The record itself is as it was appended.
+		ds := MustDecisions(t, s, procedures.DecisionFilter{Kind: procedures.KindInvoke})
+		if len(ds) != 1 {
+			t.Fatalf("decisions %+v", ds)
+		}
+		want := d
+		want.Result = procedures.FailureInvalidArguments
+		RequireTime(t, "At", ds[0].At, want.At)
+		ds[0].At, want.At = time.Time{}, time.Time{}
+		requireEqual(t, "decision", ds[0], want)
+	})
+
 	t.Run("filters by procedure and kind", func(t *testing.T) {
 		s := newStore(t)
 		for i, c := range []struct {

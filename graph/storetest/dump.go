@@ -95,6 +95,12 @@ func FillScenarios(tb testing.TB, s procedures.Store) {
 		if err := s.AppendDecision(ctx, d); err != nil {
 			tb.Fatalf("AppendDecision: %v", err)
 		}
+		// What happened to the runs of two of them (a dump carries it).
+		if result := map[int]string{1: procedures.ResultSucceeded, 2: procedures.FailureInvalidArguments}[i]; result != "" {
+			if err := s.SetDecisionResult(ctx, d.ID, result); err != nil {
+				tb.Fatalf("SetDecisionResult: %v", err)
+			}
+		}
 	}
 	cd := Decision(procedures.KindCatalogue, "", cat.Revision, At(40))
 	cd.AllowedTools = []string{} // as the Recorder builds it: [] must stay [], the nil ones above null
