@@ -8,6 +8,7 @@ import (
 
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/answer"
+	"github.com/procgraph/procgraph/internal/telemetry"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/sandbox"
 )
@@ -83,7 +84,14 @@ func (t *toolCaller) callTool(ctx context.Context, name string, args map[string]
 	if t.dispatcher == nil {
 		return nil, &sandbox.Error{Code: sandbox.ToolFailed, Tool: name, Message: "no upstream tool server is configured"}
 	}
-	return t.dispatcher.Dispatch(ctx, name, args)
+	ctx, span := telemetry.Start(ctx, "procgraph.tool_call", telemetry.Tool.String(name))
+	out, err := t.dispatcher.Dispatch(ctx, name, args)
+	class := ""
+	if err != nil {
+		class = string(sandbox.ToolFailed)
+	}
+	telemetry.End(span, class)
+	return out, err
 }
 
 func refused(tool, format string, args ...any) *sandbox.Error {

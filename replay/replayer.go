@@ -8,8 +8,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/rs/zerolog"
+	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/internal/telemetry"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/sandbox"
 	"github.com/procgraph/procgraph/signature"
@@ -331,7 +333,16 @@ func deniedError(d procedures.Decision) error {
 }
 
 // replay prepares, decides and runs one procedure, top-level or nested.
-func (r *Replayer) replay(ctx context.Context, c *chain, name string, args map[string]any, cause string) (*InvokeResult, error) {
+func (r *Replayer) replay(ctx context.Context, c *chain, name string, args map[string]any, cause string) (_ *InvokeResult, err error) {
+	ctx, span := telemetry.Start(ctx, "procgraph.replay", telemetry.Procedure.String(name),
+		telemetry.Phase.String(string(c.req.Phase)), attribute.Int("procgraph.depth", len(c.path)))
+	class := ""
+	defer func() {
+		if err != nil {
+			class = string(fault.ErrorCode(err))
+		}
+		telemetry.End(span, class)
+	}()
 	prep, err := r.prepare(ctx, name, args)
 	if fault.ErrorCode(err) == fault.CodeInternal {
 		// An error while deciding is a denial, and recorded as one (best
@@ -348,8 +359,13 @@ func (r *Replayer) replay(ctx context.Context, c *chain, name string, args map[s
 	if err != nil {
 		return nil, err
 	}
+	span.SetAttributes(telemetry.CodeHash.String(d.CodeHash), telemetry.Decision.String(d.ID),
+		telemetry.Outcome.String(string(d.Outcome)), telemetry.Reason.String(string(d.Reason)))
 	if d.Outcome != procedures.Allowed {
 		return nil, deniedError(d)
+	}
+	if v.Reason == procedures.ReasonDurableAutoRun && prep.p.Grant != nil {
+		span.SetAttributes(telemetry.Grant.String(prep.p.Grant.CodeHash))
 	}
 	if len(c.path) == 0 && v.Reason == procedures.ReasonDurableAutoRun {
 		c = &chain{req: c.req, usageKey: c.usageKey, bound: prep.p.Grant.Binding}
@@ -368,6 +384,7 @@ func (r *Replayer) replay(ctx context.Context, c *chain, name string, args map[s
 		Check: checkArgsIn(prep.b.Catalogue),
 	}, tc)
 	out := resultOf(d, res)
+	class = FailureClass(res.Err)
 	if r.opts.Counter != nil {
 		r.opts.Counter.CountReplay(out.Status, out.ErrorCode())
 	}

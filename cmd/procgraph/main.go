@@ -23,6 +23,8 @@ import (
 	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
+	"github.com/procgraph/procgraph/internal/buildinfo"
+	"github.com/procgraph/procgraph/internal/telemetry"
 	"github.com/procgraph/procgraph/mcpserve"
 	"github.com/procgraph/procgraph/metrics"
 	"github.com/procgraph/procgraph/procedures"
@@ -175,7 +177,19 @@ func (m *Main) onClose(f func() error) { m.closers = append(m.closers, f) }
 // until Close lives on bg.
 func (m *Main) open(ctx, bg context.Context) (http.Handler, error) {
 	cfg, log := m.Config, m.Logger
-	var err error
+	// Traces, when the OTEL_* variables ask for them (internal/telemetry).
+	stopTraces, err := telemetry.Setup(ctx, func(name string) string { return getenv(ctx, name) }, buildinfo.Version())
+	if err != nil {
+		return nil, fmt.Errorf("tracing: %v", err)
+	}
+	m.onClose(func() error {
+		sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+		defer cancel()
+		if err := stopTraces(sctx); err != nil {
+			log.Warn().Err(err).Msg("tracing: the last spans could not be exported")
+		}
+		return nil
+	})
 	var cat *procedures.Catalogue
 	if cfg.ToolsFile != "" {
 		if cat, err = loadCatalogueFile(cfg.ToolsFile); err != nil {

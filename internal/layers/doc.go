@@ -20,6 +20,8 @@ var Layers = map[string]int{
 	"internal/storewrap":           0,
 	"internal/findorder":           0,
 	"internal/golden":              0,
+	"internal/telemetry":           0,
+	"internal/telemetry/otlptest":  0,
 	"cypher":                       0,
 	"ui":                           0,
 	"testcontainers":               0,

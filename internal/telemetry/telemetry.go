@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.26.0"
 	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 )
 
 // The attributes procgraph's spans carry. None holds an argument value, a
@@ -94,7 +96,16 @@ func Setup(ctx context.Context, getenv func(string) string, version string) (shu
 			break
 		}
 	}
-	exp, err := otlptracehttp.New(ctx)
+	// The endpoint as getenv has it (the exporter reads the rest of the
+	// OTEL_EXPORTER_OTLP_* variables itself, from the process environment).
+	endpoint := getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+	if endpoint == "" {
+		endpoint = strings.TrimSuffix(getenv("OTEL_EXPORTER_OTLP_ENDPOINT"), "/") + "/v1/traces"
+	}
+	if u, err := url.Parse(endpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return none, fmt.Errorf("the OTLP endpoint %q is not an http:// or https:// URL", endpoint)
+	}
+	exp, err := otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(endpoint))
 	if err != nil {
 		return none, fmt.Errorf("the OTLP trace exporter: %w", err)
 	}
@@ -110,6 +121,7 @@ func Setup(ctx context.Context, getenv func(string) string, version string) (shu
 	otel.SetTracerProvider(tp)
 	otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}))
 	return func(ctx context.Context) error {
+		otel.SetTracerProvider(noop.NewTracerProvider())
 		return errors.Join(tp.ForceFlush(ctx), tp.Shutdown(ctx))
 	}, nil
 }

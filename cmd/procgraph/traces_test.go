@@ -1,0 +1,67 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/procgraph/procgraph/internal/telemetry/otlptest"
+)
+
+// TestTracesOfAnInvoke: with OTEL_EXPORTER_OTLP_ENDPOINT set, an invoke is
+// a span carrying its procedure, version, decision and outcome, with a
+// span for each upstream call beneath it, exported over OTLP/HTTP to a
+// real receiver; no argument value, code or result is exported.
+func TestTracesOfAnInvoke(t *testing.T) {
+	rcv := otlptest.Start(t)
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", rcv.URL)
+	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")
+	up := mustUpstream(t)
+	s := mustServe(t, serverOpts{Upstream: up})
+	code := "a = tools.get_task_jobs_summary(task_id=task_id)\nb = tools.get_retry_chain(task_id=task_id)\nreturn [a, b, \"marker-in-the-code\"]\n"
+	name := mustCaptureName(t, s, code, "traces")
+	r := s.invoke(t, name, map[string]any{"arguments": map[string]any{"task_id": 987654321}, "phase": "automatic"})
+	if r.Status != 200 {
+		t.Fatalf("invoke: %d %s", r.Status, r.Body)
+	}
+	s.Stop(t) // flushes the spans
+	var run *otlptest.Span
+	var calls []otlptest.Span
+	for _, sp := range rcv.Spans() {
+		switch sp.Name {
+		case "procgraph.replay":
+			if sp.Attributes["procgraph.procedure"] == name {
+				run = &sp
+			}
+		case "procgraph.tool_call":
+			calls = append(calls, sp)
+		}
+	}
+	if run == nil {
+		t.Fatalf("no replay span of %s among %+v", name, rcv.Spans())
+	}
+	for _, k := range []string{"procgraph.code_hash", "procgraph.decision"} {
+		if run.Attributes[k] == "" {
+			t.Errorf("the replay span has no %s: %v", k, run.Attributes)
+		}
+	}
+	if run.Attributes["procgraph.outcome"] != "allowed" || run.Attributes["procgraph.reason"] != "read_only" || run.Error {
+		t.Errorf("the replay span: %+v", run)
+	}
+	var under []string
+	for _, c := range calls {
+		if c.ParentID == run.SpanID && c.TraceID == run.TraceID {
+			under = append(under, c.Attributes["procgraph.tool"])
+		}
+	}
+	if strings.Join(under, ",") != "get_task_jobs_summary,get_retry_chain" {
+		t.Errorf("tool call spans under the replay: %v", under)
+	}
+	for _, raw := range rcv.Raw() {
+		for _, secret := range []string{"987654321", "marker-in-the-code", "tasks"} {
+			if bytes.Contains(raw, []byte(secret)) {
+				t.Errorf("an exported span carries %q (an argument value, code or a result)", secret)
+			}
+		}
+	}
+}
