@@ -6,6 +6,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/procgraph/procgraph/internal/telemetry"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/sandbox"
 )
@@ -67,6 +68,12 @@ type RunRequest struct {
 // (what a recording keeps: Recording); nil otherwise.
 func (r *Replayer) RunBlock(ctx context.Context, req RunRequest) (*InvokeResult, []procedures.RecordedCall) {
 	b := req.Block
+	d := req.Decision
+	ctx, span := telemetry.Start(ctx, "procgraph.turn_run", telemetry.Procedure.String(b.Name), telemetry.CodeHash.String(d.CodeHash),
+		telemetry.Decision.String(d.ID), telemetry.Outcome.String(string(d.Outcome)), telemetry.Reason.String(string(d.Reason)),
+		telemetry.Phase.String(string(req.Request.Phase)))
+	class := "internal"
+	defer func() { telemetry.End(span, class) }()
 	c := &chain{usageKey: req.UsageKey, bound: req.Bound, req: req.Request}
 	tc := &toolCaller{r: r, chain: c.push(b.Name), allowed: req.Allowed, dispatcher: r.dispatcher}
 	if r.opts.RecordResponses {
@@ -79,6 +86,7 @@ func (r *Replayer) RunBlock(ctx context.Context, req RunRequest) (*InvokeResult,
 		r.opts.Counter.CountReplay(out.Status, out.ErrorCode())
 	}
 	out.Decision = r.recordResult(ctx, req.Decision, res.Err)
+	class = FailureClass(res.Err)
 	if res.Err != nil {
 		return out, nil
 	}

@@ -65,3 +65,39 @@ func TestTracesOfAnInvoke(t *testing.T) {
 		}
 	}
 }
+
+// TestTracesOfATurn: a turn's run is a span naming its block, decision and
+// reason, with its upstream calls beneath it; nothing of its code or
+// arguments is exported.
+func TestTracesOfATurn(t *testing.T) {
+	rcv := otlptest.Start(t)
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", rcv.URL)
+	up := mustUpstream(t)
+	s := mustServe(t, serverOpts{Upstream: up})
+	r := s.post(t, "/v1/turns", map[string]any{"code": "return tools.get_task_jobs_summary(task_id=123456789)\n", "session_id": "traces-turn", "phase": "automatic"})
+	if r.Status != 200 {
+		t.Fatalf("turn: %d %s", r.Status, r.Body)
+	}
+	s.Stop(t)
+	var run *otlptest.Span
+	for _, sp := range rcv.Spans() {
+		if sp.Name == "procgraph.turn_run" {
+			run = &sp
+		}
+	}
+	if run == nil || run.Attributes["procgraph.decision"] == "" || run.Attributes["procgraph.reason"] != "read_only" || run.Error {
+		t.Fatalf("the turn's span: %+v among %+v", run, rcv.Spans())
+	}
+	found := false
+	for _, sp := range rcv.Spans() {
+		found = found || (sp.Name == "procgraph.tool_call" && sp.ParentID == run.SpanID && sp.Attributes["procgraph.tool"] == "get_task_jobs_summary")
+	}
+	if !found {
+		t.Errorf("no tool call span under the turn's: %+v", rcv.Spans())
+	}
+	for _, raw := range rcv.Raw() {
+		if bytes.Contains(raw, []byte("123456789")) {
+			t.Error("an exported span carries the turn's argument")
+		}
+	}
+}
