@@ -107,10 +107,7 @@ func (h *Handler) runCode(ctx context.Context, req *mcp.CallToolRequest, c calle
 		return nil, err
 	}
 	if a.SessionID == "" {
-		a.SessionID = usageKey(req, c) // stateless: "mcp:" and the caller's name
-		if id := mcpSessionID(req); id != "" {
-			a.SessionID = "mcp:" + id
-		}
+		a.SessionID = procedures.MCPSession(mcpSessionID(req), c.name)
 	}
 	ans, err := h.cfg.Gate.Submit(ctx, gate.TurnRequest{Code: a.Code, Dialect: a.Dialect, SessionID: a.SessionID,
 		Phase: h.cfg.Phase, Arguments: a.Arguments, Summary: a.Summary, Actor: c.name, MayCapture: c.has(auth.ScopeCapture)})
@@ -129,20 +126,8 @@ func (h *Handler) runCode(ctx context.Context, req *mcp.CallToolRequest, c calle
 	return pendingResult(ans.Turn, ans.Suggestion)
 }
 
-// usageKey is the usage key of a proc__ call: the MCP session's id, or on a
-// stateless request "mcp:" and the caller's name (see mcpSessionID).
-func usageKey(req *mcp.CallToolRequest, c caller) string {
-	if id := mcpSessionID(req); id != "" {
-		return id
-	}
-	return "mcp:" + c.name
-}
-
-// mcpSessionID is the MCP session of req, "" on a stateless request. A
-// stateless request's default turn session and usage key are "mcp:" and the
-// caller's name instead: a session_id a stateful client could name too, so
-// a stateless one gains nothing by it (one usage key per holder, a session
-// policy only for the holder who set it).
+// mcpSessionID is the MCP session of req, "" on a stateless request
+// (procedures.MCPSession says what stands for it then).
 func mcpSessionID(req *mcp.CallToolRequest) string {
 	if req.Session == nil {
 		return ""

@@ -62,6 +62,19 @@ type CaptureOutcome struct {
 	Warnings []Warning
 }
 
+// MCPSession is the session an MCP call that names none counts and is gated
+// under — a proc__ call's usage key, a run_code turn's session: "mcp:" and
+// its MCP session's id (sessionID, "" on a stateless request) or, without
+// one, "mcp:" and its token holder. Either is a session_id a client could
+// name itself, so a stateless caller gains nothing by it (one key per
+// holder; a session policy only for the holder who set it).
+func MCPSession(sessionID, holder string) string {
+	if sessionID != "" {
+		return "mcp:" + sessionID
+	}
+	return "mcp:" + holder
+}
+
 // UsageKey returns the key a request counts under: its session id, else its
 // idempotency key, else a fresh one.
 func UsageKey(sessionID, idempotencyKey string) string {
