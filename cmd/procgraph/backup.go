@@ -18,7 +18,7 @@ import (
 // embedded store file.
 func cmdBackup(ctx context.Context, args []string, s stdio) int {
 	cl := newCmdline("backup", "backup -o FILE",
-		"Save a consistent copy of the running server's embedded store (GET /v1/backup, admin); restore it with procgraph restore.", false)
+		"Save a consistent copy of the running server's embedded store (GET /v1/backup: admin and grant, since the copy holds the recordings); restore it with procgraph restore.", false)
 	out := cl.fs.String("o", "", "where the copy goes (written whole or not at all; required)")
 	if _, code, done := cl.parse(args, 0, 0, s); done {
 		return code

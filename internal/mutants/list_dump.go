@@ -1,0 +1,17 @@
+package main
+
+// The mutants of issue 35's dump and backup hardening: a dump's fields
+// bounded as the API bounds them, one rule for who may read recordings,
+// no offline command reading a half-finished import, one bound for a
+// tool's description.
+func init() {
+	mutants = append(mutants, []Mutant{
+		{
+			Name:     "api/backup-without-grant",
+			Why:      "GET /v1/backup needs admin alone: an admin without grant reads the recordings (tool output) a backup carries",
+			Edits:    []Edit{{Dir: "api", Files: "server.go", Find: "scope: auth.ScopeAdmin, recordings: true, handler: s.backup", Replace: "scope: auth.ScopeAdmin, handler: s.backup"}},
+			Packages: []string{"./api"},
+			Tests:    []string{"TestRecordingsScope"},
+		},
+	}...)
+}
