@@ -50,7 +50,8 @@ func cmdBackup(ctx context.Context, args []string, s stdio) int {
 	return 0
 }
 
-// checkStoreFile opens the store file at path and runs its check. The
+// checkStoreFile opens the store file at path and runs its check; a file
+// holding an unfinished import is refused (refuseUnfinishedImport). The
 // search index that opening builds beside it (path.search) is removed
 // again when it was not there before: a backup is one file.
 func checkStoreFile(ctx context.Context, path string) error {
@@ -63,6 +64,9 @@ func checkStoreFile(ctx context.Context, path string) error {
 		return err
 	}
 	defer st.Close()
+	if err := refuseUnfinishedImport(ctx, st, &serveConfig{Store: "embedded", Data: path}, "it is not taken as a store"); err != nil {
+		return err
+	}
 	return st.Check(ctx)
 }
 

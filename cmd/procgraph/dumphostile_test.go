@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/gate"
+	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/signature"
 )
@@ -285,6 +287,73 @@ func TestServeRefusesUnfinishedImport(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustServeRefuseMarked(t, data)
+}
+
+// TestOfflineCommandsRefuseUnfinishedImport: every offline command that
+// reads a store refuses one holding an import's marker, as serve does,
+// saying how to finish the import (the same dump, imported again) and how to
+// discard it; it writes nothing (no dump, no archive, the store file
+// unchanged). The marker a real import killed mid-way leaves is refused
+// the same way in TestImportResumesAfterSIGKILL.
+func TestOfflineCommandsRefuseUnfinishedImport(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	data := filepath.Join(dir, "marked.db")
+	s := mustOpenEmbedded(t, data)
+	if err := s.Load(context.Background(), dump.LoadMarker{DumpID: "abc", Line: 9}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	mustOfflineRefuseMarked(t, data, "dump sha256 abc, applied up to line 9")
+}
+
+// mustOfflineRefuseMarked requires every offline command that reads a
+// store (export, audit prune, compact, restore of it) to refuse the store
+// file data, naming its marker (marker: "dump sha256 …, applied up to line
+// …") and how to finish and discard its import, and to leave its import as
+// it was.
+func mustOfflineRefuseMarked(t *testing.T, data, marker string) {
+	t.Helper()
+	dir := t.TempDir()
+	before, err := embedded.LoadStateOf(data, time.Second)
+	if err != nil || before == nil {
+		t.Fatalf("the marker of %s: %v, %v", data, before, err)
+	}
+	out := filepath.Join(dir, "out")
+	finish := "procgraph import DUMP --store embedded --data " + data
+	for _, c := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"export to stdout", []string{"export", "--data", data}, []string{"procgraph export does not read it", finish, "to discard it, remove " + data}},
+		{"export to a file", []string{"export", "--data", data, "-o", out}, []string{"procgraph export does not read it", finish}},
+		{"audit prune", []string{"audit", "prune", "--data", data, "--before", "2030-01-01", "-o", out}, []string{"procgraph audit prune does not read it", finish}},
+		{"compact", []string{"compact", "--data", data}, []string{"procgraph compact does not rewrite it", finish}},
+		{"restore of it", []string{"restore", data, "--data", filepath.Join(dir, "restored.db")}, []string{"unfinished import", "to discard it"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, stdout, errOut := runMain(t, c.args...)
+			if code == 0 || stdout != "" {
+				t.Fatalf("exit %d, stdout %.200q; want refused with nothing written", code, stdout)
+			}
+			for _, w := range append([]string{"unfinished import", marker}, c.want...) {
+				if !strings.Contains(errOut, w) {
+					t.Errorf("the refusal does not say %q:\n%s", w, errOut)
+				}
+			}
+			for _, p := range []string{out, filepath.Join(dir, "restored.db")} {
+				if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+					t.Errorf("the refused command left %s (%v)", p, err)
+				}
+			}
+			if m, err := embedded.LoadStateOf(data, time.Second); err != nil || m == nil || *m != *before {
+				t.Errorf("after the refused command, the marker of %s is %v (%v); want %v", data, m, err, before)
+			}
+		})
+	}
 }
 
 // mustServeRefuseMarked requires serve to refuse the store file data,
