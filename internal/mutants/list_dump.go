@@ -20,5 +20,12 @@ func init() {
 			Packages: []string{"./cmd/procgraph"},
 			Tests:    []string{"TestOfflineCommandsRefuseUnfinishedImport"},
 		},
+		{
+			Name:     "procedures/catalogue-description-unbounded",
+			Why:      "NewCatalogue skips the description's bound: serve --tools FILE (and a dump) take a 20 KB description PUT /v1/tools refuses",
+			Edits:    []Edit{{Dir: "procedures", Files: "catalogue.go", Find: "\t\tif bounded {\n", Replace: "\t\tif false {\n"}},
+			Packages: []string{"./cmd/procgraph"},
+			Tests:    []string{"TestToolDescriptionBoundEveryPath"},
+		},
 	}...)
 }
