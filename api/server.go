@@ -15,12 +15,13 @@ import (
 	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/metrics"
 )
 
 // Body limits.
 const (
-	DefaultMaxBody = 1 << 20
+	DefaultMaxBody = fields.MaxBodyBytes
 )
 
 // Config wires a Server.

@@ -374,3 +374,71 @@ func mustStatusBody(tb testing.TB, r reply, status int) []byte {
 	}
 	return r.Body
 }
+
+// TestImportRefusesOversizedFields: a dump's fields are bounded as the API
+// bounds them (docs/dumps.md "Bounds"). The real procgraph import refuses
+// a dump whose procedure summary is 60 MiB (the API caps it at 4 KiB; such
+// a dump once imported, and listing it took a server to 2 GB), or whose
+// turn's arguments or cause's description are past their bounds, naming
+// the line and the field: into a new file it leaves none, merged into a
+// store the store holds what it held.
+func TestImportRefusesOversizedFields(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	existing := mustFilledStoreFile(t, dir, 3)
+	exported := func() []string {
+		t.Helper()
+		code, out, errOut := runMain(t, "export", "--data", existing)
+		if code != 0 {
+			t.Fatalf("export: exit %d: %s", code, errOut)
+		}
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		return lines[1 : len(lines)-1] // the records: the header and trailer hold times
+	}
+	before := exported()
+	for _, c := range []struct {
+		name string
+		edit func(recs []dump.Record) []dump.Record
+		want string
+	}{
+		{"a 60 MiB procedure summary", func(recs []dump.Record) []dump.Record {
+			p := *recs[1].Procedure
+			p.Summary = strings.Repeat("s", 60<<20)
+			recs[1].Procedure = &p
+			return recs
+		}, "dump line 3: procedure.summary is longer than 4096 bytes"},
+		{"a turn's arguments past the body bound", func(recs []dump.Record) []dump.Record {
+			t := *recs[4].Approval
+			t.Arguments = map[string]any{"panda_id": strings.Repeat("a", 2<<20)}
+			recs[4].Approval = &t
+			return recs
+		}, "dump line 6: approval.arguments is longer than"},
+		{"a policy's summary past the bound", func(recs []dump.Record) []dump.Record {
+			last := len(recs) - 1
+			p := *recs[last].Policy
+			p.Summary = strings.Repeat("p", 2<<10+1)
+			recs[last].Policy = &p
+			return recs
+		}, "policy.summary is longer than 2048 bytes"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			bad := filepath.Join(t.TempDir(), "bad.jsonl")
+			hostileDump(t, bad, c.edit)
+			target := filepath.Join(t.TempDir(), "new.db")
+			code, _, errOut := runMain(t, "import", bad, "--data", target)
+			if code != 1 || !strings.Contains(errOut, c.want) || len(errOut) > 4<<10 {
+				t.Errorf("import: exit %d: %.500s; want refused with %q, the value not quoted", code, errOut, c.want)
+			}
+			if _, err := os.Stat(target); !os.IsNotExist(err) {
+				t.Errorf("a refused import left %s behind (%v)", target, err)
+			}
+			code, _, errOut = runMain(t, "import", bad, "--merge", "--data", existing)
+			if code != 1 || !strings.Contains(errOut, c.want) {
+				t.Errorf("import --merge: exit %d: %.500s; want refused with %q", code, errOut, c.want)
+			}
+			if after := exported(); !slices.Equal(after, before) {
+				t.Errorf("a refused merge changed the store: %d records, had %d", len(after), len(before))
+			}
+		})
+	}
+}

@@ -7,6 +7,20 @@ package main
 func init() {
 	mutants = append(mutants, []Mutant{
 		{
+			Name:     "dump/summary-unbounded",
+			Why:      "a dump's procedure summary is not bounded as the API bounds it: a 60 MiB summary imports, and every listing serves it",
+			Edits:    []Edit{{Dir: "dump", Files: "bounds.go", Find: "\tb.str(\"procedure.summary\", fields.Summary, p.Summary)\n", Replace: ""}},
+			Packages: []string{"./dump", "./cmd/procgraph"},
+			Tests:    []string{"TestDumpFieldBounds", "TestImportRefusesOversizedFields"},
+		},
+		{
+			Name:     "dump/bounds-unchecked",
+			Why:      "the reader checks no record's field bounds: any field of any size a dump carries is imported",
+			Edits:    []Edit{{Dir: "dump", Files: "file.go", Find: "\t\terr = d.boundErr(checkBounds(r))\n", Replace: ""}},
+			Packages: []string{"./dump"},
+			Tests:    []string{"TestDumpFieldBounds"},
+		},
+		{
 			Name:     "api/backup-without-grant",
 			Why:      "GET /v1/backup needs admin alone: an admin without grant reads the recordings (tool output) a backup carries",
 			Edits:    []Edit{{Dir: "api", Files: "server.go", Find: "scope: auth.ScopeAdmin, recordings: true, handler: s.backup", Replace: "scope: auth.ScopeAdmin, handler: s.backup"}},
