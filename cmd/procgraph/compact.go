@@ -24,10 +24,10 @@ func cmdCompact(ctx context.Context, args []string, s stdio) int {
 		return code
 	}
 	m, err := embedded.LoadStateOf(*data, time.Second)
-	if err == nil {
-		err = unfinishedImport(m, &serveConfig{Store: "embedded", Data: *data}, "procgraph compact does not rewrite it")
-	}
 	if err != nil {
+		return fail(s.err, "compact", fmt.Errorf("%v (stop the server first if it holds the file)", err))
+	}
+	if err := unfinishedImport(m, &serveConfig{Store: "embedded", Data: *data}, "procgraph compact does not rewrite it"); err != nil {
 		return fail(s.err, "compact", err)
 	}
 	res, err := embedded.Compact(ctx, *data, time.Second)

@@ -293,8 +293,8 @@ func TestServeRefusesUnfinishedImport(t *testing.T) {
 // reads a store refuses one holding an import's marker, as serve does,
 // saying how to finish the import (the same dump, imported again) and how to
 // discard it; it writes nothing (no dump, no archive, the store file
-// unchanged). The marker a real import killed mid-way leaves is refused
-// the same way in TestImportResumesAfterSIGKILL.
+// unchanged), and doctor reports it. The marker a real import killed
+// mid-way leaves is refused the same way in TestImportResumesAfterSIGKILL.
 func TestOfflineCommandsRefuseUnfinishedImport(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -307,6 +307,11 @@ func TestOfflineCommandsRefuseUnfinishedImport(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustOfflineRefuseMarked(t, data, "dump sha256 abc, applied up to line 9")
+	// doctor reports it as its store check's failure.
+	code, out, errOut := runMain(t, "doctor", "--data", data, "--addr", "127.0.0.1:1", "--tokens-file", filepath.Join(dir, "tokens.json"))
+	if code == 0 || !strings.Contains(out, "unfinished import (dump sha256 abc, applied up to line 9)") || !strings.Contains(out, "procgraph import DUMP --store embedded --data "+data) {
+		t.Errorf("doctor of a marked store: exit %d: %s%s", code, out, errOut)
+	}
 }
 
 // mustOfflineRefuseMarked requires every offline command that reads a
