@@ -45,16 +45,32 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, contentType, fil
 	panic(http.ErrAbortHandler)
 }
 
+// recordingsScope is who may read recorded tool output (docs/design.md
+// "Who may read recordings"): one rule for every answer that carries
+// recordings. GET …/recordings has it as its route scope; GET
+// /v1/export?with_recordings=true and GET /v1/backup (a copy of the whole
+// store, recordings included) need it besides admin (checkRecordings).
+const recordingsScope = auth.ScopeGrant
+
+// checkRecordings refuses p, the caller of an answer that carries
+// recordings (what names it), unless it may read them: 403 forbidden,
+// details scope, before anything is streamed.
+func checkRecordings(p auth.Principal, what string) error {
+	if p.Has(recordingsScope) {
+		return nil
+	}
+	return fault.Errorf(fault.CodeForbidden, "the token lacks the %s scope, which %s (recordings: tool output) needs too", recordingsScope, what).
+		WithDetails("scope", string(recordingsScope))
+}
+
 // export is GET /v1/export (admin): the store's dump, streamed
 // (docs/dumps.md); with with_recordings=true the recordings too, which
-// hold tool output and are read only with the grant scope, so that
-// needs grant as well.
+// hold tool output: checkRecordings.
 func (s *Server) export(w http.ResponseWriter, r *http.Request) error {
 	opts := dump.DumpOptions{}
 	if b := queryBool(r, "with_recordings"); b != nil && *b {
-		if !principalOf(r).Has(auth.ScopeGrant) {
-			return fault.Errorf(fault.CodeForbidden, "the token lacks the grant scope, which an export with recordings (tool output) needs too").
-				WithDetails("scope", string(auth.ScopeGrant))
+		if err := checkRecordings(principalOf(r), "an export with recordings"); err != nil {
+			return err
 		}
 		opts.Recordings = true
 	}
@@ -67,7 +83,8 @@ func (s *Server) export(w http.ResponseWriter, r *http.Request) error {
 }
 
 // backup is GET /v1/backup (admin): a consistent copy of the embedded
-// store's file, taken while serving.
+// store's file, taken while serving. The copy holds the recordings, so
+// the route needs recordingsScope too (route.recordings).
 func (s *Server) backup(w http.ResponseWriter, r *http.Request) error {
 	return s.stream(w, r, "application/octet-stream", "procgraph.db", func(cw *countingWriter) error {
 		_, err := s.svc.Backup(r.Context(), cw)

@@ -108,9 +108,9 @@ func (s *Server) recoverPanics(route string, next http.Handler) http.Handler {
 	})
 }
 
-// authenticate requires a bearer token holding the route's scope, or any
-// valid token on an anyToken route; the operations endpoints (scope "")
-// require none.
+// authenticate requires a bearer token holding the route's scope (and
+// recordingsScope on a recordings route), or any valid token on an
+// anyToken route; the operations endpoints (scope "") require none.
 func (s *Server) authenticate(rt route, next http.Handler) http.Handler {
 	scope := rt.scope
 	if scope == "" && !rt.anyToken {
@@ -128,6 +128,12 @@ func (s *Server) authenticate(rt route, next http.Handler) http.Handler {
 		if scope != "" && !p.Has(scope) {
 			s.writeError(w, r, auth.Forbidden(scope))
 			return
+		}
+		if rt.recordings {
+			if err := checkRecordings(p, rt.method+" "+rt.pattern); err != nil {
+				s.writeError(w, r, err)
+				return
+			}
 		}
 		next.ServeHTTP(w, r)
 	})

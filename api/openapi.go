@@ -207,6 +207,8 @@ func operation(rt route) *Operation {
 			Content: map[string]MediaType{"application/json": {Schema: schemaRef(rt.body)}}}
 	}
 	switch {
+	case rt.recordings:
+		op.Security = bearer(string(rt.scope), string(recordingsScope))
 	case rt.scope != "":
 		op.Security = bearer(string(rt.scope))
 	case rt.anyToken:
@@ -244,9 +246,10 @@ func parameters(rt route) []Parameter {
 	return params
 }
 
-// bearer is a security requirement: a bearer token with scope.
-func bearer(scope string) []map[string][]string {
-	return []map[string][]string{{"bearer": {scope}}}
+// bearer is a security requirement: a bearer token with every one of
+// scopes.
+func bearer(scopes ...string) []map[string][]string {
+	return []map[string][]string{{"bearer": scopes}}
 }
 
 func (s *Server) openapi(w http.ResponseWriter, r *http.Request) error {

@@ -17,7 +17,8 @@ import (
 // scopeCase is one route and the scope docs/api.md ("Auth") gives it: read
 // browses and finds, capture captures, invoke replays, grant sets auto-run
 // and promotes, admin replaces the catalogue and retires procedures; "" is an operations endpoint
-// open without a token; anyToken is a route any valid token may call.
+// open without a token; anyToken is a route any valid token may call; "a+b"
+// needs both (admin+grant: a route whose answer carries recordings).
 type scopeCase struct {
 	method, pattern string // the route as the router knows it
 	scope           string
@@ -62,7 +63,7 @@ func scopeCases(name, hash string, tools any) []scopeCase {
 		{"GET", "/v1/changes", "read", "/v1/changes", nil},
 		{"GET", "/v1/decisions", "read", "/v1/decisions", nil},
 		{"GET", "/v1/export", "admin", "/v1/export", nil},
-		{"GET", "/v1/backup", "admin", "/v1/backup", nil},
+		{"GET", "/v1/backup", "admin+grant", "/v1/backup", nil},
 	}
 }
 
@@ -79,7 +80,8 @@ func scopeAuthenticator(tb testing.TB) *auth.Authenticator {
 	for _, sc := range scopeHolders {
 		f.Tokens = append(f.Tokens, auth.TokenEntry{Name: "holder-" + sc, SHA256: auth.HashToken("tok-" + sc), Scopes: []string{sc}})
 	}
-	f.Tokens = append(f.Tokens, auth.TokenEntry{Name: "operator", SHA256: auth.HashToken("tok-operator"), Scopes: []string{"invoke", "grant"}})
+	f.Tokens = append(f.Tokens, auth.TokenEntry{Name: "operator", SHA256: auth.HashToken("tok-operator"), Scopes: []string{"invoke", "grant"}},
+		auth.TokenEntry{Name: "holder-admin.grant", SHA256: auth.HashToken("tok-admin+grant"), Scopes: []string{"admin", "grant"}})
 	if err := f.Validate(); err != nil {
 		tb.Fatal(err)
 	}
@@ -150,13 +152,20 @@ func TestRouteScopes(t *testing.T) {
 				}
 				return
 			}
+			// A scope "a+b" needs both: a holder of one is refused naming
+			// the first it lacks.
+			needs := strings.Split(c.scope, "+")
 			for _, holder := range scopeHolders {
 				if holder == c.scope {
 					continue
 				}
+				lacks := needs[0]
+				if holder == lacks && len(needs) > 1 {
+					lacks = needs[1]
+				}
 				st, body := e.send(t, c, "tok-"+holder)
-				if st != http.StatusForbidden || answerCode(body) != "forbidden" || !strings.Contains(string(body), `"scope":"`+c.scope+`"`) {
-					t.Fatalf("holder of %s: %d %s; want 403 forbidden naming scope %s", holder, st, body, c.scope)
+				if st != http.StatusForbidden || answerCode(body) != "forbidden" || !strings.Contains(string(body), `"scope":"`+lacks+`"`) {
+					t.Fatalf("holder of %s: %d %s; want 403 forbidden naming scope %s", holder, st, body, lacks)
 				}
 			}
 			if st, body := e.send(t, c, "tok-"+c.scope); st < 200 || st > 299 {
@@ -231,12 +240,13 @@ func TestReviewedByNeedsGrant(t *testing.T) {
 	}
 }
 
-// TestExportWithRecordingsScope: GET /v1/export?with_recordings=true
-// carries tool output, so it needs the grant scope besides admin: an
-// admin-only token is refused 403 naming grant (nothing streamed), a token
-// with both gets the dump; without the parameter (or false) admin alone
-// exports, as before.
-func TestExportWithRecordingsScope(t *testing.T) {
+// TestRecordingsScope: one rule for who may read recordings (tool output),
+// on every route that carries them. GET /v1/export?with_recordings=true
+// and GET /v1/backup (a copy of the store file, recordings included) need
+// the grant scope besides admin: an admin-only token is refused 403 naming
+// grant (nothing streamed), a token with both gets the dump or the copy;
+// an export without recordings needs admin alone, as before.
+func TestRecordingsScope(t *testing.T) {
 	a := &auth.TokensFile{Tokens: []auth.TokenEntry{
 		{Name: "admin", SHA256: auth.HashToken("tok-admin"), Scopes: []string{"admin"}},
 		{Name: "both", SHA256: auth.HashToken("tok-both"), Scopes: []string{"admin", "grant"}},
@@ -247,27 +257,33 @@ func TestExportWithRecordingsScope(t *testing.T) {
 	}
 	e := mustEnv(t, envOpts{auth: auth.NewAuthenticator(a)})
 	for _, c := range []struct {
-		token, path string
-		status      int
-		scope       string
+		name, token, path string
+		status            int
+		scope             string
 	}{
-		{"tok-admin", "/v1/export?with_recordings=true", http.StatusForbidden, "grant"},
-		{"tok-grant", "/v1/export?with_recordings=true", http.StatusForbidden, "admin"},
-		{"tok-both", "/v1/export?with_recordings=true", http.StatusOK, ""},
-		{"tok-admin", "/v1/export", http.StatusOK, ""},
-		{"tok-admin", "/v1/export?with_recordings=false", http.StatusOK, ""},
-		{"tok-both", "/v1/export?with_recordings=maybe", http.StatusBadRequest, ""},
+		{"export with recordings, admin only", "tok-admin", "/v1/export?with_recordings=true", http.StatusForbidden, "grant"},
+		{"export with recordings, grant only", "tok-grant", "/v1/export?with_recordings=true", http.StatusForbidden, "admin"},
+		{"export with recordings, both", "tok-both", "/v1/export?with_recordings=true", http.StatusOK, ""},
+		{"export, admin only", "tok-admin", "/v1/export", http.StatusOK, ""},
+		{"export without recordings, admin only", "tok-admin", "/v1/export?with_recordings=false", http.StatusOK, ""},
+		{"export, a bad flag", "tok-both", "/v1/export?with_recordings=maybe", http.StatusBadRequest, ""},
+		{"backup, admin only", "tok-admin", "/v1/backup", http.StatusForbidden, "grant"},
+		{"backup, grant only", "tok-grant", "/v1/backup", http.StatusForbidden, "admin"},
+		{"backup, both", "tok-both", "/v1/backup", http.StatusOK, ""},
 	} {
-		st, body := e.send(t, scopeCase{method: "GET", path: c.path}, c.token)
-		if st != c.status {
-			t.Errorf("%s with %s: %d %s; want %d", c.path, c.token, st, body, c.status)
-			continue
-		}
-		switch {
-		case c.scope != "" && (answerCode(body) != "forbidden" || !strings.Contains(string(body), `"scope":"`+c.scope+`"`)):
-			t.Errorf("%s with %s: %s; want forbidden naming scope %s", c.path, c.token, body, c.scope)
-		case st == http.StatusOK && !strings.Contains(string(body), `"type":"trailer"`):
-			t.Errorf("%s with %s: no whole dump:\n%.300s", c.path, c.token, body)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			st, body := e.send(t, scopeCase{method: "GET", path: c.path}, c.token)
+			if st != c.status {
+				t.Fatalf("%s with %s: %d; want %d", c.path, c.token, st, c.status)
+			}
+			switch {
+			case c.scope != "" && (answerCode(body) != "forbidden" || !strings.Contains(string(body), `"scope":"`+c.scope+`"`)):
+				t.Errorf("%s with %s: %s; want forbidden naming scope %s", c.path, c.token, body, c.scope)
+			case st == http.StatusOK && strings.HasPrefix(c.path, "/v1/export") && !strings.Contains(string(body), `"type":"trailer"`):
+				t.Errorf("%s with %s: no whole dump:\n%.300s", c.path, c.token, body)
+			case st == http.StatusOK && c.path == "/v1/backup" && len(body) == 0:
+				t.Errorf("%s with %s: an empty copy", c.path, c.token)
+			}
+		})
 	}
 }

@@ -15,12 +15,13 @@ import (
 	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/metrics"
 )
 
 // Body limits.
 const (
-	DefaultMaxBody = 1 << 20
+	DefaultMaxBody = fields.MaxBodyBytes
 )
 
 // Config wires a Server.
@@ -116,6 +117,9 @@ type route struct {
 	response        string // answer schema name (OpenAPI), "" when not JSON
 	query           []queryParam
 	idempotencyKey  bool // the Idempotency-Key header is the usage key (docs/api.md)
+	// recordings says every answer carries recordings (tool output): the
+	// caller needs recordingsScope besides scope (checkRecordings).
+	recordings bool
 }
 
 // routes lists every operation; the router and the OpenAPI document are both
@@ -142,7 +146,7 @@ func (s *Server) routeTable() []route {
 		{method: "PUT", pattern: "/v1/procedures/{name}/auto-run", scope: auth.ScopeGrant, handler: s.grantAutoRun, summary: "set_procedure_auto_run", body: "AutoRunPut", response: "DecisionAnswer"},
 		{method: "DELETE", pattern: "/v1/procedures/{name}/auto-run", scope: auth.ScopeGrant, handler: s.revokeAutoRun, summary: "Revoke durable auto-run", body: "ReasonBody", response: "DecisionAnswer"},
 		{method: "POST", pattern: "/v1/procedures/{name}/verify", scope: auth.ScopeInvoke, handler: s.verify, summary: "Verify a version against its recordings, calling no tool", body: "VerifyRequest", response: "VerifyAnswer"},
-		{method: "GET", pattern: "/v1/procedures/{name}/recordings", scope: auth.ScopeGrant, handler: s.recordings, summary: "The procedure's recordings (tool calls with their answers: grant scope)", query: recordingParams, response: "Recordings"},
+		{method: "GET", pattern: "/v1/procedures/{name}/recordings", scope: recordingsScope, handler: s.recordings, summary: "The procedure's recordings (tool calls with their answers: grant scope)", query: recordingParams, response: "Recordings"},
 		{method: "DELETE", pattern: "/v1/procedures/{name}/recordings", scope: auth.ScopeGrant, handler: s.purgeRecordings, summary: "Purge the procedure's recordings, audited", body: "ReasonBody", response: "RecordingsPurged"},
 		{method: "PUT", pattern: "/v1/procedures/{name}/retirement", scope: auth.ScopeAdmin, handler: s.retire, summary: "Retire a procedure: hidden from planners and refused on invoke, kept for analysis", body: "RetirementPut", response: "DecisionAnswer"},
 		{method: "DELETE", pattern: "/v1/procedures/{name}/retirement", scope: auth.ScopeAdmin, handler: s.unretire, summary: "Bring a retired procedure back", body: "ReasonBody", response: "DecisionAnswer"},
@@ -153,7 +157,7 @@ func (s *Server) routeTable() []route {
 		{method: "GET", pattern: "/v1/changes", scope: auth.ScopeRead, handler: s.changes, summary: "The change feed as Server-Sent Events: one change event per committed change (names, never values)"},
 		{method: "GET", pattern: "/v1/decisions", scope: auth.ScopeRead, handler: s.decisions, summary: "The audit log, newest first", query: decisionParams, response: "Decisions"},
 		{method: "GET", pattern: "/v1/export", scope: auth.ScopeAdmin, handler: s.export, summary: "Everything the store holds as a line-delimited JSON dump, streamed (procgraph import loads it); with_recordings=true adds the recordings and needs the grant scope too", query: exportParams},
-		{method: "GET", pattern: "/v1/backup", scope: auth.ScopeAdmin, handler: s.backup, summary: "A consistent copy of the embedded store's file, taken while serving"},
+		{method: "GET", pattern: "/v1/backup", scope: auth.ScopeAdmin, recordings: true, handler: s.backup, summary: "A consistent copy of the embedded store's file, taken while serving; it holds the recordings, so it needs the grant scope too"},
 	}, s.turnRoutes()...)
 }
 

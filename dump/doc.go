@@ -14,6 +14,9 @@
 //     increasing in its key, so a reordered or repeated line is found with
 //     constant memory; an edge, a usage key or a current version refers
 //     only to what came before).
+//   - bounds.go: every field a record carries within the bound of the
+//     same field in internal/fields (a dump brings in nothing the API would
+//     not take), checked as each line is read.
 //   - check.go and admit.go: a dump is data, not authority. check.go
 //     refuses a record that asks to be trusted (code analysed again must
 //     give its hash, signature and opacity; audit records pass

@@ -240,6 +240,9 @@ func NewReader(r io.Reader) (*Reader, error) {
 	if h.Format != Format && h.Format != FormatV2 && h.Format != FormatV1 {
 		return nil, d.errf("dump format %d; this procgraph reads formats %d to %d", h.Format, FormatV1, Format)
 	}
+	if err := checkHeaderBounds(&h); err != nil {
+		return nil, d.boundErr(err)
+	}
 	d.header = &h
 	return d, nil
 }
@@ -258,6 +261,20 @@ func (d *Reader) LineBytes() int { return len(d.buf) }
 
 func (d *Reader) errf(format string, args ...any) error {
 	return fault.Errorf(fault.CodeInvalid, "dump line %d: %s", d.line, fmt.Sprintf(format, args...)).WithDetails("line", d.line)
+}
+
+// boundErr is err, a field past its bound (checkBounds), as the error of
+// this line: the line and the field named.
+func (d *Reader) boundErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	e := fault.Errorf(fault.CodeInvalid, "dump line %d: %s", d.line, fault.ErrorMessage(err)).WithDetails("line", d.line)
+	var fe *fault.Error
+	if errors.As(err, &fe) && fe.Details["field"] != nil {
+		e = e.WithDetails("field", fe.Details["field"])
+	}
+	return e
 }
 
 // next reads one line and its envelope, hashing it.
@@ -386,6 +403,9 @@ func (d *Reader) Next() (Record, error) {
 		err = d.errf("a second header")
 	default:
 		err = d.errf("unknown record type %q", t)
+	}
+	if err == nil {
+		err = d.boundErr(checkBounds(r))
 	}
 	if err != nil {
 		return Record{}, err

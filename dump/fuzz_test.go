@@ -150,7 +150,7 @@ func TestDumpFormats(t *testing.T) {
 		{"health last class counts none", "line 5: version", reseal(v3, `"last_failure_class":"tool_error"`, `"last_failure_class":"timeout"`)},
 		{"repeated part", "line 4: procedure proc__get_jobs: search_parts", reseal(v2, `"slow"]`, `"get_jobs"]`)},
 		{"empty part", "line 4: procedure proc__get_jobs: search_parts", reseal(v2, `"slow"]`, `""]`)},
-		{"too many parts", "line 4: procedure proc__get_jobs: search_parts", reseal(v2, `"slow"]`, `"slow"`+manyParts()+`]`)},
+		{"too many parts", "line 4: procedure.search_parts has 67 items", reseal(v2, `"slow"]`, `"slow"`+manyParts()+`]`)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := readAll(c.dump)
@@ -239,6 +239,13 @@ func FuzzDumpReader(f *testing.F) {
 	f.Add(keptDump(f))
 	for _, h := range keptHostile(f) {
 		f.Add(h.dump)
+	}
+	// Each field at and past its bound, the small ones (a 1 MiB object
+	// or a 60 MiB summary makes each fuzzing step slow).
+	for _, c := range boundCases() {
+		if d := boundsDump(f, c.edit); len(d) < 64<<10 {
+			f.Add(d)
+		}
 	}
 	seeds, _ := filepath.Glob(filepath.Join("testdata", "dumps", "*.jsonl"))
 	for _, p := range seeds {

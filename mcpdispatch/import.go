@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/internal/text"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -89,7 +90,9 @@ var callableName = regexp.MustCompile(`^[A-Za-z_][0-9A-Za-z_]{0,127}$`)
 // readOnlyHint and external_access the openWorldHint (absent: true) only
 // when trustAnnotations, else false and true. A tool a procedure cannot
 // call (its name is not an identifier of at most 128 characters, or starts
-// with proc__) or a second tool of the same name is skipped.
+// with proc__), a second tool of the same name, or one whose description
+// is past the catalogue's bound (fields.ToolDesc: no catalogue would take
+// it) is skipped.
 func Catalogue(listed []*mcp.Tool, trustAnnotations bool) ([]procedures.Tool, []Skipped) {
 	var tools []procedures.Tool
 	var skipped []Skipped
@@ -107,6 +110,10 @@ func Catalogue(listed []*mcp.Tool, trustAnnotations bool) ([]procedures.Tool, []
 			continue
 		case seen[t.Name]:
 			skipped = append(skipped, Skipped{Name: t.Name, Reason: "listed twice"})
+			continue
+		}
+		if err := fields.ToolDesc.CheckString(t.Description); err != nil {
+			skipped = append(skipped, Skipped{Name: t.Name, Reason: fault.ErrorMessage(err) + ": a catalogue refuses it (shorten it and add the tool by hand)"})
 			continue
 		}
 		seen[t.Name] = true

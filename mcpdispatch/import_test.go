@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -84,5 +88,26 @@ func TestImportCatalogueJSON(t *testing.T) {
 	}
 	if err := ImportCatalogueJSON(context.Background(), &out, &warn, Source{URL: "http://127.0.0.1:1/"}, true); err == nil {
 		t.Fatal("unreachable source accepted")
+	}
+}
+
+// TestCatalogueSkipsLongDescriptions: tools import takes a description at
+// the catalogue's bound (fields.ToolDesc) and skips a tool whose
+// description is past it, saying why: no catalogue would take it (serve
+// --tools, PUT /v1/tools), so the file it writes stays one they accept.
+func TestCatalogueSkipsLongDescriptions(t *testing.T) {
+	listed := []*mcp.Tool{
+		{Name: "at_bound", Description: strings.Repeat("d", fields.MaxToolDescBytes)},
+		{Name: "past_bound", Description: strings.Repeat("d", 20<<10)},
+	}
+	tools, skipped := Catalogue(listed, false)
+	if len(tools) != 1 || tools[0].Name != "at_bound" {
+		t.Fatalf("imported %+v; want at_bound alone", tools)
+	}
+	if len(skipped) != 1 || skipped[0].Name != "past_bound" || !strings.Contains(skipped[0].Reason, strconv.Itoa(fields.MaxToolDescBytes)) {
+		t.Fatalf("skipped %+v; want past_bound naming the bound", skipped)
+	}
+	if _, err := procedures.NewCatalogue(tools); err != nil {
+		t.Fatalf("the imported tools are not a catalogue: %v", err)
 	}
 }

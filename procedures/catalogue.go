@@ -44,8 +44,21 @@ const MaxCatalogueTools = fields.MaxCatalogueTools
 
 // NewCatalogue validates tools and returns them as a catalogue sorted by name.
 // It returns fault.CodeInvalid for an empty or invalid name, a duplicate, a
-// proc__ name (procedures are not catalogue tools) or too many tools.
+// proc__ name (procedures are not catalogue tools), a description past its
+// bound (fields.ToolDesc: the bound of PUT /v1/tools, on every path that
+// takes a catalogue: serve --tools, tools import, a dump) or too many tools.
 func NewCatalogue(tools []Tool) (*Catalogue, error) {
+	return newCatalogue(tools, true)
+}
+
+// ReadCatalogue is NewCatalogue for the tools a store read back: every
+// rule but the description's bound, so a catalogue stored before that
+// bound was applied on every path stays readable and replaceable.
+func ReadCatalogue(tools []Tool) (*Catalogue, error) {
+	return newCatalogue(tools, false)
+}
+
+func newCatalogue(tools []Tool, bounded bool) (*Catalogue, error) {
 	if len(tools) > MaxCatalogueTools {
 		return nil, fault.Errorf(fault.CodeInvalid, "catalogue has %d tools, at most %d are allowed", len(tools), MaxCatalogueTools)
 	}
@@ -60,6 +73,11 @@ func NewCatalogue(tools []Tool) (*Catalogue, error) {
 		}
 		if IsProcName(t.Name) {
 			return nil, fault.Errorf(fault.CodeInvalid, "tool name %q starts with %q, which is reserved for procedures", t.Name, ProcPrefix).WithDetails("field", "tools.name")
+		}
+		if bounded {
+			if err := fields.ToolDesc.CheckString(t.Description); err != nil {
+				return nil, fault.Errorf(fault.CodeInvalid, "tool %q: %s", t.Name, fault.ErrorMessage(err)).WithDetails("field", "tools.description")
+			}
 		}
 		if t.InputSchema == nil {
 			t.InputSchema = map[string]any{}

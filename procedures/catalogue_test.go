@@ -5,6 +5,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/internal/fields"
 )
 
 // TestCatalogueToolIsSafeToShare: a catalogue is shared between
@@ -116,4 +119,41 @@ func benchCatalogue(b *testing.B) *Catalogue {
 		b.Fatal(err)
 	}
 	return cat
+}
+
+// TestCatalogueDescriptionBound: a tool's description is bounded by
+// fields.ToolDesc on every path that takes a catalogue (NewCatalogue: serve
+// --tools, tools import, PUT /v1/tools, a dump): at the bound it is taken,
+// a byte past it refused naming the tool; a catalogue a store read back
+// (ReadCatalogue) is taken whatever its descriptions, so one stored before
+// the bound stays readable and replaceable.
+func TestCatalogueDescriptionBound(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		desc    string
+		read    bool
+		refused bool
+	}{
+		{"empty", "", false, false},
+		{"at the bound", strings.Repeat("d", fields.MaxToolDescBytes), false, false},
+		{"a byte past the bound", strings.Repeat("d", fields.MaxToolDescBytes+1), false, true},
+		{"20 KB", strings.Repeat("d", 20<<10), false, true},
+		{"multi-byte past the bound", strings.Repeat("é", fields.MaxToolDescBytes/2+1), false, true},
+		{"20 KB read back from a store", strings.Repeat("d", 20<<10), true, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tools := []Tool{{Name: "a_tool", ReadOnly: true}, {Name: "long_tool", Description: c.desc}}
+			newCat := NewCatalogue
+			if c.read {
+				newCat = ReadCatalogue
+			}
+			_, err := newCat(tools)
+			switch {
+			case c.refused && (fault.ErrorCode(err) != fault.CodeInvalid || !strings.Contains(err.Error(), `"long_tool"`) || !strings.Contains(err.Error(), fmt.Sprint(fields.MaxToolDescBytes))):
+				t.Fatalf("%d bytes: %v; want invalid naming long_tool and the bound", len(c.desc), err)
+			case !c.refused && err != nil:
+				t.Fatalf("%d bytes: %v", len(c.desc), err)
+			}
+		})
+	}
 }

@@ -33,7 +33,7 @@ const (
 	maxTermBytes = 64
 	// MaxParts bounds the distinct texts a procedure's search
 	// document keeps (procedures.SearchParts); later ones are not added.
-	MaxParts = 64
+	MaxParts = fields.MaxSearchParts
 )
 
 // Terms is the sanitiser of q, the one home of what a relevance

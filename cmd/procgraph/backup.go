@@ -18,7 +18,7 @@ import (
 // embedded store file.
 func cmdBackup(ctx context.Context, args []string, s stdio) int {
 	cl := newCmdline("backup", "backup -o FILE",
-		"Save a consistent copy of the running server's embedded store (GET /v1/backup, admin); restore it with procgraph restore.", false)
+		"Save a consistent copy of the running server's embedded store (GET /v1/backup: admin and grant, since the copy holds the recordings); restore it with procgraph restore.", false)
 	out := cl.fs.String("o", "", "where the copy goes (written whole or not at all; required)")
 	if _, code, done := cl.parse(args, 0, 0, s); done {
 		return code
@@ -50,7 +50,8 @@ func cmdBackup(ctx context.Context, args []string, s stdio) int {
 	return 0
 }
 
-// checkStoreFile opens the store file at path and runs its check. The
+// checkStoreFile opens the store file at path and runs its check; a file
+// holding an unfinished import is refused (refuseUnfinishedImport). The
 // search index that opening builds beside it (path.search) is removed
 // again when it was not there before: a backup is one file.
 func checkStoreFile(ctx context.Context, path string) error {
@@ -63,6 +64,9 @@ func checkStoreFile(ctx context.Context, path string) error {
 		return err
 	}
 	defer st.Close()
+	if err := refuseUnfinishedImport(ctx, st, &serveConfig{Store: "embedded", Data: path}, "it is not taken as a store"); err != nil {
+		return err
+	}
 	return st.Check(ctx)
 }
 

@@ -21,13 +21,14 @@ import (
 // TestExportAndBackupOverHTTP: against a real server holding captures,
 // GET /v1/export (admin only) streams a dump that imports into a new store
 // with every record; procgraph backup saves a consistent copy while the
-// server serves, and procgraph restore puts it in place of a stopped
+// server serves (admin and grant: the copy holds the recordings), and procgraph restore puts it in place of a stopped
 // store, which then holds the same procedures.
 func TestExportAndBackupOverHTTP(t *testing.T) {
 	dir := t.TempDir()
 	tokens := filepath.Join(dir, "tokens.json")
 	root := mustCreateToken(t, tokens, "root", "read,capture,invoke,grant,admin")
 	reader := mustCreateToken(t, tokens, "reader", "read")
+	adminOnly := mustCreateToken(t, tokens, "admin-only", "admin")
 	s := mustServe(t, serverOpts{TokensFile: tokens})
 	s.token = root
 	name := mustCaptureName(t, s, "jobs = tools.get_jobs()\nreturn jobs", "sess-1")
@@ -74,6 +75,15 @@ func TestExportAndBackupOverHTTP(t *testing.T) {
 	copyPath := filepath.Join(dir, "backup.db")
 	if code, _, errOut := runMain(t, "backup", "-o", copyPath); code != 1 || !strings.Contains(errOut, "403") {
 		t.Errorf("backup as a reader: exit %d: %s", code, errOut)
+	}
+	// The copy holds the recordings (tool output): admin alone is not
+	// enough, as for an export with recordings.
+	t.Setenv("PROCGRAPH_TOKEN", adminOnly)
+	if code, _, errOut := runMain(t, "backup", "-o", copyPath); code != 1 || !strings.Contains(errOut, "403") || !strings.Contains(errOut, "grant") {
+		t.Errorf("backup with an admin-only token: exit %d: %s", code, errOut)
+	}
+	if _, err := os.Stat(copyPath); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a refused backup left %s (%v)", copyPath, err)
 	}
 	t.Setenv("PROCGRAPH_TOKEN", root)
 	if code, out, errOut := runMain(t, "backup", "-o", copyPath); code != 0 || !strings.Contains(out, "checked") {

@@ -57,7 +57,7 @@ func commands() []commandGroup {
 			{"retire", "hide a procedure from planners and refuse its invokes (admin)", cmdRetire},
 			{"unretire", "bring a retired procedure back (admin)", cmdUnretire},
 			{"invoke", "replay a procedure on the server", cmdInvoke},
-			{"backup", "save a consistent copy of the server's embedded store (admin)", cmdBackup},
+			{"backup", "save a consistent copy of the server's embedded store (admin and grant: it holds the recordings)", cmdBackup},
 			{"tools get", "the tool catalogue", cmdToolsGet},
 			{"tools put", "replace the tool catalogue", cmdToolsPut},
 			{"decisions", "the audit log, newest first", cmdDecisions},

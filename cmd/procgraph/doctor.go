@@ -182,7 +182,11 @@ func doctorStore(ctx context.Context, cfg *serveConfig, base string, serverUp bo
 	if err != nil {
 		return check{name, checkFail, err.Error()}
 	}
+	err = refuseUnfinishedImport(octx, store, cfg, "it is not served")
 	_ = store.Close()
+	if err != nil {
+		return check{name, checkFail, err.Error()}
+	}
 	return check{name, checkOK, storeText(cfg) + " opens and answers"}
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/gate"
+	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/signature"
 )
@@ -287,6 +289,78 @@ func TestServeRefusesUnfinishedImport(t *testing.T) {
 	mustServeRefuseMarked(t, data)
 }
 
+// TestOfflineCommandsRefuseUnfinishedImport: every offline command that
+// reads a store refuses one holding an import's marker, as serve does,
+// saying how to finish the import (the same dump, imported again) and how to
+// discard it; it writes nothing (no dump, no archive, the store file
+// unchanged), and doctor reports it. The marker a real import killed
+// mid-way leaves is refused the same way in TestImportResumesAfterSIGKILL.
+func TestOfflineCommandsRefuseUnfinishedImport(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	data := filepath.Join(dir, "marked.db")
+	s := mustOpenEmbedded(t, data)
+	if err := s.Load(context.Background(), dump.LoadMarker{DumpID: "abc", Line: 9}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	mustOfflineRefuseMarked(t, data, "dump sha256 abc, applied up to line 9")
+	// doctor reports it as its store check's failure.
+	code, out, errOut := runMain(t, "doctor", "--data", data, "--addr", "127.0.0.1:1", "--tokens-file", filepath.Join(dir, "tokens.json"))
+	if code == 0 || !strings.Contains(out, "unfinished import (dump sha256 abc, applied up to line 9)") || !strings.Contains(out, "procgraph import DUMP --store embedded --data "+data) {
+		t.Errorf("doctor of a marked store: exit %d: %s%s", code, out, errOut)
+	}
+}
+
+// mustOfflineRefuseMarked requires every offline command that reads a
+// store (export, audit prune, compact, restore of it) to refuse the store
+// file data, naming its marker (marker: "dump sha256 …, applied up to line
+// …") and how to finish and discard its import, and to leave its import as
+// it was.
+func mustOfflineRefuseMarked(t *testing.T, data, marker string) {
+	t.Helper()
+	dir := t.TempDir()
+	before, err := embedded.LoadStateOf(data, time.Second)
+	if err != nil || before == nil {
+		t.Fatalf("the marker of %s: %v, %v", data, before, err)
+	}
+	out := filepath.Join(dir, "out")
+	finish := "procgraph import DUMP --store embedded --data " + data
+	for _, c := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"export to stdout", []string{"export", "--data", data}, []string{"procgraph export does not read it", finish, "to discard it, remove " + data}},
+		{"export to a file", []string{"export", "--data", data, "-o", out}, []string{"procgraph export does not read it", finish}},
+		{"audit prune", []string{"audit", "prune", "--data", data, "--before", "2030-01-01", "-o", out}, []string{"procgraph audit prune does not read it", finish}},
+		{"compact", []string{"compact", "--data", data}, []string{"procgraph compact does not rewrite it", finish}},
+		{"restore of it", []string{"restore", data, "--data", filepath.Join(dir, "restored.db")}, []string{"unfinished import", "to discard it"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, stdout, errOut := runMain(t, c.args...)
+			if code == 0 || stdout != "" {
+				t.Fatalf("exit %d, stdout %.200q; want refused with nothing written", code, stdout)
+			}
+			for _, w := range append([]string{"unfinished import", marker}, c.want...) {
+				if !strings.Contains(errOut, w) {
+					t.Errorf("the refusal does not say %q:\n%s", w, errOut)
+				}
+			}
+			for _, p := range []string{out, filepath.Join(dir, "restored.db")} {
+				if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+					t.Errorf("the refused command left %s (%v)", p, err)
+				}
+			}
+			if m, err := embedded.LoadStateOf(data, time.Second); err != nil || m == nil || *m != *before {
+				t.Errorf("after the refused command, the marker of %s is %v (%v); want %v", data, m, err, before)
+			}
+		})
+	}
+}
+
 // mustServeRefuseMarked requires serve to refuse the store file data,
 // naming `procgraph import`.
 func mustServeRefuseMarked(t *testing.T, data string) {
@@ -304,4 +378,72 @@ func mustStatusBody(tb testing.TB, r reply, status int) []byte {
 		tb.Fatalf("status %d, want %d: %s", r.Status, status, r.Body)
 	}
 	return r.Body
+}
+
+// TestImportRefusesOversizedFields: a dump's fields are bounded as the API
+// bounds them (docs/dumps.md "Bounds"). The real procgraph import refuses
+// a dump whose procedure summary is 60 MiB (the API caps it at 4 KiB; such
+// a dump once imported, and listing it took a server to 2 GB), or whose
+// turn's arguments or cause's description are past their bounds, naming
+// the line and the field: into a new file it leaves none, merged into a
+// store the store holds what it held.
+func TestImportRefusesOversizedFields(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	existing := mustFilledStoreFile(t, dir, 3)
+	exported := func() []string {
+		t.Helper()
+		code, out, errOut := runMain(t, "export", "--data", existing)
+		if code != 0 {
+			t.Fatalf("export: exit %d: %s", code, errOut)
+		}
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		return lines[1 : len(lines)-1] // the records: the header and trailer hold times
+	}
+	before := exported()
+	for _, c := range []struct {
+		name string
+		edit func(recs []dump.Record) []dump.Record
+		want string
+	}{
+		{"a 60 MiB procedure summary", func(recs []dump.Record) []dump.Record {
+			p := *recs[1].Procedure
+			p.Summary = strings.Repeat("s", 60<<20)
+			recs[1].Procedure = &p
+			return recs
+		}, "dump line 3: procedure.summary is longer than 4096 bytes"},
+		{"a turn's arguments past the body bound", func(recs []dump.Record) []dump.Record {
+			t := *recs[4].Approval
+			t.Arguments = map[string]any{"panda_id": strings.Repeat("a", 2<<20)}
+			recs[4].Approval = &t
+			return recs
+		}, "dump line 6: approval.arguments is longer than"},
+		{"a policy's summary past the bound", func(recs []dump.Record) []dump.Record {
+			last := len(recs) - 1
+			p := *recs[last].Policy
+			p.Summary = strings.Repeat("p", 2<<10+1)
+			recs[last].Policy = &p
+			return recs
+		}, "policy.summary is longer than 2048 bytes"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			bad := filepath.Join(t.TempDir(), "bad.jsonl")
+			hostileDump(t, bad, c.edit)
+			target := filepath.Join(t.TempDir(), "new.db")
+			code, _, errOut := runMain(t, "import", bad, "--data", target)
+			if code != 1 || !strings.Contains(errOut, c.want) || len(errOut) > 4<<10 {
+				t.Errorf("import: exit %d: %.500s; want refused with %q, the value not quoted", code, errOut, c.want)
+			}
+			if _, err := os.Stat(target); !os.IsNotExist(err) {
+				t.Errorf("a refused import left %s behind (%v)", target, err)
+			}
+			code, _, errOut = runMain(t, "import", bad, "--merge", "--data", existing)
+			if code != 1 || !strings.Contains(errOut, c.want) {
+				t.Errorf("import --merge: exit %d: %.500s; want refused with %q", code, errOut, c.want)
+			}
+			if after := exported(); !slices.Equal(after, before) {
+				t.Errorf("a refused merge changed the store: %d records, had %d", len(after), len(before))
+			}
+		})
+	}
 }

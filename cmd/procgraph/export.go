@@ -21,19 +21,31 @@ import (
 )
 
 // storeFlags registers --store and --data on cl: which store an offline
-// command opens (NEO4J_* from the environment, as serve reads them).
+// command opens (NEO4J_* from the environment, as serve reads them). A
+// store holding an unfinished import is refused, as serve refuses it
+// (refuseUnfinishedImport): what the command would read of it is not what
+// the store will hold.
 func storeFlags(cl *cmdline) func(ctx context.Context) (dump.Store, string, error) {
-	open, _ := storeFlagsCreated(cl)
-	return open
+	return storeFlagsOpen(cl, true, nil)
 }
 
-// storeFlagsCreated is storeFlags whose second function returns the
+// storeFlagsCreated is storeFlags for procgraph import, which resumes an
+// unfinished import instead of refusing it; its second function returns the
 // embedded store file that open created ("" when it existed before, or the
 // store is Neo4j): the file a refused import removes.
 func storeFlagsCreated(cl *cmdline) (func(ctx context.Context) (dump.Store, string, error), func() string) {
+	var created string
+	open := storeFlagsOpen(cl, false, &created)
+	return open, func() string { return created }
+}
+
+// storeFlagsOpen registers --store and --data on cl and returns the
+// function that opens that store, refusing one that holds an unfinished
+// import when refuse; the embedded store file it created is set in
+// *created when created is not nil.
+func storeFlagsOpen(cl *cmdline, refuse bool, created *string) func(ctx context.Context) (dump.Store, string, error) {
 	store := cl.fs.String("store", "", "embedded or neo4j (default neo4j when NEO4J_URI is set, else embedded)")
 	data := cl.fs.String("data", "./procgraph.db", "embedded store file")
-	var created string
 	return func(ctx context.Context) (dump.Store, string, error) {
 		cfg := &serveConfig{Store: *store, Data: *data, Neo4jURI: os.Getenv("NEO4J_URI"), Neo4jUsername: os.Getenv("NEO4J_USERNAME"),
 			Neo4jPassword: os.Getenv("NEO4J_PASSWORD"), Neo4jDatabase: os.Getenv("NEO4J_DATABASE")}
@@ -43,8 +55,8 @@ func storeFlagsCreated(cl *cmdline) (func(ctx context.Context) (dump.Store, stri
 		if err := cfg.resolveStore(); err != nil {
 			return nil, "", err
 		}
-		if _, err := os.Stat(cfg.Data); cfg.Store == "embedded" && errors.Is(err, fs.ErrNotExist) {
-			created = cfg.Data
+		if _, err := os.Stat(cfg.Data); cfg.Store == "embedded" && errors.Is(err, fs.ErrNotExist) && created != nil {
+			*created = cfg.Data
 		}
 		s, err := openStore(ctx, cfg, zerolog.Nop())
 		if err != nil {
@@ -55,8 +67,14 @@ func storeFlagsCreated(cl *cmdline) (func(ctx context.Context) (dump.Store, stri
 			_ = s.Close()
 			return nil, "", fmt.Errorf("the %s store cannot export or import", cfg.Store)
 		}
+		if refuse {
+			if err := refuseUnfinishedImport(ctx, ds, cfg, "procgraph "+cl.fs.Name()+" does not read it"); err != nil {
+				_ = ds.Close()
+				return nil, "", err
+			}
+		}
 		return ds, cfg.Store, nil
-	}, func() string { return created }
+	}
 }
 
 // cmdExport writes a dump of a store.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -161,7 +162,9 @@ func TestImportResumesAfterSIGKILL(t *testing.T) {
 	if m.Merge {
 		t.Errorf("the marker of an import says merge: %+v", m)
 	}
-	mustServeRefuseMarked(t, crashed) // not served with half its records
+	// Neither served nor exported, archived or compacted with half its records.
+	mustServeRefuseMarked(t, crashed)
+	mustOfflineRefuseMarked(t, crashed, fmt.Sprintf("dump sha256 %s, applied up to line %d", m.DumpID, m.Line))
 	start := time.Now()
 	code, out, errOut := runMain(t, "import", dump, "--data", crashed, "--batch", "500")
 	if code != 0 || !strings.Contains(out, "resumed after line") {

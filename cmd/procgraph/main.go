@@ -206,7 +206,7 @@ func (m *Main) open(ctx, bg context.Context) (http.Handler, error) {
 		return nil, err
 	}
 	m.onClose(store.Close)
-	if err := refuseUnfinishedImport(ctx, store, cfg); err != nil {
+	if err := refuseUnfinishedImport(ctx, store, cfg, "it is not served"); err != nil {
 		return nil, err
 	}
 	// After the store opened: a data path that is not a store creates no

@@ -52,9 +52,11 @@ func (e *storeLockedError) Error() string {
 // refuseUnfinishedImport refuses a store holding an import's marker
 // (docs/design.md "A dump is data, not authority"): an import or merge that did
 // not complete left records without their recomputed classifications and
-// rank entries, so serve names the command that resumes it instead of
-// serving it.
-func refuseUnfinishedImport(ctx context.Context, s procedures.Store, cfg *serveConfig) error {
+// rank entries, so serve and every offline command that reads a store
+// (export, audit prune, compact, restore) name the command that resumes it
+// instead of using it; refused says what is not done ("it is not served").
+// procgraph import, which resumes it, is the one command that takes it.
+func refuseUnfinishedImport(ctx context.Context, s procedures.Store, cfg *serveConfig, refused string) error {
 	ds, ok := s.(dump.Store)
 	if !ok {
 		return nil
@@ -63,6 +65,13 @@ func refuseUnfinishedImport(ctx context.Context, s procedures.Store, cfg *serveC
 	if err != nil {
 		return fmt.Errorf("reading the store's import marker: %s", fault.ErrorMessage(err))
 	}
+	return unfinishedImport(m, cfg, refused)
+}
+
+// unfinishedImport is the refusal of a store holding marker m (nil when
+// it holds none): what the import was, how to finish it (the same dump,
+// imported again, resumes it) and how to discard it.
+func unfinishedImport(m *dump.LoadMarker, cfg *serveConfig, refused string) error {
 	if m == nil {
 		return nil
 	}
@@ -71,9 +80,14 @@ func refuseUnfinishedImport(ctx context.Context, s procedures.Store, cfg *serveC
 		what, flag = "merge", " --merge"
 	}
 	where := "--store neo4j"
+	discard := "empty the database (it was empty when the import began)"
 	if cfg.Store == "embedded" {
 		where = "--store embedded --data " + cfg.Data
+		discard = fmt.Sprintf("remove %s and %s (it was empty when the import began)", cfg.Data, embedded.SearchIndexPath(cfg.Data))
 	}
-	return fmt.Errorf("the store holds an unfinished %s (dump sha256 %s, applied up to line %d): it is not served until that completes; run `procgraph import DUMP%s %s` with that same dump to resume it",
-		what, m.DumpID, m.Line, flag, where)
+	if m.Merge {
+		discard = "restore the backup taken before the merge"
+	}
+	return fmt.Errorf("the store holds an unfinished %s (dump sha256 %s, applied up to line %d): %s until that completes; to finish it, run `procgraph import DUMP%s %s` with that same dump (it resumes); to discard it, %s",
+		what, m.DumpID, m.Line, refused, flag, where, discard)
 }

@@ -58,7 +58,7 @@ func (cc *catalogueCache) get(raw []byte) (*procedures.Catalogue, error) {
 	if err := decode(raw, rec, "catalogue"); err != nil {
 		return nil, err
 	}
-	c, err := procedures.NewCatalogue(rec.Tools)
+	c, err := procedures.ReadCatalogue(rec.Tools)
 	if err != nil {
 		return nil, fault.Errorf(fault.CodeInternal, "embedded store: stored catalogue is invalid: %v", err)
 	}

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
+	"os"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -231,6 +234,44 @@ func (s *Store) Empty(ctx context.Context) (bool, error) {
 func (s *Store) LoadState(ctx context.Context) (*dump.LoadMarker, error) {
 	var m *dump.LoadMarker
 	err := s.view(ctx, func(tx *bolt.Tx) (err error) {
+		m, err = loadMarker(tx)
+		return err
+	})
+	return m, err
+}
+
+// LoadStateOf is the import marker of the closed store file at path (nil
+// when it holds none), read without opening the store (no search index, no
+// indexer): what an offline command that takes the file as it is
+// (procgraph compact) checks first. CodeNotFound when there is no file,
+// CodeUnavailable when another process holds it (after lockTimeout) or it
+// is not a store file.
+func LoadStateOf(path string, lockTimeout time.Duration) (m *dump.LoadMarker, err error) {
+	if _, err := os.Stat(path); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fault.Errorf(fault.CodeNotFound, "embedded store %s does not exist", path)
+		}
+		return nil, fault.Errorf(fault.CodeUnavailable, "embedded store %s: %v", path, err)
+	}
+	if lockTimeout <= 0 {
+		lockTimeout = DefaultLockTimeout
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fault.Errorf(fault.CodeUnavailable, "embedded store %s is corrupt: %v", path, r)
+		}
+	}()
+	o := boltOptions(lockTimeout, false)
+	o.ReadOnly = true
+	db, err := bolt.Open(path, 0o600, o)
+	if err != nil {
+		return nil, openError(path, lockTimeout, err)
+	}
+	defer db.Close()
+	err = db.View(func(tx *bolt.Tx) error {
+		if tx.Bucket(bMeta) == nil {
+			return fault.Errorf(fault.CodeUnavailable, "embedded store %s is not a procgraph store file (no %s bucket)", path, bMeta)
+		}
 		m, err = loadMarker(tx)
 		return err
 	})

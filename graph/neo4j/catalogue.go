@@ -75,8 +75,8 @@ func (s *Store) catalogueSince(rec *neo4j.Record, known *procedures.Catalogue) (
 	if err != nil {
 		return nil, s.mapError("catalogue", err)
 	}
-	// Indexed by NewCatalogue, so it can be shared; the stored revision is kept.
-	shared, err := procedures.NewCatalogue(c.Tools)
+	// Indexed by ReadCatalogue, so it can be shared; the stored revision is kept.
+	shared, err := procedures.ReadCatalogue(c.Tools)
 	if err != nil {
 		return nil, s.mapError("catalogue", fmt.Errorf("neo4j store: stored catalogue is invalid: %w", err))
 	}

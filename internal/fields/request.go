@@ -37,6 +37,18 @@ const (
 	// size (GET /v1/decisions).
 	DefaultDecisionLimit = 100
 	MaxDecisionLimit     = 1000
+	// MaxBodyBytes is the largest request body (api.DefaultMaxBody): an
+	// object field (metadata, arguments, a schema) is at most this much
+	// JSON, and so is a text taken from one (a search part).
+	MaxBodyBytes = 1 << 20
+	// MaxNames bounds a list of names a block yields: a signature, its
+	// state-changing or unknown tools, its parameters or warnings, the
+	// tools a decision allowed, a binding's tools (the largest block, 64
+	// KiB, names fewer).
+	MaxNames = 8 << 10
+	// MaxSearchParts bounds the distinct texts a procedure's search
+	// document keeps (search.MaxParts).
+	MaxSearchParts = 64
 )
 
 // The request fields. A body or a tool input composes them (Body, Opt,
@@ -112,4 +124,32 @@ var (
 	MinTools      = Field{Name: "min_tools", Type: Integer, Min: Int(0), Max: Int(MaxMinTools), Doc: "at least this many distinct tools"}
 	// FilterValue is one cause or tool a find names.
 	FilterValue = Field{Type: String, MinBytes: 1, MaxBytes: MaxKeyBytes}
+
+	// The fields a store keeps and a dump carries that no request takes
+	// as such (they are derived, or named by the caller's token): a dump's
+	// records are checked against the request fields and these
+	// (dump/bounds.go, docs/dumps.md "Bounds").
+
+	// Actor names who did something: granted, retired, resolved, set a
+	// policy, requested a turn (a token's name, an operator).
+	Actor = Field{Name: "actor", Type: String, MaxBytes: MaxKeyBytes}
+	// CodeHash names a version, a block or a contract by its hash.
+	CodeHash = Field{Name: "code_hash", Type: String, MaxBytes: MaxKeyBytes}
+	// Name is one name a block yields: a tool, a procedure, a parameter.
+	Name = Field{Type: String, MinBytes: 1, MaxBytes: MaxKeyBytes}
+	// Names is a list of them.
+	Names = Field{Type: Array, Items: &Name, MaxItems: MaxNames}
+	// UsageKey is a key counted once (procedures.UsageKey: "s:" and a
+	// session id, "i:" and an Idempotency-Key, or "r:" and 32 hex).
+	UsageKey = Field{Name: "key", Type: String, MinBytes: 1, MaxBytes: len("s:") + MaxKeyBytes}
+	// SearchPart is one text of a procedure's search document
+	// (procedures.SearchParts: a tool name, a summary, a cause, a trigger
+	// signal of a capture's metadata).
+	SearchPart  = Field{Type: String, MaxBytes: MaxBodyBytes}
+	SearchParts = Field{Name: "search_parts", Type: Array, Items: &SearchPart, MaxItems: MaxSearchParts}
+	// WarningMessage is the text of an analysis warning.
+	WarningMessage = Field{Name: "message", Type: String, MaxBytes: MaxReasonBytes}
+	// Label is a short text a dump's header carries: the source store, the
+	// procgraph version that wrote it.
+	Label = Field{Type: String, MaxBytes: MaxKeyBytes}
 )

@@ -50,9 +50,9 @@ func init() {
 		{
 			Name:     "api/export-recordings-without-grant",
 			Why:      "GET /v1/export?with_recordings=true answers an admin token without grant: tool output to a scope that may not read it",
-			Edits:    []Edit{{Dir: "api", Files: "dump.go", Find: "if !principalOf(r).Has(auth.ScopeGrant) {", Replace: "if false {"}},
+			Edits:    []Edit{{Dir: "api", Files: "dump.go", Find: "if err := checkRecordings(principalOf(r), \"an export with recordings\"); err != nil {", Replace: "if err := checkRecordings(principalOf(r), \"an export with recordings\"); false && err != nil {"}},
 			Packages: []string{"./api"},
-			Tests:    []string{"TestExportWithRecordingsScope"},
+			Tests:    []string{"TestRecordingsScope"},
 		},
 		{
 			Name:     "neo4j/load-baseline-dropped",

@@ -112,7 +112,7 @@ func init() {
 		{
 			Name:     "dumps/serve-marked-store",
 			Why:      "serve serves a store whose import did not complete (no recomputed classifications, a wrong rank index)",
-			Edits:    []Edit{{Dir: "cmd/procgraph", Find: "if err := refuseUnfinishedImport(ctx, store, cfg); err != nil {", Replace: "if err := refuseUnfinishedImport(ctx, store, cfg); false && err != nil {"}},
+			Edits:    []Edit{{Dir: "cmd/procgraph", Find: "if err := refuseUnfinishedImport(ctx, store, cfg, \"it is not served\"); err != nil {", Replace: "if err := refuseUnfinishedImport(ctx, store, cfg, \"it is not served\"); false && err != nil {"}},
 			Packages: cmd,
 			Tests:    []string{"TestServeRefusesUnfinishedImport"},
 		},
