@@ -40,16 +40,6 @@ func TestCaptureSeesCatalogueJustPut(t *testing.T) {
 	mustError(t, s.invoke(t, fp["name"].(string), automatic), 403, "denied")
 	up.mustSeeNothing(t, "an automatic invoke of a procedure of an unknown tool")
 	mustStatus(t, s.send(t, req{Method: "PUT", Path: "/v1/tools", Body: sharedTools(t)}), 200)
-	// An invoke and a turn right after the PUT answered see it: the tool is
-	// read-only now.
-	if out := mustStatus(t, s.invoke(t, fp["name"].(string), automatic), 200); out["status"] != "succeeded" {
-		t.Fatalf("automatic invoke after the PUT: %v", out)
-	}
-	turn := mustStatus(t, s.post(t, "/v1/turns", map[string]any{"code": "return tools.get_failed_job_log_summary(task_id=7)",
-		"session_id": "after-put", "phase": "automatic", "capture": map[string]any{}}), 200)
-	if l, _ := turn["lifted"].([]any); len(l) != 1 {
-		t.Fatalf("the turn's capture right after the PUT did not lift: %s", mustJSON(t, turn))
-	}
 	out := s.mustCapture(t, map[string]any{"code": "return tools.get_task_jobs_summary(task_id=42)\n"}, nil)
 	p := out["procedure"].(map[string]any)
 	if lifted, _ := out["lifted"].([]any); len(lifted) != 1 || strings.Join(jsonStrings(p["parameters"]), ",") != "task_id" ||
@@ -59,6 +49,16 @@ func TestCaptureSeesCatalogueJustPut(t *testing.T) {
 	v, _ := out["version"].(map[string]any)
 	if v["code_hash"] != p["code_hash"] || v["current"] != true || v["created"] != true || strings.Join(jsonStrings(v["parameters"]), ",") != "task_id" {
 		t.Fatalf("version %v, want the new current version with parameter task_id", v)
+	}
+	// An invoke and a turn after the PUT see it too: the tool is read-only
+	// now, and the turn's capture lifts.
+	if out := mustStatus(t, s.invoke(t, fp["name"].(string), automatic), 200); out["status"] != "succeeded" {
+		t.Fatalf("automatic invoke after the PUT: %v", out)
+	}
+	turn := mustStatus(t, s.post(t, "/v1/turns", map[string]any{"code": "return tools.get_failed_job_log_summary(task_id=7)",
+		"session_id": "after-put", "phase": "automatic", "capture": map[string]any{}}), 200)
+	if l, _ := turn["lifted"].([]any); len(l) != 1 {
+		t.Fatalf("the turn's capture after the PUT did not lift: %s", mustJSON(t, turn))
 	}
 }
 

@@ -63,10 +63,9 @@ func TestCaptureSeesCatalogueOfAnyInstance(t *testing.T) {
 	// Instance A puts a catalogue typing t3's task_id and captures at once.
 	catalogue("t3")
 	lifted(capture(a, "return tools.t3(task_id=42)\n"), true)
-	// Instance B captures right after A's PUT answered: a new procedure,
-	// and a new version of one it captured before.
-	catalogue("t2", "t3", "t4", "t5")
-	lifted(capture(b, "return tools.t4(task_id=42)\n"), true)
+	// Instance B captures right after A's PUT answered: a new version of
+	// a procedure it captured before, then a new procedure after the next PUT.
+	catalogue("t2", "t3")
 	again := capture(b, "r = tools.t2(task_id=42)\nreturn r\n")
 	if l, _ := again["lifted"].([]any); len(l) != 1 {
 		t.Fatalf("a new version of an existing procedure did not lift: %v", again)
@@ -74,6 +73,8 @@ func TestCaptureSeesCatalogueOfAnyInstance(t *testing.T) {
 	if v, _ := again["version"].(map[string]any); v["current"] != false || fmt.Sprint(v["parameters"]) != "[task_id]" {
 		t.Fatalf("the new version: %v, want a version (not current) with parameter task_id", v)
 	}
+	catalogue("t2", "t3", "t4", "t5")
+	lifted(capture(b, "return tools.t4(task_id=42)\n"), true)
 	// And the change back is seen as well.
 	catalogue()
 	lifted(capture(b, "return tools.t5(task_id=42)\n"), false)
