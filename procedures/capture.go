@@ -94,7 +94,9 @@ func UsageKey(sessionID, idempotencyKey string) string {
 // Capture analyses code and records it. Returns fault.CodeInvalid for bad fields,
 // fault.CodeTooLarge for code over signature.MaxCodeBytes, fault.CodeInvalidCode (with
 // details line, column, feature) for code that is rejected or has an empty
-// signature, or that is a single proc__X call when X does not exist.
+// signature, or that is a single proc__X call when X does not exist, and
+// CatalogueChanged when the stored catalogue changed under each of
+// maxCatalogueAttempts preparations.
 func (s *Service) Capture(ctx context.Context, req CaptureRequest) (CaptureOutcome, error) {
 	if err := validateCapture(&req); err != nil {
 		return CaptureOutcome{}, err
