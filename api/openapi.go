@@ -79,6 +79,11 @@ var responseSchemas = map[string]string{
 	"CaptureAnswer": `{"type": "object", "required": ["procedure", "created", "version_created", "counted"], "properties": {
 		"procedure": {"$ref": "#/components/schemas/Procedure"}, "created": {"type": "boolean"},
 		"version_created": {"type": "boolean"}, "counted": {"type": "boolean"},
+		"version": {"type": ["object", "null"], "description": "the version this capture stored (null for a use of a procedure): the procedure's current version may be another",
+			"required": ["code_hash", "current", "created", "parameters"], "properties": {"code_hash": {"type": "string"},
+			"current": {"type": "boolean", "description": "it is the procedure's current version after the capture"},
+			"created": {"type": "boolean", "description": "this capture created it"},
+			"parameters": {"type": "array", "items": {"type": "string"}}}},
 		"lifted": {"type": "array", "items": {"$ref": "#/components/schemas/Lifted"}},
 		"warnings": {"type": "array", "items": {"type": "object", "required": ["line", "column", "message"], "properties": {
 			"line": {"type": "integer"}, "column": {"type": "integer"}, "message": {"type": "string"}}}}}}`,

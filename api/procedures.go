@@ -30,6 +30,9 @@ type captureAnswer struct {
 	Created        bool                  `json:"created"`
 	VersionCreated bool                  `json:"version_created"`
 	Counted        bool                  `json:"counted"`
+	// Version names the version this capture stored (null for a use): the
+	// procedure's current version may be another.
+	Version *procedures.CapturedVersion `json:"version"`
 	// Suggestion: an exposed procedure to call instead (reuse before
 	// regenerate), null when none.
 	Suggestion *procedures.Suggestion `json:"suggestion"`
@@ -60,7 +63,7 @@ func (s *Server) capture(w http.ResponseWriter, r *http.Request) error {
 	if out.Created {
 		status = http.StatusCreated
 	}
-	writeJSON(w, status, captureAnswer{Procedure: out.Procedure, Created: out.Created, VersionCreated: out.VersionCreated, Counted: out.Counted, Suggestion: out.Suggestion,
+	writeJSON(w, status, captureAnswer{Procedure: out.Procedure, Created: out.Created, VersionCreated: out.VersionCreated, Counted: out.Counted, Version: out.Version, Suggestion: out.Suggestion,
 		Lifted: out.Lifted, Warnings: out.Warnings})
 	return nil
 }

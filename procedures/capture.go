@@ -46,7 +46,10 @@ type CaptureOutcome struct {
 	Procedure *Procedure
 	// CodeHash is the version the code was stored as (lifted, when
 	// something was); "" for a use.
-	CodeHash       string
+	CodeHash string
+	// Version names the version the capture stored (nil for a use): the
+	// procedure's current version may be another.
+	Version        *CapturedVersion
 	Created        bool
 	VersionCreated bool
 	Counted        bool
@@ -75,6 +78,16 @@ func MCPSession(sessionID, holder string) string {
 	return "mcp:" + holder
 }
 
+// CapturedVersion names the version a capture stored (the capture answer's
+// "version"): its code hash, whether it is the procedure's current version
+// after the capture, whether the capture created it, and its parameters.
+type CapturedVersion struct {
+	CodeHash   string   `json:"code_hash"`
+	Current    bool     `json:"current"`
+	Created    bool     `json:"created"`
+	Parameters []string `json:"parameters"`
+}
+
 // UsageKey returns the key a request counts under: its session id, else its
 // idempotency key, else a fresh one.
 func UsageKey(sessionID, idempotencyKey string) string {
@@ -94,7 +107,9 @@ func UsageKey(sessionID, idempotencyKey string) string {
 // Capture analyses code and records it. Returns fault.CodeInvalid for bad fields,
 // fault.CodeTooLarge for code over signature.MaxCodeBytes, fault.CodeInvalidCode (with
 // details line, column, feature) for code that is rejected or has an empty
-// signature, or that is a single proc__X call when X does not exist.
+// signature, or that is a single proc__X call when X does not exist, and
+// CatalogueChanged when the stored catalogue changed under each of
+// maxCatalogueAttempts preparations.
 func (s *Service) Capture(ctx context.Context, req CaptureRequest) (CaptureOutcome, error) {
 	if err := validateCapture(&req); err != nil {
 		return CaptureOutcome{}, err
@@ -117,47 +132,93 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (CaptureOutco
 	if len(a.Signature) == 1 && len(a.ProcRefs) == 1 {
 		return s.captureUse(ctx, a.ProcRefs[0], key, req)
 	}
-	// A plain signature's name does not depend on the catalogue
-	// (signature.Names) and it names no procedure: nothing is read before
-	// the write, and the answer is decorated with the catalogue read with
-	// the reuse suggestion's page (one statement on Neo4j). Any other
-	// signature is named, and its nested procedures read, before the write.
-	// Lifting types literals with the catalogue read last (or read here).
-	var v *view
-	if !signature.Plain(a.Signature) || s.heldCatalogue() == nil {
-		if v, err = s.newView(ctx, []*Procedure{{Signature: a.Signature}}); err != nil {
+	// The capture is prepared (named, lifted) under one catalogue, which
+	// the store checks is still the stored one in the capture's own write
+	// (CaptureInput.Catalogue): when another was put since this instance
+	// read it — by this instance or another — nothing is written, and the
+	// capture is prepared again under the catalogue read then.
+	var prep *preparedCapture
+	var res CaptureResult
+	for attempt := 1; ; attempt++ {
+		if prep, err = s.prepareCapture(ctx, &req, dialect, a, plan, key, attempt > 1); err != nil {
 			return CaptureOutcome{}, err
+		}
+		res, err = s.captureNamed(ctx, prep.in, prep.v)
+		if !IsCatalogueChanged(err) || attempt == maxCatalogueAttempts {
+			break
 		}
 	}
+	if err != nil {
+		return CaptureOutcome{}, err
+	}
+	hash := prep.in.Version.CodeHash
+	s.feed.Publish(Change{Kind: ChangeCapture, Procedure: res.Procedure.Name, CodeHash: hash})
+	suggestion := s.captureSuggestion(ctx, res, prep.v)
+	stored := &CapturedVersion{CodeHash: hash, Current: res.Procedure.CodeHash == hash, Created: res.VersionCreated,
+		Parameters: slices.Clone(prep.in.Version.Parameters)}
+	return CaptureOutcome{Procedure: res.Procedure, CodeHash: hash, Version: stored, Created: res.Created, VersionCreated: res.VersionCreated, Counted: res.Counted,
+		Suggestion: suggestion, Lifted: prep.lifted, Warnings: prep.warnings}, nil
+}
+
+// maxCatalogueAttempts bounds how many times one capture is prepared: a
+// catalogue that changes under every attempt answers CatalogueChanged.
+const maxCatalogueAttempts = 3
+
+// preparedCapture is a capture ready to be written: the store's input,
+// under the catalogue in.Catalogue, the view it was named with (nil for a
+// plain signature prepared under the catalogue held), and what lifting did.
+type preparedCapture struct {
+	in       CaptureInput
+	v        *view
+	lifted   []Lifted
+	warnings []Warning
+}
+
+// prepareCapture prepares the capture of req, analysed as a (plan: its
+// lifting, nil for "lift": false), counted under key. A plain signature's
+// name does not depend on the catalogue (signature.Names) and it names no
+// procedure: it is prepared under the catalogue this instance read last,
+// and nothing is read before the write (the answer is decorated with the
+// catalogue read with the reuse suggestion's page: one statement on
+// Neo4j). Any other signature is named, and its nested procedures read,
+// before the write; so is every signature when reread (the store answered
+// that the catalogue changed) or when no catalogue was read yet.
+func (s *Service) prepareCapture(ctx context.Context, req *CaptureRequest, dialect signature.Dialect, a *signature.Analysis,
+	plan *signature.LiftPlan, key string, reread bool) (*preparedCapture, error) {
+	p := &preparedCapture{lifted: []Lifted{}, warnings: []Warning{}}
+	cat := s.heldCatalogue()
+	if !signature.Plain(a.Signature) || cat == nil || reread {
+		v, err := s.newView(ctx, []*Procedure{{Signature: a.Signature}})
+		if err != nil {
+			return nil, err
+		}
+		p.v, cat = v, v.cat
+	}
 	code := req.Code
-	lifted, liftWarnings := []Lifted{}, []Warning{}
 	var schema map[string]any
 	if plan != nil {
-		liftCat := s.heldCatalogue()
-		if v != nil {
-			liftCat = v.cat
-		}
-		l, err := s.liftCapture(&req, dialect, plan, liftCat)
+		l, err := s.liftCapture(req, dialect, plan, cat)
 		if err != nil {
-			return CaptureOutcome{}, err
+			return nil, err
 		}
 		for _, w := range l.warnings {
-			liftWarnings = append(liftWarnings, Warning{Line: w.Line, Column: w.Column, Message: w.Message})
+			p.warnings = append(p.warnings, Warning{Line: w.Line, Column: w.Column, Message: w.Message})
 		}
 		if len(l.lifted) > 0 {
-			a, code, lifted, schema = l.analysis, l.code, l.lifted, l.schema
+			a, code, p.lifted, schema = l.analysis, l.code, l.lifted, l.schema
 		}
 	}
 	if schema == nil {
+		var err error
 		if schema, err = InputSchema(a.Parameters, req.ParamsSchema); err != nil {
-			return CaptureOutcome{}, err
+			return nil, err
 		}
 	}
 	warnings := make([]Warning, len(a.Warnings))
 	for i, w := range a.Warnings {
 		warnings[i] = Warning{Line: w.Line, Column: w.Column, Message: w.Message}
 	}
-	in := CaptureInput{
+	p.in = CaptureInput{
 		Signature: a.Signature,
 		Version: Version{
 			CodeHash:    a.CodeHash,
@@ -172,18 +233,12 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (CaptureOutco
 			Status:      req.Status,
 			CapturedAt:  s.now(),
 		},
-		Cause:    req.Cause,
-		UsageKey: key,
-		At:       s.now(),
+		Cause:     req.Cause,
+		UsageKey:  key,
+		At:        s.now(),
+		Catalogue: cat,
 	}
-	res, err := s.captureNamed(ctx, in, v)
-	if err != nil {
-		return CaptureOutcome{}, err
-	}
-	s.feed.Publish(Change{Kind: ChangeCapture, Procedure: res.Procedure.Name, CodeHash: a.CodeHash})
-	suggestion := s.captureSuggestion(ctx, res, v)
-	return CaptureOutcome{Procedure: res.Procedure, CodeHash: a.CodeHash, Created: res.Created, VersionCreated: res.VersionCreated, Counted: res.Counted,
-		Suggestion: suggestion, Lifted: lifted, Warnings: liftWarnings}, nil
+	return p, nil
 }
 
 // captureSuggestion is the Suggestion of a capture that stored res, and

@@ -155,6 +155,10 @@ const (
 	// ReasonSignatureMismatch is the conflict reason of a capture under a
 	// name that a procedure of another signature holds.
 	ReasonSignatureMismatch = "signature_mismatch"
+	// ReasonCatalogueChanged is the conflict reason of a capture prepared
+	// under a catalogue that is no longer the stored one
+	// (CaptureInput.Catalogue): nothing was written.
+	ReasonCatalogueChanged = "catalogue_changed"
 )
 
 // Decision is one audit record: who decided what about which code, and why.

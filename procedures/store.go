@@ -2,7 +2,10 @@ package procedures
 
 import (
 	"context"
+	"errors"
 	"time"
+
+	"github.com/procgraph/procgraph/fault"
 )
 
 // Store keeps the procedure graph. Every method is atomic: it either fully
@@ -174,6 +177,14 @@ type Store interface {
 //     cause has none) and linked to the procedure; the edge counts distinct
 //     usage keys, on succeeded captures.
 //   - Summary is kept as the procedure's summary when it has none.
+//   - Catalogue, when set, is the catalogue the capture was prepared under
+//     (its literals lifted, its name chosen, its answer to be decorated):
+//     unless the stored catalogue is that one (by revision) when the write
+//     reads it, nothing is written and the answer is CatalogueChanged (the
+//     service reads the catalogue and prepares the capture again). The
+//     check is part of the capture's own transaction or statement: an
+//     instance never captures under a catalogue it read before a change
+//     that committed, its own or another instance's (docs/adr/0040).
 type CaptureInput struct {
 	Name      string
 	Signature []string
@@ -181,6 +192,21 @@ type CaptureInput struct {
 	Cause     *CauseInput
 	UsageKey  string
 	At        time.Time
+	Catalogue *Catalogue
+}
+
+// CatalogueChanged is a store's answer to a capture whose
+// CaptureInput.Catalogue is no longer the stored catalogue: CodeConflict,
+// reason ReasonCatalogueChanged. Nothing was written.
+func CatalogueChanged() error {
+	return fault.Errorf(fault.CodeConflict, "the catalogue changed while the capture was prepared; send it again").
+		WithDetails("reason", ReasonCatalogueChanged)
+}
+
+// IsCatalogueChanged reports whether err is CatalogueChanged.
+func IsCatalogueChanged(err error) bool {
+	var e *fault.Error
+	return errors.As(err, &e) && e.Code == fault.CodeConflict && e.Details["reason"] == ReasonCatalogueChanged
 }
 
 // CauseInput names a cause in a capture.

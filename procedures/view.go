@@ -46,8 +46,10 @@ func (s *Service) holdCatalogue(cat *Catalogue) {
 }
 
 // heldCatalogue is the catalogue this service read last, nil before the
-// first read: a capture that read it after its write and could not read it
-// again decorates its answer with it (Capture).
+// first read: a capture of a plain signature is prepared under it, which
+// the capture's write checks is still the stored one
+// (CaptureInput.Catalogue), and a capture that could not read the
+// catalogue again after its write decorates its answer with it (Capture).
 func (s *Service) heldCatalogue() *Catalogue { return s.held.Load() }
 
 // viewOf is newView over the catalogue cat, already read.

@@ -142,14 +142,26 @@ func cmdCapture(ctx context.Context, args []string, s stdio) int {
 		Created        bool                 `json:"created"`
 		VersionCreated bool                 `json:"version_created"`
 		Counted        bool                 `json:"counted"`
-		Lifted         []procedures.Lifted  `json:"lifted"`
-		Warnings       []procedures.Warning `json:"warnings"`
+		// Version is the version stored (nil for a use).
+		Version  *procedures.CapturedVersion `json:"version"`
+		Lifted   []procedures.Lifted         `json:"lifted"`
+		Warnings []procedures.Warning        `json:"warnings"`
 	}
 	return newClient(ctx).call(ctx, cl, s, "POST", "/v1/procedures", nil, body, &out, func(w io.Writer) {
 		p := out.Procedure
-		keyValues(w, "name", p.Name, "created", yesNo(out.Created), "version created", yesNo(out.VersionCreated),
-			"counted", yesNo(out.Counted), "frequency", strconv.FormatInt(p.Frequency, 10), "code hash", p.CodeHash,
-			"read-only", yesNo(p.ReadOnly), "exposed", yesNo(p.Exposed))
+		kv := []string{"name", p.Name, "created", yesNo(out.Created), "version created", yesNo(out.VersionCreated),
+			"counted", yesNo(out.Counted), "frequency", strconv.FormatInt(p.Frequency, 10)}
+		// The hash of the version this capture stored; the current
+		// version's beside it when that is another.
+		switch v := out.Version; {
+		case v == nil:
+			kv = append(kv, "code hash", p.CodeHash)
+		case v.Current:
+			kv = append(kv, "code hash", v.CodeHash, "current", yesNo(true))
+		default:
+			kv = append(kv, "code hash", v.CodeHash, "current", yesNo(false), "current version", p.CodeHash)
+		}
+		keyValues(w, append(kv, "read-only", yesNo(p.ReadOnly), "exposed", yesNo(p.Exposed))...)
 		printLifted(w, out.Lifted, out.Warnings)
 	})
 }

@@ -49,6 +49,20 @@ CALL {
   WHERE locked > 0
   RETURN collect(coalesce(cat.revision, '')) AS revisions
 }
+// The catalogue the capture was prepared under (its literals lifted, its
+// name chosen): $catalogue, the revisions the catalogue node reads as when
+// it is that one (null checks nothing). Unless it is the stored one, the
+// statement returns no row and writes nothing but the lock, and
+// Store.Capture answers catalogue_changed (procedures.CaptureInput). One
+// seek of the unique Catalogue node, after the lock: no round trip of its
+// own (docs/adr/0038).
+CALL {
+  WITH revisions
+  OPTIONAL MATCH (cur:Catalogue {id: 'current'})
+  RETURN coalesce(cur.revision, '') AS stored
+}
+WITH existing, revisions, stored
+WHERE $catalogue IS NULL OR stored IN $catalogue
 WITH existing IS NOT NULL OR $class IS NULL OR
      (revisions[0] IN $class.revisions AND NOT EXISTS { (:Procedure)-[:CALLS]->(:Tool {name: $name}) }) AS go
 WHERE go

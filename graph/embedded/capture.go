@@ -73,6 +73,9 @@ func (s *Store) Capture(ctx context.Context, in procedures.CaptureInput) (proced
 	err := s.write(ctx, func(tx *bolt.Tx) error {
 		var err error
 		docs = searchDocs{}
+		if err := sameCatalogue(tx, in.Catalogue); err != nil {
+			return err
+		}
 		if res, err = captureTx(tx, &in); err != nil {
 			return err
 		}
@@ -87,6 +90,23 @@ func (s *Store) Capture(ctx context.Context, in procedures.CaptureInput) (proced
 	}
 	s.indexDocs(&docs)
 	return res, nil
+}
+
+// sameCatalogue is nil when cat is nil or the catalogue stored in tx (by
+// revision), else procedures.CatalogueChanged: a capture prepared under
+// cat is written under it (procedures.CaptureInput.Catalogue).
+func sameCatalogue(tx *bolt.Tx, cat *procedures.Catalogue) error {
+	if cat == nil {
+		return nil
+	}
+	stored, err := catalogueIn(tx)
+	if err != nil {
+		return err
+	}
+	if stored.Revision != cat.Revision {
+		return procedures.CatalogueChanged()
+	}
+	return nil
 }
 
 // CaptureBatch applies captures in one transaction, with Capture's rules: all

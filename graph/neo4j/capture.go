@@ -42,14 +42,13 @@ func (s *Store) Capture(ctx context.Context, in procedures.CaptureInput) (res pr
 		}
 	}()
 	for attempt := 1; attempt <= 2; attempt++ {
-		class, ok, err := s.heldClass(ctx, in)
+		class, held, ok, err := s.heldClass(ctx, in)
 		if err != nil {
 			return procedures.CaptureResult{}, err
 		}
 		if !ok {
 			break
 		}
-		held := s.catalogue.Load()
 		params["class"] = class
 		recs, err := query(ctx, s, "capture", neo4j.AccessModeWrite, "capture", params)
 		if err != nil {
@@ -63,17 +62,21 @@ func (s *Store) Capture(ctx context.Context, in procedures.CaptureInput) (res pr
 			res, err := captureResult(recs[0])
 			return res, s.mapError("capture", err)
 		}
-		// No row: the classification was stale, the new procedure has
-		// callers, or another signature holds the name. A catalogue
-		// another instance put since is read, so that this capture and
-		// the next ones classify with it; with the same catalogue, the
-		// transaction below answers.
+		// No row: the classification or the capture's catalogue was
+		// stale, the new procedure has callers, or another signature
+		// holds the name. A catalogue put since is read, so that this
+		// capture and the next ones classify with it; a capture prepared
+		// under another answers that it changed; with the same
+		// catalogue, the transaction below answers.
 		if attempt == 1 {
 			cat, err := s.Catalogue(ctx)
 			if err != nil {
 				return procedures.CaptureResult{}, err
 			}
-			if cat == held {
+			if in.Catalogue != nil && cat.Revision != in.Catalogue.Revision {
+				return procedures.CaptureResult{}, procedures.CatalogueChanged()
+			}
+			if cat.Revision == held.Revision {
 				break
 			}
 		}
@@ -86,7 +89,7 @@ func (s *Store) Capture(ctx context.Context, in procedures.CaptureInput) (res pr
 			return procedures.CaptureResult{}, err
 		}
 		if len(recs) == 0 {
-			return procedures.CaptureResult{}, signatureMismatch(in)
+			return procedures.CaptureResult{}, noCapture(ctx, tx, in)
 		}
 		if len(recs) != 1 {
 			return procedures.CaptureResult{}, errRows("capture", len(recs))
@@ -113,6 +116,27 @@ func (s *Store) Capture(ctx context.Context, in procedures.CaptureInput) (res pr
 	})
 }
 
+// noCapture is why capture.cypher, run in tx with $class null, returned
+// no row: the catalogue the capture was prepared under is no longer the
+// stored one (procedures.CatalogueChanged), else a procedure of another
+// signature holds the name.
+func noCapture(ctx context.Context, tx neo4j.ManagedTransaction, in procedures.CaptureInput) error {
+	if in.Catalogue != nil {
+		recs, err := collect(ctx, tx, "catalogue_since", map[string]any{"known_catalogue": in.Catalogue.Revision})
+		if err != nil {
+			return err
+		}
+		if len(recs) != 1 {
+			return errRows("catalogue_since", len(recs))
+		}
+		rev, _ := field(recs[0], "revision").(string)
+		if !sameCatalogue(in.Catalogue, rev) {
+			return procedures.CatalogueChanged()
+		}
+	}
+	return signatureMismatch(in)
+}
+
 // captureResult decodes the row of capture.cypher.
 func captureResult(rec *neo4j.Record) (procedures.CaptureResult, error) {
 	res := procedures.CaptureResult{
@@ -127,24 +151,26 @@ func captureResult(rec *neo4j.Record) (procedures.CaptureResult, error) {
 
 // heldClass returns the classification capture.cypher gives the procedure
 // of in if the capture creates it, computed (procedures.Reclassify) with
-// the catalogue the store holds (read when it holds none), as the
+// the catalogue the capture was prepared under (in.Catalogue), else the
+// one the store holds (read when it holds none), and that catalogue, as the
 // statement's $class parameter: the revisions the catalogue node reads as
 // when it is that catalogue (storedRevisions), read_only and problem. ok is false for a signature that names a procedure: its
 // classification depends on stored procedures, read in the transaction.
-func (s *Store) heldClass(ctx context.Context, in procedures.CaptureInput) (class map[string]any, ok bool, err error) {
+func (s *Store) heldClass(ctx context.Context, in procedures.CaptureInput) (class map[string]any, cat *procedures.Catalogue, ok bool, err error) {
 	if slices.ContainsFunc(in.Signature, procedures.IsProcName) {
-		return nil, false, nil
+		return nil, nil, false, nil
 	}
-	cat, err := s.heldCatalogue(ctx)
-	if err != nil {
-		return nil, false, err
+	if cat = in.Catalogue; cat == nil {
+		if cat, err = s.heldCatalogue(ctx); err != nil {
+			return nil, nil, false, err
+		}
 	}
 	cs, err := procedures.Reclassify(heldClasses{cat: cat, name: in.Name, signature: in.Signature}, []string{in.Name})
 	if err != nil {
-		return nil, false, err
+		return nil, nil, false, err
 	}
 	c := cs[in.Name]
-	return map[string]any{"revisions": stringList(storedRevisions(cat)), "read_only": c.ReadOnly, "problem": c.Problem}, true, nil
+	return map[string]any{"revisions": stringList(storedRevisions(cat)), "read_only": c.ReadOnly, "problem": c.Problem}, cat, true, nil
 }
 
 // heldClasses answers what classifying a new procedure whose signature
@@ -223,9 +249,20 @@ func captureParams(in procedures.CaptureInput) (map[string]any, error) {
 		"causeDescription": causeDesc,
 		"parts":            stringList(search.MergeParts(nil, procedures.SearchParts(in))),
 		"max":              search.MaxParts,
+		"catalogue":        catalogueParam(in.Catalogue),
 		"stripe":           catalogueStripe(in.Name),
 		"stripes":          catalogueStripes,
 	}, nil
+}
+
+// catalogueParam is capture.cypher's $catalogue: the revisions the
+// catalogue node reads as when cat is the stored catalogue, nil (nothing
+// checked) for no catalogue.
+func catalogueParam(cat *procedures.Catalogue) any {
+	if cat == nil {
+		return nil
+	}
+	return stringList(storedRevisions(cat))
 }
 
 // versionID is the key of a ProcedureVersion: unambiguous because code

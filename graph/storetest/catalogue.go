@@ -67,6 +67,60 @@ func testCatalogue(t *testing.T, newStore NewStore) {
 		requireEqual(t, "read-only tools", got.ReadOnlyTools(), []string{"search_jobs"})
 	})
 
+	t.Run("a capture prepared under another catalogue writes nothing", func(t *testing.T) {
+		s := newStore(t)
+		empty, err := s.Catalogue(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		under := func(in procedures.CaptureInput, cat *procedures.Catalogue) procedures.CaptureInput {
+			in.Catalogue = cat
+			return in
+		}
+		// Under the stored catalogue (none was put: the empty one).
+		MustCapture(t, s, under(In(sigAB, "h1", "k1", At(0)), empty))
+		put, err := procedures.NewCatalogue([]procedures.Tool{{Name: "tool_a", ReadOnly: true}, {Name: "tool_b", ReadOnly: true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.PutCatalogue(ctx, put); err != nil {
+			t.Fatal(err)
+		}
+		stale := []struct {
+			what string
+			in   procedures.CaptureInput
+		}{
+			{"an existing procedure", In(sigAB, "h2", "k2", At(1))},
+			{"a new procedure", In([]string{"c"}, "h3", "k3", At(2))},
+			{"a new procedure naming another", In([]string{"c", NameOf(sigAB...)}, "h4", "k4", At(3))},
+		}
+		for _, c := range stale {
+			_, err := s.Capture(ctx, under(c.in, empty))
+			if e := RequireCode(t, err, fault.CodeConflict); e.Details["reason"] != procedures.ReasonCatalogueChanged || !procedures.IsCatalogueChanged(err) {
+				t.Fatalf("%s under the replaced catalogue: details %v, want reason %s", c.what, e.Details, procedures.ReasonCatalogueChanged)
+			}
+		}
+		p := MustGet(t, s, NameOf(sigAB...))
+		if p.Frequency != 1 {
+			t.Errorf("frequency %d after refused captures, want 1", p.Frequency)
+		}
+		if vs, err := s.Versions(ctx, p.Name); err != nil || len(vs) != 1 {
+			t.Errorf("Versions = %+v, %v; want h1 only", vs, err)
+		}
+		for _, name := range []string{NameOf("c"), NameOf("c", NameOf(sigAB...))} {
+			if _, err := s.Get(ctx, name); fault.ErrorCode(err) != fault.CodeNotFound {
+				t.Errorf("Get(%s) = %v after a refused capture, want not found", name, err)
+			}
+		}
+		// Under the stored one, each is written.
+		for _, c := range stale {
+			MustCapture(t, s, under(c.in, put))
+		}
+		if p := MustGet(t, s, NameOf(sigAB...)); p.Frequency != 2 {
+			t.Errorf("frequency %d, want 2", p.Frequency)
+		}
+	})
+
 	t.Run("nil catalogue is invalid", func(t *testing.T) {
 		s := newStore(t)
 		RequireCode(t, s.PutCatalogue(ctx, nil), fault.CodeInvalid)
