@@ -1,4 +1,4 @@
-package neo4jstore
+package neo4j
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-// Package neo4jstore is the Neo4j implementation of procedures.Store.
+// Package neo4j is the Neo4j implementation of procedures.Store.
 //
 // Every statement it runs is a .cypher file of package cypher, run with
 // parameters in a managed transaction (session.ExecuteRead or ExecuteWrite,
@@ -30,7 +30,7 @@
 // without filters reads its page from the index in order. JSON-like values
 // (input_schema, metadata, warnings) are JSON strings; times are datetimes
 // in UTC at millisecond precision.
-package neo4jstore
+package neo4j
 
 import (
 	"context"
