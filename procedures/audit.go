@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/internal/fields"
 )
 
 // Bounds of an audit record's free text.
@@ -80,13 +81,13 @@ func CheckAudit(d Decision) error {
 			return auditBug("an allowed tool is not a name")
 		}
 	}
-	if len(d.Actor) > MaxKeyBytes || !isLine(d.Actor) {
+	if len(d.Actor) > MaxKeyBytes || !fields.IsLine(d.Actor) {
 		return auditBug("the actor is not one line of at most %d bytes", MaxKeyBytes)
 	}
 	if d.Session != "" && CheckSessionID(d.Session) != nil {
 		return auditBug("the session is not a session id")
 	}
-	if len(d.Suggestion) > MaxSuggestionBytes || !isLine(d.Suggestion) {
+	if len(d.Suggestion) > MaxSuggestionBytes || !fields.IsLine(d.Suggestion) {
 		return auditBug("the suggestion is not one line of at most %d bytes", MaxSuggestionBytes)
 	}
 	if len(d.Note) > MaxNoteBytes || !utf8.ValidString(d.Note) {
@@ -108,17 +109,8 @@ func auditBug(format string, args ...any) error {
 	return fault.Errorf(fault.CodeInternal, "the decision record breaks the audit rule: "+format, args...)
 }
 
-// isName reports whether s is one bounded name: valid UTF-8, no white
-// space, no control character.
+// isName reports whether s is one bounded name: a line (fields.IsLine)
+// without white space.
 func isName(s string) bool {
-	if s == "" || len(s) > MaxKeyBytes || !utf8.ValidString(s) {
-		return false
-	}
-	return strings.IndexFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) < 0
-}
-
-// isLine reports whether s is valid UTF-8 without control characters
-// (line breaks included).
-func isLine(s string) bool {
-	return utf8.ValidString(s) && strings.IndexFunc(s, unicode.IsControl) < 0
+	return s != "" && len(s) <= MaxKeyBytes && fields.IsLine(s) && strings.IndexFunc(s, unicode.IsSpace) < 0
 }

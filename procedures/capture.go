@@ -7,7 +7,6 @@ import (
 	"errors"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/fields"
@@ -380,12 +379,8 @@ func validateCapture(req *CaptureRequest) error {
 	if !req.Status.Valid() {
 		return fault.Errorf(fault.CodeInvalid, "status %q is not succeeded or failed", req.Status).WithDetails("field", "status")
 	}
-	checks := []struct {
-		field string
-		value string
-		max   int
-	}{
-		{"summary", req.Summary, MaxSummaryBytes},
+	if err := fields.Summary.CheckString(req.Summary); err != nil {
+		return err
 	}
 	if req.SessionID != "" {
 		if err := CheckSessionID(req.SessionID); err != nil {
@@ -400,24 +395,11 @@ func validateCapture(req *CaptureRequest) error {
 		if req.Cause.Name == "" {
 			return fault.Errorf(fault.CodeInvalid, "cause.name is required when cause is given").WithDetails("field", "cause.name")
 		}
-		checks = append(checks,
-			struct {
-				field string
-				value string
-				max   int
-			}{"cause.name", req.Cause.Name, MaxCauseNameBytes},
-			struct {
-				field string
-				value string
-				max   int
-			}{"cause.description", req.Cause.Description, MaxCauseDescBytes})
-	}
-	for _, c := range checks {
-		if len(c.value) > c.max {
-			return fault.Errorf(fault.CodeInvalid, "%s is longer than %d bytes", c.field, c.max).WithDetails("field", c.field)
+		if err := fields.CauseName.CheckStringAt("cause.name", req.Cause.Name); err != nil {
+			return err
 		}
-		if !utf8.ValidString(c.value) {
-			return fault.Errorf(fault.CodeInvalid, "%s is not valid UTF-8", c.field).WithDetails("field", c.field)
+		if err := fields.CauseDesc.CheckStringAt("cause.description", req.Cause.Description); err != nil {
+			return err
 		}
 	}
 	return nil

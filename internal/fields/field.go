@@ -215,6 +215,19 @@ func (f Field) CheckString(s string) error {
 	return f.checkString(f.Name, s)
 }
 
+// IsLine reports whether s is valid UTF-8 without a control character
+// (unicode.IsControl, line breaks included): the rule of NoControl, which
+// the audit rule applies to what a record names too.
+func IsLine(s string) bool {
+	return utf8.ValidString(s) && strings.IndexFunc(s, unicode.IsControl) < 0
+}
+
+// CheckStringAt is CheckString naming the field path in its error (a
+// field nested in another: "cause.name").
+func (f Field) CheckStringAt(path, s string) error {
+	return f.checkString(path, s)
+}
+
 func (f Field) checkString(path, s string) error {
 	bad := func(format string, args ...any) error {
 		return fault.Errorf(fault.CodeInvalid, "%s "+format, append([]any{path}, args...)...).WithDetails("field", path)
@@ -222,7 +235,7 @@ func (f Field) checkString(path, s string) error {
 	switch {
 	case s == "" && f.MinBytes > 0:
 		return bad("is required")
-	case f.NoControl && (f.MaxBytes > 0 && len(s) > f.MaxBytes || !utf8.ValidString(s) || strings.IndexFunc(s, unicode.IsControl) >= 0):
+	case f.NoControl && (f.MaxBytes > 0 && len(s) > f.MaxBytes || !IsLine(s)):
 		return bad("must be UTF-8 of at most %d bytes without control characters", f.MaxBytes)
 	case f.MaxBytes > 0 && len(s) > f.MaxBytes:
 		return bad("is longer than %d bytes", f.MaxBytes)
