@@ -5,9 +5,9 @@ func init() {
 		{
 			Name:     "neo4j/search-rank-drifts",
 			Why:      "search.cypher's score drifts from search.Score (log10 for ln): Neo4j pages and scores a search unlike the embedded store (docs/adr/0016)",
-			Edits:    []Edit{{Dir: "cypher/queries", Files: "search.cypher", Find: "log(1 + p.frequency)", Replace: "log10(1 + p.frequency)"}},
+			Edits:    []Edit{{Dir: "cypher/fragments", Files: "search_score.cypher", Find: "log(1 + p.frequency)", Replace: "log10(1 + p.frequency)"}},
 			Packages: []string{"./graph/neo4j"},
-			Tests:    []string{"TestStore/SearchRanking", "TestStore/Search"},
+			Tests:    []string{"TestSearchScoreIsGos", "TestStore/SearchRanking", "TestStore/Search"},
 		},
 		{
 			Name:     "procedures/current-any-success",
