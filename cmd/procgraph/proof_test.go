@@ -1,0 +1,159 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// fakeServer is another user's listener on a port a serve registered: it
+// records every header that reaches it and answers every request with a
+// fake approval list. Its proof header is what proof returns for the
+// request's challenge (nil: a made-up one).
+type fakeServer struct {
+	URL string
+
+	mu      sync.Mutex
+	auth    []string // Authorization headers that reached it
+	headers []string // every header value that reached it
+}
+
+func startFakeServer(t *testing.T, addr string, proof func(challenge string) string) *fakeServer {
+	t.Helper()
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatalf("taking the port %s serve left: %v", addr, err)
+	}
+	f := &fakeServer{URL: "http://" + ln.Addr().String()}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		if a := r.Header.Get("Authorization"); a != "" {
+			f.auth = append(f.auth, a)
+		}
+		for _, vs := range r.Header {
+			f.headers = append(f.headers, vs...)
+		}
+		f.mu.Unlock()
+		if c := r.Header.Get(challengeHeader); c != "" {
+			p := "bm90IGEgcHJvb2Y"
+			if proof != nil {
+				p = proof(c)
+			}
+			w.Header().Set(proofHeader, p)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"approvals":[{"id":"apr_fake","status":"pending","procedure":"FAKE"}],"next_cursor":""}`)
+	})}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return f
+}
+
+// sawToken reports whether tok reached f in any header.
+func (f *fakeServer) sawToken(tok string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, h := range f.headers {
+		if strings.Contains(h, tok) {
+			return true
+		}
+	}
+	return len(f.auth) > 0
+}
+
+// TestCLIProvesTheServerBeforeTheToken is the review's scenario: serve is
+// killed (its registry entry stays), another user listens on its port,
+// and the pid in the entry is reused by a process of the operator. The
+// CLI, given no token, sends the registered operator token only to a
+// server that proves it holds the per-start secret of the serve that
+// wrote the entry: the listener gets no Authorization header (nor the
+// token anywhere), the command fails saying so, and nothing is printed as
+// the listener's answer. A listener that relays the challenge to another
+// live serve of the same user (another start, another secret) fails the
+// same way. A token given explicitly is sent as before.
+func TestCLIProvesTheServerBeforeTheToken(t *testing.T) {
+	t.Chdir(t.TempDir())
+	data := filepath.Join(t.TempDir(), "p.db")
+	s := mustServe(t, serverOpts{Data: data, DefaultAuth: true})
+	ft := mustFirstTokens(t, data)
+	at := "PROCGRAPH_URL=" + s.URL
+	if code, out, errOut := cliProcess(t, []string{at}, "approvals", "list"); code != 0 {
+		t.Fatalf("approvals list against the serve that registered: exit %d\n%s%s", code, out, errOut)
+	}
+
+	// What a kill -9 leaves: the entry as serve wrote it.
+	dir, err := credentialsDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := strings.TrimPrefix(s.URL, "http://")
+	host, port, _ := net.SplitHostPort(addr)
+	entryFile := filepath.Join(dir, credentialKey(host, port)+".json")
+	b, err := os.ReadFile(entryFile)
+	if err != nil {
+		t.Fatalf("serve registered no entry: %v", err)
+	}
+	var entry map[string]any
+	if err := json.Unmarshal(b, &entry); err != nil {
+		t.Fatal(err)
+	}
+	s.Stop(t)
+
+	// The pid, reused by a process of the operator.
+	sleeper := exec.Command("sleep", "600")
+	if err := sleeper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sleeper.Process.Kill(); _ = sleeper.Wait() })
+	entry["pid"] = sleeper.Process.Pid
+	b, _ = json.Marshal(entry)
+	if err := os.WriteFile(entryFile, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	// Another live serve of the operator, another start: its proofs are
+	// not the dead serve's.
+	other := mustServe(t, serverOpts{Data: filepath.Join(t.TempDir(), "q.db"), DefaultAuth: true})
+	relay := func(challenge string) string {
+		req, _ := http.NewRequest("GET", other.URL+"/healthz", nil)
+		req.Header.Set(challengeHeader, challenge)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return ""
+		}
+		resp.Body.Close()
+		return resp.Header.Get(proofHeader)
+	}
+
+	fake := startFakeServer(t, addr, relay)
+	code, out, errOut := cliProcess(t, []string{at}, "approvals", "list")
+	if fake.sawToken(ft.operator) {
+		t.Fatalf("the operator token reached the listener on the dead serve's port:\n%v", fake.auth)
+	}
+	if code != 1 || !strings.Contains(errOut, "is not the serve that registered") || strings.Contains(out, "apr_fake") || strings.Contains(out, "FAKE") {
+		t.Fatalf("approvals list against another user's listener: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+
+	// An entry without a proof key (an older serve's) is not used.
+	delete(entry, "proof_key")
+	b, _ = json.Marshal(entry)
+	if err := os.WriteFile(entryFile, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut = cliProcess(t, []string{at}, "approvals", "list"); fake.sawToken(ft.operator) {
+		t.Fatalf("the token of an entry without a proof key was sent: exit %d\n%s%s", code, out, errOut)
+	}
+
+	// An explicit token is the caller's choice: sent as given.
+	code, out, errOut = cliProcess(t, []string{at, "PROCGRAPH_TOKEN=" + ft.agent}, "approvals", "list", "--json")
+	if code != 0 || !strings.Contains(out, "apr_fake") || !fake.sawToken(ft.agent) {
+		t.Fatalf("an explicit token: exit %d\n%s%s", code, out, errOut)
+	}
+}
