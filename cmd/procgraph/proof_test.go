@@ -141,6 +141,12 @@ func TestCLIProvesTheServerBeforeTheToken(t *testing.T) {
 		t.Fatalf("approvals list against another user's listener: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
 
+	// doctor's MCP check speaks through the same proof.
+	code, out, errOut = cliProcess(t, []string{at}, "doctor")
+	if fake.sawToken(ft.operator) {
+		t.Fatalf("doctor sent the operator token to the listener: exit %d\n%s%s", code, out, errOut)
+	}
+
 	// An entry without a proof key (an older serve's) is not used.
 	delete(entry, "proof_key")
 	b, _ = json.Marshal(entry)
