@@ -330,11 +330,16 @@ func yesNo(b bool) string {
 	return "no"
 }
 
-// compactJSON is v on one line, for a key: value field.
+// compactJSON is v on one line, for a key: value field: `<`, `>` and `&`
+// as they are (no HTML escapes, which the display escape would show as
+// \u005cu003c); what a terminal would act on is shown visibly where the
+// line is printed (keyValues).
 func compactJSON(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return fmt.Sprint(v)
 	}
-	return string(b)
+	return strings.TrimSuffix(b.String(), "\n")
 }

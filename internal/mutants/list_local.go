@@ -27,5 +27,12 @@ func init() {
 			Packages: []string{"./cmd/procgraph"},
 			Tests:    []string{"TestCLIProvesTheServerBeforeTheToken"},
 		},
+		{
+			Name:     "cmd/procgraph/html-escaped-values",
+			Why:      "the CLI's human output shows <, > and & as JSON's HTML escapes, which the display escape turns into \\u005cu003c",
+			Edits:    []Edit{{Dir: "cmd/procgraph", Find: "enc.SetEscapeHTML(false)\n\tif err := enc.Encode(v); err != nil {", Replace: "if err := enc.Encode(v); err != nil {"}},
+			Packages: []string{"./cmd/procgraph"},
+			Tests:    []string{"TestCLIShowsMarkupAsItIs"},
+		},
 	}...)
 }
