@@ -16,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/procgraph/procgraph/auth"
+	"github.com/procgraph/procgraph/internal/privfile"
 )
 
 // The first tokens (docs/design.md "Secure by default"): a serve that finds no
@@ -91,36 +92,37 @@ func ensureTokensFile(path string) (created bool, err error) {
 // linked into place: path appears whole or not at all, and an existing
 // path is never replaced (fs.ErrExist).
 func writeNewFile(path string, data []byte) error {
-	tmp, err := writeTemp(path, data)
+	tmp, made, err := writeTemp(path, data)
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp)
+	if err := privfile.Same(tmp, made); err != nil {
+		return err
+	}
 	return os.Link(tmp, path)
 }
 
 // writeSecretFile writes data to path, mode 0600, through a temporary
-// file renamed into place (replacing what was there).
+// file renamed into place (replacing what was there: a link at path is
+// replaced, never followed).
 func writeSecretFile(path string, data []byte) error {
-	tmp, err := writeTemp(path, data)
+	tmp, made, err := writeTemp(path, data)
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp)
-	return os.Rename(tmp, path)
+	return privfile.Rename(tmp, made, path)
 }
 
-// writeTemp writes data to a new 0600 file beside path, synced, and
-// returns its name.
-func writeTemp(path string, data []byte) (string, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), ".procgraph-*")
+// writeTemp writes data to a new private file beside path (privfile.Create:
+// exclusively, 0600), synced, and returns its name and what it is.
+func writeTemp(path string, data []byte) (string, os.FileInfo, error) {
+	f, made, err := privfile.Create(filepath.Dir(path), ".procgraph-*", 0o600)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	err = f.Chmod(0o600)
-	if err == nil {
-		_, err = f.Write(data)
-	}
+	_, err = f.Write(data)
 	if err == nil {
 		err = f.Sync()
 	}
@@ -129,26 +131,39 @@ func writeTemp(path string, data []byte) (string, error) {
 	}
 	if err != nil {
 		os.Remove(f.Name())
-		return "", err
+		return "", nil, err
 	}
-	return f.Name(), nil
+	return f.Name(), made, nil
 }
 
 // readSecretFile reads a token from a credential file, which must be a
-// regular file that only its owner may read or write (as ssh requires of
-// a private key): a token others can read is not used.
+// regular file of this user's that only its owner may read or write (as
+// ssh requires of a private key), opened without following a link: a
+// token others can read, or a file another user put or pointed there, is
+// not used.
 func readSecretFile(path string) (string, error) {
-	st, err := os.Stat(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, syscall.ELOOP) {
+		return "", fmt.Errorf("%s is a link: a credential file is read only as serve wrote it", path)
+	}
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	st, err := f.Stat()
 	if err != nil {
 		return "", err
 	}
 	if !st.Mode().IsRegular() {
 		return "", fmt.Errorf("%s is not a regular file", path)
 	}
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Getuid() {
+		return "", fmt.Errorf("%s belongs to another user (uid %d)", path, sys.Uid)
+	}
 	if st.Mode().Perm()&0o077 != 0 {
 		return "", fmt.Errorf("%s is readable by others (mode %v): chmod 600 it", path, st.Mode().Perm())
 	}
-	b, err := os.ReadFile(path)
+	b, err := io.ReadAll(io.LimitReader(f, 64<<10))
 	if err != nil {
 		return "", err
 	}

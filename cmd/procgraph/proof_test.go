@@ -88,6 +88,35 @@ func TestCLIProvesTheServerBeforeTheToken(t *testing.T) {
 		t.Fatalf("approvals list against the serve that registered: exit %d\n%s%s", code, out, errOut)
 	}
 
+	// The credential file is used only as serve wrote it: not through a
+	// link (to a copy elsewhere, which another user may have planted), and
+	// only when it is the user's own.
+	cred := filepath.Join(filepath.Dir(data), "procgraph-operator.token")
+	copied := filepath.Join(t.TempDir(), "copy.token")
+	if err := os.Rename(cred, copied); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(copied, cred); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := cliProcess(t, []string{at}, "approvals", "list"); code != 1 || !strings.Contains(errOut, "is a link") {
+		t.Fatalf("a credential file that is a link: exit %d\n%s%s", code, out, errOut)
+	}
+	if err := os.Rename(copied, cred); err != nil {
+		t.Fatal(err)
+	}
+	if os.Getuid() == 0 {
+		if err := os.Chown(cred, otherUID, otherUID); err != nil {
+			t.Fatal(err)
+		}
+		if code, out, errOut := cliProcess(t, []string{at}, "approvals", "list"); code != 1 || !strings.Contains(errOut, "belongs to another user") {
+			t.Fatalf("a credential file of another user: exit %d\n%s%s", code, out, errOut)
+		}
+		if err := os.Chown(cred, 0, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+
 	// What a kill -9 leaves: the entry as serve wrote it.
 	dir, err := credentialsDir()
 	if err != nil {

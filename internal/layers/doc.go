@@ -20,6 +20,7 @@ var Layers = map[string]int{
 	"internal/storewrap":           0,
 	"internal/findorder":           0,
 	"internal/golden":              0,
+	"internal/privfile":            0,
 	"cypher":                       0,
 	"ui":                           0,
 	"testcontainers":               0,

@@ -34,5 +34,48 @@ func init() {
 			Packages: []string{"./cmd/procgraph"},
 			Tests:    []string{"TestCLIShowsMarkupAsItIs"},
 		},
+		{
+			Name: "compact/temp-follows-planted-link",
+			Why:  "compact writes its copy at the predictable .NAME.compact, following a link another user planted there",
+			Edits: []Edit{{Dir: "graph/embedded", Find: `f, made, err := privfile.Create(filepath.Dir(path), "."+filepath.Base(path)+".compact-*", info.Mode().Perm())`,
+				Replace: `f, err := os.OpenFile(filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".compact"), os.O_RDWR|os.O_CREATE, info.Mode().Perm()); var made os.FileInfo; if err == nil { made, err = f.Stat() }`}},
+			Packages: []string{"./cmd/procgraph"},
+			Tests:    []string{"TestCompactIgnoresAPlantedLink"},
+		},
+		{
+			Name:     "privfile/create-not-exclusive",
+			Why:      "a private temporary file is opened with O_CREATE but without O_EXCL at a predictable name, through whatever link is there",
+			Edits:    []Edit{{Dir: "internal/privfile", Find: "f, err := os.CreateTemp(dir, pattern)", Replace: `f, err := os.OpenFile(filepath.Join(dir, strings.TrimSuffix(pattern, "-*")), os.O_RDWR|os.O_CREATE, 0o600)`}, {Dir: "internal/privfile", Find: `"path/filepath"`, Replace: `"path/filepath"; "strings"`}},
+			Packages: []string{"./internal/privfile"},
+			Tests:    []string{"TestCreateNeverOpensWhatExists"},
+		},
+		{
+			Name:     "privfile/open-follows-link",
+			Why:      "bbolt reopens the private file through a link",
+			Edits:    []Edit{{Dir: "internal/privfile", Find: "(flag&^os.O_CREATE)|syscall.O_NOFOLLOW", Replace: "flag|0*syscall.O_NOFOLLOW"}},
+			Packages: []string{"./internal/privfile"},
+			Tests:    []string{"TestCreateNeverOpensWhatExists"},
+		},
+		{
+			Name:     "privfile/rename-unchecked",
+			Why:      "a temporary file replaced while it was written (a link, another file) is renamed into place",
+			Edits:    []Edit{{Dir: "internal/privfile", Find: "if err := Same(tmp, made); err != nil {", Replace: "if err := Same(tmp, made); err != nil && false {"}},
+			Packages: []string{"./internal/privfile"},
+			Tests:    []string{"TestRenameChecksTheFileWritten"},
+		},
+		{
+			Name:     "credfile/follows-link",
+			Why:      "the CLI reads the operator credential file through a link (to a file another user chose)",
+			Edits:    []Edit{{Dir: "cmd/procgraph", Find: "os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK", Replace: "os.O_RDONLY|syscall.O_NONBLOCK"}},
+			Packages: []string{"./cmd/procgraph"},
+			Tests:    []string{"TestCLIProvesTheServerBeforeTheToken"},
+		},
+		{
+			Name:     "credfile/any-owner",
+			Why:      "the CLI uses a credential file another user owns (root runs the test; skipped otherwise)",
+			Edits:    []Edit{{Dir: "cmd/procgraph", Find: "ok && int(sys.Uid) != os.Getuid() {", Replace: "ok && false {"}},
+			Packages: []string{"./cmd/procgraph"},
+			Tests:    []string{"TestCLIProvesTheServerBeforeTheToken"},
+		},
 	}...)
 }
