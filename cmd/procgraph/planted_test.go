@@ -22,6 +22,23 @@ const otherUID = 65534
 // It skips the test unless it runs as root.
 func asOtherUser(t *testing.T, args ...string) (int, string) {
 	t.Helper()
+	cmd := otherUserCommand(t, nil, args...)
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), buf.String()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return 0, buf.String()
+}
+
+// otherUserCommand is this test binary (a copy otherUID may execute) as a
+// command of otherUID with the CLI's environment and env: as procgraph,
+// or in the mode env asks for. It skips the test unless it runs as root.
+func otherUserCommand(t *testing.T, env []string, args ...string) *exec.Cmd {
+	t.Helper()
 	if os.Getuid() != 0 {
 		t.Skip("needs root: the store's owner and the user who plants a link are two users")
 	}
@@ -47,18 +64,10 @@ func asOtherUser(t *testing.T, args ...string) (int, string) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(cp, args...)
-	cmd.Env = []string{runMainEnv + "=1", "PATH=" + os.Getenv("PATH"), "HOME=" + dir, "XDG_CONFIG_HOME=" + dir}
+	cmd.Env = append([]string{runMainEnv + "=1", "PATH=" + os.Getenv("PATH"), "HOME=" + dir, "XDG_CONFIG_HOME=" + dir}, env...)
 	cmd.Dir = dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: otherUID, Gid: otherUID}}
-	var buf bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &buf, &buf
-	err = cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		return ee.ExitCode(), buf.String()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return 0, buf.String()
+	return cmd
 }
 
 // sharedDir is a new directory of mode perm (1777: a shared sticky

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -190,5 +192,105 @@ func TestCLIProvesTheServerBeforeTheToken(t *testing.T) {
 	code, out, errOut = cliProcess(t, []string{at, "PROCGRAPH_TOKEN=" + ft.agent}, "approvals", "list", "--json")
 	if code != 0 || !strings.Contains(out, "apr_fake") || !fake.sawToken(ft.agent) {
 		t.Fatalf("an explicit token: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// fakeListenerEnv makes this test binary, run as another user, the fake
+// listener of TestCLIProvesTheServerToAnotherUser: it listens on the
+// address given, says "ready" on stdout, and appends every header that
+// reaches it to the file in fakeRecordEnv.
+const (
+	fakeListenerEnv = "PROCGRAPH_TEST_FAKE_LISTENER"
+	fakeRecordEnv   = "PROCGRAPH_TEST_FAKE_RECORD"
+)
+
+func init() {
+	addr := os.Getenv(fakeListenerEnv)
+	if addr == "" {
+		return
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Println("listen:", err)
+		os.Exit(1)
+	}
+	fmt.Println("ready")
+	_ = http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if f, err := os.OpenFile(os.Getenv(fakeRecordEnv), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600); err == nil {
+			_ = r.Header.Write(f)
+			_ = f.Close()
+		}
+		if r.Header.Get(challengeHeader) != "" {
+			w.Header().Set(proofHeader, "bm90IGEgcHJvb2Y")
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"approvals":[{"id":"apr_fake","status":"pending","procedure":"FAKE"}],"next_cursor":""}`)
+	}))
+	os.Exit(1)
+}
+
+// TestCLIProvesTheServerToAnotherUser is the review's scenario with two
+// real users: the operator's serve is gone (its entry left, its pid
+// reused by a process of the operator), and another user (nobody) listens
+// on its port. The operator's CLI sends that user nothing of the token.
+func TestCLIProvesTheServerToAnotherUser(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root: the operator and the user who takes the port are two users")
+	}
+	t.Chdir(t.TempDir())
+	data := filepath.Join(t.TempDir(), "p.db")
+	s := mustServe(t, serverOpts{Data: data, DefaultAuth: true})
+	ft := mustFirstTokens(t, data)
+	dir, err := credentialsDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := strings.TrimPrefix(s.URL, "http://")
+	host, port, _ := net.SplitHostPort(addr)
+	entryFile := filepath.Join(dir, credentialKey(host, port)+".json")
+	b, err := os.ReadFile(entryFile)
+	if err != nil {
+		t.Fatalf("serve registered no entry: %v", err)
+	}
+	var entry map[string]any
+	if err := json.Unmarshal(b, &entry); err != nil {
+		t.Fatal(err)
+	}
+	s.Stop(t)
+	sleeper := exec.Command("sleep", "600")
+	if err := sleeper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sleeper.Process.Kill(); _ = sleeper.Wait() })
+	entry["pid"] = sleeper.Process.Pid
+	b, _ = json.Marshal(entry)
+	if err := os.WriteFile(entryFile, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	record := filepath.Join(sharedDir(t, 0o777), "record")
+	other := otherUserCommand(t, []string{fakeListenerEnv + "=" + addr, fakeRecordEnv + "=" + record})
+	stdout, err := other.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = other.Process.Kill(); _ = other.Wait() })
+	if line, _ := bufio.NewReader(stdout).ReadString('\n'); line != "ready\n" {
+		t.Fatalf("the other user's listener: %q", line)
+	}
+
+	code, out, errOut := cliProcess(t, []string{"PROCGRAPH_URL=" + s.URL}, "approvals", "list")
+	got, _ := os.ReadFile(record)
+	if strings.Contains(string(got), ft.operator) || strings.Contains(string(got), "Authorization") {
+		t.Fatalf("the other user's listener got the operator token:\n%s", got)
+	}
+	if !strings.Contains(string(got), challengeHeader) {
+		t.Fatalf("the listener saw no challenge (was it reached?):\n%s", got)
+	}
+	if code != 1 || !strings.Contains(errOut, "is not the serve that registered") || strings.Contains(out, "apr_fake") {
+		t.Fatalf("approvals list against another user's listener: exit %d\n%s%s", code, out, errOut)
 	}
 }

@@ -11,7 +11,7 @@ func init() {
 			Why:      "the CLI sends the operator token it found in the registry on any connection: a listener on a dead serve's port gets it",
 			Edits:    []Edit{{Dir: "cmd/procgraph", Find: "if proven != nil {", Replace: "if false {"}},
 			Packages: []string{"./cmd/procgraph"},
-			Tests:    []string{"TestCLIProvesTheServerBeforeTheToken"},
+			Tests:    []string{"TestCLIProvesTheServerBeforeTheToken", "TestCLIProvesTheServerToAnotherUser"},
 		},
 		{
 			Name:     "credproof/proof-not-checked",
