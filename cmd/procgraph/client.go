@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -20,7 +21,7 @@ import (
 // client talks to a procgraph server: PROCGRAPH_URL (default
 // http://127.0.0.1:8474) with PROCGRAPH_TOKEN as the bearer token, else
 // the operator token a serve on this machine registered for that URL
-// (findCredential).
+// (findCredential), sent only to a server that proves it is that serve.
 type client struct {
 	base  string
 	token string
@@ -40,7 +41,11 @@ func newClient(ctx context.Context) *client {
 func newClientAt(ctx context.Context, base string) *client {
 	c := &client{base: strings.TrimRight(base, "/"), token: getenv(ctx, "PROCGRAPH_TOKEN"), http: &http.Client{Timeout: 2 * time.Minute}}
 	if c.token == "" {
-		c.token, c.noToken = findCredential(c.base)
+		var proven http.RoundTripper
+		c.token, proven, c.noToken = findCredential(c.base)
+		if proven != nil {
+			c.http.Transport = proven
+		}
 	}
 	return c
 }
@@ -173,6 +178,9 @@ func (c *client) send(ctx context.Context, hc *http.Client, method, path string,
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
+		if np := (*notProvenError)(nil); errors.As(err, &np) {
+			return nil, np
+		}
 		return nil, fmt.Errorf("cannot reach procgraph at %s: %v", c.base, err)
 	}
 	if resp.StatusCode < 400 {
@@ -322,11 +330,16 @@ func yesNo(b bool) string {
 	return "no"
 }
 
-// compactJSON is v on one line, for a key: value field.
+// compactJSON is v on one line, for a key: value field: `<`, `>` and `&`
+// as they are (no HTML escapes, which the display escape would show as
+// \u005cu003c); what a terminal would act on is shown visibly where the
+// line is printed (keyValues).
 func compactJSON(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return fmt.Sprint(v)
 	}
-	return string(b)
+	return strings.TrimSuffix(b.String(), "\n")
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/procgraph/procgraph/auth"
+	"github.com/procgraph/procgraph/internal/privfile"
 )
 
 // The first tokens (docs/design.md "Secure by default"): a serve that finds no
@@ -90,36 +92,37 @@ func ensureTokensFile(path string) (created bool, err error) {
 // linked into place: path appears whole or not at all, and an existing
 // path is never replaced (fs.ErrExist).
 func writeNewFile(path string, data []byte) error {
-	tmp, err := writeTemp(path, data)
+	tmp, made, err := writeTemp(path, data)
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp)
+	if err := privfile.Same(tmp, made); err != nil {
+		return err
+	}
 	return os.Link(tmp, path)
 }
 
 // writeSecretFile writes data to path, mode 0600, through a temporary
-// file renamed into place (replacing what was there).
+// file renamed into place (replacing what was there: a link at path is
+// replaced, never followed).
 func writeSecretFile(path string, data []byte) error {
-	tmp, err := writeTemp(path, data)
+	tmp, made, err := writeTemp(path, data)
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp)
-	return os.Rename(tmp, path)
+	return privfile.Rename(tmp, made, path)
 }
 
-// writeTemp writes data to a new 0600 file beside path, synced, and
-// returns its name.
-func writeTemp(path string, data []byte) (string, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), ".procgraph-*")
+// writeTemp writes data to a new private file beside path (privfile.Create:
+// exclusively, 0600), synced, and returns its name and what it is.
+func writeTemp(path string, data []byte) (string, os.FileInfo, error) {
+	f, made, err := privfile.Create(filepath.Dir(path), ".procgraph-*", 0o600)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	err = f.Chmod(0o600)
-	if err == nil {
-		_, err = f.Write(data)
-	}
+	_, err = f.Write(data)
 	if err == nil {
 		err = f.Sync()
 	}
@@ -128,26 +131,39 @@ func writeTemp(path string, data []byte) (string, error) {
 	}
 	if err != nil {
 		os.Remove(f.Name())
-		return "", err
+		return "", nil, err
 	}
-	return f.Name(), nil
+	return f.Name(), made, nil
 }
 
 // readSecretFile reads a token from a credential file, which must be a
-// regular file that only its owner may read or write (as ssh requires of
-// a private key): a token others can read is not used.
+// regular file of this user's that only its owner may read or write (as
+// ssh requires of a private key), opened without following a link: a
+// token others can read, or a file another user put or pointed there, is
+// not used.
 func readSecretFile(path string) (string, error) {
-	st, err := os.Stat(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, syscall.ELOOP) {
+		return "", fmt.Errorf("%s is a link: a credential file is read only as serve wrote it", path)
+	}
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	st, err := f.Stat()
 	if err != nil {
 		return "", err
 	}
 	if !st.Mode().IsRegular() {
 		return "", fmt.Errorf("%s is not a regular file", path)
 	}
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Getuid() {
+		return "", fmt.Errorf("%s belongs to another user (uid %d)", path, sys.Uid)
+	}
 	if st.Mode().Perm()&0o077 != 0 {
 		return "", fmt.Errorf("%s is readable by others (mode %v): chmod 600 it", path, st.Mode().Perm())
 	}
-	b, err := os.ReadFile(path)
+	b, err := io.ReadAll(io.LimitReader(f, 64<<10))
 	if err != nil {
 		return "", err
 	}
@@ -162,23 +178,25 @@ func readSecretFile(path string) (string, error) {
 
 // A serve whose operator credential file exists registers it in the
 // user's config directory, keyed by the address it serves
-// (credentialsDir/HOST_PORT.json holds {"url", "token_file"}: where the
-// token is, never the token), and removes the entry when it stops. A
-// client command given no PROCGRAPH_TOKEN looks its PROCGRAPH_URL up there
-// and sends the token from that file. The config directory is the user's
-// own, so another user's server cannot plant an entry; a stale entry
-// (a serve that crashed) is harmless unless another process takes the
-// port, the same exposure as a PROCGRAPH_TOKEN exported in a shell.
+// (credentialsDir/HOST_PORT.json holds {"url", "token_file", "pid",
+// "proof_key"}: where the token is, never the token), and removes the
+// entry when it stops. A client command given no PROCGRAPH_TOKEN looks its
+// PROCGRAPH_URL up there and sends the token from that file, only on
+// connections whose server proved it holds the entry's proof key
+// (proof.go): the config directory is the user's own, so another user's
+// server cannot plant an entry, and the entry of a serve that died (a
+// kill -9 leaves it) hands nothing to whatever listens on its port next.
 
 // credentialEntry is one registered server: where it serves, where its
-// operator token is, and the serve process (a client uses the entry only
-// while that process runs as the client's own user: the entry of a serve
-// that crashed does not hand the token to whatever listens on its port
-// next).
+// operator token is, the serve process (an entry whose process no longer
+// runs as the client's own user is not used) and the proof key of that
+// start of serve, which the server must prove it holds before the token
+// is sent (provenTransport).
 type credentialEntry struct {
 	URL       string `json:"url"`
 	TokenFile string `json:"token_file"`
 	PID       int    `json:"pid"`
+	ProofKey  string `json:"proof_key"`
 }
 
 // credentialsDir is where servers register: $XDG_CONFIG_HOME/procgraph/servers
@@ -203,9 +221,10 @@ func credentialKey(host, port string) string {
 }
 
 // registerCredential records tokenFile as the operator credential of the
-// server listening at addr; it returns the function that removes the entry
-// again (when it still names tokenFile).
-func registerCredential(addr, serverURL, tokenFile string) (unregister func() error, err error) {
+// server listening at addr, which answers challenges with proofKey; it
+// returns the function that removes the entry again (when it still names
+// tokenFile).
+func registerCredential(addr, serverURL, tokenFile, proofKey string) (unregister func() error, err error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, err
@@ -218,7 +237,7 @@ func registerCredential(addr, serverURL, tokenFile string) (unregister func() er
 		return nil, err
 	}
 	path := filepath.Join(dir, credentialKey(host, port)+".json")
-	b, err := json.Marshal(credentialEntry{URL: serverURL, TokenFile: tokenFile, PID: os.Getpid()})
+	b, err := json.Marshal(credentialEntry{URL: serverURL, TokenFile: tokenFile, PID: os.Getpid(), ProofKey: proofKey})
 	if err != nil {
 		return nil, err
 	}
@@ -249,12 +268,13 @@ func readCredentialEntry(path string) (credentialEntry, error) {
 }
 
 // findCredential returns the operator token a serve on this machine
-// registered for base (PROCGRAPH_URL), or "" with the reason when there is
-// none to use (no entry is not an error: the reason is "").
-func findCredential(base string) (token string, why error) {
+// registered for base (PROCGRAPH_URL) with the transport that sends it
+// only to that serve (provenTransport), or "" with the reason when there
+// is none to use (no entry is not an error: the reason is "").
+func findCredential(base string) (token string, tr http.RoundTripper, why error) {
 	u, err := url.Parse(base)
 	if err != nil || u.Host == "" {
-		return "", nil
+		return "", nil, nil
 	}
 	port := u.Port()
 	if port == "" {
@@ -262,23 +282,31 @@ func findCredential(base string) (token string, why error) {
 	}
 	dir, err := credentialsDir()
 	if err != nil {
-		return "", nil
+		return "", nil, nil
 	}
-	e, err := readCredentialEntry(filepath.Join(dir, credentialKey(u.Hostname(), port)+".json"))
+	path := filepath.Join(dir, credentialKey(u.Hostname(), port)+".json")
+	e, err := readCredentialEntry(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", nil
+		return "", nil, nil
 	}
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if !ownProcess(e.PID) {
-		return "", fmt.Errorf("the serve that registered %s (pid %d) no longer runs", base, e.PID)
+		return "", nil, fmt.Errorf("the serve that registered %s (pid %d) no longer runs", base, e.PID)
+	}
+	if u.Scheme != "http" {
+		return "", nil, fmt.Errorf("the serve registered for %s serves http, not %s", base, u.Scheme)
+	}
+	proven, err := provenTransport(e.ProofKey, path)
+	if err != nil {
+		return "", nil, fmt.Errorf("the entry registered for %s cannot be proved (%v): restart that serve", base, err)
 	}
 	tok, err := readSecretFile(e.TokenFile)
 	if err != nil {
-		return "", fmt.Errorf("the operator credential registered for %s: %v", base, err)
+		return "", nil, fmt.Errorf("the operator credential registered for %s: %v", base, err)
 	}
-	return tok, nil
+	return tok, proven, nil
 }
 
 // ownProcess reports whether pid is a running process of this user, by
@@ -345,7 +373,7 @@ func (m *Main) announceAuth() {
 	}
 	switch {
 	case err == nil:
-		unregister, rerr := registerCredential(m.ln.Addr().String(), base, opFile)
+		unregister, rerr := registerCredential(m.ln.Addr().String(), base, opFile, m.proofKey)
 		if rerr != nil {
 			m.Logger.Warn().Err(rerr).Msg("auth: the CLI on this machine will not find the operator token (set PROCGRAPH_TOKEN)")
 			fmt.Fprintf(w, "  CLI:     export PROCGRAPH_URL=%s PROCGRAPH_TOKEN=$(cat %s)\n", base, opFile)

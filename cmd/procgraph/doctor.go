@@ -289,7 +289,7 @@ func dialURL(ctx context.Context, rawURL string) error {
 func doctorMCP(ctx context.Context, c *client, path string) check {
 	ctx, cancel := context.WithTimeout(ctx, doctorTimeout)
 	defer cancel()
-	hc := &http.Client{Transport: bearerTransport{token: c.token}}
+	hc := &http.Client{Transport: bearerTransport{token: c.token, next: c.http.Transport}}
 	cl := mcp.NewClient(&mcp.Implementation{Name: "procgraph-doctor", Version: buildinfo.Version()}, nil)
 	cs, err := cl.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: c.base + path, HTTPClient: hc, DisableStandaloneSSE: true, MaxRetries: -1}, nil)
 	if err != nil {
@@ -316,13 +316,21 @@ func doctorMCP(ctx context.Context, c *client, path string) check {
 	return check{"mcp", checkOK, fmt.Sprintf("%s (%s): %d tools; procgraph %s, protocol %s", path, what, len(tools.Tools), version, cmp.Or(res.ProtocolVersion, "?"))}
 }
 
-// bearerTransport adds the bearer token to each request.
-type bearerTransport struct{ token string }
+// bearerTransport adds the bearer token to each request and sends it with
+// next: the client's transport, which proves the server before it sends a
+// credential it found (provenTransport); nil is http.DefaultTransport.
+type bearerTransport struct {
+	token string
+	next  http.RoundTripper
+}
 
 func (t bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if t.token != "" {
 		r = r.Clone(r.Context())
 		r.Header.Set("Authorization", "Bearer "+t.token)
+	}
+	if t.next != nil {
+		return t.next.RoundTrip(r)
 	}
 	return http.DefaultTransport.RoundTrip(r)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/graph/embedded"
+	"github.com/procgraph/procgraph/internal/privfile"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -160,8 +161,10 @@ func exportThroughServer(ctx context.Context, s stdio, path string, opts dump.Du
 	return 0
 }
 
-// outputFile is where a command writes: stdout, or path through a
-// temporary file renamed into place by commit(nil) (removed on an error).
+// outputFile is where a command writes: stdout, or path through a private
+// temporary file beside it (privfile: created exclusively, 0600), renamed
+// into place by commit(nil) once it is still the file written (removed on
+// an error).
 func outputFile(path string, stdout io.Writer) (io.Writer, func(error) error, error) {
 	return outputFileThen(path, stdout, nil)
 }
@@ -173,7 +176,7 @@ func outputFileThen(path string, stdout io.Writer, finish func(tmp string) error
 	if path == "" {
 		return stdout, func(err error) error { return err }, nil
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	f, made, err := privfile.Create(filepath.Dir(path), "."+filepath.Base(path)+".*", 0o600)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -188,7 +191,7 @@ func outputFileThen(path string, stdout io.Writer, finish func(tmp string) error
 			err = finish(f.Name())
 		}
 		if err == nil {
-			err = os.Rename(f.Name(), path)
+			err = privfile.Rename(f.Name(), made, path)
 		}
 		if err != nil {
 			_ = os.Remove(f.Name())

@@ -8,18 +8,20 @@ import (
 	"net/url"
 	"strconv"
 
+	ptext "github.com/procgraph/procgraph/internal/text"
 	"github.com/procgraph/procgraph/procedures"
 )
 
 // printLifted prints what a capture lifted into parameters and why
-// literals that could have been were not.
+// literals that could have been were not, each line visibly (the example
+// and the names come from the code an agent wrote).
 func printLifted(w io.Writer, lifted []procedures.Lifted, warnings []procedures.Warning) {
 	for _, l := range lifted {
-		ex, _ := json.Marshal(l.Example)
-		fmt.Fprintf(w, "lifted: line %d, column %d: tools.%s(%s=…) -> parameter %s (example %s)\n", l.Line, l.Column, l.Tool, l.Argument, l.Parameter, ex)
+		fmt.Fprintf(w, "lifted: %s\n", ptext.VisibleLine(fmt.Sprintf("line %d, column %d: tools.%s(%s=…) -> parameter %s (example %s)",
+			l.Line, l.Column, l.Tool, l.Argument, l.Parameter, compactJSON(l.Example))))
 	}
 	for _, m := range warnings {
-		fmt.Fprintf(w, "warning: %s\n", m.Message)
+		fmt.Fprintf(w, "warning: %s\n", ptext.VisibleLine(m.Message))
 	}
 }
 

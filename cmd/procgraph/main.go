@@ -64,8 +64,11 @@ type Main struct {
 	authOn  bool
 	// tokensCreated: this start created the tokens file (ensureTokensFile).
 	tokensCreated bool
-	close         sync.Once
-	err           error
+	// proofKey is this start's proof key (proof.go): the server answers
+	// challenges with it, and registers it with the operator credential.
+	proofKey string
+	close    sync.Once
+	err      error
 	// svc and gate are the service and turn gate being served (tests
 	// reach the admission bounds they hold through them).
 	svc  *procedures.Service
@@ -92,13 +95,16 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
+	if m.proofKey, err = newProofKey(); err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", m.Config.Addr)
 	if err != nil {
 		return fmt.Errorf("--addr %s: %v", m.Config.Addr, err)
 	}
 	m.ln = ln
 	m.server = &http.Server{
-		Handler:           handler,
+		Handler:           answerChallenges(m.proofKey, handler),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      5 * time.Minute,

@@ -251,7 +251,7 @@ func TestCLIFindsTheOperatorToken(t *testing.T) {
 		t.Fatalf("procedures list: exit %d %s", code, errOut)
 	}
 	s.Stop(t)
-	if tok, why := findCredential(s.URL); tok != "" || why != nil {
+	if tok, _, why := findCredential(s.URL); tok != "" || why != nil {
 		t.Fatalf("a stopped serve's credential is still found: %q %v", tok, why)
 	}
 
@@ -269,7 +269,7 @@ func TestCLIFindsTheOperatorToken(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, credentialKey(host, port)+".json"), entry, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if tok, why := findCredential(s.URL); tok != "" || why == nil || !strings.Contains(why.Error(), "no longer runs") {
+	if tok, _, why := findCredential(s.URL); tok != "" || why == nil || !strings.Contains(why.Error(), "no longer runs") {
 		t.Fatalf("a dead serve's entry: %q %v", tok, why)
 	}
 }

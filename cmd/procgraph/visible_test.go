@@ -205,3 +205,38 @@ func TestMCPReviewVisible(t *testing.T) {
 		}
 	}
 }
+
+// TestCLIShowsMarkupAsItIs: `<`, `>` and `&` in what the CLI shows (a
+// summary, a cause, code, a replay's result, a turn's arguments) are
+// printed as they are, not as JSON's HTML escapes (\u003c, which the
+// display escape would then show as \u005cu003c); the display escape
+// still shows a control character in the same value.
+func TestCLIShowsMarkupAsItIs(t *testing.T) {
+	up := mustUpstream(t)
+	s := mustServe(t, serverOpts{Upstream: up})
+	env := map[string]string{"PROCGRAPH_URL": s.URL}
+	const markup = "<b>&amp;</b>"
+	code := "x = tools.get_task_jobs_summary(task_id=1)\nreturn {\"html\": \"" + markup + "\", \"esc\": \"\\x1b\"}"
+	out := s.mustCapture(t, map[string]any{"code": code, "summary": "sum " + markup,
+		"cause": map[string]any{"name": "cause " + markup, "description": "desc " + markup}}, nil)
+	name := procOf(t, out)["name"].(string)
+	if c, _, errOut := runMainWith(t, env, "autorun", "grant", name, "--reason", "reviewed "+markup); c != 0 {
+		t.Fatal(errOut)
+	}
+	for _, args := range [][]string{
+		{"procedures", "show", name}, {"causes"}, {"causes", "cause " + markup}, {"decisions"},
+		{"invoke", name, "--phase", "interactive", "--arg", "task_id=1"},
+	} {
+		c, stdout, stderr := runMainWith(t, env, args...)
+		if c != 0 || !strings.Contains(stdout, markup) || strings.Contains(stdout, `\u003c`) || strings.Contains(stdout, `\u0026`) {
+			t.Errorf("%q (exit %d) does not show %s as it is:\n%s%s", args, c, markup, stdout, stderr)
+		}
+		if i := strings.IndexFunc(stdout, ptext.Hidden); i >= 0 {
+			t.Errorf("%q printed %U raw:\n%q", args, []rune(stdout[i:])[0], stdout)
+		}
+	}
+	_, stdout, _ := runMainWith(t, env, "invoke", name, "--phase", "interactive", "--arg", "task_id=1")
+	if !strings.Contains(stdout, `"esc":"\u005cu001b"`) {
+		t.Errorf("the result's control character is not shown escaped:\n%s", stdout)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/internal/privfile"
 )
 
 // CompactFill is how full Compact leaves the pages it writes: about what
@@ -35,8 +36,9 @@ type Compacted struct {
 // prune: thousands at 100k procedures), and every later commit copies and
 // writes their list (docs/benchmarks.md, BenchmarkRequestGrowth). Every
 // bucket, key, value and sequence is copied as it is, the pages
-// CompactFill full, into a file beside it that replaces path once complete
-// and synced: whole or not at all. The search index beside the file stays
+// CompactFill full, into a private file beside it (privfile: created
+// exclusively, never through a link) that replaces path once complete and
+// synced: whole or not at all. The search index beside the file stays
 // valid (the copy keeps its generation). The store must be closed: Compact
 // holds the file's lock throughout (CodeUnavailable when a server holds it,
 // after lockTimeout).
@@ -60,21 +62,32 @@ func Compact(ctx context.Context, path string, lockTimeout time.Duration) (Compa
 		return Compacted{}, err
 	}
 	out := Compacted{BytesBefore: info.Size(), FreePagesBefore: src.Stats().FreePageN}
-	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".compact")
-	_ = os.Remove(tmp) // a copy an interrupted run left
-	dst, err := bolt.Open(tmp, info.Mode().Perm(), boltOptions(lockTimeout, false))
-	if err != nil {
-		return Compacted{}, fault.Errorf(fault.CodeUnavailable, "embedded store %s: the copy %s cannot be made: %v", path, tmp, err)
+	f, made, err := privfile.Create(filepath.Dir(path), "."+filepath.Base(path)+".compact-*", info.Mode().Perm())
+	if err == nil {
+		if err = f.Close(); err != nil {
+			_ = os.Remove(f.Name())
+		}
 	}
-	err = copyBuckets(ctx, dst, src)
-	if cerr := dst.Close(); err == nil {
-		err = cerr
+	if err != nil {
+		return Compacted{}, fault.Errorf(fault.CodeUnavailable, "embedded store %s: the copy cannot be made: %v", path, err)
+	}
+	opts := boltOptions(lockTimeout, false)
+	opts.OpenFile = privfile.OpenMade
+	tmp := f.Name()
+	dst, err := bolt.Open(tmp, info.Mode().Perm(), opts)
+	if err == nil {
+		err = copyBuckets(ctx, dst, src)
+		if cerr := dst.Close(); err == nil {
+			err = cerr
+		}
 	}
 	if err == nil {
-		err = os.Rename(tmp, path)
+		err = privfile.Rename(tmp, made, path)
 	}
 	if err != nil {
-		_ = os.Remove(tmp)
+		if rerr := os.Remove(tmp); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
+			err = fmt.Errorf("%v (the copy %s is left: %v)", err, tmp, rerr)
+		}
 		if fe := (*fault.Error)(nil); errors.As(err, &fe) {
 			return Compacted{}, err
 		}

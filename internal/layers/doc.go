@@ -22,6 +22,7 @@ var Layers = map[string]int{
 	"internal/golden":              0,
 	"internal/telemetry":           0,
 	"internal/telemetry/otlptest":  0,
+	"internal/privfile":            0,
 	"cypher":                       0,
 	"ui":                           0,
 	"testcontainers":               0,

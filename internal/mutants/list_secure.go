@@ -35,7 +35,7 @@ func init() {
 		{
 			Name:     "secure/tokens-file-mode",
 			Why:      "the created tokens and credential files are readable by others",
-			Edits:    []Edit{{Dir: "cmd/procgraph", Find: "err = f.Chmod(0o600)", Replace: "err = f.Chmod(0o644)"}},
+			Edits:    []Edit{{Dir: "cmd/procgraph", Find: `privfile.Create(filepath.Dir(path), ".procgraph-*", 0o600)`, Replace: `privfile.Create(filepath.Dir(path), ".procgraph-*", 0o644)`}},
 			Packages: []string{"./cmd/procgraph"},
 			Tests:    []string{"TestFirstStartCreatesTokens"},
 		},
