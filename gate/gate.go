@@ -61,6 +61,10 @@ type Options struct {
 	// as failed (TurnRecord.RunLost); DefaultRunGrace when 0.
 	// It must cover the difference between instances' replay timeouts.
 	RunGrace time.Duration
+	// OnTurn, when set, is told of each change of a stored turn this gate
+	// made (pending, approved, rejected, expired, cancelled, running,
+	// done), after it committed: what notifies people. It must not block.
+	OnTurn func(Turn)
 }
 
 // Gate is the turn gate (docs/design.md "The turn gate"): it decides each turn
@@ -670,6 +674,9 @@ func (g *Gate) transition(ctx context.Context, next TurnRecord, from []TurnStatu
 // write committed), so the console's approval queue follows without polling.
 func (g *Gate) published(t Turn) {
 	g.svc.Changes().Publish(procedures.Change{Kind: procedures.ChangeApproval, Turn: t.ID, CodeHash: t.CodeHash})
+	if g.opts.OnTurn != nil {
+		g.opts.OnTurn(t)
+	}
 }
 
 func requester(cur *TurnRecord, actor string) error {

@@ -20,6 +20,7 @@ var Layers = map[string]int{
 	"internal/storewrap":           0,
 	"internal/findorder":           0,
 	"internal/golden":              0,
+	"notify":                       0,
 	"internal/telemetry":           0,
 	"internal/telemetry/otlptest":  0,
 	"internal/privfile":            0,
