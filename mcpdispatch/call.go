@@ -29,6 +29,17 @@ func (d *Dispatcher) Dispatch(ctx context.Context, tool string, args map[string]
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, d.opts.CallTimeout)
 	defer cancel()
+	if d.slots != nil {
+		select {
+		case d.slots <- struct{}{}:
+			defer func() { <-d.slots }()
+		case <-ctx.Done():
+			if e := d.deadline(parent, ctx, tool); e != nil {
+				return nil, e
+			}
+			return nil, ctx.Err()
+		}
+	}
 	for attempt := 0; ; attempt++ {
 		s, err := d.sessionFor(ctx)
 		if err != nil {
@@ -222,6 +233,9 @@ func (l *lineLogger) Write(p []byte) (int, error) {
 	}
 }
 
+// emit logs one line, bounded and escaped (text.VisibleLine: a control
+// character or an invalid byte cannot forge a record or a line).
 func (l *lineLogger) emit(line []byte) {
-	l.log.Info().Str("upstream", l.cmd).Str("stderr", text.Bounded(strings.TrimRight(string(line), "\r"), maxStderrLine)).Msg("upstream MCP command")
+	s := text.Bounded(strings.TrimRight(string(line), "\r"), maxStderrLine)
+	l.log.Info().Str("upstream", l.cmd).Str("stderr", text.VisibleLine(s)).Msg("upstream MCP command")
 }

@@ -22,19 +22,25 @@ func TestImport(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if len(skipped) != 1 || skipped[0].Name != "bad-name" {
+				if len(skipped) != 0 {
 					t.Fatalf("skipped %+v", skipped)
 				}
 				byName := map[string]procedures.Tool{}
 				for _, tool := range tools {
 					byName[tool.Name] = tool
 				}
-				if len(byName) != 8 {
+				if len(byName) != 10 {
 					t.Fatalf("imported %d tools: %+v", len(byName), tools)
 				}
 				gj := byName["get_jobs"]
 				if gj.Description != "test tool get_jobs" || gj.InputSchema["type"] != "object" || gj.InputSchema["properties"] == nil {
 					t.Fatalf("get_jobs %+v", gj)
+				}
+				// Kebab-case names are called by their mapped name.
+				for name, wire := range map[string]string{"bad_name": "bad-name", "get_sum": "get-sum", "get_jobs": "get_jobs"} {
+					if got := byName[name]; got.UpstreamName != wire || got.Server != "" {
+						t.Errorf("%s: upstream_name %q server %q, want %q and none", name, got.UpstreamName, got.Server, wire)
+					}
 				}
 				type cls struct{ ro, ext bool }
 				want := map[string]cls{"get_jobs": {true, false}, "fetch_logs": {true, true}, "kill_job": {false, true}, "fail_job": {false, true}}
@@ -73,10 +79,10 @@ func TestImportCatalogueJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ro := c.ReadOnlyTools(); strings.Join(ro, ",") != "fetch_logs,get_jobs,greet,pid,sleep" {
+	if ro := c.ReadOnlyTools(); strings.Join(ro, ",") != "fetch_logs,get_jobs,get_sum,greet,pid,sleep" {
 		t.Fatalf("read-only tools %v", ro)
 	}
-	if !strings.Contains(warn.String(), `skipped tool "bad-name"`) {
+	if warn.Len() != 0 {
 		t.Fatalf("warnings %q", warn.String())
 	}
 	if err := ImportCatalogueJSON(context.Background(), &out, &warn, Source{}, true); err == nil {
