@@ -131,7 +131,7 @@ func CatalogueOf(servers []Listed) ([]procedures.Tool, []Skipped, error) {
 			seen[t.Name] = true
 			who := fmt.Sprintf("tool %q of %s", t.Name, serverLabel(srv.Server))
 			if first, dup := owner[name]; dup {
-				return nil, skipped, fmt.Errorf("%s and %s both map to the catalogue name %q: rename one with the server's \"prefix\"", first, who, name)
+				return nil, skipped, collision(first, who, name)
 			}
 			owner[name] = who
 			ct := procedures.Tool{Name: name, Description: t.Description, ExternalAccess: true, InputSchema: schemaMap(t.InputSchema),
@@ -150,6 +150,11 @@ func CatalogueOf(servers []Listed) ([]procedures.Tool, []Skipped, error) {
 		return nil, skipped, fmt.Errorf("the listed tools are not a valid catalogue: %v", fault.ErrorMessage(err))
 	}
 	return c.Tools, skipped, nil
+}
+
+// collision is the error of two tools mapping to one catalogue name.
+func collision(first, second, name string) error {
+	return fmt.Errorf("%s and %s both map to the catalogue name %q: rename one with the server's \"prefix\"", first, second, name)
 }
 
 // serverLabel names a server in messages.
