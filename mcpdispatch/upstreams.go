@@ -467,11 +467,11 @@ func (u Upstream) source(opts Options) Source {
 		}
 	}
 	if len(u.Command) > 0 && len(u.Env) > 0 {
-		env := opts.Env
-		if env == nil {
-			env = childEnv(os.Environ())
+		base := opts.Env
+		if base == nil {
+			base = childEnv(os.Environ())
 		}
-		opts.Env = withEnv(env, u.Env)
+		opts.Env = withEnv(base, u.Env)
 	}
 	return Source{URL: u.URL, Command: u.Command, Options: opts}
 }
