@@ -144,7 +144,7 @@ func TestOpenUpstreamsRefusesWhatCannotWork(t *testing.T) {
 // warnings, escaped.
 func TestImportUpstreamsJSON(t *testing.T) {
 	bin := stdioServer(t)
-	ups := []Upstream{{Key: "jobs", Command: []string{bin}, Prefix: "jobs", TrustAnnotations: true},
+	ups := []Upstream{{Key: "jobs", Command: []string{bin}, Prefix: "jobs", TrustAnnotations: true, Env: map[string]string{"MCPTEST_STDERR": "starting \x1b[31mred"}},
 		{Key: "math", Command: []string{bin}, Prefix: "m"}}
 	var out, warn bytes.Buffer
 	if err := ImportUpstreamsJSON(context.Background(), &out, &warn, ups, Options{}); err != nil {
@@ -170,6 +170,9 @@ func TestImportUpstreamsJSON(t *testing.T) {
 	}
 	if tl, _ := c.Tool("jobs__get_sum"); tl.Server != "jobs" || !tl.ReadOnly {
 		t.Fatalf("jobs__get_sum %+v", tl)
+	}
+	if !strings.Contains(warn.String(), "server jobs: starting \\u001b[31mred\n") {
+		t.Fatalf("the server's stderr, escaped, is not in the warnings: %q", warn.String())
 	}
 
 	// One server that cannot be listed fails the import, by name.

@@ -183,9 +183,15 @@ func schemaMap(s any) map[string]any {
 
 // ImportCatalogueJSON is `procgraph tools import`: it imports src's tools
 // and writes {"tools": [...]} to w — a catalogue file for `serve --tools`
-// or a body for PUT /v1/tools — and one line per skipped tool to warn.
+// or a body for PUT /v1/tools — and one line per skipped tool, and per line
+// a command server writes on its standard error, to warn.
 // The catalogue is validated as the server would; an invalid one is an error.
 func ImportCatalogueJSON(ctx context.Context, w, warn io.Writer, src Source, trustAnnotations bool) error {
+	if src.Options.Stderr == nil && warn != nil && len(src.Command) > 0 {
+		// What the server says on its way up (or down) is what explains a
+		// failed import: shown, escaped, not thrown away.
+		src.Options.Stderr = &prefixedLines{w: warn, prefix: "server: "}
+	}
 	tools, skipped, err := Import(ctx, src, trustAnnotations)
 	warnSkipped(warn, skipped)
 	if err != nil {

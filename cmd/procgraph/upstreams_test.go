@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // writeUpstreams writes an upstreams file of servers (key → its object).
@@ -50,7 +51,7 @@ func TestTwoUpstreamsThroughMain(t *testing.T) {
 	dir := t.TempDir()
 	jobsCalls, mathCalls := filepath.Join(dir, "jobs.jsonl"), filepath.Join(dir, "math.jsonl")
 	file := writeUpstreams(t, map[string]any{
-		"jobs": map[string]any{"command": bin, "env": map[string]string{"MCPTEST_RECORD": jobsCalls, "MCPTEST_NAME": "jobs"}, "trust_annotations": true},
+		"jobs": map[string]any{"command": bin, "env": map[string]string{"MCPTEST_RECORD": jobsCalls, "MCPTEST_NAME": "jobs", "MCPTEST_STDERR": "jobs \u202eready"}, "trust_annotations": true},
 		"math": map[string]any{"command": bin, "env": map[string]string{"MCPTEST_RECORD": mathCalls, "MCPTEST_NAME": "math"}, "trust_annotations": true, "prefix": "m"},
 	})
 
@@ -88,6 +89,13 @@ func TestTwoUpstreamsThroughMain(t *testing.T) {
 	for _, key := range []string{"jobs", "math"} {
 		if !strings.Contains(s.logs.String(), `"server":"`+key+`","tools":10,`) {
 			t.Fatalf("no start logged for %s:\n%s", key, s.logs.String())
+		}
+	}
+	// The server's stderr is in the log, escaped, with its key (copied from
+	// its pipe as it comes: waited for).
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(s.logs.String(), `"server":"jobs","upstream":"`+bin+`","stderr":"jobs \\u202eready"`); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the jobs server's stderr is not logged, escaped, by its key:\n%s", s.logs.String())
 		}
 	}
 	name := mustCaptureName(t, s, "a = tools.jobs__get_jobs(task_id=task_id)\nb = tools.m__get_sum(a=task_id, b=2)\nreturn [a, b]\n", "u1")
