@@ -131,6 +131,13 @@ func TestTwoUpstreamsThroughMain(t *testing.T) {
 	if !found {
 		t.Fatalf("GET /v1/tools lost m__get_sum's route: %v", listed)
 	}
+	// PUT takes the routes as they were listed; a route that is not one is refused.
+	mustStatus(t, s.send(t, req{Method: "PUT", Path: "/v1/tools", Body: map[string]any{"tools": listed["tools"]}}), 200)
+	for _, bad := range []map[string]any{{"name": "x", "server": "a b"}, {"name": "x", "upstream_name": "a\nb"}, {"name": "get-sum"}} {
+		if r := s.send(t, req{Method: "PUT", Path: "/v1/tools", Body: map[string]any{"tools": []any{bad}}}); r.Status != 400 && r.Status != 422 {
+			t.Fatalf("PUT %v: %d %s", bad, r.Status, r.Body)
+		}
+	}
 }
 
 // TestUpstreamsRefuseToStart: two tools that map to one name refuse the
