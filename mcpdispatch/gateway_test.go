@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/mcpdispatch/internal/mcptest"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -197,4 +200,46 @@ func TestPrefixedLines(t *testing.T) {
 	if len(lines[2]) > maxStderrLine+64 {
 		t.Fatalf("a line of %d bytes", len(lines[2]))
 	}
+}
+
+// BenchmarkGatewayRoute is what routing adds to a call: the catalogue read
+// (the embedded store's, 300 tools of three servers) and the lookup; the
+// server is a stub that answers at once.
+func BenchmarkGatewayRoute(b *testing.B) {
+	st, err := embedded.Open(filepath.Join(b.TempDir(), "procgraph.db"), embedded.Options{NoSync: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = st.Close() })
+	svc := procedures.NewService(st, procedures.Options{})
+	var tools []procedures.Tool
+	stub := CallerFunc(func(context.Context, string, map[string]any) (any, error) { return nil, nil })
+	servers := map[string]Caller{}
+	for _, key := range []string{"fs", "git", "everything"} {
+		servers[key] = stub
+		for i := range 100 {
+			up := fmt.Sprintf("tool-%d", i)
+			name, _ := ToolName(key, up)
+			tools = append(tools, procedures.Tool{Name: name, Server: key, UpstreamName: up, InputSchema: map[string]any{"type": "object"}})
+		}
+	}
+	if _, err := svc.PutCatalogue(context.Background(), tools, "bench"); err != nil {
+		b.Fatal(err)
+	}
+	g := NewGateway(servers, svc.Catalogue)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := g.Dispatch(ctx, "git__tool_42", nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// CallerFunc adapts a function to a Caller.
+type CallerFunc func(ctx context.Context, tool string, args map[string]any) (any, error)
+
+// Dispatch calls f.
+func (f CallerFunc) Dispatch(ctx context.Context, tool string, args map[string]any) (any, error) {
+	return f(ctx, tool, args)
 }
