@@ -34,15 +34,17 @@ const longMarker = "___"
 //
 // The name depends on prefix and tool only, never on the other tools or
 // servers configured. Names that map alike are caught where a catalogue
-// is built (CatalogueOf), never resolved by order. An empty name, and a
-// name that starts with proc__ (the procedures' prefix), are errors.
+// is built (CatalogueOf), never resolved by order. An empty tool name, and
+// a name that starts with proc__ (the procedures' prefix), are errors.
 func ToolName(prefix, tool string) (string, error) {
+	if tool == "" {
+		// An empty upstream_name means the catalogue name: it could not be
+		// sent as it is.
+		return "", fmt.Errorf("the tool has no name")
+	}
 	raw := tool
 	if prefix != "" {
 		raw = prefix + "__" + tool
-	}
-	if raw == "" {
-		return "", fmt.Errorf("the tool has no name")
 	}
 	var b strings.Builder
 	for i, r := range raw {
