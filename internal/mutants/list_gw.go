@@ -55,6 +55,20 @@ func init() {
 			Tests:    []string{"TestParseUpstreamsRefuses"},
 		},
 		{
+			Name:     "graph/neo4j/catalogue-drops-route",
+			Why:      "Neo4j does not keep a tool's server: after a restart its calls go to the unnamed server or fail",
+			Edits:    []Edit{{Dir: "cypher/queries", Files: "catalogue_put.cypher", Find: "    t.server = tool.server,\n", Replace: ""}},
+			Packages: []string{"./graph/neo4j"},
+			Tests:    []string{"TestStore/Catalogue/put_replaces_and_round_trips"},
+		},
+		{
+			Name:     "graph/neo4j/catalogue-keeps-old-route",
+			Why:      "Neo4j keeps a route a new catalogue took away from a tool it still lists: its calls keep going to the old server",
+			Edits:    []Edit{{Dir: "cypher/queries", Files: "catalogue_put.cypher", Find: "    t.server = tool.server,\n", Replace: "    t.server = coalesce(tool.server, t.server),\n"}},
+			Packages: []string{"./graph/neo4j"},
+			Tests:    []string{"TestStore/Catalogue/put_replaces_and_round_trips"},
+		},
+		{
 			Name:     "cmd/repeated-flag-last-wins",
 			Why:      "a single-value flag given twice keeps the last value (--upstream-mcp-command twice silently drops the first server)",
 			Edits:    []Edit{{Dir: "cmd/procgraph", Find: "func (o *once) Set(v string) error {\n\tif o.given {", Replace: "func (o *once) Set(v string) error {\n\tif false {"}},
