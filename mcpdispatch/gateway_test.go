@@ -243,3 +243,31 @@ type CallerFunc func(ctx context.Context, tool string, args map[string]any) (any
 func (f CallerFunc) Dispatch(ctx context.Context, tool string, args map[string]any) (any, error) {
 	return f(ctx, tool, args)
 }
+
+// TestServerOptions: a server's max_concurrency holds a call back until a
+// slot is free (abandoned with its caller, never sent), and its
+// protocol_version is the revision offered.
+func TestServerOptions(t *testing.T) {
+	u := newUpstream(t, "http")
+	d := u.dispatcher(t, Options{MaxConcurrency: 1, ProtocolVersion: "2025-06-18"})
+	d.slots <- struct{}{} // the one slot is taken
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if _, err := d.Dispatch(ctx, "get_jobs", nil); err == nil || !strings.Contains(err.Error(), "abandoned") {
+		t.Fatalf("a call without a slot: %v", err)
+	}
+	if n := len(u.rec.Calls()); n != 0 {
+		t.Fatalf("a call without a slot reached the server (%d calls)", n)
+	}
+	<-d.slots
+	if _, err := d.Dispatch(context.Background(), "get_jobs", nil); err != nil {
+		t.Fatal(err)
+	}
+	s, err := d.Session(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := s.InitializeResult().ProtocolVersion; v != "2025-06-18" {
+		t.Fatalf("negotiated %s", v)
+	}
+}
