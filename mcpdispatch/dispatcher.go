@@ -346,22 +346,19 @@ func (d *Dispatcher) Supervise(ctx context.Context) {
 		if errors.Is(err, ErrClosed) || ctx.Err() != nil {
 			return
 		}
-		wait := d.lost
+		var retry <-chan time.Time // after a failure: when its backoff ends
 		var timer *time.Timer
 		if err != nil {
 			d.mu.Lock()
-			retry := time.Until(d.retryAt)
+			wait := max(time.Until(d.retryAt), d.opts.MinBackoff)
 			d.mu.Unlock()
-			timer = time.NewTimer(max(retry, d.opts.MinBackoff))
-		}
-		var tick <-chan time.Time
-		if timer != nil {
-			tick = timer.C
+			timer = time.NewTimer(wait)
+			retry = timer.C
 		}
 		select {
 		case <-ctx.Done():
-		case <-wait:
-		case <-tick:
+		case <-d.lost:
+		case <-retry:
 		}
 		if timer != nil {
 			timer.Stop()
@@ -389,6 +386,10 @@ func (d *Dispatcher) Close() error {
 	s := d.session
 	d.session = nil
 	d.mu.Unlock()
+	select { // Supervise ends
+	case d.lost <- struct{}{}:
+	default:
+	}
 	if s != nil {
 		return s.Close()
 	}

@@ -271,3 +271,42 @@ func TestServerOptions(t *testing.T) {
 		t.Fatalf("negotiated %s", v)
 	}
 }
+
+// TestSupervisedCommandRestarts: a supervised command server that exits is
+// started again without waiting for a call; the other server's session is
+// untouched.
+func TestSupervisedCommandRestarts(t *testing.T) {
+	bin := stdioServer(t)
+	ups := []Upstream{{Key: "a", Command: []string{bin}}, {Key: "b", Command: []string{bin}}}
+	g, ds, err := OpenUpstreams(context.Background(), ups, GatewayOptions{Supervise: true,
+		Base: Options{MinBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = g.Close() })
+	for key, err := range Connect(context.Background(), ds) {
+		if err != nil {
+			t.Fatalf("%s: %v", key, err)
+		}
+	}
+	session := func(key string) *mcp.ClientSession {
+		ds[key].mu.Lock()
+		defer ds[key].mu.Unlock()
+		return ds[key].session
+	}
+	a, b := session("a"), session("b")
+	if _, err := ds["a"].Dispatch(context.Background(), "crash", nil); err == nil {
+		t.Fatal("crash answered")
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if s := session("a"); s != nil && s != a {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the crashed server was not started again")
+		}
+	}
+	if session("b") != b {
+		t.Fatal("the other server's session changed")
+	}
+}
