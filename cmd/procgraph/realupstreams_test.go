@@ -31,6 +31,9 @@ func realUpstreams(t *testing.T) map[string][]string {
 	if err != nil {
 		requireSDK(t, "node is not on PATH; "+install)
 	}
+	if _, err := exec.LookPath("git"); err != nil {
+		requireSDK(t, "git is not on PATH (mcp-server-git needs it)")
+	}
 	servers := map[string][]string{
 		"everything": {node, filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")},
 		"fs":         {node, filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js")},
