@@ -46,5 +46,6 @@
 //
 // A command server's standard error goes to the log (or, for an import,
 // the warnings) line by line, bounded to 2 KiB and escaped
-// (text.VisibleLine), with the server's key.
+// (text.VisibleLine), with the server's key; the log takes at most 100
+// lines a minute and counts the rest.
 package mcpdispatch

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rs/zerolog"
 
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/mcpdispatch/internal/mcptest"
@@ -308,5 +309,28 @@ func TestSupervisedCommandRestarts(t *testing.T) {
 	}
 	if session("b") != b {
 		t.Fatal("the other server's session changed")
+	}
+}
+
+// TestStderrBudget: a server's stderr is logged at most 100 lines a
+// minute, escaped, with its key; the rest is counted and the count logged.
+func TestStderrBudget(t *testing.T) {
+	var out bytes.Buffer
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	l := &lineLogger{log: zerolog.New(&out).With().Str("server", "fs").Logger(), cmd: "npx", now: func() time.Time { return clock }}
+	for i := range 150 {
+		fmt.Fprintf(l, "line %d \x1b[2J\n", i)
+	}
+	clock = clock.Add(time.Minute)
+	fmt.Fprintf(l, "next minute\n")
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 102 {
+		t.Fatalf("%d records", len(lines))
+	}
+	if !strings.Contains(lines[0], `"server":"fs","upstream":"npx","stderr":"line 0 \\u001b[2J"`) {
+		t.Fatalf("first record %s", lines[0])
+	}
+	if !strings.Contains(lines[100], `"dropped":50`) || !strings.Contains(lines[101], `"stderr":"next minute"`) {
+		t.Fatalf("records 100 and 101: %s %s", lines[100], lines[101])
 	}
 }
