@@ -112,11 +112,23 @@ type catalogueAnswer struct {
 }
 
 func (a *catalogueAnswer) print(w io.Writer) {
+	routed := false // a catalogue of several servers shows where each tool is called
+	for _, t := range a.Tools {
+		routed = routed || t.Server != "" || t.UpstreamName != ""
+	}
 	var rows [][]string
 	for _, t := range a.Tools {
-		rows = append(rows, []string{t.Name, yesNo(t.ReadOnly), yesNo(t.ExternalAccess), t.Description})
+		if routed {
+			rows = append(rows, []string{t.Name, t.Server, t.WireName(), yesNo(t.ReadOnly), yesNo(t.ExternalAccess), t.Description})
+		} else {
+			rows = append(rows, []string{t.Name, yesNo(t.ReadOnly), yesNo(t.ExternalAccess), t.Description})
+		}
 	}
-	table(w, "NAME\tREAD-ONLY\tEXTERNAL\tDESCRIPTION", rows)
+	header := "NAME\tREAD-ONLY\tEXTERNAL\tDESCRIPTION"
+	if routed {
+		header = "NAME\tSERVER\tUPSTREAM NAME\tREAD-ONLY\tEXTERNAL\tDESCRIPTION"
+	}
+	table(w, header, rows)
 	fmt.Fprintf(w, "%d tools, revision %s\n", len(a.Tools), a.Revision)
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -130,6 +131,14 @@ func TestTwoUpstreamsThroughMain(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("GET /v1/tools lost m__get_sum's route: %v", listed)
+	}
+	// `procgraph tools get` shows where each tool is called.
+	code, tout, terr := runMainWith(t, map[string]string{"PROCGRAPH_URL": s.URL}, "tools", "get")
+	if code != 0 {
+		t.Fatalf("tools get: exit %d: %s", code, terr)
+	}
+	if !strings.Contains(tout, "SERVER") || !regexp.MustCompile(`(?m)^m__get_sum\s+math\s+get-sum\s+yes`).MatchString(tout) {
+		t.Fatalf("tools get:\n%s", tout)
 	}
 	// PUT takes the routes as they were listed; a route that is not one is refused.
 	mustStatus(t, s.send(t, req{Method: "PUT", Path: "/v1/tools", Body: map[string]any{"tools": listed["tools"]}}), 200)
