@@ -29,6 +29,17 @@ func (d *Dispatcher) Dispatch(ctx context.Context, tool string, args map[string]
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, d.opts.CallTimeout)
 	defer cancel()
+	if d.slots != nil {
+		select {
+		case d.slots <- struct{}{}:
+			defer func() { <-d.slots }()
+		case <-ctx.Done():
+			if e := d.deadline(parent, ctx, tool); e != nil {
+				return nil, e
+			}
+			return nil, ctx.Err()
+		}
+	}
 	for attempt := 0; ; attempt++ {
 		s, err := d.sessionFor(ctx)
 		if err != nil {
@@ -194,15 +205,28 @@ func contentText(cs []mcp.Content) string {
 	return strings.Join(parts, "\n")
 }
 
-// lineLogger logs a command's standard error line by line.
+// lineLogger logs a command's standard error line by line, at most
+// maxStderrLines lines a minute: past that, lines are counted, not logged,
+// and the count is logged when the next minute's first line is, so a
+// chatty server cannot flood procgraph's log.
 type lineLogger struct {
 	log zerolog.Logger
 	cmd string
 	mu  sync.Mutex
 	buf []byte
+	// now is the clock (time.Now when nil).
+	now         func() time.Time
+	windowStart time.Time
+	logged      int // lines logged since windowStart
+	dropped     int // lines not logged since windowStart
 }
 
+// maxStderrLine bounds one logged line of a server's stderr, in bytes.
 const maxStderrLine = 2 << 10
+
+// maxStderrLines is how many lines of a server's stderr are logged a
+// minute.
+const maxStderrLines = 100
 
 func (l *lineLogger) Write(p []byte) (int, error) {
 	l.mu.Lock()
@@ -222,6 +246,24 @@ func (l *lineLogger) Write(p []byte) (int, error) {
 	}
 }
 
+// emit logs one line, bounded and escaped (text.VisibleLine: a control
+// character or an invalid byte cannot forge a record or a line).
 func (l *lineLogger) emit(line []byte) {
-	l.log.Info().Str("upstream", l.cmd).Str("stderr", text.Bounded(strings.TrimRight(string(line), "\r"), maxStderrLine)).Msg("upstream MCP command")
+	now := time.Now
+	if l.now != nil {
+		now = l.now
+	}
+	if t := now(); t.Sub(l.windowStart) >= time.Minute {
+		if l.dropped > 0 {
+			l.log.Warn().Str("upstream", l.cmd).Int("dropped", l.dropped).Int("max_per_minute", maxStderrLines).Msg("upstream MCP command: stderr lines not logged")
+		}
+		l.windowStart, l.logged, l.dropped = t, 0, 0
+	}
+	if l.logged == maxStderrLines {
+		l.dropped++
+		return
+	}
+	l.logged++
+	s := text.Bounded(strings.TrimRight(string(line), "\r"), maxStderrLine)
+	l.log.Info().Str("upstream", l.cmd).Str("stderr", text.VisibleLine(s)).Msg("upstream MCP command")
 }

@@ -63,6 +63,15 @@ type Options struct {
 	// Logger receives session events (connected, lost, backing off), never
 	// arguments or results. Zero value: silent.
 	Logger zerolog.Logger
+	// Server is the server's key in the upstreams file, named in every log
+	// record ("server") and message; "" for the unnamed server.
+	Server string
+	// MaxConcurrency bounds the calls in flight on the server; a call
+	// waits for a slot within its own deadline. 0: no bound.
+	MaxConcurrency int
+	// ProtocolVersion is the MCP revision offered first; "" for the
+	// newest the SDK speaks.
+	ProtocolVersion string
 }
 
 func (o *Options) defaults() {
@@ -97,6 +106,8 @@ type Dispatcher struct {
 	client    *mcp.Client
 	opts      Options
 	log       zerolog.Logger
+	slots     chan struct{} // one per call in flight, when MaxConcurrency bounds them
+	lost      chan struct{} // signalled when the current session is dropped (Supervise)
 
 	mu         sync.Mutex
 	session    *mcp.ClientSession
@@ -157,7 +168,11 @@ func NewCommand(ctx context.Context, argv []string, opts Options) (*Dispatcher, 
 	}
 	var stderr io.Writer = opts.Stderr
 	if stderr == nil {
-		stderr = &lineLogger{log: opts.Logger, cmd: argv[0]}
+		log := opts.Logger
+		if opts.Server != "" {
+			log = log.With().Str("server", opts.Server).Logger()
+		}
+		stderr = &lineLogger{log: log, cmd: argv[0]}
 	}
 	args := append([]string(nil), argv[1:]...)
 	d := newDispatcher(argv[0], opts, func() mcp.Transport {
@@ -170,7 +185,15 @@ func NewCommand(ctx context.Context, argv []string, opts Options) (*Dispatcher, 
 
 func newDispatcher(target string, opts Options, transport func() mcp.Transport) *Dispatcher {
 	client := mcp.NewClient(&mcp.Implementation{Name: "procgraph", Version: "v1"}, nil)
-	return &Dispatcher{target: target, transport: transport, client: client, opts: opts, log: opts.Logger}
+	log := opts.Logger
+	if opts.Server != "" {
+		log = log.With().Str("server", opts.Server).Logger()
+	}
+	d := &Dispatcher{target: target, transport: transport, client: client, opts: opts, log: log, lost: make(chan struct{}, 1)}
+	if opts.MaxConcurrency > 0 {
+		d.slots = make(chan struct{}, opts.MaxConcurrency)
+	}
+	return d
 }
 
 func (d *Dispatcher) start(ctx context.Context) (*Dispatcher, error) {
@@ -179,7 +202,7 @@ func (d *Dispatcher) start(ctx context.Context) (*Dispatcher, error) {
 	}
 	if _, err := d.sessionFor(ctx); err != nil {
 		_ = d.Close()
-		return nil, fmt.Errorf("upstream MCP server %s: %v", d.target, err)
+		return nil, fmt.Errorf("%s %s: %v", d.label(), d.target, err)
 	}
 	return d, nil
 }
@@ -261,7 +284,11 @@ func (e *backingOff) Error() string {
 func (d *Dispatcher) connect(ctx context.Context) (*mcp.ClientSession, error) {
 	ctx, cancel := context.WithTimeout(ctx, d.opts.ConnectTimeout)
 	defer cancel()
-	s, err := d.client.Connect(ctx, d.transport(), nil)
+	var opts *mcp.ClientSessionOptions
+	if d.opts.ProtocolVersion != "" {
+		opts = &mcp.ClientSessionOptions{ProtocolVersion: d.opts.ProtocolVersion}
+	}
+	s, err := d.client.Connect(ctx, d.transport(), opts)
 	if err != nil {
 		return nil, fmt.Errorf("connecting: %v", err)
 	}
@@ -301,8 +328,50 @@ func (d *Dispatcher) drop(s *mcp.ClientSession) bool {
 	d.mu.Unlock()
 	if current {
 		go func() { _ = s.Close() }()
+		select {
+		case d.lost <- struct{}{}:
+		default:
+		}
 	}
 	return current
+}
+
+// Supervise keeps a session established until ctx ends or d is closed:
+// it connects at once, again as soon as a session is lost, and after a
+// failed attempt when its backoff ends — so a server that was down at
+// start, or went down, is back without waiting for a call.
+func (d *Dispatcher) Supervise(ctx context.Context) {
+	for {
+		_, err := d.sessionFor(ctx)
+		if errors.Is(err, ErrClosed) || ctx.Err() != nil {
+			return
+		}
+		var retry <-chan time.Time // after a failure: when its backoff ends
+		var timer *time.Timer
+		if err != nil {
+			d.mu.Lock()
+			wait := max(time.Until(d.retryAt), d.opts.MinBackoff)
+			d.mu.Unlock()
+			timer = time.NewTimer(wait)
+			retry = timer.C
+		}
+		select {
+		case <-ctx.Done():
+		case <-d.lost:
+		case <-retry:
+		}
+		if timer != nil {
+			timer.Stop()
+		}
+	}
+}
+
+// label is how messages name the server.
+func (d *Dispatcher) label() string {
+	if d.opts.Server == "" {
+		return "upstream MCP server"
+	}
+	return fmt.Sprintf("upstream MCP server %q", d.opts.Server)
 }
 
 // Close ends the session (stopping a command's process) and makes every
@@ -317,6 +386,10 @@ func (d *Dispatcher) Close() error {
 	s := d.session
 	d.session = nil
 	d.mu.Unlock()
+	select { // Supervise ends
+	case d.lost <- struct{}{}:
+	default:
+	}
 	if s != nil {
 		return s.Close()
 	}

@@ -22,12 +22,30 @@
 // and several contents are a list. Numbers keep integer precision
 // (json.Number), as with replay.HTTPDispatcher.
 //
+// Several servers: an upstreams file (ParseUpstreams: the mcpServers
+// object of Claude Desktop, Cursor and Claude Code, strict, with
+// procgraph's keys) names servers by key. OpenUpstreams opens a Dispatcher
+// per server, each connected and reconnected on its own (Supervise); a
+// Gateway routes each catalogue tool's call to the server its entry names
+// (procedures.Tool.Server) under the entry's name on that server
+// (upstream_name), refusing a tool whose server is not configured. The one
+// unnamed server of the --upstream-* flags is the Gateway's server "".
+//
 // Import lists the upstream's tools (tools/list) as procgraph catalogue
-// entries. MCP tool annotations are hints from the server, so they are
-// trusted only when asked: with trustAnnotations, read_only is the tool's
-// readOnlyHint and external_access its openWorldHint (true when absent, the
-// MCP default); without it every tool is read_only false (state-changing:
-// procedures using it are never run in the automatic phase) and
-// external_access true. Tools whose names procgraph cannot call (not an
-// identifier, or starting with proc__) are skipped and reported.
+// entries, named by ToolName: PREFIX__T (the server's prefix, its key by
+// default; none for the unnamed server), every character outside
+// [A-Za-z0-9_] mapped to '_', a long name shortened with a hash — so
+// kebab-case and dotted names are callable as tools.NAME. Two tools that
+// map to one name are an error naming both (CatalogueOf). MCP tool
+// annotations are hints from the server, so they are trusted only when
+// asked: with trustAnnotations, read_only is the tool's readOnlyHint and
+// external_access its openWorldHint (true when absent, the MCP default);
+// without it every tool is read_only false (state-changing: procedures
+// using it are never run in the automatic phase) and external_access true.
+// A tool whose mapped name would start with proc__ is skipped and reported.
+//
+// A command server's standard error goes to the log (or, for an import,
+// the warnings) line by line, bounded to 2 KiB and escaped
+// (text.VisibleLine), with the server's key; the log takes at most 100
+// lines a minute and counts the rest.
 package mcpdispatch

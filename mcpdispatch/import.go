@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -39,6 +38,7 @@ func Open(ctx context.Context, src Source) (*Dispatcher, error) {
 
 // Skipped is an upstream tool Import left out, and why.
 type Skipped struct {
+	Server string `json:"server,omitempty"`
 	Name   string `json:"name"`
 	Reason string `json:"reason"`
 }
@@ -61,14 +61,14 @@ func (d *Dispatcher) ListTools(ctx context.Context) ([]*mcp.Tool, error) {
 	return tools, nil
 }
 
-// Import lists the upstream's tools as catalogue entries (see Catalogue).
+// Import lists the upstream's tools as catalogue entries of the unnamed
+// server (see Catalogue).
 func (d *Dispatcher) Import(ctx context.Context, trustAnnotations bool) ([]procedures.Tool, []Skipped, error) {
 	listed, err := d.ListTools(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	tools, skipped := Catalogue(listed, trustAnnotations)
-	return tools, skipped, nil
+	return Catalogue(listed, trustAnnotations)
 }
 
 // Import connects to src, lists its tools as catalogue entries and
@@ -83,53 +83,92 @@ func Import(ctx context.Context, src Source, trustAnnotations bool) ([]procedure
 	return d.Import(ctx, trustAnnotations)
 }
 
-var callableName = regexp.MustCompile(`^[A-Za-z_][0-9A-Za-z_]{0,127}$`)
+// Listed is what one server lists, for CatalogueOf: its key ("" for the
+// unnamed server), the prefix of its tools' names, whether its annotations
+// are trusted, and its tools.
+type Listed struct {
+	Server           string
+	Prefix           string
+	TrustAnnotations bool
+	Tools            []*mcp.Tool
+}
 
-// Catalogue converts MCP tools into procgraph catalogue tools, sorted by
-// name: the description and input schema are copied; read_only is the
-// readOnlyHint and external_access the openWorldHint (absent: true) only
-// when trustAnnotations, else false and true. A tool a procedure cannot
-// call (its name is not an identifier of at most 128 characters, or starts
-// with proc__), a second tool of the same name, or one whose description
-// is past the catalogue's bound (fields.ToolDesc: no catalogue would take
-// it) is skipped.
-func Catalogue(listed []*mcp.Tool, trustAnnotations bool) ([]procedures.Tool, []Skipped) {
+// Catalogue converts the tools the unnamed server lists (prefix "") into
+// catalogue tools (see CatalogueOf).
+func Catalogue(listed []*mcp.Tool, trustAnnotations bool) ([]procedures.Tool, []Skipped, error) {
+	return CatalogueOf([]Listed{{Tools: listed, TrustAnnotations: trustAnnotations}})
+}
+
+// CatalogueOf converts what each server lists into catalogue tools,
+// sorted by name. Each tool is named by ToolName (its server's prefix and
+// its own name) and carries its server's key and its name on the server
+// (upstream_name, sent on the wire); the description and input schema are
+// copied; read_only is the readOnlyHint and external_access the
+// openWorldHint (absent: true) only when the server's annotations are
+// trusted, else false and true. A tool ToolName refuses (an empty name, a
+// name that maps to proc__…), a second listing of one name on one server
+// and a tool whose description is past the catalogue's bound
+// (fields.ToolDesc: no catalogue would take it) are skipped and reported. Two different tools that map to one
+// catalogue name are an error naming both: a call must reach the tool the
+// catalogue names, so none of the two is kept by order.
+func CatalogueOf(servers []Listed) ([]procedures.Tool, []Skipped, error) {
 	var tools []procedures.Tool
 	var skipped []Skipped
-	seen := map[string]bool{}
-	for _, t := range listed {
-		if t == nil {
-			continue
-		}
-		switch {
-		case !callableName.MatchString(t.Name):
-			skipped = append(skipped, Skipped{Name: t.Name, Reason: "not an identifier of at most 128 characters: procedures cannot call it as tools.NAME"})
-			continue
-		case procedures.IsProcName(t.Name):
-			skipped = append(skipped, Skipped{Name: t.Name, Reason: "the proc__ prefix is reserved for procedures"})
-			continue
-		case seen[t.Name]:
-			skipped = append(skipped, Skipped{Name: t.Name, Reason: "listed twice"})
-			continue
-		}
-		if err := fields.ToolDesc.CheckString(t.Description); err != nil {
-			skipped = append(skipped, Skipped{Name: t.Name, Reason: fault.ErrorMessage(err) + ": a catalogue refuses it (shorten it and add the tool by hand)"})
-			continue
-		}
-		seen[t.Name] = true
-		ct := procedures.Tool{Name: t.Name, Description: t.Description, ExternalAccess: true, InputSchema: schemaMap(t.InputSchema)}
-		if trustAnnotations && t.Annotations != nil {
-			ct.ReadOnly = t.Annotations.ReadOnlyHint
-			if t.Annotations.OpenWorldHint != nil {
-				ct.ExternalAccess = *t.Annotations.OpenWorldHint
+	owner := map[string]string{} // catalogue name -> who it is, for a collision's message
+	for _, srv := range servers {
+		seen := map[string]bool{}
+		for _, t := range srv.Tools {
+			if t == nil {
+				continue
 			}
+			name, err := ToolName(srv.Prefix, t.Name)
+			switch {
+			case err != nil:
+				skipped = append(skipped, Skipped{Server: srv.Server, Name: t.Name, Reason: err.Error()})
+				continue
+			case seen[t.Name]:
+				skipped = append(skipped, Skipped{Server: srv.Server, Name: t.Name, Reason: "listed twice"})
+				continue
+			}
+			seen[t.Name] = true
+			if err := fields.ToolDesc.CheckString(t.Description); err != nil {
+				skipped = append(skipped, Skipped{Server: srv.Server, Name: t.Name, Reason: fault.ErrorMessage(err) + ": a catalogue refuses it (shorten it and add the tool by hand)"})
+				continue
+			}
+			who := fmt.Sprintf("tool %q of %s", t.Name, serverLabel(srv.Server))
+			if first, dup := owner[name]; dup {
+				return nil, skipped, collision(first, who, name)
+			}
+			owner[name] = who
+			ct := procedures.Tool{Name: name, Description: t.Description, ExternalAccess: true, InputSchema: schemaMap(t.InputSchema),
+				Server: srv.Server, UpstreamName: t.Name}
+			if srv.TrustAnnotations && t.Annotations != nil {
+				ct.ReadOnly = t.Annotations.ReadOnlyHint
+				if t.Annotations.OpenWorldHint != nil {
+					ct.ExternalAccess = *t.Annotations.OpenWorldHint
+				}
+			}
+			tools = append(tools, ct)
 		}
-		tools = append(tools, ct)
 	}
-	if c, err := procedures.NewCatalogue(tools); err == nil {
-		tools = c.Tools
+	c, err := procedures.NewCatalogue(tools)
+	if err != nil {
+		return nil, skipped, fmt.Errorf("the listed tools are not a valid catalogue: %v", fault.ErrorMessage(err))
 	}
-	return tools, skipped
+	return c.Tools, skipped, nil
+}
+
+// collision is the error of two tools mapping to one catalogue name.
+func collision(first, second, name string) error {
+	return fmt.Errorf("%s and %s both map to the catalogue name %q: rename one with the server's \"prefix\"", first, second, name)
+}
+
+// serverLabel names a server in messages.
+func serverLabel(key string) string {
+	if key == "" {
+		return "the upstream server"
+	}
+	return fmt.Sprintf("server %q", key)
 }
 
 // schemaMap returns an input schema as a JSON object, nil when it is not one.
@@ -150,23 +189,37 @@ func schemaMap(s any) map[string]any {
 
 // ImportCatalogueJSON is `procgraph tools import`: it imports src's tools
 // and writes {"tools": [...]} to w — a catalogue file for `serve --tools`
-// or a body for PUT /v1/tools — and one line per skipped tool to warn.
+// or a body for PUT /v1/tools — and one line per skipped tool, and per line
+// a command server writes on its standard error, to warn.
 // The catalogue is validated as the server would; an invalid one is an error.
 func ImportCatalogueJSON(ctx context.Context, w, warn io.Writer, src Source, trustAnnotations bool) error {
+	if src.Options.Stderr == nil && warn != nil && len(src.Command) > 0 {
+		// What the server says on its way up (or down) is what explains a
+		// failed import: shown, escaped, not thrown away.
+		src.Options.Stderr = &prefixedLines{w: warn, prefix: "server: "}
+	}
 	tools, skipped, err := Import(ctx, src, trustAnnotations)
+	warnSkipped(warn, skipped)
 	if err != nil {
 		return err
 	}
-	if tools == nil {
-		tools = []procedures.Tool{}
-	}
-	if _, err := procedures.NewCatalogue(tools); err != nil {
-		return fmt.Errorf("the imported catalogue is not valid: %v", fault.ErrorMessage(err))
+	return writeCatalogue(w, tools)
+}
+
+// warnSkipped writes one line per skipped tool to warn (when not nil).
+func warnSkipped(warn io.Writer, skipped []Skipped) {
+	if warn == nil {
+		return
 	}
 	for _, s := range skipped {
-		if warn != nil {
-			fmt.Fprintf(warn, "skipped tool %q: %s\n", s.Name, s.Reason)
-		}
+		fmt.Fprintf(warn, "skipped tool %q of %s: %s\n", s.Name, serverLabel(s.Server), s.Reason)
+	}
+}
+
+// writeCatalogue writes {"tools": [...]}, indented.
+func writeCatalogue(w io.Writer, tools []procedures.Tool) error {
+	if tools == nil {
+		tools = []procedures.Tool{}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

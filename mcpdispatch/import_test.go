@@ -26,19 +26,25 @@ func TestImport(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if len(skipped) != 1 || skipped[0].Name != "bad-name" {
+				if len(skipped) != 0 {
 					t.Fatalf("skipped %+v", skipped)
 				}
 				byName := map[string]procedures.Tool{}
 				for _, tool := range tools {
 					byName[tool.Name] = tool
 				}
-				if len(byName) != 8 {
+				if len(byName) != 10 {
 					t.Fatalf("imported %d tools: %+v", len(byName), tools)
 				}
 				gj := byName["get_jobs"]
 				if gj.Description != "test tool get_jobs" || gj.InputSchema["type"] != "object" || gj.InputSchema["properties"] == nil {
 					t.Fatalf("get_jobs %+v", gj)
+				}
+				// Kebab-case names are called by their mapped name.
+				for name, wire := range map[string]string{"bad_name": "bad-name", "get_sum": "get-sum", "get_jobs": "get_jobs"} {
+					if got := byName[name]; got.UpstreamName != wire || got.Server != "" {
+						t.Errorf("%s: upstream_name %q server %q, want %q and none", name, got.UpstreamName, got.Server, wire)
+					}
 				}
 				type cls struct{ ro, ext bool }
 				want := map[string]cls{"get_jobs": {true, false}, "fetch_logs": {true, true}, "kill_job": {false, true}, "fail_job": {false, true}}
@@ -77,10 +83,10 @@ func TestImportCatalogueJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ro := c.ReadOnlyTools(); strings.Join(ro, ",") != "fetch_logs,get_jobs,greet,pid,sleep" {
+	if ro := c.ReadOnlyTools(); strings.Join(ro, ",") != "fetch_logs,get_jobs,get_sum,greet,pid,sleep" {
 		t.Fatalf("read-only tools %v", ro)
 	}
-	if !strings.Contains(warn.String(), `skipped tool "bad-name"`) {
+	if warn.Len() != 0 {
 		t.Fatalf("warnings %q", warn.String())
 	}
 	if err := ImportCatalogueJSON(context.Background(), &out, &warn, Source{}, true); err == nil {
@@ -100,8 +106,8 @@ func TestCatalogueSkipsLongDescriptions(t *testing.T) {
 		{Name: "at_bound", Description: strings.Repeat("d", fields.MaxToolDescBytes)},
 		{Name: "past_bound", Description: strings.Repeat("d", 20<<10)},
 	}
-	tools, skipped := Catalogue(listed, false)
-	if len(tools) != 1 || tools[0].Name != "at_bound" {
+	tools, skipped, err := Catalogue(listed, false)
+	if err != nil || len(tools) != 1 || tools[0].Name != "at_bound" {
 		t.Fatalf("imported %+v; want at_bound alone", tools)
 	}
 	if len(skipped) != 1 || skipped[0].Name != "past_bound" || !strings.Contains(skipped[0].Reason, strconv.Itoa(fields.MaxToolDescBytes)) {

@@ -7,6 +7,9 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/fields"
@@ -22,6 +25,14 @@ type Tool struct {
 	// OutputSchema is the tool's result schema, nil when the catalogue has
 	// none (part of SchemaHash either way).
 	OutputSchema map[string]any `json:"output_schema,omitempty"`
+	// Server is the key of the upstream server the tool is called on (its
+	// key in the upstreams file); empty for the one unnamed server of the
+	// --upstream-* flags. Calls are routed by it (mcpdispatch).
+	Server string `json:"server,omitempty"`
+	// UpstreamName is the tool's name on its server, the name sent on the
+	// wire; empty means Name. Name is the catalogue's, an identifier
+	// (mcpdispatch.ToolName maps one to the other).
+	UpstreamName string `json:"upstream_name,omitempty"`
 	// SchemaHash is SchemaHash of the tool, computed by NewCatalogue (a
 	// value given with the tool is ignored); not part of the revision.
 	SchemaHash string `json:"schema_hash,omitempty"`
@@ -79,6 +90,9 @@ func newCatalogue(tools []Tool, bounded bool) (*Catalogue, error) {
 				return nil, fault.Errorf(fault.CodeInvalid, "tool %q: %s", t.Name, fault.ErrorMessage(err)).WithDetails("field", "tools.description")
 			}
 		}
+		if err := checkRoute(*t); err != nil {
+			return nil, err
+		}
 		if t.InputSchema == nil {
 			t.InputSchema = map[string]any{}
 		}
@@ -91,6 +105,46 @@ func newCatalogue(tools []Tool, bounded bool) (*Catalogue, error) {
 	c.Revision = catalogueRevision(sorted)
 	c.contractsOf()
 	return c, nil
+}
+
+// serverKeyPattern is what a server's key may be (the upstreams file's
+// keys and a tool's server).
+var serverKeyPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,` + strconv.Itoa(fields.MaxServerKeyBytes-1) + `}$`)
+
+// CheckServerKey returns fault.CodeInvalid unless key may name an upstream
+// server: 1 to 64 ASCII letters, digits, '_', '.' or '-', starting with a
+// letter or digit.
+func CheckServerKey(key string) error {
+	if !serverKeyPattern.MatchString(key) {
+		return fault.Errorf(fault.CodeInvalid, "server key %q is not 1 to %d letters, digits, '_', '.' or '-' starting with a letter or digit", key, fields.MaxServerKeyBytes)
+	}
+	return nil
+}
+
+// checkRoute checks where t is called: its server (empty, or a key) and
+// its upstream name (at most fields.MaxUpstreamNameBytes of valid UTF-8
+// without control characters).
+func checkRoute(t Tool) error {
+	if t.Server != "" {
+		if err := CheckServerKey(t.Server); err != nil {
+			return fault.Errorf(fault.CodeInvalid, "tool %q: %s", t.Name, fault.ErrorMessage(err)).WithDetails("field", "tools.server")
+		}
+	}
+	if len(t.UpstreamName) > fields.MaxUpstreamNameBytes || !utf8.ValidString(t.UpstreamName) ||
+		strings.IndexFunc(t.UpstreamName, unicode.IsControl) >= 0 {
+		return fault.Errorf(fault.CodeInvalid, "tool %q: upstream_name is not at most %d bytes of UTF-8 without control characters", t.Name, fields.MaxUpstreamNameBytes).
+			WithDetails("field", "tools.upstream_name")
+	}
+	return nil
+}
+
+// WireName is the name t is called by on its server: UpstreamName, or Name
+// when it has none.
+func (t Tool) WireName() string {
+	if t.UpstreamName != "" {
+		return t.UpstreamName
+	}
+	return t.Name
 }
 
 func catalogueRevision(sorted []Tool) string {

@@ -157,3 +157,35 @@ func TestCatalogueDescriptionBound(t *testing.T) {
 		})
 	}
 }
+
+// TestCatalogueRoutes: a tool's server is a key and its upstream name a
+// bounded line of UTF-8; neither is part of the schema hash, both of the
+// revision.
+func TestCatalogueRoutes(t *testing.T) {
+	for _, tool := range []Tool{
+		{Name: "a", Server: "bad key"},
+		{Name: "a", Server: "-lead"},
+		{Name: "a", Server: strings.Repeat("k", 65)},
+		{Name: "a", UpstreamName: "get\nsum"},
+		{Name: "a", UpstreamName: "\xff"},
+		{Name: "a", UpstreamName: strings.Repeat("n", 513)},
+	} {
+		if _, err := NewCatalogue([]Tool{tool}); fault.ErrorCode(err) != fault.CodeInvalid {
+			t.Errorf("%+v: %v, want invalid", tool, err)
+		}
+	}
+	plain, err := NewCatalogue([]Tool{{Name: "get_sum"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	routed, err := NewCatalogue([]Tool{{Name: "get_sum", Server: "everything.v1", UpstreamName: "get-sum"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.Tools[0].SchemaHash != routed.Tools[0].SchemaHash || plain.Revision == routed.Revision {
+		t.Fatalf("hashes %s %s, revisions %s %s", plain.Tools[0].SchemaHash, routed.Tools[0].SchemaHash, plain.Revision, routed.Revision)
+	}
+	if routed.Tools[0].WireName() != "get-sum" || plain.Tools[0].WireName() != "get_sum" {
+		t.Fatal("WireName")
+	}
+}

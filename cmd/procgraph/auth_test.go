@@ -348,7 +348,7 @@ func TestRefuseToStart(t *testing.T) {
 			if _, ok := tc.env["PROCGRAPH_ADDR"]; !ok {
 				args = append(args, "--addr", "127.0.0.1:0")
 			}
-			args = append(args, tc.args...)
+			args = overriding(args, tc.args)
 			go func() { done <- runCLI(ctx, args, nil, &stdout, &stderr) }()
 			// A serve that listens has started anyway: said at once, not
 			// after the 20 s a refusal may take at most.

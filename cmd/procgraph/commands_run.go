@@ -112,11 +112,23 @@ type catalogueAnswer struct {
 }
 
 func (a *catalogueAnswer) print(w io.Writer) {
+	routed := false // a catalogue of several servers shows where each tool is called
+	for _, t := range a.Tools {
+		routed = routed || t.Server != "" || t.UpstreamName != ""
+	}
 	var rows [][]string
 	for _, t := range a.Tools {
-		rows = append(rows, []string{t.Name, yesNo(t.ReadOnly), yesNo(t.ExternalAccess), t.Description})
+		if routed {
+			rows = append(rows, []string{t.Name, t.Server, t.WireName(), yesNo(t.ReadOnly), yesNo(t.ExternalAccess), t.Description})
+		} else {
+			rows = append(rows, []string{t.Name, yesNo(t.ReadOnly), yesNo(t.ExternalAccess), t.Description})
+		}
 	}
-	table(w, "NAME\tREAD-ONLY\tEXTERNAL\tDESCRIPTION", rows)
+	header := "NAME\tREAD-ONLY\tEXTERNAL\tDESCRIPTION"
+	if routed {
+		header = "NAME\tSERVER\tUPSTREAM NAME\tREAD-ONLY\tEXTERNAL\tDESCRIPTION"
+	}
+	table(w, header, rows)
 	fmt.Fprintf(w, "%d tools, revision %s\n", len(a.Tools), a.Revision)
 }
 
@@ -147,21 +159,37 @@ func cmdToolsPut(ctx context.Context, args []string, s stdio) int {
 	return newClient(ctx).call(ctx, cl, s, "PUT", "/v1/tools", nil, body, &out, func(w io.Writer) { out.print(w) })
 }
 
-// cmdToolsImport builds a catalogue from an MCP server's tools/list for an
-// operator to review and put: read_only is taken from the server's
-// readOnlyHint only with --trust-annotations (hints are not a security
-// boundary), else false. Its output is a catalogue file: JSON always.
+// cmdToolsImport builds a catalogue from an MCP server's tools/list (or
+// from every server of an upstreams file) for an operator to review and
+// put: read_only is taken from a server's readOnlyHint only with
+// --trust-annotations (or the file's "trust_annotations": hints are not a
+// security boundary), else false. Its output is a catalogue file: JSON
+// always.
 func cmdToolsImport(ctx context.Context, args []string, s stdio) int {
-	cl := newCmdline("tools import", "tools import --from-mcp URL|--from-mcp-command \"CMD ARGS\" [--trust-annotations] > catalogue.json",
-		"Print a catalogue ({\"tools\": [Tool]}) built from an MCP server's tools/list, to review and then put.", false)
+	cl := newCmdline("tools import", "tools import --from-mcp URL|--from-mcp-command \"CMD ARGS\" [--trust-annotations]|--upstreams FILE > catalogue.json",
+		"Print a catalogue ({\"tools\": [Tool]}) built from an MCP server's tools/list, or from every server of an upstreams file (a server's tool T is PREFIX__T), to review and then put.", false)
 	fromURL := cl.fs.String("from-mcp", "", "streamable HTTP MCP server URL")
 	fromCommand := cl.fs.String("from-mcp-command", "", "MCP server command, spoken to over stdio")
+	upstreams := cl.fs.String("upstreams", "", "upstreams file (the mcpServers object of serve --upstreams): every server, each tool named PREFIX__T; trust is the file's trust_annotations")
 	trust := cl.fs.Bool("trust-annotations", false, "take read_only from the server's readOnlyHint")
 	if _, code, done := cl.parse(args, 0, 0, s); done {
 		return code
 	}
+	if *upstreams != "" {
+		if *fromURL != "" || *fromCommand != "" || *trust {
+			return cl.fail(s, "--upstreams is exclusive with --from-mcp, --from-mcp-command and --trust-annotations (the file sets trust_annotations per server)")
+		}
+		ups, err := mcpdispatch.ReadUpstreams(*upstreams)
+		if err != nil {
+			return fail(s.err, "tools import", fmt.Errorf("--upstreams %s: %v", *upstreams, err))
+		}
+		if err := mcpdispatch.ImportUpstreamsJSON(ctx, s.out, s.err, ups, mcpdispatch.Options{}); err != nil {
+			return fail(s.err, "tools import", err)
+		}
+		return 0
+	}
 	if (*fromURL == "") == (*fromCommand == "") {
-		return cl.fail(s, "give one of --from-mcp and --from-mcp-command")
+		return cl.fail(s, "give one of --from-mcp, --from-mcp-command and --upstreams")
 	}
 	src := mcpdispatch.Source{URL: *fromURL}
 	if *fromCommand != "" {

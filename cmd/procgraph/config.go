@@ -37,6 +37,9 @@ type serveConfig struct {
 	UpstreamHTTP       string
 	UpstreamMCP        string
 	UpstreamMCPCommand []string
+	// UpstreamsFile is the upstreams file (mcpdispatch.ParseUpstreams):
+	// several named MCP servers, exclusive with the --upstream-* flags.
+	UpstreamsFile string
 	// Auth is "tokens" (the default) or "off" (loopback only: docs/design.md
 	// "Secure by default"). With tokens, TokensFile is the file in effect,
 	// absolute (see tokensFilePath), and TokensDefault says it is the one
@@ -116,6 +119,7 @@ func (c *serveConfig) serveFlags(fs *flag.FlagSet) *settings {
 	s.add(&text{&c.UpstreamHTTP, httpURL}, "upstream-http", "", "where replayed tool calls go (POST {\"tool\", \"arguments\"})")
 	s.add(&text{&c.UpstreamMCP, httpURL}, "upstream-mcp", "", "streamable HTTP MCP server where replayed tool calls go")
 	s.add((*argv)(&c.UpstreamMCPCommand), "upstream-mcp-command", "", "MCP server command (\"CMD ARGS\") started and spoken to over stdio")
+	s.add(&text{&c.UpstreamsFile, nonBlank}, "upstreams", "", "upstreams file: several MCP servers as an mcpServers object (the Claude Desktop / Cursor / Claude Code format); a server's tool T is PREFIX__T; exclusive with --upstream-*")
 	s.add(&text{&c.Auth, oneOf(authTokens, authOff)}, "auth", authTokens, "tokens (bearer tokens, the default) or off (every caller anonymous with every scope but MCP's grant; loopback only)")
 	s.add(&text{&c.TokensFile, nil}, "tokens-file", "", "bearer tokens file (hashes and scopes); a relative path is resolved against the data file's directory; default "+defaultTokensFile+" next to the data file, created at first start (required with --store neo4j)")
 	s.add((*strictBool)(&c.AllowMutatingAutorun), "allow-mutating-autorun", "false", "true or false: expose and grant state-changing procedures (interactive phase only)")
@@ -178,13 +182,15 @@ func (c *serveConfig) resolve() error {
 		return fmt.Errorf("--audit-retention needs --audit-archive-dir: the store is archived before anything is pruned")
 	}
 	upstreams := 0
-	for _, set := range []bool{c.UpstreamHTTP != "", c.UpstreamMCP != "", len(c.UpstreamMCPCommand) > 0} {
+	for _, set := range []bool{c.UpstreamHTTP != "", c.UpstreamMCP != "", len(c.UpstreamMCPCommand) > 0, c.UpstreamsFile != ""} {
 		if set {
 			upstreams++
 		}
 	}
 	if upstreams > 1 {
-		return fmt.Errorf("--upstream-http, --upstream-mcp and --upstream-mcp-command are exclusive: set at most one")
+		// Exclusive rather than combined: the flags' one server has no key,
+		// and its bare tool names could collide with a file's.
+		return fmt.Errorf("--upstream-http, --upstream-mcp, --upstream-mcp-command and --upstreams are exclusive: set at most one")
 	}
 	switch {
 	case c.MaxPendingPerRequester == 0:
@@ -340,11 +346,16 @@ func (s *settings) add(v flag.Value, name, def, usage string) {
 	s.fs.Var(&named{Value: v, name: name, bad: &s.bad}, name, usage)
 }
 
-// parse reads args, then the environment twins of the flags not given.
+// parse reads args, then the environment twins of the flags not given. A
+// flag given twice is an error (singleValued).
 func (s *settings) parse(args []string) error {
+	repeat := singleValued(s.fs)
 	err := ff.Parse(s.fs, args, ff.WithEnvVarPrefix(envPrefix))
 	if errors.Is(err, flag.ErrHelp) {
 		return flag.ErrHelp
+	}
+	if *repeat != nil {
+		return *repeat
 	}
 	if s.bad != nil {
 		return s.bad

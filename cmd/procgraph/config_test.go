@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"path/filepath"
@@ -27,6 +28,7 @@ func TestServeSettings(t *testing.T) {
 		{"upstream-http", "http://127.0.0.1:8475", func(c *serveConfig) any { return c.UpstreamHTTP }, "http://127.0.0.1:8475"},
 		{"upstream-mcp", "https://tools.example/mcp", func(c *serveConfig) any { return c.UpstreamMCP }, "https://tools.example/mcp"},
 		{"upstream-mcp-command", `server --name "a b"`, func(c *serveConfig) any { return c.UpstreamMCPCommand }, []string{"server", "--name", "a b"}},
+		{"upstreams", "/etc/procgraph/upstreams.json", func(c *serveConfig) any { return c.UpstreamsFile }, "/etc/procgraph/upstreams.json"},
 		{"tokens-file", "/etc/procgraph/t.json", func(c *serveConfig) any { return c.TokensFile }, "/etc/procgraph/t.json"},
 		{"auth", "off", func(c *serveConfig) any { return c.Auth }, "off"},
 		{"allow-mutating-autorun", "true", func(c *serveConfig) any { return c.AllowMutatingAutorun }, true},
@@ -185,5 +187,60 @@ func TestUnreachableUpstreamHTTPWarns(t *testing.T) {
 	s = mustServe(t, serverOpts{Upstream: up})
 	if strings.Contains(s.logs.String(), warning) {
 		t.Fatalf("a reachable upstream warned:\n%s", s.logs.String())
+	}
+}
+
+// TestRepeatedFlagIsRefused: a single-value flag given twice is an error
+// naming it, for every serve setting and in the client commands, never
+// "the last one wins"; a repeatable flag still takes many values.
+func TestRepeatedFlagIsRefused(t *testing.T) {
+	values := map[string]string{"store": "embedded", "tools": "a.json", "upstream-http": "http://127.0.0.1:1", "upstream-mcp": "http://127.0.0.1:1/mcp",
+		"upstream-mcp-command": "server", "upstreams": "u.json", "tokens-file": "t.json", "log-format": "json", "max-concurrent-replays": "2",
+		"replay-queue": "2", "max-replays-per-token": "2", "max-pending-per-requester": "2", "max-concurrent-searches": "2", "audit-archive-dir": "/a"}
+	n := 0
+	(&serveConfig{}).serveFlags(newFlagSet("serve")).fs.VisitAll(func(f *flag.Flag) {
+		n++
+		v := f.DefValue
+		if w, ok := values[f.Name]; ok {
+			v = w
+		}
+		if v == "" {
+			t.Errorf("--%s: no value to give twice", f.Name)
+			return
+		}
+		_, err := parseServeConfigEnv([]string{"--" + f.Name, v, "--" + f.Name, v}, func(string) string { return "" })
+		if err == nil || !strings.Contains(err.Error(), "--"+f.Name+" is given more than once") {
+			t.Errorf("--%s twice: %v", f.Name, err)
+		}
+	})
+	if n < 30 {
+		t.Fatalf("only %d serve flags", n)
+	}
+	// The case of the issue: two upstream commands, the first silently dropped.
+	_, err := parseServeConfigEnv([]string{"--upstream-mcp-command", "fs-server", "--upstream-mcp-command", "git-server"}, func(string) string { return "" })
+	if err == nil || !strings.Contains(err.Error(), "--upstream-mcp-command is given more than once") {
+		t.Fatalf("two upstream commands: %v", err)
+	}
+
+	var stdout, stderr strings.Builder
+	code := runCLI(context.Background(), []string{"tools", "import", "--from-mcp-command", "a", "--from-mcp-command", "b"}, nil, &stdout, &stderr)
+	if code != 2 || !strings.Contains(stderr.String(), "--from-mcp-command is given more than once") {
+		t.Fatalf("tools import with two commands: exit %d: %s", code, stderr.String())
+	}
+	stderr.Reset()
+	code = runCLI(context.Background(), []string{"procedures", "list", "--json", "--json"}, nil, &stdout, &stderr)
+	if code != 2 || !strings.Contains(stderr.String(), "--json is given more than once") {
+		t.Fatalf("procedures list --json --json: exit %d: %s", code, stderr.String())
+	}
+
+	cl := newCmdline("list", "list", "", false)
+	var tools repeated
+	cl.fs.Var(&tools, "tool", "repeatable")
+	limit := cl.fs.Int("limit", 25, "page size")
+	if _, code, done := cl.parse([]string{"--tool", "a", "--limit", "3", "--tool", "b"}, 0, 0, stdio{out: &stdout, err: &stderr}); done {
+		t.Fatalf("repeatable --tool refused: exit %d: %s", code, stderr.String())
+	}
+	if strings.Join(tools, ",") != "a,b" || *limit != 3 {
+		t.Fatalf("tools %v limit %d", tools, *limit)
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/internal/buildinfo"
 	ptext "github.com/procgraph/procgraph/internal/text"
+	"github.com/procgraph/procgraph/mcpdispatch"
 )
 
 // A doctor check's outcome.
@@ -253,8 +254,27 @@ func doctorUpstream(ctx context.Context, cfg *serveConfig) check {
 			return check{"upstream", checkFail, fmt.Sprintf("--upstream-mcp-command: %v", err)}
 		}
 		return check{"upstream", checkOK, "--upstream-mcp-command runs " + path}
+	case cfg.UpstreamsFile != "":
+		return doctorUpstreams(cfg.UpstreamsFile)
 	}
-	return check{"upstream", checkWarn, "no upstream (--upstream-http, --upstream-mcp or --upstream-mcp-command): replays that call a tool fail"}
+	return check{"upstream", checkWarn, "no upstream (--upstream-http, --upstream-mcp, --upstream-mcp-command or --upstreams): replays that call a tool fail"}
+}
+
+// doctorUpstreams checks that the upstreams file parses and that each
+// command server's command exists (serve refuses to start otherwise).
+func doctorUpstreams(file string) check {
+	ups, err := mcpdispatch.ReadUpstreams(file)
+	if err != nil {
+		return check{"upstream", checkFail, fmt.Sprintf("--upstreams %s: %v (serve refuses to start)", file, err)}
+	}
+	for _, u := range ups {
+		if len(u.Command) > 0 {
+			if _, err := exec.LookPath(u.Command[0]); err != nil {
+				return check{"upstream", checkFail, fmt.Sprintf("--upstreams: server %q: %v (serve refuses to start)", u.Key, err)}
+			}
+		}
+	}
+	return check{"upstream", checkOK, fmt.Sprintf("--upstreams %s: %d servers", file, len(ups))}
 }
 
 // redactURL is u without its user information.

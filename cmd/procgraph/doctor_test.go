@@ -88,6 +88,15 @@ func TestDoctorFailures(t *testing.T) {
 	}
 	t.Cleanup(func() { st.Close() })
 	nobody := map[string]string{"PROCGRAPH_URL": "http://127.0.0.1:1"}
+	badUpstreams, missingUpstreams := filepath.Join(dir, "bad.json"), filepath.Join(dir, "missing.json")
+	for path, content := range map[string]string{
+		badUpstreams:     `{"mcpServers": {"fs": {"command": "x", "timout": "3s"}}}`,
+		missingUpstreams: `{"mcpServers": {"git": {"command": "procgraph-no-such-server"}}}`,
+	} {
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	cases := []struct {
 		name  string
@@ -100,6 +109,10 @@ func TestDoctorFailures(t *testing.T) {
 			`^FAIL\s+upstream\s+--upstream-http http://127.0.0.1:1/call is unreachable: .*connection refused`},
 		{"missing catalogue", []string{"--data", filepath.Join(dir, "new.db"), "--auth", "off", "--tools", filepath.Join(dir, "none.json")},
 			`^FAIL\s+catalogue\s+--tools / PROCGRAPH_TOOLS: .*no such file`},
+		{"upstreams file with an unknown key", []string{"--data", filepath.Join(dir, "new.db"), "--auth", "off", "--upstreams", badUpstreams},
+			`^FAIL\s+upstream\s+--upstreams .*: line 1, column 40: mcpServers.fs: unknown key "timout" .*\(serve refuses to start\)`},
+		{"upstreams command missing", []string{"--data", filepath.Join(dir, "new.db"), "--auth", "off", "--upstreams", missingUpstreams},
+			`^FAIL\s+upstream\s+--upstreams: server "git": .*procgraph-no-such-server.*\(serve refuses to start\)`},
 		{"bad setting", []string{"--data", filepath.Join(dir, "new.db"), "--max-call-bytes", "lots"},
 			`^FAIL\s+settings\s+--max-call-bytes / PROCGRAPH_MAX_CALL_BYTES: `},
 	}

@@ -248,7 +248,28 @@ func (o serverOpts) args(tb testing.TB) []string {
 	if o.AllowMutating {
 		args = append(args, "--allow-mutating-autorun", "true")
 	}
-	return append(args, o.Extra...)
+	return overriding(args, o.Extra)
+}
+
+// overriding is args (a command, then "--flag value" pairs) without the
+// pairs whose flag extra gives, then extra: a test's own value replaces a
+// default, since a flag given twice is refused.
+func overriding(args, extra []string) []string {
+	given := map[string]bool{}
+	for _, a := range extra {
+		if strings.HasPrefix(a, "--") {
+			given[a] = true
+		}
+	}
+	out := []string{}
+	for i := 0; i < len(args); i++ {
+		if strings.HasPrefix(args[i], "--") && given[args[i]] {
+			i++ // and its value
+			continue
+		}
+		out = append(out, args[i])
+	}
+	return append(out, extra...)
 }
 
 // startMain opens a Main configured from args ("serve" and its flags; the

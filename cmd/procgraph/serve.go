@@ -19,6 +19,7 @@ import (
 	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/gate"
+	ptext "github.com/procgraph/procgraph/internal/text"
 	"github.com/procgraph/procgraph/mcpdispatch"
 	"github.com/procgraph/procgraph/mcpserve"
 	"github.com/procgraph/procgraph/metrics"
@@ -96,34 +97,94 @@ func newFormattedLogger(w io.Writer, level, format string) zerolog.Logger {
 }
 
 // newDispatcher returns where replayed tool calls go, and how to close it.
-func newDispatcher(ctx context.Context, cfg *serveConfig, log zerolog.Logger) (replay.Dispatcher, func() error, error) {
+// Every upstream is a Gateway, which routes each call by the catalogue
+// entry of its tool (Gateway.Route is set once the service exists): the
+// --upstream-* flags are its one unnamed server, --upstreams its servers
+// by key.
+func newDispatcher(ctx context.Context, cfg *serveConfig, log zerolog.Logger) (replay.Dispatcher, *mcpdispatch.Gateway, func() error, error) {
 	nothing := func() error { return nil }
+	unnamed := func(d mcpdispatch.Caller) *mcpdispatch.Gateway {
+		return mcpdispatch.NewGateway(map[string]mcpdispatch.Caller{"": d}, nil)
+	}
 	switch {
 	case cfg.UpstreamHTTP != "":
 		// The response envelope ({"result": …}) around a result of at most
 		// --max-call-bytes.
 		d, err := replay.NewHTTPDispatcher(cfg.UpstreamHTTP, replay.HTTPOptions{MaxResponseBytes: cfg.MaxCallBytes + 64<<10})
 		if err != nil {
-			return nil, nil, fmt.Errorf("--upstream-http / PROCGRAPH_UPSTREAM_HTTP: %v", err)
+			return nil, nil, nil, fmt.Errorf("--upstream-http / PROCGRAPH_UPSTREAM_HTTP: %v", err)
 		}
 		warnUnreachable(ctx, cfg.UpstreamHTTP, log)
-		return d, nothing, nil
+		g := unnamed(d)
+		return g, g, nothing, nil
 	case cfg.UpstreamMCP != "":
 		d, err := mcpdispatch.NewHTTP(ctx, cfg.UpstreamMCP, mcpdispatch.Options{Logger: log, MaxResultBytes: cfg.MaxCallBytes})
 		if err != nil {
-			return nil, nil, fmt.Errorf("--upstream-mcp / PROCGRAPH_UPSTREAM_MCP: %v", err)
+			return nil, nil, nil, fmt.Errorf("--upstream-mcp / PROCGRAPH_UPSTREAM_MCP: %v", err)
 		}
-		return d, d.Close, nil
+		g := unnamed(d)
+		return g, g, d.Close, nil
 	case len(cfg.UpstreamMCPCommand) > 0:
 		d, err := mcpdispatch.NewCommand(ctx, cfg.UpstreamMCPCommand, mcpdispatch.Options{Logger: log, MaxResultBytes: cfg.MaxCallBytes})
 		if err != nil {
-			return nil, nil, fmt.Errorf("--upstream-mcp-command / PROCGRAPH_UPSTREAM_MCP_COMMAND: %v", err)
+			return nil, nil, nil, fmt.Errorf("--upstream-mcp-command / PROCGRAPH_UPSTREAM_MCP_COMMAND: %v", err)
 		}
-		return d, d.Close, nil
+		g := unnamed(d)
+		return g, g, d.Close, nil
+	case cfg.UpstreamsFile != "":
+		g, err := openUpstreams(ctx, cfg, log)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		return g, g, g.Close, nil
 	}
 	return replay.DispatcherFunc(func(ctx context.Context, tool string, args map[string]any) (any, error) {
-		return nil, fmt.Errorf("no upstream is configured (set --upstream-http, --upstream-mcp or --upstream-mcp-command)")
-	}), nothing, nil
+		return nil, fmt.Errorf("no upstream is configured (set --upstream-http, --upstream-mcp, --upstream-mcp-command or --upstreams)")
+	}), nil, nothing, nil
+}
+
+// openUpstreams opens the servers of the --upstreams file (docs/design.md
+// "Several upstreams"). A file that does not parse, a command that is not
+// on PATH, and two tools of the servers that answered mapping to one
+// catalogue name refuse the start. A server that does not answer does not:
+// it is logged with its key, its calls fail fast, and it is connected in
+// the background with backoff (mcpdispatch.Dispatcher.Supervise).
+func openUpstreams(ctx context.Context, cfg *serveConfig, log zerolog.Logger) (*mcpdispatch.Gateway, error) {
+	setting := "--upstreams / PROCGRAPH_UPSTREAMS"
+	ups, err := mcpdispatch.ReadUpstreams(cfg.UpstreamsFile)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s: %v", setting, cfg.UpstreamsFile, err)
+	}
+	g, ds, err := mcpdispatch.OpenUpstreams(ctx, ups, mcpdispatch.GatewayOptions{Supervise: true,
+		Base: mcpdispatch.Options{Logger: log, MaxResultBytes: cfg.MaxCallBytes}})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", setting, err)
+	}
+	answered := map[string]*mcpdispatch.Dispatcher{}
+	for key, err := range mcpdispatch.Connect(ctx, ds) {
+		if err != nil {
+			log.Error().Str("server", key).Str("error", ptext.Bounded(err.Error(), 512)).
+				Msg("upstream server did not start: its calls fail until it answers; retried with backoff")
+			continue
+		}
+		answered[key] = ds[key]
+	}
+	tools, skipped, err := mcpdispatch.ListAll(ctx, ups, answered)
+	if err != nil {
+		_ = g.Close()
+		return nil, fmt.Errorf("%s: %v", setting, err)
+	}
+	for _, sk := range skipped {
+		log.Warn().Str("server", sk.Server).Str("tool", ptext.VisibleLine(sk.Name)).Str("reason", sk.Reason).Msg("upstream tool not callable")
+	}
+	perServer := map[string]int{}
+	for _, t := range tools {
+		perServer[t.Server]++
+	}
+	for key := range answered {
+		log.Info().Str("server", key).Int("tools", perServer[key]).Msg("upstream server started")
+	}
+	return g, nil
 }
 
 // newHandler serves the HTTP API at / and MCP at /mcp (automatic phase:

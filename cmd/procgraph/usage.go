@@ -41,7 +41,11 @@ func (c *cmdline) asJSON() bool { return c.json != nil && *c.json }
 // requires between min and max positionals (max < 0: any number). done
 // reports that the command ends here with code.
 func (c *cmdline) parse(args []string, min, max int, s stdio) (pos []string, code int, done bool) {
+	repeat := singleValued(c.fs)
 	pos, err := parseInterleaved(c.fs, args)
+	if *repeat != nil {
+		err = *repeat
+	}
 	switch {
 	case errors.Is(err, flag.ErrHelp):
 		c.printUsage(s.out)
@@ -96,6 +100,48 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 
 // repeated is a flag that may be given many times.
 type repeated []string
+
+// singleValued makes every flag of fs but the repeated ones refuse a
+// second value: `--tools a --tools b` is an error, never "the last one
+// wins" (which would silently drop a's catalogue or upstream). The error
+// returned through the pointer, once parsing is done, is the first repeat.
+// Call it once, after the flags are defined and before parsing.
+func singleValued(fs *flag.FlagSet) *error {
+	first := new(error)
+	fs.VisitAll(func(f *flag.Flag) {
+		if _, many := f.Value.(*repeated); many {
+			return
+		}
+		f.Value = &once{Value: f.Value, name: f.Name, first: first}
+	})
+	return first
+}
+
+// once is a flag that takes one value.
+type once struct {
+	flag.Value
+	name  string
+	given bool
+	first *error
+}
+
+func (o *once) Set(v string) error {
+	if o.given {
+		err := fmt.Errorf("--%s is given more than once: it takes one value", o.name)
+		if *o.first == nil {
+			*o.first = err
+		}
+		return err
+	}
+	o.given = true
+	return o.Value.Set(v)
+}
+
+// IsBoolFlag keeps a boolean flag usable without a value.
+func (o *once) IsBoolFlag() bool {
+	b, ok := o.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
 
 func (r *repeated) String() string     { return strings.Join(*r, ",") }
 func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }

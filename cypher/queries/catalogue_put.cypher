@@ -1,7 +1,8 @@
 // Stores the catalogue: its revision on the Catalogue node, and each tool's
 // properties on its Tool node (input_schema and output_schema are JSON
-// strings; contract is the tool's procedures.ToolContract as JSON and
-// contract_key its Key, which versions' baselines are made of).
+// strings; server and upstream_name null when empty; contract is the
+// tool's procedures.ToolContract as JSON and contract_key its Key, which
+// versions' baselines are made of).
 MERGE (c:Catalogue {id: 'current'})
 SET c.revision = $revision, c.tool_count = size($tools), c.updated_at = $at
 WITH c
@@ -13,5 +14,7 @@ SET t.in_catalogue = true,
     t.external_access = tool.external_access,
     t.input_schema = tool.input_schema,
     t.output_schema = tool.output_schema,
+    t.server = tool.server,
+    t.upstream_name = tool.upstream_name,
     t.contract = tool.contract,
     t.contract_key = tool.contract_key;

@@ -112,6 +112,8 @@ func decodeCatalogue(recs []*neo4j.Record) (*procedures.Catalogue, error) {
 			Description:    r.str("description"),
 			ReadOnly:       r.bool("read_only"),
 			ExternalAccess: r.bool("external_access"),
+			Server:         r.str("server"),
+			UpstreamName:   r.str("upstream_name"),
 		}
 		r.json("input_schema", &t.InputSchema)
 		r.json("output_schema", &t.OutputSchema)
@@ -165,6 +167,8 @@ func putCatalogueIn(ctx context.Context, tx neo4j.ManagedTransaction, c *procedu
 			"external_access": t.ExternalAccess,
 			"input_schema":    schema,
 			"output_schema":   out,
+			"server":          nullIfEmpty(t.Server),
+			"upstream_name":   nullIfEmpty(t.UpstreamName),
 			"contract":        string(cj),
 			"contract_key":    contract.Key(),
 		}
@@ -187,4 +191,12 @@ func putCatalogueIn(ctx context.Context, tx neo4j.ManagedTransaction, c *procedu
 		return err
 	}
 	return reclassify(ctx, tx, affected)
+}
+
+// nullIfEmpty is s, or null for "" (a property not set).
+func nullIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }

@@ -15,7 +15,8 @@
 //	             updated_at, last_used_at, rank, code_hash, status, opaque,
 //	             grant_*})
 //	(:Procedure)-[:CALLS]->(:Tool {name, in_catalogue, description, read_only,
-//	                               external_access, input_schema})
+//	                               external_access, input_schema, server,
+//	                               upstream_name})
 //	(:Procedure)-[:HAS_VERSION]->(:ProcedureVersion {id, procedure, code_hash,
 //	             code, dialect, parameters, input_schema, opaque, warnings,
 //	             summary, metadata, captured_at, frequency, status})

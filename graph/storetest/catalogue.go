@@ -32,7 +32,7 @@ func testCatalogue(t *testing.T, newStore NewStore) {
 		tools := []procedures.Tool{
 			{Name: "search_jobs", Description: "Search jobs ü", ReadOnly: true, ExternalAccess: true,
 				InputSchema: map[string]any{"type": "object", "properties": map[string]any{"q": map[string]any{"type": "string", "maxLength": 200}}, "required": []any{"q"}}},
-			{Name: "kill_job", Description: "Kill", ReadOnly: false},
+			{Name: "kill_job", Description: "Kill", ReadOnly: false, Server: "jobs.v2", UpstreamName: "kill-job ü"},
 		}
 		second, err := procedures.NewCatalogue(tools)
 		if err != nil {
@@ -53,7 +53,8 @@ func testCatalogue(t *testing.T, newStore NewStore) {
 		}
 		for i, want := range second.Tools {
 			g := got.Tools[i]
-			if g.Name != want.Name || g.Description != want.Description || g.ReadOnly != want.ReadOnly || g.ExternalAccess != want.ExternalAccess {
+			if g.Name != want.Name || g.Description != want.Description || g.ReadOnly != want.ReadOnly || g.ExternalAccess != want.ExternalAccess ||
+				g.Server != want.Server || g.UpstreamName != want.UpstreamName {
 				t.Errorf("tool %d = %+v, want %+v", i, g, want)
 			}
 			requireEqual(t, want.Name+" input schema", any(g.InputSchema), JSONValue(t, want.InputSchema))
@@ -65,6 +66,22 @@ func testCatalogue(t *testing.T, newStore NewStore) {
 			t.Error("Tool lookup fails on the stored catalogue")
 		}
 		requireEqual(t, "read-only tools", got.ReadOnlyTools(), []string{"search_jobs"})
+
+		// A route taken away is gone, not kept from the last put.
+		third, err := procedures.NewCatalogue([]procedures.Tool{{Name: "kill_job", Description: "Kill"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.PutCatalogue(ctx, third); err != nil {
+			t.Fatalf("PutCatalogue: %v", err)
+		}
+		got, err = s.Catalogue(ctx)
+		if err != nil {
+			t.Fatalf("Catalogue: %v", err)
+		}
+		if len(got.Tools) != 1 || got.Tools[0].Server != "" || got.Tools[0].UpstreamName != "" || got.Revision != third.Revision {
+			t.Fatalf("after a put without the route: %+v (revision %s, want %s)", got.Tools, got.Revision, third.Revision)
+		}
 	})
 
 	t.Run("a capture prepared under another catalogue writes nothing", func(t *testing.T) {

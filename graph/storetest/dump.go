@@ -32,7 +32,7 @@ func FillScenarios(tb testing.TB, s procedures.Store) {
 		{Name: "get_jobs", ReadOnly: true, Description: "jobs", InputSchema: map[string]any{"type": "object"}},
 		{Name: "get_logs", ReadOnly: true},
 		{Name: "kill_job", ExternalAccess: true},
-		{Name: "fetch_url", ReadOnly: true, ExternalAccess: true},
+		{Name: "fetch_url", ReadOnly: true, ExternalAccess: true, Server: "web", UpstreamName: "fetch-url"},
 	})
 	if err != nil {
 		tb.Fatal(err)

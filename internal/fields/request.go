@@ -14,6 +14,10 @@ const (
 	MaxCauseDescBytes = 4 << 10
 	// MaxToolNameBytes bounds a catalogue tool's name.
 	MaxToolNameBytes = 128
+	// MaxServerKeyBytes bounds an upstream server's key (a tool's server).
+	MaxServerKeyBytes = 64
+	// MaxUpstreamNameBytes bounds a tool's name on its server.
+	MaxUpstreamNameBytes = 512
 	// MaxToolDescBytes bounds a catalogue tool's description.
 	MaxToolDescBytes = 8 << 10
 	// MaxCatalogueTools is the largest catalogue accepted.
@@ -113,6 +117,8 @@ var (
 	Tool     = Field{Type: Object, Props: []Prop{Req(ToolName), Opt(ToolDesc),
 		Opt(Field{Name: "read_only", Type: Boolean}), Opt(Field{Name: "external_access", Type: Boolean}),
 		Nullable(Field{Name: "input_schema", Type: Object}), Nullable(Field{Name: "output_schema", Type: Object}),
+		Opt(Field{Name: "server", Type: String, MaxBytes: MaxServerKeyBytes, Doc: "the upstream server's key (the upstreams file); absent for the unnamed server of the --upstream-* flags"}),
+		Opt(Field{Name: "upstream_name", Type: String, MinBytes: 1, MaxBytes: MaxUpstreamNameBytes, Doc: "the tool's name on its server, sent on the wire (default: name)"}),
 		Opt(Field{Name: "schema_hash", Type: String, MaxBytes: 80, Doc: "computed by the server; ignored"})}}
 
 	// The find filters (GET /v1/procedures, find_all_procedures).

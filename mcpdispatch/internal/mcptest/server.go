@@ -95,7 +95,9 @@ func ptr[T any](v T) *T { return &v }
 // fetch_logs (read-only; JSON text only), greet (plain text), kill_job
 // (destructive), fail_job (isError with LongError), sleep (waits ms, or
 // until cancelled), pid (the server's process id), crash (exits the process
-// when stdio is true) and bad-name (not callable from a procedure).
+// when stdio is true), bad-name (a kebab-case name, state-changing) and
+// get-sum (a kebab-case name, read-only: {"sum": a + b, "server":
+// $MCPTEST_NAME}, so a test can tell two of these servers apart).
 func NewServer(rec *Recorder, stdio bool) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "mcptest", Version: "v1"}, nil)
 	add := func(name string, ann *mcp.ToolAnnotations, h func(ctx context.Context, args map[string]any) *mcp.CallToolResult) {
@@ -155,5 +157,12 @@ func NewServer(rec *Recorder, stdio bool) *mcp.Server {
 		return text(`"not crashing in process"`)
 	})
 	add("bad-name", nil, func(context.Context, map[string]any) *mcp.CallToolResult { return text(`null`) })
+	add("get-sum", &mcp.ToolAnnotations{ReadOnlyHint: true}, func(_ context.Context, args map[string]any) *mcp.CallToolResult {
+		a, _ := args["a"].(json.Number)
+		b, _ := args["b"].(json.Number)
+		x, _ := a.Int64()
+		y, _ := b.Int64()
+		return text(fmt.Sprintf(`{"sum": %d, "server": %q}`, x+y, os.Getenv("MCPTEST_NAME")))
+	})
 	return s
 }
