@@ -43,6 +43,7 @@ const (
 	SearchIndexFailed     = "procgraph_search_index_failed"
 	Recordings            = "procgraph_recordings_total"
 	RecordingBytes        = "procgraph_recording_bytes_total"
+	Notifications         = "procgraph_notifications_total"
 )
 
 // LatencyBuckets are the request-latency histogram's upper bounds, seconds.
@@ -59,6 +60,8 @@ type Registry struct {
 	// the bytes of those kept.
 	recordings *prometheus.CounterVec
 	recBytes   prometheus.Counter
+	// notifications counts webhook notifications by outcome (notify).
+	notifications *prometheus.CounterVec
 }
 
 // New returns a registry with procgraph's metrics and the Go runtime and
@@ -78,8 +81,10 @@ func New() *Registry {
 			Help: "Recordings of successful runs by outcome: kept, too_large (over 256 KiB: not kept), unencodable."}, []string{"outcome"}),
 		recBytes: prometheus.NewCounter(prometheus.CounterOpts{Name: RecordingBytes,
 			Help: "Bytes of the recordings kept (as JSON)."}),
+		notifications: prometheus.NewCounterVec(prometheus.CounterOpts{Name: Notifications,
+			Help: "Webhook notifications of approvals by outcome: sent, retried (an attempt failed), failed (every attempt), dropped (the queue was full)."}, []string{"outcome"}),
 	}
-	r.reg.MustRegister(r.requests, r.latency, r.decisions, r.replays, r.recordings, r.recBytes,
+	r.reg.MustRegister(r.requests, r.latency, r.decisions, r.replays, r.recordings, r.recBytes, r.notifications,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return r
 }
@@ -121,6 +126,12 @@ func (r *Registry) CountDecision(d procedures.Decision) {
 // (replay.ReplayCounter).
 func (r *Registry) CountReplay(status, errorCode string) {
 	r.replays.WithLabelValues(label(status), label(errorCode)).Inc()
+}
+
+// CountNotification counts one webhook notification's outcome
+// (notify.Config.Count).
+func (r *Registry) CountNotification(outcome string) {
+	r.notifications.WithLabelValues(label(outcome)).Inc()
 }
 
 // label makes a label value valid: client_golang refuses invalid UTF-8.

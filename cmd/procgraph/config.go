@@ -18,6 +18,7 @@ import (
 	"github.com/peterbourgon/ff/v3"
 
 	"github.com/procgraph/procgraph/gate"
+	"github.com/procgraph/procgraph/notify"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/sandbox"
 )
@@ -83,6 +84,13 @@ type serveConfig struct {
 	MaxConcurrentSearches int           // 0 until resolved: 2×cores
 	AuditRetention        time.Duration // 0: the audit log is kept forever
 	AuditArchiveDir       string
+	// NotifyWebhooks are where approvals are posted (notify); NotifySecret
+	// the HMAC key read from NotifySecretFile; NotifyFormat json or slack;
+	// PublicURL where people reach this server (the console links).
+	NotifyWebhooks   []string
+	NotifySecretFile string
+	NotifyFormat     string
+	PublicURL        string
 	// lockTimeout is how long opening the embedded store waits for
 	// another process's lock (0: embedded.DefaultLockTimeout); not a
 	// setting: doctor asks once.
@@ -119,6 +127,10 @@ func (c *serveConfig) serveFlags(fs *flag.FlagSet) *settings {
 	s.add(&text{&c.UpstreamHTTP, httpURL}, "upstream-http", "", "where replayed tool calls go (POST {\"tool\", \"arguments\"})")
 	s.add(&text{&c.UpstreamMCP, httpURL}, "upstream-mcp", "", "streamable HTTP MCP server where replayed tool calls go")
 	s.add((*argv)(&c.UpstreamMCPCommand), "upstream-mcp-command", "", "MCP server command (\"CMD ARGS\") started and spoken to over stdio")
+	s.add(urlList{&c.NotifyWebhooks}, "notify-webhook", "", "a URL (http or https) posted on each new pending approval, its resolution and its expiry (repeatable; in the environment, URLs separated by spaces); never code, arguments or tokens")
+	s.add(&text{&c.NotifySecretFile, nonBlank}, "notify-secret-file", "", "a file holding the HMAC-SHA256 key the webhook posts are signed with (Procgraph-Signature over Procgraph-Timestamp, '.', the body)")
+	s.add(&text{&c.NotifyFormat, oneOf(notify.FormatJSON, notify.FormatSlack)}, "notify-format", notify.FormatJSON, "json (the event) or slack (text and blocks, as Slack's incoming webhooks take)")
+	s.add(&text{&c.PublicURL, httpURL}, "public-url", "", "where people reach this server (http or https), for the console links of notifications; default the listen address")
 	s.add(&text{&c.UpstreamsFile, nonBlank}, "upstreams", "", "upstreams file: several MCP servers as an mcpServers object (the Claude Desktop / Cursor / Claude Code format); a server's tool T is PREFIX__T; exclusive with --upstream-*")
 	s.add(&text{&c.Auth, oneOf(authTokens, authOff)}, "auth", authTokens, "tokens (bearer tokens, the default) or off (every caller anonymous with every scope but MCP's grant; loopback only)")
 	s.add(&text{&c.TokensFile, nil}, "tokens-file", "", "bearer tokens file (hashes and scopes); a relative path is resolved against the data file's directory; default "+defaultTokensFile+" next to the data file, created at first start (required with --store neo4j)")
@@ -370,6 +382,32 @@ func (s *settings) parse(args []string) error {
 		}
 		return err
 	}
+	return nil
+}
+
+// urlList is a repeatable setting of webhook URLs: each value is one or
+// more http(s) URLs separated by white space (the environment twin lists
+// several that way).
+type urlList struct{ p *[]string }
+
+func (u urlList) String() string {
+	if u.p == nil {
+		return ""
+	}
+	return strings.Join(*u.p, " ")
+}
+
+func (u urlList) Set(v string) error {
+	urls := strings.Fields(v)
+	if len(urls) == 0 {
+		return fmt.Errorf("no URL given")
+	}
+	for _, raw := range urls {
+		if err := notify.CheckURL(raw); err != nil {
+			return err
+		}
+	}
+	*u.p = append(*u.p, urls...)
 	return nil
 }
 

@@ -278,8 +278,13 @@ func (m *Main) open(ctx, bg context.Context) (http.Handler, error) {
 	if !ok {
 		return nil, fault.Errorf(fault.CodeInternal, "store %T keeps no turns", store)
 	}
+	onTurn, err := m.newNotifier(reg)
+	if err != nil {
+		return nil, err
+	}
 	tg := gate.New(rp, turns, gate.Options{MaxPending: cfg.MaxPendingApprovals,
-		MaxPendingPerRequester: cfg.MaxPendingPerRequester, MaxWaiters: cfg.MaxWaiters, ApprovalTimeout: cfg.ApprovalTimeout})
+		MaxPendingPerRequester: cfg.MaxPendingPerRequester, MaxWaiters: cfg.MaxWaiters, ApprovalTimeout: cfg.ApprovalTimeout,
+		OnTurn: onTurn})
 	m.svc, m.gate = svc, tg
 	swept := make(chan struct{})
 	go func() { defer close(swept); tg.Sweeper(bg, gate.DefaultSweepInterval) }()

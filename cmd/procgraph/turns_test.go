@@ -17,7 +17,7 @@ type turnActors struct {
 	agent, agent2, op, viewer string
 }
 
-func mustTurnServer(t *testing.T, up *upstream, extra ...string) *turnActors {
+func mustTurnServer(t testing.TB, up *upstream, extra ...string) *turnActors {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "tokens.json")
 	a := &turnActors{
@@ -31,7 +31,7 @@ func mustTurnServer(t *testing.T, up *upstream, extra ...string) *turnActors {
 	return a
 }
 
-func (a *turnActors) as(t *testing.T, tok, method, path string, body any) reply {
+func (a *turnActors) as(t testing.TB, tok, method, path string, body any) reply {
 	t.Helper()
 	return a.send(t, req{Method: method, Path: path, Body: body, Token: &tok})
 }

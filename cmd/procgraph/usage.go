@@ -109,7 +109,12 @@ type repeated []string
 func singleValued(fs *flag.FlagSet) *error {
 	first := new(error)
 	fs.VisitAll(func(f *flag.Flag) {
-		if _, many := f.Value.(*repeated); many {
+		v := f.Value
+		if n, ok := v.(*named); ok {
+			v = n.Value
+		}
+		switch v.(type) {
+		case *repeated, urlList:
 			return
 		}
 		f.Value = &once{Value: f.Value, name: f.Name, first: first}
