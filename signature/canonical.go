@@ -1,6 +1,7 @@
 package signature
 
 import (
+	"bytes"
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
@@ -77,7 +78,7 @@ func AnalyzeCanonical(code string, dialect Dialect, readOnly func(tool string) b
 	if err != nil {
 		return nil, nil, err
 	}
-	return a, canonicalOf(keep.file, a.Source, a.Opaque, readOnly), nil
+	return a, canonicalOf(keep.file, a, readOnly), nil
 }
 
 // CanonicalHash is the hash of a canonical program (Canonical.Hash).
@@ -89,29 +90,33 @@ func CanonicalHash(program string) string {
 }
 
 // canonicalOf prints the canonical program of a resolved block (as
-// block.Parse wraps it) whose source is source. opaque disables
-// reordering. Should the tree hold a node the printer does not know, the
+// block.Parse wraps it) whose analysis is a. An opaque block is not
+// reordered. Should the tree hold a node the printer does not know, the
 // program is the source itself, hashed apart from every printed program.
-func canonicalOf(f *syntax.File, source string, opaque bool, readOnly func(string) bool) *Canonical {
+func canonicalOf(f *syntax.File, a *Analysis, readOnly func(string) bool) *Canonical {
+	source := a.Source
 	body := f.Stmts[0].(*syntax.DefStmt).Body
-	c := &canonPrinter{
-		names:    map[*syntax.Ident]string{},
-		kept:     map[*syntax.Ident]bool{},
-		reserved: map[string]bool{},
-		inline:   map[*syntax.Ident]syntax.Expr{},
-		buf:      make([]byte, 0, 256),
+	c := &canonPrinter{buf: make([]byte, 0, len(CanonicalVersion)+64+len(source))}
+	c.names = c.firstNames[:0]
+	for _, p := range a.Parameters {
+		if isVName(p) {
+			c.reserve(p)
+		}
 	}
-	c.prewalk(body)
+	c.prewalk(body, strings.Contains(source, "def") || strings.Contains(source, "lambda"))
 	stmts := c.topLevel(body)
-	if !opaque && readOnly != nil {
-		c.reorder(stmts, readOnly)
+	if !a.Opaque && readOnly != nil {
+		stmts = c.reorder(stmts, readOnly)
 	}
+	c.str(CanonicalVersion + "\n")
 	c.stmts(stmts, 0)
 	if c.unknown {
 		return &Canonical{Program: source, Hash: CanonicalHash(verbatimMark + source)}
 	}
-	program := string(c.buf)
-	return &Canonical{Program: program, Hash: CanonicalHash(program)}
+	sum := sha256.Sum256(c.buf)
+	var hexSum [2 * sha256.Size]byte
+	hex.Encode(hexSum[:], sum[:])
+	return &Canonical{Program: string(c.buf[len(CanonicalVersion)+1:]), Hash: string(hexSum[:])}
 }
 
 // canonPrinter prints a canonical program.
@@ -119,22 +124,50 @@ type canonPrinter struct {
 	buf []byte
 	// unknown: the tree holds a node the printer does not know.
 	unknown bool
-	// names are the local names given so far, by binding (its First).
-	names map[*syntax.Ident]string
-	next  int
+	// names are the local names given so far, by binding (its First);
+	// few, so a slice.
+	names      []canonName
+	firstNames [16]canonName
+	next       int
+	// keys holds the text of the reads' calls (reorder).
+	keys []byte
 	// kept are the bindings printed under their own name: nested
 	// functions (str shows their name) and the parameters of functions
 	// and lambdas, which callers may pass by keyword.
 	kept map[*syntax.Ident]bool
-	// reserved are the names printed as written (parameters, built-ins,
-	// tools, kept bindings): no local is renamed to one.
+	// reserved are the names v1, v2 … printed as written (parameters,
+	// built-ins, kept bindings): no local is renamed to one.
 	reserved map[string]bool
 	// inline maps an inlined binding to its literal.
 	inline map[*syntax.Ident]syntax.Expr
-	// uses lists every reference to a local binding, by binding, and
-	// toolArgs the references that are a tool call's keyword argument.
-	uses     map[*syntax.Ident][]*syntax.Ident
-	toolArgs map[*syntax.Ident]bool
+	// cands are the top-level literal bindings prewalk checks for
+	// inlining.
+	cands map[*syntax.Ident]*inlineCandidate
+}
+
+// canonName is a local's canonical name.
+type canonName struct {
+	first *syntax.Ident
+	name  string
+}
+
+// vNames are the first canonical names.
+var vNames = func() []string {
+	out := make([]string, 64)
+	for i := range out {
+		out[i] = "v" + strconv.Itoa(i+1)
+	}
+	return out
+}()
+
+// inlineCandidate is a top-level binding name = literal, which is inlined
+// when uses > 0 and ok: its every other reference is a tool call's
+// keyword argument after its statement.
+type inlineCandidate struct {
+	as   *syntax.AssignStmt
+	end  syntax.Position
+	uses int
+	ok   bool
 }
 
 // localBinding returns the First of id's binding when it is a local of
@@ -151,10 +184,46 @@ func localBinding(id *syntax.Ident) *syntax.Ident {
 	return nil
 }
 
-// prewalk records the names that keep their spelling, every reference to
-// a local and which of them are tool arguments.
-func (c *canonPrinter) prewalk(body []syntax.Stmt) {
-	c.uses, c.toolArgs = map[*syntax.Ident][]*syntax.Ident{}, map[*syntax.Ident]bool{}
+// isVName reports whether name has the shape of a canonical local name.
+func isVName(name string) bool {
+	if len(name) < 2 || name[0] != 'v' {
+		return false
+	}
+	for i := 1; i < len(name); i++ {
+		if name[i] < '0' || name[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// prewalk records the bindings that keep their name, the names v1, v2 …
+// they keep, and which top-level literal bindings are inlined (c.inline).
+// It walks the tree only when there are candidates to inline or functions
+// (maybeFunctions: the source may define one; parameters are reserved by
+// the caller).
+func (c *canonPrinter) prewalk(body []syntax.Stmt, maybeFunctions bool) {
+	for _, s := range body {
+		as, ok := s.(*syntax.AssignStmt)
+		if !ok || as.Op != syntax.EQ || !isCanonLiteral(as.RHS) {
+			continue
+		}
+		id, ok := as.LHS.(*syntax.Ident)
+		if !ok {
+			continue
+		}
+		if b, _ := id.Binding.(*resolve.Binding); b == nil || b.Scope != resolve.Local || b.First != id {
+			continue
+		}
+		if c.cands == nil {
+			c.cands = map[*syntax.Ident]*inlineCandidate{}
+		}
+		_, end := as.Span()
+		c.cands[id] = &inlineCandidate{as: as, end: end, ok: true}
+	}
+	if c.cands == nil && !maybeFunctions {
+		return
+	}
 	keepParams := func(params []syntax.Expr) {
 		for _, p := range params {
 			switch p := p.(type) {
@@ -169,48 +238,61 @@ func (c *canonPrinter) prewalk(body []syntax.Stmt) {
 			}
 		}
 	}
-	for _, s := range body {
-		syntax.Walk(s, func(n syntax.Node) bool {
-			switch n := n.(type) {
-			case *syntax.DefStmt:
-				c.keep(n.Name) // str(f) shows it
-				keepParams(n.Params)
-			case *syntax.LambdaExpr:
-				keepParams(n.Params)
-			case *syntax.CallExpr:
-				if isToolCall(n) {
-					for _, arg := range n.Args {
-						if kw, ok := arg.(*syntax.BinaryExpr); ok && kw.Op == syntax.EQ {
-							if id, ok := kw.Y.(*syntax.Ident); ok {
-								c.toolArgs[id] = true
-							}
+	var visit func(n syntax.Node) bool
+	visit = func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.DefStmt:
+			c.keep(n.Name) // str(f) shows it
+			keepParams(n.Params)
+		case *syntax.LambdaExpr:
+			keepParams(n.Params)
+		case *syntax.CallExpr:
+			if c.cands == nil || !isToolCall(n) {
+				return true
+			}
+			syntax.Walk(n.Fn, visit)
+			for _, arg := range n.Args {
+				if kw, ok := arg.(*syntax.BinaryExpr); ok && kw.Op == syntax.EQ {
+					if id, ok := kw.Y.(*syntax.Ident); ok {
+						if cand := c.cands[localBinding(id)]; cand != nil {
+							cand.uses++
+							cand.ok = cand.ok && !before(id.NamePos, cand.end)
+							continue
 						}
 					}
 				}
-			case *syntax.DotExpr:
-				syntax.Walk(n.X, func(m syntax.Node) bool { return c.visitIdent(m) })
-				return false // the attribute's name is no variable
-			case *syntax.Ident:
-				c.visitIdent(n)
+				syntax.Walk(arg, visit)
 			}
-			return true
-		})
+			return false
+		case *syntax.DotExpr:
+			syntax.Walk(n.X, visit)
+			return false // the attribute's name is no variable
+		case *syntax.Ident:
+			first := localBinding(n)
+			if cand := c.cands[first]; cand != nil && n != first {
+				cand.ok = false // another binding, or a use outside tool arguments
+			}
+		}
+		return true
+	}
+	for _, s := range body {
+		syntax.Walk(s, visit)
+	}
+	for id, cand := range c.cands {
+		if cand.ok && cand.uses > 0 {
+			if c.inline == nil {
+				c.inline = map[*syntax.Ident]syntax.Expr{}
+			}
+			c.inline[id] = cand.as.RHS
+		}
 	}
 }
 
-// visitIdent records an identifier for prewalk; it returns true so a walk
-// goes on.
-func (c *canonPrinter) visitIdent(n syntax.Node) bool {
-	id, ok := n.(*syntax.Ident)
-	if !ok {
-		return true
+func (c *canonPrinter) reserve(name string) {
+	if c.reserved == nil {
+		c.reserved = map[string]bool{}
 	}
-	if first := localBinding(id); first != nil {
-		c.uses[first] = append(c.uses[first], id)
-	} else if id.Binding != nil {
-		c.reserved[id.Name] = true // a parameter, a built-in, tools
-	}
-	return true
+	c.reserved[name] = true
 }
 
 func (c *canonPrinter) keep(id *syntax.Ident) {
@@ -218,9 +300,14 @@ func (c *canonPrinter) keep(id *syntax.Ident) {
 		return
 	}
 	if first := localBinding(id); first != nil {
+		if c.kept == nil {
+			c.kept = map[*syntax.Ident]bool{}
+		}
 		c.kept[first] = true
 	}
-	c.reserved[id.Name] = true
+	if isVName(id.Name) {
+		c.reserve(id.Name)
+	}
 }
 
 // isToolCall reports whether call is tools.N(...) on the predeclared tools.
@@ -251,44 +338,24 @@ func isCanonLiteral(e syntax.Expr) bool {
 	return false
 }
 
-// topLevel returns the block's statements without the inlined bindings,
-// and records those (c.inline): a top-level name = literal whose name is
-// a local of the block (no nested function sees it), bound there only,
-// and otherwise used only as tool calls' keyword arguments after it.
+// topLevel returns the block's statements without the inlined bindings
+// (c.inline): a top-level name = literal whose name is a local of the
+// block (no nested function sees it), bound there only, and otherwise used
+// only as tool calls' keyword arguments after it.
 func (c *canonPrinter) topLevel(body []syntax.Stmt) []syntax.Stmt {
+	if c.inline == nil {
+		return body
+	}
 	out := make([]syntax.Stmt, 0, len(body))
 	for _, s := range body {
-		if as, ok := s.(*syntax.AssignStmt); ok && as.Op == syntax.EQ && isCanonLiteral(as.RHS) {
-			if id, ok := as.LHS.(*syntax.Ident); ok && c.inlinable(id, as) {
-				c.inline[id] = as.RHS
+		if as, ok := s.(*syntax.AssignStmt); ok {
+			if id, ok := as.LHS.(*syntax.Ident); ok && c.inline[id] != nil {
 				continue
 			}
 		}
 		out = append(out, s)
 	}
 	return out
-}
-
-// inlinable reports whether the binding id of as may be printed as its
-// literal at its uses.
-func (c *canonPrinter) inlinable(id *syntax.Ident, as *syntax.AssignStmt) bool {
-	b, _ := id.Binding.(*resolve.Binding)
-	if b == nil || b.Scope != resolve.Local || b.First != id {
-		return false
-	}
-	_, end := as.Span()
-	uses := c.uses[id]
-	n := 0
-	for _, u := range uses {
-		if u == id {
-			continue
-		}
-		if !c.toolArgs[u] || before(u.NamePos, end) {
-			return false
-		}
-		n++
-	}
-	return n > 0
 }
 
 func before(p, q syntax.Position) bool {
@@ -383,56 +450,71 @@ func unparen(e syntax.Expr) syntax.Expr {
 	}
 }
 
-// reorder sorts, in place, every run of consecutive reads of stmts by
-// their call's text, stably. Each statement gets a group: reads of one run
+// reorder returns stmts with every run of consecutive reads sorted by
+// their call's text, stably (a copy when it moves any: the tree is not
+// changed). Each statement gets a group: reads of one run
 // share one, and a statement that is not a read has a group of its own,
 // so nothing moves across it; a read that binds a name another read of
 // its run binds starts a new run.
-func (c *canonPrinter) reorder(stmts []syntax.Stmt, readOnly func(string) bool) {
+func (c *canonPrinter) reorder(stmts []syntax.Stmt, readOnly func(string) bool) []syntax.Stmt {
 	type ordered struct {
-		group int
-		key   string
-		s     syntax.Stmt
+		group    int
+		from, to int // the call's text in c.keys
+		s        syntax.Stmt
 	}
-	order := make([]ordered, len(stmts))
-	bound := map[*syntax.Ident]bool{}
+	var order []ordered
+	var bound []*syntax.Ident // the names the run binds
 	group, reads := 0, 0
 	for i, s := range stmts {
 		r, ok := c.asRead(s, readOnly)
 		if !ok {
-			order[i] = ordered{group + 1, "", s}
+			if order != nil {
+				order[i] = ordered{group + 1, 0, 0, s}
+			}
 			group += 2
-			clear(bound)
+			bound = bound[:0]
 			continue
 		}
-		if r.lhs != nil && bound[r.lhs] {
+		if order == nil {
+			order = make([]ordered, len(stmts))
+			for j := range i {
+				order[j] = ordered{-1, 0, 0, stmts[j]}
+			}
+		}
+		if r.lhs != nil && slices.Contains(bound, r.lhs) {
 			group += 2
-			clear(bound)
+			bound = bound[:0]
 		}
 		if r.lhs != nil {
-			bound[r.lhs] = true
+			bound = append(bound, r.lhs)
 		}
 		reads++
-		order[i] = ordered{group, c.callKey(r.call), s}
+		from, to := c.callKey(r.call)
+		order[i] = ordered{group, from, to, s}
 	}
 	if reads < 2 {
-		return
+		return stmts
 	}
-	slices.SortStableFunc(order, func(a, b ordered) int { return cmp.Or(cmp.Compare(a.group, b.group), cmp.Compare(a.key, b.key)) })
+	slices.SortStableFunc(order, func(a, b ordered) int {
+		return cmp.Or(cmp.Compare(a.group, b.group), bytes.Compare(c.keys[a.from:a.to], c.keys[b.from:b.to]))
+	})
+	out := make([]syntax.Stmt, len(order))
 	for i, o := range order {
-		stmts[i] = o.s
+		out[i] = o.s
 	}
+	return out
 }
 
-// callKey is the text of a read's call (its arguments are literals and
-// parameters, so printing it names no local).
-func (c *canonPrinter) callKey(call *syntax.CallExpr) string {
+// callKey appends the text of a read's call to c.keys and returns where
+// it is (its arguments are literals and parameters, so printing it names
+// no local).
+func (c *canonPrinter) callKey(call *syntax.CallExpr) (int, int) {
 	saved := c.buf
-	c.buf = make([]byte, 0, 64)
+	c.buf = c.keys
+	from := len(c.buf)
 	c.expr(call)
-	key := string(c.buf)
-	c.buf = saved
-	return key
+	c.keys, c.buf = c.buf, saved
+	return from, len(c.keys)
 }
 
 // stmts prints a statement list at depth, without the pass statements
@@ -491,7 +573,9 @@ func (c *canonPrinter) stmt(s syntax.Stmt, depth int) {
 	switch s := s.(type) {
 	case *syntax.AssignStmt:
 		c.expr(s.LHS)
-		c.str(" " + s.Op.String() + " ")
+		c.str(" ")
+		c.str(s.Op.String())
+		c.str(" ")
 		c.expr(s.RHS)
 	case *syntax.ExprStmt:
 		c.expr(s.X)
@@ -597,16 +681,24 @@ func (c *canonPrinter) ident(id *syntax.Ident) {
 		c.expr(lit)
 		return
 	}
-	name, ok := c.names[first]
-	for !ok {
-		c.next++
-		name = "v" + strconv.Itoa(c.next)
-		if !c.reserved[name] {
-			c.names[first] = name
-			ok = true
+	for _, n := range c.names {
+		if n.first == first {
+			c.str(n.name)
+			return
 		}
 	}
-	c.str(name)
+	for {
+		c.next++
+		name := "v" + strconv.Itoa(c.next)
+		if c.next <= len(vNames) {
+			name = vNames[c.next-1]
+		}
+		if !c.reserved[name] {
+			c.names = append(c.names, canonName{first, name})
+			c.str(name)
+			return
+		}
+	}
 }
 
 // operand prints e as an operand: in parentheses unless it is atomic.
@@ -660,11 +752,11 @@ func (c *canonPrinter) expr(e syntax.Expr) {
 		c.operand(e.Fn)
 		c.str("(")
 		args := e.Args
-		if isToolCall(e) && sortableKeywords(args) {
+		if byKeyword := func(a, b syntax.Expr) int {
+			return cmp.Compare(a.(*syntax.BinaryExpr).X.(*syntax.Ident).Name, b.(*syntax.BinaryExpr).X.(*syntax.Ident).Name)
+		}; isToolCall(e) && sortableKeywords(args) && !slices.IsSortedFunc(args, byKeyword) {
 			args = slices.Clone(args)
-			slices.SortStableFunc(args, func(a, b syntax.Expr) int {
-				return cmp.Compare(a.(*syntax.BinaryExpr).X.(*syntax.Ident).Name, b.(*syntax.BinaryExpr).X.(*syntax.Ident).Name)
-			})
+			slices.SortStableFunc(args, byKeyword)
 		}
 		for i, a := range args {
 			if i > 0 {
@@ -713,7 +805,9 @@ func (c *canonPrinter) expr(e syntax.Expr) {
 			return
 		}
 		c.operand(e.X)
-		c.str(" " + e.Op.String() + " ")
+		c.str(" ")
+		c.str(e.Op.String())
+		c.str(" ")
 		c.operand(e.Y)
 	case *syntax.CondExpr:
 		c.operand(e.True)
@@ -792,6 +886,12 @@ func (c *canonPrinter) literal(l *syntax.Literal) {
 			c.str(syntax.Quote(v, true))
 			return
 		}
+		if plainString(v) {
+			c.str(`"`)
+			c.str(v)
+			c.str(`"`)
+			return
+		}
 		if utf8.ValidString(v) {
 			c.str(syntax.Quote(v, false))
 			return
@@ -813,4 +913,15 @@ func (c *canonPrinter) literal(l *syntax.Literal) {
 		}
 	}
 	c.str(l.Raw)
+}
+
+// plainString reports whether s is printable ASCII without a quote or a
+// backslash: what syntax.Quote writes as it is, between double quotes.
+func plainString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c > '~' || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
