@@ -106,6 +106,7 @@ func canonicalOf(f *syntax.File, a *Analysis, readOnly func(string) bool) *Canon
 	c.prewalk(body, strings.Contains(source, "def") || strings.Contains(source, "lambda"))
 	stmts := c.topLevel(body)
 	if !a.Opaque && readOnly != nil {
+		c.readOnly = readOnly
 		stmts = c.reorder(stmts, readOnly)
 	}
 	c.str(CanonicalVersion + "\n")
@@ -131,6 +132,8 @@ type canonPrinter struct {
 	next       int
 	// keys holds the text of the reads' calls (reorder).
 	keys []byte
+	// readOnly is the classification when reads may be reordered, else nil.
+	readOnly func(string) bool
 	// kept are the bindings printed under their own name: nested
 	// functions (str shows their name) and the parameters of functions
 	// and lambdas, which callers may pass by keyword.
@@ -572,6 +575,10 @@ func (c *canonPrinter) stmt(s syntax.Stmt, depth int) {
 	c.line(depth)
 	switch s := s.(type) {
 	case *syntax.AssignStmt:
+		if perm := c.gatherOrder(s); perm != nil {
+			c.gather(s, perm)
+			break
+		}
 		c.expr(s.LHS)
 		c.str(" ")
 		c.str(s.Op.String())
@@ -635,6 +642,85 @@ func (c *canonPrinter) stmt(s syntax.Stmt, depth int) {
 		c.unknown = true
 	}
 	c.str("\n")
+}
+
+// gatherOrder returns the order to print the targets and calls of a
+// gathered read in, or nil: s is `x, y = [tools.R(…), tools.S(…)]` (what
+// asyncio.gather becomes) with distinct locals as targets and as many
+// reads (as reorder sees them) as targets; the pairs are sorted by their
+// call's text, so each target still gets its call's result. It applies at
+// any depth: the calls are one statement's, made one after the other.
+func (c *canonPrinter) gatherOrder(s *syntax.AssignStmt) []int {
+	if c.readOnly == nil || s.Op != syntax.EQ {
+		return nil
+	}
+	targets, calls := exprList(unparen(s.LHS)), exprList(unparen(s.RHS))
+	if len(targets) < 2 || len(targets) != len(calls) {
+		return nil
+	}
+	firsts := make([]*syntax.Ident, len(targets))
+	for i, t := range targets {
+		id, ok := unparen(t).(*syntax.Ident)
+		if !ok {
+			return nil
+		}
+		b, _ := id.Binding.(*resolve.Binding)
+		if b == nil || b.Scope != resolve.Local || slices.Contains(firsts, b.First) {
+			return nil
+		}
+		firsts[i] = b.First
+	}
+	type keyed struct{ i, from, to int }
+	keys := make([]keyed, len(calls))
+	for i, e := range calls {
+		r, ok := c.asRead(&syntax.ExprStmt{X: e}, c.readOnly)
+		if !ok {
+			return nil
+		}
+		from, to := c.callKey(r.call)
+		keys[i] = keyed{i, from, to}
+	}
+	slices.SortStableFunc(keys, func(a, b keyed) int { return bytes.Compare(c.keys[a.from:a.to], c.keys[b.from:b.to]) })
+	perm := make([]int, len(keys))
+	for i, k := range keys {
+		perm[i] = k.i
+	}
+	return perm
+}
+
+// exprList returns the elements of a tuple or list expression, else nil.
+func exprList(e syntax.Expr) []syntax.Expr {
+	switch e := e.(type) {
+	case *syntax.TupleExpr:
+		return e.List
+	case *syntax.ListExpr:
+		return e.List
+	}
+	return nil
+}
+
+// gather prints a gathered read with its targets and calls in perm's
+// order (gatherOrder), each side keeping its brackets.
+func (c *canonPrinter) gather(s *syntax.AssignStmt, perm []int) {
+	side := func(e syntax.Expr) {
+		e = unparen(e)
+		open, close := "(", ")"
+		if _, ok := e.(*syntax.ListExpr); ok {
+			open, close = "[", "]"
+		}
+		xs := exprList(e)
+		c.str(open)
+		for i, j := range perm {
+			if i > 0 {
+				c.str(", ")
+			}
+			c.expr(xs[j])
+		}
+		c.str(close)
+	}
+	side(s.LHS)
+	c.str(" = ")
+	side(s.RHS)
 }
 
 func (c *canonPrinter) params(params []syntax.Expr) {

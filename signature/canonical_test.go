@@ -121,6 +121,8 @@ func TestCanonicalProgram(t *testing.T) {
 			"return tools.kill(task=\"a\")\n"},
 		{"reads sorted by their call", "b = tools.get_b(k=1)\na = tools.get_a(k=2)\nreturn [a, b]\n", testReadOnly,
 			"v1 = tools.get_a(k=2)\nv2 = tools.get_b(k=1)\nreturn [v1, v2]\n"},
+		{"gathered reads sorted with their targets", "b, a = [tools.get_b(k=1), tools.get_a(k=2)]\nreturn a\n", testReadOnly,
+			"(v1, v2) = [tools.get_a(k=2), tools.get_b(k=1)]\nreturn v1\n"},
 		{"no classification: nothing reordered", "b = tools.get_b(k=1)\na = tools.get_a(k=2)\n", nil,
 			"v1 = tools.get_b(k=1)\nv2 = tools.get_a(k=2)\n"},
 		{"operands in parentheses, literals by value", "return tools.get_a(k=-(0x1 + 2) * 3, s='\\u2028', f=2.50)\n", testReadOnly,

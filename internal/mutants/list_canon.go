@@ -50,6 +50,13 @@ func init() {
 			Tests:    pairs("differ/opaque_alias_not_reordered"),
 		},
 		{
+			Name:     "signature/canon/gather-target-twice",
+			Why:      "a gathered read whose targets repeat a name is reordered, so the name ends up holding the other call's result",
+			Edits:    []Edit{{Dir: "signature", Files: "canonical.go", Find: "if b == nil || b.Scope != resolve.Local || slices.Contains(firsts, b.First) {", Replace: "if b == nil || b.Scope != resolve.Local {"}},
+			Packages: []string{"./signature"},
+			Tests:    pairs("differ/gathered_target_bound_twice"),
+		},
+		{
 			Name: "signature/canon/rename-parameter",
 			Why:  "parameters are renamed like locals, so blocks that pass other parameters to a tool share a hash",
 			Edits: []Edit{{Dir: "signature", Files: "canonical.go", Find: "if b == nil || b.First == nil {\nreturn nil\n}",
