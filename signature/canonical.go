@@ -96,7 +96,7 @@ func CanonicalHash(program string) string {
 func canonicalOf(f *syntax.File, a *Analysis, readOnly func(string) bool) *Canonical {
 	source := a.Source
 	body := f.Stmts[0].(*syntax.DefStmt).Body
-	c := &canonPrinter{buf: make([]byte, 0, len(CanonicalVersion)+64+len(source))}
+	c := &canonPrinter{buf: make([]byte, 0, len(CanonicalVersion)+64+2*len(source))}
 	c.names = c.firstNames[:0]
 	for _, p := range a.Parameters {
 		if isVName(p) {
@@ -109,15 +109,18 @@ func canonicalOf(f *syntax.File, a *Analysis, readOnly func(string) bool) *Canon
 		c.readOnly = readOnly
 		stmts = c.reorder(stmts, readOnly)
 	}
+	// c.buf holds the reads' calls' text (reorder, gatherOrder) first,
+	// then what is hashed: the version and the program.
+	start := len(c.buf)
 	c.str(CanonicalVersion + "\n")
 	c.stmts(stmts, 0)
 	if c.unknown {
 		return &Canonical{Program: source, Hash: CanonicalHash(verbatimMark + source)}
 	}
-	sum := sha256.Sum256(c.buf)
+	sum := sha256.Sum256(c.buf[start:])
 	var hexSum [2 * sha256.Size]byte
 	hex.Encode(hexSum[:], sum[:])
-	return &Canonical{Program: string(c.buf[len(CanonicalVersion)+1:]), Hash: string(hexSum[:])}
+	return &Canonical{Program: string(c.buf[start+len(CanonicalVersion)+1:]), Hash: string(hexSum[:])}
 }
 
 // canonPrinter prints a canonical program.
@@ -130,10 +133,11 @@ type canonPrinter struct {
 	names      []canonName
 	firstNames [16]canonName
 	next       int
-	// keys holds the text of the reads' calls (reorder).
-	keys []byte
 	// readOnly is the classification when reads may be reordered, else nil.
 	readOnly func(string) bool
+	// printed are, when reorder moved reads, the text of each top-level
+	// statement's call in buf (a read's), else empty: printed once.
+	printed [][2]int
 	// kept are the bindings printed under their own name: nested
 	// functions (str shows their name) and the parameters of functions
 	// and lambdas, which callers may pass by keyword.
@@ -462,7 +466,7 @@ func unparen(e syntax.Expr) syntax.Expr {
 func (c *canonPrinter) reorder(stmts []syntax.Stmt, readOnly func(string) bool) []syntax.Stmt {
 	type ordered struct {
 		group    int
-		from, to int // the call's text in c.keys
+		from, to int // the call's text in c.buf
 		s        syntax.Stmt
 	}
 	var order []ordered
@@ -499,40 +503,49 @@ func (c *canonPrinter) reorder(stmts []syntax.Stmt, readOnly func(string) bool) 
 		return stmts
 	}
 	slices.SortStableFunc(order, func(a, b ordered) int {
-		return cmp.Or(cmp.Compare(a.group, b.group), bytes.Compare(c.keys[a.from:a.to], c.keys[b.from:b.to]))
+		return cmp.Or(cmp.Compare(a.group, b.group), bytes.Compare(c.buf[a.from:a.to], c.buf[b.from:b.to]))
 	})
 	out := make([]syntax.Stmt, len(order))
+	c.printed = make([][2]int, len(order))
 	for i, o := range order {
 		out[i] = o.s
+		c.printed[i] = [2]int{o.from, o.to}
 	}
 	return out
 }
 
-// callKey appends the text of a read's call to c.keys and returns where
+// callKey appends the text of a read's call to c.buf and returns where
 // it is (its arguments are literals and parameters, so printing it names
 // no local).
 func (c *canonPrinter) callKey(call *syntax.CallExpr) (int, int) {
-	saved := c.buf
-	c.buf = c.keys
 	from := len(c.buf)
 	c.expr(call)
-	c.keys, c.buf = c.buf, saved
-	return from, len(c.keys)
+	return from, len(c.buf)
 }
 
 // stmts prints a statement list at depth, without the pass statements
 // beside others (a list of none prints pass).
 func (c *canonPrinter) stmts(stmts []syntax.Stmt, depth int) {
 	n := 0
-	for _, s := range stmts {
+	for i, s := range stmts {
 		if b, ok := s.(*syntax.BranchStmt); ok && b.Token == syntax.PASS {
 			continue
 		}
 		if depth == 0 && c.isLastReturnNone(stmts, s) {
 			continue
 		}
-		c.stmt(s, depth)
 		n++
+		if depth == 0 && c.printed != nil && c.printed[i][1] > 0 {
+			// A read whose call reorder printed already: the same text.
+			if as, ok := s.(*syntax.AssignStmt); ok {
+				c.expr(as.LHS)
+				c.str(" = ")
+			}
+			c.buf = append(c.buf, c.buf[c.printed[i][0]:c.printed[i][1]]...)
+			c.str("\n")
+			continue
+		}
+		c.stmt(s, depth)
 	}
 	if n == 0 && depth > 0 {
 		c.line(depth)
@@ -672,6 +685,8 @@ func (c *canonPrinter) gatherOrder(s *syntax.AssignStmt) []int {
 	}
 	type keyed struct{ i, from, to int }
 	keys := make([]keyed, len(calls))
+	mark := len(c.buf) // the calls' text is printed past the program, then dropped
+	defer func() { c.buf = c.buf[:mark] }()
 	for i, e := range calls {
 		r, ok := c.asRead(&syntax.ExprStmt{X: e}, c.readOnly)
 		if !ok {
@@ -680,7 +695,7 @@ func (c *canonPrinter) gatherOrder(s *syntax.AssignStmt) []int {
 		from, to := c.callKey(r.call)
 		keys[i] = keyed{i, from, to}
 	}
-	slices.SortStableFunc(keys, func(a, b keyed) int { return bytes.Compare(c.keys[a.from:a.to], c.keys[b.from:b.to]) })
+	slices.SortStableFunc(keys, func(a, b keyed) int { return bytes.Compare(c.buf[a.from:a.to], c.buf[b.from:b.to]) })
 	perm := make([]int, len(keys))
 	for i, k := range keys {
 		perm[i] = k.i
@@ -853,7 +868,8 @@ func (c *canonPrinter) expr(e syntax.Expr) {
 		c.str(")")
 	case *syntax.DotExpr:
 		c.operand(e.X)
-		c.str("." + e.Name.Name)
+		c.str(".")
+		c.str(e.Name.Name)
 	case *syntax.IndexExpr:
 		c.operand(e.X)
 		c.str("[")

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 )
 
 // exampleReadOnly is the examples catalogue's classification
@@ -82,27 +81,6 @@ func BenchmarkCanonical(b *testing.B) {
 					canonicalOf(t.k.file, t.a, readOnly)
 				}
 			}
-		})
-		// Both, interleaved in each op so that both see one load of the
-		// machine: the time AnalyzeCanonical adds, as added-%.
-		b.Run(s.name+"/Added", func(b *testing.B) {
-			var plain, canon time.Duration
-			for b.Loop() {
-				t0 := time.Now()
-				for _, c := range s.blocks {
-					if _, err := Analyze(c.code, c.dialect); err != nil {
-						b.Fatal(err)
-					}
-				}
-				t1 := time.Now()
-				for _, c := range s.blocks {
-					if _, _, err := AnalyzeCanonical(c.code, c.dialect, readOnly); err != nil {
-						b.Fatal(err)
-					}
-				}
-				plain, canon = plain+t1.Sub(t0), canon+time.Since(t1)
-			}
-			b.ReportMetric(100*(float64(canon)/float64(plain)-1), "added-%")
 		})
 		b.Run(s.name+"/AnalyzeCanonical", func(b *testing.B) {
 			b.ReportAllocs()
