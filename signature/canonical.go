@@ -867,7 +867,13 @@ func (c *canonPrinter) expr(e syntax.Expr) {
 		}
 		c.str(")")
 	case *syntax.DotExpr:
-		c.operand(e.X)
+		if l, ok := unparen(e.X).(*syntax.Literal); ok && (l.Token == syntax.INT || l.Token == syntax.FLOAT) {
+			c.str("(") // 0.x would read as a float
+			c.literal(l)
+			c.str(")")
+		} else {
+			c.operand(e.X)
+		}
 		c.str(".")
 		c.str(e.Name.Name)
 	case *syntax.IndexExpr:

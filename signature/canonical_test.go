@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -243,15 +244,18 @@ func checkCanonical(t *testing.T, code string, dialect Dialect) {
 
 // recorded is what a run with recordingTools did.
 type recorded struct {
-	calls     []string // tool(k=v, …) of every call, keywords sorted
+	calls     []string // tool(k=v, …)@writes of every call, keywords sorted
+	writes    int      // the state-changing calls so far
 	result    string   // the block's value (String), "" on an error
 	err       error
 	stepLimit bool
 }
 
 // runRecorded runs a Starlark block with a recording tools value (each
-// call answers a dict made from its name and arguments, whatever the
-// order of calls) and every parameter bound to a value made from its name.
+// call answers a dict made from its name, its arguments and the number of
+// state-changing calls before it — testReadOnly's classification — so
+// reads answer the same in any order between two state-changing calls)
+// and every parameter bound to a value made from its name.
 func runRecorded(t *testing.T, source string, params []string) recorded {
 	t.Helper()
 	var rec recorded
@@ -296,7 +300,8 @@ func fnvOf(s string) uint32 {
 }
 
 // recordingTools is the tests' tools: any attribute is a tool that records
-// its call and answers from its name and arguments alone.
+// its call and answers from its name, its arguments and the state (the
+// count of state-changing calls made).
 type recordingTools struct{ rec *recorded }
 
 func (r *recordingTools) String() string        { return "<tools>" }
@@ -316,8 +321,14 @@ func (r *recordingTools) Attr(name string) (starlark.Value, error) {
 			kw = append(kw, string(kv[0].(starlark.String))+"="+kv[1].String())
 		}
 		sort.Strings(kw)
-		call := name + "(" + strings.Join(append(parts, kw...), ", ") + ")"
+		// A call is recorded with the number of state-changing calls
+		// before it, and answered from that too: a read moved across a
+		// state-changing call, or two of those swapped, show.
+		call := name + "(" + strings.Join(append(parts, kw...), ", ") + ")@" + strconv.Itoa(r.rec.writes)
 		r.rec.calls = append(r.rec.calls, call)
+		if !testReadOnly(name) {
+			r.rec.writes++
+		}
 		h := int(fnvOf(call) % 1000)
 		d := starlark.NewDict(4)
 		_ = d.SetKey(starlark.String("tool"), starlark.String(name))
@@ -326,4 +337,96 @@ func (r *recordingTools) Attr(name string) (starlark.Value, error) {
 		_ = d.SetKey(starlark.String("items"), starlark.NewList([]starlark.Value{starlark.MakeInt(h % 7), starlark.String(call)}))
 		return d, nil
 	}), nil
+}
+
+// FuzzCanonicalGenerated checks checkCanonical's properties on blocks made
+// from the fuzzer's bytes by a small grammar of what agents write — reads
+// and state-changing calls with literal, parameter, bound or computed
+// arguments, literal bindings, conditions, loops, gathered reads — where
+// the byte-level FuzzCanonical seldom reaches code that analyses.
+func FuzzCanonicalGenerated(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
+	f.Add([]byte{3, 0, 0, 1, 0, 2, 6, 9, 9, 9, 5, 5, 2, 1})
+	f.Add([]byte{7, 7, 1, 0, 4, 3, 8, 2, 2, 0, 6, 1, 9})
+	f.Fuzz(func(t *testing.T, choices []byte) {
+		checkCanonical(t, generateBlock(choices), Starlark)
+	})
+}
+
+// generateBlock writes a block from choices (each byte picks the next
+// production).
+func generateBlock(choices []byte) string {
+	i := 0
+	next := func(n int) int {
+		if i >= len(choices) {
+			return 0
+		}
+		i++
+		return int(choices[i-1]) % n
+	}
+	tools := []string{"get_a", "get_b", "search_c", "kill_d", "retry_e", "mystery"}
+	var locals, bindings []string
+	atom := func() string {
+		switch next(6) {
+		case 0:
+			return strconv.Itoa(next(3))
+		case 1:
+			return []string{`"x"`, `'x'`, `"y"`}[next(3)]
+		case 2:
+			return []string{"p", "q"}[next(2)]
+		case 3:
+			if len(bindings) > 0 {
+				return bindings[next(len(bindings))]
+			}
+		case 4:
+			if len(locals) > 0 {
+				return locals[next(len(locals))] + `["n"]`
+			}
+		}
+		return "True"
+	}
+	call := func() string {
+		tool := tools[next(len(tools))]
+		args := []string{"k=" + atom()}
+		if next(2) == 1 {
+			args = append(args, "j="+atom())
+		}
+		return "tools." + tool + "(" + strings.Join(args, ", ") + ")"
+	}
+	var b strings.Builder
+	for n := 0; n < 12 && i < len(choices); n++ {
+		name := "x" + strconv.Itoa(n)
+		switch next(9) {
+		case 0, 1:
+			b.WriteString(name + " = " + call() + "\n")
+			locals = append(locals, name)
+		case 2:
+			b.WriteString(call() + "\n")
+		case 3:
+			name = "t" + strconv.Itoa(n)
+			b.WriteString(name + " = " + []string{"42", `"id"`, "-1", "2.5"}[next(4)] + "\n")
+			bindings = append(bindings, name)
+		case 4:
+			if len(locals) > 0 {
+				b.WriteString("if " + locals[next(len(locals))] + `["ok"]:` + "\n    " + call() + "\n")
+			}
+		case 5:
+			if len(locals) > 0 {
+				b.WriteString("for i in " + locals[next(len(locals))] + `["items"]:` + "\n    " + call() + "\n")
+			}
+		case 6:
+			b.WriteString(name + ", y" + name + " = [" + call() + ", " + call() + "]\n")
+			locals = append(locals, name, "y"+name)
+		case 7:
+			if len(bindings) > 0 {
+				b.WriteString(bindings[next(len(bindings))] + " = " + atom() + "\n")
+			}
+		case 8:
+			if len(locals) > 0 {
+				b.WriteString("return [" + strings.Join(locals, ", ") + "]\n")
+			}
+		}
+	}
+	b.WriteString("tools.get_a(k=0)\n")
+	return b.String()
 }
