@@ -54,6 +54,10 @@ func TestServeSettings(t *testing.T) {
 		{"approval-timeout", "2m", func(c *serveConfig) any { return c.ApprovalTimeout }, 2 * time.Minute},
 		{"audit-retention", "2160h", func(c *serveConfig) any { return c.AuditRetention }, 2160 * time.Hour},
 		{"audit-archive-dir", "/var/archives", func(c *serveConfig) any { return c.AuditArchiveDir }, "/var/archives"},
+		{"notify-webhook", "https://hooks.example/a http://127.0.0.1:9/b", func(c *serveConfig) any { return c.NotifyWebhooks }, []string{"https://hooks.example/a", "http://127.0.0.1:9/b"}},
+		{"notify-secret-file", "/etc/procgraph/hook.key", func(c *serveConfig) any { return c.NotifySecretFile }, "/etc/procgraph/hook.key"},
+		{"notify-format", "slack", func(c *serveConfig) any { return c.NotifyFormat }, "slack"},
+		{"public-url", "https://procgraph.example", func(c *serveConfig) any { return c.PublicURL }, "https://procgraph.example"},
 	}
 	t.Setenv("NEO4J_URI", "bolt://127.0.0.1:7687")
 	t.Setenv("PROCGRAPH_AUDIT_ARCHIVE_DIR", "/var/archives")        // a retention needs one
@@ -110,7 +114,8 @@ func TestServeSettings(t *testing.T) {
 			MaxConcurrentReplays: 8, ReplayQueue: 16, MaxReplaysPerToken: -1, ReplayTimeout: 30 * time.Second,
 			MaxInflightBytes: 256 << 20, MaxCallBytes: 4 << 20, MCPMaxSessions: 1024, MCPMaxSessionsPerToken: 64,
 			MaxPendingApprovals: 32, MaxPendingPerRequester: 8, ApprovalTimeout: 330 * time.Second,
-			MaxWaiters: 1024, MaxConcurrentSearches: 2 * runtime.NumCPU(), DemoteAfter: 3, RecordResponses: true, RecordingsPerVersion: 3}
+			MaxWaiters: 1024, MaxConcurrentSearches: 2 * runtime.NumCPU(), DemoteAfter: 3, RecordResponses: true, RecordingsPerVersion: 3,
+			NotifyFormat: "json"}
 		if !reflect.DeepEqual(*c, want) {
 			t.Fatalf("got %+v, want %+v", *c, want)
 		}
@@ -196,13 +201,17 @@ func TestUnreachableUpstreamHTTPWarns(t *testing.T) {
 func TestRepeatedFlagIsRefused(t *testing.T) {
 	values := map[string]string{"store": "embedded", "tools": "a.json", "upstream-http": "http://127.0.0.1:1", "upstream-mcp": "http://127.0.0.1:1/mcp",
 		"upstream-mcp-command": "server", "upstreams": "u.json", "tokens-file": "t.json", "log-format": "json", "max-concurrent-replays": "2",
-		"replay-queue": "2", "max-replays-per-token": "2", "max-pending-per-requester": "2", "max-concurrent-searches": "2", "audit-archive-dir": "/a"}
+		"replay-queue": "2", "max-replays-per-token": "2", "max-pending-per-requester": "2", "max-concurrent-searches": "2", "audit-archive-dir": "/a",
+		"notify-secret-file": "k", "public-url": "http://127.0.0.1:1"}
 	n := 0
 	(&serveConfig{}).serveFlags(newFlagSet("serve")).fs.VisitAll(func(f *flag.Flag) {
 		n++
 		v := f.DefValue
 		if w, ok := values[f.Name]; ok {
 			v = w
+		}
+		if f.Name == "notify-webhook" {
+			return // repeatable: see below
 		}
 		if v == "" {
 			t.Errorf("--%s: no value to give twice", f.Name)
@@ -216,8 +225,13 @@ func TestRepeatedFlagIsRefused(t *testing.T) {
 	if n < 30 {
 		t.Fatalf("only %d serve flags", n)
 	}
+	// A repeatable setting takes every value given.
+	c, err := parseServeConfigEnv([]string{"--notify-webhook", "http://127.0.0.1:1/a", "--notify-webhook", "http://127.0.0.1:1/b"}, func(string) string { return "" })
+	if err != nil || len(c.NotifyWebhooks) != 2 {
+		t.Fatalf("two webhooks: %v %v", c, err)
+	}
 	// The case of the issue: two upstream commands, the first silently dropped.
-	_, err := parseServeConfigEnv([]string{"--upstream-mcp-command", "fs-server", "--upstream-mcp-command", "git-server"}, func(string) string { return "" })
+	_, err = parseServeConfigEnv([]string{"--upstream-mcp-command", "fs-server", "--upstream-mcp-command", "git-server"}, func(string) string { return "" })
 	if err == nil || !strings.Contains(err.Error(), "--upstream-mcp-command is given more than once") {
 		t.Fatalf("two upstream commands: %v", err)
 	}
