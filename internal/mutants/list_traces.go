@@ -12,7 +12,7 @@ func init() {
 		{
 			Name:     "traces/replay-span-without-decision",
 			Why:      "a replay's span does not say which decision authorised it",
-			Edits:    []Edit{{Dir: "replay", Find: "telemetry.Decision.String(d.ID),", Replace: ""}},
+			Edits:    []Edit{{Dir: "replay", Files: "replayer.go", Find: "telemetry.Decision.String(d.ID),", Replace: ""}},
 			Packages: []string{"./cmd/procgraph"},
 			Tests:    []string{"TestTracesOfAnInvoke"},
 		},
