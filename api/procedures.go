@@ -78,7 +78,7 @@ func (s *Server) findProcedures(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeProcedureList(w, page, total)
+	writeJSON(w, http.StatusOK, map[string]any{"procedures": page, "total": total})
 	return nil
 }
 

@@ -5,7 +5,9 @@
 // (Find's flat top-k, Find against the server's own time for the same
 // statements, the planner view against store.Find, a list page against
 // /healthz) and a warm replay; ListParts and PlannerParts split a list page
-// and the planner view into their parts (store, Service, encoding, HTTP).
+// and the planner view into their parts (store, Service, encoding, HTTP);
+// ListPage is the list page over HTTP at 1k and 100k. bench/cachelib, a
+// module of its own, compares the cache libraries (ADR 0041).
 //
 // The embedded store runs in a temporary directory. Neo4j runs when
 // NEO4J_URI (with NEO4J_USERNAME, NEO4J_PASSWORD) is set; everything a run

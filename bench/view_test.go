@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/segmentio/encoding/json"
@@ -110,5 +111,41 @@ func BenchmarkPlannerParts(b *testing.B) {
 				}
 			})
 		})
+	}
+}
+
+// BenchmarkListPage is GET /v1/procedures over HTTP (pages of 25 and 100,
+// the default order) on an embedded store of 1k procedures, and of 100k
+// with -bench.big: the procedure list's encoding at both sizes (ADR 0041).
+func BenchmarkListPage(b *testing.B) {
+	sizes := []int{1000}
+	if *big {
+		sizes = append(sizes, 100_000)
+	}
+	t, err := embeddedTarget()
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := serve(b, t.store, nil)
+	for _, n := range sizes {
+		t.grow(b, n)
+		for _, limit := range []string{"25", "100"} {
+			path := "/v1/procedures?limit=" + limit
+			for range 5 {
+				srv.do(b, "GET", path, nil)
+			}
+			b.Run(fmt.Sprintf("n=%d/limit=%s", n, limit), func(b *testing.B) {
+				b.ReportAllocs()
+				var size int
+				loop(b, func(int) {
+					st, body := srv.do(b, "GET", path, nil)
+					if st != 200 {
+						b.Fatalf("%d %s", st, body)
+					}
+					size = len(body)
+				})
+				b.ReportMetric(float64(size), "body-B")
+			})
+		}
 	}
 }

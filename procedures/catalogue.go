@@ -46,6 +46,9 @@ type Catalogue struct {
 	byName   map[string]*Tool
 	// contracts is ContractOf each tool, by name: made with byName.
 	contracts map[string]ToolContract
+	// caches keep what is derived from the tools (propcache.go; nil: a
+	// catalogue made otherwise, nothing kept).
+	caches *catalogueCaches
 }
 
 var toolNamePattern = regexp.MustCompile(`^[A-Za-z_][0-9A-Za-z_]{0,` + strconv.Itoa(fields.MaxToolNameBytes-1) + `}$`)
@@ -76,7 +79,7 @@ func newCatalogue(tools []Tool, bounded bool) (*Catalogue, error) {
 	sorted := make([]Tool, len(tools))
 	copy(sorted, tools)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
-	c := &Catalogue{Tools: sorted, byName: make(map[string]*Tool, len(sorted))}
+	c := &Catalogue{Tools: sorted, byName: make(map[string]*Tool, len(sorted)), caches: newCatalogueCaches()}
 	for i := range sorted {
 		t := &sorted[i]
 		if !toolNamePattern.MatchString(t.Name) {
@@ -250,7 +253,7 @@ func (c *Catalogue) ToolText(i int) (name, description string) {
 // NewCatalogue made them (sorted, valid) under revision, indexed, their
 // schema hashes computed again.
 func StoredCatalogue(tools []Tool, revision string) *Catalogue {
-	c := &Catalogue{Tools: tools, Revision: revision}
+	c := &Catalogue{Tools: tools, Revision: revision, caches: newCatalogueCaches()}
 	for i := range c.Tools {
 		c.Tools[i].SchemaHash = SchemaHash(c.Tools[i])
 	}

@@ -3,7 +3,8 @@ package procedures
 import (
 	"reflect"
 	"slices"
-	"sync"
+
+	"github.com/procgraph/procgraph/internal/cache"
 )
 
 // decoration is what decorate derived for one procedure from the
@@ -33,29 +34,26 @@ type decoration struct {
 	typeWarnings []Warning
 }
 
-// maxDecorations bounds the decoration cache; it is emptied when full.
+// maxDecorations bounds the decoration cache (least recently used entries
+// go).
 const maxDecorations = 16384
 
 // decorations caches decorate's derived parts per procedure name.
 type decorations struct {
-	mu sync.Mutex
-	m  map[string]*decoration
+	m *cache.Cache[string, *decoration]
+}
+
+// newDecorations returns an empty decorations.
+func newDecorations() *decorations {
+	return &decorations{m: cache.New[string, *decoration](maxDecorations)}
 }
 
 func (c *decorations) get(name string) *decoration {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.m[name]
+	d, _ := c.m.Get(name)
+	return d
 }
 
-func (c *decorations) put(name string, d *decoration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil || len(c.m) >= maxDecorations {
-		c.m = map[string]*decoration{}
-	}
-	c.m[name] = d
-}
+func (c *decorations) put(name string, d *decoration) { c.m.Add(name, d) }
 
 // sameCatalogue reports whether d was derived from cat: the same revision
 // (a revision is the hash of the tools, see NewCatalogue; a catalogue built

@@ -5,10 +5,10 @@ import (
 	"hash/maphash"
 	"maps"
 	"slices"
-	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
+	"github.com/procgraph/procgraph/internal/cache"
 	"github.com/procgraph/procgraph/signature"
 )
 
@@ -48,7 +48,7 @@ type liftProp struct {
 type liftCache = propCache[liftProp]
 
 // newLiftCache is an empty liftCache.
-func newLiftCache() *liftCache { return &liftCache{make: newLiftProp} }
+func newLiftCache() *liftCache { return newPropCache(newLiftProp) }
 
 func newLiftProp(cat *Catalogue, tool, keyword string) *liftProp {
 	p := &liftProp{display: fmt.Sprintf("tools.%s's %s", tool, keyword)}
@@ -247,8 +247,8 @@ func (l *liftOutcome) clone() *liftOutcome {
 // liftMemoKey is what a capture's lifting depends on (liftCapture).
 type liftMemoKey struct{ code, dialect, revision string }
 
-// Bounds of liftMemos: the outcomes kept and the keys seen once (each
-// emptied when full), the largest code kept.
+// Bounds of liftMemos: the outcomes kept and the keys seen once (least
+// recently used entries go), the largest code kept.
 const (
 	maxLiftMemos    = 256
 	maxLiftMemoSeen = 4096
@@ -258,42 +258,32 @@ const (
 // liftMemos keeps liftCapture's outcomes by liftMemoKey, for keys seen
 // before.
 type liftMemos struct {
-	mu   sync.Mutex
-	m    map[liftMemoKey]*liftOutcome
+	m    *cache.Cache[liftMemoKey, *liftOutcome]
 	seed maphash.Seed
-	seen map[uint64]bool // the keys seen, by hash
+	seen *cache.Cache[uint64, struct{}] // the keys seen, by hash
+}
+
+// newLiftMemos returns an empty liftMemos.
+func newLiftMemos() *liftMemos {
+	return &liftMemos{m: cache.New[liftMemoKey, *liftOutcome](maxLiftMemos), seed: maphash.MakeSeed(),
+		seen: cache.New[uint64, struct{}](maxLiftMemoSeen)}
 }
 
 // get returns the outcome kept for k, else whether k was seen before (its
 // outcome is to be kept: put), noting that it has been.
 func (c *liftMemos) get(k liftMemoKey) (*liftOutcome, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if l := c.m[k]; l != nil {
+	if l, ok := c.m.Get(k); ok {
 		return l, true
 	}
-	if c.seen == nil {
-		c.seed, c.seen = maphash.MakeSeed(), map[uint64]bool{}
-	}
 	h := maphash.Comparable(c.seed, k)
-	if c.seen[h] {
+	if _, ok := c.seen.Get(h); ok {
 		return nil, true
 	}
-	if len(c.seen) >= maxLiftMemoSeen {
-		clear(c.seen)
-	}
-	c.seen[h] = true
+	c.seen.Add(h, struct{}{})
 	return nil, false
 }
 
-func (c *liftMemos) put(k liftMemoKey, l *liftOutcome) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil || len(c.m) >= maxLiftMemos {
-		c.m = map[liftMemoKey]*liftOutcome{}
-	}
-	c.m[k] = l
-}
+func (c *liftMemos) put(k liftMemoKey, l *liftOutcome) { c.m.Add(k, l) }
 
 // liftedSchema is a version's stored input schema with its lifted
 // parameters typed: each takes the schema TypedSchema gives it from the

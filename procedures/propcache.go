@@ -1,8 +1,8 @@
 package procedures
 
-import "sync"
+import "github.com/procgraph/procgraph/internal/cache"
 
-// maxCachedProps bounds a propCache; it is emptied when full.
+// maxCachedProps bounds a propCache (least recently used entries go).
 const maxCachedProps = 4096
 
 // propCache keeps what make derives from one property of one catalogue
@@ -11,9 +11,12 @@ const maxCachedProps = 4096
 // a catalogue without a revision is not cached. Safe for concurrent use.
 type propCache[T any] struct {
 	make func(cat *Catalogue, tool, keyword string) *T
+	m    *cache.Cache[[3]string, *T]
+}
 
-	mu sync.Mutex
-	m  map[[3]string]*T
+// newPropCache returns an empty propCache deriving with make.
+func newPropCache[T any](make func(cat *Catalogue, tool, keyword string) *T) *propCache[T] {
+	return &propCache[T]{make: make, m: cache.New[[3]string, *T](maxCachedProps)}
 }
 
 func (c *propCache[T]) get(cat *Catalogue, tool, keyword string) *T {
@@ -21,18 +24,39 @@ func (c *propCache[T]) get(cat *Catalogue, tool, keyword string) *T {
 		return c.make(cat, tool, keyword)
 	}
 	k := [3]string{cat.Revision, tool, keyword}
-	c.mu.Lock()
-	p, ok := c.m[k]
-	c.mu.Unlock()
-	if ok {
+	if p, ok := c.m.Get(k); ok {
 		return p
 	}
-	p = c.make(cat, tool, keyword)
-	c.mu.Lock()
-	if c.m == nil || len(c.m) >= maxCachedProps {
-		c.m = map[[3]string]*T{}
-	}
-	c.m[k] = p
-	c.mu.Unlock()
+	p := c.make(cat, tool, keyword)
+	c.m.Add(k, p)
 	return p
+}
+
+// catalogueCaches are what is derived from a catalogue's tools, kept with
+// the catalogue (made by NewCatalogue and StoredCatalogue), so that the
+// stores' shared catalogue derives each once and no cache outlives it.
+type catalogueCaches struct {
+	props   *propCache[toolProp]   // TypedSchema's tool properties
+	schemas *propCache[toolSchema] // ToolInputSchema's compiled schemas
+}
+
+func newCatalogueCaches() *catalogueCaches {
+	return &catalogueCaches{props: newPropCache(newToolProp), schemas: newPropCache(newToolSchema)}
+}
+
+// toolProp is newToolProp of tool's keyword, from c's cache (c made
+// otherwise, or nil: derived each time).
+func (c *Catalogue) toolProp(tool, keyword string) *toolProp {
+	if c == nil || c.caches == nil {
+		return newToolProp(c, tool, keyword)
+	}
+	return c.caches.props.get(c, tool, keyword)
+}
+
+// toolSchema is newToolSchema of tool, as toolProp.
+func (c *Catalogue) toolSchema(tool string) *toolSchema {
+	if c == nil || c.caches == nil {
+		return newToolSchema(c, tool, "")
+	}
+	return c.caches.schemas.get(c, tool, "")
 }

@@ -185,10 +185,10 @@ type toolSchema struct {
 	err    error
 }
 
-// toolSchemas holds toolSchema by catalogue revision and tool: the
-// process' one cache of compiled tool input schemas, shared by the
-// call-time check of every run and by verification.
-var toolSchemas = propCache[toolSchema]{make: func(cat *Catalogue, tool, _ string) *toolSchema {
+// newToolSchema compiles tool's input schema in cat (kept by the
+// catalogue: Catalogue.toolSchema, shared by the call-time check of every
+// run and by verification).
+func newToolSchema(cat *Catalogue, tool, _ string) *toolSchema {
 	t, ok := cat.Tool(tool)
 	if !ok {
 		return &toolSchema{}
@@ -198,7 +198,7 @@ var toolSchemas = propCache[toolSchema]{make: func(cat *Catalogue, tool, _ strin
 		ts.schema, ts.err = CompileSchema(t.InputSchema)
 	}
 	return ts
-}}
+}
 
 // ToolInputSchema returns the compiled input_schema of the catalogue tool
 // tool (nil when the tool has none), compiled once per catalogue
@@ -208,6 +208,6 @@ func ToolInputSchema(cat *Catalogue, tool string) (s *jsonschema.Schema, known b
 	if cat == nil {
 		return nil, false, nil
 	}
-	ts := toolSchemas.get(cat, tool, "")
+	ts := cat.toolSchema(tool)
 	return ts.schema, ts.known, ts.err
 }

@@ -55,7 +55,7 @@ func NewService(store Store, opts Options) *Service {
 		opts.MaxConcurrentSearches = DefaultMaxConcurrentSearches()
 	}
 	return &Service{store: store, opts: opts, rec: NewRecorder(store, RecorderOptions{Counter: opts.Counter, Now: opts.Now}),
-		feed: NewFeed(), flows: &flowCache{}, decor: &decorations{}, lifts: newLiftCache(), memos: &liftMemos{}, searches: make(chan struct{}, opts.MaxConcurrentSearches)}
+		feed: NewFeed(), flows: newFlowCache(), decor: newDecorations(), lifts: newLiftCache(), memos: newLiftMemos(), searches: make(chan struct{}, opts.MaxConcurrentSearches)}
 }
 
 // Changes returns the service's change feed: a Change after every write

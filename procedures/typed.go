@@ -7,8 +7,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 
+	"github.com/procgraph/procgraph/internal/cache"
 	"github.com/procgraph/procgraph/signature"
 )
 
@@ -89,7 +89,7 @@ func combineFlows(param string, flows []signature.Flow, cat *Catalogue) (map[str
 	var at []signature.Flow      // the first flow of each
 	var descs, places []string
 	for _, f := range flows {
-		tp := toolProps.get(cat, f.Tool, f.Keyword)
+		tp := cat.toolProp(f.Tool, f.Keyword)
 		if !tp.ok {
 			continue
 		}
@@ -179,11 +179,6 @@ func newToolProp(cat *Catalogue, tool, keyword string) *toolProp {
 	return &toolProp{schema: stripDescription(s), desc: d, place: t.Name + " as " + keyword, ok: true}
 }
 
-// toolProps holds toolProp by catalogue revision, tool and property: the
-// process' one, as TypedSchema is a function of the catalogue, used by
-// every service.
-var toolProps = propCache[toolProp]{make: newToolProp}
-
 // hasRef reports whether a tool's property schema refers elsewhere ($ref,
 // $dynamicRef): moved into a procedure's schema it would not resolve, so it
 // is not used.
@@ -246,7 +241,7 @@ func intersectTypes(a, b []string) []string {
 	return out
 }
 
-// maxCachedFlows bounds the flow cache; it is emptied when full.
+// maxCachedFlows bounds the flow cache (least recently used entries go).
 const maxCachedFlows = 8192
 
 // flowCache holds what decoration needs of analysed code by code hash —
@@ -254,9 +249,11 @@ const maxCachedFlows = 8192
 // texts may share a code hash (signature.Analysis.StatementHash), so an
 // entry serves only the very code it was analysed from.
 type flowCache struct {
-	mu sync.Mutex
-	m  map[string]analysed
+	m *cache.Cache[string, analysed]
 }
+
+// newFlowCache returns an empty flowCache.
+func newFlowCache() *flowCache { return &flowCache{m: cache.New[string, analysed](maxCachedFlows)} }
 
 // analysed is a flowCache entry.
 type analysed struct {
@@ -277,9 +274,7 @@ func (c *flowCache) get(p *Procedure) analysed {
 	if p.Code == "" || p.CodeHash == "" {
 		return analysed{}
 	}
-	c.mu.Lock()
-	e, ok := c.m[p.CodeHash]
-	c.mu.Unlock()
+	e, ok := c.m.Get(p.CodeHash)
 	if ok && e.code == p.Code {
 		return e
 	}
@@ -292,12 +287,7 @@ func (c *flowCache) get(p *Procedure) analysed {
 		return analysed{}
 	}
 	e = analysed{code: p.Code, flows: a.Flows, statement: a.StatementHash}
-	c.mu.Lock()
-	if c.m == nil || len(c.m) >= maxCachedFlows {
-		c.m = map[string]analysed{}
-	}
-	c.m[p.CodeHash] = e
-	c.mu.Unlock()
+	c.m.Add(p.CodeHash, e)
 	return e
 }
 

@@ -77,7 +77,7 @@ type Replayer struct {
 	dispatcher Dispatcher
 	opts       Options
 	log        zerolog.Logger
-	schemas    schemaCache
+	schemas    *schemaCache
 	now        func() time.Time
 }
 
@@ -92,7 +92,7 @@ func New(svc *procedures.Service, runner sandbox.Runner, d Dispatcher, opts Opti
 	if now == nil {
 		now = time.Now
 	}
-	return &Replayer{svc: svc, runner: runner, nested: nested, dispatcher: d, opts: opts, log: opts.Logger, now: now}
+	return &Replayer{schemas: newSchemaCache(), svc: svc, runner: runner, nested: nested, dispatcher: d, opts: opts, log: opts.Logger, now: now}
 }
 
 // InvokeRequest is one replay request.

@@ -56,8 +56,7 @@ func RunFile(ctx context.Context, req RunFileRequest) (*InvokeResult, error) {
 	if err != nil {
 		return nil, analysisError(err, req.Dialect)
 	}
-	var cache schemaCache
-	schema, err := cache.get(b.Analysis.CodeHash, b.Analysis.Parameters, req.ParamsSchema)
+	schema, err := compileInputSchema(b.Analysis.Parameters, req.ParamsSchema)
 	if err != nil {
 		return nil, err
 	}

@@ -1,16 +1,16 @@
 package replay
 
 import (
-	"sync"
-
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/internal/cache"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
 	"github.com/procgraph/procgraph/procedures"
 )
 
-// maxCachedSchemas bounds the compiled-schema cache; it is emptied when full.
+// maxCachedSchemas bounds the compiled-schema cache (least recently used
+// entries go).
 const maxCachedSchemas = 4096
 
 // schemaCache holds compiled input schemas by code hash and schema: a code
@@ -18,33 +18,35 @@ const maxCachedSchemas = 4096
 // typed from the current catalogue (procedures.TypedSchema), so it is part
 // of the key.
 type schemaCache struct {
-	mu sync.Mutex
-	m  map[string]*jsonschema.Schema
+	m *cache.Cache[string, *jsonschema.Schema]
+}
+
+// newSchemaCache returns an empty schemaCache.
+func newSchemaCache() *schemaCache {
+	return &schemaCache{m: cache.New[string, *jsonschema.Schema](maxCachedSchemas)}
+}
+
+// compileInputSchema compiles InputSchema(parameters, supplied).
+func compileInputSchema(parameters []string, supplied map[string]any) (*jsonschema.Schema, error) {
+	schema, err := procedures.InputSchema(parameters, supplied)
+	if err != nil {
+		return nil, err
+	}
+	return procedures.CompileSchema(schema)
 }
 
 // get returns the compiled schema of the version codeHash, compiling
 // InputSchema(parameters, supplied) on a miss.
 func (c *schemaCache) get(codeHash string, parameters []string, supplied map[string]any) (*jsonschema.Schema, error) {
 	key := codeHash + "\x00" + procedures.SchemaKey(supplied)
-	c.mu.Lock()
-	s, ok := c.m[key]
-	c.mu.Unlock()
-	if ok {
+	if s, ok := c.m.Get(key); ok {
 		return s, nil
 	}
-	schema, err := procedures.InputSchema(parameters, supplied)
+	s, err := compileInputSchema(parameters, supplied)
 	if err != nil {
 		return nil, err
 	}
-	if s, err = procedures.CompileSchema(schema); err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	if c.m == nil || len(c.m) >= maxCachedSchemas {
-		c.m = map[string]*jsonschema.Schema{}
-	}
-	c.m[key] = s
-	c.mu.Unlock()
+	c.m.Add(key, s)
 	return s, nil
 }
 

@@ -82,7 +82,7 @@ func (s *Store) Capture(ctx context.Context, in procedures.CaptureInput) (proced
 		if err := searchAdd(tx, &in, &docs); err != nil {
 			return err
 		}
-		res.Procedure, err = loadProcedure(tx, in.Name)
+		res.Procedure, err = s.loadProcedure(tx, in.Name)
 		return err
 	})
 	if err != nil {
@@ -340,7 +340,7 @@ func (s *Store) RecordUse(ctx context.Context, in procedures.UseInput) (procedur
 						return err
 					}
 				}
-				res.Procedure, err = loadProcedure(tx, in.Name)
+				res.Procedure, err = s.loadProcedure(tx, in.Name)
 				return err
 			}
 		}
@@ -386,7 +386,7 @@ func (s *Store) RecordUse(ctx context.Context, in procedures.UseInput) (procedur
 		if err := putProc(tx, rec, cur); err != nil {
 			return err
 		}
-		res.Procedure, err = loadProcedure(tx, in.Name)
+		res.Procedure, err = s.loadProcedure(tx, in.Name)
 		return err
 	})
 	if err != nil {

@@ -36,11 +36,11 @@ func validateDecision(d *procedures.Decision) error {
 // no-op; another record under a known id is a CodeConflict.
 // appendAndLoad appends d and returns the procedure name as tx now holds
 // it: the common tail of the single-procedure decisions.
-func appendAndLoad(tx *bolt.Tx, d procedures.Decision, name string) (*procedures.Procedure, error) {
+func (s *Store) appendAndLoad(tx *bolt.Tx, d procedures.Decision, name string) (*procedures.Procedure, error) {
 	if err := appendDecision(tx, d); err != nil {
 		return nil, err
 	}
-	return loadProcedure(tx, name)
+	return s.loadProcedure(tx, name)
 }
 
 func appendDecision(tx *bolt.Tx, d procedures.Decision) error {
@@ -217,7 +217,7 @@ func (s *Store) Promote(ctx context.Context, name, codeHash string, d procedures
 		if err := putProc(tx, rec, ver); err != nil {
 			return err
 		}
-		out, err = appendAndLoad(tx, d, name)
+		out, err = s.appendAndLoad(tx, d, name)
 		return err
 	})
 	return out, err
@@ -258,7 +258,7 @@ func (s *Store) SetRetired(ctx context.Context, name string, r *procedures.Retir
 		if err := reclassify(tx, affected); err != nil {
 			return err
 		}
-		out, err = appendAndLoad(tx, d, name)
+		out, err = s.appendAndLoad(tx, d, name)
 		return err
 	})
 	return out, err
@@ -295,7 +295,7 @@ func (s *Store) SetGrant(ctx context.Context, name string, g *procedures.Grant, 
 		if err != nil {
 			return err
 		}
-		out, err = appendAndLoad(tx, d, name)
+		out, err = s.appendAndLoad(tx, d, name)
 		return err
 	})
 	return out, err

@@ -90,7 +90,7 @@ func (s *Store) Drifted(ctx context.Context, limit, offset int) ([]procedures.St
 				if raw == nil {
 					return nil // a version whose procedure is gone: not listed
 				}
-				rec, err := procCache.Get(name, raw, "procedure")
+				rec, err := s.procCache.Get(name, raw, "procedure")
 				if err != nil {
 					return err
 				}

@@ -77,7 +77,7 @@ func (s *Store) find(ctx context.Context, q procedures.Query, withCatalogue bool
 			return err
 		}
 		out = make([]*procedures.Procedure, 0, len(page))
-		r := newProcReader(tx)
+		r := s.newProcReader(tx)
 		for _, name := range page {
 			p, err := r.loadKey(name)
 			if err != nil {

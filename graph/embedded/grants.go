@@ -15,7 +15,7 @@ func (s *Store) Granted(ctx context.Context) ([]*procedures.Procedure, error) {
 	var out []*procedures.Procedure
 	err := s.view(ctx, func(tx *bolt.Tx) error {
 		out = out[:0]
-		r := newProcReader(tx)
+		r := s.newProcReader(tx)
 		return tx.Bucket(bGrants).ForEach(func(name, _ []byte) error {
 			p, err := r.loadKey(name)
 			if err == nil && p.Grant.Held() {

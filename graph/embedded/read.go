@@ -14,8 +14,8 @@ import (
 
 // loadProcedure assembles the procedure named name, with its current
 // version, causes and grant; CodeNotFound when it does not exist.
-func loadProcedure(tx *bolt.Tx, name string) (*procedures.Procedure, error) {
-	return newProcReader(tx).load(name)
+func (s *Store) loadProcedure(tx *bolt.Tx, name string) (*procedures.Procedure, error) {
+	return s.newProcReader(tx).load(name)
 }
 
 // procReader assembles procedures in one transaction, with the buckets it
@@ -24,12 +24,13 @@ func loadProcedure(tx *bolt.Tx, name string) (*procedures.Procedure, error) {
 // cursor (and its stack) on every call, which were most of the time and of
 // the allocations of a page of 25.
 type procReader struct {
+	*decodeCaches
 	procs, versions, health, edgesPC, grants *bolt.Cursor
 	buf                                      []byte // scratch for keys
 }
 
-func newProcReader(tx *bolt.Tx) *procReader {
-	return &procReader{procs: tx.Bucket(bProcs).Cursor(), versions: tx.Bucket(bVersions).Cursor(),
+func (s *Store) newProcReader(tx *bolt.Tx) *procReader {
+	return &procReader{decodeCaches: &s.decodeCaches, procs: tx.Bucket(bProcs).Cursor(), versions: tx.Bucket(bVersions).Cursor(),
 		health: tx.Bucket(bHealth).Cursor(), edgesPC: tx.Bucket(bEdgesPC).Cursor(), grants: tx.Bucket(bGrants).Cursor()}
 }
 
@@ -68,7 +69,7 @@ func (r *procReader) loadKey(name []byte) (*procedures.Procedure, error) {
 	if raw == nil {
 		return nil, fault.Errorf(fault.CodeNotFound, "no procedure %s", name)
 	}
-	rec, err := procCache.Get(name, raw, "procedure")
+	rec, err := r.procCache.Get(name, raw, "procedure")
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +77,7 @@ func (r *procReader) loadKey(name []byte) (*procedures.Procedure, error) {
 	var health []int64
 	vkey := r.key(name, rec.Current)
 	if vraw := get(r.versions, vkey); vraw != nil {
-		if cur, err = versionCache.Get(vkey, vraw, "version"); err != nil {
+		if cur, err = r.versionCache.Get(vkey, vraw, "version"); err != nil {
 			return nil, err
 		}
 		if health, err = healthOf(get(r.health, vkey), cur.Health, vkey); err != nil {
@@ -106,7 +107,7 @@ func (r *procReader) loadKey(name []byte) (*procedures.Procedure, error) {
 func (s *Store) Get(ctx context.Context, name string) (*procedures.Procedure, error) {
 	var p *procedures.Procedure
 	err := s.view(ctx, func(tx *bolt.Tx) (err error) {
-		p, err = loadProcedure(tx, name)
+		p, err = s.loadProcedure(tx, name)
 		return err
 	})
 	return p, err
@@ -116,7 +117,7 @@ func (s *Store) Get(ctx context.Context, name string) (*procedures.Procedure, er
 func (s *Store) GetMany(ctx context.Context, names []string) (map[string]*procedures.Procedure, error) {
 	out := make(map[string]*procedures.Procedure, len(names))
 	err := s.view(ctx, func(tx *bolt.Tx) error {
-		r := newProcReader(tx)
+		r := s.newProcReader(tx)
 		for _, n := range names {
 			if _, done := out[n]; done || !r.exists(n) {
 				continue
@@ -140,7 +141,7 @@ func (s *Store) GetMany(ctx context.Context, names []string) (map[string]*proced
 func (s *Store) ReferencedProcedures(ctx context.Context) ([]*procedures.Procedure, error) {
 	var out []*procedures.Procedure
 	err := s.view(ctx, func(tx *bolt.Tx) error {
-		r := newProcReader(tx)
+		r := s.newProcReader(tx)
 		last := ""
 		return tx.Bucket(bRefs).ForEach(func(k, _ []byte) error {
 			ref, _, _ := strings.Cut(string(k), "\x00")

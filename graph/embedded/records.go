@@ -188,12 +188,21 @@ func decodeSummary(b []byte, s *summary) bool {
 	return true
 }
 
-// The read path's caches, shared by every store in the process: entries are
-// validated against the stored bytes, so sharing them is safe.
-var (
-	procCache    = storewrap.NewDecodeCache[procRecord](8<<20, decodeRecord[procRecord])
-	versionCache = storewrap.NewDecodeCache[versionRecord](32<<20, decodeRecord[versionRecord])
-)
+// decodeCaches are a store's read-path caches of decoded procedure and
+// version records (entries validated against the stored bytes).
+type decodeCaches struct {
+	procCache    *storewrap.DecodeCache[procRecord]
+	versionCache *storewrap.DecodeCache[versionRecord]
+}
+
+// newDecodeCaches returns empty caches of 8 MiB of procedure records and
+// 32 MiB of version records.
+func newDecodeCaches() decodeCaches {
+	return decodeCaches{
+		procCache:    storewrap.NewDecodeCache[procRecord](8<<20, decodeRecord[procRecord]),
+		versionCache: storewrap.NewDecodeCache[versionRecord](32<<20, decodeRecord[versionRecord]),
+	}
+}
 
 // decodeRecord is decode for a cache of T records.
 func decodeRecord[T any](raw []byte, rec *T, what string) error { return decode(raw, rec, what) }

@@ -263,7 +263,7 @@ func (s *Store) findSearch(ctx context.Context, q *procedures.Query) ([]*procedu
 		}
 		search.RankHits(hits)
 		total = len(hits)
-		r := newProcReader(tx)
+		r := s.newProcReader(tx)
 		for _, h := range search.Page(hits, q.Offset, q.Limit) {
 			p, err := r.load(h.Name)
 			if err != nil {

@@ -51,6 +51,8 @@ type Store struct {
 	writers atomic.Int32
 	// search is the relevance search index (search.go).
 	search *searchIndex
+	// decodeCaches are the read path's decoded records (records.go).
+	decodeCaches
 }
 
 var _ procedures.Store = (*Store)(nil)
@@ -76,7 +78,7 @@ func Open(path string, opts Options) (s *Store, err error) {
 		return nil, openError(path, timeout, err)
 	}
 	db.MaxBatchDelay = batchDelay
-	s = &Store{db: db, path: path, log: opts.Logger.With().Str("store", "embedded").Str("path", path).Logger()}
+	s = &Store{db: db, path: path, decodeCaches: newDecodeCaches(), log: opts.Logger.With().Str("store", "embedded").Str("path", path).Logger()}
 	if err := s.prepare(); err != nil {
 		_ = db.Close()
 		return nil, err

@@ -59,7 +59,7 @@ func (s *Store) Capture(ctx context.Context, in procedures.CaptureInput) (res pr
 		}
 		if len(recs) == 1 {
 			searched = field(recs[0], "searched") == true
-			res, err := captureResult(recs[0])
+			res, err := s.captureResult(recs[0])
 			return res, s.mapError("capture", err)
 		}
 		// No row: the classification or the capture's catalogue was
@@ -95,7 +95,7 @@ func (s *Store) Capture(ctx context.Context, in procedures.CaptureInput) (res pr
 			return procedures.CaptureResult{}, errRows("capture", len(recs))
 		}
 		searched = field(recs[0], "searched") == true
-		res, err := captureResult(recs[0])
+		res, err := s.captureResult(recs[0])
 		if err != nil || !res.Created {
 			return res, err
 		}
@@ -138,14 +138,14 @@ func noCapture(ctx context.Context, tx neo4j.ManagedTransaction, in procedures.C
 }
 
 // captureResult decodes the row of capture.cypher.
-func captureResult(rec *neo4j.Record) (procedures.CaptureResult, error) {
+func (c *jsonCaches) captureResult(rec *neo4j.Record) (procedures.CaptureResult, error) {
 	res := procedures.CaptureResult{
 		Created:        field(rec, "created") == true,
 		VersionCreated: field(rec, "versionCreated") == true,
 		Counted:        field(rec, "counted") == true,
 	}
 	var err error
-	res.Procedure, err = decodeProcedure(field(rec, "procedure"))
+	res.Procedure, err = c.decodeProcedure(field(rec, "procedure"))
 	return res, err
 }
 
@@ -326,7 +326,7 @@ func (s *Store) RecordUse(ctx context.Context, in procedures.UseInput) (procedur
 		return procedures.UseResult{}, notFound(in.Name)
 	}
 	res := procedures.UseResult{Counted: field(recs[0], "counted") == true}
-	if res.Procedure, err = decodeProcedure(field(recs[0], "procedure")); err != nil {
+	if res.Procedure, err = s.decodeProcedure(field(recs[0], "procedure")); err != nil {
 		return procedures.UseResult{}, s.mapError("record use", err)
 	}
 	res.Demotion = procedures.DemotionOf(field(recs[0], "wasDemoted") == true, res.Procedure.Demoted)

@@ -74,7 +74,7 @@ var causeFields = []string{"name", "frequency"}
 // (fragments/procedure.cypher) returns it. Anything else is an error (and
 // no procedure), never a panic. The input schema and warnings are decoded
 // through the shared caches (storewrap.JSONCache): callers must not modify them.
-func decodeProcedure(v any) (*procedures.Procedure, error) {
+func (c *jsonCaches) decodeProcedure(v any) (*procedures.Procedure, error) {
 	f, err := newFields(v, procedureFields, "procedure")
 	if err != nil {
 		return nil, err
@@ -120,11 +120,11 @@ func decodeProcedure(v any) (*procedures.Procedure, error) {
 		p.Code = v.str(vCode)
 		p.Dialect = v.str(vDialect)
 		p.Parameters = v.strings(vParameters)
-		jsonShared(v, vInputSchema, schemaCache, &p.InputSchema)
+		jsonShared(v, vInputSchema, c.schemaCache, &p.InputSchema)
 		p.Status = procedures.Status(v.str(vStatus))
 		p.Opaque = v.bool(vOpaque)
-		jsonShared(v, vWarnings, warningCache, &p.Warnings)
-		jsonShared(v, vBaseline, baselineCache, &p.Baseline)
+		jsonShared(v, vWarnings, c.warningCache, &p.Warnings)
+		jsonShared(v, vBaseline, c.baselineCache, &p.Baseline)
 		p.Health = procedures.HealthOf(v.ints(vHealth))
 		v.json(vVerification, &p.Verification)
 		if v.err != nil {
@@ -182,11 +182,11 @@ func decodeVersion(v any, current string) (procedures.Version, error) {
 }
 
 // decodeProcedures reads the "procedure" column of records.
-func decodeProcedures(recs []*neo4j.Record) ([]*procedures.Procedure, error) {
+func (c *jsonCaches) decodeProcedures(recs []*neo4j.Record) ([]*procedures.Procedure, error) {
 	out := make([]*procedures.Procedure, 0, len(recs))
 	for _, rec := range recs {
 		v, _ := rec.Get("procedure")
-		p, err := decodeProcedure(v)
+		p, err := c.decodeProcedure(v)
 		if err != nil {
 			return nil, err
 		}

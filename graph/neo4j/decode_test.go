@@ -62,7 +62,8 @@ func procedureRow() []any {
 }
 
 func TestDecodeProcedure(t *testing.T) {
-	p, err := decodeProcedure(procedureRow())
+	c := newJSONCaches()
+	p, err := c.decodeProcedure(procedureRow())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +87,7 @@ func TestDecodeProcedure(t *testing.T) {
 	r := procedureRow()
 	r[pVersion], r[pCauses], r[pGrantEnabled], r[pLastUsedAt] = nil, []any{}, nil, nil
 	r[pRetiredAt], r[pRetiredBy], r[pDemoted] = at, "bo", nil
-	p, err = decodeProcedure(r)
+	p, err = c.decodeProcedure(r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,6 +100,7 @@ func TestDecodeProcedure(t *testing.T) {
 // TestDecodeProcedureMalformed: every malformed row is a clear error
 // naming what is wrong, never a panic and never a half-decoded procedure.
 func TestDecodeProcedureMalformed(t *testing.T) {
+	c := newJSONCaches()
 	with := func(edit func(r []any)) []any {
 		r := procedureRow()
 		edit(r)
@@ -153,7 +155,7 @@ func TestDecodeProcedureMalformed(t *testing.T) {
 		{"cause frequency a string", with(func(r []any) { r[pCauses] = []any{[]any{"a", "1"}} }), "field frequency is string, want integer"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := decodeProcedure(tc.row)
+			p, err := c.decodeProcedure(tc.row)
 			if tc.want == "" {
 				if err != nil {
 					t.Fatalf("want no error, got %v", err)
@@ -174,11 +176,12 @@ func TestDecodeProcedureMalformed(t *testing.T) {
 // map on the next read (procedures' decoration cache recognises it), and a
 // different text is decoded anew.
 func TestDecodeProcedureSharesJSON(t *testing.T) {
-	a, err := decodeProcedure(procedureRow())
+	caches := newJSONCaches()
+	a, err := caches.decodeProcedure(procedureRow())
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := decodeProcedure(procedureRow())
+	b, err := caches.decodeProcedure(procedureRow())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +190,7 @@ func TestDecodeProcedureSharesJSON(t *testing.T) {
 	}
 	r := procedureRow()
 	r[pVersion].([]any)[vInputSchema] = `{"type":"object","required":["x"]}`
-	c, err := decodeProcedure(r)
+	c, err := caches.decodeProcedure(r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,6 +203,7 @@ func TestDecodeProcedureSharesJSON(t *testing.T) {
 // numbers as integers where they are whole) decodes or fails, never
 // panics, and a decoded procedure comes with no error.
 func FuzzDecodeProcedure(f *testing.F) {
+	c := newJSONCaches()
 	seed, _ := json.Marshal(procedureRow())
 	f.Add(string(seed))
 	f.Add(`["a",null,null,null,null,null,null,null,null,null,null,null,null,null,null,null,null,null]`)
@@ -213,7 +217,7 @@ func FuzzDecodeProcedure(f *testing.F) {
 		if d.Decode(&v) != nil {
 			return
 		}
-		p, err := decodeProcedure(driverValue(v))
+		p, err := c.decodeProcedure(driverValue(v))
 		if (p == nil) == (err == nil) {
 			t.Fatalf("got %+v and %v", p, err)
 		}

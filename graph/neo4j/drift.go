@@ -75,7 +75,7 @@ func (s *Store) Drifted(ctx context.Context, limit, offset int) ([]procedures.St
 			return nil, 0, s.mapError("drifted", err)
 		}
 		sv := procedures.StaleVersion{Procedure: f.str(0), CodeHash: f.str(1), Current: f.bool(2), At: f.time(4)}
-		jsonShared(f, 3, baselineCache, &sv.Baseline)
+		jsonShared(f, 3, s.baselineCache, &sv.Baseline)
 		f.json(5, &sv.Verification)
 		if f.err != nil {
 			return nil, 0, s.mapError("drifted", f.err)

@@ -28,13 +28,13 @@ func (s *Store) readByName(ctx context.Context, op string, names []string) ([]*p
 	if err != nil {
 		return nil, err
 	}
-	ps, err := decodeProcedures(recs)
+	ps, err := s.decodeProcedures(recs)
 	return ps, s.mapError(op, err)
 }
 
 // getInTx reads one procedure inside tx; CodeNotFound when it does not exist.
-func getInTx(ctx context.Context, tx neo4j.ManagedTransaction, name string) (*procedures.Procedure, error) {
-	ps, err := byName(ctx, tx, []string{name})
+func (c *jsonCaches) getInTx(ctx context.Context, tx neo4j.ManagedTransaction, name string) (*procedures.Procedure, error) {
+	ps, err := c.byName(ctx, tx, []string{name})
 	if err != nil {
 		return nil, err
 	}
@@ -45,12 +45,12 @@ func getInTx(ctx context.Context, tx neo4j.ManagedTransaction, name string) (*pr
 }
 
 // byName reads the procedures among names that exist inside tx.
-func byName(ctx context.Context, tx neo4j.ManagedTransaction, names []string) ([]*procedures.Procedure, error) {
+func (c *jsonCaches) byName(ctx context.Context, tx neo4j.ManagedTransaction, names []string) ([]*procedures.Procedure, error) {
 	recs, err := collect(ctx, tx, "procedures_by_name", map[string]any{"names": stringList(names)})
 	if err != nil {
 		return nil, err
 	}
-	return decodeProcedures(recs)
+	return c.decodeProcedures(recs)
 }
 
 // GetMany returns the procedures among names that exist, by name.
@@ -89,7 +89,7 @@ func (s *Store) ReferencedProcedures(ctx context.Context) ([]*procedures.Procedu
 		if len(names) == 0 {
 			return nil, nil
 		}
-		return byName(ctx, tx, names)
+		return s.byName(ctx, tx, names)
 	})
 }
 
@@ -138,7 +138,7 @@ func (s *Store) Find(ctx context.Context, q procedures.Query) ([]*procedures.Pro
 		if err != nil {
 			return page{}, err
 		}
-		ps, err := decodeProcedures(recs)
+		ps, err := s.decodeProcedures(recs)
 		if err != nil {
 			return page{}, err
 		}

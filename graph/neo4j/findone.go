@@ -129,7 +129,7 @@ func (s *Store) decodeFound(recs []*neo4j.Record, name string) ([]*procedures.Pr
 	list, _ := field(recs[0], "procedures").([]any)
 	ps := make([]*procedures.Procedure, 0, len(list))
 	for _, v := range list {
-		p, err := decodeProcedure(v)
+		p, err := s.decodeProcedure(v)
 		if err != nil {
 			return nil, 0, s.mapError("find", err)
 		}

@@ -62,7 +62,7 @@ func (s *Store) GetWithCatalogue(ctx context.Context, name string) (*procedures.
 	if len(found) == 0 {
 		return nil, nil, notFound(name)
 	}
-	p, err := decodeProcedure(found[0])
+	p, err := s.decodeProcedure(found[0])
 	if err != nil {
 		return nil, nil, s.mapError("get", err)
 	}

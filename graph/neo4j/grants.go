@@ -46,7 +46,7 @@ func (s *Store) SetRetired(ctx context.Context, name string, r *procedures.Retir
 		if err := appendDecision(ctx, tx, dp); err != nil {
 			return nil, err
 		}
-		return getInTx(ctx, tx, name)
+		return s.getInTx(ctx, tx, name)
 	})
 }
 
@@ -88,7 +88,7 @@ func (s *Store) SetGrant(ctx context.Context, name string, g *procedures.Grant, 
 	if err := appended(recs[0], params); err != nil {
 		return nil, err
 	}
-	p, err := decodeProcedure(field(recs[0], "procedure"))
+	p, err := s.decodeProcedure(field(recs[0], "procedure"))
 	return p, s.mapError("set grant", err)
 }
 
@@ -100,7 +100,7 @@ func (s *Store) Granted(ctx context.Context) ([]*procedures.Procedure, error) {
 	if err != nil {
 		return nil, err
 	}
-	ps, err := decodeProcedures(recs)
+	ps, err := s.decodeProcedures(recs)
 	if err != nil {
 		return nil, s.mapError("granted", err)
 	}

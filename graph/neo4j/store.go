@@ -74,6 +74,8 @@ type Store struct {
 	bookmarks neo4j.BookmarkManager
 	closed    atomic.Bool
 	breaker   *storewrap.Breaker
+	// jsonCaches keep decoded JSON properties (values.go).
+	*jsonCaches
 	// driverConfig is the configuration the driver was built with.
 	driverConfig config.Config
 	// classes are the procedure classes Find has read (findOne).
@@ -117,7 +119,7 @@ func connect(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.Username != "" {
 		auth = neo4j.BasicAuth(cfg.Username, cfg.Password, "")
 	}
-	s := &Store{db: cfg.Database, log: cfg.Logger, searchFresh: newSearchFreshness(), dumpPage: dumpPageSize, rankBatch: rankBatch}
+	s := &Store{jsonCaches: newJSONCaches(), db: cfg.Database, log: cfg.Logger, searchFresh: newSearchFreshness(), dumpPage: dumpPageSize, rankBatch: rankBatch}
 	driver, err := neo4j.NewDriverWithContext(cfg.URI, auth, func(c *config.Config) {
 		// One attempt per driver call: inTx retries transient failures
 		// itself and never waits on an outage.

@@ -251,13 +251,24 @@ func (f *fields) json(i int, dst any) {
 	}
 }
 
-// The caches of decodeProcedure, shared by every store in the process.
-var (
-	schemaCache  = storewrap.NewJSONCache[map[string]any](8 << 20)
-	warningCache = storewrap.NewJSONCache[[]procedures.Warning](1 << 20)
+// jsonCaches are a store's caches of decodeProcedure's JSON properties
+// (entries found by the whole text, so never stale).
+type jsonCaches struct {
+	schemaCache  *storewrap.JSONCache[map[string]any]
+	warningCache *storewrap.JSONCache[[]procedures.Warning]
 	// baselineCache: versions' drift baselines (procedures.Baseline).
-	baselineCache = storewrap.NewJSONCache[*procedures.Baseline](4 << 20)
-)
+	baselineCache *storewrap.JSONCache[*procedures.Baseline]
+}
+
+// newJSONCaches returns empty caches of 8 MiB of schema texts, 1 MiB of
+// warnings and 4 MiB of baselines.
+func newJSONCaches() *jsonCaches {
+	return &jsonCaches{
+		schemaCache:   storewrap.NewJSONCache[map[string]any](8 << 20),
+		warningCache:  storewrap.NewJSONCache[[]procedures.Warning](1 << 20),
+		baselineCache: storewrap.NewJSONCache[*procedures.Baseline](4 << 20),
+	}
+}
 
 // jsonShared decodes the JSON string field i into *dst through c; null
 // leaves *dst alone.

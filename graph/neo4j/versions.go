@@ -81,6 +81,6 @@ func (s *Store) Promote(ctx context.Context, name, codeHash string, d procedures
 	if err := appended(recs[0], params); err != nil {
 		return nil, err
 	}
-	p, err := decodeProcedure(field(recs[0], "procedure"))
+	p, err := s.decodeProcedure(field(recs[0], "procedure"))
 	return p, s.mapError("promote", err)
 }

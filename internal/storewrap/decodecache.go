@@ -3,7 +3,8 @@ package storewrap
 import (
 	"bytes"
 	"strings"
-	"sync"
+
+	"github.com/procgraph/procgraph/internal/cache"
 )
 
 // DecodeCache keeps decoded records next to the bytes they were decoded
@@ -11,12 +12,11 @@ import (
 // changed (the embedded store's procedure and version records). A hit is
 // checked by comparing the stored bytes in full, so an entry can never be
 // stale, whichever store or transaction the bytes come from. Returned
-// records are shared: callers must not modify them.
+// records are shared: callers must not modify them. Bounded by the stored
+// bytes it holds (an LRU, internal/cache).
 type DecodeCache[T any] struct {
 	decode   func(raw []byte, rec *T, what string) error
-	mu       sync.Mutex
-	entries  map[string]cacheEntry[T]
-	bytes    int
+	entries  *cache.Cache[string, cacheEntry[T]]
 	maxBytes int
 }
 
@@ -28,17 +28,15 @@ type cacheEntry[T any] struct {
 // NewDecodeCache returns a cache of at most maxBytes of stored bytes that
 // decodes with decode (what names the record in its error).
 func NewDecodeCache[T any](maxBytes int, decode func(raw []byte, rec *T, what string) error) *DecodeCache[T] {
-	return &DecodeCache[T]{decode: decode, entries: map[string]cacheEntry[T]{}, maxBytes: maxBytes}
+	return &DecodeCache[T]{decode: decode, maxBytes: maxBytes,
+		entries: cache.NewWeighted[string](maxBytes, func(_ string, e cacheEntry[T]) int { return len(e.raw) })}
 }
 
 // Get returns raw (the value stored under k) decoded, from the cache when
 // the same bytes were decoded before; kind names the record in an error
 // (with k, its parts joined by spaces).
 func (c *DecodeCache[T]) Get(k, raw []byte, kind string) (*T, error) {
-	c.mu.Lock()
-	e, ok := c.entries[string(k)]
-	c.mu.Unlock()
-	if ok && bytes.Equal(e.raw, raw) {
+	if e, ok := c.entries.Get(string(k)); ok && bytes.Equal(e.raw, raw) {
 		return e.rec, nil
 	}
 	rec := new(T)
@@ -48,19 +46,6 @@ func (c *DecodeCache[T]) Get(k, raw []byte, kind string) (*T, error) {
 	if 2*len(raw) > c.maxBytes/64 {
 		return rec, nil // too large to be worth a slot
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if old, ok := c.entries[string(k)]; ok {
-		c.bytes -= len(old.raw)
-	}
-	for k2, old := range c.entries { // evict arbitrary entries until it fits
-		if c.bytes+len(raw) <= c.maxBytes {
-			break
-		}
-		delete(c.entries, k2)
-		c.bytes -= len(old.raw)
-	}
-	c.entries[string(k)] = cacheEntry[T]{raw: bytes.Clone(raw), rec: rec}
-	c.bytes += len(raw)
+	c.entries.Add(string(k), cacheEntry[T]{raw: bytes.Clone(raw), rec: rec})
 	return rec, nil
 }

@@ -2,7 +2,8 @@ package storewrap
 
 import (
 	"encoding/json"
-	"sync"
+
+	"github.com/procgraph/procgraph/internal/cache"
 )
 
 // JSONCache keeps values decoded from JSON texts by the text, so that a
@@ -13,25 +14,23 @@ import (
 // found by the whole text, so it is never stale. The values are shared by
 // every read that finds them: callers must not modify them (as the
 // embedded store's shared records; procedures' decoration cache recognises
-// a schema it has seen by the map's identity). Bounded: emptied when full;
-// texts too large to be worth a slot are decoded every time.
+// a schema it has seen by the map's identity). Bounded by the bytes of its
+// texts (an LRU, internal/cache); texts too large to be worth a slot are
+// decoded every time.
 type JSONCache[T any] struct {
-	mu       sync.Mutex
-	m        map[string]T
-	bytes    int
+	m        *cache.Cache[string, T]
 	maxBytes int
 }
 
 // NewJSONCache returns an empty cache of at most maxBytes of texts.
-func NewJSONCache[T any](maxBytes int) *JSONCache[T] { return &JSONCache[T]{maxBytes: maxBytes} }
+func NewJSONCache[T any](maxBytes int) *JSONCache[T] {
+	return &JSONCache[T]{maxBytes: maxBytes, m: cache.NewWeighted(maxBytes, func(text string, _ T) int { return len(text) })}
+}
 
 // Decode returns text decoded (json.Unmarshal into a T), from the cache
 // when it was decoded before; the error is json.Unmarshal's.
 func (c *JSONCache[T]) Decode(text string) (T, error) {
-	c.mu.Lock()
-	v, ok := c.m[text]
-	c.mu.Unlock()
-	if ok {
+	if v, ok := c.m.Get(text); ok {
 		return v, nil
 	}
 	var out T
@@ -41,12 +40,6 @@ func (c *JSONCache[T]) Decode(text string) (T, error) {
 	if len(text) > c.maxBytes/64 {
 		return out, nil
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil || c.bytes+len(text) > c.maxBytes {
-		c.m, c.bytes = map[string]T{}, 0
-	}
-	c.m[text] = out
-	c.bytes += len(text)
+	c.m.Add(text, out)
 	return out, nil
 }

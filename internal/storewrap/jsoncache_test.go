@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestJSONCacheBounds: the cache empties itself when full, never keeps a
+// TestJSONCacheBounds: the cache stays within its bound, never keeps a
 // text too large for it or one that failed, and always answers the text's
 // own value.
 func TestJSONCacheBounds(t *testing.T) {
@@ -25,21 +25,21 @@ func TestJSONCacheBounds(t *testing.T) {
 		if !reflect.DeepEqual(v, want) {
 			t.Fatalf("%s: got %v", text, v)
 		}
-		if c.bytes > c.maxBytes {
-			t.Fatalf("cache holds %d bytes, bound %d", c.bytes, c.maxBytes)
+		if n := c.m.Cost(); n > c.maxBytes {
+			t.Fatalf("cache holds %d bytes, bound %d", n, c.maxBytes)
 		}
 	}
 	big := `{"x":"` + strings.Repeat("y", 64) + `"}`
 	if _, err := c.Decode(big); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := c.m[big]; ok {
+	if _, ok := c.m.Get(big); ok {
 		t.Fatal("a text above maxBytes/64 was kept")
 	}
 	if _, err := c.Decode("{"); err == nil {
 		t.Fatal("want an error")
 	}
-	if _, ok := c.m["{"]; ok {
+	if _, ok := c.m.Get("{"); ok {
 		t.Fatal("a text that failed was kept")
 	}
 }
