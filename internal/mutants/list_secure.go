@@ -75,9 +75,10 @@ func init() {
 			Tests:    []string{"TestMCPWithoutAuthOffersNoGrant"},
 		},
 		{
-			Name:     "secure/mcp-autorun-tool-without-auth",
-			Why:      "without auth MCP lists set_procedure_auto_run again",
-			Edits:    []Edit{{Dir: "mcpserve", Find: "if !h.cfg.Auth.Enabled() { return nil // without auth", Replace: "if false { return nil // without auth"}},
+			Name: "secure/mcp-autorun-tool-without-auth",
+			Why:  "without auth MCP registers set_procedure_auto_run again and tools/list stops filtering by scope (the two defences together: either alone still hides it)",
+			Edits: []Edit{{Dir: "mcpserve", Find: "if !h.cfg.Auth.Enabled() { return nil // without auth", Replace: "if false { return nil // without auth"},
+				{Dir: "mcpserve", Find: "if c.mayCall(t.Name) == nil {", Replace: "if true || c.mayCall(t.Name) == nil {"}},
 			Packages: []string{"./mcpserve", "./cmd/procgraph"},
 			Tests:    []string{"TestNoAuthOffersNoGrant", "TestMCPWithoutAuthOffersNoGrant"},
 		},
