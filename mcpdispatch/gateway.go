@@ -46,7 +46,8 @@ func NewGateway(servers map[string]Caller, catalogue CatalogueFunc) *Gateway {
 // Route sets where the catalogue is read (before the first call).
 func (g *Gateway) Route(catalogue CatalogueFunc) { g.catalogue = catalogue }
 
-// Dispatch calls the catalogue tool name on its server.
+// Dispatch calls the catalogue tool name on its server, routed by the
+// catalogue read now (see DispatchWith).
 func (g *Gateway) Dispatch(ctx context.Context, name string, args map[string]any) (any, error) {
 	if g.catalogue == nil {
 		return nil, fmt.Errorf("tool %s: no catalogue to route the call by", name)
@@ -54,6 +55,17 @@ func (g *Gateway) Dispatch(ctx context.Context, name string, args map[string]any
 	cat, err := g.catalogue(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: the catalogue could not be read to route the call", name)
+	}
+	return g.DispatchWith(ctx, cat, name, args)
+}
+
+// DispatchWith calls the catalogue tool name on the server cat's entry
+// names, under its upstream name: a replay routes each call by the
+// catalogue its run was decided and its arguments checked with, so the
+// call reaches the tool that was checked, and no store is read per call.
+func (g *Gateway) DispatchWith(ctx context.Context, cat *procedures.Catalogue, name string, args map[string]any) (any, error) {
+	if cat == nil {
+		return nil, fmt.Errorf("tool %s: no catalogue to route the call by", name)
 	}
 	t, ok := cat.Tool(name)
 	if !ok {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -332,5 +333,39 @@ func TestStderrBudget(t *testing.T) {
 	}
 	if !strings.Contains(lines[100], `"dropped":50`) || !strings.Contains(lines[101], `"stderr":"next minute"`) {
 		t.Fatalf("records 100 and 101: %s %s", lines[100], lines[101])
+	}
+}
+
+// TestGatewayDispatchWithReadsNoCatalogue: a call dispatched with its
+// run's catalogue goes where that catalogue routes it, under its upstream
+// name, and the gateway reads no catalogue of its own for it (a Neo4j
+// statement per call).
+func TestGatewayDispatchWithReadsNoCatalogue(t *testing.T) {
+	var got []string
+	record := func(key string) Caller {
+		return CallerFunc(func(_ context.Context, tool string, _ map[string]any) (any, error) {
+			got = append(got, key+":"+tool)
+			return map[string]any{}, nil
+		})
+	}
+	g := NewGateway(map[string]Caller{"a": record("a"), "b": record("b")}, func(context.Context) (*procedures.Catalogue, error) {
+		t.Error("the gateway read a catalogue for a call dispatched with one")
+		return nil, errors.New("not to be read")
+	})
+	cat, err := procedures.NewCatalogue([]procedures.Tool{{Name: "a__get_sum", Server: "a", UpstreamName: "get-sum"}, {Name: "b__x", Server: "b", UpstreamName: "x"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, name := range []string{"b__x", "a__get_sum"} {
+		if _, err := g.DispatchWith(ctx, cat, name, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := g.DispatchWith(ctx, cat, "c__y", nil); err == nil {
+		t.Fatal("a tool the run's catalogue lacks was dispatched")
+	}
+	if strings.Join(got, ",") != "b:x,a:get-sum" {
+		t.Fatalf("calls %v", got)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
+
+	"github.com/procgraph/procgraph/procedures"
 )
 
 // Dispatcher executes a tool call that the allow-set permitted. It is the
@@ -12,6 +14,15 @@ import (
 // error's text as the message, so messages must be safe to show a caller.
 type Dispatcher interface {
 	Dispatch(ctx context.Context, tool string, args map[string]any) (any, error)
+}
+
+// CatalogueDispatcher is a Dispatcher that can route a call by a
+// catalogue given with it (an upstream gateway of several servers): a
+// run's calls are dispatched with the catalogue the run was decided and
+// its arguments checked with.
+type CatalogueDispatcher interface {
+	Dispatcher
+	DispatchWith(ctx context.Context, cat *procedures.Catalogue, tool string, args map[string]any) (any, error)
 }
 
 // DispatcherFunc adapts a function to a Dispatcher.

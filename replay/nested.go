@@ -49,6 +49,9 @@ type toolCaller struct {
 	chain      *chain
 	allowed    []string
 	dispatcher Dispatcher
+	// catalogue is the catalogue the run was decided and its calls'
+	// arguments checked with: a CatalogueDispatcher routes by it.
+	catalogue *procedures.Catalogue
 	// recorded, when not nil, receives every call the run made and its
 	// answer, in order (the run's recording).
 	recorded []procedures.RecordedCall
@@ -85,7 +88,13 @@ func (t *toolCaller) callTool(ctx context.Context, name string, args map[string]
 		return nil, &sandbox.Error{Code: sandbox.ToolFailed, Tool: name, Message: "no upstream tool server is configured"}
 	}
 	ctx, span := telemetry.Start(ctx, "procgraph.tool_call", telemetry.Tool.String(name))
-	out, err := t.dispatcher.Dispatch(ctx, name, args)
+	var out any
+	var err error
+	if cd, ok := t.dispatcher.(CatalogueDispatcher); ok && t.catalogue != nil {
+		out, err = cd.DispatchWith(ctx, t.catalogue, name, args)
+	} else {
+		out, err = t.dispatcher.Dispatch(ctx, name, args)
+	}
 	class := ""
 	if err != nil {
 		class = string(sandbox.ToolFailed)

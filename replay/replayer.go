@@ -374,7 +374,7 @@ func (r *Replayer) replay(ctx context.Context, c *chain, name string, args map[s
 	if len(c.path) > 0 {
 		runner = r.nested
 	}
-	tc := &toolCaller{r: r, chain: c.push(name), allowed: allowed, dispatcher: r.dispatcher}
+	tc := &toolCaller{r: r, chain: c.push(name), allowed: allowed, dispatcher: r.dispatcher, catalogue: prep.b.Catalogue}
 	if r.opts.RecordResponses {
 		tc.recorded = []procedures.RecordedCall{}
 	}

@@ -75,7 +75,7 @@ func (r *Replayer) RunBlock(ctx context.Context, req RunRequest) (*InvokeResult,
 	class := "internal"
 	defer func() { telemetry.End(span, class) }()
 	c := &chain{usageKey: req.UsageKey, bound: req.Bound, req: req.Request}
-	tc := &toolCaller{r: r, chain: c.push(b.Name), allowed: req.Allowed, dispatcher: r.dispatcher}
+	tc := &toolCaller{r: r, chain: c.push(b.Name), allowed: req.Allowed, dispatcher: r.dispatcher, catalogue: b.Catalogue}
 	if r.opts.RecordResponses {
 		tc.recorded = []procedures.RecordedCall{}
 	}

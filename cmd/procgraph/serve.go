@@ -397,3 +397,6 @@ func searchIndexStats(ix searchIndexer) func() metrics.SearchIndexStats {
 		return metrics.SearchIndexStats{Pending: int64(pending), Failed: failed}
 	}
 }
+
+// A replay routes each upstream call by its run's catalogue.
+var _ replay.CatalogueDispatcher = (*mcpdispatch.Gateway)(nil)

@@ -16,5 +16,12 @@ func init() {
 			Packages: []string{"./cmd/procgraph"},
 			Tests:    []string{"TestTracesOfAnInvoke"},
 		},
+		{
+			Name:     "replay/calls-routed-by-a-fresh-catalogue",
+			Why:      "a run's upstream calls are routed by a catalogue read per call (a Neo4j statement each) instead of the one the run was decided and checked with",
+			Edits:    []Edit{{Dir: "replay", Files: "nested.go", Find: "if cd, ok := t.dispatcher.(CatalogueDispatcher); ok && t.catalogue != nil {", Replace: "if cd, ok := t.dispatcher.(CatalogueDispatcher); ok && t.catalogue == nil {"}},
+			Packages: []string{"./replay"},
+			Tests:    []string{"TestCallsRoutedByTheRunsCatalogue"},
+		},
 	}...)
 }
