@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -79,25 +77,11 @@ func TestRealUpstreams(t *testing.T) {
 		"git":        entry(servers["git"], "--repository", repo),
 	})
 
-	var stdout, stderr bytes.Buffer
-	if code := runCLI(context.Background(), []string{"tools", "import", "--upstreams", file}, nil, &stdout, &stderr); code != 0 {
-		t.Fatalf("tools import: exit %d: %s", code, stderr.String())
-	}
-	var cat struct {
-		Tools []struct {
-			Name         string `json:"name"`
-			ReadOnly     bool   `json:"read_only"`
-			Server       string `json:"server"`
-			UpstreamName string `json:"upstream_name"`
-		} `json:"tools"`
-	}
-	if err := json.Unmarshal(stdout.Bytes(), &cat); err != nil {
-		t.Fatalf("%v\n%s", err, stdout.String())
-	}
+	printed, imported, stderr := mustImportUpstreams(t, file)
 	perServer := map[string]int{}
 	route := map[string]string{}
 	readOnly := map[string]bool{}
-	for _, tl := range cat.Tools {
+	for _, tl := range imported {
 		perServer[tl.Server]++
 		route[tl.Name] = tl.Server + "/" + tl.UpstreamName
 		readOnly[tl.Name] = tl.ReadOnly
@@ -106,14 +90,14 @@ func TestRealUpstreams(t *testing.T) {
 		route["fs__read_text_file"] != "fs/read_text_file" || route["git__git_status"] != "git/git_status" {
 		t.Fatalf("routes %v", route)
 	}
-	if perServer["everything"] < 10 || perServer["fs"] < 10 || perServer["git"] < 10 || strings.Contains(stderr.String(), "skipped tool") {
-		t.Fatalf("imported per server %v; stderr:\n%s", perServer, stderr.String())
+	if perServer["everything"] < 10 || perServer["fs"] < 10 || perServer["git"] < 10 || strings.Contains(stderr, "skipped tool") {
+		t.Fatalf("imported per server %v; stderr:\n%s", perServer, stderr)
 	}
 	if !readOnly["fs__read_text_file"] || readOnly["fs__write_file"] || readOnly["git__git_commit"] {
 		t.Fatalf("read-only classes: %v", readOnly)
 	}
 	catFile := filepath.Join(dir, "tools.json")
-	if err := os.WriteFile(catFile, stdout.Bytes(), 0o600); err != nil {
+	if err := os.WriteFile(catFile, printed, 0o600); err != nil {
 		t.Fatal(err)
 	}
 

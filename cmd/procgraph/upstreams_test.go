@@ -56,23 +56,9 @@ func TestTwoUpstreamsThroughMain(t *testing.T) {
 		"math": map[string]any{"command": bin, "env": map[string]string{"MCPTEST_RECORD": mathCalls, "MCPTEST_NAME": "math"}, "trust_annotations": true, "prefix": "m"},
 	})
 
-	var stdout, stderr bytes.Buffer
-	if code := runCLI(context.Background(), []string{"tools", "import", "--upstreams", file}, nil, &stdout, &stderr); code != 0 {
-		t.Fatalf("tools import: exit %d: %s", code, stderr.String())
-	}
-	var cat struct {
-		Tools []struct {
-			Name         string `json:"name"`
-			ReadOnly     bool   `json:"read_only"`
-			Server       string `json:"server"`
-			UpstreamName string `json:"upstream_name"`
-		} `json:"tools"`
-	}
-	if err := json.Unmarshal(stdout.Bytes(), &cat); err != nil {
-		t.Fatalf("tools import printed no catalogue: %v\n%s", err, stdout.String())
-	}
+	printed, imported, _ := mustImportUpstreams(t, file)
 	route := map[string]string{}
-	for _, tool := range cat.Tools {
+	for _, tool := range imported {
 		route[tool.Name] = tool.Server + "/" + tool.UpstreamName
 	}
 	if route["jobs__get_jobs"] != "jobs/get_jobs" || route["m__get_sum"] != "math/get-sum" || route["jobs__bad_name"] != "jobs/bad-name" || len(route) != 20 {
@@ -82,7 +68,7 @@ func TestTwoUpstreamsThroughMain(t *testing.T) {
 		t.Fatal("the import called a tool")
 	}
 	catFile := filepath.Join(dir, "catalogue.json")
-	if err := os.WriteFile(catFile, stdout.Bytes(), 0o600); err != nil {
+	if err := os.WriteFile(catFile, printed, 0o600); err != nil {
 		t.Fatal(err)
 	}
 
@@ -188,4 +174,29 @@ func TestUpstreamsRefuseToStart(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr.String(), "are exclusive") {
 		t.Fatalf("--upstreams with --upstream-mcp-command: exit %d: %s", code, stderr.String())
 	}
+}
+
+// importedTool is a catalogue tool as `tools import` prints it.
+type importedTool struct {
+	Name         string `json:"name"`
+	ReadOnly     bool   `json:"read_only"`
+	Server       string `json:"server"`
+	UpstreamName string `json:"upstream_name"`
+}
+
+// mustImportUpstreams runs `tools import --upstreams file` and returns the
+// catalogue it printed (its bytes and its tools) and its stderr.
+func mustImportUpstreams(t *testing.T, file string) (printed []byte, tools []importedTool, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	if code := runCLI(context.Background(), []string{"tools", "import", "--upstreams", file}, nil, &out, &errOut); code != 0 {
+		t.Fatalf("tools import: exit %d: %s", code, errOut.String())
+	}
+	var cat struct {
+		Tools []importedTool `json:"tools"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &cat); err != nil {
+		t.Fatalf("tools import printed no catalogue: %v\n%s", err, out.String())
+	}
+	return out.Bytes(), cat.Tools, errOut.String()
 }
