@@ -119,35 +119,7 @@ func TestCLIProvesTheServerBeforeTheToken(t *testing.T) {
 		}
 	}
 
-	// What a kill -9 leaves: the entry as serve wrote it.
-	dir, err := credentialsDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := strings.TrimPrefix(s.URL, "http://")
-	host, port, _ := net.SplitHostPort(addr)
-	entryFile := filepath.Join(dir, credentialKey(host, port)+".json")
-	b, err := os.ReadFile(entryFile)
-	if err != nil {
-		t.Fatalf("serve registered no entry: %v", err)
-	}
-	var entry map[string]any
-	if err := json.Unmarshal(b, &entry); err != nil {
-		t.Fatal(err)
-	}
-	s.Stop(t)
-
-	// The pid, reused by a process of the operator.
-	sleeper := exec.Command("sleep", "600")
-	if err := sleeper.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = sleeper.Process.Kill(); _ = sleeper.Wait() })
-	entry["pid"] = sleeper.Process.Pid
-	b, _ = json.Marshal(entry)
-	if err := os.WriteFile(entryFile, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	addr, entryFile, entry := mustOrphanEntry(t, s)
 
 	// Another live serve of the operator, another start: its proofs are
 	// not the dead serve's.
@@ -180,7 +152,7 @@ func TestCLIProvesTheServerBeforeTheToken(t *testing.T) {
 
 	// An entry without a proof key (an older serve's) is not used.
 	delete(entry, "proof_key")
-	b, _ = json.Marshal(entry)
+	b, _ := json.Marshal(entry)
 	if err := os.WriteFile(entryFile, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -241,32 +213,7 @@ func TestCLIProvesTheServerToAnotherUser(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "p.db")
 	s := mustServe(t, serverOpts{Data: data, DefaultAuth: true})
 	ft := mustFirstTokens(t, data)
-	dir, err := credentialsDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := strings.TrimPrefix(s.URL, "http://")
-	host, port, _ := net.SplitHostPort(addr)
-	entryFile := filepath.Join(dir, credentialKey(host, port)+".json")
-	b, err := os.ReadFile(entryFile)
-	if err != nil {
-		t.Fatalf("serve registered no entry: %v", err)
-	}
-	var entry map[string]any
-	if err := json.Unmarshal(b, &entry); err != nil {
-		t.Fatal(err)
-	}
-	s.Stop(t)
-	sleeper := exec.Command("sleep", "600")
-	if err := sleeper.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = sleeper.Process.Kill(); _ = sleeper.Wait() })
-	entry["pid"] = sleeper.Process.Pid
-	b, _ = json.Marshal(entry)
-	if err := os.WriteFile(entryFile, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	addr, _, _ := mustOrphanEntry(t, s)
 
 	record := filepath.Join(sharedDir(t, 0o777), "record")
 	other := otherUserCommand(t, []string{fakeListenerEnv + "=" + addr, fakeRecordEnv + "=" + record})
@@ -293,4 +240,38 @@ func TestCLIProvesTheServerToAnotherUser(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "is not the serve that registered") || strings.Contains(out, "apr_fake") {
 		t.Fatalf("approvals list against another user's listener: exit %d\n%s%s", code, out, errOut)
 	}
+}
+
+// mustOrphanEntry leaves what a kill -9 of serve s leaves, as the review
+// did: s stopped, its registry entry as serve wrote it, and the entry's pid
+// reused by a live process of the operator (a sleep). It returns s's
+// address, the entry's file and the entry.
+func mustOrphanEntry(t *testing.T, s *server) (addr, entryFile string, entry map[string]any) {
+	t.Helper()
+	dir, err := credentialsDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr = strings.TrimPrefix(s.URL, "http://")
+	host, port, _ := net.SplitHostPort(addr)
+	entryFile = filepath.Join(dir, credentialKey(host, port)+".json")
+	b, err := os.ReadFile(entryFile)
+	if err != nil {
+		t.Fatalf("serve registered no entry: %v", err)
+	}
+	if err := json.Unmarshal(b, &entry); err != nil {
+		t.Fatal(err)
+	}
+	s.Stop(t)
+	sleeper := exec.Command("sleep", "600")
+	if err := sleeper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sleeper.Process.Kill(); _ = sleeper.Wait() })
+	entry["pid"] = sleeper.Process.Pid
+	b, _ = json.Marshal(entry)
+	if err := os.WriteFile(entryFile, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return addr, entryFile, entry
 }
