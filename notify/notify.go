@@ -14,6 +14,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -236,7 +237,8 @@ func (n *Notifier) postOne(target string, e Event, body []byte) {
 		select {
 		case <-time.After(wait):
 		case <-n.stop:
-			// Closing: one more attempt now, no more waits.
+			// Closing: the remaining attempts at once, no more waits
+			// (Close bounds how long it waits for them).
 			wait = 0
 		}
 		wait *= 2
@@ -322,9 +324,7 @@ func hostOf(raw string) string {
 
 // errText is an error's text without the URL it may quote.
 func errText(err error) string {
-	var ue *url.Error
-	if e, ok := err.(*url.Error); ok {
-		ue = e
+	if ue, ok := errors.AsType[*url.Error](err); ok {
 		return ue.Op + ": " + ue.Err.Error()
 	}
 	return err.Error()

@@ -180,3 +180,4 @@ func TestConfigRefused(t *testing.T) {
 		}
 	}
 }
+
