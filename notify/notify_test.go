@@ -180,4 +180,3 @@ func TestConfigRefused(t *testing.T) {
 		}
 	}
 }
-
