@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -97,7 +98,13 @@ func (t *toolCaller) callTool(ctx context.Context, name string, args map[string]
 	}
 	class := ""
 	if err != nil {
-		class = string(sandbox.ToolFailed)
+		// The span names the call's failure as a run's is named
+		// (FailureClass): an upstream error is tool_error.
+		se, ok := errors.AsType[*sandbox.Error](err)
+		if !ok {
+			se = &sandbox.Error{Code: sandbox.ToolFailed}
+		}
+		class = FailureClass(se)
 	}
 	telemetry.End(span, class)
 	return out, err

@@ -101,3 +101,35 @@ func TestTracesOfATurn(t *testing.T) {
 		}
 	}
 }
+
+// TestTracesOfAFailedCall: an upstream call that fails is an error span
+// with its failure class (tool_error), as is the replay it failed; the
+// upstream's message, which may quote values, is not exported.
+func TestTracesOfAFailedCall(t *testing.T) {
+	rcv := otlptest.Start(t)
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", rcv.URL)
+	up := mustUpstream(t)
+	s := mustServe(t, serverOpts{Upstream: up})
+	name := mustCaptureName(t, s, "a = tools.get_task_jobs_summary(task_id=task_id)\nb = tools.get_retry_chain(task_id=task_id)\nreturn [a, b]\n", "traces-fail")
+	up.mu.Lock()
+	up.fail["get_retry_chain"] = "no chain for task 5551234"
+	up.mu.Unlock()
+	if r := s.invoke(t, name, map[string]any{"arguments": map[string]any{"task_id": 1}, "phase": "automatic"}); r.Status != 200 {
+		t.Fatalf("invoke: %d %s", r.Status, r.Body)
+	}
+	s.Stop(t)
+	classes := map[string]string{}
+	for _, sp := range rcv.Spans() {
+		if sp.Error {
+			classes[sp.Name+" "+sp.Attributes["procgraph.tool"]] = sp.Attributes["procgraph.failure_class"]
+		}
+	}
+	if classes["procgraph.tool_call get_retry_chain"] != "tool_error" || classes["procgraph.replay "] != "tool_error" || len(classes) != 2 {
+		t.Fatalf("error spans and their classes: %v", classes)
+	}
+	for _, raw := range rcv.Raw() {
+		if bytes.Contains(raw, []byte("5551234")) {
+			t.Error("an exported span carries the upstream's message")
+		}
+	}
+}
