@@ -33,12 +33,20 @@ const (
 	FailureMemoryLimit    = "memory_limit"
 	FailureResultTooLarge = "result_too_large"
 	FailureInternal       = "internal"
+	// FailureUpstreamUnavailable: a tool call could not reach its upstream
+	// server, or lost it before an answer.
+	FailureUpstreamUnavailable = "upstream_unavailable"
 )
 
 // FailureClasses are the classes a failed run is counted under in its
 // version's health.
 var FailureClasses = []string{FailureToolError, FailureToolRefused, FailureTimeout, FailureStepLimit,
-	FailureMemoryLimit, FailureResultTooLarge, FailureInternal}
+	FailureMemoryLimit, FailureResultTooLarge, FailureInternal, FailureUpstreamUnavailable}
+
+// firstClasses is how many of FailureClasses a health vector keeps before
+// its buckets; the classes added later follow the buckets, so a vector
+// stored before them reads the same (its missing elements are zeros).
+const firstClasses = 7
 
 // FailureInvalidArguments is the class of a run that failed because a tool
 // call's arguments broke the tool's input_schema, refused before the call
@@ -91,11 +99,23 @@ const (
 	hvLastSuccess
 	hvLastFailure
 	hvLastClass
-	hvFailures // the first of len(FailureClasses)
+	hvFailures // the first of firstClasses, then the buckets, then the later classes
 )
+
+// hvBuckets is where a health vector's buckets start.
+const hvBuckets = hvFailures + firstClasses
 
 // HealthLen is the length of a health vector.
 var HealthLen = hvFailures + len(FailureClasses) + len(HealthBounds) + 1
+
+// classSlot is where a health vector counts the failures of
+// FailureClasses[i].
+func classSlot(i int) int {
+	if i < firstClasses {
+		return hvFailures + i
+	}
+	return hvBuckets + len(HealthBounds) + 1 + i - firstClasses
+}
 
 // HealthDelta is what one run does to a health vector, element by element:
 // new[i] = max(old[i]*Keep[i] + Add[i], Floor[i]), an element missing from
@@ -127,9 +147,9 @@ func (r Run) Delta() (HealthDelta, bool) {
 		d.Add[hvConsecutive] = 1
 		d.Floor[hvLastFailure] = at
 		d.Keep[hvLastClass], d.Add[hvLastClass] = 0, int64(class)+1
-		d.Add[hvFailures+class] = 1
+		d.Add[classSlot(class)] = 1
 	}
-	d.Add[hvFailures+len(FailureClasses)+bucketOf(r.Duration)] = 1
+	d.Add[hvBuckets+bucketOf(r.Duration)] = 1
 	return d, true
 }
 
@@ -184,12 +204,12 @@ func HealthOf(v []int64) Health {
 	h := Health{Runs: at(hvRuns), Succeeded: at(hvSucceeded), Failed: at(hvFailed), ConsecutiveFailures: at(hvConsecutive),
 		Failures: map[string]int64{}, Buckets: make([]int64, len(HealthBounds)+1)}
 	for i, c := range FailureClasses {
-		if n := at(hvFailures + i); n > 0 {
+		if n := at(classSlot(i)); n > 0 {
 			h.Failures[c] = n
 		}
 	}
 	for i := range h.Buckets {
-		h.Buckets[i] = at(hvFailures + len(FailureClasses) + i)
+		h.Buckets[i] = at(hvBuckets + i)
 	}
 	if ms := at(hvLastSuccess); ms > 0 {
 		t := time.UnixMilli(ms).UTC()
@@ -219,10 +239,10 @@ func (h Health) Vector() []int64 {
 		v[hvLastClass] = int64(i) + 1
 	}
 	for i, c := range FailureClasses {
-		v[hvFailures+i] = h.Failures[c]
+		v[classSlot(i)] = h.Failures[c]
 	}
 	for i := 0; i < len(HealthBounds)+1 && i < len(h.Buckets); i++ {
-		v[hvFailures+len(FailureClasses)+i] = h.Buckets[i]
+		v[hvBuckets+i] = h.Buckets[i]
 	}
 	return v
 }
