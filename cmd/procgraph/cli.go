@@ -71,7 +71,7 @@ func commands() []commandGroup {
 // runCLI runs procgraph with args (without the program name) and returns
 // the exit code: 0 on success, 1 on failure, 2 on a usage error.
 func runCLI(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	s := stdio{in: stdin, out: stdout, err: stderr}
+	s := stdio{in: stdin, out: terminalOut(stdout), err: stderr}
 	if len(args) == 0 {
 		printUsage(stderr)
 		return 2

@@ -293,26 +293,13 @@ func printJSON(w io.Writer, v any) {
 // servers wrote, and a person must read them as they are, not as a
 // terminal would act on them.
 
-// table prints a header and rows, aligned; each cell on its line.
-func table(w io.Writer, header string, rows [][]string) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, header)
-	for _, r := range rows {
-		cells := make([]string, len(r))
-		for i, c := range r {
-			cells[i] = ptext.VisibleLine(c)
-		}
-		fmt.Fprintln(tw, strings.Join(cells, "\t"))
-	}
-	tw.Flush()
-}
-
 // keyValues prints "key: value" lines, values aligned, each on its line;
 // pairs alternate key and value.
 func keyValues(w io.Writer, pairs ...string) {
 	tw := tabwriter.NewWriter(w, 0, 4, 1, ' ', 0)
+	_, color := display(w)
 	for i := 0; i+1 < len(pairs); i += 2 {
-		fmt.Fprintf(tw, "%s:\t%s\n", pairs[i], ptext.VisibleLine(pairs[i+1]))
+		fmt.Fprintf(tw, "%s:\t%s\n", pairs[i], paint(ptext.VisibleLine(pairs[i+1]), color))
 	}
 	tw.Flush()
 }

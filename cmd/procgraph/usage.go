@@ -23,6 +23,9 @@ type cmdline struct {
 	usage string // after "procgraph ": "capture FILE [flags]"
 	about string // what the command does, printed under the usage line
 	json  *bool  // --json, when the command has it
+	// wide and noColor are --wide and --no-color, with --json: the
+	// human rendering on a terminal (termOut).
+	wide, noColor *bool
 }
 
 // newCmdline starts a command's flags; withJSON adds --json.
@@ -30,6 +33,8 @@ func newCmdline(name, usage, about string, withJSON bool) *cmdline {
 	c := &cmdline{fs: newFlagSet(name), usage: usage, about: about}
 	if withJSON {
 		c.json = c.fs.Bool("json", false, "print the answer as JSON for scripts (the API's fields, in its order)")
+		c.wide = c.fs.Bool("wide", false, "on a terminal, print tables as wide as their cells (default: fit the terminal)")
+		c.noColor = c.fs.Bool("no-color", false, "on a terminal, print without colour (also NO_COLOR)")
 	}
 	return c
 }
@@ -54,6 +59,14 @@ func (c *cmdline) parse(args []string, min, max int, s stdio) (pos []string, cod
 		return nil, c.fail(s, err.Error()+flagSuggestion(c.fs, err)), true
 	case len(pos) < min || (max >= 0 && len(pos) > max):
 		return nil, c.fail(s, fmt.Sprintf("wrong number of arguments: %q", pos)), true
+	}
+	if t, ok := s.out.(*termOut); ok && c.wide != nil {
+		if *c.wide {
+			t.width = 0
+		}
+		if *c.noColor {
+			t.color = false
+		}
 	}
 	return pos, 0, false
 }

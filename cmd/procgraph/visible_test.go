@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -37,6 +38,19 @@ var hidingSummary = "routine read\r\x1b[7A\x1b[2Ktools:                 get_task
 // shows and the pane's title.
 func tmuxPane(t *testing.T, env []string, argv ...string) (screen, title string) {
 	t.Helper()
+	return tmuxPaneOf(t, paneOpts{cols: 200}, env, argv...)
+}
+
+// paneOpts shape a tmuxPane: its columns, and whether the screen keeps
+// the colours (capture-pane -e) and joins wrapped lines (-J).
+type paneOpts struct {
+	cols          int
+	colors, joins bool
+}
+
+// tmuxPaneOf is tmuxPane in a pane shaped by o.
+func tmuxPaneOf(t *testing.T, o paneOpts, env []string, argv ...string) (screen, title string) {
+	t.Helper()
 	tmux := requireCommand(t, "tmux", "apt-get install tmux")
 	sock := fmt.Sprintf("procgraph-test-%d-%d", os.Getpid(), time.Now().UnixNano())
 	run := func(args ...string) string {
@@ -56,14 +70,21 @@ func tmuxPane(t *testing.T, env []string, argv ...string) (screen, title string)
 		shell += " " + shellQuote(a)
 	}
 	run("start-server", ";", "set-option", "-g", "remain-on-exit", "on", ";", "set-option", "-g", "status", "off", ";",
-		"new-session", "-d", "-s", "t", "-x", "200", "-y", "50", shell)
+		"new-session", "-d", "-s", "t", "-x", strconv.Itoa(o.cols), "-y", "50", shell)
 	for deadline := time.Now().Add(30 * time.Second); strings.TrimSpace(run("display-message", "-p", "-t", "t", "#{pane_dead}")) != "1"; {
 		if time.Now().After(deadline) {
 			t.Fatalf("the command did not exit:\n%s", run("capture-pane", "-p", "-t", "t"))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	return run("capture-pane", "-p", "-S", "-", "-t", "t"), strings.TrimSpace(run("display-message", "-p", "-t", "t", "#{pane_title}"))
+	capture := []string{"capture-pane", "-p", "-S", "-", "-t", "t"}
+	if o.colors {
+		capture = append(capture, "-e")
+	}
+	if o.joins {
+		capture = append(capture, "-J")
+	}
+	return run(capture...), strings.TrimSpace(run("display-message", "-p", "-t", "t", "#{pane_title}"))
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
