@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/signature"
 )
 
 const timeLayout = "2006-01-02T15:04:05Z"
@@ -24,7 +25,7 @@ func cmdProceduresList(ctx context.Context, args []string, s stdio) int {
 	offset := cl.fs.Int("offset", 0, "page start")
 	readOnly := cl.fs.String("read-only", "", "true or false")
 	exposed := cl.fs.String("exposed", "", "true or false")
-	status := cl.fs.String("status", "", "succeeded or failed")
+	status := cl.enum("status", "", "only procedures whose capture", "", string(procedures.StatusSucceeded), string(procedures.StatusFailed))
 	search := cl.fs.String("q", "", "relevance search over cause names and summaries, tool names and descriptions: only matching procedures, best match first")
 	if _, code, done := cl.parse(args, 0, 0, s); done {
 		return code
@@ -106,15 +107,21 @@ func dialectFor(path, flagValue string) string {
 	return "starlark"
 }
 
-const dialectUsage = "starlark or python-async (default: python-async for .py files, else starlark)"
+// dialectValues and phases are the values of --dialect and --phase.
+var (
+	dialectValues = []string{"", string(signature.Starlark), string(signature.PythonAsync)}
+	phases   = []string{string(procedures.PhaseAutomatic), string(procedures.PhaseInteractive)}
+)
+
+const dialectUsage = "the block's dialect; default python-async for .py files, else starlark"
 
 func cmdCapture(ctx context.Context, args []string, s stdio) int {
 	cl := newCmdline("capture", "capture FILE|- [flags]", "Capture a procedure (POST /v1/procedures).", true)
-	dialect := cl.fs.String("dialect", "", dialectUsage)
+	dialect := cl.enum("dialect", "", dialectUsage, dialectValues...)
 	cause := cl.fs.String("cause", "", "the cause this procedure addressed")
 	session := cl.fs.String("session", "", "session id: the usage key")
 	summary := cl.fs.String("summary", "", "what the procedure does")
-	status := cl.fs.String("status", "succeeded", "succeeded or failed")
+	status := cl.enum("status", "succeeded", "how the block's run ended", string(procedures.StatusSucceeded), string(procedures.StatusFailed))
 	lift := cl.fs.Bool("lift", true, "lift literal tool arguments into parameters (--lift=false keeps the code as written)")
 	pos, code, done := cl.parse(args, 1, 1, s)
 	if done {

@@ -208,7 +208,7 @@ func cmdToolsImport(ctx context.Context, args []string, s stdio) int {
 func cmdDecisions(ctx context.Context, args []string, s stdio) int {
 	cl := newCmdline("decisions", "decisions [flags]", "The audit log, newest first (GET /v1/decisions).", true)
 	proc := cl.fs.String("procedure", "", "decisions about this procedure")
-	kind := cl.fs.String("kind", "", "invoke, grant, revoke, promote, catalogue or retire")
+	kind := cl.enum("kind", "", "only decisions of this kind", append([]string{""}, procedures.DecisionKindNames()...)...)
 	limit := cl.fs.Int("limit", 100, "how many")
 	before := cl.fs.String("before", "", "page back: records older than this decision id (the previous page's next)")
 	if _, code, done := cl.parse(args, 0, 0, s); done {

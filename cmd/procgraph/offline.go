@@ -37,7 +37,7 @@ type signatureOutput struct {
 func cmdSignature(ctx context.Context, args []string, s stdio) int {
 	cl := newCmdline("signature", "signature [--dialect D] [--tools catalogue.json] FILE|- [--json]",
 		"A procedure file's signature, name, code hash and parameters, classified against a catalogue; no server.", true)
-	dialect := cl.fs.String("dialect", "", dialectUsage)
+	dialect := cl.enum("dialect", "", dialectUsage, dialectValues...)
 	toolsFile := cl.fs.String("tools", "", "catalogue file ({\"tools\": [...]}) to classify against; without it every tool is unknown")
 	pos, code, done := cl.parse(args, 1, 1, s)
 	if done {

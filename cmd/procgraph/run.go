@@ -20,8 +20,8 @@ func cmdRun(ctx context.Context, args []string, s stdio) int {
 		"Replay a procedure file through the sandbox against an upstream tool server, without a server or store. Exit 1 when it is refused or fails.", true)
 	toolsFile := cl.fs.String("tools", "", "catalogue file (required: without it every tool is unknown and nothing may run)")
 	upstream := cl.fs.String("upstream-http", "", "where tool calls go (required)")
-	phase := cl.fs.String("phase", "", "automatic or interactive (required)")
-	dialect := cl.fs.String("dialect", "", dialectUsage)
+	phase := cl.enum("phase", "", "required", phases...)
+	dialect := cl.enum("dialect", "", dialectUsage, dialectValues...)
 	allowMutating := cl.fs.Bool("allow-mutating", false, "let state-changing tools run (interactive phase; you count as the reviewer)")
 	var argv repeated
 	cl.fs.Var(&argv, "arg", argUsage)

@@ -44,8 +44,8 @@ func cmdTurn(ctx context.Context, args []string, s stdio) int {
 	cl := newCmdline("turn", "turn FILE|- --session S --phase automatic|interactive [flags]",
 		"Submit a block as a turn (POST /v1/turns). Exit 0 when it ran and succeeded, 1 when refused or failed, 3 when it awaits an operator.", true)
 	session := cl.fs.String("session", "", "session id (required)")
-	phase := cl.fs.String("phase", "", "automatic or interactive (required)")
-	dialect := cl.fs.String("dialect", "", dialectUsage)
+	phase := cl.enum("phase", "", "required", phases...)
+	dialect := cl.enum("dialect", "", dialectUsage, dialectValues...)
 	var argv repeated
 	cl.fs.Var(&argv, "arg", argUsage)
 	wait := cl.fs.Duration("wait", 0, "wait this long (at most 60s) for an operator before answering pending")
@@ -237,7 +237,7 @@ type approvalView struct {
 
 func cmdApprovalsList(ctx context.Context, args []string, s stdio) int {
 	cl := newCmdline("approvals list", "approvals list [flags]", "Approvals, newest first (GET /v1/approvals).", true)
-	status := cl.fs.String("status", "pending", "turn status; empty for all")
+	status := cl.enum("status", string(gate.TurnPending), "only turns in this status (\"\": all)", turnStatuses()...)
 	session := cl.fs.String("session", "", "only this session's")
 	limit := cl.fs.Int("limit", 50, "how many")
 	if _, code, done := cl.parse(args, 0, 0, s); done {
@@ -305,7 +305,7 @@ func cmdApprovalsShow(ctx context.Context, args []string, s stdio) int {
 func cmdApprovalsApprove(ctx context.Context, args []string, s stdio) int {
 	cl := newCmdline("approvals approve", "approvals approve ID --choice run_once|auto_run|always_ask [--reason R] [--code FILE]",
 		"Approve a pending turn (POST /v1/approvals/{id}/resolve). --code replaces the block: the edited code is what runs.", true)
-	choice := cl.fs.String("choice", "", "run_once, auto_run or always_ask (required)")
+	choice := cl.enum("choice", "", "required", string(gate.ChoiceRunOnce), string(gate.ChoiceAutoRun), string(gate.ChoiceAlwaysAsk))
 	reason := cl.fs.String("reason", "", "why, for the audit log")
 	codeFile := cl.fs.String("code", "", "a file (or -) with the edited block to run instead")
 	pos, code, done := cl.parse(args, 1, 1, s)
@@ -418,4 +418,14 @@ func cmdPoliciesRevoke(ctx context.Context, args []string, s stdio) int {
 	return newClient(ctx).call(ctx, cl, s, "DELETE", path, nil, nil, &out, func(w io.Writer) {
 		keyValues(w, "revoked", strconv.Itoa(out.Revoked))
 	})
+}
+
+// turnStatuses are the values of approvals list --status: each turn
+// status, and "" for all.
+func turnStatuses() []string {
+	out := []string{""}
+	for _, st := range gate.TurnStatuses {
+		out = append(out, string(st))
+	}
+	return out
 }

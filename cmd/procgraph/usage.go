@@ -39,6 +39,26 @@ func newCmdline(name, usage, about string, withJSON bool) *cmdline {
 	return c
 }
 
+// enum defines a flag that takes one of values (or def): a value outside
+// them is a usage error that lists them. The help lists them after usage.
+func (c *cmdline) enum(name, def, usage string, values ...string) *string {
+	v := def
+	c.fs.Var(&text{&v, oneOf(values...)}, name, usage+" ("+orList(quoteEmpty(values))+")")
+	return &v
+}
+
+// quoteEmpty shows an empty value of a list as "".
+func quoteEmpty(values []string) []string {
+	out := make([]string, len(values))
+	for i, v := range values {
+		out[i] = v
+		if v == "" {
+			out[i] = `""`
+		}
+	}
+	return out
+}
+
 // asJSON reports whether --json was given.
 func (c *cmdline) asJSON() bool { return c.json != nil && *c.json }
 
@@ -56,7 +76,8 @@ func (c *cmdline) parse(args []string, min, max int, s stdio) (pos []string, cod
 		c.printUsage(s.out)
 		return nil, 0, true
 	case err != nil:
-		return nil, c.fail(s, err.Error()+flagSuggestion(c.fs, err)), true
+		msg := strings.Replace(err.Error(), " for flag -", " for flag --", 1)
+		return nil, c.fail(s, msg+flagSuggestion(c.fs, err)), true
 	case len(pos) < min || (max >= 0 && len(pos) > max):
 		return nil, c.fail(s, fmt.Sprintf("wrong number of arguments: %q", pos)), true
 	}

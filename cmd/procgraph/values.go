@@ -47,7 +47,7 @@ func oneOf(values ...string) func(string) error {
 				return nil
 			}
 		}
-		return fmt.Errorf("%q is not %s", v, orList(values))
+		return fmt.Errorf("%q is not %s", v, orList(quoteEmpty(values)))
 	}
 }
 
