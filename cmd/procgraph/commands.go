@@ -110,7 +110,7 @@ func dialectFor(path, flagValue string) string {
 // dialectValues and phases are the values of --dialect and --phase.
 var (
 	dialectValues = []string{"", string(signature.Starlark), string(signature.PythonAsync)}
-	phases   = []string{string(procedures.PhaseAutomatic), string(procedures.PhaseInteractive)}
+	phases        = []string{string(procedures.PhaseAutomatic), string(procedures.PhaseInteractive)}
 )
 
 const dialectUsage = "the block's dialect; default python-async for .py files, else starlark"
