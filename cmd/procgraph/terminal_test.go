@@ -113,28 +113,22 @@ func TestProgressLineInATerminal(t *testing.T) {
 	}
 	term = startTerminal(t, []string{runMainEnv + "=1", "PROCGRAPH_URL=" + a.URL, "PROCGRAPH_TOKEN=" + a.agent, "TERM=xterm"},
 		exe, "turn", file, "--session", "tty2", "--phase", "interactive", "--arg", "panda_id=2", "--wait", "60s", "--json")
-	term.waitFor(`waiting up to 1m0s for an operator to review the turn… \d+s`)
-	// The progress line starts before the request is sent: the approval
-	// exists once the server has the turn, which may be a moment later.
-	var pending struct {
-		Approvals []struct{ ID string } `json:"approvals"`
+	// The turn's id first, on its own line, then the progress line.
+	screen = term.waitFor(`waiting for an operator to review trn_\w+… \d+s`)
+	m := regexp.MustCompile(`(?m)^turn (trn_\w+): pending; waiting up to 1m0s for an operator \(procgraph turn wait trn_\w+ waits again\)$`).FindStringSubmatch(screen)
+	if m == nil {
+		t.Fatalf("turn --wait does not print the turn's id first:\n%s", screen)
 	}
-	mustEventually(t, "the turn's approval", func() bool {
-		a.send(t, req{Method: "GET", Path: "/v1/approvals?session=tty2", Token: &a.op}).Into(t, &pending)
-		return len(pending.Approvals) > 0
-	})
-	if len(pending.Approvals) != 1 {
-		t.Fatalf("approvals of tty2: %+v", pending)
-	}
-	mustStatus(t, a.resolve(t, a.op, pending.Approvals[0].ID, map[string]any{"choice": "run_once"}), 200)
+	mustStatus(t, a.resolve(t, a.op, m[1], map[string]any{"choice": "run_once"}), 200)
 	screen = term.waitExit()
 	t.Logf("turn --wait --json after the run:\n%s", screen)
 	text, _, _ := strings.Cut(screen, "Pane is dead")
+	_, text, _ = strings.Cut(text, "waits again)\n")
 	text = strings.TrimSpace(text)
 	var answer struct {
 		Status string `json:"status"`
 	}
-	if strings.Contains(screen, "waiting up to") || json.Unmarshal([]byte(text), &answer) != nil || answer.Status != "succeeded" {
+	if strings.Contains(screen, "waiting for an operator to review") || json.Unmarshal([]byte(text), &answer) != nil || answer.Status != "succeeded" {
 		t.Fatalf("the terminal does not show the whole JSON answer alone:\n%s", screen)
 	}
 }

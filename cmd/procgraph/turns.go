@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/gate"
+	ptext "github.com/procgraph/procgraph/internal/text"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 )
@@ -70,7 +71,7 @@ func cmdTurn(ctx context.Context, args []string, s stdio) int {
 		return fail(s.err, "turn", err)
 	}
 	body := map[string]any{"code": src, "dialect": dialectFor(pos[0], *dialect), "session_id": *session, "phase": *phase,
-		"arguments": arguments, "wait_s": int(wait.Round(time.Second) / time.Second)}
+		"arguments": arguments}
 	if *summary != "" {
 		body["summary"] = *summary
 	}
@@ -78,16 +79,17 @@ func cmdTurn(ctx context.Context, args []string, s stdio) int {
 		body["capture"] = map[string]any{"cause": map[string]any{"name": *causeName}}
 	}
 	var out turnAnswer
-	var stop func()
-	if *wait > 0 {
-		stop = startProgress(s.err, fmt.Sprintf("waiting up to %s for an operator to review the turn", wait.Round(time.Second)))
-	}
-	raw, err := newClient(ctx).do(ctx, "POST", "/v1/turns", nil, body, &out)
-	if stop != nil {
-		stop() // before anything is printed: the line is cleared where it is
-	}
+	c := newClient(ctx)
+	raw, err := c.do(ctx, "POST", "/v1/turns", nil, body, &out)
 	if err != nil {
 		return failAnswer(cl, s, err)
+	}
+	if *wait > 0 && out.Turn.Status == gate.TurnPending {
+		// The id first, so that the person waiting can look the turn up
+		// (or take the wait up again with turn wait) while it waits.
+		fmt.Fprintf(s.err, "turn %s: pending; waiting up to %s for an operator (procgraph turn wait %s waits again)\n",
+			ptext.VisibleLine(out.Turn.ID), wait.Round(time.Second), ptext.VisibleLine(out.Turn.ID))
+		return awaitTurn(ctx, cl, s, c, out.Turn.ID, *wait, false)
 	}
 	if cl.asJSON() {
 		printRawJSON(s.out, raw)
@@ -127,14 +129,20 @@ func cmdTurnWait(ctx context.Context, args []string, s stdio) int {
 	if *timeout < 0 {
 		return cl.fail(s, "--timeout must not be negative")
 	}
-	c, id := newClient(ctx), pos[0]
+	return awaitTurn(ctx, cl, s, newClient(ctx), pos[0], *timeout, *noRun)
+}
+
+// awaitTurn waits up to timeout for an operator's answer to the pending
+// turn id, then runs it once approved (unless noRun); its exit code is
+// turn wait's.
+func awaitTurn(ctx context.Context, cl *cmdline, s stdio, c *client, id string, timeout time.Duration, noRun bool) int {
 	path := "/v1/turns/" + pathSegment(id)
 	var stop func()
-	if *timeout > 0 {
+	if timeout > 0 {
 		stop = startProgress(s.err, "waiting for an operator to review "+id)
 		defer stop()
 	}
-	deadline := time.Now().Add(*timeout)
+	deadline := time.Now().Add(timeout)
 	var got struct {
 		Turn gate.Turn `json:"turn"`
 	}
@@ -158,7 +166,7 @@ func cmdTurnWait(ctx context.Context, args []string, s stdio) int {
 	}
 	t := got.Turn
 	switch {
-	case t.Status == gate.TurnApproved && !*noRun:
+	case t.Status == gate.TurnApproved && !noRun:
 		return runTurn(ctx, cl, s, c, id)
 	case t.Status == gate.TurnPending || t.Status == gate.TurnApproved:
 		if cl.asJSON() {
