@@ -133,9 +133,10 @@ func TestCLITablesFitTheTerminal(t *testing.T) {
 	}
 }
 
-// TestCLIEnumErrorsListTheValues: a value outside a flag's few is a usage
-// error (exit 2, nothing sent) that lists the values it takes.
-func TestCLIEnumErrorsListTheValues(t *testing.T) {
+// TestCLIUsageErrors: a value outside a flag's few is a usage error
+// (exit 2, nothing sent) that lists the values it takes; an operator's
+// answer without a reason is one too, as in the console.
+func TestCLIUsageErrors(t *testing.T) {
 	t.Setenv("PROCGRAPH_URL", "http://127.0.0.1:1") // nothing listens: a request would fail otherwise
 	for _, tc := range []struct {
 		name string
@@ -146,12 +147,14 @@ func TestCLIEnumErrorsListTheValues(t *testing.T) {
 		{"decisions --kind", []string{"decisions", "--kind", "bogus"}, `"bogus" is not "", invoke, grant, revoke`},
 		{"turn --phase", []string{"turn", "x.star", "--session", "s", "--phase", "auto"}, `"auto" is not automatic or interactive`},
 		{"approvals approve --choice", []string{"approvals", "approve", "t1", "--choice", "yes"}, `"yes" is not run_once, auto_run or always_ask`},
+		{"approvals approve without --reason", []string{"approvals", "approve", "t1", "--choice", "run_once"}, "--reason is required"},
+		{"approvals reject with a blank --reason", []string{"approvals", "reject", "t1", "--reason", " "}, "--reason is required"},
 		{"procedures list --status", []string{"procedures", "list", "--status", "ok"}, `"ok" is not "", succeeded or failed`},
 		{"capture --dialect", []string{"capture", "x.star", "--dialect", "python"}, `"python" is not "", starlark or python-async`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, errOut := runMain(t, tc.args...)
-			if code != 2 || !strings.Contains(errOut, tc.want) || !strings.Contains(errOut, "for flag --") {
+			if code != 2 || !strings.Contains(errOut, tc.want) || (strings.Contains(tc.want, " is not ") && !strings.Contains(errOut, "for flag --")) {
 				t.Fatalf("exit %d, stderr:\n%s\nwant exit 2 and %q", code, errOut, tc.want)
 			}
 		})

@@ -311,10 +311,10 @@ func cmdApprovalsShow(ctx context.Context, args []string, s stdio) int {
 }
 
 func cmdApprovalsApprove(ctx context.Context, args []string, s stdio) int {
-	cl := newCmdline("approvals approve", "approvals approve ID --choice run_once|auto_run|always_ask [--reason R] [--code FILE]",
+	cl := newCmdline("approvals approve", "approvals approve ID --choice run_once|auto_run|always_ask --reason R [--code FILE]",
 		"Approve a pending turn (POST /v1/approvals/{id}/resolve). --code replaces the block: the edited code is what runs.", true)
 	choice := cl.enum("choice", "", "required", string(gate.ChoiceRunOnce), string(gate.ChoiceAutoRun), string(gate.ChoiceAlwaysAsk))
-	reason := cl.fs.String("reason", "", "why, for the audit log")
+	reason := cl.fs.String("reason", "", "why, for the audit log (required, as the console requires it)")
 	codeFile := cl.fs.String("code", "", "a file (or -) with the edited block to run instead")
 	pos, code, done := cl.parse(args, 1, 1, s)
 	if done {
@@ -325,10 +325,10 @@ func cmdApprovalsApprove(ctx context.Context, args []string, s stdio) int {
 	default:
 		return cl.fail(s, "--choice must be run_once, auto_run or always_ask (approvals reject rejects)")
 	}
-	body := map[string]any{"choice": *choice}
-	if *reason != "" {
-		body["reason"] = *reason
+	if strings.TrimSpace(*reason) == "" {
+		return cl.fail(s, reasonRequired)
 	}
+	body := map[string]any{"choice": *choice, "reason": *reason}
 	if *codeFile != "" {
 		src, err := readSource(*codeFile, s.in)
 		if err != nil {
@@ -340,16 +340,16 @@ func cmdApprovalsApprove(ctx context.Context, args []string, s stdio) int {
 }
 
 func cmdApprovalsReject(ctx context.Context, args []string, s stdio) int {
-	cl := newCmdline("approvals reject", "approvals reject ID [--reason R]", "Reject a pending turn (POST /v1/approvals/{id}/resolve): it never runs.", true)
-	reason := cl.fs.String("reason", "", "why, for the audit log")
+	cl := newCmdline("approvals reject", "approvals reject ID --reason R", "Reject a pending turn (POST /v1/approvals/{id}/resolve): it never runs.", true)
+	reason := cl.fs.String("reason", "", "why, for the audit log (required, as the console requires it)")
 	pos, code, done := cl.parse(args, 1, 1, s)
 	if done {
 		return code
 	}
-	body := map[string]any{"choice": "reject"}
-	if *reason != "" {
-		body["reason"] = *reason
+	if strings.TrimSpace(*reason) == "" {
+		return cl.fail(s, reasonRequired)
 	}
+	body := map[string]any{"choice": "reject", "reason": *reason}
 	return resolveCall(ctx, cl, s, pos[0], body)
 }
 
@@ -437,3 +437,8 @@ func turnStatuses() []string {
 	}
 	return out
 }
+
+// reasonRequired is the usage error of an answer without --reason: the
+// console asks for one too, so every operator's answer is explained in
+// the audit log.
+const reasonRequired = "--reason is required: why, for the audit log"
