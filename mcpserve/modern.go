@@ -44,7 +44,13 @@ func modernRequest(req *mcp.CallToolRequest) bool {
 // and authenticated on its own.
 func (h *Handler) newStatelessHandler() http.Handler {
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return h.server }, &mcp.StreamableHTTPOptions{
-		Stateless:                  true,
+		Stateless: true,
+		// An answer is one JSON body, not an event stream: at this
+		// revision nothing is sent to the client in the middle of a request
+		// (a review is an input-required result, not an elicitation), and
+		// a body is what a client reads fastest. subscriptions/listen
+		// stays an event stream (the SDK keeps it one).
+		JSONResponse:               true,
 		MaxRequestBodyBytes:        h.cfg.MaxBody,
 		DisableLocalhostProtection: h.cfg.Auth.Enabled(),
 	})

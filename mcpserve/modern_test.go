@@ -195,3 +195,54 @@ func (e *env) mustConnectModern(t *testing.T, holder string) *mcp.ClientSession 
 	}
 	return s
 }
+
+// TestModernAnswersAreJSONBodies: at ModernRevision a request's answer is
+// one application/json body (the client accepts it, and nothing is sent
+// to it mid-request), which a client reads without parsing an event
+// stream; a stateful session's answers stay an event stream (a review
+// there is an elicitation sent in the middle of the call).
+func TestModernAnswersAreJSONBodies(t *testing.T) {
+	e := newEnv(t, false)
+	post := func(header, body string) (string, string) {
+		req, _ := http.NewRequest("POST", e.url+"/mcp", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer tok-reader")
+		if header != "" {
+			var m struct{ Method string }
+			_ = json.Unmarshal([]byte(body), &m)
+			req.Header.Set("MCP-Protocol-Version", header)
+			req.Header.Set("Mcp-Method", m.Method)
+			if m.Method == "tools/call" {
+				req.Header.Set("Mcp-Name", "find_all_procedures")
+			}
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.Header.Get("Content-Type"), string(b)
+	}
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	for _, tc := range []struct{ name, body string }{
+		{"tools/list", `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{` + meta + `}}`},
+		{"tools/call", `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"find_all_procedures","arguments":{},` + meta + `}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ct, body := post(ModernRevision, tc.body)
+			var msg struct {
+				ID     int             `json:"id"`
+				Result json.RawMessage `json:"result"`
+			}
+			if !strings.HasPrefix(ct, "application/json") || json.Unmarshal([]byte(body), &msg) != nil || msg.Result == nil {
+				t.Fatalf("Content-Type %q, body %q: want one JSON-RPC result as application/json", ct, body)
+			}
+		})
+	}
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	if ct, body := post("", init); !strings.HasPrefix(ct, "text/event-stream") {
+		t.Fatalf("a stateful session's initialize: Content-Type %q (%q), want an event stream", ct, body)
+	}
+}
