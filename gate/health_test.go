@@ -35,7 +35,7 @@ func TestTurnsCountInTheirVersionsHealth(t *testing.T) {
 	if st := turn(replaytest.ReadOnlyCode); st != gate.TurnFailed {
 		t.Fatalf("turn %s, want failed", st)
 	}
-	if st := turn(replaytest.ReadOnlyCode + "\n# another version"); st != gate.TurnFailed {
+	if st := turn(replaytest.ReadOnlyCode + "\n\"another version\""); st != gate.TurnFailed {
 		t.Fatalf("turn %s, want failed", st)
 	}
 	got := e.Get(p.Name)

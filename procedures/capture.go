@@ -151,6 +151,9 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (CaptureOutco
 		return CaptureOutcome{}, err
 	}
 	hash := prep.in.Version.CodeHash
+	if res.CodeHash != "" {
+		hash = res.CodeHash // another text of a stored version's program: a use of it
+	}
 	s.feed.Publish(Change{Kind: ChangeCapture, Procedure: res.Procedure.Name, CodeHash: hash})
 	suggestion := s.captureSuggestion(ctx, res, prep.v)
 	stored := &CapturedVersion{CodeHash: hash, Current: res.Procedure.CodeHash == hash, Created: res.VersionCreated,
@@ -217,20 +220,25 @@ func (s *Service) prepareCapture(ctx context.Context, req *CaptureRequest, diale
 	for i, w := range a.Warnings {
 		warnings[i] = Warning{Line: w.Line, Column: w.Column, Message: w.Message}
 	}
+	canonical, err := CanonicalHashOf(code, string(dialect), cat)
+	if err != nil {
+		return nil, CodeError(err)
+	}
 	p.in = CaptureInput{
 		Signature: a.Signature,
 		Version: Version{
-			CodeHash:    a.CodeHash,
-			Code:        code,
-			Dialect:     string(dialect),
-			Parameters:  jsonvalue.List(a.Parameters),
-			InputSchema: schema,
-			Opaque:      a.Opaque,
-			Warnings:    warnings,
-			Summary:     req.Summary,
-			Metadata:    req.Metadata,
-			Status:      req.Status,
-			CapturedAt:  s.now(),
+			CodeHash:      a.CodeHash,
+			CanonicalHash: canonical,
+			Code:          code,
+			Dialect:       string(dialect),
+			Parameters:    jsonvalue.List(a.Parameters),
+			InputSchema:   schema,
+			Opaque:        a.Opaque,
+			Warnings:      warnings,
+			Summary:       req.Summary,
+			Metadata:      req.Metadata,
+			Status:        req.Status,
+			CapturedAt:    s.now(),
 		},
 		Cause:     req.Cause,
 		UsageKey:  key,

@@ -119,7 +119,7 @@ func TestFeedPublishesEachCommittedChange(t *testing.T) {
 	}
 	mustTake(t, sub, procedures.Change{Kind: procedures.ChangeRevoke, Procedure: ro.Name, Decision: d.ID})
 
-	mustCapture(t, svc, procedures.CaptureRequest{Code: readOnlyCode + "# failed\n", Status: procedures.StatusFailed})
+	mustCapture(t, svc, procedures.CaptureRequest{Code: readOnlyCode + "\"failed\"\n", Status: procedures.StatusFailed})
 	mustTake(t, sub, procedures.Change{Kind: procedures.ChangeCapture, Procedure: ro.Name})
 	versions, err := svc.Versions(ctx, ro.Name)
 	if err != nil || len(versions) != 2 {

@@ -157,19 +157,25 @@ func IsProcName(name string) bool {
 // Its JSON is the version with its code; Listed is the entry of a list of
 // versions (docs/api.md's shape, without code).
 type Version struct {
-	CodeHash    string         `json:"code_hash"`
-	Code        string         `json:"code,omitempty"`
-	Dialect     string         `json:"dialect,omitempty"`
-	Parameters  []string       `json:"parameters,omitempty"`
-	InputSchema map[string]any `json:"input_schema,omitempty"`
-	Opaque      bool           `json:"opaque,omitempty"`
-	Warnings    []Warning      `json:"warnings,omitempty"`
-	Summary     string         `json:"summary,omitempty"`
-	Metadata    map[string]any `json:"-"` // the capturing agent's, not shown
-	CapturedAt  time.Time      `json:"captured_at"`
-	Frequency   int64          `json:"frequency"`
-	Status      Status         `json:"status"`
-	Current     bool           `json:"current"`
+	CodeHash string `json:"code_hash"`
+	// CanonicalHash is the hash of the version's canonical program
+	// (signature.CanonicalHash; docs/design.md "The canonical program"):
+	// a capture of another text of the same program is a use of this
+	// version. "" for a version stored before it was kept, until the
+	// store is opened by this release (Service.Open).
+	CanonicalHash string         `json:"canonical_hash,omitempty"`
+	Code          string         `json:"code,omitempty"`
+	Dialect       string         `json:"dialect,omitempty"`
+	Parameters    []string       `json:"parameters,omitempty"`
+	InputSchema   map[string]any `json:"input_schema,omitempty"`
+	Opaque        bool           `json:"opaque,omitempty"`
+	Warnings      []Warning      `json:"warnings,omitempty"`
+	Summary       string         `json:"summary,omitempty"`
+	Metadata      map[string]any `json:"-"` // the capturing agent's, not shown
+	CapturedAt    time.Time      `json:"captured_at"`
+	Frequency     int64          `json:"frequency"`
+	Status        Status         `json:"status"`
+	Current       bool           `json:"current"`
 	// Stale and Drift: DriftOf Baseline under the current catalogue, set by
 	// the service (docs/design.md "Drift").
 	Stale bool    `json:"stale"`
@@ -186,7 +192,7 @@ type Version struct {
 
 // Listed returns v as an entry of a list of versions: without its code.
 func (v Version) Listed() Version {
-	return Version{CodeHash: v.CodeHash, CapturedAt: v.CapturedAt, Frequency: v.Frequency, Status: v.Status, Current: v.Current,
+	return Version{CodeHash: v.CodeHash, CanonicalHash: v.CanonicalHash, CapturedAt: v.CapturedAt, Frequency: v.Frequency, Status: v.Status, Current: v.Current,
 		Stale: v.Stale, Drift: v.Drift, Health: v.Health, Verification: v.Verification, Baseline: v.Baseline}
 }
 

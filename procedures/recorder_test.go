@@ -243,7 +243,7 @@ func TestServiceDecisionsAreCountedOnce(t *testing.T) {
 	svc, reg, _ := countedService(t)
 	ro := mustCapture(t, svc, procedures.CaptureRequest{Code: readOnlyCode}).Procedure
 	kill := mustCapture(t, svc, procedures.CaptureRequest{Code: killCode}).Procedure
-	failed := mustCapture(t, svc, procedures.CaptureRequest{Code: readOnlyCode + "# failed\n", Status: procedures.StatusFailed})
+	failed := mustCapture(t, svc, procedures.CaptureRequest{Code: readOnlyCode + "\"failed\"\n", Status: procedures.StatusFailed})
 	if _, _, err := svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: kill.Name, Enabled: true, Actor: "alice"}); fault.ErrorCode(err) != fault.CodeConflict {
 		t.Fatalf("refused grant: %v", err)
 	}

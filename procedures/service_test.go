@@ -3,6 +3,7 @@ package procedures_test
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -186,7 +187,7 @@ func TestSetAutoRunAndPromote(t *testing.T) {
 		t.Fatalf("grant: %+v %+v", p.AutoRun, d)
 	}
 	// A new version, promoted: the grant is bound to the old hash and stops being active.
-	v2 := mustCapture(t, svc, procedures.CaptureRequest{Code: readOnlyCode + "# v2\n"})
+	v2 := mustCapture(t, svc, procedures.CaptureRequest{Code: readOnlyCode + "\"v2\"\n"})
 	if !v2.VersionCreated || v2.Procedure.CodeHash != ro.CodeHash {
 		t.Fatalf("the first succeeded version stays current: %+v", v2)
 	}
@@ -359,7 +360,7 @@ func TestRevokeSurvivesARacingPromote(t *testing.T) {
 	if _, _, err := base.SetAutoRun(ctx, procedures.AutoRunRequest{Name: p.Name, Enabled: true, Actor: "alice"}); err != nil {
 		t.Fatal(err)
 	}
-	v2 := mustCapture(t, base, procedures.CaptureRequest{Code: readOnlyCode + "# v2\n"})
+	v2 := mustCapture(t, base, procedures.CaptureRequest{Code: readOnlyCode + "\"v2\"\n"})
 	versions, _ := base.Versions(ctx, p.Name)
 	svc := procedures.NewService(&promoteDuringRevoke{Store: baseStore, to: versions[1].CodeHash}, procedures.Options{})
 	got, d, err := svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: p.Name, Enabled: false, Actor: "bob"})
@@ -402,5 +403,33 @@ func TestCatalogueChangesAreAudited(t *testing.T) {
 	}
 	if now, _ := svc.Catalogue(ctx); now.Revision != c.Revision {
 		t.Fatal("an unaudited catalogue change happened")
+	}
+}
+
+// TestCaptureOfAnotherTextIsAUse: a capture whose code is another text of
+// a stored version's program — other local names, comments, quotes, an
+// inline literal for a binding, its independent reads in another order —
+// is a use of that version (docs/design.md "The canonical program"); a
+// near miss (another keyword) is another version.
+func TestCaptureOfAnotherTextIsAUse(t *testing.T) {
+	svc := newService(t, false)
+	first := mustCapture(t, svc, procedures.CaptureRequest{Code: "jobs = tools.get_jobs(task_id=task_id)\nreturn tools.get_logs(jobs=jobs)\n", SessionID: "s1"})
+	for _, tc := range []struct {
+		name, code string
+		same       bool
+	}{
+		{"other names and a comment", "# look at the logs\nj = tools.get_jobs(task_id=task_id)\nreturn tools.get_logs(jobs=j)\n", true},
+		{"another keyword", "jobs = tools.get_jobs(task=task_id)\nreturn tools.get_logs(jobs=jobs)\n", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := mustCapture(t, svc, procedures.CaptureRequest{Code: tc.code, SessionID: "s-" + tc.name})
+			if got := out.CodeHash == first.CodeHash && !out.VersionCreated; got != tc.same {
+				t.Fatalf("counted on %s (version created %v); first version %s; want the same version: %v", out.CodeHash, out.VersionCreated, first.CodeHash, tc.same)
+			}
+		})
+	}
+	vs, err := svc.Versions(context.Background(), first.Procedure.Name)
+	if err != nil || len(vs) != 2 || vs[0].Frequency != 2 || !strings.Contains(vs[0].Code, "jobs = tools.get_jobs") {
+		t.Fatalf("versions %+v %v: want the first text, counted twice", vs, err)
 	}
 }

@@ -217,7 +217,10 @@ type CauseInput struct {
 
 // CaptureResult is what a capture did.
 type CaptureResult struct {
-	Procedure      *Procedure
+	Procedure *Procedure
+	// CodeHash is the version the capture counted: the input's, or the
+	// version stored first with the input's canonical hash (a use of it).
+	CodeHash       string
 	Created        bool
 	VersionCreated bool
 	Counted        bool

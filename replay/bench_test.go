@@ -229,14 +229,14 @@ func BenchmarkVerifyAll(b *testing.B) {
 			rec := recs[0]
 			var hashes []string
 			for i := range n {
-				out, err := svc.Capture(ctx, procedures.CaptureRequest{Code: fmt.Sprintf("%s\n# version %d", replaytest.ReadOnlyCode, i)})
+				out, err := svc.Capture(ctx, procedures.CaptureRequest{Code: fmt.Sprintf("%s\n\"version %d\"", replaytest.ReadOnlyCode, i)})
 				if err != nil {
 					b.Fatal(err)
 				}
 				if !out.VersionCreated {
 					b.Fatal("no new version")
 				}
-				hash := versionHash(fmt.Sprintf("%s\n# version %d", replaytest.ReadOnlyCode, i))
+				hash := versionHash(fmt.Sprintf("%s\n\"version %d\"", replaytest.ReadOnlyCode, i))
 				hashes = append(hashes, hash)
 				for task := range 3 {
 					calls := make([]procedures.RecordedCall, len(rec.Calls))

@@ -32,7 +32,7 @@ func TestNestedChangedMidRun(t *testing.T) {
 	var once sync.Once
 	e.Upstream.OnCall = func(tool string) {
 		once.Do(func() {
-			v2 := "# another version\n" + innerCode
+			v2 := "\"another version\"\n" + innerCode
 			e.Capture(v2)
 			if _, _, err := e.Service.Promote(ctx, procedures.PromoteRequest{Name: inner.Name, CodeHash: signature.CodeHash(v2), Actor: "op"}); err != nil {
 				t.Error(err)

@@ -342,7 +342,7 @@ func TestInvokeGrantInactiveAfterPromote(t *testing.T) {
 	if res := e.MustSucceed(req); res.Decision.Reason != procedures.ReasonDurableAutoRun {
 		t.Fatal(res.Decision)
 	}
-	v2 := e.Capture(replaytest.StateChangingCode + "\n# second version")
+	v2 := e.Capture(replaytest.StateChangingCode + "\n\"second version\"")
 	if v2.CodeHash != p.CodeHash {
 		t.Fatal("the second capture became current by itself")
 	}

@@ -34,7 +34,7 @@ func TestClientCommands(t *testing.T) {
 	t.Setenv("PROCGRAPH_TOKEN", root)
 	write := fileWriter(t, dir)
 	v1 := write("v1.star", readOnlyCode)
-	v2 := write("v2.star", readOnlyCode+"\n# v2")
+	v2 := write("v2.star", readOnlyCode+"\n\"v2\"")
 	py := write("async.py", "a = await tools.get_task_jobs_summary(task_id=task_id)\nb, c = await asyncio.gather(tools.get_retry_chain(task_id=task_id), tools.fetch_brokerage_context(task_id=task_id))\nreturn [a, b, c]")
 	kill := write("kill.star", killCode)
 

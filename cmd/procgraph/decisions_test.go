@@ -209,7 +209,7 @@ func TestConcurrentCapturesCount(t *testing.T) {
 		wg.Go(func() {
 			code := readOnlyCode
 			if i%3 == 0 {
-				code += fmt.Sprintf("\n# variant %d", i%6)
+				code += fmt.Sprintf("\n\"variant %d\"", i%6)
 			}
 			r := s.send(t, req{Method: "POST", Path: "/v1/procedures", Body: map[string]any{"code": code, "session_id": fmt.Sprintf("session-%d", i), "cause": map[string]any{"name": "load"}}})
 			if r.Status != 200 && r.Status != 201 {

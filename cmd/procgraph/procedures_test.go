@@ -16,7 +16,7 @@ import (
 func TestCaptureCounting(t *testing.T) {
 	t.Parallel()
 	s := mustServe(t, serverOpts{Upstream: mustUpstream(t)})
-	variant := readOnlyCode + "\n# a second version"
+	variant := readOnlyCode + "\n\"a second version\""
 	steps := []struct {
 		name                             string
 		body                             map[string]any
@@ -321,9 +321,9 @@ func TestVersionsPromoteAutoRun(t *testing.T) {
 	up := mustUpstream(t)
 	s := mustServe(t, serverOpts{Upstream: up})
 	v1 := s.mustCapture(t, map[string]any{"code": readOnlyCode, "session_id": "a"}, nil)
-	v2 := s.mustCapture(t, map[string]any{"code": readOnlyCode + "\n# v2", "session_id": "b"}, nil)
-	s.mustCapture(t, map[string]any{"code": readOnlyCode + "\n# v2", "session_id": "c"}, nil)
-	bad := s.mustCapture(t, map[string]any{"code": readOnlyCode + "\n# v3", "session_id": "d", "status": "failed"}, nil)
+	v2 := s.mustCapture(t, map[string]any{"code": readOnlyCode + "\n\"v2\"", "session_id": "b"}, nil)
+	s.mustCapture(t, map[string]any{"code": readOnlyCode + "\n\"v2\"", "session_id": "c"}, nil)
+	bad := s.mustCapture(t, map[string]any{"code": readOnlyCode + "\n\"v3\"", "session_id": "d", "status": "failed"}, nil)
 	h1 := procOf(t, v1)["code_hash"].(string)
 	if procOf(t, v2)["code_hash"] != h1 || procOf(t, bad)["status"] != "succeeded" {
 		t.Fatalf("the first succeeded version must stay current: %v", procOf(t, v2))

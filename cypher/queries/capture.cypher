@@ -96,11 +96,27 @@ FOREACH (toolName IN CASE WHEN created THEN $signature ELSE [] END |
   CREATE (p)-[:CALLS]->(t)
 )
 
-// The version, by code hash.
-MERGE (v:ProcedureVersion {id: $versionId})
+// The version, by code hash; else the first version of the same program
+// (the earliest captured with $canonical, its canonical hash: a capture of
+// another text of the program is a use of that version, which keeps its
+// code); else a new one. Store.Capture's rule (graph/embedded's
+// versionOfProgram).
+WITH p, created, searched
+CALL {
+  WITH p
+  OPTIONAL MATCH (p)-[:HAS_VERSION]->(same:ProcedureVersion {canonical_hash: $canonical})
+  WHERE $canonical IS NOT NULL
+  WITH same ORDER BY same.captured_at, same.code_hash
+  RETURN collect(same.id) AS sameIds
+}
+WITH p, created, searched,
+     CASE WHEN size(sameIds) = 0 OR EXISTS { (p)-[:HAS_VERSION]->(:ProcedureVersion {id: $versionId}) }
+          THEN $versionId ELSE sameIds[0] END AS versionId
+MERGE (v:ProcedureVersion {id: versionId})
   ON CREATE SET
     v.procedure = $name,
     v.code_hash = $hash,
+    v.canonical_hash = $canonical,
     v.code = $code,
     v.dialect = $dialect,
     v.parameters = $parameters,
@@ -155,15 +171,15 @@ WITH p, created, searched, v, versionCreated
 #include class_sync
 
 // The usage key, once per version (every capture).
-WITH p, created, searched, v, versionCreated
+WITH p, created, searched, v, versionCreated, v.code_hash AS codeHash
 MERGE (vk:UsageKey {id: 'v:' + toString(size(v.id)) + ':' + v.id + ':' + $key})
-  ON CREATE SET vk.scope = 'version', vk.key = $key, vk.procedure = $name, vk.code_hash = $hash, vk.at = $at, vk._new = true
-WITH p, created, searched, v, versionCreated, vk, vk._new IS NOT NULL AS versionCounted
+  ON CREATE SET vk.scope = 'version', vk.key = $key, vk.procedure = $name, vk.code_hash = v.code_hash, vk.at = $at, vk._new = true
+WITH p, created, searched, v, versionCreated, codeHash, vk, vk._new IS NOT NULL AS versionCounted
 REMOVE vk._new
 SET v.frequency = v.frequency + CASE WHEN versionCounted THEN 1 ELSE 0 END
 
 // Once per procedure (succeeded captures only).
-WITH p, created, searched, versionCreated
+WITH p, created, searched, versionCreated, codeHash
 CALL {
   WITH p
   UNWIND CASE WHEN $succeeded THEN [$key] ELSE [] END AS k
@@ -179,7 +195,7 @@ SET p.frequency = p.frequency + counted
 #include rank_set
 
 // The cause, its edge, and the key once per edge (succeeded captures only).
-WITH p, created, searched, versionCreated, counted
+WITH p, created, searched, versionCreated, codeHash, counted
 CALL {
   WITH p
   UNWIND CASE WHEN $cause IS NULL THEN [] ELSE [$cause] END AS causeName
@@ -199,8 +215,8 @@ CALL {
   SET e.frequency = e.frequency + CASE WHEN isNew THEN 1 ELSE 0 END
   RETURN count(*) AS linked
 }
-WITH p, created, searched, versionCreated, counted
-RETURN created, versionCreated, counted > 0 AS counted, searched,
+WITH p, created, searched, versionCreated, codeHash, counted
+RETURN created, versionCreated, counted > 0 AS counted, searched, codeHash,
   // With $class null, a new procedure is classified next, in this
   // transaction (Store.Capture), with the procedures that call it.
   CASE WHEN created AND $class IS NULL THEN [(caller:Procedure)-[:CALLS]->(:Tool {name: $name}) | caller.name] ELSE [] END AS callers,

@@ -1,6 +1,7 @@
 package embedded
 
 import (
+	"bytes"
 	"context"
 	"slices"
 	"strings"
@@ -45,6 +46,11 @@ func validateCapture(in *procedures.CaptureInput) error {
 	}
 	if err := checkPart("version.code_hash", in.Version.CodeHash); err != nil {
 		return err
+	}
+	if in.Version.CanonicalHash != "" {
+		if err := checkPart("version.canonical_hash", in.Version.CanonicalHash); err != nil {
+			return err
+		}
 	}
 	if !in.Version.Status.Valid() {
 		return invalid("version.status", "status %q is neither %q nor %q", in.Version.Status, procedures.StatusSucceeded, procedures.StatusFailed)
@@ -155,7 +161,7 @@ func captureTx(tx *bolt.Tx, in *procedures.CaptureInput) (procedures.CaptureResu
 			WithDetails("reason", procedures.ReasonSignatureMismatch)
 	}
 
-	ver, err := getVersion(tx, in.Name, in.Version.CodeHash)
+	ver, err := versionOfProgram(tx, in)
 	if err != nil {
 		return res, err
 	}
@@ -235,6 +241,7 @@ func captureTx(tx *bolt.Tx, in *procedures.CaptureInput) (procedures.CaptureResu
 	if err := putProc(tx, rec, cur); err != nil {
 		return res, err
 	}
+	res.CodeHash = ver.CodeHash
 	if !res.Created {
 		return res, nil // a signature, and so what classifies, never changes
 	}
@@ -393,4 +400,86 @@ func (s *Store) RecordUse(ctx context.Context, in procedures.UseInput) (procedur
 		return procedures.UseResult{}, err
 	}
 	return res, nil
+}
+
+// versionOfProgram is the version a capture of in counts on: the one of
+// its code hash, else the first one stored with its canonical hash (the
+// same program in another text: in.Version.CodeHash becomes that
+// version's), else nil (a new version).
+func versionOfProgram(tx *bolt.Tx, in *procedures.CaptureInput) (*versionRecord, error) {
+	ver, err := getVersion(tx, in.Name, in.Version.CodeHash)
+	if ver != nil || err != nil || in.Version.CanonicalHash == "" {
+		return ver, err
+	}
+	h := tx.Bucket(bCanonical).Get(key(in.Name, in.Version.CanonicalHash))
+	if h == nil {
+		return nil, nil
+	}
+	in.Version.CodeHash = string(h)
+	return getVersion(tx, in.Name, in.Version.CodeHash)
+}
+
+// indexCanonical keeps the canonical index of version r of procedure
+// name: a program's entry names its earliest captured version (then the
+// least code hash), which captures of the program count on, as Neo4j's
+// capture.cypher picks. A version without a canonical hash (a dump's)
+// clears metaCanonical, so that the next open computes it.
+func indexCanonical(tx *bolt.Tx, name string, r *versionRecord) error {
+	if r.CanonicalHash == "" {
+		return tx.Bucket(bMeta).Delete(metaCanonical)
+	}
+	idx := tx.Bucket(bCanonical)
+	ck := key(name, r.CanonicalHash)
+	if held := idx.Get(ck); held != nil && string(held) != r.CodeHash {
+		first, err := getVersion(tx, name, string(held))
+		if err != nil {
+			return err
+		}
+		if first != nil && (first.CapturedAt < r.CapturedAt || (first.CapturedAt == r.CapturedAt && first.CodeHash < r.CodeHash)) {
+			return nil
+		}
+	}
+	return idx.Put(ck, []byte(r.CodeHash))
+}
+
+// upgradeCanonical gives every version stored without a canonical hash
+// (before versions were keyed by it, or carried by a dump, which does not
+// hold it) the hash of its code under the stored catalogue
+// (procedures.CanonicalHashOf), once: metaCanonical marks it done. Versions
+// of one program stored apart before stay apart; captures count on the
+// earliest (indexCanonical).
+func upgradeCanonical(tx *bolt.Tx) error {
+	meta := tx.Bucket(bMeta)
+	if meta.Get(metaCanonical) != nil {
+		return nil
+	}
+	cat, err := catalogueIn(tx)
+	if err != nil {
+		return err
+	}
+	type missing struct{ name, hash string }
+	var todo []missing
+	c := tx.Bucket(bVersions).Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		if !bytes.Contains(v, []byte(`"canonical_hash":`)) {
+			name, hash, _ := bytes.Cut(k, []byte{0})
+			todo = append(todo, missing{string(name), string(hash)})
+		}
+	}
+	for _, m := range todo {
+		r, err := getVersion(tx, m.name, m.hash)
+		if err != nil || r == nil || r.CanonicalHash != "" {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		if r.CanonicalHash, err = procedures.CanonicalHashOf(r.Code, r.Dialect, cat); err != nil {
+			continue // code that no longer analyses keeps no canonical hash: matched by code hash only
+		}
+		if err := putVersion(tx, m.name, r); err != nil {
+			return err
+		}
+	}
+	return meta.Put(metaCanonical, []byte("1"))
 }

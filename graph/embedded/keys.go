@@ -38,12 +38,13 @@ var (
 	bBaselines   = []byte("version_baselines")      // name 0 hash → the version's baseline keys, "\n" between (putVersion)
 	bHealth      = []byte("version_health")         // name 0 hash → the version's health vector, varints (health.go)
 	bRecordings  = []byte("recordings")             // name 0 hash 0 id → recorded_at (u64 ms) body (recordings.go)
+	bCanonical   = []byte("version_canonical")      // name 0 canonical hash → the code hash of the first version of that program (putVersion)
 )
 
 var allBuckets = [][]byte{
 	bMeta, bProcs, bVersions, bKeysProc, bKeysVersion, bKeysEdge, bCauses, bEdgesPC, bEdgesCP,
 	bGrants, bDecisions, bDecisionIDs, bDecByProc, bCatalogue, bRank, bRankByName, bToolProcs, bRefs, bClasses,
-	bToolClasses, bTurns, bPending, bPolicies, bSearch, bBaselines, bHealth, bRecordings,
+	bToolClasses, bTurns, bPending, bPolicies, bSearch, bBaselines, bHealth, bRecordings, bCanonical,
 }
 
 var (
@@ -53,6 +54,9 @@ var (
 	// metaBaselines is set once every version stored before drift was kept
 	// has its baseline (upgradeBaselines).
 	metaBaselines = []byte("baselines")
+	// metaCanonical is set while every version has its canonical hash
+	// (upgradeCanonical); putVersion clears it when it stores one without.
+	metaCanonical = []byte("canonical")
 )
 
 // schemaVersion is the layout this package reads and writes. Schema

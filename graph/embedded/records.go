@@ -40,7 +40,8 @@ type retiredRecord struct {
 
 // versionRecord is a version as stored.
 type versionRecord struct {
-	CodeHash    string               `json:"code_hash"`
+	CodeHash      string `json:"code_hash"`
+	CanonicalHash string `json:"canonical_hash,omitempty"`
 	Code        string               `json:"code"`
 	Dialect     string               `json:"dialect,omitempty"`
 	Parameters  []string             `json:"parameters,omitempty"`
@@ -78,7 +79,7 @@ type catalogueRecord struct {
 
 func newVersionRecord(v procedures.Version) *versionRecord {
 	return &versionRecord{
-		CodeHash: v.CodeHash, Code: v.Code, Dialect: v.Dialect, Parameters: v.Parameters,
+		CodeHash: v.CodeHash, CanonicalHash: v.CanonicalHash, Code: v.Code, Dialect: v.Dialect, Parameters: v.Parameters,
 		InputSchema: v.InputSchema, Opaque: v.Opaque, Warnings: v.Warnings, Summary: v.Summary,
 		Metadata: v.Metadata, CapturedAt: ms(v.CapturedAt), Status: v.Status, Baseline: v.Baseline,
 	}
@@ -86,7 +87,7 @@ func newVersionRecord(v procedures.Version) *versionRecord {
 
 func (r *versionRecord) version(current bool) procedures.Version {
 	return procedures.Version{
-		CodeHash: r.CodeHash, Code: r.Code, Dialect: r.Dialect, Parameters: r.Parameters,
+		CodeHash: r.CodeHash, CanonicalHash: r.CanonicalHash, Code: r.Code, Dialect: r.Dialect, Parameters: r.Parameters,
 		InputSchema: r.InputSchema, Opaque: r.Opaque, Warnings: r.Warnings, Summary: r.Summary,
 		Metadata: r.Metadata, CapturedAt: fromMs(r.CapturedAt), Frequency: r.Frequency,
 		Status: r.Status, Current: current, Baseline: r.Baseline, Health: procedures.HealthOf(r.Health), Verification: r.Verification,

@@ -156,7 +156,10 @@ func (s *Store) prepare() error {
 		if err := tx.Bucket(bMeta).Put(metaSchema, []byte(schemaVersion)); err != nil {
 			return err
 		}
-		return upgradeBaselines(tx)
+		if err := upgradeBaselines(tx); err != nil {
+			return err
+		}
+		return upgradeCanonical(tx)
 	}))
 }
 

@@ -180,6 +180,9 @@ func putVersion(tx *bolt.Tx, name string, r *versionRecord) error {
 	if err := tx.Bucket(bVersions).Put(k, b); err != nil {
 		return err
 	}
+	if err := indexCanonical(tx, name, r); err != nil {
+		return err
+	}
 	if err := putHealth(tx, k, r.Health); err != nil {
 		return err
 	}

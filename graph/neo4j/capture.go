@@ -144,6 +144,7 @@ func (c *jsonCaches) captureResult(rec *neo4j.Record) (procedures.CaptureResult,
 		VersionCreated: field(rec, "versionCreated") == true,
 		Counted:        field(rec, "counted") == true,
 	}
+	res.CodeHash, _ = field(rec, "codeHash").(string)
 	var err error
 	res.Procedure, err = c.decodeProcedure(field(rec, "procedure"))
 	return res, err
@@ -203,6 +204,8 @@ func captureParams(in procedures.CaptureInput) (map[string]any, error) {
 		return nil, invalid("signature", "a capture needs a non-empty signature")
 	case v.CodeHash == "" || strings.Contains(v.CodeHash, "|"):
 		return nil, invalid("code_hash", "a capture needs a code hash without '|'")
+	case strings.Contains(v.CanonicalHash, "|"):
+		return nil, invalid("canonical_hash", "a canonical hash has no '|'")
 	case !v.Status.Valid():
 		return nil, invalid("status", "status %q is not succeeded or failed", v.Status)
 	case in.UsageKey == "":
@@ -233,6 +236,7 @@ func captureParams(in procedures.CaptureInput) (map[string]any, error) {
 		"at":               dbTime(in.At),
 		"versionId":        versionID(in.Name, v.CodeHash),
 		"hash":             v.CodeHash,
+		"canonical":        nilIfEmpty(v.CanonicalHash),
 		"code":             v.Code,
 		"dialect":          v.Dialect,
 		"parameters":       stringList(v.Parameters),

@@ -177,6 +177,7 @@ func decodeVersion(v any, current string) (procedures.Version, error) {
 	r.json("baseline", &out.Baseline)
 	out.Health = procedures.HealthOf(r.ints("health"))
 	r.json("verification", &out.Verification)
+	out.CanonicalHash = r.str("canonical_hash") // "" on a version stored before it was kept
 	out.Current = out.CodeHash == current
 	return out, r.err
 }

@@ -113,7 +113,7 @@ func TestServiceOverNeo4j(t *testing.T) {
 		t.Fatalf("grant: %v", granted)
 	}
 	// A new version, promoted: the grant is bound to the old code.
-	want(200)(call(t, hs, "POST", "/v1/procedures", map[string]any{"code": ro + "# v2\n", "session_id": "s3"}))
+	want(200)(call(t, hs, "POST", "/v1/procedures", map[string]any{"code": ro + "\"v2\"\n", "session_id": "s3"}))
 	versions := want(200)(call(t, hs, "GET", "/v1/procedures/"+name+"/versions", nil))["versions"].([]any)
 	v2 := versions[1].(map[string]any)["code_hash"].(string)
 	promoted := want(200)(call(t, hs, "POST", "/v1/procedures/"+name+"/versions/"+v2+"/promote", map[string]any{"reason": "newer"}))

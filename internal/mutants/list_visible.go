@@ -7,14 +7,14 @@ func init() {
 		{
 			Name:     "cmd/procgraph/table-cells-raw",
 			Why:      "the CLI's tables (approvals list, decisions, causes) print cells raw: a session id's bidi override or a cause's escape sequence acts on the terminal",
-			Edits:    []Edit{{Dir: "cmd/procgraph", Find: "cells[i] = ptext.VisibleLine(c)", Replace: "cells[i] = c"}},
+			Edits:    []Edit{{Dir: "cmd/procgraph", Find: "line[i] = ptext.VisibleLine(c)", Replace: "line[i] = ptext.VisibleLine(c)[:0] + c"}},
 			Packages: []string{"./cmd/procgraph"},
 			Tests:    []string{"TestCLIShowsHiddenCharactersInATerminal", "TestCLIOutputVisible"},
 		},
 		{
 			Name:     "cmd/procgraph/key-values-raw",
 			Why:      "approvals show prints its key: value fields raw: a summary's cursor moves rewrite the tools and read-only lines above it",
-			Edits:    []Edit{{Dir: "cmd/procgraph", Find: "pairs[i], ptext.VisibleLine(pairs[i+1]))", Replace: "pairs[i], pairs[i+1])"}},
+			Edits:    []Edit{{Dir: "cmd/procgraph", Find: "pairs[i], paint(ptext.VisibleLine(pairs[i+1]), color))", Replace: "pairs[i], paint(pairs[i+1], color))"}},
 			Packages: []string{"./cmd/procgraph"},
 			Tests:    []string{"TestCLIShowsHiddenCharactersInATerminal", "TestCLIOutputVisible"},
 		},
