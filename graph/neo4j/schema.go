@@ -51,7 +51,10 @@ func (s *Store) applySchema(ctx context.Context) error {
 	if err := s.backfillTools(ctx); err != nil {
 		return err
 	}
-	return s.backfillBaselines(ctx)
+	if err := s.backfillBaselines(ctx); err != nil {
+		return err
+	}
+	return s.backfillCanonical(ctx)
 }
 
 // migrateSearchIndex drops the procedure_search index when it is strongly

@@ -33,6 +33,13 @@ func init() {
 			Tests:    []string{"TestStore/Canonical"},
 		},
 		{
+			Name:     "neo4j/canonical-not-backfilled",
+			Why:      "versions stored before the canonical hash was kept (or loaded from a dump) never get one on Neo4j",
+			Edits:    []Edit{{Dir: "cypher/queries", Files: "canonical_missing.cypher", Find: "WHERE v.canonical_hash IS NULL AND", Replace: "WHERE false AND"}},
+			Packages: []string{"./graph/neo4j"},
+			Tests:    []string{"TestCanonicalBackfill"},
+		},
+		{
 			Name:     "procedures/capture-without-canonical",
 			Why:      "the service does not compute the canonical hash: no store can key a capture by its program",
 			Edits:    []Edit{{Dir: "procedures", Files: "capture.go", Find: "			CanonicalHash: canonical,\n", Replace: "\t\t\tCanonicalHash: canonical[:0],\n"}},

@@ -71,7 +71,7 @@ func init() {
 		{
 			Name:     "neo4j/drift-no-baseline-backfill",
 			Why:      "versions stored before drift was kept never get a baseline on Neo4j",
-			Edits:    []Edit{{Dir: "graph/neo4j", Find: "return s.backfillBaselines(ctx)", Replace: "return nil"}},
+			Edits:    []Edit{{Dir: "graph/neo4j", Find: "if err := s.backfillBaselines(ctx); err != nil {", Replace: "if err := error(nil); err != nil {"}},
 			Packages: []string{"./graph/neo4j"},
 			Tests:    []string{"TestBaselineBackfill"},
 		},
