@@ -40,19 +40,19 @@ type retiredRecord struct {
 
 // versionRecord is a version as stored.
 type versionRecord struct {
-	CodeHash      string `json:"code_hash"`
-	CanonicalHash string `json:"canonical_hash,omitempty"`
-	Code        string               `json:"code"`
-	Dialect     string               `json:"dialect,omitempty"`
-	Parameters  []string             `json:"parameters,omitempty"`
-	InputSchema map[string]any       `json:"input_schema,omitempty"`
-	Opaque      bool                 `json:"opaque,omitempty"`
-	Warnings    []procedures.Warning `json:"warnings,omitempty"`
-	Summary     string               `json:"summary,omitempty"`
-	Metadata    map[string]any       `json:"metadata,omitempty"`
-	CapturedAt  int64                `json:"captured_at"`
-	Frequency   int64                `json:"frequency"`
-	Status      procedures.Status    `json:"status"`
+	CodeHash      string               `json:"code_hash"`
+	CanonicalHash string               `json:"canonical_hash,omitempty"`
+	Code          string               `json:"code"`
+	Dialect       string               `json:"dialect,omitempty"`
+	Parameters    []string             `json:"parameters,omitempty"`
+	InputSchema   map[string]any       `json:"input_schema,omitempty"`
+	Opaque        bool                 `json:"opaque,omitempty"`
+	Warnings      []procedures.Warning `json:"warnings,omitempty"`
+	Summary       string               `json:"summary,omitempty"`
+	Metadata      map[string]any       `json:"metadata,omitempty"`
+	CapturedAt    int64                `json:"captured_at"`
+	Frequency     int64                `json:"frequency"`
+	Status        procedures.Status    `json:"status"`
 	// Baseline is the version's drift baseline (nil: stored before drift
 	// was kept; upgradeBaselines gives it one).
 	Baseline *procedures.Baseline `json:"baseline,omitempty"`
