@@ -482,3 +482,40 @@ func mustUnfinishedNeo4jImport(t *testing.T, env map[string]string, dumpPath str
 		t.Fatalf("no unfinished import is left (%v)", err)
 	}
 }
+
+// TestNeo4jProgressBarsInATerminal: in a real terminal, `import --store
+// neo4j` shows the embedded store's bar, which stays on screen when done
+// with its totals (every record of the dump, the rate) above the
+// summary; `export --store neo4j -o` gets one too.
+func TestNeo4jProgressBarsInATerminal(t *testing.T) {
+	env := ownedNeo4j(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := mustStoreDump(t)
+	f, err := os.Open(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, trailer, err := dump.Validate(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars := []string{runMainEnv + "=1", "TERM=xterm"}
+	for k, v := range env {
+		vars = append(vars, k+"="+v)
+	}
+	total := fmt.Sprint(trailer.Records)
+	term := startTerminal(t, vars, exe, "import", d, "--store", "neo4j", "--batch", "50")
+	screen := term.waitExit()
+	t.Logf("after import:\n%s", screen)
+	mustMatchLines(t, screen, `^importing 100% \|█+\| \(`+total+`/`+total+`, \d+ records/s\) \[\d`, `^imported .* into the neo4j store in `)
+
+	out := filepath.Join(t.TempDir(), "out.pgdump")
+	term = startTerminal(t, vars, exe, "export", "--store", "neo4j", "--with-recordings", "-o", out)
+	screen = term.waitExit()
+	t.Logf("after export:\n%s", screen)
+	mustMatchLines(t, screen, `^exporting 100% \|█+\| \((\d+)/(\d+), \d+ records/s\) \[\d`, `^exported the neo4j store to `)
+}

@@ -94,7 +94,7 @@ func (b *recordsBar) progress(done, total int64) {
 	if b.bar == nil {
 		b.bar = progressbar.NewOptions64(max(total, 1), progressbar.OptionSetWriter(b.w), progressbar.OptionSetDescription(b.doing),
 			progressbar.OptionShowCount(), progressbar.OptionSetItsString("records"), progressbar.OptionShowIts(),
-			progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionFullWidth(), progressbar.OptionSetRenderBlankState(true))
+			progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionSetWidth(30), progressbar.OptionShowElapsedTimeOnFinish(), progressbar.OptionSetRenderBlankState(true))
 	}
 	if done > b.bar.GetMax64() {
 		// Neo4j exports in read-committed pages: more records than it
