@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
@@ -518,4 +520,55 @@ func TestNeo4jProgressBarsInATerminal(t *testing.T) {
 	screen = term.waitExit()
 	t.Logf("after export:\n%s", screen)
 	mustMatchLines(t, screen, `^exporting 100% \|█+\| \((\d+)/(\d+), \d+ records/s\) \[\d`, `^exported the neo4j store to `)
+}
+
+var offlineBig = flag.Bool("offline.big", false, "BenchmarkNeo4jOfflineCommands: also 10k and 100k procedures")
+
+// BenchmarkNeo4jOfflineCommands times `procgraph import DUMP --store
+// neo4j` into the emptied database and `procgraph export --store neo4j -o`
+// of it, the commands as an operator runs them (progress lines included),
+// for an embedded store of 1k procedures filled by storetest.Fill (and
+// 10k, 100k with -offline.big). It needs the database to itself
+// (ownedNeo4j). docs/benchmarks.md "Dumps".
+func BenchmarkNeo4jOfflineCommands(b *testing.B) {
+	env := ownedNeo4j(b)
+	sizes := []int{1_000}
+	if *offlineBig {
+		sizes = append(sizes, 10_000, 100_000)
+	}
+	for _, n := range sizes {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			dir := b.TempDir()
+			start := time.Now()
+			src := mustFilledStoreFile(b, dir, n)
+			d := filepath.Join(dir, "embedded.pgdump")
+			if code, _, errOut := runMain(b, "export", "--store", "embedded", "--data", src, "-o", d); code != 0 {
+				b.Fatalf("export of the embedded store: exit %d: %s", code, errOut)
+			}
+			fi, err := os.Stat(d)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Logf("fill and export of %d procedures: %v, dump %.1f MiB", n, time.Since(start).Round(time.Millisecond), float64(fi.Size())/(1<<20))
+			out := filepath.Join(dir, "neo4j.pgdump")
+			for b.Loop() {
+				b.StopTimer()
+				emptyNeo4j(b, env)
+				b.StartTimer()
+				t0 := time.Now()
+				if code, stdout, errOut := runMainWith(b, env, "import", d, "--store", "neo4j"); code != 0 {
+					b.Fatalf("import --store neo4j: exit %d: %s%s", code, stdout, errOut)
+				}
+				imp := time.Since(t0)
+				t0 = time.Now()
+				if code, _, errOut := runMainWith(b, env, "export", "--store", "neo4j", "-o", out); code != 0 {
+					b.Fatalf("export --store neo4j: exit %d: %s", code, errOut)
+				}
+				exp := time.Since(t0)
+				b.Logf("%d procedures: import %v, export %v", n, imp.Round(time.Millisecond), exp.Round(time.Millisecond))
+				b.ReportMetric(imp.Seconds(), "import_s")
+				b.ReportMetric(exp.Seconds(), "export_s")
+			}
+		})
+	}
 }
