@@ -92,6 +92,9 @@ func backupOffline(ctx context.Context, s stdio, store, data, out string) int {
 	if err != nil {
 		return fail(s.err, "backup", err)
 	}
+	if _, err := os.Stat(cfg.Data); cfg.Store == "embedded" && err != nil {
+		return fail(s.err, "backup", err) // (opening would create an empty store there)
+	}
 	st, err := openDumpStore(ctx, cfg, true, "procgraph backup does not copy it")
 	if err != nil {
 		return fail(s.err, "backup", err)

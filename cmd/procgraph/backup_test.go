@@ -242,7 +242,8 @@ func TestCompactCommand(t *testing.T) {
 
 // TestBackupStoreEmbeddedOffline: `backup --store embedded` copies a
 // stopped server's file, checked as a store; restore takes it back, and
-// the store's dump is the same. Without --store, --data is refused.
+// the store's dump is the same. Without --store, --data is refused; a
+// missing store file is not created.
 func TestBackupStoreEmbeddedOffline(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -266,5 +267,14 @@ func TestBackupStoreEmbeddedOffline(t *testing.T) {
 	mustSameDumpBody(t, mustReadFile(t, d1), mustReadFile(t, d2), rec.ID)
 	if code, _, errOut := runMain(t, "backup", "--data", src, "-o", filepath.Join(dir, "x.db")); code != 2 || !strings.Contains(errOut, "--store embedded") {
 		t.Fatalf("backup --data without --store: exit %d: %s", code, errOut)
+	}
+	missing := filepath.Join(dir, "missing.db")
+	if code, _, errOut := runMain(t, "backup", "--store", "embedded", "--data", missing, "-o", filepath.Join(dir, "y.db")); code != 1 || !strings.Contains(errOut, "no such file") {
+		t.Fatalf("backup of a missing store file: exit %d: %s", code, errOut)
+	}
+	for _, p := range []string{missing, filepath.Join(dir, "y.db")} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("backup of a missing store file made %s", p)
+		}
 	}
 }
