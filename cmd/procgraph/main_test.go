@@ -64,6 +64,9 @@ func TestMain(m *testing.M) {
 	}
 	os.Setenv("XDG_CONFIG_HOME", config)
 	code := m.Run()
+	if storeDump != "" {
+		os.RemoveAll(filepath.Dir(storeDump)) // mustStoreDump's
+	}
 	os.RemoveAll(config)
 	os.Exit(code)
 }

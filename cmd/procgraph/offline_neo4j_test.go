@@ -487,10 +487,29 @@ func mustUnfinishedNeo4jImport(t *testing.T, env map[string]string, dumpPath str
 
 // TestNeo4jProgressBarsInATerminal: in a real terminal, `import --store
 // neo4j` shows the embedded store's bar, which stays on screen when done
-// with its totals (every record of the dump, the rate) above the
-// summary; `export --store neo4j -o` gets one too.
+// with its totals (every record of the dump, the rate, the time) above
+// the summary; `export --store neo4j -o` gets one too.
 func TestNeo4jProgressBarsInATerminal(t *testing.T) {
 	env := ownedNeo4j(t)
+	vars := []string{}
+	for k, v := range env {
+		vars = append(vars, k+"="+v)
+	}
+	mustRecordsBars(t, vars, "neo4j", "--store", "neo4j")
+}
+
+// TestProgressBarsInATerminal is TestNeo4jProgressBarsInATerminal on the
+// embedded store: the same bars.
+func TestProgressBarsInATerminal(t *testing.T) {
+	t.Parallel()
+	mustRecordsBars(t, nil, "embedded", "--store", "embedded", "--data", filepath.Join(t.TempDir(), "bars.db"))
+}
+
+// mustRecordsBars runs import of the shared dump, then export, into and
+// from the store storeArgs name, each in a real terminal with vars, and
+// requires each bar left on screen whole with its totals.
+func mustRecordsBars(t *testing.T, vars []string, store string, storeArgs ...string) {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -505,21 +524,18 @@ func TestNeo4jProgressBarsInATerminal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vars := []string{runMainEnv + "=1", "TERM=xterm"}
-	for k, v := range env {
-		vars = append(vars, k+"="+v)
-	}
+	vars = append(vars, runMainEnv+"=1", "TERM=xterm")
 	total := fmt.Sprint(trailer.Records)
-	term := startTerminal(t, vars, exe, "import", d, "--store", "neo4j", "--batch", "50")
+	term := startTerminal(t, vars, append([]string{exe, "import", d, "--batch", "50"}, storeArgs...)...)
 	screen := term.waitExit()
 	t.Logf("after import:\n%s", screen)
-	mustMatchLines(t, screen, `^importing 100% \|█+\| \(`+total+`/`+total+`, \d+ records/s\) \[\d`, `^imported .* into the neo4j store in `)
+	mustMatchLines(t, screen, `^importing 100% \|█+\| \(`+total+`/`+total+`, \d+ records/s\) \[\d`, `^imported .* into the `+store+` store in `)
 
 	out := filepath.Join(t.TempDir(), "out.pgdump")
-	term = startTerminal(t, vars, exe, "export", "--store", "neo4j", "--with-recordings", "-o", out)
+	term = startTerminal(t, vars, append([]string{exe, "export", "--with-recordings", "-o", out}, storeArgs...)...)
 	screen = term.waitExit()
 	t.Logf("after export:\n%s", screen)
-	mustMatchLines(t, screen, `^exporting 100% \|█+\| \((\d+)/(\d+), \d+ records/s\) \[\d`, `^exported the neo4j store to `)
+	mustMatchLines(t, screen, `^exporting 100% \|█+\| \((\d+)/(\d+), \d+ records/s\) \[\d`, `^exported the `+store+` store to `)
 }
 
 var offlineBig = flag.Bool("offline.big", false, "BenchmarkNeo4jOfflineCommands: also 10k and 100k procedures")
