@@ -180,6 +180,11 @@ type DumpOptions struct {
 	// carries none (docs/design.md "Verification against recorded tool
 	// responses").
 	Recordings bool
+	// Progress, when set, is called by Write as the dump is written: the
+	// records written so far and the total the store counted when it
+	// began (Sink.Begin's counts; on Neo4j, read in read-committed pages,
+	// the records written may pass it).
+	Progress func(done, total int64)
 }
 
 // UsageRecord is one usage key counted on a procedure, one of its

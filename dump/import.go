@@ -28,6 +28,10 @@ type ImportOptions struct {
 	// Merge merges the dump into a store that may hold data (docs/dumps.md
 	// "Merging") instead of loading it into an empty one.
 	Merge bool
+	// Restore names the import a restore of a backup (procgraph restore
+	// --store neo4j): its audit record's reason is ReasonRestored instead
+	// of ReasonImported. It loads into an empty store only (not with Merge).
+	Restore bool
 	// Audit, when set, builds the import's audit record (StoreDecision:
 	// reason imported or merged, by Actor, ImportNote), which is committed
 	// with the last batch: an import that completes holds it, one that
@@ -105,6 +109,9 @@ func Import(ctx context.Context, s Store, open func() (io.ReadCloser, error), op
 	if err := procedures.CheckRecordingsPerVersion(opts.RecordingsPerVersion); err != nil {
 		return sum, fault.Errorf(fault.CodeInvalid, "%v", err)
 	}
+	if opts.Restore && opts.Merge {
+		return sum, fault.Errorf(fault.CodeInvalid, "a restore loads into an empty store: it cannot merge")
+	}
 	f, err := open()
 	if err != nil {
 		return sum, err
@@ -140,6 +147,9 @@ func Import(ctx context.Context, s Store, open func() (io.ReadCloser, error), op
 		}
 	}
 	reason := map[bool]string{false: procedures.ReasonImported, true: procedures.ReasonMerged}[opts.Merge]
+	if opts.Restore {
+		reason = procedures.ReasonRestored
+	}
 	if opts.Audit != nil {
 		if _, err := opts.Audit.Build(procedures.StoreDecision(reason, opts.Actor, "")); err != nil {
 			return sum, err

@@ -239,3 +239,42 @@ func TestCompactCommand(t *testing.T) {
 		t.Errorf("compact of a missing file: exit %d: %s", code, errOut)
 	}
 }
+
+// TestBackupStoreEmbeddedOffline: `backup --store embedded` copies a
+// stopped server's file, checked as a store; restore takes it back, and
+// the store's dump is the same. Without --store, --data is refused; a
+// missing store file is not created.
+func TestBackupStoreEmbeddedOffline(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	src := mustFilledStoreFile(t, dir, 5)
+	copyFile := filepath.Join(dir, "copy.db")
+	code, out, errOut := runMain(t, "backup", "--store", "embedded", "--data", src, "-o", copyFile)
+	if code != 0 || !strings.Contains(out, "(checked)") {
+		t.Fatalf("backup --store embedded: exit %d\n%s%s", code, out, errOut)
+	}
+	target := filepath.Join(dir, "target.db")
+	if code, _, errOut := runMain(t, "restore", copyFile, "--store", "embedded", "--data", target); code != 0 {
+		t.Fatalf("restore: exit %d: %s", code, errOut)
+	}
+	d1, d2 := filepath.Join(dir, "1.pgdump"), filepath.Join(dir, "2.pgdump")
+	for _, c := range [][2]string{{src, d1}, {target, d2}} {
+		if code, _, errOut := runMain(t, "export", "--store", "embedded", "--data", c[0], "--with-recordings", "-o", c[1]); code != 0 {
+			t.Fatalf("export: exit %d: %s", code, errOut)
+		}
+	}
+	rec := mustStoreRecord(t, target, procedures.ReasonRestored)
+	mustSameDumpBody(t, mustReadFile(t, d1), mustReadFile(t, d2), rec.ID)
+	if code, _, errOut := runMain(t, "backup", "--data", src, "-o", filepath.Join(dir, "x.db")); code != 2 || !strings.Contains(errOut, "--store embedded") {
+		t.Fatalf("backup --data without --store: exit %d: %s", code, errOut)
+	}
+	missing := filepath.Join(dir, "missing.db")
+	if code, _, errOut := runMain(t, "backup", "--store", "embedded", "--data", missing, "-o", filepath.Join(dir, "y.db")); code != 1 || !strings.Contains(errOut, "no such file") {
+		t.Fatalf("backup of a missing store file: exit %d: %s", code, errOut)
+	}
+	for _, p := range []string{missing, filepath.Join(dir, "y.db")} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("backup of a missing store file made %s", p)
+		}
+	}
+}

@@ -38,7 +38,7 @@ func commands() []commandGroup {
 		{"Store operations (--store, --data; NEO4J_* env)", []command{
 			{"export", "write everything the store holds as a dump (-o FILE)", cmdExport},
 			{"import", "load a dump into an empty store; run again to resume", cmdImport},
-			{"restore", "put a backup in place of a stopped server's store file", cmdRestore},
+			{"restore", "put a backup in place of a stopped server's store file, or into an empty Neo4j", cmdRestore},
 			{"compact", "rewrite a stopped server's store file without its free pages", cmdCompact},
 			{"audit prune", "export the store, then delete audit records older than a date", cmdAuditPrune},
 		}},
@@ -57,7 +57,7 @@ func commands() []commandGroup {
 			{"retire", "hide a procedure from planners and refuse its invokes (admin)", cmdRetire},
 			{"unretire", "bring a retired procedure back (admin)", cmdUnretire},
 			{"invoke", "replay a procedure on the server", cmdInvoke},
-			{"backup", "save a consistent copy of the server's embedded store (admin and grant: it holds the recordings)", cmdBackup},
+			{"backup", "save a consistent copy of the server's embedded store (admin and grant: it holds the recordings); --store: of a store, offline", cmdBackup},
 			{"tools get", "the tool catalogue", cmdToolsGet},
 			{"tools put", "replace the tool catalogue", cmdToolsPut},
 			{"decisions", "the audit log, newest first", cmdDecisions},

@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
-	"github.com/schollz/progressbar/v3"
-	"golang.org/x/term"
 
 	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/gate"
@@ -48,34 +46,52 @@ func storeFlagsOpen(cl *cmdline, refuse bool, created *string) func(ctx context.
 	store := cl.fs.String("store", "", "embedded or neo4j (default neo4j when NEO4J_URI is set, else embedded)")
 	data := cl.fs.String("data", "./procgraph.db", "embedded store file")
 	return func(ctx context.Context) (dump.Store, string, error) {
-		cfg := &serveConfig{Store: *store, Data: *data, Neo4jURI: os.Getenv("NEO4J_URI"), Neo4jUsername: os.Getenv("NEO4J_USERNAME"),
-			Neo4jPassword: os.Getenv("NEO4J_PASSWORD"), Neo4jDatabase: os.Getenv("NEO4J_DATABASE")}
-		if cfg.Store != "" && cfg.Store != "embedded" && cfg.Store != "neo4j" {
-			return nil, "", fmt.Errorf("--store: %q is not embedded or neo4j", cfg.Store)
-		}
-		if err := cfg.resolveStore(); err != nil {
+		cfg, err := storeConfig(ctx, *store, *data)
+		if err != nil {
 			return nil, "", err
 		}
 		if _, err := os.Stat(cfg.Data); cfg.Store == "embedded" && errors.Is(err, fs.ErrNotExist) && created != nil {
 			*created = cfg.Data
 		}
-		s, err := openStore(ctx, cfg, zerolog.Nop())
-		if err != nil {
-			return nil, "", err
-		}
-		ds, ok := s.(dump.Store)
-		if !ok {
-			_ = s.Close()
-			return nil, "", fmt.Errorf("the %s store cannot export or import", cfg.Store)
-		}
-		if refuse {
-			if err := refuseUnfinishedImport(ctx, ds, cfg, "procgraph "+cl.fs.Name()+" does not read it"); err != nil {
-				_ = ds.Close()
-				return nil, "", err
-			}
-		}
-		return ds, cfg.Store, nil
+		ds, err := openDumpStore(ctx, cfg, refuse, "procgraph "+cl.fs.Name()+" does not read it")
+		return ds, cfg.Store, err
 	}
+}
+
+// storeConfig is the store an offline command names with --store and
+// --data, the NEO4J_* settings read from the environment (getenv) as
+// serve reads them; no tokens: an offline command serves nothing.
+func storeConfig(ctx context.Context, store, data string) (*serveConfig, error) {
+	cfg := &serveConfig{Store: store, Data: data, Neo4jURI: getenv(ctx, "NEO4J_URI"), Neo4jUsername: getenv(ctx, "NEO4J_USERNAME"),
+		Neo4jPassword: getenv(ctx, "NEO4J_PASSWORD"), Neo4jDatabase: getenv(ctx, "NEO4J_DATABASE")}
+	if cfg.Store != "" && cfg.Store != "embedded" && cfg.Store != "neo4j" {
+		return nil, fmt.Errorf("--store: %q is not embedded or neo4j", cfg.Store)
+	}
+	if err := cfg.resolveStore(); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// openDumpStore opens the store cfg names, refusing one that holds an
+// unfinished import when refuse (refuseUnfinishedImport, saying refused).
+func openDumpStore(ctx context.Context, cfg *serveConfig, refuse bool, refused string) (dump.Store, error) {
+	s, err := openStore(ctx, cfg, zerolog.Nop())
+	if err != nil {
+		return nil, err
+	}
+	ds, ok := s.(dump.Store)
+	if !ok {
+		_ = s.Close()
+		return nil, fmt.Errorf("the %s store cannot export or import", cfg.Store)
+	}
+	if refuse {
+		if err := refuseUnfinishedImport(ctx, ds, cfg, refused); err != nil {
+			_ = ds.Close()
+			return nil, err
+		}
+	}
+	return ds, nil
 }
 
 // cmdExport writes a dump of a store.
@@ -107,7 +123,15 @@ func cmdExport(ctx context.Context, args []string, s stdio) int {
 		return fail(s.err, "export", err)
 	}
 	start := time.Now()
-	if err = commit(dump.Write(ctx, st, w, opts)); err != nil {
+	var bar *recordsBar
+	if *out != "" || !isTerminal(s.out) {
+		// (A dump written to the terminal itself gets no bar in its lines.)
+		bar = newRecordsBar(s.err, "exporting", "exported")
+		opts.Progress = bar.progress
+	}
+	err = dump.Write(ctx, st, w, opts)
+	bar.finish(err == nil)
+	if err = commit(err); err != nil {
 		return fail(s.err, "export", err)
 	}
 	if *out != "" {
@@ -233,32 +257,14 @@ func cmdImport(ctx context.Context, args []string, s stdio) int {
 			_ = st.Close()
 		}
 	}()
-	var bar *progressbar.ProgressBar
 	opts := dump.ImportOptions{BatchSize: *batch, Merge: *merge, Audit: procedures.NewRecorder(st, procedures.RecorderOptions{}), Actor: operator(),
 		TrustAuthorizations: *trust, ApprovalTimeout: *timeout, Pending: gate.PendingBounds{Total: *maxPending, PerRequester: *perRequester},
 		RecordingsPerVersion: *keep}
-	if f, ok := s.err.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		opts.Validated = func(_ dump.HeaderRecord, t dump.TrailerRecord) {
-			bar = progressbar.NewOptions64(t.Records, progressbar.OptionSetWriter(s.err), progressbar.OptionSetDescription("importing"),
-				progressbar.OptionShowCount(), progressbar.OptionSetItsString("records"), progressbar.OptionShowIts(),
-				progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
-		}
-		opts.Progress = func(done, _ int64) { _ = bar.Set64(done) }
-	} else {
-		// Not a terminal (a log): a line at each tenth of the dump.
-		next := int64(0)
-		opts.Progress = func(done, total int64) {
-			if total > 0 && done*10/total >= next && done < total {
-				fmt.Fprintf(s.err, "imported %d of %d records\n", done, total)
-				next = done*10/total + 1
-			}
-		}
-	}
+	bar := newRecordsBar(s.err, "importing", "imported")
+	opts.Validated, opts.Progress = bar.validated, bar.progress
 	start := time.Now()
 	sum, err := dump.Import(ctx, st, func() (io.ReadCloser, error) { return os.Open(pos[0]) }, opts)
-	if bar != nil {
-		_ = bar.Finish()
-	}
+	bar.finish(err == nil)
 	if err != nil {
 		if path := created(); path != "" {
 			// The import created this file: a refused or failed import

@@ -42,6 +42,7 @@ func TestMain(m *testing.M) {
 		main()
 		return
 	}
+	neo4jOwn = os.Getenv(neo4jOwnEnv) == "1"
 	// These tests run the embedded store they configure: a NEO4J_URI or
 	// PROCGRAPH_* setting in the environment (CI exports NEO4J_URI for the
 	// store tests) must not switch them to another backend.
@@ -63,6 +64,9 @@ func TestMain(m *testing.M) {
 	}
 	os.Setenv("XDG_CONFIG_HOME", config)
 	code := m.Run()
+	if storeDump != "" {
+		os.RemoveAll(filepath.Dir(storeDump)) // mustStoreDump's
+	}
 	os.RemoveAll(config)
 	os.Exit(code)
 }

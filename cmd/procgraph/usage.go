@@ -199,3 +199,10 @@ func printFlags(w io.Writer, fs *flag.FlagSet) {
 		fmt.Fprintf(w, "  --%s%s\n      %s\n", f.Name, arg, usage)
 	})
 }
+
+// given reports whether the flag name was set on the command line.
+func (c *cmdline) given(name string) bool {
+	set := false
+	c.fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}

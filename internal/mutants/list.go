@@ -16,6 +16,12 @@ type Mutant struct {
 	// test is slow. They run one package at a time, in the order of
 	// Packages, with -failfast, until one fails.
 	Tests []string
+	// Neo4j says its tests empty and fill the one Neo4j database (those of
+	// cmd/procgraph that need PROCGRAPH_TEST_NEO4J_OWN=1): -pkg and
+	// -skip-pkg match it as if "neo4j" were among its packages, so CI
+	// replays it with graph/neo4j's mutants, one after the other, never
+	// beside them.
+	Neo4j bool
 }
 
 // mutants is the mutation list of issue 8 ("Tests that let a regression

@@ -138,7 +138,8 @@ func selectMutants(all []Mutant, pattern string) ([]Mutant, error) {
 }
 
 // byPackage returns the mutants of sel with a package matching pkgs (any,
-// when empty) and none matching skip (when set): CI replays the mutants
+// when empty) and none matching skip (when set), a mutant marked Neo4j
+// matching as if "neo4j" were among its packages: CI replays the mutants
 // that need the one Neo4j database apart from those that do not.
 func byPackage(sel []Mutant, pkgs, skip string) ([]Mutant, error) {
 	keep, err := regexp.Compile(pkgs)
@@ -151,8 +152,12 @@ func byPackage(sel []Mutant, pkgs, skip string) ([]Mutant, error) {
 	}
 	var out []Mutant
 	for _, m := range sel {
-		kept := slices.ContainsFunc(m.Packages, keep.MatchString)
-		if kept && (skip == "" || !slices.ContainsFunc(m.Packages, drop.MatchString)) {
+		names := m.Packages
+		if m.Neo4j {
+			names = append(slices.Clip(names), "neo4j")
+		}
+		kept := slices.ContainsFunc(names, keep.MatchString)
+		if kept && (skip == "" || !slices.ContainsFunc(names, drop.MatchString)) {
 			out = append(out, m)
 		}
 	}

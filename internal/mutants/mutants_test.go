@@ -110,19 +110,21 @@ func TestRunPatterns(t *testing.T) {
 }
 
 // TestByPackage: -pkg keeps the mutants with a matching package, -skip-pkg
-// leaves those out; an empty selection replays nothing.
+// leaves those out, a mutant marked Neo4j going with "neo4j"; an empty
+// selection replays nothing.
 func TestByPackage(t *testing.T) {
 	list := []Mutant{
 		{Name: "a", Packages: []string{"./calc"}},
 		{Name: "b", Packages: []string{"./graph/neo4j", "./calc"}},
 		{Name: "c", Packages: []string{"./graph/embedded"}},
+		{Name: "d", Packages: []string{"./cmd/procgraph"}, Neo4j: true},
 	}
 	for _, tc := range []struct {
 		name, pkg, skip string
 		want            []string
 	}{
-		{"all", "", "", []string{"a", "b", "c"}},
-		{"neo4j only", "neo4j", "", []string{"b"}},
+		{"all", "", "", []string{"a", "b", "c", "d"}},
+		{"neo4j only", "neo4j", "", []string{"b", "d"}},
 		{"without neo4j", "", "neo4j", []string{"a", "c"}},
 		{"graph without neo4j", "graph", "neo4j", []string{"c"}},
 	} {
