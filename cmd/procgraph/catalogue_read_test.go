@@ -95,7 +95,7 @@ func TestCaptureAnswersStoredVersion(t *testing.T) {
 	}
 
 	env := map[string]string{"PROCGRAPH_URL": s.URL}
-	file := fileWriter(t, t.TempDir())("third.star", "x = tools.get_retry_chain(task_id=task_id)\nreturn x\n")
+	file := fileWriter(t, t.TempDir())("third.star", "x = tools.get_retry_chain(task_id=task_id)\nreturn [x]\n")
 	code, stdout, stderr := runMainWith(t, env, "capture", file)
 	if code != 0 {
 		t.Fatalf("capture: exit %d\n%s%s", code, stdout, stderr)
