@@ -58,6 +58,7 @@ func commands() []commandGroup {
 			{"unretire", "bring a retired procedure back (admin)", cmdUnretire},
 			{"invoke", "replay a procedure on the server", cmdInvoke},
 			{"backup", "save a consistent copy of the server's embedded store (admin and grant: it holds the recordings)", cmdBackup},
+			{"upstreams", "the upstream MCP servers: state, protocol revision, tool counts, last failure (admin)", cmdUpstreams},
 			{"tools get", "the tool catalogue", cmdToolsGet},
 			{"tools put", "replace the tool catalogue", cmdToolsPut},
 			{"decisions", "the audit log, newest first", cmdDecisions},
