@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -15,14 +16,14 @@ import (
 	"github.com/procgraph/procgraph/mcpdispatch"
 )
 
-// downableServer writes a script that runs the MCP test server bin,
-// writing its pid to the file it returns, unless the down file it returns
+// downableServer writes a script that runs the MCP server bin with the
+// script's arguments, writing its pid to the file it returns, unless the down file it returns
 // exists: then it exits at once, as a server that cannot start.
 func downableServer(t *testing.T, bin string) (script, pidFile, downFile string) {
 	t.Helper()
 	dir := t.TempDir()
 	script, pidFile, downFile = filepath.Join(dir, "server.sh"), filepath.Join(dir, "pid"), filepath.Join(dir, "down")
-	body := fmt.Sprintf("#!/bin/sh\n[ -e %q ] && exit 1\necho $$ > %q\nexec %q\n", downFile, pidFile, bin)
+	body := fmt.Sprintf("#!/bin/sh\n[ -e %q ] && exit 1\necho $$ > %q\nexec %q \"$@\"\n", downFile, pidFile, bin)
 	if err := os.WriteFile(script, []byte(body), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -277,4 +278,94 @@ func grepLines(text, s string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// TestRealUpstreamsSeen: procgraph in front of server-filesystem and
+// mcp-server-git as installed from the registries. GET /v1/upstreams names
+// the revision each negotiated and as many listed tools as the catalogue
+// routes to it; a call on each is counted per server and tool; the git
+// server killed (and kept from starting) makes /readyz degraded with git
+// down, and once it can start again /readyz is ok and its tools answer,
+// procgraph never restarted.
+func TestRealUpstreamsSeen(t *testing.T) {
+	servers := realUpstreams(t)
+	dir := t.TempDir()
+	files, repo := filepath.Join(dir, "files"), filepath.Join(dir, "repo")
+	for _, d := range []string{files, repo} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(files, "note.txt"), []byte("seen\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"init", "-q", "."}, {"-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "first"}} {
+		if out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	gitScript, pidFile, downFile := downableServer(t, servers["git"][0])
+	file := writeUpstreams(t, map[string]any{
+		"fs":  map[string]any{"command": servers["fs"][0], "args": append(servers["fs"][1:], files), "trust_annotations": true},
+		"git": map[string]any{"command": gitScript, "args": []string{"--repository", repo}, "trust_annotations": true},
+	})
+	printed, imported, _ := mustImportUpstreams(t, file)
+	perServer := map[string]int{}
+	for _, tl := range imported {
+		perServer[tl.Server]++
+	}
+	catFile := filepath.Join(dir, "tools.json")
+	if err := os.WriteFile(catFile, printed, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tokens := filepath.Join(dir, "tokens.json")
+	op := mustCreateToken(t, tokens, "op", "read,capture,invoke,grant,admin")
+	s := mustServe(t, serverOpts{NoCatalogue: true, TokensFile: tokens, Extra: []string{"--tools", catFile, "--upstreams", file}})
+	s.token = op
+
+	waitReadiness(t, s, "both servers ok", func(r api.Readiness) bool { return r.Status == "ok" && len(r.Upstreams) == 2 })
+	ups := upstreamsOfServer(t, s, "")
+	for _, key := range []string{"fs", "git"} {
+		u := ups[key]
+		if u.State != "ok" || u.Transport != "stdio" || u.ProtocolVersion == nil || u.ToolsInCatalogue != perServer[key] || u.ToolsInCatalogue < 10 {
+			t.Fatalf("%s: %+v (imported %d)", key, u, perServer[key])
+		}
+		if u.ToolsListed != nil && *u.ToolsListed != perServer[key] {
+			t.Fatalf("%s listed %d tools, the catalogue has %d", key, *u.ToolsListed, perServer[key])
+		}
+	}
+	code := "text = tools.fs__read_text_file(path=path)\nstatus = tools.git__git_status(repo_path=repo)\nreturn [text, status]\n"
+	name := mustCaptureName(t, s, code, "real-seen")
+	args := map[string]any{"path": filepath.Join(files, "note.txt"), "repo": repo}
+	if out := mustStatus(t, s.invoke(t, name, map[string]any{"arguments": args, "phase": "automatic"}), 200); out["status"] != "succeeded" {
+		t.Fatalf("invoke: %v", out)
+	}
+	metrics := string(s.send(t, req{Method: "GET", Path: "/metrics", Token: new(string)}).Body)
+	for _, series := range []string{`procgraph_upstream_calls_total{server="fs",tool="fs__read_text_file"}`, `procgraph_upstream_calls_total{server="git",tool="git__git_status"}`} {
+		if v := metricValue(metrics, series); v != 1 {
+			t.Errorf("%s = %v", series, v)
+		}
+	}
+
+	pid, err := strconv.Atoi(strings.TrimSpace(string(mustRead(t, pidFile))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(downFile, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	ready := waitReadiness(t, s, "git down", func(r api.Readiness) bool { return stateOf(r.Upstreams, "git") == "down" })
+	if ready.Status != "degraded" || stateOf(ready.Upstreams, "fs") != "ok" {
+		t.Fatalf("/readyz with git down: %+v", ready)
+	}
+	if err := os.Remove(downFile); err != nil {
+		t.Fatal(err)
+	}
+	waitReadiness(t, s, "ok again", func(r api.Readiness) bool { return r.Status == "ok" })
+	if out := mustStatus(t, s.invoke(t, name, map[string]any{"arguments": args, "phase": "automatic"}), 200); out["status"] != "succeeded" {
+		t.Fatalf("invoke once git is back: %v", out)
+	}
 }
