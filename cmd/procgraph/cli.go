@@ -27,7 +27,7 @@ func commands() []commandGroup {
 		{"Service", []command{
 			{"serve", "run the HTTP API and MCP (serve --help lists the settings)", cmdServe},
 			{"token create", "make a bearer token; only its hash is stored", cmdTokenCreate},
-			{"doctor", "check a setup: store, auth, catalogue, upstream, Neo4j, MCP; exit 1 on a failed check", cmdDoctor},
+			{"doctor", "check the running server over its API (store, auth, catalogue, upstreams, MCP, version), else this machine's setup; exit 1 on a failed check", cmdDoctor},
 			{"version", "this build's release and VCS stamp (also --version)", cmdVersion},
 		}},
 		{"Offline (no server)", []command{

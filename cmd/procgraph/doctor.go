@@ -43,18 +43,18 @@ type check struct {
 // doctorTimeout bounds each network check.
 const doctorTimeout = 5 * time.Second
 
-// cmdDoctor checks a setup as serve would run it (serve's flags and
-// environment twins): the settings, the store (and who holds its lock),
-// auth and the tokens file, the catalogue, the upstream, and the server at
-// PROCGRAPH_URL (default: --addr) with its MCP endpoints. Exit 1 when a
-// check failed.
+// cmdDoctor checks the server at PROCGRAPH_URL (default: --addr) over its
+// API when one answers (doctorServed), else a setup as serve would run it
+// (serve's flags and environment twins): the settings, the store (and who
+// holds its lock), auth and the tokens file, the catalogue, the upstream.
+// Exit 1 when a check failed.
 func cmdDoctor(ctx context.Context, args []string, s stdio) int {
 	var cfg serveConfig
 	st := cfg.serveFlags(newFlagSet("doctor"))
 	asJSON := st.fs.Bool("json", false, "print the checks as JSON for scripts")
 	err := st.parse(args)
 	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(s.out, "usage: procgraph doctor [serve's flags] [--json]\n\nChecks a setup as serve would run it with the same flags and environment: the settings; the store (reachable, and the process holding an embedded store's lock); auth and the tokens file; the catalogue; the upstream; Neo4j authentication; and the server at PROCGRAPH_URL (default: --addr) with its MCP endpoints /mcp and /mcp/interactive. Exit 1 when a check failed.\n\nflags:\n")
+		fmt.Fprint(s.out, "usage: procgraph doctor [serve's flags] [--json]\n\nWhen a procgraph answers at PROCGRAPH_URL (default: --addr), checks that server over its API with PROCGRAPH_TOKEN (or the operator token serve registered): its store, auth (the token's holder and scopes), its catalogue, each upstream server (GET /v1/upstreams; /readyz's states without the admin scope), its MCP endpoints /mcp and /mcp/interactive, and its version against this CLI's; the flags given here are not checked. When none answers, checks this machine's setup as serve would run it with the same flags and environment: the settings; the store (reachable, and the process holding an embedded store's lock); auth and the tokens file; the catalogue; the upstream; Neo4j authentication. The first line says which it did (--json: \"mode\"). Exit 1 when a check failed.\n\nflags:\n")
 		printFlags(s.out, st.fs)
 		return 0
 	}
