@@ -10,6 +10,7 @@ import (
 
 	"github.com/procgraph/procgraph/api"
 	"github.com/procgraph/procgraph/internal/buildinfo"
+	ptext "github.com/procgraph/procgraph/internal/text"
 	"github.com/procgraph/procgraph/mcpdispatch"
 )
 
@@ -32,7 +33,13 @@ func doctorServed(ctx context.Context, c *client) []check {
 			version = v
 		}
 	}
-	return append(checks, servedVersion(version))
+	checks = append(checks, servedVersion(version))
+	// What the server answered is shown as text, never acted on by a
+	// terminal (a holder's name, a failure class, an error's message).
+	for i := range checks {
+		checks[i].Detail = ptext.VisibleLine(checks[i].Detail)
+	}
+	return checks
 }
 
 // servedReadiness reads /readyz, whatever its status.
