@@ -53,6 +53,7 @@ type envOpts struct {
 	auth             *auth.Authenticator
 	allowMutating    bool // --allow-mutating-autorun
 	maxChangeStreams int  // Config.MaxChangeStreams
+	upstreams        Upstreams
 }
 
 // mustEnv builds an env; the runner defaults to in-process.
@@ -75,7 +76,7 @@ func mustEnv(tb testing.TB, o envOpts) *env {
 	})
 	rp := replay.New(svc, o.runner, disp, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}})
 	tg := gate.New(rp, st, gate.Options{})
-	srv, err := New(Config{Service: svc, Replayer: rp, Turns: tg, Dumps: st, Auth: o.auth, MaxChangeStreams: o.maxChangeStreams})
+	srv, err := New(Config{Service: svc, Replayer: rp, Turns: tg, Dumps: st, Auth: o.auth, MaxChangeStreams: o.maxChangeStreams, Upstreams: o.upstreams})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/internal/fields"
+	"github.com/procgraph/procgraph/mcpdispatch"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -22,6 +23,26 @@ var responseSchemas = map[string]string{
 			"reason": {"type": "string", "description": "why; for busy (429, with Retry-After and details.retry_after_seconds): replay_queue, pending_approvals, pending_approvals_requester, waiters, searches, change_streams or mcp_sessions"},
 			"scope": {"type": "string", "description": "for forbidden: the scope the token lacks"}}}}}}}`,
 	"Status": `{"type": "object", "required": ["status"], "properties": {"status": {"type": "string"}}}`,
+	"Readiness": `{"type": "object", "additionalProperties": false, "required": ["status", "store", "upstreams"], "properties": {
+		"status": {"type": "string", "enum": ["ok", "degraded", "down", "unavailable"], "description": "unavailable (503) when the store does not answer; else the upstream servers' overall state: ok when every one is ok (or none is configured), down when every one is down, degraded otherwise"},
+		"store": {"type": "string", "enum": ["ok", "unavailable"]},
+		"upstreams": {"type": "array", "items": {"$ref": "#/components/schemas/UpstreamState"}}}}`,
+	"UpstreamState": `{"type": "object", "additionalProperties": false, "required": ["server", "state"], "properties": {
+		"server": {"type": "string", "description": "the server's key in the upstreams file; empty for the unnamed server of the --upstream-* flags"},
+		"state": {"type": "string", "enum": ` + jsonList(mcpdispatch.States) + `, "description": "ok: a session is established; degraded: calls are timing out, or it is connecting; down: the last connection attempt failed (its calls fail at once until it answers); unknown: --upstream-http, which keeps no session"}}}`,
+	"Upstreams": `{"type": "object", "additionalProperties": false, "required": ["status", "upstreams"], "properties": {
+		"status": {"type": "string", "enum": ["ok", "degraded", "down"], "description": "every configured server's overall state, whatever the filters"},
+		"upstreams": {"type": "array", "items": {"$ref": "#/components/schemas/Upstream"}}}}`,
+	"Upstream": `{"type": "object", "additionalProperties": false, "required": ["server", "transport", "state", "protocol_version", "tools_in_catalogue", "tools_listed", "connection_failures", "last_error_class", "last_error_at"], "properties": {
+		"server": {"type": "string", "description": "the server's key in the upstreams file; empty for the unnamed server of the --upstream-* flags"},
+		"transport": {"type": "string", "enum": ["stdio", "http", "http-json"], "description": "stdio (a command procgraph runs), http (MCP over streamable HTTP), http-json (--upstream-http: one JSON POST per call, not MCP)"},
+		"state": {"type": "string", "enum": ` + jsonList(mcpdispatch.States) + `},
+		"protocol_version": {"type": ["string", "null"], "description": "the MCP revision the current session negotiated; null without a session"},
+		"tools_in_catalogue": {"type": "integer", "minimum": 0, "description": "the catalogue's tools routed to this server"},
+		"tools_listed": {"type": ["integer", "null"], "minimum": 0, "description": "how many tools the server listed the last time procgraph listed them; null when it never did"},
+		"connection_failures": {"type": "integer", "minimum": 0, "description": "failed connection attempts in a row"},
+		"last_error_class": {"type": ["string", "null"], "description": "the failure class of the last call to this server that failed, as a run's is named (tool_error, timeout, invalid_arguments…); null when none failed since the start"},
+		"last_error_at": {"type": ["string", "null"], "format": "date-time"}}}`,
 	"Index": `{"type": "object", "required": ["service", "links"], "properties": {"service": {"type": "string"},
 		"links": {"type": "object", "additionalProperties": {"type": "string"}}}}`,
 	"WhoAmI": `{"type": "object", "additionalProperties": false, "required": ["name", "scopes"], "properties": {"name": {"type": "string"},

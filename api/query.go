@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/procgraph/procgraph/fault"
@@ -142,7 +143,7 @@ func (p queryParam) check(v string) error {
 					return nil
 				}
 			}
-			return bad("is not one of the allowed values")
+			return bad("is not one of " + strings.Join(p.enum, ", "))
 		}
 	}
 	return nil

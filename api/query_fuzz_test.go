@@ -13,10 +13,10 @@ import (
 func FuzzCheckQuery(f *testing.F) {
 	for _, q := range []string{"limit=25&offset=0", "cause=a&cause=b&tool=x", "read_only=true&exposed=false",
 		"limit=-1", "limit=501", "limit=1e3", "depth=9", "kind=catalogue&before=pgd_1", "%zz", "a=%00", "limit=25&limit=26",
-		"procedure=" + string(make([]byte, 600))} {
+		"procedure=" + string(make([]byte, 600)), "state=down&state=ok&server=fs", "state=any"} {
 		f.Add(q)
 	}
-	tables := [][]queryParam{findParams, plannerParams, graphParams, decisionParams}
+	tables := [][]queryParam{findParams, plannerParams, graphParams, decisionParams, upstreamParams}
 	f.Fuzz(func(t *testing.T, raw string) {
 		for _, params := range tables {
 			allowed := map[string]bool{}

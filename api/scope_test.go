@@ -38,6 +38,7 @@ func scopeCases(name, hash string, tools any) []scopeCase {
 		{"GET", "/metrics", "", "/metrics", nil},
 		{"GET", "/openapi.json", "", "/openapi.json", nil},
 		{"GET", "/v1/whoami", anyToken, "/v1/whoami", nil},
+		{"GET", "/v1/upstreams", "admin", "/v1/upstreams", nil},
 		{"GET", "/v1/tools", "read", "/v1/tools", nil},
 		{"PUT", "/v1/tools", "admin", "/v1/tools", map[string]any{"tools": tools}},
 		{"POST", "/v1/procedures", "capture", "/v1/procedures", map[string]any{"code": readOnlyCode, "session_id": "scope"}},

@@ -45,6 +45,9 @@ type Config struct {
 	// Dumps is the store GET /v1/export writes a dump of (dump.Write);
 	// without it the route answers invalid: the store cannot be exported.
 	Dumps dump.Store
+	// Upstreams are the upstream servers (*mcpdispatch.Gateway) /readyz
+	// and GET /v1/upstreams report on; without them there are none.
+	Upstreams Upstreams
 }
 
 // Server is procgraph's HTTP API.
@@ -61,6 +64,8 @@ type Server struct {
 	mcpPaths map[string]string
 	turns    TurnGate
 	dumps    dump.Store
+	// upstreams are the upstream servers; nil when none is configured.
+	upstreams Upstreams
 
 	maxStreams int          // bound on open change streams
 	streams    atomic.Int64 // open change streams
@@ -74,7 +79,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{svc: cfg.Service, replay: cfg.Replayer, auth: cfg.Auth, metrics: cfg.Metrics,
 		log: cfg.Logger, maxBody: cfg.MaxBody, schemas: schemas, mcpPaths: cfg.MCPPaths, turns: cfg.Turns,
-		dumps: cfg.Dumps, maxStreams: cfg.MaxChangeStreams}
+		dumps: cfg.Dumps, maxStreams: cfg.MaxChangeStreams, upstreams: cfg.Upstreams}
 	if s.maxStreams <= 0 {
 		s.maxStreams = DefaultMaxChangeStreams
 	}
@@ -128,10 +133,11 @@ func (s *Server) routeTable() []route {
 	return append([]route{
 		{method: "GET", pattern: "/", handler: s.index, summary: "Where to start: the endpoints without parameters and MCP", response: "Index"},
 		{method: "GET", pattern: "/healthz", handler: s.healthz, summary: "Process liveness", response: "Status"},
-		{method: "GET", pattern: "/readyz", handler: s.readyz, summary: "Store readiness", response: "Status"},
+		{method: "GET", pattern: "/readyz", handler: s.readyz, summary: "Readiness: the store (503 when it does not answer) and each upstream server's state", response: "Readiness"},
 		{method: "GET", pattern: "/metrics", handler: s.metricsHandler, summary: "Prometheus metrics"},
 		{method: "GET", pattern: "/openapi.json", handler: s.openapi, summary: "This API as OpenAPI 3.1"},
 		{method: "GET", pattern: "/v1/whoami", anyToken: true, handler: s.whoami, summary: "The holder of this token and its scopes (never the token)", response: "WhoAmI"},
+		{method: "GET", pattern: "/v1/upstreams", scope: auth.ScopeAdmin, handler: s.getUpstreams, summary: "The upstream servers: transport, state, negotiated MCP revision, tool counts, last failure class (never addresses, headers, environment or tokens)", query: upstreamParams, response: "Upstreams"},
 		{method: "GET", pattern: "/v1/tools", scope: auth.ScopeRead, handler: s.getTools, summary: "The tool catalogue", response: "Catalogue"},
 		{method: "PUT", pattern: "/v1/tools", scope: auth.ScopeAdmin, handler: s.putTools, summary: "Replace the tool catalogue", body: "ToolsPut", response: "Catalogue"},
 		{method: "POST", pattern: "/v1/procedures", scope: auth.ScopeCapture, handler: s.capture, summary: "Capture a procedure", body: "CaptureRequest", response: "CaptureAnswer", idempotencyKey: true},

@@ -109,6 +109,8 @@ type Dispatcher struct {
 	slots     chan struct{} // one per call in flight, when MaxConcurrency bounds them
 	lost      chan struct{} // signalled when the current session is dropped (Supervise)
 
+	stats dispatcherStats // for Status (status.go)
+
 	mu         sync.Mutex
 	session    *mcp.ClientSession
 	connecting chan struct{} // closed when the connection attempt in flight ends
@@ -145,6 +147,7 @@ func NewHTTP(ctx context.Context, rawURL string, opts Options) (*Dispatcher, err
 		// their answers. MaxRetries bounds resuming an answer's stream.
 		return &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc, DisableStandaloneSSE: true, MaxRetries: 2}
 	})
+	d.stats.transport = TransportHTTP
 	return d.start(ctx)
 }
 
@@ -180,6 +183,7 @@ func NewCommand(ctx context.Context, argv []string, opts Options) (*Dispatcher, 
 		cmd.Env, cmd.Dir, cmd.Stderr = env, opts.Dir, stderr
 		return &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
 	})
+	d.stats.transport = TransportStdio
 	return d.start(ctx)
 }
 

@@ -35,6 +35,7 @@ type Gateway struct {
 	catalogue CatalogueFunc
 	stop      context.CancelFunc
 	wg        sync.WaitGroup
+	status    gatewayStatus // for Status (status.go)
 }
 
 // NewGateway routes calls to servers (by key; "" is the unnamed server of

@@ -58,6 +58,7 @@ func (d *Dispatcher) ListTools(ctx context.Context) ([]*mcp.Tool, error) {
 		}
 		tools = append(tools, t)
 	}
+	d.stats.listedTools(len(tools))
 	return tools, nil
 }
 

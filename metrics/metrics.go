@@ -62,6 +62,8 @@ type Registry struct {
 	recBytes   prometheus.Counter
 	// notifications counts webhook notifications by outcome (notify).
 	notifications *prometheus.CounterVec
+	// upstreams counts the upstream servers' tool calls (upstreams.go).
+	upstreams upstreamMetrics
 }
 
 // New returns a registry with procgraph's metrics and the Go runtime and
@@ -83,9 +85,11 @@ func New() *Registry {
 			Help: "Bytes of the recordings kept (as JSON)."}),
 		notifications: prometheus.NewCounterVec(prometheus.CounterOpts{Name: Notifications,
 			Help: "Webhook notifications of approvals by outcome: sent, retried (an attempt failed), failed (every attempt), dropped (the queue was full)."}, []string{"outcome"}),
+		upstreams: newUpstreamMetrics(),
 	}
 	r.reg.MustRegister(r.requests, r.latency, r.decisions, r.replays, r.recordings, r.recBytes, r.notifications,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	r.reg.MustRegister(r.upstreams.collectors()...)
 	return r
 }
 

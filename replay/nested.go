@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/answer"
@@ -89,6 +90,7 @@ func (t *toolCaller) callTool(ctx context.Context, name string, args map[string]
 		return nil, &sandbox.Error{Code: sandbox.ToolFailed, Tool: name, Message: "no upstream tool server is configured"}
 	}
 	ctx, span := telemetry.Start(ctx, "procgraph.tool_call", telemetry.Tool.String(name))
+	start := time.Now()
 	var out any
 	var err error
 	if cd, ok := t.dispatcher.(CatalogueDispatcher); ok && t.catalogue != nil {
@@ -107,6 +109,7 @@ func (t *toolCaller) callTool(ctx context.Context, name string, args map[string]
 		class = FailureClass(se)
 	}
 	telemetry.End(span, class)
+	t.countCall(name, class, start)
 	return out, err
 }
 

@@ -27,7 +27,7 @@ func commands() []commandGroup {
 		{"Service", []command{
 			{"serve", "run the HTTP API and MCP (serve --help lists the settings)", cmdServe},
 			{"token create", "make a bearer token; only its hash is stored", cmdTokenCreate},
-			{"doctor", "check a setup: store, auth, catalogue, upstream, Neo4j, MCP; exit 1 on a failed check", cmdDoctor},
+			{"doctor", "check the running server over its API (store, auth, catalogue, upstreams, MCP, version), else this machine's setup; exit 1 on a failed check", cmdDoctor},
 			{"version", "this build's release and VCS stamp (also --version)", cmdVersion},
 		}},
 		{"Offline (no server)", []command{
@@ -57,7 +57,12 @@ func commands() []commandGroup {
 			{"retire", "hide a procedure from planners and refuse its invokes (admin)", cmdRetire},
 			{"unretire", "bring a retired procedure back (admin)", cmdUnretire},
 			{"invoke", "replay a procedure on the server", cmdInvoke},
+<<<<<<< HEAD
 			{"backup", "save a consistent copy of the server's embedded store (admin and grant: it holds the recordings); --store: of a store, offline", cmdBackup},
+=======
+			{"backup", "save a consistent copy of the server's embedded store (admin and grant: it holds the recordings)", cmdBackup},
+			{"upstreams", "the upstream MCP servers: state, protocol revision, tool counts, last failure (admin)", cmdUpstreams},
+>>>>>>> h-obs
 			{"tools get", "the tool catalogue", cmdToolsGet},
 			{"tools put", "replace the tool catalogue", cmdToolsPut},
 			{"decisions", "the audit log, newest first", cmdDecisions},

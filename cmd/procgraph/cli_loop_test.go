@@ -174,7 +174,8 @@ func TestJSONErrorsHaveLineAndColumn(t *testing.T) {
 		t.Fatalf("signature with a broken catalogue: exit %d, %s", code, errOut)
 	}
 	tokens := write("tokens.json", "{\"tokens\": [\n  {\"name\": \"a\", \"sha256\": 7}\n]}\n")
-	code, out, _ := runMainWith(t, nil, "doctor", "--data", filepath.Join(dir, "p.db"), "--tokens-file", tokens)
+	// No server answers (doctor would check it, not this tokens file).
+	code, out, _ := runMainWith(t, map[string]string{"PROCGRAPH_URL": "http://127.0.0.1:1"}, "doctor", "--data", filepath.Join(dir, "p.db"), "--tokens-file", tokens)
 	if code != 1 || !regexp.MustCompile(`(?m)^FAIL\s+auth\s+.*line 2, column \d+`).MatchString(out) {
 		t.Fatalf("doctor with a broken tokens file: exit %d\n%s", code, out)
 	}

@@ -40,6 +40,7 @@ func TestHelp(t *testing.T) {
 		"retire":            {"--reason", "--json"},
 		"unretire":          {"--reason", "--json"},
 		"invoke":            {"--phase", "--arg", "--session", "--cause", "--reviewed-by", "--json"},
+		"upstreams":         {"--server", "--state", "--json"},
 		"tools get":         {"--json"},
 		"tools put":         {"--json"},
 		"decisions":         {"--procedure", "--kind", "--limit", "--before", "--json"},

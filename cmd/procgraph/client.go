@@ -199,7 +199,7 @@ func (c *client) send(ctx context.Context, hc *http.Client, method, path string,
 		} `json:"error"`
 	}
 	if json.Unmarshal(data, &eb) != nil || eb.Error.Code == "" {
-		return nil, &apiError{Status: resp.StatusCode, Code: "http_error", Message: strings.TrimSpace(string(data))}
+		return nil, &apiError{Status: resp.StatusCode, Code: "http_error", Message: strings.TrimSpace(string(data)), Body: data}
 	}
 	ae := &apiError{Status: resp.StatusCode, Code: eb.Error.Code, Message: eb.Error.Message, Details: eb.Error.Details, Body: data}
 	if resp.StatusCode == http.StatusUnauthorized && c.token == "" {

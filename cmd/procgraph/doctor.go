@@ -43,18 +43,18 @@ type check struct {
 // doctorTimeout bounds each network check.
 const doctorTimeout = 5 * time.Second
 
-// cmdDoctor checks a setup as serve would run it (serve's flags and
-// environment twins): the settings, the store (and who holds its lock),
-// auth and the tokens file, the catalogue, the upstream, and the server at
-// PROCGRAPH_URL (default: --addr) with its MCP endpoints. Exit 1 when a
-// check failed.
+// cmdDoctor checks the server at PROCGRAPH_URL (default: --addr) over its
+// API when one answers (doctorServed), else a setup as serve would run it
+// (serve's flags and environment twins): the settings, the store (and who
+// holds its lock), auth and the tokens file, the catalogue, the upstream.
+// Exit 1 when a check failed.
 func cmdDoctor(ctx context.Context, args []string, s stdio) int {
 	var cfg serveConfig
 	st := cfg.serveFlags(newFlagSet("doctor"))
 	asJSON := st.fs.Bool("json", false, "print the checks as JSON for scripts")
 	err := st.parse(args)
 	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(s.out, "usage: procgraph doctor [serve's flags] [--json]\n\nChecks a setup as serve would run it with the same flags and environment: the settings; the store (reachable, and the process holding an embedded store's lock); auth and the tokens file; the catalogue; the upstream; Neo4j authentication; and the server at PROCGRAPH_URL (default: --addr) with its MCP endpoints /mcp and /mcp/interactive. Exit 1 when a check failed.\n\nflags:\n")
+		fmt.Fprint(s.out, "usage: procgraph doctor [serve's flags] [--json]\n\nWhen a procgraph answers at PROCGRAPH_URL (default: --addr), checks that server over its API with PROCGRAPH_TOKEN (or the operator token serve registered): its store, auth (the token's holder and scopes), its catalogue, each upstream server (GET /v1/upstreams; /readyz's states without the admin scope), its MCP endpoints /mcp and /mcp/interactive, and its version against this CLI's; the flags given here are not checked. When none answers, checks this machine's setup as serve would run it with the same flags and environment: the settings; the store (reachable, and the process holding an embedded store's lock); auth and the tokens file; the catalogue; the upstream; Neo4j authentication. The first line says which it did (--json: \"mode\"). Exit 1 when a check failed.\n\nflags:\n")
 		printFlags(s.out, st.fs)
 		return 0
 	}
@@ -72,9 +72,8 @@ func cmdDoctor(ctx context.Context, args []string, s stdio) int {
 	}
 	if err != nil {
 		add("settings", checkFail, "%v", err)
-		return reportChecks(s, checks, *asJSON)
+		return reportChecks(s, checks, *asJSON, doctorOffline)
 	}
-	add("settings", checkOK, "store %s, address %s, build %s", storeText(&cfg), cfg.Addr, buildinfo.Read())
 
 	c := newClient(ctx)
 	if getenv(ctx, "PROCGRAPH_URL") == "" {
@@ -85,33 +84,42 @@ func cmdDoctor(ctx context.Context, args []string, s stdio) int {
 		c = newClientAt(ctx, "http://"+net.JoinHostPort(host, port))
 	}
 	serverUp, serverErr := doctorServer(ctx, c)
-
-	checks = append(checks, doctorStore(ctx, &cfg, c.base, serverUp))
-	checks = append(checks, doctorAuth(&cfg))
-	checks = append(checks, doctorCatalogue(ctx, &cfg, c, serverUp))
-	checks = append(checks, doctorUpstream(ctx, &cfg))
+	if serverUp {
+		// A server answers: it is checked over its API (its store, auth,
+		// catalogue, upstreams, MCP and version), not serve's settings
+		// given here, which are not the ones it runs with.
+		add("server", checkOK, "%s answers: checked over its API, not this machine's settings; console %s/ui/", c.base, c.base)
+		checks = append(checks, doctorServed(ctx, c)...)
+		return reportChecks(s, checks, *asJSON, doctorServerMode)
+	}
+	add("settings", checkOK, "store %s, address %s, build %s", storeText(&cfg), cfg.Addr, buildinfo.Read())
 	switch {
 	case serverErr != nil:
 		add("server", checkFail, "%s: %v", c.base, serverErr)
-	case !serverUp:
-		add("server", checkWarn, "no procgraph answers at %s (not running; PROCGRAPH_URL names another)", c.base)
 	default:
-		add("server", checkOK, "%s answers: healthz and readyz ok; console %s/ui/", c.base, c.base)
-		for _, path := range []string{"/mcp", "/mcp/interactive"} {
-			checks = append(checks, doctorMCP(ctx, c, path))
-		}
+		add("server", checkWarn, "no procgraph answers at %s (not running; PROCGRAPH_URL names another): checked this machine's settings (offline)", c.base)
 	}
-	return reportChecks(s, checks, *asJSON)
+	checks = append(checks, doctorStore(ctx, &cfg, c.base))
+	checks = append(checks, doctorAuth(&cfg))
+	checks = append(checks, doctorCatalogue(&cfg))
+	checks = append(checks, doctorUpstream(ctx, &cfg))
+	return reportChecks(s, checks, *asJSON, doctorOffline)
 }
 
+// What doctor checked (--json "mode").
+const (
+	doctorServerMode = "server"  // a running server, over its API
+	doctorOffline    = "offline" // this machine's settings: no server answered
+)
+
 // reportChecks prints the checks and returns 1 when one failed.
-func reportChecks(s stdio, checks []check, asJSON bool) int {
+func reportChecks(s stdio, checks []check, asJSON bool, mode string) int {
 	failed := false
 	for _, ch := range checks {
 		failed = failed || ch.Status == checkFail
 	}
 	if asJSON {
-		printJSON(s.out, map[string]any{"ok": !failed, "checks": checks})
+		printJSON(s.out, map[string]any{"ok": !failed, "mode": mode, "checks": checks})
 	} else {
 		for _, ch := range checks {
 			fmt.Fprintf(s.out, "%-4s  %-9s  %s\n", ch.Status, ch.Name, ch.Detail)
@@ -132,7 +140,7 @@ func storeText(cfg *serveConfig) string {
 }
 
 // doctorServer reports whether a procgraph answers at c's URL (healthz);
-// an error when it answers but is not ready.
+// an error when something answers, and not as procgraph does.
 func doctorServer(ctx context.Context, c *client) (up bool, err error) {
 	ctx, cancel := context.WithTimeout(ctx, doctorTimeout)
 	defer cancel()
@@ -146,17 +154,14 @@ func doctorServer(ctx context.Context, c *client) (up bool, err error) {
 		}
 		return false, nil
 	}
-	if _, err := c.do(ctx, "GET", "/readyz", nil, nil, &h); err != nil {
-		return true, fmt.Errorf("answers, but is not ready (its store does not answer): %v", err)
-	}
 	return true, nil
 }
 
 // doctorStore opens the store as serve would. An embedded store file that
-// another process holds is named with that process; it is a failure only
-// when no procgraph answers at base (the holder is not a server this
-// machine can use, and serve cannot start on it).
-func doctorStore(ctx context.Context, cfg *serveConfig, base string, serverUp bool) check {
+// another process holds is named with that process: a failure, since no
+// procgraph answers at base (the holder is not a server this machine can
+// use, and serve cannot start on it).
+func doctorStore(ctx context.Context, cfg *serveConfig, base string) check {
 	name := "store"
 	if cfg.Store == "neo4j" {
 		name = "neo4j"
@@ -165,9 +170,6 @@ func doctorStore(ctx context.Context, cfg *serveConfig, base string, serverUp bo
 			return check{name, checkOK, fmt.Sprintf("%s does not exist yet: serve creates it", cfg.Data)}
 		}
 		if _, _, locked := lockHolder(cfg.Data); locked {
-			if serverUp {
-				return check{name, checkOK, fmt.Sprintf("%s is in use by %s; a procgraph answers at %s", cfg.Data, lockHolderText(cfg.Data), base)}
-			}
 			return check{name, checkFail, fmt.Sprintf("%s is in use by %s, and no procgraph answers at %s: serve cannot open it until that process stops", cfg.Data, lockHolderText(cfg.Data), base)}
 		}
 		index := embedded.SearchIndexPath(cfg.Data)
@@ -209,29 +211,16 @@ func doctorAuth(cfg *serveConfig) check {
 	return check{"auth", checkOK, fmt.Sprintf("auth is on: %d tokens in %s", len(f.Tokens), cfg.TokensFile)}
 }
 
-// doctorCatalogue loads the --tools file, else reads the server's stored
-// catalogue when one answers.
-func doctorCatalogue(ctx context.Context, cfg *serveConfig, c *client, serverUp bool) check {
-	if cfg.ToolsFile != "" {
-		cat, err := loadCatalogueFile(cfg.ToolsFile)
-		if err != nil {
-			return check{"catalogue", checkFail, "--tools / PROCGRAPH_TOOLS: " + err.Error()}
-		}
-		return check{"catalogue", checkOK, fmt.Sprintf("%s: %d tools, revision %s", cfg.ToolsFile, len(cat.Tools), cat.Revision)}
-	}
-	if !serverUp {
+// doctorCatalogue loads the --tools file (no server answers).
+func doctorCatalogue(cfg *serveConfig) check {
+	if cfg.ToolsFile == "" {
 		return check{"catalogue", checkWarn, "no --tools file: serve keeps the catalogue its store holds"}
 	}
-	var out catalogueAnswer
-	ctx, cancel := context.WithTimeout(ctx, doctorTimeout)
-	defer cancel()
-	if _, err := c.do(ctx, "GET", "/v1/tools", nil, nil, &out); err != nil {
-		return check{"catalogue", checkFail, "GET /v1/tools: " + err.Error()}
+	cat, err := loadCatalogueFile(cfg.ToolsFile)
+	if err != nil {
+		return check{"catalogue", checkFail, "--tools / PROCGRAPH_TOOLS: " + err.Error()}
 	}
-	if len(out.Tools) == 0 {
-		return check{"catalogue", checkWarn, "the server's catalogue is empty: every tool is unknown, and no code runs (procgraph tools put FILE)"}
-	}
-	return check{"catalogue", checkOK, fmt.Sprintf("the server's: %d tools, revision %s", len(out.Tools), out.Revision)}
+	return check{"catalogue", checkOK, fmt.Sprintf("%s: %d tools, revision %s", cfg.ToolsFile, len(cat.Tools), cat.Revision)}
 }
 
 // doctorUpstream checks that the upstream accepts connections (HTTP and
@@ -305,8 +294,8 @@ func dialURL(ctx context.Context, rawURL string) error {
 }
 
 // doctorMCP opens an MCP session at path with c's token and lists its
-// tools.
-func doctorMCP(ctx context.Context, c *client, path string) check {
+// tools; it returns the server's version (serverInfo), "" when unknown.
+func doctorMCP(ctx context.Context, c *client, path string) (check, string) {
 	ctx, cancel := context.WithTimeout(ctx, doctorTimeout)
 	defer cancel()
 	hc := &http.Client{Transport: bearerTransport{token: c.token, next: c.http.Transport}}
@@ -317,23 +306,23 @@ func doctorMCP(ctx context.Context, c *client, path string) check {
 		if c.token == "" {
 			hint = " (no token: set PROCGRAPH_TOKEN)"
 		}
-		return check{"mcp", checkFail, fmt.Sprintf("%s: %v%s", path, err, hint)}
+		return check{"mcp", checkFail, fmt.Sprintf("%s: %v%s", path, err, hint)}, ""
 	}
 	defer cs.Close()
 	tools, err := cs.ListTools(ctx, nil)
 	if err != nil {
-		return check{"mcp", checkFail, fmt.Sprintf("%s: tools/list: %v", path, err)}
+		return check{"mcp", checkFail, fmt.Sprintf("%s: tools/list: %v", path, err)}, ""
 	}
 	res := cs.InitializeResult()
-	version := "?"
+	version := ""
 	if res.ServerInfo != nil {
-		version = res.ServerInfo.Version
+		version = ptext.VisibleLine(res.ServerInfo.Version)
 	}
 	what := "automatic phase: read-only replays only"
 	if path == "/mcp/interactive" {
 		what = "interactive phase: approvals in the client or by await_approval"
 	}
-	return check{"mcp", checkOK, fmt.Sprintf("%s (%s): %d tools; procgraph %s, protocol %s", path, what, len(tools.Tools), version, cmp.Or(res.ProtocolVersion, "?"))}
+	return check{"mcp", checkOK, fmt.Sprintf("%s (%s): %d tools; procgraph %s, protocol %s", path, what, len(tools.Tools), cmp.Or(version, "?"), cmp.Or(res.ProtocolVersion, "?"))}, version
 }
 
 // bearerTransport adds the bearer token to each request and sends it with

@@ -26,9 +26,10 @@ func mustMatchLines(tb testing.TB, out string, patterns ...string) {
 	}
 }
 
-// TestDoctorHealthy: against a healthy served setup every check is ok,
-// the store names the server holding it, and both MCP endpoints answer
-// with this build's version as serverInfo.version.
+// TestDoctorHealthy: against a healthy running server every check is ok
+// and is the server's, over its API — its store, the token's holder and
+// scopes, its catalogue, its upstream, both MCP endpoints and its version
+// (serverInfo.version) — not the flags given to doctor.
 func TestDoctorHealthy(t *testing.T) {
 	t.Parallel()
 	up := mustUpstream(t)
@@ -41,19 +42,23 @@ func TestDoctorHealthy(t *testing.T) {
 		t.Fatalf("doctor: exit %d, stderr %q\n%s", code, errOut, out)
 	}
 	mustMatchLines(t, out,
-		`^ok\s+settings\s+store embedded at `,
-		fmt.Sprintf(`^ok\s+store\s+.* is in use by pid %d .*; a procgraph answers at %s$`, os.Getpid(), regexp.QuoteMeta(a.URL)),
-		`^ok\s+auth\s+auth is on: 4 tokens in `,
-		`^ok\s+catalogue\s+.*: \d+ tools, revision sha256:`,
-		`^ok\s+upstream\s+--upstream-http .* accepts connections$`,
-		`^ok\s+server\s+.* answers: healthz and readyz ok; console `,
+		fmt.Sprintf(`^ok\s+server\s+%s answers: checked over its API, not this machine's settings; console `, regexp.QuoteMeta(a.URL)),
+		`^ok\s+store\s+the server's store answers \(/readyz\)$`,
+		`^ok\s+auth\s+auth is on: the token is op's, with read, grant$`,
+		`^ok\s+catalogue\s+the server's: \d+ tools, revision sha256:`,
+		`^ok\s+upstream\s+\(unnamed\): unknown \(from /readyz; GET /v1/upstreams needs the admin scope for more\)$`,
 		`^ok\s+mcp\s+/mcp \(automatic phase.*\): \d+ tools; procgraph devel, protocol 20`,
-		`^ok\s+mcp\s+/mcp/interactive \(interactive phase.*\): \d+ tools; procgraph devel, protocol 20`)
+		`^ok\s+mcp\s+/mcp/interactive \(interactive phase.*\): \d+ tools; procgraph devel, protocol 20`,
+		`^ok\s+version\s+the server runs procgraph devel, as this CLI$`)
+	// Serve's settings given here are not the server's: not checked.
+	if regexp.MustCompile(`(?m)^\S+\s+settings`).MatchString(out) || strings.Contains(out, "tokens in") || strings.Contains(out, "accepts connections") {
+		t.Fatalf("doctor checked its own flags, not the running server:\n%s", out)
+	}
 	if strings.Contains(out, checkFail) || strings.Contains(out, a.op) {
 		t.Fatalf("doctor failed a check or printed the token:\n%s", out)
 	}
 	code, out, _ = runMainWith(t, env, "doctor", "--data", a.Data, "--tokens-file", tokens, "--json")
-	if code != 0 || !strings.Contains(out, `"ok": true`) || !strings.Contains(out, `"check": "mcp"`) {
+	if code != 0 || !strings.Contains(out, `"ok": true`) || !strings.Contains(out, `"mode": "server"`) || !strings.Contains(out, `"check": "mcp"`) {
 		t.Fatalf("doctor --json: exit %d\n%s", code, out)
 	}
 

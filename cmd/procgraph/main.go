@@ -262,8 +262,11 @@ func (m *Main) open(ctx, bg context.Context) (http.Handler, error) {
 		}
 		log.Info().Int("deleted", n).Msg("--record-responses false: the stored recordings are deleted, and no run records")
 	}
+	if err := addUpstreamMetrics(reg, gateway); err != nil {
+		return nil, err
+	}
 	rp := replay.New(svc, runners.outer, dispatcher, replay.Options{Logger: log, NestedRunner: runners.nested,
-		Admission: admission, Limits: sandbox.Limits{Timeout: cfg.ReplayTimeout}, Counter: reg,
+		Admission: admission, Limits: sandbox.Limits{Timeout: cfg.ReplayTimeout}, Counter: callCounter(reg, gateway),
 		RecordResponses: cfg.RecordResponses, RecordingsPerVersion: cfg.RecordingsPerVersion})
 	sessions := mcpserve.NewSessionLimits(cfg.MCPMaxSessions, cfg.MCPMaxSessionsPerToken)
 	if err := reg.AddSessions(sessionStats(sessions)); err != nil {
@@ -293,7 +296,7 @@ func (m *Main) open(ctx, bg context.Context) (http.Handler, error) {
 	go func() { defer close(verified); rp.WatchCatalogue(bg) }() // stale versions verified after each catalogue change
 	m.onClose(func() error { <-verified; return nil })
 	dumps, _ := store.(dump.Store)
-	return newHandler(bg, svc, rp, tg, dumps, authn, reg, sessions, log)
+	return newHandler(bg, svc, rp, tg, dumps, authn, reg, sessions, upstreamsOf(gateway), log)
 }
 
 // newAuthenticator returns the authenticator of cfg (docs/design.md "Secure by

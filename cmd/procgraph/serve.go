@@ -192,7 +192,7 @@ func openUpstreams(ctx context.Context, cfg *serveConfig, log zerolog.Logger) (*
 // the service's change feed, which also carries what other instances
 // change (Service.WatchRemote, every remoteWatchInterval).
 func newHandler(ctx context.Context, svc *procedures.Service, rp *replay.Replayer, gate *gate.Gate, dumps dump.Store, authn *auth.Authenticator,
-	reg *metrics.Registry, sessions *mcpserve.SessionLimits, log zerolog.Logger) (http.Handler, error) {
+	reg *metrics.Registry, sessions *mcpserve.SessionLimits, ups api.Upstreams, log zerolog.Logger) (http.Handler, error) {
 	exposed := mcpserve.NewExposed() // both endpoints list the same procedures: one read per change
 	mcpConfig := func(phase procedures.Phase) mcpserve.Config {
 		return mcpserve.Config{Service: svc, Replayer: rp, Gate: gate, Phase: phase, Auth: authn, Logger: log, Sessions: sessions, Exposed: exposed}
@@ -208,7 +208,7 @@ func newHandler(ctx context.Context, svc *procedures.Service, rp *replay.Replaye
 	go auto.Run(ctx)
 	go inter.Run(ctx)
 	go svc.WatchRemote(ctx, remoteWatchInterval)
-	srv, err := api.New(api.Config{Service: svc, Replayer: rp, Turns: gate, Dumps: dumps, Auth: authn, Metrics: reg, Logger: log,
+	srv, err := api.New(api.Config{Service: svc, Replayer: rp, Turns: gate, Dumps: dumps, Auth: authn, Metrics: reg, Logger: log, Upstreams: ups,
 		MCPPaths: map[string]string{
 			"/mcp":             "MCP (streamable HTTP), automatic phase: read-only replays only",
 			"/mcp/interactive": "MCP (streamable HTTP), interactive phase",
