@@ -57,12 +57,8 @@ func commands() []commandGroup {
 			{"retire", "hide a procedure from planners and refuse its invokes (admin)", cmdRetire},
 			{"unretire", "bring a retired procedure back (admin)", cmdUnretire},
 			{"invoke", "replay a procedure on the server", cmdInvoke},
-<<<<<<< HEAD
 			{"backup", "save a consistent copy of the server's embedded store (admin and grant: it holds the recordings); --store: of a store, offline", cmdBackup},
-=======
-			{"backup", "save a consistent copy of the server's embedded store (admin and grant: it holds the recordings)", cmdBackup},
 			{"upstreams", "the upstream MCP servers: state, protocol revision, tool counts, last failure (admin)", cmdUpstreams},
->>>>>>> h-obs
 			{"tools get", "the tool catalogue", cmdToolsGet},
 			{"tools put", "replace the tool catalogue", cmdToolsPut},
 			{"decisions", "the audit log, newest first", cmdDecisions},
