@@ -170,6 +170,49 @@ func (g *Gate) analyse(ctx context.Context, code, dialect string, args map[strin
 	return &block{rb: rb, a: rb.Analysis, norm: rb.Arguments, c: rb.Class, refs: blk.Refs, bind: blk.Binding}, nil
 }
 
+// withProgram sets b's binding's Program: its ProgramKey (what a session
+// policy set on it covers, procedures.Service.ProgramKey) under the
+// catalogue it was classified with. The binding is b's own copy.
+func (g *Gate) withProgram(b *block) {
+	bind := *b.bind
+	// The Starlark the block runs (a python-async block's translation):
+	// one key whatever the dialect it was written in.
+	bind.Program = g.svc.ProgramKey(b.a.Source, string(signature.Starlark), b.rb.Catalogue, b.c.ReadOnly, b.norm)
+	b.bind = &bind
+}
+
+// bindingNow is b's binding to check one stored as bound against: with
+// its Program when bound carries one (withProgram; only then, so that a
+// block whose approval holds no key is not lifted again).
+func (g *Gate) bindingNow(b *block, bound *procedures.Binding) *procedures.Binding {
+	if bound != nil && bound.Program != "" && b.bind.Program == "" {
+		g.withProgram(b)
+	}
+	return b.bind
+}
+
+// sessionPolicy is the session's policy for b: the one set on its exact
+// code hash, else the first (by code hash) whose binding's Program is b's
+// — another text of the same program (docs/design.md "What an
+// authorization binds to"). The second look reads the session's policies,
+// only when the first finds none.
+func (g *Gate) sessionPolicy(ctx context.Context, sessionID string, b *block) (SessionPolicy, bool, error) {
+	p, ok, err := g.turns.Policy(ctx, sessionID, b.a.CodeHash)
+	if ok || err != nil || b.bind.Program == "" {
+		return p, ok, err
+	}
+	ps, err := g.turns.Policies(ctx, sessionID)
+	if err != nil {
+		return SessionPolicy{}, false, err
+	}
+	for _, p := range ps {
+		if p.Binding != nil && p.Binding.Program == b.bind.Program {
+			return p, true, nil
+		}
+	}
+	return SessionPolicy{}, false, nil
+}
+
 // procOnly reports whether every signature entry is a proc__ reference, and
 // whether each has an active grant.
 func (b *block) procOnly() (only, granted bool) {
@@ -242,7 +285,8 @@ func (g *Gate) Submit(ctx context.Context, req TurnRequest) (*TurnAnswer, error)
 	in.GrantActive = procOnly && granted
 	var policy SessionPolicy
 	if req.Phase == procedures.PhaseInteractive {
-		p, ok, err := g.turns.Policy(ctx, req.SessionID, b.a.CodeHash)
+		g.withProgram(b)
+		p, ok, err := g.sessionPolicy(ctx, req.SessionID, b)
 		if err != nil {
 			return nil, err
 		}

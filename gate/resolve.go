@@ -49,7 +49,7 @@ func (g *Gate) Run(ctx context.Context, id, actor string) (*TurnAnswer, error) {
 	}
 	// What the operator approved must still be what runs: else the turn is
 	// denied (the agent submits it again, and it is reviewed again).
-	if why := cur.Binding.Check(b.bind); why != "" {
+	if why := cur.Binding.Check(g.bindingNow(b, cur.Binding)); why != "" {
 		return nil, g.denyApproved(ctx, cur, b, why)
 	}
 	// Only a turn that passed every check waits for a sandbox slot.
@@ -209,7 +209,7 @@ func (g *Gate) Resolve(ctx context.Context, req ResolveRequest) (*Turn, procedur
 	// binds to changed since (a nested procedure captured, a catalogue
 	// change), they must look again before it can run.
 	if req.Code == nil && req.Choice.Runs() {
-		if why := cur.Binding.Check(b.bind); why != "" {
+		if why := cur.Binding.Check(g.bindingNow(b, cur.Binding)); why != "" {
 			return fail(g.reviewAgain(ctx, cur, b, why))
 		}
 	}
@@ -287,6 +287,7 @@ func (g *Gate) remember(ctx context.Context, req ResolveRequest, b *block, procO
 			}
 		}
 	case req.Choice == ChoiceAutoRun || req.Choice == ChoiceAlwaysAsk:
+		g.withProgram(b)
 		_, err := g.SetPolicy(ctx, SessionPolicy{SessionID: cur.SessionID, CodeHash: b.a.CodeHash,
 			Policy: req.Choice, Summary: cur.Summary, SetBy: req.Actor, RequestedBy: cur.RequestedBy, Binding: b.bind}, req.Reason)
 		return err

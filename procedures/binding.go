@@ -25,7 +25,11 @@ type Binding struct {
 	CodeHash string `json:"code_hash"`
 	// StatementHash is signature.Analysis.StatementHash: what tells apart
 	// two texts that share a CodeHash.
-	StatementHash      string   `json:"statement_hash"`
+	StatementHash string `json:"statement_hash"`
+	// Program is the block's ProgramKey when a session policy was set on
+	// it ("" otherwise): a policy applies to another text of the same
+	// program (Check), not only to its own.
+	Program            string   `json:"program,omitempty"`
 	Signature          []string `json:"signature"`
 	ReadOnly           bool     `json:"read_only"`
 	StateChangingTools []string `json:"state_changing_tools"`
@@ -71,6 +75,9 @@ const (
 	InactiveReclassified = "reclassified"
 	// InactiveCatalogueDrift: a signature tool's schema hash changed.
 	InactiveCatalogueDrift = "catalogue_drift"
+	// InactiveArgumentsChanged: the same state-changing code with other
+	// argument values than the operator saw.
+	InactiveArgumentsChanged = "arguments_changed"
 	// InactiveNestedChanged: a nested procedure has another current
 	// version or classification, or did not exist at review time.
 	InactiveNestedChanged = "nested_changed"
@@ -82,14 +89,18 @@ const ReasonNestedChanged = "nested_changed"
 
 // Check returns why an authorization bound to b does not apply to the code
 // as it is now (cur, from BindingOf), or "" when every part is unchanged:
-// InactiveUnbound (b is nil), InactiveCodeChanged (either hash),
+// InactiveUnbound (b is nil), InactiveCodeChanged (either hash, unless
+// both carry one ProgramKey),
 // InactiveNestedChanged, InactiveReclassified, InactiveCatalogueDrift, in
 // that order. It is the one home of that rule.
 func (b *Binding) Check(cur *Binding) string {
 	switch {
 	case b == nil || cur == nil:
 		return InactiveUnbound
-	case b.CodeHash != cur.CodeHash || b.StatementHash != cur.StatementHash || b.StatementHash == "":
+	case !b.sameProgram(cur):
+		if b.CodeHash == cur.CodeHash && b.StatementHash == cur.StatementHash {
+			return InactiveArgumentsChanged
+		}
 		return InactiveCodeChanged
 	case !slices.EqualFunc(b.Nested, cur.Nested, BoundNested.equal):
 		return InactiveNestedChanged
@@ -100,6 +111,17 @@ func (b *Binding) Check(cur *Binding) string {
 		return InactiveCatalogueDrift
 	}
 	return ""
+}
+
+// sameProgram reports whether cur is the program b bound: for a binding
+// with a ProgramKey, any text with the same key (a state-changing block's
+// key holds its argument values: the same text with others is not it);
+// for one without (stored before keys), the same text (both hashes).
+func (b *Binding) sameProgram(cur *Binding) bool {
+	if b.Program != "" {
+		return b.Program == cur.Program
+	}
+	return b.CodeHash == cur.CodeHash && b.StatementHash == cur.StatementHash && b.StatementHash != ""
 }
 
 // CheckNested returns ReasonNestedChanged when p — the procedure name as

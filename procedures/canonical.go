@@ -1,6 +1,12 @@
 package procedures
 
-import "github.com/procgraph/procgraph/signature"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+
+	"github.com/procgraph/procgraph/signature"
+)
 
 // CanonicalHashOf is the canonical hash of a version's code in dialect
 // (signature.AnalyzeCanonical; docs/design.md "The canonical program"),
@@ -29,4 +35,48 @@ func (c *Catalogue) ReadsOnly(tool string) bool {
 	}
 	t, ok := c.Tool(tool)
 	return ok && t.ReadOnly
+}
+
+// ProgramKey is what a session policy set on a block covers beside its
+// exact text (docs/design.md "What an authorization binds to"): for a
+// read-only block, its canonical program with its literals lifted
+// (Service.lift's rule under cat): the same program whatever values those
+// parameters take; for a block that changes state, its canonical program
+// as written and its arguments (canonical JSON): the same calls with the
+// values the operator saw. "" when the block does not analyse or has no
+// catalogue to be lifted and classified with: it is then covered by its
+// exact text only.
+func (s *Service) ProgramKey(code, dialect string, cat *Catalogue, readOnly bool, args map[string]any) string {
+	if cat == nil {
+		return ""
+	}
+	d, err := signature.ParseDialect(dialect)
+	if err != nil {
+		return ""
+	}
+	if !readOnly {
+		_, c, err := signature.AnalyzeCanonical(code, d, cat.ReadsOnly)
+		if err != nil {
+			return ""
+		}
+		b, err := json.Marshal(args) // map keys sorted: canonical
+		if err != nil {
+			return ""
+		}
+		sum := sha256.Sum256(append([]byte(c.Hash+"\n"), b...))
+		return "writes:" + hex.EncodeToString(sum[:])
+	}
+	_, plan, err := signature.AnalyzeLift(code, d)
+	if err != nil {
+		return ""
+	}
+	lifted := code
+	if res := s.lift(plan, cat, nil); len(res.Lifted) > 0 {
+		lifted = res.Code
+	}
+	_, c, err := signature.AnalyzeCanonical(lifted, d, cat.ReadsOnly)
+	if err != nil {
+		return ""
+	}
+	return "reads:" + c.Hash
 }

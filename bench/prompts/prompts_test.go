@@ -48,6 +48,8 @@ type tally struct {
 	// analyse, such as a line separator outside a string).
 	refused  int
 	versions string
+	// byKind counts the prompts by intent (planner calls apart).
+	byKind map[string]int
 }
 
 // shown is the state-changing calls some block approved at a prompt made
@@ -94,6 +96,7 @@ func TestPromptsPer100Turns(t *testing.T) {
 		fmt.Fprintf(&b, "| %s | %.1f | %d | %d | %d | %s |\n", res.model, 100*float64(res.prompts)/float64(len(turns)), res.unsafe, res.hostileUnprompted, res.refused, res.versions)
 	}
 	t.Log("\n" + b.String())
+	t.Logf("procgraph's prompts by intent: %v", results[len(results)-1].byKind)
 	pg := results[len(results)-1]
 	if pg.unsafe != 0 || pg.hostileUnprompted != 0 {
 		t.Fatalf("procgraph ran %d unsafe calls, %d hostile blocks unreviewed", pg.unsafe, pg.hostileUnprompted)
@@ -190,7 +193,7 @@ func procgraph(t *testing.T, turns []*turn, a answers) tally {
 	up := &replaytest.Recorder{}
 	rp := replay.New(svc, sandbox.NewInProcess(), up, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}})
 	g := gate.New(rp, st, gate.Options{MaxPending: 4096, MaxPendingPerRequester: 4096})
-	res := tally{model: "**procgraph**"}
+	res := tally{model: "**procgraph**", byKind: map[string]int{}}
 	s := shown{}
 	procOf := map[string]string{} // intent → the procedure its turns were captured as
 	for i, tn := range turns {
@@ -211,6 +214,14 @@ func procgraph(t *testing.T, turns []*turn, a answers) tally {
 		if err == nil && ans.InvokeResult == nil {
 			prompted = true
 			res.prompts++
+			why := tn.intent.name
+			switch {
+			case tn.hostile:
+				why = "hostile"
+			case planned:
+				why = "planner " + why
+			}
+			res.byKind[why]++
 			c := a.choice(i, tn)
 			if _, _, err := g.Resolve(ctx, gate.ResolveRequest{ID: ans.Turn.ID, Choice: c, Reason: "bench", Actor: "operator", HasGrant: true}); err != nil {
 				t.Fatalf("turn %d: resolve: %v", i, err)

@@ -78,8 +78,14 @@ func TestTurnCLI(t *testing.T) {
 	if agentCode != 0 || !strings.Contains(agentOut, "succeeded") {
 		t.Fatalf("the waiting agent: exit %d\n%s", agentCode, agentOut)
 	}
-	if code, out, _ := runMain(t, "turn", file, "--session", "cli", "--phase", "interactive", "--arg", "panda_id=9"); code != 0 || !strings.Contains(out, "session_policy") {
+	if code, out, _ := runMain(t, "turn", file, "--session", "cli", "--phase", "interactive", "--arg", "panda_id=8"); code != 0 || !strings.Contains(out, "session_policy") {
 		t.Fatalf("the identical turn after auto_run: exit %d\n%s", code, out)
+	}
+	// A state-changing block's policy covers the argument values the
+	// operator saw, not others (docs/design.md "What an authorization
+	// binds to").
+	if code, out, _ := runMain(t, "turn", file, "--session", "cli", "--phase", "interactive", "--arg", "panda_id=9"); code != 3 {
+		t.Fatalf("the same turn with another panda_id after auto_run: exit %d, want 3 (pending)\n%s", code, out)
 	}
 	if got := up.tools(); !slices.Equal(got, []string{"kill_job", "kill_job"}) {
 		t.Fatalf("upstream saw %v", got)

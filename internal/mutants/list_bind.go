@@ -27,7 +27,7 @@ func init() {
 		{
 			Name:     "procedures/binding-ignores-statement-hash",
 			Why:      "an authorization matches on code_hash alone: a twin program with the same code_hash runs under it",
-			Edits:    []Edit{{Dir: "procedures", Find: "b.StatementHash != cur.StatementHash ||", Replace: ""}},
+			Edits:    []Edit{{Dir: "procedures", Find: `b.CodeHash == cur.CodeHash && b.StatementHash == cur.StatementHash && b.StatementHash != ""`, Replace: "b.CodeHash == cur.CodeHash"}},
 			Packages: []string{"./procedures", "./cmd/procgraph"},
 			Tests:    []string{"TestAutoRunState", "TestBindLineSeparatorTwins"},
 		},
@@ -91,8 +91,8 @@ func init() {
 		{
 			Name: "gate/approved-turn-binding-unchecked",
 			Why:  "an approved turn runs though a nested procedure was captured after the approval (run_once, issue 19 item 2b)",
-			Edits: []Edit{{Dir: "gate", Find: `if why := cur.Binding.Check(b.bind); why != "" { return nil, g.denyApproved(`,
-				Replace: `if why := cur.Binding.Check(b.bind); why != "" && false { return nil, g.denyApproved(`}},
+			Edits: []Edit{{Dir: "gate", Find: `if why := cur.Binding.Check(g.bindingNow(b, cur.Binding)); why != "" { return nil, g.denyApproved(`,
+				Replace: `if why := cur.Binding.Check(g.bindingNow(b, cur.Binding)); why != "" && false { return nil, g.denyApproved(`}},
 			Packages: []string{"./cmd/procgraph"},
 			Tests:    []string{"TestBindNestedCapturedLater"},
 		},

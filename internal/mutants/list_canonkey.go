@@ -48,3 +48,37 @@ func init() {
 		},
 	}...)
 }
+
+// Approvals that cover the canonical program (issue 39 item 3).
+func init() {
+	mutants = append(mutants, []Mutant{
+		{
+			Name:     "gate/policy-program-not-looked-up",
+			Why:      "a session policy covers its exact text only: a regenerated block is asked again",
+			Edits:    []Edit{{Dir: "gate", Files: "gate.go", Find: `if ok || err != nil || b.bind.Program == "" {`, Replace: "if true {"}},
+			Packages: []string{"./gate"},
+			Tests:    []string{"TestPolicyCoversTheProgram"},
+		},
+		{
+			Name:     "procedures/program-key-ignores-arguments",
+			Why:      "a policy on a state-changing block covers it with argument values the operator never saw",
+			Edits:    []Edit{{Dir: "procedures", Files: "canonical.go", Find: "b, err := json.Marshal(args) // map keys sorted: canonical", Replace: "b, err := json.Marshal(args == nil) // map keys sorted: canonical"}},
+			Packages: []string{"./gate"},
+			Tests:    []string{"TestPolicyCoversTheProgram"},
+		},
+		{
+			Name:     "procedures/program-key-lifts-writes",
+			Why:      "a state-changing block's key is its lifted program: a policy covers the same kill of another job",
+			Edits:    []Edit{{Dir: "procedures", Files: "canonical.go", Find: "\tif !readOnly {\n", Replace: "\tif !readOnly && false {\n"}},
+			Packages: []string{"./gate"},
+			Tests:    []string{"TestPolicyCoversTheProgram"},
+		},
+		{
+			Name:     "procedures/program-key-keeps-exact-args",
+			Why:      "a policy with a program key still covers its exact text with any argument values",
+			Edits:    []Edit{{Dir: "procedures", Files: "binding.go", Find: "\t\treturn b.Program == cur.Program\n", Replace: "\t\treturn b.Program == cur.Program || b.CodeHash == cur.CodeHash\n"}},
+			Packages: []string{"./gate"},
+			Tests:    []string{"TestPolicyCoversTheProgram"},
+		},
+	}...)
+}

@@ -1,0 +1,81 @@
+package gate_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/procgraph/procgraph/gate"
+	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/sandbox"
+)
+
+// TestPolicyCoversTheProgram: a session policy set with auto_run covers
+// another text of the same program in its session (docs/design.md "What
+// an authorization binds to"): for a read-only block, with any values of
+// its lifted literals; for a state-changing one, only with the values the
+// operator saw. Another program — a call added, another keyword, another
+// value in a state-changing call — is reviewed.
+func TestPolicyCoversTheProgram(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, sandbox.NewInProcess(), false)
+	// Typed arguments: a literal task_id is lifted (docs/design.md "Lifting
+	// literals into parameters").
+	typed := map[string]any{"type": "object", "properties": map[string]any{"task_id": map[string]any{"type": "integer"}}}
+	if _, err := e.Service.PutCatalogue(ctx, []procedures.Tool{{Name: "get_jobs", ReadOnly: true, InputSchema: typed},
+		{Name: "fetch_logs", ReadOnly: true, InputSchema: typed}, {Name: "kill_job"}}, "tester"); err != nil {
+		t.Fatal(err)
+	}
+	g := gate.New(e.Replayer, e.turns, gate.Options{})
+	turn := func(session, code string, args ...any) gate.TurnRequest {
+		req := gate.TurnRequest{Code: code, SessionID: session, Phase: procedures.PhaseInteractive, Actor: "agent", Arguments: map[string]any{}}
+		for i := 0; i+1 < len(args); i += 2 {
+			req.Arguments[args[i].(string)] = args[i+1]
+		}
+		return req
+	}
+	approve := func(req gate.TurnRequest) {
+		t.Helper()
+		id := mustPending(t, g, req)
+		if _, _, err := g.Resolve(ctx, gate.ResolveRequest{ID: id, Choice: gate.ChoiceAutoRun, Reason: "ok", Actor: "op", HasGrant: true}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := g.Run(ctx, id, "agent"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	approve(turn("s", "jobs = tools.get_jobs(task_id=42)\nlogs = tools.fetch_logs(task_id=42)\nreturn [jobs, logs]\n"))
+	approve(turn("s", "return tools.kill_job(job_id=7)\n"))
+	approve(turn("s", "return tools.kill_job(job_id=job)\n", "job", 9))
+	for _, tc := range []struct {
+		name, session, code string
+		covered             bool
+		args                []any
+	}{
+		{"read-only: other names, a comment, another order, another task", "s",
+			"# again\nl = tools.fetch_logs(task_id=43)\nj = tools.get_jobs(task_id=43)\nreturn [j, l]\n", true, nil},
+		{"read-only: in another session", "s2",
+			"jobs = tools.get_jobs(task_id=42)\nlogs = tools.fetch_logs(task_id=42)\nreturn [jobs, logs]\n", false, nil},
+		{"read-only: a state-changing call added", "s",
+			"jobs = tools.get_jobs(task_id=42)\nlogs = tools.fetch_logs(task_id=42)\ntools.kill_job(job_id=1)\nreturn [jobs, logs]\n", false, nil},
+		{"read-only: another return", "s",
+			"jobs = tools.get_jobs(task_id=42)\nlogs = tools.fetch_logs(task_id=42)\nreturn [logs, jobs]\n", false, nil},
+		{"state-changing: another text, the value the operator saw", "s", "# the same kill\nreturn tools.kill_job(job_id = 7)\n", true, nil},
+		{"state-changing: another value", "s", "return tools.kill_job(job_id=8)\n", false, nil},
+		{"state-changing: the argument value the operator saw", "s", "# again\nreturn tools.kill_job(job_id=job)\n", true, []any{"job", 9}},
+		{"state-changing: another argument value", "s", "return tools.kill_job(job_id=job)\n", false, []any{"job", 10}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ans, err := g.Submit(ctx, turn(tc.session, tc.code, tc.args...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ran := ans.InvokeResult != nil
+			if ran != tc.covered {
+				t.Fatalf("ran %v (status %s); want covered by the session's policy: %v", ran, ans.Turn.Status, tc.covered)
+			}
+			if ran && ans.Decision.Reason != procedures.ReasonSessionPolicy {
+				t.Fatalf("ran with decision %+v, want session_policy", ans.Decision)
+			}
+		})
+	}
+}
