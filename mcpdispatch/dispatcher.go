@@ -72,6 +72,11 @@ type Options struct {
 	// ProtocolVersion is the MCP revision offered first; "" for the
 	// newest the SDK speaks.
 	ProtocolVersion string
+	// OnToolsChanged, when set, is called when the server announces
+	// notifications/tools/list_changed and when a new session is
+	// established (a restarted server may list other tools): the catalogue
+	// refresh's trigger (Refresher.Notify). It must not block.
+	OnToolsChanged func()
 }
 
 func (o *Options) defaults() {
@@ -184,7 +189,11 @@ func NewCommand(ctx context.Context, argv []string, opts Options) (*Dispatcher, 
 }
 
 func newDispatcher(target string, opts Options, transport func() mcp.Transport) *Dispatcher {
-	client := mcp.NewClient(&mcp.Implementation{Name: "procgraph", Version: "v1"}, nil)
+	var copts *mcp.ClientOptions
+	if changed := opts.OnToolsChanged; changed != nil {
+		copts = &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed() }}
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "procgraph", Version: "v1"}, copts)
 	log := opts.Logger
 	if opts.Server != "" {
 		log = log.With().Str("server", opts.Server).Logger()
@@ -266,6 +275,9 @@ func (d *Dispatcher) sessionFor(ctx context.Context) (*mcp.ClientSession, error)
 		d.mu.Unlock()
 		d.log.Info().Str("upstream", d.target).Str("session", s.ID()).Msg("upstream MCP: connected")
 		go d.watch(s)
+		if d.opts.OnToolsChanged != nil {
+			d.opts.OnToolsChanged()
+		}
 		return s, nil
 	}
 }
