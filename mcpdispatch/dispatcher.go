@@ -146,9 +146,11 @@ func NewHTTP(ctx context.Context, rawURL string, opts Options) (*Dispatcher, err
 	hc = &c
 	endpoint := u.String()
 	d := newDispatcher(u.Redacted(), opts, func() mcp.Transport {
-		// No standalone SSE stream: procgraph only sends calls and reads
-		// their answers. MaxRetries bounds resuming an answer's stream.
-		return &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc, DisableStandaloneSSE: true, MaxRetries: 2}
+		// No standalone SSE stream unless tools/list_changed is listened
+		// to (OnToolsChanged: a server of a 2025 revision sends it there):
+		// otherwise procgraph only sends calls and reads their answers.
+		// MaxRetries bounds resuming a stream.
+		return &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc, DisableStandaloneSSE: opts.OnToolsChanged == nil, MaxRetries: 2}
 	})
 	return d.start(ctx)
 }
