@@ -223,3 +223,69 @@ func BenchmarkCatalogueRefresh(b *testing.B) {
 		b.Fatalf("%d store writes for refreshes that changed nothing", store.writes()-written)
 	}
 }
+
+// TestSlowListingHoldsNothing: while one server's tools/list hangs, a
+// refresh of another server completes, and a call to the hung server
+// itself is answered: a refresh takes no call slot and holds no other
+// server.
+func TestSlowListingHoldsNothing(t *testing.T) {
+	ctx := context.Background()
+	slow := mcp.NewServer(&mcp.Implementation{Name: "slow", Version: "v1"}, nil)
+	liveTool(slow, "read", true, "string")
+	release, listing := make(chan struct{}), make(chan struct{}, 1)
+	hold := func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/list" {
+				select {
+				case listing <- struct{}{}:
+				default:
+				}
+				<-release
+			}
+			return next(ctx, method, req)
+		}
+	}
+	slow.AddReceivingMiddleware(hold)
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return slow }, nil))
+	t.Cleanup(ts.Close)
+	t.Cleanup(func() {
+		select {
+		case <-release:
+		default:
+			close(release)
+		}
+	})
+	_, fastURL := liveServer(t)
+	ups := []Upstream{{Key: "slow", Prefix: "slow", URL: ts.URL, MaxConcurrency: 1}, {Key: "fast", Prefix: "fast", URL: fastURL}}
+	svc, _ := newCountingService(t)
+	ref := NewRefresher(ups, RefreshOptions{})
+	g, ds, err := OpenUpstreams(ctx, ups, GatewayOptions{OnToolsChanged: ref.Notify, Base: Options{MaxConcurrency: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = g.Close() })
+	ref.Attach(ds)
+
+	slowDone := make(chan error, 1)
+	go func() { _, err := ref.Refresh(ctx, "slow", svc); slowDone <- err }()
+	<-listing // the slow server's listing is in flight, and hangs
+	if r, err := ref.Refresh(ctx, "fast", svc); err != nil || len(r.Added) != 2 {
+		t.Fatalf("the fast server's refresh: %+v, %v", r, err)
+	}
+	if out, err := ds["slow"].Dispatch(ctx, "read", map[string]any{"path": "a"}); err != nil || out != "read" {
+		t.Fatalf("a call to the server whose listing hangs: %v, %v", out, err)
+	}
+	select {
+	case err := <-slowDone:
+		t.Fatalf("the hung listing ended: %v", err)
+	default:
+	}
+	close(release)
+	if err := <-slowDone; err != nil {
+		t.Fatalf("the slow refresh: %v", err)
+	}
+	c, err := svc.Catalogue(ctx)
+	if err != nil || !c.Has("slow__read") || !c.Has("fast__read_file") {
+		t.Fatalf("catalogue %v, %v", c, err)
+	}
+}
