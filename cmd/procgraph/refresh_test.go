@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -128,6 +129,12 @@ func TestCatalogueFollowsTheLiveServers(t *testing.T) {
 	if w := tools["u__write_file"]; w["description"] != "writes a file: reviewed by alice" ||
 		!strings.Contains(string(mustJSON(t, w["input_schema"])), `"string"`) {
 		t.Fatalf("the operator's entry was not kept: %v", w)
+	}
+	// `procgraph tools get` says whose each entry is.
+	code, tout, terr := runMainWith(t, map[string]string{"PROCGRAPH_URL": s.URL}, "tools", "get")
+	if code != 0 || !regexp.MustCompile(`(?m)^u__write_file\s+u\s+write_file\s+no\s+yes\s+operator\s`).MatchString(tout) ||
+		!regexp.MustCompile(`(?m)^t__write_file\s+t\s+write_file\s+no\s+yes\s+server\s`).MatchString(tout) {
+		t.Fatalf("tools get: exit %d: %s\n%s", code, terr, tout)
 	}
 
 	// The tool disappears: the replay is refused as unknown_tool; the
