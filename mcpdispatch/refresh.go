@@ -2,8 +2,10 @@ package mcpdispatch
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -52,6 +54,9 @@ type Refresher struct {
 type refreshed struct {
 	up   Upstream
 	wake chan struct{} // a pending Notify (at most one)
+	// down: the server did not answer at start (MarkDown) and has not
+	// connected since (Notify): RefreshAll does not wait for it.
+	down atomic.Bool
 
 	mu sync.Mutex // one refresh of the server at a time
 	d  *Dispatcher
@@ -83,6 +88,15 @@ func (r *Refresher) Attach(ds map[string]*Dispatcher) {
 	}
 }
 
+// MarkDown tells r that server did not answer at start: RefreshAll does
+// not wait for it (a server that does not answer may take the whole
+// connection timeout again); it is refreshed when it connects (Notify).
+func (r *Refresher) MarkDown(server string) {
+	if s := r.byKey[server]; s != nil {
+		s.down.Store(true)
+	}
+}
+
 // Notify asks for a refresh of server soon (Run does it); it never
 // blocks, and notifications that arrive before the refresh are one.
 func (r *Refresher) Notify(server string) {
@@ -90,6 +104,7 @@ func (r *Refresher) Notify(server string) {
 	if s == nil {
 		return
 	}
+	s.down.Store(false)
 	select {
 	case s.wake <- struct{}{}:
 	default:
@@ -97,13 +112,17 @@ func (r *Refresher) Notify(server string) {
 }
 
 // RefreshAll refreshes every server at once and waits for all (serve's
-// start): the error of each server that could not be listed or merged, by
-// key (nil for the others).
+// start), but those marked down: the error of each server that could not
+// be listed or merged, by key (nil for the others).
 func (r *Refresher) RefreshAll(ctx context.Context, sink CatalogueSink) map[string]error {
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	errs := make(map[string]error, len(r.servers))
 	for _, s := range r.servers {
+		if s.down.Load() {
+			errs[s.up.Key] = errNotAnswered
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -116,6 +135,9 @@ func (r *Refresher) RefreshAll(ctx context.Context, sink CatalogueSink) map[stri
 	wg.Wait()
 	return errs
 }
+
+// errNotAnswered is RefreshAll's error of a server marked down.
+var errNotAnswered = errors.New("the server did not answer at start: it is refreshed when it connects")
 
 // Refresh refreshes one server now and returns what changed.
 func (r *Refresher) Refresh(ctx context.Context, server string, sink CatalogueSink) (procedures.Refreshed, error) {

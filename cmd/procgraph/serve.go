@@ -168,6 +168,7 @@ func openUpstreams(ctx context.Context, cfg *serveConfig, log zerolog.Logger) (*
 		if err != nil {
 			log.Error().Str("server", key).Str("error", ptext.Bounded(err.Error(), 512)).
 				Msg("upstream server did not start: its calls fail until it answers; retried with backoff")
+			ref.MarkDown(key) // the start's catalogue refresh does not wait for it
 			continue
 		}
 		answered[key] = ds[key]
