@@ -84,8 +84,8 @@ const (
 // SuggestUnknownTool is the suggestion of a replay denied unknown_tool:
 // which tools the catalogue lacks, bounded to MaxSuggestionBytes.
 func SuggestUnknownTool(tools []string) string {
-	s := "the catalogue has no tool " + strings.Join(tools, ", ") +
-		" (its server no longer lists it, or it was never there): nothing ran; the procedure runs again once the catalogue has it"
+	s := "neither the catalogue nor the stored procedures have " + strings.Join(tools, ", ") +
+		" (a tool its server no longer lists, or one never there): nothing ran; the procedure runs again once they are back"
 	return text.Bounded(s, MaxSuggestionBytes-len("…"))
 }
 
