@@ -72,6 +72,11 @@ type Options struct {
 	// ProtocolVersion is the MCP revision offered first; "" for the
 	// newest the SDK speaks.
 	ProtocolVersion string
+	// OnToolsChanged, when set, is called when the server announces
+	// notifications/tools/list_changed and when a new session is
+	// established (a restarted server may list other tools): the catalogue
+	// refresh's trigger (Refresher.Notify). It must not block.
+	OnToolsChanged func()
 }
 
 func (o *Options) defaults() {
@@ -143,9 +148,11 @@ func NewHTTP(ctx context.Context, rawURL string, opts Options) (*Dispatcher, err
 	hc = &c
 	endpoint := u.String()
 	d := newDispatcher(u.Redacted(), opts, func() mcp.Transport {
-		// No standalone SSE stream: procgraph only sends calls and reads
-		// their answers. MaxRetries bounds resuming an answer's stream.
-		return &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc, DisableStandaloneSSE: true, MaxRetries: 2}
+		// No standalone SSE stream unless tools/list_changed is listened
+		// to (OnToolsChanged: a server of a 2025 revision sends it there):
+		// otherwise procgraph only sends calls and reads their answers.
+		// MaxRetries bounds resuming a stream.
+		return &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc, DisableStandaloneSSE: opts.OnToolsChanged == nil, MaxRetries: 2}
 	})
 	d.stats.transport = TransportHTTP
 	return d.start(ctx)
@@ -188,7 +195,11 @@ func NewCommand(ctx context.Context, argv []string, opts Options) (*Dispatcher, 
 }
 
 func newDispatcher(target string, opts Options, transport func() mcp.Transport) *Dispatcher {
-	client := mcp.NewClient(&mcp.Implementation{Name: "procgraph", Version: "v1"}, nil)
+	var copts *mcp.ClientOptions
+	if changed := opts.OnToolsChanged; changed != nil {
+		copts = &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed() }}
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "procgraph", Version: "v1"}, copts)
 	log := opts.Logger
 	if opts.Server != "" {
 		log = log.With().Str("server", opts.Server).Logger()
@@ -270,6 +281,9 @@ func (d *Dispatcher) sessionFor(ctx context.Context) (*mcp.ClientSession, error)
 		d.mu.Unlock()
 		d.log.Info().Str("upstream", d.target).Str("session", s.ID()).Msg("upstream MCP: connected")
 		go d.watch(s)
+		if d.opts.OnToolsChanged != nil {
+			d.opts.OnToolsChanged()
+		}
 		return s, nil
 	}
 }

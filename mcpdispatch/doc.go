@@ -44,6 +44,15 @@
 // using it are never run in the automatic phase) and external_access true.
 // A tool whose mapped name would start with proc__ is skipped and reported.
 //
+// A Refresher keeps the catalogue following the servers of an upstreams
+// file: each server is listed on its own — at start, when it announces
+// notifications/tools/list_changed or a session is established again
+// (Options.OnToolsChanged; over HTTP the standalone SSE stream is opened
+// for it), and every RefreshOptions.Interval — and what it lists is merged
+// by procedures.Service.RefreshCatalogue, which writes only a change. A
+// server that cannot be listed changes nothing; a listing takes no call
+// slot, and one server's never waits for another's.
+//
 // A command server's standard error goes to the log (or, for an import,
 // the warnings) line by line, bounded to 2 KiB and escaped
 // (text.VisibleLine), with the server's key; the log takes at most 100

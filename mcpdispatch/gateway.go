@@ -122,6 +122,9 @@ type GatewayOptions struct {
 	// Stderr, when set, receives each command server's standard error
 	// line by line as "server KEY: LINE" (escaped), instead of the log.
 	Stderr io.Writer
+	// OnToolsChanged, when set, is each server's Options.OnToolsChanged
+	// with its key (Refresher.Notify).
+	OnToolsChanged func(server string)
 }
 
 // OpenUpstreams opens a Dispatcher per server of ups, under its key. What
@@ -138,6 +141,10 @@ func OpenUpstreams(ctx context.Context, ups []Upstream, opts GatewayOptions) (*G
 		base.Lazy = true
 		if opts.Stderr != nil && len(u.Command) > 0 {
 			base.Stderr = &prefixedLines{w: opts.Stderr, prefix: "server " + u.Key + ": "}
+		}
+		if changed := opts.OnToolsChanged; changed != nil {
+			key := u.Key
+			base.OnToolsChanged = func() { changed(key) }
 		}
 		d, err := Open(ctx, u.source(base))
 		if err != nil {

@@ -149,6 +149,10 @@ func CatalogueOf(servers []Listed) ([]procedures.Tool, []Skipped, error) {
 					ct.ExternalAccess = *t.Annotations.OpenWorldHint
 				}
 			}
+			if ct.InputSchema == nil {
+				ct.InputSchema = map[string]any{}
+			}
+			ct.Listed = procedures.ListedHash(ct)
 			tools = append(tools, ct)
 		}
 	}

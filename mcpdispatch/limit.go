@@ -13,8 +13,10 @@ func responseLimit(maxResult int64) int64 { return 2*maxResult + 1<<20 }
 
 // limitTransport bounds every response body it returns: reading past max
 // bytes fails, so an upstream cannot make procgraph hold an answer of any
-// size before the result bound is checked. (Without a standalone SSE
-// stream, every response answers one request.)
+// size before the result bound is checked. Every response answers one
+// request, but the standalone SSE stream of a server whose tools/list_changed
+// is listened to (Options.OnToolsChanged), which carries notifications only
+// and is bounded alike: past the bound it ends, and the SDK opens it again.
 type limitTransport struct {
 	base http.RoundTripper
 	max  int64

@@ -33,6 +33,12 @@ type Tool struct {
 	// wire; empty means Name. Name is the catalogue's, an identifier
 	// (mcpdispatch.ToolName maps one to the other).
 	UpstreamName string `json:"upstream_name,omitempty"`
+	// Listed is ListedHash of the entry as its server listed it (set by
+	// mcpdispatch.CatalogueOf): while the entry is exactly that
+	// (FollowsServer), a catalogue refresh follows the server; an entry
+	// edited or written by hand is the operator's and kept. Part of the
+	// revision, not of SchemaHash.
+	Listed string `json:"listed,omitempty"`
 	// SchemaHash is SchemaHash of the tool, computed by NewCatalogue (a
 	// value given with the tool is ignored); not part of the revision.
 	SchemaHash string `json:"schema_hash,omitempty"`
@@ -95,6 +101,9 @@ func newCatalogue(tools []Tool, bounded bool) (*Catalogue, error) {
 		}
 		if err := checkRoute(*t); err != nil {
 			return nil, err
+		}
+		if t.Listed != "" && !schemaHashShape.MatchString(t.Listed) {
+			return nil, fault.Errorf(fault.CodeInvalid, "tool %q: listed is not a \"sha256:\" hash", t.Name).WithDetails("field", "tools.listed")
 		}
 		if t.InputSchema == nil {
 			t.InputSchema = map[string]any{}

@@ -1,5 +1,11 @@
 package procedures
 
+import (
+	"strings"
+
+	"github.com/procgraph/procgraph/internal/text"
+)
+
 // DecisionInput is everything the decision on a replay or a turn depends
 // on. It holds no code and no argument values.
 type DecisionInput struct {
@@ -23,6 +29,10 @@ type DecisionInput struct {
 	// Problem is the classification's nesting problem (cycle or
 	// nesting_too_deep), "" when none.
 	Problem string
+	// UnknownTools (replays) are the names the code calls that neither the
+	// catalogue nor the store has (Classification.UnknownTools): a tool
+	// its server no longer lists, or one never in the catalogue.
+	UnknownTools []string
 	// AllowMutating (replays) is whether mutating auto-run is on.
 	AllowMutating bool
 	// GrantActive is, for a replay, whether the procedure's durable
@@ -71,6 +81,14 @@ const (
 	SuggestRetired = "an admin retired this procedure: it is kept for analysis (GET /v1/procedures/{name} says who and why) but no longer runs; use another procedure"
 )
 
+// SuggestUnknownTool is the suggestion of a replay denied unknown_tool:
+// which tools the catalogue lacks, bounded to MaxSuggestionBytes.
+func SuggestUnknownTool(tools []string) string {
+	s := "neither the catalogue nor the stored procedures have " + strings.Join(tools, ", ") +
+		" (a tool its server no longer lists, or one never there): nothing ran; the procedure runs again once they are back"
+	return text.Bounded(s, MaxSuggestionBytes-len("…"))
+}
+
 // subjects says which blocks a row of the table decides.
 type subjects int
 
@@ -110,6 +128,11 @@ var table = []row{
 	{replays, func(in DecisionInput) bool { return in.Retired }, deny(ReasonRetired, SuggestRetired)},
 	{replays, func(in DecisionInput) bool { return !in.Succeeded }, deny(ReasonProcedureNotSucceeded, "")},
 	{both, func(in DecisionInput) bool { return in.Problem != "" }, func(in DecisionInput) Verdict { return Verdict{Outcome: Denied, Reason: in.Problem} }},
+	// A call of a tool the catalogue lacks would be refused mid-run: the
+	// replay is refused before it starts, in either phase, and says which.
+	{replays, func(in DecisionInput) bool { return len(in.UnknownTools) > 0 }, func(in DecisionInput) Verdict {
+		return Verdict{Outcome: Denied, Reason: ReasonUnknownTool, Suggestion: SuggestUnknownTool(in.UnknownTools)}
+	}},
 	// A demoted procedure still runs where a human watches.
 	{replays, func(in DecisionInput) bool { return in.Demoted && automatic(in) }, deny(ReasonDemoted, SuggestDemoted)},
 	{both, func(in DecisionInput) bool { return automatic(in) && in.ReadOnly }, allow(ReasonReadOnly, false)},

@@ -114,7 +114,14 @@ const (
 	ReasonCycle                 = "cycle"
 	ReasonDecisionError         = "decision_error"
 	ReasonCatalogueReplaced     = "catalogue_replaced"
-	ReasonDriftAccepted         = "drift_accepted"
+	// ReasonCatalogueRefreshed: a catalogue change a refresh made from
+	// what an upstream server lists (Service.RefreshCatalogue).
+	ReasonCatalogueRefreshed = "catalogue_refreshed"
+	// ReasonUnknownTool: a replay denied because its code calls a tool the
+	// catalogue does not have (its server no longer lists it, or it never
+	// was there): nothing ran.
+	ReasonUnknownTool   = "unknown_tool"
+	ReasonDriftAccepted = "drift_accepted"
 	// ReasonRetired: a retire decision, or an invoke denied because the
 	// procedure is retired.
 	ReasonRetired   = "retired"

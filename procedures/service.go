@@ -3,6 +3,7 @@ package procedures
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -44,6 +45,9 @@ type Service struct {
 	held atomic.Pointer[Catalogue]
 	// searches holds a token per relevance search running (HoldSearch).
 	searches chan struct{}
+	// catalogueMu serialises the catalogue's writes (PutCatalogue,
+	// RefreshCatalogue): a refresh reads, merges and writes under it.
+	catalogueMu sync.Mutex
 }
 
 // NewService returns a Service over store.
@@ -91,6 +95,8 @@ func (s *Service) Catalogue(ctx context.Context) (*Catalogue, error) { return s.
 // hash, actor) is appended before the catalogue is replaced; if it cannot
 // be, nothing changes. Returns fault.CodeInvalid.
 func (s *Service) PutCatalogue(ctx context.Context, tools []Tool, actor string) (*Catalogue, error) {
+	s.catalogueMu.Lock()
+	defer s.catalogueMu.Unlock()
 	c, err := NewCatalogue(tools)
 	if err != nil {
 		return nil, err

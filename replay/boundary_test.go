@@ -94,9 +94,12 @@ func TestEscapeFormsRefused(t *testing.T) {
 }
 
 func TestMethodValueOfExcludedToolRefused(t *testing.T) {
-	// m = tools.kill_job; m(): kill_job is in the signature, so the only way
-	// an allowed decision excludes it is that the catalogue does not know it
-	// (unknown tools are never allowed, even for a reviewed run).
+	// m = tools.purge_all; m(): purge_all is in the signature, and the
+	// catalogue does not know it. A replay of code that calls a tool the
+	// catalogue lacks is refused before it runs (unknown_tool), even a
+	// reviewed one: nothing reaches the upstream, not even its read-only
+	// calls. (The sandbox refuses the call at run time too:
+	// sandbox's TestRefusedAtCallTime, "bound method".)
 	for _, rn := range runners() {
 		t.Run(rn.name, func(t *testing.T) {
 			e := newEnv(t, rn.r, true)
@@ -104,13 +107,13 @@ func TestMethodValueOfExcludedToolRefused(t *testing.T) {
 			if len(p.UnknownTools) != 1 {
 				t.Fatalf("unknown %v", p.UnknownTools)
 			}
-			res := e.mustFailWith(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1},
-				ReviewedBy: "op", ReviewerHasGrantScope: true}, sandbox.ToolRefused, "purge_all")
-			if res.Decision.Reason != procedures.ReasonOperatorReviewed || strings.Join(res.Decision.AllowedTools, ",") != "get_jobs" {
-				t.Fatalf("decision %+v", res.Decision)
+			d := e.MustDeny(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1},
+				ReviewedBy: "op", ReviewerHasGrantScope: true}, procedures.ReasonUnknownTool)
+			if len(d.AllowedTools) != 0 || !strings.Contains(d.Suggestion, "purge_all") {
+				t.Fatalf("decision %+v", d)
 			}
-			if e.Upstream.Saw("purge_all") {
-				t.Fatal("the dispatcher saw purge_all")
+			if e.Upstream.Saw("purge_all") || e.Upstream.Saw("get_jobs") {
+				t.Fatal("the dispatcher saw a call")
 			}
 		})
 	}

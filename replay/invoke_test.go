@@ -324,11 +324,19 @@ func TestInvokeCatalogueChangeReclassifies(t *testing.T) {
 	if len(e.Upstream.Tools()) != before {
 		t.Fatal("dispatched after the flip")
 	}
-	// A tool that leaves the catalogue is unknown: not read-only either.
+	// A tool that leaves the catalogue is unknown: the replay is refused
+	// as such, in either phase, and says which tool.
 	if _, err := e.Service.PutCatalogue(ctx, []procedures.Tool{{Name: "get_jobs", ReadOnly: true}}, "tester"); err != nil {
 		t.Fatal(err)
 	}
-	e.MustDeny(req, procedures.ReasonStateChangingAuto)
+	if d := e.MustDeny(req, procedures.ReasonUnknownTool); !strings.Contains(d.Suggestion, "fetch_logs") {
+		t.Fatalf("suggestion %q", d.Suggestion)
+	}
+	req.Phase, req.ReviewedBy, req.ReviewerHasGrantScope = procedures.PhaseInteractive, "op", true
+	e.MustDeny(req, procedures.ReasonUnknownTool)
+	if len(e.Upstream.Tools()) != before {
+		t.Fatal("dispatched a replay calling an unknown tool")
+	}
 }
 
 func TestInvokeGrantInactiveAfterPromote(t *testing.T) {

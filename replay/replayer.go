@@ -270,6 +270,7 @@ func (r *Replayer) decide(ctx context.Context, c *chain, prep *prepared) (proced
 		Succeeded:             prep.succ,
 		ReadOnly:              prep.p.ReadOnly,
 		Problem:               prep.p.Problem,
+		UnknownTools:          prep.p.UnknownTools,
 		AllowMutating:         r.svc.AllowMutatingAutorun(),
 		GrantActive:           prep.p.AutoRun.Active,
 		ReviewedBy:            req.ReviewedBy,

@@ -119,17 +119,27 @@ func (a *catalogueAnswer) print(w io.Writer) {
 	var rows [][]string
 	for _, t := range a.Tools {
 		if routed {
-			rows = append(rows, []string{t.Name, t.Server, t.WireName(), yesNo(t.ReadOnly), yesNo(t.ExternalAccess), t.Description})
+			rows = append(rows, []string{t.Name, t.Server, t.WireName(), yesNo(t.ReadOnly), yesNo(t.ExternalAccess), entryOwner(t), t.Description})
 		} else {
 			rows = append(rows, []string{t.Name, yesNo(t.ReadOnly), yesNo(t.ExternalAccess), t.Description})
 		}
 	}
 	header := "NAME\tREAD-ONLY\tEXTERNAL\tDESCRIPTION"
 	if routed {
-		header = "NAME\tSERVER\tUPSTREAM NAME\tREAD-ONLY\tEXTERNAL\tDESCRIPTION"
+		header = "NAME\tSERVER\tUPSTREAM NAME\tREAD-ONLY\tEXTERNAL\tOWNER\tDESCRIPTION"
 	}
 	table(w, header, rows)
 	fmt.Fprintf(w, "%d tools, revision %s\n", len(a.Tools), a.Revision)
+}
+
+// entryOwner is who a catalogue entry is: "server" while it is as its
+// server listed it (the catalogue refresh follows it), else "operator"
+// (kept over refreshes: docs/design.md "Drift").
+func entryOwner(t procedures.Tool) string {
+	if t.FollowsServer() {
+		return "server"
+	}
+	return "operator"
 }
 
 func cmdToolsGet(ctx context.Context, args []string, s stdio) int {

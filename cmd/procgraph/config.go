@@ -18,6 +18,7 @@ import (
 	"github.com/peterbourgon/ff/v3"
 
 	"github.com/procgraph/procgraph/gate"
+	"github.com/procgraph/procgraph/mcpdispatch"
 	"github.com/procgraph/procgraph/notify"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/sandbox"
@@ -41,6 +42,10 @@ type serveConfig struct {
 	// UpstreamsFile is the upstreams file (mcpdispatch.ParseUpstreams):
 	// several named MCP servers, exclusive with the --upstream-* flags.
 	UpstreamsFile string
+	// CatalogueRefresh is how often the servers of UpstreamsFile are
+	// listed for the catalogue (0: at start, on tools/list_changed and on
+	// reconnection only).
+	CatalogueRefresh time.Duration
 	// Auth is "tokens" (the default) or "off" (loopback only: docs/design.md
 	// "Secure by default"). With tokens, TokensFile is the file in effect,
 	// absolute (see tokensFilePath), and TokensDefault says it is the one
@@ -132,6 +137,7 @@ func (c *serveConfig) serveFlags(fs *flag.FlagSet) *settings {
 	s.add(&text{&c.NotifyFormat, oneOf(notify.FormatJSON, notify.FormatSlack)}, "notify-format", notify.FormatJSON, "json (the event) or slack (text and blocks, as Slack's incoming webhooks take)")
 	s.add(&text{&c.PublicURL, httpURL}, "public-url", "", "where people reach this server (http or https), for the console links of notifications; default the listen address")
 	s.add(&text{&c.UpstreamsFile, nonBlank}, "upstreams", "", "upstreams file: several MCP servers as an mcpServers object (the Claude Desktop / Cursor / Claude Code format); a server's tool T is PREFIX__T; exclusive with --upstream-*")
+	s.add(&duration{&c.CatalogueRefresh, 0, 24 * time.Hour}, "catalogue-refresh", mcpdispatch.DefaultRefreshInterval.String(), "how often the catalogue follows what the --upstreams servers list (also at start, on their tools/list_changed and when one reconnects); 0: only then; else at least 1s")
 	s.add(&text{&c.Auth, oneOf(authTokens, authOff)}, "auth", authTokens, "tokens (bearer tokens, the default) or off (every caller anonymous with every scope but MCP's grant; loopback only)")
 	s.add(&text{&c.TokensFile, nil}, "tokens-file", "", "bearer tokens file (hashes and scopes); a relative path is resolved against the data file's directory; default "+defaultTokensFile+" next to the data file, created at first start (required with --store neo4j)")
 	s.add((*strictBool)(&c.AllowMutatingAutorun), "allow-mutating-autorun", "false", "true or false: expose and grant state-changing procedures (interactive phase only)")
@@ -189,6 +195,9 @@ func parseServeConfigEnv(args []string, getenv func(string) string) (*serveConfi
 func (c *serveConfig) resolve() error {
 	if err := c.resolveStore(); err != nil {
 		return err
+	}
+	if c.CatalogueRefresh > 0 && c.CatalogueRefresh < time.Second {
+		return fmt.Errorf("--catalogue-refresh / PROCGRAPH_CATALOGUE_REFRESH: %s is under 1s (0 turns the timer off)", c.CatalogueRefresh)
 	}
 	if c.AuditRetention > 0 && c.AuditArchiveDir == "" {
 		return fmt.Errorf("--audit-retention needs --audit-archive-dir: the store is archived before anything is pruned")

@@ -29,6 +29,7 @@ func TestServeSettings(t *testing.T) {
 		{"upstream-mcp", "https://tools.example/mcp", func(c *serveConfig) any { return c.UpstreamMCP }, "https://tools.example/mcp"},
 		{"upstream-mcp-command", `server --name "a b"`, func(c *serveConfig) any { return c.UpstreamMCPCommand }, []string{"server", "--name", "a b"}},
 		{"upstreams", "/etc/procgraph/upstreams.json", func(c *serveConfig) any { return c.UpstreamsFile }, "/etc/procgraph/upstreams.json"},
+		{"catalogue-refresh", "0", func(c *serveConfig) any { return c.CatalogueRefresh }, time.Duration(0)},
 		{"tokens-file", "/etc/procgraph/t.json", func(c *serveConfig) any { return c.TokensFile }, "/etc/procgraph/t.json"},
 		{"auth", "off", func(c *serveConfig) any { return c.Auth }, "off"},
 		{"allow-mutating-autorun", "true", func(c *serveConfig) any { return c.AllowMutatingAutorun }, true},
@@ -115,9 +116,18 @@ func TestServeSettings(t *testing.T) {
 			MaxInflightBytes: 256 << 20, MaxCallBytes: 4 << 20, MCPMaxSessions: 1024, MCPMaxSessionsPerToken: 64,
 			MaxPendingApprovals: 32, MaxPendingPerRequester: 8, ApprovalTimeout: 330 * time.Second,
 			MaxWaiters: 1024, MaxConcurrentSearches: 2 * runtime.NumCPU(), DemoteAfter: 3, RecordResponses: true, RecordingsPerVersion: 3,
-			NotifyFormat: "json"}
+			NotifyFormat: "json", CatalogueRefresh: 5 * time.Minute}
 		if !reflect.DeepEqual(*c, want) {
 			t.Fatalf("got %+v, want %+v", *c, want)
+		}
+	})
+	t.Run("a catalogue refresh under 1s is refused, 0 is off", func(t *testing.T) {
+		if _, err := parseServeConfig([]string{"--catalogue-refresh", "10ms"}); err == nil || !strings.Contains(err.Error(), "--catalogue-refresh / PROCGRAPH_CATALOGUE_REFRESH") {
+			t.Fatalf("10ms: %v", err)
+		}
+		t.Setenv("PROCGRAPH_CATALOGUE_REFRESH", "90s")
+		if c, err := parseServeConfig(nil); err != nil || c.CatalogueRefresh != 90*time.Second {
+			t.Fatalf("the twin: %v", err)
 		}
 	})
 	t.Run("the per-requester pending default follows a lower total", func(t *testing.T) {

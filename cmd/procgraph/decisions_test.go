@@ -143,8 +143,9 @@ func TestEscapeFormsAreRefused(t *testing.T) {
 		{"tools in a list", summary + "l = [tools]\nreturn l[0].kill_job(panda_id=1)", nil, true},
 		{"nested function getattr", summary + "def g():\n    return getattr(tools, \"retry_\" + \"task\")\nreturn g()(task_id=1)", nil, true},
 		// m = tools.kill_job; m() names kill_job statically: it runs only when
-		// allowed; with kill_job unknown to the catalogue (below) it is refused
-		// even for an operator-reviewed interactive replay.
+		// allowed; with kill_job unknown to the catalogue (below) the replay
+		// is refused before it runs (unknown_tool), even an operator-reviewed
+		// interactive one.
 		{"bound method of an unknown tool", summary + "m = tools.kill_job\nreturn m(panda_id=1)", map[string]any{"phase": "interactive", "reviewed_by": "op"}, false},
 	}
 	names := map[string]string{}
@@ -177,6 +178,13 @@ func TestEscapeFormsAreRefused(t *testing.T) {
 			body := map[string]any{"arguments": map[string]any{"task_id": 9}, "phase": "automatic"}
 			for k, v := range tc.body {
 				body[k] = v
+			}
+			if tc.name == "bound method of an unknown tool" {
+				d := mustError(t, s.invoke(t, names[tc.name], body), 403, "denied")
+				if d["decision"].(map[string]any)["reason"] != "unknown_tool" || len(up.tools()) != 0 {
+					t.Fatalf("replay %v, the upstream saw %v; want denied unknown_tool, nothing called", d, up.tools())
+				}
+				return
 			}
 			out := mustStatus(t, s.invoke(t, names[tc.name], body), 200)
 			e, _ := out["error"].(map[string]any)

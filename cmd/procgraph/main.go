@@ -202,7 +202,7 @@ func (m *Main) open(ctx, bg context.Context) (http.Handler, error) {
 			return nil, fmt.Errorf("--tools / PROCGRAPH_TOOLS: %v", err)
 		}
 	}
-	dispatcher, gateway, closeDispatcher, err := newDispatcher(ctx, cfg, log)
+	dispatcher, gateway, refresher, closeDispatcher, err := newDispatcher(ctx, cfg, log)
 	if err != nil {
 		return nil, err
 	}
@@ -236,6 +236,9 @@ func (m *Main) open(ctx, bg context.Context) (http.Handler, error) {
 			return nil, fmt.Errorf("loading the catalogue: %v", fault.ErrorMessage(err))
 		}
 		log.Info().Int("tools", len(cat.Tools)).Str("revision", cat.Revision).Msg("catalogue loaded")
+	}
+	if refresher != nil {
+		m.followServers(ctx, bg, refresher, svc)
 	}
 	if gateway != nil {
 		gateway.Route(svc.Catalogue) // each call goes to its tool's server, by the current catalogue

@@ -100,8 +100,9 @@ func newFormattedLogger(w io.Writer, level, format string) zerolog.Logger {
 // Every upstream is a Gateway, which routes each call by the catalogue
 // entry of its tool (Gateway.Route is set once the service exists): the
 // --upstream-* flags are its one unnamed server, --upstreams its servers
-// by key.
-func newDispatcher(ctx context.Context, cfg *serveConfig, log zerolog.Logger) (replay.Dispatcher, *mcpdispatch.Gateway, func() error, error) {
+// by key, whose tools the catalogue follows (the Refresher, nil for the
+// --upstream-* flags: refresh.go).
+func newDispatcher(ctx context.Context, cfg *serveConfig, log zerolog.Logger) (replay.Dispatcher, *mcpdispatch.Gateway, *mcpdispatch.Refresher, func() error, error) {
 	nothing := func() error { return nil }
 	unnamed := func(d mcpdispatch.Caller) *mcpdispatch.Gateway {
 		return mcpdispatch.NewGateway(map[string]mcpdispatch.Caller{"": d}, nil)
@@ -112,35 +113,35 @@ func newDispatcher(ctx context.Context, cfg *serveConfig, log zerolog.Logger) (r
 		// --max-call-bytes.
 		d, err := replay.NewHTTPDispatcher(cfg.UpstreamHTTP, replay.HTTPOptions{MaxResponseBytes: cfg.MaxCallBytes + 64<<10})
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("--upstream-http / PROCGRAPH_UPSTREAM_HTTP: %v", err)
+			return nil, nil, nil, nil, fmt.Errorf("--upstream-http / PROCGRAPH_UPSTREAM_HTTP: %v", err)
 		}
 		warnUnreachable(ctx, cfg.UpstreamHTTP, log)
 		g := unnamed(d)
-		return g, g, nothing, nil
+		return g, g, nil, nothing, nil
 	case cfg.UpstreamMCP != "":
 		d, err := mcpdispatch.NewHTTP(ctx, cfg.UpstreamMCP, mcpdispatch.Options{Logger: log, MaxResultBytes: cfg.MaxCallBytes})
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("--upstream-mcp / PROCGRAPH_UPSTREAM_MCP: %v", err)
+			return nil, nil, nil, nil, fmt.Errorf("--upstream-mcp / PROCGRAPH_UPSTREAM_MCP: %v", err)
 		}
 		g := unnamed(d)
-		return g, g, d.Close, nil
+		return g, g, nil, d.Close, nil
 	case len(cfg.UpstreamMCPCommand) > 0:
 		d, err := mcpdispatch.NewCommand(ctx, cfg.UpstreamMCPCommand, mcpdispatch.Options{Logger: log, MaxResultBytes: cfg.MaxCallBytes})
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("--upstream-mcp-command / PROCGRAPH_UPSTREAM_MCP_COMMAND: %v", err)
+			return nil, nil, nil, nil, fmt.Errorf("--upstream-mcp-command / PROCGRAPH_UPSTREAM_MCP_COMMAND: %v", err)
 		}
 		g := unnamed(d)
-		return g, g, d.Close, nil
+		return g, g, nil, d.Close, nil
 	case cfg.UpstreamsFile != "":
-		g, err := openUpstreams(ctx, cfg, log)
+		g, ref, err := openUpstreams(ctx, cfg, log)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, nil, err
 		}
-		return g, g, g.Close, nil
+		return g, g, ref, g.Close, nil
 	}
 	return replay.DispatcherFunc(func(ctx context.Context, tool string, args map[string]any) (any, error) {
 		return nil, fmt.Errorf("no upstream is configured (set --upstream-http, --upstream-mcp, --upstream-mcp-command or --upstreams)")
-	}), nil, nothing, nil
+	}), nil, nil, nothing, nil
 }
 
 // openUpstreams opens the servers of the --upstreams file (docs/design.md
@@ -149,22 +150,25 @@ func newDispatcher(ctx context.Context, cfg *serveConfig, log zerolog.Logger) (r
 // catalogue name refuse the start. A server that does not answer does not:
 // it is logged with its key, its calls fail fast, and it is connected in
 // the background with backoff (mcpdispatch.Dispatcher.Supervise).
-func openUpstreams(ctx context.Context, cfg *serveConfig, log zerolog.Logger) (*mcpdispatch.Gateway, error) {
+func openUpstreams(ctx context.Context, cfg *serveConfig, log zerolog.Logger) (*mcpdispatch.Gateway, *mcpdispatch.Refresher, error) {
 	setting := "--upstreams / PROCGRAPH_UPSTREAMS"
 	ups, err := mcpdispatch.ReadUpstreams(cfg.UpstreamsFile)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %s: %v", setting, cfg.UpstreamsFile, err)
+		return nil, nil, fmt.Errorf("%s: %s: %v", setting, cfg.UpstreamsFile, err)
 	}
+	ref := mcpdispatch.NewRefresher(ups, mcpdispatch.RefreshOptions{Interval: cfg.CatalogueRefresh, Logger: log})
 	g, ds, err := mcpdispatch.OpenUpstreams(ctx, ups, mcpdispatch.GatewayOptions{Supervise: true,
-		Base: mcpdispatch.Options{Logger: log, MaxResultBytes: cfg.MaxCallBytes}})
+		Base: mcpdispatch.Options{Logger: log, MaxResultBytes: cfg.MaxCallBytes}, OnToolsChanged: ref.Notify})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", setting, err)
+		return nil, nil, fmt.Errorf("%s: %v", setting, err)
 	}
+	ref.Attach(ds)
 	answered := map[string]*mcpdispatch.Dispatcher{}
 	for key, err := range mcpdispatch.Connect(ctx, ds) {
 		if err != nil {
 			log.Error().Str("server", key).Str("error", ptext.Bounded(err.Error(), 512)).
 				Msg("upstream server did not start: its calls fail until it answers; retried with backoff")
+			ref.MarkDown(key) // the start's catalogue refresh does not wait for it
 			continue
 		}
 		answered[key] = ds[key]
@@ -172,7 +176,7 @@ func openUpstreams(ctx context.Context, cfg *serveConfig, log zerolog.Logger) (*
 	tools, skipped, err := mcpdispatch.ListAll(ctx, ups, answered)
 	if err != nil {
 		_ = g.Close()
-		return nil, fmt.Errorf("%s: %v", setting, err)
+		return nil, nil, fmt.Errorf("%s: %v", setting, err)
 	}
 	for _, sk := range skipped {
 		log.Warn().Str("server", sk.Server).Str("tool", ptext.VisibleLine(sk.Name)).Str("reason", sk.Reason).Msg("upstream tool not callable")
@@ -184,7 +188,7 @@ func openUpstreams(ctx context.Context, cfg *serveConfig, log zerolog.Logger) (*
 	for key := range answered {
 		log.Info().Str("server", key).Int("tools", perServer[key]).Msg("upstream server started")
 	}
-	return g, nil
+	return g, ref, nil
 }
 
 // newHandler serves the HTTP API at / and MCP at /mcp (automatic phase:

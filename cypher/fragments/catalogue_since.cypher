@@ -22,6 +22,6 @@ CALL {
   WHERE t.in_catalogue = CASE WHEN revision <> $known_catalogue THEN true END
   WITH t
   ORDER BY t.name
-  RETURN collect(t {.name, .description, .read_only, .external_access, .input_schema, .output_schema, .server, .upstream_name}) AS tools
+  RETURN collect(t {.name, .description, .read_only, .external_access, .input_schema, .output_schema, .server, .upstream_name, .listed}) AS tools
 }
 WITH *, revision IS NOT NULL AND revision = $known_catalogue AS same

@@ -4,4 +4,4 @@
 MATCH (t:Tool {in_catalogue: true})
 WHERE NOT t.name IN $names
 SET t.in_catalogue = false
-REMOVE t.description, t.read_only, t.external_access, t.input_schema, t.output_schema, t.server, t.upstream_name, t.contract, t.contract_key;
+REMOVE t.description, t.read_only, t.external_access, t.input_schema, t.output_schema, t.server, t.upstream_name, t.listed, t.contract, t.contract_key;

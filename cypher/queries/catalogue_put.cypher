@@ -1,6 +1,6 @@
 // Stores the catalogue: its revision on the Catalogue node, and each tool's
 // properties on its Tool node (input_schema and output_schema are JSON
-// strings; server and upstream_name null when empty; contract is the
+// strings; server, upstream_name and listed null when empty; contract is the
 // tool's procedures.ToolContract as JSON and contract_key its Key, which
 // versions' baselines are made of).
 MERGE (c:Catalogue {id: 'current'})
@@ -16,5 +16,6 @@ SET t.in_catalogue = true,
     t.output_schema = tool.output_schema,
     t.server = tool.server,
     t.upstream_name = tool.upstream_name,
+    t.listed = tool.listed,
     t.contract = tool.contract,
     t.contract_key = tool.contract_key;

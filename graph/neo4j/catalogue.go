@@ -114,6 +114,7 @@ func decodeCatalogue(recs []*neo4j.Record) (*procedures.Catalogue, error) {
 			ExternalAccess: r.bool("external_access"),
 			Server:         r.str("server"),
 			UpstreamName:   r.str("upstream_name"),
+			Listed:         r.str("listed"),
 		}
 		r.json("input_schema", &t.InputSchema)
 		r.json("output_schema", &t.OutputSchema)
@@ -169,6 +170,7 @@ func putCatalogueIn(ctx context.Context, tx neo4j.ManagedTransaction, c *procedu
 			"output_schema":   out,
 			"server":          nullIfEmpty(t.Server),
 			"upstream_name":   nullIfEmpty(t.UpstreamName),
+			"listed":          nullIfEmpty(t.Listed),
 			"contract":        string(cj),
 			"contract_key":    contract.Key(),
 		}

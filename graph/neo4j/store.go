@@ -16,7 +16,7 @@
 //	             grant_*})
 //	(:Procedure)-[:CALLS]->(:Tool {name, in_catalogue, description, read_only,
 //	                               external_access, input_schema, server,
-//	                               upstream_name})
+//	                               upstream_name, listed})
 //	(:Procedure)-[:HAS_VERSION]->(:ProcedureVersion {id, procedure, code_hash,
 //	             code, dialect, parameters, input_schema, opaque, warnings,
 //	             summary, metadata, captured_at, frequency, status})

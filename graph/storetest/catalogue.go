@@ -34,6 +34,8 @@ func testCatalogue(t *testing.T, newStore NewStore) {
 				InputSchema: map[string]any{"type": "object", "properties": map[string]any{"q": map[string]any{"type": "string", "maxLength": 200}}, "required": []any{"q"}}},
 			{Name: "kill_job", Description: "Kill", ReadOnly: false, Server: "jobs.v2", UpstreamName: "kill-job ü"},
 		}
+		// As a server listed it: a refresh follows it (procedures.Tool.Listed).
+		tools[1].Listed = procedures.ListedHash(tools[1])
 		second, err := procedures.NewCatalogue(tools)
 		if err != nil {
 			t.Fatal(err)
@@ -54,7 +56,7 @@ func testCatalogue(t *testing.T, newStore NewStore) {
 		for i, want := range second.Tools {
 			g := got.Tools[i]
 			if g.Name != want.Name || g.Description != want.Description || g.ReadOnly != want.ReadOnly || g.ExternalAccess != want.ExternalAccess ||
-				g.Server != want.Server || g.UpstreamName != want.UpstreamName {
+				g.Server != want.Server || g.UpstreamName != want.UpstreamName || g.Listed != want.Listed || g.FollowsServer() != want.FollowsServer() {
 				t.Errorf("tool %d = %+v, want %+v", i, g, want)
 			}
 			requireEqual(t, want.Name+" input schema", any(g.InputSchema), JSONValue(t, want.InputSchema))
@@ -79,7 +81,7 @@ func testCatalogue(t *testing.T, newStore NewStore) {
 		if err != nil {
 			t.Fatalf("Catalogue: %v", err)
 		}
-		if len(got.Tools) != 1 || got.Tools[0].Server != "" || got.Tools[0].UpstreamName != "" || got.Revision != third.Revision {
+		if len(got.Tools) != 1 || got.Tools[0].Server != "" || got.Tools[0].UpstreamName != "" || got.Tools[0].Listed != "" || got.Revision != third.Revision {
 			t.Fatalf("after a put without the route: %+v (revision %s, want %s)", got.Tools, got.Revision, third.Revision)
 		}
 	})

@@ -119,6 +119,7 @@ var (
 		Nullable(Field{Name: "input_schema", Type: Object}), Nullable(Field{Name: "output_schema", Type: Object}),
 		Opt(Field{Name: "server", Type: String, MaxBytes: MaxServerKeyBytes, Doc: "the upstream server's key (the upstreams file); absent for the unnamed server of the --upstream-* flags"}),
 		Opt(Field{Name: "upstream_name", Type: String, MinBytes: 1, MaxBytes: MaxUpstreamNameBytes, Doc: "the tool's name on its server, sent on the wire (default: name)"}),
+		Opt(Field{Name: "listed", Type: String, MaxBytes: 80, Doc: "the hash of the entry as its server listed it (tools import, a refresh): while the entry is exactly that, a catalogue refresh follows the server; an edited entry is the operator's, kept"}),
 		Opt(Field{Name: "schema_hash", Type: String, MaxBytes: 80, Doc: "computed by the server; ignored"})}}
 
 	// The find filters (GET /v1/procedures, find_all_procedures).
