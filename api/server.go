@@ -45,6 +45,9 @@ type Config struct {
 	// Dumps is the store GET /v1/export writes a dump of (dump.Write);
 	// without it the route answers invalid: the store cannot be exported.
 	Dumps dump.Store
+	// Tokens manages the store's bearer tokens (*tokens.Manager); without
+	// it the token routes answer unavailable.
+	Tokens TokenAdmin
 }
 
 // Server is procgraph's HTTP API.
@@ -61,6 +64,7 @@ type Server struct {
 	mcpPaths map[string]string
 	turns    TurnGate
 	dumps    dump.Store
+	tokens   TokenAdmin
 
 	maxStreams int          // bound on open change streams
 	streams    atomic.Int64 // open change streams
@@ -74,7 +78,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{svc: cfg.Service, replay: cfg.Replayer, auth: cfg.Auth, metrics: cfg.Metrics,
 		log: cfg.Logger, maxBody: cfg.MaxBody, schemas: schemas, mcpPaths: cfg.MCPPaths, turns: cfg.Turns,
-		dumps: cfg.Dumps, maxStreams: cfg.MaxChangeStreams}
+		dumps: cfg.Dumps, tokens: cfg.Tokens, maxStreams: cfg.MaxChangeStreams}
 	if s.maxStreams <= 0 {
 		s.maxStreams = DefaultMaxChangeStreams
 	}
@@ -158,7 +162,7 @@ func (s *Server) routeTable() []route {
 		{method: "GET", pattern: "/v1/decisions", scope: auth.ScopeRead, handler: s.decisions, summary: "The audit log, newest first", query: decisionParams, response: "Decisions"},
 		{method: "GET", pattern: "/v1/export", scope: auth.ScopeAdmin, handler: s.export, summary: "Everything the store holds as a line-delimited JSON dump, streamed (procgraph import loads it); with_recordings=true adds the recordings and needs the grant scope too", query: exportParams},
 		{method: "GET", pattern: "/v1/backup", scope: auth.ScopeAdmin, recordings: true, handler: s.backup, summary: "A consistent copy of the embedded store's file, taken while serving; it holds the recordings, so it needs the grant scope too"},
-	}, s.turnRoutes()...)
+	}, append(s.turnRoutes(), s.tokenRoutes()...)...)
 }
 
 func (s *Server) routes() chi.Router {

@@ -38,12 +38,16 @@ var (
 	bBaselines   = []byte("version_baselines")      // name 0 hash → the version's baseline keys, "\n" between (putVersion)
 	bHealth      = []byte("version_health")         // name 0 hash → the version's health vector, varints (health.go)
 	bRecordings  = []byte("recordings")             // name 0 hash 0 id → recorded_at (u64 ms) body (recordings.go)
+	bTokens      = []byte("tokens")                 // holder → tokenRecord (JSON) (tokens.go)
+	bTokenHashes = []byte("token_hashes")           // sha256 hex → holder
+	bTokenRevs   = []byte("token_revisions")        // revision (u64) → holder: each record under its last change's revision
 )
 
 var allBuckets = [][]byte{
 	bMeta, bProcs, bVersions, bKeysProc, bKeysVersion, bKeysEdge, bCauses, bEdgesPC, bEdgesCP,
 	bGrants, bDecisions, bDecisionIDs, bDecByProc, bCatalogue, bRank, bRankByName, bToolProcs, bRefs, bClasses,
 	bToolClasses, bTurns, bPending, bPolicies, bSearch, bBaselines, bHealth, bRecordings,
+	bTokens, bTokenHashes, bTokenRevs,
 }
 
 var (
@@ -53,6 +57,9 @@ var (
 	// metaBaselines is set once every version stored before drift was kept
 	// has its baseline (upgradeBaselines).
 	metaBaselines = []byte("baselines")
+	// metaTokenRevision is the store's token revision (u64), bumped by every
+	// change of a token (tokens.go).
+	metaTokenRevision = []byte("token_revision")
 )
 
 // schemaVersion is the layout this package reads and writes. Schema

@@ -70,6 +70,7 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) procedures.Store) {
 		{"Health", testHealth},
 		{"Demotion", testDemotion},
 		{"Recordings", testRecordings},
+		{"Tokens", testTokens},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) { g.run(t, newStore) })
