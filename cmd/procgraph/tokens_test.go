@@ -380,3 +380,35 @@ func TestTokensTwoInstancesOnNeo4j(t *testing.T) {
 		mustNoTokenIn(t, "the log", s.logs.String(), alice, bob, bob2, ft.operator, ft.agent)
 	}
 }
+
+// TestTokensFileImportedAtStart: a tokens file is imported into the store
+// at start (audited, actor tokens-file); a token revoked in the store stays
+// revoked when serve starts again with the same file (a warning names its
+// holder), and a holder added to the file later is imported then.
+func TestTokensFileImportedAtStart(t *testing.T) {
+	dir := t.TempDir()
+	data, file := filepath.Join(dir, "p.db"), filepath.Join(dir, "team.json")
+	admin := mustCreateToken(t, file, "admin", "read,admin")
+	ci := mustCreateToken(t, file, "ci", "read")
+	s := mustServe(t, serverOpts{Data: data, TokensFile: file})
+	acceptedBy(t, ci, []string{"read"}, "a token of the tokens file", s)
+	if code, _, errOut := runMainWith(t, tokenEnv(s, admin), "token", "revoke", "ci", "--server"); code != 0 {
+		t.Fatalf("revoke ci: exit %d %s", code, errOut)
+	}
+	refusedBy(t, ci, "a revoked token of the tokens file", s)
+	s.Stop(t)
+
+	late := mustCreateToken(t, file, "late", "read")
+	again := mustServe(t, serverOpts{Data: data, TokensFile: file})
+	if st, _ := whoami(t, again, ci); st != 401 {
+		t.Fatalf("a token revoked in the store came back from the tokens file: %d", st)
+	}
+	if !strings.Contains(again.logs.String(), `"holders":["ci"]`) {
+		t.Fatalf("no warning names ci:\n%s", again.logs.String())
+	}
+	acceptedBy(t, late, []string{"read"}, "a holder added to the tokens file", again)
+	r := again.send(t, req{Method: "GET", Path: "/v1/decisions?kind=token", Token: &admin})
+	if !strings.Contains(string(r.Body), `"actor":"tokens-file"`) || !strings.Contains(string(r.Body), `"reason":"token_imported"`) {
+		t.Fatalf("the import is not audited:\n%s", r.Body)
+	}
+}
