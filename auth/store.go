@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
 	"sync"
@@ -18,15 +19,15 @@ import (
 // it was revoked (zero: live). Revision is the store's token revision of
 // the record's last change (TokenSource.TokensSince).
 type TokenRecord struct {
-	Holder     string    `json:"holder"`
-	SHA256     string    `json:"-"`
-	Scopes     []string  `json:"scopes"`
-	CreatedAt  time.Time `json:"created_at"`
-	CreatedBy  string    `json:"created_by"`
-	ExpiresAt  time.Time `json:"expires_at,omitzero"`
-	LastUsedAt time.Time `json:"last_used_at,omitzero"`
-	RevokedAt  time.Time `json:"revoked_at,omitzero"`
-	Revision   int64     `json:"-"`
+	Holder     string
+	SHA256     string
+	Scopes     []string
+	CreatedAt  time.Time
+	CreatedBy  string
+	ExpiresAt  time.Time
+	LastUsedAt time.Time
+	RevokedAt  time.Time
+	Revision   int64
 }
 
 // Live reports whether r is neither revoked nor expired at now.
@@ -180,12 +181,12 @@ func (l *liveTokens) sync(ctx context.Context) error {
 		if !r.RevokedAt.IsZero() {
 			continue
 		}
-		var h [32]byte
-		if raw, err := hex.DecodeString(r.SHA256); err != nil || len(raw) != len(h) {
+		raw, err := hex.DecodeString(r.SHA256)
+		if err != nil || len(raw) != sha256.Size {
 			continue // not a hash: no token matches it
-		} else {
-			copy(h[:], raw)
 		}
+		var h [32]byte
+		copy(h[:], raw)
 		t := &liveToken{hash: h, expires: r.ExpiresAt, principal: Principal{Name: r.Holder, Scopes: map[Scope]bool{}}}
 		for _, s := range r.Scopes {
 			t.principal.Scopes[Scope(s)] = true

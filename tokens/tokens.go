@@ -23,6 +23,9 @@ import (
 // revision, and commits its audit record d in the same transaction.
 type Store interface {
 	auth.TokenSource
+	// Token returns holder's record (revoked or not), nil when there is
+	// none.
+	Token(ctx context.Context, holder string) (*auth.TokenRecord, error)
 	// CreateToken stores rec. A holder with a live record, or a revoked
 	// one unless reuse, or a hash another record holds, is a
 	// fault.CodeConflict and nothing is written.
@@ -125,16 +128,14 @@ func (m *Manager) List(ctx context.Context) ([]auth.TokenRecord, error) {
 
 // live returns holder's live (unrevoked) record.
 func (m *Manager) live(ctx context.Context, holder string) (auth.TokenRecord, error) {
-	recs, err := m.List(ctx)
+	r, err := m.store.Token(ctx, holder)
 	if err != nil {
 		return auth.TokenRecord{}, err
 	}
-	for _, r := range recs {
-		if r.Holder == holder && r.RevokedAt.IsZero() {
-			return r, nil
-		}
+	if r == nil || !r.RevokedAt.IsZero() {
+		return auth.TokenRecord{}, fault.Errorf(fault.CodeNotFound, "no live token of holder %q", holder)
 	}
-	return auth.TokenRecord{}, fault.Errorf(fault.CodeNotFound, "no live token of holder %q", holder)
+	return *r, nil
 }
 
 // Rotate gives holder a new token in place of its live one, with the same

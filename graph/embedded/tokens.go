@@ -229,6 +229,22 @@ func (s *Store) CreateFirstTokens(ctx context.Context, recs []auth.TokenRecord, 
 	return created, err
 }
 
+// Token returns holder's record, nil when there is none (see
+// tokens.Store).
+func (s *Store) Token(ctx context.Context, holder string) (*auth.TokenRecord, error) {
+	var out *auth.TokenRecord
+	err := s.view(ctx, func(tx *bolt.Tx) error {
+		out = nil
+		r, err := getToken(tx, holder)
+		if r != nil {
+			rec := r.record()
+			out = &rec
+		}
+		return err
+	})
+	return out, err
+}
+
 // TokensSince returns the token records changed after revision rev (all
 // for 0) and the current token revision (see auth.TokenSource).
 func (s *Store) TokensSince(ctx context.Context, rev int64) ([]auth.TokenRecord, int64, error) {

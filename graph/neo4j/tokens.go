@@ -183,6 +183,23 @@ func (s *Store) CreateFirstTokens(ctx context.Context, recs []auth.TokenRecord, 
 	return err == nil, err
 }
 
+// Token returns holder's record, nil when there is none (see
+// tokens.Store).
+func (s *Store) Token(ctx context.Context, holder string) (*auth.TokenRecord, error) {
+	recs, err := query(ctx, s, "token", neo4j.AccessModeRead, "token_get", map[string]any{"holder": holder, "sha256": ""})
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) != 1 {
+		return nil, s.mapError("token", errRows("token_get", len(recs)))
+	}
+	r, err := decodeToken(field(recs[0], "token"))
+	if err != nil {
+		return nil, s.mapError("token", err)
+	}
+	return r, nil
+}
+
 // TokensSince returns the token records changed after revision rev (all
 // for 0) and the current token revision (see auth.TokenSource): one read.
 func (s *Store) TokensSince(ctx context.Context, rev int64) ([]auth.TokenRecord, int64, error) {

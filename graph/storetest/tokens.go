@@ -105,6 +105,12 @@ func testTokens(t *testing.T, newStore NewStore) {
 		if recs, rev := mustTokensSince(t, s, 1); len(recs) != 0 || rev != 1 {
 			t.Fatalf("TokensSince(1) = %+v at %d, want none", recs, rev)
 		}
+		if r, err := s.Token(ctx, "bob"); err != nil || r == nil || r.SHA256 != got.SHA256 || r.Revision != 1 {
+			t.Fatalf("Token(bob) = %+v, %v", r, err)
+		}
+		if r, err := s.Token(ctx, "nobody"); err != nil || r != nil {
+			t.Fatalf("Token(nobody) = %+v, %v; want none", r, err)
+		}
 	})
 
 	t.Run("rotate, revoke, reuse", func(t *testing.T) {
