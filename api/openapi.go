@@ -222,7 +222,7 @@ func operation(rt route) *Operation {
 		op.Responses = map[string]Response{"201": jsonResponse("Created: the token, shown once", rt.response), "default": op.Responses["default"]}
 	}
 	if rt.body != "" {
-		op.RequestBody = &RequestBody{Required: rt.method != "DELETE" && rt.body != "ReasonBody",
+		op.RequestBody = &RequestBody{Required: rt.method != "DELETE" && rt.body != "ReasonBody" && rt.body != "TokenRotate",
 			Content: map[string]MediaType{"application/json": {Schema: schemaRef(rt.body)}}}
 	}
 	switch {
