@@ -218,8 +218,8 @@ func (m *Main) open(ctx, bg context.Context) (http.Handler, error) {
 	if err := refuseUnfinishedImport(ctx, store, cfg, "it is not served"); err != nil {
 		return nil, err
 	}
-	// After the store opened: a data path that is not a store creates no
-	// tokens file beside it.
+	// After the store opened: a data path that is not a store gets no
+	// credential files beside it.
 	tokenStore, ok := store.(tokens.Store)
 	if !ok {
 		return nil, fault.Errorf(fault.CodeInternal, "store %T keeps no tokens", store)
@@ -380,10 +380,11 @@ const tokensFileActor = "tokens-file"
 // given must list at least one token (auth.LoadTokensFile's rule: fail
 // closed).
 func readServeTokensFile(path string) (*auth.TokensFile, error) {
-	if _, err := auth.LoadTokensFile(path); err != nil {
-		return nil, err
+	f, err := auth.ReadTokensFile(path)
+	if err == nil && len(f.Tokens) == 0 {
+		_, err = auth.LoadTokensFile(path) // its refusal of an empty file
 	}
-	return auth.ReadTokensFile(path)
+	return f, err
 }
 
 // credentialDir is where the first start keeps the operator's and the
