@@ -5,9 +5,11 @@ import (
 	"io"
 	"time"
 
+	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
+	"github.com/procgraph/procgraph/tokens"
 )
 
 // Service is what the HTTP API asks of the domain: the methods of
@@ -61,9 +63,19 @@ type TurnGate interface {
 	RevokePolicies(ctx context.Context, sessionID, prefix, actor string) (int, []procedures.Decision, error)
 }
 
+// TokenAdmin is what the HTTP API asks of the store's tokens
+// (*tokens.Manager).
+type TokenAdmin interface {
+	Create(ctx context.Context, r tokens.CreateRequest) (tokens.Created, error)
+	List(ctx context.Context) ([]auth.TokenRecord, error)
+	Rotate(ctx context.Context, holder string, expiresAt time.Time, actor string) (tokens.Created, error)
+	Revoke(ctx context.Context, holder, actor string) (auth.TokenRecord, error)
+}
+
 // The production types implement the interfaces (checked at compile time).
 var (
-	_ Service  = (*procedures.Service)(nil)
-	_ Replayer = (*replay.Replayer)(nil)
-	_ TurnGate = (*gate.Gate)(nil)
+	_ Service    = (*procedures.Service)(nil)
+	_ Replayer   = (*replay.Replayer)(nil)
+	_ TurnGate   = (*gate.Gate)(nil)
+	_ TokenAdmin = (*tokens.Manager)(nil)
 )

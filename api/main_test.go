@@ -20,6 +20,7 @@ import (
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/sandbox"
+	"github.com/procgraph/procgraph/tokens"
 )
 
 // TestMain makes the test binary a sandbox worker when a Pool starts it.
@@ -76,7 +77,8 @@ func mustEnv(tb testing.TB, o envOpts) *env {
 	})
 	rp := replay.New(svc, o.runner, disp, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}})
 	tg := gate.New(rp, st, gate.Options{})
-	srv, err := New(Config{Service: svc, Replayer: rp, Turns: tg, Dumps: st, Auth: o.auth, MaxChangeStreams: o.maxChangeStreams, Upstreams: o.upstreams})
+	srv, err := New(Config{Service: svc, Replayer: rp, Turns: tg, Dumps: st, Auth: o.auth,
+		Tokens: tokens.NewManager(st, procedures.NewRecorder(st, procedures.RecorderOptions{})), MaxChangeStreams: o.maxChangeStreams, Upstreams: o.upstreams})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -138,6 +138,15 @@ var responseSchemas = map[string]string{
 		"frequency": {"type": "integer"}, "captured_at": {"type": "string", "format": "date-time"}, "current": {"type": "boolean"},
 		"stale": {"type": "boolean"}, "drift": {"$ref": "#/components/schemas/Drift"}, "health": {"$ref": "#/components/schemas/Health"},
 		"verification": {"$ref": "#/components/schemas/Verification"}}}`,
+	"TokenList": `{"type": "object", "required": ["tokens"], "properties": {"tokens": {"type": "array", "items": {"$ref": "#/components/schemas/Token"}}}}`,
+	"Token": `{"type": "object", "required": ["holder", "scopes", "created_at", "created_by", "status"], "properties": {
+		"holder": {"type": "string"}, "scopes": {"type": "array", "items": {"type": "string", "enum": ["read", "capture", "invoke", "grant", "admin"]}},
+		"created_at": {"type": "string", "format": "date-time"}, "created_by": {"type": "string"},
+		"expires_at": {"type": "string", "format": "date-time"}, "last_used_at": {"type": "string", "format": "date-time", "description": "written at most once a minute"},
+		"revoked_at": {"type": "string", "format": "date-time"}, "status": {"type": "string", "enum": ["live", "expired", "revoked"]}}}`,
+	"TokenCreated": `{"type": "object", "required": ["token", "record"], "properties": {"token": {"type": "string", "description": "the bearer token, answered this once: only its hash is kept"},
+		"record": {"$ref": "#/components/schemas/Token"}}}`,
+	"TokenAnswer": `{"type": "object", "required": ["record"], "properties": {"record": {"$ref": "#/components/schemas/Token"}}}`,
 	"Recordings": `{"type": "object", "required": ["recordings", "total"], "properties": {"total": {"type": "integer"}, "recordings": {"type": "array", "items": {"type": "object",
 		"required": ["id", "procedure", "code_hash", "recorded_at", "arguments", "calls", "result_hash", "bytes"], "properties": {
 		"id": {"type": "string"}, "procedure": {"type": "string"}, "code_hash": {"type": "string"},
@@ -232,8 +241,11 @@ func operation(rt route) *Operation {
 	if rt.response == "CaptureAnswer" {
 		op.Responses["201"] = jsonResponse("Created: the procedure is new", rt.response)
 	}
+	if rt.response == "TokenCreated" && rt.method == "POST" && rt.body == "TokenCreate" {
+		op.Responses = map[string]Response{"201": jsonResponse("Created: the token, shown once", rt.response), "default": op.Responses["default"]}
+	}
 	if rt.body != "" {
-		op.RequestBody = &RequestBody{Required: rt.method != "DELETE" && rt.body != "ReasonBody",
+		op.RequestBody = &RequestBody{Required: rt.method != "DELETE" && rt.body != "ReasonBody" && rt.body != "TokenRotate",
 			Content: map[string]MediaType{"application/json": {Schema: schemaRef(rt.body)}}}
 	}
 	switch {

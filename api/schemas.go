@@ -34,6 +34,8 @@ var requestBodies = map[string]fields.Field{
 	"RetirementPut": fields.Body(fields.Req(fields.Reason.NonEmpty())),
 	"ReasonBody":    fields.Body(fields.Nullable(fields.Reason)),
 	"VerifyRequest": fields.Body(fields.Nullable(fields.VersionHash)),
+	"TokenCreate":   fields.Body(fields.Req(fields.TokenHolder), fields.Req(fields.TokenScopes), fields.Nullable(fields.TokenExpiresIn)),
+	"TokenRotate":   fields.Body(fields.Nullable(fields.TokenExpiresIn)),
 	"InvokeRequest": fields.Body(
 		fields.Nullable(fields.Arguments), fields.Req(fields.Phase), fields.Nullable(fields.SessionID),
 		fields.Nullable(fields.InvokeCause), fields.Nullable(fields.ReviewedBy)),

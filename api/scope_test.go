@@ -65,6 +65,10 @@ func scopeCases(name, hash string, tools any) []scopeCase {
 		{"GET", "/v1/decisions", "read", "/v1/decisions", nil},
 		{"GET", "/v1/export", "admin", "/v1/export", nil},
 		{"GET", "/v1/backup", "admin+grant", "/v1/backup", nil},
+		{"POST", "/v1/tokens", "admin", "/v1/tokens", map[string]any{"holder": "scope-t", "scopes": []string{"read"}}},
+		{"POST", "/v1/tokens/{holder}/rotate", "admin", "/v1/tokens/scope-t/rotate", nil},
+		{"DELETE", "/v1/tokens/{holder}", "admin", "/v1/tokens/scope-t", nil},
+		{"GET", "/v1/tokens", "admin", "/v1/tokens", nil},
 	}
 }
 

@@ -48,6 +48,9 @@ type Config struct {
 	// Upstreams are the upstream servers (*mcpdispatch.Gateway) /readyz
 	// and GET /v1/upstreams report on; without them there are none.
 	Upstreams Upstreams
+	// Tokens manages the store's bearer tokens (*tokens.Manager); without
+	// it the token routes answer unavailable.
+	Tokens TokenAdmin
 }
 
 // Server is procgraph's HTTP API.
@@ -66,6 +69,7 @@ type Server struct {
 	dumps    dump.Store
 	// upstreams are the upstream servers; nil when none is configured.
 	upstreams Upstreams
+	tokens   TokenAdmin
 
 	maxStreams int          // bound on open change streams
 	streams    atomic.Int64 // open change streams
@@ -79,7 +83,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{svc: cfg.Service, replay: cfg.Replayer, auth: cfg.Auth, metrics: cfg.Metrics,
 		log: cfg.Logger, maxBody: cfg.MaxBody, schemas: schemas, mcpPaths: cfg.MCPPaths, turns: cfg.Turns,
-		dumps: cfg.Dumps, maxStreams: cfg.MaxChangeStreams, upstreams: cfg.Upstreams}
+		dumps: cfg.Dumps, tokens: cfg.Tokens, maxStreams: cfg.MaxChangeStreams, upstreams: cfg.Upstreams}
 	if s.maxStreams <= 0 {
 		s.maxStreams = DefaultMaxChangeStreams
 	}
@@ -164,7 +168,7 @@ func (s *Server) routeTable() []route {
 		{method: "GET", pattern: "/v1/decisions", scope: auth.ScopeRead, handler: s.decisions, summary: "The audit log, newest first", query: decisionParams, response: "Decisions"},
 		{method: "GET", pattern: "/v1/export", scope: auth.ScopeAdmin, handler: s.export, summary: "Everything the store holds as a line-delimited JSON dump, streamed (procgraph import loads it); with_recordings=true adds the recordings and needs the grant scope too", query: exportParams},
 		{method: "GET", pattern: "/v1/backup", scope: auth.ScopeAdmin, recordings: true, handler: s.backup, summary: "A consistent copy of the embedded store's file, taken while serving; it holds the recordings, so it needs the grant scope too"},
-	}, s.turnRoutes()...)
+	}, append(s.turnRoutes(), s.tokenRoutes()...)...)
 }
 
 func (s *Server) routes() chi.Router {

@@ -60,9 +60,14 @@ func Anonymous() Principal {
 }
 
 // Authenticator checks bearer tokens. With no tokens, every caller is
-// Anonymous (the server then listens on loopback only).
+// Anonymous (the server then listens on loopback only). Its tokens are a
+// tokens file's (NewAuthenticator) or a store's (NewStoreAuthenticator,
+// store.go: the store's tokens kept in memory and brought up to date at
+// most SyncEvery after the last look, so that a token revoked on any
+// instance is refused by every instance within it).
 type Authenticator struct {
 	entries []authEntry
+	live    *liveTokens // nil: entries are the tokens
 }
 
 type authEntry struct {
@@ -92,7 +97,7 @@ func NewAuthenticator(f *TokensFile) *Authenticator {
 }
 
 // Enabled reports whether tokens are required.
-func (a *Authenticator) Enabled() bool { return a != nil && len(a.entries) > 0 }
+func (a *Authenticator) Enabled() bool { return a != nil && (a.live != nil || len(a.entries) > 0) }
 
 // Authenticate returns the principal for the request's bearer token. It
 // compares the token's hash against every entry in constant time. Errors
@@ -106,13 +111,19 @@ func (a *Authenticator) Authenticate(r *http.Request) (Principal, error) {
 	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
 		return Principal{}, fault.Errorf(fault.CodeUnauthorized, "a bearer token is required")
 	}
-	return a.Check(strings.TrimSpace(token))
+	return a.Check(r.Context(), strings.TrimSpace(token))
 }
 
-// Check returns the principal of token, comparing its hash against every
-// entry in constant time. Errors have code unauthorized.
-func (a *Authenticator) Check(token string) (Principal, error) {
+// Check returns the principal of token. A store's tokens are looked up by
+// the token's hash and the hash compared in constant time (checkLive); a
+// tokens file's hash is compared against every entry in constant time.
+// Errors have code unauthorized (unavailable when the store cannot be
+// read: no token is then accepted).
+func (a *Authenticator) Check(ctx context.Context, token string) (Principal, error) {
 	sum := sha256.Sum256([]byte(token))
+	if a.live != nil {
+		return a.live.check(ctx, sum)
+	}
 	found := -1
 	for i := range a.entries {
 		if subtle.ConstantTimeCompare(sum[:], a.entries[i].hash[:]) == 1 {

@@ -291,7 +291,8 @@ type Store interface {
 	Dump(ctx context.Context, sink Sink, opts DumpOptions) error
 
 	// Empty reports whether the store holds no procedure, cause, decision
-	// or catalogue tool.
+	// or catalogue tool; its tokens and their audit records (kind token)
+	// do not count: they are not data a dump carries.
 	Empty(ctx context.Context) (bool, error)
 
 	// LoadState returns the import in progress, nil when there is none.

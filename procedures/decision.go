@@ -49,6 +49,10 @@ const (
 	// KindRecordings records an operator purging a procedure's recordings
 	// (ReasonRecordingsPurged).
 	KindRecordings DecisionKind = "recordings"
+	// KindToken records a bearer token's creation, rotation, revocation or
+	// import into the store (ReasonTokenCreated, …): the holder, scopes
+	// and expiry in its note, never the token (package tokens).
+	KindToken DecisionKind = "token"
 )
 
 // ActorProcgraph is the actor of the decisions procgraph takes itself
@@ -57,7 +61,7 @@ const ActorProcgraph = "procgraph"
 
 // DecisionKinds is every decision kind.
 var DecisionKinds = []DecisionKind{KindInvoke, KindGrant, KindRevoke, KindPromote, KindCatalogue, KindRetire,
-	KindTurn, KindApproval, KindPolicy, KindStore, KindDrift, KindHealth, KindRecordings}
+	KindTurn, KindApproval, KindPolicy, KindStore, KindDrift, KindHealth, KindRecordings, KindToken}
 
 // DecisionKindNames returns DecisionKinds as strings (a query parameter's
 // allowed values).
@@ -158,6 +162,12 @@ const (
 	// import or merge that kept the dump's session policies and durable
 	// grants (--trust-authorizations).
 	ReasonAuthorizationsTrusted = "authorizations_trusted"
+
+	// The reasons of a KindToken record.
+	ReasonTokenCreated  = "token_created"
+	ReasonTokenRotated  = "token_rotated"
+	ReasonTokenRevoked  = "token_revoked"
+	ReasonTokenImported = "token_imported"
 
 	// ReasonSignatureMismatch is the conflict reason of a capture under a
 	// name that a procedure of another signature holds.

@@ -274,7 +274,6 @@ func TestRefuseToStart(t *testing.T) {
 		{"auth unknown", []string{"--auth", "none"}, nil, []string{"--auth", "none"}},
 		{"auth unknown (env)", nil, map[string]string{"PROCGRAPH_AUTH": "false"}, []string{"PROCGRAPH_AUTH", "false"}},
 		{"auth off with a tokens file", []string{"--auth", "off", "--tokens-file", badHash}, nil, []string{"--auth off", "--tokens-file", "exclusive"}},
-		{"neo4j without a tokens file", nil, map[string]string{"NEO4J_URI": "bolt://127.0.0.1:1"}, []string{"--tokens-file", "neo4j"}},
 		{"neo4j with a relative tokens file", []string{"--tokens-file", "tokens.json"}, map[string]string{"NEO4J_URI": "bolt://127.0.0.1:1"}, []string{"--tokens-file", "absolute"}},
 		{"mutating autorun yes (env)", nil, map[string]string{"PROCGRAPH_ALLOW_MUTATING_AUTORUN": "yes"}, []string{"PROCGRAPH_ALLOW_MUTATING_AUTORUN", "yes"}},
 		{"mutating autorun 1 (flag)", []string{"--allow-mutating-autorun", "1"}, nil, []string{"--allow-mutating-autorun"}},

@@ -26,7 +26,10 @@ func commands() []commandGroup {
 	return []commandGroup{
 		{"Service", []command{
 			{"serve", "run the HTTP API and MCP (serve --help lists the settings)", cmdServe},
-			{"token create", "make a bearer token; only its hash is stored", cmdTokenCreate},
+			{"token create", "make a bearer token, printed once; only its hash is stored (--server, or offline --store)", cmdTokenCreate},
+			{"token list", "the store's tokens: holder, scopes, status, last use, expiry (never a token)", cmdTokenList},
+			{"token rotate", "give a holder a new token with the same scopes; the old one is refused at once", cmdTokenRotate},
+			{"token revoke", "revoke a holder's token on every instance sharing the store, without a restart", cmdTokenRevoke},
 			{"doctor", "check the running server over its API (store, auth, catalogue, upstreams, MCP, version), else this machine's setup; exit 1 on a failed check", cmdDoctor},
 			{"version", "this build's release and VCS stamp (also --version)", cmdVersion},
 		}},

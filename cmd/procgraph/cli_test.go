@@ -22,7 +22,10 @@ func TestHelp(t *testing.T) {
 	// command's).
 	own := map[string][]string{
 		"serve":             {"--addr", "--store", "--upstream-http", "--tokens-file", "--allow-mutating-autorun", "--log-format"},
-		"token create":      {"--name", "--scopes", "--tokens-file"},
+		"token create":      {"--name", "--scopes", "--expires", "--server", "--store", "--data", "--tokens-file", "--json"},
+		"token list":        {"--server", "--store", "--data", "--json"},
+		"token rotate":      {"--expires", "--server", "--store", "--data", "--json"},
+		"token revoke":      {"--server", "--store", "--data", "--json"},
 		"signature":         {"--dialect", "--tools", "--json"},
 		"run":               {"--tools", "--upstream-http", "--phase", "--dialect", "--allow-mutating", "--arg", "--json"},
 		"tools import":      {"--from-mcp", "--from-mcp-command", "--trust-annotations"},

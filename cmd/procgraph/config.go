@@ -106,8 +106,8 @@ type serveConfig struct {
 const envPrefix = "PROCGRAPH"
 
 // defaultTokensFile is the tokens file next to the embedded data file that
-// serve uses (and creates, see ensureTokensFile) when none is configured,
-// and where `token create` stores hashes by default.
+// serve imports into the store when it exists and none is configured
+// (docs/design.md "Tokens in the store").
 const defaultTokensFile = "procgraph-tokens.json"
 
 // The --log-format values.
@@ -139,7 +139,7 @@ func (c *serveConfig) serveFlags(fs *flag.FlagSet) *settings {
 	s.add(&text{&c.UpstreamsFile, nonBlank}, "upstreams", "", "upstreams file: several MCP servers as an mcpServers object (the Claude Desktop / Cursor / Claude Code format); a server's tool T is PREFIX__T; exclusive with --upstream-*")
 	s.add(&duration{&c.CatalogueRefresh, 0, 24 * time.Hour}, "catalogue-refresh", mcpdispatch.DefaultRefreshInterval.String(), "how often the catalogue follows what the --upstreams servers list (also at start, on their tools/list_changed and when one reconnects); 0: only then; else at least 1s")
 	s.add(&text{&c.Auth, oneOf(authTokens, authOff)}, "auth", authTokens, "tokens (bearer tokens, the default) or off (every caller anonymous with every scope but MCP's grant; loopback only)")
-	s.add(&text{&c.TokensFile, nil}, "tokens-file", "", "bearer tokens file (hashes and scopes); a relative path is resolved against the data file's directory; default "+defaultTokensFile+" next to the data file, created at first start (required with --store neo4j)")
+	s.add(&text{&c.TokensFile, nil}, "tokens-file", "", "a bearer tokens file (hashes and scopes) imported into the store at start (holders the store does not know); a relative path is resolved against the data file's directory; default "+defaultTokensFile+" next to the data file when it exists; absolute with --store neo4j")
 	s.add((*strictBool)(&c.AllowMutatingAutorun), "allow-mutating-autorun", "false", "true or false: expose and grant state-changing procedures (interactive phase only)")
 	s.add(&count{&c.DemoteAfter, 0, procedures.MaxDemoteAfter}, "demote-after", strconv.Itoa(procedures.DefaultDemoteAfter), "consecutive failures of a procedure's current version that demote it: not exposed, its grant inactive (unhealthy), still invokable interactively; 0 never demotes")
 	s.add((*strictBool)(&c.RecordResponses), "record-responses", "true", "true or false: keep recordings of successful runs (their tool calls and answers) for verification; false deletes the stored ones at start")
@@ -283,14 +283,14 @@ func (c *serveConfig) resolveAuth() error {
 // embedded data file when none is given. A relative path is resolved
 // against the data file's directory, never the working directory, so a
 // store finds its tokens whatever directory serve starts in; the Neo4j
-// store has no data file, so its tokens file must be given, as an
-// absolute path. isDefault reports the default file. The path returned is
-// absolute.
+// store has no data file, so a tokens file is given as an absolute path,
+// or none ("": the store's tokens only). isDefault reports the default
+// file. The path returned is absolute.
 func tokensFilePath(given, store, data string) (path string, isDefault bool, err error) {
 	if store == "neo4j" {
 		switch {
 		case given == "":
-			return "", false, fmt.Errorf("--tokens-file / PROCGRAPH_TOKENS_FILE is required with --store neo4j (create one with `procgraph token create --tokens-file F`), or serve with --auth off on loopback")
+			return "", false, nil // the store's tokens only
 		case !filepath.IsAbs(given):
 			return "", false, fmt.Errorf("--tokens-file / PROCGRAPH_TOKENS_FILE: %q must be an absolute path with --store neo4j (there is no data file to resolve it against)", given)
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,17 +18,21 @@ import (
 
 	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/internal/privfile"
+	"github.com/procgraph/procgraph/tokens"
 )
 
-// The first tokens (docs/design.md "Secure by default"): a serve that finds no
-// tokens file next to its data file creates one holding an operator token
-// (every scope) and an agent token (read, capture, invoke), stored hashed.
-// Each token itself is kept in a 0600 file beside the tokens file, named
-// by credentialFile: the operator's so that the CLI on the same machine
-// finds it (see registerCredential and findCredential), the agent's so
-// that an agent can be configured from it at any time (a token printed
-// only once would be lost with the terminal, and printed at every start
-// it would land in whatever keeps serve's output).
+// The first tokens (docs/design.md "Secure by default", "Tokens in the
+// store"): the first serve of a store that has never held a token (and
+// was given no tokens file) creates an operator token (every scope) and an
+// agent token (read, capture, invoke) in the store, hashed
+// (tokens.Manager.First). Each token itself is kept in a 0600 file,
+// named by credentialFile, in Main.credentialDir (beside the embedded
+// data file; on Neo4j the working directory): the operator's so that the
+// CLI on the same machine finds it (see registerCredential and
+// findCredential), the agent's so that an agent can be configured from it
+// at any time (a token printed only once would be lost with the terminal,
+// and printed at every start it would land in whatever keeps serve's
+// output).
 const (
 	operatorHolder = "operator"
 	agentHolder    = "agent"
@@ -37,70 +42,13 @@ const (
 // so an agent can never approve its own code.
 var agentScopes = []auth.Scope{auth.ScopeRead, auth.ScopeCapture, auth.ScopeInvoke}
 
-// credentialFile is the 0600 file beside tokensFile that keeps holder's
-// token: procgraph-operator.token, procgraph-agent.token.
-func credentialFile(tokensFile, holder string) string {
-	return filepath.Join(filepath.Dir(tokensFile), "procgraph-"+holder+".token")
-}
+// firstHolders are the first tokens of a store.
+var firstHolders = []tokens.FirstHolder{{Holder: operatorHolder, Scopes: auth.AllScopes}, {Holder: agentHolder, Scopes: agentScopes}}
 
-// ensureTokensFile creates the tokens file at path with the operator and
-// agent tokens when it does not exist, and their credential files; it
-// reports whether it created them. An existing file is left alone (it is
-// loaded and checked as any tokens file). The tokens file is created
-// without replacing one that appears meanwhile (another serve starting on
-// the same store wins, and this one loads its file).
-func ensureTokensFile(path string) (created bool, err error) {
-	if _, err := os.Lstat(path); err == nil || !errors.Is(err, fs.ErrNotExist) {
-		return false, err
-	}
-	tokens := map[string]string{}
-	tf := &auth.TokensFile{}
-	for _, h := range []struct {
-		name   string
-		scopes []auth.Scope
-	}{{operatorHolder, auth.AllScopes}, {agentHolder, agentScopes}} {
-		tok, err := auth.NewToken()
-		if err != nil {
-			return false, err
-		}
-		tokens[h.name] = tok
-		e := auth.TokenEntry{Name: h.name, SHA256: auth.HashToken(tok)}
-		for _, s := range h.scopes {
-			e.Scopes = append(e.Scopes, string(s))
-		}
-		tf.Tokens = append(tf.Tokens, e)
-	}
-	b, err := json.MarshalIndent(tf, "", "  ")
-	if err != nil {
-		return false, err
-	}
-	if err := writeNewFile(path, append(b, '\n')); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return false, nil
-		}
-		return false, err
-	}
-	for holder, tok := range tokens {
-		if err := writeSecretFile(credentialFile(path, holder), []byte(tok+"\n")); err != nil {
-			return true, fmt.Errorf("keeping the %s token: %v", holder, err)
-		}
-	}
-	return true, nil
-}
-
-// writeNewFile writes data to path, mode 0600, through a temporary file
-// linked into place: path appears whole or not at all, and an existing
-// path is never replaced (fs.ErrExist).
-func writeNewFile(path string, data []byte) error {
-	tmp, made, err := writeTemp(path, data)
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp)
-	if err := privfile.Same(tmp, made); err != nil {
-		return err
-	}
-	return os.Link(tmp, path)
+// credentialFile is the 0600 file in dir that keeps holder's token:
+// procgraph-operator.token, procgraph-agent.token.
+func credentialFile(dir, holder string) string {
+	return filepath.Join(dir, "procgraph-"+holder+".token")
 }
 
 // writeSecretFile writes data to path, mode 0600, through a temporary
@@ -357,18 +305,18 @@ func (m *Main) announceAuth() {
 		fmt.Fprintf(w, "procgraph: WARNING: auth is off (--auth off): every caller on this machine is anonymous with every scope; MCP offers no grant-scoped tool.\n  console: %s/ui/\n", base)
 		return
 	}
-	tokens := m.Config.TokensFile
+	dir := m.credentialDir()
 	if m.tokensCreated {
-		fmt.Fprintf(w, "procgraph: created %s with two tokens, stored hashed: %s (every scope) and %s (%s)\n",
-			tokens, operatorHolder, agentHolder, joinScopes(agentScopes))
+		fmt.Fprintf(w, "procgraph: created two tokens in the store, stored hashed: %s (every scope) and %s (%s)\n",
+			operatorHolder, agentHolder, joinScopes(agentScopes))
 	} else {
-		fmt.Fprintf(w, "procgraph: auth is on: tokens in %s\n", tokens)
+		fmt.Fprintf(w, "procgraph: auth is on: %d tokens in the store (procgraph token list)\n", m.authn.Tokens())
 	}
-	opFile, agentFile := credentialFile(tokens, operatorHolder), credentialFile(tokens, agentHolder)
+	opFile, agentFile := credentialFile(dir, operatorHolder), credentialFile(dir, agentHolder)
 	opToken, err := readSecretFile(opFile)
 	if err == nil {
-		if _, cerr := m.authn.Check(opToken); cerr != nil {
-			err = fmt.Errorf("%s holds no token of %s", opFile, tokens)
+		if _, cerr := m.authn.Check(context.Background(), opToken); cerr != nil {
+			err = fmt.Errorf("%s holds no live token of the store", opFile)
 		}
 	}
 	switch {
@@ -387,7 +335,7 @@ func (m *Main) announceAuth() {
 			fmt.Fprintf(w, "  console: %s/ui/ (enter the operator token from %s once per tab)\n", base, opFile)
 		}
 	case m.Config.TokensDefault || !errors.Is(err, fs.ErrNotExist):
-		fmt.Fprintf(w, "  operator: %v: make a token with `procgraph token create --tokens-file %s`\n", err, tokens)
+		fmt.Fprintf(w, "  operator: %v: make a token with `procgraph token create --name NAME --scopes read,capture,invoke,grant,admin` (offline, or --server with an admin token)\n", err)
 	}
 	if _, err := os.Stat(agentFile); err == nil {
 		fmt.Fprintf(w, "  agent:   PROCGRAPH_TOKEN=$(cat %s); MCP at %s/mcp with the header \"Authorization: Bearer <that token>\"\n", agentFile, base)

@@ -198,8 +198,11 @@ func doctorAuth(cfg *serveConfig) check {
 	if cfg.Auth == authOff {
 		return check{"auth", checkWarn, "auth is off (--auth off): every caller on this machine is anonymous with every scope; loopback only"}
 	}
+	if cfg.TokensFile == "" {
+		return check{"auth", checkOK, "auth is on: the tokens are the store's (procgraph token list); a store's first serve creates an operator and an agent token"}
+	}
 	if _, err := os.Stat(cfg.TokensFile); cfg.TokensDefault && errors.Is(err, fs.ErrNotExist) {
-		return check{"auth", checkOK, fmt.Sprintf("auth is on; the tokens file %s does not exist yet: serve creates it with an operator and an agent token", cfg.TokensFile)}
+		return check{"auth", checkOK, "auth is on: the tokens are the store's (procgraph token list); a store's first serve creates an operator and an agent token"}
 	}
 	f, err := auth.ReadTokensFile(cfg.TokensFile)
 	if err == nil && len(f.Tokens) == 0 {
@@ -208,7 +211,7 @@ func doctorAuth(cfg *serveConfig) check {
 	if err != nil {
 		return check{"auth", checkFail, "--tokens-file / PROCGRAPH_TOKENS_FILE: " + err.Error()}
 	}
-	return check{"auth", checkOK, fmt.Sprintf("auth is on: %d tokens in %s", len(f.Tokens), cfg.TokensFile)}
+	return check{"auth", checkOK, fmt.Sprintf("auth is on: %d tokens in %s, imported into the store at start", len(f.Tokens), cfg.TokensFile)}
 }
 
 // doctorCatalogue loads the --tools file (no server answers).

@@ -30,6 +30,7 @@ import (
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/sandbox"
+	"github.com/procgraph/procgraph/tokens"
 )
 
 func main() {
@@ -62,8 +63,10 @@ type Main struct {
 	closers []func() error // undone in reverse order by Close
 	authn   *auth.Authenticator
 	authOn  bool
-	// tokensCreated: this start created the tokens file (ensureTokensFile).
+	// tokensCreated: this start created the store's first tokens.
 	tokensCreated bool
+	// tokens manages the store's tokens (the API's token routes).
+	tokens *tokens.Manager
 	// proofKey is this start's proof key (proof.go): the server answers
 	// challenges with it, and registers it with the operator credential.
 	proofKey string
@@ -215,19 +218,29 @@ func (m *Main) open(ctx, bg context.Context) (http.Handler, error) {
 	if err := refuseUnfinishedImport(ctx, store, cfg, "it is not served"); err != nil {
 		return nil, err
 	}
-	// After the store opened: a data path that is not a store creates no
-	// tokens file beside it.
-	authn, err := m.newAuthenticator()
+	// After the store opened: a data path that is not a store gets no
+	// credential files beside it.
+	tokenStore, ok := store.(tokens.Store)
+	if !ok {
+		return nil, fault.Errorf(fault.CodeInternal, "store %T keeps no tokens", store)
+	}
+	reg := metrics.New()
+	m.tokens = tokens.NewManager(tokenStore, procedures.NewRecorder(store, procedures.RecorderOptions{Counter: reg}))
+	authn, err := m.newAuthenticator(ctx, tokenStore)
 	if err != nil {
 		return nil, err
 	}
 	m.authn, m.authOn = authn, authn.Enabled()
+	if m.authOn {
+		flushed := make(chan struct{})
+		go func() { defer close(flushed); flushUses(bg, authn, log) }()
+		m.onClose(func() error { <-flushed; return nil }) // before the store closes (bg is cancelled first)
+	}
 	if cfg.AuditRetention > 0 {
 		stopped := make(chan struct{})
 		go func() { defer close(stopped); keepAudit(bg, store, cfg.AuditArchiveDir, cfg.AuditRetention, log) }()
 		m.onClose(func() error { <-stopped; return nil }) // before the store closes (bg is cancelled first)
 	}
-	reg := metrics.New()
 	svc := procedures.NewService(store, procedures.Options{AllowMutatingAutorun: cfg.AllowMutatingAutorun, Counter: reg,
 		MaxConcurrentSearches: cfg.MaxConcurrentSearches, DemoteAfter: cfg.DemoteAfter})
 	m.onClose(func() error { svc.Changes().Close(); return nil })
@@ -299,15 +312,17 @@ func (m *Main) open(ctx, bg context.Context) (http.Handler, error) {
 	go func() { defer close(verified); rp.WatchCatalogue(bg) }() // stale versions verified after each catalogue change
 	m.onClose(func() error { <-verified; return nil })
 	dumps, _ := store.(dump.Store)
-	return newHandler(bg, svc, rp, tg, dumps, authn, reg, sessions, upstreamsOf(gateway), log)
+	return newHandler(bg, svc, rp, tg, dumps, m.tokens, authn, reg, sessions, upstreamsOf(gateway), log)
 }
 
 // newAuthenticator returns the authenticator of cfg (docs/design.md "Secure by
-// default"): none with --auth off (resolve has refused any address but
-// loopback), else the tokens file in effect, created with the first
-// tokens when it is the default one and missing; the file in effect is
-// logged (its path only).
-func (m *Main) newAuthenticator() (*auth.Authenticator, error) {
+// default", "Tokens in the store"): none with --auth off (resolve has
+// refused any address but loopback), else the store's tokens, after the
+// tokens file in effect (given, or the default one when it exists) was
+// imported into the store, and the first tokens were created when the
+// store has never held one. What was read and created is logged (paths
+// and holders, never a token).
+func (m *Main) newAuthenticator(ctx context.Context, ts tokens.Store) (*auth.Authenticator, error) {
 	cfg, log := m.Config, m.Logger
 	if cfg.Auth == authOff {
 		log.Warn().Str("setting", "--auth off / PROCGRAPH_AUTH=off").
@@ -321,23 +336,102 @@ func (m *Main) newAuthenticator() (*auth.Authenticator, error) {
 		}
 		return auth.NewAuthenticator(nil), nil
 	}
-	if cfg.TokensDefault {
-		created, err := ensureTokensFile(cfg.TokensFile)
-		if err != nil {
-			return nil, fmt.Errorf("creating the tokens file %s: %v", cfg.TokensFile, err)
+	ev := log.Info()
+	if file := cfg.TokensFile; file != "" {
+		_, statErr := os.Stat(file)
+		if !cfg.TokensDefault || statErr == nil {
+			f, err := readServeTokensFile(file)
+			if err != nil {
+				return nil, fmt.Errorf("--tokens-file / PROCGRAPH_TOKENS_FILE: %v", err)
+			}
+			imp, err := m.tokens.Import(ctx, f, tokensFileActor)
+			if err != nil {
+				return nil, fmt.Errorf("importing the tokens file %s into the store: %s", file, fault.ErrorMessage(err))
+			}
+			ev = ev.Str("tokens_file", file).Strs("imported", imp.Added)
+			if len(imp.Kept) > 0 {
+				log.Warn().Str("tokens_file", file).Strs("holders", imp.Kept).
+					Msg("auth: the store holds another token for these holders of the tokens file (rotated or revoked there): the store's is in effect")
+			}
 		}
-		m.tokensCreated = created
 	}
-	a, err := auth.LoadTokensFile(cfg.TokensFile)
+	first, err := m.tokens.First(ctx, firstHolders)
 	if err != nil {
-		return nil, fmt.Errorf("--tokens-file / PROCGRAPH_TOKENS_FILE: %v", err)
+		return nil, fmt.Errorf("creating the first tokens in the store: %s", fault.ErrorMessage(err))
 	}
-	log.Info().Str("tokens_file", cfg.TokensFile).Bool("created", m.tokensCreated).Msg("auth: tokens file in effect")
+	if first != nil {
+		m.tokensCreated = true
+		for holder, tok := range first {
+			if err := writeSecretFile(credentialFile(m.credentialDir(), holder), []byte(tok+"\n")); err != nil {
+				return nil, fmt.Errorf("keeping the %s token: %v", holder, err)
+			}
+		}
+	}
+	a, err := auth.NewStoreAuthenticator(ctx, ts, auth.StoreOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("reading the tokens from the store: %s", fault.ErrorMessage(err))
+	}
+	ev.Bool("created", m.tokensCreated).Int("tokens", a.Tokens()).Msg("auth: the store's tokens in effect")
 	if cfg.TokensDefault {
 		m.warnIgnoredTokensFile()
 	}
 	return a, nil
 }
+
+// tokensFileActor is the actor of the audit records of a tokens file's
+// import at start.
+const tokensFileActor = "tokens-file"
+
+// readServeTokensFile reads a tokens file serve imports: one that is
+// given must list at least one token (auth.LoadTokensFile's rule: fail
+// closed).
+func readServeTokensFile(path string) (*auth.TokensFile, error) {
+	f, err := auth.ReadTokensFile(path)
+	if err == nil && len(f.Tokens) == 0 {
+		_, err = auth.LoadTokensFile(path) // its refusal of an empty file
+	}
+	return f, err
+}
+
+// credentialDir is where the first start keeps the operator's and the
+// agent's tokens (credentialFile): beside the tokens file in effect (the
+// embedded data file's directory by default), else, on Neo4j without a
+// tokens file, the working directory serve started in.
+func (m *Main) credentialDir() string {
+	if m.Config.TokensFile != "" {
+		return filepath.Dir(m.Config.TokensFile)
+	}
+	if dir, err := os.Getwd(); err == nil {
+		return dir
+	}
+	return "."
+}
+
+// flushUses writes the tokens' last uses every useFlushEvery until ctx
+// ends, then once more.
+func flushUses(ctx context.Context, a *auth.Authenticator, log zerolog.Logger) {
+	t := time.NewTicker(useFlushEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			fctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			if err := a.FlushUses(fctx); err != nil {
+				log.Warn().Err(err).Msg("auth: the tokens' last uses could not be written")
+			}
+			cancel()
+			return
+		case <-t.C:
+			if err := a.FlushUses(ctx); err != nil {
+				log.Warn().Err(err).Msg("auth: the tokens' last uses could not be written")
+			}
+		}
+	}
+}
+
+// useFlushEvery is how often serve writes the tokens' last uses (each at
+// most once every auth.UseWriteEvery).
+const useFlushEvery = 10 * time.Second
 
 // warnIgnoredTokensFile warns when the working directory holds a tokens
 // file that is not the one in effect: serve once read ./procgraph-tokens.json,

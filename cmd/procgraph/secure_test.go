@@ -16,44 +16,30 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/procgraph/procgraph/auth"
 )
 
 // Tests of docs/design.md "Secure by default": serve's first tokens, the CLI
 // finding the operator's on the same machine, where the tokens file is,
 // and --auth off.
 
-// firstTokens are the tokens a first serve created beside its data file.
+// firstTokens are the tokens a first serve created in its store, kept in
+// credential files beside its data file.
 type firstTokens struct {
-	file            string // the tokens file
 	operator, agent string // the tokens themselves, from their credential files
 }
 
-// mustFirstTokens reads what a first start left next to data: the tokens
-// file (0600, hashes only, an operator with every scope and an agent with
-// read, capture, invoke) and the two 0600 credential files.
+// mustFirstTokens reads what a first start left next to data: the two
+// 0600 credential files, each holding a token; the store holds their
+// hashes (docs/design.md "Tokens in the store"), so no tokens file is
+// written.
 func mustFirstTokens(tb testing.TB, data string) firstTokens {
 	tb.Helper()
 	dir := filepath.Dir(data)
-	ft := firstTokens{file: filepath.Join(dir, "procgraph-tokens.json")}
-	mustMode600(tb, ft.file)
-	b, err := os.ReadFile(ft.file)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tf, err := auth.ParseTokensFile(b)
-	if err != nil {
-		tb.Fatalf("the created tokens file: %v", err)
-	}
+	var ft firstTokens
 	for _, h := range []struct {
-		name   string
-		into   *string
-		scopes []string
-	}{
-		{"operator", &ft.operator, []string{"read", "capture", "invoke", "grant", "admin"}},
-		{"agent", &ft.agent, []string{"read", "capture", "invoke"}},
-	} {
+		name string
+		into *string
+	}{{"operator", &ft.operator}, {"agent", &ft.agent}} {
 		cred := filepath.Join(dir, "procgraph-"+h.name+".token")
 		mustMode600(tb, cred)
 		raw, err := os.ReadFile(cred)
@@ -64,16 +50,9 @@ func mustFirstTokens(tb testing.TB, data string) firstTokens {
 		if !strings.HasPrefix(*h.into, "pgt_") {
 			tb.Fatalf("%s holds %q, not a token", cred, raw)
 		}
-		if bytes.Contains(b, []byte(*h.into)) {
-			tb.Fatalf("the tokens file holds the %s token itself", h.name)
-		}
-		i := slices.IndexFunc(tf.Tokens, func(e auth.TokenEntry) bool { return e.Name == h.name })
-		if i < 0 || tf.Tokens[i].SHA256 != auth.HashToken(*h.into) || !slices.Equal(tf.Tokens[i].Scopes, h.scopes) {
-			tb.Fatalf("tokens file entry for %s: %+v (want the hash of %s, scopes %v)", h.name, tf.Tokens, cred, h.scopes)
-		}
 	}
-	if len(tf.Tokens) != 2 {
-		tb.Fatalf("tokens file holds %d tokens, want operator and agent: %+v", len(tf.Tokens), tf.Tokens)
+	if _, err := os.Stat(filepath.Join(dir, "procgraph-tokens.json")); err == nil {
+		tb.Fatal("a first start wrote a tokens file: the tokens are the store's")
 	}
 	return ft
 }
@@ -116,10 +95,10 @@ func mustServeFirstTokens(tb testing.TB, o serverOpts) (*server, firstTokens) {
 }
 
 // TestFirstStartCreatesTokens: serve with no tokens file and no --auth
-// creates the tokens file next to the data file with an operator and an
-// agent token, stored hashed, 0600; auth is on; the agent holds read,
-// capture and invoke only; the file in effect is logged (its path, never
-// a token); a second start keeps it.
+// creates an operator and an agent token in the store, hashed, each kept
+// in a 0600 file next to the data file; auth is on; the agent holds read,
+// capture and invoke only; what was created is logged (never a token); a
+// second start creates none.
 func TestFirstStartCreatesTokens(t *testing.T) {
 	t.Chdir(t.TempDir()) // a tokens file resolved against the working directory lands there
 	data := filepath.Join(t.TempDir(), "p.db")
@@ -138,12 +117,12 @@ func TestFirstStartCreatesTokens(t *testing.T) {
 			t.Fatalf("whoami %v, want scopes %v", me, tc.want)
 		}
 	}
-	if !strings.Contains(s.logs.String(), `"tokens_file":"`+ft.file+`","created":true`) {
-		t.Fatalf("the log does not name the tokens file in effect:\n%s", s.logs.String())
+	if !strings.Contains(s.logs.String(), `"created":true,"tokens":2`) {
+		t.Fatalf("the log does not say the first tokens were created:\n%s", s.logs.String())
 	}
 	mustNotLogTokens(t, s, ft.operator, ft.agent)
 	said := s.terminal.String()
-	for _, w := range []string{ft.file, filepath.Join(filepath.Dir(data), "procgraph-operator.token"), filepath.Join(filepath.Dir(data), "procgraph-agent.token"), s.URL + "/ui/", s.URL + "/mcp"} {
+	for _, w := range []string{"created two tokens in the store", filepath.Join(filepath.Dir(data), "procgraph-operator.token"), filepath.Join(filepath.Dir(data), "procgraph-agent.token"), s.URL + "/ui/", s.URL + "/mcp"} {
 		if !strings.Contains(said, w) {
 			t.Fatalf("serve does not tell the person %q:\n%s", w, said)
 		}
@@ -151,12 +130,12 @@ func TestFirstStartCreatesTokens(t *testing.T) {
 	if strings.Contains(said, ft.operator) || strings.Contains(said, ft.agent) {
 		t.Fatalf("serve wrote a token to output that is not a terminal:\n%s", said)
 	}
-	before, _ := os.ReadFile(ft.file)
+	before, _ := os.ReadFile(filepath.Join(filepath.Dir(data), "procgraph-agent.token"))
 	s.Stop(t)
 
 	again := mustServe(t, serverOpts{Data: data, DefaultAuth: true})
-	if after, _ := os.ReadFile(ft.file); !bytes.Equal(before, after) {
-		t.Fatal("a second start rewrote the tokens file")
+	if after, _ := os.ReadFile(filepath.Join(filepath.Dir(data), "procgraph-agent.token")); !bytes.Equal(before, after) {
+		t.Fatal("a second start rewrote the agent's token")
 	}
 	if !strings.Contains(again.logs.String(), `"created":false`) {
 		t.Fatalf("second start: %s", again.logs.String())
@@ -310,16 +289,18 @@ func TestTokensFileResolvedAgainstTheData(t *testing.T) {
 	mustStatus(t, s.get(t, "/v1/procedures"), 200)
 	s.Stop(t)
 
-	first := mustServe(t, serverOpts{Data: data, DefaultAuth: true})
-	ft := mustFirstTokens(t, data)
-	first.Stop(t)
+	// The store keeps op's token (imported): served from elsewhere with
+	// the default auth, it is op's, not a stranger's file in the working
+	// directory.
 	t.Chdir(t.TempDir())
-	mustCreateToken(t, filepath.Join(".", "procgraph-tokens.json"), "stranger", "read")
+	stranger := mustCreateToken(t, filepath.Join(".", "procgraph-tokens.json"), "stranger", "read")
 	again := mustServe(t, serverOpts{Data: data, DefaultAuth: true})
 	mustError(t, again.get(t, "/v1/procedures"), 401, "unauthorized")
-	again.token = ft.agent
+	again.token = stranger
+	mustError(t, again.get(t, "/v1/procedures"), 401, "unauthorized")
+	again.token = op
 	mustStatus(t, again.get(t, "/v1/procedures"), 200)
-	if !strings.Contains(again.logs.String(), `"tokens_file":"`+ft.file+`","created":false`) ||
+	if !strings.Contains(again.logs.String(), `"created":false`) ||
 		!strings.Contains(again.logs.String(), "a tokens file in the working directory is not used") {
 		t.Fatalf("served from another directory:\n%s", again.logs.String())
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/sandbox"
+	"github.com/procgraph/procgraph/tokens"
 )
 
 var timeFormatOnce sync.Once
@@ -195,7 +196,7 @@ func openUpstreams(ctx context.Context, cfg *serveConfig, log zerolog.Logger) (*
 // read-only replays only) and /mcp/interactive. The MCP tool lists follow
 // the service's change feed, which also carries what other instances
 // change (Service.WatchRemote, every remoteWatchInterval).
-func newHandler(ctx context.Context, svc *procedures.Service, rp *replay.Replayer, gate *gate.Gate, dumps dump.Store, authn *auth.Authenticator,
+func newHandler(ctx context.Context, svc *procedures.Service, rp *replay.Replayer, gate *gate.Gate, dumps dump.Store, tm *tokens.Manager, authn *auth.Authenticator,
 	reg *metrics.Registry, sessions *mcpserve.SessionLimits, ups api.Upstreams, log zerolog.Logger) (http.Handler, error) {
 	exposed := mcpserve.NewExposed() // both endpoints list the same procedures: one read per change
 	mcpConfig := func(phase procedures.Phase) mcpserve.Config {
@@ -212,7 +213,7 @@ func newHandler(ctx context.Context, svc *procedures.Service, rp *replay.Replaye
 	go auto.Run(ctx)
 	go inter.Run(ctx)
 	go svc.WatchRemote(ctx, remoteWatchInterval)
-	srv, err := api.New(api.Config{Service: svc, Replayer: rp, Turns: gate, Dumps: dumps, Auth: authn, Metrics: reg, Logger: log, Upstreams: ups,
+	srv, err := api.New(api.Config{Service: svc, Replayer: rp, Turns: gate, Dumps: dumps, Tokens: tm, Auth: authn, Metrics: reg, Logger: log, Upstreams: ups,
 		MCPPaths: map[string]string{
 			"/mcp":             "MCP (streamable HTTP), automatic phase: read-only replays only",
 			"/mcp/interactive": "MCP (streamable HTTP), interactive phase",

@@ -70,3 +70,15 @@ FOR (s:ToolClassShard) REQUIRE (s.tool, s.key, s.shard) IS UNIQUE;
 // One Recording per version and argument set (procedures.RecordingID).
 CREATE CONSTRAINT recording_id IF NOT EXISTS
 FOR (r:Recording) REQUIRE r.id IS UNIQUE;
+
+// One Token per holder, and per token hash (never the token): the bearer
+// tokens (package tokens). The single TokenRevision node (id "current")
+// holds the store's token revision, bumped by every change of a token.
+CREATE CONSTRAINT token_holder IF NOT EXISTS
+FOR (t:Token) REQUIRE t.holder IS UNIQUE;
+
+CREATE CONSTRAINT token_sha256 IF NOT EXISTS
+FOR (t:Token) REQUIRE t.sha256 IS UNIQUE;
+
+CREATE CONSTRAINT token_revision_id IF NOT EXISTS
+FOR (r:TokenRevision) REQUIRE r.id IS UNIQUE;

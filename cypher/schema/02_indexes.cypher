@@ -39,3 +39,8 @@ FOR (p:Procedure) ON (p.grant_enabled);
 // fragments/recording_put.cypher).
 CREATE INDEX recording_version IF NOT EXISTS
 FOR (r:Recording) ON (r.procedure, r.code_hash);
+
+// The tokens changed since a revision (Store.TokensSince: every instance
+// reads them at most once a second).
+CREATE INDEX token_revision IF NOT EXISTS
+FOR (t:Token) ON (t.revision);

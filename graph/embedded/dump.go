@@ -224,10 +224,31 @@ func (s *Store) Empty(ctx context.Context) (bool, error) {
 			return err
 		}
 		first := func(b []byte) bool { k, _ := tx.Bucket(b).Cursor().First(); return k == nil }
-		empty = len(cat.Tools) == 0 && first(bProcs) && first(bCauses) && first(bDecisions) && first(bTurns) && first(bPolicies)
-		return nil
+		empty = len(cat.Tools) == 0 && first(bProcs) && first(bCauses) && first(bTurns) && first(bPolicies)
+		if empty {
+			empty, err = onlyTokenDecisions(tx)
+		}
+		return err
 	})
 	return empty, err
+}
+
+// onlyTokenDecisions reports whether every audit record tx holds is about
+// a token (a store's tokens are not its data: Empty).
+func onlyTokenDecisions(tx *bolt.Tx) (bool, error) {
+	c := tx.Bucket(bDecisions).Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		var d struct {
+			Kind procedures.DecisionKind `json:"kind"`
+		}
+		if err := decode(v, &d, "decision"); err != nil {
+			return false, err
+		}
+		if d.Kind != procedures.KindToken {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // LoadState returns the import in progress (see dump.Store).

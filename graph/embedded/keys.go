@@ -39,12 +39,16 @@ var (
 	bHealth      = []byte("version_health")         // name 0 hash → the version's health vector, varints (health.go)
 	bRecordings  = []byte("recordings")             // name 0 hash 0 id → recorded_at (u64 ms) body (recordings.go)
 	bCanonical   = []byte("version_canonical")      // name 0 canonical hash → the code hash of the first version of that program (putVersion)
+	bTokens      = []byte("tokens")                 // holder → tokenRecord (JSON) (tokens.go)
+	bTokenHashes = []byte("token_hashes")           // sha256 hex → holder
+	bTokenRevs   = []byte("token_revisions")        // revision (u64) → holder: each record under its last change's revision
 )
 
 var allBuckets = [][]byte{
 	bMeta, bProcs, bVersions, bKeysProc, bKeysVersion, bKeysEdge, bCauses, bEdgesPC, bEdgesCP,
 	bGrants, bDecisions, bDecisionIDs, bDecByProc, bCatalogue, bRank, bRankByName, bToolProcs, bRefs, bClasses,
 	bToolClasses, bTurns, bPending, bPolicies, bSearch, bBaselines, bHealth, bRecordings, bCanonical,
+	bTokens, bTokenHashes, bTokenRevs,
 }
 
 var (
@@ -57,6 +61,9 @@ var (
 	// metaCanonical is set while every version has its canonical hash
 	// (upgradeCanonical); putVersion clears it when it stores one without.
 	metaCanonical = []byte("canonical")
+	// metaTokenRevision is the store's token revision (u64), bumped by every
+	// change of a token (tokens.go).
+	metaTokenRevision = []byte("token_revision")
 )
 
 // schemaVersion is the layout this package reads and writes. Schema

@@ -71,6 +71,7 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) procedures.Store) {
 		{"Demotion", testDemotion},
 		{"Recordings", testRecordings},
 		{"Canonical", testCanonical},
+		{"Tokens", testTokens},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) { g.run(t, newStore) })

@@ -41,6 +41,8 @@ const (
 	// size (GET /v1/decisions).
 	DefaultDecisionLimit = 100
 	MaxDecisionLimit     = 1000
+	// MaxTokenLifetime bounds a token's expiry: ten years, in seconds.
+	MaxTokenLifetime = 10 * 366 * 24 * 3600
 	// MaxBodyBytes is the largest request body (api.DefaultMaxBody): an
 	// object field (metadata, arguments, a schema) is at most this much
 	// JSON, and so is a text taken from one (a search part).
@@ -98,6 +100,14 @@ var (
 	InvokeCause = Field{Name: "cause", Type: String, MaxBytes: MaxKeyBytes}
 	// ReviewedBy names the operator who reviewed a run: an actor's name.
 	ReviewedBy = Field{Name: "reviewed_by", Type: String, MaxBytes: MaxKeyBytes}
+	// TokenHolder, TokenScopes and TokenExpiresIn are a bearer token's
+	// holder (the tokens file's pattern is checked by tokens.Check), scopes
+	// and lifetime in seconds (at most MaxTokenLifetime).
+	TokenHolder    = Field{Name: "holder", Type: String, MinBytes: 1, MaxBytes: 64, NoControl: true, Doc: "the token's holder: 1-64 of [A-Za-z0-9_.@-]"}
+	TokenScope     = Field{Type: String, Enum: []string{"read", "capture", "invoke", "grant", "admin"}}
+	TokenScopes    = Field{Name: "scopes", Type: Array, Items: &TokenScope, MaxItems: 5}
+	TokenExpiresIn = Field{Name: "expires_in_s", Type: Integer, Min: Int(1), Max: Int(MaxTokenLifetime), Doc: "the token expires this many seconds from now (default: never)"}
+
 	// Reason is an operator's reason, for the audit log.
 	Reason = Field{Name: "reason", Type: String, MaxBytes: MaxReasonBytes, Doc: "why, for the audit log"}
 	// ProcName names a procedure (proc__…).

@@ -48,6 +48,8 @@ var Layers = map[string]int{
 	"metrics":     4,
 	"mcpdispatch": 4,
 	"replay":      4,
+	// the tokens a store keeps (the store interface, their management)
+	"tokens": 4,
 
 	// the turn gate (its domain types and TurnStore included)
 	"gate": 5,

@@ -5,7 +5,7 @@ import { get } from '../api.js';
 import { auditTable } from './procedure.js';
 
 // The API's decision kinds (procedures.DecisionKinds; unretire is a reason of retire).
-const KINDS = ['invoke', 'grant', 'revoke', 'promote', 'catalogue', 'retire', 'turn', 'approval', 'policy', 'store', 'drift', 'health', 'recordings'];
+const KINDS = ['invoke', 'grant', 'revoke', 'promote', 'catalogue', 'retire', 'turn', 'approval', 'policy', 'store', 'drift', 'health', 'recordings', 'token'];
 
 export async function auditPage(ctx) {
   const q = ctx.query;
