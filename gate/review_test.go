@@ -132,3 +132,34 @@ func TestReviewBoundsNestedCode(t *testing.T) {
 		t.Fatalf("the hostile procedure is shown %q", h.Code)
 	}
 }
+
+// TestReviewBoundsAllNestedCode: however many long procedures a block
+// reaches, a review shows at most MaxReviewNestedBytes of their code; each
+// one cut is marked truncated with its whole length, none is left out.
+func TestReviewBoundsAllNestedCode(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, sandbox.NewInProcess(), true)
+	g := gate.New(e.Replayer, e.turns, gate.Options{})
+	pad := strings.Repeat("# padding\n", procedures.ReviewCodeBytes/10+10)
+	var calls []string
+	for _, tool := range []string{"get_retry_chain", "get_task_input_datasets", "fetch_brokerage_context", "get_failed_job_log_summary", "get_task_jobs_summary"} {
+		p := captureAsIs(t, e, pad+"return tools."+tool+"(task_id=task_id)")
+		calls = append(calls, "tools."+p.Name+"(task_id=1)")
+	}
+	id := mustPending(t, g, gate.TurnRequest{Code: "return [" + strings.Join(calls, ", ") + "]", SessionID: "s",
+		Phase: procedures.PhaseInteractive, Actor: "agent"})
+	a, err := g.Approval(ctx, id, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, r := range a.Nested {
+		total += len(r.Code)
+		if !r.Truncated || r.CodeBytes <= procedures.ReviewCodeBytes {
+			t.Fatalf("%s: %d of %d bytes shown, truncated %v", r.Name, len(r.Code), r.CodeBytes, r.Truncated)
+		}
+	}
+	if len(a.Nested) != 5 || total > procedures.MaxReviewNestedBytes {
+		t.Fatalf("the review shows %d procedures, %d bytes of their code (bound %d)", len(a.Nested), total, procedures.MaxReviewNestedBytes)
+	}
+}

@@ -301,7 +301,8 @@ func reviewMessage(a *gate.Approval) string {
 		}
 		fmt.Fprintf(&b, "Arguments: %s\n", ptext.VisibleLine(string(args)))
 	}
-	b.WriteString("\nCode:\n" + ptext.Visible(a.Code) + "\n")
+	b.WriteString("\nCode:\n" + ptext.Visible(a.Code))
+	b.WriteString("\n")
 	for _, r := range a.Nested {
 		b.WriteString("\nRuns procedure " + ptext.VisibleLine(r.Heading()) + ":\n")
 		if r.Code != "" {
