@@ -66,7 +66,8 @@ var turnResponseSchemas = map[string]string{
 		"choice": {"type": "string", "enum": ["run_once", "auto_run", "always_ask", "reject"]},
 		"text": {"type": "string", "description": "what the answer runs and remembers"},
 		"grants": {"type": "array", "items": {"type": "string"},
-			"description": "the procedures the answer grants durable auto-run to, for every caller and any arguments, until revoked: confirm before answering"}}}`,
+			"description": "the procedures the answer grants durable auto-run to, for every caller and any arguments, until revoked: confirm before answering"},
+		"if_edited": {"type": "string", "description": "auto_run only: what the answer covers when the block is replaced (code), which may grant"}}}`,
 	"Approvals": `{"type": "object", "required": ["approvals", "next"], "properties": {
 		"approvals": {"type": "array", "items": {"$ref": "#/components/schemas/Approval"}}, "next": {"type": ["string", "null"]}}}`,
 	"ResolveAnswer": `{"type": "object", "required": ["turn", "decision"], "properties": {

@@ -19,6 +19,10 @@ type Cover struct {
 	// for every caller and any arguments, until revoked. The console and
 	// the CLI make the operator confirm them.
 	Grants []string `json:"grants"`
+	// IfEdited (auto_run only) is what the answer covers when the operator
+	// replaces the block: what it grants depends on the edited code, so
+	// the console asks for a confirmation that says this.
+	IfEdited string `json:"if_edited,omitempty"`
 }
 
 // CoverScope is what an answer to one approval may cover: the block's
@@ -36,6 +40,9 @@ type CoverScope struct {
 	Arguments []string
 	SessionID string
 	Requester string
+	// Edited: the operator replaces the block with code of their own,
+	// whose shape the scope does not know.
+	Edited bool
 }
 
 // Covers is the cover of every choice, in Choices' order.
@@ -45,6 +52,11 @@ func Covers(s CoverScope) []Cover {
 		cv := Cover{Choice: c, Text: CoversText(c, s), Grants: []string{}}
 		if c == ChoiceAutoRun && s.ProcOnly {
 			cv.Grants = append(cv.Grants, s.Procs...)
+		}
+		if c == ChoiceAutoRun {
+			e := s
+			e.Edited = true
+			cv.IfEdited = CoversText(c, e)
 		}
 		out = append(out, cv)
 	}
@@ -60,6 +72,11 @@ func CoversText(c Choice, s CoverScope) string {
 	case ChoiceRunOnce:
 		return "run_once runs this block once, as shown, with these arguments; nothing is remembered"
 	case ChoiceAutoRun:
+		if s.Edited {
+			return fmt.Sprintf("auto_run runs the edited block now; if it calls only proc__ tools, it grants auto-run of each "+
+				"for every caller and any arguments, until revoked; otherwise auto-run covers that program, with any arguments, "+
+				"in this session (%s), for turns of %s, until revoked", s.SessionID, s.Requester)
+		}
 		if s.ProcOnly && len(s.Procs) == 0 {
 			return "auto_run runs this block now; it calls no tools, so nothing is remembered"
 		}

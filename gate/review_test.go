@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
@@ -161,5 +162,40 @@ func TestReviewBoundsAllNestedCode(t *testing.T) {
 	}
 	if len(a.Nested) != 5 || total > procedures.MaxReviewNestedBytes {
 		t.Fatalf("the review shows %d procedures, %d bytes of their code (bound %d)", len(a.Nested), total, procedures.MaxReviewNestedBytes)
+	}
+}
+
+// TestReviewOfAnUnavailableVersion: a pending turn whose binding names a
+// nested version the store does not hold (an imported approval) shows it
+// unavailable, with nothing of its code, and resolving it asks for a
+// review again rather than approving what nobody saw.
+func TestReviewOfAnUnavailableVersion(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, sandbox.NewInProcess(), true)
+	g := gate.New(e.Replayer, e.turns, gate.Options{})
+	killer := captureAsIs(t, e, reviewKiller)
+	id := mustPending(t, g, gate.TurnRequest{Code: "return tools." + killer.Name + "(task_id=1)", SessionID: "s",
+		Phase: procedures.PhaseInteractive, Actor: "agent"})
+	cur, err := e.turns.GetApproval(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := *cur
+	b := *cur.Binding
+	b.Nested = []procedures.BoundNested{{Name: killer.Name, CodeHash: strings.Repeat("0", 64), StateChangingTools: []string{}}}
+	forged.Binding = &b
+	if _, err := e.turns.TransitionTurn(ctx, forged, []gate.TurnStatus{gate.TurnPending}, true, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	a, err := g.Approval(ctx, id, true)
+	if err != nil || len(a.Nested) != 1 || !a.Nested[0].Unavailable || a.Nested[0].Code != "" {
+		t.Fatalf("the review of an unavailable version: %+v, %v", a, err)
+	}
+	_, _, err = g.Resolve(ctx, gate.ResolveRequest{ID: id, Choice: gate.ChoiceRunOnce, Actor: "op", HasGrant: true})
+	if fault.ErrorCode(err) != fault.CodeConflict {
+		t.Fatalf("resolving it: %v, want conflict (review again)", err)
+	}
+	if a, err = g.Approval(ctx, id, true); err != nil || a.Nested[0].Unavailable || a.Nested[0].CodeHash != killer.CodeHash {
+		t.Fatalf("reviewed again: %+v, %v", a.Nested, err)
 	}
 }

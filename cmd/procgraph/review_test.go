@@ -181,12 +181,15 @@ func TestReviewInATerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := []string{runMainEnv + "=1", "PROCGRAPH_URL=" + w.URL, "PROCGRAPH_TOKEN=" + w.op, "TERM=xterm", "NO_COLOR=1"}
-	// The whole output, its wrapped lines joined (-J).
-	shown := func(term *terminal) string {
+	// The whole output once its last line shows (the pane may die before
+	// tmux has read all of a long output), its wrapped lines joined (-J).
+	shown := func(term *terminal, last string) string {
+		term.waitFor(last)
 		term.waitExit()
 		return term.run("capture-pane", "-p", "-J", "-S", "-", "-t", "t")
 	}
-	screen := shown(startTerminal(t, env, exe, "approvals", "show", w.id))
+	const lastOfShow = `reject does not run this block; nothing is remembered`
+	screen := shown(startTerminal(t, env, exe, "approvals", "show", w.id), lastOfShow)
 	t.Logf("approvals show:\n%s", screen)
 	for _, want := range []string{attackCall, "runs procedure " + w.killer + " (level 2, called by " + w.outer + "): changes state through kill_job; code hash " + w.killerHash,
 		"runs procedure " + w.outer + " (level 1, called by the block)", w.grantText(), `arguments:`, `{"task_id":1}`} {
@@ -194,7 +197,7 @@ func TestReviewInATerminal(t *testing.T) {
 			t.Fatalf("approvals show lacks %q:\n%s", want, screen)
 		}
 	}
-	screen = shown(startTerminal(t, env, exe, "approvals", "show", w.bounds))
+	screen = shown(startTerminal(t, env, exe, "approvals", "show", w.bounds), lastOfShow)
 	t.Logf("approvals show (bounds):\n%s", screen)
 	for _, want := range []string{`\u001b[2K\u2028hidden`, "truncated: ", " bytes shown; the whole code: procgraph versions " + w.big + " "} {
 		if !strings.Contains(screen, want) {
@@ -211,6 +214,16 @@ func TestReviewInATerminal(t *testing.T) {
 		t.Fatalf("auto_run off a terminal without --yes: exit %d\n%s", code, errOut)
 	}
 	w.mustStillPending(t, "an unconfirmed auto_run")
+	edited := filepath.Join(t.TempDir(), "edited.star")
+	if err := os.WriteFile(edited, []byte("return tools."+w.killer+"(task_id=task_id)\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut = runMainWith(t, map[string]string{"PROCGRAPH_URL": w.URL, "PROCGRAPH_TOKEN": w.op},
+		"approvals", "approve", w.id, "--choice", "auto_run", "--reason", "routine", "--code", edited)
+	if code != 2 || !strings.Contains(errOut, "auto-run of "+w.killer+" for every caller and any arguments, until revoked") {
+		t.Fatalf("auto_run of an edited block off a terminal without --yes: exit %d\n%s", code, errOut)
+	}
+	w.mustStillPending(t, "an unconfirmed auto_run of an edited block")
 
 	term := startTerminal(t, env, exe, "approvals", "approve", w.id, "--choice", "auto_run", "--reason", "routine")
 	screen = term.waitFor(`Type yes to confirm:`)
@@ -221,7 +234,7 @@ func TestReviewInATerminal(t *testing.T) {
 		t.Fatal("granted before the operator confirmed")
 	}
 	term.run("send-keys", "-t", "t", "yes", "Enter")
-	screen = shown(term)
+	screen = shown(term, `decision:`)
 	t.Logf("approvals approve:\n%s", screen)
 	if !strings.Contains(screen, "status:") || !strings.Contains(screen, "approved") || !w.granted(t) {
 		t.Fatalf("the confirmed auto_run:\n%s", screen)
@@ -255,6 +268,20 @@ func TestReviewInTheConsole(t *testing.T) {
 	tab.run(t, chromedp.Click(bounds+" button.show-whole", chromedp.ByQuery))
 	tab.waitJS(t, `document.querySelector('`+bounds+` section.nested[data-name="`+w.big+`"]').textContent.includes('# the end')`)
 	tab.screenshot(t, "review")
+
+	// Auto-run of an edited block: the confirmation says what it may grant.
+	tab.run(t, chromedp.Click(bounds+" button.edit", chromedp.ByQuery),
+		chromedp.SendKeys(bounds+" textarea.approval-code", "\n# edited", chromedp.ByQuery),
+		chromedp.Click(bounds+` button[data-choice="auto_run"]`, chromedp.ByQuery))
+	tab.waitJS(t, `!document.querySelector('`+bounds+` .grant-confirm').hidden`)
+	if got := tab.text(t, bounds+" .grant-confirm"); !strings.Contains(got, "the edited block") || !strings.Contains(got, "for every caller and any arguments, until revoked") {
+		t.Fatalf("the confirmation of an edited auto_run: %q", got)
+	}
+	tab.run(t, chromedp.Click(bounds+" button.cancel-grant", chromedp.ByQuery))
+	tab.waitJS(t, `document.querySelector('`+bounds+` .grant-confirm').hidden`)
+	if st := mustStatus(t, w.as(t, w.op, "GET", "/v1/approvals/"+w.bounds, nil), 200)["status"]; st != "pending" {
+		t.Fatalf("a cancelled confirmation resolved the turn: %v", st)
+	}
 
 	tab.run(t, chromedp.SendKeys(card+" .approval-reason", "routine", chromedp.ByQuery),
 		chromedp.Click(card+` button[data-choice="auto_run"]`, chromedp.ByQuery))

@@ -21,6 +21,7 @@ import (
 	ptext "github.com/procgraph/procgraph/internal/text"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
+	"github.com/procgraph/procgraph/signature"
 )
 
 // turnCommands are the turn gate's client commands (part of the command table).
@@ -348,21 +349,23 @@ func cmdApprovalsApprove(ctx context.Context, args []string, s stdio) int {
 	default:
 		return cl.fail(s, "--choice must be run_once, auto_run or always_ask (approvals reject rejects)")
 	}
-	if gate.Choice(*choice) == gate.ChoiceAutoRun && *codeFile == "" {
-		if code, ok := confirmGrants(ctx, cl, s, pos[0], *yes); !ok {
-			return code
-		}
-	}
 	body := map[string]any{"choice": *choice}
 	if *reason != "" {
 		body["reason"] = *reason
 	}
+	var edited *string
 	if *codeFile != "" {
 		src, err := readSource(*codeFile, s.in)
 		if err != nil {
 			return fail(s.err, "approvals approve", err)
 		}
 		body["code"] = src
+		edited = &src
+	}
+	if gate.Choice(*choice) == gate.ChoiceAutoRun {
+		if code, ok := confirmGrants(ctx, cl, s, pos[0], edited, *yes); !ok {
+			return code
+		}
 	}
 	return resolveCall(ctx, cl, s, pos[0], body)
 }
@@ -370,10 +373,11 @@ func cmdApprovalsApprove(ctx context.Context, args []string, s stdio) int {
 // confirmGrants tells the operator what the auto_run of approval id
 // grants (gate.Cover.Grants: durable auto-run for every caller and any
 // arguments, until revoked) and has them confirm it: --yes, or "yes"
-// typed at the terminal. ok is false when they did not, with the exit code:
-// 2 (usage) without --yes off a terminal, 1 when refused or when the
+// typed at the terminal. With edited code (--code), what the edited block
+// would grant (editedCover). ok is false when they did not, with the exit
+// code: 2 (usage) without --yes off a terminal, 1 when refused or when the
 // approval cannot be read.
-func confirmGrants(ctx context.Context, cl *cmdline, s stdio, id string, yes bool) (int, bool) {
+func confirmGrants(ctx context.Context, cl *cmdline, s stdio, id string, edited *string, yes bool) (int, bool) {
 	var a approvalView
 	if _, err := newClient(ctx).do(ctx, "GET", "/v1/approvals/"+pathSegment(id), nil, nil, &a); err != nil {
 		return failAnswer(cl, s, err), false
@@ -383,6 +387,9 @@ func confirmGrants(ctx context.Context, cl *cmdline, s stdio, id string, yes boo
 		if a.Covers[i].Choice == gate.ChoiceAutoRun {
 			cover = &a.Covers[i]
 		}
+	}
+	if edited != nil {
+		cover = editedCover(*edited, &a)
 	}
 	if cover == nil || len(cover.Grants) == 0 {
 		return 0, true
@@ -402,6 +409,26 @@ func confirmGrants(ctx context.Context, cl *cmdline, s stdio, id string, yes boo
 		return 1, false
 	}
 	return 0, true
+}
+
+// editedCover is what an auto_run of approval a with its block replaced
+// by code grants, said by gate.Covers as the server would: the code is
+// analysed in each dialect (the server analyses it in the approval's), and
+// a block of proc__ calls only in either is taken to grant them. nil when
+// it grants nothing.
+func editedCover(code string, a *approvalView) *gate.Cover {
+	for _, d := range []signature.Dialect{signature.Starlark, signature.PythonAsync} {
+		an, err := signature.Analyze(code, d)
+		if err != nil || len(an.ProcRefs) == 0 || len(an.ProcRefs) != len(an.Signature) {
+			continue
+		}
+		for _, c := range gate.Covers(gate.CoverScope{ProcOnly: true, Procs: an.ProcRefs, SessionID: a.SessionID, Requester: a.RequestedBy}) {
+			if c.Choice == gate.ChoiceAutoRun {
+				return &c
+			}
+		}
+	}
+	return nil
 }
 
 // isTerminalReader reports whether r is a terminal.

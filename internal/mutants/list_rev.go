@@ -72,7 +72,21 @@ func init() {
 		{
 			Name:     "console/auto-run-grant-unconfirmed",
 			Why:      "the console's Auto-run grants durable auto-run at once, without the confirmation step that says what it grants",
-			Edits:    []Edit{{Dir: "ui/static/pages", Files: "approvals.js", Find: "if (!cover || !(cover.grants || []).length) { resolve(choice); return; }", Replace: "{ resolve(choice); return; }"}},
+			Edits:    []Edit{{Dir: "ui/static/pages", Files: "approvals.js", Find: "if (!text && (!cover || !(cover.grants || []).length)) { resolve(choice); return; }", Replace: "{ resolve(choice); return; }"}},
+			Packages: []string{"./cmd/procgraph"},
+			Tests:    []string{"TestReviewInTheConsole"},
+		},
+		{
+			Name:     "cli/edited-auto-run-grant-unconfirmed",
+			Why:      "approvals approve --choice auto_run --code grants durable auto-run to the edited block's procedures without a confirmation",
+			Edits:    []Edit{{Dir: "cmd/procgraph", Files: "turns.go", Find: "\tif edited != nil {\n\t\tcover = editedCover(*edited, &a)\n\t}", Replace: "\t_ = editedCover"}},
+			Packages: []string{"./cmd/procgraph"},
+			Tests:    []string{"TestReviewInATerminal"},
+		},
+		{
+			Name:     "console/edited-auto-run-grant-unconfirmed",
+			Why:      "the console's Auto-run of an edited block is sent without the confirmation that it may grant durable auto-run",
+			Edits:    []Edit{{Dir: "ui/static/pages", Files: "approvals.js", Find: "const text = cover && cover.if_edited && !editor.hidden", Replace: "const text = false && cover.if_edited && !editor.hidden"}},
 			Packages: []string{"./cmd/procgraph"},
 			Tests:    []string{"TestReviewInTheConsole"},
 		},

@@ -131,8 +131,10 @@ function approvalCard(a, canGrant, refresh, reread) {
   confirmBox.hidden = true;
   const ask = (choice) => {
     const cover = (a.covers || []).find((c) => c.choice === choice);
-    if (!cover || !(cover.grants || []).length) { resolve(choice); return; }
-    confirmBox.replaceChildren(h('p', null, h('strong', null, 'Confirm the durable grant: '), cover.text),
+    // Edited code grants what its own calls say: the confirmation says so.
+    const text = cover && cover.if_edited && !editor.hidden && editor.value !== edited ? cover.if_edited : null;
+    if (!text && (!cover || !(cover.grants || []).length)) { resolve(choice); return; }
+    confirmBox.replaceChildren(h('p', null, h('strong', null, 'Confirm the durable grant: '), text || cover.text),
       h('button', { type: 'button', class: 'confirm-grant', onclick: () => { confirmBox.hidden = true; resolve(choice); } }, 'Confirm grant'),
       ' ', h('button', { type: 'button', class: 'cancel-grant', onclick: () => { confirmBox.hidden = true; } }, 'Cancel'));
     confirmBox.hidden = false;
