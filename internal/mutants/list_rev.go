@@ -63,6 +63,13 @@ func init() {
 			Tests:    []string{"TestReviewShowsAllThatRuns", "TestReviewInATerminal"},
 		},
 		{
+			Name:     "cli/review-nested-omitted",
+			Why:      "approvals show prints the block but not the procedures it reaches nor what each answer covers",
+			Edits:    []Edit{{Dir: "cmd/procgraph", Files: "turns.go", Find: "\t\tprintReview(w, &a)\n", Replace: "\n"}},
+			Packages: []string{"./cmd/procgraph"},
+			Tests:    []string{"TestReviewInATerminal"},
+		},
+		{
 			Name:     "cli/auto-run-grant-unconfirmed",
 			Why:      "approvals approve --choice auto_run grants durable auto-run without --yes or a yes typed at the terminal",
 			Edits:    []Edit{{Dir: "cmd/procgraph", Files: "turns.go", Find: "if cover == nil || len(cover.Grants) == 0 {", Replace: "if true {"}},
