@@ -399,8 +399,7 @@ func confirmGrants(ctx context.Context, cl *cmdline, s stdio, id string, edited 
 		return 0, true
 	}
 	if !isTerminalReader(s.in) {
-		return cl.fail(s, "auto_run grants durable auto-run of "+strings.Join(cover.Grants, ", ")+
-			" for every caller and any arguments, until revoked: confirm with --yes"), false
+		return cl.fail(s, "this auto_run grants durable auto-run of "+strings.Join(cover.Grants, ", ")+" (above): confirm with --yes"), false
 	}
 	fmt.Fprintf(s.err, "Grant it? Type yes to confirm: ")
 	line, _ := bufio.NewReader(s.in).ReadString('\n')
