@@ -184,15 +184,20 @@ func TestReviewInATerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := []string{runMainEnv + "=1", "PROCGRAPH_URL=" + w.URL, "PROCGRAPH_TOKEN=" + w.op, "TERM=xterm", "NO_COLOR=1"}
-	// The whole output once its last line shows (the pane may die before
-	// tmux has read all of a long output), its wrapped lines joined (-J).
+	// procgraph args in a terminal held open after it exits (a pty
+	// closed at once may lose the end of a long output): the whole
+	// output once its last line shows, its wrapped lines joined (-J).
+	start := func(args ...string) *terminal {
+		return startTerminal(t, env, append([]string{"sh", "-c", `"$@"; echo "exit $?"; read _`, "sh", exe}, args...)...)
+	}
 	shown := func(term *terminal, last string) string {
 		term.waitFor(last)
-		term.waitExit()
-		return term.run("capture-pane", "-p", "-J", "-S", "-", "-t", "t")
+		out := term.run("capture-pane", "-p", "-J", "-S", "-", "-t", "t")
+		term.run("send-keys", "-t", "t", "Enter")
+		return out
 	}
-	const lastOfShow = `reject does not run this block; nothing is remembered`
-	screen := shown(startTerminal(t, env, exe, "approvals", "show", w.id), lastOfShow)
+	const lastOfShow = `reject does not run this block; nothing is remembered\s+exit 0`
+	screen := shown(start("approvals", "show", w.id), lastOfShow)
 	t.Logf("approvals show:\n%s", screen)
 	for _, want := range []string{attackCall, "runs procedure " + w.killer + " (level 2, called by " + w.outer + "): changes state through kill_job; code hash " + w.killerHash,
 		"runs procedure " + w.outer + " (level 1, called by the block)", w.grantText(), `arguments:`, `{"task_id":1}`} {
@@ -200,7 +205,7 @@ func TestReviewInATerminal(t *testing.T) {
 			t.Fatalf("approvals show lacks %q:\n%s", want, screen)
 		}
 	}
-	screen = shown(startTerminal(t, env, exe, "approvals", "show", w.bounds), lastOfShow)
+	screen = shown(start("approvals", "show", w.bounds), lastOfShow)
 	t.Logf("approvals show (bounds):\n%s", screen)
 	for _, want := range []string{`\u001b[2K\u2028hidden`, "truncated: ", " bytes shown; the whole code: procgraph versions " + w.big + " "} {
 		if !strings.Contains(screen, want) {
@@ -228,8 +233,9 @@ func TestReviewInATerminal(t *testing.T) {
 	}
 	w.mustStillPending(t, "an unconfirmed auto_run of an edited block")
 
-	term := startTerminal(t, env, exe, "approvals", "approve", w.id, "--choice", "auto_run", "--reason", "routine")
-	screen = term.waitFor(`Type yes to confirm:`)
+	term := start("approvals", "approve", w.id, "--choice", "auto_run", "--reason", "routine")
+	term.waitFor(`Type yes to confirm:`)
+	screen = term.run("capture-pane", "-p", "-J", "-t", "t")
 	if !strings.Contains(screen, w.grantText()) {
 		t.Fatalf("the confirmation does not say what it grants:\n%s", screen)
 	}
@@ -237,7 +243,7 @@ func TestReviewInATerminal(t *testing.T) {
 		t.Fatal("granted before the operator confirmed")
 	}
 	term.run("send-keys", "-t", "t", "yes", "Enter")
-	screen = shown(term, `decision:`)
+	screen = shown(term, `decision:.*\s+exit 0`)
 	t.Logf("approvals approve:\n%s", screen)
 	if !strings.Contains(screen, "status:") || !strings.Contains(screen, "approved") || !w.granted(t) {
 		t.Fatalf("the confirmed auto_run:\n%s", screen)
