@@ -43,10 +43,31 @@ var turnResponseSchemas = map[string]string{
 		"lifted": {"type": "array", "items": {"$ref": "#/components/schemas/Lifted"}},
 		"suggestion": {"type": "object", "required": ["tool", "reason", "message"], "properties": {"tool": {"type": "string"},
 			"reason": {"type": "string", "enum": ["same_signature", "covered_by"]}, "message": {"type": "string"}}}}}`,
-	"Approval": `{"allOf": [{"$ref": "#/components/schemas/Turn"}, {"type": "object", "required": ["code", "procedures"], "properties": {
+	"Approval": `{"allOf": [{"$ref": "#/components/schemas/Turn"}, {"type": "object", "required": ["code", "procedures", "nested", "covers"], "properties": {
 		"code": {"type": "string"}, "arguments": {"type": ["object", "null"]},
 		"procedures": {"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string"},
-			"read_only": {"type": "boolean"}, "auto_run": {"type": "boolean"}}}}}}]}`,
+			"read_only": {"type": "boolean"}, "auto_run": {"type": "boolean"}}}},
+		"nested": {"type": "array", "description": "every proc__ the block may reach, each level, as the approval binds to it (empty once the turn no longer waits to run)",
+			"items": {"$ref": "#/components/schemas/ReachedProcedure"}},
+		"covers": {"type": "array", "description": "for each choice, what answering it covers (empty once resolved)",
+			"items": {"$ref": "#/components/schemas/Cover"}}}}]}`,
+	"ReachedProcedure": `{"type": "object", "required": ["name", "depth", "called_by", "code_hash", "read_only", "state_changing_tools",
+		"signature", "dialect", "code", "code_bytes", "truncated", "unavailable"], "properties": {
+		"name": {"type": "string"}, "depth": {"type": "integer", "minimum": 1, "description": "1: the block calls it; 2: a procedure of level 1 does; …"},
+		"called_by": {"type": "array", "items": {"type": "string"}, "description": "the callers of the level above; \"\" is the block"},
+		"code_hash": {"type": "string", "description": "the version the approval binds to; \"absent\" when no procedure has the name (its call is refused)"},
+		"read_only": {"type": "boolean"}, "state_changing_tools": {"type": "array", "items": {"type": "string"}},
+		"signature": {"type": "array", "items": {"type": "string"}}, "dialect": {"type": "string"},
+		"code": {"type": "string", "description": "the version's code, at most 16 KiB of it and 64 KiB for all nested procedures of a review"},
+		"code_bytes": {"type": "integer", "description": "the length of the whole code"},
+		"truncated": {"type": "boolean", "description": "code is a prefix: the whole text is GET /v1/procedures/{name}/versions/{code_hash}"},
+		"unavailable": {"type": "boolean", "description": "the store has no version of that hash: resolving asks for a review again"}}}`,
+	"Cover": `{"type": "object", "required": ["choice", "text", "grants"], "properties": {
+		"choice": {"type": "string", "enum": ["run_once", "auto_run", "always_ask", "reject"]},
+		"text": {"type": "string", "description": "what the answer runs and remembers"},
+		"grants": {"type": "array", "items": {"type": "string"},
+			"description": "the procedures the answer grants durable auto-run to, for every caller and any arguments, until revoked: confirm before answering"},
+		"if_edited": {"type": "string", "description": "auto_run only: what the answer covers when the block is replaced (code), which may grant"}}}`,
 	"Approvals": `{"type": "object", "required": ["approvals", "next"], "properties": {
 		"approvals": {"type": "array", "items": {"$ref": "#/components/schemas/Approval"}}, "next": {"type": ["string", "null"]}}}`,
 	"ResolveAnswer": `{"type": "object", "required": ["turn", "decision"], "properties": {

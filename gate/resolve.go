@@ -301,6 +301,13 @@ type Approval struct {
 	Code       string              `json:"code"`
 	Arguments  map[string]any      `json:"arguments"`
 	Procedures []ApprovalProcedure `json:"procedures"`
+	// Nested is every proc__ the block may reach, each level, as the
+	// turn's binding holds it (procedures.Service.Reach): what an approval
+	// lets run. Empty once the turn no longer waits to run.
+	Nested []procedures.Reached `json:"nested"`
+	// Covers says, for each choice, what answering it covers. Empty once
+	// the turn is resolved.
+	Covers []Cover `json:"covers"`
 }
 
 // ApprovalProcedure is a proc__ an approval's block references.
@@ -317,7 +324,7 @@ func (g *Gate) Approval(ctx context.Context, id string, showArgs bool) (*Approva
 	if err != nil {
 		return nil, err
 	}
-	return g.approvalOf(ctx, cur, showArgs), nil
+	return g.approvalOf(ctx, cur, showArgs)
 }
 
 // Approvals lists approvals, newest first.
@@ -340,13 +347,27 @@ func (g *Gate) Approvals(ctx context.Context, f ApprovalFilter, showArgs bool) (
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, g.approvalOf(ctx, r, showArgs))
+		a, err := g.approvalOf(ctx, r, showArgs)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
 	}
 	return out, nil
 }
 
-func (g *Gate) approvalOf(ctx context.Context, r *TurnRecord, showArgs bool) *Approval {
-	a := &Approval{Turn: r.Turn, Code: r.Code, Procedures: []ApprovalProcedure{}}
+func (g *Gate) approvalOf(ctx context.Context, r *TurnRecord, showArgs bool) (*Approval, error) {
+	a := &Approval{Turn: r.Turn, Code: r.Code, Procedures: []ApprovalProcedure{}, Nested: []procedures.Reached{}, Covers: []Cover{}}
+	if r.Status == TurnPending || r.Status == TurnApproved {
+		nested, err := g.svc.Reach(ctx, r.Binding)
+		if err != nil {
+			return nil, err
+		}
+		a.Nested = nested
+	}
+	if r.Status == TurnPending {
+		a.Covers = Covers(coverScope(r))
+	}
 	if showArgs {
 		a.Arguments = r.Arguments
 	}
@@ -367,5 +388,5 @@ func (g *Gate) approvalOf(ctx context.Context, r *TurnRecord, showArgs bool) *Ap
 			}
 		}
 	}
-	return a
+	return a, nil
 }

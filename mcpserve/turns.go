@@ -41,7 +41,7 @@ var (
 
 // reviewSchema is what an operator answers through elicitation.
 var reviewSchema = json.RawMessage(`{"type": "object", "required": ["choice"], "properties": {
-  "choice": {"type": "string", "enum": ["run_once", "auto_run", "always_ask", "reject"], "description": "run it once, run it and skip review of this code in this session, run it and ask again next time, or reject it"},
+  "choice": {"type": "string", "enum": ["run_once", "auto_run", "always_ask", "reject"], "description": "run it once; run it and skip review next time (the message says what auto_run covers: this program in this session, or a durable grant for every caller); run it and ask again next time; or reject it"},
   "reason": {"type": "string", "description": "why, for the audit log"}}}`)
 
 type runCodeArgs struct {
@@ -266,7 +266,8 @@ func (h *Handler) resolveReview(ctx context.Context, c caller, t gate.Turn, res 
 
 // reviewMessage is the review an operator reads in the MCP client: the
 // signature, classification and code hash the server computed, then the
-// agent's summary and code. Everything an agent or the catalogue wrote is
+// agent's summary, arguments and code, every procedure it may reach with
+// its code (gate.Approval.Nested), and what each answer covers. Everything an agent or the catalogue wrote is
 // shown visibly (text.Visible; one-line fields text.VisibleLine), so the
 // message reads as what runs.
 func reviewMessage(a *gate.Approval) string {
@@ -293,8 +294,31 @@ func reviewMessage(a *gate.Approval) string {
 	if a.Summary != "" {
 		fmt.Fprintf(&b, "Summary (the agent's): %s\n", ptext.VisibleLine(a.Summary))
 	}
+	if a.Arguments != nil {
+		args, err := json.Marshal(a.Arguments)
+		if err != nil {
+			args = []byte("(not shown: " + err.Error() + ")")
+		}
+		fmt.Fprintf(&b, "Arguments: %s\n", ptext.VisibleLine(string(args)))
+	}
 	b.WriteString("\nCode:\n" + ptext.Visible(a.Code))
-	return b.String()
+	b.WriteString("\n")
+	for _, r := range a.Nested {
+		b.WriteString("\nRuns procedure " + ptext.VisibleLine(r.Heading()) + ":\n")
+		if r.Code != "" {
+			b.WriteString(ptext.Visible(strings.TrimRight(r.Code, "\n")) + "\n")
+		}
+		if t := r.TruncatedText(); t != "" {
+			b.WriteString("(" + ptext.VisibleLine(t) + ")\n")
+		}
+	}
+	if len(a.Covers) > 0 {
+		b.WriteString("\nWhat each answer covers:\n")
+		for _, c := range a.Covers {
+			fmt.Fprintf(&b, "- %s\n", ptext.VisibleLine(c.Text))
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
 }
 
 // awaitApproval is await_approval: it waits for the operator, then runs an

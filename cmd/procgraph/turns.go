@@ -4,19 +4,24 @@ package main
 // and list or revoke session policies.
 
 import (
+	"bufio"
 	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/term"
 
 	"github.com/procgraph/procgraph/gate"
 	ptext "github.com/procgraph/procgraph/internal/text"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
+	"github.com/procgraph/procgraph/signature"
 )
 
 // turnCommands are the turn gate's client commands (part of the command table).
@@ -241,6 +246,29 @@ type approvalView struct {
 	Code       string                   `json:"code"`
 	Arguments  map[string]any           `json:"arguments"`
 	Procedures []gate.ApprovalProcedure `json:"procedures"`
+	Nested     []procedures.Reached     `json:"nested"`
+	Covers     []gate.Cover             `json:"covers"`
+}
+
+// printReview prints what an approval runs beyond its own code — every
+// procedure it may reach with its code, each level (a truncated one says
+// where its whole code is) — and what each answer covers.
+func printReview(w io.Writer, a *approvalView) {
+	for _, r := range a.Nested {
+		fmt.Fprintf(w, "\nruns procedure %s\n", ptext.VisibleLine(r.Heading()))
+		if r.Code != "" {
+			block(w, r.Code)
+		}
+		if t := r.TruncatedText(); t != "" {
+			fmt.Fprintf(w, "(%s)\n", ptext.VisibleLine(t))
+		}
+	}
+	if len(a.Covers) > 0 {
+		fmt.Fprintln(w, "\nwhat each answer covers:")
+		for _, c := range a.Covers {
+			fmt.Fprintf(w, "  %s\n", ptext.VisibleLine(c.Text))
+		}
+	}
 }
 
 func cmdApprovalsList(ctx context.Context, args []string, s stdio) int {
@@ -307,15 +335,18 @@ func cmdApprovalsShow(ctx context.Context, args []string, s stdio) int {
 		if a.Code != "" {
 			block(w, a.Code)
 		}
+		printReview(w, &a)
 	})
 }
 
 func cmdApprovalsApprove(ctx context.Context, args []string, s stdio) int {
-	cl := newCmdline("approvals approve", "approvals approve ID --choice run_once|auto_run|always_ask --reason R [--code FILE]",
-		"Approve a pending turn (POST /v1/approvals/{id}/resolve). --code replaces the block: the edited code is what runs.", true)
+	cl := newCmdline("approvals approve", "approvals approve ID --choice run_once|auto_run|always_ask --reason R [--code FILE] [--yes]",
+		"Approve a pending turn (POST /v1/approvals/{id}/resolve). --code replaces the block: the edited code is what runs. "+
+			"An auto_run that grants durable auto-run (a block of proc__ calls only) says what it grants and needs --yes, or a yes typed at the terminal.", true)
 	choice := cl.enum("choice", "", "required", string(gate.ChoiceRunOnce), string(gate.ChoiceAutoRun), string(gate.ChoiceAlwaysAsk))
 	reason := cl.fs.String("reason", "", "why, for the audit log (required, as the console requires it)")
 	codeFile := cl.fs.String("code", "", "a file (or -) with the edited block to run instead")
+	yes := cl.fs.Bool("yes", false, "confirm the durable grants an auto_run creates (for every caller and any arguments, until revoked)")
 	pos, code, done := cl.parse(args, 1, 1, s)
 	if done {
 		return code
@@ -329,14 +360,87 @@ func cmdApprovalsApprove(ctx context.Context, args []string, s stdio) int {
 		return cl.fail(s, reasonRequired)
 	}
 	body := map[string]any{"choice": *choice, "reason": *reason}
+	var edited *string
 	if *codeFile != "" {
 		src, err := readSource(*codeFile, s.in)
 		if err != nil {
 			return fail(s.err, "approvals approve", err)
 		}
 		body["code"] = src
+		edited = &src
+	}
+	if gate.Choice(*choice) == gate.ChoiceAutoRun {
+		if code, ok := confirmGrants(ctx, cl, s, pos[0], edited, *yes); !ok {
+			return code
+		}
 	}
 	return resolveCall(ctx, cl, s, pos[0], body)
+}
+
+// confirmGrants tells the operator what the auto_run of approval id
+// grants (gate.Cover.Grants: durable auto-run for every caller and any
+// arguments, until revoked) and has them confirm it: --yes, or "yes"
+// typed at the terminal. With edited code (--code), what the edited block
+// would grant (editedCover). ok is false when they did not, with the exit
+// code: 2 (usage) without --yes off a terminal, 1 when refused or when the
+// approval cannot be read.
+func confirmGrants(ctx context.Context, cl *cmdline, s stdio, id string, edited *string, yes bool) (int, bool) {
+	var a approvalView
+	if _, err := newClient(ctx).do(ctx, "GET", "/v1/approvals/"+pathSegment(id), nil, nil, &a); err != nil {
+		return failAnswer(cl, s, err), false
+	}
+	var cover *gate.Cover
+	for i := range a.Covers {
+		if a.Covers[i].Choice == gate.ChoiceAutoRun {
+			cover = &a.Covers[i]
+		}
+	}
+	if edited != nil {
+		cover = editedCover(*edited, &a)
+	}
+	if cover == nil || len(cover.Grants) == 0 {
+		return 0, true
+	}
+	fmt.Fprintf(s.err, "%s\n", ptext.VisibleLine(cover.Text))
+	if yes {
+		return 0, true
+	}
+	if !isTerminalReader(s.in) {
+		return cl.fail(s, "this auto_run grants durable auto-run of "+strings.Join(cover.Grants, ", ")+" (above): confirm with --yes"), false
+	}
+	fmt.Fprintf(s.err, "Grant it? Type yes to confirm: ")
+	line, _ := bufio.NewReader(s.in).ReadString('\n')
+	if strings.TrimSpace(line) != "yes" {
+		fmt.Fprintln(s.err, "procgraph approvals approve: not confirmed; nothing was resolved")
+		return 1, false
+	}
+	return 0, true
+}
+
+// editedCover is what an auto_run of approval a with its block replaced
+// by code grants, said by gate.Covers as the server would: the code is
+// analysed in each dialect (the server analyses it in the approval's), and
+// a block of proc__ calls only in either is taken to grant them. nil when
+// it grants nothing.
+func editedCover(code string, a *approvalView) *gate.Cover {
+	for _, d := range []signature.Dialect{signature.Starlark, signature.PythonAsync} {
+		an, err := signature.Analyze(code, d)
+		if err != nil || len(an.ProcRefs) == 0 || len(an.ProcRefs) != len(an.Signature) {
+			continue
+		}
+		for _, c := range gate.Covers(gate.CoverScope{ProcOnly: true, Procs: an.ProcRefs, SessionID: a.SessionID, Requester: a.RequestedBy}) {
+			if c.Choice == gate.ChoiceAutoRun {
+				return &c
+			}
+		}
+	}
+	return nil
+}
+
+// isTerminalReader reports whether r is a terminal.
+func isTerminalReader(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 func cmdApprovalsReject(ctx context.Context, args []string, s stdio) int {

@@ -55,6 +55,13 @@ const (
 	// MaxSearchParts bounds the distinct texts a procedure's search
 	// document keeps (search.MaxParts).
 	MaxSearchParts = 64
+	// MaxReviewCodeBytes bounds the code of one procedure an approval's
+	// review shows (procedures.Reach): longer code is shown truncated,
+	// with its hash and length, and the full text is its version's.
+	MaxReviewCodeBytes = 16 << 10
+	// MaxReviewNestedBytes bounds the nested code of one review, all the
+	// procedures it reaches together.
+	MaxReviewNestedBytes = 64 << 10
 )
 
 // The request fields. A body or a tool input composes them (Body, Opt,

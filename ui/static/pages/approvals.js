@@ -9,6 +9,11 @@
 // card shows its turn's id (trn_…, what the CLI takes); a resolution is
 // confirmed in the notice bar; the history lists the resolved approvals
 // (GET /v1/approvals without a status: choice, who, when, reason).
+// Each card shows every procedure the block may reach, each level, with
+// the code and code hash the approval binds to (a truncated one loads
+// whole with one click), and what each answer covers; an answer that
+// grants durable auto-run asks for a confirmation that says what it
+// grants. A card whose turn changed since it was read is read anew.
 import { h, badge, stateBadge, when, errorBox, editableText, notify, table, codeHash, section } from '../dom.js';
 import { api, get, hasScope, follow } from '../api.js';
 import { highlight } from '../highlight.js';
@@ -61,7 +66,9 @@ export async function approvalsPage(ctx) {
     for (const [id, card] of cards) if (!ids.has(id)) { card.el.remove(); cards.delete(id); }
     for (const a of pending) {
       if (!cards.has(a.id)) {
-        const card = approvalCard(a, canGrant, refresh);
+        // A card whose turn changed since it was shown (a resolution's
+        // conflict: review it again) is dropped and read anew.
+        const card = approvalCard(a, canGrant, refresh, () => { cards.get(a.id)?.el.remove(); cards.delete(a.id); return refresh(); });
         card.tick();
         cards.set(a.id, card);
         list.append(card.el);
@@ -85,7 +92,7 @@ export async function approvalsPage(ctx) {
 
 const CHOICES = { run_once: 'approved to run once', auto_run: 'approved with auto-run', always_ask: 'approved, always ask', reject: 'rejected' };
 
-function approvalCard(a, canGrant, refresh) {
+function approvalCard(a, canGrant, refresh, reread) {
   const countdown = h('span', { class: 'countdown' });
   const deadline = Date.parse(a.deadline);
   const tick = () => {
@@ -115,9 +122,24 @@ function approvalCard(a, canGrant, refresh) {
     } catch (e) {
       notify(`${a.id}: not resolved: ${e.message}`, true);
       out.replaceChildren(errorBox(e));
+      if (e.status === 409 && e.details && e.details.turn) await reread();
     }
   };
-  const button = (choice, text) => h('button', { type: 'button', class: 'resolve', 'data-choice': choice, onclick: () => resolve(choice) }, text);
+  // A choice that grants durable auto-run (its cover names grants) is
+  // confirmed first: the confirmation step says exactly what it grants.
+  const confirmBox = h('div', { class: 'grant-confirm', role: 'alertdialog' });
+  confirmBox.hidden = true;
+  const ask = (choice) => {
+    const cover = (a.covers || []).find((c) => c.choice === choice);
+    // Edited code grants what its own calls say: the confirmation says so.
+    const text = cover && cover.if_edited && !editor.hidden && editor.value !== edited ? cover.if_edited : null;
+    if (!text && (!cover || !(cover.grants || []).length)) { resolve(choice); return; }
+    confirmBox.replaceChildren(h('p', null, h('strong', null, 'Confirm the durable grant: '), text || cover.text),
+      h('button', { type: 'button', class: 'confirm-grant', onclick: () => { confirmBox.hidden = true; resolve(choice); } }, 'Confirm grant'),
+      ' ', h('button', { type: 'button', class: 'cancel-grant', onclick: () => { confirmBox.hidden = true; } }, 'Cancel'));
+    confirmBox.hidden = false;
+  };
+  const button = (choice, text) => h('button', { type: 'button', class: 'resolve', 'data-choice': choice, onclick: () => ask(choice) }, text);
   const el = h('article', { class: 'approval', 'data-id': a.id },
     h('h3', null, h('code', { class: 'turn-id' }, a.id), ' ', a.summary || '(no summary)'),
     h('p', { class: 'badges' }, stateBadge(a.read_only), a.opaque ? badge('opaque', 'warn') : null,
@@ -130,8 +152,41 @@ function approvalCard(a, canGrant, refresh) {
     h('p', { class: 'muted code-hash' }, 'code hash ', codeHash(a.code_hash || '')),
     highlight(a.code || ''),
     a.arguments ? h('pre', { class: 'code approval-arguments' }, JSON.stringify(a.arguments, null, 2)) : null,
+    (a.nested || []).map(nestedProcedure),
+    (a.covers || []).length ? h('div', { class: 'covers' }, h('p', null, 'What each answer covers:'),
+      h('ul', null, a.covers.map((c) => h('li', { 'data-choice': c.choice }, c.text)))) : null,
     canGrant ? [editor, h('div', { class: 'actions' }, reason,
       button('run_once', 'Run once'), button('auto_run', 'Auto-run'), button('always_ask', 'Always ask'), button('reject', 'Reject'),
-      h('button', { type: 'button', class: 'edit', onclick: () => { editor.hidden = !editor.hidden; } }, 'Edit code')), out] : null);
+      h('button', { type: 'button', class: 'edit', onclick: () => { editor.hidden = !editor.hidden; } }, 'Edit code')), confirmBox, out] : null);
   return { el, tick };
+}
+
+// nestedProcedure shows one procedure the block may reach (an approval's
+// nested entry): its level and callers, classification and the code hash
+// the approval binds to, and its code; a truncated one says so, with a
+// button that loads the whole version (GET /v1/procedures/{name}/versions/{hash}).
+function nestedProcedure(r) {
+  const by = (r.called_by || []).filter((c) => c !== '');
+  const head = h('h4', null, 'Runs procedure ', h('code', null, r.name), ` · level ${r.depth} · called by ${by.length ? by.join(', ') : 'the block'} `,
+    stateBadge(r.read_only), (r.state_changing_tools || []).length ? h('span', { class: 'muted' }, ' state-changing: ' + r.state_changing_tools.join(', ')) : null);
+  if (r.code_hash === 'absent') return h('section', { class: 'nested', 'data-name': r.name }, head, h('p', { class: 'warn' }, 'No such procedure: its call is refused.'));
+  const hash = h('p', { class: 'muted code-hash' }, 'code hash ', codeHash(r.code_hash));
+  if (r.unavailable) return h('section', { class: 'nested', 'data-name': r.name }, head, hash, h('p', { class: 'warn' }, 'This version is not in the store: resolving asks for a review again.'));
+  const code = h('div', { class: 'nested-code' }, highlight(r.code || ''));
+  let more = null;
+  if (r.truncated) {
+    const note = h('p', { class: 'warn truncated' }, `Truncated: ${(r.code || '').length} of ${r.code_bytes} bytes shown. `);
+    const load = h('button', { type: 'button', class: 'show-whole', onclick: async () => {
+      try {
+        const v = await get('/v1/procedures/' + encodeURIComponent(r.name) + '/versions/' + encodeURIComponent(r.code_hash));
+        code.replaceChildren(highlight(v.code || ''));
+        note.replaceChildren(`The whole code: ${r.code_bytes} bytes.`);
+      } catch (e) {
+        note.replaceChildren(errorBox(e));
+      }
+    } }, 'Show the whole code');
+    note.append(load);
+    more = note;
+  }
+  return h('section', { class: 'nested', 'data-name': r.name }, head, hash, code, more);
 }
