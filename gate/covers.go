@@ -38,6 +38,9 @@ type CoverScope struct {
 	StateChanging map[string][]string
 	// Arguments are the names of the block's arguments, sorted.
 	Arguments []string
+	// ReadOnly: the block changes no state (a policy on it covers any
+	// argument values).
+	ReadOnly  bool
 	SessionID string
 	Requester string
 	// Edited: the operator replaces the block with code of their own,
@@ -74,7 +77,8 @@ func CoversText(c Choice, s CoverScope) string {
 	case ChoiceAutoRun:
 		if s.Edited {
 			return fmt.Sprintf("auto_run runs the edited block now; if it calls only proc__ tools, it grants auto-run of each "+
-				"for every caller and any arguments, until revoked; otherwise auto-run covers that program, with any arguments, "+
+				"for every caller and any arguments, until revoked; otherwise auto-run covers that program in any text "+
+				"(read-only: with any values; state-changing: with the argument values shown), "+
 				"in this session (%s), for turns of %s, until revoked", s.SessionID, s.Requester)
 		}
 		if s.ProcOnly && len(s.Procs) == 0 {
@@ -92,9 +96,15 @@ func CoversText(c Choice, s CoverScope) string {
 			return "auto_run runs this block now and grants " + strings.Join(grants, "; ") +
 				"; each grant holds only while the procedure's current version is the one shown"
 		}
-		with := "as written"
-		if len(s.Arguments) > 0 {
-			with = "with any " + strings.Join(s.Arguments, ", ")
+		// docs/design.md "What an authorization binds to": a policy covers
+		// the canonical program, read-only with any values, state-changing
+		// with the values shown.
+		with := "in any text, with the argument values shown only"
+		if s.ReadOnly {
+			with = "in any text, with any values of its arguments and literals"
+			if len(s.Arguments) > 0 {
+				with = "in any text, with any " + strings.Join(s.Arguments, ", ") + " and any values of its literals"
+			}
 		}
 		return fmt.Sprintf("auto_run runs this block now; auto-run covers this program, %s, in this session (%s), for turns of %s, until revoked", with, s.SessionID, s.Requester)
 	case ChoiceAlwaysAsk:
@@ -111,7 +121,7 @@ func CoversText(c Choice, s CoverScope) string {
 // the names of its arguments.
 func coverScope(r *TurnRecord) CoverScope {
 	s := CoverScope{ProcOnly: true, Procs: []string{}, StateChanging: map[string][]string{}, Arguments: []string{},
-		SessionID: r.SessionID, Requester: r.RequestedBy}
+		SessionID: r.SessionID, Requester: r.RequestedBy, ReadOnly: r.ReadOnly}
 	for _, n := range r.Signature {
 		if !procedures.IsProcName(n) {
 			s.ProcOnly = false

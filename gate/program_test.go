@@ -2,6 +2,7 @@ package gate_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/procgraph/procgraph/gate"
@@ -75,6 +76,27 @@ func TestPolicyCoversTheProgram(t *testing.T) {
 			}
 			if ran && ans.Decision.Reason != procedures.ReasonSessionPolicy {
 				t.Fatalf("ran with decision %+v, want session_policy", ans.Decision)
+			}
+		})
+	}
+}
+
+// TestCoversTextSaysWhatAPolicyCovers: the review's words for an auto_run
+// that sets a session policy follow what the policy covers — a read-only
+// program with any values, a state-changing one with the values shown.
+func TestCoversTextSaysWhatAPolicyCovers(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		readOnly bool
+		want     string
+	}{
+		{"read-only", true, "in any text, with any task_id and any values of its literals"},
+		{"state-changing", false, "in any text, with the argument values shown only"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := gate.CoversText(gate.ChoiceAutoRun, gate.CoverScope{ReadOnly: tc.readOnly, Arguments: []string{"task_id"}, SessionID: "s", Requester: "agent"})
+			if !strings.Contains(got, tc.want) {
+				t.Fatalf("CoversText = %q, want it to say %q", got, tc.want)
 			}
 		})
 	}
