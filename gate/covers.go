@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/signature"
 )
 
 // Cover is what one answer to an approval covers (docs/design.md "What
@@ -40,9 +41,12 @@ type CoverScope struct {
 	Arguments []string
 	// ReadOnly: the block changes no state (a policy on it covers any
 	// argument values).
-	ReadOnly  bool
-	SessionID string
-	Requester string
+	ReadOnly bool
+	// SingleRead is the procedure of a block that is one read-only
+	// tool's call ("" otherwise): auto_run grants it (grantSingleRead).
+	SingleRead string
+	SessionID  string
+	Requester  string
 	// Edited: the operator replaces the block with code of their own,
 	// whose shape the scope does not know.
 	Edited bool
@@ -55,6 +59,9 @@ func Covers(s CoverScope) []Cover {
 		cv := Cover{Choice: c, Text: CoversText(c, s), Grants: []string{}}
 		if c == ChoiceAutoRun && s.ProcOnly {
 			cv.Grants = append(cv.Grants, s.Procs...)
+		}
+		if c == ChoiceAutoRun && s.SingleRead != "" {
+			cv.Grants = append(cv.Grants, s.SingleRead)
 		}
 		if c == ChoiceAutoRun {
 			e := s
@@ -95,6 +102,10 @@ func CoversText(c Choice, s CoverScope) string {
 			}
 			return "auto_run runs this block now and grants " + strings.Join(grants, "; ") +
 				"; each grant holds only while the procedure's current version is the one shown"
+		}
+		if s.SingleRead != "" {
+			return fmt.Sprintf("auto_run runs this block now and, once it succeeded, grants auto-run of %s (this read) for every caller "+
+				"and any arguments, until revoked: the same program in any text runs unreviewed in every session", s.SingleRead)
 		}
 		// docs/design.md "What an authorization binds to": a policy covers
 		// the canonical program, read-only with any values, state-changing
@@ -140,5 +151,9 @@ func coverScope(r *TurnRecord) CoverScope {
 		s.Arguments = append(s.Arguments, k)
 	}
 	slices.Sort(s.Arguments)
+	// As block.singleRead: one catalogue tool, read-only, not opaque.
+	if len(r.Signature) == 1 && !s.ProcOnly && r.ReadOnly && !r.Opaque && len(r.UnknownTools) == 0 {
+		s.SingleRead = signature.Name(r.Signature)
+	}
 	return s
 }

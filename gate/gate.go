@@ -157,6 +157,9 @@ type block struct {
 	// bind is the block as an authorization binds to it now
 	// (procedures.Block.Binding).
 	bind *procedures.Binding
+	// program is the granted procedure whose canonical program the block
+	// is (grantedProgram), nil when none.
+	program *procedures.Procedure
 }
 
 // analyse checks a block as any turn: code (CodeInvalidCode,
@@ -211,6 +214,31 @@ func (g *Gate) sessionPolicy(ctx context.Context, sessionID string, b *block) (S
 		}
 	}
 	return SessionPolicy{}, false, nil
+}
+
+// grantedProgram is the procedure whose durable grant covers b as a
+// proc__ call of it would be covered (docs/design.md "What an
+// authorization binds to"): the procedure of b's signature, its grant
+// active (bound to its current version, classification, contracts and
+// nested procedures as they are now), of b's classification, whose current
+// version is b's program with its literals lifted (LiftedCanonical, under
+// the catalogue b was classified with); nil when there is none. It reads
+// the procedure (one store call); an opaque block, or one that calls
+// procedures itself, is never covered this way.
+func (g *Gate) grantedProgram(ctx context.Context, b *block) *procedures.Procedure {
+	if b.a.Opaque || len(b.a.ProcRefs) > 0 || b.c.Problem != "" {
+		return nil
+	}
+	p, err := g.svc.Get(ctx, b.a.Name)
+	if err != nil || p == nil || !p.AutoRun.Active || p.ReadOnly != b.c.ReadOnly || !slices.Equal(p.Signature, b.a.Signature) {
+		return nil
+	}
+	cat := b.rb.Catalogue
+	mine := g.svc.LiftedCanonical(b.a.Source, string(signature.Starlark), cat)
+	if mine == "" || mine != g.svc.LiftedCanonical(p.Code, p.Dialect, cat) {
+		return nil
+	}
+	return p
 }
 
 // procOnly reports whether every signature entry is a proc__ reference, and
@@ -299,6 +327,11 @@ func (g *Gate) Submit(ctx context.Context, req TurnRequest) (*TurnAnswer, error)
 			} else {
 				policy, in.PolicyAutoRun = p, p.Policy == ChoiceAutoRun
 			}
+		}
+	}
+	if req.Phase == procedures.PhaseInteractive && !in.PolicyAutoRun && !procOnly {
+		if b.program = g.grantedProgram(ctx, b); b.program != nil {
+			in.GrantActive = true
 		}
 	}
 	v := procedures.Decide(in)
@@ -419,6 +452,9 @@ func (g *Gate) runNow(ctx context.Context, t Turn, b *block, v procedures.Verdic
 func (b *block) grantsNote() string {
 	var s strings.Builder
 	s.WriteString("grants")
+	if p := b.program; p != nil && p.Grant != nil {
+		s.WriteString(" " + p.Name + " " + p.Grant.Binding.Hash() + " (this block is its program)")
+	}
 	for _, n := range b.a.ProcRefs {
 		if p := b.refs[n]; p != nil && p.Grant != nil {
 			s.WriteString(" " + n + " " + p.Grant.Binding.Hash())

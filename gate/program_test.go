@@ -101,3 +101,75 @@ func TestCoversTextSaysWhatAPolicyCovers(t *testing.T) {
 		})
 	}
 }
+
+// TestAutoRunOfAReadGrantsItsProgram: auto_run on a block that is one
+// read-only tool's call grants that single-tool procedure once the turn
+// succeeded, and the grant covers the same program — other text, other
+// values of its lifted literals — for every caller, in any session, as a
+// proc__ call of it would be; another program (another tool, a call
+// added) is reviewed.
+func TestAutoRunOfAReadGrantsItsProgram(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, sandbox.NewInProcess(), false)
+	typed := map[string]any{"type": "object", "properties": map[string]any{"task_id": map[string]any{"type": "integer"}}}
+	if _, err := e.Service.PutCatalogue(ctx, []procedures.Tool{{Name: "get_jobs", ReadOnly: true, InputSchema: typed},
+		{Name: "fetch_logs", ReadOnly: true, InputSchema: typed}, {Name: "kill_job"}}, "tester"); err != nil {
+		t.Fatal(err)
+	}
+	g := gate.New(e.Replayer, e.turns, gate.Options{})
+	turn := func(session, actor, code string) gate.TurnRequest {
+		return gate.TurnRequest{Code: code, SessionID: session, Phase: procedures.PhaseInteractive, Actor: actor}
+	}
+	id := mustPending(t, g, turn("s1", "agent", "jobs = tools.get_jobs(task_id=42)\nreturn jobs\n"))
+	if _, _, err := g.Resolve(ctx, gate.ResolveRequest{ID: id, Choice: gate.ChoiceAutoRun, Reason: "reads are fine", Actor: "op", HasGrant: true}); err != nil {
+		t.Fatal(err)
+	}
+	if ans, err := g.Run(ctx, id, "agent"); err != nil || ans.Turn.Status != gate.TurnSucceeded {
+		t.Fatalf("run: %+v %v", ans, err)
+	}
+	for _, tc := range []struct {
+		name, session, actor, code string
+		covered                    bool
+	}{
+		{"another session, another caller, another task, another text", "s2", "agent2", "# again\nj = tools.get_jobs(task_id = 43)\nreturn j\n", true},
+		{"another tool", "s2", "agent2", "l = tools.fetch_logs(task_id=43)\nreturn l\n", false},
+		{"another keyword, the same tool", "s2", "agent2", "j = tools.get_jobs(task=43)\nreturn j\n", false},
+		{"a call added", "s2", "agent2", "j = tools.get_jobs(task_id=43)\ntools.kill_job(job_id=1)\nreturn j\n", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ans, err := g.Submit(ctx, turn(tc.session, tc.actor, tc.code))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ran := ans.InvokeResult != nil
+			if ran != tc.covered {
+				t.Fatalf("ran %v (status %s); want covered by the read's grant: %v", ran, ans.Turn.Status, tc.covered)
+			}
+			if ran && ans.Decision.Reason != procedures.ReasonDurableAutoRun {
+				t.Fatalf("decision %+v, want durable_auto_run", ans.Decision)
+			}
+		})
+	}
+}
+
+// TestAutoRunOfAWriteGrantsNothing: auto_run on one state-changing call
+// sets the session's policy only, even with mutating auto-run on: no
+// durable grant, so another session's same call is reviewed.
+func TestAutoRunOfAWriteGrantsNothing(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, sandbox.NewInProcess(), true)
+	g := gate.New(e.Replayer, e.turns, gate.Options{})
+	kill := func(session string) gate.TurnRequest {
+		return gate.TurnRequest{Code: "return tools.kill_job(job_id=1)\n", SessionID: session, Phase: procedures.PhaseInteractive, Actor: "agent"}
+	}
+	id := mustPending(t, g, kill("s1"))
+	if _, _, err := g.Resolve(ctx, gate.ResolveRequest{ID: id, Choice: gate.ChoiceAutoRun, Reason: "once", Actor: "op", HasGrant: true}); err != nil {
+		t.Fatal(err)
+	}
+	if ans, err := g.Run(ctx, id, "agent"); err != nil || ans.Turn.Status != gate.TurnSucceeded {
+		t.Fatalf("run: %+v %v", ans, err)
+	}
+	if ans, err := g.Submit(ctx, kill("s2")); err != nil || ans.InvokeResult != nil {
+		t.Fatalf("the same kill in another session ran (%+v, %v): auto_run on a write granted it", ans, err)
+	}
+}

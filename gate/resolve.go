@@ -70,8 +70,46 @@ func (g *Gate) Run(ctx context.Context, id, actor string) (*TurnAnswer, error) {
 	d = built[0]
 	ans, ran := g.execute(ctx, cur.Turn, b, d, allowed, cur.Resolution.By)
 	g.finish(ctx, next, ans, b, ran)
+	g.grantSingleRead(ctx, cur, b, ans)
 	g.notify(id)
 	return ans, nil
+}
+
+// singleRead reports whether b is one read-only tool's call: a block
+// whose signature is one catalogue tool that changes no state.
+func (b *block) singleRead() bool {
+	return len(b.a.Signature) == 1 && len(b.a.ProcRefs) == 0 && !b.a.Opaque && b.c.ReadOnly && b.c.Problem == ""
+}
+
+// grantSingleRead carries out an auto_run given to a block that is one
+// read-only tool's call (docs/design.md "The turn gate"): once it ran and
+// succeeded, its procedure — captured now unless the turn's capture
+// stored it — gets a durable grant from the operator who answered, so
+// the same program in any text, with any values, runs for every caller
+// until revoked (grantedProgram); such a procedure is never exposed to
+// planners (one tool). Failures are logged: the turn ran all the same.
+func (g *Gate) grantSingleRead(ctx context.Context, cur *TurnRecord, b *block, ans *TurnAnswer) {
+	r := cur.Resolution
+	if r == nil || r.Choice != ChoiceAutoRun || !b.singleRead() || ans.Turn.Status != TurnSucceeded {
+		return
+	}
+	ctx = context.WithoutCancel(ctx)
+	name := b.a.Name
+	if ans.Procedure == nil {
+		co, err := g.svc.Capture(ctx, procedures.CaptureRequest{Code: cur.Code, Dialect: cur.Dialect, SessionID: cur.SessionID,
+			Summary: cur.Summary, Status: procedures.StatusSucceeded})
+		if err != nil {
+			g.r.Logger().Warn().Err(err).Str("turn", cur.ID).Msg("turn: the read auto_run was given to could not be captured to grant it")
+			return
+		}
+		name = co.Procedure.Name
+	} else {
+		name = ans.Procedure.Name
+	}
+	if _, _, err := g.svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: name, Enabled: true, Actor: r.By,
+		Reason: strings.TrimSpace("auto_run of turn " + cur.ID + ": " + r.Reason)}); err != nil {
+		g.r.Logger().Warn().Err(err).Str("turn", cur.ID).Msg("turn: the read auto_run was given to could not be granted")
+	}
 }
 
 // denyApproved denies the approved turn cur, whose binding no longer holds

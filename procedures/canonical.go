@@ -66,6 +66,21 @@ func (s *Service) ProgramKey(code, dialect string, cat *Catalogue, readOnly bool
 		sum := sha256.Sum256(append([]byte(c.Hash+"\n"), b...))
 		return "writes:" + hex.EncodeToString(sum[:])
 	}
+	if c := s.LiftedCanonical(code, dialect, cat); c != "" {
+		return "reads:" + c
+	}
+	return ""
+}
+
+// LiftedCanonical is the canonical hash of code with its literals lifted
+// as a capture lifts them under cat (Service.lift): the hash a capture of
+// it stores its version under (Version.CanonicalHash), "" when it does not
+// analyse.
+func (s *Service) LiftedCanonical(code, dialect string, cat *Catalogue) string {
+	d, err := signature.ParseDialect(dialect)
+	if err != nil {
+		return ""
+	}
 	_, plan, err := signature.AnalyzeLift(code, d)
 	if err != nil {
 		return ""
@@ -78,5 +93,5 @@ func (s *Service) ProgramKey(code, dialect string, cat *Catalogue, readOnly bool
 	if err != nil {
 		return ""
 	}
-	return "reads:" + c.Hash
+	return c.Hash
 }

@@ -62,6 +62,9 @@ func (s *Service) BindingsNow(ctx context.Context, bs []*Binding) ([]*Binding, e
 	for i, b := range bs {
 		if b != nil {
 			out[i] = v.bindingOf(b.CodeHash, b.StatementHash, b.Signature, v.classify(b.Signature))
+			// The program its hashes fix is the one its key names; its
+			// classification and contracts are checked as they are now.
+			out[i].Program = b.Program
 		}
 	}
 	return out, nil

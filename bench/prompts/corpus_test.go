@@ -186,7 +186,7 @@ var intents = []*intent{
 		bl.ret = v
 		return bl
 	}},
-	{name: "retry", weight: 10, write: func(g *gen, task int) block {
+	{name: "retry", weight: 5, write: func(g *gen, task int) block {
 		bl := newBlock()
 		v := g.pick("inputs", "ds", "datasets")
 		bl.reads = []string{rd("get_task_input_datasets", "task_id")(g, &bl, task, v)}
@@ -196,7 +196,7 @@ var intents = []*intent{
 		bl.ret = g.retDict([]string{"inputs", "retried"}, []string{v, "retried"})
 		return bl
 	}},
-	{name: "kill", weight: 10, write: func(g *gen, task int) block {
+	{name: "kill", weight: 5, write: func(g *gen, task int) block {
 		bl := newBlock()
 		v := g.pick("scouts", "details", "sc")
 		job := g.jobs[task][g.r.IntN(len(g.jobs[task]))]
@@ -207,7 +207,7 @@ var intents = []*intent{
 		bl.ret = g.retDict([]string{"scouts", "killed"}, []string{v, "killed"})
 		return bl
 	}},
-	{name: "note", weight: 7, write: func(g *gen, task int) block {
+	{name: "note", weight: 4, write: func(g *gen, task int) block {
 		bl := newBlock()
 		v := g.pick("summary", "s", "jobs")
 		bl.reads = []string{rd("get_task_jobs_summary", "task_id")(g, &bl, task, v)}

@@ -269,6 +269,9 @@ func plannerCall(ctx context.Context, svc *procedures.Service, name string, tn *
 	var args []string
 	for _, param := range p.Parameters {
 		v, ok := tn.kwargs[param]
+		if !ok && param == "task" {
+			v, ok = tn.task, true // a lifted binding `task = N`: the task at hand
+		}
 		if !ok {
 			return "", false
 		}

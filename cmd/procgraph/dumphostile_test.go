@@ -204,7 +204,7 @@ func TestHostileDumps(t *testing.T) {
 			if !trusted && (ar["active"] != false || ar["inactive_reason"] != procedures.InactiveUnbound) || trusted && ar["active"] != true {
 				t.Errorf("the moved grant: %v", ar)
 			}
-			r := b.submit(t, killTurn("s5", 2))
+			r := b.submit(t, killTurn("s5", 1))
 			if !trusted {
 				mustStatus(t, r, 202)
 				up.mustSeeNothing(t, "a turn under an untrusted imported policy")

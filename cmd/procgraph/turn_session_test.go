@@ -57,7 +57,7 @@ func TestTurnDecisionsCarrySession(t *testing.T) {
 	mustStatus(t, a.as(t, a.agent, "DELETE", "/v1/turns/"+id, nil), 200)
 
 	a.mustAutoRun(t, killTurn("policy", 5), "reviewed")
-	mustStatus(t, a.submit(t, killTurn("policy", 6)), 200)
+	mustStatus(t, a.submit(t, killTurn("policy", 5)), 200)
 
 	// Over MCP without a session_id: the MCP session's (2026-07-28: mcp:
 	// and the token holder).

@@ -302,10 +302,11 @@ func TestTurnExpiry(t *testing.T) {
 	}
 }
 
-// TestTurnPolicies: auto_run skips review for the same code and for a
-// formatting-only change, never for a logic change or another session;
-// revoking by prefix restores review; auto_run on a proc__-only block makes
-// durable grants bound to the current hashes.
+// TestTurnPolicies: auto_run on a state-changing block skips review for
+// the same code with the values the operator saw and for a
+// formatting-only change, never for other values, a logic change or
+// another session; revoking by prefix restores review; auto_run on a
+// proc__-only block makes durable grants bound to the current hashes.
 func TestTurnPolicies(t *testing.T) {
 	t.Parallel()
 	up := mustUpstream(t)
@@ -313,11 +314,14 @@ func TestTurnPolicies(t *testing.T) {
 	id := a.mustAutoRun(t, killTurn("p", 1), "safe here")
 	hash := mustStatus(t, a.as(t, a.agent, "GET", "/v1/turns/"+id, nil), 200)["turn"].(map[string]any)["code_hash"].(string)
 
-	again := mustStatus(t, a.submit(t, killTurn("p", 2)), 200)
+	again := mustStatus(t, a.submit(t, killTurn("p", 1)), 200)
 	if again["decision"].(map[string]any)["reason"] != "session_policy" {
 		t.Fatalf("same code: %v", again["decision"])
 	}
-	reformatted := killTurn("p", 3)
+	// A state-changing block's policy covers the values the operator saw
+	// only (docs/design.md "What an authorization binds to").
+	mustStatus(t, a.submit(t, killTurn("p", 2)), 202)
+	reformatted := killTurn("p", 1)
 	reformatted["code"] = "\n" + turnKillCode + "   \n\n"
 	mustStatus(t, a.submit(t, reformatted), 200)
 	logic := killTurn("p", 4)
@@ -333,7 +337,7 @@ func TestTurnPolicies(t *testing.T) {
 	mustError(t, a.as(t, a.op, "DELETE", "/v1/sessions/p/policies/"+hash[:4], nil), 400, "invalid_request")
 	mustError(t, a.as(t, a.agent, "DELETE", "/v1/sessions/p/policies/"+hash[:8], nil), 403, "forbidden")
 	mustStatus(t, a.as(t, a.op, "DELETE", "/v1/sessions/p/policies/"+hash[:8], nil), 200)
-	mustStatus(t, a.submit(t, killTurn("p", 6)), 202)
+	mustStatus(t, a.submit(t, killTurn("p", 1)), 202)
 	if n := len(a.decisions(t, "kind=policy")); n != 2 {
 		t.Fatalf("%d policy decisions, want 2 (set, revoke)", n)
 	}
@@ -367,7 +371,7 @@ func TestTurnPolicyBoundToRequester(t *testing.T) {
 	a.mustAutoRun(t, killTurn("mine", 1), "agent's session")
 	up.reset()
 
-	other := mustStatus(t, a.as(t, a.agent2, "POST", "/v1/turns", killTurn("mine", 2)), 202)
+	other := mustStatus(t, a.as(t, a.agent2, "POST", "/v1/turns", killTurn("mine", 1)), 202)
 	turn := other["turn"].(map[string]any)
 	if turn["status"] != "pending" || turn["requested_by"] != "agent2" {
 		t.Fatalf("another requester's turn under the session: %v", other)
@@ -379,7 +383,7 @@ func TestTurnPolicyBoundToRequester(t *testing.T) {
 		}
 	}
 
-	own := mustStatus(t, a.submit(t, killTurn("mine", 3)), 200)
+	own := mustStatus(t, a.submit(t, killTurn("mine", 1)), 200)
 	if own["decision"].(map[string]any)["reason"] != "session_policy" {
 		t.Fatalf("the requester's own turn: %v", own["decision"])
 	}

@@ -149,6 +149,12 @@ func TestCLIOutputVisible(t *testing.T) {
 	if err := os.WriteFile(file, []byte(code), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// The turn is another program than the granted one (which would run
+	// under its grant): it waits for review, so that approvals list shows it.
+	turnFile := filepath.Join(t.TempDir(), "hide-turn.star")
+	if err := os.WriteFile(turnFile, []byte(strings.Replace(code, "return x", "return [x]", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if c, _, errOut := runMain(t, "autorun", "grant", name, "--reason", "reason"+bad); c != 0 {
 		t.Fatal(errOut)
 	}
@@ -160,7 +166,7 @@ func TestCLIOutputVisible(t *testing.T) {
 		{[]string{"versions", name}, false}, {[]string{"versions", name, hash}, true},
 		{[]string{"decisions"}, true}, {[]string{"causes"}, true}, {[]string{"causes", "cause" + bad}, true},
 		{[]string{"graph", "--procedure", name}, true},
-		{[]string{"turn", file, "--session", "s\u202e", "--phase", "interactive", "--arg", "task_id=1", "--summary", "sum" + bad}, false},
+		{[]string{"turn", turnFile, "--session", "s\u202e", "--phase", "interactive", "--arg", "task_id=1", "--summary", "sum" + bad}, false},
 		{[]string{"policies", "list", "s\u202e"}, false}, {[]string{"approvals", "list", "--status", ""}, true},
 		{[]string{"signature", file}, false}, {[]string{"procedures", "show", "no-such" + bad}, true},
 	} {

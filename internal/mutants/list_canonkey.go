@@ -82,3 +82,38 @@ func init() {
 		},
 	}...)
 }
+
+// Durable grants that cover the canonical program; auto_run of a read
+// grants it (issue 39 item 3).
+func init() {
+	mutants = append(mutants, []Mutant{
+		{
+			Name:     "gate/granted-program-not-looked-up",
+			Why:      "a granted procedure's program written as a block is reviewed again: the grant covers only proc__ calls",
+			Edits:    []Edit{{Dir: "gate", Files: "gate.go", Find: "if b.program = g.grantedProgram(ctx, b); b.program != nil {", Replace: "if b.program = g.grantedProgram(ctx, b); false {"}},
+			Packages: []string{"./gate"},
+			Tests:    []string{"TestAutoRunOfAReadGrantsItsProgram"},
+		},
+		{
+			Name:     "gate/granted-program-any-code",
+			Why:      "a grant covers any block of its procedure's signature, whatever program it is",
+			Edits:    []Edit{{Dir: "gate", Files: "gate.go", Find: `if mine == "" || mine != g.svc.LiftedCanonical(p.Code, p.Dialect, cat) {`, Replace: `if mine == "" {`}},
+			Packages: []string{"./gate"},
+			Tests:    []string{"TestAutoRunOfAReadGrantsItsProgram"},
+		},
+		{
+			Name:     "gate/single-read-not-granted",
+			Why:      "auto_run on one read-only call only sets a session policy: every session asks again",
+			Edits:    []Edit{{Dir: "gate", Files: "resolve.go", Find: "if r == nil || r.Choice != ChoiceAutoRun || !b.singleRead()", Replace: "if true || r.Choice != ChoiceAutoRun || !b.singleRead()"}},
+			Packages: []string{"./gate"},
+			Tests:    []string{"TestAutoRunOfAReadGrantsItsProgram"},
+		},
+		{
+			Name:     "gate/single-read-grants-writes",
+			Why:      "auto_run on one state-changing call becomes a durable grant for every caller",
+			Edits:    []Edit{{Dir: "gate", Files: "resolve.go", Find: "!b.a.Opaque && b.c.ReadOnly && b.c.Problem", Replace: "!b.a.Opaque && b.c.Problem"}},
+			Packages: []string{"./gate"},
+			Tests:    []string{"TestAutoRunOfAWriteGrantsNothing"},
+		},
+	}...)
+}
