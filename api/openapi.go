@@ -69,7 +69,9 @@ var responseSchemas = map[string]string{
 		"external_access": {"type": "boolean"}, "exposed": {"type": "boolean"},
 		"auto_run": {"type": "object", "properties": {"enabled": {"type": "boolean"}, "active": {"type": "boolean"},
 			"granted_by": {"type": ["string", "null"]}, "granted_at": {"type": ["string", "null"], "format": "date-time"},
-			"reason": {"type": ["string", "null"]}, "code_hash": {"type": ["string", "null"]}, "inactive_reason": {"type": ["string", "null"]}}},
+			"reason": {"type": ["string", "null"]}, "code_hash": {"type": ["string", "null"]}, "inactive_reason": {"type": ["string", "null"]},
+			"grantable": {"type": "boolean", "description": "a grant asked for now would be accepted (the rule of PUT auto-run)"},
+			"grant_refusal": {"type": ["string", "null"], "enum": ["procedure_not_succeeded", "not_read_only", null], "description": "why a grant asked for now would be refused; null when grantable"}}},
 		"causes": {"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string"}, "frequency": {"type": "integer"}}}},
 		"stale": {"type": "boolean"}, "drift": {"$ref": "#/components/schemas/Drift"}, "health": {"$ref": "#/components/schemas/Health"},
 		"demoted": {"type": "boolean", "description": "the current version failed --demote-after runs in a row: not exposed, its grant inactive (unhealthy), still invokable interactively; a success or a promote lifts it"},
@@ -152,7 +154,10 @@ var responseSchemas = map[string]string{
 		"nodes": {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "string"},
 			"kind": {"type": "string", "enum": ["procedure", "cause", "tool"]}, "label": {"type": "string"}, "properties": {"type": "object"}}}},
 		"edges": {"type": "array", "items": {"type": "object", "properties": {"source": {"type": "string"}, "target": {"type": "string"},
-			"kind": {"type": "string"}, "frequency": {"type": "integer"}}}}, "truncated": {"type": "boolean"}}}`,
+			"kind": {"type": "string"}, "frequency": {"type": "integer"}}}},
+		"truncated": {"type": "boolean", "description": "not the whole graph the query asked for: the node bound cut it, or (no start) procedures beyond the page were left out"},
+		"total_procedures": {"type": "integer", "description": "how many procedures the store holds"},
+		"next_offset": {"type": ["integer", "null"], "description": "without a start: the offset of the next page of procedures to start from (null: none left)"}}}`,
 	"Decisions": `{"type": "object", "required": ["decisions", "next"], "properties": {
 		"decisions": {"type": "array", "items": {"$ref": "#/components/schemas/Decision"}}, "next": {"type": ["string", "null"]}}}`,
 }
@@ -236,6 +241,12 @@ func parameters(rt route) []Parameter {
 		schema := map[string]any{"type": q.typ}
 		if len(q.enum) > 0 {
 			schema["enum"] = q.enum
+		}
+		if q.format != "" {
+			schema["format"] = q.format
+		}
+		if q.noControl {
+			schema["pattern"] = fields.NoControlPattern
 		}
 		if q.typ == "integer" {
 			schema["minimum"], schema["maximum"] = q.min, q.max

@@ -52,6 +52,7 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) procedures.Store) {
 		{"SetGrant", testSetGrant},
 		{"Granted", testGranted},
 		{"Decisions", testDecisions},
+		{"DecisionFilters", testDecisionFilters},
 		{"Catalogue", testCatalogue},
 		{"Causes", testCauses},
 		{"Lifecycle", testLifecycle},
