@@ -90,5 +90,5 @@ function renderAuth() {
 
 takeTokenFromURL();
 window.addEventListener('procgraph:unauthorized', () => { needToken = true; renderAuth(); });
-window.addEventListener('hashchange', render);
+window.addEventListener('hashchange', () => { takeTokenFromURL(); render(); });
 render();

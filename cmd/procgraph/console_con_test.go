@@ -1,0 +1,109 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestConsoleGrantOnlyWhereGrantable: the procedure page offers "Grant
+// auto-run" only where the API's auto_run.grantable says a grant would be
+// accepted, says why elsewhere (a state-changing procedure while mutating
+// auto-run is off), and a grant refused after the page was drawn (the
+// catalogue changed the procedure's class meanwhile) is named in a
+// readable notice.
+func TestConsoleGrantOnlyWhereGrantable(t *testing.T) {
+	tab := mustBrowser(t)
+	up := mustUpstream(t)
+	s := mustServe(t, serverOpts{Upstream: up})
+	mustCaptureName(t, s, readOnlyCode, "console")
+	mustCaptureName(t, s, killCode, "console")
+
+	tab.open(t, s.URL, "#/procedure/"+killName)
+	if n := tab.count(t, "#grant"); n != 0 {
+		t.Fatalf("Grant auto-run is offered on a state-changing procedure with mutating auto-run off (%d buttons)", n)
+	}
+	if got := tab.text(t, "#not-grantable"); !strings.Contains(got, "changes state") || !strings.Contains(got, "mutating auto-run off") {
+		t.Fatalf("the page does not say why it cannot be granted: %q", got)
+	}
+	tab.screenshot(t, "con-not-grantable")
+
+	tab.open(t, s.URL, "#/procedure/"+readOnlyName)
+	if tab.count(t, "#grant") != 1 || tab.count(t, "#not-grantable") != 0 {
+		t.Fatal("a read-only procedure is not offered a grant")
+	}
+	// The catalogue makes one of its tools state-changing: the grant asked
+	// for from the page drawn before is refused, and the notice says why.
+	var cat struct {
+		Tools []map[string]any `json:"tools"`
+	}
+	s.get(t, "/v1/tools").Into(t, &cat)
+	for _, tool := range cat.Tools {
+		if tool["name"] == "get_retry_chain" {
+			tool["read_only"] = false
+		}
+		delete(tool, "schema_hash")
+	}
+	mustStatus(t, s.send(t, req{Method: "PUT", Path: "/v1/tools", Body: map[string]any{"tools": cat.Tools}}), 200)
+	tab.run(t, chromedp.SetValue("#grant-reason", "reviewed", chromedp.ByQuery), chromedp.Click("#grant", chromedp.ByQuery))
+	tab.waitJS(t, `document.getElementById('notice') && document.getElementById('notice').dataset.kind === 'error'`)
+	got := tab.text(t, "#notice")
+	if want := "Auto-run was not granted for " + readOnlyName + ": auto-run cannot be granted: the procedure changes state and mutating auto-run is off"; got != want {
+		t.Fatalf("notice %q, want %q", got, want)
+	}
+	tab.screenshot(t, "con-grant-refused")
+	tab.mustClean(t, "grant gating")
+}
+
+// TestConsoleDeepLinkToken: a deep link carrying the token in its fragment
+// (#/approvals&token=…, #/audit?kind=turn&token=…) opens that page signed
+// in; the token is kept for the tab and stripped from the address bar and
+// the tab's history at once, the page's own query kept.
+func TestConsoleDeepLinkToken(t *testing.T) {
+	tab := mustBrowser(t)
+	s, ft := mustServeFirstTokens(t, serverOpts{})
+	for _, c := range []struct{ link, page, route string }{
+		{"#/approvals&token=" + ft.operator, "approvals", "#/approvals"},
+		{"#/audit?kind=turn&token=" + ft.operator, "audit", "#/audit?kind=turn"},
+		{"#/audit?token=" + ft.operator + "&kind=grant", "audit", "#/audit?kind=grant"},
+	} {
+		tab.run(t, chromedp.Navigate("about:blank"))
+		tab.run(t, chromedp.Navigate(s.URL+"/ui/"+c.link))
+		tab.waitReady(t)
+		var st struct {
+			Href, Stored, Page, Auth string
+		}
+		tab.eval(t, `({href: location.href, stored: sessionStorage.getItem('procgraph.token'), page: document.getElementById('view').dataset.page, auth: document.getElementById('auth').textContent})`, &st)
+		if strings.Contains(st.Href, ft.operator) || !strings.HasSuffix(st.Href, "/ui/"+c.route) {
+			t.Fatalf("%s: the address bar is %s, want …/ui/%s without the token", c.route, st.Href, c.route)
+		}
+		if st.Stored != ft.operator || st.Page != c.page || !strings.Contains(st.Auth, "token set") {
+			t.Fatalf("%s: %+v", c.route, st)
+		}
+		if c.page == "audit" && tab.count(t, "#view .error") != 0 {
+			t.Fatalf("%s: the page shows an error: %s", c.route, tab.text(t, "#view .error"))
+		}
+		tab.run(t, chromedp.Evaluate(`location.hash = '#/catalogue'; true`, nil))
+		tab.waitJS(t, `document.getElementById('view').dataset.rendered === '#/catalogue'`)
+		tab.run(t, chromedp.NavigateBack())
+		var back string
+		tab.eval(t, `location.href`, &back)
+		if strings.Contains(back, ft.operator) || !strings.HasSuffix(back, c.route) {
+			t.Fatalf("the tab's history holds %s, want …%s without the token", back, c.route)
+		}
+		tab.run(t, chromedp.Evaluate(`sessionStorage.clear(); true`, nil))
+	}
+	// Followed from inside the console (a link pasted into the same tab).
+	tab.open(t, s.URL, "#/procedures")
+	tab.run(t, chromedp.Evaluate(`location.hash = '#/approvals&token=`+ft.operator+`'; true`, nil))
+	tab.waitJS(t, `location.hash === '#/approvals' && document.getElementById('view').dataset.rendered === '#/approvals' && document.getElementById('view').dataset.ready === 'true'`)
+	var stored string
+	tab.eval(t, `sessionStorage.getItem('procgraph.token')`, &stored)
+	if stored != ft.operator {
+		t.Fatal("a deep link followed in the tab does not keep its token")
+	}
+	tab.screenshot(t, "con-deep-link")
+	mustNotLogTokens(t, s, ft.operator)
+	tab.mustClean(t, "deep link token")
+}
