@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -106,4 +107,53 @@ func TestConsoleDeepLinkToken(t *testing.T) {
 	tab.screenshot(t, "con-deep-link")
 	mustNotLogTokens(t, s, ft.operator)
 	tab.mustClean(t, "deep link token")
+}
+
+// TestConsoleHealthOverview: the health page lists, from the procedures'
+// health as the API gives it, the demoted procedures, those whose last
+// run failed, the failures by class and the slowest.
+func TestConsoleHealthOverview(t *testing.T) {
+	tab := mustBrowser(t)
+	up := mustUpstream(t)
+	s := mustServe(t, serverOpts{Upstream: up})
+	slow := mustCaptureName(t, s, readOnlyCode, "health")
+	demoted := mustCaptureName(t, s, "a = tools.get_task_jobs_summary(task_id=task_id)\nreturn [a, tools.search_panda_docs(query=q)]", "health")
+	failing := mustCaptureName(t, s, "d = tools.search_panda_docs(query=q)\nreturn [d, tools.get_retry_chain(task_id=task_id)]", "health")
+	never := mustCaptureName(t, s, killCode, "health")
+	args := map[string]any{"arguments": map[string]any{"task_id": 1, "q": "logs"}, "phase": "automatic"}
+	up.setDelay("get_retry_chain", 300*time.Millisecond)
+	mustStatus(t, s.invoke(t, slow, map[string]any{"arguments": map[string]any{"task_id": 1}, "phase": "automatic"}), 200)
+	up.setDelay("get_retry_chain", 0)
+	mustStatus(t, s.invoke(t, failing, args), 200)
+	up.mu.Lock()
+	up.fail["search_panda_docs"] = "down"
+	up.mu.Unlock()
+	for i := 0; i < 3; i++ {
+		s.invoke(t, demoted, args)
+	}
+	s.invoke(t, failing, args)
+
+	tab.open(t, s.URL, "#/health")
+	summary := tab.text(t, "#health-summary")
+	for _, want := range []string{"4 procedures", "1 demoted", "1 failing", "1 healthy", "1 never run"} {
+		if !strings.Contains(summary, want) {
+			t.Fatalf("summary %q lacks %q", summary, want)
+		}
+	}
+	if got := tab.text(t, "#health-demoted"); !strings.Contains(got, demoted) || !strings.Contains(got, "tool_error") || strings.Contains(got, failing) {
+		t.Fatalf("demoted:\n%s", got)
+	}
+	if got := tab.text(t, "#health-failing"); !strings.Contains(got, failing) || strings.Contains(got, demoted) || strings.Contains(got, slow) {
+		t.Fatalf("failing:\n%s", got)
+	}
+	if got := tab.text(t, "#health-classes tbody"); !strings.Contains(got, "tool_error\t4\t2") {
+		t.Fatalf("by class:\n%q", got)
+	}
+	var first string
+	tab.eval(t, `document.querySelector('#health-slowest tbody tr td').innerText`, &first)
+	if strings.ReplaceAll(first, "\u200b", "") != slow || strings.Contains(tab.text(t, "#health-slowest"), never) {
+		t.Fatalf("slowest first %q, want %s:\n%s", first, slow, tab.text(t, "#health-slowest"))
+	}
+	tab.screenshot(t, "con-health-overview")
+	tab.mustClean(t, "health overview")
 }

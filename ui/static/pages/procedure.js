@@ -147,7 +147,7 @@ export function auditTable(decisions) {
   return table([
     ['When', (d) => when(d.at)], ['Kind', (d) => d.kind], ['Procedure', (d) => (d.procedure ? nameLink(d.procedure, 'procedure', d.procedure) : '—')],
     ['Outcome', (d) => badge(d.outcome, d.outcome === 'allowed' ? 'ok' : 'warn')],
-    ['Result', (d) => (d.result ? badge(d.result, d.result === 'succeeded' ? 'ok' : 'warn') : '')], ['Reason', (d) => d.reason], ['Actor', (d) => d.actor],
+    ['Result', (d) => (d.result ? badge(d.result, d.result === 'succeeded' ? 'ok' : 'warn') : '')], ['Reason', (d) => d.reason], ['Note', (d) => d.note || ''], ['Actor', (d) => d.actor],
     ['Phase', (d) => d.phase || ''], ['Code hash', (d) => (d.code_hash ? codeHash(d.code_hash, 12) : '')],
   ], decisions, { class: 'grid audit' });
 }
