@@ -157,3 +157,34 @@ func TestConsoleHealthOverview(t *testing.T) {
 	tab.screenshot(t, "con-health-overview")
 	tab.mustClean(t, "health overview")
 }
+
+// TestConsoleDriftSchemaDiff: the drift page and the procedure page show
+// what changed in a tool's input schema (the member, was → now), not only
+// that it changed.
+func TestConsoleDriftSchemaDiff(t *testing.T) {
+	tab := mustBrowser(t)
+	s := mustServe(t, serverOpts{})
+	s.mustCapture(t, map[string]any{"code": readOnlyCode, "session_id": "d"}, nil)
+	var cat map[string]any
+	s.get(t, "/v1/tools").Into(t, &cat)
+	for _, tl := range cat["tools"].([]any) {
+		if m := tl.(map[string]any); m["name"] == "get_retry_chain" {
+			m["input_schema"] = map[string]any{"type": "object", "properties": map[string]any{"task_id": map[string]any{"type": "string"}, "verbose": map[string]any{"type": "boolean"}}}
+			delete(m, "schema_hash")
+		}
+	}
+	mustStatus(t, s.send(t, req{Method: "PUT", Path: "/v1/tools", Body: map[string]any{"tools": cat["tools"]}}), 200)
+	tab.open(t, s.URL, "#/drift")
+	got := tab.text(t, "#drift tbody")
+	for _, want := range []string{"get_retry_chain: input_schema", `/properties/task_id/type: "integer" → "string"`, `/properties/verbose added: {"type":"boolean"}`} {
+		if !strings.Contains(got, want) {
+			t.Fatalf("the drift page lacks %q:\n%s", want, got)
+		}
+	}
+	tab.screenshot(t, "con-drift-diff")
+	tab.open(t, s.URL, "#/procedure/"+readOnlyName)
+	if got := tab.text(t, "#drift"); !strings.Contains(got, `/properties/task_id/type: "integer" → "string"`) {
+		t.Fatalf("the procedure page's drift: %q", got)
+	}
+	tab.mustClean(t, "drift diff")
+}
