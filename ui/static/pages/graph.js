@@ -35,7 +35,7 @@ const PAGE = 100;
 
 // LABEL_PX: the smallest label, in screen pixels, at the zoom the layout
 // fits the view to: labels grow in the model where the view is zoomed out.
-const LABEL_PX = 12;
+const LABEL_PX = 11;
 
 // explorer is the page's state, also reachable from tests and benchmarks
 // as window.procgraphExplorer.
@@ -408,7 +408,7 @@ function updateStatus() {
   const plural = (n, one) => `${n} ${one}${n === 1 ? '' : 's'}`;
   const parts = [];
   if (m.total !== null) parts.push(h('strong', { id: 'g-total' }, plural(m.total, 'procedure') + ' in the store'));
-  parts.push(h('span', { id: 'g-shown' }, ` · shown: ${plural(count.procedure, 'procedure')}, ${plural(count.tool, 'tool')}, ${plural(count.cause, 'cause')}, ${plural(m.edges.length, 'edge')}`));
+  parts.push(h('span', { id: 'g-shown' }, `${parts.length ? ' · ' : ''}shown: ${plural(count.procedure, 'procedure')}, ${plural(count.tool, 'tool')}, ${plural(count.cause, 'cause')}, ${plural(m.edges.length, 'edge')}`));
   if (explorer.by !== 'none') parts.push(` · grouped by ${explorer.by} into ${plural(explorer.clusters.size, 'cluster')} (${explorer.expandedClusters.size} expanded; a cluster's label counts its procedures)`);
   if (m.truncated) parts.push(h('span', { id: 'g-truncated' }, m.next !== null && explorer.paged ? ' · the most frequent first: more are left out' : ' · cut short by the server: narrow the query'));
   if (m.next !== null && explorer.paged && explorer.source !== 'loaded') {
@@ -431,20 +431,24 @@ function layoutOptions(name, n, fresh) {
 
 // runLayout lays the view out, stretches it to the canvas's shape, hides
 // the labels that would overlap (declutter) and sets explorer.ready.
-function runLayout(fresh) {
+function runLayout(fresh, again) {
   const cy = explorer.cy;
   if (!cy) return Promise.resolve();
   explorer.ready = false;
-  const layout = cy.layout(layoutOptions(explorer.layout, cy.nodes().length, fresh !== false));
+  const layout = cy.layout(layoutOptions(explorer.layout, cy.nodes().length, fresh !== false && !again));
   const done = layout.promiseOn('layoutstop').then(() => {
-    if (cy !== explorer.cy) return;
+    if (cy !== explorer.cy) return undefined;
     if (explorer.timing) explorer.timing.layout = performance.now();
     if (explorer.layout === 'auto' || explorer.layout === 'cose') stretch(cy);
-    readableLabels(cy);
+    // Labels grown to stay readable at the fitted zoom take room the
+    // layout did not give them: a force layout runs once more from where
+    // it is, spacing nodes for their labels.
+    if (readableLabels(cy) && !again && layoutOptions(explorer.layout, cy.nodes().length, false).name === 'cose') return runLayout(false, true);
     declutter();
     explorer.ready = true;
     if (explorer.timing) explorer.timing.laidOut = performance.now();
     explorer.layouts = (explorer.layouts || 0) + 1;
+    return undefined;
   });
   layout.run();
   return done;
@@ -467,15 +471,17 @@ function stretch(cy) {
 
 // readableLabels sizes the labels so that, at the zoom the view was fitted
 // to, none is drawn smaller than LABEL_PX screen pixels (declutter then
-// hides those that would overlap).
+// hides those that would overlap); it reports whether they grew much.
 function readableLabels(cy) {
   // A small view is not blown up past 1.5× to fill the canvas.
   if (cy.zoom() > 1.5) cy.zoom({ level: 1.5, renderedPosition: { x: cy.width() / 2, y: cy.height() / 2 } });
   const z = cy.zoom() || 1;
   const px = Math.max(10, Math.ceil(LABEL_PX / z));
+  const grown = px > explorer.fontPx * 1.2;
   if (explorer.fontPx !== px) cy.style(style(px));
   explorer.fontPx = px;
   explorer.labelPx = px * z;
+  return grown;
 }
 
 // priority orders nodes for their labels: the focus, its neighbourhood,
