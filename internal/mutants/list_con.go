@@ -1,7 +1,8 @@
 package main
 
 // The console's rules of issue 34 item 5: a grant offered only where the
-// API says it would be accepted, a deep link's token stripped from the URL.
+// API says it would be accepted, a deep link's token stripped from the URL,
+// and the audit log's filters.
 func init() {
 	mutants = append(mutants, []Mutant{
 		{
@@ -17,6 +18,13 @@ func init() {
 			Edits:    []Edit{{Dir: "ui/static", Files: "api.js", Find: "history.replaceState(null, '', location.pathname + location.search + route);", Replace: ""}},
 			Packages: []string{"./cmd/procgraph"},
 			Tests:    []string{"TestConsoleDeepLinkToken"},
+		},
+		{
+			Name:     "audit/filter-actor-ignored",
+			Why:      "an audit log filter by actor lists other actors' records where another index was walked (procedure and actor together)",
+			Edits:    []Edit{{Dir: "procedures", Files: "decision.go", Find: "f.Actor != \"\" && d.Actor != f.Actor,", Replace: ""}},
+			Packages: []string{"./graph/embedded"},
+			Tests:    []string{"TestStore/DecisionFilters"},
 		},
 	}...)
 }
