@@ -161,6 +161,7 @@ var responseSchemas = map[string]string{
 			"kind": {"type": "string"}, "frequency": {"type": "integer"}}}},
 		"truncated": {"type": "boolean", "description": "not the whole graph the query asked for: the node bound cut it, or (no start) procedures beyond the page were left out"},
 		"total_procedures": {"type": "integer", "description": "how many procedures the store holds"},
+		"total_edges": {"type": ["integer", "null"], "description": "how many edges the store holds (CALLS and INVESTIGATED_BY)"},
 		"next_offset": {"type": ["integer", "null"], "description": "without a start: the offset of the next page of procedures to start from (null: none left)"}}}`,
 	"Decisions": `{"type": "object", "required": ["decisions", "next"], "properties": {
 		"decisions": {"type": "array", "items": {"$ref": "#/components/schemas/Decision"}}, "next": {"type": ["string", "null"]}}}`,

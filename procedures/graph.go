@@ -54,7 +54,18 @@ type Graph struct {
 	Edges           []GraphEdge `json:"edges"`
 	Truncated       bool        `json:"truncated"`
 	TotalProcedures int         `json:"total_procedures"`
-	NextOffset      *int        `json:"next_offset"`
+	// TotalEdges is how many edges the store holds (CALLS and
+	// INVESTIGATED_BY), nil when the store cannot say (not an EdgeCounter).
+	TotalEdges *int `json:"total_edges"`
+	NextOffset *int `json:"next_offset"`
+}
+
+// EdgeCounter is a Store that counts the graph's edges: each procedure's
+// CALLS (one a signature entry) and INVESTIGATED_BY (one a cause it is
+// linked to). Both stores are.
+type EdgeCounter interface {
+	// CountEdges returns how many edges of each kind the store holds.
+	CountEdges(ctx context.Context) (calls, investigatedBy int, err error)
 }
 
 type graphBuilder struct {
@@ -142,6 +153,14 @@ func (s *Service) Graph(ctx context.Context, q GraphQuery) (*Graph, error) {
 	}
 	g := b.result()
 	g.TotalProcedures, g.NextOffset = total, next
+	if ec, ok := s.store.(EdgeCounter); ok {
+		calls, inv, err := ec.CountEdges(ctx)
+		if err != nil {
+			return nil, err
+		}
+		n := calls + inv
+		g.TotalEdges = &n
+	}
 	g.Truncated = g.Truncated || next != nil
 	return g, nil
 }

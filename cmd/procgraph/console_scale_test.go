@@ -229,7 +229,7 @@ func TestConsoleAtScale(t *testing.T) {
 	t.Run("graph", func(t *testing.T) {
 		tab.open(t, s.URL, "#/graph")
 		tab.waitJS(t, `window.procgraphExplorer.ready`)
-		if got := tab.text(t, "#g-total"); got != "1000 procedures in the store" {
+		if got := tab.text(t, "#g-total"); got != "1000 procedures and 3000 edges in the store" {
 			t.Fatalf("total %q", got)
 		}
 		shown := tab.text(t, "#g-shown")

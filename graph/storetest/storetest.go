@@ -53,6 +53,7 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) procedures.Store) {
 		{"Granted", testGranted},
 		{"Decisions", testDecisions},
 		{"DecisionFilters", testDecisionFilters},
+		{"EdgeCounts", testEdgeCounts},
 		{"Catalogue", testCatalogue},
 		{"Causes", testCauses},
 		{"Lifecycle", testLifecycle},

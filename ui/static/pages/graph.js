@@ -120,7 +120,7 @@ function merged(m, graph) {
   const seen = new Set(m.edges.map((x) => x.id));
   const more = model({ nodes: [...[...m.nodes.values()].map((n) => ({ id: n.id, kind: n.kind, label: n.label, properties: { class: n.cls, frequency: n.frequency, signature: n.signature } })), ...(graph.nodes || [])],
     edges: [...m.edges, ...(graph.edges || []).filter((e) => !seen.has(e.source + '\u0000' + e.kind + '\u0000' + e.target))],
-    truncated: m.truncated || graph.truncated, total_procedures: graph.total_procedures ?? m.total, next_offset: m.next });
+    truncated: m.truncated || graph.truncated, total_procedures: graph.total_procedures ?? m.total, total_edges: graph.total_edges ?? m.totalEdges, next_offset: m.next });
   return more;
 }
 
@@ -195,7 +195,8 @@ function model(graph) {
   for (const n of nodes.values()) { n.text = labelOf(n, prefix); n.shown = visibleText(n.text, true); }
   const total = Number.isInteger(graph.total_procedures) ? graph.total_procedures : null;
   const next = Number.isInteger(graph.next_offset) ? graph.next_offset : null;
-  return { nodes, edges, prefix, truncated: !!graph.truncated, total, next };
+  const totalEdges = Number.isInteger(graph.total_edges) ? graph.total_edges : null;
+  return { nodes, edges, prefix, truncated: !!graph.truncated, total, totalEdges, next };
 }
 
 // labelOf is what tells a node apart: a procedure's tools (its signature,
@@ -407,7 +408,7 @@ function updateStatus() {
   for (const n of m.nodes.values()) count[n.kind] = (count[n.kind] || 0) + 1;
   const plural = (n, one) => `${n} ${one}${n === 1 ? '' : 's'}`;
   const parts = [];
-  if (m.total !== null) parts.push(h('strong', { id: 'g-total' }, plural(m.total, 'procedure') + ' in the store'));
+  if (m.total !== null) parts.push(h('strong', { id: 'g-total' }, plural(m.total, 'procedure') + (m.totalEdges !== null ? ' and ' + plural(m.totalEdges, 'edge') : '') + ' in the store'));
   parts.push(h('span', { id: 'g-shown' }, `${parts.length ? ' · ' : ''}shown: ${plural(count.procedure, 'procedure')}, ${plural(count.tool, 'tool')}, ${plural(count.cause, 'cause')}, ${plural(m.edges.length, 'edge')}`));
   if (explorer.by !== 'none') parts.push(` · grouped by ${explorer.by} into ${plural(explorer.clusters.size, 'cluster')} (${explorer.expandedClusters.size} expanded; a cluster's label counts its procedures)`);
   if (m.truncated) parts.push(h('span', { id: 'g-truncated' }, m.next !== null && explorer.paged ? ' · the most frequent first: more are left out' : ' · cut short by the server: narrow the query'));
