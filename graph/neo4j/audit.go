@@ -119,7 +119,11 @@ func (s *Store) ListDecisions(ctx context.Context, f procedures.DecisionFilter) 
 			}
 			params["beforeId"], params["beforeAt"] = f.Before, field(recs[0], "at")
 		}
-		recs, err := collect(ctx, tx, "decisions", params)
+		stmt := "decisions" // the time index, newest first
+		if f.Procedure != "" {
+			stmt = "decisions_procedure" // the procedure's records by time
+		}
+		recs, err := collect(ctx, tx, stmt, params)
 		if err != nil {
 			return nil, err
 		}
