@@ -44,6 +44,7 @@ func (s *Server) graph(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	g, err := s.svc.Graph(r.Context(), procedures.GraphQuery{
 		Procedures: q["procedure"], Causes: q["cause"], Tools: q["tool"], Depth: queryInt(r, "depth", 1),
+		Limit: queryInt(r, "limit", 0), Offset: queryInt(r, "offset", 0),
 	})
 	if err != nil {
 		return err
@@ -57,6 +58,7 @@ func (s *Server) decisions(w http.ResponseWriter, r *http.Request) error {
 	limit := queryInt(r, "limit", procedures.DefaultDecisionLimit)
 	ds, err := s.svc.Decisions(r.Context(), procedures.DecisionFilter{
 		Procedure: q.Get("procedure"), Kind: procedures.DecisionKind(q.Get("kind")), Limit: limit, Before: q.Get("before"),
+		Actor: q.Get("actor"), Outcome: procedures.Outcome(q.Get("outcome")), Since: queryTime(r, "since"), Until: queryTime(r, "until"),
 	})
 	if err != nil {
 		return err

@@ -63,7 +63,11 @@ var responseSchemas = map[string]string{
 		"listed": {"type": "string", "description": "the hash of the entry as its server listed it (tools import, a catalogue refresh): while the entry is exactly that, a refresh follows the server; an entry edited or written by hand is the operator's, kept over refreshes"}}}`,
 	"Drift": `{"type": "array", "description": "what changed in the catalogue since the version's baseline (empty: not stale)", "items": {"type": "object",
 		"required": ["tool", "change"], "properties": {"tool": {"type": "string"},
-		"change": {"type": "string", "enum": ["input_schema", "output_schema", "read_only", "external_access", "removed"]}}}}`,
+		"change": {"type": "string", "enum": ["input_schema", "output_schema", "read_only", "external_access", "removed"]},
+		"changes": {"type": "array", "description": "for a schema change whose earlier schema the version kept: what changed in it, by JSON pointer (at most 50, the last then says how many more)",
+			"items": {"type": "object", "required": ["path", "change"], "properties": {"path": {"type": "string"},
+			"change": {"type": "string", "enum": ["added", "removed", "changed", "more"]},
+			"was": {"type": "string", "description": "the earlier value's JSON, cut to 200 bytes"}, "now": {"type": "string", "description": "the current value's JSON, cut to 200 bytes"}}}}}}}`,
 	"Health": `{"type": "object", "description": "how the version's runs went (docs/design.md \"Health of each version\")",
 		"required": ["runs", "succeeded", "failed", "failures", "success_rate", "p50_ms", "p95_ms", "last_success_at", "last_failure_at", "last_failure_class", "consecutive_failures"],
 		"additionalProperties": false, "properties": {"runs": {"type": "integer"}, "succeeded": {"type": "integer"}, "failed": {"type": "integer"},
@@ -91,7 +95,9 @@ var responseSchemas = map[string]string{
 		"external_access": {"type": "boolean"}, "exposed": {"type": "boolean"},
 		"auto_run": {"type": "object", "properties": {"enabled": {"type": "boolean"}, "active": {"type": "boolean"},
 			"granted_by": {"type": ["string", "null"]}, "granted_at": {"type": ["string", "null"], "format": "date-time"},
-			"reason": {"type": ["string", "null"]}, "code_hash": {"type": ["string", "null"]}, "inactive_reason": {"type": ["string", "null"]}}},
+			"reason": {"type": ["string", "null"]}, "code_hash": {"type": ["string", "null"]}, "inactive_reason": {"type": ["string", "null"]},
+			"grantable": {"type": "boolean", "description": "a grant asked for now would be accepted (the rule of PUT auto-run)"},
+			"grant_refusal": {"type": ["string", "null"], "enum": ["procedure_not_succeeded", "not_read_only", null], "description": "why a grant asked for now would be refused; null when grantable"}}},
 		"causes": {"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string"}, "frequency": {"type": "integer"}}}},
 		"stale": {"type": "boolean"}, "drift": {"$ref": "#/components/schemas/Drift"}, "health": {"$ref": "#/components/schemas/Health"},
 		"demoted": {"type": "boolean", "description": "the current version failed --demote-after runs in a row: not exposed, its grant inactive (unhealthy), still invokable interactively; a success or a promote lifts it"},
@@ -184,7 +190,11 @@ var responseSchemas = map[string]string{
 		"nodes": {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "string"},
 			"kind": {"type": "string", "enum": ["procedure", "cause", "tool"]}, "label": {"type": "string"}, "properties": {"type": "object"}}}},
 		"edges": {"type": "array", "items": {"type": "object", "properties": {"source": {"type": "string"}, "target": {"type": "string"},
-			"kind": {"type": "string"}, "frequency": {"type": "integer"}}}}, "truncated": {"type": "boolean"}}}`,
+			"kind": {"type": "string"}, "frequency": {"type": "integer"}}}},
+		"truncated": {"type": "boolean", "description": "not the whole graph the query asked for: the node bound cut it, or (no start) procedures beyond the page were left out"},
+		"total_procedures": {"type": "integer", "description": "how many procedures the store holds"},
+		"total_edges": {"type": ["integer", "null"], "description": "how many edges the store holds (CALLS and INVESTIGATED_BY)"},
+		"next_offset": {"type": ["integer", "null"], "description": "without a start: the offset of the next page of procedures to start from (null: none left)"}}}`,
 	"Decisions": `{"type": "object", "required": ["decisions", "next"], "properties": {
 		"decisions": {"type": "array", "items": {"$ref": "#/components/schemas/Decision"}}, "next": {"type": ["string", "null"]}}}`,
 }
@@ -271,6 +281,12 @@ func parameters(rt route) []Parameter {
 		schema := map[string]any{"type": q.typ}
 		if len(q.enum) > 0 {
 			schema["enum"] = q.enum
+		}
+		if q.format != "" {
+			schema["format"] = q.format
+		}
+		if q.noControl {
+			schema["pattern"] = fields.NoControlPattern
 		}
 		if q.typ == "integer" {
 			schema["minimum"], schema["maximum"] = q.min, q.max

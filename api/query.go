@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/procgraph/procgraph/fault"
@@ -19,6 +21,8 @@ type queryParam struct {
 	typ        string // "integer", "boolean" or "string"
 	repeatable bool
 	enum       []string
+	format     string // "date-time": an RFC 3339 time
+	noControl  bool   // no control characters (fields.NoControlPattern)
 	min, max   int
 	doc        string
 }
@@ -50,11 +54,17 @@ var (
 		{name: "cause", typ: "string", repeatable: true, doc: "start from this cause"},
 		{name: "tool", typ: "string", repeatable: true, doc: "start from this tool"},
 		{name: "depth", typ: "integer", min: 1, max: procedures.MaxGraphDepth, doc: "hops from the start (default 1)"},
+		intParam(fields.Limit, fmt.Sprintf("without a start: how many of the most frequent procedures to start from (default %d)", fields.DefaultFindLimit)),
+		intParam(fields.Offset, "without a start: the page of the most frequent procedures to start from (the previous answer's next_offset)"),
 		{name: "format", typ: "string", enum: []string{graphFormatJSON, graphFormatGraphML, graphFormatDOT}, doc: "json (default), graphml (GraphML 1.0, typed attributes) or dot (Graphviz)"},
 	}
 	decisionParams = []queryParam{
-		{name: "procedure", typ: "string", doc: "decisions about this procedure"},
+		{name: "procedure", typ: "string", noControl: true, doc: "decisions about this procedure"},
 		{name: "kind", typ: "string", enum: procedures.DecisionKindNames(), doc: "decision kind"},
+		{name: "actor", typ: "string", noControl: true, doc: "decisions taken by this token holder (procgraph for its own)"},
+		{name: "outcome", typ: "string", enum: []string{string(procedures.Allowed), string(procedures.Denied)}, doc: "allowed or denied"},
+		{name: "since", typ: "string", format: "date-time", doc: "records at or after this time (RFC 3339, to the millisecond)"},
+		{name: "until", typ: "string", format: "date-time", doc: "records before this time (RFC 3339, to the millisecond); after since"},
 		intParam(fields.DecisionLimit, fmt.Sprintf("how many (default %d)", fields.DefaultDecisionLimit)),
 		{name: "before", typ: "string", doc: "page back: records older than this decision id (the previous answer's next)"},
 	}
@@ -137,6 +147,14 @@ func (p queryParam) check(v string) error {
 		if v == "" {
 			return bad("must not be empty")
 		}
+		if p.noControl && strings.IndexFunc(v, unicode.IsControl) >= 0 {
+			return bad("must not contain control characters")
+		}
+		if p.format == "date-time" {
+			if _, err := time.Parse(time.RFC3339Nano, v); err != nil {
+				return bad("must be an RFC 3339 time (2026-01-02T15:04:05Z)")
+			}
+		}
 		if len(p.enum) > 0 {
 			for _, e := range p.enum {
 				if v == e {
@@ -157,6 +175,12 @@ func queryInt(r *http.Request, name string, def int) int {
 	}
 	n, _ := strconv.Atoi(v)
 	return n
+}
+
+// queryTime returns a date-time parameter already checked, or the zero time.
+func queryTime(r *http.Request, name string) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, r.URL.Query().Get(name))
+	return t
 }
 
 // queryBool returns a boolean parameter already checked, or nil.

@@ -203,6 +203,8 @@ func (b *bounder) version(v *VersionRecord) {
 			b.str(p+".schema_hash", fields.CodeHash, c.SchemaHash)
 			b.str(p+".input_hash", fields.CodeHash, c.InputHash)
 			b.str(p+".output_hash", fields.CodeHash, c.OutputHash)
+			b.object(p+".input_schema", c.InputSchema)
+			b.object(p+".output_schema", c.OutputSchema)
 		}
 	}
 }

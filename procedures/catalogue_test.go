@@ -2,6 +2,7 @@ package procedures
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -74,7 +75,7 @@ func TestSchemaHashIsComputed(t *testing.T) {
 		if d := DriftOf(BaselineOf([]string{"a"}, made), tc.cat); len(d) != 0 {
 			t.Errorf("%s: DriftOf its own baseline = %v", tc.name, d)
 		}
-		if b := BaselineOf([]string{"a", "proc__x"}, tc.cat); len(b.Tools) != 1 || b.Tools[0] != ContractOf(tool) {
+		if b := BaselineOf([]string{"a", "proc__x"}, tc.cat); len(b.Tools) != 1 || !reflect.DeepEqual(b.Tools[0], ContractOf(tool)) {
 			t.Errorf("%s: BaselineOf = %+v, want the tool's contract %+v", tc.name, b, ContractOf(tool))
 		}
 	}

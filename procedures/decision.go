@@ -239,11 +239,36 @@ const (
 )
 
 // DecisionFilter selects audit records. Empty fields match everything.
+// Every store answers a filtered page from an index (procedure, actor, kind,
+// kind and outcome, outcome; the time range from the records' time order),
+// so a page costs about the same whatever the log's size.
 type DecisionFilter struct {
 	Procedure string
 	Kind      DecisionKind
-	Limit     int // 0: DefaultDecisionLimit; at most MaxDecisionLimit
+	Actor     string
+	Outcome   Outcome
+	// Since (inclusive) and Until (exclusive) bound the records' time; zero
+	// leaves that side open. Stores keep times at millisecond precision:
+	// Service.Decisions truncates both to it.
+	Since, Until time.Time
+	Limit        int // 0: DefaultDecisionLimit; at most MaxDecisionLimit
 	// Before, a decision id, pages back: only records older than it (in the
 	// list's order: time, then id) are returned.
 	Before string
+}
+
+// Match reports whether d passes f's filters (not Before or Limit): the
+// one statement of what each filter means, which a store applies to the
+// records its index walk did not already select by.
+func (f DecisionFilter) Match(d Decision) bool {
+	switch {
+	case f.Procedure != "" && d.Procedure != f.Procedure,
+		f.Kind != "" && d.Kind != f.Kind,
+		f.Actor != "" && d.Actor != f.Actor,
+		f.Outcome != "" && d.Outcome != f.Outcome,
+		!f.Since.IsZero() && d.At.Before(f.Since),
+		!f.Until.IsZero() && !d.At.Before(f.Until):
+		return false
+	}
+	return true
 }

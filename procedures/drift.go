@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // ToolContract is one tool's contract as a version keeps it for drift
@@ -22,6 +23,11 @@ type ToolContract struct {
 	OutputHash     string `json:"output_hash"`
 	ReadOnly       bool   `json:"read_only"`
 	ExternalAccess bool   `json:"external_access"`
+	// InputSchema and OutputSchema are the schemas themselves, so that a
+	// later catalogue can say what changed in them (DriftOf's Changes);
+	// absent from a baseline kept before they were.
+	InputSchema  map[string]any `json:"input_schema,omitempty"`
+	OutputSchema map[string]any `json:"output_schema,omitempty"`
 }
 
 // Key is the contract as one string: the tool's name, a space, its schema
@@ -36,7 +42,17 @@ func ContractOf(t Tool) ToolContract { return contractWith(t, SchemaHash(t)) }
 // contractWith is t's contract, its SchemaHash being hash.
 func contractWith(t Tool, hash string) ToolContract {
 	return ToolContract{Tool: t.Name, SchemaHash: hash, InputHash: jsonHash(orEmpty(t.InputSchema)),
-		OutputHash: jsonHash(t.OutputSchema), ReadOnly: t.ReadOnly, ExternalAccess: t.ExternalAccess}
+		OutputHash: jsonHash(t.OutputSchema), ReadOnly: t.ReadOnly, ExternalAccess: t.ExternalAccess,
+		InputSchema: nonEmpty(t.InputSchema), OutputSchema: t.OutputSchema}
+}
+
+// nonEmpty is m, nil when empty (a contract keeps an empty input schema
+// as none: its hash tells them apart from an absent one).
+func nonEmpty(m map[string]any) map[string]any {
+	if len(m) == 0 {
+		return nil
+	}
+	return m
 }
 
 func orEmpty(m map[string]any) map[string]any {
@@ -102,6 +118,14 @@ func (b *Baseline) Check(signature []string) string {
 				return fmt.Sprintf("tool %s: hash %q is not sha256: and 64 lowercase hex", c.Tool, h)
 			}
 		}
+		// A schema kept beside its hash is the one hashed (it is shown as
+		// what the tool was).
+		if c.InputSchema != nil && jsonHash(c.InputSchema) != c.InputHash {
+			return fmt.Sprintf("tool %s: its input_schema is not the one input_hash names", c.Tool)
+		}
+		if c.OutputSchema != nil && jsonHash(c.OutputSchema) != c.OutputHash {
+			return fmt.Sprintf("tool %s: its output_schema is not the one output_hash names", c.Tool)
+		}
 	}
 	return ""
 }
@@ -140,10 +164,102 @@ const (
 	DriftRemoved        = "removed"
 )
 
-// Drift is one change of one tool since a version's baseline.
+// Drift is one change of one tool since a version's baseline. For a
+// schema change, Changes says what changed in it (SchemaDiff) when the
+// baseline kept the earlier schema.
 type Drift struct {
-	Tool   string `json:"tool"`
+	Tool    string         `json:"tool"`
+	Change  string         `json:"change"`
+	Changes []SchemaChange `json:"changes,omitempty"`
+}
+
+// SchemaChange is one difference between two JSON Schemas: at Path (a JSON
+// pointer), a value Added, Removed or Changed; Was and Now are the values'
+// JSON, each cut to MaxSchemaValueBytes.
+type SchemaChange struct {
+	Path   string `json:"path"`
 	Change string `json:"change"`
+	Was    string `json:"was,omitempty"`
+	Now    string `json:"now,omitempty"`
+}
+
+// The kinds of SchemaChange, and its bounds: at most MaxSchemaChanges per
+// drift entry (the last one then says how many more), each value's JSON cut
+// to MaxSchemaValueBytes.
+const (
+	SchemaAdded         = "added"
+	SchemaRemoved       = "removed"
+	SchemaChanged       = "changed"
+	SchemaMore          = "more"
+	MaxSchemaChanges    = 50
+	MaxSchemaValueBytes = 200
+)
+
+// SchemaDiff is what changed from was to now, object members compared by
+// name (recursively), any other value as a whole, in path order.
+func SchemaDiff(was, now map[string]any) []SchemaChange {
+	var out []SchemaChange
+	diffValue("", was, now, &out)
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	if len(out) > MaxSchemaChanges {
+		more := len(out) - MaxSchemaChanges + 1
+		out = append(out[:MaxSchemaChanges-1], SchemaChange{Path: "", Change: SchemaMore, Now: fmt.Sprintf("%d more changes", more)})
+	}
+	return out
+}
+
+func diffValue(path string, was, now any, out *[]SchemaChange) {
+	wm, wok := was.(map[string]any)
+	nm, nok := now.(map[string]any)
+	if wok && nok {
+		keys := map[string]bool{}
+		for k := range wm {
+			keys[k] = true
+		}
+		for k := range nm {
+			keys[k] = true
+		}
+		for k := range keys {
+			p := path + "/" + strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
+			w, inW := wm[k]
+			n, inN := nm[k]
+			switch {
+			case !inW:
+				*out = append(*out, SchemaChange{Path: p, Change: SchemaAdded, Now: schemaValue(n)})
+			case !inN:
+				*out = append(*out, SchemaChange{Path: p, Change: SchemaRemoved, Was: schemaValue(w)})
+			default:
+				diffValue(p, w, n, out)
+			}
+		}
+		return
+	}
+	if w, n := schemaJSON(was), schemaJSON(now); w != n {
+		*out = append(*out, SchemaChange{Path: path, Change: SchemaChanged, Was: cutValue(w), Now: cutValue(n)})
+	}
+}
+
+// schemaJSON is v's canonical JSON (sorted keys).
+func schemaJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("%v", v)
+	}
+	return string(b)
+}
+
+func schemaValue(v any) string { return cutValue(schemaJSON(v)) }
+
+// cutValue cuts s to MaxSchemaValueBytes, on a rune boundary, with "…".
+func cutValue(s string) string {
+	if len(s) <= MaxSchemaValueBytes {
+		return s
+	}
+	cut := MaxSchemaValueBytes
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // DriftOf is what changed in cat since b, by tool then in the order input,
@@ -167,10 +283,19 @@ func DriftOf(b *Baseline, cat *Catalogue) []Drift {
 		now := cat.contractOf(t)
 		n := len(out)
 		if now.InputHash != was.InputHash {
-			out = append(out, Drift{Tool: was.Tool, Change: DriftInputSchema})
+			d := Drift{Tool: was.Tool, Change: DriftInputSchema}
+			// An empty schema is kept as none (omitempty): its hash says so.
+			if was.InputSchema != nil || was.InputHash == jsonHash(map[string]any{}) {
+				d.Changes = SchemaDiff(orEmpty(was.InputSchema), orEmpty(t.InputSchema))
+			}
+			out = append(out, d)
 		}
 		if now.OutputHash != was.OutputHash {
-			out = append(out, Drift{Tool: was.Tool, Change: DriftOutputSchema})
+			d := Drift{Tool: was.Tool, Change: DriftOutputSchema}
+			if was.OutputSchema != nil || was.OutputHash == jsonHash(nil) {
+				d.Changes = SchemaDiff(was.OutputSchema, t.OutputSchema)
+			}
+			out = append(out, d)
 		}
 		if now.ReadOnly != was.ReadOnly {
 			out = append(out, Drift{Tool: was.Tool, Change: DriftReadOnly})

@@ -52,10 +52,16 @@ func (s *Service) SetAutoRun(ctx context.Context, r AutoRunRequest) (*Procedure,
 // ReasonProcedureNotSucceeded (its current version did not succeed) or
 // ReasonNotReadOnly (it changes state and mutating auto-run is off).
 func (s *Service) Grantable(p *Procedure) string {
+	return grantRefusal(p, s.opts.AllowMutatingAutorun)
+}
+
+// grantRefusal is Grantable's rule with the setting given: the service's
+// answer, and the one decorate shows as auto_run.grantable.
+func grantRefusal(p *Procedure, allowMutating bool) string {
 	switch {
 	case p.Status != StatusSucceeded:
 		return ReasonProcedureNotSucceeded
-	case !p.ReadOnly && !s.opts.AllowMutatingAutorun:
+	case !p.ReadOnly && !allowMutating:
 		return ReasonNotReadOnly
 	}
 	return ""

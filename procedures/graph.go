@@ -20,6 +20,10 @@ type GraphQuery struct {
 	Causes     []string
 	Tools      []string
 	Depth      int // 1 when zero
+	// Limit and Offset page the most frequent procedures a query with no
+	// start begins from (Limit 0: DefaultFindLimit); a query with a start
+	// ignores them.
+	Limit, Offset int
 }
 
 // GraphNode is a procedure, cause or tool.
@@ -40,11 +44,28 @@ type GraphEdge struct {
 }
 
 // Graph is a neighbourhood of the procedure graph. Truncated is set when
-// MaxGraphNodes cut it short.
+// it is not the whole graph its query asked for: MaxGraphNodes cut it
+// short, or (no start) procedures beyond the page were left out.
+// TotalProcedures is how many procedures the store holds; Offset and
+// NextOffset (no start) are the page of the most frequent procedures it
+// began from and the offset of the next one (nil: none left).
 type Graph struct {
-	Nodes     []GraphNode `json:"nodes"`
-	Edges     []GraphEdge `json:"edges"`
-	Truncated bool        `json:"truncated"`
+	Nodes           []GraphNode `json:"nodes"`
+	Edges           []GraphEdge `json:"edges"`
+	Truncated       bool        `json:"truncated"`
+	TotalProcedures int         `json:"total_procedures"`
+	// TotalEdges is how many edges the store holds (CALLS and
+	// INVESTIGATED_BY), nil when the store cannot say (not an EdgeCounter).
+	TotalEdges *int `json:"total_edges"`
+	NextOffset *int `json:"next_offset"`
+}
+
+// EdgeCounter is a Store that counts the graph's edges: each procedure's
+// CALLS (one a signature entry) and INVESTIGATED_BY (one a cause it is
+// linked to). Both stores are.
+type EdgeCounter interface {
+	// CountEdges returns how many edges of each kind the store holds.
+	CountEdges(ctx context.Context) (calls, investigatedBy int, err error)
 }
 
 type graphBuilder struct {
@@ -75,15 +96,25 @@ func (s *Service) Graph(ctx context.Context, q GraphQuery) (*Graph, error) {
 	b := &graphBuilder{s: s, nodes: map[string]*GraphNode{}, edges: map[string]GraphEdge{}, visited: map[string]bool{},
 		stored: map[string]*Procedure{}}
 	var frontier []string
+	total, next := 0, (*int)(nil)
 	if len(q.Procedures)+len(q.Causes)+len(q.Tools) == 0 {
-		top, _, cat, err := s.find(ctx, FindRequest{Limit: DefaultFindLimit})
+		top, n, cat, err := s.find(ctx, FindRequest{Limit: q.Limit, Offset: q.Offset})
 		if err != nil {
 			return nil, err
 		}
-		b.cat = cat
+		b.cat, total = cat, n
 		for _, p := range top {
 			frontier = append(frontier, b.procedure(p.Name, p))
 		}
+		if end := q.Offset + len(top); end < total {
+			next = &end
+		}
+	} else {
+		_, n, err := s.store.Find(ctx, Query{Limit: 1})
+		if err != nil {
+			return nil, err
+		}
+		total = n
 	}
 	for _, name := range q.Procedures {
 		p, err := s.store.Get(ctx, name)
@@ -120,7 +151,18 @@ func (s *Service) Graph(ctx context.Context, q GraphQuery) (*Graph, error) {
 	if err := b.classify(ctx); err != nil {
 		return nil, err
 	}
-	return b.result(), nil
+	g := b.result()
+	g.TotalProcedures, g.NextOffset = total, next
+	if ec, ok := s.store.(EdgeCounter); ok {
+		calls, inv, err := ec.CountEdges(ctx)
+		if err != nil {
+			return nil, err
+		}
+		n := calls + inv
+		g.TotalEdges = &n
+	}
+	g.Truncated = g.Truncated || next != nil
+	return g, nil
 }
 
 // Node classes (the "class" property of procedure and tool nodes): what an

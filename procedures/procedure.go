@@ -57,6 +57,11 @@ type AutoRun struct {
 	Reason         *string    `json:"reason"`
 	CodeHash       *string    `json:"code_hash"`
 	InactiveReason *string    `json:"inactive_reason"`
+	// Grantable is whether a grant given now would be accepted
+	// (Service.Grantable); GrantRefusal is its refusal's reason otherwise
+	// (procedure_not_succeeded, not_read_only), nil when grantable.
+	Grantable    bool    `json:"grantable"`
+	GrantRefusal *string `json:"grant_refusal"`
 }
 
 // Procedure is one procedure: a tool-call signature with its current version,

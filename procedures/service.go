@@ -3,6 +3,7 @@ package procedures
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -199,7 +200,14 @@ func (s *Service) Decisions(ctx context.Context, f DecisionFilter) ([]Decision, 
 		return nil, fault.Errorf(fault.CodeInvalid, "limit must not be negative").WithDetails("field", "limit")
 	}
 	if f.Kind != "" && !f.Kind.Valid() {
-		return nil, fault.Errorf(fault.CodeInvalid, "kind %q is not one of invoke, grant, revoke, promote, catalogue", f.Kind).WithDetails("field", "kind")
+		return nil, fault.Errorf(fault.CodeInvalid, "kind %q is not one of %s", f.Kind, strings.Join(DecisionKindNames(), ", ")).WithDetails("field", "kind")
+	}
+	if f.Outcome != "" && !f.Outcome.Valid() {
+		return nil, fault.Errorf(fault.CodeInvalid, "outcome %q is not one of allowed, denied", f.Outcome).WithDetails("field", "outcome")
+	}
+	f.Since, f.Until = f.Since.Truncate(time.Millisecond), f.Until.Truncate(time.Millisecond)
+	if !f.Since.IsZero() && !f.Until.IsZero() && !f.Since.Before(f.Until) {
+		return nil, fault.Errorf(fault.CodeInvalid, "since must be before until").WithDetails("field", "since")
 	}
 	return s.store.ListDecisions(ctx, f)
 }

@@ -118,6 +118,11 @@ func (v *view) decorate(p *Procedure) {
 		bound = v.procBinding(p, c)
 	}
 	p.AutoRun = autoRunState(p, c.ReadOnly, bound, v.allowMutating)
+	p.AutoRun.GrantRefusal = ptr(grantRefusal(p, v.allowMutating))
+	p.AutoRun.Grantable = *p.AutoRun.GrantRefusal == ""
+	if p.AutoRun.Grantable {
+		p.AutoRun.GrantRefusal = nil
+	}
 	p.Description = d.description
 	p.InputSchema = d.schema
 	p.Drift = DriftOf(p.Baseline, v.cat)

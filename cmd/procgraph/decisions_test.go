@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -363,5 +364,82 @@ func TestDecisionsPageBack(t *testing.T) {
 	details := mustError(t, s.get(t, "/v1/decisions?before=pgd_nope"), 400, "invalid_request")
 	if details["field"] != "before" {
 		t.Fatalf("details = %v, want field before", details)
+	}
+}
+
+// TestDecisionsFilters: GET /v1/decisions filters by actor, outcome, kind,
+// procedure and a time range on the server (a page of matches, not a
+// filtered page), and answers a malformed, oversized or hostile filter
+// with a 400 naming the parameter.
+func TestDecisionsFilters(t *testing.T) {
+	t.Parallel()
+	up := mustUpstream(t)
+	s := mustServe(t, serverOpts{Upstream: up})
+	name := mustCaptureName(t, s, readOnlyCode, "p1")
+	mustCaptureName(t, s, killCode, "p2")
+	for i := 0; i < 3; i++ {
+		mustStatus(t, s.invoke(t, name, map[string]any{"arguments": map[string]any{"task_id": i}, "phase": "automatic"}), 200)
+	}
+	mustStatus(t, s.invoke(t, killName, map[string]any{"arguments": map[string]any{"task_id": 1}, "phase": "automatic"}), 403)
+	all := s.decisions(t, "limit=1000")
+	count := func(pred func(map[string]any) bool) int {
+		n := 0
+		for _, d := range all {
+			if pred(d) {
+				n++
+			}
+		}
+		return n
+	}
+	mid := all[len(all)/2]["at"].(string)
+	for _, c := range []struct {
+		query string
+		pred  func(map[string]any) bool
+	}{
+		{"outcome=denied", func(d map[string]any) bool { return d["outcome"] == "denied" }},
+		{"outcome=allowed&kind=invoke", func(d map[string]any) bool { return d["outcome"] == "allowed" && d["kind"] == "invoke" }},
+		{"actor=" + all[0]["actor"].(string), func(d map[string]any) bool { return d["actor"] == all[0]["actor"] }},
+		{"actor=nobody", func(map[string]any) bool { return false }},
+		{"procedure=" + killName + "&outcome=denied", func(d map[string]any) bool { return d["procedure"] == killName && d["outcome"] == "denied" }},
+		{"since=" + mid, func(d map[string]any) bool { return d["at"].(string) >= mid }},
+		{"until=" + mid, func(d map[string]any) bool { return d["at"].(string) < mid }},
+	} {
+		got := s.decisions(t, "limit=1000&"+c.query)
+		if want := count(c.pred); len(got) != want || want == 0 && c.query != "actor=nobody" {
+			t.Errorf("%s: %d records, want %d", c.query, len(got), want)
+		}
+		for _, d := range got {
+			if !c.pred(d) {
+				t.Errorf("%s: listed %v", c.query, d)
+			}
+		}
+	}
+	// A page of one denied record, not the first record filtered away.
+	if got := s.decisions(t, "limit=1&outcome=denied"); len(got) != 1 {
+		t.Errorf("a one-record page of denied: %d records", len(got))
+	}
+	for _, c := range []struct{ query, field string }{
+		{"outcome=maybe", "outcome"},
+		{"outcome=allowed&outcome=denied", "outcome"},
+		{"kind=launch", "kind"},
+		{"since=yesterday", "since"},
+		{"until=2026-13-01T00:00:00Z", "until"},
+		{"since=2026-02-01T00:00:00Z&until=2026-01-01T00:00:00Z", "since"},
+		{"actor=" + strings.Repeat("a", 5000), "actor"},
+		{"actor=", "actor"},
+		{"actor=%ff", "actor"},
+		{"procedure=%00", ""},
+		{"limit=0", "limit"},
+		{"limit=1001", "limit"},
+		{"limit=-1", "limit"},
+		{"after=2026-01-01T00:00:00Z", "after"},
+		{"before=" + url.QueryEscape("' OR 1=1 --"), "before"},
+		{"since=%zz", "(query)"},
+	} {
+		r := s.get(t, "/v1/decisions?"+c.query)
+		details := mustError(t, r, 400, "invalid_request")
+		if c.field != "" && details["field"] != c.field {
+			t.Errorf("%s: details %v, want field %s", c.query, details, c.field)
+		}
 	}
 }

@@ -24,6 +24,20 @@ FOR (d:Decision) ON (d.at);
 CREATE INDEX decision_procedure IF NOT EXISTS
 FOR (d:Decision) ON (d.procedure);
 
+// One procedure's audit records, newest first (decisions_procedure.cypher).
+CREATE INDEX decision_procedure_at IF NOT EXISTS
+FOR (d:Decision) ON (d.procedure, d.at);
+
+// The audit log's other filters (GET /v1/decisions: actor, kind, outcome).
+CREATE INDEX decision_actor IF NOT EXISTS
+FOR (d:Decision) ON (d.actor);
+
+CREATE INDEX decision_kind IF NOT EXISTS
+FOR (d:Decision) ON (d.kind);
+
+CREATE INDEX decision_outcome IF NOT EXISTS
+FOR (d:Decision) ON (d.outcome);
+
 // Pending turns (admission counts them) and a session's policies.
 CREATE INDEX turn_status IF NOT EXISTS
 FOR (t:Turn) ON (t.status);

@@ -64,10 +64,67 @@ func appendDecision(tx *bolt.Tx, d procedures.Decision) error {
 	if err := ids.Put([]byte(d.ID), dk[:8]); err != nil {
 		return err
 	}
+	return indexDecision(tx, d, dk)
+}
+
+// indexDecision adds the index entries of d, stored under dk.
+func indexDecision(tx *bolt.Tx, d procedures.Decision, dk []byte) error {
+	for _, p := range decisionIndexes(d) {
+		if err := tx.Bucket(bDecByField).Put(append(p, dk...), nil); err != nil {
+			return err
+		}
+	}
 	if d.Procedure == "" {
 		return nil
 	}
 	return tx.Bucket(bDecByProc).Put(append(prefix(d.Procedure), dk...), nil)
+}
+
+// The tags of bDecByField's indexes.
+const (
+	tagActor       = 'a'
+	tagKind        = 'k'
+	tagKindOutcome = 'K'
+	tagOutcome     = 'o'
+)
+
+// fieldPrefix is the bDecByField prefix of the records whose field tag
+// has the value parts (joined as key does).
+func fieldPrefix(tag byte, parts ...string) []byte {
+	return append([]byte{tag}, prefix(parts...)...)
+}
+
+// decisionIndexes are the bDecByField prefixes d is listed under (each
+// followed by its decision key): by actor, kind, kind and outcome, outcome.
+func decisionIndexes(d procedures.Decision) [][]byte {
+	out := [][]byte{fieldPrefix(tagKind, string(d.Kind)), fieldPrefix(tagKindOutcome, string(d.Kind), string(d.Outcome)),
+		fieldPrefix(tagOutcome, string(d.Outcome))}
+	if d.Actor != "" {
+		out = append(out, fieldPrefix(tagActor, d.Actor))
+	}
+	return out
+}
+
+// upgradeDecisionIndex indexes every audit record stored before
+// bDecByField existed, once (metaDecisionIndex marks it done).
+func upgradeDecisionIndex(tx *bolt.Tx) error {
+	meta := tx.Bucket(bMeta)
+	if meta.Get(metaDecisionIndex) != nil {
+		return nil
+	}
+	c := tx.Bucket(bDecisions).Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		var d procedures.Decision
+		if err := decode(v, &d, "decision"); err != nil {
+			return err
+		}
+		for _, p := range decisionIndexes(d) {
+			if err := tx.Bucket(bDecByField).Put(append(p, k...), nil); err != nil {
+				return err
+			}
+		}
+	}
+	return meta.Put(metaDecisionIndex, []byte("1"))
 }
 
 // AppendDecision appends an audit record. Returns CodeInvalid for a record
@@ -116,7 +173,11 @@ func (s *Store) SetDecisionResult(ctx context.Context, id, result string) error 
 }
 
 // ListDecisions returns the records matching f, newest first (by time, then
-// id). The limit defaults to 100 and is at most 1000.
+// id). The limit defaults to 100 and is at most 1000. It walks one index
+// back from the page's upper bound (Before, Until) down to Since: the
+// procedure's, else the actor's, else the kind and outcome's, the kind's,
+// the outcome's, else the log itself; the other filters are checked on the
+// records it reads (DecisionFilter.Match).
 func (s *Store) ListDecisions(ctx context.Context, f procedures.DecisionFilter) ([]procedures.Decision, error) {
 	if f.Limit < 0 {
 		return nil, invalid("limit", "limit %d is negative", f.Limit)
@@ -129,56 +190,77 @@ func (s *Store) ListDecisions(ctx context.Context, f procedures.DecisionFilter) 
 	var out []procedures.Decision
 	err := s.view(ctx, func(tx *bolt.Tx) error {
 		decisions := tx.Bucket(bDecisions)
-		// from is the key to start strictly before: the cursor's, or past
-		// the end.
-		var from []byte
+		// upper is the decision key to start strictly before (nil: past
+		// the end): the cursor's or Until's, whichever is older.
+		var upper []byte
+		if !f.Until.IsZero() {
+			upper = decisionKey(f.Until, "")
+		}
 		if f.Before != "" {
 			t := tx.Bucket(bDecisionIDs).Get([]byte(f.Before))
 			if t == nil {
 				return invalid("before", "before %q is not a decision id", f.Before)
 			}
-			from = append(append([]byte{}, t...), f.Before...)
+			if from := append(append([]byte{}, t...), f.Before...); upper == nil || bytes.Compare(from, upper) < 0 {
+				upper = from
+			}
 		}
-		add := func(v []byte) error {
+		var lower []byte // the oldest time a record may have (8 bytes), nil: none
+		if !f.Since.IsZero() {
+			lower = decisionKey(f.Since, "")
+		}
+		idx, p := decisionIndex(tx, f)
+		c := idx.Cursor()
+		end := upper
+		switch {
+		case p == nil:
+		case upper != nil:
+			end = append(append([]byte{}, p...), upper...)
+		default:
+			end = append(p[:len(p)-1:len(p)-1], 1) // the first key after the prefix
+		}
+		k, v := seekBefore(c, end)
+		for ; k != nil && bytes.HasPrefix(k, p) && len(out) < limit; k, v = c.Prev() {
+			dk := k[len(p):]
+			if lower != nil && bytes.Compare(dk[:8], lower) < 0 {
+				break
+			}
+			if p != nil {
+				if v = decisions.Get(dk); v == nil {
+					return fault.Errorf(fault.CodeInternal, "embedded store: decision index points at nothing")
+				}
+			}
 			var d procedures.Decision
 			if err := decode(v, &d, "decision"); err != nil {
 				return err
 			}
-			if f.Kind == "" || d.Kind == f.Kind {
-				d.At = d.At.UTC()
+			d.At = d.At.UTC()
+			if f.Match(d) {
 				out = append(out, d)
-			}
-			return nil
-		}
-		if f.Procedure == "" {
-			c := decisions.Cursor()
-			k, v := seekBefore(c, from)
-			for ; k != nil && len(out) < limit; k, v = c.Prev() {
-				if err := add(v); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-		p := prefix(f.Procedure)
-		c := tx.Bucket(bDecByProc).Cursor()
-		end := append(key(f.Procedure), 1) // the first key after the prefix
-		if from != nil {
-			end = append(append([]byte{}, p...), from...)
-		}
-		k, _ := seekBefore(c, end)
-		for ; k != nil && strings.HasPrefix(string(k), string(p)) && len(out) < limit; k, _ = c.Prev() {
-			v := decisions.Get(k[len(p):])
-			if v == nil {
-				return fault.Errorf(fault.CodeInternal, "embedded store: decision index points at nothing")
-			}
-			if err := add(v); err != nil {
-				return err
 			}
 		}
 		return nil
 	})
 	return out, err
+}
+
+// decisionIndex is the index ListDecisions walks for f and the prefix of
+// its keys (nil: the log itself, keyed by decision key).
+func decisionIndex(tx *bolt.Tx, f procedures.DecisionFilter) (*bolt.Bucket, []byte) {
+	byField := tx.Bucket(bDecByField)
+	switch {
+	case f.Procedure != "":
+		return tx.Bucket(bDecByProc), prefix(f.Procedure)
+	case f.Actor != "":
+		return byField, fieldPrefix(tagActor, f.Actor)
+	case f.Kind != "" && f.Outcome != "":
+		return byField, fieldPrefix(tagKindOutcome, string(f.Kind), string(f.Outcome))
+	case f.Kind != "":
+		return byField, fieldPrefix(tagKind, string(f.Kind))
+	case f.Outcome != "":
+		return byField, fieldPrefix(tagOutcome, string(f.Outcome))
+	}
+	return tx.Bucket(bDecisions), nil
 }
 
 // seekBefore positions c on the last key before from (the last key when

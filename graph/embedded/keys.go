@@ -25,6 +25,7 @@ var (
 	bDecisions   = []byte("decisions")              // at (u64) id → Decision (JSON)
 	bDecisionIDs = []byte("decision_ids")           // id → at (u64)
 	bDecByProc   = []byte("decisions_by_procedure") // name 0 at id → ∅
+	bDecByField  = []byte("decisions_by_field")     // tag value 0 at id → ∅ (decisionIndexes)
 	bCatalogue   = []byte("catalogue")              // "current" → catalogueRecord (JSON)
 	bRank        = []byte("rank")                   // ^frequency ^last_used name → summary
 	bRankByName  = []byte("rank_by_name")           // name → rank key
@@ -46,7 +47,7 @@ var (
 
 var allBuckets = [][]byte{
 	bMeta, bProcs, bVersions, bKeysProc, bKeysVersion, bKeysEdge, bCauses, bEdgesPC, bEdgesCP,
-	bGrants, bDecisions, bDecisionIDs, bDecByProc, bCatalogue, bRank, bRankByName, bToolProcs, bRefs, bClasses,
+	bGrants, bDecisions, bDecisionIDs, bDecByProc, bDecByField, bCatalogue, bRank, bRankByName, bToolProcs, bRefs, bClasses,
 	bToolClasses, bTurns, bPending, bPolicies, bSearch, bBaselines, bHealth, bRecordings, bCanonical,
 	bTokens, bTokenHashes, bTokenRevs,
 }
@@ -64,6 +65,9 @@ var (
 	// metaTokenRevision is the store's token revision (u64), bumped by every
 	// change of a token (tokens.go).
 	metaTokenRevision = []byte("token_revision")
+	// metaDecisionIndex is set once every audit record stored before
+	// bDecByField has its entries (upgradeDecisionIndex).
+	metaDecisionIndex = []byte("decision_index")
 )
 
 // schemaVersion is the layout this package reads and writes. Schema

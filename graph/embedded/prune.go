@@ -36,6 +36,11 @@ func (s *Store) PruneDecisions(ctx context.Context, before time.Time) (int64, er
 						return err
 					}
 				}
+				for _, p := range decisionIndexes(d) {
+					if err := tx.Bucket(bDecByField).Delete(append(p, k...)); err != nil {
+						return err
+					}
+				}
 				n++
 			}
 			return nil

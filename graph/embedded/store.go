@@ -156,6 +156,9 @@ func (s *Store) prepare() error {
 		if err := tx.Bucket(bMeta).Put(metaSchema, []byte(schemaVersion)); err != nil {
 			return err
 		}
+		if err := upgradeDecisionIndex(tx); err != nil {
+			return err
+		}
 		if err := upgradeBaselines(tx); err != nil {
 			return err
 		}

@@ -107,6 +107,7 @@ func (s *Store) ListDecisions(ctx context.Context, f procedures.DecisionFilter) 
 	limit = min(limit, maxDecisionLimit)
 	return readTx(ctx, s, "list decisions", func(ctx context.Context, tx neo4j.ManagedTransaction) ([]procedures.Decision, error) {
 		params := map[string]any{"procedure": nilIfEmpty(f.Procedure), "kind": nilIfEmpty(string(f.Kind)), "limit": limit,
+			"actor": nilIfEmpty(f.Actor), "outcome": nilIfEmpty(string(f.Outcome)), "since": dbTimeOrNil(f.Since), "until": dbTimeOrNil(f.Until),
 			"beforeId": nil, "beforeAt": nil}
 		if f.Before != "" {
 			recs, err := collect(ctx, tx, "decision_at", map[string]any{"id": f.Before})
@@ -118,7 +119,11 @@ func (s *Store) ListDecisions(ctx context.Context, f procedures.DecisionFilter) 
 			}
 			params["beforeId"], params["beforeAt"] = f.Before, field(recs[0], "at")
 		}
-		recs, err := collect(ctx, tx, "decisions", params)
+		stmt := "decisions" // the time index, newest first
+		if f.Procedure != "" {
+			stmt = "decisions_procedure" // the procedure's records by time
+		}
+		recs, err := collect(ctx, tx, stmt, params)
 		if err != nil {
 			return nil, err
 		}

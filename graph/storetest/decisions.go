@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"fmt"
+	"sort"
 	"testing"
 	"time"
 
@@ -214,4 +215,112 @@ func testDecisions(t *testing.T, newStore NewStore) {
 			t.Errorf("decisions = %+v", ds)
 		}
 	})
+}
+
+// decisionFilterCases are filters over every field, alone and together,
+// that testDecisionFilters checks against DecisionFilter.Match.
+// The times are at a store's precision, as Service.Decisions gives them.
+func decisionFilterCases() []procedures.DecisionFilter {
+	return []procedures.DecisionFilter{
+		{},
+		{Actor: "alice"},
+		{Actor: "nobody"},
+		{Outcome: procedures.Denied},
+		{Kind: procedures.KindTurn},
+		{Kind: procedures.KindTurn, Outcome: procedures.Denied},
+		{Kind: procedures.KindGrant, Outcome: procedures.Allowed, Actor: "bob"},
+		{Procedure: "proc__a", Outcome: procedures.Denied},
+		{Procedure: "proc__b", Actor: "alice", Kind: procedures.KindInvoke},
+		{Since: Ms(At(10))},
+		{Until: Ms(At(20))},
+		{Since: Ms(At(10)), Until: Ms(At(30)), Outcome: procedures.Allowed},
+		{Since: Ms(At(5)), Until: Ms(At(50)), Actor: "bob", Kind: procedures.KindTurn},
+		{Since: Ms(At(12)), Until: Ms(At(13)), Procedure: "proc__a"},
+		{Since: Ms(At(100))},
+	}
+}
+
+// testDecisionFilters: every filter (actor, outcome, kind, procedure, the
+// time range, and any of them together) lists exactly the records
+// DecisionFilter.Match selects, newest first, paged back with before; a
+// pruned record leaves every filtered list.
+func testDecisionFilters(t *testing.T, newStore NewStore) {
+	s := newStore(t)
+	actors := []string{"alice", "bob", "procgraph", ""}
+	kinds := []procedures.DecisionKind{procedures.KindInvoke, procedures.KindTurn, procedures.KindGrant, procedures.KindApproval}
+	procs := []string{"proc__a", "proc__b", ""}
+	var all []procedures.Decision
+	for i := 0; i < 90; i++ {
+		d := Decision(kinds[i%4], procs[i%3], "h", At(i/2))
+		d.Actor = actors[(i/3)%4]
+		if i%5 == 0 || i%7 == 0 {
+			d.Outcome = procedures.Denied
+		}
+		if err := s.AppendDecision(ctx, d); err != nil {
+			t.Fatalf("AppendDecision: %v", err)
+		}
+		d.At = Ms(d.At)
+		all = append(all, d)
+	}
+	newestFirst := func(ds []procedures.Decision) []string {
+		ds = append([]procedures.Decision(nil), ds...)
+		sort.Slice(ds, func(i, j int) bool {
+			if !ds[i].At.Equal(ds[j].At) {
+				return ds[i].At.After(ds[j].At)
+			}
+			return ds[i].ID > ds[j].ID
+		})
+		var ids []string
+		for _, d := range ds {
+			ids = append(ids, d.ID)
+		}
+		return ids
+	}
+	check := func(f procedures.DecisionFilter, within []procedures.Decision) {
+		t.Helper()
+		var want []procedures.Decision
+		for _, d := range within {
+			if f.Match(d) {
+				want = append(want, d)
+			}
+		}
+		var got []string
+		for _, d := range MustDecisions(t, s, f) {
+			got = append(got, d.ID)
+		}
+		requireEqual(t, fmt.Sprintf("%+v", f), got, newestFirst(want))
+		// Paged back three at a time, the same records.
+		var paged []string
+		f.Limit = 3
+		for {
+			page := MustDecisions(t, s, f)
+			for _, d := range page {
+				paged = append(paged, d.ID)
+			}
+			if len(page) < 3 || len(paged) > len(want) {
+				break
+			}
+			f.Before = page[len(page)-1].ID
+		}
+		requireEqual(t, fmt.Sprintf("paged %+v", f), paged, newestFirst(want))
+	}
+	for _, f := range decisionFilterCases() {
+		check(f, all)
+	}
+	p, ok := s.(procedures.AuditPruner)
+	if !ok {
+		return
+	}
+	if _, err := p.PruneDecisions(ctx, Ms(At(20))); err != nil {
+		t.Fatalf("PruneDecisions: %v", err)
+	}
+	var left []procedures.Decision
+	for _, d := range all {
+		if !d.At.Before(Ms(At(20))) {
+			left = append(left, d)
+		}
+	}
+	for _, f := range decisionFilterCases() {
+		check(f, left)
+	}
 }

@@ -97,7 +97,9 @@ func testDrift(t *testing.T, newStore NewStore) {
 		}
 		requireEqual(t, "stale baseline", got[0].Baseline, procedures.BaselineOf(sigAB, old))
 		requireEqual(t, "drift", procedures.DriftOf(got[0].Baseline, cat), []procedures.Drift{
-			{Tool: "tool_a", Change: procedures.DriftInputSchema}, {Tool: "tool_b", Change: procedures.DriftReadOnly}})
+			{Tool: "tool_a", Change: procedures.DriftInputSchema, Changes: []procedures.SchemaChange{
+				{Path: "/properties/id/type", Change: procedures.SchemaChanged, Was: `"integer"`, Now: `"string"`}}},
+			{Tool: "tool_b", Change: procedures.DriftReadOnly}})
 		requireEqual(t, "procedure drift", procedures.DriftOf(MustGet(t, s, name).Baseline, cat), procedures.DriftOf(got[0].Baseline, cat))
 		if got[0].Verification != nil {
 			t.Fatalf("a version never verified is listed with %+v", got[0].Verification)
@@ -128,7 +130,8 @@ func testDrift(t *testing.T, newStore NewStore) {
 		if len(got) != 1 {
 			t.Fatalf("Drifted = %v", staleNames(got))
 		}
-		requireEqual(t, "drift", procedures.DriftOf(got[0].Baseline, cat), []procedures.Drift{{Tool: "tool_b", Change: procedures.DriftOutputSchema}})
+		requireEqual(t, "drift", procedures.DriftOf(got[0].Baseline, cat), []procedures.Drift{{Tool: "tool_b", Change: procedures.DriftOutputSchema,
+			Changes: []procedures.SchemaChange{{Path: "/type", Change: procedures.SchemaChanged, Was: `"object"`, Now: `"array"`}}}})
 	})
 
 	t.Run("order and pages", func(t *testing.T) {

@@ -52,6 +52,8 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) procedures.Store) {
 		{"SetGrant", testSetGrant},
 		{"Granted", testGranted},
 		{"Decisions", testDecisions},
+		{"DecisionFilters", testDecisionFilters},
+		{"EdgeCounts", testEdgeCounts},
 		{"Catalogue", testCatalogue},
 		{"Causes", testCauses},
 		{"Lifecycle", testLifecycle},

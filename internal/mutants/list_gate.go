@@ -15,7 +15,7 @@ func init() {
 		{
 			Name:     "procedures/grantable-ignores-mutating-off",
 			Why:      "Grantable lets a state-changing procedure hold a grant while mutating auto-run is off (set_procedure_auto_run and a turn's auto_run alike)",
-			Edits:    []Edit{{Dir: "procedures", Find: "case !p.ReadOnly && !s.opts.AllowMutatingAutorun: return ReasonNotReadOnly", Replace: "case false: return ReasonNotReadOnly"}},
+			Edits:    []Edit{{Dir: "procedures", Find: "case !p.ReadOnly && !allowMutating: return ReasonNotReadOnly", Replace: "case false: return ReasonNotReadOnly"}},
 			Packages: []string{"./procedures"},
 			Tests:    []string{"TestSetAutoRunAndPromote"},
 		},

@@ -11,18 +11,32 @@ export const token = {
   clear: () => sessionStorage.removeItem(KEY),
 };
 
-// takeTokenFromURL keeps the token of a URL whose fragment is
-// #token=TOKEN (the console URL serve prints: a fragment is never sent to
-// a server, so never logged there, nor in a Referer) for this tab, and
-// replaces the fragment at once so that it stays neither in the address
-// bar nor in the tab's history. Call it before anything renders or fetches.
+// takeTokenFromURL keeps the token of a URL whose fragment carries one —
+// #token=TOKEN (the console URL serve prints), or a deep link such as
+// #/approvals&token=TOKEN or #/audit?kind=turn&token=TOKEN (a fragment is
+// never sent to a server, so never logged there, nor in a Referer) — for
+// this tab, and replaces the fragment at once, without the token, so that
+// it stays neither in the address bar nor in the tab's history; a deep
+// link keeps its page. Call it before anything renders or fetches.
 export function takeTokenFromURL() {
-  const m = /^#token=([^&?/]+)$/.exec(location.hash);
-  if (!m) return;
-  history.replaceState(null, '', location.pathname + location.search + '#/procedures');
+  const { route, token: raw } = splitToken(location.hash);
+  if (raw === null) return;
+  history.replaceState(null, '', location.pathname + location.search + route);
   let t = '';
-  try { t = decodeURIComponent(m[1]).trim(); } catch (_) { t = ''; }
+  try { t = decodeURIComponent(raw).trim(); } catch (_) { t = ''; }
   if (t) token.set(t);
+}
+
+// splitToken splits a fragment into its route without the token (#/procedures
+// when nothing else is left) and the token's raw text (null: none).
+export function splitToken(hash) {
+  const m = /(^#|[&?])token=([^&]*)/.exec(hash);
+  if (!m) return { route: hash, token: null };
+  let rest = hash.slice(0, m.index) + (m[1] === '#' ? '#' : '') + hash.slice(m.index + m[0].length);
+  if (m[1] === '?' && rest.charAt(m.index) === '&') rest = rest.slice(0, m.index) + '?' + rest.slice(m.index + 1);
+  rest = rest.replace(/[?&]$/, '');
+  if (rest === '#' || rest === '') rest = '#/procedures';
+  return { route: rest, token: m[2] };
 }
 
 // ApiError is an error answer: status, the API's code, message, details.

@@ -9,6 +9,7 @@ import { auditPage } from './pages/audit.js';
 import { cataloguePage } from './pages/catalogue.js';
 import { approvalsPage } from './pages/approvals.js';
 import { driftPage } from './pages/drift.js';
+import { healthPage } from './pages/health.js';
 
 const pages = {
   procedures: proceduresPage,
@@ -20,9 +21,10 @@ const pages = {
   catalogue: cataloguePage,
   approvals: approvalsPage,
   drift: driftPage,
+  health: healthPage,
 };
 
-const nav = [['Procedures', 'procedures'], ['Graph', 'graph'], ['Causes', 'causes'], ['Approvals', 'approvals'], ['Drift', 'drift'], ['Audit log', 'audit'], ['Catalogue', 'catalogue']];
+const nav = [['Procedures', 'procedures'], ['Graph', 'graph'], ['Causes', 'causes'], ['Approvals', 'approvals'], ['Drift', 'drift'], ['Health', 'health'], ['Audit log', 'audit'], ['Catalogue', 'catalogue']];
 
 let current = 0;
 let needToken = false;
@@ -90,5 +92,5 @@ function renderAuth() {
 
 takeTokenFromURL();
 window.addEventListener('procgraph:unauthorized', () => { needToken = true; renderAuth(); });
-window.addEventListener('hashchange', render);
+window.addEventListener('hashchange', () => { takeTokenFromURL(); render(); });
 render();

@@ -6,9 +6,26 @@ import { api, get, hasScope } from '../api.js';
 
 const LIMIT = 100;
 
-// driftBadges shows a drift list ([{tool, change}]) as badges.
+// driftBadges shows a drift list ([{tool, change, changes}]) as badges,
+// each schema change followed by what changed in the schema (its changes:
+// JSON pointer, was → now) when the API can say.
 export function driftBadges(drift) {
-  return (drift || []).map((d) => badge(d.tool + ': ' + d.change, 'warn'));
+  return (drift || []).map((d) => (d.changes && d.changes.length
+    ? h('div', { class: 'drift-entry' }, badge(d.tool + ': ' + d.change, 'warn'), schemaDiff(d.changes))
+    : badge(d.tool + ': ' + d.change, 'warn')));
+}
+
+// schemaDiff lists a schema's changes, one a line.
+function schemaDiff(changes) {
+  const where = (c) => h('code', { class: 'path' }, c.path || '(the whole schema)');
+  return h('ul', { class: 'schema-diff' }, changes.map((c) => {
+    switch (c.change) {
+      case 'added': return h('li', { class: 'added' }, where(c), ' added: ', h('code', null, c.now || ''));
+      case 'removed': return h('li', { class: 'removed' }, where(c), ' removed (was ', h('code', null, c.was || ''), ')');
+      case 'changed': return h('li', { class: 'changed' }, where(c), ': ', h('code', null, c.was || ''), ' → ', h('code', null, c.now || ''));
+      default: return h('li', { class: 'more muted' }, c.now || '');
+    }
+  }));
 }
 
 export async function driftPage(ctx) {

@@ -28,6 +28,15 @@ export const AGGREGATE_AT = 60;
 // LINKS: each cluster keeps its strongest links to this many clusters.
 const LINKS = 3;
 
+// PAGE: with no start, the explorer begins from this many of the most
+// frequent procedures and loads this many more on demand (the API's limit
+// and next_offset).
+const PAGE = 100;
+
+// LABEL_PX: the smallest label, in screen pixels, at the zoom the layout
+// fits the view to: labels grow in the model where the view is zoomed out.
+const LABEL_PX = 11;
+
 // explorer is the page's state, also reachable from tests and benchmarks
 // as window.procgraphExplorer.
 const explorer = { cy: null, starts: { procedure: [], cause: [], tool: [] }, depth: 1, layout: 'auto', group: 'auto', ready: false, expandedClusters: new Set() };
@@ -76,15 +85,43 @@ export async function graphPage(ctx) {
     h('p', { class: 'legend' }, legend('read-only', 'read_only'), legend('state-changing', 'state_changing'), legend('unknown', 'unknown'), legend('cause', 'cause'),
       ' · circles are causes, rounded boxes procedures, boxes tools, large circles clusters (their pie: the share of each class); tap a cluster to expand it, a node to focus it ',
       explorer.legendNote));
+  explorer.paged = !kind;
   let graph;
   try {
-    [graph] = await Promise.all([get('/v1/graph', query()), loadCytoscape()]);
+    [graph] = await Promise.all([get('/v1/graph', query(explorer.paged ? { limit: PAGE } : {})), loadCytoscape()]);
   } catch (e) {
     status.replaceChildren(errorBox(e));
     return;
   }
   if (!ctx.isCurrent()) return;
   show(graph, container);
+}
+
+// loadMore adds the next page of the most frequent procedures (and their
+// neighbourhoods) from the server to the view.
+async function loadMore() {
+  const m = explorer.model;
+  if (!m || m.next === null) return;
+  let graph;
+  try {
+    graph = await get('/v1/graph', query({ limit: PAGE, offset: m.next }));
+  } catch (e) {
+    explorer.status.replaceChildren(errorBox(e));
+    return;
+  }
+  explorer.model = merged(m, graph);
+  explorer.model.next = graph.next_offset === undefined ? null : graph.next_offset;
+  explorer.model.truncated = !!graph.truncated;
+  await rebuild(true);
+}
+
+// merged is model m with graph's nodes and edges added.
+function merged(m, graph) {
+  const seen = new Set(m.edges.map((x) => x.id));
+  const more = model({ nodes: [...[...m.nodes.values()].map((n) => ({ id: n.id, kind: n.kind, label: n.label, properties: { class: n.cls, frequency: n.frequency, signature: n.signature } })), ...(graph.nodes || [])],
+    edges: [...m.edges, ...(graph.edges || []).filter((e) => !seen.has(e.source + '\u0000' + e.kind + '\u0000' + e.target))],
+    truncated: m.truncated || graph.truncated, total_procedures: graph.total_procedures ?? m.total, total_edges: graph.total_edges ?? m.totalEdges, next_offset: m.next });
+  return more;
 }
 
 function legend(text, cls) {
@@ -156,7 +193,10 @@ function model(graph) {
   for (const n of nodes.values()) for (const t of n.signature || []) toolNames.push(t);
   const prefix = sharedPrefix([...new Set(toolNames)]);
   for (const n of nodes.values()) { n.text = labelOf(n, prefix); n.shown = visibleText(n.text, true); }
-  return { nodes, edges, prefix, truncated: !!graph.truncated };
+  const total = Number.isInteger(graph.total_procedures) ? graph.total_procedures : null;
+  const next = Number.isInteger(graph.next_offset) ? graph.next_offset : null;
+  const totalEdges = Number.isInteger(graph.total_edges) ? graph.total_edges : null;
+  return { nodes, edges, prefix, truncated: !!graph.truncated, total, totalEdges, next };
 }
 
 // labelOf is what tells a node apart: a procedure's tools (its signature,
@@ -272,21 +312,24 @@ function viewElements(m, by) {
 
 // style is the graph's look. Labels wrap (never cut); .nolabel hides the
 // labels declutter found overlapping; .faded is the context around a focus.
-function style() {
+function style(px = 10) {
+  // Nodes and edges grow with the labels, less than they do (the layout
+  // spaced them for their first size).
+  const k = Math.sqrt(px / 10);
   const col = { read_only: stateColour('read_only'), state_changing: stateColour('state_changing'), unknown: stateColour('unknown'), cause: stateColour('cause') };
   return [
     { selector: 'node', style: {
-      label: 'data(shown)', 'font-size': 10, 'text-valign': 'bottom', 'text-margin-y': 3,
-      'text-wrap': 'wrap', 'text-max-width': 120, color: '#222', 'text-background-color': '#fff', 'text-background-opacity': 0.7, 'text-background-padding': 1,
-      width: 'mapData(frequency, 0, 20, 16, 40)', height: 'mapData(frequency, 0, 20, 16, 40)', 'background-color': '#868e96' } },
+      label: 'data(shown)', 'font-size': px, 'text-valign': 'bottom', 'text-margin-y': Math.ceil(px / 3),
+      'text-wrap': 'wrap', 'text-max-width': px * 12, color: '#222', 'text-background-color': '#fff', 'text-background-opacity': 0.7, 'text-background-padding': 1,
+      width: `mapData(frequency, 0, 20, ${16 * k}, ${40 * k})`, height: `mapData(frequency, 0, 20, ${16 * k}, ${40 * k})`, 'background-color': '#868e96' } },
     { selector: 'node[cls = "read_only"]', style: { 'background-color': col.read_only } },
     { selector: 'node[cls = "state_changing"]', style: { 'background-color': col.state_changing } },
     { selector: 'node[cls = "unknown"]', style: { 'background-color': col.unknown } },
-    { selector: 'node[kind = "cause"]', style: { shape: 'ellipse', 'background-color': col.cause, width: 24, height: 24 } },
+    { selector: 'node[kind = "cause"]', style: { shape: 'ellipse', 'background-color': col.cause, width: 24 * k, height: 24 * k } },
     { selector: 'node[kind = "procedure"]', style: { shape: 'round-rectangle' } },
-    { selector: 'node[kind = "tool"]', style: { shape: 'rectangle', width: 18, height: 18 } },
-    { selector: 'node[kind = "cluster"]', style: { shape: 'ellipse', width: 'mapData(count, 1, 60, 26, 80)', height: 'mapData(count, 1, 60, 26, 80)',
-      'font-size': 11, 'font-weight': 600, 'border-width': 3, 'border-color': col.cause,
+    { selector: 'node[kind = "tool"]', style: { shape: 'rectangle', width: 18 * k, height: 18 * k } },
+    { selector: 'node[kind = "cluster"]', style: { shape: 'ellipse', width: `mapData(count, 1, 60, ${26 * k}, ${80 * k})`, height: `mapData(count, 1, 60, ${26 * k}, ${80 * k})`,
+      'font-size': Math.ceil(px * 1.15), 'font-weight': 600, 'border-width': 3 * k, 'border-color': col.cause,
       'pie-size': '100%', 'pie-1-background-color': col.read_only, 'pie-1-background-size': 'data(ro)',
       'pie-2-background-color': col.state_changing, 'pie-2-background-size': 'data(sc)',
       'pie-3-background-color': col.unknown, 'pie-3-background-size': 'data(un)' } },
@@ -295,10 +338,10 @@ function style() {
     { selector: 'node[kind = "cluster"][of = "tool"][cls = "unknown"]', style: { 'border-color': col.unknown } },
     { selector: 'node[?expanded]', style: { 'border-style': 'double', 'border-width': 6 } },
     { selector: 'node:selected', style: { 'border-width': 3, 'border-color': '#000' } },
-    { selector: 'edge', style: { width: 'mapData(frequency, 0, 10, 1, 6)', 'line-color': '#adb5bd', 'target-arrow-color': '#adb5bd',
+    { selector: 'edge', style: { width: `mapData(frequency, 0, 10, ${k}, ${6 * k})`, 'line-color': '#adb5bd', 'target-arrow-color': '#adb5bd',
       'target-arrow-shape': 'triangle', 'curve-style': 'haystack', 'arrow-scale': 0.8, opacity: 0.8 } },
     { selector: 'edge[kind = "INVESTIGATED_BY"]', style: { 'line-color': '#91a7ff' } },
-    { selector: 'edge[kind = "LINK"]', style: { 'line-color': '#ced4da', width: 'mapData(frequency, 1, 20, 1, 6)' } },
+    { selector: 'edge[kind = "LINK"]', style: { 'line-color': '#ced4da', width: `mapData(frequency, 1, 20, ${k}, ${6 * k})` } },
     { selector: 'edge[kind = "MEMBER"]', style: { 'line-color': '#91a7ff', 'line-style': 'dashed', width: 1 } },
     { selector: '.nolabel', style: { label: '' } },
     { selector: '.faded', style: { opacity: 0.12, label: '' } },
@@ -325,6 +368,7 @@ function show(graph, container) {
     wheelSensitivity: 0.3, textureOnViewport: big, hideEdgesOnViewport: big, pixelRatio: big ? 1 : 'auto', minZoom: 0.05, maxZoom: 4,
   });
   explorer.cy = cy;
+  explorer.fontPx = 10;
   explorer.timing.built = performance.now();
   cy.on('tap', 'node', (ev) => tapNode(ev.target));
   cy.on('tap', (ev) => { if (ev.target === cy) unfocus(); });
@@ -355,13 +399,23 @@ function rebuild(fresh) {
   return runLayout(fresh);
 }
 
+// updateStatus says how many procedures the store holds, how many
+// procedures, tools, causes and edges the view holds, how it groups them,
+// and offers the next page while there is one.
 function updateStatus() {
-  const cy = explorer.cy;
   const m = explorer.model;
-  let procs = 0;
-  for (const n of m.nodes.values()) if (n.kind === 'procedure') procs++;
-  const grouped = explorer.by === 'none' ? '' : ` · ${procs} procedures in ${explorer.clusters.size} clusters by ${explorer.by} (${explorer.expandedClusters.size} expanded)`;
-  explorer.status.replaceChildren(`${cy.nodes().length} nodes, ${cy.edges().length} edges shown` + grouped + (m.truncated ? ' (truncated by the server: narrow the query)' : ''));
+  const count = { procedure: 0, tool: 0, cause: 0 };
+  for (const n of m.nodes.values()) count[n.kind] = (count[n.kind] || 0) + 1;
+  const plural = (n, one) => `${n} ${one}${n === 1 ? '' : 's'}`;
+  const parts = [];
+  if (m.total !== null) parts.push(h('strong', { id: 'g-total' }, plural(m.total, 'procedure') + (m.totalEdges !== null ? ' and ' + plural(m.totalEdges, 'edge') : '') + ' in the store'));
+  parts.push(h('span', { id: 'g-shown' }, `${parts.length ? ' · ' : ''}shown: ${plural(count.procedure, 'procedure')}, ${plural(count.tool, 'tool')}, ${plural(count.cause, 'cause')}, ${plural(m.edges.length, 'edge')}`));
+  if (explorer.by !== 'none') parts.push(` · grouped by ${explorer.by} into ${plural(explorer.clusters.size, 'cluster')} (${explorer.expandedClusters.size} expanded; a cluster's label counts its procedures)`);
+  if (m.truncated) parts.push(h('span', { id: 'g-truncated' }, m.next !== null && explorer.paged ? ' · the most frequent first: more are left out' : ' · cut short by the server: narrow the query'));
+  if (m.next !== null && explorer.paged && explorer.source !== 'loaded') {
+    parts.push(' ', h('button', { type: 'button', id: 'g-more', onclick: loadMore }, `Load ${Math.min(PAGE, (m.total ?? Infinity) - m.next)} more`));
+  }
+  explorer.status.replaceChildren(...parts);
 }
 
 function layoutOptions(name, n, fresh) {
@@ -378,19 +432,24 @@ function layoutOptions(name, n, fresh) {
 
 // runLayout lays the view out, stretches it to the canvas's shape, hides
 // the labels that would overlap (declutter) and sets explorer.ready.
-function runLayout(fresh) {
+function runLayout(fresh, again) {
   const cy = explorer.cy;
   if (!cy) return Promise.resolve();
   explorer.ready = false;
-  const layout = cy.layout(layoutOptions(explorer.layout, cy.nodes().length, fresh !== false));
+  const layout = cy.layout(layoutOptions(explorer.layout, cy.nodes().length, fresh !== false && !again));
   const done = layout.promiseOn('layoutstop').then(() => {
-    if (cy !== explorer.cy) return;
+    if (cy !== explorer.cy) return undefined;
     if (explorer.timing) explorer.timing.layout = performance.now();
     if (explorer.layout === 'auto' || explorer.layout === 'cose') stretch(cy);
+    // Labels grown to stay readable at the fitted zoom take room the
+    // layout did not give them: a force layout runs once more from where
+    // it is, spacing nodes for their labels.
+    if (readableLabels(cy) && !again && layoutOptions(explorer.layout, cy.nodes().length, false).name === 'cose') return runLayout(false, true);
     declutter();
     explorer.ready = true;
     if (explorer.timing) explorer.timing.laidOut = performance.now();
     explorer.layouts = (explorer.layouts || 0) + 1;
+    return undefined;
   });
   layout.run();
   return done;
@@ -409,6 +468,21 @@ function stretch(cy) {
   const cx = (bb.x1 + bb.x2) / 2, cyy = (bb.y1 + bb.y2) / 2;
   cy.batch(() => nodes.positions((n) => { const p = n.position(); return { x: cx + (p.x - cx) * sx, y: cyy + (p.y - cyy) * sy }; }));
   cy.fit(undefined, 30);
+}
+
+// readableLabels sizes the labels so that, at the zoom the view was fitted
+// to, none is drawn smaller than LABEL_PX screen pixels (declutter then
+// hides those that would overlap); it reports whether they grew much.
+function readableLabels(cy) {
+  // A small view is not blown up past 1.5× to fill the canvas.
+  if (cy.zoom() > 1.5) cy.zoom({ level: 1.5, renderedPosition: { x: cy.width() / 2, y: cy.height() / 2 } });
+  const z = cy.zoom() || 1;
+  const px = Math.max(10, Math.ceil(LABEL_PX / z));
+  const grown = px > explorer.fontPx * 1.2;
+  if (explorer.fontPx !== px) cy.style(style(px));
+  explorer.fontPx = px;
+  explorer.labelPx = px * z;
+  return grown;
 }
 
 // priority orders nodes for their labels: the focus, its neighbourhood,
@@ -576,10 +650,7 @@ async function expand(node) {
     return;
   }
   if (!explorer.starts[kind].includes(label)) explorer.starts[kind].push(label);
-  const m = explorer.model;
-  const more = model({ nodes: [...[...m.nodes.values()].map((n) => ({ id: n.id, kind: n.kind, label: n.label, properties: { class: n.cls, frequency: n.frequency, signature: n.signature } })), ...(graph.nodes || [])],
-    edges: [...m.edges, ...(graph.edges || []).filter((e) => !m.edges.some((x) => x.source === e.source && x.target === e.target && x.kind === e.kind))], truncated: m.truncated || graph.truncated });
-  explorer.model = more;
+  explorer.model = merged(explorer.model, graph);
   explorer.expanded = (explorer.expanded || 0) + 1;
   await rebuild(false);
   focusOn(node.id());

@@ -43,6 +43,12 @@ export async function procedurePage(ctx) {
   );
 }
 
+// GRANT_REFUSALS say why the API would refuse a grant (auto_run.grant_refusal).
+const GRANT_REFUSALS = {
+  not_read_only: 'it changes state and this server runs with mutating auto-run off',
+  procedure_not_succeeded: 'its current version did not succeed',
+};
+
 function fact(title, ...value) {
   return [h('dt', null, title), h('dd', null, ...value)];
 }
@@ -53,7 +59,7 @@ function reasonInput(id) {
 
 // act runs an action that needs a reason, confirms it (notify: the
 // confirmation outlives the re-render), then re-renders the page.
-async function act(ctx, reasonEl, out, what, call) {
+async function act(ctx, reasonEl, out, what, call, refused) {
   const reason = reasonEl.value.trim();
   if (!reason) {
     out.replaceChildren(h('p', { class: 'error', role: 'alert' }, 'A reason is required.'));
@@ -65,7 +71,7 @@ async function act(ctx, reasonEl, out, what, call) {
     notify(what + ' — reason: ' + reason);
     await ctx.rerender();
   } catch (e) {
-    notify(what + ' failed: ' + e.message, true);
+    notify((refused || what + ' failed') + ': ' + e.message, true);
     out.replaceChildren(errorBox(e));
   }
 }
@@ -80,8 +86,13 @@ function grantSection(ctx, p, canGrant) {
   const reason = reasonInput('grant-reason');
   const out = h('div', { id: 'grant-result' });
   const path = '/v1/procedures/' + encodeURIComponent(p.name) + '/auto-run';
-  return section('Auto-run', state, h('div', { class: 'actions' }, reason,
-    h('button', { type: 'button', id: 'grant', disabled: ar.enabled, onclick: () => act(ctx, reason, out, 'Auto-run granted for ' + p.name, (r) => api('PUT', path, { body: { enabled: true, reason: r } })) }, 'Grant auto-run'),
+  // Grant is offered only where the API says a grant would be accepted
+  // (auto_run.grantable, the rule of PUT auto-run).
+  const grant = ar.grantable ? h('button', { type: 'button', id: 'grant', disabled: ar.enabled, onclick: () => act(ctx, reason, out, 'Auto-run granted for ' + p.name,
+    (r) => api('PUT', path, { body: { enabled: true, reason: r } }), 'Auto-run was not granted for ' + p.name) }, 'Grant auto-run') : null;
+  const why = ar.grantable ? null : h('p', { class: 'muted', id: 'not-grantable' }, 'Auto-run cannot be granted: ' + (GRANT_REFUSALS[ar.grant_refusal] || ar.grant_refusal || 'the server refuses it') + '.');
+  if (!grant && !ar.enabled) return section('Auto-run', state, why);
+  return section('Auto-run', state, why, h('div', { class: 'actions' }, reason, grant,
     h('button', { type: 'button', id: 'revoke', disabled: !ar.enabled, onclick: () => act(ctx, reason, out, 'Auto-run revoked for ' + p.name, (r) => api('DELETE', path, { body: { reason: r } })) }, 'Revoke')), out);
 }
 
@@ -136,7 +147,7 @@ export function auditTable(decisions) {
   return table([
     ['When', (d) => when(d.at)], ['Kind', (d) => d.kind], ['Procedure', (d) => (d.procedure ? nameLink(d.procedure, 'procedure', d.procedure) : '—')],
     ['Outcome', (d) => badge(d.outcome, d.outcome === 'allowed' ? 'ok' : 'warn')],
-    ['Result', (d) => (d.result ? badge(d.result, d.result === 'succeeded' ? 'ok' : 'warn') : '')], ['Reason', (d) => d.reason], ['Actor', (d) => d.actor],
+    ['Result', (d) => (d.result ? badge(d.result, d.result === 'succeeded' ? 'ok' : 'warn') : '')], ['Reason', (d) => d.reason], ['Note', (d) => d.note || ''], ['Actor', (d) => d.actor],
     ['Phase', (d) => d.phase || ''], ['Code hash', (d) => (d.code_hash ? codeHash(d.code_hash, 12) : '')],
   ], decisions, { class: 'grid audit' });
 }
