@@ -19,6 +19,10 @@ const (
 	// was given (Request.Check: the tool's input_schema), and the call
 	// never reached the ToolCaller.
 	InvalidArguments ErrorCode = "invalid_arguments"
+	// UpstreamUnavailable: a tool call could not reach the server that
+	// serves the tool, or lost it before an answer (the ToolCaller's
+	// *Error: the sandbox never makes one itself).
+	UpstreamUnavailable ErrorCode = "upstream_unavailable"
 )
 
 // Error is why a run failed. Tool names the tool involved, if any.
