@@ -111,7 +111,7 @@ var transports = []string{"http", "stdio"}
 // testTools is the catalogue the replay tests use.
 var testTools = []procedures.Tool{
 	{Name: "get_jobs", ReadOnly: true}, {Name: "fetch_logs", ReadOnly: true}, {Name: "greet", ReadOnly: true},
-	{Name: "sleep", ReadOnly: true}, {Name: "pid", ReadOnly: true},
+	{Name: "sleep", ReadOnly: true}, {Name: "pid", ReadOnly: true}, {Name: "strict", ReadOnly: true}, {Name: "wait", ReadOnly: true},
 	{Name: "kill_job"}, {Name: "fail_job"}, {Name: "crash"},
 }
 
