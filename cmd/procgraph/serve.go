@@ -118,14 +118,14 @@ func newDispatcher(ctx context.Context, cfg *serveConfig, log zerolog.Logger) (r
 		g := unnamed(d)
 		return g, g, nothing, nil
 	case cfg.UpstreamMCP != "":
-		d, err := mcpdispatch.NewHTTP(ctx, cfg.UpstreamMCP, mcpdispatch.Options{Logger: log, MaxResultBytes: cfg.MaxCallBytes})
+		d, err := mcpdispatch.NewHTTP(ctx, cfg.UpstreamMCP, upstreamOptions(cfg, log))
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("--upstream-mcp / PROCGRAPH_UPSTREAM_MCP: %v", err)
 		}
 		g := unnamed(d)
 		return g, g, d.Close, nil
 	case len(cfg.UpstreamMCPCommand) > 0:
-		d, err := mcpdispatch.NewCommand(ctx, cfg.UpstreamMCPCommand, mcpdispatch.Options{Logger: log, MaxResultBytes: cfg.MaxCallBytes})
+		d, err := mcpdispatch.NewCommand(ctx, cfg.UpstreamMCPCommand, upstreamOptions(cfg, log))
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("--upstream-mcp-command / PROCGRAPH_UPSTREAM_MCP_COMMAND: %v", err)
 		}
@@ -143,6 +143,13 @@ func newDispatcher(ctx context.Context, cfg *serveConfig, log zerolog.Logger) (r
 	}), nil, nothing, nil
 }
 
+// upstreamOptions are every MCP upstream's options before its own
+// settings: a replay's call is bounded by the larger of its server's
+// timeout and --replay-timeout (and by the run's deadline).
+func upstreamOptions(cfg *serveConfig, log zerolog.Logger) mcpdispatch.Options {
+	return mcpdispatch.Options{Logger: log, MaxResultBytes: cfg.MaxCallBytes, ReplayTimeout: cfg.ReplayTimeout}
+}
+
 // openUpstreams opens the servers of the --upstreams file (docs/design.md
 // "Several upstreams"). A file that does not parse, a command that is not
 // on PATH, and two tools of the servers that answered mapping to one
@@ -155,8 +162,7 @@ func openUpstreams(ctx context.Context, cfg *serveConfig, log zerolog.Logger) (*
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s: %v", setting, cfg.UpstreamsFile, err)
 	}
-	g, ds, err := mcpdispatch.OpenUpstreams(ctx, ups, mcpdispatch.GatewayOptions{Supervise: true,
-		Base: mcpdispatch.Options{Logger: log, MaxResultBytes: cfg.MaxCallBytes}})
+	g, ds, err := mcpdispatch.OpenUpstreams(ctx, ups, mcpdispatch.GatewayOptions{Supervise: true, Base: upstreamOptions(cfg, log)})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", setting, err)
 	}
@@ -181,8 +187,8 @@ func openUpstreams(ctx context.Context, cfg *serveConfig, log zerolog.Logger) (*
 	for _, t := range tools {
 		perServer[t.Server]++
 	}
-	for key := range answered {
-		log.Info().Str("server", key).Int("tools", perServer[key]).Msg("upstream server started")
+	for key, d := range answered {
+		log.Info().Str("server", key).Int("tools", perServer[key]).Str("protocol_version", d.Protocol()).Msg("upstream server started")
 	}
 	return g, nil
 }
