@@ -123,11 +123,18 @@ func TestNoHeadOfLineBlocking(t *testing.T) {
 			u := newUpstream(t, tr)
 			d := u.dispatcher(t, Options{MaxConcurrency: 4, CallTimeout: time.Hour})
 			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
 			slow := make(chan error, 1)
 			go func() {
 				_, err := d.Dispatch(ctx, "sleep", map[string]any{"ms": 3600000})
 				slow <- err
+			}()
+			defer func() {
+				// However the test ends, the slow call ends upstream
+				// before the server stops (it waits for its handlers).
+				cancel()
+				for deadline := time.Now().Add(time.Minute); !slices.Contains(u.rec.Tools(), "sleep:cancelled") && time.Now().Before(deadline); {
+					time.Sleep(5 * time.Millisecond)
+				}
 			}()
 			waitRecorded(t, u.rec, "sleep")
 			// The slow call never ends by itself: a call queued behind it
@@ -149,7 +156,7 @@ func TestNoHeadOfLineBlocking(t *testing.T) {
 			if err := <-slow; !errors.Is(err, context.Canceled) {
 				t.Fatalf("the cancelled call: %v", err)
 			}
-			waitRecorded(t, u.rec, "sleep:cancelled")
+			waitRecorded(t, u.rec, "sleep:cancelled") // notifications/cancelled reached it
 		})
 	}
 }
