@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // recordedCall is one call a test MCP server recorded (MCPTEST_RECORD).
@@ -239,5 +241,29 @@ func TestUpstreamOutageDemotesNothing(t *testing.T) {
 	}
 	if got := calledTools(record); slices.Index(got, "sleep") < 0 {
 		t.Fatalf("the server received %v", got)
+	}
+}
+
+// TestUpstreamProtocolFallbackThroughMain: a server that speaks only the
+// oldest revision the SDK speaks refuses the newer ones and is offered
+// that one (tools import and serve alike); serve logs the revision each
+// server negotiated, and its calls are served.
+func TestUpstreamProtocolFallbackThroughMain(t *testing.T) {
+	all := mcp.SupportedProtocolVersions()
+	oldest := all[len(all)-1]
+	bin := buildMCPServer(t)
+	file := writeUpstreams(t, map[string]any{"old": map[string]any{"command": bin, "env": map[string]string{"MCPTEST_PROTOCOLS": oldest}, "trust_annotations": true}})
+	printed, _, _ := mustImportUpstreams(t, file)
+	catFile := filepath.Join(t.TempDir(), "tools.json")
+	if err := os.WriteFile(catFile, printed, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := mustServe(t, serverOpts{NoCatalogue: true, Extra: []string{"--tools", catFile, "--upstreams", file}})
+	if !strings.Contains(s.logs.String(), `"server":"old","tools":12,"protocol_version":"`+oldest+`"`) {
+		t.Fatalf("the negotiated revision is not logged:\n%s", s.logs.String())
+	}
+	name := mustCaptureName(t, s, "return tools.old__greet(name=who)\n", "p1")
+	if out := mustStatus(t, s.invoke(t, name, automatic(map[string]any{"who": "old"})), 200); out["result"] != "hello old" {
+		t.Fatalf("a call to a server on %s: %v", oldest, out)
 	}
 }
