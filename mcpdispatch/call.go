@@ -22,7 +22,7 @@ import (
 // Dispatch calls tool on the upstream with args and returns its result (see
 // the package doc for the mapping). Every failure is an error whose message
 // names the tool and the kind of failure, and which is a *sandbox.Error
-// (errors.As) whose code is the run's failure class: upstream_unavailable
+// whose code is the run's failure class: upstream_unavailable
 // when the server could not be reached or was lost before it answered,
 // timeout when the call's own bound ended it, invalid_arguments when the
 // server refused the arguments (JSON-RPC -32602), tool_failed for the
@@ -79,7 +79,7 @@ func (d *Dispatcher) Dispatch(ctx context.Context, tool string, args map[string]
 			d.release(c, true, false)
 			msg := text.Bounded(werr.Message, maxErrorBytes)
 			if werr.Code == jsonrpc.CodeInvalidParams {
-				return nil, &callError{code: sandbox.InvalidArguments, msg: fmt.Sprintf("tool %s: the upstream MCP server refused the arguments: %s", tool, msg)}
+				return nil, &sandbox.CallFailure{Code: sandbox.InvalidArguments, Message: fmt.Sprintf("tool %s: the upstream MCP server refused the arguments: %s", tool, msg)}
 			}
 			return nil, fmt.Errorf("tool %s: the upstream MCP server refused the call: %s", tool, msg)
 		}
@@ -97,40 +97,18 @@ func (d *Dispatcher) Dispatch(ctx context.Context, tool string, args map[string]
 	}
 }
 
-// callError is a failed call whose failure class the sandbox keeps: it is
-// a *sandbox.Error to errors.As (code and message), and unwraps to its
-// cause (ErrClosed, context.DeadlineExceeded) for errors.Is.
-type callError struct {
-	code  sandbox.ErrorCode
-	msg   string
-	cause error
-}
-
-func (e *callError) Error() string { return e.msg }
-
-func (e *callError) Unwrap() error { return e.cause }
-
-// As makes e a *sandbox.Error.
-func (e *callError) As(target any) bool {
-	if p, ok := target.(**sandbox.Error); ok {
-		*p = &sandbox.Error{Code: e.code, Message: e.msg}
-		return true
-	}
-	return false
-}
-
 // unavailable is the error of a call that could not reach the server, or
 // lost it before an answer: upstream_unavailable.
 func unavailable(cause error, format string, args ...any) error {
-	return &callError{code: sandbox.UpstreamUnavailable, msg: fmt.Sprintf(format, args...), cause: cause}
+	return &sandbox.CallFailure{Code: sandbox.UpstreamUnavailable, Message: fmt.Sprintf(format, args...), Cause: cause}
 }
 
 // withServer is err, a call's failure on server key, with its message
 // naming the server and its class kept.
 func withServer(key string, err error) error {
-	if ce, ok := errors.AsType[*callError](err); ok {
-		c := *ce
-		c.msg = "server " + key + ": " + c.msg
+	if cf, ok := errors.AsType[*sandbox.CallFailure](err); ok {
+		c := *cf
+		c.Message = "server " + key + ": " + c.Message
 		return &c
 	}
 	if se, ok := errors.AsType[*sandbox.Error](err); ok {
@@ -162,7 +140,7 @@ func deadline(parent, ctx context.Context, tool string, timeout time.Duration) e
 	case parent.Err() != nil:
 		return fmt.Errorf("tool %s: call abandoned: %w", tool, parent.Err())
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return &callError{code: sandbox.Timeout, msg: fmt.Sprintf("tool %s: upstream did not answer within %s", tool, timeout), cause: context.DeadlineExceeded}
+		return &sandbox.CallFailure{Code: sandbox.Timeout, Message: fmt.Sprintf("tool %s: upstream did not answer within %s", tool, timeout), Cause: context.DeadlineExceeded}
 	}
 	return nil
 }
@@ -177,7 +155,7 @@ func (d *Dispatcher) result(tool string, res *mcp.CallToolResult) (any, error) {
 		if msg == "" {
 			msg = "(no message)"
 		}
-		return nil, &callError{code: sandbox.ToolFailed, msg: fmt.Sprintf("tool %s failed upstream: %s", tool, text.Bounded(msg, maxErrorBytes))}
+		return nil, &sandbox.CallFailure{Code: sandbox.ToolFailed, Message: fmt.Sprintf("tool %s failed upstream: %s", tool, text.Bounded(msg, maxErrorBytes))}
 	}
 	var v any
 	if res.StructuredContent != nil {

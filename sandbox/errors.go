@@ -37,6 +37,30 @@ func (e *Error) Error() string {
 	return string(e.Code) + ": " + e.Message
 }
 
+// CallFailure is a ToolCaller's error that keeps its class: to errors.As
+// it is an *Error of Code and Message (the run fails with that code); its
+// Error is Message alone, as a plain error's would be, and it unwraps to
+// Cause (errors.Is: context.DeadlineExceeded…), which is never shown.
+type CallFailure struct {
+	Code    ErrorCode
+	Message string
+	Cause   error
+}
+
+func (e *CallFailure) Error() string { return e.Message }
+
+// Unwrap returns Cause.
+func (e *CallFailure) Unwrap() error { return e.Cause }
+
+// As makes e an *Error of its code and message.
+func (e *CallFailure) As(target any) bool {
+	if p, ok := target.(**Error); ok {
+		*p = &Error{Code: e.Code, Message: e.Message}
+		return true
+	}
+	return false
+}
+
 func errorf(code ErrorCode, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }

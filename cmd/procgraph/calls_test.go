@@ -267,3 +267,12 @@ func TestUpstreamProtocolFallbackThroughMain(t *testing.T) {
 		t.Fatalf("a call to a server on %s: %v", oldest, out)
 	}
 }
+
+// TestHTTPUpstreamUnreachableThroughMain: with --upstream-http, a tool
+// server that cannot be reached fails the run upstream_unavailable, not
+// tool_error.
+func TestHTTPUpstreamUnreachableThroughMain(t *testing.T) {
+	s := mustServe(t, serverOpts{Extra: []string{"--upstream-http", "http://127.0.0.1:1/call"}})
+	name := mustCaptureName(t, s, readOnlyCode, "h1")
+	mustFailWith(t, mustStatus(t, s.invoke(t, name, automatic(map[string]any{"task_id": 1})), 200), "upstream_unavailable", "upstream_unavailable")
+}

@@ -110,7 +110,8 @@ func newDispatcher(ctx context.Context, cfg *serveConfig, log zerolog.Logger) (r
 	case cfg.UpstreamHTTP != "":
 		// The response envelope ({"result": …}) around a result of at most
 		// --max-call-bytes.
-		d, err := replay.NewHTTPDispatcher(cfg.UpstreamHTTP, replay.HTTPOptions{MaxResponseBytes: cfg.MaxCallBytes + 64<<10})
+		d, err := replay.NewHTTPDispatcher(cfg.UpstreamHTTP, replay.HTTPOptions{MaxResponseBytes: cfg.MaxCallBytes + 64<<10,
+			Timeout: max(replay.DefaultHTTPTimeout, cfg.ReplayTimeout)}) // the larger of the upstream's bound and a replay's
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("--upstream-http / PROCGRAPH_UPSTREAM_HTTP: %v", err)
 		}

@@ -8,14 +8,14 @@ func init() {
 		{
 			Name:     "calls/timeout-classed-tool-error",
 			Why:      "a call that ran out of its own time is classed tool_error: the server's slowness reads as the tool's failure",
-			Edits:    []Edit{{Dir: "mcpdispatch", Files: "call.go", Find: "return &callError{code: sandbox.Timeout,", Replace: "return &callError{code: sandbox.ToolFailed,"}},
+			Edits:    []Edit{{Dir: "mcpdispatch", Files: "call.go", Find: "return &sandbox.CallFailure{Code: sandbox.Timeout,", Replace: "return &sandbox.CallFailure{Code: sandbox.ToolFailed,"}},
 			Packages: []string{"./mcpdispatch"},
 			Tests:    []string{"TestCallClasses", "TestCallTimeout", "TestTimeoutsFailNoOtherCall"},
 		},
 		{
 			Name:     "calls/unavailable-classed-tool-error",
 			Why:      "a call that could not reach its server, or lost it, is classed tool_error: an outage reads as the procedure's failure",
-			Edits:    []Edit{{Dir: "mcpdispatch", Files: "call.go", Find: "return &callError{code: sandbox.UpstreamUnavailable,", Replace: "return &callError{code: sandbox.ToolFailed,"}},
+			Edits:    []Edit{{Dir: "mcpdispatch", Files: "call.go", Find: "return &sandbox.CallFailure{Code: sandbox.UpstreamUnavailable,", Replace: "return &sandbox.CallFailure{Code: sandbox.ToolFailed,"}},
 			Packages: []string{"./mcpdispatch", "./cmd/procgraph"},
 			Tests:    []string{"TestCallClasses", "TestUpstreamKilledMidCall", "TestUpstreamFailureClassesThroughMain"},
 		},
