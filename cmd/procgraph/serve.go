@@ -363,7 +363,7 @@ func warnUnreachable(ctx context.Context, rawURL string, log zerolog.Logger) {
 	}
 	if err := dialURL(ctx, rawURL); err != nil {
 		log.Warn().Str("setting", "--upstream-http / PROCGRAPH_UPSTREAM_HTTP").Str("upstream", u.Scheme+"://"+u.Host).Err(err).
-			Msg("the upstream tool server is unreachable: serving anyway; replays that call a tool fail with tool_failed until it answers")
+			Msg("the upstream tool server is unreachable: serving anyway; replays that call a tool fail with upstream_unavailable until it answers")
 	}
 }
 

@@ -33,5 +33,12 @@ func init() {
 			Packages: []string{"./mcpdispatch"},
 			Tests:    []string{"TestProtocolFallback"},
 		},
+		{
+			Name:     "calls/http-unreachable-classed-tool-error",
+			Why:      "an --upstream-http tool server that cannot be reached is classed tool_error: an outage reads as the procedure's failure",
+			Edits:    []Edit{{Dir: "replay", Files: "dispatch_http.go", Find: "return &sandbox.CallFailure{Code: sandbox.UpstreamUnavailable, Message: fmt.Sprintf(\"tool %s: upstream unreachable\", tool)}", Replace: "return &sandbox.CallFailure{Code: sandbox.ToolFailed, Message: fmt.Sprintf(\"tool %s: upstream unreachable\", tool)}"}},
+			Packages: []string{"./replay", "./cmd/procgraph"},
+			Tests:    []string{"TestHTTPDispatcherUnreachable", "TestHTTPUpstreamUnreachableThroughMain"},
+		},
 	}...)
 }
