@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -516,10 +517,27 @@ func (d *Dispatcher) Close() error {
 	d.signalLost() // Supervise ends
 	var err error
 	for r := range retired {
-		err = errors.Join(err, r.s.Close())
+		err = errors.Join(err, d.closeSession(r.s))
 	}
 	if c != nil {
-		err = errors.Join(err, c.s.Close())
+		err = errors.Join(err, d.closeSession(c.s))
+	}
+	return err
+}
+
+// closeSession closes s. A command server that did not exit once its
+// input closed is stopped by a signal, as the MCP spec says (SIGTERM after
+// 2 s, then SIGKILL): that is logged, not an error of Close (server-
+// everything, closed within 350 ms of its start, waits a minute for an
+// answer to the roots/list it sends then).
+func (d *Dispatcher) closeSession(s *mcp.ClientSession) error {
+	err := s.Close()
+	if exit, ok := errors.AsType[*exec.ExitError](err); ok {
+		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			d.log.Warn().Str("upstream", d.target).Str("signal", ws.Signal().String()).
+				Msg("upstream MCP: the server did not exit when its input closed; it was stopped")
+			return nil
+		}
 	}
 	return err
 }
