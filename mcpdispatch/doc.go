@@ -66,6 +66,10 @@
 // using it are never run in the automatic phase) and external_access true.
 // A tool whose mapped name would start with proc__ is skipped and reported.
 //
+// Close closes a command server's input; one that has not exited 2 s
+// later is stopped by a signal (the MCP spec's shutdown), logged, not an
+// error.
+//
 // A command server's standard error goes to the log (or, for an import,
 // the warnings) line by line, bounded to 2 KiB and escaped
 // (text.VisibleLine), with the server's key; the log takes at most 100
