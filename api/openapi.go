@@ -180,7 +180,7 @@ var responseSchemas = map[string]string{
 		"result": {}, "output": {"type": "string"},
 		"calls": {"type": "array", "items": {"type": "object", "properties": {"tool": {"type": "string"}, "ok": {"type": "boolean"}, "duration_ms": {"type": "integer"}}}},
 		"error": {"type": ["object", "null"], "properties": {"code": {"type": "string", "enum": ["tool_failed", "tool_refused", "step_limit",
-			"timeout", "memory_limit", "call_limit", "runtime_error", "invalid_arguments"]}, "message": {"type": "string"}, "tool": {"type": "string"}}}}}`,
+			"timeout", "memory_limit", "call_limit", "runtime_error", "invalid_arguments", "upstream_unavailable"]}, "message": {"type": "string"}, "tool": {"type": "string"}}}}}`,
 	"Causes": `{"type": "object", "required": ["causes"], "properties": {"causes": {"type": "array", "items": {"type": "object",
 		"properties": {"name": {"type": "string"}, "description": {"type": "string"}, "procedures": {"type": "integer"}, "frequency": {"type": "integer"}}}}}}`,
 	"CauseAnswer": `{"type": "object", "required": ["name", "procedures"], "properties": {"name": {"type": "string"}, "description": {"type": "string"},

@@ -16,63 +16,75 @@ import (
 
 	"github.com/procgraph/procgraph/internal/jsonvalue"
 	"github.com/procgraph/procgraph/internal/text"
+	"github.com/procgraph/procgraph/sandbox"
 )
 
 // Dispatch calls tool on the upstream with args and returns its result (see
 // the package doc for the mapping). Every failure is an error whose message
-// names the tool and the kind of failure; an upstream tool error carries the
-// tool's text, bounded to 512 bytes.
+// names the tool and the kind of failure, and which is a *sandbox.Error
+// whose code is the run's failure class: upstream_unavailable
+// when the server could not be reached or was lost before it answered,
+// timeout when the call's own bound ended it, invalid_arguments when the
+// server refused the arguments (JSON-RPC -32602), tool_failed for the
+// tool's own error (isError, its text bounded to 512 bytes) and any other
+// refusal. A call abandoned by its caller (the run's deadline, a client
+// gone) is cancelled upstream (notifications/cancelled, sent by the SDK).
 func (d *Dispatcher) Dispatch(ctx context.Context, tool string, args map[string]any) (any, error) {
 	if args == nil {
 		args = map[string]any{}
 	}
 	parent := ctx
-	ctx, cancel := context.WithTimeout(ctx, d.opts.CallTimeout)
+	timeout := d.callTimeout()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if d.slots != nil {
 		select {
 		case d.slots <- struct{}{}:
 			defer func() { <-d.slots }()
 		case <-ctx.Done():
-			if e := d.deadline(parent, ctx, tool); e != nil {
+			if e := deadline(parent, ctx, tool, timeout); e != nil {
 				return nil, e
 			}
 			return nil, ctx.Err()
 		}
 	}
 	for attempt := 0; ; attempt++ {
-		s, err := d.sessionFor(ctx)
+		c, err := d.sessionFor(ctx, true)
 		if err != nil {
-			if e := d.deadline(parent, ctx, tool); e != nil {
+			if e := deadline(parent, ctx, tool, timeout); e != nil {
 				return nil, e
 			}
 			if errors.Is(err, ErrClosed) {
-				return nil, fmt.Errorf("tool %s: %w", tool, ErrClosed)
+				return nil, unavailable(ErrClosed, "tool %s: %v", tool, ErrClosed)
 			}
-			var bo *backingOff
-			if errors.As(err, &bo) {
-				return nil, fmt.Errorf("tool %s: the upstream MCP server is unavailable; next connection attempt in %s", tool, bo.wait.Round(time.Millisecond))
+			if bo, ok := errors.AsType[*backingOff](err); ok {
+				return nil, unavailable(nil, "tool %s: the upstream MCP server is unavailable; next connection attempt in %s", tool, bo.wait.Round(time.Millisecond))
 			}
 			// The details (addresses, process errors) are in the log, not
 			// in a message a caller sees.
-			return nil, fmt.Errorf("tool %s: the upstream MCP server is unreachable", tool)
+			return nil, unavailable(nil, "tool %s: the upstream MCP server is unreachable", tool)
 		}
-		res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+		res, err := c.s.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 		if err == nil {
-			d.timedOut(s, false)
+			d.release(c, true, false)
 			return d.result(tool, res)
 		}
-		if e := d.deadline(parent, ctx, tool); e != nil {
-			d.timedOut(s, parent.Err() == nil)
+		if e := deadline(parent, ctx, tool, timeout); e != nil {
+			d.release(c, false, parent.Err() == nil)
 			return nil, e
 		}
-		var werr *jsonrpc.Error
-		if errors.As(err, &werr) && werr.Code != codeRejectedByTransport {
-			// The upstream answered with a protocol error (an unknown tool,
-			// invalid arguments): the session is fine.
-			return nil, fmt.Errorf("tool %s: the upstream MCP server refused the call: %s", tool, text.Bounded(werr.Message, maxErrorBytes))
+		if werr, ok := errors.AsType[*jsonrpc.Error](err); ok && werr.Code != codeRejectedByTransport {
+			// The upstream answered with a protocol error (invalid
+			// arguments, an unknown tool): the session is fine.
+			d.release(c, true, false)
+			msg := text.Bounded(werr.Message, maxErrorBytes)
+			if werr.Code == jsonrpc.CodeInvalidParams {
+				return nil, &sandbox.CallFailure{Code: sandbox.InvalidArguments, Message: fmt.Sprintf("tool %s: the upstream MCP server refused the arguments: %s", tool, msg)}
+			}
+			return nil, fmt.Errorf("tool %s: the upstream MCP server refused the call: %s", tool, msg)
 		}
-		d.drop(s)
+		d.release(c, false, false)
+		d.drop(c)
 		if errors.Is(err, mcp.ErrSessionMissing) && attempt == 0 {
 			// The upstream no longer knows the session (it restarted): it
 			// did not run the call, so it is safe to send it once more.
@@ -81,8 +93,30 @@ func (d *Dispatcher) Dispatch(ctx context.Context, tool string, args map[string]
 		}
 		d.log.Warn().Str("upstream", d.target).Str("tool", tool).Str("error", text.Bounded(err.Error(), maxErrorBytes)).
 			Msg("upstream MCP: the session broke during a call")
-		return nil, fmt.Errorf("tool %s: the connection to the upstream MCP server broke during the call (the next call reconnects)", tool)
+		return nil, unavailable(nil, "tool %s: the connection to the upstream MCP server broke during the call (the next call reconnects)", tool)
 	}
+}
+
+// unavailable is the error of a call that could not reach the server, or
+// lost it before an answer: upstream_unavailable.
+func unavailable(cause error, format string, args ...any) error {
+	return &sandbox.CallFailure{Code: sandbox.UpstreamUnavailable, Message: fmt.Sprintf(format, args...), Cause: cause}
+}
+
+// withServer is err, a call's failure on server key, with its message
+// naming the server and its class kept.
+func withServer(key string, err error) error {
+	if cf, ok := errors.AsType[*sandbox.CallFailure](err); ok {
+		c := *cf
+		c.Message = "server " + key + ": " + c.Message
+		return &c
+	}
+	if se, ok := errors.AsType[*sandbox.Error](err); ok {
+		c := *se
+		c.Message = "server " + key + ": " + c.Message
+		return &c
+	}
+	return fmt.Errorf("server %s: %w", key, err)
 }
 
 // codeRejectedByTransport is the JSON-RPC code go-sdk's streamable HTTP
@@ -93,37 +127,20 @@ func (d *Dispatcher) Dispatch(ctx context.Context, tool string, args map[string]
 const codeRejectedByTransport = -32005
 
 // maxTimeouts is how many calls in a row may time out on one session before
-// it is taken for hung and replaced (restarting a command).
+// it is taken for hung and replaced (restarting a command) — its calls
+// still in flight are left to end (Dispatcher.release).
 const maxTimeouts = 3
 
-// timedOut counts consecutive call timeouts on s (resetting on an answer)
-// and drops s at maxTimeouts.
-func (d *Dispatcher) timedOut(s *mcp.ClientSession, timedOut bool) {
-	d.mu.Lock()
-	if !timedOut {
-		d.timeouts = 0
-		d.mu.Unlock()
-		return
-	}
-	d.timeouts++
-	hung := d.timeouts >= maxTimeouts && d.session == s
-	if hung {
-		d.timeouts = 0
-	}
-	d.mu.Unlock()
-	if hung && d.drop(s) {
-		d.log.Warn().Str("upstream", d.target).Int("timeouts", maxTimeouts).Msg("upstream MCP: calls keep timing out; replacing the session")
-	}
-}
-
 // deadline explains a call that ran out of time or was abandoned; nil when
-// neither happened. parent is the caller's context, ctx the bounded one.
-func (d *Dispatcher) deadline(parent, ctx context.Context, tool string) error {
+// neither happened. parent is the caller's context, ctx the one bounded by
+// timeout. A call that ran out of its own time is timeout; one its caller
+// abandoned keeps the caller's reason (the sandbox names it).
+func deadline(parent, ctx context.Context, tool string, timeout time.Duration) error {
 	switch {
 	case parent.Err() != nil:
 		return fmt.Errorf("tool %s: call abandoned: %w", tool, parent.Err())
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return fmt.Errorf("tool %s: upstream did not answer within %s: %w", tool, d.opts.CallTimeout, context.DeadlineExceeded)
+		return &sandbox.CallFailure{Code: sandbox.Timeout, Message: fmt.Sprintf("tool %s: upstream did not answer within %s", tool, timeout), Cause: context.DeadlineExceeded}
 	}
 	return nil
 }
@@ -138,7 +155,7 @@ func (d *Dispatcher) result(tool string, res *mcp.CallToolResult) (any, error) {
 		if msg == "" {
 			msg = "(no message)"
 		}
-		return nil, fmt.Errorf("tool %s failed upstream: %s", tool, text.Bounded(msg, maxErrorBytes))
+		return nil, &sandbox.CallFailure{Code: sandbox.ToolFailed, Message: fmt.Sprintf("tool %s failed upstream: %s", tool, text.Bounded(msg, maxErrorBytes))}
 	}
 	var v any
 	if res.StructuredContent != nil {

@@ -80,7 +80,7 @@ func TestCallTimeout(t *testing.T) {
 			}
 			w := newWorld(t, d)
 			e := w.mustFail(`tools.pid()
-return tools.sleep(ms=5000)`, nil, sandbox.ToolFailed)
+return tools.sleep(ms=5000)`, nil, sandbox.Timeout)
 			if !strings.Contains(e.Message, "did not answer") {
 				t.Fatalf("replay error %+v", e)
 			}
@@ -97,7 +97,7 @@ func TestStdioRestart(t *testing.T) {
 	pid1 := w.mustSucceed(`return [tools.pid(), tools.greet(name="x")]`, nil).([]any)[0]
 
 	e := w.mustFail(`tools.get_jobs(task_id=1)
-return tools.crash()`, nil, sandbox.ToolFailed)
+return tools.crash()`, nil, sandbox.UpstreamUnavailable)
 	if !strings.Contains(e.Message, "broke") && !strings.Contains(e.Message, "closed") {
 		t.Fatalf("crash error %+v", e)
 	}
@@ -201,13 +201,13 @@ func TestHungSessionReplaced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.opts.CallTimeout = 200 * time.Millisecond
+	d.setCallTimeout(200 * time.Millisecond)
 	for range maxTimeouts {
 		if _, err := d.Dispatch(context.Background(), "sleep", map[string]any{"ms": 5000}); !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("sleep: %v", err)
 		}
 	}
-	d.opts.CallTimeout = time.Minute
+	d.setCallTimeout(time.Minute)
 	after, err := d.Dispatch(context.Background(), "pid", nil)
 	if err != nil || after == before {
 		t.Fatalf("pid before %v, after %v (%v)", before, after, err)

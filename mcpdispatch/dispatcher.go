@@ -10,10 +10,13 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rs/zerolog"
 
@@ -34,6 +37,11 @@ const (
 type Options struct {
 	// CallTimeout bounds one tool call, a reconnection included; default 30s.
 	CallTimeout time.Duration
+	// ReplayTimeout, when larger than CallTimeout, bounds a call instead:
+	// serve sets it to --replay-timeout, so a replay's call is bounded by
+	// the larger of its server's timeout and the replay's (and by the
+	// run's own deadline, whichever ends first).
+	ReplayTimeout time.Duration
 	// ConnectTimeout bounds establishing a session; default 10s.
 	ConnectTimeout time.Duration
 	// MinBackoff and MaxBackoff bound the wait after a failed connection
@@ -70,7 +78,9 @@ type Options struct {
 	// waits for a slot within its own deadline. 0: no bound.
 	MaxConcurrency int
 	// ProtocolVersion is the MCP revision offered first; "" for the
-	// newest the SDK speaks.
+	// newest the SDK speaks. A server that refuses it is offered each
+	// older revision the SDK speaks (mcp.SupportedProtocolVersions) in
+	// turn; the one it accepted is logged and told by Protocol.
 	ProtocolVersion string
 	// OnToolsChanged, when set, is called when the server announces
 	// notifications/tools/list_changed and when a new session is
@@ -83,6 +93,7 @@ func (o *Options) defaults() {
 	if o.CallTimeout <= 0 {
 		o.CallTimeout = DefaultCallTimeout
 	}
+	o.CallTimeout = max(o.CallTimeout, o.ReplayTimeout)
 	if o.ConnectTimeout <= 0 {
 		o.ConnectTimeout = DefaultConnectTimeout
 	}
@@ -104,12 +115,12 @@ func (o *Options) defaults() {
 var ErrClosed = errors.New("the upstream MCP dispatcher is closed")
 
 // Dispatcher is a replay.Dispatcher over one upstream MCP server. It is safe
-// for concurrent use; concurrent calls share the session.
+// for concurrent use; concurrent calls share the session, each answered
+// on its own (JSON-RPC ids): a slow call delays no other.
 type Dispatcher struct {
 	target    string // what the upstream is, for messages: the URL or the command
 	transport func() mcp.Transport
 	client    *mcp.Client
-	opts      Options
 	log       zerolog.Logger
 	slots     chan struct{} // one per call in flight, when MaxConcurrency bounds them
 	lost      chan struct{} // signalled when the current session is dropped (Supervise)
@@ -117,12 +128,23 @@ type Dispatcher struct {
 	stats dispatcherStats // for Status (status.go)
 
 	mu         sync.Mutex
-	session    *mcp.ClientSession
-	connecting chan struct{} // closed when the connection attempt in flight ends
-	failures   int           // consecutive failed connection attempts
-	retryAt    time.Time     // no attempt before this time
-	timeouts   int           // consecutive calls that timed out
+	opts       Options // CallTimeout is read under mu (tests change it)
+	session    *conn
+	retired    map[*conn]struct{} // replaced sessions with calls still in flight
+	connecting chan struct{}      // closed when the connection attempt in flight ends
+	failures   int                // consecutive failed connection attempts
+	retryAt    time.Time          // no attempt before this time
+	protocol   string             // the revision the last session negotiated
 	closed     bool
+}
+
+// conn is one session and the calls in flight on it (guarded by
+// Dispatcher.mu).
+type conn struct {
+	s        *mcp.ClientSession
+	calls    int  // calls in flight
+	timeouts int  // consecutive calls on it that timed out
+	retired  bool // replaced or ended: no new call; closed once calls is 0
 }
 
 // NewHTTP returns a Dispatcher over the streamable HTTP MCP endpoint rawURL,
@@ -204,7 +226,7 @@ func newDispatcher(target string, opts Options, transport func() mcp.Transport) 
 	if opts.Server != "" {
 		log = log.With().Str("server", opts.Server).Logger()
 	}
-	d := &Dispatcher{target: target, transport: transport, client: client, opts: opts, log: log, lost: make(chan struct{}, 1)}
+	d := &Dispatcher{target: target, transport: transport, client: client, opts: opts, log: log, lost: make(chan struct{}, 1), retired: map[*conn]struct{}{}}
 	if opts.MaxConcurrency > 0 {
 		d.slots = make(chan struct{}, opts.MaxConcurrency)
 	}
@@ -215,17 +237,18 @@ func (d *Dispatcher) start(ctx context.Context) (*Dispatcher, error) {
 	if d.opts.Lazy {
 		return d, nil
 	}
-	if _, err := d.sessionFor(ctx); err != nil {
+	if _, err := d.sessionFor(ctx, false); err != nil {
 		_ = d.Close()
 		return nil, fmt.Errorf("%s %s: %v", d.label(), d.target, err)
 	}
 	return d, nil
 }
 
-// sessionFor returns the live session, establishing one if there is none.
-// Concurrent callers wait for one attempt; while backing off after a
+// sessionFor returns the live session, establishing one if there is none;
+// with hold, the call it is for is counted in flight on it (release ends
+// it). Concurrent callers wait for one attempt; while backing off after a
 // failure, it fails at once.
-func (d *Dispatcher) sessionFor(ctx context.Context) (*mcp.ClientSession, error) {
+func (d *Dispatcher) sessionFor(ctx context.Context, hold bool) (*conn, error) {
 	for {
 		d.mu.Lock()
 		switch {
@@ -233,9 +256,12 @@ func (d *Dispatcher) sessionFor(ctx context.Context) (*mcp.ClientSession, error)
 			d.mu.Unlock()
 			return nil, ErrClosed
 		case d.session != nil:
-			s := d.session
+			c := d.session
+			if hold {
+				c.calls++
+			}
 			d.mu.Unlock()
-			return s, nil
+			return c, nil
 		case d.connecting != nil:
 			wait := d.connecting
 			d.mu.Unlock()
@@ -277,14 +303,85 @@ func (d *Dispatcher) sessionFor(ctx context.Context) (*mcp.ClientSession, error)
 			_ = s.Close()
 			return nil, ErrClosed
 		}
-		d.failures, d.retryAt, d.session = 0, time.Time{}, s
-		d.mu.Unlock()
-		d.log.Info().Str("upstream", d.target).Str("session", s.ID()).Msg("upstream MCP: connected")
-		go d.watch(s)
-		if d.opts.OnToolsChanged != nil {
-			d.opts.OnToolsChanged()
+		c := &conn{s: s}
+		protocol := ""
+		if r := s.InitializeResult(); r != nil {
+			protocol = r.ProtocolVersion
 		}
-		return s, nil
+		d.failures, d.retryAt, d.session, d.protocol = 0, time.Time{}, c, protocol
+		d.mu.Unlock()
+		d.log.Info().Str("upstream", d.target).Str("session", s.ID()).Str("protocol_version", protocol).Msg("upstream MCP: connected")
+		go d.watch(c)
+		if d.opts.OnToolsChanged != nil {
+			d.opts.OnToolsChanged() // a new session: what the server lists may have changed
+		}
+		continue // counted (hold) under the lock, as any caller of a live session
+	}
+}
+
+// Protocol is the MCP revision the last session established with the
+// server negotiated ("" before the first): what a status page shows.
+func (d *Dispatcher) Protocol() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.protocol
+}
+
+// callTimeout is the bound of a call starting now.
+func (d *Dispatcher) callTimeout() time.Duration {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.opts.CallTimeout
+}
+
+// release ends a call that sessionFor counted on c: answered (a timeout
+// streak on c ends) or timedOut (maxTimeouts of them in a row retire c: it
+// is taken for hung). A retired session is closed with its last call, so
+// replacing a session fails no call in flight on it.
+func (d *Dispatcher) release(c *conn, answered, timedOut bool) {
+	d.mu.Lock()
+	c.calls--
+	switch {
+	case answered:
+		c.timeouts = 0
+	case timedOut:
+		c.timeouts++
+	}
+	hung := timedOut && c.timeouts >= maxTimeouts && !c.retired
+	if hung {
+		d.retire(c)
+	}
+	closeNow := c.retired && c.calls == 0
+	if closeNow {
+		delete(d.retired, c)
+	}
+	d.mu.Unlock()
+	if hung {
+		d.log.Warn().Str("upstream", d.target).Int("timeouts", maxTimeouts).Msg("upstream MCP: calls keep timing out; replacing the session (its calls in flight may finish)")
+		d.signalLost()
+	}
+	if closeNow {
+		go func() { _ = c.s.Close() }()
+	}
+}
+
+// retire takes c out of use (d.mu held): no new call goes to it, and it is
+// closed once its calls in flight end (release).
+func (d *Dispatcher) retire(c *conn) {
+	c.retired = true
+	if d.session == c {
+		d.session = nil
+	}
+	if c.calls > 0 {
+		d.retired[c] = struct{}{}
+	}
+}
+
+// signalLost wakes Supervise to establish a new session.
+func (d *Dispatcher) signalLost() {
+	select {
+	case d.lost <- struct{}{}:
+	default:
 	}
 }
 
@@ -298,19 +395,46 @@ func (e *backingOff) Error() string {
 	return fmt.Sprintf("unavailable after %d failed connection attempts; next attempt in %s", e.failures, e.wait.Round(time.Millisecond))
 }
 
-// connect establishes a new session within ConnectTimeout.
+// connect establishes a new session within ConnectTimeout, offering the
+// configured revision (the newest the SDK speaks by default), then, while
+// the server refuses them, each older one (revisions).
 func (d *Dispatcher) connect(ctx context.Context) (*mcp.ClientSession, error) {
 	ctx, cancel := context.WithTimeout(ctx, d.opts.ConnectTimeout)
 	defer cancel()
-	var opts *mcp.ClientSessionOptions
-	if d.opts.ProtocolVersion != "" {
-		opts = &mcp.ClientSessionOptions{ProtocolVersion: d.opts.ProtocolVersion}
+	offers := revisions(d.opts.ProtocolVersion)
+	for i, v := range offers {
+		s, err := d.client.Connect(ctx, d.transport(), &mcp.ClientSessionOptions{ProtocolVersion: v})
+		if err == nil {
+			return s, nil
+		}
+		if !refusedRevision(err) || ctx.Err() != nil {
+			return nil, fmt.Errorf("connecting: %v", err)
+		}
+		d.log.Warn().Str("upstream", d.target).Str("protocol_version", v).Str("error", text.Bounded(err.Error(), maxErrorBytes)).
+			Msg("upstream MCP: the server refused the protocol revision offered")
+		if i == len(offers)-1 {
+			return nil, fmt.Errorf("connecting: the server refused every protocol revision procgraph speaks from %s down to %s: %v", offers[0], v, err)
+		}
 	}
-	s, err := d.client.Connect(ctx, d.transport(), opts)
-	if err != nil {
-		return nil, fmt.Errorf("connecting: %v", err)
+	return nil, errors.New("connecting: no protocol revision to offer")
+}
+
+// revisions are the MCP revisions to offer, in order: first (or the newest
+// the SDK speaks when "" or not one it speaks), then every older one.
+func revisions(first string) []string {
+	all := mcp.SupportedProtocolVersions() // newest first
+	if i := slices.Index(all, first); i > 0 {
+		return all[i:]
 	}
-	return s, nil
+	return all
+}
+
+// refusedRevision reports whether a failed connection attempt was the
+// server's answer to the handshake (a JSON-RPC error: it is reachable, and
+// may accept an older revision), not a transport failure.
+func refusedRevision(err error) bool {
+	var werr *jsonrpc.Error
+	return errors.As(err, &werr) && werr.Code != codeRejectedByTransport
 }
 
 // backoff is the wait after n consecutive failures, with ±20% jitter.
@@ -323,11 +447,12 @@ func (d *Dispatcher) backoff(n int) time.Duration {
 	return time.Duration(float64(b) * (0.8 + 0.4*rand.Float64()))
 }
 
-// watch drops s when it ends (the process exited, the connection closed).
-func (d *Dispatcher) watch(s *mcp.ClientSession) {
-	err := s.Wait()
-	if d.drop(s) {
-		ev := d.log.Warn().Str("upstream", d.target).Str("session", s.ID())
+// watch drops c when its session ends (the process exited, the
+// connection closed).
+func (d *Dispatcher) watch(c *conn) {
+	err := c.s.Wait()
+	if d.drop(c) {
+		ev := d.log.Warn().Str("upstream", d.target).Str("session", c.s.ID())
 		if err != nil {
 			ev = ev.Str("error", text.Bounded(err.Error(), maxErrorBytes))
 		}
@@ -335,21 +460,21 @@ func (d *Dispatcher) watch(s *mcp.ClientSession) {
 	}
 }
 
-// drop forgets s if it is the current session and closes it (reaping a
-// command's process). It reports whether s was current.
-func (d *Dispatcher) drop(s *mcp.ClientSession) bool {
+// drop forgets c, whose session broke, if it is the current session, and
+// closes it at once (reaping a command's process): its calls in flight
+// fail as they would anyway. It reports whether c was current.
+func (d *Dispatcher) drop(c *conn) bool {
 	d.mu.Lock()
-	current := d.session == s
+	current := d.session == c
 	if current {
 		d.session = nil
 	}
+	c.retired = true
+	delete(d.retired, c)
 	d.mu.Unlock()
 	if current {
-		go func() { _ = s.Close() }()
-		select {
-		case d.lost <- struct{}{}:
-		default:
-		}
+		go func() { _ = c.s.Close() }()
+		d.signalLost()
 	}
 	return current
 }
@@ -360,7 +485,7 @@ func (d *Dispatcher) drop(s *mcp.ClientSession) bool {
 // start, or went down, is back without waiting for a call.
 func (d *Dispatcher) Supervise(ctx context.Context) {
 	for {
-		_, err := d.sessionFor(ctx)
+		_, err := d.sessionFor(ctx, false)
 		if errors.Is(err, ErrClosed) || ctx.Err() != nil {
 			return
 		}
@@ -392,8 +517,9 @@ func (d *Dispatcher) label() string {
 	return fmt.Sprintf("upstream MCP server %q", d.opts.Server)
 }
 
-// Close ends the session (stopping a command's process) and makes every
-// later call fail with ErrClosed.
+// Close ends the session (stopping a command's process), and the replaced
+// ones whose calls were still in flight, and makes every later call fail
+// with ErrClosed.
 func (d *Dispatcher) Close() error {
 	d.mu.Lock()
 	if d.closed {
@@ -401,23 +527,47 @@ func (d *Dispatcher) Close() error {
 		return nil
 	}
 	d.closed = true
-	s := d.session
+	c := d.session
 	d.session = nil
+	retired := d.retired
+	d.retired = map[*conn]struct{}{}
 	d.mu.Unlock()
-	select { // Supervise ends
-	case d.lost <- struct{}{}:
-	default:
+	d.signalLost() // Supervise ends
+	var err error
+	for r := range retired {
+		err = errors.Join(err, d.closeSession(r.s))
 	}
-	if s != nil {
-		return s.Close()
+	if c != nil {
+		err = errors.Join(err, d.closeSession(c.s))
 	}
-	return nil
+	return err
+}
+
+// closeSession closes s. A command server that did not exit once its
+// input closed is stopped by a signal, as the MCP spec says (SIGTERM after
+// 2 s, then SIGKILL): that is logged, not an error of Close (server-
+// everything, closed within 350 ms of its start, waits a minute for an
+// answer to the roots/list it sends then).
+func (d *Dispatcher) closeSession(s *mcp.ClientSession) error {
+	err := s.Close()
+	if exit, ok := errors.AsType[*exec.ExitError](err); ok {
+		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			d.log.Warn().Str("upstream", d.target).Str("signal", ws.Signal().String()).
+				Msg("upstream MCP: the server did not exit when its input closed; it was stopped")
+			return nil
+		}
+	}
+	return err
 }
 
 // Session returns the current session, establishing one if needed (for
 // Import and diagnostics).
 func (d *Dispatcher) Session(ctx context.Context) (*mcp.ClientSession, error) {
-	return d.sessionFor(ctx)
+	c, err := d.sessionFor(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	return c.s, nil
 }
 
 // headerTransport adds fixed headers to every request.

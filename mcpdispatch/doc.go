@@ -13,10 +13,32 @@
 // upstream answered with "session not found" (HTTP 404), which it did not
 // run, and which is sent again once on a fresh session.
 //
-// Every call is bounded by Options.CallTimeout; after three calls in a row
-// time out, the session is taken for hung and replaced. A tool result with isError
-// becomes an error whose text (bounded to 512 bytes) is the tool's own text;
-// the replay reports it as tool_failed. A successful result is the
+// Every call is bounded by Options.CallTimeout, raised to
+// Options.ReplayTimeout when that is larger (serve: --replay-timeout), and
+// by its caller's context. Concurrent calls share the session and are
+// answered each on its own: a slow call delays no other (up to
+// Options.MaxConcurrency in flight). A call its caller abandons is
+// cancelled upstream: the SDK sends notifications/cancelled. After three
+// calls in a row time out on a session it is taken for hung and replaced
+// (a command restarted), but closed only once its calls in flight end, so
+// the rule fails no other call.
+//
+// Every failed call is an error that is a *sandbox.Error to errors.As,
+// whose code is the run's failure class (replay.FailureClass):
+// upstream_unavailable when the server could not be reached (down,
+// backing off, closed) or was lost before it answered; timeout when the
+// call's own bound ended it; invalid_arguments when the server answered
+// JSON-RPC -32602; tool_failed for a tool result with isError (its text,
+// bounded to 512 bytes, is the message) and any other refusal. The
+// Gateway keeps the code and names the server in the message.
+//
+// A session is established offering Options.ProtocolVersion (the newest
+// revision the SDK speaks by default); a server that refuses it in the
+// handshake is offered each older revision of mcp.SupportedProtocolVersions
+// in turn. The revision negotiated is logged and told by
+// Dispatcher.Protocol.
+//
+// A successful result is the
 // structuredContent when present; otherwise a single text content that
 // parses as JSON is that JSON value, any other single text is the string,
 // and several contents are a list. Numbers keep integer precision
@@ -52,6 +74,10 @@
 // by procedures.Service.RefreshCatalogue, which writes only a change. A
 // server that cannot be listed changes nothing; a listing takes no call
 // slot, and one server's never waits for another's.
+//
+// Close closes a command server's input; one that has not exited 2 s
+// later is stopped by a signal (the MCP spec's shutdown), logged, not an
+// error.
 //
 // A command server's standard error goes to the log (or, for an import,
 // the warnings) line by line, bounded to 2 KiB and escaped

@@ -81,7 +81,7 @@ func (g *Gateway) DispatchWith(ctx context.Context, cat *procedures.Catalogue, n
 	}
 	out, err := srv.Dispatch(ctx, t.WireName(), args)
 	if err != nil && t.Server != "" {
-		return nil, fmt.Errorf("server %s: %w", t.Server, err)
+		return nil, withServer(t.Server, err)
 	}
 	return out, err
 }

@@ -167,7 +167,7 @@ func TestImportUpstreamsJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.Tools) != 20 {
+	if len(c.Tools) != 24 {
 		t.Fatalf("%d tools", len(c.Tools))
 	}
 	if tl, _ := c.Tool("m__get_sum"); tl.Server != "math" || tl.UpstreamName != "get-sum" || tl.ReadOnly {
@@ -294,7 +294,10 @@ func TestSupervisedCommandRestarts(t *testing.T) {
 	session := func(key string) *mcp.ClientSession {
 		ds[key].mu.Lock()
 		defer ds[key].mu.Unlock()
-		return ds[key].session
+		if ds[key].session == nil {
+			return nil
+		}
+		return ds[key].session.s
 	}
 	a, b := session("a"), session("b")
 	if _, err := ds["a"].Dispatch(context.Background(), "crash", nil); err == nil {

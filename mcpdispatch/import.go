@@ -47,7 +47,7 @@ type Skipped struct {
 func (d *Dispatcher) ListTools(ctx context.Context) ([]*mcp.Tool, error) {
 	ctx, cancel := context.WithTimeout(ctx, d.opts.CallTimeout)
 	defer cancel()
-	s, err := d.sessionFor(ctx)
+	s, err := d.Session(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("upstream MCP server %s: %v", d.target, err)
 	}

@@ -33,7 +33,7 @@ func TestImport(t *testing.T) {
 				for _, tool := range tools {
 					byName[tool.Name] = tool
 				}
-				if len(byName) != 10 {
+				if len(byName) != 12 {
 					t.Fatalf("imported %d tools: %+v", len(byName), tools)
 				}
 				gj := byName["get_jobs"]
@@ -83,7 +83,7 @@ func TestImportCatalogueJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ro := c.ReadOnlyTools(); strings.Join(ro, ",") != "fetch_logs,get_jobs,get_sum,greet,pid,sleep" {
+	if ro := c.ReadOnlyTools(); strings.Join(ro, ",") != "fetch_logs,get_jobs,get_sum,greet,pid,sleep,strict,wait" {
 		t.Fatalf("read-only tools %v", ro)
 	}
 	if warn.Len() != 0 {

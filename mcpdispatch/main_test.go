@@ -71,7 +71,7 @@ type upstream struct {
 }
 
 // newUpstream starts the test server over transport "http" or "stdio".
-func newUpstream(t *testing.T, transport string) *upstream {
+func newUpstream(t testing.TB, transport string) *upstream {
 	t.Helper()
 	switch transport {
 	case "http":
@@ -96,7 +96,7 @@ func newUpstream(t *testing.T, transport string) *upstream {
 }
 
 // dispatcher connects to u with opts.
-func (u *upstream) dispatcher(t *testing.T, opts Options) *Dispatcher {
+func (u *upstream) dispatcher(t testing.TB, opts Options) *Dispatcher {
 	t.Helper()
 	d, err := Open(context.Background(), Source{URL: u.url, Command: u.argv, Options: opts})
 	if err != nil {
@@ -111,7 +111,7 @@ var transports = []string{"http", "stdio"}
 // testTools is the catalogue the replay tests use.
 var testTools = []procedures.Tool{
 	{Name: "get_jobs", ReadOnly: true}, {Name: "fetch_logs", ReadOnly: true}, {Name: "greet", ReadOnly: true},
-	{Name: "sleep", ReadOnly: true}, {Name: "pid", ReadOnly: true},
+	{Name: "sleep", ReadOnly: true}, {Name: "pid", ReadOnly: true}, {Name: "strict", ReadOnly: true}, {Name: "wait", ReadOnly: true},
 	{Name: "kill_job"}, {Name: "fail_job"}, {Name: "crash"},
 }
 

@@ -68,14 +68,15 @@ func (s *dispatcherStats) listedTools(n int) { s.listed.Store(int64(n) + 1) }
 func (d *Dispatcher) Status() DispatcherStatus {
 	st := DispatcherStatus{Transport: d.stats.transport, ToolsListed: int(d.stats.listed.Load()) - 1}
 	d.mu.Lock()
-	s := d.session
+	c := d.session
 	st.ConnectionFailures = d.failures
+	st.ProtocolVersion = d.protocol
 	switch {
 	case d.closed:
 		st.State = StateDown
-	case s != nil && d.timeouts > 0:
+	case c != nil && c.timeouts > 0:
 		st.State = StateDegraded
-	case s != nil:
+	case c != nil:
 		st.State = StateOK
 	case d.failures > 0:
 		st.State = StateDown
@@ -83,11 +84,6 @@ func (d *Dispatcher) Status() DispatcherStatus {
 		st.State = StateDegraded
 	}
 	d.mu.Unlock()
-	if s != nil {
-		if res := s.InitializeResult(); res != nil {
-			st.ProtocolVersion = res.ProtocolVersion
-		}
-	}
 	return st
 }
 

@@ -10,8 +10,10 @@ import (
 
 // Dispatcher executes a tool call that the allow-set permitted. It is the
 // edge procgraph does not own: the upstream tool server. A returned
-// *sandbox.Error keeps its code; any other error becomes tool_failed with the
-// error's text as the message, so messages must be safe to show a caller.
+// *sandbox.Error, or *sandbox.CallFailure, keeps its code (the run's
+// failure class: upstream_unavailable, timeout…); any other error becomes
+// tool_failed with the error's text as the message, so messages must be
+// safe to show a caller.
 type Dispatcher interface {
 	Dispatch(ctx context.Context, tool string, args map[string]any) (any, error)
 }

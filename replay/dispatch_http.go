@@ -13,6 +13,7 @@ import (
 
 	"github.com/procgraph/procgraph/internal/jsonvalue"
 	"github.com/procgraph/procgraph/internal/text"
+	"github.com/procgraph/procgraph/sandbox"
 )
 
 // HTTP dispatcher defaults.
@@ -77,7 +78,10 @@ type upstreamResponse struct {
 // Dispatch posts one call and returns its result decoded as JSON (numbers
 // as json.Number, so integers stay exact). Every failure is an error whose
 // message names the tool and the kind of failure, never the response body
-// (except the upstream's own error message, bounded to 512 bytes).
+// (except the upstream's own error message, bounded to 512 bytes); a
+// server that cannot be reached, drops the connection or is answered for
+// by a proxy's 502, 503 or 504 is a *sandbox.Error upstream_unavailable,
+// the call's own timeout one of code timeout.
 func (d *HTTPDispatcher) Dispatch(ctx context.Context, tool string, args map[string]any) (any, error) {
 	if args == nil {
 		args = map[string]any{}
@@ -102,7 +106,13 @@ func (d *HTTPDispatcher) Dispatch(ctx context.Context, tool string, args map[str
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-		return nil, fmt.Errorf("tool %s: upstream answered HTTP %d", tool, resp.StatusCode)
+		msg := fmt.Sprintf("tool %s: upstream answered HTTP %d", tool, resp.StatusCode)
+		switch resp.StatusCode {
+		case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+			// A proxy's "the server behind me is not there": an outage.
+			return nil, &sandbox.CallFailure{Code: sandbox.UpstreamUnavailable, Message: msg}
+		}
+		return nil, errors.New(msg)
 	}
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, d.opts.MaxResponseBytes+1))
 	if err != nil {
@@ -128,18 +138,21 @@ func (d *HTTPDispatcher) Dispatch(ctx context.Context, tool string, args map[str
 	return result, nil
 }
 
-// transportError explains a failed round trip without leaking internals.
-// parent is the caller's context, ctx the one bounded by the timeout.
+// transportError explains a failed round trip without leaking internals,
+// with its failure class (a sandbox code): the call's own timeout is
+// timeout, a server that could not be reached or dropped the connection
+// upstream_unavailable. parent is the caller's context, ctx the one
+// bounded by the timeout.
 func transportError(parent, ctx context.Context, tool string, timeout time.Duration, err error) error {
 	switch {
 	case parent.Err() != nil:
 		return fmt.Errorf("tool %s: call abandoned: %w", tool, parent.Err())
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return fmt.Errorf("tool %s: upstream did not answer within %s: %w", tool, timeout, context.DeadlineExceeded)
+		return &sandbox.CallFailure{Code: sandbox.Timeout, Message: fmt.Sprintf("tool %s: upstream did not answer within %s", tool, timeout), Cause: context.DeadlineExceeded}
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) && ue.Timeout() {
-		return fmt.Errorf("tool %s: upstream timed out: %w", tool, context.DeadlineExceeded)
+		return &sandbox.CallFailure{Code: sandbox.Timeout, Message: fmt.Sprintf("tool %s: upstream timed out", tool), Cause: context.DeadlineExceeded}
 	}
-	return fmt.Errorf("tool %s: upstream unreachable", tool)
+	return &sandbox.CallFailure{Code: sandbox.UpstreamUnavailable, Message: fmt.Sprintf("tool %s: upstream unreachable", tool)}
 }

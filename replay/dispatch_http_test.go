@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/replay"
+	"github.com/procgraph/procgraph/sandbox"
 )
 
 func upstream(t *testing.T, h http.HandlerFunc) *replay.HTTPDispatcher {
@@ -116,7 +117,7 @@ func TestHTTPDispatcherTimeout(t *testing.T) {
 	}
 	start := time.Now()
 	_, err = d.Dispatch(context.Background(), "slow", nil)
-	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "did not answer within 50ms") {
+	if se, _ := errors.AsType[*sandbox.Error](err); !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "did not answer within 50ms") || se == nil || se.Code != sandbox.Timeout {
 		t.Fatalf("err = %v, want a timeout", err)
 	}
 	if time.Since(start) > 2*time.Second {
@@ -156,8 +157,32 @@ func TestHTTPDispatcherUnreachable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.Dispatch(context.Background(), "get_jobs", nil); err == nil || !strings.Contains(err.Error(), "unreachable") {
-		t.Fatalf("err = %v", err)
+	_, err = d.Dispatch(context.Background(), "get_jobs", nil)
+	if se, _ := errors.AsType[*sandbox.Error](err); se == nil || se.Code != sandbox.UpstreamUnavailable || !strings.Contains(err.Error(), "unreachable") {
+		t.Fatalf("err = %v, want upstream_unavailable", err)
+	}
+}
+
+// TestHTTPDispatcherUnavailableAnswers: a gateway's "the server behind me
+// is not there" (502, 503, 504) is upstream_unavailable; any other status
+// is the tool's failure.
+func TestHTTPDispatcherUnavailableAnswers(t *testing.T) {
+	for status, want := range map[int]sandbox.ErrorCode{502: sandbox.UpstreamUnavailable, 503: sandbox.UpstreamUnavailable,
+		504: sandbox.UpstreamUnavailable, 500: "", 404: ""} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(status) }))
+		d, err := replay.NewHTTPDispatcher(srv.URL, replay.HTTPOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = d.Dispatch(context.Background(), "get_jobs", nil)
+		srv.Close()
+		if err == nil {
+			t.Fatalf("HTTP %d: no error", status)
+		}
+		se, _ := errors.AsType[*sandbox.Error](err)
+		if (se == nil && want != "") || (se != nil && se.Code != want) {
+			t.Fatalf("HTTP %d: %v, want code %q", status, err, want)
+		}
 	}
 }
 

@@ -8,7 +8,10 @@ import (
 // FailureClass is the class a run that failed with err failed under, ""
 // when it succeeded (err nil): one of procedures.FailureClasses, which the
 // health counts, or procedures.FailureInvalidArguments (a tool call's
-// arguments refused at call time), which it does not. A call or step
+// arguments refused at call time, or by the tool's server: JSON-RPC
+// -32602), which it does not. A tool call that could not reach its server,
+// or lost it before an answer, is upstream_unavailable;
+// a call that ran out of time is timeout. A call or step
 // budget spent is step_limit; a program's own error, or the sandbox's, is
 // internal.
 func FailureClass(err *sandbox.Error) string {
@@ -24,6 +27,8 @@ func FailureClass(err *sandbox.Error) string {
 		return procedures.FailureInvalidArguments
 	case sandbox.Timeout:
 		return procedures.FailureTimeout
+	case sandbox.UpstreamUnavailable:
+		return procedures.FailureUpstreamUnavailable
 	case sandbox.StepLimit, sandbox.CallLimit:
 		return procedures.FailureStepLimit
 	case sandbox.MemoryLimit:

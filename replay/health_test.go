@@ -62,6 +62,8 @@ func TestFailureClass(t *testing.T) {
 		{sandbox.ToolFailed, procedures.FailureToolError},
 		{sandbox.ToolRefused, procedures.FailureToolRefused},
 		{sandbox.Timeout, procedures.FailureTimeout},
+		{sandbox.UpstreamUnavailable, procedures.FailureUpstreamUnavailable},
+		{sandbox.InvalidArguments, procedures.FailureInvalidArguments},
 		{sandbox.StepLimit, procedures.FailureStepLimit},
 		{sandbox.CallLimit, procedures.FailureStepLimit},
 		{sandbox.MemoryLimit, procedures.FailureMemoryLimit},

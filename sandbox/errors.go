@@ -19,6 +19,10 @@ const (
 	// was given (Request.Check: the tool's input_schema), and the call
 	// never reached the ToolCaller.
 	InvalidArguments ErrorCode = "invalid_arguments"
+	// UpstreamUnavailable: a tool call could not reach the server that
+	// serves the tool, or lost it before an answer (the ToolCaller's
+	// *Error: the sandbox never makes one itself).
+	UpstreamUnavailable ErrorCode = "upstream_unavailable"
 )
 
 // Error is why a run failed. Tool names the tool involved, if any.
@@ -31,6 +35,30 @@ type Error struct {
 // Error returns "code: message".
 func (e *Error) Error() string {
 	return string(e.Code) + ": " + e.Message
+}
+
+// CallFailure is a ToolCaller's error that keeps its class: to errors.As
+// it is an *Error of Code and Message (the run fails with that code); its
+// Error is Message alone, as a plain error's would be, and it unwraps to
+// Cause (errors.Is: context.DeadlineExceeded…), which is never shown.
+type CallFailure struct {
+	Code    ErrorCode
+	Message string
+	Cause   error
+}
+
+func (e *CallFailure) Error() string { return e.Message }
+
+// Unwrap returns Cause.
+func (e *CallFailure) Unwrap() error { return e.Cause }
+
+// As makes e an *Error of its code and message.
+func (e *CallFailure) As(target any) bool {
+	if p, ok := target.(**Error); ok {
+		*p = &Error{Code: e.Code, Message: e.Message}
+		return true
+	}
+	return false
 }
 
 func errorf(code ErrorCode, format string, args ...any) *Error {

@@ -232,7 +232,7 @@ func doctorUpstream(ctx context.Context, cfg *serveConfig) check {
 	switch {
 	case cfg.UpstreamHTTP != "":
 		if err := dialURL(ctx, cfg.UpstreamHTTP); err != nil {
-			return check{"upstream", checkFail, fmt.Sprintf("--upstream-http %s is unreachable: %v (replays that call a tool fail with tool_failed)", redactURL(cfg.UpstreamHTTP), err)}
+			return check{"upstream", checkFail, fmt.Sprintf("--upstream-http %s is unreachable: %v (replays that call a tool fail with upstream_unavailable)", redactURL(cfg.UpstreamHTTP), err)}
 		}
 		return check{"upstream", checkOK, fmt.Sprintf("--upstream-http %s accepts connections", redactURL(cfg.UpstreamHTTP))}
 	case cfg.UpstreamMCP != "":

@@ -1,12 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // The real-upstreams test fronts MCP servers installed from the registries
@@ -123,5 +128,74 @@ func TestRealUpstreams(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(data, "note.txt")); string(b) != "hello from the disk\n" {
 		t.Fatalf("the disk changed: %q", b)
+	}
+}
+
+// childProcess is the pid of this process's child whose command line
+// contains part (a server procgraph started), 0 when there is none.
+func childProcess(t *testing.T, part string) int {
+	t.Helper()
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		if len(fields) < 2 || fields[1] != strconv.Itoa(os.Getpid()) {
+			continue
+		}
+		if cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline")); bytes.Contains(cmdline, []byte(part)) {
+			return pid
+		}
+	}
+	return 0
+}
+
+// TestRealUpstreamKilledMidCall: server-everything killed (SIGKILL) while
+// a long call of it is in flight: the call fails upstream_unavailable,
+// procgraph's supervision starts the server again, and the next call is
+// served; a call beside the long one is served while it runs.
+func TestRealUpstreamKilledMidCall(t *testing.T) {
+	servers := realUpstreams(t)
+	file := writeUpstreams(t, map[string]any{"everything": map[string]any{"command": servers["everything"][0], "args": servers["everything"][1:], "trust_annotations": true}})
+	printed, _, _ := mustImportUpstreams(t, file)
+	catFile := filepath.Join(t.TempDir(), "tools.json")
+	if err := os.WriteFile(catFile, printed, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := mustServe(t, serverOpts{NoCatalogue: true, Extra: []string{"--tools", catFile, "--upstreams", file, "--replay-timeout", "2m"}})
+	long := mustCaptureName(t, s, "return tools.everything__trigger_long_running_operation(duration=d, steps=n)\n", "kill-1")
+	sum := mustCaptureName(t, s, "return tools.everything__get_sum(a=x, b=y)\n", "kill-2")
+	summed := func() {
+		t.Helper()
+		out := mustStatus(t, s.invoke(t, sum, automatic(map[string]any{"x": 2, "y": 40})), 200)
+		if got, _ := json.Marshal(out["result"]); out["status"] != "succeeded" || !strings.Contains(string(got), "42") {
+			t.Fatalf("get-sum: %v", out)
+		}
+	}
+	summed()
+	pid := childProcess(t, "server-everything")
+	if pid == 0 {
+		t.Fatal("server-everything is not a child of procgraph")
+	}
+	answered := make(chan reply, 1)
+	go func() { answered <- s.invoke(t, long, automatic(map[string]any{"d": 600, "n": 1})) }()
+	// The long call is in flight once its frame is held by the dispatcher
+	// (tool call bytes in flight); a call beside it is served meanwhile.
+	for deadline := time.Now().Add(time.Minute); !regexp.MustCompile(`(?m)^procgraph_tool_call_bytes_in_flight [1-9]`).Match(s.get(t, "/metrics").Body); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the long call never started")
+		}
+	}
+	summed()
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	mustFailWith(t, mustStatus(t, <-answered, 200), "upstream_unavailable", "upstream_unavailable")
+	summed()
+	if again := childProcess(t, "server-everything"); again == 0 || again == pid {
+		t.Fatalf("server-everything was not started again: pid %d (was %d)", again, pid)
 	}
 }

@@ -112,7 +112,8 @@ func newDispatcher(ctx context.Context, cfg *serveConfig, log zerolog.Logger) (r
 	case cfg.UpstreamHTTP != "":
 		// The response envelope ({"result": …}) around a result of at most
 		// --max-call-bytes.
-		d, err := replay.NewHTTPDispatcher(cfg.UpstreamHTTP, replay.HTTPOptions{MaxResponseBytes: cfg.MaxCallBytes + 64<<10})
+		d, err := replay.NewHTTPDispatcher(cfg.UpstreamHTTP, replay.HTTPOptions{MaxResponseBytes: cfg.MaxCallBytes + 64<<10,
+			Timeout: max(replay.DefaultHTTPTimeout, cfg.ReplayTimeout)}) // the larger of the upstream's bound and a replay's
 		if err != nil {
 			return nil, nil, nil, nil, fmt.Errorf("--upstream-http / PROCGRAPH_UPSTREAM_HTTP: %v", err)
 		}
@@ -120,14 +121,14 @@ func newDispatcher(ctx context.Context, cfg *serveConfig, log zerolog.Logger) (r
 		g := unnamed(d)
 		return g, g, nil, nothing, nil
 	case cfg.UpstreamMCP != "":
-		d, err := mcpdispatch.NewHTTP(ctx, cfg.UpstreamMCP, mcpdispatch.Options{Logger: log, MaxResultBytes: cfg.MaxCallBytes})
+		d, err := mcpdispatch.NewHTTP(ctx, cfg.UpstreamMCP, upstreamOptions(cfg, log))
 		if err != nil {
 			return nil, nil, nil, nil, fmt.Errorf("--upstream-mcp / PROCGRAPH_UPSTREAM_MCP: %v", err)
 		}
 		g := unnamed(d)
 		return g, g, nil, d.Close, nil
 	case len(cfg.UpstreamMCPCommand) > 0:
-		d, err := mcpdispatch.NewCommand(ctx, cfg.UpstreamMCPCommand, mcpdispatch.Options{Logger: log, MaxResultBytes: cfg.MaxCallBytes})
+		d, err := mcpdispatch.NewCommand(ctx, cfg.UpstreamMCPCommand, upstreamOptions(cfg, log))
 		if err != nil {
 			return nil, nil, nil, nil, fmt.Errorf("--upstream-mcp-command / PROCGRAPH_UPSTREAM_MCP_COMMAND: %v", err)
 		}
@@ -145,6 +146,13 @@ func newDispatcher(ctx context.Context, cfg *serveConfig, log zerolog.Logger) (r
 	}), nil, nil, nothing, nil
 }
 
+// upstreamOptions are every MCP upstream's options before its own
+// settings: a replay's call is bounded by the larger of its server's
+// timeout and --replay-timeout (and by the run's deadline).
+func upstreamOptions(cfg *serveConfig, log zerolog.Logger) mcpdispatch.Options {
+	return mcpdispatch.Options{Logger: log, MaxResultBytes: cfg.MaxCallBytes, ReplayTimeout: cfg.ReplayTimeout}
+}
+
 // openUpstreams opens the servers of the --upstreams file (docs/design.md
 // "Several upstreams"). A file that does not parse, a command that is not
 // on PATH, and two tools of the servers that answered mapping to one
@@ -159,7 +167,7 @@ func openUpstreams(ctx context.Context, cfg *serveConfig, log zerolog.Logger) (*
 	}
 	ref := mcpdispatch.NewRefresher(ups, mcpdispatch.RefreshOptions{Interval: cfg.CatalogueRefresh, Logger: log})
 	g, ds, err := mcpdispatch.OpenUpstreams(ctx, ups, mcpdispatch.GatewayOptions{Supervise: true,
-		Base: mcpdispatch.Options{Logger: log, MaxResultBytes: cfg.MaxCallBytes}, OnToolsChanged: ref.Notify})
+		Base: upstreamOptions(cfg, log), OnToolsChanged: ref.Notify})
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %v", setting, err)
 	}
@@ -186,8 +194,8 @@ func openUpstreams(ctx context.Context, cfg *serveConfig, log zerolog.Logger) (*
 	for _, t := range tools {
 		perServer[t.Server]++
 	}
-	for key := range answered {
-		log.Info().Str("server", key).Int("tools", perServer[key]).Msg("upstream server started")
+	for key, d := range answered {
+		log.Info().Str("server", key).Int("tools", perServer[key]).Str("protocol_version", d.Protocol()).Msg("upstream server started")
 	}
 	return g, ref, nil
 }
@@ -361,7 +369,7 @@ func warnUnreachable(ctx context.Context, rawURL string, log zerolog.Logger) {
 	}
 	if err := dialURL(ctx, rawURL); err != nil {
 		log.Warn().Str("setting", "--upstream-http / PROCGRAPH_UPSTREAM_HTTP").Str("upstream", u.Scheme+"://"+u.Host).Err(err).
-			Msg("the upstream tool server is unreachable: serving anyway; replays that call a tool fail with tool_failed until it answers")
+			Msg("the upstream tool server is unreachable: serving anyway; replays that call a tool fail with upstream_unavailable until it answers")
 	}
 }
 

@@ -61,7 +61,7 @@ func TestTwoUpstreamsThroughMain(t *testing.T) {
 	for _, tool := range imported {
 		route[tool.Name] = tool.Server + "/" + tool.UpstreamName
 	}
-	if route["jobs__get_jobs"] != "jobs/get_jobs" || route["m__get_sum"] != "math/get-sum" || route["jobs__bad_name"] != "jobs/bad-name" || len(route) != 20 {
+	if route["jobs__get_jobs"] != "jobs/get_jobs" || route["m__get_sum"] != "math/get-sum" || route["jobs__bad_name"] != "jobs/bad-name" || len(route) != 24 {
 		t.Fatalf("imported routes %v", route)
 	}
 	if len(calledTools(jobsCalls))+len(calledTools(mathCalls)) != 0 {
@@ -74,7 +74,7 @@ func TestTwoUpstreamsThroughMain(t *testing.T) {
 
 	s := mustServe(t, serverOpts{NoCatalogue: true, Extra: []string{"--tools", catFile, "--upstreams", file}})
 	for _, key := range []string{"jobs", "math"} {
-		if !strings.Contains(s.logs.String(), `"server":"`+key+`","tools":10,`) {
+		if !strings.Contains(s.logs.String(), `"server":"`+key+`","tools":12,`) {
 			t.Fatalf("no start logged for %s:\n%s", key, s.logs.String())
 		}
 	}

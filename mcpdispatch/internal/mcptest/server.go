@@ -9,10 +9,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -144,9 +146,34 @@ func NewServer(rec *Recorder, stdio bool) *mcp.Server {
 		case <-time.After(time.Duration(ms) * time.Millisecond):
 			return text(`"slept"`)
 		case <-ctx.Done():
+			rec.Record(Call{Tool: "sleep:cancelled", Args: args, PID: os.Getpid()})
 			return text(`"cancelled"`)
 		}
 	})
+	add("wait", &mcp.ToolAnnotations{ReadOnlyHint: true}, func(ctx context.Context, args map[string]any) *mcp.CallToolResult {
+		path, _ := args["path"].(string)
+		for {
+			if _, err := os.Stat(path); err == nil {
+				return text(`"released"`)
+			}
+			select {
+			case <-time.After(5 * time.Millisecond):
+			case <-ctx.Done():
+				return text(`"cancelled"`)
+			}
+		}
+	})
+	s.AddTool(&mcp.Tool{Name: "strict", Description: "test tool strict", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"task_id":{"type":"integer"}}}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var args map[string]any
+			_ = json.Unmarshal(req.Params.Arguments, &args)
+			rec.Record(Call{Tool: "strict", Args: args, PID: os.Getpid()})
+			if _, ok := args["task_id"]; !ok {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "strict: task_id is required"}
+			}
+			return text(`"ok"`), nil
+		})
 	add("pid", &mcp.ToolAnnotations{ReadOnlyHint: true}, func(context.Context, map[string]any) *mcp.CallToolResult {
 		return text(fmt.Sprint(os.Getpid()))
 	})
@@ -164,5 +191,32 @@ func NewServer(rec *Recorder, stdio bool) *mcp.Server {
 		y, _ := b.Int64()
 		return text(fmt.Sprintf(`{"sum": %d, "server": %q}`, x+y, os.Getenv("MCPTEST_NAME")))
 	})
+	if accept := os.Getenv("MCPTEST_PROTOCOLS"); accept != "" {
+		Accept(s, strings.Split(accept, ","))
+	}
 	return s
+}
+
+// Accept makes s refuse, with a JSON-RPC error, an initialize or a
+// server/discover that offers a protocol revision outside accept (as a
+// server that speaks only those would), answering the others as usual.
+// The stdio server takes accept from MCPTEST_PROTOCOLS (comma-separated).
+func Accept(s *mcp.Server, accept []string) {
+	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			offered := ""
+			switch p := req.GetParams().(type) {
+			case *mcp.InitializeParams:
+				offered = p.ProtocolVersion
+			case *mcp.DiscoverParams:
+				offered, _ = p.GetMeta()[mcp.MetaKeyProtocolVersion].(string)
+			default:
+				return next(ctx, method, req)
+			}
+			if !slices.Contains(accept, offered) {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "unsupported protocol version " + offered}
+			}
+			return next(ctx, method, req)
+		}
+	})
 }
