@@ -39,6 +39,7 @@ func TestHelp(t *testing.T) {
 		"autorun revoke":    {"--reason", "--json"},
 		"retire":            {"--reason", "--json"},
 		"unretire":          {"--reason", "--json"},
+		"undemote":          {"--reason", "--json"},
 		"invoke":            {"--phase", "--arg", "--session", "--cause", "--reviewed-by", "--json"},
 		"tools get":         {"--json"},
 		"tools put":         {"--json"},
