@@ -58,7 +58,7 @@ func (f *demotionFixture) mustRun(t *testing.T, token, phase string, taskID int,
 	status, body := f.invokeAs(t, token, phase, taskID)
 	d, _ := body["decision"].(map[string]any)
 	if status != 200 || d["result"] != want {
-		t.Fatalf("a %s invoke with task_id %d: %d %v; want it run, result %s", phase, taskID, status, body, want)
+		t.Fatalf("an invoke (%s) with task_id %d: %d %v; want it run, result %s", phase, taskID, status, body, want)
 	}
 }
 
