@@ -74,7 +74,7 @@ var responseSchemas = map[string]string{
 			"reason": {"type": ["string", "null"]}, "code_hash": {"type": ["string", "null"]}, "inactive_reason": {"type": ["string", "null"]}}},
 		"causes": {"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string"}, "frequency": {"type": "integer"}}}},
 		"stale": {"type": "boolean"}, "drift": {"$ref": "#/components/schemas/Drift"}, "health": {"$ref": "#/components/schemas/Health"},
-		"demoted": {"type": "boolean", "description": "the current version failed --demote-after runs in a row: not exposed, its grant inactive (unhealthy), still invokable interactively; a success or a promote lifts it"},
+		"demoted": {"type": "boolean", "description": "the current version's failures, from two callers or more, reached --demote-after: not exposed, its grant inactive (unhealthy), still invokable interactively; a passing verification, a promote or an operator (DELETE …/demotion) lifts it, no run does"},
 		"verification": {"$ref": "#/components/schemas/Verification"},
 		"created_at": {"type": "string", "format": "date-time"}, "updated_at": {"type": "string", "format": "date-time"},
 		"last_used_at": {"type": ["string", "null"], "format": "date-time"},
