@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -262,4 +263,63 @@ func TestDemotionHidesAndDenies(t *testing.T) {
 	if ds := f.s.decisions(t, "kind=health"); len(ds) != 4 {
 		t.Fatalf("health decisions = %v; want 4 (a refused undemote records nothing)", ds)
 	}
+}
+
+// TestConsoleLiftsDemotion: a demoted procedure's page says it is demoted,
+// why and what lifts it, and its health shows the demotion streak and
+// which failure classes count; a token without the admin scope sees no
+// action, an admin's Lift demotion needs a reason and then lifts it
+// through the API, audited with their name and reason.
+func TestConsoleLiftsDemotion(t *testing.T) {
+	t.Parallel()
+	tab := mustBrowser(t)
+	up := mustUpstream(t)
+	f := mustDemotionFixture(t, up, "", "--demote-after", "2", "--replay-timeout", "2s")
+	up.setDelay("get_retry_chain", time.Hour)
+	f.mustRun(t, f.agentA, "automatic", 1, "timeout")
+	up.setDelay("get_retry_chain", 0)
+	up.mu.Lock()
+	up.fail["get_retry_chain"] = "down"
+	up.mu.Unlock()
+	f.mustRun(t, f.agentA, "automatic", 1, "tool_error")
+	f.mustRun(t, f.agentB, "automatic", 1, "tool_error")
+	up.mu.Lock()
+	delete(up.fail, "get_retry_chain")
+	up.mu.Unlock()
+	f.mustDemoted(t, up, "before the console")
+
+	var ignored any
+	tab.open(t, f.s.URL, "#/procedures")
+	tab.eval(t, `sessionStorage.setItem('procgraph.token', `+jsString(f.granter)+`)`, &ignored)
+	tab.open(t, f.s.URL, "#/procedure/"+f.name)
+	if got := tab.text(t, "#demotion"); !strings.Contains(got, "Demoted") || !strings.Contains(got, "tool_error") || !strings.Contains(got, "verification") {
+		t.Fatalf("the demotion's explanation: %q", got)
+	}
+	if tab.count(t, "#undemote") != 0 || tab.count(t, "#no-undemote") != 1 {
+		t.Fatal("Lift demotion shown to a token without the admin scope")
+	}
+	health := tab.text(t, "#health")
+	if !strings.Contains(health, "demotion streak 2, several callers") || !strings.Contains(health, "timeout ×1 (not counted)") ||
+		!strings.Contains(health, "tool_error ×2") || strings.Contains(health, "tool_error ×2 (not counted)") {
+		t.Fatalf("the health shown: %q", health)
+	}
+
+	tab.eval(t, `sessionStorage.setItem('procgraph.token', `+jsString(f.root)+`)`, &ignored)
+	tab.open(t, f.s.URL, "#/procedures") // another page first: the same hash would not render again
+	tab.open(t, f.s.URL, "#/procedure/"+f.name)
+	tab.run(t, chromedp.Click("#undemote", chromedp.ByQuery))
+	tab.waitJS(t, `document.querySelector('#undemote-result .error') !== null`)
+	if f.state(t)["demoted"] != true {
+		t.Fatal("lifted without a reason")
+	}
+	tab.run(t, chromedp.SendKeys("#undemote-reason", "upstream fixed", chromedp.ByQuery), chromedp.Click("#undemote", chromedp.ByQuery))
+	tab.waitJS(t, `document.querySelector('#demotion') === null && document.querySelector('#proc-name') !== null`)
+	if got := tab.text(t, "#notice"); !strings.Contains(got, "Demotion lifted for "+f.name) {
+		t.Fatalf("no confirmation of the lifting: %q", got)
+	}
+	f.mustOffered(t, up, "after the console's lifting")
+	if ds := f.s.decisions(t, "kind=health"); len(ds) != 2 || ds[0]["actor"] != "root" || ds[0]["note"] != "upstream fixed" || ds[0]["reason"] != "health_restored" {
+		t.Fatalf("health decisions = %v", ds)
+	}
+	tab.mustClean(t, "demotion")
 }
