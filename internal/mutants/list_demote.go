@@ -44,6 +44,13 @@ func init() {
 			Tests:    []string{"TestDemotionHidesAndDenies"},
 		},
 		{
+			Name:     "gate/turn-caller-per-run",
+			Why:      "a turn's caller is the turn, not its requester: one agent's failing turns of a stored version's code count as many callers and demote it",
+			Edits:    []Edit{{Dir: "gate", Files: "gate.go", Find: "Caller: t.RequestedBy}", Replace: "Caller: t.ID}"}},
+			Packages: []string{"./gate"},
+			Tests:    []string{"TestTurnsCarryTheirRequester"},
+		},
+		{
 			Name:     "replay/failed-verification-lifts",
 			Why:      "a verification that failed lifts the demotion: a procedure that no longer reproduces its recordings runs unattended again",
 			Edits:    []Edit{{Dir: "replay", Files: "verify.go", Find: "if ans.Verification.Status == \"passed\" {\n\t\t// It reproduces", Replace: "if ans.Verification.Status != \"\" {\n\t\t// It reproduces"}},
