@@ -111,8 +111,9 @@ var RunResults = append([]string{ResultSucceeded, FailureInvalidArguments}, Fail
 // design.md "Health of each version"): the tool's own errors and refusals
 // and the program's own failures do. An unreachable upstream and a
 // timeout do not, and do not end the streak either: an outage or a slow
-// server is not the procedure's fault, and a procedure that fails for
-// every caller still fails between them.
+// server is not the procedure's fault. The console's health badges
+// (ui/static/pages/health.js NEUTRAL) follow it, checked by ui's
+// TestUncountedClasses.
 func CountsTowardDemotion(class string) bool {
 	return class != "" && CountsInHealth(class) && !slices.Contains(neutralClasses, class)
 }
@@ -154,8 +155,9 @@ type Run struct {
 
 // The layout of a health vector: the counts, then the failures by class,
 // then the buckets, then the classes added later (laterClasses) and the
-// demotion streak with its two caller slots. Times are Unix ms (0: never); the last failure's class
-// is its index in FailureClasses plus one (0: none).
+// demotion streak with its two caller slots. Times are Unix ms (0:
+// never); the last failure's class is its index in FailureClasses plus
+// one (0: none).
 const (
 	hvRuns = iota
 	hvSucceeded

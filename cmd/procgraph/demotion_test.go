@@ -245,6 +245,9 @@ func TestDemotionHidesAndDenies(t *testing.T) {
 	f.mustRun(t, f.agentA, "automatic", 5, "tool_error")
 	breakTool(false)
 	f.mustDemoted(t, up, "demoted again")
+	if code, out, _ := runMain(t, "procedures", "show", f.name); code != 0 || !strings.Contains(out, "demoted") || !strings.Contains(out, "procgraph undemote") {
+		t.Fatalf("procedures show of a demoted procedure: exit %d\n%s", code, out)
+	}
 	t.Setenv("PROCGRAPH_TOKEN", f.granter)
 	if code, _, errOut := runMain(t, "undemote", f.name, "--reason", "x"); code != 1 || !strings.Contains(errOut, "403") || !strings.Contains(errOut, "admin") {
 		t.Fatalf("undemote without the admin scope: exit %d, %s", code, errOut)
