@@ -32,6 +32,7 @@ type Service interface {
 	AcceptDrift(ctx context.Context, r procedures.AcceptDriftRequest) (*procedures.Procedure, procedures.Decision, error)
 	SetAutoRun(ctx context.Context, r procedures.AutoRunRequest) (*procedures.Procedure, procedures.Decision, error)
 	SetRetired(ctx context.Context, r procedures.RetireRequest) (*procedures.Procedure, procedures.Decision, error)
+	LiftDemotion(ctx context.Context, r procedures.LiftDemotionRequest) (*procedures.Procedure, procedures.Decision, error)
 	Recordings(ctx context.Context, name, codeHash string, limit, offset int) ([]procedures.Recording, int, error)
 	PurgeRecordings(ctx context.Context, name, actor, reason string) (procedures.Decision, int, error)
 	GrantsList(ctx context.Context) ([]*procedures.Procedure, error)

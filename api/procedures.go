@@ -216,6 +216,19 @@ func (s *Server) setRetired(w http.ResponseWriter, r *http.Request, retired bool
 	return s.answerDecision(w, p, d, err)
 }
 
+// liftDemotion is DELETE /v1/procedures/{name}/demotion (admin): an
+// operator lifts the procedure's demotion, audited as a health decision.
+func (s *Server) liftDemotion(w http.ResponseWriter, r *http.Request) error {
+	var b reasonBody
+	if err := s.optionalBody(r, "ReasonBody", &b); err != nil {
+		return err
+	}
+	p, d, err := s.svc.LiftDemotion(r.Context(), procedures.LiftDemotionRequest{
+		Name: urlParam(r, "name"), Reason: deref(b.Reason), Actor: principalOf(r).Name,
+	})
+	return s.answerDecision(w, p, d, err)
+}
+
 type invokeBody struct {
 	Arguments  map[string]any `json:"arguments"`
 	Phase      string         `json:"phase"`

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 
@@ -37,6 +38,9 @@ func scopeCases(name, hash string, tools any) []scopeCase {
 		{"GET", "/readyz", "", "/readyz", nil},
 		{"GET", "/metrics", "", "/metrics", nil},
 		{"GET", "/openapi.json", "", "/openapi.json", nil},
+		// First: the procedure is demoted for it (TestRouteScopes), and
+		// lifted by it before the cases that run it.
+		{"DELETE", "/v1/procedures/{name}/demotion", "admin", p + "/demotion", map[string]any{"reason": "scope test"}},
 		{"GET", "/v1/whoami", anyToken, "/v1/whoami", nil},
 		{"GET", "/v1/upstreams", "admin", "/v1/upstreams", nil},
 		{"GET", "/v1/tools", "read", "/v1/tools", nil},
@@ -118,6 +122,16 @@ func TestRouteScopes(t *testing.T) {
 	}
 	if cat, err = e.svc.PutCatalogue(ctx, tools, "scope test"); err != nil {
 		t.Fatal(err)
+	}
+	// Demoted by two callers' failures, so that an admin has a demotion to lift.
+	for i, caller := range []string{"a", "b"} {
+		if _, err := e.store.RecordUse(ctx, procedures.UseInput{Name: name, UsageKey: "k", At: time.Now(), DemoteAfter: 2,
+			Run: &procedures.Run{Failure: procedures.FailureToolError, At: time.Now(), Caller: caller}}); err != nil {
+			t.Fatal(err)
+		}
+		if p, _ := e.svc.Get(ctx, name); p.Demoted != (i == 1) {
+			t.Fatalf("after %d failures, demoted %v", i+1, p.Demoted)
+		}
 	}
 	cases := append(scopeCases(name, hash, cat.Tools), turnScopeCases(t, e)...)
 

@@ -160,6 +160,7 @@ func (s *Server) routeTable() []route {
 		{method: "DELETE", pattern: "/v1/procedures/{name}/recordings", scope: auth.ScopeGrant, handler: s.purgeRecordings, summary: "Purge the procedure's recordings, audited", body: "ReasonBody", response: "RecordingsPurged"},
 		{method: "PUT", pattern: "/v1/procedures/{name}/retirement", scope: auth.ScopeAdmin, handler: s.retire, summary: "Retire a procedure: hidden from planners and refused on invoke, kept for analysis", body: "RetirementPut", response: "DecisionAnswer"},
 		{method: "DELETE", pattern: "/v1/procedures/{name}/retirement", scope: auth.ScopeAdmin, handler: s.unretire, summary: "Bring a retired procedure back", body: "ReasonBody", response: "DecisionAnswer"},
+		{method: "DELETE", pattern: "/v1/procedures/{name}/demotion", scope: auth.ScopeAdmin, handler: s.liftDemotion, summary: "Lift a demoted procedure's demotion: exposed again, its failure streak from 0", body: "ReasonBody", response: "DecisionAnswer"},
 		{method: "POST", pattern: "/v1/procedures/{name}/invoke", scope: auth.ScopeInvoke, handler: s.invoke, summary: "Replay a procedure", body: "InvokeRequest", response: "InvokeAnswer", idempotencyKey: true},
 		{method: "GET", pattern: "/v1/causes", scope: auth.ScopeRead, handler: s.causes, summary: "Every cause", response: "Causes"},
 		{method: "GET", pattern: "/v1/causes/{name}", scope: auth.ScopeRead, handler: s.cause, summary: "One cause and its procedures", response: "CauseAnswer"},

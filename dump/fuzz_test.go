@@ -30,6 +30,16 @@ func validHealth() *dump.HealthRecord {
 	return dump.HealthRecordOf(h.Add(procedures.Run{Failure: procedures.FailureToolError, Duration: time.Second, At: at.Add(time.Second)}))
 }
 
+// streakJSON is how validHealth's JSON carries its demotion streak.
+func streakJSON(tb testing.TB) string {
+	h := validHealth()
+	b, err := json.Marshal(h.StreakCallers)
+	if err != nil || h.DemotionStreak != 1 {
+		tb.Fatalf("validHealth's streak: %d, %v", h.DemotionStreak, err)
+	}
+	return `,"demotion_streak":1,"streak_callers":` + string(b)
+}
+
 // healthJSON is how validDump's version line carries its health.
 func healthJSON(tb testing.TB) string {
 	b, err := json.Marshal(validHealth())
@@ -119,8 +129,14 @@ func TestDumpFormats(t *testing.T) {
 	if err != nil || !slices.Equal(recs[2].Procedure.SearchParts, []string{"get_jobs", "get jobs", "slow"}) {
 		t.Fatalf("format 3 search parts = %v, %v", recs, err)
 	}
-	if h := recs[3].Version.Health.Health(); h.Runs != 2 || h.Failures[procedures.FailureToolError] != 1 || h.Percentile(0.5) == nil {
+	if h := recs[3].Version.Health.Health(); h.Runs != 2 || h.Failures[procedures.FailureToolError] != 1 || h.Percentile(0.5) == nil ||
+		h.DemotionStreak != 1 || h.StreakCallerCount() != 1 {
 		t.Errorf("format 3 health = %+v", h)
+	}
+	streak := streakJSON(t)
+	older := reseal(v3, streak, "")
+	if recs, err := readAll(older); err != nil || recs[3].Version.Health.Health().DemotionStreak != 0 || recs[3].Version.Health.Health().Runs != 2 {
+		t.Fatalf("a dump written before the demotion streak: %v, %v; want it read, without a streak", recs, err)
 	}
 	v2 := reseal(reseal(v3, `"format":3`, `"format":2`), healthJSON(t), "")
 	if recs, err := readAll(v2); err != nil || recs[3].Version.Health != nil {
@@ -148,6 +164,10 @@ func TestDumpFormats(t *testing.T) {
 		{"health short buckets", "line 5: version", reseal(v3, `"duration_buckets":[0,0,1,0,0,0,0,0,0,1,`, `"duration_buckets":[1,1,`)},
 		{"health consecutive past failed", "line 5: version", reseal(v3, `"consecutive_failures":1`, `"consecutive_failures":2`)},
 		{"health last class counts none", "line 5: version", reseal(v3, `"last_failure_class":"tool_error"`, `"last_failure_class":"timeout"`)},
+		{"health streak past consecutive", "line 5: version", reseal(v3, `"demotion_streak":1`, `"demotion_streak":2`)},
+		{"health streak without callers", "line 5: version", reseal(v3, streak, `,"demotion_streak":1`)},
+		{"health callers without streak", "line 5: version", reseal(v3, `"demotion_streak":1,`, ``)},
+		{"health callers not hashes", "line 5: version", reseal(v3, streak, `,"demotion_streak":1,"streak_callers":[1,1]`)},
 		{"repeated part", "line 4: procedure proc__get_jobs: search_parts", reseal(v2, `"slow"]`, `"get_jobs"]`)},
 		{"empty part", "line 4: procedure proc__get_jobs: search_parts", reseal(v2, `"slow"]`, `""]`)},
 		{"too many parts", "line 4: procedure.search_parts has 67 items", reseal(v2, `"slow"]`, `"slow"`+manyParts()+`]`)},

@@ -22,6 +22,11 @@ type HealthRecord struct {
 	LastFailureAt       *time.Time       `json:"last_failure_at"`
 	LastFailureClass    string           `json:"last_failure_class"`
 	ConsecutiveFailures int64            `json:"consecutive_failures"`
+	// DemotionStreak and StreakCallers are the demotion streak and its two
+	// caller slots (procedures.Health.DemotionStreak, StreakCallers),
+	// optional: a dump written before they were kept reads as no streak.
+	DemotionStreak int64   `json:"demotion_streak,omitempty"`
+	StreakCallers  []int64 `json:"streak_callers,omitempty"`
 }
 
 // HealthRecordOf is h as a dump carries it, nil when the version never ran.
@@ -29,9 +34,13 @@ func HealthRecordOf(h procedures.Health) *HealthRecord {
 	if h.Runs == 0 {
 		return nil
 	}
-	return &HealthRecord{Runs: h.Runs, Succeeded: h.Succeeded, Failed: h.Failed, Failures: h.Failures,
+	r := &HealthRecord{Runs: h.Runs, Succeeded: h.Succeeded, Failed: h.Failed, Failures: h.Failures,
 		DurationBuckets: h.Buckets, LastSuccessAt: h.LastSuccessAt, LastFailureAt: h.LastFailureAt,
-		LastFailureClass: h.LastFailureClass, ConsecutiveFailures: h.ConsecutiveFailures}
+		LastFailureClass: h.LastFailureClass, ConsecutiveFailures: h.ConsecutiveFailures, DemotionStreak: h.DemotionStreak}
+	if h.StreakCallers != [2]int64{} {
+		r.StreakCallers = h.StreakCallers[:]
+	}
+	return r
 }
 
 // Health is the health r holds (none for nil).
@@ -39,15 +48,21 @@ func (r *HealthRecord) Health() procedures.Health {
 	if r == nil {
 		return procedures.HealthOf(nil)
 	}
-	return procedures.Health{Runs: r.Runs, Succeeded: r.Succeeded, Failed: r.Failed, Failures: r.Failures,
+	h := procedures.Health{Runs: r.Runs, Succeeded: r.Succeeded, Failed: r.Failed, Failures: r.Failures,
 		Buckets: r.DurationBuckets, LastSuccessAt: r.LastSuccessAt, LastFailureAt: r.LastFailureAt,
-		LastFailureClass: r.LastFailureClass, ConsecutiveFailures: r.ConsecutiveFailures}
+		LastFailureClass: r.LastFailureClass, ConsecutiveFailures: r.ConsecutiveFailures, DemotionStreak: r.DemotionStreak}
+	if len(r.StreakCallers) == 2 {
+		h.StreakCallers = [2]int64{r.StreakCallers[0], r.StreakCallers[1]}
+	}
+	return h
 }
 
 // check returns why r cannot be a health that runs added up to, "" when it
 // can: no negative count, runs the sum of successes and failures and of
 // the buckets, failures by known class summing to the failed runs, a
-// last failure's class exactly when there was a failure.
+// last failure's class exactly when there was a failure, a demotion
+// streak within the consecutive failures whose caller slots are none
+// exactly when it is 0, else two hashes' slots (procedures.CallerHash).
 func (r *HealthRecord) check() string {
 	if r.Runs < 1 || r.Succeeded < 0 || r.Failed < 0 || r.ConsecutiveFailures < 0 {
 		return "a count is negative, or runs is 0 (a version that never ran has no health)"
@@ -81,6 +96,9 @@ func (r *HealthRecord) check() string {
 	if inBuckets != r.Runs {
 		return fmt.Sprintf("duration buckets sum to %d, not runs %d", inBuckets, r.Runs)
 	}
+	if why := r.checkStreak(); why != "" {
+		return why
+	}
 	if (r.Failed > 0) != (r.LastFailureClass != "") || (r.Failed > 0) != (r.LastFailureAt != nil) {
 		return "a last failure (class and time) must be given exactly when a run failed"
 	}
@@ -94,6 +112,24 @@ func (r *HealthRecord) check() string {
 		if t != nil && t.UnixMilli() <= 0 {
 			return "a last success or failure is at or before 1970"
 		}
+	}
+	return ""
+}
+
+// checkStreak is check's part on the demotion streak.
+func (r *HealthRecord) checkStreak() string {
+	if r.DemotionStreak < 0 || r.DemotionStreak > r.ConsecutiveFailures {
+		return fmt.Sprintf("demotion streak %d is not from 0 to the consecutive failures %d", r.DemotionStreak, r.ConsecutiveFailures)
+	}
+	switch {
+	case r.DemotionStreak == 0 && len(r.StreakCallers) == 0:
+		return ""
+	case len(r.StreakCallers) != 2 || r.DemotionStreak == 0:
+		return "streak_callers must hold two slots exactly when the demotion streak is above 0"
+	}
+	hi, lo := r.StreakCallers[0], r.StreakCallers[1]
+	if hi < 1 || lo < 1 || hi >= procedures.CallerSpan || lo >= procedures.CallerSpan || hi+lo < procedures.CallerSpan {
+		return "streak_callers are not the slots of caller hashes (each from 1 to 2^62-1, the largest hash at least the smallest)"
 	}
 	return ""
 }

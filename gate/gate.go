@@ -508,7 +508,7 @@ func (g *Gate) execute(ctx context.Context, t Turn, b *block, d procedures.Decis
 		t.Status = TurnFailed
 	}
 	g.r.Logger().Info().Str("turn", t.ID).Str("decision", d.ID).Str("code_hash", t.CodeHash).Str("status", out.Status).Msg("turn run")
-	run := procedures.Run{Failure: replay.FailureClass(out.Error), Duration: g.r.Now().Sub(started)}
+	run := procedures.Run{Failure: replay.FailureClass(out.Error), Duration: g.r.Now().Sub(started), Caller: t.RequestedBy}
 	return &TurnAnswer{InvokeResult: out, Turn: t}, ranBlock{run: run, calls: calls}
 }
 

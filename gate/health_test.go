@@ -47,3 +47,32 @@ func TestTurnsCountInTheirVersionsHealth(t *testing.T) {
 		t.Fatalf("use count %d→%d, frequency %d→%d: a turn's run counts in the health only", p.UseCount, got.UseCount, p.Frequency, got.Frequency)
 	}
 }
+
+// TestTurnsCarryTheirRequester: a failed turn of a stored version's code
+// counts toward its demotion streak as its requester's: one agent's
+// failing turns are one caller, another agent's make two (a demotion
+// needs two: docs/design.md "Health of each version").
+func TestTurnsCarryTheirRequester(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, sandbox.NewInProcess(), false)
+	g := gate.New(e.Replayer, e.turns, gate.Options{})
+	p := e.Capture(replaytest.ReadOnlyCode)
+	e.Upstream.Fail = map[string]string{"get_jobs": "down"}
+	turn := func(actor string) {
+		t.Helper()
+		ans, err := g.Submit(ctx, gate.TurnRequest{Code: replaytest.ReadOnlyCode, SessionID: "s", Phase: procedures.PhaseAutomatic,
+			Arguments: map[string]any{"task_id": 7}, Actor: actor})
+		if err != nil || ans.Turn.Status != gate.TurnFailed {
+			t.Fatalf("submit: %+v, %v; want a failed turn", ans, err)
+		}
+	}
+	turn("agent")
+	turn("agent")
+	if h := e.Get(p.Name).Health; h.DemotionStreak != 2 || h.StreakCallerCount() != 1 {
+		t.Fatalf("one agent's two failed turns: streak %d by %d callers, want 2 by 1", h.DemotionStreak, h.StreakCallerCount())
+	}
+	turn("other")
+	if h := e.Get(p.Name).Health; h.DemotionStreak != 3 || h.StreakCallerCount() != 2 {
+		t.Fatalf("another agent's failed turn: streak %d by %d callers, want 3 by 2", h.DemotionStreak, h.StreakCallerCount())
+	}
+}

@@ -42,9 +42,10 @@ const (
 	// baseline (Service.AcceptDrift).
 	KindDrift DecisionKind = "drift"
 	// KindHealth records a procedure's demotion (ReasonDemoted: its current
-	// version failed --demote-after times in a row) or its lifting
-	// (ReasonHealthRestored: a run succeeded), by procgraph itself
-	// (ActorProcgraph).
+	// version failed --demote-after times in a row, for two callers or
+	// more; by procgraph itself, ActorProcgraph) or its lifting
+	// (ReasonHealthRestored: by procgraph when a verification passed, or by
+	// an operator; Service.LiftDemotion).
 	KindHealth DecisionKind = "health"
 	// KindRecordings records an operator purging a procedure's recordings
 	// (ReasonRecordingsPurged).
@@ -136,7 +137,8 @@ const (
 	// ReasonDemoted: a health decision demoting a procedure, or an
 	// automatic invoke denied because the procedure is demoted.
 	ReasonDemoted = "demoted"
-	// ReasonHealthRestored: a health decision lifting a demotion.
+	// ReasonHealthRestored: a health decision lifting a demotion (a
+	// verification that passed, by procgraph, or an operator).
 	ReasonHealthRestored = "health_restored"
 	// ReasonRecordingsPurged: a recordings decision.
 	ReasonRecordingsPurged = "recordings_purged"

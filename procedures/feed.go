@@ -20,7 +20,7 @@ const (
 	ChangeRetire    ChangeKind = "retire"    // a procedure retired: no longer exposed
 	ChangeUnretire  ChangeKind = "unretire"  // a retired procedure brought back
 	ChangeDemote    ChangeKind = "demote"    // a procedure demoted by its failures: no longer exposed
-	ChangeRestore   ChangeKind = "restore"   // a demotion lifted by a success
+	ChangeRestore   ChangeKind = "restore"   // a demotion lifted (a verification, an operator)
 	// ChangeDrift: a version's drift changed without a catalogue change (an
 	// operator accepted it, or a run under the current catalogue cleared it).
 	// A catalogue change (ChangeCatalogue) may make any version stale.

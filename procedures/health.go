@@ -1,8 +1,11 @@
 package procedures
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -22,7 +25,48 @@ type Health struct {
 	LastSuccessAt, LastFailureAt *time.Time
 	LastFailureClass             string
 	ConsecutiveFailures          int64
+	// DemotionStreak counts the runs since the last success that failed
+	// under a class that counts toward demotion (CountsTowardDemotion): a
+	// class that does not (an outage, a timeout) neither adds to it nor
+	// ends it.
+	DemotionStreak int64
+	// StreakCallers is what the streak keeps of who ran it, to tell one
+	// caller from several without reading anything (DemotedAfter): the
+	// largest CallerHash of its failures' callers, and CallerSpan minus the
+	// smallest; both 0 before its first failure.
+	StreakCallers [2]int64
 }
+
+// CallerSpan bounds CallerHash: a hash is in [1, CallerSpan).
+const CallerSpan int64 = 1 << 62
+
+// CallerHash is the number a demotion streak keeps of the principal who
+// ran a failure (Health.StreakCallers): a hash of its name, from 1 to
+// CallerSpan-1, so 0 stays "none" and a sum of two stays below 2^63 (the
+// stores' integers).
+func CallerHash(caller string) int64 {
+	sum := sha256.Sum256([]byte(caller))
+	return int64(binary.BigEndian.Uint64(sum[:8])%uint64(CallerSpan-1)) + 1
+}
+
+// StreakCallerCount is how many distinct callers ran the demotion
+// streak's failures: 0 (no streak), 1, or 2 meaning two or more.
+func (h Health) StreakCallerCount() int {
+	hi, lo := h.StreakCallers[0], h.StreakCallers[1]
+	switch {
+	case hi == 0 && lo == 0:
+		return 0
+	case SeveralCallers(hi, lo):
+		return 2
+	}
+	return 1
+}
+
+// SeveralCallers reports whether a demotion streak whose caller slots
+// hold hi (the largest CallerHash) and lo (CallerSpan minus the smallest)
+// was run by two callers or more: the largest and smallest differ. Neo4j's
+// fragments/demotion.cypher applies the same sum.
+func SeveralCallers(hi, lo int64) bool { return hi != 0 && lo != 0 && hi+lo != CallerSpan }
 
 // The failure classes of a run, in the order a health vector keeps them.
 const (
@@ -62,6 +106,22 @@ const ResultSucceeded = "succeeded"
 // succeeded, or the class the run failed under.
 var RunResults = append([]string{ResultSucceeded, FailureInvalidArguments}, FailureClasses...)
 
+// CountsTowardDemotion reports whether a run that failed under class
+// advances its version's demotion streak (Health.DemotionStreak; docs/
+// design.md "Health of each version"): the tool's own errors and refusals
+// and the program's own failures do. An unreachable upstream and a
+// timeout do not, and do not end the streak either: an outage or a slow
+// server is not the procedure's fault. The console's health badges
+// (ui/static/pages/health.js NEUTRAL) follow it, checked by ui's
+// TestUncountedClasses.
+func CountsTowardDemotion(class string) bool {
+	return class != "" && CountsInHealth(class) && !slices.Contains(neutralClasses, class)
+}
+
+// neutralClasses are the failure classes that neither advance nor end a
+// demotion streak (CountsTowardDemotion).
+var neutralClasses = []string{FailureUpstreamUnavailable, FailureTimeout}
+
 // CountsInHealth reports whether a run that failed under class (""
 // succeeded) counts in its version's health and demotion: every class but
 // FailureInvalidArguments, which its caller chose.
@@ -86,11 +146,18 @@ type Run struct {
 	Failure  string
 	Duration time.Duration
 	At       time.Time
+	// Caller is the principal the run was for (the token holder of the
+	// invoke, the turn or the proc__ call; a nested run carries its outer
+	// caller's): a demotion needs failures of two (Health.StreakCallers).
+	// Only its CallerHash is kept.
+	Caller string
 }
 
 // The layout of a health vector: the counts, then the failures by class,
-// then the buckets. Times are Unix ms (0: never); the last failure's class
-// is its index in FailureClasses plus one (0: none).
+// then the buckets, then the classes added later (laterClasses) and the
+// demotion streak with its two caller slots. Times are Unix ms (0:
+// never); the last failure's class is its index in FailureClasses plus
+// one (0: none).
 const (
 	hvRuns = iota
 	hvSucceeded
@@ -105,16 +172,32 @@ const (
 // hvBuckets is where a health vector's buckets start.
 const hvBuckets = hvFailures + firstClasses
 
+// laterClasses is how many of FailureClasses follow the buckets before
+// the demotion slots; a class added after them follows those slots.
+const laterClasses = 1
+
+// Where a health vector keeps the demotion streak (Health.DemotionStreak)
+// and its two caller slots (Health.StreakCallers), after the buckets and
+// the later classes.
+var (
+	hvStreak    = hvBuckets + len(HealthBounds) + 1 + laterClasses
+	hvCallersHi = hvStreak + 1
+	hvCallersLo = hvStreak + 2
+)
+
 // HealthLen is the length of a health vector.
-var HealthLen = hvFailures + len(FailureClasses) + len(HealthBounds) + 1
+var HealthLen = hvFailures + len(FailureClasses) + len(HealthBounds) + 1 + 3
 
 // classSlot is where a health vector counts the failures of
 // FailureClasses[i].
 func classSlot(i int) int {
-	if i < firstClasses {
+	switch {
+	case i < firstClasses:
 		return hvFailures + i
+	case i < firstClasses+laterClasses:
+		return hvBuckets + len(HealthBounds) + 1 + i - firstClasses
 	}
-	return hvBuckets + len(HealthBounds) + 1 + i - firstClasses
+	return hvCallersLo + 1 + i - firstClasses - laterClasses
 }
 
 // HealthDelta is what one run does to a health vector, element by element:
@@ -138,6 +221,7 @@ func (r Run) Delta() (HealthDelta, bool) {
 		d.Add[hvSucceeded] = 1
 		d.Keep[hvConsecutive] = 0
 		d.Floor[hvLastSuccess] = at
+		d.Keep[hvStreak], d.Keep[hvCallersHi], d.Keep[hvCallersLo] = 0, 0, 0
 	} else {
 		class := failureIndex(r.Failure)
 		if class < 0 {
@@ -148,6 +232,13 @@ func (r Run) Delta() (HealthDelta, bool) {
 		d.Floor[hvLastFailure] = at
 		d.Keep[hvLastClass], d.Add[hvLastClass] = 0, int64(class)+1
 		d.Add[classSlot(class)] = 1
+		if CountsTowardDemotion(r.Failure) {
+			// The slots keep the largest hash and the span minus the
+			// smallest: max(old, x) is the formula with Keep 1, Add 0.
+			h := CallerHash(r.Caller)
+			d.Add[hvStreak] = 1
+			d.Floor[hvCallersHi], d.Floor[hvCallersLo] = h, CallerSpan-h
+		}
 	}
 	d.Add[hvBuckets+bucketOf(r.Duration)] = 1
 	return d, true
@@ -202,7 +293,8 @@ func HealthOf(v []int64) Health {
 		return 0
 	}
 	h := Health{Runs: at(hvRuns), Succeeded: at(hvSucceeded), Failed: at(hvFailed), ConsecutiveFailures: at(hvConsecutive),
-		Failures: map[string]int64{}, Buckets: make([]int64, len(HealthBounds)+1)}
+		Failures: map[string]int64{}, Buckets: make([]int64, len(HealthBounds)+1),
+		DemotionStreak: at(hvStreak), StreakCallers: [2]int64{at(hvCallersHi), at(hvCallersLo)}}
 	for i, c := range FailureClasses {
 		if n := at(classSlot(i)); n > 0 {
 			h.Failures[c] = n
@@ -229,6 +321,7 @@ func HealthOf(v []int64) Health {
 func (h Health) Vector() []int64 {
 	v := make([]int64, HealthLen)
 	v[hvRuns], v[hvSucceeded], v[hvFailed], v[hvConsecutive] = h.Runs, h.Succeeded, h.Failed, h.ConsecutiveFailures
+	v[hvStreak], v[hvCallersHi], v[hvCallersLo] = h.DemotionStreak, h.StreakCallers[0], h.StreakCallers[1]
 	if h.LastSuccessAt != nil {
 		v[hvLastSuccess] = h.LastSuccessAt.UnixMilli()
 	}
@@ -316,14 +409,19 @@ type healthView struct {
 	LastFailureAt       *time.Time       `json:"last_failure_at"`
 	LastFailureClass    *string          `json:"last_failure_class"`
 	ConsecutiveFailures int64            `json:"consecutive_failures"`
+	DemotionStreak      int64            `json:"demotion_streak"`
+	DemotionCallers     int              `json:"demotion_callers"`
 }
 
 // MarshalJSON writes h's view: success_rate, p50_ms and p95_ms derived,
-// failures by class ({} before any), the buckets not shown.
+// failures by class ({} before any), the demotion streak and how many
+// callers ran it (0, 1, or 2 for two or more; its hashes not shown), the
+// buckets not shown.
 func (h Health) MarshalJSON() ([]byte, error) {
 	v := healthView{Runs: h.Runs, Succeeded: h.Succeeded, Failed: h.Failed, Failures: h.Failures,
 		SuccessRate: h.SuccessRate(), P50: h.Percentile(0.5), P95: h.Percentile(0.95),
-		LastSuccessAt: h.LastSuccessAt, LastFailureAt: h.LastFailureAt, ConsecutiveFailures: h.ConsecutiveFailures}
+		LastSuccessAt: h.LastSuccessAt, LastFailureAt: h.LastFailureAt, ConsecutiveFailures: h.ConsecutiveFailures,
+		DemotionStreak: h.DemotionStreak, DemotionCallers: h.StreakCallerCount()}
 	if v.Failures == nil {
 		v.Failures = map[string]int64{}
 	}

@@ -66,11 +66,11 @@ func TestHealthJSON(t *testing.T) {
 		want string
 	}{
 		{"never run", procedures.Health{}, `{"runs":0,"succeeded":0,"failed":0,"failures":{},"success_rate":null,"p50_ms":null,"p95_ms":null,` +
-			`"last_success_at":null,"last_failure_at":null,"last_failure_class":null,"consecutive_failures":0}`},
+			`"last_success_at":null,"last_failure_at":null,"last_failure_class":null,"consecutive_failures":0,"demotion_streak":0,"demotion_callers":0}`},
 		{"one failure", procedures.Health{}.Add(procedures.Run{Failure: procedures.FailureStepLimit, Duration: 7 * time.Millisecond,
 			At: time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)}),
 			`{"runs":1,"succeeded":0,"failed":1,"failures":{"step_limit":1},"success_rate":0,"p50_ms":10,"p95_ms":10,` +
-				`"last_success_at":null,"last_failure_at":"2026-12-02T10:00:00Z","last_failure_class":"step_limit","consecutive_failures":1}`},
+				`"last_success_at":null,"last_failure_at":"2026-12-02T10:00:00Z","last_failure_class":"step_limit","consecutive_failures":1,"demotion_streak":1,"demotion_callers":1}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b, err := json.Marshal(tc.h)

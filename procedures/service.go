@@ -283,25 +283,21 @@ func (s *Service) RecordBlockRun(ctx context.Context, name, codeHash, usageKey s
 }
 
 // recordRun stores the run of in under the service's DemoteAfter and,
-// when it demoted the procedure or lifted its demotion, records a health
-// decision and publishes the change (ChangeDemote, ChangeRestore). The
+// when it demoted the procedure, records a health decision and publishes
+// the change (ChangeDemote); no run lifts a demotion (LiftDemotion). The
 // record is appended after the run's write: a failure to append it is
 // returned, the demotion stays.
 func (s *Service) recordRun(ctx context.Context, in UseInput) error {
 	in.DemoteAfter = s.opts.DemoteAfter
 	res, err := s.store.RecordUse(ctx, in)
-	if err != nil || res.Demotion == DemotionNone || res.Procedure == nil {
+	if err != nil || res.Demotion != DemotionDemoted || res.Procedure == nil {
 		return err
 	}
 	p := res.Procedure
 	d := Decision{Kind: KindHealth, Procedure: p.Name, CodeHash: p.CodeHash, Outcome: Allowed, Actor: ActorProcgraph,
-		Reason: ReasonHealthRestored, Note: "a run of the current version succeeded"}
-	kind := ChangeRestore
-	if res.Demotion == DemotionDemoted {
-		d.Reason, kind = ReasonDemoted, ChangeDemote
-		d.Note = fmt.Sprintf("the current version failed %d times in a row (the last: %s)", p.Health.ConsecutiveFailures, p.Health.LastFailureClass)
-	}
+		Reason: ReasonDemoted, Note: fmt.Sprintf("the current version failed %d times since its last success, for more than one caller (the last: %s)",
+			p.Health.DemotionStreak, p.Health.LastFailureClass)}
 	rec, err := s.rec.Record(ctx, d)
-	s.feed.Publish(Change{Kind: kind, Procedure: p.Name, CodeHash: p.CodeHash, Decision: rec.ID})
+	s.feed.Publish(Change{Kind: ChangeDemote, Procedure: p.Name, CodeHash: p.CodeHash, Decision: rec.ID})
 	return err
 }

@@ -102,6 +102,16 @@ type Store interface {
 	// (Problem ReasonCallsRetired). Returns fault.CodeNotFound.
 	SetRetired(ctx context.Context, name string, r *Retirement, d Decision) (*Procedure, error)
 
+	// LiftDemotion lifts the procedure's demotion (Procedure.Demoted),
+	// starts its current version's demotion streak again (StreakReset) and
+	// appends in.Decision, in one transaction; its Class follows. It writes
+	// nothing and returns fault.CodeConflict, details reason
+	// ReasonNotDemoted, when the procedure is not demoted, or when
+	// in.CodeHash (when set) is not its current version or in.Revision
+	// (when set) not the stored catalogue's revision (reason
+	// ReasonCatalogueChanged for those two). Returns fault.CodeNotFound.
+	LiftDemotion(ctx context.Context, in LiftInput) (*Procedure, error)
+
 	// AppendDecision appends an audit record. Appending the same record
 	// again changes nothing (writes may be retried); another record under a
 	// known id is fault.CodeConflict. Returns fault.CodeInvalid for a record without id,
@@ -262,6 +272,36 @@ func (in UseInput) HealthOnly() bool { return in.Run != nil && !in.Replay }
 // FailedReplay reports whether in is a failed run marked a replay (which
 // the stores refuse).
 func (in UseInput) FailedReplay() bool { return in.Run != nil && in.Run.Failure != "" && in.Replay }
+
+// LiftInput asks Store.LiftDemotion to lift a procedure's demotion.
+type LiftInput struct {
+	Name string
+	// CodeHash, when set, is the version a verification passed for: it
+	// must still be the current one.
+	CodeHash string
+	// Revision, when set, is the catalogue revision the verification ran
+	// under: it must still be the stored one.
+	Revision string
+	Decision Decision
+}
+
+// ReasonNotDemoted is the conflict of lifting the demotion of a procedure
+// that is not demoted.
+const ReasonNotDemoted = "not_demoted"
+
+// NotDemoted is Store.LiftDemotion's conflict on a procedure that is not
+// demoted (reason ReasonNotDemoted).
+func NotDemoted(name string) error {
+	return fault.Errorf(fault.CodeConflict, "procedure %s is not demoted", name).WithDetails("reason", ReasonNotDemoted)
+}
+
+// LiftOutdated is Store.LiftDemotion's conflict when the verification
+// that asked for it ran another version than the current one, or under
+// another catalogue (reason ReasonCatalogueChanged).
+func LiftOutdated(name string) error {
+	return fault.Errorf(fault.CodeConflict, "the verification of %s ran another version or under another catalogue than the current ones", name).
+		WithDetails("reason", ReasonCatalogueChanged)
+}
 
 // UseResult is what a use did.
 type UseResult struct {

@@ -399,7 +399,7 @@ func (r *Replayer) replay(ctx context.Context, c *chain, name string, args map[s
 	// The run happened: count it in the version's health (and a success
 	// as a replay) even if the request's deadline or its caller is gone by
 	// now.
-	run := &procedures.Run{Failure: FailureClass(res.Err), Duration: r.now().Sub(start)}
+	run := &procedures.Run{Failure: FailureClass(res.Err), Duration: r.now().Sub(start), Caller: c.req.Actor}
 	var kept procedures.Kept
 	if res.Err == nil {
 		kept = r.Kept(name, d.CodeHash, prep.args, tc.recorded, res.Value)

@@ -52,7 +52,8 @@ type VerifyAnswer struct {
 // satisfy the tool's input schema in the current catalogue, and the result
 // must hash as recorded. It is admitted as an invoke by actor (one slot
 // for the whole verification). A verification that passes under the
-// current catalogue clears the version's drift. A verification its caller
+// current catalogue clears the version's drift and, when it is the current
+// version, lifts the procedure's demotion (Service.LiftVerified). A verification its caller
 // cuts short (ctx done) stores nothing: the version keeps its last one.
 // Returns fault.CodeNotFound for an unknown procedure or version,
 // fault.CodeUnavailable when cut short.
@@ -142,6 +143,14 @@ func (r *Replayer) verify(ctx context.Context, name, codeHash, actor string, spa
 	}
 	if err := r.svc.SetVerification(context.WithoutCancel(ctx), name, codeHash, ans.Verification); err != nil { // not reached without a recording
 		r.log.Warn().Err(err).Str("procedure", name).Str("code_hash", codeHash).Msg("verify: the verification could not be kept")
+	}
+	if ans.Verification.Status == "passed" {
+		// It reproduces its recorded runs under the current catalogue: a
+		// demotion of it as the current version is lifted (docs/design.md
+		// "Health of each version").
+		if _, err := r.svc.LiftVerified(context.WithoutCancel(ctx), name, codeHash, cat.Revision, len(recs)); err != nil {
+			r.log.Warn().Err(err).Str("procedure", name).Str("code_hash", codeHash).Msg("verify: a passed verification could not lift the procedure's demotion")
+		}
 	}
 	r.log.Info().Str("procedure", name).Str("code_hash", codeHash).Str("status", ans.Verification.Status).
 		Int("recordings", len(recs)).Int("passed", ans.Verification.Passed).Msg("verify")

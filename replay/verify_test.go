@@ -245,3 +245,68 @@ func TestBackgroundVerificationTakesASpareSlot(t *testing.T) {
 		t.Fatalf("the stale version's verification: %+v, want passed", v)
 	}
 }
+
+// TestVerificationLiftsDemotion: a demoted procedure stays demoted
+// through a verification that fails, and one of its current version that
+// passes under the current catalogue lifts it, audited as a health
+// decision by procgraph (docs/design.md "Health of each version").
+func TestVerificationLiftsDemotion(t *testing.T) {
+	ctx := context.Background()
+	e := replaytest.New(t, sandbox.NewInProcess(), false)
+	rp := replay.New(e.Service, sandbox.NewInProcess(), e.Upstream, replay.Options{RecordResponses: true, Limits: sandbox.Limits{Timeout: 20 * time.Second}})
+	p := e.Capture(replaytest.ReadOnlyCode)
+	req := replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 42}, SessionID: "s"}
+	if res, err := rp.Invoke(ctx, req); err != nil || res.Status != replay.StatusSucceeded {
+		t.Fatalf("Invoke = %+v, %v", res, err)
+	}
+	recs, _, err := e.Service.Recordings(ctx, p.Name, "", procedures.MaxRecordingsPage, 0)
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("Recordings = %+v, %v; want one", recs, err)
+	}
+	rec := recs[0]
+	for _, caller := range []string{"a", "b"} {
+		if _, err := e.Store.RecordUse(ctx, procedures.UseInput{Name: p.Name, UsageKey: "k", At: time.Now(), DemoteAfter: 2,
+			Run: &procedures.Run{Failure: procedures.FailureToolError, At: time.Now(), Caller: caller}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !e.Get(p.Name).Demoted {
+		t.Fatal("two callers' failures did not demote")
+	}
+	put := func(result any) {
+		t.Helper()
+		r, err := procedures.NewRecording(p.Name, p.CodeHash, rec.Arguments, rec.Calls, result, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.Store.RecordUse(ctx, procedures.UseInput{Name: p.Name, CodeHash: p.CodeHash, UsageKey: "s", Replay: true,
+			At: time.Now(), Recording: r, KeepRecordings: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	health := func() []procedures.Decision {
+		t.Helper()
+		ds, err := e.Service.Decisions(ctx, procedures.DecisionFilter{Procedure: p.Name, Kind: procedures.KindHealth})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ds
+	}
+	put("something else")
+	if ans, err := rp.Verify(ctx, p.Name, "", "op"); err != nil || ans.Verification.Status != "failed" {
+		t.Fatalf("Verify = %+v, %v; want failed", ans, err)
+	}
+	if !e.Get(p.Name).Demoted || len(health()) != 0 {
+		t.Fatal("a failed verification lifted the demotion")
+	}
+	put(map[string]any{"jobs": rec.Calls[0].Response, "logs": rec.Calls[1].Response})
+	if ans, err := rp.Verify(ctx, p.Name, "", "op"); err != nil || ans.Verification.Status != "passed" {
+		t.Fatalf("Verify = %+v, %v; want passed", ans, err)
+	}
+	if e.Get(p.Name).Demoted {
+		t.Fatal("a passed verification of the current version did not lift the demotion")
+	}
+	if ds := health(); len(ds) != 1 || ds[0].Reason != procedures.ReasonHealthRestored || ds[0].Actor != procedures.ActorProcgraph {
+		t.Fatalf("health decisions = %+v; want one health_restored by procgraph", ds)
+	}
+}

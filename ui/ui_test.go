@@ -28,3 +28,32 @@ func TestAuditKinds(t *testing.T) {
 		t.Fatalf("the audit page offers kinds %v, the API has %v", kinds, want)
 	}
 }
+
+// TestUncountedClasses: the health badges mark as "not counted" exactly
+// the failure classes that do not count toward demotion
+// (procedures.CountsTowardDemotion).
+func TestUncountedClasses(t *testing.T) {
+	src, err := assets.ReadFile("static/pages/health.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`const NEUTRAL = \[([^\]]*)\];`).FindSubmatch(src)
+	if m == nil {
+		t.Fatal("health.js has no NEUTRAL list")
+	}
+	var got []string
+	for _, c := range strings.Split(string(m[1]), ",") {
+		got = append(got, strings.Trim(strings.TrimSpace(c), "'"))
+	}
+	var want []string
+	for _, c := range procedures.FailureClasses {
+		if !procedures.CountsTowardDemotion(c) {
+			want = append(want, c)
+		}
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("the console marks %v as not counted, procedures.CountsTowardDemotion leaves out %v", got, want)
+	}
+}

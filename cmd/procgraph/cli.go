@@ -59,6 +59,7 @@ func commands() []commandGroup {
 			{"autorun revoke", "take durable auto-run back", cmdAutoRunRevoke},
 			{"retire", "hide a procedure from planners and refuse its invokes (admin)", cmdRetire},
 			{"unretire", "bring a retired procedure back (admin)", cmdUnretire},
+			{"undemote", "lift a demoted procedure's demotion (admin)", cmdUndemote},
 			{"invoke", "replay a procedure on the server", cmdInvoke},
 			{"backup", "save a consistent copy of the server's embedded store (admin and grant: it holds the recordings); --store: of a store, offline", cmdBackup},
 			{"upstreams", "the upstream MCP servers: state, protocol revision, tool counts, last failure (admin)", cmdUpstreams},

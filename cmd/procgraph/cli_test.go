@@ -42,6 +42,7 @@ func TestHelp(t *testing.T) {
 		"autorun revoke":    {"--reason", "--json"},
 		"retire":            {"--reason", "--json"},
 		"unretire":          {"--reason", "--json"},
+		"undemote":          {"--reason", "--json"},
 		"invoke":            {"--phase", "--arg", "--session", "--cause", "--reviewed-by", "--json"},
 		"upstreams":         {"--server", "--state", "--json"},
 		"tools get":         {"--json"},

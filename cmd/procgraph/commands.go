@@ -86,6 +86,9 @@ func printProcedure(w io.Writer, p *procedures.Procedure) {
 	if r := p.Retired; r != nil {
 		kv = append(kv, "retired", fmt.Sprintf("by %s at %s: %s", r.RetiredBy, r.RetiredAt.Format(timeLayout), r.Reason))
 	}
+	if p.Demoted {
+		kv = append(kv, "demoted", "yes: its current version failed for more than one caller; a passing verify, a promote or procgraph undemote lifts it")
+	}
 	for _, c := range p.Causes {
 		kv = append(kv, "cause", fmt.Sprintf("%s (%d)", c.Name, c.Frequency))
 	}
@@ -215,7 +218,7 @@ func (a *decisionAnswer) print(w io.Writer) {
 	keyValues(w, "procedure", p.Name, "decision", d.ID, "kind", string(d.Kind), "outcome", string(d.Outcome),
 		"reason", d.Reason, "actor", d.Actor, "code hash", d.CodeHash, "note", d.Note, "current code hash", p.CodeHash,
 		"auto-run", fmt.Sprintf("enabled=%s active=%s", yesNo(p.AutoRun.Enabled), yesNo(p.AutoRun.Active)),
-		"retired", yesNo(p.Retired != nil), "exposed", yesNo(p.Exposed))
+		"retired", yesNo(p.Retired != nil), "demoted", yesNo(p.Demoted), "exposed", yesNo(p.Exposed))
 }
 
 func cmdPromote(ctx context.Context, args []string, s stdio) int {

@@ -117,6 +117,9 @@ type upstream struct {
 	calls []upCall
 	fail  map[string]string
 	delay map[string]time.Duration
+	// failTask, when set, fails every call whose task_id is it: the
+	// arguments a caller chose, not the tool, make it fail.
+	failTask json.Number
 }
 
 func mustUpstream(tb testing.TB) *upstream {
@@ -139,6 +142,9 @@ func (u *upstream) handle(w http.ResponseWriter, r *http.Request) {
 	u.mu.Lock()
 	u.calls = append(u.calls, upCall{req.Tool, req.Arguments})
 	msg, fail := u.fail[req.Tool]
+	if id, ok := req.Arguments["task_id"]; ok && u.failTask != "" && fmt.Sprint(id) == u.failTask.String() {
+		msg, fail = "no such task", true
+	}
 	d := u.delay[req.Tool]
 	u.mu.Unlock()
 	if d > 0 {

@@ -12,7 +12,7 @@
 // procedure not yet classified (read_only null) is in no
 // class. Included after every statement that changes what the class is
 // made of (capture.cypher, promote.cypher, classify_set.cypher,
-// retire_set.cypher, merge_versions.cypher, use.cypher,
+// retire_set.cypher, demotion_lift.cypher, merge_versions.cypher, use.cypher,
 // use_health.cypher); rows pass through unchanged.
 CALL {
   WITH p

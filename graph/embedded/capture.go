@@ -335,8 +335,8 @@ func (s *Store) RecordUse(ctx context.Context, in procedures.UseInput) (procedur
 			d, _ := in.Run.Delta() // validateUse checked it
 			ver.Health = d.Apply(ver.Health)
 			was := rec.Demoted
-			rec.Demoted = procedures.DemotedAfter(was, hash == rec.Current, in.Run.Failure != "",
-				procedures.HealthOf(ver.Health).ConsecutiveFailures, in.DemoteAfter)
+			rec.Demoted = procedures.DemotedAfter(was, hash == rec.Current, in.Run.Failure,
+				procedures.HealthOf(ver.Health), in.DemoteAfter)
 			res.Demotion = procedures.DemotionOf(was, rec.Demoted)
 			if err := putHealth(tx, key(in.Name, hash), ver.Health); err != nil {
 				return err

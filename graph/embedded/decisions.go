@@ -346,6 +346,51 @@ func (s *Store) SetRetired(ctx context.Context, name string, r *procedures.Retir
 	return out, err
 }
 
+// LiftDemotion lifts the procedure's demotion, starts its current
+// version's demotion streak again and appends in.Decision, in one
+// transaction, when the procedure is demoted and in's version and
+// revision, when set, are still current (see procedures.Store).
+func (s *Store) LiftDemotion(ctx context.Context, in procedures.LiftInput) (*procedures.Procedure, error) {
+	d := in.Decision
+	if err := validateDecision(&d); err != nil {
+		return nil, err
+	}
+	var out *procedures.Procedure
+	err := s.update(ctx, func(tx *bolt.Tx) error {
+		rec, err := mustProc(tx, in.Name)
+		if err != nil {
+			return err
+		}
+		if !rec.Demoted {
+			return procedures.NotDemoted(in.Name)
+		}
+		cat, err := catalogueIn(tx)
+		if err != nil {
+			return err
+		}
+		if (in.CodeHash != "" && in.CodeHash != rec.Current) || (in.Revision != "" && in.Revision != cat.Revision) {
+			return procedures.LiftOutdated(in.Name)
+		}
+		cur, err := mustVersion(tx, in.Name, rec.Current)
+		if err != nil {
+			return err
+		}
+		rec.Demoted = false
+		if cur.Health != nil {
+			cur.Health = procedures.StreakReset().Apply(cur.Health)
+			if err := putHealth(tx, key(in.Name, rec.Current), cur.Health); err != nil {
+				return err
+			}
+		}
+		if err := putProc(tx, rec, cur); err != nil {
+			return err
+		}
+		out, err = s.appendAndLoad(tx, d, in.Name)
+		return err
+	})
+	return out, err
+}
+
 // SetGrant stores g bound to expectHash (nil revokes) and appends d, in one
 // transaction, if expectHash is still current (see procedures.Store).
 func (s *Store) SetGrant(ctx context.Context, name string, g *procedures.Grant, expectHash string, d procedures.Decision) (*procedures.Procedure, error) {

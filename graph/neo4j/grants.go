@@ -50,6 +50,55 @@ func (s *Store) SetRetired(ctx context.Context, name string, r *procedures.Retir
 	})
 }
 
+// LiftDemotion lifts the procedure's demotion, starts its current
+// version's demotion streak again and appends in.Decision, in one write
+// transaction (demotion_lift.cypher), when the procedure is demoted and
+// in's version and catalogue revision, when set, are still current (see
+// procedures.Store). A revision is checked under the catalogue's lock.
+func (s *Store) LiftDemotion(ctx context.Context, in procedures.LiftInput) (*procedures.Procedure, error) {
+	dp, err := decisionParams(in.Decision)
+	if err != nil {
+		return nil, err
+	}
+	reset := procedures.StreakReset()
+	params := map[string]any{"name": in.Name, "hash": nil,
+		"health": map[string]any{"keep": reset.Keep, "add": reset.Add, "floor": reset.Floor}}
+	if in.CodeHash != "" {
+		params["hash"] = in.CodeHash
+	}
+	return writeTx(ctx, s, "lift demotion", func(ctx context.Context, tx neo4j.ManagedTransaction) (*procedures.Procedure, error) {
+		if in.Revision != "" {
+			if err := lockCatalogue(ctx, tx); err != nil {
+				return nil, err
+			}
+			cat, err := catalogueIn(ctx, tx)
+			if err != nil {
+				return nil, err
+			}
+			if !sameCatalogue(cat, in.Revision) {
+				return nil, procedures.LiftOutdated(in.Name)
+			}
+		}
+		recs, err := collect(ctx, tx, "demotion_lift", params)
+		if err != nil {
+			return nil, err
+		}
+		if len(recs) == 0 {
+			return nil, notFound(in.Name)
+		}
+		switch {
+		case field(recs[0], "demoted") != true:
+			return nil, procedures.NotDemoted(in.Name)
+		case field(recs[0], "current") != true:
+			return nil, procedures.LiftOutdated(in.Name)
+		}
+		if err := appendDecision(ctx, tx, dp); err != nil {
+			return nil, err
+		}
+		return s.getInTx(ctx, tx, in.Name)
+	})
+}
+
 // SetGrant stores g as the procedure's grant, bound to expectHash (nil
 // removes it), and appends d, in one statement (grant.cypher) that locks the
 // procedure, checks that expectHash is still current and that d's id is

@@ -13,8 +13,8 @@ import (
 // TestHealthAddIsGos: fragments/health_add.cypher, which use.cypher and
 // use_health.cypher include, computes procedures.HealthDelta.Apply on
 // runs of every kind: a success, a failure of each class, durations in
-// the first, a middle and the last bucket, on no health, a short one and
-// a full one.
+// the first, a middle and the last bucket, and a lifted demotion's
+// StreakReset, on no health, a short one and a full one (with a streak).
 func TestHealthAddIsGos(t *testing.T) {
 	s := openStore(t)
 	stmt := "WITH {health: $old} AS v RETURN\n" + cypher.Expand("#include health_add") + " AS health"
@@ -28,16 +28,22 @@ func TestHealthAddIsGos(t *testing.T) {
 		"success, fast":   {Duration: 0, At: at},
 		"success, middle": {Duration: 150 * time.Millisecond, At: at},
 		"success, slow":   {Duration: time.Hour, At: at},
+		"reset":           {}, // a lifted demotion: procedures.StreakReset
 	}
 	for _, class := range procedures.FailureClasses {
-		runs[class] = procedures.Run{Failure: class, Duration: 3 * time.Millisecond, At: at}
+		runs[class] = procedures.Run{Failure: class, Duration: 3 * time.Millisecond, At: at, Caller: "agent"}
 	}
+	full.DemotionStreak, full.StreakCallers = 2, [2]int64{procedures.CallerHash("a"), procedures.CallerSpan - procedures.CallerHash("a")}
+	olds["full"] = full.Vector()
 	for oldName, old := range olds {
 		for runName, r := range runs {
 			t.Run(oldName+"/"+runName, func(t *testing.T) {
 				d, ok := r.Delta()
 				if !ok {
 					t.Fatalf("Delta(%+v) refused", r)
+				}
+				if runName == "reset" {
+					d = procedures.StreakReset()
 				}
 				var oldParam any
 				if old != nil {
@@ -61,37 +67,45 @@ func TestHealthAddIsGos(t *testing.T) {
 // TestDemotionIsGos: fragments/demotion.cypher, which use.cypher and
 // use_health.cypher include, decides as procedures.DemotedAfter on every
 // case: demoted before or not (or never set), a run of the current
-// version or another, a success or a failure, consecutive failures below,
-// at and above the setting, the setting 0 and 3, and no run at all.
+// version or another, a success, a failure that counts toward demotion
+// and one that does not, a streak below, at and above the setting, run by
+// no caller, one or two (and a vector stored before the streak was
+// kept), the setting 0 and 3, and no run at all.
 func TestDemotionIsGos(t *testing.T) {
 	s := openStore(t)
 	stmt := "CREATE (p:DemotionCase {code_hash: 'cur', demoted: $was})\n" +
 		"WITH p, {code_hash: $hash, health: $health} AS v\n" + cypher.Expand("#include demotion") +
 		"\nWITH p, wasDemoted, p.demoted AS now DELETE p RETURN wasDemoted, now"
+	one, other := procedures.CallerHash("agent"), procedures.CallerHash("other")
+	callers := map[string][2]int64{"none": {}, "one": {one, procedures.CallerSpan - one},
+		"two": {max(one, other), procedures.CallerSpan - min(one, other)}}
 	for _, was := range []any{nil, false, true} {
 		for _, current := range []bool{true, false} {
-			for _, failed := range []bool{true, false} {
-				for _, consecutive := range []int64{0, 2, 3, 5} {
-					for _, after := range []int{0, 3} {
-						name := fmt.Sprintf("was=%v/current=%v/failed=%v/consecutive=%d/after=%d", was, current, failed, consecutive, after)
-						t.Run(name, func(t *testing.T) {
-							in := procedures.UseInput{DemoteAfter: after, Run: &procedures.Run{}}
-							if failed {
-								in.Run.Failure = procedures.FailureToolError
-							}
-							h := procedures.Health{ConsecutiveFailures: consecutive}
-							hash := "cur"
-							if !current {
-								hash = "other"
-							}
-							recs := run(t, s, stmt, map[string]any{"was": was, "hash": hash, "health": h.Vector(),
-								"demote": procedures.DemoteParams(in)})
-							wasDemoted := was == true
-							want := procedures.DemotedAfter(wasDemoted, current, failed, consecutive, after)
-							if got := recs[0].Values[1]; got != want || recs[0].Values[0] != wasDemoted {
-								t.Fatalf("demotion.cypher: was %v, now %v; DemotedAfter = %v", recs[0].Values[0], got, want)
-							}
-						})
+			for _, failure := range []string{"", procedures.FailureToolError, procedures.FailureUpstreamUnavailable} {
+				for _, streak := range []int64{2, 3, 5} {
+					for cname, slots := range callers {
+						for _, after := range []int{0, 3} {
+							name := fmt.Sprintf("was=%v/current=%v/failure=%q/streak=%d/callers=%s/after=%d", was, current, failure, streak, cname, after)
+							t.Run(name, func(t *testing.T) {
+								in := procedures.UseInput{DemoteAfter: after, Run: &procedures.Run{Failure: failure}}
+								h := procedures.Health{DemotionStreak: streak, StreakCallers: slots}
+								hash := "cur"
+								if !current {
+									hash = "other"
+								}
+								vec := h.Vector()
+								if cname == "none" {
+									vec = vec[:procedures.HealthLen-3] // stored before the streak was kept
+								}
+								recs := run(t, s, stmt, map[string]any{"was": was, "hash": hash, "health": vec,
+									"demote": procedures.DemoteParams(in)})
+								wasDemoted := was == true
+								want := procedures.DemotedAfter(wasDemoted, current, failure, procedures.HealthOf(vec), after)
+								if got := recs[0].Values[1]; got != want || recs[0].Values[0] != wasDemoted {
+									t.Fatalf("demotion.cypher: was %v, now %v; DemotedAfter = %v", recs[0].Values[0], got, want)
+								}
+							})
+						}
 					}
 				}
 			}

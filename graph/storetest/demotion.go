@@ -10,27 +10,36 @@ import (
 	"github.com/procgraph/procgraph/procedures"
 )
 
-// testDemotion: runs of the current version demote and lift a procedure
-// in the store (docs/design.md "Health of each version",
-// procedures.DemotedAfter): demoted at the --demote-after'th consecutive
-// failure, in the same write, its Class then leaving Find's exposed
-// filter and totals; a success or a promote lifts it; runs of another
-// version change nothing; 0 never demotes; the demotion survives a dump
-// and a merge; 16 concurrent runners demote it once.
+// testDemotion: runs of the current version demote a procedure in the
+// store (docs/design.md "Health of each version",
+// procedures.DemotedAfter): demoted at the --demote-after'th failure that
+// counts toward demotion since the last success, once they came from two
+// callers, in the same write, its Class then leaving Find's exposed
+// filter and totals; one caller's failures never demote, outages and
+// timeouts neither advance nor end the streak; no run lifts it,
+// LiftDemotion and a promote do; runs of other versions change nothing;
+// 0 never demotes; the demotion and the streak survive a dump and a
+// merge; 16 concurrent runners demote it once.
 func testDemotion(t *testing.T, newStore NewStore) {
 	name := NameOf(sigAB...)
 	exposedOnly := procedures.Query{Exposed: ptr(true)}
 	setup := func(t *testing.T) procedures.Store { return mustExposedPair(t, newStore) }
+	// failAs is a failure of class by caller; fail one of tool_error by
+	// callers a and b in turn.
+	failAs := func(t *testing.T, s procedures.Store, hash string, after, n int, class, caller string) procedures.UseResult {
+		t.Helper()
+		in := run(name, hash, fmt.Sprintf("f%d", n), class, time.Millisecond, At(10+n))
+		in.DemoteAfter, in.Run.Caller = after, caller
+		return MustRecordUse(t, s, in)
+	}
 	fail := func(t *testing.T, s procedures.Store, hash string, after, n int) procedures.UseResult {
 		t.Helper()
-		in := run(name, hash, fmt.Sprintf("f%d", n), procedures.FailureToolError, time.Millisecond, At(10+n))
-		in.DemoteAfter = after
-		return MustRecordUse(t, s, in)
+		return failAs(t, s, hash, after, n, procedures.FailureToolError, []string{"a", "b"}[n%2])
 	}
 	succeed := func(t *testing.T, s procedures.Store, hash string, after, n int) procedures.UseResult {
 		t.Helper()
 		in := run(name, hash, fmt.Sprintf("s%d", n), "", time.Millisecond, At(10+n))
-		in.DemoteAfter = after
+		in.DemoteAfter, in.Run.Caller = after, "a"
 		return MustRecordUse(t, s, in)
 	}
 	exposed := func(t *testing.T, s procedures.Store, want int, when string) {
@@ -39,8 +48,14 @@ func testDemotion(t *testing.T, newStore NewStore) {
 			t.Errorf("%s: exposed %v (total %d), want %d", when, names(ps), total, want)
 		}
 	}
+	lift := func(t *testing.T, s procedures.Store, in procedures.LiftInput, n int) (*procedures.Procedure, error) {
+		t.Helper()
+		in.Name = name
+		in.Decision = Decision(procedures.KindHealth, name, "h1", At(100+n))
+		return s.LiftDemotion(ctx, in)
+	}
 
-	t.Run("the third failure demotes, a success lifts", func(t *testing.T) {
+	t.Run("the third failure of two callers demotes, a success does not lift", func(t *testing.T) {
 		s := setup(t)
 		for i := range 2 {
 			if res := fail(t, s, "", 3, i); res.Demotion != procedures.DemotionNone || res.Procedure.Demoted {
@@ -60,10 +75,101 @@ func testDemotion(t *testing.T, newStore NewStore) {
 			t.Errorf("a fourth failure: demotion %q, demoted %v; want it to stay demoted, reported once", res.Demotion, res.Procedure.Demoted)
 		}
 		res = succeed(t, s, "", 3, 4)
-		if res.Demotion != procedures.DemotionLifted || res.Procedure.Demoted || MustGet(t, s, name).Demoted {
-			t.Fatalf("a success: demotion %q, demoted %v; want lifted", res.Demotion, res.Procedure.Demoted)
+		if res.Demotion != procedures.DemotionNone || !res.Procedure.Demoted || !MustGet(t, s, name).Demoted {
+			t.Fatalf("a success: demotion %q, demoted %v; want it still demoted", res.Demotion, res.Procedure.Demoted)
+		}
+		exposed(t, s, 0, "demoted, after a success")
+	})
+
+	t.Run("one caller's failures never demote", func(t *testing.T) {
+		s := setup(t)
+		for i := range 6 {
+			if res := failAs(t, s, "", 3, i, []string{procedures.FailureToolError, procedures.FailureToolRefused, procedures.FailureInternal,
+				procedures.FailureStepLimit, procedures.FailureMemoryLimit, procedures.FailureResultTooLarge}[i], "mallory"); res.Procedure.Demoted {
+				t.Fatalf("failure %d of one caller demoted", i+1)
+			}
+		}
+		if h := MustGet(t, s, name).Health; h.DemotionStreak != 6 || h.StreakCallerCount() != 1 {
+			t.Fatalf("streak %d by %d callers, want 6 by 1", h.DemotionStreak, h.StreakCallerCount())
+		}
+		if res := failAs(t, s, "", 3, 6, procedures.FailureToolError, "another"); !res.Procedure.Demoted {
+			t.Fatal("a second caller's failure did not demote")
+		}
+	})
+
+	t.Run("outages and timeouts neither advance nor end the streak", func(t *testing.T) {
+		s := setup(t)
+		n := 0
+		for range 3 {
+			for _, c := range []string{"a", "b"} {
+				for _, class := range []string{procedures.FailureUpstreamUnavailable, procedures.FailureTimeout} {
+					if res := failAs(t, s, "", 3, n, class, c); res.Procedure.Demoted {
+						t.Fatalf("%s demoted", class)
+					}
+					n++
+				}
+			}
+		}
+		failAs(t, s, "", 3, n, procedures.FailureToolError, "a")
+		failAs(t, s, "", 3, n+1, procedures.FailureUpstreamUnavailable, "a")
+		failAs(t, s, "", 3, n+2, procedures.FailureToolError, "b")
+		if h := MustGet(t, s, name).Health; h.DemotionStreak != 2 || h.ConsecutiveFailures != int64(n+3) {
+			t.Fatalf("streak %d, consecutive %d; want 2, %d", h.DemotionStreak, h.ConsecutiveFailures, n+3)
+		}
+		if res := failAs(t, s, "", 3, n+3, procedures.FailureTimeout, "b"); res.Procedure.Demoted {
+			t.Fatal("a timeout completed the streak")
+		}
+		if res := failAs(t, s, "", 3, n+4, procedures.FailureToolRefused, "b"); !res.Procedure.Demoted {
+			t.Fatal("the third counted failure, an outage between them, did not demote")
+		}
+	})
+
+	t.Run("LiftDemotion lifts, starts the streak again and records", func(t *testing.T) {
+		s := setup(t)
+		_, err := lift(t, s, procedures.LiftInput{}, 0)
+		RequireCode(t, err, fault.CodeConflict)
+		for i := range 3 {
+			fail(t, s, "", 3, i)
+		}
+		cat, err := s.Catalogue(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rev := cat.Revision
+		for _, in := range []procedures.LiftInput{{CodeHash: "h2"}, {Revision: "another"}, {CodeHash: "h1", Revision: "another"}} {
+			_, err := lift(t, s, in, 1)
+			RequireCode(t, err, fault.CodeConflict)
+		}
+		if !MustGet(t, s, name).Demoted {
+			t.Fatal("a refused lifting lifted")
+		}
+		if ds := MustDecisions(t, s, procedures.DecisionFilter{Procedure: name}); len(ds) != 0 {
+			t.Fatalf("refused liftings recorded %+v", ds)
+		}
+		p, err := lift(t, s, procedures.LiftInput{CodeHash: "h1", Revision: rev}, 2)
+		if err != nil || p.Demoted || MustGet(t, s, name).Demoted {
+			t.Fatalf("lifting: %+v, %v", p, err)
+		}
+		if h := p.Health; h.DemotionStreak != 0 || h.StreakCallerCount() != 0 || h.Runs != 3 || h.ConsecutiveFailures != 3 {
+			t.Errorf("after lifting: health %+v; want the streak from 0, the rest kept", h)
 		}
 		exposed(t, s, 1, "lifted")
+		if ds := MustDecisions(t, s, procedures.DecisionFilter{Procedure: name}); len(ds) != 1 || ds[0].Kind != procedures.KindHealth {
+			t.Fatalf("lifting recorded %+v", ds)
+		}
+		for i := range 2 {
+			if fail(t, s, "", 3, 10+i).Procedure.Demoted {
+				t.Fatalf("failure %d after lifting demoted: the streak did not start again", i+1)
+			}
+		}
+		if !fail(t, s, "", 3, 12).Procedure.Demoted {
+			t.Fatal("the third failure after lifting did not demote")
+		}
+		if p, err := lift(t, s, procedures.LiftInput{}, 3); err != nil || p.Demoted {
+			t.Fatalf("lifting without a version or revision: %+v, %v", p, err)
+		}
+		_, err = s.LiftDemotion(ctx, procedures.LiftInput{Name: "proc__missing", Decision: Decision(procedures.KindHealth, "proc__missing", "h1", At(120))})
+		RequireCode(t, err, fault.CodeNotFound)
 	})
 
 	t.Run("runs of another version leave it", func(t *testing.T) {
@@ -79,7 +185,7 @@ func testDemotion(t *testing.T, newStore NewStore) {
 			fail(t, s, "h1", 3, 10+i)
 		}
 		if res := succeed(t, s, "h2", 3, 20); res.Demotion != procedures.DemotionNone || !res.Procedure.Demoted {
-			t.Errorf("a success of h2 lifted the demotion of h1 (demotion %q)", res.Demotion)
+			t.Errorf("a success of h2 changed the demotion of h1 (demotion %q)", res.Demotion)
 		}
 	})
 
@@ -129,11 +235,17 @@ func testDemotion(t *testing.T, newStore NewStore) {
 		for i := range 3 {
 			fail(t, s, "", 3, i)
 		}
+		failAs(t, s, "", 3, 3, procedures.FailureToolError, "c")
+		want := MustGet(t, s, name).Health
 		data := MustDump(t, s, "src")
 		imported := newStore(t)
 		MustImport(t, imported, data, 100)
-		if !MustGet(t, imported, name).Demoted {
+		got := MustGet(t, imported, name)
+		if !got.Demoted {
 			t.Error("imported: the demotion was lost")
+		}
+		if got.Health.DemotionStreak != want.DemotionStreak || got.Health.StreakCallers != want.StreakCallers || want.DemotionStreak != 4 {
+			t.Errorf("imported: streak %d %v, want %d %v", got.Health.DemotionStreak, got.Health.StreakCallers, want.DemotionStreak, want.StreakCallers)
 		}
 		if _, total := MustFind(t, imported, exposedOnly); total != 0 {
 			t.Errorf("imported: %d exposed, want 0", total)
@@ -154,8 +266,8 @@ func testDemotion(t *testing.T, newStore NewStore) {
 		errs := make(chan error, runners)
 		for r := range runners {
 			wg.Go(func() {
-				in := run(name, "", fmt.Sprintf("c%d", r), procedures.FailureTimeout, time.Millisecond, At(40+r))
-				in.DemoteAfter = 3
+				in := run(name, "", fmt.Sprintf("c%d", r), procedures.FailureToolError, time.Millisecond, At(40+r))
+				in.DemoteAfter, in.Run.Caller = 3, fmt.Sprintf("caller%d", r)
 				res, err := s.RecordUse(ctx, in)
 				if err != nil {
 					errs <- err

@@ -180,6 +180,11 @@ func (s *Service) SetAutoRun(ctx context.Context, r procedures.AutoRunRequest) (
 	return s.change("SetAutoRun", r.Name)
 }
 
+// LiftDemotion answers the procedure and no decision.
+func (s *Service) LiftDemotion(ctx context.Context, r procedures.LiftDemotionRequest) (*procedures.Procedure, procedures.Decision, error) {
+	return s.change("LiftDemotion", r.Name)
+}
+
 // SetRetired answers the procedure and no decision.
 func (s *Service) SetRetired(ctx context.Context, r procedures.RetireRequest) (*procedures.Procedure, procedures.Decision, error) {
 	return s.change("SetRetired", r.Name)

@@ -14,16 +14,9 @@ func init() {
 		{
 			Name:     "procedures/demotion-one-late",
 			Why:      "the streak must exceed --demote-after instead of reaching it: one more failing run before anyone is protected",
-			Edits:    []Edit{{Dir: "procedures", Files: "demotion.go", Find: "consecutive >= int64(after)", Replace: "consecutive > int64(after)"}},
+			Edits:    []Edit{{Dir: "procedures", Files: "demotion.go", Find: "h.DemotionStreak >= int64(after)", Replace: "h.DemotionStreak > int64(after)"}},
 			Packages: []string{"./procedures", "./graph/embedded"},
-			Tests:    []string{"TestDemotionIsAuditedAndPublished", "TestStore/Demotion/the_third_failure_demotes,_a_success_lifts"},
-		},
-		{
-			Name:     "procedures/success-does-not-lift",
-			Why:      "a success leaves the demotion: a procedure that recovered is never offered again",
-			Edits:    []Edit{{Dir: "procedures", Files: "demotion.go", Find: "\tcase !failed:\n\t\treturn false\n", Replace: "\tcase !failed:\n\t\treturn wasDemoted\n"}},
-			Packages: []string{"./procedures", "./graph/embedded"},
-			Tests:    []string{"TestDemotionIsAuditedAndPublished", "TestStore/Demotion/the_third_failure_demotes,_a_success_lifts"},
+			Tests:    []string{"TestDemotionIsAuditedAndPublished", "TestStore/Demotion/the_third_failure_of_two_callers_demotes,_a_success_does_not_lift"},
 		},
 		{
 			Name:     "procedures/demoted-grant-active",
@@ -63,7 +56,7 @@ func init() {
 		{
 			Name:     "neo4j/demotion-one-late",
 			Why:      "demotion.cypher demotes one failure after Go does: the stores disagree on the same runs",
-			Edits:    []Edit{{Dir: "cypher/fragments", Files: "demotion.cypher", Find: ">= $demote.after)", Replace: "> $demote.after)"}},
+			Edits:    []Edit{{Dir: "cypher/fragments", Files: "demotion.cypher", Find: ">= $demote.after", Replace: "> $demote.after"}},
 			Packages: []string{"./graph/neo4j"},
 			Tests:    []string{"TestDemotionIsGos"},
 		},
@@ -72,7 +65,7 @@ func init() {
 			Why:      "the class key leaves out demotion: Find's exposed filter (and the planner view) still offers a demoted procedure",
 			Edits:    []Edit{{Dir: "cypher/fragments", Files: "class_key.cypher", Find: "CASE WHEN coalesce(p.demoted, false) THEN '|demoted' ELSE '' END", Replace: "''"}},
 			Packages: []string{"./graph/neo4j"},
-			Tests:    []string{"TestStore/Demotion/the_third_failure_demotes,_a_success_lifts"},
+			Tests:    []string{"TestStore/Demotion/the_third_failure_of_two_callers_demotes,_a_success_does_not_lift"},
 		},
 		{
 			Name:     "dump/demotion-dropped",

@@ -10,8 +10,8 @@ import { successRate, failureBadges, durations } from './health.js';
 export async function procedurePage(ctx) {
   const name = ctx.args[0] || '';
   const path = '/v1/procedures/' + encodeURIComponent(name);
-  const [p, versions, audit, canGrant] = await Promise.all([
-    get(path), get(path + '/versions'), get('/v1/decisions', { procedure: name, limit: 50 }), hasScope('grant'),
+  const [p, versions, audit, canGrant, canAdmin] = await Promise.all([
+    get(path), get(path + '/versions'), get('/v1/decisions', { procedure: name, limit: 50 }), hasScope('grant'), hasScope('admin'),
   ]);
   const ar = p.auto_run || {};
   ctx.show(
@@ -37,6 +37,7 @@ export async function procedurePage(ctx) {
     section('Causes', table([
       ['Cause', (c) => link(c.name, 'cause', c.name)], ['Edge frequency', (c) => c.frequency],
     ], p.causes || [], { id: 'causes', class: 'grid' })),
+    p.demoted ? demotionSection(ctx, p, canAdmin) : null,
     versionsSection(ctx, p, versions.versions || [], canGrant),
     grantSection(ctx, p, canGrant),
     section('Audit trail', auditTable(audit.decisions || [])),
@@ -94,6 +95,20 @@ function grantSection(ctx, p, canGrant) {
   if (!grant && !ar.enabled) return section('Auto-run', state, why);
   return section('Auto-run', state, why, h('div', { class: 'actions' }, reason, grant,
     h('button', { type: 'button', id: 'revoke', disabled: !ar.enabled, onclick: () => act(ctx, reason, out, 'Auto-run revoked for ' + p.name, (r) => api('DELETE', path, { body: { reason: r } })) }, 'Revoke')), out);
+}
+
+// demotionSection says why a demoted procedure is demoted and what lifts
+// it; an admin lifts it here (DELETE …/demotion), audited with the reason.
+function demotionSection(ctx, p, canAdmin) {
+  const why = h('p', { id: 'demotion' }, 'Demoted: its current version failed for more than one caller (the last: ',
+    (p.health && p.health.last_failure_class) || '—', '). It is not offered to planners and does not run unattended. ',
+    'No run lifts it: a verification against its recordings that passes does, a promote does, or an admin here.');
+  if (!canAdmin) return section('Demotion', why, h('p', { class: 'muted', id: 'no-undemote' }, 'Lifting it needs a token with the admin scope.'));
+  const reason = reasonInput('undemote-reason');
+  const out = h('div', { id: 'undemote-result' });
+  const path = '/v1/procedures/' + encodeURIComponent(p.name) + '/demotion';
+  return section('Demotion', why, h('div', { class: 'actions' }, reason,
+    h('button', { type: 'button', id: 'undemote', onclick: () => act(ctx, reason, out, 'Demotion lifted for ' + p.name, (r) => api('DELETE', path, { body: { reason: r } })) }, 'Lift demotion')), out);
 }
 
 function versionsSection(ctx, p, versions, canGrant) {
