@@ -124,14 +124,19 @@ func TestOutageDemotesNothing(t *testing.T) {
 	l.Close() // down: nothing listens there until it comes back
 	up := &upstream{fail: map[string]string{}, delay: map[string]time.Duration{}}
 	f := mustDemotionFixture(t, nil, "http://"+addr, "--replay-timeout", "2s")
-	for range 3 {
-		status, body := f.invokeAs(t, f.agentA, "automatic", 1)
+	// Two agents, so that only the class keeps it offered: an outage
+	// (upstream_unavailable) neither advances nor ends the streak.
+	for _, agent := range []string{f.agentA, f.agentB, f.agentA} {
+		status, body := f.invokeAs(t, agent, "automatic", 1)
 		if status != 200 || body["status"] != "failed" {
 			t.Fatalf("an invoke with the upstream down: %d %v", status, body)
 		}
+		if e, _ := body["error"].(map[string]any); e == nil || e["code"] != "upstream_unavailable" {
+			t.Fatalf("an invoke with the upstream down failed %v, want upstream_unavailable", body["error"])
+		}
 	}
-	if p := f.state(t); p["demoted"] != false || p["exposed"] != true {
-		t.Fatalf("after the outage: demoted %v, exposed %v; want it still offered", p["demoted"], p["exposed"])
+	if p := f.state(t); p["demoted"] != false || p["exposed"] != true || p["health"].(map[string]any)["demotion_streak"] != float64(0) {
+		t.Fatalf("after the outage: demoted %v, exposed %v, health %v; want it still offered, no streak", p["demoted"], p["exposed"], p["health"])
 	}
 
 	back, err := net.Listen("tcp", addr)
