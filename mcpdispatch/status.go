@@ -70,7 +70,9 @@ func (d *Dispatcher) Status() DispatcherStatus {
 	d.mu.Lock()
 	c := d.session
 	st.ConnectionFailures = d.failures
-	st.ProtocolVersion = d.protocol
+	if c != nil {
+		st.ProtocolVersion = d.protocol // the live session's (none while there is none)
+	}
 	switch {
 	case d.closed:
 		st.State = StateDown

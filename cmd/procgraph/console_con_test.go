@@ -1,6 +1,7 @@
 package main
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -115,7 +116,13 @@ func TestConsoleDeepLinkToken(t *testing.T) {
 func TestConsoleHealthOverview(t *testing.T) {
 	tab := mustBrowser(t)
 	up := mustUpstream(t)
-	s := mustServe(t, serverOpts{Upstream: up})
+	// Two agents: a demotion needs two callers' failures (docs/design.md
+	// "Health of each version").
+	tokens := filepath.Join(t.TempDir(), "tokens.json")
+	agentA, agentB := mustCreateToken(t, tokens, "agent-a", "read,invoke,capture"), mustCreateToken(t, tokens, "agent-b", "read,invoke")
+	op := mustCreateToken(t, tokens, "op", "read,grant")
+	s := mustServe(t, serverOpts{Upstream: up, TokensFile: tokens})
+	s.token = agentA
 	slow := mustCaptureName(t, s, readOnlyCode, "health")
 	demoted := mustCaptureName(t, s, "a = tools.get_task_jobs_summary(task_id=task_id)\nreturn [a, tools.search_panda_docs(query=q)]", "health")
 	failing := mustCaptureName(t, s, "d = tools.search_panda_docs(query=q)\nreturn [d, tools.get_retry_chain(task_id=task_id)]", "health")
@@ -128,11 +135,15 @@ func TestConsoleHealthOverview(t *testing.T) {
 	up.mu.Lock()
 	up.fail["search_panda_docs"] = "down"
 	up.mu.Unlock()
-	for i := 0; i < 3; i++ {
+	for _, agent := range []string{agentA, agentB, agentA} {
+		s.token = agent
 		s.invoke(t, demoted, args)
 	}
 	s.invoke(t, failing, args)
 
+	tab.open(t, s.URL, "#/causes")
+	var ignored any
+	tab.eval(t, `sessionStorage.setItem('procgraph.token', `+jsString(op)+`)`, &ignored)
 	tab.open(t, s.URL, "#/health")
 	summary := tab.text(t, "#health-summary")
 	for _, want := range []string{"4 procedures", "1 demoted", "1 failing", "1 healthy", "1 never run"} {

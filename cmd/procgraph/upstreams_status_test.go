@@ -130,8 +130,8 @@ func TestUpstreamsSeenThroughMain(t *testing.T) {
 	ups := upstreamsOfServer(t, s, "")
 	for _, key := range []string{"jobs", "math"} {
 		u := ups[key]
-		if u.Transport != "stdio" || u.State != "ok" || u.ProtocolVersion == nil || *u.ProtocolVersion == "" || u.ToolsInCatalogue != 10 ||
-			u.ToolsListed == nil || *u.ToolsListed != 10 || u.LastErrorClass != nil || u.ConnectionFailures != 0 {
+		if u.Transport != "stdio" || u.State != "ok" || u.ProtocolVersion == nil || *u.ProtocolVersion == "" || u.ToolsInCatalogue != mcptestTools ||
+			u.ToolsListed == nil || *u.ToolsListed != mcptestTools || u.LastErrorClass != nil || u.ConnectionFailures != 0 {
 			t.Fatalf("GET /v1/upstreams: %s is %+v", key, u)
 		}
 	}
@@ -196,8 +196,8 @@ func TestUpstreamsSeenThroughMain(t *testing.T) {
 		t.Fatalf("doctor with both servers up: exit %d\n%s", dcode, dout)
 	}
 	mustMatchLines(t, dout,
-		`^ok\s+upstream\s+jobs: ok, stdio, MCP 20\d\d-\d\d-\d\d, 10 tools in the catalogue, 10 listed$`,
-		`^ok\s+upstream\s+math: ok, stdio, MCP 20\d\d-\d\d-\d\d, 10 tools in the catalogue, 10 listed$`)
+		`^ok\s+upstream\s+jobs: ok, stdio, MCP 20\d\d-\d\d-\d\d, 12 tools in the catalogue, 12 listed$`,
+		`^ok\s+upstream\s+math: ok, stdio, MCP 20\d\d-\d\d-\d\d, 12 tools in the catalogue, 12 listed$`)
 
 	// jobs is killed and cannot start again: degraded overall, jobs down.
 	pid, err := strconv.Atoi(strings.TrimSpace(string(mustRead(t, pidFile))))
@@ -237,8 +237,8 @@ func TestUpstreamsSeenThroughMain(t *testing.T) {
 	}
 	mustMatchLines(t, cout,
 		`^SERVER\s+TRANSPORT\s+STATE\s+PROTOCOL\s+CATALOGUE TOOLS\s+LISTED\s+LAST ERROR$`,
-		`^jobs\s+stdio\s+down \(\d+ failed attempts\)\s+-\s+10\s+10\s+`+regexp.QuoteMeta(class)+` at 20\d\d-`,
-		`^math\s+stdio\s+ok\s+20\d\d-\d\d-\d\d\s+10\s+10\s+-$`,
+		`^jobs\s+stdio\s+down \(\d+ failed attempts\)\s+-\s+12\s+12\s+`+regexp.QuoteMeta(class)+` at 20\d\d-`,
+		`^math\s+stdio\s+ok\s+20\d\d-\d\d-\d\d\s+12\s+12\s+-$`,
 		`^2 server\(s\) shown; overall: degraded$`)
 	if strings.Contains(cout, secret) || strings.Contains(cout, script) {
 		t.Fatalf("procgraph upstreams shows a command or an environment value:\n%s", cout)
@@ -369,3 +369,6 @@ func TestRealUpstreamsSeen(t *testing.T) {
 		t.Fatalf("invoke once git is back: %v", out)
 	}
 }
+
+// mcptestTools is how many tools the test MCP server (testdata/mcptest) lists.
+const mcptestTools = 12

@@ -74,6 +74,7 @@ var Layers = map[string]int{
 	// wiring and tools
 	"cmd/procgraph":            9,
 	"bench":                    9,
+	"bench/prompts":            9,
 	"internal/mutants":         9,
 	"internal/gen/classcypher": 9,
 	"internal/layers":          9,
