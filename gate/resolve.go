@@ -94,7 +94,7 @@ func (g *Gate) grantSingleRead(ctx context.Context, cur *TurnRecord, b *block, a
 		return
 	}
 	ctx = context.WithoutCancel(ctx)
-	name := b.a.Name
+	var name string
 	if ans.Procedure == nil {
 		co, err := g.svc.Capture(ctx, procedures.CaptureRequest{Code: cur.Code, Dialect: cur.Dialect, SessionID: cur.SessionID,
 			Summary: cur.Summary, Status: procedures.StatusSucceeded})
