@@ -61,7 +61,11 @@ func TestMCPReviewRoundTripBound(t *testing.T) {
 		t.Fatalf("the first call: input %v, requests %v, state %q", first.NeedsInput(), first.InputRequests, first.RequestState)
 	}
 	state := first.RequestState
-	altered := state[:len(state)-2] + map[bool]string{true: "AA", false: "AB"}[strings.HasSuffix(state, "AB")]
+	// One character in the middle changed (the last ones of unpadded
+	// base64 may hold unused bits: changing them can decode to the same
+	// bytes).
+	mid := len(state) / 2
+	altered := state[:mid] + map[bool]string{true: "B", false: "A"}[state[mid] == 'A'] + state[mid+1:]
 	refused("an altered state", call(asAlice, args, altered, approve), "invalid_request")
 	refused("another reviewer's retry", call(asBob, args, state, approve), "invalid_request")
 	other := map[string]any{"code": turnKillCode, "arguments": map[string]any{"panda_id": 8}, "session_id": "mrtr"}
