@@ -69,7 +69,7 @@ type Server struct {
 	dumps    dump.Store
 	// upstreams are the upstream servers; nil when none is configured.
 	upstreams Upstreams
-	tokens   TokenAdmin
+	tokens    TokenAdmin
 
 	maxStreams int          // bound on open change streams
 	streams    atomic.Int64 // open change streams
