@@ -198,10 +198,11 @@ func (g *Gate) bindingNow(b *block, bound *procedures.Binding) *procedures.Bindi
 // code hash, else the first (by code hash) whose binding's Program is b's
 // — another text of the same program (docs/design.md "What an
 // authorization binds to"). The second look reads the session's policies,
-// only when the first finds none.
-func (g *Gate) sessionPolicy(ctx context.Context, sessionID string, b *block) (SessionPolicy, bool, error) {
+// only when the first finds none and byProgram (a block its grants allow
+// needs no policy).
+func (g *Gate) sessionPolicy(ctx context.Context, sessionID string, b *block, byProgram bool) (SessionPolicy, bool, error) {
 	p, ok, err := g.turns.Policy(ctx, sessionID, b.a.CodeHash)
-	if ok || err != nil || b.bind.Program == "" {
+	if ok || err != nil || b.bind.Program == "" || !byProgram {
 		return p, ok, err
 	}
 	ps, err := g.turns.Policies(ctx, sessionID)
@@ -314,7 +315,9 @@ func (g *Gate) Submit(ctx context.Context, req TurnRequest) (*TurnAnswer, error)
 	var policy SessionPolicy
 	if req.Phase == procedures.PhaseInteractive {
 		g.withProgram(b)
-		p, ok, err := g.sessionPolicy(ctx, req.SessionID, b)
+		// A block its grants already allow is decided by them: the
+		// session's other policies are not read for it.
+		p, ok, err := g.sessionPolicy(ctx, req.SessionID, b, !in.GrantActive)
 		if err != nil {
 			return nil, err
 		}

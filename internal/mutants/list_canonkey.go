@@ -55,7 +55,7 @@ func init() {
 		{
 			Name:     "gate/policy-program-not-looked-up",
 			Why:      "a session policy covers its exact text only: a regenerated block is asked again",
-			Edits:    []Edit{{Dir: "gate", Files: "gate.go", Find: `if ok || err != nil || b.bind.Program == "" {`, Replace: "if true {"}},
+			Edits:    []Edit{{Dir: "gate", Files: "gate.go", Find: `if ok || err != nil || b.bind.Program == "" || !byProgram {`, Replace: "if true {"}},
 			Packages: []string{"./gate"},
 			Tests:    []string{"TestPolicyCoversTheProgram"},
 		},
