@@ -61,11 +61,12 @@ func TestMCPReviewRoundTripBound(t *testing.T) {
 		t.Fatalf("the first call: input %v, requests %v, state %q", first.NeedsInput(), first.InputRequests, first.RequestState)
 	}
 	state := first.RequestState
-	// One character in the middle changed (the last ones of unpadded
-	// base64 may hold unused bits: changing them can decode to the same
-	// bytes).
-	mid := len(state) / 2
-	altered := state[:mid] + map[bool]string{true: "B", false: "A"}[state[mid] == 'A'] + state[mid+1:]
+	// One character of its MAC changed: the third from the end (the last
+	// of unpadded base64 may hold unused bits, so changing it can decode
+	// to the same bytes; one in the payload would fail to decode whatever
+	// the MAC says).
+	at := len(state) - 3
+	altered := state[:at] + map[bool]string{true: "B", false: "A"}[state[at] == 'A'] + state[at+1:]
 	refused("an altered state", call(asAlice, args, altered, approve), "invalid_request")
 	refused("another reviewer's retry", call(asBob, args, state, approve), "invalid_request")
 	other := map[string]any{"code": turnKillCode, "arguments": map[string]any{"panda_id": 8}, "session_id": "mrtr"}
