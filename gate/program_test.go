@@ -18,15 +18,7 @@ import (
 // value in a state-changing call — is reviewed.
 func TestPolicyCoversTheProgram(t *testing.T) {
 	ctx := context.Background()
-	e := newEnv(t, sandbox.NewInProcess(), false)
-	// Typed arguments: a literal task_id is lifted (docs/design.md "Lifting
-	// literals into parameters").
-	typed := map[string]any{"type": "object", "properties": map[string]any{"task_id": map[string]any{"type": "integer"}}}
-	if _, err := e.Service.PutCatalogue(ctx, []procedures.Tool{{Name: "get_jobs", ReadOnly: true, InputSchema: typed},
-		{Name: "fetch_logs", ReadOnly: true, InputSchema: typed}, {Name: "kill_job"}}, "tester"); err != nil {
-		t.Fatal(err)
-	}
-	g := gate.New(e.Replayer, e.turns, gate.Options{})
+	g := typedGate(t)
 	turn := func(session, code string, args ...any) gate.TurnRequest {
 		req := gate.TurnRequest{Code: code, SessionID: session, Phase: procedures.PhaseInteractive, Actor: "agent", Arguments: map[string]any{}}
 		for i := 0; i+1 < len(args); i += 2 {
@@ -66,17 +58,7 @@ func TestPolicyCoversTheProgram(t *testing.T) {
 		{"state-changing: another argument value", "s", "return tools.kill_job(job_id=job)\n", false, []any{"job", 10}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ans, err := g.Submit(ctx, turn(tc.session, tc.code, tc.args...))
-			if err != nil {
-				t.Fatal(err)
-			}
-			ran := ans.InvokeResult != nil
-			if ran != tc.covered {
-				t.Fatalf("ran %v (status %s); want covered by the session's policy: %v", ran, ans.Turn.Status, tc.covered)
-			}
-			if ran && ans.Decision.Reason != procedures.ReasonSessionPolicy {
-				t.Fatalf("ran with decision %+v, want session_policy", ans.Decision)
-			}
+			mustCoveredBy(t, g, turn(tc.session, tc.code, tc.args...), tc.covered, procedures.ReasonSessionPolicy)
 		})
 	}
 }
@@ -110,13 +92,7 @@ func TestCoversTextSaysWhatAPolicyCovers(t *testing.T) {
 // added) is reviewed.
 func TestAutoRunOfAReadGrantsItsProgram(t *testing.T) {
 	ctx := context.Background()
-	e := newEnv(t, sandbox.NewInProcess(), false)
-	typed := map[string]any{"type": "object", "properties": map[string]any{"task_id": map[string]any{"type": "integer"}}}
-	if _, err := e.Service.PutCatalogue(ctx, []procedures.Tool{{Name: "get_jobs", ReadOnly: true, InputSchema: typed},
-		{Name: "fetch_logs", ReadOnly: true, InputSchema: typed}, {Name: "kill_job"}}, "tester"); err != nil {
-		t.Fatal(err)
-	}
-	g := gate.New(e.Replayer, e.turns, gate.Options{})
+	g := typedGate(t)
 	turn := func(session, actor, code string) gate.TurnRequest {
 		return gate.TurnRequest{Code: code, SessionID: session, Phase: procedures.PhaseInteractive, Actor: actor}
 	}
@@ -137,17 +113,7 @@ func TestAutoRunOfAReadGrantsItsProgram(t *testing.T) {
 		{"a call added", "s2", "agent2", "j = tools.get_jobs(task_id=43)\ntools.kill_job(job_id=1)\nreturn j\n", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ans, err := g.Submit(ctx, turn(tc.session, tc.actor, tc.code))
-			if err != nil {
-				t.Fatal(err)
-			}
-			ran := ans.InvokeResult != nil
-			if ran != tc.covered {
-				t.Fatalf("ran %v (status %s); want covered by the read's grant: %v", ran, ans.Turn.Status, tc.covered)
-			}
-			if ran && ans.Decision.Reason != procedures.ReasonDurableAutoRun {
-				t.Fatalf("decision %+v, want durable_auto_run", ans.Decision)
-			}
+			mustCoveredBy(t, g, turn(tc.session, tc.actor, tc.code), tc.covered, procedures.ReasonDurableAutoRun)
 		})
 	}
 }
@@ -171,5 +137,36 @@ func TestAutoRunOfAWriteGrantsNothing(t *testing.T) {
 	}
 	if ans, err := g.Submit(ctx, kill("s2")); err != nil || ans.InvokeResult != nil {
 		t.Fatalf("the same kill in another session ran (%+v, %v): auto_run on a write granted it", ans, err)
+	}
+}
+
+// typedGate is a gate over a catalogue whose task_id arguments are typed,
+// so that a literal task_id is lifted (docs/design.md "Lifting literals
+// into parameters"): get_jobs and fetch_logs read, kill_job writes.
+func typedGate(t *testing.T) *gate.Gate {
+	t.Helper()
+	e := newEnv(t, sandbox.NewInProcess(), false)
+	typed := map[string]any{"type": "object", "properties": map[string]any{"task_id": map[string]any{"type": "integer"}}}
+	if _, err := e.Service.PutCatalogue(context.Background(), []procedures.Tool{{Name: "get_jobs", ReadOnly: true, InputSchema: typed},
+		{Name: "fetch_logs", ReadOnly: true, InputSchema: typed}, {Name: "kill_job"}}, "tester"); err != nil {
+		t.Fatal(err)
+	}
+	return gate.New(e.Replayer, e.turns, gate.Options{})
+}
+
+// mustCoveredBy submits req and requires that it ran at once, decided for
+// reason, when covered, else that it waits for review.
+func mustCoveredBy(t *testing.T, g *gate.Gate, req gate.TurnRequest, covered bool, reason string) {
+	t.Helper()
+	ans, err := g.Submit(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := ans.InvokeResult != nil
+	if ran != covered {
+		t.Fatalf("ran %v (status %s); want covered (%s): %v", ran, ans.Turn.Status, reason, covered)
+	}
+	if ran && ans.Decision.Reason != reason {
+		t.Fatalf("ran with decision %+v, want %s", ans.Decision, reason)
 	}
 }
