@@ -235,7 +235,10 @@ func (g *Gate) grantedProgram(ctx context.Context, b *block) *procedures.Procedu
 		return nil
 	}
 	cat := b.rb.Catalogue
-	mine := g.svc.LiftedCanonical(b.a.Source, string(signature.Starlark), cat)
+	mine, ok := procedures.LiftedOfKey(b.bind.Program) // a read-only block's, computed with its policy's key
+	if !ok {
+		mine = g.svc.LiftedCanonical(b.a.Source, string(signature.Starlark), cat)
+	}
 	if mine == "" || mine != g.svc.LiftedCanonical(p.Code, p.Dialect, cat) {
 		return nil
 	}

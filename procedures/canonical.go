@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"strings"
 
 	"github.com/procgraph/procgraph/signature"
 )
@@ -67,9 +68,18 @@ func (s *Service) ProgramKey(code, dialect string, cat *Catalogue, readOnly bool
 		return "writes:" + hex.EncodeToString(sum[:])
 	}
 	if c := s.LiftedCanonical(code, dialect, cat); c != "" {
-		return "reads:" + c
+		return readsKey + c
 	}
 	return ""
+}
+
+// readsKey prefixes a read-only block's ProgramKey: its LiftedCanonical.
+const readsKey = "reads:"
+
+// LiftedOfKey is the LiftedCanonical a read-only block's ProgramKey holds
+// (ok false for another key), so that it is not computed twice.
+func LiftedOfKey(key string) (lifted string, ok bool) {
+	return strings.CutPrefix(key, readsKey)
 }
 
 // LiftedCanonical is the canonical hash of code with its literals lifted
