@@ -15,12 +15,30 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
+// fillTools is how many made-up tools the fills pair: 160*159/2 = 12720
+// pairs.
+const fillTools = 160
+
 // mustFillProcedures captures n procedures with distinct signatures (pairs
 // of made-up tools, unknown to the catalogue) through the API, with a few
-// clients at once.
+// clients at once; the pairs in order, (0,1), (0,2), ….
 func mustFillProcedures(tb testing.TB, s *server, n int) {
 	tb.Helper()
-	const tools = 160 // 160*159/2 = 12720 pairs
+	mustFillPairs(tb, s, func(send func(a, b int) bool) {
+		for i := 0; i < fillTools; i++ {
+			for j := i + 1; j < fillTools; j++ {
+				if !send(i, j) {
+					return
+				}
+			}
+		}
+	}, n)
+}
+
+// mustFillPairs captures a procedure of each tool pair pairs sends (send
+// reports false once n were sent), with six clients at once.
+func mustFillPairs(tb testing.TB, s *server, pairs func(send func(a, b int) bool), n int) {
+	tb.Helper()
 	jobs := make(chan [2]int)
 	var wg sync.WaitGroup
 	for w := 0; w < 6; w++ {
@@ -39,12 +57,14 @@ func mustFillProcedures(tb testing.TB, s *server, n int) {
 		}()
 	}
 	sent := 0
-	for i := 0; i < tools && sent < n; i++ {
-		for j := i + 1; j < tools && sent < n; j++ {
-			jobs <- [2]int{i, j}
-			sent++
+	pairs(func(a, b int) bool {
+		if sent >= n {
+			return false
 		}
-	}
+		jobs <- [2]int{a, b}
+		sent++
+		return true
+	})
 	close(jobs)
 	wg.Wait()
 	if tb.Failed() {

@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -59,36 +58,15 @@ func mustFillAudit(tb testing.TB, path string, n int) {
 // most frequent page spreads over every cause and many tools.
 func mustFillSpread(tb testing.TB, s *server, n int) {
 	tb.Helper()
-	const tools = 160
-	jobs := make(chan [2]int)
-	var wg sync.WaitGroup
-	for w := 0; w < 6; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for p := range jobs {
-				code := fmt.Sprintf("a = tools.tool_%03d(task_id=task_id)\nreturn tools.tool_%03d(x=a)\n", p[0], p[1])
-				r := s.send(tb, req{Method: "POST", Path: "/v1/procedures", Body: map[string]any{"code": code,
-					"summary": fmt.Sprintf("procedure %d-%d", p[0], p[1]), "cause": map[string]any{"name": fmt.Sprintf("cause %d", p[0]%40)}}})
-				if r.Status != 201 {
-					tb.Errorf("capture: %d %s", r.Status, r.Body)
+	mustFillPairs(tb, s, func(send func(a, b int) bool) {
+		for d := 1; d < fillTools; d++ {
+			for i := 0; i+d < fillTools; i++ {
+				if !send(i, i+d) {
 					return
 				}
 			}
-		}()
-	}
-	sent := 0
-	for d := 1; d < tools && sent < n; d++ {
-		for i := 0; i+d < tools && sent < n; i++ {
-			jobs <- [2]int{i, i + d}
-			sent++
 		}
-	}
-	close(jobs)
-	wg.Wait()
-	if tb.Failed() {
-		tb.FailNow()
-	}
+	}, n)
 }
 
 // firstRender opens a console page in a fresh document and returns when it

@@ -58,21 +58,7 @@ func realUpstreams(t *testing.T) map[string][]string {
 // in the automatic phase with the disk unchanged.
 func TestRealUpstreams(t *testing.T) {
 	servers := realUpstreams(t)
-	dir := t.TempDir()
-	data, repo := filepath.Join(dir, "data"), filepath.Join(dir, "repo")
-	for _, d := range []string{data, repo} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(data, "note.txt"), []byte("hello from the disk\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	for _, args := range [][]string{{"init", "-q", "."}, {"-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "first"}} {
-		if out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	data, repo := mustUpstreamDirs(t, "hello from the disk\n")
 	entry := func(argv []string, extra ...string) map[string]any {
 		return map[string]any{"command": argv[0], "args": append(append([]string{}, argv[1:]...), extra...), "trust_annotations": true}
 	}
@@ -101,7 +87,7 @@ func TestRealUpstreams(t *testing.T) {
 	if !readOnly["fs__read_text_file"] || readOnly["fs__write_file"] || readOnly["git__git_commit"] {
 		t.Fatalf("read-only classes: %v", readOnly)
 	}
-	catFile := filepath.Join(dir, "tools.json")
+	catFile := filepath.Join(t.TempDir(), "tools.json")
 	if err := os.WriteFile(catFile, printed, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -198,4 +184,27 @@ func TestRealUpstreamKilledMidCall(t *testing.T) {
 	if again := childProcess(t, "server-everything"); again == 0 || again == pid {
 		t.Fatalf("server-everything was not started again: pid %d (was %d)", again, pid)
 	}
+}
+
+// mustUpstreamDirs makes what the real servers serve: a directory holding
+// note.txt (text) for the filesystem server, and a git repository with one
+// empty commit for the git server.
+func mustUpstreamDirs(t *testing.T, text string) (files, repo string) {
+	t.Helper()
+	dir := t.TempDir()
+	files, repo = filepath.Join(dir, "files"), filepath.Join(dir, "repo")
+	for _, d := range []string{files, repo} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(files, "note.txt"), []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"init", "-q", "."}, {"-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "first"}} {
+		if out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return files, repo
 }

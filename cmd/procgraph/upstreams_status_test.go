@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -289,21 +288,8 @@ func grepLines(text, s string) string {
 // procgraph never restarted.
 func TestRealUpstreamsSeen(t *testing.T) {
 	servers := realUpstreams(t)
+	files, repo := mustUpstreamDirs(t, "seen\n")
 	dir := t.TempDir()
-	files, repo := filepath.Join(dir, "files"), filepath.Join(dir, "repo")
-	for _, d := range []string{files, repo} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(files, "note.txt"), []byte("seen\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	for _, args := range [][]string{{"init", "-q", "."}, {"-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "first"}} {
-		if out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
 	gitScript, pidFile, downFile := downableServer(t, servers["git"][0])
 	file := writeUpstreams(t, map[string]any{
 		"fs":  map[string]any{"command": servers["fs"][0], "args": append(servers["fs"][1:], files), "trust_annotations": true},
