@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
-	"time"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -71,22 +70,10 @@ func BenchmarkDecisionsFiltered(b *testing.B) {
 			b.Fatal(err)
 		}
 		fillDecisions(b, s, n)
-		since := storetest.Ms(storetest.At(n / 2))
-		for _, c := range []struct {
-			name string
-			f    procedures.DecisionFilter
-		}{
-			{"all", procedures.DecisionFilter{}},
-			{"actor", procedures.DecisionFilter{Actor: "actor-7"}},
-			{"denied", procedures.DecisionFilter{Outcome: procedures.Denied}},
-			{"kind", procedures.DecisionFilter{Kind: procedures.KindGrant}},
-			{"kind+denied", procedures.DecisionFilter{Kind: procedures.KindTurn, Outcome: procedures.Denied}},
-			{"procedure+denied", procedures.DecisionFilter{Procedure: "proc__p3", Outcome: procedures.Denied}},
-			{"time range", procedures.DecisionFilter{Since: since, Until: since.Add(time.Duration(n/10) * time.Second)}},
-		} {
-			b.Run(fmt.Sprintf("%d/%s", n, c.name), func(b *testing.B) {
+		for _, c := range storetest.DecisionFilterCases(n) {
+			b.Run(fmt.Sprintf("%d/%s", n, c.Name), func(b *testing.B) {
 				for i := 0; i < b.N; i++ {
-					if _, err := s.ListDecisions(context.Background(), c.f); err != nil {
+					if _, err := s.ListDecisions(context.Background(), c.Filter); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/procgraph/procgraph/graph/storetest"
 	"github.com/procgraph/procgraph/procedures"
@@ -20,22 +19,10 @@ func BenchmarkDecisionsFiltered(b *testing.B) {
 	for _, n := range []int{1000, 100000} {
 		fillDecisions(b, s, filled, n)
 		filled = n
-		since := storetest.Ms(storetest.At(n / 2))
-		for _, c := range []struct {
-			name string
-			f    procedures.DecisionFilter
-		}{
-			{"all", procedures.DecisionFilter{}},
-			{"actor", procedures.DecisionFilter{Actor: "actor-7"}},
-			{"denied", procedures.DecisionFilter{Outcome: procedures.Denied}},
-			{"kind", procedures.DecisionFilter{Kind: procedures.KindGrant}},
-			{"kind+denied", procedures.DecisionFilter{Kind: procedures.KindTurn, Outcome: procedures.Denied}},
-			{"procedure+denied", procedures.DecisionFilter{Procedure: "proc__p3", Outcome: procedures.Denied}},
-			{"time range", procedures.DecisionFilter{Since: since, Until: since.Add(time.Duration(n/10) * time.Second)}},
-		} {
-			b.Run(fmt.Sprintf("%d/%s", n, c.name), func(b *testing.B) {
+		for _, c := range storetest.DecisionFilterCases(n) {
+			b.Run(fmt.Sprintf("%d/%s", n, c.Name), func(b *testing.B) {
 				for i := 0; i < b.N; i++ {
-					ds, err := s.ListDecisions(context.Background(), c.f)
+					ds, err := s.ListDecisions(context.Background(), c.Filter)
 					if err != nil || len(ds) == 0 {
 						b.Fatalf("%d records, %v", len(ds), err)
 					}
