@@ -55,7 +55,9 @@ func realUpstreams(t *testing.T) map[string][]string {
 // Every tool is imported (kebab-case ones included) with its server's
 // prefix; a procedure spanning the three servers is captured and replayed
 // in the automatic phase, each call reaching its server; a write is refused
-// in the automatic phase with the disk unchanged.
+// in the automatic phase with the disk and the repository unchanged, and
+// an approved write runs exactly once; a server whose annotations are not
+// trusted imports only state-changing tools.
 func TestRealUpstreams(t *testing.T) {
 	servers := realUpstreams(t)
 	data, repo := mustUpstreamDirs(t, "hello from the disk\n")
@@ -64,7 +66,7 @@ func TestRealUpstreams(t *testing.T) {
 	}
 	file := writeUpstreams(t, map[string]any{
 		"everything": entry(servers["everything"]),
-		"fs":         entry(servers["fs"], data),
+		"fs":         entry(servers["fs"], data, repo),
 		"git":        entry(servers["git"], "--repository", repo),
 	})
 
@@ -87,6 +89,16 @@ func TestRealUpstreams(t *testing.T) {
 	if !readOnly["fs__read_text_file"] || readOnly["fs__write_file"] || readOnly["git__git_commit"] {
 		t.Fatalf("read-only classes: %v", readOnly)
 	}
+	// Fail closed: a server whose annotations are not trusted gives only
+	// state-changing tools.
+	untrusted := entry(servers["fs"], data)
+	delete(untrusted, "trust_annotations")
+	_, closed, _ := mustImportUpstreams(t, writeUpstreams(t, map[string]any{"fs": untrusted}))
+	for _, tl := range closed {
+		if tl.ReadOnly {
+			t.Fatalf("an untrusted server's %s imported read-only", tl.Name)
+		}
+	}
 	catFile := filepath.Join(t.TempDir(), "tools.json")
 	if err := os.WriteFile(catFile, printed, 0o600); err != nil {
 		t.Fatal(err)
@@ -95,6 +107,9 @@ func TestRealUpstreams(t *testing.T) {
 	s := mustServe(t, serverOpts{NoCatalogue: true, Extra: []string{"--tools", catFile, "--upstreams", file}})
 	code := "text = tools.fs__read_text_file(path=path)\nsum = tools.everything__get_sum(a=x, b=y)\nstatus = tools.git__git_status(repo_path=repo)\nreturn [text, sum, status]\n"
 	name := mustCaptureName(t, s, code, "real-1")
+	if p := mustStatus(t, s.get(t, "/v1/procedures/"+name), 200); p["exposed"] != true {
+		t.Fatalf("the procedure across three servers is not exposed: %v", p)
+	}
 	args := map[string]any{"path": filepath.Join(data, "note.txt"), "x": 2, "y": 40, "repo": repo}
 	for range 2 {
 		out := mustStatus(t, s.invoke(t, name, map[string]any{"arguments": args, "phase": "automatic"}), 200)
@@ -107,13 +122,45 @@ func TestRealUpstreams(t *testing.T) {
 		}
 	}
 
-	write := mustCaptureName(t, s, "a = tools.fs__read_text_file(path=path)\ntools.fs__write_file(path=path, content=\"overwritten\")\nreturn a\n", "real-2")
-	r := s.invoke(t, write, map[string]any{"arguments": map[string]any{"path": filepath.Join(data, "note.txt"), "content": "overwritten"}, "phase": "automatic"})
+	commits := func() string {
+		out, err := exec.Command("git", "-C", repo, "rev-list", "--count", "HEAD").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	writeCode := "a = tools.fs__read_text_file(path=path)\ntools.fs__write_file(path=path, content=\"overwritten\")\n" +
+		"tools.git__git_commit(repo_path=repo, message=\"never\")\nreturn a\n"
+	write := mustCaptureName(t, s, writeCode, "real-2")
+	r := s.invoke(t, write, map[string]any{"arguments": map[string]any{"path": filepath.Join(data, "note.txt"), "repo": repo,
+		"content": "overwritten", "message": "never"}, "phase": "automatic"}) // (the literals were lifted)
 	if r.Status != 403 {
 		t.Fatalf("a write in the automatic phase: %d %s", r.Status, r.Body)
 	}
-	if b, _ := os.ReadFile(filepath.Join(data, "note.txt")); string(b) != "hello from the disk\n" {
-		t.Fatalf("the disk changed: %q", b)
+	if b, _ := os.ReadFile(filepath.Join(data, "note.txt")); string(b) != "hello from the disk\n" || commits() != "1" {
+		t.Fatalf("the disk or the repository changed: %q, %s commits", b, commits())
+	}
+
+	// An approved write runs exactly once: a file written into the
+	// repository and committed (one more commit), and the approved turn
+	// cannot be run a second time.
+	turn := map[string]any{"code": "tools.fs__write_file(path=path, content=\"approved\")\ntools.git__git_add(repo_path=repo, files=[\"new.txt\"])\n" +
+		"return tools.git__git_commit(repo_path=repo, message=\"approved\")\n", "session_id": "real", "phase": "interactive",
+		"arguments": map[string]any{"path": filepath.Join(repo, "new.txt"), "repo": repo}}
+	pending := mustStatus(t, s.send(t, req{Method: "POST", Path: "/v1/turns", Body: turn}), 202)
+	id := pending["turn"].(map[string]any)["id"].(string)
+	if commits() != "1" {
+		t.Fatalf("a turn waiting for review committed: %s commits", commits())
+	}
+	mustStatus(t, s.send(t, req{Method: "POST", Path: "/v1/approvals/" + id + "/resolve", Body: map[string]any{"choice": "run_once", "reason": "checked"}}), 200)
+	if ran := mustStatus(t, s.send(t, req{Method: "POST", Path: "/v1/turns/" + id + "/run"}), 200); ran["status"] != "succeeded" {
+		t.Fatalf("the approved write: %v", ran)
+	}
+	if r := s.send(t, req{Method: "POST", Path: "/v1/turns/" + id + "/run"}); r.Status != 409 {
+		t.Fatalf("the approved turn run again: %d %s", r.Status, r.Body)
+	}
+	if b, _ := os.ReadFile(filepath.Join(repo, "new.txt")); string(b) != "approved" || commits() != "2" {
+		t.Fatalf("after the approved write: %q, %s commits; want it written and committed once", b, commits())
 	}
 }
 
