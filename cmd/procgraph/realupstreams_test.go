@@ -188,8 +188,9 @@ func childProcess(t *testing.T, part string) int {
 
 // TestRealUpstreamKilledMidCall: server-everything killed (SIGKILL) while
 // a long call of it is in flight: the call fails upstream_unavailable,
-// procgraph's supervision starts the server again, and the next call is
-// served; a call beside the long one is served while it runs.
+// procgraph's supervision starts the server again, the next call is
+// served, and nothing is demoted; a call beside the long one is served
+// while it runs.
 func TestRealUpstreamKilledMidCall(t *testing.T) {
 	servers := realUpstreams(t)
 	file := writeUpstreams(t, map[string]any{"everything": map[string]any{"command": servers["everything"][0], "args": servers["everything"][1:], "trust_annotations": true}})
@@ -228,6 +229,13 @@ func TestRealUpstreamKilledMidCall(t *testing.T) {
 	}
 	mustFailWith(t, mustStatus(t, <-answered, 200), "upstream_unavailable", "upstream_unavailable")
 	summed()
+	// The outage is counted in the health and demotes nothing.
+	p := mustStatus(t, s.get(t, "/v1/procedures/"+long), 200)
+	h, _ := p["health"].(map[string]any)
+	failures, _ := h["failures"].(map[string]any)
+	if p["demoted"] != false || failures["upstream_unavailable"] != float64(1) || h["demotion_streak"] != float64(0) {
+		t.Fatalf("after the outage: demoted %v, health %v; want upstream_unavailable counted, no streak, not demoted", p["demoted"], h)
+	}
 	if again := childProcess(t, "server-everything"); again == 0 || again == pid {
 		t.Fatalf("server-everything was not started again: pid %d (was %d)", again, pid)
 	}
