@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -262,4 +264,55 @@ func mustUpstreamDirs(t *testing.T, text string) (files, repo string) {
 		}
 	}
 	return files, repo
+}
+
+// TestRealUpstreamsLargeResult: a 600 KB file read through the real
+// filesystem server, beside the real git server, reaches the official
+// Python SDK over /mcp whole, once, as structured content with a short
+// text beside it.
+func TestRealUpstreamsLargeResult(t *testing.T) {
+	argv, missing := pythonClient()
+	requireSDK(t, missing)
+	servers := realUpstreams(t)
+	data, repo := mustUpstreamDirs(t, "small\n")
+	big := filepath.Join(data, "big.txt")
+	if err := os.WriteFile(big, bytes.Repeat([]byte("0123456789abcdef\n"), 600000/17+1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	file := writeUpstreams(t, map[string]any{
+		"fs":  map[string]any{"command": servers["fs"][0], "args": append(append([]string{}, servers["fs"][1:]...), data), "trust_annotations": true},
+		"git": map[string]any{"command": servers["git"][0], "args": append(append([]string{}, servers["git"][1:]...), "--repository", repo), "trust_annotations": true},
+	})
+	printed, _, _ := mustImportUpstreams(t, file)
+	catFile := filepath.Join(t.TempDir(), "tools.json")
+	if err := os.WriteFile(catFile, printed, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := mustServe(t, serverOpts{NoCatalogue: true, Extra: []string{"--tools", catFile, "--upstreams", file}})
+	// The paths as written (lift: false): the client passes only task_id.
+	code := fmt.Sprintf("text = tools.fs__read_text_file(path=%q)\nstatus = tools.git__git_status(repo_path=%q)\nreturn {\"text\": text, \"status\": status, \"task\": task_id}\n", big, repo)
+	out := s.mustCapture(t, map[string]any{"code": code, "session_id": "large", "lift": false}, nil)
+	name := out["procedure"].(map[string]any)["name"].(string)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], "large.py", s.URL+"/mcp", name)
+	cmd.Dir = interopDir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	res, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("the client failed: %v\nstdout:\n%s\nstderr:\n%s", err, res, stderr.String())
+	}
+	var got struct {
+		IsError         bool   `json:"is_error"`
+		StructuredBytes int    `json:"structured_bytes"`
+		TextLen         int    `json:"text_len"`
+		Text            string `json:"text"`
+	}
+	if err := json.Unmarshal(res, &got); err != nil {
+		t.Fatalf("the client printed %q: %v", res, err)
+	}
+	if got.IsError || got.StructuredBytes < 600000 || got.TextLen > 1000 || !strings.Contains(got.Text, "structured content") {
+		t.Fatalf("the SDK read: %+v", got)
+	}
 }
