@@ -8,44 +8,38 @@ import (
 	"github.com/procgraph/procgraph/fault"
 )
 
-// Store keeps the procedure graph. Every method is atomic: it either fully
-// happens or changes nothing. Implementations live under graph/ and pass the
-// conformance suite graph/storetest. Every method may also return
-// fault.CodeUnavailable (the backend cannot be reached; nothing was written) and
-// fault.CodeInternal.
+// Store keeps the procedure graph: one interface per area, composed (as
+// openfga composes its datastore), so that a caller can ask for the area it
+// uses. Every method is atomic: it either fully happens or changes
+// nothing. Implementations live under graph/ and pass the conformance
+// suite graph/storetest. Every method may also return
+// fault.CodeUnavailable (the backend cannot be reached; nothing was
+// written) and fault.CodeInternal.
 type Store interface {
+	ProcedureStore
+	CauseStore
+	CatalogueStore
+	GrantStore
+	DecisionStore
+	RunStore
+	DriftStore
 
+	// Ping checks that the backend answers.
+	Ping(ctx context.Context) error
+
+	// Close releases the backend.
+	Close() error
+}
+
+// ProcedureStore keeps procedures and their versions: captures, reads, Find,
+// promotion and retirement. Every method is atomic, and may also return
+// fault.CodeUnavailable and fault.CodeInternal (see Store).
+type ProcedureStore interface {
 	// Capture records one capture in one transaction: it upserts the
 	// procedure by name, the version by code hash, the cause and its edge,
 	// and counts the usage key (see CaptureInput). Returns fault.CodeInvalid for
 	// an input that breaks the rules documented on CaptureInput.
 	Capture(ctx context.Context, in CaptureInput) (CaptureResult, error)
-
-	// RecordUse counts a use of an existing procedure: a capture that was a
-	// single proc__ call, or a successful replay (see UseInput). Returns
-	// fault.CodeNotFound when the procedure (or the named version) does not exist.
-	RecordUse(ctx context.Context, in UseInput) (UseResult, error)
-
-	// Recordings returns the page [offset, offset+limit) (limit 0: to the
-	// end) of the recordings of the version codeHash of the procedure name
-	// (of all its versions when codeHash is ""), newest first (recorded_at,
-	// then id), whatever the number of other versions', and how many there
-	// are: only the page's bodies are read. Returns fault.CodeNotFound for
-	// an unknown procedure, fault.CodeInvalid for a negative limit or
-	// offset.
-	Recordings(ctx context.Context, name, codeHash string, limit, offset int) ([]Recording, int, error)
-
-	// DeleteRecordings deletes the recordings of the procedure name (every
-	// procedure's when name is "") and appends d when it is not nil, in one
-	// transaction, returning how many it deleted. Returns
-	// fault.CodeNotFound for an unknown procedure.
-	DeleteRecordings(ctx context.Context, name string, d *Decision) (int, error)
-
-	// SetVerification keeps v as the last verification of the version
-	// codeHash of name, in one write (a verification cut short keeps the
-	// previous one). Returns fault.CodeNotFound, or fault.CodeInvalid for
-	// a v that fails Verification.Check.
-	SetVerification(ctx context.Context, name, codeHash string, v Verification) error
 
 	// Get returns the procedure named name with its current version, causes
 	// and stored grant. Returns fault.CodeNotFound.
@@ -73,10 +67,6 @@ type Store interface {
 	// q.Validate does.
 	Find(ctx context.Context, q Query) ([]*Procedure, int, error)
 
-	// Granted returns every procedure whose stored grant is Held, by name,
-	// as Get returns them. It reads those procedures only, not every one.
-	Granted(ctx context.Context) ([]*Procedure, error)
-
 	// Versions returns the versions of a procedure, oldest first, with
 	// Current set on the current one. Returns fault.CodeNotFound.
 	Versions(ctx context.Context, name string) ([]Version, error)
@@ -90,28 +80,56 @@ type Store interface {
 	// fault.CodeConflict when that version did not succeed.
 	Promote(ctx context.Context, name, codeHash string, d Decision) (*Procedure, error)
 
+	// SetRetired stores r as the procedure's retirement (nil brings it
+	// back) and appends d, in one transaction; the procedure's Class follows
+	// (Class.Retired), and so do its Affected callers' classifications
+	// (Problem ReasonCallsRetired). Returns fault.CodeNotFound.
+	SetRetired(ctx context.Context, name string, r *Retirement, d Decision) (*Procedure, error)
+}
+
+// CauseStore reads the causes procedures were captured for. Every method is
+// atomic, and may also return fault.CodeUnavailable and fault.CodeInternal
+// (see Store).
+type CauseStore interface {
+	// Causes returns every cause with its number of procedures and the sum
+	// of its edge frequencies, by name.
+	Causes(ctx context.Context) ([]Cause, error)
+
+	// Cause returns one cause and its procedures (edge frequency desc, then
+	// name). Returns fault.CodeNotFound.
+	Cause(ctx context.Context, name string) (*Cause, []CauseProcedure, error)
+}
+
+// CatalogueStore keeps the tool catalogue. Every method is atomic, and may
+// also return fault.CodeUnavailable and fault.CodeInternal (see Store).
+type CatalogueStore interface {
+	// Catalogue returns the stored tool catalogue; an empty one (with the
+	// revision of no tools) when none was ever put.
+	Catalogue(ctx context.Context) (*Catalogue, error)
+
+	// PutCatalogue replaces the stored catalogue.
+	PutCatalogue(ctx context.Context, c *Catalogue) error
+}
+
+// GrantStore keeps procedures' durable grants (set_procedure_auto_run).
+// Every method is atomic, and may also return fault.CodeUnavailable and
+// fault.CodeInternal (see Store).
+type GrantStore interface {
 	// SetGrant stores g as the procedure's grant (nil revokes it) and appends
 	// d, in one transaction, only if expectHash is still the current code
 	// hash; the stored grant's CodeHash is expectHash. Returns fault.CodeNotFound, or fault.CodeConflict (with details reason
 	// "code_changed") when the current hash is no longer expectHash.
 	SetGrant(ctx context.Context, name string, g *Grant, expectHash string, d Decision) (*Procedure, error)
 
-	// SetRetired stores r as the procedure's retirement (nil brings it
-	// back) and appends d, in one transaction; the procedure's Class follows
-	// (Class.Retired), and so do its Affected callers' classifications
-	// (Problem ReasonCallsRetired). Returns fault.CodeNotFound.
-	SetRetired(ctx context.Context, name string, r *Retirement, d Decision) (*Procedure, error)
+	// Granted returns every procedure whose stored grant is Held, by name,
+	// as Get returns them. It reads those procedures only, not every one.
+	Granted(ctx context.Context) ([]*Procedure, error)
+}
 
-	// LiftDemotion lifts the procedure's demotion (Procedure.Demoted),
-	// starts its current version's demotion streak again (StreakReset) and
-	// appends in.Decision, in one transaction; its Class follows. It writes
-	// nothing and returns fault.CodeConflict, details reason
-	// ReasonNotDemoted, when the procedure is not demoted, or when
-	// in.CodeHash (when set) is not its current version or in.Revision
-	// (when set) not the stored catalogue's revision (reason
-	// ReasonCatalogueChanged for those two). Returns fault.CodeNotFound.
-	LiftDemotion(ctx context.Context, in LiftInput) (*Procedure, error)
-
+// DecisionStore keeps the audit log: decisions and the results of the runs
+// they allowed. Every method is atomic, and may also return
+// fault.CodeUnavailable and fault.CodeInternal (see Store).
+type DecisionStore interface {
 	// AppendDecision appends an audit record. Appending the same record
 	// again changes nothing (writes may be retried); another record under a
 	// known id is fault.CodeConflict. Returns fault.CodeInvalid for a record without id,
@@ -130,14 +148,53 @@ type Store interface {
 	// then id), from just after f.Before when set. Returns fault.CodeInvalid for a
 	// negative limit or a Before that is no stored decision's id.
 	ListDecisions(ctx context.Context, f DecisionFilter) ([]Decision, error)
+}
 
-	// Catalogue returns the stored tool catalogue; an empty one (with the
-	// revision of no tools) when none was ever put.
-	Catalogue(ctx context.Context) (*Catalogue, error)
+// RunStore keeps what runs leave on a procedure: uses and health, demotion,
+// recordings and verifications. Every method is atomic, and may also return
+// fault.CodeUnavailable and fault.CodeInternal (see Store).
+type RunStore interface {
+	// RecordUse counts a use of an existing procedure: a capture that was a
+	// single proc__ call, or a successful replay (see UseInput). Returns
+	// fault.CodeNotFound when the procedure (or the named version) does not exist.
+	RecordUse(ctx context.Context, in UseInput) (UseResult, error)
 
-	// PutCatalogue replaces the stored catalogue.
-	PutCatalogue(ctx context.Context, c *Catalogue) error
+	// LiftDemotion lifts the procedure's demotion (Procedure.Demoted),
+	// starts its current version's demotion streak again (StreakReset) and
+	// appends in.Decision, in one transaction; its Class follows. It writes
+	// nothing and returns fault.CodeConflict, details reason
+	// ReasonNotDemoted, when the procedure is not demoted, or when
+	// in.CodeHash (when set) is not its current version or in.Revision
+	// (when set) not the stored catalogue's revision (reason
+	// ReasonCatalogueChanged for those two). Returns fault.CodeNotFound.
+	LiftDemotion(ctx context.Context, in LiftInput) (*Procedure, error)
 
+	// Recordings returns the page [offset, offset+limit) (limit 0: to the
+	// end) of the recordings of the version codeHash of the procedure name
+	// (of all its versions when codeHash is ""), newest first (recorded_at,
+	// then id), whatever the number of other versions', and how many there
+	// are: only the page's bodies are read. Returns fault.CodeNotFound for
+	// an unknown procedure, fault.CodeInvalid for a negative limit or
+	// offset.
+	Recordings(ctx context.Context, name, codeHash string, limit, offset int) ([]Recording, int, error)
+
+	// DeleteRecordings deletes the recordings of the procedure name (every
+	// procedure's when name is "") and appends d when it is not nil, in one
+	// transaction, returning how many it deleted. Returns
+	// fault.CodeNotFound for an unknown procedure.
+	DeleteRecordings(ctx context.Context, name string, d *Decision) (int, error)
+
+	// SetVerification keeps v as the last verification of the version
+	// codeHash of name, in one write (a verification cut short keeps the
+	// previous one). Returns fault.CodeNotFound, or fault.CodeInvalid for
+	// a v that fails Verification.Check.
+	SetVerification(ctx context.Context, name, codeHash string, v Verification) error
+}
+
+// DriftStore keeps the stale versions a catalogue change leaves and their
+// rebaselining. Every method is atomic, and may also return
+// fault.CodeUnavailable and fault.CodeInternal (see Store).
+type DriftStore interface {
 	// Drifted returns the page [offset, offset+limit) (limit 0: all) of the
 	// stale versions under the stored catalogue — those with a baseline
 	// key (Baseline.Keys) that is not among Catalogue.ContractKeys — current
@@ -151,20 +208,6 @@ type Store interface {
 	// fault.CodeNotFound for an unknown procedure or version, fault.CodeConflict
 	// (reason ReasonNotStale) for a decision on a version that is not stale.
 	Rebaseline(ctx context.Context, in RebaselineInput) (*Version, error)
-
-	// Causes returns every cause with its number of procedures and the sum
-	// of its edge frequencies, by name.
-	Causes(ctx context.Context) ([]Cause, error)
-
-	// Cause returns one cause and its procedures (edge frequency desc, then
-	// name). Returns fault.CodeNotFound.
-	Cause(ctx context.Context, name string) (*Cause, []CauseProcedure, error)
-
-	// Ping checks that the backend answers.
-	Ping(ctx context.Context) error
-
-	// Close releases the backend.
-	Close() error
 }
 
 // CaptureInput is one capture, already analysed.

@@ -55,7 +55,18 @@ type Store struct {
 	decodeCaches
 }
 
-var _ procedures.Store = (*Store)(nil)
+// The store implements procedures.Store and each of its areas (checked
+// at compile time).
+var (
+	_ procedures.Store          = (*Store)(nil)
+	_ procedures.ProcedureStore = (*Store)(nil)
+	_ procedures.CauseStore     = (*Store)(nil)
+	_ procedures.CatalogueStore = (*Store)(nil)
+	_ procedures.GrantStore     = (*Store)(nil)
+	_ procedures.DecisionStore  = (*Store)(nil)
+	_ procedures.RunStore       = (*Store)(nil)
+	_ procedures.DriftStore     = (*Store)(nil)
+)
 
 // Open opens (creating if needed) the store file at path. It returns
 // CodeUnavailable when the file is locked by another process past the lock

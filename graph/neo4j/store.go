@@ -92,7 +92,18 @@ type Store struct {
 	rankBatch int
 }
 
-var _ procedures.Store = (*Store)(nil)
+// The store implements procedures.Store and each of its areas (checked
+// at compile time).
+var (
+	_ procedures.Store          = (*Store)(nil)
+	_ procedures.ProcedureStore = (*Store)(nil)
+	_ procedures.CauseStore     = (*Store)(nil)
+	_ procedures.CatalogueStore = (*Store)(nil)
+	_ procedures.GrantStore     = (*Store)(nil)
+	_ procedures.DecisionStore  = (*Store)(nil)
+	_ procedures.RunStore       = (*Store)(nil)
+	_ procedures.DriftStore     = (*Store)(nil)
+)
 
 // Open connects to the server cfg names, verifies that it answers and
 // applies the schema (idempotently). It returns CodeInvalid for a config
