@@ -13,35 +13,59 @@ import (
 )
 
 // Service is what the HTTP API asks of the domain: the methods of
-// *procedures.Service its handlers call, and nothing else, so a test can
-// serve the routes over a fake (internal/fakeservice) and check what the
-// transport does (status codes, bodies, bounds, scopes, JSON errors)
-// without a store. ADR 0027.
+// *procedures.Service its handlers call, and nothing else, one interface
+// per area, so a test can serve the routes over a fake
+// (internal/fakeservice) and check what the transport does (status
+// codes, bodies, bounds, scopes, JSON errors) without a store. ADR 0027.
 type Service interface {
+	ProcedureService
+	CatalogueService
+	GrantService
+	AuditService
+
 	Ping(ctx context.Context) error
-	Catalogue(ctx context.Context) (*procedures.Catalogue, error)
-	PutCatalogue(ctx context.Context, tools []procedures.Tool, actor string) (*procedures.Catalogue, error)
+	Backup(ctx context.Context, w io.Writer) (int64, error)
+}
+
+// ProcedureService is what the HTTP API asks of procedures, their versions
+// and causes: capture, find, read, promote, retire, the graph.
+type ProcedureService interface {
 	Capture(ctx context.Context, req procedures.CaptureRequest) (procedures.CaptureOutcome, error)
 	Find(ctx context.Context, r procedures.FindRequest) ([]*procedures.Procedure, int, error)
 	Get(ctx context.Context, name string) (*procedures.Procedure, error)
 	Versions(ctx context.Context, name string) ([]procedures.Version, error)
 	Version(ctx context.Context, name, codeHash string) (*procedures.Version, error)
-	Promote(ctx context.Context, r procedures.PromoteRequest) (*procedures.Procedure, procedures.Decision, error)
 	VersionView(ctx context.Context, name, codeHash string) (*procedures.Version, error)
-	Drifted(ctx context.Context, limit, offset int) (*procedures.DriftPage, error)
-	AcceptDrift(ctx context.Context, r procedures.AcceptDriftRequest) (*procedures.Procedure, procedures.Decision, error)
-	SetAutoRun(ctx context.Context, r procedures.AutoRunRequest) (*procedures.Procedure, procedures.Decision, error)
+	Promote(ctx context.Context, r procedures.PromoteRequest) (*procedures.Procedure, procedures.Decision, error)
 	SetRetired(ctx context.Context, r procedures.RetireRequest) (*procedures.Procedure, procedures.Decision, error)
-	LiftDemotion(ctx context.Context, r procedures.LiftDemotionRequest) (*procedures.Procedure, procedures.Decision, error)
-	Recordings(ctx context.Context, name, codeHash string, limit, offset int) ([]procedures.Recording, int, error)
-	PurgeRecordings(ctx context.Context, name, actor, reason string) (procedures.Decision, int, error)
-	GrantsList(ctx context.Context) ([]*procedures.Procedure, error)
 	Causes(ctx context.Context) ([]procedures.Cause, error)
 	Cause(ctx context.Context, name string) (*procedures.Cause, []procedures.CauseProcedure, error)
 	Graph(ctx context.Context, q procedures.GraphQuery) (*procedures.Graph, error)
+}
+
+// CatalogueService is what the HTTP API asks of the tool catalogue and
+// the drift a change of it leaves.
+type CatalogueService interface {
+	Catalogue(ctx context.Context) (*procedures.Catalogue, error)
+	PutCatalogue(ctx context.Context, tools []procedures.Tool, actor string) (*procedures.Catalogue, error)
+	Drifted(ctx context.Context, limit, offset int) (*procedures.DriftPage, error)
+	AcceptDrift(ctx context.Context, r procedures.AcceptDriftRequest) (*procedures.Procedure, procedures.Decision, error)
+}
+
+// GrantService is what the HTTP API asks of grants and demotions.
+type GrantService interface {
+	SetAutoRun(ctx context.Context, r procedures.AutoRunRequest) (*procedures.Procedure, procedures.Decision, error)
+	GrantsList(ctx context.Context) ([]*procedures.Procedure, error)
+	LiftDemotion(ctx context.Context, r procedures.LiftDemotionRequest) (*procedures.Procedure, procedures.Decision, error)
+}
+
+// AuditService is what the HTTP API asks of the audit log, the change
+// feed and the recordings.
+type AuditService interface {
 	Decisions(ctx context.Context, f procedures.DecisionFilter) ([]procedures.Decision, error)
 	Changes() *procedures.Feed
-	Backup(ctx context.Context, w io.Writer) (int64, error)
+	Recordings(ctx context.Context, name, codeHash string, limit, offset int) ([]procedures.Recording, int, error)
+	PurgeRecordings(ctx context.Context, name, actor, reason string) (procedures.Decision, int, error)
 }
 
 // Replayer is what the HTTP API asks of replays (*replay.Replayer).

@@ -74,7 +74,7 @@ type Options struct {
 // and dispatcher. It is safe for concurrent use.
 type Gate struct {
 	r     *replay.Replayer
-	svc   *procedures.Service
+	svc   Service
 	turns TurnStore
 	opts  Options
 

@@ -50,9 +50,20 @@ const (
 	DefaultMaxBody        = 1 << 20
 )
 
+// Service is what the MCP handlers ask of the domain (*procedures.Service):
+// the exposed procedures' page, set_procedure_auto_run, and the change feed
+// that refreshes the proc__ tools.
+type Service interface {
+	Find(ctx context.Context, r procedures.FindRequest) ([]*procedures.Procedure, int, error)
+	SetAutoRun(ctx context.Context, r procedures.AutoRunRequest) (*procedures.Procedure, procedures.Decision, error)
+	Changes() *procedures.Feed
+}
+
+var _ Service = (*procedures.Service)(nil)
+
 // Config wires a Handler.
 type Config struct {
-	Service  *procedures.Service
+	Service  Service
 	Replayer *replay.Replayer
 	// Phase is the phase of every proc__ call through this handler:
 	// automatic (only read-only procedures run) or interactive.

@@ -67,11 +67,50 @@ type ReplayCounter interface {
 	CountReplay(status, errorCode string)
 }
 
+// Service is what the Replayer asks of the domain (*procedures.Service):
+// one interface for what it reads, one for what it records.
+type Service interface {
+	ReadService
+	RecordService
+}
+
+// ReadService is what the Replayer reads through the domain: procedures,
+// versions, the catalogue, the exposed tools, a block's classification.
+type ReadService interface {
+	Get(ctx context.Context, name string) (*procedures.Procedure, error)
+	GetForRun(ctx context.Context, name string) (*procedures.Procedure, *procedures.Catalogue, error)
+	Version(ctx context.Context, name, codeHash string) (*procedures.Version, error)
+	VersionView(ctx context.Context, name, codeHash string) (*procedures.Version, error)
+	VersionRecordings(ctx context.Context, name, codeHash string) ([]procedures.Recording, error)
+	Catalogue(ctx context.Context) (*procedures.Catalogue, error)
+	ExposedMatching(ctx context.Context, q string, causes []string, limit int) ([]*procedures.Procedure, error)
+	StaleVersions(ctx context.Context) ([]procedures.StaleVersion, error)
+	ClassifyBlock(ctx context.Context, a *signature.Analysis) (*procedures.Block, error)
+	AllowMutatingAutorun() bool
+}
+
+// RecordService is what the Replayer records through the domain: runs,
+// decisions and their results, verifications, drift cleared, and the
+// change feed it watches.
+type RecordService interface {
+	RecordRunWith(ctx context.Context, name, codeHash, usageKey, cause string, run *procedures.Run, k procedures.Kept) error
+	Recorder() *procedures.Recorder
+	SetVerification(ctx context.Context, name, codeHash string, v procedures.Verification) error
+	LiftVerified(ctx context.Context, name, codeHash, revision string, recordings int) (bool, error)
+	ClearDrift(ctx context.Context, name, codeHash, revision string) error
+	Changes() *procedures.Feed
+}
+
+var _ Service = (*procedures.Service)(nil)
+
 // Replayer replays stored procedures: one recorded decision per invoke, a
 // run in the sandbox with the decision's allow-set, nested proc__ replays,
 // and counting of successful replays. It is safe for concurrent use.
 type Replayer struct {
-	svc        *procedures.Service
+	svc Service
+	// whole is the service svc is, handed to the gate built over this
+	// Replayer (Service).
+	whole      *procedures.Service
 	runner     sandbox.Runner
 	nested     sandbox.Runner
 	dispatcher Dispatcher
@@ -92,7 +131,7 @@ func New(svc *procedures.Service, runner sandbox.Runner, d Dispatcher, opts Opti
 	if now == nil {
 		now = time.Now
 	}
-	return &Replayer{schemas: newSchemaCache(), svc: svc, runner: runner, nested: nested, dispatcher: d, opts: opts, log: opts.Logger, now: now}
+	return &Replayer{schemas: newSchemaCache(), svc: svc, whole: svc, runner: runner, nested: nested, dispatcher: d, opts: opts, log: opts.Logger, now: now}
 }
 
 // InvokeRequest is one replay request.

@@ -12,8 +12,8 @@ import (
 )
 
 // Service is the procedures service the Replayer reads and records
-// through.
-func (r *Replayer) Service() *procedures.Service { return r.svc }
+// through, for the gate built over it.
+func (r *Replayer) Service() *procedures.Service { return r.whole }
 
 // Now is the Replayer's clock (Options.Now).
 func (r *Replayer) Now() time.Time { return r.now() }
