@@ -16,8 +16,8 @@ const (
 	// MaxNoteBytes bounds a record's note: an operator's reason, or
 	// "reviewed by " and the reviewer.
 	MaxNoteBytes = MaxReasonBytes + MaxKeyBytes
-	// MaxSuggestionBytes bounds a record's suggestion.
-	MaxSuggestionBytes = 1 << 10
+	// maxSuggestionBytes bounds a record's suggestion.
+	maxSuggestionBytes = 1 << 10
 )
 
 var (
@@ -87,8 +87,8 @@ func CheckAudit(d Decision) error {
 	if d.Session != "" && CheckSessionID(d.Session) != nil {
 		return auditBug("the session is not a session id")
 	}
-	if len(d.Suggestion) > MaxSuggestionBytes || !fields.IsLine(d.Suggestion) {
-		return auditBug("the suggestion is not one line of at most %d bytes", MaxSuggestionBytes)
+	if len(d.Suggestion) > maxSuggestionBytes || !fields.IsLine(d.Suggestion) {
+		return auditBug("the suggestion is not one line of at most %d bytes", maxSuggestionBytes)
 	}
 	if len(d.Note) > MaxNoteBytes || !utf8.ValidString(d.Note) {
 		return fault.Errorf(fault.CodeInvalid, "the audit record's note (the reason) must be UTF-8 of at most %d bytes", MaxNoteBytes).

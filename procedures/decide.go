@@ -71,22 +71,22 @@ const (
 	// SuggestInteractive is attached to a state-changing procedure denied
 	// in the automatic phase.
 	SuggestInteractive = "this procedure changes state: offer it in the interactive loop, where a human can approve it (phase \"interactive\")"
-	// SuggestInteractiveTurn is attached to a turn denied in the automatic
+	// suggestInteractiveTurn is attached to a turn denied in the automatic
 	// phase.
-	SuggestInteractiveTurn = "this block is not read-only: submit it in the interactive phase, where an operator reviews it"
-	// SuggestDemoted is attached to an automatic invoke of a demoted
+	suggestInteractiveTurn = "this block is not read-only: submit it in the interactive phase, where an operator reviews it"
+	// suggestDemoted is attached to an automatic invoke of a demoted
 	// procedure.
-	SuggestDemoted = "this procedure's current version failed its last runs, so it no longer runs unattended: run it in the interactive phase, or use another procedure"
-	// SuggestRetired is attached to an invoke of a retired procedure.
-	SuggestRetired = "an admin retired this procedure: it is kept for analysis (GET /v1/procedures/{name} says who and why) but no longer runs; use another procedure"
+	suggestDemoted = "this procedure's current version failed its last runs, so it no longer runs unattended: run it in the interactive phase, or use another procedure"
+	// suggestRetired is attached to an invoke of a retired procedure.
+	suggestRetired = "an admin retired this procedure: it is kept for analysis (GET /v1/procedures/{name} says who and why) but no longer runs; use another procedure"
 )
 
-// SuggestUnknownTool is the suggestion of a replay denied unknown_tool:
-// which tools the catalogue lacks, bounded to MaxSuggestionBytes.
-func SuggestUnknownTool(tools []string) string {
+// suggestUnknownTool is the suggestion of a replay denied unknown_tool:
+// which tools the catalogue lacks, bounded to maxSuggestionBytes.
+func suggestUnknownTool(tools []string) string {
 	s := "neither the catalogue nor the stored procedures have " + strings.Join(tools, ", ") +
 		" (a tool its server no longer lists, or one never there): nothing ran; the procedure runs again once they are back"
-	return text.Bounded(s, MaxSuggestionBytes-len("…"))
+	return text.Bounded(s, maxSuggestionBytes-len("…"))
 }
 
 // subjects says which blocks a row of the table decides.
@@ -125,22 +125,22 @@ func automatic(in DecisionInput) bool { return in.Phase != PhaseInteractive }
 // It is the one home of both. Argument validation happens before it (a
 // failure is a 422 and no decision), so it has no row for that.
 var table = []row{
-	{replays, func(in DecisionInput) bool { return in.Retired }, deny(ReasonRetired, SuggestRetired)},
+	{replays, func(in DecisionInput) bool { return in.Retired }, deny(ReasonRetired, suggestRetired)},
 	{replays, func(in DecisionInput) bool { return !in.Succeeded }, deny(ReasonProcedureNotSucceeded, "")},
 	{both, func(in DecisionInput) bool { return in.Problem != "" }, func(in DecisionInput) Verdict { return Verdict{Outcome: Denied, Reason: in.Problem} }},
 	// A call of a tool the catalogue lacks would be refused mid-run: the
 	// replay is refused before it starts, in either phase, and says which.
 	{replays, func(in DecisionInput) bool { return len(in.UnknownTools) > 0 }, func(in DecisionInput) Verdict {
-		return Verdict{Outcome: Denied, Reason: ReasonUnknownTool, Suggestion: SuggestUnknownTool(in.UnknownTools)}
+		return Verdict{Outcome: Denied, Reason: ReasonUnknownTool, Suggestion: suggestUnknownTool(in.UnknownTools)}
 	}},
 	// A demoted procedure still runs where a human watches.
-	{replays, func(in DecisionInput) bool { return in.Demoted && automatic(in) }, deny(ReasonDemoted, SuggestDemoted)},
+	{replays, func(in DecisionInput) bool { return in.Demoted && automatic(in) }, deny(ReasonDemoted, suggestDemoted)},
 	{both, func(in DecisionInput) bool { return automatic(in) && in.ReadOnly }, allow(ReasonReadOnly, false)},
 	// A read-only procedure replays in either phase; new code is always
 	// reviewed in the interactive phase, read-only code too.
 	{replays, func(in DecisionInput) bool { return in.ReadOnly }, allow(ReasonReadOnly, false)},
 	{replays, automatic, deny(ReasonStateChangingAuto, SuggestInteractive)},
-	{turns, automatic, deny(ReasonStateChangingAuto, SuggestInteractiveTurn)},
+	{turns, automatic, deny(ReasonStateChangingAuto, suggestInteractiveTurn)},
 	{replays, func(in DecisionInput) bool { return !in.AllowMutating }, deny(ReasonStateChangingDisabled, "")},
 	{both, func(in DecisionInput) bool { return in.GrantActive }, allow(ReasonDurableAutoRun, true)},
 	{replays, func(in DecisionInput) bool { return in.ReviewedBy != "" && in.ReviewerHasGrantScope }, allow(ReasonOperatorReviewed, true)},

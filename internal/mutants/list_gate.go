@@ -8,7 +8,7 @@ func init() {
 		{
 			Name:     "procedures/automatic-state-changing-turn-runs",
 			Why:      "the decision table's automatic row lets a state-changing turn fall through to the interactive rows",
-			Edits:    []Edit{{Dir: "procedures", Find: "{turns, automatic, deny(ReasonStateChangingAuto, SuggestInteractiveTurn)},", Replace: ""}},
+			Edits:    []Edit{{Dir: "procedures", Find: "{turns, automatic, deny(ReasonStateChangingAuto, suggestInteractiveTurn)},", Replace: ""}},
 			Packages: []string{"./procedures"},
 			Tests:    []string{"TestDecideTurns"},
 		},
