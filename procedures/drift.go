@@ -165,7 +165,7 @@ const (
 )
 
 // Drift is one change of one tool since a version's baseline. For a
-// schema change, Changes says what changed in it (SchemaDiff) when the
+// schema change, Changes says what changed in it (schemaDiff) when the
 // baseline kept the earlier schema.
 type Drift struct {
 	Tool    string         `json:"tool"`
@@ -175,7 +175,7 @@ type Drift struct {
 
 // SchemaChange is one difference between two JSON Schemas: at Path (a JSON
 // pointer), a value Added, Removed or Changed; Was and Now are the values'
-// JSON, each cut to MaxSchemaValueBytes.
+// JSON, each cut to maxSchemaValueBytes.
 type SchemaChange struct {
 	Path   string `json:"path"`
 	Change string `json:"change"`
@@ -183,27 +183,27 @@ type SchemaChange struct {
 	Now    string `json:"now,omitempty"`
 }
 
-// The kinds of SchemaChange, and its bounds: at most MaxSchemaChanges per
+// The kinds of SchemaChange, and its bounds: at most maxSchemaChanges per
 // drift entry (the last one then says how many more), each value's JSON cut
-// to MaxSchemaValueBytes.
+// to maxSchemaValueBytes.
 const (
 	SchemaAdded         = "added"
 	SchemaRemoved       = "removed"
 	SchemaChanged       = "changed"
 	SchemaMore          = "more"
-	MaxSchemaChanges    = 50
-	MaxSchemaValueBytes = 200
+	maxSchemaChanges    = 50
+	maxSchemaValueBytes = 200
 )
 
-// SchemaDiff is what changed from was to now, object members compared by
+// schemaDiff is what changed from was to now, object members compared by
 // name (recursively), any other value as a whole, in path order.
-func SchemaDiff(was, now map[string]any) []SchemaChange {
+func schemaDiff(was, now map[string]any) []SchemaChange {
 	var out []SchemaChange
 	diffValue("", was, now, &out)
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	if len(out) > MaxSchemaChanges {
-		more := len(out) - MaxSchemaChanges + 1
-		out = append(out[:MaxSchemaChanges-1], SchemaChange{Path: "", Change: SchemaMore, Now: fmt.Sprintf("%d more changes", more)})
+	if len(out) > maxSchemaChanges {
+		more := len(out) - maxSchemaChanges + 1
+		out = append(out[:maxSchemaChanges-1], SchemaChange{Path: "", Change: SchemaMore, Now: fmt.Sprintf("%d more changes", more)})
 	}
 	return out
 }
@@ -250,12 +250,12 @@ func schemaJSON(v any) string {
 
 func schemaValue(v any) string { return cutValue(schemaJSON(v)) }
 
-// cutValue cuts s to MaxSchemaValueBytes, on a rune boundary, with "…".
+// cutValue cuts s to maxSchemaValueBytes, on a rune boundary, with "…".
 func cutValue(s string) string {
-	if len(s) <= MaxSchemaValueBytes {
+	if len(s) <= maxSchemaValueBytes {
 		return s
 	}
-	cut := MaxSchemaValueBytes
+	cut := maxSchemaValueBytes
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
@@ -286,14 +286,14 @@ func DriftOf(b *Baseline, cat *Catalogue) []Drift {
 			d := Drift{Tool: was.Tool, Change: DriftInputSchema}
 			// An empty schema is kept as none (omitempty): its hash says so.
 			if was.InputSchema != nil || was.InputHash == jsonHash(map[string]any{}) {
-				d.Changes = SchemaDiff(orEmpty(was.InputSchema), orEmpty(t.InputSchema))
+				d.Changes = schemaDiff(orEmpty(was.InputSchema), orEmpty(t.InputSchema))
 			}
 			out = append(out, d)
 		}
 		if now.OutputHash != was.OutputHash {
 			d := Drift{Tool: was.Tool, Change: DriftOutputSchema}
 			if was.OutputSchema != nil || was.OutputHash == jsonHash(nil) {
-				d.Changes = SchemaDiff(was.OutputSchema, t.OutputSchema)
+				d.Changes = schemaDiff(was.OutputSchema, t.OutputSchema)
 			}
 			out = append(out, d)
 		}

@@ -7,8 +7,8 @@ import (
 	"github.com/procgraph/procgraph/fault"
 )
 
-// SetDrift sets v's Drift and Stale under cat (DriftOf its Baseline).
-func (v *Version) SetDrift(cat *Catalogue) {
+// setDrift sets v's Drift and Stale under cat (DriftOf its Baseline).
+func (v *Version) setDrift(cat *Catalogue) {
 	v.Drift = DriftOf(v.Baseline, cat)
 	v.Stale = len(v.Drift) > 0
 }
@@ -25,7 +25,7 @@ func (s *Service) VersionView(ctx context.Context, name, codeHash string) (*Vers
 	if err != nil {
 		return nil, err
 	}
-	v.SetDrift(cat)
+	v.setDrift(cat)
 	return v, nil
 }
 
@@ -129,7 +129,7 @@ func (s *Service) ClearDrift(ctx context.Context, name, codeHash, revision strin
 		return err
 	}
 	if cat, err := s.store.Catalogue(ctx); err == nil {
-		if v.SetDrift(cat); !v.Stale {
+		if v.setDrift(cat); !v.Stale {
 			s.feed.Publish(Change{Kind: ChangeDrift, Procedure: name, CodeHash: codeHash})
 		}
 	}

@@ -9,13 +9,13 @@ import (
 
 // TestSchemaDiff: members added, removed and changed at their JSON
 // pointers (escaped), arrays compared whole, long values cut, and at most
-// MaxSchemaChanges changes, the last saying how many more.
+// maxSchemaChanges changes, the last saying how many more.
 func TestSchemaDiff(t *testing.T) {
 	was := map[string]any{"type": "object", "required": []any{"id"}, "properties": map[string]any{
 		"id": map[string]any{"type": "integer"}, "a/b": map[string]any{"type": "string"}, "gone": map[string]any{"type": "string"}}}
 	now := map[string]any{"type": "object", "required": []any{"id", "limit"}, "properties": map[string]any{
 		"id": map[string]any{"type": "string"}, "a/b": map[string]any{"type": "string", "maxLength": 3.0}, "limit": map[string]any{"type": "integer"}}}
-	got := SchemaDiff(was, now)
+	got := schemaDiff(was, now)
 	want := []SchemaChange{
 		{Path: "/properties/a~1b/maxLength", Change: SchemaAdded, Now: "3"},
 		{Path: "/properties/gone", Change: SchemaRemoved, Was: `{"type":"string"}`},
@@ -24,18 +24,18 @@ func TestSchemaDiff(t *testing.T) {
 		{Path: "/required", Change: SchemaChanged, Was: `["id"]`, Now: `["id","limit"]`},
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("SchemaDiff =\n%+v\nwant\n%+v", got, want)
+		t.Fatalf("schemaDiff =\n%+v\nwant\n%+v", got, want)
 	}
 	long := map[string]any{"description": strings.Repeat("é", 300)}
-	if c := SchemaDiff(map[string]any{}, long); len(c) != 1 || len(c[0].Now) > MaxSchemaValueBytes+len("…") || !strings.HasSuffix(c[0].Now, "…") {
+	if c := schemaDiff(map[string]any{}, long); len(c) != 1 || len(c[0].Now) > maxSchemaValueBytes+len("…") || !strings.HasSuffix(c[0].Now, "…") {
 		t.Fatalf("a long value: %+v", c)
 	}
 	many := map[string]any{}
 	for i := 0; i < 80; i++ {
 		many[fmt.Sprintf("p%02d", i)] = i
 	}
-	c := SchemaDiff(nil, many)
-	if len(c) != MaxSchemaChanges || c[len(c)-1].Change != SchemaMore || c[len(c)-1].Now != "31 more changes" {
+	c := schemaDiff(nil, many)
+	if len(c) != maxSchemaChanges || c[len(c)-1].Change != SchemaMore || c[len(c)-1].Now != "31 more changes" {
 		t.Fatalf("80 changes: %d, last %+v", len(c), c[len(c)-1])
 	}
 }

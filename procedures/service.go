@@ -176,7 +176,7 @@ func (s *Service) Versions(ctx context.Context, name string) ([]Version, error) 
 		return nil, err
 	}
 	for i := range vs {
-		vs[i].SetDrift(cat)
+		vs[i].setDrift(cat)
 	}
 	return vs, nil
 }
