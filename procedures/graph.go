@@ -10,7 +10,7 @@ import (
 // Graph bounds.
 const (
 	MaxGraphDepth = 3
-	MaxGraphNodes = 500
+	maxGraphNodes = 500
 )
 
 // GraphQuery asks for the neighbourhood of some start nodes. With no start,
@@ -44,7 +44,7 @@ type GraphEdge struct {
 }
 
 // Graph is a neighbourhood of the procedure graph. Truncated is set when
-// it is not the whole graph its query asked for: MaxGraphNodes cut it
+// it is not the whole graph its query asked for: maxGraphNodes cut it
 // short, or (no start) procedures beyond the page were left out.
 // TotalProcedures is how many procedures the store holds; Offset and
 // NextOffset (no start) are the page of the most frequent procedures it
@@ -283,7 +283,7 @@ func (b *graphBuilder) expand(ctx context.Context, n *GraphNode) ([]string, erro
 			out = append(out, id)
 		}
 	case "tool":
-		procs, _, err := b.s.store.Find(ctx, Query{Tools: []string{n.Label}, Limit: MaxGraphNodes})
+		procs, _, err := b.s.store.Find(ctx, Query{Tools: []string{n.Label}, Limit: maxGraphNodes})
 		if err != nil {
 			return nil, err
 		}
@@ -314,7 +314,7 @@ func (b *graphBuilder) node(kind, label string, props map[string]any) string {
 		}
 		return id
 	}
-	if len(b.nodes) >= MaxGraphNodes {
+	if len(b.nodes) >= maxGraphNodes {
 		b.full = true
 		return id
 	}

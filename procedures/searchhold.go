@@ -22,9 +22,9 @@ const (
 	searchWait = 250 * time.Millisecond
 )
 
-// DefaultMaxConcurrentSearches is Options.MaxConcurrentSearches' default:
+// defaultMaxConcurrentSearches is Options.MaxConcurrentSearches' default:
 // two per core.
-func DefaultMaxConcurrentSearches() int { return 2 * runtime.NumCPU() }
+func defaultMaxConcurrentSearches() int { return 2 * runtime.NumCPU() }
 
 // HoldSearch takes one of the service's Options.MaxConcurrentSearches
 // places for a relevance search, the one bound of them for every caller

@@ -22,7 +22,8 @@ type Options struct {
 	// (metrics.Registry is one); optional.
 	Counter DecisionCounter
 	// MaxConcurrentSearches bounds the relevance searches (Find with Q)
-	// running at once; DefaultMaxConcurrentSearches when 0.
+	// running at once; twice the number of CPUs when 0
+	// (defaultMaxConcurrentSearches).
 	MaxConcurrentSearches int
 	// DemoteAfter is the number of consecutive failures of a procedure's
 	// current version that demote it (DemotedAfter); 0 never demotes.
@@ -57,7 +58,7 @@ func NewService(store Store, opts Options) *Service {
 		opts.Now = time.Now
 	}
 	if opts.MaxConcurrentSearches <= 0 {
-		opts.MaxConcurrentSearches = DefaultMaxConcurrentSearches()
+		opts.MaxConcurrentSearches = defaultMaxConcurrentSearches()
 	}
 	return &Service{store: store, opts: opts, rec: NewRecorder(store, RecorderOptions{Counter: opts.Counter, Now: opts.Now}),
 		feed: NewFeed(), flows: newFlowCache(), decor: newDecorations(), lifts: newLiftCache(), memos: newLiftMemos(), searches: make(chan struct{}, opts.MaxConcurrentSearches)}
