@@ -44,7 +44,7 @@ type Config struct {
 	MaxChangeStreams int
 	// Dumps is the store GET /v1/export writes a dump of (dump.Write);
 	// without it the route answers invalid: the store cannot be exported.
-	Dumps dump.Store
+	Dumps dump.Source
 	// Upstreams are the upstream servers (*mcpdispatch.Gateway) /readyz
 	// and GET /v1/upstreams report on; without them there are none.
 	Upstreams Upstreams
@@ -66,7 +66,7 @@ type Server struct {
 	router   chi.Router
 	mcpPaths map[string]string
 	turns    TurnGate
-	dumps    dump.Store
+	dumps    dump.Source
 	// upstreams are the upstream servers; nil when none is configured.
 	upstreams Upstreams
 	tokens    TokenAdmin

@@ -47,7 +47,7 @@ type admission struct {
 }
 
 // newAdmission counts the target's live pending turns.
-func newAdmission(ctx context.Context, s Store, opts ImportOptions) (*admission, error) {
+func newAdmission(ctx context.Context, s Target, opts ImportOptions) (*admission, error) {
 	a := &admission{now: time.Now(), timeout: opts.ApprovalTimeout, bounds: opts.Pending, per: map[string]int{}, trust: opts.TrustAuthorizations,
 		keep: opts.RecordingsPerVersion}
 	if opts.Now != nil {

@@ -279,7 +279,13 @@ type LoadMarker struct {
 // dump back (procgraph export / import). Both backends implement it.
 type Store interface {
 	procedures.Store
+	Source
+	Target
+}
 
+// Source is what an export (Write) reads of a store: its name and every
+// record it holds.
+type Source interface {
 	// DumpSource names the backend in a dump's header ("embedded", "neo4j").
 	DumpSource() string
 
@@ -289,6 +295,12 @@ type Store interface {
 	// Neo4j reads pages in read-committed transactions. Recordings are
 	// dumped only with opts.Recordings. Returns the sink's error as is.
 	Dump(ctx context.Context, sink Sink, opts DumpOptions) error
+}
+
+// Target is what an import (Import) asks of a store: the catalogue the
+// records are admitted under, the import in progress, and the loading.
+type Target interface {
+	procedures.CatalogueStore
 
 	// Empty reports whether the store holds no procedure, cause, decision
 	// or catalogue tool; its tokens and their audit records (kind token)

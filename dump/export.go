@@ -10,7 +10,7 @@ import (
 // Write writes a whole dump of st to w: header, records, trailer (with
 // the recordings only when opts.Recordings). Returns Dump's and the
 // writer's errors.
-func Write(ctx context.Context, st Store, w io.Writer, opts DumpOptions) error {
+func Write(ctx context.Context, st Source, w io.Writer, opts DumpOptions) error {
 	dw := NewWriter(w, st.DumpSource(), buildinfo.Version())
 	var sink Sink = dw
 	if opts.Progress != nil {

@@ -97,7 +97,7 @@ type ImportSummary struct {
 // another signature. Returns fault.CodeConflict for a store that is not empty
 // (without Merge), is importing another dump or holds a conflicting
 // procedure, fault.CodeInvalid for a bad dump.
-func Import(ctx context.Context, s Store, open func() (io.ReadCloser, error), opts ImportOptions) (ImportSummary, error) {
+func Import(ctx context.Context, s Target, open func() (io.ReadCloser, error), opts ImportOptions) (ImportSummary, error) {
 	var sum ImportSummary
 	batch := opts.BatchSize
 	if batch <= 0 {
@@ -259,7 +259,7 @@ func mode(merge bool) string {
 // procedure the store holds under another signature refuses the merge,
 // naming its line; the store's catalogue is compared with the dump's
 // (the store's is kept).
-func checkMerge(ctx context.Context, s Store, open func() (io.ReadCloser, error), sum *ImportSummary, batch int) error {
+func checkMerge(ctx context.Context, s Target, open func() (io.ReadCloser, error), sum *ImportSummary, batch int) error {
 	f, err := open()
 	if err != nil {
 		return err
