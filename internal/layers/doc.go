@@ -2,11 +2,30 @@
 // package has a layer, and a package's production imports point only to
 // packages of lower layers. So nothing imports upward, the two stores never
 // import each other, and a new package must be given its place here before
-// it builds green.
+// it builds green. Its tests also keep the seams narrow: no interface of
+// the module declares more than MaxMethods methods (a wide one is composed
+// of area interfaces, as procedures.Store is), and the domain package
+// exports at most MaxDomainExports identifiers.
 package layers
 
 // Module is the import path every layer below is relative to.
 const Module = "github.com/procgraph/procgraph"
+
+// MaxMethods bounds the methods an interface of the module declares in its
+// own body. An interface embedded in another counts where it is declared:
+// procedures.Store is seven area interfaces and two methods.
+const MaxMethods = 12
+
+// MaxDomainExports bounds what the domain package (procedures) exports:
+// its exported top-level identifiers (functions, types, variables,
+// constants) and the exported methods declared on its types; struct
+// fields and interface methods are not counted. The bound only goes down,
+// as exports are unexported or areas move out of the package; the aim is
+// 200.
+const MaxDomainExports = 438
+
+// Domain is the package whose exports MaxDomainExports bounds.
+const Domain = "procedures"
 
 // Layers maps each package of the module to its layer. A package may import
 // (outside its tests) only packages of strictly lower layers.
