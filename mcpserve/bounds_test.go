@@ -10,6 +10,7 @@ import (
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/internal/fields"
+	"github.com/procgraph/procgraph/replay"
 )
 
 // TestToolInputsBoundedInBytes: a fixed tool's argument within its
@@ -17,7 +18,9 @@ import (
 // session_id the one rule refuses, is a tool error invalid_request before
 // anything is looked up or run.
 func TestToolInputsBoundedInBytes(t *testing.T) {
-	e := newEnvWith(t, false, func(c *Config, st *embedded.Store) { c.Gate = gate.New(c.Replayer, st, gate.Options{}) })
+	e := newEnvWith(t, false, func(c *Config, st *embedded.Store) {
+		c.Gate = gate.New(c.Replayer.(*replay.Replayer), st, gate.Options{})
+	})
 	s := e.connect("/mcp/interactive", "invoker", nil)
 	for _, c := range []struct {
 		name, tool string

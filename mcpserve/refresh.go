@@ -12,7 +12,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/procgraph/procgraph/procedures"
-	"github.com/procgraph/procgraph/replay"
 )
 
 // RefreshSpacing is the least time between two of Run's refreshes: the
@@ -54,7 +53,7 @@ func NewExposed() *Exposed { return &Exposed{} }
 // called: the last read when it began after them (and had the same
 // limit), a new read otherwise, or always when force is set. A failed
 // read keeps the last one.
-func (e *Exposed) list(ctx context.Context, rp *replay.Replayer, feed *procedures.Feed, limit int, force bool) (*exposedRead, error) {
+func (e *Exposed) list(ctx context.Context, rp Replayer, feed *procedures.Feed, limit int, force bool) (*exposedRead, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	seq := feed.Seq()

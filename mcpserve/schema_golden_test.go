@@ -8,6 +8,7 @@ import (
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/internal/golden"
+	"github.com/procgraph/procgraph/replay"
 )
 
 // TestFixedToolsGolden: the fixed tools as a client lists them (name,
@@ -16,7 +17,9 @@ import (
 // Schema's meaning does not depend on their order); every value is pinned.
 // Regenerate with go test ./mcpserve -run TestFixedToolsGolden -update.
 func TestFixedToolsGolden(t *testing.T) {
-	e := newEnvWith(t, false, func(c *Config, st *embedded.Store) { c.Gate = gate.New(c.Replayer, st, gate.Options{}) })
+	e := newEnvWith(t, false, func(c *Config, st *embedded.Store) {
+		c.Gate = gate.New(c.Replayer.(*replay.Replayer), st, gate.Options{})
+	})
 	got := map[string]any{}
 	for _, path := range []string{"/mcp", "/mcp/interactive"} {
 		s := e.connect(path, "operator", nil)

@@ -59,12 +59,34 @@ type Service interface {
 	Changes() *procedures.Feed
 }
 
-var _ Service = (*procedures.Service)(nil)
+// Replayer is what the MCP handlers ask of replays (*replay.Replayer): a
+// proc__ call's invoke and the exposed procedures' tools.
+type Replayer interface {
+	Invoke(ctx context.Context, req replay.InvokeRequest) (*replay.InvokeResult, error)
+	Tools(ctx context.Context, causes []string, limit int) ([]replay.ToolDescriptor, error)
+}
+
+// TurnGate is what run_code and await_approval ask of the turn gate
+// (*gate.Gate).
+type TurnGate interface {
+	Submit(ctx context.Context, req gate.TurnRequest) (*gate.TurnAnswer, error)
+	Get(ctx context.Context, id, actor string, wait time.Duration) (*gate.Turn, error)
+	Run(ctx context.Context, id, actor string) (*gate.TurnAnswer, error)
+	Approval(ctx context.Context, id string, showArgs bool) (*gate.Approval, error)
+	Resolve(ctx context.Context, req gate.ResolveRequest) (*gate.Turn, procedures.Decision, error)
+}
+
+// The production types implement the interfaces (checked at compile time).
+var (
+	_ Service  = (*procedures.Service)(nil)
+	_ Replayer = (*replay.Replayer)(nil)
+	_ TurnGate = (*gate.Gate)(nil)
+)
 
 // Config wires a Handler.
 type Config struct {
 	Service  Service
-	Replayer *replay.Replayer
+	Replayer Replayer
 	// Phase is the phase of every proc__ call through this handler:
 	// automatic (only read-only procedures run) or interactive.
 	Phase procedures.Phase
@@ -80,7 +102,7 @@ type Config struct {
 	MaxBody int64
 	// Gate is the turn gate: run_code (and await_approval on the
 	// interactive endpoint) are offered when it is set.
-	Gate *gate.Gate
+	Gate TurnGate
 	// Sessions caps the sessions open at once; share one between the
 	// handlers of a server. Default: a private NewSessionLimits(0, 0).
 	Sessions *SessionLimits
