@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -58,7 +59,25 @@ type Pause struct {
 	Line int `json:"line,omitempty"`
 	// Calls are the calls before it, in order, each as answered: the reads
 	// and the calls approved before it. A resume answers them from here.
-	Calls []procedures.RecordedCall `json:"calls"`
+	Calls []PausedCall `json:"calls"`
+}
+
+// PausedCall is one call before a pause: the tool, the arguments the
+// program sent and the answer it got, as the exact JSON the run's values
+// cross the worker boundary in (sandbox.EncodeJSON: 2.0 stays a float, 2
+// an integer), so that a resume gives the program the very values the
+// first run got, whatever JSON store the pause went through.
+type PausedCall struct {
+	Tool      string          `json:"tool"`
+	Arguments map[string]any  `json:"arguments"`
+	Response  json.RawMessage `json:"response"`
+}
+
+// recorded is c as a recording keeps it (procedures.RecordedCall), its
+// answer decoded.
+func (c PausedCall) recorded() (procedures.RecordedCall, error) {
+	v, err := jsonvalue.Decode(c.Response)
+	return procedures.RecordedCall{Tool: c.Tool, Arguments: c.Arguments, Response: v}, err
 }
 
 // CallApproval is an operator's approval of one paused call: bound to its
@@ -153,8 +172,8 @@ func (r *Replayer) ResumeAtCall(ctx context.Context, req RunRequest, p *Pause, a
 }
 
 // check is why p cannot be resumed: its calls are not the calls before
-// its position, one of them failed (a failed call ends a run: it cannot
-// precede a pause), or its digest is not its arguments'.
+// its position, one names no tool or has an answer that is not JSON, or
+// its digest is not its arguments'.
 func (p *Pause) check() error {
 	bad := func(format string, args ...any) error {
 		return fault.Errorf(fault.CodeInvalid, "the pause cannot be resumed: "+format, args...).WithDetails("field", "pause")
@@ -163,8 +182,11 @@ func (p *Pause) check() error {
 		return bad("it is at call %d after %d calls", p.Position, len(p.Calls))
 	}
 	for i, c := range p.Calls {
-		if c.Error != "" || c.Tool == "" {
-			return bad("its call %d failed or names no tool", i)
+		if c.Tool == "" {
+			return bad("its call %d names no tool", i)
+		}
+		if _, err := jsonvalue.Decode(c.Response); err != nil {
+			return bad("the answer of its call %d is not JSON", i)
 		}
 	}
 	if d, err := jsonvalue.Digest(p.Arguments); err != nil || d != p.ArgsDigest {
@@ -181,7 +203,7 @@ func divergedError(at int, detail string) error {
 
 // runAtCall is RunAtCall (record and approval nil) and ResumeAtCall's
 // run.
-func (r *Replayer) runAtCall(ctx context.Context, req RunRequest, record []procedures.RecordedCall, approval *CallApproval) (*AtCallResult, error) {
+func (r *Replayer) runAtCall(ctx context.Context, req RunRequest, record []PausedCall, approval *CallApproval) (*AtCallResult, error) {
 	b, d := req.Block, req.Decision
 	digest, err := BlockDigest(b)
 	if err != nil {
@@ -198,7 +220,7 @@ func (r *Replayer) runAtCall(ctx context.Context, req RunRequest, record []proce
 		reads:    &toolCaller{r: r, chain: ch, allowed: readOnly, dispatcher: r.dispatcher, catalogue: b.Catalogue},
 		writes:   &toolCaller{r: r, chain: ch, dispatcher: r.dispatcher, catalogue: b.Catalogue},
 		readOnly: readOnly, cat: b.Catalogue, record: record, approval: approval,
-		calls: make([]procedures.RecordedCall, 0, len(record)+1), dispatched: []int{},
+		calls: make([]PausedCall, 0, len(record)+1), dispatched: []int{},
 	}
 	res := r.runner.Run(ctx, sandbox.Request{Filename: b.Name + ".star", Source: b.Analysis.Source, Args: b.Args,
 		Allowed: req.Allowed, Limits: r.opts.Limits, Check: checkArgsIn(b.Catalogue)}, ac)
@@ -218,13 +240,13 @@ func (r *Replayer) runAtCall(ctx context.Context, req RunRequest, record []proce
 			p.Line = e.Line
 		}
 		// The calls before a pause are kept within a recording's bounds.
-		if _, err := procedures.NewRecording(b.Name, b.Analysis.CodeHash, b.Arguments, p.Calls, nil, r.now()); err != nil {
+		if _, err := procedures.NewRecording(b.Name, b.Analysis.CodeHash, b.Arguments, rawCalls(p.Calls), nil, r.now()); err != nil {
 			class = string(fault.CodeTooLarge)
 			return nil, fault.Errorf(fault.CodeTooLarge, "the calls before tools.%s cannot be kept for a review at the call: %s", p.Tool, fault.ErrorMessage(err)).
 				WithDetails("reason", "recording_too_large")
 		}
 		class = ""
-		return &AtCallResult{Pause: p, Calls: ac.calls, Dispatched: ac.dispatched}, nil
+		return &AtCallResult{Pause: p, Calls: ac.recorded(), Dispatched: ac.dispatched}, nil
 	}
 	out := resultOf(d, res)
 	if r.opts.Counter != nil {
@@ -232,7 +254,17 @@ func (r *Replayer) runAtCall(ctx context.Context, req RunRequest, record []proce
 	}
 	out.Decision = r.recordResult(ctx, d, res.Err)
 	class = FailureClass(res.Err)
-	return &AtCallResult{Result: out, Calls: ac.calls, Dispatched: ac.dispatched}, nil
+	return &AtCallResult{Result: out, Calls: ac.recorded(), Dispatched: ac.dispatched}, nil
+}
+
+// rawCalls are calls as recorded calls whose answers are their JSON as
+// it is (what procedures.NewRecording measures).
+func rawCalls(calls []PausedCall) []procedures.RecordedCall {
+	out := make([]procedures.RecordedCall, len(calls))
+	for i, c := range calls {
+		out[i] = procedures.RecordedCall{Tool: c.Tool, Arguments: c.Arguments, Response: c.Response}
+	}
+	return out
 }
 
 // readOnlyOf is the read-only allow-set of b within allowed: what AllowSet
@@ -253,11 +285,12 @@ type atCaller struct {
 	writes   *toolCaller // allowed: set to the one approved tool at each dispatch
 	readOnly []string
 	cat      *procedures.Catalogue
-	record   []procedures.RecordedCall
+	record   []PausedCall
 	approval *CallApproval
 	// reached: the run made the approved call.
 	reached    bool
-	calls      []procedures.RecordedCall
+	calls      []PausedCall
+	failed     *procedures.RecordedCall // the live call that failed, ending the run
 	dispatched []int
 	pause      *Pause
 	diverged   string // why the run diverged ("" when it did not)
@@ -299,8 +332,12 @@ func (c *atCaller) replayed(i int, name, digest string) (any, error) {
 	if d, err := jsonvalue.Digest(want.Arguments); err != nil || d != digest {
 		return c.diverge(i, name, fmt.Sprintf("call %d (tools.%s) has other arguments than the recorded one", i, name))
 	}
+	v, err := jsonvalue.Decode(want.Response)
+	if err != nil {
+		return c.diverge(i, name, fmt.Sprintf("the recorded answer of call %d (tools.%s) is not JSON", i, name))
+	}
 	c.calls = append(c.calls, want)
-	return jsonvalue.Numbers(want.Response)
+	return v, nil
 }
 
 // approved dispatches call i, when it is the approved call, once.
@@ -325,23 +362,44 @@ func (c *atCaller) only(name string) *toolCaller {
 	return c.writes
 }
 
-// live dispatches a call through tc and records it as answered.
+// live dispatches a call through tc and records it as answered: its
+// answer as the program gets it (normalised, as the sandbox does) in the
+// encoding that gives it back exactly. A failed call ends the run; it is
+// kept apart, for the run's recording.
 func (c *atCaller) live(ctx context.Context, tc *toolCaller, name string, args map[string]any) (any, error) {
 	out, err := tc.callTool(ctx, name, args)
-	rc := procedures.RecordedCall{Tool: name, Arguments: args}
+	var raw []byte
 	if err == nil {
-		// What the program gets (the sandbox normalises it too).
-		if out, err = jsonvalue.Normalize(out); err != nil {
+		if out, err = jsonvalue.Normalize(out); err == nil {
+			raw, err = sandbox.EncodeJSON(out)
+		}
+		if err != nil {
 			err = &sandbox.Error{Code: sandbox.ToolFailed, Tool: name, Message: fmt.Sprintf("tools.%s returned a value that is not JSON", name)}
 		}
 	}
 	if err != nil {
-		rc.Error = err.Error()
-	} else {
-		rc.Response = out
+		c.failed = &procedures.RecordedCall{Tool: name, Arguments: args, Error: err.Error()}
+		return nil, err
 	}
-	c.calls = append(c.calls, rc)
-	return out, err
+	c.calls = append(c.calls, PausedCall{Tool: name, Arguments: args, Response: raw})
+	return out, nil
+}
+
+// recorded is every call of the run as a recording keeps it, in order
+// (the failed one last).
+func (c *atCaller) recorded() []procedures.RecordedCall {
+	out := make([]procedures.RecordedCall, 0, len(c.calls)+1)
+	for _, pc := range c.calls {
+		rc, err := pc.recorded()
+		if err != nil { // not reached: every answer kept is EncodeJSON's
+			rc.Response, rc.Error = nil, "the answer is not JSON"
+		}
+		out = append(out, rc)
+	}
+	if c.failed != nil {
+		out = append(out, *c.failed)
+	}
+	return out
 }
 
 // diverge stops the run: it diverged at call i.

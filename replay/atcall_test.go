@@ -98,7 +98,13 @@ type atEnv struct {
 
 func newAtEnv(t *testing.T, runner sandbox.Runner) *atEnv {
 	t.Helper()
-	e := replaytest.New(t, runner, false)
+	return newAtEnvMutating(t, runner, false)
+}
+
+// newAtEnvMutating is newAtEnv with --allow-mutating-autorun allowMutating.
+func newAtEnvMutating(t *testing.T, runner sandbox.Runner, allowMutating bool) *atEnv {
+	t.Helper()
+	e := replaytest.New(t, runner, allowMutating)
 	up := &jobsUpstream{}
 	r := replay.New(e.Service, runner, up, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}})
 	return &atEnv{t: t, e: e, r: r, up: up}
@@ -216,7 +222,7 @@ func TestAtCallPausesAndResumes(t *testing.T) {
 				t.Fatalf("pause binds schema hash %q, args digest %q", p.SchemaHash, p.ArgsDigest)
 			}
 			if len(p.Calls) != 1 || p.Calls[0].Tool != "get_jobs" || !sameJSON(p.Calls[0].Arguments, map[string]any{"task_id": 1}) ||
-				!sameJSON(map[string]any{"r": p.Calls[0].Response}, map[string]any{"r": []any{job(101, 1), job(202, 5)}}) {
+				string(p.Calls[0].Response) != `[{"failed":1,"panda_id":101},{"failed":5,"panda_id":202}]` {
 				t.Fatalf("pause's reads = %+v", p.Calls)
 			}
 			if pl, ok := rn.r.(*sandbox.Pool); ok {
@@ -245,6 +251,35 @@ func TestAtCallPausesAndResumes(t *testing.T) {
 	}
 }
 
+// TestAtCallAnswersExactly: a resume gives the program the very values
+// the first run got, through a pause stored as JSON: an answer's 5.0
+// stays a float (its text "5.0" in the call the program makes of it), 5
+// an integer.
+func TestAtCallAnswersExactly(t *testing.T) {
+	ctx := context.Background()
+	for _, rn := range runners() {
+		t.Run(rn.name, func(t *testing.T) {
+			a := newAtEnv(t, rn.r)
+			a.up.setJobs(map[string]any{"panda_id": 202, "failed": 5.0}, map[string]any{"panda_id": 303, "failed": 5})
+			req := a.request(`jobs = tools.get_jobs(task_id=task_id)
+for j in jobs:
+    tools.kill_job(panda_id=j["panda_id"], reason="failed %s times, a %s" % (j["failed"], type(j["failed"])))
+return len(jobs)`, "")
+			p := a.mustPause(a.r.RunAtCall(ctx, req))
+			if want := (map[string]any{"panda_id": 202, "reason": "failed 5.0 times, a float"}); !sameJSON(p.Arguments, want) {
+				t.Fatalf("paused at %v, want %v", p.Arguments, want)
+			}
+			p2 := a.mustPause(a.r.ResumeAtCall(ctx, req, roundTrip(t, p), p.Approval(false)))
+			if want := (map[string]any{"panda_id": 303, "reason": "failed 5 times, a int"}); !sameJSON(p2.Arguments, want) {
+				t.Fatalf("paused at %v, want %v", p2.Arguments, want)
+			}
+			res, err := a.r.ResumeAtCall(ctx, req, roundTrip(t, p2), p2.Approval(false))
+			a.mustEnd(res, err)
+			a.wantSaw("get_jobs", "kill_job(202)", "kill_job(303)")
+		})
+	}
+}
+
 // TestAtCallPausesAtEachCall: a block with two kills pauses twice, the
 // second pause holding the first kill's recorded answer; every call
 // reaches the upstream once. Approving the rest of the run at the first
@@ -262,7 +297,7 @@ func TestAtCallPausesAtEachCall(t *testing.T) {
 			t.Fatalf("second pause = %+v", p2)
 		}
 		if len(p2.Calls) != 2 || p2.Calls[1].Tool != "kill_job" ||
-			!sameJSON(p2.Calls[1].Response.(map[string]any), map[string]any{"done": "kill_job", "panda_id": 202}) {
+			string(p2.Calls[1].Response) != `{"done":"kill_job","panda_id":202}` {
 			t.Fatalf("second pause's calls = %+v", p2.Calls)
 		}
 		res, err := a.r.ResumeAtCall(ctx, req, roundTrip(t, p2), p2.Approval(false))
@@ -323,6 +358,34 @@ func TestAtCallPythonAsync(t *testing.T) {
 	a.wantSaw("get_jobs", "kill_job(202)")
 }
 
+// TestAtCallNestedProcedures: a read-only proc__ call is a read (run as a
+// nested replay, answered from the record on resume); a state-changing one
+// pauses the run like a tool, with no schema hash of its own (its binding
+// is the nested procedure's), and runs once, with its own calls, when
+// approved.
+func TestAtCallNestedProcedures(t *testing.T) {
+	ctx := context.Background()
+	// A nested state-changing replay runs only with mutating auto-run on
+	// (procedures.Decide): the engine does not change that.
+	a := newAtEnvMutating(t, pool, true)
+	a.up.setJobs(job(202, 5))
+	reads := a.e.Capture("return tools.get_jobs(task_id=task_id)")
+	kills := a.e.Capture("return tools.kill_job(panda_id=panda_id)")
+	req := a.request(fmt.Sprintf(`jobs = tools.%s(task_id=task_id)
+return tools.%s(panda_id=jobs[0]["panda_id"])`, reads.Name, kills.Name), "")
+	p := a.mustPause(a.r.RunAtCall(ctx, req))
+	a.wantSaw("get_jobs")
+	if p.Position != 1 || p.Tool != kills.Name || p.SchemaHash != "" || !sameJSON(p.Arguments, map[string]any{"panda_id": 202}) || p.Line != 2 {
+		t.Fatalf("pause = %+v", p)
+	}
+	res, err := a.r.ResumeAtCall(ctx, req, roundTrip(t, p), p.Approval(false))
+	out := a.mustEnd(res, err)
+	a.wantSaw("get_jobs", "kill_job(202)")
+	if !sameJSON(out.Result.(map[string]any), map[string]any{"done": "kill_job", "panda_id": 202}) {
+		t.Fatalf("result = %v", out.Result)
+	}
+}
+
 // TestAtCallRefusals: every resume that is not of the paused call as it
 // paused is refused, and nothing reaches the upstream — not the approved
 // call, not a read again.
@@ -348,10 +411,10 @@ func TestAtCallRefusals(t *testing.T) {
 		{name: "the approval names another position", change: func(ap *replay.CallApproval) { ap.Position = 2 }, reason: replay.ReasonApprovalMismatch},
 		{name: "the approval names another tool", change: func(ap *replay.CallApproval) { ap.Tool = "restart_job" }, reason: replay.ReasonApprovalMismatch},
 		{name: "a tool answered otherwise: another job is killed", pause: func(p *replay.Pause) {
-			p.Calls[0].Response = []any{job(101, 1), job(202, 0), job(303, 9)}
+			p.Calls[0].Response = rawJSON(t, []any{job(101, 1), job(202, 0), job(303, 9)})
 		}, reason: replay.ReasonDiverged},
 		{name: "a tool answered otherwise: nothing is killed", pause: func(p *replay.Pause) {
-			p.Calls[0].Response = []any{job(101, 1), job(202, 0)}
+			p.Calls[0].Response = rawJSON(t, []any{job(101, 1), job(202, 0)})
 		}, reason: replay.ReasonDiverged},
 		{name: "the pause and its approval name other arguments", pause: func(p *replay.Pause) {
 			p.Arguments = map[string]any{"panda_id": 101}
@@ -371,7 +434,7 @@ func TestAtCallRefusals(t *testing.T) {
 		}, reason: replay.ReasonDiverged},
 		{name: "the pause's arguments are not its digest's", pause: func(p *replay.Pause) { p.Arguments = map[string]any{"panda_id": 101} }, code: fault.CodeInvalid},
 		{name: "the pause's position is not after its calls", pause: func(p *replay.Pause) { p.Position = 2 }, code: fault.CodeInvalid},
-		{name: "a recorded call failed", pause: func(p *replay.Pause) { p.Calls[0].Error = "no" }, code: fault.CodeInvalid},
+		{name: "a recorded answer is not JSON", pause: func(p *replay.Pause) { p.Calls[0].Response = json.RawMessage("{") }, code: fault.CodeInvalid},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -422,7 +485,7 @@ return len(jobs)`, "")
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			q := roundTrip(t, p)
-			q.Calls[0].Response = tc.answer
+			q.Calls[0].Response = rawJSON(t, tc.answer)
 			res, err := a.r.ResumeAtCall(ctx, req, q, q.Approval(false))
 			wantRefused(t, res, err, replay.ReasonDiverged)
 			a.wantSaw("get_jobs")
@@ -466,6 +529,16 @@ return tools.kill_job(panda_id=jobs[0]["panda_id"])`, "")
 		t.Fatalf("got %+v, %v; want recording_too_large", res, err)
 	}
 	a.wantSaw("get_jobs")
+}
+
+// rawJSON is x as JSON.
+func rawJSON(t *testing.T, x any) json.RawMessage {
+	t.Helper()
+	b, err := json.Marshal(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // sameJSON reports whether a and b are one JSON value.

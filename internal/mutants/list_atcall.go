@@ -78,9 +78,23 @@ func init() {
 		{
 			Name:     "atcall/reads-unbounded",
 			Why:      "a pause keeps reads larger than a recording may be",
-			Edits:    []Edit{{Dir: "replay", Files: "atcall.go", Find: "p.Calls, nil, r.now()); err != nil {", Replace: "p.Calls, nil, r.now()); err != nil && false {"}},
+			Edits:    []Edit{{Dir: "replay", Files: "atcall.go", Find: "rawCalls(p.Calls), nil, r.now()); err != nil {", Replace: "rawCalls(p.Calls), nil, r.now()); err != nil && false {"}},
 			Packages: []string{"./replay"},
 			Tests:    []string{"TestAtCallReadsBounded"},
+		},
+		{
+			Name:     "atcall/answers-inexact",
+			Why:      "a resume answers a recorded call with its value through JSON numbers: a float the first run got (5.0) comes back an integer, and the program takes another path",
+			Edits:    []Edit{{Dir: "replay", Files: "atcall.go", Find: "\tv, err := jsonvalue.Decode(want.Response)\n", Replace: "\tv, err := jsonvalue.Decode(want.Response)\n\tif err == nil {\n\t\tv, err = jsonvalue.Numbers(v)\n\t}\n"}},
+			Packages: []string{"./replay"},
+			Tests:    []string{"TestAtCallAnswersExactly"},
+		},
+		{
+			Name:     "atcall/answers-recorded-inexact",
+			Why:      "a pause keeps its answers as encoding/json writes them: 5.0 is kept as 5, and a resume gives the program an integer where it got a float",
+			Edits:    []Edit{{Dir: "replay", Files: "atcall.go", Find: "\t\t\traw, err = sandbox.EncodeJSON(out)\n", Replace: "\t\t\traw, err = json.Marshal(out)\n"}},
+			Packages: []string{"./replay"},
+			Tests:    []string{"TestAtCallAnswersExactly"},
 		},
 		{
 			Name:     "sandbox/stop-line-lost",
