@@ -73,13 +73,6 @@ type PausedCall struct {
 	Response  json.RawMessage `json:"response"`
 }
 
-// recorded is c as a recording keeps it (procedures.RecordedCall), its
-// answer decoded.
-func (c PausedCall) recorded() (procedures.RecordedCall, error) {
-	v, err := jsonvalue.Decode(c.Response)
-	return procedures.RecordedCall{Tool: c.Tool, Arguments: c.Arguments, Response: v}, err
-}
-
 // CallApproval is an operator's approval of one paused call: bound to its
 // position, tool, schema hash and arguments' digest. Rest approves every
 // later state-changing call of the run too (the block's review, given
@@ -185,7 +178,7 @@ func (p *Pause) check() error {
 		if c.Tool == "" {
 			return bad("its call %d names no tool", i)
 		}
-		if _, err := jsonvalue.Decode(c.Response); err != nil {
+		if !json.Valid(c.Response) {
 			return bad("the answer of its call %d is not JSON", i)
 		}
 	}
@@ -220,7 +213,7 @@ func (r *Replayer) runAtCall(ctx context.Context, req RunRequest, record []Pause
 		reads:    &toolCaller{r: r, chain: ch, allowed: readOnly, dispatcher: r.dispatcher, catalogue: b.Catalogue},
 		writes:   &toolCaller{r: r, chain: ch, dispatcher: r.dispatcher, catalogue: b.Catalogue},
 		readOnly: readOnly, cat: b.Catalogue, record: record, approval: approval,
-		calls: make([]PausedCall, 0, len(record)+1), dispatched: []int{},
+		calls: make([]PausedCall, 0, len(record)+1), values: make([]any, 0, len(record)+1), dispatched: []int{},
 	}
 	res := r.runner.Run(ctx, sandbox.Request{Filename: b.Name + ".star", Source: b.Analysis.Source, Args: b.Args,
 		Allowed: req.Allowed, Limits: r.opts.Limits, Check: checkArgsIn(b.Catalogue)}, ac)
@@ -290,6 +283,7 @@ type atCaller struct {
 	// reached: the run made the approved call.
 	reached    bool
 	calls      []PausedCall
+	values     []any                    // each call's answer as the program got it
 	failed     *procedures.RecordedCall // the live call that failed, ending the run
 	dispatched []int
 	pause      *Pause
@@ -336,7 +330,7 @@ func (c *atCaller) replayed(i int, name, digest string) (any, error) {
 	if err != nil {
 		return c.diverge(i, name, fmt.Sprintf("the recorded answer of call %d (tools.%s) is not JSON", i, name))
 	}
-	c.calls = append(c.calls, want)
+	c.calls, c.values = append(c.calls, want), append(c.values, v)
 	return v, nil
 }
 
@@ -381,7 +375,7 @@ func (c *atCaller) live(ctx context.Context, tc *toolCaller, name string, args m
 		c.failed = &procedures.RecordedCall{Tool: name, Arguments: args, Error: err.Error()}
 		return nil, err
 	}
-	c.calls = append(c.calls, PausedCall{Tool: name, Arguments: args, Response: raw})
+	c.calls, c.values = append(c.calls, PausedCall{Tool: name, Arguments: args, Response: raw}), append(c.values, out)
 	return out, nil
 }
 
@@ -389,12 +383,8 @@ func (c *atCaller) live(ctx context.Context, tc *toolCaller, name string, args m
 // (the failed one last).
 func (c *atCaller) recorded() []procedures.RecordedCall {
 	out := make([]procedures.RecordedCall, 0, len(c.calls)+1)
-	for _, pc := range c.calls {
-		rc, err := pc.recorded()
-		if err != nil { // not reached: every answer kept is EncodeJSON's
-			rc.Response, rc.Error = nil, "the answer is not JSON"
-		}
-		out = append(out, rc)
+	for i, pc := range c.calls {
+		out = append(out, procedures.RecordedCall{Tool: pc.Tool, Arguments: pc.Arguments, Response: c.values[i]})
 	}
 	if c.failed != nil {
 		out = append(out, *c.failed)

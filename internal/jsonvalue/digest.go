@@ -6,17 +6,15 @@ import (
 	"encoding/json"
 )
 
-// Canonical is x's canonical JSON: encoded, decoded with exact integers
-// (Decode) and encoded again, so keys are sorted, there is no white space
-// and a number is written one way whatever Go type or text carried it (1,
-// 1.0 and int64(1) are all 1). Two values with one canonical JSON are one
+// Canonical is x's canonical JSON: x made JSON-safe (Normalize: a
+// json.Number becomes the int64 or float64 its text is) and encoded, so
+// keys are sorted, there is no white space and a number is written one
+// way whatever Go type or text carried it (1, 1.0, json.Number("1.0") and
+// int64(1) are all 1) — what encoding x, decoding it with Decode and
+// encoding it again gives. Two values with one canonical JSON are one
 // JSON value.
 func Canonical(x any) ([]byte, error) {
-	b, err := json.Marshal(x)
-	if err != nil {
-		return nil, err
-	}
-	v, err := Decode(b)
+	v, err := Normalize(x)
 	if err != nil {
 		return nil, err
 	}
