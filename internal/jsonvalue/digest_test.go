@@ -2,6 +2,7 @@ package jsonvalue
 
 import (
 	"encoding/json"
+	"math"
 	"testing"
 )
 
@@ -19,6 +20,7 @@ func TestDigest(t *testing.T) {
 		{"a string is not a number", map[string]any{"panda_id": "7"}, map[string]any{"panda_id": 7}, false},
 		{"another key", map[string]any{"a": 1}, map[string]any{"b": 1}, false},
 		{"a fraction is not an integer", map[string]any{"n": 1.5}, map[string]any{"n": 1}, false},
+		{"negative zero is zero", map[string]any{"l": []any{math.Copysign(0, -1)}}, map[string]any{"l": []any{0}}, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -48,4 +50,38 @@ func TestCanonicalIsCompactSorted(t *testing.T) {
 	if want := `{"a":{"b":false,"y":null},"z":[2,"\u003c"]}`; string(b) != want {
 		t.Fatalf("Canonical = %s, want %s", b, want)
 	}
+}
+
+// FuzzCanonical: the canonical JSON of any JSON value is a fixed point
+// (its own canonical JSON), and does not depend on how numbers were
+// decoded (exact integers or their text).
+func FuzzCanonical(f *testing.F) {
+	for _, s := range []string{`{"a":1,"b":[1.0,2e3,"x"]}`, `1.5`, `{"n":12345678901234567890}`, `[null,true,{"<":"\u2028"}]`, `-0.0`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v, err := Decode(b)
+		if err != nil {
+			return
+		}
+		c1, err := Canonical(v)
+		if err != nil {
+			return // not JSON-safe (a float out of range): no digest
+		}
+		v2, err := Decode(c1)
+		if err != nil {
+			t.Fatalf("Canonical(%s) = %s, which does not decode: %v", b, c1, err)
+		}
+		c2, err := Canonical(v2)
+		if err != nil || string(c2) != string(c1) {
+			t.Fatalf("Canonical is not a fixed point: %s then %s (%v)", c1, c2, err)
+		}
+		n, err := DecodeNumbers(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c3, err := Canonical(n); err != nil || string(c3) != string(c1) {
+			t.Fatalf("Canonical of %s with its numbers' text = %s, with exact numbers %s (%v)", b, c3, c1, err)
+		}
+	})
 }
