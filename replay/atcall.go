@@ -99,8 +99,9 @@ type AtCallResult struct {
 	// Result is the run's result when it ended (nil when it paused).
 	Result *InvokeResult
 	// Calls are every call of the run as answered, in order: those a
-	// resume answered from the record, the approved ones, the reads. When
-	// the run ended and succeeded they are its recording's calls.
+	// resume answered from the record, the approved ones, the reads (a
+	// call that failed, ending the run, last with its error). When the
+	// run ended and succeeded they are its recording's calls.
 	Calls []procedures.RecordedCall
 	// Dispatched are the positions of the state-changing calls this run
 	// dispatched (the approved call, and with CallApproval.Rest the later
