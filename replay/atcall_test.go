@@ -27,6 +27,8 @@ type jobsUpstream struct {
 	mu    sync.Mutex
 	calls []replaytest.Call
 	jobs  []any
+	// logsDown: fetch_logs fails.
+	logsDown bool
 }
 
 func (u *jobsUpstream) Dispatch(_ context.Context, tool string, args map[string]any) (any, error) {
@@ -37,6 +39,9 @@ func (u *jobsUpstream) Dispatch(_ context.Context, tool string, args map[string]
 	case "get_jobs":
 		return slices.Clone(u.jobs), nil
 	case "fetch_logs":
+		if u.logsDown {
+			return nil, errors.New("the log server is down")
+		}
 		return "no errors", nil
 	case "kill_job", "restart_job":
 		return map[string]any{"done": tool, "panda_id": args["panda_id"]}, nil
@@ -319,6 +324,28 @@ func TestAtCallPausesAtEachCall(t *testing.T) {
 			t.Fatalf("dispatched %v", res.Dispatched)
 		}
 	})
+}
+
+// TestAtCallFailsAfterTheCall: a resumed run whose read after the
+// approved call fails ends failed, as any run, the approved call
+// dispatched once and the failed call last among its calls.
+func TestAtCallFailsAfterTheCall(t *testing.T) {
+	ctx := context.Background()
+	a := newAtEnv(t, pool)
+	a.up.setJobs(job(202, 5))
+	req := a.request(killFailing, "")
+	p := a.mustPause(a.r.RunAtCall(ctx, req))
+	a.up.mu.Lock()
+	a.up.logsDown = true
+	a.up.mu.Unlock()
+	res, err := a.r.ResumeAtCall(ctx, req, p, p.Approval(false))
+	if err != nil || res.Pause != nil || res.Result == nil || res.Result.Status != replay.StatusFailed || res.Result.Decision.Result != procedures.FailureToolError {
+		t.Fatalf("resume = %+v, %v; want a failed run", res, err)
+	}
+	a.wantSaw("get_jobs", "kill_job(202)", "fetch_logs")
+	if n := len(res.Calls); n != 3 || res.Calls[2].Tool != "fetch_logs" || res.Calls[2].Error == "" || !slices.Equal(res.Dispatched, []int{1}) {
+		t.Fatalf("calls %+v, dispatched %v", res.Calls, res.Dispatched)
+	}
 }
 
 // TestAtCallWithoutStateChange: a block that makes no state-changing call
