@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/internal/jsonvalue"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -155,13 +156,8 @@ func (s *reviewStates) redeem(state, holder, phase, args string) (reviewClaim, e
 	return c, nil
 }
 
-// argsDigest is the digest of a call's arguments (the decoded object,
-// re-encoded: keys sorted), which a state binds.
+// argsDigest is the digest of a call's arguments, which a state binds:
+// jsonvalue.Digest, the one digest of a value an approval binds to.
 func argsDigest(args map[string]any) (string, error) {
-	b, err := json.Marshal(args)
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), nil
+	return jsonvalue.Digest(args)
 }

@@ -30,6 +30,9 @@ type Error struct {
 	Code    ErrorCode `json:"code"`
 	Message string    `json:"message"`
 	Tool    string    `json:"tool,omitempty"`
+	// Line is the line of the program a Stopped run stopped at (0
+	// otherwise).
+	Line int `json:"line,omitempty"`
 }
 
 // Error returns "code: message".

@@ -106,7 +106,7 @@ func (g *gate) fail(e *Error) {
 // block reported.
 func (g *gate) outcome(reported *Error) *Error {
 	if g.failed != nil {
-		return g.failed
+		return stopLine(g.failed, reported)
 	}
 	return reported
 }

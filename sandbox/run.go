@@ -142,7 +142,7 @@ func execute(ctx context.Context, req *Request, c caller) (res outcome) {
 func (st *runState) classify(ctx context.Context, err error, lim Limits) *Error {
 	switch {
 	case st.fatal != nil:
-		return st.fatal
+		return stoppedAt(st.fatal, err)
 	case st.stepLimit:
 		return errorf(StepLimit, "the run exceeded its limit of %d steps", lim.MaxSteps)
 	case ctx.Err() != nil:
