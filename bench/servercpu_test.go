@@ -162,18 +162,21 @@ type cpuServer struct {
 func startServerProcess(b *testing.B) *cpuServer {
 	b.Helper()
 	dir := b.TempDir()
-	bin := filepath.Join(dir, "procgraph")
-	build := exec.Command("go", "build", "-o", bin, "github.com/procgraph/procgraph/cmd/procgraph")
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildProcgraph(b, dir)
 	cat := filepath.Join(dir, "catalogue.json")
 	if err := os.WriteFile(cat, cpuCatalogue(), 0o600); err != nil {
 		b.Fatal(err)
 	}
 	data := filepath.Join(dir, "p.db")
 	fillCPUStore(b, data, cat)
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--data", data, "--auth", "off", "--tools", cat)
+	return launchServe(b, b.Cleanup, bin, "serve", "--addr", "127.0.0.1:0", "--data", data, "--auth", "off", "--tools", cat)
+}
+
+// launchServe starts bin with args (a serve command) and waits until it
+// listens; cleanup is given what stops it.
+func launchServe(b *testing.B, cleanup func(func()), bin string, args ...string) *cpuServer {
+	b.Helper()
+	cmd := exec.Command(bin, args...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		b.Fatal(err)
@@ -181,7 +184,7 @@ func startServerProcess(b *testing.B) *cpuServer {
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	addrc := make(chan string, 1)
 	var logs bytes.Buffer
 	go func() {
