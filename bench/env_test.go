@@ -74,8 +74,8 @@ var shared struct {
 var pool *sandbox.Pool
 
 func TestMain(m *testing.M) {
-	if log, ok := os.LookupEnv(stdioProxyEnv); ok {
-		os.Exit(runStdioProxy(log, os.Args[1:]))
+	if delay, ok := os.LookupEnv(stdioDelayEnv); ok {
+		os.Exit(runStdioProxy(delay, os.Args[1:]))
 	}
 	code := sandboxtest.Main(m, sandbox.PoolConfig{Size: 2}, &pool)
 	for i := len(shared.cleanup) - 1; i >= 0; i-- {

@@ -23,36 +23,29 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/procgraph/procgraph/mcpdispatch"
 	"github.com/procgraph/procgraph/sandbox"
 )
 
-// The stdio proxy: BenchmarkInvokeCost puts the test binary itself
-// between an MCP client (procgraph, or the SDK's direct client) and the
-// filesystem server. TestMain runs it when stdioProxyEnv is set: it
-// forwards newline-delimited JSON-RPC both ways, appends to the file named
-// by stdioProxyEnv the nanoseconds each request took the server (from the
-// request written to the server to its answer read back), and delays each
-// message to the client by stdioDelayEnv microseconds (an upstream that far
-// away; 0 none).
+// The delay proxy over stdio: for the break-even, BenchmarkInvokeCost
+// puts the test binary itself between the SDK's direct client and the
+// filesystem server. TestMain runs it when stdioDelayEnv is set: it
+// forwards newline-delimited JSON-RPC both ways and holds each message to
+// the client stdioDelayEnv microseconds (an upstream that far away).
+// Upstream times are logged by the server's own node process
+// (invoke_timing.cjs, into the file nodeLogEnv names), so no process sits
+// between procgraph and the server.
 const (
-	stdioProxyEnv = "PROCGRAPH_BENCH_STDIO_PROXY"
 	stdioDelayEnv = "PROCGRAPH_BENCH_STDIO_DELAY_US"
+	nodeLogEnv    = "PROCGRAPH_BENCH_NODE_LOG"
 )
 
-// runStdioProxy is the stdio proxy's main: argv is the server's command.
-func runStdioProxy(logPath string, argv []string) int {
-	delayUS, _ := strconv.Atoi(os.Getenv(stdioDelayEnv))
-	delay := time.Duration(delayUS) * time.Microsecond
-	logf, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "stdio proxy:", err)
-		return 1
-	}
+// runStdioProxy is the delay proxy's main: argv is the server's command.
+func runStdioProxy(delayUS string, argv []string) int {
+	us, _ := strconv.Atoi(delayUS)
+	delay := time.Duration(us) * time.Microsecond
 	cmd := exec.Command(argv[0], argv[1:]...) // its stderr (banners) dropped
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		return 1
-	}
+	cmd.Stdin = os.Stdin
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return 1
@@ -61,33 +54,6 @@ func runStdioProxy(logPath string, argv []string) int {
 		fmt.Fprintln(os.Stderr, "stdio proxy:", err)
 		return 1
 	}
-	type msg struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	var mu sync.Mutex
-	sent := map[string]time.Time{}
-	go func() {
-		r := bufio.NewReaderSize(os.Stdin, 1<<16)
-		for {
-			line, err := r.ReadBytes('\n')
-			if len(line) > 0 {
-				var m msg
-				if json.Unmarshal(line, &m) == nil && m.Method != "" && len(m.ID) > 0 {
-					mu.Lock()
-					sent[string(m.ID)] = time.Now()
-					mu.Unlock()
-				}
-				if _, err := in.Write(line); err != nil {
-					break
-				}
-			}
-			if err != nil {
-				break
-			}
-		}
-		_ = in.Close()
-	}()
 	type timed struct {
 		at   time.Time
 		line []byte
@@ -109,18 +75,7 @@ func runStdioProxy(logPath string, argv []string) int {
 	for {
 		line, err := r.ReadBytes('\n')
 		if len(line) > 0 {
-			now := time.Now()
-			var m msg
-			if json.Unmarshal(line, &m) == nil && m.Method == "" && len(m.ID) > 0 {
-				mu.Lock()
-				start, ok := sent[string(m.ID)]
-				delete(sent, string(m.ID))
-				mu.Unlock()
-				if ok {
-					fmt.Fprintf(logf, "%d\n", now.Sub(start).Nanoseconds())
-				}
-			}
-			queue <- timed{at: now.Add(delay), line: line}
+			queue <- timed{at: time.Now().Add(delay), line: line}
 		}
 		if err != nil {
 			break
@@ -132,7 +87,8 @@ func runStdioProxy(logPath string, argv []string) int {
 	return 0
 }
 
-// callLog reads what a stdio proxy appended to its log since the last read.
+// callLog reads what a server's node process logged (invoke_timing.cjs)
+// since the last read.
 type callLog struct {
 	path string
 	off  int64
@@ -237,10 +193,14 @@ type invokeServer struct {
 // invokeWorld is what BenchmarkInvokeCost builds once per process.
 type invokeWorld struct {
 	disk, shm *invokeServer
-	py        *pyClient
-	pyLogs    map[string]*callLog // the direct client's stdio proxies by R
-	note      string              // the file every read reads
-	dir       string
+	// disp calls the filesystem server from this process the way
+	// procgraph does (mcpdispatch over stdio), its node logging to dispLog.
+	disp    *mcpdispatch.Dispatcher
+	dispLog *callLog
+	py      *pyClient
+	pyLogs  map[string]*callLog // the direct client's servers' logs, by R
+	note    string              // the file every read reads
+	dir     string
 }
 
 var (
@@ -265,7 +225,7 @@ var threeDirect = []string{"read_text_file", "get_file_info", "read_text_file"}
 // invokeDeps returns node, the filesystem server's entry point and the
 // SDK's Python, skipping the benchmark without them (install them as
 // cmd/procgraph's real-upstream and interop tests say).
-func invokeDeps(b *testing.B) (node, fsJS, python string) {
+func invokeDeps(b *testing.B) (node, fsJS, timingJS, python string) {
 	b.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
@@ -275,6 +235,7 @@ func invokeDeps(b *testing.B) (node, fsJS, python string) {
 	if _, err := os.Stat(fsJS); err != nil {
 		b.Skip("@modelcontextprotocol/server-filesystem is not installed: (cd cmd/procgraph/testdata/upstreams && npm ci)")
 	}
+	timingJS, _ = filepath.Abs("invoke_timing.cjs")
 	python = os.Getenv("MCP_INTEROP_PYTHON")
 	if python == "" {
 		python, _ = filepath.Abs("../cmd/procgraph/testdata/interop/.venv/bin/python")
@@ -282,7 +243,7 @@ func invokeDeps(b *testing.B) (node, fsJS, python string) {
 	if _, err := os.Stat(python); err != nil {
 		b.Skip("the official Python SDK is not installed: python3 -m venv cmd/procgraph/testdata/interop/.venv && cmd/procgraph/testdata/interop/.venv/bin/pip install -r cmd/procgraph/testdata/interop/requirements.txt")
 	}
-	return node, fsJS, python
+	return node, fsJS, timingJS, python
 }
 
 // buildInvokeWorld builds the binary, imports the filesystem server's
@@ -290,7 +251,7 @@ func invokeDeps(b *testing.B) (node, fsJS, python string) {
 // tmpfs: fsync costs nothing there), captures the procedure on each and
 // starts the SDK's client.
 func buildInvokeWorld(b *testing.B) *invokeWorld {
-	node, fsJS, python := invokeDeps(b)
+	node, fsJS, timingJS, python := invokeDeps(b)
 	dir, err := os.MkdirTemp("", "pgb-invoke-")
 	if err != nil {
 		b.Fatal(err)
@@ -314,10 +275,11 @@ func buildInvokeWorld(b *testing.B) *invokeWorld {
 		b.Fatal(err)
 	}
 	bin := buildProcgraph(b, dir)
+	fsArgs := []string{"-r", timingJS, fsJS, files}
 	upstreams := func(log string) string {
 		path := filepath.Join(dir, "upstreams-"+filepath.Base(log)+".json")
 		f, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"fs": map[string]any{
-			"command": self, "args": []string{node, fsJS, files}, "env": map[string]string{stdioProxyEnv: log},
+			"command": node, "args": fsArgs, "env": map[string]string{nodeLogEnv: log},
 			"trust_annotations": true}}})
 		if err := os.WriteFile(path, f, 0o600); err != nil {
 			b.Fatal(err)
@@ -359,8 +321,12 @@ func buildInvokeWorld(b *testing.B) *invokeWorld {
 		delay := time.Duration(ms * float64(time.Millisecond))
 		log := filepath.Join(dir, "direct-"+r+".log")
 		w.pyLogs[r] = &callLog{path: log}
-		cfg["direct"].(map[string]any)[r] = map[string]any{"command": self, "args": []string{node, fsJS, files},
-			"env": map[string]string{stdioProxyEnv: log, stdioDelayEnv: strconv.Itoa(int(delay / time.Microsecond))}}
+		direct := map[string]any{"command": node, "args": fsArgs, "env": map[string]string{nodeLogEnv: log}}
+		if delay > 0 {
+			direct = map[string]any{"command": self, "args": append([]string{node}, fsArgs...),
+				"env": map[string]string{nodeLogEnv: log, stdioDelayEnv: strconv.Itoa(int(delay / time.Microsecond))}}
+		}
+		cfg["direct"].(map[string]any)[r] = direct
 		target := w.disk.url + "/mcp"
 		if delay > 0 {
 			u, _ := url.Parse(w.disk.url)
@@ -369,6 +335,13 @@ func buildInvokeWorld(b *testing.B) *invokeWorld {
 		cfg["mcp"].(map[string]any)[r] = target
 	}
 	w.py = startPyClient(b, python, cfg)
+	w.dispLog = &callLog{path: filepath.Join(dir, "dispatch.log")}
+	w.disp, err = mcpdispatch.NewCommand(context.Background(), append([]string{node}, fsArgs...),
+		mcpdispatch.Options{Env: append(os.Environ(), nodeLogEnv+"="+w.dispLog.path)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	shared.cleanup = append(shared.cleanup, func() { _ = w.disp.Close() })
 	return w
 }
 
@@ -496,12 +469,28 @@ func (p *pyClient) do(tb testing.TB, op, r string) time.Duration {
 type invokeOp struct {
 	name  string
 	calls int // upstream calls it must make
-	run   func(tb testing.TB) (wall time.Duration, calls int, upstream time.Duration)
+	// srv, for an invoke, is the server whose logged run it takes.
+	srv *invokeServer
+	run func(tb testing.TB) (wall time.Duration, calls int, upstream time.Duration)
 }
 
-// samples are one operation's measurements.
+// samples are one operation's measurements: run is the sandbox run's
+// time as the server logged it (invokes only), so wall − run is the rest
+// of the request (transport, prepare, decide, commits, answer) and run −
+// upstream the sandbox's and the dispatch's share.
 type samples struct {
-	wall, upstream, own []time.Duration
+	wall, upstream, own, run []time.Duration
+}
+
+// takeRun returns the duration of the run the server logged for the last
+// invoke (0 when none arrives within a second).
+func (s *invokeServer) takeRun() time.Duration {
+	select {
+	case d := <-s.runs:
+		return d
+	case <-time.After(time.Second):
+		return 0
+	}
 }
 
 func p50(d []time.Duration) time.Duration {
@@ -517,8 +506,9 @@ func p50(d []time.Duration) time.Duration {
 // and 4): the real `procgraph serve` binary on an embedded store, fsync on
 // (and a second on /dev/shm, where fsync costs nothing: the difference is
 // the commits'), in front of the real @modelcontextprotocol/server-filesystem
-// over stdio, with the test binary between them as a proxy that logs each
-// upstream call's time. Each round runs, in an order that rotates:
+// over stdio, whose node process logs each call's time (invoke_timing.cjs:
+// from the request read to the answer written). Each round runs, in an
+// order that rotates:
 //
 //   - over HTTP from Go: an invoke of a proc__ procedure of three reads,
 //     and a run_code turn of one read (POST /v1/turns); over /mcp from Go
@@ -527,18 +517,24 @@ func p50(d []time.Duration) time.Duration {
 //   - through the official Python SDK: one and three reads straight from
 //     the filesystem server (over stdio, through the same proxy), the
 //     proc__ call and run_code over /mcp, and a ping;
+//   - one read from this process through mcpdispatch (as procgraph
+//     calls an upstream over stdio);
 //   - a warm sandbox worker round trip (a block of no call, and of one
-//     call, in the pool of this process) and one bbolt commit with fsync
-//     alone on the same disk and on /dev/shm;
+//     call, in the pool of this process), a byte through cat and back (the
+//     floor of a round trip between processes) and one bbolt commit with
+//     fsync alone on the same disk and on /dev/shm;
 //   - the break-even: three direct reads against one proc__ call of
-//     three, each through a proxy that holds every answer R ms.
+//     three, each through a proxy that holds every answer R ms (the test
+//     binary over stdio, runStdioProxy; a TCP proxy in front of /mcp).
 //
 // An operation's own cost is its wall time minus its upstream calls' time
-// (as the proxy saw them). It logs a table of medians with the load:
+// (as the server saw them: its wake-up on each request counts as the
+// caller's, for the direct client as for procgraph). It logs a table of medians with the load:
 //
 //	go test ./bench -run '^$' -bench InvokeCost -benchtime 100x -v
 //
 // It skips without node, the filesystem server or the SDK (see invokeDeps).
+// -bench.perf FILE records the fsync server with perf meanwhile.
 func BenchmarkInvokeCost(b *testing.B) {
 	invokeOnce.Do(func() { invokeW = buildInvokeWorld(b) })
 	if invokeW == nil {
@@ -590,27 +586,27 @@ func BenchmarkInvokeCost(b *testing.B) {
 		s    *invokeServer
 	}{{"fsync", w.disk}, {"tmpfs", w.shm}} {
 		ops = append(ops,
-			invokeOp{s.name + "/http/invoke-3", 3, httpOp(s.s, "/v1/procedures/"+url.PathEscape(s.s.proc)+"/invoke",
+			invokeOp{s.name + "/http/invoke-3", 3, s.s, httpOp(s.s, "/v1/procedures/"+url.PathEscape(s.s.proc)+"/invoke",
 				map[string]any{"arguments": args, "phase": "automatic", "session_id": "bench"}, 200)},
-			invokeOp{s.name + "/http/turn-1", 1, httpOp(s.s, "/v1/turns",
+			invokeOp{s.name + "/http/turn-1", 1, nil, httpOp(s.s, "/v1/turns",
 				map[string]any{"code": oneRead, "arguments": args, "phase": "automatic", "session_id": "bench"}, 200)},
-			invokeOp{s.name + "/mcp/proc-3", 3, mcpOp(s.s, callTool(s.s.proc, args))},
-			invokeOp{s.name + "/mcp/run_code-1", 1, mcpOp(s.s, callTool("run_code", map[string]any{"code": oneRead, "arguments": args, "session_id": "bench"}))},
-			invokeOp{s.name + "/mcp/discover", 0, mcpOp(s.s, `{"jsonrpc":"2.0","id":3,"method":"server/discover","params":{`+modernMeta+`}}`)},
+			invokeOp{s.name + "/mcp/proc-3", 3, s.s, mcpOp(s.s, callTool(s.s.proc, args))},
+			invokeOp{s.name + "/mcp/run_code-1", 1, nil, mcpOp(s.s, callTool("run_code", map[string]any{"code": oneRead, "arguments": args, "session_id": "bench"}))},
+			invokeOp{s.name + "/mcp/discover", 0, nil, mcpOp(s.s, `{"jsonrpc":"2.0","id":3,"method":"server/discover","params":{`+modernMeta+`}}`)},
 		)
 	}
 	ops = append(ops,
-		invokeOp{"sdk/direct-read-1", 1, pyOp("direct_read", "0", w.pyLogs["0"])},
-		invokeOp{"sdk/direct-read-3", 3, pyOp("direct_three", "0", w.pyLogs["0"])},
-		invokeOp{"sdk/mcp/proc-3", 3, pyOp("proc", "0", w.disk.log)},
-		invokeOp{"sdk/mcp/run_code-1", 1, pyOp("run_code", "0", w.disk.log)},
-		invokeOp{"sdk/mcp/discover", 0, pyOp("discover", "0", w.disk.log)},
-		invokeOp{"sdk/legacy/ping", 0, pyOp("legacy_ping", "0", w.disk.log)},
+		invokeOp{"sdk/direct-read-1", 1, nil, pyOp("direct_read", "0", w.pyLogs["0"])},
+		invokeOp{"sdk/direct-read-3", 3, nil, pyOp("direct_three", "0", w.pyLogs["0"])},
+		invokeOp{"sdk/mcp/proc-3", 3, w.disk, pyOp("proc", "0", w.disk.log)},
+		invokeOp{"sdk/mcp/run_code-1", 1, nil, pyOp("run_code", "0", w.disk.log)},
+		invokeOp{"sdk/mcp/discover", 0, nil, pyOp("discover", "0", w.disk.log)},
+		invokeOp{"sdk/legacy/ping", 0, nil, pyOp("legacy_ping", "0", w.disk.log)},
 	)
 	for _, r := range invokeDelays[1:] {
 		ops = append(ops,
-			invokeOp{"R=" + r + "/sdk/direct-read-3", 3, pyOp("direct_three", r, w.pyLogs[r])},
-			invokeOp{"R=" + r + "/sdk/mcp/proc-3", 3, pyOp("proc", r, w.disk.log)},
+			invokeOp{"R=" + r + "/sdk/direct-read-3", 3, nil, pyOp("direct_three", r, w.pyLogs[r])},
+			invokeOp{"R=" + r + "/sdk/mcp/proc-3", 3, w.disk, pyOp("proc", r, w.disk.log)},
 		)
 	}
 	for _, c := range []struct {
@@ -618,7 +614,7 @@ func BenchmarkInvokeCost(b *testing.B) {
 		calls     int
 	}{{"worker/round-trip", "return task_id", 0}, {"worker/one-call", "return tools.noop(task_id=task_id)", 1}} {
 		req := sandbox.Request{Filename: "proc__bench.star", Source: c.src, Args: map[string]any{"task_id": int64(7)}, Allowed: []string{"noop"}}
-		ops = append(ops, invokeOp{c.name, 0, func(tb testing.TB) (time.Duration, int, time.Duration) {
+		ops = append(ops, invokeOp{c.name, 0, nil, func(tb testing.TB) (time.Duration, int, time.Duration) {
 			start := time.Now()
 			res := pool.Run(ctx, req, sandbox.ToolCallerFunc(func(context.Context, string, map[string]any) (any, error) {
 				return map[string]any{"ok": true}, nil
@@ -630,6 +626,36 @@ func BenchmarkInvokeCost(b *testing.B) {
 			return wall, 0, 0
 		}})
 	}
+	ops = append(ops, invokeOp{"dispatch/read-1", 1, nil, func(tb testing.TB) (time.Duration, int, time.Duration) {
+		start := time.Now()
+		if _, err := w.disp.Dispatch(ctx, "read_text_file", map[string]any{"path": w.note}); err != nil {
+			tb.Fatal(err)
+		}
+		wall := time.Since(start)
+		n, up := w.dispLog.take(tb)
+		return wall, n, up
+	}})
+	// The floor of a round trip between two processes: a byte through
+	// cat and back (two wake-ups, as a worker's run or an upstream call
+	// takes at least).
+	cat := exec.Command("cat")
+	catIn, _ := cat.StdinPipe()
+	catOut, _ := cat.StdoutPipe()
+	if err := cat.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = catIn.Close(); _ = cat.Wait() })
+	ops = append(ops, invokeOp{"floor/pipe-round-trip", 0, nil, func(tb testing.TB) (time.Duration, int, time.Duration) {
+		var one [1]byte
+		start := time.Now()
+		if _, err := catIn.Write([]byte{'x'}); err != nil {
+			tb.Fatal(err)
+		}
+		if _, err := io.ReadFull(catOut, one[:]); err != nil {
+			tb.Fatal(err)
+		}
+		return time.Since(start), 0, 0
+	}})
 	for _, d := range []struct{ name, dir string }{{"fsync", w.dir}, {"tmpfs", "/dev/shm"}} {
 		db, err := bolt.Open(filepath.Join(d.dir, "floor-"+namespace()+".db"), 0o600, nil)
 		if err != nil {
@@ -638,7 +664,7 @@ func BenchmarkInvokeCost(b *testing.B) {
 		path := db.Path()
 		b.Cleanup(func() { _ = db.Close(); _ = os.Remove(path) })
 		var i int
-		ops = append(ops, invokeOp{d.name + "/bbolt-commit", 0, func(tb testing.TB) (time.Duration, int, time.Duration) {
+		ops = append(ops, invokeOp{d.name + "/bbolt-commit", 0, nil, func(tb testing.TB) (time.Duration, int, time.Duration) {
 			i++
 			start := time.Now()
 			err := db.Update(func(tx *bolt.Tx) error {
@@ -659,9 +685,16 @@ func BenchmarkInvokeCost(b *testing.B) {
 	for range 2 {
 		for _, o := range ops {
 			o.run(b)
+			if o.srv != nil {
+				o.srv.takeRun()
+			}
 		}
 	}
 	got := make([]samples, len(ops))
+	if *serverPerf != "" {
+		stop := w.disk.perf(b, *serverPerf)
+		defer stop()
+	}
 	loadBefore := loadAverage()
 	b.ResetTimer()
 	round := 0
@@ -676,16 +709,27 @@ func BenchmarkInvokeCost(b *testing.B) {
 			got[i].wall = append(got[i].wall, wall)
 			got[i].upstream = append(got[i].upstream, up)
 			got[i].own = append(got[i].own, wall-up)
+			if o.srv != nil {
+				got[i].run = append(got[i].run, o.srv.takeRun())
+			}
 		}
 		round++
 	}
 	b.StopTimer()
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.3f", msOf(d)) }
 	var table strings.Builder
-	fmt.Fprintf(&table, "%-30s %9s %9s %9s\n", "p50 ms", "wall", "upstream", "own")
+	fmt.Fprintf(&table, "%-30s %9s %9s %9s %9s %9s\n", "p50 ms", "wall", "upstream", "own", "run", "wall−run")
 	p := map[string]time.Duration{}
 	for i, o := range ops {
-		fmt.Fprintf(&table, "%-30s %9s %9s %9s\n", o.name, ms(p50(got[i].wall)), ms(p50(got[i].upstream)), ms(p50(got[i].own)))
+		run, rest := "", ""
+		if len(got[i].run) > 0 {
+			var wr []time.Duration
+			for k := range got[i].run {
+				wr = append(wr, got[i].wall[k]-got[i].run[k])
+			}
+			run, rest = ms(p50(got[i].run)), ms(p50(wr))
+		}
+		fmt.Fprintf(&table, "%-30s %9s %9s %9s %9s %9s\n", o.name, ms(p50(got[i].wall)), ms(p50(got[i].upstream)), ms(p50(got[i].own)), run, rest)
 		p[o.name] = p50(got[i].wall)
 		p[o.name+"/own"] = p50(got[i].own)
 	}
