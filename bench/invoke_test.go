@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -63,9 +64,7 @@ func runStdioProxy(delayUS string, argv []string) int {
 	go func() {
 		defer close(done)
 		for t := range queue {
-			if d := time.Until(t.at); d > 0 {
-				time.Sleep(d)
-			}
+			holdUntil(t.at)
 			if _, err := os.Stdout.Write(t.line); err != nil {
 				return
 			}
@@ -85,6 +84,18 @@ func runStdioProxy(delayUS string, argv []string) int {
 	<-done
 	_ = cmd.Wait()
 	return 0
+}
+
+// holdUntil returns at t: it sleeps until a millisecond before, then
+// polls (a timer of the Go runtime can wake a millisecond late, as long
+// as the distances measured).
+func holdUntil(t time.Time) {
+	if d := time.Until(t) - time.Millisecond; d > 0 {
+		time.Sleep(d)
+	}
+	for time.Now().Before(t) {
+		runtime.Gosched()
+	}
 }
 
 // callLog reads what a server's node process logged (invoke_timing.cjs)
@@ -156,9 +167,7 @@ func startDelayProxy(tb testing.TB, target string, delay time.Duration) string {
 				q := make(chan chunk, 1024)
 				go func() {
 					for ch := range q {
-						if d := time.Until(ch.at); d > 0 {
-							time.Sleep(d)
-						}
+						holdUntil(ch.at)
 						if _, err := c.Write(ch.data); err != nil {
 							break
 						}
@@ -197,10 +206,15 @@ type invokeWorld struct {
 	// procgraph does (mcpdispatch over stdio), its node logging to dispLog.
 	disp    *mcpdispatch.Dispatcher
 	dispLog *callLog
-	py      *pyClient
-	pyLogs  map[string]*callLog // the direct client's servers' logs, by R
-	note    string              // the file every read reads
-	dir     string
+	// goDirect call the filesystem server from this process through a
+	// delay proxy, by R ("0": none); mcpURL is /mcp behind one, by R.
+	goDirect map[string]*mcpdispatch.Dispatcher
+	goLogs   map[string]*callLog
+	mcpURL   map[string]string
+	py       *pyClient
+	pyLogs   map[string]*callLog // the direct client's servers' logs, by R
+	note     string              // the file every read reads
+	dir      string
 }
 
 var (
@@ -266,7 +280,8 @@ func buildInvokeWorld(b *testing.B) *invokeWorld {
 	if err := os.MkdirAll(files, 0o755); err != nil {
 		b.Fatal(err)
 	}
-	w := &invokeWorld{note: filepath.Join(files, "note.txt"), dir: dir, pyLogs: map[string]*callLog{}}
+	w := &invokeWorld{note: filepath.Join(files, "note.txt"), dir: dir, pyLogs: map[string]*callLog{},
+		goDirect: map[string]*mcpdispatch.Dispatcher{}, goLogs: map[string]*callLog{}, mcpURL: map[string]string{}}
 	if err := os.WriteFile(w.note, []byte("hello from the disk\n"), 0o600); err != nil {
 		b.Fatal(err)
 	}
@@ -333,6 +348,20 @@ func buildInvokeWorld(b *testing.B) *invokeWorld {
 			target = "http://" + startDelayProxy(b, u.Host, delay) + "/mcp"
 		}
 		cfg["mcp"].(map[string]any)[r] = target
+		w.mcpURL[r] = target
+		argv := append([]string{node}, fsArgs...)
+		w.goLogs[r] = &callLog{path: filepath.Join(dir, "go-direct-"+r+".log")}
+		env := append(os.Environ(), nodeLogEnv+"="+w.goLogs[r].path)
+		if delay > 0 {
+			argv = append([]string{self}, argv...)
+			env = append(env, stdioDelayEnv+"="+strconv.Itoa(int(delay/time.Microsecond)))
+		}
+		d, err := mcpdispatch.NewCommand(context.Background(), argv, mcpdispatch.Options{Env: env})
+		if err != nil {
+			b.Fatal(err)
+		}
+		shared.cleanup = append(shared.cleanup, func() { _ = d.Close() })
+		w.goDirect[r] = d
 	}
 	w.py = startPyClient(b, python, cfg)
 	w.dispLog = &callLog{path: filepath.Join(dir, "dispatch.log")}
@@ -377,6 +406,12 @@ const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-
 // (and a tool call's Mcp-Name) header.
 func (s *invokeServer) mcp(tb testing.TB, body string) (int, []byte) {
 	tb.Helper()
+	return s.mcpAt(tb, s.url+"/mcp", body)
+}
+
+// mcpAt is mcp posting to url (a delay proxy's, in front of the server).
+func (s *invokeServer) mcpAt(tb testing.TB, url, body string) (int, []byte) {
+	tb.Helper()
 	var m struct {
 		Method string `json:"method"`
 		Params struct {
@@ -386,7 +421,7 @@ func (s *invokeServer) mcp(tb testing.TB, body string) (int, []byte) {
 	if err := json.Unmarshal([]byte(body), &m); err != nil {
 		tb.Fatal(err)
 	}
-	r, _ := http.NewRequest("POST", s.url+"/mcp", strings.NewReader(body))
+	r, _ := http.NewRequest("POST", url, strings.NewReader(body))
 	r.Header.Set("Mcp-Method", m.Method)
 	if m.Params.Name != "" {
 		r.Header.Set("Mcp-Name", m.Params.Name)
@@ -603,6 +638,38 @@ func BenchmarkInvokeCost(b *testing.B) {
 		invokeOp{"sdk/mcp/discover", 0, nil, pyOp("discover", "0", w.disk.log)},
 		invokeOp{"sdk/legacy/ping", 0, nil, pyOp("legacy_ping", "0", w.disk.log)},
 	)
+	goThree := func(r string) func(tb testing.TB) (time.Duration, int, time.Duration) {
+		return func(tb testing.TB) (time.Duration, int, time.Duration) {
+			start := time.Now()
+			for _, tool := range threeDirect {
+				if _, err := w.goDirect[r].Dispatch(ctx, tool, args); err != nil {
+					tb.Fatal(err)
+				}
+			}
+			wall := time.Since(start)
+			n, up := w.goLogs[r].take(tb)
+			return wall, n, up
+		}
+	}
+	goProc := func(r string) func(tb testing.TB) (time.Duration, int, time.Duration) {
+		body := callTool(w.disk.proc, args)
+		return func(tb testing.TB) (time.Duration, int, time.Duration) {
+			start := time.Now()
+			st, out := w.disk.mcpAt(tb, w.mcpURL[r], body)
+			wall := time.Since(start)
+			if st != 200 || !bytes.Contains(out, []byte(`"procgraph/status":"succeeded"`)) {
+				tb.Fatalf("%d %s", st, out)
+			}
+			n, up := w.disk.log.take(tb)
+			return wall, n, up
+		}
+	}
+	for _, r := range invokeDelays {
+		ops = append(ops,
+			invokeOp{"R=" + r + "/go/direct-read-3", 3, nil, goThree(r)},
+			invokeOp{"R=" + r + "/go/mcp/proc-3", 3, w.disk, goProc(r)},
+		)
+	}
 	for _, r := range invokeDelays[1:] {
 		ops = append(ops,
 			invokeOp{"R=" + r + "/sdk/direct-read-3", 3, nil, pyOp("direct_three", r, w.pyLogs[r])},
@@ -626,6 +693,13 @@ func BenchmarkInvokeCost(b *testing.B) {
 			return wall, 0, 0
 		}})
 	}
+	ops = append(ops, invokeOp{"fsync/http/healthz", 0, nil, func(tb testing.TB) (time.Duration, int, time.Duration) {
+		start := time.Now()
+		if st, body := w.disk.do(tb, "GET", "/healthz", nil); st != 200 {
+			tb.Fatalf("%d %s", st, body)
+		}
+		return time.Since(start), 0, 0
+	}})
 	ops = append(ops, invokeOp{"dispatch/read-1", 1, nil, func(tb testing.TB) (time.Duration, int, time.Duration) {
 		start := time.Now()
 		if _, err := w.disp.Dispatch(ctx, "read_text_file", map[string]any{"path": w.note}); err != nil {
@@ -734,32 +808,51 @@ func BenchmarkInvokeCost(b *testing.B) {
 		p[o.name+"/own"] = p50(got[i].own)
 	}
 	// The break-even: where one proc__ call of three reads (over /mcp,
-	// R away) becomes faster than three direct reads (each R away).
-	fmt.Fprintf(&table, "\nbreak-even (SDK client, p50 ms): R, three direct reads, one proc__ of three, direct − proc__\n")
-	var prevR float64
-	var prevDiff time.Duration
-	breakEven := -1.0
-	for k, r := range invokeDelays {
-		direct, through := p["sdk/direct-read-3"], p["sdk/mcp/proc-3"]
-		if r != "0" {
-			direct, through = p["R="+r+"/sdk/direct-read-3"], p["R="+r+"/sdk/mcp/proc-3"]
-		}
-		rv, _ := strconv.ParseFloat(r, 64)
-		diff := direct - through
-		fmt.Fprintf(&table, "R=%-5s %9s %9s %9s\n", r, ms(direct), ms(through), ms(diff))
-		if breakEven < 0 && diff >= 0 {
-			breakEven = rv
-			if k > 0 && prevDiff < 0 {
-				breakEven = prevR + (rv-prevR)*msOf(-prevDiff)/msOf(diff-prevDiff)
+	// R away) becomes faster than three direct reads (each R away), for
+	// the SDK's client and for a lean one (Go: mcpdispatch over stdio,
+	// one HTTP request for the proc__ call).
+	for _, c := range []struct{ name, direct, through string }{
+		{"SDK client", "sdk/direct-read-3", "sdk/mcp/proc-3"},
+		{"Go client", "go/direct-read-3", "go/mcp/proc-3"},
+	} {
+		fmt.Fprintf(&table, "\nbreak-even (%s, p50 ms): R, three direct reads, one proc__ of three, direct − proc__\n", c.name)
+		var prevR float64
+		var prevDiff time.Duration
+		breakEven := -1.0
+		for k, r := range invokeDelays {
+			direct, through := p["R="+r+"/"+c.direct], p["R="+r+"/"+c.through]
+			if r == "0" && c.name == "SDK client" {
+				direct, through = p[c.direct], p[c.through]
 			}
+			rv, _ := strconv.ParseFloat(r, 64)
+			diff := direct - through
+			fmt.Fprintf(&table, "R=%-5s %9s %9s %9s\n", r, ms(direct), ms(through), ms(diff))
+			if breakEven < 0 && diff >= 0 {
+				breakEven = rv
+				if k > 0 && prevDiff < 0 {
+					breakEven = prevR + (rv-prevR)*msOf(-prevDiff)/msOf(diff-prevDiff)
+				}
+			}
+			prevR, prevDiff = rv, diff
 		}
-		prevR, prevDiff = rv, diff
-	}
-	if breakEven >= 0 {
-		fmt.Fprintf(&table, "break-even R ≈ %.2f ms (aim ≤ 1)\n", breakEven)
-		b.ReportMetric(breakEven, "break-even-ms")
-	} else {
-		fmt.Fprintf(&table, "no break-even up to R = %s ms\n", invokeDelays[len(invokeDelays)-1])
+		// With each call one round trip, three direct calls gain 3R and
+		// the proc__ call R: the two meet at R = (proc__ − direct) / 2 at
+		// R = 0.
+		model := msOf(p["R=0/"+c.through]-p["R=0/"+c.direct]) / 2
+		if c.name == "SDK client" {
+			model = msOf(p[c.through]-p[c.direct]) / 2
+		}
+		fmt.Fprintf(&table, "model: (proc__ − direct) / 2 at R = 0: %.2f ms\n", model)
+		if c.name == "Go client" {
+			// The same with the server on tmpfs: its commits cost nothing.
+			fmt.Fprintf(&table, "model, the server's commits free (tmpfs): %.2f ms\n", msOf(p["tmpfs/mcp/proc-3"]-p["R=0/"+c.direct])/2)
+		}
+		if breakEven >= 0 {
+			fmt.Fprintf(&table, "break-even R ≈ %.2f ms (aim ≤ 1)\n", breakEven)
+			b.ReportMetric(breakEven, strings.ToLower(strings.Fields(c.name)[0])+"-break-even-ms")
+		} else {
+			fmt.Fprintf(&table, "no break-even up to R = %s ms\n", invokeDelays[len(invokeDelays)-1])
+		}
 	}
 	b.ReportMetric(msOf(p["fsync/http/invoke-3/own"]), "http-invoke-own-ms")
 	b.ReportMetric(msOf(p["fsync/mcp/proc-3/own"]), "mcp-proc-own-ms")
