@@ -9,7 +9,7 @@ import (
 // cache gave it (on a miss or a hit) changes nothing another caller of the
 // same code is given.
 func TestAnalysisCacheHandsOutCopies(t *testing.T) {
-	c := newAnalysisCache()
+	var c analysisCache
 	code := "jobs = tools.get_jobs(task_id=task_id)\nreturn tools.fetch_logs(job=jobs, n=n)"
 	for i := range 3 {
 		b, err := c.analyse(code, "starlark")

@@ -78,7 +78,7 @@ type Replayer struct {
 	opts       Options
 	log        zerolog.Logger
 	schemas    *schemaCache
-	analyses   *analysisCache
+	analyses   analysisCache
 	now        func() time.Time
 }
 
@@ -93,7 +93,7 @@ func New(svc *procedures.Service, runner sandbox.Runner, d Dispatcher, opts Opti
 	if now == nil {
 		now = time.Now
 	}
-	return &Replayer{schemas: newSchemaCache(), analyses: newAnalysisCache(), svc: svc, runner: runner, nested: nested, dispatcher: d, opts: opts, log: opts.Logger, now: now}
+	return &Replayer{schemas: newSchemaCache(), svc: svc, runner: runner, nested: nested, dispatcher: d, opts: opts, log: opts.Logger, now: now}
 }
 
 // InvokeRequest is one replay request.
