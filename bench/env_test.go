@@ -74,6 +74,9 @@ var shared struct {
 var pool *sandbox.Pool
 
 func TestMain(m *testing.M) {
+	if delay, ok := os.LookupEnv(stdioDelayEnv); ok {
+		os.Exit(runStdioProxy(delay, os.Args[1:]))
+	}
 	code := sandboxtest.Main(m, sandbox.PoolConfig{Size: 2}, &pool)
 	for i := len(shared.cleanup) - 1; i >= 0; i-- {
 		shared.cleanup[i]()

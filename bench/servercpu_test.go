@@ -32,7 +32,7 @@ const (
 
 // serverPerf, when set, records the server process with `perf record -g`
 // into that file while the requests run (perf report -i FILE).
-var serverPerf = flag.String("bench.perf", "", "BenchmarkServerCPU: record the server with perf into this file")
+var serverPerf = flag.String("bench.perf", "", "BenchmarkServerCPU, BenchmarkInvokeCost: record the server with perf into this file")
 
 // cpuIdle is how long the server's CPU must stay (nearly) still for it to
 // count as idle, and cpuIdleSlack the CPU it may take meanwhile (the Go
@@ -155,6 +155,9 @@ func BenchmarkServerCPU(b *testing.B) {
 type cpuServer struct {
 	*server
 	pid int
+	// runs receives the duration of each replay's run as the server
+	// logged it ("replay run"); one that finds it full is dropped.
+	runs chan time.Duration
 }
 
 // startServerProcess builds cmd/procgraph, fills a store and starts
@@ -162,18 +165,21 @@ type cpuServer struct {
 func startServerProcess(b *testing.B) *cpuServer {
 	b.Helper()
 	dir := b.TempDir()
-	bin := filepath.Join(dir, "procgraph")
-	build := exec.Command("go", "build", "-o", bin, "github.com/procgraph/procgraph/cmd/procgraph")
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildProcgraph(b, dir)
 	cat := filepath.Join(dir, "catalogue.json")
 	if err := os.WriteFile(cat, cpuCatalogue(), 0o600); err != nil {
 		b.Fatal(err)
 	}
 	data := filepath.Join(dir, "p.db")
 	fillCPUStore(b, data, cat)
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--data", data, "--auth", "off", "--tools", cat)
+	return launchServe(b, b.Cleanup, bin, "serve", "--addr", "127.0.0.1:0", "--data", data, "--auth", "off", "--tools", cat)
+}
+
+// launchServe starts bin with args (a serve command) and waits until it
+// listens; cleanup is given what stops it.
+func launchServe(b *testing.B, cleanup func(func()), bin string, args ...string) *cpuServer {
+	b.Helper()
+	cmd := exec.Command(bin, args...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		b.Fatal(err)
@@ -181,23 +187,32 @@ func startServerProcess(b *testing.B) *cpuServer {
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	addrc := make(chan string, 1)
 	var logs bytes.Buffer
+	s := &cpuServer{pid: cmd.Process.Pid, server: &server{
+		client: &http.Client{Transport: &http.Transport{MaxIdleConns: 4, MaxIdleConnsPerHost: 4}, Timeout: time.Minute},
+	}, runs: make(chan time.Duration, 1024)}
 	go func() {
 		br := bufio.NewReader(stderr)
 		sent := false
 		for {
 			line, err := br.ReadString('\n')
 			var ev struct {
-				Message string `json:"message"`
-				Addr    string `json:"addr"`
+				Message  string  `json:"message"`
+				Addr     string  `json:"addr"`
+				Duration float64 `json:"duration"` // ms
 			}
 			if !sent {
 				logs.WriteString(line)
 				if json.Unmarshal([]byte(line), &ev) == nil && ev.Message == "listening" && ev.Addr != "" {
 					addrc <- ev.Addr
 					sent = true
+				}
+			} else if strings.Contains(line, `"replay run"`) && json.Unmarshal([]byte(line), &ev) == nil {
+				select {
+				case s.runs <- time.Duration(ev.Duration * float64(time.Millisecond)):
+				default:
 				}
 			}
 			if err != nil {
@@ -206,9 +221,6 @@ func startServerProcess(b *testing.B) *cpuServer {
 			}
 		}
 	}()
-	s := &cpuServer{pid: cmd.Process.Pid, server: &server{
-		client: &http.Client{Transport: &http.Transport{MaxIdleConns: 4, MaxIdleConnsPerHost: 4}, Timeout: time.Minute},
-	}}
 	select {
 	case s.url = <-addrc:
 	case <-time.After(60 * time.Second):

@@ -86,7 +86,7 @@ func FileBlock(code, dialect string, cat *procedures.Catalogue) (*Block, error) 
 // CodeInvalid (dialect), CodeInvalidCode, CodeTooLarge,
 // CodeInvalidArguments, and the store's.
 func (r *Replayer) PrepareBlock(ctx context.Context, code, dialect string, args map[string]any) (*Block, *procedures.Block, error) {
-	b, err := analyse(code, dialect)
+	b, err := r.analyses.analyse(code, dialect)
 	if err != nil {
 		return nil, nil, analysisError(err, dialect)
 	}

@@ -396,3 +396,37 @@ func TestStoredCodeThatDoesNotMatchIsADeniedDecision(t *testing.T) {
 		t.Fatalf("decisions = %+v, want one denied decision_error", ds)
 	}
 }
+
+// TestStoredCodeBesideAnAnalysedTwinDoesNotRun: a version stored around the
+// service under the code hash of a procedure just run, whose code differs
+// from that procedure's only after its first lines, does not run: its code
+// is analysed as it is (the analysis of the twin, kept from its run, is
+// not taken for it) and found not to match its hash; nothing is
+// dispatched and the decision is a denial.
+func TestStoredCodeBesideAnAnalysedTwinDoesNotRun(t *testing.T) {
+	e := newEnv(t, pool, false)
+	ctx := context.Background()
+	p := e.Capture(replaytest.ReadOnlyCode)
+	args := map[string]any{"task_id": 7}
+	e.MustSucceed(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: args})
+	twin := p.Name + "_twin"
+	if _, err := e.Store.Capture(ctx, procedures.CaptureInput{
+		Name: twin, Signature: p.Signature,
+		Version: procedures.Version{CodeHash: p.CodeHash, Code: replaytest.ReadOnlyCode + "\n# changed after it was hashed\n", Dialect: "starlark",
+			Parameters: []string{"task_id"}, Status: procedures.StatusSucceeded, CapturedAt: time.Now()},
+		UsageKey: "k", At: time.Now(),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	n := len(e.Upstream.Tools())
+	_, err := e.Invoke(replay.InvokeRequest{Name: twin, Phase: procedures.PhaseAutomatic, Arguments: args})
+	if fault.ErrorCode(err) != fault.CodeInternal {
+		t.Fatalf("err = %v, want internal", err)
+	}
+	if got := e.Upstream.Tools(); len(got) != n {
+		t.Fatalf("the dispatcher saw %v", got[n:])
+	}
+	if ds := e.Decisions(twin); len(ds) != 1 || ds[0].Outcome != procedures.Denied || ds[0].Reason != procedures.ReasonDecisionError {
+		t.Fatalf("decisions = %+v, want one denied decision_error", ds)
+	}
+}

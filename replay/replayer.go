@@ -117,6 +117,7 @@ type Replayer struct {
 	opts       Options
 	log        zerolog.Logger
 	schemas    *schemaCache
+	analyses   analysisCache
 	now        func() time.Time
 }
 
@@ -270,7 +271,7 @@ func (r *Replayer) prepare(ctx context.Context, name string, args map[string]any
 	if err != nil {
 		return nil, err
 	}
-	b, err := analyse(p.Code, p.Dialect)
+	b, err := r.analyses.analyse(p.Code, p.Dialect)
 	if err != nil || b.Analysis.CodeHash != p.CodeHash || !slices.Equal(b.Analysis.Signature, p.Signature) {
 		r.log.Error().Err(err).Str("procedure", name).Str("code_hash", p.CodeHash).
 			Msg("replay: the stored code does not analyse to the stored procedure; refusing to run it")

@@ -2,6 +2,7 @@ package sandbox_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -85,6 +86,36 @@ func BenchmarkRun(b *testing.B) {
 			p.Close()
 		}
 	})
+}
+
+// BenchmarkRunAfterIdle runs a block of no call and a block of one call
+// in a warm worker after a pause (the timer stopped): the worker and this
+// process have parked, as between two invokes of a server that is not
+// busy. A worker round trip as an invoke meets it.
+func BenchmarkRunAfterIdle(b *testing.B) {
+	p, err := sandbox.NewPool(sandbox.PoolConfig{Size: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	for _, c := range []struct {
+		name, src string
+		calls     int
+	}{{"no-call", "return task_id", 0}, {"one-call", "return tools.noop(task_id=task_id)", 1}} {
+		req := benchRequest(c.src)
+		for _, pause := range []time.Duration{time.Millisecond, 5 * time.Millisecond} {
+			b.Run(fmt.Sprintf("%s/pause=%v", c.name, pause), func(b *testing.B) {
+				for b.Loop() {
+					b.StopTimer()
+					time.Sleep(pause)
+					b.StartTimer()
+					if res := p.Run(context.Background(), req, noop); res.Err != nil || len(res.Calls) != c.calls {
+						b.Fatal(errString(res.Err))
+					}
+				}
+			})
+		}
+	}
 }
 
 func reportPerCall(b *testing.B, baseline time.Duration) {
