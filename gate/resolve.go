@@ -68,7 +68,7 @@ func (g *Gate) Run(ctx context.Context, id, actor string) (*TurnAnswer, error) {
 		return nil, err
 	}
 	d = built[0]
-	ans, ran := g.execute(ctx, cur.Turn, b, d, allowed, cur.Resolution.By)
+	ans, ran := g.execute(ctx, cur.Turn, b, d, allowed, cur.Resolution.By, false)
 	g.finish(ctx, next, ans, b, ran)
 	g.grantSingleRead(ctx, cur, b, ans)
 	g.notify(id)
@@ -153,13 +153,13 @@ func (g *Gate) finish(ctx context.Context, running TurnRecord, ans *TurnAnswer, 
 		if cur, gerr := g.turns.GetApproval(ctx, running.ID); gerr == nil {
 			ans.Turn = cur.Turn
 		}
-		g.count(ctx, ans, b, ran, "")
+		_ = g.count(ctx, ans, b, ran, "") // the decision was stored with the claim: Commit only logs
 		return
 	}
 	if err != nil {
 		g.r.Logger().Error().Err(err).Str("turn", running.ID).Msg("turn: the finished turn could not be marked done")
 	}
-	g.count(ctx, ans, b, ran, g.capture(ctx, ans, running.Code, running.Dialect, running.Capture))
+	_ = g.count(ctx, ans, b, ran, g.capture(ctx, ans, running.Code, running.Dialect, running.Capture)) // as above
 }
 
 // Cancel cancels its requester's pending or approved turn (a decision

@@ -142,34 +142,85 @@ func (s *Store) SetDecisionResult(ctx context.Context, id, result string) error 
 	if !slices.Contains(procedures.RunResults, result) {
 		return invalid("result", "result %q is not a run's result", result)
 	}
-	return s.write(ctx, func(tx *bolt.Tx) error {
-		t := tx.Bucket(bDecisionIDs).Get([]byte(id))
-		if t == nil {
-			return fault.Errorf(fault.CodeNotFound, "no decision %s", id)
+	return s.write(ctx, func(tx *bolt.Tx) error { return setResult(tx, id, result) })
+}
+
+// setResult records result (checked) on the record id in tx:
+// SetDecisionResult's transaction.
+func setResult(tx *bolt.Tx, id, result string) error {
+	t := tx.Bucket(bDecisionIDs).Get([]byte(id))
+	if t == nil {
+		return fault.Errorf(fault.CodeNotFound, "no decision %s", id)
+	}
+	dk := append(append([]byte{}, t...), id...)
+	v := tx.Bucket(bDecisions).Get(dk)
+	if v == nil {
+		return fault.Errorf(fault.CodeInternal, "embedded store: decision id %s points at nothing", id)
+	}
+	var d procedures.Decision
+	if err := decode(v, &d, "decision"); err != nil {
+		return err
+	}
+	switch d.Result {
+	case result:
+		return nil
+	case "":
+	default:
+		return fault.Errorf(fault.CodeConflict, "decision %s already has the result %s", id, d.Result)
+	}
+	d.Result = result
+	b, err := encode(d)
+	if err != nil {
+		return err
+	}
+	return tx.Bucket(bDecisions).Put(dk, b)
+}
+
+// RecordRun commits what a run left in one transaction (see
+// procedures.Store): its records, its results, its uses.
+func (s *Store) RecordRun(ctx context.Context, rr procedures.RunRecord) ([]procedures.UseResult, error) {
+	if err := rr.CheckResults(); err != nil {
+		return nil, err
+	}
+	for i := range rr.Decisions {
+		if err := validateDecision(&rr.Decisions[i]); err != nil {
+			return nil, err
 		}
-		dk := append(append([]byte{}, t...), id...)
-		v := tx.Bucket(bDecisions).Get(dk)
-		if v == nil {
-			return fault.Errorf(fault.CodeInternal, "embedded store: decision id %s points at nothing", id)
+	}
+	for i := range rr.Uses {
+		if err := validateUse(&rr.Uses[i]); err != nil {
+			return nil, err
 		}
-		var d procedures.Decision
-		if err := decode(v, &d, "decision"); err != nil {
-			return err
+	}
+	var out []procedures.UseResult
+	err := s.write(ctx, func(tx *bolt.Tx) error {
+		out = make([]procedures.UseResult, len(rr.Uses))
+		for _, d := range rr.Decisions {
+			if err := appendDecision(tx, d); err != nil {
+				return err
+			}
 		}
-		switch d.Result {
-		case result:
-			return nil
-		case "":
-		default:
-			return fault.Errorf(fault.CodeConflict, "decision %s already has the result %s", id, d.Result)
+		for _, r := range rr.Results {
+			if err := setResult(tx, r.ID, r.Result); err != nil {
+				return err
+			}
 		}
-		d.Result = result
-		b, err := encode(d)
-		if err != nil {
-			return err
+		for i, in := range rr.Uses {
+			res, err := s.use(tx, in)
+			if fault.ErrorCode(err) == fault.CodeNotFound {
+				continue // an unknown procedure or version: this use writes nothing
+			}
+			if err != nil {
+				return err
+			}
+			out[i] = res
 		}
-		return tx.Bucket(bDecisions).Put(dk, b)
+		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // ListDecisions returns the records matching f, newest first (by time, then

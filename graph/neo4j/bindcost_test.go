@@ -26,14 +26,15 @@ func TestBindingChecksCostNoStatement(t *testing.T) {
 	}{
 		// find_filtered is the reuse suggestion of a block that is not
 		// proc__-only; procedure_catalogue reads a procedure with the
-		// catalogue (procedures.CatalogueGetter, ADR 0020); use_health
-		// counts the turn's run in the health of a stored version of its
-		// code (none here: it writes nothing); decision_result records the
-		// result of each run on its decision (the turn's and the nested
-		// procedure's: a statement of its own for now, not yet folded into
-		// the run's use).
-		{"policy", policy, procedures.ReasonSessionPolicy, "catalogue_since×1 decision_append×2 decision_result×2 find_filtered×1 policy_get×1 procedure_catalogue×1 procedures_by_name×1 use_health×1 use×1"},
-		{"grant", grant, procedures.ReasonDurableAutoRun, "catalogue_since×1 decision_append×2 decision_result×2 policy_get×1 procedure_catalogue×1 procedures_by_name×1 use_health×1 use×1"},
+		// catalogue (procedures.CatalogueGetter, ADR 0020). The writes:
+		// the turn's decision before it runs (it may change state), then
+		// one transaction after the run (Store.RecordRun, docs/design.md
+		// "One commit per run"): the nested procedure's decision with its
+		// result, the turn's result, the nested success (use) and the
+		// turn's run in the health of a stored version of its code
+		// (use_health: none here, it writes nothing).
+		{"policy", policy, procedures.ReasonSessionPolicy, "catalogue_since×1 decision_append×2 decision_result×1 find_filtered×1 policy_get×1 procedure_catalogue×1 procedures_by_name×1 use_health×1 use×1"},
+		{"grant", grant, procedures.ReasonDurableAutoRun, "catalogue_since×1 decision_append×2 decision_result×1 policy_get×1 procedure_catalogue×1 procedures_by_name×1 use_health×1 use×1"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var n replaytest.Counter

@@ -278,33 +278,58 @@ func versionID(name, hash string) string { return name + "|" + hash }
 // which also returns the
 // procedure as it now is.
 func (s *Store) RecordUse(ctx context.Context, in procedures.UseInput) (procedures.UseResult, error) {
+	statement, params, err := useStatement(in)
+	if err != nil {
+		return procedures.UseResult{}, err
+	}
+	recs, err := query(ctx, s, "record use", neo4j.AccessModeWrite, statement, params)
+	if err != nil {
+		return procedures.UseResult{}, err
+	}
+	if len(recs) == 0 {
+		if in.CodeHash != "" {
+			return procedures.UseResult{}, fault.Errorf(fault.CodeNotFound, "procedure %q has no version %q", in.Name, in.CodeHash)
+		}
+		return procedures.UseResult{}, notFound(in.Name)
+	}
+	res, err := s.useResult(recs[0])
+	if err != nil {
+		return procedures.UseResult{}, s.mapError("record use", err)
+	}
+	return res, nil
+}
+
+// useStatement checks in and returns the statement that counts it
+// (use.cypher, or use_health.cypher for a run that counts in the health
+// only) and its parameters.
+func useStatement(in procedures.UseInput) (string, map[string]any, error) {
 	var health any
 	if in.Run != nil {
 		d, ok := in.Run.Delta()
 		if !ok {
-			return procedures.UseResult{}, invalid("run", "run failure class %q is not one of %v", in.Run.Failure, procedures.FailureClasses)
+			return "", nil, invalid("run", "run failure class %q is not one of %v", in.Run.Failure, procedures.FailureClasses)
 		}
 		health = map[string]any{"keep": d.Keep, "add": d.Add, "floor": d.Floor}
 	}
 	switch {
 	case in.Name == "":
-		return procedures.UseResult{}, invalid("name", "a use needs a procedure name")
+		return "", nil, invalid("name", "a use needs a procedure name")
 	case in.UsageKey == "":
-		return procedures.UseResult{}, invalid("usage_key", "a use needs a usage key")
+		return "", nil, invalid("usage_key", "a use needs a usage key")
 	case in.At.IsZero():
-		return procedures.UseResult{}, invalid("at", "a use needs a time")
+		return "", nil, invalid("at", "a use needs a time")
 	case in.FailedReplay():
-		return procedures.UseResult{}, invalid("run", "a failed run is not a replay")
+		return "", nil, invalid("run", "a failed run is not a replay")
 	}
 	if err := procedures.CheckDemoteAfter(in.DemoteAfter); err != nil {
-		return procedures.UseResult{}, invalid("demote_after", "%v", err)
+		return "", nil, invalid("demote_after", "%v", err)
 	}
 	if err := in.CheckRecording(); err != nil {
-		return procedures.UseResult{}, err
+		return "", nil, err
 	}
 	recording, err := recordingParams(in)
 	if err != nil {
-		return procedures.UseResult{}, err
+		return "", nil, err
 	}
 	params := map[string]any{
 		"name":      in.Name,
@@ -319,22 +344,74 @@ func (s *Store) RecordUse(ctx context.Context, in procedures.UseInput) (procedur
 		params["key"], params["replay"], params["at"] = in.UsageKey, in.Replay, dbTime(in.At)
 		params["cause"] = nilIfEmpty(strings.TrimSpace(in.Cause))
 	}
-	recs, err := query(ctx, s, "record use", neo4j.AccessModeWrite, statement, params)
-	if err != nil {
+	return statement, params, nil
+}
+
+// useResult decodes the row of a use's statement.
+func (s *Store) useResult(rec *neo4j.Record) (procedures.UseResult, error) {
+	res := procedures.UseResult{Counted: field(rec, "counted") == true}
+	var err error
+	if res.Procedure, err = s.decodeProcedure(field(rec, "procedure")); err != nil {
 		return procedures.UseResult{}, err
 	}
-	if len(recs) == 0 {
-		if in.CodeHash != "" {
-			return procedures.UseResult{}, fault.Errorf(fault.CodeNotFound, "procedure %q has no version %q", in.Name, in.CodeHash)
-		}
-		return procedures.UseResult{}, notFound(in.Name)
-	}
-	res := procedures.UseResult{Counted: field(recs[0], "counted") == true}
-	if res.Procedure, err = s.decodeProcedure(field(recs[0], "procedure")); err != nil {
-		return procedures.UseResult{}, s.mapError("record use", err)
-	}
-	res.Demotion = procedures.DemotionOf(field(recs[0], "wasDemoted") == true, res.Procedure.Demoted)
+	res.Demotion = procedures.DemotionOf(field(rec, "wasDemoted") == true, res.Procedure.Demoted)
 	return res, nil
+}
+
+// RecordRun commits what a run left in one write transaction (see
+// procedures.Store): each deferred record (decision_append.cypher), each
+// result (decision_result.cypher), each use (use.cypher or
+// use_health.cypher), in that order.
+func (s *Store) RecordRun(ctx context.Context, rr procedures.RunRecord) ([]procedures.UseResult, error) {
+	if err := rr.CheckResults(); err != nil {
+		return nil, err
+	}
+	decisions := make([]map[string]any, len(rr.Decisions))
+	for i, d := range rr.Decisions {
+		dp, err := decisionParams(d)
+		if err != nil {
+			return nil, err
+		}
+		decisions[i] = dp
+	}
+	type use struct {
+		statement string
+		params    map[string]any
+	}
+	uses := make([]use, len(rr.Uses))
+	for i, in := range rr.Uses {
+		st, params, err := useStatement(in)
+		if err != nil {
+			return nil, err
+		}
+		uses[i] = use{st, params}
+	}
+	return writeTx(ctx, s, "record run", func(ctx context.Context, tx neo4j.ManagedTransaction) ([]procedures.UseResult, error) {
+		for _, dp := range decisions {
+			if err := appendDecision(ctx, tx, dp); err != nil {
+				return nil, err
+			}
+		}
+		for _, r := range rr.Results {
+			if err := setResult(ctx, tx, r.ID, r.Result); err != nil {
+				return nil, err
+			}
+		}
+		out := make([]procedures.UseResult, len(uses))
+		for i, u := range uses {
+			recs, err := collect(ctx, tx, u.statement, u.params)
+			if err != nil {
+				return nil, err
+			}
+			if len(recs) == 0 {
+				continue // an unknown procedure or version: this use wrote nothing
+			}
+			if out[i], err = s.useResult(recs[0]); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	})
 }
 
 func nilIfEmpty(s string) any {
