@@ -81,16 +81,6 @@ func (s *Store) SetDecisionResult(ctx context.Context, id, result string) error 
 	return nil
 }
 
-// setResult runs decision_result.cypher inside tx: CodeNotFound for an
-// unknown id, CodeConflict (which rolls tx back) for another result.
-func setResult(ctx context.Context, tx neo4j.ManagedTransaction, id, result string) error {
-	recs, err := collect(ctx, tx, "decision_result", map[string]any{"id": id, "result": result})
-	if err != nil {
-		return err
-	}
-	return resultSet(recs, id, result)
-}
-
 // resultSet reads decision_result.cypher's answer for id: nil when the
 // record holds result, CodeNotFound for an unknown id, CodeConflict for
 // another result.

@@ -359,20 +359,26 @@ func (s *Store) useResult(rec *neo4j.Record) (procedures.UseResult, error) {
 }
 
 // RecordRun commits what a run left in one write transaction (see
-// procedures.Store): each deferred record (decision_append.cypher), each
-// result (decision_result.cypher), each use (use.cypher or
-// use_health.cypher), in that order.
+// procedures.Store) of one statement when it has at most one use: its
+// audit records and its first use together (run_use.cypher,
+// run_use_health.cypher; run_audit.cypher without a use), each further
+// use a statement of its own (use.cypher, use_health.cypher). A conflict
+// or an unknown record the statement reports rolls it all back.
 func (s *Store) RecordRun(ctx context.Context, rr procedures.RunRecord) ([]procedures.UseResult, error) {
 	if err := rr.CheckResults(); err != nil {
 		return nil, err
 	}
-	decisions := make([]map[string]any, len(rr.Decisions))
+	decisions := make([]any, len(rr.Decisions))
 	for i, d := range rr.Decisions {
 		dp, err := decisionParams(d)
 		if err != nil {
 			return nil, err
 		}
 		decisions[i] = dp
+	}
+	results := make([]any, len(rr.Results))
+	for i, r := range rr.Results {
+		results[i] = map[string]any{"id": r.ID, "result": r.Result}
 	}
 	type use struct {
 		statement string
@@ -386,32 +392,73 @@ func (s *Store) RecordRun(ctx context.Context, rr procedures.RunRecord) ([]proce
 		}
 		uses[i] = use{st, params}
 	}
+	first := use{"run_audit", map[string]any{}}
+	if len(uses) > 0 {
+		first = use{"run_" + uses[0].statement, uses[0].params}
+	}
+	first.params["decisions"], first.params["results"] = decisions, results
 	return writeTx(ctx, s, "record run", func(ctx context.Context, tx neo4j.ManagedTransaction) ([]procedures.UseResult, error) {
-		for _, dp := range decisions {
-			if err := appendDecision(ctx, tx, dp); err != nil {
-				return nil, err
-			}
-		}
-		for _, r := range rr.Results {
-			if err := setResult(ctx, tx, r.ID, r.Result); err != nil {
-				return nil, err
-			}
-		}
 		out := make([]procedures.UseResult, len(uses))
+		recs, err := collect(ctx, tx, first.statement, first.params)
+		if err != nil {
+			return nil, err
+		}
+		if len(recs) != 1 {
+			return nil, errRows(first.statement, len(recs))
+		}
+		if err := audited(recs[0], rr.Results); err != nil {
+			return nil, err
+		}
 		for i, u := range uses {
-			recs, err := collect(ctx, tx, u.statement, u.params)
-			if err != nil {
-				return nil, err
+			rec := recs[0]
+			if i > 0 {
+				if recs, err = collect(ctx, tx, u.statement, u.params); err != nil {
+					return nil, err
+				}
+				if len(recs) == 0 {
+					continue // an unknown procedure or version: this use wrote nothing
+				}
+				rec = recs[0]
 			}
-			if len(recs) == 0 {
-				continue // an unknown procedure or version: this use wrote nothing
+			if field(rec, "procedure") == nil {
+				continue // as above
 			}
-			if out[i], err = s.useResult(recs[0]); err != nil {
+			if out[i], err = s.useResult(rec); err != nil {
 				return nil, err
 			}
 		}
 		return out, nil
 	})
+}
+
+// audited reads run_audit's conflicts and results (the fragment's): a
+// record another record holds is CodeConflict, a result for an unknown
+// record CodeNotFound, another result than want's CodeConflict.
+func audited(rec *neo4j.Record, want []procedures.DecisionResult) error {
+	r := &row{m: rec.AsMap()}
+	if ids := r.strings("conflicts"); len(ids) > 0 {
+		return fault.Errorf(fault.CodeConflict, "decision %s already exists", ids[0])
+	}
+	got := r.list("results")
+	if r.err != nil {
+		return r.err
+	}
+	if len(got) != len(want) {
+		return errRows("run_audit results", len(got))
+	}
+	for i, g := range got {
+		x := &row{m: asMap(g)}
+		found, result := x.bool("found"), x.str("result")
+		switch {
+		case x.err != nil:
+			return x.err
+		case !found:
+			return fault.Errorf(fault.CodeNotFound, "no decision %s", want[i].ID)
+		case result != want[i].Result:
+			return fault.Errorf(fault.CodeConflict, "decision %s already has the result %s", want[i].ID, result)
+		}
+	}
+	return nil
 }
 
 func nilIfEmpty(s string) any {
