@@ -50,8 +50,9 @@ func TestAutomaticTurnCommitsOnce(t *testing.T) {
 
 // TestApprovedTurnClaimIsDurableFirst: an approved turn's claim and its
 // decision are committed before the first tool call (the at-most-once
-// rule: a crash mid-run leaves it running, never approved again), and its
-// result after.
+// rule: a crash mid-run leaves it running, never approved again), and the
+// rest once after the run: the turn marked done with its decision's
+// result, two commits in all.
 func TestApprovedTurnClaimIsDurableFirst(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, sandbox.NewInProcess(), false)
@@ -71,9 +72,16 @@ func TestApprovedTurnClaimIsDurableFirst(t *testing.T) {
 		status = cur.Status
 		approved, _ = e.Service.Decisions(ctx, procedures.DecisionFilter{Kind: procedures.KindTurn, Outcome: procedures.Allowed})
 	}
+	n := e.Store.Commits()
 	ans, err := g.Run(ctx, id, "agent")
 	if err != nil || ans.Status != replay.StatusSucceeded {
 		t.Fatalf("run: %+v, %v", ans, err)
+	}
+	if got := e.Store.Commits() - n; got != 2 {
+		t.Fatalf("%d commits, want 2 (the claim, then the run)", got)
+	}
+	if cur, err := e.turns.GetApproval(ctx, id); err != nil || cur.Status != gate.TurnSucceeded {
+		t.Fatalf("after the run: %+v, %v", cur, err)
 	}
 	if status != gate.TurnRunning || len(approved) != 1 || approved[0].ID != ans.Decision.ID || approved[0].Result != "" {
 		t.Fatalf("while it ran: turn %s, records %+v; want running and its decision stored", status, approved)

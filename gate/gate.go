@@ -571,6 +571,14 @@ func (g *Gate) capture(ctx context.Context, ans *TurnAnswer, code, dialect strin
 // records and uses) in one transaction; an error (replay.Replayer.Commit)
 // says the turn's decision could not be stored and its answer is withheld.
 func (g *Gate) count(ctx context.Context, ans *TurnAnswer, b *block, ran ranBlock, captured string) error {
+	g.addUse(ans, b, ran, captured)
+	return g.r.Commit(ctx, ran.pending)
+}
+
+// addUse adds to ran.pending the use count commits: the turn's run in the
+// health of the stored version whose code it ran (captured, else its own
+// code's), with its recording when it succeeded.
+func (g *Gate) addUse(ans *TurnAnswer, b *block, ran ranBlock, captured string) {
 	t := ans.Turn
 	hash, args := t.CodeHash, b.norm
 	if captured != "" {
@@ -592,7 +600,6 @@ func (g *Gate) count(ctx context.Context, ans *TurnAnswer, b *block, ran ranBloc
 	if in, ok := g.svc.BlockUse(b.a.Name, hash, procedures.UsageKey(t.SessionID, ""), ran.run, kept); ok {
 		ran.pending.Use(in)
 	}
-	return g.r.Commit(ctx, ran.pending)
 }
 
 // Get returns the turn id to its requester, waiting up to wait while it is

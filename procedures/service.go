@@ -316,8 +316,19 @@ func (s *Service) BlockUse(name, codeHash, usageKey string, run Run, k Kept) (Us
 // whether rr was committed: an error after the commit (a demotion's
 // record) leaves it committed.
 func (s *Service) CommitRun(ctx context.Context, rr RunRecord) (bool, error) {
-	if rr.Empty() {
-		return true, nil
+	return s.CommitRunWith(ctx, rr, nil)
+}
+
+// CommitRunWith is CommitRun committing rr through write, a store call
+// that commits it in one transaction with a change of its own (a turn
+// marked done: gate.TurnStore.FinishTurn); Store.RecordRun when nil. It
+// calls write even for an empty rr.
+func (s *Service) CommitRunWith(ctx context.Context, rr RunRecord, write func(RunRecord) ([]UseResult, error)) (bool, error) {
+	if write == nil {
+		if rr.Empty() {
+			return true, nil
+		}
+		write = func(rr RunRecord) ([]UseResult, error) { return s.store.RecordRun(ctx, rr) }
 	}
 	for i := range rr.Uses {
 		rr.Uses[i].DemoteAfter = s.opts.DemoteAfter
@@ -325,7 +336,7 @@ func (s *Service) CommitRun(ctx context.Context, rr RunRecord) (bool, error) {
 	var res []UseResult
 	err := s.rec.CommitRun(rr, func(rr RunRecord) error {
 		var err error
-		res, err = s.store.RecordRun(ctx, rr)
+		res, err = write(rr)
 		return err
 	})
 	if err != nil {

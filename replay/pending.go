@@ -51,11 +51,17 @@ func (p *Pending) Use(in procedures.UseInput) {
 // failure is logged (the run happened, its decision is on record) and
 // Commit returns nil.
 func (r *Replayer) Commit(ctx context.Context, p *Pending) error {
+	return r.CommitWith(ctx, p, nil)
+}
+
+// CommitWith is Commit through write, a store call that commits what p
+// holds with a change of its own (procedures.Service.CommitRunWith).
+func (r *Replayer) CommitWith(ctx context.Context, p *Pending, write func(procedures.RunRecord) ([]procedures.UseResult, error)) error {
 	p.mu.Lock()
 	rr := p.rr
 	p.rr = procedures.RunRecord{}
 	p.mu.Unlock()
-	committed, err := r.svc.CommitRun(context.WithoutCancel(ctx), rr)
+	committed, err := r.svc.CommitRunWith(context.WithoutCancel(ctx), rr, write)
 	if err == nil {
 		return nil
 	}

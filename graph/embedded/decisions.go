@@ -179,46 +179,61 @@ func setResult(tx *bolt.Tx, id, result string) error {
 // RecordRun commits what a run left in one transaction (see
 // procedures.Store): its records, its results, its uses.
 func (s *Store) RecordRun(ctx context.Context, rr procedures.RunRecord) ([]procedures.UseResult, error) {
-	if err := rr.CheckResults(); err != nil {
+	if err := validateRun(&rr); err != nil {
 		return nil, err
+	}
+	var out []procedures.UseResult
+	err := s.write(ctx, func(tx *bolt.Tx) error {
+		var err error
+		out, err = s.recordRun(tx, rr)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// validateRun checks rr as RecordRun does before its transaction.
+func validateRun(rr *procedures.RunRecord) error {
+	if err := rr.CheckResults(); err != nil {
+		return err
 	}
 	for i := range rr.Decisions {
 		if err := validateDecision(&rr.Decisions[i]); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	for i := range rr.Uses {
 		if err := validateUse(&rr.Uses[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// recordRun writes rr (validated) in tx: RecordRun's transaction.
+func (s *Store) recordRun(tx *bolt.Tx, rr procedures.RunRecord) ([]procedures.UseResult, error) {
+	out := make([]procedures.UseResult, len(rr.Uses))
+	for _, d := range rr.Decisions {
+		if err := appendDecision(tx, d); err != nil {
 			return nil, err
 		}
 	}
-	var out []procedures.UseResult
-	err := s.write(ctx, func(tx *bolt.Tx) error {
-		out = make([]procedures.UseResult, len(rr.Uses))
-		for _, d := range rr.Decisions {
-			if err := appendDecision(tx, d); err != nil {
-				return err
-			}
+	for _, r := range rr.Results {
+		if err := setResult(tx, r.ID, r.Result); err != nil {
+			return nil, err
 		}
-		for _, r := range rr.Results {
-			if err := setResult(tx, r.ID, r.Result); err != nil {
-				return err
-			}
+	}
+	for i, in := range rr.Uses {
+		res, err := s.use(tx, in)
+		if fault.ErrorCode(err) == fault.CodeNotFound {
+			continue // an unknown procedure or version: this use writes nothing
 		}
-		for i, in := range rr.Uses {
-			res, err := s.use(tx, in)
-			if fault.ErrorCode(err) == fault.CodeNotFound {
-				continue // an unknown procedure or version: this use writes nothing
-			}
-			if err != nil {
-				return err
-			}
-			out[i] = res
+		if err != nil {
+			return nil, err
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
+		out[i] = res
 	}
 	return out, nil
 }

@@ -365,14 +365,40 @@ func (s *Store) useResult(rec *neo4j.Record) (procedures.UseResult, error) {
 // use a statement of its own (use.cypher, use_health.cypher). A conflict
 // or an unknown record the statement reports rolls it all back.
 func (s *Store) RecordRun(ctx context.Context, rr procedures.RunRecord) ([]procedures.UseResult, error) {
-	if err := rr.CheckResults(); err != nil {
+	run, err := runStatements(rr)
+	if err != nil {
 		return nil, err
+	}
+	return writeTx(ctx, s, "record run", func(ctx context.Context, tx neo4j.ManagedTransaction) ([]procedures.UseResult, error) {
+		return s.recordRun(ctx, tx, run)
+	})
+}
+
+// statement is one statement to run and its parameters.
+type statement struct {
+	name   string
+	params map[string]any
+}
+
+// runWrite is what a run left as the statements RecordRun runs: the
+// first carries the run's audit records (run_use, run_use_health,
+// run_audit), each other a further use.
+type runWrite struct {
+	results []procedures.DecisionResult
+	first   statement
+	uses    []statement // the first is first's use, when it has one
+}
+
+// runStatements checks rr and returns its statements.
+func runStatements(rr procedures.RunRecord) (runWrite, error) {
+	if err := rr.CheckResults(); err != nil {
+		return runWrite{}, err
 	}
 	decisions := make([]any, len(rr.Decisions))
 	for i, d := range rr.Decisions {
 		dp, err := decisionParams(d)
 		if err != nil {
-			return nil, err
+			return runWrite{}, err
 		}
 		decisions[i] = dp
 	}
@@ -380,55 +406,54 @@ func (s *Store) RecordRun(ctx context.Context, rr procedures.RunRecord) ([]proce
 	for i, r := range rr.Results {
 		results[i] = map[string]any{"id": r.ID, "result": r.Result}
 	}
-	type use struct {
-		statement string
-		params    map[string]any
-	}
-	uses := make([]use, len(rr.Uses))
+	w := runWrite{results: rr.Results, uses: make([]statement, len(rr.Uses))}
 	for i, in := range rr.Uses {
 		st, params, err := useStatement(in)
 		if err != nil {
-			return nil, err
+			return runWrite{}, err
 		}
-		uses[i] = use{st, params}
+		w.uses[i] = statement{st, params}
 	}
-	first := use{"run_audit", map[string]any{}}
-	if len(uses) > 0 {
-		first = use{"run_" + uses[0].statement, uses[0].params}
+	w.first = statement{"run_audit", map[string]any{}}
+	if len(w.uses) > 0 {
+		w.first = statement{"run_" + w.uses[0].name, w.uses[0].params}
 	}
-	first.params["decisions"], first.params["results"] = decisions, results
-	return writeTx(ctx, s, "record run", func(ctx context.Context, tx neo4j.ManagedTransaction) ([]procedures.UseResult, error) {
-		out := make([]procedures.UseResult, len(uses))
-		recs, err := collect(ctx, tx, first.statement, first.params)
-		if err != nil {
-			return nil, err
-		}
-		if len(recs) != 1 {
-			return nil, errRows(first.statement, len(recs))
-		}
-		if err := audited(recs[0], rr.Results); err != nil {
-			return nil, err
-		}
-		for i, u := range uses {
-			rec := recs[0]
-			if i > 0 {
-				if recs, err = collect(ctx, tx, u.statement, u.params); err != nil {
-					return nil, err
-				}
-				if len(recs) == 0 {
-					continue // an unknown procedure or version: this use wrote nothing
-				}
-				rec = recs[0]
-			}
-			if field(rec, "procedure") == nil {
-				continue // as above
-			}
-			if out[i], err = s.useResult(rec); err != nil {
+	w.first.params["decisions"], w.first.params["results"] = decisions, results
+	return w, nil
+}
+
+// recordRun runs w in tx: RecordRun's transaction.
+func (s *Store) recordRun(ctx context.Context, tx neo4j.ManagedTransaction, w runWrite) ([]procedures.UseResult, error) {
+	out := make([]procedures.UseResult, len(w.uses))
+	recs, err := collect(ctx, tx, w.first.name, w.first.params)
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) != 1 {
+		return nil, errRows(w.first.name, len(recs))
+	}
+	if err := audited(recs[0], w.results); err != nil {
+		return nil, err
+	}
+	for i, u := range w.uses {
+		rec := recs[0]
+		if i > 0 {
+			if recs, err = collect(ctx, tx, u.name, u.params); err != nil {
 				return nil, err
 			}
+			if len(recs) == 0 {
+				continue // an unknown procedure or version: this use wrote nothing
+			}
+			rec = recs[0]
 		}
-		return out, nil
-	})
+		if field(rec, "procedure") == nil {
+			continue // as above
+		}
+		if out[i], err = s.useResult(rec); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // audited reads run_audit's conflicts and results (the fragment's): a

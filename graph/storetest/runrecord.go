@@ -2,8 +2,10 @@ package storetest
 
 import (
 	"testing"
+	"time"
 
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -87,6 +89,65 @@ func testRecordRun(t *testing.T, newStore NewStore) {
 				}
 				if p := MustGet(t, s, name); p.UseCount != 0 || p.Health.Runs != 0 {
 					t.Fatalf("use count %d health %+v: the use was written", p.UseCount, p.Health)
+				}
+			})
+		}
+	})
+
+	t.Run("a turn's finish and its run are one write", func(t *testing.T) {
+		// FinishTurn marks a running turn done with what its run left; a
+		// turn no longer running (ended as lost) keeps its ending, and the
+		// run is committed all the same; a refused run writes neither.
+		for _, c := range []struct {
+			name    string
+			from    gate.TurnStatus // the stored status when the run ends
+			result  string          // the result set on the claim's record
+			done    bool
+			code    fault.Code
+			want    gate.TurnStatus
+			results string
+		}{
+			{"running", gate.TurnRunning, procedures.ResultSucceeded, true, "", gate.TurnSucceeded, procedures.ResultSucceeded},
+			{"ended as lost", gate.TurnFailed, procedures.ResultSucceeded, false, "", gate.TurnFailed, procedures.ResultSucceeded},
+			{"a value for a result", gate.TurnRunning, "id=secret-42", false, fault.CodeInvalid, gate.TurnRunning, ""},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				s := newStore(t)
+				ts := turnStore(t, s)
+				r := PendingTurn("s1", At(0), time.Minute)
+				MustCreateApproval(t, ts, r, 4, At(0))
+				claim := Decision(procedures.KindTurn, "proc__kill_job", r.CodeHash, At(1))
+				prev := gate.TurnPending
+				for _, st := range []gate.TurnStatus{gate.TurnApproved, gate.TurnRunning, c.from} {
+					if st == prev {
+						continue
+					}
+					next := r
+					next.Status = st
+					var ds []procedures.Decision
+					if st == gate.TurnRunning {
+						ds = append(ds, claim)
+					}
+					if _, err := ts.TransitionTurn(ctx, next, []gate.TurnStatus{prev}, false, At(2), ds...); err != nil {
+						t.Fatalf("to %s: %v", st, err)
+					}
+					prev = st
+				}
+				done := r
+				done.Status = gate.TurnSucceeded
+				got, finished, _, err := ts.FinishTurn(ctx, done, At(3),
+					procedures.RunRecord{Results: []procedures.DecisionResult{{ID: claim.ID, Result: c.result}}})
+				if c.code != "" {
+					RequireCode(t, err, c.code)
+				} else if err != nil || finished != c.done || got.Status != c.want {
+					t.Fatalf("FinishTurn: %+v, done %v, %v; want %s, done %v", got, finished, err, c.want, c.done)
+				}
+				if cur, err := ts.GetApproval(ctx, r.ID); err != nil || cur.Status != c.want {
+					t.Fatalf("stored %+v, %v; want %s", cur, err, c.want)
+				}
+				ds := MustDecisions(t, s, procedures.DecisionFilter{})
+				if len(ds) != 1 || ds[0].Result != c.results {
+					t.Fatalf("records %+v, want the claim's with result %q", ds, c.results)
 				}
 			})
 		}

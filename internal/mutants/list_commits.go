@@ -49,9 +49,23 @@ func init() {
 		{
 			Name:     "neo4j/run-conflict-ignored",
 			Why:      "Neo4j commits a run whose record or result conflicts with the stored one: the use is counted and the audit keeps a record that is not the run's",
-			Edits:    []Edit{{Dir: "graph/neo4j", Files: "capture.go", Find: "if err := audited(recs[0], rr.Results); err != nil {", Replace: "if err := audited(recs[0], rr.Results); err != nil && false {"}},
+			Edits:    []Edit{{Dir: "graph/neo4j", Files: "capture.go", Find: "if err := audited(recs[0], w.results); err != nil {", Replace: "if err := audited(recs[0], w.results); err != nil && false {"}},
 			Packages: []string{"./graph/neo4j"},
 			Tests:    []string{"TestStore/RecordRun"},
+		},
+		{
+			Name:     "embedded/lost-turn-drops-its-run",
+			Why:      "a run that ends after the gate ended its turn as lost is not committed: its result, nested records and health are lost with the turn's ending",
+			Edits:    []Edit{{Dir: "graph/embedded", Files: "approvals.go", Find: "\t\tcase fault.ErrorCode(err) != fault.CodeConflict:\n", Replace: "\t\tdefault:\n"}},
+			Packages: []string{"./graph/embedded"},
+			Tests:    []string{"TestStore/RecordRun"},
+		},
+		{
+			Name:     "gate/approved-turn-done-apart",
+			Why:      "an approved turn is marked done in a commit of its own before what its run left: three fsync'd commits where two do",
+			Edits:    []Edit{{Dir: "gate", Files: "resolve.go", Find: "\tif !captures {\n\t\tg.addUse(ans, b, ran, \"\")\n\t}\n", Replace: "\tif !captures {\n\t\tg.addUse(ans, b, ran, \"\")\n\t}\n\t_, _ = g.turns.TransitionTurn(ctx, done, []TurnStatus{TurnRunning}, false, g.r.Now())\n"}},
+			Packages: []string{"./gate"},
+			Tests:    []string{"TestApprovedTurnClaimIsDurableFirst"},
 		},
 	}...)
 }
