@@ -62,6 +62,11 @@ func (c *countedStore) RecordUse(ctx context.Context, in procedures.UseInput) (p
 	return c.Store.RecordUse(ctx, in)
 }
 
+func (c *countedStore) RecordRun(ctx context.Context, rr procedures.RunRecord) ([]procedures.UseResult, error) {
+	c.count("RecordRun")
+	return c.Store.RecordRun(ctx, rr)
+}
+
 func (c *countedStore) GetApproval(ctx context.Context, id string) (*gate.TurnRecord, error) {
 	c.count("GetApproval")
 	return c.Store.GetApproval(ctx, id)
@@ -111,12 +116,15 @@ func TestBindingChecksCostNoStoreCall(t *testing.T) {
 }
 
 // The store calls of a turn decided (and run) by a policy and by a grant,
-// as they were before bindings, and one RecordUse since health: the
-// turn's run counted in the health of a stored version of its code (none
-// here: nothing is written).
+// as they were before bindings, but for the writes after the run: since
+// one commit per run (docs/design.md "One commit per run") the turn's
+// decision is appended before it runs (it may change state), and the rest
+// — the nested procedure's decision with its result, the turn's result,
+// the nested success and the turn's run in the health of a stored version
+// of its code (none here) — is one RecordRun.
 const (
-	bindCostPolicyCalls = "AppendDecision×2 Catalogue×2 GetMany×1 Get×1 Policy×1 RecordUse×2"
-	bindCostGrantCalls  = "AppendDecision×2 Catalogue×2 GetMany×1 Get×1 Policy×1 RecordUse×2"
+	bindCostPolicyCalls = "AppendDecision×1 Catalogue×2 GetMany×1 Get×1 Policy×1 RecordRun×1"
+	bindCostGrantCalls  = "AppendDecision×1 Catalogue×2 GetMany×1 Get×1 Policy×1 RecordRun×1"
 )
 
 // BenchmarkTurnDecidedByBinding measures a turn decided by a session

@@ -443,13 +443,22 @@ func (g *Gate) runNow(ctx context.Context, t Turn, b *block, v procedures.Verdic
 	allowed := replay.AllowSet(b.a.Signature, b.c, procedures.Verdict{Outcome: procedures.Allowed, StateChanging: v.StateChanging})
 	d := g.turnDecision(t, b, v, allowed)
 	d.Note = note
-	d, err = g.r.Record(ctx, d)
+	// A turn that may change state has its decision stored before it
+	// runs; any other, with its result after it ran (count).
+	deferred := !v.DurableFirst()
+	if deferred {
+		d, err = g.r.Build(d)
+	} else {
+		d, err = g.r.Record(ctx, d)
+	}
 	if err != nil {
 		return nil, err
 	}
-	ans, ran := g.execute(ctx, t, b, d, allowed, reviewer)
+	ans, ran := g.execute(ctx, t, b, d, allowed, reviewer, deferred)
 	captured := g.capture(ctx, ans, req.Code, req.Dialect, req.Capture)
-	g.count(ctx, ans, b, ran, captured)
+	if err := g.count(ctx, ans, b, ran, captured); err != nil {
+		return nil, err
+	}
 	return ans, nil
 }
 
@@ -501,12 +510,18 @@ func turnDenied(d procedures.Decision) error {
 type ranBlock struct {
 	run   procedures.Run
 	calls []procedures.RecordedCall
+	// pending is what the run leaves to commit (replay.Pending): count
+	// adds the turn's use and commits it.
+	pending *replay.Pending
 }
 
-// execute runs an allowed turn in the sandbox.
-func (g *Gate) execute(ctx context.Context, t Turn, b *block, d procedures.Decision, allowed []string, reviewer string) (*TurnAnswer, ranBlock) {
+// execute runs an allowed turn in the sandbox; deferred says its decision
+// d was built, not stored (it is stored with the run: count).
+func (g *Gate) execute(ctx context.Context, t Turn, b *block, d procedures.Decision, allowed []string, reviewer string, deferred bool) (*TurnAnswer, ranBlock) {
 	started := g.r.Now()
+	pending := &replay.Pending{}
 	out, calls := g.r.RunBlock(ctx, replay.RunRequest{Block: b.rb, Decision: d, Allowed: allowed, UsageKey: procedures.UsageKey(t.SessionID, ""), Bound: b.bind,
+		Deferred: deferred, Pending: pending,
 		Request: replay.InvokeRequest{Name: b.a.Name, Phase: t.Phase, SessionID: t.SessionID, Actor: t.RequestedBy,
 			ReviewedBy: reviewer, ReviewerHasGrantScope: reviewer != ""}})
 	t.Status = TurnSucceeded
@@ -515,7 +530,7 @@ func (g *Gate) execute(ctx context.Context, t Turn, b *block, d procedures.Decis
 	}
 	g.r.Logger().Info().Str("turn", t.ID).Str("decision", d.ID).Str("code_hash", t.CodeHash).Str("status", out.Status).Msg("turn run")
 	run := procedures.Run{Failure: replay.FailureClass(out.Error), Duration: g.r.Now().Sub(started), Caller: t.RequestedBy}
-	return &TurnAnswer{InvokeResult: out, Turn: t}, ranBlock{run: run, calls: calls}
+	return &TurnAnswer{InvokeResult: out, Turn: t}, ranBlock{run: run, calls: calls, pending: pending}
 }
 
 // capture captures a turn that ran and succeeded, when it asked for it,
@@ -550,8 +565,20 @@ func (g *Gate) capture(ctx context.Context, ans *TurnAnswer, code, dialect strin
 // stored (captured), else its own code's, when one is stored. A successful
 // run keeps its recording there ("Verification against recorded tool
 // responses"): the turn's arguments, and the examples of what the capture
-// lifted, with which the stored version makes the same calls.
-func (g *Gate) count(ctx context.Context, ans *TurnAnswer, b *block, ran ranBlock, captured string) {
+// lifted, with which the stored version makes the same calls. That use is
+// committed with what the run left (replay.Pending: its decision's result,
+// or its decision when it was not stored before the run, nested replays'
+// records and uses) in one transaction; an error (replay.Replayer.Commit)
+// says the turn's decision could not be stored and its answer is withheld.
+func (g *Gate) count(ctx context.Context, ans *TurnAnswer, b *block, ran ranBlock, captured string) error {
+	g.addUse(ans, b, ran, captured)
+	return g.r.Commit(ctx, ran.pending)
+}
+
+// addUse adds to ran.pending the use count commits: the turn's run in the
+// health of the stored version whose code it ran (captured, else its own
+// code's), with its recording when it succeeded.
+func (g *Gate) addUse(ans *TurnAnswer, b *block, ran ranBlock, captured string) {
 	t := ans.Turn
 	hash, args := t.CodeHash, b.norm
 	if captured != "" {
@@ -570,8 +597,8 @@ func (g *Gate) count(ctx context.Context, ans *TurnAnswer, b *block, ran ranBloc
 	if ran.run.Failure == "" {
 		kept = g.r.Kept(b.a.Name, hash, args, ran.calls, ans.Result)
 	}
-	if err := g.svc.RecordBlockRun(context.WithoutCancel(ctx), b.a.Name, hash, procedures.UsageKey(t.SessionID, ""), ran.run, kept); err != nil {
-		g.r.Logger().Warn().Err(err).Str("turn", t.ID).Msg("turn: the run could not be counted in its version's health")
+	if in, ok := g.svc.BlockUse(b.a.Name, hash, procedures.UsageKey(t.SessionID, ""), ran.run, kept); ok {
+		ran.pending.Use(in)
 	}
 }
 

@@ -68,7 +68,7 @@ func (g *Gate) Run(ctx context.Context, id, actor string) (*TurnAnswer, error) {
 		return nil, err
 	}
 	d = built[0]
-	ans, ran := g.execute(ctx, cur.Turn, b, d, allowed, cur.Resolution.By)
+	ans, ran := g.execute(ctx, cur.Turn, b, d, allowed, cur.Resolution.By, false)
 	g.finish(ctx, next, ans, b, ran)
 	g.grantSingleRead(ctx, cur, b, ans)
 	g.notify(id)
@@ -136,30 +136,47 @@ func (g *Gate) denyApproved(ctx context.Context, cur *TurnRecord, b *block, why 
 }
 
 // finish marks the claimed turn running done with its run's status — a
-// compare-and-set on running — and then captures it when asked, and counts
-// the run (count). When the gate has already ended the run as lost
-// (endLost: its instance took longer than any run may), the ending stays:
-// the answer carries the turn as stored (failed) with what the run did,
-// and nothing is captured. Exactly one of the two is stored.
+// compare-and-set on running — in one commit with what the run left (its
+// decision's result, nested replays' records and uses) and, unless it
+// captures, its own use (addUse; gate.TurnStore.FinishTurn); a turn that
+// captures is captured then, and its use counted after (count). When the
+// gate has already ended the run as lost (endLost: its instance took
+// longer than any run may), the ending stays: the answer carries the turn
+// as stored (failed) with what the run did, what the run left is
+// committed all the same, and nothing is captured. Exactly one of the two
+// endings is stored.
 func (g *Gate) finish(ctx context.Context, running TurnRecord, ans *TurnAnswer, b *block, ran ranBlock) {
 	ctx = context.WithoutCancel(ctx)
 	done := running
 	done.Status = ans.Turn.Status
-	_, err := g.turns.TransitionTurn(ctx, done, []TurnStatus{TurnRunning}, false, g.r.Now())
-	if fault.ErrorCode(err) == fault.CodeConflict {
+	captures := running.Capture != nil && done.Status == TurnSucceeded
+	if !captures {
+		g.addUse(ans, b, ran, "")
+	}
+	var stored *TurnRecord
+	finished := false
+	// The decision was stored with the claim: CommitWith only logs.
+	_ = g.r.CommitWith(ctx, ran.pending, func(rr procedures.RunRecord) ([]procedures.UseResult, error) {
+		var res []procedures.UseResult
+		var err error
+		stored, finished, res, err = g.turns.FinishTurn(ctx, done, g.r.Now(), rr)
+		return res, err
+	})
+	switch {
+	case stored == nil:
+		g.r.Logger().Error().Str("turn", running.ID).Msg("turn: the finished turn could not be marked done")
+	case !finished:
 		g.r.Logger().Warn().Str("turn", running.ID).Str("status", string(ans.Turn.Status)).
 			Msg("turn: the run ended after the gate had ended it as lost; the ending stays")
-		ans.Turn.Status = TurnFailed // what endLost stored
-		if cur, gerr := g.turns.GetApproval(ctx, running.ID); gerr == nil {
-			ans.Turn = cur.Turn
+		ans.Turn = stored.Turn
+		if captures {
+			_ = g.count(ctx, ans, b, ran, "") // as above
 		}
-		g.count(ctx, ans, b, ran, "")
 		return
 	}
-	if err != nil {
-		g.r.Logger().Error().Err(err).Str("turn", running.ID).Msg("turn: the finished turn could not be marked done")
+	if captures {
+		_ = g.count(ctx, ans, b, ran, g.capture(ctx, ans, running.Code, running.Dialect, running.Capture)) // as above
 	}
-	g.count(ctx, ans, b, ran, g.capture(ctx, ans, running.Code, running.Dialect, running.Capture))
 }
 
 // Cancel cancels its requester's pending or approved turn (a decision

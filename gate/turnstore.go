@@ -42,6 +42,15 @@ type TurnStore interface {
 	// condition fails, with nothing written.
 	TransitionTurn(ctx context.Context, next TurnRecord, from []TurnStatus, live bool, now time.Time, ds ...procedures.Decision) (*TurnRecord, error)
 
+	// FinishTurn marks the turn next.ID done — next.PurgedAt(now), only
+	// if its stored status is running (TransitionTurn's compare-and-set,
+	// not live; done reports it) — and commits rr, what its run left
+	// (procedures.Store.RecordRun), in one transaction, whether the turn
+	// was still running or not (ended as lost meanwhile: the run happened
+	// all the same). It returns the turn as stored and rr's use results;
+	// on an error, RecordRun's or fault.CodeNotFound, nothing is written.
+	FinishTurn(ctx context.Context, next TurnRecord, now time.Time, rr procedures.RunRecord) (_ *TurnRecord, done bool, _ []procedures.UseResult, _ error)
+
 	// PutPolicy stores p (replacing the session's policy for its code
 	// hash) and appends d, in one transaction.
 	PutPolicy(ctx context.Context, p SessionPolicy, d procedures.Decision) error

@@ -109,6 +109,34 @@ func (r *Recorder) SetResult(ctx context.Context, d Decision, failure string) (D
 	return d, nil
 }
 
+// CommitRun commits rr, what a run left (RunRecord), through write — a
+// store call that commits it in one transaction (Store.RecordRun) — after
+// checking each of its records against the audit rule again (CheckAudit:
+// they were built before the run, their Result set after it) and its
+// results (RunRecord.CheckResults); its records are counted once write
+// succeeded. An offline recorder writes nothing.
+func (r *Recorder) CommitRun(rr RunRecord, write func(RunRecord) error) error {
+	for _, d := range rr.Decisions {
+		if err := CheckAudit(d); err != nil {
+			return err
+		}
+	}
+	if err := rr.CheckResults(); err != nil {
+		return err
+	}
+	if r.store != nil {
+		if err := write(rr); err != nil {
+			return err
+		}
+	}
+	if r.counter != nil {
+		for _, d := range rr.Decisions {
+			r.counter.CountDecision(d)
+		}
+	}
+	return nil
+}
+
 // RecordWith builds d (Build), hands it to write — a store call that
 // commits the record together with the change it authorises (a grant, a
 // promote) — and counts it once write succeeded. It returns the record;

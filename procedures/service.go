@@ -2,6 +2,7 @@ package procedures
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -233,8 +234,23 @@ type Kept struct {
 // in the same write. A run that failed under a class that does not count
 // in the health (CountsInHealth) counts nothing at all.
 func (s *Service) RecordRunWith(ctx context.Context, name, codeHash, usageKey, cause string, run *Run, k Kept) error {
-	if run != nil && !CountsInHealth(run.Failure) {
+	in, ok := s.RunUse(name, codeHash, usageKey, cause, run, k)
+	if !ok {
 		return nil
+	}
+	return s.recordRun(ctx, in)
+}
+
+// RunUse is the use RecordRunWith writes for a finished run of the version
+// codeHash of name (run; nil counts none in the health), keeping what k
+// holds with a successful one: a successful run is a replay under
+// usageKey, linking cause when set; a failed one counts in the health
+// only (UseInput). It reports false when the run counts nothing: one that
+// failed under a class that does not count in the health
+// (CountsInHealth).
+func (s *Service) RunUse(name, codeHash, usageKey, cause string, run *Run, k Kept) (UseInput, bool) {
+	if run != nil && !CountsInHealth(run.Failure) {
+		return UseInput{}, false
 	}
 	in := UseInput{Name: name, CodeHash: codeHash, UsageKey: usageKey, Cause: cause, Replay: true, At: s.now()}
 	if run != nil {
@@ -248,7 +264,7 @@ func (s *Service) RecordRunWith(ctx context.Context, name, codeHash, usageKey, c
 	if in.Replay {
 		k.keep(&in)
 	}
-	return s.recordRun(ctx, in)
+	return in, true
 }
 
 // keep puts k's recording, if any, into in.
@@ -268,19 +284,70 @@ func (k Kept) keep(in *UseInput) {
 // when it succeeded; nothing when there is none, or when the run failed
 // under a class that does not count in the health (CountsInHealth).
 func (s *Service) RecordBlockRun(ctx context.Context, name, codeHash, usageKey string, run Run, k Kept) error {
-	if !CountsInHealth(run.Failure) {
+	in, ok := s.BlockUse(name, codeHash, usageKey, run, k)
+	if !ok {
 		return nil
-	}
-	run.At = s.now()
-	in := UseInput{Name: name, CodeHash: codeHash, UsageKey: usageKey, At: run.At, Run: &run}
-	if run.Failure == "" {
-		k.keep(&in)
 	}
 	err := s.recordRun(ctx, in)
 	if fault.ErrorCode(err) == fault.CodeNotFound {
 		return nil
 	}
 	return err
+}
+
+// BlockUse is the use RecordBlockRun writes for a run of a block that is
+// not a replay (a turn), false when it counts nothing (CountsInHealth).
+func (s *Service) BlockUse(name, codeHash, usageKey string, run Run, k Kept) (UseInput, bool) {
+	if !CountsInHealth(run.Failure) {
+		return UseInput{}, false
+	}
+	run.At = s.now()
+	in := UseInput{Name: name, CodeHash: codeHash, UsageKey: usageKey, At: run.At, Run: &run}
+	if run.Failure == "" {
+		k.keep(&in)
+	}
+	return in, true
+}
+
+// CommitRun commits what a run left (RunRecord) in one transaction
+// (Store.RecordRun, through Recorder.CommitRun: its records checked and
+// counted there), then, for each use that demoted its procedure, records
+// the health decision and publishes the change, as a single use does
+// (recordRun). Each use's DemoteAfter is the service's. It reports
+// whether rr was committed: an error after the commit (a demotion's
+// record) leaves it committed.
+func (s *Service) CommitRun(ctx context.Context, rr RunRecord) (bool, error) {
+	return s.CommitRunWith(ctx, rr, nil)
+}
+
+// CommitRunWith is CommitRun committing rr through write, a store call
+// that commits it in one transaction with a change of its own (a turn
+// marked done: gate.TurnStore.FinishTurn); Store.RecordRun when nil. It
+// calls write even for an empty rr.
+func (s *Service) CommitRunWith(ctx context.Context, rr RunRecord, write func(RunRecord) ([]UseResult, error)) (bool, error) {
+	if write == nil {
+		if rr.Empty() {
+			return true, nil
+		}
+		write = func(rr RunRecord) ([]UseResult, error) { return s.store.RecordRun(ctx, rr) }
+	}
+	for i := range rr.Uses {
+		rr.Uses[i].DemoteAfter = s.opts.DemoteAfter
+	}
+	var res []UseResult
+	err := s.rec.CommitRun(rr, func(rr RunRecord) error {
+		var err error
+		res, err = write(rr)
+		return err
+	})
+	if err != nil {
+		return false, err
+	}
+	var errs []error
+	for _, r := range res {
+		errs = append(errs, s.demoted(ctx, r))
+	}
+	return true, errors.Join(errs...)
 }
 
 // recordRun stores the run of in under the service's DemoteAfter and,
@@ -291,8 +358,18 @@ func (s *Service) RecordBlockRun(ctx context.Context, name, codeHash, usageKey s
 func (s *Service) recordRun(ctx context.Context, in UseInput) error {
 	in.DemoteAfter = s.opts.DemoteAfter
 	res, err := s.store.RecordUse(ctx, in)
-	if err != nil || res.Demotion != DemotionDemoted || res.Procedure == nil {
+	if err != nil {
 		return err
+	}
+	return s.demoted(ctx, res)
+}
+
+// demoted records the health decision of a use that demoted its
+// procedure (res.Demotion) and publishes the change (ChangeDemote);
+// nothing for any other use.
+func (s *Service) demoted(ctx context.Context, res UseResult) error {
+	if res.Demotion != DemotionDemoted || res.Procedure == nil {
+		return nil
 	}
 	p := res.Procedure
 	d := Decision{Kind: KindHealth, Procedure: p.Name, CodeHash: p.CodeHash, Outcome: Allowed, Actor: ActorProcgraph,

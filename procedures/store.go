@@ -144,6 +144,17 @@ type DecisionStore interface {
 	// meanwhile), fault.CodeInvalid for a result that is not one.
 	SetDecisionResult(ctx context.Context, id, result string) error
 
+	// RecordRun commits what one run left (RunRecord), in one
+	// transaction: it appends rr.Decisions (each with its result), sets
+	// rr.Results on records appended before, and counts rr.Uses in order
+	// as RecordUse would, returning their UseResults in that order (a use
+	// whose procedure or version is unknown writes nothing: its result has
+	// no Procedure). Nothing is written on an error: fault.CodeInvalid (a
+	// record, result or use the other methods refuse), fault.CodeConflict
+	// (another record under a known id, another result than the one set),
+	// fault.CodeNotFound (a result for an unknown record).
+	RecordRun(ctx context.Context, rr RunRecord) ([]UseResult, error)
+
 	// ListDecisions returns audit records matching f, newest first (by time,
 	// then id), from just after f.Before when set. Returns fault.CodeInvalid for a
 	// negative limit or a Before that is no stored decision's id.

@@ -283,24 +283,37 @@ func TestInvokeFailedRunNotCounted(t *testing.T) {
 	}
 }
 
-// failingDecisions is the real embedded store with AppendDecision failing:
-// fault injection for the fail-closed rule.
+// failingDecisions is the real embedded store with AppendDecision and
+// RecordRun failing: fault injection for the fail-closed rule.
 type failingDecisions struct{ procedures.Store }
 
 func (failingDecisions) AppendDecision(context.Context, procedures.Decision) error {
 	return fault.Errorf(fault.CodeUnavailable, "the store cannot be reached")
 }
 
+func (failingDecisions) RecordRun(context.Context, procedures.RunRecord) ([]procedures.UseResult, error) {
+	return nil, fault.Errorf(fault.CodeUnavailable, "the store cannot be reached")
+}
+
+// TestInvokeFailsClosedWhenTheDecisionIsNotRecorded: a state-changing
+// run whose decision cannot be stored runs nothing; a read-only run,
+// whose decision is stored with it (docs/design.md "One commit per
+// run"), answers nothing when it cannot be stored.
 func TestInvokeFailsClosedWhenTheDecisionIsNotRecorded(t *testing.T) {
-	e := newEnv(t, sandbox.NewInProcess(), false)
-	p := e.Capture(replaytest.ReadOnlyCode)
-	broken := newEnvOn(t, e.Store, failingDecisions{e.Store}, sandbox.NewInProcess(), false)
-	_, err := broken.Invoke(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}})
-	if fault.ErrorCode(err) != fault.CodeUnavailable {
-		t.Fatalf("err = %v", err)
+	e := newEnv(t, sandbox.NewInProcess(), true)
+	ro, sc := e.Capture(replaytest.ReadOnlyCode), e.Capture(replaytest.StateChangingCode)
+	broken := newEnvOn(t, e.Store, failingDecisions{e.Store}, sandbox.NewInProcess(), true)
+	res, err := broken.Invoke(replay.InvokeRequest{Name: sc.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1},
+		ReviewedBy: "op", ReviewerHasGrantScope: true})
+	if fault.ErrorCode(err) != fault.CodeUnavailable || res != nil {
+		t.Fatalf("state-changing: %+v, %v", res, err)
 	}
 	if len(broken.Upstream.Tools()) != 0 {
-		t.Fatal("ran without a recorded decision")
+		t.Fatal("a state-changing run ran without a recorded decision")
+	}
+	res, err = broken.Invoke(replay.InvokeRequest{Name: ro.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}})
+	if fault.ErrorCode(err) != fault.CodeUnavailable || res != nil {
+		t.Fatalf("read-only: answered %+v, %v without its record", res, err)
 	}
 }
 

@@ -36,11 +36,14 @@ type chain struct {
 	usageKey string
 	path     []string
 	bound    *procedures.Binding
+	// pending is what the run leaves to commit after it ran, every level
+	// adding to it (Pending).
+	pending *Pending
 }
 
 // push returns the chain one level deeper, running name.
 func (c *chain) push(name string) *chain {
-	return &chain{req: c.req, usageKey: c.usageKey, path: append(slices.Clip(c.path), name), bound: c.bound}
+	return &chain{req: c.req, usageKey: c.usageKey, path: append(slices.Clip(c.path), name), bound: c.bound, pending: c.pending}
 }
 
 // toolCaller is the ToolCaller of one run: it re-checks the allow-set, sends

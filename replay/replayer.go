@@ -192,7 +192,7 @@ func (r *Replayer) Invoke(ctx context.Context, req InvokeRequest) (*InvokeResult
 		}
 		defer release()
 	}
-	c := &chain{usageKey: procedures.UsageKey(req.SessionID, req.IdempotencyKey), req: req}
+	c := &chain{usageKey: procedures.UsageKey(req.SessionID, req.IdempotencyKey), req: req, pending: &Pending{}}
 	return r.replay(ctx, c, req.Name, req.Arguments, req.Cause)
 }
 
@@ -298,10 +298,12 @@ func (r *Replayer) prepare(ctx context.Context, name string, args map[string]any
 	return &prepared{p: p, a: a, b: b, succ: p.Status == procedures.StatusSucceeded, args: b.Args}, nil
 }
 
-// decide takes and records the decision on prep for the request of c.
-// The record is appended before anything runs; failing to append it is an
-// error and nothing runs.
-func (r *Replayer) decide(ctx context.Context, c *chain, prep *prepared) (procedures.Decision, procedures.Verdict, []string, error) {
+// decide takes the decision on prep for the request of c. A decision
+// that must be durable first (procedures.Verdict.DurableFirst) is stored
+// before anything runs, and failing to store it is an error (nothing
+// runs); any other is built (stored reports false) and stored with the
+// run's result after it ran (Pending).
+func (r *Replayer) decide(ctx context.Context, c *chain, prep *prepared) (_ procedures.Decision, _ procedures.Verdict, allowed []string, stored bool, _ error) {
 	req := c.req
 	v := procedures.Decide(procedures.DecisionInput{
 		Phase:                 req.Phase,
@@ -316,7 +318,7 @@ func (r *Replayer) decide(ctx context.Context, c *chain, prep *prepared) (proced
 		ReviewedBy:            req.ReviewedBy,
 		ReviewerHasGrantScope: req.ReviewerHasGrantScope,
 	})
-	allowed := AllowSet(prep.a.Signature, prep.b.Class, v)
+	allowed = AllowSet(prep.a.Signature, prep.b.Class, v)
 	d := procedures.Decision{
 		Kind: procedures.KindInvoke, Procedure: prep.p.Name, CodeHash: prep.p.CodeHash, Phase: req.Phase,
 		Outcome: v.Outcome, Reason: v.Reason, Actor: req.Actor, AllowedTools: allowed, Suggestion: v.Suggestion,
@@ -330,8 +332,12 @@ func (r *Replayer) decide(ctx context.Context, c *chain, prep *prepared) (proced
 	case procedures.ReasonDurableAutoRun:
 		d.Note = BindingNote(prep.p.Grant.Binding)
 	}
+	if !v.DurableFirst() {
+		d, err := r.build(d)
+		return d, v, allowed, false, err
+	}
 	d, err := r.record(ctx, d)
-	return d, v, allowed, err
+	return d, v, allowed, true, err
 }
 
 // record records d through the service's Recorder (built, checked against
@@ -343,25 +349,29 @@ func (r *Replayer) record(ctx context.Context, d procedures.Decision) (procedure
 			Msg("replay: the decision could not be recorded; nothing runs")
 		return procedures.Decision{}, err
 	}
-	d = rec
+	r.logDecision(rec)
+	return rec, nil
+}
+
+// logDecision logs the decision d.
+func (r *Replayer) logDecision(d procedures.Decision) {
 	r.log.Info().Str("decision", d.ID).Str("procedure", d.Procedure).Str("code_hash", d.CodeHash).
 		Str("phase", string(d.Phase)).Str("outcome", string(d.Outcome)).Str("reason", d.Reason).
 		Str("actor", d.Actor).Strs("allowed_tools", d.AllowedTools).Msg("replay decision")
-	return d, nil
 }
 
-// recordResult records on d what happened to the run it allowed
-// (procedures.Recorder.SetResult: succeeded, or the class it failed under
-// with err), even if the request's deadline or its caller is gone by now,
-// and returns d with its result. A result that cannot be stored is logged:
-// the run happened all the same.
-func (r *Replayer) recordResult(ctx context.Context, d procedures.Decision, err *sandbox.Error) procedures.Decision {
-	d, rerr := r.svc.Recorder().SetResult(context.WithoutCancel(ctx), d, FailureClass(err))
-	if rerr != nil {
-		r.log.Warn().Err(rerr).Str("decision", d.ID).Str("procedure", d.Procedure).Str("result", d.Result).
-			Msg("replay: the run's result could not be recorded on its decision")
+// build builds d through the service's Recorder (checked against the
+// audit rule, not stored: it is stored with its run's result, Pending)
+// and logs it.
+func (r *Replayer) build(d procedures.Decision) (procedures.Decision, error) {
+	b, err := r.svc.Recorder().Build(d)
+	if err != nil {
+		r.log.Error().Err(err).Str("procedure", d.Procedure).Str("code_hash", d.CodeHash).Str("reason", d.Reason).
+			Msg("replay: the decision could not be built; nothing runs")
+		return procedures.Decision{}, err
 	}
-	return d
+	r.logDecision(b)
+	return b, nil
 }
 
 // deniedError is the CodeDenied error of a denied decision.
@@ -396,7 +406,7 @@ func (r *Replayer) replay(ctx context.Context, c *chain, name string, args map[s
 	if len(c.path) > 0 && c.bound.CheckNested(name, prep.p) != "" {
 		return nil, r.refuseNested(ctx, c, prep)
 	}
-	d, v, allowed, err := r.decide(ctx, c, prep)
+	d, v, allowed, stored, err := r.decide(ctx, c, prep)
 	if err != nil {
 		return nil, err
 	}
@@ -409,7 +419,7 @@ func (r *Replayer) replay(ctx context.Context, c *chain, name string, args map[s
 		span.SetAttributes(telemetry.Grant.String(prep.p.Grant.CodeHash))
 	}
 	if len(c.path) == 0 && v.Reason == procedures.ReasonDurableAutoRun {
-		c = &chain{req: c.req, usageKey: c.usageKey, bound: prep.p.Grant.Binding}
+		c = &chain{req: c.req, usageKey: c.usageKey, bound: prep.p.Grant.Binding, pending: c.pending}
 	}
 	runner := r.runner
 	if len(c.path) > 0 {
@@ -429,7 +439,7 @@ func (r *Replayer) replay(ctx context.Context, c *chain, name string, args map[s
 	if r.opts.Counter != nil {
 		r.opts.Counter.CountReplay(out.Status, out.ErrorCode())
 	}
-	out.Decision = r.recordResult(ctx, d, res.Err)
+	out.Decision = c.pending.result(d, stored, res.Err)
 	ev := r.log.Info()
 	if res.Err != nil {
 		ev = ev.Str("error_code", string(res.Err.Code)).Str("error_tool", loggedTool(res.Err.Tool, prep.a.Signature))
@@ -444,10 +454,15 @@ func (r *Replayer) replay(ctx context.Context, c *chain, name string, args map[s
 	if res.Err == nil {
 		kept = r.Kept(name, d.CodeHash, prep.args, tc.recorded, res.Value)
 	}
-	if err := r.svc.RecordRunWith(context.WithoutCancel(ctx), name, d.CodeHash, c.usageKey, cause, run, kept); err != nil {
-		// The run happened: report it, and say in the log that it was not counted.
-		r.log.Warn().Err(err).Str("procedure", name).Str("code_hash", d.CodeHash).Str("status", out.Status).
-			Msg("replay: a run could not be counted")
+	if in, ok := r.svc.RunUse(name, d.CodeHash, c.usageKey, cause, run, kept); ok {
+		c.pending.Use(in)
+	}
+	if len(c.path) == 0 {
+		// One commit after the run: its records, results and uses, nested
+		// replays' included (Pending).
+		if err := r.Commit(ctx, c.pending); err != nil {
+			return nil, err
+		}
 	}
 	if out.Status == StatusSucceeded {
 		if prep.p.Stale && d.CodeHash == prep.p.CodeHash {

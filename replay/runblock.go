@@ -32,6 +32,14 @@ func (r *Replayer) Record(ctx context.Context, d procedures.Decision) (procedure
 	return r.record(ctx, d)
 }
 
+// Build builds d through the service's Recorder (checked against the
+// audit rule) and logs it, without storing it: a decision that need not be
+// durable before its run (procedures.Verdict.DurableFirst) is stored with
+// the run's result (RunRequest.Deferred, Pending).
+func (r *Replayer) Build(d procedures.Decision) (procedures.Decision, error) {
+	return r.build(d)
+}
+
 // Admit takes an admission slot for actor (Options.Admission; none is
 // taken without one): a refusal is CodeBusy (reason replay_queue) and
 // nothing may run. release gives the slot back.
@@ -59,6 +67,13 @@ type RunRequest struct {
 	Request  InvokeRequest
 	UsageKey string
 	Bound    *procedures.Binding
+	// Deferred says Decision was built, not stored (Build): it is stored
+	// with the run's result. Otherwise it was stored before the run.
+	Deferred bool
+	// Pending receives what the run leaves (the decision's result, nested
+	// replays' records and uses); the caller adds the run's own use and
+	// commits it (Commit).
+	Pending *Pending
 }
 
 // RunBlock runs an allowed block in the sandbox with its allow-set, its
@@ -74,7 +89,7 @@ func (r *Replayer) RunBlock(ctx context.Context, req RunRequest) (*InvokeResult,
 		telemetry.Phase.String(string(req.Request.Phase)))
 	class := "internal"
 	defer func() { telemetry.End(span, class) }()
-	c := &chain{usageKey: req.UsageKey, bound: req.Bound, req: req.Request}
+	c := &chain{usageKey: req.UsageKey, bound: req.Bound, req: req.Request, pending: req.Pending}
 	tc := &toolCaller{r: r, chain: c.push(b.Name), allowed: req.Allowed, dispatcher: r.dispatcher, catalogue: b.Catalogue}
 	if r.opts.RecordResponses {
 		tc.recorded = []procedures.RecordedCall{}
@@ -85,7 +100,7 @@ func (r *Replayer) RunBlock(ctx context.Context, req RunRequest) (*InvokeResult,
 	if r.opts.Counter != nil {
 		r.opts.Counter.CountReplay(out.Status, out.ErrorCode())
 	}
-	out.Decision = r.recordResult(ctx, req.Decision, res.Err)
+	out.Decision = req.Pending.result(req.Decision, !req.Deferred, res.Err)
 	class = FailureClass(res.Err)
 	if res.Err != nil {
 		return out, nil

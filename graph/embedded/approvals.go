@@ -229,6 +229,42 @@ func (s *Store) TransitionTurn(ctx context.Context, next gate.TurnRecord, from [
 	return out, err
 }
 
+// FinishTurn implements gate.TurnStore: the transition to done, when the
+// turn is still running, and what the run left, in one transaction.
+func (s *Store) FinishTurn(ctx context.Context, next gate.TurnRecord, now time.Time, rr procedures.RunRecord) (*gate.TurnRecord, bool, []procedures.UseResult, error) {
+	next = next.PurgedAt(now)
+	if err := validateRun(&rr); err != nil {
+		return nil, false, nil, err
+	}
+	var out *gate.TurnRecord
+	var done bool
+	var res []procedures.UseResult
+	err := s.update(ctx, func(tx *bolt.Tx) error {
+		cur, err := getTurn(tx, next.ID)
+		if err != nil {
+			return err
+		}
+		err = gate.CheckTransition(cur, []gate.TurnStatus{gate.TurnRunning}, false, now)
+		switch done = err == nil; {
+		case done:
+			if err := putTurn(tx, next); err != nil {
+				return err
+			}
+		case fault.ErrorCode(err) != fault.CodeConflict:
+			return err
+		}
+		if res, err = s.recordRun(tx, rr); err != nil {
+			return err
+		}
+		out, err = getTurn(tx, next.ID)
+		return err
+	})
+	if err != nil {
+		return nil, false, nil, err
+	}
+	return out, done, res, nil
+}
+
 // PutPolicy implements gate.TurnStore.
 func (s *Store) PutPolicy(ctx context.Context, p gate.SessionPolicy, d procedures.Decision) error {
 	if err := validateDecision(&d); err != nil {

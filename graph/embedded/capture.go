@@ -313,7 +313,20 @@ func (s *Store) RecordUse(ctx context.Context, in procedures.UseInput) (procedur
 	}
 	var res procedures.UseResult
 	err := s.write(ctx, func(tx *bolt.Tx) error {
-		res = procedures.UseResult{}
+		var err error
+		res, err = s.use(tx, in)
+		return err
+	})
+	if err != nil {
+		return procedures.UseResult{}, err
+	}
+	return res, nil
+}
+
+// use counts the use in (validated) in tx: RecordUse's transaction.
+func (s *Store) use(tx *bolt.Tx, in procedures.UseInput) (procedures.UseResult, error) {
+	var res procedures.UseResult
+	err := func() error {
 		rec, err := mustProc(tx, in.Name)
 		if err != nil {
 			return err
@@ -395,11 +408,8 @@ func (s *Store) RecordUse(ctx context.Context, in procedures.UseInput) (procedur
 		}
 		res.Procedure, err = s.loadProcedure(tx, in.Name)
 		return err
-	})
-	if err != nil {
-		return procedures.UseResult{}, err
-	}
-	return res, nil
+	}()
+	return res, err
 }
 
 // versionOfProgram is the version a capture of in counts on: the one of

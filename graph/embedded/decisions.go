@@ -142,34 +142,100 @@ func (s *Store) SetDecisionResult(ctx context.Context, id, result string) error 
 	if !slices.Contains(procedures.RunResults, result) {
 		return invalid("result", "result %q is not a run's result", result)
 	}
-	return s.write(ctx, func(tx *bolt.Tx) error {
-		t := tx.Bucket(bDecisionIDs).Get([]byte(id))
-		if t == nil {
-			return fault.Errorf(fault.CodeNotFound, "no decision %s", id)
-		}
-		dk := append(append([]byte{}, t...), id...)
-		v := tx.Bucket(bDecisions).Get(dk)
-		if v == nil {
-			return fault.Errorf(fault.CodeInternal, "embedded store: decision id %s points at nothing", id)
-		}
-		var d procedures.Decision
-		if err := decode(v, &d, "decision"); err != nil {
-			return err
-		}
-		switch d.Result {
-		case result:
-			return nil
-		case "":
-		default:
-			return fault.Errorf(fault.CodeConflict, "decision %s already has the result %s", id, d.Result)
-		}
-		d.Result = result
-		b, err := encode(d)
-		if err != nil {
-			return err
-		}
-		return tx.Bucket(bDecisions).Put(dk, b)
+	return s.write(ctx, func(tx *bolt.Tx) error { return setResult(tx, id, result) })
+}
+
+// setResult records result (checked) on the record id in tx:
+// SetDecisionResult's transaction.
+func setResult(tx *bolt.Tx, id, result string) error {
+	t := tx.Bucket(bDecisionIDs).Get([]byte(id))
+	if t == nil {
+		return fault.Errorf(fault.CodeNotFound, "no decision %s", id)
+	}
+	dk := append(append([]byte{}, t...), id...)
+	v := tx.Bucket(bDecisions).Get(dk)
+	if v == nil {
+		return fault.Errorf(fault.CodeInternal, "embedded store: decision id %s points at nothing", id)
+	}
+	var d procedures.Decision
+	if err := decode(v, &d, "decision"); err != nil {
+		return err
+	}
+	switch d.Result {
+	case result:
+		return nil
+	case "":
+	default:
+		return fault.Errorf(fault.CodeConflict, "decision %s already has the result %s", id, d.Result)
+	}
+	d.Result = result
+	b, err := encode(d)
+	if err != nil {
+		return err
+	}
+	return tx.Bucket(bDecisions).Put(dk, b)
+}
+
+// RecordRun commits what a run left in one transaction (see
+// procedures.Store): its records, its results, its uses.
+func (s *Store) RecordRun(ctx context.Context, rr procedures.RunRecord) ([]procedures.UseResult, error) {
+	if err := validateRun(&rr); err != nil {
+		return nil, err
+	}
+	var out []procedures.UseResult
+	err := s.write(ctx, func(tx *bolt.Tx) error {
+		var err error
+		out, err = s.recordRun(tx, rr)
+		return err
 	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// validateRun checks rr as RecordRun does before its transaction.
+func validateRun(rr *procedures.RunRecord) error {
+	if err := rr.CheckResults(); err != nil {
+		return err
+	}
+	for i := range rr.Decisions {
+		if err := validateDecision(&rr.Decisions[i]); err != nil {
+			return err
+		}
+	}
+	for i := range rr.Uses {
+		if err := validateUse(&rr.Uses[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// recordRun writes rr (validated) in tx: RecordRun's transaction.
+func (s *Store) recordRun(tx *bolt.Tx, rr procedures.RunRecord) ([]procedures.UseResult, error) {
+	out := make([]procedures.UseResult, len(rr.Uses))
+	for _, d := range rr.Decisions {
+		if err := appendDecision(tx, d); err != nil {
+			return nil, err
+		}
+	}
+	for _, r := range rr.Results {
+		if err := setResult(tx, r.ID, r.Result); err != nil {
+			return nil, err
+		}
+	}
+	for i, in := range rr.Uses {
+		res, err := s.use(tx, in)
+		if fault.ErrorCode(err) == fault.CodeNotFound {
+			continue // an unknown procedure or version: this use writes nothing
+		}
+		if err != nil {
+			return nil, err
+		}
+		out[i] = res
+	}
+	return out, nil
 }
 
 // ListDecisions returns the records matching f, newest first (by time, then

@@ -49,6 +49,11 @@ type Store struct {
 	// commits, the others join a bbolt batch, so concurrent writers share
 	// one transaction and one fsync.
 	writers atomic.Int32
+	// commits counts the read-write transactions committed since Open
+	// (Commits); lastTx is the last one counted, so that a batch of
+	// writers sharing one transaction counts once.
+	commits atomic.Int64
+	lastTx  atomic.Pointer[bolt.Tx]
 	// search is the relevance search index (search.go).
 	search *searchIndex
 	// decodeCaches are the read path's decoded records (records.go).
@@ -212,7 +217,26 @@ func (s *Store) view(ctx context.Context, fn func(tx *bolt.Tx) error) error {
 }
 
 func (s *Store) update(ctx context.Context, fn func(tx *bolt.Tx) error) error {
-	return s.run(ctx, s.db.Update, fn)
+	return s.run(ctx, s.db.Update, s.counted(fn))
+}
+
+// Commits returns how many read-write transactions the store committed
+// since Open (each one fsync unless Options.NoSync): what the figures and
+// tests of a request's durable writes count.
+func (s *Store) Commits() int64 { return s.commits.Load() }
+
+// counted is fn counting its transaction's commit in Commits, once per
+// transaction (writers of a batch share one).
+func (s *Store) counted(fn func(tx *bolt.Tx) error) func(tx *bolt.Tx) error {
+	return func(tx *bolt.Tx) error {
+		if err := fn(tx); err != nil {
+			return err
+		}
+		if s.lastTx.Swap(tx) != tx {
+			tx.OnCommit(func() { s.commits.Add(1) })
+		}
+		return nil
+	}
 }
 
 // write runs fn in a read-write transaction of its own, or, when another
@@ -221,9 +245,9 @@ func (s *Store) update(ctx context.Context, fn func(tx *bolt.Tx) error) error {
 func (s *Store) write(ctx context.Context, fn func(tx *bolt.Tx) error) error {
 	defer s.writers.Add(-1)
 	if s.writers.Add(1) > 1 {
-		return s.run(ctx, s.db.Batch, fn)
+		return s.run(ctx, s.db.Batch, s.counted(fn))
 	}
-	return s.run(ctx, s.db.Update, fn)
+	return s.run(ctx, s.db.Update, s.counted(fn))
 }
 
 // run runs fn in a transaction, mapping errors and panics (bbolt panics on

@@ -175,6 +175,60 @@ func (s *Store) TransitionTurn(ctx context.Context, next gate.TurnRecord, from [
 	})
 }
 
+// FinishTurn implements gate.TurnStore: the transition to done, when the
+// turn is still running (turn_lock, turn_set), and what the run left
+// (RecordRun's statements), in one transaction.
+func (s *Store) FinishTurn(ctx context.Context, next gate.TurnRecord, now time.Time, rr procedures.RunRecord) (*gate.TurnRecord, bool, []procedures.UseResult, error) {
+	next = next.PurgedAt(now)
+	run, err := runStatements(rr)
+	if err != nil {
+		return nil, false, nil, err
+	}
+	params, err := turnParams(next)
+	if err != nil {
+		return nil, false, nil, err
+	}
+	type finished struct {
+		turn *gate.TurnRecord
+		done bool
+		res  []procedures.UseResult
+	}
+	f, err := writeTx(ctx, s, "finish turn", func(ctx context.Context, tx neo4j.ManagedTransaction) (finished, error) {
+		recs, err := collect(ctx, tx, "turn_lock", map[string]any{"id": next.ID})
+		if err != nil {
+			return finished{}, err
+		}
+		if len(recs) == 0 {
+			return finished{}, fault.Errorf(fault.CodeNotFound, "no turn %s", next.ID)
+		}
+		cur, err := decodeTurn(field(recs[0], "record"))
+		if err != nil {
+			return finished{}, err
+		}
+		f := finished{turn: cur}
+		err = gate.CheckTransition(cur, []gate.TurnStatus{gate.TurnRunning}, false, now)
+		switch f.done = err == nil; {
+		case f.done:
+			if err := exec(ctx, tx, "turn_set", params); err != nil {
+				return finished{}, err
+			}
+			if f.turn, err = decodeTurn(params["record"]); err != nil {
+				return finished{}, err
+			}
+		case fault.ErrorCode(err) != fault.CodeConflict:
+			return finished{}, err
+		}
+		if f.res, err = s.recordRun(ctx, tx, run); err != nil {
+			return finished{}, err
+		}
+		return f, nil
+	})
+	if err != nil {
+		return nil, false, nil, err
+	}
+	return f.turn, f.done, f.res, nil
+}
+
 // policyID is a policy node's key.
 func policyID(session, codeHash string) string { return session + "\x00" + codeHash }
 

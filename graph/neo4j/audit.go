@@ -75,14 +75,24 @@ func (s *Store) SetDecisionResult(ctx context.Context, id, result string) error 
 	if err != nil {
 		return err
 	}
+	if err := resultSet(recs, id, result); err != nil {
+		return s.mapError("set decision result", err)
+	}
+	return nil
+}
+
+// resultSet reads decision_result.cypher's answer for id: nil when the
+// record holds result, CodeNotFound for an unknown id, CodeConflict for
+// another result.
+func resultSet(recs []*neo4j.Record, id, result string) error {
 	if len(recs) != 1 {
-		return s.mapError("set decision result", errRows("decision_result", len(recs)))
+		return errRows("decision_result", len(recs))
 	}
 	r := &row{m: recs[0].AsMap()}
 	found, got := r.bool("found"), r.str("result")
 	switch {
 	case r.err != nil:
-		return s.mapError("set decision result", r.err)
+		return r.err
 	case !found:
 		return fault.Errorf(fault.CodeNotFound, "no decision %s", id)
 	case got != result:

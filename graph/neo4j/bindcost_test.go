@@ -9,6 +9,7 @@ import (
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/replay/replaytest"
+	"github.com/procgraph/procgraph/sandbox"
 )
 
 // TestBindingChecksCostNoStatement: on Neo4j, a turn decided (and run) by
@@ -26,14 +27,15 @@ func TestBindingChecksCostNoStatement(t *testing.T) {
 	}{
 		// find_filtered is the reuse suggestion of a block that is not
 		// proc__-only; procedure_catalogue reads a procedure with the
-		// catalogue (procedures.CatalogueGetter, ADR 0020); use_health
-		// counts the turn's run in the health of a stored version of its
-		// code (none here: it writes nothing); decision_result records the
-		// result of each run on its decision (the turn's and the nested
-		// procedure's: a statement of its own for now, not yet folded into
-		// the run's use).
-		{"policy", policy, procedures.ReasonSessionPolicy, "catalogue_since×1 decision_append×2 decision_result×2 find_filtered×1 policy_get×1 procedure_catalogue×1 procedures_by_name×1 use_health×1 use×1"},
-		{"grant", grant, procedures.ReasonDurableAutoRun, "catalogue_since×1 decision_append×2 decision_result×2 policy_get×1 procedure_catalogue×1 procedures_by_name×1 use_health×1 use×1"},
+		// catalogue (procedures.CatalogueGetter, ADR 0020). The writes:
+		// the turn's decision before it runs (it may change state), then
+		// one transaction after the run (Store.RecordRun, docs/design.md
+		// "One commit per run"): run_use, the nested procedure's decision
+		// with its result and the turn's result folded into the nested
+		// success's use, and use_health, the turn's run in the health of a
+		// stored version of its code (none here: it writes nothing).
+		{"policy", policy, procedures.ReasonSessionPolicy, "catalogue_since×1 decision_append×1 find_filtered×1 policy_get×1 procedure_catalogue×1 procedures_by_name×1 run_use×1 use_health×1"},
+		{"grant", grant, procedures.ReasonDurableAutoRun, "catalogue_since×1 decision_append×1 policy_get×1 procedure_catalogue×1 procedures_by_name×1 run_use×1 use_health×1"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var n replaytest.Counter
@@ -46,5 +48,60 @@ func TestBindingChecksCostNoStatement(t *testing.T) {
 				t.Fatalf("statements %s, want %s (the binding checks add none)", s, c.want)
 			}
 		})
+	}
+}
+
+// TestRunIsOneStatement (docs/design.md "One commit per run"): on Neo4j,
+// an invoke of a read-only procedure and an automatic read-only turn
+// write in one statement after their run — the decision with its result,
+// the use (and for the turn its run in the health of the stored version
+// of its code), the recording — and nothing before it.
+func TestRunIsOneStatement(t *testing.T) {
+	s := freshStore(t)
+	ctx := context.Background()
+	svc := procedures.NewService(s, procedures.Options{})
+	if _, err := svc.PutCatalogue(ctx, replaytest.DefaultTools, "tester"); err != nil {
+		t.Fatal(err)
+	}
+	out, err := svc.Capture(ctx, procedures.CaptureRequest{Code: replaytest.ReadOnlyCode, Status: procedures.StatusSucceeded, SessionID: "capture"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := replay.New(svc, sandbox.NewInProcess(), &replaytest.Recorder{}, replay.Options{RecordResponses: true, Limits: sandbox.Limits{Timeout: 20 * time.Second}})
+	g := gate.New(rp, s, gate.Options{})
+	var n replaytest.Counter
+	octx := WithQueryObserver(ctx, func(q string, _, _ time.Duration) { n.Add(q) })
+	args := map[string]any{"task_id": 7}
+	res, err := rp.Invoke(octx, replay.InvokeRequest{Name: out.Procedure.Name, Arguments: args, Phase: procedures.PhaseAutomatic, SessionID: "s"})
+	if err != nil || res.Status != replay.StatusSucceeded {
+		t.Fatalf("invoke: %+v, %v", res, err)
+	}
+	// procedure_catalogue reads the procedure with the catalogue.
+	if got, want := n.Take(), "procedure_catalogue×1 run_use×1"; got != want {
+		t.Fatalf("invoke: statements %s, want %s", got, want)
+	}
+	ans, err := g.Submit(octx, gate.TurnRequest{Code: replaytest.ReadOnlyCode, SessionID: "s", Phase: procedures.PhaseAutomatic, Arguments: args, Actor: "agent"})
+	if err != nil || !ans.Ran() || ans.Status != replay.StatusSucceeded {
+		t.Fatalf("turn: %+v, %v", ans, err)
+	}
+	// catalogue_since reads the catalogue a block is classified with,
+	// find_filtered is the reuse suggestion.
+	if got, want := n.Take(), "catalogue_since×1 find_filtered×1 run_use_health×1"; got != want {
+		t.Fatalf("turn: statements %s, want %s", got, want)
+	}
+	ds, err := svc.Decisions(ctx, procedures.DecisionFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := map[procedures.DecisionKind]string{}
+	for _, d := range ds {
+		results[d.Kind] = d.Result
+	}
+	if results[procedures.KindInvoke] != procedures.ResultSucceeded || results[procedures.KindTurn] != procedures.ResultSucceeded {
+		t.Fatalf("records %+v", ds)
+	}
+	p, err := svc.Get(ctx, out.Procedure.Name)
+	if err != nil || p.UseCount != 1 || p.Health.Runs != 2 {
+		t.Fatalf("procedure %+v, %v: want one use and two runs", p, err)
 	}
 }

@@ -278,33 +278,58 @@ func versionID(name, hash string) string { return name + "|" + hash }
 // which also returns the
 // procedure as it now is.
 func (s *Store) RecordUse(ctx context.Context, in procedures.UseInput) (procedures.UseResult, error) {
+	statement, params, err := useStatement(in)
+	if err != nil {
+		return procedures.UseResult{}, err
+	}
+	recs, err := query(ctx, s, "record use", neo4j.AccessModeWrite, statement, params)
+	if err != nil {
+		return procedures.UseResult{}, err
+	}
+	if len(recs) == 0 {
+		if in.CodeHash != "" {
+			return procedures.UseResult{}, fault.Errorf(fault.CodeNotFound, "procedure %q has no version %q", in.Name, in.CodeHash)
+		}
+		return procedures.UseResult{}, notFound(in.Name)
+	}
+	res, err := s.useResult(recs[0])
+	if err != nil {
+		return procedures.UseResult{}, s.mapError("record use", err)
+	}
+	return res, nil
+}
+
+// useStatement checks in and returns the statement that counts it
+// (use.cypher, or use_health.cypher for a run that counts in the health
+// only) and its parameters.
+func useStatement(in procedures.UseInput) (string, map[string]any, error) {
 	var health any
 	if in.Run != nil {
 		d, ok := in.Run.Delta()
 		if !ok {
-			return procedures.UseResult{}, invalid("run", "run failure class %q is not one of %v", in.Run.Failure, procedures.FailureClasses)
+			return "", nil, invalid("run", "run failure class %q is not one of %v", in.Run.Failure, procedures.FailureClasses)
 		}
 		health = map[string]any{"keep": d.Keep, "add": d.Add, "floor": d.Floor}
 	}
 	switch {
 	case in.Name == "":
-		return procedures.UseResult{}, invalid("name", "a use needs a procedure name")
+		return "", nil, invalid("name", "a use needs a procedure name")
 	case in.UsageKey == "":
-		return procedures.UseResult{}, invalid("usage_key", "a use needs a usage key")
+		return "", nil, invalid("usage_key", "a use needs a usage key")
 	case in.At.IsZero():
-		return procedures.UseResult{}, invalid("at", "a use needs a time")
+		return "", nil, invalid("at", "a use needs a time")
 	case in.FailedReplay():
-		return procedures.UseResult{}, invalid("run", "a failed run is not a replay")
+		return "", nil, invalid("run", "a failed run is not a replay")
 	}
 	if err := procedures.CheckDemoteAfter(in.DemoteAfter); err != nil {
-		return procedures.UseResult{}, invalid("demote_after", "%v", err)
+		return "", nil, invalid("demote_after", "%v", err)
 	}
 	if err := in.CheckRecording(); err != nil {
-		return procedures.UseResult{}, err
+		return "", nil, err
 	}
 	recording, err := recordingParams(in)
 	if err != nil {
-		return procedures.UseResult{}, err
+		return "", nil, err
 	}
 	params := map[string]any{
 		"name":      in.Name,
@@ -319,22 +344,146 @@ func (s *Store) RecordUse(ctx context.Context, in procedures.UseInput) (procedur
 		params["key"], params["replay"], params["at"] = in.UsageKey, in.Replay, dbTime(in.At)
 		params["cause"] = nilIfEmpty(strings.TrimSpace(in.Cause))
 	}
-	recs, err := query(ctx, s, "record use", neo4j.AccessModeWrite, statement, params)
-	if err != nil {
+	return statement, params, nil
+}
+
+// useResult decodes the row of a use's statement.
+func (s *Store) useResult(rec *neo4j.Record) (procedures.UseResult, error) {
+	res := procedures.UseResult{Counted: field(rec, "counted") == true}
+	var err error
+	if res.Procedure, err = s.decodeProcedure(field(rec, "procedure")); err != nil {
 		return procedures.UseResult{}, err
 	}
-	if len(recs) == 0 {
-		if in.CodeHash != "" {
-			return procedures.UseResult{}, fault.Errorf(fault.CodeNotFound, "procedure %q has no version %q", in.Name, in.CodeHash)
-		}
-		return procedures.UseResult{}, notFound(in.Name)
-	}
-	res := procedures.UseResult{Counted: field(recs[0], "counted") == true}
-	if res.Procedure, err = s.decodeProcedure(field(recs[0], "procedure")); err != nil {
-		return procedures.UseResult{}, s.mapError("record use", err)
-	}
-	res.Demotion = procedures.DemotionOf(field(recs[0], "wasDemoted") == true, res.Procedure.Demoted)
+	res.Demotion = procedures.DemotionOf(field(rec, "wasDemoted") == true, res.Procedure.Demoted)
 	return res, nil
+}
+
+// RecordRun commits what a run left in one write transaction (see
+// procedures.Store) of one statement when it has at most one use: its
+// audit records and its first use together (run_use.cypher,
+// run_use_health.cypher; run_audit.cypher without a use), each further
+// use a statement of its own (use.cypher, use_health.cypher). A conflict
+// or an unknown record the statement reports rolls it all back.
+func (s *Store) RecordRun(ctx context.Context, rr procedures.RunRecord) ([]procedures.UseResult, error) {
+	run, err := runStatements(rr)
+	if err != nil {
+		return nil, err
+	}
+	return writeTx(ctx, s, "record run", func(ctx context.Context, tx neo4j.ManagedTransaction) ([]procedures.UseResult, error) {
+		return s.recordRun(ctx, tx, run)
+	})
+}
+
+// statement is one statement to run and its parameters.
+type statement struct {
+	name   string
+	params map[string]any
+}
+
+// runWrite is what a run left as the statements RecordRun runs: the
+// first carries the run's audit records (run_use, run_use_health,
+// run_audit), each other a further use.
+type runWrite struct {
+	results []procedures.DecisionResult
+	first   statement
+	uses    []statement // the first is first's use, when it has one
+}
+
+// runStatements checks rr and returns its statements.
+func runStatements(rr procedures.RunRecord) (runWrite, error) {
+	if err := rr.CheckResults(); err != nil {
+		return runWrite{}, err
+	}
+	decisions := make([]any, len(rr.Decisions))
+	for i, d := range rr.Decisions {
+		dp, err := decisionParams(d)
+		if err != nil {
+			return runWrite{}, err
+		}
+		decisions[i] = dp
+	}
+	results := make([]any, len(rr.Results))
+	for i, r := range rr.Results {
+		results[i] = map[string]any{"id": r.ID, "result": r.Result}
+	}
+	w := runWrite{results: rr.Results, uses: make([]statement, len(rr.Uses))}
+	for i, in := range rr.Uses {
+		st, params, err := useStatement(in)
+		if err != nil {
+			return runWrite{}, err
+		}
+		w.uses[i] = statement{st, params}
+	}
+	w.first = statement{"run_audit", map[string]any{}}
+	if len(w.uses) > 0 {
+		w.first = statement{"run_" + w.uses[0].name, w.uses[0].params}
+	}
+	w.first.params["decisions"], w.first.params["results"] = decisions, results
+	return w, nil
+}
+
+// recordRun runs w in tx: RecordRun's transaction.
+func (s *Store) recordRun(ctx context.Context, tx neo4j.ManagedTransaction, w runWrite) ([]procedures.UseResult, error) {
+	out := make([]procedures.UseResult, len(w.uses))
+	recs, err := collect(ctx, tx, w.first.name, w.first.params)
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) != 1 {
+		return nil, errRows(w.first.name, len(recs))
+	}
+	if err := audited(recs[0], w.results); err != nil {
+		return nil, err
+	}
+	for i, u := range w.uses {
+		rec := recs[0]
+		if i > 0 {
+			if recs, err = collect(ctx, tx, u.name, u.params); err != nil {
+				return nil, err
+			}
+			if len(recs) == 0 {
+				continue // an unknown procedure or version: this use wrote nothing
+			}
+			rec = recs[0]
+		}
+		if field(rec, "procedure") == nil {
+			continue // as above
+		}
+		if out[i], err = s.useResult(rec); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// audited reads run_audit's conflicts and results (the fragment's): a
+// record another record holds is CodeConflict, a result for an unknown
+// record CodeNotFound, another result than want's CodeConflict.
+func audited(rec *neo4j.Record, want []procedures.DecisionResult) error {
+	r := &row{m: rec.AsMap()}
+	if ids := r.strings("conflicts"); len(ids) > 0 {
+		return fault.Errorf(fault.CodeConflict, "decision %s already exists", ids[0])
+	}
+	got := r.list("results")
+	if r.err != nil {
+		return r.err
+	}
+	if len(got) != len(want) {
+		return errRows("run_audit results", len(got))
+	}
+	for i, g := range got {
+		x := &row{m: asMap(g)}
+		found, result := x.bool("found"), x.str("result")
+		switch {
+		case x.err != nil:
+			return x.err
+		case !found:
+			return fault.Errorf(fault.CodeNotFound, "no decision %s", want[i].ID)
+		case result != want[i].Result:
+			return fault.Errorf(fault.CodeConflict, "decision %s already has the result %s", want[i].ID, result)
+		}
+	}
+	return nil
 }
 
 func nilIfEmpty(s string) any {

@@ -45,6 +45,7 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) procedures.Store) {
 	}{
 		{"Capture", testCapture},
 		{"RecordUse", testRecordUse},
+		{"RecordRun", testRecordRun},
 		{"Get", testGet},
 		{"Find", testFind},
 		{"Versions", testVersions},

@@ -345,7 +345,7 @@ var mutants = []Mutant{
 	{
 		Name:     "gate/lost-run-overwritten",
 		Why:      "a run that ends after the gate ended it as lost marks it done over the ending: the turn ends twice",
-		Edits:    []Edit{{Dir: "gate", Find: "TransitionTurn(ctx, done, []TurnStatus{TurnRunning}", Replace: "TransitionTurn(ctx, done, []TurnStatus{TurnRunning, TurnFailed}"}},
+		Edits:    []Edit{{Dir: "graph/embedded", Find: "err = gate.CheckTransition(cur, []gate.TurnStatus{gate.TurnRunning}, false, now)", Replace: "err = gate.CheckTransition(cur, []gate.TurnStatus{gate.TurnRunning, gate.TurnFailed}, false, now)"}},
 		Packages: []string{"./gate"},
 		Tests:    []string{"TestLostRunEndsOnce"},
 	},

@@ -120,7 +120,7 @@ func init() {
 		{
 			Name:     "replay/grant-run-unbound",
 			Why:      "a run allowed by a durable grant does not carry the grant's binding to its nested calls",
-			Edits:    []Edit{{Dir: "replay", Find: "c = &chain{req: c.req, usageKey: c.usageKey, bound: prep.p.Grant.Binding}", Replace: ""}},
+			Edits:    []Edit{{Dir: "replay", Find: "c = &chain{req: c.req, usageKey: c.usageKey, bound: prep.p.Grant.Binding, pending: c.pending}", Replace: ""}},
 			Packages: []string{"./replay"},
 			Tests:    []string{"TestNestedChangedMidRun"},
 		},

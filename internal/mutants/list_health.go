@@ -7,7 +7,7 @@ func init() {
 		{
 			Name:     "replay/failed-runs-uncounted",
 			Why:      "only successful replays reach the store: a version that fails every time shows a perfect record",
-			Edits:    []Edit{{Dir: "replay", Find: "if err := r.svc.RecordRunWith(", Replace: "if out.Status != StatusSucceeded {\n\t} else if err := r.svc.RecordRunWith("}},
+			Edits:    []Edit{{Dir: "replay", Find: "if in, ok := r.svc.RunUse(", Replace: "if out.Status != StatusSucceeded {\n\t} else if in, ok := r.svc.RunUse("}},
 			Packages: []string{"./replay"},
 			Tests:    []string{"TestRunsCountInHealth"},
 		},
@@ -63,7 +63,7 @@ func init() {
 		{
 			Name:     "gate/turn-runs-uncounted",
 			Why:      "a turn that runs a stored version's code is not a run of it: the version's health misses the agents' own runs of it",
-			Edits:    []Edit{{Dir: "gate", Find: "if err := g.svc.RecordBlockRun(context.WithoutCancel(ctx), b.a.Name, hash,", Replace: "if err := g.svc.RecordBlockRun(context.WithoutCancel(ctx), b.a.Name, \"\","}},
+			Edits:    []Edit{{Dir: "gate", Find: "if in, ok := g.svc.BlockUse(b.a.Name, hash,", Replace: "if in, ok := g.svc.BlockUse(b.a.Name, \"\","}},
 			Packages: []string{"./gate"},
 			Tests:    []string{"TestTurnsCountInTheirVersionsHealth"},
 		},

@@ -125,7 +125,7 @@ func init() {
 		{
 			Name:     "neo4j/turn-recording-dropped",
 			Why:      "Neo4j keeps no recording with a run that counts in the health only: turns never leave a recording to verify against",
-			Edits:    []Edit{{Dir: "cypher/queries", Files: "use_health.cypher", Find: "#include recording_put\n", Replace: "\n"}},
+			Edits:    []Edit{{Dir: "cypher/fragments", Files: "use_health_body.cypher", Find: "#include recording_put\n", Replace: "\n"}},
 			Packages: []string{"./graph/neo4j"},
 			Tests:    []string{"TestStore/Recordings"},
 		},

@@ -1,0 +1,62 @@
+package procedures
+
+import (
+	"slices"
+
+	"github.com/procgraph/procgraph/fault"
+)
+
+// DecisionResult is the result (one of RunResults) of the run the audit
+// record ID allowed.
+type DecisionResult struct {
+	ID     string
+	Result string
+}
+
+// RunRecord is what one run leaves — an invoke with the nested replays it
+// led to, or a turn — committed by Store.RecordRun in one transaction
+// after the run (docs/design.md "One commit per run"): the records of its
+// decisions not stored yet, the results of those stored before it ran,
+// and its uses.
+type RunRecord struct {
+	// Decisions are records stored with the run (their decision's verdict
+	// did not need them durable first: Verdict.DurableFirst), each with
+	// its Result.
+	Decisions []Decision
+	// Results are the results of records stored before their run.
+	Results []DecisionResult
+	// Uses are the run's uses, in order, each as Store.RecordUse counts
+	// it; a use whose procedure or version is unknown writes nothing and
+	// its UseResult has no Procedure.
+	Uses []UseInput
+}
+
+// Empty reports whether rr holds nothing to write.
+func (rr *RunRecord) Empty() bool {
+	return len(rr.Decisions) == 0 && len(rr.Results) == 0 && len(rr.Uses) == 0
+}
+
+// CheckResults checks that every result of rr, and every deferred
+// record's, is one of RunResults: fault.CodeInvalid otherwise.
+func (rr *RunRecord) CheckResults() error {
+	for _, r := range rr.Results {
+		if !slices.Contains(RunResults, r.Result) {
+			return fault.Errorf(fault.CodeInvalid, "result %q is not a run's result", r.Result).WithDetails("field", "result")
+		}
+	}
+	for _, d := range rr.Decisions {
+		if !slices.Contains(RunResults, d.Result) {
+			return fault.Errorf(fault.CodeInvalid, "the record %s stored with its run has no run's result", d.ID).WithDetails("field", "result")
+		}
+	}
+	return nil
+}
+
+// DurableFirst reports whether the decision of v must be stored before
+// anything of its run is dispatched: a verdict that lets state-changing
+// tools run. Any other allowed run — one that can change no state — has
+// its decision stored with its result and its uses after it ran, in one
+// commit (RunRecord), and its answer waits for that commit: a run whose
+// record could not be stored answers nothing. A denial is stored at once
+// (nothing runs).
+func (v Verdict) DurableFirst() bool { return !v.Allowed() || v.StateChanging }
