@@ -36,7 +36,7 @@ type DecideService interface {
 type RecordService interface {
 	Capture(ctx context.Context, req procedures.CaptureRequest) (procedures.CaptureOutcome, error)
 	SetAutoRun(ctx context.Context, r procedures.AutoRunRequest) (*procedures.Procedure, procedures.Decision, error)
-	RecordBlockRun(ctx context.Context, name, codeHash, usageKey string, run procedures.Run, k procedures.Kept) error
+	BlockUse(name, codeHash, usageKey string, run procedures.Run, k procedures.Kept) (procedures.UseInput, bool)
 	Recorder() *procedures.Recorder
 	Changes() *procedures.Feed
 }

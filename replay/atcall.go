@@ -123,7 +123,8 @@ func BlockDigest(b *Block) (string, error) {
 // the first other call of req.Allowed is not dispatched: the run stops and
 // the answer is its Pause. A call outside req.Allowed is refused as in
 // any run. A block that makes no state-changing call ends as RunBlock
-// ends it (counted, its result recorded on req.Decision). Errors:
+// ends it (its decision's result and use left in req.Pending, which the
+// caller commits, as RunBlock's). Errors:
 // fault.CodeTooLarge (reason recording_too_large) when the calls before
 // the pause are larger than a recording may be or are not JSON
 // (procedures.NewRecording; nothing state-changing ran), fault.CodeInvalid
@@ -208,7 +209,7 @@ func (r *Replayer) runAtCall(ctx context.Context, req RunRequest, record []Pause
 	class := "internal"
 	defer func() { telemetry.End(span, class) }()
 	readOnly := readOnlyOf(b, req.Allowed)
-	c := &chain{usageKey: req.UsageKey, bound: req.Bound, req: req.Request}
+	c := &chain{usageKey: req.UsageKey, bound: req.Bound, req: req.Request, pending: req.Pending}
 	ch := c.push(b.Name)
 	ac := &atCaller{
 		reads:    &toolCaller{r: r, chain: ch, allowed: readOnly, dispatcher: r.dispatcher, catalogue: b.Catalogue},
@@ -246,7 +247,7 @@ func (r *Replayer) runAtCall(ctx context.Context, req RunRequest, record []Pause
 	if r.opts.Counter != nil {
 		r.opts.Counter.CountReplay(out.Status, out.ErrorCode())
 	}
-	out.Decision = r.recordResult(ctx, d, res.Err)
+	out.Decision = req.Pending.result(d, !req.Deferred, res.Err)
 	class = FailureClass(res.Err)
 	return &AtCallResult{Result: out, Calls: ac.recorded(), Dispatched: ac.dispatched}, nil
 }

@@ -65,7 +65,7 @@ func benchResume(b *testing.B, runner sandbox.Runner, n int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	req := replay.RunRequest{Block: blk, Decision: d, Allowed: allowed, UsageKey: procedures.UsageKey("s", ""),
+	req := replay.RunRequest{Block: blk, Decision: d, Allowed: allowed, UsageKey: procedures.UsageKey("s", ""), Pending: &replay.Pending{},
 		Request: replay.InvokeRequest{Name: blk.Name, Phase: procedures.PhaseInteractive, SessionID: "s", Actor: "agent"}}
 	first, err := r.RunAtCall(ctx, req)
 	if err != nil || first.Pause == nil || first.Pause.Position != n {

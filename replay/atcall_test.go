@@ -133,7 +133,7 @@ func (a *atEnv) request(code, dialect string) replay.RunRequest {
 	if err != nil {
 		a.t.Fatal(err)
 	}
-	return replay.RunRequest{Block: b, Decision: d, Allowed: allowed, UsageKey: procedures.UsageKey("s", ""),
+	return replay.RunRequest{Block: b, Decision: d, Allowed: allowed, UsageKey: procedures.UsageKey("s", ""), Pending: &replay.Pending{},
 		Request: replay.InvokeRequest{Name: b.Name, Phase: procedures.PhaseInteractive, SessionID: "s", Actor: "agent", ReviewedBy: "operator", ReviewerHasGrantScope: true}}
 }
 

@@ -89,11 +89,12 @@ type ReadService interface {
 	AllowMutatingAutorun() bool
 }
 
-// RecordService is what the Replayer records through the domain: runs,
-// decisions and their results, verifications, drift cleared, and the
+// RecordService is what the Replayer records through the domain: a
+// run's use and its one commit, decisions and their results, verifications, drift cleared, and the
 // change feed it watches.
 type RecordService interface {
-	RecordRunWith(ctx context.Context, name, codeHash, usageKey, cause string, run *procedures.Run, k procedures.Kept) error
+	RunUse(name, codeHash, usageKey, cause string, run *procedures.Run, k procedures.Kept) (procedures.UseInput, bool)
+	CommitRunWith(ctx context.Context, rr procedures.RunRecord, write func(procedures.RunRecord) ([]procedures.UseResult, error)) (bool, error)
 	Recorder() *procedures.Recorder
 	SetVerification(ctx context.Context, name, codeHash string, v procedures.Verification) error
 	LiftVerified(ctx context.Context, name, codeHash, revision string, recordings int) (bool, error)
