@@ -78,6 +78,13 @@ func (c *Cache[K, V]) Add(k K, v V) {
 	}
 }
 
+// Remove drops the value kept for k, if any (its cost too).
+func (c *Cache[K, V]) Remove(k K) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.lru.Remove(k)
+}
+
 // Len returns the number of entries kept.
 func (c *Cache[K, V]) Len() int {
 	c.mu.Lock()
