@@ -3,6 +3,7 @@ package gate
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/procgraph/procgraph/replay"
 )
@@ -19,27 +20,37 @@ func keptBlocks(maxPending int) int { return min(2*maxPending, maxKeptBlocks) }
 // keptBlock is a turn's prepared block as the gate keeps it between the
 // turn's submission, its resolution and its run, with the code, dialect and
 // arguments (as JSON) it was prepared from: it stands for the stored turn
-// only while the turn holds those.
+// only while the turn holds those. deadline is the turn's: past it the
+// turn never runs, and the block goes (forgetPast).
 type keptBlock struct {
 	code, dialect, args string
+	deadline            time.Time
 	b                   *replay.Block
 }
 
-// keep keeps b, the block of turn id prepared from code and dialect with
-// its arguments (b.Arguments, as the turn stores them), until the turn runs
-// or never will (forget). The gate keeps its own copy of b.
-func (g *Gate) keep(id, code, dialect string, b *replay.Block) {
+// keep keeps b, the block of turn cur prepared from code and cur's dialect
+// with its arguments (b.Arguments, as the turn stores them), until the turn
+// runs or never will (forget, forgetPast). The gate keeps its own copy of
+// b.
+func (g *Gate) keep(cur TurnRecord, code string, b *replay.Block) {
 	args, err := json.Marshal(b.Arguments)
 	if err != nil {
-		g.forget(id)
+		g.forget(cur.ID)
 		return
 	}
 	cp := *b
-	g.blocks.Add(id, keptBlock{code: code, dialect: dialect, args: string(args), b: &cp})
+	g.blocks.Add(cur.ID, keptBlock{code: code, dialect: cur.Dialect, args: string(args), deadline: cur.Deadline, b: &cp})
 }
 
 // forget drops the block kept for turn id: the turn ran, or never will.
 func (g *Gate) forget(id string) { g.blocks.Remove(id) }
+
+// forgetPast drops the blocks kept for turns past their deadline at now
+// (the sweep's: also of turns done on another instance), so that no code
+// or argument values stay in memory longer than their turn can run.
+func (g *Gate) forgetPast(now time.Time) {
+	g.blocks.RemoveIf(func(_ string, k keptBlock) bool { return !now.Before(k.deadline) })
+}
 
 // turnBlock is the block of the stored turn cur with code (its own, or the
 // operator's replacement) as preparing it now would make it. A turn's block

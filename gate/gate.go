@@ -381,7 +381,7 @@ func (g *Gate) decideAndRun(ctx context.Context, req TurnRequest, b *replay.Bloc
 		PendingBounds{Total: g.opts.MaxPending, PerRequester: g.opts.MaxPendingPerRequester}, g.r.Now()); err != nil {
 		return nil, err
 	}
-	g.keep(t.ID, req.Code, req.Dialect, b)
+	g.keep(rec, req.Code, b)
 	g.published(rec.Turn)
 	g.r.Logger().Info().Str("turn", t.ID).Str("code_hash", t.CodeHash).Str("session", t.SessionID).
 		Str("actor", req.Actor).Msg("turn pending: an operator must decide")

@@ -281,7 +281,7 @@ func (g *Gate) Resolve(ctx context.Context, req ResolveRequest) (*Turn, procedur
 		return fail(err)
 	}
 	if next.Status == TurnApproved {
-		g.keep(cur.ID, code, cur.Dialect, b) // for its run
+		g.keep(*cur, code, b) // for its run
 	} else {
 		g.forget(cur.ID)
 	}
@@ -301,7 +301,7 @@ func (g *Gate) reviewAgain(ctx context.Context, cur *TurnRecord, b *replay.Block
 	if err != nil {
 		return err
 	}
-	g.keep(cur.ID, cur.Code, cur.Dialect, b) // as it is now stored
+	g.keep(*cur, cur.Code, b) // as it is now stored
 	g.notify(cur.ID)
 	return fault.Errorf(fault.CodeConflict, "turn %s changed since it was submitted (%s): review it again", cur.ID, why).
 		WithDetails("reason", why).WithDetails("turn", out.Turn)

@@ -29,6 +29,13 @@ func init() {
 			Tests:    []string{"TestTurnPreparedAgain/arguments_that_no_longer_fit_the_catalogue"},
 		},
 		{
+			Name:     "gate/kept-block-outlives-its-turn",
+			Why:      "the block kept for a turn expired on another instance stays in memory with its code and argument values until evicted",
+			Edits:    []Edit{{Dir: "gate", Files: "blocks.go", Find: "return !now.Before(k.deadline)", Replace: "return false"}},
+			Packages: []string{"./gate"},
+			Tests:    []string{"TestKeptBlocksGo"},
+		},
+		{
 			Name:     "gate/turn-prepared-again",
 			Why:      "a turn's resolution and run prepare its block again rather than recheck the one prepared at submit",
 			Edits:    []Edit{{Dir: "gate", Files: "blocks.go", Find: "b, ok, err := g.r.Recheck(ctx, k.b)", Replace: "b, ok, err := k.b, false, error(nil)"}},
