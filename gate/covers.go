@@ -127,7 +127,7 @@ func CoversText(c Choice, s CoverScope) string {
 }
 
 // coverScope is the CoverScope of stored turn r: its signature (ProcOnly
-// as block.procOnly has it, which decides what auto_run remembers), the
+// as procOnlyOf has it, which decides what auto_run remembers), the
 // state-changing tools of its procedures as its binding recorded them, and
 // the names of its arguments.
 func coverScope(r *TurnRecord) CoverScope {
@@ -151,7 +151,7 @@ func coverScope(r *TurnRecord) CoverScope {
 		s.Arguments = append(s.Arguments, k)
 	}
 	slices.Sort(s.Arguments)
-	// As block.singleRead: one catalogue tool, read-only, not opaque.
+	// As singleRead: one catalogue tool, read-only, not opaque.
 	if len(r.Signature) == 1 && !s.ProcOnly && r.ReadOnly && !r.Opaque && len(r.UnknownTools) == 0 {
 		s.SingleRead = signature.Name(r.Signature)
 	}

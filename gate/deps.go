@@ -20,7 +20,7 @@ type Service interface {
 // classification and program key, the stored procedure and its bindings
 // now, what a grant or policy would reach, reuse advice, the clock.
 type DecideService interface {
-	ClassifyBlock(ctx context.Context, a *signature.Analysis) (*procedures.Block, error)
+	ClassifyBlock(ctx context.Context, a *signature.Analysis) (*procedures.Classified, error)
 	ProgramKey(code, dialect string, cat *procedures.Catalogue, readOnly bool, args map[string]any) string
 	LiftedCanonical(code, dialect string, cat *procedures.Catalogue) string
 	Get(ctx context.Context, name string) (*procedures.Procedure, error)

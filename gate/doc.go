@@ -1,6 +1,8 @@
 // Package gate is the turn gate (docs/design.md "The turn gate"): every
 // block an agent asks to run (a turn: POST /v1/turns, MCP run_code) is
-// prepared by the replay pipeline (replay.Replayer.PrepareBlock), decided
+// prepared once by the replay pipeline (replay.Replayer.PrepareBlock; the
+// one prepared-block type is replay.Block, kept by turn id through the
+// turn's resolution and run and rechecked there: blocks.go), decided
 // by the decision table, and then run at once with the Replayer's sandbox,
 // admission and dispatcher, denied, or kept pending in the store's
 // approvals until an operator resolves it (Gate.Resolve) and its requester
@@ -16,7 +18,8 @@
 // CheckApproval, CheckTransition, CheckPolicyMatches), gate.go (Submit, the
 // long polls, the deadlines), resolve.go (Run, Resolve, Cancel, the approval
 // queue), policies.go (the session policies: set, revoke, their state),
-// sweep.go (Sweeper).
+// blocks.go (the prepared blocks kept for turns), covers.go (what an
+// answer covers), sweep.go (Sweeper).
 //
 // gate imports replay and procedures, never dump, a store, api, mcpserve or
 // cmd: the stores and dump import gate for the turn types.

@@ -12,3 +12,6 @@ func (g *Gate) PollOnce() bool { return g.pollOnce() }
 
 // SetPollEvery sets the poller's interval.
 func (g *Gate) SetPollEvery(d time.Duration) { g.pollEvery = d }
+
+// KeptBlocks is how many prepared blocks g keeps for its turns.
+func (g *Gate) KeptBlocks() int { return g.blocks.Len() }

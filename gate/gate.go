@@ -12,6 +12,7 @@ import (
 
 	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/internal/cache"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
@@ -77,6 +78,10 @@ type Gate struct {
 	svc   Service
 	turns TurnStore
 	opts  Options
+	// blocks are the prepared blocks of this gate's turns waiting for an
+	// operator or to run, by turn id (keep, turnBlock): a turn's block is
+	// prepared once, when it is submitted.
+	blocks *cache.Cache[string, keptBlock]
 
 	held atomic.Int64 // long polls holding a place (holdWaiter)
 
@@ -103,7 +108,8 @@ func New(r *replay.Replayer, turns TurnStore, opts Options) *Gate {
 	if opts.RunGrace <= 0 {
 		opts.RunGrace = DefaultRunGrace
 	}
-	return &Gate{r: r, svc: r.Service(), turns: turns, opts: opts, waiters: map[string][]chan struct{}{}, pollEvery: pollEvery}
+	return &Gate{r: r, svc: r.Service(), turns: turns, opts: opts, blocks: cache.New[string, keptBlock](keptBlocks(opts.MaxPending)),
+		waiters: map[string][]chan struct{}{}, pollEvery: pollEvery}
 }
 
 // TurnRequest is one block an agent asks to run.
@@ -147,51 +153,25 @@ type TurnAnswer struct {
 // Ran reports whether the turn ran (a 200 rather than a 202).
 func (a *TurnAnswer) Ran() bool { return a.InvokeResult != nil }
 
-// block is an analysed, validated and classified turn (replay.Block).
-type block struct {
-	rb   *replay.Block
-	a    *signature.Analysis
-	norm map[string]any // the arguments as validated (stored while pending)
-	c    procedures.Classification
-	refs map[string]*procedures.Procedure
-	// bind is the block as an authorization binds to it now
-	// (procedures.Block.Binding).
-	bind *procedures.Binding
-	// program is the granted procedure whose canonical program the block
-	// is (grantedProgram), nil when none.
-	program *procedures.Procedure
-}
-
-// analyse checks a block as any turn: code (CodeInvalidCode,
-// CodeTooLarge), classification, arguments against the input schema typed
-// from the catalogue (CodeInvalidArguments).
-func (g *Gate) analyse(ctx context.Context, code, dialect string, args map[string]any) (*block, error) {
-	rb, blk, err := g.r.PrepareBlock(ctx, code, dialect, args)
-	if err != nil {
-		return nil, err
-	}
-	return &block{rb: rb, a: rb.Analysis, norm: rb.Arguments, c: rb.Class, refs: blk.Refs, bind: blk.Binding}, nil
-}
-
 // withProgram sets b's binding's Program: its ProgramKey (what a session
 // policy set on it covers, procedures.Service.ProgramKey) under the
 // catalogue it was classified with. The binding is b's own copy.
-func (g *Gate) withProgram(b *block) {
-	bind := *b.bind
+func (g *Gate) withProgram(b *replay.Block) {
+	bind := *b.Binding
 	// The Starlark the block runs (a python-async block's translation):
 	// one key whatever the dialect it was written in.
-	bind.Program = g.svc.ProgramKey(b.a.Source, string(signature.Starlark), b.rb.Catalogue, b.c.ReadOnly, b.norm)
-	b.bind = &bind
+	bind.Program = g.svc.ProgramKey(b.Analysis.Source, string(signature.Starlark), b.Catalogue, b.Class.ReadOnly, b.Arguments)
+	b.Binding = &bind
 }
 
 // bindingNow is b's binding to check one stored as bound against: with
 // its Program when bound carries one (withProgram; only then, so that a
 // block whose approval holds no key is not lifted again).
-func (g *Gate) bindingNow(b *block, bound *procedures.Binding) *procedures.Binding {
-	if bound != nil && bound.Program != "" && b.bind.Program == "" {
+func (g *Gate) bindingNow(b *replay.Block, bound *procedures.Binding) *procedures.Binding {
+	if bound != nil && bound.Program != "" && b.Binding.Program == "" {
 		g.withProgram(b)
 	}
-	return b.bind
+	return b.Binding
 }
 
 // sessionPolicy is the session's policy for b: the one set on its exact
@@ -200,9 +180,9 @@ func (g *Gate) bindingNow(b *block, bound *procedures.Binding) *procedures.Bindi
 // authorization binds to"). The second look reads the session's policies,
 // only when the first finds none and byProgram (a block its grants allow
 // needs no policy).
-func (g *Gate) sessionPolicy(ctx context.Context, sessionID string, b *block, byProgram bool) (SessionPolicy, bool, error) {
-	p, ok, err := g.turns.Policy(ctx, sessionID, b.a.CodeHash)
-	if ok || err != nil || b.bind.Program == "" || !byProgram {
+func (g *Gate) sessionPolicy(ctx context.Context, sessionID string, b *replay.Block, byProgram bool) (SessionPolicy, bool, error) {
+	p, ok, err := g.turns.Policy(ctx, sessionID, b.Analysis.CodeHash)
+	if ok || err != nil || b.Binding.Program == "" || !byProgram {
 		return p, ok, err
 	}
 	ps, err := g.turns.Policies(ctx, sessionID)
@@ -210,7 +190,7 @@ func (g *Gate) sessionPolicy(ctx context.Context, sessionID string, b *block, by
 		return SessionPolicy{}, false, err
 	}
 	for _, p := range ps {
-		if p.Binding != nil && p.Binding.Program == b.bind.Program {
+		if p.Binding != nil && p.Binding.Program == b.Binding.Program {
 			return p, true, nil
 		}
 	}
@@ -226,18 +206,18 @@ func (g *Gate) sessionPolicy(ctx context.Context, sessionID string, b *block, by
 // the catalogue b was classified with); nil when there is none. It reads
 // the procedure (one store call); an opaque block, or one that calls
 // procedures itself, is never covered this way.
-func (g *Gate) grantedProgram(ctx context.Context, b *block) *procedures.Procedure {
-	if b.a.Opaque || len(b.a.ProcRefs) > 0 || b.c.Problem != "" {
+func (g *Gate) grantedProgram(ctx context.Context, b *replay.Block) *procedures.Procedure {
+	if b.Analysis.Opaque || len(b.Analysis.ProcRefs) > 0 || b.Class.Problem != "" {
 		return nil
 	}
-	p, err := g.svc.Get(ctx, b.a.Name)
-	if err != nil || p == nil || !p.AutoRun.Active || p.ReadOnly != b.c.ReadOnly || !slices.Equal(p.Signature, b.a.Signature) {
+	p, err := g.svc.Get(ctx, b.Analysis.Name)
+	if err != nil || p == nil || !p.AutoRun.Active || p.ReadOnly != b.Class.ReadOnly || !slices.Equal(p.Signature, b.Analysis.Signature) {
 		return nil
 	}
-	cat := b.rb.Catalogue
-	mine, ok := procedures.LiftedOfKey(b.bind.Program) // a read-only block's, computed with its policy's key
+	cat := b.Catalogue
+	mine, ok := procedures.LiftedOfKey(b.Binding.Program) // a read-only block's, computed with its policy's key
 	if !ok {
-		mine = g.svc.LiftedCanonical(b.a.Source, string(signature.Starlark), cat)
+		mine = g.svc.LiftedCanonical(b.Analysis.Source, string(signature.Starlark), cat)
 	}
 	if mine == "" || mine != g.svc.LiftedCanonical(p.Code, p.Dialect, cat) {
 		return nil
@@ -245,15 +225,15 @@ func (g *Gate) grantedProgram(ctx context.Context, b *block) *procedures.Procedu
 	return p
 }
 
-// procOnly reports whether every signature entry is a proc__ reference, and
+// procOnlyOf reports whether every signature entry is a proc__ reference, and
 // whether each has an active grant.
-func (b *block) procOnly() (only, granted bool) {
+func procOnlyOf(b *replay.Block) (only, granted bool) {
 	granted = true
-	for _, n := range b.a.Signature {
+	for _, n := range b.Analysis.Signature {
 		if !procedures.IsProcName(n) {
 			return false, false
 		}
-		if p := b.refs[n]; p == nil || !p.AutoRun.Active {
+		if p := b.Refs[n]; p == nil || !p.AutoRun.Active {
 			granted = false
 		}
 	}
@@ -261,11 +241,11 @@ func (b *block) procOnly() (only, granted bool) {
 }
 
 // turnOf describes the block as a Turn.
-func (b *block) turnOf(t Turn) Turn {
-	t.CodeHash, t.Signature = b.a.CodeHash, b.a.Signature
-	t.ReadOnly, t.Opaque = b.c.ReadOnly, b.a.Opaque
-	t.StateChangingTools = jsonvalue.List(b.c.StateChangingTools)
-	t.UnknownTools = jsonvalue.List(b.c.UnknownTools)
+func turnOf(b *replay.Block, t Turn) Turn {
+	t.CodeHash, t.Signature = b.Analysis.CodeHash, b.Analysis.Signature
+	t.ReadOnly, t.Opaque = b.Class.ReadOnly, b.Analysis.Opaque
+	t.StateChangingTools = jsonvalue.List(b.Class.StateChangingTools)
+	t.UnknownTools = jsonvalue.List(b.Class.UnknownTools)
 	return t
 }
 
@@ -308,12 +288,12 @@ func (g *Gate) Submit(ctx context.Context, req TurnRequest) (*TurnAnswer, error)
 		return nil, err
 	}
 	arrived := g.r.Now()
-	b, err := g.analyse(ctx, req.Code, req.Dialect, req.Arguments)
+	b, err := g.r.PrepareBlock(ctx, req.Code, req.Dialect, req.Arguments)
 	if err != nil {
 		return nil, err
 	}
-	in := procedures.DecisionInput{Turn: true, Phase: req.Phase, ReadOnly: b.c.ReadOnly, Problem: b.c.Problem}
-	procOnly, granted := b.procOnly()
+	in := procedures.DecisionInput{Turn: true, Phase: req.Phase, ReadOnly: b.Class.ReadOnly, Problem: b.Class.Problem}
+	procOnly, granted := procOnlyOf(b)
 	in.GrantActive = procOnly && granted
 	var policy SessionPolicy
 	if req.Phase == procedures.PhaseInteractive {
@@ -327,21 +307,24 @@ func (g *Gate) Submit(ctx context.Context, req TurnRequest) (*TurnAnswer, error)
 		if ok && p.AppliesTo(req.Actor) {
 			// A policy applies only to what the operator approved: else the
 			// turn is reviewed again, as if there were none.
-			if why := p.Binding.Check(b.bind); why != "" {
-				g.r.Logger().Info().Str("code_hash", b.a.CodeHash).Str("session", req.SessionID).Str("inactive_reason", why).
+			if why := p.Binding.Check(b.Binding); why != "" {
+				g.r.Logger().Info().Str("code_hash", b.Analysis.CodeHash).Str("session", req.SessionID).Str("inactive_reason", why).
 					Msg("turn: the session's policy is inactive")
 			} else {
 				policy, in.PolicyAutoRun = p, p.Policy == ChoiceAutoRun
 			}
 		}
 	}
+	// program is the granted procedure whose canonical program the block
+	// is (grantedProgram), nil when none.
+	var program *procedures.Procedure
 	if req.Phase == procedures.PhaseInteractive && !in.PolicyAutoRun && !procOnly {
-		if b.program = g.grantedProgram(ctx, b); b.program != nil {
+		if program = g.grantedProgram(ctx, b); program != nil {
 			in.GrantActive = true
 		}
 	}
 	v := procedures.Decide(in)
-	ans, err := g.decideAndRun(ctx, req, b, v, policy, arrived)
+	ans, err := g.decideAndRun(ctx, req, b, v, policy, program, arrived)
 	if ans != nil && !ans.suggested {
 		ans.Suggestion = g.suggest(ctx, b, procOnly)
 	}
@@ -350,13 +333,13 @@ func (g *Gate) Submit(ctx context.Context, req TurnRequest) (*TurnAnswer, error)
 
 // suggest is reuse before regenerate for a turn (procedures.Service.Suggest):
 // nil for a block that already calls only proc__ tools (procOnly, as
-// block.procOnly says), or when the store cannot say (advice is never worth
+// procOnlyOf says), or when the store cannot say (advice is never worth
 // failing a turn for).
-func (g *Gate) suggest(ctx context.Context, b *block, procOnly bool) *procedures.Suggestion {
+func (g *Gate) suggest(ctx context.Context, b *replay.Block, procOnly bool) *procedures.Suggestion {
 	if procOnly {
 		return nil
 	}
-	s, err := g.svc.Suggest(ctx, b.a.Signature, "")
+	s, err := g.svc.Suggest(ctx, b.Analysis.Signature, "")
 	if err != nil {
 		g.r.Logger().Warn().Err(err).Msg("turn: no reuse suggestion")
 		return nil
@@ -364,10 +347,10 @@ func (g *Gate) suggest(ctx context.Context, b *block, procOnly bool) *procedures
 	return s
 }
 
-// decideAndRun carries out verdict v on the analysed turn: run it now,
+// decideAndRun carries out verdict v on the prepared turn: run it now,
 // deny it, or create its approval (and wait for it when asked).
-func (g *Gate) decideAndRun(ctx context.Context, req TurnRequest, b *block, v procedures.Verdict, policy SessionPolicy, arrived time.Time) (*TurnAnswer, error) {
-	t := b.turnOf(Turn{
+func (g *Gate) decideAndRun(ctx context.Context, req TurnRequest, b *replay.Block, v procedures.Verdict, policy SessionPolicy, program *procedures.Procedure, arrived time.Time) (*TurnAnswer, error) {
+	t := turnOf(b, Turn{
 		ID: NewTurnID(arrived), SessionID: req.SessionID, Phase: req.Phase, Summary: req.Summary,
 		RequestedBy: req.Actor, RequestedAt: arrived.UTC().Truncate(time.Millisecond),
 	})
@@ -378,7 +361,7 @@ func (g *Gate) decideAndRun(ctx context.Context, req TurnRequest, b *block, v pr
 		case procedures.ReasonSessionPolicy:
 			reviewer, note = policy.SetBy, replay.BindingNote(policy.Binding)
 		case procedures.ReasonDurableAutoRun:
-			note = b.grantsNote()
+			note = grantsNote(b, program)
 		}
 		return g.runNow(ctx, t, b, v, req, reviewer, note, arrived)
 	}
@@ -391,13 +374,14 @@ func (g *Gate) decideAndRun(ctx context.Context, req TurnRequest, b *block, v pr
 		release = r
 		defer release()
 	}
-	rec := TurnRecord{Turn: t, Code: req.Code, Dialect: req.Dialect, Arguments: b.norm, Capture: req.Capture, Binding: b.bind}
+	rec := TurnRecord{Turn: t, Code: req.Code, Dialect: req.Dialect, Arguments: b.Arguments, Capture: req.Capture, Binding: b.Binding}
 	rec.Status = TurnPending
 	rec.Deadline = t.RequestedAt.Add(g.opts.ApprovalTimeout)
 	if err := g.turns.CreateApproval(ctx, rec,
 		PendingBounds{Total: g.opts.MaxPending, PerRequester: g.opts.MaxPendingPerRequester}, g.r.Now()); err != nil {
 		return nil, err
 	}
+	g.keep(rec, req.Code, b)
 	g.published(rec.Turn)
 	g.r.Logger().Info().Str("turn", t.ID).Str("code_hash", t.CodeHash).Str("session", t.SessionID).
 		Str("actor", req.Actor).Msg("turn pending: an operator must decide")
@@ -424,7 +408,7 @@ func (g *Gate) decideAndRun(ctx context.Context, req TurnRequest, b *block, v pr
 
 // runNow records the decision on a turn decided at once and runs it when
 // allowed.
-func (g *Gate) runNow(ctx context.Context, t Turn, b *block, v procedures.Verdict, req TurnRequest, reviewer, note string, arrived time.Time) (*TurnAnswer, error) {
+func (g *Gate) runNow(ctx context.Context, t Turn, b *replay.Block, v procedures.Verdict, req TurnRequest, reviewer, note string, arrived time.Time) (*TurnAnswer, error) {
 	ctx, cancel := context.WithDeadline(ctx, arrived.Add(g.r.Timeout()))
 	defer cancel()
 	if !v.Allowed() {
@@ -440,7 +424,7 @@ func (g *Gate) runNow(ctx context.Context, t Turn, b *block, v procedures.Verdic
 		return nil, err
 	}
 	defer release()
-	allowed := replay.AllowSet(b.a.Signature, b.c, procedures.Verdict{Outcome: procedures.Allowed, StateChanging: v.StateChanging})
+	allowed := replay.AllowSet(b.Analysis.Signature, b.Class, procedures.Verdict{Outcome: procedures.Allowed, StateChanging: v.StateChanging})
 	d := g.turnDecision(t, b, v, allowed)
 	d.Note = note
 	// A turn that may change state has its decision stored before it
@@ -463,15 +447,16 @@ func (g *Gate) runNow(ctx context.Context, t Turn, b *block, v procedures.Verdic
 }
 
 // grantsNote names the bindings of the grants that allowed a proc__-only
-// block (block.procOnly), by procedure.
-func (b *block) grantsNote() string {
+// block (procOnlyOf), by procedure, and of the grant of program (the
+// procedure whose canonical program the block is: grantedProgram), if any.
+func grantsNote(b *replay.Block, program *procedures.Procedure) string {
 	var s strings.Builder
 	s.WriteString("grants")
-	if p := b.program; p != nil && p.Grant != nil {
+	if p := program; p != nil && p.Grant != nil {
 		s.WriteString(" " + p.Name + " " + p.Grant.Binding.Hash() + " (this block is its program)")
 	}
-	for _, n := range b.a.ProcRefs {
-		if p := b.refs[n]; p != nil && p.Grant != nil {
+	for _, n := range b.Analysis.ProcRefs {
+		if p := b.Refs[n]; p != nil && p.Grant != nil {
 			s.WriteString(" " + n + " " + p.Grant.Binding.Hash())
 		}
 	}
@@ -489,9 +474,9 @@ func auditOf(t Turn) procedures.Decision {
 }
 
 // turnDecision is the one decision (kind turn) on t.
-func (g *Gate) turnDecision(t Turn, b *block, v procedures.Verdict, allowed []string) procedures.Decision {
+func (g *Gate) turnDecision(t Turn, b *replay.Block, v procedures.Verdict, allowed []string) procedures.Decision {
 	d := auditOf(t)
-	d.Procedure, d.Outcome, d.Reason, d.AllowedTools, d.Suggestion = b.a.Name, v.Outcome, v.Reason, allowed, v.Suggestion
+	d.Procedure, d.Outcome, d.Reason, d.AllowedTools, d.Suggestion = b.Analysis.Name, v.Outcome, v.Reason, allowed, v.Suggestion
 	return d
 }
 
@@ -517,12 +502,12 @@ type ranBlock struct {
 
 // execute runs an allowed turn in the sandbox; deferred says its decision
 // d was built, not stored (it is stored with the run: count).
-func (g *Gate) execute(ctx context.Context, t Turn, b *block, d procedures.Decision, allowed []string, reviewer string, deferred bool) (*TurnAnswer, ranBlock) {
+func (g *Gate) execute(ctx context.Context, t Turn, b *replay.Block, d procedures.Decision, allowed []string, reviewer string, deferred bool) (*TurnAnswer, ranBlock) {
 	started := g.r.Now()
 	pending := &replay.Pending{}
-	out, calls := g.r.RunBlock(ctx, replay.RunRequest{Block: b.rb, Decision: d, Allowed: allowed, UsageKey: procedures.UsageKey(t.SessionID, ""), Bound: b.bind,
+	out, calls := g.r.RunBlock(ctx, replay.RunRequest{Block: b, Decision: d, Allowed: allowed, UsageKey: procedures.UsageKey(t.SessionID, ""), Bound: b.Binding,
 		Deferred: deferred, Pending: pending,
-		Request: replay.InvokeRequest{Name: b.a.Name, Phase: t.Phase, SessionID: t.SessionID, Actor: t.RequestedBy,
+		Request: replay.InvokeRequest{Name: b.Analysis.Name, Phase: t.Phase, SessionID: t.SessionID, Actor: t.RequestedBy,
 			ReviewedBy: reviewer, ReviewerHasGrantScope: reviewer != ""}})
 	t.Status = TurnSucceeded
 	if out.Status != replay.StatusSucceeded {
@@ -570,7 +555,7 @@ func (g *Gate) capture(ctx context.Context, ans *TurnAnswer, code, dialect strin
 // or its decision when it was not stored before the run, nested replays'
 // records and uses) in one transaction; an error (replay.Replayer.Commit)
 // says the turn's decision could not be stored and its answer is withheld.
-func (g *Gate) count(ctx context.Context, ans *TurnAnswer, b *block, ran ranBlock, captured string) error {
+func (g *Gate) count(ctx context.Context, ans *TurnAnswer, b *replay.Block, ran ranBlock, captured string) error {
 	g.addUse(ans, b, ran, captured)
 	return g.r.Commit(ctx, ran.pending)
 }
@@ -578,9 +563,9 @@ func (g *Gate) count(ctx context.Context, ans *TurnAnswer, b *block, ran ranBloc
 // addUse adds to ran.pending the use count commits: the turn's run in the
 // health of the stored version whose code it ran (captured, else its own
 // code's), with its recording when it succeeded.
-func (g *Gate) addUse(ans *TurnAnswer, b *block, ran ranBlock, captured string) {
+func (g *Gate) addUse(ans *TurnAnswer, b *replay.Block, ran ranBlock, captured string) {
 	t := ans.Turn
-	hash, args := t.CodeHash, b.norm
+	hash, args := t.CodeHash, b.Arguments
 	if captured != "" {
 		hash = captured
 		if len(ans.Lifted) > 0 {
@@ -595,9 +580,9 @@ func (g *Gate) addUse(ans *TurnAnswer, b *block, ran ranBlock, captured string) 
 	}
 	var kept procedures.Kept
 	if ran.run.Failure == "" {
-		kept = g.r.Kept(b.a.Name, hash, args, ran.calls, ans.Result)
+		kept = g.r.Kept(b.Analysis.Name, hash, args, ran.calls, ans.Result)
 	}
-	if in, ok := g.svc.BlockUse(b.a.Name, hash, procedures.UsageKey(t.SessionID, ""), ran.run, kept); ok {
+	if in, ok := g.svc.BlockUse(b.Analysis.Name, hash, procedures.UsageKey(t.SessionID, ""), ran.run, kept); ok {
 		ran.pending.Use(in)
 	}
 }
@@ -724,6 +709,7 @@ func (g *Gate) purge(ctx context.Context, cur *TurnRecord) (*TurnRecord, bool, e
 // expire marks a turn past its deadline expired, with its decision
 // (approval_expired), once.
 func (g *Gate) expire(ctx context.Context, cur *TurnRecord) (*TurnRecord, bool, error) {
+	g.forget(cur.ID)
 	next := *cur
 	next.Status = TurnExpired
 	v := procedures.ExpiredVerdict()

@@ -38,13 +38,14 @@ func (g *Gate) Run(ctx context.Context, id, actor string) (*TurnAnswer, error) {
 	if !v.Allowed() {
 		return nil, fault.Errorf(fault.CodeInternal, "turn %s is approved without a resolution that runs it; it will not run", id)
 	}
-	// The stored block is analysed and validated again: what runs is what
-	// the operator approved, classified under the current catalogue.
-	b, err := g.analyse(ctx, cur.Code, cur.Dialect, cur.Arguments)
+	// What runs is what the operator approved, classified under the
+	// current catalogue: the block prepared for it, rechecked (or prepared
+	// again from the stored code: turnBlock).
+	b, err := g.turnBlock(ctx, cur, cur.Code)
 	if err != nil {
 		return nil, err // e.g. the catalogue changed and the arguments no longer fit: nothing runs
 	}
-	if b.a.CodeHash != cur.CodeHash {
+	if b.Analysis.CodeHash != cur.CodeHash {
 		return nil, fault.Errorf(fault.CodeInternal, "the approved block of turn %s no longer analyses as approved; it will not run", id)
 	}
 	// What the operator approved must still be what runs: else the turn is
@@ -58,7 +59,7 @@ func (g *Gate) Run(ctx context.Context, id, actor string) (*TurnAnswer, error) {
 		return nil, err
 	}
 	defer release()
-	allowed := replay.AllowSet(b.a.Signature, b.c, procedures.Verdict{Outcome: v.Outcome, StateChanging: v.StateChanging})
+	allowed := replay.AllowSet(b.Analysis.Signature, b.Class, procedures.Verdict{Outcome: v.Outcome, StateChanging: v.StateChanging})
 	next := *cur
 	next.Status = TurnRunning
 	d := g.turnDecision(cur.Turn, b, v, allowed)
@@ -67,6 +68,7 @@ func (g *Gate) Run(ctx context.Context, id, actor string) (*TurnAnswer, error) {
 	if err != nil {
 		return nil, err
 	}
+	g.forget(id)
 	d = built[0]
 	ans, ran := g.execute(ctx, cur.Turn, b, d, allowed, cur.Resolution.By, false)
 	g.finish(ctx, next, ans, b, ran)
@@ -77,8 +79,8 @@ func (g *Gate) Run(ctx context.Context, id, actor string) (*TurnAnswer, error) {
 
 // singleRead reports whether b is one read-only tool's call: a block
 // whose signature is one catalogue tool that changes no state.
-func (b *block) singleRead() bool {
-	return len(b.a.Signature) == 1 && len(b.a.ProcRefs) == 0 && !b.a.Opaque && b.c.ReadOnly && b.c.Problem == ""
+func singleRead(b *replay.Block) bool {
+	return len(b.Analysis.Signature) == 1 && len(b.Analysis.ProcRefs) == 0 && !b.Analysis.Opaque && b.Class.ReadOnly && b.Class.Problem == ""
 }
 
 // grantSingleRead carries out an auto_run given to a block that is one
@@ -88,9 +90,9 @@ func (b *block) singleRead() bool {
 // the same program in any text, with any values, runs for every caller
 // until revoked (grantedProgram); such a procedure is never exposed to
 // planners (one tool). Failures are logged: the turn ran all the same.
-func (g *Gate) grantSingleRead(ctx context.Context, cur *TurnRecord, b *block, ans *TurnAnswer) {
+func (g *Gate) grantSingleRead(ctx context.Context, cur *TurnRecord, b *replay.Block, ans *TurnAnswer) {
 	r := cur.Resolution
-	if r == nil || r.Choice != ChoiceAutoRun || !b.singleRead() || ans.Turn.Status != TurnSucceeded {
+	if r == nil || r.Choice != ChoiceAutoRun || !singleRead(b) || ans.Turn.Status != TurnSucceeded {
 		return
 	}
 	ctx = context.WithoutCancel(ctx)
@@ -116,7 +118,7 @@ func (g *Gate) grantSingleRead(ctx context.Context, cur *TurnRecord, b *block, a
 // for b (why is procedures.Binding.Check's reason; a nested procedure that
 // changed is denied nested_changed): the denial is recorded with the
 // transition to denied, and nothing runs.
-func (g *Gate) denyApproved(ctx context.Context, cur *TurnRecord, b *block, why string) error {
+func (g *Gate) denyApproved(ctx context.Context, cur *TurnRecord, b *replay.Block, why string) error {
 	next := *cur
 	next.Status = TurnDenied
 	reason := why
@@ -129,6 +131,7 @@ func (g *Gate) denyApproved(ctx context.Context, cur *TurnRecord, b *block, why 
 	if err != nil {
 		return err
 	}
+	g.forget(cur.ID)
 	g.notify(cur.ID)
 	g.r.Logger().Info().Str("turn", cur.ID).Str("code_hash", cur.CodeHash).Str("inactive_reason", why).
 		Msg("turn denied: what the operator approved is no longer what would run")
@@ -145,7 +148,7 @@ func (g *Gate) denyApproved(ctx context.Context, cur *TurnRecord, b *block, why 
 // as stored (failed) with what the run did, what the run left is
 // committed all the same, and nothing is captured. Exactly one of the two
 // endings is stored.
-func (g *Gate) finish(ctx context.Context, running TurnRecord, ans *TurnAnswer, b *block, ran ranBlock) {
+func (g *Gate) finish(ctx context.Context, running TurnRecord, ans *TurnAnswer, b *replay.Block, ran ranBlock) {
 	ctx = context.WithoutCancel(ctx)
 	done := running
 	done.Status = ans.Turn.Status
@@ -198,6 +201,7 @@ func (g *Gate) Cancel(ctx context.Context, id, actor string) (*Turn, error) {
 	if err != nil {
 		return nil, err
 	}
+	g.forget(id)
 	g.notify(id)
 	return &out.Turn, nil
 }
@@ -252,11 +256,11 @@ func (g *Gate) Resolve(ctx context.Context, req ResolveRequest) (*Turn, procedur
 			WithDetails("reason", "status").WithDetails("status", string(cur.Status)))
 	}
 	next := *cur
-	code, dialect := cur.Code, cur.Dialect
+	code := cur.Code
 	if req.Code != nil && req.Choice.Runs() {
 		code = *req.Code
 	}
-	b, err := g.analyse(ctx, code, dialect, cur.Arguments)
+	b, err := g.turnBlock(ctx, cur, code)
 	if err != nil {
 		return fail(err)
 	}
@@ -268,10 +272,10 @@ func (g *Gate) Resolve(ctx context.Context, req ResolveRequest) (*Turn, procedur
 			return fail(g.reviewAgain(ctx, cur, b, why))
 		}
 	}
-	next.Turn = b.turnOf(next.Turn)
+	next.Turn = turnOf(b, next.Turn)
 	next.Code = code
-	next.Binding = b.bind
-	only, _ := b.procOnly()
+	next.Binding = b.Binding
+	only, _ := procOnlyOf(b)
 	if req.Choice == ChoiceAutoRun && only {
 		if err := g.checkGrantable(b); err != nil {
 			return fail(err)
@@ -279,10 +283,10 @@ func (g *Gate) Resolve(ctx context.Context, req ResolveRequest) (*Turn, procedur
 	}
 	v := procedures.ResolveVerdict(req.Choice.Runs())
 	now := g.r.Now().UTC().Truncate(time.Millisecond)
-	next.Resolution = &Resolution{Choice: req.Choice, By: req.Actor, At: now, Reason: strings.TrimSpace(req.Reason), CodeHash: b.a.CodeHash}
+	next.Resolution = &Resolution{Choice: req.Choice, By: req.Actor, At: now, Reason: strings.TrimSpace(req.Reason), CodeHash: b.Analysis.CodeHash}
 	next.Status = TurnApproved
 	approval := auditOf(next.Turn)
-	approval.Kind, approval.Procedure, approval.CodeHash, approval.Phase = procedures.KindApproval, b.a.Name, b.a.CodeHash, cur.Phase
+	approval.Kind, approval.Procedure, approval.CodeHash, approval.Phase = procedures.KindApproval, b.Analysis.Name, b.Analysis.CodeHash, cur.Phase
 	approval.Outcome, approval.Reason, approval.Actor, approval.Note = v.Outcome, v.Reason, req.Actor, next.Resolution.Reason
 	ds := []procedures.Decision{approval}
 	if !v.Allowed() {
@@ -293,6 +297,11 @@ func (g *Gate) Resolve(ctx context.Context, req ResolveRequest) (*Turn, procedur
 	if err != nil {
 		return fail(err)
 	}
+	if next.Status == TurnApproved {
+		g.keep(*cur, code, b) // for its run
+	} else {
+		g.forget(cur.ID)
+	}
 	g.notify(cur.ID)
 	return &out.Turn, built[0], g.remember(ctx, req, b, only, cur)
 }
@@ -301,14 +310,15 @@ func (g *Gate) Resolve(ctx context.Context, req ResolveRequest) (*Turn, procedur
 // classification and binding) and returns the CodeConflict (details
 // reason why, the turn as now stored) of a resolution that would approve
 // what the operator did not see.
-func (g *Gate) reviewAgain(ctx context.Context, cur *TurnRecord, b *block, why string) error {
+func (g *Gate) reviewAgain(ctx context.Context, cur *TurnRecord, b *replay.Block, why string) error {
 	next := *cur
-	next.Turn = b.turnOf(next.Turn)
-	next.Binding = b.bind
+	next.Turn = turnOf(b, next.Turn)
+	next.Binding = b.Binding
 	out, _, err := g.transition(ctx, next, []TurnStatus{TurnPending}, true)
 	if err != nil {
 		return err
 	}
+	g.keep(*cur, cur.Code, b) // as it is now stored
 	g.notify(cur.ID)
 	return fault.Errorf(fault.CodeConflict, "turn %s changed since it was submitted (%s): review it again", cur.ID, why).
 		WithDetails("reason", why).WithDetails("turn", out.Turn)
@@ -316,9 +326,9 @@ func (g *Gate) reviewAgain(ctx context.Context, cur *TurnRecord, b *block, why s
 
 // checkGrantable refuses an auto_run whose grants the rule of
 // set_procedure_auto_run (procedures.Service.Grantable) would refuse.
-func (g *Gate) checkGrantable(b *block) error {
-	for _, n := range b.a.ProcRefs {
-		p := b.refs[n]
+func (g *Gate) checkGrantable(b *replay.Block) error {
+	for _, n := range b.Analysis.ProcRefs {
+		p := b.Refs[n]
 		if p == nil {
 			return fault.Errorf(fault.CodeNotFound, "no procedure %s to grant auto-run to", n)
 		}
@@ -333,18 +343,18 @@ func (g *Gate) checkGrantable(b *block) error {
 }
 
 // remember stores what auto_run and always_ask remember.
-func (g *Gate) remember(ctx context.Context, req ResolveRequest, b *block, procOnly bool, cur *TurnRecord) error {
+func (g *Gate) remember(ctx context.Context, req ResolveRequest, b *replay.Block, procOnly bool, cur *TurnRecord) error {
 	switch {
 	case req.Choice == ChoiceAutoRun && procOnly:
-		for _, n := range b.a.ProcRefs {
+		for _, n := range b.Analysis.ProcRefs {
 			if _, _, err := g.svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: n, Enabled: true, Reason: req.Reason, Actor: req.Actor}); err != nil {
 				return err
 			}
 		}
 	case req.Choice == ChoiceAutoRun || req.Choice == ChoiceAlwaysAsk:
 		g.withProgram(b)
-		_, err := g.SetPolicy(ctx, SessionPolicy{SessionID: cur.SessionID, CodeHash: b.a.CodeHash,
-			Policy: req.Choice, Summary: cur.Summary, SetBy: req.Actor, RequestedBy: cur.RequestedBy, Binding: b.bind}, req.Reason)
+		_, err := g.SetPolicy(ctx, SessionPolicy{SessionID: cur.SessionID, CodeHash: b.Analysis.CodeHash,
+			Policy: req.Choice, Summary: cur.Summary, SetBy: req.Actor, RequestedBy: cur.RequestedBy, Binding: b.Binding}, req.Reason)
 		return err
 	}
 	return nil

@@ -12,10 +12,12 @@ var sweptStatuses = []TurnStatus{TurnPending, TurnApproved, TurnRunning}
 // reading each one would: a pending or approved turn past its deadline is
 // expired, a running turn whose run is lost is ended as failed, a running
 // one past its deadline loses its code and argument values — also the turns
-// nobody reads again. It returns how many turns it changed. Every change
+// nobody reads again; the blocks this gate kept for turns past their
+// deadlines go too. It returns how many turns it changed. Every change
 // is a compare-and-set, so instances sweeping one store at once change each
 // turn once, and a run that marks itself done is never overwritten.
 func (g *Gate) Sweep(ctx context.Context) (int, error) {
+	g.forgetPast(g.r.Now())
 	changed := 0
 	for _, st := range sweptStatuses {
 		f := ApprovalFilter{Status: st, Limit: MaxApprovalLimit}

@@ -132,7 +132,7 @@ type TurnRecord struct {
 	Denial *procedures.Decision `json:"denial,omitempty"`
 	// Binding is what was submitted (pending) and then what the operator
 	// approved (approved): an approved turn runs only while the block,
-	// analysed again, still has it (Binding.Check). Nil runs nothing.
+	// classified again, still has it (Binding.Check). Nil runs nothing.
 	Binding *procedures.Binding `json:"binding,omitempty"`
 }
 

@@ -6,41 +6,43 @@ import (
 	"github.com/procgraph/procgraph/signature"
 )
 
-// Block is what the current catalogue and store say about a block an agent
-// submits: its classification, the stored procedures its proc__ entries
-// name (classified, with the state of their grants; a missing one is
-// absent), and its input schema typed from the catalogue (TypedSchema).
-type Block struct {
-	Class       Classification
-	Refs        map[string]*Procedure
-	InputSchema map[string]any
+// Classified is what the current catalogue and store say about an
+// analysed block (Service.ClassifyBlock): its classification, the stored
+// procedures its proc__ entries name (classified, with the state of their
+// grants; a missing one is absent), the binding an authorization given now
+// binds it to, and the catalogue it was classified with. A prepared block
+// (replay.Block) holds one.
+type Classified struct {
+	Class Classification
+	Refs  map[string]*Procedure
 	// Binding is the block as an authorization given now binds to it: its
 	// hashes (the analysis's), classification, tools' schema hashes and
 	// nested procedures. Everything in it was read by ClassifyBlock.
 	Binding *Binding
-	// Catalogue is the catalogue the block was classified with: its tool
-	// calls' arguments are checked against it at call time.
+	// Catalogue is the catalogue the block was classified with: its input
+	// schema is typed from it (TypedSchema), its tool calls' arguments are
+	// checked against it at call time.
 	Catalogue *Catalogue
 }
 
-// ClassifyBlock classifies an analysed block under the current catalogue.
-func (s *Service) ClassifyBlock(ctx context.Context, a *signature.Analysis) (*Block, error) {
+// ClassifyBlock classifies an analysed block under the current catalogue
+// and store (one view: the catalogue and the procedures it reaches).
+func (s *Service) ClassifyBlock(ctx context.Context, a *signature.Analysis) (*Classified, error) {
 	root := &Procedure{Signature: a.Signature}
 	v, err := s.newView(ctx, []*Procedure{root})
 	if err != nil {
 		return nil, err
 	}
-	b := &Block{Class: v.classify(a.Signature), Refs: map[string]*Procedure{}, Catalogue: v.cat}
+	c := &Classified{Class: v.classify(a.Signature), Refs: map[string]*Procedure{}, Catalogue: v.cat}
 	for _, ref := range root.ProcRefs() {
 		if p, ok := v.procs[ref]; ok {
 			cp := *p
 			v.decorate(&cp)
-			b.Refs[ref] = &cp
+			c.Refs[ref] = &cp
 		}
 	}
-	b.InputSchema, _ = TypedSchema(nil, a.Parameters, a.Flows, v.cat)
-	b.Binding = v.bindingOf(a.CodeHash, a.StatementHash, a.Signature, b.Class)
-	return b, nil
+	c.Binding = v.bindingOf(a.CodeHash, a.StatementHash, a.Signature, c.Class)
+	return c, nil
 }
 
 // BindingsNow returns, for each binding, the binding its program (fixed

@@ -54,7 +54,7 @@ func benchResume(b *testing.B, runner sandbox.Runner, n int) {
 		"kill_job": func(context.Context, map[string]any) (any, error) { return map[string]any{"done": true}, nil },
 	})
 	r := replay.New(svc, runner, up, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second, MaxCalls: 2 * n}})
-	blk, _, err := r.PrepareBlock(ctx, readsThenKill, "", map[string]any{"count": n})
+	blk, err := r.PrepareBlock(ctx, readsThenKill, "", map[string]any{"count": n})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -122,7 +122,7 @@ func newAtEnvMutating(t *testing.T, runner sandbox.Runner, allowMutating bool) *
 func (a *atEnv) request(code, dialect string) replay.RunRequest {
 	a.t.Helper()
 	ctx := context.Background()
-	b, _, err := a.r.PrepareBlock(ctx, code, dialect, map[string]any{"task_id": 1})
+	b, err := a.r.PrepareBlock(ctx, code, dialect, map[string]any{"task_id": 1})
 	if err != nil {
 		a.t.Fatal(err)
 	}

@@ -4,8 +4,9 @@
 // AllowSet), runs the procedure's code in a sandbox.Runner whose tool calls
 // go to a Dispatcher, replays nested proc__ calls recursively, and counts
 // successful replays. Every block it runs or describes goes through one
-// pipeline (Block: dialect, analysis, classification, typed schema,
-// arguments), for an invoke, a turn of the gate package (PrepareBlock,
+// pipeline and is one type (Block: dialect, analysis, classification,
+// typed schema, arguments), for an invoke, a turn of the gate package
+// (PrepareBlock once at submit, Recheck at its resolution and run,
 // RunBlock), `procgraph run` (RunFile) and `procgraph signature`
 // (FileBlock). It also builds the planner's tool descriptors.
 //

@@ -36,3 +36,7 @@ func (r *Replayer) SetAdmission(a *sandbox.Admission) { r.opts.Admission = a }
 
 // SetTimeout replaces r's run timeout.
 func (r *Replayer) SetTimeout(d time.Duration) { r.opts.Limits.Timeout = d }
+
+// Preparations is how many blocks r prepared (PrepareBlock, and an
+// invoke's prepare).
+func (r *Replayer) Preparations() int64 { return r.preparations.Load() }

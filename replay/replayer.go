@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -85,7 +86,7 @@ type ReadService interface {
 	Catalogue(ctx context.Context) (*procedures.Catalogue, error)
 	ExposedMatching(ctx context.Context, q string, causes []string, limit int) ([]*procedures.Procedure, error)
 	StaleVersions(ctx context.Context) ([]procedures.StaleVersion, error)
-	ClassifyBlock(ctx context.Context, a *signature.Analysis) (*procedures.Block, error)
+	ClassifyBlock(ctx context.Context, a *signature.Analysis) (*procedures.Classified, error)
 	AllowMutatingAutorun() bool
 }
 
@@ -120,6 +121,9 @@ type Replayer struct {
 	schemas    *schemaCache
 	analyses   analysisCache
 	now        func() time.Time
+	// preparations counts the blocks this Replayer prepared (PrepareBlock,
+	// prepare): what a test of "prepared once" reads.
+	preparations atomic.Int64
 }
 
 // New returns a Replayer reading and recording through svc, running blocks
@@ -251,20 +255,20 @@ func validateRequest(req *InvokeRequest) error {
 	return nil
 }
 
-// prepared is a procedure ready to decide on: classified by the current
-// catalogue, its stored code re-analysed, its arguments validated.
+// prepared is a procedure ready to decide on: its stored code prepared
+// (b: re-analysed, classified by the current catalogue, its arguments
+// validated and bound).
 type prepared struct {
 	p    *procedures.Procedure
-	a    *signature.Analysis
 	b    *Block
 	succ bool
-	args map[string]any // the parameters only, JSON-normalized
 }
 
 // prepare loads name's current version, re-analyses its code and validates
 // args: the pipeline of Block on a stored version, classified as the
 // service decorated the procedure. Nothing is recorded.
 func (r *Replayer) prepare(ctx context.Context, name string, args map[string]any) (*prepared, error) {
+	r.preparations.Add(1)
 	// p carries its current version (code, dialect, status, input schema)
 	// from the same read: the code that runs is the code whose hash is
 	// checked below.
@@ -296,7 +300,7 @@ func (r *Replayer) prepare(ctx context.Context, name string, args map[string]any
 	if err := b.bind(schema, args); err != nil {
 		return nil, err
 	}
-	return &prepared{p: p, a: a, b: b, succ: p.Status == procedures.StatusSucceeded, args: b.Args}, nil
+	return &prepared{p: p, b: b, succ: p.Status == procedures.StatusSucceeded}, nil
 }
 
 // decide takes the decision on prep for the request of c. A decision
@@ -319,7 +323,7 @@ func (r *Replayer) decide(ctx context.Context, c *chain, prep *prepared) (_ proc
 		ReviewedBy:            req.ReviewedBy,
 		ReviewerHasGrantScope: req.ReviewerHasGrantScope,
 	})
-	allowed = AllowSet(prep.a.Signature, prep.b.Class, v)
+	allowed = AllowSet(prep.b.Analysis.Signature, prep.b.Class, v)
 	d := procedures.Decision{
 		Kind: procedures.KindInvoke, Procedure: prep.p.Name, CodeHash: prep.p.CodeHash, Phase: req.Phase,
 		Outcome: v.Outcome, Reason: v.Reason, Actor: req.Actor, AllowedTools: allowed, Suggestion: v.Suggestion,
@@ -432,7 +436,7 @@ func (r *Replayer) replay(ctx context.Context, c *chain, name string, args map[s
 	}
 	start := r.now()
 	res := runner.Run(ctx, sandbox.Request{
-		Filename: name + ".star", Source: prep.a.Source, Args: prep.args, Allowed: allowed, Limits: r.opts.Limits,
+		Filename: name + ".star", Source: prep.b.Analysis.Source, Args: prep.b.Args, Allowed: allowed, Limits: r.opts.Limits,
 		Check: checkArgsIn(prep.b.Catalogue),
 	}, tc)
 	out := resultOf(d, res)
@@ -443,7 +447,7 @@ func (r *Replayer) replay(ctx context.Context, c *chain, name string, args map[s
 	out.Decision = c.pending.result(d, stored, res.Err)
 	ev := r.log.Info()
 	if res.Err != nil {
-		ev = ev.Str("error_code", string(res.Err.Code)).Str("error_tool", loggedTool(res.Err.Tool, prep.a.Signature))
+		ev = ev.Str("error_code", string(res.Err.Code)).Str("error_tool", loggedTool(res.Err.Tool, prep.b.Analysis.Signature))
 	}
 	ev.Str("decision", d.ID).Str("procedure", name).Str("code_hash", d.CodeHash).Str("status", out.Status).
 		Int("calls", len(out.Calls)).Dur("duration", r.now().Sub(start)).Int("depth", len(c.path)).Msg("replay run")
@@ -453,7 +457,7 @@ func (r *Replayer) replay(ctx context.Context, c *chain, name string, args map[s
 	run := &procedures.Run{Failure: FailureClass(res.Err), Duration: r.now().Sub(start), Caller: c.req.Actor}
 	var kept procedures.Kept
 	if res.Err == nil {
-		kept = r.Kept(name, d.CodeHash, prep.args, tc.recorded, res.Value)
+		kept = r.Kept(name, d.CodeHash, prep.b.Args, tc.recorded, res.Value)
 	}
 	if in, ok := r.svc.RunUse(name, d.CodeHash, c.usageKey, cause, run, kept); ok {
 		c.pending.Use(in)

@@ -7,7 +7,7 @@ import (
 
 	"go.starlark.net/starlark"
 
-	"github.com/procgraph/procgraph/internal/block"
+	"github.com/procgraph/procgraph/internal/blocksyntax"
 )
 
 // progCache keeps compiled programs. A starlark.Program is immutable and
@@ -37,7 +37,7 @@ func compile(filename, src string, predeclared starlark.StringDict) (*starlark.P
 	if prog != nil {
 		return prog, nil
 	}
-	f, err := block.Parse(filename, src)
+	f, err := blocksyntax.Parse(filename, src)
 	if err != nil {
 		return nil, err
 	}

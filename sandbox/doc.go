@@ -4,7 +4,7 @@
 //
 // # Runs
 //
-// A Request holds a block (see internal/block), its arguments (bound as
+// A Request holds a block (see internal/blocksyntax), its arguments (bound as
 // predeclared globals), the allow-set and Limits. A Runner runs it and
 // returns a Result: the block's value converted to JSON-safe Go values, the
 // captured print output, every tool call asked for, and an *Error if the

@@ -8,7 +8,7 @@ import (
 
 	"go.starlark.net/starlark"
 
-	"github.com/procgraph/procgraph/internal/block"
+	"github.com/procgraph/procgraph/internal/blocksyntax"
 )
 
 // Call is one tool call a run asked for, allowed or not.
@@ -119,7 +119,7 @@ func execute(ctx context.Context, req *Request, c caller) (res outcome) {
 	globals, err := prog.Init(thread, predeclared)
 	var v starlark.Value
 	if err == nil {
-		v, err = starlark.Call(thread, globals[block.FuncName], nil, nil)
+		v, err = starlark.Call(thread, globals[blocksyntax.FuncName], nil, nil)
 	}
 	if err != nil {
 		return fail(st.classify(ctx, err, lim))

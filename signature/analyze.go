@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/procgraph/procgraph/internal/block"
+	"github.com/procgraph/procgraph/internal/blocksyntax"
 	"go.starlark.net/resolve"
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
@@ -189,7 +189,7 @@ func checkEncoding(code string) *Error {
 // analyzeSource parses, resolves and walks a Starlark block, and returns
 // the resolved file too. pm maps positions back to the code as written.
 func analyzeSource(source string, pm *posMap) (*Analysis, *syntax.File, error) {
-	f, err := block.Parse("procedure", source)
+	f, err := blocksyntax.Parse("procedure", source)
 	if err != nil {
 		return nil, nil, starlarkError(err, pm)
 	}

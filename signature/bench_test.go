@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/procgraph/procgraph/internal/block"
+	"github.com/procgraph/procgraph/internal/blocksyntax"
 	"go.starlark.net/resolve"
 	"go.starlark.net/starlark"
 )
@@ -84,7 +84,7 @@ func BenchmarkAnalyzeVsCPython(b *testing.B) {
 	}
 }
 
-// BenchmarkParseResolve measures only block.Parse and resolve.File, the part
+// BenchmarkParseResolve measures only blocksyntax.Parse and resolve.File, the part
 // of Analyze spent in go.starlark.net: the floor under BenchmarkAnalyze.
 func BenchmarkParseResolve(b *testing.B) {
 	for _, name := range sharedExamples {
@@ -96,7 +96,7 @@ func BenchmarkParseResolve(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				f, err := block.Parse("procedure", a.Source)
+				f, err := blocksyntax.Parse("procedure", a.Source)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -90,7 +90,7 @@ func CanonicalHash(program string) string {
 }
 
 // canonicalOf prints the canonical program of a resolved block (as
-// block.Parse wraps it) whose analysis is a. An opaque block is not
+// blocksyntax.Parse wraps it) whose analysis is a. An opaque block is not
 // reordered. Should the tree hold a node the printer does not know, the
 // program is the source itself, hashed apart from every printed program.
 func canonicalOf(f *syntax.File, a *Analysis, readOnly func(string) bool) *Canonical {

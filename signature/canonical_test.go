@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/procgraph/procgraph/internal/block"
+	"github.com/procgraph/procgraph/internal/blocksyntax"
 	"go.starlark.net/starlark"
 )
 
@@ -263,7 +263,7 @@ func runRecorded(t *testing.T, source string, params []string) recorded {
 	for _, p := range params {
 		predeclared[p] = starlark.MakeInt(int(fnvOf(p) % 100))
 	}
-	f, err := block.Parse("canonical", source)
+	f, err := blocksyntax.Parse("canonical", source)
 	if err != nil {
 		t.Fatalf("parse: %v\n%s", err, source)
 	}
@@ -277,7 +277,7 @@ func runRecorded(t *testing.T, source string, params []string) recorded {
 	globals, err := prog.Init(thread, predeclared)
 	var v starlark.Value
 	if err == nil {
-		v, err = starlark.Call(thread, globals[block.FuncName], nil, nil)
+		v, err = starlark.Call(thread, globals[blocksyntax.FuncName], nil, nil)
 	}
 	if thread.ExecutionSteps() >= maxSteps {
 		rec.stepLimit = true

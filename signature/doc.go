@@ -1,12 +1,12 @@
 // Package signature is the static analysis of a procedure block: it parses a
-// block (the body of a function, see internal/block), rewrites the
+// block (the body of a function, see internal/blocksyntax), rewrites the
 // python-async dialect into Starlark, and computes the procedure's tool-call
 // signature, name, code hash, parameters, nested proc__ references and
 // opacity. It does no I/O and never runs the code.
 //
 // # Signature and opacity
 //
-// The block is parsed with block.Parse (so the analysis sees exactly the
+// The block is parsed with blocksyntax.Parse (so the analysis sees exactly the
 // program the sandbox runs) and resolved with go.starlark.net/resolve, every
 // free name being predeclared. The signature is the sorted, de-duplicated set
 // of names N of every attribute access tools.N whose `tools` resolves to the

@@ -11,7 +11,7 @@ import (
 
 	"go.starlark.net/syntax"
 
-	"github.com/procgraph/procgraph/internal/block"
+	"github.com/procgraph/procgraph/internal/blocksyntax"
 )
 
 // TestEscapesAsCPython: in dialect python-async a string literal has the
@@ -48,7 +48,7 @@ func TestEscapesAsCPython(t *testing.T) {
 			if err != nil {
 				t.Fatalf("python-async: %v", err)
 			}
-			f, err := block.Parse("p", a.Source)
+			f, err := blocksyntax.Parse("p", a.Source)
 			if err != nil {
 				t.Fatalf("the rewritten source does not parse: %v\n%s", err, a.Source)
 			}
@@ -126,7 +126,7 @@ func FuzzEscapes(f *testing.F) {
 		if err != nil {
 			return // Starlark cannot hold every value CPython can (\N{...}, non-ASCII \x and octal)
 		}
-		file, err := block.Parse("p", a.Source)
+		file, err := blocksyntax.Parse("p", a.Source)
 		if err != nil {
 			t.Fatalf("the rewritten source does not parse: %v\n%s", err, a.Source)
 		}

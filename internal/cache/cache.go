@@ -78,6 +78,28 @@ func (c *Cache[K, V]) Add(k K, v V) {
 	}
 }
 
+// Remove drops the value kept for k, if any (its cost too).
+func (c *Cache[K, V]) Remove(k K) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.lru.Remove(k)
+}
+
+// RemoveIf drops every entry for which drop reports true (their cost
+// too) and returns how many it dropped.
+func (c *Cache[K, V]) RemoveIf(drop func(K, V) bool) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, k := range c.lru.Keys() {
+		if v, ok := c.lru.Peek(k); ok && drop(k, v) {
+			c.lru.Remove(k)
+			n++
+		}
+	}
+	return n
+}
+
 // Len returns the number of entries kept.
 func (c *Cache[K, V]) Len() int {
 	c.mu.Lock()

@@ -52,6 +52,33 @@ func TestNewWeightedBoundsCost(t *testing.T) {
 	}
 }
 
+func TestRemove(t *testing.T) {
+	c := NewWeighted[string, string](10, func(_, v string) int { return len(v) })
+	c.Add("a", "xxxx")
+	c.Add("b", "yy")
+	c.Remove("a")
+	c.Remove("none")
+	if _, ok := c.Get("a"); ok {
+		t.Error("a kept after Remove")
+	}
+	if c.Len() != 1 || c.Cost() != 2 {
+		t.Errorf("Len, Cost = %d, %d; want 1, 2 (b only)", c.Len(), c.Cost())
+	}
+}
+
+func TestRemoveIf(t *testing.T) {
+	c := NewWeighted[string, string](10, func(_, v string) int { return len(v) })
+	c.Add("a", "xxxx")
+	c.Add("b", "yy")
+	c.Add("c", "zzz")
+	if n := c.RemoveIf(func(k, _ string) bool { return k != "b" }); n != 2 {
+		t.Errorf("RemoveIf dropped %d, want 2", n)
+	}
+	if _, ok := c.Get("b"); !ok || c.Len() != 1 || c.Cost() != 2 {
+		t.Errorf("after RemoveIf: b kept %v, Len %d, Cost %d; want b only, cost 2", ok, c.Len(), c.Cost())
+	}
+}
+
 func TestConcurrent(t *testing.T) {
 	c := NewWeighted[int, int](64, func(int, int) int { return 1 })
 	var wg sync.WaitGroup

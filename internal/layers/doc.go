@@ -32,7 +32,7 @@ const Domain = "procedures"
 var Layers = map[string]int{
 	// leaves: no procgraph imports beyond each other's lower layers
 	"fault":                        0,
-	"internal/block":               0,
+	"internal/blocksyntax":         0,
 	"internal/jsonvalue":           0,
 	"internal/text":                0,
 	"internal/buildinfo":           0,

@@ -247,7 +247,7 @@ var mutants = []Mutant{
 	{
 		Name:     "replay/dynamic-tool-logged",
 		Why:      "the log names a refused tool built at run time, which can be an argument value (review)",
-		Edits:    []Edit{{Dir: "replay", Find: `Str("error_tool", loggedTool(res.Err.Tool, prep.a.Signature))`, Replace: `Str("error_tool", res.Err.Tool)`}},
+		Edits:    []Edit{{Dir: "replay", Find: `Str("error_tool", loggedTool(res.Err.Tool, prep.b.Analysis.Signature))`, Replace: `Str("error_tool", res.Err.Tool)`}},
 		Packages: []string{"./replay"},
 		Tests:    []string{"TestLogsHoldNoDynamicToolNames"},
 	},

@@ -77,14 +77,14 @@ func init() {
 		{
 			Name:     "gate/policy-binding-unchecked",
 			Why:      "a session policy decides a turn whatever changed since the operator approved (issue 19 items 1 and 2)",
-			Edits:    []Edit{{Dir: "gate", Find: `if why := p.Binding.Check(b.bind); why != "" {`, Replace: `if why := p.Binding.Check(b.bind); why != "" && false {`}},
+			Edits:    []Edit{{Dir: "gate", Find: `if why := p.Binding.Check(b.Binding); why != "" {`, Replace: `if why := p.Binding.Check(b.Binding); why != "" && false {`}},
 			Packages: []string{"./cmd/procgraph"},
 			Tests:    []string{"TestBindLineSeparatorTwins", "TestBindCatalogueChange", "TestBindNestedCapturedLater"},
 		},
 		{
 			Name:     "gate/policy-without-binding",
 			Why:      "auto_run stores the policy without what was approved: it then applies to nothing, and approving stops skipping review",
-			Edits:    []Edit{{Dir: "gate", Find: "RequestedBy: cur.RequestedBy, Binding: b.bind}", Replace: "RequestedBy: cur.RequestedBy}"}},
+			Edits:    []Edit{{Dir: "gate", Find: "RequestedBy: cur.RequestedBy, Binding: b.Binding}", Replace: "RequestedBy: cur.RequestedBy}"}},
 			Packages: []string{"./cmd/procgraph"},
 			Tests:    []string{"TestTurnPolicies"},
 		},
@@ -99,7 +99,7 @@ func init() {
 		{
 			Name:     "gate/approval-without-binding",
 			Why:      "the resolution does not bind the turn to what the operator saw",
-			Edits:    []Edit{{Dir: "gate", Find: "next.Code = code\n\tnext.Binding = b.bind", Replace: "next.Code = code"}},
+			Edits:    []Edit{{Dir: "gate", Find: "next.Code = code\n\tnext.Binding = b.Binding", Replace: "next.Code = code"}},
 			Packages: []string{"./cmd/procgraph"},
 			Tests:    []string{"TestBindNestedCapturedLater", "TestBindEditedApproval"},
 		},

@@ -55,7 +55,7 @@ func init() {
 		{
 			Name:     "gate/policy-program-not-looked-up",
 			Why:      "a session policy covers its exact text only: a regenerated block is asked again",
-			Edits:    []Edit{{Dir: "gate", Files: "gate.go", Find: `if ok || err != nil || b.bind.Program == "" || !byProgram {`, Replace: "if true {"}},
+			Edits:    []Edit{{Dir: "gate", Files: "gate.go", Find: `if ok || err != nil || b.Binding.Program == "" || !byProgram {`, Replace: "if true {"}},
 			Packages: []string{"./gate"},
 			Tests:    []string{"TestPolicyCoversTheProgram"},
 		},
@@ -90,7 +90,7 @@ func init() {
 		{
 			Name:     "gate/granted-program-not-looked-up",
 			Why:      "a granted procedure's program written as a block is reviewed again: the grant covers only proc__ calls",
-			Edits:    []Edit{{Dir: "gate", Files: "gate.go", Find: "if b.program = g.grantedProgram(ctx, b); b.program != nil {", Replace: "if b.program = g.grantedProgram(ctx, b); false {"}},
+			Edits:    []Edit{{Dir: "gate", Files: "gate.go", Find: "if program = g.grantedProgram(ctx, b); program != nil {", Replace: "if program = g.grantedProgram(ctx, b); false {"}},
 			Packages: []string{"./gate"},
 			Tests:    []string{"TestAutoRunOfAReadGrantsItsProgram"},
 		},
@@ -104,14 +104,14 @@ func init() {
 		{
 			Name:     "gate/single-read-not-granted",
 			Why:      "auto_run on one read-only call only sets a session policy: every session asks again",
-			Edits:    []Edit{{Dir: "gate", Files: "resolve.go", Find: "if r == nil || r.Choice != ChoiceAutoRun || !b.singleRead()", Replace: "if true || r.Choice != ChoiceAutoRun || !b.singleRead()"}},
+			Edits:    []Edit{{Dir: "gate", Files: "resolve.go", Find: "if r == nil || r.Choice != ChoiceAutoRun || !singleRead(b)", Replace: "if true || r.Choice != ChoiceAutoRun || !singleRead(b)"}},
 			Packages: []string{"./gate"},
 			Tests:    []string{"TestAutoRunOfAReadGrantsItsProgram"},
 		},
 		{
 			Name:     "gate/single-read-grants-writes",
 			Why:      "auto_run on one state-changing call becomes a durable grant for every caller",
-			Edits:    []Edit{{Dir: "gate", Files: "resolve.go", Find: "!b.a.Opaque && b.c.ReadOnly && b.c.Problem", Replace: "!b.a.Opaque && b.c.Problem"}},
+			Edits:    []Edit{{Dir: "gate", Files: "resolve.go", Find: "!b.Analysis.Opaque && b.Class.ReadOnly && b.Class.Problem", Replace: "!b.Analysis.Opaque && b.Class.Problem"}},
 			Packages: []string{"./gate"},
 			Tests:    []string{"TestAutoRunOfAWriteGrantsNothing"},
 		},

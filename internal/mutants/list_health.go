@@ -63,7 +63,7 @@ func init() {
 		{
 			Name:     "gate/turn-runs-uncounted",
 			Why:      "a turn that runs a stored version's code is not a run of it: the version's health misses the agents' own runs of it",
-			Edits:    []Edit{{Dir: "gate", Find: "if in, ok := g.svc.BlockUse(b.a.Name, hash,", Replace: "if in, ok := g.svc.BlockUse(b.a.Name, \"\","}},
+			Edits:    []Edit{{Dir: "gate", Find: "if in, ok := g.svc.BlockUse(b.Analysis.Name, hash,", Replace: "if in, ok := g.svc.BlockUse(b.Analysis.Name, \"\","}},
 			Packages: []string{"./gate"},
 			Tests:    []string{"TestTurnsCountInTheirVersionsHealth"},
 		},

@@ -1,7 +1,9 @@
-// Package block parses a procedure block: the body of a function, written as
-// Starlark statements that may end in `return`. It is shared by the static
-// analysis (signature/) and the sandbox, so both see exactly the same program.
-package block
+// Package blocksyntax is the syntax of a block of code: the body of a
+// function, written as Starlark statements that may end in `return`, the
+// dialect it is parsed with (Options) and its parse (Parse). It is shared
+// by the static analysis (signature/) and the sandbox, so both see exactly
+// the same program. (A block prepared to run is replay.Block.)
+package blocksyntax
 
 import (
 	"go.starlark.net/syntax"

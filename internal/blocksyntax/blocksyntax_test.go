@@ -1,4 +1,4 @@
-package block
+package blocksyntax
 
 import (
 	"testing"
