@@ -131,7 +131,7 @@ func writePath(b *testing.B, t *target, n int) {
 		}},
 		{name: "store/grant", floor: "floor/write", run: func(int) {
 			g := &procedures.Grant{Enabled: true, GrantedBy: "bench", GrantedAt: time.Now(), CodeHash: "va"}
-			if _, err := t.store.SetGrant(ctx, granted, g, "va", decision(procedures.KindGrant, granted, "va")); err != nil {
+			if _, err := t.store.SetGrant(ctx, granted, g, "va", nil, decision(procedures.KindGrant, granted, "va")); err != nil {
 				b.Fatal(err)
 			}
 		}},
