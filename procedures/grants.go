@@ -188,6 +188,7 @@ func (s *Service) Promote(ctx context.Context, r PromoteRequest) (*Procedure, De
 	if err != nil {
 		return nil, Decision{}, err
 	}
+	s.known.remember(stored)
 	v.decorate(stored)
 	s.feed.Publish(Change{Kind: ChangePromote, Procedure: stored.Name, CodeHash: r.CodeHash, Decision: rec.ID})
 	return stored, rec, nil
