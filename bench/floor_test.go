@@ -63,7 +63,7 @@ type pathOp struct {
 
 // BenchmarkWritePath runs the write path and its floors interleaved, on
 // each store at each N (-bench.big: 1k and 100k): capture of an existing
-// and of a new procedure and a grant, through the store and over HTTP,
+// and of a new procedure, a grant and a revoke, through the store and over HTTP,
 // store.Find top-25, and on Neo4j the floors in the same process run: a
 // single-statement managed write transaction through the official driver
 // (ExecuteWrite, MERGE … SET … RETURN) and an empty managed read
@@ -135,6 +135,11 @@ func writePath(b *testing.B, t *target, n int) {
 				b.Fatal(err)
 			}
 		}},
+		{name: "store/revoke", floor: "floor/write", run: func(int) {
+			if _, err := t.store.SetGrant(ctx, granted, nil, "va", nil, decision(procedures.KindRevoke, granted, "va")); err != nil {
+				b.Fatal(err)
+			}
+		}},
 		{name: "store/find_top25", floor: "floor/read", run: func(int) {
 			if ps, _, err := t.store.Find(ctx, procedures.Query{Limit: 25}); err != nil || len(ps) != 25 {
 				b.Fatalf("%d %v", len(ps), err)
@@ -152,6 +157,11 @@ func writePath(b *testing.B, t *target, n int) {
 		}},
 		{name: "http/grant", floor: "floor/write", run: func(int) {
 			if st, body := srv.do(b, "PUT", grantPath, map[string]any{"enabled": true}); st != 200 {
+				b.Fatalf("%d %s", st, body)
+			}
+		}},
+		{name: "http/revoke", floor: "floor/write", run: func(int) {
+			if st, body := srv.do(b, "PUT", grantPath, map[string]any{"enabled": false}); st != 200 {
 				b.Fatalf("%d %s", st, body)
 			}
 		}},
