@@ -170,6 +170,13 @@ func writePath(b *testing.B, t *target, n int) {
 				b.Fatalf("%d %s", st, body)
 			}
 		}},
+		{name: "http/turn_interactive", floor: "floor/write", run: func(int) {
+			// An interactive turn of one call of the granted procedure, no
+			// session policy: run at once on its grant.
+			if st, body := srv.do(b, "POST", "/v1/turns", map[string]any{"code": "return tools." + ro.Procedure.Name + "(task_id=task_id)", "phase": "interactive", "arguments": map[string]any{"task_id": 7}, "session_id": key()}); st != 200 {
+				b.Fatalf("%d %s", st, body)
+			}
+		}},
 		{name: "http/turn", floor: "floor/write", run: func(int) {
 			if st, body := srv.do(b, "POST", "/v1/turns", map[string]any{"code": readOnly, "phase": "automatic", "arguments": map[string]any{"task_id": 7}, "session_id": key()}); st != 200 {
 				b.Fatalf("%d %s", st, body)
