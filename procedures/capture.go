@@ -305,7 +305,11 @@ func (s *Service) pageNeeded(prep *preparedCapture) bool {
 	if prep.v != nil {
 		known = prep.v.cat.Has
 	}
-	p := s.known.get(signature.Names(in.Signature, known)[0])
+	names := signature.Names(in.Signature, known)
+	if len(names) == 0 {
+		return true
+	}
+	p := s.known.get(names[0])
 	if p == nil || !slices.Equal(p.Signature, in.Signature) {
 		return true
 	}
