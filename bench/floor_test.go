@@ -63,7 +63,7 @@ type pathOp struct {
 
 // BenchmarkWritePath runs the write path and its floors interleaved, on
 // each store at each N (-bench.big: 1k and 100k): capture of an existing
-// and of a new procedure and a grant, through the store and over HTTP,
+// and of a new procedure, a grant and a revoke, through the store and over HTTP,
 // store.Find top-25, and on Neo4j the floors in the same process run: a
 // single-statement managed write transaction through the official driver
 // (ExecuteWrite, MERGE … SET … RETURN) and an empty managed read
@@ -131,7 +131,12 @@ func writePath(b *testing.B, t *target, n int) {
 		}},
 		{name: "store/grant", floor: "floor/write", run: func(int) {
 			g := &procedures.Grant{Enabled: true, GrantedBy: "bench", GrantedAt: time.Now(), CodeHash: "va"}
-			if _, err := t.store.SetGrant(ctx, granted, g, "va", decision(procedures.KindGrant, granted, "va")); err != nil {
+			if _, err := t.store.SetGrant(ctx, granted, g, "va", nil, decision(procedures.KindGrant, granted, "va")); err != nil {
+				b.Fatal(err)
+			}
+		}},
+		{name: "store/revoke", floor: "floor/write", run: func(int) {
+			if _, err := t.store.SetGrant(ctx, granted, nil, "va", nil, decision(procedures.KindRevoke, granted, "va")); err != nil {
 				b.Fatal(err)
 			}
 		}},
@@ -155,8 +160,20 @@ func writePath(b *testing.B, t *target, n int) {
 				b.Fatalf("%d %s", st, body)
 			}
 		}},
+		{name: "http/revoke", floor: "floor/write", run: func(int) {
+			if st, body := srv.do(b, "PUT", grantPath, map[string]any{"enabled": false}); st != 200 {
+				b.Fatalf("%d %s", st, body)
+			}
+		}},
 		{name: "http/invoke", floor: "floor/write", run: func(int) {
 			if st, body := srv.do(b, "POST", roPath+"/invoke", map[string]any{"phase": "automatic", "arguments": map[string]any{"task_id": 7}, "session_id": key()}); st != 200 {
+				b.Fatalf("%d %s", st, body)
+			}
+		}},
+		{name: "http/turn_interactive", floor: "floor/write", run: func(int) {
+			// An interactive turn of one call of the granted procedure, no
+			// session policy: run at once on its grant.
+			if st, body := srv.do(b, "POST", "/v1/turns", map[string]any{"code": "return tools." + ro.Procedure.Name + "(task_id=task_id)", "phase": "interactive", "arguments": map[string]any{"task_id": 7}, "session_id": key()}); st != 200 {
 				b.Fatalf("%d %s", st, body)
 			}
 		}},

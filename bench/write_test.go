@@ -76,14 +76,14 @@ func writeStore(b *testing.B, t *target, n int) {
 	b.Run(prefix+"grant", func(b *testing.B) {
 		loop(b, func(int) {
 			g := &procedures.Grant{Enabled: true, GrantedBy: "bench", GrantedAt: time.Now(), CodeHash: "va"}
-			if _, err := t.store.SetGrant(ctx, granted, g, "va", decision(procedures.KindGrant, granted, "va")); err != nil {
+			if _, err := t.store.SetGrant(ctx, granted, g, "va", nil, decision(procedures.KindGrant, granted, "va")); err != nil {
 				b.Fatal(err)
 			}
 		})
 	})
 	b.Run(prefix+"revoke", func(b *testing.B) {
 		loop(b, func(int) {
-			if _, err := t.store.SetGrant(ctx, granted, nil, "va", decision(procedures.KindRevoke, granted, "va")); err != nil {
+			if _, err := t.store.SetGrant(ctx, granted, nil, "va", nil, decision(procedures.KindRevoke, granted, "va")); err != nil {
 				b.Fatal(err)
 			}
 		})

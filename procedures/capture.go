@@ -138,9 +138,13 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (CaptureOutco
 	// capture is prepared again under the catalogue read then.
 	var prep *preparedCapture
 	var res CaptureResult
+	var page *pageAhead
 	for attempt := 1; ; attempt++ {
 		if prep, err = s.prepareCapture(ctx, &req, dialect, a, plan, key, attempt > 1); err != nil {
-			return CaptureOutcome{}, err
+			break
+		}
+		if page == nil && s.pageNeeded(prep) {
+			page = s.readPageAhead(ctx, prep.in.Signature)
 		}
 		res, err = s.captureNamed(ctx, prep.in, prep.v)
 		if !IsCatalogueChanged(err) || attempt == maxCatalogueAttempts {
@@ -148,6 +152,7 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (CaptureOutco
 		}
 	}
 	if err != nil {
+		page.discard()
 		return CaptureOutcome{}, err
 	}
 	hash := prep.in.Version.CodeHash
@@ -155,7 +160,7 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (CaptureOutco
 		hash = res.CodeHash // another text of a stored version's program: a use of it
 	}
 	s.feed.Publish(Change{Kind: ChangeCapture, Procedure: res.Procedure.Name, CodeHash: hash})
-	suggestion := s.captureSuggestion(ctx, res, prep.v)
+	suggestion := s.captureSuggestion(ctx, res, prep, page)
 	stored := &CapturedVersion{CodeHash: hash, Current: res.Procedure.CodeHash == hash, Created: res.VersionCreated,
 		Parameters: slices.Clone(prep.in.Version.Parameters)}
 	return CaptureOutcome{Procedure: res.Procedure, CodeHash: hash, Version: stored, Created: res.Created, VersionCreated: res.VersionCreated, Counted: res.Counted,
@@ -180,9 +185,8 @@ type preparedCapture struct {
 // lifting, nil for "lift": false), counted under key. A plain signature's
 // name does not depend on the catalogue (signature.Names) and it names no
 // procedure: it is prepared under the catalogue this instance read last,
-// and nothing is read before the write (the answer is decorated with the
-// catalogue read with the reuse suggestion's page: one statement on
-// Neo4j). Any other signature is named, and its nested procedures read,
+// and nothing is read before the write (the write confirms that catalogue,
+// and the answer is decorated with it: captureSuggestion). Any other signature is named, and its nested procedures read,
 // before the write; so is every signature when reread (the store answered
 // that the catalogue changed) or when no catalogue was read yet.
 func (s *Service) prepareCapture(ctx context.Context, req *CaptureRequest, dialect signature.Dialect, a *signature.Analysis,
@@ -248,40 +252,110 @@ func (s *Service) prepareCapture(ctx context.Context, req *CaptureRequest, diale
 	return p, nil
 }
 
-// captureSuggestion is the Suggestion of a capture that stored res, and
-// decorates res.Procedure for the answer (with v when the capture read one).
-// A procedure is the only one of its signature, so a capture of one that
+// captureSuggestion is the Suggestion of the capture prep that stored res,
+// and decorates res.Procedure for the answer — with prep's view, else the
+// catalogue prep was prepared under, which the capture's write confirmed
+// is the stored one (CaptureInput.Catalogue): nothing is read for it. A
+// procedure is the only one of its signature, so a capture of one that
 // already existed and is exposed is Suggest's exact match: itself, found
-// with no page read (the page of the most used could miss it). Otherwise
-// Suggest, except the procedure the capture created; the capture is
-// recorded, so a failure to find advice does not fail it, and the answer
-// is then decorated with the catalogue last read.
-func (s *Service) captureSuggestion(ctx context.Context, res CaptureResult, v *view) *Suggestion {
-	var decoratedWith *Catalogue
-	if !res.Created {
-		probe := v
-		if probe == nil {
-			probe = s.viewWithout(s.heldCatalogue())
-		}
-		probe.decorate(res.Procedure)
-		if res.Procedure.Exposed {
+// with no page read. Otherwise, unless NoneExposedWith rules every holder
+// out, Suggest's choice except that procedure, on the page read beside
+// the write (page, nil when none was: read now). The capture is recorded,
+// so a failure to find advice does not fail it.
+func (s *Service) captureSuggestion(ctx context.Context, res CaptureResult, prep *preparedCapture, page *pageAhead) *Suggestion {
+	s.known.remember(res.Procedure)
+	v := prep.v
+	if v == nil {
+		v = s.viewWithout(prep.in.Catalogue)
+	}
+	v.decorate(res.Procedure)
+	if (!res.Created && res.Procedure.Exposed) || NoneExposedWith(res.Procedure.Signature, v.cat, s.opts.AllowMutatingAutorun) {
+		page.discard()
+		if !res.Created && res.Procedure.Exposed {
 			return sameSignature(res.Procedure.Name)
 		}
-		decoratedWith = probe.cat
+		return nil
 	}
 	// (Not exposed, or just created: never its own suggestion, and the
 	// only procedure of its signature, so there is no exact match to seek.)
-	suggestion, cat, _ := s.suggest(ctx, res.Procedure.Signature, res.Procedure.Name)
+	procs, total, err := page.wait()
+	if page == nil {
+		procs, total, _, err = s.suggestPage(ctx, res.Procedure.Signature)
+	}
+	if err != nil {
+		return nil
+	}
+	sg, _ := pickSuggestion(procs, total, res.Procedure.Signature, res.Procedure.Name)
+	return sg
+}
+
+// pageNeeded reports whether the capture prep may need Suggest's page
+// after its write, so that it is read beside the write (readPageAhead):
+// unless NoneExposedWith rules out every holder of its tools, or the
+// procedure its signature is stored under was exposed when this service
+// saw it last (its capture is then a use of it, answered with itself).
+// Only a guess: captureSuggestion decides on what the write answered,
+// and reads the page then when none was read ahead.
+func (s *Service) pageNeeded(prep *preparedCapture) bool {
+	in := prep.in
+	if NoneExposedWith(in.Signature, in.Catalogue, s.opts.AllowMutatingAutorun) {
+		return false
+	}
+	var known func(string) bool
+	if prep.v != nil {
+		known = prep.v.cat.Has
+	}
+	names := signature.Names(in.Signature, known)
+	if len(names) == 0 {
+		return true
+	}
+	p := s.known.get(names[0])
+	if p == nil || !slices.Equal(p.Signature, in.Signature) {
+		return true
+	}
+	v := prep.v
 	if v == nil {
-		if cat == nil {
-			cat = s.heldCatalogue()
-		}
-		v = s.viewWithout(cat)
+		v = s.viewWithout(in.Catalogue)
 	}
-	if decoratedWith == nil || v.cat != decoratedWith {
-		v.decorate(res.Procedure)
+	v.decorate(p)
+	return !p.Exposed
+}
+
+// pageAhead is Suggest's page read beside a capture's write
+// (readPageAhead); a nil *pageAhead is none.
+type pageAhead struct {
+	done  chan struct{}
+	page  []*Procedure
+	total int
+	err   error
+}
+
+// readPageAhead starts reading Suggest's page for sig (suggestPage) beside
+// what the caller does next. The caller waits for it or discards it
+// before it returns, so no read outlives its request.
+func (s *Service) readPageAhead(ctx context.Context, sig []string) *pageAhead {
+	a := &pageAhead{done: make(chan struct{})}
+	go func() {
+		defer close(a.done)
+		a.page, a.total, _, a.err = s.suggestPage(ctx, sig)
+	}()
+	return a
+}
+
+// wait is the page read ahead (nothing for nil), once read.
+func (a *pageAhead) wait() ([]*Procedure, int, error) {
+	if a == nil {
+		return nil, 0, nil
 	}
-	return suggestion
+	<-a.done
+	return a.page, a.total, a.err
+}
+
+// discard waits for a page that is not wanted (nothing for nil).
+func (a *pageAhead) discard() {
+	if a != nil {
+		<-a.done
+	}
 }
 
 // captureNamed stores in under the name of its signature (signature.Names,

@@ -165,10 +165,10 @@ type gatedGrant struct {
 	release chan struct{}
 }
 
-func (g gatedGrant) SetGrant(ctx context.Context, name string, gr *procedures.Grant, hash string, d procedures.Decision) (*procedures.Procedure, error) {
+func (g gatedGrant) SetGrant(ctx context.Context, name string, gr *procedures.Grant, hash string, cat *procedures.Catalogue, d procedures.Decision) (*procedures.Procedure, error) {
 	close(g.entered)
 	<-g.release
-	return g.Store.SetGrant(ctx, name, gr, hash, d)
+	return g.Store.SetGrant(ctx, name, gr, hash, cat, d)
 }
 
 // TestFeedPublishesAfterCommit: nothing is published while the write is

@@ -33,18 +33,22 @@ func (s *Service) SetAutoRun(ctx context.Context, r AutoRunRequest) (*Procedure,
 	if len(r.Reason) > MaxReasonBytes {
 		return nil, Decision{}, fault.Errorf(fault.CodeInvalid, "reason is longer than %d bytes", MaxReasonBytes).WithDetails("field", "reason")
 	}
-	if r.Enabled {
-		return s.setAutoRun(ctx, r, false)
-	}
-	// A revoke binds to nothing: when a promote races it, look again.
+	// The first attempt is prepared from what this service knows of the
+	// procedure and the catalogue, when it knows enough (knownForWrite),
+	// and the write checks both: when either changed, it writes nothing
+	// and the next attempt reads them (ADR 0047). A revoke binds to
+	// nothing: when a promote races it, look again.
 	for attempt := 1; ; attempt++ {
-		p, d, err := s.setAutoRun(ctx, r, attempt < 3)
-		if errors.Is(err, errRetryRevoke) {
+		p, d, err := s.setAutoRun(ctx, r, attempt == 1, attempt < maxGrantAttempts)
+		if errors.Is(err, errRetryGrant) {
 			continue
 		}
 		return p, d, err
 	}
 }
+
+// maxGrantAttempts bounds how many times one grant or revoke is prepared.
+const maxGrantAttempts = 3
 
 // Grantable is the rule on what may hold a durable auto-run grant, the
 // one home of it (set_procedure_auto_run, and a turn's auto_run
@@ -67,19 +71,51 @@ func grantRefusal(p *Procedure, allowMutating bool) string {
 	return ""
 }
 
-// errRetryRevoke asks SetAutoRun to revoke again with the new current hash.
-var errRetryRevoke = errors.New("the code changed while revoking")
+// errRetryGrant asks SetAutoRun to prepare the change again, reading the
+// procedure and the catalogue.
+var errRetryGrant = errors.New("the procedure or the catalogue changed while granting or revoking")
 
-func (s *Service) setAutoRun(ctx context.Context, r AutoRunRequest, mayRetry bool) (*Procedure, Decision, error) {
-	p, v, err := s.load(ctx, r.Name)
-	if err != nil {
-		return nil, Decision{}, err
+// knownForWrite is procedure name as this service knows it (knownProcedures)
+// decorated in the view of the catalogue it read last, to prepare a grant
+// or revoke with no read; nil when it knows neither, or when the procedure
+// names procedures: its grant's binding names their current versions,
+// which the write does not check.
+func (s *Service) knownForWrite(name string) (*Procedure, *view) {
+	p, cat := s.known.get(name), s.heldCatalogue()
+	if p == nil || cat == nil || len(p.ProcRefs()) > 0 {
+		return nil, nil
+	}
+	v := s.viewWithout(cat)
+	v.decorate(p)
+	return p, v
+}
+
+// setAutoRun is one attempt of SetAutoRun: prepared from what the service
+// knows when fromKnown and it knows enough, else from a read. An attempt
+// from what was known is never refused (errRetryGrant: it is prepared
+// again from a read); one that was read is refused on a changed code hash
+// unless it is a revoke and mayRetry.
+func (s *Service) setAutoRun(ctx context.Context, r AutoRunRequest, fromKnown, mayRetry bool) (*Procedure, Decision, error) {
+	var p *Procedure
+	var v *view
+	if fromKnown {
+		p, v = s.knownForWrite(r.Name)
+	}
+	known := p != nil
+	if !known {
+		var err error
+		if p, v, err = s.load(ctx, r.Name); err != nil {
+			return nil, Decision{}, err
+		}
 	}
 	d := Decision{Kind: KindRevoke, Procedure: p.Name, CodeHash: p.CodeHash, Outcome: Allowed, Reason: ReasonRevoked,
 		Actor: r.Actor, Note: strings.TrimSpace(r.Reason)}
 	if r.Enabled {
 		d.Kind, d.Reason = KindGrant, ReasonGranted
 		if refusal := s.Grantable(p); refusal != "" {
+			if known {
+				return nil, Decision{}, errRetryGrant
+			}
 			return nil, Decision{}, s.refuse(ctx, d, refusal, "auto-run cannot be granted: "+refusalText(refusal))
 		}
 	}
@@ -91,18 +127,22 @@ func (s *Service) setAutoRun(ctx context.Context, r AutoRunRequest, mayRetry boo
 				Binding: v.procBinding(p, v.classify(p.Signature))}
 		}
 		var err error
-		stored, err = s.store.SetGrant(ctx, p.Name, g, p.CodeHash, d)
+		stored, err = s.store.SetGrant(ctx, p.Name, g, p.CodeHash, v.cat, d)
 		return err
 	})
-	if fault.ErrorCode(err) == fault.CodeConflict && !r.Enabled && mayRetry {
-		return nil, Decision{}, errRetryRevoke
+	if IsCatalogueChanged(err) && (known || mayRetry) {
+		return nil, Decision{}, errRetryGrant
 	}
-	if fault.ErrorCode(err) == fault.CodeConflict {
+	if !IsCatalogueChanged(err) && fault.ErrorCode(err) == fault.CodeConflict && (known || (!r.Enabled && mayRetry)) {
+		return nil, Decision{}, errRetryGrant
+	}
+	if !IsCatalogueChanged(err) && fault.ErrorCode(err) == fault.CodeConflict {
 		return nil, Decision{}, s.refuse(ctx, d, ReasonCodeChanged, "the procedure's code changed while granting; look again and retry")
 	}
 	if err != nil {
 		return nil, Decision{}, err
 	}
+	s.known.remember(stored)
 	v.decorate(stored)
 	kind := ChangeGrant
 	if !r.Enabled {
@@ -148,6 +188,7 @@ func (s *Service) Promote(ctx context.Context, r PromoteRequest) (*Procedure, De
 	if err != nil {
 		return nil, Decision{}, err
 	}
+	s.known.remember(stored)
 	v.decorate(stored)
 	s.feed.Publish(Change{Kind: ChangePromote, Procedure: stored.Name, CodeHash: r.CodeHash, Decision: rec.ID})
 	return stored, rec, nil

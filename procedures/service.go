@@ -46,6 +46,9 @@ type Service struct {
 	memos *liftMemos
 	// held is the catalogue read last (heldCatalogue).
 	held atomic.Pointer[Catalogue]
+	// known is what was read or written last of each procedure (grants
+	// and captures prepare their writes with it: knownProcedures).
+	known *knownProcedures
 	// searches holds a token per relevance search running (HoldSearch).
 	searches chan struct{}
 	// catalogueMu serialises the catalogue's writes (PutCatalogue,
@@ -62,7 +65,7 @@ func NewService(store Store, opts Options) *Service {
 		opts.MaxConcurrentSearches = defaultMaxConcurrentSearches()
 	}
 	return &Service{store: store, opts: opts, rec: NewRecorder(store, RecorderOptions{Counter: opts.Counter, Now: opts.Now}),
-		feed: NewFeed(), flows: newFlowCache(), decor: newDecorations(), lifts: newLiftCache(), memos: newLiftMemos(), searches: make(chan struct{}, opts.MaxConcurrentSearches)}
+		feed: NewFeed(), flows: newFlowCache(), decor: newDecorations(), lifts: newLiftCache(), memos: newLiftMemos(), known: newKnownProcedures(), searches: make(chan struct{}, opts.MaxConcurrentSearches)}
 }
 
 // Changes returns the service's change feed: a Change after every write
@@ -147,6 +150,7 @@ func (s *Service) load(ctx context.Context, name string) (*Procedure, *view, err
 			return nil, nil, err
 		}
 		s.holdCatalogue(cat)
+		s.known.remember(p)
 		v, err := s.viewOf(ctx, cat, []*Procedure{p})
 		if err != nil {
 			return nil, nil, err
@@ -158,6 +162,7 @@ func (s *Service) load(ctx context.Context, name string) (*Procedure, *view, err
 	if err != nil {
 		return nil, nil, err
 	}
+	s.known.remember(p)
 	v, err := s.newView(ctx, []*Procedure{p})
 	if err != nil {
 		return nil, nil, err

@@ -317,8 +317,8 @@ func (f *failAfterWrite) Capture(ctx context.Context, in procedures.CaptureInput
 	return res, err
 }
 
-func (f *failAfterWrite) SetGrant(ctx context.Context, name string, g *procedures.Grant, hash string, d procedures.Decision) (*procedures.Procedure, error) {
-	p, err := f.Store.SetGrant(ctx, name, g, hash, d)
+func (f *failAfterWrite) SetGrant(ctx context.Context, name string, g *procedures.Grant, hash string, cat *procedures.Catalogue, d procedures.Decision) (*procedures.Procedure, error) {
+	p, err := f.Store.SetGrant(ctx, name, g, hash, cat, d)
 	f.wrote = err == nil
 	return p, err
 }
@@ -347,7 +347,7 @@ type promoteDuringRevoke struct {
 	done bool
 }
 
-func (p *promoteDuringRevoke) SetGrant(ctx context.Context, name string, g *procedures.Grant, hash string, d procedures.Decision) (*procedures.Procedure, error) {
+func (p *promoteDuringRevoke) SetGrant(ctx context.Context, name string, g *procedures.Grant, hash string, cat *procedures.Catalogue, d procedures.Decision) (*procedures.Procedure, error) {
 	if g == nil && !p.done {
 		p.done = true
 		pd := d
@@ -356,7 +356,7 @@ func (p *promoteDuringRevoke) SetGrant(ctx context.Context, name string, g *proc
 			return nil, err
 		}
 	}
-	return p.Store.SetGrant(ctx, name, g, hash, d)
+	return p.Store.SetGrant(ctx, name, g, hash, cat, d)
 }
 
 func TestRevokeSurvivesARacingPromote(t *testing.T) {

@@ -117,9 +117,13 @@ type CatalogueStore interface {
 type GrantStore interface {
 	// SetGrant stores g as the procedure's grant (nil revokes it) and appends
 	// d, in one transaction, only if expectHash is still the current code
-	// hash; the stored grant's CodeHash is expectHash. Returns fault.CodeNotFound, or fault.CodeConflict (with details reason
-	// "code_changed") when the current hash is no longer expectHash.
-	SetGrant(ctx context.Context, name string, g *Grant, expectHash string, d Decision) (*Procedure, error)
+	// hash and cat (nil: not checked), the catalogue the change was
+	// prepared under, is still the stored one; the stored grant's CodeHash
+	// is expectHash. Returns fault.CodeNotFound, CatalogueChanged when cat
+	// is no longer the stored catalogue, or fault.CodeConflict (with
+	// details reason "code_changed") when the current hash is no longer
+	// expectHash; nothing is written then.
+	SetGrant(ctx context.Context, name string, g *Grant, expectHash string, cat *Catalogue, d Decision) (*Procedure, error)
 
 	// Granted returns every procedure whose stored grant is Held, by name,
 	// as Get returns them. It reads those procedures only, not every one.

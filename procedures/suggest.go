@@ -40,17 +40,11 @@ const suggestScan = 50
 // one with the fewest tools (the most used among equals). except is a
 // procedure never suggested (the procedure of that signature, which a
 // capture just stored); nil when none fits.
+// The page is not decorated: the rule reads names and signatures only. A
+// capture asks the same of its page (captureSuggestion).
 func (s *Service) Suggest(ctx context.Context, signature []string, except string) (*Suggestion, error) {
-	sg, _, err := s.suggest(ctx, signature, except)
-	return sg, err
-}
-
-// suggest is Suggest, and the catalogue read with its page (nil when none
-// was read): Capture decorates its answer with it. The page is not
-// decorated: the rule reads names and signatures only.
-func (s *Service) suggest(ctx context.Context, signature []string, except string) (*Suggestion, *Catalogue, error) {
 	if len(signature) == 0 {
-		return nil, nil, nil
+		return nil, nil
 	}
 	// A tool that keeps every procedure holding it from being exposed
 	// (NoneExposedWith), as the catalogue read last says and the current
@@ -58,25 +52,57 @@ func (s *Service) suggest(ctx context.Context, signature []string, except string
 	if NoneExposedWith(signature, s.heldCatalogue(), s.opts.AllowMutatingAutorun) {
 		cat, err := s.store.Catalogue(ctx)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		s.holdCatalogue(cat)
 		if NoneExposedWith(signature, cat, s.opts.AllowMutatingAutorun) {
-			return nil, cat, nil
+			return nil, nil
 		}
 	}
-	// The store's exposed filter is the exposure rule (Class.Exposed on
-	// the classification the store keeps, the one p.Exposed is computed
-	// from): every procedure of the page is exposed.
+	page, total, cat, err := s.suggestPage(ctx, signature)
+	if err != nil {
+		return nil, err
+	}
+	sg, full := pickSuggestion(page, total, signature, except)
+	if (sg == nil || sg.Reason != SuggestSameSignature) && except == "" && full {
+		// The page may have left out the exact one (less used than
+		// suggestScan procedures holding more, or than those the bounded
+		// read reached: total -1): look it up by its names. (A procedure
+		// is the only one of its signature: with except, there is none to
+		// look up.)
+		exact, err := s.exactExposed(ctx, signature, except, cat)
+		if err != nil {
+			return nil, err
+		}
+		if exact != "" {
+			return sameSignature(exact), nil
+		}
+	}
+	return sg, nil
+}
+
+// suggestPage reads the page Suggest chooses from — the suggestScan most
+// used exposed procedures holding every name of signature, a Bounded find
+// — and the catalogue with it. The store's exposed filter is the exposure
+// rule (Class.Exposed on the classification the store keeps, the one
+// p.Exposed is computed from): every procedure of the page is exposed. It
+// does not depend on a capture of signature's procedure (never its own
+// suggestion), so a capture reads it beside its write (capturePage).
+func (s *Service) suggestPage(ctx context.Context, signature []string) ([]*Procedure, int, *Catalogue, error) {
 	exposed := true
 	q := Query{Tools: signature, Exposed: &exposed, AllowMutating: s.opts.AllowMutatingAutorun, Limit: suggestScan, SkipTotal: true, Bounded: true}
 	if err := q.Validate(); err != nil {
-		return nil, nil, err
+		return nil, 0, nil, err
 	}
-	page, total, cat, err := s.findWithCatalogue(ctx, q)
-	if err != nil {
-		return nil, nil, err
-	}
+	return s.findWithCatalogue(ctx, q)
+}
+
+// pickSuggestion is Suggest's choice on its page (suggestPage, total as
+// it answered): the procedure with exactly signature's tools, else the one
+// with the fewest, never except; nil when none. full reports whether the
+// page may have left out the exact one (full, or bounded: total -1), which
+// only a look-up by its names can then tell.
+func pickSuggestion(page []*Procedure, total int, signature []string, except string) (sg *Suggestion, full bool) {
 	var best *Procedure
 	for _, p := range page {
 		if p.Name == except {
@@ -87,28 +113,15 @@ func (s *Service) suggest(ctx context.Context, signature []string, except string
 		}
 	}
 	if best != nil && len(best.Signature) == len(signature) {
-		return sameSignature(best.Name), cat, nil
+		return sameSignature(best.Name), false
 	}
-	if except == "" && (total < 0 || len(page) >= suggestScan) {
-		// The page may have left out the exact one (less used than
-		// suggestScan procedures holding more, or than those the bounded
-		// read reached: total -1): look it up by its names. (A procedure
-		// is the only one of its signature: with except, there is none to
-		// look up.)
-		exact, err := s.exactExposed(ctx, signature, except, cat)
-		if err != nil {
-			return nil, nil, err
-		}
-		if exact != "" {
-			return sameSignature(exact), cat, nil
-		}
-	}
+	full = total < 0 || len(page) >= suggestScan
 	if best == nil {
-		return nil, cat, nil
+		return nil, full
 	}
 	return &Suggestion{Tool: best.Name, Reason: SuggestCoveredBy, Message: fmt.Sprintf(
 		"%s is an exposed procedure that composes all of these tools (and %d more): call it as a tool instead of sending this code again",
-		best.Name, len(best.Signature)-len(signature))}, cat, nil
+		best.Name, len(best.Signature)-len(signature))}, full
 }
 
 // exactExposed is the name of the exposed procedure whose signature is

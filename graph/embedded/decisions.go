@@ -458,8 +458,9 @@ func (s *Store) LiftDemotion(ctx context.Context, in procedures.LiftInput) (*pro
 }
 
 // SetGrant stores g bound to expectHash (nil revokes) and appends d, in one
-// transaction, if expectHash is still current (see procedures.Store).
-func (s *Store) SetGrant(ctx context.Context, name string, g *procedures.Grant, expectHash string, d procedures.Decision) (*procedures.Procedure, error) {
+// transaction, if expectHash is still current and cat (when set) is the
+// stored catalogue (see procedures.Store).
+func (s *Store) SetGrant(ctx context.Context, name string, g *procedures.Grant, expectHash string, cat *procedures.Catalogue, d procedures.Decision) (*procedures.Procedure, error) {
 	if err := validateDecision(&d); err != nil {
 		return nil, err
 	}
@@ -467,6 +468,9 @@ func (s *Store) SetGrant(ctx context.Context, name string, g *procedures.Grant, 
 	err := s.update(ctx, func(tx *bolt.Tx) error {
 		rec, err := mustProc(tx, name)
 		if err != nil {
+			return err
+		}
+		if err := sameCatalogue(tx, cat); err != nil {
 			return err
 		}
 		if rec.Current != expectHash {

@@ -41,7 +41,7 @@ func TestReopenKeepsEverything(t *testing.T) {
 	if _, err := s.Promote(ctx, name, "h2", st.Decision(procedures.KindPromote, name, "h2", st.At(3))); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.SetGrant(ctx, name, &procedures.Grant{Enabled: true, GrantedBy: "op", GrantedAt: st.At(4)}, "h2", st.Decision(procedures.KindGrant, name, "h2", st.At(4))); err != nil {
+	if _, err := s.SetGrant(ctx, name, &procedures.Grant{Enabled: true, GrantedBy: "op", GrantedAt: st.At(4)}, "h2", nil, st.Decision(procedures.KindGrant, name, "h2", st.At(4))); err != nil {
 		t.Fatal(err)
 	}
 	cat, _ := procedures.NewCatalogue([]procedures.Tool{{Name: "tool_a", ReadOnly: true}})

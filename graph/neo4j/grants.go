@@ -101,14 +101,16 @@ func (s *Store) LiftDemotion(ctx context.Context, in procedures.LiftInput) (*pro
 
 // SetGrant stores g as the procedure's grant, bound to expectHash (nil
 // removes it), and appends d, in one statement (grant.cypher) that locks the
-// procedure, checks that expectHash is still current and that d's id is
-// free (or holds d), and writes only then.
-func (s *Store) SetGrant(ctx context.Context, name string, g *procedures.Grant, expectHash string, d procedures.Decision) (*procedures.Procedure, error) {
+// procedure, checks that cat (when set) is the stored catalogue, that
+// expectHash is still current and that d's id is free (or holds d), and
+// writes only then.
+func (s *Store) SetGrant(ctx context.Context, name string, g *procedures.Grant, expectHash string, cat *procedures.Catalogue, d procedures.Decision) (*procedures.Procedure, error) {
 	params, err := decisionParams(d)
 	if err != nil {
 		return nil, err
 	}
 	params["name"], params["expectHash"], params["grant"] = name, expectHash, nil
+	params["catalogue"] = catalogueParam(cat)
 	if g != nil {
 		params["grant"] = map[string]any{
 			"enabled":   g.Enabled,
@@ -129,6 +131,9 @@ func (s *Store) SetGrant(ctx context.Context, name string, g *procedures.Grant, 
 	}
 	if len(recs) == 0 {
 		return nil, notFound(name)
+	}
+	if field(recs[0], "sameCatalogue") != true {
+		return nil, procedures.CatalogueChanged()
 	}
 	if field(recs[0], "ok") != true {
 		return nil, fault.Errorf(fault.CodeConflict, "the current code of procedure %q is no longer %q", name, expectHash).

@@ -162,7 +162,7 @@ func testRacingGrants(t *testing.T, s procedures.Store) {
 					return
 				}
 				gr := &procedures.Grant{Enabled: true, GrantedBy: "op", GrantedAt: At(200 + i)}
-				_, err = s.SetGrant(ctx, name, gr, p.CodeHash, Decision(procedures.KindGrant, name, p.CodeHash, At(200+i)))
+				_, err = s.SetGrant(ctx, name, gr, p.CodeHash, nil, Decision(procedures.KindGrant, name, p.CodeHash, At(200+i)))
 				switch fault.ErrorCode(err) {
 				case "":
 					granted.Add(1)

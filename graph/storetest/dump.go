@@ -71,14 +71,14 @@ func FillScenarios(tb testing.TB, s procedures.Store) {
 		tb.Fatalf("Promote: %v", err)
 	}
 	g := &procedures.Grant{Enabled: true, GrantedBy: "alice", GrantedAt: At(21), Reason: "safe", Binding: SampleBinding(h2)}
-	if _, err := s.SetGrant(ctx, name, g, h2, Decision(procedures.KindGrant, name, h2, At(21))); err != nil {
+	if _, err := s.SetGrant(ctx, name, g, h2, nil, Decision(procedures.KindGrant, name, h2, At(21))); err != nil {
 		tb.Fatalf("SetGrant: %v", err)
 	}
 	nn := nested.Name
-	if _, err := s.SetGrant(ctx, nn, g, hn, Decision(procedures.KindGrant, nn, hn, At(22))); err != nil {
+	if _, err := s.SetGrant(ctx, nn, g, hn, nil, Decision(procedures.KindGrant, nn, hn, At(22))); err != nil {
 		tb.Fatalf("SetGrant: %v", err)
 	}
-	if _, err := s.SetGrant(ctx, nn, nil, hn, Decision(procedures.KindRevoke, nn, hn, At(23))); err != nil {
+	if _, err := s.SetGrant(ctx, nn, nil, hn, nil, Decision(procedures.KindRevoke, nn, hn, At(23))); err != nil {
 		tb.Fatalf("SetGrant(revoke): %v", err)
 	}
 	kn := NameOf(kill...)

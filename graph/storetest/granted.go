@@ -30,7 +30,7 @@ func testGranted(t *testing.T, newStore NewStore) {
 			if g == nil {
 				kind = procedures.KindRevoke
 			}
-			if _, err := s.SetGrant(ctx, name, g, "h1", Decision(kind, name, "h1", At(at))); err != nil {
+			if _, err := s.SetGrant(ctx, name, g, "h1", nil, Decision(kind, name, "h1", At(at))); err != nil {
 				t.Fatalf("SetGrant(%s): %v", name, err)
 			}
 		}

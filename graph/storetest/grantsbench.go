@@ -22,7 +22,7 @@ func BenchGrantsList(b *testing.B, s procedures.Store, n int) {
 			continue
 		}
 		g := &procedures.Grant{Enabled: true, GrantedBy: "bench", GrantedAt: At(i)}
-		if _, err := s.SetGrant(ctx, p.Name, g, p.CodeHash, Decision(procedures.KindGrant, p.Name, p.CodeHash, At(i))); err != nil {
+		if _, err := s.SetGrant(ctx, p.Name, g, p.CodeHash, nil, Decision(procedures.KindGrant, p.Name, p.CodeHash, At(i))); err != nil {
 			b.Fatalf("SetGrant: %v", err)
 		}
 	}

@@ -85,7 +85,7 @@ func MergeTarget(tb testing.TB, s procedures.Store) {
 	MustRecordUse(tb, s, procedures.UseInput{Name: NameOf(mergeFetch...), UsageKey: "u1", Replay: true, At: At(5),
 		Run: &procedures.Run{Duration: 5 * time.Millisecond, At: At(5)}})
 	g := &procedures.Grant{Enabled: true, GrantedBy: "alice", GrantedAt: At(6), Reason: "safe"}
-	if _, err := s.SetGrant(ctx, NameOf(mergeFetch...), g, h3, fixedDecision(procedures.KindGrant, NameOf(mergeFetch...), h3, 6)); err != nil {
+	if _, err := s.SetGrant(ctx, NameOf(mergeFetch...), g, h3, nil, fixedDecision(procedures.KindGrant, NameOf(mergeFetch...), h3, 6)); err != nil {
 		tb.Fatalf("SetGrant: %v", err)
 	}
 	if err := s.AppendDecision(ctx, fixedDecision(procedures.KindInvoke, NameOf(mergeJobs...), HashOf(mergeJobs, "h1"), 7)); err != nil {
@@ -114,7 +114,7 @@ func MergeSource(tb testing.TB, s procedures.Store) {
 	MustCapture(tb, s, WithCause(Real(mergeLogs, "h5", "k8", At(105)), "new cause", "fresh"))
 	h5, h6 := HashOf(mergeLogs, "h5"), HashOf(mergeKillOn, "h6")
 	g := &procedures.Grant{Enabled: true, GrantedBy: "bob", GrantedAt: At(106), Reason: "ok"}
-	if _, err := s.SetGrant(ctx, NameOf(mergeLogs...), g, h5, fixedDecision(procedures.KindGrant, NameOf(mergeLogs...), h5, 106)); err != nil {
+	if _, err := s.SetGrant(ctx, NameOf(mergeLogs...), g, h5, nil, fixedDecision(procedures.KindGrant, NameOf(mergeLogs...), h5, 106)); err != nil {
 		tb.Fatalf("SetGrant: %v", err)
 	}
 	for i, k := range []string{"u2", "u2", "u3"} {
@@ -237,7 +237,7 @@ func testMergeKeeps(t *testing.T, from, to NewStore) {
 		t.Fatalf("Promote: %v", err)
 	}
 	g := &procedures.Grant{Enabled: true, GrantedBy: "mallory", GrantedAt: At(103), Reason: "r"}
-	if _, err := src.SetGrant(ctx, name, g, h2, fixedDecision(procedures.KindGrant, name, h2, 103)); err != nil {
+	if _, err := src.SetGrant(ctx, name, g, h2, nil, fixedDecision(procedures.KindGrant, name, h2, 103)); err != nil {
 		t.Fatalf("SetGrant: %v", err)
 	}
 	if _, err := src.SetRetired(ctx, name, &procedures.Retirement{RetiredBy: "m", RetiredAt: At(104)}, fixedDecision(procedures.KindRetire, name, h2, 104)); err != nil {

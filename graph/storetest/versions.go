@@ -174,7 +174,7 @@ func testSetGrant(t *testing.T, newStore NewStore) {
 	t.Run("binds the grant to the current hash", func(t *testing.T) {
 		s := setup(t)
 		d := Decision(procedures.KindGrant, name, "h1", At(3))
-		p, err := s.SetGrant(ctx, name, grant(), "h1", d)
+		p, err := s.SetGrant(ctx, name, grant(), "h1", nil, d)
 		if err != nil {
 			t.Fatalf("SetGrant: %v", err)
 		}
@@ -193,7 +193,7 @@ func testSetGrant(t *testing.T, newStore NewStore) {
 
 	t.Run("changed code is a conflict and writes nothing", func(t *testing.T) {
 		s := setup(t)
-		_, err := s.SetGrant(ctx, name, grant(), "h2", Decision(procedures.KindGrant, name, "h2", At(3)))
+		_, err := s.SetGrant(ctx, name, grant(), "h2", nil, Decision(procedures.KindGrant, name, "h2", At(3)))
 		e := RequireCode(t, err, fault.CodeConflict)
 		if e.Details["reason"] != procedures.ReasonCodeChanged {
 			t.Errorf("details = %v, want reason %q", e.Details, procedures.ReasonCodeChanged)
@@ -208,10 +208,10 @@ func testSetGrant(t *testing.T, newStore NewStore) {
 
 	t.Run("nil revokes", func(t *testing.T) {
 		s := setup(t)
-		if _, err := s.SetGrant(ctx, name, grant(), "h1", Decision(procedures.KindGrant, name, "h1", At(3))); err != nil {
+		if _, err := s.SetGrant(ctx, name, grant(), "h1", nil, Decision(procedures.KindGrant, name, "h1", At(3))); err != nil {
 			t.Fatalf("SetGrant: %v", err)
 		}
-		p, err := s.SetGrant(ctx, name, nil, "h1", Decision(procedures.KindRevoke, name, "h1", At(4)))
+		p, err := s.SetGrant(ctx, name, nil, "h1", nil, Decision(procedures.KindRevoke, name, "h1", At(4)))
 		if err != nil {
 			t.Fatalf("revoke: %v", err)
 		}
@@ -224,9 +224,52 @@ func testSetGrant(t *testing.T, newStore NewStore) {
 		}
 	})
 
+	t.Run("a grant or revoke prepared under another catalogue writes nothing", func(t *testing.T) {
+		s := setup(t)
+		// (ADR 0047: a grant prepared from what the service knew is
+		// checked in its write.)
+		empty, err := s.Catalogue(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.SetGrant(ctx, name, grant(), "h1", empty, Decision(procedures.KindGrant, name, "h1", At(2))); err != nil {
+			t.Fatalf("SetGrant under the stored (empty) catalogue: %v", err)
+		}
+		put, err := procedures.NewCatalogue([]procedures.Tool{{Name: sigAB[0], ReadOnly: true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.PutCatalogue(ctx, put); err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range []*procedures.Grant{grant(), nil} {
+			kind := procedures.KindGrant
+			if g == nil {
+				kind = procedures.KindRevoke
+			}
+			_, err := s.SetGrant(ctx, name, g, "h1", empty, Decision(kind, name, "h1", At(3)))
+			if !procedures.IsCatalogueChanged(err) {
+				t.Fatalf("%s under a catalogue no longer stored: %v, want catalogue_changed", kind, err)
+			}
+		}
+		if p := MustGet(t, s, name); p.Grant == nil {
+			t.Error("the refused revoke removed the grant")
+		}
+		if ds := MustDecisions(t, s, procedures.DecisionFilter{Procedure: name}); len(ds) != 1 {
+			t.Errorf("decisions = %+v, want the first grant's alone", ds)
+		}
+		stored, err := s.Catalogue(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.SetGrant(ctx, name, nil, "h1", stored, Decision(procedures.KindRevoke, name, "h1", At(4))); err != nil {
+			t.Fatalf("revoke under the stored catalogue: %v", err)
+		}
+	})
+
 	t.Run("unknown procedure is not found", func(t *testing.T) {
 		s := setup(t)
-		_, err := s.SetGrant(ctx, "proc__missing", grant(), "h1", Decision(procedures.KindGrant, "proc__missing", "h1", At(3)))
+		_, err := s.SetGrant(ctx, "proc__missing", grant(), "h1", nil, Decision(procedures.KindGrant, "proc__missing", "h1", At(3)))
 		RequireCode(t, err, fault.CodeNotFound)
 	})
 
@@ -238,7 +281,7 @@ func testSetGrant(t *testing.T, newStore NewStore) {
 		}
 		d := Decision(procedures.KindGrant, name, "h1", At(3))
 		d.ID = other.ID
-		_, err := s.SetGrant(ctx, name, grant(), "h1", d)
+		_, err := s.SetGrant(ctx, name, grant(), "h1", nil, d)
 		RequireCode(t, err, fault.CodeConflict)
 		if p := MustGet(t, s, name); p.Grant != nil {
 			t.Errorf("grant written: %+v", p.Grant)
@@ -252,7 +295,7 @@ func testSetGrant(t *testing.T, newStore NewStore) {
 		s := setup(t)
 		d := Decision(procedures.KindGrant, name, "h1", At(3))
 		for range 2 {
-			if _, err := s.SetGrant(ctx, name, grant(), "h1", d); err != nil {
+			if _, err := s.SetGrant(ctx, name, grant(), "h1", nil, d); err != nil {
 				t.Fatalf("SetGrant: %v", err)
 			}
 		}
@@ -268,7 +311,7 @@ func testSetGrant(t *testing.T, newStore NewStore) {
 		s := setup(t)
 		d := Decision(procedures.KindGrant, name, "h1", At(3))
 		d.Kind = ""
-		_, err := s.SetGrant(ctx, name, grant(), "h1", d)
+		_, err := s.SetGrant(ctx, name, grant(), "h1", nil, d)
 		RequireCode(t, err, fault.CodeInvalid)
 		if p := MustGet(t, s, name); p.Grant != nil {
 			t.Errorf("grant written: %+v", p.Grant)
@@ -277,7 +320,7 @@ func testSetGrant(t *testing.T, newStore NewStore) {
 
 	t.Run("grant survives promotion bound to the old hash", func(t *testing.T) {
 		s := setup(t)
-		if _, err := s.SetGrant(ctx, name, grant(), "h1", Decision(procedures.KindGrant, name, "h1", At(3))); err != nil {
+		if _, err := s.SetGrant(ctx, name, grant(), "h1", nil, Decision(procedures.KindGrant, name, "h1", At(3))); err != nil {
 			t.Fatalf("SetGrant: %v", err)
 		}
 		p, err := s.Promote(ctx, name, "h2", Decision(procedures.KindPromote, name, "h2", At(4)))
@@ -287,7 +330,7 @@ func testSetGrant(t *testing.T, newStore NewStore) {
 		if p.Grant == nil || p.Grant.CodeHash != "h1" || p.CodeHash != "h2" {
 			t.Fatalf("after promote: current %s grant %+v", p.CodeHash, p.Grant)
 		}
-		_, err = s.SetGrant(ctx, name, grant(), "h1", Decision(procedures.KindGrant, name, "h1", At(5)))
+		_, err = s.SetGrant(ctx, name, grant(), "h1", nil, Decision(procedures.KindGrant, name, "h1", At(5)))
 		RequireCode(t, err, fault.CodeConflict)
 	})
 }

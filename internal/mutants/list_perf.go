@@ -26,14 +26,14 @@ func init() {
 		{
 			Name:     "procedures/capture-suggests-from-the-page",
 			Why:      "a capture of an existing exposed procedure looks for its exact match in the page of the most used, which can miss it",
-			Edits:    []Edit{{Dir: "procedures", Files: "capture.go", Find: "if res.Procedure.Exposed {", Replace: "if false && res.Procedure.Exposed {"}},
+			Edits:    []Edit{{Dir: "procedures", Files: "capture.go", Find: "if (!res.Created && res.Procedure.Exposed) || NoneExposedWith(", Replace: "if (false && !res.Created && res.Procedure.Exposed) || NoneExposedWith("}},
 			Packages: []string{"./procedures"},
 			Tests:    []string{"TestCaptureSuggestsItselfBeyondThePage"},
 		},
 		{
 			Name:     "procedures/suggest-exact-from-the-page",
 			Why:      "a block's reuse suggestion looks for its exact match in the page of the most used only: past 50 procedures holding its tools and more, a turn is told of a broader one instead",
-			Edits:    []Edit{{Dir: "procedures", Files: "suggest.go", Find: "if except == \"\" && (total < 0 || len(page) >= suggestScan) {", Replace: "if except == \"\" && total < -1 {"}},
+			Edits:    []Edit{{Dir: "procedures", Files: "suggest.go", Find: "full = total < 0 || len(page) >= suggestScan", Replace: "full = total < -1"}},
 			Packages: []string{"./procedures"},
 			Tests:    []string{"TestSuggestFindsTheExactBeyondThePage"},
 		},
