@@ -114,10 +114,16 @@ func TestCanonicalProgram(t *testing.T) {
 		readOnly func(string) bool
 		want     string
 	}{
-		{"locals in order of first binding, parameters kept", "b = tools.get_a(k=p)\na = [x for x in b]\nreturn a\n", testReadOnly,
-			"v1 = tools.get_a(k=p)\nv2 = [v3 for v3 in v1]\nreturn v2\n"},
-		{"a fresh name skips a kept one", "x = tools.get_a(k=v1)\nreturn x\n", testReadOnly,
-			"v2 = tools.get_a(k=v1)\nreturn v2\n"},
+		{"locals in order of first binding, parameters kept", "b = tools.get_a(k=p)\na = [x for x in b]\nreturn [a, b]\n", testReadOnly,
+			"v1 = tools.get_a(k=p)\nv2 = [v3 for v3 in v1]\nreturn [v2, v1]\n"},
+		{"a fresh name skips a kept one", "x = tools.get_a(k=v1)\nreturn [x]\n", testReadOnly,
+			"v2 = tools.get_a(k=v1)\nreturn [v2]\n"},
+		{"a return of the name bound just before is one return", "s = tools.get_a(k=1)\nresult = {'a': s}\nreturn result\n", testReadOnly,
+			"v1 = tools.get_a(k=1)\nreturn {\"a\": v1}\n"},
+		{"a name read again is not folded", "s = tools.get_a(k=1)\nresult = [s]\nreturn [result, s]\n", testReadOnly,
+			"v1 = tools.get_a(k=1)\nv2 = [v1]\nreturn [v2, v1]\n"},
+		{"a name bound twice is not folded", "s = tools.get_a(k=1)\ns = tools.get_b(k=2)\nreturn s\n", testReadOnly,
+			"v1 = tools.get_a(k=1)\nv1 = tools.get_b(k=2)\nreturn v1\n"},
 		{"an inlined binding", "t = 'a'\nreturn tools.kill(task=t)\n", testReadOnly,
 			"return tools.kill(task=\"a\")\n"},
 		{"reads sorted by their call", "b = tools.get_b(k=1)\na = tools.get_a(k=2)\nreturn [a, b]\n", testReadOnly,
