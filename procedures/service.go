@@ -42,6 +42,8 @@ type Service struct {
 	decor *decorations
 	lifts *liftCache
 	memos *liftMemos
+	// grants is what a grant's cover read of each procedure (GrantedProgramOf).
+	grants *grantIndex
 	// held is the catalogue read last (heldCatalogue).
 	held atomic.Pointer[Catalogue]
 	// searches holds a token per relevance search running (HoldSearch).
@@ -59,8 +61,10 @@ func NewService(store Store, opts Options) *Service {
 	if opts.MaxConcurrentSearches <= 0 {
 		opts.MaxConcurrentSearches = DefaultMaxConcurrentSearches()
 	}
+	feed := NewFeed()
 	return &Service{store: store, opts: opts, rec: NewRecorder(store, RecorderOptions{Counter: opts.Counter, Now: opts.Now}),
-		feed: NewFeed(), flows: newFlowCache(), decor: newDecorations(), lifts: newLiftCache(), memos: newLiftMemos(), searches: make(chan struct{}, opts.MaxConcurrentSearches)}
+		feed: feed, flows: newFlowCache(), decor: newDecorations(), lifts: newLiftCache(), memos: newLiftMemos(), grants: newGrantIndex(feed),
+		searches: make(chan struct{}, opts.MaxConcurrentSearches)}
 }
 
 // Changes returns the service's change feed: a Change after every write
