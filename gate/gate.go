@@ -198,11 +198,12 @@ func (g *Gate) bindingNow(b *block, bound *procedures.Binding) *procedures.Bindi
 // code hash, else the first (by code hash) whose binding's Program is b's
 // — another text of the same program (docs/design.md "What an
 // authorization binds to"). The second look reads the session's policies,
-// only when the first finds none and byProgram (a block its grants allow
-// needs no policy).
-func (g *Gate) sessionPolicy(ctx context.Context, sessionID string, b *block, byProgram bool) (SessionPolicy, bool, error) {
+// only when the first finds none and nothing else decides b
+// (undecided: asked then, once; a block its grants allow needs no
+// policy).
+func (g *Gate) sessionPolicy(ctx context.Context, sessionID string, b *block, undecided func() bool) (SessionPolicy, bool, error) {
 	p, ok, err := g.turns.Policy(ctx, sessionID, b.a.CodeHash)
-	if ok || err != nil || b.bind.Program == "" || !byProgram {
+	if ok || err != nil || b.bind.Program == "" || !undecided() {
 		return p, ok, err
 	}
 	ps, err := g.turns.Policies(ctx, sessionID)
@@ -222,27 +223,40 @@ func (g *Gate) sessionPolicy(ctx context.Context, sessionID string, b *block, by
 // authorization binds to"): the procedure of b's signature, its grant
 // active (bound to its current version, classification, contracts and
 // nested procedures as they are now), of b's classification, whose current
-// version is b's program with its literals lifted (LiftedCanonical, under
-// the catalogue b was classified with); nil when there is none. It reads
-// the procedure (one store call); an opaque block, or one that calls
-// procedures itself, is never covered this way.
+// version is b's program with its literals lifted, up to the parameters'
+// names (LiftedProgramOf or InlinedProgramOf, under the catalogue b was
+// classified with), and
+// which takes the values b gives those parameters as a proc__ call's
+// arguments (its input schema); nil when there is none. The procedure and
+// its program come from the service's grant index
+// (procedures.Service.GrantedProgramOf: no store round trip while nothing
+// changed); an opaque block, or one that calls procedures itself, is
+// never covered this way.
 func (g *Gate) grantedProgram(ctx context.Context, b *block) *procedures.Procedure {
 	if b.a.Opaque || len(b.a.ProcRefs) > 0 || b.c.Problem != "" {
 		return nil
 	}
-	p, err := g.svc.Get(ctx, b.a.Name)
-	if err != nil || p == nil || !p.AutoRun.Active || p.ReadOnly != b.c.ReadOnly || !slices.Equal(p.Signature, b.a.Signature) {
-		return nil
-	}
 	cat := b.rb.Catalogue
-	mine, ok := procedures.LiftedOfKey(b.bind.Program) // a read-only block's, computed with its policy's key
-	if !ok {
-		mine = g.svc.LiftedCanonical(b.a.Source, string(signature.Starlark), cat)
-	}
-	if mine == "" || mine != g.svc.LiftedCanonical(p.Code, p.Dialect, cat) {
+	gp, err := g.svc.GrantedProgramOf(ctx, b.a.Signature, cat)
+	if err != nil || gp == nil {
 		return nil
 	}
-	return p
+	p := gp.Procedure
+	if !p.AutoRun.Active || p.ReadOnly != b.c.ReadOnly || !slices.Equal(p.Signature, b.a.Signature) || gp.Program.Hash == "" {
+		return nil
+	}
+	// b's program as a capture lifts it, else with its literal bindings
+	// inlined (every literal its own keyword's parameter).
+	for _, lift := range []func(string, string, *procedures.Catalogue) procedures.LiftedProgram{g.svc.LiftedProgramOf, g.svc.InlinedProgramOf} {
+		mine := lift(b.a.Source, string(signature.Starlark), cat)
+		if mine.Hash != gp.Program.Hash {
+			continue
+		}
+		if args, ok := mine.Arguments(gp.Program.Params, b.norm); ok && gp.Admits(args) {
+			return p
+		}
+	}
+	return nil
 }
 
 // procOnly reports whether every signature entry is a proc__ reference, and
@@ -313,14 +327,21 @@ func (g *Gate) Submit(ctx context.Context, req TurnRequest) (*TurnAnswer, error)
 		return nil, err
 	}
 	in := procedures.DecisionInput{Turn: true, Phase: req.Phase, ReadOnly: b.c.ReadOnly, Problem: b.c.Problem}
-	procOnly, granted := b.procOnly()
-	in.GrantActive = procOnly && granted
+	procOnly, procsGranted := b.procOnly()
+	in.GrantActive = procOnly && procsGranted
+	granted := false // grantedProgram was asked
 	var policy SessionPolicy
 	if req.Phase == procedures.PhaseInteractive {
 		g.withProgram(b)
 		// A block its grants already allow is decided by them: the
 		// session's other policies are not read for it.
-		p, ok, err := g.sessionPolicy(ctx, req.SessionID, b, !in.GrantActive)
+		p, ok, err := g.sessionPolicy(ctx, req.SessionID, b, func() bool {
+			if !in.GrantActive && !procOnly {
+				b.program, granted = g.grantedProgram(ctx, b), true
+				in.GrantActive = b.program != nil
+			}
+			return !in.GrantActive
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -335,7 +356,7 @@ func (g *Gate) Submit(ctx context.Context, req TurnRequest) (*TurnAnswer, error)
 			}
 		}
 	}
-	if req.Phase == procedures.PhaseInteractive && !in.PolicyAutoRun && !procOnly {
+	if req.Phase == procedures.PhaseInteractive && !in.PolicyAutoRun && !procOnly && !granted {
 		if b.program = g.grantedProgram(ctx, b); b.program != nil {
 			in.GrantActive = true
 		}
