@@ -2,6 +2,7 @@ package gate_test
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -177,4 +178,49 @@ func TestGrantCoverReadsNoProcedure(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustCoveredBy(t, g, turn, false, procedures.ReasonDurableAutoRun)
+}
+
+// BenchmarkTurnCoveredByGrant measures a turn a durable grant covers as
+// its procedure's program (another text, a bound literal), run included,
+// in process on the embedded store: with the grant index warm (no store
+// read of the procedure), and with its entry expired before each turn
+// (one read of the procedure, as every such turn made before the index).
+func BenchmarkTurnCoveredByGrant(b *testing.B) {
+	ctx := context.Background()
+	cs := indexStore{&countedStore{Store: replaytest.OpenStore(b)}}
+	clk := &clock{now: time.Date(2026, 12, 5, 9, 0, 0, 0, time.UTC)}
+	svc := procedures.NewService(cs, procedures.Options{Now: clk.Now})
+	typed := map[string]any{"type": "object", "properties": map[string]any{"task_id": map[string]any{"type": "integer"}}}
+	if _, err := svc.PutCatalogue(ctx, []procedures.Tool{{Name: "get_jobs", ReadOnly: true, InputSchema: typed}, {Name: "fetch_logs", ReadOnly: true, InputSchema: typed}}, "tester"); err != nil {
+		b.Fatal(err)
+	}
+	g := gate.New(replay.New(svc, sandbox.NewInProcess(), &replaytest.Recorder{}, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}}), cs, gate.Options{})
+	out, err := svc.Capture(ctx, procedures.CaptureRequest{Code: "j = tools.get_jobs(task_id=1)\nl = tools.fetch_logs(task_id=1)\nreturn [j, l]\n", Status: procedures.StatusSucceeded, SessionID: "capture"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, _, err := svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: out.Procedure.Name, Enabled: true, Actor: "op"}); err != nil {
+		b.Fatal(err)
+	}
+	turn := gate.TurnRequest{Code: "task = 5\na = tools.get_jobs(task_id=task)\nb = tools.fetch_logs(task_id=task)\nreturn [a, b]\n", SessionID: "s", Phase: procedures.PhaseInteractive, Actor: "agent"}
+	for _, c := range []struct {
+		name    string
+		expired bool
+	}{{"index", false}, {"store", true}} {
+		b.Run(c.name, func(b *testing.B) {
+			cs.Take()
+			n := 0
+			for b.Loop() {
+				if c.expired {
+					clk.Set(clk.Now().Add(procedures.GrantIndexTTL))
+				}
+				ans, err := g.Submit(ctx, turn)
+				if err != nil || !ans.Ran() || ans.Decision.Reason != procedures.ReasonDurableAutoRun {
+					b.Fatalf("submit: %+v, %v", ans, err)
+				}
+				n++
+			}
+			b.ReportMetric(float64(strings.Count(cs.Take(), "Get×"+strconv.Itoa(n))), "procedure_reads/turn")
+		})
+	}
 }
