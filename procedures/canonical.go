@@ -43,10 +43,11 @@ func (c *Catalogue) ReadsOnly(tool string) bool {
 // ProgramKey is what a session policy set on a block covers beside its
 // exact text (docs/design.md "What an authorization binds to"): for a
 // read-only block, its canonical program with its literals lifted
-// (Service.lift's rule under cat): the same program whatever values those
-// parameters take; for a block that changes state, its canonical program
-// as written and its arguments (canonical JSON): the same calls with the
-// values the operator saw. "" when the block does not analyse or has no
+// (Service.lift's rule under cat) up to its parameters' names
+// (InlinedProgramOf): the same program whatever values those parameters
+// take and whatever they are named; for a block that changes state, its
+// canonical program as written and its arguments (canonical JSON): the
+// same calls with the values the operator saw. "" when the block does not analyse or has no
 // catalogue to be lifted and classified with: it is then covered by its
 // exact text only.
 func (s *Service) ProgramKey(code, dialect string, cat *Catalogue, readOnly bool, args map[string]any) string {
