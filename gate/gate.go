@@ -333,8 +333,9 @@ func (g *Gate) Submit(ctx context.Context, req TurnRequest) (*TurnAnswer, error)
 	var policy SessionPolicy
 	if req.Phase == procedures.PhaseInteractive {
 		g.withProgram(b)
-		// A block its grants already allow is decided by them: the
-		// session's other policies are not read for it.
+		// A block its grants already allow, or a grant covers as its
+		// procedure's program, is decided by them: the session's other
+		// policies are not read for it.
 		p, ok, err := g.sessionPolicy(ctx, req.SessionID, b, func() bool {
 			if !in.GrantActive && !procOnly {
 				b.program, granted = g.grantedProgram(ctx, b), true

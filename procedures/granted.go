@@ -104,7 +104,7 @@ func (x *grantIndex) drain() {
 // name's procedure changed (grantIndex), else one read per name, kept.
 // Errors are the store's.
 func (s *Service) GrantedProgramOf(ctx context.Context, sig []string, cat *Catalogue) (*GrantedProgram, error) {
-	if cat == nil || cat.Revision == "" || len(sig) == 0 {
+	if cat == nil || len(sig) == 0 {
 		return nil, nil
 	}
 	names := append(signature.Names(sig, nil), signature.Names(sig, cat.Has)...)
@@ -128,6 +128,9 @@ func (s *Service) GrantedProgramOf(ctx context.Context, sig []string, cat *Catal
 
 // grantedNamed is GrantedProgramOf for the procedure named name.
 func (s *Service) grantedNamed(ctx context.Context, name string, cat *Catalogue) (*GrantedProgram, error) {
+	if cat.Revision == "" {
+		return s.readGranted(ctx, name, cat) // nothing to key an entry by
+	}
 	x := s.grants
 	now := s.opts.Now()
 	x.mu.Lock()
