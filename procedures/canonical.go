@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"strings"
 
 	"github.com/procgraph/procgraph/signature"
 )
@@ -79,25 +78,12 @@ func (s *Service) ProgramKey(code, dialect string, cat *Catalogue, readOnly bool
 // readsKey prefixes a read-only block's ProgramKey: its InlinedProgramOf.
 const readsKey = "reads:"
 
-// LiftedOfKey is the InlinedProgramOf hash a read-only block's ProgramKey
-// holds (ok false for another key), so that it is not computed twice.
-func LiftedOfKey(key string) (lifted string, ok bool) {
-	return strings.CutPrefix(key, readsKey)
-}
-
-// LiftedCanonical is the canonical hash of code with its literals lifted
-// as a capture lifts them under cat (Service.lift), up to its parameters'
-// names: the hash a capture of it stores its version under
-// (Version.CanonicalHash), "" when it does not analyse.
-func (s *Service) LiftedCanonical(code, dialect string, cat *Catalogue) string {
-	return s.LiftedProgramOf(code, dialect, cat).Hash
-}
-
 // LiftedProgram is a block's program with its literals lifted as a
-// capture lifts them (LiftedCanonical): its canonical hash up to
-// parameter names, each parameter's canonical name (Params: the lifted
-// code's parameters, lifted or not), and the value the block gives each
-// lifted one (Values: the literal it lifted).
+// capture lifts them: its canonical hash up to parameter names (the hash
+// a capture of it stores its version under, Version.CanonicalHash), each
+// parameter's canonical name (Params: the lifted code's parameters,
+// lifted or not), and the value the block gives each lifted one (Values:
+// the literal it lifted).
 type LiftedProgram struct {
 	Hash   string
 	Params map[string]string
