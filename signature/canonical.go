@@ -131,16 +131,18 @@ func canonicalPrint(f *syntax.File, a *Analysis, readOnly func(string) bool, ren
 		c.paramNames = map[string]string{}
 	}
 	for _, p := range a.Parameters {
-		if isVName(p) {
+		if isVName(p) && !renameParams { // a renamed parameter is never printed as it is
 			c.reserve(p)
 		}
 	}
 	c.prewalk(body, strings.Contains(source, "def") || strings.Contains(source, "lambda"))
-	stmts := c.foldReturn(c.topLevel(body))
+	stmts := c.topLevel(body)
 	if !a.Opaque && readOnly != nil {
 		c.readOnly = readOnly
 		stmts = c.reorder(stmts, readOnly)
 	}
+	// After the reads' order: x = R(…) sorted next to its return folds.
+	stmts = c.foldReturn(stmts)
 	// c.buf holds the reads' calls' text (reorder, gatherOrder) first,
 	// then what is hashed: the version and the program.
 	start := len(c.buf)
@@ -476,6 +478,10 @@ func (c *canonPrinter) foldReturnOnce(stmts []syntax.Stmt) []syntax.Stmt {
 		return stmts // bound or read elsewhere too
 	}
 	out := slices.Clone(stmts[:n-2])
+	if c.printed != nil {
+		// The folded return is printed afresh, not as the read's call.
+		c.printed = append(c.printed[:n-2:n-2], [2]int{})
+	}
 	return append(out, &syntax.ReturnStmt{Return: ret.Return, Result: as.RHS})
 }
 

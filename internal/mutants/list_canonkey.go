@@ -88,9 +88,10 @@ func init() {
 func init() {
 	mutants = append(mutants, []Mutant{
 		{
-			Name:     "gate/granted-program-not-looked-up",
-			Why:      "a granted procedure's program written as a block is reviewed again: the grant covers only proc__ calls",
-			Edits:    []Edit{{Dir: "gate", Files: "gate.go", Find: "if b.program = g.grantedProgram(ctx, b); b.program != nil {", Replace: "if b.program = g.grantedProgram(ctx, b); false {"}},
+			Name: "gate/granted-program-not-looked-up",
+			Why:  "a granted procedure's program written as a block is reviewed again: the grant covers only proc__ calls",
+			Edits: []Edit{{Dir: "gate", Files: "gate.go", Find: "if b.program = g.grantedProgram(ctx, b); b.program != nil {", Replace: "if b.program = g.grantedProgram(ctx, b); false {"},
+				{Dir: "gate", Files: "gate.go", Find: "				in.GrantActive = b.program != nil\n", Replace: "				in.GrantActive = false\n"}},
 			Packages: []string{"./gate"},
 			Tests:    []string{"TestAutoRunOfAReadGrantsItsProgram"},
 		},
