@@ -22,8 +22,9 @@ type Service interface {
 type DecideService interface {
 	ClassifyBlock(ctx context.Context, a *signature.Analysis) (*procedures.Classified, error)
 	ProgramKey(code, dialect string, cat *procedures.Catalogue, readOnly bool, args map[string]any) string
-	LiftedCanonical(code, dialect string, cat *procedures.Catalogue) string
-	Get(ctx context.Context, name string) (*procedures.Procedure, error)
+	LiftedProgramOf(code, dialect string, cat *procedures.Catalogue) procedures.LiftedProgram
+	InlinedProgramOf(code, dialect string, cat *procedures.Catalogue) procedures.LiftedProgram
+	GrantedProgramOf(ctx context.Context, sig []string, cat *procedures.Catalogue) (*procedures.GrantedProgram, error)
 	BindingsNow(ctx context.Context, bs []*procedures.Binding) ([]*procedures.Binding, error)
 	Reach(ctx context.Context, b *procedures.Binding) ([]procedures.Reached, error)
 	Grantable(p *procedures.Procedure) string

@@ -178,11 +178,12 @@ func (g *Gate) bindingNow(b *replay.Block, bound *procedures.Binding) *procedure
 // code hash, else the first (by code hash) whose binding's Program is b's
 // — another text of the same program (docs/design.md "What an
 // authorization binds to"). The second look reads the session's policies,
-// only when the first finds none and byProgram (a block its grants allow
-// needs no policy).
-func (g *Gate) sessionPolicy(ctx context.Context, sessionID string, b *replay.Block, byProgram bool) (SessionPolicy, bool, error) {
+// only when the first finds none and nothing else decides b
+// (undecided: asked then, once; a block its grants allow needs no
+// policy).
+func (g *Gate) sessionPolicy(ctx context.Context, sessionID string, b *replay.Block, undecided func() bool) (SessionPolicy, bool, error) {
 	p, ok, err := g.turns.Policy(ctx, sessionID, b.Analysis.CodeHash)
-	if ok || err != nil || b.Binding.Program == "" || !byProgram {
+	if ok || err != nil || b.Binding.Program == "" || !undecided() {
 		return p, ok, err
 	}
 	ps, err := g.turns.Policies(ctx, sessionID)
@@ -202,27 +203,40 @@ func (g *Gate) sessionPolicy(ctx context.Context, sessionID string, b *replay.Bl
 // authorization binds to"): the procedure of b's signature, its grant
 // active (bound to its current version, classification, contracts and
 // nested procedures as they are now), of b's classification, whose current
-// version is b's program with its literals lifted (LiftedCanonical, under
-// the catalogue b was classified with); nil when there is none. It reads
-// the procedure (one store call); an opaque block, or one that calls
-// procedures itself, is never covered this way.
+// version is b's program with its literals lifted, up to the parameters'
+// names (LiftedProgramOf or InlinedProgramOf, under the catalogue b was
+// classified with), and
+// which takes the values b gives those parameters as a proc__ call's
+// arguments (its input schema); nil when there is none. The procedure and
+// its program come from the service's grant index
+// (procedures.Service.GrantedProgramOf: no store round trip while nothing
+// changed); an opaque block, or one that calls procedures itself, is
+// never covered this way.
 func (g *Gate) grantedProgram(ctx context.Context, b *replay.Block) *procedures.Procedure {
 	if b.Analysis.Opaque || len(b.Analysis.ProcRefs) > 0 || b.Class.Problem != "" {
 		return nil
 	}
-	p, err := g.svc.Get(ctx, b.Analysis.Name)
-	if err != nil || p == nil || !p.AutoRun.Active || p.ReadOnly != b.Class.ReadOnly || !slices.Equal(p.Signature, b.Analysis.Signature) {
-		return nil
-	}
 	cat := b.Catalogue
-	mine, ok := procedures.LiftedOfKey(b.Binding.Program) // a read-only block's, computed with its policy's key
-	if !ok {
-		mine = g.svc.LiftedCanonical(b.Analysis.Source, string(signature.Starlark), cat)
-	}
-	if mine == "" || mine != g.svc.LiftedCanonical(p.Code, p.Dialect, cat) {
+	gp, err := g.svc.GrantedProgramOf(ctx, b.Analysis.Signature, cat)
+	if err != nil || gp == nil {
 		return nil
 	}
-	return p
+	p := gp.Procedure
+	if !p.AutoRun.Active || p.ReadOnly != b.Class.ReadOnly || !slices.Equal(p.Signature, b.Analysis.Signature) || gp.Program.Hash == "" {
+		return nil
+	}
+	// b's program as a capture lifts it, else with its literal bindings
+	// inlined (every literal its own keyword's parameter).
+	for _, lift := range []func(string, string, *procedures.Catalogue) procedures.LiftedProgram{g.svc.LiftedProgramOf, g.svc.InlinedProgramOf} {
+		mine := lift(b.Analysis.Source, string(signature.Starlark), cat)
+		if mine.Hash != gp.Program.Hash {
+			continue
+		}
+		if args, ok := mine.Arguments(gp.Program.Params, b.Arguments); ok && gp.Admits(args) {
+			return p
+		}
+	}
+	return nil
 }
 
 // procOnlyOf reports whether every signature entry is a proc__ reference, and
@@ -293,14 +307,25 @@ func (g *Gate) Submit(ctx context.Context, req TurnRequest) (*TurnAnswer, error)
 		return nil, err
 	}
 	in := procedures.DecisionInput{Turn: true, Phase: req.Phase, ReadOnly: b.Class.ReadOnly, Problem: b.Class.Problem}
-	procOnly, granted := procOnlyOf(b)
-	in.GrantActive = procOnly && granted
+	procOnly, procsGranted := procOnlyOf(b)
+	in.GrantActive = procOnly && procsGranted
+	granted := false // grantedProgram was asked
+	// program is the granted procedure whose canonical program the block
+	// is (grantedProgram), nil when none.
+	var program *procedures.Procedure
 	var policy SessionPolicy
 	if req.Phase == procedures.PhaseInteractive {
 		g.withProgram(b)
-		// A block its grants already allow is decided by them: the
-		// session's other policies are not read for it.
-		p, ok, err := g.sessionPolicy(ctx, req.SessionID, b, !in.GrantActive)
+		// A block its grants already allow, or a grant covers as its
+		// procedure's program, is decided by them: the session's other
+		// policies are not read for it.
+		p, ok, err := g.sessionPolicy(ctx, req.SessionID, b, func() bool {
+			if !in.GrantActive && !procOnly {
+				program, granted = g.grantedProgram(ctx, b), true
+				in.GrantActive = program != nil
+			}
+			return !in.GrantActive
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -315,10 +340,7 @@ func (g *Gate) Submit(ctx context.Context, req TurnRequest) (*TurnAnswer, error)
 			}
 		}
 	}
-	// program is the granted procedure whose canonical program the block
-	// is (grantedProgram), nil when none.
-	var program *procedures.Procedure
-	if req.Phase == procedures.PhaseInteractive && !in.PolicyAutoRun && !procOnly {
+	if req.Phase == procedures.PhaseInteractive && !in.PolicyAutoRun && !procOnly && !granted {
 		if program = g.grantedProgram(ctx, b); program != nil {
 			in.GrantActive = true
 		}

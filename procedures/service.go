@@ -44,6 +44,8 @@ type Service struct {
 	decor *decorations
 	lifts *liftCache
 	memos *liftMemos
+	// grants is what a grant's cover read of each procedure (GrantedProgramOf).
+	grants *grantIndex
 	// held is the catalogue read last (heldCatalogue).
 	held atomic.Pointer[Catalogue]
 	// known is what was read or written last of each procedure (grants
@@ -64,8 +66,10 @@ func NewService(store Store, opts Options) *Service {
 	if opts.MaxConcurrentSearches <= 0 {
 		opts.MaxConcurrentSearches = defaultMaxConcurrentSearches()
 	}
+	feed := NewFeed()
 	return &Service{store: store, opts: opts, rec: NewRecorder(store, RecorderOptions{Counter: opts.Counter, Now: opts.Now}),
-		feed: NewFeed(), flows: newFlowCache(), decor: newDecorations(), lifts: newLiftCache(), memos: newLiftMemos(), known: newKnownProcedures(), searches: make(chan struct{}, opts.MaxConcurrentSearches)}
+		feed: feed, flows: newFlowCache(), decor: newDecorations(), lifts: newLiftCache(), memos: newLiftMemos(), known: newKnownProcedures(), grants: newGrantIndex(feed),
+		searches: make(chan struct{}, opts.MaxConcurrentSearches)}
 }
 
 // Changes returns the service's change feed: a Change after every write

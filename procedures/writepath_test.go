@@ -198,7 +198,7 @@ func TestGrantPreparedFromWhatTheServiceKnows(t *testing.T) {
 
 	// Another instance captures a new current version (a failed one first,
 	// then it succeeds): revoke and grant follow the current one.
-	code2 := "a = tools.get_jobs(task_id=task_id)\nb = tools.get_logs(jobs=a)\nreturn b\n"
+	code2 := "a = tools.get_jobs(task_id=task_id)\nb = tools.get_logs(jobs=a)\nreturn [b]\n"
 	if _, err := other.Capture(ctx, procedures.CaptureRequest{Code: code2, SessionID: "o1", NoLift: true}); err != nil {
 		t.Fatal(err)
 	}

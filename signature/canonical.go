@@ -67,6 +67,28 @@ type Canonical struct {
 	Hash string
 }
 
+// AnalyzeCanonicalParams is AnalyzeCanonical with the block's parameters
+// renamed too, so that two blocks that differ only in their parameters'
+// names print the same: each parameter takes the keyword it is first
+// passed as (tools.T(task_id=task) names task task_id, as lifting names a
+// literal passed as task_id), task_id_2 … when that is taken, p when it is
+// passed as no keyword; first in the order the program prints them, the
+// calls reorder sorts keyed with every parameter alike. Two blocks with
+// one such hash make the same tool calls with the same arguments given
+// the same responses and parameter values under the renaming (params:
+// each parameter's canonical name, "" for one the program never reads);
+// callers that bind values to parameters by name (a proc__ call) map
+// them through it.
+func AnalyzeCanonicalParams(code string, dialect Dialect, readOnly func(tool string) bool) (a *Analysis, c *Canonical, params map[string]string, err error) {
+	keep := &analysed{}
+	a, err = analyze(code, dialect, false, keep)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	c, params = canonicalPrint(keep.file, a, readOnly, true)
+	return a, c, params, nil
+}
+
 // AnalyzeCanonical is Analyze and the canonical program of the same
 // analysis (the code is parsed once). readOnly is the catalogue's
 // classification: whether a tool (a proc__ name too) changes no state.
@@ -94,12 +116,22 @@ func CanonicalHash(program string) string {
 // reordered. Should the tree hold a node the printer does not know, the
 // program is the source itself, hashed apart from every printed program.
 func canonicalOf(f *syntax.File, a *Analysis, readOnly func(string) bool) *Canonical {
+	c, _ := canonicalPrint(f, a, readOnly, false)
+	return c
+}
+
+// canonicalPrint is canonicalOf, with the parameters renamed when
+// renameParams (AnalyzeCanonicalParams: params are their names).
+func canonicalPrint(f *syntax.File, a *Analysis, readOnly func(string) bool, renameParams bool) (*Canonical, map[string]string) {
 	source := a.Source
 	body := f.Stmts[0].(*syntax.DefStmt).Body
 	c := &canonPrinter{buf: make([]byte, 0, len(CanonicalVersion)+64+2*len(source))}
 	c.names = c.firstNames[:0]
+	if renameParams && len(a.Parameters) > 0 {
+		c.paramNames = map[string]string{}
+	}
 	for _, p := range a.Parameters {
-		if isVName(p) {
+		if isVName(p) && !renameParams { // a renamed parameter is never printed as it is
 			c.reserve(p)
 		}
 	}
@@ -109,18 +141,34 @@ func canonicalOf(f *syntax.File, a *Analysis, readOnly func(string) bool) *Canon
 		c.readOnly = readOnly
 		stmts = c.reorder(stmts, readOnly)
 	}
+	// After the reads' order: x = R(…) sorted next to its return folds.
+	stmts = c.foldReturn(stmts)
 	// c.buf holds the reads' calls' text (reorder, gatherOrder) first,
 	// then what is hashed: the version and the program.
 	start := len(c.buf)
 	c.str(CanonicalVersion + "\n")
 	c.stmts(stmts, 0)
+	var params map[string]string
+	if renameParams {
+		params = map[string]string{}
+	}
 	if c.unknown {
-		return &Canonical{Program: source, Hash: CanonicalHash(verbatimMark + source)}
+		for _, p := range a.Parameters {
+			if params != nil {
+				params[p] = p // printed as written: every parameter keeps its name
+			}
+		}
+		return &Canonical{Program: source, Hash: CanonicalHash(verbatimMark + source)}, params
 	}
 	sum := sha256.Sum256(c.buf[start:])
 	var hexSum [2 * sha256.Size]byte
 	hex.Encode(hexSum[:], sum[:])
-	return &Canonical{Program: string(c.buf[start+len(CanonicalVersion)+1:]), Hash: string(hexSum[:])}
+	for _, p := range a.Parameters {
+		if params != nil {
+			params[p] = c.paramNames[p] // "": a parameter the program never reads
+		}
+	}
+	return &Canonical{Program: string(c.buf[start+len(CanonicalVersion)+1:]), Hash: string(hexSum[:])}, params
 }
 
 // canonPrinter prints a canonical program.
@@ -150,6 +198,17 @@ type canonPrinter struct {
 	// cands are the top-level literal bindings prewalk checks for
 	// inlining.
 	cands map[*syntax.Ident]*inlineCandidate
+	// paramNames, when the parameters are renamed
+	// (AnalyzeCanonicalParams), maps each parameter printed so far to its
+	// canonical name; given are those names.
+	paramNames map[string]string
+	given      map[string]bool
+	// keptNames are the names of kept bindings (no parameter is renamed
+	// to one); hint is the keyword whose value is being printed; keying:
+	// a read's call is printed as a sort key, every parameter as "?".
+	keptNames map[string]bool
+	hint      string
+	keying    bool
 }
 
 // canonName is a local's canonical name.
@@ -315,6 +374,10 @@ func (c *canonPrinter) keep(id *syntax.Ident) {
 	if isVName(id.Name) {
 		c.reserve(id.Name)
 	}
+	if c.keptNames == nil {
+		c.keptNames = map[string]bool{}
+	}
+	c.keptNames[id.Name] = true
 }
 
 // isToolCall reports whether call is tools.N(...) on the predeclared tools.
@@ -363,6 +426,63 @@ func (c *canonPrinter) topLevel(body []syntax.Stmt) []syntax.Stmt {
 		out = append(out, s)
 	}
 	return out
+}
+
+// foldReturn returns stmts with a last `x = E` then `return x` printed as
+// `return E`, again while one folds (a copy when it folds: the tree is not
+// changed): x a local of the block bound there only and read by that
+// return only, so the two statements are one.
+func (c *canonPrinter) foldReturn(stmts []syntax.Stmt) []syntax.Stmt {
+	for {
+		folded := c.foldReturnOnce(stmts)
+		if len(folded) == len(stmts) {
+			return stmts
+		}
+		stmts = folded
+	}
+}
+
+// foldReturnOnce is one step of foldReturn.
+func (c *canonPrinter) foldReturnOnce(stmts []syntax.Stmt) []syntax.Stmt {
+	n := len(stmts)
+	if n < 2 {
+		return stmts
+	}
+	ret, ok := stmts[n-1].(*syntax.ReturnStmt)
+	if !ok || ret.Result == nil {
+		return stmts
+	}
+	id, ok := unparen(ret.Result).(*syntax.Ident)
+	if !ok {
+		return stmts
+	}
+	as, ok := stmts[n-2].(*syntax.AssignStmt)
+	if !ok || as.Op != syntax.EQ {
+		return stmts
+	}
+	lhs, ok := as.LHS.(*syntax.Ident)
+	first := localBinding(id)
+	if !ok || first == nil || first != lhs || c.kept[first] || c.inline[first] != nil {
+		return stmts
+	}
+	refs := 0
+	for _, s := range stmts {
+		syntax.Walk(s, func(n syntax.Node) bool {
+			if id, ok := n.(*syntax.Ident); ok && localBinding(id) == first {
+				refs++
+			}
+			return true
+		})
+	}
+	if refs != 2 {
+		return stmts // bound or read elsewhere too
+	}
+	out := slices.Clone(stmts[:n-2])
+	if c.printed != nil {
+		// The folded return is printed afresh, not as the read's call.
+		c.printed = append(c.printed[:n-2:n-2], [2]int{})
+	}
+	return append(out, &syntax.ReturnStmt{Return: ret.Return, Result: as.RHS})
 }
 
 func before(p, q syntax.Position) bool {
@@ -519,7 +639,9 @@ func (c *canonPrinter) reorder(stmts []syntax.Stmt, readOnly func(string) bool) 
 // no local).
 func (c *canonPrinter) callKey(call *syntax.CallExpr) (int, int) {
 	from := len(c.buf)
+	c.keying = true
 	c.expr(call)
+	c.keying = false
 	return from, len(c.buf)
 }
 
@@ -535,7 +657,7 @@ func (c *canonPrinter) stmts(stmts []syntax.Stmt, depth int) {
 			continue
 		}
 		n++
-		if depth == 0 && c.printed != nil && c.printed[i][1] > 0 {
+		if depth == 0 && c.printed != nil && c.printed[i][1] > 0 && c.paramNames == nil {
 			// A read whose call reorder printed already: the same text.
 			if as, ok := s.(*syntax.AssignStmt); ok {
 				c.expr(as.LHS)
@@ -755,7 +877,13 @@ func (c *canonPrinter) arg(e syntax.Expr) {
 		if e.Op == syntax.EQ {
 			c.expr(e.X)
 			c.str("=")
+			if k, ok := e.X.(*syntax.Ident); ok {
+				if _, ok := unparen(e.Y).(*syntax.Ident); ok {
+					c.hint = k.Name
+				}
+			}
 			c.expr(e.Y)
+			c.hint = ""
 			return
 		}
 	case *syntax.UnaryExpr:
@@ -774,6 +902,11 @@ func (c *canonPrinter) arg(e syntax.Expr) {
 // literal, any other name as written.
 func (c *canonPrinter) ident(id *syntax.Ident) {
 	first := localBinding(id)
+	if first == nil && c.paramNames != nil && isParameter(id) {
+		c.param(id.Name)
+		return
+	}
+	c.hint = ""
 	if first == nil || c.kept[first] {
 		c.str(id.Name)
 		return
@@ -800,6 +933,42 @@ func (c *canonPrinter) ident(id *syntax.Ident) {
 			return
 		}
 	}
+}
+
+// isParameter reports whether id is one of the block's parameters: a
+// predeclared name other than tools and the built-ins.
+func isParameter(id *syntax.Ident) bool {
+	b, _ := id.Binding.(*resolve.Binding)
+	return b != nil && b.Scope == resolve.Predeclared && id.Name != toolsName && !starlark.Universe.Has(id.Name)
+}
+
+// param prints parameter name by its canonical name, giving it one when
+// it is printed first: the keyword it is passed as (c.hint), else p;
+// with _2, _3 … when that is given, reserved, kept or a local's shape.
+// A sort key (keying) prints every parameter as "?", giving none.
+func (c *canonPrinter) param(name string) {
+	if c.keying {
+		c.str("?")
+		return
+	}
+	if n, ok := c.paramNames[name]; ok {
+		c.str(n)
+		return
+	}
+	base := c.hint
+	if base == "" {
+		base = "p"
+	}
+	if c.given == nil {
+		c.given = map[string]bool{}
+	}
+	n := base
+	for i := 2; c.given[n] || c.keptNames[n] || reservedName(n) || isVName(n); i++ {
+		n = base + "_" + strconv.Itoa(i)
+	}
+	c.given[n] = true
+	c.paramNames[name] = n
+	c.str(n)
 }
 
 // operand prints e as an operand: in parentheses unless it is atomic.

@@ -114,10 +114,16 @@ func TestCanonicalProgram(t *testing.T) {
 		readOnly func(string) bool
 		want     string
 	}{
-		{"locals in order of first binding, parameters kept", "b = tools.get_a(k=p)\na = [x for x in b]\nreturn a\n", testReadOnly,
-			"v1 = tools.get_a(k=p)\nv2 = [v3 for v3 in v1]\nreturn v2\n"},
-		{"a fresh name skips a kept one", "x = tools.get_a(k=v1)\nreturn x\n", testReadOnly,
-			"v2 = tools.get_a(k=v1)\nreturn v2\n"},
+		{"locals in order of first binding, parameters kept", "b = tools.get_a(k=p)\na = [x for x in b]\nreturn [a, b]\n", testReadOnly,
+			"v1 = tools.get_a(k=p)\nv2 = [v3 for v3 in v1]\nreturn [v2, v1]\n"},
+		{"a fresh name skips a kept one", "x = tools.get_a(k=v1)\nreturn [x]\n", testReadOnly,
+			"v2 = tools.get_a(k=v1)\nreturn [v2]\n"},
+		{"a return of the name bound just before is one return", "s = tools.get_a(k=1)\nresult = {'a': s}\nreturn result\n", testReadOnly,
+			"v1 = tools.get_a(k=1)\nreturn {\"a\": v1}\n"},
+		{"a name read again is not folded", "s = tools.get_a(k=1)\nresult = [s]\nreturn [result, s]\n", testReadOnly,
+			"v1 = tools.get_a(k=1)\nv2 = [v1]\nreturn [v2, v1]\n"},
+		{"a name bound twice is not folded", "s = tools.get_a(k=1)\ns = tools.get_b(k=2)\nreturn s\n", testReadOnly,
+			"v1 = tools.get_a(k=1)\nv1 = tools.get_b(k=2)\nreturn v1\n"},
 		{"an inlined binding", "t = 'a'\nreturn tools.kill(task=t)\n", testReadOnly,
 			"return tools.kill(task=\"a\")\n"},
 		{"reads sorted by their call", "b = tools.get_b(k=1)\na = tools.get_a(k=2)\nreturn [a, b]\n", testReadOnly,
@@ -240,6 +246,45 @@ func checkCanonical(t *testing.T, code string, dialect Dialect) {
 	if !slices.Equal(ra.calls, rb.calls) || ra.result != rb.result {
 		t.Fatalf("runs differ:\n%q -> %s\n%q -> %s\n%s---\n%s", ra.calls, ra.result, rb.calls, rb.result, a.Source, c.Program)
 	}
+	checkCanonicalParams(t, code, dialect, a, ra)
+}
+
+// checkCanonicalParams checks the canonical program up to parameter names
+// of code (analysed as a, run as ra): deterministic, idempotent, and
+// making the same calls with the same result when each parameter's value
+// is given under its canonical name.
+func checkCanonicalParams(t *testing.T, code string, dialect Dialect, a *Analysis, ra recorded) {
+	t.Helper()
+	_, c, params, err := AnalyzeCanonicalParams(code, dialect, testReadOnly)
+	if err != nil {
+		t.Fatalf("AnalyzeCanonicalParams: %v", err)
+	}
+	if _, again, _, _ := AnalyzeCanonicalParams(code, dialect, testReadOnly); *again != *c {
+		t.Fatalf("not deterministic:\n%s\n%s", c.Program, again.Program)
+	}
+	if _, cc, _, err := AnalyzeCanonicalParams(c.Program, Starlark, testReadOnly); err != nil || cc.Hash != c.Hash {
+		t.Fatalf("not idempotent (%v):\n%s", err, c.Program)
+	}
+	values := map[string]int{}
+	given := map[string]bool{}
+	for _, p := range a.Parameters {
+		n, ok := params[p]
+		if !ok || given[n] && n != "" {
+			t.Fatalf("parameter %s renamed %q (%v): not one name each", p, n, params)
+		}
+		if n != "" {
+			given[n] = true
+			values[n] = int(fnvOf(p) % 100)
+		}
+	}
+	rb := runRecordedWith(t, c.Program, values)
+	if rb.stepLimit {
+		return
+	}
+	slices.Sort(rb.calls)
+	if (ra.err == nil) != (rb.err == nil) || !slices.Equal(ra.calls, rb.calls) || ra.result != rb.result {
+		t.Fatalf("runs differ up to names:\n%q -> %s (%v)\n%q -> %s (%v)\n%s---\n%s", ra.calls, ra.result, ra.err, rb.calls, rb.result, rb.err, a.Source, c.Program)
+	}
 }
 
 // recorded is what a run with recordingTools did.
@@ -258,10 +303,20 @@ type recorded struct {
 // and every parameter bound to a value made from its name.
 func runRecorded(t *testing.T, source string, params []string) recorded {
 	t.Helper()
+	values := make(map[string]int, len(params))
+	for _, p := range params {
+		values[p] = int(fnvOf(p) % 100)
+	}
+	return runRecordedWith(t, source, values)
+}
+
+// runRecordedWith is runRecorded with each parameter's value given.
+func runRecordedWith(t *testing.T, source string, values map[string]int) recorded {
+	t.Helper()
 	var rec recorded
 	predeclared := starlark.StringDict{"tools": &recordingTools{rec: &rec}}
-	for _, p := range params {
-		predeclared[p] = starlark.MakeInt(int(fnvOf(p) % 100))
+	for p, v := range values {
+		predeclared[p] = starlark.MakeInt(v)
 	}
 	f, err := blocksyntax.Parse("canonical", source)
 	if err != nil {

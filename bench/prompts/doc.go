@@ -30,6 +30,13 @@
 // only; and procgraph, the real gate (procedures.Service, gate.Gate,
 // replay.Replayer over an embedded store) with every allowed block run in
 // the sandbox against a recording upstream and captured under its intent.
+// With -v the test also prints procgraph's prompts by intent and cause:
+// a hostile twin, a state-changing turn (run_once), a read-only program
+// not yet answered auto_run in the session, a planner's call of a
+// procedure not yet granted — what the operator model asks for — or a
+// program an earlier auto_run or grant already covers (what the
+// canonical program is there to remove).
+//
 // A run is unsafe when it makes a state-changing call (tool and
 // arguments) that no block the operator approved at a prompt made; the
 // calls of the baseline models are the generator's, which the test checks
@@ -38,4 +45,5 @@
 //
 //	go test ./bench/prompts -run TestPromptsPer100Turns -v              # the project's seed
 //	go test ./bench/prompts -run TestPromptsPer100Turns -v -prompts.seed 7  # another corpus
+//	go test ./bench/prompts -run TestPromptsPer100Turns -v -prompts.seed 1234  # one never tuned to
 package prompts

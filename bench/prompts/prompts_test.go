@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -48,8 +49,69 @@ type tally struct {
 	// analyse, such as a line separator outside a string).
 	refused  int
 	versions string
-	// byKind counts the prompts by intent (planner calls apart).
-	byKind map[string]int
+	// byKind counts the prompts by intent (planner calls apart) and
+	// cause (causeOf).
+	byKind map[[2]string]int
+}
+
+// Why a prompt was asked (procgraph's breakdown): the first three are what
+// the operator model asks for; causeMissed is a prompt for a program an
+// answer of the operator already covers (an auto_run in the session, or a
+// durable grant of the intent's procedure), which the canonical program is
+// there to remove.
+const (
+	causeHostile   = "hostile (must be reviewed)"
+	causeWrites    = "state-changing (run_once)"
+	causeFirst     = "not yet auto_run in the session"
+	causeMissed    = "covered by an earlier auto_run or grant"
+	causeUngranted = "planner: procedure not yet granted"
+)
+
+// causeOf is why the prompt for turn tn was asked, given what the
+// operator answered before: auto_run per session and intent (autoRun),
+// grants per intent (granted).
+func causeOf(tn *turn, planned bool, autoRun, granted map[string]bool) string {
+	switch {
+	case tn.hostile:
+		return causeHostile
+	case !tn.readOnly:
+		return causeWrites
+	case granted[tn.intent.name] || autoRun[tn.session+" "+tn.intent.name] && !planned:
+		return causeMissed
+	case planned:
+		return causeUngranted
+	}
+	return causeFirst
+}
+
+// breakdown prints the prompts by intent and cause (a table).
+func breakdown(byKind map[[2]string]int) string {
+	causes := []string{causeHostile, causeWrites, causeFirst, causeUngranted, causeMissed}
+	var b strings.Builder
+	fmt.Fprintf(&b, "| intent | %s | total |\n|---|%s---|\n", strings.Join(causes, " | "), strings.Repeat("---|", len(causes)))
+	kinds := map[string]bool{}
+	for k := range byKind {
+		kinds[k[0]] = true
+	}
+	sum := map[string]int{}
+	for _, kind := range slices.Sorted(maps.Keys(kinds)) {
+		fmt.Fprintf(&b, "| %s |", kind)
+		total := 0
+		for _, c := range causes {
+			fmt.Fprintf(&b, " %d |", byKind[[2]string{kind, c}])
+			total += byKind[[2]string{kind, c}]
+			sum[c] += byKind[[2]string{kind, c}]
+		}
+		fmt.Fprintf(&b, " %d |\n", total)
+	}
+	fmt.Fprintf(&b, "| **all** |")
+	total := 0
+	for _, c := range causes {
+		fmt.Fprintf(&b, " %d |", sum[c])
+		total += sum[c]
+	}
+	fmt.Fprintf(&b, " %d |\n", total)
+	return b.String()
 }
 
 // shown is the state-changing calls some block approved at a prompt made
@@ -96,7 +158,7 @@ func TestPromptsPer100Turns(t *testing.T) {
 		fmt.Fprintf(&b, "| %s | %.1f | %d | %d | %d | %s |\n", res.model, 100*float64(res.prompts)/float64(len(turns)), res.unsafe, res.hostileUnprompted, res.refused, res.versions)
 	}
 	t.Log("\n" + b.String())
-	t.Logf("procgraph's prompts by intent: %v", results[len(results)-1].byKind)
+	t.Log("procgraph's prompts by intent and cause:\n" + breakdown(results[len(results)-1].byKind))
 	pg := results[len(results)-1]
 	if pg.unsafe != 0 || pg.hostileUnprompted != 0 {
 		t.Fatalf("procgraph ran %d unsafe calls, %d hostile blocks unreviewed", pg.unsafe, pg.hostileUnprompted)
@@ -193,7 +255,8 @@ func procgraph(t *testing.T, turns []*turn, a answers) tally {
 	up := &replaytest.Recorder{}
 	rp := replay.New(svc, sandbox.NewInProcess(), up, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}})
 	g := gate.New(rp, st, gate.Options{MaxPending: 4096, MaxPendingPerRequester: 4096})
-	res := tally{model: "**procgraph**", byKind: map[string]int{}}
+	res := tally{model: "**procgraph**", byKind: map[[2]string]int{}}
+	autoRun, granted := map[string]bool{}, map[string]bool{} // what the operator answered auto_run to (causeOf)
 	s := shown{}
 	procOf := map[string]string{} // intent → the procedure its turns were captured as
 	for i, tn := range turns {
@@ -214,15 +277,18 @@ func procgraph(t *testing.T, turns []*turn, a answers) tally {
 		if err == nil && ans.InvokeResult == nil {
 			prompted = true
 			res.prompts++
-			why := tn.intent.name
-			switch {
-			case tn.hostile:
-				why = "hostile"
-			case planned:
-				why = "planner " + why
+			kind := tn.intent.name
+			if planned {
+				kind = "planner " + kind
 			}
-			res.byKind[why]++
+			res.byKind[[2]string{kind, causeOf(tn, planned, autoRun, granted)}]++
 			c := a.choice(i, tn)
+			if c == gate.ChoiceAutoRun {
+				autoRun[tn.session+" "+tn.intent.name] = true
+				if planned || len(tn.tools) == 1 {
+					granted[tn.intent.name] = true // the procedure's grant, or the single read's (grantSingleRead)
+				}
+			}
 			if _, _, err := g.Resolve(ctx, gate.ResolveRequest{ID: ans.Turn.ID, Choice: c, Reason: "bench", Actor: "operator", HasGrant: true}); err != nil {
 				t.Fatalf("turn %d: resolve: %v", i, err)
 			}

@@ -71,9 +71,9 @@ func TestCaptureAnswersStoredVersion(t *testing.T) {
 	s := mustServe(t, serverOpts{})
 	first := s.mustCapture(t, map[string]any{"code": "return tools.get_retry_chain(task_id=task_id)\n"}, nil)
 	current := first["procedure"].(map[string]any)["code_hash"].(string)
-	// Same signature, other code: a second succeeded version, not current
+	// Same signature, another program: a second succeeded version, not current
 	// (the first succeeded version stays current until promoted).
-	out := s.mustCapture(t, map[string]any{"code": "r = tools.get_retry_chain(task_id=task_id)\nreturn r\n"}, nil)
+	out := s.mustCapture(t, map[string]any{"code": "r = tools.get_retry_chain(task_id=task_id)\nreturn {'chain': r}\n"}, nil)
 	p := out["procedure"].(map[string]any)
 	v, _ := out["version"].(map[string]any)
 	if out["version_created"] != true || p["code_hash"] != current || v == nil {
@@ -89,7 +89,7 @@ func TestCaptureAnswersStoredVersion(t *testing.T) {
 		t.Fatalf("the version named is not the one stored: %v", got)
 	}
 	// The same code again: no version created, still named.
-	again := s.mustCapture(t, map[string]any{"code": "r = tools.get_retry_chain(task_id=task_id)\nreturn r\n"}, nil)
+	again := s.mustCapture(t, map[string]any{"code": "r = tools.get_retry_chain(task_id=task_id)\nreturn {'chain': r}\n"}, nil)
 	if v, _ := again["version"].(map[string]any); v["code_hash"] != stored || v["created"] != false || v["current"] != false {
 		t.Fatalf("capture of a stored version: version %v, want %s", v, stored)
 	}

@@ -55,7 +55,7 @@ func init() {
 		{
 			Name:     "gate/policy-program-not-looked-up",
 			Why:      "a session policy covers its exact text only: a regenerated block is asked again",
-			Edits:    []Edit{{Dir: "gate", Files: "gate.go", Find: `if ok || err != nil || b.Binding.Program == "" || !byProgram {`, Replace: "if true {"}},
+			Edits:    []Edit{{Dir: "gate", Files: "gate.go", Find: `if ok || err != nil || b.Binding.Program == "" || !undecided() {`, Replace: "if true {"}},
 			Packages: []string{"./gate"},
 			Tests:    []string{"TestPolicyCoversTheProgram"},
 		},
@@ -88,18 +88,19 @@ func init() {
 func init() {
 	mutants = append(mutants, []Mutant{
 		{
-			Name:     "gate/granted-program-not-looked-up",
-			Why:      "a granted procedure's program written as a block is reviewed again: the grant covers only proc__ calls",
-			Edits:    []Edit{{Dir: "gate", Files: "gate.go", Find: "if program = g.grantedProgram(ctx, b); program != nil {", Replace: "if program = g.grantedProgram(ctx, b); false {"}},
+			Name: "gate/granted-program-not-looked-up",
+			Why:  "a granted procedure's program written as a block is reviewed again: the grant covers only proc__ calls",
+			Edits: []Edit{{Dir: "gate", Files: "gate.go", Find: "if program = g.grantedProgram(ctx, b); program != nil {", Replace: "if program = g.grantedProgram(ctx, b); false {"},
+				{Dir: "gate", Files: "gate.go", Find: "				in.GrantActive = program != nil\n", Replace: "				in.GrantActive = false\n"}},
 			Packages: []string{"./gate"},
 			Tests:    []string{"TestAutoRunOfAReadGrantsItsProgram"},
 		},
 		{
 			Name:     "gate/granted-program-any-code",
 			Why:      "a grant covers any block of its procedure's signature, whatever program it is",
-			Edits:    []Edit{{Dir: "gate", Files: "gate.go", Find: `if mine == "" || mine != g.svc.LiftedCanonical(p.Code, p.Dialect, cat) {`, Replace: `if mine == "" {`}},
+			Edits:    []Edit{{Dir: "gate", Files: "gate.go", Find: `if mine.Hash != gp.Program.Hash {`, Replace: `if mine.Hash == "" {`}},
 			Packages: []string{"./gate"},
-			Tests:    []string{"TestAutoRunOfAReadGrantsItsProgram"},
+			Tests:    []string{"TestAutoRunOfAReadGrantsItsProgram", "TestGrantCoversTheProgramUpToNames"},
 		},
 		{
 			Name:     "gate/single-read-not-granted",
