@@ -2,6 +2,7 @@ package gate_test
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -160,4 +161,49 @@ func TestPolicyReadOvertakenByRevoke(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustCoveredBy(t, g, policyTurn(0), false, procedures.ReasonSessionPolicy)
+}
+
+// BenchmarkTurnCoveredByPolicy measures a turn a session policy covers
+// (another text of the program the operator answered auto_run to), run
+// included, in process on the embedded store: with the gate's policy
+// index warm (no store read of a policy), and with its entry expired
+// before each turn (the session's policies read, as every such turn read
+// them before the index).
+func BenchmarkTurnCoveredByPolicy(b *testing.B) {
+	w := &policyWorld{cs: &countedStore{Store: replaytest.OpenStore(b)}, clk: &clock{now: time.Date(2026, 12, 5, 9, 0, 0, 0, time.UTC)}}
+	typed := map[string]any{"type": "object", "properties": map[string]any{"task_id": map[string]any{"type": "integer"}}}
+	ctx := context.Background()
+	svc := procedures.NewService(w.cs, procedures.Options{Now: w.clk.Now})
+	if _, err := svc.PutCatalogue(ctx, []procedures.Tool{{Name: "get_jobs", ReadOnly: true, InputSchema: typed},
+		{Name: "fetch_logs", ReadOnly: true, InputSchema: typed}}, "tester"); err != nil {
+		b.Fatal(err)
+	}
+	g := w.instance()
+	ans, err := g.Submit(ctx, policyTurn(0))
+	if err != nil || ans.Turn.Status != gate.TurnPending {
+		b.Fatalf("submit: %+v, %v", ans, err)
+	}
+	if _, _, err := g.Resolve(ctx, gate.ResolveRequest{ID: ans.Turn.ID, Choice: gate.ChoiceAutoRun, Reason: "ok", Actor: "op", HasGrant: true}); err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name    string
+		expired bool
+	}{{"index", false}, {"store", true}} {
+		b.Run(c.name, func(b *testing.B) {
+			w.cs.Take()
+			n := 0
+			for b.Loop() {
+				if c.expired {
+					w.later()
+				}
+				ans, err := g.Submit(ctx, policyTurn(1))
+				if err != nil || !ans.Ran() || ans.Decision.Reason != procedures.ReasonSessionPolicy {
+					b.Fatalf("submit: %+v, %v", ans, err)
+				}
+				n++
+			}
+			b.ReportMetric(float64(strings.Count(w.cs.Take(), "Policies×"+strconv.Itoa(n))), "policy_reads/turn")
+		})
+	}
 }
