@@ -2,7 +2,11 @@ package main
 
 // Session policies read from memory: the gate's policy index, written
 // through by this instance, trusted for procedures.GrantIndexTTL across
-// instances (ADR 0050).
+// instances (ADR 0050). gate/policy-index-not-used replaces
+// gate/policies-listed-before-grant: the session's policies listed before
+// the grant is asked now come from the index, and Decide's grant row
+// precedes its policy row, so that order no longer changes a store call
+// or a decision (an equivalent mutant).
 func init() {
 	mutants = append(mutants, []Mutant{
 		{
