@@ -18,6 +18,7 @@
 // CheckApproval, CheckTransition, CheckPolicyMatches), gate.go (Submit, the
 // long polls, the deadlines), resolve.go (Run, Resolve, Cancel, the approval
 // queue), policies.go (the session policies: set, revoke, their state),
+// policyindex.go (the session policies turns read, kept in memory),
 // blocks.go (the prepared blocks kept for turns), covers.go (what an
 // answer covers), sweep.go (Sweeper).
 //

@@ -82,6 +82,8 @@ type Gate struct {
 	// operator or to run, by turn id (keep, turnBlock): a turn's block is
 	// prepared once, when it is submitted.
 	blocks *cache.Cache[string, keptBlock]
+	// policies are the session policies this gate read (policyIndex).
+	policies *policyIndex
 
 	held atomic.Int64 // long polls holding a place (holdWaiter)
 
@@ -108,7 +110,7 @@ func New(r *replay.Replayer, turns TurnStore, opts Options) *Gate {
 	if opts.RunGrace <= 0 {
 		opts.RunGrace = DefaultRunGrace
 	}
-	return &Gate{r: r, svc: r.Service(), turns: turns, opts: opts, blocks: cache.New[string, keptBlock](keptBlocks(opts.MaxPending)),
+	return &Gate{r: r, svc: r.Service(), turns: turns, opts: opts, blocks: cache.New[string, keptBlock](keptBlocks(opts.MaxPending)), policies: newPolicyIndex(),
 		waiters: map[string][]chan struct{}{}, pollEvery: pollEvery}
 }
 
@@ -177,25 +179,18 @@ func (g *Gate) bindingNow(b *replay.Block, bound *procedures.Binding) *procedure
 // sessionPolicy is the session's policy for b: the one set on its exact
 // code hash, else the first (by code hash) whose binding's Program is b's
 // — another text of the same program (docs/design.md "What an
-// authorization binds to"). The second look reads the session's policies,
-// only when the first finds none and nothing else decides b
-// (undecided: asked then, once; a block its grants allow needs no
-// policy).
+// authorization binds to"), looked for only when the first finds none and
+// nothing else decides b (undecided: asked then, once; a block its grants
+// allow needs no policy). Both come from the gate's policy index
+// (policyIndex: no store round trip while its entry is fresh).
 func (g *Gate) sessionPolicy(ctx context.Context, sessionID string, b *replay.Block, undecided func() bool) (SessionPolicy, bool, error) {
-	p, ok, err := g.turns.Policy(ctx, sessionID, b.Analysis.CodeHash)
+	e, err := g.policies.policies(ctx, g.turns, sessionID, g.svc.Now())
+	p, ok := e.byHash[b.Analysis.CodeHash]
 	if ok || err != nil || b.Binding.Program == "" || !undecided() {
 		return p, ok, err
 	}
-	ps, err := g.turns.Policies(ctx, sessionID)
-	if err != nil {
-		return SessionPolicy{}, false, err
-	}
-	for _, p := range ps {
-		if p.Binding != nil && p.Binding.Program == b.Binding.Program {
-			return p, true, nil
-		}
-	}
-	return SessionPolicy{}, false, nil
+	p, ok = e.byProgram[b.Binding.Program]
+	return p, ok, nil
 }
 
 // grantedProgram is the procedure whose durable grant covers b as a

@@ -10,8 +10,10 @@ import (
 
 // SetPolicy stores a session's policy for one code hash, audited with one
 // decision of kind policy (reason policy_set; who, the session and the
-// code hash; the choice and the operator's reason in its note).
+// code hash; the choice and the operator's reason in its note). The next
+// turn of the session on this instance reads its policies again.
 func (g *Gate) SetPolicy(ctx context.Context, p SessionPolicy, reason string) (procedures.Decision, error) {
+	defer g.policies.forget(p.SessionID)
 	p.SetAt = g.svc.Now()
 	d := procedures.Decision{Kind: procedures.KindPolicy, CodeHash: p.CodeHash, Session: p.SessionID, Outcome: procedures.Allowed,
 		Reason: procedures.ReasonPolicySet, Actor: p.SetBy, Note: strings.TrimSpace(string(p.Policy) + ": " + reason), At: p.SetAt}
@@ -26,11 +28,14 @@ func (g *Gate) SetPolicy(ctx context.Context, p SessionPolicy, reason string) (p
 // audited too. It returns how many it revoked and the records. A prefix
 // must be at least 8 hex characters and match exactly one policy
 // (fault.CodeInvalid, fault.CodeConflict); the session id must pass
-// procedures.CheckSessionID (fault.CodeInvalid).
+// procedures.CheckSessionID (fault.CodeInvalid). The next turn of the
+// session on this instance reads its policies again: a revoked policy
+// stops applying here at once.
 func (g *Gate) RevokePolicies(ctx context.Context, sessionID, prefix, actor string) (int, []procedures.Decision, error) {
 	if err := procedures.CheckSessionID(sessionID); err != nil {
 		return 0, nil, err
 	}
+	defer g.policies.forget(sessionID)
 	if prefix != "" && (len(prefix) < 8 || len(prefix) > 64 || strings.Trim(prefix, "0123456789abcdef") != "") {
 		return 0, nil, fault.Errorf(fault.CodeInvalid, "a policy prefix is 8 to 64 lowercase hex characters of a code hash").WithDetails("field", "prefix")
 	}

@@ -17,7 +17,10 @@ import (
 // GrantIndexTTL is how long GrantedProgramOf trusts what it read of a
 // procedure when nothing this service published says it changed: a
 // grant revoked, a version promoted, on another instance is seen here
-// within it (as auth.SyncEvery for tokens; ADR 0048).
+// within it (as auth.SyncEvery for tokens; ADR 0048). It is the one bound
+// of how stale another instance's change to an authorization may be seen:
+// the gate's index of session policies trusts what it read for it too
+// (ADR 0050).
 const GrantIndexTTL = time.Second
 
 // maxGrantIndex bounds the procedures the grant index keeps.

@@ -75,12 +75,5 @@ func init() {
 			Packages: []string{"./gate"},
 			Tests:    []string{"TestGrantCoverReadsNoProcedure"},
 		},
-		{
-			Name:     "gate/policies-listed-before-grant",
-			Why:      "the session's policies are listed before the grant is asked: a turn a grant decides makes a store round trip for them",
-			Edits:    []Edit{{Dir: "gate", Files: "gate.go", Find: "			return !in.GrantActive\n		})", Replace: "			return true\n		})"}},
-			Packages: []string{"./gate"},
-			Tests:    []string{"TestGrantCoverReadsNoProcedure"},
-		},
 	}...)
 }

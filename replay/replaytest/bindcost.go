@@ -20,11 +20,15 @@ import (
 // mutating auto-run on, DefaultTools, a read-only procedure inner
 // (ReadOnlyCode) with a durable grant, and a session policy (auto_run) on a
 // block that calls a tool and inner. It returns the gate, a turn the
-// policy decides and one the grant decides; each runs in process.
+// policy decides and one the grant decides; each runs in process. The
+// service's clock stands still, so what the grant index and the gate's
+// policy index read stays fresh however slow the machine: the counts do
+// not depend on timing.
 func BindCost(tb testing.TB, store procedures.Store, turns gate.TurnStore) (g *gate.Gate, policy, grant gate.TurnRequest) {
 	tb.Helper()
 	ctx := context.Background()
-	svc := procedures.NewService(store, procedures.Options{AllowMutatingAutorun: true})
+	now := time.Now()
+	svc := procedures.NewService(store, procedures.Options{AllowMutatingAutorun: true, Now: func() time.Time { return now }})
 	if _, err := svc.PutCatalogue(ctx, DefaultTools, "tester"); err != nil {
 		tb.Fatal(err)
 	}

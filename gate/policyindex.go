@@ -1,0 +1,93 @@
+package gate
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/procgraph/procgraph/internal/cache"
+	"github.com/procgraph/procgraph/procedures"
+)
+
+// maxPolicyIndex bounds the policies the policy index keeps, over every
+// session (a session with more is read from the store on each turn).
+const maxPolicyIndex = 4096
+
+// policyIndex is what the gate read of each session's policies (all of
+// them: by code hash, and by their binding's Program), so that a turn a
+// policy or a grant decides reads none from the store (docs/design.md
+// "What an authorization binds to"). An entry — an empty one too — is
+// kept until this gate writes a policy of its session (SetPolicy,
+// RevokePolicies, a resolution's remember: forget) or for
+// procedures.GrantIndexTTL, as the grant index keeps its entries: a
+// policy set or revoked on another instance is seen here within it, and
+// until then a policy not yet seen leaves the turn asked. A read begun
+// before one of this gate's writes is not kept (seq).
+type policyIndex struct {
+	mu sync.Mutex
+	// seq counts this gate's policy writes (forget).
+	seq     uint64
+	entries *cache.Cache[string, policyEntry]
+}
+
+// policyEntry is one session's policies as read at at: byHash by code
+// hash, byProgram the first (by code hash) of each binding's Program.
+type policyEntry struct {
+	at        time.Time
+	byHash    map[string]SessionPolicy
+	byProgram map[string]SessionPolicy
+}
+
+func newPolicyIndex() *policyIndex {
+	return &policyIndex{entries: cache.NewWeighted(maxPolicyIndex, func(_ string, e policyEntry) int { return 1 + len(e.byHash) })}
+}
+
+// entryOf indexes ps, a session's policies by code hash, read at at.
+func entryOf(ps []SessionPolicy, at time.Time) policyEntry {
+	e := policyEntry{at: at, byHash: make(map[string]SessionPolicy, len(ps)), byProgram: map[string]SessionPolicy{}}
+	for _, p := range ps {
+		e.byHash[p.CodeHash] = p
+		if p.Binding == nil || p.Binding.Program == "" {
+			continue
+		}
+		if _, ok := e.byProgram[p.Binding.Program]; !ok {
+			e.byProgram[p.Binding.Program] = p
+		}
+	}
+	return e
+}
+
+// policies returns the session's policies: from the index while its entry
+// is younger than procedures.GrantIndexTTL at now, else read from the
+// store (one Policies call) and kept unless this gate wrote a policy
+// meanwhile. Errors are the store's.
+func (x *policyIndex) policies(ctx context.Context, turns TurnStore, sessionID string, now time.Time) (policyEntry, error) {
+	x.mu.Lock()
+	if e, ok := x.entries.Get(sessionID); ok && !now.Before(e.at) && now.Sub(e.at) < procedures.GrantIndexTTL {
+		x.mu.Unlock()
+		return e, nil
+	}
+	seq := x.seq
+	x.mu.Unlock()
+	ps, err := turns.Policies(ctx, sessionID)
+	if err != nil {
+		return policyEntry{}, err
+	}
+	e := entryOf(ps, now)
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.seq == seq {
+		x.entries.Add(sessionID, e)
+	}
+	return e, nil
+}
+
+// forget drops what the index holds of the session, after this gate wrote
+// one of its policies (whether or not the write succeeded: it may have
+// committed), so that the next turn reads them again.
+func (x *policyIndex) forget(sessionID string) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.seq++
+	x.entries.Remove(sessionID)
+}
