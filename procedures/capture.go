@@ -258,7 +258,7 @@ func (s *Service) prepareCapture(ctx context.Context, req *CaptureRequest, diale
 // already existed and is exposed is Suggest's exact match: itself, found
 // with no page read. Otherwise, unless NoneExposedWith rules every holder
 // out, Suggest's choice except that procedure, on the page the store read
-// with the write (res.Page, asked by CaptureInput.Page), else on the page
+// with the write (res.PageRead, asked by CaptureInput.Page), else on the page
 // read now. The capture is recorded, so a failure to find advice does not
 // fail it.
 func (s *Service) captureSuggestion(ctx context.Context, res CaptureResult, prep *preparedCapture) *Suggestion {
@@ -276,14 +276,13 @@ func (s *Service) captureSuggestion(ctx context.Context, res CaptureResult, prep
 	}
 	// (Not exposed, or just created: never its own suggestion, and the
 	// only procedure of its signature, so there is no exact match to seek.)
-	if res.Page == nil {
-		procs, total, _, err := s.suggestPage(ctx, res.Procedure.Signature)
-		if err != nil {
+	if !res.PageRead {
+		var err error
+		if res.Page, res.PageTotal, _, err = s.suggestPage(ctx, res.Procedure.Signature); err != nil {
 			return nil
 		}
-		res.Page = &FoundPage{Procedures: procs, Total: total}
 	}
-	sg, _ := pickSuggestion(res.Page.Procedures, res.Page.Total, res.Procedure.Signature, res.Procedure.Name)
+	sg, _ := pickSuggestion(res.Page, res.PageTotal, res.Procedure.Signature, res.Procedure.Name)
 	return sg
 }
 

@@ -299,15 +299,13 @@ type CaptureResult struct {
 	Created        bool
 	VersionCreated bool
 	Counted        bool
-	// Page is Find(CaptureInput.Page) as the store stood before the
-	// capture wrote; nil when none was asked or the store could not tell.
-	Page *FoundPage
-}
-
-// FoundPage is one page of a Find and its total, as Find answers them.
-type FoundPage struct {
-	Procedures []*Procedure
-	Total      int
+	// PageRead reports whether the store read Find(CaptureInput.Page) as
+	// it stood before the capture wrote: Page is that page and PageTotal
+	// its total, as Find answers them. False when none was asked or the
+	// store could not tell.
+	PageRead  bool
+	Page      []*Procedure
+	PageTotal int
 }
 
 // UseInput is one use of a stored procedure. The usage key counts once per

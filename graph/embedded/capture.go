@@ -76,16 +76,16 @@ func (s *Store) Capture(ctx context.Context, in procedures.CaptureInput) (proced
 	}
 	// The page the answer needs (procedures.CaptureInput.Page), read
 	// before the write.
-	var page *procedures.FoundPage
+	var page []*procedures.Procedure
+	var total int
 	if in.Page != nil {
 		if !in.Page.Bounded {
 			return procedures.CaptureResult{}, fault.Errorf(fault.CodeInvalid, "embedded store: a capture reads a Bounded page only")
 		}
-		ps, total, _, err := s.find(ctx, *in.Page, false)
-		if err != nil {
+		var err error
+		if page, total, _, err = s.find(ctx, *in.Page, false); err != nil {
 			return procedures.CaptureResult{}, err
 		}
-		page = &procedures.FoundPage{Procedures: ps, Total: total}
 	}
 	var res procedures.CaptureResult
 	var docs searchDocs
@@ -108,7 +108,7 @@ func (s *Store) Capture(ctx context.Context, in procedures.CaptureInput) (proced
 		return procedures.CaptureResult{}, err
 	}
 	s.indexDocs(&docs)
-	res.Page = page
+	res.PageRead, res.Page, res.PageTotal = in.Page != nil, page, total
 	return res, nil
 }
 

@@ -154,33 +154,33 @@ func (c *jsonCaches) captureResult(rec *neo4j.Record, q *procedures.Query) (proc
 	if res.Procedure, err = c.decodeProcedure(field(rec, "procedure")); err != nil {
 		return res, err
 	}
-	res.Page, err = c.capturePage(rec, q)
+	res.Page, res.PageTotal, res.PageRead, err = c.capturePage(rec, q)
 	return res, err
 }
 
 // capturePage decodes the page capture.cypher read for the Find q
-// (fragments/filtered_page): nil when none was asked, or when it met
-// classes the store has not read (the service then reads the page, and
-// the store the classes, with Find).
-func (c *jsonCaches) capturePage(rec *neo4j.Record, q *procedures.Query) (*procedures.FoundPage, error) {
+// (fragments/filtered_page) and its total; read is false when none was
+// asked, or when it met classes the store has not read (the service then
+// reads the page, and the store the classes, with Find).
+func (c *jsonCaches) capturePage(rec *neo4j.Record, q *procedures.Query) (ps []*procedures.Procedure, total int, read bool, err error) {
 	pages := asList(field(rec, "pages"))
 	if q == nil || len(pages) != 1 {
-		return nil, nil
+		return nil, 0, false, nil
 	}
 	row, _ := pages[0].(map[string]any)
 	if len(asList(row["unknown"])) > 0 {
-		return nil, nil
+		return nil, 0, false, nil
 	}
 	list := asList(row["procedures"])
-	ps := make([]*procedures.Procedure, 0, len(list))
+	ps = make([]*procedures.Procedure, 0, len(list))
 	for _, v := range list {
 		p, err := c.decodeProcedure(v)
 		if err != nil {
-			return nil, err
+			return nil, 0, false, err
 		}
 		ps = append(ps, p)
 	}
-	return &procedures.FoundPage{Procedures: ps, Total: pageTotal(*q, len(ps), row["complete"] == true)}, nil
+	return ps, pageTotal(*q, len(ps), row["complete"] == true), true, nil
 }
 
 // pageParams sets capture.cypher's parameters of the page it reads first

@@ -142,8 +142,8 @@ func testFindSparseTools(t *testing.T, newStore NewStore) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Page == nil || !slices.Equal(names(res.Page.Procedures), tc.want) || res.Page.Total != tc.total {
-			t.Fatalf("Capture with Page %+v: page %+v, want %v, total %d", q, res.Page, tc.want, tc.total)
+		if !res.PageRead || !slices.Equal(names(res.Page), tc.want) || res.PageTotal != tc.total {
+			t.Fatalf("Capture with Page %+v: read %v, page %v, total %d; want %v, total %d", q, res.PageRead, names(res.Page), res.PageTotal, tc.want, tc.total)
 		}
 	}
 	svc := procedures.NewService(s, procedures.Options{})

@@ -8,7 +8,7 @@ func init() {
 		{
 			Name:     "neo4j/capture-page-not-decoded",
 			Why:      "the Neo4j store drops the page its capture statement read: the service reads find_filtered after the write, two statements on a new procedure's capture",
-			Edits:    []Edit{{Dir: "graph/neo4j", Files: "capture.go", Find: "res.Page, err = c.capturePage(rec, q)", Replace: "_, err = c.capturePage(rec, q)"}},
+			Edits:    []Edit{{Dir: "graph/neo4j", Files: "capture.go", Find: "res.Page, res.PageTotal, res.PageRead, err = c.capturePage(rec, q)", Replace: "res.Page, res.PageTotal, _, err = c.capturePage(rec, q)"}},
 			Packages: []string{"./graph/neo4j"},
 			Tests:    []string{"TestWritePathStatements"},
 		},
@@ -29,7 +29,7 @@ func init() {
 		{
 			Name:     "neo4j/capture-page-total-exact",
 			Why:      "a capture's page read by the walk alone (not every match met) answers its size as its total: Suggest would not look for the exact procedure the walk missed",
-			Edits:    []Edit{{Dir: "graph/neo4j", Files: "capture.go", Find: "Total: pageTotal(*q, len(ps), row[\"complete\"] == true)", Replace: "Total: pageTotal(*q, len(ps), true)"}},
+			Edits:    []Edit{{Dir: "graph/neo4j", Files: "capture.go", Find: "return ps, pageTotal(*q, len(ps), row[\"complete\"] == true), true, nil", Replace: "return ps, pageTotal(*q, len(ps), true), true, nil"}},
 			Packages: []string{"./graph/neo4j"},
 			Tests:    []string{"TestStore/FindSparseTools"},
 		},
@@ -43,14 +43,14 @@ func init() {
 		{
 			Name:     "embedded/capture-page-not-answered",
 			Why:      "the embedded store reads the page a capture asks for but does not answer it: the service reads it again after the write",
-			Edits:    []Edit{{Dir: "graph/embedded", Files: "capture.go", Find: "\tres.Page = page\n", Replace: "\t_ = page\n"}},
+			Edits:    []Edit{{Dir: "graph/embedded", Files: "capture.go", Find: "res.PageRead, res.Page, res.PageTotal = in.Page != nil, page, total", Replace: "res.PageRead, res.Page, res.PageTotal = false, page, total"}},
 			Packages: []string{"./procedures"},
 			Tests:    []string{"TestCaptureReadsNothingItsWriteConfirmed"},
 		},
 		{
 			Name:     "procedures/capture-page-ignored",
 			Why:      "the service reads the suggestion's page after the write though the store answered it with the write",
-			Edits:    []Edit{{Dir: "procedures", Files: "capture.go", Find: "\tif res.Page == nil {\n", Replace: "\tif true {\n"}},
+			Edits:    []Edit{{Dir: "procedures", Files: "capture.go", Find: "\tif !res.PageRead {\n", Replace: "\tif true {\n"}},
 			Packages: []string{"./procedures"},
 			Tests:    []string{"TestCaptureReadsNothingItsWriteConfirmed"},
 		},
