@@ -138,13 +138,12 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (CaptureOutco
 	// capture is prepared again under the catalogue read then.
 	var prep *preparedCapture
 	var res CaptureResult
-	var page *pageAhead
 	for attempt := 1; ; attempt++ {
 		if prep, err = s.prepareCapture(ctx, &req, dialect, a, plan, key, attempt > 1); err != nil {
 			break
 		}
-		if page == nil && s.pageNeeded(prep) {
-			page = s.readPageAhead(ctx, prep.in.Signature)
+		if s.pageNeeded(prep) {
+			prep.in.Page = suggestQuery(prep.in.Signature, s.opts.AllowMutatingAutorun)
 		}
 		res, err = s.captureNamed(ctx, prep.in, prep.v)
 		if !IsCatalogueChanged(err) || attempt == maxCatalogueAttempts {
@@ -152,7 +151,6 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (CaptureOutco
 		}
 	}
 	if err != nil {
-		page.discard()
 		return CaptureOutcome{}, err
 	}
 	hash := prep.in.Version.CodeHash
@@ -160,7 +158,7 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (CaptureOutco
 		hash = res.CodeHash // another text of a stored version's program: a use of it
 	}
 	s.feed.Publish(Change{Kind: ChangeCapture, Procedure: res.Procedure.Name, CodeHash: hash})
-	suggestion := s.captureSuggestion(ctx, res, prep, page)
+	suggestion := s.captureSuggestion(ctx, res, prep)
 	stored := &CapturedVersion{CodeHash: hash, Current: res.Procedure.CodeHash == hash, Created: res.VersionCreated,
 		Parameters: slices.Clone(prep.in.Version.Parameters)}
 	return CaptureOutcome{Procedure: res.Procedure, CodeHash: hash, Version: stored, Created: res.Created, VersionCreated: res.VersionCreated, Counted: res.Counted,
@@ -259,43 +257,42 @@ func (s *Service) prepareCapture(ctx context.Context, req *CaptureRequest, diale
 // procedure is the only one of its signature, so a capture of one that
 // already existed and is exposed is Suggest's exact match: itself, found
 // with no page read. Otherwise, unless NoneExposedWith rules every holder
-// out, Suggest's choice except that procedure, on the page read beside
-// the write (page, nil when none was: read now). The capture is recorded,
-// so a failure to find advice does not fail it.
-func (s *Service) captureSuggestion(ctx context.Context, res CaptureResult, prep *preparedCapture, page *pageAhead) *Suggestion {
+// out, Suggest's choice except that procedure, on the page the store read
+// with the write (res.PageRead, asked by CaptureInput.Page), else on the page
+// read now. The capture is recorded, so a failure to find advice does not
+// fail it.
+func (s *Service) captureSuggestion(ctx context.Context, res CaptureResult, prep *preparedCapture) *Suggestion {
 	s.known.remember(res.Procedure)
 	v := prep.v
 	if v == nil {
 		v = s.viewWithout(prep.in.Catalogue)
 	}
 	v.decorate(res.Procedure)
-	if (!res.Created && res.Procedure.Exposed) || NoneExposedWith(res.Procedure.Signature, v.cat, s.opts.AllowMutatingAutorun) {
-		page.discard()
-		if !res.Created && res.Procedure.Exposed {
-			return sameSignature(res.Procedure.Name)
-		}
+	if !res.Created && res.Procedure.Exposed {
+		return sameSignature(res.Procedure.Name)
+	}
+	if NoneExposedWith(res.Procedure.Signature, v.cat, s.opts.AllowMutatingAutorun) {
 		return nil
 	}
 	// (Not exposed, or just created: never its own suggestion, and the
 	// only procedure of its signature, so there is no exact match to seek.)
-	procs, total, err := page.wait()
-	if page == nil {
-		procs, total, _, err = s.suggestPage(ctx, res.Procedure.Signature)
+	if !res.PageRead {
+		var err error
+		if res.Page, res.PageTotal, _, err = s.suggestPage(ctx, res.Procedure.Signature); err != nil {
+			return nil
+		}
 	}
-	if err != nil {
-		return nil
-	}
-	sg, _ := pickSuggestion(procs, total, res.Procedure.Signature, res.Procedure.Name)
+	sg, _ := pickSuggestion(res.Page, res.PageTotal, res.Procedure.Signature, res.Procedure.Name)
 	return sg
 }
 
 // pageNeeded reports whether the capture prep may need Suggest's page
-// after its write, so that it is read beside the write (readPageAhead):
-// unless NoneExposedWith rules out every holder of its tools, or the
-// procedure its signature is stored under was exposed when this service
-// saw it last (its capture is then a use of it, answered with itself).
-// Only a guess: captureSuggestion decides on what the write answered,
-// and reads the page then when none was read ahead.
+// after its write, so that the store reads it with the write
+// (CaptureInput.Page): unless NoneExposedWith rules out every holder of
+// its tools, or the procedure its signature is stored under was exposed
+// when this service saw it last (its capture is then a use of it,
+// answered with itself). Only a guess: captureSuggestion decides on what
+// the write answered, and reads the page then when none was read with it.
 func (s *Service) pageNeeded(prep *preparedCapture) bool {
 	in := prep.in
 	if NoneExposedWith(in.Signature, in.Catalogue, s.opts.AllowMutatingAutorun) {
@@ -319,43 +316,6 @@ func (s *Service) pageNeeded(prep *preparedCapture) bool {
 	}
 	v.decorate(p)
 	return !p.Exposed
-}
-
-// pageAhead is Suggest's page read beside a capture's write
-// (readPageAhead); a nil *pageAhead is none.
-type pageAhead struct {
-	done  chan struct{}
-	page  []*Procedure
-	total int
-	err   error
-}
-
-// readPageAhead starts reading Suggest's page for sig (suggestPage) beside
-// what the caller does next. The caller waits for it or discards it
-// before it returns, so no read outlives its request.
-func (s *Service) readPageAhead(ctx context.Context, sig []string) *pageAhead {
-	a := &pageAhead{done: make(chan struct{})}
-	go func() {
-		defer close(a.done)
-		a.page, a.total, _, a.err = s.suggestPage(ctx, sig)
-	}()
-	return a
-}
-
-// wait is the page read ahead (nothing for nil), once read.
-func (a *pageAhead) wait() ([]*Procedure, int, error) {
-	if a == nil {
-		return nil, 0, nil
-	}
-	<-a.done
-	return a.page, a.total, a.err
-}
-
-// discard waits for a page that is not wanted (nothing for nil).
-func (a *pageAhead) discard() {
-	if a != nil {
-		<-a.done
-	}
 }
 
 // captureNamed stores in under the name of its signature (signature.Names,

@@ -253,6 +253,12 @@ type DriftStore interface {
 //     check is part of the capture's own transaction or statement: an
 //     instance never captures under a catalogue it read before a change
 //     that committed, its own or another instance's (docs/adr/0040).
+//   - Page, when set, is a Bounded Find the answer needs (the reuse
+//     suggestion's page: Service.suggestPage's query), read before the
+//     capture writes, in its statement on Neo4j (docs/adr/0049), and
+//     answered as CaptureResult.Page; a store that cannot tell it there
+//     (Neo4j: a class it has not read) answers none, and the service
+//     reads it after the write.
 type CaptureInput struct {
 	Name      string
 	Signature []string
@@ -261,6 +267,7 @@ type CaptureInput struct {
 	UsageKey  string
 	At        time.Time
 	Catalogue *Catalogue
+	Page      *Query
 }
 
 // CatalogueChanged is a store's answer to a capture whose
@@ -292,6 +299,13 @@ type CaptureResult struct {
 	Created        bool
 	VersionCreated bool
 	Counted        bool
+	// PageRead reports whether the store read Find(CaptureInput.Page) as
+	// it stood before the capture wrote: Page is that page and PageTotal
+	// its total, as Find answers them. False when none was asked or the
+	// store could not tell.
+	PageRead  bool
+	Page      []*Procedure
+	PageTotal int
 }
 
 // UseInput is one use of a stored procedure. The usage key counts once per

@@ -87,14 +87,23 @@ func (s *Service) Suggest(ctx context.Context, signature []string, except string
 // rule (Class.Exposed on the classification the store keeps, the one
 // p.Exposed is computed from): every procedure of the page is exposed. It
 // does not depend on a capture of signature's procedure (never its own
-// suggestion), so a capture reads it beside its write (capturePage).
+// suggestion), so a capture asks its store to read it with its write
+// (CaptureInput.Page).
 func (s *Service) suggestPage(ctx context.Context, signature []string) ([]*Procedure, int, *Catalogue, error) {
-	exposed := true
-	q := Query{Tools: signature, Exposed: &exposed, AllowMutating: s.opts.AllowMutatingAutorun, Limit: suggestScan, SkipTotal: true, Bounded: true}
+	q := suggestQuery(signature, s.opts.AllowMutatingAutorun)
 	if err := q.Validate(); err != nil {
 		return nil, 0, nil, err
 	}
-	return s.findWithCatalogue(ctx, q)
+	return s.findWithCatalogue(ctx, *q)
+}
+
+// suggestQuery is the Find of Suggest's page for signature (suggestPage),
+// which a capture asks its store to read with its write
+// (CaptureInput.Page): the suggestScan most used exposed procedures
+// holding every name of it, Bounded.
+func suggestQuery(signature []string, allowMutating bool) *Query {
+	exposed := true
+	return &Query{Tools: signature, Exposed: &exposed, AllowMutating: allowMutating, Limit: suggestScan, SkipTotal: true, Bounded: true}
 }
 
 // pickSuggestion is Suggest's choice on its page (suggestPage, total as

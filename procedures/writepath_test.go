@@ -5,35 +5,22 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/procgraph/procgraph/procedures"
 )
 
-// readCounter counts the reads a request makes of its store, by kind, and
-// can make a capture wait until the suggestion's page read has started
-// (pageFirst).
+// readCounter counts the reads a request makes of its store, by kind,
+// and the captures that asked their store for a page with the write
+// (CaptureInput.Page) in paged.
 type readCounter struct {
 	procedures.Store
 	mu    sync.Mutex
 	reads map[string]int
-	// pageFirst, when set (pageBeside), makes Capture wait until a
-	// tool-filtered Find (Suggest's page) has started, and counts in
-	// besides the captures that found one had.
-	pageFirst   bool
-	pageStarted chan struct{}
-	startOnce   *sync.Once
-	besides     atomic.Int64
+	paged atomic.Int64
 }
 
 func newReadCounter(s procedures.Store) *readCounter {
-	return &readCounter{Store: s, reads: map[string]int{}, pageStarted: make(chan struct{}), startOnce: new(sync.Once)}
-}
-
-// pageBeside makes the next captures wait for a page read started after
-// this call (pageFirst).
-func (r *readCounter) pageBeside() {
-	r.pageFirst, r.pageStarted, r.startOnce = true, make(chan struct{}), new(sync.Once)
+	return &readCounter{Store: s, reads: map[string]int{}}
 }
 
 func (r *readCounter) count(kind string) {
@@ -68,21 +55,12 @@ func (r *readCounter) GetMany(ctx context.Context, names []string) (map[string]*
 
 func (r *readCounter) Find(ctx context.Context, q procedures.Query) ([]*procedures.Procedure, int, error) {
 	r.count("find")
-	if len(q.Tools) > 0 {
-		r.startOnce.Do(func() { close(r.pageStarted) })
-	}
 	return r.Store.Find(ctx, q)
 }
 
 func (r *readCounter) Capture(ctx context.Context, in procedures.CaptureInput) (procedures.CaptureResult, error) {
-	if r.pageFirst {
-		// A page read after the write would never start: the bound only
-		// ends a wait that the test then fails.
-		select {
-		case <-r.pageStarted:
-			r.besides.Add(1)
-		case <-time.After(time.Minute):
-		}
+	if in.Page != nil {
+		r.paged.Add(1)
 	}
 	return r.Store.Capture(ctx, in)
 }
@@ -91,8 +69,8 @@ func (r *readCounter) Capture(ctx context.Context, in procedures.CaptureInput) (
 // exists, or whose tools keep every holder unexposed (NoneExposedWith),
 // reads nothing beside its write — the catalogue it was prepared under is
 // the one the write confirmed (CaptureInput.Catalogue) — and a capture of
-// a new one reads the suggestion's page beside its write, not after it
-// (ADR 0047).
+// a new one asks its store for the suggestion's page with the write
+// (CaptureInput.Page), reading nothing after it (ADR 0049).
 func TestCaptureReadsNothingItsWriteConfirmed(t *testing.T) {
 	ctx := context.Background()
 	_, inner := newServiceStore(t, false)
@@ -109,6 +87,7 @@ func TestCaptureReadsNothingItsWriteConfirmed(t *testing.T) {
 	}
 	mustCapture(t, svc, procedures.CaptureRequest{Code: killCode, SessionID: "warm"})
 	store.take()
+	store.paged.Store(0)
 
 	for _, c := range []struct {
 		name, code string
@@ -127,19 +106,30 @@ func TestCaptureReadsNothingItsWriteConfirmed(t *testing.T) {
 		}
 	}
 
-	store.pageBeside()
 	out, err := svc.Capture(ctx, procedures.CaptureRequest{Code: "a = tools.get_runs(task_id=task_id)\nreturn tools.get_jobs(x=a)\n", SessionID: "new"})
 	if err != nil || !out.Created {
 		t.Fatalf("capture new: %+v %v", out, err)
 	}
-	if store.besides.Load() != 1 {
-		t.Error("the suggestion's page of a new procedure was read after its write, not beside it")
+	if store.paged.Load() != 1 {
+		t.Errorf("the suggestion's page of a new procedure was not asked of the store with its write (%d)", store.paged.Load())
 	}
-	if got := store.take(); got["find"] != 1 || got["get"] != 0 {
-		t.Errorf("capture new: reads %v, want the suggestion's page", got)
+	if got := store.take(); len(got) != 0 {
+		t.Errorf("capture new: reads %v, want none (the page read with the write)", got)
 	}
 	if out.Suggestion != nil {
 		t.Errorf("suggestion %+v, want none (no exposed procedure holds both tools but itself)", out.Suggestion)
+	}
+	// A new procedure whose tools an exposed one holds, and more: the page
+	// the write read names it.
+	out, err = svc.Capture(ctx, procedures.CaptureRequest{Code: "return tools.get_jobs(task_id=task_id)\n", SessionID: "covered"})
+	if err != nil || !out.Created {
+		t.Fatalf("capture new, covered: %+v %v", out, err)
+	}
+	if got := store.take(); len(got) != 0 {
+		t.Errorf("capture new, covered: reads %v, want none", got)
+	}
+	if out.Suggestion == nil || out.Suggestion.Tool != warm.Procedure.Name || out.Suggestion.Reason != procedures.SuggestCoveredBy {
+		t.Errorf("capture new, covered: suggestion %+v, want %s covered_by", out.Suggestion, warm.Procedure.Name)
 	}
 }
 

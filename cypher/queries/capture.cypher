@@ -29,6 +29,19 @@
 // write lock on the Procedure node for the rest of the transaction, which
 // serialises captures of one procedure: every read below sees the committed
 // state of the others and no increment is lost.
+// The reuse suggestion's page ($page: procedures.CaptureInput.Page), read
+// first, before anything is written or locked (fragments/filtered_page,
+// Find's own page): pages is [its row], [] when none is asked. The capture
+// itself is the subquery after it, whose row is the statement's.
+CALL {
+  CALL {
+    UNWIND CASE WHEN $page THEN [1] ELSE [] END AS asked
+#include filtered_page
+    RETURN {unknown: unknown, procedures: procedures, complete: complete} AS page
+  }
+  RETURN collect(page) AS pages
+}
+CALL {
 OPTIONAL MATCH (existing:Procedure {name: $name})
 CALL {
   WITH existing
@@ -221,4 +234,6 @@ RETURN created, versionCreated, counted > 0 AS counted, searched, codeHash,
   // transaction (Store.Capture), with the procedures that call it.
   CASE WHEN created AND $class IS NULL THEN [(caller:Procedure)-[:CALLS]->(:Tool {name: $name}) | caller.name] ELSE [] END AS callers,
 #include procedure
-AS procedure;
+AS procedure
+}
+RETURN *;

@@ -74,6 +74,19 @@ func (s *Store) Capture(ctx context.Context, in procedures.CaptureInput) (proced
 	if err := validateCapture(&in); err != nil {
 		return procedures.CaptureResult{}, err
 	}
+	// The page the answer needs (procedures.CaptureInput.Page), read
+	// before the write.
+	var page []*procedures.Procedure
+	var total int
+	if in.Page != nil {
+		if !in.Page.Bounded {
+			return procedures.CaptureResult{}, fault.Errorf(fault.CodeInvalid, "embedded store: a capture reads a Bounded page only")
+		}
+		var err error
+		if page, total, _, err = s.find(ctx, *in.Page, false); err != nil {
+			return procedures.CaptureResult{}, err
+		}
+	}
 	var res procedures.CaptureResult
 	var docs searchDocs
 	err := s.write(ctx, func(tx *bolt.Tx) error {
@@ -95,6 +108,7 @@ func (s *Store) Capture(ctx context.Context, in procedures.CaptureInput) (proced
 		return procedures.CaptureResult{}, err
 	}
 	s.indexDocs(&docs)
+	res.PageRead, res.Page, res.PageTotal = in.Page != nil, page, total
 	return res, nil
 }
 

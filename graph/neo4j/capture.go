@@ -33,6 +33,10 @@ func (s *Store) Capture(ctx context.Context, in procedures.CaptureInput) (res pr
 	if err != nil {
 		return procedures.CaptureResult{}, err
 	}
+	page, err := s.pageParams(in.Page, params)
+	if err != nil {
+		return procedures.CaptureResult{}, err
+	}
 	var searched bool
 	defer func() {
 		// A failure may follow a commit whose answer was lost: then the
@@ -59,7 +63,7 @@ func (s *Store) Capture(ctx context.Context, in procedures.CaptureInput) (res pr
 		}
 		if len(recs) == 1 {
 			searched = field(recs[0], "searched") == true
-			res, err := s.captureResult(recs[0])
+			res, err := s.captureResult(recs[0], page)
 			return res, s.mapError("capture", err)
 		}
 		// No row: the classification or the capture's catalogue was
@@ -95,7 +99,7 @@ func (s *Store) Capture(ctx context.Context, in procedures.CaptureInput) (res pr
 			return procedures.CaptureResult{}, errRows("capture", len(recs))
 		}
 		searched = field(recs[0], "searched") == true
-		res, err := s.captureResult(recs[0])
+		res, err := s.captureResult(recs[0], page)
 		if err != nil || !res.Created {
 			return res, err
 		}
@@ -137,8 +141,9 @@ func noCapture(ctx context.Context, tx neo4j.ManagedTransaction, in procedures.C
 	return signatureMismatch(in)
 }
 
-// captureResult decodes the row of capture.cypher.
-func (c *jsonCaches) captureResult(rec *neo4j.Record) (procedures.CaptureResult, error) {
+// captureResult decodes the row of capture.cypher, with the page of the
+// Find q it read first (nil: none asked).
+func (c *jsonCaches) captureResult(rec *neo4j.Record, q *procedures.Query) (procedures.CaptureResult, error) {
 	res := procedures.CaptureResult{
 		Created:        field(rec, "created") == true,
 		VersionCreated: field(rec, "versionCreated") == true,
@@ -146,8 +151,67 @@ func (c *jsonCaches) captureResult(rec *neo4j.Record) (procedures.CaptureResult,
 	}
 	res.CodeHash, _ = field(rec, "codeHash").(string)
 	var err error
-	res.Procedure, err = c.decodeProcedure(field(rec, "procedure"))
+	if res.Procedure, err = c.decodeProcedure(field(rec, "procedure")); err != nil {
+		return res, err
+	}
+	res.Page, res.PageTotal, res.PageRead, err = c.capturePage(rec, q)
 	return res, err
+}
+
+// capturePage decodes the page capture.cypher read for the Find q
+// (fragments/filtered_page) and its total; read is false when none was
+// asked, or when it met classes the store has not read (the service then
+// reads the page, and the store the classes, with Find).
+func (c *jsonCaches) capturePage(rec *neo4j.Record, q *procedures.Query) (ps []*procedures.Procedure, total int, read bool, err error) {
+	pages := asList(field(rec, "pages"))
+	if q == nil || len(pages) != 1 {
+		return nil, 0, false, nil
+	}
+	row, _ := pages[0].(map[string]any)
+	if len(asList(row["unknown"])) > 0 {
+		return nil, 0, false, nil
+	}
+	list := asList(row["procedures"])
+	ps = make([]*procedures.Procedure, 0, len(list))
+	for _, v := range list {
+		p, err := c.decodeProcedure(v)
+		if err != nil {
+			return nil, 0, false, err
+		}
+		ps = append(ps, p)
+	}
+	return ps, pageTotal(*q, len(ps), row["complete"] == true), true, nil
+}
+
+// pageParams sets capture.cypher's parameters of the page it reads first
+// (fragments/filtered_page's, $page) for the Find q, a Bounded one
+// (procedures.CaptureInput.Page), and returns the query read: nil when q
+// is nil, or when the store has not read the classes yet (the service
+// then reads the page with Find, which reads them).
+func (s *Store) pageParams(q *procedures.Query, params map[string]any) (*procedures.Query, error) {
+	classes := s.classes.get()
+	if q != nil && !q.Bounded {
+		return nil, invalid("page", "a capture reads a Bounded page only")
+	}
+	if q == nil || q.Summarised() && classes == nil {
+		for k, v := range map[string]any{"page": false, "tools": []string{}, "causes": []string{}, "classes": nil, "known": []string{},
+			"offset": 0, "limit": 0, "walk": 0, "bounded": true, "boundedCallers": 0} {
+			params[k] = v
+		}
+		return nil, nil
+	}
+	fp, err := findParams(*q)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range fp {
+		params[k] = v
+	}
+	params["page"], params["known"] = true, []string{}
+	if q.Summarised() {
+		params["classes"], params["known"] = selectClasses(classes, *q)
+	}
+	return q, nil
 }
 
 // heldClass returns the classification capture.cypher gives the procedure

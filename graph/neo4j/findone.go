@@ -103,20 +103,27 @@ func (s *Store) findOne(ctx context.Context, q procedures.Query, params map[stri
 			return nil, 0, nil, true, err
 		}
 		if filtered { // the total is counted, or told by the page
-			switch {
-			case field(recs[0], "isCounted") == true:
+			if field(recs[0], "isCounted") == true {
 				n, _ := field(recs[0], "counted").(int64)
 				total = int(n)
-			case q.SkipTotal && q.Limit > 0 && len(ps) == q.Limit,
-				q.Bounded && field(recs[0], "complete") != true: // the walk alone: not every match met
-				total = -1
-			default:
-				total = q.Offset + len(ps)
+			} else {
+				total = pageTotal(q, len(ps), field(recs[0], "complete") == true)
 			}
 		}
 		return ps, total, recs[0], true, nil
 	}
 	return nil, 0, nil, false, nil
+}
+
+// pageTotal is the total of a page of n procedures of the filtered Find q
+// (fragments/filtered_page) that was not counted: unknown (-1) when it is
+// full and q skips the total, or q is Bounded and the page did not meet
+// every match (incomplete: the walk alone), else the matches up to it.
+func pageTotal(q procedures.Query, n int, complete bool) int {
+	if q.SkipTotal && q.Limit > 0 && n == q.Limit || q.Bounded && !complete {
+		return -1
+	}
+	return q.Offset + n
 }
 
 // decodeFound decodes the one row of find_all or find_classes: total and

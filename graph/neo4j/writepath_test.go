@@ -2,6 +2,7 @@ package neo4j
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -10,11 +11,10 @@ import (
 )
 
 // TestWritePathStatements: on Neo4j, each write request's path runs one
-// statement after it — its write — plus, for a capture whose suggestion
-// needs a page, that page, read beside the write (procedures'
-// TestCaptureReadsNothingItsWriteConfirmed checks it is beside): a capture
-// of an existing procedure, exposed or not, reads nothing (the write
-// confirms the catalogue it was prepared under), and a grant and a revoke
+// statement — its write: a capture of an existing procedure, exposed or
+// not, reads nothing (the write confirms the catalogue it was prepared
+// under), a capture of a new one reads its suggestion's page in the
+// write's statement, before it writes (ADR 0049), and a grant and a revoke
 // of a procedure the service knows write without reading first (ADR 0047).
 // A second statement on one of these paths fails here.
 func TestWritePathStatements(t *testing.T) {
@@ -62,10 +62,17 @@ func TestWritePathStatements(t *testing.T) {
 			_, err := svc.Capture(octx, procedures.CaptureRequest{Code: "a = tools.wp_runs(task_id=task_id)\ntools.wp_kill(x=a)\n", SessionID: "s3"})
 			return err
 		}, "capture×1"},
-		{"capture new (its suggestion's page beside the write)", func() error {
+		{"capture new (its suggestion's page read in the write's statement)", func() error {
 			_, err := svc.Capture(octx, procedures.CaptureRequest{Code: "a = tools.wp_runs(task_id=task_id)\nreturn tools.wp_list(x=a)\n", SessionID: "s4"})
 			return err
-		}, "capture×1 find_filtered×1"},
+		}, "capture×1"},
+		{"capture new, covered by an exposed procedure", func() error {
+			out, err := svc.Capture(octx, procedures.CaptureRequest{Code: "return tools.wp_list(x=task_id)\n", SessionID: "s5"})
+			if err == nil && (out.Suggestion == nil || out.Suggestion.Tool != name || out.Suggestion.Reason != procedures.SuggestCoveredBy) {
+				return fmt.Errorf("suggestion %+v, want %s covered_by", out.Suggestion, name)
+			}
+			return err
+		}, "capture×1"},
 		{"grant", func() error {
 			_, _, err := svc.SetAutoRun(octx, procedures.AutoRunRequest{Name: name, Enabled: true, Actor: "alice"})
 			return err

@@ -77,7 +77,8 @@ func SparseFill(tb testing.TB, s procedures.Store, n, degree int) {
 // reads its bound without filling the page and takes the rarest tool's
 // callers instead) answers as the callers do, for
 // every page, with and without its total, and with the exposed filter of
-// a reuse suggestion.
+// a reuse suggestion, and a capture asked for that page answers it as
+// Find does (CaptureInput.Page).
 func testFindSparseTools(t *testing.T, newStore NewStore) {
 	s := newStore(t)
 	const n, degree = 400, 40 // embedded: n > walkPerCaller × degree
@@ -119,7 +120,7 @@ func testFindSparseTools(t *testing.T, newStore NewStore) {
 	// enough (exact, with the total), else the walk of FindWalk entries
 	// alone, which does not meet SparseOnly (it sorts last): total -1.
 	// A tool no procedure calls: nothing to read, so every match met (total 0).
-	for _, tc := range []struct {
+	for i, tc := range []struct {
 		tools        []string
 		limit, total int
 		want         []string
@@ -131,6 +132,18 @@ func testFindSparseTools(t *testing.T, newStore NewStore) {
 		}
 		if got := names(ps); !slices.Equal(got, tc.want) || total != tc.total {
 			t.Fatalf("Find(%+v) = %v, total %d; want %v, total %d", q, got, total, tc.want, tc.total)
+		}
+		// A capture asked for the same page (CaptureInput.Page) answers it
+		// as Find did, read before its write: the procedure it creates
+		// (which calls a tool the catalogue lacks) is not on it.
+		in := In(append([]string{fmt.Sprintf("sp_new%d", i)}, tc.tools...), "h", fmt.Sprintf("sparse-new-%d", i), Base.Add(time.Hour))
+		in.Page = &q
+		res, err := s.Capture(context.Background(), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.PageRead || !slices.Equal(names(res.Page), tc.want) || res.PageTotal != tc.total {
+			t.Fatalf("Capture with Page %+v: read %v, page %v, total %d; want %v, total %d", q, res.PageRead, names(res.Page), res.PageTotal, tc.want, tc.total)
 		}
 	}
 	svc := procedures.NewService(s, procedures.Options{})

@@ -6,8 +6,8 @@ func init() {
 	mutants = append(mutants, []Mutant{
 		{
 			Name:     "procedures/capture-page-after-write",
-			Why:      "a new procedure's suggestion page is read after the capture's write instead of beside it: the request costs two statements' time",
-			Edits:    []Edit{{Dir: "procedures", Files: "capture.go", Find: "if page == nil && s.pageNeeded(prep) {", Replace: "if page == nil && s.pageNeeded(prep) && false {"}},
+			Why:      "a new procedure's suggestion page is read after the capture's write instead of with it (CaptureInput.Page): the request costs two statements",
+			Edits:    []Edit{{Dir: "procedures", Files: "capture.go", Find: "if s.pageNeeded(prep) {", Replace: "if s.pageNeeded(prep) && false {"}},
 			Packages: []string{"./procedures"},
 			Tests:    []string{"TestCaptureReadsNothingItsWriteConfirmed"},
 		},
@@ -63,7 +63,7 @@ func init() {
 		{
 			Name:     "neo4j/capture-page-statement-again",
 			Why:      "a capture of an existing procedure whose tools keep every holder unexposed reads the catalogue after its write: two statements on Neo4j",
-			Edits:    []Edit{{Dir: "procedures", Files: "capture.go", Find: "if (!res.Created && res.Procedure.Exposed) || NoneExposedWith(res.Procedure.Signature, v.cat, s.opts.AllowMutatingAutorun) {", Replace: "if _, err := s.store.Catalogue(ctx); err != nil || (!res.Created && res.Procedure.Exposed) || NoneExposedWith(res.Procedure.Signature, v.cat, s.opts.AllowMutatingAutorun) {"}},
+			Edits:    []Edit{{Dir: "procedures", Files: "capture.go", Find: "if NoneExposedWith(res.Procedure.Signature, v.cat, s.opts.AllowMutatingAutorun) {", Replace: "if _, err := s.store.Catalogue(ctx); err != nil || NoneExposedWith(res.Procedure.Signature, v.cat, s.opts.AllowMutatingAutorun) {"}},
 			Packages: []string{"./graph/neo4j"},
 			Tests:    []string{"TestWritePathStatements"},
 		},
