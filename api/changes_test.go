@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -98,7 +99,7 @@ func TestChangesStream(t *testing.T) {
 		t.Fatalf("change block %q has no id", block)
 	}
 
-	ans, err := e.gate.Submit(ctx, gate.TurnRequest{Code: readOnlyCode, SessionID: "s", Phase: procedures.PhaseInteractive,
+	ans, err := e.gate.Submit(ctx, gate.TurnRequest{Code: readOnlyCode, SessionID: "s", Phase: audit.PhaseInteractive,
 		Arguments: map[string]any{"task_id": 7}, Summary: "look", Actor: "anonymous"})
 	if err != nil || ans.Ran() {
 		t.Fatalf("interactive turn: %+v, %v; want pending", ans, err)

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/mcpdispatch"
@@ -48,7 +49,7 @@ var responseSchemas = map[string]string{
 	"WhoAmI": `{"type": "object", "additionalProperties": false, "required": ["name", "scopes"], "properties": {"name": {"type": "string"},
 		"scopes": {"type": "array", "uniqueItems": true, "items": {"type": "string", "enum": ["read", "capture", "invoke", "grant", "admin"]}}}}`,
 	"Decision": `{"type": "object", "required": ["id", "kind", "procedure", "code_hash", "phase", "outcome", "reason", "actor", "allowed_tools", "at"],
-		"properties": {"id": {"type": "string"}, "kind": {"type": "string", "enum": ` + jsonList(procedures.DecisionKindNames()) + `},
+		"properties": {"id": {"type": "string"}, "kind": {"type": "string", "enum": ` + jsonList(audit.DecisionKindNames()) + `},
 		"procedure": {"type": "string"}, "code_hash": {"type": "string"}, "phase": {"type": "string"},
 		"outcome": {"type": "string", "enum": ["allowed", "denied"]}, "reason": {"type": "string"}, "actor": {"type": "string"},
 		"allowed_tools": {"type": "array", "items": {"type": "string"}}, "at": {"type": "string", "format": "date-time"},

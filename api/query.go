@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/procedures"
@@ -60,9 +61,9 @@ var (
 	}
 	decisionParams = []queryParam{
 		{name: "procedure", typ: "string", noControl: true, doc: "decisions about this procedure"},
-		{name: "kind", typ: "string", enum: procedures.DecisionKindNames(), doc: "decision kind"},
+		{name: "kind", typ: "string", enum: audit.DecisionKindNames(), doc: "decision kind"},
 		{name: "actor", typ: "string", noControl: true, doc: "decisions taken by this token holder (procgraph for its own)"},
-		{name: "outcome", typ: "string", enum: []string{string(procedures.Allowed), string(procedures.Denied)}, doc: "allowed or denied"},
+		{name: "outcome", typ: "string", enum: []string{string(audit.Allowed), string(audit.Denied)}, doc: "allowed or denied"},
 		{name: "since", typ: "string", format: "date-time", doc: "records at or after this time (RFC 3339, to the millisecond)"},
 		{name: "until", typ: "string", format: "date-time", doc: "records before this time (RFC 3339, to the millisecond); after since"},
 		intParam(fields.DecisionLimit, fmt.Sprintf("how many (default %d)", fields.DefaultDecisionLimit)),

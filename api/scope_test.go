@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -239,15 +240,15 @@ func TestReviewedByNeedsGrant(t *testing.T) {
 		holder, reason string
 		status         int
 	}{
-		{"invoke", procedures.ReasonReviewRequired, http.StatusForbidden},
-		{"operator", procedures.ReasonOperatorReviewed, http.StatusOK},
+		{"invoke", audit.ReasonReviewRequired, http.StatusForbidden},
+		{"operator", audit.ReasonOperatorReviewed, http.StatusOK},
 	} {
 		st, body := e.send(t, c, "tok-"+tc.holder)
 		var ans struct {
-			Decision procedures.Decision `json:"decision"`
+			Decision audit.Decision `json:"decision"`
 			Error    struct {
 				Details struct {
-					Decision procedures.Decision `json:"decision"`
+					Decision audit.Decision `json:"decision"`
 				} `json:"details"`
 			} `json:"error"`
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
@@ -213,7 +214,7 @@ type Record struct {
 	Version   *VersionRecord
 	Usage     *UsageRecord
 	Edge      *EdgeRecord
-	Decision  *procedures.Decision
+	Decision  *audit.Decision
 	Approval  *gate.TurnRecord
 	Policy    *PolicyRecord
 	Recording *RecordingRecord

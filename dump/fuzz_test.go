@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
@@ -74,8 +75,8 @@ func validDump(tb testing.TB) []byte {
 		{Type: dump.TypeUsage, Usage: &dump.UsageRecord{Scope: dump.UsageProcedure, Procedure: "proc__get_jobs", Key: "k"}},
 		{Type: dump.TypeEdge, Edge: &dump.EdgeRecord{Cause: "slow", Procedure: "proc__get_jobs", Frequency: 1}},
 		{Type: dump.TypeUsage, Usage: &dump.UsageRecord{Scope: dump.UsageEdge, Procedure: "proc__get_jobs", Cause: "slow", Key: "k"}},
-		{Type: dump.TypeDecision, Decision: &procedures.Decision{ID: procedures.NewDecisionID(at), Kind: procedures.KindGrant,
-			Procedure: "proc__get_jobs", CodeHash: h1, Outcome: procedures.Allowed, Reason: "granted", Actor: "alice", AllowedTools: []string{}, At: at}},
+		{Type: dump.TypeDecision, Decision: &audit.Decision{ID: audit.NewDecisionID(at), Kind: audit.KindGrant,
+			Procedure: "proc__get_jobs", CodeHash: h1, Outcome: audit.Allowed, Reason: "granted", Actor: "alice", AllowedTools: []string{}, At: at}},
 	}
 	if err := w.Begin(dump.Counts{}); err != nil {
 		tb.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/sandbox"
@@ -26,7 +27,7 @@ func TestTurnToolArgumentsCheckedAtCallTime(t *testing.T) {
 	p := e.Capture(code)
 	g := gate.New(e.Replayer, e.turns, gate.Options{})
 	for i := 0; i < procedures.DefaultDemoteAfter+1; i++ {
-		ans, err := g.Submit(ctx, gate.TurnRequest{Code: code, SessionID: "s", Phase: procedures.PhaseAutomatic, Actor: "agent"})
+		ans, err := g.Submit(ctx, gate.TurnRequest{Code: code, SessionID: "s", Phase: audit.PhaseAutomatic, Actor: "agent"})
 		if err != nil {
 			t.Fatalf("submit: %v", err)
 		}
@@ -43,12 +44,12 @@ func TestTurnToolArgumentsCheckedAtCallTime(t *testing.T) {
 	if calls := e.Upstream.Calls(); len(calls) != 0 {
 		t.Fatalf("the upstream saw %+v", calls)
 	}
-	ds, err := e.Service.Decisions(ctx, procedures.DecisionFilter{Kind: procedures.KindTurn})
+	ds, err := e.Service.Decisions(ctx, audit.DecisionFilter{Kind: audit.KindTurn})
 	if err != nil || len(ds) != procedures.DefaultDemoteAfter+1 {
 		t.Fatalf("turn decisions %+v, %v", ds, err)
 	}
 	for _, d := range ds {
-		if d.Outcome != procedures.Allowed || d.Result != procedures.FailureInvalidArguments {
+		if d.Outcome != audit.Allowed || d.Result != procedures.FailureInvalidArguments {
 			t.Fatalf("audit record %+v, want allowed with result invalid_arguments", d)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/gate"
 
 	"github.com/procgraph/procgraph/graph/embedded"
@@ -52,7 +53,7 @@ func (c *countedStore) Granted(ctx context.Context) ([]*procedures.Procedure, er
 	return c.Store.Granted(ctx)
 }
 
-func (c *countedStore) AppendDecision(ctx context.Context, d procedures.Decision) error {
+func (c *countedStore) AppendDecision(ctx context.Context, d audit.Decision) error {
 	c.count("AppendDecision")
 	return c.Store.AppendDecision(ctx, d)
 }
@@ -72,7 +73,7 @@ func (c *countedStore) GetApproval(ctx context.Context, id string) (*gate.TurnRe
 	return c.Store.GetApproval(ctx, id)
 }
 
-func (c *countedStore) TransitionTurn(ctx context.Context, next gate.TurnRecord, from []gate.TurnStatus, live bool, now time.Time, ds ...procedures.Decision) (*gate.TurnRecord, error) {
+func (c *countedStore) TransitionTurn(ctx context.Context, next gate.TurnRecord, from []gate.TurnStatus, live bool, now time.Time, ds ...audit.Decision) (*gate.TurnRecord, error) {
 	c.count("TransitionTurn")
 	return c.Store.TransitionTurn(ctx, next, from, live, now, ds...)
 }
@@ -99,8 +100,8 @@ func TestBindingChecksCostNoStoreCall(t *testing.T) {
 		reason string
 		want   string
 	}{
-		{"policy", policy, procedures.ReasonSessionPolicy, bindCostPolicyCalls},
-		{"grant", grant, procedures.ReasonDurableAutoRun, bindCostGrantCalls},
+		{"policy", policy, audit.ReasonSessionPolicy, bindCostPolicyCalls},
+		{"grant", grant, audit.ReasonDurableAutoRun, bindCostGrantCalls},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cs.Take()

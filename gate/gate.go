@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/cache"
@@ -117,7 +118,7 @@ type TurnRequest struct {
 	Code      string
 	Dialect   string
 	SessionID string
-	Phase     procedures.Phase
+	Phase     audit.Phase
 	Arguments map[string]any
 	Summary   string
 	// Wait is how long to wait for an operator before answering pending
@@ -314,7 +315,7 @@ func (g *Gate) Submit(ctx context.Context, req TurnRequest) (*TurnAnswer, error)
 	// is (grantedProgram), nil when none.
 	var program *procedures.Procedure
 	var policy SessionPolicy
-	if req.Phase == procedures.PhaseInteractive {
+	if req.Phase == audit.PhaseInteractive {
 		g.withProgram(b)
 		// A block its grants already allow, or a grant covers as its
 		// procedure's program, is decided by them: the session's other
@@ -340,7 +341,7 @@ func (g *Gate) Submit(ctx context.Context, req TurnRequest) (*TurnAnswer, error)
 			}
 		}
 	}
-	if req.Phase == procedures.PhaseInteractive && !in.PolicyAutoRun && !procOnly && !granted {
+	if req.Phase == audit.PhaseInteractive && !in.PolicyAutoRun && !procOnly && !granted {
 		if program = g.grantedProgram(ctx, b); program != nil {
 			in.GrantActive = true
 		}
@@ -380,9 +381,9 @@ func (g *Gate) decideAndRun(ctx context.Context, req TurnRequest, b *replay.Bloc
 		t.Deadline = t.RequestedAt.Add(g.r.Timeout())
 		reviewer, note := "", ""
 		switch v.Reason {
-		case procedures.ReasonSessionPolicy:
+		case audit.ReasonSessionPolicy:
 			reviewer, note = policy.SetBy, replay.BindingNote(policy.Binding)
-		case procedures.ReasonDurableAutoRun:
+		case audit.ReasonDurableAutoRun:
 			note = grantsNote(b, program)
 		}
 		return g.runNow(ctx, t, b, v, req, reviewer, note, arrived)
@@ -446,7 +447,7 @@ func (g *Gate) runNow(ctx context.Context, t Turn, b *replay.Block, v procedures
 		return nil, err
 	}
 	defer release()
-	allowed := replay.AllowSet(b.Analysis.Signature, b.Class, procedures.Verdict{Outcome: procedures.Allowed, StateChanging: v.StateChanging})
+	allowed := replay.AllowSet(b.Analysis.Signature, b.Class, procedures.Verdict{Outcome: audit.Allowed, StateChanging: v.StateChanging})
 	d := g.turnDecision(t, b, v, allowed)
 	d.Note = note
 	// A turn that may change state has its decision stored before it
@@ -490,20 +491,20 @@ func grantsNote(b *replay.Block, program *procedures.Procedure) string {
 // requester as the actor, and the agent session it belongs to — every
 // record about a turn names its session, as a policy's does. The caller
 // sets the outcome and reason (an approval also its kind and operator).
-func auditOf(t Turn) procedures.Decision {
-	return procedures.Decision{Kind: procedures.KindTurn, Procedure: signature.Name(t.Signature), CodeHash: t.CodeHash,
+func auditOf(t Turn) audit.Decision {
+	return audit.Decision{Kind: audit.KindTurn, Procedure: signature.Name(t.Signature), CodeHash: t.CodeHash,
 		Phase: t.Phase, Actor: t.RequestedBy, Session: t.SessionID}
 }
 
 // turnDecision is the one decision (kind turn) on t.
-func (g *Gate) turnDecision(t Turn, b *replay.Block, v procedures.Verdict, allowed []string) procedures.Decision {
+func (g *Gate) turnDecision(t Turn, b *replay.Block, v procedures.Verdict, allowed []string) audit.Decision {
 	d := auditOf(t)
 	d.Procedure, d.Outcome, d.Reason, d.AllowedTools, d.Suggestion = b.Analysis.Name, v.Outcome, v.Reason, allowed, v.Suggestion
 	return d
 }
 
 // turnDenied is the CodeDenied error of a denied turn.
-func turnDenied(d procedures.Decision) error {
+func turnDenied(d audit.Decision) error {
 	e := fault.Errorf(fault.CodeDenied, "the turn was denied: %s", d.Reason).WithDetails(fault.DetailDecision, d)
 	if d.Suggestion != "" {
 		e = e.WithDetails("suggestion", d.Suggestion)
@@ -524,7 +525,7 @@ type ranBlock struct {
 
 // execute runs an allowed turn in the sandbox; deferred says its decision
 // d was built, not stored (it is stored with the run: count).
-func (g *Gate) execute(ctx context.Context, t Turn, b *replay.Block, d procedures.Decision, allowed []string, reviewer string, deferred bool) (*TurnAnswer, ranBlock) {
+func (g *Gate) execute(ctx context.Context, t Turn, b *replay.Block, d audit.Decision, allowed []string, reviewer string, deferred bool) (*TurnAnswer, ranBlock) {
 	started := g.r.Now()
 	pending := &replay.Pending{}
 	out, calls := g.r.RunBlock(ctx, replay.RunRequest{Block: b, Decision: d, Allowed: allowed, UsageKey: procedures.UsageKey(t.SessionID, ""), Bound: b.Binding,
@@ -761,14 +762,14 @@ func (g *Gate) compareAndSet(ctx context.Context, id string, write func() (*Turn
 
 // transition records ds and applies the transition in one store
 // transaction (each decision built and counted by the Recorder).
-func (g *Gate) transition(ctx context.Context, next TurnRecord, from []TurnStatus, live bool, ds ...procedures.Decision) (*TurnRecord, []procedures.Decision, error) {
+func (g *Gate) transition(ctx context.Context, next TurnRecord, from []TurnStatus, live bool, ds ...audit.Decision) (*TurnRecord, []audit.Decision, error) {
 	var out *TurnRecord
-	var built []procedures.Decision
+	var built []audit.Decision
 	var apply func(i int) error
 	apply = func(i int) error {
 		if i == len(ds) {
 			for _, d := range built {
-				if d.Kind == procedures.KindTurn && d.Outcome == procedures.Denied {
+				if d.Kind == audit.KindTurn && d.Outcome == audit.Denied {
 					next.Denial = &d
 				}
 			}
@@ -776,7 +777,7 @@ func (g *Gate) transition(ctx context.Context, next TurnRecord, from []TurnStatu
 			out, err = g.turns.TransitionTurn(ctx, next, from, live, g.r.Now(), built...)
 			return err
 		}
-		_, err := g.svc.Recorder().RecordWith(ds[i], func(d procedures.Decision) error {
+		_, err := g.svc.Recorder().RecordWith(ds[i], func(d audit.Decision) error {
 			built = append(built, d)
 			return apply(i + 1)
 		})
@@ -816,9 +817,9 @@ func requester(cur *TurnRecord, actor string) error {
 // it — the decision rebuilt from the turn, without the record's id and time.
 func (g *Gate) deniedTurn(cur *TurnRecord) error {
 	d := auditOf(cur.Turn)
-	d.Outcome, d.Reason, d.AllowedTools = procedures.Denied, procedures.ReasonOperatorRejected, []string{}
+	d.Outcome, d.Reason, d.AllowedTools = audit.Denied, audit.ReasonOperatorRejected, []string{}
 	if cur.Status == TurnExpired {
-		d.Reason = procedures.ReasonApprovalExpired
+		d.Reason = audit.ReasonApprovalExpired
 	}
 	if cur.Denial != nil {
 		d = *cur.Denial

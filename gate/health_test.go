@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay/replaytest"
@@ -21,7 +22,7 @@ func TestTurnsCountInTheirVersionsHealth(t *testing.T) {
 	p := e.Capture(replaytest.ReadOnlyCode)
 	turn := func(code string) gate.TurnStatus {
 		t.Helper()
-		ans, err := g.Submit(ctx, gate.TurnRequest{Code: code, SessionID: "s", Phase: procedures.PhaseAutomatic,
+		ans, err := g.Submit(ctx, gate.TurnRequest{Code: code, SessionID: "s", Phase: audit.PhaseAutomatic,
 			Arguments: map[string]any{"task_id": 7}, Actor: "agent"})
 		if err != nil {
 			t.Fatalf("submit: %v", err)
@@ -60,7 +61,7 @@ func TestTurnsCarryTheirRequester(t *testing.T) {
 	e.Upstream.Fail = map[string]string{"get_jobs": "down"}
 	turn := func(actor string) {
 		t.Helper()
-		ans, err := g.Submit(ctx, gate.TurnRequest{Code: replaytest.ReadOnlyCode, SessionID: "s", Phase: procedures.PhaseAutomatic,
+		ans, err := g.Submit(ctx, gate.TurnRequest{Code: replaytest.ReadOnlyCode, SessionID: "s", Phase: audit.PhaseAutomatic,
 			Arguments: map[string]any{"task_id": 7}, Actor: actor})
 		if err != nil || ans.Turn.Status != gate.TurnFailed {
 			t.Fatalf("submit: %+v, %v; want a failed turn", ans, err)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
@@ -38,7 +39,7 @@ return {"jobs": jobs, "logs": logs}`
 	}
 	submit := func(t *testing.T, g *gate.Gate, code string, args map[string]any, capture bool) *gate.TurnAnswer {
 		t.Helper()
-		req := gate.TurnRequest{Code: code, SessionID: "s", Phase: procedures.PhaseAutomatic, Arguments: args, Actor: "agent"}
+		req := gate.TurnRequest{Code: code, SessionID: "s", Phase: audit.PhaseAutomatic, Arguments: args, Actor: "agent"}
 		if capture {
 			req.Capture, req.MayCapture = &gate.TurnCapture{Summary: "jobs and logs"}, true
 		}

@@ -35,6 +35,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rs/zerolog"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/internal/answer"
@@ -55,7 +56,7 @@ const (
 // that refreshes the proc__ tools.
 type Service interface {
 	Find(ctx context.Context, r procedures.FindRequest) ([]*procedures.Procedure, int, error)
-	SetAutoRun(ctx context.Context, r procedures.AutoRunRequest) (*procedures.Procedure, procedures.Decision, error)
+	SetAutoRun(ctx context.Context, r procedures.AutoRunRequest) (*procedures.Procedure, audit.Decision, error)
 	Changes() *procedures.Feed
 }
 
@@ -73,7 +74,7 @@ type TurnGate interface {
 	Get(ctx context.Context, id, actor string, wait time.Duration) (*gate.Turn, error)
 	Run(ctx context.Context, id, actor string) (*gate.TurnAnswer, error)
 	Approval(ctx context.Context, id string, showArgs bool) (*gate.Approval, error)
-	Resolve(ctx context.Context, req gate.ResolveRequest) (*gate.Turn, procedures.Decision, error)
+	Resolve(ctx context.Context, req gate.ResolveRequest) (*gate.Turn, audit.Decision, error)
 }
 
 // The production types implement the interfaces (checked at compile time).
@@ -89,7 +90,7 @@ type Config struct {
 	Replayer Replayer
 	// Phase is the phase of every proc__ call through this handler:
 	// automatic (only read-only procedures run) or interactive.
-	Phase procedures.Phase
+	Phase audit.Phase
 	// Auth checks bearer tokens; nil or empty means no auth (every caller
 	// is "anonymous" with every scope, as in the HTTP API).
 	Auth   *auth.Authenticator

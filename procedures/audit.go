@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/fields"
 )
@@ -57,7 +58,7 @@ var (
 // fault.CodeInvalid (that text comes from a caller); any other violation is
 // fault.CodeInternal, since only a bug builds one.
 // Either way the record is not stored and nothing it would allow runs.
-func CheckAudit(d Decision) error {
+func CheckAudit(d audit.Decision) error {
 	switch {
 	case !d.Kind.Valid():
 		return auditBug("kind %q is not a decision kind", d.Kind)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
@@ -401,7 +402,7 @@ func (s *Service) captureNamed(ctx context.Context, in CaptureInput, v *view) (C
 // procedure of another signature holds the name.
 func isSignatureMismatch(err error) bool {
 	var e *fault.Error
-	return errors.As(err, &e) && e.Code == fault.CodeConflict && e.Details["reason"] == ReasonSignatureMismatch
+	return errors.As(err, &e) && e.Code == fault.CodeConflict && e.Details["reason"] == audit.ReasonSignatureMismatch
 }
 
 func (s *Service) captureUse(ctx context.Context, name, key string, req CaptureRequest) (CaptureOutcome, error) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 )
 
@@ -107,19 +108,19 @@ type LiftDemotionRequest struct {
 // fault.CodeNotFound, fault.CodeInvalid (a reason too long) or
 // fault.CodeConflict (reason ReasonNotDemoted: nothing to lift; nothing
 // is recorded).
-func (s *Service) LiftDemotion(ctx context.Context, r LiftDemotionRequest) (*Procedure, Decision, error) {
+func (s *Service) LiftDemotion(ctx context.Context, r LiftDemotionRequest) (*Procedure, audit.Decision, error) {
 	if len(r.Reason) > MaxReasonBytes {
-		return nil, Decision{}, fault.Errorf(fault.CodeInvalid, "reason is longer than %d bytes", MaxReasonBytes).WithDetails("field", "reason")
+		return nil, audit.Decision{}, fault.Errorf(fault.CodeInvalid, "reason is longer than %d bytes", MaxReasonBytes).WithDetails("field", "reason")
 	}
 	p, v, err := s.load(ctx, r.Name)
 	if err != nil {
-		return nil, Decision{}, err
+		return nil, audit.Decision{}, err
 	}
-	d := Decision{Kind: KindHealth, Procedure: p.Name, CodeHash: p.CodeHash, Outcome: Allowed, Reason: ReasonHealthRestored,
+	d := audit.Decision{Kind: audit.KindHealth, Procedure: p.Name, CodeHash: p.CodeHash, Outcome: audit.Allowed, Reason: audit.ReasonHealthRestored,
 		Actor: r.Actor, Note: strings.TrimSpace(r.Reason)}
 	stored, rec, err := s.undemote(ctx, LiftInput{Name: p.Name}, d)
 	if err != nil {
-		return nil, Decision{}, err
+		return nil, audit.Decision{}, err
 	}
 	v.decorate(stored)
 	return stored, rec, nil
@@ -139,8 +140,8 @@ func (s *Service) LiftVerified(ctx context.Context, name, codeHash, revision str
 	if p, err := s.store.Get(ctx, name); err != nil || !p.Demoted || p.CodeHash != codeHash {
 		return false, err // most verifications lift nothing: no write is tried
 	}
-	d := Decision{Kind: KindHealth, Procedure: name, CodeHash: codeHash, Outcome: Allowed, Reason: ReasonHealthRestored,
-		Actor: ActorProcgraph, Note: fmt.Sprintf("a verification of the current version against its %d recordings passed under the current catalogue", recordings)}
+	d := audit.Decision{Kind: audit.KindHealth, Procedure: name, CodeHash: codeHash, Outcome: audit.Allowed, Reason: audit.ReasonHealthRestored,
+		Actor: audit.ActorProcgraph, Note: fmt.Sprintf("a verification of the current version against its %d recordings passed under the current catalogue", recordings)}
 	_, _, err := s.undemote(ctx, LiftInput{Name: name, CodeHash: codeHash, Revision: revision}, d)
 	if fault.ErrorCode(err) == fault.CodeConflict {
 		return false, nil
@@ -150,16 +151,16 @@ func (s *Service) LiftVerified(ctx context.Context, name, codeHash, revision str
 
 // undemote has the store lift a demotion as in asks, recording d with it, and
 // publishes the change.
-func (s *Service) undemote(ctx context.Context, in LiftInput, d Decision) (*Procedure, Decision, error) {
+func (s *Service) undemote(ctx context.Context, in LiftInput, d audit.Decision) (*Procedure, audit.Decision, error) {
 	var stored *Procedure
-	rec, err := s.rec.RecordWith(d, func(d Decision) error {
+	rec, err := s.rec.RecordWith(d, func(d audit.Decision) error {
 		in.Decision = d
 		var err error
 		stored, err = s.store.LiftDemotion(ctx, in)
 		return err
 	})
 	if err != nil {
-		return nil, Decision{}, err
+		return nil, audit.Decision{}, err
 	}
 	s.feed.Publish(Change{Kind: ChangeRestore, Procedure: stored.Name, CodeHash: stored.CodeHash, Decision: rec.ID})
 	return stored, rec, nil

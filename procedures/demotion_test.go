@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/procedures"
@@ -59,9 +60,9 @@ func TestDemotionIsAuditedAndPublished(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	healthDecisions := func() []procedures.Decision {
+	healthDecisions := func() []audit.Decision {
 		t.Helper()
-		ds, err := svc.Decisions(ctx, procedures.DecisionFilter{Procedure: p.Name, Kind: procedures.KindHealth})
+		ds, err := svc.Decisions(ctx, audit.DecisionFilter{Procedure: p.Name, Kind: audit.KindHealth})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,7 +95,7 @@ func TestDemotionIsAuditedAndPublished(t *testing.T) {
 		t.Fatalf("health decisions = %+v; want one", ds)
 	}
 	d := ds[0]
-	if d.Reason != procedures.ReasonDemoted || d.Actor != procedures.ActorProcgraph || d.CodeHash != p.CodeHash ||
+	if d.Reason != audit.ReasonDemoted || d.Actor != audit.ActorProcgraph || d.CodeHash != p.CodeHash ||
 		!strings.Contains(d.Note, "5 times") || !strings.Contains(d.Note, procedures.FailureToolError) ||
 		strings.Contains(d.Note, "bob") || strings.Contains(d.Note, "mallory") {
 		t.Errorf("demotion decision = %+v", d)
@@ -121,7 +122,7 @@ func TestDemotionIsAuditedAndPublished(t *testing.T) {
 		t.Fatalf("after a verification: demoted %v, exposed %v, auto_run %+v; want it all back", got.Demoted, got.Exposed, got.AutoRun)
 	}
 	ds = healthDecisions()
-	if len(ds) != 2 || ds[0].Reason != procedures.ReasonHealthRestored || ds[0].Actor != procedures.ActorProcgraph || !strings.Contains(ds[0].Note, "verification") {
+	if len(ds) != 2 || ds[0].Reason != audit.ReasonHealthRestored || ds[0].Actor != audit.ActorProcgraph || !strings.Contains(ds[0].Note, "verification") {
 		t.Fatalf("health decisions after the verification = %+v; want a health_restored one by procgraph first", ds)
 	}
 	mustTake(t, sub, procedures.Change{Kind: procedures.ChangeRestore, Procedure: p.Name, Decision: ds[0].ID})
@@ -140,7 +141,7 @@ func TestDemotionIsAuditedAndPublished(t *testing.T) {
 	if err != nil || lp.Demoted || !lp.Exposed {
 		t.Fatalf("an operator's lifting: %+v, %v", lp, err)
 	}
-	if ld.Kind != procedures.KindHealth || ld.Reason != procedures.ReasonHealthRestored || ld.Actor != "ops" || ld.Note != "fixed upstream" {
+	if ld.Kind != audit.KindHealth || ld.Reason != audit.ReasonHealthRestored || ld.Actor != "ops" || ld.Note != "fixed upstream" {
 		t.Errorf("the operator's lifting recorded %+v", ld)
 	}
 	mustTake(t, sub, procedures.Change{Kind: procedures.ChangeRestore, Procedure: p.Name, Decision: ld.ID})

@@ -13,7 +13,8 @@
 //     the catalogue and store say of a block, Classified, which the one
 //     prepared-block type, replay.Block, holds; the turn domain and its
 //     TurnStore are package gate's);
-//   - the audit rule and the Recorder: audit.go, recorder.go, decision.go;
+//   - the audit rule and the Recorder: audit.go, recorder.go (the record
+//     and its vocabulary are package audit's);
 //   - the change Feed and other instances' changes: feed.go, remote.go.
 //
 // What is not the domain lives beside it: the turn gate in package gate,

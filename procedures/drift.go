@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/procgraph/procgraph/audit"
 )
 
 // ToolContract is one tool's contract as a version keeps it for drift
@@ -385,7 +387,7 @@ type RebaselineInput struct {
 	// Decision, when set, is appended in the same transaction (accept-drift),
 	// which then requires the version to be stale: fault.CodeConflict,
 	// details reason ReasonNotStale, otherwise, and nothing is written.
-	Decision *Decision
+	Decision *audit.Decision
 }
 
 // ReasonNotStale is the conflict of an accept-drift of a version that is

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 )
 
@@ -86,27 +87,27 @@ type AcceptDriftRequest struct {
 // as it now is. Returns fault.CodeNotFound for an unknown procedure or
 // version, fault.CodeConflict (reason not_stale) when the version is not
 // stale, fault.CodeInvalid.
-func (s *Service) AcceptDrift(ctx context.Context, r AcceptDriftRequest) (*Procedure, Decision, error) {
+func (s *Service) AcceptDrift(ctx context.Context, r AcceptDriftRequest) (*Procedure, audit.Decision, error) {
 	if len(r.Reason) > MaxReasonBytes {
-		return nil, Decision{}, fault.Errorf(fault.CodeInvalid, "reason is longer than %d bytes", MaxReasonBytes).WithDetails("field", "reason")
+		return nil, audit.Decision{}, fault.Errorf(fault.CodeInvalid, "reason is longer than %d bytes", MaxReasonBytes).WithDetails("field", "reason")
 	}
 	p, view, err := s.load(ctx, r.Name)
 	if err != nil {
-		return nil, Decision{}, err
+		return nil, audit.Decision{}, err
 	}
 	if err := checkVersionHash(r.Name, r.CodeHash); err != nil {
-		return nil, Decision{}, err
+		return nil, audit.Decision{}, err
 	}
-	d := Decision{Kind: KindDrift, Procedure: p.Name, CodeHash: r.CodeHash, Outcome: Allowed, Reason: ReasonDriftAccepted,
+	d := audit.Decision{Kind: audit.KindDrift, Procedure: p.Name, CodeHash: r.CodeHash, Outcome: audit.Allowed, Reason: audit.ReasonDriftAccepted,
 		Actor: r.Actor, Note: strings.TrimSpace(r.Reason)}
 	var v *Version
-	rec, err := s.rec.RecordWith(d, func(d Decision) error {
+	rec, err := s.rec.RecordWith(d, func(d audit.Decision) error {
 		var err error
 		v, err = s.store.Rebaseline(ctx, RebaselineInput{Name: p.Name, CodeHash: r.CodeHash, Decision: &d})
 		return err
 	})
 	if err != nil {
-		return nil, Decision{}, err
+		return nil, audit.Decision{}, err
 	}
 	if v.CodeHash == p.CodeHash {
 		p.Baseline = v.Baseline

@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -75,7 +76,7 @@ func TestFeedPublishesEachCommittedChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, _ := svc.Decisions(ctx, procedures.DecisionFilter{Kind: procedures.KindCatalogue, Limit: 1})
+	cat, _ := svc.Decisions(ctx, audit.DecisionFilter{Kind: audit.KindCatalogue, Limit: 1})
 	if got := mustTake(t, sub, procedures.Change{Kind: procedures.ChangeCatalogue, Decision: cat[0].ID}); got[0].CodeHash != c.Revision {
 		t.Fatalf("catalogue change %+v, revision %s", got[0], c.Revision)
 	}
@@ -165,7 +166,7 @@ type gatedGrant struct {
 	release chan struct{}
 }
 
-func (g gatedGrant) SetGrant(ctx context.Context, name string, gr *procedures.Grant, hash string, cat *procedures.Catalogue, d procedures.Decision) (*procedures.Procedure, error) {
+func (g gatedGrant) SetGrant(ctx context.Context, name string, gr *procedures.Grant, hash string, cat *procedures.Catalogue, d audit.Decision) (*procedures.Procedure, error) {
 	close(g.entered)
 	<-g.release
 	return g.Store.SetGrant(ctx, name, gr, hash, cat, d)

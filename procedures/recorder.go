@@ -3,18 +3,20 @@ package procedures
 import (
 	"context"
 	"time"
+
+	"github.com/procgraph/procgraph/audit"
 )
 
 // DecisionCounter counts decision records, by kind, outcome and reason
 // (metrics.Registry is one). It must not block.
 type DecisionCounter interface {
-	CountDecision(Decision)
+	CountDecision(audit.Decision)
 }
 
 // DecisionAppender stores audit records (a Store is one).
 type DecisionAppender interface {
 	// AppendDecision appends an audit record; see Store.AppendDecision.
-	AppendDecision(ctx context.Context, d Decision) error
+	AppendDecision(ctx context.Context, d audit.Decision) error
 }
 
 // RecorderOptions configure a Recorder.
@@ -52,12 +54,12 @@ func NewRecorder(store DecisionAppender, opts RecorderOptions) *Recorder {
 // audit rule (CheckAudit). Records a store writes in the same transaction
 // as the change they authorise are built here and committed through
 // RecordWith.
-func (r *Recorder) Build(d Decision) (Decision, error) {
+func (r *Recorder) Build(d audit.Decision) (audit.Decision, error) {
 	if d.At.IsZero() {
 		d.At = r.now().UTC().Truncate(time.Millisecond)
 	}
 	if d.ID == "" {
-		d.ID = NewDecisionID(r.now())
+		d.ID = audit.NewDecisionID(r.now())
 	}
 	if d.AllowedTools == nil {
 		d.AllowedTools = []string{}
@@ -66,7 +68,7 @@ func (r *Recorder) Build(d Decision) (Decision, error) {
 		d.Actor = "anonymous"
 	}
 	if err := CheckAudit(d); err != nil {
-		return Decision{}, err
+		return audit.Decision{}, err
 	}
 	return d, nil
 }
@@ -76,8 +78,8 @@ func (r *Recorder) Build(d Decision) (Decision, error) {
 // stored; a caller must then act as if nothing was decided (run nothing).
 // Returns the codes of Build (fault.CodeInvalid, fault.CodeInternal) and of
 // Store.AppendDecision.
-func (r *Recorder) Record(ctx context.Context, d Decision) (Decision, error) {
-	return r.RecordWith(d, func(d Decision) error {
+func (r *Recorder) Record(ctx context.Context, d audit.Decision) (audit.Decision, error) {
+	return r.RecordWith(d, func(d audit.Decision) error {
 		if r.store == nil {
 			return nil
 		}
@@ -98,7 +100,7 @@ type DecisionResulter interface {
 // allowed. Like every record it holds no value: the result is one of
 // RunResults, checked here. An offline recorder, or a store that keeps no
 // results, stores nothing. It returns d with Result set.
-func (r *Recorder) SetResult(ctx context.Context, d Decision, failure string) (Decision, error) {
+func (r *Recorder) SetResult(ctx context.Context, d audit.Decision, failure string) (audit.Decision, error) {
 	d.Result = ResultOf(failure)
 	if err := CheckAudit(d); err != nil {
 		return d, err
@@ -141,13 +143,13 @@ func (r *Recorder) CommitRun(rr RunRecord, write func(RunRecord) error) error {
 // commits the record together with the change it authorises (a grant, a
 // promote) — and counts it once write succeeded. It returns the record;
 // write's error is returned as it is.
-func (r *Recorder) RecordWith(d Decision, write func(Decision) error) (Decision, error) {
+func (r *Recorder) RecordWith(d audit.Decision, write func(audit.Decision) error) (audit.Decision, error) {
 	d, err := r.Build(d)
 	if err != nil {
-		return Decision{}, err
+		return audit.Decision{}, err
 	}
 	if err := write(d); err != nil {
-		return Decision{}, err
+		return audit.Decision{}, err
 	}
 	if r.counter != nil {
 		r.counter.CountDecision(d)
@@ -160,10 +162,10 @@ func (r *Recorder) RecordWith(d Decision, write func(Decision) error) (Decision,
 // is handed build, which builds each of the records it decided on (Build)
 // and returns them for write to commit with its change. The records of
 // build's last call are counted once write succeeded, and returned.
-func (r *Recorder) RecordMany(write func(build func([]Decision) ([]Decision, error)) error) ([]Decision, error) {
-	var built []Decision
-	build := func(ds []Decision) ([]Decision, error) {
-		built = make([]Decision, 0, len(ds))
+func (r *Recorder) RecordMany(write func(build func([]audit.Decision) ([]audit.Decision, error)) error) ([]audit.Decision, error) {
+	var built []audit.Decision
+	build := func(ds []audit.Decision) ([]audit.Decision, error) {
+		built = make([]audit.Decision, 0, len(ds))
 		for _, d := range ds {
 			b, err := r.Build(d)
 			if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 )
 
@@ -35,24 +36,24 @@ func (s *Service) VersionRecordings(ctx context.Context, name, codeHash string) 
 // operator's reason and the number deleted as its note) in the same
 // transaction. Returns the decision and how many were deleted;
 // fault.CodeNotFound or fault.CodeInvalid.
-func (s *Service) PurgeRecordings(ctx context.Context, name, actor, reason string) (Decision, int, error) {
+func (s *Service) PurgeRecordings(ctx context.Context, name, actor, reason string) (audit.Decision, int, error) {
 	if len(reason) > MaxReasonBytes {
-		return Decision{}, 0, fault.Errorf(fault.CodeInvalid, "reason is longer than %d bytes", MaxReasonBytes).WithDetails("field", "reason")
+		return audit.Decision{}, 0, fault.Errorf(fault.CodeInvalid, "reason is longer than %d bytes", MaxReasonBytes).WithDetails("field", "reason")
 	}
 	p, err := s.store.Get(ctx, name)
 	if err != nil {
-		return Decision{}, 0, err
+		return audit.Decision{}, 0, err
 	}
-	d := Decision{Kind: KindRecordings, Procedure: p.Name, CodeHash: p.CodeHash, Outcome: Allowed, Reason: ReasonRecordingsPurged,
+	d := audit.Decision{Kind: audit.KindRecordings, Procedure: p.Name, CodeHash: p.CodeHash, Outcome: audit.Allowed, Reason: audit.ReasonRecordingsPurged,
 		Actor: actor, Note: strings.TrimSpace(reason)}
 	n := 0
-	rec, err := s.rec.RecordWith(d, func(d Decision) error {
+	rec, err := s.rec.RecordWith(d, func(d audit.Decision) error {
 		var err error
 		n, err = s.store.DeleteRecordings(ctx, p.Name, &d)
 		return err
 	})
 	if err != nil {
-		return Decision{}, 0, err
+		return audit.Decision{}, 0, err
 	}
 	return rec, n, nil
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/internal/text"
 )
 
@@ -179,7 +180,7 @@ func (s *Service) RefreshCatalogue(ctx context.Context, server string, listed []
 	if c.Revision == stored.Revision {
 		return Refreshed{Server: server, Kept: r.Kept, Taken: r.Taken}, nil
 	}
-	d := Decision{Kind: KindCatalogue, CodeHash: c.Revision, Outcome: Allowed, Reason: ReasonCatalogueRefreshed,
+	d := audit.Decision{Kind: audit.KindCatalogue, CodeHash: c.Revision, Outcome: audit.Allowed, Reason: audit.ReasonCatalogueRefreshed,
 		Actor: RefreshActor, Note: refreshNote(r)}
 	d, err = s.rec.Record(ctx, d)
 	if err != nil {

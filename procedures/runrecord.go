@@ -3,6 +3,7 @@ package procedures
 import (
 	"slices"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 )
 
@@ -22,7 +23,7 @@ type RunRecord struct {
 	// Decisions are records stored with the run (their decision's verdict
 	// did not need them durable first: Verdict.DurableFirst), each with
 	// its Result.
-	Decisions []Decision
+	Decisions []audit.Decision
 	// Results are the results of records stored before their run.
 	Results []DecisionResult
 	// Uses are the run's uses, in order, each as Store.RecordUse counts

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 )
 
@@ -112,7 +113,7 @@ func (s *Service) PutCatalogue(ctx context.Context, tools []Tool, actor string) 
 		return nil, err
 	}
 	readOnly := len(c.ReadOnlyTools())
-	d := Decision{Kind: KindCatalogue, CodeHash: c.Revision, Outcome: Allowed, Reason: ReasonCatalogueReplaced,
+	d := audit.Decision{Kind: audit.KindCatalogue, CodeHash: c.Revision, Outcome: audit.Allowed, Reason: audit.ReasonCatalogueReplaced,
 		Actor: actor, Note: fmt.Sprintf("%d tools, %d read-only", len(c.Tools), readOnly)}
 	d, err = s.rec.Record(ctx, d)
 	if err != nil {
@@ -206,12 +207,12 @@ func (s *Service) Cause(ctx context.Context, name string) (*Cause, []CauseProced
 }
 
 // Decisions returns audit records, newest first.
-func (s *Service) Decisions(ctx context.Context, f DecisionFilter) ([]Decision, error) {
+func (s *Service) Decisions(ctx context.Context, f audit.DecisionFilter) ([]audit.Decision, error) {
 	if f.Limit < 0 {
 		return nil, fault.Errorf(fault.CodeInvalid, "limit must not be negative").WithDetails("field", "limit")
 	}
 	if f.Kind != "" && !f.Kind.Valid() {
-		return nil, fault.Errorf(fault.CodeInvalid, "kind %q is not one of %s", f.Kind, strings.Join(DecisionKindNames(), ", ")).WithDetails("field", "kind")
+		return nil, fault.Errorf(fault.CodeInvalid, "kind %q is not one of %s", f.Kind, strings.Join(audit.DecisionKindNames(), ", ")).WithDetails("field", "kind")
 	}
 	if f.Outcome != "" && !f.Outcome.Valid() {
 		return nil, fault.Errorf(fault.CodeInvalid, "outcome %q is not one of allowed, denied", f.Outcome).WithDetails("field", "outcome")
@@ -381,8 +382,8 @@ func (s *Service) demoted(ctx context.Context, res UseResult) error {
 		return nil
 	}
 	p := res.Procedure
-	d := Decision{Kind: KindHealth, Procedure: p.Name, CodeHash: p.CodeHash, Outcome: Allowed, Actor: ActorProcgraph,
-		Reason: ReasonDemoted, Note: fmt.Sprintf("the current version failed %d times since its last success, for more than one caller (the last: %s)",
+	d := audit.Decision{Kind: audit.KindHealth, Procedure: p.Name, CodeHash: p.CodeHash, Outcome: audit.Allowed, Actor: audit.ActorProcgraph,
+		Reason: audit.ReasonDemoted, Note: fmt.Sprintf("the current version failed %d times since its last success, for more than one caller (the last: %s)",
 			p.Health.DemotionStreak, p.Health.LastFailureClass)}
 	rec, err := s.rec.Record(ctx, d)
 	s.feed.Publish(Change{Kind: ChangeDemote, Procedure: p.Name, CodeHash: p.CodeHash, Decision: rec.ID})

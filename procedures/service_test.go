@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/procedures"
@@ -173,7 +174,7 @@ func TestSetAutoRunAndPromote(t *testing.T) {
 	if fault.ErrorCode(err) != fault.CodeConflict {
 		t.Fatalf("granting a state-changing procedure with mutating off: %v", err)
 	}
-	if pe := err.(*fault.Error); pe.Details["reason"] != procedures.ReasonNotReadOnly {
+	if pe := err.(*fault.Error); pe.Details["reason"] != audit.ReasonNotReadOnly {
 		t.Fatalf("reason = %v", pe.Details["reason"])
 	}
 	if _, _, err := svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: "proc__nope", Enabled: true}); fault.ErrorCode(err) != fault.CodeNotFound {
@@ -183,7 +184,7 @@ func TestSetAutoRunAndPromote(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !p.AutoRun.Active || *p.AutoRun.CodeHash != ro.CodeHash || d.Kind != procedures.KindGrant || d.Actor != "alice" {
+	if !p.AutoRun.Active || *p.AutoRun.CodeHash != ro.CodeHash || d.Kind != audit.KindGrant || d.Actor != "alice" {
 		t.Fatalf("grant: %+v %+v", p.AutoRun, d)
 	}
 	// A new version, promoted: the grant is bound to the old hash and stops being active.
@@ -208,12 +209,12 @@ func TestSetAutoRunAndPromote(t *testing.T) {
 	if p.AutoRun.Active || p.AutoRun.InactiveReason == nil || *p.AutoRun.InactiveReason != procedures.InactiveCodeChanged {
 		t.Fatalf("after promote the grant must be inactive: %+v", p.AutoRun)
 	}
-	ds, err := svc.Decisions(ctx, procedures.DecisionFilter{Procedure: ro.Name})
-	if err != nil || len(ds) != 2 || ds[0].Kind != procedures.KindPromote || ds[1].Kind != procedures.KindGrant {
+	ds, err := svc.Decisions(ctx, audit.DecisionFilter{Procedure: ro.Name})
+	if err != nil || len(ds) != 2 || ds[0].Kind != audit.KindPromote || ds[1].Kind != audit.KindGrant {
 		t.Fatalf("audit: %+v %v", ds, err)
 	}
-	denied, _ := svc.Decisions(ctx, procedures.DecisionFilter{Procedure: kill.Name})
-	if len(denied) != 1 || denied[0].Outcome != procedures.Denied {
+	denied, _ := svc.Decisions(ctx, audit.DecisionFilter{Procedure: kill.Name})
+	if len(denied) != 1 || denied[0].Outcome != audit.Denied {
 		t.Fatalf("the refused grant must be audited as denied: %+v", denied)
 	}
 	if _, _, err := svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: ro.Name, Enabled: false, Actor: "bob"}); err != nil {
@@ -317,7 +318,7 @@ func (f *failAfterWrite) Capture(ctx context.Context, in procedures.CaptureInput
 	return res, err
 }
 
-func (f *failAfterWrite) SetGrant(ctx context.Context, name string, g *procedures.Grant, hash string, cat *procedures.Catalogue, d procedures.Decision) (*procedures.Procedure, error) {
+func (f *failAfterWrite) SetGrant(ctx context.Context, name string, g *procedures.Grant, hash string, cat *procedures.Catalogue, d audit.Decision) (*procedures.Procedure, error) {
 	p, err := f.Store.SetGrant(ctx, name, g, hash, cat, d)
 	f.wrote = err == nil
 	return p, err
@@ -347,11 +348,11 @@ type promoteDuringRevoke struct {
 	done bool
 }
 
-func (p *promoteDuringRevoke) SetGrant(ctx context.Context, name string, g *procedures.Grant, hash string, cat *procedures.Catalogue, d procedures.Decision) (*procedures.Procedure, error) {
+func (p *promoteDuringRevoke) SetGrant(ctx context.Context, name string, g *procedures.Grant, hash string, cat *procedures.Catalogue, d audit.Decision) (*procedures.Procedure, error) {
 	if g == nil && !p.done {
 		p.done = true
 		pd := d
-		pd.ID, pd.Kind = procedures.NewDecisionID(d.At), procedures.KindPromote
+		pd.ID, pd.Kind = audit.NewDecisionID(d.At), audit.KindPromote
 		if _, err := p.Store.Promote(ctx, name, p.to, pd); err != nil {
 			return nil, err
 		}
@@ -377,7 +378,7 @@ func TestRevokeSurvivesARacingPromote(t *testing.T) {
 	if err != nil {
 		t.Fatalf("revoke during a promote: %v", err)
 	}
-	if got.AutoRun.Enabled || d.Kind != procedures.KindRevoke || got.CodeHash == p.CodeHash {
+	if got.AutoRun.Enabled || d.Kind != audit.KindRevoke || got.CodeHash == p.CodeHash {
 		t.Fatalf("after the revoke: %+v, decision %+v (v2 %v)", got.AutoRun, d, v2.VersionCreated)
 	}
 }
@@ -385,7 +386,7 @@ func TestRevokeSurvivesARacingPromote(t *testing.T) {
 // failingAudit is a real store whose audit log cannot be written.
 type failingAudit struct{ procedures.Store }
 
-func (failingAudit) AppendDecision(context.Context, procedures.Decision) error {
+func (failingAudit) AppendDecision(context.Context, audit.Decision) error {
 	return fault.Errorf(fault.CodeUnavailable, "the store went away")
 }
 
@@ -399,11 +400,11 @@ func TestCatalogueChangesAreAudited(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds, err := svc.Decisions(ctx, procedures.DecisionFilter{Kind: procedures.KindCatalogue})
+	ds, err := svc.Decisions(ctx, audit.DecisionFilter{Kind: audit.KindCatalogue})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ds) != 2 || ds[0].Actor != "alice" || ds[0].CodeHash != c.Revision || ds[0].Reason != procedures.ReasonCatalogueReplaced ||
+	if len(ds) != 2 || ds[0].Actor != "alice" || ds[0].CodeHash != c.Revision || ds[0].Reason != audit.ReasonCatalogueReplaced ||
 		ds[0].Note != "2 tools, 1 read-only" {
 		t.Fatalf("catalogue decisions: %+v", ds)
 	}

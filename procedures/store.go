@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 )
 
@@ -78,13 +79,13 @@ type ProcedureStore interface {
 	// Promote makes the version codeHash current and appends d, in one
 	// transaction. Returns fault.CodeNotFound for an unknown procedure or version,
 	// fault.CodeConflict when that version did not succeed.
-	Promote(ctx context.Context, name, codeHash string, d Decision) (*Procedure, error)
+	Promote(ctx context.Context, name, codeHash string, d audit.Decision) (*Procedure, error)
 
 	// SetRetired stores r as the procedure's retirement (nil brings it
 	// back) and appends d, in one transaction; the procedure's Class follows
 	// (Class.Retired), and so do its Affected callers' classifications
 	// (Problem ReasonCallsRetired). Returns fault.CodeNotFound.
-	SetRetired(ctx context.Context, name string, r *Retirement, d Decision) (*Procedure, error)
+	SetRetired(ctx context.Context, name string, r *Retirement, d audit.Decision) (*Procedure, error)
 }
 
 // CauseStore reads the causes procedures were captured for. Every method is
@@ -123,7 +124,7 @@ type GrantStore interface {
 	// is no longer the stored catalogue, or fault.CodeConflict (with
 	// details reason "code_changed") when the current hash is no longer
 	// expectHash; nothing is written then.
-	SetGrant(ctx context.Context, name string, g *Grant, expectHash string, cat *Catalogue, d Decision) (*Procedure, error)
+	SetGrant(ctx context.Context, name string, g *Grant, expectHash string, cat *Catalogue, d audit.Decision) (*Procedure, error)
 
 	// Granted returns every procedure whose stored grant is Held, by name,
 	// as Get returns them. It reads those procedures only, not every one.
@@ -138,7 +139,7 @@ type DecisionStore interface {
 	// again changes nothing (writes may be retried); another record under a
 	// known id is fault.CodeConflict. Returns fault.CodeInvalid for a record without id,
 	// kind or time.
-	AppendDecision(ctx context.Context, d Decision) error
+	AppendDecision(ctx context.Context, d audit.Decision) error
 
 	// SetDecisionResult records result (RunResults) as the result of the
 	// run the decision id allowed (Decision.Result), beside the record.
@@ -162,7 +163,7 @@ type DecisionStore interface {
 	// ListDecisions returns audit records matching f, newest first (by time,
 	// then id), from just after f.Before when set. Returns fault.CodeInvalid for a
 	// negative limit or a Before that is no stored decision's id.
-	ListDecisions(ctx context.Context, f DecisionFilter) ([]Decision, error)
+	ListDecisions(ctx context.Context, f audit.DecisionFilter) ([]audit.Decision, error)
 }
 
 // RunStore keeps what runs leave on a procedure: uses and health, demotion,
@@ -197,7 +198,7 @@ type RunStore interface {
 	// procedure's when name is "") and appends d when it is not nil, in one
 	// transaction, returning how many it deleted. Returns
 	// fault.CodeNotFound for an unknown procedure.
-	DeleteRecordings(ctx context.Context, name string, d *Decision) (int, error)
+	DeleteRecordings(ctx context.Context, name string, d *audit.Decision) (int, error)
 
 	// SetVerification keeps v as the last verification of the version
 	// codeHash of name, in one write (a verification cut short keeps the
@@ -268,13 +269,13 @@ type CaptureInput struct {
 // reason ReasonCatalogueChanged. Nothing was written.
 func CatalogueChanged() error {
 	return fault.Errorf(fault.CodeConflict, "the catalogue changed while the capture was prepared; send it again").
-		WithDetails("reason", ReasonCatalogueChanged)
+		WithDetails("reason", audit.ReasonCatalogueChanged)
 }
 
 // IsCatalogueChanged reports whether err is CatalogueChanged.
 func IsCatalogueChanged(err error) bool {
 	var e *fault.Error
-	return errors.As(err, &e) && e.Code == fault.CodeConflict && e.Details["reason"] == ReasonCatalogueChanged
+	return errors.As(err, &e) && e.Code == fault.CodeConflict && e.Details["reason"] == audit.ReasonCatalogueChanged
 }
 
 // CauseInput names a cause in a capture.
@@ -340,7 +341,7 @@ type LiftInput struct {
 	// Revision, when set, is the catalogue revision the verification ran
 	// under: it must still be the stored one.
 	Revision string
-	Decision Decision
+	Decision audit.Decision
 }
 
 // ReasonNotDemoted is the conflict of lifting the demotion of a procedure
@@ -358,7 +359,7 @@ func NotDemoted(name string) error {
 // another catalogue (reason ReasonCatalogueChanged).
 func LiftOutdated(name string) error {
 	return fault.Errorf(fault.CodeConflict, "the verification of %s ran another version or under another catalogue than the current ones", name).
-		WithDetails("reason", ReasonCatalogueChanged)
+		WithDetails("reason", audit.ReasonCatalogueChanged)
 }
 
 // UseResult is what a use did.

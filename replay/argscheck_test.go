@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
@@ -43,7 +44,7 @@ func TestToolArgumentsCheckedAtCallTime(t *testing.T) {
 				t.Fatalf("the literal over the schema's maximum was lifted: %v", bad.Parameters)
 			}
 			for i := 0; i < procedures.DefaultDemoteAfter+1; i++ {
-				res, err := e.Invoke(replay.InvokeRequest{Name: bad.Name, Phase: procedures.PhaseAutomatic, Actor: "agent"})
+				res, err := e.Invoke(replay.InvokeRequest{Name: bad.Name, Phase: audit.PhaseAutomatic, Actor: "agent"})
 				if err != nil {
 					t.Fatalf("invoke: %v", err)
 				}
@@ -65,7 +66,7 @@ func TestToolArgumentsCheckedAtCallTime(t *testing.T) {
 				t.Fatalf("health %+v, demoted %v: a call refused for its arguments counts in no health", got.Health, got.Demoted)
 			}
 			for _, d := range e.Decisions(bad.Name) {
-				if d.Outcome != procedures.Allowed || d.Result != procedures.FailureInvalidArguments {
+				if d.Outcome != audit.Allowed || d.Result != procedures.FailureInvalidArguments {
 					t.Fatalf("audit record %+v, want allowed with result invalid_arguments", d)
 				}
 			}
@@ -76,7 +77,7 @@ func TestToolArgumentsCheckedAtCallTime(t *testing.T) {
 				t.Fatal(err)
 			}
 			good := co.Procedure
-			res := e.MustSucceed(replay.InvokeRequest{Name: good.Name, Phase: procedures.PhaseAutomatic, Actor: "agent"})
+			res := e.MustSucceed(replay.InvokeRequest{Name: good.Name, Phase: audit.PhaseAutomatic, Actor: "agent"})
 			if res.Decision.Result != procedures.ResultSucceeded || len(e.Upstream.Calls()) != 2 {
 				t.Fatalf("decision %+v, upstream %+v", res.Decision, e.Upstream.Calls())
 			}
@@ -97,7 +98,7 @@ func TestInvokeArgumentErrorsQuoteNoValue(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := e.Capture("return tools.get_jobs(task_id=task_id)")
-	_, err := e.Invoke(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 8675309}})
+	_, err := e.Invoke(replay.InvokeRequest{Name: p.Name, Phase: audit.PhaseAutomatic, Arguments: map[string]any{"task_id": 8675309}})
 	var fe *fault.Error
 	if fault.ErrorCode(err) != fault.CodeInvalidArguments || !errors.As(err, &fe) {
 		t.Fatalf("invoke: %v, want invalid_arguments", err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
 	"github.com/procgraph/procgraph/internal/telemetry"
@@ -266,7 +267,7 @@ func rawCalls(calls []PausedCall) []procedures.RecordedCall {
 // permits b with a verdict that lets no state-changing tool run, and
 // allowed permits too.
 func readOnlyOf(b *Block, allowed []string) []string {
-	ro := AllowSet(b.Analysis.Signature, b.Class, procedures.Verdict{Outcome: procedures.Allowed})
+	ro := AllowSet(b.Analysis.Signature, b.Class, procedures.Verdict{Outcome: audit.Allowed})
 	return slices.DeleteFunc(ro, func(n string) bool { return !slices.Contains(allowed, n) })
 }
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
 	"github.com/procgraph/procgraph/procedures"
@@ -126,15 +127,15 @@ func (a *atEnv) request(code, dialect string) replay.RunRequest {
 	if err != nil {
 		a.t.Fatal(err)
 	}
-	allowed := replay.AllowSet(b.Analysis.Signature, b.Class, procedures.Verdict{Outcome: procedures.Allowed, StateChanging: true})
-	d, err := a.r.Record(ctx, procedures.Decision{Kind: procedures.KindTurn, Procedure: b.Name, CodeHash: b.Analysis.CodeHash,
-		Phase: procedures.PhaseInteractive, Outcome: procedures.Allowed, Reason: procedures.ReasonOperatorApproved,
+	allowed := replay.AllowSet(b.Analysis.Signature, b.Class, procedures.Verdict{Outcome: audit.Allowed, StateChanging: true})
+	d, err := a.r.Record(ctx, audit.Decision{Kind: audit.KindTurn, Procedure: b.Name, CodeHash: b.Analysis.CodeHash,
+		Phase: audit.PhaseInteractive, Outcome: audit.Allowed, Reason: audit.ReasonOperatorApproved,
 		Actor: "agent", Session: "s", AllowedTools: allowed})
 	if err != nil {
 		a.t.Fatal(err)
 	}
 	return replay.RunRequest{Block: b, Decision: d, Allowed: allowed, UsageKey: procedures.UsageKey("s", ""), Pending: &replay.Pending{},
-		Request: replay.InvokeRequest{Name: b.Name, Phase: procedures.PhaseInteractive, SessionID: "s", Actor: "agent", ReviewedBy: "operator", ReviewerHasGrantScope: true}}
+		Request: replay.InvokeRequest{Name: b.Name, Phase: audit.PhaseInteractive, SessionID: "s", Actor: "agent", ReviewedBy: "operator", ReviewerHasGrantScope: true}}
 }
 
 // mustPause runs or resumes req and wants a pause.
@@ -362,7 +363,7 @@ func TestAtCallWithoutStateChange(t *testing.T) {
 		t.Fatalf("calls %+v, dispatched %v, decision result %q", res.Calls, res.Dispatched, out.Decision.Result)
 	}
 	ro := req
-	ro.Allowed = replay.AllowSet(req.Block.Analysis.Signature, req.Block.Class, procedures.Verdict{Outcome: procedures.Allowed})
+	ro.Allowed = replay.AllowSet(req.Block.Analysis.Signature, req.Block.Class, procedures.Verdict{Outcome: audit.Allowed})
 	auto, _ := a.r.RunBlock(ctx, ro)
 	if auto.Status != out.Status || !sameJSON(map[string]any{"r": auto.Result}, map[string]any{"r": out.Result}) {
 		t.Fatalf("at the call %+v, in the automatic phase's allow-set %+v", out, auto)

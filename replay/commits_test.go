@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/replay/replaytest"
@@ -28,8 +29,8 @@ func TestInvokeCommitsOnce(t *testing.T) {
 		commits int64
 		first   bool // the decision is stored before the first tool call
 	}{
-		{"read_only", ro, replay.InvokeRequest{Phase: procedures.PhaseAutomatic, SessionID: "s-1"}, 1, false},
-		{"state_changing", sc, replay.InvokeRequest{Phase: procedures.PhaseInteractive, SessionID: "s-1",
+		{"read_only", ro, replay.InvokeRequest{Phase: audit.PhaseAutomatic, SessionID: "s-1"}, 1, false},
+		{"state_changing", sc, replay.InvokeRequest{Phase: audit.PhaseInteractive, SessionID: "s-1",
 			ReviewedBy: "op", ReviewerHasGrantScope: true}, 2, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/replay/replaytest"
@@ -17,7 +18,7 @@ import (
 func TestRunsCountInHealth(t *testing.T) {
 	e := newEnv(t, sandbox.NewInProcess(), false)
 	p := e.Capture(replaytest.ReadOnlyCode)
-	req := replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 42}, SessionID: "s-1"}
+	req := replay.InvokeRequest{Name: p.Name, Phase: audit.PhaseAutomatic, Arguments: map[string]any{"task_id": 42}, SessionID: "s-1"}
 	e.MustSucceed(req)
 	e.Upstream.Fail = map[string]string{"fetch_logs": "upstream down"}
 	for range 2 {
@@ -47,8 +48,8 @@ func TestRunsCountInHealth(t *testing.T) {
 		t.Fatalf("descriptor: runs %d, success rate %v, description %q; want 3, 1/3, ending %q", d.Runs, d.SuccessRate, d.Description, note)
 	}
 	denied := e.Capture(replaytest.StateChangingCode)
-	e.MustDeny(replay.InvokeRequest{Name: denied.Name, Phase: procedures.PhaseAutomatic,
-		Arguments: map[string]any{"task_id": 1}}, procedures.ReasonStateChangingAuto)
+	e.MustDeny(replay.InvokeRequest{Name: denied.Name, Phase: audit.PhaseAutomatic,
+		Arguments: map[string]any{"task_id": 1}}, audit.ReasonStateChangingAuto)
 	if n := e.Get(denied.Name).Health.Runs; n != 0 {
 		t.Fatalf("a denied replay counted %d runs", n)
 	}

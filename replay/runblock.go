@@ -6,6 +6,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/internal/telemetry"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/sandbox"
@@ -28,7 +29,7 @@ func (r *Replayer) Logger() *zerolog.Logger { return &r.log }
 // Record records d through the service's Recorder (built, checked against
 // the audit rule, stored, counted) and logs it; nothing runs unless it
 // was stored.
-func (r *Replayer) Record(ctx context.Context, d procedures.Decision) (procedures.Decision, error) {
+func (r *Replayer) Record(ctx context.Context, d audit.Decision) (audit.Decision, error) {
 	return r.record(ctx, d)
 }
 
@@ -36,7 +37,7 @@ func (r *Replayer) Record(ctx context.Context, d procedures.Decision) (procedure
 // audit rule) and logs it, without storing it: a decision that need not be
 // durable before its run (procedures.Verdict.DurableFirst) is stored with
 // the run's result (RunRequest.Deferred, Pending).
-func (r *Replayer) Build(d procedures.Decision) (procedures.Decision, error) {
+func (r *Replayer) Build(d audit.Decision) (audit.Decision, error) {
 	return r.build(d)
 }
 
@@ -62,7 +63,7 @@ func (r *Replayer) Admit(ctx context.Context, actor string) (release func(), err
 // procedures must still match.
 type RunRequest struct {
 	Block    *Block
-	Decision procedures.Decision
+	Decision audit.Decision
 	Allowed  []string
 	Request  InvokeRequest
 	UsageKey string

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/replay/replaytest"
@@ -28,7 +29,7 @@ func TestVerifyAgainstRecordings(t *testing.T) {
 	if ans, err := rp.Verify(ctx, p.Name, "", "op"); err != nil || ans.Verification.Status != "none" || len(ans.Results) != 0 {
 		t.Fatalf("Verify without recordings = %+v, %v; want none", ans, err)
 	}
-	req := replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 42}, SessionID: "s"}
+	req := replay.InvokeRequest{Name: p.Name, Phase: audit.PhaseAutomatic, Arguments: map[string]any{"task_id": 42}, SessionID: "s"}
 	if res, err := rp.Invoke(ctx, req); err != nil || res.Status != replay.StatusSucceeded {
 		t.Fatalf("Invoke = %+v, %v", res, err)
 	}
@@ -194,7 +195,7 @@ func TestBackgroundVerificationTakesASpareSlot(t *testing.T) {
 	rp := replay.New(e.Service, sandbox.NewInProcess(), e.Upstream, replay.Options{RecordResponses: true, Admission: adm,
 		Limits: sandbox.Limits{Timeout: 20 * time.Second}})
 	p := e.Capture(replaytest.ReadOnlyCode)
-	if res, err := rp.Invoke(ctx, replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic,
+	if res, err := rp.Invoke(ctx, replay.InvokeRequest{Name: p.Name, Phase: audit.PhaseAutomatic,
 		Arguments: map[string]any{"task_id": 42}, SessionID: "s"}); err != nil || res.Status != replay.StatusSucceeded {
 		t.Fatalf("Invoke = %+v, %v", res, err)
 	}
@@ -255,7 +256,7 @@ func TestVerificationLiftsDemotion(t *testing.T) {
 	e := replaytest.New(t, sandbox.NewInProcess(), false)
 	rp := replay.New(e.Service, sandbox.NewInProcess(), e.Upstream, replay.Options{RecordResponses: true, Limits: sandbox.Limits{Timeout: 20 * time.Second}})
 	p := e.Capture(replaytest.ReadOnlyCode)
-	req := replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 42}, SessionID: "s"}
+	req := replay.InvokeRequest{Name: p.Name, Phase: audit.PhaseAutomatic, Arguments: map[string]any{"task_id": 42}, SessionID: "s"}
 	if res, err := rp.Invoke(ctx, req); err != nil || res.Status != replay.StatusSucceeded {
 		t.Fatalf("Invoke = %+v, %v", res, err)
 	}
@@ -284,9 +285,9 @@ func TestVerificationLiftsDemotion(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	health := func() []procedures.Decision {
+	health := func() []audit.Decision {
 		t.Helper()
-		ds, err := e.Service.Decisions(ctx, procedures.DecisionFilter{Procedure: p.Name, Kind: procedures.KindHealth})
+		ds, err := e.Service.Decisions(ctx, audit.DecisionFilter{Procedure: p.Name, Kind: audit.KindHealth})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -306,7 +307,7 @@ func TestVerificationLiftsDemotion(t *testing.T) {
 	if e.Get(p.Name).Demoted {
 		t.Fatal("a passed verification of the current version did not lift the demotion")
 	}
-	if ds := health(); len(ds) != 1 || ds[0].Reason != procedures.ReasonHealthRestored || ds[0].Actor != procedures.ActorProcgraph {
+	if ds := health(); len(ds) != 1 || ds[0].Reason != audit.ReasonHealthRestored || ds[0].Actor != audit.ActorProcgraph {
 		t.Fatalf("health decisions = %+v; want one health_restored by procgraph", ds)
 	}
 }

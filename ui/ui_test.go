@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -24,7 +25,7 @@ func TestAuditKinds(t *testing.T) {
 	for _, k := range strings.Split(string(m[1]), ",") {
 		kinds = append(kinds, strings.Trim(strings.TrimSpace(k), "'"))
 	}
-	if want := procedures.DecisionKindNames(); !slices.Equal(kinds, want) {
+	if want := audit.DecisionKindNames(); !slices.Equal(kinds, want) {
 		t.Fatalf("the audit page offers kinds %v, the API has %v", kinds, want)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -158,7 +159,7 @@ func captureTx(tx *bolt.Tx, in *procedures.CaptureInput) (procedures.CaptureResu
 		}
 	} else if !slices.Equal(rec.Signature, in.Signature) {
 		return res, fault.Errorf(fault.CodeConflict, "procedure %s is stored with signature %v, not %v", in.Name, rec.Signature, in.Signature).
-			WithDetails("reason", procedures.ReasonSignatureMismatch)
+			WithDetails("reason", audit.ReasonSignatureMismatch)
 	}
 
 	ver, err := versionOfProgram(tx, in)

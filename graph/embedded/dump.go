@@ -11,6 +11,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
@@ -54,7 +55,7 @@ func (s *Store) Dump(ctx context.Context, sink dump.Sink, opts dump.DumpOptions)
 			return err
 		}
 		err = tx.Bucket(bDecisions).ForEach(func(_, v []byte) error {
-			var d procedures.Decision
+			var d audit.Decision
 			if err := decode(v, &d, "decision"); err != nil {
 				return err
 			}
@@ -239,12 +240,12 @@ func onlyTokenDecisions(tx *bolt.Tx) (bool, error) {
 	c := tx.Bucket(bDecisions).Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
 		var d struct {
-			Kind procedures.DecisionKind `json:"kind"`
+			Kind audit.DecisionKind `json:"kind"`
 		}
 		if err := decode(v, &d, "decision"); err != nil {
 			return false, err
 		}
-		if d.Kind != procedures.KindToken {
+		if d.Kind != audit.KindToken {
 			return false, nil
 		}
 	}

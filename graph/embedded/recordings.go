@@ -9,6 +9,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
@@ -182,7 +183,7 @@ func (s *Store) Recordings(ctx context.Context, name, codeHash string, limit, of
 }
 
 // DeleteRecordings deletes recordings (see procedures.Store).
-func (s *Store) DeleteRecordings(ctx context.Context, name string, d *procedures.Decision) (int, error) {
+func (s *Store) DeleteRecordings(ctx context.Context, name string, d *audit.Decision) (int, error) {
 	if name != "" {
 		if err := checkPart("name", name); err != nil {
 			return 0, err

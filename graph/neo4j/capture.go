@@ -7,6 +7,7 @@ import (
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/search"
@@ -501,7 +502,7 @@ func invalid(field, format string, args ...any) error {
 // of another signature holds.
 func signatureMismatch(in procedures.CaptureInput) error {
 	return fault.Errorf(fault.CodeConflict, "procedure %s is stored with another signature than %v", in.Name, in.Signature).
-		WithDetails("reason", procedures.ReasonSignatureMismatch)
+		WithDetails("reason", audit.ReasonSignatureMismatch)
 }
 
 func notFound(name string) error {

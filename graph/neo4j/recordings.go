@@ -7,6 +7,7 @@ import (
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -62,7 +63,7 @@ func (s *Store) Recordings(ctx context.Context, name, codeHash string, limit, of
 }
 
 // DeleteRecordings deletes recordings (see procedures.Store).
-func (s *Store) DeleteRecordings(ctx context.Context, name string, d *procedures.Decision) (int, error) {
+func (s *Store) DeleteRecordings(ctx context.Context, name string, d *audit.Decision) (int, error) {
 	var dp map[string]any
 	if d != nil {
 		var err error

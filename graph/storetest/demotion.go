@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -51,7 +52,7 @@ func testDemotion(t *testing.T, newStore NewStore) {
 	lift := func(t *testing.T, s procedures.Store, in procedures.LiftInput, n int) (*procedures.Procedure, error) {
 		t.Helper()
 		in.Name = name
-		in.Decision = Decision(procedures.KindHealth, name, "h1", At(100+n))
+		in.Decision = Decision(audit.KindHealth, name, "h1", At(100+n))
 		return s.LiftDemotion(ctx, in)
 	}
 
@@ -143,7 +144,7 @@ func testDemotion(t *testing.T, newStore NewStore) {
 		if !MustGet(t, s, name).Demoted {
 			t.Fatal("a refused lifting lifted")
 		}
-		if ds := MustDecisions(t, s, procedures.DecisionFilter{Procedure: name}); len(ds) != 0 {
+		if ds := MustDecisions(t, s, audit.DecisionFilter{Procedure: name}); len(ds) != 0 {
 			t.Fatalf("refused liftings recorded %+v", ds)
 		}
 		p, err := lift(t, s, procedures.LiftInput{CodeHash: "h1", Revision: rev}, 2)
@@ -154,7 +155,7 @@ func testDemotion(t *testing.T, newStore NewStore) {
 			t.Errorf("after lifting: health %+v; want the streak from 0, the rest kept", h)
 		}
 		exposed(t, s, 1, "lifted")
-		if ds := MustDecisions(t, s, procedures.DecisionFilter{Procedure: name}); len(ds) != 1 || ds[0].Kind != procedures.KindHealth {
+		if ds := MustDecisions(t, s, audit.DecisionFilter{Procedure: name}); len(ds) != 1 || ds[0].Kind != audit.KindHealth {
 			t.Fatalf("lifting recorded %+v", ds)
 		}
 		for i := range 2 {
@@ -168,7 +169,7 @@ func testDemotion(t *testing.T, newStore NewStore) {
 		if p, err := lift(t, s, procedures.LiftInput{}, 3); err != nil || p.Demoted {
 			t.Fatalf("lifting without a version or revision: %+v, %v", p, err)
 		}
-		_, err = s.LiftDemotion(ctx, procedures.LiftInput{Name: "proc__missing", Decision: Decision(procedures.KindHealth, "proc__missing", "h1", At(120))})
+		_, err = s.LiftDemotion(ctx, procedures.LiftInput{Name: "proc__missing", Decision: Decision(audit.KindHealth, "proc__missing", "h1", At(120))})
 		RequireCode(t, err, fault.CodeNotFound)
 	})
 
@@ -196,7 +197,7 @@ func testDemotion(t *testing.T, newStore NewStore) {
 			fail(t, s, "", 3, i)
 		}
 		exposed(t, s, 0, "demoted")
-		p, err := s.Promote(ctx, name, "h2", Decision(procedures.KindPromote, name, "h2", At(30)))
+		p, err := s.Promote(ctx, name, "h2", Decision(audit.KindPromote, name, "h2", At(30)))
 		if err != nil {
 			t.Fatal(err)
 		}

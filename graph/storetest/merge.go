@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
@@ -30,7 +31,7 @@ func mergeCatalogue(tb testing.TB) *procedures.Catalogue {
 
 // fixedDecision is Decision with the id n: the same operation in two
 // stores writes the same record.
-func fixedDecision(kind procedures.DecisionKind, name, hash string, n int) procedures.Decision {
+func fixedDecision(kind audit.DecisionKind, name, hash string, n int) audit.Decision {
 	d := Decision(kind, name, hash, At(n))
 	d.ID = fmt.Sprintf("pgd_%032x", n)
 	return d
@@ -45,7 +46,7 @@ func mergeTurnAndPolicy(tb testing.TB, s procedures.Store, sess string, n int) {
 		return
 	}
 	ctx := context.Background()
-	r := gate.TurnRecord{Turn: gate.Turn{ID: "turn_" + sess, SessionID: sess, Phase: procedures.PhaseInteractive,
+	r := gate.TurnRecord{Turn: gate.Turn{ID: "turn_" + sess, SessionID: sess, Phase: audit.PhaseInteractive,
 		CodeHash: HashOf([]string{"kill_job"}, "hx"), Signature: []string{"kill_job"}, StateChangingTools: []string{"kill_job"}, Summary: "kill",
 		Status: gate.TurnPending, RequestedBy: "agent", RequestedAt: At(n), Deadline: At(n + 5000)},
 		Code: CodeOf([]string{"kill_job"}, "hx"), Dialect: "starlark"}
@@ -53,7 +54,7 @@ func mergeTurnAndPolicy(tb testing.TB, s procedures.Store, sess string, n int) {
 		tb.Fatalf("CreateApproval: %v", err)
 	}
 	p := gate.SessionPolicy{SessionID: sess, CodeHash: r.CodeHash, Policy: gate.ChoiceAutoRun, Summary: "s", SetBy: "carol", SetAt: At(n + 1), RequestedBy: "agent"}
-	if err := ts.PutPolicy(ctx, p, fixedDecision(procedures.KindInvoke, "", r.CodeHash, n+1)); err != nil {
+	if err := ts.PutPolicy(ctx, p, fixedDecision(audit.KindInvoke, "", r.CodeHash, n+1)); err != nil {
 		tb.Fatalf("PutPolicy: %v", err)
 	}
 }
@@ -85,10 +86,10 @@ func MergeTarget(tb testing.TB, s procedures.Store) {
 	MustRecordUse(tb, s, procedures.UseInput{Name: NameOf(mergeFetch...), UsageKey: "u1", Replay: true, At: At(5),
 		Run: &procedures.Run{Duration: 5 * time.Millisecond, At: At(5)}})
 	g := &procedures.Grant{Enabled: true, GrantedBy: "alice", GrantedAt: At(6), Reason: "safe"}
-	if _, err := s.SetGrant(ctx, NameOf(mergeFetch...), g, h3, nil, fixedDecision(procedures.KindGrant, NameOf(mergeFetch...), h3, 6)); err != nil {
+	if _, err := s.SetGrant(ctx, NameOf(mergeFetch...), g, h3, nil, fixedDecision(audit.KindGrant, NameOf(mergeFetch...), h3, 6)); err != nil {
 		tb.Fatalf("SetGrant: %v", err)
 	}
-	if err := s.AppendDecision(ctx, fixedDecision(procedures.KindInvoke, NameOf(mergeJobs...), HashOf(mergeJobs, "h1"), 7)); err != nil {
+	if err := s.AppendDecision(ctx, fixedDecision(audit.KindInvoke, NameOf(mergeJobs...), HashOf(mergeJobs, "h1"), 7)); err != nil {
 		tb.Fatalf("AppendDecision: %v", err)
 	}
 	mergeTurnAndPolicy(tb, s, "sess-b", 8)
@@ -114,7 +115,7 @@ func MergeSource(tb testing.TB, s procedures.Store) {
 	MustCapture(tb, s, WithCause(Real(mergeLogs, "h5", "k8", At(105)), "new cause", "fresh"))
 	h5, h6 := HashOf(mergeLogs, "h5"), HashOf(mergeKillOn, "h6")
 	g := &procedures.Grant{Enabled: true, GrantedBy: "bob", GrantedAt: At(106), Reason: "ok"}
-	if _, err := s.SetGrant(ctx, NameOf(mergeLogs...), g, h5, nil, fixedDecision(procedures.KindGrant, NameOf(mergeLogs...), h5, 106)); err != nil {
+	if _, err := s.SetGrant(ctx, NameOf(mergeLogs...), g, h5, nil, fixedDecision(audit.KindGrant, NameOf(mergeLogs...), h5, 106)); err != nil {
 		tb.Fatalf("SetGrant: %v", err)
 	}
 	for i, k := range []string{"u2", "u2", "u3"} {
@@ -123,10 +124,10 @@ func MergeSource(tb testing.TB, s procedures.Store) {
 	}
 	MustCapture(tb, s, Real(mergeKillOn, "h6", "k9", At(110)))
 	r := &procedures.Retirement{RetiredBy: "bob", RetiredAt: At(111), Reason: "old"}
-	if _, err := s.SetRetired(ctx, NameOf(mergeKillOn...), r, fixedDecision(procedures.KindRetire, NameOf(mergeKillOn...), h6, 111)); err != nil {
+	if _, err := s.SetRetired(ctx, NameOf(mergeKillOn...), r, fixedDecision(audit.KindRetire, NameOf(mergeKillOn...), h6, 111)); err != nil {
 		tb.Fatalf("SetRetired: %v", err)
 	}
-	if err := s.AppendDecision(ctx, fixedDecision(procedures.KindInvoke, NameOf(mergeJobs...), HashOf(mergeJobs, "h1b"), 112)); err != nil {
+	if err := s.AppendDecision(ctx, fixedDecision(audit.KindInvoke, NameOf(mergeJobs...), HashOf(mergeJobs, "h1b"), 112)); err != nil {
 		tb.Fatalf("AppendDecision: %v", err)
 	}
 	mergeTurnAndPolicy(tb, s, "sess-a", 113)
@@ -233,14 +234,14 @@ func testMergeKeeps(t *testing.T, from, to NewStore) {
 	MustCapture(t, src, Real(mergeJobs, "h1", "k1", At(100)))
 	MustCapture(t, src, Real(mergeJobs, "h2", "k2", At(101)))
 	h1, h2 := HashOf(mergeJobs, "h1"), HashOf(mergeJobs, "h2")
-	if _, err := src.Promote(ctx, name, h2, fixedDecision(procedures.KindPromote, name, h2, 102)); err != nil {
+	if _, err := src.Promote(ctx, name, h2, fixedDecision(audit.KindPromote, name, h2, 102)); err != nil {
 		t.Fatalf("Promote: %v", err)
 	}
 	g := &procedures.Grant{Enabled: true, GrantedBy: "mallory", GrantedAt: At(103), Reason: "r"}
-	if _, err := src.SetGrant(ctx, name, g, h2, nil, fixedDecision(procedures.KindGrant, name, h2, 103)); err != nil {
+	if _, err := src.SetGrant(ctx, name, g, h2, nil, fixedDecision(audit.KindGrant, name, h2, 103)); err != nil {
 		t.Fatalf("SetGrant: %v", err)
 	}
-	if _, err := src.SetRetired(ctx, name, &procedures.Retirement{RetiredBy: "m", RetiredAt: At(104)}, fixedDecision(procedures.KindRetire, name, h2, 104)); err != nil {
+	if _, err := src.SetRetired(ctx, name, &procedures.Retirement{RetiredBy: "m", RetiredAt: At(104)}, fixedDecision(audit.KindRetire, name, h2, 104)); err != nil {
 		t.Fatalf("SetRetired: %v", err)
 	}
 	mergeTurnAndPolicy(t, src, "sess-b", 200) // same turn id and policy key as the target's, other times

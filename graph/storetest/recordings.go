@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -251,8 +252,8 @@ func testRecordings(t *testing.T, newStore NewStore) {
 		in := replay(r, 3)
 		in.Name = other
 		MustRecordUse(t, s, in)
-		d := Decision(procedures.KindRecordings, name, "", At(4))
-		d.Reason = procedures.ReasonRecordingsPurged
+		d := Decision(audit.KindRecordings, name, "", At(4))
+		d.Reason = audit.ReasonRecordingsPurged
 		n, err := s.DeleteRecordings(ctx, name, &d)
 		if err != nil || n != 2 {
 			t.Fatalf("DeleteRecordings(%s) = %d, %v; want 2", name, n, err)
@@ -260,7 +261,7 @@ func testRecordings(t *testing.T, newStore NewStore) {
 		if rs := mustRecordings(t, s, name); len(rs) != 0 {
 			t.Errorf("left %+v", rs)
 		}
-		if ds := MustDecisions(t, s, procedures.DecisionFilter{Procedure: name, Kind: procedures.KindRecordings}); len(ds) != 1 {
+		if ds := MustDecisions(t, s, audit.DecisionFilter{Procedure: name, Kind: audit.KindRecordings}); len(ds) != 1 {
 			t.Errorf("purge decisions = %+v, want one", ds)
 		}
 		if rs := mustRecordings(t, s, other); len(rs) != 1 {

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
@@ -19,15 +20,15 @@ func testRecordRun(t *testing.T, newStore NewStore) {
 	t.Run("records results and uses in one write", func(t *testing.T) {
 		s := newStore(t)
 		MustCapture(t, s, In(sigAB, "h1", "k1", At(0)))
-		before := Decision(procedures.KindTurn, name, "h1", At(1))
+		before := Decision(audit.KindTurn, name, "h1", At(1))
 		if err := s.AppendDecision(ctx, before); err != nil {
 			t.Fatal(err)
 		}
-		with := Decision(procedures.KindInvoke, name, "h1", At(2))
+		with := Decision(audit.KindInvoke, name, "h1", At(2))
 		with.Result = procedures.ResultSucceeded
 		run := &procedures.Run{At: At(3)}
 		rr := procedures.RunRecord{
-			Decisions: []procedures.Decision{with},
+			Decisions: []audit.Decision{with},
 			Results:   []procedures.DecisionResult{{ID: before.ID, Result: procedures.FailureToolError}},
 			Uses: []procedures.UseInput{
 				{Name: "proc__missing", UsageKey: "k2", At: At(3), Run: run},
@@ -47,7 +48,7 @@ func testRecordRun(t *testing.T, newStore NewStore) {
 			t.Fatalf("RecordRun again: %v", err)
 		}
 		got := map[string]string{}
-		for _, d := range MustDecisions(t, s, procedures.DecisionFilter{}) {
+		for _, d := range MustDecisions(t, s, audit.DecisionFilter{}) {
 			got[d.ID] = d.Result
 		}
 		requireEqual(t, "results", got, map[string]string{before.ID: procedures.FailureToolError, with.ID: procedures.ResultSucceeded})
@@ -59,14 +60,14 @@ func testRecordRun(t *testing.T, newStore NewStore) {
 	t.Run("a refused part writes nothing", func(t *testing.T) {
 		s := newStore(t)
 		MustCapture(t, s, In(sigAB, "h1", "k1", At(0)))
-		stored := Decision(procedures.KindInvoke, name, "h1", At(1))
+		stored := Decision(audit.KindInvoke, name, "h1", At(1))
 		if err := s.AppendDecision(ctx, stored); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.SetDecisionResult(ctx, stored.ID, procedures.ResultSucceeded); err != nil {
 			t.Fatal(err)
 		}
-		with := Decision(procedures.KindInvoke, name, "h1", At(2))
+		with := Decision(audit.KindInvoke, name, "h1", At(2))
 		with.Result = procedures.ResultSucceeded
 		use := procedures.UseInput{Name: name, UsageKey: "k2", Replay: true, At: At(3), Run: &procedures.Run{At: At(3)}}
 		for _, c := range []struct {
@@ -74,17 +75,17 @@ func testRecordRun(t *testing.T, newStore NewStore) {
 			rr   procedures.RunRecord
 			code fault.Code
 		}{
-			{"another result", procedures.RunRecord{Decisions: []procedures.Decision{with}, Uses: []procedures.UseInput{use},
+			{"another result", procedures.RunRecord{Decisions: []audit.Decision{with}, Uses: []procedures.UseInput{use},
 				Results: []procedures.DecisionResult{{ID: stored.ID, Result: procedures.FailureToolError}}}, fault.CodeConflict},
-			{"an unknown record", procedures.RunRecord{Decisions: []procedures.Decision{with}, Uses: []procedures.UseInput{use},
-				Results: []procedures.DecisionResult{{ID: procedures.NewDecisionID(At(4)), Result: procedures.ResultSucceeded}}}, fault.CodeNotFound},
-			{"a value for a result", procedures.RunRecord{Decisions: []procedures.Decision{with}, Uses: []procedures.UseInput{use},
+			{"an unknown record", procedures.RunRecord{Decisions: []audit.Decision{with}, Uses: []procedures.UseInput{use},
+				Results: []procedures.DecisionResult{{ID: audit.NewDecisionID(At(4)), Result: procedures.ResultSucceeded}}}, fault.CodeNotFound},
+			{"a value for a result", procedures.RunRecord{Decisions: []audit.Decision{with}, Uses: []procedures.UseInput{use},
 				Results: []procedures.DecisionResult{{ID: stored.ID, Result: "task_id=7"}}}, fault.CodeInvalid},
 		} {
 			t.Run(c.name, func(t *testing.T) {
 				_, err := s.RecordRun(ctx, c.rr)
 				RequireCode(t, err, c.code)
-				if ds := MustDecisions(t, s, procedures.DecisionFilter{}); len(ds) != 1 || ds[0].Result != procedures.ResultSucceeded {
+				if ds := MustDecisions(t, s, audit.DecisionFilter{}); len(ds) != 1 || ds[0].Result != procedures.ResultSucceeded {
 					t.Fatalf("records %+v, want the one stored before", ds)
 				}
 				if p := MustGet(t, s, name); p.UseCount != 0 || p.Health.Runs != 0 {
@@ -116,7 +117,7 @@ func testRecordRun(t *testing.T, newStore NewStore) {
 				ts := turnStore(t, s)
 				r := PendingTurn("s1", At(0), time.Minute)
 				MustCreateApproval(t, ts, r, 4, At(0))
-				claim := Decision(procedures.KindTurn, "proc__kill_job", r.CodeHash, At(1))
+				claim := Decision(audit.KindTurn, "proc__kill_job", r.CodeHash, At(1))
 				prev := gate.TurnPending
 				for _, st := range []gate.TurnStatus{gate.TurnApproved, gate.TurnRunning, c.from} {
 					if st == prev {
@@ -124,7 +125,7 @@ func testRecordRun(t *testing.T, newStore NewStore) {
 					}
 					next := r
 					next.Status = st
-					var ds []procedures.Decision
+					var ds []audit.Decision
 					if st == gate.TurnRunning {
 						ds = append(ds, claim)
 					}
@@ -145,7 +146,7 @@ func testRecordRun(t *testing.T, newStore NewStore) {
 				if cur, err := ts.GetApproval(ctx, r.ID); err != nil || cur.Status != c.want {
 					t.Fatalf("stored %+v, %v; want %s", cur, err, c.want)
 				}
-				ds := MustDecisions(t, s, procedures.DecisionFilter{})
+				ds := MustDecisions(t, s, audit.DecisionFilter{})
 				if len(ds) != 1 || ds[0].Result != c.results {
 					t.Fatalf("records %+v, want the claim's with result %q", ds, c.results)
 				}
