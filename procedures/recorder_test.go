@@ -221,8 +221,8 @@ func mustBuildable(t *testing.T, d audit.Decision) audit.Decision {
 // it: it must not become a way to record values.
 func TestDecisionHoldsNoValues(t *testing.T) {
 	want := map[string]string{
-		"ID": "string", "Kind": "procedures.DecisionKind", "Procedure": "string", "CodeHash": "string",
-		"Phase": "procedures.Phase", "Outcome": "procedures.Outcome", "Reason": "string", "Actor": "string",
+		"ID": "string", "Kind": "audit.DecisionKind", "Procedure": "string", "CodeHash": "string",
+		"Phase": "audit.Phase", "Outcome": "audit.Outcome", "Reason": "string", "Actor": "string",
 		"AllowedTools": "[]string", "At": "time.Time", "Note": "string", "Suggestion": "string", "Session": "string",
 		"Result": "string",
 	}
