@@ -13,6 +13,7 @@ import (
 
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/auth"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -127,7 +128,7 @@ func TestRouteScopes(t *testing.T) {
 	// Demoted by two callers' failures, so that an admin has a demotion to lift.
 	for i, caller := range []string{"a", "b"} {
 		if _, err := e.store.RecordUse(ctx, procedures.UseInput{Name: name, UsageKey: "k", At: time.Now(), DemoteAfter: 2,
-			Run: &procedures.Run{Failure: procedures.FailureToolError, At: time.Now(), Caller: caller}}); err != nil {
+			Run: &health.Run{Failure: health.FailureToolError, At: time.Now(), Caller: caller}}); err != nil {
 			t.Fatal(err)
 		}
 		if p, _ := e.svc.Get(ctx, name); p.Demoted != (i == 1) {

@@ -18,6 +18,7 @@ import (
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/search"
 	"github.com/procgraph/procgraph/signature"
@@ -27,8 +28,8 @@ import (
 // tool error.
 func validHealth() *dump.HealthRecord {
 	at := time.Date(2026, 1, 2, 3, 4, 6, 0, time.UTC)
-	h := procedures.Health{}.Add(procedures.Run{Duration: 3 * time.Millisecond, At: at})
-	return dump.HealthRecordOf(h.Add(procedures.Run{Failure: procedures.FailureToolError, Duration: time.Second, At: at.Add(time.Second)}))
+	h := health.Health{}.Add(health.Run{Duration: 3 * time.Millisecond, At: at})
+	return dump.HealthRecordOf(h.Add(health.Run{Failure: health.FailureToolError, Duration: time.Second, At: at.Add(time.Second)}))
 }
 
 // streakJSON is how validHealth's JSON carries its demotion streak.
@@ -130,7 +131,7 @@ func TestDumpFormats(t *testing.T) {
 	if err != nil || !slices.Equal(recs[2].Procedure.SearchParts, []string{"get_jobs", "get jobs", "slow"}) {
 		t.Fatalf("format 3 search parts = %v, %v", recs, err)
 	}
-	if h := recs[3].Version.Health.Health(); h.Runs != 2 || h.Failures[procedures.FailureToolError] != 1 || h.Percentile(0.5) == nil ||
+	if h := recs[3].Version.Health.Health(); h.Runs != 2 || h.Failures[health.FailureToolError] != 1 || h.Percentile(0.5) == nil ||
 		h.DemotionStreak != 1 || h.StreakCallerCount() != 1 {
 		t.Errorf("format 3 health = %+v", h)
 	}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/gate"
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/replay/replaytest"
 	"github.com/procgraph/procgraph/sandbox"
@@ -41,7 +41,7 @@ func TestAutomaticTurnCommitsOnce(t *testing.T) {
 		t.Fatalf("%d records stored while the turn ran, want 0 (stored with its run)", seen)
 	}
 	ds, err := e.Service.Decisions(ctx, audit.DecisionFilter{Kind: audit.KindTurn})
-	if err != nil || len(ds) != 1 || ds[0].ID != ans.Decision.ID || ds[0].Result != procedures.ResultSucceeded {
+	if err != nil || len(ds) != 1 || ds[0].ID != ans.Decision.ID || ds[0].Result != health.ResultSucceeded {
 		t.Fatalf("turn records %+v, %v", ds, err)
 	}
 	if got := e.Get(p.Name); got.Health.Runs != 1 {
@@ -88,7 +88,7 @@ func TestApprovedTurnClaimIsDurableFirst(t *testing.T) {
 		t.Fatalf("while it ran: turn %s, records %+v; want running and its decision stored", status, approved)
 	}
 	ds, err := e.Service.Decisions(ctx, audit.DecisionFilter{Kind: audit.KindTurn, Outcome: audit.Allowed})
-	if err != nil || len(ds) != 1 || ds[0].Result != procedures.ResultSucceeded {
+	if err != nil || len(ds) != 1 || ds[0].Result != health.ResultSucceeded {
 		t.Fatalf("records %+v, %v", ds, err)
 	}
 }

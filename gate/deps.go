@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/signature"
 )
@@ -38,7 +39,7 @@ type DecideService interface {
 type RecordService interface {
 	Capture(ctx context.Context, req procedures.CaptureRequest) (procedures.CaptureOutcome, error)
 	SetAutoRun(ctx context.Context, r procedures.AutoRunRequest) (*procedures.Procedure, audit.Decision, error)
-	BlockUse(name, codeHash, usageKey string, run procedures.Run, k procedures.Kept) (procedures.UseInput, bool)
+	BlockUse(name, codeHash, usageKey string, run health.Run, k procedures.Kept) (procedures.UseInput, bool)
 	Recorder() *procedures.Recorder
 	Changes() *procedures.Feed
 }

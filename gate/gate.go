@@ -13,6 +13,7 @@ import (
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/internal/cache"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
 	"github.com/procgraph/procgraph/procedures"
@@ -516,7 +517,7 @@ func turnDenied(d audit.Decision) error {
 // health, and its tool calls as answered when it succeeded and recordings
 // are kept (replay.Replayer.RunBlock).
 type ranBlock struct {
-	run   procedures.Run
+	run   health.Run
 	calls []procedures.RecordedCall
 	// pending is what the run leaves to commit (replay.Pending): count
 	// adds the turn's use and commits it.
@@ -537,7 +538,7 @@ func (g *Gate) execute(ctx context.Context, t Turn, b *replay.Block, d audit.Dec
 		t.Status = TurnFailed
 	}
 	g.r.Logger().Info().Str("turn", t.ID).Str("decision", d.ID).Str("code_hash", t.CodeHash).Str("status", out.Status).Msg("turn run")
-	run := procedures.Run{Failure: replay.FailureClass(out.Error), Duration: g.r.Now().Sub(started), Caller: t.RequestedBy}
+	run := health.Run{Failure: replay.FailureClass(out.Error), Duration: g.r.Now().Sub(started), Caller: t.RequestedBy}
 	return &TurnAnswer{InvokeResult: out, Turn: t}, ranBlock{run: run, calls: calls, pending: pending}
 }
 

@@ -6,7 +6,7 @@ import (
 
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/gate"
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/replay/replaytest"
 	"github.com/procgraph/procgraph/sandbox"
 )
@@ -41,7 +41,7 @@ func TestTurnsCountInTheirVersionsHealth(t *testing.T) {
 	}
 	got := e.Get(p.Name)
 	h := got.Health
-	if h.Runs != 2 || h.Succeeded != 1 || h.Failures[procedures.FailureToolError] != 1 {
+	if h.Runs != 2 || h.Succeeded != 1 || h.Failures[health.FailureToolError] != 1 {
 		t.Fatalf("health %+v, want the two turns of its code: a success and a tool error", h)
 	}
 	if got.UseCount != p.UseCount || got.Frequency != p.Frequency {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/internal/fields"
 )
 
@@ -74,7 +75,7 @@ func CheckAudit(d audit.Decision) error {
 		return auditBug("the id is not a decision id")
 	case d.Procedure != "" && !isName(d.Procedure):
 		return auditBug("the procedure is not a name")
-	case d.Result != "" && !slices.Contains(RunResults, d.Result):
+	case d.Result != "" && !slices.Contains(health.RunResults, d.Result):
 		return auditBug("result %q is not a run's result", d.Result)
 	}
 	for _, t := range d.AllowedTools {

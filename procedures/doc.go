@@ -14,7 +14,8 @@
 //     prepared-block type, replay.Block, holds; the turn domain and its
 //     TurnStore are package gate's);
 //   - the audit rule and the Recorder: audit.go, recorder.go (the record
-//     and its vocabulary are package audit's);
+//     and its vocabulary are package audit's); a version's health and
+//     the demotion rule are package health's;
 //   - the change Feed and other instances' changes: feed.go, remote.go.
 //
 // What is not the domain lives beside it: the turn gate in package gate,

@@ -1,6 +1,10 @@
 package procedures
 
-import "time"
+import (
+	"time"
+
+	"github.com/procgraph/procgraph/health"
+)
 
 // Status is the outcome a capture reported for its code.
 type Status string
@@ -102,7 +106,7 @@ type Procedure struct {
 	Stale bool    `json:"stale"`
 	Drift []Drift `json:"drift"`
 	// Health is the current version's.
-	Health Health `json:"health"`
+	Health health.Health `json:"health"`
 	// Verification is the current version's last verification (nil: never).
 	Verification *Verification `json:"verification"`
 	// Demoted is whether the current version's failures demoted the
@@ -186,7 +190,7 @@ type Version struct {
 	Stale bool    `json:"stale"`
 	Drift []Drift `json:"drift"`
 	// Health is how the version's runs went.
-	Health Health `json:"health"`
+	Health health.Health `json:"health"`
 	// Verification is its last verification against its recordings (nil:
 	// never verified).
 	Verification *Verification `json:"verification"`

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/health"
 )
 
 // DecisionCounter counts decision records, by kind, outcome and reason
@@ -101,7 +102,7 @@ type DecisionResulter interface {
 // RunResults, checked here. An offline recorder, or a store that keeps no
 // results, stores nothing. It returns d with Result set.
 func (r *Recorder) SetResult(ctx context.Context, d audit.Decision, failure string) (audit.Decision, error) {
-	d.Result = ResultOf(failure)
+	d.Result = health.ResultOf(failure)
 	if err := CheckAudit(d); err != nil {
 		return d, err
 	}

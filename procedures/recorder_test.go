@@ -12,6 +12,7 @@ import (
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/graph/embedded"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/metrics"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -170,7 +171,7 @@ func TestRecorderEnforcesTheAuditRule(t *testing.T) {
 		{"a note that is not UTF-8", func(d *audit.Decision) { d.Note = "\xff" }, fault.CodeInvalid},
 		{"a value as the result", func(d *audit.Decision) { d.Result = "task_id=99999" }, fault.CodeInternal},
 		{"an unknown result", func(d *audit.Decision) { d.Result = "partly" }, fault.CodeInternal},
-		{"a run's result", func(d *audit.Decision) { d.Result = procedures.FailureInvalidArguments }, ""},
+		{"a run's result", func(d *audit.Decision) { d.Result = health.FailureInvalidArguments }, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

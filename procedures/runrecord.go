@@ -5,6 +5,7 @@ import (
 
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/health"
 )
 
 // DecisionResult is the result (one of RunResults) of the run the audit
@@ -41,12 +42,12 @@ func (rr *RunRecord) Empty() bool {
 // record's, is one of RunResults: fault.CodeInvalid otherwise.
 func (rr *RunRecord) CheckResults() error {
 	for _, r := range rr.Results {
-		if !slices.Contains(RunResults, r.Result) {
+		if !slices.Contains(health.RunResults, r.Result) {
 			return fault.Errorf(fault.CodeInvalid, "result %q is not a run's result", r.Result).WithDetails("field", "result")
 		}
 	}
 	for _, d := range rr.Decisions {
-		if !slices.Contains(RunResults, d.Result) {
+		if !slices.Contains(health.RunResults, d.Result) {
 			return fault.Errorf(fault.CodeInvalid, "the record %s stored with its run has no run's result", d.ID).WithDetails("field", "result")
 		}
 	}

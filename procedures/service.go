@@ -11,6 +11,7 @@ import (
 
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/health"
 )
 
 // Options configure a Service.
@@ -228,7 +229,7 @@ func (s *Service) Decisions(ctx context.Context, f audit.DecisionFilter) ([]audi
 // health (run; nil counts none): a successful one is also a replay under
 // usageKey, linking cause when set; a failed one counts in the health
 // only (UseInput).
-func (s *Service) RecordRun(ctx context.Context, name, codeHash, usageKey, cause string, run *Run) error {
+func (s *Service) RecordRun(ctx context.Context, name, codeHash, usageKey, cause string, run *health.Run) error {
 	return s.RecordRunWith(ctx, name, codeHash, usageKey, cause, run, Kept{})
 }
 
@@ -243,7 +244,7 @@ type Kept struct {
 // RecordRunWith is RecordRun keeping what k holds with a successful run,
 // in the same write. A run that failed under a class that does not count
 // in the health (CountsInHealth) counts nothing at all.
-func (s *Service) RecordRunWith(ctx context.Context, name, codeHash, usageKey, cause string, run *Run, k Kept) error {
+func (s *Service) RecordRunWith(ctx context.Context, name, codeHash, usageKey, cause string, run *health.Run, k Kept) error {
 	in, ok := s.RunUse(name, codeHash, usageKey, cause, run, k)
 	if !ok {
 		return nil
@@ -258,8 +259,8 @@ func (s *Service) RecordRunWith(ctx context.Context, name, codeHash, usageKey, c
 // only (UseInput). It reports false when the run counts nothing: one that
 // failed under a class that does not count in the health
 // (CountsInHealth).
-func (s *Service) RunUse(name, codeHash, usageKey, cause string, run *Run, k Kept) (UseInput, bool) {
-	if run != nil && !CountsInHealth(run.Failure) {
+func (s *Service) RunUse(name, codeHash, usageKey, cause string, run *health.Run, k Kept) (UseInput, bool) {
+	if run != nil && !health.CountsInHealth(run.Failure) {
 		return UseInput{}, false
 	}
 	in := UseInput{Name: name, CodeHash: codeHash, UsageKey: usageKey, Cause: cause, Replay: true, At: s.now()}
@@ -293,7 +294,7 @@ func (k Kept) keep(in *UseInput) {
 // codeHash of the procedure name, when there is one, keeping what k holds
 // when it succeeded; nothing when there is none, or when the run failed
 // under a class that does not count in the health (CountsInHealth).
-func (s *Service) RecordBlockRun(ctx context.Context, name, codeHash, usageKey string, run Run, k Kept) error {
+func (s *Service) RecordBlockRun(ctx context.Context, name, codeHash, usageKey string, run health.Run, k Kept) error {
 	in, ok := s.BlockUse(name, codeHash, usageKey, run, k)
 	if !ok {
 		return nil
@@ -307,8 +308,8 @@ func (s *Service) RecordBlockRun(ctx context.Context, name, codeHash, usageKey s
 
 // BlockUse is the use RecordBlockRun writes for a run of a block that is
 // not a replay (a turn), false when it counts nothing (CountsInHealth).
-func (s *Service) BlockUse(name, codeHash, usageKey string, run Run, k Kept) (UseInput, bool) {
-	if !CountsInHealth(run.Failure) {
+func (s *Service) BlockUse(name, codeHash, usageKey string, run health.Run, k Kept) (UseInput, bool) {
+	if !health.CountsInHealth(run.Failure) {
 		return UseInput{}, false
 	}
 	run.At = s.now()
@@ -378,7 +379,7 @@ func (s *Service) recordRun(ctx context.Context, in UseInput) error {
 // procedure (res.Demotion) and publishes the change (ChangeDemote);
 // nothing for any other use.
 func (s *Service) demoted(ctx context.Context, res UseResult) error {
-	if res.Demotion != DemotionDemoted || res.Procedure == nil {
+	if res.Demotion != health.DemotionDemoted || res.Procedure == nil {
 		return nil
 	}
 	p := res.Procedure

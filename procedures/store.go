@@ -7,6 +7,7 @@ import (
 
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/health"
 )
 
 // Store keeps the procedure graph: one interface per area, composed (as
@@ -311,7 +312,7 @@ type UseInput struct {
 	Cause    string
 	Replay   bool
 	At       time.Time
-	Run      *Run
+	Run      *health.Run
 	// DemoteAfter is the number of consecutive failures of the current
 	// version that demote the procedure (DemotedAfter; 0: never).
 	DemoteAfter int
@@ -367,7 +368,7 @@ type UseResult struct {
 	Procedure *Procedure
 	Counted   bool
 	// Demotion is what the run did to the procedure's demotion.
-	Demotion Demotion
+	Demotion health.Demotion
 }
 
 // Query selects procedures for Find. Empty fields match everything.

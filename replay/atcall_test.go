@@ -13,6 +13,7 @@ import (
 
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
@@ -340,7 +341,7 @@ func TestAtCallFailsAfterTheCall(t *testing.T) {
 	a.up.logsDown = true
 	a.up.mu.Unlock()
 	res, err := a.r.ResumeAtCall(ctx, req, p, p.Approval(false))
-	if err != nil || res.Pause != nil || res.Result == nil || res.Result.Status != replay.StatusFailed || res.Result.Decision.Result != procedures.FailureToolError {
+	if err != nil || res.Pause != nil || res.Result == nil || res.Result.Status != replay.StatusFailed || res.Result.Decision.Result != health.FailureToolError {
 		t.Fatalf("resume = %+v, %v; want a failed run", res, err)
 	}
 	a.wantSaw("get_jobs", "kill_job(202)", "fetch_logs")

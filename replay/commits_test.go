@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/replay/replaytest"
@@ -52,7 +53,7 @@ func TestInvokeCommitsOnce(t *testing.T) {
 				t.Fatalf("%d records stored when the first tool was called, want %d", seen, want)
 			}
 			ds := e.Decisions(c.p.Name)
-			if len(ds) != before+1 || ds[0].ID != res.Decision.ID || ds[0].Result != procedures.ResultSucceeded {
+			if len(ds) != before+1 || ds[0].ID != res.Decision.ID || ds[0].Result != health.ResultSucceeded {
 				t.Fatalf("records %+v, want %s with its result", ds, res.Decision.ID)
 			}
 			p := e.Get(c.p.Name)

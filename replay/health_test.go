@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/procgraph/procgraph/audit"
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/replay/replaytest"
 	"github.com/procgraph/procgraph/sandbox"
@@ -30,7 +30,7 @@ func TestRunsCountInHealth(t *testing.T) {
 	got := e.Get(p.Name)
 	h := got.Health
 	if h.Runs != 3 || h.Succeeded != 1 || h.Failed != 2 || h.ConsecutiveFailures != 2 ||
-		h.Failures[procedures.FailureToolError] != 2 || h.LastFailureClass != procedures.FailureToolError ||
+		h.Failures[health.FailureToolError] != 2 || h.LastFailureClass != health.FailureToolError ||
 		h.LastSuccessAt == nil || h.LastFailureAt == nil {
 		t.Fatalf("health after a success and two tool errors = %+v", h)
 	}
@@ -60,16 +60,16 @@ func TestFailureClass(t *testing.T) {
 		code sandbox.ErrorCode
 		want string
 	}{
-		{sandbox.ToolFailed, procedures.FailureToolError},
-		{sandbox.ToolRefused, procedures.FailureToolRefused},
-		{sandbox.Timeout, procedures.FailureTimeout},
-		{sandbox.UpstreamUnavailable, procedures.FailureUpstreamUnavailable},
-		{sandbox.InvalidArguments, procedures.FailureInvalidArguments},
-		{sandbox.StepLimit, procedures.FailureStepLimit},
-		{sandbox.CallLimit, procedures.FailureStepLimit},
-		{sandbox.MemoryLimit, procedures.FailureMemoryLimit},
-		{sandbox.RuntimeError, procedures.FailureInternal},
-		{"something new", procedures.FailureInternal},
+		{sandbox.ToolFailed, health.FailureToolError},
+		{sandbox.ToolRefused, health.FailureToolRefused},
+		{sandbox.Timeout, health.FailureTimeout},
+		{sandbox.UpstreamUnavailable, health.FailureUpstreamUnavailable},
+		{sandbox.InvalidArguments, health.FailureInvalidArguments},
+		{sandbox.StepLimit, health.FailureStepLimit},
+		{sandbox.CallLimit, health.FailureStepLimit},
+		{sandbox.MemoryLimit, health.FailureMemoryLimit},
+		{sandbox.RuntimeError, health.FailureInternal},
+		{"something new", health.FailureInternal},
 	} {
 		t.Run(string(tc.code), func(t *testing.T) {
 			if got := replay.FailureClass(&sandbox.Error{Code: tc.code}); got != tc.want {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/sandbox"
 )
@@ -27,7 +28,7 @@ type Pending struct {
 // its result among the results, one stored with it carries it. It returns
 // d with its result.
 func (p *Pending) result(d audit.Decision, stored bool, err *sandbox.Error) audit.Decision {
-	d.Result = procedures.ResultOf(FailureClass(err))
+	d.Result = health.ResultOf(FailureClass(err))
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if stored {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/internal/telemetry"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/sandbox"
@@ -95,7 +96,7 @@ type ReadService interface {
 // run's use and its one commit, decisions and their results, verifications, drift cleared, and the
 // change feed it watches.
 type RecordService interface {
-	RunUse(name, codeHash, usageKey, cause string, run *procedures.Run, k procedures.Kept) (procedures.UseInput, bool)
+	RunUse(name, codeHash, usageKey, cause string, run *health.Run, k procedures.Kept) (procedures.UseInput, bool)
 	CommitRunWith(ctx context.Context, rr procedures.RunRecord, write func(procedures.RunRecord) ([]procedures.UseResult, error)) (bool, error)
 	Recorder() *procedures.Recorder
 	SetVerification(ctx context.Context, name, codeHash string, v procedures.Verification) error
@@ -455,7 +456,7 @@ func (r *Replayer) replay(ctx context.Context, c *chain, name string, args map[s
 	// The run happened: count it in the version's health (and a success
 	// as a replay) even if the request's deadline or its caller is gone by
 	// now.
-	run := &procedures.Run{Failure: FailureClass(res.Err), Duration: r.now().Sub(start), Caller: c.req.Actor}
+	run := &health.Run{Failure: FailureClass(res.Err), Duration: r.now().Sub(start), Caller: c.req.Actor}
 	var kept procedures.Kept
 	if res.Err == nil {
 		kept = r.Kept(name, d.CodeHash, prep.b.Args, tc.recorded, res.Value)

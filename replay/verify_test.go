@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/replay/replaytest"
@@ -267,7 +268,7 @@ func TestVerificationLiftsDemotion(t *testing.T) {
 	rec := recs[0]
 	for _, caller := range []string{"a", "b"} {
 		if _, err := e.Store.RecordUse(ctx, procedures.UseInput{Name: p.Name, UsageKey: "k", At: time.Now(), DemoteAfter: 2,
-			Run: &procedures.Run{Failure: procedures.FailureToolError, At: time.Now(), Caller: caller}}); err != nil {
+			Run: &health.Run{Failure: health.FailureToolError, At: time.Now(), Caller: caller}}); err != nil {
 			t.Fatal(err)
 		}
 	}

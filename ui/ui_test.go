@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/procgraph/procgraph/audit"
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/health"
 )
 
 // TestAuditKinds: the audit page offers exactly the API's decision kinds
@@ -47,8 +47,8 @@ func TestUncountedClasses(t *testing.T) {
 		got = append(got, strings.Trim(strings.TrimSpace(c), "'"))
 	}
 	var want []string
-	for _, c := range procedures.FailureClasses {
-		if !procedures.CountsTowardDemotion(c) {
+	for _, c := range health.FailureClasses {
+		if !health.CountsTowardDemotion(c) {
 			want = append(want, c)
 		}
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/graph/embedded"
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/health"
 )
 
 // killed kills the server process at once (SIGKILL: nothing of it runs
@@ -47,8 +47,8 @@ func TestKilledAfterTheAnswerLosesNothing(t *testing.T) {
 	st := s.killed(t, data)
 
 	want := map[string]string{
-		inv["decision"].(map[string]any)["id"].(string):  procedures.ResultSucceeded,
-		turn["decision"].(map[string]any)["id"].(string): procedures.ResultSucceeded,
+		inv["decision"].(map[string]any)["id"].(string):  health.ResultSucceeded,
+		turn["decision"].(map[string]any)["id"].(string): health.ResultSucceeded,
 	}
 	ds, err := st.ListDecisions(ctx, audit.DecisionFilter{Procedure: readOnlyName})
 	if err != nil {
@@ -60,8 +60,8 @@ func TestKilledAfterTheAnswerLosesNothing(t *testing.T) {
 			got[d.ID] = d.Result
 		}
 	}
-	if len(got) != len(want) || got[inv["decision"].(map[string]any)["id"].(string)] != procedures.ResultSucceeded ||
-		got[turn["decision"].(map[string]any)["id"].(string)] != procedures.ResultSucceeded {
+	if len(got) != len(want) || got[inv["decision"].(map[string]any)["id"].(string)] != health.ResultSucceeded ||
+		got[turn["decision"].(map[string]any)["id"].(string)] != health.ResultSucceeded {
 		t.Fatalf("records after the kill: %v, want %v", got, want)
 	}
 	p, err := st.Get(ctx, readOnlyName)

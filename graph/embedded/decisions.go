@@ -10,6 +10,7 @@ import (
 
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -140,7 +141,7 @@ func (s *Store) AppendDecision(ctx context.Context, d audit.Decision) error {
 // SetDecisionResult records result as the result of the run the decision
 // id allowed, in its record (see procedures.Store).
 func (s *Store) SetDecisionResult(ctx context.Context, id, result string) error {
-	if !slices.Contains(procedures.RunResults, result) {
+	if !slices.Contains(health.RunResults, result) {
 		return invalid("result", "result %q is not a run's result", result)
 	}
 	return s.write(ctx, func(tx *bolt.Tx) error { return setResult(tx, id, result) })
@@ -444,7 +445,7 @@ func (s *Store) LiftDemotion(ctx context.Context, in procedures.LiftInput) (*pro
 		}
 		rec.Demoted = false
 		if cur.Health != nil {
-			cur.Health = procedures.StreakReset().Apply(cur.Health)
+			cur.Health = health.StreakReset().Apply(cur.Health)
 			if err := putHealth(tx, key(in.Name, rec.Current), cur.Health); err != nil {
 				return err
 			}

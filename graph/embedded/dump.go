@@ -15,6 +15,7 @@ import (
 	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -152,7 +153,7 @@ func dumpProcedure(tx *bolt.Tx, k, v []byte, sink dump.Sink, opts dump.DumpOptio
 			Procedure: name, CodeHash: r.CodeHash, Code: r.Code, Dialect: r.Dialect, Parameters: r.Parameters,
 			InputSchema: r.InputSchema, Opaque: r.Opaque, Warnings: r.Warnings, Summary: r.Summary, Metadata: r.Metadata,
 			CapturedAt: fromMs(r.CapturedAt), Frequency: r.Frequency, Status: r.Status,
-			Health: dump.HealthRecordOf(procedures.HealthOf(r.Health)), Baseline: r.Baseline,
+			Health: dump.HealthRecordOf(health.HealthOf(r.Health)), Baseline: r.Baseline,
 		}})
 	})
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/health"
 )
 
 // The audit log's page sizes: procedures'.
@@ -69,7 +69,7 @@ func decisionParams(d audit.Decision) (map[string]any, error) {
 // SetDecisionResult records result as the result of the run the decision
 // id allowed (decision_result.cypher; see procedures.Store).
 func (s *Store) SetDecisionResult(ctx context.Context, id, result string) error {
-	if !slices.Contains(procedures.RunResults, result) {
+	if !slices.Contains(health.RunResults, result) {
 		return invalid("result", "result %q is not a run's result", result)
 	}
 	recs, err := query(ctx, s, "set decision result", neo4j.AccessModeWrite, "decision_result", map[string]any{"id": id, "result": result})

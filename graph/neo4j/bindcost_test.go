@@ -7,6 +7,7 @@ import (
 
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/gate"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/replay/replaytest"
@@ -98,7 +99,7 @@ func TestRunIsOneStatement(t *testing.T) {
 	for _, d := range ds {
 		results[d.Kind] = d.Result
 	}
-	if results[audit.KindInvoke] != procedures.ResultSucceeded || results[audit.KindTurn] != procedures.ResultSucceeded {
+	if results[audit.KindInvoke] != health.ResultSucceeded || results[audit.KindTurn] != health.ResultSucceeded {
 		t.Fatalf("records %+v", ds)
 	}
 	p, err := svc.Get(ctx, out.Procedure.Name)

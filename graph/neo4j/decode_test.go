@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -76,7 +77,7 @@ func TestDecodeProcedure(t *testing.T) {
 		InputSchema: map[string]any{"type": "object"}, Status: "validated", Warnings: []procedures.Warning{},
 		Causes:       []procedures.CauseLink{{Name: "a", Frequency: 2}, {Name: "b", Frequency: 1}, {Name: "c", Frequency: 1}},
 		Baseline:     &procedures.Baseline{Tools: []procedures.ToolContract{}},
-		Health:       procedures.HealthOf([]int64{2, 1}),
+		Health:       health.HealthOf([]int64{2, 1}),
 		Demoted:      true,
 		Verification: &procedures.Verification{Status: "passed", At: at, CatalogueRevision: "r1", Recordings: 1, Passed: 1},
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/search"
 )
@@ -345,7 +346,7 @@ func (s *Store) reclassifyAll(ctx context.Context, stmt string) error {
 }
 
 // healthVector is h as a version node keeps it: null when it never ran.
-func healthVector(h procedures.Health) any {
+func healthVector(h health.Health) any {
 	if h.Runs == 0 {
 		return nil
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -61,7 +62,7 @@ func (s *Store) LiftDemotion(ctx context.Context, in procedures.LiftInput) (*pro
 	if err != nil {
 		return nil, err
 	}
-	reset := procedures.StreakReset()
+	reset := health.StreakReset()
 	params := map[string]any{"name": in.Name, "hash": nil,
 		"health": map[string]any{"keep": reset.Keep, "add": reset.Add, "floor": reset.Floor}}
 	if in.CodeHash != "" {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -106,25 +107,25 @@ func testDecisions(t *testing.T, newStore NewStore) {
 			}
 		}
 		for range 2 {
-			if err := s.SetDecisionResult(ctx, d.ID, procedures.FailureInvalidArguments); err != nil {
+			if err := s.SetDecisionResult(ctx, d.ID, health.FailureInvalidArguments); err != nil {
 				t.Fatalf("SetDecisionResult: %v", err)
 			}
 		}
-		RequireCode(t, s.SetDecisionResult(ctx, d.ID, procedures.ResultSucceeded), fault.CodeConflict)
-		RequireCode(t, s.SetDecisionResult(ctx, audit.NewDecisionID(At(2)), procedures.ResultSucceeded), fault.CodeNotFound)
+		RequireCode(t, s.SetDecisionResult(ctx, d.ID, health.ResultSucceeded), fault.CodeConflict)
+		RequireCode(t, s.SetDecisionResult(ctx, audit.NewDecisionID(At(2)), health.ResultSucceeded), fault.CodeNotFound)
 		RequireCode(t, s.SetDecisionResult(ctx, other.ID, "task_id=99999"), fault.CodeInvalid)
 		got := map[string]string{}
 		for _, x := range MustDecisions(t, s, audit.DecisionFilter{}) {
 			got[x.ID] = x.Result
 		}
-		requireEqual(t, "results", got, map[string]string{d.ID: procedures.FailureInvalidArguments, other.ID: ""})
+		requireEqual(t, "results", got, map[string]string{d.ID: health.FailureInvalidArguments, other.ID: ""})
 		// The record itself is as it was appended.
 		ds := MustDecisions(t, s, audit.DecisionFilter{Kind: audit.KindInvoke})
 		if len(ds) != 1 {
 			t.Fatalf("decisions %+v", ds)
 		}
 		want := d
-		want.Result = procedures.FailureInvalidArguments
+		want.Result = health.FailureInvalidArguments
 		RequireTime(t, "At", ds[0].At, want.At)
 		ds[0].At, want.At = time.Time{}, time.Time{}
 		requireEqual(t, "decision", ds[0], want)

@@ -17,6 +17,7 @@ import (
 	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/search"
 )
@@ -61,11 +62,11 @@ func FillScenarios(tb testing.TB, s procedures.Store) {
 	MustCapture(tb, s, callsKill)
 	for i, key := range []string{"u1", "u2", "u2"} {
 		MustRecordUse(tb, s, procedures.UseInput{Name: NameOf(jobs...), UsageKey: key, Cause: "stuck job", Replay: true, At: At(10 + i),
-			Run: &procedures.Run{Duration: time.Duration(1+40*i) * time.Millisecond, At: At(10 + i)}})
+			Run: &health.Run{Duration: time.Duration(1+40*i) * time.Millisecond, At: At(10 + i)}})
 	}
 	MustRecordUse(tb, s, procedures.UseInput{Name: NameOf(kill...), CodeHash: hk, UsageKey: "u3", At: At(14)})
 	MustRecordUse(tb, s, procedures.UseInput{Name: NameOf(kill...), CodeHash: hk, UsageKey: "u4", At: At(15),
-		Run: &procedures.Run{Failure: procedures.FailureTimeout, Duration: 20 * time.Second, At: At(15)}})
+		Run: &health.Run{Failure: health.FailureTimeout, Duration: 20 * time.Second, At: At(15)}})
 
 	name := NameOf(jobs...)
 	if _, err := s.Promote(ctx, name, h2, Decision(audit.KindPromote, name, h2, At(20))); err != nil {
@@ -97,7 +98,7 @@ func FillScenarios(tb testing.TB, s procedures.Store) {
 			tb.Fatalf("AppendDecision: %v", err)
 		}
 		// What happened to the runs of two of them (a dump carries it).
-		if result := map[int]string{1: procedures.ResultSucceeded, 2: procedures.FailureInvalidArguments}[i]; result != "" {
+		if result := map[int]string{1: health.ResultSucceeded, 2: health.FailureInvalidArguments}[i]; result != "" {
 			if err := s.SetDecisionResult(ctx, d.ID, result); err != nil {
 				tb.Fatalf("SetDecisionResult: %v", err)
 			}

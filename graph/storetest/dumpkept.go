@@ -12,6 +12,7 @@ import (
 
 	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -168,7 +169,7 @@ func recordingSource(tb testing.TB, s procedures.Store) {
 func recordRun(tb testing.TB, s procedures.Store, r *procedures.Recording, n, keep int) {
 	tb.Helper()
 	MustRecordUse(tb, s, procedures.UseInput{Name: r.Procedure, CodeHash: r.CodeHash, UsageKey: "r" + string(rune('a'+n)), Replay: true,
-		At: r.RecordedAt, Run: &procedures.Run{Duration: time.Millisecond, At: r.RecordedAt}, Recording: r, KeepRecordings: keep})
+		At: r.RecordedAt, Run: &health.Run{Duration: time.Millisecond, At: r.RecordedAt}, Recording: r, KeepRecordings: keep})
 }
 
 // recordingsOf is keptName's recordings as JSON (newest first).

@@ -13,6 +13,7 @@ import (
 	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -84,7 +85,7 @@ func MergeTarget(tb testing.TB, s procedures.Store) {
 	MustCapture(tb, s, WithCause(Real(mergeFetch, "h3", "k4", At(4)), "net", "network"))
 	h3 := HashOf(mergeFetch, "h3")
 	MustRecordUse(tb, s, procedures.UseInput{Name: NameOf(mergeFetch...), UsageKey: "u1", Replay: true, At: At(5),
-		Run: &procedures.Run{Duration: 5 * time.Millisecond, At: At(5)}})
+		Run: &health.Run{Duration: 5 * time.Millisecond, At: At(5)}})
 	g := &procedures.Grant{Enabled: true, GrantedBy: "alice", GrantedAt: At(6), Reason: "safe"}
 	if _, err := s.SetGrant(ctx, NameOf(mergeFetch...), g, h3, nil, fixedDecision(audit.KindGrant, NameOf(mergeFetch...), h3, 6)); err != nil {
 		tb.Fatalf("SetGrant: %v", err)
@@ -120,7 +121,7 @@ func MergeSource(tb testing.TB, s procedures.Store) {
 	}
 	for i, k := range []string{"u2", "u2", "u3"} {
 		MustRecordUse(tb, s, procedures.UseInput{Name: NameOf(mergeLogs...), UsageKey: k, Cause: "new cause", Replay: true, At: At(107 + i),
-			Run: &procedures.Run{Duration: time.Duration(i) * time.Second, At: At(107 + i)}})
+			Run: &health.Run{Duration: time.Duration(i) * time.Second, At: At(107 + i)}})
 	}
 	MustCapture(tb, s, Real(mergeKillOn, "h6", "k9", At(110)))
 	r := &procedures.Retirement{RetiredBy: "bob", RetiredAt: At(111), Reason: "old"}
@@ -249,7 +250,7 @@ func testMergeKeeps(t *testing.T, from, to NewStore) {
 	// ran three times, h2 once. A merge keeps the health of more runs.
 	for i, hash := range []string{h1, h1, h2, h2, h2} {
 		MustRecordUse(t, src, procedures.UseInput{Name: name, CodeHash: hash, UsageKey: "r", At: At(105 + i),
-			Run: &procedures.Run{Failure: procedures.FailureTimeout, Duration: time.Second, At: At(105 + i)}})
+			Run: &health.Run{Failure: health.FailureTimeout, Duration: time.Second, At: At(105 + i)}})
 	}
 	data := MustDump(t, src, "src")
 
@@ -258,7 +259,7 @@ func testMergeKeeps(t *testing.T, from, to NewStore) {
 	MustCapture(t, dst, Real(mergeJobs, "h2", "k2", At(39)))
 	for i, hash := range []string{h1, h1, h1, h2} {
 		MustRecordUse(t, dst, procedures.UseInput{Name: name, CodeHash: hash, UsageKey: "k1", At: At(40 + i),
-			Run: &procedures.Run{Duration: time.Millisecond, At: At(40 + i)}})
+			Run: &health.Run{Duration: time.Millisecond, At: At(40 + i)}})
 	}
 	sum := MustMerge(t, dst, data, 3)
 	if !sum.CatalogueKept || sum.TargetRevision != mergeCatalogue(t).Revision || sum.DumpRevision != cat.Revision {
@@ -277,7 +278,7 @@ func testMergeKeeps(t *testing.T, from, to NewStore) {
 	if h := p.Health; h.Runs != 3 || h.Succeeded != 3 {
 		t.Errorf("merged %s: h1's health %+v, want the target's 3 successes (more runs than the dump's 2)", name, h)
 	}
-	if v := MustVersion(t, dst, name, h2); v.Health.Runs != 3 || v.Health.Failures[procedures.FailureTimeout] != 3 {
+	if v := MustVersion(t, dst, name, h2); v.Health.Runs != 3 || v.Health.Failures[health.FailureTimeout] != 3 {
 		t.Errorf("merged %s: h2's health %+v, want the dump's three timeouts (more runs than the target's one)", name, v.Health)
 	}
 	if ts, ok := dst.(gate.TurnStore); ok {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -32,7 +33,7 @@ func testRecordings(t *testing.T, newStore NewStore) {
 	name := NameOf(sigAB...)
 	replay := func(r *procedures.Recording, keep int) procedures.UseInput {
 		return procedures.UseInput{Name: name, CodeHash: r.CodeHash, UsageKey: "k", Replay: true, At: r.RecordedAt,
-			Run: &procedures.Run{Duration: time.Millisecond, At: r.RecordedAt}, Recording: r, KeepRecordings: keep}
+			Run: &health.Run{Duration: time.Millisecond, At: r.RecordedAt}, Recording: r, KeepRecordings: keep}
 	}
 	setup := func(t *testing.T) procedures.Store {
 		s := newStore(t)
@@ -173,7 +174,7 @@ func testRecordings(t *testing.T, newStore NewStore) {
 			edit func(in *procedures.UseInput)
 		}{
 			{"with a failed run", func(in *procedures.UseInput) {
-				in.Replay, in.Run = false, &procedures.Run{Failure: procedures.FailureToolError, At: At(1)}
+				in.Replay, in.Run = false, &health.Run{Failure: health.FailureToolError, At: At(1)}
 			}},
 			{"with no run", func(in *procedures.UseInput) { in.Replay, in.Run = false, nil }},
 			{"no version named", func(in *procedures.UseInput) { in.CodeHash = "" }},

@@ -7,6 +7,7 @@ import (
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -25,11 +26,11 @@ func testRecordRun(t *testing.T, newStore NewStore) {
 			t.Fatal(err)
 		}
 		with := Decision(audit.KindInvoke, name, "h1", At(2))
-		with.Result = procedures.ResultSucceeded
-		run := &procedures.Run{At: At(3)}
+		with.Result = health.ResultSucceeded
+		run := &health.Run{At: At(3)}
 		rr := procedures.RunRecord{
 			Decisions: []audit.Decision{with},
-			Results:   []procedures.DecisionResult{{ID: before.ID, Result: procedures.FailureToolError}},
+			Results:   []procedures.DecisionResult{{ID: before.ID, Result: health.FailureToolError}},
 			Uses: []procedures.UseInput{
 				{Name: "proc__missing", UsageKey: "k2", At: At(3), Run: run},
 				{Name: name, UsageKey: "k2", Replay: true, At: At(3), Run: run},
@@ -51,7 +52,7 @@ func testRecordRun(t *testing.T, newStore NewStore) {
 		for _, d := range MustDecisions(t, s, audit.DecisionFilter{}) {
 			got[d.ID] = d.Result
 		}
-		requireEqual(t, "results", got, map[string]string{before.ID: procedures.FailureToolError, with.ID: procedures.ResultSucceeded})
+		requireEqual(t, "results", got, map[string]string{before.ID: health.FailureToolError, with.ID: health.ResultSucceeded})
 		if p := MustGet(t, s, name); p.UseCount != 1 || p.Frequency != 2 || p.Health.Runs != 1 {
 			t.Fatalf("use count %d frequency %d health %+v, want 1 2 one run", p.UseCount, p.Frequency, p.Health)
 		}
@@ -64,28 +65,28 @@ func testRecordRun(t *testing.T, newStore NewStore) {
 		if err := s.AppendDecision(ctx, stored); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.SetDecisionResult(ctx, stored.ID, procedures.ResultSucceeded); err != nil {
+		if err := s.SetDecisionResult(ctx, stored.ID, health.ResultSucceeded); err != nil {
 			t.Fatal(err)
 		}
 		with := Decision(audit.KindInvoke, name, "h1", At(2))
-		with.Result = procedures.ResultSucceeded
-		use := procedures.UseInput{Name: name, UsageKey: "k2", Replay: true, At: At(3), Run: &procedures.Run{At: At(3)}}
+		with.Result = health.ResultSucceeded
+		use := procedures.UseInput{Name: name, UsageKey: "k2", Replay: true, At: At(3), Run: &health.Run{At: At(3)}}
 		for _, c := range []struct {
 			name string
 			rr   procedures.RunRecord
 			code fault.Code
 		}{
 			{"another result", procedures.RunRecord{Decisions: []audit.Decision{with}, Uses: []procedures.UseInput{use},
-				Results: []procedures.DecisionResult{{ID: stored.ID, Result: procedures.FailureToolError}}}, fault.CodeConflict},
+				Results: []procedures.DecisionResult{{ID: stored.ID, Result: health.FailureToolError}}}, fault.CodeConflict},
 			{"an unknown record", procedures.RunRecord{Decisions: []audit.Decision{with}, Uses: []procedures.UseInput{use},
-				Results: []procedures.DecisionResult{{ID: audit.NewDecisionID(At(4)), Result: procedures.ResultSucceeded}}}, fault.CodeNotFound},
+				Results: []procedures.DecisionResult{{ID: audit.NewDecisionID(At(4)), Result: health.ResultSucceeded}}}, fault.CodeNotFound},
 			{"a value for a result", procedures.RunRecord{Decisions: []audit.Decision{with}, Uses: []procedures.UseInput{use},
 				Results: []procedures.DecisionResult{{ID: stored.ID, Result: "task_id=7"}}}, fault.CodeInvalid},
 		} {
 			t.Run(c.name, func(t *testing.T) {
 				_, err := s.RecordRun(ctx, c.rr)
 				RequireCode(t, err, c.code)
-				if ds := MustDecisions(t, s, audit.DecisionFilter{}); len(ds) != 1 || ds[0].Result != procedures.ResultSucceeded {
+				if ds := MustDecisions(t, s, audit.DecisionFilter{}); len(ds) != 1 || ds[0].Result != health.ResultSucceeded {
 					t.Fatalf("records %+v, want the one stored before", ds)
 				}
 				if p := MustGet(t, s, name); p.UseCount != 0 || p.Health.Runs != 0 {
@@ -108,8 +109,8 @@ func testRecordRun(t *testing.T, newStore NewStore) {
 			want    gate.TurnStatus
 			results string
 		}{
-			{"running", gate.TurnRunning, procedures.ResultSucceeded, true, "", gate.TurnSucceeded, procedures.ResultSucceeded},
-			{"ended as lost", gate.TurnFailed, procedures.ResultSucceeded, false, "", gate.TurnFailed, procedures.ResultSucceeded},
+			{"running", gate.TurnRunning, health.ResultSucceeded, true, "", gate.TurnSucceeded, health.ResultSucceeded},
+			{"ended as lost", gate.TurnFailed, health.ResultSucceeded, false, "", gate.TurnFailed, health.ResultSucceeded},
 			{"a value for a result", gate.TurnRunning, "id=secret-42", false, fault.CodeInvalid, gate.TurnRunning, ""},
 		} {
 			t.Run(c.name, func(t *testing.T) {
