@@ -7,6 +7,7 @@ import (
 
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/auth"
+	"github.com/procgraph/procgraph/changes"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
@@ -64,7 +65,7 @@ type GrantService interface {
 // feed and the recordings.
 type AuditService interface {
 	Decisions(ctx context.Context, f audit.DecisionFilter) ([]audit.Decision, error)
-	Changes() *procedures.Feed
+	Changes() *changes.Feed
 	Recordings(ctx context.Context, name, codeHash string, limit, offset int) ([]procedures.Recording, int, error)
 	PurgeRecordings(ctx context.Context, name, actor, reason string) (audit.Decision, int, error)
 }

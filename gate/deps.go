@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/changes"
 	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/signature"
@@ -41,7 +42,7 @@ type RecordService interface {
 	SetAutoRun(ctx context.Context, r procedures.AutoRunRequest) (*procedures.Procedure, audit.Decision, error)
 	BlockUse(name, codeHash, usageKey string, run health.Run, k procedures.Kept) (procedures.UseInput, bool)
 	Recorder() *procedures.Recorder
-	Changes() *procedures.Feed
+	Changes() *changes.Feed
 }
 
 var _ Service = (*procedures.Service)(nil)

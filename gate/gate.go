@@ -12,6 +12,7 @@ import (
 
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/auth"
+	"github.com/procgraph/procgraph/changes"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/internal/cache"
@@ -796,7 +797,7 @@ func (g *Gate) transition(ctx context.Context, next TurnRecord, from []TurnStatu
 // published tells the change feed that stored turn t changed (after the
 // write committed), so the console's approval queue follows without polling.
 func (g *Gate) published(t Turn) {
-	g.svc.Changes().Publish(procedures.Change{Kind: procedures.ChangeApproval, Turn: t.ID, CodeHash: t.CodeHash})
+	g.svc.Changes().Publish(changes.Change{Kind: changes.ChangeApproval, Turn: t.ID, CodeHash: t.CodeHash})
 	if g.opts.OnTurn != nil {
 		g.opts.OnTurn(t)
 	}

@@ -37,6 +37,7 @@ import (
 
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/auth"
+	"github.com/procgraph/procgraph/changes"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/internal/answer"
 	"github.com/procgraph/procgraph/internal/buildinfo"
@@ -57,7 +58,7 @@ const (
 type Service interface {
 	Find(ctx context.Context, r procedures.FindRequest) ([]*procedures.Procedure, int, error)
 	SetAutoRun(ctx context.Context, r procedures.AutoRunRequest) (*procedures.Procedure, audit.Decision, error)
-	Changes() *procedures.Feed
+	Changes() *changes.Feed
 }
 
 // Replayer is what the MCP handlers ask of replays (*replay.Replayer): a
@@ -140,7 +141,7 @@ type Handler struct {
 	// request finding changes waiting refreshes first (see syncTools).
 	// It is nil until the handler is first used (subscribe) and after
 	// Close; refreshMu guards it.
-	changes *procedures.Subscription
+	changes *changes.Subscription
 	closed  bool // Close was called (refreshMu)
 }
 
@@ -325,7 +326,7 @@ func (h *Handler) Close() {
 
 // subscribeLocked subscribes to the change feed on first use and returns
 // the subscription; nil once the handler is closed. refreshMu is held.
-func (h *Handler) subscribeLocked() *procedures.Subscription {
+func (h *Handler) subscribeLocked() *changes.Subscription {
 	if h.changes == nil && !h.closed {
 		h.changes = h.cfg.Service.Changes().Subscribe(0)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/changes"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/health"
 )
@@ -90,6 +91,6 @@ func (s *Service) undemote(ctx context.Context, in LiftInput, d audit.Decision) 
 	if err != nil {
 		return nil, audit.Decision{}, err
 	}
-	s.feed.Publish(Change{Kind: ChangeRestore, Procedure: stored.Name, CodeHash: stored.CodeHash, Decision: rec.ID})
+	s.feed.Publish(changes.Change{Kind: changes.ChangeRestore, Procedure: stored.Name, CodeHash: stored.CodeHash, Decision: rec.ID})
 	return stored, rec, nil
 }

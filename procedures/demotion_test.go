@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/changes"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/health"
@@ -101,7 +102,7 @@ func TestDemotionIsAuditedAndPublished(t *testing.T) {
 		strings.Contains(d.Note, "bob") || strings.Contains(d.Note, "mallory") {
 		t.Errorf("demotion decision = %+v", d)
 	}
-	mustTake(t, sub, procedures.Change{Kind: procedures.ChangeDemote, Procedure: p.Name, Decision: d.ID})
+	mustTake(t, sub, changes.Change{Kind: changes.ChangeDemote, Procedure: p.Name, Decision: d.ID})
 
 	fail(health.FailureToolError, "carol")
 	if err := svc.RecordRun(ctx, p.Name, p.CodeHash, "k2", "", &health.Run{Duration: time.Millisecond, Caller: "mallory"}); err != nil {
@@ -126,7 +127,7 @@ func TestDemotionIsAuditedAndPublished(t *testing.T) {
 	if len(ds) != 2 || ds[0].Reason != audit.ReasonHealthRestored || ds[0].Actor != audit.ActorProcgraph || !strings.Contains(ds[0].Note, "verification") {
 		t.Fatalf("health decisions after the verification = %+v; want a health_restored one by procgraph first", ds)
 	}
-	mustTake(t, sub, procedures.Change{Kind: procedures.ChangeRestore, Procedure: p.Name, Decision: ds[0].ID})
+	mustTake(t, sub, changes.Change{Kind: changes.ChangeRestore, Procedure: p.Name, Decision: ds[0].ID})
 
 	fail(health.FailureInternal, "mallory")
 	fail(health.FailureToolError, "bob")
@@ -145,7 +146,7 @@ func TestDemotionIsAuditedAndPublished(t *testing.T) {
 	if ld.Kind != audit.KindHealth || ld.Reason != audit.ReasonHealthRestored || ld.Actor != "ops" || ld.Note != "fixed upstream" {
 		t.Errorf("the operator's lifting recorded %+v", ld)
 	}
-	mustTake(t, sub, procedures.Change{Kind: procedures.ChangeRestore, Procedure: p.Name, Decision: ld.ID})
+	mustTake(t, sub, changes.Change{Kind: changes.ChangeRestore, Procedure: p.Name, Decision: ld.ID})
 	n := len(healthDecisions())
 	_, _, err = svc.LiftDemotion(ctx, procedures.LiftDemotionRequest{Name: p.Name, Actor: "ops"})
 	var fe *fault.Error

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/changes"
 	"github.com/procgraph/procgraph/fault"
 )
 
@@ -113,7 +114,7 @@ func (s *Service) AcceptDrift(ctx context.Context, r AcceptDriftRequest) (*Proce
 		p.Baseline = v.Baseline
 		view.decorate(p)
 	}
-	s.feed.Publish(Change{Kind: ChangeDrift, Procedure: p.Name, CodeHash: r.CodeHash, Decision: rec.ID})
+	s.feed.Publish(changes.Change{Kind: changes.ChangeDrift, Procedure: p.Name, CodeHash: r.CodeHash, Decision: rec.ID})
 	return p, rec, nil
 }
 
@@ -131,7 +132,7 @@ func (s *Service) ClearDrift(ctx context.Context, name, codeHash, revision strin
 	}
 	if cat, err := s.store.Catalogue(ctx); err == nil {
 		if v.setDrift(cat); !v.Stale {
-			s.feed.Publish(Change{Kind: ChangeDrift, Procedure: name, CodeHash: codeHash})
+			s.feed.Publish(changes.Change{Kind: changes.ChangeDrift, Procedure: name, CodeHash: codeHash})
 		}
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/changes"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/fields"
 )
@@ -145,11 +146,11 @@ func (s *Service) setAutoRun(ctx context.Context, r AutoRunRequest, fromKnown, m
 	}
 	s.known.remember(stored)
 	v.decorate(stored)
-	kind := ChangeGrant
+	kind := changes.ChangeGrant
 	if !r.Enabled {
-		kind = ChangeRevoke
+		kind = changes.ChangeRevoke
 	}
-	s.feed.Publish(Change{Kind: kind, Procedure: stored.Name, CodeHash: p.CodeHash, Decision: rec.ID})
+	s.feed.Publish(changes.Change{Kind: kind, Procedure: stored.Name, CodeHash: p.CodeHash, Decision: rec.ID})
 	return stored, rec, nil
 }
 
@@ -191,7 +192,7 @@ func (s *Service) Promote(ctx context.Context, r PromoteRequest) (*Procedure, au
 	}
 	s.known.remember(stored)
 	v.decorate(stored)
-	s.feed.Publish(Change{Kind: ChangePromote, Procedure: stored.Name, CodeHash: r.CodeHash, Decision: rec.ID})
+	s.feed.Publish(changes.Change{Kind: changes.ChangePromote, Procedure: stored.Name, CodeHash: r.CodeHash, Decision: rec.ID})
 	return stored, rec, nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/changes"
 	"github.com/procgraph/procgraph/internal/text"
 )
 
@@ -189,7 +190,7 @@ func (s *Service) RefreshCatalogue(ctx context.Context, server string, listed []
 	if err := s.store.PutCatalogue(ctx, c); err != nil {
 		return r, err
 	}
-	s.feed.Publish(Change{Kind: ChangeCatalogue, CodeHash: c.Revision, Decision: d.ID})
+	s.feed.Publish(changes.Change{Kind: changes.ChangeCatalogue, CodeHash: c.Revision, Decision: d.ID})
 	return r, nil
 }
 

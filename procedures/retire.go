@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/changes"
 	"github.com/procgraph/procgraph/fault"
 )
 
@@ -54,10 +55,10 @@ func (s *Service) SetRetired(ctx context.Context, r RetireRequest) (*Procedure, 
 		return nil, audit.Decision{}, err
 	}
 	v.decorate(stored)
-	kind := ChangeUnretire
+	kind := changes.ChangeUnretire
 	if r.Retired {
-		kind = ChangeRetire
+		kind = changes.ChangeRetire
 	}
-	s.feed.Publish(Change{Kind: kind, Procedure: stored.Name, CodeHash: p.CodeHash, Decision: rec.ID})
+	s.feed.Publish(changes.Change{Kind: kind, Procedure: stored.Name, CodeHash: p.CodeHash, Decision: rec.ID})
 	return stored, rec, nil
 }

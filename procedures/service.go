@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/changes"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/health"
 )
@@ -41,7 +42,7 @@ type Service struct {
 	store Store
 	opts  Options
 	rec   *Recorder
-	feed  *Feed
+	feed  *changes.Feed
 	flows *flowCache
 	decor *decorations
 	lifts *liftCache
@@ -68,7 +69,7 @@ func NewService(store Store, opts Options) *Service {
 	if opts.MaxConcurrentSearches <= 0 {
 		opts.MaxConcurrentSearches = defaultMaxConcurrentSearches()
 	}
-	feed := NewFeed()
+	feed := changes.NewFeed()
 	return &Service{store: store, opts: opts, rec: NewRecorder(store, RecorderOptions{Counter: opts.Counter, Now: opts.Now}),
 		feed: feed, flows: newFlowCache(), decor: newDecorations(), lifts: newLiftCache(), memos: newLiftMemos(), known: newKnownProcedures(), grants: newGrantIndex(feed),
 		searches: make(chan struct{}, opts.MaxConcurrentSearches)}
@@ -78,7 +79,7 @@ func NewService(store Store, opts Options) *Service {
 // that committed through this service (capture, catalogue, grant, revoke,
 // promote, retire, unretire) and, while WatchRemote runs, one when
 // another instance changed what is exposed.
-func (s *Service) Changes() *Feed { return s.feed }
+func (s *Service) Changes() *changes.Feed { return s.feed }
 
 // Recorder returns the recorder of every decision taken over this
 // service's store: the service's own (grants, promotes, the catalogue) and
@@ -123,7 +124,7 @@ func (s *Service) PutCatalogue(ctx context.Context, tools []Tool, actor string) 
 	if err := s.store.PutCatalogue(ctx, c); err != nil {
 		return nil, err
 	}
-	s.feed.Publish(Change{Kind: ChangeCatalogue, CodeHash: c.Revision, Decision: d.ID})
+	s.feed.Publish(changes.Change{Kind: changes.ChangeCatalogue, CodeHash: c.Revision, Decision: d.ID})
 	return c, nil
 }
 
@@ -387,6 +388,6 @@ func (s *Service) demoted(ctx context.Context, res UseResult) error {
 		Reason: audit.ReasonDemoted, Note: fmt.Sprintf("the current version failed %d times since its last success, for more than one caller (the last: %s)",
 			p.Health.DemotionStreak, p.Health.LastFailureClass)}
 	rec, err := s.rec.Record(ctx, d)
-	s.feed.Publish(Change{Kind: ChangeDemote, Procedure: p.Name, CodeHash: p.CodeHash, Decision: rec.ID})
+	s.feed.Publish(changes.Change{Kind: changes.ChangeDemote, Procedure: p.Name, CodeHash: p.CodeHash, Decision: rec.ID})
 	return err
 }

@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 
+	"github.com/procgraph/procgraph/changes"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -42,7 +43,7 @@ func (r *Replayer) VerifyStale(ctx context.Context) (int, error) {
 // service's feed publishes (changes during a pass lead to one more pass),
 // until ctx ends.
 func (r *Replayer) WatchCatalogue(ctx context.Context) {
-	sub := r.svc.Changes().Subscribe(procedures.DefaultFeedBuffer)
+	sub := r.svc.Changes().Subscribe(changes.DefaultFeedBuffer)
 	defer sub.Close()
 	for {
 		select {
@@ -54,7 +55,7 @@ func (r *Replayer) WatchCatalogue(ctx context.Context) {
 		}
 		changed := false
 		for _, c := range sub.Take() {
-			changed = changed || c.Kind == procedures.ChangeCatalogue || c.Kind == procedures.ChangeLost
+			changed = changed || c.Kind == changes.ChangeCatalogue || c.Kind == changes.ChangeLost
 		}
 		if !changed {
 			continue

@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/changes"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/internal/telemetry"
@@ -102,7 +103,7 @@ type RecordService interface {
 	SetVerification(ctx context.Context, name, codeHash string, v procedures.Verification) error
 	LiftVerified(ctx context.Context, name, codeHash, revision string, recordings int) (bool, error)
 	ClearDrift(ctx context.Context, name, codeHash, revision string) error
-	Changes() *procedures.Feed
+	Changes() *changes.Feed
 }
 
 var _ Service = (*procedures.Service)(nil)

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/changes"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
@@ -61,13 +62,13 @@ type Service struct {
 	// DecisionList is what Decisions answers.
 	DecisionList []audit.Decision
 
-	feed *procedures.Feed
+	feed *changes.Feed
 }
 
 // New returns a fake service with no procedures, an empty catalogue and
 // a change feed of its own.
 func New() *Service {
-	return &Service{Procedures: map[string]*procedures.Procedure{}, feed: procedures.NewFeed()}
+	return &Service{Procedures: map[string]*procedures.Procedure{}, feed: changes.NewFeed()}
 }
 
 // Ping answers Err.
@@ -235,7 +236,7 @@ func (s *Service) Decisions(ctx context.Context, f audit.DecisionFilter) ([]audi
 }
 
 // Changes is the fake's change feed (not a call: it is not recorded).
-func (s *Service) Changes() *procedures.Feed { return s.feed }
+func (s *Service) Changes() *changes.Feed { return s.feed }
 
 // Backup writes nothing.
 func (s *Service) Backup(ctx context.Context, w io.Writer) (int64, error) {
