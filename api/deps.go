@@ -10,6 +10,7 @@ import (
 	"github.com/procgraph/procgraph/changes"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/recording"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/tokens"
 )
@@ -66,7 +67,7 @@ type GrantService interface {
 type AuditService interface {
 	Decisions(ctx context.Context, f audit.DecisionFilter) ([]audit.Decision, error)
 	Changes() *changes.Feed
-	Recordings(ctx context.Context, name, codeHash string, limit, offset int) ([]procedures.Recording, int, error)
+	Recordings(ctx context.Context, name, codeHash string, limit, offset int) ([]recording.Recording, int, error)
 	PurgeRecordings(ctx context.Context, name, actor, reason string) (audit.Decision, int, error)
 }
 

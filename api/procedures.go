@@ -6,6 +6,7 @@ import (
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/recording"
 	"github.com/procgraph/procgraph/replay"
 )
 
@@ -275,7 +276,7 @@ func deref(p *string) string {
 // them; they hold tool output.
 func (s *Server) recordings(w http.ResponseWriter, r *http.Request) error {
 	rs, total, err := s.svc.Recordings(r.Context(), urlParam(r, "name"), r.URL.Query().Get("version"),
-		queryInt(r, "limit", procedures.DefaultRecordingsPage), queryInt(r, "offset", 0))
+		queryInt(r, "limit", recording.DefaultRecordingsPage), queryInt(r, "offset", 0))
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/recording"
 )
 
 // queryParam documents and bounds one query parameter.
@@ -42,7 +43,7 @@ var (
 	}
 	recordingParams = []queryParam{
 		{name: "version", typ: "string", doc: "only this version's (its code hash)"},
-		{name: "limit", typ: "integer", min: 1, max: procedures.MaxRecordingsPage, doc: fmt.Sprintf("how many (default %d)", procedures.DefaultRecordingsPage)},
+		{name: "limit", typ: "integer", min: 1, max: recording.MaxRecordingsPage, doc: fmt.Sprintf("how many (default %d)", recording.DefaultRecordingsPage)},
 		intParam(fields.Offset, "page start"),
 	}
 	plannerParams = []queryParam{

@@ -13,6 +13,7 @@ import (
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/recording"
 )
 
 // ImportOptions configures Import.
@@ -105,9 +106,9 @@ func Import(ctx context.Context, s Target, open func() (io.ReadCloser, error), o
 		batch = DefaultImportBatch
 	}
 	if opts.RecordingsPerVersion == 0 {
-		opts.RecordingsPerVersion = procedures.DefaultRecordingsPerVersion
+		opts.RecordingsPerVersion = recording.DefaultRecordingsPerVersion
 	}
-	if err := procedures.CheckRecordingsPerVersion(opts.RecordingsPerVersion); err != nil {
+	if err := recording.CheckRecordingsPerVersion(opts.RecordingsPerVersion); err != nil {
 		return sum, fault.Errorf(fault.CodeInvalid, "%v", err)
 	}
 	if opts.Restore && opts.Merge {

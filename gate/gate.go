@@ -18,6 +18,7 @@ import (
 	"github.com/procgraph/procgraph/internal/cache"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/recording"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/signature"
 )
@@ -519,7 +520,7 @@ func turnDenied(d audit.Decision) error {
 // are kept (replay.Replayer.RunBlock).
 type ranBlock struct {
 	run   health.Run
-	calls []procedures.RecordedCall
+	calls []recording.RecordedCall
 	// pending is what the run leaves to commit (replay.Pending): count
 	// adds the turn's use and commits it.
 	pending *replay.Pending

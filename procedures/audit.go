@@ -27,9 +27,8 @@ var (
 	reasonShape = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 	// codeHashShape is a code hash (hex sha256) or a catalogue revision.
 	codeHashShape = regexp.MustCompile(`^(sha256:)?[0-9a-f]{64}$`)
-	// hexHashShape is a hex sha256 (a recording's result hash);
-	// schemaHashShape a "sha256:" one (SchemaHash, a contract's hashes).
-	hexHashShape    = regexp.MustCompile(`^[0-9a-f]{64}$`)
+	// schemaHashShape is a "sha256:" hash (SchemaHash, a contract's
+	// hashes).
 	schemaHashShape = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
 	// idShape is a decision id (NewDecisionID).
 	idShape = regexp.MustCompile(`^pgd_[0-9a-f]{32}$`)

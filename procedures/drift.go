@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/recording"
 )
 
 // ToolContract is one tool's contract as a version keeps it for drift
@@ -323,7 +324,7 @@ type StaleVersion struct {
 	Current      bool
 	Baseline     *Baseline
 	At           time.Time // when the version was captured
-	Verification *Verification
+	Verification *recording.Verification
 }
 
 // SortStale orders stale versions as Store.Drifted answers them: current
@@ -356,23 +357,11 @@ func PageStale(vs []StaleVersion, limit, offset int) []StaleVersion {
 
 // DriftEntry is one stale version as GET /v1/drift lists it.
 type DriftEntry struct {
-	Procedure    string        `json:"procedure"`
-	CodeHash     string        `json:"code_hash"`
-	Current      bool          `json:"current"`
-	Drift        []Drift       `json:"drift"`
-	Verification *Verification `json:"verification"`
-}
-
-// Verification is the outcome of the last verification of a version
-// against its recordings (replay.Verify; docs/api.md): passed when every
-// recording passed, failed when one did not, none without a recording.
-// A version keeps its last one (Store.SetVerification); nil until one ran.
-type Verification struct {
-	Status            string    `json:"status"`
-	At                time.Time `json:"at"`
-	CatalogueRevision string    `json:"catalogue_revision"`
-	Recordings        int       `json:"recordings"`
-	Passed            int       `json:"passed"`
+	Procedure    string                  `json:"procedure"`
+	CodeHash     string                  `json:"code_hash"`
+	Current      bool                    `json:"current"`
+	Drift        []Drift                 `json:"drift"`
+	Verification *recording.Verification `json:"verification"`
 }
 
 // RebaselineInput asks Store.Rebaseline to give a version the stored

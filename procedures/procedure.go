@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/health"
+	"github.com/procgraph/procgraph/recording"
 )
 
 // Status is the outcome a capture reported for its code.
@@ -108,7 +109,7 @@ type Procedure struct {
 	// Health is the current version's.
 	Health health.Health `json:"health"`
 	// Verification is the current version's last verification (nil: never).
-	Verification *Verification `json:"verification"`
+	Verification *recording.Verification `json:"verification"`
 	// Demoted is whether the current version's failures demoted the
 	// procedure (DemotedAfter): it is then not exposed and its grant is
 	// inactive (InactiveUnhealthy), but it can still be invoked
@@ -193,7 +194,7 @@ type Version struct {
 	Health health.Health `json:"health"`
 	// Verification is its last verification against its recordings (nil:
 	// never verified).
-	Verification *Verification `json:"verification"`
+	Verification *recording.Verification `json:"verification"`
 	// Baseline is what the version was last known to work with (nil: a
 	// version stored before drift was kept, not yet given one).
 	Baseline *Baseline `json:"-"`

@@ -13,6 +13,7 @@ import (
 	"github.com/procgraph/procgraph/changes"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/health"
+	"github.com/procgraph/procgraph/recording"
 )
 
 // Options configure a Service.
@@ -238,7 +239,7 @@ func (s *Service) RecordRun(ctx context.Context, name, codeHash, usageKey, cause
 // (nil: none), PerVersion of them per version (DefaultRecordingsPerVersion
 // when 0).
 type Kept struct {
-	Recording  *Recording
+	Recording  *recording.Recording
 	PerVersion int
 }
 
@@ -286,7 +287,7 @@ func (k Kept) keep(in *UseInput) {
 	}
 	in.Recording, in.KeepRecordings = k.Recording, k.PerVersion
 	if in.KeepRecordings == 0 {
-		in.KeepRecordings = DefaultRecordingsPerVersion
+		in.KeepRecordings = recording.DefaultRecordingsPerVersion
 	}
 }
 

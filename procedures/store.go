@@ -8,6 +8,7 @@ import (
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/health"
+	"github.com/procgraph/procgraph/recording"
 )
 
 // Store keeps the procedure graph: one interface per area, composed (as
@@ -193,7 +194,7 @@ type RunStore interface {
 	// are: only the page's bodies are read. Returns fault.CodeNotFound for
 	// an unknown procedure, fault.CodeInvalid for a negative limit or
 	// offset.
-	Recordings(ctx context.Context, name, codeHash string, limit, offset int) ([]Recording, int, error)
+	Recordings(ctx context.Context, name, codeHash string, limit, offset int) ([]recording.Recording, int, error)
 
 	// DeleteRecordings deletes the recordings of the procedure name (every
 	// procedure's when name is "") and appends d when it is not nil, in one
@@ -205,7 +206,7 @@ type RunStore interface {
 	// codeHash of name, in one write (a verification cut short keeps the
 	// previous one). Returns fault.CodeNotFound, or fault.CodeInvalid for
 	// a v that fails Verification.Check.
-	SetVerification(ctx context.Context, name, codeHash string, v Verification) error
+	SetVerification(ctx context.Context, name, codeHash string, v recording.Verification) error
 }
 
 // DriftStore keeps the stale versions a catalogue change leaves and their
@@ -321,7 +322,7 @@ type UseInput struct {
 	// recording of the same id unless its content is the same, and the
 	// version keeps its KeepRecordings (1 to MaxRecordingsPerVersion)
 	// newest. nil keeps none.
-	Recording      *Recording
+	Recording      *recording.Recording
 	KeepRecordings int
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/recording"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/replay/replaytest"
 	"github.com/procgraph/procgraph/sandbox"
@@ -549,7 +550,7 @@ func TestAtCallCatalogueChanged(t *testing.T) {
 func TestAtCallReadsBounded(t *testing.T) {
 	ctx := context.Background()
 	a := newAtEnv(t, sandbox.NewInProcess())
-	a.up.setJobs(job(202, 5), strings.Repeat("x", procedures.MaxRecordingBytes))
+	a.up.setJobs(job(202, 5), strings.Repeat("x", recording.MaxRecordingBytes))
 	req := a.request(`jobs = tools.get_jobs(task_id=task_id)
 return tools.kill_job(panda_id=jobs[0]["panda_id"])`, "")
 	res, err := a.r.RunAtCall(ctx, req)

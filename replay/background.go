@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/procgraph/procgraph/changes"
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/recording"
 )
 
 // ActorBackground is the actor background verifications are admitted as.
@@ -32,7 +32,7 @@ func (r *Replayer) VerifyStale(ctx context.Context) (int, error) {
 			r.log.Warn().Err(err).Str("procedure", v.Procedure).Str("code_hash", v.CodeHash).Msg("verify: a background verification failed to run")
 			continue
 		}
-		if ans.Verification.Status != procedures.VerificationNone {
+		if ans.Verification.Status != recording.VerificationNone {
 			n++
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/recording"
 	"github.com/procgraph/procgraph/replay"
 
 	"github.com/procgraph/procgraph/graph/embedded"
@@ -223,7 +224,7 @@ func BenchmarkVerifyAll(b *testing.B) {
 			if res, err := rp.Invoke(ctx, replay.InvokeRequest{Name: name, Phase: audit.PhaseAutomatic, Arguments: map[string]any{"task_id": 42}, SessionID: "s"}); err != nil || res.Status != replay.StatusSucceeded {
 				b.Fatalf("%+v, %v", res, err)
 			}
-			recs, _, err := svc.Recordings(ctx, name, "", procedures.MaxRecordingsPage, 0)
+			recs, _, err := svc.Recordings(ctx, name, "", recording.MaxRecordingsPage, 0)
 			if err != nil || len(recs) != 1 {
 				b.Fatalf("%v, %v", recs, err)
 			}
@@ -240,11 +241,11 @@ func BenchmarkVerifyAll(b *testing.B) {
 				hash := versionHash(fmt.Sprintf("%s\n\"version %d\"", replaytest.ReadOnlyCode, i))
 				hashes = append(hashes, hash)
 				for task := range 3 {
-					calls := make([]procedures.RecordedCall, len(rec.Calls))
+					calls := make([]recording.RecordedCall, len(rec.Calls))
 					for j, c := range rec.Calls {
-						calls[j] = procedures.RecordedCall{Tool: c.Tool, Arguments: map[string]any{"task_id": 42 + task}, Response: c.Response}
+						calls[j] = recording.RecordedCall{Tool: c.Tool, Arguments: map[string]any{"task_id": 42 + task}, Response: c.Response}
 					}
-					r, err := procedures.NewRecording(name, hash, map[string]any{"task_id": 42 + task}, calls,
+					r, err := recording.NewRecording(name, hash, map[string]any{"task_id": 42 + task}, calls,
 						map[string]any{"jobs": rec.Calls[0].Response, "logs": rec.Calls[1].Response}, time.Now())
 					if err != nil {
 						b.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/procgraph/procgraph/internal/answer"
 	"github.com/procgraph/procgraph/internal/telemetry"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/recording"
 	"github.com/procgraph/procgraph/sandbox"
 )
 
@@ -60,7 +61,7 @@ type toolCaller struct {
 	catalogue *procedures.Catalogue
 	// recorded, when not nil, receives every call the run made and its
 	// answer, in order (the run's recording).
-	recorded []procedures.RecordedCall
+	recorded []recording.RecordedCall
 }
 
 // CallTool performs one call the sandbox admitted, recording it when the
@@ -68,7 +69,7 @@ type toolCaller struct {
 func (t *toolCaller) CallTool(ctx context.Context, name string, args map[string]any) (any, error) {
 	out, err := t.callTool(ctx, name, args)
 	if t.recorded != nil {
-		c := procedures.RecordedCall{Tool: name, Arguments: args, Response: out}
+		c := recording.RecordedCall{Tool: name, Arguments: args, Response: out}
 		if err != nil {
 			c.Response, c.Error = nil, err.Error()
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/internal/telemetry"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/recording"
 	"github.com/procgraph/procgraph/sandbox"
 	"github.com/procgraph/procgraph/signature"
 )
@@ -85,7 +86,7 @@ type ReadService interface {
 	GetForRun(ctx context.Context, name string) (*procedures.Procedure, *procedures.Catalogue, error)
 	Version(ctx context.Context, name, codeHash string) (*procedures.Version, error)
 	VersionView(ctx context.Context, name, codeHash string) (*procedures.Version, error)
-	VersionRecordings(ctx context.Context, name, codeHash string) ([]procedures.Recording, error)
+	VersionRecordings(ctx context.Context, name, codeHash string) ([]recording.Recording, error)
 	Catalogue(ctx context.Context) (*procedures.Catalogue, error)
 	ExposedMatching(ctx context.Context, q string, causes []string, limit int) ([]*procedures.Procedure, error)
 	StaleVersions(ctx context.Context) ([]procedures.StaleVersion, error)
@@ -100,7 +101,7 @@ type RecordService interface {
 	RunUse(name, codeHash, usageKey, cause string, run *health.Run, k procedures.Kept) (procedures.UseInput, bool)
 	CommitRunWith(ctx context.Context, rr procedures.RunRecord, write func(procedures.RunRecord) ([]procedures.UseResult, error)) (bool, error)
 	Recorder() *procedures.Recorder
-	SetVerification(ctx context.Context, name, codeHash string, v procedures.Verification) error
+	SetVerification(ctx context.Context, name, codeHash string, v recording.Verification) error
 	LiftVerified(ctx context.Context, name, codeHash, revision string, recordings int) (bool, error)
 	ClearDrift(ctx context.Context, name, codeHash, revision string) error
 	Changes() *changes.Feed
@@ -435,7 +436,7 @@ func (r *Replayer) replay(ctx context.Context, c *chain, name string, args map[s
 	}
 	tc := &toolCaller{r: r, chain: c.push(name), allowed: allowed, dispatcher: r.dispatcher, catalogue: prep.b.Catalogue}
 	if r.opts.RecordResponses {
-		tc.recorded = []procedures.RecordedCall{}
+		tc.recorded = []recording.RecordedCall{}
 	}
 	start := r.now()
 	res := runner.Run(ctx, sandbox.Request{
@@ -519,9 +520,9 @@ func resultOf(d audit.Decision, res sandbox.Result) *InvokeResult {
 // of name with args, whose tool calls were calls and whose result was
 // value; nil when it is not kept (too large, or not JSON), counted either
 // way.
-func (r *Replayer) recording(name, codeHash string, args map[string]any, calls []procedures.RecordedCall, value any) *procedures.Recording {
+func (r *Replayer) recording(name, codeHash string, args map[string]any, calls []recording.RecordedCall, value any) *recording.Recording {
 	counter, _ := r.opts.Counter.(RecordingCounter)
-	rec, err := procedures.NewRecording(name, codeHash, args, calls, value, r.now())
+	rec, err := recording.NewRecording(name, codeHash, args, calls, value, r.now())
 	if err != nil {
 		outcome := "unencodable"
 		var fe *fault.Error

@@ -9,6 +9,7 @@ import (
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/internal/telemetry"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/recording"
 	"github.com/procgraph/procgraph/sandbox"
 )
 
@@ -82,7 +83,7 @@ type RunRequest struct {
 // and counts the run (Options.Counter). With Options.RecordResponses, a
 // run that succeeded also returns its tool calls as they were answered
 // (what a recording keeps: Recording); nil otherwise.
-func (r *Replayer) RunBlock(ctx context.Context, req RunRequest) (*InvokeResult, []procedures.RecordedCall) {
+func (r *Replayer) RunBlock(ctx context.Context, req RunRequest) (*InvokeResult, []recording.RecordedCall) {
 	b := req.Block
 	d := req.Decision
 	ctx, span := telemetry.Start(ctx, "procgraph.turn_run", telemetry.Procedure.String(b.Name), telemetry.CodeHash.String(d.CodeHash),
@@ -93,7 +94,7 @@ func (r *Replayer) RunBlock(ctx context.Context, req RunRequest) (*InvokeResult,
 	c := &chain{usageKey: req.UsageKey, bound: req.Bound, req: req.Request, pending: req.Pending}
 	tc := &toolCaller{r: r, chain: c.push(b.Name), allowed: req.Allowed, dispatcher: r.dispatcher, catalogue: b.Catalogue}
 	if r.opts.RecordResponses {
-		tc.recorded = []procedures.RecordedCall{}
+		tc.recorded = []recording.RecordedCall{}
 	}
 	res := r.runner.Run(ctx, sandbox.Request{Filename: b.Name + ".star", Source: b.Analysis.Source, Args: b.Args,
 		Allowed: req.Allowed, Limits: r.opts.Limits, Check: checkArgsIn(b.Catalogue)}, tc)
@@ -113,7 +114,7 @@ func (r *Replayer) RunBlock(ctx context.Context, req RunRequest) (*InvokeResult,
 // whose tool calls were calls and whose result was value, keeps
 // (procedures.Kept): its recording, unless it is not kept (too large, or
 // not JSON: counted either way), or calls is nil.
-func (r *Replayer) Kept(name, codeHash string, args map[string]any, calls []procedures.RecordedCall, value any) procedures.Kept {
+func (r *Replayer) Kept(name, codeHash string, args map[string]any, calls []recording.RecordedCall, value any) procedures.Kept {
 	k := procedures.Kept{PerVersion: r.opts.RecordingsPerVersion}
 	if calls != nil {
 		k.Recording = r.recording(name, codeHash, args, calls, value)

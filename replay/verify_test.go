@@ -10,6 +10,7 @@ import (
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/recording"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/replay/replaytest"
 	"github.com/procgraph/procgraph/sandbox"
@@ -34,7 +35,7 @@ func TestVerifyAgainstRecordings(t *testing.T) {
 	if res, err := rp.Invoke(ctx, req); err != nil || res.Status != replay.StatusSucceeded {
 		t.Fatalf("Invoke = %+v, %v", res, err)
 	}
-	recs, _, err := e.Service.Recordings(ctx, p.Name, "", procedures.MaxRecordingsPage, 0)
+	recs, _, err := e.Service.Recordings(ctx, p.Name, "", recording.MaxRecordingsPage, 0)
 	if err != nil || len(recs) != 1 {
 		t.Fatalf("Recordings = %+v, %v; want one", recs, err)
 	}
@@ -51,9 +52,9 @@ func TestVerifyAgainstRecordings(t *testing.T) {
 		}
 		return ans.Results[0]
 	}
-	put := func(t *testing.T, calls []procedures.RecordedCall, result any) {
+	put := func(t *testing.T, calls []recording.RecordedCall, result any) {
 		t.Helper()
-		r, err := procedures.NewRecording(p.Name, p.CodeHash, rec.Arguments, calls, result, time.Now())
+		r, err := recording.NewRecording(p.Name, p.CodeHash, rec.Arguments, calls, result, time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,8 +65,8 @@ func TestVerifyAgainstRecordings(t *testing.T) {
 	}
 	result := map[string]any{"jobs": rec.Calls[0].Response, "logs": rec.Calls[1].Response}
 	call := func(i int) *int { return &i }
-	with := func(edit func(cs []procedures.RecordedCall) []procedures.RecordedCall) []procedures.RecordedCall {
-		cs := append([]procedures.RecordedCall(nil), rec.Calls...)
+	with := func(edit func(cs []recording.RecordedCall) []recording.RecordedCall) []recording.RecordedCall {
+		cs := append([]recording.RecordedCall(nil), rec.Calls...)
 		return edit(cs)
 	}
 
@@ -92,21 +93,21 @@ func TestVerifyAgainstRecordings(t *testing.T) {
 	})
 	for _, tc := range []struct {
 		name    string
-		calls   []procedures.RecordedCall
+		calls   []recording.RecordedCall
 		result  any
 		outcome string
 		call    *int
 	}{
 		{"another result", rec.Calls, "something else", replay.VerifyChangedResult, nil},
-		{"another tool", with(func(cs []procedures.RecordedCall) []procedures.RecordedCall { cs[0], cs[1] = cs[1], cs[0]; return cs }), result, replay.VerifyDiverged, call(0)},
-		{"other arguments", with(func(cs []procedures.RecordedCall) []procedures.RecordedCall {
-			cs[1] = procedures.RecordedCall{Tool: cs[1].Tool, Arguments: map[string]any{"task_id": 43}, Response: cs[1].Response}
+		{"another tool", with(func(cs []recording.RecordedCall) []recording.RecordedCall { cs[0], cs[1] = cs[1], cs[0]; return cs }), result, replay.VerifyDiverged, call(0)},
+		{"other arguments", with(func(cs []recording.RecordedCall) []recording.RecordedCall {
+			cs[1] = recording.RecordedCall{Tool: cs[1].Tool, Arguments: map[string]any{"task_id": 43}, Response: cs[1].Response}
 			return cs
 		}), result, replay.VerifyDiverged, call(1)},
-		{"a call the recording lacks", with(func(cs []procedures.RecordedCall) []procedures.RecordedCall { return cs[:1] }), result, replay.VerifyDiverged, call(1)},
-		{"a call the run does not make", with(func(cs []procedures.RecordedCall) []procedures.RecordedCall { return append(cs, cs[1]) }), result, replay.VerifyDiverged, call(2)},
-		{"a recorded tool error", with(func(cs []procedures.RecordedCall) []procedures.RecordedCall {
-			cs[0] = procedures.RecordedCall{Tool: cs[0].Tool, Arguments: cs[0].Arguments, Error: "upstream down"}
+		{"a call the recording lacks", with(func(cs []recording.RecordedCall) []recording.RecordedCall { return cs[:1] }), result, replay.VerifyDiverged, call(1)},
+		{"a call the run does not make", with(func(cs []recording.RecordedCall) []recording.RecordedCall { return append(cs, cs[1]) }), result, replay.VerifyDiverged, call(2)},
+		{"a recorded tool error", with(func(cs []recording.RecordedCall) []recording.RecordedCall {
+			cs[0] = recording.RecordedCall{Tool: cs[0].Tool, Arguments: cs[0].Arguments, Error: "upstream down"}
 			return cs
 		}), result, replay.VerifyFailed, nil},
 	} {
@@ -136,7 +137,7 @@ func TestVerifyAgainstRecordings(t *testing.T) {
 					Version: procedures.Version{CodeHash: hash, Code: tc.code, Dialect: p.Dialect, Status: procedures.StatusSucceeded}}); err != nil {
 					t.Fatal(err)
 				}
-				r, err := procedures.NewRecording(p.Name, hash, rec.Arguments, rec.Calls, result, time.Now())
+				r, err := recording.NewRecording(p.Name, hash, rec.Arguments, rec.Calls, result, time.Now())
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -261,7 +262,7 @@ func TestVerificationLiftsDemotion(t *testing.T) {
 	if res, err := rp.Invoke(ctx, req); err != nil || res.Status != replay.StatusSucceeded {
 		t.Fatalf("Invoke = %+v, %v", res, err)
 	}
-	recs, _, err := e.Service.Recordings(ctx, p.Name, "", procedures.MaxRecordingsPage, 0)
+	recs, _, err := e.Service.Recordings(ctx, p.Name, "", recording.MaxRecordingsPage, 0)
 	if err != nil || len(recs) != 1 {
 		t.Fatalf("Recordings = %+v, %v; want one", recs, err)
 	}
@@ -277,7 +278,7 @@ func TestVerificationLiftsDemotion(t *testing.T) {
 	}
 	put := func(result any) {
 		t.Helper()
-		r, err := procedures.NewRecording(p.Name, p.CodeHash, rec.Arguments, rec.Calls, result, time.Now())
+		r, err := recording.NewRecording(p.Name, p.CodeHash, rec.Arguments, rec.Calls, result, time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/internal/storewrap"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/recording"
 )
 
 // procRecord is a procedure as stored, without its versions, causes or grant.
@@ -62,7 +63,7 @@ type versionRecord struct {
 	// there; only a record written before carries it.
 	Health []int64 `json:"health,omitempty"`
 	// Verification is the version's last verification (Store.SetVerification).
-	Verification *procedures.Verification `json:"verification,omitempty"`
+	Verification *recording.Verification `json:"verification,omitempty"`
 }
 
 // causeRecord is a cause as stored, with its maintained counts.

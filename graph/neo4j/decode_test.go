@@ -11,6 +11,7 @@ import (
 
 	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/recording"
 )
 
 // TestProcedureFragmentFields checks that the procedure fragment returns
@@ -79,7 +80,7 @@ func TestDecodeProcedure(t *testing.T) {
 		Baseline:     &procedures.Baseline{Tools: []procedures.ToolContract{}},
 		Health:       health.HealthOf([]int64{2, 1}),
 		Demoted:      true,
-		Verification: &procedures.Verification{Status: "passed", At: at, CatalogueRevision: "r1", Recordings: 1, Passed: 1},
+		Verification: &recording.Verification{Status: "passed", At: at, CatalogueRevision: "r1", Recordings: 1, Passed: 1},
 	}
 	if !reflect.DeepEqual(p, want) {
 		t.Fatalf("got  %+v\nwant %+v", p, want)

@@ -11,6 +11,7 @@ import (
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/recording"
 	"github.com/procgraph/procgraph/search"
 )
 
@@ -254,7 +255,7 @@ func loadRow(r dump.Record) (map[string]any, error) {
 		if err != nil {
 			return nil, err
 		}
-		body, err := procedures.EncodeRecordingBody(rec)
+		body, err := recording.EncodeRecordingBody(rec)
 		if err != nil {
 			return nil, invalid("recording", "%v", err)
 		}

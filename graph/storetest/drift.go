@@ -7,6 +7,7 @@ import (
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/recording"
 )
 
 // driftTools is a catalogue of sigAB's tools and one more; change edits it.
@@ -105,7 +106,7 @@ func testDrift(t *testing.T, newStore NewStore) {
 		if got[0].Verification != nil {
 			t.Fatalf("a version never verified is listed with %+v", got[0].Verification)
 		}
-		ver := procedures.Verification{Status: "failed", At: At(5).UTC().Truncate(time.Millisecond), CatalogueRevision: cat.Revision, Recordings: 2, Passed: 1}
+		ver := recording.Verification{Status: "failed", At: At(5).UTC().Truncate(time.Millisecond), CatalogueRevision: cat.Revision, Recordings: 2, Passed: 1}
 		if err := s.SetVerification(ctx, name, "h1", ver); err != nil {
 			t.Fatal(err)
 		}

@@ -22,6 +22,7 @@ import (
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/recording"
 	"github.com/procgraph/procgraph/replay"
 )
 
@@ -342,14 +343,14 @@ func (g *Gate) RevokePolicies(ctx context.Context, sessionID, prefix, actor stri
 }
 
 // Recordings answers none for a procedure the fake holds.
-func (s *Service) Recordings(ctx context.Context, name, codeHash string, limit, offset int) ([]procedures.Recording, int, error) {
+func (s *Service) Recordings(ctx context.Context, name, codeHash string, limit, offset int) ([]recording.Recording, int, error) {
 	if err := s.record("Recordings"); err != nil {
 		return nil, 0, err
 	}
 	if _, err := s.procedure(name); err != nil {
 		return nil, 0, err
 	}
-	return []procedures.Recording{}, 0, nil
+	return []recording.Recording{}, 0, nil
 }
 
 // PurgeRecordings deletes nothing.

@@ -22,7 +22,7 @@ const MaxMethods = 12
 // fields and interface methods are not counted. The bound only goes down,
 // as exports are unexported or areas move out of the package; the aim is
 // 200.
-const MaxDomainExports = 303
+const MaxDomainExports = 284
 
 // Domain is the package whose exports MaxDomainExports bounds.
 const Domain = "procedures"
@@ -60,10 +60,12 @@ var Layers = map[string]int{
 	"auth":                2,
 	"search":              2,
 	// the domain's vocabularies, leaves below it (audit over fault and
-	// internal/fields; health and changes over nothing)
-	"audit":   2,
-	"health":  0,
-	"changes": 0,
+	// internal/fields; health and changes over nothing; recording over
+	// fault)
+	"audit":     2,
+	"health":    0,
+	"changes":   0,
+	"recording": 1,
 
 	// the domain
 	"procedures": 3,

@@ -43,7 +43,7 @@ func init() {
 		{
 			Name:     "procedures/recording-id-unchecked",
 			Why:      "a dumped recording's id is not checked against its version and arguments: one version could hold many recordings of one argument set under made-up ids",
-			Edits:    []Edit{{Dir: "procedures", Files: "recording.go", Find: "if want := RecordingID(codeHash, raw.Arguments); id != want {", Replace: "if want := RecordingID(codeHash, raw.Arguments); false && id != want {"}},
+			Edits:    []Edit{{Dir: "recording", Files: "recording.go", Find: "if want := RecordingID(codeHash, raw.Arguments); id != want {", Replace: "if want := RecordingID(codeHash, raw.Arguments); false && id != want {"}},
 			Packages: []string{"./dump"},
 			Tests:    []string{"TestKeptDumpsRefused"},
 		},
