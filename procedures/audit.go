@@ -27,7 +27,7 @@ var (
 	reasonShape = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 	// codeHashShape is a code hash (hex sha256) or a catalogue revision.
 	codeHashShape = regexp.MustCompile(`^(sha256:)?[0-9a-f]{64}$`)
-	// schemaHashShape is a "sha256:" hash (SchemaHash, a contract's
+	// schemaHashShape is a "sha256:" hash (schemaHash, a contract's
 	// hashes).
 	schemaHashShape = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
 	// idShape is a decision id (NewDecisionID).

@@ -40,7 +40,7 @@ type ToolContract struct {
 func (c ToolContract) Key() string { return c.Tool + " " + c.SchemaHash }
 
 // ContractOf is t's contract.
-func ContractOf(t Tool) ToolContract { return contractWith(t, SchemaHash(t)) }
+func ContractOf(t Tool) ToolContract { return contractWith(t, schemaHash(t)) }
 
 // contractWith is t's contract, its SchemaHash being hash.
 func contractWith(t Tool, hash string) ToolContract {
@@ -163,7 +163,7 @@ const (
 	DriftInputSchema    = "input_schema"
 	DriftOutputSchema   = "output_schema"
 	DriftReadOnly       = "read_only"
-	DriftExternalAccess = "external_access"
+	driftExternalAccess = "external_access"
 	DriftRemoved        = "removed"
 )
 
@@ -190,10 +190,10 @@ type SchemaChange struct {
 // drift entry (the last one then says how many more), each value's JSON cut
 // to maxSchemaValueBytes.
 const (
-	SchemaAdded         = "added"
-	SchemaRemoved       = "removed"
+	schemaAdded         = "added"
+	schemaRemoved       = "removed"
 	SchemaChanged       = "changed"
-	SchemaMore          = "more"
+	schemaMore          = "more"
 	maxSchemaChanges    = 50
 	maxSchemaValueBytes = 200
 )
@@ -206,7 +206,7 @@ func schemaDiff(was, now map[string]any) []SchemaChange {
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	if len(out) > maxSchemaChanges {
 		more := len(out) - maxSchemaChanges + 1
-		out = append(out[:maxSchemaChanges-1], SchemaChange{Path: "", Change: SchemaMore, Now: fmt.Sprintf("%d more changes", more)})
+		out = append(out[:maxSchemaChanges-1], SchemaChange{Path: "", Change: schemaMore, Now: fmt.Sprintf("%d more changes", more)})
 	}
 	return out
 }
@@ -228,9 +228,9 @@ func diffValue(path string, was, now any, out *[]SchemaChange) {
 			n, inN := nm[k]
 			switch {
 			case !inW:
-				*out = append(*out, SchemaChange{Path: p, Change: SchemaAdded, Now: schemaValue(n)})
+				*out = append(*out, SchemaChange{Path: p, Change: schemaAdded, Now: schemaValue(n)})
 			case !inN:
-				*out = append(*out, SchemaChange{Path: p, Change: SchemaRemoved, Was: schemaValue(w)})
+				*out = append(*out, SchemaChange{Path: p, Change: schemaRemoved, Was: schemaValue(w)})
 			default:
 				diffValue(p, w, n, out)
 			}
@@ -304,7 +304,7 @@ func DriftOf(b *Baseline, cat *Catalogue) []Drift {
 			out = append(out, Drift{Tool: was.Tool, Change: DriftReadOnly})
 		}
 		if now.ExternalAccess != was.ExternalAccess {
-			out = append(out, Drift{Tool: was.Tool, Change: DriftExternalAccess})
+			out = append(out, Drift{Tool: was.Tool, Change: driftExternalAccess})
 		}
 		if len(out) == n {
 			// The hash changed and no part did: a baseline kept by another

@@ -52,9 +52,9 @@ type Grant struct {
 // one rule of what counts as granted (Store.Granted, autoRunState).
 func (g *Grant) Held() bool { return g != nil && g.Enabled }
 
-// AutoRun is a procedure's auto-run state as the API shows it: the stored
+// autoRun is a procedure's auto-run state as the API shows it: the stored
 // grant plus whether it is active now, and why not.
-type AutoRun struct {
+type autoRun struct {
 	Enabled        bool       `json:"enabled"`
 	Active         bool       `json:"active"`
 	GrantedBy      *string    `json:"granted_by"`
@@ -100,7 +100,7 @@ type Procedure struct {
 	Problem string `json:"-"`
 	Exposed bool   `json:"exposed"`
 
-	AutoRun AutoRun     `json:"auto_run"`
+	AutoRun autoRun     `json:"auto_run"`
 	Causes  []CauseLink `json:"causes"`
 	// Stale and Drift are the current version's drift under the current
 	// catalogue (DriftOf its Baseline), derived by the service.

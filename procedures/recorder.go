@@ -8,14 +8,14 @@ import (
 	"github.com/procgraph/procgraph/health"
 )
 
-// DecisionCounter counts decision records, by kind, outcome and reason
+// decisionCounter counts decision records, by kind, outcome and reason
 // (metrics.Registry is one). It must not block.
-type DecisionCounter interface {
+type decisionCounter interface {
 	CountDecision(audit.Decision)
 }
 
-// DecisionAppender stores audit records (a Store is one).
-type DecisionAppender interface {
+// decisionAppender stores audit records (a Store is one).
+type decisionAppender interface {
 	// AppendDecision appends an audit record; see Store.AppendDecision.
 	AppendDecision(ctx context.Context, d audit.Decision) error
 }
@@ -23,7 +23,7 @@ type DecisionAppender interface {
 // RecorderOptions configure a Recorder.
 type RecorderOptions struct {
 	// Counter counts every record once it is stored; optional.
-	Counter DecisionCounter
+	Counter decisionCounter
 	// Now returns the current time; time.Now when nil.
 	Now func() time.Time
 }
@@ -34,15 +34,15 @@ type RecorderOptions struct {
 // change — is built, checked against the audit rule (CheckAudit), stored
 // and counted here, and nowhere else. It is safe for concurrent use.
 type Recorder struct {
-	store   DecisionAppender // nil: records are built and checked, stored nowhere
-	counter DecisionCounter
+	store   decisionAppender // nil: records are built and checked, stored nowhere
+	counter decisionCounter
 	now     func() time.Time
 }
 
 // NewRecorder returns a Recorder appending to store. A nil store makes an
 // offline recorder (`procgraph run`): records are built and checked as
 // everywhere, counted, and stored nowhere.
-func NewRecorder(store DecisionAppender, opts RecorderOptions) *Recorder {
+func NewRecorder(store decisionAppender, opts RecorderOptions) *Recorder {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -88,9 +88,9 @@ func (r *Recorder) Record(ctx context.Context, d audit.Decision) (audit.Decision
 	})
 }
 
-// DecisionResulter records the result of the run a decision allowed (a
+// decisionResulter records the result of the run a decision allowed (a
 // Store is one).
-type DecisionResulter interface {
+type decisionResulter interface {
 	// SetDecisionResult; see Store.SetDecisionResult.
 	SetDecisionResult(ctx context.Context, id, result string) error
 }
@@ -106,7 +106,7 @@ func (r *Recorder) SetResult(ctx context.Context, d audit.Decision, failure stri
 	if err := CheckAudit(d); err != nil {
 		return d, err
 	}
-	if s, ok := r.store.(DecisionResulter); ok {
+	if s, ok := r.store.(decisionResulter); ok {
 		return d, s.SetDecisionResult(ctx, d.ID, d.Result)
 	}
 	return d, nil

@@ -25,7 +25,7 @@ type Options struct {
 	Now func() time.Time
 	// Counter counts every decision the service's Recorder stores
 	// (metrics.Registry is one); optional.
-	Counter DecisionCounter
+	Counter decisionCounter
 	// MaxConcurrentSearches bounds the relevance searches (Find with Q)
 	// running at once; twice the number of CPUs when 0
 	// (defaultMaxConcurrentSearches).
