@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/graphview"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -43,7 +44,7 @@ type causeBody struct {
 
 func (s *Server) graph(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	g, err := s.svc.Graph(r.Context(), procedures.GraphQuery{
+	g, err := s.svc.Graph(r.Context(), graphview.GraphQuery{
 		Procedures: q["procedure"], Causes: q["cause"], Tools: q["tool"], Depth: queryInt(r, "depth", 1),
 		Limit: queryInt(r, "limit", 0), Offset: queryInt(r, "offset", 0),
 	})

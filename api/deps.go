@@ -9,6 +9,7 @@ import (
 	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/changes"
 	"github.com/procgraph/procgraph/gate"
+	"github.com/procgraph/procgraph/graphview"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/recording"
 	"github.com/procgraph/procgraph/replay"
@@ -43,7 +44,7 @@ type ProcedureService interface {
 	SetRetired(ctx context.Context, r procedures.RetireRequest) (*procedures.Procedure, audit.Decision, error)
 	Causes(ctx context.Context) ([]procedures.Cause, error)
 	Cause(ctx context.Context, name string) (*procedures.Cause, []procedures.CauseProcedure, error)
-	Graph(ctx context.Context, q procedures.GraphQuery) (*procedures.Graph, error)
+	Graph(ctx context.Context, q graphview.GraphQuery) (*graphview.Graph, error)
 }
 
 // CatalogueService is what the HTTP API asks of the tool catalogue and

@@ -12,6 +12,7 @@ import (
 
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/graphview"
 	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/recording"
@@ -55,7 +56,7 @@ var (
 		{name: "procedure", typ: "string", repeatable: true, doc: "start from this procedure"},
 		{name: "cause", typ: "string", repeatable: true, doc: "start from this cause"},
 		{name: "tool", typ: "string", repeatable: true, doc: "start from this tool"},
-		{name: "depth", typ: "integer", min: 1, max: procedures.MaxGraphDepth, doc: "hops from the start (default 1)"},
+		{name: "depth", typ: "integer", min: 1, max: graphview.MaxGraphDepth, doc: "hops from the start (default 1)"},
 		intParam(fields.Limit, fmt.Sprintf("without a start: how many of the most frequent procedures to start from (default %d)", fields.DefaultFindLimit)),
 		intParam(fields.Offset, "without a start: the page of the most frequent procedures to start from (the previous answer's next_offset)"),
 		{name: "format", typ: "string", enum: []string{graphFormatJSON, graphFormatGraphML, graphFormatDOT}, doc: "json (default), graphml (GraphML 1.0, typed attributes) or dot (Graphviz)"},

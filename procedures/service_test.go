@@ -10,6 +10,7 @@ import (
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/graph/embedded"
+	"github.com/procgraph/procgraph/graphview"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -242,7 +243,7 @@ func TestGraph(t *testing.T) {
 	ctx := context.Background()
 	svc := newService(t, false)
 	p := mustCapture(t, svc, procedures.CaptureRequest{Code: readOnlyCode, Cause: &procedures.CauseInput{Name: "stuck task"}}).Procedure
-	g, err := svc.Graph(ctx, procedures.GraphQuery{Procedures: []string{p.Name}})
+	g, err := svc.Graph(ctx, graphview.GraphQuery{Procedures: []string{p.Name}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,22 +255,22 @@ func TestGraph(t *testing.T) {
 		t.Fatalf("graph = %+v", g)
 	}
 	for _, n := range g.Nodes {
-		if n.Kind != "cause" && n.Properties["class"] != procedures.ClassReadOnly {
+		if n.Kind != "cause" && n.Properties["class"] != graphview.ClassReadOnly {
 			t.Fatalf("node %s class %v, want read_only (the catalogue's and the procedure's)", n.ID, n.Properties["class"])
 		}
 	}
-	g, err = svc.Graph(ctx, procedures.GraphQuery{Causes: []string{"stuck task"}})
+	g, err = svc.Graph(ctx, graphview.GraphQuery{Causes: []string{"stuck task"}})
 	if err != nil || len(g.Nodes) != 2 || g.Nodes[1].Properties["frequency"] != p.Frequency {
 		t.Fatalf("a procedure reached from its cause has its counts: %+v %v", g, err)
 	}
-	g, err = svc.Graph(ctx, procedures.GraphQuery{Tools: []string{"get_jobs"}, Depth: 2})
+	g, err = svc.Graph(ctx, graphview.GraphQuery{Tools: []string{"get_jobs"}, Depth: 2})
 	if err != nil || len(g.Nodes) != 4 {
 		t.Fatalf("from a tool, two hops: %+v %v", g, err)
 	}
-	if _, err := svc.Graph(ctx, procedures.GraphQuery{Depth: 9}); fault.ErrorCode(err) != fault.CodeInvalid {
+	if _, err := svc.Graph(ctx, graphview.GraphQuery{Depth: 9}); fault.ErrorCode(err) != fault.CodeInvalid {
 		t.Fatalf("depth out of range: %v", err)
 	}
-	if _, err := svc.Graph(ctx, procedures.GraphQuery{Causes: []string{"nope"}}); fault.ErrorCode(err) != fault.CodeNotFound {
+	if _, err := svc.Graph(ctx, graphview.GraphQuery{Causes: []string{"nope"}}); fault.ErrorCode(err) != fault.CodeNotFound {
 		t.Fatalf("unknown cause: %v", err)
 	}
 }
@@ -283,7 +284,7 @@ func TestGraphWithoutStartReadsTheCatalogueOnce(t *testing.T) {
 	mustCapture(t, svc, procedures.CaptureRequest{Code: killCode})
 	reads := &atomic.Int64{}
 	counted := procedures.NewService(countingCatalogue{Store: store, reads: reads}, procedures.Options{})
-	g, err := counted.Graph(ctx, procedures.GraphQuery{})
+	g, err := counted.Graph(ctx, graphview.GraphQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}

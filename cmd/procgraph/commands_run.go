@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/graphview"
 	"github.com/procgraph/procgraph/internal/strictjson"
 	"github.com/procgraph/procgraph/mcpdispatch"
 	"github.com/procgraph/procgraph/procedures"
@@ -316,7 +317,7 @@ func cmdGraph(ctx context.Context, args []string, s stdio) int {
 	if *format != "" {
 		return writeGraphExport(ctx, cl, s, q, *format)
 	}
-	var g procedures.Graph
+	var g graphview.Graph
 	return newClient(ctx).call(ctx, cl, s, "GET", "/v1/graph", q, nil, &g, func(w io.Writer) {
 		labels := map[string]string{}
 		var rows [][]string

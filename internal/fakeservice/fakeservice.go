@@ -21,6 +21,7 @@ import (
 	"github.com/procgraph/procgraph/changes"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
+	"github.com/procgraph/procgraph/graphview"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/recording"
 	"github.com/procgraph/procgraph/replay"
@@ -221,11 +222,11 @@ func (s *Service) Cause(ctx context.Context, name string) (*procedures.Cause, []
 }
 
 // Graph answers an empty graph.
-func (s *Service) Graph(ctx context.Context, q procedures.GraphQuery) (*procedures.Graph, error) {
+func (s *Service) Graph(ctx context.Context, q graphview.GraphQuery) (*graphview.Graph, error) {
 	if err := s.record("Graph"); err != nil {
 		return nil, err
 	}
-	return &procedures.Graph{Nodes: []procedures.GraphNode{}, Edges: []procedures.GraphEdge{}}, nil
+	return &graphview.Graph{Nodes: []graphview.GraphNode{}, Edges: []graphview.GraphEdge{}}, nil
 }
 
 // Decisions answers DecisionList.

@@ -22,7 +22,7 @@ const MaxMethods = 12
 // fields and interface methods are not counted. The bound only goes down,
 // as exports are unexported or areas move out of the package; the aim is
 // 200.
-const MaxDomainExports = 270
+const MaxDomainExports = 261
 
 // Domain is the package whose exports MaxDomainExports bounds.
 const Domain = "procedures"
@@ -60,12 +60,12 @@ var Layers = map[string]int{
 	"auth":                2,
 	"search":              2,
 	// the domain's vocabularies, leaves below it (audit over fault and
-	// internal/fields; health and changes over nothing; recording over
-	// fault)
+	// internal/fields; recording over fault; the others over nothing)
 	"audit":     2,
 	"health":    0,
 	"changes":   0,
 	"recording": 1,
+	"graphview": 0,
 
 	// the domain
 	"procedures": 3,
