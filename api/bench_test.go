@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/graph/storetest"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
@@ -115,7 +116,7 @@ func BenchmarkInvokeHTTP(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			res, err := e.rp.Invoke(context.Background(), replay.InvokeRequest{Name: name, Arguments: map[string]any{"task_id": 7},
-				Phase: procedures.PhaseAutomatic, SessionID: "bench"})
+				Phase: audit.PhaseAutomatic, SessionID: "bench"})
 			if err != nil || res.Status != replay.StatusSucceeded {
 				b.Fatalf("%+v %v", res, err)
 			}

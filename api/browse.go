@@ -3,6 +3,8 @@ package api
 import (
 	"net/http"
 
+	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/graphview"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -42,7 +44,7 @@ type causeBody struct {
 
 func (s *Server) graph(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	g, err := s.svc.Graph(r.Context(), procedures.GraphQuery{
+	g, err := s.svc.Graph(r.Context(), graphview.GraphQuery{
 		Procedures: q["procedure"], Causes: q["cause"], Tools: q["tool"], Depth: queryInt(r, "depth", 1),
 		Limit: queryInt(r, "limit", 0), Offset: queryInt(r, "offset", 0),
 	})
@@ -55,16 +57,16 @@ func (s *Server) graph(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) decisions(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	limit := queryInt(r, "limit", procedures.DefaultDecisionLimit)
-	ds, err := s.svc.Decisions(r.Context(), procedures.DecisionFilter{
-		Procedure: q.Get("procedure"), Kind: procedures.DecisionKind(q.Get("kind")), Limit: limit, Before: q.Get("before"),
-		Actor: q.Get("actor"), Outcome: procedures.Outcome(q.Get("outcome")), Since: queryTime(r, "since"), Until: queryTime(r, "until"),
+	limit := queryInt(r, "limit", audit.DefaultDecisionLimit)
+	ds, err := s.svc.Decisions(r.Context(), audit.DecisionFilter{
+		Procedure: q.Get("procedure"), Kind: audit.DecisionKind(q.Get("kind")), Limit: limit, Before: q.Get("before"),
+		Actor: q.Get("actor"), Outcome: audit.Outcome(q.Get("outcome")), Since: queryTime(r, "since"), Until: queryTime(r, "until"),
 	})
 	if err != nil {
 		return err
 	}
 	if ds == nil {
-		ds = []procedures.Decision{}
+		ds = []audit.Decision{}
 	}
 	// next pages back: pass it as before. It is null when this page was
 	// not full (nothing older matches).

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/changes"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -30,9 +32,9 @@ func readEvent(tb testing.TB, rd *bufio.Reader) []byte {
 }
 
 // changeEvent is the change of an `event: change` block.
-func changeEvent(tb testing.TB, block []byte) procedures.Change {
+func changeEvent(tb testing.TB, block []byte) changes.Change {
 	tb.Helper()
-	var c procedures.Change
+	var c changes.Change
 	var event string
 	for _, line := range strings.Split(string(block), "\n") {
 		switch {
@@ -91,27 +93,27 @@ func TestChangesStream(t *testing.T) {
 	}
 	block := readEvent(t, rd)
 	c := changeEvent(t, block)
-	if c.Kind != procedures.ChangeCapture || c.Procedure != out.Procedure.Name || c.Seq == 0 {
+	if c.Kind != changes.ChangeCapture || c.Procedure != out.Procedure.Name || c.Seq == 0 {
 		t.Fatalf("first change %+v, want the capture of %s", c, out.Procedure.Name)
 	}
 	if !strings.Contains(string(block), "id: ") {
 		t.Fatalf("change block %q has no id", block)
 	}
 
-	ans, err := e.gate.Submit(ctx, gate.TurnRequest{Code: readOnlyCode, SessionID: "s", Phase: procedures.PhaseInteractive,
+	ans, err := e.gate.Submit(ctx, gate.TurnRequest{Code: readOnlyCode, SessionID: "s", Phase: audit.PhaseInteractive,
 		Arguments: map[string]any{"task_id": 7}, Summary: "look", Actor: "anonymous"})
 	if err != nil || ans.Ran() {
 		t.Fatalf("interactive turn: %+v, %v; want pending", ans, err)
 	}
 	block = readEvent(t, rd)
-	if c = changeEvent(t, block); c.Kind != procedures.ChangeApproval || c.Turn != ans.Turn.ID {
+	if c = changeEvent(t, block); c.Kind != changes.ChangeApproval || c.Turn != ans.Turn.ID {
 		t.Fatalf("change %+v, want the approval of %s", c, ans.Turn.ID)
 	}
 	if _, err := e.gate.Cancel(ctx, ans.Turn.ID, "anonymous"); err != nil {
 		t.Fatal(err)
 	}
 	block = readEvent(t, rd)
-	if c = changeEvent(t, block); c.Kind != procedures.ChangeApproval || c.Turn != ans.Turn.ID {
+	if c = changeEvent(t, block); c.Kind != changes.ChangeApproval || c.Turn != ans.Turn.ID {
 		t.Fatalf("change %+v, want the cancelled approval of %s", c, ans.Turn.ID)
 	}
 	for _, leak := range []string{"tools.get_jobs", "task_id", "return"} {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -30,7 +31,7 @@ func TestLiftDemotionRoute(t *testing.T) {
 	}
 	for _, caller := range []string{"a", "b"} {
 		if _, err := e.store.RecordUse(ctx, procedures.UseInput{Name: name, UsageKey: "k", At: time.Now(), DemoteAfter: 2,
-			Run: &procedures.Run{Failure: procedures.FailureToolError, At: time.Now(), Caller: caller}}); err != nil {
+			Run: &health.Run{Failure: health.FailureToolError, At: time.Now(), Caller: caller}}); err != nil {
 			t.Fatal(err)
 		}
 	}

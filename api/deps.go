@@ -5,9 +5,13 @@ import (
 	"io"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/auth"
+	"github.com/procgraph/procgraph/changes"
 	"github.com/procgraph/procgraph/gate"
+	"github.com/procgraph/procgraph/graphview"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/recording"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/tokens"
 )
@@ -36,11 +40,11 @@ type ProcedureService interface {
 	Versions(ctx context.Context, name string) ([]procedures.Version, error)
 	Version(ctx context.Context, name, codeHash string) (*procedures.Version, error)
 	VersionView(ctx context.Context, name, codeHash string) (*procedures.Version, error)
-	Promote(ctx context.Context, r procedures.PromoteRequest) (*procedures.Procedure, procedures.Decision, error)
-	SetRetired(ctx context.Context, r procedures.RetireRequest) (*procedures.Procedure, procedures.Decision, error)
+	Promote(ctx context.Context, r procedures.PromoteRequest) (*procedures.Procedure, audit.Decision, error)
+	SetRetired(ctx context.Context, r procedures.RetireRequest) (*procedures.Procedure, audit.Decision, error)
 	Causes(ctx context.Context) ([]procedures.Cause, error)
 	Cause(ctx context.Context, name string) (*procedures.Cause, []procedures.CauseProcedure, error)
-	Graph(ctx context.Context, q procedures.GraphQuery) (*procedures.Graph, error)
+	Graph(ctx context.Context, q graphview.GraphQuery) (*graphview.Graph, error)
 }
 
 // CatalogueService is what the HTTP API asks of the tool catalogue and
@@ -49,23 +53,23 @@ type CatalogueService interface {
 	Catalogue(ctx context.Context) (*procedures.Catalogue, error)
 	PutCatalogue(ctx context.Context, tools []procedures.Tool, actor string) (*procedures.Catalogue, error)
 	Drifted(ctx context.Context, limit, offset int) (*procedures.DriftPage, error)
-	AcceptDrift(ctx context.Context, r procedures.AcceptDriftRequest) (*procedures.Procedure, procedures.Decision, error)
+	AcceptDrift(ctx context.Context, r procedures.AcceptDriftRequest) (*procedures.Procedure, audit.Decision, error)
 }
 
 // GrantService is what the HTTP API asks of grants and demotions.
 type GrantService interface {
-	SetAutoRun(ctx context.Context, r procedures.AutoRunRequest) (*procedures.Procedure, procedures.Decision, error)
+	SetAutoRun(ctx context.Context, r procedures.AutoRunRequest) (*procedures.Procedure, audit.Decision, error)
 	GrantsList(ctx context.Context) ([]*procedures.Procedure, error)
-	LiftDemotion(ctx context.Context, r procedures.LiftDemotionRequest) (*procedures.Procedure, procedures.Decision, error)
+	LiftDemotion(ctx context.Context, r procedures.LiftDemotionRequest) (*procedures.Procedure, audit.Decision, error)
 }
 
 // AuditService is what the HTTP API asks of the audit log, the change
 // feed and the recordings.
 type AuditService interface {
-	Decisions(ctx context.Context, f procedures.DecisionFilter) ([]procedures.Decision, error)
-	Changes() *procedures.Feed
-	Recordings(ctx context.Context, name, codeHash string, limit, offset int) ([]procedures.Recording, int, error)
-	PurgeRecordings(ctx context.Context, name, actor, reason string) (procedures.Decision, int, error)
+	Decisions(ctx context.Context, f audit.DecisionFilter) ([]audit.Decision, error)
+	Changes() *changes.Feed
+	Recordings(ctx context.Context, name, codeHash string, limit, offset int) ([]recording.Recording, int, error)
+	PurgeRecordings(ctx context.Context, name, actor, reason string) (audit.Decision, int, error)
 }
 
 // Replayer is what the HTTP API asks of replays (*replay.Replayer).
@@ -83,9 +87,9 @@ type TurnGate interface {
 	Cancel(ctx context.Context, id, actor string) (*gate.Turn, error)
 	Approvals(ctx context.Context, f gate.ApprovalFilter, showArgs bool) ([]*gate.Approval, error)
 	Approval(ctx context.Context, id string, showArgs bool) (*gate.Approval, error)
-	Resolve(ctx context.Context, req gate.ResolveRequest) (*gate.Turn, procedures.Decision, error)
+	Resolve(ctx context.Context, req gate.ResolveRequest) (*gate.Turn, audit.Decision, error)
 	SessionPolicies(ctx context.Context, sessionID string) ([]gate.PolicyState, error)
-	RevokePolicies(ctx context.Context, sessionID, prefix, actor string) (int, []procedures.Decision, error)
+	RevokePolicies(ctx context.Context, sessionID, prefix, actor string) (int, []audit.Decision, error)
 }
 
 // TokenAdmin is what the HTTP API asks of the store's tokens

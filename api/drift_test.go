@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -149,14 +150,14 @@ func TestDriftRoundTrip(t *testing.T) {
 	}
 	code, body := e.do(t, c, "POST", p+"/versions/"+hash+"/accept-drift", map[string]any{"reason": "the string id is fine"})
 	var ans struct {
-		Procedure driftView           `json:"procedure"`
-		Decision  procedures.Decision `json:"decision"`
+		Procedure driftView      `json:"procedure"`
+		Decision  audit.Decision `json:"decision"`
 	}
 	if code != 200 || json.Unmarshal(body, &ans) != nil {
 		t.Fatalf("accept-drift: %d %s", code, body)
 	}
-	if ans.Procedure.Stale || len(ans.Procedure.Drift) != 0 || ans.Decision.Kind != procedures.KindDrift ||
-		ans.Decision.Reason != procedures.ReasonDriftAccepted || ans.Decision.Note != "the string id is fine" || ans.Decision.CodeHash != hash {
+	if ans.Procedure.Stale || len(ans.Procedure.Drift) != 0 || ans.Decision.Kind != audit.KindDrift ||
+		ans.Decision.Reason != audit.ReasonDriftAccepted || ans.Decision.Note != "the string id is fine" || ans.Decision.CodeHash != hash {
 		t.Fatalf("accept-drift answered %s", body)
 	}
 	if ans.Procedure.AR.Active {
@@ -170,7 +171,7 @@ func TestDriftRoundTrip(t *testing.T) {
 	if code != http.StatusConflict || !strings.Contains(string(body), `"reason":"not_stale"`) {
 		t.Fatalf("accept-drift of a version not stale: %d %s", code, body)
 	}
-	var ds struct{ Decisions []procedures.Decision }
+	var ds struct{ Decisions []audit.Decision }
 	get("/v1/decisions?kind=drift", &ds)
 	if len(ds.Decisions) != 1 {
 		t.Fatalf("drift decisions: %+v", ds)

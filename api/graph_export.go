@@ -12,7 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/graphview"
 )
 
 // Graph export formats (docs/api.md "Graph exports").
@@ -23,7 +23,7 @@ const (
 )
 
 // writeGraph answers g in the format the query asks for (json by default).
-func writeGraph(w http.ResponseWriter, format string, g *procedures.Graph) {
+func writeGraph(w http.ResponseWriter, format string, g *graphview.Graph) {
 	switch format {
 	case graphFormatGraphML:
 		writeBody(w, http.StatusOK, "application/graphml+xml; charset=utf-8", GraphML(g))
@@ -44,7 +44,7 @@ type graphKey struct {
 // are declared with their types (boolean, long, double or string; a list
 // is its items joined by ", "). Text is XML-escaped; characters XML cannot
 // carry become U+FFFD. The output is deterministic.
-func GraphML(g *procedures.Graph) []byte {
+func GraphML(g *graphview.Graph) []byte {
 	keys := []graphKey{{"n_kind", "node", "kind", "string"}, {"n_label", "node", "label", "string"}}
 	propTypes := map[string]string{}
 	for _, n := range g.Nodes {
@@ -165,7 +165,7 @@ func graphMLValue(v any) string {
 // whose edges carry kind and frequency (shown as the label when non-zero).
 // Every ID and value is a quoted string escaped by dotQuote, so no name can
 // end its string early or add statements.
-func DOT(g *procedures.Graph) []byte {
+func DOT(g *graphview.Graph) []byte {
 	var b bytes.Buffer
 	b.WriteString("digraph procgraph {\n  rankdir=LR;\n  node [style=filled, fontname=\"Helvetica\"];\n")
 	for _, n := range g.Nodes {
@@ -212,9 +212,9 @@ func dotShape(kind string) string {
 
 func dotColour(class string) string {
 	switch class {
-	case procedures.ClassReadOnly:
+	case graphview.ClassReadOnly:
 		return "#b7e4c7"
-	case procedures.ClassStateChanging:
+	case graphview.ClassStateChanging:
 		return "#f4a3a3"
 	default:
 		return "#ffe29a"

@@ -10,22 +10,23 @@ import (
 	"gonum.org/v1/gonum/graph/formats/dot"
 	"gonum.org/v1/gonum/graph/formats/dot/ast"
 
+	"github.com/procgraph/procgraph/graphview"
 	"github.com/procgraph/procgraph/internal/golden"
 	"github.com/procgraph/procgraph/procedures"
 )
 
 // exampleGraph is a small graph with every kind of node and edge.
-func exampleGraph() *procedures.Graph {
-	return &procedures.Graph{
-		Nodes: []procedures.GraphNode{
+func exampleGraph() *graphview.Graph {
+	return &graphview.Graph{
+		Nodes: []graphview.GraphNode{
 			{ID: "cause:input dataset unavailable", Kind: "cause", Label: "input dataset unavailable", Properties: map[string]any{}},
 			{ID: "procedure:proc__a__b", Kind: "procedure", Label: "proc__a__b", Properties: map[string]any{
 				"frequency": int64(3), "use_count": int64(5), "status": procedures.Status("succeeded"),
-				"signature": []string{"a", "b"}, "read_only": true, "class": procedures.ClassReadOnly}},
-			{ID: "tool:a", Kind: "tool", Label: "a", Properties: map[string]any{"class": procedures.ClassReadOnly}},
-			{ID: "tool:b", Kind: "tool", Label: "b", Properties: map[string]any{"class": procedures.ClassUnknown}},
+				"signature": []string{"a", "b"}, "read_only": true, "class": graphview.ClassReadOnly}},
+			{ID: "tool:a", Kind: "tool", Label: "a", Properties: map[string]any{"class": graphview.ClassReadOnly}},
+			{ID: "tool:b", Kind: "tool", Label: "b", Properties: map[string]any{"class": graphview.ClassUnknown}},
 		},
-		Edges: []procedures.GraphEdge{
+		Edges: []graphview.GraphEdge{
 			{Source: "cause:input dataset unavailable", Target: "procedure:proc__a__b", Kind: "INVESTIGATED_BY", Frequency: 2},
 			{Source: "procedure:proc__a__b", Target: "tool:a", Kind: "CALLS"},
 			{Source: "procedure:proc__a__b", Target: "tool:b", Kind: "CALLS"},
@@ -49,13 +50,13 @@ var hostileNames = []string{
 	`javascript:alert(1)`,
 }
 
-func hostileGraph() *procedures.Graph {
-	g := &procedures.Graph{}
+func hostileGraph() *graphview.Graph {
+	g := &graphview.Graph{}
 	for i, name := range hostileNames {
-		g.Nodes = append(g.Nodes, procedures.GraphNode{ID: "cause:" + name, Kind: "cause", Label: name,
+		g.Nodes = append(g.Nodes, graphview.GraphNode{ID: "cause:" + name, Kind: "cause", Label: name,
 			Properties: map[string]any{"description": name, "class": name}})
 		if i > 0 {
-			g.Edges = append(g.Edges, procedures.GraphEdge{Source: "cause:" + hostileNames[i-1], Target: "cause:" + name, Kind: name, Frequency: int64(i)})
+			g.Edges = append(g.Edges, graphview.GraphEdge{Source: "cause:" + hostileNames[i-1], Target: "cause:" + name, Kind: name, Frequency: int64(i)})
 		}
 	}
 	return g

@@ -7,10 +7,11 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/auth"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/mcpdispatch"
-	"github.com/procgraph/procgraph/procedures"
 )
 
 // responseSchemas describe the answers, for the OpenAPI document.
@@ -48,13 +49,13 @@ var responseSchemas = map[string]string{
 	"WhoAmI": `{"type": "object", "additionalProperties": false, "required": ["name", "scopes"], "properties": {"name": {"type": "string"},
 		"scopes": {"type": "array", "uniqueItems": true, "items": {"type": "string", "enum": ["read", "capture", "invoke", "grant", "admin"]}}}}`,
 	"Decision": `{"type": "object", "required": ["id", "kind", "procedure", "code_hash", "phase", "outcome", "reason", "actor", "allowed_tools", "at"],
-		"properties": {"id": {"type": "string"}, "kind": {"type": "string", "enum": ` + jsonList(procedures.DecisionKindNames()) + `},
+		"properties": {"id": {"type": "string"}, "kind": {"type": "string", "enum": ` + jsonList(audit.DecisionKindNames()) + `},
 		"procedure": {"type": "string"}, "code_hash": {"type": "string"}, "phase": {"type": "string"},
 		"outcome": {"type": "string", "enum": ["allowed", "denied"]}, "reason": {"type": "string"}, "actor": {"type": "string"},
 		"allowed_tools": {"type": "array", "items": {"type": "string"}}, "at": {"type": "string", "format": "date-time"},
 		"note": {"type": "string"}, "suggestion": {"type": "string"},
 		"session": {"type": "string", "description": "the agent session decided about (policy decisions)"},
-		"result": {"type": "string", "enum": ` + jsonList(procedures.RunResults) + `, "description": "what happened to the run an allowed invoke or turn decided: succeeded or the class it failed under; absent while it runs, for a run that never ended and for other decisions"}}}`,
+		"result": {"type": "string", "enum": ` + jsonList(health.RunResults) + `, "description": "what happened to the run an allowed invoke or turn decided: succeeded or the class it failed under; absent while it runs, for a run that never ended and for other decisions"}}}`,
 	"Tool": `{"type": "object", "required": ["name", "read_only", "external_access"], "properties": {"name": {"type": "string"},
 		"description": {"type": "string"}, "read_only": {"type": "boolean"}, "external_access": {"type": "boolean"}, "input_schema": {"type": "object"},
 		"output_schema": {"type": "object"}, "schema_hash": {"type": "string", "description": "sha256 of the canonical JSON of input_schema, output_schema, read_only and external_access (computed; ignored on PUT)"},
@@ -71,12 +72,12 @@ var responseSchemas = map[string]string{
 	"Health": `{"type": "object", "description": "how the version's runs went (docs/design.md \"Health of each version\")",
 		"required": ["runs", "succeeded", "failed", "failures", "success_rate", "p50_ms", "p95_ms", "last_success_at", "last_failure_at", "last_failure_class", "consecutive_failures", "demotion_streak", "demotion_callers"],
 		"additionalProperties": false, "properties": {"runs": {"type": "integer"}, "succeeded": {"type": "integer"}, "failed": {"type": "integer"},
-		"failures": {"type": "object", "propertyNames": {"enum": ` + jsonList(procedures.FailureClasses) + `}, "additionalProperties": {"type": "integer"}},
+		"failures": {"type": "object", "propertyNames": {"enum": ` + jsonList(health.FailureClasses) + `}, "additionalProperties": {"type": "integer"}},
 		"success_rate": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
 		"p50_ms": {"type": ["integer", "null"], "description": "the upper bound of the duration bucket of the median run"},
 		"p95_ms": {"type": ["integer", "null"]},
 		"last_success_at": {"type": ["string", "null"], "format": "date-time"}, "last_failure_at": {"type": ["string", "null"], "format": "date-time"},
-		"last_failure_class": {"type": ["string", "null"], "enum": ` + strings.TrimSuffix(jsonList(procedures.FailureClasses), "]") + `, null]},
+		"last_failure_class": {"type": ["string", "null"], "enum": ` + strings.TrimSuffix(jsonList(health.FailureClasses), "]") + `, null]},
 		"consecutive_failures": {"type": "integer"},
 		"demotion_streak": {"type": "integer", "description": "the runs since the last success that failed under a class counting toward demotion (not upstream_unavailable or timeout)"},
 		"demotion_callers": {"type": "integer", "enum": [0, 1, 2], "description": "how many callers ran the demotion streak's failures: 0, 1, or 2 for two or more (a demotion needs two)"}}}`,

@@ -3,8 +3,10 @@ package api
 import (
 	"net/http"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/recording"
 	"github.com/procgraph/procgraph/replay"
 )
 
@@ -133,7 +135,7 @@ func (s *Server) version(w http.ResponseWriter, r *http.Request) error {
 
 type decisionAnswer struct {
 	Procedure *procedures.Procedure `json:"procedure"`
-	Decision  procedures.Decision   `json:"decision"`
+	Decision  audit.Decision        `json:"decision"`
 }
 
 type reasonBody struct {
@@ -154,7 +156,7 @@ func (s *Server) promote(w http.ResponseWriter, r *http.Request) error {
 // answerDecision answers a grant, revoke, promote or retire: the procedure
 // and its decision (recorded and counted by the service's Recorder); a
 // refusal is answered as an error.
-func (s *Server) answerDecision(w http.ResponseWriter, p *procedures.Procedure, d procedures.Decision, err error) error {
+func (s *Server) answerDecision(w http.ResponseWriter, p *procedures.Procedure, d audit.Decision, err error) error {
 	if err != nil {
 		return err
 	}
@@ -244,7 +246,7 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request) error {
 	}
 	caller := principalOf(r)
 	res, err := s.replay.Invoke(r.Context(), replay.InvokeRequest{
-		Name: urlParam(r, "name"), Arguments: b.Arguments, Phase: procedures.Phase(b.Phase),
+		Name: urlParam(r, "name"), Arguments: b.Arguments, Phase: audit.Phase(b.Phase),
 		SessionID: deref(b.SessionID), IdempotencyKey: r.Header.Get("Idempotency-Key"), Cause: deref(b.Cause),
 		ReviewedBy: deref(b.ReviewedBy), ReviewerHasGrantScope: caller.Has(auth.ScopeGrant), Actor: caller.Name,
 	})
@@ -274,7 +276,7 @@ func deref(p *string) string {
 // them; they hold tool output.
 func (s *Server) recordings(w http.ResponseWriter, r *http.Request) error {
 	rs, total, err := s.svc.Recordings(r.Context(), urlParam(r, "name"), r.URL.Query().Get("version"),
-		queryInt(r, "limit", procedures.DefaultRecordingsPage), queryInt(r, "offset", 0))
+		queryInt(r, "limit", recording.DefaultRecordingsPage), queryInt(r, "offset", 0))
 	if err != nil {
 		return err
 	}

@@ -10,9 +10,12 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/graphview"
 	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/recording"
 )
 
 // queryParam documents and bounds one query parameter.
@@ -41,7 +44,7 @@ var (
 	}
 	recordingParams = []queryParam{
 		{name: "version", typ: "string", doc: "only this version's (its code hash)"},
-		{name: "limit", typ: "integer", min: 1, max: procedures.MaxRecordingsPage, doc: fmt.Sprintf("how many (default %d)", procedures.DefaultRecordingsPage)},
+		{name: "limit", typ: "integer", min: 1, max: recording.MaxRecordingsPage, doc: fmt.Sprintf("how many (default %d)", recording.DefaultRecordingsPage)},
 		intParam(fields.Offset, "page start"),
 	}
 	plannerParams = []queryParam{
@@ -53,16 +56,16 @@ var (
 		{name: "procedure", typ: "string", repeatable: true, doc: "start from this procedure"},
 		{name: "cause", typ: "string", repeatable: true, doc: "start from this cause"},
 		{name: "tool", typ: "string", repeatable: true, doc: "start from this tool"},
-		{name: "depth", typ: "integer", min: 1, max: procedures.MaxGraphDepth, doc: "hops from the start (default 1)"},
+		{name: "depth", typ: "integer", min: 1, max: graphview.MaxGraphDepth, doc: "hops from the start (default 1)"},
 		intParam(fields.Limit, fmt.Sprintf("without a start: how many of the most frequent procedures to start from (default %d)", fields.DefaultFindLimit)),
 		intParam(fields.Offset, "without a start: the page of the most frequent procedures to start from (the previous answer's next_offset)"),
 		{name: "format", typ: "string", enum: []string{graphFormatJSON, graphFormatGraphML, graphFormatDOT}, doc: "json (default), graphml (GraphML 1.0, typed attributes) or dot (Graphviz)"},
 	}
 	decisionParams = []queryParam{
 		{name: "procedure", typ: "string", noControl: true, doc: "decisions about this procedure"},
-		{name: "kind", typ: "string", enum: procedures.DecisionKindNames(), doc: "decision kind"},
+		{name: "kind", typ: "string", enum: audit.DecisionKindNames(), doc: "decision kind"},
 		{name: "actor", typ: "string", noControl: true, doc: "decisions taken by this token holder (procgraph for its own)"},
-		{name: "outcome", typ: "string", enum: []string{string(procedures.Allowed), string(procedures.Denied)}, doc: "allowed or denied"},
+		{name: "outcome", typ: "string", enum: []string{string(audit.Allowed), string(audit.Denied)}, doc: "allowed or denied"},
 		{name: "since", typ: "string", format: "date-time", doc: "records at or after this time (RFC 3339, to the millisecond)"},
 		{name: "until", typ: "string", format: "date-time", doc: "records before this time (RFC 3339, to the millisecond); after since"},
 		intParam(fields.DecisionLimit, fmt.Sprintf("how many (default %d)", fields.DefaultDecisionLimit)),

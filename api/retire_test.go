@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -57,13 +58,13 @@ func TestRetireRoundTrip(t *testing.T) {
 			Exposed bool                   `json:"exposed"`
 			Retired *procedures.Retirement `json:"retired"`
 		} `json:"procedure"`
-		Decision procedures.Decision `json:"decision"`
+		Decision audit.Decision `json:"decision"`
 	}
 	if code != 200 || json.Unmarshal(body, &ans) != nil {
 		t.Fatalf("PUT retirement: %d %s", code, body)
 	}
 	if ans.Procedure.Exposed || ans.Procedure.Retired == nil || ans.Procedure.Retired.Reason != "superseded by a better one" ||
-		ans.Decision.Kind != procedures.KindRetire || ans.Decision.Reason != procedures.ReasonRetired || ans.Decision.Note != "superseded by a better one" {
+		ans.Decision.Kind != audit.KindRetire || ans.Decision.Reason != audit.ReasonRetired || ans.Decision.Note != "superseded by a better one" {
 		t.Fatalf("PUT retirement answered %s", body)
 	}
 	if got := planner(); len(got) != 0 || exposedTotal() != 0 {
@@ -130,7 +131,7 @@ func TestRetireRefusals(t *testing.T) {
 	if err != nil || got.Retired != nil {
 		t.Fatalf("after refusals: %+v, %v; want not retired", got.Retired, err)
 	}
-	ds, err := e.svc.Decisions(context.Background(), procedures.DecisionFilter{Kind: procedures.KindRetire})
+	ds, err := e.svc.Decisions(context.Background(), audit.DecisionFilter{Kind: audit.KindRetire})
 	if err != nil || len(ds) != 0 {
 		t.Fatalf("retire decisions %v, %v; want none", ds, err)
 	}

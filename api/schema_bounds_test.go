@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/internal/fields"
@@ -86,7 +87,7 @@ func TestSchemaBoundsAreTheGoBounds(t *testing.T) {
 		"MaxFindLimit":      {procedures.MaxFindLimit, *fields.Limit.Max},
 		"MaxCatalogueTools": {procedures.MaxCatalogueTools, fields.MaxCatalogueTools},
 		"MaxWait":           {int(gate.MaxWait / time.Second), *fields.WaitS.Max},
-		"MaxDecisionLimit":  {procedures.MaxDecisionLimit, *fields.DecisionLimit.Max},
+		"MaxDecisionLimit":  {audit.MaxDecisionLimit, *fields.DecisionLimit.Max},
 	} {
 		if c[0] != c[1] {
 			t.Errorf("%s: the domain's %d, the schema's %d", name, c[0], c[1])
@@ -199,7 +200,7 @@ func TestEnumsAreTheDomains(t *testing.T) {
 		valid  func(string) bool
 	}{
 		{fields.Dialect, strs(string(signature.Starlark), string(signature.PythonAsync)), func(v string) bool { _, err := signature.ParseDialect(v); return err == nil }},
-		{fields.Phase, strs(string(procedures.PhaseAutomatic), string(procedures.PhaseInteractive)), func(v string) bool { return procedures.Phase(v).Valid() }},
+		{fields.Phase, strs(string(audit.PhaseAutomatic), string(audit.PhaseInteractive)), func(v string) bool { return audit.Phase(v).Valid() }},
 		{fields.Status, strs(string(procedures.StatusSucceeded), string(procedures.StatusFailed)), func(v string) bool { return procedures.Status(v).Valid() }},
 		{fields.Choice, choices, func(v string) bool { return gate.Choice(v).Valid() }},
 	} {

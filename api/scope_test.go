@@ -11,7 +11,9 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/auth"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -126,7 +128,7 @@ func TestRouteScopes(t *testing.T) {
 	// Demoted by two callers' failures, so that an admin has a demotion to lift.
 	for i, caller := range []string{"a", "b"} {
 		if _, err := e.store.RecordUse(ctx, procedures.UseInput{Name: name, UsageKey: "k", At: time.Now(), DemoteAfter: 2,
-			Run: &procedures.Run{Failure: procedures.FailureToolError, At: time.Now(), Caller: caller}}); err != nil {
+			Run: &health.Run{Failure: health.FailureToolError, At: time.Now(), Caller: caller}}); err != nil {
 			t.Fatal(err)
 		}
 		if p, _ := e.svc.Get(ctx, name); p.Demoted != (i == 1) {
@@ -239,15 +241,15 @@ func TestReviewedByNeedsGrant(t *testing.T) {
 		holder, reason string
 		status         int
 	}{
-		{"invoke", procedures.ReasonReviewRequired, http.StatusForbidden},
-		{"operator", procedures.ReasonOperatorReviewed, http.StatusOK},
+		{"invoke", audit.ReasonReviewRequired, http.StatusForbidden},
+		{"operator", audit.ReasonOperatorReviewed, http.StatusOK},
 	} {
 		st, body := e.send(t, c, "tok-"+tc.holder)
 		var ans struct {
-			Decision procedures.Decision `json:"decision"`
+			Decision audit.Decision `json:"decision"`
 			Error    struct {
 				Details struct {
-					Decision procedures.Decision `json:"decision"`
+					Decision audit.Decision `json:"decision"`
 				} `json:"details"`
 			} `json:"error"`
 		}

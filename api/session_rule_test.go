@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/internal/fields"
@@ -76,9 +77,9 @@ func TestSessionIDOneRule(t *testing.T) {
 				}
 			}
 			_, capErr := e.svc.Capture(ctx, procedures.CaptureRequest{Code: readOnlyCode, SessionID: c.id})
-			_, invErr := e.rp.Invoke(ctx, replay.InvokeRequest{Name: name, Phase: procedures.PhaseAutomatic,
+			_, invErr := e.rp.Invoke(ctx, replay.InvokeRequest{Name: name, Phase: audit.PhaseAutomatic,
 				Arguments: map[string]any{"task_id": 1}, SessionID: c.id})
-			_, turnErr := e.gate.Submit(ctx, gate.TurnRequest{Code: readOnlyCode, Phase: procedures.PhaseAutomatic,
+			_, turnErr := e.gate.Submit(ctx, gate.TurnRequest{Code: readOnlyCode, Phase: audit.PhaseAutomatic,
 				Arguments: map[string]any{"task_id": 1}, SessionID: c.id})
 			for entry, err := range map[string]error{"Service.Capture": capErr, "Replayer.Invoke": invErr, "Gate.Submit": turnErr} {
 				if c.ok != (err == nil) {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
@@ -159,7 +160,7 @@ func (s *Server) submitTurn(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	caller := principalOf(r)
-	req := gate.TurnRequest{Code: b.Code, Dialect: b.Dialect, SessionID: b.SessionID, Phase: procedures.Phase(b.Phase),
+	req := gate.TurnRequest{Code: b.Code, Dialect: b.Dialect, SessionID: b.SessionID, Phase: audit.Phase(b.Phase),
 		Arguments: b.Arguments, Summary: deref(b.Summary), Wait: time.Duration(b.WaitS) * time.Second, Actor: caller.Name,
 		MayCapture: caller.Has(auth.ScopeCapture)}
 	if b.Capture != nil {

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/gate"
-	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 )
 
@@ -53,7 +53,7 @@ func BenchmarkApprovalRoundTrip(b *testing.B) {
 	perOp := map[string]time.Duration{}
 	b.Run("direct", func(b *testing.B) {
 		r := req
-		r.Phase = procedures.PhaseAutomatic
+		r.Phase = audit.PhaseAutomatic
 		for b.Loop() {
 			if ans, err := e.gate.Submit(ctx, r); err != nil || !ans.Ran() {
 				b.Fatal(err)
@@ -63,7 +63,7 @@ func BenchmarkApprovalRoundTrip(b *testing.B) {
 	})
 	b.Run("approved", func(b *testing.B) {
 		r := req
-		r.Phase = procedures.PhaseInteractive
+		r.Phase = audit.PhaseInteractive
 		for b.Loop() {
 			ans, err := e.gate.Submit(ctx, r)
 			if err != nil || ans.Ran() {

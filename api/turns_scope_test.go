@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/gate"
-	"github.com/procgraph/procgraph/procedures"
 )
 
 // turnScopeCases are the turn gate's routes with their docs/api.md scopes, and
@@ -16,7 +16,7 @@ func turnScopeCases(t *testing.T, e *env) []scopeCase {
 	ctx := context.Background()
 	pending := func() string {
 		t.Helper()
-		ans, err := e.gate.Submit(ctx, gate.TurnRequest{Code: readOnlyCode, SessionID: "scope", Phase: procedures.PhaseInteractive,
+		ans, err := e.gate.Submit(ctx, gate.TurnRequest{Code: readOnlyCode, SessionID: "scope", Phase: audit.PhaseInteractive,
 			Arguments: map[string]any{"task_id": 1}, Actor: "holder-invoke"})
 		if err != nil || ans.Ran() {
 			t.Fatalf("Submit: %v, %+v", err, ans)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -39,7 +40,7 @@ func TestTurnSuggestsReuse(t *testing.T) {
 				"code": tc.code, "session_id": "s-" + tc.name, "phase": tc.phase, "arguments": map[string]any{"task_id": 3}})
 			var ans struct {
 				Suggestion *procedures.Suggestion `json:"suggestion"`
-				Decision   *procedures.Decision   `json:"decision"`
+				Decision   *audit.Decision        `json:"decision"`
 			}
 			if err := json.Unmarshal(body, &ans); err != nil || st != tc.status {
 				t.Fatalf("POST /v1/turns: %d %s (%v); want %d", st, body, err, tc.status)
@@ -50,7 +51,7 @@ func TestTurnSuggestsReuse(t *testing.T) {
 			case tc.tool != "" && (ans.Suggestion == nil || ans.Suggestion.Tool != tc.tool || ans.Suggestion.Reason != tc.reason || ans.Suggestion.Message == ""):
 				t.Fatalf("suggestion %+v, want %s (%s)", ans.Suggestion, tc.tool, tc.reason)
 			}
-			if tc.status == http.StatusOK && (ans.Decision == nil || ans.Decision.Reason != procedures.ReasonReadOnly) {
+			if tc.status == http.StatusOK && (ans.Decision == nil || ans.Decision.Reason != audit.ReasonReadOnly) {
 				t.Fatalf("decision %+v, want read_only: a suggestion changes nothing decided", ans.Decision)
 			}
 		})

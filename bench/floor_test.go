@@ -15,6 +15,7 @@ import (
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
+	"github.com/procgraph/procgraph/audit"
 	neo4jstore "github.com/procgraph/procgraph/graph/neo4j"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -131,12 +132,12 @@ func writePath(b *testing.B, t *target, n int) {
 		}},
 		{name: "store/grant", floor: "floor/write", run: func(int) {
 			g := &procedures.Grant{Enabled: true, GrantedBy: "bench", GrantedAt: time.Now(), CodeHash: "va"}
-			if _, err := t.store.SetGrant(ctx, granted, g, "va", nil, decision(procedures.KindGrant, granted, "va")); err != nil {
+			if _, err := t.store.SetGrant(ctx, granted, g, "va", nil, decision(audit.KindGrant, granted, "va")); err != nil {
 				b.Fatal(err)
 			}
 		}},
 		{name: "store/revoke", floor: "floor/write", run: func(int) {
-			if _, err := t.store.SetGrant(ctx, granted, nil, "va", nil, decision(procedures.KindRevoke, granted, "va")); err != nil {
+			if _, err := t.store.SetGrant(ctx, granted, nil, "va", nil, decision(audit.KindRevoke, granted, "va")); err != nil {
 				b.Fatal(err)
 			}
 		}},

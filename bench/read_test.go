@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	neo4jstore "github.com/procgraph/procgraph/graph/neo4j"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
@@ -204,7 +205,7 @@ func BenchmarkReplay(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			req := replay.InvokeRequest{Name: out.Procedure.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 7}, SessionID: "bench"}
+			req := replay.InvokeRequest{Name: out.Procedure.Name, Phase: audit.PhaseAutomatic, Arguments: map[string]any{"task_id": 7}, SessionID: "bench"}
 			if res, err := srv.rp.Invoke(ctx, req); err != nil || res.Status != replay.StatusSucceeded {
 				b.Fatalf("warm-up: %+v %v", res, err)
 			}

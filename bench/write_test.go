@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -28,10 +29,10 @@ var runID = strconv.FormatInt(time.Now().UnixNano()%(1<<40), 36)
 func key() string { return fmt.Sprintf("k%d-%d", time.Now().UnixNano(), seq.Add(1)) }
 
 // decision is an audit record for a store-level grant, revoke or promote.
-func decision(kind procedures.DecisionKind, name, hash string) procedures.Decision {
+func decision(kind audit.DecisionKind, name, hash string) audit.Decision {
 	now := time.Now().UTC().Truncate(time.Millisecond)
-	return procedures.Decision{ID: procedures.NewDecisionID(time.Now()), Kind: kind, Procedure: name, CodeHash: hash,
-		Outcome: procedures.Allowed, Reason: string(kind), Actor: "bench", At: now, AllowedTools: []string{}}
+	return audit.Decision{ID: audit.NewDecisionID(time.Now()), Kind: kind, Procedure: name, CodeHash: hash,
+		Outcome: audit.Allowed, Reason: string(kind), Actor: "bench", At: now, AllowedTools: []string{}}
 }
 
 // twoVersions captures a procedure with two succeeded versions (hash "va"
@@ -76,14 +77,14 @@ func writeStore(b *testing.B, t *target, n int) {
 	b.Run(prefix+"grant", func(b *testing.B) {
 		loop(b, func(int) {
 			g := &procedures.Grant{Enabled: true, GrantedBy: "bench", GrantedAt: time.Now(), CodeHash: "va"}
-			if _, err := t.store.SetGrant(ctx, granted, g, "va", nil, decision(procedures.KindGrant, granted, "va")); err != nil {
+			if _, err := t.store.SetGrant(ctx, granted, g, "va", nil, decision(audit.KindGrant, granted, "va")); err != nil {
 				b.Fatal(err)
 			}
 		})
 	})
 	b.Run(prefix+"revoke", func(b *testing.B) {
 		loop(b, func(int) {
-			if _, err := t.store.SetGrant(ctx, granted, nil, "va", nil, decision(procedures.KindRevoke, granted, "va")); err != nil {
+			if _, err := t.store.SetGrant(ctx, granted, nil, "va", nil, decision(audit.KindRevoke, granted, "va")); err != nil {
 				b.Fatal(err)
 			}
 		})
@@ -92,7 +93,7 @@ func writeStore(b *testing.B, t *target, n int) {
 		hashes := [2]string{"vb", "va"}
 		loop(b, func(i int) {
 			h := hashes[i%2]
-			if p, err := t.store.Promote(ctx, promoted, h, decision(procedures.KindPromote, promoted, h)); err != nil || p.CodeHash != h {
+			if p, err := t.store.Promote(ctx, promoted, h, decision(audit.KindPromote, promoted, h)); err != nil || p.CodeHash != h {
 				b.Fatalf("%v %v", p, err)
 			}
 		})

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/internal/fields"
@@ -211,7 +212,7 @@ func (b *bounder) version(v *VersionRecord) {
 
 // decision checks an audit record's lists; CheckAudit (checkContent)
 // checks its strings against the recorder's bounds.
-func (b *bounder) decision(path string, d *procedures.Decision) {
+func (b *bounder) decision(path string, d *audit.Decision) {
 	b.names(path+".allowed_tools", d.AllowedTools)
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
@@ -25,7 +26,7 @@ type boundsFixture struct {
 	version   *dump.VersionRecord
 	usages    []*dump.UsageRecord
 	edge      *dump.EdgeRecord
-	decision  *procedures.Decision
+	decision  *audit.Decision
 	approval  *gate.TurnRecord
 	policy    *dump.PolicyRecord
 }
@@ -66,9 +67,9 @@ func boundsDump(tb testing.TB, edit func(f *boundsFixture)) []byte {
 			{Scope: dump.UsageEdge, Procedure: "proc__get_jobs", Cause: "slow", Key: "s:k"},
 		},
 		edge: &dump.EdgeRecord{Cause: "slow", Procedure: "proc__get_jobs", Frequency: 1},
-		decision: &procedures.Decision{ID: procedures.NewDecisionID(at), Kind: procedures.KindGrant, Procedure: "proc__get_jobs", CodeHash: h1,
-			Outcome: procedures.Allowed, Reason: "granted", Actor: "alice", AllowedTools: []string{"get_jobs"}, At: at},
-		approval: &gate.TurnRecord{Turn: gate.Turn{ID: "trn_1", SessionID: "sess", Phase: procedures.PhaseInteractive, CodeHash: h1,
+		decision: &audit.Decision{ID: audit.NewDecisionID(at), Kind: audit.KindGrant, Procedure: "proc__get_jobs", CodeHash: h1,
+			Outcome: audit.Allowed, Reason: "granted", Actor: "alice", AllowedTools: []string{"get_jobs"}, At: at},
+		approval: &gate.TurnRecord{Turn: gate.Turn{ID: "trn_1", SessionID: "sess", Phase: audit.PhaseInteractive, CodeHash: h1,
 			Signature: []string{"get_jobs"}, StateChangingTools: []string{}, UnknownTools: []string{}, Summary: "s", Status: gate.TurnPending,
 			RequestedBy: "agent", RequestedAt: at, Deadline: at.Add(time.Hour)},
 			Code: code, Dialect: "starlark", Arguments: map[string]any{"n": 1},

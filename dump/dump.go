@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/recording"
 )
 
 // Format is the version of the dump format this build writes (docs/dumps.md
@@ -151,8 +153,8 @@ type RecordingRecord struct {
 }
 
 // RecordingRecordOf is r as a dump carries it.
-func RecordingRecordOf(r *procedures.Recording) (*RecordingRecord, error) {
-	body, err := procedures.EncodeRecordingBody(r)
+func RecordingRecordOf(r *recording.Recording) (*RecordingRecord, error) {
+	body, err := recording.EncodeRecordingBody(r)
 	if err != nil {
 		return nil, err
 	}
@@ -162,8 +164,8 @@ func RecordingRecordOf(r *procedures.Recording) (*RecordingRecord, error) {
 
 // Recording is the recording r holds, checked (procedures.RecordingFromBody,
 // and the content hash must be its body's).
-func (r *RecordingRecord) Recording() (*procedures.Recording, error) {
-	rec, err := procedures.RecordingFromBody(r.Procedure, r.CodeHash, r.ID, r.RecordedAt, r.Body)
+func (r *RecordingRecord) Recording() (*recording.Recording, error) {
+	rec, err := recording.RecordingFromBody(r.Procedure, r.CodeHash, r.ID, r.RecordedAt, r.Body)
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +215,7 @@ type Record struct {
 	Version   *VersionRecord
 	Usage     *UsageRecord
 	Edge      *EdgeRecord
-	Decision  *procedures.Decision
+	Decision  *audit.Decision
 	Approval  *gate.TurnRecord
 	Policy    *PolicyRecord
 	Recording *RecordingRecord

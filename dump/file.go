@@ -12,6 +12,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
@@ -391,7 +392,7 @@ func (d *Reader) Next() (Record, error) {
 		r.Edge = &EdgeRecord{}
 		err = d.decode(data, r.Edge)
 	case TypeDecision:
-		r.Decision = &procedures.Decision{}
+		r.Decision = &audit.Decision{}
 		err = d.decode(data, r.Decision)
 	case TypeApproval:
 		r.Approval = &gate.TurnRecord{}

@@ -15,8 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/search"
 	"github.com/procgraph/procgraph/signature"
@@ -26,8 +28,8 @@ import (
 // tool error.
 func validHealth() *dump.HealthRecord {
 	at := time.Date(2026, 1, 2, 3, 4, 6, 0, time.UTC)
-	h := procedures.Health{}.Add(procedures.Run{Duration: 3 * time.Millisecond, At: at})
-	return dump.HealthRecordOf(h.Add(procedures.Run{Failure: procedures.FailureToolError, Duration: time.Second, At: at.Add(time.Second)}))
+	h := health.Health{}.Add(health.Run{Duration: 3 * time.Millisecond, At: at})
+	return dump.HealthRecordOf(h.Add(health.Run{Failure: health.FailureToolError, Duration: time.Second, At: at.Add(time.Second)}))
 }
 
 // streakJSON is how validHealth's JSON carries its demotion streak.
@@ -74,8 +76,8 @@ func validDump(tb testing.TB) []byte {
 		{Type: dump.TypeUsage, Usage: &dump.UsageRecord{Scope: dump.UsageProcedure, Procedure: "proc__get_jobs", Key: "k"}},
 		{Type: dump.TypeEdge, Edge: &dump.EdgeRecord{Cause: "slow", Procedure: "proc__get_jobs", Frequency: 1}},
 		{Type: dump.TypeUsage, Usage: &dump.UsageRecord{Scope: dump.UsageEdge, Procedure: "proc__get_jobs", Cause: "slow", Key: "k"}},
-		{Type: dump.TypeDecision, Decision: &procedures.Decision{ID: procedures.NewDecisionID(at), Kind: procedures.KindGrant,
-			Procedure: "proc__get_jobs", CodeHash: h1, Outcome: procedures.Allowed, Reason: "granted", Actor: "alice", AllowedTools: []string{}, At: at}},
+		{Type: dump.TypeDecision, Decision: &audit.Decision{ID: audit.NewDecisionID(at), Kind: audit.KindGrant,
+			Procedure: "proc__get_jobs", CodeHash: h1, Outcome: audit.Allowed, Reason: "granted", Actor: "alice", AllowedTools: []string{}, At: at}},
 	}
 	if err := w.Begin(dump.Counts{}); err != nil {
 		tb.Fatal(err)
@@ -129,7 +131,7 @@ func TestDumpFormats(t *testing.T) {
 	if err != nil || !slices.Equal(recs[2].Procedure.SearchParts, []string{"get_jobs", "get jobs", "slow"}) {
 		t.Fatalf("format 3 search parts = %v, %v", recs, err)
 	}
-	if h := recs[3].Version.Health.Health(); h.Runs != 2 || h.Failures[procedures.FailureToolError] != 1 || h.Percentile(0.5) == nil ||
+	if h := recs[3].Version.Health.Health(); h.Runs != 2 || h.Failures[health.FailureToolError] != 1 || h.Percentile(0.5) == nil ||
 		h.DemotionStreak != 1 || h.StreakCallerCount() != 1 {
 		t.Errorf("format 3 health = %+v", h)
 	}

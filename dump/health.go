@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/health"
 )
 
 // HealthRecord is a version's health as a dump carries it (new in format
@@ -30,7 +30,7 @@ type HealthRecord struct {
 }
 
 // HealthRecordOf is h as a dump carries it, nil when the version never ran.
-func HealthRecordOf(h procedures.Health) *HealthRecord {
+func HealthRecordOf(h health.Health) *HealthRecord {
 	if h.Runs == 0 {
 		return nil
 	}
@@ -44,11 +44,11 @@ func HealthRecordOf(h procedures.Health) *HealthRecord {
 }
 
 // Health is the health r holds (none for nil).
-func (r *HealthRecord) Health() procedures.Health {
+func (r *HealthRecord) Health() health.Health {
 	if r == nil {
-		return procedures.HealthOf(nil)
+		return health.HealthOf(nil)
 	}
-	h := procedures.Health{Runs: r.Runs, Succeeded: r.Succeeded, Failed: r.Failed, Failures: r.Failures,
+	h := health.Health{Runs: r.Runs, Succeeded: r.Succeeded, Failed: r.Failed, Failures: r.Failures,
 		Buckets: r.DurationBuckets, LastSuccessAt: r.LastSuccessAt, LastFailureAt: r.LastFailureAt,
 		LastFailureClass: r.LastFailureClass, ConsecutiveFailures: r.ConsecutiveFailures, DemotionStreak: r.DemotionStreak}
 	if len(r.StreakCallers) == 2 {
@@ -75,16 +75,16 @@ func (r *HealthRecord) check() string {
 	}
 	var failed int64
 	for class, n := range r.Failures {
-		if !slices.Contains(procedures.FailureClasses, class) || n < 1 {
-			return fmt.Sprintf("failure class %q with %d runs (classes: %v, each at least 1)", class, n, procedures.FailureClasses)
+		if !slices.Contains(health.FailureClasses, class) || n < 1 {
+			return fmt.Sprintf("failure class %q with %d runs (classes: %v, each at least 1)", class, n, health.FailureClasses)
 		}
 		failed += n
 	}
 	if failed != r.Failed {
 		return fmt.Sprintf("failures by class sum to %d, not failed %d", failed, r.Failed)
 	}
-	if len(r.DurationBuckets) != len(procedures.HealthBounds)+1 {
-		return fmt.Sprintf("%d duration buckets, want %d", len(r.DurationBuckets), len(procedures.HealthBounds)+1)
+	if len(r.DurationBuckets) != len(health.HealthBounds)+1 {
+		return fmt.Sprintf("%d duration buckets, want %d", len(r.DurationBuckets), len(health.HealthBounds)+1)
 	}
 	var inBuckets int64
 	for _, n := range r.DurationBuckets {
@@ -128,7 +128,7 @@ func (r *HealthRecord) checkStreak() string {
 		return "streak_callers must hold two slots exactly when the demotion streak is above 0"
 	}
 	hi, lo := r.StreakCallers[0], r.StreakCallers[1]
-	if hi < 1 || lo < 1 || hi >= procedures.CallerSpan || lo >= procedures.CallerSpan || hi+lo < procedures.CallerSpan {
+	if hi < 1 || lo < 1 || hi >= health.CallerSpan || lo >= health.CallerSpan || hi+lo < health.CallerSpan {
 		return "streak_callers are not the slots of caller hashes (each from 1 to 2^62-1, the largest hash at least the smallest)"
 	}
 	return ""
@@ -138,7 +138,7 @@ func (r *HealthRecord) checkStreak() string {
 // the one of more runs (runs are counted without a key, so two histories
 // cannot be matched: a merge undercounts rather than count a run twice,
 // as it does use_count), the store's on a tie.
-func MergeHealth(store, dumped procedures.Health) procedures.Health {
+func MergeHealth(store, dumped health.Health) health.Health {
 	if dumped.Runs > store.Runs {
 		return dumped
 	}

@@ -9,9 +9,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/recording"
 )
 
 // ImportOptions configures Import.
@@ -104,9 +106,9 @@ func Import(ctx context.Context, s Target, open func() (io.ReadCloser, error), o
 		batch = DefaultImportBatch
 	}
 	if opts.RecordingsPerVersion == 0 {
-		opts.RecordingsPerVersion = procedures.DefaultRecordingsPerVersion
+		opts.RecordingsPerVersion = recording.DefaultRecordingsPerVersion
 	}
-	if err := procedures.CheckRecordingsPerVersion(opts.RecordingsPerVersion); err != nil {
+	if err := recording.CheckRecordingsPerVersion(opts.RecordingsPerVersion); err != nil {
 		return sum, fault.Errorf(fault.CodeInvalid, "%v", err)
 	}
 	if opts.Restore && opts.Merge {
@@ -146,17 +148,17 @@ func Import(ctx context.Context, s Target, open func() (io.ReadCloser, error), o
 			return sum, fault.Errorf(fault.CodeConflict, "the target store is not empty: import only into an empty store (or merge into it with --merge)")
 		}
 	}
-	reason := map[bool]string{false: procedures.ReasonImported, true: procedures.ReasonMerged}[opts.Merge]
+	reason := map[bool]string{false: audit.ReasonImported, true: audit.ReasonMerged}[opts.Merge]
 	if opts.Restore {
-		reason = procedures.ReasonRestored
+		reason = audit.ReasonRestored
 	}
 	if opts.Audit != nil {
-		if _, err := opts.Audit.Build(procedures.StoreDecision(reason, opts.Actor, "")); err != nil {
+		if _, err := opts.Audit.Build(audit.StoreDecision(reason, opts.Actor, "")); err != nil {
 			return sum, err
 		}
 	}
 	if opts.Audit != nil && opts.TrustAuthorizations {
-		if _, err := opts.Audit.Build(procedures.StoreDecision(procedures.ReasonAuthorizationsTrusted, opts.Actor, TrustNote)); err != nil {
+		if _, err := opts.Audit.Build(audit.StoreDecision(audit.ReasonAuthorizationsTrusted, opts.Actor, TrustNote)); err != nil {
 			return sum, err
 		}
 	}
@@ -228,12 +230,12 @@ func Import(ctx context.Context, s Target, open func() (io.ReadCloser, error), o
 		for _, r := range recs {
 			applied[r.Type]++
 		}
-		_, err = opts.Audit.RecordWith(procedures.StoreDecision(reason, opts.Actor, ImportNote(sum, applied)), func(rec procedures.Decision) error {
+		_, err = opts.Audit.RecordWith(audit.StoreDecision(reason, opts.Actor, ImportNote(sum, applied)), func(rec audit.Decision) error {
 			done := Record{Type: TypeDecision, Decision: &rec}
 			if !opts.TrustAuthorizations {
 				return flush(last, done)
 			}
-			_, err := opts.Audit.RecordWith(procedures.StoreDecision(procedures.ReasonAuthorizationsTrusted, opts.Actor, TrustNote), func(trust procedures.Decision) error {
+			_, err := opts.Audit.RecordWith(audit.StoreDecision(audit.ReasonAuthorizationsTrusted, opts.Actor, TrustNote), func(trust audit.Decision) error {
 				return flush(last, done, Record{Type: TypeDecision, Decision: &trust})
 			})
 			return err

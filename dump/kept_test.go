@@ -12,6 +12,7 @@ import (
 	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/recording"
 	"github.com/procgraph/procgraph/signature"
 )
 
@@ -29,8 +30,8 @@ func keptDump(tb testing.TB) []byte {
 	at := time.Date(2026, 1, 2, 3, 4, 7, 0, time.UTC)
 	var rrs []dump.Record
 	for i, answer := range []string{"<a & b>", "c"} {
-		calls := []procedures.RecordedCall{{Tool: "get_jobs", Arguments: map[string]any{"n": i}, Response: map[string]any{"jobs": []any{answer}}}}
-		r, err := procedures.NewRecording(v.Procedure, v.CodeHash, map[string]any{"n": i}, calls, answer, at.Add(time.Duration(i)*time.Second))
+		calls := []recording.RecordedCall{{Tool: "get_jobs", Arguments: map[string]any{"n": i}, Response: map[string]any{"jobs": []any{answer}}}}
+		r, err := recording.NewRecording(v.Procedure, v.CodeHash, map[string]any{"n": i}, calls, answer, at.Add(time.Duration(i)*time.Second))
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -106,7 +107,7 @@ func keptHostile(tb testing.TB) map[string]hostile {
 		"recording of another version":  {resealed(tb, k, `"type":"recording","data":{"procedure":"proc__get_jobs","code_hash":"`+h1, `"type":"recording","data":{"procedure":"proc__get_jobs","code_hash":"`+strings.Repeat("a", 64)), "line 10: a recording of version"},
 		"recording of another group":    {resealed(tb, k, `"type":"recording","data":{"procedure":"proc__get_jobs"`, `"type":"recording","data":{"procedure":"proc__other"`), "outside its procedure's group"},
 		"recording after the decisions": {moveRecording(tb, k), "outside a procedure group"},
-		"recording body oversized":      {resealed(tb, k, `"response":{"jobs":[`, `"response":{"jobs":["`+strings.Repeat("x", procedures.MaxRecordingBytes)+`",`), "more than"},
+		"recording body oversized":      {resealed(tb, k, `"response":{"jobs":[`, `"response":{"jobs":["`+strings.Repeat("x", recording.MaxRecordingBytes)+`",`), "more than"},
 		"recording body not compact":    {resealed(tb, k, `"body":{"arguments":`, `"body":{ "arguments":`), "compact"},
 		"recording body unescaped html": {resealed(tb, k, `\u003ca \u0026 b\u003e`, `<a & b>`), "compact"},
 		"recording body extra field":    {resealed(tb, k, `"body":{"arguments":`, `"body":{"evil":1,"arguments":`), "unknown field"},

@@ -6,6 +6,7 @@ import (
 
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/recording"
 	"github.com/procgraph/procgraph/search"
 )
 
@@ -196,8 +197,8 @@ func (o *dumpOrder) check(r Record) string {
 		if !o.versions[rec.CodeHash] {
 			return fmt.Sprintf("a recording of version %q, not a version of %s", rec.CodeHash, rec.Procedure)
 		}
-		if o.recorded[rec.CodeHash]++; o.recorded[rec.CodeHash] > procedures.MaxRecordingsPerVersion {
-			return fmt.Sprintf("version %s of %s: more than %d recordings (no store keeps more)", rec.CodeHash, rec.Procedure, procedures.MaxRecordingsPerVersion)
+		if o.recorded[rec.CodeHash]++; o.recorded[rec.CodeHash] > recording.MaxRecordingsPerVersion {
+			return fmt.Sprintf("version %s of %s: more than %d recordings (no store keeps more)", rec.CodeHash, rec.Procedure, recording.MaxRecordingsPerVersion)
 		}
 		return o.part(rec.Procedure, subRecording, rec.CodeHash+"\x00"+rec.ID)
 	case TypeDecision:

@@ -5,7 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/gate"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/sandbox"
 )
@@ -25,8 +27,8 @@ func TestTurnToolArgumentsCheckedAtCallTime(t *testing.T) {
 	}
 	p := e.Capture(code)
 	g := gate.New(e.Replayer, e.turns, gate.Options{})
-	for i := 0; i < procedures.DefaultDemoteAfter+1; i++ {
-		ans, err := g.Submit(ctx, gate.TurnRequest{Code: code, SessionID: "s", Phase: procedures.PhaseAutomatic, Actor: "agent"})
+	for i := 0; i < health.DefaultDemoteAfter+1; i++ {
+		ans, err := g.Submit(ctx, gate.TurnRequest{Code: code, SessionID: "s", Phase: audit.PhaseAutomatic, Actor: "agent"})
 		if err != nil {
 			t.Fatalf("submit: %v", err)
 		}
@@ -36,19 +38,19 @@ func TestTurnToolArgumentsCheckedAtCallTime(t *testing.T) {
 		if strings.Contains(ans.Error.Message, "99999") {
 			t.Fatalf("the error quotes the value: %q", ans.Error.Message)
 		}
-		if ans.Decision.Result != procedures.FailureInvalidArguments {
+		if ans.Decision.Result != health.FailureInvalidArguments {
 			t.Fatalf("the turn's decision has result %q", ans.Decision.Result)
 		}
 	}
 	if calls := e.Upstream.Calls(); len(calls) != 0 {
 		t.Fatalf("the upstream saw %+v", calls)
 	}
-	ds, err := e.Service.Decisions(ctx, procedures.DecisionFilter{Kind: procedures.KindTurn})
-	if err != nil || len(ds) != procedures.DefaultDemoteAfter+1 {
+	ds, err := e.Service.Decisions(ctx, audit.DecisionFilter{Kind: audit.KindTurn})
+	if err != nil || len(ds) != health.DefaultDemoteAfter+1 {
 		t.Fatalf("turn decisions %+v, %v", ds, err)
 	}
 	for _, d := range ds {
-		if d.Outcome != procedures.Allowed || d.Result != procedures.FailureInvalidArguments {
+		if d.Outcome != audit.Allowed || d.Result != health.FailureInvalidArguments {
 			t.Fatalf("audit record %+v, want allowed with result invalid_arguments", d)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/gate"
 
 	"github.com/procgraph/procgraph/graph/embedded"
@@ -57,7 +58,7 @@ func (c *countedStore) Granted(ctx context.Context) ([]*procedures.Procedure, er
 	return c.Store.Granted(ctx)
 }
 
-func (c *countedStore) AppendDecision(ctx context.Context, d procedures.Decision) error {
+func (c *countedStore) AppendDecision(ctx context.Context, d audit.Decision) error {
 	c.count("AppendDecision")
 	return c.Store.AppendDecision(ctx, d)
 }
@@ -77,7 +78,7 @@ func (c *countedStore) GetApproval(ctx context.Context, id string) (*gate.TurnRe
 	return c.Store.GetApproval(ctx, id)
 }
 
-func (c *countedStore) TransitionTurn(ctx context.Context, next gate.TurnRecord, from []gate.TurnStatus, live bool, now time.Time, ds ...procedures.Decision) (*gate.TurnRecord, error) {
+func (c *countedStore) TransitionTurn(ctx context.Context, next gate.TurnRecord, from []gate.TurnStatus, live bool, now time.Time, ds ...audit.Decision) (*gate.TurnRecord, error) {
 	c.count("TransitionTurn")
 	return c.Store.TransitionTurn(ctx, next, from, live, now, ds...)
 }
@@ -105,8 +106,8 @@ func TestBindingChecksCostNoStoreCall(t *testing.T) {
 		reason      string
 		first, then string
 	}{
-		{"policy", policy, procedures.ReasonSessionPolicy, bindCostPolicyFirst, bindCostPolicyCalls},
-		{"grant", grant, procedures.ReasonDurableAutoRun, bindCostGrantFirst, bindCostGrantCalls},
+		{"policy", policy, audit.ReasonSessionPolicy, bindCostPolicyFirst, bindCostPolicyCalls},
+		{"grant", grant, audit.ReasonDurableAutoRun, bindCostGrantFirst, bindCostGrantCalls},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			for i, want := range []string{c.first, c.then} {

@@ -4,8 +4,9 @@ import (
 	"context"
 	"testing"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/gate"
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/replay/replaytest"
 	"github.com/procgraph/procgraph/sandbox"
@@ -23,12 +24,12 @@ func TestAutomaticTurnCommitsOnce(t *testing.T) {
 	seen := -1
 	e.Upstream.OnCall = func(string) {
 		if seen < 0 {
-			ds, _ := e.Service.Decisions(ctx, procedures.DecisionFilter{Kind: procedures.KindTurn})
+			ds, _ := e.Service.Decisions(ctx, audit.DecisionFilter{Kind: audit.KindTurn})
 			seen = len(ds)
 		}
 	}
 	n := e.Store.Commits()
-	ans, err := g.Submit(ctx, gate.TurnRequest{Code: replaytest.ReadOnlyCode, SessionID: "s", Phase: procedures.PhaseAutomatic,
+	ans, err := g.Submit(ctx, gate.TurnRequest{Code: replaytest.ReadOnlyCode, SessionID: "s", Phase: audit.PhaseAutomatic,
 		Arguments: map[string]any{"task_id": 1}, Actor: "agent"})
 	if err != nil || !ans.Ran() || ans.Status != replay.StatusSucceeded {
 		t.Fatalf("submit: %+v, %v", ans, err)
@@ -39,8 +40,8 @@ func TestAutomaticTurnCommitsOnce(t *testing.T) {
 	if seen != 0 {
 		t.Fatalf("%d records stored while the turn ran, want 0 (stored with its run)", seen)
 	}
-	ds, err := e.Service.Decisions(ctx, procedures.DecisionFilter{Kind: procedures.KindTurn})
-	if err != nil || len(ds) != 1 || ds[0].ID != ans.Decision.ID || ds[0].Result != procedures.ResultSucceeded {
+	ds, err := e.Service.Decisions(ctx, audit.DecisionFilter{Kind: audit.KindTurn})
+	if err != nil || len(ds) != 1 || ds[0].ID != ans.Decision.ID || ds[0].Result != health.ResultSucceeded {
 		t.Fatalf("turn records %+v, %v", ds, err)
 	}
 	if got := e.Get(p.Name); got.Health.Runs != 1 {
@@ -62,7 +63,7 @@ func TestApprovedTurnClaimIsDurableFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	var status gate.TurnStatus
-	var approved []procedures.Decision
+	var approved []audit.Decision
 	e.Upstream.OnCall = func(string) {
 		cur, err := e.turns.GetApproval(ctx, id)
 		if err != nil {
@@ -70,7 +71,7 @@ func TestApprovedTurnClaimIsDurableFirst(t *testing.T) {
 			return
 		}
 		status = cur.Status
-		approved, _ = e.Service.Decisions(ctx, procedures.DecisionFilter{Kind: procedures.KindTurn, Outcome: procedures.Allowed})
+		approved, _ = e.Service.Decisions(ctx, audit.DecisionFilter{Kind: audit.KindTurn, Outcome: audit.Allowed})
 	}
 	n := e.Store.Commits()
 	ans, err := g.Run(ctx, id, "agent")
@@ -86,8 +87,8 @@ func TestApprovedTurnClaimIsDurableFirst(t *testing.T) {
 	if status != gate.TurnRunning || len(approved) != 1 || approved[0].ID != ans.Decision.ID || approved[0].Result != "" {
 		t.Fatalf("while it ran: turn %s, records %+v; want running and its decision stored", status, approved)
 	}
-	ds, err := e.Service.Decisions(ctx, procedures.DecisionFilter{Kind: procedures.KindTurn, Outcome: procedures.Allowed})
-	if err != nil || len(ds) != 1 || ds[0].Result != procedures.ResultSucceeded {
+	ds, err := e.Service.Decisions(ctx, audit.DecisionFilter{Kind: audit.KindTurn, Outcome: audit.Allowed})
+	if err != nil || len(ds) != 1 || ds[0].Result != health.ResultSucceeded {
 		t.Fatalf("records %+v, %v", ds, err)
 	}
 }

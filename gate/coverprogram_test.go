@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
@@ -45,7 +46,7 @@ func TestGrantCoversTheProgramUpToNames(t *testing.T) {
 	// A declared parameter at most 10.
 	grant("return tools.fetch_logs(task_id=n)\n", map[string]any{"type": "object", "properties": map[string]any{"n": map[string]any{"type": "integer", "maximum": 10}}})
 	turn := func(code string, args map[string]any) gate.TurnRequest {
-		return gate.TurnRequest{Code: code, SessionID: "s", Phase: procedures.PhaseInteractive, Actor: "agent", Arguments: args}
+		return gate.TurnRequest{Code: code, SessionID: "s", Phase: audit.PhaseInteractive, Actor: "agent", Arguments: args}
 	}
 	for _, tc := range []struct {
 		name    string
@@ -62,7 +63,7 @@ func TestGrantCoversTheProgramUpToNames(t *testing.T) {
 		{"a value the schema refuses, as an argument", turn("return tools.fetch_logs(task_id=n)\n", map[string]any{"n": 70}), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			mustCoveredBy(t, g, tc.req, tc.covered, procedures.ReasonDurableAutoRun)
+			mustCoveredBy(t, g, tc.req, tc.covered, audit.ReasonDurableAutoRun)
 		})
 	}
 }
@@ -88,7 +89,7 @@ func TestGrantCoversALongSignature(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustCoveredBy(t, g, gate.TurnRequest{Code: "x = tools.find_similar_successful_tasks(task_id=2)\ny = tools.get_failed_job_log_summary(task_id=2)\nreturn [x, y]\n",
-		SessionID: "s", Phase: procedures.PhaseInteractive, Actor: "agent"}, true, procedures.ReasonDurableAutoRun)
+		SessionID: "s", Phase: audit.PhaseInteractive, Actor: "agent"}, true, audit.ReasonDurableAutoRun)
 }
 
 // TestPolicyCoversTheProgramUpToNames: a read-only session policy covers
@@ -98,7 +99,7 @@ func TestPolicyCoversTheProgramUpToNames(t *testing.T) {
 	ctx := context.Background()
 	g := typedGate(t)
 	turn := func(code string) gate.TurnRequest {
-		return gate.TurnRequest{Code: code, SessionID: "s", Phase: procedures.PhaseInteractive, Actor: "agent"}
+		return gate.TurnRequest{Code: code, SessionID: "s", Phase: audit.PhaseInteractive, Actor: "agent"}
 	}
 	id := mustPending(t, g, turn("jobs = tools.get_jobs(task_id=42)\nlogs = tools.fetch_logs(task_id=42)\nreturn {'jobs': jobs, 'logs': logs}\n"))
 	if _, _, err := g.Resolve(ctx, gate.ResolveRequest{ID: id, Choice: gate.ChoiceAutoRun, Reason: "ok", Actor: "op", HasGrant: true}); err != nil {
@@ -113,7 +114,7 @@ func TestPolicyCoversTheProgramUpToNames(t *testing.T) {
 		{"another key", "task = 43\nj = tools.get_jobs(task_id=task)\nl = tools.fetch_logs(task_id=task)\nreturn {'jobs': j, 'log': l}\n", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			mustCoveredBy(t, g, turn(tc.code), tc.covered, procedures.ReasonSessionPolicy)
+			mustCoveredBy(t, g, turn(tc.code), tc.covered, audit.ReasonSessionPolicy)
 		})
 	}
 }
@@ -146,10 +147,10 @@ func TestGrantCoverReadsNoProcedure(t *testing.T) {
 		return out.Procedure.Name
 	}
 	grant(svc, true)
-	turn := gate.TurnRequest{Code: "task = 5\na = tools.get_jobs(task_id=task)\nb = tools.fetch_logs(task_id=task)\nreturn [a, b]\n", SessionID: "s", Phase: procedures.PhaseInteractive, Actor: "agent"}
-	mustCoveredBy(t, g, turn, true, procedures.ReasonDurableAutoRun) // reads the grant
+	turn := gate.TurnRequest{Code: "task = 5\na = tools.get_jobs(task_id=task)\nb = tools.fetch_logs(task_id=task)\nreturn [a, b]\n", SessionID: "s", Phase: audit.PhaseInteractive, Actor: "agent"}
+	mustCoveredBy(t, g, turn, true, audit.ReasonDurableAutoRun) // reads the grant
 	cs.Take()
-	mustCoveredBy(t, g, turn, true, procedures.ReasonDurableAutoRun)
+	mustCoveredBy(t, g, turn, true, audit.ReasonDurableAutoRun)
 	if got := cs.Take(); strings.Contains(got, "Get") || policyReads(got) {
 		t.Fatalf("a turn the grant covers made the store calls %s: it read the procedure or a session policy", got)
 	}
@@ -159,15 +160,15 @@ func TestGrantCoverReadsNoProcedure(t *testing.T) {
 	other := procedures.NewService(cs.Store, procedures.Options{Now: clk.Now})
 	grant(other, false)
 	clk.Set(clk.Now().Add(procedures.GrantIndexTTL))
-	mustCoveredBy(t, g, turn, false, procedures.ReasonDurableAutoRun)
+	mustCoveredBy(t, g, turn, false, audit.ReasonDurableAutoRun)
 
 	// This service grants again, then revokes: the next turn sees each.
 	name := grant(svc, true)
-	mustCoveredBy(t, g, turn, true, procedures.ReasonDurableAutoRun)
+	mustCoveredBy(t, g, turn, true, audit.ReasonDurableAutoRun)
 	if _, _, err := svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: name, Enabled: false, Actor: "op"}); err != nil {
 		t.Fatal(err)
 	}
-	mustCoveredBy(t, g, turn, false, procedures.ReasonDurableAutoRun)
+	mustCoveredBy(t, g, turn, false, audit.ReasonDurableAutoRun)
 }
 
 // BenchmarkTurnCoveredByGrant measures a turn a durable grant covers as
@@ -192,7 +193,7 @@ func BenchmarkTurnCoveredByGrant(b *testing.B) {
 	if _, _, err := svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: out.Procedure.Name, Enabled: true, Actor: "op"}); err != nil {
 		b.Fatal(err)
 	}
-	turn := gate.TurnRequest{Code: "task = 5\na = tools.get_jobs(task_id=task)\nb = tools.fetch_logs(task_id=task)\nreturn [a, b]\n", SessionID: "s", Phase: procedures.PhaseInteractive, Actor: "agent"}
+	turn := gate.TurnRequest{Code: "task = 5\na = tools.get_jobs(task_id=task)\nb = tools.fetch_logs(task_id=task)\nreturn [a, b]\n", SessionID: "s", Phase: audit.PhaseInteractive, Actor: "agent"}
 	for _, c := range []struct {
 		name    string
 		expired bool
@@ -205,7 +206,7 @@ func BenchmarkTurnCoveredByGrant(b *testing.B) {
 					clk.Set(clk.Now().Add(procedures.GrantIndexTTL))
 				}
 				ans, err := g.Submit(ctx, turn)
-				if err != nil || !ans.Ran() || ans.Decision.Reason != procedures.ReasonDurableAutoRun {
+				if err != nil || !ans.Ran() || ans.Decision.Reason != audit.ReasonDurableAutoRun {
 					b.Fatalf("submit: %+v, %v", ans, err)
 				}
 				n++

@@ -4,6 +4,9 @@ import (
 	"context"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/changes"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/signature"
 )
@@ -36,10 +39,10 @@ type DecideService interface {
 // capture and grant, its run, its decisions, and the change feed.
 type RecordService interface {
 	Capture(ctx context.Context, req procedures.CaptureRequest) (procedures.CaptureOutcome, error)
-	SetAutoRun(ctx context.Context, r procedures.AutoRunRequest) (*procedures.Procedure, procedures.Decision, error)
-	BlockUse(name, codeHash, usageKey string, run procedures.Run, k procedures.Kept) (procedures.UseInput, bool)
+	SetAutoRun(ctx context.Context, r procedures.AutoRunRequest) (*procedures.Procedure, audit.Decision, error)
+	BlockUse(name, codeHash, usageKey string, run health.Run, k procedures.Kept) (procedures.UseInput, bool)
 	Recorder() *procedures.Recorder
-	Changes() *procedures.Feed
+	Changes() *changes.Feed
 }
 
 var _ Service = (*procedures.Service)(nil)

@@ -10,11 +10,15 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/auth"
+	"github.com/procgraph/procgraph/changes"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/internal/cache"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/recording"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/signature"
 )
@@ -119,7 +123,7 @@ type TurnRequest struct {
 	Code      string
 	Dialect   string
 	SessionID string
-	Phase     procedures.Phase
+	Phase     audit.Phase
 	Arguments map[string]any
 	Summary   string
 	// Wait is how long to wait for an operator before answering pending
@@ -309,7 +313,7 @@ func (g *Gate) Submit(ctx context.Context, req TurnRequest) (*TurnAnswer, error)
 	// is (grantedProgram), nil when none.
 	var program *procedures.Procedure
 	var policy SessionPolicy
-	if req.Phase == procedures.PhaseInteractive {
+	if req.Phase == audit.PhaseInteractive {
 		g.withProgram(b)
 		// A block its grants already allow, or a grant covers as its
 		// procedure's program, is decided by them: the session's other
@@ -335,7 +339,7 @@ func (g *Gate) Submit(ctx context.Context, req TurnRequest) (*TurnAnswer, error)
 			}
 		}
 	}
-	if req.Phase == procedures.PhaseInteractive && !in.PolicyAutoRun && !procOnly && !granted {
+	if req.Phase == audit.PhaseInteractive && !in.PolicyAutoRun && !procOnly && !granted {
 		if program = g.grantedProgram(ctx, b); program != nil {
 			in.GrantActive = true
 		}
@@ -375,9 +379,9 @@ func (g *Gate) decideAndRun(ctx context.Context, req TurnRequest, b *replay.Bloc
 		t.Deadline = t.RequestedAt.Add(g.r.Timeout())
 		reviewer, note := "", ""
 		switch v.Reason {
-		case procedures.ReasonSessionPolicy:
+		case audit.ReasonSessionPolicy:
 			reviewer, note = policy.SetBy, replay.BindingNote(policy.Binding)
-		case procedures.ReasonDurableAutoRun:
+		case audit.ReasonDurableAutoRun:
 			note = grantsNote(b, program)
 		}
 		return g.runNow(ctx, t, b, v, req, reviewer, note, arrived)
@@ -441,7 +445,7 @@ func (g *Gate) runNow(ctx context.Context, t Turn, b *replay.Block, v procedures
 		return nil, err
 	}
 	defer release()
-	allowed := replay.AllowSet(b.Analysis.Signature, b.Class, procedures.Verdict{Outcome: procedures.Allowed, StateChanging: v.StateChanging})
+	allowed := replay.AllowSet(b.Analysis.Signature, b.Class, procedures.Verdict{Outcome: audit.Allowed, StateChanging: v.StateChanging})
 	d := g.turnDecision(t, b, v, allowed)
 	d.Note = note
 	// A turn that may change state has its decision stored before it
@@ -485,20 +489,20 @@ func grantsNote(b *replay.Block, program *procedures.Procedure) string {
 // requester as the actor, and the agent session it belongs to — every
 // record about a turn names its session, as a policy's does. The caller
 // sets the outcome and reason (an approval also its kind and operator).
-func auditOf(t Turn) procedures.Decision {
-	return procedures.Decision{Kind: procedures.KindTurn, Procedure: signature.Name(t.Signature), CodeHash: t.CodeHash,
+func auditOf(t Turn) audit.Decision {
+	return audit.Decision{Kind: audit.KindTurn, Procedure: signature.Name(t.Signature), CodeHash: t.CodeHash,
 		Phase: t.Phase, Actor: t.RequestedBy, Session: t.SessionID}
 }
 
 // turnDecision is the one decision (kind turn) on t.
-func (g *Gate) turnDecision(t Turn, b *replay.Block, v procedures.Verdict, allowed []string) procedures.Decision {
+func (g *Gate) turnDecision(t Turn, b *replay.Block, v procedures.Verdict, allowed []string) audit.Decision {
 	d := auditOf(t)
 	d.Procedure, d.Outcome, d.Reason, d.AllowedTools, d.Suggestion = b.Analysis.Name, v.Outcome, v.Reason, allowed, v.Suggestion
 	return d
 }
 
 // turnDenied is the CodeDenied error of a denied turn.
-func turnDenied(d procedures.Decision) error {
+func turnDenied(d audit.Decision) error {
 	e := fault.Errorf(fault.CodeDenied, "the turn was denied: %s", d.Reason).WithDetails(fault.DetailDecision, d)
 	if d.Suggestion != "" {
 		e = e.WithDetails("suggestion", d.Suggestion)
@@ -510,8 +514,8 @@ func turnDenied(d procedures.Decision) error {
 // health, and its tool calls as answered when it succeeded and recordings
 // are kept (replay.Replayer.RunBlock).
 type ranBlock struct {
-	run   procedures.Run
-	calls []procedures.RecordedCall
+	run   health.Run
+	calls []recording.RecordedCall
 	// pending is what the run leaves to commit (replay.Pending): count
 	// adds the turn's use and commits it.
 	pending *replay.Pending
@@ -519,7 +523,7 @@ type ranBlock struct {
 
 // execute runs an allowed turn in the sandbox; deferred says its decision
 // d was built, not stored (it is stored with the run: count).
-func (g *Gate) execute(ctx context.Context, t Turn, b *replay.Block, d procedures.Decision, allowed []string, reviewer string, deferred bool) (*TurnAnswer, ranBlock) {
+func (g *Gate) execute(ctx context.Context, t Turn, b *replay.Block, d audit.Decision, allowed []string, reviewer string, deferred bool) (*TurnAnswer, ranBlock) {
 	started := g.r.Now()
 	pending := &replay.Pending{}
 	out, calls := g.r.RunBlock(ctx, replay.RunRequest{Block: b, Decision: d, Allowed: allowed, UsageKey: procedures.UsageKey(t.SessionID, ""), Bound: b.Binding,
@@ -531,7 +535,7 @@ func (g *Gate) execute(ctx context.Context, t Turn, b *replay.Block, d procedure
 		t.Status = TurnFailed
 	}
 	g.r.Logger().Info().Str("turn", t.ID).Str("decision", d.ID).Str("code_hash", t.CodeHash).Str("status", out.Status).Msg("turn run")
-	run := procedures.Run{Failure: replay.FailureClass(out.Error), Duration: g.r.Now().Sub(started), Caller: t.RequestedBy}
+	run := health.Run{Failure: replay.FailureClass(out.Error), Duration: g.r.Now().Sub(started), Caller: t.RequestedBy}
 	return &TurnAnswer{InvokeResult: out, Turn: t}, ranBlock{run: run, calls: calls, pending: pending}
 }
 
@@ -756,14 +760,14 @@ func (g *Gate) compareAndSet(ctx context.Context, id string, write func() (*Turn
 
 // transition records ds and applies the transition in one store
 // transaction (each decision built and counted by the Recorder).
-func (g *Gate) transition(ctx context.Context, next TurnRecord, from []TurnStatus, live bool, ds ...procedures.Decision) (*TurnRecord, []procedures.Decision, error) {
+func (g *Gate) transition(ctx context.Context, next TurnRecord, from []TurnStatus, live bool, ds ...audit.Decision) (*TurnRecord, []audit.Decision, error) {
 	var out *TurnRecord
-	var built []procedures.Decision
+	var built []audit.Decision
 	var apply func(i int) error
 	apply = func(i int) error {
 		if i == len(ds) {
 			for _, d := range built {
-				if d.Kind == procedures.KindTurn && d.Outcome == procedures.Denied {
+				if d.Kind == audit.KindTurn && d.Outcome == audit.Denied {
 					next.Denial = &d
 				}
 			}
@@ -771,7 +775,7 @@ func (g *Gate) transition(ctx context.Context, next TurnRecord, from []TurnStatu
 			out, err = g.turns.TransitionTurn(ctx, next, from, live, g.r.Now(), built...)
 			return err
 		}
-		_, err := g.svc.Recorder().RecordWith(ds[i], func(d procedures.Decision) error {
+		_, err := g.svc.Recorder().RecordWith(ds[i], func(d audit.Decision) error {
 			built = append(built, d)
 			return apply(i + 1)
 		})
@@ -789,7 +793,7 @@ func (g *Gate) transition(ctx context.Context, next TurnRecord, from []TurnStatu
 // published tells the change feed that stored turn t changed (after the
 // write committed), so the console's approval queue follows without polling.
 func (g *Gate) published(t Turn) {
-	g.svc.Changes().Publish(procedures.Change{Kind: procedures.ChangeApproval, Turn: t.ID, CodeHash: t.CodeHash})
+	g.svc.Changes().Publish(changes.Change{Kind: changes.ChangeApproval, Turn: t.ID, CodeHash: t.CodeHash})
 	if g.opts.OnTurn != nil {
 		g.opts.OnTurn(t)
 	}
@@ -811,9 +815,9 @@ func requester(cur *TurnRecord, actor string) error {
 // it — the decision rebuilt from the turn, without the record's id and time.
 func (g *Gate) deniedTurn(cur *TurnRecord) error {
 	d := auditOf(cur.Turn)
-	d.Outcome, d.Reason, d.AllowedTools = procedures.Denied, procedures.ReasonOperatorRejected, []string{}
+	d.Outcome, d.Reason, d.AllowedTools = audit.Denied, audit.ReasonOperatorRejected, []string{}
 	if cur.Status == TurnExpired {
-		d.Reason = procedures.ReasonApprovalExpired
+		d.Reason = audit.ReasonApprovalExpired
 	}
 	if cur.Denial != nil {
 		d = *cur.Denial

@@ -4,8 +4,9 @@ import (
 	"context"
 	"testing"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/gate"
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/replay/replaytest"
 	"github.com/procgraph/procgraph/sandbox"
 )
@@ -21,7 +22,7 @@ func TestTurnsCountInTheirVersionsHealth(t *testing.T) {
 	p := e.Capture(replaytest.ReadOnlyCode)
 	turn := func(code string) gate.TurnStatus {
 		t.Helper()
-		ans, err := g.Submit(ctx, gate.TurnRequest{Code: code, SessionID: "s", Phase: procedures.PhaseAutomatic,
+		ans, err := g.Submit(ctx, gate.TurnRequest{Code: code, SessionID: "s", Phase: audit.PhaseAutomatic,
 			Arguments: map[string]any{"task_id": 7}, Actor: "agent"})
 		if err != nil {
 			t.Fatalf("submit: %v", err)
@@ -40,7 +41,7 @@ func TestTurnsCountInTheirVersionsHealth(t *testing.T) {
 	}
 	got := e.Get(p.Name)
 	h := got.Health
-	if h.Runs != 2 || h.Succeeded != 1 || h.Failures[procedures.FailureToolError] != 1 {
+	if h.Runs != 2 || h.Succeeded != 1 || h.Failures[health.FailureToolError] != 1 {
 		t.Fatalf("health %+v, want the two turns of its code: a success and a tool error", h)
 	}
 	if got.UseCount != p.UseCount || got.Frequency != p.Frequency {
@@ -60,7 +61,7 @@ func TestTurnsCarryTheirRequester(t *testing.T) {
 	e.Upstream.Fail = map[string]string{"get_jobs": "down"}
 	turn := func(actor string) {
 		t.Helper()
-		ans, err := g.Submit(ctx, gate.TurnRequest{Code: replaytest.ReadOnlyCode, SessionID: "s", Phase: procedures.PhaseAutomatic,
+		ans, err := g.Submit(ctx, gate.TurnRequest{Code: replaytest.ReadOnlyCode, SessionID: "s", Phase: audit.PhaseAutomatic,
 			Arguments: map[string]any{"task_id": 7}, Actor: actor})
 		if err != nil || ans.Turn.Status != gate.TurnFailed {
 			t.Fatalf("submit: %+v, %v; want a failed turn", ans, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -12,12 +13,12 @@ import (
 // decision of kind policy (reason policy_set; who, the session and the
 // code hash; the choice and the operator's reason in its note). The next
 // turn of the session on this instance reads its policies again.
-func (g *Gate) SetPolicy(ctx context.Context, p SessionPolicy, reason string) (procedures.Decision, error) {
+func (g *Gate) SetPolicy(ctx context.Context, p SessionPolicy, reason string) (audit.Decision, error) {
 	defer g.policies.forget(p.SessionID)
 	p.SetAt = g.svc.Now()
-	d := procedures.Decision{Kind: procedures.KindPolicy, CodeHash: p.CodeHash, Session: p.SessionID, Outcome: procedures.Allowed,
-		Reason: procedures.ReasonPolicySet, Actor: p.SetBy, Note: strings.TrimSpace(string(p.Policy) + ": " + reason), At: p.SetAt}
-	return g.svc.Recorder().RecordWith(d, func(d procedures.Decision) error { return g.turns.PutPolicy(ctx, p, d) })
+	d := audit.Decision{Kind: audit.KindPolicy, CodeHash: p.CodeHash, Session: p.SessionID, Outcome: audit.Allowed,
+		Reason: audit.ReasonPolicySet, Actor: p.SetBy, Note: strings.TrimSpace(string(p.Policy) + ": " + reason), At: p.SetAt}
+	return g.svc.Recorder().RecordWith(d, func(d audit.Decision) error { return g.turns.PutPolicy(ctx, p, d) })
 }
 
 // RevokePolicies deletes a session's policies whose code hash starts with
@@ -31,7 +32,7 @@ func (g *Gate) SetPolicy(ctx context.Context, p SessionPolicy, reason string) (p
 // procedures.CheckSessionID (fault.CodeInvalid). The next turn of the
 // session on this instance reads its policies again: a revoked policy
 // stops applying here at once.
-func (g *Gate) RevokePolicies(ctx context.Context, sessionID, prefix, actor string) (int, []procedures.Decision, error) {
+func (g *Gate) RevokePolicies(ctx context.Context, sessionID, prefix, actor string) (int, []audit.Decision, error) {
 	if err := procedures.CheckSessionID(sessionID); err != nil {
 		return 0, nil, err
 	}
@@ -39,14 +40,14 @@ func (g *Gate) RevokePolicies(ctx context.Context, sessionID, prefix, actor stri
 	if prefix != "" && (len(prefix) < 8 || len(prefix) > 64 || strings.Trim(prefix, "0123456789abcdef") != "") {
 		return 0, nil, fault.Errorf(fault.CodeInvalid, "a policy prefix is 8 to 64 lowercase hex characters of a code hash").WithDetails("field", "prefix")
 	}
-	base := procedures.Decision{Kind: procedures.KindPolicy, Session: sessionID, Outcome: procedures.Allowed, Reason: procedures.ReasonPolicyRevoked, Actor: actor}
+	base := audit.Decision{Kind: audit.KindPolicy, Session: sessionID, Outcome: audit.Allowed, Reason: audit.ReasonPolicyRevoked, Actor: actor}
 	n := 0
-	recs, err := g.svc.Recorder().RecordMany(func(build func([]procedures.Decision) ([]procedures.Decision, error)) error {
+	recs, err := g.svc.Recorder().RecordMany(func(build func([]audit.Decision) ([]audit.Decision, error)) error {
 		var err error
-		n, err = g.turns.DeletePolicies(ctx, sessionID, prefix, func(hashes []string) ([]procedures.Decision, error) {
-			ds := []procedures.Decision{base}
+		n, err = g.turns.DeletePolicies(ctx, sessionID, prefix, func(hashes []string) ([]audit.Decision, error) {
+			ds := []audit.Decision{base}
 			if len(hashes) > 0 {
-				ds = make([]procedures.Decision, len(hashes))
+				ds = make([]audit.Decision, len(hashes))
 				for i, h := range hashes {
 					ds[i] = base
 					ds[i].CodeHash = h

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
@@ -50,7 +51,7 @@ func policyTurn(n int) gate.TurnRequest {
 		"jobs = tools.get_jobs(task_id=42)\nlogs = tools.fetch_logs(task_id=42)\nreturn [jobs, logs]\n",
 		"# again\nl = tools.fetch_logs(task_id=43)\nj = tools.get_jobs(task_id=43)\nreturn [j, l]\n",
 	}
-	return gate.TurnRequest{Code: codes[n], SessionID: "s", Phase: procedures.PhaseInteractive, Actor: "agent"}
+	return gate.TurnRequest{Code: codes[n], SessionID: "s", Phase: audit.PhaseInteractive, Actor: "agent"}
 }
 
 // approveAutoRun submits req on g, which must ask, and answers auto_run.
@@ -77,10 +78,10 @@ func TestPolicyCoverReadsNoStore(t *testing.T) {
 	w := newPolicyWorld(t)
 	g := w.instance()
 	approveAutoRun(t, g, policyTurn(0))
-	mustCoveredBy(t, g, policyTurn(0), true, procedures.ReasonSessionPolicy) // reads the session's policies
+	mustCoveredBy(t, g, policyTurn(0), true, audit.ReasonSessionPolicy) // reads the session's policies
 	for _, n := range []int{0, 1} {
 		w.cs.Take()
-		mustCoveredBy(t, g, policyTurn(n), true, procedures.ReasonSessionPolicy)
+		mustCoveredBy(t, g, policyTurn(n), true, audit.ReasonSessionPolicy)
 		if got := w.cs.Take(); policyReads(got) {
 			t.Fatalf("text %d: a turn a policy covers made the store calls %s: it read the session's policies", n, got)
 		}
@@ -96,11 +97,11 @@ func TestPolicyWritesApplyAtOnce(t *testing.T) {
 	g := w.instance()
 	mustCoveredBy(t, g, policyTurn(1), false, "") // the session has no policy: read, asked
 	approveAutoRun(t, g, policyTurn(0))
-	mustCoveredBy(t, g, policyTurn(0), true, procedures.ReasonSessionPolicy)
+	mustCoveredBy(t, g, policyTurn(0), true, audit.ReasonSessionPolicy)
 	if n, _, err := g.RevokePolicies(context.Background(), "s", "", "op"); err != nil || n != 1 {
 		t.Fatalf("revoke: %d, %v", n, err)
 	}
-	mustCoveredBy(t, g, policyTurn(0), false, procedures.ReasonSessionPolicy)
+	mustCoveredBy(t, g, policyTurn(0), false, audit.ReasonSessionPolicy)
 }
 
 // TestPolicyOfAnotherInstance: a policy revoked on another instance stops
@@ -113,15 +114,15 @@ func TestPolicyOfAnotherInstance(t *testing.T) {
 
 	mustCoveredBy(t, here, policyTurn(0), false, "") // read: none yet
 	approveAutoRun(t, there, policyTurn(0))
-	mustCoveredBy(t, here, policyTurn(1), false, procedures.ReasonSessionPolicy) // not yet seen: asked
+	mustCoveredBy(t, here, policyTurn(1), false, audit.ReasonSessionPolicy) // not yet seen: asked
 	w.later()
-	mustCoveredBy(t, here, policyTurn(1), true, procedures.ReasonSessionPolicy)
+	mustCoveredBy(t, here, policyTurn(1), true, audit.ReasonSessionPolicy)
 
 	if n, _, err := there.RevokePolicies(context.Background(), "s", "", "op"); err != nil || n != 1 {
 		t.Fatalf("revoke: %d, %v", n, err)
 	}
 	w.later()
-	mustCoveredBy(t, here, policyTurn(0), false, procedures.ReasonSessionPolicy)
+	mustCoveredBy(t, here, policyTurn(0), false, audit.ReasonSessionPolicy)
 }
 
 // revokingStore is the counted store whose first Policies read of a
@@ -160,7 +161,7 @@ func TestPolicyReadOvertakenByRevoke(t *testing.T) {
 	if _, err := g.Submit(context.Background(), policyTurn(0)); err != nil {
 		t.Fatal(err)
 	}
-	mustCoveredBy(t, g, policyTurn(0), false, procedures.ReasonSessionPolicy)
+	mustCoveredBy(t, g, policyTurn(0), false, audit.ReasonSessionPolicy)
 }
 
 // BenchmarkTurnCoveredByPolicy measures a turn a session policy covers
@@ -198,7 +199,7 @@ func BenchmarkTurnCoveredByPolicy(b *testing.B) {
 					w.later()
 				}
 				ans, err := g.Submit(ctx, policyTurn(1))
-				if err != nil || !ans.Ran() || ans.Decision.Reason != procedures.ReasonSessionPolicy {
+				if err != nil || !ans.Ran() || ans.Decision.Reason != audit.ReasonSessionPolicy {
 					b.Fatalf("submit: %+v, %v", ans, err)
 				}
 				n++

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/sandbox"
@@ -20,7 +21,7 @@ func TestPolicyCoversTheProgram(t *testing.T) {
 	ctx := context.Background()
 	g := typedGate(t)
 	turn := func(session, code string, args ...any) gate.TurnRequest {
-		req := gate.TurnRequest{Code: code, SessionID: session, Phase: procedures.PhaseInteractive, Actor: "agent", Arguments: map[string]any{}}
+		req := gate.TurnRequest{Code: code, SessionID: session, Phase: audit.PhaseInteractive, Actor: "agent", Arguments: map[string]any{}}
 		for i := 0; i+1 < len(args); i += 2 {
 			req.Arguments[args[i].(string)] = args[i+1]
 		}
@@ -58,7 +59,7 @@ func TestPolicyCoversTheProgram(t *testing.T) {
 		{"state-changing: another argument value", "s", "return tools.kill_job(job_id=job)\n", false, []any{"job", 10}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			mustCoveredBy(t, g, turn(tc.session, tc.code, tc.args...), tc.covered, procedures.ReasonSessionPolicy)
+			mustCoveredBy(t, g, turn(tc.session, tc.code, tc.args...), tc.covered, audit.ReasonSessionPolicy)
 		})
 	}
 }
@@ -94,7 +95,7 @@ func TestAutoRunOfAReadGrantsItsProgram(t *testing.T) {
 	ctx := context.Background()
 	g := typedGate(t)
 	turn := func(session, actor, code string) gate.TurnRequest {
-		return gate.TurnRequest{Code: code, SessionID: session, Phase: procedures.PhaseInteractive, Actor: actor}
+		return gate.TurnRequest{Code: code, SessionID: session, Phase: audit.PhaseInteractive, Actor: actor}
 	}
 	id := mustPending(t, g, turn("s1", "agent", "jobs = tools.get_jobs(task_id=42)\nreturn jobs\n"))
 	if _, _, err := g.Resolve(ctx, gate.ResolveRequest{ID: id, Choice: gate.ChoiceAutoRun, Reason: "reads are fine", Actor: "op", HasGrant: true}); err != nil {
@@ -113,7 +114,7 @@ func TestAutoRunOfAReadGrantsItsProgram(t *testing.T) {
 		{"a call added", "s2", "agent2", "j = tools.get_jobs(task_id=43)\ntools.kill_job(job_id=1)\nreturn j\n", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			mustCoveredBy(t, g, turn(tc.session, tc.actor, tc.code), tc.covered, procedures.ReasonDurableAutoRun)
+			mustCoveredBy(t, g, turn(tc.session, tc.actor, tc.code), tc.covered, audit.ReasonDurableAutoRun)
 		})
 	}
 }
@@ -126,7 +127,7 @@ func TestAutoRunOfAWriteGrantsNothing(t *testing.T) {
 	e := newEnv(t, sandbox.NewInProcess(), true)
 	g := gate.New(e.Replayer, e.turns, gate.Options{})
 	kill := func(session string) gate.TurnRequest {
-		return gate.TurnRequest{Code: "return tools.kill_job(job_id=1)\n", SessionID: session, Phase: procedures.PhaseInteractive, Actor: "agent"}
+		return gate.TurnRequest{Code: "return tools.kill_job(job_id=1)\n", SessionID: session, Phase: audit.PhaseInteractive, Actor: "agent"}
 	}
 	id := mustPending(t, g, kill("s1"))
 	if _, _, err := g.Resolve(ctx, gate.ResolveRequest{ID: id, Choice: gate.ChoiceAutoRun, Reason: "once", Actor: "op", HasGrant: true}); err != nil {

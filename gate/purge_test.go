@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/gate"
 
-	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/sandbox"
 )
 
@@ -26,7 +26,7 @@ func TestDeadRunIsPurged(t *testing.T) {
 			e.WithClock(func() time.Time { mu.Lock(); defer mu.Unlock(); return now })
 			g := gate.New(e.Replayer, e.turns, gate.Options{})
 			ans, err := g.Submit(ctx, gate.TurnRequest{Code: "return tools.kill_job(panda_id=panda_id)", SessionID: "s",
-				Phase: procedures.PhaseInteractive, Arguments: map[string]any{"panda_id": 7}, Actor: "agent"})
+				Phase: audit.PhaseInteractive, Arguments: map[string]any{"panda_id": 7}, Actor: "agent"})
 			if err != nil || ans.Turn.Status != gate.TurnPending {
 				t.Fatalf("submit: %+v, %v", ans, err)
 			}

@@ -6,8 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/gate"
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/recording"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/replay/replaytest"
 	"github.com/procgraph/procgraph/sandbox"
@@ -38,7 +39,7 @@ return {"jobs": jobs, "logs": logs}`
 	}
 	submit := func(t *testing.T, g *gate.Gate, code string, args map[string]any, capture bool) *gate.TurnAnswer {
 		t.Helper()
-		req := gate.TurnRequest{Code: code, SessionID: "s", Phase: procedures.PhaseAutomatic, Arguments: args, Actor: "agent"}
+		req := gate.TurnRequest{Code: code, SessionID: "s", Phase: audit.PhaseAutomatic, Arguments: args, Actor: "agent"}
 		if capture {
 			req.Capture, req.MayCapture = &gate.TurnCapture{Summary: "jobs and logs"}, true
 		}
@@ -66,7 +67,7 @@ return {"jobs": jobs, "logs": logs}`
 		if ans := submit(t, g, replaytest.ReadOnlyCode, map[string]any{"task_id": 8}, false); ans.Turn.Status != gate.TurnFailed {
 			t.Fatalf("turn %s, want failed", ans.Turn.Status)
 		}
-		recs, _, err := e.Service.Recordings(ctx, p.Name, "", procedures.MaxRecordingsPage, 0)
+		recs, _, err := e.Service.Recordings(ctx, p.Name, "", recording.MaxRecordingsPage, 0)
 		if err != nil || len(recs) != 1 || recs[0].CodeHash != p.CodeHash || len(recs[0].Calls) != 2 {
 			t.Fatalf("Recordings = %+v, %v; want the successful turn's, of the version", recs, err)
 		}
@@ -86,7 +87,7 @@ return {"jobs": jobs, "logs": logs}`
 		if p.CodeHash == ans.Turn.CodeHash {
 			t.Fatalf("the captured version is the turn's code (%s): nothing was lifted", p.CodeHash)
 		}
-		recs, _, err := e.Service.Recordings(ctx, p.Name, "", procedures.MaxRecordingsPage, 0)
+		recs, _, err := e.Service.Recordings(ctx, p.Name, "", recording.MaxRecordingsPage, 0)
 		if err != nil || len(recs) != 1 || recs[0].CodeHash != p.CodeHash {
 			t.Fatalf("Recordings = %+v, %v; want one of the lifted version %s", recs, err, p.CodeHash)
 		}
@@ -104,7 +105,7 @@ return {"jobs": jobs, "logs": logs}`
 		p := e.Capture(replaytest.ReadOnlyCode)
 		submit(t, g, replaytest.ReadOnlyCode, map[string]any{"task_id": 7}, false)
 		submit(t, g, literalCode, nil, true)
-		if recs, _, err := e.Service.Recordings(ctx, p.Name, "", procedures.MaxRecordingsPage, 0); err != nil || len(recs) != 0 {
+		if recs, _, err := e.Service.Recordings(ctx, p.Name, "", recording.MaxRecordingsPage, 0); err != nil || len(recs) != 0 {
 			t.Fatalf("Recordings = %+v, %v; want none", recs, err)
 		}
 	})

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
@@ -125,7 +126,7 @@ func (g *Gate) denyApproved(ctx context.Context, cur *TurnRecord, b *replay.Bloc
 	if why == procedures.InactiveNestedChanged {
 		reason = procedures.ReasonNestedChanged
 	}
-	d := g.turnDecision(cur.Turn, b, procedures.Verdict{Outcome: procedures.Denied, Reason: reason}, []string{})
+	d := g.turnDecision(cur.Turn, b, procedures.Verdict{Outcome: audit.Denied, Reason: reason}, []string{})
 	d.Note = replay.BindingNote(cur.Binding)
 	out, _, err := g.transition(ctx, next, []TurnStatus{TurnApproved}, true, d)
 	if err != nil {
@@ -196,7 +197,7 @@ func (g *Gate) Cancel(ctx context.Context, id, actor string) (*Turn, error) {
 	next := *cur
 	next.Status = TurnCancelled
 	d := auditOf(cur.Turn)
-	d.Outcome, d.Reason = procedures.Denied, procedures.ReasonTurnCancelled
+	d.Outcome, d.Reason = audit.Denied, audit.ReasonTurnCancelled
 	out, _, err := g.transition(ctx, next, []TurnStatus{TurnPending, TurnApproved}, false, d)
 	if err != nil {
 		return nil, err
@@ -233,8 +234,8 @@ type ResolveRequest struct {
 // analyses now, to be reviewed again; not_read_only for an auto_run
 // that would grant a state-changing procedure while mutating auto-run is
 // off — the approval stays pending).
-func (g *Gate) Resolve(ctx context.Context, req ResolveRequest) (*Turn, procedures.Decision, error) {
-	fail := func(err error) (*Turn, procedures.Decision, error) { return nil, procedures.Decision{}, err }
+func (g *Gate) Resolve(ctx context.Context, req ResolveRequest) (*Turn, audit.Decision, error) {
+	fail := func(err error) (*Turn, audit.Decision, error) { return nil, audit.Decision{}, err }
 	if !req.HasGrant {
 		return fail(fault.Errorf(fault.CodeForbidden, "resolving an approval needs the grant scope"))
 	}
@@ -286,9 +287,9 @@ func (g *Gate) Resolve(ctx context.Context, req ResolveRequest) (*Turn, procedur
 	next.Resolution = &Resolution{Choice: req.Choice, By: req.Actor, At: now, Reason: strings.TrimSpace(req.Reason), CodeHash: b.Analysis.CodeHash}
 	next.Status = TurnApproved
 	approval := auditOf(next.Turn)
-	approval.Kind, approval.Procedure, approval.CodeHash, approval.Phase = procedures.KindApproval, b.Analysis.Name, b.Analysis.CodeHash, cur.Phase
+	approval.Kind, approval.Procedure, approval.CodeHash, approval.Phase = audit.KindApproval, b.Analysis.Name, b.Analysis.CodeHash, cur.Phase
 	approval.Outcome, approval.Reason, approval.Actor, approval.Note = v.Outcome, v.Reason, req.Actor, next.Resolution.Reason
-	ds := []procedures.Decision{approval}
+	ds := []audit.Decision{approval}
 	if !v.Allowed() {
 		next.Status = TurnRejected
 		ds = append(ds, g.turnDecision(next.Turn, b, v, []string{}))
@@ -333,9 +334,9 @@ func (g *Gate) checkGrantable(b *replay.Block) error {
 			return fault.Errorf(fault.CodeNotFound, "no procedure %s to grant auto-run to", n)
 		}
 		switch why := g.svc.Grantable(p); why {
-		case procedures.ReasonProcedureNotSucceeded:
+		case audit.ReasonProcedureNotSucceeded:
 			return fault.Errorf(fault.CodeConflict, "auto-run cannot be granted to %s: it did not succeed", n).WithDetails("reason", why)
-		case procedures.ReasonNotReadOnly:
+		case audit.ReasonNotReadOnly:
 			return fault.Errorf(fault.CodeConflict, "auto-run cannot be granted to %s: it changes state and mutating auto-run is off", n).WithDetails("reason", why)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
@@ -44,7 +45,7 @@ func TestReviewShowsAllThatRuns(t *testing.T) {
 	killer := captureAsIs(t, e, reviewKiller)
 	outer := captureAsIs(t, e, strings.Replace(reviewOuter, "%s", killer.Name, 1))
 	id := mustPending(t, g, gate.TurnRequest{Code: "return tools." + outer.Name + "(task_id=1)", SessionID: "s",
-		Phase: procedures.PhaseInteractive, Actor: "agent", Summary: "look at scouts of task 1"})
+		Phase: audit.PhaseInteractive, Actor: "agent", Summary: "look at scouts of task 1"})
 
 	a, err := g.Approval(ctx, id, true)
 	if err != nil {
@@ -116,7 +117,7 @@ func TestReviewBoundsNestedCode(t *testing.T) {
 	big := captureAsIs(t, e, long)
 	hostile := captureAsIs(t, e, "n = tools.record_note(text=\"\x1b[2K\u2028ok\")\nreturn tools.get_task_jobs_summary(task_id=task_id)")
 	id := mustPending(t, g, gate.TurnRequest{Code: "a = tools." + big.Name + "(task_id=1)\nreturn tools." + hostile.Name + "(task_id=1)",
-		SessionID: "s", Phase: procedures.PhaseInteractive, Actor: "agent"})
+		SessionID: "s", Phase: audit.PhaseInteractive, Actor: "agent"})
 	a, err := g.Approval(ctx, id, true)
 	if err != nil {
 		t.Fatal(err)
@@ -148,7 +149,7 @@ func TestReviewBoundsAllNestedCode(t *testing.T) {
 		calls = append(calls, "tools."+p.Name+"(task_id=1)")
 	}
 	id := mustPending(t, g, gate.TurnRequest{Code: "return [" + strings.Join(calls, ", ") + "]", SessionID: "s",
-		Phase: procedures.PhaseInteractive, Actor: "agent"})
+		Phase: audit.PhaseInteractive, Actor: "agent"})
 	a, err := g.Approval(ctx, id, true)
 	if err != nil {
 		t.Fatal(err)
@@ -175,7 +176,7 @@ func TestReviewOfAnUnavailableVersion(t *testing.T) {
 	g := gate.New(e.Replayer, e.turns, gate.Options{})
 	killer := captureAsIs(t, e, reviewKiller)
 	id := mustPending(t, g, gate.TurnRequest{Code: "return tools." + killer.Name + "(task_id=1)", SessionID: "s",
-		Phase: procedures.PhaseInteractive, Actor: "agent"})
+		Phase: audit.PhaseInteractive, Actor: "agent"})
 	cur, err := e.turns.GetApproval(ctx, id)
 	if err != nil {
 		t.Fatal(err)

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/gate"
 
 	"github.com/procgraph/procgraph/fault"
-	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/sandbox"
 )
@@ -17,7 +17,7 @@ import (
 // turnKill is the interactive, state-changing block the gate tests submit:
 // it always needs an operator.
 func turnKill(wait time.Duration) gate.TurnRequest {
-	return gate.TurnRequest{Code: "return tools.kill_job(panda_id=panda_id)", SessionID: "s", Phase: procedures.PhaseInteractive,
+	return gate.TurnRequest{Code: "return tools.kill_job(panda_id=panda_id)", SessionID: "s", Phase: audit.PhaseInteractive,
 		Arguments: map[string]any{"panda_id": 7}, Actor: "agent", Wait: wait}
 }
 
@@ -75,7 +75,7 @@ func TestWaitedDenialCarriesItsRecord(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		reason string
-	}{{"rejected", procedures.ReasonOperatorRejected}, {"expired", procedures.ReasonApprovalExpired}} {
+	}{{"rejected", audit.ReasonOperatorRejected}, {"expired", audit.ReasonApprovalExpired}} {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := context.Background()
 			e := newEnv(t, sandbox.NewInProcess(), false)
@@ -97,11 +97,11 @@ func TestWaitedDenialCarriesItsRecord(t *testing.T) {
 				}
 			}
 			err := <-errs
-			got, ok := procedures.DecisionOf(err)
+			got, ok := audit.DecisionOf(err)
 			if fault.ErrorCode(err) != fault.CodeDenied || !ok {
 				t.Fatalf("submit: %v", err)
 			}
-			ds, err := e.Service.Decisions(ctx, procedures.DecisionFilter{Kind: procedures.KindTurn})
+			ds, err := e.Service.Decisions(ctx, audit.DecisionFilter{Kind: audit.KindTurn})
 			if err != nil || len(ds) != 1 {
 				t.Fatalf("turn decisions %+v, %v", ds, err)
 			}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/gate"
 
 	"github.com/procgraph/procgraph/graph/storetest"
@@ -156,13 +157,13 @@ func TestSweepExpiresUnreadTurns(t *testing.T) {
 	if r := w.stored(t, fresh); r.Status != gate.TurnPending || !r.HoldsValues() {
 		t.Fatalf("the live turn was swept: %s", r.Status)
 	}
-	ds, err := w.e.Service.Decisions(context.Background(), procedures.DecisionFilter{Kind: procedures.KindTurn})
+	ds, err := w.e.Service.Decisions(context.Background(), audit.DecisionFilter{Kind: audit.KindTurn})
 	if err != nil {
 		t.Fatal(err)
 	}
 	expired := 0
 	for _, d := range ds {
-		if d.Reason == procedures.ReasonApprovalExpired {
+		if d.Reason == audit.ReasonApprovalExpired {
 			expired++
 		}
 	}

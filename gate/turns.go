@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -90,21 +91,21 @@ type Resolution struct {
 // Turn is one block an agent asked to run (docs/api.md "Turn"). It holds no code
 // and no argument values.
 type Turn struct {
-	ID                 string           `json:"id"`
-	SessionID          string           `json:"session_id"`
-	Phase              procedures.Phase `json:"phase"`
-	CodeHash           string           `json:"code_hash"`
-	Signature          []string         `json:"signature"`
-	ReadOnly           bool             `json:"read_only"`
-	StateChangingTools []string         `json:"state_changing_tools"`
-	UnknownTools       []string         `json:"unknown_tools"`
-	Opaque             bool             `json:"opaque"`
-	Summary            string           `json:"summary"`
-	Status             TurnStatus       `json:"status"`
-	RequestedBy        string           `json:"requested_by"`
-	RequestedAt        time.Time        `json:"requested_at"`
-	Deadline           time.Time        `json:"deadline"`
-	Resolution         *Resolution      `json:"resolution"`
+	ID                 string      `json:"id"`
+	SessionID          string      `json:"session_id"`
+	Phase              audit.Phase `json:"phase"`
+	CodeHash           string      `json:"code_hash"`
+	Signature          []string    `json:"signature"`
+	ReadOnly           bool        `json:"read_only"`
+	StateChangingTools []string    `json:"state_changing_tools"`
+	UnknownTools       []string    `json:"unknown_tools"`
+	Opaque             bool        `json:"opaque"`
+	Summary            string      `json:"summary"`
+	Status             TurnStatus  `json:"status"`
+	RequestedBy        string      `json:"requested_by"`
+	RequestedAt        time.Time   `json:"requested_at"`
+	Deadline           time.Time   `json:"deadline"`
+	Resolution         *Resolution `json:"resolution"`
 }
 
 // TurnCapture is a turn's request to be captured once it succeeded.
@@ -129,7 +130,7 @@ type TurnRecord struct {
 	// Denial is the turn's decision when it was denied after it was stored
 	// (rejected, expired, cancelled): the audit record, id included, which
 	// the requester's denied answer carries. It holds no values (CheckAudit).
-	Denial *procedures.Decision `json:"denial,omitempty"`
+	Denial *audit.Decision `json:"denial,omitempty"`
 	// Binding is what was submitted (pending) and then what the operator
 	// approved (approved): an approved turn runs only while the block,
 	// classified again, still has it (Binding.Check). Nil runs nothing.

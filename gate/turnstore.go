@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -40,7 +41,7 @@ type TurnStore interface {
 	// Returns fault.CodeNotFound; fault.CodeConflict with details "reason" ("status",
 	// and "status" the stored one; or ReasonApprovalExpired) when the
 	// condition fails, with nothing written.
-	TransitionTurn(ctx context.Context, next TurnRecord, from []TurnStatus, live bool, now time.Time, ds ...procedures.Decision) (*TurnRecord, error)
+	TransitionTurn(ctx context.Context, next TurnRecord, from []TurnStatus, live bool, now time.Time, ds ...audit.Decision) (*TurnRecord, error)
 
 	// FinishTurn marks the turn next.ID done — next.PurgedAt(now), only
 	// if its stored status is running (TransitionTurn's compare-and-set,
@@ -53,7 +54,7 @@ type TurnStore interface {
 
 	// PutPolicy stores p (replacing the session's policy for its code
 	// hash) and appends d, in one transaction.
-	PutPolicy(ctx context.Context, p SessionPolicy, d procedures.Decision) error
+	PutPolicy(ctx context.Context, p SessionPolicy, d audit.Decision) error
 
 	// Policy returns the session's policy for codeHash; ok is false when
 	// there is none.
@@ -75,7 +76,7 @@ type TurnStore interface {
 // PolicyRecords returns the audit records of deleting the policies of
 // codeHashes, found in the deleting transaction (it may be called again
 // when the transaction is retried).
-type PolicyRecords func(codeHashes []string) ([]procedures.Decision, error)
+type PolicyRecords func(codeHashes []string) ([]audit.Decision, error)
 
 // CheckApproval is CreateApproval's rule on a record, the one home of it
 // for both stores: an approval needs an id and a session id CheckSessionID
@@ -97,7 +98,7 @@ func CheckTransition(cur *TurnRecord, from []TurnStatus, live bool, now time.Tim
 	}
 	if live && !cur.Live(now) {
 		return fault.Errorf(fault.CodeConflict, "turn %s is past its deadline", cur.ID).
-			WithDetails("reason", procedures.ReasonApprovalExpired).WithDetails("status", string(cur.Status))
+			WithDetails("reason", audit.ReasonApprovalExpired).WithDetails("status", string(cur.Status))
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/mcpdispatch/internal/mcptest"
 	"github.com/procgraph/procgraph/procedures"
@@ -147,7 +148,7 @@ func (w *world) run(code string, args map[string]any) *replay.InvokeResult {
 		w.t.Fatalf("capture: %v\n%s", err, code)
 	}
 	res, err := w.rp.Invoke(ctx, replay.InvokeRequest{Name: out.Procedure.Name, Arguments: args,
-		Phase: procedures.PhaseInteractive, ReviewedBy: "tester", ReviewerHasGrantScope: true})
+		Phase: audit.PhaseInteractive, ReviewedBy: "tester", ReviewerHasGrantScope: true})
 	if err != nil {
 		w.t.Fatalf("invoke %s: %v", out.Procedure.Name, err)
 	}

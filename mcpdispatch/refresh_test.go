@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -29,7 +30,7 @@ func (s *countingStore) PutCatalogue(ctx context.Context, c *procedures.Catalogu
 	return s.Store.PutCatalogue(ctx, c)
 }
 
-func (s *countingStore) AppendDecision(ctx context.Context, d procedures.Decision) error {
+func (s *countingStore) AppendDecision(ctx context.Context, d audit.Decision) error {
 	s.records.Add(1)
 	return s.Store.AppendDecision(ctx, d)
 }

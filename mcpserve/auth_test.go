@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -80,7 +81,7 @@ func TestAuth(t *testing.T) {
 	if len(e.up.seen()) != 0 {
 		t.Fatalf("the upstream saw %v", e.up.seen())
 	}
-	ds, _ := e.svc.Decisions(context.Background(), procedures.DecisionFilter{Procedure: ro.Name})
+	ds, _ := e.svc.Decisions(context.Background(), audit.DecisionFilter{Procedure: ro.Name})
 	if len(ds) != 0 {
 		t.Fatalf("a forbidden call was decided: %+v", ds)
 	}
@@ -105,7 +106,7 @@ func TestAuth(t *testing.T) {
 func TestNoAuth(t *testing.T) {
 	e := newEnv(t, false)
 	ro := e.capture(readOnlyCode)
-	h, err := New(Config{Service: e.svc, Replayer: e.rp, Phase: procedures.PhaseAutomatic})
+	h, err := New(Config{Service: e.svc, Replayer: e.rp, Phase: audit.PhaseAutomatic})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func TestNoAuth(t *testing.T) {
 	if res := call(t, s, ro.Name, map[string]any{"task_id": 1}); res.IsError {
 		t.Fatalf("anonymous call: %s", text(res))
 	}
-	ds, _ := e.svc.Decisions(context.Background(), procedures.DecisionFilter{Procedure: ro.Name})
+	ds, _ := e.svc.Decisions(context.Background(), audit.DecisionFilter{Procedure: ro.Name})
 	if len(ds) != 1 || ds[0].Actor != "anonymous" {
 		t.Fatalf("audit %+v", ds)
 	}
@@ -135,7 +136,7 @@ func TestNoAuth(t *testing.T) {
 func TestNoAuthOffersNoGrant(t *testing.T) {
 	e := newEnv(t, true)
 	sc := e.capture(stateChangingCode)
-	for _, phase := range []procedures.Phase{procedures.PhaseAutomatic, procedures.PhaseInteractive} {
+	for _, phase := range []audit.Phase{audit.PhaseAutomatic, audit.PhaseInteractive} {
 		h, err := New(Config{Service: e.svc, Replayer: e.rp, Phase: phase})
 		if err != nil {
 			t.Fatal(err)
@@ -158,7 +159,7 @@ func TestNoAuthOffersNoGrant(t *testing.T) {
 			Arguments: map[string]any{"name": sc.Name, "enabled": true, "reason": "me"}}); err == nil && !res.IsError {
 			t.Fatalf("%s: %s called without auth: %s", phase, AutoRunToolName, text(res))
 		}
-		if phase == procedures.PhaseInteractive {
+		if phase == audit.PhaseInteractive {
 			if res := call(t, s, sc.Name, map[string]any{"task_id": 1}); !res.IsError || !strings.Contains(text(res), "review_required") {
 				t.Fatalf("an anonymous proc__ call reviewed itself: %s", text(res))
 			}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/audit"
 )
 
 // TestAutoRunNeedsGrant: set_procedure_auto_run needs the grant scope and
@@ -25,7 +25,7 @@ func TestAutoRunNeedsGrant(t *testing.T) {
 	if p, err := e.svc.Get(ctx, ro.Name); err != nil || p.AutoRun.Active || p.Grant != nil {
 		t.Fatalf("after the refused call: auto_run %+v, grant %+v, %v", p.AutoRun, p.Grant, err)
 	}
-	if ds, _ := e.svc.Decisions(ctx, procedures.DecisionFilter{Procedure: ro.Name}); len(ds) != 0 {
+	if ds, _ := e.svc.Decisions(ctx, audit.DecisionFilter{Procedure: ro.Name}); len(ds) != 0 {
 		t.Fatalf("a refused call was decided: %+v", ds)
 	}
 
@@ -40,7 +40,7 @@ func TestAutoRunNeedsGrant(t *testing.T) {
 			t.Fatalf("after enabled=%v: auto_run %+v, %v", enabled, p.AutoRun, err)
 		}
 	}
-	ds, err := e.svc.Decisions(ctx, procedures.DecisionFilter{Procedure: ro.Name})
+	ds, err := e.svc.Decisions(ctx, audit.DecisionFilter{Procedure: ro.Name})
 	if err != nil || len(ds) != 2 || ds[0].Actor != "granter" || ds[1].Actor != "granter" {
 		t.Fatalf("decisions %+v, %v; want a grant and a revoke by granter", ds, err)
 	}

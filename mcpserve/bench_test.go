@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/procgraph/procgraph/api"
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
@@ -47,7 +48,7 @@ func BenchmarkInvoke(b *testing.B) {
 	rp := replay.New(svc, sandbox.NewInProcess(), d, replay.Options{})
 
 	b.Run("mcp", func(b *testing.B) {
-		h, err := New(Config{Service: svc, Replayer: rp, Phase: procedures.PhaseAutomatic})
+		h, err := New(Config{Service: svc, Replayer: rp, Phase: audit.PhaseAutomatic})
 		if err != nil {
 			b.Fatal(err)
 		}

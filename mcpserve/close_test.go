@@ -8,7 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/audit"
 )
 
 // TestHandlerLeavesTheFeed: a Handler holds a change-feed subscription only
@@ -21,7 +21,7 @@ func TestHandlerLeavesTheFeed(t *testing.T) {
 	feed := e.svc.Changes()
 	before := feed.Subscribers()
 	limits := NewSessionLimits(0, 0)
-	h, err := New(Config{Service: e.svc, Replayer: e.rp, Phase: procedures.PhaseAutomatic, Sessions: limits})
+	h, err := New(Config{Service: e.svc, Replayer: e.rp, Phase: audit.PhaseAutomatic, Sessions: limits})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/procgraph/procgraph/api"
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/graph/embedded"
@@ -80,7 +81,7 @@ func TestInternalErrorsStayInside(t *testing.T) {
 	rp := replay.New(svc, pool, &recorder{}, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}})
 	// A token with grant: without auth set_procedure_auto_run is not offered.
 	authn := auth.NewAuthenticator(&auth.TokensFile{Tokens: []auth.TokenEntry{{Name: "operator", SHA256: auth.HashToken("tok-operator"), Scopes: []string{"read", "grant"}}}})
-	h, err := New(Config{Service: svc, Replayer: rp, Phase: procedures.PhaseInteractive, Auth: authn})
+	h, err := New(Config{Service: svc, Replayer: rp, Phase: audit.PhaseInteractive, Auth: authn})
 	if err != nil {
 		t.Fatal(err)
 	}

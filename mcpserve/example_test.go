@@ -7,6 +7,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/procgraph/procgraph/api"
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/mcpserve"
 	"github.com/procgraph/procgraph/metrics"
@@ -31,14 +32,14 @@ func Example() {
 	// The two endpoints share their sessions' caps and their read of the
 	// exposed procedures.
 	sessions, exposed := mcpserve.NewSessionLimits(0, 0), mcpserve.NewExposed()
-	cfg := func(phase procedures.Phase) mcpserve.Config {
+	cfg := func(phase audit.Phase) mcpserve.Config {
 		return mcpserve.Config{Service: svc, Replayer: rp, Phase: phase, Auth: authn, Logger: log, Sessions: sessions, Exposed: exposed}
 	}
-	auto, err := mcpserve.New(cfg(procedures.PhaseAutomatic))
+	auto, err := mcpserve.New(cfg(audit.PhaseAutomatic))
 	if err != nil {
 		panic(err)
 	}
-	inter, err := mcpserve.New(cfg(procedures.PhaseInteractive))
+	inter, err := mcpserve.New(cfg(audit.PhaseInteractive))
 	if err != nil {
 		panic(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/procedures"
@@ -105,8 +106,8 @@ func newEnvWith(t *testing.T, allowMutating bool, configure func(*Config, *embed
 	}
 	authn := auth.NewAuthenticator(&tf)
 	e := &env{t: t, st: st, dir: dir, svc: svc, rp: rp, up: up, configure: configure, exposed: NewExposed()}
-	e.auto = e.handler(procedures.PhaseAutomatic, authn)
-	e.inter = e.handler(procedures.PhaseInteractive, authn)
+	e.auto = e.handler(audit.PhaseAutomatic, authn)
+	e.inter = e.handler(audit.PhaseInteractive, authn)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", e.auto)
 	mux.Handle("/mcp/interactive", e.inter)
@@ -116,7 +117,7 @@ func newEnvWith(t *testing.T, allowMutating bool, configure func(*Config, *embed
 	return e
 }
 
-func (e *env) handler(phase procedures.Phase, authn *auth.Authenticator) *Handler {
+func (e *env) handler(phase audit.Phase, authn *auth.Authenticator) *Handler {
 	e.t.Helper()
 	cfg := Config{Service: e.svc, Replayer: e.rp, Phase: phase, Auth: authn, Exposed: e.exposed}
 	if e.configure != nil {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/changes"
 )
 
 // RefreshSpacing is the least time between two of Run's refreshes: the
@@ -53,7 +53,7 @@ func NewExposed() *Exposed { return &Exposed{} }
 // called: the last read when it began after them (and had the same
 // limit), a new read otherwise, or always when force is set. A failed
 // read keeps the last one.
-func (e *Exposed) list(ctx context.Context, rp Replayer, feed *procedures.Feed, limit int, force bool) (*exposedRead, error) {
+func (e *Exposed) list(ctx context.Context, rp Replayer, feed *changes.Feed, limit int, force bool) (*exposedRead, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	seq := feed.Seq()
@@ -119,8 +119,8 @@ func (h *Handler) syncTools(ctx context.Context) error {
 // changesTools reports whether any of cs may change the proc__ tools:
 // every kind but ChangeApproval (a turn's wait for an operator, which no
 // tool shows).
-func changesTools(cs []procedures.Change) bool {
-	return slices.ContainsFunc(cs, func(c procedures.Change) bool { return c.Kind != procedures.ChangeApproval })
+func changesTools(cs []changes.Change) bool {
+	return slices.ContainsFunc(cs, func(c changes.Change) bool { return c.Kind != changes.ChangeApproval })
 }
 
 // refreshLocked is Refresh with refreshMu held; force reads the list
@@ -274,7 +274,7 @@ func (h *Handler) Run(ctx context.Context) {
 
 // spaced waits until RefreshSpacing (h.spacing) has passed since the last
 // refresh; false when ctx ends or the subscription closes first.
-func (h *Handler) spaced(ctx context.Context, sub *procedures.Subscription) bool {
+func (h *Handler) spaced(ctx context.Context, sub *changes.Subscription) bool {
 	h.refreshMu.Lock()
 	wait := h.spacing - time.Since(h.lastRefresh)
 	h.refreshMu.Unlock()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/procgraph/procgraph/changes"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 )
@@ -327,12 +328,12 @@ func TestApprovalsDoNotRefresh(t *testing.T) {
 	s := e.connect("/mcp", "operator", nil)
 	toolNames(t, s)
 	reads := e.exposed.reads.Load()
-	e.svc.Changes().Publish(procedures.Change{Kind: procedures.ChangeApproval, Turn: "t1"})
+	e.svc.Changes().Publish(changes.Change{Kind: changes.ChangeApproval, Turn: "t1"})
 	toolNames(t, s)
 	if n := e.exposed.reads.Load() - reads; n != 0 {
 		t.Fatalf("%d reads of the list after an approval change, want 0", n)
 	}
-	e.svc.Changes().Publish(procedures.Change{Kind: procedures.ChangeApproval, Turn: "t2"})
+	e.svc.Changes().Publish(changes.Change{Kind: changes.ChangeApproval, Turn: "t2"})
 	p := e.capture(code(1))
 	if names := toolNames(t, s); !slices.Contains(names, p.Name) {
 		t.Fatalf("a capture behind an approval change is not listed: %v", names)

@@ -8,11 +8,11 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/answer"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
 	ptext "github.com/procgraph/procgraph/internal/text"
-	"github.com/procgraph/procgraph/procedures"
 )
 
 // Result sizes: what one answer may carry. The official SDKs read a
@@ -144,7 +144,7 @@ func errorText(s string) string { return ptext.VisibleLine(s) }
 
 // reasonOf is the reason of a denial (its decision's) or of a conflict.
 func reasonOf(err error, details map[string]any) string {
-	if d, ok := procedures.DecisionOf(err); ok && d.Reason != "" {
+	if d, ok := audit.DecisionOf(err); ok && d.Reason != "" {
 		return d.Reason
 	}
 	if r, ok := details["reason"].(string); ok {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -88,8 +89,8 @@ func TestInvokeAutomatic(t *testing.T) {
 	if got := e.up.seen(); len(got) != 2 {
 		t.Fatalf("the denied replay reached the upstream: %v", got)
 	}
-	ds, err := e.svc.Decisions(context.Background(), procedures.DecisionFilter{Procedure: sc.Name})
-	if err != nil || len(ds) != 1 || ds[0].Outcome != procedures.Denied || ds[0].Actor != "invoker" || ds[0].Phase != procedures.PhaseAutomatic {
+	ds, err := e.svc.Decisions(context.Background(), audit.DecisionFilter{Procedure: sc.Name})
+	if err != nil || len(ds) != 1 || ds[0].Outcome != audit.Denied || ds[0].Actor != "invoker" || ds[0].Phase != audit.PhaseAutomatic {
 		t.Fatalf("audit %+v, %v", ds, err)
 	}
 
@@ -125,9 +126,9 @@ func TestInvokeInteractive(t *testing.T) {
 		t.Fatalf("grant: %s", text(res))
 	}
 	var out struct {
-		Decision procedures.Decision `json:"decision"`
+		Decision audit.Decision `json:"decision"`
 	}
-	if err := json.Unmarshal([]byte(text(res)), &out); err != nil || out.Decision.Kind != procedures.KindGrant || out.Decision.Actor != "operator" {
+	if err := json.Unmarshal([]byte(text(res)), &out); err != nil || out.Decision.Kind != audit.KindGrant || out.Decision.Actor != "operator" {
 		t.Fatalf("grant answer %s: %v", text(res), err)
 	}
 	res = call(t, s, sc.Name, map[string]any{"task_id": 1})
@@ -154,8 +155,8 @@ func TestAutoRunConflict(t *testing.T) {
 	if !res.IsError || !strings.HasPrefix(text(res), "not_found") {
 		t.Fatalf("unknown: %s", text(res))
 	}
-	ds, _ := e.svc.Decisions(context.Background(), procedures.DecisionFilter{Procedure: sc.Name})
-	if len(ds) != 1 || ds[0].Reason != procedures.ReasonNotReadOnly || ds[0].Actor != "operator" {
+	ds, _ := e.svc.Decisions(context.Background(), audit.DecisionFilter{Procedure: sc.Name})
+	if len(ds) != 1 || ds[0].Reason != audit.ReasonNotReadOnly || ds[0].Actor != "operator" {
 		t.Fatalf("audit %+v", ds)
 	}
 }

@@ -35,7 +35,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rs/zerolog"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/auth"
+	"github.com/procgraph/procgraph/changes"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/internal/answer"
 	"github.com/procgraph/procgraph/internal/buildinfo"
@@ -55,8 +57,8 @@ const (
 // that refreshes the proc__ tools.
 type Service interface {
 	Find(ctx context.Context, r procedures.FindRequest) ([]*procedures.Procedure, int, error)
-	SetAutoRun(ctx context.Context, r procedures.AutoRunRequest) (*procedures.Procedure, procedures.Decision, error)
-	Changes() *procedures.Feed
+	SetAutoRun(ctx context.Context, r procedures.AutoRunRequest) (*procedures.Procedure, audit.Decision, error)
+	Changes() *changes.Feed
 }
 
 // Replayer is what the MCP handlers ask of replays (*replay.Replayer): a
@@ -73,7 +75,7 @@ type TurnGate interface {
 	Get(ctx context.Context, id, actor string, wait time.Duration) (*gate.Turn, error)
 	Run(ctx context.Context, id, actor string) (*gate.TurnAnswer, error)
 	Approval(ctx context.Context, id string, showArgs bool) (*gate.Approval, error)
-	Resolve(ctx context.Context, req gate.ResolveRequest) (*gate.Turn, procedures.Decision, error)
+	Resolve(ctx context.Context, req gate.ResolveRequest) (*gate.Turn, audit.Decision, error)
 }
 
 // The production types implement the interfaces (checked at compile time).
@@ -89,7 +91,7 @@ type Config struct {
 	Replayer Replayer
 	// Phase is the phase of every proc__ call through this handler:
 	// automatic (only read-only procedures run) or interactive.
-	Phase procedures.Phase
+	Phase audit.Phase
 	// Auth checks bearer tokens; nil or empty means no auth (every caller
 	// is "anonymous" with every scope, as in the HTTP API).
 	Auth   *auth.Authenticator
@@ -139,7 +141,7 @@ type Handler struct {
 	// request finding changes waiting refreshes first (see syncTools).
 	// It is nil until the handler is first used (subscribe) and after
 	// Close; refreshMu guards it.
-	changes *procedures.Subscription
+	changes *changes.Subscription
 	closed  bool // Close was called (refreshMu)
 }
 
@@ -324,7 +326,7 @@ func (h *Handler) Close() {
 
 // subscribeLocked subscribes to the change feed on first use and returns
 // the subscription; nil once the handler is closed. refreshMu is held.
-func (h *Handler) subscribeLocked() *procedures.Subscription {
+func (h *Handler) subscribeLocked() *changes.Subscription {
 	if h.changes == nil && !h.closed {
 		h.changes = h.cfg.Service.Changes().Subscribe(0)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
@@ -63,12 +64,12 @@ func (h *Handler) addTurnTools() error {
 		return err
 	}
 	desc := "run_code: run a block of code through procgraph's turn gate. In this automatic endpoint only read-only blocks run; others are denied."
-	if h.cfg.Phase == procedures.PhaseInteractive {
+	if h.cfg.Phase == audit.PhaseInteractive {
 		desc = "run_code: run a block of code through procgraph's turn gate. New code is reviewed by an operator (asked here when you may review it, else the answer names the pending approval: call await_approval with its id)."
 	}
 	h.server.AddTool(&mcp.Tool{Name: RunCodeToolName, Description: desc, InputSchema: runCodeSchema,
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, OpenWorldHint: new(true)}}, h.checkedReq(rc, h.runCode))
-	if h.cfg.Phase != procedures.PhaseInteractive {
+	if h.cfg.Phase != audit.PhaseInteractive {
 		return nil
 	}
 	aw, err := compile(awaitInput)

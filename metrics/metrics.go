@@ -15,7 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/audit"
 )
 
 // The metric names procgraph exports (besides the go_ and process_ ones).
@@ -122,7 +122,7 @@ func (r *Registry) ObserveRequest(route, method string, status int, d time.Durat
 // CountDecision counts one decision record by kind, outcome and reason
 // (procedures.DecisionCounter: the service's Recorder calls it once per
 // stored record).
-func (r *Registry) CountDecision(d procedures.Decision) {
+func (r *Registry) CountDecision(d audit.Decision) {
 	r.decisions.WithLabelValues(label(string(d.Kind)), label(string(d.Outcome)), label(d.Reason)).Inc()
 }
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/audit"
 )
 
 // sampleLine is one sample of the Prometheus text format (label values
@@ -52,7 +52,7 @@ func TestTextFormat(t *testing.T) {
 	}
 	m.ObserveRequest("/v1/x", "GET", 404, time.Millisecond)
 	odd := "quote\" back\\slash\nnewline\ttab é \xff"
-	m.CountDecision(procedures.Decision{Kind: procedures.KindInvoke, Outcome: procedures.Denied, Reason: odd})
+	m.CountDecision(audit.Decision{Kind: audit.KindInvoke, Outcome: audit.Denied, Reason: odd})
 	m.CountReplay("failed", "tool_failed")
 	m.CountReplay("failed", "tool_failed")
 	if err := m.AddPools(func() []PoolStats {

@@ -7,7 +7,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/internal/fields"
 )
 
@@ -25,9 +27,8 @@ var (
 	reasonShape = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 	// codeHashShape is a code hash (hex sha256) or a catalogue revision.
 	codeHashShape = regexp.MustCompile(`^(sha256:)?[0-9a-f]{64}$`)
-	// hexHashShape is a hex sha256 (a recording's result hash);
-	// schemaHashShape a "sha256:" one (SchemaHash, a contract's hashes).
-	hexHashShape    = regexp.MustCompile(`^[0-9a-f]{64}$`)
+	// schemaHashShape is a "sha256:" hash (schemaHash, a contract's
+	// hashes).
 	schemaHashShape = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
 	// idShape is a decision id (NewDecisionID).
 	idShape = regexp.MustCompile(`^pgd_[0-9a-f]{32}$`)
@@ -57,7 +58,7 @@ var (
 // fault.CodeInvalid (that text comes from a caller); any other violation is
 // fault.CodeInternal, since only a bug builds one.
 // Either way the record is not stored and nothing it would allow runs.
-func CheckAudit(d Decision) error {
+func CheckAudit(d audit.Decision) error {
 	switch {
 	case !d.Kind.Valid():
 		return auditBug("kind %q is not a decision kind", d.Kind)
@@ -73,7 +74,7 @@ func CheckAudit(d Decision) error {
 		return auditBug("the id is not a decision id")
 	case d.Procedure != "" && !isName(d.Procedure):
 		return auditBug("the procedure is not a name")
-	case d.Result != "" && !slices.Contains(RunResults, d.Result):
+	case d.Result != "" && !slices.Contains(health.RunResults, d.Result):
 		return auditBug("result %q is not a run's result", d.Result)
 	}
 	for _, t := range d.AllowedTools {

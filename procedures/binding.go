@@ -44,7 +44,7 @@ type Binding struct {
 // BoundTool is one signature tool's contract at review time.
 type BoundTool struct {
 	Name string `json:"name"`
-	// SchemaHash is SchemaHash of the tool, "" when the catalogue had no
+	// SchemaHash is schemaHash of the tool, "" when the catalogue had no
 	// tool of that name.
 	SchemaHash string `json:"schema_hash"`
 }
@@ -70,9 +70,9 @@ const (
 	// bindings, or imported without --trust-authorizations); re-approve or
 	// re-grant to bind it.
 	InactiveUnbound = "unbound"
-	// InactiveReclassified: the code's signature, read-only verdict or
+	// inactiveReclassified: the code's signature, read-only verdict or
 	// state-changing tools changed.
-	InactiveReclassified = "reclassified"
+	inactiveReclassified = "reclassified"
 	// InactiveCatalogueDrift: a signature tool's schema hash changed.
 	InactiveCatalogueDrift = "catalogue_drift"
 	// InactiveArgumentsChanged: the same state-changing code with other
@@ -91,7 +91,7 @@ const ReasonNestedChanged = "nested_changed"
 // as it is now (cur, from BindingOf), or "" when every part is unchanged:
 // InactiveUnbound (b is nil), InactiveCodeChanged (either hash, unless
 // both carry one ProgramKey),
-// InactiveNestedChanged, InactiveReclassified, InactiveCatalogueDrift, in
+// InactiveNestedChanged, inactiveReclassified, InactiveCatalogueDrift, in
 // that order. It is the one home of that rule.
 func (b *Binding) Check(cur *Binding) string {
 	switch {
@@ -106,7 +106,7 @@ func (b *Binding) Check(cur *Binding) string {
 		return InactiveNestedChanged
 	case !slices.Equal(b.Signature, cur.Signature) || b.ReadOnly != cur.ReadOnly ||
 		!slices.Equal(b.StateChangingTools, cur.StateChangingTools):
-		return InactiveReclassified
+		return inactiveReclassified
 	case !slices.Equal(b.Tools, cur.Tools):
 		return InactiveCatalogueDrift
 	}

@@ -8,7 +8,7 @@ import "testing"
 func TestSchemaHash(t *testing.T) {
 	base := Tool{Name: "a", Description: "one", ReadOnly: true, ExternalAccess: true,
 		InputSchema: map[string]any{"type": "object", "properties": map[string]any{"x": map[string]any{"type": "integer"}}}}
-	h := SchemaHash(base)
+	h := schemaHash(base)
 	cases := []struct {
 		name string
 		edit func(t *Tool)
@@ -27,7 +27,7 @@ func TestSchemaHash(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			tl := base
 			c.edit(&tl)
-			if got := SchemaHash(tl); (got == h) != c.same {
+			if got := schemaHash(tl); (got == h) != c.same {
 				t.Fatalf("SchemaHash = %s (base %s), want same = %v", got, h, c.same)
 			}
 		})

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/changes"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
@@ -157,7 +159,7 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (CaptureOutco
 	if res.CodeHash != "" {
 		hash = res.CodeHash // another text of a stored version's program: a use of it
 	}
-	s.feed.Publish(Change{Kind: ChangeCapture, Procedure: res.Procedure.Name, CodeHash: hash})
+	s.feed.Publish(changes.Change{Kind: changes.ChangeCapture, Procedure: res.Procedure.Name, CodeHash: hash})
 	suggestion := s.captureSuggestion(ctx, res, prep)
 	stored := &CapturedVersion{CodeHash: hash, Current: res.Procedure.CodeHash == hash, Created: res.VersionCreated,
 		Parameters: slices.Clone(prep.in.Version.Parameters)}
@@ -361,7 +363,7 @@ func (s *Service) captureNamed(ctx context.Context, in CaptureInput, v *view) (C
 // procedure of another signature holds the name.
 func isSignatureMismatch(err error) bool {
 	var e *fault.Error
-	return errors.As(err, &e) && e.Code == fault.CodeConflict && e.Details["reason"] == ReasonSignatureMismatch
+	return errors.As(err, &e) && e.Code == fault.CodeConflict && e.Details["reason"] == audit.ReasonSignatureMismatch
 }
 
 func (s *Service) captureUse(ctx context.Context, name, key string, req CaptureRequest) (CaptureOutcome, error) {
@@ -387,7 +389,7 @@ func (s *Service) captureUse(ctx context.Context, name, key string, req CaptureR
 	if err != nil {
 		return CaptureOutcome{}, err
 	}
-	s.feed.Publish(Change{Kind: ChangeCapture, Procedure: name})
+	s.feed.Publish(changes.Change{Kind: changes.ChangeCapture, Procedure: name})
 	v.decorate(res.Procedure)
 	return CaptureOutcome{Procedure: res.Procedure, Counted: res.Counted, Use: true}, nil
 }

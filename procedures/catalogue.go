@@ -39,7 +39,7 @@ type Tool struct {
 	// edited or written by hand is the operator's and kept. Part of the
 	// revision, not of SchemaHash.
 	Listed string `json:"listed,omitempty"`
-	// SchemaHash is SchemaHash of the tool, computed by NewCatalogue (a
+	// SchemaHash is schemaHash of the tool, computed by NewCatalogue (a
 	// value given with the tool is ignored); not part of the revision.
 	SchemaHash string `json:"schema_hash,omitempty"`
 }
@@ -111,7 +111,7 @@ func newCatalogue(tools []Tool, bounded bool) (*Catalogue, error) {
 		if _, dup := c.byName[t.Name]; dup {
 			return nil, fault.Errorf(fault.CodeInvalid, "tool %q appears twice", t.Name).WithDetails("field", "tools.name")
 		}
-		t.SchemaHash = SchemaHash(*t)
+		t.SchemaHash = schemaHash(*t)
 		c.byName[t.Name] = t
 	}
 	c.Revision = catalogueRevision(sorted)
@@ -198,7 +198,7 @@ func (c *Catalogue) Tool(name string) (Tool, bool) {
 }
 
 // SchemaHash returns the schema hash of the catalogue's tool name, "" when
-// it has none (see the function SchemaHash).
+// it has none (see the function schemaHash).
 func (c *Catalogue) SchemaHash(name string) string {
 	t, ok := c.Tool(name)
 	if !ok {
@@ -207,22 +207,22 @@ func (c *Catalogue) SchemaHash(name string) string {
 	return c.hashOf(t)
 }
 
-// hashOf is SchemaHash(t) for a tool of c: computed when c was made
+// hashOf is schemaHash(t) for a tool of c: computed when c was made
 // (NewCatalogue, StoredCatalogue: Tool.SchemaHash), now for a catalogue
 // made otherwise, whose tools' SchemaHash is not trusted.
 func (c *Catalogue) hashOf(t Tool) string {
 	if c.byName != nil && t.SchemaHash != "" {
 		return t.SchemaHash
 	}
-	return SchemaHash(t)
+	return schemaHash(t)
 }
 
-// SchemaHash is a tool's contract as authorizations bind to it and drift
+// schemaHash is a tool's contract as authorizations bind to it and drift
 // compares it (docs/design.md "What an authorization binds to"): "sha256:" and
 // the 64 hex of the canonical JSON (keys sorted, no white space) of its
 // input_schema, output_schema (null when the tool has none), read_only
 // and external_access. Its description is not part of it.
-func SchemaHash(t Tool) string {
+func schemaHash(t Tool) string {
 	in := t.InputSchema
 	if in == nil {
 		in = map[string]any{}
@@ -264,7 +264,7 @@ func (c *Catalogue) ToolText(i int) (name, description string) {
 func StoredCatalogue(tools []Tool, revision string) *Catalogue {
 	c := &Catalogue{Tools: tools, Revision: revision, caches: newCatalogueCaches()}
 	for i := range c.Tools {
-		c.Tools[i].SchemaHash = SchemaHash(c.Tools[i])
+		c.Tools[i].SchemaHash = schemaHash(c.Tools[i])
 	}
 	c.index()
 	c.contractsOf()

@@ -51,7 +51,7 @@ func TestCatalogueToolIsSafeToShare(t *testing.T) {
 // schema_hash a tool carries in is never taken for its contract.
 func TestSchemaHashIsComputed(t *testing.T) {
 	tool := Tool{Name: "a", ReadOnly: true, InputSchema: map[string]any{"type": "object"}}
-	want := SchemaHash(tool)
+	want := schemaHash(tool)
 	forged := tool
 	forged.SchemaHash = "sha256:" + strings.Repeat("0", 64)
 	made, err := NewCatalogue([]Tool{forged})

@@ -1,6 +1,10 @@
 package procedures
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/procgraph/procgraph/audit"
+)
 
 // MaxNesting is how deep proc__ references may nest.
 const MaxNesting = 4
@@ -94,18 +98,18 @@ func classifyInto(signature []string, cat *Catalogue, procs map[string]*Procedur
 			n.unknown[name] = true
 			worse(verdictNot)
 		case path[name]:
-			c.Problem = ReasonCycle
+			c.Problem = audit.ReasonCycle
 			worse(verdictStructural)
 		case depth+1 > MaxNesting:
 			if c.Problem == "" {
-				c.Problem = ReasonNestingTooDeep
+				c.Problem = audit.ReasonNestingTooDeep
 			}
 			worse(verdictStructural)
 		case p.Retired != nil:
 			// A retired procedure refuses every replay, so a call to it
 			// cannot succeed: the caller is not offered to planners.
 			if c.Problem == "" {
-				c.Problem = ReasonCallsRetired
+				c.Problem = audit.ReasonCallsRetired
 			}
 			worse(verdictStructural)
 		default:

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
 )
@@ -55,15 +56,15 @@ func TestClassify(t *testing.T) {
 		{"nested read-only", []string{"get_logs", "proc__get_jobs__get_logs"}, true, nil, nil, true, ""},
 		{"nested state-changing", []string{"get_logs", "proc__get_jobs__kill_job"}, false, []string{"proc__get_jobs__kill_job"}, nil, true, ""},
 		{"nested unknown procedure", []string{"get_logs", "proc__nope"}, false, nil, []string{"proc__nope"}, false, ""},
-		{"cycle is not read-only and changes no state", []string{"proc__a"}, false, nil, nil, false, ReasonCycle},
+		{"cycle is not read-only and changes no state", []string{"proc__a"}, false, nil, nil, false, audit.ReasonCycle},
 		{"depth four is fine", []string{"proc__e2"}, true, nil, nil, false, ""},
-		{"depth five is too deep, not state-changing", []string{"proc__d1"}, false, nil, nil, false, ReasonNestingTooDeep},
-		{"too deep beside a state-changing tool", []string{"kill_job", "proc__d1"}, false, []string{"kill_job"}, nil, true, ReasonNestingTooDeep},
-		{"too deep inside a state-changing chain", []string{"proc__w1"}, false, []string{"proc__w1"}, nil, true, ReasonNestingTooDeep},
+		{"depth five is too deep, not state-changing", []string{"proc__d1"}, false, nil, nil, false, audit.ReasonNestingTooDeep},
+		{"too deep beside a state-changing tool", []string{"kill_job", "proc__d1"}, false, []string{"kill_job"}, nil, true, audit.ReasonNestingTooDeep},
+		{"too deep inside a state-changing chain", []string{"proc__w1"}, false, []string{"proc__w1"}, nil, true, audit.ReasonNestingTooDeep},
 		{"empty catalogue", []string{"get_jobs", "get_logs"}, false, nil, nil, false, ""},
-		{"calls a retired procedure", []string{"get_logs", "proc__r"}, false, nil, nil, false, ReasonCallsRetired},
-		{"calls a caller of a retired procedure", []string{"proc__calls_r"}, false, nil, nil, false, ReasonCallsRetired},
-		{"retired beside a state-changing tool", []string{"kill_job", "proc__r"}, false, []string{"kill_job"}, nil, true, ReasonCallsRetired},
+		{"calls a retired procedure", []string{"get_logs", "proc__r"}, false, nil, nil, false, audit.ReasonCallsRetired},
+		{"calls a caller of a retired procedure", []string{"proc__calls_r"}, false, nil, nil, false, audit.ReasonCallsRetired},
+		{"retired beside a state-changing tool", []string{"kill_job", "proc__r"}, false, []string{"kill_job"}, nil, true, audit.ReasonCallsRetired},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -232,15 +233,15 @@ func TestAutoRunState(t *testing.T) {
 	}{
 		{"active", Procedure{CodeHash: "h1", Status: StatusSucceeded, Grant: grant}, bound, true, false, true, ""},
 		{"code changed", Procedure{CodeHash: "h2", Status: StatusSucceeded, Grant: grant}, bound, true, false, false, InactiveCodeChanged},
-		{"no longer read-only", Procedure{CodeHash: "h1", Status: StatusSucceeded, Grant: grant}, bound, false, false, false, InactiveNotReadOnly},
+		{"no longer read-only", Procedure{CodeHash: "h1", Status: StatusSucceeded, Grant: grant}, bound, false, false, false, inactiveNotReadOnly},
 		{"state-changing with mutating on", Procedure{CodeHash: "h1", Status: StatusSucceeded, Grant: grant}, bound, false, true, true, ""},
-		{"not succeeded", Procedure{CodeHash: "h1", Status: StatusFailed, Grant: grant}, bound, true, false, false, InactiveNotSucceeded},
+		{"not succeeded", Procedure{CodeHash: "h1", Status: StatusFailed, Grant: grant}, bound, true, false, false, inactiveNotSucceeded},
 		{"no grant", Procedure{CodeHash: "h1", Status: StatusSucceeded}, nil, true, false, false, ""},
 		{"unbound", Procedure{CodeHash: "h1", Status: StatusSucceeded, Grant: unbound}, bound, true, false, false, InactiveUnbound},
 		{"another program, one code hash", Procedure{CodeHash: "h1", Status: StatusSucceeded, Grant: grant},
 			changed(func(b *Binding) { b.StatementHash = "s2" }), true, false, false, InactiveCodeChanged},
 		{"reclassified", Procedure{CodeHash: "h1", Status: StatusSucceeded, Grant: grant},
-			changed(func(b *Binding) { b.ReadOnly, b.StateChangingTools = false, []string{"a"} }), false, true, false, InactiveReclassified},
+			changed(func(b *Binding) { b.ReadOnly, b.StateChangingTools = false, []string{"a"} }), false, true, false, inactiveReclassified},
 		{"catalogue drift", Procedure{CodeHash: "h1", Status: StatusSucceeded, Grant: grant},
 			changed(func(b *Binding) { b.Tools[0].SchemaHash = "t2" }), true, false, false, InactiveCatalogueDrift},
 		{"nested changed", Procedure{CodeHash: "h1", Status: StatusSucceeded, Grant: grant},

@@ -3,6 +3,7 @@ package procedures
 import (
 	"strings"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/internal/text"
 )
 
@@ -14,7 +15,7 @@ type DecisionInput struct {
 	Turn bool
 	// Phase is who is watching: automatic (nobody) or interactive (a human).
 	// Any value other than interactive is treated as automatic (fail closed).
-	Phase Phase
+	Phase audit.Phase
 	// Retired (replays) is whether an admin retired the procedure.
 	Retired bool
 	// Demoted (replays) is whether the procedure is demoted
@@ -55,7 +56,7 @@ type Verdict struct {
 	// Pending (turns): an operator must decide (reason review_required);
 	// Outcome is then Denied until they do (nothing runs).
 	Pending bool
-	Outcome Outcome
+	Outcome audit.Outcome
 	Reason  string
 	// StateChanging is whether the verdict lets state-changing tools run.
 	StateChanging bool
@@ -64,7 +65,7 @@ type Verdict struct {
 }
 
 // Allowed reports whether the verdict lets the block run now.
-func (v Verdict) Allowed() bool { return v.Outcome == Allowed && !v.Pending }
+func (v Verdict) Allowed() bool { return v.Outcome == audit.Allowed && !v.Pending }
 
 // The suggestions of denials.
 const (
@@ -109,46 +110,48 @@ type row struct {
 func always(DecisionInput) bool { return true }
 
 func deny(reason, suggestion string) func(DecisionInput) Verdict {
-	return func(DecisionInput) Verdict { return Verdict{Outcome: Denied, Reason: reason, Suggestion: suggestion} }
+	return func(DecisionInput) Verdict {
+		return Verdict{Outcome: audit.Denied, Reason: reason, Suggestion: suggestion}
+	}
 }
 
 func allow(reason string, stateChanging bool) func(DecisionInput) Verdict {
 	return func(DecisionInput) Verdict {
-		return Verdict{Outcome: Allowed, Reason: reason, StateChanging: stateChanging}
+		return Verdict{Outcome: audit.Allowed, Reason: reason, StateChanging: stateChanging}
 	}
 }
 
-func automatic(in DecisionInput) bool { return in.Phase != PhaseInteractive }
+func automatic(in DecisionInput) bool { return in.Phase != audit.PhaseInteractive }
 
 // table is docs/design.md's "Authorization of a replay" and "The turn
 // gate" tables, in order: the first row that holds for the block decides.
 // It is the one home of both. Argument validation happens before it (a
 // failure is a 422 and no decision), so it has no row for that.
 var table = []row{
-	{replays, func(in DecisionInput) bool { return in.Retired }, deny(ReasonRetired, suggestRetired)},
-	{replays, func(in DecisionInput) bool { return !in.Succeeded }, deny(ReasonProcedureNotSucceeded, "")},
-	{both, func(in DecisionInput) bool { return in.Problem != "" }, func(in DecisionInput) Verdict { return Verdict{Outcome: Denied, Reason: in.Problem} }},
+	{replays, func(in DecisionInput) bool { return in.Retired }, deny(audit.ReasonRetired, suggestRetired)},
+	{replays, func(in DecisionInput) bool { return !in.Succeeded }, deny(audit.ReasonProcedureNotSucceeded, "")},
+	{both, func(in DecisionInput) bool { return in.Problem != "" }, func(in DecisionInput) Verdict { return Verdict{Outcome: audit.Denied, Reason: in.Problem} }},
 	// A call of a tool the catalogue lacks would be refused mid-run: the
 	// replay is refused before it starts, in either phase, and says which.
 	{replays, func(in DecisionInput) bool { return len(in.UnknownTools) > 0 }, func(in DecisionInput) Verdict {
-		return Verdict{Outcome: Denied, Reason: ReasonUnknownTool, Suggestion: suggestUnknownTool(in.UnknownTools)}
+		return Verdict{Outcome: audit.Denied, Reason: audit.ReasonUnknownTool, Suggestion: suggestUnknownTool(in.UnknownTools)}
 	}},
 	// A demoted procedure still runs where a human watches.
-	{replays, func(in DecisionInput) bool { return in.Demoted && automatic(in) }, deny(ReasonDemoted, suggestDemoted)},
-	{both, func(in DecisionInput) bool { return automatic(in) && in.ReadOnly }, allow(ReasonReadOnly, false)},
+	{replays, func(in DecisionInput) bool { return in.Demoted && automatic(in) }, deny(audit.ReasonDemoted, suggestDemoted)},
+	{both, func(in DecisionInput) bool { return automatic(in) && in.ReadOnly }, allow(audit.ReasonReadOnly, false)},
 	// A read-only procedure replays in either phase; new code is always
 	// reviewed in the interactive phase, read-only code too.
-	{replays, func(in DecisionInput) bool { return in.ReadOnly }, allow(ReasonReadOnly, false)},
-	{replays, automatic, deny(ReasonStateChangingAuto, SuggestInteractive)},
-	{turns, automatic, deny(ReasonStateChangingAuto, suggestInteractiveTurn)},
-	{replays, func(in DecisionInput) bool { return !in.AllowMutating }, deny(ReasonStateChangingDisabled, "")},
-	{both, func(in DecisionInput) bool { return in.GrantActive }, allow(ReasonDurableAutoRun, true)},
-	{replays, func(in DecisionInput) bool { return in.ReviewedBy != "" && in.ReviewerHasGrantScope }, allow(ReasonOperatorReviewed, true)},
-	{turns, func(in DecisionInput) bool { return in.PolicyAutoRun }, allow(ReasonSessionPolicy, true)},
+	{replays, func(in DecisionInput) bool { return in.ReadOnly }, allow(audit.ReasonReadOnly, false)},
+	{replays, automatic, deny(audit.ReasonStateChangingAuto, SuggestInteractive)},
+	{turns, automatic, deny(audit.ReasonStateChangingAuto, suggestInteractiveTurn)},
+	{replays, func(in DecisionInput) bool { return !in.AllowMutating }, deny(audit.ReasonStateChangingDisabled, "")},
+	{both, func(in DecisionInput) bool { return in.GrantActive }, allow(audit.ReasonDurableAutoRun, true)},
+	{replays, func(in DecisionInput) bool { return in.ReviewedBy != "" && in.ReviewerHasGrantScope }, allow(audit.ReasonOperatorReviewed, true)},
+	{turns, func(in DecisionInput) bool { return in.PolicyAutoRun }, allow(audit.ReasonSessionPolicy, true)},
 	{turns, always, func(DecisionInput) Verdict {
-		return Verdict{Pending: true, Outcome: Denied, Reason: ReasonReviewRequired}
+		return Verdict{Pending: true, Outcome: audit.Denied, Reason: audit.ReasonReviewRequired}
 	}},
-	{replays, always, deny(ReasonReviewRequired, "")},
+	{replays, always, deny(audit.ReasonReviewRequired, "")},
 }
 
 // Decide applies the decision table to a replay or a new turn. It is pure;
@@ -163,7 +166,7 @@ func Decide(in DecisionInput) Verdict {
 			return r.then(in)
 		}
 	}
-	return Verdict{Outcome: Denied, Reason: ReasonDecisionError} // unreachable: each subject's last row always holds
+	return Verdict{Outcome: audit.Denied, Reason: audit.ReasonDecisionError} // unreachable: each subject's last row always holds
 }
 
 // ResolveVerdict is the turn's verdict once an operator resolved it:
@@ -171,12 +174,12 @@ func Decide(in DecisionInput) Verdict {
 // state-changing tools included (the operator saw them); else it is denied.
 func ResolveVerdict(runs bool) Verdict {
 	if runs {
-		return Verdict{Outcome: Allowed, Reason: ReasonOperatorApproved, StateChanging: true}
+		return Verdict{Outcome: audit.Allowed, Reason: audit.ReasonOperatorApproved, StateChanging: true}
 	}
-	return Verdict{Outcome: Denied, Reason: ReasonOperatorRejected}
+	return Verdict{Outcome: audit.Denied, Reason: audit.ReasonOperatorRejected}
 }
 
 // ExpiredVerdict is the verdict on a turn past its deadline.
 func ExpiredVerdict() Verdict {
-	return Verdict{Outcome: Denied, Reason: ReasonApprovalExpired}
+	return Verdict{Outcome: audit.Denied, Reason: audit.ReasonApprovalExpired}
 }

@@ -8,8 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/changes"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/graph/embedded"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -55,29 +58,29 @@ func TestDemotionIsAuditedAndPublished(t *testing.T) {
 	}
 	fail := func(class, caller string) {
 		t.Helper()
-		if err := svc.RecordRun(ctx, p.Name, p.CodeHash, "k", "", &procedures.Run{Failure: class, Duration: time.Second, Caller: caller}); err != nil {
+		if err := svc.RecordRun(ctx, p.Name, p.CodeHash, "k", "", &health.Run{Failure: class, Duration: time.Second, Caller: caller}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	healthDecisions := func() []procedures.Decision {
+	healthDecisions := func() []audit.Decision {
 		t.Helper()
-		ds, err := svc.Decisions(ctx, procedures.DecisionFilter{Procedure: p.Name, Kind: procedures.KindHealth})
+		ds, err := svc.Decisions(ctx, audit.DecisionFilter{Procedure: p.Name, Kind: audit.KindHealth})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return ds
 	}
 	for range 4 {
-		fail(procedures.FailureToolError, "mallory")
-		fail(procedures.FailureUpstreamUnavailable, "bob")
-		fail(procedures.FailureTimeout, "carol")
+		fail(health.FailureToolError, "mallory")
+		fail(health.FailureUpstreamUnavailable, "bob")
+		fail(health.FailureTimeout, "carol")
 	}
 	if got, _ := svc.Get(ctx, p.Name); got.Demoted || !exposed() || got.Health.DemotionStreak != 4 || got.Health.StreakCallerCount() != 1 {
 		t.Fatalf("one caller's tool errors and others' outages and timeouts: demoted %v, streak %d by %d callers; want not demoted, 4 by 1",
 			got.Demoted, got.Health.DemotionStreak, got.Health.StreakCallerCount())
 	}
 	sub.Take()
-	fail(procedures.FailureToolError, "bob")
+	fail(health.FailureToolError, "bob")
 	got, err := svc.Get(ctx, p.Name)
 	if err != nil {
 		t.Fatal(err)
@@ -94,15 +97,15 @@ func TestDemotionIsAuditedAndPublished(t *testing.T) {
 		t.Fatalf("health decisions = %+v; want one", ds)
 	}
 	d := ds[0]
-	if d.Reason != procedures.ReasonDemoted || d.Actor != procedures.ActorProcgraph || d.CodeHash != p.CodeHash ||
-		!strings.Contains(d.Note, "5 times") || !strings.Contains(d.Note, procedures.FailureToolError) ||
+	if d.Reason != audit.ReasonDemoted || d.Actor != audit.ActorProcgraph || d.CodeHash != p.CodeHash ||
+		!strings.Contains(d.Note, "5 times") || !strings.Contains(d.Note, health.FailureToolError) ||
 		strings.Contains(d.Note, "bob") || strings.Contains(d.Note, "mallory") {
 		t.Errorf("demotion decision = %+v", d)
 	}
-	mustTake(t, sub, procedures.Change{Kind: procedures.ChangeDemote, Procedure: p.Name, Decision: d.ID})
+	mustTake(t, sub, changes.Change{Kind: changes.ChangeDemote, Procedure: p.Name, Decision: d.ID})
 
-	fail(procedures.FailureToolError, "carol")
-	if err := svc.RecordRun(ctx, p.Name, p.CodeHash, "k2", "", &procedures.Run{Duration: time.Millisecond, Caller: "mallory"}); err != nil {
+	fail(health.FailureToolError, "carol")
+	if err := svc.RecordRun(ctx, p.Name, p.CodeHash, "k2", "", &health.Run{Duration: time.Millisecond, Caller: "mallory"}); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := svc.Get(ctx, p.Name); !got.Demoted || len(healthDecisions()) != 1 {
@@ -121,17 +124,17 @@ func TestDemotionIsAuditedAndPublished(t *testing.T) {
 		t.Fatalf("after a verification: demoted %v, exposed %v, auto_run %+v; want it all back", got.Demoted, got.Exposed, got.AutoRun)
 	}
 	ds = healthDecisions()
-	if len(ds) != 2 || ds[0].Reason != procedures.ReasonHealthRestored || ds[0].Actor != procedures.ActorProcgraph || !strings.Contains(ds[0].Note, "verification") {
+	if len(ds) != 2 || ds[0].Reason != audit.ReasonHealthRestored || ds[0].Actor != audit.ActorProcgraph || !strings.Contains(ds[0].Note, "verification") {
 		t.Fatalf("health decisions after the verification = %+v; want a health_restored one by procgraph first", ds)
 	}
-	mustTake(t, sub, procedures.Change{Kind: procedures.ChangeRestore, Procedure: p.Name, Decision: ds[0].ID})
+	mustTake(t, sub, changes.Change{Kind: changes.ChangeRestore, Procedure: p.Name, Decision: ds[0].ID})
 
-	fail(procedures.FailureInternal, "mallory")
-	fail(procedures.FailureToolError, "bob")
+	fail(health.FailureInternal, "mallory")
+	fail(health.FailureToolError, "bob")
 	if got, _ := svc.Get(ctx, p.Name); got.Demoted {
 		t.Fatal("two failures after a lifting demoted again: the streak did not start from 0")
 	}
-	fail(procedures.FailureStepLimit, "mallory")
+	fail(health.FailureStepLimit, "mallory")
 	if got, _ := svc.Get(ctx, p.Name); !got.Demoted {
 		t.Fatal("three failures of two callers after a lifting did not demote")
 	}
@@ -140,10 +143,10 @@ func TestDemotionIsAuditedAndPublished(t *testing.T) {
 	if err != nil || lp.Demoted || !lp.Exposed {
 		t.Fatalf("an operator's lifting: %+v, %v", lp, err)
 	}
-	if ld.Kind != procedures.KindHealth || ld.Reason != procedures.ReasonHealthRestored || ld.Actor != "ops" || ld.Note != "fixed upstream" {
+	if ld.Kind != audit.KindHealth || ld.Reason != audit.ReasonHealthRestored || ld.Actor != "ops" || ld.Note != "fixed upstream" {
 		t.Errorf("the operator's lifting recorded %+v", ld)
 	}
-	mustTake(t, sub, procedures.Change{Kind: procedures.ChangeRestore, Procedure: p.Name, Decision: ld.ID})
+	mustTake(t, sub, changes.Change{Kind: changes.ChangeRestore, Procedure: p.Name, Decision: ld.ID})
 	n := len(healthDecisions())
 	_, _, err = svc.LiftDemotion(ctx, procedures.LiftDemotionRequest{Name: p.Name, Actor: "ops"})
 	var fe *fault.Error
@@ -160,17 +163,17 @@ func TestDemotionIsAuditedAndPublished(t *testing.T) {
 // version that counts toward demotion demotes, at the setting's streak of
 // two callers' failures; nothing lifts.
 func TestDemotedAfter(t *testing.T) {
-	a, b := procedures.CallerHash("a"), procedures.CallerHash("b")
-	if a == b || a < 1 || b < 1 || a >= procedures.CallerSpan || b >= procedures.CallerSpan {
+	a, b := health.CallerHash("a"), health.CallerHash("b")
+	if a == b || a < 1 || b < 1 || a >= health.CallerSpan || b >= health.CallerSpan {
 		t.Fatalf("CallerHash: %d, %d", a, b)
 	}
-	var h procedures.Health
-	h = h.Add(procedures.Run{Failure: procedures.FailureToolError, Caller: "a"})
-	h = h.Add(procedures.Run{Failure: procedures.FailureTimeout, Caller: "b"})
-	h = h.Add(procedures.Run{Failure: procedures.FailureUpstreamUnavailable, Caller: "b"})
-	h = h.Add(procedures.Run{Failure: procedures.FailureResultTooLarge, Caller: "a"})
+	var h health.Health
+	h = h.Add(health.Run{Failure: health.FailureToolError, Caller: "a"})
+	h = h.Add(health.Run{Failure: health.FailureTimeout, Caller: "b"})
+	h = h.Add(health.Run{Failure: health.FailureUpstreamUnavailable, Caller: "b"})
+	h = h.Add(health.Run{Failure: health.FailureResultTooLarge, Caller: "a"})
 	one := h
-	h = h.Add(procedures.Run{Failure: procedures.FailureMemoryLimit, Caller: "b"})
+	h = h.Add(health.Run{Failure: health.FailureMemoryLimit, Caller: "b"})
 	if one.DemotionStreak != 2 || one.StreakCallerCount() != 1 || h.DemotionStreak != 3 || h.StreakCallerCount() != 2 || h.ConsecutiveFailures != 5 {
 		t.Fatalf("streaks %+v, %+v", one, h)
 	}
@@ -178,28 +181,28 @@ func TestDemotedAfter(t *testing.T) {
 		name         string
 		was, current bool
 		failure      string
-		h            procedures.Health
+		h            health.Health
 		after        int
 		want         bool
 	}{
-		{"two callers at the setting", false, true, procedures.FailureMemoryLimit, h, 3, true},
-		{"two callers below it", false, true, procedures.FailureMemoryLimit, h, 4, false},
-		{"one caller", false, true, procedures.FailureToolError, one.Add(procedures.Run{Failure: procedures.FailureToolError, Caller: "a"}), 3, false},
-		{"a timeout", false, true, procedures.FailureTimeout, h, 3, false},
-		{"an outage", false, true, procedures.FailureUpstreamUnavailable, h, 3, false},
-		{"another version", false, false, procedures.FailureMemoryLimit, h, 3, false},
-		{"0 never", false, true, procedures.FailureMemoryLimit, h, 0, false},
-		{"a success lifts nothing", true, true, "", h.Add(procedures.Run{}), 3, true},
-		{"invalid arguments", false, true, procedures.FailureInvalidArguments, h, 3, false},
+		{"two callers at the setting", false, true, health.FailureMemoryLimit, h, 3, true},
+		{"two callers below it", false, true, health.FailureMemoryLimit, h, 4, false},
+		{"one caller", false, true, health.FailureToolError, one.Add(health.Run{Failure: health.FailureToolError, Caller: "a"}), 3, false},
+		{"a timeout", false, true, health.FailureTimeout, h, 3, false},
+		{"an outage", false, true, health.FailureUpstreamUnavailable, h, 3, false},
+		{"another version", false, false, health.FailureMemoryLimit, h, 3, false},
+		{"0 never", false, true, health.FailureMemoryLimit, h, 0, false},
+		{"a success lifts nothing", true, true, "", h.Add(health.Run{}), 3, true},
+		{"invalid arguments", false, true, health.FailureInvalidArguments, h, 3, false},
 	} {
-		if got := procedures.DemotedAfter(tc.was, tc.current, tc.failure, tc.h, tc.after); got != tc.want {
+		if got := health.DemotedAfter(tc.was, tc.current, tc.failure, tc.h, tc.after); got != tc.want {
 			t.Errorf("%s: DemotedAfter = %v, want %v", tc.name, got, tc.want)
 		}
 	}
-	if s := h.Add(procedures.Run{}); s.DemotionStreak != 0 || s.StreakCallerCount() != 0 {
+	if s := h.Add(health.Run{}); s.DemotionStreak != 0 || s.StreakCallerCount() != 0 {
 		t.Errorf("a success left the streak %d by %d callers", s.DemotionStreak, s.StreakCallerCount())
 	}
-	if r := procedures.HealthOf(procedures.StreakReset().Apply(h.Vector())); r.DemotionStreak != 0 || r.StreakCallerCount() != 0 || r.Runs != h.Runs || r.ConsecutiveFailures != 5 {
+	if r := health.HealthOf(health.StreakReset().Apply(h.Vector())); r.DemotionStreak != 0 || r.StreakCallerCount() != 0 || r.Runs != h.Runs || r.ConsecutiveFailures != 5 {
 		t.Errorf("StreakReset: %+v", r)
 	}
 }

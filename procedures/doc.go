@@ -13,8 +13,11 @@
 //     the catalogue and store say of a block, Classified, which the one
 //     prepared-block type, replay.Block, holds; the turn domain and its
 //     TurnStore are package gate's);
-//   - the audit rule and the Recorder: audit.go, recorder.go, decision.go;
-//   - the change Feed and other instances' changes: feed.go, remote.go.
+//   - the audit rule and the Recorder: audit.go, recorder.go (the record
+//     and its vocabulary are package audit's); a version's health and
+//     the demotion rule are package health's;
+//   - other instances' changes: remote.go (the change Feed is package
+//     changes').
 //
 // What is not the domain lives beside it: the turn gate in package gate,
 // search text and ranking in package search, the dump format and importer

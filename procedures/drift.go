@@ -10,6 +10,9 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/recording"
 )
 
 // ToolContract is one tool's contract as a version keeps it for drift
@@ -37,7 +40,7 @@ type ToolContract struct {
 func (c ToolContract) Key() string { return c.Tool + " " + c.SchemaHash }
 
 // ContractOf is t's contract.
-func ContractOf(t Tool) ToolContract { return contractWith(t, SchemaHash(t)) }
+func ContractOf(t Tool) ToolContract { return contractWith(t, schemaHash(t)) }
 
 // contractWith is t's contract, its SchemaHash being hash.
 func contractWith(t Tool, hash string) ToolContract {
@@ -160,7 +163,7 @@ const (
 	DriftInputSchema    = "input_schema"
 	DriftOutputSchema   = "output_schema"
 	DriftReadOnly       = "read_only"
-	DriftExternalAccess = "external_access"
+	driftExternalAccess = "external_access"
 	DriftRemoved        = "removed"
 )
 
@@ -187,10 +190,10 @@ type SchemaChange struct {
 // drift entry (the last one then says how many more), each value's JSON cut
 // to maxSchemaValueBytes.
 const (
-	SchemaAdded         = "added"
-	SchemaRemoved       = "removed"
+	schemaAdded         = "added"
+	schemaRemoved       = "removed"
 	SchemaChanged       = "changed"
-	SchemaMore          = "more"
+	schemaMore          = "more"
 	maxSchemaChanges    = 50
 	maxSchemaValueBytes = 200
 )
@@ -203,7 +206,7 @@ func schemaDiff(was, now map[string]any) []SchemaChange {
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	if len(out) > maxSchemaChanges {
 		more := len(out) - maxSchemaChanges + 1
-		out = append(out[:maxSchemaChanges-1], SchemaChange{Path: "", Change: SchemaMore, Now: fmt.Sprintf("%d more changes", more)})
+		out = append(out[:maxSchemaChanges-1], SchemaChange{Path: "", Change: schemaMore, Now: fmt.Sprintf("%d more changes", more)})
 	}
 	return out
 }
@@ -225,9 +228,9 @@ func diffValue(path string, was, now any, out *[]SchemaChange) {
 			n, inN := nm[k]
 			switch {
 			case !inW:
-				*out = append(*out, SchemaChange{Path: p, Change: SchemaAdded, Now: schemaValue(n)})
+				*out = append(*out, SchemaChange{Path: p, Change: schemaAdded, Now: schemaValue(n)})
 			case !inN:
-				*out = append(*out, SchemaChange{Path: p, Change: SchemaRemoved, Was: schemaValue(w)})
+				*out = append(*out, SchemaChange{Path: p, Change: schemaRemoved, Was: schemaValue(w)})
 			default:
 				diffValue(p, w, n, out)
 			}
@@ -301,7 +304,7 @@ func DriftOf(b *Baseline, cat *Catalogue) []Drift {
 			out = append(out, Drift{Tool: was.Tool, Change: DriftReadOnly})
 		}
 		if now.ExternalAccess != was.ExternalAccess {
-			out = append(out, Drift{Tool: was.Tool, Change: DriftExternalAccess})
+			out = append(out, Drift{Tool: was.Tool, Change: driftExternalAccess})
 		}
 		if len(out) == n {
 			// The hash changed and no part did: a baseline kept by another
@@ -321,7 +324,7 @@ type StaleVersion struct {
 	Current      bool
 	Baseline     *Baseline
 	At           time.Time // when the version was captured
-	Verification *Verification
+	Verification *recording.Verification
 }
 
 // SortStale orders stale versions as Store.Drifted answers them: current
@@ -354,23 +357,11 @@ func PageStale(vs []StaleVersion, limit, offset int) []StaleVersion {
 
 // DriftEntry is one stale version as GET /v1/drift lists it.
 type DriftEntry struct {
-	Procedure    string        `json:"procedure"`
-	CodeHash     string        `json:"code_hash"`
-	Current      bool          `json:"current"`
-	Drift        []Drift       `json:"drift"`
-	Verification *Verification `json:"verification"`
-}
-
-// Verification is the outcome of the last verification of a version
-// against its recordings (replay.Verify; docs/api.md): passed when every
-// recording passed, failed when one did not, none without a recording.
-// A version keeps its last one (Store.SetVerification); nil until one ran.
-type Verification struct {
-	Status            string    `json:"status"`
-	At                time.Time `json:"at"`
-	CatalogueRevision string    `json:"catalogue_revision"`
-	Recordings        int       `json:"recordings"`
-	Passed            int       `json:"passed"`
+	Procedure    string                  `json:"procedure"`
+	CodeHash     string                  `json:"code_hash"`
+	Current      bool                    `json:"current"`
+	Drift        []Drift                 `json:"drift"`
+	Verification *recording.Verification `json:"verification"`
 }
 
 // RebaselineInput asks Store.Rebaseline to give a version the stored
@@ -385,7 +376,7 @@ type RebaselineInput struct {
 	// Decision, when set, is appended in the same transaction (accept-drift),
 	// which then requires the version to be stale: fault.CodeConflict,
 	// details reason ReasonNotStale, otherwise, and nothing is written.
-	Decision *Decision
+	Decision *audit.Decision
 }
 
 // ReasonNotStale is the conflict of an accept-drift of a version that is

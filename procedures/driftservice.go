@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/changes"
 	"github.com/procgraph/procgraph/fault"
 )
 
@@ -86,33 +88,33 @@ type AcceptDriftRequest struct {
 // as it now is. Returns fault.CodeNotFound for an unknown procedure or
 // version, fault.CodeConflict (reason not_stale) when the version is not
 // stale, fault.CodeInvalid.
-func (s *Service) AcceptDrift(ctx context.Context, r AcceptDriftRequest) (*Procedure, Decision, error) {
+func (s *Service) AcceptDrift(ctx context.Context, r AcceptDriftRequest) (*Procedure, audit.Decision, error) {
 	if len(r.Reason) > MaxReasonBytes {
-		return nil, Decision{}, fault.Errorf(fault.CodeInvalid, "reason is longer than %d bytes", MaxReasonBytes).WithDetails("field", "reason")
+		return nil, audit.Decision{}, fault.Errorf(fault.CodeInvalid, "reason is longer than %d bytes", MaxReasonBytes).WithDetails("field", "reason")
 	}
 	p, view, err := s.load(ctx, r.Name)
 	if err != nil {
-		return nil, Decision{}, err
+		return nil, audit.Decision{}, err
 	}
 	if err := checkVersionHash(r.Name, r.CodeHash); err != nil {
-		return nil, Decision{}, err
+		return nil, audit.Decision{}, err
 	}
-	d := Decision{Kind: KindDrift, Procedure: p.Name, CodeHash: r.CodeHash, Outcome: Allowed, Reason: ReasonDriftAccepted,
+	d := audit.Decision{Kind: audit.KindDrift, Procedure: p.Name, CodeHash: r.CodeHash, Outcome: audit.Allowed, Reason: audit.ReasonDriftAccepted,
 		Actor: r.Actor, Note: strings.TrimSpace(r.Reason)}
 	var v *Version
-	rec, err := s.rec.RecordWith(d, func(d Decision) error {
+	rec, err := s.rec.RecordWith(d, func(d audit.Decision) error {
 		var err error
 		v, err = s.store.Rebaseline(ctx, RebaselineInput{Name: p.Name, CodeHash: r.CodeHash, Decision: &d})
 		return err
 	})
 	if err != nil {
-		return nil, Decision{}, err
+		return nil, audit.Decision{}, err
 	}
 	if v.CodeHash == p.CodeHash {
 		p.Baseline = v.Baseline
 		view.decorate(p)
 	}
-	s.feed.Publish(Change{Kind: ChangeDrift, Procedure: p.Name, CodeHash: r.CodeHash, Decision: rec.ID})
+	s.feed.Publish(changes.Change{Kind: changes.ChangeDrift, Procedure: p.Name, CodeHash: r.CodeHash, Decision: rec.ID})
 	return p, rec, nil
 }
 
@@ -130,7 +132,7 @@ func (s *Service) ClearDrift(ctx context.Context, name, codeHash, revision strin
 	}
 	if cat, err := s.store.Catalogue(ctx); err == nil {
 		if v.setDrift(cat); !v.Stale {
-			s.feed.Publish(Change{Kind: ChangeDrift, Procedure: name, CodeHash: codeHash})
+			s.feed.Publish(changes.Change{Kind: changes.ChangeDrift, Procedure: name, CodeHash: codeHash})
 		}
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/procgraph/procgraph/changes"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -55,13 +56,13 @@ func BenchmarkCheckAudit(b *testing.B) {
 func BenchmarkFeedPublish(b *testing.B) {
 	for _, n := range []int{0, 1, 16} {
 		b.Run(fmt.Sprintf("subscribers=%d", n), func(b *testing.B) {
-			f := procedures.NewFeed()
+			f := changes.NewFeed()
 			for i := 0; i < n; i++ {
 				defer f.Subscribe(0).Close()
 			}
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				f.Publish(procedures.Change{Kind: procedures.ChangeCapture, Procedure: "proc__x"})
+				f.Publish(changes.Change{Kind: changes.ChangeCapture, Procedure: "proc__x"})
 			}
 		})
 	}

@@ -11,6 +11,8 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/changes"
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -41,7 +43,7 @@ func openStore(t testing.TB) *embedded.Store {
 
 // mustTake takes what sub holds and checks its kinds (and procedures,
 // where want names one).
-func mustTake(t *testing.T, sub *procedures.Subscription, want ...procedures.Change) []procedures.Change {
+func mustTake(t *testing.T, sub *changes.Subscription, want ...changes.Change) []changes.Change {
 	t.Helper()
 	got := sub.Take()
 	if len(got) != len(want) {
@@ -75,8 +77,8 @@ func TestFeedPublishesEachCommittedChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, _ := svc.Decisions(ctx, procedures.DecisionFilter{Kind: procedures.KindCatalogue, Limit: 1})
-	if got := mustTake(t, sub, procedures.Change{Kind: procedures.ChangeCatalogue, Decision: cat[0].ID}); got[0].CodeHash != c.Revision {
+	cat, _ := svc.Decisions(ctx, audit.DecisionFilter{Kind: audit.KindCatalogue, Limit: 1})
+	if got := mustTake(t, sub, changes.Change{Kind: changes.ChangeCatalogue, Decision: cat[0].ID}); got[0].CodeHash != c.Revision {
 		t.Fatalf("catalogue change %+v, revision %s", got[0], c.Revision)
 	}
 	if _, err := svc.PutCatalogue(ctx, []procedures.Tool{{Name: ""}}, "tester"); err == nil {
@@ -92,15 +94,15 @@ func TestFeedPublishesEachCommittedChange(t *testing.T) {
 	bsub.Close()
 
 	ro := mustCapture(t, svc, procedures.CaptureRequest{Code: readOnlyCode}).Procedure
-	mustTake(t, sub, procedures.Change{Kind: procedures.ChangeCapture, Procedure: ro.Name})
+	mustTake(t, sub, changes.Change{Kind: changes.ChangeCapture, Procedure: ro.Name})
 	kill := mustCapture(t, svc, procedures.CaptureRequest{Code: killCode}).Procedure
-	mustTake(t, sub, procedures.Change{Kind: procedures.ChangeCapture, Procedure: kill.Name})
+	mustTake(t, sub, changes.Change{Kind: changes.ChangeCapture, Procedure: kill.Name})
 	if _, err := svc.Capture(ctx, procedures.CaptureRequest{Code: "import os"}); err == nil {
 		t.Fatal("invalid code was captured")
 	}
 	none()
 	mustCapture(t, svc, procedures.CaptureRequest{Code: "return tools." + ro.Name + "(task_id=1)", SessionID: "s"})
-	mustTake(t, sub, procedures.Change{Kind: procedures.ChangeCapture, Procedure: ro.Name})
+	mustTake(t, sub, changes.Change{Kind: changes.ChangeCapture, Procedure: ro.Name})
 	mustCapture(t, svc, procedures.CaptureRequest{Code: "return tools." + ro.Name + "(task_id=1)", Status: procedures.StatusFailed})
 	none() // a failed use writes nothing
 
@@ -112,15 +114,15 @@ func TestFeedPublishesEachCommittedChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustTake(t, sub, procedures.Change{Kind: procedures.ChangeGrant, Procedure: ro.Name, Decision: d.ID})
+	mustTake(t, sub, changes.Change{Kind: changes.ChangeGrant, Procedure: ro.Name, Decision: d.ID})
 	_, d, err = svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: ro.Name, Enabled: false, Actor: "alice"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustTake(t, sub, procedures.Change{Kind: procedures.ChangeRevoke, Procedure: ro.Name, Decision: d.ID})
+	mustTake(t, sub, changes.Change{Kind: changes.ChangeRevoke, Procedure: ro.Name, Decision: d.ID})
 
 	mustCapture(t, svc, procedures.CaptureRequest{Code: readOnlyCode + "\"failed\"\n", Status: procedures.StatusFailed})
-	mustTake(t, sub, procedures.Change{Kind: procedures.ChangeCapture, Procedure: ro.Name})
+	mustTake(t, sub, changes.Change{Kind: changes.ChangeCapture, Procedure: ro.Name})
 	versions, err := svc.Versions(ctx, ro.Name)
 	if err != nil || len(versions) != 2 {
 		t.Fatalf("versions %+v %v", versions, err)
@@ -139,7 +141,7 @@ func TestFeedPublishesEachCommittedChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustTake(t, sub, procedures.Change{Kind: procedures.ChangePromote, Procedure: ro.Name, Decision: d.ID})
+	mustTake(t, sub, changes.Change{Kind: changes.ChangePromote, Procedure: ro.Name, Decision: d.ID})
 
 	if _, _, err := svc.SetRetired(ctx, procedures.RetireRequest{Name: ro.Name, Retired: true, Actor: "bob"}); err == nil {
 		t.Fatal("a retirement without a reason was accepted")
@@ -149,12 +151,12 @@ func TestFeedPublishesEachCommittedChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustTake(t, sub, procedures.Change{Kind: procedures.ChangeRetire, Procedure: ro.Name, Decision: d.ID})
+	mustTake(t, sub, changes.Change{Kind: changes.ChangeRetire, Procedure: ro.Name, Decision: d.ID})
 	_, d, err = svc.SetRetired(ctx, procedures.RetireRequest{Name: ro.Name, Actor: "bob"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustTake(t, sub, procedures.Change{Kind: procedures.ChangeUnretire, Procedure: ro.Name, Decision: d.ID})
+	mustTake(t, sub, changes.Change{Kind: changes.ChangeUnretire, Procedure: ro.Name, Decision: d.ID})
 }
 
 // gatedGrant is a real store whose SetGrant waits inside the write until
@@ -165,7 +167,7 @@ type gatedGrant struct {
 	release chan struct{}
 }
 
-func (g gatedGrant) SetGrant(ctx context.Context, name string, gr *procedures.Grant, hash string, cat *procedures.Catalogue, d procedures.Decision) (*procedures.Procedure, error) {
+func (g gatedGrant) SetGrant(ctx context.Context, name string, gr *procedures.Grant, hash string, cat *procedures.Catalogue, d audit.Decision) (*procedures.Procedure, error) {
 	close(g.entered)
 	<-g.release
 	return g.Store.SetGrant(ctx, name, gr, hash, cat, d)
@@ -193,7 +195,7 @@ func TestFeedPublishesAfterCommit(t *testing.T) {
 	mustTake(t, sub) // the write has not committed: nothing yet
 	close(g.release)
 	cs, err := sub.Next(ctx)
-	if err != nil || len(cs) != 1 || cs[0].Kind != procedures.ChangeGrant {
+	if err != nil || len(cs) != 1 || cs[0].Kind != changes.ChangeGrant {
 		t.Fatalf("changes %+v %v", cs, err)
 	}
 	p, err := procedures.NewService(store, procedures.Options{}).Get(ctx, ro.Name)
@@ -211,10 +213,10 @@ func TestFeedPublishesAfterCommit(t *testing.T) {
 // slow one receives changes again once it took the ChangeLost.
 func TestFeedSlowSubscriberDoesNotBlockWriters(t *testing.T) {
 	defer goleak.VerifyNone(t, append([]goleak.Option{bleveWorkers}, scorchLoops...)...)
-	f := procedures.NewFeed()
+	f := changes.NewFeed()
 	slow := f.Subscribe(4)
 	fast := f.Subscribe(0)
-	var seen []procedures.Change
+	var seen []changes.Change
 	drained := make(chan error, 1)
 	const writers, each = 8, 50
 	go func() {
@@ -235,7 +237,7 @@ func TestFeedSlowSubscriberDoesNotBlockWriters(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; i < each; i++ {
-				f.Publish(procedures.Change{Kind: procedures.ChangeCapture, Procedure: "proc__x"})
+				f.Publish(changes.Change{Kind: changes.ChangeCapture, Procedure: "proc__x"})
 			}
 		}()
 	}
@@ -245,7 +247,7 @@ func TestFeedSlowSubscriberDoesNotBlockWriters(t *testing.T) {
 	}
 	lost, lossless := 0, true
 	for i, c := range seen {
-		if c.Kind == procedures.ChangeLost {
+		if c.Kind == changes.ChangeLost {
 			lost++
 		}
 		if c.Seq != uint64(i+1) {
@@ -258,11 +260,11 @@ func TestFeedSlowSubscriberDoesNotBlockWriters(t *testing.T) {
 		t.Fatalf("fast subscriber: %d lost markers, contiguous sequence %v", lost, lossless)
 	}
 	got := slow.Take()
-	if len(got) != 1 || got[0].Kind != procedures.ChangeLost || got[0].Seq != writers*each {
+	if len(got) != 1 || got[0].Kind != changes.ChangeLost || got[0].Seq != writers*each {
 		t.Fatalf("the slow subscriber holds %+v, want one lost change at %d", got, writers*each)
 	}
-	f.Publish(procedures.Change{Kind: procedures.ChangeGrant, Procedure: "proc__x"})
-	if got := slow.Take(); len(got) != 1 || got[0].Kind != procedures.ChangeGrant || got[0].Seq != writers*each+1 {
+	f.Publish(changes.Change{Kind: changes.ChangeGrant, Procedure: "proc__x"})
+	if got := slow.Take(); len(got) != 1 || got[0].Kind != changes.ChangeGrant || got[0].Seq != writers*each+1 {
 		t.Fatalf("after the lost change: %+v", got)
 	}
 	slow.Close()
@@ -275,7 +277,7 @@ func TestFeedSlowSubscriberDoesNotBlockWriters(t *testing.T) {
 func TestFeedClose(t *testing.T) {
 	defer goleak.VerifyNone(t, append([]goleak.Option{bleveWorkers}, scorchLoops...)...)
 	ctx := context.Background()
-	f := procedures.NewFeed()
+	f := changes.NewFeed()
 	a, b := f.Subscribe(0), f.Subscribe(0)
 	if f.Subscribers() != 2 {
 		t.Fatalf("%d subscribers", f.Subscribers())
@@ -284,13 +286,13 @@ func TestFeedClose(t *testing.T) {
 	go func() { _, err := a.Next(ctx); waiting <- err }()
 	a.Close()
 	a.Close() // twice is fine
-	if err := <-waiting; !errors.Is(err, procedures.ErrFeedClosed) {
+	if err := <-waiting; !errors.Is(err, changes.ErrFeedClosed) {
 		t.Fatalf("Next after Close: %v", err)
 	}
 	if f.Subscribers() != 1 {
 		t.Fatalf("%d subscribers after Close", f.Subscribers())
 	}
-	f.Publish(procedures.Change{Kind: procedures.ChangeCatalogue})
+	f.Publish(changes.Change{Kind: changes.ChangeCatalogue})
 	if got := a.Take(); len(got) != 0 {
 		t.Fatalf("a closed subscription received %+v", got)
 	}
@@ -303,17 +305,17 @@ func TestFeedClose(t *testing.T) {
 	if cs, err := b.Next(ctx); err != nil || len(cs) != 1 {
 		t.Fatalf("what waited is taken first: %+v %v", cs, err)
 	}
-	if _, err := b.Next(ctx); !errors.Is(err, procedures.ErrFeedClosed) {
+	if _, err := b.Next(ctx); !errors.Is(err, changes.ErrFeedClosed) {
 		t.Fatalf("Next on a closed feed: %v", err)
 	}
 	late := f.Subscribe(0)
-	f.Publish(procedures.Change{Kind: procedures.ChangeCatalogue})
-	if _, err := late.Next(ctx); !errors.Is(err, procedures.ErrFeedClosed) || f.Subscribers() != 0 {
+	f.Publish(changes.Change{Kind: changes.ChangeCatalogue})
+	if _, err := late.Next(ctx); !errors.Is(err, changes.ErrFeedClosed) || f.Subscribers() != 0 {
 		t.Fatalf("a subscription to a closed feed: %v, %d subscribers", err, f.Subscribers())
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	c := procedures.NewFeed().Subscribe(0)
+	c := changes.NewFeed().Subscribe(0)
 	if _, err := c.Next(cctx); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Next with an ended context: %v", err)
 	}
@@ -364,13 +366,13 @@ func TestWatchRemote(t *testing.T) {
 	tctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	cs, err := sub.Next(tctx)
-	if err != nil || len(cs) != 1 || cs[0].Kind != procedures.ChangeRemote {
+	if err != nil || len(cs) != 1 || cs[0].Kind != changes.ChangeRemote {
 		t.Fatalf("after another instance's capture: %+v %v", cs, err)
 	}
 	if _, _, err := other.SetAutoRun(ctx, procedures.AutoRunRequest{Name: ro.Name, Enabled: true, Actor: "alice"}); err != nil {
 		t.Fatal(err)
 	}
-	if cs, err := sub.Next(tctx); err != nil || cs[0].Kind != procedures.ChangeRemote {
+	if cs, err := sub.Next(tctx); err != nil || cs[0].Kind != changes.ChangeRemote {
 		t.Fatalf("after another instance's grant: %+v %v", cs, err)
 	}
 	if err := here.RecordRun(ctx, ro.Name, ro.CodeHash, "k", "", nil); err != nil {
@@ -383,19 +385,19 @@ func TestWatchRemote(t *testing.T) {
 // TestFeedSeq: Seq is the Seq of the last change published, 0 before the
 // first; a publish on a closed feed leaves it.
 func TestFeedSeq(t *testing.T) {
-	f := procedures.NewFeed()
+	f := changes.NewFeed()
 	sub := f.Subscribe(0)
 	if f.Seq() != 0 {
 		t.Fatalf("Seq before a publish: %d", f.Seq())
 	}
-	f.Publish(procedures.Change{Kind: procedures.ChangeCatalogue})
-	f.Publish(procedures.Change{Kind: procedures.ChangeCatalogue})
+	f.Publish(changes.Change{Kind: changes.ChangeCatalogue})
+	f.Publish(changes.Change{Kind: changes.ChangeCatalogue})
 	got := sub.Take()
 	if len(got) != 2 || f.Seq() != got[1].Seq {
 		t.Fatalf("Seq %d after %+v", f.Seq(), got)
 	}
 	f.Close()
-	f.Publish(procedures.Change{Kind: procedures.ChangeCatalogue})
+	f.Publish(changes.Change{Kind: changes.ChangeCatalogue})
 	if f.Seq() != got[1].Seq {
 		t.Fatalf("Seq %d after a publish on a closed feed, want %d", f.Seq(), got[1].Seq)
 	}

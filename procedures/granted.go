@@ -8,6 +8,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
+	"github.com/procgraph/procgraph/changes"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/cache"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
@@ -54,8 +55,8 @@ func (g *GrantedProgram) Admits(args map[string]any) bool {
 // changes synchronously, before each look (sub), so a write this service
 // made is seen by the next turn.
 type grantIndex struct {
-	feed *Feed
-	sub  *Subscription
+	feed *changes.Feed
+	sub  *changes.Subscription
 	mu   sync.Mutex
 	// global is the Seq of the last change concerning every procedure.
 	global  uint64
@@ -73,8 +74,8 @@ type grantEntry struct {
 	tomb bool
 }
 
-func newGrantIndex(f *Feed) *grantIndex {
-	return &grantIndex{feed: f, sub: f.Subscribe(DefaultFeedBuffer), entries: cache.New[string, grantEntry](maxGrantIndex)}
+func newGrantIndex(f *changes.Feed) *grantIndex {
+	return &grantIndex{feed: f, sub: f.Subscribe(changes.DefaultFeedBuffer), entries: cache.New[string, grantEntry](maxGrantIndex)}
 }
 
 // drain takes the changes published since the last look (mu held): a
@@ -85,11 +86,11 @@ func newGrantIndex(f *Feed) *grantIndex {
 func (x *grantIndex) drain() {
 	for _, c := range x.sub.Take() {
 		switch {
-		case c.Kind == ChangeApproval:
+		case c.Kind == changes.ChangeApproval:
 		case c.Procedure == "":
 			x.global = c.Seq
 		default:
-			if e, ok := x.entries.Get(c.Procedure); ok && c.Kind == ChangeCapture && e.gp != nil && !e.tomb && e.gp.Procedure.CodeHash == c.CodeHash {
+			if e, ok := x.entries.Get(c.Procedure); ok && c.Kind == changes.ChangeCapture && e.gp != nil && !e.tomb && e.gp.Procedure.CodeHash == c.CodeHash {
 				continue
 			}
 			x.entries.Add(c.Procedure, grantEntry{seq: c.Seq, tomb: true})

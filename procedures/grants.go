@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/changes"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/fields"
 )
@@ -29,9 +31,9 @@ type AutoRunRequest struct {
 // "procedure_not_succeeded" or "code_changed" (the code changed while
 // granting); a refusal is audited as a denied decision, which the error's
 // details carry under "decision".
-func (s *Service) SetAutoRun(ctx context.Context, r AutoRunRequest) (*Procedure, Decision, error) {
+func (s *Service) SetAutoRun(ctx context.Context, r AutoRunRequest) (*Procedure, audit.Decision, error) {
 	if len(r.Reason) > MaxReasonBytes {
-		return nil, Decision{}, fault.Errorf(fault.CodeInvalid, "reason is longer than %d bytes", MaxReasonBytes).WithDetails("field", "reason")
+		return nil, audit.Decision{}, fault.Errorf(fault.CodeInvalid, "reason is longer than %d bytes", MaxReasonBytes).WithDetails("field", "reason")
 	}
 	// The first attempt is prepared from what this service knows of the
 	// procedure and the catalogue, when it knows enough (knownForWrite),
@@ -64,9 +66,9 @@ func (s *Service) Grantable(p *Procedure) string {
 func grantRefusal(p *Procedure, allowMutating bool) string {
 	switch {
 	case p.Status != StatusSucceeded:
-		return ReasonProcedureNotSucceeded
+		return audit.ReasonProcedureNotSucceeded
 	case !p.ReadOnly && !allowMutating:
-		return ReasonNotReadOnly
+		return audit.ReasonNotReadOnly
 	}
 	return ""
 }
@@ -95,7 +97,7 @@ func (s *Service) knownForWrite(name string) (*Procedure, *view) {
 // from what was known is never refused (errRetryGrant: it is prepared
 // again from a read); one that was read is refused on a changed code hash
 // unless it is a revoke and mayRetry.
-func (s *Service) setAutoRun(ctx context.Context, r AutoRunRequest, fromKnown, mayRetry bool) (*Procedure, Decision, error) {
+func (s *Service) setAutoRun(ctx context.Context, r AutoRunRequest, fromKnown, mayRetry bool) (*Procedure, audit.Decision, error) {
 	var p *Procedure
 	var v *view
 	if fromKnown {
@@ -105,22 +107,22 @@ func (s *Service) setAutoRun(ctx context.Context, r AutoRunRequest, fromKnown, m
 	if !known {
 		var err error
 		if p, v, err = s.load(ctx, r.Name); err != nil {
-			return nil, Decision{}, err
+			return nil, audit.Decision{}, err
 		}
 	}
-	d := Decision{Kind: KindRevoke, Procedure: p.Name, CodeHash: p.CodeHash, Outcome: Allowed, Reason: ReasonRevoked,
+	d := audit.Decision{Kind: audit.KindRevoke, Procedure: p.Name, CodeHash: p.CodeHash, Outcome: audit.Allowed, Reason: audit.ReasonRevoked,
 		Actor: r.Actor, Note: strings.TrimSpace(r.Reason)}
 	if r.Enabled {
-		d.Kind, d.Reason = KindGrant, ReasonGranted
+		d.Kind, d.Reason = audit.KindGrant, audit.ReasonGranted
 		if refusal := s.Grantable(p); refusal != "" {
 			if known {
-				return nil, Decision{}, errRetryGrant
+				return nil, audit.Decision{}, errRetryGrant
 			}
-			return nil, Decision{}, s.refuse(ctx, d, refusal, "auto-run cannot be granted: "+refusalText(refusal))
+			return nil, audit.Decision{}, s.refuse(ctx, d, refusal, "auto-run cannot be granted: "+refusalText(refusal))
 		}
 	}
 	var stored *Procedure
-	rec, err := s.rec.RecordWith(d, func(d Decision) error {
+	rec, err := s.rec.RecordWith(d, func(d audit.Decision) error {
 		var g *Grant
 		if r.Enabled {
 			g = &Grant{Enabled: true, GrantedBy: d.Actor, GrantedAt: d.At, Reason: d.Note, CodeHash: p.CodeHash,
@@ -131,24 +133,24 @@ func (s *Service) setAutoRun(ctx context.Context, r AutoRunRequest, fromKnown, m
 		return err
 	})
 	if IsCatalogueChanged(err) && (known || mayRetry) {
-		return nil, Decision{}, errRetryGrant
+		return nil, audit.Decision{}, errRetryGrant
 	}
 	if !IsCatalogueChanged(err) && fault.ErrorCode(err) == fault.CodeConflict && (known || (!r.Enabled && mayRetry)) {
-		return nil, Decision{}, errRetryGrant
+		return nil, audit.Decision{}, errRetryGrant
 	}
 	if !IsCatalogueChanged(err) && fault.ErrorCode(err) == fault.CodeConflict {
-		return nil, Decision{}, s.refuse(ctx, d, ReasonCodeChanged, "the procedure's code changed while granting; look again and retry")
+		return nil, audit.Decision{}, s.refuse(ctx, d, audit.ReasonCodeChanged, "the procedure's code changed while granting; look again and retry")
 	}
 	if err != nil {
-		return nil, Decision{}, err
+		return nil, audit.Decision{}, err
 	}
 	s.known.remember(stored)
 	v.decorate(stored)
-	kind := ChangeGrant
+	kind := changes.ChangeGrant
 	if !r.Enabled {
-		kind = ChangeRevoke
+		kind = changes.ChangeRevoke
 	}
-	s.feed.Publish(Change{Kind: kind, Procedure: stored.Name, CodeHash: p.CodeHash, Decision: rec.ID})
+	s.feed.Publish(changes.Change{Kind: kind, Procedure: stored.Name, CodeHash: p.CodeHash, Decision: rec.ID})
 	return stored, rec, nil
 }
 
@@ -163,42 +165,42 @@ type PromoteRequest struct {
 // Promote makes a succeeded version current, audited. A grant bound to the
 // previous hash stops being active. Returns fault.CodeNotFound, fault.CodeInvalid, or
 // fault.CodeConflict (reason "procedure_not_succeeded") for a failed version.
-func (s *Service) Promote(ctx context.Context, r PromoteRequest) (*Procedure, Decision, error) {
+func (s *Service) Promote(ctx context.Context, r PromoteRequest) (*Procedure, audit.Decision, error) {
 	if len(r.Reason) > MaxReasonBytes {
-		return nil, Decision{}, fault.Errorf(fault.CodeInvalid, "reason is longer than %d bytes", MaxReasonBytes).WithDetails("field", "reason")
+		return nil, audit.Decision{}, fault.Errorf(fault.CodeInvalid, "reason is longer than %d bytes", MaxReasonBytes).WithDetails("field", "reason")
 	}
 	_, v, err := s.load(ctx, r.Name)
 	if err != nil {
-		return nil, Decision{}, err
+		return nil, audit.Decision{}, err
 	}
 	if err := checkVersionHash(r.Name, r.CodeHash); err != nil {
-		return nil, Decision{}, err
+		return nil, audit.Decision{}, err
 	}
-	d := Decision{Kind: KindPromote, Procedure: r.Name, CodeHash: r.CodeHash, Outcome: Allowed, Reason: ReasonPromoted,
+	d := audit.Decision{Kind: audit.KindPromote, Procedure: r.Name, CodeHash: r.CodeHash, Outcome: audit.Allowed, Reason: audit.ReasonPromoted,
 		Actor: r.Actor, Note: strings.TrimSpace(r.Reason)}
 	var stored *Procedure
-	rec, err := s.rec.RecordWith(d, func(d Decision) error {
+	rec, err := s.rec.RecordWith(d, func(d audit.Decision) error {
 		var err error
 		stored, err = s.store.Promote(ctx, r.Name, r.CodeHash, d)
 		return err
 	})
 	if fault.ErrorCode(err) == fault.CodeConflict {
-		return nil, Decision{}, s.refuse(ctx, d, ReasonProcedureNotSucceeded, "only a succeeded version can be promoted")
+		return nil, audit.Decision{}, s.refuse(ctx, d, audit.ReasonProcedureNotSucceeded, "only a succeeded version can be promoted")
 	}
 	if err != nil {
-		return nil, Decision{}, err
+		return nil, audit.Decision{}, err
 	}
 	s.known.remember(stored)
 	v.decorate(stored)
-	s.feed.Publish(Change{Kind: ChangePromote, Procedure: stored.Name, CodeHash: r.CodeHash, Decision: rec.ID})
+	s.feed.Publish(changes.Change{Kind: changes.ChangePromote, Procedure: stored.Name, CodeHash: r.CodeHash, Decision: rec.ID})
 	return stored, rec, nil
 }
 
 // refuse records d as denied for reason (a new record) and returns the
 // conflict to report, carrying it.
-func (s *Service) refuse(ctx context.Context, d Decision, reason, message string) error {
+func (s *Service) refuse(ctx context.Context, d audit.Decision, reason, message string) error {
 	d.ID, d.At = "", time.Time{}
-	d.Outcome, d.Reason = Denied, reason
+	d.Outcome, d.Reason = audit.Denied, reason
 	d, err := s.rec.Record(ctx, d)
 	if err != nil {
 		return err
@@ -208,9 +210,9 @@ func (s *Service) refuse(ctx context.Context, d Decision, reason, message string
 
 func refusalText(reason string) string {
 	switch reason {
-	case ReasonNotReadOnly:
+	case audit.ReasonNotReadOnly:
 		return "the procedure changes state and mutating auto-run is off"
-	case ReasonProcedureNotSucceeded:
+	case audit.ReasonProcedureNotSucceeded:
 		return "the procedure's current version did not succeed"
 	}
 	return reason

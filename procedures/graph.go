@@ -5,73 +5,16 @@ import (
 	"sort"
 
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/graphview"
 )
 
-// Graph bounds.
-const (
-	MaxGraphDepth = 3
-	maxGraphNodes = 500
-)
-
-// GraphQuery asks for the neighbourhood of some start nodes. With no start,
-// it starts from the most frequent procedures.
-type GraphQuery struct {
-	Procedures []string
-	Causes     []string
-	Tools      []string
-	Depth      int // 1 when zero
-	// Limit and Offset page the most frequent procedures a query with no
-	// start begins from (Limit 0: DefaultFindLimit); a query with a start
-	// ignores them.
-	Limit, Offset int
-}
-
-// GraphNode is a procedure, cause or tool.
-type GraphNode struct {
-	ID         string         `json:"id"`
-	Kind       string         `json:"kind"`
-	Label      string         `json:"label"`
-	Properties map[string]any `json:"properties"`
-}
-
-// GraphEdge is INVESTIGATED_BY (cause to procedure, with its frequency) or
-// CALLS (procedure to tool).
-type GraphEdge struct {
-	Source    string `json:"source"`
-	Target    string `json:"target"`
-	Kind      string `json:"kind"`
-	Frequency int64  `json:"frequency"`
-}
-
-// Graph is a neighbourhood of the procedure graph. Truncated is set when
-// it is not the whole graph its query asked for: maxGraphNodes cut it
-// short, or (no start) procedures beyond the page were left out.
-// TotalProcedures is how many procedures the store holds; Offset and
-// NextOffset (no start) are the page of the most frequent procedures it
-// began from and the offset of the next one (nil: none left).
-type Graph struct {
-	Nodes           []GraphNode `json:"nodes"`
-	Edges           []GraphEdge `json:"edges"`
-	Truncated       bool        `json:"truncated"`
-	TotalProcedures int         `json:"total_procedures"`
-	// TotalEdges is how many edges the store holds (CALLS and
-	// INVESTIGATED_BY), nil when the store cannot say (not an EdgeCounter).
-	TotalEdges *int `json:"total_edges"`
-	NextOffset *int `json:"next_offset"`
-}
-
-// EdgeCounter is a Store that counts the graph's edges: each procedure's
-// CALLS (one a signature entry) and INVESTIGATED_BY (one a cause it is
-// linked to). Both stores are.
-type EdgeCounter interface {
-	// CountEdges returns how many edges of each kind the store holds.
-	CountEdges(ctx context.Context) (calls, investigatedBy int, err error)
-}
+// maxGraphNodes bounds the nodes of a graph.
+const maxGraphNodes = 500
 
 type graphBuilder struct {
 	s       *Service
-	nodes   map[string]*GraphNode
-	edges   map[string]GraphEdge
+	nodes   map[string]*graphview.GraphNode
+	edges   map[string]graphview.GraphEdge
 	order   []string
 	full    bool
 	visited map[string]bool
@@ -86,14 +29,14 @@ type graphBuilder struct {
 // Graph returns the neighbourhood of q's start nodes, depth hops out.
 // Returns fault.CodeInvalid for a depth out of range, fault.CodeNotFound when a named
 // start does not exist.
-func (s *Service) Graph(ctx context.Context, q GraphQuery) (*Graph, error) {
+func (s *Service) Graph(ctx context.Context, q graphview.GraphQuery) (*graphview.Graph, error) {
 	if q.Depth == 0 {
 		q.Depth = 1
 	}
-	if q.Depth < 1 || q.Depth > MaxGraphDepth {
-		return nil, fault.Errorf(fault.CodeInvalid, "depth must be between 1 and %d", MaxGraphDepth).WithDetails("field", "depth")
+	if q.Depth < 1 || q.Depth > graphview.MaxGraphDepth {
+		return nil, fault.Errorf(fault.CodeInvalid, "depth must be between 1 and %d", graphview.MaxGraphDepth).WithDetails("field", "depth")
 	}
-	b := &graphBuilder{s: s, nodes: map[string]*GraphNode{}, edges: map[string]GraphEdge{}, visited: map[string]bool{},
+	b := &graphBuilder{s: s, nodes: map[string]*graphview.GraphNode{}, edges: map[string]graphview.GraphEdge{}, visited: map[string]bool{},
 		stored: map[string]*Procedure{}}
 	var frontier []string
 	total, next := 0, (*int)(nil)
@@ -153,7 +96,7 @@ func (s *Service) Graph(ctx context.Context, q GraphQuery) (*Graph, error) {
 	}
 	g := b.result()
 	g.TotalProcedures, g.NextOffset = total, next
-	if ec, ok := s.store.(EdgeCounter); ok {
+	if ec, ok := s.store.(graphview.EdgeCounter); ok {
 		calls, inv, err := ec.CountEdges(ctx)
 		if err != nil {
 			return nil, err
@@ -165,23 +108,15 @@ func (s *Service) Graph(ctx context.Context, q GraphQuery) (*Graph, error) {
 	return g, nil
 }
 
-// Node classes (the "class" property of procedure and tool nodes): what an
-// analyst colours the graph by.
-const (
-	ClassReadOnly      = "read_only"
-	ClassStateChanging = "state_changing"
-	ClassUnknown       = "unknown"
-)
-
 // procedureClass is a procedure's class from its classification.
 func procedureClass(p *Procedure) string {
 	switch {
 	case p.ReadOnly:
-		return ClassReadOnly
+		return graphview.ClassReadOnly
 	case len(p.UnknownTools) > 0 || p.Opaque:
-		return ClassUnknown
+		return graphview.ClassUnknown
 	default:
-		return ClassStateChanging
+		return graphview.ClassStateChanging
 	}
 }
 
@@ -200,7 +135,7 @@ func (b *graphBuilder) classify(ctx context.Context) error {
 		}
 	}
 	var procs []*Procedure
-	nodes := map[*Procedure]*GraphNode{}
+	nodes := map[*Procedure]*graphview.GraphNode{}
 	for _, id := range b.order {
 		n := b.nodes[id]
 		switch n.Kind {
@@ -221,11 +156,11 @@ func (b *graphBuilder) classify(ctx context.Context) error {
 			procs = append(procs, p)
 			nodes[p] = n
 		case "tool":
-			class := ClassUnknown
+			class := graphview.ClassUnknown
 			if t, ok := cat.Tool(n.Label); ok {
-				class = ClassStateChanging
+				class = graphview.ClassStateChanging
 				if t.ReadOnly {
-					class = ClassReadOnly
+					class = graphview.ClassReadOnly
 				}
 			}
 			n.Properties["class"] = class
@@ -250,7 +185,7 @@ func procedureProps(p *Procedure) map[string]any {
 		"read_only": p.ReadOnly, "class": procedureClass(p)}
 }
 
-func (b *graphBuilder) expand(ctx context.Context, n *GraphNode) ([]string, error) {
+func (b *graphBuilder) expand(ctx context.Context, n *graphview.GraphNode) ([]string, error) {
 	var out []string
 	switch n.Kind {
 	case "procedure":
@@ -321,7 +256,7 @@ func (b *graphBuilder) node(kind, label string, props map[string]any) string {
 	if props == nil {
 		props = map[string]any{}
 	}
-	b.nodes[id] = &GraphNode{ID: id, Kind: kind, Label: label, Properties: props}
+	b.nodes[id] = &graphview.GraphNode{ID: id, Kind: kind, Label: label, Properties: props}
 	b.order = append(b.order, id)
 	return id
 }
@@ -330,11 +265,11 @@ func (b *graphBuilder) edge(source, target, kind string, freq int64) {
 	if b.nodes[source] == nil || b.nodes[target] == nil {
 		return
 	}
-	b.edges[source+"|"+kind+"|"+target] = GraphEdge{Source: source, Target: target, Kind: kind, Frequency: freq}
+	b.edges[source+"|"+kind+"|"+target] = graphview.GraphEdge{Source: source, Target: target, Kind: kind, Frequency: freq}
 }
 
-func (b *graphBuilder) result() *Graph {
-	g := &Graph{Nodes: make([]GraphNode, 0, len(b.order)), Edges: make([]GraphEdge, 0, len(b.edges)), Truncated: b.full}
+func (b *graphBuilder) result() *graphview.Graph {
+	g := &graphview.Graph{Nodes: make([]graphview.GraphNode, 0, len(b.order)), Edges: make([]graphview.GraphEdge, 0, len(b.edges)), Truncated: b.full}
 	for _, id := range b.order {
 		g.Nodes = append(g.Nodes, *b.nodes[id])
 	}

@@ -12,9 +12,9 @@ import (
 	"github.com/procgraph/procgraph/signature"
 )
 
-// LiftExtension is the catalogue property keyword that opts a tool's
+// liftExtension is the catalogue property keyword that opts a tool's
 // input property in (true) or out (false) of lifting.
-const LiftExtension = "x-procgraph-lift"
+const liftExtension = "x-procgraph-lift"
 
 // Lifted is one literal a capture lifted into a parameter
 // (signature.Lifted: parameter, tool, argument, its position in the code
@@ -63,7 +63,7 @@ func newLiftProp(cat *Catalogue, tool, keyword string) *liftProp {
 		p.why = fmt.Sprintf("the literal passed as %s is not lifted: the catalogue does not declare %s", keyword, p.display)
 		return p
 	}
-	optIn, set := s[LiftExtension].(bool)
+	optIn, set := s[liftExtension].(bool)
 	switch {
 	case set && !optIn:
 		return p // opted out
@@ -112,7 +112,7 @@ func annotationsOnly(s map[string]any) bool {
 			default:
 				return false
 			}
-		case "description", "title", "examples", "default", "$comment", "deprecated", "readOnly", "writeOnly", LiftExtension:
+		case "description", "title", "examples", "default", "$comment", "deprecated", "readOnly", "writeOnly", liftExtension:
 		default:
 			return false
 		}
@@ -315,7 +315,7 @@ func liftedSchema(schema map[string]any, a *signature.Analysis, examples map[str
 		}
 		q := make(map[string]any, len(t)+1)
 		for k, v := range t {
-			if k != LiftExtension {
+			if k != liftExtension {
 				q[k] = v
 			}
 		}

@@ -1,6 +1,11 @@
 package procedures
 
-import "time"
+import (
+	"time"
+
+	"github.com/procgraph/procgraph/health"
+	"github.com/procgraph/procgraph/recording"
+)
 
 // Status is the outcome a capture reported for its code.
 type Status string
@@ -47,9 +52,9 @@ type Grant struct {
 // one rule of what counts as granted (Store.Granted, autoRunState).
 func (g *Grant) Held() bool { return g != nil && g.Enabled }
 
-// AutoRun is a procedure's auto-run state as the API shows it: the stored
+// autoRun is a procedure's auto-run state as the API shows it: the stored
 // grant plus whether it is active now, and why not.
-type AutoRun struct {
+type autoRun struct {
 	Enabled        bool       `json:"enabled"`
 	Active         bool       `json:"active"`
 	GrantedBy      *string    `json:"granted_by"`
@@ -95,16 +100,16 @@ type Procedure struct {
 	Problem string `json:"-"`
 	Exposed bool   `json:"exposed"`
 
-	AutoRun AutoRun     `json:"auto_run"`
+	AutoRun autoRun     `json:"auto_run"`
 	Causes  []CauseLink `json:"causes"`
 	// Stale and Drift are the current version's drift under the current
 	// catalogue (DriftOf its Baseline), derived by the service.
 	Stale bool    `json:"stale"`
 	Drift []Drift `json:"drift"`
 	// Health is the current version's.
-	Health Health `json:"health"`
+	Health health.Health `json:"health"`
 	// Verification is the current version's last verification (nil: never).
-	Verification *Verification `json:"verification"`
+	Verification *recording.Verification `json:"verification"`
 	// Demoted is whether the current version's failures demoted the
 	// procedure (DemotedAfter): it is then not exposed and its grant is
 	// inactive (InactiveUnhealthy), but it can still be invoked
@@ -186,10 +191,10 @@ type Version struct {
 	Stale bool    `json:"stale"`
 	Drift []Drift `json:"drift"`
 	// Health is how the version's runs went.
-	Health Health `json:"health"`
+	Health health.Health `json:"health"`
 	// Verification is its last verification against its recordings (nil:
 	// never verified).
-	Verification *Verification `json:"verification"`
+	Verification *recording.Verification `json:"verification"`
 	// Baseline is what the version was last known to work with (nil: a
 	// version stored before drift was kept, not yet given one).
 	Baseline *Baseline `json:"-"`

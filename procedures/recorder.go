@@ -3,24 +3,27 @@ package procedures
 import (
 	"context"
 	"time"
+
+	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/health"
 )
 
-// DecisionCounter counts decision records, by kind, outcome and reason
+// decisionCounter counts decision records, by kind, outcome and reason
 // (metrics.Registry is one). It must not block.
-type DecisionCounter interface {
-	CountDecision(Decision)
+type decisionCounter interface {
+	CountDecision(audit.Decision)
 }
 
-// DecisionAppender stores audit records (a Store is one).
-type DecisionAppender interface {
+// decisionAppender stores audit records (a Store is one).
+type decisionAppender interface {
 	// AppendDecision appends an audit record; see Store.AppendDecision.
-	AppendDecision(ctx context.Context, d Decision) error
+	AppendDecision(ctx context.Context, d audit.Decision) error
 }
 
 // RecorderOptions configure a Recorder.
 type RecorderOptions struct {
 	// Counter counts every record once it is stored; optional.
-	Counter DecisionCounter
+	Counter decisionCounter
 	// Now returns the current time; time.Now when nil.
 	Now func() time.Time
 }
@@ -31,15 +34,15 @@ type RecorderOptions struct {
 // change — is built, checked against the audit rule (CheckAudit), stored
 // and counted here, and nowhere else. It is safe for concurrent use.
 type Recorder struct {
-	store   DecisionAppender // nil: records are built and checked, stored nowhere
-	counter DecisionCounter
+	store   decisionAppender // nil: records are built and checked, stored nowhere
+	counter decisionCounter
 	now     func() time.Time
 }
 
 // NewRecorder returns a Recorder appending to store. A nil store makes an
 // offline recorder (`procgraph run`): records are built and checked as
 // everywhere, counted, and stored nowhere.
-func NewRecorder(store DecisionAppender, opts RecorderOptions) *Recorder {
+func NewRecorder(store decisionAppender, opts RecorderOptions) *Recorder {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -52,12 +55,12 @@ func NewRecorder(store DecisionAppender, opts RecorderOptions) *Recorder {
 // audit rule (CheckAudit). Records a store writes in the same transaction
 // as the change they authorise are built here and committed through
 // RecordWith.
-func (r *Recorder) Build(d Decision) (Decision, error) {
+func (r *Recorder) Build(d audit.Decision) (audit.Decision, error) {
 	if d.At.IsZero() {
 		d.At = r.now().UTC().Truncate(time.Millisecond)
 	}
 	if d.ID == "" {
-		d.ID = NewDecisionID(r.now())
+		d.ID = audit.NewDecisionID(r.now())
 	}
 	if d.AllowedTools == nil {
 		d.AllowedTools = []string{}
@@ -66,7 +69,7 @@ func (r *Recorder) Build(d Decision) (Decision, error) {
 		d.Actor = "anonymous"
 	}
 	if err := CheckAudit(d); err != nil {
-		return Decision{}, err
+		return audit.Decision{}, err
 	}
 	return d, nil
 }
@@ -76,8 +79,8 @@ func (r *Recorder) Build(d Decision) (Decision, error) {
 // stored; a caller must then act as if nothing was decided (run nothing).
 // Returns the codes of Build (fault.CodeInvalid, fault.CodeInternal) and of
 // Store.AppendDecision.
-func (r *Recorder) Record(ctx context.Context, d Decision) (Decision, error) {
-	return r.RecordWith(d, func(d Decision) error {
+func (r *Recorder) Record(ctx context.Context, d audit.Decision) (audit.Decision, error) {
+	return r.RecordWith(d, func(d audit.Decision) error {
 		if r.store == nil {
 			return nil
 		}
@@ -85,9 +88,9 @@ func (r *Recorder) Record(ctx context.Context, d Decision) (Decision, error) {
 	})
 }
 
-// DecisionResulter records the result of the run a decision allowed (a
+// decisionResulter records the result of the run a decision allowed (a
 // Store is one).
-type DecisionResulter interface {
+type decisionResulter interface {
 	// SetDecisionResult; see Store.SetDecisionResult.
 	SetDecisionResult(ctx context.Context, id, result string) error
 }
@@ -98,12 +101,12 @@ type DecisionResulter interface {
 // allowed. Like every record it holds no value: the result is one of
 // RunResults, checked here. An offline recorder, or a store that keeps no
 // results, stores nothing. It returns d with Result set.
-func (r *Recorder) SetResult(ctx context.Context, d Decision, failure string) (Decision, error) {
-	d.Result = ResultOf(failure)
+func (r *Recorder) SetResult(ctx context.Context, d audit.Decision, failure string) (audit.Decision, error) {
+	d.Result = health.ResultOf(failure)
 	if err := CheckAudit(d); err != nil {
 		return d, err
 	}
-	if s, ok := r.store.(DecisionResulter); ok {
+	if s, ok := r.store.(decisionResulter); ok {
 		return d, s.SetDecisionResult(ctx, d.ID, d.Result)
 	}
 	return d, nil
@@ -141,13 +144,13 @@ func (r *Recorder) CommitRun(rr RunRecord, write func(RunRecord) error) error {
 // commits the record together with the change it authorises (a grant, a
 // promote) — and counts it once write succeeded. It returns the record;
 // write's error is returned as it is.
-func (r *Recorder) RecordWith(d Decision, write func(Decision) error) (Decision, error) {
+func (r *Recorder) RecordWith(d audit.Decision, write func(audit.Decision) error) (audit.Decision, error) {
 	d, err := r.Build(d)
 	if err != nil {
-		return Decision{}, err
+		return audit.Decision{}, err
 	}
 	if err := write(d); err != nil {
-		return Decision{}, err
+		return audit.Decision{}, err
 	}
 	if r.counter != nil {
 		r.counter.CountDecision(d)
@@ -160,10 +163,10 @@ func (r *Recorder) RecordWith(d Decision, write func(Decision) error) (Decision,
 // is handed build, which builds each of the records it decided on (Build)
 // and returns them for write to commit with its change. The records of
 // build's last call are counted once write succeeded, and returned.
-func (r *Recorder) RecordMany(write func(build func([]Decision) ([]Decision, error)) error) ([]Decision, error) {
-	var built []Decision
-	build := func(ds []Decision) ([]Decision, error) {
-		built = make([]Decision, 0, len(ds))
+func (r *Recorder) RecordMany(write func(build func([]audit.Decision) ([]audit.Decision, error)) error) ([]audit.Decision, error) {
+	var built []audit.Decision
+	build := func(ds []audit.Decision) ([]audit.Decision, error) {
+		built = make([]audit.Decision, 0, len(ds))
 		for _, d := range ds {
 			b, err := r.Build(d)
 			if err != nil {

@@ -9,8 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/graph/embedded"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/metrics"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -60,7 +62,7 @@ func decisionCounts(t *testing.T, reg *metrics.Registry) map[string]float64 {
 // storedCounts counts the stored audit records the same way.
 func storedCounts(t *testing.T, svc *procedures.Service) map[string]float64 {
 	t.Helper()
-	ds, err := svc.Decisions(context.Background(), procedures.DecisionFilter{Limit: 1000})
+	ds, err := svc.Decisions(context.Background(), audit.DecisionFilter{Limit: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,9 +76,9 @@ func storedCounts(t *testing.T, svc *procedures.Service) map[string]float64 {
 var hash = strings.Repeat("ab", 32)
 
 // validInvoke is a record that passes the audit rule.
-func validInvoke() procedures.Decision {
-	return procedures.Decision{Kind: procedures.KindInvoke, Procedure: "proc__get_jobs", CodeHash: hash,
-		Phase: procedures.PhaseAutomatic, Outcome: procedures.Allowed, Reason: procedures.ReasonReadOnly,
+func validInvoke() audit.Decision {
+	return audit.Decision{Kind: audit.KindInvoke, Procedure: "proc__get_jobs", CodeHash: hash,
+		Phase: audit.PhaseAutomatic, Outcome: audit.Allowed, Reason: audit.ReasonReadOnly,
 		Actor: "alice", AllowedTools: []string{"get_jobs"}}
 }
 
@@ -97,7 +99,7 @@ func TestRecorderBuildsStoresAndCounts(t *testing.T) {
 		d.At.Nanosecond()%int(time.Millisecond) != 0 || d.AllowedTools == nil || d.Actor != "anonymous" {
 		t.Fatalf("built record: %+v", d)
 	}
-	ds, err := svc.Decisions(ctx, procedures.DecisionFilter{Kind: procedures.KindInvoke})
+	ds, err := svc.Decisions(ctx, audit.DecisionFilter{Kind: audit.KindInvoke})
 	if err != nil || len(ds) != 1 || !reflect.DeepEqual(ds[0], d) {
 		t.Fatalf("stored %+v, returned %+v (%v)", ds, d, err)
 	}
@@ -122,7 +124,7 @@ func TestRecorderBuildsStoresAndCounts(t *testing.T) {
 	if got := decisionCounts(t, reg)[key] - before[key]; got != 2 {
 		t.Fatalf("the offline record was not counted (%v)", got)
 	}
-	if ds, _ := svc.Decisions(ctx, procedures.DecisionFilter{Kind: procedures.KindInvoke}); len(ds) != 1 {
+	if ds, _ := svc.Decisions(ctx, audit.DecisionFilter{Kind: audit.KindInvoke}); len(ds) != 1 {
 		t.Fatalf("the offline record reached the store: %+v", ds)
 	}
 }
@@ -136,40 +138,40 @@ func TestRecorderEnforcesTheAuditRule(t *testing.T) {
 	token := "pgt_" + strings.Repeat("Zm9vYmFy", 6)[:43]
 	cases := []struct {
 		name   string
-		change func(*procedures.Decision)
+		change func(*audit.Decision)
 		want   fault.Code // "" = accepted
 	}{
-		{"valid", func(*procedures.Decision) {}, ""},
-		{"catalogue revision, no procedure", func(d *procedures.Decision) {
-			d.Kind, d.Procedure, d.CodeHash, d.Phase, d.Reason = procedures.KindCatalogue, "", "sha256:"+hash, "", procedures.ReasonCatalogueReplaced
+		{"valid", func(*audit.Decision) {}, ""},
+		{"catalogue revision, no procedure", func(d *audit.Decision) {
+			d.Kind, d.Procedure, d.CodeHash, d.Phase, d.Reason = audit.KindCatalogue, "", "sha256:"+hash, "", audit.ReasonCatalogueReplaced
 		}, ""},
-		{"an actor with spaces", func(d *procedures.Decision) { d.Actor = "procgraph serve --tools" }, ""},
-		{"an operator's note on two lines", func(d *procedures.Decision) { d.Note = "checked with the on-call\nticket 42" }, ""},
-		{"argument value in the procedure", func(d *procedures.Decision) { d.Procedure = `proc__get_jobs {"task_id": 1}` }, fault.CodeInternal},
-		{"code in the procedure", func(d *procedures.Decision) { d.Procedure = "a = tools.get_jobs()\nreturn a" }, fault.CodeInternal},
-		{"a result in the reason", func(d *procedures.Decision) { d.Reason = `read_only: {"jobs": [1, 2]}` }, fault.CodeInternal},
-		{"a value as the code hash", func(d *procedures.Decision) { d.CodeHash = "task-42" }, fault.CodeInternal},
-		{"an upper-case code hash", func(d *procedures.Decision) { d.CodeHash = strings.ToUpper(hash) }, fault.CodeInternal},
-		{"an argument as an allowed tool", func(d *procedures.Decision) { d.AllowedTools = []string{"get_jobs", "task_id=42 "} }, fault.CodeInternal},
-		{"an empty allowed tool", func(d *procedures.Decision) { d.AllowedTools = []string{""} }, fault.CodeInternal},
-		{"output in the suggestion", func(d *procedures.Decision) { d.Suggestion = "line 1\nline 2" }, fault.CodeInternal},
-		{"a control character in the actor", func(d *procedures.Decision) { d.Actor = "alice\x00" }, fault.CodeInternal},
-		{"an unknown kind", func(d *procedures.Decision) { d.Kind = "arguments" }, fault.CodeInternal},
-		{"an unknown outcome", func(d *procedures.Decision) { d.Outcome = "maybe" }, fault.CodeInternal},
-		{"an unknown phase", func(d *procedures.Decision) { d.Phase = "nightly" }, fault.CodeInternal},
-		{"an id that is not a decision id", func(d *procedures.Decision) { d.ID = "pgd_" + token }, fault.CodeInternal},
-		{"a token in the note", func(d *procedures.Decision) { d.Note = "use " + token + " next time" }, fault.CodeInvalid},
-		{"a bearer credential as the actor", func(d *procedures.Decision) { d.Actor = "Bearer s3cr3t-t0ken" }, fault.CodeInvalid},
-		{"a token in the suggestion", func(d *procedures.Decision) { d.Suggestion = "retry with " + token }, fault.CodeInvalid},
-		{"a token as the procedure", func(d *procedures.Decision) { d.Procedure = "proc__" + token }, fault.CodeInvalid},
-		{"a line break in the session", func(d *procedures.Decision) { d.Session = "s1\nactor: op" }, fault.CodeInternal},
-		{"a session over the bound", func(d *procedures.Decision) { d.Session = strings.Repeat("s", procedures.MaxKeyBytes+1) }, fault.CodeInternal},
-		{"a token as the session", func(d *procedures.Decision) { d.Session = "mcp:" + token }, fault.CodeInvalid},
-		{"a note over the bound", func(d *procedures.Decision) { d.Note = strings.Repeat("x", procedures.MaxNoteBytes+1) }, fault.CodeInvalid},
-		{"a note that is not UTF-8", func(d *procedures.Decision) { d.Note = "\xff" }, fault.CodeInvalid},
-		{"a value as the result", func(d *procedures.Decision) { d.Result = "task_id=99999" }, fault.CodeInternal},
-		{"an unknown result", func(d *procedures.Decision) { d.Result = "partly" }, fault.CodeInternal},
-		{"a run's result", func(d *procedures.Decision) { d.Result = procedures.FailureInvalidArguments }, ""},
+		{"an actor with spaces", func(d *audit.Decision) { d.Actor = "procgraph serve --tools" }, ""},
+		{"an operator's note on two lines", func(d *audit.Decision) { d.Note = "checked with the on-call\nticket 42" }, ""},
+		{"argument value in the procedure", func(d *audit.Decision) { d.Procedure = `proc__get_jobs {"task_id": 1}` }, fault.CodeInternal},
+		{"code in the procedure", func(d *audit.Decision) { d.Procedure = "a = tools.get_jobs()\nreturn a" }, fault.CodeInternal},
+		{"a result in the reason", func(d *audit.Decision) { d.Reason = `read_only: {"jobs": [1, 2]}` }, fault.CodeInternal},
+		{"a value as the code hash", func(d *audit.Decision) { d.CodeHash = "task-42" }, fault.CodeInternal},
+		{"an upper-case code hash", func(d *audit.Decision) { d.CodeHash = strings.ToUpper(hash) }, fault.CodeInternal},
+		{"an argument as an allowed tool", func(d *audit.Decision) { d.AllowedTools = []string{"get_jobs", "task_id=42 "} }, fault.CodeInternal},
+		{"an empty allowed tool", func(d *audit.Decision) { d.AllowedTools = []string{""} }, fault.CodeInternal},
+		{"output in the suggestion", func(d *audit.Decision) { d.Suggestion = "line 1\nline 2" }, fault.CodeInternal},
+		{"a control character in the actor", func(d *audit.Decision) { d.Actor = "alice\x00" }, fault.CodeInternal},
+		{"an unknown kind", func(d *audit.Decision) { d.Kind = "arguments" }, fault.CodeInternal},
+		{"an unknown outcome", func(d *audit.Decision) { d.Outcome = "maybe" }, fault.CodeInternal},
+		{"an unknown phase", func(d *audit.Decision) { d.Phase = "nightly" }, fault.CodeInternal},
+		{"an id that is not a decision id", func(d *audit.Decision) { d.ID = "pgd_" + token }, fault.CodeInternal},
+		{"a token in the note", func(d *audit.Decision) { d.Note = "use " + token + " next time" }, fault.CodeInvalid},
+		{"a bearer credential as the actor", func(d *audit.Decision) { d.Actor = "Bearer s3cr3t-t0ken" }, fault.CodeInvalid},
+		{"a token in the suggestion", func(d *audit.Decision) { d.Suggestion = "retry with " + token }, fault.CodeInvalid},
+		{"a token as the procedure", func(d *audit.Decision) { d.Procedure = "proc__" + token }, fault.CodeInvalid},
+		{"a line break in the session", func(d *audit.Decision) { d.Session = "s1\nactor: op" }, fault.CodeInternal},
+		{"a session over the bound", func(d *audit.Decision) { d.Session = strings.Repeat("s", procedures.MaxKeyBytes+1) }, fault.CodeInternal},
+		{"a token as the session", func(d *audit.Decision) { d.Session = "mcp:" + token }, fault.CodeInvalid},
+		{"a note over the bound", func(d *audit.Decision) { d.Note = strings.Repeat("x", procedures.MaxNoteBytes+1) }, fault.CodeInvalid},
+		{"a note that is not UTF-8", func(d *audit.Decision) { d.Note = "\xff" }, fault.CodeInvalid},
+		{"a value as the result", func(d *audit.Decision) { d.Result = "task_id=99999" }, fault.CodeInternal},
+		{"an unknown result", func(d *audit.Decision) { d.Result = "partly" }, fault.CodeInternal},
+		{"a run's result", func(d *audit.Decision) { d.Result = health.FailureInvalidArguments }, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -207,10 +209,10 @@ func TestRecorderEnforcesTheAuditRule(t *testing.T) {
 }
 
 // mustBuildable fills what Build fills, so CheckAudit sees a whole record.
-func mustBuildable(t *testing.T, d procedures.Decision) procedures.Decision {
+func mustBuildable(t *testing.T, d audit.Decision) audit.Decision {
 	t.Helper()
 	if d.ID == "" {
-		d.ID = procedures.NewDecisionID(time.Now())
+		d.ID = audit.NewDecisionID(time.Now())
 	}
 	return d
 }
@@ -220,12 +222,12 @@ func mustBuildable(t *testing.T, d procedures.Decision) procedures.Decision {
 // it: it must not become a way to record values.
 func TestDecisionHoldsNoValues(t *testing.T) {
 	want := map[string]string{
-		"ID": "string", "Kind": "procedures.DecisionKind", "Procedure": "string", "CodeHash": "string",
-		"Phase": "procedures.Phase", "Outcome": "procedures.Outcome", "Reason": "string", "Actor": "string",
+		"ID": "string", "Kind": "audit.DecisionKind", "Procedure": "string", "CodeHash": "string",
+		"Phase": "audit.Phase", "Outcome": "audit.Outcome", "Reason": "string", "Actor": "string",
 		"AllowedTools": "[]string", "At": "time.Time", "Note": "string", "Suggestion": "string", "Session": "string",
 		"Result": "string",
 	}
-	typ := reflect.TypeOf(procedures.Decision{})
+	typ := reflect.TypeOf(audit.Decision{})
 	got := map[string]string{}
 	for i := 0; i < typ.NumField(); i++ {
 		got[typ.Field(i).Name] = typ.Field(i).Type.String()

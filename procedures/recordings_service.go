@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/recording"
 )
 
 // Recordings returns the page [offset, offset+limit) of the recordings of
@@ -13,9 +15,9 @@ import (
 // and how many there are. They hold tool output: the API asks the grant
 // scope. Returns fault.CodeNotFound, fault.CodeInvalid for a limit outside
 // 1 to MaxRecordingsPage or a negative offset.
-func (s *Service) Recordings(ctx context.Context, name, codeHash string, limit, offset int) ([]Recording, int, error) {
-	if limit < 1 || limit > MaxRecordingsPage {
-		return nil, 0, fault.Errorf(fault.CodeInvalid, "limit must be between 1 and %d", MaxRecordingsPage).WithDetails("field", "limit")
+func (s *Service) Recordings(ctx context.Context, name, codeHash string, limit, offset int) ([]recording.Recording, int, error) {
+	if limit < 1 || limit > recording.MaxRecordingsPage {
+		return nil, 0, fault.Errorf(fault.CodeInvalid, "limit must be between 1 and %d", recording.MaxRecordingsPage).WithDetails("field", "limit")
 	}
 	if offset < 0 {
 		return nil, 0, fault.Errorf(fault.CodeInvalid, "offset must not be negative").WithDetails("field", "offset")
@@ -25,7 +27,7 @@ func (s *Service) Recordings(ctx context.Context, name, codeHash string, limit, 
 
 // VersionRecordings returns the recordings of the version codeHash of the
 // procedure name, newest first. Returns fault.CodeNotFound.
-func (s *Service) VersionRecordings(ctx context.Context, name, codeHash string) ([]Recording, error) {
+func (s *Service) VersionRecordings(ctx context.Context, name, codeHash string) ([]recording.Recording, error) {
 	rs, _, err := s.store.Recordings(ctx, name, codeHash, 0, 0)
 	return rs, err
 }
@@ -35,24 +37,24 @@ func (s *Service) VersionRecordings(ctx context.Context, name, codeHash string) 
 // operator's reason and the number deleted as its note) in the same
 // transaction. Returns the decision and how many were deleted;
 // fault.CodeNotFound or fault.CodeInvalid.
-func (s *Service) PurgeRecordings(ctx context.Context, name, actor, reason string) (Decision, int, error) {
+func (s *Service) PurgeRecordings(ctx context.Context, name, actor, reason string) (audit.Decision, int, error) {
 	if len(reason) > MaxReasonBytes {
-		return Decision{}, 0, fault.Errorf(fault.CodeInvalid, "reason is longer than %d bytes", MaxReasonBytes).WithDetails("field", "reason")
+		return audit.Decision{}, 0, fault.Errorf(fault.CodeInvalid, "reason is longer than %d bytes", MaxReasonBytes).WithDetails("field", "reason")
 	}
 	p, err := s.store.Get(ctx, name)
 	if err != nil {
-		return Decision{}, 0, err
+		return audit.Decision{}, 0, err
 	}
-	d := Decision{Kind: KindRecordings, Procedure: p.Name, CodeHash: p.CodeHash, Outcome: Allowed, Reason: ReasonRecordingsPurged,
+	d := audit.Decision{Kind: audit.KindRecordings, Procedure: p.Name, CodeHash: p.CodeHash, Outcome: audit.Allowed, Reason: audit.ReasonRecordingsPurged,
 		Actor: actor, Note: strings.TrimSpace(reason)}
 	n := 0
-	rec, err := s.rec.RecordWith(d, func(d Decision) error {
+	rec, err := s.rec.RecordWith(d, func(d audit.Decision) error {
 		var err error
 		n, err = s.store.DeleteRecordings(ctx, p.Name, &d)
 		return err
 	})
 	if err != nil {
-		return Decision{}, 0, err
+		return audit.Decision{}, 0, err
 	}
 	return rec, n, nil
 }
@@ -70,7 +72,7 @@ func (s *Service) ForgetRecordings(ctx context.Context) (int, error) {
 
 // SetVerification keeps v as the last verification of the version
 // codeHash of name.
-func (s *Service) SetVerification(ctx context.Context, name, codeHash string, v Verification) error {
+func (s *Service) SetVerification(ctx context.Context, name, codeHash string, v recording.Verification) error {
 	if why := v.Check(); why != "" {
 		return fault.Errorf(fault.CodeInvalid, "a verification is not kept: %s", why)
 	}

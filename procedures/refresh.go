@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/changes"
 	"github.com/procgraph/procgraph/internal/text"
 )
 
@@ -179,7 +181,7 @@ func (s *Service) RefreshCatalogue(ctx context.Context, server string, listed []
 	if c.Revision == stored.Revision {
 		return Refreshed{Server: server, Kept: r.Kept, Taken: r.Taken}, nil
 	}
-	d := Decision{Kind: KindCatalogue, CodeHash: c.Revision, Outcome: Allowed, Reason: ReasonCatalogueRefreshed,
+	d := audit.Decision{Kind: audit.KindCatalogue, CodeHash: c.Revision, Outcome: audit.Allowed, Reason: audit.ReasonCatalogueRefreshed,
 		Actor: RefreshActor, Note: refreshNote(r)}
 	d, err = s.rec.Record(ctx, d)
 	if err != nil {
@@ -188,7 +190,7 @@ func (s *Service) RefreshCatalogue(ctx context.Context, server string, listed []
 	if err := s.store.PutCatalogue(ctx, c); err != nil {
 		return r, err
 	}
-	s.feed.Publish(Change{Kind: ChangeCatalogue, CodeHash: c.Revision, Decision: d.ID})
+	s.feed.Publish(changes.Change{Kind: changes.ChangeCatalogue, CodeHash: c.Revision, Decision: d.ID})
 	return r, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -93,8 +94,8 @@ func TestRefreshCatalogueFollowsTheServer(t *testing.T) {
 	if got.AutoRun.Active || got.AutoRun.InactiveReason == nil || *got.AutoRun.InactiveReason != procedures.InactiveCatalogueDrift {
 		t.Fatalf("auto_run %+v", got.AutoRun)
 	}
-	ds, err := svc.Decisions(ctx, procedures.DecisionFilter{Kind: procedures.KindCatalogue, Limit: 1})
-	if err != nil || len(ds) != 1 || ds[0].Reason != procedures.ReasonCatalogueRefreshed || ds[0].Actor != procedures.RefreshActor ||
+	ds, err := svc.Decisions(ctx, audit.DecisionFilter{Kind: audit.KindCatalogue, Limit: 1})
+	if err != nil || len(ds) != 1 || ds[0].Reason != audit.ReasonCatalogueRefreshed || ds[0].Actor != procedures.RefreshActor ||
 		ds[0].Note != "server fs: changed 1 (fs__read)" {
 		t.Fatalf("audit %+v, %v", ds, err)
 	}
@@ -183,7 +184,7 @@ func TestRefreshToolsLeavesOtherServers(t *testing.T) {
 
 func auditCount(t *testing.T, svc *procedures.Service) int {
 	t.Helper()
-	ds, err := svc.Decisions(context.Background(), procedures.DecisionFilter{Limit: 1000})
+	ds, err := svc.Decisions(context.Background(), audit.DecisionFilter{Limit: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"sort"
 	"time"
+
+	"github.com/procgraph/procgraph/changes"
 )
 
 // DefaultWatchInterval is how often WatchRemote looks.
@@ -43,7 +45,7 @@ func (s *Service) WatchRemote(ctx context.Context, interval time.Duration) {
 			continue
 		}
 		last = m
-		s.feed.Publish(Change{Kind: ChangeRemote})
+		s.feed.Publish(changes.Change{Kind: changes.ChangeRemote})
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/changes"
 	"github.com/procgraph/procgraph/fault"
 )
 
@@ -22,25 +24,25 @@ type RetireRequest struct {
 // (Class.Exposed), so planners, the planner view and MCP do not see it, and
 // an invoke of it is denied with reason retired. Retiring needs a reason.
 // Returns fault.CodeNotFound or fault.CodeInvalid.
-func (s *Service) SetRetired(ctx context.Context, r RetireRequest) (*Procedure, Decision, error) {
+func (s *Service) SetRetired(ctx context.Context, r RetireRequest) (*Procedure, audit.Decision, error) {
 	reason := strings.TrimSpace(r.Reason)
 	switch {
 	case len(r.Reason) > MaxReasonBytes:
-		return nil, Decision{}, fault.Errorf(fault.CodeInvalid, "reason is longer than %d bytes", MaxReasonBytes).WithDetails("field", "reason")
+		return nil, audit.Decision{}, fault.Errorf(fault.CodeInvalid, "reason is longer than %d bytes", MaxReasonBytes).WithDetails("field", "reason")
 	case r.Retired && reason == "":
-		return nil, Decision{}, fault.Errorf(fault.CodeInvalid, "retiring a procedure needs a reason").WithDetails("field", "reason")
+		return nil, audit.Decision{}, fault.Errorf(fault.CodeInvalid, "retiring a procedure needs a reason").WithDetails("field", "reason")
 	}
 	p, v, err := s.load(ctx, r.Name)
 	if err != nil {
-		return nil, Decision{}, err
+		return nil, audit.Decision{}, err
 	}
-	d := Decision{Kind: KindRetire, Procedure: p.Name, CodeHash: p.CodeHash, Outcome: Allowed, Reason: ReasonUnretired,
+	d := audit.Decision{Kind: audit.KindRetire, Procedure: p.Name, CodeHash: p.CodeHash, Outcome: audit.Allowed, Reason: audit.ReasonUnretired,
 		Actor: r.Actor, Note: reason}
 	if r.Retired {
-		d.Reason = ReasonRetired
+		d.Reason = audit.ReasonRetired
 	}
 	var stored *Procedure
-	rec, err := s.rec.RecordWith(d, func(d Decision) error {
+	rec, err := s.rec.RecordWith(d, func(d audit.Decision) error {
 		var ret *Retirement
 		if r.Retired {
 			ret = &Retirement{RetiredBy: d.Actor, RetiredAt: d.At, Reason: d.Note}
@@ -50,13 +52,13 @@ func (s *Service) SetRetired(ctx context.Context, r RetireRequest) (*Procedure, 
 		return err
 	})
 	if err != nil {
-		return nil, Decision{}, err
+		return nil, audit.Decision{}, err
 	}
 	v.decorate(stored)
-	kind := ChangeUnretire
+	kind := changes.ChangeUnretire
 	if r.Retired {
-		kind = ChangeRetire
+		kind = changes.ChangeRetire
 	}
-	s.feed.Publish(Change{Kind: kind, Procedure: stored.Name, CodeHash: p.CodeHash, Decision: rec.ID})
+	s.feed.Publish(changes.Change{Kind: kind, Procedure: stored.Name, CodeHash: p.CodeHash, Decision: rec.ID})
 	return stored, rec, nil
 }

@@ -3,7 +3,9 @@ package procedures
 import (
 	"slices"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/health"
 )
 
 // DecisionResult is the result (one of RunResults) of the run the audit
@@ -22,7 +24,7 @@ type RunRecord struct {
 	// Decisions are records stored with the run (their decision's verdict
 	// did not need them durable first: Verdict.DurableFirst), each with
 	// its Result.
-	Decisions []Decision
+	Decisions []audit.Decision
 	// Results are the results of records stored before their run.
 	Results []DecisionResult
 	// Uses are the run's uses, in order, each as Store.RecordUse counts
@@ -40,12 +42,12 @@ func (rr *RunRecord) Empty() bool {
 // record's, is one of RunResults: fault.CodeInvalid otherwise.
 func (rr *RunRecord) CheckResults() error {
 	for _, r := range rr.Results {
-		if !slices.Contains(RunResults, r.Result) {
+		if !slices.Contains(health.RunResults, r.Result) {
 			return fault.Errorf(fault.CodeInvalid, "result %q is not a run's result", r.Result).WithDetails("field", "result")
 		}
 	}
 	for _, d := range rr.Decisions {
-		if !slices.Contains(RunResults, d.Result) {
+		if !slices.Contains(health.RunResults, d.Result) {
 			return fault.Errorf(fault.CodeInvalid, "the record %s stored with its run has no run's result", d.ID).WithDetails("field", "result")
 		}
 	}

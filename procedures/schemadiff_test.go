@@ -17,10 +17,10 @@ func TestSchemaDiff(t *testing.T) {
 		"id": map[string]any{"type": "string"}, "a/b": map[string]any{"type": "string", "maxLength": 3.0}, "limit": map[string]any{"type": "integer"}}}
 	got := schemaDiff(was, now)
 	want := []SchemaChange{
-		{Path: "/properties/a~1b/maxLength", Change: SchemaAdded, Now: "3"},
-		{Path: "/properties/gone", Change: SchemaRemoved, Was: `{"type":"string"}`},
+		{Path: "/properties/a~1b/maxLength", Change: schemaAdded, Now: "3"},
+		{Path: "/properties/gone", Change: schemaRemoved, Was: `{"type":"string"}`},
 		{Path: "/properties/id/type", Change: SchemaChanged, Was: `"integer"`, Now: `"string"`},
-		{Path: "/properties/limit", Change: SchemaAdded, Now: `{"type":"integer"}`},
+		{Path: "/properties/limit", Change: schemaAdded, Now: `{"type":"integer"}`},
 		{Path: "/required", Change: SchemaChanged, Was: `["id"]`, Now: `["id","limit"]`},
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -35,7 +35,7 @@ func TestSchemaDiff(t *testing.T) {
 		many[fmt.Sprintf("p%02d", i)] = i
 	}
 	c := schemaDiff(nil, many)
-	if len(c) != maxSchemaChanges || c[len(c)-1].Change != SchemaMore || c[len(c)-1].Now != "31 more changes" {
+	if len(c) != maxSchemaChanges || c[len(c)-1].Change != schemaMore || c[len(c)-1].Now != "31 more changes" {
 		t.Fatalf("80 changes: %d, last %+v", len(c), c[len(c)-1])
 	}
 }

@@ -12,9 +12,9 @@ import (
 // Bounded searches: a relevance search holds its hits, their documents and
 // the ranking in memory while it runs, so only so many run at once.
 const (
-	// ReasonSearches is the reason of a busy refusal of a relevance
+	// reasonSearches is the reason of a busy refusal of a relevance
 	// search: Options.MaxConcurrentSearches of them are running.
-	ReasonSearches = "searches"
+	reasonSearches = "searches"
 	// searchWait is how long a search past the bound waits for one to end
 	// before it is refused: searches take milliseconds, so a burst just
 	// past the bound is smoothed, while a flood waits no longer than this
@@ -47,7 +47,7 @@ func (s *Service) HoldSearch(ctx context.Context) (release func(), err error) {
 		return release, nil
 	case <-t.C:
 		return nil, fault.Errorf(fault.CodeBusy, "%d searches are running, the most this server runs at once; try again later", cap(s.searches)).
-			WithDetails("reason", ReasonSearches).WithDetails("limit", cap(s.searches)).WithDetails(fault.DetailRetryAfter, 1)
+			WithDetails("reason", reasonSearches).WithDetails("limit", cap(s.searches)).WithDetails(fault.DetailRetryAfter, 1)
 	case <-ctx.Done():
 		return nil, fault.Errorf(fault.CodeUnavailable, "the request ended while waiting for a search to end")
 	}

@@ -9,7 +9,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/changes"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/health"
+	"github.com/procgraph/procgraph/recording"
 )
 
 // Options configure a Service.
@@ -21,7 +25,7 @@ type Options struct {
 	Now func() time.Time
 	// Counter counts every decision the service's Recorder stores
 	// (metrics.Registry is one); optional.
-	Counter DecisionCounter
+	Counter decisionCounter
 	// MaxConcurrentSearches bounds the relevance searches (Find with Q)
 	// running at once; twice the number of CPUs when 0
 	// (defaultMaxConcurrentSearches).
@@ -39,7 +43,7 @@ type Service struct {
 	store Store
 	opts  Options
 	rec   *Recorder
-	feed  *Feed
+	feed  *changes.Feed
 	flows *flowCache
 	decor *decorations
 	lifts *liftCache
@@ -66,7 +70,7 @@ func NewService(store Store, opts Options) *Service {
 	if opts.MaxConcurrentSearches <= 0 {
 		opts.MaxConcurrentSearches = defaultMaxConcurrentSearches()
 	}
-	feed := NewFeed()
+	feed := changes.NewFeed()
 	return &Service{store: store, opts: opts, rec: NewRecorder(store, RecorderOptions{Counter: opts.Counter, Now: opts.Now}),
 		feed: feed, flows: newFlowCache(), decor: newDecorations(), lifts: newLiftCache(), memos: newLiftMemos(), known: newKnownProcedures(), grants: newGrantIndex(feed),
 		searches: make(chan struct{}, opts.MaxConcurrentSearches)}
@@ -76,7 +80,7 @@ func NewService(store Store, opts Options) *Service {
 // that committed through this service (capture, catalogue, grant, revoke,
 // promote, retire, unretire) and, while WatchRemote runs, one when
 // another instance changed what is exposed.
-func (s *Service) Changes() *Feed { return s.feed }
+func (s *Service) Changes() *changes.Feed { return s.feed }
 
 // Recorder returns the recorder of every decision taken over this
 // service's store: the service's own (grants, promotes, the catalogue) and
@@ -112,7 +116,7 @@ func (s *Service) PutCatalogue(ctx context.Context, tools []Tool, actor string) 
 		return nil, err
 	}
 	readOnly := len(c.ReadOnlyTools())
-	d := Decision{Kind: KindCatalogue, CodeHash: c.Revision, Outcome: Allowed, Reason: ReasonCatalogueReplaced,
+	d := audit.Decision{Kind: audit.KindCatalogue, CodeHash: c.Revision, Outcome: audit.Allowed, Reason: audit.ReasonCatalogueReplaced,
 		Actor: actor, Note: fmt.Sprintf("%d tools, %d read-only", len(c.Tools), readOnly)}
 	d, err = s.rec.Record(ctx, d)
 	if err != nil {
@@ -121,7 +125,7 @@ func (s *Service) PutCatalogue(ctx context.Context, tools []Tool, actor string) 
 	if err := s.store.PutCatalogue(ctx, c); err != nil {
 		return nil, err
 	}
-	s.feed.Publish(Change{Kind: ChangeCatalogue, CodeHash: c.Revision, Decision: d.ID})
+	s.feed.Publish(changes.Change{Kind: changes.ChangeCatalogue, CodeHash: c.Revision, Decision: d.ID})
 	return c, nil
 }
 
@@ -206,12 +210,12 @@ func (s *Service) Cause(ctx context.Context, name string) (*Cause, []CauseProced
 }
 
 // Decisions returns audit records, newest first.
-func (s *Service) Decisions(ctx context.Context, f DecisionFilter) ([]Decision, error) {
+func (s *Service) Decisions(ctx context.Context, f audit.DecisionFilter) ([]audit.Decision, error) {
 	if f.Limit < 0 {
 		return nil, fault.Errorf(fault.CodeInvalid, "limit must not be negative").WithDetails("field", "limit")
 	}
 	if f.Kind != "" && !f.Kind.Valid() {
-		return nil, fault.Errorf(fault.CodeInvalid, "kind %q is not one of %s", f.Kind, strings.Join(DecisionKindNames(), ", ")).WithDetails("field", "kind")
+		return nil, fault.Errorf(fault.CodeInvalid, "kind %q is not one of %s", f.Kind, strings.Join(audit.DecisionKindNames(), ", ")).WithDetails("field", "kind")
 	}
 	if f.Outcome != "" && !f.Outcome.Valid() {
 		return nil, fault.Errorf(fault.CodeInvalid, "outcome %q is not one of allowed, denied", f.Outcome).WithDetails("field", "outcome")
@@ -227,7 +231,7 @@ func (s *Service) Decisions(ctx context.Context, f DecisionFilter) ([]Decision, 
 // health (run; nil counts none): a successful one is also a replay under
 // usageKey, linking cause when set; a failed one counts in the health
 // only (UseInput).
-func (s *Service) RecordRun(ctx context.Context, name, codeHash, usageKey, cause string, run *Run) error {
+func (s *Service) RecordRun(ctx context.Context, name, codeHash, usageKey, cause string, run *health.Run) error {
 	return s.RecordRunWith(ctx, name, codeHash, usageKey, cause, run, Kept{})
 }
 
@@ -235,14 +239,14 @@ func (s *Service) RecordRun(ctx context.Context, name, codeHash, usageKey, cause
 // (nil: none), PerVersion of them per version (DefaultRecordingsPerVersion
 // when 0).
 type Kept struct {
-	Recording  *Recording
+	Recording  *recording.Recording
 	PerVersion int
 }
 
 // RecordRunWith is RecordRun keeping what k holds with a successful run,
 // in the same write. A run that failed under a class that does not count
 // in the health (CountsInHealth) counts nothing at all.
-func (s *Service) RecordRunWith(ctx context.Context, name, codeHash, usageKey, cause string, run *Run, k Kept) error {
+func (s *Service) RecordRunWith(ctx context.Context, name, codeHash, usageKey, cause string, run *health.Run, k Kept) error {
 	in, ok := s.RunUse(name, codeHash, usageKey, cause, run, k)
 	if !ok {
 		return nil
@@ -257,8 +261,8 @@ func (s *Service) RecordRunWith(ctx context.Context, name, codeHash, usageKey, c
 // only (UseInput). It reports false when the run counts nothing: one that
 // failed under a class that does not count in the health
 // (CountsInHealth).
-func (s *Service) RunUse(name, codeHash, usageKey, cause string, run *Run, k Kept) (UseInput, bool) {
-	if run != nil && !CountsInHealth(run.Failure) {
+func (s *Service) RunUse(name, codeHash, usageKey, cause string, run *health.Run, k Kept) (UseInput, bool) {
+	if run != nil && !health.CountsInHealth(run.Failure) {
 		return UseInput{}, false
 	}
 	in := UseInput{Name: name, CodeHash: codeHash, UsageKey: usageKey, Cause: cause, Replay: true, At: s.now()}
@@ -283,7 +287,7 @@ func (k Kept) keep(in *UseInput) {
 	}
 	in.Recording, in.KeepRecordings = k.Recording, k.PerVersion
 	if in.KeepRecordings == 0 {
-		in.KeepRecordings = DefaultRecordingsPerVersion
+		in.KeepRecordings = recording.DefaultRecordingsPerVersion
 	}
 }
 
@@ -292,7 +296,7 @@ func (k Kept) keep(in *UseInput) {
 // codeHash of the procedure name, when there is one, keeping what k holds
 // when it succeeded; nothing when there is none, or when the run failed
 // under a class that does not count in the health (CountsInHealth).
-func (s *Service) RecordBlockRun(ctx context.Context, name, codeHash, usageKey string, run Run, k Kept) error {
+func (s *Service) RecordBlockRun(ctx context.Context, name, codeHash, usageKey string, run health.Run, k Kept) error {
 	in, ok := s.BlockUse(name, codeHash, usageKey, run, k)
 	if !ok {
 		return nil
@@ -306,8 +310,8 @@ func (s *Service) RecordBlockRun(ctx context.Context, name, codeHash, usageKey s
 
 // BlockUse is the use RecordBlockRun writes for a run of a block that is
 // not a replay (a turn), false when it counts nothing (CountsInHealth).
-func (s *Service) BlockUse(name, codeHash, usageKey string, run Run, k Kept) (UseInput, bool) {
-	if !CountsInHealth(run.Failure) {
+func (s *Service) BlockUse(name, codeHash, usageKey string, run health.Run, k Kept) (UseInput, bool) {
+	if !health.CountsInHealth(run.Failure) {
 		return UseInput{}, false
 	}
 	run.At = s.now()
@@ -377,14 +381,14 @@ func (s *Service) recordRun(ctx context.Context, in UseInput) error {
 // procedure (res.Demotion) and publishes the change (ChangeDemote);
 // nothing for any other use.
 func (s *Service) demoted(ctx context.Context, res UseResult) error {
-	if res.Demotion != DemotionDemoted || res.Procedure == nil {
+	if res.Demotion != health.DemotionDemoted || res.Procedure == nil {
 		return nil
 	}
 	p := res.Procedure
-	d := Decision{Kind: KindHealth, Procedure: p.Name, CodeHash: p.CodeHash, Outcome: Allowed, Actor: ActorProcgraph,
-		Reason: ReasonDemoted, Note: fmt.Sprintf("the current version failed %d times since its last success, for more than one caller (the last: %s)",
+	d := audit.Decision{Kind: audit.KindHealth, Procedure: p.Name, CodeHash: p.CodeHash, Outcome: audit.Allowed, Actor: audit.ActorProcgraph,
+		Reason: audit.ReasonDemoted, Note: fmt.Sprintf("the current version failed %d times since its last success, for more than one caller (the last: %s)",
 			p.Health.DemotionStreak, p.Health.LastFailureClass)}
 	rec, err := s.rec.Record(ctx, d)
-	s.feed.Publish(Change{Kind: ChangeDemote, Procedure: p.Name, CodeHash: p.CodeHash, Decision: rec.ID})
+	s.feed.Publish(changes.Change{Kind: changes.ChangeDemote, Procedure: p.Name, CodeHash: p.CodeHash, Decision: rec.ID})
 	return err
 }

@@ -7,8 +7,10 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/graph/embedded"
+	"github.com/procgraph/procgraph/graphview"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -173,7 +175,7 @@ func TestSetAutoRunAndPromote(t *testing.T) {
 	if fault.ErrorCode(err) != fault.CodeConflict {
 		t.Fatalf("granting a state-changing procedure with mutating off: %v", err)
 	}
-	if pe := err.(*fault.Error); pe.Details["reason"] != procedures.ReasonNotReadOnly {
+	if pe := err.(*fault.Error); pe.Details["reason"] != audit.ReasonNotReadOnly {
 		t.Fatalf("reason = %v", pe.Details["reason"])
 	}
 	if _, _, err := svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: "proc__nope", Enabled: true}); fault.ErrorCode(err) != fault.CodeNotFound {
@@ -183,7 +185,7 @@ func TestSetAutoRunAndPromote(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !p.AutoRun.Active || *p.AutoRun.CodeHash != ro.CodeHash || d.Kind != procedures.KindGrant || d.Actor != "alice" {
+	if !p.AutoRun.Active || *p.AutoRun.CodeHash != ro.CodeHash || d.Kind != audit.KindGrant || d.Actor != "alice" {
 		t.Fatalf("grant: %+v %+v", p.AutoRun, d)
 	}
 	// A new version, promoted: the grant is bound to the old hash and stops being active.
@@ -208,12 +210,12 @@ func TestSetAutoRunAndPromote(t *testing.T) {
 	if p.AutoRun.Active || p.AutoRun.InactiveReason == nil || *p.AutoRun.InactiveReason != procedures.InactiveCodeChanged {
 		t.Fatalf("after promote the grant must be inactive: %+v", p.AutoRun)
 	}
-	ds, err := svc.Decisions(ctx, procedures.DecisionFilter{Procedure: ro.Name})
-	if err != nil || len(ds) != 2 || ds[0].Kind != procedures.KindPromote || ds[1].Kind != procedures.KindGrant {
+	ds, err := svc.Decisions(ctx, audit.DecisionFilter{Procedure: ro.Name})
+	if err != nil || len(ds) != 2 || ds[0].Kind != audit.KindPromote || ds[1].Kind != audit.KindGrant {
 		t.Fatalf("audit: %+v %v", ds, err)
 	}
-	denied, _ := svc.Decisions(ctx, procedures.DecisionFilter{Procedure: kill.Name})
-	if len(denied) != 1 || denied[0].Outcome != procedures.Denied {
+	denied, _ := svc.Decisions(ctx, audit.DecisionFilter{Procedure: kill.Name})
+	if len(denied) != 1 || denied[0].Outcome != audit.Denied {
 		t.Fatalf("the refused grant must be audited as denied: %+v", denied)
 	}
 	if _, _, err := svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: ro.Name, Enabled: false, Actor: "bob"}); err != nil {
@@ -241,7 +243,7 @@ func TestGraph(t *testing.T) {
 	ctx := context.Background()
 	svc := newService(t, false)
 	p := mustCapture(t, svc, procedures.CaptureRequest{Code: readOnlyCode, Cause: &procedures.CauseInput{Name: "stuck task"}}).Procedure
-	g, err := svc.Graph(ctx, procedures.GraphQuery{Procedures: []string{p.Name}})
+	g, err := svc.Graph(ctx, graphview.GraphQuery{Procedures: []string{p.Name}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,22 +255,22 @@ func TestGraph(t *testing.T) {
 		t.Fatalf("graph = %+v", g)
 	}
 	for _, n := range g.Nodes {
-		if n.Kind != "cause" && n.Properties["class"] != procedures.ClassReadOnly {
+		if n.Kind != "cause" && n.Properties["class"] != graphview.ClassReadOnly {
 			t.Fatalf("node %s class %v, want read_only (the catalogue's and the procedure's)", n.ID, n.Properties["class"])
 		}
 	}
-	g, err = svc.Graph(ctx, procedures.GraphQuery{Causes: []string{"stuck task"}})
+	g, err = svc.Graph(ctx, graphview.GraphQuery{Causes: []string{"stuck task"}})
 	if err != nil || len(g.Nodes) != 2 || g.Nodes[1].Properties["frequency"] != p.Frequency {
 		t.Fatalf("a procedure reached from its cause has its counts: %+v %v", g, err)
 	}
-	g, err = svc.Graph(ctx, procedures.GraphQuery{Tools: []string{"get_jobs"}, Depth: 2})
+	g, err = svc.Graph(ctx, graphview.GraphQuery{Tools: []string{"get_jobs"}, Depth: 2})
 	if err != nil || len(g.Nodes) != 4 {
 		t.Fatalf("from a tool, two hops: %+v %v", g, err)
 	}
-	if _, err := svc.Graph(ctx, procedures.GraphQuery{Depth: 9}); fault.ErrorCode(err) != fault.CodeInvalid {
+	if _, err := svc.Graph(ctx, graphview.GraphQuery{Depth: 9}); fault.ErrorCode(err) != fault.CodeInvalid {
 		t.Fatalf("depth out of range: %v", err)
 	}
-	if _, err := svc.Graph(ctx, procedures.GraphQuery{Causes: []string{"nope"}}); fault.ErrorCode(err) != fault.CodeNotFound {
+	if _, err := svc.Graph(ctx, graphview.GraphQuery{Causes: []string{"nope"}}); fault.ErrorCode(err) != fault.CodeNotFound {
 		t.Fatalf("unknown cause: %v", err)
 	}
 }
@@ -282,7 +284,7 @@ func TestGraphWithoutStartReadsTheCatalogueOnce(t *testing.T) {
 	mustCapture(t, svc, procedures.CaptureRequest{Code: killCode})
 	reads := &atomic.Int64{}
 	counted := procedures.NewService(countingCatalogue{Store: store, reads: reads}, procedures.Options{})
-	g, err := counted.Graph(ctx, procedures.GraphQuery{})
+	g, err := counted.Graph(ctx, graphview.GraphQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,7 +319,7 @@ func (f *failAfterWrite) Capture(ctx context.Context, in procedures.CaptureInput
 	return res, err
 }
 
-func (f *failAfterWrite) SetGrant(ctx context.Context, name string, g *procedures.Grant, hash string, cat *procedures.Catalogue, d procedures.Decision) (*procedures.Procedure, error) {
+func (f *failAfterWrite) SetGrant(ctx context.Context, name string, g *procedures.Grant, hash string, cat *procedures.Catalogue, d audit.Decision) (*procedures.Procedure, error) {
 	p, err := f.Store.SetGrant(ctx, name, g, hash, cat, d)
 	f.wrote = err == nil
 	return p, err
@@ -347,11 +349,11 @@ type promoteDuringRevoke struct {
 	done bool
 }
 
-func (p *promoteDuringRevoke) SetGrant(ctx context.Context, name string, g *procedures.Grant, hash string, cat *procedures.Catalogue, d procedures.Decision) (*procedures.Procedure, error) {
+func (p *promoteDuringRevoke) SetGrant(ctx context.Context, name string, g *procedures.Grant, hash string, cat *procedures.Catalogue, d audit.Decision) (*procedures.Procedure, error) {
 	if g == nil && !p.done {
 		p.done = true
 		pd := d
-		pd.ID, pd.Kind = procedures.NewDecisionID(d.At), procedures.KindPromote
+		pd.ID, pd.Kind = audit.NewDecisionID(d.At), audit.KindPromote
 		if _, err := p.Store.Promote(ctx, name, p.to, pd); err != nil {
 			return nil, err
 		}
@@ -377,7 +379,7 @@ func TestRevokeSurvivesARacingPromote(t *testing.T) {
 	if err != nil {
 		t.Fatalf("revoke during a promote: %v", err)
 	}
-	if got.AutoRun.Enabled || d.Kind != procedures.KindRevoke || got.CodeHash == p.CodeHash {
+	if got.AutoRun.Enabled || d.Kind != audit.KindRevoke || got.CodeHash == p.CodeHash {
 		t.Fatalf("after the revoke: %+v, decision %+v (v2 %v)", got.AutoRun, d, v2.VersionCreated)
 	}
 }
@@ -385,7 +387,7 @@ func TestRevokeSurvivesARacingPromote(t *testing.T) {
 // failingAudit is a real store whose audit log cannot be written.
 type failingAudit struct{ procedures.Store }
 
-func (failingAudit) AppendDecision(context.Context, procedures.Decision) error {
+func (failingAudit) AppendDecision(context.Context, audit.Decision) error {
 	return fault.Errorf(fault.CodeUnavailable, "the store went away")
 }
 
@@ -399,11 +401,11 @@ func TestCatalogueChangesAreAudited(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds, err := svc.Decisions(ctx, procedures.DecisionFilter{Kind: procedures.KindCatalogue})
+	ds, err := svc.Decisions(ctx, audit.DecisionFilter{Kind: audit.KindCatalogue})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ds) != 2 || ds[0].Actor != "alice" || ds[0].CodeHash != c.Revision || ds[0].Reason != procedures.ReasonCatalogueReplaced ||
+	if len(ds) != 2 || ds[0].Actor != "alice" || ds[0].CodeHash != c.Revision || ds[0].Reason != audit.ReasonCatalogueReplaced ||
 		ds[0].Note != "2 tools, 1 read-only" {
 		t.Fatalf("catalogue decisions: %+v", ds)
 	}

@@ -5,7 +5,10 @@ import (
 	"errors"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/health"
+	"github.com/procgraph/procgraph/recording"
 )
 
 // Store keeps the procedure graph: one interface per area, composed (as
@@ -78,13 +81,13 @@ type ProcedureStore interface {
 	// Promote makes the version codeHash current and appends d, in one
 	// transaction. Returns fault.CodeNotFound for an unknown procedure or version,
 	// fault.CodeConflict when that version did not succeed.
-	Promote(ctx context.Context, name, codeHash string, d Decision) (*Procedure, error)
+	Promote(ctx context.Context, name, codeHash string, d audit.Decision) (*Procedure, error)
 
 	// SetRetired stores r as the procedure's retirement (nil brings it
 	// back) and appends d, in one transaction; the procedure's Class follows
 	// (Class.Retired), and so do its Affected callers' classifications
 	// (Problem ReasonCallsRetired). Returns fault.CodeNotFound.
-	SetRetired(ctx context.Context, name string, r *Retirement, d Decision) (*Procedure, error)
+	SetRetired(ctx context.Context, name string, r *Retirement, d audit.Decision) (*Procedure, error)
 }
 
 // CauseStore reads the causes procedures were captured for. Every method is
@@ -123,7 +126,7 @@ type GrantStore interface {
 	// is no longer the stored catalogue, or fault.CodeConflict (with
 	// details reason "code_changed") when the current hash is no longer
 	// expectHash; nothing is written then.
-	SetGrant(ctx context.Context, name string, g *Grant, expectHash string, cat *Catalogue, d Decision) (*Procedure, error)
+	SetGrant(ctx context.Context, name string, g *Grant, expectHash string, cat *Catalogue, d audit.Decision) (*Procedure, error)
 
 	// Granted returns every procedure whose stored grant is Held, by name,
 	// as Get returns them. It reads those procedures only, not every one.
@@ -138,7 +141,7 @@ type DecisionStore interface {
 	// again changes nothing (writes may be retried); another record under a
 	// known id is fault.CodeConflict. Returns fault.CodeInvalid for a record without id,
 	// kind or time.
-	AppendDecision(ctx context.Context, d Decision) error
+	AppendDecision(ctx context.Context, d audit.Decision) error
 
 	// SetDecisionResult records result (RunResults) as the result of the
 	// run the decision id allowed (Decision.Result), beside the record.
@@ -162,7 +165,7 @@ type DecisionStore interface {
 	// ListDecisions returns audit records matching f, newest first (by time,
 	// then id), from just after f.Before when set. Returns fault.CodeInvalid for a
 	// negative limit or a Before that is no stored decision's id.
-	ListDecisions(ctx context.Context, f DecisionFilter) ([]Decision, error)
+	ListDecisions(ctx context.Context, f audit.DecisionFilter) ([]audit.Decision, error)
 }
 
 // RunStore keeps what runs leave on a procedure: uses and health, demotion,
@@ -191,19 +194,19 @@ type RunStore interface {
 	// are: only the page's bodies are read. Returns fault.CodeNotFound for
 	// an unknown procedure, fault.CodeInvalid for a negative limit or
 	// offset.
-	Recordings(ctx context.Context, name, codeHash string, limit, offset int) ([]Recording, int, error)
+	Recordings(ctx context.Context, name, codeHash string, limit, offset int) ([]recording.Recording, int, error)
 
 	// DeleteRecordings deletes the recordings of the procedure name (every
 	// procedure's when name is "") and appends d when it is not nil, in one
 	// transaction, returning how many it deleted. Returns
 	// fault.CodeNotFound for an unknown procedure.
-	DeleteRecordings(ctx context.Context, name string, d *Decision) (int, error)
+	DeleteRecordings(ctx context.Context, name string, d *audit.Decision) (int, error)
 
 	// SetVerification keeps v as the last verification of the version
 	// codeHash of name, in one write (a verification cut short keeps the
 	// previous one). Returns fault.CodeNotFound, or fault.CodeInvalid for
 	// a v that fails Verification.Check.
-	SetVerification(ctx context.Context, name, codeHash string, v Verification) error
+	SetVerification(ctx context.Context, name, codeHash string, v recording.Verification) error
 }
 
 // DriftStore keeps the stale versions a catalogue change leaves and their
@@ -275,13 +278,13 @@ type CaptureInput struct {
 // reason ReasonCatalogueChanged. Nothing was written.
 func CatalogueChanged() error {
 	return fault.Errorf(fault.CodeConflict, "the catalogue changed while the capture was prepared; send it again").
-		WithDetails("reason", ReasonCatalogueChanged)
+		WithDetails("reason", audit.ReasonCatalogueChanged)
 }
 
 // IsCatalogueChanged reports whether err is CatalogueChanged.
 func IsCatalogueChanged(err error) bool {
 	var e *fault.Error
-	return errors.As(err, &e) && e.Code == fault.CodeConflict && e.Details["reason"] == ReasonCatalogueChanged
+	return errors.As(err, &e) && e.Code == fault.CodeConflict && e.Details["reason"] == audit.ReasonCatalogueChanged
 }
 
 // CauseInput names a cause in a capture.
@@ -324,7 +327,7 @@ type UseInput struct {
 	Cause    string
 	Replay   bool
 	At       time.Time
-	Run      *Run
+	Run      *health.Run
 	// DemoteAfter is the number of consecutive failures of the current
 	// version that demote the procedure (DemotedAfter; 0: never).
 	DemoteAfter int
@@ -333,7 +336,7 @@ type UseInput struct {
 	// recording of the same id unless its content is the same, and the
 	// version keeps its KeepRecordings (1 to MaxRecordingsPerVersion)
 	// newest. nil keeps none.
-	Recording      *Recording
+	Recording      *recording.Recording
 	KeepRecordings int
 }
 
@@ -354,7 +357,7 @@ type LiftInput struct {
 	// Revision, when set, is the catalogue revision the verification ran
 	// under: it must still be the stored one.
 	Revision string
-	Decision Decision
+	Decision audit.Decision
 }
 
 // ReasonNotDemoted is the conflict of lifting the demotion of a procedure
@@ -372,7 +375,7 @@ func NotDemoted(name string) error {
 // another catalogue (reason ReasonCatalogueChanged).
 func LiftOutdated(name string) error {
 	return fault.Errorf(fault.CodeConflict, "the verification of %s ran another version or under another catalogue than the current ones", name).
-		WithDetails("reason", ReasonCatalogueChanged)
+		WithDetails("reason", audit.ReasonCatalogueChanged)
 }
 
 // UseResult is what a use did.
@@ -380,7 +383,7 @@ type UseResult struct {
 	Procedure *Procedure
 	Counted   bool
 	// Demotion is what the run did to the procedure's demotion.
-	Demotion Demotion
+	Demotion health.Demotion
 }
 
 // Query selects procedures for Find. Empty fields match everything.

@@ -145,8 +145,8 @@ func (v *view) decorate(p *Procedure) {
 // The reasons a stored grant is not active.
 const (
 	InactiveCodeChanged  = "code_changed"
-	InactiveNotReadOnly  = "not_read_only"
-	InactiveNotSucceeded = "not_succeeded"
+	inactiveNotReadOnly  = "not_read_only"
+	inactiveNotSucceeded = "not_succeeded"
 	// InactiveUnhealthy: the procedure is demoted (Procedure.Demoted).
 	InactiveUnhealthy = "unhealthy"
 )
@@ -163,23 +163,23 @@ func (v *view) procBinding(p *Procedure, c Classification) *Binding {
 // or mutating auto-run is on, and what it was granted for is unchanged
 // (Binding.Check against cur, p's binding now: unbound, code_changed,
 // nested_changed, reclassified, catalogue_drift).
-func autoRunState(p *Procedure, readOnly bool, cur *Binding, allowMutating bool) AutoRun {
+func autoRunState(p *Procedure, readOnly bool, cur *Binding, allowMutating bool) autoRun {
 	g := p.Grant
 	if !g.Held() {
-		return AutoRun{}
+		return autoRun{}
 	}
-	a := AutoRun{Enabled: true, GrantedBy: ptr(g.GrantedBy), Reason: ptr(g.Reason), CodeHash: ptr(g.CodeHash)}
+	a := autoRun{Enabled: true, GrantedBy: ptr(g.GrantedBy), Reason: ptr(g.Reason), CodeHash: ptr(g.CodeHash)}
 	at := g.GrantedAt
 	a.GrantedAt = &at
 	switch {
 	case g.CodeHash != p.CodeHash:
 		a.InactiveReason = ptr(InactiveCodeChanged)
 	case p.Status != StatusSucceeded:
-		a.InactiveReason = ptr(InactiveNotSucceeded)
+		a.InactiveReason = ptr(inactiveNotSucceeded)
 	case p.Demoted:
 		a.InactiveReason = ptr(InactiveUnhealthy)
 	case !readOnly && !allowMutating:
-		a.InactiveReason = ptr(InactiveNotReadOnly)
+		a.InactiveReason = ptr(inactiveNotReadOnly)
 	default:
 		if why := g.Binding.Check(cur); why != "" {
 			a.InactiveReason = ptr(why)

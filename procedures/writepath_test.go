@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -156,7 +157,7 @@ func TestGrantPreparedFromWhatTheServiceKnows(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", step, err)
 		}
-		if d.Outcome != procedures.Allowed || p.AutoRun.Enabled != enabled || (enabled && !p.AutoRun.Active) {
+		if d.Outcome != audit.Allowed || p.AutoRun.Enabled != enabled || (enabled && !p.AutoRun.Active) {
 			t.Fatalf("%s: %+v %+v", step, d, p.AutoRun)
 		}
 		return p
@@ -218,16 +219,16 @@ func TestGrantPreparedFromWhatTheServiceKnows(t *testing.T) {
 	if _, err := other.Capture(ctx, procedures.CaptureRequest{Code: one, SessionID: "f2"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, d, err := svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: failed.Procedure.Name, Enabled: true, Actor: "alice"}); err != nil || d.Outcome != procedures.Allowed {
+	if _, d, err := svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: failed.Procedure.Name, Enabled: true, Actor: "alice"}); err != nil || d.Outcome != audit.Allowed {
 		t.Fatalf("grant of a procedure that succeeded since: %+v %v", d, err)
 	}
 	for _, name := range []string{name, failed.Procedure.Name} {
-		ds, err := svc.Decisions(ctx, procedures.DecisionFilter{Procedure: name})
+		ds, err := svc.Decisions(ctx, audit.DecisionFilter{Procedure: name})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, d := range ds {
-			if d.Outcome != procedures.Allowed {
+			if d.Outcome != audit.Allowed {
 				t.Errorf("a refusal was recorded: %+v", d)
 			}
 		}

@@ -5,10 +5,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/replay"
 
 	"github.com/procgraph/procgraph/fault"
-	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay/replaytest"
 	"github.com/procgraph/procgraph/sandbox"
 )
@@ -58,7 +58,7 @@ func TestAdmissionQueueFull(t *testing.T) {
 			d := &gateDispatcher{open: make(chan struct{}), arrived: make(chan string, 10)}
 			adm := sandbox.NewAdmission(sandbox.AdmissionConfig{Slots: 1, Queue: 1})
 			rp := replay.New(e.Service, rn.r, d, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}, Admission: adm})
-			req := replay.InvokeRequest{Name: p.Name, Arguments: map[string]any{"task_id": 1}, Phase: procedures.PhaseAutomatic}
+			req := replay.InvokeRequest{Name: p.Name, Arguments: map[string]any{"task_id": 1}, Phase: audit.PhaseAutomatic}
 			errs := make(chan error, 2)
 			go func() { _, err := rp.Invoke(context.Background(), req); errs <- err }()
 			<-d.arrived // the first holds the slot
@@ -106,7 +106,7 @@ func TestAdmissionDeadlineCountsWait(t *testing.T) {
 			long := replay.New(e.Service, rn.r, d, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}, Admission: adm})
 			short := replay.New(e.Service, rn.r, d, replay.Options{Limits: sandbox.Limits{Timeout: timeout}, Admission: adm})
 			req := func(id int) replay.InvokeRequest {
-				return replay.InvokeRequest{Name: p.Name, Arguments: map[string]any{"task_id": id}, Phase: procedures.PhaseAutomatic}
+				return replay.InvokeRequest{Name: p.Name, Arguments: map[string]any{"task_id": id}, Phase: audit.PhaseAutomatic}
 			}
 			held := make(chan error, 1)
 			go func() { _, err := long.Invoke(context.Background(), req(1)); held <- err }()

@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/sandbox"
@@ -42,8 +44,8 @@ func TestToolArgumentsCheckedAtCallTime(t *testing.T) {
 			if len(bad.Parameters) != 0 {
 				t.Fatalf("the literal over the schema's maximum was lifted: %v", bad.Parameters)
 			}
-			for i := 0; i < procedures.DefaultDemoteAfter+1; i++ {
-				res, err := e.Invoke(replay.InvokeRequest{Name: bad.Name, Phase: procedures.PhaseAutomatic, Actor: "agent"})
+			for i := 0; i < health.DefaultDemoteAfter+1; i++ {
+				res, err := e.Invoke(replay.InvokeRequest{Name: bad.Name, Phase: audit.PhaseAutomatic, Actor: "agent"})
 				if err != nil {
 					t.Fatalf("invoke: %v", err)
 				}
@@ -53,7 +55,7 @@ func TestToolArgumentsCheckedAtCallTime(t *testing.T) {
 				if strings.Contains(res.Error.Message, "99999") || !strings.Contains(res.Error.Message, "maximum") {
 					t.Fatalf("the error %q quotes the value or does not name the keyword", res.Error.Message)
 				}
-				if res.Decision.Result != procedures.FailureInvalidArguments {
+				if res.Decision.Result != health.FailureInvalidArguments {
 					t.Fatalf("the answer's decision has result %q", res.Decision.Result)
 				}
 			}
@@ -65,7 +67,7 @@ func TestToolArgumentsCheckedAtCallTime(t *testing.T) {
 				t.Fatalf("health %+v, demoted %v: a call refused for its arguments counts in no health", got.Health, got.Demoted)
 			}
 			for _, d := range e.Decisions(bad.Name) {
-				if d.Outcome != procedures.Allowed || d.Result != procedures.FailureInvalidArguments {
+				if d.Outcome != audit.Allowed || d.Result != health.FailureInvalidArguments {
 					t.Fatalf("audit record %+v, want allowed with result invalid_arguments", d)
 				}
 			}
@@ -76,11 +78,11 @@ func TestToolArgumentsCheckedAtCallTime(t *testing.T) {
 				t.Fatal(err)
 			}
 			good := co.Procedure
-			res := e.MustSucceed(replay.InvokeRequest{Name: good.Name, Phase: procedures.PhaseAutomatic, Actor: "agent"})
-			if res.Decision.Result != procedures.ResultSucceeded || len(e.Upstream.Calls()) != 2 {
+			res := e.MustSucceed(replay.InvokeRequest{Name: good.Name, Phase: audit.PhaseAutomatic, Actor: "agent"})
+			if res.Decision.Result != health.ResultSucceeded || len(e.Upstream.Calls()) != 2 {
 				t.Fatalf("decision %+v, upstream %+v", res.Decision, e.Upstream.Calls())
 			}
-			if ds := e.Decisions(good.Name); len(ds) != 1 || ds[0].Result != procedures.ResultSucceeded {
+			if ds := e.Decisions(good.Name); len(ds) != 1 || ds[0].Result != health.ResultSucceeded {
 				t.Fatalf("audit %+v, want one record with result succeeded", ds)
 			}
 		})
@@ -97,7 +99,7 @@ func TestInvokeArgumentErrorsQuoteNoValue(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := e.Capture("return tools.get_jobs(task_id=task_id)")
-	_, err := e.Invoke(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 8675309}})
+	_, err := e.Invoke(replay.InvokeRequest{Name: p.Name, Phase: audit.PhaseAutomatic, Arguments: map[string]any{"task_id": 8675309}})
 	var fe *fault.Error
 	if fault.ErrorCode(err) != fault.CodeInvalidArguments || !errors.As(err, &fe) {
 		t.Fatalf("invoke: %v, want invalid_arguments", err)

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
 	"github.com/procgraph/procgraph/internal/telemetry"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/recording"
 	"github.com/procgraph/procgraph/sandbox"
 )
 
@@ -102,7 +104,7 @@ type AtCallResult struct {
 	// resume answered from the record, the approved ones, the reads (a
 	// call that failed, ending the run, last with its error). When the
 	// run ended and succeeded they are its recording's calls.
-	Calls []procedures.RecordedCall
+	Calls []recording.RecordedCall
 	// Dispatched are the positions of the state-changing calls this run
 	// dispatched (the approved call, and with CallApproval.Rest the later
 	// ones), in order.
@@ -235,7 +237,7 @@ func (r *Replayer) runAtCall(ctx context.Context, req RunRequest, record []Pause
 			p.Line = e.Line
 		}
 		// The calls before a pause are kept within a recording's bounds.
-		if _, err := procedures.NewRecording(b.Name, b.Analysis.CodeHash, b.Arguments, rawCalls(p.Calls), nil, r.now()); err != nil {
+		if _, err := recording.NewRecording(b.Name, b.Analysis.CodeHash, b.Arguments, rawCalls(p.Calls), nil, r.now()); err != nil {
 			class = string(fault.CodeTooLarge)
 			return nil, fault.Errorf(fault.CodeTooLarge, "the calls before tools.%s cannot be kept for a review at the call: %s", p.Tool, fault.ErrorMessage(err)).
 				WithDetails("reason", "recording_too_large")
@@ -254,10 +256,10 @@ func (r *Replayer) runAtCall(ctx context.Context, req RunRequest, record []Pause
 
 // rawCalls are calls as recorded calls whose answers are their JSON as
 // it is (what procedures.NewRecording measures).
-func rawCalls(calls []PausedCall) []procedures.RecordedCall {
-	out := make([]procedures.RecordedCall, len(calls))
+func rawCalls(calls []PausedCall) []recording.RecordedCall {
+	out := make([]recording.RecordedCall, len(calls))
 	for i, c := range calls {
-		out[i] = procedures.RecordedCall{Tool: c.Tool, Arguments: c.Arguments, Response: c.Response}
+		out[i] = recording.RecordedCall{Tool: c.Tool, Arguments: c.Arguments, Response: c.Response}
 	}
 	return out
 }
@@ -266,7 +268,7 @@ func rawCalls(calls []PausedCall) []procedures.RecordedCall {
 // permits b with a verdict that lets no state-changing tool run, and
 // allowed permits too.
 func readOnlyOf(b *Block, allowed []string) []string {
-	ro := AllowSet(b.Analysis.Signature, b.Class, procedures.Verdict{Outcome: procedures.Allowed})
+	ro := AllowSet(b.Analysis.Signature, b.Class, procedures.Verdict{Outcome: audit.Allowed})
 	return slices.DeleteFunc(ro, func(n string) bool { return !slices.Contains(allowed, n) })
 }
 
@@ -285,8 +287,8 @@ type atCaller struct {
 	// reached: the run made the approved call.
 	reached    bool
 	calls      []PausedCall
-	values     []any                    // each call's answer as the program got it
-	failed     *procedures.RecordedCall // the live call that failed, ending the run
+	values     []any                   // each call's answer as the program got it
+	failed     *recording.RecordedCall // the live call that failed, ending the run
 	dispatched []int
 	pause      *Pause
 	diverged   string // why the run diverged ("" when it did not)
@@ -374,7 +376,7 @@ func (c *atCaller) live(ctx context.Context, tc *toolCaller, name string, args m
 		}
 	}
 	if err != nil {
-		c.failed = &procedures.RecordedCall{Tool: name, Arguments: args, Error: err.Error()}
+		c.failed = &recording.RecordedCall{Tool: name, Arguments: args, Error: err.Error()}
 		return nil, err
 	}
 	c.calls, c.values = append(c.calls, PausedCall{Tool: name, Arguments: args, Response: raw}), append(c.values, out)
@@ -383,10 +385,10 @@ func (c *atCaller) live(ctx context.Context, tc *toolCaller, name string, args m
 
 // recorded is every call of the run as a recording keeps it, in order
 // (the failed one last).
-func (c *atCaller) recorded() []procedures.RecordedCall {
-	out := make([]procedures.RecordedCall, 0, len(c.calls)+1)
+func (c *atCaller) recorded() []recording.RecordedCall {
+	out := make([]recording.RecordedCall, 0, len(c.calls)+1)
 	for i, pc := range c.calls {
-		out = append(out, procedures.RecordedCall{Tool: pc.Tool, Arguments: pc.Arguments, Response: c.values[i]})
+		out = append(out, recording.RecordedCall{Tool: pc.Tool, Arguments: pc.Arguments, Response: c.values[i]})
 	}
 	if c.failed != nil {
 		out = append(out, *c.failed)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/replay/replaytest"
@@ -58,15 +59,15 @@ func benchResume(b *testing.B, runner sandbox.Runner, n int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	allowed := replay.AllowSet(blk.Analysis.Signature, blk.Class, procedures.Verdict{Outcome: procedures.Allowed, StateChanging: true})
-	d, err := r.Record(ctx, procedures.Decision{Kind: procedures.KindTurn, Procedure: blk.Name, CodeHash: blk.Analysis.CodeHash,
-		Phase: procedures.PhaseInteractive, Outcome: procedures.Allowed, Reason: procedures.ReasonOperatorApproved,
+	allowed := replay.AllowSet(blk.Analysis.Signature, blk.Class, procedures.Verdict{Outcome: audit.Allowed, StateChanging: true})
+	d, err := r.Record(ctx, audit.Decision{Kind: audit.KindTurn, Procedure: blk.Name, CodeHash: blk.Analysis.CodeHash,
+		Phase: audit.PhaseInteractive, Outcome: audit.Allowed, Reason: audit.ReasonOperatorApproved,
 		Actor: "agent", Session: "s", AllowedTools: allowed})
 	if err != nil {
 		b.Fatal(err)
 	}
 	req := replay.RunRequest{Block: blk, Decision: d, Allowed: allowed, UsageKey: procedures.UsageKey("s", ""), Pending: &replay.Pending{},
-		Request: replay.InvokeRequest{Name: blk.Name, Phase: procedures.PhaseInteractive, SessionID: "s", Actor: "agent"}}
+		Request: replay.InvokeRequest{Name: blk.Name, Phase: audit.PhaseInteractive, SessionID: "s", Actor: "agent"}}
 	first, err := r.RunAtCall(ctx, req)
 	if err != nil || first.Pause == nil || first.Pause.Position != n {
 		b.Fatalf("RunAtCall = pause %+v, result %+v, %v; want a pause after %d reads", first.Pause, first.Result, err, n)

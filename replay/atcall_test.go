@@ -11,9 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/recording"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/replay/replaytest"
 	"github.com/procgraph/procgraph/sandbox"
@@ -126,15 +129,15 @@ func (a *atEnv) request(code, dialect string) replay.RunRequest {
 	if err != nil {
 		a.t.Fatal(err)
 	}
-	allowed := replay.AllowSet(b.Analysis.Signature, b.Class, procedures.Verdict{Outcome: procedures.Allowed, StateChanging: true})
-	d, err := a.r.Record(ctx, procedures.Decision{Kind: procedures.KindTurn, Procedure: b.Name, CodeHash: b.Analysis.CodeHash,
-		Phase: procedures.PhaseInteractive, Outcome: procedures.Allowed, Reason: procedures.ReasonOperatorApproved,
+	allowed := replay.AllowSet(b.Analysis.Signature, b.Class, procedures.Verdict{Outcome: audit.Allowed, StateChanging: true})
+	d, err := a.r.Record(ctx, audit.Decision{Kind: audit.KindTurn, Procedure: b.Name, CodeHash: b.Analysis.CodeHash,
+		Phase: audit.PhaseInteractive, Outcome: audit.Allowed, Reason: audit.ReasonOperatorApproved,
 		Actor: "agent", Session: "s", AllowedTools: allowed})
 	if err != nil {
 		a.t.Fatal(err)
 	}
 	return replay.RunRequest{Block: b, Decision: d, Allowed: allowed, UsageKey: procedures.UsageKey("s", ""), Pending: &replay.Pending{},
-		Request: replay.InvokeRequest{Name: b.Name, Phase: procedures.PhaseInteractive, SessionID: "s", Actor: "agent", ReviewedBy: "operator", ReviewerHasGrantScope: true}}
+		Request: replay.InvokeRequest{Name: b.Name, Phase: audit.PhaseInteractive, SessionID: "s", Actor: "agent", ReviewedBy: "operator", ReviewerHasGrantScope: true}}
 }
 
 // mustPause runs or resumes req and wants a pause.
@@ -339,7 +342,7 @@ func TestAtCallFailsAfterTheCall(t *testing.T) {
 	a.up.logsDown = true
 	a.up.mu.Unlock()
 	res, err := a.r.ResumeAtCall(ctx, req, p, p.Approval(false))
-	if err != nil || res.Pause != nil || res.Result == nil || res.Result.Status != replay.StatusFailed || res.Result.Decision.Result != procedures.FailureToolError {
+	if err != nil || res.Pause != nil || res.Result == nil || res.Result.Status != replay.StatusFailed || res.Result.Decision.Result != health.FailureToolError {
 		t.Fatalf("resume = %+v, %v; want a failed run", res, err)
 	}
 	a.wantSaw("get_jobs", "kill_job(202)", "fetch_logs")
@@ -362,7 +365,7 @@ func TestAtCallWithoutStateChange(t *testing.T) {
 		t.Fatalf("calls %+v, dispatched %v, decision result %q", res.Calls, res.Dispatched, out.Decision.Result)
 	}
 	ro := req
-	ro.Allowed = replay.AllowSet(req.Block.Analysis.Signature, req.Block.Class, procedures.Verdict{Outcome: procedures.Allowed})
+	ro.Allowed = replay.AllowSet(req.Block.Analysis.Signature, req.Block.Class, procedures.Verdict{Outcome: audit.Allowed})
 	auto, _ := a.r.RunBlock(ctx, ro)
 	if auto.Status != out.Status || !sameJSON(map[string]any{"r": auto.Result}, map[string]any{"r": out.Result}) {
 		t.Fatalf("at the call %+v, in the automatic phase's allow-set %+v", out, auto)
@@ -547,7 +550,7 @@ func TestAtCallCatalogueChanged(t *testing.T) {
 func TestAtCallReadsBounded(t *testing.T) {
 	ctx := context.Background()
 	a := newAtEnv(t, sandbox.NewInProcess())
-	a.up.setJobs(job(202, 5), strings.Repeat("x", procedures.MaxRecordingBytes))
+	a.up.setJobs(job(202, 5), strings.Repeat("x", recording.MaxRecordingBytes))
 	req := a.request(`jobs = tools.get_jobs(task_id=task_id)
 return tools.kill_job(panda_id=jobs[0]["panda_id"])`, "")
 	res, err := a.r.RunAtCall(ctx, req)

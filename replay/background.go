@@ -3,7 +3,8 @@ package replay
 import (
 	"context"
 
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/changes"
+	"github.com/procgraph/procgraph/recording"
 )
 
 // ActorBackground is the actor background verifications are admitted as.
@@ -31,7 +32,7 @@ func (r *Replayer) VerifyStale(ctx context.Context) (int, error) {
 			r.log.Warn().Err(err).Str("procedure", v.Procedure).Str("code_hash", v.CodeHash).Msg("verify: a background verification failed to run")
 			continue
 		}
-		if ans.Verification.Status != procedures.VerificationNone {
+		if ans.Verification.Status != recording.VerificationNone {
 			n++
 		}
 	}
@@ -42,7 +43,7 @@ func (r *Replayer) VerifyStale(ctx context.Context) (int, error) {
 // service's feed publishes (changes during a pass lead to one more pass),
 // until ctx ends.
 func (r *Replayer) WatchCatalogue(ctx context.Context) {
-	sub := r.svc.Changes().Subscribe(procedures.DefaultFeedBuffer)
+	sub := r.svc.Changes().Subscribe(changes.DefaultFeedBuffer)
 	defer sub.Close()
 	for {
 		select {
@@ -54,7 +55,7 @@ func (r *Replayer) WatchCatalogue(ctx context.Context) {
 		}
 		changed := false
 		for _, c := range sub.Take() {
-			changed = changed || c.Kind == procedures.ChangeCatalogue || c.Kind == procedures.ChangeLost
+			changed = changed || c.Kind == changes.ChangeCatalogue || c.Kind == changes.ChangeLost
 		}
 		if !changed {
 			continue

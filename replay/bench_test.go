@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/recording"
 	"github.com/procgraph/procgraph/replay"
 
 	"github.com/procgraph/procgraph/graph/embedded"
@@ -100,7 +102,7 @@ func benchInvoke(b *testing.B, runner sandbox.Runner, n int, noSync bool, opts r
 	ctx := context.Background()
 	svc, name, d := benchProcedure(b, n, noSync)
 	rp := replay.New(svc, runner, d, opts)
-	req := replay.InvokeRequest{Name: name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 42}, SessionID: "bench"}
+	req := replay.InvokeRequest{Name: name, Phase: audit.PhaseAutomatic, Arguments: map[string]any{"task_id": 42}, SessionID: "bench"}
 	if res, err := rp.Invoke(ctx, req); err != nil || res.Status != replay.StatusSucceeded {
 		b.Fatalf("warm-up: %+v, %v", res, err)
 	}
@@ -127,7 +129,7 @@ func BenchmarkInvokeRecording(b *testing.B) {
 			svc, name, d := benchProcedure(b, n, true)
 			on := replay.New(svc, sandbox.NewInProcess(), d, replay.Options{RecordResponses: true})
 			off := replay.New(svc, sandbox.NewInProcess(), d, replay.Options{})
-			req := replay.InvokeRequest{Name: name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 42}, SessionID: "bench"}
+			req := replay.InvokeRequest{Name: name, Phase: audit.PhaseAutomatic, Arguments: map[string]any{"task_id": 42}, SessionID: "bench"}
 			invoke := func(rp *replay.Replayer) time.Duration {
 				start := time.Now()
 				if res, err := rp.Invoke(ctx, req); err != nil || res.Status != replay.StatusSucceeded {
@@ -167,7 +169,7 @@ func BenchmarkVerify(b *testing.B) {
 			ctx := context.Background()
 			svc, name, d := benchProcedure(b, n, true)
 			rp := replay.New(svc, sandbox.NewInProcess(), d, replay.Options{RecordResponses: true})
-			req := replay.InvokeRequest{Name: name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 42}, SessionID: "bench"}
+			req := replay.InvokeRequest{Name: name, Phase: audit.PhaseAutomatic, Arguments: map[string]any{"task_id": 42}, SessionID: "bench"}
 			if res, err := rp.Invoke(ctx, req); err != nil || res.Status != replay.StatusSucceeded {
 				b.Fatalf("%+v, %v", res, err)
 			}
@@ -219,10 +221,10 @@ func BenchmarkVerifyAll(b *testing.B) {
 				b.Fatal(err)
 			}
 			name := first.Procedure.Name
-			if res, err := rp.Invoke(ctx, replay.InvokeRequest{Name: name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 42}, SessionID: "s"}); err != nil || res.Status != replay.StatusSucceeded {
+			if res, err := rp.Invoke(ctx, replay.InvokeRequest{Name: name, Phase: audit.PhaseAutomatic, Arguments: map[string]any{"task_id": 42}, SessionID: "s"}); err != nil || res.Status != replay.StatusSucceeded {
 				b.Fatalf("%+v, %v", res, err)
 			}
-			recs, _, err := svc.Recordings(ctx, name, "", procedures.MaxRecordingsPage, 0)
+			recs, _, err := svc.Recordings(ctx, name, "", recording.MaxRecordingsPage, 0)
 			if err != nil || len(recs) != 1 {
 				b.Fatalf("%v, %v", recs, err)
 			}
@@ -239,11 +241,11 @@ func BenchmarkVerifyAll(b *testing.B) {
 				hash := versionHash(fmt.Sprintf("%s\n\"version %d\"", replaytest.ReadOnlyCode, i))
 				hashes = append(hashes, hash)
 				for task := range 3 {
-					calls := make([]procedures.RecordedCall, len(rec.Calls))
+					calls := make([]recording.RecordedCall, len(rec.Calls))
 					for j, c := range rec.Calls {
-						calls[j] = procedures.RecordedCall{Tool: c.Tool, Arguments: map[string]any{"task_id": 42 + task}, Response: c.Response}
+						calls[j] = recording.RecordedCall{Tool: c.Tool, Arguments: map[string]any{"task_id": 42 + task}, Response: c.Response}
 					}
-					r, err := procedures.NewRecording(name, hash, map[string]any{"task_id": 42 + task}, calls,
+					r, err := recording.NewRecording(name, hash, map[string]any{"task_id": 42 + task}, calls,
 						map[string]any{"jobs": rec.Calls[0].Response, "logs": rec.Calls[1].Response}, time.Now())
 					if err != nil {
 						b.Fatal(err)

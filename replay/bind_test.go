@@ -5,6 +5,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/replay"
 
 	"github.com/procgraph/procgraph/procedures"
@@ -42,13 +43,13 @@ func TestNestedChangedMidRun(t *testing.T) {
 			}
 		})
 	}
-	res := e.mustFailWith(replay.InvokeRequest{Name: outer.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1}},
+	res := e.mustFailWith(replay.InvokeRequest{Name: outer.Name, Phase: audit.PhaseInteractive, Arguments: map[string]any{"task_id": 1}},
 		sandbox.ToolRefused, inner.Name)
-	if res.Decision.Reason != procedures.ReasonDurableAutoRun {
+	if res.Decision.Reason != audit.ReasonDurableAutoRun {
 		t.Fatalf("outer decision %+v", res.Decision)
 	}
 	ds := e.Decisions(inner.Name)
-	if len(ds) == 0 || ds[0].Reason != procedures.ReasonNestedChanged || ds[0].Outcome != procedures.Denied {
+	if len(ds) == 0 || ds[0].Reason != procedures.ReasonNestedChanged || ds[0].Outcome != audit.Denied {
 		t.Fatalf("inner decisions %+v, want the newest denied nested_changed", ds)
 	}
 	if e.Upstream.Saw("kill_job") {

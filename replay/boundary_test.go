@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/replay"
 
-	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/sandbox"
 )
 
@@ -35,9 +35,9 @@ return f(task_id=task_id)`)
 			if !p.Opaque || p.Exposed {
 				t.Fatalf("opaque %v, exposed %v", p.Opaque, p.Exposed)
 			}
-			res := e.mustFailWith(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}},
+			res := e.mustFailWith(replay.InvokeRequest{Name: p.Name, Phase: audit.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}},
 				sandbox.ToolRefused, "fetch_logs")
-			if res.Decision.Reason != procedures.ReasonReadOnly || len(res.Decision.AllowedTools) != 1 {
+			if res.Decision.Reason != audit.ReasonReadOnly || len(res.Decision.AllowedTools) != 1 {
 				t.Fatalf("decision %+v", res.Decision)
 			}
 			if e.Upstream.Saw("fetch_logs") || !e.Upstream.Saw("get_jobs") {
@@ -67,12 +67,12 @@ func TestEscapeFormsRefused(t *testing.T) {
 				if !p.ReadOnly {
 					t.Fatalf("%s is not read-only", p.Name)
 				}
-				res, err := e.Invoke(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1},
+				res, err := e.Invoke(replay.InvokeRequest{Name: p.Name, Phase: audit.PhaseInteractive, Arguments: map[string]any{"task_id": 1},
 					ReviewedBy: "op", ReviewerHasGrantScope: true})
 				if err != nil {
 					t.Fatal(err)
 				}
-				if res.Decision.Reason != procedures.ReasonReadOnly {
+				if res.Decision.Reason != audit.ReasonReadOnly {
 					t.Fatalf("decision %+v", res.Decision)
 				}
 				switch {
@@ -107,8 +107,8 @@ func TestMethodValueOfExcludedToolRefused(t *testing.T) {
 			if len(p.UnknownTools) != 1 {
 				t.Fatalf("unknown %v", p.UnknownTools)
 			}
-			d := e.MustDeny(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1},
-				ReviewedBy: "op", ReviewerHasGrantScope: true}, procedures.ReasonUnknownTool)
+			d := e.MustDeny(replay.InvokeRequest{Name: p.Name, Phase: audit.PhaseInteractive, Arguments: map[string]any{"task_id": 1},
+				ReviewedBy: "op", ReviewerHasGrantScope: true}, audit.ReasonUnknownTool)
 			if len(d.AllowedTools) != 0 || !strings.Contains(d.Suggestion, "purge_all") {
 				t.Fatalf("decision %+v", d)
 			}

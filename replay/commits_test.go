@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/replay/replaytest"
@@ -28,8 +30,8 @@ func TestInvokeCommitsOnce(t *testing.T) {
 		commits int64
 		first   bool // the decision is stored before the first tool call
 	}{
-		{"read_only", ro, replay.InvokeRequest{Phase: procedures.PhaseAutomatic, SessionID: "s-1"}, 1, false},
-		{"state_changing", sc, replay.InvokeRequest{Phase: procedures.PhaseInteractive, SessionID: "s-1",
+		{"read_only", ro, replay.InvokeRequest{Phase: audit.PhaseAutomatic, SessionID: "s-1"}, 1, false},
+		{"state_changing", sc, replay.InvokeRequest{Phase: audit.PhaseInteractive, SessionID: "s-1",
 			ReviewedBy: "op", ReviewerHasGrantScope: true}, 2, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -51,7 +53,7 @@ func TestInvokeCommitsOnce(t *testing.T) {
 				t.Fatalf("%d records stored when the first tool was called, want %d", seen, want)
 			}
 			ds := e.Decisions(c.p.Name)
-			if len(ds) != before+1 || ds[0].ID != res.Decision.ID || ds[0].Result != procedures.ResultSucceeded {
+			if len(ds) != before+1 || ds[0].ID != res.Decision.ID || ds[0].Result != health.ResultSucceeded {
 				t.Fatalf("records %+v, want %s with its result", ds, res.Decision.ID)
 			}
 			p := e.Get(c.p.Name)

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/replay"
 
 	"github.com/procgraph/procgraph/procedures"
@@ -11,41 +12,41 @@ import (
 
 func TestDecideTable(t *testing.T) {
 	const (
-		auto  = procedures.PhaseAutomatic
-		inter = procedures.PhaseInteractive
+		auto  = audit.PhaseAutomatic
+		inter = audit.PhaseInteractive
 	)
 	cases := []struct {
 		name          string
 		in            procedures.DecisionInput
-		outcome       procedures.Outcome
+		outcome       audit.Outcome
 		reason        string
 		stateChanging bool
 		suggestion    bool
 	}{
-		{"not succeeded, read-only, automatic", procedures.DecisionInput{Phase: auto, ReadOnly: true}, procedures.Denied, procedures.ReasonProcedureNotSucceeded, false, false},
-		{"not succeeded beats a grant and a review", procedures.DecisionInput{Phase: inter, AllowMutating: true, GrantActive: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, procedures.Denied, procedures.ReasonProcedureNotSucceeded, false, false},
-		{"automatic, read-only", procedures.DecisionInput{Phase: auto, Succeeded: true, ReadOnly: true}, procedures.Allowed, procedures.ReasonReadOnly, false, false},
-		{"automatic, state-changing", procedures.DecisionInput{Phase: auto, Succeeded: true}, procedures.Denied, procedures.ReasonStateChangingAuto, false, true},
-		{"automatic, state-changing, everything on", procedures.DecisionInput{Phase: auto, Succeeded: true, AllowMutating: true, GrantActive: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, procedures.Denied, procedures.ReasonStateChangingAuto, false, true},
-		{"unknown phase is automatic", procedures.DecisionInput{Phase: "yolo", Succeeded: true, AllowMutating: true, GrantActive: true}, procedures.Denied, procedures.ReasonStateChangingAuto, false, true},
-		{"interactive, read-only", procedures.DecisionInput{Phase: inter, Succeeded: true, ReadOnly: true}, procedures.Allowed, procedures.ReasonReadOnly, false, false},
-		{"interactive, state-changing, mutating off", procedures.DecisionInput{Phase: inter, Succeeded: true, GrantActive: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, procedures.Denied, procedures.ReasonStateChangingDisabled, false, false},
-		{"interactive, state-changing, on, active grant", procedures.DecisionInput{Phase: inter, Succeeded: true, AllowMutating: true, GrantActive: true}, procedures.Allowed, procedures.ReasonDurableAutoRun, true, false},
-		{"interactive, state-changing, on, reviewed by grant scope", procedures.DecisionInput{Phase: inter, Succeeded: true, AllowMutating: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, procedures.Allowed, procedures.ReasonOperatorReviewed, true, false},
-		{"interactive, state-changing, on, reviewed without grant scope", procedures.DecisionInput{Phase: inter, Succeeded: true, AllowMutating: true, ReviewedBy: "op"}, procedures.Denied, procedures.ReasonReviewRequired, false, false},
-		{"interactive, state-changing, on, grant scope without reviewer", procedures.DecisionInput{Phase: inter, Succeeded: true, AllowMutating: true, ReviewerHasGrantScope: true}, procedures.Denied, procedures.ReasonReviewRequired, false, false},
-		{"interactive, state-changing, on, otherwise", procedures.DecisionInput{Phase: inter, Succeeded: true, AllowMutating: true}, procedures.Denied, procedures.ReasonReviewRequired, false, false},
-		{"nesting too deep, automatic", procedures.DecisionInput{Phase: auto, Succeeded: true, Problem: procedures.ReasonNestingTooDeep}, procedures.Denied, procedures.ReasonNestingTooDeep, false, false},
-		{"nesting too deep beats a grant and a review", procedures.DecisionInput{Phase: inter, Succeeded: true, Problem: procedures.ReasonNestingTooDeep, AllowMutating: true, GrantActive: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, procedures.Denied, procedures.ReasonNestingTooDeep, false, false},
-		{"cycle, interactive", procedures.DecisionInput{Phase: inter, Succeeded: true, Problem: procedures.ReasonCycle, AllowMutating: true, GrantActive: true}, procedures.Denied, procedures.ReasonCycle, false, false},
-		{"retired, read-only, automatic", procedures.DecisionInput{Phase: auto, Retired: true, Succeeded: true, ReadOnly: true}, procedures.Denied, procedures.ReasonRetired, false, true},
-		{"retired beats everything", procedures.DecisionInput{Phase: inter, Retired: true, Succeeded: true, AllowMutating: true, GrantActive: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, procedures.Denied, procedures.ReasonRetired, false, true},
-		{"retired and not succeeded", procedures.DecisionInput{Phase: auto, Retired: true, ReadOnly: true}, procedures.Denied, procedures.ReasonRetired, false, true},
-		{"demoted, read-only, automatic", procedures.DecisionInput{Phase: auto, Demoted: true, Succeeded: true, ReadOnly: true}, procedures.Denied, procedures.ReasonDemoted, false, true},
-		{"demoted, unknown phase is automatic", procedures.DecisionInput{Phase: "x", Demoted: true, Succeeded: true, ReadOnly: true}, procedures.Denied, procedures.ReasonDemoted, false, true},
-		{"demoted, read-only, interactive still runs", procedures.DecisionInput{Phase: inter, Demoted: true, Succeeded: true, ReadOnly: true}, procedures.Allowed, procedures.ReasonReadOnly, false, false},
-		{"demoted, state-changing, interactive, reviewed", procedures.DecisionInput{Phase: inter, Demoted: true, Succeeded: true, AllowMutating: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, procedures.Allowed, procedures.ReasonOperatorReviewed, true, false},
-		{"demoted, retired wins", procedures.DecisionInput{Phase: auto, Retired: true, Demoted: true, Succeeded: true, ReadOnly: true}, procedures.Denied, procedures.ReasonRetired, false, true},
+		{"not succeeded, read-only, automatic", procedures.DecisionInput{Phase: auto, ReadOnly: true}, audit.Denied, audit.ReasonProcedureNotSucceeded, false, false},
+		{"not succeeded beats a grant and a review", procedures.DecisionInput{Phase: inter, AllowMutating: true, GrantActive: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, audit.Denied, audit.ReasonProcedureNotSucceeded, false, false},
+		{"automatic, read-only", procedures.DecisionInput{Phase: auto, Succeeded: true, ReadOnly: true}, audit.Allowed, audit.ReasonReadOnly, false, false},
+		{"automatic, state-changing", procedures.DecisionInput{Phase: auto, Succeeded: true}, audit.Denied, audit.ReasonStateChangingAuto, false, true},
+		{"automatic, state-changing, everything on", procedures.DecisionInput{Phase: auto, Succeeded: true, AllowMutating: true, GrantActive: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, audit.Denied, audit.ReasonStateChangingAuto, false, true},
+		{"unknown phase is automatic", procedures.DecisionInput{Phase: "yolo", Succeeded: true, AllowMutating: true, GrantActive: true}, audit.Denied, audit.ReasonStateChangingAuto, false, true},
+		{"interactive, read-only", procedures.DecisionInput{Phase: inter, Succeeded: true, ReadOnly: true}, audit.Allowed, audit.ReasonReadOnly, false, false},
+		{"interactive, state-changing, mutating off", procedures.DecisionInput{Phase: inter, Succeeded: true, GrantActive: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, audit.Denied, audit.ReasonStateChangingDisabled, false, false},
+		{"interactive, state-changing, on, active grant", procedures.DecisionInput{Phase: inter, Succeeded: true, AllowMutating: true, GrantActive: true}, audit.Allowed, audit.ReasonDurableAutoRun, true, false},
+		{"interactive, state-changing, on, reviewed by grant scope", procedures.DecisionInput{Phase: inter, Succeeded: true, AllowMutating: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, audit.Allowed, audit.ReasonOperatorReviewed, true, false},
+		{"interactive, state-changing, on, reviewed without grant scope", procedures.DecisionInput{Phase: inter, Succeeded: true, AllowMutating: true, ReviewedBy: "op"}, audit.Denied, audit.ReasonReviewRequired, false, false},
+		{"interactive, state-changing, on, grant scope without reviewer", procedures.DecisionInput{Phase: inter, Succeeded: true, AllowMutating: true, ReviewerHasGrantScope: true}, audit.Denied, audit.ReasonReviewRequired, false, false},
+		{"interactive, state-changing, on, otherwise", procedures.DecisionInput{Phase: inter, Succeeded: true, AllowMutating: true}, audit.Denied, audit.ReasonReviewRequired, false, false},
+		{"nesting too deep, automatic", procedures.DecisionInput{Phase: auto, Succeeded: true, Problem: audit.ReasonNestingTooDeep}, audit.Denied, audit.ReasonNestingTooDeep, false, false},
+		{"nesting too deep beats a grant and a review", procedures.DecisionInput{Phase: inter, Succeeded: true, Problem: audit.ReasonNestingTooDeep, AllowMutating: true, GrantActive: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, audit.Denied, audit.ReasonNestingTooDeep, false, false},
+		{"cycle, interactive", procedures.DecisionInput{Phase: inter, Succeeded: true, Problem: audit.ReasonCycle, AllowMutating: true, GrantActive: true}, audit.Denied, audit.ReasonCycle, false, false},
+		{"retired, read-only, automatic", procedures.DecisionInput{Phase: auto, Retired: true, Succeeded: true, ReadOnly: true}, audit.Denied, audit.ReasonRetired, false, true},
+		{"retired beats everything", procedures.DecisionInput{Phase: inter, Retired: true, Succeeded: true, AllowMutating: true, GrantActive: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, audit.Denied, audit.ReasonRetired, false, true},
+		{"retired and not succeeded", procedures.DecisionInput{Phase: auto, Retired: true, ReadOnly: true}, audit.Denied, audit.ReasonRetired, false, true},
+		{"demoted, read-only, automatic", procedures.DecisionInput{Phase: auto, Demoted: true, Succeeded: true, ReadOnly: true}, audit.Denied, audit.ReasonDemoted, false, true},
+		{"demoted, unknown phase is automatic", procedures.DecisionInput{Phase: "x", Demoted: true, Succeeded: true, ReadOnly: true}, audit.Denied, audit.ReasonDemoted, false, true},
+		{"demoted, read-only, interactive still runs", procedures.DecisionInput{Phase: inter, Demoted: true, Succeeded: true, ReadOnly: true}, audit.Allowed, audit.ReasonReadOnly, false, false},
+		{"demoted, state-changing, interactive, reviewed", procedures.DecisionInput{Phase: inter, Demoted: true, Succeeded: true, AllowMutating: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, audit.Allowed, audit.ReasonOperatorReviewed, true, false},
+		{"demoted, retired wins", procedures.DecisionInput{Phase: auto, Retired: true, Demoted: true, Succeeded: true, ReadOnly: true}, audit.Denied, audit.ReasonRetired, false, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -73,9 +74,9 @@ func TestAllowSet(t *testing.T) {
 		"proc__fetch_logs__get_jobs": {Name: "proc__fetch_logs__get_jobs", Signature: []string{"fetch_logs", "get_jobs"}},
 		"proc__get_jobs__kill_job":   {Name: "proc__get_jobs__kill_job", Signature: []string{"get_jobs", "kill_job"}},
 	}
-	readOnly := procedures.Verdict{Outcome: procedures.Allowed, Reason: procedures.ReasonReadOnly}
-	reviewed := procedures.Verdict{Outcome: procedures.Allowed, Reason: procedures.ReasonOperatorReviewed, StateChanging: true}
-	denied := procedures.Verdict{Outcome: procedures.Denied, Reason: procedures.ReasonReviewRequired}
+	readOnly := procedures.Verdict{Outcome: audit.Allowed, Reason: audit.ReasonReadOnly}
+	reviewed := procedures.Verdict{Outcome: audit.Allowed, Reason: audit.ReasonOperatorReviewed, StateChanging: true}
+	denied := procedures.Verdict{Outcome: audit.Denied, Reason: audit.ReasonReviewRequired}
 	cases := []struct {
 		name string
 		sig  []string
@@ -119,8 +120,8 @@ func TestAllowSetIsAPositiveList(t *testing.T) {
 		v    procedures.Verdict
 		want []string
 	}{
-		{"read-only verdict", procedures.Verdict{Outcome: procedures.Allowed, Reason: procedures.ReasonReadOnly}, []string{"get_jobs"}},
-		{"state-changing verdict", procedures.Verdict{Outcome: procedures.Allowed, Reason: procedures.ReasonOperatorReviewed, StateChanging: true}, []string{"get_jobs", "kill_job"}},
+		{"read-only verdict", procedures.Verdict{Outcome: audit.Allowed, Reason: audit.ReasonReadOnly}, []string{"get_jobs"}},
+		{"state-changing verdict", procedures.Verdict{Outcome: audit.Allowed, Reason: audit.ReasonOperatorReviewed, StateChanging: true}, []string{"get_jobs", "kill_job"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,7 +1,7 @@
 package replay
 
 import (
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/sandbox"
 )
 
@@ -20,20 +20,20 @@ func FailureClass(err *sandbox.Error) string {
 	}
 	switch err.Code {
 	case sandbox.ToolFailed:
-		return procedures.FailureToolError
+		return health.FailureToolError
 	case sandbox.ToolRefused:
-		return procedures.FailureToolRefused
+		return health.FailureToolRefused
 	case sandbox.InvalidArguments:
-		return procedures.FailureInvalidArguments
+		return health.FailureInvalidArguments
 	case sandbox.Timeout:
-		return procedures.FailureTimeout
+		return health.FailureTimeout
 	case sandbox.UpstreamUnavailable:
-		return procedures.FailureUpstreamUnavailable
+		return health.FailureUpstreamUnavailable
 	case sandbox.StepLimit, sandbox.CallLimit:
-		return procedures.FailureStepLimit
+		return health.FailureStepLimit
 	case sandbox.MemoryLimit:
-		return procedures.FailureMemoryLimit
+		return health.FailureMemoryLimit
 	default:
-		return procedures.FailureInternal
+		return health.FailureInternal
 	}
 }

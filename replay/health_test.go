@@ -5,7 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/replay/replaytest"
 	"github.com/procgraph/procgraph/sandbox"
@@ -17,7 +18,7 @@ import (
 func TestRunsCountInHealth(t *testing.T) {
 	e := newEnv(t, sandbox.NewInProcess(), false)
 	p := e.Capture(replaytest.ReadOnlyCode)
-	req := replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 42}, SessionID: "s-1"}
+	req := replay.InvokeRequest{Name: p.Name, Phase: audit.PhaseAutomatic, Arguments: map[string]any{"task_id": 42}, SessionID: "s-1"}
 	e.MustSucceed(req)
 	e.Upstream.Fail = map[string]string{"fetch_logs": "upstream down"}
 	for range 2 {
@@ -29,7 +30,7 @@ func TestRunsCountInHealth(t *testing.T) {
 	got := e.Get(p.Name)
 	h := got.Health
 	if h.Runs != 3 || h.Succeeded != 1 || h.Failed != 2 || h.ConsecutiveFailures != 2 ||
-		h.Failures[procedures.FailureToolError] != 2 || h.LastFailureClass != procedures.FailureToolError ||
+		h.Failures[health.FailureToolError] != 2 || h.LastFailureClass != health.FailureToolError ||
 		h.LastSuccessAt == nil || h.LastFailureAt == nil {
 		t.Fatalf("health after a success and two tool errors = %+v", h)
 	}
@@ -47,8 +48,8 @@ func TestRunsCountInHealth(t *testing.T) {
 		t.Fatalf("descriptor: runs %d, success rate %v, description %q; want 3, 1/3, ending %q", d.Runs, d.SuccessRate, d.Description, note)
 	}
 	denied := e.Capture(replaytest.StateChangingCode)
-	e.MustDeny(replay.InvokeRequest{Name: denied.Name, Phase: procedures.PhaseAutomatic,
-		Arguments: map[string]any{"task_id": 1}}, procedures.ReasonStateChangingAuto)
+	e.MustDeny(replay.InvokeRequest{Name: denied.Name, Phase: audit.PhaseAutomatic,
+		Arguments: map[string]any{"task_id": 1}}, audit.ReasonStateChangingAuto)
 	if n := e.Get(denied.Name).Health.Runs; n != 0 {
 		t.Fatalf("a denied replay counted %d runs", n)
 	}
@@ -59,16 +60,16 @@ func TestFailureClass(t *testing.T) {
 		code sandbox.ErrorCode
 		want string
 	}{
-		{sandbox.ToolFailed, procedures.FailureToolError},
-		{sandbox.ToolRefused, procedures.FailureToolRefused},
-		{sandbox.Timeout, procedures.FailureTimeout},
-		{sandbox.UpstreamUnavailable, procedures.FailureUpstreamUnavailable},
-		{sandbox.InvalidArguments, procedures.FailureInvalidArguments},
-		{sandbox.StepLimit, procedures.FailureStepLimit},
-		{sandbox.CallLimit, procedures.FailureStepLimit},
-		{sandbox.MemoryLimit, procedures.FailureMemoryLimit},
-		{sandbox.RuntimeError, procedures.FailureInternal},
-		{"something new", procedures.FailureInternal},
+		{sandbox.ToolFailed, health.FailureToolError},
+		{sandbox.ToolRefused, health.FailureToolRefused},
+		{sandbox.Timeout, health.FailureTimeout},
+		{sandbox.UpstreamUnavailable, health.FailureUpstreamUnavailable},
+		{sandbox.InvalidArguments, health.FailureInvalidArguments},
+		{sandbox.StepLimit, health.FailureStepLimit},
+		{sandbox.CallLimit, health.FailureStepLimit},
+		{sandbox.MemoryLimit, health.FailureMemoryLimit},
+		{sandbox.RuntimeError, health.FailureInternal},
+		{"something new", health.FailureInternal},
 	} {
 		t.Run(string(tc.code), func(t *testing.T) {
 			if got := replay.FailureClass(&sandbox.Error{Code: tc.code}); got != tc.want {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/replay"
 
 	"github.com/procgraph/procgraph/fault"
@@ -22,11 +23,11 @@ func TestInvokeReadOnlyAutomaticAllowedAndCounted(t *testing.T) {
 		t.Run(rn.name, func(t *testing.T) {
 			e := newEnv(t, rn.r, false)
 			p := e.Capture(replaytest.ReadOnlyCode)
-			res := e.MustSucceed(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic,
+			res := e.MustSucceed(replay.InvokeRequest{Name: p.Name, Phase: audit.PhaseAutomatic,
 				Arguments: map[string]any{"task_id": 42}, SessionID: "s-1", Cause: "input dataset unavailable", Actor: "planner"})
 
 			d := res.Decision
-			if d.Outcome != procedures.Allowed || d.Reason != procedures.ReasonReadOnly || d.ID == "" ||
+			if d.Outcome != audit.Allowed || d.Reason != audit.ReasonReadOnly || d.ID == "" ||
 				!slices.Equal(d.AllowedTools, []string{"fetch_logs", "get_jobs"}) || d.Actor != "planner" || d.CodeHash != p.CodeHash {
 				t.Fatalf("decision %+v", d)
 			}
@@ -54,7 +55,7 @@ func TestInvokeReadOnlyAutomaticAllowedAndCounted(t *testing.T) {
 				t.Fatalf("causes %+v", after.Causes)
 			}
 			// The same session again: one more use, no more frequency.
-			e.MustSucceed(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 42}, SessionID: "s-1"})
+			e.MustSucceed(replay.InvokeRequest{Name: p.Name, Phase: audit.PhaseAutomatic, Arguments: map[string]any{"task_id": 42}, SessionID: "s-1"})
 			if again := e.Get(p.Name); again.UseCount != 2 || again.Frequency != 2 {
 				t.Fatalf("same session: use_count %d, frequency %d", again.UseCount, again.Frequency)
 			}
@@ -65,7 +66,7 @@ func TestInvokeReadOnlyAutomaticAllowedAndCounted(t *testing.T) {
 func TestInvokeResultJSONShape(t *testing.T) {
 	e := newEnv(t, sandbox.NewInProcess(), false)
 	p := e.Capture(replaytest.ReadOnlyCode + "\nprint('hello')")
-	res := e.MustSucceed(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": "t"}})
+	res := e.MustSucceed(replay.InvokeRequest{Name: p.Name, Phase: audit.PhaseAutomatic, Arguments: map[string]any{"task_id": "t"}})
 	b, err := json.Marshal(res)
 	if err != nil {
 		t.Fatal(err)
@@ -95,17 +96,17 @@ func TestInvokeStateChangingAutomaticDenied(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		_, err := e.Invoke(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1},
+		_, err := e.Invoke(replay.InvokeRequest{Name: p.Name, Phase: audit.PhaseAutomatic, Arguments: map[string]any{"task_id": 1},
 			ReviewedBy: "op", ReviewerHasGrantScope: true})
-		d := e.MustDeny(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}}, procedures.ReasonStateChangingAuto)
+		d := e.MustDeny(replay.InvokeRequest{Name: p.Name, Phase: audit.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}}, audit.ReasonStateChangingAuto)
 		pe := err.(*fault.Error)
 		if pe.Details["suggestion"] == nil || d.Suggestion == "" || !strings.Contains(d.Suggestion, "interactive") {
 			t.Fatalf("no suggestion: %+v", pe.Details)
 		}
-		if len(d.AllowedTools) != 0 || d.Phase != procedures.PhaseAutomatic || d.CodeHash != p.CodeHash {
+		if len(d.AllowedTools) != 0 || d.Phase != audit.PhaseAutomatic || d.CodeHash != p.CodeHash {
 			t.Fatalf("decision %+v", d)
 		}
-		if ds := e.Decisions(p.Name); len(ds) != 2 || ds[0].Outcome != procedures.Denied {
+		if ds := e.Decisions(p.Name); len(ds) != 2 || ds[0].Outcome != audit.Denied {
 			t.Fatalf("recorded %+v", ds)
 		}
 		if got := e.Upstream.Tools(); len(got) != 0 {
@@ -122,8 +123,8 @@ func TestInvokeInteractive(t *testing.T) {
 	t.Run("mutating off", func(t *testing.T) {
 		e := newEnv(t, sandbox.NewInProcess(), false)
 		p := e.Capture(replaytest.StateChangingCode)
-		e.MustDeny(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1},
-			ReviewedBy: "op", ReviewerHasGrantScope: true}, procedures.ReasonStateChangingDisabled)
+		e.MustDeny(replay.InvokeRequest{Name: p.Name, Phase: audit.PhaseInteractive, Arguments: map[string]any{"task_id": 1},
+			ReviewedBy: "op", ReviewerHasGrantScope: true}, audit.ReasonStateChangingDisabled)
 		if len(e.Upstream.Tools()) != 0 {
 			t.Fatal("dispatched")
 		}
@@ -131,8 +132,8 @@ func TestInvokeInteractive(t *testing.T) {
 	t.Run("read-only", func(t *testing.T) {
 		e := newEnv(t, sandbox.NewInProcess(), false)
 		p := e.Capture(replaytest.ReadOnlyCode)
-		res := e.MustSucceed(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1}})
-		if res.Decision.Reason != procedures.ReasonReadOnly {
+		res := e.MustSucceed(replay.InvokeRequest{Name: p.Name, Phase: audit.PhaseInteractive, Arguments: map[string]any{"task_id": 1}})
+		if res.Decision.Reason != audit.ReasonReadOnly {
 			t.Fatal(res.Decision)
 		}
 	})
@@ -140,12 +141,12 @@ func TestInvokeInteractive(t *testing.T) {
 		t.Run("grant/"+rn.name, func(t *testing.T) {
 			e := newEnv(t, rn.r, true)
 			p := e.Capture(replaytest.StateChangingCode)
-			e.MustDeny(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1}}, procedures.ReasonReviewRequired)
+			e.MustDeny(replay.InvokeRequest{Name: p.Name, Phase: audit.PhaseInteractive, Arguments: map[string]any{"task_id": 1}}, audit.ReasonReviewRequired)
 			if _, _, err := e.Service.SetAutoRun(ctx, procedures.AutoRunRequest{Name: p.Name, Enabled: true, Actor: "op", Reason: "safe"}); err != nil {
 				t.Fatal(err)
 			}
-			res := e.MustSucceed(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1}})
-			if res.Decision.Reason != procedures.ReasonDurableAutoRun || !slices.Equal(res.Decision.AllowedTools, []string{"get_jobs", "kill_job"}) {
+			res := e.MustSucceed(replay.InvokeRequest{Name: p.Name, Phase: audit.PhaseInteractive, Arguments: map[string]any{"task_id": 1}})
+			if res.Decision.Reason != audit.ReasonDurableAutoRun || !slices.Equal(res.Decision.AllowedTools, []string{"get_jobs", "kill_job"}) {
 				t.Fatalf("decision %+v", res.Decision)
 			}
 			if !slices.Equal(e.Upstream.Tools(), []string{"get_jobs", "kill_job"}) {
@@ -156,15 +157,15 @@ func TestInvokeInteractive(t *testing.T) {
 	t.Run("reviewed_by", func(t *testing.T) {
 		e := newEnv(t, sandbox.NewInProcess(), true)
 		p := e.Capture(replaytest.StateChangingCode)
-		e.MustDeny(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1},
-			ReviewedBy: "alice"}, procedures.ReasonReviewRequired)
+		e.MustDeny(replay.InvokeRequest{Name: p.Name, Phase: audit.PhaseInteractive, Arguments: map[string]any{"task_id": 1},
+			ReviewedBy: "alice"}, audit.ReasonReviewRequired)
 		if len(e.Upstream.Tools()) != 0 {
 			t.Fatal("a review without the grant scope ran")
 		}
-		res := e.MustSucceed(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1},
+		res := e.MustSucceed(replay.InvokeRequest{Name: p.Name, Phase: audit.PhaseInteractive, Arguments: map[string]any{"task_id": 1},
 			ReviewedBy: "alice", ReviewerHasGrantScope: true, Actor: "bob"})
 		d := res.Decision
-		if d.Reason != procedures.ReasonOperatorReviewed || d.Actor != "bob" || !strings.Contains(d.Note, "alice") {
+		if d.Reason != audit.ReasonOperatorReviewed || d.Actor != "bob" || !strings.Contains(d.Note, "alice") {
 			t.Fatalf("decision %+v", d)
 		}
 		if !e.Upstream.Saw("kill_job") {
@@ -188,7 +189,7 @@ func TestInvokeInvalidArgumentsNoDecision(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := e.Invoke(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: c.args})
+			_, err := e.Invoke(replay.InvokeRequest{Name: p.Name, Phase: audit.PhaseAutomatic, Arguments: c.args})
 			if fault.ErrorCode(err) != fault.CodeInvalidArguments {
 				t.Fatalf("err = %v", err)
 			}
@@ -216,16 +217,16 @@ func TestInvokeArgumentsAgainstSuppliedSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	name := out.Procedure.Name
-	_, err = e.Invoke(replay.InvokeRequest{Name: name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": "x"}})
+	_, err = e.Invoke(replay.InvokeRequest{Name: name, Phase: audit.PhaseAutomatic, Arguments: map[string]any{"task_id": "x"}})
 	list, _ := err.(*fault.Error).Details["errors"].([]replay.ArgumentError)
 	if fault.ErrorCode(err) != fault.CodeInvalidArguments || len(list) != 1 || list[0].Path != "/task_id" {
 		t.Fatalf("err = %v, errors %+v", err, list)
 	}
-	_, err = e.Invoke(replay.InvokeRequest{Name: name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 0}})
+	_, err = e.Invoke(replay.InvokeRequest{Name: name, Phase: audit.PhaseAutomatic, Arguments: map[string]any{"task_id": 0}})
 	if fault.ErrorCode(err) != fault.CodeInvalidArguments {
 		t.Fatalf("minimum: err = %v", err)
 	}
-	res := e.MustSucceed(replay.InvokeRequest{Name: name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 9007199254740993}})
+	res := e.MustSucceed(replay.InvokeRequest{Name: name, Phase: audit.PhaseAutomatic, Arguments: map[string]any{"task_id": 9007199254740993}})
 	got := res.Result.(map[string]any)["jobs"].(map[string]any)["args"].(map[string]any)["task_id"]
 	if got != int64(9007199254740993) {
 		t.Fatalf("a big integer argument arrived as %#v", got)
@@ -238,14 +239,14 @@ func TestInvokeRequestValidation(t *testing.T) {
 	for _, req := range []replay.InvokeRequest{
 		{Name: p.Name},
 		{Name: p.Name, Phase: "later"},
-		{Phase: procedures.PhaseAutomatic},
-		{Name: p.Name, Phase: procedures.PhaseAutomatic, SessionID: strings.Repeat("s", 600)},
+		{Phase: audit.PhaseAutomatic},
+		{Name: p.Name, Phase: audit.PhaseAutomatic, SessionID: strings.Repeat("s", 600)},
 	} {
 		if _, err := e.Invoke(req); fault.ErrorCode(err) != fault.CodeInvalid {
 			t.Errorf("Invoke(%+v) err = %v, want invalid_request", req.Phase, err)
 		}
 	}
-	if _, err := e.Invoke(replay.InvokeRequest{Name: "proc__nope__none", Phase: procedures.PhaseAutomatic}); fault.ErrorCode(err) != fault.CodeNotFound {
+	if _, err := e.Invoke(replay.InvokeRequest{Name: "proc__nope__none", Phase: audit.PhaseAutomatic}); fault.ErrorCode(err) != fault.CodeNotFound {
 		t.Errorf("unknown procedure: %v", err)
 	}
 	if ds := e.Decisions(""); len(ds) != 0 {
@@ -256,7 +257,7 @@ func TestInvokeRequestValidation(t *testing.T) {
 func TestInvokeFailedVersionDenied(t *testing.T) {
 	e := newEnv(t, sandbox.NewInProcess(), false)
 	p := e.CaptureStatus(replaytest.ReadOnlyCode, procedures.StatusFailed)
-	e.MustDeny(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}}, procedures.ReasonProcedureNotSucceeded)
+	e.MustDeny(replay.InvokeRequest{Name: p.Name, Phase: audit.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}}, audit.ReasonProcedureNotSucceeded)
 	if len(e.Upstream.Tools()) != 0 {
 		t.Fatal("dispatched")
 	}
@@ -268,7 +269,7 @@ func TestInvokeFailedRunNotCounted(t *testing.T) {
 			e := newEnv(t, rn.r, false)
 			e.Upstream.Fail = map[string]string{"fetch_logs": "logs are gone"}
 			p := e.Capture(replaytest.ReadOnlyCode)
-			res, err := e.Invoke(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}, SessionID: "s-9"})
+			res, err := e.Invoke(replay.InvokeRequest{Name: p.Name, Phase: audit.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}, SessionID: "s-9"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -287,7 +288,7 @@ func TestInvokeFailedRunNotCounted(t *testing.T) {
 // RecordRun failing: fault injection for the fail-closed rule.
 type failingDecisions struct{ procedures.Store }
 
-func (failingDecisions) AppendDecision(context.Context, procedures.Decision) error {
+func (failingDecisions) AppendDecision(context.Context, audit.Decision) error {
 	return fault.Errorf(fault.CodeUnavailable, "the store cannot be reached")
 }
 
@@ -303,7 +304,7 @@ func TestInvokeFailsClosedWhenTheDecisionIsNotRecorded(t *testing.T) {
 	e := newEnv(t, sandbox.NewInProcess(), true)
 	ro, sc := e.Capture(replaytest.ReadOnlyCode), e.Capture(replaytest.StateChangingCode)
 	broken := newEnvOn(t, e.Store, failingDecisions{e.Store}, sandbox.NewInProcess(), true)
-	res, err := broken.Invoke(replay.InvokeRequest{Name: sc.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1},
+	res, err := broken.Invoke(replay.InvokeRequest{Name: sc.Name, Phase: audit.PhaseInteractive, Arguments: map[string]any{"task_id": 1},
 		ReviewedBy: "op", ReviewerHasGrantScope: true})
 	if fault.ErrorCode(err) != fault.CodeUnavailable || res != nil {
 		t.Fatalf("state-changing: %+v, %v", res, err)
@@ -311,7 +312,7 @@ func TestInvokeFailsClosedWhenTheDecisionIsNotRecorded(t *testing.T) {
 	if len(broken.Upstream.Tools()) != 0 {
 		t.Fatal("a state-changing run ran without a recorded decision")
 	}
-	res, err = broken.Invoke(replay.InvokeRequest{Name: ro.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}})
+	res, err = broken.Invoke(replay.InvokeRequest{Name: ro.Name, Phase: audit.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}})
 	if fault.ErrorCode(err) != fault.CodeUnavailable || res != nil {
 		t.Fatalf("read-only: answered %+v, %v without its record", res, err)
 	}
@@ -321,7 +322,7 @@ func TestInvokeCatalogueChangeReclassifies(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, sandbox.NewInProcess(), false)
 	p := e.Capture(replaytest.ReadOnlyCode)
-	req := replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}}
+	req := replay.InvokeRequest{Name: p.Name, Phase: audit.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}}
 	e.MustSucceed(req)
 	tools := slices.Clone(replaytest.DefaultTools)
 	for i := range tools {
@@ -333,7 +334,7 @@ func TestInvokeCatalogueChangeReclassifies(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := len(e.Upstream.Tools())
-	e.MustDeny(req, procedures.ReasonStateChangingAuto)
+	e.MustDeny(req, audit.ReasonStateChangingAuto)
 	if len(e.Upstream.Tools()) != before {
 		t.Fatal("dispatched after the flip")
 	}
@@ -342,11 +343,11 @@ func TestInvokeCatalogueChangeReclassifies(t *testing.T) {
 	if _, err := e.Service.PutCatalogue(ctx, []procedures.Tool{{Name: "get_jobs", ReadOnly: true}}, "tester"); err != nil {
 		t.Fatal(err)
 	}
-	if d := e.MustDeny(req, procedures.ReasonUnknownTool); !strings.Contains(d.Suggestion, "fetch_logs") {
+	if d := e.MustDeny(req, audit.ReasonUnknownTool); !strings.Contains(d.Suggestion, "fetch_logs") {
 		t.Fatalf("suggestion %q", d.Suggestion)
 	}
-	req.Phase, req.ReviewedBy, req.ReviewerHasGrantScope = procedures.PhaseInteractive, "op", true
-	e.MustDeny(req, procedures.ReasonUnknownTool)
+	req.Phase, req.ReviewedBy, req.ReviewerHasGrantScope = audit.PhaseInteractive, "op", true
+	e.MustDeny(req, audit.ReasonUnknownTool)
 	if len(e.Upstream.Tools()) != before {
 		t.Fatal("dispatched a replay calling an unknown tool")
 	}
@@ -359,8 +360,8 @@ func TestInvokeGrantInactiveAfterPromote(t *testing.T) {
 	if _, _, err := e.Service.SetAutoRun(ctx, procedures.AutoRunRequest{Name: p.Name, Enabled: true, Actor: "op"}); err != nil {
 		t.Fatal(err)
 	}
-	req := replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1}}
-	if res := e.MustSucceed(req); res.Decision.Reason != procedures.ReasonDurableAutoRun {
+	req := replay.InvokeRequest{Name: p.Name, Phase: audit.PhaseInteractive, Arguments: map[string]any{"task_id": 1}}
+	if res := e.MustSucceed(req); res.Decision.Reason != audit.ReasonDurableAutoRun {
 		t.Fatal(res.Decision)
 	}
 	v2 := e.Capture(replaytest.StateChangingCode + "\n\"second version\"")
@@ -372,7 +373,7 @@ func TestInvokeGrantInactiveAfterPromote(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := len(e.Upstream.Tools())
-	d := e.MustDeny(req, procedures.ReasonReviewRequired)
+	d := e.MustDeny(req, audit.ReasonReviewRequired)
 	if d.CodeHash != vs[1].CodeHash {
 		t.Fatalf("decided on %s, want the promoted %s", d.CodeHash, vs[1].CodeHash)
 	}
@@ -397,7 +398,7 @@ func TestStoredCodeThatDoesNotMatchIsADeniedDecision(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.Invoke(replay.InvokeRequest{Name: "proc__fetch_logs__get_jobs", Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}})
+	_, err = e.Invoke(replay.InvokeRequest{Name: "proc__fetch_logs__get_jobs", Phase: audit.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}})
 	if fault.ErrorCode(err) != fault.CodeInternal {
 		t.Fatalf("err = %v, want internal", err)
 	}
@@ -405,7 +406,7 @@ func TestStoredCodeThatDoesNotMatchIsADeniedDecision(t *testing.T) {
 		t.Fatalf("the dispatcher saw %v", e.Upstream.Tools())
 	}
 	ds := e.Decisions("proc__fetch_logs__get_jobs")
-	if len(ds) != 1 || ds[0].Outcome != procedures.Denied || ds[0].Reason != procedures.ReasonDecisionError {
+	if len(ds) != 1 || ds[0].Outcome != audit.Denied || ds[0].Reason != audit.ReasonDecisionError {
 		t.Fatalf("decisions = %+v, want one denied decision_error", ds)
 	}
 }
@@ -421,7 +422,7 @@ func TestStoredCodeBesideAnAnalysedTwinDoesNotRun(t *testing.T) {
 	ctx := context.Background()
 	p := e.Capture(replaytest.ReadOnlyCode)
 	args := map[string]any{"task_id": 7}
-	e.MustSucceed(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: args})
+	e.MustSucceed(replay.InvokeRequest{Name: p.Name, Phase: audit.PhaseAutomatic, Arguments: args})
 	twin := p.Name + "_twin"
 	if _, err := e.Store.Capture(ctx, procedures.CaptureInput{
 		Name: twin, Signature: p.Signature,
@@ -432,14 +433,14 @@ func TestStoredCodeBesideAnAnalysedTwinDoesNotRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := len(e.Upstream.Tools())
-	_, err := e.Invoke(replay.InvokeRequest{Name: twin, Phase: procedures.PhaseAutomatic, Arguments: args})
+	_, err := e.Invoke(replay.InvokeRequest{Name: twin, Phase: audit.PhaseAutomatic, Arguments: args})
 	if fault.ErrorCode(err) != fault.CodeInternal {
 		t.Fatalf("err = %v, want internal", err)
 	}
 	if got := e.Upstream.Tools(); len(got) != n {
 		t.Fatalf("the dispatcher saw %v", got[n:])
 	}
-	if ds := e.Decisions(twin); len(ds) != 1 || ds[0].Outcome != procedures.Denied || ds[0].Reason != procedures.ReasonDecisionError {
+	if ds := e.Decisions(twin); len(ds) != 1 || ds[0].Outcome != audit.Denied || ds[0].Reason != audit.ReasonDecisionError {
 		t.Fatalf("decisions = %+v, want one denied decision_error", ds)
 	}
 }

@@ -7,11 +7,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/replay"
 
 	"github.com/rs/zerolog"
 
-	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay/replaytest"
 	"github.com/procgraph/procgraph/sandbox"
 )
@@ -42,9 +42,9 @@ func TestLogsHoldNoArgumentsCodeOrResults(t *testing.T) {
 		"fetch_logs": func(context.Context, map[string]any) (any, error) { return nil, nil },
 	}), replay.Options{Logger: zerolog.New(&buf)})
 	p := e.Capture(replaytest.ReadOnlyCode + "\nprint('OUTPUT-SECRET')")
-	e.MustSucceed(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": "ARG-SECRET"}})
+	e.MustSucceed(replay.InvokeRequest{Name: p.Name, Phase: audit.PhaseAutomatic, Arguments: map[string]any{"task_id": "ARG-SECRET"}})
 	sc := e.Capture(replaytest.StateChangingCode)
-	e.MustDeny(replay.InvokeRequest{Name: sc.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": "ARG-SECRET"}}, procedures.ReasonStateChangingAuto)
+	e.MustDeny(replay.InvokeRequest{Name: sc.Name, Phase: audit.PhaseAutomatic, Arguments: map[string]any{"task_id": "ARG-SECRET"}}, audit.ReasonStateChangingAuto)
 	logs := buf.String()
 	if !strings.Contains(logs, "replay decision") || !strings.Contains(logs, "replay run") {
 		t.Fatalf("logs lack the decision or the run:\n%s", logs)
@@ -66,7 +66,7 @@ func TestLogsHoldNoDynamicToolNames(t *testing.T) {
 			var buf syncBuffer
 			e.Replayer = replay.New(e.Service, rn.r, e.Upstream, replay.Options{Logger: zerolog.New(&buf)})
 			p := e.Capture("jobs = tools.get_jobs(task_id=task_id)\nreturn getattr(tools, task_id)()")
-			res, err := e.Invoke(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": "ARG-SECRET"}})
+			res, err := e.Invoke(replay.InvokeRequest{Name: p.Name, Phase: audit.PhaseAutomatic, Arguments: map[string]any{"task_id": "ARG-SECRET"}})
 			if err != nil || res.Error == nil || res.Error.Code != sandbox.ToolRefused || res.Error.Tool != "ARG-SECRET" {
 				t.Fatalf("invoke = %+v, %v; want the dynamic call refused", res, err)
 			}

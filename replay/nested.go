@@ -8,10 +8,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/answer"
 	"github.com/procgraph/procgraph/internal/telemetry"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/recording"
 	"github.com/procgraph/procgraph/sandbox"
 )
 
@@ -59,7 +61,7 @@ type toolCaller struct {
 	catalogue *procedures.Catalogue
 	// recorded, when not nil, receives every call the run made and its
 	// answer, in order (the run's recording).
-	recorded []procedures.RecordedCall
+	recorded []recording.RecordedCall
 }
 
 // CallTool performs one call the sandbox admitted, recording it when the
@@ -67,7 +69,7 @@ type toolCaller struct {
 func (t *toolCaller) CallTool(ctx context.Context, name string, args map[string]any) (any, error) {
 	out, err := t.callTool(ctx, name, args)
 	if t.recorded != nil {
-		c := procedures.RecordedCall{Tool: name, Arguments: args, Response: out}
+		c := recording.RecordedCall{Tool: name, Arguments: args, Response: out}
 		if err != nil {
 			c.Response, c.Error = nil, err.Error()
 		}
@@ -129,9 +131,9 @@ func refused(tool, format string, args ...any) *sandbox.Error {
 func (r *Replayer) callNested(ctx context.Context, c *chain, name string, args map[string]any) (any, error) {
 	level := len(c.path) // the callee's level: the outermost run is level 0
 	if slices.Contains(c.path, name) || level > procedures.MaxNesting {
-		reason, why := procedures.ReasonNestingTooDeep, fmt.Sprintf("procedures nest more than %d deep", procedures.MaxNesting)
+		reason, why := audit.ReasonNestingTooDeep, fmt.Sprintf("procedures nest more than %d deep", procedures.MaxNesting)
 		if slices.Contains(c.path, name) {
-			reason, why = procedures.ReasonCycle, "cycle "+strings.Join(append(slices.Clip(c.path), name), " -> ")
+			reason, why = audit.ReasonCycle, "cycle "+strings.Join(append(slices.Clip(c.path), name), " -> ")
 		}
 		if err := r.recordStructuralDenial(ctx, c, name, reason); err != nil {
 			return nil, &sandbox.Error{Code: sandbox.RuntimeError, Tool: name, Message: name + " could not be decided"}
@@ -158,8 +160,8 @@ func (r *Replayer) recordStructuralDenial(ctx context.Context, c *chain, name, r
 	if p, err := r.svc.Get(ctx, name); err == nil {
 		hash = p.CodeHash
 	}
-	d := procedures.Decision{Kind: procedures.KindInvoke, Procedure: name, CodeHash: hash, Phase: c.req.Phase,
-		Outcome: procedures.Denied, Reason: reason, Actor: c.req.Actor, AllowedTools: []string{}}
+	d := audit.Decision{Kind: audit.KindInvoke, Procedure: name, CodeHash: hash, Phase: c.req.Phase,
+		Outcome: audit.Denied, Reason: reason, Actor: c.req.Actor, AllowedTools: []string{}}
 	_, err := r.record(ctx, d)
 	return err
 }
@@ -172,7 +174,7 @@ func nestedError(name string, err error) *sandbox.Error {
 	switch a.Code {
 	case fault.CodeDenied:
 		reason := ""
-		if d, ok := procedures.DecisionOf(err); ok {
+		if d, ok := audit.DecisionOf(err); ok {
 			reason = d.Reason
 		}
 		return refused(name, "%s was denied: %s", name, reason)
@@ -188,8 +190,8 @@ func nestedError(name string, err error) *sandbox.Error {
 // nested replay whose procedure is not the one the chain's authorization
 // bound (chain.bound): nothing of it runs.
 func (r *Replayer) refuseNested(ctx context.Context, c *chain, prep *prepared) error {
-	d := procedures.Decision{Kind: procedures.KindInvoke, Procedure: prep.p.Name, CodeHash: prep.p.CodeHash, Phase: c.req.Phase,
-		Outcome: procedures.Denied, Reason: procedures.ReasonNestedChanged, Actor: c.req.Actor, AllowedTools: []string{},
+	d := audit.Decision{Kind: audit.KindInvoke, Procedure: prep.p.Name, CodeHash: prep.p.CodeHash, Phase: c.req.Phase,
+		Outcome: audit.Denied, Reason: procedures.ReasonNestedChanged, Actor: c.req.Actor, AllowedTools: []string{},
 		Note: BindingNote(c.bound)}
 	d, err := r.record(ctx, d)
 	if err != nil {

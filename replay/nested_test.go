@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/replay"
 
 	"github.com/procgraph/procgraph/procedures"
@@ -27,7 +28,7 @@ func TestNestedAllowed(t *testing.T) {
 			if !outer.ReadOnly || !outer.Exposed {
 				t.Fatalf("outer %+v", outer)
 			}
-			res := e.MustSucceed(replay.InvokeRequest{Name: outer.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 7}, SessionID: "s"})
+			res := e.MustSucceed(replay.InvokeRequest{Name: outer.Name, Phase: audit.PhaseAutomatic, Arguments: map[string]any{"task_id": 7}, SessionID: "s"})
 			if got := strings.Join(e.Upstream.Tools(), ","); got != "get_jobs,get_jobs,fetch_logs" {
 				t.Fatalf("dispatched %s", got)
 			}
@@ -41,7 +42,7 @@ func TestNestedAllowed(t *testing.T) {
 			// Each replay has its own recorded decision and is counted.
 			for _, name := range []string{outer.Name, inner.Name} {
 				ds := e.Decisions(name)
-				if len(ds) != 1 || ds[0].Reason != procedures.ReasonReadOnly {
+				if len(ds) != 1 || ds[0].Reason != audit.ReasonReadOnly {
 					t.Fatalf("%s decisions %+v", name, ds)
 				}
 				if e.Get(name).UseCount != 1 {
@@ -56,7 +57,7 @@ func TestNestedArgumentsValidated(t *testing.T) {
 	e := newEnv(t, sandbox.NewInProcess(), false)
 	inner := e.Capture(replaytest.ReadOnlyCode)
 	outer := e.Capture(fmt.Sprintf("tools.get_jobs(task_id=task_id)\nreturn tools.%s(wrong=1)", inner.Name))
-	res := e.mustFailWith(replay.InvokeRequest{Name: outer.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}},
+	res := e.mustFailWith(replay.InvokeRequest{Name: outer.Name, Phase: audit.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}},
 		sandbox.ToolFailed, inner.Name)
 	if !strings.Contains(res.Error.Message, "input schema") {
 		t.Fatalf("message %q", res.Error.Message)
@@ -79,12 +80,12 @@ func TestNestedDenied(t *testing.T) {
 				if _, _, err := e.Service.SetAutoRun(ctx, procedures.AutoRunRequest{Name: outer.Name, Enabled: true, Actor: "op"}); err != nil {
 					t.Fatal(err)
 				}
-				res := e.mustFailWith(replay.InvokeRequest{Name: outer.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1}},
+				res := e.mustFailWith(replay.InvokeRequest{Name: outer.Name, Phase: audit.PhaseInteractive, Arguments: map[string]any{"task_id": 1}},
 					sandbox.ToolRefused, inner.Name)
-				if res.Decision.Reason != procedures.ReasonDurableAutoRun || !strings.Contains(res.Error.Message, procedures.ReasonReviewRequired) {
+				if res.Decision.Reason != audit.ReasonDurableAutoRun || !strings.Contains(res.Error.Message, audit.ReasonReviewRequired) {
 					t.Fatalf("decision %+v, error %+v", res.Decision, res.Error)
 				}
-				if ds := e.Decisions(inner.Name); len(ds) != 1 || ds[0].Reason != procedures.ReasonReviewRequired {
+				if ds := e.Decisions(inner.Name); len(ds) != 1 || ds[0].Reason != audit.ReasonReviewRequired {
 					t.Fatalf("inner decisions %+v", ds)
 				}
 				if e.Upstream.Saw("kill_job") {
@@ -97,9 +98,9 @@ func TestNestedDenied(t *testing.T) {
 		e := newEnv(t, sandbox.NewInProcess(), false)
 		inner := e.CaptureStatus(replaytest.ReadOnlyCode, procedures.StatusFailed)
 		outer := e.Capture(callerOf(inner.Name))
-		res := e.mustFailWith(replay.InvokeRequest{Name: outer.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}},
+		res := e.mustFailWith(replay.InvokeRequest{Name: outer.Name, Phase: audit.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}},
 			sandbox.ToolRefused, inner.Name)
-		if !strings.Contains(res.Error.Message, procedures.ReasonProcedureNotSucceeded) {
+		if !strings.Contains(res.Error.Message, audit.ReasonProcedureNotSucceeded) {
 			t.Fatalf("error %+v", res.Error)
 		}
 		if e.Upstream.Saw("fetch_logs") {
@@ -113,10 +114,10 @@ func TestNestedDenied(t *testing.T) {
 		e := newEnv(t, sandbox.NewInProcess(), true)
 		inner := e.Capture(replaytest.StateChangingCode)
 		outer := e.Capture(callerOf(inner.Name))
-		e.MustDeny(replay.InvokeRequest{Name: outer.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}}, procedures.ReasonStateChangingAuto)
-		res := e.MustSucceed(replay.InvokeRequest{Name: outer.Name, Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 1},
+		e.MustDeny(replay.InvokeRequest{Name: outer.Name, Phase: audit.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}}, audit.ReasonStateChangingAuto)
+		res := e.MustSucceed(replay.InvokeRequest{Name: outer.Name, Phase: audit.PhaseInteractive, Arguments: map[string]any{"task_id": 1},
 			ReviewedBy: "op", ReviewerHasGrantScope: true})
-		if ds := e.Decisions(inner.Name); len(ds) != 1 || ds[0].Reason != procedures.ReasonOperatorReviewed {
+		if ds := e.Decisions(inner.Name); len(ds) != 1 || ds[0].Reason != audit.ReasonOperatorReviewed {
 			t.Fatalf("inner decisions %+v (outer %+v)", ds, res.Decision)
 		}
 		if !e.Upstream.Saw("kill_job") {
@@ -142,7 +143,7 @@ func TestNestedDepth(t *testing.T) {
 			e := newEnv(t, rn.r, true)
 			names := chainOf(e, procedures.MaxNesting+1) // names[0] .. names[5]
 			req := func(name string) replay.InvokeRequest {
-				return replay.InvokeRequest{Name: name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}}
+				return replay.InvokeRequest{Name: name, Phase: audit.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}}
 			}
 			// names[1] nests exactly MaxNesting deep: allowed, read-only.
 			e.MustSucceed(req(names[1]))
@@ -152,10 +153,10 @@ func TestNestedDepth(t *testing.T) {
 			// names[0] nests one level too deep: its own reason, in both
 			// phases, and nothing runs.
 			before := len(e.Upstream.Tools())
-			e.MustDeny(req(names[0]), procedures.ReasonNestingTooDeep)
+			e.MustDeny(req(names[0]), audit.ReasonNestingTooDeep)
 			r := req(names[0])
-			r.Phase, r.ReviewedBy, r.ReviewerHasGrantScope = procedures.PhaseInteractive, "op", true
-			e.MustDeny(r, procedures.ReasonNestingTooDeep)
+			r.Phase, r.ReviewedBy, r.ReviewerHasGrantScope = audit.PhaseInteractive, "op", true
+			e.MustDeny(r, audit.ReasonNestingTooDeep)
 			if len(e.Upstream.Tools()) != before {
 				t.Fatal("a chain too deep reached a tool")
 			}
@@ -167,7 +168,7 @@ func TestNestedDepth(t *testing.T) {
 				t.Fatalf("err = %v", err)
 			}
 			ds := e.Decisions(names[5])
-			if len(ds) == 0 || ds[0].Reason != procedures.ReasonNestingTooDeep || ds[0].Outcome != procedures.Denied {
+			if len(ds) == 0 || ds[0].Reason != audit.ReasonNestingTooDeep || ds[0].Outcome != audit.Denied {
 				t.Fatalf("innermost decisions %+v", ds)
 			}
 		})
@@ -179,14 +180,14 @@ func TestNestedCycleRefused(t *testing.T) {
 	// reach itself; the run-time check is tested on the chain directly.
 	e := newEnv(t, sandbox.NewInProcess(), false)
 	p := e.Capture(replaytest.ReadOnlyCode)
-	c := replay.NewChain(replay.InvokeRequest{Phase: procedures.PhaseAutomatic, Actor: "t"}, "k", []string{"proc__outer", p.Name, "proc__mid"})
+	c := replay.NewChain(replay.InvokeRequest{Phase: audit.PhaseAutomatic, Actor: "t"}, "k", []string{"proc__outer", p.Name, "proc__mid"})
 	_, err := e.Replayer.CallNested(context.Background(), c, p.Name, map[string]any{"task_id": 1})
 	se, ok := err.(*sandbox.Error)
 	if !ok || se.Code != sandbox.ToolRefused || se.Tool != p.Name || !strings.Contains(se.Message, "cycle") {
 		t.Fatalf("err = %v", err)
 	}
 	ds := e.Decisions(p.Name)
-	if len(ds) != 1 || ds[0].Reason != procedures.ReasonCycle || ds[0].CodeHash != p.CodeHash {
+	if len(ds) != 1 || ds[0].Reason != audit.ReasonCycle || ds[0].CodeHash != p.CodeHash {
 		t.Fatalf("decisions %+v", ds)
 	}
 	if len(e.Upstream.Tools()) != 0 {
@@ -207,7 +208,7 @@ func TestNestedPoolExhaustedTimesOut(t *testing.T) {
 	e.Replayer.SetTimeout(500e6) // 0.5s
 	inner := e.Capture(replaytest.ReadOnlyCode)
 	outer := e.Capture(callerOf(inner.Name))
-	res := e.mustFailWith(replay.InvokeRequest{Name: outer.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}},
+	res := e.mustFailWith(replay.InvokeRequest{Name: outer.Name, Phase: audit.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}},
 		sandbox.Timeout, inner.Name)
 	_ = res
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"sync"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/sandbox"
 )
@@ -25,8 +27,8 @@ type Pending struct {
 // class it failed under with err): a record stored before the run gets
 // its result among the results, one stored with it carries it. It returns
 // d with its result.
-func (p *Pending) result(d procedures.Decision, stored bool, err *sandbox.Error) procedures.Decision {
-	d.Result = procedures.ResultOf(FailureClass(err))
+func (p *Pending) result(d audit.Decision, stored bool, err *sandbox.Error) audit.Decision {
+	d.Result = health.ResultOf(FailureClass(err))
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if stored {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
@@ -35,7 +36,7 @@ func (e *preparedEnv) prepared() int64 { return e.Replayer.Preparations() - e.be
 // killTurn is an interactive, state-changing turn: it waits for an
 // operator.
 func killTurn() gate.TurnRequest {
-	return gate.TurnRequest{Code: "return tools.kill_job(job_id=task_id)", SessionID: "s", Phase: procedures.PhaseInteractive,
+	return gate.TurnRequest{Code: "return tools.kill_job(job_id=task_id)", SessionID: "s", Phase: audit.PhaseInteractive,
 		Arguments: map[string]any{"task_id": 7}, Actor: "agent"}
 }
 
@@ -123,7 +124,7 @@ func TestTurnPreparedOnce(t *testing.T) {
 	t.Run("automatic", func(t *testing.T) {
 		e := newPreparedEnv(t)
 		ans, err := e.g.Submit(context.Background(), gate.TurnRequest{Code: replaytest.ReadOnlyCode, SessionID: "s",
-			Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 7}, Actor: "agent"})
+			Phase: audit.PhaseAutomatic, Arguments: map[string]any{"task_id": 7}, Actor: "agent"})
 		if err != nil || !ans.Ran() || ans.Turn.Status != gate.TurnSucceeded {
 			t.Fatalf("submit: %+v, %v", ans, err)
 		}

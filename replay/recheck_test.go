@@ -4,9 +4,9 @@ import (
 	"context"
 	"testing"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/replay"
 
-	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/sandbox"
 )
 
@@ -35,7 +35,7 @@ return jobs`)
 			if !p.ReadOnly {
 				t.Fatalf("%s is not read-only by its signature", p.Name)
 			}
-			res := e.mustFailWith(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}},
+			res := e.mustFailWith(replay.InvokeRequest{Name: p.Name, Phase: audit.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}},
 				sandbox.ToolRefused, "kill_job")
 			if len(res.Decision.AllowedTools) != 1 || res.Decision.AllowedTools[0] != "get_jobs" {
 				t.Fatalf("decision %+v", res.Decision)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/replay"
 
 	"github.com/procgraph/procgraph/metrics"
@@ -63,14 +64,14 @@ func TestEveryDecisionAndRunIsCounted(t *testing.T) {
 	inner := e.Capture(replaytest.ReadOnlyCode)
 	outer := e.Capture(callerOf(inner.Name))
 	kill := e.Capture(replaytest.StateChangingCode)
-	e.MustSucceed(replay.InvokeRequest{Name: outer.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 7}})
-	e.MustDeny(replay.InvokeRequest{Name: kill.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 7}}, procedures.ReasonStateChangingAuto)
-	c := replay.NewChain(replay.InvokeRequest{Phase: procedures.PhaseAutomatic, Actor: "t"}, "k", []string{"proc__outer", inner.Name})
+	e.MustSucceed(replay.InvokeRequest{Name: outer.Name, Phase: audit.PhaseAutomatic, Arguments: map[string]any{"task_id": 7}})
+	e.MustDeny(replay.InvokeRequest{Name: kill.Name, Phase: audit.PhaseAutomatic, Arguments: map[string]any{"task_id": 7}}, audit.ReasonStateChangingAuto)
+	c := replay.NewChain(replay.InvokeRequest{Phase: audit.PhaseAutomatic, Actor: "t"}, "k", []string{"proc__outer", inner.Name})
 	if _, err := rp.CallNested(ctx, c, inner.Name, map[string]any{"task_id": 1}); err == nil {
 		t.Fatal("a cycle ran")
 	}
 
-	ds, err := svc.Decisions(ctx, procedures.DecisionFilter{Limit: 1000})
+	ds, err := svc.Decisions(ctx, audit.DecisionFilter{Limit: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +105,7 @@ func TestEveryDecisionAndRunIsCounted(t *testing.T) {
 	if got := counts(t, reg, metrics.Decisions, "kind", "outcome", "reason")["invoke/allowed/read_only"]; got != 3 {
 		t.Fatalf("RunFile's decision counted: %v, want 3 in all", got)
 	}
-	if after, _ := svc.Decisions(ctx, procedures.DecisionFilter{Limit: 1000}); len(after) != len(ds) {
+	if after, _ := svc.Decisions(ctx, audit.DecisionFilter{Limit: 1000}); len(after) != len(ds) {
 		t.Fatal("an offline decision reached the store")
 	}
 }

@@ -11,9 +11,13 @@ import (
 	"github.com/rs/zerolog"
 	"go.opentelemetry.io/otel/attribute"
 
+	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/changes"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/internal/telemetry"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/recording"
 	"github.com/procgraph/procgraph/sandbox"
 	"github.com/procgraph/procgraph/signature"
 )
@@ -82,7 +86,7 @@ type ReadService interface {
 	GetForRun(ctx context.Context, name string) (*procedures.Procedure, *procedures.Catalogue, error)
 	Version(ctx context.Context, name, codeHash string) (*procedures.Version, error)
 	VersionView(ctx context.Context, name, codeHash string) (*procedures.Version, error)
-	VersionRecordings(ctx context.Context, name, codeHash string) ([]procedures.Recording, error)
+	VersionRecordings(ctx context.Context, name, codeHash string) ([]recording.Recording, error)
 	Catalogue(ctx context.Context) (*procedures.Catalogue, error)
 	ExposedMatching(ctx context.Context, q string, causes []string, limit int) ([]*procedures.Procedure, error)
 	StaleVersions(ctx context.Context) ([]procedures.StaleVersion, error)
@@ -94,13 +98,13 @@ type ReadService interface {
 // run's use and its one commit, decisions and their results, verifications, drift cleared, and the
 // change feed it watches.
 type RecordService interface {
-	RunUse(name, codeHash, usageKey, cause string, run *procedures.Run, k procedures.Kept) (procedures.UseInput, bool)
+	RunUse(name, codeHash, usageKey, cause string, run *health.Run, k procedures.Kept) (procedures.UseInput, bool)
 	CommitRunWith(ctx context.Context, rr procedures.RunRecord, write func(procedures.RunRecord) ([]procedures.UseResult, error)) (bool, error)
 	Recorder() *procedures.Recorder
-	SetVerification(ctx context.Context, name, codeHash string, v procedures.Verification) error
+	SetVerification(ctx context.Context, name, codeHash string, v recording.Verification) error
 	LiftVerified(ctx context.Context, name, codeHash, revision string, recordings int) (bool, error)
 	ClearDrift(ctx context.Context, name, codeHash, revision string) error
-	Changes() *procedures.Feed
+	Changes() *changes.Feed
 }
 
 var _ Service = (*procedures.Service)(nil)
@@ -144,7 +148,7 @@ func New(svc *procedures.Service, runner sandbox.Runner, d Dispatcher, opts Opti
 type InvokeRequest struct {
 	Name           string
 	Arguments      map[string]any
-	Phase          procedures.Phase
+	Phase          audit.Phase
 	SessionID      string
 	IdempotencyKey string
 	// Cause, when set, links the procedure to the cause on success.
@@ -165,12 +169,12 @@ const (
 
 // InvokeResult is a replay that was allowed and ran: docs/api.md's 200 body.
 type InvokeResult struct {
-	Decision procedures.Decision `json:"decision"`
-	Status   string              `json:"status"`
-	Result   any                 `json:"result"`
-	Output   string              `json:"output"`
-	Calls    []sandbox.Call      `json:"calls"`
-	Error    *sandbox.Error      `json:"error"`
+	Decision audit.Decision `json:"decision"`
+	Status   string         `json:"status"`
+	Result   any            `json:"result"`
+	Output   string         `json:"output"`
+	Calls    []sandbox.Call `json:"calls"`
+	Error    *sandbox.Error `json:"error"`
 }
 
 // Invoke replays the current version of the procedure req.Name. In order:
@@ -308,7 +312,7 @@ func (r *Replayer) prepare(ctx context.Context, name string, args map[string]any
 // before anything runs, and failing to store it is an error (nothing
 // runs); any other is built (stored reports false) and stored with the
 // run's result after it ran (Pending).
-func (r *Replayer) decide(ctx context.Context, c *chain, prep *prepared) (_ procedures.Decision, _ procedures.Verdict, allowed []string, stored bool, _ error) {
+func (r *Replayer) decide(ctx context.Context, c *chain, prep *prepared) (_ audit.Decision, _ procedures.Verdict, allowed []string, stored bool, _ error) {
 	req := c.req
 	v := procedures.Decide(procedures.DecisionInput{
 		Phase:                 req.Phase,
@@ -324,17 +328,17 @@ func (r *Replayer) decide(ctx context.Context, c *chain, prep *prepared) (_ proc
 		ReviewerHasGrantScope: req.ReviewerHasGrantScope,
 	})
 	allowed = AllowSet(prep.b.Analysis.Signature, prep.b.Class, v)
-	d := procedures.Decision{
-		Kind: procedures.KindInvoke, Procedure: prep.p.Name, CodeHash: prep.p.CodeHash, Phase: req.Phase,
+	d := audit.Decision{
+		Kind: audit.KindInvoke, Procedure: prep.p.Name, CodeHash: prep.p.CodeHash, Phase: req.Phase,
 		Outcome: v.Outcome, Reason: v.Reason, Actor: req.Actor, AllowedTools: allowed, Suggestion: v.Suggestion,
 	}
 	switch v.Reason {
-	case procedures.ReasonOperatorReviewed:
+	case audit.ReasonOperatorReviewed:
 		d.Note = "reviewed by " + req.ReviewedBy
 		if c.bound != nil { // a nested call of a run an authorization allowed
 			d.Note += ", " + BindingNote(c.bound)
 		}
-	case procedures.ReasonDurableAutoRun:
+	case audit.ReasonDurableAutoRun:
 		d.Note = BindingNote(prep.p.Grant.Binding)
 	}
 	if !v.DurableFirst() {
@@ -347,19 +351,19 @@ func (r *Replayer) decide(ctx context.Context, c *chain, prep *prepared) (_ proc
 
 // record records d through the service's Recorder (built, checked against
 // the audit rule, stored, counted) and logs it.
-func (r *Replayer) record(ctx context.Context, d procedures.Decision) (procedures.Decision, error) {
+func (r *Replayer) record(ctx context.Context, d audit.Decision) (audit.Decision, error) {
 	rec, err := r.svc.Recorder().Record(ctx, d)
 	if err != nil {
 		r.log.Error().Err(err).Str("procedure", d.Procedure).Str("code_hash", d.CodeHash).Str("reason", d.Reason).
 			Msg("replay: the decision could not be recorded; nothing runs")
-		return procedures.Decision{}, err
+		return audit.Decision{}, err
 	}
 	r.logDecision(rec)
 	return rec, nil
 }
 
 // logDecision logs the decision d.
-func (r *Replayer) logDecision(d procedures.Decision) {
+func (r *Replayer) logDecision(d audit.Decision) {
 	r.log.Info().Str("decision", d.ID).Str("procedure", d.Procedure).Str("code_hash", d.CodeHash).
 		Str("phase", string(d.Phase)).Str("outcome", string(d.Outcome)).Str("reason", d.Reason).
 		Str("actor", d.Actor).Strs("allowed_tools", d.AllowedTools).Msg("replay decision")
@@ -368,19 +372,19 @@ func (r *Replayer) logDecision(d procedures.Decision) {
 // build builds d through the service's Recorder (checked against the
 // audit rule, not stored: it is stored with its run's result, Pending)
 // and logs it.
-func (r *Replayer) build(d procedures.Decision) (procedures.Decision, error) {
+func (r *Replayer) build(d audit.Decision) (audit.Decision, error) {
 	b, err := r.svc.Recorder().Build(d)
 	if err != nil {
 		r.log.Error().Err(err).Str("procedure", d.Procedure).Str("code_hash", d.CodeHash).Str("reason", d.Reason).
 			Msg("replay: the decision could not be built; nothing runs")
-		return procedures.Decision{}, err
+		return audit.Decision{}, err
 	}
 	r.logDecision(b)
 	return b, nil
 }
 
 // deniedError is the CodeDenied error of a denied decision.
-func deniedError(d procedures.Decision) error {
+func deniedError(d audit.Decision) error {
 	e := fault.Errorf(fault.CodeDenied, "the replay of %s was denied: %s", d.Procedure, d.Reason).WithDetails(fault.DetailDecision, d)
 	if d.Suggestion != "" {
 		e = e.WithDetails("suggestion", d.Suggestion)
@@ -403,7 +407,7 @@ func (r *Replayer) replay(ctx context.Context, c *chain, name string, args map[s
 	if fault.ErrorCode(err) == fault.CodeInternal {
 		// An error while deciding is a denial, and recorded as one (best
 		// effort: the store may be what failed).
-		_ = r.recordStructuralDenial(ctx, c, name, procedures.ReasonDecisionError)
+		_ = r.recordStructuralDenial(ctx, c, name, audit.ReasonDecisionError)
 	}
 	if err != nil {
 		return nil, err
@@ -417,13 +421,13 @@ func (r *Replayer) replay(ctx context.Context, c *chain, name string, args map[s
 	}
 	span.SetAttributes(telemetry.CodeHash.String(d.CodeHash), telemetry.Decision.String(d.ID),
 		telemetry.Outcome.String(string(d.Outcome)), telemetry.Reason.String(string(d.Reason)))
-	if d.Outcome != procedures.Allowed {
+	if d.Outcome != audit.Allowed {
 		return nil, deniedError(d)
 	}
-	if v.Reason == procedures.ReasonDurableAutoRun && prep.p.Grant != nil {
+	if v.Reason == audit.ReasonDurableAutoRun && prep.p.Grant != nil {
 		span.SetAttributes(telemetry.Grant.String(prep.p.Grant.CodeHash))
 	}
-	if len(c.path) == 0 && v.Reason == procedures.ReasonDurableAutoRun {
+	if len(c.path) == 0 && v.Reason == audit.ReasonDurableAutoRun {
 		c = &chain{req: c.req, usageKey: c.usageKey, bound: prep.p.Grant.Binding, pending: c.pending}
 	}
 	runner := r.runner
@@ -432,7 +436,7 @@ func (r *Replayer) replay(ctx context.Context, c *chain, name string, args map[s
 	}
 	tc := &toolCaller{r: r, chain: c.push(name), allowed: allowed, dispatcher: r.dispatcher, catalogue: prep.b.Catalogue}
 	if r.opts.RecordResponses {
-		tc.recorded = []procedures.RecordedCall{}
+		tc.recorded = []recording.RecordedCall{}
 	}
 	start := r.now()
 	res := runner.Run(ctx, sandbox.Request{
@@ -454,7 +458,7 @@ func (r *Replayer) replay(ctx context.Context, c *chain, name string, args map[s
 	// The run happened: count it in the version's health (and a success
 	// as a replay) even if the request's deadline or its caller is gone by
 	// now.
-	run := &procedures.Run{Failure: FailureClass(res.Err), Duration: r.now().Sub(start), Caller: c.req.Actor}
+	run := &health.Run{Failure: FailureClass(res.Err), Duration: r.now().Sub(start), Caller: c.req.Actor}
 	var kept procedures.Kept
 	if res.Err == nil {
 		kept = r.Kept(name, d.CodeHash, prep.b.Args, tc.recorded, res.Value)
@@ -501,7 +505,7 @@ func (res *InvokeResult) ErrorCode() string {
 }
 
 // resultOf turns a sandbox result into the API's answer.
-func resultOf(d procedures.Decision, res sandbox.Result) *InvokeResult {
+func resultOf(d audit.Decision, res sandbox.Result) *InvokeResult {
 	out := &InvokeResult{Decision: d, Status: StatusSucceeded, Result: res.Value, Output: res.Output, Calls: res.Calls, Error: res.Err}
 	if out.Calls == nil {
 		out.Calls = []sandbox.Call{}
@@ -516,9 +520,9 @@ func resultOf(d procedures.Decision, res sandbox.Result) *InvokeResult {
 // of name with args, whose tool calls were calls and whose result was
 // value; nil when it is not kept (too large, or not JSON), counted either
 // way.
-func (r *Replayer) recording(name, codeHash string, args map[string]any, calls []procedures.RecordedCall, value any) *procedures.Recording {
+func (r *Replayer) recording(name, codeHash string, args map[string]any, calls []recording.RecordedCall, value any) *recording.Recording {
 	counter, _ := r.opts.Counter.(RecordingCounter)
-	rec, err := procedures.NewRecording(name, codeHash, args, calls, value, r.now())
+	rec, err := recording.NewRecording(name, codeHash, args, calls, value, r.now())
 	if err != nil {
 		outcome := "unencodable"
 		var fe *fault.Error

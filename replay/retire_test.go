@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/replay"
 
 	"github.com/procgraph/procgraph/procedures"
@@ -33,11 +34,11 @@ func TestInvokeRetiredDenied(t *testing.T) {
 	e.setRetired(sc.Name, true)
 	args := map[string]any{"task_id": 1}
 	for _, req := range []replay.InvokeRequest{
-		{Name: ro.Name, Phase: procedures.PhaseAutomatic, Arguments: args},
-		{Name: ro.Name, Phase: procedures.PhaseInteractive, Arguments: args},
-		{Name: sc.Name, Phase: procedures.PhaseInteractive, Arguments: args, ReviewedBy: "op", ReviewerHasGrantScope: true},
+		{Name: ro.Name, Phase: audit.PhaseAutomatic, Arguments: args},
+		{Name: ro.Name, Phase: audit.PhaseInteractive, Arguments: args},
+		{Name: sc.Name, Phase: audit.PhaseInteractive, Arguments: args, ReviewedBy: "op", ReviewerHasGrantScope: true},
 	} {
-		d := e.MustDeny(req, procedures.ReasonRetired)
+		d := e.MustDeny(req, audit.ReasonRetired)
 		if !strings.Contains(d.Suggestion, "retired") || len(d.AllowedTools) != 0 {
 			t.Fatalf("decision %+v", d)
 		}
@@ -49,7 +50,7 @@ func TestInvokeRetiredDenied(t *testing.T) {
 		t.Fatalf("retired procedure: exposed %v, retired %+v, use count %d", p.Exposed, p.Retired, p.UseCount)
 	}
 	e.setRetired(ro.Name, false)
-	e.MustSucceed(replay.InvokeRequest{Name: ro.Name, Phase: procedures.PhaseAutomatic, Arguments: args})
+	e.MustSucceed(replay.InvokeRequest{Name: ro.Name, Phase: audit.PhaseAutomatic, Arguments: args})
 	if p := e.Get(ro.Name); !p.Exposed || p.Retired != nil {
 		t.Fatalf("brought back: exposed %v, retired %+v", p.Exposed, p.Retired)
 	}
@@ -67,8 +68,8 @@ func TestNestedRetiredRefused(t *testing.T) {
 	if p := e.Get(outer.Name); p.Exposed || p.Retired != nil || len(p.StateChangingTools) != 0 {
 		t.Fatalf("caller of a retired procedure: exposed %v, retired %+v, state-changing %v", p.Exposed, p.Retired, p.StateChangingTools)
 	}
-	req := replay.InvokeRequest{Name: outer.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}}
-	e.MustDeny(req, procedures.ReasonCallsRetired)
+	req := replay.InvokeRequest{Name: outer.Name, Phase: audit.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}}
+	e.MustDeny(req, audit.ReasonCallsRetired)
 	if got := e.Upstream.Tools(); len(got) != 0 {
 		t.Fatalf("dispatched %v", got)
 	}

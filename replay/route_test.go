@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/replay/replaytest"
@@ -40,7 +41,7 @@ func TestCallsRoutedByTheRunsCatalogue(t *testing.T) {
 	}
 	rec := &routeRecorder{t: t}
 	rp := replay.New(e.Service, sandbox.NewInProcess(), rec, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}})
-	res, err := rp.Invoke(context.Background(), replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}})
+	res, err := rp.Invoke(context.Background(), replay.InvokeRequest{Name: p.Name, Phase: audit.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}})
 	if err != nil || res.Status != replay.StatusSucceeded {
 		t.Fatalf("invoke: %+v %v", res, err)
 	}

@@ -6,8 +6,10 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/internal/telemetry"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/recording"
 	"github.com/procgraph/procgraph/sandbox"
 )
 
@@ -28,7 +30,7 @@ func (r *Replayer) Logger() *zerolog.Logger { return &r.log }
 // Record records d through the service's Recorder (built, checked against
 // the audit rule, stored, counted) and logs it; nothing runs unless it
 // was stored.
-func (r *Replayer) Record(ctx context.Context, d procedures.Decision) (procedures.Decision, error) {
+func (r *Replayer) Record(ctx context.Context, d audit.Decision) (audit.Decision, error) {
 	return r.record(ctx, d)
 }
 
@@ -36,7 +38,7 @@ func (r *Replayer) Record(ctx context.Context, d procedures.Decision) (procedure
 // audit rule) and logs it, without storing it: a decision that need not be
 // durable before its run (procedures.Verdict.DurableFirst) is stored with
 // the run's result (RunRequest.Deferred, Pending).
-func (r *Replayer) Build(d procedures.Decision) (procedures.Decision, error) {
+func (r *Replayer) Build(d audit.Decision) (audit.Decision, error) {
 	return r.build(d)
 }
 
@@ -62,7 +64,7 @@ func (r *Replayer) Admit(ctx context.Context, actor string) (release func(), err
 // procedures must still match.
 type RunRequest struct {
 	Block    *Block
-	Decision procedures.Decision
+	Decision audit.Decision
 	Allowed  []string
 	Request  InvokeRequest
 	UsageKey string
@@ -81,7 +83,7 @@ type RunRequest struct {
 // and counts the run (Options.Counter). With Options.RecordResponses, a
 // run that succeeded also returns its tool calls as they were answered
 // (what a recording keeps: Recording); nil otherwise.
-func (r *Replayer) RunBlock(ctx context.Context, req RunRequest) (*InvokeResult, []procedures.RecordedCall) {
+func (r *Replayer) RunBlock(ctx context.Context, req RunRequest) (*InvokeResult, []recording.RecordedCall) {
 	b := req.Block
 	d := req.Decision
 	ctx, span := telemetry.Start(ctx, "procgraph.turn_run", telemetry.Procedure.String(b.Name), telemetry.CodeHash.String(d.CodeHash),
@@ -92,7 +94,7 @@ func (r *Replayer) RunBlock(ctx context.Context, req RunRequest) (*InvokeResult,
 	c := &chain{usageKey: req.UsageKey, bound: req.Bound, req: req.Request, pending: req.Pending}
 	tc := &toolCaller{r: r, chain: c.push(b.Name), allowed: req.Allowed, dispatcher: r.dispatcher, catalogue: b.Catalogue}
 	if r.opts.RecordResponses {
-		tc.recorded = []procedures.RecordedCall{}
+		tc.recorded = []recording.RecordedCall{}
 	}
 	res := r.runner.Run(ctx, sandbox.Request{Filename: b.Name + ".star", Source: b.Analysis.Source, Args: b.Args,
 		Allowed: req.Allowed, Limits: r.opts.Limits, Check: checkArgsIn(b.Catalogue)}, tc)
@@ -112,7 +114,7 @@ func (r *Replayer) RunBlock(ctx context.Context, req RunRequest) (*InvokeResult,
 // whose tool calls were calls and whose result was value, keeps
 // (procedures.Kept): its recording, unless it is not kept (too large, or
 // not JSON: counted either way), or calls is nil.
-func (r *Replayer) Kept(name, codeHash string, args map[string]any, calls []procedures.RecordedCall, value any) procedures.Kept {
+func (r *Replayer) Kept(name, codeHash string, args map[string]any, calls []recording.RecordedCall, value any) procedures.Kept {
 	k := procedures.Kept{PerVersion: r.opts.RecordingsPerVersion}
 	if calls != nil {
 		k.Recording = r.recording(name, codeHash, args, calls, value)

@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/sandbox"
@@ -17,7 +18,7 @@ type RunFileRequest struct {
 	// under which every tool is unknown and nothing may run.
 	Catalogue *procedures.Catalogue
 	// Phase defaults to interactive: the author at a terminal is watching.
-	Phase     procedures.Phase
+	Phase     audit.Phase
 	Arguments map[string]any
 	// ParamsSchema optionally refines the input schema (as at capture).
 	ParamsSchema map[string]any
@@ -47,7 +48,7 @@ func RunFile(ctx context.Context, req RunFileRequest) (*InvokeResult, error) {
 		return nil, fault.Errorf(fault.CodeInvalid, "a sandbox runner is required")
 	}
 	if req.Phase == "" {
-		req.Phase = procedures.PhaseInteractive
+		req.Phase = audit.PhaseInteractive
 	}
 	if !req.Phase.Valid() {
 		return nil, fault.Errorf(fault.CodeInvalid, "phase %q is not automatic or interactive", req.Phase).WithDetails("field", "phase")
@@ -74,7 +75,7 @@ func RunFile(ctx context.Context, req RunFileRequest) (*InvokeResult, error) {
 	if rec == nil {
 		rec = procedures.NewRecorder(nil, procedures.RecorderOptions{})
 	}
-	d, err := rec.Record(ctx, procedures.Decision{Kind: procedures.KindInvoke, Procedure: b.Name,
+	d, err := rec.Record(ctx, audit.Decision{Kind: audit.KindInvoke, Procedure: b.Name,
 		CodeHash: a.CodeHash, Phase: req.Phase, Outcome: v.Outcome, Reason: v.Reason, Actor: localActor,
 		AllowedTools: allowed, Suggestion: v.Suggestion})
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/replay"
 
 	"github.com/procgraph/procgraph/fault"
@@ -30,8 +31,8 @@ func TestRunFile(t *testing.T) {
 			t.Run("read-only", func(t *testing.T) {
 				d := &replaytest.Recorder{}
 				res, err := replay.RunFile(ctx, replay.RunFileRequest{Code: replaytest.ReadOnlyCode, Catalogue: cat, Arguments: args, Runner: rn.r, Dispatcher: d})
-				if err != nil || res.Status != replay.StatusSucceeded || res.Decision.Reason != procedures.ReasonReadOnly ||
-					res.Decision.Phase != procedures.PhaseInteractive || res.Decision.ID == "" {
+				if err != nil || res.Status != replay.StatusSucceeded || res.Decision.Reason != audit.ReasonReadOnly ||
+					res.Decision.Phase != audit.PhaseInteractive || res.Decision.ID == "" {
 					t.Fatalf("RunFile = %+v, %v", res, err)
 				}
 				if !slices.Equal(d.Tools(), []string{"get_jobs", "fetch_logs"}) {
@@ -44,21 +45,21 @@ func TestRunFile(t *testing.T) {
 				if fault.ErrorCode(err) != fault.CodeDenied || len(d.Tools()) != 0 {
 					t.Fatalf("err = %v, dispatched %v", err, d.Tools())
 				}
-				if dec, ok := procedures.DecisionOf(err); !ok || dec.Reason != procedures.ReasonStateChangingDisabled {
+				if dec, ok := audit.DecisionOf(err); !ok || dec.Reason != audit.ReasonStateChangingDisabled {
 					t.Fatalf("decision %+v", dec)
 				}
 			})
 			t.Run("state-changing with AllowMutating", func(t *testing.T) {
 				d := &replaytest.Recorder{}
 				res, err := replay.RunFile(ctx, replay.RunFileRequest{Code: replaytest.StateChangingCode, Catalogue: cat, Arguments: args, Runner: rn.r, Dispatcher: d, AllowMutating: true})
-				if err != nil || res.Status != replay.StatusSucceeded || res.Decision.Reason != procedures.ReasonOperatorReviewed || !d.Saw("kill_job") {
+				if err != nil || res.Status != replay.StatusSucceeded || res.Decision.Reason != audit.ReasonOperatorReviewed || !d.Saw("kill_job") {
 					t.Fatalf("RunFile = %+v, %v", res, err)
 				}
 			})
 			t.Run("automatic stays read-only", func(t *testing.T) {
 				d := &replaytest.Recorder{}
 				_, err := replay.RunFile(ctx, replay.RunFileRequest{Code: replaytest.StateChangingCode, Catalogue: cat, Arguments: args, Runner: rn.r, Dispatcher: d,
-					AllowMutating: true, Phase: procedures.PhaseAutomatic})
+					AllowMutating: true, Phase: audit.PhaseAutomatic})
 				if fault.ErrorCode(err) != fault.CodeDenied || len(d.Tools()) != 0 {
 					t.Fatalf("err = %v", err)
 				}
@@ -126,7 +127,7 @@ func TestInvokeThroughHTTPDispatcher(t *testing.T) {
 	e := newEnv(t, pool, false)
 	e.Replayer.SetDispatcher(hd)
 	p := e.Capture(replaytest.ReadOnlyCode)
-	res := e.mustFailWith(replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}},
+	res := e.mustFailWith(replay.InvokeRequest{Name: p.Name, Phase: audit.PhaseAutomatic, Arguments: map[string]any{"task_id": 1}},
 		sandbox.ToolFailed, "fetch_logs")
 	if !strings.Contains(res.Error.Message, "log store offline") || !slices.Equal(seen, []string{"get_jobs", "fetch_logs"}) {
 		t.Fatalf("error %+v, upstream saw %v", res.Error, seen)

@@ -10,6 +10,7 @@ import (
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/recording"
 	"github.com/procgraph/procgraph/sandbox"
 )
 
@@ -34,7 +35,7 @@ type VerifyResult struct {
 
 // Verification is procedures.Verification (the summary kept on the
 // version).
-type Verification = procedures.Verification
+type Verification = recording.Verification
 
 // VerifyAnswer is a verification and its results, in the recordings' order
 // (newest first).
@@ -175,7 +176,7 @@ func spareSlot(ctx context.Context, a *sandbox.Admission, actor string) (release
 }
 
 // verifyOne runs b (the version v) against rec.
-func (r *Replayer) verifyOne(ctx context.Context, b *Block, v *procedures.Version, rec procedures.Recording,
+func (r *Replayer) verifyOne(ctx context.Context, b *Block, v *procedures.Version, rec recording.Recording,
 	cat *procedures.Catalogue) VerifyResult {
 	out := VerifyResult{Recording: rec.ID}
 	schema, err := r.schemas.get(v.CodeHash, b.Analysis.Parameters, v.InputSchema)
@@ -200,7 +201,7 @@ func (r *Replayer) verifyOne(ctx context.Context, b *Block, v *procedures.Versio
 		n := vc.n
 		out.Outcome, out.Call, out.Detail = VerifyDiverged, &n, fmt.Sprintf("the run made %d calls, the recording %d", vc.n, len(rec.Calls))
 	default:
-		got, err := procedures.ResultHash(res.Value)
+		got, err := recording.ResultHash(res.Value)
 		switch {
 		case err != nil:
 			out.Outcome, out.Detail = VerifyFailed, "the result does not encode as JSON"
@@ -218,7 +219,7 @@ func (r *Replayer) verifyOne(ctx context.Context, b *Block, v *procedures.Versio
 // input schema (its outcome, the call's index and why); it never calls
 // anything.
 type verifyCaller struct {
-	rec     procedures.Recording
+	rec     recording.Recording
 	cat     *procedures.Catalogue
 	n       int // calls answered
 	outcome string

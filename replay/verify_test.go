@@ -7,7 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/recording"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/replay/replaytest"
 	"github.com/procgraph/procgraph/sandbox"
@@ -28,11 +31,11 @@ func TestVerifyAgainstRecordings(t *testing.T) {
 	if ans, err := rp.Verify(ctx, p.Name, "", "op"); err != nil || ans.Verification.Status != "none" || len(ans.Results) != 0 {
 		t.Fatalf("Verify without recordings = %+v, %v; want none", ans, err)
 	}
-	req := replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 42}, SessionID: "s"}
+	req := replay.InvokeRequest{Name: p.Name, Phase: audit.PhaseAutomatic, Arguments: map[string]any{"task_id": 42}, SessionID: "s"}
 	if res, err := rp.Invoke(ctx, req); err != nil || res.Status != replay.StatusSucceeded {
 		t.Fatalf("Invoke = %+v, %v", res, err)
 	}
-	recs, _, err := e.Service.Recordings(ctx, p.Name, "", procedures.MaxRecordingsPage, 0)
+	recs, _, err := e.Service.Recordings(ctx, p.Name, "", recording.MaxRecordingsPage, 0)
 	if err != nil || len(recs) != 1 {
 		t.Fatalf("Recordings = %+v, %v; want one", recs, err)
 	}
@@ -49,9 +52,9 @@ func TestVerifyAgainstRecordings(t *testing.T) {
 		}
 		return ans.Results[0]
 	}
-	put := func(t *testing.T, calls []procedures.RecordedCall, result any) {
+	put := func(t *testing.T, calls []recording.RecordedCall, result any) {
 		t.Helper()
-		r, err := procedures.NewRecording(p.Name, p.CodeHash, rec.Arguments, calls, result, time.Now())
+		r, err := recording.NewRecording(p.Name, p.CodeHash, rec.Arguments, calls, result, time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,8 +65,8 @@ func TestVerifyAgainstRecordings(t *testing.T) {
 	}
 	result := map[string]any{"jobs": rec.Calls[0].Response, "logs": rec.Calls[1].Response}
 	call := func(i int) *int { return &i }
-	with := func(edit func(cs []procedures.RecordedCall) []procedures.RecordedCall) []procedures.RecordedCall {
-		cs := append([]procedures.RecordedCall(nil), rec.Calls...)
+	with := func(edit func(cs []recording.RecordedCall) []recording.RecordedCall) []recording.RecordedCall {
+		cs := append([]recording.RecordedCall(nil), rec.Calls...)
 		return edit(cs)
 	}
 
@@ -90,21 +93,21 @@ func TestVerifyAgainstRecordings(t *testing.T) {
 	})
 	for _, tc := range []struct {
 		name    string
-		calls   []procedures.RecordedCall
+		calls   []recording.RecordedCall
 		result  any
 		outcome string
 		call    *int
 	}{
 		{"another result", rec.Calls, "something else", replay.VerifyChangedResult, nil},
-		{"another tool", with(func(cs []procedures.RecordedCall) []procedures.RecordedCall { cs[0], cs[1] = cs[1], cs[0]; return cs }), result, replay.VerifyDiverged, call(0)},
-		{"other arguments", with(func(cs []procedures.RecordedCall) []procedures.RecordedCall {
-			cs[1] = procedures.RecordedCall{Tool: cs[1].Tool, Arguments: map[string]any{"task_id": 43}, Response: cs[1].Response}
+		{"another tool", with(func(cs []recording.RecordedCall) []recording.RecordedCall { cs[0], cs[1] = cs[1], cs[0]; return cs }), result, replay.VerifyDiverged, call(0)},
+		{"other arguments", with(func(cs []recording.RecordedCall) []recording.RecordedCall {
+			cs[1] = recording.RecordedCall{Tool: cs[1].Tool, Arguments: map[string]any{"task_id": 43}, Response: cs[1].Response}
 			return cs
 		}), result, replay.VerifyDiverged, call(1)},
-		{"a call the recording lacks", with(func(cs []procedures.RecordedCall) []procedures.RecordedCall { return cs[:1] }), result, replay.VerifyDiverged, call(1)},
-		{"a call the run does not make", with(func(cs []procedures.RecordedCall) []procedures.RecordedCall { return append(cs, cs[1]) }), result, replay.VerifyDiverged, call(2)},
-		{"a recorded tool error", with(func(cs []procedures.RecordedCall) []procedures.RecordedCall {
-			cs[0] = procedures.RecordedCall{Tool: cs[0].Tool, Arguments: cs[0].Arguments, Error: "upstream down"}
+		{"a call the recording lacks", with(func(cs []recording.RecordedCall) []recording.RecordedCall { return cs[:1] }), result, replay.VerifyDiverged, call(1)},
+		{"a call the run does not make", with(func(cs []recording.RecordedCall) []recording.RecordedCall { return append(cs, cs[1]) }), result, replay.VerifyDiverged, call(2)},
+		{"a recorded tool error", with(func(cs []recording.RecordedCall) []recording.RecordedCall {
+			cs[0] = recording.RecordedCall{Tool: cs[0].Tool, Arguments: cs[0].Arguments, Error: "upstream down"}
 			return cs
 		}), result, replay.VerifyFailed, nil},
 	} {
@@ -134,7 +137,7 @@ func TestVerifyAgainstRecordings(t *testing.T) {
 					Version: procedures.Version{CodeHash: hash, Code: tc.code, Dialect: p.Dialect, Status: procedures.StatusSucceeded}}); err != nil {
 					t.Fatal(err)
 				}
-				r, err := procedures.NewRecording(p.Name, hash, rec.Arguments, rec.Calls, result, time.Now())
+				r, err := recording.NewRecording(p.Name, hash, rec.Arguments, rec.Calls, result, time.Now())
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -194,7 +197,7 @@ func TestBackgroundVerificationTakesASpareSlot(t *testing.T) {
 	rp := replay.New(e.Service, sandbox.NewInProcess(), e.Upstream, replay.Options{RecordResponses: true, Admission: adm,
 		Limits: sandbox.Limits{Timeout: 20 * time.Second}})
 	p := e.Capture(replaytest.ReadOnlyCode)
-	if res, err := rp.Invoke(ctx, replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic,
+	if res, err := rp.Invoke(ctx, replay.InvokeRequest{Name: p.Name, Phase: audit.PhaseAutomatic,
 		Arguments: map[string]any{"task_id": 42}, SessionID: "s"}); err != nil || res.Status != replay.StatusSucceeded {
 		t.Fatalf("Invoke = %+v, %v", res, err)
 	}
@@ -255,18 +258,18 @@ func TestVerificationLiftsDemotion(t *testing.T) {
 	e := replaytest.New(t, sandbox.NewInProcess(), false)
 	rp := replay.New(e.Service, sandbox.NewInProcess(), e.Upstream, replay.Options{RecordResponses: true, Limits: sandbox.Limits{Timeout: 20 * time.Second}})
 	p := e.Capture(replaytest.ReadOnlyCode)
-	req := replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic, Arguments: map[string]any{"task_id": 42}, SessionID: "s"}
+	req := replay.InvokeRequest{Name: p.Name, Phase: audit.PhaseAutomatic, Arguments: map[string]any{"task_id": 42}, SessionID: "s"}
 	if res, err := rp.Invoke(ctx, req); err != nil || res.Status != replay.StatusSucceeded {
 		t.Fatalf("Invoke = %+v, %v", res, err)
 	}
-	recs, _, err := e.Service.Recordings(ctx, p.Name, "", procedures.MaxRecordingsPage, 0)
+	recs, _, err := e.Service.Recordings(ctx, p.Name, "", recording.MaxRecordingsPage, 0)
 	if err != nil || len(recs) != 1 {
 		t.Fatalf("Recordings = %+v, %v; want one", recs, err)
 	}
 	rec := recs[0]
 	for _, caller := range []string{"a", "b"} {
 		if _, err := e.Store.RecordUse(ctx, procedures.UseInput{Name: p.Name, UsageKey: "k", At: time.Now(), DemoteAfter: 2,
-			Run: &procedures.Run{Failure: procedures.FailureToolError, At: time.Now(), Caller: caller}}); err != nil {
+			Run: &health.Run{Failure: health.FailureToolError, At: time.Now(), Caller: caller}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -275,7 +278,7 @@ func TestVerificationLiftsDemotion(t *testing.T) {
 	}
 	put := func(result any) {
 		t.Helper()
-		r, err := procedures.NewRecording(p.Name, p.CodeHash, rec.Arguments, rec.Calls, result, time.Now())
+		r, err := recording.NewRecording(p.Name, p.CodeHash, rec.Arguments, rec.Calls, result, time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -284,9 +287,9 @@ func TestVerificationLiftsDemotion(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	health := func() []procedures.Decision {
+	health := func() []audit.Decision {
 		t.Helper()
-		ds, err := e.Service.Decisions(ctx, procedures.DecisionFilter{Procedure: p.Name, Kind: procedures.KindHealth})
+		ds, err := e.Service.Decisions(ctx, audit.DecisionFilter{Procedure: p.Name, Kind: audit.KindHealth})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -306,7 +309,7 @@ func TestVerificationLiftsDemotion(t *testing.T) {
 	if e.Get(p.Name).Demoted {
 		t.Fatal("a passed verification of the current version did not lift the demotion")
 	}
-	if ds := health(); len(ds) != 1 || ds[0].Reason != procedures.ReasonHealthRestored || ds[0].Actor != procedures.ActorProcgraph {
+	if ds := health(); len(ds) != 1 || ds[0].Reason != audit.ReasonHealthRestored || ds[0].Actor != audit.ActorProcgraph {
 		t.Fatalf("health decisions = %+v; want one health_restored by procgraph", ds)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/replay/replaytest"
@@ -38,7 +39,7 @@ func TestVerifyDetailQuotesNoRecordedValue(t *testing.T) {
 	})
 	rp := replay.New(e.Service, sandbox.NewInProcess(), up, replay.Options{RecordResponses: true, Limits: sandbox.Limits{Timeout: 20 * time.Second}})
 	p := e.Capture("pin = tools.get_pin()\nreturn tools.get_jobs(task_id=pin[\"pin\"])")
-	if res, err := rp.Invoke(ctx, replay.InvokeRequest{Name: p.Name, Phase: procedures.PhaseAutomatic}); err != nil || res.Status != replay.StatusSucceeded {
+	if res, err := rp.Invoke(ctx, replay.InvokeRequest{Name: p.Name, Phase: audit.PhaseAutomatic}); err != nil || res.Status != replay.StatusSucceeded {
 		t.Fatalf("Invoke = %+v, %v", res, err)
 	}
 	if _, err := e.Service.PutCatalogue(ctx, jobs(100), "admin"); err != nil {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
@@ -29,17 +30,17 @@ type Store interface {
 	// CreateToken stores rec. A holder with a live record, or a revoked
 	// one unless reuse, or a hash another record holds, is a
 	// fault.CodeConflict and nothing is written.
-	CreateToken(ctx context.Context, rec auth.TokenRecord, reuse bool, d procedures.Decision) (auth.TokenRecord, error)
+	CreateToken(ctx context.Context, rec auth.TokenRecord, reuse bool, d audit.Decision) (auth.TokenRecord, error)
 	// RotateToken replaces the live record of rec.Holder, whose hash must
 	// still be oldHash (else fault.CodeConflict), by rec; no live record
 	// is fault.CodeNotFound.
-	RotateToken(ctx context.Context, oldHash string, rec auth.TokenRecord, d procedures.Decision) (auth.TokenRecord, error)
+	RotateToken(ctx context.Context, oldHash string, rec auth.TokenRecord, d audit.Decision) (auth.TokenRecord, error)
 	// RevokeToken marks holder's live record revoked at at; no live record
 	// is fault.CodeNotFound.
-	RevokeToken(ctx context.Context, holder string, at time.Time, d procedures.Decision) (auth.TokenRecord, error)
+	RevokeToken(ctx context.Context, holder string, at time.Time, d audit.Decision) (auth.TokenRecord, error)
 	// CreateFirstTokens stores recs, with ds, only when the store has never
 	// held a token record; it reports whether it did.
-	CreateFirstTokens(ctx context.Context, recs []auth.TokenRecord, ds []procedures.Decision) (bool, error)
+	CreateFirstTokens(ctx context.Context, recs []auth.TokenRecord, ds []audit.Decision) (bool, error)
 }
 
 // Manager creates, lists, rotates, revokes and imports the tokens of a
@@ -106,7 +107,7 @@ func (m *Manager) Create(ctx context.Context, r CreateRequest) (Created, error) 
 	rec := auth.TokenRecord{Holder: r.Holder, SHA256: auth.HashToken(tok), Scopes: scopes, CreatedAt: now,
 		CreatedBy: r.Actor, ExpiresAt: r.ExpiresAt.UTC().Truncate(time.Millisecond)}
 	var stored auth.TokenRecord
-	_, err = m.rec.RecordWith(Decision(procedures.ReasonTokenCreated, r.Actor, rec), func(d procedures.Decision) (err error) {
+	_, err = m.rec.RecordWith(Decision(audit.ReasonTokenCreated, r.Actor, rec), func(d audit.Decision) (err error) {
 		stored, err = m.store.CreateToken(ctx, rec, true, d)
 		return err
 	})
@@ -161,7 +162,7 @@ func (m *Manager) Rotate(ctx context.Context, holder string, expiresAt time.Time
 	rec := auth.TokenRecord{Holder: holder, SHA256: auth.HashToken(tok), Scopes: slices.Clone(old.Scopes), CreatedAt: now,
 		CreatedBy: actor, ExpiresAt: exp}
 	var stored auth.TokenRecord
-	_, err = m.rec.RecordWith(Decision(procedures.ReasonTokenRotated, actor, rec), func(d procedures.Decision) (err error) {
+	_, err = m.rec.RecordWith(Decision(audit.ReasonTokenRotated, actor, rec), func(d audit.Decision) (err error) {
 		stored, err = m.store.RotateToken(ctx, old.SHA256, rec, d)
 		return err
 	})
@@ -179,7 +180,7 @@ func (m *Manager) Revoke(ctx context.Context, holder, actor string) (auth.TokenR
 		return auth.TokenRecord{}, err
 	}
 	var stored auth.TokenRecord
-	_, err = m.rec.RecordWith(Decision(procedures.ReasonTokenRevoked, actor, old), func(d procedures.Decision) (err error) {
+	_, err = m.rec.RecordWith(Decision(audit.ReasonTokenRevoked, actor, old), func(d audit.Decision) (err error) {
 		stored, err = m.store.RevokeToken(ctx, holder, m.now().UTC().Truncate(time.Millisecond), d)
 		return err
 	})
@@ -223,7 +224,7 @@ func (m *Manager) Import(ctx context.Context, f *auth.TokensFile, actor string) 
 			return out, err
 		}
 		rec := auth.TokenRecord{Holder: e.Name, SHA256: e.SHA256, Scopes: scopes, CreatedAt: now, CreatedBy: actor}
-		_, err = m.rec.RecordWith(Decision(procedures.ReasonTokenImported, actor, rec), func(d procedures.Decision) error {
+		_, err = m.rec.RecordWith(Decision(audit.ReasonTokenImported, actor, rec), func(d audit.Decision) error {
 			_, err := m.store.CreateToken(ctx, rec, false, d)
 			return err
 		})
@@ -253,17 +254,17 @@ func (m *Manager) First(ctx context.Context, holders []FirstHolder) (map[string]
 	now := m.now().UTC().Truncate(time.Millisecond)
 	out := map[string]string{}
 	var recs []auth.TokenRecord
-	var ds []procedures.Decision
+	var ds []audit.Decision
 	for _, h := range holders {
 		tok, err := auth.NewToken()
 		if err != nil {
 			return nil, err
 		}
-		rec := auth.TokenRecord{Holder: h.Holder, SHA256: auth.HashToken(tok), CreatedAt: now, CreatedBy: procedures.ActorProcgraph}
+		rec := auth.TokenRecord{Holder: h.Holder, SHA256: auth.HashToken(tok), CreatedAt: now, CreatedBy: audit.ActorProcgraph}
 		for _, s := range h.Scopes {
 			rec.Scopes = append(rec.Scopes, string(s))
 		}
-		d, err := m.rec.Build(Decision(procedures.ReasonTokenCreated, procedures.ActorProcgraph, rec))
+		d, err := m.rec.Build(Decision(audit.ReasonTokenCreated, audit.ActorProcgraph, rec))
 		if err != nil {
 			return nil, err
 		}
@@ -280,10 +281,10 @@ func (m *Manager) First(ctx context.Context, holders []FirstHolder) (map[string]
 // Decision is the audit record of a change of rec's token (reason one of
 // procedures' ReasonToken…) by actor: the holder, scopes and expiry in
 // its note; never the token or its hash.
-func Decision(reason, actor string, rec auth.TokenRecord) procedures.Decision {
+func Decision(reason, actor string, rec auth.TokenRecord) audit.Decision {
 	note := fmt.Sprintf("holder %s; scopes %s", rec.Holder, strings.Join(rec.Scopes, ","))
 	if !rec.ExpiresAt.IsZero() {
 		note += "; expires " + rec.ExpiresAt.UTC().Format(time.RFC3339)
 	}
-	return procedures.Decision{Kind: procedures.KindToken, Outcome: procedures.Allowed, Reason: reason, Actor: actor, Note: note}
+	return audit.Decision{Kind: audit.KindToken, Outcome: audit.Allowed, Reason: reason, Actor: actor, Note: note}
 }

@@ -6,7 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/health"
 )
 
 // TestAuditKinds: the audit page offers exactly the API's decision kinds
@@ -24,7 +25,7 @@ func TestAuditKinds(t *testing.T) {
 	for _, k := range strings.Split(string(m[1]), ",") {
 		kinds = append(kinds, strings.Trim(strings.TrimSpace(k), "'"))
 	}
-	if want := procedures.DecisionKindNames(); !slices.Equal(kinds, want) {
+	if want := audit.DecisionKindNames(); !slices.Equal(kinds, want) {
 		t.Fatalf("the audit page offers kinds %v, the API has %v", kinds, want)
 	}
 }
@@ -46,8 +47,8 @@ func TestUncountedClasses(t *testing.T) {
 		got = append(got, strings.Trim(strings.TrimSpace(c), "'"))
 	}
 	var want []string
-	for _, c := range procedures.FailureClasses {
-		if !procedures.CountsTowardDemotion(c) {
+	for _, c := range health.FailureClasses {
+		if !health.CountsTowardDemotion(c) {
 			want = append(want, c)
 		}
 	}

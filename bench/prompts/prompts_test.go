@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
@@ -266,7 +267,7 @@ func procgraph(t *testing.T, turns []*turn, a answers) tally {
 				code, planned = c, true
 			}
 		}
-		req := gate.TurnRequest{Code: code, Dialect: "starlark", SessionID: tn.session, Phase: procedures.PhaseInteractive,
+		req := gate.TurnRequest{Code: code, Dialect: "starlark", SessionID: tn.session, Phase: audit.PhaseInteractive,
 			Actor: "agent", MayCapture: true}
 		if !planned && !tn.hostile {
 			req.Capture = &gate.TurnCapture{Cause: &procedures.CauseInput{Name: tn.intent.name}}

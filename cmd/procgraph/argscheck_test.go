@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/health"
 )
 
 // boundedCatalogue is examples/catalogue.json with a maximum of 10 on
@@ -75,7 +75,7 @@ func TestToolArgumentsCheckedAtCallTimeEndToEnd(t *testing.T) {
 
 	name := mustCaptureName(t, s, code, "capture")
 	t.Run("an invoke, again and again", func(t *testing.T) {
-		for i := 0; i <= procedures.DefaultDemoteAfter; i++ {
+		for i := 0; i <= health.DefaultDemoteAfter; i++ {
 			failed(t, mustStatus(t, s.invoke(t, name, map[string]any{"phase": "automatic"}), 200))
 		}
 		up.mustSeeNothing(t, "an invoke over the schema's maximum")
@@ -101,7 +101,7 @@ func TestToolArgumentsCheckedAtCallTimeEndToEnd(t *testing.T) {
 				results[r]++
 			}
 		}
-		if results["invalid_arguments"] != procedures.DefaultDemoteAfter+2 || results["succeeded"] != 1 || len(results) != 2 {
+		if results["invalid_arguments"] != health.DefaultDemoteAfter+2 || results["succeeded"] != 1 || len(results) != 2 {
 			t.Fatalf("results of the allowed runs %v", results)
 		}
 		code, out, errOut := runMainWith(t, map[string]string{"PROCGRAPH_URL": s.URL}, "decisions", "--procedure", name)

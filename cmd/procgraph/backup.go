@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/graph/embedded"
@@ -251,7 +252,7 @@ func recordRestore(ctx context.Context, path string, n int64) error {
 		return err
 	}
 	_, err = procedures.NewRecorder(st, procedures.RecorderOptions{}).
-		Record(ctx, procedures.StoreDecision(procedures.ReasonRestored, operator(), procedures.RestoreNote(n)))
+		Record(ctx, audit.StoreDecision(audit.ReasonRestored, operator(), audit.RestoreNote(n)))
 	if cerr := st.Close(); err == nil {
 		err = cerr
 	}

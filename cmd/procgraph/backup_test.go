@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/graph/storetest"
 	"github.com/procgraph/procgraph/procedures"
@@ -263,7 +264,7 @@ func TestBackupStoreEmbeddedOffline(t *testing.T) {
 			t.Fatalf("export: exit %d: %s", code, errOut)
 		}
 	}
-	rec := mustStoreRecord(t, target, procedures.ReasonRestored)
+	rec := mustStoreRecord(t, target, audit.ReasonRestored)
 	mustSameDumpBody(t, mustReadFile(t, d1), mustReadFile(t, d2), rec.ID)
 	if code, _, errOut := runMain(t, "backup", "--data", src, "-o", filepath.Join(dir, "x.db")); code != 2 || !strings.Contains(errOut, "--store embedded") {
 		t.Fatalf("backup --data without --store: exit %d: %s", code, errOut)

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/signature"
 )
@@ -113,7 +114,7 @@ func dialectFor(path, flagValue string) string {
 // dialectValues and phases are the values of --dialect and --phase.
 var (
 	dialectValues = []string{"", string(signature.Starlark), string(signature.PythonAsync)}
-	phases        = []string{string(procedures.PhaseAutomatic), string(procedures.PhaseInteractive)}
+	phases        = []string{string(audit.PhaseAutomatic), string(audit.PhaseInteractive)}
 )
 
 const dialectUsage = "the block's dialect; default python-async for .py files, else starlark"
@@ -210,7 +211,7 @@ func cmdVersions(ctx context.Context, args []string, s stdio) int {
 // decisionAnswer is the answer of grant, revoke, promote and retire.
 type decisionAnswer struct {
 	Procedure procedures.Procedure `json:"procedure"`
-	Decision  procedures.Decision  `json:"decision"`
+	Decision  audit.Decision       `json:"decision"`
 }
 
 func (a *decisionAnswer) print(w io.Writer) {

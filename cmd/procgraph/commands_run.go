@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/graphview"
 	"github.com/procgraph/procgraph/internal/strictjson"
 	"github.com/procgraph/procgraph/mcpdispatch"
 	"github.com/procgraph/procgraph/procedures"
@@ -218,7 +220,7 @@ func cmdToolsImport(ctx context.Context, args []string, s stdio) int {
 func cmdDecisions(ctx context.Context, args []string, s stdio) int {
 	cl := newCmdline("decisions", "decisions [flags]", "The audit log, newest first (GET /v1/decisions).", true)
 	proc := cl.fs.String("procedure", "", "decisions about this procedure")
-	kind := cl.enum("kind", "", "only decisions of this kind", append([]string{""}, procedures.DecisionKindNames()...)...)
+	kind := cl.enum("kind", "", "only decisions of this kind", append([]string{""}, audit.DecisionKindNames()...)...)
 	limit := cl.fs.Int("limit", 100, "how many")
 	before := cl.fs.String("before", "", "page back: records older than this decision id (the previous page's next)")
 	if _, code, done := cl.parse(args, 0, 0, s); done {
@@ -231,8 +233,8 @@ func cmdDecisions(ctx context.Context, args []string, s stdio) int {
 		}
 	}
 	var out struct {
-		Decisions []procedures.Decision `json:"decisions"`
-		Next      *string               `json:"next"`
+		Decisions []audit.Decision `json:"decisions"`
+		Next      *string          `json:"next"`
 	}
 	return newClient(ctx).call(ctx, cl, s, "GET", "/v1/decisions", q, nil, &out, func(w io.Writer) {
 		var rows [][]string
@@ -315,7 +317,7 @@ func cmdGraph(ctx context.Context, args []string, s stdio) int {
 	if *format != "" {
 		return writeGraphExport(ctx, cl, s, q, *format)
 	}
-	var g procedures.Graph
+	var g graphview.Graph
 	return newClient(ctx).call(ctx, cl, s, "GET", "/v1/graph", q, nil, &g, func(w io.Writer) {
 		labels := map[string]string{}
 		var rows [][]string

@@ -8,9 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/graph/embedded"
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/health"
 )
 
 // killed kills the server process at once (SIGKILL: nothing of it runs
@@ -46,10 +47,10 @@ func TestKilledAfterTheAnswerLosesNothing(t *testing.T) {
 	st := s.killed(t, data)
 
 	want := map[string]string{
-		inv["decision"].(map[string]any)["id"].(string):  procedures.ResultSucceeded,
-		turn["decision"].(map[string]any)["id"].(string): procedures.ResultSucceeded,
+		inv["decision"].(map[string]any)["id"].(string):  health.ResultSucceeded,
+		turn["decision"].(map[string]any)["id"].(string): health.ResultSucceeded,
 	}
-	ds, err := st.ListDecisions(ctx, procedures.DecisionFilter{Procedure: readOnlyName})
+	ds, err := st.ListDecisions(ctx, audit.DecisionFilter{Procedure: readOnlyName})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,8 +60,8 @@ func TestKilledAfterTheAnswerLosesNothing(t *testing.T) {
 			got[d.ID] = d.Result
 		}
 	}
-	if len(got) != len(want) || got[inv["decision"].(map[string]any)["id"].(string)] != procedures.ResultSucceeded ||
-		got[turn["decision"].(map[string]any)["id"].(string)] != procedures.ResultSucceeded {
+	if len(got) != len(want) || got[inv["decision"].(map[string]any)["id"].(string)] != health.ResultSucceeded ||
+		got[turn["decision"].(map[string]any)["id"].(string)] != health.ResultSucceeded {
 		t.Fatalf("records after the kill: %v, want %v", got, want)
 	}
 	p, err := st.Get(ctx, readOnlyName)
@@ -121,12 +122,12 @@ func TestKilledMidRunKeepsWhatRanFirst(t *testing.T) {
 	if err != nil || cur.Status != gate.TurnRunning {
 		t.Fatalf("the turn after the kill: %+v, %v; want running", cur, err)
 	}
-	claimed, err := st.ListDecisions(ctx, procedures.DecisionFilter{Kind: procedures.KindTurn, Outcome: procedures.Allowed})
-	if err != nil || len(claimed) != 1 || claimed[0].Reason != procedures.ReasonOperatorApproved || claimed[0].Result != "" {
+	claimed, err := st.ListDecisions(ctx, audit.DecisionFilter{Kind: audit.KindTurn, Outcome: audit.Allowed})
+	if err != nil || len(claimed) != 1 || claimed[0].Reason != audit.ReasonOperatorApproved || claimed[0].Result != "" {
 		t.Fatalf("the turn's records after the kill: %+v, %v; want its approval, without a result", claimed, err)
 	}
-	reviewed, err := st.ListDecisions(ctx, procedures.DecisionFilter{Procedure: killName, Kind: procedures.KindInvoke})
-	if err != nil || len(reviewed) != 1 || reviewed[0].Reason != procedures.ReasonOperatorReviewed || reviewed[0].Result != "" {
+	reviewed, err := st.ListDecisions(ctx, audit.DecisionFilter{Procedure: killName, Kind: audit.KindInvoke})
+	if err != nil || len(reviewed) != 1 || reviewed[0].Reason != audit.ReasonOperatorReviewed || reviewed[0].Result != "" {
 		t.Fatalf("the invoke's records after the kill: %+v, %v; want its decision, without a result", reviewed, err)
 	}
 }

@@ -18,9 +18,10 @@ import (
 	"github.com/peterbourgon/ff/v3"
 
 	"github.com/procgraph/procgraph/gate"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/mcpdispatch"
 	"github.com/procgraph/procgraph/notify"
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/recording"
 	"github.com/procgraph/procgraph/sandbox"
 )
 
@@ -142,9 +143,9 @@ func (c *serveConfig) serveFlags(fs *flag.FlagSet) *settings {
 	s.add(&text{&c.Auth, oneOf(authTokens, authOff)}, "auth", authTokens, "tokens (bearer tokens, the default) or off (every caller anonymous with every scope but MCP's grant; loopback only)")
 	s.add(&text{&c.TokensFile, nil}, "tokens-file", "", "a bearer tokens file (hashes and scopes) imported into the store at start (holders the store does not know); a relative path is resolved against the data file's directory; default "+defaultTokensFile+" next to the data file when it exists; absolute with --store neo4j")
 	s.add((*strictBool)(&c.AllowMutatingAutorun), "allow-mutating-autorun", "false", "true or false: expose and grant state-changing procedures (interactive phase only)")
-	s.add(&count{&c.DemoteAfter, 0, procedures.MaxDemoteAfter}, "demote-after", strconv.Itoa(procedures.DefaultDemoteAfter), "failures of a procedure's current version since its last success, from two callers or more (outages and timeouts not counted), that demote it: not exposed, its grant inactive (unhealthy), still invokable interactively, until a passing verification, a promote or procgraph undemote; 0 never demotes")
+	s.add(&count{&c.DemoteAfter, 0, health.MaxDemoteAfter}, "demote-after", strconv.Itoa(health.DefaultDemoteAfter), "failures of a procedure's current version since its last success, from two callers or more (outages and timeouts not counted), that demote it: not exposed, its grant inactive (unhealthy), still invokable interactively, until a passing verification, a promote or procgraph undemote; 0 never demotes")
 	s.add((*strictBool)(&c.RecordResponses), "record-responses", "true", "true or false: keep recordings of successful runs (their tool calls and answers) for verification; false deletes the stored ones at start")
-	s.add(&count{&c.RecordingsPerVersion, 1, procedures.MaxRecordingsPerVersion}, "recordings-per-version", strconv.Itoa(procedures.DefaultRecordingsPerVersion), "recordings kept per version, one per distinct argument set, the newest")
+	s.add(&count{&c.RecordingsPerVersion, 1, recording.MaxRecordingsPerVersion}, "recordings-per-version", strconv.Itoa(recording.DefaultRecordingsPerVersion), "recordings kept per version, one per distinct argument set, the newest")
 	s.add(&text{&c.LogLevel, oneOf("debug", "info", "warn", "error")}, "log-level", "info", "debug, info, warn or error")
 	s.add(&text{&c.LogFormat, oneOf(logText, logJSON)}, "log-format", "", "text (one readable line per record) or json (one object per line); default text when stderr is a terminal, else json")
 	s.add(&count{&c.SandboxWorkers, 1, 64}, "sandbox-workers", "2", "warm sandbox worker processes")

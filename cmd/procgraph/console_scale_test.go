@@ -11,8 +11,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/graph/embedded"
-	"github.com/procgraph/procgraph/procedures"
 )
 
 // auditActors are the actors of mustFillAudit's records.
@@ -28,20 +28,20 @@ func mustFillAudit(tb testing.TB, path string, n int) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	kinds := []procedures.DecisionKind{procedures.KindInvoke, procedures.KindTurn, procedures.KindGrant, procedures.KindApproval, procedures.KindInvoke}
-	reasons := map[procedures.DecisionKind]string{procedures.KindInvoke: procedures.ReasonReadOnly, procedures.KindTurn: procedures.ReasonSessionPolicy,
-		procedures.KindGrant: procedures.ReasonGranted, procedures.KindApproval: procedures.ReasonOperatorApproved}
+	kinds := []audit.DecisionKind{audit.KindInvoke, audit.KindTurn, audit.KindGrant, audit.KindApproval, audit.KindInvoke}
+	reasons := map[audit.DecisionKind]string{audit.KindInvoke: audit.ReasonReadOnly, audit.KindTurn: audit.ReasonSessionPolicy,
+		audit.KindGrant: audit.ReasonGranted, audit.KindApproval: audit.ReasonOperatorApproved}
 	start := time.Now().Add(-time.Duration(n) * time.Second)
 	rng := rand.New(rand.NewPCG(3, 4))
 	for i := 0; i < n; i++ {
 		at := start.Add(time.Duration(i) * time.Second)
-		d := procedures.Decision{ID: procedures.NewDecisionID(at), Kind: kinds[i%len(kinds)], Procedure: fmt.Sprintf("proc__tool_%03d__tool_%03d", i%50, 50+i%70),
-			CodeHash: fmt.Sprintf("%064x", i%97), Phase: procedures.PhaseAutomatic, Outcome: procedures.Allowed, Actor: auditActors[rng.IntN(len(auditActors))], At: at}
+		d := audit.Decision{ID: audit.NewDecisionID(at), Kind: kinds[i%len(kinds)], Procedure: fmt.Sprintf("proc__tool_%03d__tool_%03d", i%50, 50+i%70),
+			CodeHash: fmt.Sprintf("%064x", i%97), Phase: audit.PhaseAutomatic, Outcome: audit.Allowed, Actor: auditActors[rng.IntN(len(auditActors))], At: at}
 		d.Reason = reasons[d.Kind]
 		if i%7 == 0 {
-			d.Outcome, d.Reason, d.Suggestion = procedures.Denied, procedures.ReasonStateChangingAuto, "ask for a review"
+			d.Outcome, d.Reason, d.Suggestion = audit.Denied, audit.ReasonStateChangingAuto, "ask for a review"
 		}
-		if d.Kind == procedures.KindGrant || d.Kind == procedures.KindApproval {
+		if d.Kind == audit.KindGrant || d.Kind == audit.KindApproval {
 			d.Note = fmt.Sprintf("reviewed the call of task %d with the on-call engineer", i)
 		}
 		if err := st.AppendDecision(context.Background(), d); err != nil {
@@ -131,7 +131,7 @@ func TestConsoleAtScale(t *testing.T) {
 			t.Fatalf("%d rows of denied invokes by ci-bot, want a full page of 100", len(rows))
 		}
 		for _, r := range rows {
-			if r["Outcome"] != "denied" || r["Actor"] != "ci-bot" || r["Kind"] != "invoke" || r["Reason"] != procedures.ReasonStateChangingAuto {
+			if r["Outcome"] != "denied" || r["Actor"] != "ci-bot" || r["Kind"] != "invoke" || r["Reason"] != audit.ReasonStateChangingAuto {
 				t.Fatalf("a row the filters do not select: %v", r)
 			}
 		}

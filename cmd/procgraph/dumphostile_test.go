@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/graph/embedded"
@@ -34,7 +35,7 @@ func hostileDump(t *testing.T, path string, edit func(recs []dump.Record) []dump
 	far := time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC)
 	kill := signature.CodeHash(turnKillCode)
 	turn := func(id string, status gate.TurnStatus, session, requester string) dump.Record {
-		r := gate.TurnRecord{Turn: gate.Turn{ID: id, SessionID: session, Phase: procedures.PhaseInteractive, CodeHash: kill,
+		r := gate.TurnRecord{Turn: gate.Turn{ID: id, SessionID: session, Phase: audit.PhaseInteractive, CodeHash: kill,
 			Signature: []string{"kill_job"}, ReadOnly: true, StateChangingTools: []string{}, UnknownTools: []string{}, Summary: "read a job",
 			Status: status, RequestedBy: requester, RequestedAt: at, Deadline: far},
 			Code: turnKillCode, Dialect: "starlark", Arguments: map[string]any{"panda_id": 666}}
@@ -59,8 +60,8 @@ func hostileDump(t *testing.T, path string, edit func(recs []dump.Record) []dump
 			CreatedAt: at, UpdatedAt: at, Grant: &procedures.Grant{Enabled: true, GrantedBy: "op", GrantedAt: at, Reason: "fine", CodeHash: phash}}},
 		{Type: dump.TypeVersion, Version: &dump.VersionRecord{Procedure: name, CodeHash: phash, Code: pcode, Dialect: "starlark",
 			Parameters: []string{"task_id"}, CapturedAt: at, Frequency: 1, Status: procedures.StatusSucceeded}},
-		{Type: dump.TypeDecision, Decision: &procedures.Decision{ID: procedures.NewDecisionID(at), Kind: procedures.KindGrant, Procedure: name,
-			CodeHash: phash, Outcome: procedures.Allowed, Reason: "granted", Actor: "op", AllowedTools: []string{}, At: at}},
+		{Type: dump.TypeDecision, Decision: &audit.Decision{ID: audit.NewDecisionID(at), Kind: audit.KindGrant, Procedure: name,
+			CodeHash: phash, Outcome: audit.Allowed, Reason: "granted", Actor: "op", AllowedTools: []string{}, At: at}},
 		turn(approved, gate.TurnApproved, "s1", "agent"),
 		turn(running, gate.TurnRunning, "s1", "agent"),
 	}
@@ -193,7 +194,7 @@ func TestHostileDumps(t *testing.T) {
 				t.Fatalf("import: exit %d: %s%s", code, out, errOut)
 			}
 			if trusted {
-				if rec := mustStoreRecord(t, data, procedures.ReasonAuthorizationsTrusted); rec.Note != dump.TrustNote {
+				if rec := mustStoreRecord(t, data, audit.ReasonAuthorizationsTrusted); rec.Note != dump.TrustNote {
 					t.Errorf("the trust record's note %q", rec.Note)
 				}
 			}

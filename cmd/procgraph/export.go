@@ -17,6 +17,7 @@ import (
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/internal/privfile"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/recording"
 )
 
 // storeFlags registers --store and --data on cl: which store an offline
@@ -236,7 +237,7 @@ func cmdImport(ctx context.Context, args []string, s stdio) int {
 	timeout := cl.fs.Duration("approval-timeout", gate.DefaultApprovalTimeout, "the target's --approval-timeout: no imported approval's deadline is later than now + this")
 	maxPending := cl.fs.Int("max-pending-approvals", gate.DefaultMaxPendingApprovals, "the target's --max-pending-approvals: imported approvals past it arrive expired")
 	perRequester := cl.fs.Int("max-pending-per-requester", 0, "the target's --max-pending-per-requester (default 8, or --max-pending-approvals when lower): one requester's imported approvals past it arrive expired")
-	keep := cl.fs.Int("recordings-per-version", procedures.DefaultRecordingsPerVersion, fmt.Sprintf("the target's --recordings-per-version (1-%d): each version keeps its newest of its own and the dump's recordings", procedures.MaxRecordingsPerVersion))
+	keep := cl.fs.Int("recordings-per-version", recording.DefaultRecordingsPerVersion, fmt.Sprintf("the target's --recordings-per-version (1-%d): each version keeps its newest of its own and the dump's recordings", recording.MaxRecordingsPerVersion))
 	pos, code, done := cl.parse(args, 1, 1, s)
 	if done {
 		return code
@@ -244,7 +245,7 @@ func cmdImport(ctx context.Context, args []string, s stdio) int {
 	if *batch < 1 || *maxPending < 1 || *perRequester < 0 || *perRequester > *maxPending || *timeout < time.Second {
 		return cl.fail(s, "--batch and --max-pending-approvals must be at least 1, --max-pending-per-requester at most --max-pending-approvals, --approval-timeout at least 1s")
 	}
-	if err := procedures.CheckRecordingsPerVersion(*keep); err != nil {
+	if err := recording.CheckRecordingsPerVersion(*keep); err != nil {
 		return cl.fail(s, "--"+err.Error())
 	}
 	st, target, err := open(ctx)

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/graph/storetest"
@@ -69,11 +70,11 @@ func TestExportImportCommands(t *testing.T) {
 		t.Fatalf("export: exit %d: %s", code, errOut)
 	}
 	// The imported store is the dump's records and the import's audit record.
-	rec := mustStoreRecord(t, target, procedures.ReasonImported)
+	rec := mustStoreRecord(t, target, audit.ReasonImported)
 	if !strings.Contains(rec.Note, "procedure 55 of 55") || !strings.Contains(rec.Note, "decision ") {
 		t.Errorf("the import's record: %+v", rec)
 	}
-	trust := mustStoreRecord(t, target, procedures.ReasonAuthorizationsTrusted)
+	trust := mustStoreRecord(t, target, audit.ReasonAuthorizationsTrusted)
 	b1, b2 := mustReadFile(t, d1), mustReadFile(t, d2)
 	// The approvals' deadlines passed long ago: they arrive expired
 	// (TestHostileDumps); everything else is as dumped, trusted.
@@ -104,17 +105,17 @@ func TestExportImportCommands(t *testing.T) {
 // mustStoreRecord requires the store file at path to hold exactly one audit
 // record of kind store with reason, made by this operator and naming no
 // procedure, code hash or code, and returns it.
-func mustStoreRecord(t *testing.T, path, reason string) procedures.Decision {
+func mustStoreRecord(t *testing.T, path, reason string) audit.Decision {
 	t.Helper()
 	s := mustOpenEmbedded(t, path)
 	defer s.Close()
-	ds := slices.DeleteFunc(storetest.MustDecisions(t, s, procedures.DecisionFilter{Kind: procedures.KindStore}),
-		func(d procedures.Decision) bool { return d.Reason != reason })
+	ds := slices.DeleteFunc(storetest.MustDecisions(t, s, audit.DecisionFilter{Kind: audit.KindStore}),
+		func(d audit.Decision) bool { return d.Reason != reason })
 	if len(ds) != 1 {
 		t.Fatalf("%s holds %d records of kind store with reason %s, want 1: %+v", path, len(ds), reason, ds)
 	}
 	d := ds[0]
-	if d.Reason != reason || d.Outcome != procedures.Allowed || d.Actor != operator() || d.Procedure != "" || d.CodeHash != "" ||
+	if d.Reason != reason || d.Outcome != audit.Allowed || d.Actor != operator() || d.Procedure != "" || d.CodeHash != "" ||
 		strings.Contains(d.Note, "tools.") || strings.Contains(d.Note, "proc__") {
 		t.Fatalf("the %s record: %+v (operator %s)", reason, d, operator())
 	}
@@ -126,7 +127,7 @@ func mustStoreRecord(t *testing.T, path, reason string) procedures.Decision {
 // placeholders: two stores loaded from the same dump differ only there.
 func withoutStoreRecord(t *testing.T, s procedures.Store, text string) string {
 	t.Helper()
-	ds := storetest.MustDecisions(t, s, procedures.DecisionFilter{Kind: procedures.KindStore})
+	ds := storetest.MustDecisions(t, s, audit.DecisionFilter{Kind: audit.KindStore})
 	if len(ds) != 1 {
 		t.Errorf("%d records of kind store, want 1", len(ds))
 		return text
@@ -319,14 +320,14 @@ func TestAuditPruneCommand(t *testing.T) {
 		t.Errorf("audit prune without -o: exit %d, want 2", code)
 	}
 	s := mustOpenEmbedded(t, src)
-	before := len(storetest.MustDecisions(t, s, procedures.DecisionFilter{Limit: 1000}))
+	before := len(storetest.MustDecisions(t, s, audit.DecisionFilter{Limit: 1000}))
 	_ = s.Close()
 	code, out, errOut := runMain(t, "audit", "prune", "--before", "2025-03-04T03:06:38Z", "-o", archive, "--data", src)
 	if code != 0 || !strings.Contains(out, "pruned") {
 		t.Fatalf("audit prune: exit %d: %s%s", code, out, errOut)
 	}
 	s = mustOpenEmbedded(t, src)
-	after := storetest.MustDecisions(t, s, procedures.DecisionFilter{Limit: 1000})
+	after := storetest.MustDecisions(t, s, audit.DecisionFilter{Limit: 1000})
 	if len(after) == 0 || len(after) >= before {
 		t.Errorf("after the prune %d of %d records are left", len(after), before)
 	}
@@ -334,7 +335,7 @@ func TestAuditPruneCommand(t *testing.T) {
 	if code, out, errOut := runMain(t, "import", archive, "--data", restored); code != 0 {
 		t.Fatalf("import of the archive: exit %d: %s%s", code, out, errOut)
 	}
-	if got := len(storetest.MustDecisions(t, mustOpenEmbedded(t, restored), procedures.DecisionFilter{Limit: 1000})); got != before+1 {
+	if got := len(storetest.MustDecisions(t, mustOpenEmbedded(t, restored), audit.DecisionFilter{Limit: 1000})); got != before+1 {
 		t.Errorf("the archive's import holds %d records, want the store's %d and the import's", got, before)
 	}
 }

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/graph/storetest"
-	"github.com/procgraph/procgraph/procedures"
 )
 
 // TestAuditRetention: serve with --audit-retention archives the whole store
@@ -28,14 +28,14 @@ func TestAuditRetention(t *testing.T) {
 	dir := t.TempDir()
 	src := mustFilledStoreFile(t, dir, 5)
 	s := mustOpenEmbedded(t, src)
-	before := storetest.MustDecisions(t, s, procedures.DecisionFilter{Limit: 1000})
+	before := storetest.MustDecisions(t, s, audit.DecisionFilter{Limit: 1000})
 	_ = s.Close()
 
 	// Default: kept forever.
 	srv := mustServe(t, serverOpts{Data: src})
 	srv.Stop(t)
 	s = mustOpenEmbedded(t, src)
-	kept := storetest.MustDecisions(t, s, procedures.DecisionFilter{Limit: 1000})
+	kept := storetest.MustDecisions(t, s, audit.DecisionFilter{Limit: 1000})
 	_ = s.Close()
 	if len(kept) < len(before) {
 		t.Fatalf("without --audit-retention %d of %d records are left", len(kept), len(before))
@@ -61,7 +61,7 @@ func TestAuditRetention(t *testing.T) {
 	}
 	srv.Stop(t)
 	s = mustOpenEmbedded(t, src)
-	left := storetest.MustDecisions(t, s, procedures.DecisionFilter{Limit: 1000})
+	left := storetest.MustDecisions(t, s, audit.DecisionFilter{Limit: 1000})
 	_ = s.Close()
 	older := 0
 	for _, d := range kept {
@@ -85,7 +85,7 @@ func TestAuditRetention(t *testing.T) {
 	if code, out, errOut := runMain(t, "import", files[0], "--data", restored); code != 0 {
 		t.Fatalf("import of the archive: exit %d: %s%s", code, out, errOut)
 	}
-	if got := len(storetest.MustDecisions(t, mustOpenEmbedded(t, restored), procedures.DecisionFilter{Limit: 1000})); got < len(kept) {
+	if got := len(storetest.MustDecisions(t, mustOpenEmbedded(t, restored), audit.DecisionFilter{Limit: 1000})); got < len(kept) {
 		t.Errorf("the archive holds %d records, the store had %d", got, len(kept))
 	}
 }

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	ptext "github.com/procgraph/procgraph/internal/text"
-	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/sandbox"
 )
@@ -54,7 +54,7 @@ func cmdRun(ctx context.Context, args []string, s stdio) int {
 	}
 	defer pool.Close()
 	res, err := replay.RunFile(ctx, replay.RunFileRequest{
-		Code: src, Dialect: dialectFor(pos[0], *dialect), Catalogue: cat, Phase: procedures.Phase(*phase), Arguments: arguments,
+		Code: src, Dialect: dialectFor(pos[0], *dialect), Catalogue: cat, Phase: audit.Phase(*phase), Arguments: arguments,
 		AllowMutating: *allowMutating, Runner: pool, Dispatcher: d,
 	})
 	if err != nil {
@@ -84,7 +84,7 @@ func runError(err error) string {
 	if l, ok := pe.Details["line"]; ok {
 		fmt.Fprintf(&b, "\n  at: line %v, column %v, feature %v", l, pe.Details["column"], pe.Details["feature"])
 	}
-	d, ok := procedures.DecisionOf(pe)
+	d, ok := audit.DecisionOf(pe)
 	if !ok {
 		return b.String()
 	}
@@ -92,7 +92,7 @@ func runError(err error) string {
 	switch {
 	case d.Suggestion != "":
 		fmt.Fprintf(&b, "\n  suggestion: %s", d.Suggestion)
-	case d.Reason == procedures.ReasonStateChangingDisabled:
+	case d.Reason == audit.ReasonStateChangingDisabled:
 		b.WriteString("\n  suggestion: this file changes state; to run it here, review it and add --allow-mutating (you count as the reviewer)")
 	}
 	return b.String()

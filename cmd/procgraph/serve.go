@@ -16,6 +16,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/procgraph/procgraph/api"
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/gate"
@@ -207,14 +208,14 @@ func openUpstreams(ctx context.Context, cfg *serveConfig, log zerolog.Logger) (*
 func newHandler(ctx context.Context, svc *procedures.Service, rp *replay.Replayer, gate *gate.Gate, dumps dump.Store, tm *tokens.Manager, authn *auth.Authenticator,
 	reg *metrics.Registry, sessions *mcpserve.SessionLimits, ups api.Upstreams, log zerolog.Logger) (http.Handler, error) {
 	exposed := mcpserve.NewExposed() // both endpoints list the same procedures: one read per change
-	mcpConfig := func(phase procedures.Phase) mcpserve.Config {
+	mcpConfig := func(phase audit.Phase) mcpserve.Config {
 		return mcpserve.Config{Service: svc, Replayer: rp, Gate: gate, Phase: phase, Auth: authn, Logger: log, Sessions: sessions, Exposed: exposed}
 	}
-	auto, err := mcpserve.New(mcpConfig(procedures.PhaseAutomatic))
+	auto, err := mcpserve.New(mcpConfig(audit.PhaseAutomatic))
 	if err != nil {
 		return nil, err
 	}
-	inter, err := mcpserve.New(mcpConfig(procedures.PhaseInteractive))
+	inter, err := mcpserve.New(mcpConfig(audit.PhaseInteractive))
 	if err != nil {
 		return nil, err
 	}

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/graph/storetest"
-	"github.com/procgraph/procgraph/procedures"
 )
 
 // TestStoreLoadsAreAudited: an import, a merge and a restore each leave one
@@ -29,7 +29,7 @@ func TestStoreLoadsAreAudited(t *testing.T) {
 	if code, out, errOut := runMain(t, "import", dump, "--data", imported); code != 0 {
 		t.Fatalf("import: exit %d: %s%s", code, out, errOut)
 	}
-	rec := mustStoreRecord(t, imported, procedures.ReasonImported)
+	rec := mustStoreRecord(t, imported, audit.ReasonImported)
 	if !strings.Contains(rec.Note, "procedure 25 of 25") {
 		t.Errorf("the import's note: %q", rec.Note)
 	}
@@ -38,7 +38,7 @@ func TestStoreLoadsAreAudited(t *testing.T) {
 	if code, _, errOut := runMain(t, "import", dump, "--data", imported); code != 1 || !strings.Contains(errOut, "not empty") {
 		t.Fatalf("a second import: exit %d: %s", code, errOut)
 	}
-	mustStoreRecord(t, imported, procedures.ReasonImported)
+	mustStoreRecord(t, imported, audit.ReasonImported)
 	bad := filepath.Join(dir, "bad.jsonl")
 	if err := os.WriteFile(bad, mustReadFile(t, dump)[:200], 0o600); err != nil {
 		t.Fatal(err)
@@ -48,7 +48,7 @@ func TestStoreLoadsAreAudited(t *testing.T) {
 		t.Fatalf("import of a truncated dump: exit %d", code)
 	}
 	s := mustOpenEmbedded(t, empty)
-	if ds := storetest.MustDecisions(t, s, procedures.DecisionFilter{}); len(ds) != 0 {
+	if ds := storetest.MustDecisions(t, s, audit.DecisionFilter{}); len(ds) != 0 {
 		t.Errorf("a refused import recorded %+v", ds)
 	}
 	_ = s.Close()
@@ -57,7 +57,7 @@ func TestStoreLoadsAreAudited(t *testing.T) {
 	if code, out, errOut := runMain(t, "import", dump, "--merge", "--data", src); code != 0 {
 		t.Fatalf("merge: exit %d: %s%s", code, out, errOut)
 	}
-	if rec := mustStoreRecord(t, src, procedures.ReasonMerged); !strings.Contains(rec.Note, "procedure 25 of 25") {
+	if rec := mustStoreRecord(t, src, audit.ReasonMerged); !strings.Contains(rec.Note, "procedure 25 of 25") {
 		t.Errorf("the merge's note: %q", rec.Note)
 	}
 
@@ -74,8 +74,8 @@ func TestStoreLoadsAreAudited(t *testing.T) {
 		t.Errorf("restore left a search index beside %s", restored)
 	}
 	st := mustOpenEmbedded(t, restored)
-	ds := storetest.MustDecisions(t, st, procedures.DecisionFilter{Kind: procedures.KindStore})
-	if len(ds) != 2 || ds[0].Reason != procedures.ReasonRestored || ds[0].Actor != operator() || ds[1].ID != rec.ID ||
+	ds := storetest.MustDecisions(t, st, audit.DecisionFilter{Kind: audit.KindStore})
+	if len(ds) != 2 || ds[0].Reason != audit.ReasonRestored || ds[0].Actor != operator() || ds[1].ID != rec.ID ||
 		!strings.Contains(ds[0].Note, "bytes") {
 		t.Fatalf("the restored store's store records: %+v", ds)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/procedures"
@@ -181,19 +182,19 @@ func TestTokenCommandsThroughTheServer(t *testing.T) {
 
 	r := s.get(t, "/v1/decisions?kind=token")
 	var ds struct {
-		Decisions []procedures.Decision `json:"decisions"`
+		Decisions []audit.Decision `json:"decisions"`
 	}
 	r.Into(t, &ds)
 	reasons := map[string]int{}
 	for _, d := range ds.Decisions {
 		reasons[d.Reason]++
-		if d.Reason != procedures.ReasonTokenCreated || d.Actor != procedures.ActorProcgraph {
+		if d.Reason != audit.ReasonTokenCreated || d.Actor != audit.ActorProcgraph {
 			if d.Actor != "operator" || !strings.Contains(d.Note, "holder alice") || !strings.Contains(d.Note, "scopes read,invoke") {
 				t.Errorf("audit record %+v: want actor operator, holder alice and its scopes", d)
 			}
 		}
 	}
-	if reasons[procedures.ReasonTokenCreated] != 3 || reasons[procedures.ReasonTokenRotated] != 1 || reasons[procedures.ReasonTokenRevoked] != 1 {
+	if reasons[audit.ReasonTokenCreated] != 3 || reasons[audit.ReasonTokenRotated] != 1 || reasons[audit.ReasonTokenRevoked] != 1 {
 		t.Fatalf("token audit records by reason: %v (want 3 created: operator, agent, alice; 1 rotated; 1 revoked)", reasons)
 	}
 	mustNoTokenIn(t, "the audit log", string(r.Body), alice, rotated, ft.operator, ft.agent)
@@ -283,9 +284,9 @@ func TestExpiredTokenRefused(t *testing.T) {
 
 // mustTokenDecision is rec's creation record, built as the Manager builds
 // it.
-func mustTokenDecision(tb testing.TB, rec auth.TokenRecord) procedures.Decision {
+func mustTokenDecision(tb testing.TB, rec auth.TokenRecord) audit.Decision {
 	tb.Helper()
-	d, err := procedures.NewRecorder(nil, procedures.RecorderOptions{}).Build(tokens.Decision(procedures.ReasonTokenCreated, "tester", rec))
+	d, err := procedures.NewRecorder(nil, procedures.RecorderOptions{}).Build(tokens.Decision(audit.ReasonTokenCreated, "tester", rec))
 	if err != nil {
 		tb.Fatal(err)
 	}

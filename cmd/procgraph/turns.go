@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/gate"
 	ptext "github.com/procgraph/procgraph/internal/text"
 	"github.com/procgraph/procgraph/procedures"
@@ -459,8 +460,8 @@ func cmdApprovalsReject(ctx context.Context, args []string, s stdio) int {
 
 func resolveCall(ctx context.Context, cl *cmdline, s stdio, id string, body map[string]any) int {
 	var out struct {
-		Turn     gate.Turn           `json:"turn"`
-		Decision procedures.Decision `json:"decision"`
+		Turn     gate.Turn      `json:"turn"`
+		Decision audit.Decision `json:"decision"`
 	}
 	return newClient(ctx).call(ctx, cl, s, "POST", "/v1/approvals/"+pathSegment(id)+"/resolve", nil, body, &out, func(w io.Writer) {
 		keyValues(w, "turn", out.Turn.ID, "status", string(out.Turn.Status),

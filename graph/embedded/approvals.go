@@ -10,6 +10,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
@@ -199,7 +200,7 @@ func approvalLimit(f gate.ApprovalFilter) (int, error) {
 }
 
 // TransitionTurn implements gate.TurnStore.
-func (s *Store) TransitionTurn(ctx context.Context, next gate.TurnRecord, from []gate.TurnStatus, live bool, now time.Time, ds ...procedures.Decision) (*gate.TurnRecord, error) {
+func (s *Store) TransitionTurn(ctx context.Context, next gate.TurnRecord, from []gate.TurnStatus, live bool, now time.Time, ds ...audit.Decision) (*gate.TurnRecord, error) {
 	next = next.PurgedAt(now)
 	for i := range ds {
 		if err := validateDecision(&ds[i]); err != nil {
@@ -266,7 +267,7 @@ func (s *Store) FinishTurn(ctx context.Context, next gate.TurnRecord, now time.T
 }
 
 // PutPolicy implements gate.TurnStore.
-func (s *Store) PutPolicy(ctx context.Context, p gate.SessionPolicy, d procedures.Decision) error {
+func (s *Store) PutPolicy(ctx context.Context, p gate.SessionPolicy, d audit.Decision) error {
 	if err := validateDecision(&d); err != nil {
 		return err
 	}

@@ -8,7 +8,9 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -172,7 +174,7 @@ func captureTx(tx *bolt.Tx, in *procedures.CaptureInput) (procedures.CaptureResu
 		}
 	} else if !slices.Equal(rec.Signature, in.Signature) {
 		return res, fault.Errorf(fault.CodeConflict, "procedure %s is stored with signature %v, not %v", in.Name, rec.Signature, in.Signature).
-			WithDetails("reason", procedures.ReasonSignatureMismatch)
+			WithDetails("reason", audit.ReasonSignatureMismatch)
 	}
 
 	ver, err := versionOfProgram(tx, in)
@@ -305,13 +307,13 @@ func validateUse(in *procedures.UseInput) error {
 	}
 	if in.Run != nil {
 		if _, ok := in.Run.Delta(); !ok {
-			return invalid("run", "run failure class %q is not one of %v", in.Run.Failure, procedures.FailureClasses)
+			return invalid("run", "run failure class %q is not one of %v", in.Run.Failure, health.FailureClasses)
 		}
 		if in.FailedReplay() {
 			return invalid("run", "a failed run is not a replay")
 		}
 	}
-	if err := procedures.CheckDemoteAfter(in.DemoteAfter); err != nil {
+	if err := health.CheckDemoteAfter(in.DemoteAfter); err != nil {
 		return invalid("demote_after", "%v", err)
 	}
 	if err := in.CheckRecording(); err != nil {
@@ -362,14 +364,14 @@ func (s *Store) use(tx *bolt.Tx, in procedures.UseInput) (procedures.UseResult, 
 			d, _ := in.Run.Delta() // validateUse checked it
 			ver.Health = d.Apply(ver.Health)
 			was := rec.Demoted
-			rec.Demoted = procedures.DemotedAfter(was, hash == rec.Current, in.Run.Failure,
-				procedures.HealthOf(ver.Health), in.DemoteAfter)
-			res.Demotion = procedures.DemotionOf(was, rec.Demoted)
+			rec.Demoted = health.DemotedAfter(was, hash == rec.Current, in.Run.Failure,
+				health.HealthOf(ver.Health), in.DemoteAfter)
+			res.Demotion = health.DemotionOf(was, rec.Demoted)
 			if err := putHealth(tx, key(in.Name, hash), ver.Health); err != nil {
 				return err
 			}
 			if in.HealthOnly() {
-				if res.Demotion != procedures.DemotionNone {
+				if res.Demotion != health.DemotionNone {
 					if err := putProc(tx, rec, ver); err != nil {
 						return err
 					}

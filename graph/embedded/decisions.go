@@ -8,17 +8,19 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
 )
 
 // Decision list limits: procedures'.
 const (
-	defaultDecisionLimit = procedures.DefaultDecisionLimit
-	maxDecisionLimit     = procedures.MaxDecisionLimit
+	defaultDecisionLimit = audit.DefaultDecisionLimit
+	maxDecisionLimit     = audit.MaxDecisionLimit
 )
 
-func validateDecision(d *procedures.Decision) error {
+func validateDecision(d *audit.Decision) error {
 	switch {
 	case d.ID == "" || len(d.ID) > maxPart:
 		return invalid("decision.id", "decision id is empty or longer than %d bytes", maxPart)
@@ -36,14 +38,14 @@ func validateDecision(d *procedures.Decision) error {
 // no-op; another record under a known id is a CodeConflict.
 // appendAndLoad appends d and returns the procedure name as tx now holds
 // it: the common tail of the single-procedure decisions.
-func (s *Store) appendAndLoad(tx *bolt.Tx, d procedures.Decision, name string) (*procedures.Procedure, error) {
+func (s *Store) appendAndLoad(tx *bolt.Tx, d audit.Decision, name string) (*procedures.Procedure, error) {
 	if err := appendDecision(tx, d); err != nil {
 		return nil, err
 	}
 	return s.loadProcedure(tx, name)
 }
 
-func appendDecision(tx *bolt.Tx, d procedures.Decision) error {
+func appendDecision(tx *bolt.Tx, d audit.Decision) error {
 	d.At = norm(d.At)
 	ids := tx.Bucket(bDecisionIDs)
 	b, err := encode(d)
@@ -68,7 +70,7 @@ func appendDecision(tx *bolt.Tx, d procedures.Decision) error {
 }
 
 // indexDecision adds the index entries of d, stored under dk.
-func indexDecision(tx *bolt.Tx, d procedures.Decision, dk []byte) error {
+func indexDecision(tx *bolt.Tx, d audit.Decision, dk []byte) error {
 	for _, p := range decisionIndexes(d) {
 		if err := tx.Bucket(bDecByField).Put(append(p, dk...), nil); err != nil {
 			return err
@@ -96,7 +98,7 @@ func fieldPrefix(tag byte, parts ...string) []byte {
 
 // decisionIndexes are the bDecByField prefixes d is listed under (each
 // followed by its decision key): by actor, kind, kind and outcome, outcome.
-func decisionIndexes(d procedures.Decision) [][]byte {
+func decisionIndexes(d audit.Decision) [][]byte {
 	out := [][]byte{fieldPrefix(tagKind, string(d.Kind)), fieldPrefix(tagKindOutcome, string(d.Kind), string(d.Outcome)),
 		fieldPrefix(tagOutcome, string(d.Outcome))}
 	if d.Actor != "" {
@@ -114,7 +116,7 @@ func upgradeDecisionIndex(tx *bolt.Tx) error {
 	}
 	c := tx.Bucket(bDecisions).Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
-		var d procedures.Decision
+		var d audit.Decision
 		if err := decode(v, &d, "decision"); err != nil {
 			return err
 		}
@@ -129,7 +131,7 @@ func upgradeDecisionIndex(tx *bolt.Tx) error {
 
 // AppendDecision appends an audit record. Returns CodeInvalid for a record
 // without id, kind or time, CodeConflict for a known id.
-func (s *Store) AppendDecision(ctx context.Context, d procedures.Decision) error {
+func (s *Store) AppendDecision(ctx context.Context, d audit.Decision) error {
 	if err := validateDecision(&d); err != nil {
 		return err
 	}
@@ -139,7 +141,7 @@ func (s *Store) AppendDecision(ctx context.Context, d procedures.Decision) error
 // SetDecisionResult records result as the result of the run the decision
 // id allowed, in its record (see procedures.Store).
 func (s *Store) SetDecisionResult(ctx context.Context, id, result string) error {
-	if !slices.Contains(procedures.RunResults, result) {
+	if !slices.Contains(health.RunResults, result) {
 		return invalid("result", "result %q is not a run's result", result)
 	}
 	return s.write(ctx, func(tx *bolt.Tx) error { return setResult(tx, id, result) })
@@ -157,7 +159,7 @@ func setResult(tx *bolt.Tx, id, result string) error {
 	if v == nil {
 		return fault.Errorf(fault.CodeInternal, "embedded store: decision id %s points at nothing", id)
 	}
-	var d procedures.Decision
+	var d audit.Decision
 	if err := decode(v, &d, "decision"); err != nil {
 		return err
 	}
@@ -244,7 +246,7 @@ func (s *Store) recordRun(tx *bolt.Tx, rr procedures.RunRecord) ([]procedures.Us
 // procedure's, else the actor's, else the kind and outcome's, the kind's,
 // the outcome's, else the log itself; the other filters are checked on the
 // records it reads (DecisionFilter.Match).
-func (s *Store) ListDecisions(ctx context.Context, f procedures.DecisionFilter) ([]procedures.Decision, error) {
+func (s *Store) ListDecisions(ctx context.Context, f audit.DecisionFilter) ([]audit.Decision, error) {
 	if f.Limit < 0 {
 		return nil, invalid("limit", "limit %d is negative", f.Limit)
 	}
@@ -253,7 +255,7 @@ func (s *Store) ListDecisions(ctx context.Context, f procedures.DecisionFilter) 
 		limit = defaultDecisionLimit
 	}
 	limit = min(limit, maxDecisionLimit)
-	var out []procedures.Decision
+	var out []audit.Decision
 	err := s.view(ctx, func(tx *bolt.Tx) error {
 		decisions := tx.Bucket(bDecisions)
 		// upper is the decision key to start strictly before (nil: past
@@ -296,7 +298,7 @@ func (s *Store) ListDecisions(ctx context.Context, f procedures.DecisionFilter) 
 					return fault.Errorf(fault.CodeInternal, "embedded store: decision index points at nothing")
 				}
 			}
-			var d procedures.Decision
+			var d audit.Decision
 			if err := decode(v, &d, "decision"); err != nil {
 				return err
 			}
@@ -312,7 +314,7 @@ func (s *Store) ListDecisions(ctx context.Context, f procedures.DecisionFilter) 
 
 // decisionIndex is the index ListDecisions walks for f and the prefix of
 // its keys (nil: the log itself, keyed by decision key).
-func decisionIndex(tx *bolt.Tx, f procedures.DecisionFilter) (*bolt.Bucket, []byte) {
+func decisionIndex(tx *bolt.Tx, f audit.DecisionFilter) (*bolt.Bucket, []byte) {
 	byField := tx.Bucket(bDecByField)
 	switch {
 	case f.Procedure != "":
@@ -343,7 +345,7 @@ func seekBefore(c *bolt.Cursor, from []byte) ([]byte, []byte) {
 
 // Promote makes the version codeHash current and appends d, in one
 // transaction (see procedures.Store).
-func (s *Store) Promote(ctx context.Context, name, codeHash string, d procedures.Decision) (*procedures.Procedure, error) {
+func (s *Store) Promote(ctx context.Context, name, codeHash string, d audit.Decision) (*procedures.Procedure, error) {
 	if err := validateDecision(&d); err != nil {
 		return nil, err
 	}
@@ -359,7 +361,7 @@ func (s *Store) Promote(ctx context.Context, name, codeHash string, d procedures
 		}
 		if ver.Status != procedures.StatusSucceeded {
 			return fault.Errorf(fault.CodeConflict, "version %s of %s did not succeed and cannot be promoted", codeHash, name).
-				WithDetails("reason", procedures.ReasonProcedureNotSucceeded)
+				WithDetails("reason", audit.ReasonProcedureNotSucceeded)
 		}
 		rec.Current, rec.Demoted = codeHash, false // a promote lifts a demotion
 		if err := putProc(tx, rec, ver); err != nil {
@@ -374,7 +376,7 @@ func (s *Store) Promote(ctx context.Context, name, codeHash string, d procedures
 // SetRetired stores r as the procedure's retirement (nil brings it back),
 // moving its class, reclassifies its callers, and appends d, in one
 // transaction (see procedures.Store).
-func (s *Store) SetRetired(ctx context.Context, name string, r *procedures.Retirement, d procedures.Decision) (*procedures.Procedure, error) {
+func (s *Store) SetRetired(ctx context.Context, name string, r *procedures.Retirement, d audit.Decision) (*procedures.Procedure, error) {
 	if err := validateDecision(&d); err != nil {
 		return nil, err
 	}
@@ -443,7 +445,7 @@ func (s *Store) LiftDemotion(ctx context.Context, in procedures.LiftInput) (*pro
 		}
 		rec.Demoted = false
 		if cur.Health != nil {
-			cur.Health = procedures.StreakReset().Apply(cur.Health)
+			cur.Health = health.StreakReset().Apply(cur.Health)
 			if err := putHealth(tx, key(in.Name, rec.Current), cur.Health); err != nil {
 				return err
 			}
@@ -460,7 +462,7 @@ func (s *Store) LiftDemotion(ctx context.Context, in procedures.LiftInput) (*pro
 // SetGrant stores g bound to expectHash (nil revokes) and appends d, in one
 // transaction, if expectHash is still current and cat (when set) is the
 // stored catalogue (see procedures.Store).
-func (s *Store) SetGrant(ctx context.Context, name string, g *procedures.Grant, expectHash string, cat *procedures.Catalogue, d procedures.Decision) (*procedures.Procedure, error) {
+func (s *Store) SetGrant(ctx context.Context, name string, g *procedures.Grant, expectHash string, cat *procedures.Catalogue, d audit.Decision) (*procedures.Procedure, error) {
 	if err := validateDecision(&d); err != nil {
 		return nil, err
 	}
@@ -475,7 +477,7 @@ func (s *Store) SetGrant(ctx context.Context, name string, g *procedures.Grant, 
 		}
 		if rec.Current != expectHash {
 			return fault.Errorf(fault.CodeConflict, "the current code of %s is no longer %s", name, expectHash).
-				WithDetails("reason", procedures.ReasonCodeChanged)
+				WithDetails("reason", audit.ReasonCodeChanged)
 		}
 		grants := tx.Bucket(bGrants)
 		if g == nil {

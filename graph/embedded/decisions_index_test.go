@@ -8,8 +8,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/graph/storetest"
-	"github.com/procgraph/procgraph/procedures"
 )
 
 // TestDecisionIndexUpgrade: audit records stored before the actor, kind
@@ -22,7 +22,7 @@ func TestDecisionIndexUpgrade(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := 0; i < 6; i++ {
-		d := storetest.Decision(procedures.KindTurn, "proc__a", "h", storetest.At(i))
+		d := storetest.Decision(audit.KindTurn, "proc__a", "h", storetest.At(i))
 		d.Actor = fmt.Sprintf("actor-%d", i%2)
 		if err := s.AppendDecision(context.Background(), d); err != nil {
 			t.Fatal(err)
@@ -40,7 +40,7 @@ func TestDecisionIndexUpgrade(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := procedures.DecisionFilter{Actor: "actor-1"}
+	f := audit.DecisionFilter{Actor: "actor-1"}
 	if ds := storetest.MustDecisions(t, s, f); len(ds) != 0 {
 		t.Fatalf("the index was not emptied: %d", len(ds))
 	}
@@ -55,7 +55,7 @@ func TestDecisionIndexUpgrade(t *testing.T) {
 	if ds := storetest.MustDecisions(t, s, f); len(ds) != 3 {
 		t.Fatalf("after the upgrade, actor-1 has %d records, want 3", len(ds))
 	}
-	if ds := storetest.MustDecisions(t, s, procedures.DecisionFilter{Kind: procedures.KindTurn, Outcome: procedures.Allowed}); len(ds) != 6 {
+	if ds := storetest.MustDecisions(t, s, audit.DecisionFilter{Kind: audit.KindTurn, Outcome: audit.Allowed}); len(ds) != 6 {
 		t.Fatalf("after the upgrade, allowed turns: %d, want 6", len(ds))
 	}
 }
@@ -87,14 +87,14 @@ func BenchmarkDecisionsFiltered(b *testing.B) {
 // one in seven denied, over 50 procedures, a second apart.
 func fillDecisions(tb testing.TB, s *Store, n int) {
 	tb.Helper()
-	kinds := []procedures.DecisionKind{procedures.KindInvoke, procedures.KindTurn, procedures.KindGrant, procedures.KindApproval}
+	kinds := []audit.DecisionKind{audit.KindInvoke, audit.KindTurn, audit.KindGrant, audit.KindApproval}
 	for start := 0; start < n; start += 5000 {
 		err := s.db.Update(func(tx *bolt.Tx) error {
 			for i := start; i < min(n, start+5000); i++ {
 				d := storetest.Decision(kinds[i%4], fmt.Sprintf("proc__p%d", i%50), "h", storetest.At(i))
 				d.Actor = fmt.Sprintf("actor-%d", i%20)
 				if i%7 == 0 {
-					d.Outcome = procedures.Denied
+					d.Outcome = audit.Denied
 				}
 				if err := appendDecision(tx, d); err != nil {
 					return err

@@ -11,9 +11,11 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -54,7 +56,7 @@ func (s *Store) Dump(ctx context.Context, sink dump.Sink, opts dump.DumpOptions)
 			return err
 		}
 		err = tx.Bucket(bDecisions).ForEach(func(_, v []byte) error {
-			var d procedures.Decision
+			var d audit.Decision
 			if err := decode(v, &d, "decision"); err != nil {
 				return err
 			}
@@ -151,7 +153,7 @@ func dumpProcedure(tx *bolt.Tx, k, v []byte, sink dump.Sink, opts dump.DumpOptio
 			Procedure: name, CodeHash: r.CodeHash, Code: r.Code, Dialect: r.Dialect, Parameters: r.Parameters,
 			InputSchema: r.InputSchema, Opaque: r.Opaque, Warnings: r.Warnings, Summary: r.Summary, Metadata: r.Metadata,
 			CapturedAt: fromMs(r.CapturedAt), Frequency: r.Frequency, Status: r.Status,
-			Health: dump.HealthRecordOf(procedures.HealthOf(r.Health)), Baseline: r.Baseline,
+			Health: dump.HealthRecordOf(health.HealthOf(r.Health)), Baseline: r.Baseline,
 		}})
 	})
 	if err != nil {
@@ -239,12 +241,12 @@ func onlyTokenDecisions(tx *bolt.Tx) (bool, error) {
 	c := tx.Bucket(bDecisions).Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
 		var d struct {
-			Kind procedures.DecisionKind `json:"kind"`
+			Kind audit.DecisionKind `json:"kind"`
 		}
 		if err := decode(v, &d, "decision"); err != nil {
 			return false, err
 		}
-		if d.Kind != procedures.KindToken {
+		if d.Kind != audit.KindToken {
 			return false, nil
 		}
 	}

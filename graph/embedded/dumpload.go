@@ -7,7 +7,7 @@ import (
 
 	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/fault"
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/search"
 )
 
@@ -170,7 +170,7 @@ func versionFromDump(v *dump.VersionRecord) *versionRecord {
 }
 
 // healthVector is h as a version record keeps it: nil when it never ran.
-func healthVector(h procedures.Health) []int64 {
+func healthVector(h health.Health) []int64 {
 	if h.Runs == 0 {
 		return nil
 	}

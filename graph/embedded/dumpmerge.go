@@ -8,6 +8,7 @@ import (
 
 	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/search"
 )
@@ -175,7 +176,7 @@ func mergeVersion(tx *bolt.Tx, v *dump.VersionRecord, group *dump.ProcedureRecor
 		if ver.Baseline == nil {
 			ver.Baseline = v.Baseline // the store's baseline is kept when it has one
 		}
-		ver.Health = healthVector(dump.MergeHealth(procedures.HealthOf(ver.Health), v.Health.Health()))
+		ver.Health = healthVector(dump.MergeHealth(health.HealthOf(ver.Health), v.Health.Health()))
 	}
 	if err := putVersion(tx, v.Procedure, ver); err != nil {
 		return err

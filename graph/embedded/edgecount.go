@@ -5,10 +5,10 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/graphview"
 )
 
-var _ procedures.EdgeCounter = (*Store)(nil)
+var _ graphview.EdgeCounter = (*Store)(nil)
 
 // CountEdges returns the graph's CALLS edges (tool_procedures: one key a
 // signature entry of a procedure) and INVESTIGATED_BY edges

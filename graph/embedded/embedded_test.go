@@ -13,6 +13,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	st "github.com/procgraph/procgraph/graph/storetest"
 	"github.com/procgraph/procgraph/procedures"
@@ -38,10 +39,10 @@ func TestReopenKeepsEverything(t *testing.T) {
 	st.MustCapture(t, s, st.WithCause(st.In(sig, "h1", "k1", st.At(0)), "c1", "desc"))
 	st.MustCapture(t, s, st.In(sig, "h2", "k2", st.At(1)))
 	st.MustRecordUse(t, s, procedures.UseInput{Name: name, UsageKey: "k3", Replay: true, At: st.At(2)})
-	if _, err := s.Promote(ctx, name, "h2", st.Decision(procedures.KindPromote, name, "h2", st.At(3))); err != nil {
+	if _, err := s.Promote(ctx, name, "h2", st.Decision(audit.KindPromote, name, "h2", st.At(3))); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.SetGrant(ctx, name, &procedures.Grant{Enabled: true, GrantedBy: "op", GrantedAt: st.At(4)}, "h2", nil, st.Decision(procedures.KindGrant, name, "h2", st.At(4))); err != nil {
+	if _, err := s.SetGrant(ctx, name, &procedures.Grant{Enabled: true, GrantedBy: "op", GrantedAt: st.At(4)}, "h2", nil, st.Decision(audit.KindGrant, name, "h2", st.At(4))); err != nil {
 		t.Fatal(err)
 	}
 	cat, _ := procedures.NewCatalogue([]procedures.Tool{{Name: "tool_a", ReadOnly: true}})
@@ -59,7 +60,7 @@ func TestReopenKeepsEverything(t *testing.T) {
 		len(after.Causes) != 1 || !after.LastUsedAt.Equal(*before.LastUsedAt) || !after.CreatedAt.Equal(before.CreatedAt) {
 		t.Errorf("after reopen: %+v\nbefore: %+v", after, before)
 	}
-	if ds := st.MustDecisions(t, s, procedures.DecisionFilter{}); len(ds) != 2 {
+	if ds := st.MustDecisions(t, s, audit.DecisionFilter{}); len(ds) != 2 {
 		t.Errorf("decisions after reopen = %d", len(ds))
 	}
 	if c, err := s.Catalogue(ctx); err != nil || c.Revision != cat.Revision {

@@ -9,6 +9,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/procgraph/procgraph/graph/storetest"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -36,10 +37,10 @@ func TestHealthOutsideTheRecord(t *testing.T) {
 	run := func(key, failure string) {
 		t.Helper()
 		storetest.MustRecordUse(t, s, procedures.UseInput{Name: name, UsageKey: key, Replay: failure == "", At: storetest.At(5),
-			Run: &procedures.Run{Failure: failure, Duration: time.Millisecond, At: storetest.At(5)}})
+			Run: &health.Run{Failure: failure, Duration: time.Millisecond, At: storetest.At(5)}})
 	}
 	run("k1", "")
-	run("k2", procedures.FailureTimeout)
+	run("k2", health.FailureTimeout)
 	if after := recordBytes(); !reflect.DeepEqual(before, after) {
 		t.Fatalf("runs rewrote the version record:\n%s\n%s", before, after)
 	}
@@ -48,7 +49,7 @@ func TestHealthOutsideTheRecord(t *testing.T) {
 	}
 
 	// A record written before bHealth: its vector inside it, no entry.
-	legacy := procedures.Health{Runs: 7, Succeeded: 7}.Vector()
+	legacy := health.Health{Runs: 7, Succeeded: 7}.Vector()
 	err = s.db.Update(func(tx *bolt.Tx) error {
 		var r versionRecord
 		if err := decode(tx.Bucket(bVersions).Get(k), &r, "version"); err != nil {
@@ -89,7 +90,7 @@ func TestHealthOutsideTheRecord(t *testing.T) {
 // FuzzDecodeHealth: decodeHealth never panics, and what it accepts
 // encodes back to the same bytes.
 func FuzzDecodeHealth(f *testing.F) {
-	f.Add(encodeHealth(procedures.Health{Runs: 3, Succeeded: 2, Failed: 1}.Vector()))
+	f.Add(encodeHealth(health.Health{Runs: 3, Succeeded: 2, Failed: 1}.Vector()))
 	f.Add([]byte{})
 	f.Add([]byte{0xff})
 	f.Add([]byte{0x80, 0x80, 0x80})

@@ -6,6 +6,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -21,7 +22,7 @@ func (s *Store) PruneDecisions(ctx context.Context, before time.Time) (int64, er
 			n = 0
 			c := tx.Bucket(bDecisions).Cursor()
 			for k, v := c.First(); k != nil && string(k) < string(limit) && n < batch; k, v = c.First() {
-				var d procedures.Decision
+				var d audit.Decision
 				if err := decode(v, &d, "decision"); err != nil {
 					return err
 				}

@@ -9,9 +9,10 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/fault"
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/recording"
 )
 
 // A recording is kept in bRecordings under name 0 hash 0 id: its time
@@ -24,7 +25,7 @@ const recHead = 8 + 64
 // putRecording keeps r as a recording of the version hash of name: it
 // replaces the one of the same id unless its content is the same, then
 // the version keeps its keep newest.
-func putRecording(tx *bolt.Tx, name, hash string, r *procedures.Recording, keep int) error {
+func putRecording(tx *bolt.Tx, name, hash string, r *recording.Recording, keep int) error {
 	if r.CodeHash != hash {
 		return invalid("recording", "the recording is of version %q, not %q", r.CodeHash, hash)
 	}
@@ -36,7 +37,7 @@ func putRecording(tx *bolt.Tx, name, hash string, r *procedures.Recording, keep 
 	if old := b.Get(k); len(old) >= recHead && string(old[8:recHead]) == r.ContentHash {
 		return nil // the same content: nothing to rewrite
 	}
-	body, err := procedures.EncodeRecordingBody(r)
+	body, err := recording.EncodeRecordingBody(r)
 	if err != nil {
 		return invalid("recording", "%v", err)
 	}
@@ -117,7 +118,7 @@ func cmpU64(a, b uint64) int {
 // procedures.Store): it orders the keys of the procedure's (or the
 // version's) recordings by the time each value starts with, and decodes
 // only the page's bodies.
-func (s *Store) Recordings(ctx context.Context, name, codeHash string, limit, offset int) ([]procedures.Recording, int, error) {
+func (s *Store) Recordings(ctx context.Context, name, codeHash string, limit, offset int) ([]recording.Recording, int, error) {
 	if err := checkPart("name", name); err != nil {
 		return nil, 0, err
 	}
@@ -133,7 +134,7 @@ func (s *Store) Recordings(ctx context.Context, name, codeHash string, limit, of
 		at       uint64
 		v        []byte
 	}
-	out := []procedures.Recording{}
+	out := []recording.Recording{}
 	total := 0
 	err := s.view(ctx, func(tx *bolt.Tx) error {
 		if _, err := mustProc(tx, name); err != nil {
@@ -167,8 +168,8 @@ func (s *Store) Recordings(ctx context.Context, name, codeHash string, limit, of
 		}
 		out = out[:0]
 		for _, st := range all {
-			r := procedures.Recording{ID: st.id, Procedure: name, CodeHash: st.hash, RecordedAt: fromMs(int64(st.at))}
-			if err := procedures.DecodeRecordingBody(st.v[recHead:], &r); err != nil {
+			r := recording.Recording{ID: st.id, Procedure: name, CodeHash: st.hash, RecordedAt: fromMs(int64(st.at))}
+			if err := recording.DecodeRecordingBody(st.v[recHead:], &r); err != nil {
 				return fault.Errorf(fault.CodeInternal, "embedded store: recording %s of %s: %v", r.ID, name, err)
 			}
 			out = append(out, r)
@@ -182,7 +183,7 @@ func (s *Store) Recordings(ctx context.Context, name, codeHash string, limit, of
 }
 
 // DeleteRecordings deletes recordings (see procedures.Store).
-func (s *Store) DeleteRecordings(ctx context.Context, name string, d *procedures.Decision) (int, error) {
+func (s *Store) DeleteRecordings(ctx context.Context, name string, d *audit.Decision) (int, error) {
 	if name != "" {
 		if err := checkPart("name", name); err != nil {
 			return 0, err
@@ -225,7 +226,7 @@ func (s *Store) DeleteRecordings(ctx context.Context, name string, d *procedures
 
 // SetVerification keeps a version's last verification (see
 // procedures.Store).
-func (s *Store) SetVerification(ctx context.Context, name, codeHash string, v procedures.Verification) error {
+func (s *Store) SetVerification(ctx context.Context, name, codeHash string, v recording.Verification) error {
 	if err := checkPart("name", name); err != nil {
 		return err
 	}

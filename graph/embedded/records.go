@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/internal/storewrap"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/recording"
 )
 
 // procRecord is a procedure as stored, without its versions, causes or grant.
@@ -61,7 +63,7 @@ type versionRecord struct {
 	// there; only a record written before carries it.
 	Health []int64 `json:"health,omitempty"`
 	// Verification is the version's last verification (Store.SetVerification).
-	Verification *procedures.Verification `json:"verification,omitempty"`
+	Verification *recording.Verification `json:"verification,omitempty"`
 }
 
 // causeRecord is a cause as stored, with its maintained counts.
@@ -90,13 +92,13 @@ func (r *versionRecord) version(current bool) procedures.Version {
 		CodeHash: r.CodeHash, CanonicalHash: r.CanonicalHash, Code: r.Code, Dialect: r.Dialect, Parameters: r.Parameters,
 		InputSchema: r.InputSchema, Opaque: r.Opaque, Warnings: r.Warnings, Summary: r.Summary,
 		Metadata: r.Metadata, CapturedAt: fromMs(r.CapturedAt), Frequency: r.Frequency,
-		Status: r.Status, Current: current, Baseline: r.Baseline, Health: procedures.HealthOf(r.Health), Verification: r.Verification,
+		Status: r.Status, Current: current, Baseline: r.Baseline, Health: health.HealthOf(r.Health), Verification: r.Verification,
 	}
 }
 
 // procedure assembles the domain procedure from its stored parts.
-// health is cur's health vector (healthOf).
-func (r *procRecord) procedure(cur *versionRecord, health []int64, causes []procedures.CauseLink, g *procedures.Grant) *procedures.Procedure {
+// hv is cur's health vector (healthOf).
+func (r *procRecord) procedure(cur *versionRecord, hv []int64, causes []procedures.CauseLink, g *procedures.Grant) *procedures.Procedure {
 	p := &procedures.Procedure{
 		Name: r.Name, Signature: r.Signature, Summary: r.Summary, Description: r.Description,
 		Frequency: r.Frequency, UseCount: r.UseCount, Causes: causes, Grant: g, Demoted: r.Demoted,
@@ -113,7 +115,7 @@ func (r *procRecord) procedure(cur *versionRecord, health []int64, causes []proc
 		p.Code, p.Dialect, p.CodeHash = cur.Code, cur.Dialect, cur.CodeHash
 		p.Parameters, p.InputSchema, p.Status = cur.Parameters, cur.InputSchema, cur.Status
 		p.Opaque, p.Warnings, p.Baseline = cur.Opaque, cur.Warnings, cur.Baseline
-		p.Health, p.Verification = procedures.HealthOf(health), cur.Verification
+		p.Health, p.Verification = health.HealthOf(hv), cur.Verification
 	}
 	return p
 }

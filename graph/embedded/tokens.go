@@ -6,9 +6,9 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/fault"
-	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/tokens"
 )
 
@@ -124,7 +124,7 @@ func createToken(tx *bolt.Tx, rec auth.TokenRecord, reuse bool) (auth.TokenRecor
 
 // CreateToken stores rec and appends d, in one transaction (see
 // tokens.Store).
-func (s *Store) CreateToken(ctx context.Context, rec auth.TokenRecord, reuse bool, d procedures.Decision) (auth.TokenRecord, error) {
+func (s *Store) CreateToken(ctx context.Context, rec auth.TokenRecord, reuse bool, d audit.Decision) (auth.TokenRecord, error) {
 	if err := errorsOf(checkTokenRecord(rec), validateDecision(&d)); err != nil {
 		return auth.TokenRecord{}, err
 	}
@@ -140,7 +140,7 @@ func (s *Store) CreateToken(ctx context.Context, rec auth.TokenRecord, reuse boo
 
 // RotateToken replaces the holder's live record whose hash is oldHash by
 // rec, and appends d, in one transaction (see tokens.Store).
-func (s *Store) RotateToken(ctx context.Context, oldHash string, rec auth.TokenRecord, d procedures.Decision) (auth.TokenRecord, error) {
+func (s *Store) RotateToken(ctx context.Context, oldHash string, rec auth.TokenRecord, d audit.Decision) (auth.TokenRecord, error) {
 	if err := errorsOf(checkTokenRecord(rec), validateDecision(&d)); err != nil {
 		return auth.TokenRecord{}, err
 	}
@@ -171,7 +171,7 @@ func (s *Store) RotateToken(ctx context.Context, oldHash string, rec auth.TokenR
 
 // RevokeToken marks the holder's live record revoked and appends d, in one
 // transaction (see tokens.Store).
-func (s *Store) RevokeToken(ctx context.Context, holder string, at time.Time, d procedures.Decision) (auth.TokenRecord, error) {
+func (s *Store) RevokeToken(ctx context.Context, holder string, at time.Time, d audit.Decision) (auth.TokenRecord, error) {
 	if err := errorsOf(checkPart("holder", holder), validateDecision(&d)); err != nil {
 		return auth.TokenRecord{}, err
 	}
@@ -196,7 +196,7 @@ func (s *Store) RevokeToken(ctx context.Context, holder string, at time.Time, d 
 
 // CreateFirstTokens stores recs and appends ds when the store has never
 // held a token (see tokens.Store).
-func (s *Store) CreateFirstTokens(ctx context.Context, recs []auth.TokenRecord, ds []procedures.Decision) (bool, error) {
+func (s *Store) CreateFirstTokens(ctx context.Context, recs []auth.TokenRecord, ds []audit.Decision) (bool, error) {
 	for i := range recs {
 		if err := checkTokenRecord(recs[i]); err != nil {
 			return false, err

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/tokens"
@@ -25,7 +26,7 @@ func BenchmarkTokenCheck(b *testing.B) {
 		for i := range n {
 			r := auth.TokenRecord{Holder: fmt.Sprintf("h%d", i), SHA256: auth.HashToken(fmt.Sprintf("tok-%d", i)),
 				Scopes: []string{"read", "invoke"}, CreatedAt: time.Now(), CreatedBy: "bench"}
-			d, err := rec.Build(tokens.Decision(procedures.ReasonTokenCreated, "bench", r))
+			d, err := rec.Build(tokens.Decision(audit.ReasonTokenCreated, "bench", r))
 			if err != nil {
 				b.Fatal(err)
 			}

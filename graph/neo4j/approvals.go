@@ -7,6 +7,7 @@ import (
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
@@ -135,7 +136,7 @@ func (s *Store) ListApprovals(ctx context.Context, f gate.ApprovalFilter) ([]*ga
 // TransitionTurn implements gate.TurnStore: one write transaction
 // locks the turn (turn_lock.cypher), checks gate.CheckTransition,
 // writes the record and appends the decisions.
-func (s *Store) TransitionTurn(ctx context.Context, next gate.TurnRecord, from []gate.TurnStatus, live bool, now time.Time, ds ...procedures.Decision) (*gate.TurnRecord, error) {
+func (s *Store) TransitionTurn(ctx context.Context, next gate.TurnRecord, from []gate.TurnStatus, live bool, now time.Time, ds ...audit.Decision) (*gate.TurnRecord, error) {
 	next = next.PurgedAt(now)
 	dps := make([]map[string]any, len(ds))
 	for i, d := range ds {
@@ -249,7 +250,7 @@ func decodePolicy(v any) (gate.SessionPolicy, error) {
 }
 
 // PutPolicy implements gate.TurnStore.
-func (s *Store) PutPolicy(ctx context.Context, p gate.SessionPolicy, d procedures.Decision) error {
+func (s *Store) PutPolicy(ctx context.Context, p gate.SessionPolicy, d audit.Decision) error {
 	dp, err := decisionParams(d)
 	if err != nil {
 		return err

@@ -6,19 +6,20 @@ import (
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/health"
 )
 
 // The audit log's page sizes: procedures'.
 const (
-	defaultDecisionLimit = procedures.DefaultDecisionLimit
-	maxDecisionLimit     = procedures.MaxDecisionLimit
+	defaultDecisionLimit = audit.DefaultDecisionLimit
+	maxDecisionLimit     = audit.MaxDecisionLimit
 )
 
 // AppendDecision appends an audit record (decision_append.cypher). The same
 // record again is a no-op; another record under a known id is CodeConflict.
-func (s *Store) AppendDecision(ctx context.Context, d procedures.Decision) error {
+func (s *Store) AppendDecision(ctx context.Context, d audit.Decision) error {
 	params, err := decisionParams(d)
 	if err != nil {
 		return err
@@ -34,7 +35,7 @@ func (s *Store) AppendDecision(ctx context.Context, d procedures.Decision) error
 }
 
 // decisionParams validates d and returns the parameters of decision_append.cypher.
-func decisionParams(d procedures.Decision) (map[string]any, error) {
+func decisionParams(d audit.Decision) (map[string]any, error) {
 	switch {
 	case d.ID == "":
 		return nil, invalid("id", "a decision needs an id")
@@ -68,7 +69,7 @@ func decisionParams(d procedures.Decision) (map[string]any, error) {
 // SetDecisionResult records result as the result of the run the decision
 // id allowed (decision_result.cypher; see procedures.Store).
 func (s *Store) SetDecisionResult(ctx context.Context, id, result string) error {
-	if !slices.Contains(procedures.RunResults, result) {
+	if !slices.Contains(health.RunResults, result) {
 		return invalid("result", "result %q is not a run's result", result)
 	}
 	recs, err := query(ctx, s, "set decision result", neo4j.AccessModeWrite, "decision_result", map[string]any{"id": id, "result": result})
@@ -103,7 +104,7 @@ func resultSet(recs []*neo4j.Record, id, result string) error {
 
 // ListDecisions returns audit records matching f, newest first (time, then
 // id). Limit 0 means 100; above 1000 is clamped to 1000.
-func (s *Store) ListDecisions(ctx context.Context, f procedures.DecisionFilter) ([]procedures.Decision, error) {
+func (s *Store) ListDecisions(ctx context.Context, f audit.DecisionFilter) ([]audit.Decision, error) {
 	switch {
 	case f.Limit < 0:
 		return nil, invalid("limit", "limit must not be negative")
@@ -115,7 +116,7 @@ func (s *Store) ListDecisions(ctx context.Context, f procedures.DecisionFilter) 
 		limit = defaultDecisionLimit
 	}
 	limit = min(limit, maxDecisionLimit)
-	return readTx(ctx, s, "list decisions", func(ctx context.Context, tx neo4j.ManagedTransaction) ([]procedures.Decision, error) {
+	return readTx(ctx, s, "list decisions", func(ctx context.Context, tx neo4j.ManagedTransaction) ([]audit.Decision, error) {
 		params := map[string]any{"procedure": nilIfEmpty(f.Procedure), "kind": nilIfEmpty(string(f.Kind)), "limit": limit,
 			"actor": nilIfEmpty(f.Actor), "outcome": nilIfEmpty(string(f.Outcome)), "since": dbTimeOrNil(f.Since), "until": dbTimeOrNil(f.Until),
 			"beforeId": nil, "beforeAt": nil}
@@ -137,7 +138,7 @@ func (s *Store) ListDecisions(ctx context.Context, f procedures.DecisionFilter) 
 		if err != nil {
 			return nil, err
 		}
-		out := make([]procedures.Decision, 0, len(recs))
+		out := make([]audit.Decision, 0, len(recs))
 		for _, rec := range recs {
 			d, err := decodeDecision(field(rec, "decision"))
 			if err != nil {
@@ -164,15 +165,15 @@ func appendDecision(ctx context.Context, tx neo4j.ManagedTransaction, params map
 }
 
 // decodeDecision reads an audit record map (decisions.cypher's decision).
-func decodeDecision(v any) (procedures.Decision, error) {
+func decodeDecision(v any) (audit.Decision, error) {
 	r := &row{m: asMap(v)}
-	d := procedures.Decision{
+	d := audit.Decision{
 		ID:           r.str("id"),
-		Kind:         procedures.DecisionKind(r.str("kind")),
+		Kind:         audit.DecisionKind(r.str("kind")),
 		Procedure:    r.str("procedure"),
 		CodeHash:     r.str("code_hash"),
-		Phase:        procedures.Phase(r.str("phase")),
-		Outcome:      procedures.Outcome(r.str("outcome")),
+		Phase:        audit.Phase(r.str("phase")),
+		Outcome:      audit.Outcome(r.str("outcome")),
 		Reason:       r.str("reason"),
 		Actor:        r.str("actor"),
 		AllowedTools: r.strings("allowed_tools"),

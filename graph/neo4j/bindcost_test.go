@@ -5,7 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/gate"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/replay/replaytest"
@@ -36,10 +38,10 @@ func TestBindingChecksCostNoStatement(t *testing.T) {
 		// with its result and the turn's result folded into the nested
 		// success's use, and use_health, the turn's run in the health of a
 		// stored version of its code (none here: it writes nothing).
-		{"policy", policy, procedures.ReasonSessionPolicy,
+		{"policy", policy, audit.ReasonSessionPolicy,
 			"catalogue_since×1 decision_append×1 find_filtered×1 policies×1 procedure_catalogue×1 procedures_by_name×1 run_use×1 use_health×1",
 			"catalogue_since×1 decision_append×1 find_filtered×1 procedure_catalogue×1 procedures_by_name×1 run_use×1 use_health×1"},
-		{"grant", grant, procedures.ReasonDurableAutoRun,
+		{"grant", grant, audit.ReasonDurableAutoRun,
 			"catalogue_since×1 decision_append×1 policies×1 procedure_catalogue×1 procedures_by_name×1 run_use×1 use_health×1",
 			"catalogue_since×1 decision_append×1 procedure_catalogue×1 procedures_by_name×1 run_use×1 use_health×1"},
 	} {
@@ -80,7 +82,7 @@ func TestRunIsOneStatement(t *testing.T) {
 	var n replaytest.Counter
 	octx := WithQueryObserver(ctx, func(q string, _, _ time.Duration) { n.Add(q) })
 	args := map[string]any{"task_id": 7}
-	res, err := rp.Invoke(octx, replay.InvokeRequest{Name: out.Procedure.Name, Arguments: args, Phase: procedures.PhaseAutomatic, SessionID: "s"})
+	res, err := rp.Invoke(octx, replay.InvokeRequest{Name: out.Procedure.Name, Arguments: args, Phase: audit.PhaseAutomatic, SessionID: "s"})
 	if err != nil || res.Status != replay.StatusSucceeded {
 		t.Fatalf("invoke: %+v, %v", res, err)
 	}
@@ -95,7 +97,7 @@ func TestRunIsOneStatement(t *testing.T) {
 	if _, _, err := s.Find(ctx, procedures.Query{Exposed: &exposed, Limit: 1}); err != nil {
 		t.Fatal(err)
 	}
-	ans, err := g.Submit(octx, gate.TurnRequest{Code: replaytest.ReadOnlyCode, SessionID: "s", Phase: procedures.PhaseAutomatic, Arguments: args, Actor: "agent"})
+	ans, err := g.Submit(octx, gate.TurnRequest{Code: replaytest.ReadOnlyCode, SessionID: "s", Phase: audit.PhaseAutomatic, Arguments: args, Actor: "agent"})
 	if err != nil || !ans.Ran() || ans.Status != replay.StatusSucceeded {
 		t.Fatalf("turn: %+v, %v", ans, err)
 	}
@@ -104,15 +106,15 @@ func TestRunIsOneStatement(t *testing.T) {
 	if got, want := n.Take(), "catalogue_since×1 find_filtered×1 run_use_health×1"; got != want {
 		t.Fatalf("turn: statements %s, want %s", got, want)
 	}
-	ds, err := svc.Decisions(ctx, procedures.DecisionFilter{})
+	ds, err := svc.Decisions(ctx, audit.DecisionFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	results := map[procedures.DecisionKind]string{}
+	results := map[audit.DecisionKind]string{}
 	for _, d := range ds {
 		results[d.Kind] = d.Result
 	}
-	if results[procedures.KindInvoke] != procedures.ResultSucceeded || results[procedures.KindTurn] != procedures.ResultSucceeded {
+	if results[audit.KindInvoke] != health.ResultSucceeded || results[audit.KindTurn] != health.ResultSucceeded {
 		t.Fatalf("records %+v", ds)
 	}
 	p, err := svc.Get(ctx, out.Procedure.Name)

@@ -7,7 +7,9 @@ import (
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/search"
 )
@@ -367,13 +369,13 @@ func (s *Store) RecordUse(ctx context.Context, in procedures.UseInput) (procedur
 // (use.cypher, or use_health.cypher for a run that counts in the health
 // only) and its parameters.
 func useStatement(in procedures.UseInput) (string, map[string]any, error) {
-	var health any
+	var healthParam any
 	if in.Run != nil {
 		d, ok := in.Run.Delta()
 		if !ok {
-			return "", nil, invalid("run", "run failure class %q is not one of %v", in.Run.Failure, procedures.FailureClasses)
+			return "", nil, invalid("run", "run failure class %q is not one of %v", in.Run.Failure, health.FailureClasses)
 		}
-		health = map[string]any{"keep": d.Keep, "add": d.Add, "floor": d.Floor}
+		healthParam = map[string]any{"keep": d.Keep, "add": d.Add, "floor": d.Floor}
 	}
 	switch {
 	case in.Name == "":
@@ -385,7 +387,7 @@ func useStatement(in procedures.UseInput) (string, map[string]any, error) {
 	case in.FailedReplay():
 		return "", nil, invalid("run", "a failed run is not a replay")
 	}
-	if err := procedures.CheckDemoteAfter(in.DemoteAfter); err != nil {
+	if err := health.CheckDemoteAfter(in.DemoteAfter); err != nil {
 		return "", nil, invalid("demote_after", "%v", err)
 	}
 	if err := in.CheckRecording(); err != nil {
@@ -398,7 +400,7 @@ func useStatement(in procedures.UseInput) (string, map[string]any, error) {
 	params := map[string]any{
 		"name":      in.Name,
 		"hash":      nilIfEmpty(in.CodeHash),
-		"health":    health,
+		"health":    healthParam,
 		"demote":    procedures.DemoteParams(in),
 		"recording": recording,
 	}
@@ -418,7 +420,7 @@ func (s *Store) useResult(rec *neo4j.Record) (procedures.UseResult, error) {
 	if res.Procedure, err = s.decodeProcedure(field(rec, "procedure")); err != nil {
 		return procedures.UseResult{}, err
 	}
-	res.Demotion = procedures.DemotionOf(field(rec, "wasDemoted") == true, res.Procedure.Demoted)
+	res.Demotion = health.DemotionOf(field(rec, "wasDemoted") == true, res.Procedure.Demoted)
 	return res, nil
 }
 
@@ -565,7 +567,7 @@ func invalid(field, format string, args ...any) error {
 // of another signature holds.
 func signatureMismatch(in procedures.CaptureInput) error {
 	return fault.Errorf(fault.CodeConflict, "procedure %s is stored with another signature than %v", in.Name, in.Signature).
-		WithDetails("reason", procedures.ReasonSignatureMismatch)
+		WithDetails("reason", audit.ReasonSignatureMismatch)
 }
 
 func notFound(name string) error {

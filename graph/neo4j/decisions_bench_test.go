@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/graph/storetest"
-	"github.com/procgraph/procgraph/procedures"
 )
 
 // BenchmarkDecisionsFiltered: one filtered page (100 records) of an audit
@@ -35,14 +35,14 @@ func BenchmarkDecisionsFiltered(b *testing.B) {
 // fillDecisions appends records from to n, 5,000 a statement.
 func fillDecisions(tb testing.TB, s *Store, from, n int) {
 	tb.Helper()
-	kinds := []procedures.DecisionKind{procedures.KindInvoke, procedures.KindTurn, procedures.KindGrant, procedures.KindApproval}
+	kinds := []audit.DecisionKind{audit.KindInvoke, audit.KindTurn, audit.KindGrant, audit.KindApproval}
 	for start := from; start < n; start += 5000 {
 		var rows []map[string]any
 		for i := start; i < min(n, start+5000); i++ {
 			d := storetest.Decision(kinds[i%4], fmt.Sprintf("proc__p%d", i%50), "h", storetest.At(i))
 			d.Actor = fmt.Sprintf("actor-%d", i%20)
 			if i%7 == 0 {
-				d.Outcome = procedures.Denied
+				d.Outcome = audit.Denied
 			}
 			rows = append(rows, map[string]any{"id": d.ID, "kind": string(d.Kind), "procedure": d.Procedure, "codeHash": d.CodeHash,
 				"phase": "", "outcome": string(d.Outcome), "reason": d.Reason, "actor": d.Actor, "at": dbTime(d.At)})

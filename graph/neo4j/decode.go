@@ -6,6 +6,7 @@ import (
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -125,7 +126,7 @@ func (c *jsonCaches) decodeProcedure(v any) (*procedures.Procedure, error) {
 		p.Opaque = v.bool(vOpaque)
 		jsonShared(v, vWarnings, c.warningCache, &p.Warnings)
 		jsonShared(v, vBaseline, c.baselineCache, &p.Baseline)
-		p.Health = procedures.HealthOf(v.ints(vHealth))
+		p.Health = health.HealthOf(v.ints(vHealth))
 		v.json(vVerification, &p.Verification)
 		if v.err != nil {
 			return nil, v.err
@@ -175,7 +176,7 @@ func decodeVersion(v any, current string) (procedures.Version, error) {
 	r.json("metadata", &out.Metadata)
 	r.json("warnings", &out.Warnings)
 	r.json("baseline", &out.Baseline)
-	out.Health = procedures.HealthOf(r.ints("health"))
+	out.Health = health.HealthOf(r.ints("health"))
 	r.json("verification", &out.Verification)
 	out.CanonicalHash = r.str("canonical_hash") // "" on a version stored before it was kept
 	out.Current = out.CodeHash == current

@@ -9,7 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/recording"
 )
 
 // TestProcedureFragmentFields checks that the procedure fragment returns
@@ -76,9 +78,9 @@ func TestDecodeProcedure(t *testing.T) {
 		InputSchema: map[string]any{"type": "object"}, Status: "validated", Warnings: []procedures.Warning{},
 		Causes:       []procedures.CauseLink{{Name: "a", Frequency: 2}, {Name: "b", Frequency: 1}, {Name: "c", Frequency: 1}},
 		Baseline:     &procedures.Baseline{Tools: []procedures.ToolContract{}},
-		Health:       procedures.HealthOf([]int64{2, 1}),
+		Health:       health.HealthOf([]int64{2, 1}),
 		Demoted:      true,
-		Verification: &procedures.Verification{Status: "passed", At: at, CatalogueRevision: "r1", Recordings: 1, Passed: 1},
+		Verification: &recording.Verification{Status: "passed", At: at, CatalogueRevision: "r1", Recordings: 1, Passed: 1},
 	}
 	if !reflect.DeepEqual(p, want) {
 		t.Fatalf("got  %+v\nwant %+v", p, want)

@@ -9,7 +9,9 @@ import (
 
 	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/recording"
 	"github.com/procgraph/procgraph/search"
 )
 
@@ -253,7 +255,7 @@ func loadRow(r dump.Record) (map[string]any, error) {
 		if err != nil {
 			return nil, err
 		}
-		body, err := procedures.EncodeRecordingBody(rec)
+		body, err := recording.EncodeRecordingBody(rec)
 		if err != nil {
 			return nil, invalid("recording", "%v", err)
 		}
@@ -345,7 +347,7 @@ func (s *Store) reclassifyAll(ctx context.Context, stmt string) error {
 }
 
 // healthVector is h as a version node keeps it: null when it never ran.
-func healthVector(h procedures.Health) any {
+func healthVector(h health.Health) any {
 	if h.Runs == 0 {
 		return nil
 	}

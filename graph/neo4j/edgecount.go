@@ -5,10 +5,10 @@ import (
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/graphview"
 )
 
-var _ procedures.EdgeCounter = (*Store)(nil)
+var _ graphview.EdgeCounter = (*Store)(nil)
 
 // CountEdges returns the graph's CALLS and INVESTIGATED_BY edges
 // (edge_counts.cypher), see procedures.EdgeCounter.

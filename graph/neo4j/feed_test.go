@@ -8,6 +8,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/procgraph/procgraph/changes"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -49,7 +50,7 @@ func TestRemoteChangesReachTheFeed(t *testing.T) {
 				t.Fatalf("no remote change after %s: %v", what, err)
 			}
 			for _, c := range cs {
-				if c.Kind == procedures.ChangeRemote {
+				if c.Kind == changes.ChangeRemote {
 					return
 				}
 			}
@@ -71,7 +72,7 @@ func TestRemoteChangesReachTheFeed(t *testing.T) {
 		tctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		cs, err := sub.Next(tctx)
 		cancel()
-		if err == nil && len(cs) > 0 && cs[0].Kind == procedures.ChangeRemote {
+		if err == nil && len(cs) > 0 && cs[0].Kind == changes.ChangeRemote {
 			break
 		}
 		if i == 5 {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/graph/storetest"
@@ -48,7 +49,7 @@ func TestGateAcrossInstances(t *testing.T) {
 	done := make(chan result, 1)
 	go func() {
 		ans, err := a.Submit(ctx, gate.TurnRequest{Code: "return tools.kill_job(panda_id=panda_id)", SessionID: "x",
-			Phase: procedures.PhaseInteractive, Arguments: map[string]any{"panda_id": 1}, Wait: 20 * time.Second, Actor: "agent"})
+			Phase: audit.PhaseInteractive, Arguments: map[string]any{"panda_id": 1}, Wait: 20 * time.Second, Actor: "agent"})
 		done <- result{ans, err}
 	}()
 	var id string

@@ -7,14 +7,16 @@ import (
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
 )
 
 // SetRetired stores r as the procedure's retirement (nil brings it back),
 // moving it to its class, reclassifies its callers, and appends d, in one
 // write transaction (retire_set.cypher) holding the catalogue lock.
-func (s *Store) SetRetired(ctx context.Context, name string, r *procedures.Retirement, d procedures.Decision) (*procedures.Procedure, error) {
+func (s *Store) SetRetired(ctx context.Context, name string, r *procedures.Retirement, d audit.Decision) (*procedures.Procedure, error) {
 	dp, err := decisionParams(d)
 	if err != nil {
 		return nil, err
@@ -60,7 +62,7 @@ func (s *Store) LiftDemotion(ctx context.Context, in procedures.LiftInput) (*pro
 	if err != nil {
 		return nil, err
 	}
-	reset := procedures.StreakReset()
+	reset := health.StreakReset()
 	params := map[string]any{"name": in.Name, "hash": nil,
 		"health": map[string]any{"keep": reset.Keep, "add": reset.Add, "floor": reset.Floor}}
 	if in.CodeHash != "" {
@@ -104,7 +106,7 @@ func (s *Store) LiftDemotion(ctx context.Context, in procedures.LiftInput) (*pro
 // procedure, checks that cat (when set) is the stored catalogue, that
 // expectHash is still current and that d's id is free (or holds d), and
 // writes only then.
-func (s *Store) SetGrant(ctx context.Context, name string, g *procedures.Grant, expectHash string, cat *procedures.Catalogue, d procedures.Decision) (*procedures.Procedure, error) {
+func (s *Store) SetGrant(ctx context.Context, name string, g *procedures.Grant, expectHash string, cat *procedures.Catalogue, d audit.Decision) (*procedures.Procedure, error) {
 	params, err := decisionParams(d)
 	if err != nil {
 		return nil, err
@@ -137,7 +139,7 @@ func (s *Store) SetGrant(ctx context.Context, name string, g *procedures.Grant, 
 	}
 	if field(recs[0], "ok") != true {
 		return nil, fault.Errorf(fault.CodeConflict, "the current code of procedure %q is no longer %q", name, expectHash).
-			WithDetails("reason", procedures.ReasonCodeChanged)
+			WithDetails("reason", audit.ReasonCodeChanged)
 	}
 	if err := appended(recs[0], params); err != nil {
 		return nil, err

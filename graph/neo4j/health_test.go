@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/cypher"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -19,21 +20,21 @@ func TestHealthAddIsGos(t *testing.T) {
 	s := openStore(t)
 	stmt := "WITH {health: $old} AS v RETURN\n" + cypher.Expand("#include health_add") + " AS health"
 	at := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
-	full := procedures.Health{Runs: 9, Succeeded: 4, Failed: 5, ConsecutiveFailures: 2, LastFailureClass: procedures.FailureTimeout,
-		Failures: map[string]int64{procedures.FailureTimeout: 5}, Buckets: []int64{1, 2, 3}}
+	full := health.Health{Runs: 9, Succeeded: 4, Failed: 5, ConsecutiveFailures: 2, LastFailureClass: health.FailureTimeout,
+		Failures: map[string]int64{health.FailureTimeout: 5}, Buckets: []int64{1, 2, 3}}
 	later, earlier := at.Add(time.Hour), at.Add(-time.Hour)
 	full.LastSuccessAt, full.LastFailureAt = &later, &earlier
 	olds := map[string][]int64{"none": nil, "short": {3, 3}, "full": full.Vector()}
-	runs := map[string]procedures.Run{
+	runs := map[string]health.Run{
 		"success, fast":   {Duration: 0, At: at},
 		"success, middle": {Duration: 150 * time.Millisecond, At: at},
 		"success, slow":   {Duration: time.Hour, At: at},
 		"reset":           {}, // a lifted demotion: procedures.StreakReset
 	}
-	for _, class := range procedures.FailureClasses {
-		runs[class] = procedures.Run{Failure: class, Duration: 3 * time.Millisecond, At: at, Caller: "agent"}
+	for _, class := range health.FailureClasses {
+		runs[class] = health.Run{Failure: class, Duration: 3 * time.Millisecond, At: at, Caller: "agent"}
 	}
-	full.DemotionStreak, full.StreakCallers = 2, [2]int64{procedures.CallerHash("a"), procedures.CallerSpan - procedures.CallerHash("a")}
+	full.DemotionStreak, full.StreakCallers = 2, [2]int64{health.CallerHash("a"), health.CallerSpan - health.CallerHash("a")}
 	olds["full"] = full.Vector()
 	for oldName, old := range olds {
 		for runName, r := range runs {
@@ -43,7 +44,7 @@ func TestHealthAddIsGos(t *testing.T) {
 					t.Fatalf("Delta(%+v) refused", r)
 				}
 				if runName == "reset" {
-					d = procedures.StreakReset()
+					d = health.StreakReset()
 				}
 				var oldParam any
 				if old != nil {
@@ -76,31 +77,31 @@ func TestDemotionIsGos(t *testing.T) {
 	stmt := "CREATE (p:DemotionCase {code_hash: 'cur', demoted: $was})\n" +
 		"WITH p, {code_hash: $hash, health: $health} AS v\n" + cypher.Expand("#include demotion") +
 		"\nWITH p, wasDemoted, p.demoted AS now DELETE p RETURN wasDemoted, now"
-	one, other := procedures.CallerHash("agent"), procedures.CallerHash("other")
-	callers := map[string][2]int64{"none": {}, "one": {one, procedures.CallerSpan - one},
-		"two": {max(one, other), procedures.CallerSpan - min(one, other)}}
+	one, other := health.CallerHash("agent"), health.CallerHash("other")
+	callers := map[string][2]int64{"none": {}, "one": {one, health.CallerSpan - one},
+		"two": {max(one, other), health.CallerSpan - min(one, other)}}
 	for _, was := range []any{nil, false, true} {
 		for _, current := range []bool{true, false} {
-			for _, failure := range []string{"", procedures.FailureToolError, procedures.FailureUpstreamUnavailable} {
+			for _, failure := range []string{"", health.FailureToolError, health.FailureUpstreamUnavailable} {
 				for _, streak := range []int64{2, 3, 5} {
 					for cname, slots := range callers {
 						for _, after := range []int{0, 3} {
 							name := fmt.Sprintf("was=%v/current=%v/failure=%q/streak=%d/callers=%s/after=%d", was, current, failure, streak, cname, after)
 							t.Run(name, func(t *testing.T) {
-								in := procedures.UseInput{DemoteAfter: after, Run: &procedures.Run{Failure: failure}}
-								h := procedures.Health{DemotionStreak: streak, StreakCallers: slots}
+								in := procedures.UseInput{DemoteAfter: after, Run: &health.Run{Failure: failure}}
+								h := health.Health{DemotionStreak: streak, StreakCallers: slots}
 								hash := "cur"
 								if !current {
 									hash = "other"
 								}
 								vec := h.Vector()
 								if cname == "none" {
-									vec = vec[:procedures.HealthLen-3] // stored before the streak was kept
+									vec = vec[:health.HealthLen-3] // stored before the streak was kept
 								}
 								recs := run(t, s, stmt, map[string]any{"was": was, "hash": hash, "health": vec,
 									"demote": procedures.DemoteParams(in)})
 								wasDemoted := was == true
-								want := procedures.DemotedAfter(wasDemoted, current, failure, procedures.HealthOf(vec), after)
+								want := health.DemotedAfter(wasDemoted, current, failure, health.HealthOf(vec), after)
 								if got := recs[0].Values[1]; got != want || recs[0].Values[0] != wasDemoted {
 									t.Fatalf("demotion.cypher: was %v, now %v; DemotedAfter = %v", recs[0].Values[0], got, want)
 								}

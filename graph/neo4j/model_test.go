@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/graph/storetest"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -24,7 +25,7 @@ func TestGraphModel(t *testing.T) {
 	if err := s.PutCatalogue(ctx, cat); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AppendDecision(ctx, storetest.Decision(procedures.KindInvoke, name, "h1", storetest.At(2))); err != nil {
+	if err := s.AppendDecision(ctx, storetest.Decision(audit.KindInvoke, name, "h1", storetest.At(2))); err != nil {
 		t.Fatal(err)
 	}
 

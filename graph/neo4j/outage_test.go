@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/graph/storetest"
 	"github.com/procgraph/procgraph/procedures"
@@ -164,7 +165,7 @@ func TestOutage(t *testing.T) {
 		{"find", func() error { _, _, err := s.Find(ctx, procedures.Query{Limit: 5}); return err }},
 		{"capture", func() error { _, err := s.Capture(ctx, in); return err }},
 		{"grant", func() error {
-			_, err := s.SetGrant(ctx, in.Name, nil, "h1", nil, storetest.Decision(procedures.KindRevoke, in.Name, "h1", storetest.Base))
+			_, err := s.SetGrant(ctx, in.Name, nil, "h1", nil, storetest.Decision(audit.KindRevoke, in.Name, "h1", storetest.Base))
 			return err
 		}},
 		{"catalogue", func() error { _, err := s.Catalogue(ctx); return err }},

@@ -7,8 +7,10 @@ import (
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/recording"
 )
 
 // recordingParams is in's recording as fragments/recording_put.cypher
@@ -18,7 +20,7 @@ func recordingParams(in procedures.UseInput) (any, error) {
 	if r == nil {
 		return nil, nil
 	}
-	body, err := procedures.EncodeRecordingBody(r)
+	body, err := recording.EncodeRecordingBody(r)
 	if err != nil {
 		return nil, invalid("recording", "%v", err)
 	}
@@ -28,7 +30,7 @@ func recordingParams(in procedures.UseInput) (any, error) {
 
 // Recordings returns a page of the procedure's recordings (see
 // procedures.Store).
-func (s *Store) Recordings(ctx context.Context, name, codeHash string, limit, offset int) ([]procedures.Recording, int, error) {
+func (s *Store) Recordings(ctx context.Context, name, codeHash string, limit, offset int) ([]recording.Recording, int, error) {
 	if limit < 0 || offset < 0 {
 		return nil, 0, invalid("limit", "limit and offset must not be negative")
 	}
@@ -45,15 +47,15 @@ func (s *Store) Recordings(ctx context.Context, name, codeHash string, limit, of
 		return nil, 0, notFound(name)
 	}
 	total, _ := field(recs[0], "total").(int64)
-	out := []procedures.Recording{}
+	out := []recording.Recording{}
 	for _, v := range asList(field(recs[0], "recordings")) {
 		rw := &row{m: asMap(v)}
-		r := procedures.Recording{ID: rw.str("id"), Procedure: name, CodeHash: rw.str("code_hash"), RecordedAt: rw.time("recorded_at")}
+		r := recording.Recording{ID: rw.str("id"), Procedure: name, CodeHash: rw.str("code_hash"), RecordedAt: rw.time("recorded_at")}
 		body := rw.str("body")
 		if rw.err != nil {
 			return nil, 0, s.mapError("recordings", rw.err)
 		}
-		if err := procedures.DecodeRecordingBody([]byte(body), &r); err != nil {
+		if err := recording.DecodeRecordingBody([]byte(body), &r); err != nil {
 			return nil, 0, fault.Errorf(fault.CodeInternal, "neo4j store: recording %s of %s: %v", r.ID, name, err)
 		}
 		out = append(out, r)
@@ -62,7 +64,7 @@ func (s *Store) Recordings(ctx context.Context, name, codeHash string, limit, of
 }
 
 // DeleteRecordings deletes recordings (see procedures.Store).
-func (s *Store) DeleteRecordings(ctx context.Context, name string, d *procedures.Decision) (int, error) {
+func (s *Store) DeleteRecordings(ctx context.Context, name string, d *audit.Decision) (int, error) {
 	var dp map[string]any
 	if d != nil {
 		var err error
@@ -90,7 +92,7 @@ func (s *Store) DeleteRecordings(ctx context.Context, name string, d *procedures
 
 // SetVerification keeps a version's last verification (see
 // procedures.Store).
-func (s *Store) SetVerification(ctx context.Context, name, codeHash string, v procedures.Verification) error {
+func (s *Store) SetVerification(ctx context.Context, name, codeHash string, v recording.Verification) error {
 	if why := v.Check(); why != "" {
 		return invalid("verification", "%s", why)
 	}

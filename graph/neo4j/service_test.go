@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/procgraph/procgraph/api"
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/sandbox"
@@ -104,7 +105,7 @@ func TestServiceOverNeo4j(t *testing.T) {
 	want(422)(call(t, hs, "POST", "/v1/procedures/"+name+"/invoke", map[string]any{"phase": "automatic", "arguments": map[string]any{"task_id": 0}}))
 	seen = nil
 	denied := want(403)(call(t, hs, "POST", "/v1/procedures/"+killName+"/invoke", map[string]any{"phase": "automatic", "arguments": map[string]any{"task_id": 3}}))
-	if len(seen) != 0 || denied["error"].(map[string]any)["details"].(map[string]any)["decision"].(map[string]any)["reason"] != procedures.ReasonStateChangingAuto {
+	if len(seen) != 0 || denied["error"].(map[string]any)["details"].(map[string]any)["decision"].(map[string]any)["reason"] != audit.ReasonStateChangingAuto {
 		t.Fatalf("denied: %v, tools seen %v", denied, seen)
 	}
 	want(409)(call(t, hs, "PUT", "/v1/procedures/"+killName+"/auto-run", map[string]any{"enabled": true}))

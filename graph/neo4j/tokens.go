@@ -7,9 +7,9 @@ import (
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/fault"
-	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/tokens"
 )
 
@@ -37,7 +37,7 @@ func decodeToken(v any) (*auth.TokenRecord, error) {
 
 // tokenWrite runs change in a write transaction after token_bump.cypher
 // (the token lock, the next revision), then appends ds.
-func tokenWrite[T any](ctx context.Context, s *Store, op string, ds []procedures.Decision,
+func tokenWrite[T any](ctx context.Context, s *Store, op string, ds []audit.Decision,
 	change func(ctx context.Context, tx neo4j.ManagedTransaction, rev int64) (T, error)) (T, error) {
 	var zero T
 	params := make([]map[string]any, len(ds))
@@ -117,16 +117,16 @@ func createToken(ctx context.Context, tx neo4j.ManagedTransaction, rec auth.Toke
 
 // CreateToken stores rec and appends d, in one transaction (see
 // tokens.Store).
-func (s *Store) CreateToken(ctx context.Context, rec auth.TokenRecord, reuse bool, d procedures.Decision) (auth.TokenRecord, error) {
-	return tokenWrite(ctx, s, "create token", []procedures.Decision{d}, func(ctx context.Context, tx neo4j.ManagedTransaction, rev int64) (auth.TokenRecord, error) {
+func (s *Store) CreateToken(ctx context.Context, rec auth.TokenRecord, reuse bool, d audit.Decision) (auth.TokenRecord, error) {
+	return tokenWrite(ctx, s, "create token", []audit.Decision{d}, func(ctx context.Context, tx neo4j.ManagedTransaction, rev int64) (auth.TokenRecord, error) {
 		return createToken(ctx, tx, rec, reuse, rev)
 	})
 }
 
 // RotateToken replaces the holder's live record whose hash is oldHash by
 // rec and appends d, in one transaction (see tokens.Store).
-func (s *Store) RotateToken(ctx context.Context, oldHash string, rec auth.TokenRecord, d procedures.Decision) (auth.TokenRecord, error) {
-	return tokenWrite(ctx, s, "rotate token", []procedures.Decision{d}, func(ctx context.Context, tx neo4j.ManagedTransaction, rev int64) (auth.TokenRecord, error) {
+func (s *Store) RotateToken(ctx context.Context, oldHash string, rec auth.TokenRecord, d audit.Decision) (auth.TokenRecord, error) {
+	return tokenWrite(ctx, s, "rotate token", []audit.Decision{d}, func(ctx context.Context, tx neo4j.ManagedTransaction, rev int64) (auth.TokenRecord, error) {
 		old, hashHolder, err := getToken(ctx, tx, rec.Holder, rec.SHA256)
 		switch {
 		case err != nil:
@@ -145,8 +145,8 @@ func (s *Store) RotateToken(ctx context.Context, oldHash string, rec auth.TokenR
 
 // RevokeToken marks the holder's live record revoked and appends d, in one
 // transaction (see tokens.Store).
-func (s *Store) RevokeToken(ctx context.Context, holder string, at time.Time, d procedures.Decision) (auth.TokenRecord, error) {
-	return tokenWrite(ctx, s, "revoke token", []procedures.Decision{d}, func(ctx context.Context, tx neo4j.ManagedTransaction, rev int64) (auth.TokenRecord, error) {
+func (s *Store) RevokeToken(ctx context.Context, holder string, at time.Time, d audit.Decision) (auth.TokenRecord, error) {
+	return tokenWrite(ctx, s, "revoke token", []audit.Decision{d}, func(ctx context.Context, tx neo4j.ManagedTransaction, rev int64) (auth.TokenRecord, error) {
 		old, _, err := getToken(ctx, tx, holder, "")
 		if err != nil {
 			return auth.TokenRecord{}, err
@@ -165,7 +165,7 @@ var errNotFirst = errors.New("the store holds tokens")
 
 // CreateFirstTokens stores recs and appends ds when the store has never
 // held a token (see tokens.Store).
-func (s *Store) CreateFirstTokens(ctx context.Context, recs []auth.TokenRecord, ds []procedures.Decision) (bool, error) {
+func (s *Store) CreateFirstTokens(ctx context.Context, recs []auth.TokenRecord, ds []audit.Decision) (bool, error) {
 	_, err := tokenWrite(ctx, s, "create first tokens", ds, func(ctx context.Context, tx neo4j.ManagedTransaction, rev int64) (bool, error) {
 		if rev != 1 {
 			return false, errNotFirst

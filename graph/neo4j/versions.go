@@ -5,6 +5,7 @@ import (
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -56,7 +57,7 @@ func (s *Store) Version(ctx context.Context, name, codeHash string) (*procedures
 // Promote makes the version codeHash current and appends d, in one
 // statement (promote.cypher) that locks the procedure, checks the version
 // and d's id, and writes only then.
-func (s *Store) Promote(ctx context.Context, name, codeHash string, d procedures.Decision) (*procedures.Procedure, error) {
+func (s *Store) Promote(ctx context.Context, name, codeHash string, d audit.Decision) (*procedures.Procedure, error) {
 	params, err := decisionParams(d)
 	if err != nil {
 		return nil, err
@@ -76,7 +77,7 @@ func (s *Store) Promote(ctx context.Context, name, codeHash string, d procedures
 	case procedures.StatusSucceeded:
 	default:
 		return nil, fault.Errorf(fault.CodeConflict, "version %q of procedure %q did not succeed", codeHash, name).
-			WithDetails("reason", procedures.ReasonProcedureNotSucceeded)
+			WithDetails("reason", audit.ReasonProcedureNotSucceeded)
 	}
 	if err := appended(recs[0], params); err != nil {
 		return nil, err

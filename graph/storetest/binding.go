@@ -3,6 +3,7 @@ package storetest
 import (
 	"testing"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -31,7 +32,7 @@ func testBindings(t *testing.T, newStore NewStore) {
 		MustCapture(t, s, In(sigAB, "h1", "k1", At(0)))
 		name := NameOf(sigAB...)
 		g := &procedures.Grant{Enabled: true, GrantedBy: "op", GrantedAt: At(1), Reason: "r", Binding: SampleBinding("h1")}
-		if _, err := s.SetGrant(ctx, name, g, "h1", nil, Decision(procedures.KindGrant, name, "h1", At(1))); err != nil {
+		if _, err := s.SetGrant(ctx, name, g, "h1", nil, Decision(audit.KindGrant, name, "h1", At(1))); err != nil {
 			t.Fatal(err)
 		}
 		requireEqual(t, "grant binding", MustGet(t, s, name).Grant.Binding, g.Binding)
@@ -42,7 +43,7 @@ func testBindings(t *testing.T, newStore NewStore) {
 		requireEqual(t, "granted binding", granted[0].Grant.Binding, g.Binding)
 		unbound := *g
 		unbound.Binding = nil
-		if _, err := s.SetGrant(ctx, name, &unbound, "h1", nil, Decision(procedures.KindGrant, name, "h1", At(2))); err != nil {
+		if _, err := s.SetGrant(ctx, name, &unbound, "h1", nil, Decision(audit.KindGrant, name, "h1", At(2))); err != nil {
 			t.Fatal(err)
 		}
 		if b := MustGet(t, s, name).Grant.Binding; b != nil {
@@ -54,7 +55,7 @@ func testBindings(t *testing.T, newStore NewStore) {
 		s := turnStore(t, newStore(t))
 		p := gate.SessionPolicy{SessionID: "s1", CodeHash: hashOf("a"), Policy: gate.ChoiceAutoRun,
 			SetBy: "op", SetAt: At(1), RequestedBy: "agent", Binding: SampleBinding(hashOf("a"))}
-		if err := s.PutPolicy(ctx, p, Decision(procedures.KindPolicy, "", p.CodeHash, At(1))); err != nil {
+		if err := s.PutPolicy(ctx, p, Decision(audit.KindPolicy, "", p.CodeHash, At(1))); err != nil {
 			t.Fatal(err)
 		}
 		got, ok, err := s.Policy(ctx, "s1", p.CodeHash)

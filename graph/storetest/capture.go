@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -60,7 +61,7 @@ func testCapture(t *testing.T, newStore NewStore) {
 			t.Fatalf("current = %s after a second succeeded version, want h1", res.Procedure.CodeHash)
 		}
 		name := NameOf(sigAB...)
-		if _, err := s.Promote(ctx, name, "h2", Decision(procedures.KindPromote, name, "h2", At(2))); err != nil {
+		if _, err := s.Promote(ctx, name, "h2", Decision(audit.KindPromote, name, "h2", At(2))); err != nil {
 			t.Fatalf("Promote: %v", err)
 		}
 		res = MustCapture(t, s, In(sigAB, "h3", "k3", At(3)))

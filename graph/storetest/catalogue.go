@@ -3,6 +3,7 @@ package storetest
 import (
 	"testing"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -115,8 +116,8 @@ func testCatalogue(t *testing.T, newStore NewStore) {
 		}
 		for _, c := range stale {
 			_, err := s.Capture(ctx, under(c.in, empty))
-			if e := RequireCode(t, err, fault.CodeConflict); e.Details["reason"] != procedures.ReasonCatalogueChanged || !procedures.IsCatalogueChanged(err) {
-				t.Fatalf("%s under the replaced catalogue: details %v, want reason %s", c.what, e.Details, procedures.ReasonCatalogueChanged)
+			if e := RequireCode(t, err, fault.CodeConflict); e.Details["reason"] != audit.ReasonCatalogueChanged || !procedures.IsCatalogueChanged(err) {
+				t.Fatalf("%s under the replaced catalogue: details %v, want reason %s", c.what, e.Details, audit.ReasonCatalogueChanged)
 			}
 		}
 		p := MustGet(t, s, NameOf(sigAB...))

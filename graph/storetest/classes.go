@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -96,7 +97,7 @@ func requireFindAgreesWithGet(t *testing.T, s procedures.Store, all []string) {
 			}
 			want[fmt.Sprint("read_only=", p.ReadOnly)] = append(want[fmt.Sprint("read_only=", p.ReadOnly)], name)
 			want[fmt.Sprint("exposed=", p.Exposed)] = append(want[fmt.Sprint("exposed=", p.Exposed)], name)
-			if p.Problem == procedures.ReasonNestingTooDeep && p.ReadOnly {
+			if p.Problem == audit.ReasonNestingTooDeep && p.ReadOnly {
 				t.Errorf("%s: nesting too deep yet read-only", name)
 			}
 		}
@@ -228,7 +229,7 @@ func testFindAgreesWithGet(t *testing.T, newStore NewStore) {
 				t.Fatal(err)
 			}
 			deep := level > procedures.MaxNesting
-			if p.ReadOnly == deep || p.Exposed == deep || (p.Problem == procedures.ReasonNestingTooDeep) != deep || len(p.StateChangingTools) != 0 {
+			if p.ReadOnly == deep || p.Exposed == deep || (p.Problem == audit.ReasonNestingTooDeep) != deep || len(p.StateChangingTools) != 0 {
 				t.Errorf("level %d: read_only %v exposed %v problem %q state-changing %v", level, p.ReadOnly, p.Exposed, p.Problem, p.StateChangingTools)
 			}
 		}

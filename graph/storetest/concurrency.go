@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -137,7 +138,7 @@ func testRacingGrants(t *testing.T, s procedures.Store) {
 				if i%3 == 1 {
 					hash = "bad"
 				}
-				_, err := s.Promote(ctx, name, hash, Decision(procedures.KindPromote, name, hash, At(100+i)))
+				_, err := s.Promote(ctx, name, hash, Decision(audit.KindPromote, name, hash, At(100+i)))
 				switch fault.ErrorCode(err) {
 				case "":
 					everCurrent.Store(hash, true)
@@ -162,13 +163,13 @@ func testRacingGrants(t *testing.T, s procedures.Store) {
 					return
 				}
 				gr := &procedures.Grant{Enabled: true, GrantedBy: "op", GrantedAt: At(200 + i)}
-				_, err = s.SetGrant(ctx, name, gr, p.CodeHash, nil, Decision(procedures.KindGrant, name, p.CodeHash, At(200+i)))
+				_, err = s.SetGrant(ctx, name, gr, p.CodeHash, nil, Decision(audit.KindGrant, name, p.CodeHash, At(200+i)))
 				switch fault.ErrorCode(err) {
 				case "":
 					granted.Add(1)
 				case fault.CodeConflict:
 					conflicts.Add(1)
-					if e := RequireCode(t, err, fault.CodeConflict); e.Details["reason"] != procedures.ReasonCodeChanged {
+					if e := RequireCode(t, err, fault.CodeConflict); e.Details["reason"] != audit.ReasonCodeChanged {
 						t.Errorf("conflict details = %v", e.Details)
 					}
 				default:
@@ -192,13 +193,13 @@ func testRacingGrants(t *testing.T, s procedures.Store) {
 			t.Errorf("grant bound to %s, which was never current", p.Grant.CodeHash)
 		}
 	}
-	ds := MustDecisions(t, s, procedures.DecisionFilter{Procedure: name, Limit: 1000})
+	ds := MustDecisions(t, s, audit.DecisionFilter{Procedure: name, Limit: 1000})
 	var nPromote, nGrant int64
 	for _, d := range ds {
 		switch d.Kind {
-		case procedures.KindPromote:
+		case audit.KindPromote:
 			nPromote++
-		case procedures.KindGrant:
+		case audit.KindGrant:
 			nGrant++
 			if _, ok := everCurrent.Load(d.CodeHash); !ok {
 				t.Errorf("grant decision for %s, which was never current", d.CodeHash)

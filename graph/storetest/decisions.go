@@ -6,19 +6,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
 )
 
 func testDecisions(t *testing.T, newStore NewStore) {
 	t.Run("newest first by time then id", func(t *testing.T) {
 		s := newStore(t)
-		mk := func(id string, at time.Time) procedures.Decision {
-			d := Decision(procedures.KindInvoke, "proc__a", "h", at)
+		mk := func(id string, at time.Time) audit.Decision {
+			d := Decision(audit.KindInvoke, "proc__a", "h", at)
 			d.ID = id
 			return d
 		}
-		in := []procedures.Decision{
+		in := []audit.Decision{
 			mk("pgd_b", At(1)), mk("pgd_z", At(0)), mk("pgd_a", At(1)), mk("pgd_c", At(2)), mk("pgd_y", At(1).Add(200*time.Microsecond)),
 		}
 		for _, d := range in {
@@ -27,7 +29,7 @@ func testDecisions(t *testing.T, newStore NewStore) {
 			}
 		}
 		var got []string
-		for _, d := range MustDecisions(t, s, procedures.DecisionFilter{}) {
+		for _, d := range MustDecisions(t, s, audit.DecisionFilter{}) {
 			got = append(got, d.ID)
 		}
 		// pgd_y is within the same millisecond as pgd_a and pgd_b.
@@ -42,19 +44,19 @@ func testDecisions(t *testing.T, newStore NewStore) {
 			if i%3 == 0 {
 				proc = "proc__b"
 			}
-			d := Decision(procedures.KindInvoke, proc, "h", At(i/4))
+			d := Decision(audit.KindInvoke, proc, "h", At(i/4))
 			if err := s.AppendDecision(ctx, d); err != nil {
 				t.Fatalf("AppendDecision: %v", err)
 			}
 		}
 		for _, proc := range []string{"", "proc__a", "proc__b"} {
 			var want, got []string
-			for _, d := range MustDecisions(t, s, procedures.DecisionFilter{Procedure: proc}) {
+			for _, d := range MustDecisions(t, s, audit.DecisionFilter{Procedure: proc}) {
 				want = append(want, d.ID)
 			}
 			before := ""
 			for {
-				page := MustDecisions(t, s, procedures.DecisionFilter{Procedure: proc, Limit: 3, Before: before})
+				page := MustDecisions(t, s, audit.DecisionFilter{Procedure: proc, Limit: 3, Before: before})
 				if len(page) == 0 {
 					break
 				}
@@ -68,21 +70,21 @@ func testDecisions(t *testing.T, newStore NewStore) {
 			}
 			requireEqual(t, "pages of "+proc, got, want)
 		}
-		_, err := s.ListDecisions(ctx, procedures.DecisionFilter{Before: "pgd_nope"})
+		_, err := s.ListDecisions(ctx, audit.DecisionFilter{Before: "pgd_nope"})
 		RequireCode(t, err, fault.CodeInvalid)
 	})
 
 	t.Run("fields round trip", func(t *testing.T) {
 		s := newStore(t)
-		d := procedures.Decision{
-			ID: procedures.NewDecisionID(At(0)), Kind: procedures.KindInvoke, Procedure: "proc__a__b", CodeHash: "h1",
-			Phase: procedures.PhaseInteractive, Outcome: procedures.Denied, Reason: procedures.ReasonReviewRequired,
+		d := audit.Decision{
+			ID: audit.NewDecisionID(At(0)), Kind: audit.KindInvoke, Procedure: "proc__a__b", CodeHash: "h1",
+			Phase: audit.PhaseInteractive, Outcome: audit.Denied, Reason: audit.ReasonReviewRequired,
 			Actor: "agent-7", AllowedTools: []string{"a", "b"}, At: At(0), Note: "note", Suggestion: "ask",
 		}
 		if err := s.AppendDecision(ctx, d); err != nil {
 			t.Fatalf("AppendDecision: %v", err)
 		}
-		ds := MustDecisions(t, s, procedures.DecisionFilter{})
+		ds := MustDecisions(t, s, audit.DecisionFilter{})
 		if len(ds) != 1 {
 			t.Fatalf("decisions = %+v", ds)
 		}
@@ -97,33 +99,33 @@ func testDecisions(t *testing.T, newStore NewStore) {
 		// (again the same is a retry; another one a conflict), listed
 		// with the record; an unknown id is not found, a value no result.
 		s := newStore(t)
-		d := Decision(procedures.KindInvoke, "proc__a", "h", At(0))
-		other := Decision(procedures.KindTurn, "proc__a", "h", At(1))
-		for _, x := range []procedures.Decision{d, other} {
+		d := Decision(audit.KindInvoke, "proc__a", "h", At(0))
+		other := Decision(audit.KindTurn, "proc__a", "h", At(1))
+		for _, x := range []audit.Decision{d, other} {
 			if err := s.AppendDecision(ctx, x); err != nil {
 				t.Fatalf("AppendDecision: %v", err)
 			}
 		}
 		for range 2 {
-			if err := s.SetDecisionResult(ctx, d.ID, procedures.FailureInvalidArguments); err != nil {
+			if err := s.SetDecisionResult(ctx, d.ID, health.FailureInvalidArguments); err != nil {
 				t.Fatalf("SetDecisionResult: %v", err)
 			}
 		}
-		RequireCode(t, s.SetDecisionResult(ctx, d.ID, procedures.ResultSucceeded), fault.CodeConflict)
-		RequireCode(t, s.SetDecisionResult(ctx, procedures.NewDecisionID(At(2)), procedures.ResultSucceeded), fault.CodeNotFound)
+		RequireCode(t, s.SetDecisionResult(ctx, d.ID, health.ResultSucceeded), fault.CodeConflict)
+		RequireCode(t, s.SetDecisionResult(ctx, audit.NewDecisionID(At(2)), health.ResultSucceeded), fault.CodeNotFound)
 		RequireCode(t, s.SetDecisionResult(ctx, other.ID, "task_id=99999"), fault.CodeInvalid)
 		got := map[string]string{}
-		for _, x := range MustDecisions(t, s, procedures.DecisionFilter{}) {
+		for _, x := range MustDecisions(t, s, audit.DecisionFilter{}) {
 			got[x.ID] = x.Result
 		}
-		requireEqual(t, "results", got, map[string]string{d.ID: procedures.FailureInvalidArguments, other.ID: ""})
+		requireEqual(t, "results", got, map[string]string{d.ID: health.FailureInvalidArguments, other.ID: ""})
 		// The record itself is as it was appended.
-		ds := MustDecisions(t, s, procedures.DecisionFilter{Kind: procedures.KindInvoke})
+		ds := MustDecisions(t, s, audit.DecisionFilter{Kind: audit.KindInvoke})
 		if len(ds) != 1 {
 			t.Fatalf("decisions %+v", ds)
 		}
 		want := d
-		want.Result = procedures.FailureInvalidArguments
+		want.Result = health.FailureInvalidArguments
 		RequireTime(t, "At", ds[0].At, want.At)
 		ds[0].At, want.At = time.Time{}, time.Time{}
 		requireEqual(t, "decision", ds[0], want)
@@ -133,25 +135,25 @@ func testDecisions(t *testing.T, newStore NewStore) {
 		s := newStore(t)
 		for i, c := range []struct {
 			proc string
-			kind procedures.DecisionKind
+			kind audit.DecisionKind
 		}{
-			{"proc__a", procedures.KindInvoke}, {"proc__a", procedures.KindGrant}, {"proc__b", procedures.KindInvoke},
-			{"proc__a", procedures.KindInvoke}, {"proc__b", procedures.KindPromote}, {"proc__ab", procedures.KindInvoke},
+			{"proc__a", audit.KindInvoke}, {"proc__a", audit.KindGrant}, {"proc__b", audit.KindInvoke},
+			{"proc__a", audit.KindInvoke}, {"proc__b", audit.KindPromote}, {"proc__ab", audit.KindInvoke},
 		} {
 			if err := s.AppendDecision(ctx, Decision(c.kind, c.proc, "h", At(i))); err != nil {
 				t.Fatalf("AppendDecision: %v", err)
 			}
 		}
 		cases := []struct {
-			f    procedures.DecisionFilter
+			f    audit.DecisionFilter
 			want []string // "proc kind", newest first
 		}{
-			{procedures.DecisionFilter{Procedure: "proc__a"}, []string{"proc__a invoke", "proc__a grant", "proc__a invoke"}},
-			{procedures.DecisionFilter{Kind: procedures.KindInvoke}, []string{"proc__ab invoke", "proc__a invoke", "proc__b invoke", "proc__a invoke"}},
-			{procedures.DecisionFilter{Procedure: "proc__b", Kind: procedures.KindPromote}, []string{"proc__b promote"}},
-			{procedures.DecisionFilter{Procedure: "proc__missing"}, nil},
-			{procedures.DecisionFilter{Limit: 2}, []string{"proc__ab invoke", "proc__b promote"}},
-			{procedures.DecisionFilter{Procedure: "proc__a", Limit: 1}, []string{"proc__a invoke"}},
+			{audit.DecisionFilter{Procedure: "proc__a"}, []string{"proc__a invoke", "proc__a grant", "proc__a invoke"}},
+			{audit.DecisionFilter{Kind: audit.KindInvoke}, []string{"proc__ab invoke", "proc__a invoke", "proc__b invoke", "proc__a invoke"}},
+			{audit.DecisionFilter{Procedure: "proc__b", Kind: audit.KindPromote}, []string{"proc__b promote"}},
+			{audit.DecisionFilter{Procedure: "proc__missing"}, nil},
+			{audit.DecisionFilter{Limit: 2}, []string{"proc__ab invoke", "proc__b promote"}},
+			{audit.DecisionFilter{Procedure: "proc__a", Limit: 1}, []string{"proc__a invoke"}},
 		}
 		for _, c := range cases {
 			var got []string
@@ -165,43 +167,43 @@ func testDecisions(t *testing.T, newStore NewStore) {
 	t.Run("limit defaults to 100", func(t *testing.T) {
 		s := newStore(t)
 		for i := 0; i < 105; i++ {
-			if err := s.AppendDecision(ctx, Decision(procedures.KindInvoke, "proc__a", "h", At(i))); err != nil {
+			if err := s.AppendDecision(ctx, Decision(audit.KindInvoke, "proc__a", "h", At(i))); err != nil {
 				t.Fatalf("AppendDecision: %v", err)
 			}
 		}
-		if ds := MustDecisions(t, s, procedures.DecisionFilter{}); len(ds) != 100 {
+		if ds := MustDecisions(t, s, audit.DecisionFilter{}); len(ds) != 100 {
 			t.Errorf("default limit returned %d", len(ds))
 		}
-		if ds := MustDecisions(t, s, procedures.DecisionFilter{Limit: 5000}); len(ds) != 105 {
+		if ds := MustDecisions(t, s, audit.DecisionFilter{Limit: 5000}); len(ds) != 105 {
 			t.Errorf("limit 5000 returned %d", len(ds))
 		}
 	})
 
 	t.Run("invalid record is rejected", func(t *testing.T) {
 		s := newStore(t)
-		for name, mutate := range map[string]func(*procedures.Decision){
-			"no id":        func(d *procedures.Decision) { d.ID = "" },
-			"no kind":      func(d *procedures.Decision) { d.Kind = "" },
-			"unknown kind": func(d *procedures.Decision) { d.Kind = "launch" },
-			"no time":      func(d *procedures.Decision) { d.At = time.Time{} },
+		for name, mutate := range map[string]func(*audit.Decision){
+			"no id":        func(d *audit.Decision) { d.ID = "" },
+			"no kind":      func(d *audit.Decision) { d.Kind = "" },
+			"unknown kind": func(d *audit.Decision) { d.Kind = "launch" },
+			"no time":      func(d *audit.Decision) { d.At = time.Time{} },
 		} {
-			d := Decision(procedures.KindInvoke, "proc__a", "h", At(0))
+			d := Decision(audit.KindInvoke, "proc__a", "h", At(0))
 			mutate(&d)
 			err := s.AppendDecision(ctx, d)
 			if fault.ErrorCode(err) != fault.CodeInvalid {
 				t.Errorf("%s: error %v, want %s", name, err, fault.CodeInvalid)
 			}
 		}
-		_, err := s.ListDecisions(ctx, procedures.DecisionFilter{Limit: -1})
+		_, err := s.ListDecisions(ctx, audit.DecisionFilter{Limit: -1})
 		RequireCode(t, err, fault.CodeInvalid)
-		if ds := MustDecisions(t, s, procedures.DecisionFilter{}); len(ds) != 0 {
+		if ds := MustDecisions(t, s, audit.DecisionFilter{}); len(ds) != 0 {
 			t.Errorf("invalid records were stored: %+v", ds)
 		}
 	})
 
 	t.Run("duplicate id is a conflict", func(t *testing.T) {
 		s := newStore(t)
-		d := Decision(procedures.KindInvoke, "proc__a", "h", At(0))
+		d := Decision(audit.KindInvoke, "proc__a", "h", At(0))
 		if err := s.AppendDecision(ctx, d); err != nil {
 			t.Fatalf("AppendDecision: %v", err)
 		}
@@ -211,7 +213,7 @@ func testDecisions(t *testing.T, newStore NewStore) {
 		}
 		d.At = At(1)
 		RequireCode(t, s.AppendDecision(ctx, d), fault.CodeConflict)
-		if ds := MustDecisions(t, s, procedures.DecisionFilter{}); len(ds) != 1 {
+		if ds := MustDecisions(t, s, audit.DecisionFilter{}); len(ds) != 1 {
 			t.Errorf("decisions = %+v", ds)
 		}
 	})
@@ -220,21 +222,21 @@ func testDecisions(t *testing.T, newStore NewStore) {
 // decisionFilterCases are filters over every field, alone and together,
 // that testDecisionFilters checks against DecisionFilter.Match.
 // The times are at a store's precision, as Service.Decisions gives them.
-func decisionFilterCases() []procedures.DecisionFilter {
-	return []procedures.DecisionFilter{
+func decisionFilterCases() []audit.DecisionFilter {
+	return []audit.DecisionFilter{
 		{},
 		{Actor: "alice"},
 		{Actor: "nobody"},
-		{Outcome: procedures.Denied},
-		{Kind: procedures.KindTurn},
-		{Kind: procedures.KindTurn, Outcome: procedures.Denied},
-		{Kind: procedures.KindGrant, Outcome: procedures.Allowed, Actor: "bob"},
-		{Procedure: "proc__a", Outcome: procedures.Denied},
-		{Procedure: "proc__b", Actor: "alice", Kind: procedures.KindInvoke},
+		{Outcome: audit.Denied},
+		{Kind: audit.KindTurn},
+		{Kind: audit.KindTurn, Outcome: audit.Denied},
+		{Kind: audit.KindGrant, Outcome: audit.Allowed, Actor: "bob"},
+		{Procedure: "proc__a", Outcome: audit.Denied},
+		{Procedure: "proc__b", Actor: "alice", Kind: audit.KindInvoke},
 		{Since: Ms(At(10))},
 		{Until: Ms(At(20))},
-		{Since: Ms(At(10)), Until: Ms(At(30)), Outcome: procedures.Allowed},
-		{Since: Ms(At(5)), Until: Ms(At(50)), Actor: "bob", Kind: procedures.KindTurn},
+		{Since: Ms(At(10)), Until: Ms(At(30)), Outcome: audit.Allowed},
+		{Since: Ms(At(5)), Until: Ms(At(50)), Actor: "bob", Kind: audit.KindTurn},
 		{Since: Ms(At(12)), Until: Ms(At(13)), Procedure: "proc__a"},
 		{Since: Ms(At(100))},
 	}
@@ -247,14 +249,14 @@ func decisionFilterCases() []procedures.DecisionFilter {
 func testDecisionFilters(t *testing.T, newStore NewStore) {
 	s := newStore(t)
 	actors := []string{"alice", "bob", "procgraph", ""}
-	kinds := []procedures.DecisionKind{procedures.KindInvoke, procedures.KindTurn, procedures.KindGrant, procedures.KindApproval}
+	kinds := []audit.DecisionKind{audit.KindInvoke, audit.KindTurn, audit.KindGrant, audit.KindApproval}
 	procs := []string{"proc__a", "proc__b", ""}
-	var all []procedures.Decision
+	var all []audit.Decision
 	for i := 0; i < 90; i++ {
 		d := Decision(kinds[i%4], procs[i%3], "h", At(i/2))
 		d.Actor = actors[(i/3)%4]
 		if i%5 == 0 || i%7 == 0 {
-			d.Outcome = procedures.Denied
+			d.Outcome = audit.Denied
 		}
 		if err := s.AppendDecision(ctx, d); err != nil {
 			t.Fatalf("AppendDecision: %v", err)
@@ -262,8 +264,8 @@ func testDecisionFilters(t *testing.T, newStore NewStore) {
 		d.At = Ms(d.At)
 		all = append(all, d)
 	}
-	newestFirst := func(ds []procedures.Decision) []string {
-		ds = append([]procedures.Decision(nil), ds...)
+	newestFirst := func(ds []audit.Decision) []string {
+		ds = append([]audit.Decision(nil), ds...)
 		sort.Slice(ds, func(i, j int) bool {
 			if !ds[i].At.Equal(ds[j].At) {
 				return ds[i].At.After(ds[j].At)
@@ -276,9 +278,9 @@ func testDecisionFilters(t *testing.T, newStore NewStore) {
 		}
 		return ids
 	}
-	check := func(f procedures.DecisionFilter, within []procedures.Decision) {
+	check := func(f audit.DecisionFilter, within []audit.Decision) {
 		t.Helper()
-		var want []procedures.Decision
+		var want []audit.Decision
 		for _, d := range within {
 			if f.Match(d) {
 				want = append(want, d)
@@ -314,7 +316,7 @@ func testDecisionFilters(t *testing.T, newStore NewStore) {
 	if _, err := p.PruneDecisions(ctx, Ms(At(20))); err != nil {
 		t.Fatalf("PruneDecisions: %v", err)
 	}
-	var left []procedures.Decision
+	var left []audit.Decision
 	for _, d := range all {
 		if !d.At.Before(Ms(At(20))) {
 			left = append(left, d)

@@ -3,14 +3,14 @@ package storetest
 import (
 	"time"
 
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/audit"
 )
 
 // DecisionFilterCase is one filtered audit page the stores' decision
 // benchmarks read.
 type DecisionFilterCase struct {
 	Name   string
-	Filter procedures.DecisionFilter
+	Filter audit.DecisionFilter
 }
 
 // DecisionFilterCases are the audit pages read over n decisions filled as
@@ -19,12 +19,12 @@ type DecisionFilterCase struct {
 func DecisionFilterCases(n int) []DecisionFilterCase {
 	since := Ms(At(n / 2))
 	return []DecisionFilterCase{
-		{"all", procedures.DecisionFilter{}},
-		{"actor", procedures.DecisionFilter{Actor: "actor-7"}},
-		{"denied", procedures.DecisionFilter{Outcome: procedures.Denied}},
-		{"kind", procedures.DecisionFilter{Kind: procedures.KindGrant}},
-		{"kind+denied", procedures.DecisionFilter{Kind: procedures.KindTurn, Outcome: procedures.Denied}},
-		{"procedure+denied", procedures.DecisionFilter{Procedure: "proc__p3", Outcome: procedures.Denied}},
-		{"time range", procedures.DecisionFilter{Since: since, Until: since.Add(time.Duration(n/10) * time.Second)}},
+		{"all", audit.DecisionFilter{}},
+		{"actor", audit.DecisionFilter{Actor: "actor-7"}},
+		{"denied", audit.DecisionFilter{Outcome: audit.Denied}},
+		{"kind", audit.DecisionFilter{Kind: audit.KindGrant}},
+		{"kind+denied", audit.DecisionFilter{Kind: audit.KindTurn, Outcome: audit.Denied}},
+		{"procedure+denied", audit.DecisionFilter{Procedure: "proc__p3", Outcome: audit.Denied}},
+		{"time range", audit.DecisionFilter{Since: since, Until: since.Add(time.Duration(n/10) * time.Second)}},
 	}
 }

@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -34,7 +36,7 @@ func testDemotion(t *testing.T, newStore NewStore) {
 	}
 	fail := func(t *testing.T, s procedures.Store, hash string, after, n int) procedures.UseResult {
 		t.Helper()
-		return failAs(t, s, hash, after, n, procedures.FailureToolError, []string{"a", "b"}[n%2])
+		return failAs(t, s, hash, after, n, health.FailureToolError, []string{"a", "b"}[n%2])
 	}
 	succeed := func(t *testing.T, s procedures.Store, hash string, after, n int) procedures.UseResult {
 		t.Helper()
@@ -51,31 +53,31 @@ func testDemotion(t *testing.T, newStore NewStore) {
 	lift := func(t *testing.T, s procedures.Store, in procedures.LiftInput, n int) (*procedures.Procedure, error) {
 		t.Helper()
 		in.Name = name
-		in.Decision = Decision(procedures.KindHealth, name, "h1", At(100+n))
+		in.Decision = Decision(audit.KindHealth, name, "h1", At(100+n))
 		return s.LiftDemotion(ctx, in)
 	}
 
 	t.Run("the third failure of two callers demotes, a success does not lift", func(t *testing.T) {
 		s := setup(t)
 		for i := range 2 {
-			if res := fail(t, s, "", 3, i); res.Demotion != procedures.DemotionNone || res.Procedure.Demoted {
+			if res := fail(t, s, "", 3, i); res.Demotion != health.DemotionNone || res.Procedure.Demoted {
 				t.Fatalf("failure %d: demotion %q, demoted %v; want none before the third", i+1, res.Demotion, res.Procedure.Demoted)
 			}
 		}
 		exposed(t, s, 1, "after two failures")
 		res := fail(t, s, "", 3, 2)
-		if res.Demotion != procedures.DemotionDemoted || !res.Procedure.Demoted || !MustGet(t, s, name).Demoted {
+		if res.Demotion != health.DemotionDemoted || !res.Procedure.Demoted || !MustGet(t, s, name).Demoted {
 			t.Fatalf("third failure: demotion %q, demoted %v; want demoted", res.Demotion, res.Procedure.Demoted)
 		}
 		exposed(t, s, 0, "demoted")
 		if ps, total := MustFind(t, s, procedures.Query{}); total != 1 || len(ps) != 1 || !ps[0].Demoted {
 			t.Errorf("demoted: unfiltered Find = %d (total %d), want it listed as demoted", len(ps), total)
 		}
-		if res := fail(t, s, "", 3, 3); res.Demotion != procedures.DemotionNone || !res.Procedure.Demoted {
+		if res := fail(t, s, "", 3, 3); res.Demotion != health.DemotionNone || !res.Procedure.Demoted {
 			t.Errorf("a fourth failure: demotion %q, demoted %v; want it to stay demoted, reported once", res.Demotion, res.Procedure.Demoted)
 		}
 		res = succeed(t, s, "", 3, 4)
-		if res.Demotion != procedures.DemotionNone || !res.Procedure.Demoted || !MustGet(t, s, name).Demoted {
+		if res.Demotion != health.DemotionNone || !res.Procedure.Demoted || !MustGet(t, s, name).Demoted {
 			t.Fatalf("a success: demotion %q, demoted %v; want it still demoted", res.Demotion, res.Procedure.Demoted)
 		}
 		exposed(t, s, 0, "demoted, after a success")
@@ -84,15 +86,15 @@ func testDemotion(t *testing.T, newStore NewStore) {
 	t.Run("one caller's failures never demote", func(t *testing.T) {
 		s := setup(t)
 		for i := range 6 {
-			if res := failAs(t, s, "", 3, i, []string{procedures.FailureToolError, procedures.FailureToolRefused, procedures.FailureInternal,
-				procedures.FailureStepLimit, procedures.FailureMemoryLimit, procedures.FailureResultTooLarge}[i], "mallory"); res.Procedure.Demoted {
+			if res := failAs(t, s, "", 3, i, []string{health.FailureToolError, health.FailureToolRefused, health.FailureInternal,
+				health.FailureStepLimit, health.FailureMemoryLimit, health.FailureResultTooLarge}[i], "mallory"); res.Procedure.Demoted {
 				t.Fatalf("failure %d of one caller demoted", i+1)
 			}
 		}
 		if h := MustGet(t, s, name).Health; h.DemotionStreak != 6 || h.StreakCallerCount() != 1 {
 			t.Fatalf("streak %d by %d callers, want 6 by 1", h.DemotionStreak, h.StreakCallerCount())
 		}
-		if res := failAs(t, s, "", 3, 6, procedures.FailureToolError, "another"); !res.Procedure.Demoted {
+		if res := failAs(t, s, "", 3, 6, health.FailureToolError, "another"); !res.Procedure.Demoted {
 			t.Fatal("a second caller's failure did not demote")
 		}
 	})
@@ -102,7 +104,7 @@ func testDemotion(t *testing.T, newStore NewStore) {
 		n := 0
 		for range 3 {
 			for _, c := range []string{"a", "b"} {
-				for _, class := range []string{procedures.FailureUpstreamUnavailable, procedures.FailureTimeout} {
+				for _, class := range []string{health.FailureUpstreamUnavailable, health.FailureTimeout} {
 					if res := failAs(t, s, "", 3, n, class, c); res.Procedure.Demoted {
 						t.Fatalf("%s demoted", class)
 					}
@@ -110,16 +112,16 @@ func testDemotion(t *testing.T, newStore NewStore) {
 				}
 			}
 		}
-		failAs(t, s, "", 3, n, procedures.FailureToolError, "a")
-		failAs(t, s, "", 3, n+1, procedures.FailureUpstreamUnavailable, "a")
-		failAs(t, s, "", 3, n+2, procedures.FailureToolError, "b")
+		failAs(t, s, "", 3, n, health.FailureToolError, "a")
+		failAs(t, s, "", 3, n+1, health.FailureUpstreamUnavailable, "a")
+		failAs(t, s, "", 3, n+2, health.FailureToolError, "b")
 		if h := MustGet(t, s, name).Health; h.DemotionStreak != 2 || h.ConsecutiveFailures != int64(n+3) {
 			t.Fatalf("streak %d, consecutive %d; want 2, %d", h.DemotionStreak, h.ConsecutiveFailures, n+3)
 		}
-		if res := failAs(t, s, "", 3, n+3, procedures.FailureTimeout, "b"); res.Procedure.Demoted {
+		if res := failAs(t, s, "", 3, n+3, health.FailureTimeout, "b"); res.Procedure.Demoted {
 			t.Fatal("a timeout completed the streak")
 		}
-		if res := failAs(t, s, "", 3, n+4, procedures.FailureToolRefused, "b"); !res.Procedure.Demoted {
+		if res := failAs(t, s, "", 3, n+4, health.FailureToolRefused, "b"); !res.Procedure.Demoted {
 			t.Fatal("the third counted failure, an outage between them, did not demote")
 		}
 	})
@@ -143,7 +145,7 @@ func testDemotion(t *testing.T, newStore NewStore) {
 		if !MustGet(t, s, name).Demoted {
 			t.Fatal("a refused lifting lifted")
 		}
-		if ds := MustDecisions(t, s, procedures.DecisionFilter{Procedure: name}); len(ds) != 0 {
+		if ds := MustDecisions(t, s, audit.DecisionFilter{Procedure: name}); len(ds) != 0 {
 			t.Fatalf("refused liftings recorded %+v", ds)
 		}
 		p, err := lift(t, s, procedures.LiftInput{CodeHash: "h1", Revision: rev}, 2)
@@ -154,7 +156,7 @@ func testDemotion(t *testing.T, newStore NewStore) {
 			t.Errorf("after lifting: health %+v; want the streak from 0, the rest kept", h)
 		}
 		exposed(t, s, 1, "lifted")
-		if ds := MustDecisions(t, s, procedures.DecisionFilter{Procedure: name}); len(ds) != 1 || ds[0].Kind != procedures.KindHealth {
+		if ds := MustDecisions(t, s, audit.DecisionFilter{Procedure: name}); len(ds) != 1 || ds[0].Kind != audit.KindHealth {
 			t.Fatalf("lifting recorded %+v", ds)
 		}
 		for i := range 2 {
@@ -168,7 +170,7 @@ func testDemotion(t *testing.T, newStore NewStore) {
 		if p, err := lift(t, s, procedures.LiftInput{}, 3); err != nil || p.Demoted {
 			t.Fatalf("lifting without a version or revision: %+v, %v", p, err)
 		}
-		_, err = s.LiftDemotion(ctx, procedures.LiftInput{Name: "proc__missing", Decision: Decision(procedures.KindHealth, "proc__missing", "h1", At(120))})
+		_, err = s.LiftDemotion(ctx, procedures.LiftInput{Name: "proc__missing", Decision: Decision(audit.KindHealth, "proc__missing", "h1", At(120))})
 		RequireCode(t, err, fault.CodeNotFound)
 	})
 
@@ -184,7 +186,7 @@ func testDemotion(t *testing.T, newStore NewStore) {
 		for i := range 3 {
 			fail(t, s, "h1", 3, 10+i)
 		}
-		if res := succeed(t, s, "h2", 3, 20); res.Demotion != procedures.DemotionNone || !res.Procedure.Demoted {
+		if res := succeed(t, s, "h2", 3, 20); res.Demotion != health.DemotionNone || !res.Procedure.Demoted {
 			t.Errorf("a success of h2 changed the demotion of h1 (demotion %q)", res.Demotion)
 		}
 	})
@@ -196,7 +198,7 @@ func testDemotion(t *testing.T, newStore NewStore) {
 			fail(t, s, "", 3, i)
 		}
 		exposed(t, s, 0, "demoted")
-		p, err := s.Promote(ctx, name, "h2", Decision(procedures.KindPromote, name, "h2", At(30)))
+		p, err := s.Promote(ctx, name, "h2", Decision(audit.KindPromote, name, "h2", At(30)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -218,8 +220,8 @@ func testDemotion(t *testing.T, newStore NewStore) {
 
 	t.Run("a bad setting is refused and changes nothing", func(t *testing.T) {
 		s := setup(t)
-		for _, after := range []int{-1, procedures.MaxDemoteAfter + 1} {
-			in := run(name, "", "bad", procedures.FailureToolError, time.Millisecond, At(5))
+		for _, after := range []int{-1, health.MaxDemoteAfter + 1} {
+			in := run(name, "", "bad", health.FailureToolError, time.Millisecond, At(5))
 			in.DemoteAfter = after
 			_, err := s.RecordUse(ctx, in)
 			RequireCode(t, err, fault.CodeInvalid)
@@ -235,7 +237,7 @@ func testDemotion(t *testing.T, newStore NewStore) {
 		for i := range 3 {
 			fail(t, s, "", 3, i)
 		}
-		failAs(t, s, "", 3, 3, procedures.FailureToolError, "c")
+		failAs(t, s, "", 3, 3, health.FailureToolError, "c")
 		want := MustGet(t, s, name).Health
 		data := MustDump(t, s, "src")
 		imported := newStore(t)
@@ -266,14 +268,14 @@ func testDemotion(t *testing.T, newStore NewStore) {
 		errs := make(chan error, runners)
 		for r := range runners {
 			wg.Go(func() {
-				in := run(name, "", fmt.Sprintf("c%d", r), procedures.FailureToolError, time.Millisecond, At(40+r))
+				in := run(name, "", fmt.Sprintf("c%d", r), health.FailureToolError, time.Millisecond, At(40+r))
 				in.DemoteAfter, in.Run.Caller = 3, fmt.Sprintf("caller%d", r)
 				res, err := s.RecordUse(ctx, in)
 				if err != nil {
 					errs <- err
 					return
 				}
-				if res.Demotion == procedures.DemotionDemoted {
+				if res.Demotion == health.DemotionDemoted {
 					mu.Lock()
 					demotions++
 					mu.Unlock()

@@ -4,8 +4,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/recording"
 )
 
 // driftTools is a catalogue of sigAB's tools and one more; change edits it.
@@ -104,7 +106,7 @@ func testDrift(t *testing.T, newStore NewStore) {
 		if got[0].Verification != nil {
 			t.Fatalf("a version never verified is listed with %+v", got[0].Verification)
 		}
-		ver := procedures.Verification{Status: "failed", At: At(5).UTC().Truncate(time.Millisecond), CatalogueRevision: cat.Revision, Recordings: 2, Passed: 1}
+		ver := recording.Verification{Status: "failed", At: At(5).UTC().Truncate(time.Millisecond), CatalogueRevision: cat.Revision, Recordings: 2, Passed: 1}
 		if err := s.SetVerification(ctx, name, "h1", ver); err != nil {
 			t.Fatal(err)
 		}
@@ -164,7 +166,7 @@ func testDrift(t *testing.T, newStore NewStore) {
 		putDriftTools(t, s, driftTools(nil))
 		MustCapture(t, s, In(sigAB, "h1", "k1", At(0)))
 		cat := putDriftTools(t, s, driftTools(func(_, b *procedures.Tool) { b.ExternalAccess = true }))
-		d := Decision(procedures.KindDrift, name, "h1", At(5))
+		d := Decision(audit.KindDrift, name, "h1", At(5))
 		v, err := s.Rebaseline(ctx, procedures.RebaselineInput{Name: name, CodeHash: "h1", Decision: &d})
 		if err != nil {
 			t.Fatalf("Rebaseline: %v", err)
@@ -176,15 +178,15 @@ func testDrift(t *testing.T, newStore NewStore) {
 		if got, _ := mustDrifted(t, s, 0, 0); len(got) != 0 {
 			t.Fatalf("after accept Drifted = %v", staleNames(got))
 		}
-		if ds := MustDecisions(t, s, procedures.DecisionFilter{Kind: procedures.KindDrift}); len(ds) != 1 || ds[0].ID != d.ID {
+		if ds := MustDecisions(t, s, audit.DecisionFilter{Kind: audit.KindDrift}); len(ds) != 1 || ds[0].ID != d.ID {
 			t.Fatalf("drift decisions = %+v", ds)
 		}
-		again := Decision(procedures.KindDrift, name, "h1", At(6))
+		again := Decision(audit.KindDrift, name, "h1", At(6))
 		_, err = s.Rebaseline(ctx, procedures.RebaselineInput{Name: name, CodeHash: "h1", Decision: &again})
 		if fe := RequireCode(t, err, fault.CodeConflict); fe.Details["reason"] != procedures.ReasonNotStale {
 			t.Fatalf("accept of a version not stale: %v", fe)
 		}
-		if ds := MustDecisions(t, s, procedures.DecisionFilter{Kind: procedures.KindDrift}); len(ds) != 1 {
+		if ds := MustDecisions(t, s, audit.DecisionFilter{Kind: audit.KindDrift}); len(ds) != 1 {
 			t.Fatalf("a refused accept left a decision: %+v", ds)
 		}
 		_, err = s.Rebaseline(ctx, procedures.RebaselineInput{Name: name, CodeHash: "nope", Decision: &again})

@@ -13,9 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/search"
 )
@@ -60,49 +62,49 @@ func FillScenarios(tb testing.TB, s procedures.Store) {
 	MustCapture(tb, s, callsKill)
 	for i, key := range []string{"u1", "u2", "u2"} {
 		MustRecordUse(tb, s, procedures.UseInput{Name: NameOf(jobs...), UsageKey: key, Cause: "stuck job", Replay: true, At: At(10 + i),
-			Run: &procedures.Run{Duration: time.Duration(1+40*i) * time.Millisecond, At: At(10 + i)}})
+			Run: &health.Run{Duration: time.Duration(1+40*i) * time.Millisecond, At: At(10 + i)}})
 	}
 	MustRecordUse(tb, s, procedures.UseInput{Name: NameOf(kill...), CodeHash: hk, UsageKey: "u3", At: At(14)})
 	MustRecordUse(tb, s, procedures.UseInput{Name: NameOf(kill...), CodeHash: hk, UsageKey: "u4", At: At(15),
-		Run: &procedures.Run{Failure: procedures.FailureTimeout, Duration: 20 * time.Second, At: At(15)}})
+		Run: &health.Run{Failure: health.FailureTimeout, Duration: 20 * time.Second, At: At(15)}})
 
 	name := NameOf(jobs...)
-	if _, err := s.Promote(ctx, name, h2, Decision(procedures.KindPromote, name, h2, At(20))); err != nil {
+	if _, err := s.Promote(ctx, name, h2, Decision(audit.KindPromote, name, h2, At(20))); err != nil {
 		tb.Fatalf("Promote: %v", err)
 	}
 	g := &procedures.Grant{Enabled: true, GrantedBy: "alice", GrantedAt: At(21), Reason: "safe", Binding: SampleBinding(h2)}
-	if _, err := s.SetGrant(ctx, name, g, h2, nil, Decision(procedures.KindGrant, name, h2, At(21))); err != nil {
+	if _, err := s.SetGrant(ctx, name, g, h2, nil, Decision(audit.KindGrant, name, h2, At(21))); err != nil {
 		tb.Fatalf("SetGrant: %v", err)
 	}
 	nn := nested.Name
-	if _, err := s.SetGrant(ctx, nn, g, hn, nil, Decision(procedures.KindGrant, nn, hn, At(22))); err != nil {
+	if _, err := s.SetGrant(ctx, nn, g, hn, nil, Decision(audit.KindGrant, nn, hn, At(22))); err != nil {
 		tb.Fatalf("SetGrant: %v", err)
 	}
-	if _, err := s.SetGrant(ctx, nn, nil, hn, nil, Decision(procedures.KindRevoke, nn, hn, At(23))); err != nil {
+	if _, err := s.SetGrant(ctx, nn, nil, hn, nil, Decision(audit.KindRevoke, nn, hn, At(23))); err != nil {
 		tb.Fatalf("SetGrant(revoke): %v", err)
 	}
 	kn := NameOf(kill...)
 	r := &procedures.Retirement{RetiredBy: "bob", RetiredAt: At(24), Reason: "replaced"}
-	if _, err := s.SetRetired(ctx, kn, r, Decision(procedures.KindRetire, kn, hk, At(24))); err != nil {
+	if _, err := s.SetRetired(ctx, kn, r, Decision(audit.KindRetire, kn, hk, At(24))); err != nil {
 		tb.Fatalf("SetRetired: %v", err)
 	}
 	for i := range 7 {
-		d := Decision(procedures.KindInvoke, name, h2, At(30+i/2))
-		d.Phase, d.AllowedTools, d.Note = procedures.PhaseAutomatic, jobs, "n"
+		d := Decision(audit.KindInvoke, name, h2, At(30+i/2))
+		d.Phase, d.AllowedTools, d.Note = audit.PhaseAutomatic, jobs, "n"
 		if i%3 == 0 {
-			d.Outcome, d.Reason, d.Suggestion, d.AllowedTools = procedures.Denied, procedures.ReasonStateChangingAuto, "ask", nil
+			d.Outcome, d.Reason, d.Suggestion, d.AllowedTools = audit.Denied, audit.ReasonStateChangingAuto, "ask", nil
 		}
 		if err := s.AppendDecision(ctx, d); err != nil {
 			tb.Fatalf("AppendDecision: %v", err)
 		}
 		// What happened to the runs of two of them (a dump carries it).
-		if result := map[int]string{1: procedures.ResultSucceeded, 2: procedures.FailureInvalidArguments}[i]; result != "" {
+		if result := map[int]string{1: health.ResultSucceeded, 2: health.FailureInvalidArguments}[i]; result != "" {
 			if err := s.SetDecisionResult(ctx, d.ID, result); err != nil {
 				tb.Fatalf("SetDecisionResult: %v", err)
 			}
 		}
 	}
-	cd := Decision(procedures.KindCatalogue, "", cat.Revision, At(40))
+	cd := Decision(audit.KindCatalogue, "", cat.Revision, At(40))
 	cd.AllowedTools = []string{} // as the Recorder builds it: [] must stay [], the nil ones above null
 	if err := s.AppendDecision(ctx, cd); err != nil {
 		tb.Fatalf("AppendDecision: %v", err)
@@ -113,7 +115,7 @@ func FillScenarios(tb testing.TB, s procedures.Store) {
 	}
 	for i, st := range []gate.TurnStatus{gate.TurnPending, gate.TurnRejected, gate.TurnPending} {
 		r := gate.TurnRecord{Turn: gate.Turn{ID: fmt.Sprintf("turn_%d", i), SessionID: "sess-" + fmt.Sprint(i%2),
-			Phase: procedures.PhaseInteractive, CodeHash: HashOf(kill, "turn"), Signature: kill, StateChangingTools: []string{"kill_job"},
+			Phase: audit.PhaseInteractive, CodeHash: HashOf(kill, "turn"), Signature: kill, StateChangingTools: []string{"kill_job"},
 			Summary: "kill", Status: gate.TurnPending, RequestedBy: "agent", RequestedAt: At(50 + i), Deadline: At(5000 + i)},
 			Code: CodeOf(kill, "turn"), Dialect: "starlark", Arguments: map[string]any{"job": "j1"},
 			Capture: &gate.TurnCapture{Summary: "kill a job"}}
@@ -135,7 +137,7 @@ func FillScenarios(tb testing.TB, s procedures.Store) {
 		if i == 1 {
 			p.RequestedBy, p.Binding = "", nil // as stored before policies were bound
 		}
-		if err := ts.PutPolicy(ctx, p, Decision(procedures.KindInvoke, "", hash, At(70+i))); err != nil {
+		if err := ts.PutPolicy(ctx, p, Decision(audit.KindInvoke, "", hash, At(70+i))); err != nil {
 			tb.Fatalf("PutPolicy: %v", err)
 		}
 	}
@@ -257,7 +259,7 @@ func Reads(tb testing.TB, s procedures.Store) string {
 		tb.Fatalf("Catalogue: %v", err)
 	}
 	out["catalogue"] = cat
-	for _, f := range []procedures.DecisionFilter{{Limit: 3}, {Kind: procedures.KindInvoke, Limit: 2}, {Procedure: all[0].Name, Limit: 2}} {
+	for _, f := range []audit.DecisionFilter{{Limit: 3}, {Kind: audit.KindInvoke, Limit: 2}, {Procedure: all[0].Name, Limit: 2}} {
 		var pages []any
 		for {
 			ds := MustDecisions(tb, s, f)
@@ -347,7 +349,7 @@ func RunDumpRoundTrip(t *testing.T, from, to NewStore) {
 // decisionsJSON is s's whole audit log as the API encodes it.
 func decisionsJSON(tb testing.TB, s procedures.Store) string {
 	tb.Helper()
-	b, err := json.Marshal(MustDecisions(tb, s, procedures.DecisionFilter{Limit: 1000}))
+	b, err := json.Marshal(MustDecisions(tb, s, audit.DecisionFilter{Limit: 1000}))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -12,7 +12,9 @@ import (
 
 	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/recording"
 )
 
 // The versions of the baseline and recording scenarios: sigAB's h1 and h3
@@ -155,7 +157,7 @@ func recordingSource(tb testing.TB, s procedures.Store) {
 	putDriftTools(tb, s, driftTools(nil))
 	MustCapture(tb, s, Real(sigAB, "h1", "k1", At(1)))
 	MustCapture(tb, s, Real(sigAB, "h2", "k2", At(2)))
-	for i, r := range []*procedures.Recording{
+	for i, r := range []*recording.Recording{
 		MustRecording(tb, keptName, keptH1, 1, "a", At(11)), MustRecording(tb, keptName, keptH1, 2, "b", At(12)),
 		MustRecording(tb, keptName, keptH1, 3, "c", At(13)), MustRecording(tb, keptName, keptH2, 1, "d", At(14)),
 	} {
@@ -165,10 +167,10 @@ func recordingSource(tb testing.TB, s procedures.Store) {
 
 // recordRun records a successful replay of r's version keeping r, the
 // version keeping keep.
-func recordRun(tb testing.TB, s procedures.Store, r *procedures.Recording, n, keep int) {
+func recordRun(tb testing.TB, s procedures.Store, r *recording.Recording, n, keep int) {
 	tb.Helper()
 	MustRecordUse(tb, s, procedures.UseInput{Name: r.Procedure, CodeHash: r.CodeHash, UsageKey: "r" + string(rune('a'+n)), Replay: true,
-		At: r.RecordedAt, Run: &procedures.Run{Duration: time.Millisecond, At: r.RecordedAt}, Recording: r, KeepRecordings: keep})
+		At: r.RecordedAt, Run: &health.Run{Duration: time.Millisecond, At: r.RecordedAt}, Recording: r, KeepRecordings: keep})
 }
 
 // recordingsOf is keptName's recordings as JSON (newest first).
@@ -258,7 +260,7 @@ func RunDumpRecordings(t *testing.T, from, to NewStore) {
 			t.Fatalf("Import: %v", err)
 		}
 		requireEqual(t, "recordings kept with a bound of 2", tasksOf(t, dst), []string{"h2:1:d", "h1:3:c", "h1:2:b"})
-		_, err := dump.Import(context.Background(), to(t).(dump.Store), open, dump.ImportOptions{RecordingsPerVersion: procedures.MaxRecordingsPerVersion + 1})
+		_, err := dump.Import(context.Background(), to(t).(dump.Store), open, dump.ImportOptions{RecordingsPerVersion: recording.MaxRecordingsPerVersion + 1})
 		RequireCode(t, err, fault.CodeInvalid)
 	})
 	t.Run("merge", func(t *testing.T) {
@@ -314,7 +316,7 @@ func RunDumpRecordingRefusals(t *testing.T, from, to NewStore) {
 		re := regexp.MustCompile(pattern)
 		return func(l string) string { return re.ReplaceAllLiteralString(l, with) }
 	}
-	big := strings.Repeat("x", procedures.MaxRecordingBytes)
+	big := strings.Repeat("x", recording.MaxRecordingBytes)
 	cases := []struct {
 		name string
 		dump []byte

@@ -3,7 +3,7 @@ package storetest
 import (
 	"testing"
 
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/graphview"
 )
 
 // testEdgeCounts: CountEdges counts one CALLS edge a signature entry of
@@ -11,7 +11,7 @@ import (
 // capture's second use of a cause adding none.
 func testEdgeCounts(t *testing.T, newStore NewStore) {
 	s := newStore(t)
-	ec, ok := s.(procedures.EdgeCounter)
+	ec, ok := s.(graphview.EdgeCounter)
 	if !ok {
 		t.Skip("the store counts no edges")
 	}

@@ -3,6 +3,7 @@ package storetest
 import (
 	"testing"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -26,9 +27,9 @@ func testGranted(t *testing.T, newStore NewStore) {
 		}
 		grant := func(sig []string, g *procedures.Grant, at int) {
 			t.Helper()
-			name, kind := NameOf(sig...), procedures.KindGrant
+			name, kind := NameOf(sig...), audit.KindGrant
 			if g == nil {
-				kind = procedures.KindRevoke
+				kind = audit.KindRevoke
 			}
 			if _, err := s.SetGrant(ctx, name, g, "h1", nil, Decision(kind, name, "h1", At(at))); err != nil {
 				t.Fatalf("SetGrant(%s): %v", name, err)
@@ -44,7 +45,7 @@ func testGranted(t *testing.T, newStore NewStore) {
 		grant(sigs[3], &procedures.Grant{GrantedBy: "dave", GrantedAt: At(13)}, 13) // stored, not enabled
 		// A new current version: the grant stays held (inactive, code_changed).
 		MustCapture(t, s, In(sigs[1], "h2", "k2", At(14)))
-		if _, err := s.Promote(ctx, NameOf(sigs[1]...), "h2", Decision(procedures.KindPromote, NameOf(sigs[1]...), "h2", At(15))); err != nil {
+		if _, err := s.Promote(ctx, NameOf(sigs[1]...), "h2", Decision(audit.KindPromote, NameOf(sigs[1]...), "h2", At(15))); err != nil {
 			t.Fatalf("Promote: %v", err)
 		}
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -22,7 +23,7 @@ func BenchGrantsList(b *testing.B, s procedures.Store, n int) {
 			continue
 		}
 		g := &procedures.Grant{Enabled: true, GrantedBy: "bench", GrantedAt: At(i)}
-		if _, err := s.SetGrant(ctx, p.Name, g, p.CodeHash, nil, Decision(procedures.KindGrant, p.Name, p.CodeHash, At(i))); err != nil {
+		if _, err := s.SetGrant(ctx, p.Name, g, p.CodeHash, nil, Decision(audit.KindGrant, p.Name, p.CodeHash, At(i))); err != nil {
 			b.Fatalf("SetGrant: %v", err)
 		}
 	}

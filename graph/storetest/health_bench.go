@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -22,9 +23,9 @@ func BenchRecordRun(b *testing.B, s procedures.Store) {
 	name := in.Name
 	var withRun, without time.Duration
 	use := func(run bool) time.Duration {
-		u := procedures.UseInput{Name: name, UsageKey: "bench", Replay: true, At: time.Now(), DemoteAfter: procedures.DefaultDemoteAfter}
+		u := procedures.UseInput{Name: name, UsageKey: "bench", Replay: true, At: time.Now(), DemoteAfter: health.DefaultDemoteAfter}
 		if run {
-			u.Run = &procedures.Run{Duration: 3 * time.Millisecond, At: u.At}
+			u.Run = &health.Run{Duration: 3 * time.Millisecond, At: u.At}
 		}
 		start := time.Now()
 		if _, err := s.RecordUse(ctx, u); err != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/search"
@@ -82,13 +83,13 @@ func WithCause(in procedures.CaptureInput, name, desc string) procedures.Capture
 }
 
 // Decision returns a valid decision record of kind about procedure name at at.
-func Decision(kind procedures.DecisionKind, name, hash string, at time.Time) procedures.Decision {
-	return procedures.Decision{
-		ID:        procedures.NewDecisionID(at),
+func Decision(kind audit.DecisionKind, name, hash string, at time.Time) audit.Decision {
+	return audit.Decision{
+		ID:        audit.NewDecisionID(at),
 		Kind:      kind,
 		Procedure: name,
 		CodeHash:  hash,
-		Outcome:   procedures.Allowed,
+		Outcome:   audit.Allowed,
 		Reason:    "test",
 		Actor:     "tester",
 		At:        at,
@@ -175,7 +176,7 @@ func MustVersion(tb testing.TB, s procedures.Store, name, hash string) *procedur
 }
 
 // MustDecisions lists decisions and fails the test on error.
-func MustDecisions(tb testing.TB, s procedures.Store, f procedures.DecisionFilter) []procedures.Decision {
+func MustDecisions(tb testing.TB, s procedures.Store, f audit.DecisionFilter) []audit.Decision {
 	tb.Helper()
 	ds, err := s.ListDecisions(context.Background(), f)
 	if err != nil {

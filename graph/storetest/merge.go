@@ -9,9 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -30,7 +32,7 @@ func mergeCatalogue(tb testing.TB) *procedures.Catalogue {
 
 // fixedDecision is Decision with the id n: the same operation in two
 // stores writes the same record.
-func fixedDecision(kind procedures.DecisionKind, name, hash string, n int) procedures.Decision {
+func fixedDecision(kind audit.DecisionKind, name, hash string, n int) audit.Decision {
 	d := Decision(kind, name, hash, At(n))
 	d.ID = fmt.Sprintf("pgd_%032x", n)
 	return d
@@ -45,7 +47,7 @@ func mergeTurnAndPolicy(tb testing.TB, s procedures.Store, sess string, n int) {
 		return
 	}
 	ctx := context.Background()
-	r := gate.TurnRecord{Turn: gate.Turn{ID: "turn_" + sess, SessionID: sess, Phase: procedures.PhaseInteractive,
+	r := gate.TurnRecord{Turn: gate.Turn{ID: "turn_" + sess, SessionID: sess, Phase: audit.PhaseInteractive,
 		CodeHash: HashOf([]string{"kill_job"}, "hx"), Signature: []string{"kill_job"}, StateChangingTools: []string{"kill_job"}, Summary: "kill",
 		Status: gate.TurnPending, RequestedBy: "agent", RequestedAt: At(n), Deadline: At(n + 5000)},
 		Code: CodeOf([]string{"kill_job"}, "hx"), Dialect: "starlark"}
@@ -53,7 +55,7 @@ func mergeTurnAndPolicy(tb testing.TB, s procedures.Store, sess string, n int) {
 		tb.Fatalf("CreateApproval: %v", err)
 	}
 	p := gate.SessionPolicy{SessionID: sess, CodeHash: r.CodeHash, Policy: gate.ChoiceAutoRun, Summary: "s", SetBy: "carol", SetAt: At(n + 1), RequestedBy: "agent"}
-	if err := ts.PutPolicy(ctx, p, fixedDecision(procedures.KindInvoke, "", r.CodeHash, n+1)); err != nil {
+	if err := ts.PutPolicy(ctx, p, fixedDecision(audit.KindInvoke, "", r.CodeHash, n+1)); err != nil {
 		tb.Fatalf("PutPolicy: %v", err)
 	}
 }
@@ -83,12 +85,12 @@ func MergeTarget(tb testing.TB, s procedures.Store) {
 	MustCapture(tb, s, WithCause(Real(mergeFetch, "h3", "k4", At(4)), "net", "network"))
 	h3 := HashOf(mergeFetch, "h3")
 	MustRecordUse(tb, s, procedures.UseInput{Name: NameOf(mergeFetch...), UsageKey: "u1", Replay: true, At: At(5),
-		Run: &procedures.Run{Duration: 5 * time.Millisecond, At: At(5)}})
+		Run: &health.Run{Duration: 5 * time.Millisecond, At: At(5)}})
 	g := &procedures.Grant{Enabled: true, GrantedBy: "alice", GrantedAt: At(6), Reason: "safe"}
-	if _, err := s.SetGrant(ctx, NameOf(mergeFetch...), g, h3, nil, fixedDecision(procedures.KindGrant, NameOf(mergeFetch...), h3, 6)); err != nil {
+	if _, err := s.SetGrant(ctx, NameOf(mergeFetch...), g, h3, nil, fixedDecision(audit.KindGrant, NameOf(mergeFetch...), h3, 6)); err != nil {
 		tb.Fatalf("SetGrant: %v", err)
 	}
-	if err := s.AppendDecision(ctx, fixedDecision(procedures.KindInvoke, NameOf(mergeJobs...), HashOf(mergeJobs, "h1"), 7)); err != nil {
+	if err := s.AppendDecision(ctx, fixedDecision(audit.KindInvoke, NameOf(mergeJobs...), HashOf(mergeJobs, "h1"), 7)); err != nil {
 		tb.Fatalf("AppendDecision: %v", err)
 	}
 	mergeTurnAndPolicy(tb, s, "sess-b", 8)
@@ -114,19 +116,19 @@ func MergeSource(tb testing.TB, s procedures.Store) {
 	MustCapture(tb, s, WithCause(Real(mergeLogs, "h5", "k8", At(105)), "new cause", "fresh"))
 	h5, h6 := HashOf(mergeLogs, "h5"), HashOf(mergeKillOn, "h6")
 	g := &procedures.Grant{Enabled: true, GrantedBy: "bob", GrantedAt: At(106), Reason: "ok"}
-	if _, err := s.SetGrant(ctx, NameOf(mergeLogs...), g, h5, nil, fixedDecision(procedures.KindGrant, NameOf(mergeLogs...), h5, 106)); err != nil {
+	if _, err := s.SetGrant(ctx, NameOf(mergeLogs...), g, h5, nil, fixedDecision(audit.KindGrant, NameOf(mergeLogs...), h5, 106)); err != nil {
 		tb.Fatalf("SetGrant: %v", err)
 	}
 	for i, k := range []string{"u2", "u2", "u3"} {
 		MustRecordUse(tb, s, procedures.UseInput{Name: NameOf(mergeLogs...), UsageKey: k, Cause: "new cause", Replay: true, At: At(107 + i),
-			Run: &procedures.Run{Duration: time.Duration(i) * time.Second, At: At(107 + i)}})
+			Run: &health.Run{Duration: time.Duration(i) * time.Second, At: At(107 + i)}})
 	}
 	MustCapture(tb, s, Real(mergeKillOn, "h6", "k9", At(110)))
 	r := &procedures.Retirement{RetiredBy: "bob", RetiredAt: At(111), Reason: "old"}
-	if _, err := s.SetRetired(ctx, NameOf(mergeKillOn...), r, fixedDecision(procedures.KindRetire, NameOf(mergeKillOn...), h6, 111)); err != nil {
+	if _, err := s.SetRetired(ctx, NameOf(mergeKillOn...), r, fixedDecision(audit.KindRetire, NameOf(mergeKillOn...), h6, 111)); err != nil {
 		tb.Fatalf("SetRetired: %v", err)
 	}
-	if err := s.AppendDecision(ctx, fixedDecision(procedures.KindInvoke, NameOf(mergeJobs...), HashOf(mergeJobs, "h1b"), 112)); err != nil {
+	if err := s.AppendDecision(ctx, fixedDecision(audit.KindInvoke, NameOf(mergeJobs...), HashOf(mergeJobs, "h1b"), 112)); err != nil {
 		tb.Fatalf("AppendDecision: %v", err)
 	}
 	mergeTurnAndPolicy(tb, s, "sess-a", 113)
@@ -233,14 +235,14 @@ func testMergeKeeps(t *testing.T, from, to NewStore) {
 	MustCapture(t, src, Real(mergeJobs, "h1", "k1", At(100)))
 	MustCapture(t, src, Real(mergeJobs, "h2", "k2", At(101)))
 	h1, h2 := HashOf(mergeJobs, "h1"), HashOf(mergeJobs, "h2")
-	if _, err := src.Promote(ctx, name, h2, fixedDecision(procedures.KindPromote, name, h2, 102)); err != nil {
+	if _, err := src.Promote(ctx, name, h2, fixedDecision(audit.KindPromote, name, h2, 102)); err != nil {
 		t.Fatalf("Promote: %v", err)
 	}
 	g := &procedures.Grant{Enabled: true, GrantedBy: "mallory", GrantedAt: At(103), Reason: "r"}
-	if _, err := src.SetGrant(ctx, name, g, h2, nil, fixedDecision(procedures.KindGrant, name, h2, 103)); err != nil {
+	if _, err := src.SetGrant(ctx, name, g, h2, nil, fixedDecision(audit.KindGrant, name, h2, 103)); err != nil {
 		t.Fatalf("SetGrant: %v", err)
 	}
-	if _, err := src.SetRetired(ctx, name, &procedures.Retirement{RetiredBy: "m", RetiredAt: At(104)}, fixedDecision(procedures.KindRetire, name, h2, 104)); err != nil {
+	if _, err := src.SetRetired(ctx, name, &procedures.Retirement{RetiredBy: "m", RetiredAt: At(104)}, fixedDecision(audit.KindRetire, name, h2, 104)); err != nil {
 		t.Fatalf("SetRetired: %v", err)
 	}
 	mergeTurnAndPolicy(t, src, "sess-b", 200) // same turn id and policy key as the target's, other times
@@ -248,7 +250,7 @@ func testMergeKeeps(t *testing.T, from, to NewStore) {
 	// ran three times, h2 once. A merge keeps the health of more runs.
 	for i, hash := range []string{h1, h1, h2, h2, h2} {
 		MustRecordUse(t, src, procedures.UseInput{Name: name, CodeHash: hash, UsageKey: "r", At: At(105 + i),
-			Run: &procedures.Run{Failure: procedures.FailureTimeout, Duration: time.Second, At: At(105 + i)}})
+			Run: &health.Run{Failure: health.FailureTimeout, Duration: time.Second, At: At(105 + i)}})
 	}
 	data := MustDump(t, src, "src")
 
@@ -257,7 +259,7 @@ func testMergeKeeps(t *testing.T, from, to NewStore) {
 	MustCapture(t, dst, Real(mergeJobs, "h2", "k2", At(39)))
 	for i, hash := range []string{h1, h1, h1, h2} {
 		MustRecordUse(t, dst, procedures.UseInput{Name: name, CodeHash: hash, UsageKey: "k1", At: At(40 + i),
-			Run: &procedures.Run{Duration: time.Millisecond, At: At(40 + i)}})
+			Run: &health.Run{Duration: time.Millisecond, At: At(40 + i)}})
 	}
 	sum := MustMerge(t, dst, data, 3)
 	if !sum.CatalogueKept || sum.TargetRevision != mergeCatalogue(t).Revision || sum.DumpRevision != cat.Revision {
@@ -276,7 +278,7 @@ func testMergeKeeps(t *testing.T, from, to NewStore) {
 	if h := p.Health; h.Runs != 3 || h.Succeeded != 3 {
 		t.Errorf("merged %s: h1's health %+v, want the target's 3 successes (more runs than the dump's 2)", name, h)
 	}
-	if v := MustVersion(t, dst, name, h2); v.Health.Runs != 3 || v.Health.Failures[procedures.FailureTimeout] != 3 {
+	if v := MustVersion(t, dst, name, h2); v.Health.Runs != 3 || v.Health.Failures[health.FailureTimeout] != 3 {
 		t.Errorf("merged %s: h2's health %+v, want the dump's three timeouts (more runs than the target's one)", name, v.Health)
 	}
 	if ts, ok := dst.(gate.TurnStore); ok {

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/signature"
@@ -24,8 +25,8 @@ func testNaming(t *testing.T, newStore NewStore) {
 		in := WithCause(In(sigX, "h2", "k2", At(1)), "c1", "d")
 		in.Name = NameOf(sigAB...)
 		_, err := s.Capture(ctx, in)
-		if e := RequireCode(t, err, fault.CodeConflict); e.Details["reason"] != procedures.ReasonSignatureMismatch {
-			t.Fatalf("details = %v, want reason %s", e.Details, procedures.ReasonSignatureMismatch)
+		if e := RequireCode(t, err, fault.CodeConflict); e.Details["reason"] != audit.ReasonSignatureMismatch {
+			t.Fatalf("details = %v, want reason %s", e.Details, audit.ReasonSignatureMismatch)
 		}
 		p := MustGet(t, s, NameOf(sigAB...))
 		requireEqual(t, "signature", p.Signature, sigAB)

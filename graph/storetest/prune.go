@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -16,7 +17,7 @@ func RunAuditPrune(t *testing.T, newStore NewStore) {
 	s := newStore(t)
 	FillScenarios(t, s)
 	ctx := context.Background()
-	all := MustDecisions(t, s, procedures.DecisionFilter{Limit: 1000})
+	all := MustDecisions(t, s, audit.DecisionFilter{Limit: 1000})
 	cut := At(31)
 	var older, kept int64
 	for _, d := range all {
@@ -34,7 +35,7 @@ func RunAuditPrune(t *testing.T, newStore NewStore) {
 	if err != nil || n != older {
 		t.Fatalf("PruneDecisions = %d, %v; want %d", n, err, older)
 	}
-	left := MustDecisions(t, s, procedures.DecisionFilter{Limit: 1000})
+	left := MustDecisions(t, s, audit.DecisionFilter{Limit: 1000})
 	if int64(len(left)) != kept {
 		t.Errorf("%d records left, want %d", len(left), kept)
 	}
@@ -43,15 +44,15 @@ func RunAuditPrune(t *testing.T, newStore NewStore) {
 			t.Errorf("record %s at %v survived the prune", d.ID, d.At)
 		}
 	}
-	for _, f := range []procedures.DecisionFilter{{Procedure: NameOf("get_jobs", "get_logs")}, {Kind: procedures.KindGrant}} {
+	for _, f := range []audit.DecisionFilter{{Procedure: NameOf("get_jobs", "get_logs")}, {Kind: audit.KindGrant}} {
 		for _, d := range MustDecisions(t, s, f) {
 			if d.At.Before(Ms(cut)) {
 				t.Errorf("filter %+v still lists %s", f, d.ID)
 			}
 		}
 	}
-	page := MustDecisions(t, s, procedures.DecisionFilter{Limit: 2})
-	next := MustDecisions(t, s, procedures.DecisionFilter{Limit: 1000, Before: page[len(page)-1].ID})
+	page := MustDecisions(t, s, audit.DecisionFilter{Limit: 2})
+	next := MustDecisions(t, s, audit.DecisionFilter{Limit: 1000, Before: page[len(page)-1].ID})
 	if int64(len(page)+len(next)) != kept {
 		t.Errorf("paging after the prune sees %d records, want %d", len(page)+len(next), kept)
 	}

@@ -4,16 +4,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/recording"
 )
 
 // MustRecording is procedures.NewRecording of a run of name's version hash
 // with task id task, whose tool answered answer, at at.
-func MustRecording(tb testing.TB, name, hash string, task int, answer string, at time.Time) *procedures.Recording {
+func MustRecording(tb testing.TB, name, hash string, task int, answer string, at time.Time) *recording.Recording {
 	tb.Helper()
-	calls := []procedures.RecordedCall{{Tool: "tool_a", Arguments: map[string]any{"task_id": task}, Response: map[string]any{"answer": answer}}}
-	r, err := procedures.NewRecording(name, hash, map[string]any{"task_id": task}, calls, answer, at)
+	calls := []recording.RecordedCall{{Tool: "tool_a", Arguments: map[string]any{"task_id": task}, Response: map[string]any{"answer": answer}}}
+	r, err := recording.NewRecording(name, hash, map[string]any{"task_id": task}, calls, answer, at)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -29,9 +32,9 @@ func MustRecording(tb testing.TB, name, hash string, task int, answer string, at
 // decision.
 func testRecordings(t *testing.T, newStore NewStore) {
 	name := NameOf(sigAB...)
-	replay := func(r *procedures.Recording, keep int) procedures.UseInput {
+	replay := func(r *recording.Recording, keep int) procedures.UseInput {
 		return procedures.UseInput{Name: name, CodeHash: r.CodeHash, UsageKey: "k", Replay: true, At: r.RecordedAt,
-			Run: &procedures.Run{Duration: time.Millisecond, At: r.RecordedAt}, Recording: r, KeepRecordings: keep}
+			Run: &health.Run{Duration: time.Millisecond, At: r.RecordedAt}, Recording: r, KeepRecordings: keep}
 	}
 	setup := func(t *testing.T) procedures.Store {
 		s := newStore(t)
@@ -172,7 +175,7 @@ func testRecordings(t *testing.T, newStore NewStore) {
 			edit func(in *procedures.UseInput)
 		}{
 			{"with a failed run", func(in *procedures.UseInput) {
-				in.Replay, in.Run = false, &procedures.Run{Failure: procedures.FailureToolError, At: At(1)}
+				in.Replay, in.Run = false, &health.Run{Failure: health.FailureToolError, At: At(1)}
 			}},
 			{"with no run", func(in *procedures.UseInput) { in.Replay, in.Run = false, nil }},
 			{"no version named", func(in *procedures.UseInput) { in.CodeHash = "" }},
@@ -180,12 +183,12 @@ func testRecordings(t *testing.T, newStore NewStore) {
 			{"another procedure", func(in *procedures.UseInput) { r := *good; r.Procedure = "proc__x"; in.Recording = &r }},
 			{"too large", func(in *procedures.UseInput) {
 				r := *good
-				r.Bytes = procedures.MaxRecordingBytes + 1
+				r.Bytes = recording.MaxRecordingBytes + 1
 				in.Recording = &r
 			}},
 			{"no id", func(in *procedures.UseInput) { r := *good; r.ID = ""; in.Recording = &r }},
 			{"keep 0", func(in *procedures.UseInput) { in.KeepRecordings = 0 }},
-			{"keep too many", func(in *procedures.UseInput) { in.KeepRecordings = procedures.MaxRecordingsPerVersion + 1 }},
+			{"keep too many", func(in *procedures.UseInput) { in.KeepRecordings = recording.MaxRecordingsPerVersion + 1 }},
 		} {
 			in := replay(good, 3)
 			tc.edit(&in)
@@ -208,11 +211,11 @@ func testRecordings(t *testing.T, newStore NewStore) {
 		if p := MustGet(t, s, name); p.Verification != nil {
 			t.Fatalf("a never verified version: %+v", p.Verification)
 		}
-		v := procedures.Verification{Status: procedures.VerificationFailed, At: At(5), CatalogueRevision: "r1", Recordings: 3, Passed: 2}
+		v := recording.Verification{Status: recording.VerificationFailed, At: At(5), CatalogueRevision: "r1", Recordings: 3, Passed: 2}
 		if err := s.SetVerification(ctx, name, "h1", v); err != nil {
 			t.Fatal(err)
 		}
-		v2 := procedures.Verification{Status: procedures.VerificationPassed, At: At(6), CatalogueRevision: "r2", Recordings: 1, Passed: 1}
+		v2 := recording.Verification{Status: recording.VerificationPassed, At: At(6), CatalogueRevision: "r2", Recordings: 1, Passed: 1}
 		if err := s.SetVerification(ctx, name, "h2", v2); err != nil {
 			t.Fatal(err)
 		}
@@ -221,7 +224,7 @@ func testRecordings(t *testing.T, newStore NewStore) {
 			t.Fatalf("the current version's verification = %+v, want %+v", got, v)
 		}
 		RequireTime(t, "verification at", got.At, At(5))
-		if h2 := MustVersion(t, s, name, "h2").Verification; h2 == nil || h2.Status != procedures.VerificationPassed {
+		if h2 := MustVersion(t, s, name, "h2").Verification; h2 == nil || h2.Status != recording.VerificationPassed {
 			t.Errorf("h2's verification = %+v, want passed", h2)
 		}
 		vs, err := s.Versions(ctx, name)
@@ -251,8 +254,8 @@ func testRecordings(t *testing.T, newStore NewStore) {
 		in := replay(r, 3)
 		in.Name = other
 		MustRecordUse(t, s, in)
-		d := Decision(procedures.KindRecordings, name, "", At(4))
-		d.Reason = procedures.ReasonRecordingsPurged
+		d := Decision(audit.KindRecordings, name, "", At(4))
+		d.Reason = audit.ReasonRecordingsPurged
 		n, err := s.DeleteRecordings(ctx, name, &d)
 		if err != nil || n != 2 {
 			t.Fatalf("DeleteRecordings(%s) = %d, %v; want 2", name, n, err)
@@ -260,7 +263,7 @@ func testRecordings(t *testing.T, newStore NewStore) {
 		if rs := mustRecordings(t, s, name); len(rs) != 0 {
 			t.Errorf("left %+v", rs)
 		}
-		if ds := MustDecisions(t, s, procedures.DecisionFilter{Procedure: name, Kind: procedures.KindRecordings}); len(ds) != 1 {
+		if ds := MustDecisions(t, s, audit.DecisionFilter{Procedure: name, Kind: audit.KindRecordings}); len(ds) != 1 {
 			t.Errorf("purge decisions = %+v, want one", ds)
 		}
 		if rs := mustRecordings(t, s, other); len(rs) != 1 {
@@ -274,7 +277,7 @@ func testRecordings(t *testing.T, newStore NewStore) {
 	})
 }
 
-func mustRecordings(tb testing.TB, s procedures.Store, name string) []procedures.Recording {
+func mustRecordings(tb testing.TB, s procedures.Store, name string) []recording.Recording {
 	tb.Helper()
 	rs, _, err := s.Recordings(ctx, name, "", 0, 0)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -25,10 +26,10 @@ func testRetire(t *testing.T, newStore NewStore) {
 	}
 	retire := func(t *testing.T, s procedures.Store, r *procedures.Retirement, at int) *procedures.Procedure {
 		t.Helper()
-		d := Decision(procedures.KindRetire, name, "h1", At(at))
-		d.Reason = procedures.ReasonRetired
+		d := Decision(audit.KindRetire, name, "h1", At(at))
+		d.Reason = audit.ReasonRetired
 		if r == nil {
-			d.Reason = procedures.ReasonUnretired
+			d.Reason = audit.ReasonUnretired
 		}
 		p, err := s.SetRetired(ctx, name, r, d)
 		if err != nil {
@@ -66,8 +67,8 @@ func testRetire(t *testing.T, newStore NewStore) {
 		if _, total := MustFind(t, s, exposedOnly); total != 1 {
 			t.Errorf("brought back: exposed total %d, want 1", total)
 		}
-		ds := MustDecisions(t, s, procedures.DecisionFilter{Procedure: name})
-		if len(ds) != 2 || ds[0].Kind != procedures.KindRetire || ds[0].Reason != procedures.ReasonUnretired || ds[1].Reason != procedures.ReasonRetired {
+		ds := MustDecisions(t, s, audit.DecisionFilter{Procedure: name})
+		if len(ds) != 2 || ds[0].Kind != audit.KindRetire || ds[0].Reason != audit.ReasonUnretired || ds[1].Reason != audit.ReasonRetired {
 			t.Errorf("decisions = %+v, want retired then unretired", ds)
 		}
 	})
@@ -114,9 +115,9 @@ func testRetire(t *testing.T, newStore NewStore) {
 	t.Run("an unknown procedure is not found and nothing is appended", func(t *testing.T) {
 		s := newStore(t)
 		_, err := s.SetRetired(ctx, "proc__nothing", &procedures.Retirement{RetiredBy: "a", RetiredAt: At(0), Reason: "r"},
-			Decision(procedures.KindRetire, "proc__nothing", "h", At(0)))
+			Decision(audit.KindRetire, "proc__nothing", "h", At(0)))
 		RequireCode(t, err, fault.CodeNotFound)
-		if ds := MustDecisions(t, s, procedures.DecisionFilter{}); len(ds) != 0 {
+		if ds := MustDecisions(t, s, audit.DecisionFilter{}); len(ds) != 0 {
 			t.Errorf("decisions = %+v, want none", ds)
 		}
 	})
@@ -156,7 +157,7 @@ func testRetire(t *testing.T, newStore NewStore) {
 				if i%2 == 0 {
 					r = &procedures.Retirement{RetiredBy: "admin", RetiredAt: At(i), Reason: "r"}
 				}
-				d := Decision(procedures.KindRetire, name, "h1", At(i))
+				d := Decision(audit.KindRetire, name, "h1", At(i))
 				if _, err := s.SetRetired(ctx, name, r, d); err != nil {
 					errs <- err
 				}
@@ -178,7 +179,7 @@ func testRetire(t *testing.T, newStore NewStore) {
 		if _, total := MustFind(t, s, exposedOnly); total != exposed {
 			t.Errorf("exposed total %d with Retired %+v, want %d", total, p.Retired, exposed)
 		}
-		if ds := MustDecisions(t, s, procedures.DecisionFilter{Procedure: name, Kind: procedures.KindRetire}); len(ds) != n {
+		if ds := MustDecisions(t, s, audit.DecisionFilter{Procedure: name, Kind: audit.KindRetire}); len(ds) != n {
 			t.Errorf("%d retire decisions, want %d", len(ds), n)
 		}
 	})

@@ -4,8 +4,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -19,16 +21,16 @@ func testRecordRun(t *testing.T, newStore NewStore) {
 	t.Run("records results and uses in one write", func(t *testing.T) {
 		s := newStore(t)
 		MustCapture(t, s, In(sigAB, "h1", "k1", At(0)))
-		before := Decision(procedures.KindTurn, name, "h1", At(1))
+		before := Decision(audit.KindTurn, name, "h1", At(1))
 		if err := s.AppendDecision(ctx, before); err != nil {
 			t.Fatal(err)
 		}
-		with := Decision(procedures.KindInvoke, name, "h1", At(2))
-		with.Result = procedures.ResultSucceeded
-		run := &procedures.Run{At: At(3)}
+		with := Decision(audit.KindInvoke, name, "h1", At(2))
+		with.Result = health.ResultSucceeded
+		run := &health.Run{At: At(3)}
 		rr := procedures.RunRecord{
-			Decisions: []procedures.Decision{with},
-			Results:   []procedures.DecisionResult{{ID: before.ID, Result: procedures.FailureToolError}},
+			Decisions: []audit.Decision{with},
+			Results:   []procedures.DecisionResult{{ID: before.ID, Result: health.FailureToolError}},
 			Uses: []procedures.UseInput{
 				{Name: "proc__missing", UsageKey: "k2", At: At(3), Run: run},
 				{Name: name, UsageKey: "k2", Replay: true, At: At(3), Run: run},
@@ -47,10 +49,10 @@ func testRecordRun(t *testing.T, newStore NewStore) {
 			t.Fatalf("RecordRun again: %v", err)
 		}
 		got := map[string]string{}
-		for _, d := range MustDecisions(t, s, procedures.DecisionFilter{}) {
+		for _, d := range MustDecisions(t, s, audit.DecisionFilter{}) {
 			got[d.ID] = d.Result
 		}
-		requireEqual(t, "results", got, map[string]string{before.ID: procedures.FailureToolError, with.ID: procedures.ResultSucceeded})
+		requireEqual(t, "results", got, map[string]string{before.ID: health.FailureToolError, with.ID: health.ResultSucceeded})
 		if p := MustGet(t, s, name); p.UseCount != 1 || p.Frequency != 2 || p.Health.Runs != 1 {
 			t.Fatalf("use count %d frequency %d health %+v, want 1 2 one run", p.UseCount, p.Frequency, p.Health)
 		}
@@ -59,32 +61,32 @@ func testRecordRun(t *testing.T, newStore NewStore) {
 	t.Run("a refused part writes nothing", func(t *testing.T) {
 		s := newStore(t)
 		MustCapture(t, s, In(sigAB, "h1", "k1", At(0)))
-		stored := Decision(procedures.KindInvoke, name, "h1", At(1))
+		stored := Decision(audit.KindInvoke, name, "h1", At(1))
 		if err := s.AppendDecision(ctx, stored); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.SetDecisionResult(ctx, stored.ID, procedures.ResultSucceeded); err != nil {
+		if err := s.SetDecisionResult(ctx, stored.ID, health.ResultSucceeded); err != nil {
 			t.Fatal(err)
 		}
-		with := Decision(procedures.KindInvoke, name, "h1", At(2))
-		with.Result = procedures.ResultSucceeded
-		use := procedures.UseInput{Name: name, UsageKey: "k2", Replay: true, At: At(3), Run: &procedures.Run{At: At(3)}}
+		with := Decision(audit.KindInvoke, name, "h1", At(2))
+		with.Result = health.ResultSucceeded
+		use := procedures.UseInput{Name: name, UsageKey: "k2", Replay: true, At: At(3), Run: &health.Run{At: At(3)}}
 		for _, c := range []struct {
 			name string
 			rr   procedures.RunRecord
 			code fault.Code
 		}{
-			{"another result", procedures.RunRecord{Decisions: []procedures.Decision{with}, Uses: []procedures.UseInput{use},
-				Results: []procedures.DecisionResult{{ID: stored.ID, Result: procedures.FailureToolError}}}, fault.CodeConflict},
-			{"an unknown record", procedures.RunRecord{Decisions: []procedures.Decision{with}, Uses: []procedures.UseInput{use},
-				Results: []procedures.DecisionResult{{ID: procedures.NewDecisionID(At(4)), Result: procedures.ResultSucceeded}}}, fault.CodeNotFound},
-			{"a value for a result", procedures.RunRecord{Decisions: []procedures.Decision{with}, Uses: []procedures.UseInput{use},
+			{"another result", procedures.RunRecord{Decisions: []audit.Decision{with}, Uses: []procedures.UseInput{use},
+				Results: []procedures.DecisionResult{{ID: stored.ID, Result: health.FailureToolError}}}, fault.CodeConflict},
+			{"an unknown record", procedures.RunRecord{Decisions: []audit.Decision{with}, Uses: []procedures.UseInput{use},
+				Results: []procedures.DecisionResult{{ID: audit.NewDecisionID(At(4)), Result: health.ResultSucceeded}}}, fault.CodeNotFound},
+			{"a value for a result", procedures.RunRecord{Decisions: []audit.Decision{with}, Uses: []procedures.UseInput{use},
 				Results: []procedures.DecisionResult{{ID: stored.ID, Result: "task_id=7"}}}, fault.CodeInvalid},
 		} {
 			t.Run(c.name, func(t *testing.T) {
 				_, err := s.RecordRun(ctx, c.rr)
 				RequireCode(t, err, c.code)
-				if ds := MustDecisions(t, s, procedures.DecisionFilter{}); len(ds) != 1 || ds[0].Result != procedures.ResultSucceeded {
+				if ds := MustDecisions(t, s, audit.DecisionFilter{}); len(ds) != 1 || ds[0].Result != health.ResultSucceeded {
 					t.Fatalf("records %+v, want the one stored before", ds)
 				}
 				if p := MustGet(t, s, name); p.UseCount != 0 || p.Health.Runs != 0 {
@@ -107,8 +109,8 @@ func testRecordRun(t *testing.T, newStore NewStore) {
 			want    gate.TurnStatus
 			results string
 		}{
-			{"running", gate.TurnRunning, procedures.ResultSucceeded, true, "", gate.TurnSucceeded, procedures.ResultSucceeded},
-			{"ended as lost", gate.TurnFailed, procedures.ResultSucceeded, false, "", gate.TurnFailed, procedures.ResultSucceeded},
+			{"running", gate.TurnRunning, health.ResultSucceeded, true, "", gate.TurnSucceeded, health.ResultSucceeded},
+			{"ended as lost", gate.TurnFailed, health.ResultSucceeded, false, "", gate.TurnFailed, health.ResultSucceeded},
 			{"a value for a result", gate.TurnRunning, "id=secret-42", false, fault.CodeInvalid, gate.TurnRunning, ""},
 		} {
 			t.Run(c.name, func(t *testing.T) {
@@ -116,7 +118,7 @@ func testRecordRun(t *testing.T, newStore NewStore) {
 				ts := turnStore(t, s)
 				r := PendingTurn("s1", At(0), time.Minute)
 				MustCreateApproval(t, ts, r, 4, At(0))
-				claim := Decision(procedures.KindTurn, "proc__kill_job", r.CodeHash, At(1))
+				claim := Decision(audit.KindTurn, "proc__kill_job", r.CodeHash, At(1))
 				prev := gate.TurnPending
 				for _, st := range []gate.TurnStatus{gate.TurnApproved, gate.TurnRunning, c.from} {
 					if st == prev {
@@ -124,7 +126,7 @@ func testRecordRun(t *testing.T, newStore NewStore) {
 					}
 					next := r
 					next.Status = st
-					var ds []procedures.Decision
+					var ds []audit.Decision
 					if st == gate.TurnRunning {
 						ds = append(ds, claim)
 					}
@@ -145,7 +147,7 @@ func testRecordRun(t *testing.T, newStore NewStore) {
 				if cur, err := ts.GetApproval(ctx, r.ID); err != nil || cur.Status != c.want {
 					t.Fatalf("stored %+v, %v; want %s", cur, err, c.want)
 				}
-				ds := MustDecisions(t, s, procedures.DecisionFilter{})
+				ds := MustDecisions(t, s, audit.DecisionFilter{})
 				if len(ds) != 1 || ds[0].Result != c.results {
 					t.Fatalf("records %+v, want the claim's with result %q", ds, c.results)
 				}

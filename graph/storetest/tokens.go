@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/fault"
@@ -30,9 +31,9 @@ func tokenStore(t *testing.T, s procedures.Store) tokenStoreOf {
 
 // tokenDecision is a token record's audit record, as the Manager builds
 // it, with a fresh id at at.
-func tokenDecision(reason string, r auth.TokenRecord, at time.Time) procedures.Decision {
+func tokenDecision(reason string, r auth.TokenRecord, at time.Time) audit.Decision {
 	d := tokens.Decision(reason, "alice", r)
-	d.ID, d.At, d.AllowedTools = procedures.NewDecisionID(at), Ms(at), []string{}
+	d.ID, d.At, d.AllowedTools = audit.NewDecisionID(at), Ms(at), []string{}
 	return d
 }
 
@@ -73,7 +74,7 @@ func testTokens(t *testing.T, newStore NewStore) {
 		}
 		r := tokenRec("bob", "tok-bob", "read", "grant")
 		r.ExpiresAt = Ms(At(3600))
-		got, err := s.CreateToken(ctx, r, false, tokenDecision(procedures.ReasonTokenCreated, r, At(1)))
+		got, err := s.CreateToken(ctx, r, false, tokenDecision(audit.ReasonTokenCreated, r, At(1)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -86,20 +87,20 @@ func testTokens(t *testing.T, newStore NewStore) {
 		if len(recs) != 1 || rev != 1 || recs[0].SHA256 != r.SHA256 || !recs[0].RevokedAt.IsZero() || !recs[0].LastUsedAt.IsZero() {
 			t.Fatalf("TokensSince(0) = %+v at %d", recs, rev)
 		}
-		ds := MustDecisions(t, s, procedures.DecisionFilter{Kind: procedures.KindToken})
-		if len(ds) != 1 || ds[0].Reason != procedures.ReasonTokenCreated || ds[0].Note == "" {
+		ds := MustDecisions(t, s, audit.DecisionFilter{Kind: audit.KindToken})
+		if len(ds) != 1 || ds[0].Reason != audit.ReasonTokenCreated || ds[0].Note == "" {
 			t.Fatalf("the audit records: %+v", ds)
 		}
 		again := tokenRec("bob", "tok-bob-2", "read")
-		_, err = s.CreateToken(ctx, again, true, tokenDecision(procedures.ReasonTokenCreated, again, At(2)))
+		_, err = s.CreateToken(ctx, again, true, tokenDecision(audit.ReasonTokenCreated, again, At(2)))
 		requireCode(t, "a second live token for bob", err, fault.CodeConflict)
 		sameHash := tokenRec("carol", "tok-bob", "read")
-		_, err = s.CreateToken(ctx, sameHash, true, tokenDecision(procedures.ReasonTokenCreated, sameHash, At(2)))
+		_, err = s.CreateToken(ctx, sameHash, true, tokenDecision(audit.ReasonTokenCreated, sameHash, At(2)))
 		requireCode(t, "carol with bob's token", err, fault.CodeConflict)
 		if _, rev := mustTokensSince(t, s, 0); rev != 1 {
 			t.Fatalf("a refused change moved the revision to %d", rev)
 		}
-		if ds := MustDecisions(t, s, procedures.DecisionFilter{Kind: procedures.KindToken}); len(ds) != 1 {
+		if ds := MustDecisions(t, s, audit.DecisionFilter{Kind: audit.KindToken}); len(ds) != 1 {
 			t.Fatalf("a refused change left an audit record: %+v", ds)
 		}
 		if recs, rev := mustTokensSince(t, s, 1); len(recs) != 0 || rev != 1 {
@@ -118,14 +119,14 @@ func testTokens(t *testing.T, newStore NewStore) {
 		bob := tokenRec("bob", "tok-bob", "read")
 		carol := tokenRec("carol", "tok-carol", "admin")
 		for _, r := range []auth.TokenRecord{bob, carol} {
-			if _, err := s.CreateToken(ctx, r, false, tokenDecision(procedures.ReasonTokenCreated, r, At(1))); err != nil {
+			if _, err := s.CreateToken(ctx, r, false, tokenDecision(audit.ReasonTokenCreated, r, At(1))); err != nil {
 				t.Fatal(err)
 			}
 		}
 		rotated := tokenRec("bob", "tok-bob-2", "read")
-		_, err := s.RotateToken(ctx, auth.HashToken("not-bob"), rotated, tokenDecision(procedures.ReasonTokenRotated, rotated, At(2)))
+		_, err := s.RotateToken(ctx, auth.HashToken("not-bob"), rotated, tokenDecision(audit.ReasonTokenRotated, rotated, At(2)))
 		requireCode(t, "rotate with a stale hash", err, fault.CodeConflict)
-		got, err := s.RotateToken(ctx, bob.SHA256, rotated, tokenDecision(procedures.ReasonTokenRotated, rotated, At(2)))
+		got, err := s.RotateToken(ctx, bob.SHA256, rotated, tokenDecision(audit.ReasonTokenRotated, rotated, At(2)))
 		if err != nil || got.SHA256 != rotated.SHA256 || got.Revision != 3 {
 			t.Fatalf("rotate: %+v, %v", got, err)
 		}
@@ -134,33 +135,33 @@ func testTokens(t *testing.T, newStore NewStore) {
 			t.Fatalf("TokensSince(2) after the rotate: %+v at %d", recs, rev)
 		}
 		// bob's old hash is free again, carol's is not.
-		_, err = s.RotateToken(ctx, rotated.SHA256, tokenRec("bob", "tok-carol", "read"), tokenDecision(procedures.ReasonTokenRotated, rotated, At(3)))
+		_, err = s.RotateToken(ctx, rotated.SHA256, tokenRec("bob", "tok-carol", "read"), tokenDecision(audit.ReasonTokenRotated, rotated, At(3)))
 		requireCode(t, "rotate onto carol's token", err, fault.CodeConflict)
 
-		if _, err := s.RevokeToken(ctx, "bob", At(4), tokenDecision(procedures.ReasonTokenRevoked, rotated, At(4))); err != nil {
+		if _, err := s.RevokeToken(ctx, "bob", At(4), tokenDecision(audit.ReasonTokenRevoked, rotated, At(4))); err != nil {
 			t.Fatal(err)
 		}
 		recs, rev = mustTokensSince(t, s, 3)
 		if rev != 4 || len(recs) != 1 || recs[0].Holder != "bob" || !recs[0].RevokedAt.Equal(Ms(At(4))) {
 			t.Fatalf("TokensSince(3) after the revoke: %+v at %d", recs, rev)
 		}
-		_, err = s.RevokeToken(ctx, "bob", At(5), tokenDecision(procedures.ReasonTokenRevoked, rotated, At(5)))
+		_, err = s.RevokeToken(ctx, "bob", At(5), tokenDecision(audit.ReasonTokenRevoked, rotated, At(5)))
 		requireCode(t, "revoke a revoked token", err, fault.CodeNotFound)
-		_, err = s.RotateToken(ctx, rotated.SHA256, tokenRec("bob", "tok-bob-3", "read"), tokenDecision(procedures.ReasonTokenRotated, rotated, At(5)))
+		_, err = s.RotateToken(ctx, rotated.SHA256, tokenRec("bob", "tok-bob-3", "read"), tokenDecision(audit.ReasonTokenRotated, rotated, At(5)))
 		requireCode(t, "rotate a revoked token", err, fault.CodeNotFound)
-		_, err = s.RevokeToken(ctx, "dave", At(5), tokenDecision(procedures.ReasonTokenRevoked, rotated, At(5)))
+		_, err = s.RevokeToken(ctx, "dave", At(5), tokenDecision(audit.ReasonTokenRevoked, rotated, At(5)))
 		requireCode(t, "revoke an unknown holder", err, fault.CodeNotFound)
 		fresh := tokenRec("bob", "tok-bob-4", "read")
-		_, err = s.CreateToken(ctx, fresh, false, tokenDecision(procedures.ReasonTokenImported, fresh, At(6)))
+		_, err = s.CreateToken(ctx, fresh, false, tokenDecision(audit.ReasonTokenImported, fresh, At(6)))
 		requireCode(t, "an import over a revoked holder", err, fault.CodeConflict)
-		if _, err := s.CreateToken(ctx, fresh, true, tokenDecision(procedures.ReasonTokenCreated, fresh, At(6))); err != nil {
+		if _, err := s.CreateToken(ctx, fresh, true, tokenDecision(audit.ReasonTokenCreated, fresh, At(6))); err != nil {
 			t.Fatalf("a new token for a revoked holder: %v", err)
 		}
 		recs, _ = mustTokensSince(t, s, 0)
 		if len(recs) != 2 || recs[1].Holder != "bob" || recs[1].SHA256 != fresh.SHA256 || !recs[1].RevokedAt.IsZero() {
 			t.Fatalf("every record: %+v", recs)
 		}
-		if ds := MustDecisions(t, s, procedures.DecisionFilter{Kind: procedures.KindToken}); len(ds) != 5 {
+		if ds := MustDecisions(t, s, audit.DecisionFilter{Kind: audit.KindToken}); len(ds) != 5 {
 			t.Fatalf("%d audit records, want 5 (2 created, rotated, revoked, created)", len(ds))
 		}
 	})
@@ -168,7 +169,7 @@ func testTokens(t *testing.T, newStore NewStore) {
 	t.Run("last use", func(t *testing.T) {
 		s := tokenStore(t, newStore(t))
 		bob := tokenRec("bob", "tok-bob", "read")
-		if _, err := s.CreateToken(ctx, bob, false, tokenDecision(procedures.ReasonTokenCreated, bob, At(1))); err != nil {
+		if _, err := s.CreateToken(ctx, bob, false, tokenDecision(audit.ReasonTokenCreated, bob, At(1))); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.TouchTokens(ctx, map[string]time.Time{bob.SHA256: At(10), auth.HashToken("unknown"): At(10)}); err != nil {
@@ -187,7 +188,7 @@ func testTokens(t *testing.T, newStore NewStore) {
 	t.Run("first tokens once", func(t *testing.T) {
 		s := tokenStore(t, newStore(t))
 		op, agent := tokenRec("operator", "tok-op", "read", "admin"), tokenRec("agent", "tok-agent", "read")
-		ds := []procedures.Decision{tokenDecision(procedures.ReasonTokenCreated, op, At(1)), tokenDecision(procedures.ReasonTokenCreated, agent, At(1))}
+		ds := []audit.Decision{tokenDecision(audit.ReasonTokenCreated, op, At(1)), tokenDecision(audit.ReasonTokenCreated, agent, At(1))}
 		if ok, err := s.CreateFirstTokens(ctx, []auth.TokenRecord{op, agent}, ds); err != nil || !ok {
 			t.Fatalf("the first tokens of a new store: %v, %v", ok, err)
 		}
@@ -195,14 +196,14 @@ func testTokens(t *testing.T, newStore NewStore) {
 		if len(recs) != 2 {
 			t.Fatalf("first tokens: %+v", recs)
 		}
-		again := []procedures.Decision{tokenDecision(procedures.ReasonTokenCreated, op, At(2))}
+		again := []audit.Decision{tokenDecision(audit.ReasonTokenCreated, op, At(2))}
 		if ok, err := s.CreateFirstTokens(ctx, []auth.TokenRecord{tokenRec("other", "tok-other", "read")}, again); err != nil || ok {
 			t.Fatalf("first tokens again: %v, %v; want not created", ok, err)
 		}
 		if recs, _ := mustTokensSince(t, s, 0); len(recs) != 2 {
 			t.Fatalf("a second first start added tokens: %+v", recs)
 		}
-		if ds := MustDecisions(t, s, procedures.DecisionFilter{Kind: procedures.KindToken}); len(ds) != 2 {
+		if ds := MustDecisions(t, s, audit.DecisionFilter{Kind: audit.KindToken}); len(ds) != 2 {
 			t.Fatalf("%d audit records, want the first two", len(ds))
 		}
 		if d, ok := s.(dump.Store); ok {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/signature"
 )
@@ -40,14 +41,14 @@ func testToolTotals(t *testing.T, newStore NewStore) {
 		}
 		check("after the first catalogue came back")
 		inner := NameOf("tool_a", "tool_b")
-		d := Decision(procedures.KindRetire, inner, "h0", At(200))
-		d.Reason = procedures.ReasonRetired
+		d := Decision(audit.KindRetire, inner, "h0", At(200))
+		d.Reason = audit.ReasonRetired
 		if _, err := s.SetRetired(ctx, inner, &procedures.Retirement{RetiredBy: "admin", RetiredAt: At(200), Reason: "old"}, d); err != nil {
 			t.Fatalf("SetRetired: %v", err)
 		}
 		check("after retiring " + inner + " (its callers reclassified)")
-		d = Decision(procedures.KindRetire, inner, "h0", At(201))
-		d.Reason = procedures.ReasonUnretired
+		d = Decision(audit.KindRetire, inner, "h0", At(201))
+		d.Reason = audit.ReasonUnretired
 		if _, err := s.SetRetired(ctx, inner, nil, d); err != nil {
 			t.Fatalf("SetRetired: %v", err)
 		}
@@ -64,7 +65,7 @@ func testToolTotals(t *testing.T, newStore NewStore) {
 		opaque.Version.Opaque = true
 		MustCapture(t, s, opaque)
 		MustCapture(t, s, In(sig, "h23", "k23", At(213)))
-		if _, err := s.Promote(ctx, NameOf(sig...), "h23", Decision(procedures.KindPromote, NameOf(sig...), "h23", At(214))); err != nil {
+		if _, err := s.Promote(ctx, NameOf(sig...), "h23", Decision(audit.KindPromote, NameOf(sig...), "h23", At(214))); err != nil {
 			t.Fatalf("Promote: %v", err)
 		}
 		check("after a promote")

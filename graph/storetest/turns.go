@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
@@ -23,7 +24,7 @@ func hashOf(c string) string { return strings.Repeat(c, 64)[:64] }
 func PendingTurn(session string, at time.Time, d time.Duration) gate.TurnRecord {
 	return gate.TurnRecord{
 		Turn: gate.Turn{
-			ID: gate.NewTurnID(at), SessionID: session, Phase: procedures.PhaseInteractive,
+			ID: gate.NewTurnID(at), SessionID: session, Phase: audit.PhaseInteractive,
 			CodeHash: hashOf("a"), Signature: []string{"kill_job"}, StateChangingTools: []string{"kill_job"},
 			Status: gate.TurnPending, RequestedBy: "agent", RequestedAt: at, Deadline: at.Add(d),
 		},
@@ -71,12 +72,12 @@ func RequireSwept(tb testing.TB, svc *procedures.Service, turns gate.TurnStore, 
 			tb.Fatalf("%d turns %s, want %d", n, st, want)
 		}
 	}
-	ds, err := svc.Decisions(ctx, procedures.DecisionFilter{Kind: procedures.KindTurn, Limit: 1000})
+	ds, err := svc.Decisions(ctx, audit.DecisionFilter{Kind: audit.KindTurn, Limit: 1000})
 	if err != nil || len(ds) != pending {
 		tb.Fatalf("%d turn decisions (%v), want %d approval_expired", len(ds), err, pending)
 	}
 	for _, d := range ds {
-		if d.Reason != procedures.ReasonApprovalExpired {
+		if d.Reason != audit.ReasonApprovalExpired {
 			tb.Fatalf("decision %s: %s", d.ID, d.Reason)
 		}
 	}
@@ -85,10 +86,10 @@ func RequireSwept(tb testing.TB, svc *procedures.Service, turns gate.TurnStore, 
 // revokeRecords is a PolicyRecords of one record (reason "revoked") per
 // code hash, of session, at at.
 func revokeRecords(session string, at time.Time) gate.PolicyRecords {
-	return func(hashes []string) ([]procedures.Decision, error) {
-		ds := make([]procedures.Decision, len(hashes))
+	return func(hashes []string) ([]audit.Decision, error) {
+		ds := make([]audit.Decision, len(hashes))
 		for i, h := range hashes {
-			ds[i] = Decision(procedures.KindPolicy, "", h, at)
+			ds[i] = Decision(audit.KindPolicy, "", h, at)
 			ds[i].Reason, ds[i].Session = "revoked", session
 		}
 		return ds, nil
@@ -337,7 +338,7 @@ func testTurns(t *testing.T, newStore NewStore) {
 				next := r
 				next.Status = gate.TurnApproved
 				next.Resolution = &gate.Resolution{Choice: gate.ChoiceRunOnce, By: fmt.Sprintf("op%d", i), At: At(1), CodeHash: r.CodeHash}
-				d := Decision(procedures.KindApproval, "", r.CodeHash, At(1))
+				d := Decision(audit.KindApproval, "", r.CodeHash, At(1))
 				_, err := s.TransitionTurn(ctx, next, []gate.TurnStatus{gate.TurnPending}, true, At(1), d)
 				switch fault.ErrorCode(err) {
 				case "":
@@ -350,7 +351,7 @@ func testTurns(t *testing.T, newStore NewStore) {
 		}
 		wg.Wait()
 		requireEqual(t, "resolutions", won.Load(), int64(1))
-		ds := MustDecisions(t, s.(procedures.Store), procedures.DecisionFilter{Kind: procedures.KindApproval})
+		ds := MustDecisions(t, s.(procedures.Store), audit.DecisionFilter{Kind: audit.KindApproval})
 		requireEqual(t, "approval decisions", len(ds), 1)
 	})
 
@@ -388,7 +389,7 @@ func testTurns(t *testing.T, newStore NewStore) {
 		next.Status = gate.TurnApproved
 		_, err := s.TransitionTurn(ctx, next, []gate.TurnStatus{gate.TurnPending}, true, At(10))
 		e := RequireCode(t, err, fault.CodeConflict)
-		requireEqual(t, "reason", e.Details["reason"], procedures.ReasonApprovalExpired)
+		requireEqual(t, "reason", e.Details["reason"], audit.ReasonApprovalExpired)
 		got, _ := s.GetApproval(ctx, r.ID)
 		requireEqual(t, "status", got.Status, gate.TurnPending)
 		// Expiring is allowed past the deadline (live false).
@@ -457,7 +458,7 @@ func testTurns(t *testing.T, newStore NewStore) {
 		s := turnStore(t, newStore(t))
 		for _, id := range []string{"p", "p\x00x", "p\x00"} {
 			p := gate.SessionPolicy{SessionID: id, CodeHash: hashOf(id), Policy: gate.ChoiceAutoRun, SetBy: "op", SetAt: At(1)}
-			if err := s.PutPolicy(ctx, p, Decision(procedures.KindPolicy, "", p.CodeHash, At(1))); err != nil {
+			if err := s.PutPolicy(ctx, p, Decision(audit.KindPolicy, "", p.CodeHash, At(1))); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -479,7 +480,7 @@ func testTurns(t *testing.T, newStore NewStore) {
 		s := turnStore(t, newStore(t))
 		p := gate.SessionPolicy{SessionID: "s1", CodeHash: hashOf("a"), Policy: gate.ChoiceAutoRun, Summary: "sum",
 			SetBy: "op", SetAt: At(1), RequestedBy: "agent"}
-		if err := s.PutPolicy(ctx, p, Decision(procedures.KindPolicy, "", p.CodeHash, At(1))); err != nil {
+		if err := s.PutPolicy(ctx, p, Decision(audit.KindPolicy, "", p.CodeHash, At(1))); err != nil {
 			t.Fatal(err)
 		}
 		got, ok, err := s.Policy(ctx, "s1", p.CodeHash)
@@ -498,7 +499,7 @@ func testTurns(t *testing.T, newStore NewStore) {
 		// replaces the policy, binding it to them.
 		p2 := p
 		p2.RequestedBy, p2.SetAt = "agent2", At(2)
-		if err := s.PutPolicy(ctx, p2, Decision(procedures.KindPolicy, "", p.CodeHash, At(2))); err != nil {
+		if err := s.PutPolicy(ctx, p2, Decision(audit.KindPolicy, "", p.CodeHash, At(2))); err != nil {
 			t.Fatal(err)
 		}
 		got, _, _ = s.Policy(ctx, "s1", p.CodeHash)
@@ -511,7 +512,7 @@ func testTurns(t *testing.T, newStore NewStore) {
 		put := func(session, hash string, c gate.Choice) {
 			t.Helper()
 			p := gate.SessionPolicy{SessionID: session, CodeHash: hash, Policy: c, SetBy: "op", SetAt: At(1)}
-			if err := s.PutPolicy(ctx, p, Decision(procedures.KindPolicy, "", hash, At(1))); err != nil {
+			if err := s.PutPolicy(ctx, p, Decision(audit.KindPolicy, "", hash, At(1))); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -535,7 +536,7 @@ func testTurns(t *testing.T, newStore NewStore) {
 		e = RequireCode(t, err, fault.CodeConflict)
 		requireEqual(t, "no match", e.Details["reason"], "no_match")
 		refused := fault.Errorf(fault.CodeInvalid, "no record")
-		_, err = s.DeletePolicies(ctx, "s1", "", func([]string) ([]procedures.Decision, error) { return nil, refused })
+		_, err = s.DeletePolicies(ctx, "s1", "", func([]string) ([]audit.Decision, error) { return nil, refused })
 		RequireCode(t, err, fault.CodeInvalid)
 		if ps, _ := s.Policies(ctx, "s1"); len(ps) != 3 {
 			t.Fatalf("a revoke whose records were refused deleted policies: %d left", len(ps))
@@ -551,7 +552,7 @@ func testTurns(t *testing.T, newStore NewStore) {
 		if _, ok, _ := s.Policy(ctx, "s2", hashOf("a")); !ok {
 			t.Fatal("revoking s1 revoked s2's policy")
 		}
-		ds := MustDecisions(t, s.(procedures.Store), procedures.DecisionFilter{Kind: procedures.KindPolicy})
+		ds := MustDecisions(t, s.(procedures.Store), audit.DecisionFilter{Kind: audit.KindPolicy})
 		requireEqual(t, "policy decisions", len(ds), 7)
 		var revoked []string
 		for _, d := range ds {
@@ -591,9 +592,9 @@ func BenchApprovalRoundTrip(b *testing.B, s gate.TurnStore) {
 			{gate.TurnRunning, gate.TurnSucceeded, false}} {
 			next := r
 			next.Status = step.to
-			var ds []procedures.Decision
+			var ds []audit.Decision
 			if step.d {
-				ds = append(ds, Decision(procedures.KindApproval, "", r.CodeHash, now))
+				ds = append(ds, Decision(audit.KindApproval, "", r.CodeHash, now))
 			}
 			if _, err := s.TransitionTurn(ctx, next, []gate.TurnStatus{step.from}, step.to != gate.TurnSucceeded, now, ds...); err != nil {
 				b.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -149,7 +150,7 @@ func testGet(t *testing.T, newStore NewStore) {
 		MustCapture(t, s, WithCause(In(sigAB, "h2", "k3", At(2)), "c_c", ""))
 		MustCapture(t, s, WithCause(In(sigAB, "h2", "k4", At(3)), "c_c", ""))
 		g := &procedures.Grant{Enabled: true, GrantedBy: "op", GrantedAt: At(4), Reason: "ok"}
-		if _, err := s.SetGrant(ctx, name, g, "h1", nil, Decision(procedures.KindGrant, name, "h1", At(4))); err != nil {
+		if _, err := s.SetGrant(ctx, name, g, "h1", nil, Decision(audit.KindGrant, name, "h1", At(4))); err != nil {
 			t.Fatalf("SetGrant: %v", err)
 		}
 		p := MustGet(t, s, name)

@@ -3,6 +3,7 @@ package storetest
 import (
 	"testing"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -84,7 +85,7 @@ func testPromote(t *testing.T, newStore NewStore) {
 	}
 	noDecisions := func(t *testing.T, s procedures.Store) {
 		t.Helper()
-		if ds := MustDecisions(t, s, procedures.DecisionFilter{}); len(ds) != 0 {
+		if ds := MustDecisions(t, s, audit.DecisionFilter{}); len(ds) != 0 {
 			t.Errorf("a refused promote appended decisions %+v", ds)
 		}
 		if p := MustGet(t, s, name); p.CodeHash != "h1" {
@@ -94,23 +95,23 @@ func testPromote(t *testing.T, newStore NewStore) {
 
 	t.Run("unknown procedure or version is not found", func(t *testing.T) {
 		s := setup(t)
-		_, err := s.Promote(ctx, "proc__missing", "h1", Decision(procedures.KindPromote, "proc__missing", "h1", At(5)))
+		_, err := s.Promote(ctx, "proc__missing", "h1", Decision(audit.KindPromote, "proc__missing", "h1", At(5)))
 		RequireCode(t, err, fault.CodeNotFound)
-		_, err = s.Promote(ctx, name, "nope", Decision(procedures.KindPromote, name, "nope", At(5)))
+		_, err = s.Promote(ctx, name, "nope", Decision(audit.KindPromote, name, "nope", At(5)))
 		RequireCode(t, err, fault.CodeNotFound)
 		noDecisions(t, s)
 	})
 
 	t.Run("failed version is a conflict", func(t *testing.T) {
 		s := setup(t)
-		_, err := s.Promote(ctx, name, "h3", Decision(procedures.KindPromote, name, "h3", At(5)))
+		_, err := s.Promote(ctx, name, "h3", Decision(audit.KindPromote, name, "h3", At(5)))
 		RequireCode(t, err, fault.CodeConflict)
 		noDecisions(t, s)
 	})
 
 	t.Run("invalid decision is rejected", func(t *testing.T) {
 		s := setup(t)
-		d := Decision(procedures.KindPromote, name, "h2", At(5))
+		d := Decision(audit.KindPromote, name, "h2", At(5))
 		d.ID = ""
 		_, err := s.Promote(ctx, name, "h2", d)
 		RequireCode(t, err, fault.CodeInvalid)
@@ -119,25 +120,25 @@ func testPromote(t *testing.T, newStore NewStore) {
 
 	t.Run("a decision id holding another record is a conflict and writes nothing", func(t *testing.T) {
 		s := setup(t)
-		other := Decision(procedures.KindInvoke, name, "h1", At(4))
+		other := Decision(audit.KindInvoke, name, "h1", At(4))
 		if err := s.AppendDecision(ctx, other); err != nil {
 			t.Fatalf("AppendDecision: %v", err)
 		}
-		d := Decision(procedures.KindPromote, name, "h2", At(5))
+		d := Decision(audit.KindPromote, name, "h2", At(5))
 		d.ID = other.ID
 		_, err := s.Promote(ctx, name, "h2", d)
 		RequireCode(t, err, fault.CodeConflict)
 		if p := MustGet(t, s, name); p.CodeHash != "h1" {
 			t.Errorf("current = %s after a refused promote", p.CodeHash)
 		}
-		if ds := MustDecisions(t, s, procedures.DecisionFilter{Procedure: name}); len(ds) != 1 || ds[0].Kind != procedures.KindInvoke {
+		if ds := MustDecisions(t, s, audit.DecisionFilter{Procedure: name}); len(ds) != 1 || ds[0].Kind != audit.KindInvoke {
 			t.Errorf("decisions = %+v", ds)
 		}
 	})
 
 	t.Run("success switches current and appends the decision", func(t *testing.T) {
 		s := setup(t)
-		d := Decision(procedures.KindPromote, name, "h2", At(5))
+		d := Decision(audit.KindPromote, name, "h2", At(5))
 		p, err := s.Promote(ctx, name, "h2", d)
 		if err != nil {
 			t.Fatalf("Promote: %v", err)
@@ -148,12 +149,12 @@ func testPromote(t *testing.T, newStore NewStore) {
 		if !MustVersion(t, s, name, "h2").Current || MustVersion(t, s, name, "h1").Current {
 			t.Error("Current flags did not move")
 		}
-		ds := MustDecisions(t, s, procedures.DecisionFilter{Procedure: name})
-		if len(ds) != 1 || ds[0].ID != d.ID || ds[0].Kind != procedures.KindPromote {
+		ds := MustDecisions(t, s, audit.DecisionFilter{Procedure: name})
+		if len(ds) != 1 || ds[0].ID != d.ID || ds[0].Kind != audit.KindPromote {
 			t.Fatalf("decisions = %+v", ds)
 		}
 		// Promoting back works too.
-		if p, err := s.Promote(ctx, name, "h1", Decision(procedures.KindPromote, name, "h1", At(6))); err != nil || p.CodeHash != "h1" {
+		if p, err := s.Promote(ctx, name, "h1", Decision(audit.KindPromote, name, "h1", At(6))); err != nil || p.CodeHash != "h1" {
 			t.Fatalf("promote back: %v", err)
 		}
 	})
@@ -173,7 +174,7 @@ func testSetGrant(t *testing.T, newStore NewStore) {
 
 	t.Run("binds the grant to the current hash", func(t *testing.T) {
 		s := setup(t)
-		d := Decision(procedures.KindGrant, name, "h1", At(3))
+		d := Decision(audit.KindGrant, name, "h1", At(3))
 		p, err := s.SetGrant(ctx, name, grant(), "h1", nil, d)
 		if err != nil {
 			t.Fatalf("SetGrant: %v", err)
@@ -185,7 +186,7 @@ func testSetGrant(t *testing.T, newStore NewStore) {
 			}
 			RequireTime(t, where+" GrantedAt", g.GrantedAt, At(3))
 		}
-		ds := MustDecisions(t, s, procedures.DecisionFilter{})
+		ds := MustDecisions(t, s, audit.DecisionFilter{})
 		if len(ds) != 1 || ds[0].ID != d.ID {
 			t.Fatalf("decisions = %+v", ds)
 		}
@@ -193,33 +194,33 @@ func testSetGrant(t *testing.T, newStore NewStore) {
 
 	t.Run("changed code is a conflict and writes nothing", func(t *testing.T) {
 		s := setup(t)
-		_, err := s.SetGrant(ctx, name, grant(), "h2", nil, Decision(procedures.KindGrant, name, "h2", At(3)))
+		_, err := s.SetGrant(ctx, name, grant(), "h2", nil, Decision(audit.KindGrant, name, "h2", At(3)))
 		e := RequireCode(t, err, fault.CodeConflict)
-		if e.Details["reason"] != procedures.ReasonCodeChanged {
-			t.Errorf("details = %v, want reason %q", e.Details, procedures.ReasonCodeChanged)
+		if e.Details["reason"] != audit.ReasonCodeChanged {
+			t.Errorf("details = %v, want reason %q", e.Details, audit.ReasonCodeChanged)
 		}
 		if p := MustGet(t, s, name); p.Grant != nil {
 			t.Errorf("grant written: %+v", p.Grant)
 		}
-		if ds := MustDecisions(t, s, procedures.DecisionFilter{}); len(ds) != 0 {
+		if ds := MustDecisions(t, s, audit.DecisionFilter{}); len(ds) != 0 {
 			t.Errorf("decision appended: %+v", ds)
 		}
 	})
 
 	t.Run("nil revokes", func(t *testing.T) {
 		s := setup(t)
-		if _, err := s.SetGrant(ctx, name, grant(), "h1", nil, Decision(procedures.KindGrant, name, "h1", At(3))); err != nil {
+		if _, err := s.SetGrant(ctx, name, grant(), "h1", nil, Decision(audit.KindGrant, name, "h1", At(3))); err != nil {
 			t.Fatalf("SetGrant: %v", err)
 		}
-		p, err := s.SetGrant(ctx, name, nil, "h1", nil, Decision(procedures.KindRevoke, name, "h1", At(4)))
+		p, err := s.SetGrant(ctx, name, nil, "h1", nil, Decision(audit.KindRevoke, name, "h1", At(4)))
 		if err != nil {
 			t.Fatalf("revoke: %v", err)
 		}
 		if p.Grant != nil || MustGet(t, s, name).Grant != nil {
 			t.Fatalf("grant after revoke = %+v", p.Grant)
 		}
-		ds := MustDecisions(t, s, procedures.DecisionFilter{})
-		if len(ds) != 2 || ds[0].Kind != procedures.KindRevoke {
+		ds := MustDecisions(t, s, audit.DecisionFilter{})
+		if len(ds) != 2 || ds[0].Kind != audit.KindRevoke {
 			t.Fatalf("decisions = %+v", ds)
 		}
 	})
@@ -232,7 +233,7 @@ func testSetGrant(t *testing.T, newStore NewStore) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.SetGrant(ctx, name, grant(), "h1", empty, Decision(procedures.KindGrant, name, "h1", At(2))); err != nil {
+		if _, err := s.SetGrant(ctx, name, grant(), "h1", empty, Decision(audit.KindGrant, name, "h1", At(2))); err != nil {
 			t.Fatalf("SetGrant under the stored (empty) catalogue: %v", err)
 		}
 		put, err := procedures.NewCatalogue([]procedures.Tool{{Name: sigAB[0], ReadOnly: true}})
@@ -243,9 +244,9 @@ func testSetGrant(t *testing.T, newStore NewStore) {
 			t.Fatal(err)
 		}
 		for _, g := range []*procedures.Grant{grant(), nil} {
-			kind := procedures.KindGrant
+			kind := audit.KindGrant
 			if g == nil {
-				kind = procedures.KindRevoke
+				kind = audit.KindRevoke
 			}
 			_, err := s.SetGrant(ctx, name, g, "h1", empty, Decision(kind, name, "h1", At(3)))
 			if !procedures.IsCatalogueChanged(err) {
@@ -255,45 +256,45 @@ func testSetGrant(t *testing.T, newStore NewStore) {
 		if p := MustGet(t, s, name); p.Grant == nil {
 			t.Error("the refused revoke removed the grant")
 		}
-		if ds := MustDecisions(t, s, procedures.DecisionFilter{Procedure: name}); len(ds) != 1 {
+		if ds := MustDecisions(t, s, audit.DecisionFilter{Procedure: name}); len(ds) != 1 {
 			t.Errorf("decisions = %+v, want the first grant's alone", ds)
 		}
 		stored, err := s.Catalogue(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.SetGrant(ctx, name, nil, "h1", stored, Decision(procedures.KindRevoke, name, "h1", At(4))); err != nil {
+		if _, err := s.SetGrant(ctx, name, nil, "h1", stored, Decision(audit.KindRevoke, name, "h1", At(4))); err != nil {
 			t.Fatalf("revoke under the stored catalogue: %v", err)
 		}
 	})
 
 	t.Run("unknown procedure is not found", func(t *testing.T) {
 		s := setup(t)
-		_, err := s.SetGrant(ctx, "proc__missing", grant(), "h1", nil, Decision(procedures.KindGrant, "proc__missing", "h1", At(3)))
+		_, err := s.SetGrant(ctx, "proc__missing", grant(), "h1", nil, Decision(audit.KindGrant, "proc__missing", "h1", At(3)))
 		RequireCode(t, err, fault.CodeNotFound)
 	})
 
 	t.Run("a decision id holding another record is a conflict and writes nothing", func(t *testing.T) {
 		s := setup(t)
-		other := Decision(procedures.KindInvoke, name, "h1", At(2))
+		other := Decision(audit.KindInvoke, name, "h1", At(2))
 		if err := s.AppendDecision(ctx, other); err != nil {
 			t.Fatalf("AppendDecision: %v", err)
 		}
-		d := Decision(procedures.KindGrant, name, "h1", At(3))
+		d := Decision(audit.KindGrant, name, "h1", At(3))
 		d.ID = other.ID
 		_, err := s.SetGrant(ctx, name, grant(), "h1", nil, d)
 		RequireCode(t, err, fault.CodeConflict)
 		if p := MustGet(t, s, name); p.Grant != nil {
 			t.Errorf("grant written: %+v", p.Grant)
 		}
-		if ds := MustDecisions(t, s, procedures.DecisionFilter{Procedure: name}); len(ds) != 1 || ds[0].Kind != procedures.KindInvoke {
+		if ds := MustDecisions(t, s, audit.DecisionFilter{Procedure: name}); len(ds) != 1 || ds[0].Kind != audit.KindInvoke {
 			t.Errorf("decisions = %+v", ds)
 		}
 	})
 
 	t.Run("the same grant again (a retried write) is applied once", func(t *testing.T) {
 		s := setup(t)
-		d := Decision(procedures.KindGrant, name, "h1", At(3))
+		d := Decision(audit.KindGrant, name, "h1", At(3))
 		for range 2 {
 			if _, err := s.SetGrant(ctx, name, grant(), "h1", nil, d); err != nil {
 				t.Fatalf("SetGrant: %v", err)
@@ -302,14 +303,14 @@ func testSetGrant(t *testing.T, newStore NewStore) {
 		if p := MustGet(t, s, name); p.Grant == nil || !p.Grant.Enabled {
 			t.Errorf("grant = %+v", p.Grant)
 		}
-		if ds := MustDecisions(t, s, procedures.DecisionFilter{Procedure: name}); len(ds) != 1 || ds[0].ID != d.ID {
+		if ds := MustDecisions(t, s, audit.DecisionFilter{Procedure: name}); len(ds) != 1 || ds[0].ID != d.ID {
 			t.Errorf("decisions = %+v", ds)
 		}
 	})
 
 	t.Run("invalid decision is rejected", func(t *testing.T) {
 		s := setup(t)
-		d := Decision(procedures.KindGrant, name, "h1", At(3))
+		d := Decision(audit.KindGrant, name, "h1", At(3))
 		d.Kind = ""
 		_, err := s.SetGrant(ctx, name, grant(), "h1", nil, d)
 		RequireCode(t, err, fault.CodeInvalid)
@@ -320,17 +321,17 @@ func testSetGrant(t *testing.T, newStore NewStore) {
 
 	t.Run("grant survives promotion bound to the old hash", func(t *testing.T) {
 		s := setup(t)
-		if _, err := s.SetGrant(ctx, name, grant(), "h1", nil, Decision(procedures.KindGrant, name, "h1", At(3))); err != nil {
+		if _, err := s.SetGrant(ctx, name, grant(), "h1", nil, Decision(audit.KindGrant, name, "h1", At(3))); err != nil {
 			t.Fatalf("SetGrant: %v", err)
 		}
-		p, err := s.Promote(ctx, name, "h2", Decision(procedures.KindPromote, name, "h2", At(4)))
+		p, err := s.Promote(ctx, name, "h2", Decision(audit.KindPromote, name, "h2", At(4)))
 		if err != nil {
 			t.Fatalf("Promote: %v", err)
 		}
 		if p.Grant == nil || p.Grant.CodeHash != "h1" || p.CodeHash != "h2" {
 			t.Fatalf("after promote: current %s grant %+v", p.CodeHash, p.Grant)
 		}
-		_, err = s.SetGrant(ctx, name, grant(), "h1", nil, Decision(procedures.KindGrant, name, "h1", At(5)))
+		_, err = s.SetGrant(ctx, name, grant(), "h1", nil, Decision(audit.KindGrant, name, "h1", At(5)))
 		RequireCode(t, err, fault.CodeConflict)
 	})
 }

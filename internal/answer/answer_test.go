@@ -6,12 +6,12 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
-	"github.com/procgraph/procgraph/procedures"
 )
 
 func TestOf(t *testing.T) {
-	d := procedures.Decision{Kind: procedures.KindInvoke, Outcome: procedures.Denied, Reason: "r"}
+	d := audit.Decision{Kind: audit.KindInvoke, Outcome: audit.Denied, Reason: "r"}
 	cases := []struct {
 		name    string
 		err     error
@@ -51,10 +51,10 @@ func TestOf(t *testing.T) {
 	if Of(nil) != nil {
 		t.Fatal("Of(nil) is not nil")
 	}
-	if got, ok := procedures.DecisionOf(fault.Errorf(fault.CodeDenied, "x").WithDetails(fault.DetailDecision, d)); !ok || got.Reason != "r" {
+	if got, ok := audit.DecisionOf(fault.Errorf(fault.CodeDenied, "x").WithDetails(fault.DetailDecision, d)); !ok || got.Reason != "r" {
 		t.Fatalf("DecisionOf = %+v, %v", got, ok)
 	}
-	if _, ok := procedures.DecisionOf(fmt.Errorf("plain")); ok {
+	if _, ok := audit.DecisionOf(fmt.Errorf("plain")); ok {
 		t.Fatal("a plain error carries a decision")
 	}
 }

@@ -17,9 +17,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/changes"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
+	"github.com/procgraph/procgraph/graphview"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/recording"
 	"github.com/procgraph/procgraph/replay"
 )
 
@@ -58,15 +62,15 @@ type Service struct {
 	// Captured is what Capture answers; nil: Capture answers invalid.
 	Captured *procedures.CaptureOutcome
 	// DecisionList is what Decisions answers.
-	DecisionList []procedures.Decision
+	DecisionList []audit.Decision
 
-	feed *procedures.Feed
+	feed *changes.Feed
 }
 
 // New returns a fake service with no procedures, an empty catalogue and
 // a change feed of its own.
 func New() *Service {
-	return &Service{Procedures: map[string]*procedures.Procedure{}, feed: procedures.NewFeed()}
+	return &Service{Procedures: map[string]*procedures.Procedure{}, feed: changes.NewFeed()}
 }
 
 // Ping answers Err.
@@ -166,37 +170,37 @@ func (s *Service) Drifted(ctx context.Context, limit, offset int) (*procedures.D
 }
 
 // AcceptDrift answers the procedure and no decision.
-func (s *Service) AcceptDrift(ctx context.Context, r procedures.AcceptDriftRequest) (*procedures.Procedure, procedures.Decision, error) {
+func (s *Service) AcceptDrift(ctx context.Context, r procedures.AcceptDriftRequest) (*procedures.Procedure, audit.Decision, error) {
 	return s.change("AcceptDrift", r.Name)
 }
 
 // Promote answers the procedure and no decision.
-func (s *Service) Promote(ctx context.Context, r procedures.PromoteRequest) (*procedures.Procedure, procedures.Decision, error) {
+func (s *Service) Promote(ctx context.Context, r procedures.PromoteRequest) (*procedures.Procedure, audit.Decision, error) {
 	return s.change("Promote", r.Name)
 }
 
 // SetAutoRun answers the procedure and no decision.
-func (s *Service) SetAutoRun(ctx context.Context, r procedures.AutoRunRequest) (*procedures.Procedure, procedures.Decision, error) {
+func (s *Service) SetAutoRun(ctx context.Context, r procedures.AutoRunRequest) (*procedures.Procedure, audit.Decision, error) {
 	return s.change("SetAutoRun", r.Name)
 }
 
 // LiftDemotion answers the procedure and no decision.
-func (s *Service) LiftDemotion(ctx context.Context, r procedures.LiftDemotionRequest) (*procedures.Procedure, procedures.Decision, error) {
+func (s *Service) LiftDemotion(ctx context.Context, r procedures.LiftDemotionRequest) (*procedures.Procedure, audit.Decision, error) {
 	return s.change("LiftDemotion", r.Name)
 }
 
 // SetRetired answers the procedure and no decision.
-func (s *Service) SetRetired(ctx context.Context, r procedures.RetireRequest) (*procedures.Procedure, procedures.Decision, error) {
+func (s *Service) SetRetired(ctx context.Context, r procedures.RetireRequest) (*procedures.Procedure, audit.Decision, error) {
 	return s.change("SetRetired", r.Name)
 }
 
 // change is a call that changes the procedure name: it changes nothing.
-func (s *Service) change(call, name string) (*procedures.Procedure, procedures.Decision, error) {
+func (s *Service) change(call, name string) (*procedures.Procedure, audit.Decision, error) {
 	if err := s.record(call); err != nil {
-		return nil, procedures.Decision{}, err
+		return nil, audit.Decision{}, err
 	}
 	p, err := s.procedure(name)
-	return p, procedures.Decision{}, err
+	return p, audit.Decision{}, err
 }
 
 // GrantsList answers none.
@@ -218,15 +222,15 @@ func (s *Service) Cause(ctx context.Context, name string) (*procedures.Cause, []
 }
 
 // Graph answers an empty graph.
-func (s *Service) Graph(ctx context.Context, q procedures.GraphQuery) (*procedures.Graph, error) {
+func (s *Service) Graph(ctx context.Context, q graphview.GraphQuery) (*graphview.Graph, error) {
 	if err := s.record("Graph"); err != nil {
 		return nil, err
 	}
-	return &procedures.Graph{Nodes: []procedures.GraphNode{}, Edges: []procedures.GraphEdge{}}, nil
+	return &graphview.Graph{Nodes: []graphview.GraphNode{}, Edges: []graphview.GraphEdge{}}, nil
 }
 
 // Decisions answers DecisionList.
-func (s *Service) Decisions(ctx context.Context, f procedures.DecisionFilter) ([]procedures.Decision, error) {
+func (s *Service) Decisions(ctx context.Context, f audit.DecisionFilter) ([]audit.Decision, error) {
 	if err := s.record("Decisions"); err != nil {
 		return nil, err
 	}
@@ -234,7 +238,7 @@ func (s *Service) Decisions(ctx context.Context, f procedures.DecisionFilter) ([
 }
 
 // Changes is the fake's change feed (not a call: it is not recorded).
-func (s *Service) Changes() *procedures.Feed { return s.feed }
+func (s *Service) Changes() *changes.Feed { return s.feed }
 
 // Backup writes nothing.
 func (s *Service) Backup(ctx context.Context, w io.Writer) (int64, error) {
@@ -322,11 +326,11 @@ func (g *Gate) Approval(ctx context.Context, id string, showArgs bool) (*gate.Ap
 }
 
 // Resolve answers not_found.
-func (g *Gate) Resolve(ctx context.Context, req gate.ResolveRequest) (*gate.Turn, procedures.Decision, error) {
+func (g *Gate) Resolve(ctx context.Context, req gate.ResolveRequest) (*gate.Turn, audit.Decision, error) {
 	if err := g.record("Resolve"); err != nil {
-		return nil, procedures.Decision{}, err
+		return nil, audit.Decision{}, err
 	}
-	return nil, procedures.Decision{}, noTurn(req.ID)
+	return nil, audit.Decision{}, noTurn(req.ID)
 }
 
 // SessionPolicies answers none.
@@ -335,23 +339,23 @@ func (g *Gate) SessionPolicies(ctx context.Context, sessionID string) ([]gate.Po
 }
 
 // RevokePolicies revokes none.
-func (g *Gate) RevokePolicies(ctx context.Context, sessionID, prefix, actor string) (int, []procedures.Decision, error) {
+func (g *Gate) RevokePolicies(ctx context.Context, sessionID, prefix, actor string) (int, []audit.Decision, error) {
 	return 0, nil, g.record("RevokePolicies")
 }
 
 // Recordings answers none for a procedure the fake holds.
-func (s *Service) Recordings(ctx context.Context, name, codeHash string, limit, offset int) ([]procedures.Recording, int, error) {
+func (s *Service) Recordings(ctx context.Context, name, codeHash string, limit, offset int) ([]recording.Recording, int, error) {
 	if err := s.record("Recordings"); err != nil {
 		return nil, 0, err
 	}
 	if _, err := s.procedure(name); err != nil {
 		return nil, 0, err
 	}
-	return []procedures.Recording{}, 0, nil
+	return []recording.Recording{}, 0, nil
 }
 
 // PurgeRecordings deletes nothing.
-func (s *Service) PurgeRecordings(ctx context.Context, name, actor, reason string) (procedures.Decision, int, error) {
+func (s *Service) PurgeRecordings(ctx context.Context, name, actor, reason string) (audit.Decision, int, error) {
 	_, d, err := s.change("PurgeRecordings", name)
 	return d, 0, err
 }

@@ -22,7 +22,7 @@ const MaxMethods = 12
 // fields and interface methods are not counted. The bound only goes down,
 // as exports are unexported or areas move out of the package; the aim is
 // 200.
-const MaxDomainExports = 454
+const MaxDomainExports = 261
 
 // Domain is the package whose exports MaxDomainExports bounds.
 const Domain = "procedures"
@@ -59,6 +59,13 @@ var Layers = map[string]int{
 	"sandbox/sandboxtest": 2,
 	"auth":                2,
 	"search":              2,
+	// the domain's vocabularies, leaves below it (audit over fault and
+	// internal/fields; recording over fault; the others over nothing)
+	"audit":     2,
+	"health":    0,
+	"changes":   0,
+	"recording": 1,
+	"graphview": 0,
 
 	// the domain
 	"procedures": 3,

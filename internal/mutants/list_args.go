@@ -16,7 +16,7 @@ func init() {
 		{
 			Name:     "replay/invalid-arguments-counted-in-health",
 			Why:      "a call refused for its arguments is classed tool_refused and counted: any caller demotes a procedure by choosing arguments",
-			Edits:    []Edit{{Dir: "replay", Files: "health.go", Find: "case sandbox.InvalidArguments:\n\t\treturn procedures.FailureInvalidArguments", Replace: "case sandbox.InvalidArguments:\n\t\treturn procedures.FailureToolRefused"}},
+			Edits:    []Edit{{Dir: "replay", Files: "health.go", Find: "case sandbox.InvalidArguments:\n\t\treturn health.FailureInvalidArguments", Replace: "case sandbox.InvalidArguments:\n\t\treturn health.FailureToolRefused"}},
 			Packages: []string{"./replay"},
 			Tests:    []string{"TestToolArgumentsCheckedAtCallTime"},
 		},

@@ -22,7 +22,7 @@ func init() {
 		{
 			Name:     "audit/filter-actor-ignored",
 			Why:      "an audit log filter by actor lists other actors' records where another index was walked (procedure and actor together)",
-			Edits:    []Edit{{Dir: "procedures", Files: "decision.go", Find: "f.Actor != \"\" && d.Actor != f.Actor,", Replace: ""}},
+			Edits:    []Edit{{Dir: "audit", Files: "decision.go", Find: "f.Actor != \"\" && d.Actor != f.Actor,", Replace: ""}},
 			Packages: []string{"./graph/embedded"},
 			Tests:    []string{"TestStore/DecisionFilters"},
 		},

@@ -10,21 +10,21 @@ func init() {
 		{
 			Name:     "procedures/demotion-one-caller",
 			Why:      "one caller's failures demote: an agent token hides any procedure it may invoke by choosing arguments that make its tool fail",
-			Edits:    []Edit{{Dir: "procedures", Files: "health.go", Find: "return hi != 0 && lo != 0 && hi+lo != CallerSpan", Replace: "return hi != 0 && lo != 0"}},
+			Edits:    []Edit{{Dir: "health", Files: "health.go", Find: "return hi != 0 && lo != 0 && hi+lo != CallerSpan", Replace: "return hi != 0 && lo != 0"}},
 			Packages: []string{"./cmd/procgraph", "./procedures", "./graph/embedded"},
 			Tests:    []string{"TestArgumentsCannotDemote", "TestDemotedAfter", "TestStore/Demotion/one_caller's_failures_never_demote"},
 		},
 		{
 			Name:     "procedures/outage-counts-toward-demotion",
 			Why:      "an unreachable or slow upstream counts toward demotion: an outage hides healthy procedures",
-			Edits:    []Edit{{Dir: "procedures", Files: "health.go", Find: "var neutralClasses = []string{FailureUpstreamUnavailable, FailureTimeout}", Replace: "var neutralClasses = []string{}"}},
+			Edits:    []Edit{{Dir: "health", Files: "health.go", Find: "var neutralClasses = []string{FailureUpstreamUnavailable, FailureTimeout}", Replace: "var neutralClasses = []string{}"}},
 			Packages: []string{"./cmd/procgraph", "./procedures", "./graph/embedded"},
 			Tests:    []string{"TestOutageDemotesNothing", "TestDemotedAfter", "TestStore/Demotion/outages_and_timeouts_neither_advance_nor_end_the_streak"},
 		},
 		{
 			Name: "procedures/success-lifts-demotion",
 			Why:  "any single success lifts a demotion: the caller who chose failing arguments, or any other, brings a failing procedure back with one run",
-			Edits: []Edit{{Dir: "procedures", Files: "demotion.go", Find: "\tif wasDemoted || !current || !CountsTowardDemotion(failure) {\n",
+			Edits: []Edit{{Dir: "health", Files: "health.go", Find: "\tif wasDemoted || !current || !CountsTowardDemotion(failure) {\n",
 				Replace: "\tif current && failure == \"\" {\n\t\treturn false\n\t}\n\tif wasDemoted || !current || !CountsTowardDemotion(failure) {\n"}},
 			Packages: []string{"./cmd/procgraph", "./procedures", "./graph/embedded"},
 			Tests:    []string{"TestDemotionHidesAndDenies", "TestDemotedAfter", "TestStore/Demotion/the_third_failure_of_two_callers_demotes,_a_success_does_not_lift"},
@@ -102,7 +102,7 @@ func init() {
 		{
 			Name:     "procedures/lift-keeps-streak",
 			Why:      "lifting a demotion keeps the failure streak: the next failure alone demotes the procedure again",
-			Edits:    []Edit{{Dir: "procedures", Files: "demotion.go", Find: "\td.Keep[hvStreak], d.Keep[hvCallersHi], d.Keep[hvCallersLo] = 0, 0, 0\n\treturn d", Replace: "\treturn d"}},
+			Edits:    []Edit{{Dir: "health", Files: "health.go", Find: "\td.Keep[hvStreak], d.Keep[hvCallersHi], d.Keep[hvCallersLo] = 0, 0, 0\n\treturn d", Replace: "\treturn d"}},
 			Packages: []string{"./procedures", "./graph/embedded"},
 			Tests:    []string{"TestDemotedAfter", liftSubtest},
 		},

@@ -14,7 +14,7 @@ func init() {
 		{
 			Name:     "procedures/demotion-one-late",
 			Why:      "the streak must exceed --demote-after instead of reaching it: one more failing run before anyone is protected",
-			Edits:    []Edit{{Dir: "procedures", Files: "demotion.go", Find: "h.DemotionStreak >= int64(after)", Replace: "h.DemotionStreak > int64(after)"}},
+			Edits:    []Edit{{Dir: "health", Files: "health.go", Find: "h.DemotionStreak >= int64(after)", Replace: "h.DemotionStreak > int64(after)"}},
 			Packages: []string{"./procedures", "./graph/embedded"},
 			Tests:    []string{"TestDemotionIsAuditedAndPublished", "TestStore/Demotion/the_third_failure_of_two_callers_demotes,_a_success_does_not_lift"},
 		},
@@ -42,7 +42,7 @@ func init() {
 		{
 			Name:     "embedded/any-version-demotes",
 			Why:      "failures of a version that is not current demote the procedure: an old version nobody serves hides the working one",
-			Edits:    []Edit{{Dir: "graph/embedded", Files: "capture.go", Find: "procedures.DemotedAfter(was, hash == rec.Current,", Replace: "procedures.DemotedAfter(was, true,"}},
+			Edits:    []Edit{{Dir: "graph/embedded", Files: "capture.go", Find: "health.DemotedAfter(was, hash == rec.Current,", Replace: "health.DemotedAfter(was, true,"}},
 			Packages: []string{"./graph/embedded"},
 			Tests:    []string{"TestStore/Demotion/runs_of_another_version_leave_it"},
 		},

@@ -15,7 +15,7 @@ func init() {
 		{
 			Name:     "embedded/dump-baseline-dropped",
 			Why:      "an embedded dump leaves out the versions' baselines: an import gives them the target's contracts and hides the drift the source knew",
-			Edits:    []Edit{{Dir: "graph/embedded", Files: "dump.go", Find: "Health: dump.HealthRecordOf(procedures.HealthOf(r.Health)), Baseline: r.Baseline,", Replace: "Health: dump.HealthRecordOf(procedures.HealthOf(r.Health)),"}},
+			Edits:    []Edit{{Dir: "graph/embedded", Files: "dump.go", Find: "Health: dump.HealthRecordOf(health.HealthOf(r.Health)), Baseline: r.Baseline,", Replace: "Health: dump.HealthRecordOf(health.HealthOf(r.Health)),"}},
 			Packages: []string{"./graph/embedded"},
 			Tests:    []string{"TestDumpBaselines/a_stale_version_stays_stale"},
 		},
@@ -43,7 +43,7 @@ func init() {
 		{
 			Name:     "procedures/recording-id-unchecked",
 			Why:      "a dumped recording's id is not checked against its version and arguments: one version could hold many recordings of one argument set under made-up ids",
-			Edits:    []Edit{{Dir: "procedures", Files: "recording.go", Find: "if want := RecordingID(codeHash, raw.Arguments); id != want {", Replace: "if want := RecordingID(codeHash, raw.Arguments); false && id != want {"}},
+			Edits:    []Edit{{Dir: "recording", Files: "recording.go", Find: "if want := RecordingID(codeHash, raw.Arguments); id != want {", Replace: "if want := RecordingID(codeHash, raw.Arguments); false && id != want {"}},
 			Packages: []string{"./dump"},
 			Tests:    []string{"TestKeptDumpsRefused"},
 		},

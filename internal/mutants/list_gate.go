@@ -8,14 +8,14 @@ func init() {
 		{
 			Name:     "procedures/automatic-state-changing-turn-runs",
 			Why:      "the decision table's automatic row lets a state-changing turn fall through to the interactive rows",
-			Edits:    []Edit{{Dir: "procedures", Find: "{turns, automatic, deny(ReasonStateChangingAuto, suggestInteractiveTurn)},", Replace: ""}},
+			Edits:    []Edit{{Dir: "procedures", Find: "{turns, automatic, deny(audit.ReasonStateChangingAuto, suggestInteractiveTurn)},", Replace: ""}},
 			Packages: []string{"./procedures"},
 			Tests:    []string{"TestDecideTurns"},
 		},
 		{
 			Name:     "procedures/grantable-ignores-mutating-off",
 			Why:      "Grantable lets a state-changing procedure hold a grant while mutating auto-run is off (set_procedure_auto_run and a turn's auto_run alike)",
-			Edits:    []Edit{{Dir: "procedures", Find: "case !p.ReadOnly && !allowMutating: return ReasonNotReadOnly", Replace: "case false: return ReasonNotReadOnly"}},
+			Edits:    []Edit{{Dir: "procedures", Find: "case !p.ReadOnly && !allowMutating: return audit.ReasonNotReadOnly", Replace: "case false: return audit.ReasonNotReadOnly"}},
 			Packages: []string{"./procedures"},
 			Tests:    []string{"TestSetAutoRunAndPromote"},
 		},

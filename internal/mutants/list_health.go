@@ -14,7 +14,7 @@ func init() {
 		{
 			Name:     "procedures/health-consecutive-never-resets",
 			Why:      "a success does not reset consecutive failures: a recovered version stays on the way to demotion",
-			Edits:    []Edit{{Dir: "procedures", Find: "\t\td.Keep[hvConsecutive] = 0\n", Replace: "\n"}},
+			Edits:    []Edit{{Dir: "health", Find: "\t\td.Keep[hvConsecutive] = 0\n", Replace: "\n"}},
 			Packages: []string{"./procedures", "./graph/embedded"},
 			Tests:    []string{"TestHealthAdd", "TestStore/Health/runs_count_on_the_version"},
 		},
@@ -42,7 +42,7 @@ func init() {
 		{
 			Name:     "embedded/merge-keeps-store-health",
 			Why:      "a merge keeps the store's health even when the dump's version ran more: the runs of the other history are lost",
-			Edits:    []Edit{{Dir: "graph/embedded", Find: "ver.Health = healthVector(dump.MergeHealth(procedures.HealthOf(ver.Health), v.Health.Health()))", Replace: "_ = dump.MergeHealth"}},
+			Edits:    []Edit{{Dir: "graph/embedded", Find: "ver.Health = healthVector(dump.MergeHealth(health.HealthOf(ver.Health), v.Health.Health()))", Replace: "_ = dump.MergeHealth"}},
 			Packages: []string{"./graph/embedded"},
 			Tests:    []string{"TestDumpMerge/the_target's_state_is_kept"},
 		},

@@ -42,7 +42,7 @@ func init() {
 		{
 			Name:     "procedures/grant-known-status-refused",
 			Why:      "a grant of a procedure the service knew as failed is refused (and audited) though it succeeded since",
-			Edits:    []Edit{{Dir: "procedures", Files: "grants.go", Find: "\t\t\tif known {\n\t\t\t\treturn nil, Decision{}, errRetryGrant\n\t\t\t}\n", Replace: "\n"}},
+			Edits:    []Edit{{Dir: "procedures", Files: "grants.go", Find: "\t\t\tif known {\n\t\t\t\treturn nil, audit.Decision{}, errRetryGrant\n\t\t\t}\n", Replace: "\n"}},
 			Packages: []string{"./procedures"},
 			Tests:    []string{"TestGrantPreparedFromWhatTheServiceKnows"},
 		},

@@ -32,7 +32,7 @@ func init() {
 		{
 			Name:     "dump/restore-audited-as-import",
 			Why:      "a restore into Neo4j is audited as an import: the audit log does not say the store was replaced by a backup",
-			Edits:    []Edit{{Dir: "dump", Find: "reason = procedures.ReasonRestored", Replace: "reason = procedures.ReasonImported"}},
+			Edits:    []Edit{{Dir: "dump", Find: "reason = audit.ReasonRestored", Replace: "reason = audit.ReasonImported"}},
 			Packages: []string{"./cmd/procgraph"},
 			Tests:    []string{"TestNeo4jBackupRestorePrune"},
 			Neo4j:    true,

@@ -97,7 +97,7 @@ func init() {
 	mutants = append(mutants, Mutant{
 		Name:     "mcpserve/approvals-refresh",
 		Why:      "every turn that waits for an operator rereads the exposed list on both endpoints",
-		Edits:    []Edit{{Dir: "mcpserve", Files: "refresh.go", Find: "return c.Kind != procedures.ChangeApproval", Replace: "return true"}},
+		Edits:    []Edit{{Dir: "mcpserve", Files: "refresh.go", Find: "return c.Kind != changes.ChangeApproval", Replace: "return true"}},
 		Packages: []string{"./mcpserve"},
 		Tests:    []string{"TestApprovalsDoNotRefresh"},
 	})

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
@@ -42,7 +43,7 @@ func BindCost(tb testing.TB, store procedures.Store, turns gate.TurnStore) (g *g
 	}
 	g = gate.New(replay.New(svc, sandbox.NewInProcess(), &Recorder{}, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}}), turns, gate.Options{})
 	policy = gate.TurnRequest{Code: "x = tools.get_jobs(task_id=task_id)\nreturn [x, tools." + inner + "(task_id=task_id)]",
-		SessionID: "s", Phase: procedures.PhaseInteractive, Arguments: map[string]any{"task_id": 7}, Actor: "agent"}
+		SessionID: "s", Phase: audit.PhaseInteractive, Arguments: map[string]any{"task_id": 7}, Actor: "agent"}
 	ans, err := g.Submit(ctx, policy)
 	if err != nil || ans.Turn.Status != gate.TurnPending {
 		tb.Fatalf("submit: %+v, %v", ans, err)
@@ -50,7 +51,7 @@ func BindCost(tb testing.TB, store procedures.Store, turns gate.TurnStore) (g *g
 	if _, _, err := g.Resolve(ctx, gate.ResolveRequest{ID: ans.Turn.ID, Choice: gate.ChoiceAutoRun, Actor: "op", HasGrant: true}); err != nil {
 		tb.Fatal(err)
 	}
-	grant = gate.TurnRequest{Code: "return tools." + inner + "(task_id=task_id)", SessionID: "g", Phase: procedures.PhaseInteractive,
+	grant = gate.TurnRequest{Code: "return tools." + inner + "(task_id=task_id)", SessionID: "g", Phase: audit.PhaseInteractive,
 		Arguments: map[string]any{"task_id": 7}, Actor: "agent"}
 	return g, policy, grant
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/procedures"
@@ -171,9 +172,9 @@ func (e *Env) Get(name string) *procedures.Procedure {
 }
 
 // Decisions returns the invoke decisions recorded on name.
-func (e *Env) Decisions(name string) []procedures.Decision {
+func (e *Env) Decisions(name string) []audit.Decision {
 	e.T.Helper()
-	ds, err := e.Service.Decisions(context.Background(), procedures.DecisionFilter{Procedure: name, Kind: procedures.KindInvoke})
+	ds, err := e.Service.Decisions(context.Background(), audit.DecisionFilter{Procedure: name, Kind: audit.KindInvoke})
 	if err != nil {
 		e.T.Fatal(err)
 	}
@@ -199,14 +200,14 @@ func (e *Env) MustSucceed(req replay.InvokeRequest) *replay.InvokeResult {
 }
 
 // MustDeny invokes and requires a denial with reason; it returns the decision.
-func (e *Env) MustDeny(req replay.InvokeRequest, reason string) procedures.Decision {
+func (e *Env) MustDeny(req replay.InvokeRequest, reason string) audit.Decision {
 	e.T.Helper()
 	res, err := e.Invoke(req)
 	if fault.ErrorCode(err) != fault.CodeDenied {
 		e.T.Fatalf("Invoke(%s) = %+v, %v; want denied", req.Name, res, err)
 	}
-	d, ok := procedures.DecisionOf(err)
-	if !ok || d.Reason != reason || d.Outcome != procedures.Denied {
+	d, ok := audit.DecisionOf(err)
+	if !ok || d.Reason != reason || d.Outcome != audit.Denied {
 		e.T.Fatalf("decision %+v, want denied %s", d, reason)
 	}
 	return d
