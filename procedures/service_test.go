@@ -303,11 +303,11 @@ func TestGraphWithoutStartReadsTheCatalogueOnce(t *testing.T) {
 // would report a committed write as failed.
 type failAfterWrite struct {
 	procedures.Store
-	wrote bool
+	wrote atomic.Bool
 }
 
 func (f *failAfterWrite) Catalogue(ctx context.Context) (*procedures.Catalogue, error) {
-	if f.wrote {
+	if f.wrote.Load() {
 		return nil, fault.Errorf(fault.CodeUnavailable, "the store went away")
 	}
 	return f.Store.Catalogue(ctx)
@@ -315,13 +315,13 @@ func (f *failAfterWrite) Catalogue(ctx context.Context) (*procedures.Catalogue, 
 
 func (f *failAfterWrite) Capture(ctx context.Context, in procedures.CaptureInput) (procedures.CaptureResult, error) {
 	res, err := f.Store.Capture(ctx, in)
-	f.wrote = err == nil
+	f.wrote.Store(err == nil)
 	return res, err
 }
 
 func (f *failAfterWrite) SetGrant(ctx context.Context, name string, g *procedures.Grant, hash string, cat *procedures.Catalogue, d audit.Decision) (*procedures.Procedure, error) {
 	p, err := f.Store.SetGrant(ctx, name, g, hash, cat, d)
-	f.wrote = err == nil
+	f.wrote.Store(err == nil)
 	return p, err
 }
 
@@ -334,7 +334,7 @@ func TestCommittedWritesAreReportedAsDone(t *testing.T) {
 	if err != nil || !out.Created || !out.Procedure.ReadOnly {
 		t.Fatalf("a committed capture must be reported, classified: %+v %v", out, err)
 	}
-	store.wrote = false
+	store.wrote.Store(false)
 	p, _, err := svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: out.Procedure.Name, Enabled: true, Actor: "alice"})
 	if err != nil || !p.AutoRun.Active {
 		t.Fatalf("a committed grant must be reported: %+v %v", p, err)
