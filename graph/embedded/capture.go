@@ -94,10 +94,10 @@ func (s *Store) Capture(ctx context.Context, in procedures.CaptureInput) (proced
 	err := s.write(ctx, func(tx *bolt.Tx) error {
 		var err error
 		docs = searchDocs{}
-		if err := sameCatalogue(tx, in.Catalogue); err != nil {
+		if err := s.sameCatalogue(tx, in.Catalogue); err != nil {
 			return err
 		}
-		if res, err = captureTx(tx, &in); err != nil {
+		if res, err = s.captureTx(tx, &in); err != nil {
 			return err
 		}
 		if err := searchAdd(tx, &in, &docs); err != nil {
@@ -117,11 +117,11 @@ func (s *Store) Capture(ctx context.Context, in procedures.CaptureInput) (proced
 // sameCatalogue is nil when cat is nil or the catalogue stored in tx (by
 // revision), else procedures.CatalogueChanged: a capture prepared under
 // cat is written under it (procedures.CaptureInput.Catalogue).
-func sameCatalogue(tx *bolt.Tx, cat *procedures.Catalogue) error {
+func (s *Store) sameCatalogue(tx *bolt.Tx, cat *procedures.Catalogue) error {
 	if cat == nil {
 		return nil
 	}
-	stored, err := catalogueIn(tx)
+	stored, err := s.catalogueIn(tx)
 	if err != nil {
 		return err
 	}
@@ -143,7 +143,7 @@ func (s *Store) CaptureBatch(ctx context.Context, ins []procedures.CaptureInput)
 	err := s.update(ctx, func(tx *bolt.Tx) error {
 		docs = searchDocs{}
 		for i := range ins {
-			if _, err := captureTx(tx, &ins[i]); err != nil {
+			if _, err := s.captureTx(tx, &ins[i]); err != nil {
 				return err
 			}
 			if err := searchAdd(tx, &ins[i], &docs); err != nil {
@@ -159,7 +159,7 @@ func (s *Store) CaptureBatch(ctx context.Context, ins []procedures.CaptureInput)
 	return nil
 }
 
-func captureTx(tx *bolt.Tx, in *procedures.CaptureInput) (procedures.CaptureResult, error) {
+func (s *Store) captureTx(tx *bolt.Tx, in *procedures.CaptureInput) (procedures.CaptureResult, error) {
 	var res procedures.CaptureResult
 	at := ms(in.At)
 	rec, err := getProc(tx, in.Name)
@@ -190,7 +190,7 @@ func captureTx(tx *bolt.Tx, in *procedures.CaptureInput) (procedures.CaptureResu
 		}
 		ver = newVersionRecord(v)
 		if ver.Baseline == nil {
-			cat, err := catalogueIn(tx)
+			cat, err := s.catalogueIn(tx)
 			if err != nil {
 				return res, err
 			}
@@ -250,7 +250,7 @@ func captureTx(tx *bolt.Tx, in *procedures.CaptureInput) (procedures.CaptureResu
 	}
 	rec.UpdatedAt = at
 	if versionChanged {
-		if err := putVersion(tx, in.Name, ver); err != nil {
+		if err := s.putVersion(tx, in.Name, ver); err != nil {
 			return res, err
 		}
 	}
@@ -261,11 +261,11 @@ func captureTx(tx *bolt.Tx, in *procedures.CaptureInput) (procedures.CaptureResu
 	if !res.Created {
 		return res, nil // a signature, and so what classifies, never changes
 	}
-	affected, err := procedures.Affected(txClasses{tx}, []string{in.Name})
+	affected, err := procedures.Affected(txClasses{s, tx}, []string{in.Name})
 	if err != nil {
 		return res, err
 	}
-	return res, reclassify(tx, append([]string{in.Name}, affected...))
+	return res, s.reclassify(tx, append([]string{in.Name}, affected...))
 }
 
 // createProcIndexes counts a new procedure and indexes its tools and references.
@@ -388,7 +388,7 @@ func (s *Store) use(tx *bolt.Tx, in procedures.UseInput) (procedures.UseResult, 
 			versionChanged = true
 		}
 		if versionChanged {
-			if err := putVersion(tx, in.Name, ver); err != nil {
+			if err := s.putVersion(tx, in.Name, ver); err != nil {
 				return err
 			}
 		}
@@ -474,12 +474,12 @@ func indexCanonical(tx *bolt.Tx, name string, r *versionRecord) error {
 // (procedures.CanonicalHashOf), once: metaCanonical marks it done. Versions
 // of one program stored apart before stay apart; captures count on the
 // earliest (indexCanonical).
-func upgradeCanonical(tx *bolt.Tx) error {
+func (s *Store) upgradeCanonical(tx *bolt.Tx) error {
 	meta := tx.Bucket(bMeta)
 	if meta.Get(metaCanonical) != nil {
 		return nil
 	}
-	cat, err := catalogueIn(tx)
+	cat, err := s.catalogueIn(tx)
 	if err != nil {
 		return err
 	}
@@ -503,7 +503,7 @@ func upgradeCanonical(tx *bolt.Tx) error {
 		if r.CanonicalHash, err = procedures.CanonicalHashOf(r.Code, r.Dialect, cat); err != nil {
 			continue // code that no longer analyses keeps no canonical hash: matched by code hash only
 		}
-		if err := putVersion(tx, m.name, r); err != nil {
+		if err := s.putVersion(tx, m.name, r); err != nil {
 			return err
 		}
 	}

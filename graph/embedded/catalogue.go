@@ -16,35 +16,36 @@ import (
 func (s *Store) Catalogue(ctx context.Context) (*procedures.Catalogue, error) {
 	var c *procedures.Catalogue
 	err := s.view(ctx, func(tx *bolt.Tx) (err error) {
-		c, err = catalogueIn(tx)
+		c, err = s.catalogueIn(tx)
 		return err
 	})
 	return c, err
 }
 
-// catalogueIn reads the stored catalogue in tx, or an empty one.
-func catalogueIn(tx *bolt.Tx) (*procedures.Catalogue, error) {
+// catalogueIn reads the stored catalogue in tx, or an empty one, through
+// the store's memo.
+func (s *Store) catalogueIn(tx *bolt.Tx) (*procedures.Catalogue, error) {
 	v := tx.Bucket(bCatalogue).Get(catKey)
 	if v == nil {
 		return emptyCatalogue()
 	}
-	return catalogues.get(v)
+	return s.catalogues.get(v)
 }
 
 // emptyCatalogue is the catalogue before one is put, made once (its
-// revision is a hash) and shared as every Catalogue is.
+// revision is a hash) and shared as every Catalogue is. It is a constant
+// made lazily, not a cache of stored data: the same for every store.
 var emptyCatalogue = sync.OnceValues(func() (*procedures.Catalogue, error) { return procedures.NewCatalogue(nil) })
 
-// catalogueCache keeps the last catalogue decoded, with its stored bytes:
-// every find and classification reads the catalogue, which changes rarely.
-// A Catalogue is not modified after NewCatalogue, so it is shared.
+// catalogueCache keeps a store's last catalogue decoded, with its stored
+// bytes: every find and classification reads the catalogue, which changes
+// rarely. A Catalogue is not modified after NewCatalogue, so it is shared.
+// Each Store has its own (Store.catalogues).
 type catalogueCache struct {
 	mu  sync.Mutex
 	raw []byte
 	cat *procedures.Catalogue
 }
-
-var catalogues catalogueCache
 
 func (cc *catalogueCache) get(raw []byte) (*procedures.Catalogue, error) {
 	cc.mu.Lock()
@@ -84,18 +85,18 @@ func (s *Store) PutCatalogue(ctx context.Context, c *procedures.Catalogue) error
 		return err
 	}
 	return s.update(ctx, func(tx *bolt.Tx) error {
-		old, err := catalogueIn(tx)
+		old, err := s.catalogueIn(tx)
 		if err != nil {
 			return err
 		}
 		if err := tx.Bucket(bCatalogue).Put(catKey, b); err != nil {
 			return err
 		}
-		affected, err := procedures.Affected(txClasses{tx}, procedures.ChangedTools(old, valid))
+		affected, err := procedures.Affected(txClasses{s, tx}, procedures.ChangedTools(old, valid))
 		if err != nil {
 			return err
 		}
-		return reclassify(tx, affected)
+		return s.reclassify(tx, affected)
 	})
 }
 

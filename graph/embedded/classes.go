@@ -222,10 +222,14 @@ func toolCountsOfRank(tx *bolt.Tx) (map[string]uint64, error) {
 	return want, err
 }
 
-// txClasses reads what procedures.Reclassify needs inside a transaction.
-type txClasses struct{ tx *bolt.Tx }
+// txClasses reads what procedures.Reclassify needs inside a transaction of
+// store s (whose catalogue memo it reads through).
+type txClasses struct {
+	s  *Store
+	tx *bolt.Tx
+}
 
-func (r txClasses) Catalogue() (*procedures.Catalogue, error) { return catalogueIn(r.tx) }
+func (r txClasses) Catalogue() (*procedures.Catalogue, error) { return r.s.catalogueIn(r.tx) }
 
 func (r txClasses) Procedures(names []string) (map[string]procedures.Nested, error) {
 	out := make(map[string]procedures.Nested, len(names))
@@ -257,8 +261,8 @@ func (r txClasses) Callers(names []string) ([]string, error) {
 
 // reclassify recomputes and keeps the classification of the procedures
 // among names (procedures.Reclassify), moving their class counts.
-func reclassify(tx *bolt.Tx, names []string) error {
-	cs, err := procedures.Reclassify(txClasses{tx}, names)
+func (s *Store) reclassify(tx *bolt.Tx, names []string) error {
+	cs, err := procedures.Reclassify(txClasses{s, tx}, names)
 	if err != nil {
 		return err
 	}
@@ -288,7 +292,7 @@ func reclassify(tx *bolt.Tx, names []string) error {
 
 // reclassifyAll recomputes every procedure's classification and rebuilds
 // the class counts: a file written before they were kept.
-func reclassifyAll(tx *bolt.Tx) error {
+func (s *Store) reclassifyAll(tx *bolt.Tx) error {
 	if err := resetClassCounts(tx); err != nil {
 		return err
 	}
@@ -300,15 +304,15 @@ func reclassifyAll(tx *bolt.Tx) error {
 	if err != nil {
 		return err
 	}
-	return reclassifyNames(tx, names)
+	return s.reclassifyNames(tx, names)
 }
 
 // reclassifyNames classifies the procedures names afresh, writing their
 // rank entries anew so that they are counted in the class counts (which
 // the caller has rebuilt or is rebuilding): a file written before the
 // classes were kept, or procedures just loaded from a dump.
-func reclassifyNames(tx *bolt.Tx, names []string) error {
-	cs, err := procedures.Reclassify(txClasses{tx}, names)
+func (s *Store) reclassifyNames(tx *bolt.Tx, names []string) error {
+	cs, err := procedures.Reclassify(txClasses{s, tx}, names)
 	if err != nil {
 		return err
 	}

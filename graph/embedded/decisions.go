@@ -401,11 +401,11 @@ func (s *Store) SetRetired(ctx context.Context, name string, r *procedures.Retir
 			return err
 		}
 		// Its callers' classification follows (ReasonCallsRetired).
-		affected, err := procedures.Affected(txClasses{tx}, []string{name})
+		affected, err := procedures.Affected(txClasses{s, tx}, []string{name})
 		if err != nil {
 			return err
 		}
-		if err := reclassify(tx, affected); err != nil {
+		if err := s.reclassify(tx, affected); err != nil {
 			return err
 		}
 		out, err = s.appendAndLoad(tx, d, name)
@@ -432,7 +432,7 @@ func (s *Store) LiftDemotion(ctx context.Context, in procedures.LiftInput) (*pro
 		if !rec.Demoted {
 			return procedures.NotDemoted(in.Name)
 		}
-		cat, err := catalogueIn(tx)
+		cat, err := s.catalogueIn(tx)
 		if err != nil {
 			return err
 		}
@@ -472,7 +472,7 @@ func (s *Store) SetGrant(ctx context.Context, name string, g *procedures.Grant, 
 		if err != nil {
 			return err
 		}
-		if err := sameCatalogue(tx, cat); err != nil {
+		if err := s.sameCatalogue(tx, cat); err != nil {
 			return err
 		}
 		if rec.Current != expectHash {

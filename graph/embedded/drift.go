@@ -13,12 +13,12 @@ import (
 // defaultBaseline gives r, a version of the procedure name without a
 // baseline, the stored catalogue's contracts of the procedure's signature
 // (nothing when the procedure is not stored yet).
-func defaultBaseline(tx *bolt.Tx, name string, r *versionRecord) error {
+func (s *Store) defaultBaseline(tx *bolt.Tx, name string, r *versionRecord) error {
 	rec, err := getProc(tx, name)
 	if err != nil || rec == nil {
 		return err
 	}
-	cat, err := catalogueIn(tx)
+	cat, err := s.catalogueIn(tx)
 	if err != nil {
 		return err
 	}
@@ -29,7 +29,7 @@ func defaultBaseline(tx *bolt.Tx, name string, r *versionRecord) error {
 // upgradeBaselines gives every version stored before drift was kept the
 // current catalogue's contracts as its baseline, once (metaBaselines marks
 // it done; a version that has one keeps it).
-func upgradeBaselines(tx *bolt.Tx) error {
+func (s *Store) upgradeBaselines(tx *bolt.Tx) error {
 	meta := tx.Bucket(bMeta)
 	if meta.Get(metaBaselines) != nil {
 		return nil
@@ -49,7 +49,7 @@ func upgradeBaselines(tx *bolt.Tx) error {
 			return err
 		}
 		if r.Baseline == nil {
-			if err := putVersion(tx, string(name), r); err != nil {
+			if err := s.putVersion(tx, string(name), r); err != nil {
 				return err
 			}
 		}
@@ -68,7 +68,7 @@ func (s *Store) Drifted(ctx context.Context, limit, offset int) ([]procedures.St
 	var out []procedures.StaleVersion
 	var total int
 	err := s.view(ctx, func(tx *bolt.Tx) error {
-		cat, err := catalogueIn(tx)
+		cat, err := s.catalogueIn(tx)
 		if err != nil {
 			return err
 		}
@@ -157,7 +157,7 @@ func (s *Store) Rebaseline(ctx context.Context, in procedures.RebaselineInput) (
 		if r == nil {
 			return fault.Errorf(fault.CodeNotFound, "procedure %s has no version %s", in.Name, in.CodeHash)
 		}
-		cat, err := catalogueIn(tx)
+		cat, err := s.catalogueIn(tx)
 		if err != nil {
 			return err
 		}
@@ -175,7 +175,7 @@ func (s *Store) Rebaseline(ctx context.Context, in procedures.RebaselineInput) (
 			}
 		}
 		r.Baseline = procedures.BaselineOf(rec.Signature, cat)
-		if err := putVersion(tx, in.Name, r); err != nil {
+		if err := s.putVersion(tx, in.Name, r); err != nil {
 			return err
 		}
 		v := r.version(rec.Current == r.CodeHash)

@@ -35,7 +35,7 @@ func (s *Store) Dump(ctx context.Context, sink dump.Sink, opts dump.DumpOptions)
 		if err := sink.Begin(counts); err != nil {
 			return err
 		}
-		cat, err := catalogueIn(tx)
+		cat, err := s.catalogueIn(tx)
 		if err != nil {
 			return err
 		}
@@ -221,7 +221,7 @@ func split2(b []byte) (string, string) {
 func (s *Store) Empty(ctx context.Context) (bool, error) {
 	empty := false
 	err := s.view(ctx, func(tx *bolt.Tx) error {
-		cat, err := catalogueIn(tx)
+		cat, err := s.catalogueIn(tx)
 		if err != nil {
 			return err
 		}
@@ -336,9 +336,9 @@ func (s *Store) Load(ctx context.Context, m dump.LoadMarker, recs []dump.Record)
 		if old != nil && old.Line >= m.Line {
 			return nil // this batch committed with the marker already
 		}
-		apply := loadRecord
+		apply := s.loadRecord
 		if m.Merge {
-			apply = mergeRecord
+			apply = s.mergeRecord
 		}
 		for _, r := range recs {
 			if err := apply(tx, r, &docs); err != nil {
@@ -399,7 +399,7 @@ func (s *Store) FinishLoad(ctx context.Context, dumpID string) error {
 			if len(names) > 0 {
 				after = []byte(names[len(names)-1])
 			}
-			return reclassifyNames(tx, names)
+			return s.reclassifyNames(tx, names)
 		})
 		if err != nil {
 			return err

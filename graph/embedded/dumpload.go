@@ -14,7 +14,7 @@ import (
 // loadRecord writes one dump record with the values it holds; writing it
 // again changes nothing. A procedure's search document changed is noted in
 // docs.
-func loadRecord(tx *bolt.Tx, r dump.Record, docs *searchDocs) error {
+func (s *Store) loadRecord(tx *bolt.Tx, r dump.Record, docs *searchDocs) error {
 	switch r.Type {
 	case dump.TypeCatalogue:
 		b, err := encode(catalogueRecord{Tools: r.Catalogue.Tools, Revision: r.Catalogue.Revision})
@@ -42,7 +42,7 @@ func loadRecord(tx *bolt.Tx, r dump.Record, docs *searchDocs) error {
 		if err := checkPart("code_hash", v.CodeHash); err != nil {
 			return err
 		}
-		return putVersion(tx, v.Procedure, versionFromDump(v))
+		return s.putVersion(tx, v.Procedure, versionFromDump(v))
 	case dump.TypeUsage:
 		b, k := usageKey(r.Usage)
 		_, err := addKey(tx, b, k)

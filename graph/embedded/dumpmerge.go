@@ -36,14 +36,14 @@ func (s *Store) MergeConflict(ctx context.Context, procs []*dump.ProcedureRecord
 // mergeRecord merges one dump record into what tx holds by the rules of
 // docs/dumps.md "Merging"; merging it again changes nothing. A procedure's search
 // document changed is noted in docs.
-func mergeRecord(tx *bolt.Tx, r dump.Record, docs *searchDocs) error {
+func (s *Store) mergeRecord(tx *bolt.Tx, r dump.Record, docs *searchDocs) error {
 	switch r.Type {
 	case dump.TypeCatalogue:
-		cat, err := catalogueIn(tx)
+		cat, err := s.catalogueIn(tx)
 		if err != nil || len(cat.Tools) > 0 {
 			return err // the store's catalogue is kept
 		}
-		return loadRecord(tx, r, docs)
+		return s.loadRecord(tx, r, docs)
 	case dump.TypeCause:
 		c, err := getCause(tx, r.Cause.Name)
 		if err != nil {
@@ -61,9 +61,9 @@ func mergeRecord(tx *bolt.Tx, r dump.Record, docs *searchDocs) error {
 	case dump.TypeProcedure:
 		return mergeProcedure(tx, r.Procedure, docs)
 	case dump.TypeVersion:
-		return mergeVersion(tx, r.Version, r.Group)
+		return s.mergeVersion(tx, r.Version, r.Group)
 	case dump.TypeUsage:
-		return mergeUsage(tx, r.Usage)
+		return s.mergeUsage(tx, r.Usage)
 	case dump.TypeEdge:
 		if tx.Bucket(bEdgesPC).Get(key(r.Edge.Procedure, r.Edge.Cause)) != nil {
 			return nil
@@ -90,7 +90,7 @@ func mergeRecord(tx *bolt.Tx, r dump.Record, docs *searchDocs) error {
 			return nil
 		}
 	}
-	return loadRecord(tx, r, docs)
+	return s.loadRecord(tx, r, docs)
 }
 
 // mergeProcedure adds a procedure the store lacks (its counts at zero:
@@ -157,7 +157,7 @@ func putProcRecord(tx *bolt.Tx, rec *procRecord) error {
 // becomes the procedure's current as a capture of it would make it
 // (procedures.BecomesCurrent: when it succeeded and the store's current
 // has not).
-func mergeVersion(tx *bolt.Tx, v *dump.VersionRecord, group *dump.ProcedureRecord) error {
+func (s *Store) mergeVersion(tx *bolt.Tx, v *dump.VersionRecord, group *dump.ProcedureRecord) error {
 	if err := checkPart("code_hash", v.CodeHash); err != nil {
 		return err
 	}
@@ -178,7 +178,7 @@ func mergeVersion(tx *bolt.Tx, v *dump.VersionRecord, group *dump.ProcedureRecor
 		}
 		ver.Health = healthVector(dump.MergeHealth(health.HealthOf(ver.Health), v.Health.Health()))
 	}
-	if err := putVersion(tx, v.Procedure, ver); err != nil {
+	if err := s.putVersion(tx, v.Procedure, ver); err != nil {
 		return err
 	}
 	if group == nil || group.Current != v.CodeHash {
@@ -207,7 +207,7 @@ func mergeVersion(tx *bolt.Tx, v *dump.VersionRecord, group *dump.ProcedureRecor
 
 // mergeUsage adds a usage key the store lacks and counts it on its
 // procedure, version or edge; a key the store holds counts nothing.
-func mergeUsage(tx *bolt.Tx, u *dump.UsageRecord) error {
+func (s *Store) mergeUsage(tx *bolt.Tx, u *dump.UsageRecord) error {
 	if u.Scope == dump.UsageEdge {
 		return countEdge(tx, u.Cause, u.Procedure, u.Key)
 	}
@@ -225,7 +225,7 @@ func mergeUsage(tx *bolt.Tx, u *dump.UsageRecord) error {
 			return fault.Errorf(fault.CodeInvalid, "usage key of version %s of %s, which is not loaded", u.CodeHash, u.Procedure)
 		}
 		ver.Frequency++
-		return putVersion(tx, u.Procedure, ver)
+		return s.putVersion(tx, u.Procedure, ver)
 	}
 	rec, err := mustProc(tx, u.Procedure)
 	if err != nil {

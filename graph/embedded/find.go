@@ -86,7 +86,7 @@ func (s *Store) find(ctx context.Context, q procedures.Query, withCatalogue bool
 			out = append(out, p)
 		}
 		if withCatalogue {
-			cat, err = catalogueIn(tx)
+			cat, err = s.catalogueIn(tx)
 		}
 		return err
 	})

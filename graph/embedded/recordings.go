@@ -243,6 +243,6 @@ func (s *Store) SetVerification(ctx context.Context, name, codeHash string, v re
 			return err
 		}
 		ver.Verification = &v
-		return putVersion(tx, name, ver)
+		return s.putVersion(tx, name, ver)
 	})
 }

@@ -234,7 +234,7 @@ func (s *Store) findSearch(ctx context.Context, q *procedures.Query) ([]*procedu
 	var out []*procedures.Procedure
 	var total int
 	err := s.view(ctx, func(tx *bolt.Tx) error {
-		cat, err := catalogueIn(tx)
+		cat, err := s.catalogueIn(tx)
 		if err != nil {
 			return err
 		}

@@ -58,6 +58,9 @@ type Store struct {
 	search *searchIndex
 	// decodeCaches are the read path's decoded records (records.go).
 	decodeCaches
+	// catalogues is the last catalogue decoded (catalogue.go), this
+	// store's own.
+	catalogues catalogueCache
 }
 
 // The store implements procedures.Store and each of its areas (checked
@@ -161,7 +164,7 @@ func (s *Store) prepare() error {
 		}
 		switch from {
 		case schemaUnclassified:
-			if err := reclassifyAll(tx); err != nil {
+			if err := s.reclassifyAll(tx); err != nil {
 				return err
 			}
 		case schemaNoToolCounts:
@@ -175,10 +178,10 @@ func (s *Store) prepare() error {
 		if err := upgradeDecisionIndex(tx); err != nil {
 			return err
 		}
-		if err := upgradeBaselines(tx); err != nil {
+		if err := s.upgradeBaselines(tx); err != nil {
 			return err
 		}
-		return upgradeCanonical(tx)
+		return s.upgradeCanonical(tx)
 	}))
 }
 

@@ -164,9 +164,9 @@ func mustVersion(tx *bolt.Tx, name, hash string) (*versionRecord, error) {
 // without a baseline (one a dump carried without) is given the stored
 // catalogue's contracts of its procedure's signature, when the procedure
 // is stored.
-func putVersion(tx *bolt.Tx, name string, r *versionRecord) error {
+func (s *Store) putVersion(tx *bolt.Tx, name string, r *versionRecord) error {
 	if r.Baseline == nil {
-		if err := defaultBaseline(tx, name, r); err != nil {
+		if err := s.defaultBaseline(tx, name, r); err != nil {
 			return err
 		}
 	}

@@ -62,7 +62,7 @@ func init() {
 		{
 			Name: "embedded/drift-no-baseline-upgrade",
 			Why:  "versions stored before drift was kept never get a baseline: no catalogue change ever marks them stale",
-			Edits: []Edit{{Dir: "graph/embedded", Find: "if err := upgradeBaselines(tx); err != nil {", Replace: "if err := error(nil); err != nil {"},
+			Edits: []Edit{{Dir: "graph/embedded", Find: "if err := s.upgradeBaselines(tx); err != nil {", Replace: "if err := error(nil); err != nil {"},
 				// upgradeCanonical rewrites old versions, which gives them a baseline too.
 				{Dir: "graph/embedded", Files: "capture.go", Find: "	if meta.Get(metaCanonical) != nil {\n\t\treturn nil", Replace: "	if true {\n\t\treturn nil"}},
 			Packages: []string{"./graph/embedded"},

@@ -49,7 +49,7 @@ func init() {
 		{
 			Name:     "embedded/grant-catalogue-unchecked",
 			Why:      "the embedded store writes a grant prepared under a catalogue that is no longer the stored one",
-			Edits:    []Edit{{Dir: "graph/embedded", Files: "decisions.go", Find: "\t\tif err := sameCatalogue(tx, cat); err != nil {\n\t\t\treturn err\n\t\t}\n\t\tif rec.Current != expectHash {", Replace: "\t\tif rec.Current != expectHash {"}},
+			Edits:    []Edit{{Dir: "graph/embedded", Files: "decisions.go", Find: "\t\tif err := s.sameCatalogue(tx, cat); err != nil {\n\t\t\treturn err\n\t\t}\n\t\tif rec.Current != expectHash {", Replace: "\t\tif rec.Current != expectHash {"}},
 			Packages: []string{"./graph/embedded"},
 			Tests:    []string{"TestStore/SetGrant/a_grant_or_revoke_prepared_under_another_catalogue_writes_nothing"},
 		},
