@@ -24,7 +24,7 @@ const (
 )
 
 // changes is GET /v1/changes (read): the service's change feed
-// (procedures.Feed) as Server-Sent Events, one `change` event per committed
+// (changes.Feed) as Server-Sent Events, one `change` event per committed
 // change, for the console and any client that follows the graph. An event
 // names what changed (kind, procedure, code hash, decision id, turn id),
 // never values. A stream that fell behind gets a `lost` change: reread.

@@ -23,7 +23,7 @@ type HealthRecord struct {
 	LastFailureClass    string           `json:"last_failure_class"`
 	ConsecutiveFailures int64            `json:"consecutive_failures"`
 	// DemotionStreak and StreakCallers are the demotion streak and its two
-	// caller slots (procedures.Health.DemotionStreak, StreakCallers),
+	// caller slots (health.Health.DemotionStreak, StreakCallers),
 	// optional: a dump written before they were kept reads as no streak.
 	DemotionStreak int64   `json:"demotion_streak,omitempty"`
 	StreakCallers  []int64 `json:"streak_callers,omitempty"`

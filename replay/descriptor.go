@@ -23,7 +23,7 @@ type ToolDescriptor struct {
 	Stale bool `json:"stale"`
 	// SuccessRate and Runs are the current version's record (its Health;
 	// the success rate null before the first run); the description states
-	// it too (procedures.Health.Note).
+	// it too (health.Health.Note).
 	SuccessRate *float64 `json:"success_rate"`
 	Runs        int64    `json:"runs"`
 	// Score is the relevance of a search's match, absent outside a search.

@@ -33,7 +33,7 @@ type VerifyResult struct {
 	Detail    string `json:"detail,omitempty"`
 }
 
-// Verification is procedures.Verification (the summary kept on the
+// Verification is recording.Verification (the summary kept on the
 // version).
 type Verification = recording.Verification
 
