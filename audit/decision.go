@@ -204,7 +204,7 @@ type Decision struct {
 	// Suggestion says what to do instead of a denied call, when there is something.
 	Suggestion string `json:"suggestion,omitempty"`
 	// Result is what happened to the run an allowed invoke or turn
-	// decided (procedures.RunResults: succeeded, or the class it failed under), set
+	// decided (health.RunResults: succeeded, or the class it failed under), set
 	// once the run ended (procedures.Recorder.SetResult); empty while it runs, for a
 	// run that never ended, and for every other decision.
 	Result string `json:"result,omitempty"`

@@ -41,7 +41,7 @@ func checkBounds(r Record) error {
 		b.str("recording.code_hash", fields.CodeHash, rec.CodeHash)
 		b.str("recording.id", fields.CodeHash, rec.ID)
 		b.str("recording.content_hash", fields.CodeHash, rec.ContentHash)
-		// The body: procedures.RecordingFromBody (checkContent) bounds it.
+		// The body: recording.RecordingFromBody (checkContent) bounds it.
 	case TypeUsage:
 		u := r.Usage
 		b.str("usage.scope", fields.Name, u.Scope)

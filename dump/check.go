@@ -15,7 +15,7 @@ import (
 // give the version's code hash, its procedure's signature and its opaque
 // flag, and its baseline (when it carries one) must be one BaselineOf
 // could make for that signature; a recording must be one NewRecording
-// could make (procedures.RecordingFromBody: id, content hash, bounds); a
+// could make (recording.RecordingFromBody: id, content hash, bounds); a
 // turn that still holds code must give its code hash, signature
 // and opaque flag; every audit record (a decision, a turn's denial) must pass
 // the recorder's rule (CheckAudit: bounded note, shapes, no token). It

@@ -107,7 +107,7 @@ type ProcedureRecord struct {
 	LastUsedAt *time.Time             `json:"last_used_at"`
 	Grant      *procedures.Grant      `json:"grant"`
 	Retired    *procedures.Retirement `json:"retired"`
-	// Demoted is whether the procedure is demoted (procedures.DemotedAfter);
+	// Demoted is whether the procedure is demoted (health.DemotedAfter);
 	// absent (false) in dumps written before demotion.
 	Demoted bool `json:"demoted,omitempty"`
 	// SearchParts is new in format 2.
@@ -141,8 +141,8 @@ type VersionRecord struct {
 // RecordingRecord is one recording of a version of the procedure whose
 // group it is in (only in a dump written with DumpOptions.Recordings):
 // its names, time and content hash, and its body as the store keeps it
-// (procedures.EncodeRecordingBody's JSON, checked on reading with
-// procedures.RecordingFromBody).
+// (recording.EncodeRecordingBody's JSON, checked on reading with
+// recording.RecordingFromBody).
 type RecordingRecord struct {
 	Procedure   string          `json:"procedure"`
 	CodeHash    string          `json:"code_hash"`
@@ -162,7 +162,7 @@ func RecordingRecordOf(r *recording.Recording) (*RecordingRecord, error) {
 		ContentHash: r.ContentHash, Body: body}, nil
 }
 
-// Recording is the recording r holds, checked (procedures.RecordingFromBody,
+// Recording is the recording r holds, checked (recording.RecordingFromBody,
 // and the content hash must be its body's).
 func (r *RecordingRecord) Recording() (*recording.Recording, error) {
 	rec, err := recording.RecordingFromBody(r.Procedure, r.CodeHash, r.ID, r.RecordedAt, r.Body)

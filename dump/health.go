@@ -10,7 +10,7 @@ import (
 
 // HealthRecord is a version's health as a dump carries it (new in format
 // 3; absent when the version never ran): the counts, the failures by
-// class, the duration histogram's buckets (procedures.HealthBounds, then
+// class, the duration histogram's buckets (health.HealthBounds, then
 // the runs above them) and the last success and failure.
 type HealthRecord struct {
 	Runs                int64            `json:"runs"`
@@ -62,7 +62,7 @@ func (r *HealthRecord) Health() health.Health {
 // the buckets, failures by known class summing to the failed runs, a
 // last failure's class exactly when there was a failure, a demotion
 // streak within the consecutive failures whose caller slots are none
-// exactly when it is 0, else two hashes' slots (procedures.CallerHash).
+// exactly when it is 0, else two hashes' slots (health.CallerHash).
 func (r *HealthRecord) check() string {
 	if r.Runs < 1 || r.Succeeded < 0 || r.Failed < 0 || r.ConsecutiveFailures < 0 {
 		return "a count is negative, or runs is 0 (a version that never ran has no health)"

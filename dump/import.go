@@ -57,7 +57,7 @@ type ImportOptions struct {
 	Now             func() time.Time
 	// RecordingsPerVersion is the target's --recordings-per-version: the
 	// recordings each version keeps once the dump's are added, the newest
-	// (procedures.DefaultRecordingsPerVersion when 0).
+	// (recording.DefaultRecordingsPerVersion when 0).
 	RecordingsPerVersion int
 }
 

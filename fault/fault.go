@@ -94,5 +94,5 @@ func ErrorMessage(err error) string {
 
 // DetailDecision is the details key of the decision an error carries (a
 // denied invoke, a refused grant or promote); the API answers it as
-// details.decision. procedures.DecisionOf reads it back.
+// details.decision. audit.DecisionOf reads it back.
 const DetailDecision = "decision"

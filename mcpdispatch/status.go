@@ -109,7 +109,7 @@ type ServerStatus struct {
 	// ConnectionFailures counts the failed connection attempts in a row.
 	ConnectionFailures int `json:"connection_failures"`
 	// LastErrorClass is the failure class of the last call to the server
-	// that failed (a run's class: procedures.FailureClasses,
+	// that failed (a run's class: health.FailureClasses,
 	// invalid_arguments); null when none failed since the start.
 	LastErrorClass *string    `json:"last_error_class"`
 	LastErrorAt    *time.Time `json:"last_error_at"`

@@ -120,7 +120,7 @@ func (r *Registry) ObserveRequest(route, method string, status int, d time.Durat
 }
 
 // CountDecision counts one decision record by kind, outcome and reason
-// (procedures.DecisionCounter: the service's Recorder calls it once per
+// (procedures.Options.Counter: the service's Recorder calls it once per
 // stored record).
 func (r *Registry) CountDecision(d audit.Decision) {
 	r.decisions.WithLabelValues(label(string(d.Kind)), label(string(d.Outcome)), label(d.Reason)).Inc()

@@ -129,7 +129,7 @@ func BlockDigest(b *Block) (string, error) {
 // caller commits, as RunBlock's). Errors:
 // fault.CodeTooLarge (reason recording_too_large) when the calls before
 // the pause are larger than a recording may be or are not JSON
-// (procedures.NewRecording; nothing state-changing ran), fault.CodeInvalid
+// (recording.NewRecording; nothing state-changing ran), fault.CodeInvalid
 // for a block that cannot be digested.
 func (r *Replayer) RunAtCall(ctx context.Context, req RunRequest) (*AtCallResult, error) {
 	return r.runAtCall(ctx, req, nil, nil)
@@ -255,7 +255,7 @@ func (r *Replayer) runAtCall(ctx context.Context, req RunRequest, record []Pause
 }
 
 // rawCalls are calls as recorded calls whose answers are their JSON as
-// it is (what procedures.NewRecording measures).
+// it is (what recording.NewRecording measures).
 func rawCalls(calls []PausedCall) []recording.RecordedCall {
 	out := make([]recording.RecordedCall, len(calls))
 	for i, c := range calls {

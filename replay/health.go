@@ -6,8 +6,8 @@ import (
 )
 
 // FailureClass is the class a run that failed with err failed under, ""
-// when it succeeded (err nil): one of procedures.FailureClasses, which the
-// health counts, or procedures.FailureInvalidArguments (a tool call's
+// when it succeeded (err nil): one of health.FailureClasses, which the
+// health counts, or health.FailureInvalidArguments (a tool call's
 // arguments refused at call time, or by the tool's server: JSON-RPC
 // -32602), which it does not. A tool call that could not reach its server,
 // or lost it before an answer, is upstream_unavailable;

@@ -54,7 +54,7 @@ type Options struct {
 	// RecordResponses keeps a recording of every successful run of a
 	// stored version (docs/design.md "Verification against recorded tool
 	// responses"), RecordingsPerVersion (1 to
-	// procedures.MaxRecordingsPerVersion; the default when 0) per version,
+	// recording.MaxRecordingsPerVersion; the default when 0) per version,
 	// in the write that counts the run.
 	RecordResponses      bool
 	RecordingsPerVersion int

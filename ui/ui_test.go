@@ -32,7 +32,7 @@ func TestAuditKinds(t *testing.T) {
 
 // TestUncountedClasses: the health badges mark as "not counted" exactly
 // the failure classes that do not count toward demotion
-// (procedures.CountsTowardDemotion).
+// (health.CountsTowardDemotion).
 func TestUncountedClasses(t *testing.T) {
 	src, err := assets.ReadFile("static/pages/health.js")
 	if err != nil {

@@ -243,7 +243,7 @@ func restoreNeo4j(ctx context.Context, s stdio, cfg *serveConfig, path string) i
 }
 
 // recordRestore appends the audit record of a restore of n bytes
-// (procedures.StoreDecision, reason restored) to the store file at path,
+// (audit.StoreDecision, reason restored) to the store file at path,
 // leaving no search index beside it.
 func recordRestore(ctx context.Context, path string, n int64) error {
 	defer os.RemoveAll(embedded.SearchIndexPath(path))

@@ -57,7 +57,7 @@ type serveConfig struct {
 	AllowMutatingAutorun bool
 	// DemoteAfter is the failures counting toward demotion of a current
 	// version, from two callers, that demote its procedure (0: never;
-	// procedures.DemotedAfter).
+	// health.DemotedAfter).
 	DemoteAfter int
 	// RecordResponses keeps recordings of successful runs,
 	// RecordingsPerVersion of them per version.

@@ -17,7 +17,7 @@ import (
 
 // A recording is kept in bRecordings under name 0 hash 0 id: its time
 // (u64 ms), its content hash (hex, 64 bytes), then its body
-// (procedures.EncodeRecordingBody).
+// (recording.EncodeRecordingBody).
 
 // recHead is the length of a stored recording's time and content hash.
 const recHead = 8 + 64

@@ -29,7 +29,7 @@ type procRecord struct {
 	Problem  string `json:"problem,omitempty"`
 	// Retired is set while the procedure is retired (Store.SetRetired).
 	Retired *retiredRecord `json:"retired,omitempty"`
-	// Demoted is set while the procedure is demoted (procedures.DemotedAfter).
+	// Demoted is set while the procedure is demoted (health.DemotedAfter).
 	Demoted bool `json:"demoted,omitempty"`
 }
 
@@ -58,7 +58,7 @@ type versionRecord struct {
 	// Baseline is the version's drift baseline (nil: stored before drift
 	// was kept; upgradeBaselines gives it one).
 	Baseline *procedures.Baseline `json:"baseline,omitempty"`
-	// Health is the version's health vector (procedures.HealthDelta), kept
+	// Health is the version's health vector (health.HealthDelta), kept
 	// in bHealth (health.go): getVersion fills it, putVersion stores it
 	// there; only a record written before carries it.
 	Health []int64 `json:"health,omitempty"`

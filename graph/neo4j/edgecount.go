@@ -11,7 +11,7 @@ import (
 var _ graphview.EdgeCounter = (*Store)(nil)
 
 // CountEdges returns the graph's CALLS and INVESTIGATED_BY edges
-// (edge_counts.cypher), see procedures.EdgeCounter.
+// (edge_counts.cypher), see graphview.EdgeCounter.
 func (s *Store) CountEdges(ctx context.Context) (calls, investigatedBy int, err error) {
 	recs, err := query(ctx, s, "count edges", neo4j.AccessModeRead, "edge_counts", nil)
 	if err != nil {

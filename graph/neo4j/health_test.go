@@ -12,7 +12,7 @@ import (
 )
 
 // TestHealthAddIsGos: fragments/health_add.cypher, which use.cypher and
-// use_health.cypher include, computes procedures.HealthDelta.Apply on
+// use_health.cypher include, computes health.HealthDelta.Apply on
 // runs of every kind: a success, a failure of each class, durations in
 // the first, a middle and the last bucket, and a lifted demotion's
 // StreakReset, on no health, a short one and a full one (with a streak).
@@ -29,7 +29,7 @@ func TestHealthAddIsGos(t *testing.T) {
 		"success, fast":   {Duration: 0, At: at},
 		"success, middle": {Duration: 150 * time.Millisecond, At: at},
 		"success, slow":   {Duration: time.Hour, At: at},
-		"reset":           {}, // a lifted demotion: procedures.StreakReset
+		"reset":           {}, // a lifted demotion: health.StreakReset
 	}
 	for _, class := range health.FailureClasses {
 		runs[class] = health.Run{Failure: class, Duration: 3 * time.Millisecond, At: at, Caller: "agent"}
@@ -66,7 +66,7 @@ func TestHealthAddIsGos(t *testing.T) {
 }
 
 // TestDemotionIsGos: fragments/demotion.cypher, which use.cypher and
-// use_health.cypher include, decides as procedures.DemotedAfter on every
+// use_health.cypher include, decides as health.DemotedAfter on every
 // case: demoted before or not (or never set), a run of the current
 // version or another, a success, a failure that counts toward demotion
 // and one that does not, a streak below, at and above the setting, run by

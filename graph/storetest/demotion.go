@@ -14,7 +14,7 @@ import (
 
 // testDemotion: runs of the current version demote a procedure in the
 // store (docs/design.md "Health of each version",
-// procedures.DemotedAfter): demoted at the --demote-after'th failure that
+// health.DemotedAfter): demoted at the --demote-after'th failure that
 // counts toward demotion since the last success, once they came from two
 // callers, in the same write, its Class then leaving Find's exposed
 // filter and totals; one caller's failures never demote, outages and

@@ -11,7 +11,7 @@ import (
 	"github.com/procgraph/procgraph/recording"
 )
 
-// MustRecording is procedures.NewRecording of a run of name's version hash
+// MustRecording is recording.NewRecording of a run of name's version hash
 // with task id task, whose tool answered answer, at at.
 func MustRecording(tb testing.TB, name, hash string, task int, answer string, at time.Time) *recording.Recording {
 	tb.Helper()
