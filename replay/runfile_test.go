@@ -14,6 +14,7 @@ import (
 	"github.com/procgraph/procgraph/replay"
 
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay/replaytest"
 	"github.com/procgraph/procgraph/sandbox"
@@ -135,4 +136,34 @@ func TestInvokeThroughHTTPDispatcher(t *testing.T) {
 	if len(res.Calls) != 2 || !res.Calls[0].OK || res.Calls[1].OK {
 		t.Fatalf("calls %+v", res.Calls)
 	}
+}
+
+// TestRunFileRecordsItsResult: a run of `procgraph run` with a store keeps
+// what happened to it on its decision (succeeded, or the class it failed
+// under), as every run does.
+func TestRunFileRecordsItsResult(t *testing.T) {
+	e := newEnv(t, sandbox.NewInProcess(), false)
+	ctx := context.Background()
+	cat, err := procedures.NewCatalogue(replaytest.DefaultTools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := replay.RunFile(ctx, replay.RunFileRequest{Code: replaytest.ReadOnlyCode, Catalogue: cat, Arguments: map[string]any{"task_id": 3},
+		Runner: sandbox.NewInProcess(), Dispatcher: &replaytest.Recorder{}, Recorder: e.Service.Recorder()})
+	if err != nil || res.Status != replay.StatusSucceeded {
+		t.Fatalf("RunFile = %+v, %v", res, err)
+	}
+	ds, err := e.Service.Decisions(ctx, audit.DecisionFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range ds {
+		if d.ID == res.Decision.ID {
+			if d.Result != health.ResultSucceeded {
+				t.Fatalf("the stored decision's result is %q, want %q", d.Result, health.ResultSucceeded)
+			}
+			return
+		}
+	}
+	t.Fatalf("the run's decision %s is not stored", res.Decision.ID)
 }

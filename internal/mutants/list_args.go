@@ -38,8 +38,8 @@ func init() {
 			Name:     "procedures/run-result-not-recorded",
 			Why:      "the run's result is not stored beside its decision: the audit says allowed for a run that failed",
 			Edits:    []Edit{{Dir: "procedures", Files: "recorder.go", Find: "return d, s.SetDecisionResult(ctx, d.ID, d.Result)", Replace: "_ = s\n\t\treturn d, nil"}},
-			Packages: []string{"./replay", "./gate"},
-			Tests:    []string{"TestToolArgumentsCheckedAtCallTime", "TestTurnToolArgumentsCheckedAtCallTime"},
+			Packages: []string{"./replay"},
+			Tests:    []string{"TestRunFileRecordsItsResult"},
 		},
 		{
 			Name:     "embedded/decision-result-dropped",

@@ -42,7 +42,7 @@ func init() {
 		{
 			Name:     "embedded/run-unknown-use-refuses-run",
 			Why:      "a run whose use names no stored version (a turn of new code) cannot commit: its decision and result are lost with the use",
-			Edits:    []Edit{{Dir: "graph/embedded", Files: "decisions.go", Find: "\t\t\t\tcontinue // an unknown procedure or version: this use writes nothing\n", Replace: "\t\t\t\treturn err\n"}},
+			Edits:    []Edit{{Dir: "graph/embedded", Files: "decisions.go", Find: "\t\t\t\tcontinue // an unknown procedure or version: this use writes nothing\n", Replace: "\t\t\t\treturn nil, err\n"}},
 			Packages: []string{"./graph/embedded"},
 			Tests:    []string{"TestStore/RecordRun"},
 		},

@@ -42,7 +42,7 @@ func init() {
 		{
 			Name:     "embedded/merge-keeps-store-health",
 			Why:      "a merge keeps the store's health even when the dump's version ran more: the runs of the other history are lost",
-			Edits:    []Edit{{Dir: "graph/embedded", Find: "ver.Health = healthVector(dump.MergeHealth(health.HealthOf(ver.Health), v.Health.Health()))", Replace: "_ = dump.MergeHealth"}},
+			Edits:    []Edit{{Dir: "graph/embedded", Find: "ver.Health = healthVector(dump.MergeHealth(health.HealthOf(ver.Health), v.Health.Health()))", Replace: "_, _ = dump.MergeHealth, health.HealthOf"}},
 			Packages: []string{"./graph/embedded"},
 			Tests:    []string{"TestDumpMerge/the_target's_state_is_kept"},
 		},
