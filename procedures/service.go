@@ -232,7 +232,11 @@ func (s *Service) Decisions(ctx context.Context, f audit.DecisionFilter) ([]audi
 // usageKey, linking cause when set; a failed one counts in the health
 // only (UseInput).
 func (s *Service) RecordRun(ctx context.Context, name, codeHash, usageKey, cause string, run *health.Run) error {
-	return s.RecordRunWith(ctx, name, codeHash, usageKey, cause, run, Kept{})
+	in, ok := s.RunUse(name, codeHash, usageKey, cause, run, Kept{})
+	if !ok {
+		return nil
+	}
+	return s.recordRun(ctx, in)
 }
 
 // Kept is what a successful run keeps besides its count: its recording
@@ -243,19 +247,8 @@ type Kept struct {
 	PerVersion int
 }
 
-// RecordRunWith is RecordRun keeping what k holds with a successful run,
-// in the same write. A run that failed under a class that does not count
-// in the health (CountsInHealth) counts nothing at all.
-func (s *Service) RecordRunWith(ctx context.Context, name, codeHash, usageKey, cause string, run *health.Run, k Kept) error {
-	in, ok := s.RunUse(name, codeHash, usageKey, cause, run, k)
-	if !ok {
-		return nil
-	}
-	return s.recordRun(ctx, in)
-}
-
-// RunUse is the use RecordRunWith writes for a finished run of the version
-// codeHash of name (run; nil counts none in the health), keeping what k
+// RunUse is the use a run's commit writes (replay.Pending) for a
+// finished run of the version codeHash of name (run; nil counts none in the health), keeping what k
 // holds with a successful one: a successful run is a replay under
 // usageKey, linking cause when set; a failed one counts in the health
 // only (UseInput). It reports false when the run counts nothing: one that
@@ -291,25 +284,10 @@ func (k Kept) keep(in *UseInput) {
 	}
 }
 
-// RecordBlockRun counts a run of a block that is not a replay (a turn) in
-// the health of the stored version whose code it ran, the version
-// codeHash of the procedure name, when there is one, keeping what k holds
-// when it succeeded; nothing when there is none, or when the run failed
-// under a class that does not count in the health (CountsInHealth).
-func (s *Service) RecordBlockRun(ctx context.Context, name, codeHash, usageKey string, run health.Run, k Kept) error {
-	in, ok := s.BlockUse(name, codeHash, usageKey, run, k)
-	if !ok {
-		return nil
-	}
-	err := s.recordRun(ctx, in)
-	if fault.ErrorCode(err) == fault.CodeNotFound {
-		return nil
-	}
-	return err
-}
-
-// BlockUse is the use RecordBlockRun writes for a run of a block that is
-// not a replay (a turn), false when it counts nothing (CountsInHealth).
+// BlockUse is the use a turn's commit writes for a run of a block that is
+// not a replay: in the health of the stored version whose code it ran
+// (codeHash of name; a use of none writes nothing), keeping what k holds
+// when it succeeded; false when it counts nothing (CountsInHealth).
 func (s *Service) BlockUse(name, codeHash, usageKey string, run health.Run, k Kept) (UseInput, bool) {
 	if !health.CountsInHealth(run.Failure) {
 		return UseInput{}, false
