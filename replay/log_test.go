@@ -3,6 +3,7 @@ package replay_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"strings"
 	"sync"
 	"testing"
@@ -78,5 +79,45 @@ func TestLogsHoldNoDynamicToolNames(t *testing.T) {
 				t.Fatalf("the log holds the argument value:\n%s", logs)
 			}
 		})
+	}
+}
+
+// TestRunEventSaysWhereTheTimeWent: the run's event, sent once the run is
+// committed, carries the time before the run (prepare and decide), the
+// run's and the one commit's, and only the top level's has a commit.
+func TestRunEventSaysWhereTheTimeWent(t *testing.T) {
+	e := newEnv(t, sandbox.NewInProcess(), false)
+	var buf syncBuffer
+	e.Replayer = replay.New(e.Service, sandbox.NewInProcess(), e.Upstream, replay.Options{Logger: zerolog.New(&buf)})
+	inner := e.Capture(replaytest.ReadOnlyCode)
+	outer := e.Capture(callerOf(inner.Name))
+	e.MustSucceed(replay.InvokeRequest{Name: outer.Name, Phase: audit.PhaseAutomatic, Arguments: map[string]any{"task_id": "t1"}})
+	var runs []map[string]any
+	for line := range strings.Lines(buf.String()) {
+		var ev map[string]any
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		if ev["message"] == "replay run" {
+			runs = append(runs, ev)
+		}
+	}
+	if len(runs) != 2 {
+		t.Fatalf("%d run events, want the nested run's and the top level's:\n%s", len(runs), buf.String())
+	}
+	for _, ev := range runs {
+		top := ev["depth"] == float64(0)
+		for _, field := range []string{"duration", "prepared"} {
+			if _, ok := ev[field].(float64); !ok {
+				t.Errorf("run event at depth %v lacks %s: %v", ev["depth"], field, ev)
+			}
+		}
+		if _, ok := ev["commit"].(float64); ok != top {
+			t.Errorf("run event at depth %v: commit present %v, want %v: %v", ev["depth"], ok, top, ev)
+		}
+	}
+	// The top level's event comes after its commit: last.
+	if runs[1]["depth"] != float64(0) {
+		t.Errorf("the top level's run event is not the last: %v", runs)
 	}
 }

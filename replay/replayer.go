@@ -403,6 +403,7 @@ func (r *Replayer) replay(ctx context.Context, c *chain, name string, args map[s
 		}
 		telemetry.End(span, class)
 	}()
+	began := r.now()
 	prep, err := r.prepare(ctx, name, args)
 	if fault.ErrorCode(err) == fault.CodeInternal {
 		// An error while deciding is a denial, and recorded as one (best
@@ -448,17 +449,21 @@ func (r *Replayer) replay(ctx context.Context, c *chain, name string, args map[s
 	if r.opts.Counter != nil {
 		r.opts.Counter.CountReplay(out.Status, out.ErrorCode())
 	}
+	ran := r.now().Sub(start)
 	out.Decision = c.pending.result(d, stored, res.Err)
 	ev := r.log.Info()
 	if res.Err != nil {
 		ev = ev.Str("error_code", string(res.Err.Code)).Str("error_tool", loggedTool(res.Err.Tool, prep.b.Analysis.Signature))
 	}
-	ev.Str("decision", d.ID).Str("procedure", name).Str("code_hash", d.CodeHash).Str("status", out.Status).
-		Int("calls", len(out.Calls)).Dur("duration", r.now().Sub(start)).Int("depth", len(c.path)).Msg("replay run")
+	// The run's event, sent once it is committed: duration is the run's,
+	// prepared the time before it (prepare and decide), commit the one
+	// commit's after it (top level only).
+	ev = ev.Str("decision", d.ID).Str("procedure", name).Str("code_hash", d.CodeHash).Str("status", out.Status).
+		Int("calls", len(out.Calls)).Dur("duration", ran).Dur("prepared", start.Sub(began)).Int("depth", len(c.path))
 	// The run happened: count it in the version's health (and a success
 	// as a replay) even if the request's deadline or its caller is gone by
 	// now.
-	run := &health.Run{Failure: FailureClass(res.Err), Duration: r.now().Sub(start), Caller: c.req.Actor}
+	run := &health.Run{Failure: FailureClass(res.Err), Duration: ran, Caller: c.req.Actor}
 	var kept procedures.Kept
 	if res.Err == nil {
 		kept = r.Kept(name, d.CodeHash, prep.b.Args, tc.recorded, res.Value)
@@ -469,10 +474,15 @@ func (r *Replayer) replay(ctx context.Context, c *chain, name string, args map[s
 	if len(c.path) == 0 {
 		// One commit after the run: its records, results and uses, nested
 		// replays' included (Pending).
-		if err := r.Commit(ctx, c.pending); err != nil {
+		committing := r.now()
+		err := r.Commit(ctx, c.pending)
+		ev = ev.Dur("commit", r.now().Sub(committing))
+		if err != nil {
+			ev.Msg("replay run")
 			return nil, err
 		}
 	}
+	ev.Msg("replay run")
 	if out.Status == StatusSucceeded {
 		if prep.p.Stale && d.CodeHash == prep.p.CodeHash {
 			// It worked under the catalogue it was prepared with: its
