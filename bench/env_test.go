@@ -77,6 +77,9 @@ func TestMain(m *testing.M) {
 	if delay, ok := os.LookupEnv(stdioDelayEnv); ok {
 		os.Exit(runStdioProxy(delay, os.Args[1:]))
 	}
+	if os.Getenv(bareHTTPEnv) == "1" {
+		os.Exit(runBareHTTP())
+	}
 	code := sandboxtest.Main(m, sandbox.PoolConfig{Size: 2}, &pool)
 	for i := len(shared.cleanup) - 1; i >= 0; i-- {
 		shared.cleanup[i]()

@@ -8,10 +8,12 @@ Run by bench/invoke_test.go with one argument, a JSON object:
   three:    the three tools the direct client calls with them
   proc:     a proc__ tool of three reads and its arguments
   run_code: a block of one read and its arguments
+  bare:     a bare HTTP server's URL (the floor of a request)
 Then it reads commands from stdin, one a line: "OP R" with OP one of
 direct_read, direct_three, proc, run_code, discover (server/discover,
-2026-07-28's one-round-trip probe) and legacy_ping (a ping on a 2025-11-25
-session: ping is gone at 2026-07-28). It runs the operation
+2026-07-28's one-round-trip probe), legacy_ping (a ping on a 2025-11-25
+session: ping is gone at 2026-07-28) and bare (discover's request posted
+by the SDK's HTTP client to the bare server). It runs the operation
 once and prints {"ns": wall nanoseconds} (or {"error": text}): the wall
 time of the SDK call alone, measured here.
 """
@@ -69,13 +71,26 @@ async def main(raw):
             await c.session.send_discover(c.protocol_version)
             return []
 
+        # The floor of the SDK's requests: its HTTP client (httpx2) posting
+        # server/discover's request to a server that answers at once.
+        bare_http = await stack.enter_async_context(httpx2.AsyncClient(timeout=60))
+        bare_body = json.dumps({"jsonrpc": "2.0", "id": 3, "method": "server/discover", "params": {"_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}}})
+        bare_headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+                        "Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "server/discover"}
+
+        async def bare(_):
+            resp = await bare_http.post(cfg["bare"], content=bare_body, headers=bare_headers)
+            resp.json()
+            return []
+
         async def legacy_ping(_):
             await legacy.session.send_ping()
             return []
 
         ops = {"direct_read": (direct_read, direct), "direct_three": (direct_three, direct),
                "proc": (proc, mcp), "run_code": (run_code, mcp), "discover": (discover, mcp),
-               "legacy_ping": (legacy_ping, mcp)}
+               "legacy_ping": (legacy_ping, mcp), "bare": (bare, mcp)}
         while True:
             line = await anyio.to_thread.run_sync(sys.stdin.readline)
             if not line:

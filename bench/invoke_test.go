@@ -215,6 +215,9 @@ type invokeWorld struct {
 	pyLogs   map[string]*callLog // the direct client's servers' logs, by R
 	note     string              // the file every read reads
 	dir      string
+	// bare is the bare HTTP server's URL (startBareHTTP): the floor of a
+	// request from the same clients.
+	bare string
 }
 
 var (
@@ -323,6 +326,7 @@ func buildInvokeWorld(b *testing.B) *invokeWorld {
 	}
 	w.disk = start(dir, "disk")
 	w.shm = start(shm, "shm")
+	w.bare = startBareHTTP(b)
 
 	cfg := map[string]any{
 		"direct": map[string]any{}, "mcp": map[string]any{},
@@ -330,6 +334,7 @@ func buildInvokeWorld(b *testing.B) *invokeWorld {
 		"three":    threeDirect,
 		"proc":     map[string]any{"name": w.disk.proc, "arguments": map[string]any{"path": w.note}},
 		"run_code": map[string]any{"code": oneRead, "arguments": map[string]any{"path": w.note}},
+		"bare":     w.bare,
 	}
 	for _, r := range invokeDelays {
 		ms, _ := strconv.ParseFloat(r, 64)
@@ -509,22 +514,23 @@ type invokeOp struct {
 	run func(tb testing.TB) (wall time.Duration, calls int, upstream time.Duration)
 }
 
-// samples are one operation's measurements: run is the sandbox run's
-// time as the server logged it (invokes only), so wall − run is the rest
-// of the request (transport, prepare, decide, commits, answer) and run −
-// upstream the sandbox's and the dispatch's share.
+// samples are one operation's measurements: run, prepared and commit
+// are the times the server logged for an invoke (runTimes), so run −
+// upstream is the sandbox's and the dispatch's share, and wall −
+// prepared − run − commit the transport's and the answer's (the HTTP
+// chain, the request's and the answer's JSON, the client).
 type samples struct {
-	wall, upstream, own, run []time.Duration
+	wall, upstream, own, run, prepared, commit []time.Duration
 }
 
-// takeRun returns the duration of the run the server logged for the last
-// invoke (0 when none arrives within a second).
-func (s *invokeServer) takeRun() time.Duration {
+// takeRun returns the times the server logged for the last invoke (zero
+// when none arrives within a second).
+func (s *invokeServer) takeRun() runTimes {
 	select {
-	case d := <-s.runs:
-		return d
+	case t := <-s.runs:
+		return t
 	case <-time.After(time.Second):
-		return 0
+		return runTimes{}
 	}
 }
 
@@ -554,17 +560,23 @@ func p50(d []time.Duration) time.Duration {
 //     proc__ call and run_code over /mcp, and a ping;
 //   - one read from this process through mcpdispatch (as procgraph
 //     calls an upstream over stdio);
-//   - a warm sandbox worker round trip (a block of no call, and of one
-//     call, in the pool of this process), a byte through cat and back (the
-//     floor of a round trip between processes) and one bbolt commit with
-//     fsync alone on the same disk and on /dev/shm;
+//   - the floors: a warm sandbox worker round trip (a block of no call,
+//     and of one call, in the pool of this process), a byte through cat
+//     and back (the floor of a round trip between processes), the same
+//     request from the same clients (Go's and the SDK's httpx2) to a bare
+//     HTTP server in a process of its own (startBareHTTP), and a bbolt
+//     commit alone, of one page and of as many pages as an invoke's
+//     (invokeCommitPages), fsync'd on the same disk and on /dev/shm;
 //   - the break-even: three direct reads against one proc__ call of
 //     three, each through a proxy that holds every answer R ms (the test
 //     binary over stdio, runStdioProxy; a TCP proxy in front of /mcp).
 //
 // An operation's own cost is its wall time minus its upstream calls' time
 // (as the server saw them: its wake-up on each request counts as the
-// caller's, for the direct client as for procgraph). It logs a table of medians with the load:
+// caller's, for the direct client as for procgraph). It logs a table of
+// medians with the load, an invoke's stages as its server logged them
+// (samples) and their share of its own cost, the floors and each
+// operation's own cost above the sum of its floors:
 //
 //	go test ./bench -run '^$' -bench InvokeCost -benchtime 100x -v
 //
@@ -637,6 +649,9 @@ func BenchmarkInvokeCost(b *testing.B) {
 		invokeOp{"sdk/mcp/run_code-1", 1, nil, pyOp("run_code", "0", w.disk.log)},
 		invokeOp{"sdk/mcp/discover", 0, nil, pyOp("discover", "0", w.disk.log)},
 		invokeOp{"sdk/legacy/ping", 0, nil, pyOp("legacy_ping", "0", w.disk.log)},
+		// The SDK's floor: the same HTTP client (httpx2) posting the
+		// discover request to the bare server, no MCP client around it.
+		invokeOp{"sdk/floor/http-bare", 0, nil, pyOp("bare", "0", w.disk.log)},
 	)
 	goThree := func(r string) func(tb testing.TB) (time.Duration, int, time.Duration) {
 		return func(tb testing.TB) (time.Duration, int, time.Duration) {
@@ -693,6 +708,18 @@ func BenchmarkInvokeCost(b *testing.B) {
 			return wall, 0, 0
 		}})
 	}
+	// The floor of a request from this client: the same request to a
+	// server that answers it at once (a process of its own, as procgraph).
+	bareBody := `{"jsonrpc":"2.0","id":3,"method":"server/discover","params":{` + modernMeta + `}}`
+	ops = append(ops, invokeOp{"floor/http-bare", 0, nil, func(tb testing.TB) (time.Duration, int, time.Duration) {
+		start := time.Now()
+		st, out := w.disk.mcpAt(tb, w.bare, bareBody)
+		wall := time.Since(start)
+		if st != 200 || !bytes.Equal(out, bareAnswer) {
+			tb.Fatalf("%d %s", st, out)
+		}
+		return wall, 0, 0
+	}})
 	ops = append(ops, invokeOp{"fsync/http/healthz", 0, nil, func(tb testing.TB) (time.Duration, int, time.Duration) {
 		start := time.Now()
 		if st, body := w.disk.do(tb, "GET", "/healthz", nil); st != 200 {
@@ -753,6 +780,14 @@ func BenchmarkInvokeCost(b *testing.B) {
 			}
 			return time.Since(start), 0, 0
 		}})
+		ops = append(ops, invokeOp{d.name + "/bbolt-commit-" + strconv.Itoa(invokeCommitPages) + "p", 0, nil, func(tb testing.TB) (time.Duration, int, time.Duration) {
+			i++
+			start := time.Now()
+			if err := db.Update(func(tx *bolt.Tx) error { return commitPages(tx, i) }); err != nil {
+				tb.Fatal(err)
+			}
+			return time.Since(start), 0, 0
+		}})
 	}
 
 	// Warm up: every operation twice, and the logs emptied.
@@ -784,7 +819,10 @@ func BenchmarkInvokeCost(b *testing.B) {
 			got[i].upstream = append(got[i].upstream, up)
 			got[i].own = append(got[i].own, wall-up)
 			if o.srv != nil {
-				got[i].run = append(got[i].run, o.srv.takeRun())
+				t := o.srv.takeRun()
+				got[i].run = append(got[i].run, t.run)
+				got[i].prepared = append(got[i].prepared, t.prepared)
+				got[i].commit = append(got[i].commit, t.commit)
 			}
 		}
 		round++
@@ -792,20 +830,76 @@ func BenchmarkInvokeCost(b *testing.B) {
 	b.StopTimer()
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.3f", msOf(d)) }
 	var table strings.Builder
-	fmt.Fprintf(&table, "%-30s %9s %9s %9s %9s %9s\n", "p50 ms", "wall", "upstream", "own", "run", "wall−run")
+	// An invoke's stages, as its server logged them: prepared (prepare
+	// and decide), run − upstream (the sandbox and the dispatch: the
+	// worker's frames and wake-ups, each call's stdio round trip), commit
+	// (the one commit, fsync'd on disk), and the rest: wall − prepared −
+	// run − commit (the client, the loopback, the HTTP chain, the
+	// request's and the answer's JSON).
+	fmt.Fprintf(&table, "%-30s %9s %9s %9s %9s %9s %9s %9s %9s\n", "p50 ms", "wall", "upstream", "own", "run", "prepared", "run−up", "commit", "rest")
 	p := map[string]time.Duration{}
+	stages := map[string][4]time.Duration{} // prepared, run − upstream, commit, rest
 	for i, o := range ops {
-		run, rest := "", ""
+		cols := []string{"", "", "", "", ""}
 		if len(got[i].run) > 0 {
-			var wr []time.Duration
+			var sandboxed, rest []time.Duration
 			for k := range got[i].run {
-				wr = append(wr, got[i].wall[k]-got[i].run[k])
+				sandboxed = append(sandboxed, got[i].run[k]-got[i].upstream[k])
+				rest = append(rest, got[i].wall[k]-got[i].prepared[k]-got[i].run[k]-got[i].commit[k])
 			}
-			run, rest = ms(p50(got[i].run)), ms(p50(wr))
+			st := [4]time.Duration{p50(got[i].prepared), p50(sandboxed), p50(got[i].commit), p50(rest)}
+			stages[o.name] = st
+			cols = []string{ms(p50(got[i].run)), ms(st[0]), ms(st[1]), ms(st[2]), ms(st[3])}
 		}
-		fmt.Fprintf(&table, "%-30s %9s %9s %9s %9s %9s\n", o.name, ms(p50(got[i].wall)), ms(p50(got[i].upstream)), ms(p50(got[i].own)), run, rest)
+		fmt.Fprintf(&table, "%-30s %9s %9s %9s %9s %9s %9s %9s %9s\n", o.name, ms(p50(got[i].wall)), ms(p50(got[i].upstream)), ms(p50(got[i].own)),
+			cols[0], cols[1], cols[2], cols[3], cols[4])
 		p[o.name] = p50(got[i].wall)
 		p[o.name+"/own"] = p50(got[i].own)
+	}
+	// Each stage's share of the invokes' own cost (the medians' ratio).
+	fmt.Fprintf(&table, "\nshare of own (p50s): prepared, run − upstream, commit, rest\n")
+	for _, name := range []string{"fsync/http/invoke-3", "fsync/mcp/proc-3", "tmpfs/http/invoke-3", "tmpfs/mcp/proc-3"} {
+		st, own := stages[name], msOf(p[name+"/own"])
+		fmt.Fprintf(&table, "%-30s %8.0f%% %8.0f%% %8.0f%% %8.0f%%\n", name, 100*msOf(st[0])/own, 100*msOf(st[1])/own, 100*msOf(st[2])/own, 100*msOf(st[3])/own)
+	}
+	// The floors, side by side in this run: what an invoke cannot cost
+	// less than on this machine with this client. A request from the
+	// same client to a server that answers at once; the commit of as many
+	// pages, fsync'd on the same disk; a warm worker's run of no call
+	// (in this process's pool, parked between runs as the server's is);
+	// and each upstream call's own share for a Go client calling the
+	// filesystem server straight over stdio (mcpdispatch, the path
+	// procgraph calls it by: the pipe and the server's wake-up, which its
+	// logged time leaves out).
+	commitFloor := p["fsync/bbolt-commit-"+strconv.Itoa(invokeCommitPages)+"p"]
+	tmpfsCommit := p["tmpfs/bbolt-commit-"+strconv.Itoa(invokeCommitPages)+"p"]
+	callFloor := p["R=0/go/direct-read-3/own"] / 3
+	fmt.Fprintf(&table, "\nfloors (p50 ms): HTTP request, Go %s, SDK's httpx2 %s; a commit of %d pages %s (tmpfs %s); a warm worker's run %s; an upstream call's own over stdio %s\n",
+		ms(p["floor/http-bare"]), ms(p["sdk/floor/http-bare"]), invokeCommitPages, ms(commitFloor), ms(tmpfsCommit), ms(p["worker/round-trip"]), ms(callFloor))
+	fmt.Fprintf(&table, "own above its floor (p50 ms): own, floor (HTTP + commit + worker + calls × upstream call), own − floor\n")
+	for _, o := range ops {
+		http, commit := p["floor/http-bare"], commitFloor
+		switch {
+		case strings.HasPrefix(o.name, "sdk/mcp/"), strings.HasPrefix(o.name, "sdk/legacy/"):
+			http = p["sdk/floor/http-bare"]
+		case strings.HasPrefix(o.name, "tmpfs/"):
+			commit = tmpfsCommit
+		case !strings.HasPrefix(o.name, "fsync/"):
+			continue
+		}
+		probe := strings.HasSuffix(o.name, "discover") || strings.HasSuffix(o.name, "ping")
+		if o.calls == 0 && !probe {
+			continue
+		}
+		if probe {
+			commit = 0
+		}
+		worker := p["worker/round-trip"]
+		if o.calls == 0 {
+			worker = 0
+		}
+		floor := http + commit + worker + time.Duration(o.calls)*callFloor
+		fmt.Fprintf(&table, "%-30s %9s %9s %9s\n", o.name, ms(p[o.name+"/own"]), ms(floor), ms(p[o.name+"/own"]-floor))
 	}
 	// The break-even: where one proc__ call of three reads (over /mcp,
 	// R away) becomes faster than three direct reads (each R away), for
@@ -860,4 +954,27 @@ func BenchmarkInvokeCost(b *testing.B) {
 	b.ReportMetric(msOf(p["sdk/mcp/discover"]), "sdk-discover-ms")
 	b.ReportMetric(msOf(p["sdk/legacy/ping"]), "sdk-legacy-ping-ms")
 	b.Logf("an invoke's own cost, %d rounds, load average %.2f → %.2f:\n%s", round, loadBefore[0], loadAverage()[0], table.String())
+}
+
+// invokeCommitPages is how many pages an invoke's one commit writes on
+// the fsync server (strace -e pwrite64 of `procgraph serve` during the
+// invokes of BenchmarkInvokeCost: 12 data pages, then the meta page).
+const invokeCommitPages = 12
+
+// commitPages rewrites ten values of 3,000 bytes, each alone on its leaf,
+// in the bucket "pages": with their branch, the root bucket's page and
+// the freelist, a commit of invokeCommitPages pages (and the meta page),
+// two fdatasyncs as every bbolt commit.
+func commitPages(tx *bolt.Tx, i int) error {
+	bk, err := tx.CreateBucketIfNotExists([]byte("pages"))
+	if err != nil {
+		return err
+	}
+	v := bytes.Repeat([]byte{byte(i)}, 3000)
+	for k := range 10 {
+		if err := bk.Put([]byte(strconv.Itoa(k)), v); err != nil {
+			return err
+		}
+	}
+	return nil
 }

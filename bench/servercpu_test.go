@@ -155,9 +155,15 @@ func BenchmarkServerCPU(b *testing.B) {
 type cpuServer struct {
 	*server
 	pid int
-	// runs receives the duration of each replay's run as the server
-	// logged it ("replay run"); one that finds it full is dropped.
-	runs chan time.Duration
+	// runs receives each replay's times as the server logged them
+	// ("replay run"); one that finds it full is dropped.
+	runs chan runTimes
+}
+
+// runTimes are a replay's times as the server logs them ("replay run"):
+// before the run (prepare and decide), the run, and the commit after it.
+type runTimes struct {
+	prepared, run, commit time.Duration
 }
 
 // startServerProcess builds cmd/procgraph, fills a store and starts
@@ -192,7 +198,7 @@ func launchServe(b *testing.B, cleanup func(func()), bin string, args ...string)
 	var logs bytes.Buffer
 	s := &cpuServer{pid: cmd.Process.Pid, server: &server{
 		client: &http.Client{Transport: &http.Transport{MaxIdleConns: 4, MaxIdleConnsPerHost: 4}, Timeout: time.Minute},
-	}, runs: make(chan time.Duration, 1024)}
+	}, runs: make(chan runTimes, 1024)}
 	go func() {
 		br := bufio.NewReader(stderr)
 		sent := false
@@ -202,6 +208,8 @@ func launchServe(b *testing.B, cleanup func(func()), bin string, args ...string)
 				Message  string  `json:"message"`
 				Addr     string  `json:"addr"`
 				Duration float64 `json:"duration"` // ms
+				Prepared float64 `json:"prepared"` // ms
+				Commit   float64 `json:"commit"`   // ms
 			}
 			if !sent {
 				logs.WriteString(line)
@@ -211,7 +219,7 @@ func launchServe(b *testing.B, cleanup func(func()), bin string, args ...string)
 				}
 			} else if strings.Contains(line, `"replay run"`) && json.Unmarshal([]byte(line), &ev) == nil {
 				select {
-				case s.runs <- time.Duration(ev.Duration * float64(time.Millisecond)):
+				case s.runs <- runTimes{prepared: msDuration(ev.Prepared), run: msDuration(ev.Duration), commit: msDuration(ev.Commit)}:
 				default:
 				}
 			}
@@ -229,6 +237,9 @@ func launchServe(b *testing.B, cleanup func(func()), bin string, args ...string)
 	s.url = strings.TrimSuffix(s.url, "/")
 	return s
 }
+
+// msDuration is ms milliseconds.
+func msDuration(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }
 
 // perf starts `perf record -g` on the server into out and returns what
 // stops it (SIGINT: perf writes its file and exits).
