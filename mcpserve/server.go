@@ -242,6 +242,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !opensSession(r) {
+		if answerAsJSON(r) {
+			serveJSONAnswer(h.mcp, w, r)
+			return
+		}
 		h.mcp.ServeHTTP(w, r)
 		return
 	}

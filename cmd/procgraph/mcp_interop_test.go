@@ -88,8 +88,9 @@ func TestMCPInteropTypeScript(t *testing.T) {
 	runInterop(t, argv)
 }
 
-// runInterop drives one SDK client against a real Main on /mcp: it lists
-// the tools, calls a read-only proc__ tool, is denied a state-changing one
+// runInterop drives one SDK client against a real Main on /mcp: it pings
+// its session (an answer the server sends as one JSON body), lists the
+// tools, calls a read-only proc__ tool, is denied a state-changing one
 // as a tool error (nothing reaches the upstream), and is told of a capture
 // by notifications/tools/list_changed; the client prints no warning.
 func runInterop(t *testing.T, argv []string) {
@@ -130,6 +131,7 @@ func runInterop(t *testing.T, argv []string) {
 		return st
 	}
 
+	next("ping") // the session's ping, answered as one JSON body
 	list := next("list")
 	for _, name := range []string{"find_all_procedures", readOnly, mutating} {
 		if !slices.Contains(list.Tools, name) {

@@ -21,6 +21,8 @@ const listChanged = new Promise((resolve) => { changed = resolve; });
 client.setNotificationHandler(ToolListChangedNotificationSchema, () => changed());
 
 await client.connect(transport);
+await client.ping();
+emit('ping', { protocol: transport.protocolVersion ?? '' });
 let { tools } = await client.listTools();
 emit('list', {
   tools: tools.map((t) => t.name).sort(),

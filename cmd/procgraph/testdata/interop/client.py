@@ -40,6 +40,8 @@ async def main(url, read_only, state_changing):
     async with streamable_http_client(url) as (read, write):
         async with ClientSession(read, write, message_handler=on_message) as session:
             await session.initialize()
+            await session.send_ping()
+            emit("ping")
             tools = (await session.list_tools()).tools
             emit("list", tools=sorted(t.name for t in tools),
                  read_only={t.name: bool(t.annotations and t.annotations.read_only_hint) for t in tools})
