@@ -940,6 +940,11 @@ func BenchmarkInvokeCost(b *testing.B) {
 		if c.name == "Go client" {
 			// The same with the server on tmpfs: its commits cost nothing.
 			fmt.Fprintf(&table, "model, the server's commits free (tmpfs): %.2f ms\n", msOf(p["tmpfs/mcp/proc-3"]-p["R=0/"+c.direct])/2)
+			// The same at the floors: the proc__ call costs at least one
+			// request, one commit and one worker's run more than the
+			// three direct calls (their stdio round trips are alike).
+			fmt.Fprintf(&table, "model at the floors ((HTTP + commit + worker) / 2): %.2f ms\n",
+				msOf(p["floor/http-bare"]+p["fsync/bbolt-commit-"+strconv.Itoa(invokeCommitPages)+"p"]+p["worker/round-trip"])/2)
 		}
 		if breakEven >= 0 {
 			fmt.Fprintf(&table, "break-even R ≈ %.2f ms (aim ≤ 1)\n", breakEven)
