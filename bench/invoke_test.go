@@ -876,14 +876,23 @@ func BenchmarkInvokeCost(b *testing.B) {
 	callFloor := p["R=0/go/direct-read-3/own"] / 3
 	fmt.Fprintf(&table, "\nfloors (p50 ms): HTTP request, Go %s, SDK's httpx2 %s; a commit of %d pages %s (tmpfs %s); a warm worker's run %s; an upstream call's own over stdio %s\n",
 		ms(p["floor/http-bare"]), ms(p["sdk/floor/http-bare"]), invokeCommitPages, ms(commitFloor), ms(tmpfsCommit), ms(p["worker/round-trip"]), ms(callFloor))
-	fmt.Fprintf(&table, "own above its floor (p50 ms): own, floor (HTTP + commit + worker + calls × upstream call), own − floor\n")
-	for _, o := range ops {
-		http, commit := p["floor/http-bare"], commitFloor
+	// Each operation's floor is a sum of floor operations' times: its
+	// own above it is given from the medians and, paired, as the median
+	// over the rounds of the round's own − the round's floor (every
+	// operation runs once a round: the pair shares the round's load).
+	index := map[string]int{}
+	for i, o := range ops {
+		index[o.name] = i
+	}
+	commitOp := "fsync/bbolt-commit-" + strconv.Itoa(invokeCommitPages) + "p"
+	fmt.Fprintf(&table, "own above its floor (p50 ms): own, floor (HTTP + commit + worker + calls × upstream call), own − floor, paired\n")
+	for i, o := range ops {
+		http, commit := "floor/http-bare", commitOp
 		switch {
 		case strings.HasPrefix(o.name, "sdk/mcp/"), strings.HasPrefix(o.name, "sdk/legacy/"):
-			http = p["sdk/floor/http-bare"]
+			http = "sdk/floor/http-bare"
 		case strings.HasPrefix(o.name, "tmpfs/"):
-			commit = tmpfsCommit
+			commit = "tmpfs/bbolt-commit-" + strconv.Itoa(invokeCommitPages) + "p"
 		case !strings.HasPrefix(o.name, "fsync/"):
 			continue
 		}
@@ -891,15 +900,36 @@ func BenchmarkInvokeCost(b *testing.B) {
 		if o.calls == 0 && !probe {
 			continue
 		}
-		if probe {
-			commit = 0
+		// The floor's terms: operation and multiplier (the direct
+		// client's three reads' own, a third of it per call).
+		terms := map[string]float64{http: 1}
+		if !probe {
+			terms[commit] = 1
+			terms["worker/round-trip"] = 1
+			terms["R=0/go/direct-read-3"] = float64(o.calls) / 3
 		}
-		worker := p["worker/round-trip"]
-		if o.calls == 0 {
-			worker = 0
+		var floor time.Duration
+		for name, k := range terms {
+			if name == "R=0/go/direct-read-3" {
+				floor += time.Duration(k * float64(p[name+"/own"]))
+			} else {
+				floor += time.Duration(k * float64(p[name]))
+			}
 		}
-		floor := http + commit + worker + time.Duration(o.calls)*callFloor
-		fmt.Fprintf(&table, "%-30s %9s %9s %9s\n", o.name, ms(p[o.name+"/own"]), ms(floor), ms(p[o.name+"/own"]-floor))
+		var paired []time.Duration
+		for r := range got[i].own {
+			d := got[i].own[r]
+			for name, k := range terms {
+				f := got[index[name]]
+				if name == "R=0/go/direct-read-3" {
+					d -= time.Duration(k * float64(f.own[r]))
+				} else {
+					d -= time.Duration(k * float64(f.wall[r]))
+				}
+			}
+			paired = append(paired, d)
+		}
+		fmt.Fprintf(&table, "%-30s %9s %9s %9s %9s\n", o.name, ms(p[o.name+"/own"]), ms(floor), ms(p[o.name+"/own"]-floor), ms(p50(paired)))
 	}
 	// The break-even: where one proc__ call of three reads (over /mcp,
 	// R away) becomes faster than three direct reads (each R away), for
