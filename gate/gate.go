@@ -66,6 +66,9 @@ type Options struct {
 	// as failed (TurnRecord.RunLost); DefaultRunGrace when 0.
 	// It must cover the difference between instances' replay timeouts.
 	RunGrace time.Duration
+	// ReviewDefault is the review of a turn submitted without one
+	// (TurnRequest.Review ""): ReviewBlock when "".
+	ReviewDefault Review
 	// OnTurn, when set, is told of each change of a stored turn this gate
 	// made (pending, approved, rejected, expired, cancelled, running,
 	// done), after it committed: what notifies people. It must not block.
@@ -137,6 +140,9 @@ type TurnRequest struct {
 	// MayCapture is whether the requester holds the capture scope: without
 	// it a turn asking for Capture is refused (validateTurn).
 	MayCapture bool
+	// Review is how the turn is reviewed if it needs an operator
+	// (ReviewBlock or ReviewAtCall); "" is Options.ReviewDefault.
+	Review Review
 }
 
 // TurnAnswer is a turn's answer: Result is set when it ran (docs/api.md 200),

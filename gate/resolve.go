@@ -219,7 +219,23 @@ type ResolveRequest struct {
 	// (without it nothing is resolved).
 	Actor    string
 	HasGrant bool
+	// Call, when set, is the call the operator answers (a turn paused at
+	// a call): the answer is refused (CodeConflict, reason
+	// ReasonCallChanged) unless the turn is paused at that very call, so
+	// an answer given to one pause never answers the next.
+	Call *CallRef
 }
+
+// CallRef names the call an answer is given at: its position and the
+// digest of its arguments (TurnCall's).
+type CallRef struct {
+	Position   int    `json:"position"`
+	ArgsDigest string `json:"args_digest"`
+}
+
+// ReasonCallChanged is the conflict reason of an answer given at a call
+// (ResolveRequest.Call) the turn is no longer paused at.
+const ReasonCallChanged = "call_changed"
 
 // Resolve resolves a pending approval once (docs/design.md's choices): the
 // approval decision (and, for reject, the turn's denial) are recorded in the
@@ -374,6 +390,35 @@ type Approval struct {
 	// Covers says, for each choice, what answering it covers. Empty once
 	// the turn is resolved.
 	Covers []Cover `json:"covers"`
+	// Call is the call a turn reviewed at the call is paused at (nil
+	// otherwise), with the arguments the program evaluated (only to the
+	// grant scope, as Arguments).
+	Call *ApprovalCall `json:"call,omitempty"`
+	// Reads are the calls the run made before the pause, each with a
+	// bounded, escaped view of its answer (only to the grant scope, as
+	// recordings are; [] otherwise or when there are none).
+	Reads []Read `json:"reads"`
+}
+
+// ApprovalCall is the call an approval at the call answers: its TurnCall
+// and the arguments as the program evaluated them (nil without the grant
+// scope).
+type ApprovalCall struct {
+	TurnCall
+	Arguments map[string]any `json:"arguments,omitempty"`
+}
+
+// Read is one call a run made before it paused, as a review shows it:
+// the tool, its arguments and its answer as JSON text with every hidden
+// character a JSON escape (text.VisibleJSON), cut at
+// fields.MaxReviewReadBytes (Truncated; Bytes is the whole answer's
+// length).
+type Read struct {
+	Tool      string         `json:"tool"`
+	Arguments map[string]any `json:"arguments"`
+	Response  string         `json:"response"`
+	Truncated bool           `json:"truncated"`
+	Bytes     int            `json:"bytes"`
 }
 
 // ApprovalProcedure is a proc__ an approval's block references.
