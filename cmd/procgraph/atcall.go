@@ -12,27 +12,21 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/procgraph/procgraph/gate"
 	ptext "github.com/procgraph/procgraph/internal/text"
 )
 
-// The review modes of a turn (POST /v1/turns "review"), and the CLI's
-// spelling of at_call.
-const (
-	reviewBlock  = "block"
-	reviewAtCall = "at_call"
-	cliAtCall    = "at-call"
-)
+// cliAtCall is the CLI's spelling of gate.ReviewAtCall (turn --review).
+const cliAtCall = "at-call"
 
 // reviewFlagValues are the values turn --review takes.
-var reviewFlagValues = []string{reviewBlock, cliAtCall, reviewAtCall}
+var reviewFlagValues = []string{string(gate.ReviewBlock), cliAtCall, string(gate.ReviewAtCall)}
 
 // reviewOf is the wire value of turn --review v ("" when not given).
 func reviewOf(v string) string {
 	if v == cliAtCall {
-		return reviewAtCall
+		return string(gate.ReviewAtCall)
 	}
 	return v
 }
@@ -72,19 +66,7 @@ func shownJSON(raw json.RawMessage) string {
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return ptext.VisibleLine(string(raw))
 	}
-	return string(ptext.VisibleJSON([]byte(compactJSON(v))))
-}
-
-// shownText is JSON text (a read's answer, perhaps cut) on one line for a
-// person: every hidden character as a JSON escape (text.VisibleJSON);
-// text that would still break the line is shown as text.VisibleLine
-// shows it.
-func shownText(s string) string {
-	v := string(ptext.VisibleJSON([]byte(s)))
-	if strings.ContainsAny(v, "\n\t") {
-		return ptext.VisibleLine(s)
-	}
-	return v
+	return ptext.VisibleJSONLine([]byte(compactJSON(v)))
 }
 
 // hasArguments reports whether raw holds arguments (not absent, not null).
@@ -110,30 +92,16 @@ func printPausedCall(w io.Writer, c *pausedCall, code string, reads []pausedRead
 		"schema hash", ptext.VisibleLine(orNone(c.SchemaHash)), "args digest", ptext.VisibleLine(c.ArgsDigest))
 	if code != "" {
 		fmt.Fprintln(w)
-		markedCode(w, code, c.Line)
+		fmt.Fprintln(w, ptext.MarkedLines(code, c.Line))
 	}
 	fmt.Fprintf(w, "\nreads so far (%d, answered before the call):\n", len(reads))
 	for i, r := range reads {
 		fmt.Fprintf(w, "  %d. tools.%s %s\n", i+1, ptext.VisibleLine(r.Tool), shownJSON(r.Arguments))
-		resp := shownText(r.Response)
+		resp := ptext.VisibleJSONLine([]byte(r.Response))
 		if r.Truncated {
 			resp += fmt.Sprintf(" (truncated: %d of %d bytes shown)", len(r.Response), r.Bytes)
 		}
 		fmt.Fprintf(w, "     -> %s\n", resp)
-	}
-}
-
-// markedCode prints code with its lines numbered, line `at` marked with
-// ">" (none when at is 0 or past the end), each line shown visibly.
-func markedCode(w io.Writer, code string, at int) {
-	lines := strings.Split(strings.TrimRight(code, "\n"), "\n")
-	width := len(strconv.Itoa(len(lines)))
-	for i, l := range lines {
-		mark := " "
-		if i+1 == at {
-			mark = ">"
-		}
-		fmt.Fprintf(w, "%s %*d  %s\n", mark, width, i+1, ptext.Visible(l))
 	}
 }
 
@@ -157,14 +125,11 @@ func orNone(s string) string {
 	return s
 }
 
-// turnState is a turn as the API answers it: gate.Turn, and while it is
-// paused at a call under review at the call, that call (without its
-// arguments: digest only) and how often it paused.
+// turnState is a turn as the API answers it (gate.Turn: while it is
+// paused at a call under review at the call, that call, without its
+// arguments).
 type turnState struct {
 	gate.Turn
-	Review string      `json:"review"`
-	Call   *pausedCall `json:"call"`
-	Pauses int         `json:"pauses"`
 }
 
 // paused reports whether t waits for an operator's answer to a call.
@@ -187,10 +152,6 @@ func (t *turnState) approveChoices() string {
 	}
 	return "run_once"
 }
-
-// choiceRunAll is the answer at a call that runs it and every later
-// state-changing call of the run.
-const choiceRunAll = "run_all"
 
 // callFlagUsage is the usage of approvals approve and reject --call.
 const callFlagUsage = "a turn paused at a call: the arguments' digest approvals show printed; the answer is refused unless the turn is still paused at that call (default: the call it is paused at now, said on stderr)"

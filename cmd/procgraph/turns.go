@@ -267,9 +267,8 @@ type approvalView struct {
 	Covers     []gate.Cover             `json:"covers"`
 	// Call is the call a turn under review at the call paused at (nil
 	// otherwise), Reads the reads it made before it (grant scope).
-	Call   *pausedCall  `json:"call"`
-	Reads  []pausedRead `json:"reads"`
-	Review string       `json:"review"`
+	Call  *pausedCall  `json:"call"`
+	Reads []pausedRead `json:"reads"`
 }
 
 // printReview prints what an approval runs beyond its own code — every
@@ -355,7 +354,7 @@ func cmdApprovalsShow(ctx context.Context, args []string, s stdio) int {
 			kv = append(kv, "summary", a.Summary)
 		}
 		if a.Review != "" {
-			kv = append(kv, "review", a.Review)
+			kv = append(kv, "review", string(a.Review))
 		}
 		if a.Arguments != nil {
 			kv = append(kv, "arguments", compactJSON(a.Arguments))
@@ -377,7 +376,7 @@ func cmdApprovalsApprove(ctx context.Context, args []string, s stdio) int {
 			"A turn paused at a call (review at the call) is answered for that call: run_once runs it and goes on to the next state-changing call, "+
 			"run_all runs it and every later state-changing call of this run, auto_run runs the rest and remembers the session policy for the whole block. "+
 			"An auto_run that grants durable auto-run (a block of proc__ calls only) says what it grants and needs --yes, or a yes typed at the terminal.", true)
-	choice := cl.enum("choice", "", "required", string(gate.ChoiceRunOnce), choiceRunAll, string(gate.ChoiceAutoRun), string(gate.ChoiceAlwaysAsk))
+	choice := cl.enum("choice", "", "required", string(gate.ChoiceRunOnce), string(gate.ChoiceRunAll), string(gate.ChoiceAutoRun), string(gate.ChoiceAlwaysAsk))
 	reason := cl.fs.String("reason", "", "why, for the audit log (required, as the console requires it)")
 	codeFile := cl.fs.String("code", "", "a file (or -) with the edited block to run instead")
 	yes := cl.fs.Bool("yes", false, "confirm the durable grants an auto_run creates (for every caller and any arguments, until revoked)")
@@ -387,7 +386,7 @@ func cmdApprovalsApprove(ctx context.Context, args []string, s stdio) int {
 		return code
 	}
 	switch gate.Choice(*choice) {
-	case gate.ChoiceRunOnce, choiceRunAll, gate.ChoiceAutoRun, gate.ChoiceAlwaysAsk:
+	case gate.ChoiceRunOnce, gate.ChoiceRunAll, gate.ChoiceAutoRun, gate.ChoiceAlwaysAsk:
 	default:
 		return cl.fail(s, "--choice must be run_once, run_all, auto_run or always_ask (approvals reject rejects)")
 	}
