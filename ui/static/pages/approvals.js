@@ -66,15 +66,16 @@ export async function approvalsPage(ctx) {
     }
     history.replaceChildren(historyTable((recent.approvals || []).filter((a) => a.status !== 'pending')));
     const pending = answer.approvals || [];
-    const ids = new Set(pending.map((a) => a.id));
-    for (const [id, card] of cards) if (!ids.has(id)) { card.el.remove(); cards.delete(id); }
+    const keys = new Set(pending.map(cardKey));
+    for (const [key, card] of cards) if (!keys.has(key)) { card.el.remove(); cards.delete(key); }
     for (const a of pending) {
-      if (!cards.has(a.id)) {
+      const key = cardKey(a);
+      if (!cards.has(key)) {
         // A card whose turn changed since it was shown (a resolution's
         // conflict: review it again) is dropped and read anew.
-        const card = approvalCard(a, canGrant, refresh, () => { cards.get(a.id)?.el.remove(); cards.delete(a.id); return refresh(); });
+        const card = approvalCard(a, canGrant, refresh, () => { cards.get(key)?.el.remove(); cards.delete(key); return refresh(); });
         card.tick();
-        cards.set(a.id, card);
+        cards.set(key, card);
         list.append(card.el);
       }
     }
@@ -92,6 +93,13 @@ export async function approvalsPage(ctx) {
   const stop = () => { stopFeed(); clearInterval(timer); clearInterval(clock); };
   const timer = setInterval(() => { if (ctx.isCurrent()) refresh(); else stop(); }, FALLBACK_MS);
   const clock = setInterval(() => { if (ctx.isCurrent()) tick(); else stop(); }, 1000);
+}
+
+// cardKey names a pending approval's card: its turn, and the call it is
+// paused at (review at the call), so that a turn paused at its next call
+// is a new card, never the last call's answered again.
+function cardKey(a) {
+  return a.call ? `${a.id}@${a.call.position}:${a.call.args_digest}` : a.id;
 }
 
 const CHOICES = { run_once: 'approved to run once', run_all: 'approved with every later call', auto_run: 'approved with auto-run', always_ask: 'approved, always ask', reject: 'rejected' };
