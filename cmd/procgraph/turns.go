@@ -49,7 +49,8 @@ type turnAnswer struct {
 
 func cmdTurn(ctx context.Context, args []string, s stdio) int {
 	cl := newCmdline("turn", "turn FILE|- --session S --phase automatic|interactive [flags]",
-		"Submit a block as a turn (POST /v1/turns). Exit 0 when it ran and succeeded, 1 when refused or failed, 3 when it awaits an operator.", true)
+		"Submit a block as a turn (POST /v1/turns). Exit 0 when it ran and succeeded, 1 when refused or failed, 3 when it awaits an operator "+
+			"(with --review at-call: its reads ran, and it paused before its first state-changing call).", true)
 	session := cl.fs.String("session", "", "session id (required)")
 	phase := cl.enum("phase", "", "required", phases...)
 	dialect := cl.enum("dialect", "", dialectUsage, dialectValues...)
@@ -321,7 +322,9 @@ func cmdApprovalsList(ctx context.Context, args []string, s stdio) int {
 }
 
 func cmdApprovalsShow(ctx context.Context, args []string, s stdio) int {
-	cl := newCmdline("approvals show", "approvals show ID [--json]", "One approval with its code (GET /v1/approvals/{id}).", true)
+	cl := newCmdline("approvals show", "approvals show ID [--json]", "One approval with its code (GET /v1/approvals/{id}). "+
+		"A turn paused at a call (review at the call) shows that call first: its tool, its arguments as the run evaluated them, its schema hash; "+
+		"then the code with the call's line marked, the reads so far and what each answer covers.", true)
 	pos, code, done := cl.parse(args, 1, 1, s)
 	if done {
 		return code
