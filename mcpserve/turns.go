@@ -1,6 +1,7 @@
 package mcpserve
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -405,14 +406,17 @@ func callFirst(b *strings.Builder, a *gate.Approval) {
 	b.WriteString("\n")
 }
 
-// visibleJSON is v as JSON on one line, every hidden character a JSON
-// escape (text.VisibleJSON), or why it cannot be shown.
+// visibleJSON is v as JSON on one line, `<`, `>` and `&` as they are,
+// every hidden character a JSON escape (text.VisibleJSONLine), or why it
+// cannot be shown.
 func visibleJSON(v any) string {
-	raw, err := json.Marshal(v)
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return "(not shown: " + ptext.VisibleLine(err.Error()) + ")"
 	}
-	return ptext.VisibleJSONLine(raw)
+	return ptext.VisibleJSONLine(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
 }
 
 // awaitApproval is await_approval: it waits for the operator, then runs an

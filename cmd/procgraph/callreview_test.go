@@ -118,7 +118,7 @@ func TestCallReviewInATerminal(t *testing.T) {
 	env := []string{runMainEnv + "=1", "PROCGRAPH_URL=" + w.URL, "PROCGRAPH_TOKEN=" + w.op, "TERM=xterm", "NO_COLOR=1"}
 	show := func() string {
 		term := startTerminal(t, env, "sh", "-c", `"$@"; echo "exit $?"; read _`, "sh", exe, "approvals", "show", w.id)
-		term.waitFor(`reject.*\s+exit 0`)
+		term.waitFor(`(?s)what each answer covers:.*\sexit 0`)
 		out := term.run("capture-pane", "-p", "-J", "-S", "-", "-t", "t")
 		term.run("send-keys", "-t", "t", "Enter")
 		t.Logf("approvals show:\n%s", out)
@@ -140,7 +140,13 @@ func TestCallReviewInATerminal(t *testing.T) {
 		}
 	}
 
-	code, out, errOut := runMainWith(t, w.env, "approvals", "approve", w.id, "--choice", "run_once", "--reason", "the note is fine")
+	// Without the grant scope: the call's digest, never its arguments or
+	// what the reads answered.
+	code, out, errOut := runMainWith(t, map[string]string{"PROCGRAPH_URL": w.URL, "PROCGRAPH_TOKEN": w.viewer}, "approvals", "show", w.id)
+	if code != 0 || !strings.Contains(out, "arguments:   not shown: the grant scope reads them (digest sha256:") || strings.Contains(out, "-> ") || strings.Contains(out, `{"text":`) {
+		t.Fatalf("approvals show without the grant scope: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut = runMainWith(t, w.env, "approvals", "approve", w.id, "--choice", "run_once", "--reason", "the note is fine")
 	if code != 0 || !strings.Contains(errOut, "answering tools.record_note (call 2;") {
 		t.Fatalf("approvals approve run_once: exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -200,7 +206,8 @@ func TestCallReviewInTheConsole(t *testing.T) {
 			t.Fatalf("the call lacks %q:\n%s", want, call)
 		}
 	}
-	if got := tab.text(t, card+" .reads"); !strings.Contains(got, "tools.search_panda_docs") || !strings.Contains(got, `\u001b[2J<img src=x onerror=window.pwned=1>\u202eevil`) {
+	if got := tab.text(t, card+" .reads"); !strings.Contains(got, "tools.search_panda_docs") || !strings.Contains(got, `\u001b[2J\u003cimg src=x onerror=window.pwned=1\u003e\u202eevil`) ||
+		!strings.Contains(got, `"query":"\u001b[2J<img src=x onerror=window.pwned=1>`) {
 		t.Fatalf("the reads:\n%s", got)
 	}
 	if got := tab.text(t, card+" .marked-code .stop-line"); !strings.Contains(got, "tools.record_note(text=n[") {
@@ -219,6 +226,7 @@ func TestCallReviewInTheConsole(t *testing.T) {
 
 	tab.run(t, chromedp.SendKeys(card+" .approval-reason", "the note is fine", chromedp.ByQuery),
 		chromedp.Click(card+` button[data-choice="run_once"]`, chromedp.ByQuery))
+	tab.waitJS(t, `!document.querySelector('`+card+`')`)
 	// The requester's run goes on to the next call.
 	mustStatus(t, w.as(t, w.agent, "POST", "/v1/turns/"+w.id+"/run", nil), 202)
 	tab.waitJS(t, `(document.querySelector('`+card+` .paused-call') || {textContent: ''}).textContent.includes('tools.kill_job')`)

@@ -158,7 +158,7 @@ function approvalCard(a, canGrant, refresh, reread) {
   };
   const button = (choice, text) => h('button', { type: 'button', class: 'resolve', 'data-choice': choice, onclick: () => ask(choice) }, text);
   const buttons = call
-    ? [button('run_once', 'Run this call'), button('run_all', 'Run this and every later call'), button('auto_run', 'Auto-run'), button('reject', 'Reject')]
+    ? [button('run_once', 'Run this call'), button('run_all', 'Run this and every later call'), button('auto_run', 'Auto-run'), button('always_ask', 'Run this call, always ask'), button('reject', 'Reject')]
     : [button('run_once', 'Run once'), button('auto_run', 'Auto-run'), button('always_ask', 'Always ask'), button('reject', 'Reject')];
   const el = h('article', { class: 'approval' + (call ? ' at-call' : ''), 'data-id': a.id },
     call ? pausedCall(call) : null,
