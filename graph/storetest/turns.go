@@ -426,16 +426,18 @@ func testTurns(t *testing.T, newStore NewStore) {
 		if _, err := s.TransitionTurn(ctx, skip, []gate.TurnStatus{gate.TurnApproved}, false, At(2)); fault.ErrorCode(err) != fault.CodeConflict {
 			t.Fatalf("a transition that skips pauses: %v; want a conflict", err)
 		}
-		// A stale finish is refused as a stale claim is.
-		if _, done, _, err := s.FinishTurn(ctx, func() gate.TurnRecord { f := running; f.Status = gate.TurnSucceeded; return f }(), At(3),
-			procedures.RunRecord{}); err != nil || done {
-			t.Fatalf("a stale finish: done %v, %v; want not done", done, err)
-		}
 		got, err := s.GetApproval(ctx, r.ID)
 		if err != nil || got.Status != gate.TurnApproved || got.Pauses != 1 || got.Pause == nil || got.Pause.Position != 2 {
 			t.Fatalf("the turn is %+v (%v); want approved at its second pause", got, err)
 		}
-		done := step(step(*got, gate.TurnRunning, gate.TurnApproved), gate.TurnSucceeded, gate.TurnRunning)
+		again := step(*got, gate.TurnRunning, gate.TurnApproved)
+		// A finish built from the run of the first pause is refused while
+		// the second runs, as a stale claim is.
+		stale.Status = gate.TurnSucceeded
+		if _, done, _, err := s.FinishTurn(ctx, stale, At(3), procedures.RunRecord{}); err != nil || done {
+			t.Fatalf("a stale finish: done %v, %v; want not done", done, err)
+		}
+		done := step(again, gate.TurnSucceeded, gate.TurnRunning)
 		if done.Pause != nil || done.HoldsValues() {
 			t.Fatalf("a done turn keeps its pause %+v; want it purged", done.Pause)
 		}
