@@ -111,8 +111,11 @@ func (a *admission) admit(r Record) Record {
 			}
 			// A turn paused at a call arrives expired: its pause holds
 			// answers the target never got from its tools.
-			if !t.Live(a.now) || t.Pause != nil || t.Call != nil ||
-				a.bounds.Admit(gate.PendingCount{Total: a.pending, Requester: a.per[t.RequestedBy]}) != nil {
+			if t.Pause != nil || t.Call != nil {
+				t.Status = gate.TurnExpired
+				break
+			}
+			if !t.Live(a.now) || a.bounds.Admit(gate.PendingCount{Total: a.pending, Requester: a.per[t.RequestedBy]}) != nil {
 				t.Status = gate.TurnExpired
 				break
 			}

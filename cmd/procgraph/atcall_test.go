@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -367,4 +369,175 @@ func atAlterPause(tb testing.TB, backend string, s *server, restart func() *serv
 		return restart()
 	}
 	return s
+}
+
+// TestAtCallScopesWaitsAndAudit: the call's arguments and the reads are
+// the grant scope's alone; the requester's waiting submit runs the
+// approved call; auto_run at a call covers the block, whose next turn
+// runs with no pause; every pause, answer and resume is audited with
+// digests, never an argument value; an unknown review is refused.
+func TestAtCallScopesWaitsAndAudit(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "tokens.json")
+	agent := mustCreateToken(t, file, "agent", "invoke")
+	reader := mustCreateToken(t, file, "reader", "read")
+	operator := mustCreateToken(t, file, "operator", "read,grant")
+	up := mustAtUpstream(t)
+	dir := t.TempDir()
+	s, err := startMain(t, []string{"serve", "--addr", "127.0.0.1:0", "--data", dir + "/p.db", "--sandbox-workers", "1",
+		"--tools", catalogueFile(t), "--upstream-http", up.URL, "--tokens-file", file, "--review-default", "at_call"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	as := func(tok string, q req) reply { q.Token = &tok; return s.send(t, q) }
+	body := func(task int, extra map[string]any) map[string]any {
+		b := map[string]any{"code": atBlocks["starlark"]["two"], "session_id": "atcall", "phase": "interactive",
+			"arguments": map[string]any{"task_id": task}}
+		maps.Copy(b, extra)
+		return b
+	}
+
+	details := mustError(t, as(agent, req{Method: "POST", Path: "/v1/turns", Body: body(1, map[string]any{"review": "per_call"})}), 400, "invalid_request")
+	if details["field"] != "review" {
+		t.Fatalf("an unknown review: %v; want field review", details)
+	}
+
+	// The server's default is at_call: no review in the request.
+	turn := mustStatus(t, as(agent, req{Method: "POST", Path: "/v1/turns", Body: body(21, nil)}), 202)["turn"].(map[string]any)
+	id := turn["id"].(string)
+	if turn["review"] != "at_call" {
+		t.Fatalf("turn %v; want the server's default review at_call", turn)
+	}
+	ra := mustStatus(t, as(reader, req{Method: "GET", Path: "/v1/approvals/" + id}), 200)
+	if c, _ := ra["call"].(map[string]any); c == nil || c["arguments"] != nil || c["args_digest"] == "" || len(ra["reads"].([]any)) != 0 {
+		t.Fatalf("without grant the review shows call %v, reads %v; want the call without values, no reads", ra["call"], ra["reads"])
+	}
+	oa := mustStatus(t, as(operator, req{Method: "GET", Path: "/v1/approvals/" + id}), 200)
+	if c, _ := oa["call"].(map[string]any); c == nil || c["arguments"] == nil || len(oa["reads"].([]any)) != 1 {
+		t.Fatalf("with grant the review shows call %v, reads %v; want the arguments and the read", oa["call"], oa["reads"])
+	}
+
+	// The requester waits on GET …?wait_s; the operator answers auto_run
+	// at the first call: the run goes on without pauses.
+	waited := make(chan reply, 1)
+	go func() { waited <- as(agent, req{Method: "GET", Path: "/v1/turns/" + id + "?wait_s=30"}) }()
+	c := callOf(t, turn)
+	mustStatus(t, as(operator, req{Method: "POST", Path: "/v1/approvals/" + id + "/resolve", Body: map[string]any{"choice": "auto_run",
+		"call": map[string]any{"position": c["position"], "args_digest": c["args_digest"]}}}), 200)
+	if w := mustStatus(t, <-waited, 200)["turn"].(map[string]any); w["status"] != "approved" {
+		t.Fatalf("the waiter saw %v; want approved", w)
+	}
+	out := mustStatus(t, as(agent, req{Method: "POST", Path: "/v1/turns/" + id + "/run"}), 200)
+	want := []string{`get_task_jobs_summary{"task_id":21}`, `kill_job{"panda_id":4021}`, `kill_job{"panda_id":6021}`}
+	if got := up.seen(); out["status"] != "succeeded" || !slices.Equal(got, want) {
+		t.Fatalf("run %v, the upstream saw %v; want %v", out["status"], got, want)
+	}
+	// The session's policy covers the block: the next turn runs at once.
+	out = mustStatus(t, as(agent, req{Method: "POST", Path: "/v1/turns", Body: body(21, nil)}), 200)
+	if d, _ := out["decision"].(map[string]any); d["reason"] != "session_policy" {
+		t.Fatalf("the covered block's decision %v; want session_policy", d)
+	}
+
+	// A requester waiting in its submit gets the run once it is answered.
+	submitted := make(chan reply, 1)
+	go func() {
+		submitted <- as(agent, req{Method: "POST", Path: "/v1/turns", Body: body(22, map[string]any{"wait_s": 30, "session_id": "other"})})
+	}()
+	var pending map[string]any
+	for pending == nil {
+		list := mustStatus(t, as(operator, req{Method: "GET", Path: "/v1/approvals?status=pending&session=other"}), 200)["approvals"].([]any)
+		if len(list) > 0 {
+			pending = list[0].(map[string]any)
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	pc := callOf(t, pending)
+	mustStatus(t, as(operator, req{Method: "POST", Path: "/v1/approvals/" + pending["id"].(string) + "/resolve", Body: map[string]any{"choice": "run_once",
+		"call": map[string]any{"position": pc["position"], "args_digest": pc["args_digest"]}}}), 200)
+	again := mustStatus(t, <-submitted, 202)["turn"].(map[string]any)
+	if num(callOf(t, again)["position"]) != 2 || num(again["pauses"]) != 1 {
+		t.Fatalf("the waiting submit answered %v; want paused again at call 2", again)
+	}
+
+	// The audit names the calls by their digests and holds no value.
+	raw := as(operator, req{Method: "GET", Path: "/v1/decisions?limit=500"})
+	log := string(raw.Body)
+	for _, v := range []string{"4021", "6021", "4022", "6022"} {
+		if strings.Contains(log, v) {
+			t.Fatalf("the audit holds the argument value %s: %s", v, log)
+		}
+	}
+	var decisions struct {
+		Decisions []map[string]any `json:"decisions"`
+	}
+	raw.Into(t, &decisions)
+	reasons := map[string]int{}
+	for _, d := range decisions.Decisions {
+		note, _ := d["note"].(string)
+		if strings.Contains(note, "args "+c["args_digest"].(string)) {
+			reasons[d["kind"].(string)+"/"+d["reason"].(string)]++
+		}
+	}
+	for _, k := range []string{"turn/review_required", "approval/operator_approved", "turn/operator_approved"} {
+		if reasons[k] != 1 {
+			t.Fatalf("records naming the first call by its digest: %v; want one %s", reasons, k)
+		}
+	}
+}
+
+// TestAtCallCrashAfterDispatchNeverResends: a server killed while the
+// approved call is in flight leaves the turn running, and the server that
+// opens its store after it never sends the call again: the turn cannot be
+// claimed, answered or run (the sweep ends it as run_lost once no run can
+// still end it).
+func TestAtCallCrashAfterDispatchNeverResends(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("starts a subprocess")
+	}
+	up := mustAtUpstream(t)
+	data := filepath.Join(t.TempDir(), "p.db")
+	args := []string{"serve", "--addr", "127.0.0.1:0", "--data", data, "--sandbox-workers", "1", "--tools", catalogueFile(t),
+		"--upstream-http", up.URL, "--auth", "off"}
+	p := mustServeProcess(t, args)
+	turn := submitAtCall(t, p.server, "starlark", atBlocks["starlark"]["one"], 31)
+	id := turn["id"].(string)
+	answerAt(t, p.server, turn, "run_once")
+	up.mu.Lock()
+	up.block = make(chan struct{})
+	up.mu.Unlock()
+	go func() {
+		r, err := http.Post(p.URL+"/v1/turns/"+id+"/run", "application/json", nil)
+		if err == nil {
+			r.Body.Close()
+		}
+	}()
+	for !slices.Contains(up.seen(), `kill_job{"panda_id":4031}`) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := p.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = p.cmd.Wait()
+	up.mu.Lock()
+	close(up.block)
+	up.block = nil
+	up.mu.Unlock()
+
+	s, err := startMain(t, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := mustError(t, s.post(t, "/v1/turns/"+id+"/run", nil), 409, "conflict"); d["status"] != "running" {
+		t.Fatalf("running the crashed turn again: %v; want refused, running", d)
+	}
+	mustError(t, s.post(t, "/v1/approvals/"+id+"/resolve", map[string]any{"choice": "run_once"}), 409, "conflict")
+	if got := mustStatus(t, s.get(t, "/v1/turns/"+id), 200)["turn"].(map[string]any); got["status"] != "running" {
+		t.Fatalf("the crashed turn is %v; want running until the sweep ends it", got)
+	}
+	want := []string{`get_task_jobs_summary{"task_id":31}`, `kill_job{"panda_id":4031}`}
+	if got := up.seen(); !slices.Equal(got, want) {
+		t.Fatalf("the upstream saw %v; want the kill once", got)
+	}
 }
