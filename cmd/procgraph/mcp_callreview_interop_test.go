@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -135,5 +136,94 @@ func TestMCPInteropReviewAtCall(t *testing.T) {
 				t.Fatalf("without the grant scope the upstream saw %v, want the read only", tools)
 			}
 		})
+	}
+}
+
+// TestMCPInteropReviewAtCallStale: an answer given in an MCP client to
+// the call it was shown never answers another. The official Python SDK
+// at 2026-07-28 is asked to review record_note; before it answers, the
+// call is approved elsewhere and the run goes on to pause at kill_job.
+// The client's approval (its genuine requestState) is then refused
+// (call_changed): kill_job, whose arguments it never saw, does not run.
+func TestMCPInteropReviewAtCallStale(t *testing.T) {
+	t.Parallel()
+	argv, missing := pythonClient()
+	requireSDK(t, missing)
+	up := mustUpstream(t)
+	file := filepath.Join(t.TempDir(), "tokens.json")
+	reviewer := mustCreateToken(t, file, "reviewer", "read,invoke,grant")
+	s := mustServe(t, serverOpts{Upstream: up, TokensFile: file, AllowMutating: true})
+
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], "review_atcall_stale.py", s.URL+"/mcp/interactive", callReviewBlock)
+	cmd.Dir = interopDir
+	cmd.Env = append(cmd.Environ(), "MCP_TOKEN="+reviewer)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(stdout)
+	var asked struct{ Step, Message string }
+	if err := dec.Decode(&asked); err != nil || asked.Step != "asked" || !strings.HasPrefix(asked.Message, "Paused before tools.record_note") {
+		_ = cmd.Wait()
+		t.Fatalf("the client printed %+v (%v)\n%s", asked, err, stderr.String())
+	}
+	id := regexp.MustCompile(`Review turn (trn_[0-9a-f]+)\.`).FindStringSubmatch(asked.Message)
+	if id == nil {
+		t.Fatalf("no turn in the review:\n%s", asked.Message)
+	}
+	// Elsewhere: the call is approved and the run goes on to kill_job.
+	var appr struct {
+		Call struct {
+			Position   int    `json:"position"`
+			ArgsDigest string `json:"args_digest"`
+		} `json:"call"`
+	}
+	tok := reviewer
+	s.send(t, req{Method: "GET", Path: "/v1/approvals/" + id[1], Token: &tok}).Into(t, &appr)
+	mustStatus(t, s.send(t, req{Method: "POST", Path: "/v1/approvals/" + id[1] + "/resolve", Token: &tok,
+		Body: map[string]any{"choice": "run_once", "reason": "elsewhere", "call": map[string]any{"position": appr.Call.Position, "args_digest": appr.Call.ArgsDigest}}}), 200)
+	mustStatus(t, s.send(t, req{Method: "POST", Path: "/v1/turns/" + id[1] + "/run", Token: &tok}), 202)
+	up.reset()
+
+	if _, err := stdin.Write([]byte("go\n")); err != nil {
+		t.Fatal(err)
+	}
+	var answered struct {
+		Step          string
+		IsError       bool `json:"is_error"`
+		Text          string
+		InputRequired bool `json:"input_required"`
+	}
+	if err := dec.Decode(&answered); err != nil {
+		_ = cmd.Wait()
+		t.Fatalf("the client's answer: %v\n%s", err, stderr.String())
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("the client failed: %v\n%s", err, stderr.String())
+	}
+	if answered.Step != "answered" || !answered.IsError || answered.InputRequired || !strings.Contains(answered.Text, "call_changed") {
+		t.Fatalf("a stale answer: %+v", answered)
+	}
+	up.mustSeeNothing(t, "a stale answer")
+	var st struct {
+		Status string `json:"status"`
+		Call   struct {
+			Tool string `json:"tool"`
+		} `json:"call"`
+	}
+	s.send(t, req{Method: "GET", Path: "/v1/approvals/" + id[1], Token: &tok}).Into(t, &st)
+	if st.Status != "pending" || st.Call.Tool != "kill_job" {
+		t.Fatalf("after a stale answer the turn is %+v", st)
 	}
 }

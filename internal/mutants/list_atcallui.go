@@ -56,6 +56,13 @@ func init() {
 			Tests:    []string{"TestMCPInteropReviewAtCall/python-elicitation"},
 		},
 		{
+			Name:     "atcallui/mcp-answer-unbound-to-call",
+			Why:      "an MCP client's answer resolves the turn without naming its call: an approval given to one call, answered after the run paused at the next, runs that next call, whose arguments the client never saw",
+			Edits:    []Edit{{Dir: "mcpserve", Files: "turns.go", Find: "HasGrant: true, Call: call})", Replace: "HasGrant: true, Call: nil})"}},
+			Packages: []string{"./cmd/procgraph"},
+			Tests:    []string{"TestMCPInteropReviewAtCallStale"},
+		},
+		{
 			Name:     "atcallui/mcp-next-call-not-asked",
 			Why:      "at 2026-07-28 a resumed run that paused at its next call answers pending instead of asking for that call: the client's review stops after the first call",
 			Edits:    []Edit{{Dir: "mcpserve", Files: "turns.go", Find: "return h.askReview(ctx, c, args, claim.Turn, claim.Suggestion)", Replace: "return pendingResult(ans.Turn, claim.Suggestion)"}},
