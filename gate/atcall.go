@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/internal/fields"
+	"github.com/procgraph/procgraph/internal/jsonvalue"
 	"github.com/procgraph/procgraph/internal/text"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
@@ -137,6 +139,7 @@ func (g *Gate) resume(ctx context.Context, cur *TurnRecord, running TurnRecord, 
 		_ = g.r.Commit(ctx, pending) // logged on failure
 		return nil, g.endResume(ctx, running, b, err)
 	}
+	g.recordDispatched(ctx, running.Turn, b, res)
 	if res.Pause != nil {
 		_ = g.r.Commit(ctx, pending) // as above
 		next := running
@@ -157,6 +160,35 @@ func (g *Gate) resume(ctx context.Context, cur *TurnRecord, running TurnRecord, 
 	g.finish(ctx, running, ans, b, ran)
 	g.notify(cur.ID)
 	return ans, nil
+}
+
+// recordDispatched records the state-changing calls a resume dispatched
+// (res.Dispatched: the approved call, and with run_all or auto_run the
+// later ones), each by its position, tool and the digest of its
+// arguments, in one audit record (kind turn, operator_approved). A
+// failure is logged: the calls were made.
+func (g *Gate) recordDispatched(ctx context.Context, t Turn, b *replay.Block, res *replay.AtCallResult) {
+	if len(res.Dispatched) == 0 {
+		return
+	}
+	var note strings.Builder
+	note.WriteString("dispatched")
+	for _, i := range res.Dispatched {
+		if i >= len(res.Calls) {
+			continue
+		}
+		c := res.Calls[i]
+		digest, err := jsonvalue.Digest(c.Arguments)
+		if err != nil {
+			digest = "none"
+		}
+		fmt.Fprintf(&note, " call %d tools.%s args %s;", i, c.Tool, digest)
+	}
+	d := g.turnDecision(t, b, procedures.Verdict{Outcome: audit.Allowed, Reason: audit.ReasonOperatorApproved}, []string{})
+	d.Note = strings.TrimSuffix(note.String(), ";")
+	if _, err := g.r.Record(context.WithoutCancel(ctx), d); err != nil {
+		g.r.Logger().Error().Err(err).Str("turn", t.ID).Msg("turn: the calls a resume dispatched could not be recorded")
+	}
 }
 
 // endResume ends the running turn whose resume was refused with err

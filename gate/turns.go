@@ -169,8 +169,9 @@ type Turn struct {
 	// Review is how the turn is reviewed (ReviewBlock for a turn stored
 	// before reviews: Review.Of).
 	Review Review `json:"review"`
-	// Call is the call the turn is paused at, while it is (status
-	// pending, review at_call); nil otherwise.
+	// Call is the call a turn reviewed at the call is paused at (status
+	// pending), approved at (approved, running) or last stopped at (done);
+	// nil for a turn that never paused.
 	Call *TurnCall `json:"call,omitempty"`
 	// Pauses is how many of its pauses were answered with a call that
 	// ran (the calls approved so far; a run_all covers the rest of the

@@ -93,6 +93,13 @@ func init() {
 			Tests:    []string{"TestAtCallScopesWaitsAndAudit"},
 		},
 		{
+			Name:     "atcallgate/dispatch-unaudited",
+			Why:      "the state-changing calls a resume dispatched (the later ones of a run_all among them) leave no audit record",
+			Edits:    []Edit{{Dir: "gate", Files: "atcall.go", Find: "\tg.recordDispatched(ctx, running.Turn, b, res)\n", Replace: ""}},
+			Packages: []string{"./cmd/procgraph"},
+			Tests:    []string{"TestAtCallScopesWaitsAndAudit"},
+		},
+		{
 			Name:     "atcallgate/paused-turn-imported-pending",
 			Why:      "a dump's turn paused at a call arrives pending with its pause: answers the target's tools never gave are shown and resumed from",
 			Edits:    []Edit{{Dir: "dump", Files: "admit.go", Find: "\t\t\tif t.Pause != nil || t.Call != nil {\n", Replace: "\t\t\tif false {\n"}},
