@@ -140,6 +140,9 @@ func TestCallReviewInATerminal(t *testing.T) {
 		}
 	}
 
+	if code, out, errOut := runMainWith(t, w.env, "approvals", "list"); code != 0 || !strings.Contains(out, "pending at tools.record_note") {
+		t.Fatalf("approvals list: exit %d\n%s\n%s", code, out, errOut)
+	}
 	// Without the grant scope: the call's digest, never its arguments or
 	// what the reads answered.
 	code, out, errOut := runMainWith(t, map[string]string{"PROCGRAPH_URL": w.URL, "PROCGRAPH_TOKEN": w.viewer}, "approvals", "show", w.id)

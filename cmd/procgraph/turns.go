@@ -314,7 +314,11 @@ func cmdApprovalsList(ctx context.Context, args []string, s stdio) int {
 	return newClient(ctx).call(ctx, cl, s, "GET", "/v1/approvals", q, nil, &out, func(w io.Writer) {
 		var rows [][]string
 		for _, a := range out.Approvals {
-			rows = append(rows, []string{a.ID, a.SessionID, string(a.Status), strings.Join(a.Signature, ","),
+			status := string(a.Status)
+			if a.Call != nil && a.Status == gate.TurnPending {
+				status += " at tools." + a.Call.Tool // paused at a call
+			}
+			rows = append(rows, []string{a.ID, a.SessionID, status, strings.Join(a.Signature, ","),
 				yesNo(a.ReadOnly), a.RequestedBy, a.Deadline.Format(timeLayout)})
 		}
 		table(w, "ID\tSESSION\tSTATUS\tTOOLS\tREAD-ONLY\tREQUESTED BY\tDEADLINE", rows)
