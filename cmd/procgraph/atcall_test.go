@@ -289,6 +289,28 @@ func runAtCallSuite(t *testing.T, backend string) {
 			t.Fatalf("the upstream saw %v; want the read only", got)
 		}
 	})
+	t.Run("a catalogue change between the answer and the resume refuses", func(t *testing.T) {
+		before := len(up.seen())
+		turn := submitAtCall(t, s, "starlark", atBlocks["starlark"]["one"], 14)
+		answerAt(t, s, turn, "run_once")
+		var cat struct {
+			Tools []map[string]any `json:"tools"`
+		}
+		s.get(t, "/v1/tools").Into(t, &cat)
+		for _, tool := range cat.Tools {
+			if tool["name"] == "kill_job" {
+				tool["input_schema"].(map[string]any)["properties"].(map[string]any)["reason"] = map[string]any{"type": "string"}
+			}
+		}
+		mustStatus(t, s.send(t, req{Method: "PUT", Path: "/v1/tools", Body: map[string]any{"tools": cat.Tools}}), 200)
+		d := mustError(t, s.post(t, "/v1/turns/"+turn["id"].(string)+"/run", nil), 403, "denied")
+		if dec, _ := d["decision"].(map[string]any); dec["reason"] != "catalogue_drift" {
+			t.Fatalf("a resume after a catalogue change: %v; want denied catalogue_drift", d)
+		}
+		if got := up.seen()[before:]; !slices.Equal(got, []string{`get_task_jobs_summary{"task_id":14}`}) {
+			t.Fatalf("the upstream saw %v; want the read only", got)
+		}
+	})
 	t.Run("two requests racing the resume dispatch once", func(t *testing.T) {
 		others := []*server{s}
 		if backend == "neo4j" {
