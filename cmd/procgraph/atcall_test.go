@@ -264,6 +264,24 @@ func runAtCallSuite(t *testing.T, backend string) {
 			t.Fatalf("run %v, the upstream saw %v; want %v", out["status"], got, want)
 		}
 	})
+	t.Run("run_all answers a call only", func(t *testing.T) {
+		out := mustStatus(t, s.post(t, "/v1/turns", map[string]any{"code": atBlocks["starlark"]["one"], "session_id": "atcall",
+			"phase": "interactive", "review": "block", "arguments": map[string]any{"task_id": 15}}), 202)
+		turn := out["turn"].(map[string]any)
+		if turn["review"] != "block" || turn["call"] != nil {
+			t.Fatalf("a block turn %v; want review block, no call", turn)
+		}
+		d := mustError(t, s.post(t, "/v1/approvals/"+turn["id"].(string)+"/resolve", map[string]any{"choice": "run_all"}), 400, "invalid_request")
+		if d["field"] != "choice" {
+			t.Fatalf("run_all on a block turn: %v; want field choice", d)
+		}
+		a := mustStatus(t, s.get(t, "/v1/approvals/"+turn["id"].(string)), 200)
+		for _, cv := range a["covers"].([]any) {
+			if cv.(map[string]any)["choice"] == "run_all" {
+				t.Fatalf("a block turn's covers offer run_all: %v", a["covers"])
+			}
+		}
+	})
 	t.Run("a block with no state-changing call runs without review", func(t *testing.T) {
 		out := mustStatus(t, s.post(t, "/v1/turns", map[string]any{"code": "return tools.get_task_jobs_summary(task_id=task_id)",
 			"session_id": "atcall", "phase": "interactive", "review": "at_call", "arguments": map[string]any{"task_id": 11}}), 200)
