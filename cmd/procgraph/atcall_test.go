@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/graph/embedded"
 	pgneo4j "github.com/procgraph/procgraph/graph/neo4j"
@@ -593,5 +595,44 @@ func TestAtCallCrashAfterDispatchNeverResends(t *testing.T) {
 	want := []string{`get_task_jobs_summary{"task_id":31}`, `kill_job{"panda_id":4031}`}
 	if got := up.seen(); !slices.Equal(got, want) {
 		t.Fatalf("the upstream saw %v; want the kill once", got)
+	}
+}
+
+// TestAtCallOverMCPAwait: with the server's review at_call, run_code on
+// /mcp/interactive pauses at the first kill; await_approval, once the
+// operator answered over HTTP, runs that call and answers the next pause
+// as pending (never a run it did not make).
+func TestAtCallOverMCPAwait(t *testing.T) {
+	t.Parallel()
+	up := mustAtUpstream(t)
+	dir := t.TempDir()
+	s, err := startMain(t, []string{"serve", "--addr", "127.0.0.1:0", "--data", dir + "/p.db", "--sandbox-workers", "1",
+		"--tools", catalogueFile(t), "--upstream-http", up.URL, "--auth", "off", "--review-default", "at_call"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inter := mustMCPClient(t, s, "/mcp/interactive", nil)
+	res := callRunCode(t, inter, map[string]any{"code": atBlocks["starlark"]["two"], "arguments": map[string]any{"task_id": 41}, "session_id": "m"})
+	var pending struct {
+		PendingApproval string `json:"pending_approval"`
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	if res.IsError || json.Unmarshal(b, &pending) != nil || pending.PendingApproval == "" {
+		t.Fatalf("run_code at the call: %s", mcpText(res))
+	}
+	turn := mustStatus(t, s.get(t, "/v1/turns/"+pending.PendingApproval), 200)["turn"].(map[string]any)
+	answerAt(t, s, turn, "run_once")
+	res, err = inter.CallTool(context.Background(), &mcp.CallToolParams{Name: "await_approval", Arguments: map[string]any{"id": pending.PendingApproval, "wait_s": 5}})
+	if err != nil {
+		t.Fatalf("await_approval: %v", err)
+	}
+	b, _ = json.Marshal(res.StructuredContent)
+	pending.PendingApproval = ""
+	if res.IsError || json.Unmarshal(b, &pending) != nil || pending.PendingApproval == "" {
+		t.Fatalf("await_approval after the first kill: %s; want pending at the second", mcpText(res))
+	}
+	want := []string{`get_task_jobs_summary{"task_id":41}`, `kill_job{"panda_id":4041}`}
+	if got := up.seen(); !slices.Equal(got, want) {
+		t.Fatalf("the upstream saw %v; want %v", got, want)
 	}
 }
