@@ -636,3 +636,31 @@ func TestAtCallOverMCPAwait(t *testing.T) {
 		t.Fatalf("the upstream saw %v; want %v", got, want)
 	}
 }
+
+// TestAtCallPauseIsAPendingApproval: a pause counts in the pending
+// bounds: past them the turn's first pause is refused 429 busy, its read
+// made, nothing state-changing dispatched, nothing pending.
+func TestAtCallPauseIsAPendingApproval(t *testing.T) {
+	t.Parallel()
+	up := mustAtUpstream(t)
+	dir := t.TempDir()
+	s, err := startMain(t, []string{"serve", "--addr", "127.0.0.1:0", "--data", dir + "/p.db", "--sandbox-workers", "1",
+		"--tools", catalogueFile(t), "--upstream-http", up.URL, "--auth", "off", "--max-pending-approvals", "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	submitAtCall(t, s, "starlark", atBlocks["starlark"]["one"], 51)
+	d := mustError(t, s.post(t, "/v1/turns", map[string]any{"code": atBlocks["starlark"]["one"], "session_id": "atcall",
+		"phase": "interactive", "review": "at_call", "arguments": map[string]any{"task_id": 52}}), 429, "busy")
+	if d["reason"] != "pending_approvals" {
+		t.Fatalf("a pause past the bound: %v; want busy pending_approvals", d)
+	}
+	want := []string{`get_task_jobs_summary{"task_id":51}`, `get_task_jobs_summary{"task_id":52}`}
+	if got := up.seen(); !slices.Equal(got, want) {
+		t.Fatalf("the upstream saw %v; want the two reads only", got)
+	}
+	list := mustStatus(t, s.get(t, "/v1/approvals?status=pending"), 200)["approvals"].([]any)
+	if len(list) != 1 {
+		t.Fatalf("%d approvals pending; want the first pause only", len(list))
+	}
+}
