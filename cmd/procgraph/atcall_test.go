@@ -331,6 +331,33 @@ func runAtCallSuite(t *testing.T, backend string) {
 			t.Fatalf("the upstream saw %v; want the read only", got)
 		}
 	})
+	t.Run("a catalogue change before the answer: reviewed again, then diverged", func(t *testing.T) {
+		before := len(up.seen())
+		turn := submitAtCall(t, s, "starlark", atBlocks["starlark"]["one"], 16)
+		var cat struct {
+			Tools []map[string]any `json:"tools"`
+		}
+		s.get(t, "/v1/tools").Into(t, &cat)
+		for _, tool := range cat.Tools {
+			if tool["name"] == "kill_job" {
+				tool["input_schema"].(map[string]any)["properties"].(map[string]any)["force"] = map[string]any{"type": "boolean"}
+			}
+		}
+		mustStatus(t, s.send(t, req{Method: "PUT", Path: "/v1/tools", Body: map[string]any{"tools": cat.Tools}}), 200)
+		c := callOf(t, turn)
+		answer := map[string]any{"choice": "run_once", "call": map[string]any{"position": c["position"], "args_digest": c["args_digest"]}}
+		d := mustError(t, s.post(t, "/v1/approvals/"+turn["id"].(string)+"/resolve", answer), 409, "conflict")
+		if d["reason"] != "catalogue_drift" {
+			t.Fatalf("an answer after a catalogue change: %v; want catalogue_drift", d)
+		}
+		mustStatus(t, s.post(t, "/v1/approvals/"+turn["id"].(string)+"/resolve", answer), 200)
+		if d := mustError(t, s.post(t, "/v1/turns/"+turn["id"].(string)+"/run", nil), 409, "conflict"); d["reason"] != "diverged" {
+			t.Fatalf("the resume of a pause whose tool changed: %v; want diverged", d)
+		}
+		if got := up.seen()[before:]; !slices.Equal(got, []string{`get_task_jobs_summary{"task_id":16}`}) {
+			t.Fatalf("the upstream saw %v; want the read only", got)
+		}
+	})
 	t.Run("two requests racing the resume dispatch once", func(t *testing.T) {
 		others := []*server{s}
 		if backend == "neo4j" {
