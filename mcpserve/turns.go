@@ -460,6 +460,11 @@ func (h *Handler) awaitApproval(ctx context.Context, _ *mcp.CallToolRequest, c c
 // characters are JSON escapes (text.VisibleJSON: the same value, shown
 // visibly; its message quotes the upstream).
 func turnResult(ans *gate.TurnAnswer) (*mcp.CallToolResult, error) {
+	if !ans.Ran() {
+		// A turn reviewed at the call that paused again at its next
+		// state-changing call: pending, as a submit that waits.
+		return pendingResult(ans.Turn, nil)
+	}
 	res, err := jsonResult(ans, nil)
 	if err != nil {
 		return nil, err

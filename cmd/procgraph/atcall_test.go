@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/graph/embedded"
 	pgneo4j "github.com/procgraph/procgraph/graph/neo4j"
@@ -264,6 +266,24 @@ func runAtCallSuite(t *testing.T, backend string) {
 			t.Fatalf("run %v, the upstream saw %v; want %v", out["status"], got, want)
 		}
 	})
+	t.Run("run_all answers a call only", func(t *testing.T) {
+		out := mustStatus(t, s.post(t, "/v1/turns", map[string]any{"code": atBlocks["starlark"]["one"], "session_id": "atcall",
+			"phase": "interactive", "review": "block", "arguments": map[string]any{"task_id": 15}}), 202)
+		turn := out["turn"].(map[string]any)
+		if turn["review"] != "block" || turn["call"] != nil {
+			t.Fatalf("a block turn %v; want review block, no call", turn)
+		}
+		d := mustError(t, s.post(t, "/v1/approvals/"+turn["id"].(string)+"/resolve", map[string]any{"choice": "run_all"}), 400, "invalid_request")
+		if d["field"] != "choice" {
+			t.Fatalf("run_all on a block turn: %v; want field choice", d)
+		}
+		a := mustStatus(t, s.get(t, "/v1/approvals/"+turn["id"].(string)), 200)
+		for _, cv := range a["covers"].([]any) {
+			if cv.(map[string]any)["choice"] == "run_all" {
+				t.Fatalf("a block turn's covers offer run_all: %v", a["covers"])
+			}
+		}
+	})
 	t.Run("a block with no state-changing call runs without review", func(t *testing.T) {
 		out := mustStatus(t, s.post(t, "/v1/turns", map[string]any{"code": "return tools.get_task_jobs_summary(task_id=task_id)",
 			"session_id": "atcall", "phase": "interactive", "review": "at_call", "arguments": map[string]any{"task_id": 11}}), 200)
@@ -286,6 +306,55 @@ func runAtCallSuite(t *testing.T, backend string) {
 			t.Fatalf("a diverged resume: %v; want diverged, the turn denied", d)
 		}
 		if got := up.seen()[before:]; !slices.Equal(got, []string{`get_task_jobs_summary{"task_id":12}`}) {
+			t.Fatalf("the upstream saw %v; want the read only", got)
+		}
+	})
+	t.Run("a catalogue change between the answer and the resume refuses", func(t *testing.T) {
+		before := len(up.seen())
+		turn := submitAtCall(t, s, "starlark", atBlocks["starlark"]["one"], 14)
+		answerAt(t, s, turn, "run_once")
+		var cat struct {
+			Tools []map[string]any `json:"tools"`
+		}
+		s.get(t, "/v1/tools").Into(t, &cat)
+		for _, tool := range cat.Tools {
+			if tool["name"] == "kill_job" {
+				tool["input_schema"].(map[string]any)["properties"].(map[string]any)["reason"] = map[string]any{"type": "string"}
+			}
+		}
+		mustStatus(t, s.send(t, req{Method: "PUT", Path: "/v1/tools", Body: map[string]any{"tools": cat.Tools}}), 200)
+		d := mustError(t, s.post(t, "/v1/turns/"+turn["id"].(string)+"/run", nil), 403, "denied")
+		if dec, _ := d["decision"].(map[string]any); dec["reason"] != "catalogue_drift" {
+			t.Fatalf("a resume after a catalogue change: %v; want denied catalogue_drift", d)
+		}
+		if got := up.seen()[before:]; !slices.Equal(got, []string{`get_task_jobs_summary{"task_id":14}`}) {
+			t.Fatalf("the upstream saw %v; want the read only", got)
+		}
+	})
+	t.Run("a catalogue change before the answer: reviewed again, then diverged", func(t *testing.T) {
+		before := len(up.seen())
+		turn := submitAtCall(t, s, "starlark", atBlocks["starlark"]["one"], 16)
+		var cat struct {
+			Tools []map[string]any `json:"tools"`
+		}
+		s.get(t, "/v1/tools").Into(t, &cat)
+		for _, tool := range cat.Tools {
+			if tool["name"] == "kill_job" {
+				tool["input_schema"].(map[string]any)["properties"].(map[string]any)["force"] = map[string]any{"type": "boolean"}
+			}
+		}
+		mustStatus(t, s.send(t, req{Method: "PUT", Path: "/v1/tools", Body: map[string]any{"tools": cat.Tools}}), 200)
+		c := callOf(t, turn)
+		answer := map[string]any{"choice": "run_once", "call": map[string]any{"position": c["position"], "args_digest": c["args_digest"]}}
+		d := mustError(t, s.post(t, "/v1/approvals/"+turn["id"].(string)+"/resolve", answer), 409, "conflict")
+		if d["reason"] != "catalogue_drift" {
+			t.Fatalf("an answer after a catalogue change: %v; want catalogue_drift", d)
+		}
+		mustStatus(t, s.post(t, "/v1/approvals/"+turn["id"].(string)+"/resolve", answer), 200)
+		if d := mustError(t, s.post(t, "/v1/turns/"+turn["id"].(string)+"/run", nil), 409, "conflict"); d["reason"] != "diverged" {
+			t.Fatalf("the resume of a pause whose tool changed: %v; want diverged", d)
+		}
+		if got := up.seen()[before:]; !slices.Equal(got, []string{`get_task_jobs_summary{"task_id":16}`}) {
 			t.Fatalf("the upstream saw %v; want the read only", got)
 		}
 	})
@@ -553,5 +622,72 @@ func TestAtCallCrashAfterDispatchNeverResends(t *testing.T) {
 	want := []string{`get_task_jobs_summary{"task_id":31}`, `kill_job{"panda_id":4031}`}
 	if got := up.seen(); !slices.Equal(got, want) {
 		t.Fatalf("the upstream saw %v; want the kill once", got)
+	}
+}
+
+// TestAtCallOverMCPAwait: with the server's review at_call, run_code on
+// /mcp/interactive pauses at the first kill; await_approval, once the
+// operator answered over HTTP, runs that call and answers the next pause
+// as pending (never a run it did not make).
+func TestAtCallOverMCPAwait(t *testing.T) {
+	t.Parallel()
+	up := mustAtUpstream(t)
+	dir := t.TempDir()
+	s, err := startMain(t, []string{"serve", "--addr", "127.0.0.1:0", "--data", dir + "/p.db", "--sandbox-workers", "1",
+		"--tools", catalogueFile(t), "--upstream-http", up.URL, "--auth", "off", "--review-default", "at_call"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inter := mustMCPClient(t, s, "/mcp/interactive", nil)
+	res := callRunCode(t, inter, map[string]any{"code": atBlocks["starlark"]["two"], "arguments": map[string]any{"task_id": 41}, "session_id": "m"})
+	var pending struct {
+		PendingApproval string `json:"pending_approval"`
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	if res.IsError || json.Unmarshal(b, &pending) != nil || pending.PendingApproval == "" {
+		t.Fatalf("run_code at the call: %s", mcpText(res))
+	}
+	turn := mustStatus(t, s.get(t, "/v1/turns/"+pending.PendingApproval), 200)["turn"].(map[string]any)
+	answerAt(t, s, turn, "run_once")
+	res, err = inter.CallTool(context.Background(), &mcp.CallToolParams{Name: "await_approval", Arguments: map[string]any{"id": pending.PendingApproval, "wait_s": 5}})
+	if err != nil {
+		t.Fatalf("await_approval: %v", err)
+	}
+	b, _ = json.Marshal(res.StructuredContent)
+	pending.PendingApproval = ""
+	if res.IsError || json.Unmarshal(b, &pending) != nil || pending.PendingApproval == "" {
+		t.Fatalf("await_approval after the first kill: %s; want pending at the second", mcpText(res))
+	}
+	want := []string{`get_task_jobs_summary{"task_id":41}`, `kill_job{"panda_id":4041}`}
+	if got := up.seen(); !slices.Equal(got, want) {
+		t.Fatalf("the upstream saw %v; want %v", got, want)
+	}
+}
+
+// TestAtCallPauseIsAPendingApproval: a pause counts in the pending
+// bounds: past them the turn's first pause is refused 429 busy, its read
+// made, nothing state-changing dispatched, nothing pending.
+func TestAtCallPauseIsAPendingApproval(t *testing.T) {
+	t.Parallel()
+	up := mustAtUpstream(t)
+	dir := t.TempDir()
+	s, err := startMain(t, []string{"serve", "--addr", "127.0.0.1:0", "--data", dir + "/p.db", "--sandbox-workers", "1",
+		"--tools", catalogueFile(t), "--upstream-http", up.URL, "--auth", "off", "--max-pending-approvals", "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	submitAtCall(t, s, "starlark", atBlocks["starlark"]["one"], 51)
+	d := mustError(t, s.post(t, "/v1/turns", map[string]any{"code": atBlocks["starlark"]["one"], "session_id": "atcall",
+		"phase": "interactive", "review": "at_call", "arguments": map[string]any{"task_id": 52}}), 429, "busy")
+	if d["reason"] != "pending_approvals" {
+		t.Fatalf("a pause past the bound: %v; want busy pending_approvals", d)
+	}
+	want := []string{`get_task_jobs_summary{"task_id":51}`, `get_task_jobs_summary{"task_id":52}`}
+	if got := up.seen(); !slices.Equal(got, want) {
+		t.Fatalf("the upstream saw %v; want the two reads only", got)
+	}
+	list := mustStatus(t, s.get(t, "/v1/approvals?status=pending"), 200)["approvals"].([]any)
+	if len(list) != 1 {
+		t.Fatalf("%d approvals pending; want the first pause only", len(list))
 	}
 }

@@ -100,6 +100,13 @@ func init() {
 			Tests:    []string{"TestAtCallScopesWaitsAndAudit"},
 		},
 		{
+			Name:     "atcallgate/mcp-run-paused-again",
+			Why:      "an MCP await_approval whose resume paused again reads a run that never happened (a nil result): the request panics",
+			Edits:    []Edit{{Dir: "mcpserve", Files: "turns.go", Find: "\tif !ans.Ran() {\n\t\t// A turn reviewed at the call", Replace: "\tif false {\n\t\t// A turn reviewed at the call"}},
+			Packages: []string{"./cmd/procgraph"},
+			Tests:    []string{"TestAtCallOverMCPAwait"},
+		},
+		{
 			Name:     "atcallgate/paused-turn-imported-pending",
 			Why:      "a dump's turn paused at a call arrives pending with its pause: answers the target's tools never gave are shown and resumed from",
 			Edits:    []Edit{{Dir: "dump", Files: "admit.go", Find: "\t\t\tif t.Pause != nil || t.Call != nil {\n", Replace: "\t\t\tif false {\n"}},
