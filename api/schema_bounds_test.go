@@ -203,6 +203,7 @@ func TestEnumsAreTheDomains(t *testing.T) {
 		{fields.Phase, strs(string(audit.PhaseAutomatic), string(audit.PhaseInteractive)), func(v string) bool { return audit.Phase(v).Valid() }},
 		{fields.Status, strs(string(procedures.StatusSucceeded), string(procedures.StatusFailed)), func(v string) bool { return procedures.Status(v).Valid() }},
 		{fields.Choice, choices, func(v string) bool { return gate.Choice(v).Valid() }},
+		{fields.Review, strs(string(gate.ReviewBlock), string(gate.ReviewAtCall)), func(v string) bool { return gate.Review(v).Valid() }},
 	} {
 		if !slices.Equal(c.field.Enum, c.domain) {
 			t.Errorf("%s: the schema's enum %v, the domain's %v", c.field.Name, c.field.Enum, c.domain)

@@ -17,10 +17,10 @@ import (
 var turnRequestBodies = map[string]fields.Field{
 	"TurnRequest": fields.Body(
 		fields.Req(fields.Code), fields.Opt(fields.Dialect), fields.Req(fields.SessionID.NonEmpty()), fields.Req(fields.Phase),
-		fields.Nullable(fields.Arguments), fields.Nullable(fields.TurnSummary), fields.Opt(fields.WaitS),
+		fields.Nullable(fields.Arguments), fields.Nullable(fields.TurnSummary), fields.Opt(fields.WaitS), fields.Opt(fields.Review),
 		fields.Nullable(fields.Field{Name: "capture", Type: fields.Object, Props: []fields.Prop{
 			fields.Nullable(fields.Cause), fields.Nullable(fields.Summary), fields.Nullable(fields.Metadata), fields.Opt(fields.Lift)}})),
-	"ResolveRequest": fields.Body(fields.Req(fields.Choice), fields.Nullable(fields.Reason), fields.Nullable(fields.Code)),
+	"ResolveRequest": fields.Body(fields.Req(fields.Choice), fields.Nullable(fields.Reason), fields.Nullable(fields.Code), fields.Nullable(fields.CallRef)),
 }
 
 // The turn gate's answer schemas.
@@ -35,7 +35,20 @@ var turnResponseSchemas = map[string]string{
 		"requested_by": {"type": "string"}, "requested_at": {"type": "string", "format": "date-time"},
 		"deadline": {"type": "string", "format": "date-time"},
 		"resolution": {"type": ["object", "null"], "properties": {"choice": {"type": "string"}, "by": {"type": "string"},
-			"at": {"type": "string", "format": "date-time"}, "reason": {"type": "string"}, "code_hash": {"type": "string"}}}}}`,
+			"at": {"type": "string", "format": "date-time"}, "reason": {"type": "string"}, "code_hash": {"type": "string"},
+			"call": {"$ref": "#/components/schemas/TurnCall"}}},
+		"review": {"type": "string", "enum": ["block", "at_call"]},
+		"call": {"$ref": "#/components/schemas/TurnCall"},
+		"pauses": {"type": "integer", "minimum": 0, "description": "pauses answered with a call that ran (review at_call)"}}}`,
+	"TurnCall": `{"type": "object", "required": ["position", "line", "tool", "schema_hash", "args_digest"], "description": "the call a turn reviewed at_call is paused at", "properties": {
+		"position": {"type": "integer", "minimum": 0, "description": "the call's index in the run's tool calls"},
+		"line": {"type": "integer", "minimum": 0, "description": "the block's line the call is on (0: unknown)"},
+		"tool": {"type": "string"}, "schema_hash": {"type": "string", "description": "the tool's schema hash (\"\" for a proc__ call)"},
+		"args_digest": {"type": "string", "description": "the canonical digest of the call's arguments"}}}`,
+	"Read": `{"type": "object", "required": ["tool", "arguments", "response", "truncated", "bytes"], "properties": {
+		"tool": {"type": "string"}, "arguments": {"type": "object"},
+		"response": {"type": "string", "description": "the answer as JSON text, hidden characters escaped, at most 4 KiB"},
+		"truncated": {"type": "boolean"}, "bytes": {"type": "integer", "description": "the whole answer's length as JSON"}}}`,
 	"TurnState": `{"type": "object", "required": ["turn"], "properties": {"turn": {"$ref": "#/components/schemas/Turn"}}}`,
 	"TurnAnswer": `{"type": "object", "required": ["turn"], "properties": {"turn": {"$ref": "#/components/schemas/Turn"},
 		"decision": {"$ref": "#/components/schemas/Decision"}, "status": {"type": "string", "enum": ["succeeded", "failed"]},
@@ -51,7 +64,11 @@ var turnResponseSchemas = map[string]string{
 		"nested": {"type": "array", "description": "every proc__ the block may reach, each level, as the approval binds to it (empty once the turn no longer waits to run)",
 			"items": {"$ref": "#/components/schemas/ReachedProcedure"}},
 		"covers": {"type": "array", "description": "for each choice, what answering it covers (empty once resolved)",
-			"items": {"$ref": "#/components/schemas/Cover"}}}}]}`,
+			"items": {"$ref": "#/components/schemas/Cover"}},
+		"call": {"type": "object", "description": "the call a turn reviewed at_call is paused at; arguments only to the grant scope",
+			"allOf": [{"$ref": "#/components/schemas/TurnCall"}], "properties": {"arguments": {"type": "object"}}},
+		"reads": {"type": "array", "description": "the calls before the pause with their answers (grant scope only; [] otherwise)",
+			"items": {"$ref": "#/components/schemas/Read"}}}}]}`,
 	"ReachedProcedure": `{"type": "object", "required": ["name", "depth", "called_by", "code_hash", "read_only", "state_changing_tools",
 		"signature", "dialect", "code", "code_bytes", "truncated", "unavailable"], "properties": {
 		"name": {"type": "string"}, "depth": {"type": "integer", "minimum": 1, "description": "1: the block calls it; 2: a procedure of level 1 does; …"},
@@ -64,7 +81,7 @@ var turnResponseSchemas = map[string]string{
 		"truncated": {"type": "boolean", "description": "code is a prefix: the whole text is GET /v1/procedures/{name}/versions/{code_hash}"},
 		"unavailable": {"type": "boolean", "description": "the store has no version of that hash: resolving asks for a review again"}}}`,
 	"Cover": `{"type": "object", "required": ["choice", "text", "grants"], "properties": {
-		"choice": {"type": "string", "enum": ["run_once", "auto_run", "always_ask", "reject"]},
+		"choice": {"type": "string", "enum": ["run_once", "auto_run", "always_ask", "reject", "run_all"]},
 		"text": {"type": "string", "description": "what the answer runs and remembers"},
 		"grants": {"type": "array", "items": {"type": "string"},
 			"description": "the procedures the answer grants durable auto-run to, for every caller and any arguments, until revoked: confirm before answering"},
@@ -142,6 +159,7 @@ type turnBody struct {
 	Arguments map[string]any `json:"arguments"`
 	Summary   *string        `json:"summary"`
 	WaitS     int            `json:"wait_s"`
+	Review    string         `json:"review"`
 	Capture   *struct {
 		Cause    *causeInput    `json:"cause"`
 		Summary  *string        `json:"summary"`
@@ -162,7 +180,7 @@ func (s *Server) submitTurn(w http.ResponseWriter, r *http.Request) error {
 	caller := principalOf(r)
 	req := gate.TurnRequest{Code: b.Code, Dialect: b.Dialect, SessionID: b.SessionID, Phase: audit.Phase(b.Phase),
 		Arguments: b.Arguments, Summary: deref(b.Summary), Wait: time.Duration(b.WaitS) * time.Second, Actor: caller.Name,
-		MayCapture: caller.Has(auth.ScopeCapture)}
+		MayCapture: caller.Has(auth.ScopeCapture), Review: gate.Review(b.Review)}
 	if b.Capture != nil {
 		req.Capture = &gate.TurnCapture{Summary: deref(b.Capture.Summary), Metadata: b.Capture.Metadata,
 			NoLift: b.Capture.Lift != nil && !*b.Capture.Lift}
@@ -256,9 +274,10 @@ func (s *Server) getApproval(w http.ResponseWriter, r *http.Request) error {
 }
 
 type resolveBody struct {
-	Choice string  `json:"choice"`
-	Reason *string `json:"reason"`
-	Code   *string `json:"code"`
+	Choice string        `json:"choice"`
+	Reason *string       `json:"reason"`
+	Code   *string       `json:"code"`
+	Call   *gate.CallRef `json:"call"`
 }
 
 func (s *Server) resolveApproval(w http.ResponseWriter, r *http.Request) error {
@@ -272,7 +291,7 @@ func (s *Server) resolveApproval(w http.ResponseWriter, r *http.Request) error {
 	}
 	caller := principalOf(r)
 	t, d, err := g.Resolve(r.Context(), gate.ResolveRequest{ID: urlParam(r, "id"), Choice: gate.Choice(b.Choice),
-		Reason: deref(b.Reason), Code: b.Code, Actor: caller.Name, HasGrant: caller.Has(auth.ScopeGrant)})
+		Reason: deref(b.Reason), Code: b.Code, Actor: caller.Name, HasGrant: caller.Has(auth.ScopeGrant), Call: b.Call})
 	if err != nil && t == nil {
 		return err
 	}

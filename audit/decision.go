@@ -157,6 +157,13 @@ const (
 	// ReasonTurnCancelled is the reason of the decision on a turn its
 	// requester cancelled.
 	ReasonTurnCancelled = "turn_cancelled"
+	// ReasonReviewAtCall is the reason of the decision that runs a turn
+	// reviewed at the call under the read-only allow-set, up to its first
+	// state-changing call.
+	ReasonReviewAtCall = "review_at_call"
+	// ReasonDiverged is the reason of the denial of a resumed turn that
+	// did not reach the approved call as it paused (nothing dispatched).
+	ReasonDiverged = "diverged"
 
 	// The reasons of a KindStore record.
 	ReasonImported = "imported"

@@ -15,8 +15,9 @@ import (
 //   - a turn arrives pending only while its deadline, moved no later than
 //     the import's time + the approval timeout, is ahead and the pending
 //     bounds (PendingBounds.Admit, the target's pending ones counted) have
-//     room; a pending one past its deadline or past a bound arrives
-//     expired; an approved one
+//     room; a pending one past its deadline or past a bound, or paused at
+//     a call (its pause holds answers the target's tools never gave),
+//     arrives expired; an approved one
 //     (never run) arrives expired and a running one failed, so no turn
 //     arrives runnable; a pending one's classification (what an operator
 //     reviews) is recomputed against the catalogue the import keeps, its
@@ -107,6 +108,12 @@ func (a *admission) admit(r Record) Record {
 		case gate.TurnPending:
 			if lim := a.now.Add(a.timeout); t.Deadline.After(lim) {
 				t.Deadline = lim
+			}
+			// A turn paused at a call arrives expired: its pause holds
+			// answers the target never got from its tools.
+			if t.Pause != nil || t.Call != nil {
+				t.Status = gate.TurnExpired
+				break
 			}
 			if !t.Live(a.now) || a.bounds.Admit(gate.PendingCount{Total: a.pending, Requester: a.per[t.RequestedBy]}) != nil {
 				t.Status = gate.TurnExpired

@@ -50,12 +50,20 @@ type CoverScope struct {
 	// Edited: the operator replaces the block with code of their own,
 	// whose shape the scope does not know.
 	Edited bool
+	// Call is the call the turn is paused at (review at the call; nil
+	// otherwise): the answers are given at it, and run_all is one.
+	Call *TurnCall
 }
 
-// Covers is the cover of every choice, in Choices' order.
+// Covers is the cover of every choice of s, in Choices' order: at a call
+// (s.Call) every choice, else BlockChoices.
 func Covers(s CoverScope) []Cover {
-	out := make([]Cover, 0, len(Choices))
-	for _, c := range Choices {
+	choices := BlockChoices
+	if s.Call != nil {
+		choices = Choices
+	}
+	out := make([]Cover, 0, len(choices))
+	for _, c := range choices {
 		cv := Cover{Choice: c, Text: CoversText(c, s), Grants: []string{}}
 		if c == ChoiceAutoRun && s.ProcOnly {
 			cv.Grants = append(cv.Grants, s.Procs...)
@@ -78,6 +86,9 @@ func Covers(s CoverScope) []Cover {
 // console and the MCP review all show it), so that a change of what an
 // answer covers changes it here.
 func CoversText(c Choice, s CoverScope) string {
+	if s.Call != nil && !s.Edited {
+		return atCallText(c, s)
+	}
 	switch c {
 	case ChoiceRunOnce:
 		return "run_once runs this block once, as shown, with these arguments; nothing is remembered"
@@ -126,13 +137,41 @@ func CoversText(c Choice, s CoverScope) string {
 	return ""
 }
 
+// atCallText is CoversText at the call s.Call: each answer is given at
+// that call, after its reads ran.
+func atCallText(c Choice, s CoverScope) string {
+	call := fmt.Sprintf("this call (tools.%s", s.Call.Tool)
+	if s.Call.Line > 0 {
+		call += fmt.Sprintf(", line %d", s.Call.Line)
+	}
+	call += ", with the arguments shown)"
+	switch c {
+	case ChoiceRunOnce:
+		return "run_once runs " + call + " once; the run then goes on under the read-only allow-set and asks again at its next " +
+			"state-changing call, if any; nothing is remembered"
+	case ChoiceRunAll:
+		return "run_all runs " + call + " and every later state-changing call of this run without asking again (the whole block's review, " +
+			"given at its first call); nothing is remembered"
+	case ChoiceAutoRun:
+		b := s
+		b.Call = nil
+		return CoversText(ChoiceAutoRun, b) + "; at this call: it runs " + call + " and the rest of the run without asking again"
+	case ChoiceAlwaysAsk:
+		return "always_ask runs " + call + " once and records that this program is reviewed every time in this session; " +
+			"the next state-changing call of the run is asked again"
+	case ChoiceReject:
+		return "reject ends the run: " + call + " is not made and nothing after it runs; nothing is remembered"
+	}
+	return ""
+}
+
 // coverScope is the CoverScope of stored turn r: its signature (ProcOnly
 // as procOnlyOf has it, which decides what auto_run remembers), the
 // state-changing tools of its procedures as its binding recorded them, and
 // the names of its arguments.
 func coverScope(r *TurnRecord) CoverScope {
 	s := CoverScope{ProcOnly: true, Procs: []string{}, StateChanging: map[string][]string{}, Arguments: []string{},
-		SessionID: r.SessionID, Requester: r.RequestedBy, ReadOnly: r.ReadOnly}
+		SessionID: r.SessionID, Requester: r.RequestedBy, ReadOnly: r.ReadOnly, Call: r.Call}
 	for _, n := range r.Signature {
 		if !procedures.IsProcName(n) {
 			s.ProcOnly = false

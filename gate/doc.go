@@ -15,12 +15,14 @@
 // Files: turns.go (the turn domain: Turn, TurnRecord, Choice,
 // SessionPolicy, PendingBounds and the pending defaults, turn ids),
 // turnstore.go (TurnStore, which both stores implement, and its rules:
-// CheckApproval, CheckTransition, CheckPolicyMatches), gate.go (Submit, the
+// CheckApproval, CheckTransition, CheckPause, CheckPolicyMatches), gate.go (Submit, the
 // long polls, the deadlines), resolve.go (Run, Resolve, Cancel, the approval
 // queue), policies.go (the session policies: set, revoke, their state),
 // policyindex.go (the session policies turns read, kept in memory),
 // blocks.go (the prepared blocks kept for turns), covers.go (what an
-// answer covers), sweep.go (Sweeper).
+// answer covers), atcall.go (the review at the call: a turn run up to its
+// first state-changing call, stored paused, resumed once per pause),
+// sweep.go (Sweeper).
 //
 // gate imports replay and procedures, never dump, a store, api, mcpserve or
 // cmd: the stores and dump import gate for the turn types.

@@ -66,6 +66,9 @@ type Options struct {
 	// as failed (TurnRecord.RunLost); DefaultRunGrace when 0.
 	// It must cover the difference between instances' replay timeouts.
 	RunGrace time.Duration
+	// ReviewDefault is the review of a turn submitted without one
+	// (TurnRequest.Review ""): ReviewBlock when "".
+	ReviewDefault Review
 	// OnTurn, when set, is told of each change of a stored turn this gate
 	// made (pending, approved, rejected, expired, cancelled, running,
 	// done), after it committed: what notifies people. It must not block.
@@ -114,6 +117,9 @@ func New(r *replay.Replayer, turns TurnStore, opts Options) *Gate {
 	if opts.RunGrace <= 0 {
 		opts.RunGrace = DefaultRunGrace
 	}
+	if !opts.ReviewDefault.Valid() {
+		opts.ReviewDefault = ReviewBlock
+	}
 	return &Gate{r: r, svc: r.Service(), turns: turns, opts: opts, blocks: cache.New[string, keptBlock](keptBlocks(opts.MaxPending)), policies: newPolicyIndex(),
 		waiters: map[string][]chan struct{}{}, pollEvery: pollEvery}
 }
@@ -137,6 +143,9 @@ type TurnRequest struct {
 	// MayCapture is whether the requester holds the capture scope: without
 	// it a turn asking for Capture is refused (validateTurn).
 	MayCapture bool
+	// Review is how the turn is reviewed if it needs an operator
+	// (ReviewBlock or ReviewAtCall); "" is Options.ReviewDefault.
+	Review Review
 }
 
 // TurnAnswer is a turn's answer: Result is set when it ran (docs/api.md 200),
@@ -300,6 +309,9 @@ func (g *Gate) Submit(ctx context.Context, req TurnRequest) (*TurnAnswer, error)
 	if err := validateTurn(&req); err != nil {
 		return nil, err
 	}
+	if err := g.reviewOf(&req); err != nil {
+		return nil, err
+	}
 	arrived := g.r.Now()
 	b, err := g.r.PrepareBlock(ctx, req.Code, req.Dialect, req.Arguments)
 	if err != nil {
@@ -373,7 +385,7 @@ func (g *Gate) suggest(ctx context.Context, b *replay.Block, procOnly bool) *pro
 func (g *Gate) decideAndRun(ctx context.Context, req TurnRequest, b *replay.Block, v procedures.Verdict, policy SessionPolicy, program *procedures.Procedure, arrived time.Time) (*TurnAnswer, error) {
 	t := turnOf(b, Turn{
 		ID: NewTurnID(arrived), SessionID: req.SessionID, Phase: req.Phase, Summary: req.Summary,
-		RequestedBy: req.Actor, RequestedAt: arrived.UTC().Truncate(time.Millisecond),
+		RequestedBy: req.Actor, RequestedAt: arrived.UTC().Truncate(time.Millisecond), Review: req.Review,
 	})
 	if !v.Pending {
 		t.Deadline = t.RequestedAt.Add(g.r.Timeout())
@@ -395,12 +407,29 @@ func (g *Gate) decideAndRun(ctx context.Context, req TurnRequest, b *replay.Bloc
 		release = r
 		defer release()
 	}
+	if req.Review == ReviewAtCall {
+		return g.submitAtCall(ctx, req, b, t, arrived, release)
+	}
 	rec := TurnRecord{Turn: t, Code: req.Code, Dialect: req.Dialect, Arguments: b.Arguments, Capture: req.Capture, Binding: b.Binding}
 	rec.Status = TurnPending
 	rec.Deadline = t.RequestedAt.Add(g.opts.ApprovalTimeout)
+	return g.ask(ctx, req, rec, b, release)
+}
+
+// ask creates the pending approval rec (its bounds checked with the
+// write), and waits for an operator when req asks to (the waiter's place
+// taken by the caller: release gives it back), running the turn once
+// approved. A turn paused at a call (rec.Pause) has its pause recorded.
+func (g *Gate) ask(ctx context.Context, req TurnRequest, rec TurnRecord, b *replay.Block, release func()) (*TurnAnswer, error) {
+	t := rec.Turn
 	if err := g.turns.CreateApproval(ctx, rec,
 		PendingBounds{Total: g.opts.MaxPending, PerRequester: g.opts.MaxPendingPerRequester}, g.r.Now()); err != nil {
 		return nil, err
+	}
+	if rec.Pause != nil {
+		if _, err := g.r.Record(context.WithoutCancel(ctx), g.pauseDecision(t, b, rec.Pause)); err != nil {
+			g.r.Logger().Error().Err(err).Str("turn", t.ID).Msg("turn: the pause could not be recorded")
+		}
 	}
 	g.keep(rec, req.Code, b)
 	g.published(rec.Turn)

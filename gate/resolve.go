@@ -65,12 +65,18 @@ func (g *Gate) Run(ctx context.Context, id, actor string) (*TurnAnswer, error) {
 	next.Status = TurnRunning
 	d := g.turnDecision(cur.Turn, b, v, allowed)
 	d.Note = replay.BindingNote(cur.Binding)
+	if cur.Pause != nil {
+		d.Note += "; resume at " + callNote(cur.Pause)
+	}
 	_, built, err := g.transition(ctx, next, []TurnStatus{TurnApproved}, true, d)
 	if err != nil {
 		return nil, err
 	}
 	g.forget(id)
 	d = built[0]
+	if cur.Pause != nil {
+		return g.resume(ctx, cur, next, b, d, allowed)
+	}
 	ans, ran := g.execute(ctx, cur.Turn, b, d, allowed, cur.Resolution.By, false)
 	g.finish(ctx, next, ans, b, ran)
 	g.grantSingleRead(ctx, cur, b, ans)
@@ -219,7 +225,23 @@ type ResolveRequest struct {
 	// (without it nothing is resolved).
 	Actor    string
 	HasGrant bool
+	// Call, when set, is the call the operator answers (a turn paused at
+	// a call): the answer is refused (CodeConflict, reason
+	// ReasonCallChanged) unless the turn is paused at that very call, so
+	// an answer given to one pause never answers the next.
+	Call *CallRef
 }
+
+// CallRef names the call an answer is given at: its position and the
+// digest of its arguments (TurnCall's).
+type CallRef struct {
+	Position   int    `json:"position"`
+	ArgsDigest string `json:"args_digest"`
+}
+
+// ReasonCallChanged is the conflict reason of an answer given at a call
+// (ResolveRequest.Call) the turn is no longer paused at.
+const ReasonCallChanged = "call_changed"
 
 // Resolve resolves a pending approval once (docs/design.md's choices): the
 // approval decision (and, for reject, the turn's denial) are recorded in the
@@ -240,7 +262,7 @@ func (g *Gate) Resolve(ctx context.Context, req ResolveRequest) (*Turn, audit.De
 		return fail(fault.Errorf(fault.CodeForbidden, "resolving an approval needs the grant scope"))
 	}
 	if !req.Choice.Valid() {
-		return fail(fault.Errorf(fault.CodeInvalid, "choice %q is not run_once, auto_run, always_ask or reject", req.Choice).WithDetails("field", "choice"))
+		return fail(fault.Errorf(fault.CodeInvalid, "choice %q is not run_once, auto_run, always_ask, reject or run_all", req.Choice).WithDetails("field", "choice"))
 	}
 	if len(req.Reason) > procedures.MaxReasonBytes {
 		return fail(fault.Errorf(fault.CodeInvalid, "reason is longer than %d bytes", procedures.MaxReasonBytes).WithDetails("field", "reason"))
@@ -255,6 +277,9 @@ func (g *Gate) Resolve(ctx context.Context, req ResolveRequest) (*Turn, audit.De
 	if cur.Status != TurnPending {
 		return fail(fault.Errorf(fault.CodeConflict, "turn %s is %s: it can no longer be resolved", cur.ID, cur.Status).
 			WithDetails("reason", "status").WithDetails("status", string(cur.Status)))
+	}
+	if err := checkCall(cur, req); err != nil {
+		return fail(err)
 	}
 	next := *cur
 	code := cur.Code
@@ -276,6 +301,11 @@ func (g *Gate) Resolve(ctx context.Context, req ResolveRequest) (*Turn, audit.De
 	next.Turn = turnOf(b, next.Turn)
 	next.Code = code
 	next.Binding = b.Binding
+	if req.Code != nil && req.Choice.Runs() {
+		// An edited block replaces the paused run: it runs as an
+		// approved block, whole.
+		next.Pause, next.Call = nil, nil
+	}
 	only, _ := procOnlyOf(b)
 	if req.Choice == ChoiceAutoRun && only {
 		if err := g.checkGrantable(b); err != nil {
@@ -284,11 +314,17 @@ func (g *Gate) Resolve(ctx context.Context, req ResolveRequest) (*Turn, audit.De
 	}
 	v := procedures.ResolveVerdict(req.Choice.Runs())
 	now := g.r.Now().UTC().Truncate(time.Millisecond)
-	next.Resolution = &Resolution{Choice: req.Choice, By: req.Actor, At: now, Reason: strings.TrimSpace(req.Reason), CodeHash: b.Analysis.CodeHash}
+	next.Resolution = &Resolution{Choice: req.Choice, By: req.Actor, At: now, Reason: strings.TrimSpace(req.Reason), CodeHash: b.Analysis.CodeHash,
+		Call: CallOf(next.Pause)}
 	next.Status = TurnApproved
 	approval := auditOf(next.Turn)
 	approval.Kind, approval.Procedure, approval.CodeHash, approval.Phase = audit.KindApproval, b.Analysis.Name, b.Analysis.CodeHash, cur.Phase
 	approval.Outcome, approval.Reason, approval.Actor, approval.Note = v.Outcome, v.Reason, req.Actor, next.Resolution.Reason
+	if cur.Pause != nil {
+		// The call answered, by its digests (no value): the edited block
+		// replaced it, when it was edited.
+		approval.Note = strings.TrimSpace(string(req.Choice) + " at " + callNote(cur.Pause) + "; " + approval.Note)
+	}
 	ds := []audit.Decision{approval}
 	if !v.Allowed() {
 		next.Status = TurnRejected
@@ -374,6 +410,35 @@ type Approval struct {
 	// Covers says, for each choice, what answering it covers. Empty once
 	// the turn is resolved.
 	Covers []Cover `json:"covers"`
+	// Call is the call a turn reviewed at the call is paused at (nil
+	// otherwise), with the arguments the program evaluated (only to the
+	// grant scope, as Arguments).
+	Call *ApprovalCall `json:"call,omitempty"`
+	// Reads are the calls the run made before the pause, each with a
+	// bounded, escaped view of its answer (only to the grant scope, as
+	// recordings are; [] otherwise or when there are none).
+	Reads []Read `json:"reads"`
+}
+
+// ApprovalCall is the call an approval at the call answers: its TurnCall
+// and the arguments as the program evaluated them (nil without the grant
+// scope).
+type ApprovalCall struct {
+	TurnCall
+	Arguments map[string]any `json:"arguments,omitempty"`
+}
+
+// Read is one call a run made before it paused, as a review shows it:
+// the tool, its arguments and its answer as JSON text with every hidden
+// character a JSON escape (text.VisibleJSON), cut at
+// fields.MaxReviewReadBytes (Truncated; Bytes is the whole answer's
+// length).
+type Read struct {
+	Tool      string         `json:"tool"`
+	Arguments map[string]any `json:"arguments"`
+	Response  string         `json:"response"`
+	Truncated bool           `json:"truncated"`
+	Bytes     int            `json:"bytes"`
 }
 
 // ApprovalProcedure is a proc__ an approval's block references.
@@ -436,6 +501,13 @@ func (g *Gate) approvalOf(ctx context.Context, r *TurnRecord, showArgs bool) (*A
 	}
 	if showArgs {
 		a.Arguments = r.Arguments
+	}
+	a.Reads = []Read{}
+	if r.Status == TurnPending && r.Call != nil {
+		a.Call = &ApprovalCall{TurnCall: *r.Call}
+		if showArgs && r.Pause != nil {
+			a.Call.Arguments, a.Reads = r.Pause.Arguments, readsOf(r.Pause)
+		}
 	}
 	var refs []string
 	for _, n := range r.Signature {

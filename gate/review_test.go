@@ -66,7 +66,7 @@ func TestReviewShowsAllThatRuns(t *testing.T) {
 	for _, c := range a.Covers {
 		covers[c.Choice] = c
 	}
-	if len(covers) != len(gate.Choices) {
+	if len(covers) != len(gate.BlockChoices) {
 		t.Fatalf("covers %+v, want one per choice", a.Covers)
 	}
 	auto := covers[gate.ChoiceAutoRun]

@@ -11,6 +11,7 @@ import (
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/replay"
 )
 
 // The reasons of a busy refusal of a new approval.
@@ -66,10 +67,66 @@ const (
 	ChoiceAutoRun   Choice = "auto_run"
 	ChoiceAlwaysAsk Choice = "always_ask"
 	ChoiceReject    Choice = "reject"
+	// ChoiceRunAll answers a turn paused at a call (ReviewAtCall): run
+	// this call and every later state-changing call of the run.
+	ChoiceRunAll Choice = "run_all"
 )
 
 // Choices is every choice.
-var Choices = []Choice{ChoiceRunOnce, ChoiceAutoRun, ChoiceAlwaysAsk, ChoiceReject}
+var Choices = []Choice{ChoiceRunOnce, ChoiceAutoRun, ChoiceAlwaysAsk, ChoiceReject, ChoiceRunAll}
+
+// BlockChoices are the choices of a turn reviewed as a whole block
+// (ReviewBlock): every choice but ChoiceRunAll.
+var BlockChoices = []Choice{ChoiceRunOnce, ChoiceAutoRun, ChoiceAlwaysAsk, ChoiceReject}
+
+// Review is how a turn that needs an operator is reviewed (docs/design.md
+// "The turn gate"): ReviewBlock, the whole block before it runs;
+// ReviewAtCall, each state-changing call as the run reaches it, with the
+// arguments the program evaluated, after its reads ran.
+type Review string
+
+// The reviews.
+const (
+	ReviewBlock  Review = "block"
+	ReviewAtCall Review = "at_call"
+)
+
+// Reviews is every review.
+var Reviews = []Review{ReviewBlock, ReviewAtCall}
+
+// Valid reports whether r is a known review.
+func (r Review) Valid() bool { return slices.Contains(Reviews, r) }
+
+// Of is r as a turn shows it: ReviewBlock for "" (a turn stored before
+// reviews).
+func (r Review) Of() Review {
+	if r == "" {
+		return ReviewBlock
+	}
+	return r
+}
+
+// TurnCall is the call a turn reviewed at the call is paused at
+// (docs/api.md "Turn"): what an answer binds to, with no value — its
+// position in the run's calls (from 0), the line it is on as the run
+// reported it (0: unknown; shown, never trusted), the tool, the tool's
+// schema hash and the canonical digest of its arguments
+// (jsonvalue.Digest).
+type TurnCall struct {
+	Position   int    `json:"position"`
+	Line       int    `json:"line"`
+	Tool       string `json:"tool"`
+	SchemaHash string `json:"schema_hash"`
+	ArgsDigest string `json:"args_digest"`
+}
+
+// CallOf is the TurnCall of pause p (nil for nil).
+func CallOf(p *replay.Pause) *TurnCall {
+	if p == nil {
+		return nil
+	}
+	return &TurnCall{Position: p.Position, Line: p.Line, Tool: p.Tool, SchemaHash: p.SchemaHash, ArgsDigest: p.ArgsDigest}
+}
 
 // Valid reports whether c is a known choice.
 func (c Choice) Valid() bool { return slices.Contains(Choices, c) }
@@ -86,6 +143,9 @@ type Resolution struct {
 	// CodeHash is the hash of the code that runs: the replacement's when the
 	// operator edited the block.
 	CodeHash string `json:"code_hash"`
+	// Call is the call the answer was given at (a turn paused at a call;
+	// nil otherwise, and for an edited block, which runs as a whole).
+	Call *TurnCall `json:"call,omitempty"`
 }
 
 // Turn is one block an agent asked to run (docs/api.md "Turn"). It holds no code
@@ -106,6 +166,19 @@ type Turn struct {
 	RequestedAt        time.Time   `json:"requested_at"`
 	Deadline           time.Time   `json:"deadline"`
 	Resolution         *Resolution `json:"resolution"`
+	// Review is how the turn is reviewed (ReviewBlock for a turn stored
+	// before reviews: Review.Of).
+	Review Review `json:"review"`
+	// Call is the call a turn reviewed at the call is paused at (status
+	// pending), approved at (approved, running) or last stopped at (done);
+	// nil for a turn that never paused.
+	Call *TurnCall `json:"call,omitempty"`
+	// Pauses is how many of its pauses were answered with a call that
+	// ran (the calls approved so far; a run_all covers the rest of the
+	// run with its one). The stores compare it in every transition
+	// (CheckTransition): a claim made on a turn read at an earlier pause
+	// is refused.
+	Pauses int `json:"pauses"`
 }
 
 // TurnCapture is a turn's request to be captured once it succeeded.
@@ -135,6 +208,11 @@ type TurnRecord struct {
 	// approved (approved): an approved turn runs only while the block,
 	// classified again, still has it (Binding.Check). Nil runs nothing.
 	Binding *procedures.Binding `json:"binding,omitempty"`
+	// Pause is where a turn reviewed at the call stopped (replay.Pause:
+	// the call with its arguments, the calls before it with their
+	// answers), while it is pending or approved at it; it holds argument
+	// values and tool output, and leaves the store with the code.
+	Pause *replay.Pause `json:"pause,omitempty"`
 }
 
 // Purged returns r as it is stored: a turn that is done keeps neither code
@@ -142,7 +220,7 @@ type TurnRecord struct {
 // done). Stores call it on every write.
 func (r TurnRecord) Purged() TurnRecord {
 	if r.Status.Done() {
-		r.Code, r.Arguments, r.Capture = "", nil, nil
+		r.Code, r.Arguments, r.Capture, r.Pause = "", nil, nil, nil
 	}
 	return r
 }
@@ -155,7 +233,7 @@ func (r TurnRecord) Purged() TurnRecord {
 // says no run can still end it). Stores call it on every transition.
 func (r TurnRecord) PurgedAt(now time.Time) TurnRecord {
 	if r.Status == TurnRunning && !r.Live(now) {
-		r.Code, r.Arguments, r.Capture = "", nil, nil
+		r.Code, r.Arguments, r.Capture, r.Pause = "", nil, nil, nil
 	}
 	return r.Purged()
 }
@@ -175,7 +253,7 @@ func (r *TurnRecord) RunLost(now time.Time, maxRun time.Duration) bool {
 // HoldsValues reports whether r still holds code, argument values or a
 // capture request.
 func (r *TurnRecord) HoldsValues() bool {
-	return r.Code != "" || r.Arguments != nil || r.Capture != nil
+	return r.Code != "" || r.Arguments != nil || r.Capture != nil || r.Pause != nil
 }
 
 // Live reports whether the turn's deadline is still ahead at now.

@@ -38,14 +38,17 @@ type TurnStore interface {
 	// stored status is one of from and, when live is set, now is before its
 	// stored deadline. This compare-and-set is what makes a resolution
 	// happen at most once and a run start at most once, across instances.
+	// It also compares the turn's pauses (CheckPause): a transition built
+	// from a turn read at an earlier pause of a review at the call is
+	// refused, so that a resume is claimed once per pause.
 	// Returns fault.CodeNotFound; fault.CodeConflict with details "reason" ("status",
 	// and "status" the stored one; or ReasonApprovalExpired) when the
 	// condition fails, with nothing written.
 	TransitionTurn(ctx context.Context, next TurnRecord, from []TurnStatus, live bool, now time.Time, ds ...audit.Decision) (*TurnRecord, error)
 
 	// FinishTurn marks the turn next.ID done — next.PurgedAt(now), only
-	// if its stored status is running (TransitionTurn's compare-and-set,
-	// not live; done reports it) — and commits rr, what its run left
+	// if its stored status is running and CheckPause holds
+	// (TransitionTurn's compare-and-set, not live; done reports it) — and commits rr, what its run left
 	// (procedures.Store.RecordRun), in one transaction, whether the turn
 	// was still running or not (ended as lost meanwhile: the run happened
 	// all the same). It returns the turn as stored and rr's use results;
@@ -101,6 +104,26 @@ func CheckTransition(cur *TurnRecord, from []TurnStatus, live bool, now time.Tim
 			WithDetails("reason", audit.ReasonApprovalExpired).WithDetails("status", string(cur.Status))
 	}
 	return nil
+}
+
+// ReasonPause is the conflict reason of a transition built from a turn
+// read at another pause than the stored one (CheckPause).
+const ReasonPause = "pause"
+
+// CheckPause is the second condition of TransitionTurn and FinishTurn,
+// the one home of it for both stores: next, built from a read of the
+// turn, is at the stored turn cur's pause — the same Pauses — or is the
+// next pause of cur's run (cur running, next pending, one more). A claim
+// of a turn read approved at pause n therefore fails once the turn is
+// approved again at pause n+1 (the status alone would match), and a
+// resume is claimed at most once per pause, across instances
+// (fault.CodeConflict, reason ReasonPause, nothing written).
+func CheckPause(cur *TurnRecord, next TurnRecord) error {
+	if next.Pauses == cur.Pauses || cur.Status == TurnRunning && next.Status == TurnPending && next.Pauses == cur.Pauses+1 {
+		return nil
+	}
+	return fault.Errorf(fault.CodeConflict, "turn %s is at pause %d, not %d", cur.ID, cur.Pauses, next.Pauses).
+		WithDetails("reason", ReasonPause).WithDetails("status", string(cur.Status))
 }
 
 // CheckPolicyMatches is DeletePolicies' rule on a prefix, for both stores:

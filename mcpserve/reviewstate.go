@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -56,6 +57,10 @@ type reviewClaim struct {
 	// Suggestion is the turn's reuse suggestion (Gate.Submit's), which
 	// the retry's answer carries, as the legacy review's does.
 	Suggestion *procedures.Suggestion `json:"suggestion,omitempty"`
+	// Call is the call a turn reviewed at the call was paused at when the
+	// state was issued (nil for a block's review): the answer is given at
+	// that call, and refused once the turn paused at another.
+	Call *gate.CallRef `json:"call,omitempty"`
 }
 
 // reviewStates issues and redeems states; safe for concurrent use.

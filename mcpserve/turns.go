@@ -1,6 +1,7 @@
 package mcpserve
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -29,7 +30,8 @@ const (
 // runCodeInput is run_code's input: POST /v1/turns's fields.
 var runCodeInput = fields.Body(fields.Req(fields.Code), fields.Opt(fields.Dialect),
 	fields.Opt(fields.SessionID.NonEmpty().Described("the agent's session (default: this MCP session)")),
-	fields.Opt(fields.Field{Name: "arguments", Type: fields.Object, Doc: fields.Arguments.Doc}), fields.Opt(fields.TurnSummary))
+	fields.Opt(fields.Field{Name: "arguments", Type: fields.Object, Doc: fields.Arguments.Doc}), fields.Opt(fields.TurnSummary),
+	fields.Opt(fields.Review))
 
 // awaitInput is await_approval's input.
 var awaitInput = fields.Body(fields.Req(fields.TurnID),
@@ -45,12 +47,19 @@ var reviewSchema = json.RawMessage(`{"type": "object", "required": ["choice"], "
   "choice": {"type": "string", "enum": ["run_once", "auto_run", "always_ask", "reject"], "description": "run it once; run it and skip review next time (the message says what auto_run covers: this program in this session, or a durable grant for every caller); run it and ask again next time; or reject it"},
   "reason": {"type": "string", "description": "why, for the audit log"}}}`)
 
+// callReviewSchema is what an operator answers through elicitation for a
+// turn paused at a call (review at the call).
+var callReviewSchema = json.RawMessage(`{"type": "object", "required": ["choice"], "properties": {
+  "choice": {"type": "string", "enum": ["run_once", "run_all", "auto_run", "always_ask", "reject"], "description": "run this call, then go on to the next state-changing call (asked again) or the end; run this call and every later state-changing call of this run; run the rest and auto-run this block in this session (the message says what it covers); run this call and ask again next time; or reject it (the run ends, the call is never sent)"},
+  "reason": {"type": "string", "description": "why, for the audit log"}}}`)
+
 type runCodeArgs struct {
 	Code      string         `json:"code"`
 	Dialect   string         `json:"dialect"`
 	SessionID string         `json:"session_id"`
 	Arguments map[string]any `json:"arguments"`
 	Summary   string         `json:"summary"`
+	Review    string         `json:"review"`
 }
 
 // addTurnTools registers run_code and, on the interactive endpoint,
@@ -111,7 +120,8 @@ func (h *Handler) runCode(ctx context.Context, req *mcp.CallToolRequest, c calle
 		a.SessionID = procedures.MCPSession(mcpSessionID(req), c.name)
 	}
 	ans, err := h.cfg.Gate.Submit(ctx, gate.TurnRequest{Code: a.Code, Dialect: a.Dialect, SessionID: a.SessionID,
-		Phase: h.cfg.Phase, Arguments: a.Arguments, Summary: a.Summary, Actor: c.name, MayCapture: c.has(auth.ScopeCapture)})
+		Phase: h.cfg.Phase, Arguments: a.Arguments, Summary: a.Summary, Actor: c.name, MayCapture: c.has(auth.ScopeCapture),
+		Review: gate.Review(a.Review)})
 	if err != nil {
 		return nil, err
 	}
@@ -150,21 +160,45 @@ const reviewInput = "review"
 // review asks the caller (an operator) to resolve turn id through
 // elicitation on its session; see resolveReview. sug is the turn's reuse
 // suggestion (Gate.Submit's), which the answer carries either way.
+// A turn reviewed at the call is asked again at each call it pauses at,
+// until it ends or the operator does not approve.
 func (h *Handler) review(ctx context.Context, req *mcp.CallToolRequest, c caller, id string, sug *procedures.Suggestion) (*mcp.CallToolResult, error) {
-	appr, err := h.cfg.Gate.Approval(ctx, id, true)
-	if err != nil {
-		return nil, err
+	for {
+		appr, err := h.cfg.Gate.Approval(ctx, id, true)
+		if err != nil {
+			return nil, err
+		}
+		res, err := req.Session.Elicit(ctx, reviewParams(appr))
+		if err != nil {
+			h.log.Warn().Err(err).Str("turn", id).Msg("mcp: review by elicitation failed; the approval stays pending")
+			return pendingResult(appr.Turn, sug)
+		}
+		ans, out, err := h.resolveReview(ctx, c, appr.Turn, callRefOf(appr.Turn.Call), res, sug)
+		if err != nil || out != nil {
+			return out, err
+		}
+		if ans.Ran() {
+			return turnResult(ans)
+		}
+		if ans.Turn.Status != gate.TurnPending {
+			return pendingResult(ans.Turn, sug)
+		}
 	}
-	res, err := req.Session.Elicit(ctx, reviewParams(appr))
-	if err != nil {
-		h.log.Warn().Err(err).Str("turn", id).Msg("mcp: review by elicitation failed; the approval stays pending")
-		return pendingResult(appr.Turn, sug)
+}
+
+// callRefOf names the call a turn is paused at (nil: none).
+func callRefOf(c *gate.TurnCall) *gate.CallRef {
+	if c == nil {
+		return nil
 	}
-	return h.resolveReview(ctx, c, appr.Turn, res, sug)
+	return &gate.CallRef{Position: c.Position, ArgsDigest: c.ArgsDigest}
 }
 
 // reviewParams is the elicitation that asks for the review of a.
 func reviewParams(a *gate.Approval) *mcp.ElicitParams {
+	if a.Call != nil {
+		return &mcp.ElicitParams{Message: reviewMessage(a), RequestedSchema: callReviewSchema}
+	}
 	return &mcp.ElicitParams{Message: reviewMessage(a), RequestedSchema: reviewSchema}
 }
 
@@ -183,7 +217,7 @@ func (h *Handler) askReview(ctx context.Context, c caller, args map[string]any, 
 		return nil, err
 	}
 	state, err := h.reviews.issue(reviewClaim{Turn: id, Holder: c.name, Phase: string(h.cfg.Phase),
-		CodeHash: appr.CodeHash, Args: digest, Expires: appr.Deadline.UnixMilli(), Suggestion: sug})
+		CodeHash: appr.CodeHash, Args: digest, Expires: appr.Deadline.UnixMilli(), Suggestion: sug, Call: callRefOf(appr.Turn.Call)})
 	if err != nil {
 		return nil, err
 	}
@@ -226,14 +260,27 @@ func (h *Handler) resumeReview(ctx context.Context, req *mcp.CallToolRequest, c 
 		return nil, fault.Errorf(fault.CodeConflict, "turn %s is %s: this review no longer answers it", appr.ID, appr.Status).
 			WithDetails("reason", "status").WithDetails("status", string(appr.Status))
 	}
-	return h.resolveReview(ctx, c, appr.Turn, res, claim.Suggestion)
+	ans, out, err := h.resolveReview(ctx, c, appr.Turn, claim.Call, res, claim.Suggestion)
+	if err != nil || out != nil {
+		return out, err
+	}
+	if ans.Ran() {
+		return turnResult(ans)
+	}
+	if ans.Turn.Status != gate.TurnPending {
+		return pendingResult(ans.Turn, claim.Suggestion)
+	}
+	// Paused at the next call: asked again, with a state for that call.
+	return h.askReview(ctx, c, args, claim.Turn, claim.Suggestion)
 }
 
-// resolveReview resolves turn t with the operator's (c's) answer res:
-// accepted, their choice resolves it (as their approval) and an approved
-// turn runs; declined, it is rejected; cancelled (or anything else), it
-// stays pending.
-func (h *Handler) resolveReview(ctx context.Context, c caller, t gate.Turn, res *mcp.ElicitResult, sug *procedures.Suggestion) (*mcp.CallToolResult, error) {
+// resolveReview resolves turn t with the operator's (c's) answer res,
+// given at call (nil: a block's review): accepted, their choice resolves
+// it (as their approval) and an approved turn runs — ans, which ran, or
+// paused at its next call (reviewed at the call); declined, it is
+// rejected; cancelled (or anything else), it stays pending. out, when
+// set, is the tool's answer already.
+func (h *Handler) resolveReview(ctx context.Context, c caller, t gate.Turn, call *gate.CallRef, res *mcp.ElicitResult, sug *procedures.Suggestion) (ans *gate.TurnAnswer, out *mcp.CallToolResult, err error) {
 	id := t.ID
 	var choice gate.Choice
 	reason := ""
@@ -245,24 +292,25 @@ func (h *Handler) resolveReview(ctx context.Context, c caller, t gate.Turn, res 
 	case "decline":
 		choice, reason = gate.ChoiceReject, "declined in the MCP client"
 	default:
-		return pendingResult(t, sug)
+		out, err := pendingResult(t, sug)
+		return nil, out, err
 	}
-	rt, _, err := h.cfg.Gate.Resolve(ctx, gate.ResolveRequest{ID: id, Choice: choice, Reason: reason, Actor: c.name, HasGrant: true})
+	rt, _, err := h.cfg.Gate.Resolve(ctx, gate.ResolveRequest{ID: id, Choice: choice, Reason: reason, Actor: c.name, HasGrant: true, Call: call})
 	if err != nil && rt == nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err != nil {
 		h.log.Warn().Err(err).Str("turn", id).Msg("mcp: approval resolved, but what it remembers could not be stored")
 	}
 	if rt.Status != gate.TurnApproved {
-		return nil, fault.Errorf(fault.CodeDenied, "turn %s was rejected by %s", id, c.name).WithDetails("turn", rt)
+		return nil, nil, fault.Errorf(fault.CodeDenied, "turn %s was rejected by %s", id, c.name).WithDetails("turn", rt)
 	}
-	ans, err := h.cfg.Gate.Run(ctx, id, c.name)
+	ans, err = h.cfg.Gate.Run(ctx, id, c.name)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ans.Suggestion = sug
-	return turnResult(ans)
+	return ans, nil, nil
 }
 
 // reviewMessage is the review an operator reads in the MCP client: the
@@ -274,6 +322,9 @@ func (h *Handler) resolveReview(ctx context.Context, c caller, t gate.Turn, res 
 func reviewMessage(a *gate.Approval) string {
 	line := func(xs []string) string { return ptext.VisibleLine(strings.Join(xs, ", ")) }
 	var b strings.Builder
+	if a.Call != nil {
+		callFirst(&b, a)
+	}
 	fmt.Fprintf(&b, "Review turn %s.\n", ptext.VisibleLine(a.ID))
 	fmt.Fprintf(&b, "Session: %s\nRequested by: %s\n", ptext.VisibleLine(a.SessionID), ptext.VisibleLine(a.RequestedBy))
 	fmt.Fprintf(&b, "Signature: %s\n", cmp.Or(line(a.Signature), "(no tools)"))
@@ -302,7 +353,11 @@ func reviewMessage(a *gate.Approval) string {
 		}
 		fmt.Fprintf(&b, "Arguments: %s\n", ptext.VisibleLine(string(args)))
 	}
-	b.WriteString("\nCode:\n" + ptext.Visible(a.Code))
+	if a.Call != nil {
+		b.WriteString("\nCode (> marks the call's line):\n" + ptext.MarkedLines(a.Code, a.Call.Line))
+	} else {
+		b.WriteString("\nCode:\n" + ptext.Visible(a.Code))
+	}
 	b.WriteString("\n")
 	for _, r := range a.Nested {
 		b.WriteString("\nRuns procedure " + ptext.VisibleLine(r.Heading()) + ":\n")
@@ -320,6 +375,48 @@ func reviewMessage(a *gate.Approval) string {
 		}
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// callFirst writes the head of the review of a turn paused at a call
+// (review at the call): the call — tool, arguments as the program
+// evaluated them, schema hash, where it stopped — and the reads made
+// before it, each answer as the server bounds it (gate.Read: JSON text,
+// hidden characters as JSON escapes), every value shown visibly.
+func callFirst(b *strings.Builder, a *gate.Approval) {
+	c := a.Call
+	fmt.Fprintf(b, "Paused before tools.%s (call %d", ptext.VisibleLine(c.Tool), c.Position+1)
+	if c.Line > 0 {
+		fmt.Fprintf(b, ", line %d", c.Line)
+	}
+	b.WriteString("): a state-changing call; nothing of it was sent. Your answer is for this call.\n")
+	if c.Arguments != nil {
+		fmt.Fprintf(b, "Its arguments (as evaluated): %s\n", visibleJSON(c.Arguments))
+	} else {
+		fmt.Fprintf(b, "Its arguments: not shown (the grant scope reads them); digest %s\n", ptext.VisibleLine(c.ArgsDigest))
+	}
+	fmt.Fprintf(b, "Schema hash: %s\nArguments digest: %s\n", ptext.VisibleLine(cmp.Or(c.SchemaHash, "(none: a proc__ call)")), ptext.VisibleLine(c.ArgsDigest))
+	fmt.Fprintf(b, "Reads so far (%d), answered before the call:\n", len(a.Reads))
+	for i, r := range a.Reads {
+		fmt.Fprintf(b, "%d. tools.%s %s\n   -> %s", i+1, ptext.VisibleLine(r.Tool), visibleJSON(r.Arguments), ptext.VisibleJSONLine([]byte(r.Response)))
+		if r.Truncated {
+			fmt.Fprintf(b, " (truncated: %d of %d bytes shown)", len(r.Response), r.Bytes)
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n")
+}
+
+// visibleJSON is v as JSON on one line, `<`, `>` and `&` as they are,
+// every hidden character a JSON escape (text.VisibleJSONLine), or why it
+// cannot be shown.
+func visibleJSON(v any) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "(not shown: " + ptext.VisibleLine(err.Error()) + ")"
+	}
+	return ptext.VisibleJSONLine(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
 }
 
 // awaitApproval is await_approval: it waits for the operator, then runs an
@@ -346,6 +443,10 @@ func (h *Handler) awaitApproval(ctx context.Context, _ *mcp.CallToolRequest, c c
 		if err != nil {
 			return nil, err
 		}
+		if !ans.Ran() {
+			// Reviewed at the call: paused at its next call.
+			return pendingResult(ans.Turn, nil)
+		}
 		return turnResult(ans)
 	case gate.TurnPending:
 		return pendingResult(*t, nil)
@@ -359,6 +460,11 @@ func (h *Handler) awaitApproval(ctx context.Context, _ *mcp.CallToolRequest, c c
 // characters are JSON escapes (text.VisibleJSON: the same value, shown
 // visibly; its message quotes the upstream).
 func turnResult(ans *gate.TurnAnswer) (*mcp.CallToolResult, error) {
+	if !ans.Ran() {
+		// A turn reviewed at the call that paused again at its next
+		// state-changing call: pending, as a submit that waits.
+		return pendingResult(ans.Turn, nil)
+	}
 	res, err := jsonResult(ans, nil)
 	if err != nil {
 		return nil, err
@@ -380,6 +486,13 @@ func pendingResult(t gate.Turn, sug *procedures.Suggestion) (*mcp.CallToolResult
 	body := map[string]any{"turn": t, "pending_approval": t.ID,
 		"next": "an operator must approve this block: call await_approval with id " + t.ID}
 	msg := "pending approval " + t.ID + ": an operator must approve this block; call await_approval with this id"
+	if c := t.Call; c != nil && t.Status == gate.TurnPending {
+		// Reviewed at the call: its reads ran; the call waits (its
+		// arguments are the operator's to read, not in this answer).
+		at := fmt.Sprintf("paused before tools.%s (call %d): its reads ran, that call was not sent; an operator must review it", c.Tool, c.Position+1)
+		body["next"] = at + ": call await_approval with id " + t.ID
+		msg = "pending approval " + t.ID + ": " + at + "; call await_approval with this id"
+	}
 	if sug != nil {
 		body["suggestion"] = sug
 		msg += ". " + sug.Message

@@ -122,6 +122,10 @@ func (r *Replayer) Kept(name, codeHash string, args map[string]any, calls []reco
 	return k
 }
 
+// RecordsResponses reports whether the replayer keeps recordings of
+// successful runs (Options.RecordResponses).
+func (r *Replayer) RecordsResponses() bool { return r.opts.RecordResponses }
+
 // BindingNote is how a decision names the binding of the authorization
 // that allowed it (procedures.Binding.Hash).
 func BindingNote(b *procedures.Binding) string { return "binding " + b.Hash() }

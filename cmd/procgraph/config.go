@@ -85,6 +85,7 @@ type serveConfig struct {
 	MaxPendingApprovals    int
 	MaxPendingPerRequester int // 0 until resolved: min(8, MaxPendingApprovals)
 	ApprovalTimeout        time.Duration
+	ReviewDefault          string
 	// Long polls (wait_s, await_approval) held at once, and relevance
 	// searches (q) running at once, by this server.
 	MaxWaiters            int
@@ -166,6 +167,7 @@ func (c *serveConfig) serveFlags(fs *flag.FlagSet) *settings {
 	s.add(&duration{&c.AuditRetention, 0, 100 * 365 * 24 * time.Hour}, "audit-retention", "0s", "keep audit records this long (0: forever); older ones are pruned after the whole store is archived into --audit-archive-dir")
 	s.add(&text{&c.AuditArchiveDir, nil}, "audit-archive-dir", "", "where --audit-retention writes its archives (full dumps, importable)")
 	s.add(&duration{&c.ApprovalTimeout, time.Second, 24 * time.Hour}, "approval-timeout", "330s", "each approval's one deadline from its turn's arrival: the wait, the resolution and the run's start (at least 1s)")
+	s.add(&text{&c.ReviewDefault, oneOf(string(gate.ReviewBlock), string(gate.ReviewAtCall))}, "review-default", "block", "how a turn submitted without review is reviewed: block (the whole block before it runs) or at_call (each state-changing call as the run reaches it)")
 	return s
 }
 

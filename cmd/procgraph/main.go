@@ -302,7 +302,7 @@ func (m *Main) open(ctx, bg context.Context) (http.Handler, error) {
 		return nil, err
 	}
 	tg := gate.New(rp, turns, gate.Options{MaxPending: cfg.MaxPendingApprovals,
-		MaxPendingPerRequester: cfg.MaxPendingPerRequester, MaxWaiters: cfg.MaxWaiters, ApprovalTimeout: cfg.ApprovalTimeout,
+		MaxPendingPerRequester: cfg.MaxPendingPerRequester, MaxWaiters: cfg.MaxWaiters, ApprovalTimeout: cfg.ApprovalTimeout, ReviewDefault: gate.Review(cfg.ReviewDefault),
 		OnTurn: onTurn})
 	m.svc, m.gate = svc, tg
 	swept := make(chan struct{})

@@ -146,7 +146,7 @@ func TestCLIUsageErrors(t *testing.T) {
 		{"approvals list --status", []string{"approvals", "list", "--status", "any"}, `"any" is not "", pending, approved, rejected`},
 		{"decisions --kind", []string{"decisions", "--kind", "bogus"}, `"bogus" is not "", invoke, grant, revoke`},
 		{"turn --phase", []string{"turn", "x.star", "--session", "s", "--phase", "auto"}, `"auto" is not automatic or interactive`},
-		{"approvals approve --choice", []string{"approvals", "approve", "t1", "--choice", "yes"}, `"yes" is not run_once, auto_run or always_ask`},
+		{"approvals approve --choice", []string{"approvals", "approve", "t1", "--choice", "yes"}, `"yes" is not run_once, run_all, auto_run or always_ask`},
 		{"approvals approve without --reason", []string{"approvals", "approve", "t1", "--choice", "run_once"}, "--reason is required"},
 		{"approvals reject with a blank --reason", []string{"approvals", "reject", "t1", "--reason", " "}, "--reason is required"},
 		{"procedures list --status", []string{"procedures", "list", "--status", "ok"}, `"ok" is not "", succeeded or failed`},

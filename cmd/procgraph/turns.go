@@ -32,8 +32,8 @@ func turnCommands() []command {
 		{"turn wait", "wait for an operator's answer to a pending turn, then run it once approved", cmdTurnWait},
 		{"turn run", "run a turn an operator approved (after its submitter stopped waiting)", cmdTurnRun},
 		{"approvals list", "approvals, newest first (pending by default)", cmdApprovalsList},
-		{"approvals show", "one approval with its code", cmdApprovalsShow},
-		{"approvals approve", "approve a pending turn: run_once, auto_run or always_ask (grant)", cmdApprovalsApprove},
+		{"approvals show", "one approval with its code (a turn paused at a call: that call first)", cmdApprovalsShow},
+		{"approvals approve", "approve a pending turn: run_once, run_all (at a call), auto_run or always_ask (grant)", cmdApprovalsApprove},
 		{"approvals reject", "reject a pending turn (grant)", cmdApprovalsReject},
 		{"policies list", "a session's policies and the durable grants", cmdPoliciesList},
 		{"policies revoke", "revoke a session's policy by code-hash prefix, or all (grant)", cmdPoliciesRevoke},
@@ -43,13 +43,14 @@ func turnCommands() []command {
 // turnAnswer is POST /v1/turns' answer (200 ran, 202 pending).
 type turnAnswer struct {
 	replay.InvokeResult
-	Turn      gate.Turn             `json:"turn"`
+	Turn      turnState             `json:"turn"`
 	Procedure *procedures.Procedure `json:"procedure"`
 }
 
 func cmdTurn(ctx context.Context, args []string, s stdio) int {
 	cl := newCmdline("turn", "turn FILE|- --session S --phase automatic|interactive [flags]",
-		"Submit a block as a turn (POST /v1/turns). Exit 0 when it ran and succeeded, 1 when refused or failed, 3 when it awaits an operator.", true)
+		"Submit a block as a turn (POST /v1/turns). Exit 0 when it ran and succeeded, 1 when refused or failed, 3 when it awaits an operator "+
+			"(with --review at-call: its reads ran, and it paused before its first state-changing call).", true)
 	session := cl.fs.String("session", "", "session id (required)")
 	phase := cl.enum("phase", "", "required", phases...)
 	dialect := cl.enum("dialect", "", dialectUsage, dialectValues...)
@@ -58,6 +59,7 @@ func cmdTurn(ctx context.Context, args []string, s stdio) int {
 	wait := cl.fs.Duration("wait", 0, "wait this long (at most 60s) for an operator before answering pending")
 	summary := cl.fs.String("summary", "", "what the block does, for the operator")
 	causeName := cl.fs.String("capture-cause", "", "capture the block under this cause once it succeeded")
+	review := cl.enum("review", "", "how an operator reviews it: the whole block before it runs, or at-call: its reads run at once and it pauses before its first state-changing call, with that call's real arguments (default: the server's --review-default)", reviewFlagValues...)
 	pos, code, done := cl.parse(args, 1, 1, s)
 	if done {
 		return code
@@ -80,6 +82,9 @@ func cmdTurn(ctx context.Context, args []string, s stdio) int {
 		"arguments": arguments}
 	if *summary != "" {
 		body["summary"] = *summary
+	}
+	if *review != "" {
+		body["review"] = reviewOf(*review)
 	}
 	if *causeName != "" {
 		body["capture"] = map[string]any{"cause": map[string]any{"name": *causeName}}
@@ -150,7 +155,7 @@ func awaitTurn(ctx context.Context, cl *cmdline, s stdio, c *client, id string, 
 	}
 	deadline := time.Now().Add(timeout)
 	var got struct {
-		Turn gate.Turn `json:"turn"`
+		Turn turnState `json:"turn"`
 	}
 	var raw []byte
 	for {
@@ -214,14 +219,18 @@ func runTurn(ctx context.Context, cl *cmdline, s stdio, c *client, id string) in
 
 // printTurnState prints a turn that has not run (yet): its status and
 // what to do next.
-func printTurnState(w io.Writer, t *gate.Turn) {
+func printTurnState(w io.Writer, t *turnState) {
 	kv := []string{"turn", t.ID, "status", string(t.Status), "deadline", t.Deadline.Format(timeLayout)}
 	if r := t.Resolution; r != nil {
 		kv = append(kv, "resolution", fmt.Sprintf("%s by %s at %s", r.Choice, r.By, r.At.Format(timeLayout)))
 	}
+	if t.paused() {
+		kv = append(kv, "paused before", t.callText())
+	}
 	switch t.Status {
 	case gate.TurnPending:
-		kv = append(kv, "next", "procgraph turn wait "+t.ID+" (an operator approves with procgraph approvals approve "+t.ID+" --choice run_once)")
+		kv = append(kv, "next", "procgraph turn wait "+t.ID+" (an operator reviews with procgraph approvals show "+t.ID+
+			" and approves with procgraph approvals approve "+t.ID+" --choice "+t.approveChoices()+")")
 	case gate.TurnApproved:
 		kv = append(kv, "next", "procgraph turn run "+t.ID)
 	}
@@ -229,9 +238,17 @@ func printTurnState(w io.Writer, t *gate.Turn) {
 }
 
 func printTurnAnswer(w io.Writer, a *turnAnswer) {
-	if a.Turn.Status == gate.TurnPending {
-		keyValues(w, "turn", a.Turn.ID, "status", "pending: an operator must decide",
-			"deadline", a.Turn.Deadline.Format(timeLayout), "approve with", "procgraph approvals approve "+a.Turn.ID+" --choice run_once")
+	if t := &a.Turn; t.Status == gate.TurnPending {
+		status := "pending: an operator must decide"
+		if t.paused() {
+			status = "pending: paused before a state-changing call (its reads ran; the call was not sent)"
+		}
+		kv := []string{"turn", t.ID, "status", status, "deadline", t.Deadline.Format(timeLayout)}
+		if t.paused() {
+			kv = append(kv, "paused before", t.callText())
+		}
+		keyValues(w, append(kv, "review with", "procgraph approvals show "+t.ID,
+			"approve with", "procgraph approvals approve "+t.ID+" --choice "+t.approveChoices())...)
 		return
 	}
 	keyValues(w, "turn", a.Turn.ID)
@@ -249,6 +266,10 @@ type approvalView struct {
 	Procedures []gate.ApprovalProcedure `json:"procedures"`
 	Nested     []procedures.Reached     `json:"nested"`
 	Covers     []gate.Cover             `json:"covers"`
+	// Call is the call a turn under review at the call paused at (nil
+	// otherwise), Reads the reads it made before it (grant scope).
+	Call  *pausedCall  `json:"call"`
+	Reads []pausedRead `json:"reads"`
 }
 
 // printReview prints what an approval runs beyond its own code — every
@@ -293,7 +314,11 @@ func cmdApprovalsList(ctx context.Context, args []string, s stdio) int {
 	return newClient(ctx).call(ctx, cl, s, "GET", "/v1/approvals", q, nil, &out, func(w io.Writer) {
 		var rows [][]string
 		for _, a := range out.Approvals {
-			rows = append(rows, []string{a.ID, a.SessionID, string(a.Status), strings.Join(a.Signature, ","),
+			status := string(a.Status)
+			if a.Call != nil && a.Status == gate.TurnPending {
+				status += " at tools." + a.Call.Tool // paused at a call
+			}
+			rows = append(rows, []string{a.ID, a.SessionID, status, strings.Join(a.Signature, ","),
 				yesNo(a.ReadOnly), a.RequestedBy, a.Deadline.Format(timeLayout)})
 		}
 		table(w, "ID\tSESSION\tSTATUS\tTOOLS\tREAD-ONLY\tREQUESTED BY\tDEADLINE", rows)
@@ -301,13 +326,22 @@ func cmdApprovalsList(ctx context.Context, args []string, s stdio) int {
 }
 
 func cmdApprovalsShow(ctx context.Context, args []string, s stdio) int {
-	cl := newCmdline("approvals show", "approvals show ID [--json]", "One approval with its code (GET /v1/approvals/{id}).", true)
+	cl := newCmdline("approvals show", "approvals show ID [--json]", "One approval with its code (GET /v1/approvals/{id}). "+
+		"A turn paused at a call (review at the call) shows that call first: its tool, its arguments as the run evaluated them, its schema hash; "+
+		"then the code with the call's line marked, the reads so far and what each answer covers.", true)
 	pos, code, done := cl.parse(args, 1, 1, s)
 	if done {
 		return code
 	}
 	var a approvalView
 	return newClient(ctx).call(ctx, cl, s, "GET", "/v1/approvals/"+pathSegment(pos[0]), nil, nil, &a, func(w io.Writer) {
+		// A turn paused at a call shows the call first: what runs next,
+		// with its real arguments, is what the operator answers for.
+		paused := a.Call != nil && a.Status == gate.TurnPending
+		if paused {
+			printPausedCall(w, a.Call, a.Code, a.Reads)
+			fmt.Fprintln(w)
+		}
 		kv := []string{"id", a.ID, "session", a.SessionID, "status", string(a.Status), "phase", string(a.Phase),
 			"tools", strings.Join(a.Signature, ", "), "read-only", yesNo(a.ReadOnly), "code hash", a.CodeHash,
 			"requested by", a.RequestedBy, "deadline", a.Deadline.Format(timeLayout)}
@@ -326,6 +360,9 @@ func cmdApprovalsShow(ctx context.Context, args []string, s stdio) int {
 		if a.Summary != "" {
 			kv = append(kv, "summary", a.Summary)
 		}
+		if a.Review != "" {
+			kv = append(kv, "review", string(a.Review))
+		}
 		if a.Arguments != nil {
 			kv = append(kv, "arguments", compactJSON(a.Arguments))
 		}
@@ -333,7 +370,7 @@ func cmdApprovalsShow(ctx context.Context, args []string, s stdio) int {
 			kv = append(kv, "resolution", fmt.Sprintf("%s by %s at %s", r.Choice, r.By, r.At.Format(timeLayout)))
 		}
 		keyValues(w, kv...)
-		if a.Code != "" {
+		if a.Code != "" && !paused {
 			block(w, a.Code)
 		}
 		printReview(w, &a)
@@ -341,21 +378,24 @@ func cmdApprovalsShow(ctx context.Context, args []string, s stdio) int {
 }
 
 func cmdApprovalsApprove(ctx context.Context, args []string, s stdio) int {
-	cl := newCmdline("approvals approve", "approvals approve ID --choice run_once|auto_run|always_ask --reason R [--code FILE] [--yes]",
+	cl := newCmdline("approvals approve", "approvals approve ID --choice run_once|run_all|auto_run|always_ask --reason R [--call DIGEST] [--code FILE] [--yes]",
 		"Approve a pending turn (POST /v1/approvals/{id}/resolve). --code replaces the block: the edited code is what runs. "+
+			"A turn paused at a call (review at the call) is answered for that call: run_once runs it and goes on to the next state-changing call, "+
+			"run_all runs it and every later state-changing call of this run, auto_run runs the rest and remembers the session policy for the whole block. "+
 			"An auto_run that grants durable auto-run (a block of proc__ calls only) says what it grants and needs --yes, or a yes typed at the terminal.", true)
-	choice := cl.enum("choice", "", "required", string(gate.ChoiceRunOnce), string(gate.ChoiceAutoRun), string(gate.ChoiceAlwaysAsk))
+	choice := cl.enum("choice", "", "required", string(gate.ChoiceRunOnce), string(gate.ChoiceRunAll), string(gate.ChoiceAutoRun), string(gate.ChoiceAlwaysAsk))
 	reason := cl.fs.String("reason", "", "why, for the audit log (required, as the console requires it)")
 	codeFile := cl.fs.String("code", "", "a file (or -) with the edited block to run instead")
 	yes := cl.fs.Bool("yes", false, "confirm the durable grants an auto_run creates (for every caller and any arguments, until revoked)")
+	digest := cl.fs.String("call", "", callFlagUsage)
 	pos, code, done := cl.parse(args, 1, 1, s)
 	if done {
 		return code
 	}
 	switch gate.Choice(*choice) {
-	case gate.ChoiceRunOnce, gate.ChoiceAutoRun, gate.ChoiceAlwaysAsk:
+	case gate.ChoiceRunOnce, gate.ChoiceRunAll, gate.ChoiceAutoRun, gate.ChoiceAlwaysAsk:
 	default:
-		return cl.fail(s, "--choice must be run_once, auto_run or always_ask (approvals reject rejects)")
+		return cl.fail(s, "--choice must be run_once, run_all, auto_run or always_ask (approvals reject rejects)")
 	}
 	if strings.TrimSpace(*reason) == "" {
 		return cl.fail(s, reasonRequired)
@@ -374,6 +414,9 @@ func cmdApprovalsApprove(ctx context.Context, args []string, s stdio) int {
 		if code, ok := confirmGrants(ctx, cl, s, pos[0], edited, *yes); !ok {
 			return code
 		}
+	}
+	if code, ok := answeredCall(ctx, cl, s, pos[0], *digest, body); !ok {
+		return code
 	}
 	return resolveCall(ctx, cl, s, pos[0], body)
 }
@@ -445,8 +488,9 @@ func isTerminalReader(r io.Reader) bool {
 }
 
 func cmdApprovalsReject(ctx context.Context, args []string, s stdio) int {
-	cl := newCmdline("approvals reject", "approvals reject ID --reason R", "Reject a pending turn (POST /v1/approvals/{id}/resolve): it never runs.", true)
+	cl := newCmdline("approvals reject", "approvals reject ID --reason R [--call DIGEST]", "Reject a pending turn (POST /v1/approvals/{id}/resolve): it never runs.", true)
 	reason := cl.fs.String("reason", "", "why, for the audit log (required, as the console requires it)")
+	digest := cl.fs.String("call", "", callFlagUsage)
 	pos, code, done := cl.parse(args, 1, 1, s)
 	if done {
 		return code
@@ -455,6 +499,9 @@ func cmdApprovalsReject(ctx context.Context, args []string, s stdio) int {
 		return cl.fail(s, reasonRequired)
 	}
 	body := map[string]any{"choice": "reject", "reason": *reason}
+	if code, ok := answeredCall(ctx, cl, s, pos[0], *digest, body); !ok {
+		return code
+	}
 	return resolveCall(ctx, cl, s, pos[0], body)
 }
 

@@ -216,6 +216,9 @@ func (s *Store) TransitionTurn(ctx context.Context, next gate.TurnRecord, from [
 		if err := gate.CheckTransition(cur, from, live, now); err != nil {
 			return err
 		}
+		if err := gate.CheckPause(cur, next); err != nil {
+			return err
+		}
 		if err := putTurn(tx, next); err != nil {
 			return err
 		}
@@ -246,6 +249,9 @@ func (s *Store) FinishTurn(ctx context.Context, next gate.TurnRecord, now time.T
 			return err
 		}
 		err = gate.CheckTransition(cur, []gate.TurnStatus{gate.TurnRunning}, false, now)
+		if err == nil {
+			err = gate.CheckPause(cur, next)
+		}
 		switch done = err == nil; {
 		case done:
 			if err := putTurn(tx, next); err != nil {

@@ -16,6 +16,9 @@ func TestDumpRefusals(t *testing.T) { storetest.RunDumpRefusals(t, newTestStore)
 
 func TestDumpAdmission(t *testing.T) { storetest.RunDumpAdmission(t, newTestStore, newTestStore) }
 
+// TestDumpPausedTurn: a turn paused at a call arrives expired.
+func TestDumpPausedTurn(t *testing.T) { storetest.RunDumpPausedTurn(t, newTestStore, newTestStore) }
+
 func TestAuditPrune(t *testing.T) { storetest.RunAuditPrune(t, newTestStore) }
 
 // TestDumpMerge: the merge suite on the embedded store (the cross-backend

@@ -164,6 +164,9 @@ func (s *Store) TransitionTurn(ctx context.Context, next gate.TurnRecord, from [
 		if err := gate.CheckTransition(cur, from, live, now); err != nil {
 			return nil, err
 		}
+		if err := gate.CheckPause(cur, next); err != nil {
+			return nil, err
+		}
 		if err := exec(ctx, tx, "turn_set", params); err != nil {
 			return nil, err
 		}
@@ -208,6 +211,9 @@ func (s *Store) FinishTurn(ctx context.Context, next gate.TurnRecord, now time.T
 		}
 		f := finished{turn: cur}
 		err = gate.CheckTransition(cur, []gate.TurnStatus{gate.TurnRunning}, false, now)
+		if err == nil {
+			err = gate.CheckPause(cur, next)
+		}
 		switch f.done = err == nil; {
 		case f.done:
 			if err := exec(ctx, tx, "turn_set", params); err != nil {

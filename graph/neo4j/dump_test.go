@@ -34,6 +34,13 @@ func TestDumpAdmission(t *testing.T) {
 	t.Run("neo4j to embedded", func(t *testing.T) { storetest.RunDumpAdmission(t, newStore, newEmbedded) })
 }
 
+// TestDumpPausedTurn: a turn paused at a call arrives expired, both ways.
+func TestDumpPausedTurn(t *testing.T) {
+	settings(t)
+	t.Run("embedded to neo4j", func(t *testing.T) { storetest.RunDumpPausedTurn(t, newEmbedded, newStore) })
+	t.Run("neo4j to embedded", func(t *testing.T) { storetest.RunDumpPausedTurn(t, newStore, newEmbedded) })
+}
+
 // TestDumpRefusals: bad dumps leave the Neo4j store empty, with no marker.
 func TestDumpRefusals(t *testing.T) {
 	settings(t)

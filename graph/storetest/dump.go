@@ -19,6 +19,7 @@ import (
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/search"
 )
 
@@ -624,5 +625,43 @@ func RunDumpAdmission(t *testing.T, from, to NewStore) {
 	ps, err := trusted.(gate.TurnStore).Policies(ctx, "sess-0")
 	if err != nil || len(ps) != 2 || ps[0].Binding == nil || ps[1].Binding == nil {
 		t.Errorf("imported trusted, policies of sess-0: %+v, %v; want both bound", ps, err)
+	}
+}
+
+// RunDumpPausedTurn: a turn paused at a call (review at the call) arrives
+// expired, purged of its pause, code and arguments — its pause holds
+// answers the target's tools never gave — while the same turn without a
+// pause arrives pending.
+func RunDumpPausedTurn(t *testing.T, from, to NewStore) {
+	ctx := context.Background()
+	a := from(t)
+	ts := a.(gate.TurnStore)
+	kill := []string{"kill_job"}
+	plain := PendingTurn("s", At(0), time.Hour)
+	paused := PendingTurn("s", At(1), time.Hour)
+	for _, r := range []*gate.TurnRecord{&plain, &paused} {
+		r.Code, r.CodeHash, r.Arguments = CodeOf(kill, "paused"), HashOf(kill, "paused"), map[string]any{"job": "j1"}
+	}
+	paused.Review = gate.ReviewAtCall
+	paused.Pause = &replay.Pause{Block: "b", Position: 1, Tool: "kill_job", Arguments: map[string]any{"panda_id": 4007}, ArgsDigest: "d",
+		Calls: []replay.PausedCall{{Tool: "get_task_jobs_summary", Arguments: map[string]any{"task_id": 7}, Response: []byte(`{"failed":0}`)}}}
+	paused.Call = gate.CallOf(paused.Pause)
+	MustCreateApproval(t, ts, plain, 4, At(0))
+	MustCreateApproval(t, ts, paused, 4, At(1))
+	data := MustDump(t, a, "a")
+	b := to(t)
+	open := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
+	if _, err := dump.Import(ctx, b.(dump.Store), open, dump.ImportOptions{BatchSize: 4,
+		Now: func() time.Time { return At(2) }, ApprovalTimeout: 330 * time.Second, Pending: gate.PendingBounds{Total: 4}}); err != nil {
+		t.Fatalf("Import: %v", err)
+	}
+	for id, want := range map[string]gate.TurnStatus{plain.ID: gate.TurnPending, paused.ID: gate.TurnExpired} {
+		r, err := b.(gate.TurnStore).GetApproval(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status != want || (want == gate.TurnExpired && (r.HoldsValues() || r.Pause != nil)) {
+			t.Errorf("imported %s: %s, pause %+v, holds values %v; want %s", id, r.Status, r.Pause, r.HoldsValues(), want)
+		}
 	}
 }

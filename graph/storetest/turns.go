@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/replay"
 )
 
 // hashOf returns a 64-hex code hash made of c.
@@ -379,6 +381,66 @@ func testTurns(t *testing.T, newStore NewStore) {
 		}
 		wg.Wait()
 		requireEqual(t, "runs", won.Load(), int64(1))
+	})
+
+	t.Run("a resume at the call is claimed once per pause", func(t *testing.T) {
+		s := turnStore(t, newStore(t))
+		r := PendingTurn("s1", At(0), time.Minute)
+		r.Review = gate.ReviewAtCall
+		r.Pause = &replay.Pause{Block: "b", Position: 1, Tool: "kill_job", Arguments: map[string]any{"panda_id": 4007}, ArgsDigest: "d1",
+			Calls: []replay.PausedCall{{Tool: "get_task_jobs_summary", Arguments: map[string]any{"task_id": 7}, Response: []byte(`{"failed":3}`)}}}
+		r.Call = gate.CallOf(r.Pause)
+		MustCreateApproval(t, s, r, 4, At(0))
+		step := func(cur gate.TurnRecord, to gate.TurnStatus, from gate.TurnStatus) gate.TurnRecord {
+			t.Helper()
+			cur.Status = to
+			got, err := s.TransitionTurn(ctx, cur, []gate.TurnStatus{from}, false, At(1))
+			if err != nil {
+				t.Fatalf("%s → %s: %v", from, to, err)
+			}
+			return *got
+		}
+		approved := step(r, gate.TurnApproved, gate.TurnPending)
+		if approved.Pause == nil || approved.Pause.ArgsDigest != "d1" || string(approved.Pause.Calls[0].Response) != `{"failed":3}` {
+			t.Fatalf("the stored pause %+v; want it kept as written", approved.Pause)
+		}
+		running := step(approved, gate.TurnRunning, gate.TurnApproved)
+		// The run pauses again: one more pause, at the next call.
+		second := running
+		second.Pause = &replay.Pause{Block: "b", Position: 2, Tool: "kill_job", ArgsDigest: "d2"}
+		second.Pauses = running.Pauses + 1
+		second = step(second, gate.TurnPending, gate.TurnRunning)
+		step(second, gate.TurnApproved, gate.TurnPending)
+		// A claim built from the turn read approved at the first pause
+		// finds the status it expects, and is refused all the same.
+		stale := approved
+		stale.Status = gate.TurnRunning
+		_, err := s.TransitionTurn(ctx, stale, []gate.TurnStatus{gate.TurnApproved}, true, At(2))
+		var fe *fault.Error
+		if !errors.As(err, &fe) || fe.Code != fault.CodeConflict || fe.Details["reason"] != gate.ReasonPause {
+			t.Fatalf("a stale claim: %v; want a conflict, reason pause", err)
+		}
+		// A pause may not skip ahead either.
+		skip := second
+		skip.Status, skip.Pauses = gate.TurnPending, second.Pauses+2
+		if _, err := s.TransitionTurn(ctx, skip, []gate.TurnStatus{gate.TurnApproved}, false, At(2)); fault.ErrorCode(err) != fault.CodeConflict {
+			t.Fatalf("a transition that skips pauses: %v; want a conflict", err)
+		}
+		got, err := s.GetApproval(ctx, r.ID)
+		if err != nil || got.Status != gate.TurnApproved || got.Pauses != 1 || got.Pause == nil || got.Pause.Position != 2 {
+			t.Fatalf("the turn is %+v (%v); want approved at its second pause", got, err)
+		}
+		again := step(*got, gate.TurnRunning, gate.TurnApproved)
+		// A finish built from the run of the first pause is refused while
+		// the second runs, as a stale claim is.
+		stale.Status = gate.TurnSucceeded
+		if _, done, _, err := s.FinishTurn(ctx, stale, At(3), procedures.RunRecord{}); err != nil || done {
+			t.Fatalf("a stale finish: done %v, %v; want not done", done, err)
+		}
+		done := step(again, gate.TurnSucceeded, gate.TurnRunning)
+		if done.Pause != nil || done.HoldsValues() {
+			t.Fatalf("a done turn keeps its pause %+v; want it purged", done.Pause)
+		}
 	})
 
 	t.Run("past the deadline nothing resolves or runs", func(t *testing.T) {

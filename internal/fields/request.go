@@ -62,6 +62,11 @@ const (
 	// MaxReviewNestedBytes bounds the nested code of one review, all the
 	// procedures it reaches together.
 	MaxReviewNestedBytes = 64 << 10
+	// MaxReviewReadBytes bounds the answer of one read a review at the
+	// call shows (gate.Read): a longer one is shown cut, marked truncated
+	// with its whole length. The reads of one pause are bounded together
+	// as a recording is (recording.MaxRecordingBytes).
+	MaxReviewReadBytes = 4 << 10
 )
 
 // The request fields. A body or a tool input composes them (Body, Opt,
@@ -126,7 +131,16 @@ var (
 	WaitS = Field{Name: "wait_s", Type: Integer, Min: Int(0), Max: Int(MaxWaitSeconds)}
 	// TurnID names a turn.
 	TurnID = Field{Name: "id", Type: String, MinBytes: 1, MaxBytes: MaxTurnIDBytes, Doc: "the pending turn's id (trn_…)"}
-	Choice = Field{Name: "choice", Type: String, Enum: []string{"run_once", "auto_run", "always_ask", "reject"}}
+	Choice = Field{Name: "choice", Type: String, Enum: []string{"run_once", "auto_run", "always_ask", "reject", "run_all"},
+		Doc: "run_all answers a turn paused at a call only"}
+	// Review is how a turn is reviewed if it needs an operator.
+	Review = Field{Name: "review", Type: String, Enum: []string{"block", "at_call"},
+		Doc: "block: the whole block before it runs; at_call: each state-changing call as the run reaches it (default: the server's)"}
+	// CallRef names the call an answer to a turn paused at a call is
+	// given at (gate.CallRef).
+	CallRef = Field{Name: "call", Type: Object, Doc: "the call answered (a turn paused at a call): refused unless the turn is paused at it",
+		Props: []Prop{Req(Field{Name: "position", Type: Integer, Min: Int(0), Max: Int(1 << 20)}),
+			Req(Field{Name: "args_digest", Type: String, MinBytes: 1, MaxBytes: 128})}}
 
 	// ToolName, ToolDesc and Tool are a catalogue tool.
 	ToolName = Field{Name: "name", Type: String, MinBytes: 1, MaxBytes: MaxToolNameBytes}

@@ -147,3 +147,35 @@ func VisibleJSON(b []byte) []byte {
 	}
 	return out
 }
+
+// VisibleJSONLine is VisibleJSON for a one-line context (a read's answer
+// in a review): the white space between tokens that would break the line
+// (newline, tab) is a space, which leaves a JSON text the same value (in
+// a string they are escapes already). Text that is not JSON (a cut one)
+// is shown the same way.
+func VisibleJSONLine(b []byte) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' {
+			return ' '
+		}
+		return r
+	}, string(VisibleJSON(b)))
+}
+
+// MarkedLines is code for a person, each line numbered and line at (from
+// 1) marked ">" (none when at is 0 or past the end), every line shown
+// visibly (Visible): where a review at the call shows the line its run
+// stopped at.
+func MarkedLines(code string, at int) string {
+	lines := strings.Split(strings.TrimRight(code, "\n"), "\n")
+	width := len(fmt.Sprint(len(lines)))
+	var b strings.Builder
+	for i, l := range lines {
+		mark := " "
+		if i+1 == at {
+			mark = ">"
+		}
+		fmt.Fprintf(&b, "%s %*d  %s\n", mark, width, i+1, Visible(l))
+	}
+	return strings.TrimRight(b.String(), "\n")
+}

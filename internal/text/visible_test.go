@@ -160,3 +160,33 @@ func TestVisibleJSON(t *testing.T) {
 		t.Fatal("a JSON text with nothing hidden is copied")
 	}
 }
+
+// TestVisibleJSONLine: a JSON text shown on one line keeps no newline or
+// tab and no hidden character, and is the same value; a cut one too.
+func TestVisibleJSONLine(t *testing.T) {
+	in := "{\n\t\"a\": \"x\x1b[2J\u202e\u2028y\\n\",\n\t\"b\": [1,\t2]\n}"
+	got := VisibleJSONLine([]byte(in))
+	if strings.ContainsAny(got, "\n\t") || strings.IndexFunc(got, Hidden) >= 0 {
+		t.Fatalf("VisibleJSONLine(%q) = %q", in, got)
+	}
+	var back, want any
+	if err := json.Unmarshal([]byte(got), &back); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(strings.NewReplacer("\x1b", `\u001b`, "\u202e", `\u202e`, "\u2028", `\u2028`).Replace(in)), &want); err != nil || fmt.Sprint(back) != fmt.Sprint(want) {
+		t.Fatalf("VisibleJSONLine(%q) = %q is not the same value (%v)", in, got, err)
+	}
+	if cut := VisibleJSONLine([]byte(in[:20])); strings.ContainsAny(cut, "\n\t\x1b\u202e") {
+		t.Fatalf("a cut text: %q", cut)
+	}
+}
+
+// TestMarkedLines: each line numbered, the stopping line marked, hidden
+// characters escaped.
+func TestMarkedLines(t *testing.T) {
+	got := MarkedLines("a = 1\nb = \"\x1b[2J\u2028\"\nc\n", 2)
+	want := "  1  a = 1\n> 2  b = \"\\u001b[2J\\u2028\"\n  3  c"
+	if got != want {
+		t.Fatalf("MarkedLines = %q, want %q", got, want)
+	}
+}

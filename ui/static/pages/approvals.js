@@ -14,6 +14,10 @@
 // whole with one click), and what each answer covers; an answer that
 // grants durable auto-run asks for a confirmation that says what it
 // grants. A card whose turn changed since it was read is read anew.
+// A turn paused at a call (review at the call) shows that call first —
+// its tool, its arguments as evaluated, its schema hash —, then the
+// reads it made before it (bounded by the server, shown visibly), the
+// code with the stopping line marked, and the answers for that call.
 import { h, badge, stateBadge, when, errorBox, editableText, notify, table, codeHash, section } from '../dom.js';
 import { api, get, hasScope, follow } from '../api.js';
 import { highlight } from '../highlight.js';
@@ -62,15 +66,16 @@ export async function approvalsPage(ctx) {
     }
     history.replaceChildren(historyTable((recent.approvals || []).filter((a) => a.status !== 'pending')));
     const pending = answer.approvals || [];
-    const ids = new Set(pending.map((a) => a.id));
-    for (const [id, card] of cards) if (!ids.has(id)) { card.el.remove(); cards.delete(id); }
+    const keys = new Set(pending.map(cardKey));
+    for (const [key, card] of cards) if (!keys.has(key)) { card.el.remove(); cards.delete(key); }
     for (const a of pending) {
-      if (!cards.has(a.id)) {
+      const key = cardKey(a);
+      if (!cards.has(key)) {
         // A card whose turn changed since it was shown (a resolution's
         // conflict: review it again) is dropped and read anew.
-        const card = approvalCard(a, canGrant, refresh, () => { cards.get(a.id)?.el.remove(); cards.delete(a.id); return refresh(); });
+        const card = approvalCard(a, canGrant, refresh, () => { cards.get(key)?.el.remove(); cards.delete(key); return refresh(); });
         card.tick();
-        cards.set(a.id, card);
+        cards.set(key, card);
         list.append(card.el);
       }
     }
@@ -90,9 +95,18 @@ export async function approvalsPage(ctx) {
   const clock = setInterval(() => { if (ctx.isCurrent()) tick(); else stop(); }, 1000);
 }
 
-const CHOICES = { run_once: 'approved to run once', auto_run: 'approved with auto-run', always_ask: 'approved, always ask', reject: 'rejected' };
+// cardKey names a pending approval's card: its turn, and the call it is
+// paused at (review at the call), so that a turn paused at its next call
+// is a new card, never the last call's answered again.
+function cardKey(a) {
+  return a.call ? `${a.id}@${a.call.position}:${a.call.args_digest}` : a.id;
+}
+
+const CHOICES = { run_once: 'approved to run once', run_all: 'approved with every later call', auto_run: 'approved with auto-run', always_ask: 'approved, always ask', reject: 'rejected' };
 
 function approvalCard(a, canGrant, refresh, reread) {
+  // call: the call a turn reviewed at the call is paused at (null otherwise).
+  const call = a.status === 'pending' && a.call ? a.call : null;
   const countdown = h('span', { class: 'countdown' });
   const deadline = Date.parse(a.deadline);
   const tick = () => {
@@ -113,6 +127,9 @@ function approvalCard(a, canGrant, refresh, reread) {
     const r = reason.value.trim();
     if (!r) { out.replaceChildren(h('p', { class: 'error', role: 'alert' }, 'A reason is required.')); reason.focus(); return; }
     const body = { choice, reason: r };
+    // An answer at a call names it: the server refuses it once the turn
+    // paused at another (an answer read at one pause never answers the next).
+    if (call) body.call = { position: call.position, args_digest: call.args_digest };
     if (!editor.hidden && choice !== 'reject' && editor.value !== edited) body.code = editor.value;
     try {
       const answer = await api('POST', '/v1/approvals/' + encodeURIComponent(a.id) + '/resolve', { body });
@@ -140,7 +157,11 @@ function approvalCard(a, canGrant, refresh, reread) {
     confirmBox.hidden = false;
   };
   const button = (choice, text) => h('button', { type: 'button', class: 'resolve', 'data-choice': choice, onclick: () => ask(choice) }, text);
-  const el = h('article', { class: 'approval', 'data-id': a.id },
+  const buttons = call
+    ? [button('run_once', 'Run this call'), button('run_all', 'Run this and every later call'), button('auto_run', 'Auto-run'), button('always_ask', 'Run this call, always ask'), button('reject', 'Reject')]
+    : [button('run_once', 'Run once'), button('auto_run', 'Auto-run'), button('always_ask', 'Always ask'), button('reject', 'Reject')];
+  const el = h('article', { class: 'approval' + (call ? ' at-call' : ''), 'data-id': a.id },
+    call ? pausedCall(call) : null,
     h('h3', null, h('code', { class: 'turn-id' }, a.id), ' ', a.summary || '(no summary)'),
     h('p', { class: 'badges' }, stateBadge(a.read_only), a.opaque ? badge('opaque', 'warn') : null,
       ' ', countdown),
@@ -150,15 +171,51 @@ function approvalCard(a, canGrant, refresh, reread) {
     (a.unknown_tools || []).length ? h('p', { class: 'unknown-tools' }, 'Unknown tools (refused at run time): ', a.unknown_tools.map((t) => badge(t, 'warn'))) : null,
     (a.procedures || []).length ? h('p', null, 'Procedures: ', a.procedures.map((p) => badge(p.name + (p.read_only ? ' (read-only)' : ''), 'tool'))) : null,
     h('p', { class: 'muted code-hash' }, 'code hash ', codeHash(a.code_hash || '')),
-    highlight(a.code || ''),
+    call ? readsMade(a.reads) : null,
+    call ? markedCode(a.code || '', call.line) : highlight(a.code || ''),
     a.arguments ? h('pre', { class: 'code approval-arguments' }, JSON.stringify(a.arguments, null, 2)) : null,
     (a.nested || []).map(nestedProcedure),
     (a.covers || []).length ? h('div', { class: 'covers' }, h('p', null, 'What each answer covers:'),
       h('ul', null, a.covers.map((c) => h('li', { 'data-choice': c.choice }, c.text)))) : null,
     canGrant ? [editor, h('div', { class: 'actions' }, reason,
-      button('run_once', 'Run once'), button('auto_run', 'Auto-run'), button('always_ask', 'Always ask'), button('reject', 'Reject'),
+      buttons,
       h('button', { type: 'button', class: 'edit', onclick: () => { editor.hidden = !editor.hidden; } }, 'Edit code')), confirmBox, out] : null);
   return { el, tick };
+}
+
+// pausedCall shows the call a turn paused at, the first thing of its card:
+// the tool, its arguments as the program evaluated them (sent with the
+// grant scope only; otherwise their digest), where it stopped and the
+// tool's schema hash. Nothing of the call was sent.
+function pausedCall(c) {
+  const args = c.arguments !== undefined && c.arguments !== null
+    ? h('pre', { class: 'code call-arguments' }, JSON.stringify(c.arguments, null, 2))
+    : h('p', { class: 'muted call-arguments hidden-arguments' }, 'Arguments not shown: reading them needs the grant scope (digest ', h('code', null, c.args_digest || ''), ').');
+  return h('section', { class: 'paused-call', role: 'region', 'aria-label': 'the call to review' },
+    h('h3', null, 'Paused before ', h('code', { class: 'call-tool' }, 'tools.' + c.tool + '(…)'), ' ', badge('state-changing', 'warn')),
+    h('p', { class: 'muted' }, `call ${c.position + 1} of the run${c.line ? ', line ' + c.line : ''} · nothing of it was sent · schema hash `,
+      codeHash(c.schema_hash || '(none)', 12), ' · arguments digest ', codeHash(c.args_digest || '', 12)),
+    args);
+}
+
+// readsMade lists the reads a paused turn made before its call: each tool,
+// its arguments and its answer as the server bounds it (marked when
+// truncated), shown as text.
+function readsMade(reads) {
+  const rs = reads || [];
+  return h('section', { class: 'reads' }, h('h4', null, `Reads so far (${rs.length}), answered before the call`),
+    rs.length ? h('ol', null, rs.map((r) => h('li', { class: 'read' },
+      h('code', null, 'tools.' + r.tool), ' ', h('code', { class: 'read-arguments' }, JSON.stringify(r.arguments)),
+      h('pre', { class: 'code read-response' }, String(r.response ?? '')),
+      r.truncated ? h('p', { class: 'warn truncated' }, `Truncated: ${String(r.response ?? '').length} of ${r.bytes} bytes shown.`) : null))) : h('p', { class: 'muted' }, 'None.'));
+}
+
+// markedCode is a block's code, each line numbered, the line the run
+// stopped at marked (class stop-line).
+function markedCode(code, line) {
+  const lines = String(code).replace(/\n$/, '').split('\n');
+  return h('pre', { class: 'code marked-code' }, lines.map((l, i) => h('div', { class: 'code-line' + (i + 1 === line ? ' stop-line' : ''), 'data-line': i + 1 },
+    h('span', { class: 'line-no' }, (i + 1 === line ? '▶ ' : '  ') + String(i + 1).padStart(3)), ' ', highlight(l).firstChild)));
 }
 
 // nestedProcedure shows one procedure the block may reach (an approval's
