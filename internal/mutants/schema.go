@@ -30,7 +30,10 @@ import (
 //
 //	if procgraphMutant == "name" { <the body as the mutant edits it>; return }
 //
-// and goes on with the original body. procgraphMutant is read once, when
+// (a function with named results runs the mutated body as a function
+// literal with the same results, `return func() (a, b T) { <body> }()`, so
+// that a declaration in the body reuses a result as it does in the
+// original instead of shadowing it) and goes on with the original body. procgraphMutant is read once, when
 // the package initializes, from the file beside the executable named as it
 // with ".mutant" appended (switchFile): the sandbox's workers and
 // cmd/procgraph's tests re-execute their own executable with an environment
@@ -121,10 +124,30 @@ func hasLabel(body *ast.BlockStmt) bool {
 	return found
 }
 
+// callsRecover reports whether body calls recover outside the function
+// literals it holds.
+func callsRecover(body *ast.BlockStmt) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.CallExpr:
+			if id, ok := n.Fun.(*ast.Ident); ok && id.Name == "recover" {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
 // bodyDiff compares a Go file with its mutated content: when they differ
 // only inside the bodies of functions that declare no label, it returns,
 // by the index of the function among funcBodies, the mutated body (the
-// text between its braces), and ok. Anything else is not eligible.
+// text between its braces), and ok. Anything else is not eligible, nor is
+// a body that calls recover itself (in a function literal, the call would
+// no longer be the deferred function's).
 func bodyDiff(orig, mut []byte) (map[int]string, bool) {
 	fset := token.NewFileSet()
 	fo, err := parser.ParseFile(fset, "orig.go", orig, parser.SkipObjectResolution)
@@ -146,7 +169,7 @@ func bodyDiff(orig, mut []byte) (map[int]string, bool) {
 		if bytes.Equal(o, m) {
 			continue
 		}
-		if hasLabel(bo[i].Body) || hasLabel(bm[i].Body) {
+		if hasLabel(bo[i].Body) || hasLabel(bm[i].Body) || callsRecover(bo[i].Body) || callsRecover(bm[i].Body) {
 			return nil, false
 		}
 		out[i] = string(m)
@@ -179,14 +202,23 @@ func schemaFile(path string, src []byte, muts map[int][]bodyMutant) ([]byte, str
 		}
 		lb := fset.Position(fd.Body.Lbrace)
 		b.Write(src[at : lb.Offset+1])
-		// A body with no result, or with named results, may end without a
-		// return; one with unnamed results ends in one (it compiled).
+		// A body with no result may end without a return: one follows it.
+		// One with unnamed results ends in one (it compiled). One with
+		// named results runs in a function literal declaring them.
 		res := fd.Type.Results
-		bare := res == nil || len(res.List) == 0 || len(res.List[0].Names) > 0
+		void := res == nil || len(res.List) == 0
+		named := !void && len(res.List[0].Names) > 0
 		for _, m := range ms {
-			fmt.Fprintf(&b, "if %s == %s {/*line %s:%d:%d*/%s\n", switchVar, strconv.Quote(m.name), path, lb.Line, lb.Column+1, m.body)
-			if bare {
+			fmt.Fprintf(&b, "if %s == %s {", switchVar, strconv.Quote(m.name))
+			if named {
+				fmt.Fprintf(&b, "return func() %s {", src[fset.Position(res.Pos()).Offset:fset.Position(res.End()).Offset])
+			}
+			fmt.Fprintf(&b, "/*line %s:%d:%d*/%s\n", path, lb.Line, lb.Column+1, m.body)
+			switch {
+			case void:
 				b.WriteString("return\n")
+			case named:
+				b.WriteString("}()\n")
 			}
 			b.WriteString("}\n")
 		}

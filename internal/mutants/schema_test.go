@@ -24,8 +24,19 @@ var schemaFixture = map[string]string{
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
+
+// Parse reads a number of tens; its declaration reuses the named result err.
+func Parse(s string) (n int, err error) {
+	v, err := strconv.Atoi(s)
+	if err != nil {
+		return
+	}
+	n = v * 10
+	return
+}
 
 // Log is what Note wrote.
 var Log []string
@@ -99,7 +110,9 @@ func TestShow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	show := fmt.Sprintln(Log, h, tl, Twice(4), v, ok, Sum([]int{1, 2, 3}), Name("n"), Limit, "child:", string(child))
+	n, perr := Parse("4")
+	_, perr2 := Parse("x")
+	show := fmt.Sprintln(n, perr, perr2 != nil, Log, h, tl, Twice(4), v, ok, Sum([]int{1, 2, 3}), Name("n"), Limit, "child:", string(child))
 	if err := os.WriteFile(os.Getenv("SHOW_OUT"), []byte(show), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -134,6 +147,7 @@ func TestSchemata(t *testing.T) {
 		fixMutant("void", [2]string{"Log = append(Log, s)", `Log = append(Log, s+"!")`}),
 		fixMutant("named", [2]string{`head, tail, _ = strings.Cut(s, ",")`, `tail, head, _ = strings.Cut(s, ",")`}),
 		fixMutant("unnamed", [2]string{"return 2 * n", "return 3 * n"}),
+		fixMutant("named-reused", [2]string{"n = v * 10", "n = v * 100"}),
 		fixMutant("generic", [2]string{"return b.v, true", "var zero T\n\treturn zero, false"}),
 		fixMutant("closure", [2]string{"total += x", "total -= x"}),
 		fixMutant("two-functions", [2]string{"return 2 * n", "return 2 + n"}, [2]string{"total := 0", "total := 100"}),
@@ -154,7 +168,7 @@ func TestSchemata(t *testing.T) {
 			held = append(held, m.Name)
 		}
 	}
-	if want := []string{"void", "named", "unnamed", "generic", "closure", "two-functions"}; !slices.Equal(held, want) {
+	if want := []string{"void", "named", "unnamed", "named-reused", "generic", "closure", "two-functions"}; !slices.Equal(held, want) {
 		t.Fatalf("the schema holds %v, want %v\n%s", held, want, out.String())
 	}
 	pkg := "example.com/s/fix"
@@ -177,7 +191,7 @@ func TestSchemata(t *testing.T) {
 		t.Fatalf("the schema binary with no mutant shows %q, the original %q", got, original)
 	}
 	seen := map[string]string{}
-	for _, m := range list[:6] {
+	for _, m := range list[:7] {
 		files, err := apply(dir, m)
 		if err != nil {
 			t.Fatal(err)
