@@ -8,11 +8,19 @@
 // applied, does not compile, or none of its named tests ran). Before the mutants it runs the same tests
 // unmutated: they must pass, else no verdict means anything.
 //
+// The mutants that edit only function bodies are not built one by one:
+// each test binary is built once with all of them in it behind a switch
+// read at run time (mutant schemata, schema.go), and each runs its tests on
+// that binary with its switch on; the others keep an overlay of their own.
+//
 //	go run ./internal/mutants            # every mutant
 //	go run ./internal/mutants -run api   # those whose name matches
 //	go run ./internal/mutants -list      # print the list
 //	go run ./internal/mutants -jobs 2    # two mutants at a time
 //	go run ./internal/mutants -pkg neo4j # those with a test package matching
+//	go run ./internal/mutants -verify-schemata -run sandbox
+//	                                     # judge each both ways, compare
+//	go run ./internal/mutants -schemata=false # each mutant its own build
 //	go run ./internal/mutants -since HEAD~20 -rotate 7
 //	                                     # those a change since HEAD~20 may
 //	                                     # affect, and today's seventh of the rest
@@ -117,6 +125,10 @@ func run(ctx context.Context, dir string, list []Mutant, args []string, stdout, 
 	}
 	bad := r.replayAll(ctx, sel, *jobs, s)
 	fmt.Fprintf(stdout, "%d mutants, %d killed, %d survived or not judged, in %s\n", len(sel), len(sel)-bad, bad, time.Since(start).Round(time.Second))
+	if s != nil {
+		fmt.Fprintf(stdout, "schema built once in %.1fs; %d mutants on it, %.1fs in all; %d with their own builds, %.1fs in all\n",
+			s.build.Seconds(), r.onSchema, r.onSchemaTime.Seconds(), r.ownBuild, r.ownBuildTime.Seconds())
+	}
 	if bad > 0 {
 		return 1
 	}
@@ -198,8 +210,12 @@ func moduleRoot(ctx context.Context, dir string) (root, path string, err error) 
 type runner struct {
 	root, module string
 	timeout      time.Duration
-	mu           sync.Mutex // serializes writes to out
+	mu           sync.Mutex // serializes writes to out and the sums below
 	out          io.Writer
+	// The mutants judged on the schema binaries and with their own
+	// builds, and the sum of their times.
+	onSchema, ownBuild         int
+	onSchemaTime, ownBuildTime time.Duration
 }
 
 // replayAll replays sel, jobs mutants at a time (each line printed as its
@@ -396,6 +412,13 @@ func (r *runner) replay(ctx context.Context, m Mutant, s *schema, job int) strin
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if s.covers(r, m) {
+		r.onSchema++
+		r.onSchemaTime += time.Since(start)
+	} else {
+		r.ownBuild++
+		r.ownBuildTime += time.Since(start)
+	}
 	fmt.Fprintf(r.out, "%-8s %-34s %5.1fs  %s\n", status, m.Name, time.Since(start).Seconds(), r.short(detail))
 	return status
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -248,6 +249,23 @@ func TestSchemataVerdicts(t *testing.T) {
 		}
 	}
 	if code != 1 || t.Failed() {
+		t.Fatalf("exit %d, output:\n%s%s", code, out.String(), errOut.String())
+	}
+}
+
+// TestVerifySchemata: -verify-schemata judges each mutant the schema holds
+// both ways and says whether the verdicts agree.
+func TestVerifySchemata(t *testing.T) {
+	dir := mustModule(t)
+	list := []Mutant{
+		mutant("add-subtracts", "return a + b", "return a - b", "TestAdd"),
+		mutant("sub-adds", "return a - b", "return a + b", "TestAdd"),
+		mutant("add-unterminated", "return a + b", "_ = a + b", "TestAdd"),
+	}
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), dir, list, []string{"-baseline=false", "-verify-schemata"}, &out, &errOut)
+	if code != 0 || !strings.Contains(out.String(), "verify: 2 of 2 mutants agree (1 of the selection not in the schema)") ||
+		!regexp.MustCompile(`(?m)^AGREE +sub-adds +schema SURVIVED .* own build SURVIVED`).MatchString(out.String()) {
 		t.Fatalf("exit %d, output:\n%s%s", code, out.String(), errOut.String())
 	}
 }
