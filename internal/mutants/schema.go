@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -532,7 +533,11 @@ func (r *runner) buildSchema(ctx context.Context, sel []Mutant, jobs int) (*sche
 		s.close()
 		return nil, err
 	}
-	// The binaries: one per package a member names, jobs at a time.
+	// The binaries: one per package a member names, built by one go
+	// command (which compiles each package they share once) per group of
+	// packages with distinct last elements (go test -c names a binary
+	// after it); a group that fails is built again a package at a time, to
+	// keep what builds.
 	var pkgs []string
 	for _, m := range sel {
 		if s.members[m.Name] {
@@ -544,34 +549,44 @@ func (r *runner) buildSchema(ctx context.Context, sel []Mutant, jobs int) (*sche
 		}
 	}
 	sort.Strings(pkgs)
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, max(jobs, 1))
-	for i, pkg := range pkgs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			bin := filepath.Join(s.dir, fmt.Sprintf("p%d.test", i))
-			cmd := exec.CommandContext(ctx, "go", "test", "-c", "-o", bin, "-vet=off", "-ldflags=-w", "-overlay", overlay, pkg)
-			cmd.Dir = r.root
-			out, err := cmd.CombinedOutput()
-			mu.Lock()
-			defer mu.Unlock()
+	var groups [][]string
+	for _, pkg := range pkgs {
+		i := slices.IndexFunc(groups, func(g []string) bool {
+			return !slices.ContainsFunc(g, func(p string) bool { return path.Base(p) == path.Base(pkg) })
+		})
+		if i < 0 {
+			groups, i = append(groups, nil), len(groups)
+		}
+		groups[i] = append(groups[i], pkg)
+	}
+	build := func(out string, pkgs ...string) ([]byte, error) {
+		cmd := exec.CommandContext(ctx, "go", append([]string{"test", "-c", "-o", out, "-vet=off", "-ldflags=-w", "-overlay", overlay}, pkgs...)...)
+		cmd.Dir = r.root
+		return cmd.CombinedOutput()
+	}
+	for i, g := range groups {
+		gdir := filepath.Join(s.dir, fmt.Sprintf("g%d", i))
+		if err := os.Mkdir(gdir, 0o700); err != nil {
+			s.close()
+			return nil, err
+		}
+		out, err := build(gdir+string(filepath.Separator), g...)
+		for _, pkg := range g {
+			bin := filepath.Join(gdir, path.Base(pkg)+".test")
 			if err != nil {
-				r.printf("schema: %s does not build with the mutants switched in (its mutants keep their own builds): %s\n", r.short(pkg), lastLines(strings.Split(string(out), "\n"), 6))
-				return
+				if out, err := build(bin, pkg); err != nil {
+					r.printf("schema: %s does not build with the mutants switched in (its mutants keep their own builds): %s\n", r.short(pkg), lastLines(strings.Split(string(out), "\n"), 6))
+					continue
+				}
 			}
 			if _, err := os.Stat(bin); err != nil {
-				r.printf("schema: %s has no test binary (its mutants keep their own builds)\n", r.short(pkg))
-				return
+				r.printf("schema: %s has no test binary (its mutants keep their own builds) %s\n", r.short(pkg), lastLines(strings.Split(string(out), "\n"), 3))
+				continue
 			}
 			s.bins[pkg] = bin
-			s.srcDirs[pkg] = filepath.Join(r.root, strings.TrimPrefix(strings.TrimPrefix(pkg, r.module), "/"))
-		}()
+			s.srcDirs[pkg] = filepath.Join(r.root, filepath.FromSlash(strings.TrimPrefix(strings.TrimPrefix(pkg, r.module), "/")))
+		}
 	}
-	wg.Wait()
 	tool, err := exec.CommandContext(ctx, "go", "tool", "-n", "test2json").Output()
 	if err != nil {
 		s.close()
@@ -585,7 +600,12 @@ func (r *runner) buildSchema(ctx context.Context, sel []Mutant, jobs int) (*sche
 			return nil, err
 		}
 		for _, bin := range s.bins {
-			if err := os.Link(bin, filepath.Join(d, filepath.Base(bin))); err != nil {
+			link := filepath.Join(d, mustRel(s.dir, bin))
+			if err := os.MkdirAll(filepath.Dir(link), 0o700); err != nil {
+				s.close()
+				return nil, err
+			}
+			if err := os.Link(bin, link); err != nil {
 				s.close()
 				return nil, err
 			}
@@ -607,7 +627,7 @@ func (r *runner) buildSchema(ctx context.Context, sel []Mutant, jobs int) (*sche
 // schemaTest runs one -run pattern of a mutant's tests in pkg on job's
 // copy of the schema binary with the switch set to name ("" for none).
 func (r *runner) schemaTest(ctx context.Context, s *schema, job int, name, pkg, pattern string) *testRun {
-	exe := filepath.Join(s.jobDirs[job], filepath.Base(s.bins[pkg]))
+	exe := filepath.Join(s.jobDirs[job], mustRel(s.dir, s.bins[pkg]))
 	if err := os.WriteFile(switchFile(exe), []byte(name+"\n"), 0o600); err != nil {
 		return &testRun{exitErr: err}
 	}
