@@ -17,8 +17,9 @@ import (
 // of a generic type, a closure inside a body; one whose mutant removes the
 // only use of an import (it does not compile alone); and a package-level
 // variable (not eligible). Its test writes what the functions return to
-// $SHOW_OUT, and what a child process (the test binary re-executed with an
-// empty environment, as the sandbox runs its workers) sees.
+// $SHOW_OUT, and what a child process sees: the test binary re-executed
+// with an empty environment, as the sandbox runs its workers, and a copy of
+// it elsewhere, as cmd/procgraph's tests run it as another user.
 var schemaFixture = map[string]string{
 	"go.mod": "module example.com/s\n\ngo 1.22\n",
 	"fix/fix.go": `package fix
@@ -90,6 +91,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 )
 
@@ -111,9 +113,24 @@ func TestShow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A copy of the binary elsewhere, as some tests run it.
+	b, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := filepath.Join(t.TempDir(), "copy")
+	if err := os.WriteFile(cp, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd = exec.Command(cp, "-test.run=^TestShow$")
+	cmd.Env = []string{"CHILD=1"}
+	copied, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
 	n, perr := Parse("4")
 	_, perr2 := Parse("x")
-	show := fmt.Sprintln(n, perr, perr2 != nil, Log, h, tl, Twice(4), v, ok, Sum([]int{1, 2, 3}), Name("n"), Limit, "child:", string(child))
+	show := fmt.Sprintln(n, perr, perr2 != nil, Log, h, tl, Twice(4), v, ok, Sum([]int{1, 2, 3}), Name("n"), Limit, "child:", string(child), "copy:", string(copied))
 	if err := os.WriteFile(os.Getenv("SHOW_OUT"), []byte(show), 0o644); err != nil {
 		t.Fatal(err)
 	}
