@@ -38,17 +38,24 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
 func main() {
-	os.Exit(run(context.Background(), "", mutants, os.Args[1:], os.Stdout, os.Stderr))
+	// Interrupted, it stops its go commands and tests and removes what it
+	// built (the schema's binaries are large) before it exits.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, "", mutants, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
 // run replays the mutants of list selected by args in the module at dir
