@@ -8,11 +8,19 @@
 // applied, does not compile, or none of its named tests ran). Before the mutants it runs the same tests
 // unmutated: they must pass, else no verdict means anything.
 //
+// The mutants that edit only function bodies are not built one by one:
+// each test binary is built once with all of them in it behind a switch
+// read at run time (mutant schemata, schema.go), and each runs its tests on
+// that binary with its switch on; the others keep an overlay of their own.
+//
 //	go run ./internal/mutants            # every mutant
 //	go run ./internal/mutants -run api   # those whose name matches
 //	go run ./internal/mutants -list      # print the list
 //	go run ./internal/mutants -jobs 2    # two mutants at a time
 //	go run ./internal/mutants -pkg neo4j # those with a test package matching
+//	go run ./internal/mutants -verify-schemata -run sandbox
+//	                                     # judge each both ways, compare
+//	go run ./internal/mutants -schemata=false # each mutant its own build
 //	go run ./internal/mutants -since HEAD~20 -rotate 7
 //	                                     # those a change since HEAD~20 may
 //	                                     # affect, and today's seventh of the rest
@@ -30,17 +38,24 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
 func main() {
-	os.Exit(run(context.Background(), "", mutants, os.Args[1:], os.Stdout, os.Stderr))
+	// Interrupted, it stops its go commands and tests and removes what it
+	// built (the schema's binaries are large) before it exits.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, "", mutants, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
 // run replays the mutants of list selected by args in the module at dir
@@ -57,6 +72,8 @@ func run(ctx context.Context, dir string, list []Mutant, args []string, stdout, 
 	jobs := fs.Int("jobs", 1, "replay this many mutants at once")
 	since := fs.String("since", "", "replay only the mutants that the change since this commit may affect (it edits or tests a directory the change touches, or a list file the change touches declares it)")
 	rotate := fs.Int("rotate", 0, "with -since, also replay the share of the others that falls on -day (a hash of the name modulo this number)")
+	schemata := fs.Bool("schemata", true, "build the mutants that edit only function bodies into one test binary per package, behind a run-time switch (ADR 0051); false builds each mutant its own")
+	verify := fs.Bool("verify-schemata", false, "judge each selected mutant the schema binaries hold both ways, on them and with its own build, and report where the verdicts differ")
 	day := fs.Int("day", int(time.Now().Unix()/86400), "the day whose share -rotate replays (default today, in days since 1970)")
 	if err := fs.Parse(args); err != nil || fs.NArg() > 0 || *jobs < 1 || *rotate < 0 || (*rotate > 0 && *since == "") {
 		return 2
@@ -102,8 +119,23 @@ func run(ctx context.Context, dir string, list []Mutant, args []string, stdout, 
 		return 1
 	}
 	start := time.Now()
-	bad := r.replayAll(ctx, sel, *jobs)
+	var s *schema
+	if *schemata || *verify {
+		if s, err = r.buildSchema(ctx, sel, *jobs); err != nil {
+			fmt.Fprintln(stdout, "schema: not built, every mutant builds its own:", err)
+			s = nil
+		}
+		defer s.close()
+	}
+	if *verify {
+		return r.verifySchemata(ctx, sel, *jobs, s)
+	}
+	bad := r.replayAll(ctx, sel, *jobs, s)
 	fmt.Fprintf(stdout, "%d mutants, %d killed, %d survived or not judged, in %s\n", len(sel), len(sel)-bad, bad, time.Since(start).Round(time.Second))
+	if s != nil {
+		fmt.Fprintf(stdout, "schema built once in %.1fs; %d mutants on it, %.1fs in all; %d with their own builds, %.1fs in all\n",
+			s.build.Seconds(), r.onSchema, r.onSchemaTime.Seconds(), r.ownBuild, r.ownBuildTime.Seconds())
+	}
 	if bad > 0 {
 		return 1
 	}
@@ -185,22 +217,26 @@ func moduleRoot(ctx context.Context, dir string) (root, path string, err error) 
 type runner struct {
 	root, module string
 	timeout      time.Duration
-	mu           sync.Mutex // serializes writes to out
+	mu           sync.Mutex // serializes writes to out and the sums below
 	out          io.Writer
+	// The mutants judged on the schema binaries and with their own
+	// builds, and the sum of their times.
+	onSchema, ownBuild         int
+	onSchemaTime, ownBuildTime time.Duration
 }
 
 // replayAll replays sel, jobs mutants at a time (each line printed as its
 // mutant is judged), and returns how many were not killed.
-func (r *runner) replayAll(ctx context.Context, sel []Mutant, jobs int) int {
+func (r *runner) replayAll(ctx context.Context, sel []Mutant, jobs int, s *schema) int {
 	var bad atomic.Int32
 	next := make(chan Mutant)
 	var wg sync.WaitGroup
-	for range min(jobs, len(sel)) {
+	for job := range min(jobs, len(sel)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for m := range next {
-				if r.replay(ctx, m) != statusKilled {
+				if r.replay(ctx, m, s, job) != statusKilled {
 					bad.Add(1)
 				}
 			}
@@ -367,12 +403,29 @@ func (r *runner) baseline(ctx context.Context, sel []Mutant) bool {
 	return ok
 }
 
-// replay applies m through an overlay, runs its tests and prints its verdict.
-func (r *runner) replay(ctx context.Context, m Mutant) string {
+// replay runs m's tests on the schema binaries when they hold it, else
+// applies m through an overlay of its own and runs them, and prints its
+// verdict.
+func (r *runner) replay(ctx context.Context, m Mutant, s *schema, job int) string {
 	start := time.Now()
-	status, detail := r.judge(ctx, m)
+	var status, detail string
+	if s.covers(r, m) {
+		status, detail = r.runTests(m, func(pkg, pattern string) *testRun {
+			return r.schemaTest(ctx, s, job, m.Name, pkg, pattern)
+		})
+		detail += " (schema)"
+	} else {
+		status, detail = r.judge(ctx, m)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if s.covers(r, m) {
+		r.onSchema++
+		r.onSchemaTime += time.Since(start)
+	} else {
+		r.ownBuild++
+		r.ownBuildTime += time.Since(start)
+	}
 	fmt.Fprintf(r.out, "%-8s %-34s %5.1fs  %s\n", status, m.Name, time.Since(start).Seconds(), r.short(detail))
 	return status
 }
@@ -394,23 +447,26 @@ func (r *runner) judge(ctx context.Context, m Mutant) (status, detail string) {
 	if err := r.checkOverlay(ctx, overlay, files); err != nil {
 		return statusError, "not applied: " + err.Error()
 	}
-	return r.runTests(ctx, overlay, m)
+	return r.runTests(m, func(pkg, pattern string) *testRun {
+		return goTest(ctx, r.root, append([]string{"-overlay", overlay}, r.runArgs(pattern)...), []string{pkg})
+	})
 }
 
-// runTests runs m's tests with the overlay, one package and one -run
-// pattern at a time in the order the mutant names them, with -failfast,
-// and stops at the first failure: the mutant is killed, and what it would
-// still run could not change that.
+// runTests runs m's tests through test (a package and a -run pattern: the
+// mutant's own overlay, or the schema binary with its switch), one package
+// and one -run pattern at a time in the order the mutant names them, with
+// -failfast, and stops at the first failure: the mutant is killed, and
+// what it would still run could not change that.
 // The detail ends with where the time went: building (compile and link)
 // and running the tests.
-func (r *runner) runTests(ctx context.Context, overlay string, m Mutant) (status, detail string) {
+func (r *runner) runTests(m Mutant, test func(pkg, pattern string) *testRun) (status, detail string) {
 	ran := &testRun{ran: map[string]int{}}
 	timed := func(status, detail string) (string, string) {
 		return status, fmt.Sprintf("%s [build %.1fs, tests %.1fs]", detail, ran.build.Seconds(), ran.tests.Seconds())
 	}
 	for _, pkg := range r.importPaths(m.Packages) {
 		for _, pattern := range runPatterns(m.Tests) {
-			res := goTest(ctx, r.root, append([]string{"-overlay", overlay}, r.runArgs(pattern)...), []string{pkg})
+			res := test(pkg, pattern)
 			ran.build += res.build
 			ran.tests += res.tests
 			if status, detail := verdict(res, nil); status != statusSurvived {
