@@ -220,37 +220,25 @@ func inTx[T any](ctx context.Context, s *Store, op string, mode neo4j.AccessMode
 
 // query runs the stored query name as the only statement of a transaction
 // of the given mode and returns its records, with retry's breaker and
-// retries. The transaction is an auto-commit one (session.Run): RUN and
-// PULL in one round trip, the server committing when the records are
-// pulled, where a managed one (inTx, neo4j.ExecuteQuery) takes a second
-// round trip for COMMIT. Nothing is lost by it: the driver's own retries
-// are off either way (retry retries, every statement being idempotent),
-// the session routes by mode and carries the store's bookmarks (ADR
-// 0056). The transaction commits whatever the records say: statements run
-// this way decide everything themselves. Every record is pulled at once
-// (FetchAll): they are all read before the answer anyway.
+// retries. It costs one round trip less than inTx (neo4j.ExecuteQuery sends
+// BEGIN with the statement), but the transaction commits whatever the
+// records say: statements run this way decide everything themselves.
 func query(ctx context.Context, s *Store, op string, mode neo4j.AccessMode, name string, params map[string]any) ([]*neo4j.Record, error) {
+	opts := []neo4j.ExecuteQueryConfigurationOption{
+		neo4j.ExecuteQueryWithDatabase(s.db), neo4j.ExecuteQueryWithBookmarkManager(s.bookmarks),
+	}
+	if mode == neo4j.AccessModeRead {
+		opts = append(opts, neo4j.ExecuteQueryWithReadersRouting())
+	}
 	var recs []*neo4j.Record
 	err := retry(ctx, s, op, func() error {
-		sess := s.driver.NewSession(ctx, neo4j.SessionConfig{AccessMode: mode, DatabaseName: s.db, BookmarkManager: s.bookmarks, FetchSize: neo4j.FetchAll})
-		defer sess.Close(ctx)
-		res, err := sess.Run(ctx, cypher.Query(name), params)
+		res, err := neo4j.ExecuteQuery(ctx, s.driver, cypher.Query(name), params, neo4j.EagerResultTransformer, opts...)
 		if err != nil {
 			return err
 		}
-		recs = recs[:0]
-		for res.Next(ctx) {
-			recs = append(recs, res.Record())
-		}
-		if err := res.Err(); err != nil {
-			return err
-		}
-		sum, err := res.Consume(ctx)
-		if err != nil {
-			return err
-		}
-		if o, _ := ctx.Value(observerKey{}).(QueryObserver); o != nil {
-			o(name, sum.ResultAvailableAfter(), sum.ResultConsumedAfter())
+		recs = res.Records
+		if o, _ := ctx.Value(observerKey{}).(QueryObserver); o != nil && res.Summary != nil {
+			o(name, res.Summary.ResultAvailableAfter(), res.Summary.ResultConsumedAfter())
 		}
 		return nil
 	})
@@ -261,8 +249,9 @@ func query(ctx context.Context, s *Store, op string, mode neo4j.AccessMode, name
 // its transaction may commit: check sees them before the COMMIT is sent,
 // and an error of check rolls the transaction back and is returned. A
 // managed transaction (neo4j.ExecuteQuery, BEGIN sent with the statement):
-// two round trips, where inTx's ExecuteWrite waits for BEGIN's answer
-// first and takes three (ADR 0056). check may be called again on a retry.
+// two round trips, as query's, where inTx's ExecuteWrite waits for BEGIN's
+// answer first and takes three (ADR 0056). check may be called again on a
+// retry.
 func queryChecked(ctx context.Context, s *Store, op, name string, params map[string]any, check func([]*neo4j.Record) error) error {
 	return retry(ctx, s, op, func() error {
 		_, err := neo4j.ExecuteQuery(ctx, s.driver, cypher.Query(name), params,
