@@ -6,7 +6,9 @@
 // statements, the planner view against store.Find, a list page against
 // /healthz) and a warm replay; ListParts and PlannerParts split a list page
 // and the planner view into their parts (store, Service, encoding, HTTP);
-// ListPage is the list page over HTTP at 1k and 100k. bench/cachelib, a
+// ListPage is the list page over HTTP at 1k and 100k; RequestPath puts each
+// write request beside its store call, a bare HTTP request and the
+// driver's floors. bench/cachelib, a
 // module of its own, compares the cache libraries (ADR 0041).
 //
 // The embedded store runs in a temporary directory. Neo4j runs when

@@ -26,13 +26,17 @@ import (
 var (
 	statements atomic.Int64
 	stmtNames  atomic.Pointer[[]string]
+	// serverTime sums the server's own time of those statements
+	// (ResultAvailableAfter + ResultConsumedAfter, whole milliseconds).
+	serverTime atomic.Int64
 )
 
 // countStatements makes the Neo4j store calls ctx is passed to count their
 // statements in statements and stmtNames.
 func countStatements(ctx context.Context) context.Context {
-	return neo4jstore.WithQueryObserver(ctx, func(name string, _, _ time.Duration) {
+	return neo4jstore.WithQueryObserver(ctx, func(name string, available, consumed time.Duration) {
 		statements.Add(1)
+		serverTime.Add(int64(available + consumed))
 		for {
 			old := stmtNames.Load()
 			var names []string
@@ -57,6 +61,7 @@ type pathOp struct {
 	durs          []time.Duration
 	cpu           time.Duration
 	stmts         int64
+	server        time.Duration
 	names         []string
 	allocs, bytes uint64
 	runs          int

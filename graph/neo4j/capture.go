@@ -435,6 +435,18 @@ func (s *Store) RecordRun(ctx context.Context, rr procedures.RunRecord) ([]proce
 	if err != nil {
 		return nil, err
 	}
+	if len(run.uses) <= 1 {
+		// One statement: sent with BEGIN, committed unless its records
+		// conflict (queryChecked: two round trips, not three).
+		out := make([]procedures.UseResult, len(run.uses))
+		err := queryChecked(ctx, s, "record run", run.first.name, run.first.params, func(recs []*neo4j.Record) error {
+			return s.runFirst(recs, run, out)
+		})
+		if err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
 	return writeTx(ctx, s, "record run", func(ctx context.Context, tx neo4j.ManagedTransaction) ([]procedures.UseResult, error) {
 		return s.recordRun(ctx, tx, run)
 	})
@@ -495,31 +507,40 @@ func (s *Store) recordRun(ctx context.Context, tx neo4j.ManagedTransaction, w ru
 	if err != nil {
 		return nil, err
 	}
-	if len(recs) != 1 {
-		return nil, errRows(w.first.name, len(recs))
-	}
-	if err := audited(recs[0], w.results); err != nil {
+	if err := s.runFirst(recs, w, out); err != nil {
 		return nil, err
 	}
-	for i, u := range w.uses {
-		rec := recs[0]
-		if i > 0 {
-			if recs, err = collect(ctx, tx, u.name, u.params); err != nil {
-				return nil, err
-			}
-			if len(recs) == 0 {
-				continue // an unknown procedure or version: this use wrote nothing
-			}
-			rec = recs[0]
+	for i := 1; i < len(w.uses); i++ {
+		u := w.uses[i]
+		if recs, err = collect(ctx, tx, u.name, u.params); err != nil {
+			return nil, err
 		}
-		if field(rec, "procedure") == nil {
-			continue // as above
+		if len(recs) == 0 || field(recs[0], "procedure") == nil {
+			continue // an unknown procedure or version: this use wrote nothing
 		}
-		if out[i], err = s.useResult(rec); err != nil {
+		if out[i], err = s.useResult(recs[0]); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// runFirst reads the records of w's first statement into out: an error
+// when the run's audit records conflict (the transaction must roll back),
+// and its first use's result when it has one.
+func (s *Store) runFirst(recs []*neo4j.Record, w runWrite, out []procedures.UseResult) error {
+	if len(recs) != 1 {
+		return errRows(w.first.name, len(recs))
+	}
+	if err := audited(recs[0], w.results); err != nil {
+		return err
+	}
+	if len(w.uses) == 0 || field(recs[0], "procedure") == nil {
+		return nil // no use, or an unknown procedure or version: it wrote nothing
+	}
+	var err error
+	out[0], err = s.useResult(recs[0])
+	return err
 }
 
 // audited reads run_audit's conflicts and results (the fragment's): a

@@ -245,6 +245,43 @@ func query(ctx context.Context, s *Store, op string, mode neo4j.AccessMode, name
 	return recs, err
 }
 
+// queryChecked is query for a write statement whose records decide whether
+// its transaction may commit: check sees them before the COMMIT is sent,
+// and an error of check rolls the transaction back and is returned. A
+// managed transaction (neo4j.ExecuteQuery, BEGIN sent with the statement):
+// two round trips, as query's, where inTx's ExecuteWrite waits for BEGIN's
+// answer first and takes three (ADR 0056). check may be called again on a
+// retry.
+func queryChecked(ctx context.Context, s *Store, op, name string, params map[string]any, check func([]*neo4j.Record) error) error {
+	return retry(ctx, s, op, func() error {
+		_, err := neo4j.ExecuteQuery(ctx, s.driver, cypher.Query(name), params,
+			func() neo4j.ResultTransformer[struct{}] { return &checkedRecords{ctx: ctx, name: name, check: check} },
+			neo4j.ExecuteQueryWithDatabase(s.db), neo4j.ExecuteQueryWithBookmarkManager(s.bookmarks), neo4j.ExecuteQueryWithWritersRouting())
+		return err
+	})
+}
+
+// checkedRecords is queryChecked's result transformer: it keeps the
+// records and hands them to check once they are all pulled.
+type checkedRecords struct {
+	ctx   context.Context
+	name  string
+	check func([]*neo4j.Record) error
+	recs  []*neo4j.Record
+}
+
+func (c *checkedRecords) Accept(r *neo4j.Record) error {
+	c.recs = append(c.recs, r)
+	return nil
+}
+
+func (c *checkedRecords) Complete(_ []string, sum neo4j.ResultSummary) (struct{}, error) {
+	if o, _ := c.ctx.Value(observerKey{}).(QueryObserver); o != nil && sum != nil {
+		o(c.name, sum.ResultAvailableAfter(), sum.ResultConsumedAfter())
+	}
+	return struct{}{}, c.check(c.recs)
+}
+
 // retry runs attempt (one driver call) while the breaker is closed; else it
 // fails at once. A transient failure (a deadlock, a leader switch) is
 // retried with backoff up to maxRetryTime; an outage is retried at once a
