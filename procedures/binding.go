@@ -64,7 +64,7 @@ type BoundNested struct {
 const NestedAbsent = "absent"
 
 // The reasons an authorization is inactive because of its binding
-// (Binding.Check), beside InactiveCodeChanged.
+// (Binding.Check), beside inactiveCodeChanged.
 const (
 	// InactiveUnbound: the authorization has no binding (stored before
 	// bindings, or imported without --trust-authorizations); re-approve or
@@ -89,7 +89,7 @@ const ReasonNestedChanged = "nested_changed"
 
 // Check returns why an authorization bound to b does not apply to the code
 // as it is now (cur, from BindingOf), or "" when every part is unchanged:
-// InactiveUnbound (b is nil), InactiveCodeChanged (either hash, unless
+// InactiveUnbound (b is nil), inactiveCodeChanged (either hash, unless
 // both carry one ProgramKey),
 // InactiveNestedChanged, inactiveReclassified, InactiveCatalogueDrift, in
 // that order. It is the one home of that rule.
@@ -101,7 +101,7 @@ func (b *Binding) Check(cur *Binding) string {
 		if b.CodeHash == cur.CodeHash && b.StatementHash == cur.StatementHash {
 			return InactiveArgumentsChanged
 		}
-		return InactiveCodeChanged
+		return inactiveCodeChanged
 	case !slices.EqualFunc(b.Nested, cur.Nested, BoundNested.equal):
 		return InactiveNestedChanged
 	case !slices.Equal(b.Signature, cur.Signature) || b.ReadOnly != cur.ReadOnly ||

@@ -258,7 +258,7 @@ func (s *Service) prepareCapture(ctx context.Context, req *CaptureRequest, diale
 // is the stored one (CaptureInput.Catalogue): nothing is read for it. A
 // procedure is the only one of its signature, so a capture of one that
 // already existed and is exposed is Suggest's exact match: itself, found
-// with no page read. Otherwise, unless NoneExposedWith rules every holder
+// with no page read. Otherwise, unless noneExposedWith rules every holder
 // out, Suggest's choice except that procedure, on the page the store read
 // with the write (res.PageRead, asked by CaptureInput.Page), else on the page
 // read now. The capture is recorded, so a failure to find advice does not
@@ -273,7 +273,7 @@ func (s *Service) captureSuggestion(ctx context.Context, res CaptureResult, prep
 	if !res.Created && res.Procedure.Exposed {
 		return sameSignature(res.Procedure.Name)
 	}
-	if NoneExposedWith(res.Procedure.Signature, v.cat, s.opts.AllowMutatingAutorun) {
+	if noneExposedWith(res.Procedure.Signature, v.cat, s.opts.AllowMutatingAutorun) {
 		return nil
 	}
 	// (Not exposed, or just created: never its own suggestion, and the
@@ -290,14 +290,14 @@ func (s *Service) captureSuggestion(ctx context.Context, res CaptureResult, prep
 
 // pageNeeded reports whether the capture prep may need Suggest's page
 // after its write, so that the store reads it with the write
-// (CaptureInput.Page): unless NoneExposedWith rules out every holder of
+// (CaptureInput.Page): unless noneExposedWith rules out every holder of
 // its tools, or the procedure its signature is stored under was exposed
 // when this service saw it last (its capture is then a use of it,
 // answered with itself). Only a guess: captureSuggestion decides on what
 // the write answered, and reads the page then when none was read with it.
 func (s *Service) pageNeeded(prep *preparedCapture) bool {
 	in := prep.in
-	if NoneExposedWith(in.Signature, in.Catalogue, s.opts.AllowMutatingAutorun) {
+	if noneExposedWith(in.Signature, in.Catalogue, s.opts.AllowMutatingAutorun) {
 		return false
 	}
 	var known func(string) bool

@@ -114,7 +114,7 @@ func TestClassExposed(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := tc.class.Exposed(tc.allowMutating); got != tc.want {
+			if got := tc.class.exposed(tc.allowMutating); got != tc.want {
 				t.Fatalf("Exposed = %v, want %v", got, tc.want)
 			}
 		})
@@ -232,14 +232,14 @@ func TestAutoRunState(t *testing.T) {
 		inactive string
 	}{
 		{"active", Procedure{CodeHash: "h1", Status: StatusSucceeded, Grant: grant}, bound, true, false, true, ""},
-		{"code changed", Procedure{CodeHash: "h2", Status: StatusSucceeded, Grant: grant}, bound, true, false, false, InactiveCodeChanged},
+		{"code changed", Procedure{CodeHash: "h2", Status: StatusSucceeded, Grant: grant}, bound, true, false, false, inactiveCodeChanged},
 		{"no longer read-only", Procedure{CodeHash: "h1", Status: StatusSucceeded, Grant: grant}, bound, false, false, false, inactiveNotReadOnly},
 		{"state-changing with mutating on", Procedure{CodeHash: "h1", Status: StatusSucceeded, Grant: grant}, bound, false, true, true, ""},
 		{"not succeeded", Procedure{CodeHash: "h1", Status: StatusFailed, Grant: grant}, bound, true, false, false, inactiveNotSucceeded},
 		{"no grant", Procedure{CodeHash: "h1", Status: StatusSucceeded}, nil, true, false, false, ""},
 		{"unbound", Procedure{CodeHash: "h1", Status: StatusSucceeded, Grant: unbound}, bound, true, false, false, InactiveUnbound},
 		{"another program, one code hash", Procedure{CodeHash: "h1", Status: StatusSucceeded, Grant: grant},
-			changed(func(b *Binding) { b.StatementHash = "s2" }), true, false, false, InactiveCodeChanged},
+			changed(func(b *Binding) { b.StatementHash = "s2" }), true, false, false, inactiveCodeChanged},
 		{"reclassified", Procedure{CodeHash: "h1", Status: StatusSucceeded, Grant: grant},
 			changed(func(b *Binding) { b.ReadOnly, b.StateChangingTools = false, []string{"a"} }), false, true, false, inactiveReclassified},
 		{"catalogue drift", Procedure{CodeHash: "h1", Status: StatusSucceeded, Grant: grant},

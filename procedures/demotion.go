@@ -35,7 +35,7 @@ type LiftDemotionRequest struct {
 // health decision (reason health_restored, the operator as actor, their
 // reason as note) and published as ChangeRestore. Returns
 // fault.CodeNotFound, fault.CodeInvalid (a reason too long) or
-// fault.CodeConflict (reason ReasonNotDemoted: nothing to lift; nothing
+// fault.CodeConflict (reason reasonNotDemoted: nothing to lift; nothing
 // is recorded).
 func (s *Service) LiftDemotion(ctx context.Context, r LiftDemotionRequest) (*Procedure, audit.Decision, error) {
 	if len(r.Reason) > MaxReasonBytes {

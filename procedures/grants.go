@@ -84,7 +84,7 @@ var errRetryGrant = errors.New("the procedure or the catalogue changed while gra
 // which the write does not check.
 func (s *Service) knownForWrite(name string) (*Procedure, *view) {
 	p, cat := s.known.get(name), s.heldCatalogue()
-	if p == nil || cat == nil || len(p.ProcRefs()) > 0 {
+	if p == nil || cat == nil || len(p.procRefs()) > 0 {
 		return nil, nil
 	}
 	v := s.viewWithout(cat)

@@ -21,7 +21,7 @@ type RetireRequest struct {
 // decision of kind retire (reason retired or unretired, the operator's
 // reason as its note). A retired procedure is kept with its versions,
 // counts and grant, and still listed with its state, but it is not exposed
-// (Class.Exposed), so planners, the planner view and MCP do not see it, and
+// (Class.exposed), so planners, the planner view and MCP do not see it, and
 // an invoke of it is denied with reason retired. Retiring needs a reason.
 // Returns fault.CodeNotFound or fault.CodeInvalid.
 func (s *Service) SetRetired(ctx context.Context, r RetireRequest) (*Procedure, audit.Decision, error) {

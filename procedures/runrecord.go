@@ -33,8 +33,8 @@ type RunRecord struct {
 	Uses []UseInput
 }
 
-// Empty reports whether rr holds nothing to write.
-func (rr *RunRecord) Empty() bool {
+// empty reports whether rr holds nothing to write.
+func (rr *RunRecord) empty() bool {
 	return len(rr.Decisions) == 0 && len(rr.Results) == 0 && len(rr.Uses) == 0
 }
 

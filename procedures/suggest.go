@@ -47,15 +47,15 @@ func (s *Service) Suggest(ctx context.Context, signature []string, except string
 		return nil, nil
 	}
 	// A tool that keeps every procedure holding it from being exposed
-	// (NoneExposedWith), as the catalogue read last says and the current
+	// (noneExposedWith), as the catalogue read last says and the current
 	// one confirms: no page to read.
-	if NoneExposedWith(signature, s.heldCatalogue(), s.opts.AllowMutatingAutorun) {
+	if noneExposedWith(signature, s.heldCatalogue(), s.opts.AllowMutatingAutorun) {
 		cat, err := s.store.Catalogue(ctx)
 		if err != nil {
 			return nil, err
 		}
 		s.holdCatalogue(cat)
-		if NoneExposedWith(signature, cat, s.opts.AllowMutatingAutorun) {
+		if noneExposedWith(signature, cat, s.opts.AllowMutatingAutorun) {
 			return nil, nil
 		}
 	}
@@ -84,7 +84,7 @@ func (s *Service) Suggest(ctx context.Context, signature []string, except string
 // suggestPage reads the page Suggest chooses from — the suggestScan most
 // used exposed procedures holding every name of signature, a Bounded find
 // — and the catalogue with it. The store's exposed filter is the exposure
-// rule (Class.Exposed on the classification the store keeps, the one
+// rule (Class.exposed on the classification the store keeps, the one
 // p.Exposed is computed from): every procedure of the page is exposed. It
 // does not depend on a capture of signature's procedure (never its own
 // suggestion), so a capture asks its store to read it with its write

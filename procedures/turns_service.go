@@ -34,7 +34,7 @@ func (s *Service) ClassifyBlock(ctx context.Context, a *signature.Analysis) (*Cl
 		return nil, err
 	}
 	c := &Classified{Class: v.classify(a.Signature), Refs: map[string]*Procedure{}, Catalogue: v.cat}
-	for _, ref := range root.ProcRefs() {
+	for _, ref := range root.procRefs() {
 		if p, ok := v.procs[ref]; ok {
 			cp := *p
 			v.decorate(&cp)

@@ -69,7 +69,7 @@ func (s *Service) addRefs(ctx context.Context, v *view, roots []*Procedure) erro
 		var want []string
 		seen := map[string]bool{}
 		for _, p := range frontier {
-			for _, ref := range p.ProcRefs() {
+			for _, ref := range p.procRefs() {
 				if _, have := v.procs[ref]; !have && !seen[ref] {
 					seen[ref] = true
 					want = append(want, ref)
@@ -112,7 +112,7 @@ func (v *view) decorate(p *Procedure) {
 	p.UnknownTools = jsonvalue.List(c.UnknownTools)
 	p.ExternalAccess = c.ExternalAccess
 	p.Problem = c.Problem
-	p.Exposed = ClassOf(p.Status, p.Opaque, p.Signature, c, p.Retired != nil, p.Demoted).Exposed(v.allowMutating)
+	p.Exposed = ClassOf(p.Status, p.Opaque, p.Signature, c, p.Retired != nil, p.Demoted).exposed(v.allowMutating)
 	var bound *Binding
 	if p.Grant.Held() {
 		bound = v.procBinding(p, c)
@@ -144,11 +144,11 @@ func (v *view) decorate(p *Procedure) {
 
 // The reasons a stored grant is not active.
 const (
-	InactiveCodeChanged  = "code_changed"
+	inactiveCodeChanged  = "code_changed"
 	inactiveNotReadOnly  = "not_read_only"
 	inactiveNotSucceeded = "not_succeeded"
-	// InactiveUnhealthy: the procedure is demoted (Procedure.Demoted).
-	InactiveUnhealthy = "unhealthy"
+	// inactiveUnhealthy: the procedure is demoted (Procedure.Demoted).
+	inactiveUnhealthy = "unhealthy"
 )
 
 // procBinding is the binding of p's current version classified as c in v:
@@ -173,11 +173,11 @@ func autoRunState(p *Procedure, readOnly bool, cur *Binding, allowMutating bool)
 	a.GrantedAt = &at
 	switch {
 	case g.CodeHash != p.CodeHash:
-		a.InactiveReason = ptr(InactiveCodeChanged)
+		a.InactiveReason = ptr(inactiveCodeChanged)
 	case p.Status != StatusSucceeded:
 		a.InactiveReason = ptr(inactiveNotSucceeded)
 	case p.Demoted:
-		a.InactiveReason = ptr(InactiveUnhealthy)
+		a.InactiveReason = ptr(inactiveUnhealthy)
 	case !readOnly && !allowMutating:
 		a.InactiveReason = ptr(inactiveNotReadOnly)
 	default:

@@ -46,7 +46,7 @@ func (p *Pending) Use(in procedures.UseInput) {
 	p.rr.Uses = append(p.rr.Uses, in)
 }
 
-// Commit commits p (procedures.Service.CommitRun), even if the request's
+// Commit commits p (procedures.Service.CommitRunWith), even if the request's
 // deadline or its caller is gone by now: the run happened. When p holds
 // records not stored before the run, their run must not be answered
 // unless they are stored: a failure is then CodeUnavailable. Otherwise a

@@ -21,7 +21,7 @@ func init() {
 		{
 			Name:     "procedures/demoted-grant-active",
 			Why:      "a demoted procedure's grant stays active: state-changing code that fails every run keeps running unattended",
-			Edits:    []Edit{{Dir: "procedures", Files: "view.go", Find: "\tcase p.Demoted:\n\t\ta.InactiveReason = ptr(InactiveUnhealthy)\n", Replace: ""}},
+			Edits:    []Edit{{Dir: "procedures", Files: "view.go", Find: "\tcase p.Demoted:\n\t\ta.InactiveReason = ptr(inactiveUnhealthy)\n", Replace: ""}},
 			Packages: []string{"./procedures"},
 			Tests:    []string{"TestDemotionIsAuditedAndPublished"},
 		},
