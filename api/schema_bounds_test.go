@@ -78,14 +78,14 @@ func TestSchemaBoundsAreTheGoBounds(t *testing.T) {
 		t.Fatalf("only %d bounded strings checked", checked)
 	}
 	for name, c := range map[string][2]int{
-		"MaxKeyBytes":       {procedures.MaxKeyBytes, fields.MaxKeyBytes},
-		"MaxCauseNameBytes": {procedures.MaxCauseNameBytes, fields.CauseName.MaxBytes},
-		"MaxCauseDescBytes": {procedures.MaxCauseDescBytes, fields.CauseDesc.MaxBytes},
-		"MaxSummaryBytes":   {procedures.MaxSummaryBytes, fields.Summary.MaxBytes},
-		"MaxReasonBytes":    {procedures.MaxReasonBytes, fields.Reason.MaxBytes},
+		"MaxKeyBytes":       {fields.MaxKeyBytes, fields.MaxKeyBytes},
+		"MaxCauseNameBytes": {fields.MaxKeyBytes, fields.CauseName.MaxBytes},
+		"MaxCauseDescBytes": {fields.MaxCauseDescBytes, fields.CauseDesc.MaxBytes},
+		"MaxSummaryBytes":   {fields.MaxSummaryBytes, fields.Summary.MaxBytes},
+		"MaxReasonBytes":    {fields.MaxReasonBytes, fields.Reason.MaxBytes},
 		"search.MaxBytes":   {search.MaxBytes, fields.Search.MaxBytes},
 		"MaxFindLimit":      {procedures.MaxFindLimit, *fields.Limit.Max},
-		"MaxCatalogueTools": {procedures.MaxCatalogueTools, fields.MaxCatalogueTools},
+		"MaxCatalogueTools": {fields.MaxCatalogueTools, fields.MaxCatalogueTools},
 		"MaxWait":           {int(gate.MaxWait / time.Second), *fields.WaitS.Max},
 		"MaxDecisionLimit":  {audit.MaxDecisionLimit, *fields.DecisionLimit.Max},
 	} {

@@ -16,6 +16,7 @@ import (
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/internal/cache"
+	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/recording"
@@ -275,11 +276,11 @@ func validateTurn(req *TurnRequest) error {
 	if err := procedures.CheckSessionID(req.SessionID); err != nil {
 		return err
 	}
-	if len(req.Actor) > procedures.MaxKeyBytes || !utf8.ValidString(req.Actor) {
-		return fault.Errorf(fault.CodeInvalid, "actor must be UTF-8 of at most %d bytes", procedures.MaxKeyBytes).WithDetails("field", "actor")
+	if len(req.Actor) > fields.MaxKeyBytes || !utf8.ValidString(req.Actor) {
+		return fault.Errorf(fault.CodeInvalid, "actor must be UTF-8 of at most %d bytes", fields.MaxKeyBytes).WithDetails("field", "actor")
 	}
-	if len(req.Summary) > procedures.MaxReasonBytes || !utf8.ValidString(req.Summary) {
-		return fault.Errorf(fault.CodeInvalid, "summary must be UTF-8 of at most %d bytes", procedures.MaxReasonBytes).WithDetails("field", "summary")
+	if len(req.Summary) > fields.MaxReasonBytes || !utf8.ValidString(req.Summary) {
+		return fault.Errorf(fault.CodeInvalid, "summary must be UTF-8 of at most %d bytes", fields.MaxReasonBytes).WithDetails("field", "summary")
 	}
 	if req.Wait < 0 || req.Wait > MaxWait {
 		return fault.Errorf(fault.CodeInvalid, "wait_s must be 0 to %d", int(MaxWait/time.Second)).WithDetails("field", "wait_s")

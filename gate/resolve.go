@@ -7,6 +7,7 @@ import (
 
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/signature"
@@ -242,8 +243,8 @@ func (g *Gate) Resolve(ctx context.Context, req ResolveRequest) (*Turn, audit.De
 	if !req.Choice.Valid() {
 		return fail(fault.Errorf(fault.CodeInvalid, "choice %q is not run_once, auto_run, always_ask or reject", req.Choice).WithDetails("field", "choice"))
 	}
-	if len(req.Reason) > procedures.MaxReasonBytes {
-		return fail(fault.Errorf(fault.CodeInvalid, "reason is longer than %d bytes", procedures.MaxReasonBytes).WithDetails("field", "reason"))
+	if len(req.Reason) > fields.MaxReasonBytes {
+		return fail(fault.Errorf(fault.CodeInvalid, "reason is longer than %d bytes", fields.MaxReasonBytes).WithDetails("field", "reason"))
 	}
 	if req.Actor == "" {
 		req.Actor = "anonymous"

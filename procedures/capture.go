@@ -16,15 +16,6 @@ import (
 	"github.com/procgraph/procgraph/signature"
 )
 
-// Limits on capture input, beyond signature.MaxCodeBytes: the declared
-// request fields' bounds (internal/fields), in bytes.
-const (
-	MaxSummaryBytes   = fields.MaxSummaryBytes
-	MaxCauseNameBytes = fields.MaxKeyBytes
-	MaxCauseDescBytes = fields.MaxCauseDescBytes
-	MaxKeyBytes       = fields.MaxKeyBytes
-)
-
 // CaptureRequest is one capture as a client sends it.
 type CaptureRequest struct {
 	Code           string

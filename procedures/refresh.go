@@ -11,6 +11,7 @@ import (
 
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/changes"
+	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/internal/text"
 )
 
@@ -198,7 +199,7 @@ func (s *Service) RefreshCatalogue(ctx context.Context, server string, listed []
 const refreshActor = "procgraph catalogue refresh"
 
 // refreshNote is a refresh's audit note: the server and the names that
-// changed, within MaxNoteBytes.
+// changed, within fields.MaxNoteBytes.
 func refreshNote(r Refreshed) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "server %s:", r.Server)
@@ -211,5 +212,5 @@ func refreshNote(r Refreshed) string {
 		}
 	}
 	// The ellipsis Bounded marks a cut with is 3 bytes.
-	return text.Bounded(strings.TrimSuffix(b.String(), ";"), MaxNoteBytes-len("…"))
+	return text.Bounded(strings.TrimSuffix(b.String(), ";"), fields.MaxNoteBytes-len("…"))
 }

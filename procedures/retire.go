@@ -7,6 +7,7 @@ import (
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/changes"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/internal/fields"
 )
 
 // RetireRequest retires a procedure (Retired) or brings it back.
@@ -27,8 +28,8 @@ type RetireRequest struct {
 func (s *Service) SetRetired(ctx context.Context, r RetireRequest) (*Procedure, audit.Decision, error) {
 	reason := strings.TrimSpace(r.Reason)
 	switch {
-	case len(r.Reason) > MaxReasonBytes:
-		return nil, audit.Decision{}, fault.Errorf(fault.CodeInvalid, "reason is longer than %d bytes", MaxReasonBytes).WithDetails("field", "reason")
+	case len(r.Reason) > fields.MaxReasonBytes:
+		return nil, audit.Decision{}, fault.Errorf(fault.CodeInvalid, "reason is longer than %d bytes", fields.MaxReasonBytes).WithDetails("field", "reason")
 	case r.Retired && reason == "":
 		return nil, audit.Decision{}, fault.Errorf(fault.CodeInvalid, "retiring a procedure needs a reason").WithDetails("field", "reason")
 	}

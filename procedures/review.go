@@ -34,8 +34,8 @@ type Reached struct {
 	// Signature is the tools the version calls.
 	Signature []string `json:"signature"`
 	Dialect   string   `json:"dialect"`
-	// Code is the version's code, at most ReviewCodeBytes of it (and of
-	// what is left of MaxReviewNestedBytes); Truncated says some was left
+	// Code is the version's code, at most fields.MaxReviewCodeBytes of it
+	// (and of what is left of fields.MaxReviewNestedBytes); Truncated says some was left
 	// out, CodeBytes how long it is: the full text is the version's (GET
 	// /v1/procedures/{name}/versions/{code_hash}).
 	Code      string `json:"code"`
@@ -47,16 +47,6 @@ type Reached struct {
 	// asks for a review again.
 	Unavailable bool `json:"unavailable"`
 }
-
-// The bounds of a review's nested code (Reach), so that a review's size
-// is bounded whatever the procedures it reaches: each procedure's code is
-// shown up to ReviewCodeBytes, and all of them together up to
-// MaxReviewNestedBytes; the rest is marked truncated, never left out
-// silently.
-const (
-	ReviewCodeBytes      = fields.MaxReviewCodeBytes
-	MaxReviewNestedBytes = fields.MaxReviewNestedBytes
-)
 
 // Reach returns every proc__ a block bound by b may reach, each level,
 // as b bound it: the version of its hash with that version's code
@@ -82,7 +72,7 @@ func (s *Service) Reach(ctx context.Context, b *Binding) ([]Reached, error) {
 		}
 	}
 	seen := map[string]bool{}
-	budget := MaxReviewNestedBytes
+	budget := fields.MaxReviewNestedBytes
 	for depth := 1; len(level) > 0; depth++ {
 		slices.Sort(level)
 		next := map[string]bool{}
@@ -108,7 +98,7 @@ func (s *Service) Reach(ctx context.Context, b *Binding) ([]Reached, error) {
 					return nil, err
 				}
 				r.Dialect, r.CodeBytes = v.Dialect, len(v.Code)
-				r.Code, r.Truncated = clip(v.Code, min(ReviewCodeBytes, budget))
+				r.Code, r.Truncated = clip(v.Code, min(fields.MaxReviewCodeBytes, budget))
 				budget -= len(r.Code)
 				d, err := signature.ParseDialect(v.Dialect)
 				if err == nil {

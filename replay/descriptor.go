@@ -61,7 +61,7 @@ func Descriptor(p *procedures.Procedure) ToolDescriptor {
 
 // Tools returns the descriptors of the exposed procedures, in find order
 // (frequency desc, last_used_at desc, name asc), optionally only those
-// linked to any of causes. limit 0 means procedures.DefaultFindLimit;
+// linked to any of causes. limit 0 means fields.DefaultFindLimit;
 // a limit out of range is CodeInvalid.
 func (r *Replayer) Tools(ctx context.Context, causes []string, limit int) ([]ToolDescriptor, error) {
 	return r.ToolsMatching(ctx, "", causes, limit)

@@ -15,6 +15,7 @@ import (
 	"github.com/procgraph/procgraph/changes"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/health"
+	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/internal/telemetry"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/recording"
@@ -246,8 +247,8 @@ func validateRequest(req *InvokeRequest) error {
 		{"name", req.Name},
 		{"cause", req.Cause}, {"reviewed_by", req.ReviewedBy}, {"actor", req.Actor},
 	} {
-		if len(f.value) > procedures.MaxKeyBytes {
-			return fault.Errorf(fault.CodeInvalid, "%s is longer than %d bytes", f.field, procedures.MaxKeyBytes).WithDetails("field", f.field)
+		if len(f.value) > fields.MaxKeyBytes {
+			return fault.Errorf(fault.CodeInvalid, "%s is longer than %d bytes", f.field, fields.MaxKeyBytes).WithDetails("field", f.field)
 		}
 		if !utf8.ValidString(f.value) {
 			return fault.Errorf(fault.CodeInvalid, "%s is not valid UTF-8", f.field).WithDetails("field", f.field)

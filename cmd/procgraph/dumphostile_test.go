@@ -16,6 +16,7 @@ import (
 	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/graph/embedded"
+	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/signature"
 )
@@ -253,7 +254,7 @@ func TestHostileDumps(t *testing.T) {
 		}, "opaque true"},
 		{"a decision note past the bound", func(recs []dump.Record) []dump.Record {
 			d := *recs[3].Decision
-			d.Note = strings.Repeat("n", procedures.MaxNoteBytes+1)
+			d.Note = strings.Repeat("n", fields.MaxNoteBytes+1)
 			recs[3].Decision = &d
 			return recs
 		}, "dump line 5: decision"},

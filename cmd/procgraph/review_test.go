@@ -13,6 +13,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -53,7 +54,7 @@ func mustReviewWorld(t *testing.T) *reviewWorld {
 	}
 	w.killer, w.killerHash = capture(attackKiller)
 	w.outer, w.outerHash = capture(strings.Replace(attackOuter, "%s", w.killer, 1))
-	w.bigCode = strings.Repeat("# padding\n", procedures.ReviewCodeBytes/10+1) + "return tools.get_retry_chain(task_id=task_id) # the end\n"
+	w.bigCode = strings.Repeat("# padding\n", fields.MaxReviewCodeBytes/10+1) + "return tools.get_retry_chain(task_id=task_id) # the end\n"
 	w.big, _ = capture(w.bigCode)
 	w.hostile, _ = capture(hostileNested)
 	w.id = w.mustPending(t, map[string]any{"code": "return tools." + w.outer + "(task_id=task_id)", "session_id": "attack",
@@ -148,7 +149,7 @@ func TestReviewOverHTTP(t *testing.T) {
 	for _, r := range b.Nested {
 		switch r.Name {
 		case w.big:
-			if !r.Truncated || r.CodeBytes != len(w.bigCode) || len(r.Code) > procedures.ReviewCodeBytes || !strings.HasPrefix(w.bigCode, r.Code) {
+			if !r.Truncated || r.CodeBytes != len(w.bigCode) || len(r.Code) > fields.MaxReviewCodeBytes || !strings.HasPrefix(w.bigCode, r.Code) {
 				t.Fatalf("the long procedure: %d of %d bytes, truncated %v", len(r.Code), r.CodeBytes, r.Truncated)
 			}
 			v := mustStatus(t, w.as(t, w.op, "GET", "/v1/procedures/"+r.Name+"/versions/"+r.CodeHash, nil), 200)

@@ -1,7 +1,7 @@
 package fields
 
-// The bounds of the request fields, in bytes of UTF-8 for strings. The
-// domain's constants (procedures.MaxKeyBytes, MaxReasonBytes, …) are these.
+// The bounds of the request fields, in bytes of UTF-8 for strings; the
+// domain checks its inputs against these, it declares none of its own.
 const (
 	// MaxKeyBytes bounds a key or a name: a session id, an
 	// Idempotency-Key, a cause's name, a procedure's name, an actor.
@@ -37,6 +37,11 @@ const (
 	MaxWaitSeconds = 60
 	// MaxTurnIDBytes bounds a turn id (trn_…).
 	MaxTurnIDBytes = 64
+	// MaxDriftPage is the largest page of stale versions (GET /v1/drift).
+	MaxDriftPage = 500
+	// MaxNoteBytes bounds an audit record's note: an operator's reason,
+	// or "reviewed by " and the reviewer.
+	MaxNoteBytes = MaxReasonBytes + MaxKeyBytes
 	// DefaultDecisionLimit and MaxDecisionLimit are the audit log's page
 	// size (GET /v1/decisions).
 	DefaultDecisionLimit = 100

@@ -22,7 +22,7 @@ const MaxMethods = 12
 // fields and interface methods are not counted. The bound only goes down,
 // as exports are unexported or areas move out of the package; the aim is
 // 200.
-const MaxDomainExports = 246
+const MaxDomainExports = 235
 
 // Domain is the package whose exports MaxDomainExports bounds.
 const Domain = "procedures"
