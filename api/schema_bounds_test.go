@@ -17,6 +17,7 @@ import (
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/schemas"
 	"github.com/procgraph/procgraph/search"
 	"github.com/procgraph/procgraph/signature"
 )
@@ -50,7 +51,7 @@ func TestSchemaBoundsAreTheGoBounds(t *testing.T) {
 				if got := own["maxLength"]; got != float64(f.MaxBytes) {
 					t.Fatalf("maxLength %v, want %d", got, f.MaxBytes)
 				}
-				schema, err := procedures.CompileSchema(own)
+				schema, err := schemas.CompileSchema(own)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -13,6 +13,7 @@ import (
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
+	"github.com/procgraph/procgraph/schemas"
 	"github.com/procgraph/procgraph/signature"
 )
 
@@ -207,7 +208,7 @@ func (s *Service) prepareCapture(ctx context.Context, req *CaptureRequest, diale
 	}
 	if schema == nil {
 		var err error
-		if schema, err = InputSchema(a.Parameters, req.ParamsSchema); err != nil {
+		if schema, err = schemas.InputSchema(a.Parameters, req.ParamsSchema); err != nil {
 			return nil, err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
+	"github.com/procgraph/procgraph/schemas"
 )
 
 func mustCatalogue(tb testing.TB, tools ...Tool) *Catalogue {
@@ -162,7 +163,7 @@ func TestNewCatalogue(t *testing.T) {
 }
 
 func TestInputSchema(t *testing.T) {
-	got, err := InputSchema([]string{"task_id"}, nil)
+	got, err := schemas.InputSchema([]string{"task_id"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +171,7 @@ func TestInputSchema(t *testing.T) {
 		t.Fatalf("generated schema = %v", got)
 	}
 	rich := map[string]any{"type": "object", "properties": map[string]any{"task_id": map[string]any{"type": "integer"}, "n": map[string]any{"type": "integer"}}, "required": []any{"n"}}
-	got, err = InputSchema([]string{"task_id"}, rich)
+	got, err = schemas.InputSchema([]string{"task_id"}, rich)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +192,7 @@ func TestInputSchema(t *testing.T) {
 	}
 	for _, tc := range bad {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, err := InputSchema([]string{"task_id"}, tc.schema); fault.ErrorCode(err) != fault.CodeInvalid {
+			if _, err := schemas.InputSchema([]string{"task_id"}, tc.schema); fault.ErrorCode(err) != fault.CodeInvalid {
 				t.Fatalf("err = %v, want invalid_request", err)
 			}
 		})

@@ -5,7 +5,8 @@
 //   - capture and names: capture.go; find, views and the graph: find.go,
 //     query.go, view.go, graph.go; the reuse suggestion: suggest.go;
 //   - classification (read-only, nesting problems): classify.go; exposure:
-//     exposure.go; typed parameter schemas: typed.go, schema.go;
+//     exposure.go; typed parameter schemas: typed.go (JSON Schema
+//     itself is package schemas');
 //   - grants, promotions, retirement: grants.go, current.go, retire.go; what
 //     an authorization binds to: binding.go; session policies: session.go;
 //   - the decision table of replays and turns: decide.go; the service's

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/schemas"
 )
 
 // ToolDescriptor is one exposed procedure as a planner sees it (docs/api.md's
@@ -36,7 +37,7 @@ type ToolDescriptor struct {
 func Descriptor(p *procedures.Procedure) ToolDescriptor {
 	schema := p.InputSchema
 	if schema == nil {
-		schema, _ = procedures.InputSchema(p.Parameters, nil)
+		schema, _ = schemas.InputSchema(p.Parameters, nil)
 	}
 	description := p.Description
 	if description == "" {

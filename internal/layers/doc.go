@@ -22,7 +22,7 @@ const MaxMethods = 12
 // fields and interface methods are not counted. The bound only goes down,
 // as exports are unexported or areas move out of the package; the aim is
 // 200.
-const MaxDomainExports = 235
+const MaxDomainExports = 228
 
 // Domain is the package whose exports MaxDomainExports bounds.
 const Domain = "procedures"
@@ -60,12 +60,14 @@ var Layers = map[string]int{
 	"auth":                2,
 	"search":              2,
 	// the domain's vocabularies, leaves below it (audit over fault and
-	// internal/fields; recording over fault; the others over nothing)
+	// internal/fields; recording over fault; schemas over fault and
+	// internal/jsonvalue; the others over nothing)
 	"audit":     2,
 	"health":    0,
 	"changes":   0,
 	"recording": 1,
 	"graphview": 0,
+	"schemas":   1,
 
 	// the domain
 	"procedures": 3,
