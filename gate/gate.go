@@ -13,6 +13,7 @@ import (
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/auth"
 	"github.com/procgraph/procgraph/changes"
+	"github.com/procgraph/procgraph/decide"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/internal/cache"
@@ -306,7 +307,7 @@ func (g *Gate) Submit(ctx context.Context, req TurnRequest) (*TurnAnswer, error)
 	if err != nil {
 		return nil, err
 	}
-	in := procedures.DecisionInput{Turn: true, Phase: req.Phase, ReadOnly: b.Class.ReadOnly, Problem: b.Class.Problem}
+	in := decide.DecisionInput{Turn: true, Phase: req.Phase, ReadOnly: b.Class.ReadOnly, Problem: b.Class.Problem}
 	procOnly, procsGranted := procOnlyOf(b)
 	in.GrantActive = procOnly && procsGranted
 	granted := false // grantedProgram was asked
@@ -345,7 +346,7 @@ func (g *Gate) Submit(ctx context.Context, req TurnRequest) (*TurnAnswer, error)
 			in.GrantActive = true
 		}
 	}
-	v := procedures.Decide(in)
+	v := decide.Decide(in)
 	ans, err := g.decideAndRun(ctx, req, b, v, policy, program, arrived)
 	if ans != nil && !ans.suggested {
 		ans.Suggestion = g.suggest(ctx, b, procOnly)
@@ -371,7 +372,7 @@ func (g *Gate) suggest(ctx context.Context, b *replay.Block, procOnly bool) *pro
 
 // decideAndRun carries out verdict v on the prepared turn: run it now,
 // deny it, or create its approval (and wait for it when asked).
-func (g *Gate) decideAndRun(ctx context.Context, req TurnRequest, b *replay.Block, v procedures.Verdict, policy SessionPolicy, program *procedures.Procedure, arrived time.Time) (*TurnAnswer, error) {
+func (g *Gate) decideAndRun(ctx context.Context, req TurnRequest, b *replay.Block, v decide.Verdict, policy SessionPolicy, program *procedures.Procedure, arrived time.Time) (*TurnAnswer, error) {
 	t := turnOf(b, Turn{
 		ID: NewTurnID(arrived), SessionID: req.SessionID, Phase: req.Phase, Summary: req.Summary,
 		RequestedBy: req.Actor, RequestedAt: arrived.UTC().Truncate(time.Millisecond),
@@ -430,7 +431,7 @@ func (g *Gate) decideAndRun(ctx context.Context, req TurnRequest, b *replay.Bloc
 
 // runNow records the decision on a turn decided at once and runs it when
 // allowed.
-func (g *Gate) runNow(ctx context.Context, t Turn, b *replay.Block, v procedures.Verdict, req TurnRequest, reviewer, note string, arrived time.Time) (*TurnAnswer, error) {
+func (g *Gate) runNow(ctx context.Context, t Turn, b *replay.Block, v decide.Verdict, req TurnRequest, reviewer, note string, arrived time.Time) (*TurnAnswer, error) {
 	ctx, cancel := context.WithDeadline(ctx, arrived.Add(g.r.Timeout()))
 	defer cancel()
 	if !v.Allowed() {
@@ -446,7 +447,7 @@ func (g *Gate) runNow(ctx context.Context, t Turn, b *replay.Block, v procedures
 		return nil, err
 	}
 	defer release()
-	allowed := replay.AllowSet(b.Analysis.Signature, b.Class, procedures.Verdict{Outcome: audit.Allowed, StateChanging: v.StateChanging})
+	allowed := replay.AllowSet(b.Analysis.Signature, b.Class, decide.Verdict{Outcome: audit.Allowed, StateChanging: v.StateChanging})
 	d := g.turnDecision(t, b, v, allowed)
 	d.Note = note
 	// A turn that may change state has its decision stored before it
@@ -496,7 +497,7 @@ func auditOf(t Turn) audit.Decision {
 }
 
 // turnDecision is the one decision (kind turn) on t.
-func (g *Gate) turnDecision(t Turn, b *replay.Block, v procedures.Verdict, allowed []string) audit.Decision {
+func (g *Gate) turnDecision(t Turn, b *replay.Block, v decide.Verdict, allowed []string) audit.Decision {
 	d := auditOf(t)
 	d.Procedure, d.Outcome, d.Reason, d.AllowedTools, d.Suggestion = b.Analysis.Name, v.Outcome, v.Reason, allowed, v.Suggestion
 	return d
@@ -734,7 +735,7 @@ func (g *Gate) expire(ctx context.Context, cur *TurnRecord) (*TurnRecord, bool, 
 	g.forget(cur.ID)
 	next := *cur
 	next.Status = TurnExpired
-	v := procedures.ExpiredVerdict()
+	v := decide.ExpiredVerdict()
 	d := auditOf(cur.Turn)
 	d.Outcome, d.Reason = v.Outcome, v.Reason
 	out, ok, err := g.compareAndSet(ctx, cur.ID, func() (*TurnRecord, error) {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/decide"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/procedures"
@@ -33,9 +34,9 @@ func (g *Gate) Run(ctx context.Context, id, actor string) (*TurnAnswer, error) {
 		return nil, fault.Errorf(fault.CodeConflict, "turn %s is %s: only an approved turn runs", id, cur.Status).
 			WithDetails("reason", "status").WithDetails("status", string(cur.Status))
 	}
-	var v procedures.Verdict // denies when there is no resolution
+	var v decide.Verdict // denies when there is no resolution
 	if cur.Resolution != nil {
-		v = procedures.ResolveVerdict(cur.Resolution.Choice.Runs())
+		v = decide.ResolveVerdict(cur.Resolution.Choice.Runs())
 	}
 	if !v.Allowed() {
 		return nil, fault.Errorf(fault.CodeInternal, "turn %s is approved without a resolution that runs it; it will not run", id)
@@ -61,7 +62,7 @@ func (g *Gate) Run(ctx context.Context, id, actor string) (*TurnAnswer, error) {
 		return nil, err
 	}
 	defer release()
-	allowed := replay.AllowSet(b.Analysis.Signature, b.Class, procedures.Verdict{Outcome: v.Outcome, StateChanging: v.StateChanging})
+	allowed := replay.AllowSet(b.Analysis.Signature, b.Class, decide.Verdict{Outcome: v.Outcome, StateChanging: v.StateChanging})
 	next := *cur
 	next.Status = TurnRunning
 	d := g.turnDecision(cur.Turn, b, v, allowed)
@@ -127,7 +128,7 @@ func (g *Gate) denyApproved(ctx context.Context, cur *TurnRecord, b *replay.Bloc
 	if why == procedures.InactiveNestedChanged {
 		reason = procedures.ReasonNestedChanged
 	}
-	d := g.turnDecision(cur.Turn, b, procedures.Verdict{Outcome: audit.Denied, Reason: reason}, []string{})
+	d := g.turnDecision(cur.Turn, b, decide.Verdict{Outcome: audit.Denied, Reason: reason}, []string{})
 	d.Note = replay.BindingNote(cur.Binding)
 	out, _, err := g.transition(ctx, next, []TurnStatus{TurnApproved}, true, d)
 	if err != nil {
@@ -283,7 +284,7 @@ func (g *Gate) Resolve(ctx context.Context, req ResolveRequest) (*Turn, audit.De
 			return fail(err)
 		}
 	}
-	v := procedures.ResolveVerdict(req.Choice.Runs())
+	v := decide.ResolveVerdict(req.Choice.Runs())
 	now := g.r.Now().UTC().Truncate(time.Millisecond)
 	next.Resolution = &Resolution{Choice: req.Choice, By: req.Actor, At: now, Reason: strings.TrimSpace(req.Reason), CodeHash: b.Analysis.CodeHash}
 	next.Status = TurnApproved

@@ -13,9 +13,6 @@ import (
 	"github.com/procgraph/procgraph/internal/fields"
 )
 
-// maxSuggestionBytes bounds an audit record's suggestion.
-const maxSuggestionBytes = 1 << 10
-
 var (
 	// reasonShape is a reason: a short snake_case word, never a value.
 	reasonShape = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
@@ -82,8 +79,8 @@ func CheckAudit(d audit.Decision) error {
 	if d.Session != "" && CheckSessionID(d.Session) != nil {
 		return auditBug("the session is not a session id")
 	}
-	if len(d.Suggestion) > maxSuggestionBytes || !fields.IsLine(d.Suggestion) {
-		return auditBug("the suggestion is not one line of at most %d bytes", maxSuggestionBytes)
+	if len(d.Suggestion) > fields.MaxSuggestionBytes || !fields.IsLine(d.Suggestion) {
+		return auditBug("the suggestion is not one line of at most %d bytes", fields.MaxSuggestionBytes)
 	}
 	if len(d.Note) > fields.MaxNoteBytes || !utf8.ValidString(d.Note) {
 		return fault.Errorf(fault.CodeInvalid, "the audit record's note (the reason) must be UTF-8 of at most %d bytes", fields.MaxNoteBytes).

@@ -9,8 +9,8 @@
 //     itself is package schemas');
 //   - grants, promotions, retirement: grants.go, current.go, retire.go; what
 //     an authorization binds to: binding.go; session policies: session.go;
-//   - the decision table of replays and turns: decide.go; the service's
-//     side of turns and approvals: turns_service.go (ClassifyBlock: what
+//   - the service's side of turns and approvals (the decision table of
+//     replays and turns is package decide's): turns_service.go (ClassifyBlock: what
 //     the catalogue and store say of a block, Classified, which the one
 //     prepared-block type, replay.Block, holds; the turn domain and its
 //     TurnStore are package gate's);

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/decide"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
 	"github.com/procgraph/procgraph/internal/telemetry"
@@ -268,7 +269,7 @@ func rawCalls(calls []PausedCall) []recording.RecordedCall {
 // permits b with a verdict that lets no state-changing tool run, and
 // allowed permits too.
 func readOnlyOf(b *Block, allowed []string) []string {
-	ro := AllowSet(b.Analysis.Signature, b.Class, procedures.Verdict{Outcome: audit.Allowed})
+	ro := AllowSet(b.Analysis.Signature, b.Class, decide.Verdict{Outcome: audit.Allowed})
 	return slices.DeleteFunc(ro, func(n string) bool { return !slices.Contains(allowed, n) })
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/decide"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/replay/replaytest"
@@ -59,7 +60,7 @@ func benchResume(b *testing.B, runner sandbox.Runner, n int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	allowed := replay.AllowSet(blk.Analysis.Signature, blk.Class, procedures.Verdict{Outcome: audit.Allowed, StateChanging: true})
+	allowed := replay.AllowSet(blk.Analysis.Signature, blk.Class, decide.Verdict{Outcome: audit.Allowed, StateChanging: true})
 	d, err := r.Record(ctx, audit.Decision{Kind: audit.KindTurn, Procedure: blk.Name, CodeHash: blk.Analysis.CodeHash,
 		Phase: audit.PhaseInteractive, Outcome: audit.Allowed, Reason: audit.ReasonOperatorApproved,
 		Actor: "agent", Session: "s", AllowedTools: allowed})

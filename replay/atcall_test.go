@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/decide"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
@@ -129,7 +130,7 @@ func (a *atEnv) request(code, dialect string) replay.RunRequest {
 	if err != nil {
 		a.t.Fatal(err)
 	}
-	allowed := replay.AllowSet(b.Analysis.Signature, b.Class, procedures.Verdict{Outcome: audit.Allowed, StateChanging: true})
+	allowed := replay.AllowSet(b.Analysis.Signature, b.Class, decide.Verdict{Outcome: audit.Allowed, StateChanging: true})
 	d, err := a.r.Record(ctx, audit.Decision{Kind: audit.KindTurn, Procedure: b.Name, CodeHash: b.Analysis.CodeHash,
 		Phase: audit.PhaseInteractive, Outcome: audit.Allowed, Reason: audit.ReasonOperatorApproved,
 		Actor: "agent", Session: "s", AllowedTools: allowed})
@@ -365,7 +366,7 @@ func TestAtCallWithoutStateChange(t *testing.T) {
 		t.Fatalf("calls %+v, dispatched %v, decision result %q", res.Calls, res.Dispatched, out.Decision.Result)
 	}
 	ro := req
-	ro.Allowed = replay.AllowSet(req.Block.Analysis.Signature, req.Block.Class, procedures.Verdict{Outcome: audit.Allowed})
+	ro.Allowed = replay.AllowSet(req.Block.Analysis.Signature, req.Block.Class, decide.Verdict{Outcome: audit.Allowed})
 	auto, _ := a.r.RunBlock(ctx, ro)
 	if auto.Status != out.Status || !sameJSON(map[string]any{"r": auto.Result}, map[string]any{"r": out.Result}) {
 		t.Fatalf("at the call %+v, in the automatic phase's allow-set %+v", out, auto)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/changes"
+	"github.com/procgraph/procgraph/decide"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/internal/fields"
@@ -313,9 +314,9 @@ func (r *Replayer) prepare(ctx context.Context, name string, args map[string]any
 // before anything runs, and failing to store it is an error (nothing
 // runs); any other is built (stored reports false) and stored with the
 // run's result after it ran (Pending).
-func (r *Replayer) decide(ctx context.Context, c *chain, prep *prepared) (_ audit.Decision, _ procedures.Verdict, allowed []string, stored bool, _ error) {
+func (r *Replayer) decide(ctx context.Context, c *chain, prep *prepared) (_ audit.Decision, _ decide.Verdict, allowed []string, stored bool, _ error) {
 	req := c.req
-	v := procedures.Decide(procedures.DecisionInput{
+	v := decide.Decide(decide.DecisionInput{
 		Phase:                 req.Phase,
 		Retired:               prep.p.Retired != nil,
 		Demoted:               prep.p.Demoted,

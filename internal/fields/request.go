@@ -42,6 +42,8 @@ const (
 	// MaxNoteBytes bounds an audit record's note: an operator's reason,
 	// or "reviewed by " and the reviewer.
 	MaxNoteBytes = MaxReasonBytes + MaxKeyBytes
+	// MaxSuggestionBytes bounds an audit record's suggestion.
+	MaxSuggestionBytes = 1 << 10
 	// DefaultDecisionLimit and MaxDecisionLimit are the audit log's page
 	// size (GET /v1/decisions).
 	DefaultDecisionLimit = 100

@@ -22,7 +22,7 @@ const MaxMethods = 12
 // fields and interface methods are not counted. The bound only goes down,
 // as exports are unexported or areas move out of the package; the aim is
 // 200.
-const MaxDomainExports = 228
+const MaxDomainExports = 220
 
 // Domain is the package whose exports MaxDomainExports bounds.
 const Domain = "procedures"
@@ -69,8 +69,10 @@ var Layers = map[string]int{
 	"graphview": 0,
 	"schemas":   1,
 
-	// the domain
+	// the domain; the decision table of replays and turns (over audit),
+	// which the domain does not import
 	"procedures": 3,
+	"decide":     3,
 
 	// on the domain: metrics, the upstream, replays
 	"metrics":     4,

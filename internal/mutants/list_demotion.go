@@ -28,7 +28,7 @@ func init() {
 		{
 			Name:     "procedures/demoted-runs-automatically",
 			Why:      "the decision table has no demotion row: an automatic invoke of a demoted procedure still runs its failing tools",
-			Edits:    []Edit{{Dir: "procedures", Files: "decide.go", Find: "return in.Demoted && automatic(in)", Replace: "return false && in.Demoted"}},
+			Edits:    []Edit{{Dir: "decide", Files: "decide.go", Find: "return in.Demoted && automatic(in)", Replace: "return false && in.Demoted"}},
 			Packages: []string{"./replay", "./cmd/procgraph"},
 			Tests:    []string{"TestDecideTable", "TestDemotionHidesAndDenies"},
 		},
