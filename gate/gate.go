@@ -23,6 +23,7 @@ import (
 	"github.com/procgraph/procgraph/recording"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/signature"
+	"github.com/procgraph/procgraph/usage"
 )
 
 // Gate defaults (docs/api.md "Serve settings").
@@ -274,7 +275,7 @@ func validateTurn(req *TurnRequest) error {
 	if !req.Phase.Valid() {
 		return fault.Errorf(fault.CodeInvalid, "phase %q is not automatic or interactive", req.Phase).WithDetails("field", "phase")
 	}
-	if err := procedures.CheckSessionID(req.SessionID); err != nil {
+	if err := usage.CheckSessionID(req.SessionID); err != nil {
 		return err
 	}
 	if len(req.Actor) > fields.MaxKeyBytes || !utf8.ValidString(req.Actor) {
@@ -528,7 +529,7 @@ type ranBlock struct {
 func (g *Gate) execute(ctx context.Context, t Turn, b *replay.Block, d audit.Decision, allowed []string, reviewer string, deferred bool) (*TurnAnswer, ranBlock) {
 	started := g.r.Now()
 	pending := &replay.Pending{}
-	out, calls := g.r.RunBlock(ctx, replay.RunRequest{Block: b, Decision: d, Allowed: allowed, UsageKey: procedures.UsageKey(t.SessionID, ""), Bound: b.Binding,
+	out, calls := g.r.RunBlock(ctx, replay.RunRequest{Block: b, Decision: d, Allowed: allowed, UsageKey: usage.UsageKey(t.SessionID, ""), Bound: b.Binding,
 		Deferred: deferred, Pending: pending,
 		Request: replay.InvokeRequest{Name: b.Analysis.Name, Phase: t.Phase, SessionID: t.SessionID, Actor: t.RequestedBy,
 			ReviewedBy: reviewer, ReviewerHasGrantScope: reviewer != ""}})
@@ -605,7 +606,7 @@ func (g *Gate) addUse(ans *TurnAnswer, b *replay.Block, ran ranBlock, captured s
 	if ran.run.Failure == "" {
 		kept = g.r.Kept(b.Analysis.Name, hash, args, ran.calls, ans.Result)
 	}
-	if in, ok := g.svc.BlockUse(b.Analysis.Name, hash, procedures.UsageKey(t.SessionID, ""), ran.run, kept); ok {
+	if in, ok := g.svc.BlockUse(b.Analysis.Name, hash, usage.UsageKey(t.SessionID, ""), ran.run, kept); ok {
 		ran.pending.Use(in)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/usage"
 )
 
 // SetPolicy stores a session's policy for one code hash, audited with one
@@ -33,7 +34,7 @@ func (g *Gate) SetPolicy(ctx context.Context, p SessionPolicy, reason string) (a
 // session on this instance reads its policies again: a revoked policy
 // stops applying here at once.
 func (g *Gate) RevokePolicies(ctx context.Context, sessionID, prefix, actor string) (int, []audit.Decision, error) {
-	if err := procedures.CheckSessionID(sessionID); err != nil {
+	if err := usage.CheckSessionID(sessionID); err != nil {
 		return 0, nil, err
 	}
 	defer g.policies.forget(sessionID)
@@ -76,7 +77,7 @@ type PolicyState struct {
 // fault.CodeInvalid for an id procedures.CheckSessionID refuses, and the
 // store's codes.
 func (g *Gate) SessionPolicies(ctx context.Context, sessionID string) ([]PolicyState, error) {
-	if err := procedures.CheckSessionID(sessionID); err != nil {
+	if err := usage.CheckSessionID(sessionID); err != nil {
 		return nil, err
 	}
 	ps, err := g.turns.Policies(ctx, sessionID)

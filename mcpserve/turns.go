@@ -18,6 +18,7 @@ import (
 	ptext "github.com/procgraph/procgraph/internal/text"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
+	"github.com/procgraph/procgraph/usage"
 )
 
 // The turn gate's tools.
@@ -108,7 +109,7 @@ func (h *Handler) runCode(ctx context.Context, req *mcp.CallToolRequest, c calle
 		return nil, err
 	}
 	if a.SessionID == "" {
-		a.SessionID = procedures.MCPSession(mcpSessionID(req), c.name)
+		a.SessionID = usage.MCPSession(mcpSessionID(req), c.name)
 	}
 	ans, err := h.cfg.Gate.Submit(ctx, gate.TurnRequest{Code: a.Code, Dialect: a.Dialect, SessionID: a.SessionID,
 		Phase: h.cfg.Phase, Arguments: a.Arguments, Summary: a.Summary, Actor: c.name, MayCapture: c.has(auth.ScopeCapture)})

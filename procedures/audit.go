@@ -11,6 +11,7 @@ import (
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/internal/fields"
+	"github.com/procgraph/procgraph/usage"
 )
 
 var (
@@ -76,7 +77,7 @@ func CheckAudit(d audit.Decision) error {
 	if len(d.Actor) > fields.MaxKeyBytes || !fields.IsLine(d.Actor) {
 		return auditBug("the actor is not one line of at most %d bytes", fields.MaxKeyBytes)
 	}
-	if d.Session != "" && CheckSessionID(d.Session) != nil {
+	if d.Session != "" && usage.CheckSessionID(d.Session) != nil {
 		return auditBug("the session is not a session id")
 	}
 	if len(d.Suggestion) > fields.MaxSuggestionBytes || !fields.IsLine(d.Suggestion) {

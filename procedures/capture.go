@@ -2,8 +2,6 @@ package procedures
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"slices"
 	"strings"
@@ -15,6 +13,7 @@ import (
 	"github.com/procgraph/procgraph/internal/jsonvalue"
 	"github.com/procgraph/procgraph/schemas"
 	"github.com/procgraph/procgraph/signature"
+	"github.com/procgraph/procgraph/usage"
 )
 
 // CaptureRequest is one capture as a client sends it.
@@ -58,19 +57,6 @@ type CaptureOutcome struct {
 	Warnings []Warning
 }
 
-// MCPSession is the session an MCP call that names none counts and is gated
-// under — a proc__ call's usage key, a run_code turn's session: "mcp:" and
-// its MCP session's id (sessionID, "" on a stateless request) or, without
-// one, "mcp:" and its token holder. Either is a session_id a client could
-// name itself, so a stateless caller gains nothing by it (one key per
-// holder; a session policy only for the holder who set it).
-func MCPSession(sessionID, holder string) string {
-	if sessionID != "" {
-		return "mcp:" + sessionID
-	}
-	return "mcp:" + holder
-}
-
 // CapturedVersion names the version a capture stored (the capture answer's
 // "version"): its code hash, whether it is the procedure's current version
 // after the capture, whether the capture created it, and its parameters.
@@ -79,22 +65,6 @@ type CapturedVersion struct {
 	Current    bool     `json:"current"`
 	Created    bool     `json:"created"`
 	Parameters []string `json:"parameters"`
-}
-
-// UsageKey returns the key a request counts under: its session id, else its
-// idempotency key, else a fresh one.
-func UsageKey(sessionID, idempotencyKey string) string {
-	switch {
-	case sessionID != "":
-		return "s:" + sessionID
-	case idempotencyKey != "":
-		return "i:" + idempotencyKey
-	}
-	var r [16]byte
-	if _, err := rand.Read(r[:]); err != nil {
-		panic("procedures: crypto/rand failed: " + err.Error())
-	}
-	return "r:" + hex.EncodeToString(r[:])
 }
 
 // Capture analyses code and records it. Returns fault.CodeInvalid for bad fields,
@@ -121,7 +91,7 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (CaptureOutco
 	if err != nil {
 		return CaptureOutcome{}, CodeError(err)
 	}
-	key := UsageKey(req.SessionID, req.IdempotencyKey)
+	key := usage.UsageKey(req.SessionID, req.IdempotencyKey)
 	if len(a.Signature) == 1 && len(a.ProcRefs) == 1 {
 		return s.captureUse(ctx, a.ProcRefs[0], key, req)
 	}
@@ -419,11 +389,11 @@ func validateCapture(req *CaptureRequest) error {
 		return err
 	}
 	if req.SessionID != "" {
-		if err := CheckSessionID(req.SessionID); err != nil {
+		if err := usage.CheckSessionID(req.SessionID); err != nil {
 			return err
 		}
 	}
-	if err := CheckIdempotencyKey(req.IdempotencyKey); err != nil {
+	if err := usage.CheckIdempotencyKey(req.IdempotencyKey); err != nil {
 		return err
 	}
 	if req.Cause != nil {

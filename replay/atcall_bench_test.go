@@ -12,6 +12,7 @@ import (
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/replay/replaytest"
 	"github.com/procgraph/procgraph/sandbox"
+	"github.com/procgraph/procgraph/usage"
 )
 
 // readsThenKill reads count times, then kills: the block of the resume
@@ -67,7 +68,7 @@ func benchResume(b *testing.B, runner sandbox.Runner, n int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	req := replay.RunRequest{Block: blk, Decision: d, Allowed: allowed, UsageKey: procedures.UsageKey("s", ""), Pending: &replay.Pending{},
+	req := replay.RunRequest{Block: blk, Decision: d, Allowed: allowed, UsageKey: usage.UsageKey("s", ""), Pending: &replay.Pending{},
 		Request: replay.InvokeRequest{Name: blk.Name, Phase: audit.PhaseInteractive, SessionID: "s", Actor: "agent"}}
 	first, err := r.RunAtCall(ctx, req)
 	if err != nil || first.Pause == nil || first.Pause.Position != n {

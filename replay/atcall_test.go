@@ -16,11 +16,11 @@ import (
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
-	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/recording"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/replay/replaytest"
 	"github.com/procgraph/procgraph/sandbox"
+	"github.com/procgraph/procgraph/usage"
 )
 
 // jobsUpstream is the recording upstream of the tests at the call: it
@@ -137,7 +137,7 @@ func (a *atEnv) request(code, dialect string) replay.RunRequest {
 	if err != nil {
 		a.t.Fatal(err)
 	}
-	return replay.RunRequest{Block: b, Decision: d, Allowed: allowed, UsageKey: procedures.UsageKey("s", ""), Pending: &replay.Pending{},
+	return replay.RunRequest{Block: b, Decision: d, Allowed: allowed, UsageKey: usage.UsageKey("s", ""), Pending: &replay.Pending{},
 		Request: replay.InvokeRequest{Name: b.Name, Phase: audit.PhaseInteractive, SessionID: "s", Actor: "agent", ReviewedBy: "operator", ReviewerHasGrantScope: true}}
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/procgraph/procgraph/recording"
 	"github.com/procgraph/procgraph/sandbox"
 	"github.com/procgraph/procgraph/signature"
+	"github.com/procgraph/procgraph/usage"
 )
 
 // Options configure a Replayer.
@@ -203,7 +204,7 @@ func (r *Replayer) Invoke(ctx context.Context, req InvokeRequest) (*InvokeResult
 		}
 		defer release()
 	}
-	c := &chain{usageKey: procedures.UsageKey(req.SessionID, req.IdempotencyKey), req: req, pending: &Pending{}}
+	c := &chain{usageKey: usage.UsageKey(req.SessionID, req.IdempotencyKey), req: req, pending: &Pending{}}
 	return r.replay(ctx, c, req.Name, req.Arguments, req.Cause)
 }
 
@@ -237,11 +238,11 @@ func validateRequest(req *InvokeRequest) error {
 		return fault.Errorf(fault.CodeInvalid, "phase %q is not automatic or interactive", req.Phase).WithDetails("field", "phase")
 	}
 	if req.SessionID != "" {
-		if err := procedures.CheckSessionID(req.SessionID); err != nil {
+		if err := usage.CheckSessionID(req.SessionID); err != nil {
 			return err
 		}
 	}
-	if err := procedures.CheckIdempotencyKey(req.IdempotencyKey); err != nil {
+	if err := usage.CheckIdempotencyKey(req.IdempotencyKey); err != nil {
 		return err
 	}
 	for _, f := range []struct{ field, value string }{

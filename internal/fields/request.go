@@ -78,7 +78,7 @@ var (
 	// SessionID is the agent session a request belongs to: its usage key
 	// and the key of its policies, a key the stores build others from (a
 	// NUL would let one session's id be a prefix of another's keys) and a
-	// path segment. One rule wherever one enters (procedures.CheckSessionID):
+	// path segment. One rule wherever one enters (usage.CheckSessionID):
 	// capture, invoke, turns, MCP, the session routes.
 	SessionID = Field{Name: "session_id", Type: String, MaxBytes: MaxKeyBytes, NoControl: true,
 		Doc: "the agent's session"}
@@ -170,7 +170,7 @@ var (
 	Name = Field{Type: String, MinBytes: 1, MaxBytes: MaxKeyBytes}
 	// Names is a list of them.
 	Names = Field{Type: Array, Items: &Name, MaxItems: MaxNames}
-	// UsageKey is a key counted once (procedures.UsageKey: "s:" and a
+	// UsageKey is a key counted once (usage.UsageKey: "s:" and a
 	// session id, "i:" and an Idempotency-Key, or "r:" and 32 hex).
 	UsageKey = Field{Name: "key", Type: String, MinBytes: 1, MaxBytes: len("s:") + MaxKeyBytes}
 	// SearchPart is one text of a procedure's search document

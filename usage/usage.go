@@ -1,6 +1,9 @@
-package procedures
+package usage
 
 import (
+	"crypto/rand"
+	"encoding/hex"
+
 	"github.com/procgraph/procgraph/internal/fields"
 )
 
@@ -25,4 +28,33 @@ var sessionID = fields.SessionID.NonEmpty()
 // Returns fault.CodeInvalid (field Idempotency-Key).
 func CheckIdempotencyKey(key string) error {
 	return fields.IdempotencyKey.CheckString(key)
+}
+
+// UsageKey returns the key a request counts under: its session id, else its
+// idempotency key, else a fresh one.
+func UsageKey(sessionID, idempotencyKey string) string {
+	switch {
+	case sessionID != "":
+		return "s:" + sessionID
+	case idempotencyKey != "":
+		return "i:" + idempotencyKey
+	}
+	var r [16]byte
+	if _, err := rand.Read(r[:]); err != nil {
+		panic("usage: crypto/rand failed: " + err.Error())
+	}
+	return "r:" + hex.EncodeToString(r[:])
+}
+
+// MCPSession is the session an MCP call that names none counts and is gated
+// under — a proc__ call's usage key, a run_code turn's session: "mcp:" and
+// its MCP session's id (sessionID, "" on a stateless request) or, without
+// one, "mcp:" and its token holder. Either is a session_id a client could
+// name itself, so a stateless caller gains nothing by it (one key per
+// holder; a session policy only for the holder who set it).
+func MCPSession(sessionID, holder string) string {
+	if sessionID != "" {
+		return "mcp:" + sessionID
+	}
+	return "mcp:" + holder
 }
