@@ -12,6 +12,7 @@ import (
 
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/auth"
+	"github.com/procgraph/procgraph/binding"
 	"github.com/procgraph/procgraph/changes"
 	"github.com/procgraph/procgraph/decide"
 	"github.com/procgraph/procgraph/fault"
@@ -176,7 +177,7 @@ func (g *Gate) withProgram(b *replay.Block) {
 // bindingNow is b's binding to check one stored as bound against: with
 // its Program when bound carries one (withProgram; only then, so that a
 // block whose approval holds no key is not lifted again).
-func (g *Gate) bindingNow(b *replay.Block, bound *procedures.Binding) *procedures.Binding {
+func (g *Gate) bindingNow(b *replay.Block, bound *binding.Binding) *binding.Binding {
 	if bound != nil && bound.Program != "" && b.Binding.Program == "" {
 		g.withProgram(b)
 	}

@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/binding"
 	"github.com/procgraph/procgraph/fault"
-	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/usage"
 )
 
@@ -84,7 +84,7 @@ func (g *Gate) SessionPolicies(ctx context.Context, sessionID string) ([]PolicyS
 	if err != nil {
 		return nil, err
 	}
-	bound := make([]*procedures.Binding, len(ps))
+	bound := make([]*binding.Binding, len(ps))
 	for i, p := range ps {
 		bound[i] = p.Binding
 	}
@@ -95,7 +95,7 @@ func (g *Gate) SessionPolicies(ctx context.Context, sessionID string) ([]PolicyS
 	out := make([]PolicyState, len(ps))
 	for i, p := range ps {
 		out[i].SessionPolicy = p
-		why := procedures.InactiveUnbound
+		why := binding.InactiveUnbound
 		if b := p.Binding; b != nil && p.RequestedBy != "" {
 			why = b.Check(now[i])
 		}

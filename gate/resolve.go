@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/binding"
 	"github.com/procgraph/procgraph/decide"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/fields"
@@ -125,8 +126,8 @@ func (g *Gate) denyApproved(ctx context.Context, cur *TurnRecord, b *replay.Bloc
 	next := *cur
 	next.Status = TurnDenied
 	reason := why
-	if why == procedures.InactiveNestedChanged {
-		reason = procedures.ReasonNestedChanged
+	if why == binding.InactiveNestedChanged {
+		reason = binding.ReasonNestedChanged
 	}
 	d := g.turnDecision(cur.Turn, b, decide.Verdict{Outcome: audit.Denied, Reason: reason}, []string{})
 	d.Note = replay.BindingNote(cur.Binding)

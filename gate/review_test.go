@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/binding"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/internal/fields"
@@ -184,7 +185,7 @@ func TestReviewOfAnUnavailableVersion(t *testing.T) {
 	}
 	forged := *cur
 	b := *cur.Binding
-	b.Nested = []procedures.BoundNested{{Name: killer.Name, CodeHash: strings.Repeat("0", 64), StateChangingTools: []string{}}}
+	b.Nested = []binding.BoundNested{{Name: killer.Name, CodeHash: strings.Repeat("0", 64), StateChangingTools: []string{}}}
 	forged.Binding = &b
 	if _, err := e.turns.TransitionTurn(ctx, forged, []gate.TurnStatus{gate.TurnPending}, true, time.Now()); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/binding"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -134,7 +135,7 @@ type TurnRecord struct {
 	// Binding is what was submitted (pending) and then what the operator
 	// approved (approved): an approved turn runs only while the block,
 	// classified again, still has it (Binding.Check). Nil runs nothing.
-	Binding *procedures.Binding `json:"binding,omitempty"`
+	Binding *binding.Binding `json:"binding,omitempty"`
 }
 
 // Purged returns r as it is stored: a turn that is done keeps neither code
@@ -199,7 +200,7 @@ type SessionPolicy struct {
 	// Binding is what the operator approved; nil for a policy stored before
 	// bindings or imported unbound, which applies to no one
 	// (InactiveUnbound).
-	Binding *procedures.Binding `json:"binding,omitempty"`
+	Binding *binding.Binding `json:"binding,omitempty"`
 }
 
 // AppliesTo reports whether p decides the turns of requester: only those of

@@ -8,8 +8,9 @@
 //     exposure.go; typed parameter schemas: typed.go (JSON Schema
 //     itself is package schemas');
 //   - grants, promotions, retirement: grants.go, current.go, retire.go; what
-//     an authorization binds to: binding.go (a session id's rule and the
-//     usage key are package usage's);
+//     an authorization binds to is built in binding.go (the Binding and
+//     its rule are package binding's; a session id's rule and the usage
+//     key are package usage's);
 //   - the service's side of turns and approvals (the decision table of
 //     replays and turns is package decide's): turns_service.go (ClassifyBlock: what
 //     the catalogue and store say of a block, Classified, which the one

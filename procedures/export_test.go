@@ -11,10 +11,9 @@ func ExposedMarker(ctx context.Context, s *Service) (string, error) { return s.e
 
 // What the external tests name of the package's unexported identifiers.
 const (
-	InactiveCodeChanged = inactiveCodeChanged
-	InactiveUnhealthy   = inactiveUnhealthy
-	RefreshActor        = refreshActor
-	ReasonNotDemoted    = reasonNotDemoted
+	InactiveUnhealthy = inactiveUnhealthy
+	RefreshActor      = refreshActor
+	ReasonNotDemoted  = reasonNotDemoted
 )
 
 // RefreshTools exposes refreshTools to the external tests.

@@ -3,6 +3,7 @@ package procedures
 import (
 	"time"
 
+	"github.com/procgraph/procgraph/binding"
 	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/recording"
 )
@@ -44,7 +45,7 @@ type Grant struct {
 	// Binding is what was granted (the procedure's current version then);
 	// nil for a grant stored before bindings or imported unbound, which is
 	// never active (InactiveUnbound).
-	Binding *Binding `json:"binding,omitempty"`
+	Binding *binding.Binding `json:"binding,omitempty"`
 }
 
 // Held reports whether g is a grant its procedure holds: stored and

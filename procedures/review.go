@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/procgraph/procgraph/binding"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
@@ -54,12 +55,12 @@ type Reached struct {
 // it, and where it sits in the call tree; breadth first, by name within a
 // level. A nil b reaches nothing (an unbound turn is reviewed again
 // before it runs).
-func (s *Service) Reach(ctx context.Context, b *Binding) ([]Reached, error) {
+func (s *Service) Reach(ctx context.Context, b *binding.Binding) ([]Reached, error) {
 	out := []Reached{}
 	if b == nil || len(b.Nested) == 0 {
 		return out, nil
 	}
-	bound := map[string]BoundNested{}
+	bound := map[string]binding.BoundNested{}
 	for _, n := range b.Nested {
 		bound[n.Name] = n
 	}
@@ -87,7 +88,7 @@ func (s *Service) Reach(ctx context.Context, b *Binding) ([]Reached, error) {
 			}
 			r := Reached{Name: name, Depth: depth, CalledBy: callers[name], CodeHash: n.CodeHash, ReadOnly: n.ReadOnly,
 				StateChangingTools: jsonvalue.List(slices.Clone(n.StateChangingTools)), Signature: []string{}}
-			if n.CodeHash != NestedAbsent {
+			if n.CodeHash != binding.NestedAbsent {
 				v, err := s.store.Version(ctx, name, n.CodeHash)
 				if fault.ErrorCode(err) == fault.CodeNotFound {
 					r.Unavailable = true
@@ -157,7 +158,7 @@ func (r Reached) Heading() string {
 		}
 	}
 	switch {
-	case r.CodeHash == NestedAbsent:
+	case r.CodeHash == binding.NestedAbsent:
 		return fmt.Sprintf("%s (level %d, called by %s): no such procedure; its call is refused", r.Name, r.Depth, by)
 	case r.Unavailable:
 		return fmt.Sprintf("%s (level %d, called by %s): version %s is not in the store; resolving asks for a review again", r.Name, r.Depth, by, r.CodeHash)

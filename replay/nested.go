@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/binding"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/answer"
 	"github.com/procgraph/procgraph/internal/telemetry"
@@ -37,7 +38,7 @@ type chain struct {
 	req      InvokeRequest
 	usageKey string
 	path     []string
-	bound    *procedures.Binding
+	bound    *binding.Binding
 	// pending is what the run leaves to commit after it ran, every level
 	// adding to it (Pending).
 	pending *Pending
@@ -191,7 +192,7 @@ func nestedError(name string, err error) *sandbox.Error {
 // bound (chain.bound): nothing of it runs.
 func (r *Replayer) refuseNested(ctx context.Context, c *chain, prep *prepared) error {
 	d := audit.Decision{Kind: audit.KindInvoke, Procedure: prep.p.Name, CodeHash: prep.p.CodeHash, Phase: c.req.Phase,
-		Outcome: audit.Denied, Reason: procedures.ReasonNestedChanged, Actor: c.req.Actor, AllowedTools: []string{},
+		Outcome: audit.Denied, Reason: binding.ReasonNestedChanged, Actor: c.req.Actor, AllowedTools: []string{},
 		Note: BindingNote(c.bound)}
 	d, err := r.record(ctx, d)
 	if err != nil {

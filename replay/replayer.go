@@ -415,7 +415,7 @@ func (r *Replayer) replay(ctx context.Context, c *chain, name string, args map[s
 	if err != nil {
 		return nil, err
 	}
-	if len(c.path) > 0 && c.bound.CheckNested(name, prep.p) != "" {
+	if len(c.path) > 0 && procedures.CheckNested(c.bound, name, prep.p) != "" {
 		return nil, r.refuseNested(ctx, c, prep)
 	}
 	d, v, allowed, stored, err := r.decide(ctx, c, prep)

@@ -7,6 +7,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/binding"
 	"github.com/procgraph/procgraph/internal/telemetry"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/recording"
@@ -68,7 +69,7 @@ type RunRequest struct {
 	Allowed  []string
 	Request  InvokeRequest
 	UsageKey string
-	Bound    *procedures.Binding
+	Bound    *binding.Binding
 	// Deferred says Decision was built, not stored (Build): it is stored
 	// with the run's result. Otherwise it was stored before the run.
 	Deferred bool
@@ -124,4 +125,4 @@ func (r *Replayer) Kept(name, codeHash string, args map[string]any, calls []reco
 
 // BindingNote is how a decision names the binding of the authorization
 // that allowed it (procedures.Binding.Hash).
-func BindingNote(b *procedures.Binding) string { return "binding " + b.Hash() }
+func BindingNote(b *binding.Binding) string { return "binding " + b.Hash() }

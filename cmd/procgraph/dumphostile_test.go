@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/binding"
 	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/graph/embedded"
@@ -203,7 +204,7 @@ func TestHostileDumps(t *testing.T) {
 			b.server = mustServe(t, serverOpts{Data: data, Upstream: up, TokensFile: file, AllowMutating: true})
 			b.server.token = a.agent
 			ar := mustStatus(t, b.get(t, "/v1/procedures/"+granted), 200)["auto_run"].(map[string]any)
-			if !trusted && (ar["active"] != false || ar["inactive_reason"] != procedures.InactiveUnbound) || trusted && ar["active"] != true {
+			if !trusted && (ar["active"] != false || ar["inactive_reason"] != binding.InactiveUnbound) || trusted && ar["active"] != true {
 				t.Errorf("the moved grant: %v", ar)
 			}
 			r := b.submit(t, killTurn("s5", 1))

@@ -22,7 +22,7 @@ const MaxMethods = 12
 // fields and interface methods are not counted. The bound only goes down,
 // as exports are unexported or areas move out of the package; the aim is
 // 200.
-const MaxDomainExports = 216
+const MaxDomainExports = 205
 
 // Domain is the package whose exports MaxDomainExports bounds.
 const Domain = "procedures"
@@ -68,6 +68,7 @@ var Layers = map[string]int{
 	"changes":   0,
 	"recording": 1,
 	"graphview": 0,
+	"binding":   0,
 	"schemas":   1,
 	"usage":     2,
 
