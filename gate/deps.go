@@ -30,7 +30,7 @@ type DecideService interface {
 	InlinedProgramOf(code, dialect string, cat *procedures.Catalogue) procedures.LiftedProgram
 	GrantedProgramOf(ctx context.Context, sig []string, cat *procedures.Catalogue) (*procedures.GrantedProgram, error)
 	BindingsNow(ctx context.Context, bs []*binding.Binding) ([]*binding.Binding, error)
-	Reach(ctx context.Context, b *binding.Binding) ([]procedures.Reached, error)
+	Reach(ctx context.Context, b *binding.Binding) ([]binding.Reached, error)
 	Grantable(p *procedures.Procedure) string
 	Suggest(ctx context.Context, signature []string, except string) (*procedures.Suggestion, error)
 	Now() time.Time

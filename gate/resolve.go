@@ -373,7 +373,7 @@ type Approval struct {
 	// Nested is every proc__ the block may reach, each level, as the
 	// turn's binding holds it (procedures.Service.Reach): what an approval
 	// lets run. Empty once the turn no longer waits to run.
-	Nested []procedures.Reached `json:"nested"`
+	Nested []binding.Reached `json:"nested"`
 	// Covers says, for each choice, what answering it covers. Empty once
 	// the turn is resolved.
 	Covers []Cover `json:"covers"`
@@ -426,7 +426,7 @@ func (g *Gate) Approvals(ctx context.Context, f ApprovalFilter, showArgs bool) (
 }
 
 func (g *Gate) approvalOf(ctx context.Context, r *TurnRecord, showArgs bool) (*Approval, error) {
-	a := &Approval{Turn: r.Turn, Code: r.Code, Procedures: []ApprovalProcedure{}, Nested: []procedures.Reached{}, Covers: []Cover{}}
+	a := &Approval{Turn: r.Turn, Code: r.Code, Procedures: []ApprovalProcedure{}, Nested: []binding.Reached{}, Covers: []Cover{}}
 	if r.Status == TurnPending || r.Status == TurnApproved {
 		nested, err := g.svc.Reach(ctx, r.Binding)
 		if err != nil {

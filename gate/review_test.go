@@ -124,7 +124,7 @@ func TestReviewBoundsNestedCode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byName := map[string]procedures.Reached{}
+	byName := map[string]binding.Reached{}
 	for _, r := range a.Nested {
 		byName[r.Name] = r
 	}

@@ -13,8 +13,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/procgraph/procgraph/binding"
 	"github.com/procgraph/procgraph/internal/fields"
-	"github.com/procgraph/procgraph/procedures"
 )
 
 // The attack of issue 34: a procedure that reads scout jobs and kills job
@@ -96,8 +96,8 @@ func TestReviewOverHTTP(t *testing.T) {
 	t.Parallel()
 	w := mustReviewWorld(t)
 	var a struct {
-		Arguments map[string]any       `json:"arguments"`
-		Nested    []procedures.Reached `json:"nested"`
+		Arguments map[string]any    `json:"arguments"`
+		Nested    []binding.Reached `json:"nested"`
 		Covers    []struct {
 			Choice string   `json:"choice"`
 			Text   string   `json:"text"`
@@ -130,8 +130,8 @@ func TestReviewOverHTTP(t *testing.T) {
 	}
 	var list struct {
 		Approvals []struct {
-			ID     string               `json:"id"`
-			Nested []procedures.Reached `json:"nested"`
+			ID     string            `json:"id"`
+			Nested []binding.Reached `json:"nested"`
 		} `json:"approvals"`
 	}
 	w.as(t, w.op, "GET", "/v1/approvals?status=pending", nil).Into(t, &list)
@@ -142,7 +142,7 @@ func TestReviewOverHTTP(t *testing.T) {
 	}
 
 	var b struct {
-		Nested []procedures.Reached `json:"nested"`
+		Nested []binding.Reached `json:"nested"`
 	}
 	raw := w.as(t, w.op, "GET", "/v1/approvals/"+w.bounds, nil)
 	raw.Into(t, &b)

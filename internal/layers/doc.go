@@ -24,7 +24,7 @@ const MaxMethods = 12
 // needs no store or service into a leaf: audit, health, changes,
 // recording, graphview, schemas, usage, binding, decide); the aim is 200
 // (docs/adr/0054-the-domain-narrowed.md).
-const MaxDomainExports = 205
+const MaxDomainExports = 202
 
 // Domain is the package whose exports MaxDomainExports bounds.
 const Domain = "procedures"

@@ -37,7 +37,7 @@ func init() {
 		{
 			Name:     "review/truncation-not-told-in-text",
 			Why:      "the CLI and the MCP review do not say that nested code was cut, nor where the whole of it is",
-			Edits:    []Edit{{Dir: "procedures", Files: "review.go", Find: "\tif !r.Truncated {\n\t\treturn \"\"", Replace: "\tif true {\n\t\treturn \"\""}},
+			Edits:    []Edit{{Dir: "binding", Files: "reached.go", Find: "\tif !r.Truncated {\n\t\treturn \"\"", Replace: "\tif true {\n\t\treturn \"\""}},
 			Packages: []string{"./cmd/procgraph"},
 			Tests:    []string{"TestReviewInATerminal"},
 		},
