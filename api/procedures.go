@@ -9,6 +9,7 @@ import (
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/recording"
 	"github.com/procgraph/procgraph/replay"
+	"github.com/procgraph/procgraph/reuse"
 )
 
 type captureBody struct {
@@ -38,7 +39,7 @@ type captureAnswer struct {
 	Version *procedures.CapturedVersion `json:"version"`
 	// Suggestion: an exposed procedure to call instead (reuse before
 	// regenerate), null when none.
-	Suggestion *procedures.Suggestion `json:"suggestion"`
+	Suggestion *reuse.Suggestion `json:"suggestion"`
 	// Lifted: the literals lifted into parameters; Warnings: why literals
 	// that could have been were not.
 	Lifted   []procedures.Lifted  `json:"lifted"`

@@ -9,6 +9,7 @@ import (
 	"github.com/procgraph/procgraph/changes"
 	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/reuse"
 	"github.com/procgraph/procgraph/signature"
 )
 
@@ -32,7 +33,7 @@ type DecideService interface {
 	BindingsNow(ctx context.Context, bs []*binding.Binding) ([]*binding.Binding, error)
 	Reach(ctx context.Context, b *binding.Binding) ([]binding.Reached, error)
 	Grantable(p *procedures.Procedure) string
-	Suggest(ctx context.Context, signature []string, except string) (*procedures.Suggestion, error)
+	Suggest(ctx context.Context, signature []string, except string) (*reuse.Suggestion, error)
 	Now() time.Time
 }
 

@@ -23,6 +23,7 @@ import (
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/recording"
 	"github.com/procgraph/procgraph/replay"
+	"github.com/procgraph/procgraph/reuse"
 	"github.com/procgraph/procgraph/signature"
 	"github.com/procgraph/procgraph/usage"
 )
@@ -151,7 +152,7 @@ type TurnAnswer struct {
 	Procedure *procedures.Procedure `json:"procedure,omitempty"`
 	// Suggestion names an exposed procedure to call instead of sending this
 	// code again (reuse before regenerate); advice only, nothing decided changes.
-	Suggestion *procedures.Suggestion `json:"suggestion,omitempty"`
+	Suggestion *reuse.Suggestion `json:"suggestion,omitempty"`
 	// Lifted lists what the turn's capture lifted into parameters (the turn
 	// ran the code as reviewed; only its capture is lifted).
 	Lifted []procedures.Lifted `json:"lifted,omitempty"`
@@ -360,7 +361,7 @@ func (g *Gate) Submit(ctx context.Context, req TurnRequest) (*TurnAnswer, error)
 // nil for a block that already calls only proc__ tools (procOnly, as
 // procOnlyOf says), or when the store cannot say (advice is never worth
 // failing a turn for).
-func (g *Gate) suggest(ctx context.Context, b *replay.Block, procOnly bool) *procedures.Suggestion {
+func (g *Gate) suggest(ctx context.Context, b *replay.Block, procOnly bool) *reuse.Suggestion {
 	if procOnly {
 		return nil
 	}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/reuse"
 )
 
 // The requestState of an in-client review (ModernRevision): the client
@@ -55,7 +55,7 @@ type reviewClaim struct {
 	Expires  int64  `json:"expires"` // Unix milliseconds
 	// Suggestion is the turn's reuse suggestion (Gate.Submit's), which
 	// the retry's answer carries, as the legacy review's does.
-	Suggestion *procedures.Suggestion `json:"suggestion,omitempty"`
+	Suggestion *reuse.Suggestion `json:"suggestion,omitempty"`
 }
 
 // reviewStates issues and redeems states; safe for concurrent use.

@@ -16,8 +16,8 @@ import (
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/internal/fields"
 	ptext "github.com/procgraph/procgraph/internal/text"
-	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
+	"github.com/procgraph/procgraph/reuse"
 	"github.com/procgraph/procgraph/usage"
 )
 
@@ -151,7 +151,7 @@ const reviewInput = "review"
 // review asks the caller (an operator) to resolve turn id through
 // elicitation on its session; see resolveReview. sug is the turn's reuse
 // suggestion (Gate.Submit's), which the answer carries either way.
-func (h *Handler) review(ctx context.Context, req *mcp.CallToolRequest, c caller, id string, sug *procedures.Suggestion) (*mcp.CallToolResult, error) {
+func (h *Handler) review(ctx context.Context, req *mcp.CallToolRequest, c caller, id string, sug *reuse.Suggestion) (*mcp.CallToolResult, error) {
 	appr, err := h.cfg.Gate.Approval(ctx, id, true)
 	if err != nil {
 		return nil, err
@@ -174,7 +174,7 @@ func reviewParams(a *gate.Approval) *mcp.ElicitParams {
 // requestState binding the turn, the caller, this endpoint, the turn's
 // code hash and the call's arguments until the turn's deadline (and sug,
 // the turn's reuse suggestion, for the final answer).
-func (h *Handler) askReview(ctx context.Context, c caller, args map[string]any, id string, sug *procedures.Suggestion) (*mcp.CallToolResult, error) {
+func (h *Handler) askReview(ctx context.Context, c caller, args map[string]any, id string, sug *reuse.Suggestion) (*mcp.CallToolResult, error) {
 	appr, err := h.cfg.Gate.Approval(ctx, id, true)
 	if err != nil {
 		return nil, err
@@ -234,7 +234,7 @@ func (h *Handler) resumeReview(ctx context.Context, req *mcp.CallToolRequest, c 
 // accepted, their choice resolves it (as their approval) and an approved
 // turn runs; declined, it is rejected; cancelled (or anything else), it
 // stays pending.
-func (h *Handler) resolveReview(ctx context.Context, c caller, t gate.Turn, res *mcp.ElicitResult, sug *procedures.Suggestion) (*mcp.CallToolResult, error) {
+func (h *Handler) resolveReview(ctx context.Context, c caller, t gate.Turn, res *mcp.ElicitResult, sug *reuse.Suggestion) (*mcp.CallToolResult, error) {
 	id := t.ID
 	var choice gate.Choice
 	reason := ""
@@ -377,7 +377,7 @@ func turnResult(ans *gate.TurnAnswer) (*mcp.CallToolResult, error) {
 
 // pendingResult names the pending approval and, as POST /v1/turns's 202
 // does, the turn's reuse suggestion (nil: none).
-func pendingResult(t gate.Turn, sug *procedures.Suggestion) (*mcp.CallToolResult, error) {
+func pendingResult(t gate.Turn, sug *reuse.Suggestion) (*mcp.CallToolResult, error) {
 	body := map[string]any{"turn": t, "pending_approval": t.ID,
 		"next": "an operator must approve this block: call await_approval with id " + t.ID}
 	msg := "pending approval " + t.ID + ": an operator must approve this block; call await_approval with this id"

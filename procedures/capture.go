@@ -11,6 +11,7 @@ import (
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
+	"github.com/procgraph/procgraph/reuse"
 	"github.com/procgraph/procgraph/schemas"
 	"github.com/procgraph/procgraph/signature"
 	"github.com/procgraph/procgraph/usage"
@@ -49,7 +50,7 @@ type CaptureOutcome struct {
 	// Suggestion names an exposed procedure to call instead of this code
 	// (Suggest), nil when none; a capture that created the procedure is
 	// never told to call itself.
-	Suggestion *Suggestion
+	Suggestion *reuse.Suggestion
 	// Lifted lists the literals lifted into parameters (empty when none);
 	// Warnings say why literals that could have been were not. Their
 	// positions are in the code as sent.
@@ -225,7 +226,7 @@ func (s *Service) prepareCapture(ctx context.Context, req *CaptureRequest, diale
 // with the write (res.PageRead, asked by CaptureInput.Page), else on the page
 // read now. The capture is recorded, so a failure to find advice does not
 // fail it.
-func (s *Service) captureSuggestion(ctx context.Context, res CaptureResult, prep *preparedCapture) *Suggestion {
+func (s *Service) captureSuggestion(ctx context.Context, res CaptureResult, prep *preparedCapture) *reuse.Suggestion {
 	s.known.remember(res.Procedure)
 	v := prep.v
 	if v == nil {

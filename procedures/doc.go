@@ -3,7 +3,8 @@
 // (store.go), and the Service whose methods apply
 // design.md's rules. Where each rule lives:
 //   - capture and names: capture.go; find, views and the graph: find.go,
-//     query.go, view.go, graph.go; the reuse suggestion: suggest.go;
+//     query.go, view.go, graph.go; the reuse suggestion: suggest.go (its
+//     vocabulary is package reuse');
 //   - classification (read-only, nesting problems): classify.go; exposure:
 //     exposure.go; typed parameter schemas: typed.go (JSON Schema
 //     itself is package schemas');
