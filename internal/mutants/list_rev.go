@@ -23,7 +23,7 @@ func init() {
 			Name: "review/shows-current-not-bound",
 			Why:  "a review shows a nested procedure's current version rather than the one its approval binds to: what the operator reads is not what the approval lets run",
 			Edits: []Edit{{Dir: "gate", Files: "resolve.go", Find: "nested, err := g.svc.Reach(ctx, r.Binding)",
-				Replace: "now, err := g.svc.BindingsNow(ctx, []*procedures.Binding{r.Binding})\n\t\tif err != nil {\n\t\t\treturn nil, err\n\t\t}\n\t\tnested, err := g.svc.Reach(ctx, now[0])"}},
+				Replace: "now, err := g.svc.BindingsNow(ctx, []*binding.Binding{r.Binding})\n\t\tif err != nil {\n\t\t\treturn nil, err\n\t\t}\n\t\tnested, err := g.svc.Reach(ctx, now[0])"}},
 			Packages: []string{"./gate"},
 			Tests:    []string{"TestReviewShowsAllThatRuns"},
 		},
