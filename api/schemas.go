@@ -125,7 +125,7 @@ func leafProblems(ve *jsonschema.ValidationError) []map[string]string {
 	walk = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) == 0 {
 			// The body's own field names are told; a value never is
-			// (procedures.ViolationOf).
+			// (schemas.ViolationOf).
 			field := fieldPath(e.InstanceLocation)
 			v := schemas.ViolationOf(e)
 			msg := v.Message

@@ -78,7 +78,7 @@ type Options struct {
 }
 
 // Gate is the turn gate (docs/design.md "The turn gate"): it decides each turn
-// with the decision table (procedures.Decide), records the decision through the service's
+// with the decision table (decide.Decide), records the decision through the service's
 // Recorder, asks an operator through the store's approvals when the table
 // says so, and runs allowed turns with the Replayer's sandbox, admission
 // and dispatcher. It is safe for concurrent use.
@@ -295,7 +295,7 @@ func validateTurn(req *TurnRequest) error {
 	return nil
 }
 
-// Submit decides one turn (procedures.Decide) and runs it, denies it,
+// Submit decides one turn (decide.Decide) and runs it, denies it,
 // or creates its approval and waits up to req.Wait for an operator. Errors:
 // CodeForbidden (Capture without MayCapture: nothing decided), CodeInvalid, CodeInvalidCode, CodeTooLarge, CodeInvalidArguments (nothing
 // asked or recorded), CodeDenied with the decision, CodeBusy (reason

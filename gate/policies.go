@@ -30,7 +30,7 @@ func (g *Gate) SetPolicy(ctx context.Context, p SessionPolicy, reason string) (a
 // audited too. It returns how many it revoked and the records. A prefix
 // must be at least 8 hex characters and match exactly one policy
 // (fault.CodeInvalid, fault.CodeConflict); the session id must pass
-// procedures.CheckSessionID (fault.CodeInvalid). The next turn of the
+// usage.CheckSessionID (fault.CodeInvalid). The next turn of the
 // session on this instance reads its policies again: a revoked policy
 // stops applying here at once.
 func (g *Gate) RevokePolicies(ctx context.Context, sessionID, prefix, actor string) (int, []audit.Decision, error) {
@@ -74,7 +74,7 @@ type PolicyState struct {
 
 // SessionPolicies returns the session's policies (GET
 // /v1/sessions/{id}/policies), each with its state now. Returns
-// fault.CodeInvalid for an id procedures.CheckSessionID refuses, and the
+// fault.CodeInvalid for an id usage.CheckSessionID refuses, and the
 // store's codes.
 func (g *Gate) SessionPolicies(ctx context.Context, sessionID string) ([]PolicyState, error) {
 	if err := usage.CheckSessionID(sessionID); err != nil {

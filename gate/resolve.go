@@ -119,7 +119,7 @@ func (g *Gate) grantSingleRead(ctx context.Context, cur *TurnRecord, b *replay.B
 }
 
 // denyApproved denies the approved turn cur, whose binding no longer holds
-// for b (why is procedures.Binding.Check's reason; a nested procedure that
+// for b (why is binding.Binding.Check's reason; a nested procedure that
 // changed is denied nested_changed): the denial is recorded with the
 // transition to denied, and nothing runs.
 func (g *Gate) denyApproved(ctx context.Context, cur *TurnRecord, b *replay.Block, why string) error {

@@ -129,7 +129,7 @@ func (h *Handler) runCode(ctx context.Context, req *mcp.CallToolRequest, c calle
 }
 
 // mcpSessionID is the MCP session of req, "" on a stateless request
-// (procedures.MCPSession says what stands for it then).
+// (usage.MCPSession says what stands for it then).
 func mcpSessionID(req *mcp.CallToolRequest) string {
 	if req.Session == nil {
 		return ""

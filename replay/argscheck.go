@@ -13,7 +13,7 @@ import (
 // the dispatcher. A call whose arguments break the input_schema of its
 // tool in cat (the catalogue the run was decided with) is refused as
 // invalid_arguments, told by the schema's keyword and locations only
-// (procedures.SchemaViolations), never a value. Nested proc__ calls are
+// (schemas.SchemaViolations), never a value. Nested proc__ calls are
 // checked by their own replay against their typed schema. The schemas are
 // compiled once per catalogue revision (procedures.ToolInputSchema).
 type argsCheck struct {

@@ -53,7 +53,7 @@ type Pause struct {
 	Arguments map[string]any `json:"arguments"`
 	// SchemaHash is the tool's procedures.SchemaHash in the block's
 	// catalogue ("" for a proc__ call: its binding is the nested
-	// procedure's, procedures.Binding).
+	// procedure's, binding.Binding).
 	SchemaHash string `json:"schema_hash"`
 	// ArgsDigest is jsonvalue.Digest of Arguments.
 	ArgsDigest string `json:"args_digest"`

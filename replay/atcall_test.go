@@ -397,7 +397,7 @@ func TestAtCallPythonAsync(t *testing.T) {
 func TestAtCallNestedProcedures(t *testing.T) {
 	ctx := context.Background()
 	// A nested state-changing replay runs only with mutating auto-run on
-	// (procedures.Decide): the engine does not change that.
+	// (decide.Decide): the engine does not change that.
 	a := newAtEnvMutating(t, pool, true)
 	a.up.setJobs(job(202, 5))
 	reads := a.e.Capture("return tools.get_jobs(task_id=task_id)")

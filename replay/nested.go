@@ -31,7 +31,7 @@ import (
 //
 // bound, when set, is the binding of the authorization the outermost run
 // was allowed by (a session policy, an approved turn, a durable grant: its
-// procedures.Binding.Nested): a nested procedure that is not, right now,
+// binding.Binding.Nested): a nested procedure that is not, right now,
 // the one bound there is refused (nested_changed) before it is decided —
 // what a reviewer approved does not cover a procedure they never saw.
 type chain struct {

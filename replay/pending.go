@@ -15,7 +15,7 @@ import (
 // or a turn — leaves to commit after it ran, in one transaction
 // (procedures.RunRecord, docs/design.md "One commit per run"): the
 // records of its decisions that were not stored before it ran
-// (procedures.Verdict.DurableFirst), each with its result, the results of
+// (decide.Verdict.DurableFirst), each with its result, the results of
 // those that were, and its uses. Every level of the run adds to it; the
 // top level commits it (Replayer.Commit). It is safe for concurrent use.
 type Pending struct {

@@ -311,7 +311,7 @@ func (r *Replayer) prepare(ctx context.Context, name string, args map[string]any
 }
 
 // decide takes the decision on prep for the request of c. A decision
-// that must be durable first (procedures.Verdict.DurableFirst) is stored
+// that must be durable first (decide.Verdict.DurableFirst) is stored
 // before anything runs, and failing to store it is an error (nothing
 // runs); any other is built (stored reports false) and stored with the
 // run's result after it ran (Pending).

@@ -37,7 +37,7 @@ func (r *Replayer) Record(ctx context.Context, d audit.Decision) (audit.Decision
 
 // Build builds d through the service's Recorder (checked against the
 // audit rule) and logs it, without storing it: a decision that need not be
-// durable before its run (procedures.Verdict.DurableFirst) is stored with
+// durable before its run (decide.Verdict.DurableFirst) is stored with
 // the run's result (RunRequest.Deferred, Pending).
 func (r *Replayer) Build(d audit.Decision) (audit.Decision, error) {
 	return r.build(d)
@@ -124,5 +124,5 @@ func (r *Replayer) Kept(name, codeHash string, args map[string]any, calls []reco
 }
 
 // BindingNote is how a decision names the binding of the authorization
-// that allowed it (procedures.Binding.Hash).
+// that allowed it (binding.Binding.Hash).
 func BindingNote(b *binding.Binding) string { return "binding " + b.Hash() }

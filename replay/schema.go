@@ -66,7 +66,7 @@ func (c *schemaCache) getTyped(codeHash string, parameters []string, typed map[s
 }
 
 // ArgumentError is one argument that fails the input schema, told
-// without its value (procedures.SchemaViolation).
+// without its value (schemas.SchemaViolation).
 type ArgumentError = schemas.SchemaViolation
 
 // normalizeArguments returns args as JSON would carry them (numbers as
@@ -106,7 +106,7 @@ func bindArguments(params []string, args map[string]any) (map[string]any, error)
 // validateArguments checks args (normalized) against schema. A failure is a
 // CodeInvalidArguments error whose details "errors" lists every failing value
 // ([]ArgumentError, sorted by path); neither it nor the message quotes a
-// value (procedures.SchemaViolations).
+// value (schemas.SchemaViolations).
 func validateArguments(name string, schema *jsonschema.Schema, args map[string]any) error {
 	err := schema.Validate(args)
 	if err == nil {

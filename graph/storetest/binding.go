@@ -26,7 +26,7 @@ func SampleBinding(codeHash string) *binding.Binding {
 // testBindings: every standing authorization keeps its binding as it was
 // stored — a grant (Get, Granted), a session policy (Policy, Policies) and
 // a turn (GetApproval through its transitions) — and one stored without a
-// binding comes back without one (procedures.InactiveUnbound).
+// binding comes back without one (binding.InactiveUnbound).
 func testBindings(t *testing.T, newStore NewStore) {
 	t.Run("grant", func(t *testing.T) {
 		s := newStore(t)
