@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/binding"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -103,7 +104,7 @@ func TestDriftRoundTrip(t *testing.T) {
 	}
 	want := []procedures.Drift{{Tool: "get_jobs", Change: procedures.DriftInputSchema}}
 	get(p, &dv)
-	if !dv.Stale || !slices.Equal(driftKinds(dv.Drift), driftKinds(want)) || dv.AR.Active || dv.AR.InactiveReason == nil || *dv.AR.InactiveReason != procedures.InactiveCatalogueDrift {
+	if !dv.Stale || !slices.Equal(driftKinds(dv.Drift), driftKinds(want)) || dv.AR.Active || dv.AR.InactiveReason == nil || *dv.AR.InactiveReason != binding.InactiveCatalogueDrift {
 		t.Fatalf("after a contract change: %+v", dv)
 	}
 	var vs struct{ Versions []driftView }

@@ -5,9 +5,11 @@ import (
 
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/auth"
+	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/recording"
 	"github.com/procgraph/procgraph/replay"
+	"github.com/procgraph/procgraph/reuse"
 )
 
 type captureBody struct {
@@ -37,7 +39,7 @@ type captureAnswer struct {
 	Version *procedures.CapturedVersion `json:"version"`
 	// Suggestion: an exposed procedure to call instead (reuse before
 	// regenerate), null when none.
-	Suggestion *procedures.Suggestion `json:"suggestion"`
+	Suggestion *reuse.Suggestion `json:"suggestion"`
 	// Lifted: the literals lifted into parameters; Warnings: why literals
 	// that could have been were not.
 	Lifted   []procedures.Lifted  `json:"lifted"`
@@ -75,7 +77,7 @@ func (s *Server) findProcedures(w http.ResponseWriter, r *http.Request) error {
 	page, total, err := s.svc.Find(r.Context(), procedures.FindRequest{
 		Q: q.Get("q"), Causes: q["cause"], Tools: q["tool"], MinTools: queryInt(r, "min_tools", 0),
 		Status: procedures.Status(q.Get("status")), ReadOnly: queryBool(r, "read_only"), Exposed: queryBool(r, "exposed"),
-		Limit: queryInt(r, "limit", procedures.DefaultFindLimit), Offset: queryInt(r, "offset", 0),
+		Limit: queryInt(r, "limit", fields.DefaultFindLimit), Offset: queryInt(r, "offset", 0),
 	})
 	if err != nil {
 		return err
@@ -85,7 +87,7 @@ func (s *Server) findProcedures(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) plannerTools(w http.ResponseWriter, r *http.Request) error {
-	tools, err := s.replay.ToolsMatching(r.Context(), r.URL.Query().Get("q"), r.URL.Query()["cause"], queryInt(r, "limit", procedures.DefaultFindLimit))
+	tools, err := s.replay.ToolsMatching(r.Context(), r.URL.Query().Get("q"), r.URL.Query()["cause"], queryInt(r, "limit", fields.DefaultFindLimit))
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/graphview"
 	"github.com/procgraph/procgraph/internal/fields"
-	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/recording"
 )
 
@@ -80,7 +79,7 @@ var exportParams = []queryParam{
 
 // driftParams page GET /v1/drift.
 var driftParams = []queryParam{
-	{name: "limit", typ: "integer", min: 1, max: procedures.MaxDriftPage, doc: fmt.Sprintf("how many (default %d)", defaultDriftLimit)},
+	{name: "limit", typ: "integer", min: 1, max: fields.MaxDriftPage, doc: fmt.Sprintf("how many (default %d)", defaultDriftLimit)},
 	intParam(fields.Offset, "page start"),
 }
 

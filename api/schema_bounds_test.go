@@ -17,6 +17,7 @@ import (
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/schemas"
 	"github.com/procgraph/procgraph/search"
 	"github.com/procgraph/procgraph/signature"
 )
@@ -50,7 +51,7 @@ func TestSchemaBoundsAreTheGoBounds(t *testing.T) {
 				if got := own["maxLength"]; got != float64(f.MaxBytes) {
 					t.Fatalf("maxLength %v, want %d", got, f.MaxBytes)
 				}
-				schema, err := procedures.CompileSchema(own)
+				schema, err := schemas.CompileSchema(own)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -78,14 +79,14 @@ func TestSchemaBoundsAreTheGoBounds(t *testing.T) {
 		t.Fatalf("only %d bounded strings checked", checked)
 	}
 	for name, c := range map[string][2]int{
-		"MaxKeyBytes":       {procedures.MaxKeyBytes, fields.MaxKeyBytes},
-		"MaxCauseNameBytes": {procedures.MaxCauseNameBytes, fields.CauseName.MaxBytes},
-		"MaxCauseDescBytes": {procedures.MaxCauseDescBytes, fields.CauseDesc.MaxBytes},
-		"MaxSummaryBytes":   {procedures.MaxSummaryBytes, fields.Summary.MaxBytes},
-		"MaxReasonBytes":    {procedures.MaxReasonBytes, fields.Reason.MaxBytes},
+		"MaxKeyBytes":       {fields.MaxKeyBytes, fields.MaxKeyBytes},
+		"MaxCauseNameBytes": {fields.MaxKeyBytes, fields.CauseName.MaxBytes},
+		"MaxCauseDescBytes": {fields.MaxCauseDescBytes, fields.CauseDesc.MaxBytes},
+		"MaxSummaryBytes":   {fields.MaxSummaryBytes, fields.Summary.MaxBytes},
+		"MaxReasonBytes":    {fields.MaxReasonBytes, fields.Reason.MaxBytes},
 		"search.MaxBytes":   {search.MaxBytes, fields.Search.MaxBytes},
 		"MaxFindLimit":      {procedures.MaxFindLimit, *fields.Limit.Max},
-		"MaxCatalogueTools": {procedures.MaxCatalogueTools, fields.MaxCatalogueTools},
+		"MaxCatalogueTools": {fields.MaxCatalogueTools, fields.MaxCatalogueTools},
 		"MaxWait":           {int(gate.MaxWait / time.Second), *fields.WaitS.Max},
 		"MaxDecisionLimit":  {audit.MaxDecisionLimit, *fields.DecisionLimit.Max},
 	} {

@@ -16,7 +16,7 @@ import (
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/internal/strictjson"
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/schemas"
 )
 
 // requestBodies are the request bodies, composed of the declared fields
@@ -125,9 +125,9 @@ func leafProblems(ve *jsonschema.ValidationError) []map[string]string {
 	walk = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) == 0 {
 			// The body's own field names are told; a value never is
-			// (procedures.ViolationOf).
+			// (schemas.ViolationOf).
 			field := fieldPath(e.InstanceLocation)
-			v := procedures.ViolationOf(e)
+			v := schemas.ViolationOf(e)
 			msg := v.Message
 			if v.Keyword == "additionalProperties" {
 				msg = "unknown field(s): " + strings.TrimPrefix(e.Message, "additionalProperties ")

@@ -17,7 +17,7 @@ import (
 )
 
 // sessionIDCases are session ids a hostile or careless client sends, and
-// whether the one rule (procedures.CheckSessionID) accepts them.
+// whether the one rule (usage.CheckSessionID) accepts them.
 var sessionIDCases = []struct {
 	name string
 	id   string

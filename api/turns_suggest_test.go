@@ -8,6 +8,7 @@ import (
 
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/reuse"
 )
 
 // TestTurnSuggestsReuse: a turn whose tools an exposed procedure already
@@ -31,16 +32,16 @@ func TestTurnSuggestsReuse(t *testing.T) {
 		status            int
 		tool, reason      string
 	}{
-		{"same tools, reformatted, automatic", "jobs  = tools.get_jobs(task_id=task_id)\n\nlogs = tools.fetch_logs(task_id=task_id)\nreturn [jobs, logs]", "automatic", http.StatusOK, name, procedures.SuggestSameSignature},
-		{"fewer tools, interactive", "return tools.get_jobs(task_id=task_id)", "interactive", http.StatusAccepted, name, procedures.SuggestCoveredBy},
+		{"same tools, reformatted, automatic", "jobs  = tools.get_jobs(task_id=task_id)\n\nlogs = tools.fetch_logs(task_id=task_id)\nreturn [jobs, logs]", "automatic", http.StatusOK, name, reuse.SuggestSameSignature},
+		{"fewer tools, interactive", "return tools.get_jobs(task_id=task_id)", "interactive", http.StatusAccepted, name, reuse.SuggestCoveredBy},
 		{"a tool nobody composes", "return tools.kill_job(task_id=task_id)", "interactive", http.StatusAccepted, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st, body := e.do(t, http.DefaultClient, "POST", "/v1/turns", map[string]any{
 				"code": tc.code, "session_id": "s-" + tc.name, "phase": tc.phase, "arguments": map[string]any{"task_id": 3}})
 			var ans struct {
-				Suggestion *procedures.Suggestion `json:"suggestion"`
-				Decision   *audit.Decision        `json:"decision"`
+				Suggestion *reuse.Suggestion `json:"suggestion"`
+				Decision   *audit.Decision   `json:"decision"`
 			}
 			if err := json.Unmarshal(body, &ans); err != nil || st != tc.status {
 				t.Fatalf("POST /v1/turns: %d %s (%v); want %d", st, body, err, tc.status)

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/binding"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/internal/fields"
@@ -251,7 +252,7 @@ func (b *bounder) approval(t *gate.TurnRecord) {
 }
 
 // binding checks what an authorization binds to.
-func (b *bounder) binding(path string, bd *procedures.Binding) {
+func (b *bounder) binding(path string, bd *binding.Binding) {
 	if bd == nil {
 		return
 	}

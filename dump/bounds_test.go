@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/binding"
 	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
@@ -51,8 +52,8 @@ func boundsDump(tb testing.TB, edit func(f *boundsFixture)) []byte {
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	code := "tools.get_jobs()\n"
 	h1 := signature.CodeHash(code)
-	binding := &procedures.Binding{CodeHash: h1, StatementHash: h1, Signature: []string{"get_jobs"}, StateChangingTools: []string{},
-		Tools: []procedures.BoundTool{{Name: "get_jobs"}}, Nested: []procedures.BoundNested{}}
+	binding := &binding.Binding{CodeHash: h1, StatementHash: h1, Signature: []string{"get_jobs"}, StateChangingTools: []string{},
+		Tools: []binding.BoundTool{{Name: "get_jobs"}}, Nested: []binding.BoundNested{}}
 	f := &boundsFixture{
 		tools: []procedures.Tool{{Name: "get_jobs", ReadOnly: true, Description: "lists the jobs"}},
 		cause: &dump.CauseRecord{Name: "slow", Description: "d"},
@@ -212,11 +213,11 @@ func boundCases() []boundCase {
 }
 
 // bindingOf is f's binding with count tools.
-func bindingOf(f *boundsFixture, count int) *procedures.Binding {
+func bindingOf(f *boundsFixture, count int) *binding.Binding {
 	b := *f.procedure.Grant.Binding
-	b.Tools = make([]procedures.BoundTool, count)
+	b.Tools = make([]binding.BoundTool, count)
 	for i := range b.Tools {
-		b.Tools[i] = procedures.BoundTool{Name: fmt.Sprintf("t%d", i)}
+		b.Tools[i] = binding.BoundTool{Name: fmt.Sprintf("t%d", i)}
 	}
 	return &b
 }

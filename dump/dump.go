@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/binding"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
@@ -244,7 +245,7 @@ type PolicyRecord struct {
 	// Binding is what the operator approved (SessionPolicy.Binding); absent
 	// from older dumps and from policies stored before bindings, which then
 	// apply to nothing.
-	Binding *procedures.Binding `json:"binding,omitempty"`
+	Binding *binding.Binding `json:"binding,omitempty"`
 }
 
 // PolicyOf is p as a dump record.

@@ -19,6 +19,7 @@ import (
 	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/health"
+	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/search"
 	"github.com/procgraph/procgraph/signature"
@@ -223,7 +224,7 @@ func hostileDumps(tb testing.TB) map[string]hostile {
 		"code calls another tool": {recode("tools.get_jobs()\ntools.kill_job()\n", `"tools.get_jobs()\ntools.kill_job()\n"`), "not its procedure's signature"},
 		"code another hash":       {resealed(tb, v, `"code":"tools.get_jobs()\n"`, `"code":"tools.get_jobs()\ntools.kill_job()\n"`), "its code gives code_hash"},
 		"opaque marked plain":     {recode("tools.get_jobs()\ngetattr(tools, \"get_jobs\")()\n", `"tools.get_jobs()\ngetattr(tools, \"get_jobs\")()\n"`), "opaque true"},
-		"note past the bound":     {resealed(tb, v, `"reason":"granted"`, `"reason":"granted","note":"`+strings.Repeat("n", procedures.MaxNoteBytes+1)+`"`), "note"},
+		"note past the bound":     {resealed(tb, v, `"reason":"granted"`, `"reason":"granted","note":"`+strings.Repeat("n", fields.MaxNoteBytes+1)+`"`), "note"},
 		"actor holding a token":   {resealed(tb, v, `"actor":"alice"`, `"actor":"pgt_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"`), "token"},
 		"dialect unknown":         {resealed(tb, v, `"dialect":""`, `"dialect":"cobol"`), "unknown dialect"},
 	}

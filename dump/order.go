@@ -8,6 +8,7 @@ import (
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/recording"
 	"github.com/procgraph/procgraph/search"
+	"github.com/procgraph/procgraph/usage"
 )
 
 // dumpOrder checks that a dump's records come in dump order (Type),
@@ -233,7 +234,7 @@ func (o *dumpOrder) check(r Record) string {
 		if p.SessionID == "" || p.CodeHash == "" {
 			return "a session policy without session or code hash"
 		}
-		if err := procedures.CheckSessionID(p.SessionID); err != nil {
+		if err := usage.CheckSessionID(p.SessionID); err != nil {
 			return fmt.Sprintf("session policy %s: %v", p.CodeHash, err)
 		}
 		k := p.SessionID + "\x00" + p.CodeHash

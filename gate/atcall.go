@@ -8,13 +8,14 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/decide"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
 	"github.com/procgraph/procgraph/internal/text"
-	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
+	"github.com/procgraph/procgraph/usage"
 )
 
 // The review at the call (docs/design.md "Review at the call"; ADR 0045
@@ -51,7 +52,7 @@ func callNote(p *replay.Pause) string {
 // denied until an operator answers (review_required), the call named by
 // its digests (callNote).
 func (g *Gate) pauseDecision(t Turn, b *replay.Block, p *replay.Pause) audit.Decision {
-	d := g.turnDecision(t, b, procedures.Verdict{Outcome: audit.Denied, Reason: audit.ReasonReviewRequired}, []string{})
+	d := g.turnDecision(t, b, decide.Verdict{Outcome: audit.Denied, Reason: audit.ReasonReviewRequired}, []string{})
 	d.Note = "paused at " + callNote(p)
 	return d
 }
@@ -71,15 +72,15 @@ func (g *Gate) submitAtCall(ctx context.Context, req TurnRequest, b *replay.Bloc
 		return nil, err
 	}
 	defer admitted()
-	allowed := replay.AllowSet(b.Analysis.Signature, b.Class, procedures.Verdict{Outcome: audit.Allowed, StateChanging: true})
-	reads := replay.AllowSet(b.Analysis.Signature, b.Class, procedures.Verdict{Outcome: audit.Allowed})
-	d, err := g.r.Record(runCtx, g.turnDecision(t, b, procedures.Verdict{Outcome: audit.Allowed, Reason: audit.ReasonReviewAtCall}, reads))
+	allowed := replay.AllowSet(b.Analysis.Signature, b.Class, decide.Verdict{Outcome: audit.Allowed, StateChanging: true})
+	reads := replay.AllowSet(b.Analysis.Signature, b.Class, decide.Verdict{Outcome: audit.Allowed})
+	d, err := g.r.Record(runCtx, g.turnDecision(t, b, decide.Verdict{Outcome: audit.Allowed, Reason: audit.ReasonReviewAtCall}, reads))
 	if err != nil {
 		return nil, err
 	}
 	started := g.r.Now()
 	pending := &replay.Pending{}
-	res, err := g.r.RunAtCall(runCtx, replay.RunRequest{Block: b, Decision: d, Allowed: allowed, UsageKey: procedures.UsageKey(t.SessionID, ""),
+	res, err := g.r.RunAtCall(runCtx, replay.RunRequest{Block: b, Decision: d, Allowed: allowed, UsageKey: usage.UsageKey(t.SessionID, ""),
 		Bound: b.Binding, Pending: pending,
 		Request: replay.InvokeRequest{Name: b.Analysis.Name, Phase: t.Phase, SessionID: t.SessionID, Actor: t.RequestedBy}})
 	admitted()
@@ -131,7 +132,7 @@ func (g *Gate) resume(ctx context.Context, cur *TurnRecord, running TurnRecord, 
 	a := cur.Pause.Approval(r.Choice == ChoiceRunAll || r.Choice == ChoiceAutoRun)
 	started := g.r.Now()
 	pending := &replay.Pending{}
-	res, err := g.r.ResumeAtCall(ctx, replay.RunRequest{Block: b, Decision: d, Allowed: allowed, UsageKey: procedures.UsageKey(cur.SessionID, ""),
+	res, err := g.r.ResumeAtCall(ctx, replay.RunRequest{Block: b, Decision: d, Allowed: allowed, UsageKey: usage.UsageKey(cur.SessionID, ""),
 		Bound: b.Binding, Pending: pending,
 		Request: replay.InvokeRequest{Name: b.Analysis.Name, Phase: cur.Phase, SessionID: cur.SessionID, Actor: cur.RequestedBy,
 			ReviewedBy: r.By, ReviewerHasGrantScope: r.By != ""}}, cur.Pause, a)
@@ -184,7 +185,7 @@ func (g *Gate) recordDispatched(ctx context.Context, t Turn, b *replay.Block, re
 		}
 		fmt.Fprintf(&note, " call %d tools.%s args %s;", i, c.Tool, digest)
 	}
-	d := g.turnDecision(t, b, procedures.Verdict{Outcome: audit.Allowed, Reason: audit.ReasonOperatorApproved}, []string{})
+	d := g.turnDecision(t, b, decide.Verdict{Outcome: audit.Allowed, Reason: audit.ReasonOperatorApproved}, []string{})
 	d.Note = strings.TrimSuffix(note.String(), ";")
 	if _, err := g.r.Record(context.WithoutCancel(ctx), d); err != nil {
 		g.r.Logger().Error().Err(err).Str("turn", t.ID).Msg("turn: the calls a resume dispatched could not be recorded")
@@ -206,7 +207,7 @@ func (g *Gate) endResume(ctx context.Context, running TurnRecord, b *replay.Bloc
 		(fe.Details["reason"] == replay.ReasonDiverged || fe.Details["reason"] == replay.ReasonApprovalMismatch)
 	if diverged {
 		next.Status = TurnDenied
-		d := g.turnDecision(running.Turn, b, procedures.Verdict{Outcome: audit.Denied, Reason: audit.ReasonDiverged}, []string{})
+		d := g.turnDecision(running.Turn, b, decide.Verdict{Outcome: audit.Denied, Reason: audit.ReasonDiverged}, []string{})
 		d.Note = fmt.Sprintf("resume of %s diverged at call %v; nothing dispatched", callNote(running.Pause), fe.Details["call"])
 		ds = append(ds, d)
 	}

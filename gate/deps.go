@@ -5,9 +5,11 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/binding"
 	"github.com/procgraph/procgraph/changes"
 	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/reuse"
 	"github.com/procgraph/procgraph/signature"
 )
 
@@ -28,10 +30,10 @@ type DecideService interface {
 	LiftedProgramOf(code, dialect string, cat *procedures.Catalogue) procedures.LiftedProgram
 	InlinedProgramOf(code, dialect string, cat *procedures.Catalogue) procedures.LiftedProgram
 	GrantedProgramOf(ctx context.Context, sig []string, cat *procedures.Catalogue) (*procedures.GrantedProgram, error)
-	BindingsNow(ctx context.Context, bs []*procedures.Binding) ([]*procedures.Binding, error)
-	Reach(ctx context.Context, b *procedures.Binding) ([]procedures.Reached, error)
+	BindingsNow(ctx context.Context, bs []*binding.Binding) ([]*binding.Binding, error)
+	Reach(ctx context.Context, b *binding.Binding) ([]binding.Reached, error)
 	Grantable(p *procedures.Procedure) string
-	Suggest(ctx context.Context, signature []string, except string) (*procedures.Suggestion, error)
+	Suggest(ctx context.Context, signature []string, except string) (*reuse.Suggestion, error)
 	Now() time.Time
 }
 

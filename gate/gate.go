@@ -12,15 +12,20 @@ import (
 
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/auth"
+	"github.com/procgraph/procgraph/binding"
 	"github.com/procgraph/procgraph/changes"
+	"github.com/procgraph/procgraph/decide"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/internal/cache"
+	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/recording"
 	"github.com/procgraph/procgraph/replay"
+	"github.com/procgraph/procgraph/reuse"
 	"github.com/procgraph/procgraph/signature"
+	"github.com/procgraph/procgraph/usage"
 )
 
 // Gate defaults (docs/api.md "Serve settings").
@@ -76,7 +81,7 @@ type Options struct {
 }
 
 // Gate is the turn gate (docs/design.md "The turn gate"): it decides each turn
-// with the decision table (procedures.Decide), records the decision through the service's
+// with the decision table (decide.Decide), records the decision through the service's
 // Recorder, asks an operator through the store's approvals when the table
 // says so, and runs allowed turns with the Replayer's sandbox, admission
 // and dispatcher. It is safe for concurrent use.
@@ -156,7 +161,7 @@ type TurnAnswer struct {
 	Procedure *procedures.Procedure `json:"procedure,omitempty"`
 	// Suggestion names an exposed procedure to call instead of sending this
 	// code again (reuse before regenerate); advice only, nothing decided changes.
-	Suggestion *procedures.Suggestion `json:"suggestion,omitempty"`
+	Suggestion *reuse.Suggestion `json:"suggestion,omitempty"`
 	// Lifted lists what the turn's capture lifted into parameters (the turn
 	// ran the code as reviewed; only its capture is lifted).
 	Lifted []procedures.Lifted `json:"lifted,omitempty"`
@@ -182,7 +187,7 @@ func (g *Gate) withProgram(b *replay.Block) {
 // bindingNow is b's binding to check one stored as bound against: with
 // its Program when bound carries one (withProgram; only then, so that a
 // block whose approval holds no key is not lifted again).
-func (g *Gate) bindingNow(b *replay.Block, bound *procedures.Binding) *procedures.Binding {
+func (g *Gate) bindingNow(b *replay.Block, bound *binding.Binding) *binding.Binding {
 	if bound != nil && bound.Program != "" && b.Binding.Program == "" {
 		g.withProgram(b)
 	}
@@ -281,14 +286,14 @@ func validateTurn(req *TurnRequest) error {
 	if !req.Phase.Valid() {
 		return fault.Errorf(fault.CodeInvalid, "phase %q is not automatic or interactive", req.Phase).WithDetails("field", "phase")
 	}
-	if err := procedures.CheckSessionID(req.SessionID); err != nil {
+	if err := usage.CheckSessionID(req.SessionID); err != nil {
 		return err
 	}
-	if len(req.Actor) > procedures.MaxKeyBytes || !utf8.ValidString(req.Actor) {
-		return fault.Errorf(fault.CodeInvalid, "actor must be UTF-8 of at most %d bytes", procedures.MaxKeyBytes).WithDetails("field", "actor")
+	if len(req.Actor) > fields.MaxKeyBytes || !utf8.ValidString(req.Actor) {
+		return fault.Errorf(fault.CodeInvalid, "actor must be UTF-8 of at most %d bytes", fields.MaxKeyBytes).WithDetails("field", "actor")
 	}
-	if len(req.Summary) > procedures.MaxReasonBytes || !utf8.ValidString(req.Summary) {
-		return fault.Errorf(fault.CodeInvalid, "summary must be UTF-8 of at most %d bytes", procedures.MaxReasonBytes).WithDetails("field", "summary")
+	if len(req.Summary) > fields.MaxReasonBytes || !utf8.ValidString(req.Summary) {
+		return fault.Errorf(fault.CodeInvalid, "summary must be UTF-8 of at most %d bytes", fields.MaxReasonBytes).WithDetails("field", "summary")
 	}
 	if req.Wait < 0 || req.Wait > MaxWait {
 		return fault.Errorf(fault.CodeInvalid, "wait_s must be 0 to %d", int(MaxWait/time.Second)).WithDetails("field", "wait_s")
@@ -299,7 +304,7 @@ func validateTurn(req *TurnRequest) error {
 	return nil
 }
 
-// Submit decides one turn (procedures.Decide) and runs it, denies it,
+// Submit decides one turn (decide.Decide) and runs it, denies it,
 // or creates its approval and waits up to req.Wait for an operator. Errors:
 // CodeForbidden (Capture without MayCapture: nothing decided), CodeInvalid, CodeInvalidCode, CodeTooLarge, CodeInvalidArguments (nothing
 // asked or recorded), CodeDenied with the decision, CodeBusy (reason
@@ -317,7 +322,7 @@ func (g *Gate) Submit(ctx context.Context, req TurnRequest) (*TurnAnswer, error)
 	if err != nil {
 		return nil, err
 	}
-	in := procedures.DecisionInput{Turn: true, Phase: req.Phase, ReadOnly: b.Class.ReadOnly, Problem: b.Class.Problem}
+	in := decide.DecisionInput{Turn: true, Phase: req.Phase, ReadOnly: b.Class.ReadOnly, Problem: b.Class.Problem}
 	procOnly, procsGranted := procOnlyOf(b)
 	in.GrantActive = procOnly && procsGranted
 	granted := false // grantedProgram was asked
@@ -356,7 +361,7 @@ func (g *Gate) Submit(ctx context.Context, req TurnRequest) (*TurnAnswer, error)
 			in.GrantActive = true
 		}
 	}
-	v := procedures.Decide(in)
+	v := decide.Decide(in)
 	ans, err := g.decideAndRun(ctx, req, b, v, policy, program, arrived)
 	if ans != nil && !ans.suggested {
 		ans.Suggestion = g.suggest(ctx, b, procOnly)
@@ -368,7 +373,7 @@ func (g *Gate) Submit(ctx context.Context, req TurnRequest) (*TurnAnswer, error)
 // nil for a block that already calls only proc__ tools (procOnly, as
 // procOnlyOf says), or when the store cannot say (advice is never worth
 // failing a turn for).
-func (g *Gate) suggest(ctx context.Context, b *replay.Block, procOnly bool) *procedures.Suggestion {
+func (g *Gate) suggest(ctx context.Context, b *replay.Block, procOnly bool) *reuse.Suggestion {
 	if procOnly {
 		return nil
 	}
@@ -382,7 +387,7 @@ func (g *Gate) suggest(ctx context.Context, b *replay.Block, procOnly bool) *pro
 
 // decideAndRun carries out verdict v on the prepared turn: run it now,
 // deny it, or create its approval (and wait for it when asked).
-func (g *Gate) decideAndRun(ctx context.Context, req TurnRequest, b *replay.Block, v procedures.Verdict, policy SessionPolicy, program *procedures.Procedure, arrived time.Time) (*TurnAnswer, error) {
+func (g *Gate) decideAndRun(ctx context.Context, req TurnRequest, b *replay.Block, v decide.Verdict, policy SessionPolicy, program *procedures.Procedure, arrived time.Time) (*TurnAnswer, error) {
 	t := turnOf(b, Turn{
 		ID: NewTurnID(arrived), SessionID: req.SessionID, Phase: req.Phase, Summary: req.Summary,
 		RequestedBy: req.Actor, RequestedAt: arrived.UTC().Truncate(time.Millisecond), Review: req.Review,
@@ -458,7 +463,7 @@ func (g *Gate) ask(ctx context.Context, req TurnRequest, rec TurnRecord, b *repl
 
 // runNow records the decision on a turn decided at once and runs it when
 // allowed.
-func (g *Gate) runNow(ctx context.Context, t Turn, b *replay.Block, v procedures.Verdict, req TurnRequest, reviewer, note string, arrived time.Time) (*TurnAnswer, error) {
+func (g *Gate) runNow(ctx context.Context, t Turn, b *replay.Block, v decide.Verdict, req TurnRequest, reviewer, note string, arrived time.Time) (*TurnAnswer, error) {
 	ctx, cancel := context.WithDeadline(ctx, arrived.Add(g.r.Timeout()))
 	defer cancel()
 	if !v.Allowed() {
@@ -474,7 +479,7 @@ func (g *Gate) runNow(ctx context.Context, t Turn, b *replay.Block, v procedures
 		return nil, err
 	}
 	defer release()
-	allowed := replay.AllowSet(b.Analysis.Signature, b.Class, procedures.Verdict{Outcome: audit.Allowed, StateChanging: v.StateChanging})
+	allowed := replay.AllowSet(b.Analysis.Signature, b.Class, decide.Verdict{Outcome: audit.Allowed, StateChanging: v.StateChanging})
 	d := g.turnDecision(t, b, v, allowed)
 	d.Note = note
 	// A turn that may change state has its decision stored before it
@@ -524,7 +529,7 @@ func auditOf(t Turn) audit.Decision {
 }
 
 // turnDecision is the one decision (kind turn) on t.
-func (g *Gate) turnDecision(t Turn, b *replay.Block, v procedures.Verdict, allowed []string) audit.Decision {
+func (g *Gate) turnDecision(t Turn, b *replay.Block, v decide.Verdict, allowed []string) audit.Decision {
 	d := auditOf(t)
 	d.Procedure, d.Outcome, d.Reason, d.AllowedTools, d.Suggestion = b.Analysis.Name, v.Outcome, v.Reason, allowed, v.Suggestion
 	return d
@@ -555,7 +560,7 @@ type ranBlock struct {
 func (g *Gate) execute(ctx context.Context, t Turn, b *replay.Block, d audit.Decision, allowed []string, reviewer string, deferred bool) (*TurnAnswer, ranBlock) {
 	started := g.r.Now()
 	pending := &replay.Pending{}
-	out, calls := g.r.RunBlock(ctx, replay.RunRequest{Block: b, Decision: d, Allowed: allowed, UsageKey: procedures.UsageKey(t.SessionID, ""), Bound: b.Binding,
+	out, calls := g.r.RunBlock(ctx, replay.RunRequest{Block: b, Decision: d, Allowed: allowed, UsageKey: usage.UsageKey(t.SessionID, ""), Bound: b.Binding,
 		Deferred: deferred, Pending: pending,
 		Request: replay.InvokeRequest{Name: b.Analysis.Name, Phase: t.Phase, SessionID: t.SessionID, Actor: t.RequestedBy,
 			ReviewedBy: reviewer, ReviewerHasGrantScope: reviewer != ""}})
@@ -632,7 +637,7 @@ func (g *Gate) addUse(ans *TurnAnswer, b *replay.Block, ran ranBlock, captured s
 	if ran.run.Failure == "" {
 		kept = g.r.Kept(b.Analysis.Name, hash, args, ran.calls, ans.Result)
 	}
-	if in, ok := g.svc.BlockUse(b.Analysis.Name, hash, procedures.UsageKey(t.SessionID, ""), ran.run, kept); ok {
+	if in, ok := g.svc.BlockUse(b.Analysis.Name, hash, usage.UsageKey(t.SessionID, ""), ran.run, kept); ok {
 		ran.pending.Use(in)
 	}
 }
@@ -762,7 +767,7 @@ func (g *Gate) expire(ctx context.Context, cur *TurnRecord) (*TurnRecord, bool, 
 	g.forget(cur.ID)
 	next := *cur
 	next.Status = TurnExpired
-	v := procedures.ExpiredVerdict()
+	v := decide.ExpiredVerdict()
 	d := auditOf(cur.Turn)
 	d.Outcome, d.Reason = v.Outcome, v.Reason
 	out, ok, err := g.compareAndSet(ctx, cur.ID, func() (*TurnRecord, error) {

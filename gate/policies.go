@@ -5,8 +5,9 @@ import (
 	"strings"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/binding"
 	"github.com/procgraph/procgraph/fault"
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/usage"
 )
 
 // SetPolicy stores a session's policy for one code hash, audited with one
@@ -29,11 +30,11 @@ func (g *Gate) SetPolicy(ctx context.Context, p SessionPolicy, reason string) (a
 // audited too. It returns how many it revoked and the records. A prefix
 // must be at least 8 hex characters and match exactly one policy
 // (fault.CodeInvalid, fault.CodeConflict); the session id must pass
-// procedures.CheckSessionID (fault.CodeInvalid). The next turn of the
+// usage.CheckSessionID (fault.CodeInvalid). The next turn of the
 // session on this instance reads its policies again: a revoked policy
 // stops applying here at once.
 func (g *Gate) RevokePolicies(ctx context.Context, sessionID, prefix, actor string) (int, []audit.Decision, error) {
-	if err := procedures.CheckSessionID(sessionID); err != nil {
+	if err := usage.CheckSessionID(sessionID); err != nil {
 		return 0, nil, err
 	}
 	defer g.policies.forget(sessionID)
@@ -73,17 +74,17 @@ type PolicyState struct {
 
 // SessionPolicies returns the session's policies (GET
 // /v1/sessions/{id}/policies), each with its state now. Returns
-// fault.CodeInvalid for an id procedures.CheckSessionID refuses, and the
+// fault.CodeInvalid for an id usage.CheckSessionID refuses, and the
 // store's codes.
 func (g *Gate) SessionPolicies(ctx context.Context, sessionID string) ([]PolicyState, error) {
-	if err := procedures.CheckSessionID(sessionID); err != nil {
+	if err := usage.CheckSessionID(sessionID); err != nil {
 		return nil, err
 	}
 	ps, err := g.turns.Policies(ctx, sessionID)
 	if err != nil {
 		return nil, err
 	}
-	bound := make([]*procedures.Binding, len(ps))
+	bound := make([]*binding.Binding, len(ps))
 	for i, p := range ps {
 		bound[i] = p.Binding
 	}
@@ -94,7 +95,7 @@ func (g *Gate) SessionPolicies(ctx context.Context, sessionID string) ([]PolicyS
 	out := make([]PolicyState, len(ps))
 	for i, p := range ps {
 		out[i].SessionPolicy = p
-		why := procedures.InactiveUnbound
+		why := binding.InactiveUnbound
 		if b := p.Binding; b != nil && p.RequestedBy != "" {
 			why = b.Check(now[i])
 		}

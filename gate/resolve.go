@@ -6,7 +6,10 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/binding"
+	"github.com/procgraph/procgraph/decide"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/signature"
@@ -32,9 +35,9 @@ func (g *Gate) Run(ctx context.Context, id, actor string) (*TurnAnswer, error) {
 		return nil, fault.Errorf(fault.CodeConflict, "turn %s is %s: only an approved turn runs", id, cur.Status).
 			WithDetails("reason", "status").WithDetails("status", string(cur.Status))
 	}
-	var v procedures.Verdict // denies when there is no resolution
+	var v decide.Verdict // denies when there is no resolution
 	if cur.Resolution != nil {
-		v = procedures.ResolveVerdict(cur.Resolution.Choice.Runs())
+		v = decide.ResolveVerdict(cur.Resolution.Choice.Runs())
 	}
 	if !v.Allowed() {
 		return nil, fault.Errorf(fault.CodeInternal, "turn %s is approved without a resolution that runs it; it will not run", id)
@@ -60,7 +63,7 @@ func (g *Gate) Run(ctx context.Context, id, actor string) (*TurnAnswer, error) {
 		return nil, err
 	}
 	defer release()
-	allowed := replay.AllowSet(b.Analysis.Signature, b.Class, procedures.Verdict{Outcome: v.Outcome, StateChanging: v.StateChanging})
+	allowed := replay.AllowSet(b.Analysis.Signature, b.Class, decide.Verdict{Outcome: v.Outcome, StateChanging: v.StateChanging})
 	next := *cur
 	next.Status = TurnRunning
 	d := g.turnDecision(cur.Turn, b, v, allowed)
@@ -122,17 +125,17 @@ func (g *Gate) grantSingleRead(ctx context.Context, cur *TurnRecord, b *replay.B
 }
 
 // denyApproved denies the approved turn cur, whose binding no longer holds
-// for b (why is procedures.Binding.Check's reason; a nested procedure that
+// for b (why is binding.Binding.Check's reason; a nested procedure that
 // changed is denied nested_changed): the denial is recorded with the
 // transition to denied, and nothing runs.
 func (g *Gate) denyApproved(ctx context.Context, cur *TurnRecord, b *replay.Block, why string) error {
 	next := *cur
 	next.Status = TurnDenied
 	reason := why
-	if why == procedures.InactiveNestedChanged {
-		reason = procedures.ReasonNestedChanged
+	if why == binding.InactiveNestedChanged {
+		reason = binding.ReasonNestedChanged
 	}
-	d := g.turnDecision(cur.Turn, b, procedures.Verdict{Outcome: audit.Denied, Reason: reason}, []string{})
+	d := g.turnDecision(cur.Turn, b, decide.Verdict{Outcome: audit.Denied, Reason: reason}, []string{})
 	d.Note = replay.BindingNote(cur.Binding)
 	out, _, err := g.transition(ctx, next, []TurnStatus{TurnApproved}, true, d)
 	if err != nil {
@@ -264,8 +267,8 @@ func (g *Gate) Resolve(ctx context.Context, req ResolveRequest) (*Turn, audit.De
 	if !req.Choice.Valid() {
 		return fail(fault.Errorf(fault.CodeInvalid, "choice %q is not run_once, auto_run, always_ask, reject or run_all", req.Choice).WithDetails("field", "choice"))
 	}
-	if len(req.Reason) > procedures.MaxReasonBytes {
-		return fail(fault.Errorf(fault.CodeInvalid, "reason is longer than %d bytes", procedures.MaxReasonBytes).WithDetails("field", "reason"))
+	if len(req.Reason) > fields.MaxReasonBytes {
+		return fail(fault.Errorf(fault.CodeInvalid, "reason is longer than %d bytes", fields.MaxReasonBytes).WithDetails("field", "reason"))
 	}
 	if req.Actor == "" {
 		req.Actor = "anonymous"
@@ -312,7 +315,7 @@ func (g *Gate) Resolve(ctx context.Context, req ResolveRequest) (*Turn, audit.De
 			return fail(err)
 		}
 	}
-	v := procedures.ResolveVerdict(req.Choice.Runs())
+	v := decide.ResolveVerdict(req.Choice.Runs())
 	now := g.r.Now().UTC().Truncate(time.Millisecond)
 	next.Resolution = &Resolution{Choice: req.Choice, By: req.Actor, At: now, Reason: strings.TrimSpace(req.Reason), CodeHash: b.Analysis.CodeHash,
 		Call: CallOf(next.Pause)}
@@ -406,7 +409,7 @@ type Approval struct {
 	// Nested is every proc__ the block may reach, each level, as the
 	// turn's binding holds it (procedures.Service.Reach): what an approval
 	// lets run. Empty once the turn no longer waits to run.
-	Nested []procedures.Reached `json:"nested"`
+	Nested []binding.Reached `json:"nested"`
 	// Covers says, for each choice, what answering it covers. Empty once
 	// the turn is resolved.
 	Covers []Cover `json:"covers"`
@@ -488,7 +491,7 @@ func (g *Gate) Approvals(ctx context.Context, f ApprovalFilter, showArgs bool) (
 }
 
 func (g *Gate) approvalOf(ctx context.Context, r *TurnRecord, showArgs bool) (*Approval, error) {
-	a := &Approval{Turn: r.Turn, Code: r.Code, Procedures: []ApprovalProcedure{}, Nested: []procedures.Reached{}, Covers: []Cover{}}
+	a := &Approval{Turn: r.Turn, Code: r.Code, Procedures: []ApprovalProcedure{}, Nested: []binding.Reached{}, Covers: []Cover{}}
 	if r.Status == TurnPending || r.Status == TurnApproved {
 		nested, err := g.svc.Reach(ctx, r.Binding)
 		if err != nil {

@@ -7,8 +7,10 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/binding"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
+	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/sandbox"
 )
@@ -113,7 +115,7 @@ func TestReviewBoundsNestedCode(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, sandbox.NewInProcess(), true)
 	g := gate.New(e.Replayer, e.turns, gate.Options{})
-	long := "# " + strings.Repeat("x", procedures.ReviewCodeBytes) + "\n" + reviewKiller
+	long := "# " + strings.Repeat("x", fields.MaxReviewCodeBytes) + "\n" + reviewKiller
 	big := captureAsIs(t, e, long)
 	hostile := captureAsIs(t, e, "n = tools.record_note(text=\"\x1b[2K\u2028ok\")\nreturn tools.get_task_jobs_summary(task_id=task_id)")
 	id := mustPending(t, g, gate.TurnRequest{Code: "a = tools." + big.Name + "(task_id=1)\nreturn tools." + hostile.Name + "(task_id=1)",
@@ -122,12 +124,12 @@ func TestReviewBoundsNestedCode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byName := map[string]procedures.Reached{}
+	byName := map[string]binding.Reached{}
 	for _, r := range a.Nested {
 		byName[r.Name] = r
 	}
 	b := byName[big.Name]
-	if !b.Truncated || b.CodeBytes != len(long) || len(b.Code) > procedures.ReviewCodeBytes || b.CodeHash != big.CodeHash || !strings.HasPrefix(long, b.Code) {
+	if !b.Truncated || b.CodeBytes != len(long) || len(b.Code) > fields.MaxReviewCodeBytes || b.CodeHash != big.CodeHash || !strings.HasPrefix(long, b.Code) {
 		t.Fatalf("the long procedure is shown %d of %d bytes, truncated %v, hash %s", len(b.Code), b.CodeBytes, b.Truncated, b.CodeHash)
 	}
 	if h := byName[hostile.Name]; h.Truncated || !strings.Contains(h.Code, "\x1b[2K\u2028ok") {
@@ -136,13 +138,13 @@ func TestReviewBoundsNestedCode(t *testing.T) {
 }
 
 // TestReviewBoundsAllNestedCode: however many long procedures a block
-// reaches, a review shows at most MaxReviewNestedBytes of their code; each
+// reaches, a review shows at most fields.MaxReviewNestedBytes of their code; each
 // one cut is marked truncated with its whole length, none is left out.
 func TestReviewBoundsAllNestedCode(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, sandbox.NewInProcess(), true)
 	g := gate.New(e.Replayer, e.turns, gate.Options{})
-	pad := strings.Repeat("# padding\n", procedures.ReviewCodeBytes/10+10)
+	pad := strings.Repeat("# padding\n", fields.MaxReviewCodeBytes/10+10)
 	var calls []string
 	for _, tool := range []string{"get_retry_chain", "get_task_input_datasets", "fetch_brokerage_context", "get_failed_job_log_summary", "get_task_jobs_summary"} {
 		p := captureAsIs(t, e, pad+"return tools."+tool+"(task_id=task_id)")
@@ -157,12 +159,12 @@ func TestReviewBoundsAllNestedCode(t *testing.T) {
 	total := 0
 	for _, r := range a.Nested {
 		total += len(r.Code)
-		if !r.Truncated || r.CodeBytes <= procedures.ReviewCodeBytes {
+		if !r.Truncated || r.CodeBytes <= fields.MaxReviewCodeBytes {
 			t.Fatalf("%s: %d of %d bytes shown, truncated %v", r.Name, len(r.Code), r.CodeBytes, r.Truncated)
 		}
 	}
-	if len(a.Nested) != 5 || total > procedures.MaxReviewNestedBytes {
-		t.Fatalf("the review shows %d procedures, %d bytes of their code (bound %d)", len(a.Nested), total, procedures.MaxReviewNestedBytes)
+	if len(a.Nested) != 5 || total > fields.MaxReviewNestedBytes {
+		t.Fatalf("the review shows %d procedures, %d bytes of their code (bound %d)", len(a.Nested), total, fields.MaxReviewNestedBytes)
 	}
 }
 
@@ -183,7 +185,7 @@ func TestReviewOfAnUnavailableVersion(t *testing.T) {
 	}
 	forged := *cur
 	b := *cur.Binding
-	b.Nested = []procedures.BoundNested{{Name: killer.Name, CodeHash: strings.Repeat("0", 64), StateChangingTools: []string{}}}
+	b.Nested = []binding.BoundNested{{Name: killer.Name, CodeHash: strings.Repeat("0", 64), StateChangingTools: []string{}}}
 	forged.Binding = &b
 	if _, err := e.turns.TransitionTurn(ctx, forged, []gate.TurnStatus{gate.TurnPending}, true, time.Now()); err != nil {
 		t.Fatal(err)

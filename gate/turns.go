@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/binding"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
@@ -207,7 +208,7 @@ type TurnRecord struct {
 	// Binding is what was submitted (pending) and then what the operator
 	// approved (approved): an approved turn runs only while the block,
 	// classified again, still has it (Binding.Check). Nil runs nothing.
-	Binding *procedures.Binding `json:"binding,omitempty"`
+	Binding *binding.Binding `json:"binding,omitempty"`
 	// Pause is where a turn reviewed at the call stopped (replay.Pause:
 	// the call with its arguments, the calls before it with their
 	// answers), while it is pending or approved at it; it holds argument
@@ -277,7 +278,7 @@ type SessionPolicy struct {
 	// Binding is what the operator approved; nil for a policy stored before
 	// bindings or imported unbound, which applies to no one
 	// (InactiveUnbound).
-	Binding *procedures.Binding `json:"binding,omitempty"`
+	Binding *binding.Binding `json:"binding,omitempty"`
 }
 
 // AppliesTo reports whether p decides the turns of requester: only those of

@@ -8,6 +8,7 @@ import (
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/usage"
 )
 
 // TurnStore keeps the turn gate's shared state: the turns an operator may
@@ -88,7 +89,7 @@ func CheckApproval(r TurnRecord) error {
 	if r.ID == "" {
 		return fault.Errorf(fault.CodeInvalid, "an approval needs an id")
 	}
-	return procedures.CheckSessionID(r.SessionID)
+	return usage.CheckSessionID(r.SessionID)
 }
 
 // CheckTransition is TransitionTurn's condition, the one home of it for both

@@ -15,7 +15,7 @@ type GraphQuery struct {
 	Tools      []string
 	Depth      int // 1 when zero
 	// Limit and Offset page the most frequent procedures a query with no
-	// start begins from (Limit 0: procedures.DefaultFindLimit); a query with a start
+	// start begins from (Limit 0: fields.DefaultFindLimit); a query with a start
 	// ignores them.
 	Limit, Offset int
 }

@@ -7,8 +7,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/procgraph/procgraph/auth"
-	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
+	"github.com/procgraph/procgraph/usage"
 )
 
 // Meta keys procgraph sets on proc__ tools and their results.
@@ -53,7 +53,7 @@ func (h *Handler) invoke(name string) mcp.ToolHandler {
 		if err != nil {
 			return h.toolError(err), nil
 		}
-		sessionID := procedures.MCPSession(mcpSessionID(req), c.name)
+		sessionID := usage.MCPSession(mcpSessionID(req), c.name)
 		res, err := h.cfg.Replayer.Invoke(ctx, replay.InvokeRequest{
 			Name: name, Arguments: args, Phase: h.cfg.Phase, SessionID: sessionID,
 			ReviewerHasGrantScope: c.has(auth.ScopeGrant), Actor: c.name,

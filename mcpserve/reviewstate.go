@@ -14,7 +14,7 @@ import (
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/reuse"
 )
 
 // The requestState of an in-client review (ModernRevision): the client
@@ -56,7 +56,7 @@ type reviewClaim struct {
 	Expires  int64  `json:"expires"` // Unix milliseconds
 	// Suggestion is the turn's reuse suggestion (Gate.Submit's), which
 	// the retry's answer carries, as the legacy review's does.
-	Suggestion *procedures.Suggestion `json:"suggestion,omitempty"`
+	Suggestion *reuse.Suggestion `json:"suggestion,omitempty"`
 	// Call is the call a turn reviewed at the call was paused at when the
 	// state was issued (nil for a block's review): the answer is given at
 	// that call, and refused once the turn paused at another.

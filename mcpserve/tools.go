@@ -11,6 +11,7 @@ import (
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/schemas"
 )
 
 // The fixed tools' names.
@@ -112,8 +113,8 @@ func (h *Handler) checked(schema *input, f func(context.Context, caller, map[str
 			return h.toolError(err), nil
 		}
 		if err := schema.compiled.Validate(args); err != nil {
-			vs := procedures.SchemaViolations(err)
-			return h.toolError(fault.Errorf(fault.CodeInvalid, "invalid arguments: %s", procedures.SchemaMessage(vs)).WithDetails("errors", vs)), nil
+			vs := schemas.SchemaViolations(err)
+			return h.toolError(fault.Errorf(fault.CodeInvalid, "invalid arguments: %s", schemas.SchemaMessage(vs)).WithDetails("errors", vs)), nil
 		}
 		if err := schema.body.Check(args); err != nil {
 			return h.toolError(err), nil
@@ -178,7 +179,7 @@ func compile(body fields.Field) (*input, error) {
 	if err := json.Unmarshal(toolSchema(body), &m); err != nil {
 		return nil, fmt.Errorf("mcpserve: tool schema: %v", err)
 	}
-	s, err := procedures.CompileSchema(m)
+	s, err := schemas.CompileSchema(m)
 	if err != nil {
 		return nil, fmt.Errorf("mcpserve: tool schema: %v", err)
 	}

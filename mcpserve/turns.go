@@ -17,8 +17,9 @@ import (
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/internal/fields"
 	ptext "github.com/procgraph/procgraph/internal/text"
-	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
+	"github.com/procgraph/procgraph/reuse"
+	"github.com/procgraph/procgraph/usage"
 )
 
 // The turn gate's tools.
@@ -117,7 +118,7 @@ func (h *Handler) runCode(ctx context.Context, req *mcp.CallToolRequest, c calle
 		return nil, err
 	}
 	if a.SessionID == "" {
-		a.SessionID = procedures.MCPSession(mcpSessionID(req), c.name)
+		a.SessionID = usage.MCPSession(mcpSessionID(req), c.name)
 	}
 	ans, err := h.cfg.Gate.Submit(ctx, gate.TurnRequest{Code: a.Code, Dialect: a.Dialect, SessionID: a.SessionID,
 		Phase: h.cfg.Phase, Arguments: a.Arguments, Summary: a.Summary, Actor: c.name, MayCapture: c.has(auth.ScopeCapture),
@@ -138,7 +139,7 @@ func (h *Handler) runCode(ctx context.Context, req *mcp.CallToolRequest, c calle
 }
 
 // mcpSessionID is the MCP session of req, "" on a stateless request
-// (procedures.MCPSession says what stands for it then).
+// (usage.MCPSession says what stands for it then).
 func mcpSessionID(req *mcp.CallToolRequest) string {
 	if req.Session == nil {
 		return ""
@@ -162,7 +163,7 @@ const reviewInput = "review"
 // suggestion (Gate.Submit's), which the answer carries either way.
 // A turn reviewed at the call is asked again at each call it pauses at,
 // until it ends or the operator does not approve.
-func (h *Handler) review(ctx context.Context, req *mcp.CallToolRequest, c caller, id string, sug *procedures.Suggestion) (*mcp.CallToolResult, error) {
+func (h *Handler) review(ctx context.Context, req *mcp.CallToolRequest, c caller, id string, sug *reuse.Suggestion) (*mcp.CallToolResult, error) {
 	for {
 		appr, err := h.cfg.Gate.Approval(ctx, id, true)
 		if err != nil {
@@ -207,7 +208,7 @@ func reviewParams(a *gate.Approval) *mcp.ElicitParams {
 // requestState binding the turn, the caller, this endpoint, the turn's
 // code hash and the call's arguments until the turn's deadline (and sug,
 // the turn's reuse suggestion, for the final answer).
-func (h *Handler) askReview(ctx context.Context, c caller, args map[string]any, id string, sug *procedures.Suggestion) (*mcp.CallToolResult, error) {
+func (h *Handler) askReview(ctx context.Context, c caller, args map[string]any, id string, sug *reuse.Suggestion) (*mcp.CallToolResult, error) {
 	appr, err := h.cfg.Gate.Approval(ctx, id, true)
 	if err != nil {
 		return nil, err
@@ -280,7 +281,7 @@ func (h *Handler) resumeReview(ctx context.Context, req *mcp.CallToolRequest, c 
 // paused at its next call (reviewed at the call); declined, it is
 // rejected; cancelled (or anything else), it stays pending. out, when
 // set, is the tool's answer already.
-func (h *Handler) resolveReview(ctx context.Context, c caller, t gate.Turn, call *gate.CallRef, res *mcp.ElicitResult, sug *procedures.Suggestion) (ans *gate.TurnAnswer, out *mcp.CallToolResult, err error) {
+func (h *Handler) resolveReview(ctx context.Context, c caller, t gate.Turn, call *gate.CallRef, res *mcp.ElicitResult, sug *reuse.Suggestion) (ans *gate.TurnAnswer, out *mcp.CallToolResult, err error) {
 	id := t.ID
 	var choice gate.Choice
 	reason := ""
@@ -482,7 +483,7 @@ func turnResult(ans *gate.TurnAnswer) (*mcp.CallToolResult, error) {
 
 // pendingResult names the pending approval and, as POST /v1/turns's 202
 // does, the turn's reuse suggestion (nil: none).
-func pendingResult(t gate.Turn, sug *procedures.Suggestion) (*mcp.CallToolResult, error) {
+func pendingResult(t gate.Turn, sug *reuse.Suggestion) (*mcp.CallToolResult, error) {
 	body := map[string]any{"turn": t, "pending_approval": t.ID,
 		"next": "an operator must approve this block: call await_approval with id " + t.ID}
 	msg := "pending approval " + t.ID + ": an operator must approve this block; call await_approval with this id"

@@ -11,15 +11,7 @@ import (
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/internal/fields"
-)
-
-// Bounds of an audit record's free text.
-const (
-	// MaxNoteBytes bounds a record's note: an operator's reason, or
-	// "reviewed by " and the reviewer.
-	MaxNoteBytes = MaxReasonBytes + MaxKeyBytes
-	// maxSuggestionBytes bounds a record's suggestion.
-	maxSuggestionBytes = 1 << 10
+	"github.com/procgraph/procgraph/usage"
 )
 
 var (
@@ -48,7 +40,7 @@ var (
 //   - the code hash is a hex sha256 (or a catalogue revision), the id a
 //     decision id;
 //   - the procedure and each allowed tool are one name: no white space, no
-//     control character, at most MaxKeyBytes;
+//     control character, at most fields.MaxKeyBytes;
 //   - actor and suggestion are one line of bounded text, the session a
 //     session id (CheckSessionID); the note (an operator's reason, or who
 //     reviewed) is bounded UTF-8;
@@ -82,17 +74,17 @@ func CheckAudit(d audit.Decision) error {
 			return auditBug("an allowed tool is not a name")
 		}
 	}
-	if len(d.Actor) > MaxKeyBytes || !fields.IsLine(d.Actor) {
-		return auditBug("the actor is not one line of at most %d bytes", MaxKeyBytes)
+	if len(d.Actor) > fields.MaxKeyBytes || !fields.IsLine(d.Actor) {
+		return auditBug("the actor is not one line of at most %d bytes", fields.MaxKeyBytes)
 	}
-	if d.Session != "" && CheckSessionID(d.Session) != nil {
+	if d.Session != "" && usage.CheckSessionID(d.Session) != nil {
 		return auditBug("the session is not a session id")
 	}
-	if len(d.Suggestion) > maxSuggestionBytes || !fields.IsLine(d.Suggestion) {
-		return auditBug("the suggestion is not one line of at most %d bytes", maxSuggestionBytes)
+	if len(d.Suggestion) > fields.MaxSuggestionBytes || !fields.IsLine(d.Suggestion) {
+		return auditBug("the suggestion is not one line of at most %d bytes", fields.MaxSuggestionBytes)
 	}
-	if len(d.Note) > MaxNoteBytes || !utf8.ValidString(d.Note) {
-		return fault.Errorf(fault.CodeInvalid, "the audit record's note (the reason) must be UTF-8 of at most %d bytes", MaxNoteBytes).
+	if len(d.Note) > fields.MaxNoteBytes || !utf8.ValidString(d.Note) {
+		return fault.Errorf(fault.CodeInvalid, "the audit record's note (the reason) must be UTF-8 of at most %d bytes", fields.MaxNoteBytes).
 			WithDetails("field", "reason")
 	}
 	for _, f := range []struct{ field, value string }{
@@ -113,5 +105,5 @@ func auditBug(format string, args ...any) error {
 // isName reports whether s is one bounded name: a line (fields.IsLine)
 // without white space.
 func isName(s string) bool {
-	return s != "" && len(s) <= MaxKeyBytes && fields.IsLine(s) && strings.IndexFunc(s, unicode.IsSpace) < 0
+	return s != "" && len(s) <= fields.MaxKeyBytes && fields.IsLine(s) && strings.IndexFunc(s, unicode.IsSpace) < 0
 }

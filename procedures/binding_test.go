@@ -1,6 +1,9 @@
 package procedures
 
-import "testing"
+import (
+	"github.com/procgraph/procgraph/binding"
+	"testing"
+)
 
 // TestSchemaHash: a tool's schema hash changes with its input schema,
 // read-only verdict and external access, never with its description or
@@ -41,25 +44,25 @@ func TestSchemaHash(t *testing.T) {
 // the procedure is, right now, the one bound (version and classification);
 // a run no authorization bound checks nothing.
 func TestBindingCheckNested(t *testing.T) {
-	b := &Binding{Nested: []BoundNested{{Name: "proc__x", CodeHash: "h1", ReadOnly: true, StateChangingTools: []string{}},
-		{Name: "proc__y", CodeHash: NestedAbsent, StateChangingTools: []string{}}}}
+	b := &binding.Binding{Nested: []binding.BoundNested{{Name: "proc__x", CodeHash: "h1", ReadOnly: true, StateChangingTools: []string{}},
+		{Name: "proc__y", CodeHash: binding.NestedAbsent, StateChangingTools: []string{}}}}
 	cases := []struct {
 		name string
-		b    *Binding
+		b    *binding.Binding
 		call string
 		p    *Procedure
 		want string
 	}{
 		{"as bound", b, "proc__x", &Procedure{CodeHash: "h1", ReadOnly: true}, ""},
-		{"new version", b, "proc__x", &Procedure{CodeHash: "h2", ReadOnly: true}, ReasonNestedChanged},
-		{"reclassified", b, "proc__x", &Procedure{CodeHash: "h1", StateChangingTools: []string{"kill_job"}}, ReasonNestedChanged},
-		{"absent at review, present now", b, "proc__y", &Procedure{CodeHash: "h3", ReadOnly: true}, ReasonNestedChanged},
-		{"not in the binding", b, "proc__z", &Procedure{CodeHash: "h1", ReadOnly: true}, ReasonNestedChanged},
+		{"new version", b, "proc__x", &Procedure{CodeHash: "h2", ReadOnly: true}, binding.ReasonNestedChanged},
+		{"reclassified", b, "proc__x", &Procedure{CodeHash: "h1", StateChangingTools: []string{"kill_job"}}, binding.ReasonNestedChanged},
+		{"absent at review, present now", b, "proc__y", &Procedure{CodeHash: "h3", ReadOnly: true}, binding.ReasonNestedChanged},
+		{"not in the binding", b, "proc__z", &Procedure{CodeHash: "h1", ReadOnly: true}, binding.ReasonNestedChanged},
 		{"no binding", nil, "proc__z", &Procedure{CodeHash: "h1"}, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := c.b.CheckNested(c.call, c.p); got != c.want {
+			if got := CheckNested(c.b, c.call, c.p); got != c.want {
 				t.Fatalf("CheckNested = %q, want %q", got, c.want)
 			}
 		})

@@ -21,17 +21,17 @@ func CanonicalHashOf(code, dialect string, cat *Catalogue) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	_, c, _, err := signature.AnalyzeCanonicalParams(code, d, cat.ReadsOnly)
+	_, c, _, err := signature.AnalyzeCanonicalParams(code, d, cat.readsOnly)
 	if err != nil {
 		return "", err
 	}
 	return c.Hash, nil
 }
 
-// ReadsOnly reports whether tool is a catalogue tool that changes no
+// readsOnly reports whether tool is a catalogue tool that changes no
 // state (read_only); a proc__ name, an unknown tool, and any tool of a
 // nil catalogue do not.
-func (c *Catalogue) ReadsOnly(tool string) bool {
+func (c *Catalogue) readsOnly(tool string) bool {
 	if c == nil {
 		return false
 	}
@@ -58,7 +58,7 @@ func (s *Service) ProgramKey(code, dialect string, cat *Catalogue, readOnly bool
 		return ""
 	}
 	if !readOnly {
-		_, c, err := signature.AnalyzeCanonical(code, d, cat.ReadsOnly)
+		_, c, err := signature.AnalyzeCanonical(code, d, cat.readsOnly)
 		if err != nil {
 			return ""
 		}
@@ -106,7 +106,7 @@ func (s *Service) LiftedProgramOf(code, dialect string, cat *Catalogue) LiftedPr
 	if res := s.lift(plan, cat, nil); len(res.Lifted) > 0 {
 		lifted, values = res.Code, res.Examples
 	}
-	_, c, params, err := signature.AnalyzeCanonicalParams(lifted, d, cat.ReadsOnly)
+	_, c, params, err := signature.AnalyzeCanonicalParams(lifted, d, cat.readsOnly)
 	if err != nil {
 		return LiftedProgram{}
 	}
@@ -125,7 +125,7 @@ func (s *Service) InlinedProgramOf(code, dialect string, cat *Catalogue) LiftedP
 	if err != nil {
 		return LiftedProgram{}
 	}
-	_, c, err := signature.AnalyzeCanonical(code, d, cat.ReadsOnly)
+	_, c, err := signature.AnalyzeCanonical(code, d, cat.readsOnly)
 	if err != nil {
 		return LiftedProgram{}
 	}

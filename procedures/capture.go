@@ -2,8 +2,6 @@ package procedures
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"slices"
 	"strings"
@@ -13,16 +11,10 @@ import (
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
+	"github.com/procgraph/procgraph/reuse"
+	"github.com/procgraph/procgraph/schemas"
 	"github.com/procgraph/procgraph/signature"
-)
-
-// Limits on capture input, beyond signature.MaxCodeBytes: the declared
-// request fields' bounds (internal/fields), in bytes.
-const (
-	MaxSummaryBytes   = fields.MaxSummaryBytes
-	MaxCauseNameBytes = fields.MaxKeyBytes
-	MaxCauseDescBytes = fields.MaxCauseDescBytes
-	MaxKeyBytes       = fields.MaxKeyBytes
+	"github.com/procgraph/procgraph/usage"
 )
 
 // CaptureRequest is one capture as a client sends it.
@@ -58,25 +50,12 @@ type CaptureOutcome struct {
 	// Suggestion names an exposed procedure to call instead of this code
 	// (Suggest), nil when none; a capture that created the procedure is
 	// never told to call itself.
-	Suggestion *Suggestion
+	Suggestion *reuse.Suggestion
 	// Lifted lists the literals lifted into parameters (empty when none);
 	// Warnings say why literals that could have been were not. Their
 	// positions are in the code as sent.
 	Lifted   []Lifted
 	Warnings []Warning
-}
-
-// MCPSession is the session an MCP call that names none counts and is gated
-// under — a proc__ call's usage key, a run_code turn's session: "mcp:" and
-// its MCP session's id (sessionID, "" on a stateless request) or, without
-// one, "mcp:" and its token holder. Either is a session_id a client could
-// name itself, so a stateless caller gains nothing by it (one key per
-// holder; a session policy only for the holder who set it).
-func MCPSession(sessionID, holder string) string {
-	if sessionID != "" {
-		return "mcp:" + sessionID
-	}
-	return "mcp:" + holder
 }
 
 // CapturedVersion names the version a capture stored (the capture answer's
@@ -87,22 +66,6 @@ type CapturedVersion struct {
 	Current    bool     `json:"current"`
 	Created    bool     `json:"created"`
 	Parameters []string `json:"parameters"`
-}
-
-// UsageKey returns the key a request counts under: its session id, else its
-// idempotency key, else a fresh one.
-func UsageKey(sessionID, idempotencyKey string) string {
-	switch {
-	case sessionID != "":
-		return "s:" + sessionID
-	case idempotencyKey != "":
-		return "i:" + idempotencyKey
-	}
-	var r [16]byte
-	if _, err := rand.Read(r[:]); err != nil {
-		panic("procedures: crypto/rand failed: " + err.Error())
-	}
-	return "r:" + hex.EncodeToString(r[:])
 }
 
 // Capture analyses code and records it. Returns fault.CodeInvalid for bad fields,
@@ -129,7 +92,7 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (CaptureOutco
 	if err != nil {
 		return CaptureOutcome{}, CodeError(err)
 	}
-	key := UsageKey(req.SessionID, req.IdempotencyKey)
+	key := usage.UsageKey(req.SessionID, req.IdempotencyKey)
 	if len(a.Signature) == 1 && len(a.ProcRefs) == 1 {
 		return s.captureUse(ctx, a.ProcRefs[0], key, req)
 	}
@@ -216,7 +179,7 @@ func (s *Service) prepareCapture(ctx context.Context, req *CaptureRequest, diale
 	}
 	if schema == nil {
 		var err error
-		if schema, err = InputSchema(a.Parameters, req.ParamsSchema); err != nil {
+		if schema, err = schemas.InputSchema(a.Parameters, req.ParamsSchema); err != nil {
 			return nil, err
 		}
 	}
@@ -258,12 +221,12 @@ func (s *Service) prepareCapture(ctx context.Context, req *CaptureRequest, diale
 // is the stored one (CaptureInput.Catalogue): nothing is read for it. A
 // procedure is the only one of its signature, so a capture of one that
 // already existed and is exposed is Suggest's exact match: itself, found
-// with no page read. Otherwise, unless NoneExposedWith rules every holder
+// with no page read. Otherwise, unless noneExposedWith rules every holder
 // out, Suggest's choice except that procedure, on the page the store read
 // with the write (res.PageRead, asked by CaptureInput.Page), else on the page
 // read now. The capture is recorded, so a failure to find advice does not
 // fail it.
-func (s *Service) captureSuggestion(ctx context.Context, res CaptureResult, prep *preparedCapture) *Suggestion {
+func (s *Service) captureSuggestion(ctx context.Context, res CaptureResult, prep *preparedCapture) *reuse.Suggestion {
 	s.known.remember(res.Procedure)
 	v := prep.v
 	if v == nil {
@@ -273,7 +236,7 @@ func (s *Service) captureSuggestion(ctx context.Context, res CaptureResult, prep
 	if !res.Created && res.Procedure.Exposed {
 		return sameSignature(res.Procedure.Name)
 	}
-	if NoneExposedWith(res.Procedure.Signature, v.cat, s.opts.AllowMutatingAutorun) {
+	if noneExposedWith(res.Procedure.Signature, v.cat, s.opts.AllowMutatingAutorun) {
 		return nil
 	}
 	// (Not exposed, or just created: never its own suggestion, and the
@@ -290,14 +253,14 @@ func (s *Service) captureSuggestion(ctx context.Context, res CaptureResult, prep
 
 // pageNeeded reports whether the capture prep may need Suggest's page
 // after its write, so that the store reads it with the write
-// (CaptureInput.Page): unless NoneExposedWith rules out every holder of
+// (CaptureInput.Page): unless noneExposedWith rules out every holder of
 // its tools, or the procedure its signature is stored under was exposed
 // when this service saw it last (its capture is then a use of it,
 // answered with itself). Only a guess: captureSuggestion decides on what
 // the write answered, and reads the page then when none was read with it.
 func (s *Service) pageNeeded(prep *preparedCapture) bool {
 	in := prep.in
-	if NoneExposedWith(in.Signature, in.Catalogue, s.opts.AllowMutatingAutorun) {
+	if noneExposedWith(in.Signature, in.Catalogue, s.opts.AllowMutatingAutorun) {
 		return false
 	}
 	var known func(string) bool
@@ -427,11 +390,11 @@ func validateCapture(req *CaptureRequest) error {
 		return err
 	}
 	if req.SessionID != "" {
-		if err := CheckSessionID(req.SessionID); err != nil {
+		if err := usage.CheckSessionID(req.SessionID); err != nil {
 			return err
 		}
 	}
-	if err := CheckIdempotencyKey(req.IdempotencyKey); err != nil {
+	if err := usage.CheckIdempotencyKey(req.IdempotencyKey); err != nil {
 		return err
 	}
 	if req.Cause != nil {

@@ -59,9 +59,6 @@ type Catalogue struct {
 
 var toolNamePattern = regexp.MustCompile(`^[A-Za-z_][0-9A-Za-z_]{0,` + strconv.Itoa(fields.MaxToolNameBytes-1) + `}$`)
 
-// MaxCatalogueTools is the largest catalogue accepted.
-const MaxCatalogueTools = fields.MaxCatalogueTools
-
 // NewCatalogue validates tools and returns them as a catalogue sorted by name.
 // It returns fault.CodeInvalid for an empty or invalid name, a duplicate, a
 // proc__ name (procedures are not catalogue tools), a description past its
@@ -79,8 +76,8 @@ func ReadCatalogue(tools []Tool) (*Catalogue, error) {
 }
 
 func newCatalogue(tools []Tool, bounded bool) (*Catalogue, error) {
-	if len(tools) > MaxCatalogueTools {
-		return nil, fault.Errorf(fault.CodeInvalid, "catalogue has %d tools, at most %d are allowed", len(tools), MaxCatalogueTools)
+	if len(tools) > fields.MaxCatalogueTools {
+		return nil, fault.Errorf(fault.CodeInvalid, "catalogue has %d tools, at most %d are allowed", len(tools), fields.MaxCatalogueTools)
 	}
 	sorted := make([]Tool, len(tools))
 	copy(sorted, tools)

@@ -7,8 +7,10 @@ import (
 	"testing"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/binding"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
+	"github.com/procgraph/procgraph/schemas"
 )
 
 func mustCatalogue(tb testing.TB, tools ...Tool) *Catalogue {
@@ -114,7 +116,7 @@ func TestClassExposed(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := tc.class.Exposed(tc.allowMutating); got != tc.want {
+			if got := tc.class.exposed(tc.allowMutating); got != tc.want {
 				t.Fatalf("Exposed = %v, want %v", got, tc.want)
 			}
 		})
@@ -162,7 +164,7 @@ func TestNewCatalogue(t *testing.T) {
 }
 
 func TestInputSchema(t *testing.T) {
-	got, err := InputSchema([]string{"task_id"}, nil)
+	got, err := schemas.InputSchema([]string{"task_id"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +172,7 @@ func TestInputSchema(t *testing.T) {
 		t.Fatalf("generated schema = %v", got)
 	}
 	rich := map[string]any{"type": "object", "properties": map[string]any{"task_id": map[string]any{"type": "integer"}, "n": map[string]any{"type": "integer"}}, "required": []any{"n"}}
-	got, err = InputSchema([]string{"task_id"}, rich)
+	got, err = schemas.InputSchema([]string{"task_id"}, rich)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +193,7 @@ func TestInputSchema(t *testing.T) {
 	}
 	for _, tc := range bad {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, err := InputSchema([]string{"task_id"}, tc.schema); fault.ErrorCode(err) != fault.CodeInvalid {
+			if _, err := schemas.InputSchema([]string{"task_id"}, tc.schema); fault.ErrorCode(err) != fault.CodeInvalid {
 				t.Fatalf("err = %v, want invalid_request", err)
 			}
 		})
@@ -211,12 +213,12 @@ func TestErrorCode(t *testing.T) {
 }
 
 func TestAutoRunState(t *testing.T) {
-	bound := &Binding{CodeHash: "h1", StatementHash: "s1", Signature: []string{"a", "proc__x"}, ReadOnly: true,
-		StateChangingTools: []string{}, Tools: []BoundTool{{Name: "a", SchemaHash: "t1"}},
-		Nested: []BoundNested{{Name: "proc__x", CodeHash: "x1", ReadOnly: true, StateChangingTools: []string{}}}}
+	bound := &binding.Binding{CodeHash: "h1", StatementHash: "s1", Signature: []string{"a", "proc__x"}, ReadOnly: true,
+		StateChangingTools: []string{}, Tools: []binding.BoundTool{{Name: "a", SchemaHash: "t1"}},
+		Nested: []binding.BoundNested{{Name: "proc__x", CodeHash: "x1", ReadOnly: true, StateChangingTools: []string{}}}}
 	grant := &Grant{Enabled: true, GrantedBy: "alice", CodeHash: "h1", Binding: bound}
 	unbound := &Grant{Enabled: true, GrantedBy: "alice", CodeHash: "h1"}
-	changed := func(edit func(b *Binding)) *Binding {
+	changed := func(edit func(b *binding.Binding)) *binding.Binding {
 		b := *bound
 		b.Tools, b.Nested = slices.Clone(b.Tools), slices.Clone(b.Nested)
 		edit(&b)
@@ -225,29 +227,29 @@ func TestAutoRunState(t *testing.T) {
 	tests := []struct {
 		name     string
 		p        Procedure
-		cur      *Binding
+		cur      *binding.Binding
 		readOnly bool
 		mutating bool
 		active   bool
 		inactive string
 	}{
 		{"active", Procedure{CodeHash: "h1", Status: StatusSucceeded, Grant: grant}, bound, true, false, true, ""},
-		{"code changed", Procedure{CodeHash: "h2", Status: StatusSucceeded, Grant: grant}, bound, true, false, false, InactiveCodeChanged},
+		{"code changed", Procedure{CodeHash: "h2", Status: StatusSucceeded, Grant: grant}, bound, true, false, false, binding.InactiveCodeChanged},
 		{"no longer read-only", Procedure{CodeHash: "h1", Status: StatusSucceeded, Grant: grant}, bound, false, false, false, inactiveNotReadOnly},
 		{"state-changing with mutating on", Procedure{CodeHash: "h1", Status: StatusSucceeded, Grant: grant}, bound, false, true, true, ""},
 		{"not succeeded", Procedure{CodeHash: "h1", Status: StatusFailed, Grant: grant}, bound, true, false, false, inactiveNotSucceeded},
 		{"no grant", Procedure{CodeHash: "h1", Status: StatusSucceeded}, nil, true, false, false, ""},
-		{"unbound", Procedure{CodeHash: "h1", Status: StatusSucceeded, Grant: unbound}, bound, true, false, false, InactiveUnbound},
+		{"unbound", Procedure{CodeHash: "h1", Status: StatusSucceeded, Grant: unbound}, bound, true, false, false, binding.InactiveUnbound},
 		{"another program, one code hash", Procedure{CodeHash: "h1", Status: StatusSucceeded, Grant: grant},
-			changed(func(b *Binding) { b.StatementHash = "s2" }), true, false, false, InactiveCodeChanged},
+			changed(func(b *binding.Binding) { b.StatementHash = "s2" }), true, false, false, binding.InactiveCodeChanged},
 		{"reclassified", Procedure{CodeHash: "h1", Status: StatusSucceeded, Grant: grant},
-			changed(func(b *Binding) { b.ReadOnly, b.StateChangingTools = false, []string{"a"} }), false, true, false, inactiveReclassified},
+			changed(func(b *binding.Binding) { b.ReadOnly, b.StateChangingTools = false, []string{"a"} }), false, true, false, binding.InactiveReclassified},
 		{"catalogue drift", Procedure{CodeHash: "h1", Status: StatusSucceeded, Grant: grant},
-			changed(func(b *Binding) { b.Tools[0].SchemaHash = "t2" }), true, false, false, InactiveCatalogueDrift},
+			changed(func(b *binding.Binding) { b.Tools[0].SchemaHash = "t2" }), true, false, false, binding.InactiveCatalogueDrift},
 		{"nested changed", Procedure{CodeHash: "h1", Status: StatusSucceeded, Grant: grant},
-			changed(func(b *Binding) { b.Nested[0].CodeHash = "x2" }), true, false, false, InactiveNestedChanged},
+			changed(func(b *binding.Binding) { b.Nested[0].CodeHash = "x2" }), true, false, false, binding.InactiveNestedChanged},
 		{"nested absent at review", Procedure{CodeHash: "h1", Status: StatusSucceeded, Grant: &Grant{Enabled: true, CodeHash: "h1",
-			Binding: changed(func(b *Binding) { b.Nested[0].CodeHash = NestedAbsent })}}, bound, true, false, false, InactiveNestedChanged},
+			Binding: changed(func(b *binding.Binding) { b.Nested[0].CodeHash = binding.NestedAbsent })}}, bound, true, false, false, binding.InactiveNestedChanged},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"github.com/procgraph/procgraph/changes"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/health"
+	"github.com/procgraph/procgraph/internal/fields"
 )
 
 // DemoteParams is what a store that cannot run Go needs to apply
@@ -35,11 +36,11 @@ type LiftDemotionRequest struct {
 // health decision (reason health_restored, the operator as actor, their
 // reason as note) and published as ChangeRestore. Returns
 // fault.CodeNotFound, fault.CodeInvalid (a reason too long) or
-// fault.CodeConflict (reason ReasonNotDemoted: nothing to lift; nothing
+// fault.CodeConflict (reason reasonNotDemoted: nothing to lift; nothing
 // is recorded).
 func (s *Service) LiftDemotion(ctx context.Context, r LiftDemotionRequest) (*Procedure, audit.Decision, error) {
-	if len(r.Reason) > MaxReasonBytes {
-		return nil, audit.Decision{}, fault.Errorf(fault.CodeInvalid, "reason is longer than %d bytes", MaxReasonBytes).WithDetails("field", "reason")
+	if len(r.Reason) > fields.MaxReasonBytes {
+		return nil, audit.Decision{}, fault.Errorf(fault.CodeInvalid, "reason is longer than %d bytes", fields.MaxReasonBytes).WithDetails("field", "reason")
 	}
 	p, v, err := s.load(ctx, r.Name)
 	if err != nil {

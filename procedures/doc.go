@@ -3,13 +3,17 @@
 // (store.go), and the Service whose methods apply
 // design.md's rules. Where each rule lives:
 //   - capture and names: capture.go; find, views and the graph: find.go,
-//     query.go, view.go, graph.go; the reuse suggestion: suggest.go;
+//     query.go, view.go, graph.go; the reuse suggestion: suggest.go (its
+//     vocabulary is package reuse');
 //   - classification (read-only, nesting problems): classify.go; exposure:
-//     exposure.go; typed parameter schemas: typed.go, schema.go;
+//     exposure.go; typed parameter schemas: typed.go (JSON Schema
+//     itself is package schemas');
 //   - grants, promotions, retirement: grants.go, current.go, retire.go; what
-//     an authorization binds to: binding.go; session policies: session.go;
-//   - the decision table of replays and turns: decide.go; the service's
-//     side of turns and approvals: turns_service.go (ClassifyBlock: what
+//     an authorization binds to is built in binding.go (the Binding and
+//     its rule are package binding's; a session id's rule and the usage
+//     key are package usage's);
+//   - the service's side of turns and approvals (the decision table of
+//     replays and turns is package decide's): turns_service.go (ClassifyBlock: what
 //     the catalogue and store say of a block, Classified, which the one
 //     prepared-block type, replay.Block, holds; the turn domain and its
 //     TurnStore are package gate's);

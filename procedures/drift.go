@@ -383,9 +383,6 @@ type RebaselineInput struct {
 // not stale.
 const ReasonNotStale = "not_stale"
 
-// MaxDriftPage bounds GET /v1/drift's limit.
-const MaxDriftPage = 500
-
 // StaleNote is the sentence a stale procedure's planner description (and
 // its MCP proc__ tool's) ends with: which tools changed how since it last
 // worked, so an agent can expect it to fail.

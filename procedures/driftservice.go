@@ -7,6 +7,7 @@ import (
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/changes"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/internal/fields"
 )
 
 // setDrift sets v's Drift and Stale under cat (DriftOf its Baseline).
@@ -40,10 +41,10 @@ type DriftPage struct {
 // Drifted returns the page [offset, offset+limit) of the stale versions
 // under the current catalogue, current ones first (Store.Drifted), each
 // with what changed. Returns fault.CodeInvalid for a limit outside 1 to
-// MaxDriftPage or a negative offset.
+// fields.MaxDriftPage or a negative offset.
 func (s *Service) Drifted(ctx context.Context, limit, offset int) (*DriftPage, error) {
-	if limit < 1 || limit > MaxDriftPage {
-		return nil, fault.Errorf(fault.CodeInvalid, "limit must be between 1 and %d", MaxDriftPage).WithDetails("field", "limit")
+	if limit < 1 || limit > fields.MaxDriftPage {
+		return nil, fault.Errorf(fault.CodeInvalid, "limit must be between 1 and %d", fields.MaxDriftPage).WithDetails("field", "limit")
 	}
 	if offset < 0 {
 		return nil, fault.Errorf(fault.CodeInvalid, "offset must not be negative").WithDetails("field", "offset")
@@ -89,8 +90,8 @@ type AcceptDriftRequest struct {
 // version, fault.CodeConflict (reason not_stale) when the version is not
 // stale, fault.CodeInvalid.
 func (s *Service) AcceptDrift(ctx context.Context, r AcceptDriftRequest) (*Procedure, audit.Decision, error) {
-	if len(r.Reason) > MaxReasonBytes {
-		return nil, audit.Decision{}, fault.Errorf(fault.CodeInvalid, "reason is longer than %d bytes", MaxReasonBytes).WithDetails("field", "reason")
+	if len(r.Reason) > fields.MaxReasonBytes {
+		return nil, audit.Decision{}, fault.Errorf(fault.CodeInvalid, "reason is longer than %d bytes", fields.MaxReasonBytes).WithDetails("field", "reason")
 	}
 	p, view, err := s.load(ctx, r.Name)
 	if err != nil {

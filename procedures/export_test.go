@@ -1,6 +1,32 @@
 package procedures
 
-import "context"
+import (
+	"context"
+
+	"github.com/procgraph/procgraph/health"
+)
 
 // ExposedMarker exposes WatchRemote's marker to the benchmarks.
 func ExposedMarker(ctx context.Context, s *Service) (string, error) { return s.exposedMarker(ctx) }
+
+// What the external tests name of the package's unexported identifiers.
+const (
+	InactiveUnhealthy = inactiveUnhealthy
+	RefreshActor      = refreshActor
+	ReasonNotDemoted  = reasonNotDemoted
+)
+
+// RefreshTools exposes refreshTools to the external tests.
+func RefreshTools(stored *Catalogue, server string, listed []Tool) ([]Tool, Refreshed) {
+	return refreshTools(stored, server, listed)
+}
+
+// NoneExposedWith exposes noneExposedWith to the external tests.
+func NoneExposedWith(signature []string, cat *Catalogue, allowMutating bool) bool {
+	return noneExposedWith(signature, cat, allowMutating)
+}
+
+// RecordRun exposes countRun to the external tests.
+func (s *Service) RecordRun(ctx context.Context, name, codeHash, usageKey, cause string, run *health.Run) error {
+	return s.countRun(ctx, name, codeHash, usageKey, cause, run)
+}

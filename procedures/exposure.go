@@ -25,17 +25,17 @@ func ClassOf(status Status, opaque bool, signature []string, c Classification, r
 // is offered to planners as a proc__ tool iff it succeeded, is not opaque,
 // composes at least two distinct tools, has no nesting problem, is not
 // retired or demoted, and is read-only unless mutating auto-run is on.
-func (c Class) Exposed(allowMutating bool) bool {
+func (c Class) exposed(allowMutating bool) bool {
 	return c.Status == StatusSucceeded && !c.Opaque && c.Tools >= 2 && !c.Problem && !c.Retired && !c.Demoted && (c.ReadOnly || allowMutating)
 }
 
-// NoneExposedWith reports whether no procedure whose signature holds every
+// noneExposedWith reports whether no procedure whose signature holds every
 // name of signature can be exposed under cat: with mutating auto-run off,
 // when one of its tools (not a nested proc__ name) is unknown to cat or
 // state-changing, since every such procedure then holds it and is not
 // read-only (Classify), and Exposed asks read-only. Suggest then reads no
 // page.
-func NoneExposedWith(signature []string, cat *Catalogue, allowMutating bool) bool {
+func noneExposedWith(signature []string, cat *Catalogue, allowMutating bool) bool {
 	if allowMutating || cat == nil {
 		return false
 	}

@@ -7,11 +7,8 @@ import (
 	"github.com/procgraph/procgraph/search"
 )
 
-// Find limits (fields.Limit).
-const (
-	DefaultFindLimit = fields.DefaultFindLimit
-	MaxFindLimit     = fields.MaxFindLimit
-)
+// MaxFindLimit is a find's largest page (fields.Limit).
+const MaxFindLimit = fields.MaxFindLimit
 
 // FindRequest is find_all_procedures: filters apply before the limit.
 type FindRequest struct {
@@ -23,7 +20,7 @@ type FindRequest struct {
 	Status   Status
 	ReadOnly *bool
 	Exposed  *bool
-	Limit    int // 0 means DefaultFindLimit
+	Limit    int // 0 means fields.DefaultFindLimit
 	Offset   int
 	// SkipTotal: the total is not needed (Find may return -1 for it).
 	SkipTotal bool
@@ -45,7 +42,7 @@ func (s *Service) Find(ctx context.Context, r FindRequest) ([]*Procedure, int, e
 // find is Find, also returning the catalogue the page was classified with.
 func (s *Service) find(ctx context.Context, r FindRequest) ([]*Procedure, int, *Catalogue, error) {
 	if r.Limit == 0 {
-		r.Limit = DefaultFindLimit
+		r.Limit = fields.DefaultFindLimit
 	}
 	q := Query{
 		Causes: r.Causes, Tools: r.Tools, MinTools: r.MinTools, Status: r.Status,

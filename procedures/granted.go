@@ -12,6 +12,7 @@ import (
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/cache"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
+	"github.com/procgraph/procgraph/schemas"
 	"github.com/procgraph/procgraph/signature"
 )
 
@@ -174,7 +175,7 @@ func (s *Service) readGranted(ctx context.Context, name string, cat *Catalogue) 
 	}
 	gp := &GrantedProgram{Procedure: p, Program: s.LiftedProgramOf(p.Code, p.Dialect, cat)}
 	if p.InputSchema != nil {
-		gp.schema, _ = CompileSchema(p.InputSchema)
+		gp.schema, _ = schemas.CompileSchema(p.InputSchema)
 	}
 	return gp, nil
 }

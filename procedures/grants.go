@@ -12,9 +12,6 @@ import (
 	"github.com/procgraph/procgraph/internal/fields"
 )
 
-// MaxReasonBytes bounds an operator's reason (fields.Reason).
-const MaxReasonBytes = fields.MaxReasonBytes
-
 // AutoRunRequest is set_procedure_auto_run: enable or revoke a durable grant.
 type AutoRunRequest struct {
 	Name    string
@@ -32,8 +29,8 @@ type AutoRunRequest struct {
 // granting); a refusal is audited as a denied decision, which the error's
 // details carry under "decision".
 func (s *Service) SetAutoRun(ctx context.Context, r AutoRunRequest) (*Procedure, audit.Decision, error) {
-	if len(r.Reason) > MaxReasonBytes {
-		return nil, audit.Decision{}, fault.Errorf(fault.CodeInvalid, "reason is longer than %d bytes", MaxReasonBytes).WithDetails("field", "reason")
+	if len(r.Reason) > fields.MaxReasonBytes {
+		return nil, audit.Decision{}, fault.Errorf(fault.CodeInvalid, "reason is longer than %d bytes", fields.MaxReasonBytes).WithDetails("field", "reason")
 	}
 	// The first attempt is prepared from what this service knows of the
 	// procedure and the catalogue, when it knows enough (knownForWrite),
@@ -84,7 +81,7 @@ var errRetryGrant = errors.New("the procedure or the catalogue changed while gra
 // which the write does not check.
 func (s *Service) knownForWrite(name string) (*Procedure, *view) {
 	p, cat := s.known.get(name), s.heldCatalogue()
-	if p == nil || cat == nil || len(p.ProcRefs()) > 0 {
+	if p == nil || cat == nil || len(p.procRefs()) > 0 {
 		return nil, nil
 	}
 	v := s.viewWithout(cat)
@@ -166,8 +163,8 @@ type PromoteRequest struct {
 // previous hash stops being active. Returns fault.CodeNotFound, fault.CodeInvalid, or
 // fault.CodeConflict (reason "procedure_not_succeeded") for a failed version.
 func (s *Service) Promote(ctx context.Context, r PromoteRequest) (*Procedure, audit.Decision, error) {
-	if len(r.Reason) > MaxReasonBytes {
-		return nil, audit.Decision{}, fault.Errorf(fault.CodeInvalid, "reason is longer than %d bytes", MaxReasonBytes).WithDetails("field", "reason")
+	if len(r.Reason) > fields.MaxReasonBytes {
+		return nil, audit.Decision{}, fault.Errorf(fault.CodeInvalid, "reason is longer than %d bytes", fields.MaxReasonBytes).WithDetails("field", "reason")
 	}
 	_, v, err := s.load(ctx, r.Name)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"github.com/procgraph/procgraph/internal/cache"
+	"github.com/procgraph/procgraph/schemas"
 	"github.com/procgraph/procgraph/signature"
 )
 
@@ -86,7 +87,7 @@ func newLiftProp(cat *Catalogue, tool, keyword string) *liftProp {
 			return p // a boolean (or a container): only by opting in
 		}
 	}
-	compiled, err := CompileSchema(s)
+	compiled, err := schemas.CompileSchema(s)
 	if err != nil {
 		return p
 	}
@@ -206,7 +207,7 @@ func (s *Service) liftCapture(req *CaptureRequest, dialect signature.Dialect, pl
 	res := s.lift(plan, cat, schemaNames(req.ParamsSchema))
 	l := &liftOutcome{code: res.Code, warnings: res.Warnings, lifted: []Lifted{}}
 	if len(res.Lifted) > 0 {
-		schema, err := InputSchema(res.Analysis.Parameters, req.ParamsSchema)
+		schema, err := schemas.InputSchema(res.Analysis.Parameters, req.ParamsSchema)
 		if err != nil {
 			return nil, err
 		}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/schemas"
 	"github.com/procgraph/procgraph/signature"
 )
 
@@ -55,7 +56,7 @@ func BenchmarkLiftWork(b *testing.B) {
 		} else if a, err = signature.Analyze(code, signature.PythonAsync); err != nil {
 			b.Fatal(err)
 		}
-		schema, err := InputSchema(a.Parameters, nil)
+		schema, err := schemas.InputSchema(a.Parameters, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

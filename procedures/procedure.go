@@ -3,6 +3,7 @@ package procedures
 import (
 	"time"
 
+	"github.com/procgraph/procgraph/binding"
 	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/recording"
 )
@@ -44,7 +45,7 @@ type Grant struct {
 	// Binding is what was granted (the procedure's current version then);
 	// nil for a grant stored before bindings or imported unbound, which is
 	// never active (InactiveUnbound).
-	Binding *Binding `json:"binding,omitempty"`
+	Binding *binding.Binding `json:"binding,omitempty"`
 }
 
 // Held reports whether g is a grant its procedure holds: stored and
@@ -73,7 +74,7 @@ type autoRun struct {
 // counts, causes and grant. The classification fields (ReadOnly,
 // StateChangingTools, UnknownTools, ExternalAccess, Problem, Exposed,
 // AutoRun.Active) are derived from the current catalogue by the service
-// (Classify, Class.Exposed), never read from a stored flag; stores keep
+// (Classify, Class.exposed), never read from a stored flag; stores keep
 // Classify's read-only verdict only to filter and count (Store.Find).
 type Procedure struct {
 	Name        string         `json:"name"`
@@ -112,7 +113,7 @@ type Procedure struct {
 	Verification *recording.Verification `json:"verification"`
 	// Demoted is whether the current version's failures demoted the
 	// procedure (DemotedAfter): it is then not exposed and its grant is
-	// inactive (InactiveUnhealthy), but it can still be invoked
+	// inactive (inactiveUnhealthy), but it can still be invoked
 	// interactively.
 	Demoted bool `json:"demoted"`
 	// Baseline is the current version's, as stored (nil: not yet given one).
@@ -144,8 +145,8 @@ type Retirement struct {
 	Reason    string    `json:"reason"`
 }
 
-// ProcRefs returns the nested procedure references in the signature.
-func (p *Procedure) ProcRefs() []string {
+// procRefs returns the nested procedure references in the signature.
+func (p *Procedure) procRefs() []string {
 	var refs []string
 	for _, n := range p.Signature {
 		if IsProcName(n) {

@@ -44,7 +44,7 @@ func (q *Query) Match(c Class) bool {
 		return false
 	case q.ReadOnly != nil && *q.ReadOnly != c.ReadOnly:
 		return false
-	case q.Exposed != nil && *q.Exposed != c.Exposed(q.AllowMutating):
+	case q.Exposed != nil && *q.Exposed != c.exposed(q.AllowMutating):
 		return false
 	}
 	return true

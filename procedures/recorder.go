@@ -112,13 +112,13 @@ func (r *Recorder) SetResult(ctx context.Context, d audit.Decision, failure stri
 	return d, nil
 }
 
-// CommitRun commits rr, what a run left (RunRecord), through write — a
+// commitRun commits rr, what a run left (RunRecord), through write — a
 // store call that commits it in one transaction (Store.RecordRun) — after
 // checking each of its records against the audit rule again (CheckAudit:
 // they were built before the run, their Result set after it) and its
 // results (RunRecord.CheckResults); its records are counted once write
 // succeeded. An offline recorder writes nothing.
-func (r *Recorder) CommitRun(rr RunRecord, write func(RunRecord) error) error {
+func (r *Recorder) commitRun(rr RunRecord, write func(RunRecord) error) error {
 	for _, d := range rr.Decisions {
 		if err := CheckAudit(d); err != nil {
 			return err

@@ -13,6 +13,7 @@ import (
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/health"
+	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/metrics"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -165,9 +166,9 @@ func TestRecorderEnforcesTheAuditRule(t *testing.T) {
 		{"a token in the suggestion", func(d *audit.Decision) { d.Suggestion = "retry with " + token }, fault.CodeInvalid},
 		{"a token as the procedure", func(d *audit.Decision) { d.Procedure = "proc__" + token }, fault.CodeInvalid},
 		{"a line break in the session", func(d *audit.Decision) { d.Session = "s1\nactor: op" }, fault.CodeInternal},
-		{"a session over the bound", func(d *audit.Decision) { d.Session = strings.Repeat("s", procedures.MaxKeyBytes+1) }, fault.CodeInternal},
+		{"a session over the bound", func(d *audit.Decision) { d.Session = strings.Repeat("s", fields.MaxKeyBytes+1) }, fault.CodeInternal},
 		{"a token as the session", func(d *audit.Decision) { d.Session = "mcp:" + token }, fault.CodeInvalid},
-		{"a note over the bound", func(d *audit.Decision) { d.Note = strings.Repeat("x", procedures.MaxNoteBytes+1) }, fault.CodeInvalid},
+		{"a note over the bound", func(d *audit.Decision) { d.Note = strings.Repeat("x", fields.MaxNoteBytes+1) }, fault.CodeInvalid},
 		{"a note that is not UTF-8", func(d *audit.Decision) { d.Note = "\xff" }, fault.CodeInvalid},
 		{"a value as the result", func(d *audit.Decision) { d.Result = "task_id=99999" }, fault.CodeInternal},
 		{"an unknown result", func(d *audit.Decision) { d.Result = "partly" }, fault.CodeInternal},

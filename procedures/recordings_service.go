@@ -7,6 +7,7 @@ import (
 
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/recording"
 )
 
@@ -38,8 +39,8 @@ func (s *Service) VersionRecordings(ctx context.Context, name, codeHash string) 
 // transaction. Returns the decision and how many were deleted;
 // fault.CodeNotFound or fault.CodeInvalid.
 func (s *Service) PurgeRecordings(ctx context.Context, name, actor, reason string) (audit.Decision, int, error) {
-	if len(reason) > MaxReasonBytes {
-		return audit.Decision{}, 0, fault.Errorf(fault.CodeInvalid, "reason is longer than %d bytes", MaxReasonBytes).WithDetails("field", "reason")
+	if len(reason) > fields.MaxReasonBytes {
+		return audit.Decision{}, 0, fault.Errorf(fault.CodeInvalid, "reason is longer than %d bytes", fields.MaxReasonBytes).WithDetails("field", "reason")
 	}
 	p, err := s.store.Get(ctx, name)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/changes"
+	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/internal/text"
 )
 
@@ -71,7 +72,7 @@ func (r Refreshed) Changes() bool {
 	return len(r.Added)+len(r.Changed)+len(r.Removed) > 0
 }
 
-// RefreshTools is the catalogue after a refresh of server (docs/design.md
+// refreshTools is the catalogue after a refresh of server (docs/design.md
 // "Drift"): stored's tools, with listed — what server lists now, as
 // catalogue entries (mcpdispatch.CatalogueOf) — merged in:
 //   - an entry of server that follows it (FollowsServer) is replaced by
@@ -87,7 +88,7 @@ func (r Refreshed) Changes() bool {
 // Entries of other servers are untouched. The tools are returned in
 // stored's order, added ones after; with no change (Refreshed.Changes),
 // they are stored's.
-func RefreshTools(stored *Catalogue, server string, listed []Tool) ([]Tool, Refreshed) {
+func refreshTools(stored *Catalogue, server string, listed []Tool) ([]Tool, Refreshed) {
 	r := Refreshed{Server: server}
 	byName := make(map[string]Tool, len(listed))
 	for _, t := range listed {
@@ -154,7 +155,7 @@ func sameEntry(a, b Tool) bool {
 }
 
 // RefreshCatalogue merges what server lists now into the catalogue
-// (RefreshTools) and stores the result when it changed, audited as a
+// (refreshTools) and stores the result when it changed, audited as a
 // catalogue change (reason catalogue_refreshed, actor "procgraph catalogue
 // refresh", a note naming the server and what changed); a refresh that
 // changes nothing writes nothing. Every procedure's classification and
@@ -170,7 +171,7 @@ func (s *Service) RefreshCatalogue(ctx context.Context, server string, listed []
 	if err != nil {
 		return Refreshed{Server: server}, err
 	}
-	tools, r := RefreshTools(stored, server, listed)
+	tools, r := refreshTools(stored, server, listed)
 	if !r.Changes() {
 		return r, nil
 	}
@@ -182,7 +183,7 @@ func (s *Service) RefreshCatalogue(ctx context.Context, server string, listed []
 		return Refreshed{Server: server, Kept: r.Kept, Taken: r.Taken}, nil
 	}
 	d := audit.Decision{Kind: audit.KindCatalogue, CodeHash: c.Revision, Outcome: audit.Allowed, Reason: audit.ReasonCatalogueRefreshed,
-		Actor: RefreshActor, Note: refreshNote(r)}
+		Actor: refreshActor, Note: refreshNote(r)}
 	d, err = s.rec.Record(ctx, d)
 	if err != nil {
 		return r, err
@@ -194,11 +195,11 @@ func (s *Service) RefreshCatalogue(ctx context.Context, server string, listed []
 	return r, nil
 }
 
-// RefreshActor is the actor of a catalogue refresh's audit record.
-const RefreshActor = "procgraph catalogue refresh"
+// refreshActor is the actor of a catalogue refresh's audit record.
+const refreshActor = "procgraph catalogue refresh"
 
 // refreshNote is a refresh's audit note: the server and the names that
-// changed, within MaxNoteBytes.
+// changed, within fields.MaxNoteBytes.
 func refreshNote(r Refreshed) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "server %s:", r.Server)
@@ -211,5 +212,5 @@ func refreshNote(r Refreshed) string {
 		}
 	}
 	// The ellipsis Bounded marks a cut with is 3 bytes.
-	return text.Bounded(strings.TrimSuffix(b.String(), ";"), MaxNoteBytes-len("…"))
+	return text.Bounded(strings.TrimSuffix(b.String(), ";"), fields.MaxNoteBytes-len("…"))
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/binding"
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/procedures"
 )
@@ -91,7 +92,7 @@ func TestRefreshCatalogueFollowsTheServer(t *testing.T) {
 	if !got.Stale || len(got.Drift) != 1 || got.Drift[0].Change != "input_schema" {
 		t.Fatalf("stale %v drift %+v", got.Stale, got.Drift)
 	}
-	if got.AutoRun.Active || got.AutoRun.InactiveReason == nil || *got.AutoRun.InactiveReason != procedures.InactiveCatalogueDrift {
+	if got.AutoRun.Active || got.AutoRun.InactiveReason == nil || *got.AutoRun.InactiveReason != binding.InactiveCatalogueDrift {
 		t.Fatalf("auto_run %+v", got.AutoRun)
 	}
 	ds, err := svc.Decisions(ctx, audit.DecisionFilter{Kind: audit.KindCatalogue, Limit: 1})

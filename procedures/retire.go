@@ -7,6 +7,7 @@ import (
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/changes"
 	"github.com/procgraph/procgraph/fault"
+	"github.com/procgraph/procgraph/internal/fields"
 )
 
 // RetireRequest retires a procedure (Retired) or brings it back.
@@ -21,14 +22,14 @@ type RetireRequest struct {
 // decision of kind retire (reason retired or unretired, the operator's
 // reason as its note). A retired procedure is kept with its versions,
 // counts and grant, and still listed with its state, but it is not exposed
-// (Class.Exposed), so planners, the planner view and MCP do not see it, and
+// (Class.exposed), so planners, the planner view and MCP do not see it, and
 // an invoke of it is denied with reason retired. Retiring needs a reason.
 // Returns fault.CodeNotFound or fault.CodeInvalid.
 func (s *Service) SetRetired(ctx context.Context, r RetireRequest) (*Procedure, audit.Decision, error) {
 	reason := strings.TrimSpace(r.Reason)
 	switch {
-	case len(r.Reason) > MaxReasonBytes:
-		return nil, audit.Decision{}, fault.Errorf(fault.CodeInvalid, "reason is longer than %d bytes", MaxReasonBytes).WithDetails("field", "reason")
+	case len(r.Reason) > fields.MaxReasonBytes:
+		return nil, audit.Decision{}, fault.Errorf(fault.CodeInvalid, "reason is longer than %d bytes", fields.MaxReasonBytes).WithDetails("field", "reason")
 	case r.Retired && reason == "":
 		return nil, audit.Decision{}, fault.Errorf(fault.CodeInvalid, "retiring a procedure needs a reason").WithDetails("field", "reason")
 	}

@@ -22,7 +22,7 @@ type DecisionResult struct {
 // and its uses.
 type RunRecord struct {
 	// Decisions are records stored with the run (their decision's verdict
-	// did not need them durable first: Verdict.DurableFirst), each with
+	// did not need them durable first: decide.Verdict.DurableFirst), each with
 	// its Result.
 	Decisions []audit.Decision
 	// Results are the results of records stored before their run.
@@ -33,8 +33,8 @@ type RunRecord struct {
 	Uses []UseInput
 }
 
-// Empty reports whether rr holds nothing to write.
-func (rr *RunRecord) Empty() bool {
+// empty reports whether rr holds nothing to write.
+func (rr *RunRecord) empty() bool {
 	return len(rr.Decisions) == 0 && len(rr.Results) == 0 && len(rr.Uses) == 0
 }
 
@@ -53,12 +53,3 @@ func (rr *RunRecord) CheckResults() error {
 	}
 	return nil
 }
-
-// DurableFirst reports whether the decision of v must be stored before
-// anything of its run is dispatched: a verdict that lets state-changing
-// tools run. Any other allowed run — one that can change no state — has
-// its decision stored with its result and its uses after it ran, in one
-// commit (RunRecord), and its answer waits for that commit: a run whose
-// record could not be stored answers nothing. A denial is stored at once
-// (nothing runs).
-func (v Verdict) DurableFirst() bool { return !v.Allowed() || v.StateChanging }

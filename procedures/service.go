@@ -227,11 +227,11 @@ func (s *Service) Decisions(ctx context.Context, f audit.DecisionFilter) ([]audi
 	return s.store.ListDecisions(ctx, f)
 }
 
-// RecordRun counts a finished run of the version codeHash of name in its
+// countRun counts a finished run of the version codeHash of name in its
 // health (run; nil counts none): a successful one is also a replay under
 // usageKey, linking cause when set; a failed one counts in the health
 // only (UseInput).
-func (s *Service) RecordRun(ctx context.Context, name, codeHash, usageKey, cause string, run *health.Run) error {
+func (s *Service) countRun(ctx context.Context, name, codeHash, usageKey, cause string, run *health.Run) error {
 	in, ok := s.RunUse(name, codeHash, usageKey, cause, run, Kept{})
 	if !ok {
 		return nil
@@ -300,24 +300,19 @@ func (s *Service) BlockUse(name, codeHash, usageKey string, run health.Run, k Ke
 	return in, true
 }
 
-// CommitRun commits what a run left (RunRecord) in one transaction
-// (Store.RecordRun, through Recorder.CommitRun: its records checked and
-// counted there), then, for each use that demoted its procedure, records
-// the health decision and publishes the change, as a single use does
-// (recordRun). Each use's DemoteAfter is the service's. It reports
+// CommitRunWith commits what a run left (RunRecord) in one transaction
+// through write, a store call that commits it with a change of its own (a
+// turn marked done: gate.TurnStore.FinishTurn), or Store.RecordRun when
+// write is nil (an empty rr is then not written; write is called even
+// for an empty one). Its records are checked and counted by
+// Recorder.commitRun. Then, for each use that demoted its procedure, it
+// records the health decision and publishes the change, as a single use
+// does (recordRun). Each use's DemoteAfter is the service's. It reports
 // whether rr was committed: an error after the commit (a demotion's
 // record) leaves it committed.
-func (s *Service) CommitRun(ctx context.Context, rr RunRecord) (bool, error) {
-	return s.CommitRunWith(ctx, rr, nil)
-}
-
-// CommitRunWith is CommitRun committing rr through write, a store call
-// that commits it in one transaction with a change of its own (a turn
-// marked done: gate.TurnStore.FinishTurn); Store.RecordRun when nil. It
-// calls write even for an empty rr.
 func (s *Service) CommitRunWith(ctx context.Context, rr RunRecord, write func(RunRecord) ([]UseResult, error)) (bool, error) {
 	if write == nil {
-		if rr.Empty() {
+		if rr.empty() {
 			return true, nil
 		}
 		write = func(rr RunRecord) ([]UseResult, error) { return s.store.RecordRun(ctx, rr) }
@@ -326,7 +321,7 @@ func (s *Service) CommitRunWith(ctx context.Context, rr RunRecord, write func(Ru
 		rr.Uses[i].DemoteAfter = s.opts.DemoteAfter
 	}
 	var res []UseResult
-	err := s.rec.CommitRun(rr, func(rr RunRecord) error {
+	err := s.rec.commitRun(rr, func(rr RunRecord) error {
 		var err error
 		res, err = write(rr)
 		return err

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/binding"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/graphview"
@@ -207,7 +208,7 @@ func TestSetAutoRunAndPromote(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.AutoRun.Active || p.AutoRun.InactiveReason == nil || *p.AutoRun.InactiveReason != procedures.InactiveCodeChanged {
+	if p.AutoRun.Active || p.AutoRun.InactiveReason == nil || *p.AutoRun.InactiveReason != binding.InactiveCodeChanged {
 		t.Fatalf("after promote the grant must be inactive: %+v", p.AutoRun)
 	}
 	ds, err := svc.Decisions(ctx, audit.DecisionFilter{Procedure: ro.Name})

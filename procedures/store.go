@@ -181,7 +181,7 @@ type RunStore interface {
 	// starts its current version's demotion streak again (StreakReset) and
 	// appends in.Decision, in one transaction; its Class follows. It writes
 	// nothing and returns fault.CodeConflict, details reason
-	// ReasonNotDemoted, when the procedure is not demoted, or when
+	// reasonNotDemoted, when the procedure is not demoted, or when
 	// in.CodeHash (when set) is not its current version or in.Revision
 	// (when set) not the stored catalogue's revision (reason
 	// ReasonCatalogueChanged for those two). Returns fault.CodeNotFound.
@@ -360,14 +360,14 @@ type LiftInput struct {
 	Decision audit.Decision
 }
 
-// ReasonNotDemoted is the conflict of lifting the demotion of a procedure
+// reasonNotDemoted is the conflict of lifting the demotion of a procedure
 // that is not demoted.
-const ReasonNotDemoted = "not_demoted"
+const reasonNotDemoted = "not_demoted"
 
 // NotDemoted is Store.LiftDemotion's conflict on a procedure that is not
-// demoted (reason ReasonNotDemoted).
+// demoted (reason reasonNotDemoted).
 func NotDemoted(name string) error {
-	return fault.Errorf(fault.CodeConflict, "procedure %s is not demoted", name).WithDetails("reason", ReasonNotDemoted)
+	return fault.Errorf(fault.CodeConflict, "procedure %s is not demoted", name).WithDetails("reason", reasonNotDemoted)
 }
 
 // LiftOutdated is Store.LiftDemotion's conflict when the verification
@@ -394,7 +394,7 @@ type Query struct {
 	Status   Status   // current version's status
 
 	// ReadOnly and Exposed filter on the procedure's Class: its kept
-	// classification (ReadOnly) and Class.Exposed with AllowMutating.
+	// classification (ReadOnly) and Class.exposed with AllowMutating.
 	ReadOnly      *bool
 	Exposed       *bool
 	AllowMutating bool

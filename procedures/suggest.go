@@ -5,28 +5,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/procgraph/procgraph/reuse"
 	"github.com/procgraph/procgraph/signature"
-)
-
-// Suggestion is reuse before regenerate: an exposed procedure that already
-// does what a block of code does, to call as its proc__ tool instead of
-// sending the code again. It is advice only: nothing decided changes.
-type Suggestion struct {
-	// Tool is the proc__ tool to call.
-	Tool string `json:"tool"`
-	// Reason is SuggestSameSignature or SuggestCoveredBy.
-	Reason  string `json:"reason"`
-	Message string `json:"message"`
-}
-
-// The reasons of a Suggestion.
-const (
-	// SuggestSameSignature: the exposed procedure composes exactly the
-	// code's tools.
-	SuggestSameSignature = "same_signature"
-	// SuggestCoveredBy: the exposed procedure composes every tool of the
-	// code, and more.
-	SuggestCoveredBy = "covered_by"
 )
 
 // suggestScan is how many exposed procedures holding every tool Suggest
@@ -42,20 +22,20 @@ const suggestScan = 50
 // capture just stored); nil when none fits.
 // The page is not decorated: the rule reads names and signatures only. A
 // capture asks the same of its page (captureSuggestion).
-func (s *Service) Suggest(ctx context.Context, signature []string, except string) (*Suggestion, error) {
+func (s *Service) Suggest(ctx context.Context, signature []string, except string) (*reuse.Suggestion, error) {
 	if len(signature) == 0 {
 		return nil, nil
 	}
 	// A tool that keeps every procedure holding it from being exposed
-	// (NoneExposedWith), as the catalogue read last says and the current
+	// (noneExposedWith), as the catalogue read last says and the current
 	// one confirms: no page to read.
-	if NoneExposedWith(signature, s.heldCatalogue(), s.opts.AllowMutatingAutorun) {
+	if noneExposedWith(signature, s.heldCatalogue(), s.opts.AllowMutatingAutorun) {
 		cat, err := s.store.Catalogue(ctx)
 		if err != nil {
 			return nil, err
 		}
 		s.holdCatalogue(cat)
-		if NoneExposedWith(signature, cat, s.opts.AllowMutatingAutorun) {
+		if noneExposedWith(signature, cat, s.opts.AllowMutatingAutorun) {
 			return nil, nil
 		}
 	}
@@ -64,7 +44,7 @@ func (s *Service) Suggest(ctx context.Context, signature []string, except string
 		return nil, err
 	}
 	sg, full := pickSuggestion(page, total, signature, except)
-	if (sg == nil || sg.Reason != SuggestSameSignature) && except == "" && full {
+	if (sg == nil || sg.Reason != reuse.SuggestSameSignature) && except == "" && full {
 		// The page may have left out the exact one (less used than
 		// suggestScan procedures holding more, or than those the bounded
 		// read reached: total -1): look it up by its names. (A procedure
@@ -84,7 +64,7 @@ func (s *Service) Suggest(ctx context.Context, signature []string, except string
 // suggestPage reads the page Suggest chooses from — the suggestScan most
 // used exposed procedures holding every name of signature, a Bounded find
 // — and the catalogue with it. The store's exposed filter is the exposure
-// rule (Class.Exposed on the classification the store keeps, the one
+// rule (Class.exposed on the classification the store keeps, the one
 // p.Exposed is computed from): every procedure of the page is exposed. It
 // does not depend on a capture of signature's procedure (never its own
 // suggestion), so a capture asks its store to read it with its write
@@ -111,7 +91,7 @@ func suggestQuery(signature []string, allowMutating bool) *Query {
 // with the fewest, never except; nil when none. full reports whether the
 // page may have left out the exact one (full, or bounded: total -1), which
 // only a look-up by its names can then tell.
-func pickSuggestion(page []*Procedure, total int, signature []string, except string) (sg *Suggestion, full bool) {
+func pickSuggestion(page []*Procedure, total int, signature []string, except string) (sg *reuse.Suggestion, full bool) {
 	var best *Procedure
 	for _, p := range page {
 		if p.Name == except {
@@ -128,7 +108,7 @@ func pickSuggestion(page []*Procedure, total int, signature []string, except str
 	if best == nil {
 		return nil, full
 	}
-	return &Suggestion{Tool: best.Name, Reason: SuggestCoveredBy, Message: fmt.Sprintf(
+	return &reuse.Suggestion{Tool: best.Name, Reason: reuse.SuggestCoveredBy, Message: fmt.Sprintf(
 		"%s is an exposed procedure that composes all of these tools (and %d more): call it as a tool instead of sending this code again",
 		best.Name, len(best.Signature)-len(signature))}, full
 }
@@ -168,7 +148,7 @@ func (s *Service) exactExposed(ctx context.Context, sig []string, except string,
 // names a procedure the capture created), else o.Suggestion, which is
 // Suggest except that procedure, the only one of its signature. So a caller
 // that captured (a turn) needs no second Suggest.
-func (o *CaptureOutcome) Advice() *Suggestion {
+func (o *CaptureOutcome) Advice() *reuse.Suggestion {
 	if o.Procedure != nil && o.Procedure.Exposed && !o.Use {
 		return sameSignature(o.Procedure.Name)
 	}
@@ -177,7 +157,7 @@ func (o *CaptureOutcome) Advice() *Suggestion {
 
 // sameSignature is the Suggestion of the exposed procedure name, whose
 // signature is exactly the code's.
-func sameSignature(name string) *Suggestion {
-	return &Suggestion{Tool: name, Reason: SuggestSameSignature, Message: fmt.Sprintf(
+func sameSignature(name string) *reuse.Suggestion {
+	return &reuse.Suggestion{Tool: name, Reason: reuse.SuggestSameSignature, Message: fmt.Sprintf(
 		"%s is an exposed procedure with exactly these tools: call it as a tool instead of sending this code again", name)}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/reuse"
 )
 
 // TestCaptureSuggestsReuse: a capture whose tools an exposed procedure
@@ -27,8 +28,8 @@ func TestCaptureSuggestsReuse(t *testing.T) {
 		tool   string
 		reason string
 	}{
-		{"same signature, other code", "x = tools.get_logs(jobs=tools.get_jobs(task_id=t))\nreturn x", exposedName, procedures.SuggestSameSignature},
-		{"covered by an exposed procedure", "return tools.get_logs(jobs=j)", exposedName, procedures.SuggestCoveredBy},
+		{"same signature, other code", "x = tools.get_logs(jobs=tools.get_jobs(task_id=t))\nreturn x", exposedName, reuse.SuggestSameSignature},
+		{"covered by an exposed procedure", "return tools.get_logs(jobs=j)", exposedName, reuse.SuggestCoveredBy},
 		{"not covered", "a = tools.get_jobs(task_id=t)\ntools.kill_job(panda_id=a)", "", ""},
 		{"a state-changing procedure is not suggested", "return tools.kill_job(panda_id=p)", "", ""},
 	}
@@ -186,8 +187,8 @@ func TestCaptureSuggestsItselfBeyondThePage(t *testing.T) {
 	if again.Created || !again.Procedure.Exposed {
 		t.Fatalf("the second capture: created %v, exposed %v", again.Created, again.Procedure.Exposed)
 	}
-	if s := again.Suggestion; s == nil || s.Tool != own.Procedure.Name || s.Reason != procedures.SuggestSameSignature {
-		t.Fatalf("suggestion %+v, want %s (%s)", s, own.Procedure.Name, procedures.SuggestSameSignature)
+	if s := again.Suggestion; s == nil || s.Tool != own.Procedure.Name || s.Reason != reuse.SuggestSameSignature {
+		t.Fatalf("suggestion %+v, want %s (%s)", s, own.Procedure.Name, reuse.SuggestSameSignature)
 	}
 }
 
@@ -200,10 +201,10 @@ func TestSuggestFindsTheExactBeyondThePage(t *testing.T) {
 	ctx := context.Background()
 	own := mustBeyondThePage(t, svc)
 	s, err := svc.Suggest(ctx, own.Procedure.Signature, "")
-	if err != nil || s == nil || s.Tool != own.Procedure.Name || s.Reason != procedures.SuggestSameSignature {
-		t.Fatalf("Suggest = %+v, %v; want %s (%s)", s, err, own.Procedure.Name, procedures.SuggestSameSignature)
+	if err != nil || s == nil || s.Tool != own.Procedure.Name || s.Reason != reuse.SuggestSameSignature {
+		t.Fatalf("Suggest = %+v, %v; want %s (%s)", s, err, own.Procedure.Name, reuse.SuggestSameSignature)
 	}
-	if s, err := svc.Suggest(ctx, own.Procedure.Signature, own.Procedure.Name); err != nil || s == nil || s.Reason != procedures.SuggestCoveredBy {
+	if s, err := svc.Suggest(ctx, own.Procedure.Signature, own.Procedure.Name); err != nil || s == nil || s.Reason != reuse.SuggestCoveredBy {
 		t.Fatalf("Suggest except the exact one = %+v, %v; want one that covers it", s, err)
 	}
 }

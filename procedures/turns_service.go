@@ -3,6 +3,7 @@ package procedures
 import (
 	"context"
 
+	"github.com/procgraph/procgraph/binding"
 	"github.com/procgraph/procgraph/signature"
 )
 
@@ -18,7 +19,7 @@ type Classified struct {
 	// Binding is the block as an authorization given now binds to it: its
 	// hashes (the analysis's), classification, tools' schema hashes and
 	// nested procedures. Everything in it was read by ClassifyBlock.
-	Binding *Binding
+	Binding *binding.Binding
 	// Catalogue is the catalogue the block was classified with: its input
 	// schema is typed from it (TypedSchema), its tool calls' arguments are
 	// checked against it at call time.
@@ -34,7 +35,7 @@ func (s *Service) ClassifyBlock(ctx context.Context, a *signature.Analysis) (*Cl
 		return nil, err
 	}
 	c := &Classified{Class: v.classify(a.Signature), Refs: map[string]*Procedure{}, Catalogue: v.cat}
-	for _, ref := range root.ProcRefs() {
+	for _, ref := range root.procRefs() {
 		if p, ok := v.procs[ref]; ok {
 			cp := *p
 			v.decorate(&cp)
@@ -49,7 +50,7 @@ func (s *Service) ClassifyBlock(ctx context.Context, a *signature.Analysis) (*Cl
 // by its hashes and signature) has now: classified under the current
 // catalogue and store, what Binding.Check compares an authorization
 // against. A nil binding gives nil.
-func (s *Service) BindingsNow(ctx context.Context, bs []*Binding) ([]*Binding, error) {
+func (s *Service) BindingsNow(ctx context.Context, bs []*binding.Binding) ([]*binding.Binding, error) {
 	roots := []*Procedure{}
 	for _, b := range bs {
 		if b != nil {
@@ -60,7 +61,7 @@ func (s *Service) BindingsNow(ctx context.Context, bs []*Binding) ([]*Binding, e
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*Binding, len(bs))
+	out := make([]*binding.Binding, len(bs))
 	for i, b := range bs {
 		if b != nil {
 			out[i] = v.bindingOf(b.CodeHash, b.StatementHash, b.Signature, v.classify(b.Signature))

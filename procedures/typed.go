@@ -1,7 +1,6 @@
 package procedures
 
 import (
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
@@ -9,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/procgraph/procgraph/internal/cache"
+	"github.com/procgraph/procgraph/internal/jsonvalue"
+	"github.com/procgraph/procgraph/schemas"
 	"github.com/procgraph/procgraph/signature"
 )
 
@@ -38,7 +39,7 @@ func TypedSchema(stored map[string]any, parameters []string, flows []signature.F
 		return stored, nil
 	}
 	if stored == nil {
-		stored, _ = InputSchema(parameters, nil)
+		stored, _ = schemas.InputSchema(parameters, nil)
 	}
 	props, _ := stored["properties"].(map[string]any)
 	byParam := map[string][]signature.Flow{}
@@ -147,7 +148,7 @@ func combineFlows(param string, flows []signature.Flow, cat *Catalogue) (map[str
 		if len(types) == 1 {
 			out["type"] = types[0]
 		} else {
-			out["type"] = stringsToAny(types)
+			out["type"] = jsonvalue.Strings(types)
 		}
 	}
 	return out, nil
@@ -183,7 +184,7 @@ func newToolProp(cat *Catalogue, tool, keyword string) *toolProp {
 // $dynamicRef): moved into a procedure's schema it would not resolve, so it
 // is not used.
 func hasRef(s map[string]any) bool {
-	k := SchemaKey(s)
+	k := schemas.SchemaKey(s)
 	return k == "" || strings.Contains(k, `"$ref"`) || strings.Contains(k, `"$dynamicRef"`)
 }
 
@@ -289,14 +290,4 @@ func (c *flowCache) get(p *Procedure) analysed {
 	e = analysed{code: p.Code, flows: a.Flows, statement: a.StatementHash}
 	c.m.Add(p.CodeHash, e)
 	return e
-}
-
-// SchemaKey is a stable key of a JSON-like schema (its JSON, keys sorted):
-// what caches of compiled schemas key on.
-func SchemaKey(schema map[string]any) string {
-	b, err := json.Marshal(schema)
-	if err != nil {
-		return ""
-	}
-	return string(b)
 }

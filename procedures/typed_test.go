@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/schemas"
 	"github.com/procgraph/procgraph/signature"
 )
 
@@ -58,19 +59,19 @@ func TestTypedSchema(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			stored, err := procedures.InputSchema(c.params, c.supplied)
+			stored, err := schemas.InputSchema(c.params, c.supplied)
 			if err != nil {
 				t.Fatal(err)
 			}
-			before := procedures.SchemaKey(stored)
+			before := schemas.SchemaKey(stored)
 			got, warnings := procedures.TypedSchema(stored, c.params, c.flows, cat)
-			if procedures.SchemaKey(stored) != before {
+			if schemas.SchemaKey(stored) != before {
 				t.Fatal("TypedSchema modified the stored schema")
 			}
 			if !reflect.DeepEqual(got["properties"], c.want) {
-				t.Errorf("properties = %s, want %s", procedures.SchemaKey(got["properties"].(map[string]any)), procedures.SchemaKey(c.want))
+				t.Errorf("properties = %s, want %s", schemas.SchemaKey(got["properties"].(map[string]any)), schemas.SchemaKey(c.want))
 			}
-			if _, err := procedures.CompileSchema(got); err != nil {
+			if _, err := schemas.CompileSchema(got); err != nil {
 				t.Errorf("typed schema does not compile: %v", err)
 			}
 			switch {

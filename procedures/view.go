@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/procgraph/procgraph/binding"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
 )
 
@@ -69,7 +70,7 @@ func (s *Service) addRefs(ctx context.Context, v *view, roots []*Procedure) erro
 		var want []string
 		seen := map[string]bool{}
 		for _, p := range frontier {
-			for _, ref := range p.ProcRefs() {
+			for _, ref := range p.procRefs() {
 				if _, have := v.procs[ref]; !have && !seen[ref] {
 					seen[ref] = true
 					want = append(want, ref)
@@ -112,8 +113,8 @@ func (v *view) decorate(p *Procedure) {
 	p.UnknownTools = jsonvalue.List(c.UnknownTools)
 	p.ExternalAccess = c.ExternalAccess
 	p.Problem = c.Problem
-	p.Exposed = ClassOf(p.Status, p.Opaque, p.Signature, c, p.Retired != nil, p.Demoted).Exposed(v.allowMutating)
-	var bound *Binding
+	p.Exposed = ClassOf(p.Status, p.Opaque, p.Signature, c, p.Retired != nil, p.Demoted).exposed(v.allowMutating)
+	var bound *binding.Binding
 	if p.Grant.Held() {
 		bound = v.procBinding(p, c)
 	}
@@ -142,18 +143,18 @@ func (v *view) decorate(p *Procedure) {
 	}
 }
 
-// The reasons a stored grant is not active.
+// The reasons a stored grant is not active, beside binding.Binding.Check's
+// (binding.InactiveCodeChanged …).
 const (
-	InactiveCodeChanged  = "code_changed"
 	inactiveNotReadOnly  = "not_read_only"
 	inactiveNotSucceeded = "not_succeeded"
-	// InactiveUnhealthy: the procedure is demoted (Procedure.Demoted).
-	InactiveUnhealthy = "unhealthy"
+	// inactiveUnhealthy: the procedure is demoted (Procedure.Demoted).
+	inactiveUnhealthy = "unhealthy"
 )
 
 // procBinding is the binding of p's current version classified as c in v:
 // what a grant given now binds to (Binding).
-func (v *view) procBinding(p *Procedure, c Classification) *Binding {
+func (v *view) procBinding(p *Procedure, c Classification) *binding.Binding {
 	return v.bindingOf(p.CodeHash, v.flows.statementHash(p), p.Signature, c)
 }
 
@@ -163,7 +164,7 @@ func (v *view) procBinding(p *Procedure, c Classification) *Binding {
 // or mutating auto-run is on, and what it was granted for is unchanged
 // (Binding.Check against cur, p's binding now: unbound, code_changed,
 // nested_changed, reclassified, catalogue_drift).
-func autoRunState(p *Procedure, readOnly bool, cur *Binding, allowMutating bool) autoRun {
+func autoRunState(p *Procedure, readOnly bool, cur *binding.Binding, allowMutating bool) autoRun {
 	g := p.Grant
 	if !g.Held() {
 		return autoRun{}
@@ -173,11 +174,11 @@ func autoRunState(p *Procedure, readOnly bool, cur *Binding, allowMutating bool)
 	a.GrantedAt = &at
 	switch {
 	case g.CodeHash != p.CodeHash:
-		a.InactiveReason = ptr(InactiveCodeChanged)
+		a.InactiveReason = ptr(binding.InactiveCodeChanged)
 	case p.Status != StatusSucceeded:
 		a.InactiveReason = ptr(inactiveNotSucceeded)
 	case p.Demoted:
-		a.InactiveReason = ptr(InactiveUnhealthy)
+		a.InactiveReason = ptr(inactiveUnhealthy)
 	case !readOnly && !allowMutating:
 		a.InactiveReason = ptr(inactiveNotReadOnly)
 	default:

@@ -8,6 +8,7 @@ import (
 
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/reuse"
 )
 
 // readCounter counts the reads a request makes of its store, by kind,
@@ -129,7 +130,7 @@ func TestCaptureReadsNothingItsWriteConfirmed(t *testing.T) {
 	if got := store.take(); len(got) != 0 {
 		t.Errorf("capture new, covered: reads %v, want none", got)
 	}
-	if out.Suggestion == nil || out.Suggestion.Tool != warm.Procedure.Name || out.Suggestion.Reason != procedures.SuggestCoveredBy {
+	if out.Suggestion == nil || out.Suggestion.Tool != warm.Procedure.Name || out.Suggestion.Reason != reuse.SuggestCoveredBy {
 		t.Errorf("capture new, covered: suggestion %+v, want %s covered_by", out.Suggestion, warm.Procedure.Name)
 	}
 }

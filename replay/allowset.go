@@ -3,6 +3,7 @@ package replay
 import (
 	"slices"
 
+	"github.com/procgraph/procgraph/decide"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -16,7 +17,7 @@ import (
 // rule is a positive list, so it fails closed. The result is sorted, never
 // nil, and always a subset of signature. Nested proc__ names in it are
 // decided again, on their own, when they are called.
-func AllowSet(signature []string, c procedures.Classification, v procedures.Verdict) []string {
+func AllowSet(signature []string, c procedures.Classification, v decide.Verdict) []string {
 	out := []string{}
 	if !v.Allowed() {
 		return out

@@ -4,6 +4,7 @@ import (
 	"github.com/procgraph/procgraph/internal/jsonvalue"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/sandbox"
+	"github.com/procgraph/procgraph/schemas"
 )
 
 // argsCheck is the call-time check of a run's tool calls (docs/design.md:
@@ -12,7 +13,7 @@ import (
 // the dispatcher. A call whose arguments break the input_schema of its
 // tool in cat (the catalogue the run was decided with) is refused as
 // invalid_arguments, told by the schema's keyword and locations only
-// (procedures.SchemaViolations), never a value. Nested proc__ calls are
+// (schemas.SchemaViolations), never a value. Nested proc__ calls are
 // checked by their own replay against their typed schema. The schemas are
 // compiled once per catalogue revision (procedures.ToolInputSchema).
 type argsCheck struct {
@@ -44,7 +45,7 @@ func (c argsCheck) CheckArgs(tool string, args map[string]any) *sandbox.Error {
 	}
 	if err := s.Validate(obj); err != nil {
 		return &sandbox.Error{Code: sandbox.InvalidArguments, Tool: tool,
-			Message: "the arguments of tools." + tool + " break its input_schema: " + procedures.SchemaMessage(procedures.SchemaViolations(err))}
+			Message: "the arguments of tools." + tool + " break its input_schema: " + schemas.SchemaMessage(schemas.SchemaViolations(err))}
 	}
 	return nil
 }

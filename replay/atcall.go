@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/decide"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
 	"github.com/procgraph/procgraph/internal/telemetry"
@@ -52,7 +53,7 @@ type Pause struct {
 	Arguments map[string]any `json:"arguments"`
 	// SchemaHash is the tool's procedures.SchemaHash in the block's
 	// catalogue ("" for a proc__ call: its binding is the nested
-	// procedure's, procedures.Binding).
+	// procedure's, binding.Binding).
 	SchemaHash string `json:"schema_hash"`
 	// ArgsDigest is jsonvalue.Digest of Arguments.
 	ArgsDigest string `json:"args_digest"`
@@ -268,7 +269,7 @@ func rawCalls(calls []PausedCall) []recording.RecordedCall {
 // permits b with a verdict that lets no state-changing tool run, and
 // allowed permits too.
 func readOnlyOf(b *Block, allowed []string) []string {
-	ro := AllowSet(b.Analysis.Signature, b.Class, procedures.Verdict{Outcome: audit.Allowed})
+	ro := AllowSet(b.Analysis.Signature, b.Class, decide.Verdict{Outcome: audit.Allowed})
 	return slices.DeleteFunc(ro, func(n string) bool { return !slices.Contains(allowed, n) })
 }
 

@@ -7,10 +7,12 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/decide"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/replay/replaytest"
 	"github.com/procgraph/procgraph/sandbox"
+	"github.com/procgraph/procgraph/usage"
 )
 
 // readsThenKill reads count times, then kills: the block of the resume
@@ -59,14 +61,14 @@ func benchResume(b *testing.B, runner sandbox.Runner, n int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	allowed := replay.AllowSet(blk.Analysis.Signature, blk.Class, procedures.Verdict{Outcome: audit.Allowed, StateChanging: true})
+	allowed := replay.AllowSet(blk.Analysis.Signature, blk.Class, decide.Verdict{Outcome: audit.Allowed, StateChanging: true})
 	d, err := r.Record(ctx, audit.Decision{Kind: audit.KindTurn, Procedure: blk.Name, CodeHash: blk.Analysis.CodeHash,
 		Phase: audit.PhaseInteractive, Outcome: audit.Allowed, Reason: audit.ReasonOperatorApproved,
 		Actor: "agent", Session: "s", AllowedTools: allowed})
 	if err != nil {
 		b.Fatal(err)
 	}
-	req := replay.RunRequest{Block: blk, Decision: d, Allowed: allowed, UsageKey: procedures.UsageKey("s", ""), Pending: &replay.Pending{},
+	req := replay.RunRequest{Block: blk, Decision: d, Allowed: allowed, UsageKey: usage.UsageKey("s", ""), Pending: &replay.Pending{},
 		Request: replay.InvokeRequest{Name: blk.Name, Phase: audit.PhaseInteractive, SessionID: "s", Actor: "agent"}}
 	first, err := r.RunAtCall(ctx, req)
 	if err != nil || first.Pause == nil || first.Pause.Position != n {

@@ -12,14 +12,15 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/decide"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
-	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/recording"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/replay/replaytest"
 	"github.com/procgraph/procgraph/sandbox"
+	"github.com/procgraph/procgraph/usage"
 )
 
 // jobsUpstream is the recording upstream of the tests at the call: it
@@ -129,14 +130,14 @@ func (a *atEnv) request(code, dialect string) replay.RunRequest {
 	if err != nil {
 		a.t.Fatal(err)
 	}
-	allowed := replay.AllowSet(b.Analysis.Signature, b.Class, procedures.Verdict{Outcome: audit.Allowed, StateChanging: true})
+	allowed := replay.AllowSet(b.Analysis.Signature, b.Class, decide.Verdict{Outcome: audit.Allowed, StateChanging: true})
 	d, err := a.r.Record(ctx, audit.Decision{Kind: audit.KindTurn, Procedure: b.Name, CodeHash: b.Analysis.CodeHash,
 		Phase: audit.PhaseInteractive, Outcome: audit.Allowed, Reason: audit.ReasonOperatorApproved,
 		Actor: "agent", Session: "s", AllowedTools: allowed})
 	if err != nil {
 		a.t.Fatal(err)
 	}
-	return replay.RunRequest{Block: b, Decision: d, Allowed: allowed, UsageKey: procedures.UsageKey("s", ""), Pending: &replay.Pending{},
+	return replay.RunRequest{Block: b, Decision: d, Allowed: allowed, UsageKey: usage.UsageKey("s", ""), Pending: &replay.Pending{},
 		Request: replay.InvokeRequest{Name: b.Name, Phase: audit.PhaseInteractive, SessionID: "s", Actor: "agent", ReviewedBy: "operator", ReviewerHasGrantScope: true}}
 }
 
@@ -365,7 +366,7 @@ func TestAtCallWithoutStateChange(t *testing.T) {
 		t.Fatalf("calls %+v, dispatched %v, decision result %q", res.Calls, res.Dispatched, out.Decision.Result)
 	}
 	ro := req
-	ro.Allowed = replay.AllowSet(req.Block.Analysis.Signature, req.Block.Class, procedures.Verdict{Outcome: audit.Allowed})
+	ro.Allowed = replay.AllowSet(req.Block.Analysis.Signature, req.Block.Class, decide.Verdict{Outcome: audit.Allowed})
 	auto, _ := a.r.RunBlock(ctx, ro)
 	if auto.Status != out.Status || !sameJSON(map[string]any{"r": auto.Result}, map[string]any{"r": out.Result}) {
 		t.Fatalf("at the call %+v, in the automatic phase's allow-set %+v", out, auto)
@@ -396,7 +397,7 @@ func TestAtCallPythonAsync(t *testing.T) {
 func TestAtCallNestedProcedures(t *testing.T) {
 	ctx := context.Background()
 	// A nested state-changing replay runs only with mutating auto-run on
-	// (procedures.Decide): the engine does not change that.
+	// (decide.Decide): the engine does not change that.
 	a := newAtEnvMutating(t, pool, true)
 	a.up.setJobs(job(202, 5))
 	reads := a.e.Capture("return tools.get_jobs(task_id=task_id)")

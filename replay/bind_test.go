@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/binding"
 	"github.com/procgraph/procgraph/replay"
 
 	"github.com/procgraph/procgraph/procedures"
@@ -49,7 +50,7 @@ func TestNestedChangedMidRun(t *testing.T) {
 		t.Fatalf("outer decision %+v", res.Decision)
 	}
 	ds := e.Decisions(inner.Name)
-	if len(ds) == 0 || ds[0].Reason != procedures.ReasonNestedChanged || ds[0].Outcome != audit.Denied {
+	if len(ds) == 0 || ds[0].Reason != binding.ReasonNestedChanged || ds[0].Outcome != audit.Denied {
 		t.Fatalf("inner decisions %+v, want the newest denied nested_changed", ds)
 	}
 	if e.Upstream.Saw("kill_job") {

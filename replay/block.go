@@ -116,7 +116,7 @@ func (r *Replayer) PrepareBlock(ctx context.Context, code, dialect string, args 
 // classified anew under the current catalogue and store
 // (procedures.Service.ClassifyBlock of its analysis: its Class, Refs,
 // Binding and Catalogue as they are now), when what b's binding holds is
-// unchanged (procedures.Binding.Check: its nested procedures, its
+// unchanged (binding.Binding.Check: its nested procedures, its
 // classification, its tools' contracts). Then its analysis, its schema
 // and its arguments stand: the schema is typed only from the input
 // schemas of the tools its parameters flow into — signature tools, whose

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/decide"
 	"github.com/procgraph/procgraph/replay"
 
 	"github.com/procgraph/procgraph/procedures"
@@ -17,40 +18,40 @@ func TestDecideTable(t *testing.T) {
 	)
 	cases := []struct {
 		name          string
-		in            procedures.DecisionInput
+		in            decide.DecisionInput
 		outcome       audit.Outcome
 		reason        string
 		stateChanging bool
 		suggestion    bool
 	}{
-		{"not succeeded, read-only, automatic", procedures.DecisionInput{Phase: auto, ReadOnly: true}, audit.Denied, audit.ReasonProcedureNotSucceeded, false, false},
-		{"not succeeded beats a grant and a review", procedures.DecisionInput{Phase: inter, AllowMutating: true, GrantActive: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, audit.Denied, audit.ReasonProcedureNotSucceeded, false, false},
-		{"automatic, read-only", procedures.DecisionInput{Phase: auto, Succeeded: true, ReadOnly: true}, audit.Allowed, audit.ReasonReadOnly, false, false},
-		{"automatic, state-changing", procedures.DecisionInput{Phase: auto, Succeeded: true}, audit.Denied, audit.ReasonStateChangingAuto, false, true},
-		{"automatic, state-changing, everything on", procedures.DecisionInput{Phase: auto, Succeeded: true, AllowMutating: true, GrantActive: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, audit.Denied, audit.ReasonStateChangingAuto, false, true},
-		{"unknown phase is automatic", procedures.DecisionInput{Phase: "yolo", Succeeded: true, AllowMutating: true, GrantActive: true}, audit.Denied, audit.ReasonStateChangingAuto, false, true},
-		{"interactive, read-only", procedures.DecisionInput{Phase: inter, Succeeded: true, ReadOnly: true}, audit.Allowed, audit.ReasonReadOnly, false, false},
-		{"interactive, state-changing, mutating off", procedures.DecisionInput{Phase: inter, Succeeded: true, GrantActive: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, audit.Denied, audit.ReasonStateChangingDisabled, false, false},
-		{"interactive, state-changing, on, active grant", procedures.DecisionInput{Phase: inter, Succeeded: true, AllowMutating: true, GrantActive: true}, audit.Allowed, audit.ReasonDurableAutoRun, true, false},
-		{"interactive, state-changing, on, reviewed by grant scope", procedures.DecisionInput{Phase: inter, Succeeded: true, AllowMutating: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, audit.Allowed, audit.ReasonOperatorReviewed, true, false},
-		{"interactive, state-changing, on, reviewed without grant scope", procedures.DecisionInput{Phase: inter, Succeeded: true, AllowMutating: true, ReviewedBy: "op"}, audit.Denied, audit.ReasonReviewRequired, false, false},
-		{"interactive, state-changing, on, grant scope without reviewer", procedures.DecisionInput{Phase: inter, Succeeded: true, AllowMutating: true, ReviewerHasGrantScope: true}, audit.Denied, audit.ReasonReviewRequired, false, false},
-		{"interactive, state-changing, on, otherwise", procedures.DecisionInput{Phase: inter, Succeeded: true, AllowMutating: true}, audit.Denied, audit.ReasonReviewRequired, false, false},
-		{"nesting too deep, automatic", procedures.DecisionInput{Phase: auto, Succeeded: true, Problem: audit.ReasonNestingTooDeep}, audit.Denied, audit.ReasonNestingTooDeep, false, false},
-		{"nesting too deep beats a grant and a review", procedures.DecisionInput{Phase: inter, Succeeded: true, Problem: audit.ReasonNestingTooDeep, AllowMutating: true, GrantActive: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, audit.Denied, audit.ReasonNestingTooDeep, false, false},
-		{"cycle, interactive", procedures.DecisionInput{Phase: inter, Succeeded: true, Problem: audit.ReasonCycle, AllowMutating: true, GrantActive: true}, audit.Denied, audit.ReasonCycle, false, false},
-		{"retired, read-only, automatic", procedures.DecisionInput{Phase: auto, Retired: true, Succeeded: true, ReadOnly: true}, audit.Denied, audit.ReasonRetired, false, true},
-		{"retired beats everything", procedures.DecisionInput{Phase: inter, Retired: true, Succeeded: true, AllowMutating: true, GrantActive: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, audit.Denied, audit.ReasonRetired, false, true},
-		{"retired and not succeeded", procedures.DecisionInput{Phase: auto, Retired: true, ReadOnly: true}, audit.Denied, audit.ReasonRetired, false, true},
-		{"demoted, read-only, automatic", procedures.DecisionInput{Phase: auto, Demoted: true, Succeeded: true, ReadOnly: true}, audit.Denied, audit.ReasonDemoted, false, true},
-		{"demoted, unknown phase is automatic", procedures.DecisionInput{Phase: "x", Demoted: true, Succeeded: true, ReadOnly: true}, audit.Denied, audit.ReasonDemoted, false, true},
-		{"demoted, read-only, interactive still runs", procedures.DecisionInput{Phase: inter, Demoted: true, Succeeded: true, ReadOnly: true}, audit.Allowed, audit.ReasonReadOnly, false, false},
-		{"demoted, state-changing, interactive, reviewed", procedures.DecisionInput{Phase: inter, Demoted: true, Succeeded: true, AllowMutating: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, audit.Allowed, audit.ReasonOperatorReviewed, true, false},
-		{"demoted, retired wins", procedures.DecisionInput{Phase: auto, Retired: true, Demoted: true, Succeeded: true, ReadOnly: true}, audit.Denied, audit.ReasonRetired, false, true},
+		{"not succeeded, read-only, automatic", decide.DecisionInput{Phase: auto, ReadOnly: true}, audit.Denied, audit.ReasonProcedureNotSucceeded, false, false},
+		{"not succeeded beats a grant and a review", decide.DecisionInput{Phase: inter, AllowMutating: true, GrantActive: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, audit.Denied, audit.ReasonProcedureNotSucceeded, false, false},
+		{"automatic, read-only", decide.DecisionInput{Phase: auto, Succeeded: true, ReadOnly: true}, audit.Allowed, audit.ReasonReadOnly, false, false},
+		{"automatic, state-changing", decide.DecisionInput{Phase: auto, Succeeded: true}, audit.Denied, audit.ReasonStateChangingAuto, false, true},
+		{"automatic, state-changing, everything on", decide.DecisionInput{Phase: auto, Succeeded: true, AllowMutating: true, GrantActive: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, audit.Denied, audit.ReasonStateChangingAuto, false, true},
+		{"unknown phase is automatic", decide.DecisionInput{Phase: "yolo", Succeeded: true, AllowMutating: true, GrantActive: true}, audit.Denied, audit.ReasonStateChangingAuto, false, true},
+		{"interactive, read-only", decide.DecisionInput{Phase: inter, Succeeded: true, ReadOnly: true}, audit.Allowed, audit.ReasonReadOnly, false, false},
+		{"interactive, state-changing, mutating off", decide.DecisionInput{Phase: inter, Succeeded: true, GrantActive: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, audit.Denied, audit.ReasonStateChangingDisabled, false, false},
+		{"interactive, state-changing, on, active grant", decide.DecisionInput{Phase: inter, Succeeded: true, AllowMutating: true, GrantActive: true}, audit.Allowed, audit.ReasonDurableAutoRun, true, false},
+		{"interactive, state-changing, on, reviewed by grant scope", decide.DecisionInput{Phase: inter, Succeeded: true, AllowMutating: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, audit.Allowed, audit.ReasonOperatorReviewed, true, false},
+		{"interactive, state-changing, on, reviewed without grant scope", decide.DecisionInput{Phase: inter, Succeeded: true, AllowMutating: true, ReviewedBy: "op"}, audit.Denied, audit.ReasonReviewRequired, false, false},
+		{"interactive, state-changing, on, grant scope without reviewer", decide.DecisionInput{Phase: inter, Succeeded: true, AllowMutating: true, ReviewerHasGrantScope: true}, audit.Denied, audit.ReasonReviewRequired, false, false},
+		{"interactive, state-changing, on, otherwise", decide.DecisionInput{Phase: inter, Succeeded: true, AllowMutating: true}, audit.Denied, audit.ReasonReviewRequired, false, false},
+		{"nesting too deep, automatic", decide.DecisionInput{Phase: auto, Succeeded: true, Problem: audit.ReasonNestingTooDeep}, audit.Denied, audit.ReasonNestingTooDeep, false, false},
+		{"nesting too deep beats a grant and a review", decide.DecisionInput{Phase: inter, Succeeded: true, Problem: audit.ReasonNestingTooDeep, AllowMutating: true, GrantActive: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, audit.Denied, audit.ReasonNestingTooDeep, false, false},
+		{"cycle, interactive", decide.DecisionInput{Phase: inter, Succeeded: true, Problem: audit.ReasonCycle, AllowMutating: true, GrantActive: true}, audit.Denied, audit.ReasonCycle, false, false},
+		{"retired, read-only, automatic", decide.DecisionInput{Phase: auto, Retired: true, Succeeded: true, ReadOnly: true}, audit.Denied, audit.ReasonRetired, false, true},
+		{"retired beats everything", decide.DecisionInput{Phase: inter, Retired: true, Succeeded: true, AllowMutating: true, GrantActive: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, audit.Denied, audit.ReasonRetired, false, true},
+		{"retired and not succeeded", decide.DecisionInput{Phase: auto, Retired: true, ReadOnly: true}, audit.Denied, audit.ReasonRetired, false, true},
+		{"demoted, read-only, automatic", decide.DecisionInput{Phase: auto, Demoted: true, Succeeded: true, ReadOnly: true}, audit.Denied, audit.ReasonDemoted, false, true},
+		{"demoted, unknown phase is automatic", decide.DecisionInput{Phase: "x", Demoted: true, Succeeded: true, ReadOnly: true}, audit.Denied, audit.ReasonDemoted, false, true},
+		{"demoted, read-only, interactive still runs", decide.DecisionInput{Phase: inter, Demoted: true, Succeeded: true, ReadOnly: true}, audit.Allowed, audit.ReasonReadOnly, false, false},
+		{"demoted, state-changing, interactive, reviewed", decide.DecisionInput{Phase: inter, Demoted: true, Succeeded: true, AllowMutating: true, ReviewedBy: "op", ReviewerHasGrantScope: true}, audit.Allowed, audit.ReasonOperatorReviewed, true, false},
+		{"demoted, retired wins", decide.DecisionInput{Phase: auto, Retired: true, Demoted: true, Succeeded: true, ReadOnly: true}, audit.Denied, audit.ReasonRetired, false, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			v := procedures.Decide(c.in)
+			v := decide.Decide(c.in)
 			if v.Outcome != c.outcome || v.Reason != c.reason || v.StateChanging != c.stateChanging {
 				t.Fatalf("Decide = %+v, want %s %s stateChanging=%v", v, c.outcome, c.reason, c.stateChanging)
 			}
@@ -74,13 +75,13 @@ func TestAllowSet(t *testing.T) {
 		"proc__fetch_logs__get_jobs": {Name: "proc__fetch_logs__get_jobs", Signature: []string{"fetch_logs", "get_jobs"}},
 		"proc__get_jobs__kill_job":   {Name: "proc__get_jobs__kill_job", Signature: []string{"get_jobs", "kill_job"}},
 	}
-	readOnly := procedures.Verdict{Outcome: audit.Allowed, Reason: audit.ReasonReadOnly}
-	reviewed := procedures.Verdict{Outcome: audit.Allowed, Reason: audit.ReasonOperatorReviewed, StateChanging: true}
-	denied := procedures.Verdict{Outcome: audit.Denied, Reason: audit.ReasonReviewRequired}
+	readOnly := decide.Verdict{Outcome: audit.Allowed, Reason: audit.ReasonReadOnly}
+	reviewed := decide.Verdict{Outcome: audit.Allowed, Reason: audit.ReasonOperatorReviewed, StateChanging: true}
+	denied := decide.Verdict{Outcome: audit.Denied, Reason: audit.ReasonReviewRequired}
 	cases := []struct {
 		name string
 		sig  []string
-		v    procedures.Verdict
+		v    decide.Verdict
 		want []string
 	}{
 		{"read-only signature", []string{"fetch_logs", "get_jobs"}, readOnly, []string{"fetch_logs", "get_jobs"}},
@@ -117,11 +118,11 @@ func TestAllowSetIsAPositiveList(t *testing.T) {
 	c := procedures.Classification{ReadOnlyTools: []string{"get_jobs"}, StateChangingTools: []string{"kill_job"}}
 	cases := []struct {
 		name string
-		v    procedures.Verdict
+		v    decide.Verdict
 		want []string
 	}{
-		{"read-only verdict", procedures.Verdict{Outcome: audit.Allowed, Reason: audit.ReasonReadOnly}, []string{"get_jobs"}},
-		{"state-changing verdict", procedures.Verdict{Outcome: audit.Allowed, Reason: audit.ReasonOperatorReviewed, StateChanging: true}, []string{"get_jobs", "kill_job"}},
+		{"read-only verdict", decide.Verdict{Outcome: audit.Allowed, Reason: audit.ReasonReadOnly}, []string{"get_jobs"}},
+		{"state-changing verdict", decide.Verdict{Outcome: audit.Allowed, Reason: audit.ReasonOperatorReviewed, StateChanging: true}, []string{"get_jobs", "kill_job"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/schemas"
 )
 
 // ToolDescriptor is one exposed procedure as a planner sees it (docs/api.md's
@@ -36,7 +37,7 @@ type ToolDescriptor struct {
 func Descriptor(p *procedures.Procedure) ToolDescriptor {
 	schema := p.InputSchema
 	if schema == nil {
-		schema, _ = procedures.InputSchema(p.Parameters, nil)
+		schema, _ = schemas.InputSchema(p.Parameters, nil)
 	}
 	description := p.Description
 	if description == "" {
@@ -61,7 +62,7 @@ func Descriptor(p *procedures.Procedure) ToolDescriptor {
 
 // Tools returns the descriptors of the exposed procedures, in find order
 // (frequency desc, last_used_at desc, name asc), optionally only those
-// linked to any of causes. limit 0 means procedures.DefaultFindLimit;
+// linked to any of causes. limit 0 means fields.DefaultFindLimit;
 // a limit out of range is CodeInvalid.
 func (r *Replayer) Tools(ctx context.Context, causes []string, limit int) ([]ToolDescriptor, error) {
 	return r.ToolsMatching(ctx, "", causes, limit)

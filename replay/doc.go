@@ -1,6 +1,6 @@
 // Package replay replays stored procedures: it recomputes whether a procedure
 // is read-only from the current catalogue, takes exactly one recorded
-// decision per invoke (procedures.Decide, the table turns use too), derives the runtime allow-set (see
+// decision per invoke (decide.Decide, the table turns use too), derives the runtime allow-set (see
 // AllowSet), runs the procedure's code in a sandbox.Runner whose tool calls
 // go to a Dispatcher, replays nested proc__ calls recursively, and counts
 // successful replays. Every block it runs or describes goes through one

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/binding"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/answer"
 	"github.com/procgraph/procgraph/internal/telemetry"
@@ -30,14 +31,14 @@ import (
 //
 // bound, when set, is the binding of the authorization the outermost run
 // was allowed by (a session policy, an approved turn, a durable grant: its
-// procedures.Binding.Nested): a nested procedure that is not, right now,
+// binding.Binding.Nested): a nested procedure that is not, right now,
 // the one bound there is refused (nested_changed) before it is decided —
 // what a reviewer approved does not cover a procedure they never saw.
 type chain struct {
 	req      InvokeRequest
 	usageKey string
 	path     []string
-	bound    *procedures.Binding
+	bound    *binding.Binding
 	// pending is what the run leaves to commit after it ran, every level
 	// adding to it (Pending).
 	pending *Pending
@@ -191,7 +192,7 @@ func nestedError(name string, err error) *sandbox.Error {
 // bound (chain.bound): nothing of it runs.
 func (r *Replayer) refuseNested(ctx context.Context, c *chain, prep *prepared) error {
 	d := audit.Decision{Kind: audit.KindInvoke, Procedure: prep.p.Name, CodeHash: prep.p.CodeHash, Phase: c.req.Phase,
-		Outcome: audit.Denied, Reason: procedures.ReasonNestedChanged, Actor: c.req.Actor, AllowedTools: []string{},
+		Outcome: audit.Denied, Reason: binding.ReasonNestedChanged, Actor: c.req.Actor, AllowedTools: []string{},
 		Note: BindingNote(c.bound)}
 	d, err := r.record(ctx, d)
 	if err != nil {

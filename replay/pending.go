@@ -15,7 +15,7 @@ import (
 // or a turn — leaves to commit after it ran, in one transaction
 // (procedures.RunRecord, docs/design.md "One commit per run"): the
 // records of its decisions that were not stored before it ran
-// (procedures.Verdict.DurableFirst), each with its result, the results of
+// (decide.Verdict.DurableFirst), each with its result, the results of
 // those that were, and its uses. Every level of the run adds to it; the
 // top level commits it (Replayer.Commit). It is safe for concurrent use.
 type Pending struct {
@@ -46,7 +46,7 @@ func (p *Pending) Use(in procedures.UseInput) {
 	p.rr.Uses = append(p.rr.Uses, in)
 }
 
-// Commit commits p (procedures.Service.CommitRun), even if the request's
+// Commit commits p (procedures.Service.CommitRunWith), even if the request's
 // deadline or its caller is gone by now: the run happened. When p holds
 // records not stored before the run, their run must not be answered
 // unless they are stored: a failure is then CodeUnavailable. Otherwise a

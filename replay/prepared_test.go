@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/binding"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
@@ -170,7 +171,7 @@ func TestTurnPreparedAgain(t *testing.T) {
 		// prepared from them, the block is not what its binding holds.
 		err = e.resolve(id, gate.ChoiceRunOnce, nil)
 		var fe *fault.Error
-		if !errors.As(err, &fe) || fe.Code != fault.CodeConflict || fe.Details["reason"] != procedures.InactiveArgumentsChanged {
+		if !errors.As(err, &fe) || fe.Code != fault.CodeConflict || fe.Details["reason"] != binding.InactiveArgumentsChanged {
 			t.Fatalf("resolve: %v, want conflict arguments_changed", err)
 		}
 		if len(e.Upstream.Tools()) != 0 {

@@ -13,13 +13,16 @@ import (
 
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/changes"
+	"github.com/procgraph/procgraph/decide"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/health"
+	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/internal/telemetry"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/recording"
 	"github.com/procgraph/procgraph/sandbox"
 	"github.com/procgraph/procgraph/signature"
+	"github.com/procgraph/procgraph/usage"
 )
 
 // Options configure a Replayer.
@@ -201,7 +204,7 @@ func (r *Replayer) Invoke(ctx context.Context, req InvokeRequest) (*InvokeResult
 		}
 		defer release()
 	}
-	c := &chain{usageKey: procedures.UsageKey(req.SessionID, req.IdempotencyKey), req: req, pending: &Pending{}}
+	c := &chain{usageKey: usage.UsageKey(req.SessionID, req.IdempotencyKey), req: req, pending: &Pending{}}
 	return r.replay(ctx, c, req.Name, req.Arguments, req.Cause)
 }
 
@@ -235,19 +238,19 @@ func validateRequest(req *InvokeRequest) error {
 		return fault.Errorf(fault.CodeInvalid, "phase %q is not automatic or interactive", req.Phase).WithDetails("field", "phase")
 	}
 	if req.SessionID != "" {
-		if err := procedures.CheckSessionID(req.SessionID); err != nil {
+		if err := usage.CheckSessionID(req.SessionID); err != nil {
 			return err
 		}
 	}
-	if err := procedures.CheckIdempotencyKey(req.IdempotencyKey); err != nil {
+	if err := usage.CheckIdempotencyKey(req.IdempotencyKey); err != nil {
 		return err
 	}
 	for _, f := range []struct{ field, value string }{
 		{"name", req.Name},
 		{"cause", req.Cause}, {"reviewed_by", req.ReviewedBy}, {"actor", req.Actor},
 	} {
-		if len(f.value) > procedures.MaxKeyBytes {
-			return fault.Errorf(fault.CodeInvalid, "%s is longer than %d bytes", f.field, procedures.MaxKeyBytes).WithDetails("field", f.field)
+		if len(f.value) > fields.MaxKeyBytes {
+			return fault.Errorf(fault.CodeInvalid, "%s is longer than %d bytes", f.field, fields.MaxKeyBytes).WithDetails("field", f.field)
 		}
 		if !utf8.ValidString(f.value) {
 			return fault.Errorf(fault.CodeInvalid, "%s is not valid UTF-8", f.field).WithDetails("field", f.field)
@@ -308,13 +311,13 @@ func (r *Replayer) prepare(ctx context.Context, name string, args map[string]any
 }
 
 // decide takes the decision on prep for the request of c. A decision
-// that must be durable first (procedures.Verdict.DurableFirst) is stored
+// that must be durable first (decide.Verdict.DurableFirst) is stored
 // before anything runs, and failing to store it is an error (nothing
 // runs); any other is built (stored reports false) and stored with the
 // run's result after it ran (Pending).
-func (r *Replayer) decide(ctx context.Context, c *chain, prep *prepared) (_ audit.Decision, _ procedures.Verdict, allowed []string, stored bool, _ error) {
+func (r *Replayer) decide(ctx context.Context, c *chain, prep *prepared) (_ audit.Decision, _ decide.Verdict, allowed []string, stored bool, _ error) {
 	req := c.req
-	v := procedures.Decide(procedures.DecisionInput{
+	v := decide.Decide(decide.DecisionInput{
 		Phase:                 req.Phase,
 		Retired:               prep.p.Retired != nil,
 		Demoted:               prep.p.Demoted,
@@ -413,7 +416,7 @@ func (r *Replayer) replay(ctx context.Context, c *chain, name string, args map[s
 	if err != nil {
 		return nil, err
 	}
-	if len(c.path) > 0 && c.bound.CheckNested(name, prep.p) != "" {
+	if len(c.path) > 0 && procedures.CheckNested(c.bound, name, prep.p) != "" {
 		return nil, r.refuseNested(ctx, c, prep)
 	}
 	d, v, allowed, stored, err := r.decide(ctx, c, prep)

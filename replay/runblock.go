@@ -7,6 +7,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/binding"
 	"github.com/procgraph/procgraph/internal/telemetry"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/recording"
@@ -36,7 +37,7 @@ func (r *Replayer) Record(ctx context.Context, d audit.Decision) (audit.Decision
 
 // Build builds d through the service's Recorder (checked against the
 // audit rule) and logs it, without storing it: a decision that need not be
-// durable before its run (procedures.Verdict.DurableFirst) is stored with
+// durable before its run (decide.Verdict.DurableFirst) is stored with
 // the run's result (RunRequest.Deferred, Pending).
 func (r *Replayer) Build(d audit.Decision) (audit.Decision, error) {
 	return r.build(d)
@@ -68,7 +69,7 @@ type RunRequest struct {
 	Allowed  []string
 	Request  InvokeRequest
 	UsageKey string
-	Bound    *procedures.Binding
+	Bound    *binding.Binding
 	// Deferred says Decision was built, not stored (Build): it is stored
 	// with the run's result. Otherwise it was stored before the run.
 	Deferred bool
@@ -127,5 +128,5 @@ func (r *Replayer) Kept(name, codeHash string, args map[string]any, calls []reco
 func (r *Replayer) RecordsResponses() bool { return r.opts.RecordResponses }
 
 // BindingNote is how a decision names the binding of the authorization
-// that allowed it (procedures.Binding.Hash).
-func BindingNote(b *procedures.Binding) string { return "binding " + b.Hash() }
+// that allowed it (binding.Binding.Hash).
+func BindingNote(b *binding.Binding) string { return "binding " + b.Hash() }

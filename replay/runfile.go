@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/decide"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/sandbox"
@@ -65,11 +66,11 @@ func RunFile(ctx context.Context, req RunFileRequest) (*InvokeResult, error) {
 		return nil, err
 	}
 	a, c := b.Analysis, b.Class
-	in := procedures.DecisionInput{Phase: req.Phase, Succeeded: true, ReadOnly: c.ReadOnly, Problem: c.Problem, AllowMutating: req.AllowMutating}
+	in := decide.DecisionInput{Phase: req.Phase, Succeeded: true, ReadOnly: c.ReadOnly, Problem: c.Problem, AllowMutating: req.AllowMutating}
 	if req.AllowMutating {
 		in.ReviewedBy, in.ReviewerHasGrantScope = localActor, true
 	}
-	v := procedures.Decide(in)
+	v := decide.Decide(in)
 	allowed := AllowSet(a.Signature, c, v)
 	rec := req.Recorder
 	if rec == nil {

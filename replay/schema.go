@@ -6,7 +6,7 @@ import (
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/internal/cache"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/schemas"
 )
 
 // maxCachedSchemas bounds the compiled-schema cache (least recently used
@@ -28,17 +28,17 @@ func newSchemaCache() *schemaCache {
 
 // compileInputSchema compiles InputSchema(parameters, supplied).
 func compileInputSchema(parameters []string, supplied map[string]any) (*jsonschema.Schema, error) {
-	schema, err := procedures.InputSchema(parameters, supplied)
+	schema, err := schemas.InputSchema(parameters, supplied)
 	if err != nil {
 		return nil, err
 	}
-	return procedures.CompileSchema(schema)
+	return schemas.CompileSchema(schema)
 }
 
 // get returns the compiled schema of the version codeHash, compiling
 // InputSchema(parameters, supplied) on a miss.
 func (c *schemaCache) get(codeHash string, parameters []string, supplied map[string]any) (*jsonschema.Schema, error) {
-	key := codeHash + "\x00" + procedures.SchemaKey(supplied)
+	key := codeHash + "\x00" + schemas.SchemaKey(supplied)
 	if s, ok := c.m.Get(key); ok {
 		return s, nil
 	}
@@ -66,8 +66,8 @@ func (c *schemaCache) getTyped(codeHash string, parameters []string, typed map[s
 }
 
 // ArgumentError is one argument that fails the input schema, told
-// without its value (procedures.SchemaViolation).
-type ArgumentError = procedures.SchemaViolation
+// without its value (schemas.SchemaViolation).
+type ArgumentError = schemas.SchemaViolation
 
 // normalizeArguments returns args as JSON would carry them (numbers as
 // json.Number, so integers stay exact), nil as an empty object.
@@ -106,13 +106,13 @@ func bindArguments(params []string, args map[string]any) (map[string]any, error)
 // validateArguments checks args (normalized) against schema. A failure is a
 // CodeInvalidArguments error whose details "errors" lists every failing value
 // ([]ArgumentError, sorted by path); neither it nor the message quotes a
-// value (procedures.SchemaViolations).
+// value (schemas.SchemaViolations).
 func validateArguments(name string, schema *jsonschema.Schema, args map[string]any) error {
 	err := schema.Validate(args)
 	if err == nil {
 		return nil
 	}
-	list := procedures.SchemaViolations(err)
-	return fault.Errorf(fault.CodeInvalidArguments, "arguments of %s do not match its input schema: %s", name, procedures.SchemaMessage(list)).
+	list := schemas.SchemaViolations(err)
+	return fault.Errorf(fault.CodeInvalidArguments, "arguments of %s do not match its input schema: %s", name, schemas.SchemaMessage(list)).
 		WithDetails("errors", list)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/recording"
 	"github.com/procgraph/procgraph/sandbox"
+	"github.com/procgraph/procgraph/schemas"
 )
 
 // The outcomes of verifying a version against one recording (docs/design.md
@@ -275,7 +276,7 @@ func (c *verifyCaller) invalid(tool string, args map[string]any) string {
 		return "its arguments are not JSON"
 	}
 	if err := s.Validate(norm); err != nil {
-		return "its arguments break its input_schema: " + procedures.SchemaMessage(procedures.SchemaViolations(err))
+		return "its arguments break its input_schema: " + schemas.SchemaMessage(schemas.SchemaViolations(err))
 	}
 	return ""
 }

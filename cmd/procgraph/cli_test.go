@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/decide"
 )
 
 // TestHelp: the top-level help lists every command; each command's --help
@@ -195,7 +195,7 @@ func TestCLIForPeople(t *testing.T) {
 	t.Run("a denial prints the server's suggestion", func(t *testing.T) {
 		up.reset()
 		code, _, errOut := runMain(t, "invoke", killName, "--phase", "automatic", "--arg", "task_id=1")
-		if code != 1 || !strings.Contains(errOut, "suggestion: "+procedures.SuggestInteractive) {
+		if code != 1 || !strings.Contains(errOut, "suggestion: "+decide.SuggestInteractive) {
 			t.Fatalf("exit %d:\n%s", code, errOut)
 		}
 		up.mustSeeNothing(t, "a denied invoke")
@@ -207,7 +207,7 @@ func TestCLIForPeople(t *testing.T) {
 				Details map[string]any `json:"details"`
 			} `json:"error"`
 		}
-		if code != 1 || json.Unmarshal([]byte(out), &body) != nil || body.Error.Code != "denied" || body.Error.Details["suggestion"] != procedures.SuggestInteractive {
+		if code != 1 || json.Unmarshal([]byte(out), &body) != nil || body.Error.Code != "denied" || body.Error.Details["suggestion"] != decide.SuggestInteractive {
 			t.Fatalf("exit %d: %s", code, out)
 		}
 	})
@@ -220,7 +220,7 @@ func TestCLIForPeople(t *testing.T) {
 		}
 		up.mustSeeNothing(t, "a denied run")
 		code, _, errOut = runMain(t, "run", "--tools", cat, "--upstream-http", up.URL, "--phase", "automatic", "--arg", "task_id=1", kill)
-		if code != 1 || !strings.Contains(errOut, "suggestion: "+procedures.SuggestInteractive) {
+		if code != 1 || !strings.Contains(errOut, "suggestion: "+decide.SuggestInteractive) {
 			t.Fatalf("automatic: exit %d:\n%s", code, errOut)
 		}
 		code, out, errOut := runMain(t, "run", "--tools", cat, "--upstream-http", up.URL, "--phase", "interactive", "--allow-mutating", "--arg", "task_id=1", kill)

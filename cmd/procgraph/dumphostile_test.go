@@ -13,9 +13,11 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/binding"
 	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/graph/embedded"
+	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/signature"
 )
@@ -202,7 +204,7 @@ func TestHostileDumps(t *testing.T) {
 			b.server = mustServe(t, serverOpts{Data: data, Upstream: up, TokensFile: file, AllowMutating: true})
 			b.server.token = a.agent
 			ar := mustStatus(t, b.get(t, "/v1/procedures/"+granted), 200)["auto_run"].(map[string]any)
-			if !trusted && (ar["active"] != false || ar["inactive_reason"] != procedures.InactiveUnbound) || trusted && ar["active"] != true {
+			if !trusted && (ar["active"] != false || ar["inactive_reason"] != binding.InactiveUnbound) || trusted && ar["active"] != true {
 				t.Errorf("the moved grant: %v", ar)
 			}
 			r := b.submit(t, killTurn("s5", 1))
@@ -253,7 +255,7 @@ func TestHostileDumps(t *testing.T) {
 		}, "opaque true"},
 		{"a decision note past the bound", func(recs []dump.Record) []dump.Record {
 			d := *recs[3].Decision
-			d.Note = strings.Repeat("n", procedures.MaxNoteBytes+1)
+			d.Note = strings.Repeat("n", fields.MaxNoteBytes+1)
 			recs[3].Decision = &d
 			return recs
 		}, "dump line 5: decision"},

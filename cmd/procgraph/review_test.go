@@ -13,7 +13,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/binding"
+	"github.com/procgraph/procgraph/internal/fields"
 )
 
 // The attack of issue 34: a procedure that reads scout jobs and kills job
@@ -53,7 +54,7 @@ func mustReviewWorld(t *testing.T) *reviewWorld {
 	}
 	w.killer, w.killerHash = capture(attackKiller)
 	w.outer, w.outerHash = capture(strings.Replace(attackOuter, "%s", w.killer, 1))
-	w.bigCode = strings.Repeat("# padding\n", procedures.ReviewCodeBytes/10+1) + "return tools.get_retry_chain(task_id=task_id) # the end\n"
+	w.bigCode = strings.Repeat("# padding\n", fields.MaxReviewCodeBytes/10+1) + "return tools.get_retry_chain(task_id=task_id) # the end\n"
 	w.big, _ = capture(w.bigCode)
 	w.hostile, _ = capture(hostileNested)
 	w.id = w.mustPending(t, map[string]any{"code": "return tools." + w.outer + "(task_id=task_id)", "session_id": "attack",
@@ -95,8 +96,8 @@ func TestReviewOverHTTP(t *testing.T) {
 	t.Parallel()
 	w := mustReviewWorld(t)
 	var a struct {
-		Arguments map[string]any       `json:"arguments"`
-		Nested    []procedures.Reached `json:"nested"`
+		Arguments map[string]any    `json:"arguments"`
+		Nested    []binding.Reached `json:"nested"`
 		Covers    []struct {
 			Choice string   `json:"choice"`
 			Text   string   `json:"text"`
@@ -129,8 +130,8 @@ func TestReviewOverHTTP(t *testing.T) {
 	}
 	var list struct {
 		Approvals []struct {
-			ID     string               `json:"id"`
-			Nested []procedures.Reached `json:"nested"`
+			ID     string            `json:"id"`
+			Nested []binding.Reached `json:"nested"`
 		} `json:"approvals"`
 	}
 	w.as(t, w.op, "GET", "/v1/approvals?status=pending", nil).Into(t, &list)
@@ -141,14 +142,14 @@ func TestReviewOverHTTP(t *testing.T) {
 	}
 
 	var b struct {
-		Nested []procedures.Reached `json:"nested"`
+		Nested []binding.Reached `json:"nested"`
 	}
 	raw := w.as(t, w.op, "GET", "/v1/approvals/"+w.bounds, nil)
 	raw.Into(t, &b)
 	for _, r := range b.Nested {
 		switch r.Name {
 		case w.big:
-			if !r.Truncated || r.CodeBytes != len(w.bigCode) || len(r.Code) > procedures.ReviewCodeBytes || !strings.HasPrefix(w.bigCode, r.Code) {
+			if !r.Truncated || r.CodeBytes != len(w.bigCode) || len(r.Code) > fields.MaxReviewCodeBytes || !strings.HasPrefix(w.bigCode, r.Code) {
 				t.Fatalf("the long procedure: %d of %d bytes, truncated %v", len(r.Code), r.CodeBytes, r.Truncated)
 			}
 			v := mustStatus(t, w.as(t, w.op, "GET", "/v1/procedures/"+r.Name+"/versions/"+r.CodeHash, nil), 200)

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/binding"
 	"github.com/procgraph/procgraph/gate"
 	ptext "github.com/procgraph/procgraph/internal/text"
 	"github.com/procgraph/procgraph/procedures"
@@ -264,7 +265,7 @@ type approvalView struct {
 	Code       string                   `json:"code"`
 	Arguments  map[string]any           `json:"arguments"`
 	Procedures []gate.ApprovalProcedure `json:"procedures"`
-	Nested     []procedures.Reached     `json:"nested"`
+	Nested     []binding.Reached        `json:"nested"`
 	Covers     []gate.Cover             `json:"covers"`
 	// Call is the call a turn under review at the call paused at (nil
 	// otherwise), Reads the reads it made before it (grant scope).

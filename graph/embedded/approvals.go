@@ -346,7 +346,7 @@ func (s *Store) Policies(ctx context.Context, sessionID string) ([]gate.SessionP
 // ownPolicy reports whether a policy key found under the prefix of a
 // session id (prefix: the id, NUL) is that session's (rest is its code
 // hash): a key whose rest holds a NUL is a longer id's, stored before
-// procedures.CheckSessionID refused ids with control characters.
+// usage.CheckSessionID refused ids with control characters.
 func ownPolicy(rest []byte) bool { return bytes.IndexByte(rest, 0) < 0 }
 
 // DeletePolicies implements gate.TurnStore.

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/reuse"
 )
 
 // TestCapturePageUnknownClass: a capture's page (CaptureInput.Page) is
@@ -42,7 +43,7 @@ func TestCapturePageUnknownClass(t *testing.T) {
 	if err != nil || !got.Created {
 		t.Fatalf("capture: %+v %v", got, err)
 	}
-	if sg := got.Suggestion; sg == nil || sg.Tool != out.Procedure.Name || sg.Reason != procedures.SuggestCoveredBy {
+	if sg := got.Suggestion; sg == nil || sg.Tool != out.Procedure.Name || sg.Reason != reuse.SuggestCoveredBy {
 		t.Errorf("suggestion %+v, want %s covered_by", got.Suggestion, out.Procedure.Name)
 	}
 }

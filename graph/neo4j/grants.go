@@ -8,6 +8,7 @@ import (
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/binding"
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/health"
 	"github.com/procgraph/procgraph/procedures"
@@ -177,7 +178,7 @@ func appended(rec *neo4j.Record, params map[string]any) error {
 
 // encodeBinding is a grant's binding as its grant_binding property: its
 // JSON, or nil (no property) for a grant without one.
-func encodeBinding(b *procedures.Binding) (any, error) {
+func encodeBinding(b *binding.Binding) (any, error) {
 	if b == nil {
 		return nil, nil
 	}
@@ -189,8 +190,8 @@ func encodeBinding(b *procedures.Binding) (any, error) {
 }
 
 // decodeBinding reads a grant_binding property.
-func decodeBinding(s string) (*procedures.Binding, error) {
-	b := new(procedures.Binding)
+func decodeBinding(s string) (*binding.Binding, error) {
+	b := new(binding.Binding)
 	if err := json.Unmarshal([]byte(s), b); err != nil {
 		return nil, fault.Errorf(fault.CodeInternal, "a stored grant binding does not decode: %v", err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay/replaytest"
+	"github.com/procgraph/procgraph/reuse"
 )
 
 // TestWritePathStatements: on Neo4j, each write request's path runs one
@@ -68,7 +69,7 @@ func TestWritePathStatements(t *testing.T) {
 		}, "capture×1"},
 		{"capture new, covered by an exposed procedure", func() error {
 			out, err := svc.Capture(octx, procedures.CaptureRequest{Code: "return tools.wp_list(x=task_id)\n", SessionID: "s5"})
-			if err == nil && (out.Suggestion == nil || out.Suggestion.Tool != name || out.Suggestion.Reason != procedures.SuggestCoveredBy) {
+			if err == nil && (out.Suggestion == nil || out.Suggestion.Tool != name || out.Suggestion.Reason != reuse.SuggestCoveredBy) {
 				return fmt.Errorf("suggestion %+v, want %s covered_by", out.Suggestion, name)
 			}
 			return err

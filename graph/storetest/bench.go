@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -188,7 +189,7 @@ func BenchFind(b *testing.B, s procedures.Store, n int) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if total == 0 || len(ps) != procedures.DefaultFindLimit {
+			if total == 0 || len(ps) != fields.DefaultFindLimit {
 				b.Fatalf("service Find(exposed) found %d (total %d)", len(ps), total)
 			}
 		}

@@ -4,20 +4,21 @@ import (
 	"testing"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/binding"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/procedures"
 )
 
 // SampleBinding is a binding with every part set (a nested procedure
 // present and one absent), for round trips.
-func SampleBinding(codeHash string) *procedures.Binding {
-	return &procedures.Binding{
+func SampleBinding(codeHash string) *binding.Binding {
+	return &binding.Binding{
 		CodeHash: codeHash, StatementHash: "sha256:" + hashOf("5"),
 		Signature: []string{"kill_job", "proc__x__y", "proc__z"}, ReadOnly: false, StateChangingTools: []string{"kill_job"},
-		Tools: []procedures.BoundTool{{Name: "kill_job", SchemaHash: "sha256:" + hashOf("6")}},
-		Nested: []procedures.BoundNested{
+		Tools: []binding.BoundTool{{Name: "kill_job", SchemaHash: "sha256:" + hashOf("6")}},
+		Nested: []binding.BoundNested{
 			{Name: "proc__x__y", CodeHash: hashOf("7"), ReadOnly: true, StateChangingTools: []string{}},
-			{Name: "proc__z", CodeHash: procedures.NestedAbsent, StateChangingTools: []string{}},
+			{Name: "proc__z", CodeHash: binding.NestedAbsent, StateChangingTools: []string{}},
 		},
 	}
 }
@@ -25,7 +26,7 @@ func SampleBinding(codeHash string) *procedures.Binding {
 // testBindings: every standing authorization keeps its binding as it was
 // stored — a grant (Get, Granted), a session policy (Policy, Policies) and
 // a turn (GetApproval through its transitions) — and one stored without a
-// binding comes back without one (procedures.InactiveUnbound).
+// binding comes back without one (binding.InactiveUnbound).
 func testBindings(t *testing.T, newStore NewStore) {
 	t.Run("grant", func(t *testing.T) {
 		s := newStore(t)

@@ -18,6 +18,7 @@ import (
 	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/health"
+	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/search"
@@ -502,7 +503,7 @@ func RunDumpRefusals(t *testing.T, newStore NewStore) {
 		}), "its code gives code_hash"},
 		{"decision note past the bound", with(func(b []string) []string {
 			i := find("decision", 5)
-			b[i] = strings.Replace(b[i], `"note":"n"`, `"note":"`+strings.Repeat("n", procedures.MaxNoteBytes+1)+`"`, 1)
+			b[i] = strings.Replace(b[i], `"note":"n"`, `"note":"`+strings.Repeat("n", fields.MaxNoteBytes+1)+`"`, 1)
 			return b
 		}), "note"},
 		{"decision actor holding a token", with(func(b []string) []string {

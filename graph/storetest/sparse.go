@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/reuse"
 )
 
 // The tools of SparseFill: SparseA and SparseB are each called by degree
@@ -148,7 +149,7 @@ func testFindSparseTools(t *testing.T, newStore NewStore) {
 	}
 	svc := procedures.NewService(s, procedures.Options{})
 	sg, err := svc.Suggest(context.Background(), both, "")
-	if err != nil || sg == nil || sg.Tool != SparseOnly || sg.Reason != procedures.SuggestSameSignature {
-		t.Fatalf("Suggest(%v) = %+v, %v; want %s, %s", both, sg, err, SparseOnly, procedures.SuggestSameSignature)
+	if err != nil || sg == nil || sg.Tool != SparseOnly || sg.Reason != reuse.SuggestSameSignature {
+		t.Fatalf("Suggest(%v) = %+v, %v; want %s, %s", both, sg, err, SparseOnly, reuse.SuggestSameSignature)
 	}
 }

@@ -515,7 +515,7 @@ func testTurns(t *testing.T, newStore NewStore) {
 	})
 
 	t.Run("a session's policies are its own, whatever longer ids hold", func(t *testing.T) {
-		// "p\x00x" cannot be made since procedures.CheckSessionID, but a
+		// "p\x00x" cannot be made since usage.CheckSessionID, but a
 		// store written before may hold it.
 		s := turnStore(t, newStore(t))
 		for _, id := range []string{"p", "p\x00x", "p\x00"} {

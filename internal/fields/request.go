@@ -1,7 +1,7 @@
 package fields
 
-// The bounds of the request fields, in bytes of UTF-8 for strings. The
-// domain's constants (procedures.MaxKeyBytes, MaxReasonBytes, …) are these.
+// The bounds of the request fields, in bytes of UTF-8 for strings; the
+// domain checks its inputs against these, it declares none of its own.
 const (
 	// MaxKeyBytes bounds a key or a name: a session id, an
 	// Idempotency-Key, a cause's name, a procedure's name, an actor.
@@ -37,6 +37,13 @@ const (
 	MaxWaitSeconds = 60
 	// MaxTurnIDBytes bounds a turn id (trn_…).
 	MaxTurnIDBytes = 64
+	// MaxDriftPage is the largest page of stale versions (GET /v1/drift).
+	MaxDriftPage = 500
+	// MaxNoteBytes bounds an audit record's note: an operator's reason,
+	// or "reviewed by " and the reviewer.
+	MaxNoteBytes = MaxReasonBytes + MaxKeyBytes
+	// MaxSuggestionBytes bounds an audit record's suggestion.
+	MaxSuggestionBytes = 1 << 10
 	// DefaultDecisionLimit and MaxDecisionLimit are the audit log's page
 	// size (GET /v1/decisions).
 	DefaultDecisionLimit = 100
@@ -76,7 +83,7 @@ var (
 	// SessionID is the agent session a request belongs to: its usage key
 	// and the key of its policies, a key the stores build others from (a
 	// NUL would let one session's id be a prefix of another's keys) and a
-	// path segment. One rule wherever one enters (procedures.CheckSessionID):
+	// path segment. One rule wherever one enters (usage.CheckSessionID):
 	// capture, invoke, turns, MCP, the session routes.
 	SessionID = Field{Name: "session_id", Type: String, MaxBytes: MaxKeyBytes, NoControl: true,
 		Doc: "the agent's session"}
@@ -177,7 +184,7 @@ var (
 	Name = Field{Type: String, MinBytes: 1, MaxBytes: MaxKeyBytes}
 	// Names is a list of them.
 	Names = Field{Type: Array, Items: &Name, MaxItems: MaxNames}
-	// UsageKey is a key counted once (procedures.UsageKey: "s:" and a
+	// UsageKey is a key counted once (usage.UsageKey: "s:" and a
 	// session id, "i:" and an Idempotency-Key, or "r:" and 32 hex).
 	UsageKey = Field{Name: "key", Type: String, MinBytes: 1, MaxBytes: len("s:") + MaxKeyBytes}
 	// SearchPart is one text of a procedure's search document

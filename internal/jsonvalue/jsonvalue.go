@@ -240,3 +240,13 @@ func List[T any](s []T) []T {
 	}
 	return s
 }
+
+// Strings is ss as a JSON array value ([]any of strings), as a schema's
+// "required" or "type" holds one.
+func Strings(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}

@@ -211,8 +211,8 @@ var mutants = []Mutant{
 	{
 		Name:     "procedures/problem-not-denied",
 		Why:      "Decide lets a procedure nested too deep fall through to the read-only rows (issue 8 item 6)",
-		Edits:    []Edit{{Dir: "procedures", Find: "return in.Problem != \"\"", Replace: "return false"}},
-		Packages: []string{"./replay", "./procedures"},
+		Edits:    []Edit{{Dir: "decide", Find: "return in.Problem != \"\"", Replace: "return false"}},
+		Packages: []string{"./replay", "./decide"},
 		Tests:    []string{"TestDecideTable", "TestDecideTurns"},
 	},
 	// Gaps the second read of the diff found (the cleanup session).

@@ -23,15 +23,15 @@ func init() {
 		{
 			Name:     "replay/verify-detail-quotes-message",
 			Why:      "verify's detail is the validator's message: it quotes a recorded value to a caller who may not read recordings",
-			Edits:    []Edit{{Dir: "replay", Files: "verify.go", Find: `return "its arguments break its input_schema: " + procedures.SchemaMessage(procedures.SchemaViolations(err))`, Replace: `return err.Error()`}},
+			Edits:    []Edit{{Dir: "replay", Files: "verify.go", Find: `return "its arguments break its input_schema: " + schemas.SchemaMessage(schemas.SchemaViolations(err))`, Replace: `return err.Error() + schemas.SchemaMessage(nil)`}},
 			Packages: []string{"./replay"},
 			Tests:    []string{"TestVerifyDetailQuotesNoRecordedValue"},
 		},
 		{
 			Name:     "procedures/schema-violation-quotes-message",
 			Why:      "the one home of schema errors passes the validator's message on: every caller is told the value",
-			Edits:    []Edit{{Dir: "procedures", Files: "schemaerr.go", Find: `v.Message = "fails " + v.Keyword`, Replace: `v.Message = e.Message`}},
-			Packages: []string{"./procedures", "./replay"},
+			Edits:    []Edit{{Dir: "schemas", Files: "violation.go", Find: `v.Message = "fails " + v.Keyword`, Replace: `v.Message = e.Message`}},
+			Packages: []string{"./schemas", "./replay"},
 			Tests:    []string{"TestSchemaViolationsQuoteNoValue", "TestInvokeArgumentErrorsQuoteNoValue"},
 		},
 		{

@@ -62,7 +62,7 @@ func init() {
 		{
 			Name:     "procedures/audit-session-unchecked",
 			Why:      "the session of an audit record is not held to a session id's shape: a line break or a token could travel in it",
-			Edits:    []Edit{{Dir: "procedures", Find: `if d.Session != "" && CheckSessionID(d.Session) != nil {`, Replace: "if false {"}},
+			Edits:    []Edit{{Dir: "procedures", Find: `if d.Session != "" && usage.CheckSessionID(d.Session) != nil {`, Replace: "if false && usage.CheckSessionID(d.Session) != nil {"}},
 			Packages: []string{"./procedures"},
 			Tests:    []string{"TestRecorderEnforcesTheAuditRule"},
 		},

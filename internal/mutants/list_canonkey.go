@@ -76,7 +76,7 @@ func init() {
 		{
 			Name:     "procedures/program-key-keeps-exact-args",
 			Why:      "a policy with a program key still covers its exact text with any argument values",
-			Edits:    []Edit{{Dir: "procedures", Files: "binding.go", Find: "\t\treturn b.Program == cur.Program\n", Replace: "\t\treturn b.Program == cur.Program || b.CodeHash == cur.CodeHash\n"}},
+			Edits:    []Edit{{Dir: "binding", Files: "binding.go", Find: "\t\treturn b.Program == cur.Program\n", Replace: "\t\treturn b.Program == cur.Program || b.CodeHash == cur.CodeHash\n"}},
 			Packages: []string{"./gate"},
 			Tests:    []string{"TestPolicyCoversTheProgram"},
 		},

@@ -43,7 +43,7 @@ func init() {
 		{
 			Name:     "procedures/unknown-tool-replay-runs",
 			Why:      "a replay calling a tool its server no longer lists runs, and fails mid-run (or in the automatic phase is told it changes state) instead of unknown_tool",
-			Edits:    []Edit{{Dir: "procedures", Files: "decide.go", Find: "return len(in.UnknownTools) > 0", Replace: "return false"}},
+			Edits:    []Edit{{Dir: "decide", Files: "decide.go", Find: "return len(in.UnknownTools) > 0", Replace: "return false"}},
 			Packages: []string{"./replay", "./cmd/procgraph"},
 			Tests:    []string{"TestInvokeCatalogueChangeReclassifies", "TestMethodValueOfExcludedToolRefused", "TestCatalogueFollowsTheLiveServers"},
 		},

@@ -7,14 +7,14 @@ func init() {
 		{
 			Name:     "procedures/state-changing-run-not-durable-first",
 			Why:      "a run that may change state has its decision stored only after it ran: a crash mid-run leaves state changed with no record of what allowed it",
-			Edits:    []Edit{{Dir: "procedures", Files: "runrecord.go", Find: "return !v.Allowed() || v.StateChanging", Replace: "return !v.Allowed()"}},
+			Edits:    []Edit{{Dir: "decide", Files: "decide.go", Find: "return !v.Allowed() || v.StateChanging", Replace: "return !v.Allowed()"}},
 			Packages: []string{"./replay", "./cmd/procgraph"},
 			Tests:    []string{"TestInvokeCommitsOnce", "TestInvokeFailsClosedWhenTheDecisionIsNotRecorded", "TestKilledMidRunKeepsWhatRanFirst"},
 		},
 		{
 			Name:     "procedures/read-only-run-commits-twice",
 			Why:      "every allowed run stores its decision before it runs: a read-only invoke or turn pays two fsync'd commits where one does",
-			Edits:    []Edit{{Dir: "procedures", Files: "runrecord.go", Find: "return !v.Allowed() || v.StateChanging", Replace: "return true"}},
+			Edits:    []Edit{{Dir: "decide", Files: "decide.go", Find: "return !v.Allowed() || v.StateChanging", Replace: "return true"}},
 			Packages: []string{"./replay", "./gate"},
 			Tests:    []string{"TestInvokeCommitsOnce", "TestAutomaticTurnCommitsOnce"},
 		},

@@ -21,14 +21,14 @@ func init() {
 		{
 			Name:     "procedures/demoted-grant-active",
 			Why:      "a demoted procedure's grant stays active: state-changing code that fails every run keeps running unattended",
-			Edits:    []Edit{{Dir: "procedures", Files: "view.go", Find: "\tcase p.Demoted:\n\t\ta.InactiveReason = ptr(InactiveUnhealthy)\n", Replace: ""}},
+			Edits:    []Edit{{Dir: "procedures", Files: "view.go", Find: "\tcase p.Demoted:\n\t\ta.InactiveReason = ptr(inactiveUnhealthy)\n", Replace: ""}},
 			Packages: []string{"./procedures"},
 			Tests:    []string{"TestDemotionIsAuditedAndPublished"},
 		},
 		{
 			Name:     "procedures/demoted-runs-automatically",
 			Why:      "the decision table has no demotion row: an automatic invoke of a demoted procedure still runs its failing tools",
-			Edits:    []Edit{{Dir: "procedures", Files: "decide.go", Find: "return in.Demoted && automatic(in)", Replace: "return false && in.Demoted"}},
+			Edits:    []Edit{{Dir: "decide", Files: "decide.go", Find: "return in.Demoted && automatic(in)", Replace: "return false && in.Demoted"}},
 			Packages: []string{"./replay", "./cmd/procgraph"},
 			Tests:    []string{"TestDecideTable", "TestDemotionHidesAndDenies"},
 		},

@@ -20,7 +20,7 @@ func init() {
 		{
 			Name:     "procedures/drift-grant-stays-active",
 			Why:      "a grant bound to a tool's old contract stays active after the contract changed (it must be inactive, catalogue_drift, until re-granted)",
-			Edits:    []Edit{{Dir: "procedures", Find: "case !slices.Equal(b.Tools, cur.Tools):\n\t\treturn InactiveCatalogueDrift", Replace: "case false:\n\t\treturn InactiveCatalogueDrift"}},
+			Edits:    []Edit{{Dir: "binding", Find: "case !slices.Equal(b.Tools, cur.Tools):\n\t\treturn InactiveCatalogueDrift", Replace: "case false:\n\t\treturn InactiveCatalogueDrift"}},
 			Packages: []string{"./api"},
 			Tests:    []string{"TestDriftRoundTrip"},
 		},

@@ -8,8 +8,8 @@ func init() {
 		{
 			Name:     "procedures/automatic-state-changing-turn-runs",
 			Why:      "the decision table's automatic row lets a state-changing turn fall through to the interactive rows",
-			Edits:    []Edit{{Dir: "procedures", Find: "{turns, automatic, deny(audit.ReasonStateChangingAuto, suggestInteractiveTurn)},", Replace: ""}},
-			Packages: []string{"./procedures"},
+			Edits:    []Edit{{Dir: "decide", Find: "{turns, automatic, deny(audit.ReasonStateChangingAuto, suggestInteractiveTurn)},", Replace: ""}},
+			Packages: []string{"./decide"},
 			Tests:    []string{"TestDecideTurns"},
 		},
 		{

@@ -84,7 +84,7 @@ func init() {
 		{
 			Name:     "mcpserve/stateless-usage-key-shared",
 			Why:      "every stateless proc__ call counts under one usage key, whoever holds the token",
-			Edits:    []Edit{{Dir: "procedures", Files: "capture.go", Find: `return "mcp:" + holder`, Replace: `return "mcp:"`}},
+			Edits:    []Edit{{Dir: "usage", Files: "usage.go", Find: `return "mcp:" + holder`, Replace: `return "mcp:"`}},
 			Packages: []string{"./mcpserve"},
 			Tests:    []string{"TestStatelessUsageKeyIsTheHolder"},
 		},

@@ -63,7 +63,7 @@ func init() {
 		{
 			Name:     "neo4j/capture-page-statement-again",
 			Why:      "a capture of an existing procedure whose tools keep every holder unexposed reads the catalogue after its write: two statements on Neo4j",
-			Edits:    []Edit{{Dir: "procedures", Files: "capture.go", Find: "if NoneExposedWith(res.Procedure.Signature, v.cat, s.opts.AllowMutatingAutorun) {", Replace: "if _, err := s.store.Catalogue(ctx); err != nil || NoneExposedWith(res.Procedure.Signature, v.cat, s.opts.AllowMutatingAutorun) {"}},
+			Edits:    []Edit{{Dir: "procedures", Files: "capture.go", Find: "if noneExposedWith(res.Procedure.Signature, v.cat, s.opts.AllowMutatingAutorun) {", Replace: "if _, err := s.store.Catalogue(ctx); err != nil || noneExposedWith(res.Procedure.Signature, v.cat, s.opts.AllowMutatingAutorun) {"}},
 			Packages: []string{"./graph/neo4j"},
 			Tests:    []string{"TestWritePathStatements"},
 		},

@@ -23,7 +23,7 @@ func init() {
 			Name: "review/shows-current-not-bound",
 			Why:  "a review shows a nested procedure's current version rather than the one its approval binds to: what the operator reads is not what the approval lets run",
 			Edits: []Edit{{Dir: "gate", Files: "resolve.go", Find: "nested, err := g.svc.Reach(ctx, r.Binding)",
-				Replace: "now, err := g.svc.BindingsNow(ctx, []*procedures.Binding{r.Binding})\n\t\tif err != nil {\n\t\t\treturn nil, err\n\t\t}\n\t\tnested, err := g.svc.Reach(ctx, now[0])"}},
+				Replace: "now, err := g.svc.BindingsNow(ctx, []*binding.Binding{r.Binding})\n\t\tif err != nil {\n\t\t\treturn nil, err\n\t\t}\n\t\tnested, err := g.svc.Reach(ctx, now[0])"}},
 			Packages: []string{"./gate"},
 			Tests:    []string{"TestReviewShowsAllThatRuns"},
 		},
@@ -37,7 +37,7 @@ func init() {
 		{
 			Name:     "review/truncation-not-told-in-text",
 			Why:      "the CLI and the MCP review do not say that nested code was cut, nor where the whole of it is",
-			Edits:    []Edit{{Dir: "procedures", Files: "review.go", Find: "\tif !r.Truncated {\n\t\treturn \"\"", Replace: "\tif true {\n\t\treturn \"\""}},
+			Edits:    []Edit{{Dir: "binding", Files: "reached.go", Find: "\tif !r.Truncated {\n\t\treturn \"\"", Replace: "\tif true {\n\t\treturn \"\""}},
 			Packages: []string{"./cmd/procgraph"},
 			Tests:    []string{"TestReviewInATerminal"},
 		},

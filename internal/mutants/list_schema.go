@@ -6,14 +6,14 @@ func init() {
 		{
 			Name:     "procedures/capture-session-id-unchecked",
 			Why:      "a capture takes a session_id with control characters that turns refuse (one session_id rule)",
-			Edits:    []Edit{{Dir: "procedures", Files: "capture.go", Find: "if err := CheckSessionID(req.SessionID); err != nil {", Replace: "if err := error(nil); err != nil {"}},
+			Edits:    []Edit{{Dir: "procedures", Files: "capture.go", Find: "if err := usage.CheckSessionID(req.SessionID); err != nil {", Replace: "if err := error(nil); err != nil {"}},
 			Packages: []string{"./api"},
 			Tests:    []string{"TestSessionIDOneRule"},
 		},
 		{
 			Name:     "replay/invoke-session-id-unchecked",
 			Why:      "an invoke takes a session_id with control characters that turns refuse (one session_id rule)",
-			Edits:    []Edit{{Dir: "replay", Files: "replayer.go", Find: "if err := procedures.CheckSessionID(req.SessionID); err != nil {", Replace: "if err := error(nil); err != nil {"}},
+			Edits:    []Edit{{Dir: "replay", Files: "replayer.go", Find: "if err := usage.CheckSessionID(req.SessionID); err != nil {", Replace: "if err := error(nil); err != nil {"}},
 			Packages: []string{"./api"},
 			Tests:    []string{"TestSessionIDOneRule"},
 		},

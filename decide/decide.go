@@ -1,9 +1,10 @@
-package procedures
+package decide
 
 import (
 	"strings"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/internal/text"
 )
 
@@ -83,11 +84,11 @@ const (
 )
 
 // suggestUnknownTool is the suggestion of a replay denied unknown_tool:
-// which tools the catalogue lacks, bounded to maxSuggestionBytes.
+// which tools the catalogue lacks, bounded to fields.MaxSuggestionBytes.
 func suggestUnknownTool(tools []string) string {
 	s := "neither the catalogue nor the stored procedures have " + strings.Join(tools, ", ") +
 		" (a tool its server no longer lists, or one never there): nothing ran; the procedure runs again once they are back"
-	return text.Bounded(s, maxSuggestionBytes-len("…"))
+	return text.Bounded(s, fields.MaxSuggestionBytes-len("…"))
 }
 
 // subjects says which blocks a row of the table decides.
@@ -130,7 +131,9 @@ func automatic(in DecisionInput) bool { return in.Phase != audit.PhaseInteractiv
 var table = []row{
 	{replays, func(in DecisionInput) bool { return in.Retired }, deny(audit.ReasonRetired, suggestRetired)},
 	{replays, func(in DecisionInput) bool { return !in.Succeeded }, deny(audit.ReasonProcedureNotSucceeded, "")},
-	{both, func(in DecisionInput) bool { return in.Problem != "" }, func(in DecisionInput) Verdict { return Verdict{Outcome: audit.Denied, Reason: in.Problem} }},
+	{both, func(in DecisionInput) bool { return in.Problem != "" }, func(in DecisionInput) Verdict {
+		return Verdict{Outcome: audit.Denied, Reason: in.Problem}
+	}},
 	// A call of a tool the catalogue lacks would be refused mid-run: the
 	// replay is refused before it starts, in either phase, and says which.
 	{replays, func(in DecisionInput) bool { return len(in.UnknownTools) > 0 }, func(in DecisionInput) Verdict {
@@ -183,3 +186,12 @@ func ResolveVerdict(runs bool) Verdict {
 func ExpiredVerdict() Verdict {
 	return Verdict{Outcome: audit.Denied, Reason: audit.ReasonApprovalExpired}
 }
+
+// DurableFirst reports whether the decision of v must be stored before
+// anything of its run is dispatched: a verdict that lets state-changing
+// tools run. Any other allowed run — one that can change no state — has
+// its decision stored with its result and its uses after it ran, in one
+// commit (procedures.RunRecord), and its answer waits for that commit: a
+// run whose record could not be stored answers nothing. A denial is
+// stored at once (nothing runs).
+func (v Verdict) DurableFirst() bool { return !v.Allowed() || v.StateChanging }

@@ -1,4 +1,4 @@
-package procedures
+package schemas
 
 import (
 	"bytes"
@@ -26,7 +26,7 @@ func InputSchema(parameters []string, supplied map[string]any) (map[string]any, 
 		return map[string]any{
 			"type":                 "object",
 			"properties":           props,
-			"required":             stringsToAny(parameters),
+			"required":             jsonvalue.Strings(parameters),
 			"additionalProperties": false,
 		}, nil
 	}
@@ -56,7 +56,7 @@ func InputSchema(parameters []string, supplied map[string]any) (map[string]any, 
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	schema["required"] = stringsToAny(names)
+	schema["required"] = jsonvalue.Strings(names)
 	if _, err := CompileSchema(schema); err != nil {
 		return nil, fault.Errorf(fault.CodeInvalid, "params_schema does not compile: %v", err).WithDetails("field", "params_schema")
 	}
@@ -80,10 +80,12 @@ func CompileSchema(schema map[string]any) (*jsonschema.Schema, error) {
 	return c.Compile("input.json")
 }
 
-func stringsToAny(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
+// SchemaKey is a stable key of a JSON-like schema (its JSON, keys sorted):
+// what caches of compiled schemas key on.
+func SchemaKey(schema map[string]any) string {
+	b, err := json.Marshal(schema)
+	if err != nil {
+		return ""
 	}
-	return out
+	return string(b)
 }

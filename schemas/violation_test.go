@@ -1,4 +1,4 @@
-package procedures_test
+package schemas_test
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
-	"github.com/procgraph/procgraph/procedures"
+	"github.com/procgraph/procgraph/schemas"
 )
 
 // TestSchemaViolationsQuoteNoValue: for every keyword whose validator
@@ -73,9 +73,9 @@ func TestSchemaViolationsQuoteNoValue(t *testing.T) {
 			if verr == nil {
 				t.Fatal("the value passes")
 			}
-			vs := procedures.SchemaViolations(verr)
+			vs := schemas.SchemaViolations(verr)
 			b, _ := json.Marshal(vs)
-			told := string(b) + " " + procedures.SchemaMessage(vs)
+			told := string(b) + " " + schemas.SchemaMessage(vs)
 			if strings.Contains(told, num) || strings.Contains(told, word) {
 				t.Fatalf("told %s: it quotes the value", told)
 			}
