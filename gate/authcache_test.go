@@ -3,12 +3,15 @@ package gate_test
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/gate"
+	"github.com/procgraph/procgraph/graph/storetest"
 	"github.com/procgraph/procgraph/replay/replaytest"
 )
 
@@ -125,4 +128,69 @@ func TestAuthorizationFailsClosed(t *testing.T) {
 func TestAcrossInstances(t *testing.T) {
 	s := replaytest.OpenStore(t)
 	replaytest.AcrossInstances(t, s, s)
+}
+
+// BenchmarkAuthorizedTurn measures a turn a session policy decides and one
+// a durable grant decides, run included, in process on the embedded store
+// holding 1k and 100k other procedures (storetest.Fill), long after the
+// authorization cache was filled and the poller read an unchanged
+// revision: store_reads/turn counts every store read of the turn (0: the
+// grant, the policy and the catalogue come from memory; the turn's two
+// writes, its decision and its run's commit, are not counted).
+func BenchmarkAuthorizedTurn(b *testing.B) {
+	for _, n := range []int{1000, 100_000} {
+		b.Run(strconv.Itoa(n/1000)+"k", func(b *testing.B) {
+			cs := &countedStore{Store: replaytest.OpenStore(b)}
+			storetest.Fill(b, cs.Store, n)
+			clk := replaytest.NewClock(authStart)
+			in := replaytest.NewInstance(b, cs, cs, clk)
+			cat, err := cs.Catalogue(context.Background())
+			if err != nil {
+				b.Fatal(err)
+			}
+			replaytest.Authorized(b, in, cat.Tools...)
+			in.Poll(b)
+			for _, c := range []struct {
+				name   string
+				req    gate.TurnRequest
+				reason string
+			}{
+				{"policy", replaytest.InstancesPolicyTurn, audit.ReasonSessionPolicy},
+				{"grant", replaytest.InstancesGrantTurn, audit.ReasonDurableAutoRun},
+			} {
+				b.Run(c.name, func(b *testing.B) {
+					if !in.CoveredBy(b, c.req, c.reason) { // fills the cache
+						b.Fatal("not covered")
+					}
+					clk.Add(time.Hour)
+					in.Poll(b)
+					cs.Take()
+					turns := 0
+					for b.Loop() {
+						ans, err := in.Gate.Submit(context.Background(), c.req)
+						if err != nil || !ans.Ran() || ans.Decision.Reason != c.reason {
+							b.Fatalf("submit: %+v, %v", ans, err)
+						}
+						turns++
+					}
+					b.ReportMetric(float64(storeReads(cs.Take()))/float64(turns), "store_reads/turn")
+				})
+			}
+		})
+	}
+}
+
+// storeReads is the number of reads among calls (a countedStore Take): all
+// but the writes of a turn's decision and of its run.
+func storeReads(calls string) int {
+	n := 0
+	for _, c := range strings.Fields(calls) {
+		name, count, _ := strings.Cut(c, "×")
+		if name == "AppendDecision" || name == "RecordRun" {
+			continue
+		}
+		k, _ := strconv.Atoi(count)
+		n += k
+	}
+	return n
 }

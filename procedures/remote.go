@@ -24,9 +24,12 @@ const DefaultWatchInterval = 5 * time.Second
 //
 // A change this instance made also moves the marker, so it may be
 // followed by one redundant ChangeRemote; subscribers reread on either,
-// and rereading is idempotent. (A store-level change counter bumped by
-// every write would make this one read of one value; it needs a Store
-// method and a write in every write path of both backends.)
+// and rereading is idempotent. The store's authorization revision
+// (Store.AuthRevision) does not replace the marker: it moves with what
+// changes a procedure's class (and so its exposure) but not with a cause a
+// capture links to an exposed procedure, which its description names —
+// moving it on those would drop every instance's authorization cache on
+// ordinary captures.
 func (s *Service) WatchRemote(ctx context.Context, interval time.Duration) {
 	if interval <= 0 {
 		interval = DefaultWatchInterval

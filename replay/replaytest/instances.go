@@ -93,11 +93,11 @@ var (
 // Authorized sets up, through a, what AcrossInstances revokes: the
 // catalogue, a procedure of the program with a durable grant, and a
 // session policy (auto_run) on InstancesPolicyTurn; it returns the
-// procedure's name.
-func Authorized(tb testing.TB, a *Instance) string {
+// procedure's name. The catalogue holds the program's tools and more.
+func Authorized(tb testing.TB, a *Instance, more ...procedures.Tool) string {
 	tb.Helper()
 	ctx := context.Background()
-	if _, err := a.Svc.PutCatalogue(ctx, instancesTools, "tester"); err != nil {
+	if _, err := a.Svc.PutCatalogue(ctx, append(more, instancesTools...), "tester"); err != nil {
 		tb.Fatal(err)
 	}
 	// The policy first: once granted, the grant would decide the turn.
