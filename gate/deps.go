@@ -33,7 +33,6 @@ type DecideService interface {
 	Grantable(p *procedures.Procedure) string
 	Suggest(ctx context.Context, signature []string, except string) (*procedures.Suggestion, error)
 	Now() time.Time
-	AuthorizationEpoch() (epoch uint64, trusted bool)
 }
 
 // RecordService is what the gate records through the domain: a turn's

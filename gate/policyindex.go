@@ -16,9 +16,10 @@ const maxPolicyIndex = 4096
 // policy or a grant decides reads none from the store (docs/design.md
 // "What an authorization binds to"). An entry — an empty one too — is
 // trusted under the domain's one rule for cached authorizations
-// (procedures.Service.AuthorizationEpoch, procedures/authcache.go): while
-// the epoch it was read at is current and the poller of the store's
-// authorization revision is fresh, so a policy set or revoked on another
+// (procedures/authcache.go): while the epoch it was read at is the one the
+// turn's block was classified at (procedures.Classified.AuthEpoch, 0 when
+// the poller of the store's authorization revision is not fresh, and
+// nothing is trusted), so a policy set or revoked on another
 // instance is seen here after the next poll, and until then a policy not
 // yet seen leaves the turn asked. This gate's own policy writes drop the
 // session's entry at once (SetPolicy, RevokePolicies, a resolution's
@@ -57,14 +58,14 @@ func entryOf(ps []SessionPolicy, epoch uint64) policyEntry {
 	return e
 }
 
-// policies returns the session's policies: from the index while auth (the
-// domain's AuthorizationEpoch) trusts the epoch its entry was read at,
-// else read from the store (one Policies call) and kept unless this gate
-// wrote a policy meanwhile. Errors are the store's.
-func (x *policyIndex) policies(ctx context.Context, turns TurnStore, sessionID string, auth func() (uint64, bool)) (policyEntry, error) {
-	epoch, trusted := auth()
+// policies returns the session's policies: from the index while its entry
+// was read at epoch (the authorization cache's, as the turn's block was
+// classified; 0 trusts nothing), else read from the store (one Policies
+// call) and kept under epoch unless this gate wrote a policy meanwhile.
+// Errors are the store's.
+func (x *policyIndex) policies(ctx context.Context, turns TurnStore, sessionID string, epoch uint64) (policyEntry, error) {
 	x.mu.Lock()
-	if e, ok := x.entries.Get(sessionID); ok && trusted && e.epoch == epoch {
+	if e, ok := x.entries.Get(sessionID); ok && epoch != 0 && e.epoch == epoch {
 		x.mu.Unlock()
 		return e, nil
 	}

@@ -13,23 +13,25 @@ import (
 // the store answered it (what a grant or revoke prepares its write with,
 // what tells a capture whether its procedure was exposed), and what a
 // grant's cover found for it (GrantedProgramOf) — the catalogue a view
-// classifies with (newView), and, through AuthorizationEpoch, the gate's
-// index of session policies. One rule says
-// how long all of it is trusted (docs/design.md "What an authorization
-// binds to"; ADR 0052):
+// classifies with (newView), and, through the epoch a block is classified
+// at (Classified.AuthEpoch), the gate's index of session policies. One
+// rule says how long all of it is trusted (docs/design.md "How long a
+// cached authorization is trusted"; ADR 0052):
 //
 //   - The store keeps an authorization revision (Store.AuthRevision) that
 //     every write which can change what a grant or a policy decides moves,
 //     in its own transaction, whichever instance made it.
-//   - One poller per process (WatchAuthorization, wired in cmd/procgraph)
-//     reads it every interval (authPollEvery); when it moved, everything
-//     cached is dropped at once (the epoch moves). An entry is trusted
+//   - One poller per process (watchAuthorization, run by WatchRemote,
+//     which cmd/procgraph starts once) reads it every interval
+//     (authPollEvery); when it moved, everything cached is dropped at
+//     once (the epoch moves). An entry is trusted
 //     while the epoch it was read at is current: a revoke or a policy
 //     deleted on another instance is honoured here after the next poll, one
 //     interval at most.
 //   - Fail closed: while the poller has not read the revision for
-//     authStaleAfter intervals (or never has), no grant look and no policy
-//     list is trusted: each turn reads the store, as without a cache.
+//     authStaleAfter intervals (or never has), no grant look, policy list
+//     or catalogue is trusted: each turn reads the store, as without a
+//     cache.
 //   - This service's own writes go through at once: the change feed
 //     (drain) leaves a tombstone on the procedure a change concerns (every
 //     procedure for a change without one: a catalogue, another instance's,
@@ -40,8 +42,8 @@ import (
 // checks the code hash and the catalogue in its own statement, so a stale
 // entry costs the read it saved; it is dropped with the rest all the same.
 
-// authPollEvery is how often WatchAuthorization reads the store's
-// authorization revision unless told otherwise.
+// authPollEvery is how often watchAuthorization reads the store's
+// authorization revision.
 const authPollEvery = time.Second
 
 // authStaleAfter is how many poll intervals may pass without a successful
@@ -66,7 +68,7 @@ type authCache struct {
 	polled   bool
 	polledAt time.Time
 	// every is the poller's interval (authPollEvery unless
-	// WatchAuthorization was given one).
+	// watchAuthorization was given another).
 	every time.Duration
 	// global is the Seq of the last change concerning every procedure.
 	global  uint64
@@ -236,17 +238,21 @@ func (s *Service) catalogue(ctx context.Context) (*Catalogue, error) {
 	return cat, nil
 }
 
-// AuthorizationEpoch returns the authorization cache's epoch, which moves
-// whenever what it holds is dropped, and whether what was read at the
-// current epoch may be trusted now (the poller read the store's
-// authorization revision recently enough): the gate keeps a session's
-// policies while both hold for the epoch it read them at.
-func (s *Service) AuthorizationEpoch() (epoch uint64, trusted bool) {
+// authEpoch is the authorization cache's epoch, which moves whenever what
+// it holds is dropped, when what was read at it may be trusted now (the
+// poller read the store's authorization revision recently enough); 0 when
+// nothing may be (epochs start at 1 with the first poll). ClassifyBlock
+// gives it to the gate (Classified.AuthEpoch), which keeps a session's
+// policies under the epoch it read them at.
+func (s *Service) authEpoch() uint64 {
 	x := s.auth
 	now := s.opts.Now()
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	return x.epoch, x.fresh(now)
+	if !x.fresh(now) {
+		return 0
+	}
+	return x.epoch
 }
 
 // PollAuthorization reads the store's authorization revision once: when
@@ -254,8 +260,8 @@ func (s *Service) AuthorizationEpoch() (epoch uint64, trusted bool) {
 // authorization cache holds is dropped; either way what is read from now
 // is trusted for authStaleAfter intervals. A failed read changes nothing
 // (and is returned): once reads have failed for that long, nothing is
-// trusted. WatchAuthorization calls it every interval; tests call it to
-// tick.
+// trusted. The poller (watchAuthorization) calls it every interval;
+// tests call it to tick.
 func (s *Service) PollAuthorization(ctx context.Context) error {
 	x := s.auth
 	at := s.opts.Now()
@@ -275,15 +281,12 @@ func (s *Service) PollAuthorization(ctx context.Context) error {
 	return nil
 }
 
-// WatchAuthorization is the process's one poller of the store's
-// authorization revision (PollAuthorization every interval; authPollEvery
-// when interval is not positive), until ctx ends. Started once per
-// process by cmd/procgraph; without it nothing cached is trusted and every
-// turn reads its policies and grants from the store.
-func (s *Service) WatchAuthorization(ctx context.Context, interval time.Duration) {
-	if interval <= 0 {
-		interval = authPollEvery
-	}
+// watchAuthorization is the process's one poller of the store's
+// authorization revision (PollAuthorization every interval), until ctx
+// ends; WatchRemote, started once per process by cmd/procgraph, runs it.
+// Without it nothing cached is trusted and every turn reads its policies,
+// its grants and its catalogue from the store.
+func (s *Service) watchAuthorization(ctx context.Context, interval time.Duration) {
 	s.auth.mu.Lock()
 	s.auth.every = interval
 	s.auth.mu.Unlock()

@@ -311,12 +311,6 @@ func (m *Main) open(ctx, bg context.Context) (http.Handler, error) {
 	verified := make(chan struct{})
 	go func() { defer close(verified); rp.WatchCatalogue(bg) }() // stale versions verified after each catalogue change
 	m.onClose(func() error { <-verified; return nil })
-	// The process's one poller of the store's authorization revision: what
-	// the service and the gate cached of grants and policies is trusted
-	// while it reads the revision (procedures/authcache.go).
-	polled := make(chan struct{})
-	go func() { defer close(polled); svc.WatchAuthorization(bg, 0) }()
-	m.onClose(func() error { <-polled; return nil })
 	dumps, _ := store.(dump.Store)
 	return newHandler(bg, svc, rp, tg, dumps, m.tokens, authn, reg, sessions, upstreamsOf(gateway), log)
 }

@@ -12,7 +12,7 @@ func init() {
 		{
 			Name:     "gate/policy-index-no-ttl",
 			Why:      "the policy index trusts what it read forever: a policy revoked on another instance goes on deciding this instance's turns, and one set there is never used here",
-			Edits:    []Edit{{Dir: "gate", Files: "policyindex.go", Find: "; ok && trusted && e.epoch == epoch {", Replace: "; ok && epoch == epoch {"}},
+			Edits:    []Edit{{Dir: "gate", Files: "policyindex.go", Find: "; ok && epoch != 0 && e.epoch == epoch {", Replace: "; ok {"}},
 			Packages: []string{"./gate"},
 			Tests:    []string{"TestPolicyOfAnotherInstance"},
 		},
@@ -40,7 +40,7 @@ func init() {
 		{
 			Name:     "gate/policy-index-not-used",
 			Why:      "every turn reads the session's policies from the store: a turn a policy or grant decides costs a store round trip",
-			Edits:    []Edit{{Dir: "gate", Files: "policyindex.go", Find: "\tif e, ok := x.entries.Get(sessionID); ok && trusted", Replace: "\tif e, ok := x.entries.Get(sessionID); false && ok && trusted"}},
+			Edits:    []Edit{{Dir: "gate", Files: "policyindex.go", Find: "\tif e, ok := x.entries.Get(sessionID); ok && epoch != 0", Replace: "\tif e, ok := x.entries.Get(sessionID); false && ok && epoch != 0"}},
 			Packages: []string{"./gate"},
 			Tests:    []string{"TestPolicyCoverReadsNoStore", "TestGrantCoverReadsNoProcedure", "TestBindingChecksCostNoStoreCall"},
 		},
