@@ -63,10 +63,10 @@ func init() {
 		},
 		{
 			Name:     "procedures/grant-index-forever",
-			Why:      "the grant index trusts an entry forever: a grant revoked on another instance covers turns here until restart",
+			Why:      "the grant index trusts an entry however long the poller of the authorization revision has failed: a grant revoked on another instance covers turns here while the store cannot tell",
 			Edits:    []Edit{{Dir: "procedures", Files: "authcache.go", Find: " && e.rev == rev && e.epoch == x.epoch && x.fresh(now) {", Replace: " && e.rev == rev {"}},
 			Packages: []string{"./gate"},
-			Tests:    []string{"TestGrantCoverReadsNoProcedure"},
+			Tests:    []string{"TestGrantCoverReadsNoProcedure", "TestAuthorizationFailsClosed"},
 		},
 		{
 			Name:     "procedures/grant-index-off",
