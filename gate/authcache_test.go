@@ -109,9 +109,17 @@ func TestAuthorizationFailsClosed(t *testing.T) {
 			t.Fatal("the poll read a revision the store cannot give")
 		}
 		rs.Take()
-		bothCovered(t, in, "while the poll fails")
-		if got := rs.Take(); authReads(got) == step.trusted {
-			t.Fatalf("%v after the last good poll: store calls %s; want the cache trusted %v", clk.Now().Sub(authStart), got, step.trusted)
+		if !in.CoveredBy(t, replaytest.InstancesGrantTurn, audit.ReasonDurableAutoRun) {
+			t.Fatal("while the poll fails: the grant does not cover its program")
+		}
+		if got := rs.Take(); containsCall(got, "Get") == step.trusted {
+			t.Fatalf("%v after the last good poll: the grant's turn made the store calls %s; want the grant read from the cache %v", clk.Now().Sub(authStart), got, step.trusted)
+		}
+		if !in.CoveredBy(t, replaytest.InstancesPolicyTurn, audit.ReasonSessionPolicy) {
+			t.Fatal("while the poll fails: the policy does not cover its program")
+		}
+		if got := rs.Take(); policyReads(got) == step.trusted {
+			t.Fatalf("%v after the last good poll: the policy's turn made the store calls %s; want the policies read from the cache %v", clk.Now().Sub(authStart), got, step.trusted)
 		}
 	}
 	rs.failing.Store(false)
