@@ -133,13 +133,16 @@ func TestBindingChecksCostNoStoreCall(t *testing.T) {
 // of its code (none here) — is one RecordRun; and but for the policy read
 // (Policy×1 before the policy index, ADR 0050): the session's first turn
 // on an instance lists its policies (Policies×1), later ones read none
-// until the index's entry is procedures.GrantIndexTTL old or this gate
-// writes one of them.
+// until the store's authorization revision moves (the poller drops the
+// index) or this gate writes one of them; and but for the catalogue
+// (Catalogue×2 before the authorization cache, ADR 0052): read once after
+// the setup's writes, by the policy's first turn, then trusted as the
+// grants and policies are.
 const (
-	bindCostPolicyCalls = "AppendDecision×1 Catalogue×2 GetMany×1 Get×1 RecordRun×1"
-	bindCostGrantCalls  = "AppendDecision×1 Catalogue×2 GetMany×1 Get×1 RecordRun×1"
-	bindCostPolicyFirst = "AppendDecision×1 Catalogue×2 GetMany×1 Get×1 Policies×1 RecordRun×1"
-	bindCostGrantFirst  = "AppendDecision×1 Catalogue×2 GetMany×1 Get×1 Policies×1 RecordRun×1"
+	bindCostPolicyCalls = "AppendDecision×1 GetMany×1 Get×1 RecordRun×1"
+	bindCostGrantCalls  = "AppendDecision×1 GetMany×1 Get×1 RecordRun×1"
+	bindCostPolicyFirst = "AppendDecision×1 Catalogue×1 GetMany×1 Get×1 Policies×1 RecordRun×1"
+	bindCostGrantFirst  = "AppendDecision×1 GetMany×1 Get×1 Policies×1 RecordRun×1"
 )
 
 // BenchmarkTurnDecidedByBinding measures a turn decided by a session

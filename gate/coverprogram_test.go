@@ -121,10 +121,10 @@ func TestPolicyCoversTheProgramUpToNames(t *testing.T) {
 
 // TestGrantCoverReadsNoProcedure: a turn a durable grant covers as its
 // procedure's program reads neither the procedure nor a session policy
-// once the service read the grant (its grant index) and the gate the
-// session's policies (its policy index); a revoke
-// through this service is seen by the next turn, one made by another
-// instance within procedures.GrantIndexTTL.
+// once the service read the grant (its authorization cache) and the gate
+// the session's policies (its policy index); a revoke through this service
+// is seen by the next turn, one made by another instance after this
+// instance's next poll of the store's authorization revision.
 func TestGrantCoverReadsNoProcedure(t *testing.T) {
 	ctx := context.Background()
 	cs := &countedStore{Store: replaytest.OpenStore(t)}
@@ -147,6 +147,9 @@ func TestGrantCoverReadsNoProcedure(t *testing.T) {
 		return out.Procedure.Name
 	}
 	grant(svc, true)
+	if err := svc.PollAuthorization(ctx); err != nil { // the process's poller, started
+		t.Fatal(err)
+	}
 	turn := gate.TurnRequest{Code: "task = 5\na = tools.get_jobs(task_id=task)\nb = tools.fetch_logs(task_id=task)\nreturn [a, b]\n", SessionID: "s", Phase: audit.PhaseInteractive, Actor: "agent"}
 	mustCoveredBy(t, g, turn, true, audit.ReasonDurableAutoRun) // reads the grant
 	cs.Take()
@@ -155,11 +158,13 @@ func TestGrantCoverReadsNoProcedure(t *testing.T) {
 		t.Fatalf("a turn the grant covers made the store calls %s: it read the procedure or a session policy", got)
 	}
 
-	// Another instance (another service over the store) revokes: seen once
-	// the index's entry is GrantIndexTTL old.
+	// Another instance (another service over the store) revokes: seen
+	// after this instance's next poll.
 	other := procedures.NewService(cs.Store, procedures.Options{Now: clk.Now})
 	grant(other, false)
-	clk.Set(clk.Now().Add(procedures.GrantIndexTTL))
+	if err := svc.PollAuthorization(ctx); err != nil {
+		t.Fatal(err)
+	}
 	mustCoveredBy(t, g, turn, false, audit.ReasonDurableAutoRun)
 
 	// This service grants again, then revokes: the next turn sees each.
@@ -173,9 +178,10 @@ func TestGrantCoverReadsNoProcedure(t *testing.T) {
 
 // BenchmarkTurnCoveredByGrant measures a turn a durable grant covers as
 // its procedure's program (another text, a bound literal), run included,
-// in process on the embedded store: with the grant index warm (no store
-// read of the procedure), and with its entry expired before each turn
-// (one read of the procedure, as every such turn made before the index).
+// in process on the embedded store: with the authorization cache warm (no
+// store read of the procedure), and with the store's authorization
+// revision moved and polled before each turn (one read of the procedure,
+// as every such turn made before the cache).
 func BenchmarkTurnCoveredByGrant(b *testing.B) {
 	ctx := context.Background()
 	cs := &countedStore{Store: replaytest.OpenStore(b)}
@@ -194,6 +200,9 @@ func BenchmarkTurnCoveredByGrant(b *testing.B) {
 		b.Fatal(err)
 	}
 	turn := gate.TurnRequest{Code: "task = 5\na = tools.get_jobs(task_id=task)\nb = tools.fetch_logs(task_id=task)\nreturn [a, b]\n", SessionID: "s", Phase: audit.PhaseInteractive, Actor: "agent"}
+	if err := svc.PollAuthorization(ctx); err != nil {
+		b.Fatal(err)
+	}
 	for _, c := range []struct {
 		name    string
 		expired bool
@@ -203,7 +212,7 @@ func BenchmarkTurnCoveredByGrant(b *testing.B) {
 			n := 0
 			for b.Loop() {
 				if c.expired {
-					clk.Set(clk.Now().Add(procedures.GrantIndexTTL))
+					movedAndPolled(b, cs.Store, svc)
 				}
 				ans, err := g.Submit(ctx, turn)
 				if err != nil || !ans.Ran() || ans.Decision.Reason != audit.ReasonDurableAutoRun {

@@ -202,7 +202,7 @@ func (g *Gate) bindingNow(b *replay.Block, bound *binding.Binding) *binding.Bind
 // allow needs no policy). Both come from the gate's policy index
 // (policyIndex: no store round trip while its entry is fresh).
 func (g *Gate) sessionPolicy(ctx context.Context, sessionID string, b *replay.Block, undecided func() bool) (SessionPolicy, bool, error) {
-	e, err := g.policies.policies(ctx, g.turns, sessionID, g.svc.Now())
+	e, err := g.policies.policies(ctx, g.turns, sessionID, b.AuthEpoch)
 	p, ok := e.byHash[b.Analysis.CodeHash]
 	if ok || err != nil || b.Binding.Program == "" || !undecided() {
 		return p, ok, err

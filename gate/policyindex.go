@@ -3,10 +3,8 @@ package gate
 import (
 	"context"
 	"sync"
-	"time"
 
 	"github.com/procgraph/procgraph/internal/cache"
-	"github.com/procgraph/procgraph/procedures"
 )
 
 // maxPolicyIndex bounds the policies the policy index keeps, over every
@@ -17,12 +15,15 @@ const maxPolicyIndex = 4096
 // them: by code hash, and by their binding's Program), so that a turn a
 // policy or a grant decides reads none from the store (docs/design.md
 // "What an authorization binds to"). An entry — an empty one too — is
-// kept until this gate writes a policy of its session (SetPolicy,
-// RevokePolicies, a resolution's remember: forget) or for
-// procedures.GrantIndexTTL, as the grant index keeps its entries: a
-// policy set or revoked on another instance is seen here within it, and
-// until then a policy not yet seen leaves the turn asked. A read begun
-// before one of this gate's writes is not kept (seq).
+// trusted under the domain's one rule for cached authorizations
+// (procedures/authcache.go): while the epoch it was read at is the one the
+// turn's block was classified at (procedures.Classified.AuthEpoch, 0 when
+// the poller of the store's authorization revision is not fresh, and
+// nothing is trusted), so a policy set or revoked on another
+// instance is seen here after the next poll, and until then a policy not
+// yet seen leaves the turn asked. This gate's own policy writes drop the
+// session's entry at once (SetPolicy, RevokePolicies, a resolution's
+// remember: forget); a read begun before one of them is not kept (seq).
 type policyIndex struct {
 	mu sync.Mutex
 	// seq counts this gate's policy writes (forget).
@@ -30,10 +31,10 @@ type policyIndex struct {
 	entries *cache.Cache[string, policyEntry]
 }
 
-// policyEntry is one session's policies as read at at: byHash by code
+// policyEntry is one session's policies as read at epoch: byHash by code
 // hash, byProgram the first (by code hash) of each binding's Program.
 type policyEntry struct {
-	at        time.Time
+	epoch     uint64
 	byHash    map[string]SessionPolicy
 	byProgram map[string]SessionPolicy
 }
@@ -42,9 +43,9 @@ func newPolicyIndex() *policyIndex {
 	return &policyIndex{entries: cache.NewWeighted(maxPolicyIndex, func(_ string, e policyEntry) int { return 1 + len(e.byHash) })}
 }
 
-// entryOf indexes ps, a session's policies by code hash, read at at.
-func entryOf(ps []SessionPolicy, at time.Time) policyEntry {
-	e := policyEntry{at: at, byHash: make(map[string]SessionPolicy, len(ps)), byProgram: map[string]SessionPolicy{}}
+// entryOf indexes ps, a session's policies by code hash, read at epoch.
+func entryOf(ps []SessionPolicy, epoch uint64) policyEntry {
+	e := policyEntry{epoch: epoch, byHash: make(map[string]SessionPolicy, len(ps)), byProgram: map[string]SessionPolicy{}}
 	for _, p := range ps {
 		e.byHash[p.CodeHash] = p
 		if p.Binding == nil || p.Binding.Program == "" {
@@ -58,12 +59,13 @@ func entryOf(ps []SessionPolicy, at time.Time) policyEntry {
 }
 
 // policies returns the session's policies: from the index while its entry
-// is younger than procedures.GrantIndexTTL at now, else read from the
-// store (one Policies call) and kept unless this gate wrote a policy
-// meanwhile. Errors are the store's.
-func (x *policyIndex) policies(ctx context.Context, turns TurnStore, sessionID string, now time.Time) (policyEntry, error) {
+// was read at epoch (the authorization cache's, as the turn's block was
+// classified; 0 trusts nothing), else read from the store (one Policies
+// call) and kept under epoch unless this gate wrote a policy meanwhile.
+// Errors are the store's.
+func (x *policyIndex) policies(ctx context.Context, turns TurnStore, sessionID string, epoch uint64) (policyEntry, error) {
 	x.mu.Lock()
-	if e, ok := x.entries.Get(sessionID); ok && !now.Before(e.at) && now.Sub(e.at) < procedures.GrantIndexTTL {
+	if e, ok := x.entries.Get(sessionID); ok && epoch != 0 && e.epoch == epoch {
 		x.mu.Unlock()
 		return e, nil
 	}
@@ -73,7 +75,7 @@ func (x *policyIndex) policies(ctx context.Context, turns TurnStore, sessionID s
 	if err != nil {
 		return policyEntry{}, err
 	}
-	e := entryOf(ps, now)
+	e := entryOf(ps, epoch)
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.seq == seq {

@@ -18,8 +18,9 @@ import (
 // policyWorld is one store, a fake clock, and instances over them: each
 // instance is its own service and gate, as two servers on one store.
 type policyWorld struct {
-	cs  *countedStore
-	clk *clock
+	cs   *countedStore
+	clk  *clock
+	svcs []*procedures.Service
 }
 
 func newPolicyWorld(t *testing.T) *policyWorld {
@@ -34,15 +35,42 @@ func newPolicyWorld(t *testing.T) *policyWorld {
 	return w
 }
 
-// instance is another server on the world's store.
+// instance is another server on the world's store, its poller of the
+// authorization revision started (one poll; later ones are w.poll's).
 func (w *policyWorld) instance() *gate.Gate {
 	svc := procedures.NewService(w.cs, procedures.Options{Now: w.clk.Now})
+	if err := svc.PollAuthorization(context.Background()); err != nil {
+		panic(err)
+	}
+	w.svcs = append(w.svcs, svc)
 	return gate.New(replay.New(svc, sandbox.NewInProcess(), &replaytest.Recorder{}, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}}), w.cs, gate.Options{})
 }
 
-// later moves the clock past the bound another instance's change may be
-// unseen for (procedures.GrantIndexTTL).
-func (w *policyWorld) later() { w.clk.Set(w.clk.Now().Add(procedures.GrantIndexTTL)) }
+// poll is each instance's next poll of the store's authorization revision:
+// what bounds how long another instance's change may be unseen.
+func (w *policyWorld) poll(tb testing.TB) {
+	tb.Helper()
+	for _, svc := range w.svcs {
+		if err := svc.PollAuthorization(context.Background()); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+// movedAndPolled moves the store's authorization revision (a policy put
+// and deleted in a session no turn uses, as another instance would) and
+// polls svc: what it cached is dropped.
+func movedAndPolled(tb testing.TB, ts gate.TurnStore, svc *procedures.Service) {
+	tb.Helper()
+	ctx := context.Background()
+	p := gate.SessionPolicy{SessionID: "elsewhere", CodeHash: strings.Repeat("e", 64), Policy: gate.ChoiceAutoRun, SetBy: "op", SetAt: svc.Now()}
+	if err := ts.PutPolicy(ctx, p, audit.Decision{ID: audit.NewDecisionID(svc.Now()), Kind: audit.KindPolicy, At: svc.Now(), Actor: "op", Outcome: audit.Allowed, Reason: "test"}); err != nil {
+		tb.Fatal(err)
+	}
+	if err := svc.PollAuthorization(ctx); err != nil {
+		tb.Fatal(err)
+	}
+}
 
 // policyTurn is a read-only turn of session "s"; another text of one
 // program for each n.
@@ -105,9 +133,9 @@ func TestPolicyWritesApplyAtOnce(t *testing.T) {
 }
 
 // TestPolicyOfAnotherInstance: a policy revoked on another instance stops
-// applying here once procedures.GrantIndexTTL passed since this instance
-// read it; one set there is used here then, and until then the turn is
-// asked (a policy not yet seen decides nothing: fail closed).
+// applying here after this instance's next poll of the store's
+// authorization revision; one set there is used here then, and until then
+// the turn is asked (a policy not yet seen decides nothing: fail closed).
 func TestPolicyOfAnotherInstance(t *testing.T) {
 	w := newPolicyWorld(t)
 	here, there := w.instance(), w.instance()
@@ -115,13 +143,13 @@ func TestPolicyOfAnotherInstance(t *testing.T) {
 	mustCoveredBy(t, here, policyTurn(0), false, "") // read: none yet
 	approveAutoRun(t, there, policyTurn(0))
 	mustCoveredBy(t, here, policyTurn(1), false, audit.ReasonSessionPolicy) // not yet seen: asked
-	w.later()
+	w.poll(t)
 	mustCoveredBy(t, here, policyTurn(1), true, audit.ReasonSessionPolicy)
 
 	if n, _, err := there.RevokePolicies(context.Background(), "s", "", "op"); err != nil || n != 1 {
 		t.Fatalf("revoke: %d, %v", n, err)
 	}
-	w.later()
+	w.poll(t)
 	mustCoveredBy(t, here, policyTurn(0), false, audit.ReasonSessionPolicy)
 }
 
@@ -151,6 +179,9 @@ func TestPolicyReadOvertakenByRevoke(t *testing.T) {
 	w := newPolicyWorld(t)
 	rs := &revokingStore{countedStore: w.cs}
 	svc := procedures.NewService(rs, procedures.Options{Now: w.clk.Now})
+	if err := svc.PollAuthorization(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	g := gate.New(replay.New(svc, sandbox.NewInProcess(), &replaytest.Recorder{}, replay.Options{Limits: sandbox.Limits{Timeout: 20 * time.Second}}), rs, gate.Options{})
 	approveAutoRun(t, g, policyTurn(0))
 	rs.revoke = func() {
@@ -167,9 +198,9 @@ func TestPolicyReadOvertakenByRevoke(t *testing.T) {
 // BenchmarkTurnCoveredByPolicy measures a turn a session policy covers
 // (another text of the program the operator answered auto_run to), run
 // included, in process on the embedded store: with the gate's policy
-// index warm (no store read of a policy), and with its entry expired
-// before each turn (the session's policies read, as every such turn read
-// them before the index).
+// index warm (no store read of a policy), and with the store's
+// authorization revision moved and polled before each turn (the session's
+// policies read, as every such turn read them before the index).
 func BenchmarkTurnCoveredByPolicy(b *testing.B) {
 	w := &policyWorld{cs: &countedStore{Store: replaytest.OpenStore(b)}, clk: &clock{now: time.Date(2026, 12, 5, 9, 0, 0, 0, time.UTC)}}
 	typed := map[string]any{"type": "object", "properties": map[string]any{"task_id": map[string]any{"type": "integer"}}}
@@ -196,7 +227,7 @@ func BenchmarkTurnCoveredByPolicy(b *testing.B) {
 			n := 0
 			for b.Loop() {
 				if c.expired {
-					w.later()
+					movedAndPolled(b, w.cs, w.svcs[0])
 				}
 				ans, err := g.Submit(ctx, policyTurn(1))
 				if err != nil || !ans.Ran() || ans.Decision.Reason != audit.ReasonSessionPolicy {

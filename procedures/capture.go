@@ -227,7 +227,7 @@ func (s *Service) prepareCapture(ctx context.Context, req *CaptureRequest, diale
 // read now. The capture is recorded, so a failure to find advice does not
 // fail it.
 func (s *Service) captureSuggestion(ctx context.Context, res CaptureResult, prep *preparedCapture) *reuse.Suggestion {
-	s.known.remember(res.Procedure)
+	s.auth.remember(res.Procedure)
 	v := prep.v
 	if v == nil {
 		v = s.viewWithout(prep.in.Catalogue)
@@ -271,7 +271,7 @@ func (s *Service) pageNeeded(prep *preparedCapture) bool {
 	if len(names) == 0 {
 		return true
 	}
-	p := s.known.get(names[0])
+	p := s.auth.get(names[0])
 	if p == nil || !slices.Equal(p.Signature, in.Signature) {
 		return true
 	}

@@ -3,30 +3,14 @@ package procedures
 import (
 	"context"
 	"slices"
-	"sync"
-	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
-	"github.com/procgraph/procgraph/changes"
 	"github.com/procgraph/procgraph/fault"
-	"github.com/procgraph/procgraph/internal/cache"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
 	"github.com/procgraph/procgraph/schemas"
 	"github.com/procgraph/procgraph/signature"
 )
-
-// GrantIndexTTL is how long GrantedProgramOf trusts what it read of a
-// procedure when nothing this service published says it changed: a
-// grant revoked, a version promoted, on another instance is seen here
-// within it (as auth.SyncEvery for tokens; ADR 0048). It is the one bound
-// of how stale another instance's change to an authorization may be seen:
-// the gate's index of session policies trusts what it read for it too
-// (ADR 0050).
-const GrantIndexTTL = time.Second
-
-// maxGrantIndex bounds the procedures the grant index keeps.
-const maxGrantIndex = 1024
 
 // GrantedProgram is a procedure whose durable grant is active, as a turn's
 // cover by it reads it (GrantedProgramOf): the procedure, classified under
@@ -48,65 +32,15 @@ func (g *GrantedProgram) Admits(args map[string]any) bool {
 	return err == nil && g.schema.Validate(x) == nil
 }
 
-// grantIndex is what GrantedProgramOf read of each procedure it was asked
-// for (an active grant's GrantedProgram, or none), kept until a change
-// this service publishes concerns the procedure (every change does for
-// the catalogue, another instance's or lost changes), until the
-// catalogue revision differs, or for GrantIndexTTL. It takes the feed's
-// changes synchronously, before each look (sub), so a write this service
-// made is seen by the next turn.
-type grantIndex struct {
-	feed *changes.Feed
-	sub  *changes.Subscription
-	mu   sync.Mutex
-	// global is the Seq of the last change concerning every procedure.
-	global  uint64
-	entries *cache.Cache[string, grantEntry]
-}
-
-// grantEntry is one procedure's entry: read after the feed's Seq was seq
-// (a tombstone: changed by the change seq), at at, under catalogue
-// revision rev; gp nil when it has no active grant.
-type grantEntry struct {
-	seq  uint64
-	at   time.Time
-	rev  string
-	gp   *GrantedProgram
-	tomb bool
-}
-
-func newGrantIndex(f *changes.Feed) *grantIndex {
-	return &grantIndex{feed: f, sub: f.Subscribe(changes.DefaultFeedBuffer), entries: cache.New[string, grantEntry](maxGrantIndex)}
-}
-
-// drain takes the changes published since the last look (mu held): a
-// change of a procedure leaves a tombstone, unless it is a capture that
-// counted the current version of a granted one (nothing its grant
-// depends on changed); any other change without a procedure but an
-// approval concerns every procedure.
-func (x *grantIndex) drain() {
-	for _, c := range x.sub.Take() {
-		switch {
-		case c.Kind == changes.ChangeApproval:
-		case c.Procedure == "":
-			x.global = c.Seq
-		default:
-			if e, ok := x.entries.Get(c.Procedure); ok && c.Kind == changes.ChangeCapture && e.gp != nil && !e.tomb && e.gp.Procedure.CodeHash == c.CodeHash {
-				continue
-			}
-			x.entries.Add(c.Procedure, grantEntry{seq: c.Seq, tomb: true})
-		}
-	}
-}
-
 // GrantedProgramOf returns the procedure of sig (by each name a capture
 // may have given it: signature.Names, ProcedureName, HashedName) with its
 // active grant and its current version's lifted program, both under cat
 // (the catalogue the turn was classified with), or nil when it has none,
 // does not exist or was classified under another catalogue. The grant
 // cover's reads of the store (docs/design.md "What an authorization binds
-// to"): from the index without a store round trip while nothing said a
-// name's procedure changed (grantIndex), else one read per name, kept.
+// to"): from the authorization cache without a store round trip while it
+// trusts what it read of each name (authcache.go), else one read per name,
+// kept.
 // Errors are the store's.
 func (s *Service) GrantedProgramOf(ctx context.Context, sig []string, cat *Catalogue) (*GrantedProgram, error) {
 	if cat == nil || len(sig) == 0 {
@@ -131,32 +65,22 @@ func (s *Service) GrantedProgramOf(ctx context.Context, sig []string, cat *Catal
 	return nil, nil
 }
 
-// grantedNamed is GrantedProgramOf for the procedure named name.
+// grantedNamed is GrantedProgramOf for the procedure named name: from the
+// authorization cache while it trusts its look (authcache.go), else read
+// and kept.
 func (s *Service) grantedNamed(ctx context.Context, name string, cat *Catalogue) (*GrantedProgram, error) {
 	if cat.Revision == "" {
 		return s.readGranted(ctx, name, cat) // nothing to key an entry by
 	}
-	x := s.grants
-	now := s.opts.Now()
-	x.mu.Lock()
-	x.drain()
-	if e, ok := x.entries.Get(name); ok && !e.tomb && e.seq >= x.global && e.rev == cat.Revision && !now.Before(e.at) && now.Sub(e.at) < GrantIndexTTL {
-		x.mu.Unlock()
-		return e.gp, nil
+	gp, found, seq, epoch := s.auth.granted(name, cat.Revision, s.opts.Now())
+	if found {
+		return gp, nil
 	}
-	seq := x.feed.Seq()
-	x.mu.Unlock()
-
 	gp, err := s.readGranted(ctx, name, cat)
 	if err != nil {
 		return nil, err
 	}
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	x.drain()
-	if cur, ok := x.entries.Get(name); seq >= x.global && !(ok && cur.seq > seq) {
-		x.entries.Add(name, grantEntry{seq: seq, at: now, rev: cat.Revision, gp: gp})
-	}
+	s.auth.keep(name, cat.Revision, gp, seq, epoch)
 	return gp, nil
 }
 

@@ -12,8 +12,9 @@ import (
 
 // BenchmarkGrantedProgramOf measures the grant cover's look at a granted
 // procedure (procedures.Service.GrantedProgramOf) from the grant index,
-// and when its entry expired (a read of the procedure and its lifted
-// program, as every covered turn made before the index).
+// (the authorization cache), and when the store's authorization revision
+// moved and was polled before each look (a read of the procedure and its
+// lifted program, as every covered turn made before the cache).
 func BenchmarkGrantedProgramOf(b *testing.B) {
 	ctx := context.Background()
 	store, err := embedded.Open(filepath.Join(b.TempDir(), "p.db"), embedded.Options{NoSync: true})
@@ -35,14 +36,23 @@ func BenchmarkGrantedProgramOf(b *testing.B) {
 	if _, _, err := svc.SetAutoRun(ctx, procedures.AutoRunRequest{Name: out.Procedure.Name, Enabled: true, Actor: "op"}); err != nil {
 		b.Fatal(err)
 	}
+	if err := svc.PollAuthorization(ctx); err != nil {
+		b.Fatal(err)
+	}
+	other := procedures.NewService(store, procedures.Options{Now: func() time.Time { return now }})
 	for _, c := range []struct {
 		name    string
 		expired bool
 	}{{"index", false}, {"store", true}} {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
-				if c.expired {
-					now = now.Add(procedures.GrantIndexTTL)
+				if c.expired { // another instance revokes nothing, but moves the revision
+					if _, err := other.PutCatalogue(ctx, cat.Tools, "tester"); err != nil {
+						b.Fatal(err)
+					}
+					if err := svc.PollAuthorization(ctx); err != nil {
+						b.Fatal(err)
+					}
 				}
 				if gp, err := svc.GrantedProgramOf(ctx, out.Procedure.Signature, cat); err != nil || gp == nil {
 					b.Fatalf("%v %v", gp, err)

@@ -74,13 +74,13 @@ func grantRefusal(p *Procedure, allowMutating bool) string {
 // procedure and the catalogue.
 var errRetryGrant = errors.New("the procedure or the catalogue changed while granting or revoking")
 
-// knownForWrite is procedure name as this service knows it (knownProcedures)
+// knownForWrite is procedure name as this service knows it (the authorization cache)
 // decorated in the view of the catalogue it read last, to prepare a grant
 // or revoke with no read; nil when it knows neither, or when the procedure
 // names procedures: its grant's binding names their current versions,
 // which the write does not check.
 func (s *Service) knownForWrite(name string) (*Procedure, *view) {
-	p, cat := s.known.get(name), s.heldCatalogue()
+	p, cat := s.auth.get(name), s.heldCatalogue()
 	if p == nil || cat == nil || len(p.procRefs()) > 0 {
 		return nil, nil
 	}
@@ -141,7 +141,7 @@ func (s *Service) setAutoRun(ctx context.Context, r AutoRunRequest, fromKnown, m
 	if err != nil {
 		return nil, audit.Decision{}, err
 	}
-	s.known.remember(stored)
+	s.auth.remember(stored)
 	v.decorate(stored)
 	kind := changes.ChangeGrant
 	if !r.Enabled {
@@ -187,7 +187,7 @@ func (s *Service) Promote(ctx context.Context, r PromoteRequest) (*Procedure, au
 	if err != nil {
 		return nil, audit.Decision{}, err
 	}
-	s.known.remember(stored)
+	s.auth.remember(stored)
 	v.decorate(stored)
 	s.feed.Publish(changes.Change{Kind: changes.ChangePromote, Procedure: stored.Name, CodeHash: r.CodeHash, Decision: rec.ID})
 	return stored, rec, nil

@@ -21,16 +21,26 @@ const DefaultWatchInterval = 5 * time.Second
 // exposed procedures (up to MaxFindLimit) as planners see them, without
 // their counters — and compares it with the last one. It runs until
 // ctx ends; a failed read is skipped (the next one compares again).
+// Beside it, every authPollEvery, it runs the process's poller of the
+// store's authorization revision (watchAuthorization, authcache.go): the
+// other half of what other instances write, the half every turn's
+// decision trusts.
 //
 // A change this instance made also moves the marker, so it may be
 // followed by one redundant ChangeRemote; subscribers reread on either,
-// and rereading is idempotent. (A store-level change counter bumped by
-// every write would make this one read of one value; it needs a Store
-// method and a write in every write path of both backends.)
+// and rereading is idempotent. The store's authorization revision
+// (Store.AuthRevision) does not replace the marker: it moves with what
+// changes a procedure's class (and so its exposure) but not with a cause a
+// capture links to an exposed procedure, which its description names —
+// moving it on those would drop every instance's authorization cache on
+// ordinary captures.
 func (s *Service) WatchRemote(ctx context.Context, interval time.Duration) {
 	if interval <= 0 {
 		interval = DefaultWatchInterval
 	}
+	polled := make(chan struct{})
+	go func() { defer close(polled); s.watchAuthorization(ctx, authPollEvery) }()
+	defer func() { <-polled }()
 	last, _ := s.exposedMarker(ctx)
 	t := time.NewTicker(interval)
 	defer t.Stop()

@@ -48,13 +48,11 @@ type Service struct {
 	decor *decorations
 	lifts *liftCache
 	memos *liftMemos
-	// grants is what a grant's cover read of each procedure (GrantedProgramOf).
-	grants *grantIndex
+	// auth is the authorization cache: what was read or written last of
+	// each procedure, and what a grant's cover found for it (authcache.go).
+	auth *authCache
 	// held is the catalogue read last (heldCatalogue).
 	held atomic.Pointer[Catalogue]
-	// known is what was read or written last of each procedure (grants
-	// and captures prepare their writes with it: knownProcedures).
-	known *knownProcedures
 	// searches holds a token per relevance search running (HoldSearch).
 	searches chan struct{}
 	// catalogueMu serialises the catalogue's writes (PutCatalogue,
@@ -72,7 +70,7 @@ func NewService(store Store, opts Options) *Service {
 	}
 	feed := changes.NewFeed()
 	return &Service{store: store, opts: opts, rec: NewRecorder(store, RecorderOptions{Counter: opts.Counter, Now: opts.Now}),
-		feed: feed, flows: newFlowCache(), decor: newDecorations(), lifts: newLiftCache(), memos: newLiftMemos(), known: newKnownProcedures(), grants: newGrantIndex(feed),
+		feed: feed, flows: newFlowCache(), decor: newDecorations(), lifts: newLiftCache(), memos: newLiftMemos(), auth: newAuthCache(feed),
 		searches: make(chan struct{}, opts.MaxConcurrentSearches)}
 }
 
@@ -158,7 +156,7 @@ func (s *Service) load(ctx context.Context, name string) (*Procedure, *view, err
 			return nil, nil, err
 		}
 		s.holdCatalogue(cat)
-		s.known.remember(p)
+		s.auth.remember(p)
 		v, err := s.viewOf(ctx, cat, []*Procedure{p})
 		if err != nil {
 			return nil, nil, err
@@ -170,7 +168,7 @@ func (s *Service) load(ctx context.Context, name string) (*Procedure, *view, err
 	if err != nil {
 		return nil, nil, err
 	}
-	s.known.remember(p)
+	s.auth.remember(p)
 	v, err := s.newView(ctx, []*Procedure{p})
 	if err != nil {
 		return nil, nil, err

@@ -114,7 +114,8 @@ type CatalogueStore interface {
 	PutCatalogue(ctx context.Context, c *Catalogue) error
 }
 
-// GrantStore keeps procedures' durable grants (set_procedure_auto_run).
+// GrantStore keeps procedures' durable grants (set_procedure_auto_run) and
+// the store's authorization revision.
 // Every method is atomic, and may also return fault.CodeUnavailable and
 // fault.CodeInternal (see Store).
 type GrantStore interface {
@@ -131,6 +132,17 @@ type GrantStore interface {
 	// Granted returns every procedure whose stored grant is Held, by name,
 	// as Get returns them. It reads those procedures only, not every one.
 	Granted(ctx context.Context) ([]*Procedure, error)
+
+	// AuthRevision returns the store's authorization revision, one read of
+	// one value (0 before it first moves). Every write that can change what
+	// a grant or a session policy decides moves it in its own transaction:
+	// SetGrant, gate.TurnStore's PutPolicy and DeletePolicies, Promote,
+	// SetRetired, LiftDemotion, PutCatalogue, Rebaseline, a Capture that
+	// creates a procedure or changes its current version or that
+	// version's status, a use or run that demotes (RecordUse, RecordRun,
+	// FinishTurn), and each batch of an import (dump.Store's Load). Other
+	// writes leave it: counting uses, appending decisions, turns.
+	AuthRevision(ctx context.Context) (uint64, error)
 }
 
 // DecisionStore keeps the audit log: decisions and the results of the runs

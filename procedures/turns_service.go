@@ -24,17 +24,23 @@ type Classified struct {
 	// schema is typed from it (TypedSchema), its tool calls' arguments are
 	// checked against it at call time.
 	Catalogue *Catalogue
+	// AuthEpoch is the authorization cache's epoch when the block was
+	// classified, 0 when nothing cached could be trusted then
+	// (authcache.go): the gate trusts the session's policies it read under
+	// that epoch only.
+	AuthEpoch uint64
 }
 
 // ClassifyBlock classifies an analysed block under the current catalogue
 // and store (one view: the catalogue and the procedures it reaches).
 func (s *Service) ClassifyBlock(ctx context.Context, a *signature.Analysis) (*Classified, error) {
+	epoch := s.authEpoch() // before what it reads: a drop meanwhile moves it past
 	root := &Procedure{Signature: a.Signature}
 	v, err := s.newView(ctx, []*Procedure{root})
 	if err != nil {
 		return nil, err
 	}
-	c := &Classified{Class: v.classify(a.Signature), Refs: map[string]*Procedure{}, Catalogue: v.cat}
+	c := &Classified{Class: v.classify(a.Signature), Refs: map[string]*Procedure{}, Catalogue: v.cat, AuthEpoch: epoch}
 	for _, ref := range root.procRefs() {
 		if p, ok := v.procs[ref]; ok {
 			cp := *p

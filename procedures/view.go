@@ -21,10 +21,11 @@ type view struct {
 	decor         *decorations // nil: nothing cached
 }
 
-// newView loads the catalogue and, transitively up to MaxNesting levels,
+// newView loads the catalogue (from the authorization cache while it is
+// trusted: Service.catalogue) and, transitively up to MaxNesting levels,
 // every procedure referenced from roots' signatures.
 func (s *Service) newView(ctx context.Context, roots []*Procedure) (*view, error) {
-	cat, err := s.store.Catalogue(ctx)
+	cat, err := s.catalogue(ctx)
 	if err != nil {
 		return nil, err
 	}

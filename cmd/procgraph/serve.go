@@ -204,7 +204,9 @@ func openUpstreams(ctx context.Context, cfg *serveConfig, log zerolog.Logger) (*
 // newHandler serves the HTTP API at / and MCP at /mcp (automatic phase:
 // read-only replays only) and /mcp/interactive. The MCP tool lists follow
 // the service's change feed, which also carries what other instances
-// change (Service.WatchRemote, every remoteWatchInterval).
+// change (Service.WatchRemote, every remoteWatchInterval; it also runs the
+// process's one poller of the store's authorization revision, which the
+// service's and the gate's cached grants and policies are trusted under).
 func newHandler(ctx context.Context, svc *procedures.Service, rp *replay.Replayer, gate *gate.Gate, dumps dump.Store, tm *tokens.Manager, authn *auth.Authenticator,
 	reg *metrics.Registry, sessions *mcpserve.SessionLimits, ups api.Upstreams, log zerolog.Logger) (http.Handler, error) {
 	exposed := mcpserve.NewExposed() // both endpoints list the same procedures: one read per change

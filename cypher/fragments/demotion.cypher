@@ -17,4 +17,7 @@ SET p.demoted = CASE
     AND coalesce(v.health[$demote.hi], 0) <> 0 AND coalesce(v.health[$demote.lo], 0) <> 0
     AND coalesce(v.health[$demote.hi], 0) + coalesce(v.health[$demote.lo], 0) <> $demote.span
 END
+WITH p, v, wasDemoted, NOT wasDemoted AND coalesce(p.demoted, false) AS bump
+// A demotion ends what a grant on p decided: the authorization revision moves.
+#include auth_bump
 WITH p, v, wasDemoted

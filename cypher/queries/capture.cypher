@@ -157,15 +157,15 @@ SET v.baseline = CASE WHEN versionCreated THEN
 #include baseline_json
       ELSE v.baseline END,
     v.baseline_keys = CASE WHEN versionCreated THEN [t IN bts | t.contract_key] ELSE v.baseline_keys END
-WITH p, created, searched, v, versionCreated
+WITH p, created, searched, v, versionCreated, v.status AS statusWas
 // A failed version succeeds once a capture of its code succeeds.
 SET v.status = CASE WHEN $succeeded THEN 'succeeded' ELSE v.status END
 
 // The current version: the first succeeded one; until one exists, the first.
-WITH p, created, searched, v, versionCreated
+WITH p, created, searched, v, versionCreated, statusWas
 OPTIONAL MATCH (p)-[cur:CURRENT]->(cv:ProcedureVersion)
-WITH p, created, searched, v, versionCreated, collect(cur) AS curs, collect(cv) AS cvs
-WITH p, created, searched, v, versionCreated, curs,
+WITH p, created, searched, v, versionCreated, statusWas, collect(cur) AS curs, collect(cv) AS cvs
+WITH p, created, searched, v, versionCreated, statusWas, curs,
 #include becomes_current
      AS makeCurrent
 FOREACH (r IN CASE WHEN makeCurrent THEN curs ELSE [] END | DELETE r)
@@ -178,6 +178,11 @@ SET p.code_hash = CASE WHEN makeCurrent THEN v.code_hash ELSE p.code_hash END,
     p.opaque = CASE WHEN makeCurrent THEN v.opaque ELSE p.opaque END,
     // A new current version starts undemoted.
     p.demoted = CASE WHEN makeCurrent THEN false ELSE p.demoted END
+// What a grant decides by changed — a new procedure, its current version,
+// or that version's status — and the authorization revision moves with it.
+WITH p, created, searched, v, versionCreated,
+     created OR makeCurrent OR (p.code_hash = v.code_hash AND NOT versionCreated AND coalesce(statusWas, '') <> v.status) AS bump
+#include auth_bump
 // The class it is counted in follows (a new procedure is classified, and
 // counted, by Store.Capture after this statement).
 WITH p, created, searched, v, versionCreated

@@ -12,7 +12,8 @@
 // service knew, not read first, is checked here; ADR 0047). Returns
 // sameCatalogue, ok (the catalogue and the hash matched),
 // created and same of the decision append (null when not ok) and the
-// procedure as it now is; no row when the procedure does not exist.
+// procedure as it now is; no row when the procedure does not exist. A
+// write moves the authorization revision (fragments/auth_bump).
 MATCH (p:Procedure {name: $name})
 SET p.updated_at = p.updated_at
 WITH p
@@ -27,6 +28,8 @@ OPTIONAL CALL {
 #include decision_append
 }
 WITH p, sameCatalogue, ok, created, same, ok AND (created OR same) AS write
+WITH p, sameCatalogue, ok, created, same, write, write AS bump
+#include auth_bump
 FOREACH (_ IN CASE WHEN write AND $grant IS NOT NULL THEN [1] ELSE [] END |
   SET p.grant_enabled = $grant.enabled,
       p.grant_by = $grant.grantedBy,

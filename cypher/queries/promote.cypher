@@ -24,6 +24,9 @@ FOREACH (_ IN CASE WHEN write THEN [1] ELSE [] END |
   CREATE (p)-[:CURRENT]->(v)
   SET p.code_hash = v.code_hash, p.status = v.status, p.opaque = v.opaque, p.demoted = false
 )
+// What a grant on it decides by changed: the authorization revision moves.
+WITH p, status, ok, created, same, write AS bump
+#include auth_bump
 // The class it is counted in follows.
 WITH p, status, ok, created, same
 #include class_sync

@@ -82,3 +82,9 @@ FOR (t:Token) REQUIRE t.sha256 IS UNIQUE;
 
 CREATE CONSTRAINT token_revision_id IF NOT EXISTS
 FOR (r:TokenRevision) REQUIRE r.id IS UNIQUE;
+
+// The single AuthRevision node (id "current") holds the store's
+// authorization revision, moved by every write that can change what a grant
+// or a session policy decides (fragments/auth_bump.cypher).
+CREATE CONSTRAINT auth_revision_id IF NOT EXISTS
+FOR (r:AuthRevision) REQUIRE r.id IS UNIQUE;

@@ -286,6 +286,9 @@ func (s *Store) PutPolicy(ctx context.Context, p gate.SessionPolicy, d audit.Dec
 		if err := tx.Bucket(bPolicies).Put(key(p.SessionID, p.CodeHash), b); err != nil {
 			return err
 		}
+		if err := bumpAuth(tx); err != nil {
+			return err
+		}
 		return appendDecision(tx, d)
 	})
 }
@@ -377,6 +380,9 @@ func (s *Store) DeletePolicies(ctx context.Context, sessionID, hashPrefix string
 			if err := b.Delete(k); err != nil {
 				return err
 			}
+		}
+		if err := bumpAuth(tx); err != nil {
+			return err
 		}
 		n = len(keys)
 		for _, d := range ds {

@@ -166,8 +166,10 @@ func (s *Store) captureTx(tx *bolt.Tx, in *procedures.CaptureInput) (procedures.
 	if err != nil {
 		return res, err
 	}
+	authChanged := false // what a grant decides by changed (bumpAuth)
 	if rec == nil {
 		res.Created = true
+		authChanged = true
 		rec = &procRecord{Name: in.Name, Signature: in.Signature, CreatedAt: at}
 		if err := createProcIndexes(tx, rec); err != nil {
 			return res, err
@@ -199,6 +201,8 @@ func (s *Store) captureTx(tx *bolt.Tx, in *procedures.CaptureInput) (procedures.
 	} else if in.Version.Status == procedures.StatusSucceeded && ver.Status != procedures.StatusSucceeded {
 		ver.Status = procedures.StatusSucceeded // the same code has now succeeded
 		versionChanged = true
+		// The current version's status is what a grant on it decides by.
+		authChanged = authChanged || rec.Current == ver.CodeHash
 	}
 
 	cur := ver
@@ -215,6 +219,7 @@ func (s *Store) captureTx(tx *bolt.Tx, in *procedures.CaptureInput) (procedures.
 		}
 		if procedures.BecomesCurrent(current, ver.Status) {
 			rec.Current, cur, rec.Demoted = ver.CodeHash, ver, false
+			authChanged = true
 		}
 	}
 
@@ -256,6 +261,11 @@ func (s *Store) captureTx(tx *bolt.Tx, in *procedures.CaptureInput) (procedures.
 	}
 	if err := putProc(tx, rec, cur); err != nil {
 		return res, err
+	}
+	if authChanged {
+		if err := bumpAuth(tx); err != nil {
+			return res, err
+		}
 	}
 	res.CodeHash = ver.CodeHash
 	if !res.Created {
@@ -367,6 +377,11 @@ func (s *Store) use(tx *bolt.Tx, in procedures.UseInput) (procedures.UseResult, 
 			rec.Demoted = health.DemotedAfter(was, hash == rec.Current, in.Run.Failure,
 				health.HealthOf(ver.Health), in.DemoteAfter)
 			res.Demotion = health.DemotionOf(was, rec.Demoted)
+			if res.Demotion != health.DemotionNone {
+				if err := bumpAuth(tx); err != nil {
+					return err
+				}
+			}
 			if err := putHealth(tx, key(in.Name, hash), ver.Health); err != nil {
 				return err
 			}

@@ -92,6 +92,9 @@ func (s *Store) PutCatalogue(ctx context.Context, c *procedures.Catalogue) error
 		if err := tx.Bucket(bCatalogue).Put(catKey, b); err != nil {
 			return err
 		}
+		if err := bumpAuth(tx); err != nil {
+			return err
+		}
 		affected, err := procedures.Affected(txClasses{s, tx}, procedures.ChangedTools(old, valid))
 		if err != nil {
 			return err

@@ -367,6 +367,9 @@ func (s *Store) Promote(ctx context.Context, name, codeHash string, d audit.Deci
 		if err := putProc(tx, rec, ver); err != nil {
 			return err
 		}
+		if err := bumpAuth(tx); err != nil {
+			return err
+		}
 		out, err = s.appendAndLoad(tx, d, name)
 		return err
 	})
@@ -406,6 +409,9 @@ func (s *Store) SetRetired(ctx context.Context, name string, r *procedures.Retir
 			return err
 		}
 		if err := s.reclassify(tx, affected); err != nil {
+			return err
+		}
+		if err := bumpAuth(tx); err != nil {
 			return err
 		}
 		out, err = s.appendAndLoad(tx, d, name)
@@ -453,6 +459,9 @@ func (s *Store) LiftDemotion(ctx context.Context, in procedures.LiftInput) (*pro
 		if err := putProc(tx, rec, cur); err != nil {
 			return err
 		}
+		if err := bumpAuth(tx); err != nil {
+			return err
+		}
 		out, err = s.appendAndLoad(tx, d, in.Name)
 		return err
 	})
@@ -492,6 +501,9 @@ func (s *Store) SetGrant(ctx context.Context, name string, g *procedures.Grant, 
 			}
 		}
 		if err != nil {
+			return err
+		}
+		if err := bumpAuth(tx); err != nil {
 			return err
 		}
 		out, err = s.appendAndLoad(tx, d, name)

@@ -178,6 +178,9 @@ func (s *Store) Rebaseline(ctx context.Context, in procedures.RebaselineInput) (
 		if err := s.putVersion(tx, in.Name, r); err != nil {
 			return err
 		}
+		if err := bumpAuth(tx); err != nil {
+			return err
+		}
 		v := r.version(rec.Current == r.CodeHash)
 		out = &v
 		return nil

@@ -345,6 +345,9 @@ func (s *Store) Load(ctx context.Context, m dump.LoadMarker, recs []dump.Record)
 				return err
 			}
 		}
+		if err := bumpAuth(tx); err != nil {
+			return err
+		}
 		return tx.Bucket(bMeta).Put(metaImport, b)
 	})
 	if err != nil {

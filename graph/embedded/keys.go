@@ -65,6 +65,10 @@ var (
 	// metaTokenRevision is the store's token revision (u64), bumped by every
 	// change of a token (tokens.go).
 	metaTokenRevision = []byte("token_revision")
+	// metaAuthRevision is the store's authorization revision (u64), bumped
+	// by every write that can change what a grant or a session policy
+	// decides (authrev.go).
+	metaAuthRevision = []byte("auth_revision")
 	// metaDecisionIndex is set once every audit record stored before
 	// bDecByField has its entries (upgradeDecisionIndex).
 	metaDecisionIndex = []byte("decision_index")

@@ -271,6 +271,9 @@ func (s *Store) PutPolicy(ctx context.Context, p gate.SessionPolicy, d audit.Dec
 			"session": p.SessionID, "codeHash": p.CodeHash, "record": string(b)}); err != nil {
 			return struct{}{}, err
 		}
+		if err := exec(ctx, tx, "auth_bump", nil); err != nil {
+			return struct{}{}, err
+		}
 		return struct{}{}, appendDecision(ctx, tx, dp)
 	})
 	return err
@@ -327,6 +330,9 @@ func (s *Store) DeletePolicies(ctx context.Context, sessionID, prefix string, re
 			return 0, err
 		}
 		if err := exec(ctx, tx, "policies_delete", map[string]any{"ids": ids}); err != nil {
+			return 0, err
+		}
+		if err := exec(ctx, tx, "auth_bump", nil); err != nil {
 			return 0, err
 		}
 		for _, d := range ds {

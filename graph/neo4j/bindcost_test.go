@@ -19,7 +19,11 @@ import (
 // statements they ran before bindings (QueryObserver): the binding checks
 // read nothing more. The session's policies are listed by its first turn
 // on the instance (policies, where policy_get was read before the gate's
-// policy index, ADR 0050); the same turn again reads none.
+// policy index, ADR 0050); the same turn again reads none. The catalogue
+// a block is classified with (catalogue_since) is read once after the
+// setup's writes, by the policy's first turn, then trusted from the
+// service's authorization cache while the polled authorization revision
+// is unchanged (ADR 0052).
 func TestBindingChecksCostNoStatement(t *testing.T) {
 	s := freshStore(t)
 	g, policy, grant := replaytest.BindCost(t, s, s)
@@ -40,10 +44,10 @@ func TestBindingChecksCostNoStatement(t *testing.T) {
 		// stored version of its code (none here: it writes nothing).
 		{"policy", policy, audit.ReasonSessionPolicy,
 			"catalogue_since×1 decision_append×1 find_filtered×1 policies×1 procedure_catalogue×1 procedures_by_name×1 run_use×1 use_health×1",
-			"catalogue_since×1 decision_append×1 find_filtered×1 procedure_catalogue×1 procedures_by_name×1 run_use×1 use_health×1"},
+			"decision_append×1 find_filtered×1 procedure_catalogue×1 procedures_by_name×1 run_use×1 use_health×1"},
 		{"grant", grant, audit.ReasonDurableAutoRun,
-			"catalogue_since×1 decision_append×1 policies×1 procedure_catalogue×1 procedures_by_name×1 run_use×1 use_health×1",
-			"catalogue_since×1 decision_append×1 procedure_catalogue×1 procedures_by_name×1 run_use×1 use_health×1"},
+			"decision_append×1 policies×1 procedure_catalogue×1 procedures_by_name×1 run_use×1 use_health×1",
+			"decision_append×1 procedure_catalogue×1 procedures_by_name×1 run_use×1 use_health×1"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			for i, want := range []string{c.first, c.then} {

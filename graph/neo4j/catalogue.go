@@ -137,7 +137,10 @@ func (s *Store) PutCatalogue(ctx context.Context, c *procedures.Catalogue) error
 	}
 	at := dbTime(time.Now())
 	_, err := writeTx(ctx, s, "put catalogue", func(ctx context.Context, tx neo4j.ManagedTransaction) (struct{}, error) {
-		return struct{}{}, putCatalogueIn(ctx, tx, c, at)
+		if err := putCatalogueIn(ctx, tx, c, at); err != nil {
+			return struct{}{}, err
+		}
+		return struct{}{}, exec(ctx, tx, "auth_bump", nil)
 	})
 	return err
 }

@@ -138,6 +138,9 @@ func (s *Store) Rebaseline(ctx context.Context, in procedures.RebaselineInput) (
 				return nil, err
 			}
 			params["baseline"], params["keys"] = string(raw), b.Keys()
+			if err := exec(ctx, tx, "auth_bump", nil); err != nil {
+				return nil, err
+			}
 		} else {
 			// Another catalogue since the run: the version keeps its baseline.
 			raw, err := json.Marshal(old)

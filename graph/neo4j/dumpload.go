@@ -118,6 +118,9 @@ func (s *Store) Load(ctx context.Context, m dump.LoadMarker, recs []dump.Record)
 		if field(marked[0], "done") == true {
 			return struct{}{}, nil // this batch committed with the marker already
 		}
+		if err := exec(ctx, tx, "auth_bump", nil); err != nil {
+			return struct{}{}, err
+		}
 		if len(tools) > 0 {
 			if err := exec(ctx, tx, "load_tools", map[string]any{"tools": tools}); err != nil {
 				return struct{}{}, err

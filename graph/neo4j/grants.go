@@ -46,6 +46,9 @@ func (s *Store) SetRetired(ctx context.Context, name string, r *procedures.Retir
 		if err := reclassify(ctx, tx, affected); err != nil {
 			return nil, err
 		}
+		if err := exec(ctx, tx, "auth_bump", nil); err != nil {
+			return nil, err
+		}
 		if err := appendDecision(ctx, tx, dp); err != nil {
 			return nil, err
 		}
@@ -94,6 +97,9 @@ func (s *Store) LiftDemotion(ctx context.Context, in procedures.LiftInput) (*pro
 			return nil, procedures.NotDemoted(in.Name)
 		case field(recs[0], "current") != true:
 			return nil, procedures.LiftOutdated(in.Name)
+		}
+		if err := exec(ctx, tx, "auth_bump", nil); err != nil {
+			return nil, err
 		}
 		if err := appendDecision(ctx, tx, dp); err != nil {
 			return nil, err

@@ -75,6 +75,7 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) procedures.Store) {
 		{"Recordings", testRecordings},
 		{"Canonical", testCanonical},
 		{"Tokens", testTokens},
+		{"AuthRevision", testAuthRevision},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) { g.run(t, newStore) })

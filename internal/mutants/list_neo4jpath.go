@@ -14,14 +14,14 @@ func init() {
 		{
 			Name:     "procedures/capture-rereads-catalogue",
 			Why:      "a capture reads the catalogue again after its write, though the write confirmed the one it was prepared under: a second statement on Neo4j",
-			Edits:    []Edit{{Dir: "procedures", Files: "capture.go", Find: "\ts.known.remember(res.Procedure)\n\tv := prep.v\n", Replace: "\ts.known.remember(res.Procedure)\n\tif c, err := s.store.Catalogue(ctx); err == nil {\n\t\tprep.in.Catalogue = c\n\t}\n\tv := prep.v\n"}},
+			Edits:    []Edit{{Dir: "procedures", Files: "capture.go", Find: "\ts.auth.remember(res.Procedure)\n\tv := prep.v\n", Replace: "\ts.auth.remember(res.Procedure)\n\tif c, err := s.store.Catalogue(ctx); err == nil {\n\t\tprep.in.Catalogue = c\n\t}\n\tv := prep.v\n"}},
 			Packages: []string{"./procedures"},
 			Tests:    []string{"TestCaptureReadsNothingItsWriteConfirmed"},
 		},
 		{
 			Name:     "procedures/grant-reads-first",
 			Why:      "a grant or revoke reads the procedure and the catalogue before its write though the service knows them: a second statement on Neo4j",
-			Edits:    []Edit{{Dir: "procedures", Files: "grants.go", Find: "p, cat := s.known.get(name), s.heldCatalogue()", Replace: "p, cat := (*Procedure)(nil), s.heldCatalogue()"}},
+			Edits:    []Edit{{Dir: "procedures", Files: "grants.go", Find: "p, cat := s.auth.get(name), s.heldCatalogue()", Replace: "p, cat := (*Procedure)(nil), s.heldCatalogue()"}},
 			Packages: []string{"./procedures"},
 			Tests:    []string{"TestGrantPreparedFromWhatTheServiceKnows"},
 		},

@@ -22,8 +22,10 @@ import (
 // (ReadOnlyCode) with a durable grant, and a session policy (auto_run) on a
 // block that calls a tool and inner. It returns the gate, a turn the
 // policy decides and one the grant decides; each runs in process. The
-// service's clock stands still, so what the grant index and the gate's
-// policy index read stays fresh however slow the machine: the counts do
+// service's authorization revision is polled once after the setup
+// (procedures.Service.PollAuthorization, as the process's poller would)
+// and its clock stands still, so what the grant cover and the gate's
+// policy index read stays trusted however slow the machine: the counts do
 // not depend on timing.
 func BindCost(tb testing.TB, store procedures.Store, turns gate.TurnStore) (g *gate.Gate, policy, grant gate.TurnRequest) {
 	tb.Helper()
@@ -53,6 +55,9 @@ func BindCost(tb testing.TB, store procedures.Store, turns gate.TurnStore) (g *g
 	}
 	grant = gate.TurnRequest{Code: "return tools." + inner + "(task_id=task_id)", SessionID: "g", Phase: audit.PhaseInteractive,
 		Arguments: map[string]any{"task_id": 7}, Actor: "agent"}
+	if err := svc.PollAuthorization(ctx); err != nil {
+		tb.Fatal(err)
+	}
 	return g, policy, grant
 }
 
