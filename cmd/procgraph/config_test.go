@@ -59,6 +59,7 @@ func TestServeSettings(t *testing.T) {
 		{"notify-secret-file", "/etc/procgraph/hook.key", func(c *serveConfig) any { return c.NotifySecretFile }, "/etc/procgraph/hook.key"},
 		{"notify-format", "slack", func(c *serveConfig) any { return c.NotifyFormat }, "slack"},
 		{"public-url", "https://procgraph.example", func(c *serveConfig) any { return c.PublicURL }, "https://procgraph.example"},
+		{"review-default", "at_call", func(c *serveConfig) any { return c.ReviewDefault }, "at_call"},
 	}
 	t.Setenv("NEO4J_URI", "bolt://127.0.0.1:7687")
 	t.Setenv("PROCGRAPH_AUDIT_ARCHIVE_DIR", "/var/archives")        // a retention needs one
@@ -101,6 +102,18 @@ func TestServeSettings(t *testing.T) {
 		t.Fatalf("settings %v, tested %v: every setting needs a case", registered, seen)
 	}
 
+	t.Run("review-default refuses another review", func(t *testing.T) {
+		for _, v := range []string{"at-call", "none", "", "at_call\x00"} {
+			if _, err := parseServeConfig([]string{"--review-default", v}); err == nil || !strings.Contains(err.Error(), "review-default") {
+				t.Errorf("--review-default %q: %v, want an error naming the setting", v, err)
+			}
+		}
+		t.Setenv("PROCGRAPH_REVIEW_DEFAULT", "always")
+		if _, err := parseServeConfig(nil); err == nil || !strings.Contains(err.Error(), "REVIEW_DEFAULT") && !strings.Contains(err.Error(), "review-default") {
+			t.Errorf("PROCGRAPH_REVIEW_DEFAULT=always: %v, want an error naming the setting", err)
+		}
+	})
+
 	t.Run("defaults", func(t *testing.T) {
 		t.Setenv("NEO4J_URI", "")
 		t.Setenv("PROCGRAPH_AUDIT_ARCHIVE_DIR", "")
@@ -116,7 +129,7 @@ func TestServeSettings(t *testing.T) {
 			MaxInflightBytes: 256 << 20, MaxCallBytes: 4 << 20, MCPMaxSessions: 1024, MCPMaxSessionsPerToken: 64,
 			MaxPendingApprovals: 32, MaxPendingPerRequester: 8, ApprovalTimeout: 330 * time.Second,
 			MaxWaiters: 1024, MaxConcurrentSearches: 2 * runtime.NumCPU(), DemoteAfter: 3, RecordResponses: true, RecordingsPerVersion: 3,
-			NotifyFormat: "json", CatalogueRefresh: 5 * time.Minute}
+			NotifyFormat: "json", CatalogueRefresh: 5 * time.Minute, ReviewDefault: "block"}
 		if !reflect.DeepEqual(*c, want) {
 			t.Fatalf("got %+v, want %+v", *c, want)
 		}
