@@ -47,6 +47,16 @@ func callNote(p *replay.Pause) string {
 	return fmt.Sprintf("call %d tools.%s schema %s args %s", p.Position, p.Tool, p.SchemaHash, p.ArgsDigest)
 }
 
+// lostNote is the note of the ending of a lost run (Gate.endLost) of a
+// turn claimed at call c (nil: a block, ""): the call by its digests,
+// never sent again.
+func lostNote(c *TurnCall) string {
+	if c == nil {
+		return ""
+	}
+	return fmt.Sprintf("run lost after the claim of call %d tools.%s schema %s args %s; never sent again", c.Position, c.Tool, c.SchemaHash, c.ArgsDigest)
+}
+
 // pauseDecision is the audit record of turn t pausing at p: kind turn,
 // denied until an operator answers (review_required), the call named by
 // its digests (callNote).

@@ -572,8 +572,10 @@ func TestAtCallScopesWaitsAndAudit(t *testing.T) {
 // TestAtCallCrashAfterDispatchNeverResends: a server killed while the
 // approved call is in flight leaves the turn running, and the server that
 // opens its store after it never sends the call again: the turn cannot be
-// claimed, answered or run (the sweep ends it as run_lost once no run can
-// still end it).
+// claimed, answered or run, and once no run can still end it (its
+// deadline, the replay timeout and the run grace, shortened here) the
+// sweep ends it failed, run_lost at that call, audited by the call's
+// digests only; the upstream saw the kill once.
 func TestAtCallCrashAfterDispatchNeverResends(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -583,7 +585,9 @@ func TestAtCallCrashAfterDispatchNeverResends(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "p.db")
 	args := []string{"serve", "--addr", "127.0.0.1:0", "--data", data, "--sandbox-workers", "1", "--tools", catalogueFile(t),
 		"--upstream-http", up.URL, "--auth", "off"}
-	p := mustServeProcess(t, args)
+	// The turn's deadline is close enough to wait for: its submit, answer
+	// and claim come well within it.
+	p := mustServeProcess(t, append(slices.Clone(args), "--approval-timeout", "10s"))
 	turn := submitAtCall(t, p.server, "starlark", atBlocks["starlark"]["one"], 31)
 	id := turn["id"].(string)
 	answerAt(t, p.server, turn, "run_once")
@@ -608,7 +612,7 @@ func TestAtCallCrashAfterDispatchNeverResends(t *testing.T) {
 	up.block = nil
 	up.mu.Unlock()
 
-	s, err := startMain(t, args)
+	s, err := startMainWith(t, append(args, "--replay-timeout", "100ms"), func(c *serveConfig) { c.runGrace = time.Millisecond })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -622,6 +626,46 @@ func TestAtCallCrashAfterDispatchNeverResends(t *testing.T) {
 	want := []string{`get_task_jobs_summary{"task_id":31}`, `kill_job{"panda_id":4031}`}
 	if got := up.seen(); !slices.Equal(got, want) {
 		t.Fatalf("the upstream saw %v; want the kill once", got)
+	}
+
+	// Past the deadline, the replay timeout and the grace, the sweep ends
+	// the turn run_lost at its call.
+	deadline, _ := time.Parse(time.RFC3339Nano, turn["deadline"].(string))
+	time.Sleep(time.Until(deadline))
+	var lost map[string]any
+	for end := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		if _, err := s.gate.Sweep(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		lost = mustStatus(t, s.get(t, "/v1/turns/"+id), 200)["turn"].(map[string]any)
+		if lost["status"] != "running" || time.Now().After(end) {
+			break
+		}
+	}
+	c, want1 := callOf(t, lost), callOf(t, turn)
+	if lost["status"] != "failed" || c["position"] != want1["position"] || c["args_digest"] != want1["args_digest"] {
+		t.Fatalf("after the grace the crashed turn is %v; want failed at call %v", lost, want1)
+	}
+	raw := s.get(t, "/v1/decisions?limit=500")
+	if strings.Contains(string(raw.Body), "4031") {
+		t.Fatalf("the audit holds the argument value: %s", raw.Body)
+	}
+	var decisions struct {
+		Decisions []map[string]any `json:"decisions"`
+	}
+	raw.Into(t, &decisions)
+	var notes []string
+	for _, d := range decisions.Decisions {
+		if d["reason"] == "run_lost" {
+			notes = append(notes, d["kind"].(string)+": "+d["note"].(string))
+		}
+	}
+	if len(notes) != 1 || !strings.HasPrefix(notes[0], "turn: ") || !strings.Contains(notes[0], "call 1 tools.kill_job ") ||
+		!strings.Contains(notes[0], "args "+c["args_digest"].(string)) {
+		t.Fatalf("the audit's run_lost records %q; want one, naming call 1 by its digest", notes)
+	}
+	if got := up.seen(); !slices.Equal(got, want) {
+		t.Fatalf("after the sweep the upstream saw %v; want the kill once", got)
 	}
 }
 

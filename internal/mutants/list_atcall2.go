@@ -1,0 +1,25 @@
+package main
+
+// The mutants of the review at the call's remaining rules (docs/design.md
+// "Review at the call"): a run lost after its approved call was
+// dispatched is ended run_lost at that call, audited by its digests; a
+// paused turn holds no worker and no goroutine; the reads of a turn that
+// never runs count in health.
+func init() {
+	mutants = append(mutants, []Mutant{
+		{
+			Name:     "atcall2/run-lost-unaudited",
+			Why:      "a turn whose run was lost after its call was dispatched is ended failed with no audit record: nothing says which call may have taken effect",
+			Edits:    []Edit{{Dir: "gate", Files: "gate.go", Find: "[]TurnStatus{TurnRunning}, false, d)", Replace: "[]TurnStatus{TurnRunning}, false)\n\t\t_ = d"}},
+			Packages: []string{"./cmd/procgraph"},
+			Tests:    []string{"TestAtCallCrashAfterDispatchNeverResends"},
+		},
+		{
+			Name:     "atcall2/run-lost-names-no-call",
+			Why:      "the run_lost record of a turn resumed at a call does not name the call: the operator cannot tell which kill may have run",
+			Edits:    []Edit{{Dir: "gate", Files: "atcall.go", Find: "\tif c == nil {\n\t\treturn \"\"\n\t}\n\treturn fmt.Sprintf(\"run lost", Replace: "\tif c != nil {\n\t\treturn \"\"\n\t}\n\treturn fmt.Sprintf(\"run lost"}},
+			Packages: []string{"./cmd/procgraph"},
+			Tests:    []string{"TestAtCallCrashAfterDispatchNeverResends"},
+		},
+	}...)
+}
