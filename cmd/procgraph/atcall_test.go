@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -733,5 +734,54 @@ func TestAtCallPauseIsAPendingApproval(t *testing.T) {
 	list := mustStatus(t, s.get(t, "/v1/approvals?status=pending"), 200)["approvals"].([]any)
 	if len(list) != 1 {
 		t.Fatalf("%d approvals pending; want the first pause only", len(list))
+	}
+}
+
+// TestAtCallPauseHoldsNothing: a paused turn is a stored value: pausing
+// more turns starts no sandbox worker (the pool's live and busy counts on
+// /metrics, the worker processes among this process's children) and
+// leaves no goroutine behind (runtime.NumGoroutine of the in-process
+// server, settled). Not parallel: it counts the test process's
+// goroutines and children.
+func TestAtCallPauseHoldsNothing(t *testing.T) {
+	up := mustAtUpstream(t)
+	s, err := startMain(t, []string{"serve", "--addr", "127.0.0.1:0", "--data", filepath.Join(t.TempDir(), "p.db"), "--sandbox-workers", "1",
+		"--tools", catalogueFile(t), "--upstream-http", up.URL, "--auth", "off", "--max-pending-approvals", "64", "--max-pending-per-requester", "64"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type held struct{ goroutines, children, live, busy int }
+	// counts waits for the goroutines to settle at most at max (a settled
+	// count that stays above it is reported as it is, after a generous
+	// deadline); max < 0 waits until two reads agree.
+	counts := func(max int) held {
+		prev, n := -1, runtime.NumGoroutine()
+		for end := time.Now().Add(30 * time.Second); time.Now().Before(end); n = runtime.NumGoroutine() {
+			if max >= 0 && n <= max || max < 0 && n == prev {
+				break
+			}
+			prev = n
+			time.Sleep(20 * time.Millisecond)
+		}
+		text := string(s.get(t, "/metrics").Body)
+		return held{goroutines: n, children: len(workerChildren(t)),
+			live: int(metricValue(text, `procgraph_sandbox_workers_live{pool="replay"}`) + metricValue(text, `procgraph_sandbox_workers_live{pool="nested"}`)),
+			busy: int(metricValue(text, `procgraph_sandbox_workers_busy{pool="replay"}`) + metricValue(text, `procgraph_sandbox_workers_busy{pool="nested"}`))}
+	}
+	// One pause first: what a first turn starts once (the gate's caches,
+	// the connection) is in the baseline.
+	submitAtCall(t, s, "starlark", atBlocks["starlark"]["one"], 60)
+	before := counts(-1)
+	const n = 8
+	for i := range n {
+		submitAtCall(t, s, "starlark", atBlocks["starlark"]["two"], 61+i)
+	}
+	after := counts(before.goroutines)
+	if list := mustStatus(t, s.get(t, "/v1/approvals?status=pending"), 200)["approvals"].([]any); len(list) != n+1 {
+		t.Fatalf("%d turns pending; want %d", len(list), n+1)
+	}
+	t.Logf("one pause: %+v; %d more: %+v", before, n, after)
+	if after.goroutines > before.goroutines || after.children > before.children || after.live > before.live || after.busy != 0 {
+		t.Fatalf("after %d more pauses the server holds %+v; before them %+v: a pause must hold no worker and no goroutine", n, after, before)
 	}
 }

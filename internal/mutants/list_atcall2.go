@@ -21,5 +21,12 @@ func init() {
 			Packages: []string{"./cmd/procgraph"},
 			Tests:    []string{"TestAtCallCrashAfterDispatchNeverResends"},
 		},
+		{
+			Name:     "atcall2/pause-holds-a-goroutine",
+			Why:      "each pause keeps a goroutine until its deadline (a timer for its expiry): a server with many turns paused holds as many goroutines",
+			Edits:    []Edit{{Dir: "gate", Files: "atcall.go", Find: "\trec.Deadline = t.RequestedAt.Add(g.opts.ApprovalTimeout)\n", Replace: "\trec.Deadline = t.RequestedAt.Add(g.opts.ApprovalTimeout)\n\tgo func() { <-time.After(g.opts.ApprovalTimeout) }()\n"}},
+			Packages: []string{"./cmd/procgraph"},
+			Tests:    []string{"TestAtCallPauseHoldsNothing"},
+		},
 	}...)
 }
