@@ -105,11 +105,27 @@ func (g *Gate) submitAtCall(ctx context.Context, req TurnRequest, b *replay.Bloc
 		}
 		return ans, nil
 	}
-	_ = g.r.Commit(ctx, pending) // as above
+	g.countPause(t, b, pending, started)
+	_ = g.r.Commit(ctx, pending) // the reads' use and nested records; logged on failure
 	rec := TurnRecord{Turn: t, Code: req.Code, Dialect: req.Dialect, Arguments: b.Arguments, Capture: req.Capture, Binding: b.Binding, Pause: res.Pause}
 	rec.Status, rec.Call = TurnPending, CallOf(res.Pause)
 	rec.Deadline = t.RequestedAt.Add(g.opts.ApprovalTimeout)
 	return g.ask(ctx, req, rec, b, release)
+}
+
+// countPause adds to pending the use of turn t's run of b that stopped
+// at a pause (started at started): its calls were made and answered, so
+// it counts in the health of the stored version whose code it ran, as a
+// success, as a run that ends does (ranBlock, addUse) and with it in one
+// commit — whatever the answer at the pause, which may never run the
+// block again (rejected, expired). No recording: the run has no result.
+// Each run counts once: the run at the call here, each resume at its next
+// pause or its end.
+func (g *Gate) countPause(t Turn, b *replay.Block, pending *replay.Pending, started time.Time) {
+	run := health.Run{Duration: g.r.Now().Sub(started), Caller: t.RequestedBy}
+	if in, ok := g.svc.BlockUse(b.Analysis.Name, t.CodeHash, procedures.UsageKey(t.SessionID, ""), run, procedures.Kept{}); ok {
+		pending.Use(in)
+	}
 }
 
 // ended is the answer of a run at the call that ended (res.Result), and
@@ -151,6 +167,7 @@ func (g *Gate) resume(ctx context.Context, cur *TurnRecord, running TurnRecord, 
 	}
 	g.recordDispatched(ctx, running.Turn, b, res)
 	if res.Pause != nil {
+		g.countPause(running.Turn, b, pending, started)
 		_ = g.r.Commit(ctx, pending) // as above
 		next := running
 		next.Status, next.Pause, next.Call, next.Resolution = TurnPending, res.Pause, CallOf(res.Pause), nil

@@ -785,3 +785,54 @@ func TestAtCallPauseHoldsNothing(t *testing.T) {
 		t.Fatalf("after %d more pauses the server holds %+v; before them %+v: a pause must hold no worker and no goroutine", n, after, before)
 	}
 }
+
+// TestAtCallPausedReadsCountInHealth: the run at the call that pauses
+// made its reads: it counts in the health of the stored version whose
+// code it ran, whatever the answer — a turn rejected at its pause, one
+// that expires there, and a resume that pauses again and is rejected each
+// count their runs, as a run that ends does.
+func TestAtCallPausedReadsCountInHealth(t *testing.T) {
+	t.Parallel()
+	up := mustAtUpstream(t)
+	data := filepath.Join(t.TempDir(), "p.db")
+	args := []string{"serve", "--addr", "127.0.0.1:0", "--data", data, "--sandbox-workers", "1", "--tools", catalogueFile(t),
+		"--upstream-http", up.URL, "--auth", "off"}
+	s, err := startMain(t, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := atBlocks["starlark"]["two"]
+	name := s.mustCapture(t, map[string]any{"code": code, "session_id": "capture", "lift": false}, nil)["procedure"].(map[string]any)["name"].(string)
+	runs := func(s *server, want int, after string) {
+		t.Helper()
+		h := mustStatus(t, s.get(t, "/v1/procedures/"+name), 200)["health"].(map[string]any)
+		if num(h["runs"]) != want || num(h["succeeded"]) != want {
+			t.Fatalf("health after %s: %v; want %d runs, each a success", after, h, want)
+		}
+	}
+
+	turn := submitAtCall(t, s, "starlark", code, 71)
+	answerAt(t, s, turn, "reject")
+	runs(s, 1, "a turn rejected at its pause")
+	// The run at the call and the resume that paused again count once each.
+	turn = submitAtCall(t, s, "starlark", code, 72)
+	answerAt(t, s, turn, "run_once")
+	again := mustStatus(t, s.post(t, "/v1/turns/"+turn["id"].(string)+"/run", nil), 202)["turn"].(map[string]any)
+	answerAt(t, s, again, "reject")
+	runs(s, 3, "a turn rejected at its second pause")
+	s.Stop(t)
+
+	// Expired at its pause (an approval timeout short enough to wait
+	// for): its run counts.
+	s, err = startMain(t, append(args, "--approval-timeout", "1s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn = submitAtCall(t, s, "starlark", code, 73)
+	deadline, _ := time.Parse(time.RFC3339Nano, turn["deadline"].(string))
+	time.Sleep(time.Until(deadline))
+	for got := turn; got["status"] != "expired"; time.Sleep(20 * time.Millisecond) {
+		got = mustStatus(t, s.get(t, "/v1/turns/"+turn["id"].(string)), 200)["turn"].(map[string]any)
+	}
+	runs(s, 4, "a turn expired at its pause")
+}

@@ -28,5 +28,19 @@ func init() {
 			Packages: []string{"./cmd/procgraph"},
 			Tests:    []string{"TestAtCallPauseHoldsNothing"},
 		},
+		{
+			Name:     "atcall2/paused-reads-uncounted",
+			Why:      "the run at the call that pauses is counted only if the turn later ends: the reads of a turn rejected or expired at its pause count in no health",
+			Edits:    []Edit{{Dir: "gate", Files: "atcall.go", Find: "\tg.countPause(t, b, pending, started)\n", Replace: ""}},
+			Packages: []string{"./cmd/procgraph"},
+			Tests:    []string{"TestAtCallPausedReadsCountInHealth"},
+		},
+		{
+			Name:     "atcall2/resumed-pause-uncounted",
+			Why:      "a resume that pauses again is not counted: the reads it made after the approved call count in no health when the next pause is rejected",
+			Edits:    []Edit{{Dir: "gate", Files: "atcall.go", Find: "\t\tg.countPause(running.Turn, b, pending, started)\n", Replace: ""}},
+			Packages: []string{"./cmd/procgraph"},
+			Tests:    []string{"TestAtCallPausedReadsCountInHealth"},
+		},
 	}...)
 }
