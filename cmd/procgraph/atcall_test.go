@@ -711,7 +711,9 @@ func TestAtCallOverMCPAwait(t *testing.T) {
 
 // TestAtCallPauseIsAPendingApproval: a pause counts in the pending
 // bounds: past them the turn's first pause is refused 429 busy, its read
-// made, nothing state-changing dispatched, nothing pending.
+// made, nothing state-changing dispatched, nothing pending; a later pause
+// of an admitted turn is admitted past them (its approved call ran) and
+// counts.
 func TestAtCallPauseIsAPendingApproval(t *testing.T) {
 	t.Parallel()
 	up := mustAtUpstream(t)
@@ -734,6 +736,31 @@ func TestAtCallPauseIsAPendingApproval(t *testing.T) {
 	list := mustStatus(t, s.get(t, "/v1/approvals?status=pending"), 200)["approvals"].([]any)
 	if len(list) != 1 {
 		t.Fatalf("%d approvals pending; want the first pause only", len(list))
+	}
+
+	// A later pause of an admitted turn is admitted past the bound: its
+	// approved call already ran, and refusing would strand the run. It
+	// counts: a new turn's first pause is refused while it waits.
+	first := list[0].(map[string]any)
+	answerAt(t, s, first, "reject")
+	turn := submitAtCall(t, s, "starlark", atBlocks["starlark"]["two"], 53)
+	answerAt(t, s, turn, "run_once")
+	submitAtCall(t, s, "starlark", atBlocks["starlark"]["one"], 54) // the bound's one place, while turn is approved
+	again := mustStatus(t, s.post(t, "/v1/turns/"+turn["id"].(string)+"/run", nil), 202)["turn"].(map[string]any)
+	if again["status"] != "pending" || num(callOf(t, again)["position"]) != 2 {
+		t.Fatalf("the second pause past the bound: %v; want pending at call 2", again)
+	}
+	if list := mustStatus(t, s.get(t, "/v1/approvals?status=pending"), 200)["approvals"].([]any); len(list) != 2 {
+		t.Fatalf("%d approvals pending; want the other turn's first pause and this later one, past the bound of 1", len(list))
+	}
+	if d := mustError(t, s.post(t, "/v1/turns", map[string]any{"code": atBlocks["starlark"]["one"], "session_id": "atcall",
+		"phase": "interactive", "review": "at_call", "arguments": map[string]any{"task_id": 55}}), 429, "busy"); d["reason"] != "pending_approvals" {
+		t.Fatalf("a first pause while a later one is past the bound: %v; want busy pending_approvals", d)
+	}
+	answerAt(t, s, again, "run_once")
+	out := mustStatus(t, s.post(t, "/v1/turns/"+turn["id"].(string)+"/run", nil), 200)
+	if out["status"] != "succeeded" {
+		t.Fatalf("the run after its later pause: %v; want succeeded", out)
 	}
 }
 

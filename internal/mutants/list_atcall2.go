@@ -42,5 +42,14 @@ func init() {
 			Packages: []string{"./cmd/procgraph"},
 			Tests:    []string{"TestAtCallPausedReadsCountInHealth"},
 		},
+		{
+			Name: "atcall2/later-pause-bounded",
+			Why:  "a later pause is refused at the pending bound like a first one: the run is stranded after its approved call already ran",
+			Edits: []Edit{{Dir: "gate", Files: "atcall.go", Find: "\t\tnext.Pauses++\n", Replace: "\t\tnext.Pauses++\n" +
+				"\t\tif n, _ := g.turns.ListApprovals(ctx, ApprovalFilter{Status: TurnPending, Limit: MaxApprovalLimit}); len(n) >= g.opts.MaxPending {\n" +
+				"\t\t\treturn nil, g.endResume(ctx, running, b, fault.Errorf(fault.CodeBusy, \"pending approvals at their bound\"))\n\t\t}\n"}},
+			Packages: []string{"./cmd/procgraph"},
+			Tests:    []string{"TestAtCallPauseIsAPendingApproval"},
+		},
 	}...)
 }
