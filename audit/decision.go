@@ -164,6 +164,11 @@ const (
 	// ReasonDiverged is the reason of the denial of a resumed turn that
 	// did not reach the approved call as it paused (nothing dispatched).
 	ReasonDiverged = "diverged"
+	// ReasonRunLost is the reason of the ending of a turn claimed running
+	// whose run can no longer be in progress (gate.TurnRecord.RunLost): its
+	// instance died or lost the store; a call it dispatched is never sent
+	// again.
+	ReasonRunLost = "run_lost"
 
 	// The reasons of a KindStore record.
 	ReasonImported = "imported"

@@ -48,6 +48,16 @@ func callNote(p *replay.Pause) string {
 	return fmt.Sprintf("call %d tools.%s schema %s args %s", p.Position, p.Tool, p.SchemaHash, p.ArgsDigest)
 }
 
+// lostNote is the note of the ending of a lost run (Gate.endLost) of a
+// turn claimed at call c (nil: a block, ""): the call by its digests,
+// never sent again.
+func lostNote(c *TurnCall) string {
+	if c == nil {
+		return ""
+	}
+	return fmt.Sprintf("run lost after the claim of call %d tools.%s schema %s args %s; never sent again", c.Position, c.Tool, c.SchemaHash, c.ArgsDigest)
+}
+
 // pauseDecision is the audit record of turn t pausing at p: kind turn,
 // denied until an operator answers (review_required), the call named by
 // its digests (callNote).
@@ -96,11 +106,27 @@ func (g *Gate) submitAtCall(ctx context.Context, req TurnRequest, b *replay.Bloc
 		}
 		return ans, nil
 	}
-	_ = g.r.Commit(ctx, pending) // as above
+	g.countPause(t, b, pending, started)
+	_ = g.r.Commit(ctx, pending) // the reads' use and nested records; logged on failure
 	rec := TurnRecord{Turn: t, Code: req.Code, Dialect: req.Dialect, Arguments: b.Arguments, Capture: req.Capture, Binding: b.Binding, Pause: res.Pause}
 	rec.Status, rec.Call = TurnPending, CallOf(res.Pause)
 	rec.Deadline = t.RequestedAt.Add(g.opts.ApprovalTimeout)
 	return g.ask(ctx, req, rec, b, release)
+}
+
+// countPause adds to pending the use of turn t's run of b that stopped
+// at a pause (started at started): its calls were made and answered, so
+// it counts in the health of the stored version whose code it ran, as a
+// success, as a run that ends does (ranBlock, addUse) and with it in one
+// commit — whatever the answer at the pause, which may never run the
+// block again (rejected, expired). No recording: the run has no result.
+// Each run counts once: the run at the call here, each resume at its next
+// pause or its end.
+func (g *Gate) countPause(t Turn, b *replay.Block, pending *replay.Pending, started time.Time) {
+	run := health.Run{Duration: g.r.Now().Sub(started), Caller: t.RequestedBy}
+	if in, ok := g.svc.BlockUse(b.Analysis.Name, t.CodeHash, procedures.UsageKey(t.SessionID, ""), run, procedures.Kept{}); ok {
+		pending.Use(in)
+	}
 }
 
 // ended is the answer of a run at the call that ended (res.Result), and
@@ -142,6 +168,7 @@ func (g *Gate) resume(ctx context.Context, cur *TurnRecord, running TurnRecord, 
 	}
 	g.recordDispatched(ctx, running.Turn, b, res)
 	if res.Pause != nil {
+		g.countPause(running.Turn, b, pending, started)
 		_ = g.r.Commit(ctx, pending) // as above
 		next := running
 		next.Status, next.Pause, next.Call, next.Resolution = TurnPending, res.Pause, CallOf(res.Pause), nil

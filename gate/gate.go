@@ -723,23 +723,25 @@ func (g *Gate) settleRun(ctx context.Context, cur *TurnRecord) (*TurnRecord, boo
 // (TurnRecord.RunLost).
 func (g *Gate) maxRun() time.Duration { return g.r.Timeout() + g.opts.RunGrace }
 
-// runLost is the reason logged when the gate ends a lost run.
-const runLost = "run_lost"
-
 // endLost ends a running turn whose run is lost (TurnRecord.RunLost):
-// it becomes failed and, being done, loses its code and argument values.
+// it becomes failed and, being done, loses its code and argument values,
+// with its decision (kind turn, reason run_lost) naming, for a turn
+// resumed at a call, the call whose run was lost by its digests
+// (lostNote): that call is never sent again.
 // The transition is a compare-and-set on running, as the run's own mark of
 // done (finish), so exactly one of them is stored: a run marked done first
 // keeps its status, and a run that ends after the ending keeps the ending.
 func (g *Gate) endLost(ctx context.Context, cur *TurnRecord) (*TurnRecord, bool, error) {
 	next := *cur
 	next.Status = TurnFailed
+	d := auditOf(cur.Turn)
+	d.Outcome, d.Reason, d.AllowedTools, d.Note = audit.Denied, audit.ReasonRunLost, []string{}, lostNote(cur.Call)
 	out, ok, err := g.compareAndSet(ctx, cur.ID, func() (*TurnRecord, error) {
-		out, _, err := g.transition(ctx, next, []TurnStatus{TurnRunning}, false)
+		out, _, err := g.transition(ctx, next, []TurnStatus{TurnRunning}, false, d)
 		return out, err
 	})
 	if ok {
-		g.r.Logger().Warn().Str("turn", cur.ID).Str("code_hash", cur.CodeHash).Str("reason", runLost).
+		g.r.Logger().Warn().Str("turn", cur.ID).Str("code_hash", cur.CodeHash).Str("reason", audit.ReasonRunLost).
 			Msg("turn ended as failed: its run was never marked done (its instance died or lost the store)")
 		g.notify(cur.ID)
 	}

@@ -225,8 +225,8 @@ func TestLostRunEndsOnce(t *testing.T) {
 // TestSweepAcrossInstances: two gates (two instances: each its own
 // service, replayer and gate) sweep one store at once, over more turns than
 // one page of the list. Every lost run is ended once and every unread
-// approval expired once: one approval_expired decision each, whichever
-// instance got there first.
+// approval expired once: one run_lost or approval_expired decision each,
+// whichever instance got there first.
 func TestSweepAcrossInstances(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, sandbox.NewInProcess(), false)

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -572,8 +573,10 @@ func TestAtCallScopesWaitsAndAudit(t *testing.T) {
 // TestAtCallCrashAfterDispatchNeverResends: a server killed while the
 // approved call is in flight leaves the turn running, and the server that
 // opens its store after it never sends the call again: the turn cannot be
-// claimed, answered or run (the sweep ends it as run_lost once no run can
-// still end it).
+// claimed, answered or run, and once no run can still end it (its
+// deadline, the replay timeout and the run grace, shortened here) the
+// sweep ends it failed, run_lost at that call, audited by the call's
+// digests only; the upstream saw the kill once.
 func TestAtCallCrashAfterDispatchNeverResends(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -583,7 +586,9 @@ func TestAtCallCrashAfterDispatchNeverResends(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "p.db")
 	args := []string{"serve", "--addr", "127.0.0.1:0", "--data", data, "--sandbox-workers", "1", "--tools", catalogueFile(t),
 		"--upstream-http", up.URL, "--auth", "off"}
-	p := mustServeProcess(t, args)
+	// The turn's deadline is close enough to wait for: its submit, answer
+	// and claim come well within it.
+	p := mustServeProcess(t, append(slices.Clone(args), "--approval-timeout", "10s"))
 	turn := submitAtCall(t, p.server, "starlark", atBlocks["starlark"]["one"], 31)
 	id := turn["id"].(string)
 	answerAt(t, p.server, turn, "run_once")
@@ -608,7 +613,7 @@ func TestAtCallCrashAfterDispatchNeverResends(t *testing.T) {
 	up.block = nil
 	up.mu.Unlock()
 
-	s, err := startMain(t, args)
+	s, err := startMainWith(t, append(args, "--replay-timeout", "100ms"), func(c *serveConfig) { c.runGrace = time.Millisecond })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -622,6 +627,46 @@ func TestAtCallCrashAfterDispatchNeverResends(t *testing.T) {
 	want := []string{`get_task_jobs_summary{"task_id":31}`, `kill_job{"panda_id":4031}`}
 	if got := up.seen(); !slices.Equal(got, want) {
 		t.Fatalf("the upstream saw %v; want the kill once", got)
+	}
+
+	// Past the deadline, the replay timeout and the grace, the sweep ends
+	// the turn run_lost at its call.
+	deadline, _ := time.Parse(time.RFC3339Nano, turn["deadline"].(string))
+	time.Sleep(time.Until(deadline))
+	var lost map[string]any
+	for end := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		if _, err := s.gate.Sweep(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		lost = mustStatus(t, s.get(t, "/v1/turns/"+id), 200)["turn"].(map[string]any)
+		if lost["status"] != "running" || time.Now().After(end) {
+			break
+		}
+	}
+	c, want1 := callOf(t, lost), callOf(t, turn)
+	if lost["status"] != "failed" || c["position"] != want1["position"] || c["args_digest"] != want1["args_digest"] {
+		t.Fatalf("after the grace the crashed turn is %v; want failed at call %v", lost, want1)
+	}
+	raw := s.get(t, "/v1/decisions?limit=500")
+	if strings.Contains(string(raw.Body), "4031") {
+		t.Fatalf("the audit holds the argument value: %s", raw.Body)
+	}
+	var decisions struct {
+		Decisions []map[string]any `json:"decisions"`
+	}
+	raw.Into(t, &decisions)
+	var notes []string
+	for _, d := range decisions.Decisions {
+		if d["reason"] == "run_lost" {
+			notes = append(notes, d["kind"].(string)+": "+d["note"].(string))
+		}
+	}
+	if len(notes) != 1 || !strings.HasPrefix(notes[0], "turn: ") || !strings.Contains(notes[0], "call 1 tools.kill_job ") ||
+		!strings.Contains(notes[0], "args "+c["args_digest"].(string)) {
+		t.Fatalf("the audit's run_lost records %q; want one, naming call 1 by its digest", notes)
+	}
+	if got := up.seen(); !slices.Equal(got, want) {
+		t.Fatalf("after the sweep the upstream saw %v; want the kill once", got)
 	}
 }
 
@@ -666,7 +711,9 @@ func TestAtCallOverMCPAwait(t *testing.T) {
 
 // TestAtCallPauseIsAPendingApproval: a pause counts in the pending
 // bounds: past them the turn's first pause is refused 429 busy, its read
-// made, nothing state-changing dispatched, nothing pending.
+// made, nothing state-changing dispatched, nothing pending; a later pause
+// of an admitted turn is admitted past them (its approved call ran) and
+// counts.
 func TestAtCallPauseIsAPendingApproval(t *testing.T) {
 	t.Parallel()
 	up := mustAtUpstream(t)
@@ -690,4 +737,129 @@ func TestAtCallPauseIsAPendingApproval(t *testing.T) {
 	if len(list) != 1 {
 		t.Fatalf("%d approvals pending; want the first pause only", len(list))
 	}
+
+	// A later pause of an admitted turn is admitted past the bound: its
+	// approved call already ran, and refusing would strand the run. It
+	// counts: a new turn's first pause is refused while it waits.
+	first := list[0].(map[string]any)
+	answerAt(t, s, first, "reject")
+	turn := submitAtCall(t, s, "starlark", atBlocks["starlark"]["two"], 53)
+	answerAt(t, s, turn, "run_once")
+	submitAtCall(t, s, "starlark", atBlocks["starlark"]["one"], 54) // the bound's one place, while turn is approved
+	again := mustStatus(t, s.post(t, "/v1/turns/"+turn["id"].(string)+"/run", nil), 202)["turn"].(map[string]any)
+	if again["status"] != "pending" || num(callOf(t, again)["position"]) != 2 {
+		t.Fatalf("the second pause past the bound: %v; want pending at call 2", again)
+	}
+	if list := mustStatus(t, s.get(t, "/v1/approvals?status=pending"), 200)["approvals"].([]any); len(list) != 2 {
+		t.Fatalf("%d approvals pending; want the other turn's first pause and this later one, past the bound of 1", len(list))
+	}
+	if d := mustError(t, s.post(t, "/v1/turns", map[string]any{"code": atBlocks["starlark"]["one"], "session_id": "atcall",
+		"phase": "interactive", "review": "at_call", "arguments": map[string]any{"task_id": 55}}), 429, "busy"); d["reason"] != "pending_approvals" {
+		t.Fatalf("a first pause while a later one is past the bound: %v; want busy pending_approvals", d)
+	}
+	answerAt(t, s, again, "run_once")
+	out := mustStatus(t, s.post(t, "/v1/turns/"+turn["id"].(string)+"/run", nil), 200)
+	if out["status"] != "succeeded" {
+		t.Fatalf("the run after its later pause: %v; want succeeded", out)
+	}
+}
+
+// TestAtCallPauseHoldsNothing: a paused turn is a stored value: pausing
+// more turns starts no sandbox worker (the pool's live and busy counts on
+// /metrics, the worker processes among this process's children) and
+// leaves no goroutine behind (runtime.NumGoroutine of the in-process
+// server, settled). Not parallel: it counts the test process's
+// goroutines and children.
+func TestAtCallPauseHoldsNothing(t *testing.T) {
+	up := mustAtUpstream(t)
+	s, err := startMain(t, []string{"serve", "--addr", "127.0.0.1:0", "--data", filepath.Join(t.TempDir(), "p.db"), "--sandbox-workers", "1",
+		"--tools", catalogueFile(t), "--upstream-http", up.URL, "--auth", "off", "--max-pending-approvals", "64", "--max-pending-per-requester", "64"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type held struct{ goroutines, children, live, busy int }
+	// counts waits for the goroutines to settle at most at max (a settled
+	// count that stays above it is reported as it is, after a generous
+	// deadline); max < 0 waits until two reads agree.
+	counts := func(max int) held {
+		prev, n := -1, runtime.NumGoroutine()
+		for end := time.Now().Add(30 * time.Second); time.Now().Before(end); n = runtime.NumGoroutine() {
+			if max >= 0 && n <= max || max < 0 && n == prev {
+				break
+			}
+			prev = n
+			time.Sleep(20 * time.Millisecond)
+		}
+		text := string(s.get(t, "/metrics").Body)
+		return held{goroutines: n, children: len(workerChildren(t)),
+			live: int(metricValue(text, `procgraph_sandbox_workers_live{pool="replay"}`) + metricValue(text, `procgraph_sandbox_workers_live{pool="nested"}`)),
+			busy: int(metricValue(text, `procgraph_sandbox_workers_busy{pool="replay"}`) + metricValue(text, `procgraph_sandbox_workers_busy{pool="nested"}`))}
+	}
+	// One pause first: what a first turn starts once (the gate's caches,
+	// the connection) is in the baseline.
+	submitAtCall(t, s, "starlark", atBlocks["starlark"]["one"], 60)
+	before := counts(-1)
+	const n = 8
+	for i := range n {
+		submitAtCall(t, s, "starlark", atBlocks["starlark"]["two"], 61+i)
+	}
+	after := counts(before.goroutines)
+	if list := mustStatus(t, s.get(t, "/v1/approvals?status=pending"), 200)["approvals"].([]any); len(list) != n+1 {
+		t.Fatalf("%d turns pending; want %d", len(list), n+1)
+	}
+	t.Logf("one pause: %+v; %d more: %+v", before, n, after)
+	if after.goroutines > before.goroutines || after.children > before.children || after.live > before.live || after.busy != 0 {
+		t.Fatalf("after %d more pauses the server holds %+v; before them %+v: a pause must hold no worker and no goroutine", n, after, before)
+	}
+}
+
+// TestAtCallPausedReadsCountInHealth: the run at the call that pauses
+// made its reads: it counts in the health of the stored version whose
+// code it ran, whatever the answer — a turn rejected at its pause, one
+// that expires there, and a resume that pauses again and is rejected each
+// count their runs, as a run that ends does.
+func TestAtCallPausedReadsCountInHealth(t *testing.T) {
+	t.Parallel()
+	up := mustAtUpstream(t)
+	data := filepath.Join(t.TempDir(), "p.db")
+	args := []string{"serve", "--addr", "127.0.0.1:0", "--data", data, "--sandbox-workers", "1", "--tools", catalogueFile(t),
+		"--upstream-http", up.URL, "--auth", "off"}
+	s, err := startMain(t, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := atBlocks["starlark"]["two"]
+	name := s.mustCapture(t, map[string]any{"code": code, "session_id": "capture", "lift": false}, nil)["procedure"].(map[string]any)["name"].(string)
+	runs := func(s *server, want int, after string) {
+		t.Helper()
+		h := mustStatus(t, s.get(t, "/v1/procedures/"+name), 200)["health"].(map[string]any)
+		if num(h["runs"]) != want || num(h["succeeded"]) != want {
+			t.Fatalf("health after %s: %v; want %d runs, each a success", after, h, want)
+		}
+	}
+
+	turn := submitAtCall(t, s, "starlark", code, 71)
+	answerAt(t, s, turn, "reject")
+	runs(s, 1, "a turn rejected at its pause")
+	// The run at the call and the resume that paused again count once each.
+	turn = submitAtCall(t, s, "starlark", code, 72)
+	answerAt(t, s, turn, "run_once")
+	again := mustStatus(t, s.post(t, "/v1/turns/"+turn["id"].(string)+"/run", nil), 202)["turn"].(map[string]any)
+	answerAt(t, s, again, "reject")
+	runs(s, 3, "a turn rejected at its second pause")
+	s.Stop(t)
+
+	// Expired at its pause (an approval timeout short enough to wait
+	// for): its run counts.
+	s, err = startMain(t, append(args, "--approval-timeout", "1s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn = submitAtCall(t, s, "starlark", code, 73)
+	deadline, _ := time.Parse(time.RFC3339Nano, turn["deadline"].(string))
+	time.Sleep(time.Until(deadline))
+	for got := turn; got["status"] != "expired"; time.Sleep(20 * time.Millisecond) {
+		got = mustStatus(t, s.get(t, "/v1/turns/"+turn["id"].(string)), 200)["turn"].(map[string]any)
+	}
+	runs(s, 4, "a turn expired at its pause")
 }

@@ -103,6 +103,10 @@ type serveConfig struct {
 	// another process's lock (0: embedded.DefaultLockTimeout); not a
 	// setting: doctor asks once.
 	lockTimeout time.Duration
+	// runGrace is the turn gate's gate.Options.RunGrace (0:
+	// gate.DefaultRunGrace); not a setting: a test shortens it to see a
+	// lost run ended (it must cover every instance's replay timeout).
+	runGrace time.Duration
 }
 
 // envPrefix prefixes every flag's environment twin.

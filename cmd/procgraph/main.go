@@ -303,7 +303,7 @@ func (m *Main) open(ctx, bg context.Context) (http.Handler, error) {
 	}
 	tg := gate.New(rp, turns, gate.Options{MaxPending: cfg.MaxPendingApprovals,
 		MaxPendingPerRequester: cfg.MaxPendingPerRequester, MaxWaiters: cfg.MaxWaiters, ApprovalTimeout: cfg.ApprovalTimeout, ReviewDefault: gate.Review(cfg.ReviewDefault),
-		OnTurn: onTurn})
+		RunGrace: cfg.runGrace, OnTurn: onTurn})
 	m.svc, m.gate = svc, tg
 	swept := make(chan struct{})
 	go func() { defer close(swept); tg.Sweeper(bg, gate.DefaultSweepInterval) }()

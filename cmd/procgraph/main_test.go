@@ -286,12 +286,23 @@ func overriding(args, extra []string) []string {
 // environment twins apply) and returns it serving; Close runs at cleanup.
 func startMain(tb testing.TB, args []string) (*server, error) {
 	tb.Helper()
+	return startMainWith(tb, args, nil)
+}
+
+// startMainWith is startMain with edit applied to the parsed
+// configuration (its unexported seams) before Main opens; nil edits
+// nothing.
+func startMainWith(tb testing.TB, args []string, edit func(*serveConfig)) (*server, error) {
+	tb.Helper()
 	if len(args) == 0 || args[0] != "serve" {
 		tb.Fatalf("startMain needs serve's arguments, got %q", args)
 	}
 	cfg, err := parseServeConfig(args[1:])
 	if err != nil {
 		return nil, err
+	}
+	if edit != nil {
+		edit(cfg)
 	}
 	logs, terminal := &logSink{}, &logSink{}
 	m := NewMain(cfg, newLogger(logs, cfg.LogLevel))

@@ -87,8 +87,9 @@ func TestGateAcrossInstances(t *testing.T) {
 // TestSweepAcrossInstances: two instances sweep one Neo4j at once, over
 // more turns than one page of the list: runs claimed by an instance that
 // died long ago, and approvals nobody read again. Each lost run is ended
-// once (failed, no code or arguments) and each approval expired once (one
-// approval_expired decision each), whichever instance got there first.
+// once (failed, no code or arguments, one run_lost decision each) and each
+// approval expired once (one approval_expired decision each), whichever
+// instance got there first.
 func TestSweepAcrossInstances(t *testing.T) {
 	ctx := context.Background()
 	newGate := func(s *Store) *gate.Gate {

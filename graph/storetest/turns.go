@@ -47,7 +47,8 @@ func turnStore(t *testing.T, s procedures.Store) gate.TurnStore {
 // RequireSwept requires turns, the store of svc, to hold running failed turns and
 // pending expired ones (what a sweep leaves of running turns whose run was
 // lost and of pending turns past their deadline), none with code or
-// argument values, and one approval_expired decision per expired turn.
+// argument values, one approval_expired decision per expired turn and
+// one run_lost decision per failed one: each ended once.
 func RequireSwept(tb testing.TB, svc *procedures.Service, turns gate.TurnStore, running, pending int) {
 	tb.Helper()
 	ctx := context.Background()
@@ -75,13 +76,15 @@ func RequireSwept(tb testing.TB, svc *procedures.Service, turns gate.TurnStore, 
 		}
 	}
 	ds, err := svc.Decisions(ctx, audit.DecisionFilter{Kind: audit.KindTurn, Limit: 1000})
-	if err != nil || len(ds) != pending {
-		tb.Fatalf("%d turn decisions (%v), want %d approval_expired", len(ds), err, pending)
+	if err != nil || len(ds) != pending+running {
+		tb.Fatalf("%d turn decisions (%v), want %d approval_expired and %d run_lost", len(ds), err, pending, running)
 	}
+	reasons := map[string]int{}
 	for _, d := range ds {
-		if d.Reason != audit.ReasonApprovalExpired {
-			tb.Fatalf("decision %s: %s", d.ID, d.Reason)
-		}
+		reasons[d.Reason]++
+	}
+	if reasons[audit.ReasonApprovalExpired] != pending || reasons[audit.ReasonRunLost] != running {
+		tb.Fatalf("turn decisions by reason %v; want %d approval_expired and %d run_lost", reasons, pending, running)
 	}
 }
 
