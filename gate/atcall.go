@@ -14,6 +14,7 @@ import (
 	"github.com/procgraph/procgraph/internal/fields"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
 	"github.com/procgraph/procgraph/internal/text"
+	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/usage"
 )
@@ -124,7 +125,7 @@ func (g *Gate) submitAtCall(ctx context.Context, req TurnRequest, b *replay.Bloc
 // pause or its end.
 func (g *Gate) countPause(t Turn, b *replay.Block, pending *replay.Pending, started time.Time) {
 	run := health.Run{Duration: g.r.Now().Sub(started), Caller: t.RequestedBy}
-	if in, ok := g.svc.BlockUse(b.Analysis.Name, t.CodeHash, procedures.UsageKey(t.SessionID, ""), run, procedures.Kept{}); ok {
+	if in, ok := g.svc.BlockUse(b.Analysis.Name, t.CodeHash, usage.UsageKey(t.SessionID, ""), run, procedures.Kept{}); ok {
 		pending.Use(in)
 	}
 }
