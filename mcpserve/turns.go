@@ -444,10 +444,6 @@ func (h *Handler) awaitApproval(ctx context.Context, _ *mcp.CallToolRequest, c c
 		if err != nil {
 			return nil, err
 		}
-		if !ans.Ran() {
-			// Reviewed at the call: paused at its next call.
-			return pendingResult(ans.Turn, nil)
-		}
 		return turnResult(ans)
 	case gate.TurnPending:
 		return pendingResult(*t, nil)
