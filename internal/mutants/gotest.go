@@ -61,31 +61,39 @@ func (r *testRun) missing(pkgs []string) []string {
 func goTest(ctx context.Context, root string, args, pkgs []string) *testRun {
 	cmd := exec.CommandContext(ctx, "go", append(append([]string{"test", "-count=1", "-json"}, args...), pkgs...)...)
 	cmd.Dir = root
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return &testRun{exitErr: err}
-	}
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		return &testRun{exitErr: err}
-	}
-	r := parseEvents(out)
-	r.exitErr = cmd.Wait()
+	r, start, stderr := runEvents(cmd)
 	r.build, r.tests = time.Since(start), 0
 	if !r.started.IsZero() {
 		r.build, r.tests = r.started.Sub(start), time.Since(r.started)
 	}
-	if s := strings.TrimSpace(stderr.String()); s != "" {
+	if stderr != "" {
 		// Errors go test reports before any test runs (a package that does
 		// not compile, an unknown flag) arrive here.
-		r.buildOutput = append(r.buildOutput, s)
+		r.buildOutput = append(r.buildOutput, stderr)
 		if r.exitErr != nil && len(r.failed) == 0 && len(r.ran) == 0 {
 			r.buildFailed = true
 		}
 	}
 	return r
+}
+
+// runEvents runs cmd, whose standard output is a `go test -json` stream,
+// and returns what the stream reported (with the exit error), when cmd
+// started, and its standard error, trimmed.
+func runEvents(cmd *exec.Cmd) (*testRun, time.Time, string) {
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	start := time.Now()
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return &testRun{exitErr: err}, start, ""
+	}
+	if err := cmd.Start(); err != nil {
+		return &testRun{exitErr: err}, start, ""
+	}
+	r := parseEvents(out)
+	r.exitErr = cmd.Wait()
+	return r, start, strings.TrimSpace(stderr.String())
 }
 
 // parseEvents reads a `go test -json` stream.

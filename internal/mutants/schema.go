@@ -675,21 +675,10 @@ func (r *runner) schemaTest(ctx context.Context, s *schema, job int, name, pkg, 
 		"-test.timeout=" + r.timeout.String(), "-test.run=" + pattern}
 	cmd := exec.CommandContext(ctx, s.t2j, args...)
 	cmd.Dir = s.srcDirs[pkg]
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return &testRun{exitErr: err}
-	}
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		return &testRun{exitErr: err}
-	}
-	res := parseEvents(out)
-	res.exitErr = cmd.Wait()
+	res, start, stderr := runEvents(cmd)
 	res.tests = time.Since(start)
-	if s := strings.TrimSpace(stderr.String()); s != "" {
-		res.buildOutput = append(res.buildOutput, s)
+	if stderr != "" {
+		res.buildOutput = append(res.buildOutput, stderr)
 	}
 	return res
 }
