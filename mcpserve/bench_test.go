@@ -3,16 +3,19 @@ package mcpserve
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/procgraph/procgraph/api"
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
@@ -93,6 +96,85 @@ func BenchmarkInvoke(b *testing.B) {
 			if resp.StatusCode != http.StatusOK {
 				b.Fatalf("status %d", resp.StatusCode)
 			}
+		}
+	})
+}
+
+// BenchmarkTurn compares one run_code turn of two reads over /mcp (a
+// ModernRevision tools/call posted as the InvokeCost bench posts it: one
+// request, one JSON body back) with the same turn over the HTTP API (POST
+// /v1/turns), both on loopback, with the in-process sandbox, in-process
+// tools and the embedded store (no fsync): what /mcp's turn path costs
+// beyond the HTTP one.
+func BenchmarkTurn(b *testing.B) {
+	st, err := embedded.Open(filepath.Join(b.TempDir(), "bench.db"), embedded.Options{NoSync: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	svc := procedures.NewService(st, procedures.Options{})
+	if _, err := svc.PutCatalogue(context.Background(), []procedures.Tool{{Name: "get_jobs", ReadOnly: true}, {Name: "fetch_logs", ReadOnly: true}}, "tester"); err != nil {
+		b.Fatal(err)
+	}
+	d := replay.NewFuncDispatcher(map[string]replay.ToolFunc{
+		"get_jobs": func(context.Context, map[string]any) (any, error) {
+			return map[string]any{"jobs": []any{"a", "b"}}, nil
+		},
+		"fetch_logs": func(context.Context, map[string]any) (any, error) { return "log line", nil },
+	})
+	rp := replay.New(svc, sandbox.NewInProcess(), d, replay.Options{})
+	g := gate.New(rp, st, gate.Options{})
+	code, _ := json.Marshal(readOnlyCode)
+	post := func(b *testing.B, client *http.Client, url, body string, header map[string]string) {
+		r, _ := http.NewRequest("POST", url, strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		for k, v := range header {
+			r.Header.Set(k, v)
+		}
+		resp, err := client.Do(r)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !bytes.Contains(out, []byte("succeeded")) || bytes.Contains(out, []byte(`"isError":true`)) {
+			b.Fatalf("status %d: %s", resp.StatusCode, out)
+		}
+	}
+
+	b.Run("mcp", func(b *testing.B) {
+		h, err := New(Config{Service: svc, Replayer: rp, Phase: audit.PhaseAutomatic, Gate: g})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer h.Close()
+		ts := httptest.NewServer(h)
+		defer ts.Close()
+		body := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run_code","arguments":{"code":` + string(code) +
+			`,"arguments":{"task_id":42},"session_id":"bench"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+		header := map[string]string{"Mcp-Method": "tools/call", "Mcp-Name": "run_code", "Accept": "application/json, text/event-stream",
+			"Mcp-Protocol-Version": ModernRevision}
+		client := &http.Client{}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for b.Loop() {
+			post(b, client, ts.URL, body, header)
+		}
+	})
+
+	b.Run("http", func(b *testing.B) {
+		srv, err := api.New(api.Config{Service: svc, Replayer: rp, Turns: g})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ts := httptest.NewServer(srv)
+		defer ts.Close()
+		body := `{"code":` + string(code) + `,"arguments":{"task_id":42},"phase":"automatic","session_id":"bench"}`
+		client := &http.Client{}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for b.Loop() {
+			post(b, client, ts.URL+"/v1/turns", body, nil)
 		}
 	})
 }
