@@ -178,3 +178,65 @@ func BenchmarkTurn(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkPing is a stateful session's ping (2025-11-25, answered as one
+// JSON body: serveJSONAnswer) posted raw to the handler on loopback, and
+// for comparison a 2026-07-28 server/discover: what the server spends on
+// the request an SDK client sends to ping.
+func BenchmarkPing(b *testing.B) {
+	st, err := embedded.Open(filepath.Join(b.TempDir(), "bench.db"), embedded.Options{NoSync: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	svc := procedures.NewService(st, procedures.Options{})
+	rp := replay.New(svc, sandbox.NewInProcess(), replay.NewFuncDispatcher(nil), replay.Options{})
+	h, err := New(Config{Service: svc, Replayer: rp, Phase: audit.PhaseAutomatic})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close()
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	client := &http.Client{}
+	post := func(b *testing.B, header map[string]string, body string) (*http.Response, []byte) {
+		r, _ := http.NewRequest("POST", ts.URL, strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		for k, v := range header {
+			r.Header.Set(k, v)
+		}
+		resp, err := client.Do(r)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		return resp, out
+	}
+	resp, out := post(b, nil, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if sid == "" {
+		b.Fatalf("initialize: %d %s", resp.StatusCode, out)
+	}
+	session := map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25"}
+	post(b, session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	for _, c := range []struct {
+		name, body, want string
+		header           map[string]string
+	}{
+		{"session-ping", `{"jsonrpc":"2.0","id":7,"method":"ping"}`, `{"jsonrpc":"2.0","id":7,"result":{}}`, session},
+		{"discover", `{"jsonrpc":"2.0","id":3,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`,
+			`"id":3,"result"`, map[string]string{"Mcp-Method": "server/discover", "Mcp-Protocol-Version": ModernRevision}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				resp, out := post(b, c.header, c.body)
+				if resp.StatusCode != http.StatusOK || !bytes.Contains(out, []byte(c.want)) {
+					b.Fatalf("%d %s", resp.StatusCode, out)
+				}
+			}
+		})
+	}
+}
