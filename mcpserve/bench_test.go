@@ -157,9 +157,11 @@ func BenchmarkTurn(b *testing.B) {
 		client := &http.Client{}
 		b.ReportAllocs()
 		b.ResetTimer()
+		cpu := processCPU()
 		for b.Loop() {
 			post(b, client, ts.URL, body, header)
 		}
+		b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
 	})
 
 	b.Run("http", func(b *testing.B) {
@@ -173,9 +175,11 @@ func BenchmarkTurn(b *testing.B) {
 		client := &http.Client{}
 		b.ReportAllocs()
 		b.ResetTimer()
+		cpu := processCPU()
 		for b.Loop() {
 			post(b, client, ts.URL+"/v1/turns", body, nil)
 		}
+		b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
 	})
 }
 
@@ -231,12 +235,14 @@ func BenchmarkPing(b *testing.B) {
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
+			cpu := processCPU()
 			for b.Loop() {
 				resp, out := post(b, c.header, c.body)
 				if resp.StatusCode != http.StatusOK || !bytes.Contains(out, []byte(c.want)) {
 					b.Fatalf("%d %s", resp.StatusCode, out)
 				}
 			}
+			b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
 		})
 	}
 }
