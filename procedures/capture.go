@@ -82,13 +82,9 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (CaptureOutco
 	if err != nil {
 		return CaptureOutcome{}, fault.Errorf(fault.CodeInvalid, "dialect %q is not starlark or python-async", req.Dialect).WithDetails("field", "dialect")
 	}
-	var a *signature.Analysis
-	var plan *signature.LiftPlan
-	if req.NoLift {
-		a, err = signature.Analyze(req.Code, dialect)
-	} else {
-		a, plan, err = signature.AnalyzeLift(req.Code, dialect)
-	}
+	// The code is parsed once: its lifting plan (left unused for "lift":
+	// false) also makes its canonical program (prepareCapture).
+	a, plan, err := signature.AnalyzeLift(req.Code, dialect)
 	if err != nil {
 		return CaptureOutcome{}, CodeError(err)
 	}
@@ -144,8 +140,8 @@ type preparedCapture struct {
 	warnings []Warning
 }
 
-// prepareCapture prepares the capture of req, analysed as a (plan: its
-// lifting, nil for "lift": false), counted under key. A plain signature's
+// prepareCapture prepares the capture of req, analysed as a with plan
+// (its lifting, applied unless req.NoLift), counted under key. A plain signature's
 // name does not depend on the catalogue (signature.Names) and it names no
 // procedure: it is prepared under the catalogue this instance read last,
 // and nothing is read before the write (the write confirms that catalogue,
@@ -163,9 +159,9 @@ func (s *Service) prepareCapture(ctx context.Context, req *CaptureRequest, diale
 		}
 		p.v, cat = v, v.cat
 	}
-	code := req.Code
+	code, lifted := req.Code, false
 	var schema map[string]any
-	if plan != nil {
+	if !req.NoLift {
 		l, err := s.liftCapture(req, dialect, plan, cat)
 		if err != nil {
 			return nil, err
@@ -174,7 +170,7 @@ func (s *Service) prepareCapture(ctx context.Context, req *CaptureRequest, diale
 			p.warnings = append(p.warnings, Warning{Line: w.Line, Column: w.Column, Message: w.Message})
 		}
 		if len(l.lifted) > 0 {
-			a, code, p.lifted, schema = l.analysis, l.code, l.lifted, l.schema
+			a, code, p.lifted, schema, lifted = l.analysis, l.code, l.lifted, l.schema, true
 		}
 	}
 	if schema == nil {
@@ -187,9 +183,14 @@ func (s *Service) prepareCapture(ctx context.Context, req *CaptureRequest, diale
 	for i, w := range a.Warnings {
 		warnings[i] = Warning{Line: w.Line, Column: w.Column, Message: w.Message}
 	}
-	canonical, err := CanonicalHashOf(code, string(dialect), cat)
-	if err != nil {
-		return nil, CodeError(err)
+	var canonical string
+	if lifted {
+		var err error
+		if canonical, err = CanonicalHashOf(code, string(dialect), cat); err != nil {
+			return nil, CodeError(err)
+		}
+	} else {
+		canonical = canonicalHashOfPlan(plan, cat)
 	}
 	p.in = CaptureInput{
 		Signature: a.Signature,
