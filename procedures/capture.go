@@ -119,6 +119,11 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (CaptureOutco
 		hash = res.CodeHash // another text of a stored version's program: a use of it
 	}
 	s.feed.Publish(changes.Change{Kind: changes.ChangeCapture, Procedure: res.Procedure.Name, CodeHash: hash})
+	if res.VersionCreated {
+		// Decorating the procedure reads its new version's flows: they
+		// are the capture's analysis's.
+		s.flows.add(prep.in.Version.CodeHash, prep.in.Version.Code, prep.a)
+	}
 	suggestion := s.captureSuggestion(ctx, res, prep)
 	stored := &CapturedVersion{CodeHash: hash, Current: res.Procedure.CodeHash == hash, Created: res.VersionCreated,
 		Parameters: slices.Clone(prep.in.Version.Parameters)}
@@ -134,7 +139,9 @@ const maxCatalogueAttempts = 3
 // under the catalogue in.Catalogue, the view it was named with (nil for a
 // plain signature prepared under the catalogue held), and what lifting did.
 type preparedCapture struct {
-	in       CaptureInput
+	in CaptureInput
+	// a is the analysis of in's code (lifted, when something was).
+	a        *signature.Analysis
 	v        *view
 	lifted   []Lifted
 	warnings []Warning
@@ -192,6 +199,7 @@ func (s *Service) prepareCapture(ctx context.Context, req *CaptureRequest, diale
 	} else {
 		canonical = canonicalHashOfPlan(plan, cat)
 	}
+	p.a = a
 	p.in = CaptureInput{
 		Signature: a.Signature,
 		Version: Version{
