@@ -82,12 +82,14 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (CaptureOutco
 	if err != nil {
 		return CaptureOutcome{}, fault.Errorf(fault.CodeInvalid, "dialect %q is not starlark or python-async", req.Dialect).WithDetails("field", "dialect")
 	}
-	// The code is parsed once: its lifting plan (left unused for "lift":
-	// false) also makes its canonical program (prepareCapture).
-	a, plan, err := signature.AnalyzeLift(req.Code, dialect)
+	// The code is parsed at most once (captureAnalyses): its lifting plan
+	// (left unused for "lift": false) also makes its canonical program
+	// (prepareCapture).
+	ca, err := s.analyses.analyse(req.Code, dialect)
 	if err != nil {
 		return CaptureOutcome{}, CodeError(err)
 	}
+	a := ca.a
 	key := usage.UsageKey(req.SessionID, req.IdempotencyKey)
 	if len(a.Signature) == 1 && len(a.ProcRefs) == 1 {
 		return s.captureUse(ctx, a.ProcRefs[0], key, req)
@@ -100,7 +102,7 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (CaptureOutco
 	var prep *preparedCapture
 	var res CaptureResult
 	for attempt := 1; ; attempt++ {
-		if prep, err = s.prepareCapture(ctx, &req, dialect, a, plan, key, attempt > 1); err != nil {
+		if prep, err = s.prepareCapture(ctx, &req, dialect, ca, key, attempt > 1); err != nil {
 			break
 		}
 		if s.pageNeeded(prep) {
@@ -147,17 +149,18 @@ type preparedCapture struct {
 	warnings []Warning
 }
 
-// prepareCapture prepares the capture of req, analysed as a with plan
-// (its lifting, applied unless req.NoLift), counted under key. A plain signature's
+// prepareCapture prepares the capture of req, analysed as ca (its
+// lifting applied unless req.NoLift), counted under key. A plain signature's
 // name does not depend on the catalogue (signature.Names) and it names no
 // procedure: it is prepared under the catalogue this instance read last,
 // and nothing is read before the write (the write confirms that catalogue,
 // and the answer is decorated with it: captureSuggestion). Any other signature is named, and its nested procedures read,
 // before the write; so is every signature when reread (the store answered
 // that the catalogue changed) or when no catalogue was read yet.
-func (s *Service) prepareCapture(ctx context.Context, req *CaptureRequest, dialect signature.Dialect, a *signature.Analysis,
-	plan *signature.LiftPlan, key string, reread bool) (*preparedCapture, error) {
+func (s *Service) prepareCapture(ctx context.Context, req *CaptureRequest, dialect signature.Dialect, ca *codeAnalysis,
+	key string, reread bool) (*preparedCapture, error) {
 	p := &preparedCapture{lifted: []Lifted{}, warnings: []Warning{}}
+	a := ca.a
 	cat := s.heldCatalogue()
 	if !signature.Plain(a.Signature) || cat == nil || reread {
 		v, err := s.newView(ctx, []*Procedure{{Signature: a.Signature}})
@@ -169,7 +172,7 @@ func (s *Service) prepareCapture(ctx context.Context, req *CaptureRequest, diale
 	code, lifted := req.Code, false
 	var schema map[string]any
 	if !req.NoLift {
-		l, err := s.liftCapture(req, dialect, plan, cat)
+		l, err := s.liftCapture(req, dialect, ca, cat)
 		if err != nil {
 			return nil, err
 		}
@@ -197,7 +200,10 @@ func (s *Service) prepareCapture(ctx context.Context, req *CaptureRequest, diale
 			return nil, CodeError(err)
 		}
 	} else {
-		canonical = canonicalHashOfPlan(plan, cat)
+		var err error
+		if canonical, err = s.analyses.canonicalHash(ca, cat); err != nil {
+			return nil, CodeError(err)
+		}
 	}
 	p.a = a
 	p.in = CaptureInput{

@@ -83,3 +83,66 @@ func TestCaptureCanonicalHash(t *testing.T) {
 		})
 	}
 }
+
+// TestCaptureAnalysesKept: a capture of code captured before, in its
+// dialect and under the same catalogue, parses nothing (the analysis and
+// the canonical hash kept, the lifting kept from the second capture on,
+// liftMemos); code that differs by a byte, another dialect, or another
+// catalogue (the canonical hash's classification) miss, and every capture
+// stores the canonical hash CanonicalHashOf gives its code under its
+// catalogue.
+func TestCaptureAnalysesKept(t *testing.T) {
+	ctx := context.Background()
+	inner, err := embedded.Open(filepath.Join(t.TempDir(), "p.db"), embedded.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { inner.Close() })
+	store := &captureInputs{Store: inner}
+	svc := procedures.NewService(store, procedures.Options{})
+	if _, err := svc.PutCatalogue(ctx, liftTools, "tester"); err != nil {
+		t.Fatal(err)
+	}
+	const code = "a = tools.get_task(task_id=x)\nb = tools.get_jobs(task_id=y)\nreturn [a, b]\n"
+	// get_jobs no longer read-only: the reads are not reordered.
+	changed := append([]procedures.Tool{}, liftTools...)
+	changed[1].ReadOnly = false
+	for _, step := range []struct {
+		name   string
+		req    procedures.CaptureRequest
+		tools  []procedures.Tool // put before the capture
+		parses int64
+	}{
+		{name: "first", req: procedures.CaptureRequest{Code: code}, parses: 1},
+		{name: "second (its lifting not kept yet)", req: procedures.CaptureRequest{Code: code}, parses: 1},
+		{name: "third", req: procedures.CaptureRequest{Code: code}, parses: 0},
+		{name: "lift false", req: procedures.CaptureRequest{Code: code, NoLift: true}, parses: 0},
+		{name: "a byte more", req: procedures.CaptureRequest{Code: code + "\n"}, parses: 1},
+		{name: "python-async", req: procedures.CaptureRequest{Code: code, Dialect: "python-async"}, parses: 1},
+		{name: "another catalogue", req: procedures.CaptureRequest{Code: code, NoLift: true}, tools: changed, parses: 1},
+		{name: "that catalogue again", req: procedures.CaptureRequest{Code: code, NoLift: true}, parses: 0},
+	} {
+		if step.tools != nil {
+			if _, err := svc.PutCatalogue(ctx, step.tools, "tester"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		store.ins = nil
+		before := procedures.CaptureParses(svc)
+		mustCapture(t, svc, step.req)
+		if n := procedures.CaptureParses(svc) - before; n != step.parses {
+			t.Fatalf("%s: parsed %d times, want %d", step.name, n, step.parses)
+		}
+		if len(store.ins) == 0 {
+			t.Fatalf("%s: no capture written", step.name)
+		}
+		in := store.ins[len(store.ins)-1] // (another catalogue: prepared again under it)
+		want, err := procedures.CanonicalHashOf(in.Version.Code, in.Version.Dialect, in.Catalogue)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if in.Version.CanonicalHash != want {
+			t.Fatalf("%s: canonical hash %s, want %s", step.name, in.Version.CanonicalHash, want)
+		}
+	}
+}

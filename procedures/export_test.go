@@ -38,3 +38,7 @@ func FlowAnalyses(s *Service) int64 { return s.flows.analyses.Load() }
 
 // FlowsOf is the keyword flows s's flow cache gives of p's current code.
 func FlowsOf(s *Service, p *Procedure) []signature.Flow { return s.flows.flows(p) }
+
+// CaptureParses is the number of times s's captures parsed their code
+// (captureAnalyses).
+func CaptureParses(s *Service) int64 { return s.analyses.parses.Load() }
