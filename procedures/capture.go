@@ -108,7 +108,7 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (CaptureOutco
 		if s.pageNeeded(prep) {
 			prep.in.Page = suggestQuery(prep.in.Signature, s.opts.AllowMutatingAutorun)
 		}
-		res, err = s.captureNamed(ctx, prep.in, prep.v)
+		res, err = s.captureNamed(ctx, prep.in, prep.names)
 		if !IsCatalogueChanged(err) || attempt == maxCatalogueAttempts {
 			break
 		}
@@ -143,8 +143,12 @@ const maxCatalogueAttempts = 3
 type preparedCapture struct {
 	in CaptureInput
 	// a is the analysis of in's code (lifted, when something was).
-	a        *signature.Analysis
-	v        *view
+	a *signature.Analysis
+	v *view
+	// names are the names of in's signature (signature.Names against v's
+	// catalogue; v nil: a plain signature, whose names the catalogue does
+	// not change).
+	names    []string
 	lifted   []Lifted
 	warnings []Warning
 }
@@ -205,7 +209,11 @@ func (s *Service) prepareCapture(ctx context.Context, req *CaptureRequest, diale
 			return nil, CodeError(err)
 		}
 	}
-	p.a = a
+	var known func(string) bool
+	if p.v != nil {
+		known = p.v.cat.Has
+	}
+	p.a, p.names = a, signature.Names(a.Signature, known)
 	p.in = CaptureInput{
 		Signature: a.Signature,
 		Version: Version{
@@ -278,15 +286,10 @@ func (s *Service) pageNeeded(prep *preparedCapture) bool {
 	if noneExposedWith(in.Signature, in.Catalogue, s.opts.AllowMutatingAutorun) {
 		return false
 	}
-	var known func(string) bool
-	if prep.v != nil {
-		known = prep.v.cat.Has
-	}
-	names := signature.Names(in.Signature, known)
-	if len(names) == 0 {
+	if len(prep.names) == 0 {
 		return true
 	}
-	p := s.auth.get(names[0])
+	p := s.auth.get(prep.names[0])
 	if p == nil || !slices.Equal(p.Signature, in.Signature) {
 		return true
 	}
@@ -298,21 +301,15 @@ func (s *Service) pageNeeded(prep *preparedCapture) bool {
 	return !p.Exposed
 }
 
-// captureNamed stores in under the name of its signature (signature.Names,
-// against v's catalogue; v is nil for a plain signature, whose name the
-// catalogue does not change). A procedure keeps the name it was created under: a
+// captureNamed stores in under the name of its signature, names
+// (preparedCapture.names). A procedure keeps the name it was created under: a
 // signature whose name may depend on the catalogue or on the rule's history
 // (any that is not signature.Plain) is first looked up under every name it
 // can have been given — its Bamboo name (a long one created while all its
 // tools were listed, or stored before the rule) and its hashed name. Else
 // the names are tried in order, the next one only when a procedure of
 // another signature holds one (the store writes nothing then).
-func (s *Service) captureNamed(ctx context.Context, in CaptureInput, v *view) (CaptureResult, error) {
-	var known func(string) bool
-	if v != nil {
-		known = v.cat.Has
-	}
-	names := signature.Names(in.Signature, known)
+func (s *Service) captureNamed(ctx context.Context, in CaptureInput, names []string) (CaptureResult, error) {
 	if !signature.Plain(in.Signature) {
 		held := []string{signature.ProcedureName(in.Signature), signature.HashedName(in.Signature)}
 		stored, err := s.store.GetMany(ctx, held)
