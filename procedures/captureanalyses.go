@@ -33,6 +33,7 @@ type keptAnalysis struct {
 	revision, canonical string
 }
 
+// newCaptureAnalyses returns an empty captureAnalyses.
 func newCaptureAnalyses() *captureAnalyses {
 	return &captureAnalyses{m: cache.NewWeighted(maxCaptureAnalysisBytes, func(k string, e *keptAnalysis) int {
 		return len(k) + len(e.a.Source) + 512
@@ -45,9 +46,9 @@ func captureAnalysisKey(code string, dialect signature.Dialect) string {
 }
 
 // codeAnalysis is a capture's analysis of its code as sent, through the
-// cache: the analysis (the capture's own copy), the kept entry it came
-// from (nil when analysed now), and the lifting plan, made when first
-// needed when the analysis was kept.
+// cache: the analysis (the capture's own copy), the entry it is kept as
+// (nil without a cache), and the lifting plan, made when first needed
+// when the analysis came from the cache.
 type codeAnalysis struct {
 	from    *captureAnalyses
 	code    string
