@@ -28,6 +28,13 @@ func CanonicalHashOf(code, dialect string, cat *Catalogue) (string, error) {
 	return c.Hash, nil
 }
 
+// canonicalHashOfPlan is CanonicalHashOf of plan's code as written, made
+// from the plan's own analysis (the code is not parsed again).
+func canonicalHashOfPlan(plan *signature.LiftPlan, cat *Catalogue) string {
+	c, _ := plan.CanonicalParams(cat.readsOnly)
+	return c.Hash
+}
+
 // readsOnly reports whether tool is a catalogue tool that changes no
 // state (read_only); a proc__ name, an unknown tool, and any tool of a
 // nil catalogue do not.

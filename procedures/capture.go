@@ -82,16 +82,14 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (CaptureOutco
 	if err != nil {
 		return CaptureOutcome{}, fault.Errorf(fault.CodeInvalid, "dialect %q is not starlark or python-async", req.Dialect).WithDetails("field", "dialect")
 	}
-	var a *signature.Analysis
-	var plan *signature.LiftPlan
-	if req.NoLift {
-		a, err = signature.Analyze(req.Code, dialect)
-	} else {
-		a, plan, err = signature.AnalyzeLift(req.Code, dialect)
-	}
+	// The code is parsed at most once (captureAnalyses): its lifting plan
+	// (left unused for "lift": false) also makes its canonical program
+	// (prepareCapture).
+	ca, err := s.analyses.analyse(req.Code, dialect)
 	if err != nil {
 		return CaptureOutcome{}, CodeError(err)
 	}
+	a := ca.a
 	key := usage.UsageKey(req.SessionID, req.IdempotencyKey)
 	if len(a.Signature) == 1 && len(a.ProcRefs) == 1 {
 		return s.captureUse(ctx, a.ProcRefs[0], key, req)
@@ -104,13 +102,13 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (CaptureOutco
 	var prep *preparedCapture
 	var res CaptureResult
 	for attempt := 1; ; attempt++ {
-		if prep, err = s.prepareCapture(ctx, &req, dialect, a, plan, key, attempt > 1); err != nil {
+		if prep, err = s.prepareCapture(ctx, &req, dialect, ca, key, attempt > 1); err != nil {
 			break
 		}
 		if s.pageNeeded(prep) {
 			prep.in.Page = suggestQuery(prep.in.Signature, s.opts.AllowMutatingAutorun)
 		}
-		res, err = s.captureNamed(ctx, prep.in, prep.v)
+		res, err = s.captureNamed(ctx, prep.in, prep.names)
 		if !IsCatalogueChanged(err) || attempt == maxCatalogueAttempts {
 			break
 		}
@@ -123,6 +121,11 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (CaptureOutco
 		hash = res.CodeHash // another text of a stored version's program: a use of it
 	}
 	s.feed.Publish(changes.Change{Kind: changes.ChangeCapture, Procedure: res.Procedure.Name, CodeHash: hash})
+	if res.VersionCreated {
+		// Decorating the procedure reads its new version's flows: they
+		// are the capture's analysis's.
+		s.flows.add(prep.in.Version.CodeHash, prep.in.Version.Code, prep.a)
+	}
 	suggestion := s.captureSuggestion(ctx, res, prep)
 	stored := &CapturedVersion{CodeHash: hash, Current: res.Procedure.CodeHash == hash, Created: res.VersionCreated,
 		Parameters: slices.Clone(prep.in.Version.Parameters)}
@@ -138,23 +141,30 @@ const maxCatalogueAttempts = 3
 // under the catalogue in.Catalogue, the view it was named with (nil for a
 // plain signature prepared under the catalogue held), and what lifting did.
 type preparedCapture struct {
-	in       CaptureInput
-	v        *view
+	in CaptureInput
+	// a is the analysis of in's code (lifted, when something was).
+	a *signature.Analysis
+	v *view
+	// names are the names of in's signature (signature.Names against v's
+	// catalogue; v nil: a plain signature, whose names the catalogue does
+	// not change).
+	names    []string
 	lifted   []Lifted
 	warnings []Warning
 }
 
-// prepareCapture prepares the capture of req, analysed as a (plan: its
-// lifting, nil for "lift": false), counted under key. A plain signature's
+// prepareCapture prepares the capture of req, analysed as ca (its
+// lifting applied unless req.NoLift), counted under key. A plain signature's
 // name does not depend on the catalogue (signature.Names) and it names no
 // procedure: it is prepared under the catalogue this instance read last,
 // and nothing is read before the write (the write confirms that catalogue,
 // and the answer is decorated with it: captureSuggestion). Any other signature is named, and its nested procedures read,
 // before the write; so is every signature when reread (the store answered
 // that the catalogue changed) or when no catalogue was read yet.
-func (s *Service) prepareCapture(ctx context.Context, req *CaptureRequest, dialect signature.Dialect, a *signature.Analysis,
-	plan *signature.LiftPlan, key string, reread bool) (*preparedCapture, error) {
+func (s *Service) prepareCapture(ctx context.Context, req *CaptureRequest, dialect signature.Dialect, ca *codeAnalysis,
+	key string, reread bool) (*preparedCapture, error) {
 	p := &preparedCapture{lifted: []Lifted{}, warnings: []Warning{}}
+	a := ca.a
 	cat := s.heldCatalogue()
 	if !signature.Plain(a.Signature) || cat == nil || reread {
 		v, err := s.newView(ctx, []*Procedure{{Signature: a.Signature}})
@@ -163,10 +173,10 @@ func (s *Service) prepareCapture(ctx context.Context, req *CaptureRequest, diale
 		}
 		p.v, cat = v, v.cat
 	}
-	code := req.Code
+	code, lifted := req.Code, false
 	var schema map[string]any
-	if plan != nil {
-		l, err := s.liftCapture(req, dialect, plan, cat)
+	if !req.NoLift {
+		l, err := s.liftCapture(req, dialect, ca, cat)
 		if err != nil {
 			return nil, err
 		}
@@ -174,7 +184,7 @@ func (s *Service) prepareCapture(ctx context.Context, req *CaptureRequest, diale
 			p.warnings = append(p.warnings, Warning{Line: w.Line, Column: w.Column, Message: w.Message})
 		}
 		if len(l.lifted) > 0 {
-			a, code, p.lifted, schema = l.analysis, l.code, l.lifted, l.schema
+			a, code, p.lifted, schema, lifted = l.analysis, l.code, l.lifted, l.schema, true
 		}
 	}
 	if schema == nil {
@@ -187,10 +197,23 @@ func (s *Service) prepareCapture(ctx context.Context, req *CaptureRequest, diale
 	for i, w := range a.Warnings {
 		warnings[i] = Warning{Line: w.Line, Column: w.Column, Message: w.Message}
 	}
-	canonical, err := CanonicalHashOf(code, string(dialect), cat)
-	if err != nil {
-		return nil, CodeError(err)
+	var canonical string
+	if lifted {
+		var err error
+		if canonical, err = CanonicalHashOf(code, string(dialect), cat); err != nil {
+			return nil, CodeError(err)
+		}
+	} else {
+		var err error
+		if canonical, err = s.analyses.canonicalHash(ca, cat); err != nil {
+			return nil, CodeError(err)
+		}
 	}
+	var known func(string) bool
+	if p.v != nil {
+		known = p.v.cat.Has
+	}
+	p.a, p.names = a, signature.Names(a.Signature, known)
 	p.in = CaptureInput{
 		Signature: a.Signature,
 		Version: Version{
@@ -263,15 +286,10 @@ func (s *Service) pageNeeded(prep *preparedCapture) bool {
 	if noneExposedWith(in.Signature, in.Catalogue, s.opts.AllowMutatingAutorun) {
 		return false
 	}
-	var known func(string) bool
-	if prep.v != nil {
-		known = prep.v.cat.Has
-	}
-	names := signature.Names(in.Signature, known)
-	if len(names) == 0 {
+	if len(prep.names) == 0 {
 		return true
 	}
-	p := s.auth.get(names[0])
+	p := s.auth.get(prep.names[0])
 	if p == nil || !slices.Equal(p.Signature, in.Signature) {
 		return true
 	}
@@ -283,21 +301,15 @@ func (s *Service) pageNeeded(prep *preparedCapture) bool {
 	return !p.Exposed
 }
 
-// captureNamed stores in under the name of its signature (signature.Names,
-// against v's catalogue; v is nil for a plain signature, whose name the
-// catalogue does not change). A procedure keeps the name it was created under: a
+// captureNamed stores in under the name of its signature, names
+// (preparedCapture.names). A procedure keeps the name it was created under: a
 // signature whose name may depend on the catalogue or on the rule's history
 // (any that is not signature.Plain) is first looked up under every name it
 // can have been given — its Bamboo name (a long one created while all its
 // tools were listed, or stored before the rule) and its hashed name. Else
 // the names are tried in order, the next one only when a procedure of
 // another signature holds one (the store writes nothing then).
-func (s *Service) captureNamed(ctx context.Context, in CaptureInput, v *view) (CaptureResult, error) {
-	var known func(string) bool
-	if v != nil {
-		known = v.cat.Has
-	}
-	names := signature.Names(in.Signature, known)
+func (s *Service) captureNamed(ctx context.Context, in CaptureInput, names []string) (CaptureResult, error) {
 	if !signature.Plain(in.Signature) {
 		held := []string{signature.ProcedureName(in.Signature), signature.HashedName(in.Signature)}
 		stored, err := s.store.GetMany(ctx, held)

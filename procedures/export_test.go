@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/procgraph/procgraph/health"
+	"github.com/procgraph/procgraph/signature"
 )
 
 // ExposedMarker exposes WatchRemote's marker to the benchmarks.
@@ -30,3 +31,14 @@ func NoneExposedWith(signature []string, cat *Catalogue, allowMutating bool) boo
 func (s *Service) RecordRun(ctx context.Context, name, codeHash, usageKey, cause string, run *health.Run) error {
 	return s.countRun(ctx, name, codeHash, usageKey, cause, run)
 }
+
+// FlowAnalyses is the number of times s's flow cache analysed code (its
+// misses).
+func FlowAnalyses(s *Service) int64 { return s.flows.analyses.Load() }
+
+// FlowsOf is the keyword flows s's flow cache gives of p's current code.
+func FlowsOf(s *Service, p *Procedure) []signature.Flow { return s.flows.flows(p) }
+
+// CaptureParses is the number of times s's captures parsed their code
+// (captureAnalyses).
+func CaptureParses(s *Service) int64 { return s.analyses.parses.Load() }

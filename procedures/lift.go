@@ -186,15 +186,15 @@ type liftOutcome struct {
 	warnings []signature.Warning
 }
 
-// liftCapture lifts plan, req's code analysed in dialect, under cat (see
-// lift) and types the lifted parameters (InputSchema of the lifted
+// liftCapture lifts ca's plan, req's code analysed in dialect (the plan
+// made only when the outcome is not kept), under cat (see lift) and types the lifted parameters (InputSchema of the lifted
 // analysis and req's params_schema, liftedSchema). The outcome of a
 // capture without params_schema is kept (liftMemos) by its code as sent,
 // dialect and catalogue revision, which are all it depends on, from the
 // second capture of that key on: the same code captured again under the
 // same catalogue is not lifted again, and code seen once (new values)
 // costs no outcome kept.
-func (s *Service) liftCapture(req *CaptureRequest, dialect signature.Dialect, plan *signature.LiftPlan, cat *Catalogue) (*liftOutcome, error) {
+func (s *Service) liftCapture(req *CaptureRequest, dialect signature.Dialect, ca *codeAnalysis, cat *Catalogue) (*liftOutcome, error) {
 	memo := s.memos != nil && req.ParamsSchema == nil && cat != nil && cat.Revision != "" && len(req.Code) <= maxLiftMemoCode
 	var key liftMemoKey
 	if memo {
@@ -203,6 +203,10 @@ func (s *Service) liftCapture(req *CaptureRequest, dialect signature.Dialect, pl
 		if kept, memo = s.memos.get(key); kept != nil {
 			return kept.clone(), nil
 		}
+	}
+	plan, err := ca.liftPlan()
+	if err != nil {
+		return nil, CodeError(err)
 	}
 	res := s.lift(plan, cat, schemaNames(req.ParamsSchema))
 	l := &liftOutcome{code: res.Code, warnings: res.Warnings, lifted: []Lifted{}}
@@ -228,10 +232,7 @@ func (l *liftOutcome) clone() *liftOutcome {
 	c.lifted = slices.Clone(l.lifted)
 	c.warnings = slices.Clone(l.warnings)
 	if l.analysis != nil {
-		a := *l.analysis
-		a.Signature, a.Parameters, a.ProcRefs = slices.Clone(a.Signature), slices.Clone(a.Parameters), slices.Clone(a.ProcRefs)
-		a.Warnings, a.Flows = slices.Clone(a.Warnings), slices.Clone(a.Flows)
-		c.analysis = &a
+		c.analysis = l.analysis.Clone()
 	}
 	if l.schema != nil {
 		c.schema = maps.Clone(l.schema)

@@ -48,6 +48,8 @@ type Service struct {
 	decor *decorations
 	lifts *liftCache
 	memos *liftMemos
+	// analyses keep captures' analyses of their code (captureAnalyses).
+	analyses *captureAnalyses
 	// auth is the authorization cache: what was read or written last of
 	// each procedure, and what a grant's cover found for it (authcache.go).
 	auth *authCache
@@ -70,7 +72,7 @@ func NewService(store Store, opts Options) *Service {
 	}
 	feed := changes.NewFeed()
 	return &Service{store: store, opts: opts, rec: NewRecorder(store, RecorderOptions{Counter: opts.Counter, Now: opts.Now}),
-		feed: feed, flows: newFlowCache(), decor: newDecorations(), lifts: newLiftCache(), memos: newLiftMemos(), auth: newAuthCache(feed),
+		feed: feed, flows: newFlowCache(), decor: newDecorations(), lifts: newLiftCache(), memos: newLiftMemos(), analyses: newCaptureAnalyses(), auth: newAuthCache(feed),
 		searches: make(chan struct{}, opts.MaxConcurrentSearches)}
 }
 

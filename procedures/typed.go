@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/procgraph/procgraph/internal/cache"
 	"github.com/procgraph/procgraph/internal/jsonvalue"
@@ -251,6 +252,8 @@ const maxCachedFlows = 8192
 // entry serves only the very code it was analysed from.
 type flowCache struct {
 	m *cache.Cache[string, analysed]
+	// analyses counts the code get analysed (its misses).
+	analyses atomic.Int64
 }
 
 // newFlowCache returns an empty flowCache.
@@ -283,11 +286,18 @@ func (c *flowCache) get(p *Procedure) analysed {
 	if err != nil {
 		return analysed{}
 	}
+	c.analyses.Add(1)
 	a, err := signature.Analyze(p.Code, d)
 	if err != nil {
 		return analysed{}
 	}
-	e = analysed{code: p.Code, flows: a.Flows, statement: a.StatementHash}
-	c.m.Add(p.CodeHash, e)
+	return c.add(p.CodeHash, p.Code, a)
+}
+
+// add keeps a, the analysis of code (signature.Analyze's, or one equal to
+// it), under hash, and returns the entry.
+func (c *flowCache) add(hash, code string, a *signature.Analysis) analysed {
+	e := analysed{code: code, flows: a.Flows, statement: a.StatementHash}
+	c.m.Add(hash, e)
 	return e
 }

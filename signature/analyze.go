@@ -3,6 +3,7 @@ package signature
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -40,6 +41,14 @@ type Analysis struct {
 	// a tool call (tools.N(k=param)), sorted by parameter, tool, keyword,
 	// position: where the procedure's typed input schema comes from.
 	Flows []Flow
+}
+
+// Clone is a copy of a sharing nothing a caller may change (its slices).
+func (a *Analysis) Clone() *Analysis {
+	c := *a
+	c.Signature, c.Parameters, c.ProcRefs = slices.Clone(a.Signature), slices.Clone(a.Parameters), slices.Clone(a.ProcRefs)
+	c.Warnings, c.Flows = slices.Clone(a.Warnings), slices.Clone(a.Flows)
+	return &c
 }
 
 // Analyze parses and analyses a block of code written in dialect. Invalid

@@ -2,6 +2,8 @@ package signature
 
 import (
 	"maps"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -57,5 +59,48 @@ func TestCanonicalParams(t *testing.T) {
 				t.Fatal("AnalyzeCanonical renamed parameters")
 			}
 		})
+	}
+}
+
+// TestLiftPlanCanonicalParams: a lifting plan's CanonicalParams is
+// AnalyzeCanonicalParams of its code (program, hash and parameter names),
+// before the plan is applied and after, on every block of the canonical
+// and analysis corpora that analyses.
+func TestLiftPlanCanonicalParams(t *testing.T) {
+	blocks := canonCorpus(t)
+	for _, path := range corpusFiles(t) {
+		code, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blocks = append(blocks, canonBlock{name: "corpus/" + filepath.Base(path), code: string(code), dialect: dialectOf(path)})
+	}
+	renamed := 0
+	for _, b := range blocks {
+		t.Run(b.name, func(t *testing.T) {
+			_, want, wantParams, err := AnalyzeCanonicalParams(b.code, b.dialect, testReadOnly)
+			if err != nil {
+				return
+			}
+			if len(wantParams) > 0 {
+				renamed++
+			}
+			for _, stage := range []string{"before Apply", "after Apply"} {
+				_, plan, err := AnalyzeLift(b.code, b.dialect)
+				if err != nil {
+					t.Fatalf("AnalyzeLift: %v", err)
+				}
+				if stage == "after Apply" {
+					plan.Apply(func(LiftSite) Verdict { return Verdict{OK: true} }, nil)
+				}
+				got, params := plan.CanonicalParams(testReadOnly)
+				if *got != *want || !maps.Equal(params, wantParams) {
+					t.Fatalf("%s: CanonicalParams = %s %v\n%s\nAnalyzeCanonicalParams = %s %v\n%s", stage, got.Hash, params, got.Program, want.Hash, wantParams, want.Program)
+				}
+			}
+		})
+	}
+	if renamed == 0 {
+		t.Fatal("no block of the corpora has a parameter renamed: the test tells nothing")
 	}
 }

@@ -81,6 +81,8 @@ type LiftPlan struct {
 	code    string
 	dialect Dialect
 	a       *Analysis
+	// file is the analysis's resolved syntax tree (CanonicalParams).
+	file *syntax.File
 	// k is what the analysis worked on, until the candidates are collected.
 	k     *analysed
 	sites []LiftSite
@@ -134,7 +136,15 @@ func AnalyzeLift(code string, dialect Dialect) (*Analysis, *LiftPlan, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return a, &LiftPlan{code: code, dialect: dialect, a: a, k: keep}, nil
+	return a, &LiftPlan{code: code, dialect: dialect, a: a, file: keep.file, k: keep}, nil
+}
+
+// CanonicalParams is what AnalyzeCanonicalParams gives of the plan's code
+// (as written, not lifted): its canonical program with the parameters
+// renamed, and their names, made from the plan's own analysis (the code
+// is not parsed again). readOnly is as AnalyzeCanonicalParams's.
+func (p *LiftPlan) CanonicalParams(readOnly func(tool string) bool) (*Canonical, map[string]string) {
+	return canonicalPrint(p.file, p.a, readOnly, true)
 }
 
 // Sites are the plan's candidates: every literal argument of a tool call
