@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"slices"
 	"sync"
 
 	"github.com/procgraph/procgraph/internal/cache"
@@ -43,21 +42,13 @@ func (c *analysisCache) analyse(code, dialect string) (*Block, error) {
 		if err != nil {
 			return nil, err
 		}
-		a = copyAnalysis(a)
+		a = a.Clone()
 		return &Block{Dialect: d, Analysis: a, Name: a.Name}, nil
 	}
 	b, err := analyse(code, dialect)
 	if err != nil {
 		return nil, err
 	}
-	c.entries().Add(key, copyAnalysis(b.Analysis))
+	c.entries().Add(key, b.Analysis.Clone())
 	return b, nil
-}
-
-// copyAnalysis is a copy of a sharing nothing a caller may change.
-func copyAnalysis(a *signature.Analysis) *signature.Analysis {
-	c := *a
-	c.Signature, c.Parameters, c.ProcRefs = slices.Clone(a.Signature), slices.Clone(a.Parameters), slices.Clone(a.ProcRefs)
-	c.Warnings, c.Flows = slices.Clone(a.Warnings), slices.Clone(a.Flows)
-	return &c
 }

@@ -12,7 +12,7 @@ func init() {
 		{
 			Name:     "replay/analysis-cache-shares-its-analysis",
 			Why:      "the analysis cache hands out the analysis it keeps: a caller that changes it (its signature, its parameters) changes what the next invoke of that code is checked against",
-			Edits:    []Edit{{Dir: "replay", Files: "analyses.go", Find: "c := *a\n", Replace: "c := *a\n\treturn a\n"}},
+			Edits:    []Edit{{Dir: "signature", Files: "analyze.go", Find: "c := *a\n", Replace: "c := *a\n\treturn a\n"}},
 			Packages: []string{"./replay"},
 			Tests:    []string{"TestAnalysisCacheHandsOutCopies"},
 		},
