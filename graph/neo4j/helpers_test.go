@@ -43,7 +43,9 @@ func testdata(tb testing.TB, name string) string {
 // server keeps a plan for an hour whatever the statistics do (ADR 0026:
 // dbms.cypher.min_replan_interval, so that emptying the database between
 // subtests does not re-plan every statement), and a plan test must see the
-// plan the planner makes for the data it holds now.
+// plan the planner makes for the data it holds now. The test server plans
+// for parameters of unknown size (ADR 0059:
+// internal.cypher.use_parameter_size=false), so that is the plan checked.
 const replanned = "CYPHER replan=force "
 
 // run runs stmt in an auto-commit transaction of a fresh session on s.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/procgraph/procgraph/audit"
@@ -182,11 +183,17 @@ func RequireToolTotals(t *testing.T, s procedures.Store, step string) {
 	}
 	rows := make([]row, 0, len(all))
 	toolSet, causeSet := map[string]bool{"no_such_tool": true}, map[string]bool{"no_such_cause": true}
-	for _, p := range all {
-		g, err := svc.Get(ctx, p.Name)
-		if err != nil {
-			t.Fatalf("%s: Get(%s): %v", step, p.Name, err)
+	gets := make([]*procedures.Procedure, len(all))
+	if err := inParallel(len(all), func(i int) (err error) {
+		if gets[i], err = svc.Get(ctx, all[i].Name); err != nil {
+			return fmt.Errorf("%s: Get(%s): %w", step, all[i].Name, err)
 		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range all {
+		g := gets[i]
 		c := procedures.ClassOf(p.Status, p.Opaque, p.Signature,
 			procedures.Classification{ReadOnly: g.ReadOnly, Problem: g.Problem}, p.Retired != nil, p.Demoted)
 		r := row{name: p.Name, sig: p.Signature, class: c}
@@ -227,7 +234,12 @@ func RequireToolTotals(t *testing.T, s procedures.Store, step string) {
 	for i, tool := range tools {
 		queries = append(queries, with(procedures.Query{}, []string{tool}, []string{causes[i%len(causes)]}))
 	}
-	for _, q := range queries {
+	// Each query's checks are independent reads: they run toolTotalsReaders
+	// at a time (the suite's time was one round trip after another), and
+	// their failures are reported in the order of queries.
+	failures := make([][]string, len(queries))
+	if err := inParallel(len(queries), func(i int) error {
+		q := queries[i]
 		var want []string
 		for _, r := range rows {
 			if q.Match(r.class) && containsAll(r.sig, q.Tools) && (len(q.Causes) == 0 || containsAny(r.causes, q.Causes)) {
@@ -237,25 +249,77 @@ func RequireToolTotals(t *testing.T, s procedures.Store, step string) {
 		slices.Sort(want)
 		desc := fmt.Sprintf("%s: Find(tools %v, causes %v, read_only %s, exposed %s (mutating %v), status %q, min_tools %d)",
 			step, q.Tools, q.Causes, show(q.ReadOnly), show(q.Exposed), q.AllowMutating, q.Status, q.MinTools)
+		find := func(q procedures.Query) ([]*procedures.Procedure, int, error) {
+			ps, total, err := s.Find(ctx, q)
+			if err != nil {
+				return nil, 0, fmt.Errorf("%s: Find(%+v): %w", desc, q, err)
+			}
+			return ps, total, nil
+		}
 		if !q.Summarised() || q.ReadOnly != nil { // the page of everything (the others: the totals)
-			page, total := MustFind(t, s, q)
+			page, total, err := find(q)
+			if err != nil {
+				return err
+			}
 			got := names(page)
 			slices.Sort(got)
 			if !slices.Equal(got, want) || total != len(want) {
-				t.Errorf("%s = %v (total %d), want %v (%d)", desc, got, total, want, len(want))
-				continue
+				failures[i] = append(failures[i], fmt.Sprintf("%s = %v (total %d), want %v (%d)", desc, got, total, want, len(want)))
+				return nil
 			}
 		}
 		one := q
 		one.Limit = 1
-		if _, total := MustFind(t, s, one); total != len(want) {
-			t.Errorf("%s, limit 1: total %d, want %d", desc, total, len(want))
+		if _, total, err := find(one); err != nil {
+			return err
+		} else if total != len(want) {
+			failures[i] = append(failures[i], fmt.Sprintf("%s, limit 1: total %d, want %d", desc, total, len(want)))
 		}
 		one.Offset = len(want) + 3
-		if page, total := MustFind(t, s, one); total != len(want) || len(page) != 0 {
-			t.Errorf("%s, past the end: %d procedures, total %d, want none, %d", desc, len(page), total, len(want))
+		if page, total, err := find(one); err != nil {
+			return err
+		} else if total != len(want) || len(page) != 0 {
+			failures[i] = append(failures[i], fmt.Sprintf("%s, past the end: %d procedures, total %d, want none, %d", desc, len(page), total, len(want)))
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, fs := range failures {
+		for _, f := range fs {
+			t.Error(f)
 		}
 	}
+}
+
+// toolTotalsReaders is how many of RequireToolTotals' reads are in flight
+// at once.
+const toolTotalsReaders = 4
+
+// inParallel calls f(0) … f(n-1), toolTotalsReaders at a time, and returns
+// the error of the lowest i whose call failed (every call runs).
+func inParallel(n int, f func(i int) error) error {
+	errs := make([]error, n)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(toolTotalsReaders, n) {
+		wg.Go(func() {
+			for i := range next {
+				errs[i] = f(i)
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func containsAll(xs, of []string) bool {

@@ -51,14 +51,14 @@ func init() {
 			Why:      "merge_versions.cypher keeps the store's health even when the dump's version ran more",
 			Edits:    []Edit{{Dir: "cypher/queries", Files: "merge_versions.cypher", Find: "v.health = CASE WHEN coalesce(r.health[0], 0) > coalesce(v.health[0], 0) THEN r.health ELSE v.health END,", Replace: "v.health = v.health,"}},
 			Packages: []string{"./graph/neo4j"},
-			Tests:    []string{"TestDumpMerge"},
+			Tests:    []string{"TestDumpMerge/embedded_into_neo4j/the_target's_state_is_kept"},
 		},
 		{
 			Name:     "neo4j/dump-drops-health",
 			Why:      "a Neo4j dump leaves out its versions' health: a restore forgets which versions fail",
 			Edits:    []Edit{{Dir: "graph/neo4j", Find: "\t\t\t\tHealth: dump.HealthRecordOf(dv.Health),\n", Replace: "\n"}},
 			Packages: []string{"./graph/neo4j"},
-			Tests:    []string{"TestDumpRoundTrip"},
+			Tests:    []string{"TestDumpRoundTrip/neo4j_to_embedded"},
 		},
 		{
 			Name:     "gate/turn-runs-uncounted",
