@@ -28,6 +28,7 @@ const (
 // change, for the console and any client that follows the graph. An event
 // names what changed (kind, procedure, code hash, decision id, turn id),
 // never values. A stream that fell behind gets a `lost` change: reread.
+// It ends when the server's drain begins (Config.Draining).
 func (s *Server) changes(w http.ResponseWriter, r *http.Request) error {
 	if s.streams.Add(1) > int64(s.maxStreams) {
 		s.streams.Add(-1)
@@ -61,6 +62,8 @@ func (s *Server) changes(w http.ResponseWriter, r *http.Request) error {
 		case <-r.Context().Done():
 			return nil
 		case <-sub.Done():
+			return nil
+		case <-s.draining:
 			return nil
 		case <-tick.C:
 			if !send(": keep-alive\n\n") {

@@ -42,6 +42,10 @@ type Config struct {
 	// MaxChangeStreams bounds the open GET /v1/changes streams;
 	// DefaultMaxChangeStreams when zero.
 	MaxChangeStreams int
+	// Draining, when set, is closed as the HTTP server's drain begins: the
+	// change streams end then (they never end by themselves, and the
+	// drain would wait out its grace for them).
+	Draining <-chan struct{}
 	// Dumps is the store GET /v1/export writes a dump of (dump.Write);
 	// without it the route answers invalid: the store cannot be exported.
 	Dumps dump.Source
@@ -71,8 +75,9 @@ type Server struct {
 	upstreams Upstreams
 	tokens    TokenAdmin
 
-	maxStreams int          // bound on open change streams
-	streams    atomic.Int64 // open change streams
+	maxStreams int             // bound on open change streams
+	streams    atomic.Int64    // open change streams
+	draining   <-chan struct{} // closed when the drain begins (Config.Draining)
 }
 
 // New returns a Server for cfg.
@@ -83,7 +88,8 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{svc: cfg.Service, replay: cfg.Replayer, auth: cfg.Auth, metrics: cfg.Metrics,
 		log: cfg.Logger, maxBody: cfg.MaxBody, schemas: schemas, mcpPaths: cfg.MCPPaths, turns: cfg.Turns,
-		dumps: cfg.Dumps, tokens: cfg.Tokens, maxStreams: cfg.MaxChangeStreams, upstreams: cfg.Upstreams}
+		dumps: cfg.Dumps, tokens: cfg.Tokens, maxStreams: cfg.MaxChangeStreams, upstreams: cfg.Upstreams,
+		draining: cfg.Draining}
 	if s.maxStreams <= 0 {
 		s.maxStreams = DefaultMaxChangeStreams
 	}

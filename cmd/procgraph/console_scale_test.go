@@ -12,16 +12,24 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/procgraph/procgraph/audit"
+	"github.com/procgraph/procgraph/dump"
 	"github.com/procgraph/procgraph/graph/embedded"
 )
 
 // auditActors are the actors of mustFillAudit's records.
 var auditActors = []string{"operator", "agent", "procgraph", "ci-bot", "on-call"}
 
+// auditFillBatch is how many audit records mustFillAudit writes per
+// transaction.
+const auditFillBatch = 10_000
+
 // mustFillAudit writes n audit records straight into the embedded store
 // file at path, before a server opens it (the API appends records only as
 // decisions are taken): kinds and procedures in rotation, actors at random, one in
 // seven denied, grants and approvals with a note, a second apart up to now.
+// They go in as an import loads a dump's (Store.Load, auditFillBatch a
+// transaction; each record written as AppendDecision writes it): one
+// AppendDecision, one transaction, each was 100,000 commits.
 func mustFillAudit(tb testing.TB, path string, n int) {
 	tb.Helper()
 	st, err := embedded.Open(path, embedded.Options{NoSync: true})
@@ -33,6 +41,14 @@ func mustFillAudit(tb testing.TB, path string, n int) {
 		audit.KindGrant: audit.ReasonGranted, audit.KindApproval: audit.ReasonOperatorApproved}
 	start := time.Now().Add(-time.Duration(n) * time.Second)
 	rng := rand.New(rand.NewPCG(3, 4))
+	const dumpID = "console-scale-audit"
+	var batch []dump.Record
+	load := func(line int) {
+		if err := st.Load(context.Background(), dump.LoadMarker{DumpID: dumpID, Line: int64(line)}, batch); err != nil {
+			tb.Fatal(err)
+		}
+		batch = batch[:0]
+	}
 	for i := 0; i < n; i++ {
 		at := start.Add(time.Duration(i) * time.Second)
 		d := audit.Decision{ID: audit.NewDecisionID(at), Kind: kinds[i%len(kinds)], Procedure: fmt.Sprintf("proc__tool_%03d__tool_%03d", i%50, 50+i%70),
@@ -44,9 +60,13 @@ func mustFillAudit(tb testing.TB, path string, n int) {
 		if d.Kind == audit.KindGrant || d.Kind == audit.KindApproval {
 			d.Note = fmt.Sprintf("reviewed the call of task %d with the on-call engineer", i)
 		}
-		if err := st.AppendDecision(context.Background(), d); err != nil {
-			tb.Fatal(err)
+		batch = append(batch, dump.Record{Type: dump.TypeDecision, Decision: &d})
+		if len(batch) == auditFillBatch || i == n-1 {
+			load(i + 1)
 		}
+	}
+	if err := st.FinishLoad(context.Background(), dumpID); err != nil {
+		tb.Fatal(err)
 	}
 	if err := st.Close(); err != nil {
 		tb.Fatal(err)

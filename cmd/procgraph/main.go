@@ -61,8 +61,11 @@ type Main struct {
 	served  chan error     // Serve's result
 	cancel  func()         // ends what runs in the background
 	closers []func() error // undone in reverse order by Close
-	authn   *auth.Authenticator
-	authOn  bool
+	// draining is closed as Close's drain begins: the change streams end
+	// then, and the drain waits only for requests that end by themselves.
+	draining chan struct{}
+	authn    *auth.Authenticator
+	authOn   bool
 	// tokensCreated: this start created the store's first tokens.
 	tokensCreated bool
 	// tokens manages the store's tokens (the API's token routes).
@@ -94,6 +97,7 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	}()
 	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	m.cancel = cancel
+	m.draining = make(chan struct{})
 	handler, err := m.open(ctx, bg)
 	if err != nil {
 		return err
@@ -114,6 +118,7 @@ func (m *Main) Open(ctx context.Context) (err error) {
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 	}
+	m.server.RegisterOnShutdown(func() { close(m.draining) })
 	m.served = make(chan error, 1)
 	go func() { m.served <- m.server.Serve(ln) }()
 	m.Logger.Info().Str("addr", m.URL()).Str("console", m.localURL()+"/ui/").Str("store", m.Config.Store).Bool("auth", m.authOn).
@@ -312,7 +317,7 @@ func (m *Main) open(ctx, bg context.Context) (http.Handler, error) {
 	go func() { defer close(verified); rp.WatchCatalogue(bg) }() // stale versions verified after each catalogue change
 	m.onClose(func() error { <-verified; return nil })
 	dumps, _ := store.(dump.Store)
-	return newHandler(bg, svc, rp, tg, dumps, m.tokens, authn, reg, sessions, upstreamsOf(gateway), log)
+	return newHandler(bg, svc, rp, tg, dumps, m.tokens, authn, reg, sessions, upstreamsOf(gateway), m.draining, log)
 }
 
 // newAuthenticator returns the authenticator of cfg (docs/design.md "Secure by

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -187,14 +189,18 @@ func TestReviewInATerminal(t *testing.T) {
 	env := []string{runMainEnv + "=1", "PROCGRAPH_URL=" + w.URL, "PROCGRAPH_TOKEN=" + w.op, "TERM=xterm", "NO_COLOR=1"}
 	// procgraph args in a terminal held open after it exits (a pty
 	// closed at once may lose the end of a long output): the whole
-	// output once its last line shows, its wrapped lines joined (-J).
+	// output once it exited (the shell's "exit N" after it), its wrapped
+	// lines joined (-J), required to end with last.
 	start := func(args ...string) *terminal {
 		return startTerminal(t, env, append([]string{"sh", "-c", `"$@"; echo "exit $?"; read _`, "sh", exe}, args...)...)
 	}
 	shown := func(term *terminal, last string) string {
-		term.waitFor(last)
+		term.waitFor(`exit \d+\s*$`)
 		out := term.run("capture-pane", "-p", "-J", "-S", "-", "-t", "t")
 		term.run("send-keys", "-t", "t", "Enter")
+		if !regexp.MustCompile(last).MatchString(out) {
+			t.Fatalf("the terminal shows no %s:\n%s", last, out)
+		}
 		return out
 	}
 	const lastOfShow = `reject does not run this block; nothing is remembered\s+exit 0`
@@ -251,6 +257,13 @@ func TestReviewInATerminal(t *testing.T) {
 	}
 }
 
+// confirmOrAnswer is the JavaScript condition that the approval card
+// card (a selector) shows its grant confirmation, or answered without it:
+// an alert in the card, or the card gone (the turn resolved at once).
+func confirmOrAnswer(card string) string {
+	return fmt.Sprintf(`((c) => !c || !c.querySelector('.grant-confirm').hidden || !!c.querySelector('[role="alert"]'))(document.querySelector(%q))`, card)
+}
+
 // TestReviewInTheConsole: the approvals page shows the attack's nested
 // code, each level, and what each answer covers; Auto-run first asks for
 // a confirmation that says what it grants (nothing is resolved until it
@@ -283,7 +296,7 @@ func TestReviewInTheConsole(t *testing.T) {
 	tab.run(t, chromedp.Click(bounds+" button.edit", chromedp.ByQuery),
 		chromedp.SendKeys(bounds+" textarea.approval-code", "\n# edited", chromedp.ByQuery),
 		chromedp.Click(bounds+` button[data-choice="auto_run"]`, chromedp.ByQuery))
-	tab.waitJS(t, `!document.querySelector('`+bounds+` .grant-confirm').hidden`)
+	tab.waitJS(t, confirmOrAnswer(bounds))
 	if got := tab.text(t, bounds+" .grant-confirm"); !strings.Contains(got, "the edited block") || !strings.Contains(got, "for every caller and any arguments, until revoked") {
 		t.Fatalf("the confirmation of an edited auto_run: %q", got)
 	}
@@ -295,7 +308,7 @@ func TestReviewInTheConsole(t *testing.T) {
 
 	tab.run(t, chromedp.SendKeys(card+" .approval-reason", "routine", chromedp.ByQuery),
 		chromedp.Click(card+` button[data-choice="auto_run"]`, chromedp.ByQuery))
-	tab.waitJS(t, `!document.querySelector('`+card+` .grant-confirm').hidden`)
+	tab.waitJS(t, confirmOrAnswer(card))
 	if got := tab.text(t, card+" .grant-confirm"); !strings.Contains(got, w.grantText()) {
 		t.Fatalf("the confirmation step: %q", got)
 	}

@@ -207,8 +207,9 @@ func openUpstreams(ctx context.Context, cfg *serveConfig, log zerolog.Logger) (*
 // change (Service.WatchRemote, every remoteWatchInterval; it also runs the
 // process's one poller of the store's authorization revision, which the
 // service's and the gate's cached grants and policies are trusted under).
+// The change streams end when draining is closed.
 func newHandler(ctx context.Context, svc *procedures.Service, rp *replay.Replayer, gate *gate.Gate, dumps dump.Store, tm *tokens.Manager, authn *auth.Authenticator,
-	reg *metrics.Registry, sessions *mcpserve.SessionLimits, ups api.Upstreams, log zerolog.Logger) (http.Handler, error) {
+	reg *metrics.Registry, sessions *mcpserve.SessionLimits, ups api.Upstreams, draining <-chan struct{}, log zerolog.Logger) (http.Handler, error) {
 	exposed := mcpserve.NewExposed() // both endpoints list the same procedures: one read per change
 	mcpConfig := func(phase audit.Phase) mcpserve.Config {
 		return mcpserve.Config{Service: svc, Replayer: rp, Gate: gate, Phase: phase, Auth: authn, Logger: log, Sessions: sessions, Exposed: exposed}
@@ -225,6 +226,7 @@ func newHandler(ctx context.Context, svc *procedures.Service, rp *replay.Replaye
 	go inter.Run(ctx)
 	go svc.WatchRemote(ctx, remoteWatchInterval)
 	srv, err := api.New(api.Config{Service: svc, Replayer: rp, Turns: gate, Dumps: dumps, Tokens: tm, Auth: authn, Metrics: reg, Logger: log, Upstreams: ups,
+		Draining: draining,
 		MCPPaths: map[string]string{
 			"/mcp":             "MCP (streamable HTTP), automatic phase: read-only replays only",
 			"/mcp/interactive": "MCP (streamable HTTP), interactive phase",

@@ -71,19 +71,43 @@ func eventuallyTrue(tb testing.TB, what string, cond func() bool) {
 	}
 }
 
-// refusedBy waits until every server refuses token with 401.
-func refusedBy(tb testing.TB, token, what string, servers ...*server) {
+// withinSync waits for cond, a request to server s, to hold after a
+// token change that committed before the call: as auth.SyncEvery promises,
+// a request begun SyncEvery after the change finds it (the copy it is
+// checked against was read since, or is read again first). It polls, and
+// fails at the first request begun that late that does not find it — at
+// once when the change is never seen, however slow the machine: a request
+// begun earlier may still miss it, and is asked again.
+func withinSync(tb testing.TB, what string, cond func() bool) {
 	tb.Helper()
-	for _, s := range servers {
-		eventuallyTrue(tb, what+" on "+s.URL, func() bool { st, _ := whoami(tb, s, token); return st == 401 })
+	changed := time.Now()
+	for {
+		begun := time.Now()
+		if cond() {
+			return
+		}
+		if begun.Sub(changed) >= auth.SyncEvery {
+			tb.Fatalf("%s: a request begun %v after the change does not find it (auth.SyncEvery %v)", what, begun.Sub(changed).Round(time.Millisecond), auth.SyncEvery)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
-// acceptedBy waits until every server accepts token with exactly scopes.
+// refusedBy requires every server to refuse token with 401 within
+// auth.SyncEvery of the change (withinSync).
+func refusedBy(tb testing.TB, token, what string, servers ...*server) {
+	tb.Helper()
+	for _, s := range servers {
+		withinSync(tb, what+" on "+s.URL, func() bool { st, _ := whoami(tb, s, token); return st == 401 })
+	}
+}
+
+// acceptedBy requires every server to accept token with exactly scopes
+// within auth.SyncEvery of the change (withinSync).
 func acceptedBy(tb testing.TB, token string, scopes []string, what string, servers ...*server) {
 	tb.Helper()
 	for _, s := range servers {
-		eventuallyTrue(tb, what+" on "+s.URL, func() bool {
+		withinSync(tb, what+" on "+s.URL, func() bool {
 			st, got := whoami(tb, s, token)
 			return st == 200 && slices.Equal(got, scopes)
 		})
@@ -331,8 +355,8 @@ func neo4jForTokens(t *testing.T) {
 // operator and agent tokens in the store (their files in the working
 // directory), the second creates none and accepts them; a token created,
 // rotated or revoked through one instance, or offline against the store,
-// is accepted or refused by both without a restart (within a second:
-// polled here, never timed).
+// is accepted or refused by both without a restart (by a request begun a
+// second after the change: withinSync).
 func TestTokensTwoInstancesOnNeo4j(t *testing.T) {
 	neo4jForTokens(t)
 	dir := t.TempDir()

@@ -209,7 +209,16 @@ func TestUpstreamsSeenThroughMain(t *testing.T) {
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	ready = waitReadiness(t, s, "jobs down", func(r api.Readiness) bool { return stateOf(r.Upstreams, "jobs") == "down" })
+	// Down from its first failed attempt to start again: waited for as
+	// that attempt, so a server reported otherwise is seen at once.
+	for deadline := time.Now().Add(time.Minute); upstreamsOfServer(t, s, "?server=jobs")["jobs"].ConnectionFailures < 1; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no failed attempt to start jobs again:\n%s", s.logs.String())
+		}
+	}
+	if _, ready = readiness(t, s); stateOf(ready.Upstreams, "jobs") != "down" {
+		t.Fatalf("/readyz after jobs failed to start again: %+v", ready)
+	}
 	if status, ready = readiness(t, s); status != 200 || ready.Status != "degraded" || ready.Store != "ok" || stateOf(ready.Upstreams, "math") != "ok" {
 		t.Fatalf("/readyz with jobs down: %d %+v", status, ready)
 	}

@@ -41,7 +41,7 @@ var mutants = []Mutant{
 		Why:      "a call is sent again after the session broke during it (it may have run)",
 		Edits:    []Edit{{Dir: "mcpdispatch", Find: "errors.Is(err, mcp.ErrSessionMissing) && attempt == 0", Replace: "attempt == 0"}},
 		Packages: []string{"./mcpdispatch"},
-		Tests:    []string{"TestNoRetryAfterBreak"},
+		Tests:    []string{"TestNoRetryAfterBreak/stdio"},
 	},
 	{
 		Name:     "mcpdispatch/command-full-env",
@@ -171,7 +171,7 @@ var mutants = []Mutant{
 		Why:      "admission lets any number of replays wait (issue 8 item 4: nothing was ever refused)",
 		Edits:    []Edit{{Dir: "sandbox", Find: "if len(a.waiters) >= a.cfg.Queue {", Replace: "if false && len(a.waiters) >= a.cfg.Queue {"}},
 		Packages: []string{"./sandbox"},
-		Tests:    []string{"TestAdmissionRefusals"},
+		Tests:    []string{"TestAdmissionRefusals/queue_full"},
 	},
 	{
 		Name:     "sandbox/admission-no-key-cap",

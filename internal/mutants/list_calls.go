@@ -24,7 +24,7 @@ func init() {
 			Why:      "the calls of a server go one at a time whatever its max_concurrency: a slow call holds every other call of the server behind it",
 			Edits:    []Edit{{Dir: "mcpdispatch", Files: "dispatcher.go", Find: "d.slots = make(chan struct{}, opts.MaxConcurrency)", Replace: "d.slots = make(chan struct{}, 1)"}},
 			Packages: []string{"./mcpdispatch"},
-			Tests:    []string{"TestNoHeadOfLineBlocking"},
+			Tests:    []string{"TestNoHeadOfLineBlocking/http"},
 		},
 		{
 			Name:     "calls/protocol-fallback-skipped",

@@ -30,14 +30,14 @@ func init() {
 			Why:      "an imported pending turn's code may call tools its shown signature lacks",
 			Edits:    []Edit{{Dir: "dump", Find: "case !slices.Equal(a.Signature, t.Signature):", Replace: "case false:"}},
 			Packages: cmd,
-			Tests:    []string{"TestHostileDumps"},
+			Tests:    []string{"TestHostileDumps/refused:_a_turn_whose_code_is_not_its_signature"},
 		},
 		{
 			Name:     "dumps/turn-opaque-unchecked",
 			Why:      "an imported pending turn's opaque code may say it is not",
 			Edits:    []Edit{{Dir: "dump", Find: "case a.Opaque != t.Opaque:", Replace: "case false:"}},
 			Packages: cmd,
-			Tests:    []string{"TestHostileDumps"},
+			Tests:    []string{"TestHostileDumps/refused:_a_turn_whose_code_is_opaque,_marked_plain"},
 		},
 		{
 			Name:     "dumps/decision-bounds-unchecked",
@@ -51,7 +51,7 @@ func init() {
 			Why:      "an imported approved turn stays approved: its requester runs kill_job nobody on the target approved",
 			Edits:    []Edit{{Dir: "dump", Find: "TurnApproved: t.Status =", Replace: "TurnApproved: _ ="}},
 			Packages: cmd,
-			Tests:    []string{"TestHostileDumps"},
+			Tests:    []string{"TestHostileDumps/no_imported_turn_runs"},
 		},
 		{
 			Name:     "dumps/running-turn-kept",
@@ -79,7 +79,7 @@ func init() {
 			Why:      "an import lets one requester's pending approvals fill the whole bound (the per-requester bound not counted)",
 			Edits:    []Edit{{Dir: "dump", Find: "a.per[t.RequestedBy]++", Replace: ""}},
 			Packages: cmd,
-			Tests:    []string{"TestHostileDumps"},
+			Tests:    []string{"TestHostileDumps/the_pending_bound_and_the_approval_timeout_hold"},
 		},
 		{
 			Name:     "dumps/policy-kept-untrusted",
@@ -100,7 +100,7 @@ func init() {
 			Why:      "an import that trusted the dump's authorizations leaves no record saying who trusted them",
 			Edits:    []Edit{{Dir: "dump", Find: "if !opts.TrustAuthorizations { return flush(last, done) }", Replace: "if true { return flush(last, done) }"}},
 			Packages: cmd,
-			Tests:    []string{"TestHostileDumps"},
+			Tests:    []string{"TestHostileDumps/a_real_policy_and_grant,_trusted_true"},
 		},
 		{
 			Name:     "dumps/allowed-tools-null",
@@ -121,7 +121,7 @@ func init() {
 			Why:      "a refused import leaves the (empty) store file it created behind",
 			Edits:    []Edit{{Dir: "cmd/procgraph", Find: `if path := created(); path != "" {`, Replace: `if path := created(); false && path != "" {`}},
 			Packages: cmd,
-			Tests:    []string{"TestHostileDumps"},
+			Tests:    []string{"TestHostileDumps/refused:_a_version_whose_code_calls_another_signature"},
 		},
 	}...)
 }

@@ -109,14 +109,14 @@ func init() {
 			Why:      "the in-client review shows the block but not the procedures it reaches: the operator approves a kill they never saw",
 			Edits:    []Edit{{Dir: "mcpserve", Files: "turns.go", Find: "for _, r := range a.Nested {", Replace: "for _, r := range a.Nested[:0] {"}},
 			Packages: []string{"./cmd/procgraph"},
-			Tests:    []string{"TestReviewInMCPClient"},
+			Tests:    []string{"TestReviewInMCPClient/legacy"},
 		},
 		{
 			Name:     "mcpserve/review-arguments-omitted",
 			Why:      "the in-client review does not show the arguments that decide what runs",
 			Edits:    []Edit{{Dir: "mcpserve", Files: "turns.go", Find: "\tif a.Arguments != nil {\n\t\targs, err := json.Marshal(a.Arguments)", Replace: "\tif false {\n\t\targs, err := json.Marshal(a.Arguments)"}},
 			Packages: []string{"./cmd/procgraph"},
-			Tests:    []string{"TestReviewInMCPClient"},
+			Tests:    []string{"TestReviewInMCPClient/modern"},
 		},
 	}...)
 }
