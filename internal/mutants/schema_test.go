@@ -361,3 +361,29 @@ func TestVerifySchemata(t *testing.T) {
 		t.Fatalf("exit %d, output:\n%s%s", code, out.String(), errOut.String())
 	}
 }
+
+// TestSchemaPlan: -schema-plan says, without building, which mutants a
+// schema can hold and why not the others.
+func TestSchemaPlan(t *testing.T) {
+	dir := mustModule(t)
+	list := []Mutant{
+		mutant("add-subtracts", "return a + b", "return a - b", "TestAdd"),
+		{Name: "word-six", Edits: []Edit{{Dir: "words/data", Files: "*.txt", Find: "five", Replace: "six"}}, Packages: []string{"./words"}, Tests: []string{"TestWord"}},
+		mutant("signature", "func Sub(a, b int) int", "func Sub(a, b int) (n int)", "TestAdd"),
+	}
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), dir, list, []string{"-schema-plan"}, &out, &errOut)
+	for _, want := range []string{
+		`(?m)^SCHEMA +add-subtracts$`,
+		`(?m)^ALONE +word-six +words/data/word.txt: embedded by words through a variable that is not one embed.FS$`,
+		`(?m)^ALONE +signature +calc/calc.go: an edit outside function bodies`,
+		`(?m)^schema-plan: 1 of 3 mutants can be switched in; 2 build their own$`,
+	} {
+		if !regexp.MustCompile(want).MatchString(out.String()) {
+			t.Errorf("want %s", want)
+		}
+	}
+	if code != 0 || t.Failed() {
+		t.Fatalf("exit %d, output:\n%s%s", code, out.String(), errOut.String())
+	}
+}
