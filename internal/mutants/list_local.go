@@ -45,7 +45,7 @@ func init() {
 		{
 			Name:     "privfile/create-not-exclusive",
 			Why:      "a private temporary file is opened with O_CREATE but without O_EXCL at a predictable name, through whatever link is there",
-			Edits:    []Edit{{Dir: "internal/privfile", Find: "f, err := os.CreateTemp(dir, pattern)", Replace: `f, err := os.OpenFile(filepath.Join(dir, strings.TrimSuffix(pattern, "-*")), os.O_RDWR|os.O_CREATE, 0o600)`}, {Dir: "internal/privfile", Find: `"path/filepath"`, Replace: `"path/filepath"; "strings"`}},
+			Edits:    []Edit{{Dir: "internal/privfile", Find: "f, err := os.CreateTemp(dir, pattern)", Replace: `f, err := os.OpenFile(filepath.Join(dir, func() string { if n := len(pattern) - 2; n >= 0 && pattern[n:] == "-*" { return pattern[:n] }; return pattern }()), os.O_RDWR|os.O_CREATE, 0o600)`}},
 			Packages: []string{"./internal/privfile"},
 			Tests:    []string{"TestCreateNeverOpensWhatExists"},
 		},

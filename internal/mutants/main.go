@@ -8,10 +8,11 @@
 // applied, does not compile, or none of its named tests ran). Before the mutants it runs the same tests
 // unmutated: they must pass, else no verdict means anything.
 //
-// The mutants that edit only function bodies are not built one by one:
-// each test binary is built once with all of them in it behind a switch
-// read at run time (mutant schemata, schema.go), and each runs its tests on
-// that binary with its switch on; the others keep an overlay of their own.
+// The mutants that edit only function bodies, package-level values and
+// embedded files are not built one by one: each test binary is built once
+// with all of them in it behind a switch read at run time (mutant
+// schemata, schema.go; ADR 0051, 0058), and each runs its tests on that
+// binary with its switch on; the others keep an overlay of their own.
 //
 //	go run ./internal/mutants            # every mutant
 //	go run ./internal/mutants -run api   # those whose name matches
@@ -21,6 +22,7 @@
 //	go run ./internal/mutants -verify-schemata -run sandbox
 //	                                     # judge each both ways, compare
 //	go run ./internal/mutants -schemata=false # each mutant its own build
+//	go run ./internal/mutants -schema-plan    # which a schema can hold, and why not
 //	go run ./internal/mutants -since HEAD~20 -rotate 7
 //	                                     # those a change since HEAD~20 may
 //	                                     # affect, and today's seventh of the rest
@@ -72,8 +74,9 @@ func run(ctx context.Context, dir string, list []Mutant, args []string, stdout, 
 	jobs := fs.Int("jobs", 1, "replay this many mutants at once")
 	since := fs.String("since", "", "replay only the mutants that the change since this commit may affect (it edits or tests a directory the change touches, or a list file the change touches declares it)")
 	rotate := fs.Int("rotate", 0, "with -since, also replay the share of the others that falls on -day (a hash of the name modulo this number)")
-	schemata := fs.Bool("schemata", true, "build the mutants that edit only function bodies into one test binary per package, behind a run-time switch (ADR 0051); false builds each mutant its own")
+	schemata := fs.Bool("schemata", true, "build the mutants that edit only function bodies, package-level values or embedded files into one test binary per package, behind a run-time switch (ADR 0051, 0058); false builds each mutant its own")
 	verify := fs.Bool("verify-schemata", false, "judge each selected mutant the schema binaries hold both ways, on them and with its own build, and report where the verdicts differ")
+	plan := fs.Bool("schema-plan", false, "print, for each selected mutant, whether the schema can hold it and why not, and exit (builds nothing)")
 	day := fs.Int("day", int(time.Now().Unix()/86400), "the day whose share -rotate replays (default today, in days since 1970)")
 	if err := fs.Parse(args); err != nil || fs.NArg() > 0 || *jobs < 1 || *rotate < 0 || (*rotate > 0 && *since == "") {
 		return 2
@@ -115,6 +118,10 @@ func run(ctx context.Context, dir string, list []Mutant, args []string, stdout, 
 		return 0
 	}
 	r := &runner{root: root, module: module, timeout: *timeout, out: stdout}
+	if *plan {
+		r.schemaPlan(sel)
+		return 0
+	}
 	if *baseline && !r.baseline(ctx, sel) {
 		return 1
 	}

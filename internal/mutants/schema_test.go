@@ -12,14 +12,18 @@ import (
 	"time"
 )
 
-// schemaFixture is a module whose package fix has a function of each kind
-// a schema transforms: no result, named results, unnamed results, a method
-// of a generic type, a closure inside a body; one whose mutant removes the
-// only use of an import (it does not compile alone); and a package-level
-// variable (not eligible). Its test writes what the functions return to
-// $SHOW_OUT, and what a child process sees: the test binary re-executed
-// with an empty environment, as the sandbox runs its workers, and a copy of
-// it elsewhere, as cmd/procgraph's tests run it as another user.
+// schemaFixture is a module whose package fix has a unit of each kind a
+// schema switches: functions without result, with named results, with
+// unnamed results, a method of a generic type, a closure inside a body, a
+// function literal in a package-level variable, package-level values (of
+// a type inferred, another package's, declared) and a file it embeds
+// through an embed.FS (read at initialisation and through fs.Sub, Open,
+// Stat and Seek); one whose mutant removes the only use of an import (it
+// does not compile alone); and a constant (not eligible). Its test writes
+// what the functions return to $SHOW_OUT, and what a child process sees:
+// the test binary re-executed with an empty environment, as the sandbox
+// runs its workers, and a copy of it elsewhere, as cmd/procgraph's tests
+// run it as another user.
 var schemaFixture = map[string]string{
 	"go.mod": "module example.com/s\n\ngo 1.22\n",
 	"fix/fix.go": `package fix
@@ -84,6 +88,72 @@ func Name(s string) string {
 
 // Limit is a package-level variable.
 var Limit = 3
+
+// Unit is a constant (a schema cannot switch it).
+const Unit = "u"
+
+// Checks holds a function literal at package level.
+var Checks = map[string]func(int) bool{"pos": func(n int) bool { return n > 0 }}
+
+// Swap is a value whose type another package declares.
+var Swap = strings.NewReplacer(",", ";")
+
+// Tens is a value with its type declared.
+var Tens []int = []int{10, 20}
+`,
+	"fix/data/greet.txt": "hello\n",
+	"fix/embed.go": `package fix
+
+import (
+	"embed"
+	"fmt"
+	"io"
+	"io/fs"
+)
+
+//go:embed data
+var data embed.FS
+
+// Greeting is data/greet.txt, read when the package initializes.
+var Greeting = mustRead("data/greet.txt")
+
+func mustRead(name string) string {
+	b, err := data.ReadFile(name)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// Served reads data/greet.txt as a file server would: through fs.Sub,
+// Open, Stat and Seek.
+func Served() string {
+	sub, err := fs.Sub(data, "data")
+	if err != nil {
+		return err.Error()
+	}
+	f, err := sub.Open("greet.txt")
+	if err != nil {
+		return err.Error()
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err.Error()
+	}
+	end, err := f.(io.Seeker).Seek(0, io.SeekEnd)
+	if err != nil {
+		return err.Error()
+	}
+	if _, err := f.(io.Seeker).Seek(0, io.SeekStart); err != nil {
+		return err.Error()
+	}
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return err.Error()
+	}
+	return fmt.Sprint(st.Size(), end, string(b))
+}
 `,
 	"fix/fix_test.go": `package fix
 
@@ -97,7 +167,7 @@ import (
 
 func TestShow(t *testing.T) {
 	if os.Getenv("CHILD") == "1" {
-		fmt.Print(Twice(5))
+		fmt.Print(Twice(5), Greeting)
 		return
 	}
 	Note("a")
@@ -130,7 +200,7 @@ func TestShow(t *testing.T) {
 	}
 	n, perr := Parse("4")
 	_, perr2 := Parse("x")
-	show := fmt.Sprintln(n, perr, perr2 != nil, Log, h, tl, Twice(4), v, ok, Sum([]int{1, 2, 3}), Name("n"), Limit, "child:", string(child), "copy:", string(copied))
+	show := fmt.Sprintln(n, perr, perr2 != nil, Log, h, tl, Twice(4), v, ok, Sum([]int{1, 2, 3}), Name("n"), Limit, Unit, Checks["pos"](0), Swap.Replace("a,b"), Tens, Greeting, Served(), "child:", string(child), "copy:", string(copied))
 	if err := os.WriteFile(os.Getenv("SHOW_OUT"), []byte(show), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -169,8 +239,13 @@ func TestSchemata(t *testing.T) {
 		fixMutant("generic", [2]string{"return b.v, true", "var zero T\n\treturn zero, false"}),
 		fixMutant("closure", [2]string{"total += x", "total -= x"}),
 		fixMutant("two-functions", [2]string{"return 2 * n", "return 2 + n"}, [2]string{"total := 0", "total := 100"}),
-		fixMutant("unused-import", [2]string{`return fmt.Sprint("<", s, ">")`, `return "<" + s + ">"`}),
 		fixMutant("package-level", [2]string{"var Limit = 3", "var Limit = 4"}),
+		fixMutant("literal", [2]string{"return n > 0", "return n >= 0"}),
+		fixMutant("other-package-type", [2]string{`strings.NewReplacer(",", ";")`, `strings.NewReplacer(",", "|")`}),
+		fixMutant("declared-type", [2]string{"[]int{10, 20}", "[]int{10}"}),
+		{Name: "embedded", Edits: []Edit{{Dir: "fix/data", Files: "greet.txt", Find: "hello", Replace: "howdy!"}}, Packages: []string{"./fix"}, Tests: []string{"TestShow"}},
+		fixMutant("unused-import", [2]string{`return fmt.Sprint("<", s, ">")`, `return "<" + s + ">"`}),
+		fixMutant("constant", [2]string{`const Unit = "u"`, `const Unit = "v"`}),
 	}
 	ctx := context.Background()
 	var out bytes.Buffer
@@ -186,7 +261,7 @@ func TestSchemata(t *testing.T) {
 			held = append(held, m.Name)
 		}
 	}
-	if want := []string{"void", "named", "unnamed", "named-reused", "generic", "closure", "two-functions"}; !slices.Equal(held, want) {
+	if want := []string{"void", "named", "unnamed", "named-reused", "generic", "closure", "two-functions", "package-level", "literal", "other-package-type", "declared-type", "embedded"}; !slices.Equal(held, want) {
 		t.Fatalf("the schema holds %v, want %v\n%s", held, want, out.String())
 	}
 	pkg := "example.com/s/fix"
@@ -209,7 +284,7 @@ func TestSchemata(t *testing.T) {
 		t.Fatalf("the schema binary with no mutant shows %q, the original %q", got, original)
 	}
 	seen := map[string]string{}
-	for _, m := range list[:7] {
+	for _, m := range list[:12] {
 		files, err := apply(dir, m)
 		if err != nil {
 			t.Fatal(err)
@@ -283,6 +358,32 @@ func TestVerifySchemata(t *testing.T) {
 	code := run(context.Background(), dir, list, []string{"-baseline=false", "-verify-schemata"}, &out, &errOut)
 	if code != 0 || !strings.Contains(out.String(), "verify: 2 of 2 mutants agree (1 of the selection not in the schema)") ||
 		!regexp.MustCompile(`(?m)^AGREE +sub-adds +schema SURVIVED .* own build SURVIVED`).MatchString(out.String()) {
+		t.Fatalf("exit %d, output:\n%s%s", code, out.String(), errOut.String())
+	}
+}
+
+// TestSchemaPlan: -schema-plan says, without building, which mutants a
+// schema can hold and why not the others.
+func TestSchemaPlan(t *testing.T) {
+	dir := mustModule(t)
+	list := []Mutant{
+		mutant("add-subtracts", "return a + b", "return a - b", "TestAdd"),
+		{Name: "word-six", Edits: []Edit{{Dir: "words/data", Files: "*.txt", Find: "five", Replace: "six"}}, Packages: []string{"./words"}, Tests: []string{"TestWord"}},
+		mutant("signature", "func Sub(a, b int) int", "func Sub(a, b int) (n int)", "TestAdd"),
+	}
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), dir, list, []string{"-schema-plan"}, &out, &errOut)
+	for _, want := range []string{
+		`(?m)^SCHEMA +add-subtracts$`,
+		`(?m)^ALONE +word-six +words/data/word.txt: embedded by words through a variable that is not one embed.FS$`,
+		`(?m)^ALONE +signature +calc/calc.go: an edit outside function bodies`,
+		`(?m)^schema-plan: 1 of 3 mutants can be switched in; 2 build their own$`,
+	} {
+		if !regexp.MustCompile(want).MatchString(out.String()) {
+			t.Errorf("want %s", want)
+		}
+	}
+	if code != 0 || t.Failed() {
 		t.Fatalf("exit %d, output:\n%s%s", code, out.String(), errOut.String())
 	}
 }
