@@ -89,7 +89,7 @@ func TestStaleVersionsVerifiedInTheBackground(t *testing.T) {
 	}
 	waitFor := func(what string, ok func(p map[string]any) bool) map[string]any {
 		t.Helper()
-		deadline := time.Now().Add(15 * time.Second)
+		deadline := time.Now().Add(30 * time.Second)
 		for {
 			p := mustStatus(t, s.get(t, "/v1/procedures/"+name), 200)
 			if ok(p) {
