@@ -25,8 +25,10 @@ var pathOps = flag.String("bench.ops", "", "BenchmarkRequestPath: run only the o
 
 // BenchmarkRequestPath runs each write request over HTTP beside the store
 // call it makes: a capture of an existing and of a new procedure (the store
-// calls as BenchmarkWritePath's), a grant and a revoke (the very call the
-// service makes: the catalogue it holds, the grant's binding); beside them
+// calls as BenchmarkWritePath's, with the catalogue the service holds, which
+// the store checks in the capture's statement as the service's call has
+// it), a grant and a revoke (the very call the service makes: the catalogue
+// it holds, the grant's binding); beside them
 // the fixed cost of a bare HTTP request of a grant's size on the same
 // server (a handler that reads and decodes the body and answers the bytes
 // of a grant's answer), and on Neo4j the driver's floors: a one-statement
@@ -116,13 +118,14 @@ func requestPath(b *testing.B, t *target, n int) {
 	ops := []*pathOp{
 		{name: "store/capture_existing", run: func(int) {
 			in := existing
-			in.UsageKey, in.At = key(), time.Now()
+			in.UsageKey, in.At, in.Catalogue = key(), time.Now(), cat
 			if res, err := t.store.Capture(ctx, in); err != nil || res.Created || !res.Counted {
 				b.Fatalf("%+v %v", res, err)
 			}
 		}},
 		{name: "store/capture_new", run: func(i int) {
 			in := captureInput([]string{fmt.Sprintf("%srpn%d_%s_%d", t.ns, n, round, i), t.ns + "z"}, "h", key(), time.Now())
+			in.Catalogue = cat
 			if res, err := t.store.Capture(ctx, in); err != nil || !res.Created {
 				b.Fatalf("%+v %v", res, err)
 			}
