@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 
 	"github.com/procgraph/procgraph/audit"
 	neo4jstore "github.com/procgraph/procgraph/graph/neo4j"
+	"github.com/procgraph/procgraph/internal/cputime"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -234,13 +234,13 @@ func writePath(b *testing.B, t *target, n int) {
 			stmtNames.Store(nil)
 			metrics.Read(samples)
 			objs, byts := samples[0].Value.Uint64(), samples[1].Value.Uint64()
-			cpu0 := cpuTime()
+			cpu0 := cputime.Process()
 			for j := range reps {
 				start := time.Now()
 				op.run(3 + r*reps + j)
 				op.durs = append(op.durs, time.Since(start))
 			}
-			op.cpu += cpuTime() - cpu0
+			op.cpu += cputime.Process() - cpu0
 			metrics.Read(samples)
 			op.allocs += samples[0].Value.Uint64() - objs
 			op.bytes += samples[1].Value.Uint64() - byts
@@ -276,15 +276,6 @@ func writePath(b *testing.B, t *target, n int) {
 			ratio, cpu, op.allocs/uint64(op.runs), float64(op.stmts)/float64(op.runs), strings.Join(op.names, " "))
 	}
 	b.Log("\n" + tab.String())
-}
-
-// cpuTime is the CPU time this process has used (user + system).
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // loadAverage reads /proc/loadavg (zeros where it cannot).

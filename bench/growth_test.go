@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/procgraph/procgraph/internal/cputime"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -82,13 +83,13 @@ func BenchmarkRequestGrowth(b *testing.B) {
 		for k := range ops {
 			o := ops[(k+r)%len(ops)]
 			a0 := heapAllocs()
-			cpu0 := cpuTime()
+			cpu0 := cputime.Process()
 			for j := range reps {
 				start := time.Now()
 				o.run(2 + r*reps + j)
 				o.durs = append(o.durs, time.Since(start))
 			}
-			o.cpu += cpuTime() - cpu0
+			o.cpu += cputime.Process() - cpu0
 			o.alloc += heapAllocs() - a0
 			o.runs += reps
 		}

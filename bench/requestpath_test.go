@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/procgraph/procgraph/internal/cputime"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -213,13 +214,13 @@ func requestPath(b *testing.B, t *target, n int) {
 			op := ops[(k+r)%len(ops)]
 			before, server0 := statements.Load(), serverTime.Load()
 			stmtNames.Store(nil)
-			cpu0 := cpuTime()
+			cpu0 := cputime.Process()
 			for j := range reps {
 				start := time.Now()
 				op.run(3 + r*reps + j)
 				op.durs = append(op.durs, time.Since(start))
 			}
-			op.cpu += cpuTime() - cpu0
+			op.cpu += cputime.Process() - cpu0
 			op.stmts += statements.Load() - before
 			op.server += time.Duration(serverTime.Load() - server0)
 			if names := stmtNames.Load(); names != nil && op.names == nil {

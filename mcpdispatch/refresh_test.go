@@ -15,6 +15,7 @@ import (
 
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/graph/embedded"
+	"github.com/procgraph/procgraph/internal/cputime"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -208,7 +209,7 @@ func BenchmarkCatalogueRefresh(b *testing.B) {
 	}
 	written := store.writes()
 	b.ResetTimer()
-	cpu0 := processCPU()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		for key, err := range ref.RefreshAll(ctx, svc) {
 			if err != nil {
@@ -216,7 +217,7 @@ func BenchmarkCatalogueRefresh(b *testing.B) {
 			}
 		}
 	}
-	cpu := processCPU() - cpu0
+	cpu := cputime.Process() - cpu0
 	b.StopTimer()
 	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/refresh")
 	b.ReportMetric(float64(store.writes()-written)/float64(b.N), "writes/refresh")

@@ -17,6 +17,7 @@ import (
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/gate"
 	"github.com/procgraph/procgraph/graph/embedded"
+	"github.com/procgraph/procgraph/internal/cputime"
 	"github.com/procgraph/procgraph/procedures"
 	"github.com/procgraph/procgraph/replay"
 	"github.com/procgraph/procgraph/sandbox"
@@ -157,11 +158,11 @@ func BenchmarkTurn(b *testing.B) {
 		client := &http.Client{}
 		b.ReportAllocs()
 		b.ResetTimer()
-		cpu := processCPU()
+		cpu := cputime.Process()
 		for b.Loop() {
 			post(b, client, ts.URL, body, header)
 		}
-		b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64(cputime.Process()-cpu)/float64(b.N), "cpu-ns/op")
 	})
 
 	b.Run("http", func(b *testing.B) {
@@ -175,11 +176,11 @@ func BenchmarkTurn(b *testing.B) {
 		client := &http.Client{}
 		b.ReportAllocs()
 		b.ResetTimer()
-		cpu := processCPU()
+		cpu := cputime.Process()
 		for b.Loop() {
 			post(b, client, ts.URL+"/v1/turns", body, nil)
 		}
-		b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64(cputime.Process()-cpu)/float64(b.N), "cpu-ns/op")
 	})
 }
 
@@ -235,14 +236,14 @@ func BenchmarkPing(b *testing.B) {
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
-			cpu := processCPU()
+			cpu := cputime.Process()
 			for b.Loop() {
 				resp, out := post(b, c.header, c.body)
 				if resp.StatusCode != http.StatusOK || !bytes.Contains(out, []byte(c.want)) {
 					b.Fatalf("%d %s", resp.StatusCode, out)
 				}
 			}
-			b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(cputime.Process()-cpu)/float64(b.N), "cpu-ns/op")
 		})
 	}
 }

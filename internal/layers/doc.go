@@ -45,6 +45,7 @@ var Layers = map[string]int{
 	"internal/telemetry":           0,
 	"internal/telemetry/otlptest":  0,
 	"internal/privfile":            0,
+	"internal/cputime":             0,
 	"cypher":                       0,
 	"ui":                           0,
 	"testcontainers":               0,

@@ -1,14 +1,15 @@
 //go:build unix
 
-package mcpdispatch
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU is this process's CPU time so far, user and system.
-func processCPU() time.Duration {
+// Process is this process's CPU time so far, user and system (0 when
+// getrusage fails).
+func Process() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
