@@ -1,6 +1,7 @@
 package mcpserve
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -186,13 +187,18 @@ func compile(body fields.Field) (*input, error) {
 	return &input{body: body, compiled: s}, nil
 }
 
-// remarshal decodes validated arguments into a struct.
+// remarshal decodes validated arguments into a struct; numbers decoded
+// into an interface stay json.Number (as decodeArguments left them), so an
+// integer past 2^53 in a tool's free-form arguments (run_code's) reaches
+// the block exact, as through POST /v1/turns and a proc__ call.
 func remarshal(args map[string]any, dst any) error {
 	b, err := json.Marshal(args)
 	if err != nil {
 		return fault.Errorf(fault.CodeInvalid, "the arguments do not encode as JSON")
 	}
-	if err := json.Unmarshal(b, dst); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(dst); err != nil {
 		return fault.Errorf(fault.CodeInvalid, "invalid arguments: %s", oneLine(err.Error()))
 	}
 	return nil

@@ -63,22 +63,6 @@ type runCodeArgs struct {
 	Review    string         `json:"review"`
 }
 
-// runCodeArgsOf is run_code's arguments, args (validated against
-// runCodeInput: each field of its type, no other), as a runCodeArgs. The
-// block's arguments are args' own, numbers json.Number as decodeArguments
-// left them: an integer past 2^53 reaches the block exact, as through POST
-// /v1/turns and a proc__ call (a round trip through JSON into map[string]any
-// would make it a float64).
-func runCodeArgsOf(args map[string]any) runCodeArgs {
-	str := func(k string) string {
-		s, _ := args[k].(string)
-		return s
-	}
-	a := runCodeArgs{Code: str("code"), Dialect: str("dialect"), SessionID: str("session_id"), Summary: str("summary"), Review: str("review")}
-	a.Arguments, _ = args["arguments"].(map[string]any)
-	return a
-}
-
 // addTurnTools registers run_code and, on the interactive endpoint,
 // await_approval (when a gate is configured).
 func (h *Handler) addTurnTools() error {
@@ -129,7 +113,10 @@ func (h *Handler) runCode(ctx context.Context, req *mcp.CallToolRequest, c calle
 	if req.Params.RequestState != "" || req.Params.InputResponses != nil {
 		return h.resumeReview(ctx, req, c, args)
 	}
-	a := runCodeArgsOf(args)
+	var a runCodeArgs
+	if err := remarshal(args, &a); err != nil {
+		return nil, err
+	}
 	if a.SessionID == "" {
 		a.SessionID = usage.MCPSession(mcpSessionID(req), c.name)
 	}

@@ -17,11 +17,9 @@ func init() {
 			Tests:    []string{"TestAnalysisCacheHandsOutCopies"},
 		},
 		{
-			Name: "mcpserve/run-code-arguments-through-json",
-			Why:  "run_code's arguments reach the block through a JSON round trip into map[string]any: an integer past 2^53 becomes a float64, and the block runs on a number the client did not send",
-			Edits: []Edit{{Dir: "mcpserve", Files: "turns.go", Find: `a.Arguments, _ = args["arguments"].(map[string]any)`, Replace: `if b, err := json.Marshal(args["arguments"]); err == nil {
-		_ = json.Unmarshal(b, &a.Arguments)
-	}`}},
+			Name:     "mcpserve/run-code-arguments-through-json",
+			Why:      "a tool's arguments are decoded into their struct without json.Number: run_code's free-form arguments make an integer past 2^53 a float64, and the block runs on a number the client did not send",
+			Edits:    []Edit{{Dir: "mcpserve", Files: "tools.go", Find: "\tdec.UseNumber()\n", Replace: ""}},
 			Packages: []string{"./mcpserve"},
 			Tests:    []string{"TestRunCodeArgumentsKeepTheirNumbers"},
 		},
