@@ -197,17 +197,17 @@ func (s *Service) prepareCapture(ctx context.Context, req *CaptureRequest, diale
 	for i, w := range a.Warnings {
 		warnings[i] = Warning{Line: w.Line, Column: w.Column, Message: w.Message}
 	}
+	// The code as sent has its canonical hash kept (captureAnalyses);
+	// lifted code is another text, hashed from scratch.
 	var canonical string
+	var err error
 	if lifted {
-		var err error
-		if canonical, err = CanonicalHashOf(code, string(dialect), cat); err != nil {
-			return nil, CodeError(err)
-		}
+		canonical, err = CanonicalHashOf(code, string(dialect), cat)
 	} else {
-		var err error
-		if canonical, err = s.analyses.canonicalHash(ca, cat); err != nil {
-			return nil, CodeError(err)
-		}
+		canonical, err = s.analyses.canonicalHash(ca, cat)
+	}
+	if err != nil {
+		return nil, CodeError(err)
 	}
 	var known func(string) bool
 	if p.v != nil {
