@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -127,17 +128,7 @@ func BenchmarkTurn(b *testing.B) {
 	g := gate.New(rp, st, gate.Options{})
 	code, _ := json.Marshal(readOnlyCode)
 	post := func(b *testing.B, client *http.Client, url, body string, header map[string]string) {
-		r, _ := http.NewRequest("POST", url, strings.NewReader(body))
-		r.Header.Set("Content-Type", "application/json")
-		for k, v := range header {
-			r.Header.Set(k, v)
-		}
-		resp, err := client.Do(r)
-		if err != nil {
-			b.Fatal(err)
-		}
-		out, _ := io.ReadAll(resp.Body)
-		_ = resp.Body.Close()
+		resp, out := postRaw(b, client, url, body, header)
 		if resp.StatusCode != http.StatusOK || !bytes.Contains(out, []byte("succeeded")) || bytes.Contains(out, []byte(`"isError":true`)) {
 			b.Fatalf("status %d: %s", resp.StatusCode, out)
 		}
@@ -205,19 +196,9 @@ func BenchmarkPing(b *testing.B) {
 	defer ts.Close()
 	client := &http.Client{}
 	post := func(b *testing.B, header map[string]string, body string) (*http.Response, []byte) {
-		r, _ := http.NewRequest("POST", ts.URL, strings.NewReader(body))
-		r.Header.Set("Content-Type", "application/json")
-		r.Header.Set("Accept", "application/json, text/event-stream")
-		for k, v := range header {
-			r.Header.Set(k, v)
-		}
-		resp, err := client.Do(r)
-		if err != nil {
-			b.Fatal(err)
-		}
-		out, _ := io.ReadAll(resp.Body)
-		_ = resp.Body.Close()
-		return resp, out
+		h := map[string]string{"Accept": "application/json, text/event-stream"}
+		maps.Copy(h, header)
+		return postRaw(b, client, ts.URL, body, h)
 	}
 	resp, out := post(b, nil, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`)
 	sid := resp.Header.Get("Mcp-Session-Id")
@@ -246,4 +227,22 @@ func BenchmarkPing(b *testing.B) {
 			b.ReportMetric(float64(cputime.Process()-cpu)/float64(b.N), "cpu-ns/op")
 		})
 	}
+}
+
+// postRaw posts body to url as JSON with header, and returns the answer
+// and its body, read whole.
+func postRaw(b *testing.B, client *http.Client, url, body string, header map[string]string) (*http.Response, []byte) {
+	b.Helper()
+	r, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	r.Header.Set("Content-Type", "application/json")
+	for k, v := range header {
+		r.Header.Set(k, v)
+	}
+	resp, err := client.Do(r)
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	return resp, out
 }
