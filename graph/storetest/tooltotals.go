@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sync"
 	"testing"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/procgraph/procgraph/audit"
 	"github.com/procgraph/procgraph/procedures"
@@ -300,20 +301,12 @@ const toolTotalsReaders = 4
 // the error of the lowest i whose call failed (every call runs).
 func inParallel(n int, f func(i int) error) error {
 	errs := make([]error, n)
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(toolTotalsReaders, n) {
-		wg.Go(func() {
-			for i := range next {
-				errs[i] = f(i)
-			}
-		})
-	}
+	var g errgroup.Group
+	g.SetLimit(toolTotalsReaders)
 	for i := range n {
-		next <- i
+		g.Go(func() error { errs[i] = f(i); return nil })
 	}
-	close(next)
-	wg.Wait()
+	_ = g.Wait() // each call's error is in errs
 	for _, err := range errs {
 		if err != nil {
 			return err
