@@ -2,11 +2,9 @@ package procedures_test
 
 import (
 	"context"
-	"path/filepath"
 	"sync"
 	"testing"
 
-	"github.com/procgraph/procgraph/graph/embedded"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -22,6 +20,18 @@ func (c *captureInputs) Capture(ctx context.Context, in procedures.CaptureInput)
 	c.ins = append(c.ins, in)
 	c.mu.Unlock()
 	return c.Store.Capture(ctx, in)
+}
+
+// newRecordingLiftService is newLiftService over a store that records its
+// captures' inputs.
+func newRecordingLiftService(t *testing.T) (*procedures.Service, *captureInputs) {
+	t.Helper()
+	var rec *captureInputs
+	svc := newLiftServiceOver(t, func(s procedures.Store) procedures.Store {
+		rec = &captureInputs{Store: s}
+		return rec
+	})
+	return svc, rec
 }
 
 // TestCaptureCanonicalHash: the canonical hash a capture stores its version
@@ -45,16 +55,7 @@ func TestCaptureCanonicalHash(t *testing.T) {
 		{name: "python-async", req: procedures.CaptureRequest{Dialect: "python-async", Code: "a = await tools.get_task(task_id=x)\nb = await tools.get_jobs(task_id=y)\nreturn [a, b]\n"}, differs: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			inner, err := embedded.Open(filepath.Join(t.TempDir(), "p.db"), embedded.Options{NoSync: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { inner.Close() })
-			store := &captureInputs{Store: inner}
-			svc := procedures.NewService(store, procedures.Options{})
-			if _, err := svc.PutCatalogue(context.Background(), liftTools, "tester"); err != nil {
-				t.Fatal(err)
-			}
+			svc, store := newRecordingLiftService(t)
 			out := mustCapture(t, svc, tc.req)
 			if (len(out.Lifted) > 0) != tc.lifted {
 				t.Fatalf("lifted %v, want lifted %v", out.Lifted, tc.lifted)
@@ -93,16 +94,7 @@ func TestCaptureCanonicalHash(t *testing.T) {
 // catalogue.
 func TestCaptureAnalysesKept(t *testing.T) {
 	ctx := context.Background()
-	inner, err := embedded.Open(filepath.Join(t.TempDir(), "p.db"), embedded.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { inner.Close() })
-	store := &captureInputs{Store: inner}
-	svc := procedures.NewService(store, procedures.Options{})
-	if _, err := svc.PutCatalogue(ctx, liftTools, "tester"); err != nil {
-		t.Fatal(err)
-	}
+	svc, store := newRecordingLiftService(t)
 	const code = "a = tools.get_task(task_id=x)\nb = tools.get_jobs(task_id=y)\nreturn [a, b]\n"
 	// get_jobs no longer read-only: the reads are not reordered.
 	changed := append([]procedures.Tool{}, liftTools...)

@@ -34,14 +34,22 @@ var liftTools = []procedures.Tool{
 	{Name: "kill_job", InputSchema: obj(map[string]any{"panda_id": map[string]any{"type": "integer"}})},
 }
 
+// newLiftService returns a Service over a fresh embedded store holding
+// liftTools.
 func newLiftService(t *testing.T) *procedures.Service {
+	t.Helper()
+	return newLiftServiceOver(t, func(s procedures.Store) procedures.Store { return s })
+}
+
+// newLiftServiceOver is newLiftService over wrap of its store.
+func newLiftServiceOver(t *testing.T, wrap func(procedures.Store) procedures.Store) *procedures.Service {
 	t.Helper()
 	store, err := embedded.Open(filepath.Join(t.TempDir(), "p.db"), embedded.Options{NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	svc := procedures.NewService(store, procedures.Options{})
+	svc := procedures.NewService(wrap(store), procedures.Options{})
 	if _, err := svc.PutCatalogue(context.Background(), liftTools, "tester"); err != nil {
 		t.Fatal(err)
 	}
