@@ -298,9 +298,12 @@ type server struct {
 // serve starts the HTTP API over s (mutating auto-run on, so that grants
 // need no catalogue: benchmarks never replace the shared catalogue), with
 // runner replaying and a no-op upstream.
+// serveOptions are the options of serve's service.
+var serveOptions = procedures.Options{AllowMutatingAutorun: true}
+
 func serve(b *testing.B, s procedures.Store, runner sandbox.Runner) *server {
 	b.Helper()
-	svc := procedures.NewService(s, procedures.Options{AllowMutatingAutorun: true})
+	svc := procedures.NewService(s, serveOptions)
 	if runner == nil {
 		runner = sandbox.NewInProcess()
 	}

@@ -56,6 +56,9 @@ func countStatements(ctx context.Context) context.Context {
 type pathOp struct {
 	name string
 	run  func(i int)
+	// prepare, when set, makes run(i)'s arguments before it runs, neither
+	// timed nor in its CPU.
+	prepare func(i int)
 	// floor names the floor the operation is compared with ("" none).
 	floor         string
 	durs          []time.Duration

@@ -26,15 +26,16 @@ var pathOps = flag.String("bench.ops", "", "BenchmarkRequestPath: run only the o
 
 // BenchmarkRequestPath runs each write request over HTTP beside the store
 // call it makes: a capture of an existing and of a new procedure (the store
-// calls as BenchmarkWritePath's, with the catalogue the service holds, which
-// the store checks in the capture's statement as the service's call has
-// it), a grant and a revoke (the very call the service makes: the catalogue
+// calls replay the inputs the service makes for the same requests: its
+// catalogue, its suggestion's page, the code and its parameters), a grant and a revoke (the very call the service makes: the catalogue
 // it holds, the grant's binding); beside them
 // the fixed cost of a bare HTTP request of a grant's size on the same
 // server (a handler that reads and decodes the body and answers the bytes
 // of a grant's answer), and on Neo4j the driver's floors: a one-statement
 // write as a managed transaction (ExecuteWrite: BEGIN, then RUN with PULL,
-// then COMMIT) and as an auto-commit one (RUN with PULL). Interleaved as
+// then COMMIT), as an auto-commit one (RUN with PULL), and the managed
+// one behind the bare request (the transport's floor around a
+// statement: floor/http_managed's ratio). Interleaved as
 // BenchmarkWritePath (rounds of reps, the order rotating); per operation
 // the median, the ratio of a request to its store call, this process's CPU,
 // the server's own mean time and the statements run. -bench.ops selects
@@ -110,7 +111,15 @@ func requestPath(b *testing.B, t *target, n int) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(answer)
 	}))
-	existing := t.fillInput(n / 2)
+	// The store's captures replay the inputs the service makes for the
+	// same requests (recorded through a service of its own over the same
+	// store): an existing procedure's, and a new one's made before each
+	// call.
+	recorder := newCaptureRecorder(b, t)
+	storeExisting := procedures.CaptureRequest{Code: code(t.ns, fmt.Sprintf("rpsx%d", n), "z")}
+	recorder.input(b, storeExisting, false)
+	existing := recorder.input(b, storeExisting, true)
+	var fresh procedures.CaptureInput
 	httpExisting := code(t.ns, fmt.Sprintf("rpex%d", n), "z")
 	if st, body := srv.do(b, "POST", "/v1/procedures", map[string]any{"code": httpExisting}); st != 201 && st != 200 {
 		b.Fatalf("%d %s", st, body)
@@ -119,15 +128,15 @@ func requestPath(b *testing.B, t *target, n int) {
 	ops := []*pathOp{
 		{name: "store/capture_existing", run: func(int) {
 			in := existing
-			in.UsageKey, in.At, in.Catalogue = key(), time.Now(), cat
+			in.UsageKey, in.At = key(), time.Now()
 			if res, err := t.store.Capture(ctx, in); err != nil || res.Created || !res.Counted {
 				b.Fatalf("%+v %v", res, err)
 			}
 		}},
-		{name: "store/capture_new", run: func(i int) {
-			in := captureInput([]string{fmt.Sprintf("%srpn%d_%s_%d", t.ns, n, round, i), t.ns + "z"}, "h", key(), time.Now())
-			in.Catalogue = cat
-			if res, err := t.store.Capture(ctx, in); err != nil || !res.Created {
+		{name: "store/capture_new", prepare: func(i int) {
+			fresh = recorder.input(b, procedures.CaptureRequest{Code: code(t.ns, fmt.Sprintf("rpsn%d_%s_%d", n, round, i), "z")}, true)
+		}, run: func(i int) {
+			if res, err := t.store.Capture(ctx, fresh); err != nil || !res.Created {
 				b.Fatalf("%+v %v", res, err)
 			}
 		}},
@@ -183,12 +192,41 @@ func requestPath(b *testing.B, t *target, n int) {
 			}
 			return err
 		}
+		managed := func(ctx context.Context) error {
+			sess := t.driver.NewSession(ctx, neo4j.SessionConfig{AccessMode: neo4j.AccessModeWrite, DatabaseName: t.db})
+			defer sess.Close(ctx)
+			_, err := neo4j.ExecuteWrite(ctx, sess, func(tx neo4j.ManagedTransaction) (bool, error) { return true, single(tx.Run(ctx, stmt, params())) })
+			return err
+		}
+		// The transport's floor around a statement: the bare request
+		// whose handler runs floor/managed's write before it answers.
+		bareWrite := httpServer(b, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			var body struct {
+				Enabled bool `json:"enabled"`
+			}
+			data, err := io.ReadAll(r.Body)
+			if err == nil {
+				err = json.Unmarshal(data, &body)
+			}
+			if err == nil {
+				err = managed(r.Context())
+			}
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write(answer)
+		}))
 		ops = append(ops,
 			&pathOp{name: "floor/managed", run: func(int) {
-				sess := t.driver.NewSession(ctx, neo4j.SessionConfig{AccessMode: neo4j.AccessModeWrite, DatabaseName: t.db})
-				defer sess.Close(ctx)
-				if _, err := neo4j.ExecuteWrite(ctx, sess, func(tx neo4j.ManagedTransaction) (bool, error) { return true, single(tx.Run(ctx, stmt, params())) }); err != nil {
+				if err := managed(ctx); err != nil {
 					b.Fatal(err)
+				}
+			}},
+			&pathOp{name: "floor/http_managed", floor: "floor/managed", run: func(int) {
+				if st, body := bareWrite.do(b, "PUT", grantPath, map[string]any{"enabled": true}); st != 200 {
+					b.Fatalf("%d %s", st, body)
 				}
 			}},
 			&pathOp{name: "floor/autocommit", run: func(int) {
@@ -205,6 +243,9 @@ func requestPath(b *testing.B, t *target, n int) {
 	}
 	for w := range 3 { // warm up
 		for _, op := range ops {
+			if op.prepare != nil {
+				op.prepare(w)
+			}
 			op.run(w)
 		}
 	}
@@ -214,13 +255,21 @@ func requestPath(b *testing.B, t *target, n int) {
 			op := ops[(k+r)%len(ops)]
 			before, server0 := statements.Load(), serverTime.Load()
 			stmtNames.Store(nil)
-			cpu0 := cputime.Process()
+			var cpu time.Duration
 			for j := range reps {
+				i := 3 + r*reps + j
+				if op.prepare != nil {
+					stmts0, server1 := statements.Load(), serverTime.Load()
+					op.prepare(i)
+					before, server0 = before+statements.Load()-stmts0, server0+serverTime.Load()-server1
+				}
+				cpu0 := cputime.Process()
 				start := time.Now()
-				op.run(3 + r*reps + j)
+				op.run(i)
 				op.durs = append(op.durs, time.Since(start))
+				cpu += cputime.Process() - cpu0
 			}
-			op.cpu += cputime.Process() - cpu0
+			op.cpu += cpu
 			op.stmts += statements.Load() - before
 			op.server += time.Duration(serverTime.Load() - server0)
 			if names := stmtNames.Load(); names != nil && op.names == nil {
