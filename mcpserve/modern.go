@@ -74,7 +74,9 @@ const methodListen = "subscriptions/listen"
 // the SessionLimits (per token holder and in total, beside the stateful
 // sessions) for as long as it is open: a stateless client holds no more at
 // once than a stateful one. One past a cap is refused with a JSON-RPC error
-// whose data is the API's busy error (details.reason mcp_sessions).
+// whose data is the API's busy error (details.reason mcp_sessions). A
+// listen ends, answered, when the server drains (Config.Draining): it
+// never ends by itself, and the drain would wait out its grace for it.
 func (h *Handler) capListens(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if method != methodListen {
@@ -86,6 +88,17 @@ func (h *Handler) capListens(next mcp.MethodHandler) mcp.MethodHandler {
 			return nil, busyRPCError(err)
 		}
 		defer h.cfg.Sessions.settle(holder, "")
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		if h.cfg.Draining != nil {
+			go func() {
+				select {
+				case <-h.cfg.Draining:
+					cancel()
+				case <-ctx.Done():
+				}
+			}()
+		}
 		return next(ctx, method, req)
 	}
 }

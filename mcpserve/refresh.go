@@ -249,6 +249,7 @@ func sameMap(a, b map[string]any) bool {
 // missed.
 func (h *Handler) Run(ctx context.Context) {
 	defer h.Close()
+	go h.drainSessions(ctx)
 	h.refreshMu.Lock()
 	sub := h.subscribeLocked()
 	h.refreshMu.Unlock()

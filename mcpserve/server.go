@@ -112,6 +112,12 @@ type Config struct {
 	// of, read once per change; share one between the handlers of a
 	// server. Default: a private NewExposed().
 	Exposed *Exposed
+	// Draining, when set, is closed as the HTTP server's drain begins:
+	// every subscriptions/listen is answered then, and (while Run runs)
+	// the sessions are closed once the requests in flight are answered,
+	// which ends their notification streams. Neither ends by itself, and
+	// the drain would wait out its grace for them.
+	Draining <-chan struct{}
 }
 
 // Handler is an http.Handler serving procgraph as an MCP server over
@@ -143,6 +149,9 @@ type Handler struct {
 	// Close; refreshMu guards it.
 	changes *changes.Subscription
 	closed  bool // Close was called (refreshMu)
+	// inflight counts the requests served but notification streams, for
+	// the drain (drainSessions).
+	inflight requests
 }
 
 // New returns a Handler for cfg. It reads nothing yet and holds nothing: the
@@ -223,6 +232,10 @@ func New(cfg Config) (*Handler, error) {
 // a request of ModernRevision or later statelessly, any other through the
 // stateful handler's sessions.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.inflight.serve(r, func() { h.serveHTTP(w, r) })
+}
+
+func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	p, err := h.cfg.Auth.Authenticate(r)
 	if err != nil {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="procgraph"`)

@@ -207,12 +207,13 @@ func openUpstreams(ctx context.Context, cfg *serveConfig, log zerolog.Logger) (*
 // change (Service.WatchRemote, every remoteWatchInterval; it also runs the
 // process's one poller of the store's authorization revision, which the
 // service's and the gate's cached grants and policies are trusted under).
-// The change streams end when draining is closed.
+// The change streams and the MCP sessions end when draining is closed.
 func newHandler(ctx context.Context, svc *procedures.Service, rp *replay.Replayer, gate *gate.Gate, dumps dump.Store, tm *tokens.Manager, authn *auth.Authenticator,
 	reg *metrics.Registry, sessions *mcpserve.SessionLimits, ups api.Upstreams, draining <-chan struct{}, log zerolog.Logger) (http.Handler, error) {
 	exposed := mcpserve.NewExposed() // both endpoints list the same procedures: one read per change
 	mcpConfig := func(phase audit.Phase) mcpserve.Config {
-		return mcpserve.Config{Service: svc, Replayer: rp, Gate: gate, Phase: phase, Auth: authn, Logger: log, Sessions: sessions, Exposed: exposed}
+		return mcpserve.Config{Service: svc, Replayer: rp, Gate: gate, Phase: phase, Auth: authn, Logger: log, Sessions: sessions, Exposed: exposed,
+			Draining: draining}
 	}
 	auto, err := mcpserve.New(mcpConfig(audit.PhaseAutomatic))
 	if err != nil {
