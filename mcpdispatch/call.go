@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -176,7 +177,35 @@ func (d *Dispatcher) result(tool string, res *mcp.CallToolResult) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: the upstream result is not JSON", tool)
 	}
+	if res.StructuredContent != nil {
+		if exact, ok := exactTwin(res.Content, res.StructuredContent); ok {
+			return exact, nil
+		}
+	}
 	return out, nil
+}
+
+// exactTwin returns the value of the text item of cs that carries the
+// structured content sc as JSON (the MCP specification asks a server to
+// send it, for clients that read no structured content), its numbers
+// exact: the go-sdk decodes sc with numbers as float64, which rounds
+// integers past 2^53 and decimals past float64's digits. ok is false when
+// no text item decodes to sc.
+func exactTwin(cs []mcp.Content, sc any) (any, bool) {
+	for _, c := range cs {
+		t, ok := c.(*mcp.TextContent)
+		if !ok {
+			continue
+		}
+		var asFloats any
+		if json.Unmarshal([]byte(t.Text), &asFloats) != nil || !reflect.DeepEqual(asFloats, sc) {
+			continue
+		}
+		if exact, err := jsonvalue.DecodeNumbers([]byte(t.Text)); err == nil {
+			return exact, true
+		}
+	}
+	return nil, false
 }
 
 // contentValue is the value of unstructured content: nothing is None, one

@@ -30,7 +30,7 @@ func TestReplayThroughMCP(t *testing.T) {
 logs = tools.fetch_logs(task_id=task_id)
 return {"jobs": jobs, "logs": logs, "hello": tools.greet(name="ann")}`, map[string]any{"task_id": 42})
 			want := map[string]any{
-				"jobs":  map[string]any{"jobs": []any{"a", "b"}, "task_id": int64(42), "big": int64(1) << 53},
+				"jobs":  map[string]any{"jobs": []any{"a", "b"}, "task_id": int64(42), "big": int64(1)<<53 + 1},
 				"logs":  map[string]any{"lines": []any{"started", "failed"}, "task_id": int64(42)},
 				"hello": "hello ann",
 			}

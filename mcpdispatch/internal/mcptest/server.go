@@ -93,7 +93,8 @@ var LongError = "job log unavailable: " + strings.Repeat("x", 2000)
 func ptr[T any](v T) *T { return &v }
 
 // NewServer returns the test server, recording into rec. Its tools:
-// get_jobs (read-only, closed-world; structured content and a decoy text),
+// get_jobs (read-only, closed-world; structured content with an integer
+// past 2^53, a decoy text, and the structured content as JSON text),
 // fetch_logs (read-only; JSON text only), greet (plain text), kill_job
 // (destructive), fail_job (isError with LongError), sleep (waits ms, or
 // until cancelled), pid (the server's process id), crash (exits the process
@@ -120,9 +121,11 @@ func NewServer(rec *Recorder, stdio bool) *mcp.Server {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
 	}
 	add("get_jobs", &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}, func(_ context.Context, args map[string]any) *mcp.CallToolResult {
+		sc := map[string]any{"jobs": []any{"a", "b"}, "task_id": args["task_id"], "big": int64(1)<<53 + 1}
+		twin, _ := json.Marshal(sc)
 		return &mcp.CallToolResult{
-			StructuredContent: map[string]any{"jobs": []any{"a", "b"}, "task_id": args["task_id"], "big": int64(1) << 53},
-			Content:           []mcp.Content{&mcp.TextContent{Text: `{"decoy": true}`}},
+			StructuredContent: sc,
+			Content:           []mcp.Content{&mcp.TextContent{Text: `{"decoy": true}`}, &mcp.TextContent{Text: string(twin)}},
 		}
 	})
 	add("fetch_logs", &mcp.ToolAnnotations{ReadOnlyHint: true}, func(_ context.Context, args map[string]any) *mcp.CallToolResult {
