@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -158,6 +157,11 @@ func (d *Dispatcher) result(tool string, res *mcp.CallToolResult) (any, error) {
 		}
 		return nil, &sandbox.CallFailure{Code: sandbox.ToolFailed, Message: fmt.Sprintf("tool %s failed upstream: %s", tool, text.Bounded(msg, maxErrorBytes))}
 	}
+	if res.StructuredContent != nil {
+		if exact, ok := exactTwin(res.Content, res.StructuredContent, d.opts.MaxResultBytes); ok {
+			return exact, nil
+		}
+	}
 	var v any
 	if res.StructuredContent != nil {
 		v = res.StructuredContent
@@ -177,11 +181,6 @@ func (d *Dispatcher) result(tool string, res *mcp.CallToolResult) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: the upstream result is not JSON", tool)
 	}
-	if res.StructuredContent != nil {
-		if exact, ok := exactTwin(res.Content, res.StructuredContent); ok {
-			return exact, nil
-		}
-	}
 	return out, nil
 }
 
@@ -190,22 +189,59 @@ func (d *Dispatcher) result(tool string, res *mcp.CallToolResult) (any, error) {
 // send it, for clients that read no structured content), its numbers
 // exact: the go-sdk decodes sc with numbers as float64, which rounds
 // integers past 2^53 and decimals past float64's digits. ok is false when
-// no text item decodes to sc.
-func exactTwin(cs []mcp.Content, sc any) (any, bool) {
+// no text item of at most max bytes is sc.
+func exactTwin(cs []mcp.Content, sc any, max int64) (any, bool) {
 	for _, c := range cs {
 		t, ok := c.(*mcp.TextContent)
-		if !ok {
+		if !ok || int64(len(t.Text)) > max {
 			continue
 		}
-		var asFloats any
-		if json.Unmarshal([]byte(t.Text), &asFloats) != nil || !reflect.DeepEqual(asFloats, sc) {
-			continue
-		}
-		if exact, err := jsonvalue.DecodeNumbers([]byte(t.Text)); err == nil {
+		if exact, err := jsonvalue.DecodeNumbers([]byte(t.Text)); err == nil && sameValue(exact, sc) {
 			return exact, true
 		}
 	}
 	return nil, false
+}
+
+// sameValue reports whether x, decoded with json.Number numbers, is y,
+// decoded with float64 ones: the same value up to float64's precision.
+func sameValue(x, y any) bool {
+	switch x := x.(type) {
+	case json.Number:
+		switch y := y.(type) {
+		case float64:
+			f, err := x.Float64()
+			return err == nil && f == y
+		case json.Number:
+			return x == y
+		}
+		return false
+	case map[string]any:
+		m, ok := y.(map[string]any)
+		if !ok || len(m) != len(x) {
+			return false
+		}
+		for k, v := range x {
+			if w, ok := m[k]; !ok || !sameValue(v, w) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		s, ok := y.([]any)
+		if !ok || len(s) != len(x) {
+			return false
+		}
+		for i := range x {
+			if !sameValue(x[i], s[i]) {
+				return false
+			}
+		}
+		return true
+	case string, bool, nil:
+		return x == y
+	}
+	return false
 }
 
 // contentValue is the value of unstructured content: nothing is None, one

@@ -2,6 +2,7 @@ package mcpdispatch
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -37,6 +38,10 @@ func TestStructuredNumbersExact(t *testing.T) {
 			map[string]any{"id": json.Number("9007199254740992"), "ratio": json.Number("0.1"), "name": "job"}},
 		{"a text of another value is no twin", []mcp.Content{text(`{"id":9007199254740993,"ratio":0.1,"name":"other"}`)},
 			map[string]any{"id": json.Number("9007199254740992"), "ratio": json.Number("0.1"), "name": "job"}},
+		{"a text of other numbers is no twin", []mcp.Content{text(`{"id":9007199254741000,"ratio":0.1,"name":"job"}`)},
+			map[string]any{"id": json.Number("9007199254740992"), "ratio": json.Number("0.1"), "name": "job"}},
+		{"a text of more fields is no twin", []mcp.Content{text(`{"id":9007199254740993,"ratio":0.1,"name":"job","extra":[1]}`)},
+			map[string]any{"id": json.Number("9007199254740992"), "ratio": json.Number("0.1"), "name": "job"}},
 		{"no content", nil,
 			map[string]any{"id": json.Number("9007199254740992"), "ratio": json.Number("0.1"), "name": "job"}},
 	} {
@@ -51,4 +56,67 @@ func TestStructuredNumbersExact(t *testing.T) {
 			}
 		})
 	}
+}
+
+// BenchmarkResult: a call's result made the sandbox's value, structured
+// content with and without its JSON text beside it (the text is decoded
+// twice more: the check that it is the same value, then exactly).
+func BenchmarkResult(b *testing.B) {
+	sc := map[string]any{}
+	for i := range 20 {
+		sc[fmt.Sprintf("job_%d", i)] = map[string]any{"id": float64(7_000_000_000 + i), "status": "failed", "site": "CERN"}
+	}
+	twin, _ := json.Marshal(sc)
+	d := &Dispatcher{opts: Options{MaxResultBytes: 1 << 20}}
+	for _, c := range []struct {
+		name    string
+		content []mcp.Content
+	}{{"structured", nil}, {"structured+text", []mcp.Content{&mcp.TextContent{Text: string(twin)}}}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			res := &mcp.CallToolResult{StructuredContent: sc, Content: c.content}
+			for b.Loop() {
+				if _, err := d.result("t", res); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// FuzzExactTwin: any JSON text is the twin of its own float64 decoding (as
+// the go-sdk hands structured content over), and what exactTwin returns
+// for it decodes to that same value; a text of another value is never
+// taken.
+func FuzzExactTwin(f *testing.F) {
+	for _, s := range []string{`{"id":9007199254740993}`, `[1,2.5,"x",null,true]`, `{"a":{"b":[1e400]}}`, `"s"`, `0.1`, `{"a":1,"a":2}`} {
+		f.Add(s, `{"id":1}`)
+	}
+	f.Fuzz(func(t *testing.T, text, other string) {
+		var sc any
+		if json.Unmarshal([]byte(text), &sc) != nil {
+			return
+		}
+		exact, ok := exactTwin([]mcp.Content{&mcp.TextContent{Text: text}}, sc, 1<<20)
+		if !ok {
+			if len(text) <= 1<<20 {
+				t.Fatalf("%q is not the twin of its own decoding", text)
+			}
+			return
+		}
+		b, err := json.Marshal(exact)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back any
+		if err := json.Unmarshal(b, &back); err != nil || !reflect.DeepEqual(back, sc) {
+			t.Fatalf("%q: the twin's value %s is not the structured content %#v", text, b, sc)
+		}
+		var o any
+		if json.Unmarshal([]byte(other), &o) == nil && !reflect.DeepEqual(o, sc) {
+			if _, ok := exactTwin([]mcp.Content{&mcp.TextContent{Text: other}}, sc, 1<<20); ok {
+				t.Fatalf("%q was taken for the structured content of %q", other, text)
+			}
+		}
+	})
 }

@@ -78,16 +78,23 @@ func init() {
 		{
 			Name:     "gateway/structured-numbers-rounded",
 			Why:      "an upstream's structured content reaches the sandbox through the go-sdk's float64 numbers even when its exact JSON text came beside it: an id past 2^53 arrives as another id, and the next call acts on the wrong object",
-			Edits:    []Edit{{Dir: "mcpdispatch", Files: "call.go", Find: "if exact, ok := exactTwin(res.Content, res.StructuredContent); ok {", Replace: "if exact, ok := exactTwin(res.Content, res.StructuredContent); false && ok {"}},
+			Edits:    []Edit{{Dir: "mcpdispatch", Files: "call.go", Find: "if exact, ok := exactTwin(res.Content, res.StructuredContent, d.opts.MaxResultBytes); ok {", Replace: "if exact, ok := exactTwin(res.Content, res.StructuredContent, d.opts.MaxResultBytes); false && ok {"}},
 			Packages: []string{"./mcpdispatch"},
 			Tests:    []string{"TestStructuredNumbersExact", "TestReplayThroughMCP"},
 		},
 		{
 			Name:     "gateway/any-text-taken-for-the-structured-content",
 			Why:      "the first JSON text of a result is taken for its structured content without checking it carries the same value: a decoy text replaces what the tool returned",
-			Edits:    []Edit{{Dir: "mcpdispatch", Files: "call.go", Find: "json.Unmarshal([]byte(t.Text), &asFloats) != nil || !reflect.DeepEqual(asFloats, sc)", Replace: "json.Unmarshal([]byte(t.Text), &asFloats) != nil || !reflect.DeepEqual(asFloats, asFloats)"}},
+			Edits:    []Edit{{Dir: "mcpdispatch", Files: "call.go", Find: "err == nil && sameValue(exact, sc) {", Replace: "err == nil {"}},
 			Packages: []string{"./mcpdispatch"},
 			Tests:    []string{"TestStructuredNumbersExact", "TestReplayThroughMCP"},
+		},
+		{
+			Name:     "gateway/twin-numbers-unchecked",
+			Why:      "a JSON text whose numbers differ from the structured content's is taken for it: the tool's result is replaced by other numbers",
+			Edits:    []Edit{{Dir: "mcpdispatch", Files: "call.go", Find: "return err == nil && f == y", Replace: "return err == nil && f == f"}},
+			Packages: []string{"./mcpdispatch"},
+			Tests:    []string{"TestStructuredNumbersExact"},
 		},
 	}...)
 }
