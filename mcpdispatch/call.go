@@ -193,7 +193,7 @@ func (d *Dispatcher) result(tool string, res *mcp.CallToolResult) (any, error) {
 func exactTwin(cs []mcp.Content, sc any, max int64) (any, bool) {
 	for _, c := range cs {
 		t, ok := c.(*mcp.TextContent)
-		if !ok || int64(len(t.Text)) > max {
+		if !ok || int64(len(t.Text)) > max || !sameKind(t.Text, sc) {
 			continue
 		}
 		if exact, err := jsonvalue.DecodeNumbers([]byte(t.Text)); err == nil && sameValue(exact, sc) {
@@ -201,6 +201,23 @@ func exactTwin(cs []mcp.Content, sc any, max int64) (any, bool) {
 		}
 	}
 	return nil, false
+}
+
+// sameKind reports whether text may be the JSON of sc by its first
+// character alone: an object's, an array's, or another value's; so a text
+// that is prose (a log beside a summary) is not decoded.
+func sameKind(text string, sc any) bool {
+	trimmed := strings.TrimLeft(text, " \t\r\n")
+	if trimmed == "" {
+		return false
+	}
+	switch sc.(type) {
+	case map[string]any:
+		return trimmed[0] == '{'
+	case []any:
+		return trimmed[0] == '['
+	}
+	return trimmed[0] != '{' && trimmed[0] != '['
 }
 
 // sameValue reports whether x, decoded with json.Number numbers, is y,
