@@ -3,8 +3,8 @@ package mcpdispatch
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
