@@ -96,21 +96,7 @@ func requestPath(b *testing.B, t *target, n int) {
 	}
 	// The bare request: the same server, the same body, an answer of the
 	// same bytes, nothing else.
-	bare := httpServer(b, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var body struct {
-			Enabled bool `json:"enabled"`
-		}
-		data, err := io.ReadAll(r.Body)
-		if err == nil {
-			err = json.Unmarshal(data, &body)
-		}
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(answer)
-	}))
+	bare := httpServer(b, bareHandler(answer, nil))
 	// The store's captures replay the inputs the service makes for the
 	// same requests (recorded through a service of its own over the same
 	// store): an existing procedure's, and a new one's made before each
@@ -200,24 +186,7 @@ func requestPath(b *testing.B, t *target, n int) {
 		}
 		// The transport's floor around a statement: the bare request
 		// whose handler runs floor/managed's write before it answers.
-		bareWrite := httpServer(b, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			var body struct {
-				Enabled bool `json:"enabled"`
-			}
-			data, err := io.ReadAll(r.Body)
-			if err == nil {
-				err = json.Unmarshal(data, &body)
-			}
-			if err == nil {
-				err = managed(r.Context())
-			}
-			if err != nil {
-				http.Error(w, err.Error(), http.StatusBadRequest)
-				return
-			}
-			w.Header().Set("Content-Type", "application/json")
-			_, _ = w.Write(answer)
-		}))
+		bareWrite := httpServer(b, bareHandler(answer, managed))
 		ops = append(ops,
 			&pathOp{name: "floor/managed", run: func(int) {
 				if err := managed(ctx); err != nil {
@@ -306,6 +275,30 @@ func requestPath(b *testing.B, t *target, n int) {
 			ratio, cpu, server, float64(op.stmts)/float64(op.runs), strings.Join(op.names, " "))
 	}
 	b.Log("\n" + tab.String())
+}
+
+// bareHandler reads and decodes a grant's body, runs work (nil: none) and
+// answers the bytes answer: a request's fixed cost, with the statement
+// work runs.
+func bareHandler(answer []byte, work func(context.Context) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			Enabled bool `json:"enabled"`
+		}
+		data, err := io.ReadAll(r.Body)
+		if err == nil {
+			err = json.Unmarshal(data, &body)
+		}
+		if err == nil && work != nil {
+			err = work(r.Context())
+		}
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(answer)
+	})
 }
 
 // httpServer serves h on loopback for the benchmark b, with a client as
