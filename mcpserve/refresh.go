@@ -246,7 +246,8 @@ func sameMap(a, b map[string]any) bool {
 // changes that arrive meanwhile coalesce into the next one (a request
 // that finds them waiting refreshes first, see syncTools). Failures are
 // logged. The first refresh follows the subscription, so no change is
-// missed.
+// missed. While it runs, the drain (Config.Draining) closes the sessions
+// (drainSessions).
 func (h *Handler) Run(ctx context.Context) {
 	defer h.Close()
 	go h.drainSessions(ctx)
