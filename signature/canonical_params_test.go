@@ -2,8 +2,6 @@ package signature
 
 import (
 	"maps"
-	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -67,14 +65,7 @@ func TestCanonicalParams(t *testing.T) {
 // before the plan is applied and after, on every block of the canonical
 // and analysis corpora that analyses.
 func TestLiftPlanCanonicalParams(t *testing.T) {
-	blocks := canonCorpus(t)
-	for _, path := range corpusFiles(t) {
-		code, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		blocks = append(blocks, canonBlock{name: "corpus/" + filepath.Base(path), code: string(code), dialect: dialectOf(path)})
-	}
+	blocks := canonAndAnalysisCorpora(t)
 	renamed := 0
 	for _, b := range blocks {
 		t.Run(b.name, func(t *testing.T) {

@@ -34,6 +34,21 @@ type canonBlock struct {
 	dialect Dialect
 }
 
+// canonAndAnalysisCorpora is canonCorpus followed by every block of the
+// analysis corpus (corpusFiles), named corpus/FILE.
+func canonAndAnalysisCorpora(tb testing.TB) []canonBlock {
+	tb.Helper()
+	blocks := canonCorpus(tb)
+	for _, path := range corpusFiles(tb) {
+		code, err := os.ReadFile(path)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		blocks = append(blocks, canonBlock{name: "corpus/" + filepath.Base(path), code: string(code), dialect: dialectOf(path)})
+	}
+	return blocks
+}
+
 // canonCorpus reads testdata/canonical/pairs.txtar: files headed
 // "-- NAME --", the text before the first header a comment.
 func canonCorpus(tb testing.TB) []canonBlock {
@@ -172,14 +187,7 @@ func TestCanonicalAgreesWithAnalyze(t *testing.T) {
 // the canonical program analyses, its own canonical program is itself, and
 // running both makes the same calls and returns the same value.
 func TestCanonicalIdempotent(t *testing.T) {
-	blocks := canonCorpus(t)
-	for _, path := range corpusFiles(t) {
-		code, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		blocks = append(blocks, canonBlock{name: "corpus/" + filepath.Base(path), code: string(code), dialect: dialectOf(path)})
-	}
+	blocks := canonAndAnalysisCorpora(t)
 	for _, b := range blocks {
 		t.Run(b.name, func(t *testing.T) {
 			checkCanonical(t, b.code, b.dialect)
