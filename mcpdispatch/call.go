@@ -157,13 +157,11 @@ func (d *Dispatcher) result(tool string, res *mcp.CallToolResult) (any, error) {
 		}
 		return nil, &sandbox.CallFailure{Code: sandbox.ToolFailed, Message: fmt.Sprintf("tool %s failed upstream: %s", tool, text.Bounded(msg, maxErrorBytes))}
 	}
+	var v any
 	if res.StructuredContent != nil {
 		if exact, ok := exactTwin(res.Content, res.StructuredContent, d.opts.MaxResultBytes); ok {
 			return exact, nil
 		}
-	}
-	var v any
-	if res.StructuredContent != nil {
 		v = res.StructuredContent
 	} else {
 		v = contentValue(res.Content)
