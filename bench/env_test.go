@@ -295,12 +295,12 @@ type server struct {
 	client *http.Client
 }
 
-// serve starts the HTTP API over s (mutating auto-run on, so that grants
-// need no catalogue: benchmarks never replace the shared catalogue), with
-// runner replaying and a no-op upstream.
 // serveOptions are the options of serve's service.
 var serveOptions = procedures.Options{AllowMutatingAutorun: true}
 
+// serve starts the HTTP API over s (mutating auto-run on, so that grants
+// need no catalogue: benchmarks never replace the shared catalogue), with
+// runner replaying and a no-op upstream.
 func serve(b *testing.B, s procedures.Store, runner sandbox.Runner) *server {
 	b.Helper()
 	svc := procedures.NewService(s, serveOptions)

@@ -57,7 +57,7 @@ type pathOp struct {
 	name string
 	run  func(i int)
 	// prepare, when set, makes run(i)'s arguments before it runs, neither
-	// timed nor in its CPU.
+	// timed nor in its CPU nor its statements (BenchmarkRequestPath).
 	prepare func(i int)
 	// floor names the floor the operation is compared with ("" none).
 	floor         string

@@ -74,7 +74,7 @@ func newCaptureRecorder(b *testing.B, t *target) *captureRecorder {
 }
 
 // input returns the CaptureInput of req's capture; dry, nothing is
-// written.
+// written. Its context counts no statement (countStatements).
 func (c *captureRecorder) input(b *testing.B, req procedures.CaptureRequest, dry bool) procedures.CaptureInput {
 	b.Helper()
 	c.rec.dry = dry
