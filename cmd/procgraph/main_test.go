@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -183,6 +184,19 @@ func (u *upstream) setDelay(tool string, d time.Duration) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.delay[tool] = d
+}
+
+// mustReach waits until a call of tool has reached the upstream (a slow
+// call in flight); it fails after 10 s.
+func (u *upstream) mustReach(tb testing.TB, tool string) {
+	tb.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !slices.Contains(u.tools(), tool) {
+		if time.Now().After(deadline) {
+			tb.Fatalf("the call of %s never reached the upstream: %v", tool, u.tools())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // mustSeeNothing fails when any call reached the upstream since the last reset.

@@ -43,13 +43,7 @@ func TestMCPSessionsEndAtTheDrain(t *testing.T) {
 		res, err := sess.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: map[string]any{"task_id": 1}})
 		called <- result{res, err}
 	}()
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(strings.Join(up.tools(), ","), "get_retry_chain") {
-		if time.Now().After(deadline) {
-			t.Fatalf("the slow call never reached the upstream: %v", up.tools())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	up.mustReach(t, "get_retry_chain")
 	closed := make(chan error, 1)
 	go func() { closed <- s.Main.Close() }()
 	got := <-called

@@ -180,13 +180,7 @@ func TestSIGTERMDrains(t *testing.T) {
 		}()
 		done <- result{r: s.invoke(t, readOnlyName, map[string]any{"arguments": map[string]any{"task_id": 1}, "phase": "automatic"})}
 	}()
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(strings.Join(up.tools(), ","), "get_retry_chain") {
-		if time.Now().After(deadline) {
-			t.Fatalf("the slow call never reached the upstream: %v", up.tools())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	up.mustReach(t, "get_retry_chain")
 	sent := time.Now()
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
