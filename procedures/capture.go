@@ -173,7 +173,7 @@ func (s *Service) prepareCapture(ctx context.Context, req *CaptureRequest, diale
 		}
 		p.v, cat = v, v.cat
 	}
-	code, lifted := req.Code, false
+	code := req.Code
 	var schema map[string]any
 	if !req.NoLift {
 		l, err := s.liftCapture(req, dialect, ca, cat)
@@ -184,7 +184,7 @@ func (s *Service) prepareCapture(ctx context.Context, req *CaptureRequest, diale
 			p.warnings = append(p.warnings, Warning{Line: w.Line, Column: w.Column, Message: w.Message})
 		}
 		if len(l.lifted) > 0 {
-			a, code, p.lifted, schema, lifted = l.analysis, l.code, l.lifted, l.schema, true
+			a, code, p.lifted, schema = l.analysis, l.code, l.lifted, l.schema
 		}
 	}
 	if schema == nil {
@@ -201,7 +201,7 @@ func (s *Service) prepareCapture(ctx context.Context, req *CaptureRequest, diale
 	// lifted code is another text, hashed from scratch.
 	var canonical string
 	var err error
-	if lifted {
+	if len(p.lifted) > 0 {
 		canonical, err = CanonicalHashOf(code, string(dialect), cat)
 	} else {
 		canonical, err = s.analyses.canonicalHash(ca, cat)

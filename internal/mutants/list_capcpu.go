@@ -31,7 +31,7 @@ func init() {
 		{
 			Name:     "capcpu/lifted-canonical-of-code-as-sent",
 			Why:      "a lifted capture's canonical hash is the code as sent's, not the stored (lifted) code's",
-			Edits:    []Edit{{Dir: "procedures", Files: "capture.go", Find: "\tif lifted {\n\t\tcanonical, err = CanonicalHashOf(", Replace: "\tif false && lifted {\n\t\tcanonical, err = CanonicalHashOf("}},
+			Edits:    []Edit{{Dir: "procedures", Files: "capture.go", Find: "\tif len(p.lifted) > 0 {\n\t\tcanonical, err = CanonicalHashOf(", Replace: "\tif false && len(p.lifted) > 0 {\n\t\tcanonical, err = CanonicalHashOf("}},
 			Packages: []string{"./procedures"},
 			Tests:    []string{"TestCaptureCanonicalHash"},
 		},
