@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -534,7 +535,7 @@ func TestAtCallScopesWaitsAndAudit(t *testing.T) {
 	raw := as(operator, req{Method: "GET", Path: "/v1/decisions?limit=500"})
 	log := string(raw.Body)
 	for _, v := range []string{"4021", "6021", "4022", "6022"} {
-		if strings.Contains(log, v) {
+		if holdsNumber(log, v) {
 			t.Fatalf("the audit holds the argument value %s: %s", v, log)
 		}
 	}
@@ -648,7 +649,7 @@ func TestAtCallCrashAfterDispatchNeverResends(t *testing.T) {
 		t.Fatalf("after the grace the crashed turn is %v; want failed at call %v", lost, want1)
 	}
 	raw := s.get(t, "/v1/decisions?limit=500")
-	if strings.Contains(string(raw.Body), "4031") {
+	if holdsNumber(string(raw.Body), "4031") {
 		t.Fatalf("the audit holds the argument value: %s", raw.Body)
 	}
 	var decisions struct {
@@ -862,4 +863,29 @@ func TestAtCallPausedReadsCountInHealth(t *testing.T) {
 		got = mustStatus(t, s.get(t, "/v1/turns/"+turn["id"].(string)), 200)["turn"].(map[string]any)
 	}
 	runs(s, 4, "a turn expired at its pause")
+}
+
+// holdsNumber says whether text holds n as a token of its own: a digest
+// or an id whose hex digits happen to spell it does not.
+func holdsNumber(text, n string) bool {
+	return regexp.MustCompile(`(^|[^0-9A-Za-z_])` + regexp.QuoteMeta(n) + `($|[^0-9A-Za-z_])`).MatchString(text)
+}
+
+func TestHoldsNumber(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		want       bool
+	}{
+		{"a JSON value", `{"panda_id":4031}`, true},
+		{"a string", `"4031"`, true},
+		{"in a note", "args 4031; never sent", true},
+		{"inside an id", `"id":"pgd_18ee8773d22be4365c21a81d754031df"`, false},
+		{"inside a larger number", `{"panda_id":40311}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := holdsNumber(tc.text, "4031"); got != tc.want {
+				t.Fatalf("holdsNumber(%q) = %v, want %v", tc.text, got, tc.want)
+			}
+		})
+	}
 }
