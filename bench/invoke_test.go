@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -263,6 +264,11 @@ func invokeDeps(b *testing.B) (node, fsJS, timingJS, python string) {
 	return node, fsJS, timingJS, python
 }
 
+// heapFloorAB, when set, runs BenchmarkInvokeCost's second server on
+// disk as the first, with that --heap-floor: its tmpfs/ rows then compare
+// the floor with the first server's default, side by side in one run.
+var heapFloorAB = flag.String("bench.heap-floor-ab", "", "BenchmarkInvokeCost: the second server on disk too, with this --heap-floor (its rows keep the tmpfs/ names)")
+
 // buildInvokeWorld builds the binary, imports the filesystem server's
 // tools, starts one server on disk (fsync on) and one on /dev/shm (a
 // tmpfs: fsync costs nothing there), captures the procedure on each and
@@ -318,13 +324,20 @@ func buildInvokeWorld(b *testing.B) *invokeWorld {
 	start := func(dataDir, name string) *invokeServer {
 		log := filepath.Join(dir, name+".log")
 		s := &invokeServer{log: &callLog{path: log}}
-		s.cpuServer = launchServe(b, func(f func()) { shared.cleanup = append(shared.cleanup, f) }, bin, "serve", "--addr", "127.0.0.1:0", "--data", filepath.Join(dataDir, name+".db"),
-			"--auth", "off", "--tools", catFile, "--upstreams", upstreams(log))
+		args := []string{"serve", "--addr", "127.0.0.1:0", "--data", filepath.Join(dataDir, name+".db"),
+			"--auth", "off", "--tools", catFile, "--upstreams", upstreams(log)}
+		if name == "shm" && *heapFloorAB != "" {
+			args = append(args, "--heap-floor", *heapFloorAB)
+		}
+		s.cpuServer = launchServe(b, func(f func()) { shared.cleanup = append(shared.cleanup, f) }, bin, args...)
 		s.proc = s.capture(b, threeReads, "")
 		s.waitTool(b, s.proc)
 		return s
 	}
 	w.disk = start(dir, "disk")
+	if *heapFloorAB != "" {
+		shm = dir // the second server on disk too: only its heap floor differs
+	}
 	w.shm = start(shm, "shm")
 	w.bare = startBareHTTP(b)
 
@@ -1018,7 +1031,11 @@ func BenchmarkInvokeCost(b *testing.B) {
 	b.ReportMetric(msOf(p["worker/round-trip"]), "worker-rt-ms")
 	b.ReportMetric(msOf(p["sdk/mcp/discover"]), "sdk-discover-ms")
 	b.ReportMetric(msOf(p["sdk/legacy/ping"]), "sdk-legacy-ping-ms")
-	b.Logf("an invoke's own cost, %d rounds, load average %.2f → %.2f:\n%s", round, loadBefore[0], loadAverage()[0], table.String())
+	ab := ""
+	if *heapFloorAB != "" {
+		ab = fmt.Sprintf(" (tmpfs/ rows: a second server on disk with --heap-floor %s)", *heapFloorAB)
+	}
+	b.Logf("an invoke's own cost, %d rounds, load average %.2f → %.2f%s:\n%s", round, loadBefore[0], loadAverage()[0], ab, table.String())
 }
 
 // invokeCommitPages is how many pages an invoke's one commit writes on

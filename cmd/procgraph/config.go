@@ -76,6 +76,10 @@ type serveConfig struct {
 	ReplayTimeout        time.Duration // each invoke's deadline, from its arrival
 	MaxInflightBytes     int64
 	MaxCallBytes         int64
+	// HeapFloor is the least the heap may grow between two collections
+	// (internal/heapfloor; 0: the Go runtime's pacing alone). GOGC in the
+	// environment turns it off.
+	HeapFloor int64
 	// MCP sessions open at once: in total and per token holder.
 	MCPMaxSessions         int
 	MCPMaxSessionsPerToken int
@@ -161,6 +165,7 @@ func (c *serveConfig) serveFlags(fs *flag.FlagSet) *settings {
 	s.add(&count{&c.MaxReplaysPerToken, 0, 100000}, "max-replays-per-token", "", "replays one token holder may have running or waiting (0: no cap); default max-concurrent-replays with tokens, no cap without")
 	s.add(&duration{&c.ReplayTimeout, 100 * time.Millisecond, 4 * time.Minute}, "replay-timeout", "30s", "each invoke's deadline from its arrival: the wait for a worker counts (at most 4m, under the 5-minute write timeout)")
 	s.add(&byteSize{&c.MaxInflightBytes, 16 << 20, 64 << 30}, "max-inflight-bytes", "256MiB", "bytes of tool-call arguments and results the server holds at once, across replays")
+	s.add(&byteSize{&c.HeapFloor, 0, 16 << 30}, "heap-floor", "64MiB", "the least the Go heap grows between two collections (0 to 16GiB; 0: the runtime's own pacing); a live heap above it is collected as GOGC=100 would; off when GOGC is set")
 	s.add(&byteSize{&c.MaxCallBytes, 64 << 10, 60 << 20}, "max-call-bytes", "4MiB", "bytes of one tool call's arguments or result, as JSON")
 	s.add(&count{&c.MCPMaxSessions, 1, 1 << 20}, "mcp-max-sessions", "1024", "MCP sessions open at once (/mcp and /mcp/interactive); a new one past it is refused with 429 busy")
 	s.add(&count{&c.MCPMaxSessionsPerToken, 1, 1 << 20}, "mcp-max-sessions-per-token", "64", "MCP sessions one token holder may have open; a new one past it is refused with 429 busy")

@@ -45,6 +45,7 @@ func TestServeSettings(t *testing.T) {
 		{"max-replays-per-token", "3", func(c *serveConfig) any { return c.MaxReplaysPerToken }, 3},
 		{"replay-timeout", "1m30s", func(c *serveConfig) any { return c.ReplayTimeout }, 90 * time.Second},
 		{"max-inflight-bytes", "1GiB", func(c *serveConfig) any { return c.MaxInflightBytes }, int64(1 << 30)},
+		{"heap-floor", "0", func(c *serveConfig) any { return c.HeapFloor }, int64(0)},
 		{"max-call-bytes", "1048576", func(c *serveConfig) any { return c.MaxCallBytes }, int64(1 << 20)},
 		{"mcp-max-sessions", "100", func(c *serveConfig) any { return c.MCPMaxSessions }, 100},
 		{"mcp-max-sessions-per-token", "9", func(c *serveConfig) any { return c.MCPMaxSessionsPerToken }, 9},
@@ -126,7 +127,7 @@ func TestServeSettings(t *testing.T) {
 		want := serveConfig{Addr: "127.0.0.1:8474", Store: "embedded", Data: "./procgraph.db", LogLevel: "info", SandboxWorkers: 2,
 			Auth: "tokens", TokensFile: tokens, TokensDefault: true,
 			MaxConcurrentReplays: 8, ReplayQueue: 16, MaxReplaysPerToken: -1, ReplayTimeout: 30 * time.Second,
-			MaxInflightBytes: 256 << 20, MaxCallBytes: 4 << 20, MCPMaxSessions: 1024, MCPMaxSessionsPerToken: 64,
+			MaxInflightBytes: 256 << 20, HeapFloor: 64 << 20, MaxCallBytes: 4 << 20, MCPMaxSessions: 1024, MCPMaxSessionsPerToken: 64,
 			MaxPendingApprovals: 32, MaxPendingPerRequester: 8, ApprovalTimeout: 330 * time.Second,
 			MaxWaiters: 1024, MaxConcurrentSearches: 2 * runtime.NumCPU(), DemoteAfter: 3, RecordResponses: true, RecordingsPerVersion: 3,
 			NotifyFormat: "json", CatalogueRefresh: 5 * time.Minute, ReviewDefault: "block"}

@@ -204,6 +204,7 @@ func (m *Main) open(ctx, bg context.Context) (http.Handler, error) {
 		}
 		return nil
 	})
+	m.keepHeapFloor(ctx)
 	var cat *procedures.Catalogue
 	if cfg.ToolsFile != "" {
 		if cat, err = loadCatalogueFile(cfg.ToolsFile); err != nil {

@@ -46,6 +46,7 @@ var Layers = map[string]int{
 	"internal/telemetry/otlptest":  0,
 	"internal/privfile":            0,
 	"internal/cputime":             0,
+	"internal/heapfloor":           0,
 	"cypher":                       0,
 	"ui":                           0,
 	"testcontainers":               0,

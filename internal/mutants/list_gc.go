@@ -1,0 +1,41 @@
+package main
+
+func init() {
+	mutants = append(mutants, []Mutant{
+		{
+			Name:     "heapfloor/percent-ignores-the-floor",
+			Why:      "the GC percent stays the runtime's 100 whatever the floor: a small heap is collected every few requests again (issue 38: 0.1–0.8 ms of a /mcp proc__ call)",
+			Edits:    []Edit{{Dir: "internal/heapfloor", Files: "heapfloor.go", Find: "\tif floor <= live {", Replace: "\tif true {"}},
+			Packages: []string{"./internal/heapfloor"},
+			Tests:    []string{"TestPercent", "TestKeepFollowsTheLiveHeap"},
+		},
+		{
+			Name:     "heapfloor/set-once",
+			Why:      "the percent is set when the floor is taken and never follows the live heap: a heap grown past the floor keeps a percent made for a small one, and grows by that multiple",
+			Edits:    []Edit{{Dir: "internal/heapfloor", Files: "heapfloor.go", Find: "\t\tadjustLocked()\n\t\tarm()\n", Replace: "\t\tadjustLocked()\n"}},
+			Packages: []string{"./internal/heapfloor"},
+			Tests:    []string{"TestKeepFollowsTheLiveHeap"},
+		},
+		{
+			Name:     "heapfloor/release-keeps-the-percent",
+			Why:      "the last release leaves the floor's percent in place: a closed server's process keeps collecting as if it held the floor",
+			Edits:    []Edit{{Dir: "internal/heapfloor", Files: "heapfloor.go", Find: "\t\t\t\tdebug.SetGCPercent(keeper.restore)\n", Replace: ""}},
+			Packages: []string{"./internal/heapfloor"},
+			Tests:    []string{"TestKeepFollowsTheLiveHeap"},
+		},
+		{
+			Name:     "serve/heap-floor-not-held",
+			Why:      "serve parses --heap-floor but never holds it",
+			Edits:    []Edit{{Dir: "cmd/procgraph", Files: "main.go", Find: "\tm.keepHeapFloor(ctx)\n", Replace: ""}},
+			Packages: []string{"./cmd/procgraph"},
+			Tests:    []string{"TestServeHoldsTheHeapFloor"},
+		},
+		{
+			Name:     "serve/heap-floor-over-gogc",
+			Why:      "the floor overrides an operator's GOGC",
+			Edits:    []Edit{{Dir: "cmd/procgraph", Files: "heapfloor.go", Find: "\tcase getenv(ctx, \"GOGC\") != \"\":", Replace: "\tcase false:"}},
+			Packages: []string{"./cmd/procgraph"},
+			Tests:    []string{"TestHeapFloorGivesWayToGOGC"},
+		},
+	}...)
+}
