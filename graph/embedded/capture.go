@@ -353,7 +353,10 @@ func (s *Store) RecordUse(ctx context.Context, in procedures.UseInput) (procedur
 func (s *Store) use(tx *bolt.Tx, in procedures.UseInput) (procedures.UseResult, error) {
 	var res procedures.UseResult
 	err := func() error {
-		rec, err := mustProc(tx, in.Name)
+		rec, err := s.procToWrite(tx, in.Name)
+		if err == nil && rec == nil {
+			err = fault.Errorf(fault.CodeNotFound, "no procedure %s", in.Name)
+		}
 		if err != nil {
 			return err
 		}
@@ -361,7 +364,10 @@ func (s *Store) use(tx *bolt.Tx, in procedures.UseInput) (procedures.UseResult, 
 		if hash == "" {
 			hash = rec.Current
 		}
-		ver, err := mustVersion(tx, in.Name, hash)
+		ver, err := s.versionToWrite(tx, in.Name, hash)
+		if err == nil && ver == nil {
+			err = fault.Errorf(fault.CodeNotFound, "procedure %s has no version %s", in.Name, hash)
+		}
 		if err != nil {
 			return err
 		}
@@ -430,7 +436,7 @@ func (s *Store) use(tx *bolt.Tx, in procedures.UseInput) (procedures.UseResult, 
 		rec.UpdatedAt = at
 		cur := ver
 		if hash != rec.Current {
-			if cur, err = getVersion(tx, in.Name, rec.Current); err != nil {
+			if cur, err = s.versionToWrite(tx, in.Name, rec.Current); err != nil {
 				return err
 			}
 		}

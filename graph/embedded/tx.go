@@ -150,6 +150,41 @@ func getVersion(tx *bolt.Tx, name, hash string) (*versionRecord, error) {
 	return &r, nil
 }
 
+// procToWrite is getProc through the read path's decode cache: a copy of
+// the shared record, so its fields may be set; what they point at stays
+// shared and is never changed in place (a write replaces it).
+func (s *Store) procToWrite(tx *bolt.Tx, name string) (*procRecord, error) {
+	raw := tx.Bucket(bProcs).Get([]byte(name))
+	if raw == nil {
+		return nil, nil
+	}
+	shared, err := s.procCache.Get([]byte(name), raw, "procedure")
+	if err != nil {
+		return nil, err
+	}
+	r := *shared
+	return &r, nil
+}
+
+// versionToWrite is getVersion through the read path's decode cache, as
+// procToWrite: a copy of the shared record with its health read anew.
+func (s *Store) versionToWrite(tx *bolt.Tx, name, hash string) (*versionRecord, error) {
+	k := key(name, hash)
+	raw := tx.Bucket(bVersions).Get(k)
+	if raw == nil {
+		return nil, nil
+	}
+	shared, err := s.versionCache.Get(k, raw, "version")
+	if err != nil {
+		return nil, err
+	}
+	r := *shared
+	if r.Health, err = versionHealth(tx, k, shared); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
 // mustVersion is getVersion, fault.CodeNotFound when there is none.
 func mustVersion(tx *bolt.Tx, name, hash string) (*versionRecord, error) {
 	r, err := getVersion(tx, name, hash)

@@ -37,5 +37,19 @@ func init() {
 			Packages: []string{"./cmd/procgraph"},
 			Tests:    []string{"TestHeapFloorGivesWayToGOGC"},
 		},
+		{
+			Name:     "embedded/use-writes-the-cached-procedure",
+			Why:      "a use sets the fields of the procedure record the decode cache shares with readers: a reader of the same bytes sees a write that may roll back",
+			Edits:    []Edit{{Dir: "graph/embedded", Files: "tx.go", Find: "\tr := *shared\n\treturn &r, nil", Replace: "\treturn shared, nil"}},
+			Packages: []string{"./graph/embedded"},
+			Tests:    []string{"TestToWriteCopiesTheCachedRecords"},
+		},
+		{
+			Name:     "embedded/use-writes-the-cached-version",
+			Why:      "a use sets the fields of the version record the decode cache shares with readers",
+			Edits:    []Edit{{Dir: "graph/embedded", Files: "tx.go", Find: "\tr := *shared\n\tif r.Health", Replace: "\tr := shared\n\tif r.Health"}, {Dir: "graph/embedded", Files: "tx.go", Find: "\t\treturn nil, err\n\t}\n\treturn &r, nil\n}\n\n// mustVersion", Replace: "\t\treturn nil, err\n\t}\n\treturn r, nil\n}\n\n// mustVersion"}},
+			Packages: []string{"./graph/embedded"},
+			Tests:    []string{"TestToWriteCopiesTheCachedRecords"},
+		},
 	}...)
 }
