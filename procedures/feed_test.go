@@ -29,6 +29,7 @@ var scorchLoops = []goleak.Option{
 	goleak.IgnoreAnyFunction("github.com/blevesearch/bleve/v2/index/scorch.(*Scorch).mergerLoop"),
 	goleak.IgnoreAnyFunction("github.com/blevesearch/bleve/v2/index/scorch.(*Scorch).persisterLoop"),
 	goleak.IgnoreAnyFunction("github.com/procgraph/procgraph/graph/embedded.(*searchIndex).run"),
+	goleak.IgnoreAnyFunction("github.com/procgraph/procgraph/graph/embedded.(*Store).indexDecisions"),
 }
 
 func openStore(t testing.TB) *embedded.Store {

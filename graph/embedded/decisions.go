@@ -34,8 +34,6 @@ func validateDecision(d *audit.Decision) error {
 	return nil
 }
 
-// appendDecision stores d (validated) in tx. The same record again is a
-// no-op; another record under a known id is a CodeConflict.
 // appendAndLoad appends d and returns the procedure name as tx now holds
 // it: the common tail of the single-procedure decisions.
 func (s *Store) appendAndLoad(tx *bolt.Tx, d audit.Decision, name string) (*procedures.Procedure, error) {
@@ -45,7 +43,23 @@ func (s *Store) appendAndLoad(tx *bolt.Tx, d audit.Decision, name string) (*proc
 	return s.loadProcedure(tx, name)
 }
 
+// appendDecision stores d (validated) in tx, its index entries left to
+// the decision indexer (decindex.go). The same record again is a no-op;
+// another record under a known id is a CodeConflict.
 func appendDecision(tx *bolt.Tx, d audit.Decision) error {
+	return putDecision(tx, d, false)
+}
+
+// appendIndexedDecision is appendDecision writing the index entries in tx:
+// for an import, whose many records would otherwise all wait in
+// bUnindexed, read by every filtered listing meanwhile.
+func appendIndexedDecision(tx *bolt.Tx, d audit.Decision) error {
+	return putDecision(tx, d, true)
+}
+
+// putDecision is appendDecision with the index entries written now
+// (indexed) or by the indexer.
+func putDecision(tx *bolt.Tx, d audit.Decision, indexed bool) error {
 	d.At = norm(d.At)
 	ids := tx.Bucket(bDecisionIDs)
 	b, err := encode(d)
@@ -66,7 +80,10 @@ func appendDecision(tx *bolt.Tx, d audit.Decision) error {
 	if err := ids.Put([]byte(d.ID), dk[:8]); err != nil {
 		return err
 	}
-	return indexDecision(tx, d, dk)
+	if indexed {
+		return indexDecision(tx, d, dk)
+	}
+	return tx.Bucket(bUnindexed).Put(dk, nil)
 }
 
 // indexDecision adds the index entries of d, stored under dk.
@@ -287,10 +304,28 @@ func (s *Store) ListDecisions(ctx context.Context, f audit.DecisionFilter) ([]au
 		default:
 			end = append(p[:len(p)-1:len(p)-1], 1) // the first key after the prefix
 		}
+		// An index misses the records still in bUnindexed: they are
+		// merged in by key, newest first (the log itself has them all).
+		var tail []tailRecord
+		if p != nil {
+			var err error
+			if tail, err = decisionTail(tx, f, upper, lower); err != nil {
+				return err
+			}
+		}
 		k, v := seekBefore(c, end)
 		for ; k != nil && bytes.HasPrefix(k, p) && len(out) < limit; k, v = c.Prev() {
 			dk := k[len(p):]
 			if lower != nil && bytes.Compare(dk[:8], lower) < 0 {
+				break
+			}
+			for len(tail) > 0 && len(out) < limit && bytes.Compare(tail[0].key, dk) >= 0 {
+				if !bytes.Equal(tail[0].key, dk) {
+					out = append(out, tail[0].d)
+				}
+				tail = tail[1:]
+			}
+			if len(out) == limit {
 				break
 			}
 			if p != nil {
@@ -306,6 +341,9 @@ func (s *Store) ListDecisions(ctx context.Context, f audit.DecisionFilter) ([]au
 			if f.Match(d) {
 				out = append(out, d)
 			}
+		}
+		for ; len(tail) > 0 && len(out) < limit; tail = tail[1:] {
+			out = append(out, tail[0].d)
 		}
 		return nil
 	})

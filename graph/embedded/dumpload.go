@@ -50,7 +50,7 @@ func (s *Store) loadRecord(tx *bolt.Tx, r dump.Record, docs *searchDocs) error {
 	case dump.TypeEdge:
 		return loadEdge(tx, r.Edge)
 	case dump.TypeDecision:
-		return appendDecision(tx, *r.Decision)
+		return appendIndexedDecision(tx, *r.Decision)
 	case dump.TypeApproval:
 		return putTurn(tx, *r.Approval)
 	case dump.TypeRecording:

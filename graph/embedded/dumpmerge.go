@@ -79,7 +79,7 @@ func (s *Store) mergeRecord(tx *bolt.Tx, r dump.Record, docs *searchDocs) error 
 		if tx.Bucket(bDecisionIDs).Get([]byte(r.Decision.ID)) != nil {
 			return nil // the store's record of this id is kept
 		}
-		return appendDecision(tx, *r.Decision)
+		return appendIndexedDecision(tx, *r.Decision)
 	case dump.TypeApproval:
 		if tx.Bucket(bTurns).Get([]byte(r.Approval.ID)) != nil {
 			return nil

@@ -43,13 +43,14 @@ var (
 	bTokens      = []byte("tokens")                 // holder → tokenRecord (JSON) (tokens.go)
 	bTokenHashes = []byte("token_hashes")           // sha256 hex → holder
 	bTokenRevs   = []byte("token_revisions")        // revision (u64) → holder: each record under its last change's revision
+	bUnindexed   = []byte("decisions_unindexed")    // at (u64) id → ∅: audit records whose index entries are still to write (decindex.go)
 )
 
 var allBuckets = [][]byte{
 	bMeta, bProcs, bVersions, bKeysProc, bKeysVersion, bKeysEdge, bCauses, bEdgesPC, bEdgesCP,
 	bGrants, bDecisions, bDecisionIDs, bDecByProc, bDecByField, bCatalogue, bRank, bRankByName, bToolProcs, bRefs, bClasses,
 	bToolClasses, bTurns, bPending, bPolicies, bSearch, bBaselines, bHealth, bRecordings, bCanonical,
-	bTokens, bTokenHashes, bTokenRevs,
+	bTokens, bTokenHashes, bTokenRevs, bUnindexed,
 }
 
 var (
@@ -75,13 +76,17 @@ var (
 )
 
 // schemaVersion is the layout this package reads and writes. Schema
-// schemaUnclassified (no kept classification, no class counts) and
-// schemaNoToolCounts (no per-tool class counts, bToolClasses) are migrated
-// to it when opened.
+// schemaUnclassified (no kept classification, no class counts),
+// schemaNoToolCounts (no per-tool class counts, bToolClasses) and
+// schemaIndexedInline (every audit record's index entries written with it,
+// no bUnindexed) are migrated to it when opened. A procgraph that reads
+// schemaIndexedInline refuses this one: it would not list the records of
+// bUnindexed under a filter.
 const (
-	schemaVersion      = "3"
-	schemaNoToolCounts = "2"
-	schemaUnclassified = "1"
+	schemaVersion       = "4"
+	schemaIndexedInline = "3"
+	schemaNoToolCounts  = "2"
+	schemaUnclassified  = "1"
 )
 
 // key joins parts with 0 bytes.

@@ -32,6 +32,9 @@ func (s *Store) PruneDecisions(ctx context.Context, before time.Time) (int64, er
 				if err := tx.Bucket(bDecisionIDs).Delete([]byte(d.ID)); err != nil {
 					return err
 				}
+				if err := tx.Bucket(bUnindexed).Delete(k); err != nil {
+					return err
+				}
 				if d.Procedure != "" {
 					if err := tx.Bucket(bDecByProc).Delete(append(prefix(d.Procedure), k...)); err != nil {
 						return err

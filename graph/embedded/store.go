@@ -5,6 +5,7 @@
 package embedded
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -31,6 +32,9 @@ type Options struct {
 	// NoSync skips fsync after each commit: faster, but a crash of the
 	// machine may lose acknowledged writes. For tests and benchmarks only.
 	NoSync bool
+	// indexDelay replaces decisionIndexDelay (tests: an hour holds the
+	// decision indexer until Close).
+	indexDelay time.Duration
 }
 
 // batchDelay is how long a batch of concurrent writers waits for more.
@@ -45,6 +49,9 @@ type Store struct {
 	path   string
 	log    zerolog.Logger
 	closed atomic.Bool
+	// decIndexer writes audit records' index entries behind them
+	// (decindex.go).
+	decIndexer *decisionIndexer
 	// writers counts Capture and RecordUse calls in flight: while one
 	// commits, the others join a bbolt batch, so concurrent writers share
 	// one transaction and one fsync.
@@ -106,6 +113,7 @@ func Open(path string, opts Options) (s *Store, err error) {
 		_ = db.Close()
 		return nil, fault.Errorf(fault.CodeUnavailable, "embedded store %s: search index %s.search cannot be opened: %v", path, path, err)
 	}
+	s.startDecisionIndexer(cmp.Or(opts.indexDelay, decisionIndexDelay))
 	s.log.Debug().Msg("store opened")
 	return s, nil
 }
@@ -150,7 +158,7 @@ func (s *Store) prepare() error {
 			if foreign {
 				return fault.Errorf(fault.CodeUnavailable, "embedded store %s is a bbolt file of something else, not a procgraph store", s.path)
 			}
-		} else if v := meta.Get(metaSchema); string(v) != schemaVersion && string(v) != schemaNoToolCounts && string(v) != schemaUnclassified {
+		} else if v := meta.Get(metaSchema); string(v) != schemaVersion && string(v) != schemaIndexedInline && string(v) != schemaNoToolCounts && string(v) != schemaUnclassified {
 			return fault.Errorf(fault.CodeUnavailable, "embedded store %s has schema %q; this procgraph reads schema %q", s.path, v, schemaVersion)
 		}
 		var from string
@@ -191,6 +199,7 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.log.Debug().Msg("store closed")
+	s.stopDecisionIndexer()
 	serr := s.closeSearch()
 	if err := s.mapErr(s.db.Close()); err != nil {
 		return err
@@ -237,6 +246,9 @@ func (s *Store) counted(fn func(tx *bolt.Tx) error) func(tx *bolt.Tx) error {
 		}
 		if s.lastTx.Swap(tx) != tx {
 			tx.OnCommit(func() { s.commits.Add(1) })
+			if s.decIndexer != nil && leftUnindexed(tx) {
+				tx.OnCommit(s.decIndexer.wake)
+			}
 		}
 		return nil
 	}
