@@ -355,7 +355,7 @@ func (s *Store) use(tx *bolt.Tx, in procedures.UseInput) (procedures.UseResult, 
 	err := func() error {
 		rec, err := s.procToWrite(tx, in.Name)
 		if err == nil && rec == nil {
-			err = fault.Errorf(fault.CodeNotFound, "no procedure %s", in.Name)
+			err = noProcedure(in.Name)
 		}
 		if err != nil {
 			return err
@@ -366,7 +366,7 @@ func (s *Store) use(tx *bolt.Tx, in procedures.UseInput) (procedures.UseResult, 
 		}
 		ver, err := s.versionToWrite(tx, in.Name, hash)
 		if err == nil && ver == nil {
-			err = fault.Errorf(fault.CodeNotFound, "procedure %s has no version %s", in.Name, hash)
+			err = noVersion(in.Name, hash)
 		}
 		if err != nil {
 			return err

@@ -155,7 +155,7 @@ func (s *Store) Rebaseline(ctx context.Context, in procedures.RebaselineInput) (
 			return err
 		}
 		if r == nil {
-			return fault.Errorf(fault.CodeNotFound, "procedure %s has no version %s", in.Name, in.CodeHash)
+			return noVersion(in.Name, in.CodeHash)
 		}
 		cat, err := s.catalogueIn(tx)
 		if err != nil {

@@ -8,7 +8,6 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/procgraph/procgraph/fault"
 	"github.com/procgraph/procgraph/procedures"
 )
 
@@ -67,7 +66,7 @@ func (r *procReader) load(name string) (*procedures.Procedure, error) {
 func (r *procReader) loadKey(name []byte) (*procedures.Procedure, error) {
 	raw := get(r.procs, name)
 	if raw == nil {
-		return nil, fault.Errorf(fault.CodeNotFound, "no procedure %s", name)
+		return nil, noProcedure(string(name))
 	}
 	rec, err := r.procCache.Get(name, raw, "procedure")
 	if err != nil {
@@ -208,7 +207,7 @@ func (s *Store) Version(ctx context.Context, name, codeHash string) (*procedures
 			return err
 		}
 		if r == nil {
-			return fault.Errorf(fault.CodeNotFound, "procedure %s has no version %s", name, codeHash)
+			return noVersion(name, codeHash)
 		}
 		v := r.version(codeHash == rec.Current)
 		out = &v

@@ -124,11 +124,21 @@ func getProc(tx *bolt.Tx, name string) (*procRecord, error) {
 	return &r, nil
 }
 
+// noProcedure is the CodeNotFound of a procedure the store does not hold.
+func noProcedure(name string) error {
+	return fault.Errorf(fault.CodeNotFound, "no procedure %s", name)
+}
+
+// noVersion is the CodeNotFound of a version procedure name does not hold.
+func noVersion(name, hash string) error {
+	return fault.Errorf(fault.CodeNotFound, "procedure %s has no version %s", name, hash)
+}
+
 // mustProc is getProc returning CodeNotFound for a missing procedure.
 func mustProc(tx *bolt.Tx, name string) (*procRecord, error) {
 	r, err := getProc(tx, name)
 	if err == nil && r == nil {
-		err = fault.Errorf(fault.CodeNotFound, "no procedure %s", name)
+		err = noProcedure(name)
 	}
 	return r, err
 }
@@ -189,7 +199,7 @@ func (s *Store) versionToWrite(tx *bolt.Tx, name, hash string) (*versionRecord, 
 func mustVersion(tx *bolt.Tx, name, hash string) (*versionRecord, error) {
 	r, err := getVersion(tx, name, hash)
 	if err == nil && r == nil {
-		err = fault.Errorf(fault.CodeNotFound, "procedure %s has no version %s", name, hash)
+		err = noVersion(name, hash)
 	}
 	return r, err
 }
