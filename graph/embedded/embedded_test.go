@@ -257,3 +257,37 @@ func TestBatchedWritesKeepErrorsApart(t *testing.T) {
 		t.Errorf("frequency = %d, want %d", p.Frequency, 1+n/2)
 	}
 }
+
+// TestOpenCorruptRecordIsUnavailable: a record Open's upgrades must read
+// (a version without its canonical hash) that is not JSON makes the file
+// unavailable, as a corrupt page does, not an internal error.
+func TestOpenCorruptRecordIsUnavailable(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "p.db")
+	s, err := Open(path, Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.MustCapture(t, s, st.In([]string{"tool_a", "tool_b"}, "h1", "k1", st.At(0)))
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		k, _ := tx.Bucket(bVersions).Cursor().First()
+		if err := tx.Bucket(bVersions).Put(k, []byte("G\x00not json")); err != nil {
+			return err
+		}
+		return tx.Bucket(bMeta).Delete(metaCanonical)
+	})
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Open(path, Options{NoSync: true})
+	st.RequireCode(t, err, fault.CodeUnavailable)
+}

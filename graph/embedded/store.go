@@ -107,6 +107,9 @@ func Open(path string, opts Options) (s *Store, err error) {
 	s = &Store{db: db, path: path, decodeCaches: newDecodeCaches(), log: opts.Logger.With().Str("store", "embedded").Str("path", path).Logger()}
 	if err := s.prepare(); err != nil {
 		_ = db.Close()
+		if fault.ErrorCode(err) == fault.CodeInternal { // a record its upgrades read is corrupt
+			err = fault.Errorf(fault.CodeUnavailable, "embedded store %s cannot be opened: %s", path, fault.ErrorMessage(err))
+		}
 		return nil, err
 	}
 	if err := s.openSearch(SearchIndexPath(path)); err != nil {
