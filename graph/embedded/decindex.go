@@ -91,8 +91,15 @@ func (s *Store) indexDecisions() {
 
 // indexPending indexes every record of bUnindexed, decisionIndexBatch a
 // transaction. A failure is logged and leaves the rest for the next
-// commit's wake-up: until then ListDecisions reads them from bUnindexed.
+// commit's wake-up: until then ListDecisions reads them from bUnindexed. A
+// panic (bbolt's, on some corrupt pages) is logged too, as Store.run does:
+// this goroutine has no request to answer it.
 func (s *Store) indexPending() {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error().Interface("panic", r).Msg("audit records could not be indexed: the file may be corrupt")
+		}
+	}()
 	for {
 		var pending bool
 		if err := s.db.View(func(tx *bolt.Tx) error {

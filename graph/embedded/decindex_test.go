@@ -1,7 +1,9 @@
 package embedded
 
 import (
+	"bytes"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -221,5 +223,46 @@ func TestPruneTakesUnindexed(t *testing.T) {
 	f := audit.DecisionFilter{Kind: audit.KindTurn}
 	if got, want := idsOf(st.MustDecisions(t, s, f)), expected(all[6:], f); !slices.Equal(got, want) {
 		t.Fatalf("after the prune, listed %v, want %v", got, want)
+	}
+}
+
+// TestIndexerSurvivesACorruptPage: bbolt panics on some corrupt pages; a
+// corrupt page under bUnindexed makes the decision indexer log, not take
+// the process down, at its first wake-up and at Close.
+func TestIndexerSurvivesACorruptPage(t *testing.T) {
+	dir := t.TempDir()
+	s := heldIndexer(t, filepath.Join(dir, "p.db"))
+	appendMixed(t, s, 300, st.At(0)) // enough keys for bUnindexed to leave its parent's page
+	crashed := filepath.Join(dir, "crashed.db")
+	var root uint64
+	if err := s.db.View(func(tx *bolt.Tx) error {
+		root = uint64(tx.Bucket(bUnindexed).Root())
+		return tx.CopyFile(crashed, 0o600)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if root == 0 {
+		t.Fatal("bUnindexed is still inline: no page of its own to corrupt")
+	}
+	f, err := os.OpenFile(crashed, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt(bytes.Repeat([]byte{0xff}, 4096), int64(root)*4096); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(crashed, Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(10 * decisionIndexDelay) // its first wake-up reads the page
+	if _, err := r.ListDecisions(ctx, audit.DecisionFilter{Kind: audit.KindTurn}); err == nil {
+		t.Error("a filtered listing over a corrupt page answered")
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

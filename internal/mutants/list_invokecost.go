@@ -93,5 +93,12 @@ func init() {
 			Packages: []string{"./graph/embedded"},
 			Tests:    []string{"TestOpenCorruptRecordIsUnavailable"},
 		},
+		{
+			Name:     "embedded/indexer-panics-through",
+			Why:      "a bbolt panic on a corrupt page in the decision indexer's goroutine takes the whole server down",
+			Edits:    []Edit{{Dir: "graph/embedded", Files: "decindex.go", Find: "\t\tif r := recover(); r != nil {\n\t\t\ts.log.Error().Interface(\"panic\", r).Msg(\"audit records could not be indexed", Replace: "\t\tif r := any(nil); r != nil {\n\t\t\ts.log.Error().Interface(\"panic\", r).Msg(\"audit records could not be indexed"}},
+			Packages: []string{"./graph/embedded"},
+			Tests:    []string{"TestIndexerSurvivesACorruptPage"},
+		},
 	}...)
 }
