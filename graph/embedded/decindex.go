@@ -2,7 +2,6 @@ package embedded
 
 import (
 	"bytes"
-	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -40,7 +39,6 @@ type decisionIndexer struct {
 	kick  chan struct{} // a commit left records unindexed
 	stop  chan struct{} // Close: index what is pending, then return
 	done  chan struct{}
-	once  sync.Once
 }
 
 // startDecisionIndexer starts the indexer, delay after each wake-up; the
@@ -59,12 +57,10 @@ func (d *decisionIndexer) wake() {
 	}
 }
 
-// stopDecisionIndexer indexes what is pending and stops the indexer.
+// stopDecisionIndexer indexes what is pending and stops the indexer
+// (Close, once).
 func (s *Store) stopDecisionIndexer() {
-	if s.decIndexer == nil {
-		return
-	}
-	s.decIndexer.once.Do(func() { close(s.decIndexer.stop) })
+	close(s.decIndexer.stop)
 	<-s.decIndexer.done
 }
 
