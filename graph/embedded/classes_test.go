@@ -29,11 +29,7 @@ func TestOpenClassifiesAnUnclassifiedFile(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	db, err := bolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.Update(func(tx *bolt.Tx) error {
+	update(t, path, func(tx *bolt.Tx) error {
 		if err := tx.DeleteBucket(bClasses); err != nil {
 			return err
 		}
@@ -47,12 +43,6 @@ func TestOpenClassifiesAnUnclassifiedFile(t *testing.T) {
 		}
 		return tx.Bucket(bMeta).Put(metaSchema, []byte(schemaUnclassified))
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
 
 	s = mustOpen(t, path)
 	yes := true

@@ -44,11 +44,7 @@ func TestCompactKeepsEveryRecord(t *testing.T) {
 	}
 	// bbolt's own structure the store does not use today: a nested bucket
 	// and sequences, copied as they are.
-	db, err := bolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.Update(func(tx *bolt.Tx) error {
+	update(t, path, func(tx *bolt.Tx) error {
 		b, err := tx.CreateBucket([]byte("zz_outer"))
 		if err != nil {
 			return err
@@ -59,9 +55,6 @@ func TestCompactKeepsEveryRecord(t *testing.T) {
 		}
 		return err
 	})
-	if err := errors.Join(err, db.Close()); err != nil {
-		t.Fatal(err)
-	}
 	before := mustDumpBolt(t, path)
 	res, err := Compact(context.Background(), path, time.Second)
 	if err != nil {
@@ -73,7 +66,7 @@ func TestCompactKeepsEveryRecord(t *testing.T) {
 	if res.FreePagesBefore == 0 || res.BytesAfter >= res.BytesBefore {
 		t.Fatalf("compacted %+v: want free pages before and a smaller file", res)
 	}
-	db, err = bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true})
+	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -181,12 +181,7 @@ func TestCloseIndexesUnindexedDecisions(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	_ = db.View(func(tx *bolt.Tx) error {
+	view(t, path, func(tx *bolt.Tx) error {
 		if n := tx.Bucket(bUnindexed).Stats().KeyN; n != 0 {
 			t.Errorf("the closed file holds %d unindexed records", n)
 		}

@@ -31,6 +31,35 @@ func mustOpen(t *testing.T, path string) *Store {
 	return s
 }
 
+// update runs fn in a write transaction on the closed store file at path.
+func update(t *testing.T, path string, fn func(tx *bolt.Tx) error) {
+	t.Helper()
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(fn); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// view runs fn in a read transaction on the closed store file at path,
+// opened read-only.
+func view(t *testing.T, path string, fn func(tx *bolt.Tx) error) {
+	t.Helper()
+	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.View(fn); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestReopenKeepsEverything(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "p.db")
 	s := mustOpen(t, path)
@@ -271,23 +300,13 @@ func TestOpenCorruptRecordIsUnavailable(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	db, err := bolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.Update(func(tx *bolt.Tx) error {
+	update(t, path, func(tx *bolt.Tx) error {
 		k, _ := tx.Bucket(bVersions).Cursor().First()
 		if err := tx.Bucket(bVersions).Put(k, []byte("G\x00not json")); err != nil {
 			return err
 		}
 		return tx.Bucket(bMeta).Delete(metaCanonical)
 	})
-	if cerr := db.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
 	_, err = Open(path, Options{NoSync: true})
 	st.RequireCode(t, err, fault.CodeUnavailable)
 }

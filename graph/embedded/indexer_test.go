@@ -250,13 +250,8 @@ func TestCloseIndexesWhatIsPending(t *testing.T) {
 	default:
 		t.Fatal("the indexer goroutine outlives Close")
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var gen uint64
-	_ = db.View(func(tx *bolt.Tx) error { gen = getU64(tx.Bucket(bMeta).Get(metaSearchGen)); return nil })
-	_ = db.Close()
+	view(t, path, func(tx *bolt.Tx) error { gen = getU64(tx.Bucket(bMeta).Get(metaSearchGen)); return nil })
 	idx, err := bleve.Open(path + ".search")
 	if err != nil {
 		t.Fatal(err)
@@ -311,14 +306,7 @@ func TestIndexerFailureFailsSearches(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Mend the record; the index is behind the file and is rebuilt.
-	db, err := bolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bSearch).Put([]byte("proc_broken"), []byte(`["mended"]`)) }); err != nil {
-		t.Fatal(err)
-	}
-	_ = db.Close()
+	update(t, path, func(tx *bolt.Tx) error { return tx.Bucket(bSearch).Put([]byte("proc_broken"), []byte(`["mended"]`)) })
 	s = mustOpen(t, path)
 	if got := st.MustSearchNames(t, s, "fine"); !slices.Equal(got, []string{in.Name}) {
 		t.Errorf("after reopen fine finds %v", got)

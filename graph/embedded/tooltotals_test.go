@@ -68,18 +68,3 @@ func TestOpenCountsToolsOfAnOlderFile(t *testing.T) {
 		t.Errorf("Find(tool_a, read-only) total %d with a count off by 5, want %d: the counts are not what it reads", got, want+5)
 	}
 }
-
-// update runs fn in a write transaction on the closed store file at path.
-func update(t *testing.T, path string, fn func(tx *bolt.Tx) error) {
-	t.Helper()
-	db, err := bolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Update(fn); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
