@@ -162,7 +162,7 @@ func (s *Store) CaptureBatch(ctx context.Context, ins []procedures.CaptureInput)
 func (s *Store) captureTx(tx *bolt.Tx, in *procedures.CaptureInput) (procedures.CaptureResult, error) {
 	var res procedures.CaptureResult
 	at := ms(in.At)
-	rec, err := getProc(tx, in.Name)
+	rec, err := s.getProc(tx, in.Name)
 	if err != nil {
 		return res, err
 	}
@@ -179,7 +179,7 @@ func (s *Store) captureTx(tx *bolt.Tx, in *procedures.CaptureInput) (procedures.
 			WithDetails("reason", audit.ReasonSignatureMismatch)
 	}
 
-	ver, err := versionOfProgram(tx, in)
+	ver, err := s.versionOfProgram(tx, in)
 	if err != nil {
 		return res, err
 	}
@@ -209,7 +209,7 @@ func (s *Store) captureTx(tx *bolt.Tx, in *procedures.CaptureInput) (procedures.
 	if rec.Current != ver.CodeHash {
 		var current procedures.Status // "" while the procedure has no current version
 		if rec.Current != "" {
-			if cur, err = getVersion(tx, in.Name, rec.Current); err != nil {
+			if cur, err = s.getVersion(tx, in.Name, rec.Current); err != nil {
 				return res, err
 			}
 			if cur == nil {
@@ -353,10 +353,7 @@ func (s *Store) RecordUse(ctx context.Context, in procedures.UseInput) (procedur
 func (s *Store) use(tx *bolt.Tx, in procedures.UseInput) (procedures.UseResult, error) {
 	var res procedures.UseResult
 	err := func() error {
-		rec, err := s.procToWrite(tx, in.Name)
-		if err == nil && rec == nil {
-			err = noProcedure(in.Name)
-		}
+		rec, err := s.mustProc(tx, in.Name)
 		if err != nil {
 			return err
 		}
@@ -364,10 +361,7 @@ func (s *Store) use(tx *bolt.Tx, in procedures.UseInput) (procedures.UseResult, 
 		if hash == "" {
 			hash = rec.Current
 		}
-		ver, err := s.versionToWrite(tx, in.Name, hash)
-		if err == nil && ver == nil {
-			err = noVersion(in.Name, hash)
-		}
+		ver, err := s.mustVersion(tx, in.Name, hash)
 		if err != nil {
 			return err
 		}
@@ -436,7 +430,7 @@ func (s *Store) use(tx *bolt.Tx, in procedures.UseInput) (procedures.UseResult, 
 		rec.UpdatedAt = at
 		cur := ver
 		if hash != rec.Current {
-			if cur, err = s.versionToWrite(tx, in.Name, rec.Current); err != nil {
+			if cur, err = s.getVersion(tx, in.Name, rec.Current); err != nil {
 				return err
 			}
 		}
@@ -453,8 +447,8 @@ func (s *Store) use(tx *bolt.Tx, in procedures.UseInput) (procedures.UseResult, 
 // its code hash, else the first one stored with its canonical hash (the
 // same program in another text: in.Version.CodeHash becomes that
 // version's), else nil (a new version).
-func versionOfProgram(tx *bolt.Tx, in *procedures.CaptureInput) (*versionRecord, error) {
-	ver, err := getVersion(tx, in.Name, in.Version.CodeHash)
+func (s *Store) versionOfProgram(tx *bolt.Tx, in *procedures.CaptureInput) (*versionRecord, error) {
+	ver, err := s.getVersion(tx, in.Name, in.Version.CodeHash)
 	if ver != nil || err != nil || in.Version.CanonicalHash == "" {
 		return ver, err
 	}
@@ -463,7 +457,7 @@ func versionOfProgram(tx *bolt.Tx, in *procedures.CaptureInput) (*versionRecord,
 		return nil, nil
 	}
 	in.Version.CodeHash = string(h)
-	return getVersion(tx, in.Name, in.Version.CodeHash)
+	return s.getVersion(tx, in.Name, in.Version.CodeHash)
 }
 
 // indexCanonical keeps the canonical index of version r of procedure
@@ -471,14 +465,14 @@ func versionOfProgram(tx *bolt.Tx, in *procedures.CaptureInput) (*versionRecord,
 // least code hash), which captures of the program count on, as Neo4j's
 // capture.cypher picks. A version without a canonical hash (a dump's)
 // clears metaCanonical, so that the next open computes it.
-func indexCanonical(tx *bolt.Tx, name string, r *versionRecord) error {
+func (s *Store) indexCanonical(tx *bolt.Tx, name string, r *versionRecord) error {
 	if r.CanonicalHash == "" {
 		return tx.Bucket(bMeta).Delete(metaCanonical)
 	}
 	idx := tx.Bucket(bCanonical)
 	ck := key(name, r.CanonicalHash)
 	if held := idx.Get(ck); held != nil && string(held) != r.CodeHash {
-		first, err := getVersion(tx, name, string(held))
+		first, err := s.getVersion(tx, name, string(held))
 		if err != nil {
 			return err
 		}
@@ -514,7 +508,7 @@ func (s *Store) upgradeCanonical(tx *bolt.Tx) error {
 		}
 	}
 	for _, m := range todo {
-		r, err := getVersion(tx, m.name, m.hash)
+		r, err := s.getVersion(tx, m.name, m.hash)
 		if err != nil || r == nil || r.CanonicalHash != "" {
 			if err != nil {
 				return err

@@ -234,7 +234,7 @@ func (r txClasses) Catalogue() (*procedures.Catalogue, error) { return r.s.catal
 func (r txClasses) Procedures(names []string) (map[string]procedures.Nested, error) {
 	out := make(map[string]procedures.Nested, len(names))
 	for _, n := range names {
-		rec, err := getProc(r.tx, n)
+		rec, err := r.s.getProc(r.tx, n)
 		if err != nil {
 			return nil, err
 		}
@@ -268,7 +268,7 @@ func (s *Store) reclassify(tx *bolt.Tx, names []string) error {
 	}
 	for _, name := range slices.Sorted(maps.Keys(cs)) {
 		c := cs[name]
-		rec, err := mustProc(tx, name)
+		rec, err := s.mustProc(tx, name)
 		if err != nil {
 			return err
 		}
@@ -276,7 +276,7 @@ func (s *Store) reclassify(tx *bolt.Tx, names []string) error {
 			continue
 		}
 		rec.ReadOnly, rec.Problem = c.ReadOnly, c.Problem
-		cur, err := getVersion(tx, name, rec.Current)
+		cur, err := s.getVersion(tx, name, rec.Current)
 		if err != nil {
 			return err
 		}
@@ -317,13 +317,13 @@ func (s *Store) reclassifyNames(tx *bolt.Tx, names []string) error {
 		return err
 	}
 	for _, name := range names {
-		rec, err := mustProc(tx, name)
+		rec, err := s.mustProc(tx, name)
 		if err != nil {
 			return err
 		}
 		c := cs[name]
 		rec.ReadOnly, rec.Problem = c.ReadOnly, c.Problem
-		cur, err := getVersion(tx, name, rec.Current)
+		cur, err := s.getVersion(tx, name, rec.Current)
 		if err != nil {
 			return err
 		}

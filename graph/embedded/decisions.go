@@ -389,11 +389,11 @@ func (s *Store) Promote(ctx context.Context, name, codeHash string, d audit.Deci
 	}
 	var out *procedures.Procedure
 	err := s.update(ctx, func(tx *bolt.Tx) error {
-		rec, err := mustProc(tx, name)
+		rec, err := s.mustProc(tx, name)
 		if err != nil {
 			return err
 		}
-		ver, err := mustVersion(tx, name, codeHash)
+		ver, err := s.mustVersion(tx, name, codeHash)
 		if err != nil {
 			return err
 		}
@@ -423,7 +423,7 @@ func (s *Store) SetRetired(ctx context.Context, name string, r *procedures.Retir
 	}
 	var out *procedures.Procedure
 	err := s.update(ctx, func(tx *bolt.Tx) error {
-		rec, err := mustProc(tx, name)
+		rec, err := s.mustProc(tx, name)
 		if err != nil {
 			return err
 		}
@@ -431,7 +431,7 @@ func (s *Store) SetRetired(ctx context.Context, name string, r *procedures.Retir
 		if r != nil {
 			rec.Retired = &retiredRecord{By: r.RetiredBy, At: ms(r.RetiredAt), Reason: r.Reason}
 		}
-		cur, err := getVersion(tx, name, rec.Current)
+		cur, err := s.getVersion(tx, name, rec.Current)
 		if err != nil {
 			return err
 		}
@@ -469,7 +469,7 @@ func (s *Store) LiftDemotion(ctx context.Context, in procedures.LiftInput) (*pro
 	}
 	var out *procedures.Procedure
 	err := s.update(ctx, func(tx *bolt.Tx) error {
-		rec, err := mustProc(tx, in.Name)
+		rec, err := s.mustProc(tx, in.Name)
 		if err != nil {
 			return err
 		}
@@ -483,7 +483,7 @@ func (s *Store) LiftDemotion(ctx context.Context, in procedures.LiftInput) (*pro
 		if (in.CodeHash != "" && in.CodeHash != rec.Current) || (in.Revision != "" && in.Revision != cat.Revision) {
 			return procedures.LiftOutdated(in.Name)
 		}
-		cur, err := mustVersion(tx, in.Name, rec.Current)
+		cur, err := s.mustVersion(tx, in.Name, rec.Current)
 		if err != nil {
 			return err
 		}
@@ -515,7 +515,7 @@ func (s *Store) SetGrant(ctx context.Context, name string, g *procedures.Grant, 
 	}
 	var out *procedures.Procedure
 	err := s.update(ctx, func(tx *bolt.Tx) error {
-		rec, err := mustProc(tx, name)
+		rec, err := s.mustProc(tx, name)
 		if err != nil {
 			return err
 		}

@@ -14,7 +14,7 @@ import (
 // baseline, the stored catalogue's contracts of the procedure's signature
 // (nothing when the procedure is not stored yet).
 func (s *Store) defaultBaseline(tx *bolt.Tx, name string, r *versionRecord) error {
-	rec, err := getProc(tx, name)
+	rec, err := s.getProc(tx, name)
 	if err != nil || rec == nil {
 		return err
 	}
@@ -44,7 +44,7 @@ func (s *Store) upgradeBaselines(tx *bolt.Tx) error {
 	}
 	for _, k := range missing {
 		name, hash, _ := bytes.Cut(k, []byte{0})
-		r, err := getVersion(tx, string(name), string(hash))
+		r, err := s.getVersion(tx, string(name), string(hash))
 		if err != nil {
 			return err
 		}
@@ -106,7 +106,7 @@ func (s *Store) Drifted(ctx context.Context, limit, offset int) ([]procedures.St
 		total = len(stale)
 		out = procedures.PageStale(stale, limit, offset)
 		for i := range out {
-			r, err := getVersion(tx, out[i].Procedure, out[i].CodeHash)
+			r, err := s.getVersion(tx, out[i].Procedure, out[i].CodeHash)
 			if err != nil {
 				return err
 			}
@@ -146,11 +146,11 @@ func (s *Store) Rebaseline(ctx context.Context, in procedures.RebaselineInput) (
 	}
 	var out *procedures.Version
 	err := s.update(ctx, func(tx *bolt.Tx) error {
-		rec, err := mustProc(tx, in.Name)
+		rec, err := s.mustProc(tx, in.Name)
 		if err != nil {
 			return err
 		}
-		r, err := getVersion(tx, in.Name, in.CodeHash)
+		r, err := s.getVersion(tx, in.Name, in.CodeHash)
 		if err != nil {
 			return err
 		}

@@ -33,7 +33,7 @@ func (s *Store) loadRecord(tx *bolt.Tx, r dump.Record, docs *searchDocs) error {
 		c.Description = r.Cause.Description
 		return putCause(tx, r.Cause.Name, c)
 	case dump.TypeProcedure:
-		if err := loadDumpProcedure(tx, r.Procedure); err != nil {
+		if err := s.loadDumpProcedure(tx, r.Procedure); err != nil {
 			return err
 		}
 		return loadSearchParts(tx, r.Procedure, docs)
@@ -54,7 +54,7 @@ func (s *Store) loadRecord(tx *bolt.Tx, r dump.Record, docs *searchDocs) error {
 	case dump.TypeApproval:
 		return putTurn(tx, *r.Approval)
 	case dump.TypeRecording:
-		return loadRecording(tx, r.Recording, r.Keep)
+		return s.loadRecording(tx, r.Recording, r.Keep)
 	case dump.TypePolicy:
 		p := r.Policy
 		sp := p.SessionPolicy()
@@ -68,13 +68,13 @@ func (s *Store) loadRecord(tx *bolt.Tx, r dump.Record, docs *searchDocs) error {
 	return fault.Errorf(fault.CodeInvalid, "dump record of type %q cannot be loaded", r.Type)
 }
 
-func loadDumpProcedure(tx *bolt.Tx, p *dump.ProcedureRecord) error {
+func (s *Store) loadDumpProcedure(tx *bolt.Tx, p *dump.ProcedureRecord) error {
 	for _, part := range append([]string{p.Name, p.Current}, p.Signature...) {
 		if err := checkPart("procedure", part); err != nil {
 			return err
 		}
 	}
-	old, err := getProc(tx, p.Name)
+	old, err := s.getProc(tx, p.Name)
 	if err != nil {
 		return err
 	}

@@ -19,7 +19,7 @@ func (s *Store) MergeConflict(ctx context.Context, procs []*dump.ProcedureRecord
 	var name string
 	err := s.view(ctx, func(tx *bolt.Tx) error {
 		for _, p := range procs {
-			rec, err := getProc(tx, p.Name)
+			rec, err := s.getProc(tx, p.Name)
 			if err != nil {
 				return err
 			}
@@ -59,7 +59,7 @@ func (s *Store) mergeRecord(tx *bolt.Tx, r dump.Record, docs *searchDocs) error 
 		}
 		return putCause(tx, r.Cause.Name, c)
 	case dump.TypeProcedure:
-		return mergeProcedure(tx, r.Procedure, docs)
+		return s.mergeProcedure(tx, r.Procedure, docs)
 	case dump.TypeVersion:
 		return s.mergeVersion(tx, r.Version, r.Group)
 	case dump.TypeUsage:
@@ -98,15 +98,15 @@ func (s *Store) mergeRecord(tx *bolt.Tx, r dump.Record, docs *searchDocs) error 
 // updated_at and last_used_at the later, use_count the larger, the
 // summary kept unless empty, the current version, grant and retirement
 // kept, search parts united.
-func mergeProcedure(tx *bolt.Tx, p *dump.ProcedureRecord, docs *searchDocs) error {
-	old, err := getProc(tx, p.Name)
+func (s *Store) mergeProcedure(tx *bolt.Tx, p *dump.ProcedureRecord, docs *searchDocs) error {
+	old, err := s.getProc(tx, p.Name)
 	if err != nil {
 		return err
 	}
 	if old == nil {
 		fresh := *p
 		fresh.Frequency = 0
-		if err := loadDumpProcedure(tx, &fresh); err != nil {
+		if err := s.loadDumpProcedure(tx, &fresh); err != nil {
 			return err
 		}
 		return loadSearchParts(tx, p, docs)
@@ -161,7 +161,7 @@ func (s *Store) mergeVersion(tx *bolt.Tx, v *dump.VersionRecord, group *dump.Pro
 	if err := checkPart("code_hash", v.CodeHash); err != nil {
 		return err
 	}
-	ver, err := getVersion(tx, v.Procedure, v.CodeHash)
+	ver, err := s.getVersion(tx, v.Procedure, v.CodeHash)
 	if err != nil {
 		return err
 	}
@@ -184,13 +184,13 @@ func (s *Store) mergeVersion(tx *bolt.Tx, v *dump.VersionRecord, group *dump.Pro
 	if group == nil || group.Current != v.CodeHash {
 		return nil
 	}
-	rec, err := mustProc(tx, v.Procedure)
+	rec, err := s.mustProc(tx, v.Procedure)
 	if err != nil || rec.Current == v.CodeHash {
 		return err
 	}
 	var current procedures.Status // "" while the procedure has no current version
 	if rec.Current != "" {
-		cur, err := getVersion(tx, v.Procedure, rec.Current)
+		cur, err := s.getVersion(tx, v.Procedure, rec.Current)
 		if err != nil {
 			return err
 		}
@@ -217,7 +217,7 @@ func (s *Store) mergeUsage(tx *bolt.Tx, u *dump.UsageRecord) error {
 		return err
 	}
 	if u.Scope == dump.UsageVersion {
-		ver, err := getVersion(tx, u.Procedure, u.CodeHash)
+		ver, err := s.getVersion(tx, u.Procedure, u.CodeHash)
 		if err != nil {
 			return err
 		}
@@ -227,7 +227,7 @@ func (s *Store) mergeUsage(tx *bolt.Tx, u *dump.UsageRecord) error {
 		ver.Frequency++
 		return s.putVersion(tx, u.Procedure, ver)
 	}
-	rec, err := mustProc(tx, u.Procedure)
+	rec, err := s.mustProc(tx, u.Procedure)
 	if err != nil {
 		return err
 	}

@@ -166,7 +166,7 @@ func (s *Store) ReferencedProcedures(ctx context.Context) ([]*procedures.Procedu
 func (s *Store) Versions(ctx context.Context, name string) ([]procedures.Version, error) {
 	var out []procedures.Version
 	err := s.view(ctx, func(tx *bolt.Tx) error {
-		rec, err := mustProc(tx, name)
+		rec, err := s.mustProc(tx, name)
 		if err != nil {
 			return err
 		}
@@ -198,11 +198,11 @@ func (s *Store) Versions(ctx context.Context, name string) ([]procedures.Version
 func (s *Store) Version(ctx context.Context, name, codeHash string) (*procedures.Version, error) {
 	var out *procedures.Version
 	err := s.view(ctx, func(tx *bolt.Tx) error {
-		rec, err := mustProc(tx, name)
+		rec, err := s.mustProc(tx, name)
 		if err != nil {
 			return err
 		}
-		r, err := getVersion(tx, name, codeHash)
+		r, err := s.getVersion(tx, name, codeHash)
 		if err != nil {
 			return err
 		}

@@ -52,7 +52,7 @@ func putRecording(tx *bolt.Tx, name, hash string, r *recording.Recording, keep i
 // loadRecording adds a dumped recording its version lacks (one of the same
 // id is kept as the store holds it: docs/dumps.md "Merging"), then the
 // version keeps its keep newest.
-func loadRecording(tx *bolt.Tx, d *dump.RecordingRecord, keep int) error {
+func (s *Store) loadRecording(tx *bolt.Tx, d *dump.RecordingRecord, keep int) error {
 	r, err := d.Recording()
 	if err != nil {
 		return err
@@ -60,7 +60,7 @@ func loadRecording(tx *bolt.Tx, d *dump.RecordingRecord, keep int) error {
 	if err := checkPart("recording", r.ID); err != nil {
 		return err
 	}
-	if ver, err := getVersion(tx, r.Procedure, r.CodeHash); err != nil || ver == nil {
+	if ver, err := s.getVersion(tx, r.Procedure, r.CodeHash); err != nil || ver == nil {
 		if err == nil {
 			err = invalid("recording", "recording %s of version %s of %s, which is not loaded", r.ID, r.CodeHash, r.Procedure)
 		}
@@ -137,7 +137,7 @@ func (s *Store) Recordings(ctx context.Context, name, codeHash string, limit, of
 	out := []recording.Recording{}
 	total := 0
 	err := s.view(ctx, func(tx *bolt.Tx) error {
-		if _, err := mustProc(tx, name); err != nil {
+		if _, err := s.mustProc(tx, name); err != nil {
 			return err
 		}
 		var all []stored
@@ -199,7 +199,7 @@ func (s *Store) DeleteRecordings(ctx context.Context, name string, d *audit.Deci
 		n = 0
 		p := []byte(nil)
 		if name != "" {
-			if _, err := mustProc(tx, name); err != nil {
+			if _, err := s.mustProc(tx, name); err != nil {
 				return err
 			}
 			p = prefix(name)
@@ -235,10 +235,10 @@ func (s *Store) SetVerification(ctx context.Context, name, codeHash string, v re
 	}
 	v.At = fromMs(ms(v.At))
 	return s.update(ctx, func(tx *bolt.Tx) error {
-		if _, err := mustProc(tx, name); err != nil {
+		if _, err := s.mustProc(tx, name); err != nil {
 			return err
 		}
-		ver, err := mustVersion(tx, name, codeHash)
+		ver, err := s.mustVersion(tx, name, codeHash)
 		if err != nil {
 			return err
 		}

@@ -112,18 +112,6 @@ func putProc(tx *bolt.Tx, rec *procRecord, cur *versionRecord) error {
 	return byName.Put([]byte(rec.Name), rk)
 }
 
-func getProc(tx *bolt.Tx, name string) (*procRecord, error) {
-	v := tx.Bucket(bProcs).Get([]byte(name))
-	if v == nil {
-		return nil, nil
-	}
-	var r procRecord
-	if err := decode(v, &r, "procedure "+name); err != nil {
-		return nil, err
-	}
-	return &r, nil
-}
-
 // noProcedure is the CodeNotFound of a procedure the store does not hold.
 func noProcedure(name string) error {
 	return fault.Errorf(fault.CodeNotFound, "no procedure %s", name)
@@ -135,35 +123,19 @@ func noVersion(name, hash string) error {
 }
 
 // mustProc is getProc returning CodeNotFound for a missing procedure.
-func mustProc(tx *bolt.Tx, name string) (*procRecord, error) {
-	r, err := getProc(tx, name)
+func (s *Store) mustProc(tx *bolt.Tx, name string) (*procRecord, error) {
+	r, err := s.getProc(tx, name)
 	if err == nil && r == nil {
 		err = noProcedure(name)
 	}
 	return r, err
 }
 
-func getVersion(tx *bolt.Tx, name, hash string) (*versionRecord, error) {
-	v := tx.Bucket(bVersions).Get(key(name, hash))
-	if v == nil {
-		return nil, nil
-	}
-	var r versionRecord
-	if err := decode(v, &r, "version "+name+" "+hash); err != nil {
-		return nil, err
-	}
-	h, err := versionHealth(tx, key(name, hash), &r)
-	if err != nil {
-		return nil, err
-	}
-	r.Health = h
-	return &r, nil
-}
-
-// procToWrite is getProc through the read path's decode cache: a copy of
-// the shared record, so its fields may be set; what they point at stays
+// getProc is the procedure name as tx holds it (nil when it holds none),
+// decoded once for reads and writes alike through the decode cache: a copy
+// of the shared record, so its fields may be set; what they point at stays
 // shared and is never changed in place (a write replaces it).
-func (s *Store) procToWrite(tx *bolt.Tx, name string) (*procRecord, error) {
+func (s *Store) getProc(tx *bolt.Tx, name string) (*procRecord, error) {
 	raw := tx.Bucket(bProcs).Get([]byte(name))
 	if raw == nil {
 		return nil, nil
@@ -176,9 +148,10 @@ func (s *Store) procToWrite(tx *bolt.Tx, name string) (*procRecord, error) {
 	return &r, nil
 }
 
-// versionToWrite is getVersion through the read path's decode cache, as
-// procToWrite: a copy of the shared record with its health read anew.
-func (s *Store) versionToWrite(tx *bolt.Tx, name, hash string) (*versionRecord, error) {
+// getVersion is the version hash of procedure name as tx holds it (nil
+// when it holds none), through the decode cache as getProc: a copy of the
+// shared record, with its health read anew.
+func (s *Store) getVersion(tx *bolt.Tx, name, hash string) (*versionRecord, error) {
 	k := key(name, hash)
 	raw := tx.Bucket(bVersions).Get(k)
 	if raw == nil {
@@ -196,8 +169,8 @@ func (s *Store) versionToWrite(tx *bolt.Tx, name, hash string) (*versionRecord, 
 }
 
 // mustVersion is getVersion, fault.CodeNotFound when there is none.
-func mustVersion(tx *bolt.Tx, name, hash string) (*versionRecord, error) {
-	r, err := getVersion(tx, name, hash)
+func (s *Store) mustVersion(tx *bolt.Tx, name, hash string) (*versionRecord, error) {
+	r, err := s.getVersion(tx, name, hash)
 	if err == nil && r == nil {
 		err = noVersion(name, hash)
 	}
@@ -225,7 +198,7 @@ func (s *Store) putVersion(tx *bolt.Tx, name string, r *versionRecord) error {
 	if err := tx.Bucket(bVersions).Put(k, b); err != nil {
 		return err
 	}
-	if err := indexCanonical(tx, name, r); err != nil {
+	if err := s.indexCanonical(tx, name, r); err != nil {
 		return err
 	}
 	if err := putHealth(tx, k, r.Health); err != nil {

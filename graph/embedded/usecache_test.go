@@ -10,10 +10,10 @@ import (
 	st "github.com/procgraph/procgraph/graph/storetest"
 )
 
-// TestToWriteCopiesTheCachedRecords: what procToWrite and versionToWrite
-// return may have its fields set (a use does) without changing the
+// TestReadsForAWriteCopyTheCachedRecords: what getProc and getVersion
+// return may have its fields set (every write does) without changing the
 // records the decode cache shares with readers of the same bytes.
-func TestToWriteCopiesTheCachedRecords(t *testing.T) {
+func TestReadsForAWriteCopyTheCachedRecords(t *testing.T) {
 	s := mustOpen(t, filepath.Join(t.TempDir(), "p.db"))
 	sig := []string{"tool_a", "tool_b"}
 	name := st.NameOf(sig...)
@@ -24,11 +24,11 @@ func TestToWriteCopiesTheCachedRecords(t *testing.T) {
 	}
 	rollback := errors.New("rolled back")
 	err = s.db.Update(func(tx *bolt.Tx) error {
-		rec, err := s.procToWrite(tx, name)
+		rec, err := s.getProc(tx, name)
 		if err != nil {
 			return err
 		}
-		ver, err := s.versionToWrite(tx, name, rec.Current)
+		ver, err := s.getVersion(tx, name, rec.Current)
 		if err != nil {
 			return err
 		}
